@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// The whole test suite: build, type-check, then every tests/**/*.test.ts file
+// in its own process (uvu inside), two at a time. Ends with the one line CI
+// reads: `N passed, N failed[, N skipped]`; exits 1 on any failure.
+//
+// Usage: node scripts/test.mjs [--no-build] [path-substring ...]
+
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const skipBuild = args.includes('--no-build');
+const filters = args.filter((a) => !a.startsWith('--'));
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 10 * 60_000);
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, cpus().length)));
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out.sort();
+}
+
+function run(cmd, argv, timeoutMs) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(cmd, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' }, detached: true });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      output += `\n[test runner] killed after ${timeoutMs} ms\n`;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), output, ms: Date.now() - started });
+    });
+  });
+}
+
+function summary(output) {
+  const num = (label) => {
+    const m = output.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'));
+    return m ? Number(m[1]) : undefined;
+  };
+  const total = num('Total');
+  if (total === undefined) return undefined;
+  const passed = num('Passed') ?? 0;
+  const skipped = num('Skipped') ?? 0;
+  return { passed, skipped, failed: total - passed - skipped };
+}
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
+
+function record(name, res) {
+  const s = summary(res.output);
+  let { passed, failed, skipped } = s ?? { passed: 0, failed: 0, skipped: 0 };
+  if (res.code !== 0 && failed === 0) failed = 1; // crashed, timed out or failed outside a test
+  totals.passed += passed;
+  totals.failed += failed;
+  totals.skipped += skipped;
+  const mark = failed > 0 ? 'FAIL' : 'ok  ';
+  console.log(`${mark} ${name}  (${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}; ${(res.ms / 1000).toFixed(1)} s)`);
+  if (failed > 0) failures.push({ name, output: res.output });
+}
+
+if (!skipBuild && existsSync(join(root, 'scripts/build.mjs'))) {
+  const res = await run(process.execPath, ['scripts/build.mjs'], FILE_TIMEOUT_MS);
+  record('build (scripts/build.mjs)', { ...res, output: res.code === 0 ? 'Total: 1\nPassed: 1\n' : res.output });
+  if (res.code !== 0) {
+    console.log(res.output);
+    console.log(`${totals.passed} passed, ${totals.failed} failed`);
+    process.exit(1);
+  }
+}
+
+if (filters.length === 0) {
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  const res = await run(process.execPath, [tsc, '--noEmit', '-p', '.'], FILE_TIMEOUT_MS);
+  record('typecheck (tsc --noEmit)', { ...res, output: res.code === 0 ? 'Total: 1\nPassed: 1\n' : res.output });
+}
+
+const files = findTests(join(root, 'tests')).filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
+const queue = [...files];
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      const res = await run(process.execPath, ['--import', 'tsx', f], FILE_TIMEOUT_MS);
+      record(relative(root, f), res);
+    }
+  }),
+);
+
+for (const f of failures) {
+  console.log(`\n===== ${f.name} =====\n${f.output.trimEnd()}`);
+}
+console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+process.exit(totals.failed > 0 ? 1 : 0);

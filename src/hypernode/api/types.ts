@@ -1,0 +1,79 @@
+// HyperNode API types (topology.volcano.sh/v1alpha1) and the well-known labels.
+// Mirrors volcano.sh/apis pkg/apis/topology/v1alpha1/hypernode_types.go and
+// labels.go. The CRD itself is ../shared/spec/topology.volcano.sh_hypernodes.yaml.
+
+import type { KubeObject, ObjectMeta } from '../../kube/types.ts';
+
+export const HYPERNODE_GROUP = 'topology.volcano.sh';
+export const HYPERNODE_VERSION = 'v1alpha1';
+export const HYPERNODE_API_VERSION = `${HYPERNODE_GROUP}/${HYPERNODE_VERSION}`;
+export const HYPERNODE_KIND = 'HyperNode';
+export const HYPERNODE_RESOURCE = 'hypernodes';
+
+/** Ownership label: the discovery source that manages a HyperNode. */
+export const NETWORK_TOPOLOGY_SOURCE_LABEL = 'volcano.sh/network-topology-source';
+
+export type MemberType = 'Node' | 'HyperNode';
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface MemberSelector {
+  exactMatch?: { name: string };
+  regexMatch?: { pattern: string };
+  labelMatch?: LabelSelector;
+}
+
+export interface MemberSpec {
+  type: MemberType;
+  selector: MemberSelector;
+}
+
+export interface HyperNodeSpec {
+  tier: number;
+  tierName?: string;
+  members?: MemberSpec[];
+}
+
+export interface HyperNodeCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface HyperNodeStatus {
+  conditions?: HyperNodeCondition[];
+  /** Absent means 0 (Go omits zero). */
+  nodeCount?: number;
+}
+
+export interface HyperNode extends KubeObject {
+  metadata: ObjectMeta;
+  spec: HyperNodeSpec;
+  status?: HyperNodeStatus;
+}
+
+/** A Node as the controller caches it: name and labels only (metadata-only watch). */
+export interface NodeMeta extends KubeObject {
+  metadata: { name: string; labels?: Record<string, string>; resourceVersion?: string };
+}
+
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+export interface Secret extends KubeObject {
+  /** base64-encoded values */
+  data?: Record<string, string>;
+}

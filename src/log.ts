@@ -1,0 +1,145 @@
+// klog-style logging on stderr, on top of consola.
+//
+// Line format (klog text): `Lmmdd hh:mm:ss.uuuuuu <pid> <file>:<line>] <msg> key="value" ...`
+// with L = I/W/E/F. We print `main.ts:0]` style caller info only when known;
+// operators grep the message and key=value pairs, not the caller.
+// Verbosity: `logger.v(n).info(...)` is emitted only when n <= -v.
+
+import { createConsola, type ConsolaInstance, type LogObject } from 'consola';
+
+export type KV = Record<string, unknown>;
+
+export interface Logger {
+  info(msg: string, kv?: KV): void;
+  warn(msg: string, kv?: KV): void;
+  error(msg: string, kv?: KV): void;
+  /** A logger whose info() only prints when `level` <= the configured verbosity. */
+  v(level: number): Pick<Logger, 'info'>;
+  /** True when V(level) lines are printed. */
+  enabled(level: number): boolean;
+  /** A logger that adds `kv` to every line. */
+  with(kv: KV): Logger;
+}
+
+export interface LogSink {
+  write(line: string): void;
+}
+
+export interface LoggerOptions {
+  verbosity: number;
+  /** Omit the `I0102 15:04:05.000000 pid]` header (--skip-headers). */
+  skipHeaders?: boolean;
+  sink?: LogSink;
+  now?: () => Date;
+  pid?: number;
+}
+
+const SEVERITY = { info: 'I', warn: 'W', error: 'E', fatal: 'F' } as const;
+type Severity = keyof typeof SEVERITY;
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+export function formatHeader(sev: Severity, d: Date, pid: number): string {
+  const micros = d.getUTCMilliseconds() * 1000;
+  return (
+    `${SEVERITY[sev]}${pad(d.getUTCMonth() + 1, 2)}${pad(d.getUTCDate(), 2)} ` +
+    `${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(micros, 6)} ` +
+    `${String(pid).padStart(7, ' ')}]`
+  );
+}
+
+/** Renders key/value pairs the way klog's text logger does: strings quoted, errors by message. */
+export function formatKV(kv: KV): string {
+  let out = '';
+  for (const [k, v] of Object.entries(kv)) {
+    if (v === undefined) continue;
+    out += ` ${k}=${formatValue(v)}`;
+  }
+  return out;
+}
+
+function formatValue(v: unknown): string {
+  if (v instanceof Error) return JSON.stringify(v.message);
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (v === null) return 'null';
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return JSON.stringify(String(v));
+  }
+}
+
+const stderrSink: LogSink = { write: (line) => process.stderr.write(line) };
+
+/** consola reporter that prints klog lines; consola handles levels and throttling-free fan-out. */
+function klogReporter(opts: Required<Pick<LoggerOptions, 'skipHeaders'>> & { sink: LogSink; now: () => Date; pid: number }) {
+  return {
+    log(obj: LogObject) {
+      const sev: Severity = obj.type === 'error' || obj.type === 'fatal' ? (obj.type as Severity) : obj.type === 'warn' ? 'warn' : 'info';
+      const [msg, kv] = obj.args as [string, KV | undefined];
+      const head = opts.skipHeaders ? '' : formatHeader(sev, opts.now(), opts.pid) + ' ';
+      opts.sink.write(`${head}${msg}${kv ? formatKV(kv) : ''}\n`);
+    },
+  };
+}
+
+class KlogLogger implements Logger {
+  constructor(
+    private readonly consola: ConsolaInstance,
+    private readonly verbosity: number,
+    private readonly ctx: KV,
+  ) {}
+  info(msg: string, kv?: KV): void {
+    this.consola.info(msg, this.merge(kv));
+  }
+  warn(msg: string, kv?: KV): void {
+    this.consola.warn(msg, this.merge(kv));
+  }
+  error(msg: string, kv?: KV): void {
+    this.consola.error(msg, this.merge(kv));
+  }
+  v(level: number): Pick<Logger, 'info'> {
+    return this.enabled(level) ? this : silent;
+  }
+  enabled(level: number): boolean {
+    return level <= this.verbosity;
+  }
+  with(kv: KV): Logger {
+    return new KlogLogger(this.consola, this.verbosity, { ...this.ctx, ...kv });
+  }
+  private merge(kv?: KV): KV | undefined {
+    if (Object.keys(this.ctx).length === 0) return kv;
+    return { ...this.ctx, ...kv };
+  }
+}
+
+const silent: Pick<Logger, 'info'> = { info() {} };
+
+export function createLogger(opts: LoggerOptions): Logger {
+  const consola = createConsola({
+    level: 5,
+    reporters: [
+      klogReporter({
+        skipHeaders: opts.skipHeaders ?? false,
+        sink: opts.sink ?? stderrSink,
+        now: opts.now ?? (() => new Date()),
+        pid: opts.pid ?? process.pid,
+      }),
+    ],
+    throttle: 0,
+  });
+  return new KlogLogger(consola, opts.verbosity, {});
+}
+
+/** A logger that discards everything; for tests and libraries used without a program. */
+export const nullLogger: Logger = {
+  info() {},
+  warn() {},
+  error() {},
+  v: () => silent,
+  enabled: () => false,
+  with: () => nullLogger,
+};
