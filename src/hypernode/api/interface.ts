@@ -1,0 +1,65 @@
+// The discoverer contract and the narrow API interfaces HyperNode logic uses.
+// Mirrors pkg/controllers/hypernode/api/interface.go and types.go. Everything
+// here is satisfied by src/kube in production and by in-memory fakes in tests.
+
+import type { Informer, KubeObject } from '../../kube/types.ts';
+import type { Clock } from '../../kube/clock.ts';
+import type { Logger } from '../../log.ts';
+import type { Channel } from '../../util/channel.ts';
+import type { HyperNode, NodeMeta, Secret } from './types.ts';
+
+/** One entry of `networkTopologyDiscovery` (04-discovery §1.4), resolved and frozen. */
+export interface DiscoveryEntry {
+  readonly source: string;
+  readonly enabled: boolean;
+  /** Poll period in ms; already defaulted to 1 h when ≤ 0. */
+  readonly intervalMs: number;
+  readonly credentials?: { readonly secretRef?: { readonly name: string; readonly namespace: string } };
+  /** Free-form per-source settings (YAML 1.1 scalars already resolved). */
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+/** A complete desired set of HyperNodes for one source (never a delta). */
+export type Snapshot = HyperNode[];
+
+export interface Discoverer {
+  /** Begins discovery; returns the stream of snapshots. Must not block for long. */
+  start(): Promise<Channel<Snapshot>>;
+  /** Stops producing and unregisters informer handlers. Called at most once. */
+  stop(): Promise<void>;
+  /** `label`, `ufm`. */
+  name(): string;
+  /** Called once per delivered snapshot after the controller reconciled it. */
+  resultSynced(): void;
+}
+
+export interface SecretClient {
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<Secret>;
+}
+
+export interface HyperNodeClient {
+  create(hn: HyperNode, signal?: AbortSignal): Promise<HyperNode>;
+  /** PUT of metadata + spec; carries hn.metadata.resourceVersion. */
+  update(hn: HyperNode, signal?: AbortSignal): Promise<HyperNode>;
+  /** PUT of the status subresource; carries hn.metadata.resourceVersion. */
+  updateStatus(hn: HyperNode, signal?: AbortSignal): Promise<HyperNode>;
+  delete(name: string, signal?: AbortSignal): Promise<void>;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+/** Kubernetes Events about an object (best effort: never throws). */
+export interface EventRecorder {
+  event(regarding: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
+export interface DiscovererOptions {
+  nodes: Informer<NodeMeta>;
+  hyperNodes: Informer<HyperNode>;
+  secrets: SecretClient;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Builds a discoverer for one entry; rejects with a clear error on bad config. */
+export type DiscovererFactory = (entry: DiscoveryEntry, opts: DiscovererOptions) => Promise<Discoverer>;
