@@ -18,10 +18,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function frozenCopy<T>(obj: T): T {
-  return deepFreeze(structuredClone(obj));
-}
-
 function matches(labels: Record<string, string> | undefined, selector: Record<string, string>): boolean {
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 }
