@@ -1,0 +1,104 @@
+// Validation of one `networkTopologyDiscovery` entry into a frozen
+// DiscoveryEntry. Mirrors the DiscoveryConfig struct of
+// pkg/controllers/hypernode/api/types.go and the defaulting of
+// config/loader.go (04-discovery §1.3–§1.5). Unlike Go, a bad field fails only
+// its own entry, with a message naming the source and the field
+// (00-overview §4 item 3).
+
+import * as v from 'valibot';
+import type { DiscoveryEntry } from '../api/interface.ts';
+import { parseGoDuration } from './duration.ts';
+
+/** Used when `interval` is absent, null, zero or negative. */
+export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
+
+export type EntryResult =
+  | { readonly index: number; readonly source: string; readonly enabled: boolean; readonly entry: DiscoveryEntry }
+  | {
+      readonly index: number;
+      readonly source: string;
+      /** false only when `enabled` itself decoded as false; unknown counts as wanted. */
+      readonly enabled: boolean;
+      readonly error: string;
+    };
+
+const describe = (x: unknown): string =>
+  x === null ? 'null' : Array.isArray(x) ? 'a list' : typeof x === 'object' ? 'a mapping' : `${typeof x} ${JSON.stringify(x)}`;
+
+const intervalSchema = v.pipe(
+  v.unknown(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const raw = dataset.value;
+    // Zero or negative means "default" in Go too, so a bare 0 is unambiguous.
+    if (raw === null || (typeof raw === 'number' && raw <= 0)) return DEFAULT_INTERVAL_MS;
+    if (typeof raw === 'number') {
+      addIssue({
+        message: `${raw} is a bare number, which Go reads as ${raw} nanoseconds; write a duration string such as "10m" or "1h"`,
+      });
+      return NEVER;
+    }
+    const ms = typeof raw === 'string' ? parseGoDuration(raw) : undefined;
+    if (ms === undefined) {
+      addIssue({ message: `${describe(raw)} is not a Go duration; write e.g. "10m", "1h30m" or "90s"` });
+      return NEVER;
+    }
+    return ms > 0 ? ms : DEFAULT_INTERVAL_MS;
+  }),
+);
+
+const isMapping = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+const text = () => v.nullish(v.string('must be a string'), '');
+
+const entrySchema = v.looseObject(
+  {
+    source: text(),
+    enabled: v.nullish(v.boolean('must be a YAML boolean (true/false, yes/no, on/off); a quoted "true" is a string'), false),
+    // optional() skips the pipe when the key is absent; absence is defaulted below.
+    interval: v.optional(intervalSchema),
+    credentials: v.nullish(
+      v.looseObject({ secretRef: v.nullish(v.looseObject({ name: text(), namespace: text() }, 'must be a mapping')) }, 'must be a mapping'),
+    ),
+    config: v.nullish(v.custom<Record<string, unknown>>(isMapping, 'must be a mapping'), {}),
+  },
+  'must be a mapping with source, enabled, interval, credentials and config',
+);
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value as object)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** The best guess at an entry's source and enabled flag, for naming a broken entry. */
+function peek(raw: unknown): { source: string; enabled: boolean } {
+  const obj = isMapping(raw) ? (raw as Record<string, unknown>) : {};
+  return { source: typeof obj.source === 'string' ? obj.source : '', enabled: obj.enabled !== false };
+}
+
+/** Validates entry number `index` (0-based) of networkTopologyDiscovery. */
+export function parseEntry(raw: unknown, index: number): EntryResult {
+  // valibot's object schemas accept arrays; an entry must be a mapping.
+  const parsed = v.safeParse(entrySchema, isMapping(raw) ? raw : null);
+  if (!parsed.success) {
+    const { source, enabled } = peek(raw);
+    const where = `networkTopologyDiscovery[${index}]${source ? ` (source "${source}")` : ''}`;
+    const problems = parsed.issues.map((issue) => {
+      const path = v.getDotPath(issue);
+      return path ? `${path}: ${issue.message}` : issue.message;
+    });
+    return Object.freeze({ index, source, enabled, error: `${where}: ${problems.join('; ')}` });
+  }
+  const out = parsed.output;
+  const ref = out.credentials?.secretRef;
+  const entry: DiscoveryEntry = deepFreeze({
+    source: out.source,
+    enabled: out.enabled,
+    intervalMs: out.interval ?? DEFAULT_INTERVAL_MS,
+    ...(out.credentials ? { credentials: ref ? { secretRef: { name: ref.name, namespace: ref.namespace } } : {} } : {}),
+    config: structuredClone(out.config),
+  });
+  return Object.freeze({ index, source: entry.source, enabled: entry.enabled, entry });
+}
