@@ -1,0 +1,258 @@
+// API client configuration: where the API server is, how to trust it, and how
+// to authenticate each request. Mirrors pkg/kube/config.go together with
+// client-go's clientcmd.BuildConfigFromFlags and rest.InClusterConfig
+// (02-runtime §2.1): --kubeconfig / --master / in-cluster resolution with the
+// same warnings and error texts.
+//
+// Kubeconfig files are interpreted by @kubernetes/client-node's KubeConfig
+// (client certificates, tokens, exec and OIDC plugins); credentials are asked
+// for on every request so tokens from exec plugins refresh. In-cluster
+// configuration is read here directly so the token file can be re-read for
+// rotation and the directory can be pointed elsewhere in tests.
+
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
+import type { RequestOptions } from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '../log.ts';
+import { realClock, type Clock } from './clock.ts';
+
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** client-go's CachedFileTokenSource re-reads the token at most this often. */
+export const TOKEN_REREAD_PERIOD_MS = 60_000;
+
+export const IN_CLUSTER_WARNING = 'Neither --kubeconfig nor --master was specified.  Using the inClusterConfig.  This might not work.';
+export const NO_CONFIGURATION_ERROR =
+  'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable';
+export const NOT_IN_CLUSTER_ERROR =
+  'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined';
+
+/** TLS settings fixed for the life of the process (one keep-alive agent is built from them). */
+export interface TlsSettings {
+  readonly ca?: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+  /** false = insecure-skip-tls-verify. */
+  readonly rejectUnauthorized: boolean;
+  readonly servername?: string;
+}
+
+/** What one request carries to authenticate; re-asked per request. */
+export interface Credentials {
+  readonly headers: Readonly<Record<string, string>>;
+  /** Client certificate from an exec plugin, when it differs per call. */
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+}
+
+export interface ClientConfig {
+  /** Base URL of the API server, no trailing slash; `http:` or `https:`. */
+  readonly server: string;
+  readonly tls: TlsSettings;
+  credentials(): Promise<Credentials>;
+}
+
+export interface ConfigFlags {
+  readonly master: string;
+  readonly kubeconfig: string;
+}
+
+export interface ConfigEnvironment {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where the service-account token and ca.crt are read from (tests point it elsewhere). */
+  readonly serviceAccountDir?: string;
+  readonly clock?: Clock;
+}
+
+/**
+ * Resolves the client configuration from the flags exactly as client-go's
+ * BuildConfigFromFlags does. Performs no network I/O.
+ */
+export function buildClientConfig(flags: ConfigFlags, logger: Logger, environment: ConfigEnvironment = {}): ClientConfig {
+  const env = environment.env ?? process.env;
+  if (flags.kubeconfig === '' && flags.master === '') {
+    logger.warn(IN_CLUSTER_WARNING);
+    if (env.KUBECONFIG) {
+      // Go ignores $KUBECONFIG here too; operators coming from kubectl expect otherwise.
+      logger.warn('KUBECONFIG is set but ignored: pass --kubeconfig to use that file', { KUBECONFIG: env.KUBECONFIG });
+    }
+    try {
+      return inClusterConfig(env, environment.serviceAccountDir ?? SERVICE_ACCOUNT_DIR, logger, environment.clock ?? realClock);
+    } catch (err) {
+      logger.warn(`error creating inClusterConfig, falling back to default config: ${errorText(err)}`);
+      throw new Error(NO_CONFIGURATION_ERROR, { cause: err });
+    }
+  }
+  if (flags.kubeconfig === '') return masterOnlyConfig(flags.master);
+  return kubeconfigFileConfig(flags.kubeconfig, flags.master);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** `--master` alone: that URL, no credentials, system roots for https. */
+function masterOnlyConfig(master: string): ClientConfig {
+  return {
+    server: normaliseServer(master),
+    tls: { rejectUnauthorized: true },
+    credentials: async () => ({ headers: {} }),
+  };
+}
+
+/** Go accepts `host:port` without a scheme (then https) and trailing slashes. */
+function normaliseServer(server: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `https://${server}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new Error(`invalid configuration: host must be a URL or a host:port pair: "${server}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`invalid configuration: unsupported scheme "${url.protocol}" in server "${server}"`);
+  }
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function inClusterConfig(env: Readonly<Record<string, string | undefined>>, dir: string, logger: Logger, clock: Clock): ClientConfig {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) throw new Error(NOT_IN_CLUSTER_ERROR);
+  const tokenFile = `${dir}/token`;
+  const caFile = `${dir}/ca.crt`;
+  const token = new RotatingToken(tokenFile, clock);
+  token.read(); // unreadable token → in-cluster config fails, as in Go
+  return {
+    server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+    tls: { ca: loadRootCa(caFile, logger), rejectUnauthorized: true },
+    credentials: async () => ({ headers: { Authorization: `Bearer ${token.current()}` } }),
+  };
+}
+
+/** client-go logs and carries on with the system roots when ca.crt does not parse. */
+function loadRootCa(caFile: string, logger: Logger): Buffer | undefined {
+  try {
+    const pem = readFileSync(caFile);
+    new X509Certificate(pem);
+    return pem;
+  } catch (err) {
+    logger.error(`Expected to load root CA config from ${caFile}, but got err: ${fsErrorText(err)}`);
+    return undefined;
+  }
+}
+
+/** Go-style `open <path>: no such file or directory` instead of Node's `ENOENT: ...`. */
+function fsErrorText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'ENOENT' && e.path) return `open ${e.path}: no such file or directory`;
+  if (e?.code === 'EACCES' && e.path) return `open ${e.path}: permission denied`;
+  return errorText(err);
+}
+
+/** The service-account token, re-read periodically because the kubelet rotates it. */
+class RotatingToken {
+  private value = '';
+  private readAt = -Infinity;
+  constructor(
+    private readonly file: string,
+    private readonly clock: Clock,
+  ) {}
+  read(): string {
+    try {
+      this.value = readFileSync(this.file, 'utf8').trim();
+    } catch (err) {
+      throw new Error(fsErrorText(err), { cause: err });
+    }
+    this.readAt = this.clock.now();
+    return this.value;
+  }
+  current(): string {
+    if (this.clock.now() - this.readAt < TOKEN_REREAD_PERIOD_MS) return this.value;
+    try {
+      return this.read();
+    } catch {
+      // A token that vanished mid-rotation: keep using the last one until it reappears.
+      return this.value;
+    }
+  }
+}
+
+function kubeconfigFileConfig(path: string, master: string): ClientConfig {
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromFile(path);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e?.code === 'ENOENT') throw new Error(`stat ${path}: no such file or directory`, { cause: err });
+    throw new Error(`error loading config file "${path}": ${errorText(err)}`, { cause: err });
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster || !kc.getCurrentUser()) {
+    if (master === '') throw new Error(NO_CONFIGURATION_ERROR);
+  }
+  const server = normaliseServer(master || cluster?.server || '');
+  // KubeConfig refuses http:// servers unless TLS verification is off; for a
+  // plain-HTTP server there is nothing to verify, so tell it so (Go accepts http).
+  const effective = {
+    name: cluster?.name ?? 'master',
+    server,
+    skipTLSVerify: (cluster?.skipTLSVerify ?? false) || server.startsWith('http:'),
+    ...(cluster?.caData ? { caData: cluster.caData } : {}),
+    ...(cluster?.caFile ? { caFile: cluster.caFile } : {}),
+    ...(cluster?.tlsServerName ? { tlsServerName: cluster.tlsServerName } : {}),
+  };
+  kc.clusters = kc.clusters.filter((c) => c.name !== effective.name).concat(effective);
+  if (!cluster) {
+    kc.contexts = [{ name: 'master', cluster: effective.name, user: kc.getCurrentUser()?.name ?? '' }];
+    kc.currentContext = 'master';
+  }
+  const user = kc.getCurrentUser();
+  // Plugins (exec, OIDC, token files) may hand out a new token on any call;
+  // static credentials are computed once instead of re-reading files per request.
+  const dynamic = Boolean(user?.exec || user?.authProvider);
+  const fixed = dynamic ? undefined : credentialsFrom(kc);
+  return {
+    server,
+    tls: tlsFrom(kc, cluster?.skipTLSVerify ?? false),
+    credentials: () => fixed ?? credentialsFrom(kc),
+  };
+}
+
+function requestOptions(kc: KubeConfig): Promise<RequestOptions> {
+  const opts: RequestOptions = {};
+  return kc.applyToHTTPSOptions(opts).then(() => opts);
+}
+
+/** Static TLS material of the current cluster/user, read once (files are read now, not per request). */
+function tlsFrom(kc: KubeConfig, skipVerify: boolean): TlsSettings {
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  const fromFileOrData = (file?: string, data?: string) => (file ? readFileSync(file) : data ? Buffer.from(data, 'base64') : undefined);
+  const ca = fromFileOrData(cluster?.caFile, cluster?.caData);
+  const cert = fromFileOrData(user?.certFile, user?.certData);
+  const key = fromFileOrData(user?.keyFile, user?.keyData);
+  return {
+    rejectUnauthorized: !skipVerify,
+    ...(ca ? { ca } : {}),
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+    ...(cluster?.tlsServerName ? { servername: cluster.tlsServerName } : {}),
+  };
+}
+
+/** Headers (bearer tokens, exec plugin output, basic auth, impersonation) for one request. */
+async function credentialsFrom(kc: KubeConfig): Promise<Credentials> {
+  const opts = await requestOptions(kc);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.headers ?? {})) {
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  }
+  if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+  return {
+    headers,
+    ...(Buffer.isBuffer(opts.cert) ? { cert: opts.cert } : {}),
+    ...(Buffer.isBuffer(opts.key) ? { key: opts.key } : {}),
+  };
+}

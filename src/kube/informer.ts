@@ -1,0 +1,201 @@
+// A shared informer (client-go's tools/cache/shared_informer.go): one
+// reflector feeding one frozen cache, fanned out to any number of event
+// handlers that may be added or removed at any time. A handler added after the
+// first list receives a synthetic add per cached object; a relist delivers an
+// update for every object still present and a Tombstone delete for every
+// object that disappeared while the watch was down.
+//
+// Handlers are called synchronously, in registration order, from the
+// reflector's loop; a handler that throws is logged and does not disturb the
+// others. Handlers must be quick (queue work, do not perform I/O).
+
+import { nullLogger, type Logger } from '../log.ts';
+import { abortReason, realClock, type Clock } from './clock.ts';
+import { Reflector, type ListerWatcher } from './reflector.ts';
+import type { ListOptions, ResourceClient } from './resource.ts';
+import { deepFreeze, Store } from './store.ts';
+import { objectKey, type EventHandler, type HandlerRegistration, type Informer, type KubeObject, type WatchEvent } from './types.ts';
+
+/** Accept headers of a metadata-only list/watch (00-overview §4 item 6). */
+export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io';
+export const PARTIAL_OBJECT_METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io';
+
+export interface InformerOptions<T> {
+  /** For logs, e.g. `nodes`. */
+  name: string;
+  listerWatcher: ListerWatcher<KubeObject>;
+  /** Applied to every object before it is cached (e.g. keep only name + labels). */
+  transform?: (obj: KubeObject) => T;
+  clock?: Clock;
+  logger?: Logger;
+  random?: () => number;
+  minWatchTimeoutSeconds?: number;
+}
+
+export class SharedInformer<T extends KubeObject> implements Informer<T> {
+  private readonly store = new Store<T>();
+  private readonly handlers = new Set<EventHandler<T>>();
+  private readonly opts: InformerOptions<T>;
+  private readonly logger: Logger;
+  private readonly syncWaiters = new Set<() => void>();
+  private synced = false;
+  private running = false;
+
+  constructor(opts: InformerOptions<T>) {
+    this.opts = opts;
+    this.logger = (opts.logger ?? nullLogger).with({ informer: opts.name });
+  }
+
+  /** Lists and watches until `signal` aborts. May be called once. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.running) throw new Error(`informer ${this.opts.name} is already running`);
+    this.running = true;
+    const transform = this.opts.transform ?? ((o: KubeObject) => o as T);
+    const reflector = new Reflector<KubeObject>({
+      name: this.opts.name,
+      listerWatcher: this.opts.listerWatcher,
+      clock: this.opts.clock ?? realClock,
+      logger: this.logger,
+      ...(this.opts.random ? { random: this.opts.random } : {}),
+      ...(this.opts.minWatchTimeoutSeconds ? { minWatchTimeoutSeconds: this.opts.minWatchTimeoutSeconds } : {}),
+      sink: {
+        replace: (items) => this.replace(items.map(transform)),
+        apply: (ev) => this.apply({ type: ev.type, object: transform(ev.object) }),
+      },
+    });
+    await reflector.run(signal);
+  }
+
+  list(matchLabels?: Record<string, string>): T[] {
+    return this.store.list(matchLabels);
+  }
+
+  get(key: string): T | undefined {
+    return this.store.get(key);
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.syncWaiters.delete(done);
+        reject(abortReason(signal!));
+      };
+      this.syncWaiters.add(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  addEventHandler(handler: EventHandler<T>): HandlerRegistration {
+    // Wrap so the same handler object may be registered twice, like client-go.
+    const entry: EventHandler<T> = { ...bind(handler) };
+    this.handlers.add(entry);
+    if (this.synced) for (const obj of this.store.list()) this.call('onAdd', () => entry.onAdd?.(obj));
+    return { remove: () => void this.handlers.delete(entry) };
+  }
+
+  private replace(items: T[]): void {
+    const { added, updated, deleted } = this.store.replace(items);
+    for (const { key, obj } of deleted) this.notify('onDelete', (h) => h.onDelete?.({ tombstone: true, key, obj }));
+    for (const obj of added) this.notify('onAdd', (h) => h.onAdd?.(obj));
+    for (const [oldObj, newObj] of updated) this.notify('onUpdate', (h) => h.onUpdate?.(oldObj, newObj));
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of this.syncWaiters) w();
+      this.syncWaiters.clear();
+    }
+  }
+
+  private apply(ev: WatchEvent<T>): void {
+    if (ev.type === 'DELETED') {
+      this.store.remove(ev.object);
+      // Handlers get the final state from the event, as client-go delivers it.
+      const last = deepFreeze(ev.object);
+      this.notify('onDelete', (h) => h.onDelete?.(last));
+      return;
+    }
+    const old = this.store.upsert(ev.object);
+    const cur = this.store.get(objectKey(ev.object.metadata))!;
+    if (old) this.notify('onUpdate', (h) => h.onUpdate?.(old, cur));
+    else this.notify('onAdd', (h) => h.onAdd?.(cur));
+  }
+
+  private notify(what: keyof EventHandler<T>, fn: (h: EventHandler<T>) => void): void {
+    // A handler removed by an earlier handler during this delivery gets nothing more.
+    for (const h of [...this.handlers]) if (this.handlers.has(h)) this.call(what, () => fn(h));
+  }
+
+  private call(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error('Event handler failed', { event: what, err: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
+
+function bind<T>(h: EventHandler<T>): EventHandler<T> {
+  return {
+    ...(h.onAdd ? { onAdd: h.onAdd.bind(h) } : {}),
+    ...(h.onUpdate ? { onUpdate: h.onUpdate.bind(h) } : {}),
+    ...(h.onDelete ? { onDelete: h.onDelete.bind(h) } : {}),
+  };
+}
+
+export interface ResourceInformerOptions<T> {
+  /** Restrict to one namespace (namespaced resources). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** List/watch as PartialObjectMetadata (server sends metadata only). */
+  metadataOnly?: boolean;
+  transform?: (obj: KubeObject) => T;
+  clock?: Clock;
+  logger?: Logger;
+  random?: () => number;
+  minWatchTimeoutSeconds?: number;
+}
+
+/** A shared informer listing and watching `client`'s resource. */
+export function resourceInformer<T extends KubeObject>(client: ResourceClient<KubeObject>, opts: ResourceInformerOptions<T> = {}): SharedInformer<T> {
+  const scope: ListOptions = {
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
+    ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
+  };
+  const listerWatcher: ListerWatcher<KubeObject> = {
+    list: (o) => client.list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}) }),
+    watch: (o) => client.watch({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}) }),
+  };
+  return new SharedInformer<T>({
+    name: client.descriptor.resource,
+    listerWatcher,
+    ...(opts.transform ? { transform: opts.transform } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.random ? { random: opts.random } : {}),
+    ...(opts.minWatchTimeoutSeconds ? { minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds } : {}),
+  });
+}
+
+/** Transform that keeps only what a name-and-labels consumer needs (and drops the rest early). */
+export function keepNameAndLabels(obj: KubeObject): KubeObject {
+  const m = obj.metadata;
+  return {
+    metadata: {
+      name: m.name,
+      ...(m.namespace ? { namespace: m.namespace } : {}),
+      ...(m.labels ? { labels: m.labels } : {}),
+      ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
+    },
+  };
+}

@@ -1,0 +1,167 @@
+// Keeps a cache equal to the server's state of one resource (client-go's
+// tools/cache/reflector.go, 00-overview §4 item 7): a paged list, then a watch
+// from the list's resourceVersion with bookmarks and a randomised server
+// timeout; relist on 410 Gone; jittered exponential backoff on errors; never
+// gives up until its signal aborts.
+
+import type { Logger } from '../log.ts';
+import { Backoff } from './backoff.ts';
+import { isAbort, type Clock } from './clock.ts';
+import { ApiError, isGone } from './errors.ts';
+import type { ObjectList } from './resource.ts';
+import type { KubeObject, WatchEvent } from './types.ts';
+
+export const LIST_PAGE_SIZE = 500;
+/** client-go: watches time out server-side after 5–10 minutes, randomised to spread reconnects. */
+export const MIN_WATCH_TIMEOUT_SECONDS = 300;
+/** A watch with no bytes for its timeout plus this margin is considered dead. */
+const WATCH_IDLE_MARGIN_MS = 30_000;
+
+export interface ListerWatcher<T> {
+  list(opts: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
+  watch(opts: {
+    resourceVersion: string;
+    timeoutSeconds: number;
+    allowWatchBookmarks: boolean;
+    idleTimeoutMs: number;
+    signal: AbortSignal;
+  }): Promise<AsyncIterable<WatchEvent<T>>>;
+}
+
+/** Where the reflector delivers what it learns (the informer). */
+export interface ReflectorSink<T> {
+  /** A complete list: the cache becomes exactly `items`. */
+  replace(items: T[]): void;
+  /** One ADDED / MODIFIED / DELETED event. */
+  apply(event: WatchEvent<T>): void;
+}
+
+export interface ReflectorOptions<T> {
+  /** For logs, e.g. `nodes`. */
+  name: string;
+  listerWatcher: ListerWatcher<T>;
+  sink: ReflectorSink<T>;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+  /** Server-side watch timeout is drawn from [min, 2·min). */
+  minWatchTimeoutSeconds?: number;
+  backoff?: Backoff;
+}
+
+type WatchEnd = 'closed' | 'expired' | 'failed' | 'broken';
+
+export class Reflector<T extends KubeObject> {
+  private readonly opts: ReflectorOptions<T>;
+  private readonly backoff: Backoff;
+  private readonly random: () => number;
+  private lastSyncResourceVersion = '';
+
+  constructor(opts: ReflectorOptions<T>) {
+    this.opts = opts;
+    this.random = opts.random ?? Math.random;
+    this.backoff = opts.backoff ?? new Backoff(undefined, undefined, this.random);
+  }
+
+  /** The resourceVersion the cache reflects (last list, event or bookmark). */
+  resourceVersion(): string {
+    return this.lastSyncResourceVersion;
+  }
+
+  /** Lists and watches until `signal` aborts; resolves then. Never rejects. */
+  async run(signal: AbortSignal): Promise<void> {
+    const log = this.opts.logger.with({ resource: this.opts.name });
+    let needList = true;
+    while (!signal.aborted) {
+      if (needList) {
+        try {
+          await this.list(signal);
+          needList = false;
+        } catch (err) {
+          if (signal.aborted) break;
+          log.error('Failed to list', { err: describe(err) });
+          if (!(await this.pause(signal))) break;
+          continue;
+        }
+      }
+      const end = await this.watch(signal, log);
+      if (signal.aborted) break;
+      if (end === 'expired') {
+        log.v(2).info('Watch expired, relisting', { resourceVersion: this.lastSyncResourceVersion });
+        needList = true;
+      } else if (end === 'failed') {
+        // The server rejected the watch for another reason (e.g. a resourceVersion
+        // it no longer understands after a restart): start over from a list.
+        needList = true;
+        if (!(await this.pause(signal))) break;
+      } else if (end === 'broken') {
+        // The connection broke: the resourceVersion is still good, resume after a pause.
+        if (!(await this.pause(signal))) break;
+      }
+    }
+  }
+
+  private async pause(signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.opts.clock.sleep(this.backoff.next(), signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async list(signal: AbortSignal): Promise<void> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let rv = '';
+    do {
+      const page = await this.opts.listerWatcher.list({ limit: LIST_PAGE_SIZE, signal, ...(cont ? { continue: cont } : {}) });
+      for (const item of page.items ?? []) items.push(item);
+      cont = page.metadata?.continue || undefined;
+      rv = page.metadata?.resourceVersion ?? '';
+    } while (cont);
+    if (signal.aborted) return;
+    this.opts.sink.replace(items);
+    this.lastSyncResourceVersion = rv;
+    this.backoff.reset();
+  }
+
+  private async watch(signal: AbortSignal, log: Logger): Promise<WatchEnd> {
+    const min = this.opts.minWatchTimeoutSeconds ?? MIN_WATCH_TIMEOUT_SECONDS;
+    const timeoutSeconds = Math.floor(min * (1 + this.random()));
+    let stream: AsyncIterable<WatchEvent<T>>;
+    try {
+      stream = await this.opts.listerWatcher.watch({
+        resourceVersion: this.lastSyncResourceVersion,
+        timeoutSeconds,
+        allowWatchBookmarks: true,
+        idleTimeoutMs: timeoutSeconds * 1000 + WATCH_IDLE_MARGIN_MS,
+        signal,
+      });
+    } catch (err) {
+      return this.classify(err, signal, log, 'Failed to watch');
+    }
+    try {
+      for await (const ev of stream) {
+        const rv = ev.object?.metadata?.resourceVersion;
+        if (ev.type !== 'BOOKMARK') this.opts.sink.apply(ev);
+        if (rv) this.lastSyncResourceVersion = rv;
+        this.backoff.reset();
+      }
+      return 'closed';
+    } catch (err) {
+      return this.classify(err, signal, log, 'Watch ended with an error');
+    }
+  }
+
+  private classify(err: unknown, signal: AbortSignal, log: Logger, what: string): WatchEnd {
+    if (signal.aborted || isAbort(err, signal)) return 'closed';
+    if (isGone(err)) return 'expired';
+    log.error(what, { err: describe(err) });
+    return err instanceof ApiError ? 'failed' : 'broken';
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
