@@ -1,0 +1,132 @@
+// The HyperNode controller: wires the discovery manager, the topology
+// reconciler and the nodeCount status sync to the informers, runs them until
+// the stop signal, and stops them in order. Mirrors
+// pkg/controllers/hypernode/hypernode_controller.go (Run, the result watcher,
+// the handler registration of hypernode_handler.go and configmap_handler.go;
+// 03-controller §2) and the shutdown order of 02-runtime §8. The caller has
+// started the informers and waited for their sync before calling run().
+
+import type { Registry } from 'prom-client';
+import type { Clock } from '../kube/clock.ts';
+import type { HandlerRegistration, Informer } from '../kube/types.ts';
+import type { QueueMetrics } from '../kube/workqueue.ts';
+import type { Logger } from '../log.ts';
+import type { EventRecorder, HyperNodeClient, SecretClient } from './api/interface.ts';
+import type { ConfigMap, HyperNode, NodeMeta } from './api/types.ts';
+import { CONFIG_KEY, type ConfigMapLocation } from './config/location.ts';
+import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
+import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
+import { newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
+import { TopologyReconciler } from './reconciler.ts';
+import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
+
+/** Name of this controller in Volcano's aggregate controller manager (`--controllers`). */
+export const HYPERNODE_CONTROLLER_NAME = 'hyperNode-controller';
+
+export interface HyperNodeControllerDeps {
+  nodes: Informer<NodeMeta>;
+  hyperNodes: Informer<HyperNode>;
+  /** Filtered to the discovery ConfigMap (02-runtime §3). */
+  configMaps: Informer<ConfigMap>;
+  hyperNodeClient: HyperNodeClient;
+  secrets: SecretClient;
+  events: EventRecorder;
+  /** Where the discovery configuration lives; `key` defaults to `volcano-controller.conf`. */
+  configMap: { namespace: string; name: string; key?: string };
+  clock: Clock;
+  logger: Logger;
+  /** prom-client registry for the hypernode_* families. */
+  registry: Registry;
+  /** Replaces the built-in `label` / `ufm` registry (tests). */
+  discoverers?: DiscovererRegistry;
+  /** workqueue_* metrics per queue name, when the caller exports them. */
+  queueMetrics?: (queueName: string) => QueueMetrics;
+}
+
+export interface HyperNodeController {
+  /**
+   * Runs until `signal` aborts; calls `onStarted` once the discovery manager
+   * runs (the readiness signal of 02-runtime §1.1). Resolves when everything
+   * has stopped and every informer handler is removed.
+   */
+  run(signal: AbortSignal, onStarted: () => void): Promise<void>;
+}
+
+export function newHyperNodeController(deps: HyperNodeControllerDeps): HyperNodeController {
+  return { run: (signal, onStarted) => run(deps, signal, onStarted) };
+}
+
+async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted: () => void): Promise<void> {
+  const { logger, clock } = deps;
+  const metrics = newHyperNodeMetrics(deps.registry);
+  const location: ConfigMapLocation = { namespace: deps.configMap.namespace, name: deps.configMap.name, key: deps.configMap.key ?? CONFIG_KEY };
+  const manager = new DiscoveryManager({
+    configMaps: deps.configMaps,
+    configMap: location,
+    registry: deps.discoverers ?? builtinDiscoverers,
+    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, clock, logger },
+    events: deps.events,
+    metrics,
+    clock,
+    logger,
+    queueMetrics: deps.queueMetrics?.(CONFIG_QUEUE_NAME),
+  });
+  const reconciler = new TopologyReconciler({ hyperNodes: deps.hyperNodes, client: deps.hyperNodeClient, events: deps.events, metrics, clock, logger });
+  const status = new NodeCountSync({
+    hyperNodes: deps.hyperNodes,
+    nodes: deps.nodes,
+    client: deps.hyperNodeClient,
+    metrics,
+    clock,
+    logger,
+    queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
+  });
+
+  // The informers have synced, so each registration first replays every cached
+  // object as an add: every HyperNode's nodeCount is checked once, and the
+  // ConfigMap's add is what starts the discoverers.
+  const registrations: HandlerRegistration[] = [
+    deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
+    deps.nodes.addEventHandler(status.nodeHandler()),
+    deps.configMaps.addEventHandler(manager.configMapHandler()),
+  ];
+  manager.start();
+  onStarted();
+
+  const watcher = watchResults(manager, reconciler, metrics, logger);
+  const statusWorker = status.run();
+  logger.info('HyperNode controller started');
+
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+  // 02-runtime §8: the manager closes the result stream, which ends the
+  // watcher after its current reconcile; then the status queue drains.
+  await manager.stop();
+  await watcher;
+  status.shutDown();
+  await statusWorker;
+  for (const r of registrations) r.remove();
+  logger.info('HyperNode controller stopped');
+}
+
+/** 03-controller §4.1: one result at a time across all sources; always acknowledged. */
+async function watchResults(
+  manager: DiscoveryManager,
+  reconciler: TopologyReconciler,
+  metrics: HyperNodeMetrics,
+  logger: Logger,
+): Promise<void> {
+  for await (const { source, hyperNodes } of manager.results) {
+    metrics.resultReceived(source);
+    try {
+      await reconciler.reconcile(source, hyperNodes);
+    } catch (err) {
+      logger.error('Failed to reconcile topology', { source, err });
+    } finally {
+      manager.resultSynced(source);
+    }
+  }
+}

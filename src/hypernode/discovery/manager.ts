@@ -1,0 +1,360 @@
+// The discovery manager: turns the discovery ConfigMap into running
+// discoverers and funnels their snapshots, one at a time, to the controller,
+// relaying the controller's acknowledgement back to the producing instance.
+// Mirrors pkg/controllers/hypernode/discovery/manager.go (04-discovery §2),
+// improved per 00-overview §4 items 3 and 4: a ConfigMap change restarts only
+// the sources whose resolved entry changed (Volcano issue #5191), and a source
+// that cannot be created or started is reported once per distinct error and
+// retried with its own backoff without blocking or restarting the others.
+
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock } from '../../kube/clock.ts';
+import { isNotFound } from '../../kube/errors.ts';
+import { isTombstone, type EventHandler, type KubeObject, type Lister, type Tombstone } from '../../kube/types.ts';
+import { RateLimitingQueue, type QueueMetrics } from '../../kube/workqueue.ts';
+import type { Logger } from '../../log.ts';
+import { Channel } from '../../util/channel.ts';
+import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../api/interface.ts';
+import type { ConfigMap } from '../api/types.ts';
+import type { EntryResult } from '../config/entry.ts';
+import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
+import type { ConfigMapLocation } from '../config/location.ts';
+import type { HyperNodeMetrics } from '../metrics.ts';
+import { lookupDiscoverer, type DiscovererRegistry } from './registry.ts';
+
+export const CONFIG_QUEUE_NAME = 'hypernode-configmap';
+/** Queue keys that retry one failed source; ConfigMap keys are `<ns>/<name>`. */
+const RETRY_KEY_PREFIX = 'discoverer:';
+
+/** One snapshot on the way to the controller. */
+export interface DiscoveryResult {
+  source: string;
+  hyperNodes: Snapshot;
+}
+
+export interface DiscoveryManagerDeps {
+  configMaps: Lister<ConfigMap>;
+  configMap: ConfigMapLocation;
+  registry: DiscovererRegistry;
+  /** Handed to every discoverer factory (its logger gains `source=`). */
+  discovererOptions: DiscovererOptions;
+  events: EventRecorder;
+  metrics: HyperNodeMetrics;
+  clock: Clock;
+  logger: Logger;
+  queueMetrics?: QueueMetrics;
+}
+
+/** A started discoverer and its result processor. */
+interface Instance {
+  readonly source: string;
+  readonly entry: DiscoveryEntry;
+  readonly discoverer: Discoverer;
+  /** Fired when the instance is being stopped: take no new results from it. */
+  readonly stopProcessor: AbortController;
+  processorDone: Promise<void>;
+  /** The result of this instance the controller is reconciling, if any. */
+  pending: AckToken | undefined;
+}
+
+/** Acknowledgement of one forwarded result, bound to the instance that produced it. */
+class AckToken {
+  private resolved = false;
+  private release!: () => void;
+  readonly acknowledged = new Promise<void>((resolve) => (this.release = resolve));
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Tells the producer first (synchronously), then lets its processor go on. At most once. */
+  resolve(): void {
+    if (this.resolved) return;
+    this.resolved = true;
+    try {
+      this.instance.discoverer.resultSynced();
+    } catch (err) {
+      this.logger.error('Discoverer failed to handle the acknowledgement', { source: this.instance.source, err });
+    }
+    this.release();
+  }
+}
+
+export class DiscoveryManager {
+  /** Unbuffered: a processor's send completes only when the controller took the result. */
+  readonly results = new Channel<DiscoveryResult>(0);
+  /** The controller's ConfigMap queue (03-controller §1) plus per-source retry keys. */
+  readonly queue: RateLimitingQueue;
+  private readonly running = new Map<string, Instance>();
+  /** Last reported error per failing source, to log and emit each distinct error once. */
+  private readonly failures = new Map<string, string>();
+  private lastConfigError: string | undefined;
+  private readonly stopping = new AbortController();
+  private workerDone: Promise<void> | undefined;
+  private stopped: Promise<void> | undefined;
+
+  constructor(private readonly deps: DiscoveryManagerDeps) {
+    this.queue = new RateLimitingQueue({ name: CONFIG_QUEUE_NAME, clock: deps.clock, metrics: deps.queueMetrics });
+  }
+
+  /** ConfigMap add/update/delete → `<ns>/<name>` on the queue; tombstones are unwrapped. */
+  configMapHandler(): EventHandler<ConfigMap> {
+    const enqueue = (obj: ConfigMap | Tombstone<ConfigMap> | undefined) => {
+      const cm = obj && isTombstone(obj) ? obj.obj : obj;
+      const meta = cm?.metadata;
+      if (!meta?.name) {
+        this.deps.logger.error('Ignoring a ConfigMap event without a ConfigMap', { object: obj });
+        return;
+      }
+      const { namespace, name } = this.deps.configMap;
+      // The informer is already filtered to this one ConfigMap; the check keeps a wider informer harmless.
+      if (meta.namespace === namespace && meta.name === name) this.queue.add(`${namespace}/${name}`);
+    };
+    return { onAdd: enqueue, onUpdate: (_old, cm) => enqueue(cm), onDelete: enqueue };
+  }
+
+  /**
+   * Starts the config worker. Discoverers start with the first queue item,
+   * normally the informer's initial add of the ConfigMap.
+   */
+  start(): void {
+    if (this.workerDone) return;
+    this.workerDone = this.runConfigWorker();
+    this.deps.logger.info('Network topology discovery manager started');
+  }
+
+  /** Called by the controller after every result it took, reconciled or not. */
+  resultSynced(source: string): void {
+    const token = this.running.get(source)?.pending;
+    if (!token) {
+      this.deps.logger.v(2).info('No in-flight discovery result to acknowledge', { source });
+      return;
+    }
+    token.resolve();
+  }
+
+  /** 04-discovery §2.7: worker first, then every source, then the result stream. Idempotent. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.stopping.abort();
+      this.queue.shutDown();
+      await this.workerDone;
+      await Promise.all([...this.running.keys()].map((source) => this.stopSource(source)));
+      this.results.close();
+      this.deps.logger.info('Network topology discovery manager stopped');
+    })();
+    return this.stopped;
+  }
+
+  private async runConfigWorker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        const settled = key.startsWith(RETRY_KEY_PREFIX) ? await this.retrySource(key.slice(RETRY_KEY_PREFIX.length)) : await this.sync(key);
+        if (settled) this.queue.forget(key);
+        else this.queue.addRateLimited(key);
+      } catch (err) {
+        this.reportConfigError(key, err);
+        this.queue.addRateLimited(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  /**
+   * Applies the current configuration: stops sources that are gone or
+   * disabled (their HyperNodes stay) and starts or restarts those whose entry
+   * changed. Throws when the document cannot be loaded (running discoverers
+   * keep running). Failing sources are queued for their own retry.
+   */
+  private async sync(key: string): Promise<boolean> {
+    this.deps.logger.info('Received configuration update', { key });
+    if (!/^[^/]+\/[^/]+$/.test(key)) throw new Error(`invalid ConfigMap key ${JSON.stringify(key)}: want <namespace>/<name>`);
+    const wanted = this.wantedSources(this.load());
+    this.lastConfigError = undefined;
+    for (const source of [...this.running.keys()]) {
+      if (wanted.has(source)) continue;
+      await this.stopSource(source);
+      this.deps.logger.info('Stopped network topology discoverer', { source, reason: 'removed or disabled' });
+    }
+    for (const source of [...this.failures.keys()]) if (!wanted.has(source)) this.failures.delete(source);
+    let started = 0;
+    for (const [source, result] of wanted) {
+      if (this.stopping.signal.aborted) return true;
+      const outcome = await this.applySource(source, result);
+      if (outcome === 'started') started++;
+      if (outcome === 'failed') this.queue.addRateLimited(RETRY_KEY_PREFIX + source);
+      else this.queue.forget(RETRY_KEY_PREFIX + source);
+    }
+    this.logAllStarted(wanted, started);
+    return true;
+  }
+
+  /** The retry of one failed source; false asks for another try with a longer backoff. */
+  private async retrySource(source: string): Promise<boolean> {
+    if (this.stopping.signal.aborted) return true;
+    const wanted = this.wantedSources(this.load());
+    const result = wanted.get(source);
+    if (!result) return true; // removed meanwhile; the ConfigMap sync stops it
+    const outcome = await this.applySource(source, result);
+    this.logAllStarted(wanted, outcome === 'started' ? 1 : 0);
+    return outcome !== 'failed';
+  }
+
+  /** The configuration from the cache; a missing ConfigMap means no sources. */
+  private load(): DiscoveryConfig {
+    try {
+      return loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
+    } catch (err) {
+      if (isNotFound(err)) return EMPTY_CONFIG;
+      throw err;
+    }
+  }
+
+  /** Enabled sources in document order; the first enabled entry of a source wins (Go GetDiscoveryConfig). */
+  private wantedSources(config: DiscoveryConfig): Map<string, EntryResult> {
+    const wanted = new Map<string, EntryResult>();
+    for (const source of enabledSources(config)) if (!wanted.has(source)) wanted.set(source, sourceEntry(config, source)!);
+    return wanted;
+  }
+
+  /** Brings one wanted source in line with its entry. A bad entry leaves a running instance alone. */
+  private async applySource(source: string, result: EntryResult): Promise<'unchanged' | 'started' | 'failed'> {
+    const entry = entryOf(result);
+    if (!entry) {
+      this.reportSourceFailure(source, new Error('error' in result ? result.error : `invalid entry for source ${source}`));
+      return 'failed';
+    }
+    const current = this.running.get(source);
+    if (current && isDeepStrictEqual(current.entry, entry)) return 'unchanged';
+    this.deps.logger.info('Restarting network discovery', { source });
+    if (current) await this.stopSource(source);
+    if (this.stopping.signal.aborted) return 'unchanged';
+    try {
+      await this.startSource(source, entry);
+    } catch (err) {
+      this.reportSourceFailure(source, err);
+      return 'failed';
+    }
+    if (this.failures.delete(source)) this.deps.logger.info('Network topology discoverer recovered', { source });
+    return 'started';
+  }
+
+  /** 04-discovery §2.4, with the entry already resolved by the caller. */
+  private async startSource(source: string, entry: DiscoveryEntry): Promise<void> {
+    const opts = { ...this.deps.discovererOptions, logger: this.deps.discovererOptions.logger.with({ source }) };
+    let discoverer: Discoverer;
+    try {
+      discoverer = await lookupDiscoverer(this.deps.registry, source)(entry, opts);
+    } catch (err) {
+      throw new Error(`failed to create discoverer: ${messageOf(err)}`, { cause: err });
+    }
+    let output: Channel<Snapshot>;
+    try {
+      output = await discoverer.start();
+    } catch (err) {
+      // A discoverer that failed to start is dropped without stop() (Go does the same).
+      throw new Error(`failed to start discoverer: ${messageOf(err)}`, { cause: err });
+    }
+    const instance: Instance = { source, entry, discoverer, stopProcessor: new AbortController(), processorDone: Promise.resolve(), pending: undefined };
+    instance.processorDone = this.processResults(instance, output);
+    this.running.set(source, instance);
+    this.deps.logger.info('Started network topology discoverer', { source });
+  }
+
+  /**
+   * 04-discovery §2.5: stop taking results, stop the discoverer, wait for the
+   * processor (which first waits for the acknowledgement of a result already
+   * handed to the controller), then forget the instance.
+   */
+  private async stopSource(source: string): Promise<void> {
+    const instance = this.running.get(source);
+    if (!instance) {
+      this.deps.logger.v(4).info('No need to stop discoverer as it may not start yet', { source });
+      return;
+    }
+    instance.stopProcessor.abort();
+    try {
+      await instance.discoverer.stop();
+    } catch (err) {
+      this.deps.logger.error('Failed to stop network topology discoverer', { source, err });
+    }
+    await instance.processorDone;
+    if (this.running.get(source) === instance) this.running.delete(source);
+  }
+
+  /** 04-discovery §2.6: one result in flight per instance; results left in the discoverer are dropped. */
+  private async processResults(instance: Instance, output: Channel<Snapshot>): Promise<void> {
+    const managerStop = this.stopping.signal;
+    const exit = AbortSignal.any([instance.stopProcessor.signal, managerStop]);
+    for (;;) {
+      let next: IteratorResult<Snapshot, undefined>;
+      try {
+        next = await output.recv(exit);
+      } catch {
+        return;
+      }
+      if (next.done) return;
+      const token = new AckToken(instance, this.deps.logger);
+      instance.pending = token;
+      const handedOver = await this.results.send({ source: instance.source, hyperNodes: next.value }, exit);
+      if (handedOver) {
+        this.deps.logger.v(3).info('Forwarded discovery results to unified channel', { source: instance.source });
+        // Being stopped does not interrupt this wait: a replacement must not start mid-reconcile.
+        await untilAborted(token.acknowledged, managerStop);
+      }
+      if (instance.pending === token) instance.pending = undefined;
+      if (!handedOver || exit.aborted) return;
+    }
+  }
+
+  private reportSourceFailure(source: string, err: unknown): void {
+    this.deps.metrics.discovererFailed(source);
+    const message = messageOf(err);
+    if (this.failures.get(source) === message) return;
+    this.failures.set(source, message);
+    this.deps.logger.error('Failed to start network topology discoverer', { source, err: message });
+    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscovererFailed', `Discovery source "${source}" is not running: ${message}`);
+  }
+
+  private reportConfigError(key: string, err: unknown): void {
+    const message = messageOf(err);
+    if (this.lastConfigError === message) return;
+    this.lastConfigError = message;
+    this.deps.logger.error('Failed to process network topology discoverer', { key, err: message });
+    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscoveryConfigInvalid', `Discovery configuration not applied, running discoverers keep their old configuration: ${message}`);
+  }
+
+  private logAllStarted(wanted: Map<string, EntryResult>, started: number): void {
+    if (started > 0 && [...wanted.keys()].every((source) => this.running.has(source) && !this.failures.has(source))) {
+      this.deps.logger.info('Successfully started all network topology discoverers', { sources: [...wanted.keys()] });
+    }
+  }
+
+  /** The ConfigMap as the regarding object of Events (the cached one when present, for its uid). */
+  private configMapRef(): KubeObject {
+    const { namespace, name } = this.deps.configMap;
+    const cached = this.deps.configMaps.get(`${namespace}/${name}`);
+    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, uid: cached?.metadata.uid, resourceVersion: cached?.metadata.resourceVersion } };
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Waits for `promise` or `signal`, whichever comes first, leaving no listener behind. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}

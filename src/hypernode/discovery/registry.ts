@@ -1,0 +1,24 @@
+// The discoverer registry: source key (as written in the ConfigMap's
+// `networkTopologyDiscovery[].source`) → factory. Mirrors the registry in
+// pkg/controllers/hypernode/api/interface.go (04-discovery §3.2), but is built
+// at compile time instead of through init()-time global registration, and a
+// test passes its own registry instead of mutating a process-global one.
+
+import type { DiscovererFactory } from '../api/interface.ts';
+
+export type DiscovererRegistry = ReadonlyMap<string, DiscovererFactory>;
+
+/** Source keys are exact and case-sensitive: `Label` or `roce` are not registered. */
+export function newDiscovererRegistry(factories: Record<string, DiscovererFactory>): DiscovererRegistry {
+  return new Map(Object.entries(factories));
+}
+
+/** The factory for `source`, or the error Go reports for an unregistered key. */
+export function lookupDiscoverer(registry: DiscovererRegistry, source: string): DiscovererFactory {
+  const factory = registry.get(source);
+  if (!factory) throw new Error(`unsupported discoverer type: ${source}`);
+  return factory;
+}
+
+/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented). */
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({});

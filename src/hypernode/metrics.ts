@@ -1,0 +1,64 @@
+// HyperNode controller metrics per discovery source (00-overview §4 item 11).
+// Go has no equivalent: pkg/controllers/hypernode exposes no metrics. Names
+// follow Prometheus conventions (`_total` counters, `_seconds` histograms) and
+// are registered on the Registry the caller passes in, so /metrics serves them
+// next to the workqueue_* and rest_client_* families.
+
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** The verbs counted by `hypernode_api_writes_total`. */
+export type WriteVerb = 'create' | 'update' | 'update_status' | 'delete';
+
+export interface HyperNodeMetrics {
+  /** A discovery snapshot reached the controller. */
+  resultReceived(source: string): void;
+  /** One write of a reconcile round failed. */
+  reconcileFailed(source: string): void;
+  reconcileDuration(source: string, seconds: number): void;
+  /** HyperNodes currently owned by `source` after its last reconcile. */
+  managed(source: string, count: number): void;
+  /** A successful API write; `source` is empty for status (nodeCount) writes. */
+  apiWrite(source: string, verb: WriteVerb): void;
+  /** A discoverer could not be created or started (bad entry, unknown type, missing credentials). */
+  discovererFailed(source: string): void;
+}
+
+/** Seconds; a reconcile is a handful of API calls, a big cluster's first round a few thousand. */
+const RECONCILE_DURATION_BUCKETS_S = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
+
+/**
+ * Registers (or reuses, when the controller runs again in the same process)
+ * the HyperNode metric families on `registry`.
+ */
+export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
+  const results = counter(registry, 'hypernode_discovery_results_total', 'Discovery snapshots received by the controller, per source.', ['source']);
+  const failures = counter(registry, 'hypernode_reconcile_failures_total', 'Failed HyperNode writes while reconciling a snapshot, per source.', ['source']);
+  const writes = counter(registry, 'hypernode_api_writes_total', 'Successful HyperNode API writes by source and verb (source is empty for nodeCount status writes).', ['source', 'verb']);
+  const discovererFailures = counter(registry, 'hypernode_discoverer_failures_total', 'Failed attempts to create or start a discoverer, per source.', ['source']);
+  const managed = existing<Gauge>(registry, 'hypernode_managed') ??
+    new Gauge({ name: 'hypernode_managed', help: 'HyperNodes owned by each source after its last reconcile.', labelNames: ['source'], registers: [registry] });
+  const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
+    new Histogram({
+      name: 'hypernode_reconcile_duration_seconds',
+      help: 'Time to reconcile one discovery snapshot, per source.',
+      labelNames: ['source'],
+      buckets: RECONCILE_DURATION_BUCKETS_S,
+      registers: [registry],
+    });
+  return {
+    resultReceived: (source) => results.inc({ source }),
+    reconcileFailed: (source) => failures.inc({ source }),
+    reconcileDuration: (source, seconds) => duration.observe({ source }, seconds),
+    managed: (source, count) => managed.set({ source }, count),
+    apiWrite: (source, verb) => writes.inc({ source, verb }),
+    discovererFailed: (source) => discovererFailures.inc({ source }),
+  };
+}
+
+function counter(registry: Registry, name: string, help: string, labelNames: string[]): Counter {
+  return existing<Counter>(registry, name) ?? new Counter({ name, help, labelNames, registers: [registry] });
+}
+
+function existing<M>(registry: Registry, name: string): M | undefined {
+  return registry.getSingleMetric(name) as M | undefined;
+}

@@ -1,0 +1,236 @@
+// Applies one discovery snapshot of one source to the cluster: create what is
+// missing, update what differs, delete what the source no longer describes.
+// Mirrors reconcileTopology in pkg/controllers/hypernode/hypernode_controller.go
+// and the write helpers of pkg/controllers/hypernode/utils/utils.go
+// (03-controller §4–§5), with the improvements of 00-overview §4 item 1: the
+// desired object is compared with the cached one and only differences are
+// written, status is never sent, cached objects are never mutated, and a name
+// held by an object this source does not own is reported once, not every round.
+
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock } from '../kube/clock.ts';
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
+import type { KubeObject, Lister } from '../kube/types.ts';
+import type { Logger } from '../log.ts';
+import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
+import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
+
+/** client-go's retry.DefaultRetry: 5 attempts, ~10 ms apart. */
+export const CONFLICT_RETRY_ATTEMPTS = 5;
+export const CONFLICT_RETRY_DELAY_MS = 10;
+/** How long an update that hit 409 waits for the informer to deliver the newer object. */
+export const CACHE_CATCH_UP_TIMEOUT_MS = 1_000;
+
+export interface ReconcilerDeps {
+  /** The HyperNode informer cache: `existing` and the update base come from here. */
+  hyperNodes: Lister<HyperNode>;
+  client: HyperNodeClient;
+  events: EventRecorder;
+  metrics: HyperNodeMetrics;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface ReconcileSummary {
+  discovered: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  failed: number;
+  /** Desired names held by an object this source does not own. */
+  foreign: number;
+}
+
+type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed' | 'foreign' | 'pending';
+
+export class TopologyReconciler {
+  /** Per source: name → resourceVersion of the foreign object already reported. */
+  private readonly reportedConflicts = new Map<string, Map<string, string>>();
+
+  constructor(private readonly deps: ReconcilerDeps) {}
+
+  async reconcile(source: string, discovered: readonly HyperNode[]): Promise<ReconcileSummary> {
+    const { logger, metrics, clock } = this.deps;
+    const started = clock.now();
+    logger.info('Starting topology reconciliation', { source, discoveredNodeCount: discovered.length });
+    const summary: ReconcileSummary = { discovered: discovered.length, created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, foreign: 0 };
+    let existing: Map<string, HyperNode>;
+    try {
+      existing = new Map(this.deps.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: source }).map((hn) => [hn.metadata.name, hn]));
+    } catch (err) {
+      logger.error('Failed to list existing HyperNodes', { source, err });
+      metrics.reconcileFailed(source);
+      summary.failed++;
+      return summary;
+    }
+
+    const conflicts = new Map<string, string>();
+    for (const [name, want] of desiredByName(source, discovered)) {
+      const current = existing.get(name);
+      existing.delete(name);
+      const outcome = current ? await this.update(source, want, current) : await this.create(source, want, conflicts);
+      count(summary, outcome);
+    }
+    for (const stale of existing.values()) count(summary, await this.delete(source, stale));
+    // Only conflicts still present this round are remembered; a resolved one is forgotten.
+    this.reportedConflicts.set(source, conflicts);
+
+    metrics.managed(source, summary.created + summary.updated + summary.unchanged);
+    metrics.reconcileDuration(source, (clock.now() - started) / 1000);
+    logger.info('Topology reconciliation completed', { source, ...summary });
+    return summary;
+  }
+
+  private async create(source: string, want: HyperNode, conflicts: Map<string, string>): Promise<Outcome> {
+    const name = want.metadata.name;
+    const holder = this.deps.hyperNodes.get(name);
+    if (holder) {
+      this.reportForeign(source, holder, conflicts);
+      return 'foreign';
+    }
+    this.deps.logger.info('Creating new HyperNode', { name, source });
+    try {
+      await this.deps.client.create(want);
+      this.deps.metrics.apiWrite(source, 'create');
+      return 'created';
+    } catch (err) {
+      if (isAlreadyExists(err)) {
+        // Our own earlier create, or a foreign object, that the cache has not
+        // seen yet: the next round sees it in the cache and knows which.
+        this.deps.logger.v(2).info('HyperNode exists but is not cached yet', { name, source });
+        return 'pending';
+      }
+      return this.fail('create', source, want, err);
+    }
+  }
+
+  private async update(source: string, want: HyperNode, cached: HyperNode): Promise<Outcome> {
+    const name = want.metadata.name;
+    let current: HyperNode | undefined = cached;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (!current) throw new ApiError(`hypernodes "${name}" not found in the cache`, 404, 'NotFound');
+        const body = desiredUpdate(current, want);
+        if (!differs(body, current)) return attempt === 1 ? 'unchanged' : 'updated';
+        if (attempt === 1) this.deps.logger.info('Updating HyperNode', { name, source });
+        try {
+          await this.deps.client.update(body);
+          this.deps.metrics.apiWrite(source, 'update');
+          return 'updated';
+        } catch (err) {
+          if (!isConflict(err) || attempt >= CONFLICT_RETRY_ATTEMPTS) throw err;
+          current = await this.awaitNewerCache(name, current.metadata.resourceVersion);
+        }
+      }
+    } catch (err) {
+      return this.fail('update', source, want, err);
+    }
+  }
+
+  private async delete(source: string, stale: HyperNode): Promise<Outcome> {
+    const name = stale.metadata.name;
+    this.deps.logger.info('Deleting HyperNode', { name, source });
+    try {
+      await this.deps.client.delete(name);
+      this.deps.metrics.apiWrite(source, 'delete');
+      return 'deleted';
+    } catch (err) {
+      // Already gone is what we wanted; the informer will drop it from the cache.
+      if (isNotFound(err)) return 'deleted';
+      return this.fail('delete', source, stale, err);
+    }
+  }
+
+  /** After a 409 the cache is behind the server: give the informer a moment to deliver. */
+  private async awaitNewerCache(name: string, staleVersion: string | undefined): Promise<HyperNode | undefined> {
+    const { clock, hyperNodes } = this.deps;
+    const deadline = clock.now() + CACHE_CATCH_UP_TIMEOUT_MS;
+    for (;;) {
+      await clock.sleep(CONFLICT_RETRY_DELAY_MS);
+      const current = hyperNodes.get(name);
+      if (!current || current.metadata.resourceVersion !== staleVersion || clock.now() >= deadline) return current;
+    }
+  }
+
+  private reportForeign(source: string, holder: HyperNode, conflicts: Map<string, string>): void {
+    const name = holder.metadata.name;
+    const version = holder.metadata.resourceVersion ?? '';
+    conflicts.set(name, version);
+    if (this.reportedConflicts.get(source)?.get(name) === version) return;
+    const owner = holder.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
+    const message = owner
+      ? `HyperNode ${name} is owned by discovery source "${owner}"; source "${source}" also describes it and leaves it alone`
+      : `HyperNode ${name} has no ${NETWORK_TOPOLOGY_SOURCE_LABEL} label; discovery source "${source}" describes it but does not take over objects it did not create`;
+    this.deps.logger.warn('HyperNode name is held by an object this source does not own', { name, source, owner: owner ?? '' });
+    this.deps.events.event(eventRef(holder), 'Warning', 'NameConflict', message);
+    this.deps.metrics.reconcileFailed(source);
+  }
+
+  private fail(verb: Exclude<WriteVerb, 'update_status'>, source: string, obj: HyperNode, err: unknown): Outcome {
+    const reason = `Failed${verb[0]!.toUpperCase()}${verb.slice(1)}`;
+    const detail = err instanceof Error ? err.message : String(err);
+    this.deps.logger.error(`Failed to ${verb} HyperNode`, { name: obj.metadata.name, source, err });
+    this.deps.events.event(eventRef(obj), 'Warning', reason, `Failed to ${verb} HyperNode for discovery source "${source}": ${detail}`);
+    this.deps.metrics.reconcileFailed(source);
+    return 'failed';
+  }
+}
+
+/**
+ * The snapshot keyed by name (a later duplicate wins, as in Go), each a copy
+ * carrying the source label, `spec.tier` always present, and no status: a
+ * create never sends the discoverer's empty status.
+ */
+export function desiredByName(source: string, discovered: readonly HyperNode[]): Map<string, HyperNode> {
+  const desired = new Map<string, HyperNode>();
+  for (const hn of discovered) {
+    const copy = structuredClone(hn);
+    delete copy.status;
+    copy.apiVersion = HYPERNODE_API_VERSION;
+    copy.kind = HYPERNODE_KIND;
+    copy.metadata.labels = { ...copy.metadata.labels, [NETWORK_TOPOLOGY_SOURCE_LABEL]: source };
+    copy.spec = { ...copy.spec, tier: copy.spec?.tier ?? 0 };
+    desired.set(copy.metadata.name, copy);
+  }
+  return desired;
+}
+
+/**
+ * The object to PUT for an existing HyperNode: a copy of the cached one (its
+ * resourceVersion included) with the spec replaced and the desired labels and
+ * annotations merged over the current ones (Go never removes labels). Status is
+ * left out: the main resource ignores it, and nodeCount belongs to status sync.
+ */
+export function desiredUpdate(current: HyperNode, want: HyperNode): HyperNode {
+  const body = structuredClone(current);
+  delete body.status;
+  body.spec = structuredClone(want.spec);
+  body.metadata.labels = { ...current.metadata.labels, ...want.metadata.labels };
+  if (want.metadata.annotations) body.metadata.annotations = { ...current.metadata.annotations, ...want.metadata.annotations };
+  return body;
+}
+
+/** True when PUTting `body` would change what the server holds as `current`. */
+function differs(body: HyperNode, current: HyperNode): boolean {
+  return (
+    !isDeepStrictEqual(plain(body.spec), plain(current.spec)) ||
+    !isDeepStrictEqual(body.metadata.labels ?? {}, current.metadata.labels ?? {}) ||
+    !isDeepStrictEqual(body.metadata.annotations ?? {}, current.metadata.annotations ?? {})
+  );
+}
+
+/** The JSON form (undefined fields dropped), which is what the server stores. */
+function plain(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+function eventRef(hn: HyperNode): KubeObject {
+  const { name, uid, resourceVersion } = hn.metadata;
+  return { apiVersion: HYPERNODE_API_VERSION, kind: HYPERNODE_KIND, metadata: { name, uid, resourceVersion } };
+}
+
+function count(summary: ReconcileSummary, outcome: Outcome): void {
+  if (outcome !== 'pending') summary[outcome]++;
+}

@@ -1,0 +1,144 @@
+// Keeps status.nodeCount of every HyperNode equal to the number of distinct
+// names its member selectors resolve to. Mirrors the status worker of
+// pkg/controllers/hypernode/hypernode_controller.go and the handlers of
+// hypernode_handler.go (03-controller §3), improved per 00-overview §4 items
+// 1 and 2: the status is written only when the count changes, and Node
+// additions, deletions and relabels recompute the HyperNodes whose count can
+// depend on them (Go only recomputes when the HyperNode itself changes).
+
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock } from '../kube/clock.ts';
+import { isConflict } from '../kube/errors.ts';
+import type { EventHandler, Lister, Tombstone } from '../kube/types.ts';
+import { RateLimitingQueue, type QueueMetrics } from '../kube/workqueue.ts';
+import type { Logger } from '../log.ts';
+import type { HyperNodeClient } from './api/interface.ts';
+import type { HyperNode, NodeMeta } from './api/types.ts';
+import { nodeCount } from './member-selector.ts';
+import type { HyperNodeMetrics } from './metrics.ts';
+
+export const STATUS_QUEUE_NAME = 'hypernode-status';
+/**
+ * Node events within this window cause one scan of the HyperNodes: a node pool
+ * scaling up by hundreds of Nodes recomputes each HyperNode once, not per Node.
+ */
+export const NODE_EVENT_COALESCE_MS = 100;
+
+export interface NodeCountSyncDeps {
+  hyperNodes: Lister<HyperNode>;
+  nodes: Lister<NodeMeta>;
+  client: HyperNodeClient;
+  metrics: HyperNodeMetrics;
+  clock: Clock;
+  logger: Logger;
+  queueMetrics?: QueueMetrics;
+}
+
+export class NodeCountSync {
+  /** HyperNode names whose count must be recomputed; one worker drains it. */
+  readonly queue: RateLimitingQueue;
+  private readonly stopCoalescing = new AbortController();
+  private nodeScanScheduled = false;
+
+  constructor(private readonly deps: NodeCountSyncDeps) {
+    this.queue = new RateLimitingQueue({ name: STATUS_QUEUE_NAME, clock: deps.clock, metrics: deps.queueMetrics });
+  }
+
+  /** HyperNode add and update (every update: our own writes, relists, hand edits). No delete: nothing to count. */
+  hyperNodeHandler(): EventHandler<HyperNode> {
+    return {
+      onAdd: (hn) => this.queue.add(hn.metadata.name),
+      onUpdate: (_old, hn) => this.queue.add(hn.metadata.name),
+    };
+  }
+
+  /** Node add, delete, and label changes; resyncs with unchanged labels are ignored. */
+  nodeHandler(): EventHandler<NodeMeta> {
+    return {
+      onAdd: () => this.scheduleNodeScan(),
+      onUpdate: (old, node) => {
+        if (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {})) this.scheduleNodeScan();
+      },
+      onDelete: (_node: NodeMeta | Tombstone<NodeMeta>) => this.scheduleNodeScan(),
+    };
+  }
+
+  /** The single status worker: returns once the queue is shut down and drained. */
+  async run(): Promise<void> {
+    for (;;) {
+      const name = await this.queue.get();
+      if (name === undefined) return;
+      try {
+        await this.sync(name);
+        this.queue.forget(name);
+      } catch (err) {
+        // A 409 only means our cache was behind; the informer's update re-queues it anyway.
+        const log = isConflict(err) ? this.deps.logger.v(2).info : this.deps.logger.error;
+        log.call(this.deps.logger, 'Error syncing HyperNode', { name, err });
+        this.queue.addRateLimited(name);
+      } finally {
+        this.queue.done(name);
+      }
+    }
+  }
+
+  /** Stops accepting work; run() finishes the current item and returns. */
+  shutDown(): void {
+    this.stopCoalescing.abort();
+    this.queue.shutDown();
+  }
+
+  /** Recomputes one HyperNode's count and writes the status if (and only if) it changed. */
+  async sync(name: string): Promise<void> {
+    const { hyperNodes, nodes, client, logger, metrics } = this.deps;
+    const hn = hyperNodes.get(name);
+    if (!hn) {
+      logger.v(4).info('HyperNode has been deleted, no status update needed', { name });
+      return;
+    }
+    // Go counts 0 when the Node cache cannot be read; we retry instead of writing a wrong 0.
+    const count = nodeCount(hn, nodes.list(), logger);
+    if ((hn.status?.nodeCount ?? 0) === count) return;
+    const body = structuredClone(hn);
+    body.status = { ...body.status, nodeCount: count };
+    // Go serialises nodeCount with omitempty: 0 is written as an absent field.
+    if (count === 0) delete body.status.nodeCount;
+    try {
+      await client.updateStatus(body);
+    } catch (err) {
+      throw new Error(`Failed to update HyperNode status: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    metrics.apiWrite('', 'update_status');
+    logger.v(3).info('Updated HyperNode nodeCount', { name, nodeCount: count });
+  }
+
+  private scheduleNodeScan(): void {
+    if (this.nodeScanScheduled || this.queue.isShuttingDown()) return;
+    this.nodeScanScheduled = true;
+    this.deps.clock.sleep(NODE_EVENT_COALESCE_MS, this.stopCoalescing.signal).then(
+      () => {
+        this.nodeScanScheduled = false;
+        this.enqueueNodeDependent();
+      },
+      () => {},
+    );
+  }
+
+  /**
+   * Enqueues the HyperNodes whose count can follow Nodes: those with a regex or
+   * label selector. Exact-match names count whether or not the Node exists
+   * (Go semantics), so their count never changes with Nodes.
+   */
+  private enqueueNodeDependent(): void {
+    let all: HyperNode[];
+    try {
+      all = this.deps.hyperNodes.list();
+    } catch (err) {
+      this.deps.logger.error('Failed to list HyperNodes for a Node change', { err });
+      return;
+    }
+    for (const hn of all) {
+      if ((hn.spec.members ?? []).some((m) => m.selector.regexMatch || m.selector.labelMatch)) this.queue.add(hn.metadata.name);
+    }
+  }
+}
