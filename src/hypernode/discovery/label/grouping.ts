@@ -1,0 +1,53 @@
+// One label discovery run: Nodes → groups → the snapshot of HyperNodes
+// (04-discovery §4.4, §4.6). Mirrors discoverHyperNodes / buildHyperNodes of
+// pkg/controllers/hypernode/discovery/label/label.go. Nodes and types are
+// walked in sorted order so the result does not depend on cache order.
+
+import type { Lister } from '../../../kube/types.ts';
+import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../api/types.ts';
+import type { Snapshot } from '../../api/interface.ts';
+import { chooseName, LABEL_SOURCE } from './naming.ts';
+import type { TopologyType } from './tiers.ts';
+
+interface Group {
+  tier: number;
+  tierName: string;
+  members: Set<string>;
+  labels: Record<string, string>;
+}
+
+/** Builds the complete desired set of label HyperNodes. Throws on a naming error. */
+export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): Snapshot {
+  const groups = new Map<string, Group>();
+  // (label key, value) → HyperNode name, shared by all types within the run (as in Go).
+  const byLabel = new Map<string, string>();
+  const sortedNodes = [...nodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
+  for (const node of sortedNodes) {
+    const labels = node.metadata.labels ?? {};
+    for (const type of types) {
+      let child = node.metadata.name;
+      for (const [i, key] of type.tiers.entries()) {
+        if (!Object.hasOwn(labels, key)) break;
+        const value = labels[key]!;
+        const labelId = JSON.stringify([key, value]);
+        const tier = i + 1;
+        const name = byLabel.get(labelId) ?? chooseName(hyperNodes, groups, type.name, key, value, tier);
+        let group = groups.get(name);
+        if (!group) {
+          group = { tier, tierName: key, members: new Set(), labels: { [key]: value } };
+          groups.set(name, group);
+        }
+        group.members.add(child);
+        byLabel.set(labelId, name);
+        child = name;
+      }
+    }
+  }
+  return [...groups.keys()].sort(compareBytes).map((name) => toHyperNode(name, groups.get(name)!));
+}
+
+function toHyperNode(name: string, g: Group): HyperNode {
+  const members = buildMembers([...g.members], g.tier === 1 ? 'Node' : 'HyperNode');
+  return buildWithTierName(name, g.tier, g.tierName, members, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE, ...g.labels });
+}

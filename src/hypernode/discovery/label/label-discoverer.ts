@@ -1,0 +1,149 @@
+// The label discoverer (`source: label`, 04-discovery §4): groups Nodes by the
+// configured label hierarchy and emits the complete set of label HyperNodes
+// whenever a relevant Node label or any HyperNode deletion changes the
+// picture. Mirrors pkg/controllers/hypernode/discovery/label/label.go, with
+// the fixes of 00-overview §4 item 5: Node tombstones are unwrapped, a failed
+// run is retried with backoff instead of wedging the worker, and bursts of
+// Node events are coalesced by a short debounce.
+
+import { isTombstone, type EventHandler, type HandlerRegistration, type Tombstone } from '../../../kube/types.ts';
+import { RateLimitingQueue } from '../../../kube/workqueue.ts';
+import type { Logger } from '../../../log.ts';
+import { Channel } from '../../../util/channel.ts';
+import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
+import type { NodeMeta } from '../../api/types.ts';
+import { discoverSnapshot } from './grouping.ts';
+import { LABEL_SOURCE } from './naming.ts';
+import { topologyTypes, type TopologyType } from './tiers.ts';
+
+/**
+ * How long a trigger waits before the run starts, so that a burst of Node
+ * events (a rollout relabelling hundreds of Nodes) costs one run. Go uses 1 ms.
+ */
+export const TRIGGER_DEBOUNCE_MS = 100;
+/** The queue holds one constant key: "a run is wanted". */
+const RUN_KEY = 'label-discovery';
+
+/** The Node's labels whose key appears in some tier list. */
+function relevantLabels(node: NodeMeta, keys: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [k, v] of Object.entries(node.metadata.labels ?? {})) if (keys.has(k)) out.set(k, v);
+  return out;
+}
+
+function sameLabels(a: Map<string, string>, b: Map<string, string>): boolean {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+}
+
+export class LabelDiscoverer implements Discoverer {
+  private readonly types: TopologyType[];
+  private readonly relevantKeys: Set<string>;
+  private readonly queue: RateLimitingQueue;
+  private readonly out = new Channel<Snapshot>(0);
+  /** Acknowledgements from the controller, handed over one at a time. */
+  private readonly acks = new Channel<true>(0);
+  private readonly stopping = new AbortController();
+  private readonly logger: Logger;
+  private registrations: HandlerRegistration[] = [];
+  private worker: Promise<void> | undefined;
+
+  constructor(
+    entry: DiscoveryEntry,
+    private readonly opts: DiscovererOptions,
+  ) {
+    this.logger = opts.logger.with({ source: LABEL_SOURCE });
+    this.types = topologyTypes(entry.config, this.logger);
+    this.relevantKeys = new Set(this.types.flatMap((t) => t.tiers));
+    this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock });
+  }
+
+  name(): string {
+    return LABEL_SOURCE;
+  }
+
+  async start(): Promise<Channel<Snapshot>> {
+    this.registrations.push(this.opts.nodes.addEventHandler(this.nodeHandler()));
+    this.registrations.push(this.opts.hyperNodes.addEventHandler({ onDelete: () => this.enqueue() }));
+    this.enqueue();
+    this.worker = this.runWorker();
+    return this.out;
+  }
+
+  resultSynced(): void {
+    // The worker takes the hand-over when it next waits; nothing to do once stopped.
+    void this.acks.send(true, this.stopping.signal);
+  }
+
+  async stop(): Promise<void> {
+    for (const r of this.registrations.splice(0)) {
+      try {
+        r.remove();
+      } catch (err) {
+        this.logger.error('Failed to remove event handler', { err });
+      }
+    }
+    this.stopping.abort();
+    this.queue.shutDown();
+    await this.worker;
+  }
+
+  private enqueue(): void {
+    this.queue.addAfter(RUN_KEY, TRIGGER_DEBOUNCE_MS);
+  }
+
+  private nodeHandler(): EventHandler<NodeMeta> {
+    const relevant = (n: NodeMeta) => relevantLabels(n, this.relevantKeys);
+    return {
+      onAdd: (node) => {
+        if (relevant(node).size > 0) this.enqueue();
+      },
+      onUpdate: (oldNode, newNode) => {
+        if (!sameLabels(relevant(oldNode), relevant(newNode))) this.enqueue();
+      },
+      onDelete: (obj: NodeMeta | Tombstone<NodeMeta>) => {
+        // Unlike Go, a "final state unknown" tombstone is unwrapped: its Node
+        // still leaves groups behind.
+        const node = isTombstone(obj) ? obj.obj : obj;
+        if (relevant(node).size > 0) this.enqueue();
+      },
+    };
+  }
+
+  private async runWorker(): Promise<void> {
+    const signal = this.stopping.signal;
+    try {
+      await Promise.all([this.opts.nodes.waitForSync(signal), this.opts.hyperNodes.waitForSync(signal)]);
+      for (;;) {
+        const key = await this.queue.get();
+        // shutDown() drains queued keys; after stop there is nobody to send to.
+        if (key === undefined || signal.aborted) return;
+        const delivered = await this.runOnce(key);
+        if (!delivered) continue; // nothing was sent, so no acknowledgement will come
+        await this.acks.recv(signal);
+      }
+    } catch (err) {
+      if (!signal.aborted) this.logger.error('Label discovery worker stopped unexpectedly', { err });
+    } finally {
+      this.out.close();
+    }
+  }
+
+  /** One discovery: true when a snapshot was handed to the manager. */
+  private async runOnce(key: string): Promise<boolean> {
+    try {
+      this.logger.v(3).info('Started label based hyperNode auto discovery');
+      const snapshot = discoverSnapshot(this.opts.nodes.list(), this.types, this.opts.hyperNodes);
+      this.logger.v(3).info('End label based hyperNode auto discovery', { hyperNodes: snapshot.length });
+      this.queue.forget(key);
+      return await this.out.send(snapshot, this.stopping.signal);
+    } catch (err) {
+      this.logger.error('Error discover HyperNode', { err, retries: this.queue.numRequeues(key) });
+      this.queue.addRateLimited(key);
+      return false;
+    } finally {
+      this.queue.done(key);
+    }
+  }
+}
+
+export const labelDiscovererFactory: DiscovererFactory = async (entry, opts) => new LabelDiscoverer(entry, opts);
