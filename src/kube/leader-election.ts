@@ -1,0 +1,275 @@
+// Leader election with client-go semantics (tools/leaderelection/leaderelection.go,
+// 02-runtime §7): an acquire loop retrying every retry period with jitter 1.2,
+// a renew loop that gives up after the renew deadline, the lease record rules
+// (acquireTime/leaseTransitions preserved by the same holder, bumped by a new
+// one), OnNewLeader reported asynchronously, and Events on the Lease.
+//
+// One deliberate improvement (00-overview §4 item 9): when the elector's signal
+// aborts while leading, it waits for OnStartedLeading's work to finish and then
+// releases the Lease (empty holder, leaseDurationSeconds 1, as client-go's
+// ReleaseOnCancel) so a standby takes over within about one retry period.
+
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '../log.ts';
+import { jitter } from './backoff.ts';
+import type { Clock } from './clock.ts';
+import { isNotFound } from './errors.ts';
+import { referenceTo, type EventSink } from './events.ts';
+import type { LeaderElectionRecord, ResourceLock } from './lease-lock.ts';
+
+export const JITTER_FACTOR = 1.2;
+
+export interface LeaderCallbacks {
+  /** Runs the leader's work; the signal aborts when leadership ends. The elector awaits it before releasing. */
+  onStartedLeading(signal: AbortSignal): Promise<void>;
+  onStoppedLeading(): void;
+  onNewLeader?(identity: string): void;
+}
+
+export interface LeaderElectionConfig {
+  lock: ResourceLock;
+  identity: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  callbacks: LeaderCallbacks;
+  /** Release the Lease when the signal aborts while leading (default true). */
+  releaseOnCancel?: boolean;
+  clock: Clock;
+  logger: Logger;
+  events?: EventSink;
+  /** leader_election_master_status. */
+  onLeadingChanged?(leading: boolean): void;
+  random?: () => number;
+}
+
+/** `<hostname>_<uuid>`: unique per process start; tests split at the first `_`. */
+export function newIdentity(host: string = hostname()): string {
+  return `${host}_${randomUUID()}`;
+}
+
+export class LeaderElector {
+  private readonly cfg: LeaderElectionConfig;
+  private readonly log: Logger;
+  private observedRecord: LeaderElectionRecord | undefined;
+  private observedRaw = '';
+  private observedTime = 0;
+  private reportedLeader = '';
+
+  constructor(cfg: LeaderElectionConfig) {
+    if (cfg.leaseDurationMs <= cfg.renewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
+    if (cfg.renewDeadlineMs <= JITTER_FACTOR * cfg.retryPeriodMs) throw new Error('renewDeadline must be greater than retryPeriod*JitterFactor');
+    this.cfg = cfg;
+    this.log = cfg.logger.with({ lock: cfg.lock.describe(), identity: cfg.identity });
+  }
+
+  isLeader(): boolean {
+    return this.observedRecord?.holderIdentity === this.cfg.identity;
+  }
+
+  /** The holder last observed ('' when none). */
+  getLeader(): string {
+    return this.observedRecord?.holderIdentity ?? '';
+  }
+
+  /**
+   * Campaigns until `signal` aborts or leadership is lost; resolves then.
+   * OnStoppedLeading is always called on the way out.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    try {
+      if (!(await this.acquire(signal))) return;
+      const leading = new AbortController();
+      this.cfg.onLeadingChanged?.(true);
+      const work = this.cfg.callbacks.onStartedLeading(leading.signal).catch((err) => {
+        this.log.error('Leader work failed', { err: err instanceof Error ? err.message : String(err) });
+      });
+      await this.renew(signal);
+      leading.abort(new Error('leadership ended'));
+      this.cfg.onLeadingChanged?.(false);
+      if (signal.aborted && this.isLeader() && (this.cfg.releaseOnCancel ?? true)) {
+        await work; // never hand over while our controller may still write
+        await this.release();
+      }
+    } finally {
+      this.cfg.callbacks.onStoppedLeading();
+    }
+  }
+
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    this.log.info('Attempting to acquire leader lease');
+    for (;;) {
+      if (signal.aborted) return false;
+      const ok = await this.tryAcquireOrRenew(signal);
+      this.maybeReportTransition();
+      if (ok) {
+        this.log.info('Successfully acquired lease');
+        this.event('became leader');
+        return true;
+      }
+      try {
+        await this.cfg.clock.sleep(jitter(this.cfg.retryPeriodMs, JITTER_FACTOR, this.cfg.random), signal);
+      } catch {
+        return false;
+      }
+    }
+  }
+
+  /** Renews every retry period; returns when `signal` aborts or the renew deadline passed without success. */
+  private async renew(signal: AbortSignal): Promise<void> {
+    const { clock, retryPeriodMs, renewDeadlineMs } = this.cfg;
+    while (!signal.aborted) {
+      const deadline = new AbortController();
+      const timer = new AbortController();
+      clock.sleep(renewDeadlineMs, timer.signal).then(
+        () => deadline.abort(new Error('renew deadline exceeded')),
+        () => {},
+      );
+      const attempt = AbortSignal.any([signal, deadline.signal]);
+      let renewed = false;
+      try {
+        for (;;) {
+          renewed = await this.tryAcquireOrRenew(attempt);
+          if (renewed || attempt.aborted) break;
+          try {
+            await clock.sleep(retryPeriodMs, attempt);
+          } catch {
+            break;
+          }
+        }
+      } finally {
+        timer.abort();
+      }
+      this.maybeReportTransition();
+      if (signal.aborted) return;
+      if (!renewed) {
+        this.log.info('Failed to renew lease', { reason: 'timed out waiting for the condition' });
+        this.event('stopped leading');
+        return;
+      }
+      try {
+        await clock.sleep(retryPeriodMs, signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  private isLeaseValid(now: number): boolean {
+    return this.observedTime + (this.observedRecord?.leaseDurationSeconds ?? 0) * 1000 > now;
+  }
+
+  private setObserved(record: LeaderElectionRecord, raw?: string): void {
+    this.observedRecord = record;
+    if (raw !== undefined) this.observedRaw = raw;
+    this.observedTime = this.cfg.clock.now();
+  }
+
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const { lock, clock, identity } = this.cfg;
+    const now = clock.now();
+    const record: LeaderElectionRecord = {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.round(this.cfg.leaseDurationMs / 1000),
+      renewTime: now,
+      acquireTime: now,
+      leaderTransitions: 0,
+    };
+
+    // Fast path: still leader and the lease is valid locally → write from the cached record.
+    if (this.isLeader() && this.isLeaseValid(now)) {
+      const old = this.observedRecord!;
+      const renewal = { ...record, acquireTime: old.acquireTime, leaderTransitions: old.leaderTransitions };
+      try {
+        await lock.update(renewal, signal);
+        this.setObserved(renewal);
+        return true;
+      } catch (err) {
+        if (signal.aborted) return false;
+        this.log.v(2).info('Failed to update lock optimistically, falling back to slow path', { err: message(err) });
+      }
+    }
+
+    let current: { record: LeaderElectionRecord; raw: string };
+    try {
+      current = await lock.get(signal);
+    } catch (err) {
+      if (!isNotFound(err)) {
+        if (!signal.aborted) this.log.error('Error retrieving resource lock', { err: message(err) });
+        return false;
+      }
+      try {
+        await lock.create(record, signal);
+      } catch (createErr) {
+        if (!signal.aborted) this.log.error('Error initially creating leader election record', { err: message(createErr) });
+        return false;
+      }
+      this.setObserved(record);
+      return true;
+    }
+
+    if (current.raw !== this.observedRaw) this.setObserved(current.record, current.raw);
+    if (current.record.holderIdentity !== '' && this.isLeaseValid(now) && !this.isLeader()) {
+      this.log.v(4).info('Lock is held by another identity and has not yet expired', { holder: current.record.holderIdentity });
+      return false;
+    }
+
+    if (this.isLeader()) {
+      record.acquireTime = current.record.acquireTime;
+      record.leaderTransitions = current.record.leaderTransitions;
+    } else {
+      record.leaderTransitions = current.record.leaderTransitions + 1;
+    }
+    try {
+      await lock.update(record, signal);
+    } catch (err) {
+      if (!signal.aborted) this.log.error('Failed to update lock', { err: message(err) });
+      return false;
+    }
+    this.setObserved(record);
+    return true;
+  }
+
+  /** ReleaseOnCancel: an empty holder with a 1 s lease lets a standby take over at its next retry. */
+  private async release(): Promise<void> {
+    const now = this.cfg.clock.now();
+    const record: LeaderElectionRecord = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      renewTime: now,
+      acquireTime: now,
+      leaderTransitions: this.observedRecord?.leaderTransitions ?? 0,
+    };
+    try {
+      await this.cfg.lock.update(record, AbortSignal.timeout(this.cfg.renewDeadlineMs));
+      this.setObserved(record);
+      this.log.info('Released leader lease');
+    } catch (err) {
+      this.log.error('Failed to release lock', { err: message(err) });
+    }
+  }
+
+  private maybeReportTransition(): void {
+    const holder = this.observedRecord?.holderIdentity ?? '';
+    if (holder === this.reportedLeader) return;
+    this.reportedLeader = holder;
+    const cb = this.cfg.callbacks.onNewLeader;
+    if (cb) setImmediate(() => cb(holder));
+  }
+
+  private event(what: string): void {
+    const lease = this.cfg.lock.object();
+    if (!this.cfg.events || !lease) return;
+    void this.cfg.events.record(
+      referenceTo({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }),
+      'Normal',
+      'LeaderElection',
+      `${this.cfg.identity} ${what}`,
+    );
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

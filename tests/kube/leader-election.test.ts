@@ -1,0 +1,267 @@
+// Leader election state machine with a fake clock and an in-memory Lease store:
+// client-go's record rules and timings, and the release on shutdown.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ApiError } from '../../src/kube/errors.ts';
+import type { EventSink, ObjectReference } from '../../src/kube/events.ts';
+import { LeaderElector, newIdentity } from '../../src/kube/leader-election.ts';
+import { formatMicroTime, recordFromSpec, specFromRecord, type LeaderElectionRecord, type Lease, type LeaseSpec, type ResourceLock } from '../../src/kube/lease-lock.ts';
+import { nullLogger } from '../../src/log.ts';
+import { FakeClock, settle } from './fake-clock.ts';
+
+const LEASE_MS = 15_000;
+const RENEW_MS = 10_000;
+const RETRY_MS = 2_000;
+
+/** One Lease in memory with resourceVersion checks, shared by several locks. */
+class LeaseStore {
+  lease: Lease | undefined;
+  private rv = 0;
+  writes = 0;
+  failing = new Set<string>();
+  get(): Lease {
+    if (!this.lease) throw new ApiError('leases "l" not found', 404, 'NotFound');
+    return structuredClone(this.lease);
+  }
+  put(lease: Lease, create: boolean, who: string): Lease {
+    if (this.failing.has(who)) throw new Error('connection refused');
+    if (create && this.lease) throw new ApiError('already exists', 409, 'AlreadyExists');
+    if (!create && lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw new ApiError('conflict', 409, 'Conflict');
+    this.writes++;
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
+    return structuredClone(this.lease);
+  }
+  spec(): LeaseSpec {
+    return this.lease!.spec!;
+  }
+}
+
+class MemoryLock implements ResourceLock {
+  private last: Lease | undefined;
+  constructor(
+    private readonly store: LeaseStore,
+    private readonly who: string,
+  ) {}
+  async get() {
+    if (this.store.failing.has(this.who)) throw new Error('connection refused');
+    this.last = this.store.get();
+    return { record: recordFromSpec(this.last.spec), raw: JSON.stringify(this.last.spec) };
+  }
+  async create(r: LeaderElectionRecord) {
+    this.last = this.store.put({ metadata: { name: 'l', namespace: 'ns' }, spec: specFromRecord(r) }, true, this.who);
+  }
+  async update(r: LeaderElectionRecord) {
+    if (!this.last) throw new Error('lease not initialized');
+    this.last = this.store.put({ ...this.last, spec: specFromRecord(r) }, false, this.who);
+  }
+  describe() {
+    return 'ns/l';
+  }
+  object() {
+    return this.last;
+  }
+}
+
+interface Candidate {
+  id: string;
+  elector: LeaderElector;
+  stop: AbortController;
+  done: Promise<void>;
+  started: number;
+  stopped: number;
+  leading: boolean;
+  leaders: string[];
+  workDone: boolean;
+  events: string[];
+}
+
+function candidate(store: LeaseStore, clock: FakeClock, id: string, opts: { workStopMs?: number } = {}): Candidate {
+  const c = { id, started: 0, stopped: 0, leading: false, leaders: [], workDone: false, events: [] } as unknown as Candidate;
+  const events: EventSink = {
+    async record(_ref: ObjectReference, _type, _reason, message) {
+      c.events.push(message);
+    },
+  };
+  c.stop = new AbortController();
+  c.elector = new LeaderElector({
+    lock: new MemoryLock(store, id),
+    identity: id,
+    leaseDurationMs: LEASE_MS,
+    renewDeadlineMs: RENEW_MS,
+    retryPeriodMs: RETRY_MS,
+    clock,
+    logger: nullLogger,
+    events,
+    random: () => 0,
+    onLeadingChanged: (l) => (c.leading = l),
+    callbacks: {
+      async onStartedLeading(signal) {
+        c.started++;
+        await new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
+        if (opts.workStopMs) await clock.sleep(opts.workStopMs);
+        c.workDone = true;
+      },
+      onStoppedLeading: () => c.stopped++,
+      onNewLeader: (l) => c.leaders.push(l),
+    },
+  });
+  c.done = c.elector.run(c.stop.signal);
+  return c;
+}
+
+test('identity is <hostname>_<uuid v4>, new per process start', () => {
+  const a = newIdentity('pod-a');
+  assert.match(a, /^pod-a_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.is.not(newIdentity('pod-a'), a);
+});
+
+test('MicroTime is RFC 3339 with exactly 6 fractional digits', () => {
+  assert.is(formatMicroTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02T03:04:05.678000Z');
+  assert.is(formatMicroTime(Date.UTC(2026, 0, 2, 3, 4, 5, 0)), '2026-01-02T03:04:05.000000Z');
+});
+
+test('first candidate creates the Lease with a full client-go record and becomes leader', async () => {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const a = candidate(store, clock, 'a_1');
+  await settle();
+  assert.is(a.started, 1);
+  assert.ok(a.leading);
+  assert.equal(store.spec(), {
+    holderIdentity: 'a_1',
+    leaseDurationSeconds: 15,
+    acquireTime: formatMicroTime(clock.now()),
+    renewTime: formatMicroTime(clock.now()),
+    leaseTransitions: 0,
+  });
+  assert.equal(a.events, ['a_1 became leader']);
+  await settle();
+  assert.equal(a.leaders, ['a_1']);
+  a.stop.abort();
+  await clock.advance(0);
+  await a.done;
+});
+
+test('renewals every retry period keep acquireTime and leaseTransitions and move renewTime', async () => {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const a = candidate(store, clock, 'a_1');
+  await settle();
+  const acquired = store.spec().acquireTime;
+  await clock.advance(RETRY_MS);
+  assert.is(store.spec().renewTime, formatMicroTime(clock.now()));
+  assert.is(store.spec().acquireTime, acquired);
+  assert.is(store.spec().leaseTransitions, 0);
+  const writes = store.writes;
+  await clock.advance(RETRY_MS * 3);
+  assert.is(store.writes, writes + 3);
+  a.stop.abort();
+  await clock.advance(0);
+  await a.done;
+});
+
+test('a follower waits while the lease is valid, reports the leader, and takes over after the lease expires', async () => {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const a = candidate(store, clock, 'a_1');
+  await settle();
+  const b = candidate(store, clock, 'b_2');
+  await settle();
+  assert.is(b.started, 0);
+  assert.equal(b.leaders, ['a_1']);
+  // a crashes: no more renewals, no release.
+  store.failing.add('a_1');
+  const crashedAt = clock.now();
+  // a's lease was last renewed at crashedAt; b only trusts its own observation time.
+  await clock.advance(LEASE_MS - RETRY_MS);
+  assert.is(b.started, 0, 'b must not take over before the lease duration passed');
+  await clock.advance(RETRY_MS * 2 + 1);
+  assert.is(b.started, 1);
+  assert.ok(clock.now() - crashedAt <= LEASE_MS + 2 * RETRY_MS + 1);
+  assert.is(store.spec().holderIdentity, 'b_2');
+  assert.is(store.spec().leaseTransitions, 1);
+  assert.is(store.spec().acquireTime, store.spec().renewTime);
+  await settle();
+  assert.equal(b.leaders, ['a_1', 'b_2']);
+  // meanwhile a could not renew within the renew deadline: it lost leadership.
+  assert.is(a.stopped, 1);
+  assert.equal(a.events, ['a_1 became leader', 'a_1 stopped leading']);
+  await a.done;
+  b.stop.abort();
+  await clock.advance(0);
+  await b.done;
+});
+
+test('a leader that cannot renew within the renew deadline stops leading and its work is cancelled', async () => {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const a = candidate(store, clock, 'a_1');
+  await settle();
+  store.failing.add('a_1');
+  await clock.advance(RETRY_MS + RENEW_MS - 1);
+  assert.is(a.stopped, 0, 'still within the renew deadline');
+  await clock.advance(2);
+  await a.done;
+  assert.is(a.stopped, 1);
+  assert.not.ok(a.leading);
+  assert.ok(a.workDone, 'leader work saw its signal abort');
+  assert.is(store.spec().holderIdentity, 'a_1', 'a lost lease is not released');
+});
+
+test('on shutdown the leader waits for its work, then releases the Lease; a standby takes over within one retry period', async () => {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const a = candidate(store, clock, 'a_1', { workStopMs: 500 });
+  await settle();
+  const b = candidate(store, clock, 'b_2');
+  await settle();
+  await clock.advance(RETRY_MS / 2);
+  a.stop.abort();
+  await settle();
+  assert.is(store.spec().holderIdentity, 'a_1', 'not released while the leader work still runs');
+  await clock.advance(500);
+  await a.done;
+  assert.ok(a.workDone);
+  assert.is(a.stopped, 1);
+  assert.is(store.spec().holderIdentity, '');
+  assert.is(store.spec().leaseDurationSeconds, 1);
+  assert.is(store.spec().leaseTransitions, 0);
+  const releasedAt = clock.now();
+  await clock.advance(RETRY_MS);
+  assert.is(b.started, 1);
+  assert.ok(clock.now() - releasedAt <= RETRY_MS);
+  assert.is(store.spec().holderIdentity, 'b_2');
+  assert.is(store.spec().leaseTransitions, 1);
+  await settle();
+  assert.equal(b.leaders, ['a_1', 'b_2'], 'the empty holder is taken over in the same attempt');
+  b.stop.abort();
+  await clock.advance(0);
+  await b.done;
+});
+
+test('a follower signalled while waiting to acquire returns promptly and calls OnStoppedLeading', async () => {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const a = candidate(store, clock, 'a_1');
+  await settle();
+  const b = candidate(store, clock, 'b_2');
+  await settle();
+  b.stop.abort();
+  await settle();
+  await b.done;
+  assert.is(b.started, 0);
+  assert.is(b.stopped, 1);
+  assert.is(store.spec().holderIdentity, 'a_1', 'a follower never writes the Lease on shutdown');
+  a.stop.abort();
+  await clock.advance(0);
+  await a.done;
+});
+
+test('timings are validated as client-go does', () => {
+  const base = { lock: new MemoryLock(new LeaseStore(), 'x'), identity: 'x', clock: new FakeClock(), logger: nullLogger, callbacks: { onStartedLeading: async () => {}, onStoppedLeading() {} } };
+  assert.throws(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }), /leaseDuration must be greater than renewDeadline/);
+  assert.throws(() => new LeaderElector({ ...base, leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }), /renewDeadline must be greater than retryPeriod\*JitterFactor/);
+});
+
+test.run();
