@@ -1,0 +1,200 @@
+// Shared stand-ins for the HyperNode controller tests: a clock the test drives,
+// an Event recorder that remembers what it was told, a logger that keeps its
+// lines, metric read-back, and scriptable discoverers.
+
+import type { Registry } from 'prom-client';
+import type { Clock } from '../../../src/kube/clock.ts';
+import { abortReason } from '../../../src/kube/clock.ts';
+import type { KubeObject } from '../../../src/kube/types.ts';
+import { createLogger, type Logger } from '../../../src/log.ts';
+import { Channel } from '../../../src/util/channel.ts';
+import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { ConfigMap } from '../../../src/hypernode/api/types.ts';
+
+interface Timer {
+  at: number;
+  resolve: () => void;
+}
+
+/**
+ * Time that moves only when told. `advance(ms)` fires every sleep due by then,
+ * in order. With `auto`, each sleep also advances time to the earliest pending
+ * timer on the next macrotask, so code that sleeps briefly runs to completion
+ * without the test stepping it (only for code whose sleeps end).
+ */
+export class FakeClock implements Clock {
+  private time = 1_700_000_000_000;
+  private timers: Timer[] = [];
+
+  constructor(private readonly auto = false) {}
+
+  now(): number {
+    return this.time;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise((resolve, reject) => {
+      const timer: Timer = {
+        at: this.time + Math.max(0, ms),
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.timers = this.timers.filter((t) => t !== timer);
+        reject(abortReason(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.timers.push(timer);
+      if (this.auto) setImmediate(() => this.fireEarliest());
+    });
+  }
+
+  advance(ms: number): void {
+    const until = this.time + ms;
+    for (;;) {
+      const next = this.earliest();
+      if (!next || next.at > until) break;
+      this.fire(next);
+    }
+    this.time = until;
+  }
+
+  pending(): number {
+    return this.timers.length;
+  }
+
+  private fireEarliest(): void {
+    const next = this.earliest();
+    if (next) this.fire(next);
+  }
+
+  private earliest(): Timer | undefined {
+    return this.timers.reduce<Timer | undefined>((a, t) => (!a || t.at < a.at ? t : a), undefined);
+  }
+
+  private fire(timer: Timer): void {
+    this.timers = this.timers.filter((t) => t !== timer);
+    this.time = Math.max(this.time, timer.at);
+    timer.resolve();
+  }
+}
+
+export interface RecordedEvent {
+  kind: string | undefined;
+  name: string;
+  type: EventType;
+  reason: string;
+  message: string;
+}
+
+export class RecordingEvents implements EventRecorder {
+  readonly events: RecordedEvent[] = [];
+  event(regarding: KubeObject, type: EventType, reason: string, message: string): void {
+    this.events.push({ kind: regarding.kind, name: regarding.metadata.name, type, reason, message });
+  }
+  reasons(): string[] {
+    return this.events.map((e) => `${e.reason} ${e.name}`);
+  }
+}
+
+/** A klog logger at -v=4 whose lines the test reads. */
+export function capturingLogger(): { logger: Logger; lines: string[]; messages: () => string[] } {
+  const lines: string[] = [];
+  const logger = createLogger({ verbosity: 4, skipHeaders: true, sink: { write: (l) => lines.push(l.trimEnd()) } });
+  return { logger, lines, messages: () => lines.map((l) => l.split(' ').filter((w) => !w.includes('=')).join(' ')) };
+}
+
+/** The value of one sample of a metric family, 0 when absent. */
+export async function metricValue(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  if (!metric) return 0;
+  const data = await metric.get();
+  const sample = data.values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val) && !('le' in v.labels));
+  return sample?.value ?? 0;
+}
+
+/** One started instance of a ScriptedSource: the test pushes snapshots through `emit`. */
+export class ScriptedDiscoverer implements Discoverer {
+  readonly output = new Channel<Snapshot>(1);
+  acks = 0;
+  stopped = false;
+  constructor(
+    readonly source: string,
+    readonly entry: DiscoveryEntry,
+  ) {}
+  async start(): Promise<Channel<Snapshot>> {
+    return this.output;
+  }
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.output.close();
+  }
+  name(): string {
+    return this.source;
+  }
+  resultSynced(): void {
+    this.acks++;
+  }
+  emit(snapshot: Snapshot): Promise<boolean> {
+    return this.output.send(snapshot);
+  }
+}
+
+/**
+ * A DiscovererFactory whose instances the test can reach. `failWith` makes
+ * construction fail (like an unusable entry) until cleared; `failStartWith`
+ * makes start() fail (like missing UFM credentials).
+ */
+export class ScriptedSource {
+  readonly instances: ScriptedDiscoverer[] = [];
+  attempts = 0;
+  failWith: string | undefined;
+  failStartWith: string | undefined;
+
+  constructor(readonly source: string) {}
+
+  readonly factory: DiscovererFactory = async (entry) => {
+    this.attempts++;
+    if (this.failWith) throw new Error(this.failWith);
+    const d = new ScriptedDiscoverer(this.source, entry);
+    if (this.failStartWith) {
+      const reason = this.failStartWith;
+      d.start = () => Promise.reject(new Error(reason));
+    }
+    this.instances.push(d);
+    return d;
+  };
+
+  /** The most recently created instance. */
+  get current(): ScriptedDiscoverer {
+    const d = this.instances.at(-1);
+    if (!d) throw new Error(`source ${this.source} has no instance`);
+    return d;
+  }
+
+  running(): ScriptedDiscoverer[] {
+    return this.instances.filter((d) => !d.stopped);
+  }
+}
+
+export const CM_NAMESPACE = 'volcano-system';
+export const CM_NAME = 'volcano-controller-configmap';
+export const CM_LOCATION = { namespace: CM_NAMESPACE, name: CM_NAME, key: 'volcano-controller.conf' } as const;
+
+/** The discovery ConfigMap holding `yaml` under volcano-controller.conf. */
+export function discoveryConfigMap(yaml: string, extra: Record<string, string> = {}): ConfigMap {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: CM_NAMESPACE, name: CM_NAME, uid: 'cm-uid' }, data: { 'volcano-controller.conf': yaml, ...extra } };
+}
+
+/** A networkTopologyDiscovery document from `{source, enabled?, config?}` items. */
+export function discoveryYaml(entries: Array<{ source: string; enabled?: boolean; config?: Record<string, unknown> }>): string {
+  const lines = ['networkTopologyDiscovery:'];
+  for (const e of entries) {
+    lines.push(`  - source: ${e.source}`, `    enabled: ${e.enabled ?? true}`);
+    if (e.config) lines.push(`    config: ${JSON.stringify(e.config)}`);
+  }
+  return lines.join('\n') + '\n';
+}
