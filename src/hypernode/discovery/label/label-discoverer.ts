@@ -45,6 +45,8 @@ export class LabelDiscoverer implements Discoverer {
   private readonly stopping = new AbortController();
   private readonly logger: Logger;
   private registrations: HandlerRegistration[] = [];
+  /** A debounce delay is running; further triggers ride on it. */
+  private triggerArmed = false;
   private worker: Promise<void> | undefined;
 
   constructor(
@@ -87,8 +89,21 @@ export class LabelDiscoverer implements Discoverer {
     await this.worker;
   }
 
+  /**
+   * Wants a run after the debounce delay. Triggers during the delay join it;
+   * triggers during a run arm a new delay, and the queue defers that key until
+   * the run is done, so a burst costs at most one further run.
+   */
   private enqueue(): void {
-    this.queue.addAfter(RUN_KEY, TRIGGER_DEBOUNCE_MS);
+    if (this.triggerArmed || this.stopping.signal.aborted) return;
+    this.triggerArmed = true;
+    this.opts.clock.sleep(TRIGGER_DEBOUNCE_MS, this.stopping.signal).then(
+      () => {
+        this.triggerArmed = false;
+        this.queue.add(RUN_KEY);
+      },
+      () => {}, // stopped
+    );
   }
 
   private nodeHandler(): EventHandler<NodeMeta> {

@@ -1,0 +1,193 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
+import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import type { Clock } from '../../../src/kube/clock.ts';
+import { abortReason } from '../../../src/kube/clock.ts';
+import type { Channel } from '../../../src/util/channel.ts';
+import { nullLogger } from '../../../src/log.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { within } from '../../support/wait.ts';
+
+const HN = 'volcano.sh/hypernode';
+const HC = 'volcano.sh/hypercluster';
+
+/** Time that moves only when the test says so. */
+class ManualClock implements Clock {
+  private t = 0;
+  private timers: { at: number; fire: () => void }[] = [];
+  now = () => this.t;
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      const onAbort = () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        reject(abortReason(signal!));
+      };
+      const timer = {
+        at: this.t + ms,
+        fire: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+  async advance(ms: number): Promise<void> {
+    this.t += ms;
+    const due = this.timers.filter((x) => x.at <= this.t);
+    this.timers = this.timers.filter((x) => x.at > this.t);
+    for (const x of due) x.fire();
+    await settle();
+  }
+}
+
+/** Lets every pending callback and promise chain run (no timers involved). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** The next snapshot if one is being offered once everything has settled, else 'none'. */
+async function offered(ch: Channel<Snapshot>): Promise<Snapshot | 'none' | 'closed'> {
+  const ac = new AbortController();
+  let result: Snapshot | 'none' | 'closed' = 'none';
+  const p = ch.recv(ac.signal).then(
+    (r) => void (result = r.done ? 'closed' : r.value),
+    () => {},
+  );
+  await settle();
+  ac.abort();
+  await p;
+  return result;
+}
+
+const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
+const entry: DiscoveryEntry = {
+  source: 'label',
+  enabled: true,
+  intervalMs: 3_600_000,
+  config: { networkTopologyTypes: { topologyA3: [{ nodeLabel: HC }, { nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }] } },
+};
+function guideNodes(): NodeMeta[] {
+  return Array.from({ length: 8 }, (_, i) => node(`node${i}`, { [HN]: `s${i >> 1}`, [HC]: i < 4 ? 's4' : 's5', other: 'x' }));
+}
+
+interface Rig {
+  clock: ManualClock;
+  nodes: FakeInformer<NodeMeta>;
+  hyperNodes: FakeInformer<HyperNode>;
+  d: Discoverer;
+  ch: Channel<Snapshot>;
+}
+
+async function startRig(opts: { nodesSynced?: boolean } = {}): Promise<Rig> {
+  const clock = new ManualClock();
+  const nodes = new FakeInformer<NodeMeta>({ initial: guideNodes(), synced: opts.nodesSynced ?? true });
+  const hyperNodes = new FakeInformer<HyperNode>();
+  const d = await labelDiscovererFactory(entry, { nodes, hyperNodes, clock, logger: nullLogger, secrets: { get: () => Promise.reject(new Error('unused')) } });
+  const ch = await d.start();
+  return { clock, nodes, hyperNodes, d, ch };
+}
+
+/** Advances past the debounce and returns what the discoverer offers, acknowledging it. */
+async function round(rig: Rig): Promise<Snapshot | 'none' | 'closed'> {
+  await rig.clock.advance(TRIGGER_DEBOUNCE_MS);
+  const got = await offered(rig.ch);
+  if (Array.isArray(got)) rig.d.resultSynced();
+  return got;
+}
+
+test('start: one snapshot of the user-guide topology after the debounce, nothing before', async () => {
+  const rig = await startRig();
+  assert.is(rig.d.name(), 'label');
+  await rig.clock.advance(TRIGGER_DEBOUNCE_MS - 1);
+  assert.is(await offered(rig.ch), 'none', 'still debouncing');
+  const snap = await round(rig);
+  assert.ok(Array.isArray(snap));
+  assert.is((snap as Snapshot).length, 6);
+  assert.is(await round(rig), 'none', 'eight synthetic adds coalesced into one run');
+  await rig.d.stop();
+});
+
+test('irrelevant label changes and HyperNode adds do not trigger; relevant ones do, coalesced', async () => {
+  const rig = await startRig();
+  assert.ok(Array.isArray(await round(rig)));
+  rig.nodes.apply(node('node0', { [HN]: 's0', [HC]: 's4', other: 'changed' }));
+  rig.hyperNodes.apply({ metadata: { name: 'manual' }, spec: { tier: 1 } });
+  assert.is(await round(rig), 'none');
+  for (let i = 0; i < 8; i++) rig.nodes.apply(node(`node${i}`, { [HN]: 'moved', [HC]: 's4' }));
+  const snap = (await round(rig)) as Snapshot;
+  assert.is(snap.length, 2, 'one tier-1 and one tier-2 group left');
+  assert.is(await round(rig), 'none', 'the burst cost one run');
+  await rig.d.stop();
+});
+
+test('Node adds and deletes (including tombstones) with relevant labels trigger', async () => {
+  const rig = await startRig();
+  await round(rig);
+  rig.nodes.apply(node('plain', { other: 'y' }));
+  assert.is(await round(rig), 'none', 'a Node without configured labels');
+  rig.nodes.apply(node('node8', { [HN]: 's9' }));
+  assert.is(((await round(rig)) as Snapshot).length, 7);
+  rig.nodes.remove('node8', { tombstone: true });
+  assert.is(((await round(rig)) as Snapshot).length, 6, 'tombstone unwrapped');
+  rig.nodes.remove('plain');
+  assert.is(await round(rig), 'none');
+  await rig.d.stop();
+});
+
+test('any HyperNode delete triggers, tombstones included', async () => {
+  const rig = await startRig();
+  await round(rig);
+  rig.hyperNodes.apply({ metadata: { name: 'a' }, spec: { tier: 1 } });
+  rig.hyperNodes.apply({ metadata: { name: 'b' }, spec: { tier: 1 } });
+  rig.hyperNodes.remove('a');
+  assert.ok(Array.isArray(await round(rig)));
+  rig.hyperNodes.remove('b', { tombstone: true });
+  assert.ok(Array.isArray(await round(rig)));
+  await rig.d.stop();
+});
+
+test('a failed run sends nothing and is retried with backoff without an acknowledgement', async () => {
+  const rig = await startRig();
+  rig.hyperNodes.failReads(new Error('cache broken'));
+  assert.is(await round(rig), 'none');
+  rig.hyperNodes.failReads(undefined);
+  await rig.clock.advance(1_000); // past the first rate-limited delays
+  const snap = await offered(rig.ch);
+  assert.ok(Array.isArray(snap), 'retried on its own: the worker is not wedged');
+  await rig.d.stop();
+});
+
+test('no snapshot until the Node cache has synced', async () => {
+  const rig = await startRig({ nodesSynced: false });
+  assert.is(await round(rig), 'none');
+  rig.nodes.markSynced();
+  const snap = await round(rig);
+  assert.is((snap as Snapshot).length, 6);
+  await rig.d.stop();
+});
+
+test('stop unregisters handlers, closes the stream, and later acknowledgements are harmless', async () => {
+  const rig = await startRig();
+  assert.is(rig.nodes.handlerCount(), 1);
+  assert.is(rig.hyperNodes.handlerCount(), 1);
+  await rig.clock.advance(TRIGGER_DEBOUNCE_MS); // a snapshot is now waiting for a receiver
+  await within(rig.d.stop(), 2000, 'stop while a send is pending');
+  assert.is(rig.nodes.handlerCount(), 0);
+  assert.is(rig.hyperNodes.handlerCount(), 0);
+  assert.is(await offered(rig.ch), 'closed');
+  rig.d.resultSynced();
+});
+
+test('a waiting worker stops promptly', async () => {
+  const rig = await startRig();
+  await round(rig); // the worker now waits for the next trigger
+  await within(rig.d.stop(), 2000, 'stop');
+  assert.ok(rig.ch.isClosed());
+});
+
+test.run();
