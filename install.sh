@@ -1,0 +1,341 @@
+#!/bin/sh
+# Installs vc-hypernode-controller-manager on a bare Linux node: the binary,
+# its hardened systemd unit, an environment file for extra flags and an
+# uninstall script (docs/deploy.md). In the spirit of the k3s installer:
+#
+#   curl -sfL <release-url>/install.sh | INSTALL_VC_HNC_BASE_URL=<release-url> sh -
+#
+# Every option is a flag and an environment variable (flags win):
+#   --version V        INSTALL_VC_HNC_VERSION      release to install (default: latest)
+#   --base-url URL     INSTALL_VC_HNC_BASE_URL     releases live at <URL>/<version>/
+#   --bin-file FILE    INSTALL_VC_HNC_BIN_FILE     install this local executable instead of
+#                                                  downloading; SHA256SUMS and the .service
+#                                                  file are taken from its directory
+#   --install-dir DIR  INSTALL_VC_HNC_BIN_DIR      default /usr/local/bin
+#   --kubeconfig FILE  INSTALL_VC_HNC_KUBECONFIG   default /etc/vc-hypernode-controller-manager/kubeconfig
+#   --flags "..."      INSTALL_VC_HNC_EXTRA_FLAGS  extra controller flags (environment file)
+#   --skip-systemd     INSTALL_VC_HNC_SKIP_SYSTEMD=true   binary and uninstall script only
+#   --skip-start       INSTALL_VC_HNC_SKIP_START=true     enable but do not (re)start
+#   --uninstall        INSTALL_VC_HNC_UNINSTALL=true      remove everything installed
+#   --root DIR         INSTALL_ROOT                prefix for every path written (packaging);
+#                                                  systemd is never touched with a prefix
+#
+# Nothing is changed until every downloaded file matched SHA256SUMS; a binary
+# whose hash already matches is not downloaded again, and the service is only
+# reloaded / restarted when something changed.
+set -eu
+
+NAME=vc-hypernode-controller-manager
+ENV_VAR=VC_HNC_EXTRA_FLAGS
+DEFAULT_BIN_DIR=/usr/local/bin
+DEFAULT_KUBECONFIG=/etc/$NAME/kubeconfig
+CONFIG_DIR=/etc/$NAME
+SYSTEMD_DIR=/etc/systemd/system
+
+info() { echo "[INFO]  $*"; }
+warn() { echo "[WARN]  $*" >&2; }
+fatal() {
+    echo "[ERROR] $*" >&2
+    exit 1
+}
+
+usage() {
+    sed -n '2,/^set -eu/p' "$0" 2>/dev/null | sed -e '/^set -eu/d' -e 's/^# \{0,1\}//' || true
+}
+
+# is_true NAME VALUE: true/false spelled as users write them in environments.
+is_true() {
+    case $2 in
+    true | yes | 1) return 0 ;;
+    false | no | 0 | '') return 1 ;;
+    *) fatal "$1 must be true or false, got \"$2\"" ;;
+    esac
+}
+
+VERSION=${INSTALL_VC_HNC_VERSION:-}
+BASE_URL=${INSTALL_VC_HNC_BASE_URL:-}
+BIN_FILE=${INSTALL_VC_HNC_BIN_FILE:-}
+BIN_DIR=${INSTALL_VC_HNC_BIN_DIR:-$DEFAULT_BIN_DIR}
+KUBECONFIG_PATH=${INSTALL_VC_HNC_KUBECONFIG:-$DEFAULT_KUBECONFIG}
+EXTRA_FLAGS=${INSTALL_VC_HNC_EXTRA_FLAGS:-}
+# Only an explicit setting (even empty) rewrites the flags of an existing install.
+EXTRA_FLAGS_GIVEN=${INSTALL_VC_HNC_EXTRA_FLAGS+yes}
+SKIP_SYSTEMD=${INSTALL_VC_HNC_SKIP_SYSTEMD:-false}
+SKIP_START=${INSTALL_VC_HNC_SKIP_START:-false}
+UNINSTALL=${INSTALL_VC_HNC_UNINSTALL:-false}
+ROOT=${INSTALL_ROOT:-}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --*=*)
+        opt=${1%%=*}
+        val=${1#*=}
+        case $opt in
+        --skip-systemd | --skip-start | --uninstall) fatal "option $opt takes no value (the INSTALL_VC_HNC_* variables take true/false)" ;;
+        esac
+        shift
+        set -- "$opt" "$val" "$@"
+        continue
+        ;;
+    esac
+    case $1 in
+    --version | --base-url | --bin-file | --install-dir | --kubeconfig | --flags | --root)
+        [ $# -ge 2 ] || fatal "option $1 needs a value (see --help)"
+        case $1 in
+        --version) VERSION=$2 ;;
+        --base-url) BASE_URL=$2 ;;
+        --bin-file) BIN_FILE=$2 ;;
+        --install-dir) BIN_DIR=$2 ;;
+        --kubeconfig) KUBECONFIG_PATH=$2 ;;
+        --flags) EXTRA_FLAGS=$2 EXTRA_FLAGS_GIVEN=yes ;;
+        --root) ROOT=$2 ;;
+        esac
+        shift 2
+        ;;
+    --skip-systemd) SKIP_SYSTEMD=true && shift ;;
+    --skip-start) SKIP_START=true && shift ;;
+    --uninstall) UNINSTALL=true && shift ;;
+    -h | --help)
+        usage
+        exit 0
+        ;;
+    *) fatal "unknown option \"$1\" (see --help)" ;;
+    esac
+done
+
+# Paths end up unquoted in the systemd unit: keep them to characters that need
+# no quoting there.
+check_path() {
+    case $2 in
+    /*) ;;
+    *) fatal "$1 must be an absolute path, got \"$2\"" ;;
+    esac
+    case $2 in
+    *[!A-Za-z0-9._/@+-]*) fatal "$1 may only contain letters, digits and . _ / @ + -, got \"$2\"" ;;
+    esac
+}
+check_path "install dir" "$BIN_DIR"
+check_path "kubeconfig" "$KUBECONFIG_PATH"
+[ -z "$ROOT" ] || check_path "root prefix" "$ROOT"
+ROOT=${ROOT%/}
+case $EXTRA_FLAGS in
+*'"'* | *\\* | *"
+"*) fatal "extra flags cannot contain quotes, backslashes or newlines (systemd splits them on whitespace)" ;;
+esac
+
+BIN_PATH=$ROOT$BIN_DIR/$NAME
+UNINSTALL_PATH=$ROOT$BIN_DIR/$NAME-uninstall.sh
+UNIT_PATH=$ROOT$SYSTEMD_DIR/$NAME.service
+ENV_PATH=$ROOT$CONFIG_DIR/env
+
+# systemd is managed only on the live system, never inside a staging prefix.
+systemd_running() {
+    [ -z "$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1
+}
+
+if is_true INSTALL_VC_HNC_UNINSTALL "$UNINSTALL"; then
+    [ -f "$UNINSTALL_PATH" ] || fatal "nothing to uninstall: $UNINSTALL_PATH does not exist (was another --install-dir or --root used?)"
+    INSTALL_ROOT=$ROOT exec sh "$UNINSTALL_PATH"
+fi
+
+if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
+    fatal "run as root to install into $BIN_DIR (or pass --root DIR to stage the files in DIR)"
+fi
+
+case $(uname -m) in
+x86_64 | amd64) ARCH=amd64 ;;
+aarch64 | arm64) ARCH=arm64 ;;
+*) fatal "unsupported machine architecture $(uname -m); releases exist for amd64 and arm64" ;;
+esac
+ASSET=$NAME-linux-$ARCH
+UNIT_ASSET=$NAME.service
+
+if command -v sha256sum >/dev/null 2>&1; then
+    sha256() { sha256sum "$1" | cut -d ' ' -f 1; }
+elif command -v shasum >/dev/null 2>&1; then
+    sha256() { shasum -a 256 "$1" | cut -d ' ' -f 1; }
+else
+    fatal "neither sha256sum nor shasum is installed; one is needed to verify the download"
+fi
+
+if [ -n "$BIN_FILE" ]; then
+    [ -f "$BIN_FILE" ] || fatal "--bin-file $BIN_FILE does not exist"
+    SOURCE_DIR=$(cd "$(dirname "$BIN_FILE")" && pwd)
+    SOURCE="local file $BIN_FILE"
+    fetch() { # fetch ASSET DEST
+        src=$SOURCE_DIR/$1
+        [ "$1" != "$ASSET" ] || src=$BIN_FILE
+        [ -f "$src" ] || fatal "$src not found (it must sit beside --bin-file; or pass --skip-systemd)"
+        cp "$src" "$2"
+    }
+else
+    [ -n "$BASE_URL" ] || fatal "no release source: set INSTALL_VC_HNC_BASE_URL or --base-url (or install a local file with --bin-file)"
+    RELEASE_URL=${BASE_URL%/}/${VERSION:-latest}
+    SOURCE=$RELEASE_URL
+    if command -v curl >/dev/null 2>&1; then
+        download() { curl -fsSL --retry 3 -o "$2" "$1"; }
+    elif command -v wget >/dev/null 2>&1; then
+        download() { wget -q -O "$2" "$1"; }
+    else
+        fatal "neither curl nor wget is installed; install one, or use --bin-file"
+    fi
+    fetch() { # fetch ASSET DEST
+        download "$RELEASE_URL/$1" "$2" || fatal "could not download $RELEASE_URL/$1 (check --base-url and --version)"
+    }
+fi
+
+TMP_DIR=$(mktemp -d)
+BIN_TMP=
+cleanup() {
+    rm -rf "$TMP_DIR"
+    [ -z "$BIN_TMP" ] || rm -f "$BIN_TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# SHA256SUMS is mandatory for downloads; beside a local file it is used when present.
+SUMS=$TMP_DIR/SHA256SUMS
+if [ -n "$BIN_FILE" ] && [ ! -f "$SOURCE_DIR/SHA256SUMS" ]; then
+    warn "no SHA256SUMS beside $BIN_FILE: installing it unverified"
+    : >"$SUMS"
+else
+    fetch SHA256SUMS "$SUMS"
+    [ -s "$SUMS" ] || fatal "SHA256SUMS from $SOURCE is empty"
+fi
+
+# expected_hash ASSET FILE: the hash SHA256SUMS lists, or (only for a local
+# file without SHA256SUMS, where SUMS is empty) the file's own.
+expected_hash() {
+    listed=$(awk -v f="$1" '$2 == f || $2 == "*" f { print $1; exit }' "$SUMS")
+    if [ -z "$listed" ]; then
+        [ ! -s "$SUMS" ] || fatal "SHA256SUMS from $SOURCE has no entry for $1"
+        listed=$(sha256 "$2")
+    fi
+    echo "$listed"
+}
+
+# verify ASSET FILE: fail closed before anything installed is touched.
+verify() {
+    want=$(expected_hash "$1" "$2")
+    got=$(sha256 "$2")
+    [ "$want" = "$got" ] || fatal "checksum mismatch for $1 from $SOURCE: SHA256SUMS says $want, got $got. The file is corrupt or was tampered with; nothing was installed or changed."
+}
+
+CHANGED=false
+UNIT_CHANGED=false
+
+# 1. Fetch and verify everything into temporary files.
+WANT_BIN=$(expected_hash "$ASSET" "$BIN_FILE")
+if [ -f "$BIN_PATH" ] && [ "$(sha256 "$BIN_PATH")" = "$WANT_BIN" ]; then
+    info "$BIN_PATH is already the wanted build (sha256 $WANT_BIN)"
+else
+    mkdir -p "$ROOT$BIN_DIR"
+    # The temporary file sits in the target directory so the final mv is atomic.
+    BIN_TMP=$(mktemp "$ROOT$BIN_DIR/.$NAME.XXXXXX")
+    info "fetching $ASSET from $SOURCE"
+    fetch "$ASSET" "$BIN_TMP"
+    verify "$ASSET" "$BIN_TMP"
+    chmod 755 "$BIN_TMP"
+    VERSION_OUT=$("$BIN_TMP" --version 2>&1) || fatal "the downloaded $ASSET does not run on this machine: $VERSION_OUT"
+    if [ -n "$VERSION" ] && [ "$VERSION" != latest ]; then
+        echo "$VERSION_OUT" | grep -qxF "Version: $VERSION" ||
+            fatal "the downloaded $ASSET is not version $VERSION; it reports: $(echo "$VERSION_OUT" | sed -n 2p)"
+    fi
+fi
+
+if ! is_true INSTALL_VC_HNC_SKIP_SYSTEMD "$SKIP_SYSTEMD"; then
+    fetch "$UNIT_ASSET" "$TMP_DIR/unit"
+    verify "$UNIT_ASSET" "$TMP_DIR/unit"
+    sed -e "s|^ExecStart=$DEFAULT_BIN_DIR/$NAME |ExecStart=$BIN_DIR/$NAME |" \
+        -e "s|^LoadCredential=kubeconfig:$DEFAULT_KUBECONFIG\$|LoadCredential=kubeconfig:$KUBECONFIG_PATH|" \
+        "$TMP_DIR/unit" >"$TMP_DIR/$NAME.service"
+    grep -q "^ExecStart=$BIN_DIR/$NAME " "$TMP_DIR/$NAME.service" ||
+        fatal "$UNIT_ASSET from $SOURCE has no ExecStart line this installer understands"
+    if [ -n "$EXTRA_FLAGS_GIVEN" ] || [ ! -f "$ENV_PATH" ]; then
+        {
+            echo "# Written by install.sh. Extra flags for $NAME, appended after the unit's own"
+            echo "# flags (the last occurrence of a flag wins). Re-run install.sh --flags \"...\" to change."
+            echo "$ENV_VAR=\"$EXTRA_FLAGS\""
+        } >"$TMP_DIR/env"
+    fi
+fi
+
+cat >"$TMP_DIR/uninstall.sh" <<EOF
+#!/bin/sh
+# Removes $NAME as installed by install.sh. INSTALL_ROOT selects
+# the staging prefix it was installed into.
+set -eu
+ROOT=\${INSTALL_ROOT:-}
+if [ -z "\$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+    systemctl disable --now $NAME.service >/dev/null 2>&1 || true
+fi
+rm -f "\$ROOT$SYSTEMD_DIR/$NAME.service" "\$ROOT$CONFIG_DIR/env" "\$ROOT$BIN_DIR/$NAME"
+if [ -d "\$ROOT$CONFIG_DIR" ] && ! rmdir "\$ROOT$CONFIG_DIR" 2>/dev/null; then
+    echo "[INFO]  kept \$ROOT$CONFIG_DIR: it still holds your files (such as the kubeconfig)"
+fi
+if [ -z "\$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+    systemctl daemon-reload
+fi
+rm -f "\$ROOT$BIN_DIR/$NAME-uninstall.sh"
+echo "[INFO]  $NAME uninstalled"
+EOF
+
+# 2. Everything verified: install what differs.
+
+# install_file SRC DEST MODE: replace DEST atomically when its content differs.
+install_file() {
+    if [ -f "$2" ] && cmp -s "$1" "$2"; then
+        return 1
+    fi
+    mkdir -p "$(dirname "$2")"
+    tmp=$(mktemp "$(dirname "$2")/.$NAME.XXXXXX")
+    cp "$1" "$tmp"
+    chmod "$3" "$tmp"
+    mv -f "$tmp" "$2"
+    info "wrote $2"
+}
+
+if [ -n "$BIN_TMP" ]; then
+    mv -f "$BIN_TMP" "$BIN_PATH"
+    BIN_TMP=
+    CHANGED=true
+    info "installed $BIN_PATH:"
+    echo "$VERSION_OUT" | sed 's/^/        /'
+fi
+install_file "$TMP_DIR/uninstall.sh" "$UNINSTALL_PATH" 755 || true
+
+if is_true INSTALL_VC_HNC_SKIP_SYSTEMD "$SKIP_SYSTEMD"; then
+    info "skipping the systemd unit (--skip-systemd)"
+    exit 0
+fi
+if install_file "$TMP_DIR/$NAME.service" "$UNIT_PATH" 644; then UNIT_CHANGED=true; fi
+if [ -f "$TMP_DIR/env" ] && install_file "$TMP_DIR/env" "$ENV_PATH" 600; then UNIT_CHANGED=true; fi
+[ "$UNIT_CHANGED" = false ] || CHANGED=true
+
+if [ ! -f "$ROOT$KUBECONFIG_PATH" ]; then
+    warn "no kubeconfig at $ROOT$KUBECONFIG_PATH: the service cannot start until one is there"
+fi
+
+if ! systemd_running; then
+    if [ -n "$ROOT" ]; then
+        info "files staged under $ROOT; systemd was not touched"
+    else
+        info "systemd is not running here; start $BIN_PATH yourself"
+    fi
+    exit 0
+fi
+if [ "$CHANGED" = false ]; then
+    info "nothing changed; the service was left as it is"
+    exit 0
+fi
+[ "$UNIT_CHANGED" = false ] || systemctl daemon-reload
+systemctl enable "$NAME.service" >/dev/null 2>&1 || fatal "systemctl enable $NAME.service failed"
+if is_true INSTALL_VC_HNC_SKIP_START "$SKIP_START"; then
+    info "enabled $NAME.service; not starting it (--skip-start)"
+elif [ ! -f "$KUBECONFIG_PATH" ]; then
+    info "enabled $NAME.service; start it once $KUBECONFIG_PATH exists: systemctl start $NAME"
+else
+    systemctl restart "$NAME.service" || fatal "systemctl restart $NAME.service failed; see: journalctl -u $NAME"
+    info "restarted $NAME.service"
+fi
