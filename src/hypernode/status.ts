@@ -134,7 +134,8 @@ export class NodeCountSync {
     try {
       all = this.deps.hyperNodes.list();
     } catch (err) {
-      this.deps.logger.error('Failed to list HyperNodes for a Node change', { err });
+      this.deps.logger.error('Failed to list HyperNodes for a Node change, retrying', { err });
+      this.scheduleNodeScan();
       return;
     }
     for (const hn of all) {

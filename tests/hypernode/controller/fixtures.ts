@@ -1,84 +1,26 @@
-// Shared stand-ins for the HyperNode controller tests: a clock the test drives,
+// Shared stand-ins for the HyperNode controller tests: a clock that runs itself,
 // an Event recorder that remembers what it was told, a logger that keeps its
 // lines, metric read-back, and scriptable discoverers.
 
 import type { Registry } from 'prom-client';
-import type { Clock } from '../../../src/kube/clock.ts';
-import { abortReason } from '../../../src/kube/clock.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { createLogger, type Logger } from '../../../src/log.ts';
 import { Channel } from '../../../src/util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { ConfigMap } from '../../../src/hypernode/api/types.ts';
 
-interface Timer {
-  at: number;
-  resolve: () => void;
-}
-
 /**
- * Time that moves only when told. `advance(ms)` fires every sleep due by then,
- * in order. With `auto`, each sleep also advances time to the earliest pending
- * timer on the next macrotask, so code that sleeps briefly runs to completion
- * without the test stepping it (only for code whose sleeps end).
+ * A FakeClock that also moves on by itself: each sleep is woken on the next
+ * macrotask by advancing time by its duration, so code that sleeps briefly
+ * (conflict retries, debounces) runs to completion without the test stepping
+ * it. Only for code whose sleeps end; use FakeClock to step time by hand.
  */
-export class FakeClock implements Clock {
-  private time = 1_700_000_000_000;
-  private timers: Timer[] = [];
-
-  constructor(private readonly auto = false) {}
-
-  now(): number {
-    return this.time;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    return new Promise((resolve, reject) => {
-      const timer: Timer = {
-        at: this.time + Math.max(0, ms),
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      const onAbort = () => {
-        this.timers = this.timers.filter((t) => t !== timer);
-        reject(abortReason(signal!));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.timers.push(timer);
-      if (this.auto) setImmediate(() => this.fireEarliest());
-    });
-  }
-
-  advance(ms: number): void {
-    const until = this.time + ms;
-    for (;;) {
-      const next = this.earliest();
-      if (!next || next.at > until) break;
-      this.fire(next);
-    }
-    this.time = until;
-  }
-
-  pending(): number {
-    return this.timers.length;
-  }
-
-  private fireEarliest(): void {
-    const next = this.earliest();
-    if (next) this.fire(next);
-  }
-
-  private earliest(): Timer | undefined {
-    return this.timers.reduce<Timer | undefined>((a, t) => (!a || t.at < a.at ? t : a), undefined);
-  }
-
-  private fire(timer: Timer): void {
-    this.timers = this.timers.filter((t) => t !== timer);
-    this.time = Math.max(this.time, timer.at);
-    timer.resolve();
+export class AutoClock extends FakeClock {
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    const slept = super.sleep(ms, signal);
+    setImmediate(() => void this.advance(ms));
+    return slept;
   }
 }
 

@@ -8,10 +8,11 @@ import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type HyperNode } from '../../.
 import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
 import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
-import { FakeClock, RecordingEvents, metricValue } from '../controller/fixtures.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { AutoClock, RecordingEvents, metricValue } from '../controller/fixtures.ts';
 import { waitFor } from '../../support/wait.ts';
 
-function setup(seed: HyperNode[] = [], clock = new FakeClock(true)) {
+function setup(seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) {
   const client = new FakeHyperNodeClient();
   for (const hn of seed) client.seed(hn);
   const events = new RecordingEvents();
@@ -131,7 +132,7 @@ test('a 409 Conflict is retried with the resourceVersion the cache catches up to
   const done = reconciler.reconcile('label', [rack('rack-a', ['n1', 'n2'])]);
   await waitFor(() => client.actions.length === 1 && clock.pending() === 1, { what: 'the conflicting update' });
   client.releaseCache();
-  clock.advance(10);
+  await clock.advance(10);
   const summary = await done;
 
   const fresh = client.informer.get('rack-a')!.metadata.resourceVersion;

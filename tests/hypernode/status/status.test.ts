@@ -1,0 +1,170 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Registry } from 'prom-client';
+import { nullLogger } from '../../../src/log.ts';
+import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
+import { NODE_EVENT_COALESCE_MS, NodeCountSync } from '../../../src/hypernode/status.ts';
+import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { waitFor, within } from '../../support/wait.ts';
+import { metricValue } from '../controller/fixtures.ts';
+
+const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });
+
+function setup(hyperNodes: HyperNode[], nodes: NodeMeta[] = []) {
+  const clock = new FakeClock();
+  const client = new FakeHyperNodeClient();
+  for (const hn of hyperNodes) client.seed(hn);
+  const nodeInformer = new FakeInformer<NodeMeta>({ initial: nodes });
+  const registry = new Registry();
+  const sync = new NodeCountSync({ hyperNodes: client.informer, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(registry), clock, logger: nullLogger });
+  return { clock, client, nodeInformer, sync, registry };
+}
+
+/** Runs the worker with the handlers registered, as the controller does. */
+function start(ctx: ReturnType<typeof setup>) {
+  const registrations = [ctx.client.informer.addEventHandler(ctx.sync.hyperNodeHandler()), ctx.nodeInformer.addEventHandler(ctx.sync.nodeHandler())];
+  const worker = ctx.sync.run();
+  return async () => {
+    ctx.sync.shutDown();
+    await within(worker, 2000, 'status worker exit');
+    for (const r of registrations) r.remove();
+  };
+}
+
+const exact = (name: string, names: string[]) => build(name, 1, buildMembers(names, 'Node'), {});
+const byLabel = (name: string, labels: Record<string, string>): HyperNode => build(name, 1, [{ type: 'Node', selector: { labelMatch: { matchLabels: labels } } }], {});
+const byRegex = (name: string, pattern: string): HyperNode => build(name, 1, [{ type: 'Node', selector: { regexMatch: { pattern } } }], {});
+const statusWrites = (client: FakeHyperNodeClient) => client.actions.filter((a) => a.verb === 'updateStatus');
+
+test('nodeCount is written once when it differs, and not again while it is right', async () => {
+  const ctx = setup([exact('rack-a', ['n1', 'n2', 'n3'])]);
+  await ctx.sync.sync('rack-a');
+  await ctx.sync.sync('rack-a');
+  assert.equal(ctx.client.verbs(), ['updateStatus rack-a']);
+  assert.equal(ctx.client.server('rack-a')!.status, { nodeCount: 3 });
+  assert.is(await metricValue(ctx.registry, 'hypernode_api_writes_total', { source: '', verb: 'update_status' }), 1);
+});
+
+test('an absent nodeCount counts as 0: no write for a HyperNode that resolves to nothing', async () => {
+  const ctx = setup([byRegex('empty', '^gpu-')], [node('cpu-1')]);
+  await ctx.sync.sync('empty');
+  assert.equal(ctx.client.actions, []);
+});
+
+test('a count that drops to 0 removes the field (Go omitempty)', async () => {
+  const ctx = setup([{ ...byRegex('gone', '^gpu-'), status: { nodeCount: 4 } }], [node('cpu-1')]);
+  await ctx.sync.sync('gone');
+  assert.equal(ctx.client.verbs(), ['updateStatus gone']);
+  assert.not.ok('nodeCount' in (ctx.client.actions[0]!.body!.status ?? {}));
+});
+
+test('the status write is a copy of the cached object with its resourceVersion; the cache is untouched', async () => {
+  const ctx = setup([exact('rack-a', ['n1'])]);
+  const cached = ctx.client.informer.get('rack-a')!;
+  await ctx.sync.sync('rack-a');
+  const body = ctx.client.actions[0]!.body!;
+  assert.is(body.metadata.resourceVersion, cached.metadata.resourceVersion);
+  assert.equal(body.spec, cached.spec);
+  assert.is(cached.status, undefined, 'the object from the cache was not modified');
+});
+
+test('a deleted HyperNode needs no status write', async () => {
+  const ctx = setup([]);
+  await ctx.sync.sync('missing');
+  assert.equal(ctx.client.actions, []);
+});
+
+test('a 409 from a stale cache is retried with backoff and the fresh resourceVersion', async () => {
+  const ctx = setup([exact('rack-a', ['n1', 'n2'])]);
+  const stale = ctx.client.informer.get('rack-a')!.metadata.resourceVersion;
+  // Another writer changed the object; the cache has not seen it yet.
+  ctx.client.holdCache();
+  await ctx.client.update({ ...structuredClone(ctx.client.informer.get('rack-a')!), metadata: { ...ctx.client.informer.get('rack-a')!.metadata, labels: { team: 'x' } } });
+  ctx.client.clearActions();
+  const worker = ctx.sync.run();
+  ctx.sync.queue.add('rack-a');
+  await waitFor(() => statusWrites(ctx.client).length === 1 && ctx.clock.pending() === 1, { what: 'the conflicting status write, then the backoff' });
+  ctx.client.releaseCache();
+  await ctx.clock.advance(5);
+  await waitFor(() => statusWrites(ctx.client).length === 2, { what: 'the retry' });
+  const [first, second] = statusWrites(ctx.client);
+  assert.is(first!.body!.metadata.resourceVersion, stale);
+  assert.is.not(second!.body!.metadata.resourceVersion, stale);
+  assert.equal(ctx.client.server('rack-a')!.status, { nodeCount: 2 });
+  assert.equal(ctx.client.server('rack-a')!.metadata.labels, { team: 'x' });
+  ctx.sync.shutDown();
+  await within(worker, 2000, 'worker exit');
+});
+
+test('Node add, relabel and delete recompute label- and regex-selected HyperNodes', async () => {
+  const ctx = setup([byLabel('east', { zone: 'east' }), byRegex('gpus', '^gpu-')], [node('gpu-1', { zone: 'east' })]);
+  const stop = start(ctx);
+  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1 && ctx.client.server('gpus')!.status?.nodeCount === 1, { what: 'initial counts' });
+
+  ctx.nodeInformer.apply(node('gpu-2', { zone: 'east' }));
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 2 && ctx.client.server('gpus')!.status?.nodeCount === 2, { what: 'counts after add' });
+
+  ctx.nodeInformer.apply(node('gpu-2', { zone: 'west' }));
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1, { what: 'count after relabel' });
+
+  ctx.nodeInformer.remove('gpu-1', { tombstone: true });
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 1 && ctx.client.server('east')!.status?.nodeCount === undefined, { what: 'counts after delete' });
+  await stop();
+});
+
+test('Node events leave exact-match HyperNodes and unchanged labels alone', async () => {
+  // A deliberately wrong count shows whether the HyperNode was recomputed.
+  const ctx = setup([{ ...exact('rack-a', ['n1', 'n2']), status: { nodeCount: 7 } }, { ...byLabel('east', { zone: 'east' }), status: { nodeCount: 9 } }], [node('n1', { zone: 'east' })]);
+  // Only the Node handler is registered: HyperNode changes enqueue nothing here.
+  const registration = ctx.nodeInformer.addEventHandler(ctx.sync.nodeHandler());
+  const worker = ctx.sync.run();
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS); // the replayed add of n1
+  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1, { what: 'east recomputed' });
+  ctx.client.seed({ ...structuredClone(ctx.client.informer.get('east')!), status: { nodeCount: 5 } });
+  ctx.client.clearActions();
+
+  ctx.nodeInformer.apply(node('n1', { zone: 'east' })); // a resync: same labels
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  assert.equal(ctx.client.actions, [], 'no recomputation for unchanged labels');
+  assert.is(ctx.clock.pending(), 0);
+
+  ctx.nodeInformer.apply(node('n3'));
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1, { what: 'east recomputed after a new Node' });
+  assert.equal(ctx.client.verbs(), ['updateStatus east']);
+  assert.is(ctx.client.server('rack-a')!.status?.nodeCount, 7, 'exact-match counts do not depend on Nodes');
+  ctx.sync.shutDown();
+  await within(worker, 2000, 'worker exit');
+  registration.remove();
+});
+
+test('a burst of Node additions is coalesced into one recomputation', async () => {
+  const ctx = setup([byRegex('all', '.')]);
+  const stop = start(ctx);
+  for (let i = 0; i < 50; i++) ctx.nodeInformer.apply(node(`n${i}`));
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => ctx.client.server('all')!.status?.nodeCount === 50, { what: 'count of 50' });
+  assert.equal(ctx.client.verbs(), ['updateStatus all']);
+  await stop();
+});
+
+test('HyperNode add and update enqueue the HyperNode; delete does not', async () => {
+  const ctx = setup([]);
+  const stop = start(ctx);
+  ctx.client.seed(exact('rack-a', ['n1']));
+  await waitFor(() => ctx.client.server('rack-a')!.status?.nodeCount === 1, { what: 'count after add' });
+  ctx.client.seed({ ...exact('rack-a', ['n1', 'n2']), status: { nodeCount: 1 } });
+  await waitFor(() => ctx.client.server('rack-a')!.status?.nodeCount === 2, { what: 'count after update' });
+  await ctx.client.delete('rack-a');
+  assert.equal(ctx.client.verbs(), ['updateStatus rack-a', 'updateStatus rack-a', 'delete rack-a']);
+  await stop();
+});
+
+test.run();
