@@ -1,0 +1,94 @@
+// The controller runner of 02-runtime §1.1 and the plug point for the
+// HyperNode controller: start the three informers, wait until all synced, build
+// the controller from the factory, run it, mark ready once it reports started,
+// and when the signal aborts wait until it and the informers have stopped.
+// Mirrors the runner closure in cmd/hypernode-controller-manager/app/server.go.
+
+import type { Registry } from 'prom-client';
+import type { Clock } from '../kube/clock.ts';
+import type { SharedInformer } from '../kube/informer.ts';
+import type { Informer, KubeObject } from '../kube/types.ts';
+import type { QueueMetrics } from '../kube/workqueue.ts';
+import type { Logger } from '../log.ts';
+import type { EventRecorder, HyperNodeClient, SecretClient } from '../hypernode/api/interface.ts';
+import type { ConfigMap, HyperNode, NodeMeta } from '../hypernode/api/types.ts';
+
+/** Everything a controller needs, built by src/app/server.ts. */
+export interface ControllerContext {
+  /** Metadata-only: name + labels. */
+  nodes: Informer<NodeMeta>;
+  hyperNodes: Informer<HyperNode>;
+  /** Filtered to the discovery ConfigMap. */
+  configMaps: Informer<ConfigMap>;
+  hyperNodeClient: HyperNodeClient;
+  secrets: SecretClient;
+  /** Writes Events on the discovery ConfigMap (see controller-events.ts). */
+  events: EventRecorder;
+  configMap: { namespace: string; name: string };
+  clock: Clock;
+  logger: Logger;
+  registry: Registry;
+  queueMetrics: (queueName: string) => QueueMetrics;
+}
+
+export interface RunnableController {
+  /** Runs until `signal` aborts; calls `onStarted` once caches synced and discovery started. */
+  run(signal: AbortSignal, onStarted: () => void): Promise<void>;
+}
+
+export type ControllerFactory = (ctx: ControllerContext) => RunnableController;
+
+/** Stand-in until the HyperNode controller is plugged in: ready at once, idle until stopped. */
+export const placeholderController: ControllerFactory = () => ({
+  run: (signal, onStarted) =>
+    new Promise<void>((resolve) => {
+      onStarted();
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    }),
+});
+
+export const CONTROLLER_STOPPED_UNEXPECTEDLY = 'HyperNode controller stopped unexpectedly';
+
+export interface RunnerOptions {
+  informers: ReadonlyArray<SharedInformer<KubeObject>>;
+  context: ControllerContext;
+  factory: ControllerFactory;
+  setReady(ready: boolean): void;
+  logger: Logger;
+}
+
+/**
+ * Runs the controller until `signal` aborts. Resolves after everything
+ * stopped; rejects with `HyperNode controller stopped unexpectedly` if the
+ * controller ends on its own.
+ */
+export async function runController(opts: RunnerOptions, signal: AbortSignal): Promise<void> {
+  // Informers stop after the controller (02-runtime §8), or when it fails on its own.
+  const stopInformers = new AbortController();
+  const abort = () => stopInformers.abort();
+  signal.addEventListener('abort', abort, { once: true });
+  const informerRuns = opts.informers.map((i) => i.run(stopInformers.signal));
+  try {
+    try {
+      await Promise.all(opts.informers.map((i) => i.waitForSync(signal)));
+    } catch {
+      return; // stopped before the caches synced
+    }
+    let controller: RunnableController;
+    try {
+      controller = opts.factory(opts.context);
+    } catch (err) {
+      throw new Error(`failed to initialize HyperNode controller: ${(err as Error).message}`, { cause: err });
+    }
+    await controller.run(signal, () => opts.setReady(true));
+    if (!signal.aborted) {
+      opts.setReady(false);
+      throw new Error(CONTROLLER_STOPPED_UNEXPECTEDLY);
+    }
+  } finally {
+    signal.removeEventListener('abort', abort);
+    stopInformers.abort();
+    await Promise.all(informerRuns);
+  }
+}

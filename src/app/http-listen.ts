@@ -1,0 +1,62 @@
+// Starting the plain-HTTP servers of 02-runtime §5 the way Go's net/http does:
+// a Go listen address (`:11251`, `127.0.0.1:0`, `[::1]:8080`), the timeouts of
+// volcano's helpers.go (read-header 5 s, read 30 s, write 60 s), and bind
+// errors worded like Go's (`listen tcp :11251: bind: address already in use`).
+
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const READ_HEADER_TIMEOUT_MS = 5_000;
+export const READ_TIMEOUT_MS = 30_000;
+export const WRITE_TIMEOUT_MS = 60_000;
+
+/** Splits a Go `host:port` listen address; an empty host means every interface. */
+export function splitListenAddress(address: string): { host: string | undefined; port: number } {
+  const m = /^(?:\[([^\]]*)\]|([^:]*)):(\d+)$/.exec(address);
+  if (!m) throw new Error(`listen tcp ${address}: address ${address}: missing port in address`);
+  const host = m[1] ?? m[2] ?? '';
+  return { host: host === '' ? undefined : host, port: Number(m[3]) };
+}
+
+function goListenError(address: string, err: NodeJS.ErrnoException): Error {
+  const why: Record<string, string> = {
+    EADDRINUSE: 'bind: address already in use',
+    EACCES: 'bind: permission denied',
+    EADDRNOTAVAIL: 'bind: cannot assign requested address',
+  };
+  return new Error(`listen tcp ${address}: ${why[err.code ?? ''] ?? err.message}`, { cause: err });
+}
+
+/** Binds `address` and resolves once listening; rejects with a Go-worded error. */
+export function listenHttp(address: string, handler: RequestListener): Promise<Server> {
+  let parsed: { host: string | undefined; port: number };
+  try {
+    parsed = splitListenAddress(address);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const server = createServer({ headersTimeout: READ_HEADER_TIMEOUT_MS, requestTimeout: READ_TIMEOUT_MS }, handler);
+  server.setTimeout(WRITE_TIMEOUT_MS);
+  return new Promise((resolve, reject) => {
+    server.once('error', (err) => reject(goListenError(address, err as NodeJS.ErrnoException)));
+    server.listen({ port: parsed.port, ...(parsed.host ? { host: parsed.host } : {}) }, () => {
+      server.removeAllListeners('error');
+      server.on('error', () => {}); // per-connection errors after bind are not fatal
+      resolve(server);
+    });
+  });
+}
+
+/** `host:port` a server actually listens on (tests bind port 0). */
+export function boundAddress(server: Server): string {
+  const a = server.address() as AddressInfo;
+  return a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
+}
+
+/** Closes the server and its idle keep-alive connections. */
+export function closeHttp(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

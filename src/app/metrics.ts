@@ -1,0 +1,112 @@
+// The metrics registry and the /metrics server (02-runtime §5.2; Volcano's
+// util.PromHandler with client-go's restclient and workqueue providers):
+// Node.js process/runtime defaults, rest_client_*, workqueue_*,
+// leader_election_master_status and whatever the controller registers.
+
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RestMetrics } from '../kube/rest.ts';
+import { createRestMetrics } from '../kube/rest-metrics.ts';
+import type { QueueMetrics } from '../kube/workqueue.ts';
+import type { Logger } from '../log.ts';
+import { listenHttp } from './http-listen.ts';
+import { sendText } from './probes.ts';
+
+/** client-go's workqueue latency buckets: 10 ns … 10 s, ×10. */
+const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly rest: RestMetrics;
+  /** workqueue_* for the queue called `name`. */
+  queue(name: string): QueueMetrics;
+  /** leader_election_master_status{name}. */
+  leaderStatus(name: string, leading: boolean): void;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  try {
+    collectDefaultMetrics({ register: registry });
+  } catch {
+    // Without /proc some collectors cannot even initialise; the rest still work.
+  }
+  const reg = { registers: [registry], labelNames: ['name'] as const };
+  const depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', ...reg });
+  const adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', ...reg });
+  const queued = new Histogram({
+    name: 'workqueue_queue_duration_seconds',
+    help: 'How long in seconds an item stays in workqueue before being requested.',
+    buckets: QUEUE_BUCKETS,
+    ...reg,
+  });
+  const worked = new Histogram({
+    name: 'workqueue_work_duration_seconds',
+    help: 'How long in seconds processing an item from workqueue takes.',
+    buckets: QUEUE_BUCKETS,
+    ...reg,
+  });
+  const retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', ...reg });
+  const leader = new Gauge({
+    name: 'leader_election_master_status',
+    help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+    ...reg,
+  });
+  return {
+    registry,
+    rest: createRestMetrics(registry),
+    queue: (name) => ({
+      added: () => adds.inc({ name }),
+      depth: (n) => depth.set({ name }, n),
+      queued: (ms) => queued.observe({ name }, ms / 1000),
+      worked: (ms) => worked.observe({ name }, ms / 1000),
+      retried: () => retries.inc({ name }),
+    }),
+    leaderStatus: (name, leading) => leader.set({ name }, leading ? 1 : 0),
+  };
+}
+
+function metricsHandler(registry: Registry) {
+  const requests = new Counter({
+    name: 'promhttp_metric_handler_requests_total',
+    help: 'Total number of scrapes by HTTP status code.',
+    labelNames: ['code'],
+    registers: [registry],
+  });
+  const inFlight = new Gauge({ name: 'promhttp_metric_handler_requests_in_flight', help: 'Current number of scrapes being served.', registers: [registry] });
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if ((req.url ?? '').split('?')[0] !== '/metrics') return sendText(res, 404, '404 page not found\n');
+    inFlight.inc();
+    try {
+      const text = await registry.metrics();
+      requests.inc({ code: '200' });
+      const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+      const body = gzip ? gzipSync(text) : Buffer.from(text);
+      res.writeHead(200, {
+        'Content-Type': registry.contentType,
+        'Content-Length': body.length,
+        ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+      });
+      res.end(body);
+    } catch (err) {
+      requests.inc({ code: '500' });
+      sendText(res, 500, `An error has occurred while serving metrics:\n\n${(err as Error).message}\n`);
+    } finally {
+      inFlight.dec();
+    }
+  };
+}
+
+/**
+ * Starts the metrics server in the background. A bind error is fatal: logged
+ * and the process exits with 255, as Go's klog.Fatal does.
+ */
+export function startMetricsServer(address: string, registry: Registry, logger: Logger, exit: (code: number) => void): Promise<Server | undefined> {
+  const handler = metricsHandler(registry);
+  return listenHttp(address, (req, res) => void handler(req, res)).catch((err: Error) => {
+    logger.error(`Failed to start metrics server: ${err.message}`, { severity: 'FATAL' });
+    exit(255);
+    return undefined;
+  });
+}

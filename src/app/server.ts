@@ -1,0 +1,237 @@
+// Process wiring (02-runtime §1, §7, §8; Volcano's
+// cmd/hypernode-controller-manager/app/server.go): client configuration,
+// health and metrics servers, the three informers, SIGINT/SIGTERM handling,
+// leader election or not, the controller runner, and the shutdown order with
+// a deadline.
+
+import { hostname as osHostname } from 'node:os';
+import type { Server } from 'node:http';
+import { realClock, type Clock } from '../kube/clock.ts';
+import { buildClientConfig } from '../kube/config.ts';
+import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
+import { keepNameAndLabels, resourceInformer, type SharedInformer } from '../kube/informer.ts';
+import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
+import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
+import { resourceClient } from '../kube/resource.ts';
+import { RestClient } from '../kube/rest.ts';
+import { Transport } from '../kube/transport.ts';
+import type { KubeObject } from '../kube/types.ts';
+import { userAgent } from '../kube/user-agent.ts';
+import type { Logger } from '../log.ts';
+import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
+import { configMapLocation } from '../hypernode/config/location.ts';
+import { configMapEventRecorder } from './controller-events.ts';
+import { placeholderController, runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
+import { closeHttp } from './http-listen.ts';
+import { createMetrics, startMetricsServer, type Metrics } from './metrics.ts';
+import type { Options } from './options.ts';
+import { startHealthServer } from './probes.ts';
+import { Readiness } from './readiness.ts';
+
+export const COMPONENT = 'vc-hypernode-controller-manager';
+/** Shutdown must finish within Kubernetes' default 30 s termination grace period. */
+export const SHUTDOWN_TIMEOUT_MS = 25_000;
+export const LOST_LEASE = 'lost lease';
+
+export interface ServerDeps {
+  /** Builds the controller run under leadership. The one line that plugs in the HyperNode controller. */
+  controllerFactory: ControllerFactory;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Where the in-cluster token and ca.crt are read. */
+  serviceAccountDir: string;
+  clock: Clock;
+  hostname: string;
+  version: { gitVersion: string; gitCommit: string };
+  /** Used for the metrics bind failure (255) and a second signal (1). */
+  exit(code: number): void;
+  /** Aborting it acts like SIGTERM (tests). */
+  signal?: AbortSignal;
+  /** Install SIGINT/SIGTERM handlers (off for in-process tests). */
+  handleSignals: boolean;
+  metrics: Metrics;
+  shutdownTimeoutMs: number;
+  /** Called with the bound health/metrics servers (tests bind port 0). */
+  onListening?(servers: { health?: Server; metrics?: Server }): void;
+}
+
+/** client-go's un-stamped defaults until src/version.ts provides build information. */
+const UNSTAMPED = { gitVersion: 'v0.0.0', gitCommit: '$Format' };
+
+function defaultDeps(): ServerDeps {
+  return {
+    controllerFactory: placeholderController,
+    env: process.env,
+    serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount',
+    clock: realClock,
+    hostname: osHostname(),
+    version: UNSTAMPED,
+    exit: (code) => process.exit(code),
+    handleSignals: true,
+    metrics: createMetrics(),
+    shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+export async function runServer(options: Options, logger: Logger, overrides: Partial<ServerDeps> = {}): Promise<void> {
+  const deps: ServerDeps = { ...defaultDeps(), ...overrides };
+  const readiness = new Readiness();
+  const config = buildClientConfig(options, logger, { env: deps.env, serviceAccountDir: deps.serviceAccountDir, clock: deps.clock });
+
+  const transport = new Transport(config);
+  const root = new AbortController();
+  const removeSignalHandlers = deps.handleSignals ? installSignalHandlers(root, logger, deps.exit) : () => {};
+  const onExternalStop = () => root.abort(new Error('stopped'));
+  deps.signal?.addEventListener('abort', onExternalStop, { once: true });
+  let health: Server | undefined;
+  let metricsServer: Promise<Server | undefined> = Promise.resolve(undefined);
+  try {
+    if (options.enableHealthz) health = await startHealthServer(options.healthzAddress, readiness);
+    if (options.enableMetrics) metricsServer = startMetricsServer(options.listenAddress, deps.metrics.registry, logger, deps.exit);
+    if (deps.onListening) void metricsServer.then((metrics) => deps.onListening!({ ...(health ? { health } : {}), ...(metrics ? { metrics } : {}) }));
+
+    const run = wire(options, logger, deps, transport, readiness);
+    if (deps.signal?.aborted) root.abort();
+    const work = options.leaderElection.leaderElect ? run.withLeaderElection(root.signal) : run.controller(root.signal);
+    await withShutdownDeadline(work, root.signal, deps);
+  } finally {
+    readiness.set(false);
+    removeSignalHandlers();
+    deps.signal?.removeEventListener('abort', onExternalStop);
+    transport.close();
+    const metrics = await metricsServer;
+    await Promise.all([health, metrics].filter((s): s is Server => s !== undefined).map(closeHttp));
+  }
+}
+
+/** Builds the clients and informers (no network I/O) and returns the two ways to run. */
+function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness) {
+  const { clock, metrics } = deps;
+  const ua = (suffix: string) => userAgent(COMPONENT, deps.version.gitVersion, deps.version.gitCommit, suffix);
+  const clientSet = (suffix: string) =>
+    new RestClient({ transport, userAgent: ua(suffix), qps: options.kubeApiQps, burst: options.kubeApiBurst, clock, metrics: metrics.rest });
+  // Each client set has its own token bucket, as in Go.
+  const core = clientSet(COMPONENT);
+  const volcano = clientSet(COMPONENT);
+
+  const location = configMapLocation(deps.env);
+  const nodes = resourceInformer<NodeMeta>(resourceClient(core, { group: '', version: 'v1', resource: 'nodes', namespaced: false }), {
+    metadataOnly: true,
+    transform: keepNameAndLabels as (o: KubeObject) => NodeMeta,
+    clock,
+    logger,
+  });
+  const configMaps = resourceInformer<ConfigMap>(resourceClient(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true }), {
+    namespace: location.namespace,
+    fieldSelector: `metadata.name=${location.name}`,
+    clock,
+    logger,
+  });
+  const hyperNodeResource = { group: HYPERNODE_GROUP, version: HYPERNODE_VERSION, resource: HYPERNODE_RESOURCE, namespaced: false };
+  const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), { clock, logger });
+  const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
+  const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+  const eventSink = (rest: RestClient) =>
+    createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
+
+  const context: ControllerContext = {
+    nodes,
+    hyperNodes,
+    configMaps,
+    hyperNodeClient: {
+      create: (hn, signal) => hyperNodeClient.create(hn, signal ? { signal } : {}),
+      update: (hn, signal) => hyperNodeClient.update(hn, signal ? { signal } : {}),
+      updateStatus: (hn, signal) => hyperNodeClient.updateStatus(hn, signal ? { signal } : {}),
+      delete: (name, signal) => hyperNodeClient.delete(name, signal ? { signal } : {}),
+    },
+    secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
+    events: configMapEventRecorder(eventSink(core), configMaps, location),
+    configMap: { namespace: location.namespace, name: location.name },
+    clock,
+    logger,
+    registry: metrics.registry,
+    queueMetrics: (name) => metrics.queue(name),
+  };
+  const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
+  const controller = (signal: AbortSignal) =>
+    runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);
+
+  async function withLeaderElection(signal: AbortSignal): Promise<void> {
+    const le = options.leaderElection;
+    const rest = clientSet('hypernode-leader-election');
+    const identity = newIdentity(deps.hostname);
+    const election = new AbortController();
+    const stopElection = () => election.abort();
+    signal.addEventListener('abort', stopElection, { once: true });
+    let runner: Promise<void> | undefined;
+    const elector = new LeaderElector({
+      lock: new LeaseLock(resourceClient<Lease>(rest, LEASE_RESOURCE), le.resourceNamespace, le.resourceName),
+      identity,
+      leaseDurationMs: le.leaseDurationMs,
+      renewDeadlineMs: le.renewDeadlineMs,
+      retryPeriodMs: le.retryPeriodMs,
+      clock,
+      logger,
+      events: eventSink(rest),
+      onLeadingChanged: (leading) => metrics.leaderStatus(le.resourceName, leading),
+      callbacks: {
+        onStartedLeading: (leaderSignal) => {
+          readiness.startedLeading();
+          runner = controller(leaderSignal).finally(() => readiness.set(false));
+          // A failed controller ends the election (and with it the renew loop).
+          runner.catch(() => election.abort());
+          return runner.catch(() => {});
+        },
+        onStoppedLeading: () => readiness.stoppedLeading(),
+        onNewLeader: (id) => readiness.newLeader(id, identity, logger),
+      },
+    });
+    try {
+      await elector.run(election.signal);
+    } finally {
+      signal.removeEventListener('abort', stopElection);
+    }
+    if (runner) await runner;
+    if (signal.aborted) return;
+    throw new Error(LOST_LEASE);
+  }
+
+  return { controller, withLeaderElection };
+}
+
+/** After the first signal, the rest of the shutdown must finish within the deadline. */
+async function withShutdownDeadline(work: Promise<void>, signal: AbortSignal, deps: ServerDeps): Promise<void> {
+  const timer = new AbortController();
+  const deadline = new Promise<never>((_, reject) => {
+    const arm = () =>
+      deps.clock.sleep(deps.shutdownTimeoutMs, timer.signal).then(
+        () => reject(new Error(`shutdown did not finish within ${deps.shutdownTimeoutMs / 1000} s`)),
+        () => {},
+      );
+    if (signal.aborted) arm();
+    else signal.addEventListener('abort', arm, { once: true });
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    timer.abort();
+  }
+}
+
+/** First SIGINT/SIGTERM stops gracefully; a second one exits 1 at once (pkg/signals). */
+function installSignalHandlers(root: AbortController, logger: Logger, exit: (code: number) => void): () => void {
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (root.signal.aborted) {
+      logger.info('Received second signal, exiting immediately', { signal: sig });
+      exit(1);
+      return;
+    }
+    logger.info('Received signal, shutting down', { signal: sig });
+    root.abort(new Error(`received ${sig}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
