@@ -1,0 +1,61 @@
+// UFM ports → the snapshot of `ufm` HyperNodes (04-discovery §5.5): leaf
+// switches that share a compute node are one group `leaf-hn-<i>`, and one
+// `spine-hn` spans all groups. Mirrors the grouping in
+// pkg/controllers/hypernode/discovery/ufm/ufm.go.
+
+import type { Logger } from '../../../log.ts';
+import { build, buildMembers, compareBytes } from '../../api/builders.ts';
+import type { Snapshot } from '../../api/interface.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../api/types.ts';
+import type { UfmPort } from './ports.ts';
+
+export const UFM_SOURCE = 'ufm';
+const COMPUTER_PORT = 'Computer';
+const LABELS = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE };
+
+/** Node sets of connected leaf groups, in the order of each group's smallest leaf name. */
+export function leafGroups(ports: readonly UfmPort[]): Set<string>[] {
+  const leafNodes = new Map<string, Set<string>>();
+  const nodeLeaves = new Map<string, string[]>();
+  for (const p of ports) {
+    if (!p.description.includes(COMPUTER_PORT)) continue;
+    if (!leafNodes.has(p.peer_node_name)) leafNodes.set(p.peer_node_name, new Set());
+    leafNodes.get(p.peer_node_name)!.add(p.system_name);
+    if (!nodeLeaves.has(p.system_name)) nodeLeaves.set(p.system_name, []);
+    nodeLeaves.get(p.system_name)!.push(p.peer_node_name);
+  }
+  const assigned = new Set<string>();
+  const groups: Set<string>[] = [];
+  for (const leaf of [...leafNodes.keys()].sort(compareBytes)) {
+    if (assigned.has(leaf)) continue;
+    const nodes = new Set<string>();
+    const todo = [leaf];
+    assigned.add(leaf);
+    while (todo.length > 0) {
+      for (const node of leafNodes.get(todo.pop()!)!) {
+        nodes.add(node);
+        for (const next of nodeLeaves.get(node)!) {
+          if (!assigned.has(next)) {
+            assigned.add(next);
+            todo.push(next);
+          }
+        }
+      }
+    }
+    groups.push(nodes);
+  }
+  return groups;
+}
+
+/** Leaf HyperNodes in group order, then `spine-hn`; empty when no Computer port exists. */
+export function buildSnapshot(ports: readonly UfmPort[], logger: Logger): Snapshot {
+  const leaves = leafGroups(ports).map((nodes, i) => {
+    const name = `leaf-hn-${i}`;
+    logger.v(4).info('Created leaf HyperNode', { name, nodeCount: nodes.size });
+    return build(name, 1, buildMembers([...nodes], 'Node'), LABELS);
+  });
+  if (leaves.length === 0) return [];
+  logger.v(4).info('Created spine HyperNode', { leafCount: leaves.length });
+  const spine = build('spine-hn', 2, buildMembers(leaves.map((l) => l.metadata.name), 'HyperNode'), LABELS);
+  return [...leaves, spine];
+}
