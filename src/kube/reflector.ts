@@ -84,6 +84,7 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
       }
+      if (signal.aborted) break;
       const end = await this.watch(signal, log);
       if (signal.aborted) break;
       if (end === 'expired') {
