@@ -1,0 +1,114 @@
+// deploy/kubernetes: every object parses, and RBAC, Deployment and Service are
+// exactly what Volcano's chart renders in standalone mode (06-deploy §2).
+
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parse, parseAllDocuments } from 'yaml';
+import { CHART_ARGS, CLUSTER_ROLE_RULES, LEASE_NAME, NAMESPACE, ROLE_RULES } from './support/chart.ts';
+import { repoRoot } from './support/releases.ts';
+
+// Manifests are plain YAML trees: typed loosely on purpose.
+type Obj = Record<string, any>;
+
+const dir = join(repoRoot, 'deploy/kubernetes');
+const kustomization: Obj = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'));
+const objects: Obj[] = (kustomization.resources as string[]).flatMap((file) =>
+  parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map((doc) => {
+    assert.equal(doc.errors, [], `${file} does not parse`);
+    return doc.toJS() as Obj;
+  }),
+);
+
+function find(kind: string): Obj {
+  const found = objects.filter((o) => o.kind === kind);
+  assert.is(found.length, 1, `exactly one ${kind}`);
+  return found[0]!;
+}
+
+const deployment = find('Deployment');
+const container: Obj = deployment.spec.template.spec.containers[0];
+const selector = { app: 'volcano-hypernode-controller', 'app.kubernetes.io/instance': 'volcano' };
+
+test('kustomization lists every manifest (the Namespace only as an option) and retags the container image', () => {
+  const files = readdirSync(dir).filter((f) => f !== 'kustomization.yaml').sort();
+  assert.equal([...kustomization.resources, 'namespace.yaml'].sort(), files);
+  assert.match(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), /^\s*# - namespace\.yaml/m);
+  assert.is(parse(readFileSync(join(dir, 'namespace.yaml'), 'utf8')).metadata.name, NAMESPACE);
+  assert.is(kustomization.namespace, NAMESPACE);
+  assert.equal(kustomization.images.map((i: Obj) => i.name), [container.image]);
+});
+
+test('ClusterRole and Role carry exactly the chart rules, bound to the controller ServiceAccount', () => {
+  assert.equal(find('ClusterRole').rules, CLUSTER_ROLE_RULES);
+  assert.equal(find('Role').rules, ROLE_RULES);
+  const sa = find('ServiceAccount');
+  assert.equal(sa.metadata, { name: 'volcano-hypernode-controller', namespace: NAMESPACE });
+  for (const [binding, role] of [['ClusterRoleBinding', 'ClusterRole'], ['RoleBinding', 'Role']] as const) {
+    const b = find(binding);
+    assert.is(b.metadata.name, 'volcano-hypernode-controller');
+    assert.equal(b.subjects, [{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: NAMESPACE }]);
+    assert.equal(b.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: role, name: find(role).metadata.name });
+  }
+});
+
+test('the Lease the Role grants is the one the Deployment elects with', () => {
+  assert.ok(container.args.includes(`--leader-elect-resource-name=${LEASE_NAME}`));
+  assert.ok(container.args.includes(`--leader-elect-resource-namespace=${NAMESPACE}`));
+});
+
+test('the Deployment passes the chart arguments, environment, ports and probes', () => {
+  assert.equal(container.args, CHART_ARGS);
+  assert.is(container.name, 'hypernode-controller-manager');
+  assert.equal(container.env, [
+    { name: 'KUBE_POD_NAMESPACE', value: NAMESPACE },
+    { name: 'HELM_RELEASE_NAME', value: 'volcano' },
+  ]);
+  assert.equal(container.ports, [
+    { name: 'healthz', containerPort: 11251, protocol: 'TCP' },
+    { name: 'metrics', containerPort: 8081, protocol: 'TCP' },
+  ]);
+  assert.equal(container.livenessProbe, { httpGet: { path: '/healthz', port: 'healthz' }, initialDelaySeconds: 5, periodSeconds: 10 });
+  assert.equal(container.readinessProbe, { httpGet: { path: '/readyz', port: 'healthz' }, periodSeconds: 5 });
+  const pod = deployment.spec.template.spec;
+  assert.is(pod.serviceAccountName, 'volcano-hypernode-controller');
+  assert.is(pod.priorityClassName, 'system-cluster-critical');
+  assert.equal(deployment.spec.selector.matchLabels, selector);
+  assert.equal(deployment.spec.template.metadata.labels, selector);
+  assert.is(deployment.metadata.namespace, NAMESPACE);
+});
+
+test('the container runs restricted: non-root 1000, read-only root, no capabilities, no escalation, RuntimeDefault seccomp', () => {
+  assert.equal(container.securityContext, {
+    runAsNonRoot: true,
+    runAsUser: 1000,
+    readOnlyRootFilesystem: true,
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  });
+  assert.equal(deployment.spec.template.spec.securityContext.seccompProfile, { type: 'RuntimeDefault' });
+});
+
+test('the metrics Service selects the controller pods and carries the Prometheus annotations', () => {
+  const svc = find('Service');
+  assert.is(svc.metadata.name, 'volcano-hypernode-controller-service');
+  assert.equal(svc.metadata.annotations, { 'prometheus.io/path': '/metrics', 'prometheus.io/port': '8081', 'prometheus.io/scrape': 'true' });
+  assert.equal(svc.spec.selector, selector);
+  assert.equal(svc.spec.ports, [{ name: 'metrics', port: 8081, protocol: 'TCP', targetPort: 'metrics' }]);
+});
+
+test('the example discovery ConfigMap sits where the controller looks and enables the label source', () => {
+  const cm = find('ConfigMap');
+  assert.equal(cm.metadata, { name: 'volcano-controller-configmap', namespace: NAMESPACE });
+  const conf = parse(cm.data['volcano-controller.conf']);
+  assert.equal(
+    conf.networkTopologyDiscovery.map((s: Obj) => [s.source, s.enabled]),
+    [['label', true]],
+  );
+  const types = conf.networkTopologyDiscovery[0].config.networkTopologyTypes;
+  assert.equal(types.rack.at(-1), { nodeLabel: 'kubernetes.io/hostname' });
+});
+
+test.run();

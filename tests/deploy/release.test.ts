@@ -1,0 +1,46 @@
+// scripts/release.mjs: assembles the release from what was built, names the
+// executable for the machine, and writes a SHA256SUMS that sha256sum accepts.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ASSET, NAME, makeRelease, repoRoot } from './support/releases.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'release-test-'));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+test('the release holds the executable, bundle, map, unit, installer and manifests, all listed in SHA256SUMS', () => {
+  const dir = makeRelease(work, '1.2.3');
+  assert.equal(readdirSync(dir).sort(), [
+    'SHA256SUMS',
+    'install.sh',
+    ASSET,
+    `${NAME}-kubernetes.tar.gz`,
+    `${NAME}.cjs`,
+    `${NAME}.cjs.map`,
+    `${NAME}.service`,
+  ].sort());
+  const check = execFileSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
+  assert.is(check.trim().split('\n').length, 6);
+  assert.match(execFileSync(join(dir, ASSET), ['--version'], { encoding: 'utf8' }), /^Version: 1\.2\.3$/m);
+});
+
+test('the manifests tarball unpacks to kubernetes/ with every file of deploy/kubernetes', () => {
+  const dir = makeRelease(work, '1.2.4');
+  const listed = execFileSync('tar', ['-tzf', join(dir, `${NAME}-kubernetes.tar.gz`)], { encoding: 'utf8' }).trim().split('\n');
+  const expected = readdirSync(join(repoRoot, 'deploy/kubernetes')).map((f) => `kubernetes/${f}`);
+  assert.equal(listed.filter((e) => !e.endsWith('/')).sort(), expected.sort());
+});
+
+test('without a build the release script says to run the build first', () => {
+  const empty = join(work, 'empty-dist');
+  mkdirSync(empty);
+  const res = spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', empty, '--no-image'], { encoding: 'utf8' });
+  assert.is(res.status, 1);
+  assert.match(res.stderr, new RegExp(`${NAME} is missing: run \`npm run build\` first`));
+});
+
+test.run();

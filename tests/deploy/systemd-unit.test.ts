@@ -1,0 +1,121 @@
+// deploy/systemd/vc-hypernode-controller-manager.service: systemd accepts it,
+// it passes the chart's flags plus the kubeconfig credential, and it keeps its
+// hardening (the exposure score is printed for the operator docs).
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CHART_ARGS } from './support/chart.ts';
+import { NAME, repoRoot, standInExecutable } from './support/releases.ts';
+
+const unitText = readFileSync(join(repoRoot, 'deploy/systemd', `${NAME}.service`), 'utf8');
+
+/** `key → values` of the [Service] section, continuation lines joined, comments dropped. */
+function serviceSection(text: string): Map<string, string[]> {
+  const joined = text.replace(/\\\n\s*/g, ' ');
+  const section = joined.split(/^\[Service\]$/m)[1]!.split(/^\[/m)[0]!;
+  const out = new Map<string, string[]>();
+  for (const line of section.split('\n')) {
+    const m = line.match(/^([A-Za-z]+)=(.*)$/);
+    if (m) out.set(m[1]!, [...(out.get(m[1]!) ?? []), m[2]!.trim()]);
+  }
+  return out;
+}
+
+const service = serviceSection(unitText);
+const one = (key: string) => {
+  const v = service.get(key);
+  assert.ok(v && v.length === 1, `${key}= set once`);
+  return v![0]!;
+};
+
+const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
+
+/** The unit with ExecStart pointing at a stand-in executable, since verify checks that the binary exists. */
+function unitForVerify(dir: string): string {
+  const exe = join(dir, NAME);
+  standInExecutable(exe, '0.0.0');
+  const path = join(dir, `${NAME}.service`);
+  writeFileSync(path, unitText.replace(`ExecStart=/usr/local/bin/${NAME} `, `ExecStart=${exe} `));
+  return path;
+}
+
+test('ExecStart passes the kubeconfig credential, the chart flags (minus the shell redirection) and then the extra flags', () => {
+  const argv = one('ExecStart').split(/\s+/);
+  assert.equal(argv, [
+    `/usr/local/bin/${NAME}`,
+    '--kubeconfig=${CREDENTIALS_DIRECTORY}/kubeconfig',
+    ...CHART_ARGS.filter((a) => a !== '2>&1'),
+    '$VC_HNC_EXTRA_FLAGS',
+  ]);
+  assert.is(one('LoadCredential'), `kubeconfig:/etc/${NAME}/kubeconfig`);
+  assert.is(one('EnvironmentFile'), `-/etc/${NAME}/env`);
+  assert.is(one('Environment'), 'KUBE_POD_NAMESPACE=volcano-system HELM_RELEASE_NAME=volcano');
+  assert.is(one('Type'), 'exec');
+  assert.is(one('Restart'), 'on-failure');
+});
+
+test('the service is sandboxed, and never forbids the writable-executable memory V8 needs', () => {
+  const expected: Record<string, string> = {
+    DynamicUser: 'yes',
+    NoNewPrivileges: 'yes',
+    ProtectSystem: 'strict',
+    ProtectHome: 'yes',
+    PrivateTmp: 'yes',
+    PrivateDevices: 'yes',
+    CapabilityBoundingSet: '',
+    RestrictAddressFamilies: 'AF_INET AF_INET6 AF_UNIX',
+    LockPersonality: 'yes',
+    ProtectKernelTunables: 'yes',
+    ProtectKernelModules: 'yes',
+    ProtectKernelLogs: 'yes',
+    ProtectControlGroups: 'yes',
+    ProtectClock: 'yes',
+    ProtectHostname: 'yes',
+    RestrictNamespaces: 'yes',
+    RestrictRealtime: 'yes',
+    RestrictSUIDSGID: 'yes',
+    SystemCallArchitectures: 'native',
+    ProcSubset: 'pid',
+  };
+  for (const [key, value] of Object.entries(expected)) assert.is(one(key), value, key);
+  assert.equal(service.get('SystemCallFilter'), ['@system-service', '~@privileged']);
+  assert.not.ok(service.has('MemoryDenyWriteExecute'));
+});
+
+test('systemd-analyze verify accepts the unit', () => {
+  if (!hasSystemdAnalyze) {
+    console.log('SKIP: systemd-analyze is not installed');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'unit-test-'));
+  try {
+    const res = spawnSync('systemd-analyze', ['verify', unitForVerify(dir)], { encoding: 'utf8' });
+    assert.is(res.status, 0, res.stderr);
+    assert.not.match(res.stderr, NAME, res.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('systemd-analyze security rates the unit at most 2.0 (exposure printed)', () => {
+  if (!hasSystemdAnalyze) {
+    console.log('SKIP: systemd-analyze is not installed');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'unit-test-'));
+  try {
+    const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unitForVerify(dir)], { encoding: 'utf8' });
+    const m = out.match(/Overall exposure level for \S+: ([\d.]+) (\w+)/);
+    assert.ok(m, out);
+    console.log(`systemd-analyze security: exposure ${m![1]} ${m![2]}`);
+    assert.ok(Number(m![1]) <= 2.0, out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
