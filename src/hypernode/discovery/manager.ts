@@ -190,6 +190,7 @@ export class DiscoveryManager {
       else this.queue.forget(RETRY_KEY_PREFIX + source);
     }
     this.logAllStarted(wanted, started);
+    this.deps.logger.v(2).info('Discovery configuration applied', { running: [...this.running.keys()], failing: [...this.failures.keys()] });
     return true;
   }
 
@@ -230,7 +231,8 @@ export class DiscoveryManager {
     }
     const current = this.running.get(source);
     if (current && isDeepStrictEqual(current.entry, entry)) return 'unchanged';
-    this.deps.logger.info('Restarting network discovery', { source });
+    // A retry of a failing source is already reported; only say so at V(2).
+    (this.failures.has(source) ? this.deps.logger.v(2) : this.deps.logger).info('Restarting network discovery', { source });
     if (current) await this.stopSource(source);
     if (this.stopping.signal.aborted) return 'unchanged';
     try {

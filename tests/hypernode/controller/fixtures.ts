@@ -46,7 +46,7 @@ export class RecordingEvents implements EventRecorder {
 export function capturingLogger(): { logger: Logger; lines: string[]; messages: () => string[] } {
   const lines: string[] = [];
   const logger = createLogger({ verbosity: 4, skipHeaders: true, sink: { write: (l) => lines.push(l.trimEnd()) } });
-  return { logger, lines, messages: () => lines.map((l) => l.split(' ').filter((w) => !w.includes('=')).join(' ')) };
+  return { logger, lines, messages: () => lines.map((l) => l.replace(/ [\w.-]+=.*$/, '')) };
 }
 
 /** The value of one sample of a metric family, 0 when absent. */
@@ -105,6 +105,7 @@ export class ScriptedSource {
     if (this.failStartWith) {
       const reason = this.failStartWith;
       d.start = () => Promise.reject(new Error(reason));
+      return d; // never started, so not one of `instances`
     }
     this.instances.push(d);
     return d;
