@@ -1,0 +1,247 @@
+// The request layer against a scripted HTTP server on 127.0.0.1: Status
+// errors, which verbs are retried, Retry-After, the token bucket, deadlines,
+// keep-alive, watch decoding, headers and rest_client_* metrics.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Registry } from 'prom-client';
+import type { Clock } from '../../src/kube/clock.ts';
+import { ApiError, isConflict, isGone } from '../../src/kube/errors.ts';
+import { resourceClient } from '../../src/kube/resource.ts';
+import { RestClient } from '../../src/kube/rest.ts';
+import { createRestMetrics } from '../../src/kube/rest-metrics.ts';
+import { Transport } from '../../src/kube/transport.ts';
+import type { KubeObject, WatchEvent } from '../../src/kube/types.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+interface Fixture {
+  server: Server;
+  url: string;
+  requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }>;
+  connections: number;
+  handlers: Handler[];
+  close(): Promise<void>;
+}
+
+async function fixture(): Promise<Fixture> {
+  const f = { requests: [], connections: 0, handlers: [] } as unknown as Fixture;
+  f.server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      f.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const h = f.handlers.shift() ?? ((_q, r) => json(r, 200, { kind: 'Thing', metadata: { name: 'x' } }));
+      h(req, res, body);
+    });
+  });
+  f.server.on('connection', () => f.connections++);
+  await new Promise<void>((r) => f.server.listen(0, '127.0.0.1', r));
+  f.url = `http://127.0.0.1:${(f.server.address() as AddressInfo).port}`;
+  f.close = () =>
+    new Promise((r) => {
+      f.server.closeAllConnections();
+      f.server.close(() => r());
+    });
+  return f;
+}
+
+function json(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(code, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const status = (code: number, reason: string, message: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  status: 'Failure',
+  code,
+  reason,
+  message,
+  ...extra,
+});
+
+/** The error `p` rejects with; fails the test if it resolves. */
+async function failure(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as ApiError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** Virtual time: sleeping advances it and is recorded, nothing really waits. */
+function virtualClock(): Clock & { slept: number[] } {
+  let t = 1_000_000;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => t,
+    sleep: async (ms) => {
+      slept.push(ms);
+      t += ms;
+    },
+  };
+}
+
+function client(f: Fixture, opts: Partial<ConstructorParameters<typeof RestClient>[0]> = {}) {
+  const transport = new Transport({ server: f.url, tls: { rejectUnauthorized: true }, credentials: async () => ({ headers: { Authorization: 'Bearer t0k' } }) });
+  const clock = virtualClock();
+  const rest = new RestClient({ transport, userAgent: 'ua/1 (linux/amd64) kubernetes/abcdef0/x', qps: 1000, burst: 1000, clock, random: () => 0.5, ...opts });
+  return { rest, clock, transport };
+}
+
+test('a Status error body becomes an ApiError with reason, code and message', async () => {
+  const f = await fixture();
+  const { rest, transport } = client(f);
+  f.handlers.push((_q, r) => json(r, 409, status(409, 'Conflict', 'the object has been modified')));
+  const things = resourceClient<KubeObject>(rest, { group: 'example.io', version: 'v1', resource: 'things', namespaced: false });
+  const err = await failure(things.update({ metadata: { name: 'a', resourceVersion: '3' } }));
+  assert.ok(isConflict(err));
+  assert.is(err.message, 'the object has been modified');
+  assert.is(f.requests[0]!.method, 'PUT');
+  assert.is(f.requests[0]!.url, '/apis/example.io/v1/things/a');
+  transport.close();
+  await f.close();
+});
+
+test('GET is retried on 5xx and 429, honouring Retry-After; POST is retried only on 429', async () => {
+  const f = await fixture();
+  const { rest, clock, transport } = client(f);
+  f.handlers.push((_q, r) => json(r, 503, status(503, 'ServiceUnavailable', 'down')));
+  f.handlers.push((_q, r) => json(r, 429, status(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '3' }));
+  const got = await rest.request<KubeObject>({ method: 'GET', path: '/api/v1/nodes/x' });
+  assert.is(got.metadata.name, 'x');
+  assert.is(f.requests.length, 3);
+  assert.is(clock.slept.at(-1), 3000, 'Retry-After seconds are honoured');
+
+  f.handlers.push((_q, r) => json(r, 500, status(500, 'InternalError', 'boom')));
+  const err = await failure(rest.request({ method: 'POST', path: '/api/v1/things', body: {} }));
+  assert.instance(err, ApiError);
+  assert.is(err.code, 500);
+  assert.is(f.requests.length, 4, 'a POST that may have been applied is not repeated');
+
+  f.handlers.push((_q, r) => json(r, 429, status(429, 'TooManyRequests', 'later', { details: { retryAfterSeconds: 2 } })));
+  await rest.request({ method: 'POST', path: '/api/v1/things', body: {} });
+  assert.is(f.requests.length, 6, 'a 429 was not processed: the POST is sent again');
+  assert.is(clock.slept.at(-1), 2000);
+  transport.close();
+  await f.close();
+});
+
+test('retries stop after the limit and the last error is returned', async () => {
+  const f = await fixture();
+  const { rest, transport } = client(f, { maxRetries: 2 });
+  for (let i = 0; i < 3; i++) f.handlers.push((_q, r) => json(r, 500, status(500, 'InternalError', `boom ${i}`)));
+  const err = await failure(rest.request({ method: 'GET', path: '/api/v1/x' }));
+  assert.is(err.message, 'boom 2');
+  assert.is(f.requests.length, 3);
+  transport.close();
+  await f.close();
+});
+
+test('the token bucket lets a burst through, then paces requests at QPS (watch starts included)', async () => {
+  const f = await fixture();
+  const { rest, clock, transport } = client(f, { qps: 5, burst: 2 });
+  for (let i = 0; i < 6; i++) await rest.request({ method: 'GET', path: '/api/v1/x' });
+  f.handlers.push((_q, r) => {
+    r.writeHead(200, { 'Content-Type': 'application/json' });
+    r.end();
+  });
+  await rest.watch({ method: 'GET', path: '/api/v1/x', query: { watch: true }, idleTimeoutMs: 5000 });
+  // 2 free tokens, then one every 200 ms.
+  assert.equal(clock.slept.map(Math.round), [200, 200, 200, 200, 200]);
+  transport.close();
+  await f.close();
+});
+
+test('a request without an answer fails at its deadline', async () => {
+  const f = await fixture();
+  const { rest, transport } = client(f, { requestTimeoutMs: 150, maxRetries: 0 });
+  f.handlers.push(() => {});
+  const err = await failure(rest.request({ method: 'GET', path: '/api/v1/hang' }));
+  assert.match(err.message, /no answer from the API server within 150 ms/);
+  transport.close();
+  await f.close();
+});
+
+test('sequential requests reuse one keep-alive connection and carry user agent, credentials and accept headers', async () => {
+  const f = await fixture();
+  const { rest, transport } = client(f);
+  const things = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+  for (let i = 0; i < 20; i++) await things.list({ namespace: 'ns', fieldSelector: 'metadata.name=cm', limit: 500 });
+  await things.patch('cm', { data: { a: 'b' } }, { namespace: 'ns' });
+  assert.is(f.connections, 1);
+  const first = f.requests[0]!;
+  assert.is(first.url, '/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dcm&limit=500');
+  assert.is(first.headers['user-agent'], 'ua/1 (linux/amd64) kubernetes/abcdef0/x');
+  assert.is(first.headers.authorization, 'Bearer t0k');
+  assert.is(first.headers.accept, 'application/json');
+  const patch = f.requests.at(-1)!;
+  assert.is(patch.method, 'PATCH');
+  assert.is(patch.headers['content-type'], 'application/merge-patch+json');
+  assert.equal(JSON.parse(patch.body), { data: { a: 'b' } });
+  transport.close();
+  await f.close();
+});
+
+test('a watch decodes newline-delimited events split across chunks and ends with an ERROR event as ApiError', async () => {
+  const f = await fixture();
+  const { rest, transport } = client(f);
+  f.handlers.push((_q, r) => {
+    r.writeHead(200, { 'Content-Type': 'application/json' });
+    const a = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } });
+    r.write(a.slice(0, 10));
+    setTimeout(() => {
+      r.write(a.slice(10) + '\n' + JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } }) + '\n');
+      r.end(JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version: 5 (9)') }) + '\n');
+    }, 20);
+  });
+  const things = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
+  const stream = await things.watch({ resourceVersion: '4', timeoutSeconds: 300, allowWatchBookmarks: true, idleTimeoutMs: 5000, accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' });
+  const seen: WatchEvent<KubeObject>[] = [];
+  const err = await (async () => {
+    for await (const ev of stream) seen.push(ev);
+  })().catch((e: Error) => e as ApiError);
+  assert.equal(seen.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+  assert.ok(isGone(err));
+  const req = f.requests[0]!;
+  assert.is(req.url, '/api/v1/nodes?resourceVersion=4&watch=true&allowWatchBookmarks=true&timeoutSeconds=300');
+  assert.is(req.headers.accept, 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
+  transport.close();
+  await f.close();
+});
+
+test('rest_client_* metrics count requests by code, host and method', async () => {
+  const f = await fixture();
+  const registry = new Registry();
+  const { rest, transport } = client(f, { metrics: createRestMetrics(registry), maxRetries: 0 });
+  await rest.request({ method: 'GET', path: '/api/v1/x' });
+  f.handlers.push((_q, r) => json(r, 404, status(404, 'NotFound', 'nope')));
+  await rest.request({ method: 'GET', path: '/api/v1/x' }).catch(() => {});
+  const text = await registry.metrics();
+  const host = new URL(f.url).host;
+  assert.match(text, `rest_client_requests_total{code="200",host="${host}",method="GET"} 1`);
+  assert.match(text, `rest_client_requests_total{code="404",host="${host}",method="GET"} 1`);
+  assert.match(text, `rest_client_request_duration_seconds_count{host="${host}",verb="GET"} 2`);
+  assert.match(text, `rest_client_rate_limiter_duration_seconds_count{host="${host}",verb="GET"} 2`);
+  transport.close();
+  await f.close();
+});
+
+test('a refused connection is reported with method and URL', async () => {
+  const f = await fixture();
+  const url = f.url;
+  await f.close();
+  const transport = new Transport({ server: url, tls: { rejectUnauthorized: true }, credentials: async () => ({ headers: {} }) });
+  const rest = new RestClient({ transport, userAgent: 'ua', qps: 100, burst: 100, clock: virtualClock(), maxRetries: 1 });
+  const err = await failure(rest.request({ method: 'GET', path: '/api/v1/nodes' }));
+  assert.match(err.message, `GET ${url}/api/v1/nodes: `);
+  assert.match(err.message, /ECONNREFUSED/);
+  transport.close();
+});
+
+test.run();
