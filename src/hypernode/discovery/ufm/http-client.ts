@@ -68,7 +68,8 @@ export class UfmHttpClient {
       const res = await this.once(current, headers, combined, deadline, timeoutMs);
       const location = res.location;
       if (!REDIRECTS.has(res.status) || location === undefined) return res;
-      if (hop + 1 > MAX_REDIRECTS) throw new Error(`stopped after ${MAX_REDIRECTS} redirects`);
+      // Go refuses the redirect that would make the 11th request.
+      if (hop + 1 >= MAX_REDIRECTS) throw new Error(`stopped after ${MAX_REDIRECTS} redirects`);
       current = new URL(location, current);
     }
   }

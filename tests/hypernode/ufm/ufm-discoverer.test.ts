@@ -1,0 +1,285 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createUfmDiscovererFactory, type UfmTuning } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
+import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { Secret } from '../../../src/hypernode/api/types.ts';
+import { ApiError } from '../../../src/kube/errors.ts';
+import { realClock } from '../../../src/kube/clock.ts';
+import { createLogger } from '../../../src/log.ts';
+import type { Channel } from '../../../src/util/channel.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { computerPorts, OTHER_CA, TEST_CA, UfmServer } from '../../support/ufm-server.ts';
+import { waitFor, within } from '../../support/wait.ts';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+/** Secrets in memory; `data` values are plain text here and stored base64-encoded. */
+class FakeSecrets implements SecretClient {
+  readonly store = new Map<string, Secret>();
+  gets = 0;
+  put(ns: string, name: string, data: Record<string, string>): void {
+    this.store.set(`${ns}/${name}`, { metadata: { name, namespace: ns }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
+  }
+  async get(ns: string, name: string): Promise<Secret> {
+    this.gets++;
+    const s = this.store.get(`${ns}/${name}`);
+    if (!s) throw new ApiError(`secrets "${name}" not found`, 404, 'NotFound');
+    return s;
+  }
+}
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, logger: createLogger({ verbosity: 4, skipHeaders: true, sink: { write: (l) => void lines.push(l) } }) };
+}
+
+const REF = { secretRef: { name: 'ufm-credentials', namespace: 'volcano-system' } };
+const entry = (config: Record<string, unknown>, credentials: DiscoveryEntry['credentials'] = REF): DiscoveryEntry => ({
+  source: 'ufm',
+  enabled: true,
+  intervalMs: 3_600_000,
+  credentials,
+  config,
+});
+
+interface Rig {
+  server: UfmServer;
+  secrets: FakeSecrets;
+  lines: string[];
+  make(config?: Record<string, unknown>, tuning?: UfmTuning, credentials?: DiscoveryEntry['credentials']): Promise<Discoverer>;
+}
+
+async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
+  const server = await new UfmServer().start();
+  const secrets = new FakeSecrets();
+  secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'secret' });
+  const { lines, logger } = capture();
+  const started: Discoverer[] = [];
+  const rig: Rig = {
+    server,
+    secrets,
+    lines,
+    async make(config = { endpoint: server.endpoint() }, tuning = {}, credentials = REF) {
+      const factory = createUfmDiscovererFactory({ ca: TEST_CA, retryBaseMs: 20, timeoutMs: 5_000, ...tuning });
+      const d = await factory(entry(config, credentials), { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock: realClock, logger });
+      started.push(d);
+      return d;
+    },
+  };
+  try {
+    await fn(rig);
+  } finally {
+    for (const d of started) await d.stop();
+    await server.close();
+  }
+}
+
+const next = (ch: Channel<Snapshot>) => within(ch.recv(), 10_000, 'a snapshot').then((r) => r.value!);
+
+/** What is buffered right now, without waiting for more. */
+async function buffered(ch: Channel<Snapshot>): Promise<Snapshot | undefined> {
+  const ac = new AbortController();
+  const p = ch.recv(ac.signal).then((r) => r.value, () => undefined);
+  await new Promise((r) => setImmediate(r));
+  ac.abort();
+  return p;
+}
+
+const LABELS = { 'volcano.sh/network-topology-source': 'ufm' };
+const members = (type: string, names: string[]) => names.map((name) => ({ type, selector: { exactMatch: { name } } }));
+
+test('worked example: the snapshot of §5.6 from a real HTTPS exchange with basic auth', () =>
+  withRig(async (rig) => {
+    rig.server.answer = {
+      kind: 'ports',
+      ports: [
+        ...computerPorts(['node0', 'node1', 'node2', 'node3'], ['leaf0', 'leaf1', 'leaf2', 'leaf3']),
+        ...computerPorts(['node4', 'node7'], ['leaf4', 'leaf5', 'leaf6']),
+        ...computerPorts(['node5', 'node6'], ['leaf4', 'leaf5', 'leaf6', 'leaf7']),
+      ],
+    };
+    const d = await rig.make({ endpoint: `${rig.server.endpoint()}/` });
+    assert.is(d.name(), 'ufm');
+    const snap = await next(await d.start());
+    assert.equal(snap, [
+      { metadata: { name: 'leaf-hn-0', labels: LABELS }, spec: { tier: 1, members: members('Node', ['node0', 'node1', 'node2', 'node3']) } },
+      { metadata: { name: 'leaf-hn-1', labels: LABELS }, spec: { tier: 1, members: members('Node', ['node4', 'node5', 'node6', 'node7']) } },
+      { metadata: { name: 'spine-hn', labels: LABELS }, spec: { tier: 2, members: members('HyperNode', ['leaf-hn-0', 'leaf-hn-1']) } },
+    ]);
+    assert.equal(rig.server.requests[0], {
+      method: 'GET',
+      path: '/ufmRest/resources/ports',
+      host: rig.server.endpoint().replace('https://', ''),
+      authorization: `Basic ${b64('admin:secret')}`,
+      accept: undefined,
+    });
+  }),
+);
+
+const failures: [string, UfmServer['answer'], RegExp][] = [
+  ['a 500', { kind: 'status', status: 500 }, /unexpected status code: 500 Internal Server Error/],
+  ['a malformed body', { kind: 'raw', body: '[{"description": "Computer' }, /failed to decode response/],
+  ['a string tier', { kind: 'raw', body: '[{"description":"Computer IB Port","tier":"1","system_name":"n","peer_node_name":"L"}]' }, /failed to decode response: .*tier/],
+  ['an object instead of a list', { kind: 'raw', body: '{"ports": []}' }, /failed to decode response/],
+  ['an empty list', { kind: 'ports', ports: [] }, /UFM reported no Computer ports/],
+  ['null', { kind: 'ports', ports: null }, /UFM reported no Computer ports/],
+  ['only switch ports', { kind: 'ports', ports: computerPorts(['sw'], ['L1'], 'Switch IB Port') }, /UFM reported no Computer ports/],
+];
+for (const [what, answer, logged] of failures) {
+  test(`${what} produces no snapshot, is retried, and recovers`, () =>
+    withRig(async (rig) => {
+      rig.server.answer = answer;
+      const ch = await (await rig.make()).start();
+      await waitFor(() => rig.server.requests.length >= 2, { what: 'a retry before the next interval tick' });
+      assert.is(await buffered(ch), undefined, 'nothing emitted, so nothing gets deleted');
+      assert.ok(rig.lines.some((l) => logged.test(l)), `log line ${logged}: ${rig.lines.join('')}`);
+      rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+      assert.is((await next(ch)).length, 2);
+    }),
+  );
+}
+
+test('bad credentials (401) produce no snapshot; a rotated Secret is picked up on the next run', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+    rig.server.password = 'rotated';
+    const ch = await (await rig.make()).start();
+    await waitFor(() => rig.lines.some((l) => l.includes('unexpected status code: 401 Unauthorized')), { what: '401 logged' });
+    assert.is(await buffered(ch), undefined);
+    rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'rotated' });
+    assert.is((await next(ch)).length, 2);
+    assert.is(rig.server.requests.at(-1)!.authorization, `Basic ${b64('admin:rotated')}`);
+  }),
+);
+
+test('an untrusted server certificate fails the run; insecureSkipVerify: true accepts it', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+    const strict = await (await rig.make(undefined, { ca: OTHER_CA })).start();
+    await waitFor(() => rig.lines.some((l) => /Failed to fetch UFM data.*failed to send request/.test(l)), { what: 'TLS failure logged' });
+    assert.is(await buffered(strict), undefined);
+    assert.is(rig.server.requests.length, 0, 'no request got through');
+    const lax = await (await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerify: true }, { ca: OTHER_CA })).start();
+    assert.is((await next(lax)).length, 2);
+    assert.ok(rig.lines.some((l) => l.includes('WARNING: TLS certificate verification is disabled')));
+  }),
+);
+
+test('insecureSkipVerify as a quoted string means false', () =>
+  withRig(async (rig) => {
+    await (await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerify: 'true' }, { ca: OTHER_CA })).start();
+    await waitFor(() => rig.lines.some((l) => l.includes('failed to send request')), { what: 'TLS failure logged' });
+    assert.not.ok(rig.lines.some((l) => l.includes('WARNING: TLS')));
+  }),
+);
+
+test('a server that never answers is cut off by the deadline', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'hang' };
+    await (await rig.make(undefined, { timeoutMs: 200 })).start();
+    await waitFor(() => rig.lines.some((l) => /failed to send request: .*Timeout/.test(l)), { what: 'deadline logged' });
+  }),
+);
+
+test('a body over the size limit is a decode error', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'huge', bytes: 256 * 1024 };
+    const ch = await (await rig.make(undefined, { maxBodyBytes: 64 * 1024 })).start();
+    await waitFor(() => rig.lines.some((l) => l.includes('failed to decode response: body exceeds 65536 bytes')), { what: 'size error' });
+    assert.is(await buffered(ch), undefined);
+  }),
+);
+
+test('a same-host redirect keeps the Authorization header', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'redirect', status: 307, location: '/final/ufmRest/resources/ports', ports: computerPorts(['n1'], ['L1']) };
+    const ch = await (await rig.make()).start();
+    assert.is((await next(ch)).length, 2);
+    assert.equal(rig.server.requests.map((r) => [r.path, r.authorization]), [
+      ['/ufmRest/resources/ports', `Basic ${b64('admin:secret')}`],
+      ['/final/ufmRest/resources/ports', `Basic ${b64('admin:secret')}`],
+    ]);
+  }),
+);
+
+test('a redirect to another host drops the Authorization header', () =>
+  withRig(async (rig) => {
+    const location = `${rig.server.endpoint('localhost')}/final/ufmRest/resources/ports`;
+    rig.server.answer = { kind: 'redirect', location, ports: computerPorts(['n1'], ['L1']) };
+    const ch = await (await rig.make()).start();
+    await waitFor(() => rig.lines.some((l) => l.includes('unexpected status code: 401')), { what: '401 after the redirect' });
+    const hop = rig.server.requests[1]!;
+    assert.ok(hop.host.startsWith('localhost:'));
+    assert.is(hop.authorization, undefined);
+    assert.is(await buffered(ch), undefined);
+  }),
+);
+
+test('more than 10 redirects fail the run', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'redirect', location: '/ufmRest/resources/ports', ports: [] };
+    await (await rig.make(undefined, { retryBaseMs: 600_000 })).start();
+    await waitFor(() => rig.lines.some((l) => l.includes('stopped after 10 redirects')), { what: 'redirect limit' });
+    assert.is(rig.server.requests.length, 10, 'as Go: the original request and 9 followed redirects');
+  }),
+);
+
+test('construction: a missing or non-string endpoint is a clear error, not a crash', () =>
+  withRig(async (rig) => {
+    for (const config of [{}, { endpoint: null }, { endpoint: 8080 }, { url: 'https://x' }]) {
+      try {
+        await rig.make(config);
+        assert.unreachable('should reject');
+      } catch (err) {
+        assert.match((err as Error).message, /config\.endpoint must be a string/);
+      }
+    }
+  }),
+);
+
+test('start: an empty endpoint and missing credentials are rejected with the Go texts', () =>
+  withRig(async (rig) => {
+    await rig.make({ endpoint: '' }).then((d) => d.start()).then(
+      () => assert.unreachable('should reject'),
+      (err) => assert.is(err.message, 'UFM endpoint is not configured'),
+    );
+    await rig.make(undefined, undefined, {}).then((d) => d.start()).then(
+      () => assert.unreachable('should reject'),
+      (err) => assert.is(err.message, 'UFM authentication credentials are not configured'),
+    );
+  }),
+);
+
+test('construction: Secret problems are logged with the Go texts and start then refuses', () =>
+  withRig(async (rig) => {
+    rig.secrets.put('volcano-system', 'no-user', { password: 'p' });
+    rig.secrets.put('volcano-system', 'no-pass', { username: 'u' });
+    const cases: [string, string][] = [
+      ['missing', 'failed to get secret volcano-system/missing: secrets "missing" not found'],
+      ['no-user', 'username not found in secret volcano-system/no-user'],
+      ['no-pass', 'password not found in secret volcano-system/no-pass'],
+    ];
+    for (const [name, text] of cases) {
+      const d = await rig.make(undefined, undefined, { secretRef: { name, namespace: 'volcano-system' } });
+      assert.ok(rig.lines.some((l) => l.includes('Failed to get credentials from secret') && l.includes(JSON.stringify(text))), text);
+      await d.start().then(
+        () => assert.unreachable('should reject'),
+        (err) => assert.match(err.message, /credentials are not configured/),
+      );
+    }
+  }),
+);
+
+test('stop closes the stream', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+    const d = await rig.make();
+    const ch = await d.start();
+    await next(ch);
+    await d.stop();
+    const end = await within(ch.recv(), 5_000, 'close after stop');
+    assert.ok(end.done);
+  }),
+);
+
+test.run();
