@@ -101,6 +101,9 @@ class KlogLogger implements Logger {
   error(msg: string, kv?: KV): void {
     this.consola.error(msg, this.merge(kv));
   }
+  fatal(msg: string, kv?: KV): void {
+    this.consola.fatal(msg, this.merge(kv));
+  }
   v(level: number): Pick<Logger, 'info'> {
     return this.enabled(level) ? this : silent;
   }
@@ -133,6 +136,20 @@ export function createLogger(opts: LoggerOptions): Logger {
   });
   return new KlogLogger(consola, opts.verbosity, {});
 }
+
+/**
+ * klog.Fatal: logs `msg` at FATAL severity (an `F` line; other loggers print
+ * it as an error) and ends the process with status 255, as the Go binary does
+ * when its metrics or health server fails (01-cli §3.2, §6).
+ */
+export function logFatal(logger: Logger, msg: string, kv?: KV, exit: (code: number) => never = process.exit): never {
+  if (logger instanceof KlogLogger) logger.fatal(msg, kv);
+  else logger.error(msg, kv);
+  return exit(FATAL_EXIT_CODE);
+}
+
+/** Go's klog exits with 255 after a FATAL line. */
+export const FATAL_EXIT_CODE = 255;
 
 /** A logger that discards everything; for tests and libraries used without a program. */
 export const nullLogger: Logger = {

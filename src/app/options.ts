@@ -1,7 +1,26 @@
-// The resolved command-line options (01-cli): one frozen object produced by
-// parsing + validation and handed to the rest of the program.
-// (Parser, flag table and Validate() are added by the CLI work; this file
-// starts with the shape every other module relies on.)
+// The command line of vc-hypernode-controller-manager (01-cli): the flag
+// table, parse() into one frozen Options object, and validate() with the
+// messages of Go's ServerOption.CheckOptionOrDie. Mirrors Volcano's
+// cmd/hypernode-controller-manager/app/options/options.go, component-base's
+// BindLeaderElectionFlags + ValidateLeaderElectionConfiguration and klog's
+// InitFlags. The rest of the program only ever sees the resolved Options.
+
+import {
+  boolKind,
+  durationKind,
+  float32Kind,
+  goBoolKind,
+  goUint64Kind,
+  intKind,
+  klogLevelKind,
+  klogSeverityKind,
+  klogTraceLocationKind,
+  klogVmoduleKind,
+  stringKind,
+} from './flags/flag-kinds.ts';
+import { describeFlags, flag, formatUsage, parseFlags, type FlagValues } from './flags/flag-set.ts';
+import { durationFromMs, durationToMs, formatDuration, SECOND } from './flags/go-duration.ts';
+import { resolveTcpAddress, systemResolver, tcpAddressesConflict, type ResolverDeps, type TcpAddress } from './flags/tcp-address.ts';
 
 export interface LeaderElectionOptions {
   readonly leaderElect: boolean;
@@ -31,4 +50,206 @@ export interface Options {
   readonly listenAddress: string;
   readonly leaderElection: LeaderElectionOptions;
   readonly log: LogOptions;
+}
+
+export const DEFAULT_LEADER_ELECTION_NAME = 'vc-hypernode-controller-manager';
+export const DEFAULT_LEADER_ELECTION_NAMESPACE = 'volcano-system';
+/** The only lock client-go still supports. */
+export const LEASES_RESOURCE_LOCK = 'leases';
+/** client-go leaderelection.JitterFactor: the renew deadline must exceed retryPeriod × this. */
+const LEADER_ELECTION_JITTER_FACTOR = 1.2;
+
+/** Every flag the Go binary accepts, keyed by canonical name (01-cli §2). */
+export const FLAGS = {
+  // Volcano (options.go)
+  master: flag(stringKind, '', 'The address of the Kubernetes API server (overrides any value in kubeconfig).'),
+  kubeconfig: flag(stringKind, '', 'Path to kubeconfig file with authorization and master location information.'),
+  'kube-api-qps': flag(float32Kind, 50, 'QPS to use while talking with the Kubernetes API server.'),
+  'kube-api-burst': flag(intKind, 100n, 'Burst to use while talking with the Kubernetes API server.'),
+  version: flag(boolKind, false, 'Show version and quit.'),
+  'healthz-address': flag(stringKind, ':11251', 'The address on which to serve health checks.'),
+  'enable-healthz': flag(boolKind, false, 'Enable the health check endpoint.'),
+  'enable-metrics': flag(boolKind, false, 'Enable the metrics endpoint.'),
+  'listen-address': flag(stringKind, ':8081', 'The address on which to serve metrics.'),
+
+  // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
+  'leader-elect': flag(boolKind, true, 'Run leader election before the controller loop, so that only one replica works at a time.'),
+  'leader-elect-lease-duration': flag(durationKind, 15n * SECOND, 'How long a standby waits after the last renewal before it may take over the lease.'),
+  'leader-elect-renew-deadline': flag(durationKind, 10n * SECOND, 'How long the leader keeps retrying to renew its lease before it gives up. Must be shorter than the lease duration.'),
+  'leader-elect-retry-period': flag(durationKind, 2n * SECOND, 'How long to wait between attempts to acquire or renew the lease.'),
+  'leader-elect-resource-lock': flag(stringKind, LEASES_RESOURCE_LOCK, "The type of object used for locking during leader election. Only 'leases' is supported."),
+  'leader-elect-resource-name': flag(stringKind, DEFAULT_LEADER_ELECTION_NAME, 'The name of the Lease object used for leader election.'),
+  'leader-elect-resource-namespace': flag(stringKind, DEFAULT_LEADER_ELECTION_NAMESPACE, 'The namespace of the Lease object used for leader election.'),
+
+  // klog (Go flags merged into the set; only -v and --skip-headers change what we do)
+  v: flag(klogLevelKind, 0, 'Log verbosity: V(n) messages are printed when n <= this number.', 'v'),
+  vmodule: flag(klogVmoduleKind, [], 'Comma-separated pattern=N settings for per-file verbosity (accepted, not applied).'),
+  logtostderr: flag(goBoolKind, true, 'Log to standard error instead of files (logs always go to standard error).'),
+  alsologtostderr: flag(goBoolKind, false, 'Also log to standard error when logging to files (accepted, no effect).'),
+  alsologtostderrthreshold: flag(klogSeverityKind, 0, 'Severity threshold for --alsologtostderr (accepted, no effect).'),
+  stderrthreshold: flag(klogSeverityKind, 0, 'Logs at or above this severity go to standard error (all of them do).'),
+  'legacy-stderr-threshold-behavior': flag(goBoolKind, false, 'Ignore --stderrthreshold when --logtostderr is true (accepted, no effect).'),
+  'log-dir': flag(stringKind, '', 'Directory for log files (accepted, no effect: logs go to standard error).'),
+  'log-file': flag(stringKind, '', 'Log file (accepted, no effect: logs go to standard error).'),
+  'log-file-max-size': flag(goUint64Kind, 1800n, 'Maximum log file size in megabytes, 0 for unlimited (accepted, no effect).'),
+  'one-output': flag(goBoolKind, false, 'Write logs only to their own severity file (accepted, no effect).'),
+  'skip-headers': flag(goBoolKind, false, 'Omit the severity/time/pid header of each log line.'),
+  'skip-log-headers': flag(goBoolKind, false, 'Omit headers when opening log files (accepted, no effect).'),
+  'add-dir-header': flag(goBoolKind, false, 'Include the directory in the header file name (accepted, no effect).'),
+  'log-backtrace-at': flag(klogTraceLocationKind, { file: '', line: 0 }, 'Print a stack trace when logging at file:N (accepted, no effect).'),
+  'log-flush-frequency': flag(durationKind, 5n * SECOND, 'Maximum time between log flushes (logs are written immediately; must be positive).'),
+};
+
+/** One `FLAG: --name="value"` line of the V(2) dump. */
+export interface FlagSetting {
+  readonly name: string;
+  readonly value: string;
+}
+
+export type CommandLine =
+  | { readonly kind: 'ok'; readonly options: Options; readonly flags: readonly FlagSetting[]; readonly positionals: readonly string[] }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'error'; readonly message: string };
+
+/** Parses the arguments after the program name (01-cli §1). Never throws for user input. */
+export function parse(argv: readonly string[]): CommandLine {
+  const result = parseFlags(FLAGS, argv);
+  if (result.kind !== 'ok') return result;
+  return {
+    kind: 'ok',
+    options: toOptions(result.values),
+    flags: Object.freeze(describeFlags(FLAGS, result.values)),
+    positionals: Object.freeze([...result.positionals]),
+  };
+}
+
+/** The help text printed for -h/--help and before every parse error. */
+export function usage(argv0: string): string {
+  return formatUsage(FLAGS, argv0);
+}
+
+function toOptions(v: FlagValues<typeof FLAGS>): Options {
+  return deepFreeze({
+    master: v.master,
+    kubeconfig: v.kubeconfig,
+    kubeApiQps: v['kube-api-qps'],
+    kubeApiBurst: Number(v['kube-api-burst']),
+    version: v.version,
+    healthzAddress: v['healthz-address'],
+    enableHealthz: v['enable-healthz'],
+    enableMetrics: v['enable-metrics'],
+    listenAddress: v['listen-address'],
+    leaderElection: {
+      leaderElect: v['leader-elect'],
+      leaseDurationMs: durationToMs(v['leader-elect-lease-duration']),
+      renewDeadlineMs: durationToMs(v['leader-elect-renew-deadline']),
+      retryPeriodMs: durationToMs(v['leader-elect-retry-period']),
+      resourceLock: v['leader-elect-resource-lock'],
+      resourceName: v['leader-elect-resource-name'],
+      resourceNamespace: v['leader-elect-resource-namespace'],
+    },
+    log: {
+      verbosity: v.v,
+      skipHeaders: v['skip-headers'],
+      logFlushFrequencyMs: durationToMs(v['log-flush-frequency']),
+    },
+  });
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) deepFreeze(child);
+  return Object.freeze(value);
+}
+
+/**
+ * All start-up checks (01-cli §3.1 in Go's order, then the checks Go only
+ * makes later inside Run, 00-overview §4 item 8). Returns one message per
+ * failure; an empty list means the options are usable.
+ */
+export async function validate(options: Options, resolver: ResolverDeps = systemResolver): Promise<string[]> {
+  const problems: string[] = [];
+  // NaN is not > 0: unlike Go, a NaN QPS is rejected here.
+  if (!(options.kubeApiQps > 0)) problems.push('kube-api-qps must be greater than zero');
+  if (options.kubeApiBurst <= 0) problems.push('kube-api-burst must be greater than zero');
+
+  const [healthz, metrics] = await Promise.all([
+    options.enableHealthz ? checkAddress('healthz-address', options.healthzAddress, resolver) : undefined,
+    options.enableMetrics ? checkAddress('listen-address', options.listenAddress, resolver) : undefined,
+  ]);
+  for (const check of [healthz, metrics]) if (check?.problem) problems.push(check.problem);
+  if (healthz?.address && metrics?.address && tcpAddressesConflict(healthz.address, metrics.address)) {
+    problems.push('healthz-address and listen-address must be different when both endpoints are enabled');
+  }
+
+  const leaderElection = validateLeaderElection(options.leaderElection);
+  if (leaderElection) problems.push(leaderElection);
+  problems.push(...leaderElectorProblems(options.leaderElection));
+
+  if (!(options.log.logFlushFrequencyMs > 0)) problems.push('log-flush-frequency must be greater than zero');
+  return problems;
+}
+
+type AddressCheck = { readonly address: TcpAddress; readonly problem?: undefined } | { readonly address?: undefined; readonly problem: string };
+
+async function checkAddress(flagName: string, address: string, resolver: ResolverDeps): Promise<AddressCheck> {
+  try {
+    return { address: await resolveTcpAddress(address, resolver) };
+  } catch (err) {
+    return { problem: `invalid ${flagName}: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * component-base ValidateLeaderElectionConfiguration, aggregated like
+ * field.ErrorList.ToAggregate(): duplicates dropped, one error alone, two or
+ * more as `[a, b]`. Undefined when there is nothing to report.
+ */
+function validateLeaderElection(le: LeaderElectionOptions): string | undefined {
+  if (!le.leaderElect) return undefined;
+  const lease = durationFromMs(le.leaseDurationMs);
+  const renew = durationFromMs(le.renewDeadlineMs);
+  const retry = durationFromMs(le.retryPeriodMs);
+  const invalid = (field: string, value: bigint, why: string) => `leaderElection.${field}: Invalid value: "${formatDuration(value)}": ${why}`;
+  const required = (field: string) => `leaderElection.${field}: Required value`;
+  const errors: string[] = [];
+  if (lease <= 0n) errors.push(invalid('leaseDuration', lease, 'must be greater than zero'));
+  if (renew <= 0n) errors.push(invalid('renewDeadline', renew, 'must be greater than zero'));
+  if (retry <= 0n) errors.push(invalid('retryPeriod', retry, 'must be greater than zero'));
+  // Go quotes the renew deadline here, not the lease duration.
+  if (lease <= renew) errors.push(invalid('leaseDuration', renew, 'must be greater than `RenewDeadline`'));
+  if (le.resourceLock === '') errors.push(required('resourceLock'));
+  if (le.resourceNamespace === '') errors.push(required('resourceNamespace'));
+  if (le.resourceName === '') errors.push(required('resourceName'));
+  const distinct = [...new Set(errors)];
+  if (distinct.length === 0) return undefined;
+  return distinct.length === 1 ? distinct[0] : `[${distinct.join(', ')}]`;
+}
+
+/** Lock names client-go removed, with the reason its resourcelock.New gives. */
+const REMOVED_LOCKS: Readonly<Record<string, string>> = {
+  endpoints: 'endpoints lock is removed, migrate to leases',
+  configmaps: 'configmaps lock is removed, migrate to leases',
+  endpointsleases: 'endpointsleases lock is removed, migrate to leases',
+  configmapsleases: 'configmapsleases lock is removed, migrated to leases',
+};
+
+/**
+ * What Go only discovers inside Run, after the servers started (01-cli §3.2):
+ * the lock type (resourcelock.New) and the renew deadline against the jittered
+ * retry period (leaderelection.NewLeaderElector). Same texts, reported up front.
+ */
+function leaderElectorProblems(le: LeaderElectionOptions): string[] {
+  if (!le.leaderElect) return [];
+  const problems: string[] = [];
+  if (le.resourceLock !== '' && le.resourceLock !== LEASES_RESOURCE_LOCK) {
+    const reason = Object.hasOwn(REMOVED_LOCKS, le.resourceLock) ? REMOVED_LOCKS[le.resourceLock] : `Invalid lock-type ${le.resourceLock}`;
+    problems.push(`couldn't create resource lock: ${reason}`);
+  }
+  const renew = durationFromMs(le.renewDeadlineMs);
+  const retry = durationFromMs(le.retryPeriodMs);
+  // Only meaningful once both are positive; otherwise the checks above already failed.
+  if (renew > 0n && retry > 0n && renew <= BigInt(Math.trunc(LEADER_ELECTION_JITTER_FACTOR * Number(retry)))) {
+    problems.push('failed to create leader elector: renewDeadline must be greater than retryPeriod*JitterFactor');
+  }
+  return problems;
 }

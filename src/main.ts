@@ -1,0 +1,74 @@
+// Entry point of vc-hypernode-controller-manager and the only place that
+// turns outcomes into exit codes (01-cli §6, §7). Mirrors Volcano's
+// cmd/hypernode-controller-manager/main.go: parse the flags (2 on error, 0 on
+// help), dump them at V(2), answer --version (0), validate (1), then run the
+// server (0 after a graceful shutdown, 1 with its error on stderr).
+//
+// The server is loaded lazily so that --version, --help and bad flags never
+// evaluate the Kubernetes client code: they stay as fast as a bare runtime.
+
+import { quote } from './app/flags/go-strconv.ts';
+import { parse, usage, validate, type Options } from './app/options.ts';
+import { createLogger, type Logger } from './log.ts';
+import { versionText } from './version.ts';
+
+const EXIT_SUCCESS = 0;
+const EXIT_FAILURE = 1;
+/** Bad flags, like pflag's ExitOnError; also what a Go panic exits with. */
+const EXIT_USAGE = 2;
+const EXIT_PANIC = 2;
+
+async function main(argv: readonly string[], argv0: string): Promise<number> {
+  const commandLine = parse(argv);
+  if (commandLine.kind === 'help') {
+    await write(process.stderr, usage(argv0));
+    return EXIT_SUCCESS;
+  }
+  if (commandLine.kind === 'error') {
+    await write(process.stderr, `${usage(argv0)}${commandLine.message}\n`);
+    return EXIT_USAGE;
+  }
+  const { options, flags, positionals } = commandLine;
+  const logger = createLogger({ verbosity: options.log.verbosity, skipHeaders: options.log.skipHeaders });
+  for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
+  // Go ignores them silently; one line helps whoever wonders why `2>&1` (Helm's chart) did nothing.
+  if (positionals.length > 0) logger.warn('Ignoring positional command-line arguments', { args: positionals });
+
+  if (options.version) {
+    await write(process.stdout, versionText());
+    return EXIT_SUCCESS;
+  }
+  const problems = await validate(options);
+  if (problems.length > 0) {
+    await write(process.stderr, `${problems.join('\n')}\n`);
+    return EXIT_FAILURE;
+  }
+  return run(options, logger);
+}
+
+async function run(options: Options, logger: Logger): Promise<number> {
+  const { runServer } = await import('./app/server.ts');
+  try {
+    await runServer(options, logger);
+    return EXIT_SUCCESS;
+  } catch (err) {
+    await write(process.stderr, `${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+/** Resolves once `text` is handed to the OS, so exiting right after loses nothing. */
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => stream.write(text, () => resolve()));
+}
+
+/** A bug, not a user error: report it like a Go panic (stack on stderr, exit 2). */
+function panic(err: unknown): void {
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`panic: ${detail}\n`, () => process.exit(EXIT_PANIC));
+}
+
+process.on('uncaughtException', panic);
+process.on('unhandledRejection', panic);
+// In a single executable argv[1] is the executable itself; from a bundle it is the script.
+main(process.argv.slice(2), process.argv[1] ?? process.argv0).then((code) => process.exit(code), panic);
