@@ -5,6 +5,8 @@
 // test passes its own registry instead of mutating a process-global one.
 
 import type { DiscovererFactory } from '../api/interface.ts';
+import { labelDiscovererFactory } from './label/label-discoverer.ts';
+import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
 
 export type DiscovererRegistry = ReadonlyMap<string, DiscovererFactory>;
 
@@ -21,4 +23,4 @@ export function lookupDiscoverer(registry: DiscovererRegistry, source: string): 
 }
 
 /** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented). */
-export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({});
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory });

@@ -1,0 +1,27 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { builtinDiscoverers, lookupDiscoverer, newDiscovererRegistry } from '../../../src/hypernode/discovery/registry.ts';
+import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
+import { ufmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
+import { ScriptedSource } from '../controller/fixtures.ts';
+
+test('the built-in registry has exactly label and ufm', () => {
+  assert.equal([...builtinDiscoverers.keys()].sort(), ['label', 'ufm']);
+  assert.is(lookupDiscoverer(builtinDiscoverers, 'label'), labelDiscovererFactory);
+  assert.is(lookupDiscoverer(builtinDiscoverers, 'ufm'), ufmDiscovererFactory);
+});
+
+test('an unregistered key is rejected with Go’s message: roce, wrong case, empty', () => {
+  for (const key of ['roce', 'Label', 'UFM', '']) {
+    assert.throws(() => lookupDiscoverer(builtinDiscoverers, key), (err: Error) => err.message === `unsupported discoverer type: ${key}`);
+  }
+});
+
+test('a test registry replaces the built-ins', () => {
+  const fake = new ScriptedSource('label');
+  const registry = newDiscovererRegistry({ label: fake.factory });
+  assert.is(lookupDiscoverer(registry, 'label'), fake.factory);
+  assert.throws(() => lookupDiscoverer(registry, 'ufm'), /unsupported discoverer type: ufm/);
+});
+
+test.run();
