@@ -1,0 +1,185 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { call, HN, hyperNode } from './http.ts';
+
+let api: ApiServer;
+test.before(async () => {
+  api = await startApiServer({ namespaces: ['volcano-system'] });
+});
+test.after(async () => {
+  await api.close();
+});
+test.before.each(() => {
+  for (const h of api.store.list('hypernodes')) api.store.delete('hypernodes', h.metadata.name);
+  for (const n of api.store.list('nodes')) api.store.delete('nodes', n.metadata.name);
+  api.requests.clear();
+});
+
+test('create fills server metadata, ignores a namespace on a cluster-scoped object, and get returns it', async () => {
+  const r = await call(api, 'POST', HN, { body: hyperNode('hn-a', { metadata: { name: 'hn-a', namespace: 'oops', uid: 'mine' } }) });
+  assert.is(r.status, 201);
+  const m = r.body.metadata;
+  assert.is(m.namespace, undefined);
+  assert.ok(/^[0-9a-f-]{36}$/.test(m.uid) && m.uid !== 'mine');
+  assert.match(m.resourceVersion, /^\d+$/);
+  assert.match(m.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.is(m.generation, 1);
+  const g = await call(api, 'GET', `${HN}/hn-a`);
+  assert.is(g.status, 200);
+  assert.equal(g.body, r.body);
+  assert.is(g.body.kind, 'HyperNode');
+});
+
+test('create drops status when the CRD has a status subresource', async () => {
+  const r = await call(api, 'POST', HN, { body: hyperNode('hn-s', { status: { nodeCount: 3 } }) });
+  assert.is(r.status, 201);
+  assert.is(r.body.status, undefined);
+});
+
+test('a second create of the same name is 409 AlreadyExists', async () => {
+  await call(api, 'POST', HN, { body: hyperNode('dup') });
+  const r = await call(api, 'POST', HN, { body: hyperNode('dup') });
+  assert.is(r.status, 409);
+  assert.is(r.body.reason, 'AlreadyExists');
+  assert.is(r.body.message, 'hypernodes.topology.volcano.sh "dup" already exists');
+  assert.equal(r.body.details, { name: 'dup', kind: 'hypernodes', group: 'topology.volcano.sh' });
+});
+
+test('generateName appends five characters from the Kubernetes alphabet', async () => {
+  const r = await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { generateName: 'worker-' } } });
+  assert.is(r.status, 201);
+  assert.match(r.body.metadata.name, /^worker-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+});
+
+test('get of a missing object is 404 NotFound with the Kubernetes message', async () => {
+  const r = await call(api, 'GET', `${HN}/nope`);
+  assert.is(r.status, 404);
+  assert.is(r.body.kind, 'Status');
+  assert.is(r.body.reason, 'NotFound');
+  assert.is(r.body.message, 'hypernodes.topology.volcano.sh "nope" not found');
+  const n = await call(api, 'GET', '/api/v1/nodes/nope');
+  assert.is(n.body.message, 'nodes "nope" not found');
+});
+
+test('update with a stale resourceVersion is 409 Conflict with the real message', async () => {
+  const c = (await call(api, 'POST', HN, { body: hyperNode('x') })).body;
+  const u1 = await call(api, 'PUT', `${HN}/x`, { body: { ...c, spec: { ...c.spec, tier: 2 } } });
+  assert.is(u1.status, 200);
+  const u2 = await call(api, 'PUT', `${HN}/x`, { body: { ...c, spec: { ...c.spec, tier: 3 } } });
+  assert.is(u2.status, 409);
+  assert.is(u2.body.reason, 'Conflict');
+  assert.is(
+    u2.body.message,
+    'Operation cannot be fulfilled on hypernodes.topology.volcano.sh "x": the object has been modified; please apply your changes to the latest version and try again',
+  );
+});
+
+test('update of a custom resource without resourceVersion is 422, of a built-in it is allowed', async () => {
+  const c = (await call(api, 'POST', HN, { body: hyperNode('norv') })).body;
+  delete c.metadata.resourceVersion;
+  const r = await call(api, 'PUT', `${HN}/norv`, { body: c });
+  assert.is(r.status, 422);
+  assert.is(r.body.message, 'HyperNode.topology.volcano.sh "norv" is invalid: metadata.resourceVersion: Invalid value: "0x0": must be specified for an update');
+  await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'n-norv' } } });
+  const n = await call(api, 'PUT', '/api/v1/nodes/n-norv', { body: { metadata: { name: 'n-norv', labels: { a: 'b' } } } });
+  assert.is(n.status, 200);
+  assert.equal(n.body.metadata.labels, { a: 'b' });
+});
+
+test('PUT of a missing object is 404 (no create on update)', async () => {
+  const r = await call(api, 'PUT', `${HN}/ghost`, { body: { ...hyperNode('ghost'), metadata: { name: 'ghost', resourceVersion: '1' } } });
+  assert.is(r.status, 404);
+  const n = await call(api, 'PUT', '/api/v1/nodes/ghost', { body: { metadata: { name: 'ghost' } } });
+  assert.is(n.status, 404);
+});
+
+test('PUT whose body names another object is 400', async () => {
+  const c = (await call(api, 'POST', HN, { body: hyperNode('named') })).body;
+  const r = await call(api, 'PUT', `${HN}/other`, { body: c });
+  assert.is(r.status, 400);
+  assert.is(r.body.message, 'the name of the object (named) does not match the name on the URL (other)');
+});
+
+test('generation moves on spec changes only; a normal PUT ignores status; /status changes only status', async () => {
+  const c = (await call(api, 'POST', HN, { body: hyperNode('gen') })).body;
+  const labelsOnly = (await call(api, 'PUT', `${HN}/gen`, { body: { ...c, metadata: { ...c.metadata, labels: { x: 'y' } }, status: { nodeCount: 9 } } })).body;
+  assert.is(labelsOnly.metadata.generation, 1);
+  assert.is(labelsOnly.status, undefined);
+  const spec = (await call(api, 'PUT', `${HN}/gen`, { body: { ...labelsOnly, spec: { ...labelsOnly.spec, tier: 5 } } })).body;
+  assert.is(spec.metadata.generation, 2);
+  const st = await call(api, 'PUT', `${HN}/gen/status`, {
+    body: { ...spec, metadata: { ...spec.metadata, labels: { changed: 'no' } }, spec: { tier: 9 }, status: { nodeCount: 4 } },
+  });
+  assert.is(st.status, 200);
+  assert.equal(st.body.status, { nodeCount: 4 });
+  assert.is(st.body.spec.tier, 5);
+  assert.equal(st.body.metadata.labels, { x: 'y' });
+  assert.is(st.body.metadata.generation, 2);
+});
+
+test('an update that changes nothing keeps the resourceVersion and writes no event', async () => {
+  const c = (await call(api, 'POST', HN, { body: hyperNode('same') })).body;
+  const before = api.resourceVersion;
+  const r = await call(api, 'PUT', `${HN}/same`, { body: c });
+  assert.is(r.status, 200);
+  assert.is(r.body.metadata.resourceVersion, c.metadata.resourceVersion);
+  assert.is(api.resourceVersion, before);
+});
+
+test('delete answers the HyperNode, a Status for built-ins, and 404 when missing', async () => {
+  await call(api, 'POST', HN, { body: hyperNode('del') });
+  const d = await call(api, 'DELETE', `${HN}/del`);
+  assert.is(d.status, 200);
+  assert.is(d.body.kind, 'HyperNode');
+  assert.is(d.body.metadata.name, 'del');
+  const again = await call(api, 'DELETE', `${HN}/del`);
+  assert.is(again.status, 404);
+  await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'n-del' } } });
+  const n = await call(api, 'DELETE', '/api/v1/nodes/n-del');
+  assert.is(n.body.kind, 'Status');
+  assert.is(n.body.status, 'Success');
+  assert.is(n.body.details.name, 'n-del');
+});
+
+test('delete honours uid and resourceVersion preconditions', async () => {
+  const c = (await call(api, 'POST', HN, { body: hyperNode('pre') })).body;
+  const bad = await call(api, 'DELETE', `${HN}/pre`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'other' } } });
+  assert.is(bad.status, 409);
+  assert.is(bad.body.message, `Operation cannot be fulfilled on hypernodes.topology.volcano.sh "pre": Precondition failed: UID in precondition: other, UID in object meta: ${c.metadata.uid}`);
+  const ok = await call(api, 'DELETE', `${HN}/pre`, { body: { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } } });
+  assert.is(ok.status, 200);
+});
+
+test('namespaced objects need an existing namespace and get it from the URL', async () => {
+  const missing = await call(api, 'POST', '/api/v1/namespaces/nowhere/configmaps', { body: { metadata: { name: 'c' } } });
+  assert.is(missing.status, 404);
+  assert.is(missing.body.message, 'namespaces "nowhere" not found');
+  const ok = await call(api, 'POST', '/api/v1/namespaces/volcano-system/configmaps', { body: { metadata: { name: 'c' }, data: { k: 'v' } } });
+  assert.is(ok.status, 201);
+  assert.is(ok.body.metadata.namespace, 'volcano-system');
+  const mismatch = await call(api, 'POST', '/api/v1/namespaces/volcano-system/configmaps', { body: { metadata: { name: 'd', namespace: 'default' } } });
+  assert.is(mismatch.status, 400);
+  assert.is(mismatch.body.message, 'the namespace of the provided object does not match the namespace sent on the request');
+});
+
+test('a body of another kind is 400', async () => {
+  const r = await call(api, 'POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
+  assert.is(r.status, 400);
+  const crd = await call(api, 'POST', HN, { body: { metadata: { name: 'nokind' }, spec: { tier: 1 } } });
+  assert.is(crd.status, 400);
+  assert.match(crd.body.message, "Object 'Kind' is missing");
+});
+
+test('the store facade seeds objects that the API then serves, with status kept', async () => {
+  const seeded = api.store.create({ ...hyperNode('seed'), status: { nodeCount: 2 } });
+  assert.equal(seeded.status, { nodeCount: 2 });
+  const g = await call(api, 'GET', `${HN}/seed`);
+  assert.equal(g.body.status, { nodeCount: 2 });
+  const up = api.store.update({ ...seeded, status: { nodeCount: 5 } });
+  assert.ok(Number(up.metadata.resourceVersion) > Number(seeded.metadata.resourceVersion));
+  assert.equal(api.store.get('hypernodes', 'seed')?.status, { nodeCount: 5 });
+  assert.is(api.requests.count({ verb: 'update' }), 0);
+});
+
+test.run();

@@ -1,0 +1,115 @@
+// Authentication (bearer tokens, client certificates whose CN is the user)
+// and RBAC-style authorization for the stand-in, with the Forbidden message
+// of apiserver/pkg/endpoints/handlers/responsewriters/errors.go. Also the
+// least-privilege grant set of the Helm chart (06-deploy §2.2–§2.3).
+
+import { groupResource, status, StatusError } from './status.ts';
+
+export interface PolicyRule {
+  apiGroups: string[];
+  /** Plural names, `resource/subresource` for subresources, or '*'. */
+  resources: string[];
+  verbs: string[];
+  /** Set: a Role's rule, valid only for namespaced requests in these namespaces. Unset: a ClusterRole's. */
+  namespaces?: string[];
+  /** Restricts the rule to requests naming one of these objects. */
+  resourceNames?: string[];
+}
+
+/** 'admin' allows everything. */
+export type Grant = 'admin' | PolicyRule[];
+
+/** What authorization looks at (requestinfo.RequestInfo). */
+export interface Attributes {
+  user: string;
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+const has = (list: string[], v: string): boolean => list.includes('*') || list.includes(v);
+
+function ruleAllows(rule: PolicyRule, a: Attributes): boolean {
+  if (rule.namespaces && (!a.namespace || !rule.namespaces.includes(a.namespace))) return false;
+  if (!has(rule.apiGroups, a.group) || !has(rule.verbs, a.verb)) return false;
+  const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  if (!rule.resources.some((r) => r === '*' || r === res || (a.subresource && r === `*/${a.subresource}`))) return false;
+  if (rule.resourceNames?.length && !rule.resourceNames.includes(a.name)) return false;
+  return true;
+}
+
+export function allowed(grant: Grant | undefined, a: Attributes): boolean {
+  if (grant === 'admin') return true;
+  return (grant ?? []).some((r) => ruleAllows(r, a));
+}
+
+/** 403 worded exactly like the real server. */
+export function forbidden(a: Attributes): StatusError {
+  const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const scope = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
+  const why = `User "${a.user}" cannot ${a.verb} resource "${res}" in API group "${a.group}" ${scope}`;
+  const gr = groupResource(a);
+  const message = a.name ? `${gr} "${a.name}" is forbidden: ${why}` : `${gr} is forbidden: ${why}`;
+  const details: Record<string, string> = { kind: a.resource };
+  if (a.name) details.name = a.name;
+  if (a.group) details.group = a.group;
+  return new StatusError(status(403, 'Forbidden', message, details));
+}
+
+/** 403 for a non-resource path, e.g. `/metrics`. */
+export function forbiddenPath(user: string, verb: string, path: string): StatusError {
+  return new StatusError(status(403, 'Forbidden', `forbidden: User "${user}" cannot ${verb} path "${path}"`, {}));
+}
+
+/**
+ * The controller's ServiceAccount rights under the Helm chart: the ClusterRole
+ * (nodes list/watch; hypernodes list/watch/create/update/delete;
+ * hypernodes/status update) and the Role in the release namespace
+ * (configmaps list/watch, secrets get, events create/patch/update, leases
+ * create, and get/update on the one named Lease).
+ */
+export function hypernodeControllerRbac(namespace: string, leaseName: string): PolicyRule[] {
+  return [
+    { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
+    { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
+    { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes/status'], verbs: ['update'] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'], namespaces: [namespace] },
+    { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespaces: [namespace] },
+    { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'update'], namespaces: [namespace] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'], namespaces: [namespace] },
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], namespaces: [namespace], resourceNames: [leaseName] },
+  ];
+}
+
+export interface User {
+  name: string;
+  grant: Grant;
+}
+
+/** Who may call: tokens map to users, certificate CNs are user names. */
+export class Users {
+  private grants = new Map<string, Grant>();
+  private tokens = new Map<string, string>();
+
+  add(name: string, grant: Grant, token?: string): void {
+    this.grants.set(name, grant);
+    if (token) this.tokens.set(token, name);
+  }
+
+  grantOf(name: string): Grant | undefined {
+    return this.grants.get(name);
+  }
+
+  byToken(token: string): User | undefined {
+    const name = this.tokens.get(token);
+    return name === undefined ? undefined : { name, grant: this.grants.get(name)! };
+  }
+
+  byCertificate(cn: string): User | undefined {
+    const grant = this.grants.get(cn);
+    return grant === undefined ? undefined : { name: cn, grant };
+  }
+}

@@ -1,0 +1,200 @@
+// What a real API server does with a CustomResourceDefinition's structural
+// schema on every write: drop nulls of non-nullable fields, prune unknown
+// fields, then validate (type, required, enum, minimum, minLength, maxLength,
+// pattern, minItems, format int64) and run the x-kubernetes-validations
+// rules. Messages follow apiextensions-apiserver's conversion of kube-openapi
+// results into field errors. The CEL rules are implemented in code, keyed by
+// their exact text: a rule this file does not know fails loudly so a changed
+// CRD cannot be silently half-enforced.
+
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import {
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  type FieldError,
+} from './status.ts';
+
+export interface Schema {
+  type?: string;
+  format?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: Schema | boolean;
+  items?: Schema;
+  required?: string[];
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
+  nullable?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-validations'?: { rule: string; message?: string }[];
+}
+
+export interface CrdVersion {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  namespaced: boolean;
+  subresources: string[];
+  schema: Schema;
+}
+
+/** Reads a CRD manifest and returns its served storage version. */
+export function loadCrd(file: string): CrdVersion {
+  const crd = parse(readFileSync(file, 'utf8'));
+  const v = crd.spec.versions.find((x: { storage: boolean }) => x.storage);
+  if (!v) throw new Error(`${file}: no storage version`);
+  return {
+    group: crd.spec.group,
+    version: v.name,
+    kind: crd.spec.names.kind,
+    listKind: crd.spec.names.listKind,
+    plural: crd.spec.names.plural,
+    singular: crd.spec.names.singular,
+    shortNames: crd.spec.names.shortNames ?? [],
+    namespaced: crd.spec.scope === 'Namespaced',
+    subresources: Object.keys(v.subresources ?? {}),
+    schema: v.schema.openAPIV3Schema,
+  };
+}
+
+type Json = unknown;
+const isObject = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** ObjectMeta fields kept when metadata is pruned (everything else is dropped, as for CRs). */
+const OBJECT_META_FIELDS = new Set([
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+]);
+
+/** Removes nulls on non-nullable fields and fields the schema does not know. Returns the cleaned value. */
+export function prune(value: Json, schema: Schema | undefined, root = true): Json {
+  if (!schema || schema['x-kubernetes-preserve-unknown-fields']) return value;
+  if (Array.isArray(value)) return schema.items ? value.map((v) => prune(v, schema.items, false)) : value;
+  if (!isObject(value)) return value;
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (root && (k === 'apiVersion' || k === 'kind')) {
+      out[k] = v;
+      continue;
+    }
+    if (root && k === 'metadata') {
+      if (isObject(v)) out[k] = Object.fromEntries(Object.entries(v).filter(([mk]) => OBJECT_META_FIELDS.has(mk)));
+      else out[k] = v;
+      continue;
+    }
+    const sub = schema.properties?.[k] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+    if (!sub && schema.additionalProperties !== true) continue;
+    if (v === null && !sub?.nullable) continue;
+    out[k] = prune(v, sub, false);
+  }
+  return out;
+}
+
+function typeName(v: Json): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+function typeMatches(v: Json, type: string): boolean {
+  const t = typeName(v);
+  if (type === 'number') return t === 'number' || t === 'integer';
+  return t === type;
+}
+
+const INT64_MAX = 2 ** 63;
+
+/** Validates a pruned object against the schema; field paths like `spec.members[0].type`. */
+export function validateSchema(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
+  if (schema.type && !typeMatches(value, schema.type)) {
+    errs.push(fieldInvalid(path, typeName(value), `${path} in body must be of type ${schema.type}: "${typeName(value)}"`));
+    return;
+  }
+  if (schema.enum && !schema.enum.some((e) => e === value)) {
+    errs.push(fieldNotSupported(path, value, schema.enum.map(String)));
+  }
+  if (typeof value === 'number') {
+    if (schema.format === 'int64' && (value >= INT64_MAX || value < -INT64_MAX)) {
+      errs.push(fieldInvalid(path, value, `${path} in body must be of type int64: "${value}"`));
+    }
+    if (schema.minimum !== undefined && value < schema.minimum) {
+      errs.push(fieldInvalid(path, value, `${path} in body should be greater than or equal to ${schema.minimum}`));
+    }
+    if (schema.maximum !== undefined && value > schema.maximum) {
+      errs.push(fieldInvalid(path, value, `${path} in body should be less than or equal to ${schema.maximum}`));
+    }
+  }
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    if (schema.maxLength !== undefined && length > schema.maxLength) errs.push(fieldTooLong(path, schema.maxLength));
+    if (schema.minLength !== undefined && length < schema.minLength) {
+      errs.push(fieldInvalid(path, value, `${path} in body should be at least ${schema.minLength} chars long`));
+    }
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) {
+      errs.push(fieldInvalid(path, value, `${path} in body should match '${schema.pattern}'`));
+    }
+    if (schema.format === 'date-time' && Number.isNaN(Date.parse(value))) {
+      errs.push(fieldInvalid(path, value, `${path} in body must be of type date-time: "${value}"`));
+    }
+  }
+  if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems) {
+      errs.push(fieldInvalid(path, value.length, `${path} in body should have at least ${schema.minItems} items`));
+    }
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+      errs.push(fieldInvalid(path, value.length, `${path} in body should have at most ${schema.maxItems} items`));
+    }
+    if (schema.items) value.forEach((item, i) => validateSchema(item, schema.items!, `${path}[${i}]`, errs));
+  }
+  if (isObject(value)) {
+    for (const r of schema.required ?? []) if (!(r in value)) errs.push(fieldRequired(path ? `${path}.${r}` : r, ''));
+    for (const [k, v] of Object.entries(value)) {
+      const sub = schema.properties?.[k] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+      if (sub && !(path === '' && k === 'metadata')) validateSchema(v, sub, path ? `${path}.${k}` : k, errs);
+    }
+  }
+}
+
+/** The CEL rules this stand-in understands, keyed by their exact text. */
+const KNOWN_RULES: Record<string, (self: Record<string, Json>) => boolean> = {
+  'has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)': (self) =>
+    'exactMatch' in self || 'regexMatch' in self || 'labelMatch' in self,
+  '(has(self.exactMatch) ? 1 : 0) + (has(self.regexMatch) ? 1 : 0) + (has(self.labelMatch) ? 1 : 0) <= 1': (self) =>
+    ['exactMatch', 'regexMatch', 'labelMatch'].filter((k) => k in self).length <= 1,
+};
+
+/** Fails at load time if the schema carries a rule that is not implemented above. */
+export function checkRulesKnown(schema: Schema, path = ''): void {
+  for (const v of schema['x-kubernetes-validations'] ?? []) {
+    if (!KNOWN_RULES[v.rule]) throw new Error(`CRD rule at ${path || '<root>'} is not implemented by the API server stand-in: ${v.rule}`);
+  }
+  for (const [k, sub] of Object.entries(schema.properties ?? {})) checkRulesKnown(sub, path ? `${path}.${k}` : k);
+  if (schema.items) checkRulesKnown(schema.items, `${path}[]`);
+}
+
+/** Runs x-kubernetes-validations on every object that has them (skipped where the type is wrong). */
+export function validateRules(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
+  if (schema.type && !typeMatches(value, schema.type)) return;
+  if (isObject(value)) {
+    for (const v of schema['x-kubernetes-validations'] ?? []) {
+      if (!KNOWN_RULES[v.rule](value)) errs.push(fieldInvalid(path, 'object', v.message ?? `failed rule: ${v.rule}`));
+    }
+    for (const [k, sub] of Object.entries(schema.properties ?? {})) {
+      if (k in value && !(path === '' && k === 'metadata')) validateRules(value[k], sub, path ? `${path}.${k}` : k, errs);
+    }
+  }
+  if (Array.isArray(value) && schema.items) value.forEach((item, i) => validateRules(item, schema.items!, `${path}[${i}]`, errs));
+}

@@ -1,0 +1,51 @@
+// How stored objects are written on the wire: full objects, list items (typed
+// built-in lists carry no apiVersion/kind per item, as Go's typed encoders
+// do), PartialObjectMetadata, watch event lines and bookmarks. Every text is
+// built once per stored version and shared by all readers and watchers.
+
+import type { ResourceType } from './resources.ts';
+import type { Stored } from './store.ts';
+
+export type Form = 'full' | 'meta';
+
+export const META_API_VERSION = 'meta.k8s.io/v1';
+
+export function objectJson(s: Stored, form: Form): string {
+  if (form === 'meta') {
+    return s.memo('meta', () => JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION, metadata: s.obj.metadata }));
+  }
+  return s.memo('full', () => JSON.stringify(s.obj));
+}
+
+function itemJson(rt: ResourceType, s: Stored, form: Form): string {
+  if (form === 'meta' || !rt.builtin) return objectJson(s, form);
+  return s.memo('item', () => JSON.stringify({ ...s.obj, apiVersion: undefined, kind: undefined }));
+}
+
+export interface ListMeta {
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export function listJson(rt: ResourceType, items: Stored[], meta: ListMeta, form: Form): string {
+  const head =
+    form === 'meta'
+      ? { kind: 'PartialObjectMetadataList', apiVersion: META_API_VERSION, metadata: meta }
+      : { kind: rt.listKind, apiVersion: rt.apiVersion, metadata: meta };
+  const parts = items.map((s) => itemJson(rt, s, form));
+  return `${JSON.stringify(head).slice(0, -1)},"items":[${parts.join(',')}]}`;
+}
+
+export function eventLine(type: string, s: Stored, form: Form): string {
+  return s.memo(`line:${type}:${form}`, () => `{"type":"${type}","object":${objectJson(s, form)}}\n`);
+}
+
+export function bookmarkLine(rt: ResourceType, rv: number, form: Form): string {
+  const head = form === 'meta' ? { kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION } : { kind: rt.kind, apiVersion: rt.apiVersion };
+  return `${JSON.stringify({ type: 'BOOKMARK', object: { ...head, metadata: { resourceVersion: String(rv) } } })}\n`;
+}
+
+export function errorLine(status: unknown): string {
+  return `${JSON.stringify({ type: 'ERROR', object: status })}\n`;
+}

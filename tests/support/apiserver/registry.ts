@@ -1,0 +1,262 @@
+// The write path of the stand-in: create, update (main resource and status
+// subresource), patch and delete with the real server's order of checks —
+// decode, namespace lifecycle, optimistic concurrency, strategy (status and
+// generation handling), validation, storage — and its no-op short cut (an
+// update that changes nothing writes nothing). Mirrors
+// apiserver/pkg/registry/generic/registry/store.go with the CRD and built-in
+// strategies.
+
+import { randomUUID } from 'node:crypto';
+import { jsonPatch, mergePatch, PatchError } from './patch.ts';
+import { admissionErrors, type Obj, type ResourceType } from './resources.ts';
+import type { ObjectStore, Stored } from './store.ts';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  fieldInvalid,
+  internalError,
+  invalid,
+  notFound,
+  status,
+  StatusError,
+  unsupportedMediaType,
+} from './status.ts';
+
+/** Namespaces every real cluster has; they survive a data wipe. */
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export const MERGE_PATCH = 'application/merge-patch+json';
+export const JSON_PATCH = 'application/json-patch+json';
+export const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
+
+export interface WriteOptions {
+  /** `status` for the status subresource. */
+  subresource?: string;
+  /**
+   * Test-side write straight into storage: keeps the given status on create and
+   * update and skips the resourceVersion requirement (still validated).
+   */
+  direct?: boolean;
+}
+
+export interface DeletePreconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export function keyOf(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function clone<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v));
+}
+
+function withoutMetaAndStatus(obj: Readonly<Obj>): string {
+  const { metadata: _m, status: _s, ...rest } = obj;
+  return JSON.stringify(rest);
+}
+
+function comparable(obj: Readonly<Obj>): string {
+  const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
+  return JSON.stringify({ ...obj, metadata: meta });
+}
+
+export class Registry {
+  constructor(
+    readonly store: ObjectStore,
+    readonly types: Map<string, ResourceType>,
+  ) {}
+
+  type(resource: string): ResourceType {
+    const rt = this.types.get(resource);
+    if (!rt) throw new Error(`the API server stand-in does not serve resource "${resource}"`);
+    return rt;
+  }
+
+  get(rt: ResourceType, namespace: string | undefined, name: string): Stored {
+    const s = this.store.get(rt.resource, keyOf(rt.namespaced ? namespace : undefined, name));
+    if (!s) throw notFound(rt, name);
+    return s;
+  }
+
+  /** Checks apiVersion/kind of a body against the endpoint and runs the kind's decoder. */
+  private decode(rt: ResourceType, body: unknown): Obj {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw badRequest(`the body of the request was not a JSON object: ${JSON.stringify(body)?.slice(0, 80)}`);
+    }
+    const b = body as Obj;
+    if (b.apiVersion !== undefined && b.apiVersion !== rt.apiVersion) {
+      throw badRequest(`the API version in the data (${b.apiVersion}) does not match the expected API version (${rt.apiVersion})`);
+    }
+    if (b.kind !== undefined && b.kind !== rt.kind) {
+      throw badRequest(`the kind in the data (${b.kind}) does not match the expected kind (${rt.kind})`);
+    }
+    // Key order as the real server writes it: apiVersion, kind, metadata, then the rest.
+    const obj: Obj = { apiVersion: rt.apiVersion, kind: rt.kind, metadata: {}, ...rt.decode(clone(b)) };
+    obj.apiVersion = rt.apiVersion;
+    obj.kind = rt.kind;
+    if (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)) obj.metadata = {};
+    return obj;
+  }
+
+  private requireNamespace(rt: ResourceType, namespace: string | undefined): void {
+    if (rt.namespaced && namespace && !this.store.get('namespaces', namespace)) throw notFound(this.type('namespaces'), namespace);
+  }
+
+  /** Puts the request's namespace into the object, or rejects a mismatch (400). */
+  private placeNamespace(rt: ResourceType, obj: Obj, namespace: string | undefined): void {
+    if (!rt.namespaced) {
+      delete obj.metadata.namespace;
+      return;
+    }
+    if (obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    obj.metadata.namespace = obj.metadata.namespace || namespace;
+  }
+
+  private validate(rt: ResourceType, obj: Obj): void {
+    const errs = admissionErrors(rt, obj);
+    if (errs.length) throw invalid(rt, obj.metadata.name ?? '', errs);
+  }
+
+  create(rt: ResourceType, namespace: string | undefined, body: unknown, opts: WriteOptions = {}): Stored {
+    const obj = this.decode(rt, body);
+    this.placeNamespace(rt, obj, namespace);
+    this.requireNamespace(rt, obj.metadata.namespace);
+    const meta = obj.metadata;
+    if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) {
+      meta.name = meta.generateName + Array.from({ length: 5 }, () => NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * 27)]).join('');
+    }
+    if (meta.resourceVersion && !opts.direct) throw internalError('resourceVersion should not be set on objects to be created');
+    meta.uid = randomUUID();
+    meta.creationTimestamp = now();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (rt.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    // A custom resource with a status subresource cannot set status on create.
+    if (!rt.builtin && rt.subresources.includes('status') && !opts.direct) delete obj.status;
+    rt.prepareCreate(obj);
+    this.validate(rt, obj);
+    const key = keyOf(meta.namespace, meta.name);
+    if (this.store.get(rt.resource, key)) throw alreadyExists(rt, meta.name);
+    return this.store.put(rt.resource, key, (rv) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
+  }
+
+  update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): Stored {
+    const obj = this.decode(rt, body);
+    if (obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    }
+    if (rt.namespaced && obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
+      throw badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the URL (${namespace})`);
+    }
+    this.placeNamespace(rt, obj, namespace);
+    const old = this.get(rt, namespace, name);
+    const rv = obj.metadata.resourceVersion;
+    if (!rv) {
+      if (!rt.allowUnconditionalUpdate && !opts.direct) {
+        throw invalid(rt, name, [fieldInvalid('metadata.resourceVersion', '0x0', 'must be specified for an update')]);
+      }
+    } else if (rv !== old.obj.metadata.resourceVersion) {
+      throw conflict(rt, name);
+    }
+    return this.commit(rt, old, obj, opts);
+  }
+
+  patch(rt: ResourceType, namespace: string | undefined, name: string, contentType: string, body: string, opts: WriteOptions = {}): Stored {
+    const accepted = rt.builtin ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
+    if (!accepted.includes(contentType) || contentType === APPLY_PATCH) throw unsupportedMediaType(accepted);
+    let patch: unknown;
+    try {
+      patch = JSON.parse(body);
+    } catch (err) {
+      throw badRequest(`error decoding patch: ${(err as Error).message}`);
+    }
+    const old = this.get(rt, namespace, name);
+    let patched: unknown;
+    try {
+      patched = contentType === JSON_PATCH ? jsonPatch(old.obj, patch) : mergePatch(clone(old.obj), patch);
+    } catch (err) {
+      if (err instanceof PatchError) throw new StatusError(status(422, 'Invalid', err.message));
+      throw err;
+    }
+    const obj = this.decode(rt, patched);
+    if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    this.placeNamespace(rt, obj, namespace);
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== old.obj.metadata.resourceVersion) throw conflict(rt, name);
+    return this.commit(rt, old, obj, opts);
+  }
+
+  /** Applies the update strategy to `obj` against `old`, validates and stores it unless nothing changed. */
+  private commit(rt: ResourceType, old: Stored, obj: Obj, opts: WriteOptions): Stored {
+    const prev = old.obj;
+    if (obj.metadata.uid && obj.metadata.uid !== prev.metadata.uid) {
+      throw invalid(rt, prev.metadata.name, [fieldInvalid('metadata.uid', obj.metadata.uid, 'field is immutable')]);
+    }
+    let next: Obj;
+    if (opts.subresource === 'status') {
+      // Only status may change through the status subresource.
+      next = clone(prev);
+      if ('status' in obj) next.status = obj.status;
+      else delete next.status;
+    } else {
+      next = obj;
+      if (rt.subresources.includes('status') && !opts.direct) {
+        if ('status' in prev) next.status = clone(prev.status);
+        else delete next.status;
+      }
+      next.metadata = { ...next.metadata, uid: prev.metadata.uid, creationTimestamp: prev.metadata.creationTimestamp };
+      if (rt.tracksGeneration) {
+        const changed = withoutMetaAndStatus(next) !== withoutMetaAndStatus(prev);
+        next.metadata.generation = (prev.metadata.generation ?? 1) + (changed ? 1 : 0);
+      } else {
+        delete next.metadata.generation;
+      }
+    }
+    next.metadata.resourceVersion = prev.metadata.resourceVersion;
+    this.validate(rt, next);
+    if (comparable(next) === comparable(prev)) return old;
+    return this.store.put(rt.resource, old.key, (rv) => ({ ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } }));
+  }
+
+  delete(rt: ResourceType, namespace: string | undefined, name: string, pre: DeletePreconditions = {}): Stored {
+    const old = this.get(rt, namespace, name);
+    if (pre.uid && pre.uid !== old.obj.metadata.uid) {
+      throw conflict(rt, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.obj.metadata.uid}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== old.obj.metadata.resourceVersion) {
+      throw conflict(
+        rt,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.obj.metadata.resourceVersion}`,
+      );
+    }
+    if (rt.resource === 'namespaces') {
+      // The namespace controller's end result: everything inside is gone too.
+      for (const t of this.types.values()) {
+        if (!t.namespaced) continue;
+        for (const s of this.store.list(t.resource)) if (s.obj.metadata.namespace === name) this.store.remove(t.resource, s.key);
+      }
+    }
+    return this.store.remove(rt.resource, old.key)!;
+  }
+
+  ensureSystemNamespaces(extra: string[] = []): void {
+    const ns = this.type('namespaces');
+    for (const name of [...SYSTEM_NAMESPACES, ...extra]) {
+      if (!this.store.get('namespaces', name)) this.create(ns, undefined, { metadata: { name } });
+    }
+  }
+}

@@ -1,0 +1,221 @@
+// The resource types the stand-in serves and their per-type rules: scope,
+// subresources, name syntax, decoding and validation. Built-in kinds mirror
+// k8s.io/kubernetes pkg/apis/*/validation (Lease, Event, ConfigMap, Secret);
+// HyperNodes are enforced from the CRD manifest shipped beside this file.
+
+import { fileURLToPath } from 'node:url';
+import { decodeBuiltin } from './builtin-types.ts';
+import { checkRulesKnown, loadCrd, prune, validateRules, validateSchema } from './crd-schema.ts';
+import { objectMetaErrors, type NameRule } from './meta-validation.ts';
+import { badRequest, fieldInvalid, type ErrorSubject, type FieldError } from './status.ts';
+
+export type Obj = Record<string, any>;
+
+export interface ResourceType extends ErrorSubject {
+  version: string;
+  /** `v1` or `group/version`. */
+  apiVersion: string;
+  listKind: string;
+  singular: string;
+  shortNames: string[];
+  namespaced: boolean;
+  subresources: string[];
+  /** Typed built-in kind: list items are served without apiVersion/kind, as Go's typed lists do. */
+  builtin: boolean;
+  nameRule: NameRule;
+  /** PUT without metadata.resourceVersion is allowed (false for custom resources). */
+  allowUnconditionalUpdate: boolean;
+  /** metadata.generation starts at 1 and is bumped when anything but metadata/status changes. */
+  tracksGeneration: boolean;
+  /** Type-checks and prunes a request body (throws 400 StatusError). */
+  decode(obj: Obj): Obj;
+  /** Fills server-side defaults on create. */
+  prepareCreate(obj: Obj): void;
+  /** Field errors beyond object metadata (422 when non-empty). */
+  validate(obj: Obj): FieldError[];
+}
+
+const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
+
+function configKeyErrors(obj: Obj, maps: string[]): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const m of maps) {
+    for (const key of Object.keys(obj[m] ?? {})) {
+      if (!CONFIG_KEY_RE.test(key) || key === '.' || key === '..' || key.length > 253) {
+        errs.push(
+          fieldInvalid(
+            `${m}[${key}]`,
+            key,
+            `a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+          ),
+        );
+      }
+      if (seen.has(key)) errs.push({ type: 'Duplicate', field: `${m}[${key}]`, value: key, detail: '' });
+      seen.add(key);
+    }
+  }
+  return errs;
+}
+
+interface BuiltinSpec {
+  resource: string;
+  group?: string;
+  version?: string;
+  kind: string;
+  singular: string;
+  shortNames?: string[];
+  namespaced: boolean;
+  subresources?: string[];
+  nameRule?: NameRule;
+  prepareCreate?(obj: Obj): void;
+  validate?(obj: Obj): FieldError[];
+}
+
+function builtin(spec: BuiltinSpec): ResourceType {
+  const group = spec.group ?? '';
+  const version = spec.version ?? 'v1';
+  const apiVersion = group ? `${group}/${version}` : version;
+  return {
+    resource: spec.resource,
+    group,
+    version,
+    apiVersion,
+    kind: spec.kind,
+    listKind: `${spec.kind}List`,
+    singular: spec.singular,
+    shortNames: spec.shortNames ?? [],
+    namespaced: spec.namespaced,
+    subresources: spec.subresources ?? [],
+    builtin: true,
+    nameRule: spec.nameRule ?? 'subdomain',
+    allowUnconditionalUpdate: true,
+    tracksGeneration: false,
+    decode: (obj) => decodeBuiltin(spec.kind, version, obj),
+    prepareCreate: spec.prepareCreate ?? (() => {}),
+    validate: spec.validate ?? (() => []),
+  };
+}
+
+const nodes = builtin({ resource: 'nodes', kind: 'Node', singular: 'node', shortNames: ['no'], namespaced: false, subresources: ['status'] });
+
+const namespaces = builtin({
+  resource: 'namespaces',
+  kind: 'Namespace',
+  singular: 'namespace',
+  shortNames: ['ns'],
+  namespaced: false,
+  subresources: ['status'],
+  nameRule: 'label',
+  prepareCreate(obj) {
+    obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name };
+    obj.spec = { finalizers: ['kubernetes'], ...obj.spec };
+    obj.status = { phase: 'Active' };
+  },
+});
+
+const configmaps = builtin({
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  singular: 'configmap',
+  shortNames: ['cm'],
+  namespaced: true,
+  validate: (obj) => configKeyErrors(obj, ['data', 'binaryData']),
+});
+
+const secrets = builtin({
+  resource: 'secrets',
+  kind: 'Secret',
+  singular: 'secret',
+  namespaced: true,
+  prepareCreate(obj) {
+    obj.type ??= 'Opaque';
+  },
+  validate: (obj) => configKeyErrors(obj, ['data']),
+});
+
+const events = builtin({
+  resource: 'events',
+  kind: 'Event',
+  singular: 'event',
+  shortNames: ['ev'],
+  namespaced: true,
+  validate(obj) {
+    // legacyValidateEvent: an old-style event (no eventTime) lives in its object's namespace,
+    // or in "default"/none for a cluster-scoped object.
+    if (obj.eventTime) return [];
+    const involvedNs: string = obj.involvedObject?.namespace ?? '';
+    const ns: string = obj.metadata.namespace ?? '';
+    const ok = involvedNs === '' ? ns === '' || ns === 'default' : ns === involvedNs;
+    return ok ? [] : [fieldInvalid('involvedObject.namespace', involvedNs, 'does not match event.namespace')];
+  },
+});
+
+const leases = builtin({
+  resource: 'leases',
+  group: 'coordination.k8s.io',
+  kind: 'Lease',
+  singular: 'lease',
+  namespaced: true,
+  validate(obj) {
+    const errs: FieldError[] = [];
+    const spec = obj.spec ?? {};
+    if (spec.leaseDurationSeconds != null && spec.leaseDurationSeconds <= 0) {
+      errs.push(fieldInvalid('spec.leaseDurationSeconds', spec.leaseDurationSeconds, 'must be greater than 0'));
+    }
+    if (spec.leaseTransitions != null && spec.leaseTransitions < 0) {
+      errs.push(fieldInvalid('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0'));
+    }
+    return errs;
+  },
+});
+
+/** The HyperNode CRD file shipped beside this module (a copy of the one Volcano installs). */
+export const HYPERNODE_CRD_FILE = fileURLToPath(new URL('./topology.volcano.sh_hypernodes.yaml', import.meta.url));
+
+/** A custom resource type enforced from a CRD manifest. */
+export function customResource(crdFile: string): ResourceType {
+  const crd = loadCrd(crdFile);
+  checkRulesKnown(crd.schema);
+  const apiVersion = `${crd.group}/${crd.version}`;
+  return {
+    resource: crd.plural,
+    group: crd.group,
+    version: crd.version,
+    apiVersion,
+    kind: crd.kind,
+    listKind: crd.listKind,
+    singular: crd.singular,
+    shortNames: crd.shortNames,
+    namespaced: crd.namespaced,
+    subresources: crd.subresources,
+    builtin: false,
+    nameRule: 'subdomain',
+    allowUnconditionalUpdate: false,
+    tracksGeneration: true,
+    decode(obj) {
+      // Unstructured decoding needs apiVersion and kind in the body.
+      if (typeof obj.kind !== 'string' || !obj.kind) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
+      if (typeof obj.apiVersion !== 'string' || !obj.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(obj)}'`);
+      return prune(obj, crd.schema) as Obj;
+    },
+    prepareCreate() {},
+    validate(obj) {
+      const errs: FieldError[] = [];
+      validateSchema(obj, crd.schema, '', errs);
+      validateRules(obj, crd.schema, '', errs);
+      return errs;
+    },
+  };
+}
+
+/** Every resource type served, by plural name. */
+export function defaultResourceTypes(): Map<string, ResourceType> {
+  const all = [nodes, namespaces, configmaps, secrets, events, leases, customResource(HYPERNODE_CRD_FILE)];
+  return new Map(all.map((r) => [r.resource, r]));
+}
+
+/** Metadata and type validation common to all kinds (422 causes), then the kind's own rules. */
+export function admissionErrors(rt: ResourceType, obj: Obj): FieldError[] {
+  return [...objectMetaErrors(obj.metadata ?? {}, rt.namespaced, rt.nameRule), ...rt.validate(obj)];
+}

@@ -1,0 +1,556 @@
+// The Kubernetes API server stand-in for integration tests: real HTTP(S) on
+// 127.0.0.1, authentication and RBAC, the REST verbs over the resource types
+// in resources.ts, watches, a request log and fault injection. Plays the part
+// of kube-apiserver (k8s.io/apiserver pkg/endpoints) as strictly as the tests
+// need: where it differs from a real server, it is never more permissive.
+
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { allowed, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
+import { discovery, VERSION_INFO } from './discovery.ts';
+import { listJson, objectJson, type Form } from './encoding.ts';
+import { Faults, type FailureSpec } from './faults.ts';
+import { Registry } from './registry.ts';
+import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
+import { requestInfo, type RequestInfo } from './request-info.ts';
+import { defaultResourceTypes, type ResourceType } from './resources.ts';
+import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import {
+  badRequest,
+  expired,
+  methodNotAllowed,
+  notAcceptable,
+  pageNotFound,
+  status,
+  StatusError,
+  unauthorized,
+} from './status.ts';
+import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Stored } from './store.ts';
+import { TestStore } from './test-store.ts';
+import { serveWatch, type OpenWatch } from './watch.ts';
+
+const TLS_DIR = fileURLToPath(new URL('../tls/', import.meta.url));
+
+/** Token of the built-in `admin` user (every right). */
+export const ADMIN_TOKEN = 'admin-token';
+export const ADMIN_USER = 'admin';
+
+/** kube-apiserver's default --min-request-timeout (seconds). */
+export const DEFAULT_MAX_WATCH_SECONDS = 1800;
+/** The watch cache sends bookmarks about once a minute. */
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+/** How long a list or watch waits for a resourceVersion newer than the store's before 504. */
+const TOO_LARGE_RV_WAIT_MS = 3_000;
+/** How far revisions jump when data is wiped (as after an etcd restore). */
+const RESTORE_RV_JUMP = 10_000;
+
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+export interface ApiServerOptions {
+  /** HTTPS with tests/support/tls/server.crt (default true); false serves plain HTTP. */
+  tls?: boolean;
+  /** Port on 127.0.0.1 (default 0 = any free port). */
+  port?: number;
+  /** Users besides `admin`: name → grant and optional bearer token. Certificate users are their CN. */
+  users?: Record<string, { grant: Grant; token?: string }>;
+  /** Namespaces to create at start besides default, kube-system, kube-public, kube-node-lease. */
+  namespaces?: string[];
+  /** Server-side watch cutoff when the client sets no timeoutSeconds: random in [1x, 2x) (default 1800). */
+  maxWatchSeconds?: number;
+  /** Interval between BOOKMARK events on watches that allow them (default 60 s). */
+  bookmarkIntervalMs?: number;
+  /** Events kept for watch resumption and paged lists (default 200,000). */
+  historyLimit?: number;
+}
+
+export interface KubeconfigOptions {
+  /** Bearer token for the user (default: the admin token, unless clientCert is set). */
+  token?: string;
+  /** Authenticate with tests/support/tls/client.crt (CN=cert-user), or the given files. */
+  clientCert?: boolean | { certFile: string; keyFile: string };
+  /** Server URL written into the cluster entry (default: this server's url). */
+  master?: string;
+  /** File name inside `dir` (default kubeconfig-<n>.yaml). */
+  fileName?: string;
+}
+
+interface Query {
+  get(name: string): string | null;
+}
+
+function acceptForm(accept: string | undefined, list: boolean): Form {
+  if (!accept) return 'full';
+  for (const part of accept.split(',')) {
+    const [type, ...rawParams] = part.split(';').map((s) => s.trim());
+    if (type !== 'application/json' && type !== '*/*' && type !== 'application/*') continue;
+    const params = Object.fromEntries(rawParams.map((p) => p.split('=').map((s) => s.trim())));
+    if (!params.as) return 'full';
+    const want = list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
+    if (params.as === want && params.g === 'meta.k8s.io' && params.v === 'v1') return 'meta';
+  }
+  throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string') throw new Error('bad token');
+    return { rv: t.rv, start: t.start };
+  } catch {
+    throw badRequest(`continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
+  }
+}
+
+function parseRv(raw: string | null): number | undefined {
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw)) throw badRequest(`resourceVersion: Invalid value: "${raw}": must be a non-negative integer`);
+  return Number(raw);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+  }
+}
+
+export class ApiServer {
+  /** Base URL, e.g. https://127.0.0.1:41234. */
+  url = '';
+  port = 0;
+  /** CA that signed the server certificate (for clients' certificate-authority). */
+  readonly caFile = join(TLS_DIR, 'ca.crt');
+  readonly clientCertFile = join(TLS_DIR, 'client.crt');
+  readonly clientKeyFile = join(TLS_DIR, 'client.key');
+  readonly adminToken = ADMIN_TOKEN;
+  /** Every request, in arrival order. */
+  readonly requests = new RequestLog();
+  /** Direct object access for tests (no HTTP, no authorization). */
+  readonly store: TestStore;
+
+  private readonly objects: ObjectStore;
+  private readonly registry: Registry;
+  private readonly users = new Users();
+  private readonly faults = new Faults();
+  private readonly openWatches = new Set<OpenWatch>();
+  private readonly sockets = new Set<Socket>();
+  private server: Server;
+  private kubeconfigs = 0;
+  private readonly tls: boolean;
+  private readonly maxWatchSeconds: number;
+  private readonly bookmarkIntervalMs: number;
+
+  constructor(private readonly opts: ApiServerOptions = {}) {
+    this.tls = opts.tls ?? true;
+    this.maxWatchSeconds = opts.maxWatchSeconds ?? DEFAULT_MAX_WATCH_SECONDS;
+    this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
+    this.objects = new ObjectStore(opts.historyLimit ?? DEFAULT_HISTORY_EVENTS);
+    this.registry = new Registry(this.objects, defaultResourceTypes());
+    this.store = new TestStore(this.registry);
+    this.users.add(ADMIN_USER, 'admin', ADMIN_TOKEN);
+    for (const [name, u] of Object.entries(opts.users ?? {})) this.users.add(name, u.grant, u.token);
+    this.registry.ensureSystemNamespaces(opts.namespaces);
+    this.server = this.createServer();
+  }
+
+  private createServer(): Server {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      this.handle(req, res).catch((err) => {
+        if (!res.headersSent) this.sendStatus(res, undefined, status(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`));
+        else res.destroy();
+      });
+    };
+    const server = this.tls
+      ? createHttpsServer(
+          {
+            cert: readFileSync(join(TLS_DIR, 'server.crt')),
+            key: readFileSync(join(TLS_DIR, 'server.key')),
+            ca: readFileSync(this.caFile),
+            requestCert: true,
+            rejectUnauthorized: false,
+          },
+          handler,
+        )
+      : createHttpServer(handler);
+    server.requestTimeout = 0;
+    server.on(this.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    return server;
+  }
+
+  async listen(port = this.opts.port ?? 0): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
+  }
+
+  /** Registers a user with a grant; returns its bearer token (generated when not given). */
+  addUser(name: string, grant: Grant, token = `token-${name.replace(/[^A-Za-z0-9]/g, '-')}-${Math.random().toString(36).slice(2, 10)}`): string {
+    this.users.add(name, grant, token);
+    return token;
+  }
+
+  /** Writes a kubeconfig (v1 Config, current-context set) for one user; returns its path. */
+  writeKubeconfig(dir: string, o: KubeconfigOptions = {}): string {
+    mkdirSync(dir, { recursive: true });
+    const user: Record<string, string> = {};
+    if (o.clientCert) {
+      const files = o.clientCert === true ? { certFile: this.clientCertFile, keyFile: this.clientKeyFile } : o.clientCert;
+      user['client-certificate'] = files.certFile;
+      user['client-key'] = files.keyFile;
+    }
+    if (o.token || !o.clientCert) user.token = o.token ?? ADMIN_TOKEN;
+    const server = o.master ?? this.url;
+    const cluster: Record<string, string> = { server };
+    if (server.startsWith('https:')) cluster['certificate-authority'] = this.caFile;
+    const config = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'stand-in', cluster }],
+      users: [{ name: 'stand-in-user', user }],
+      contexts: [{ name: 'stand-in', context: { cluster: 'stand-in', user: 'stand-in-user' } }],
+      'current-context': 'stand-in',
+      preferences: {},
+    };
+    const path = join(dir, o.fileName ?? `kubeconfig-${++this.kubeconfigs}.yaml`);
+    writeFileSync(path, stringify(config));
+    return path;
+  }
+
+  // ---- fault injection ----
+
+  /** Answers the next `n` matching requests with the given error. */
+  failNext(n: number, spec: FailureSpec): void {
+    this.faults.failNext(n, spec);
+  }
+
+  /** Delays matching requests by `ms` until the returned function is called. */
+  latency(ms: number, match?: RequestMatch): () => void {
+    return this.faults.latency(ms, match);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  /** Open watch requests (optionally matching), e.g. to wait until a client is watching. */
+  watches(match?: RequestMatch): RequestRecord[] {
+    return [...this.openWatches].filter((w) => matchesRequest(w.request, match)).map((w) => w.request);
+  }
+
+  /** Drops matching watch connections abruptly; returns how many. */
+  cutWatches(match?: RequestMatch): number {
+    const victims = [...this.openWatches].filter((w) => matchesRequest(w.request, match));
+    for (const w of victims) w.cut();
+    return victims.length;
+  }
+
+  /** Sends a BOOKMARK now on every open watch that allows bookmarks. */
+  sendBookmarks(): void {
+    for (const w of this.openWatches) w.sendBookmark?.();
+  }
+
+  /** Forgets history: watches and continue tokens from before now get 410 Expired. */
+  compact(): void {
+    this.objects.compact();
+  }
+
+  /** The current global resourceVersion. */
+  get resourceVersion(): string {
+    return String(this.objects.rv);
+  }
+
+  private async stopListening(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    await closed;
+  }
+
+  async close(): Promise<void> {
+    await this.stopListening();
+  }
+
+  /**
+   * Restarts on the same port: every connection and watch is dropped and the
+   * watch history is gone (resuming an old resourceVersion gets 410). With
+   * keepData false the store is emptied (system namespaces excepted) and
+   * resourceVersions jump ahead, as after an etcd restore.
+   */
+  async restart(o: { keepData: boolean } = { keepData: true }): Promise<void> {
+    await this.stopListening();
+    if (o.keepData) this.objects.compact();
+    else {
+      this.objects.wipe(RESTORE_RV_JUMP);
+      this.registry.ensureSystemNamespaces();
+    }
+    this.server = this.createServer();
+    await this.listen(this.port);
+  }
+
+  // ---- request handling ----
+
+  private sendStatus(res: ServerResponse, record: RequestRecord | undefined, s: StatusError['status'], headers: Record<string, string> = {}): void {
+    this.send(res, record, s.code, JSON.stringify(s), headers);
+  }
+
+  private send(res: ServerResponse, record: RequestRecord | undefined, code: number, body: string, headers: Record<string, string> = {}, contentType = 'application/json'): void {
+    if (record) record.code = code;
+    res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), ...headers });
+    res.end(res.req.method === 'HEAD' ? undefined : body);
+  }
+
+  private authenticate(req: IncomingMessage): User | undefined {
+    if (this.tls) {
+      const socket = req.socket as TLSSocket;
+      const cn = socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
+      if (typeof cn === 'string' && cn) return { name: cn, grant: this.users.grantOf(cn) ?? [] };
+    }
+    const auth = req.headers.authorization;
+    if (auth?.startsWith('Bearer ')) return this.users.byToken(auth.slice('Bearer '.length).trim());
+    return undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const method = req.method ?? 'GET';
+    const info = requestInfo(method, url.pathname, url.searchParams);
+    const record: RequestRecord = {
+      time: new Date().toISOString(),
+      user: '',
+      verb: info.verb,
+      method,
+      path: url.pathname,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+      query: Object.fromEntries(url.searchParams),
+      code: 0,
+      userAgent: req.headers['user-agent'] ?? '',
+    };
+    this.requests.add(record);
+    const user = this.authenticate(req);
+    record.user = user?.name ?? '';
+    try {
+      const delay = this.faults.delayFor(record);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (['/healthz', '/livez', '/readyz'].includes(url.pathname)) return this.send(res, record, 200, 'ok', {}, 'text/plain; charset=utf-8');
+      if (url.pathname === '/version') return this.send(res, record, 200, JSON.stringify(VERSION_INFO));
+      if (!user) throw unauthorized();
+      const injected = this.faults.take(record);
+      if (injected) throw injected;
+      if (!info.isResource) {
+        const doc = discovery(info.parts, [...this.registry.types.values()], `127.0.0.1:${this.port}`);
+        if (doc === undefined || method !== 'GET') throw pageNotFound();
+        return this.send(res, record, 200, JSON.stringify(doc));
+      }
+      await this.serveResource(req, res, url.searchParams, info, user, record);
+    } catch (err) {
+      if (err instanceof StatusError) return this.sendStatus(res, record, err.status, err.headers);
+      throw err;
+    }
+  }
+
+  private resolveType(info: RequestInfo): ResourceType {
+    const rt = this.registry.types.get(info.resource);
+    if (!rt || rt.group !== info.group || rt.version !== info.version) throw pageNotFound();
+    if (info.subresource && !rt.subresources.includes(info.subresource)) throw pageNotFound();
+    if (!rt.namespaced && info.namespace && info.resource !== 'namespaces') throw pageNotFound();
+    if (rt.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') throw pageNotFound();
+    return rt;
+  }
+
+  private async serveResource(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, user: User, record: RequestRecord): Promise<void> {
+    const fieldSel = parseFieldSelector(q.get('fieldSelector'));
+    const attrs: Attributes = {
+      user: user.name,
+      verb: info.verb,
+      group: info.group,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name || ((info.verb === 'list' || info.verb === 'watch') && fieldSel.name) || '',
+    };
+    if (!allowed(user.grant, attrs)) throw forbidden(attrs);
+    const rt = this.resolveType(info);
+    const ns = rt.namespaced ? info.namespace : undefined;
+    switch (info.verb) {
+      case 'get': {
+        const form = acceptForm(req.headers.accept, false);
+        return this.send(res, record, 200, objectJson(this.registry.get(rt, ns, info.name), form));
+      }
+      case 'list':
+        return this.list(res, q, rt, info.namespace, acceptForm(req.headers.accept, true), record);
+      case 'watch':
+        return this.watch(req, res, q, rt, info, acceptForm(req.headers.accept, false), record);
+      case 'create': {
+        if (info.name || info.subresource) throw methodNotAllowed();
+        const created = this.registry.create(rt, ns, parseJson(await readBody(req)));
+        return this.send(res, record, 201, objectJson(created, 'full'));
+      }
+      case 'update': {
+        const updated = this.registry.update(rt, ns, info.name, parseJson(await readBody(req)), { subresource: info.subresource });
+        return this.send(res, record, 200, objectJson(updated, 'full'));
+      }
+      case 'patch': {
+        const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
+        const patched = this.registry.patch(rt, ns, info.name, type, await readBody(req), { subresource: info.subresource });
+        return this.send(res, record, 200, objectJson(patched, 'full'));
+      }
+      case 'delete': {
+        if (info.subresource) throw methodNotAllowed();
+        const text = await readBody(req);
+        const opts = text.trim() ? (parseJson(text) as { preconditions?: { uid?: string; resourceVersion?: string } }) : {};
+        const deleted = this.registry.delete(rt, ns, info.name, opts.preconditions ?? {});
+        return this.send(res, record, 200, this.deleteResponse(rt, deleted));
+      }
+      case 'deletecollection': {
+        const labels = parseLabelSelector(q.get('labelSelector'));
+        for (const s of this.objects.list(rt.resource)) {
+          if ((ns === undefined || s.obj.metadata.namespace === ns) && labels(s.obj) && fieldSel.matches(s.obj)) {
+            this.registry.delete(rt, s.obj.metadata.namespace, s.obj.metadata.name);
+          }
+        }
+        return this.send(res, record, 200, JSON.stringify({ ...status(200, '', ''), status: 'Success', message: undefined, reason: undefined }));
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  /** Built-in kinds answer a delete with a Success Status; custom resources and namespaces with the object. */
+  private deleteResponse(rt: ResourceType, deleted: Stored): string {
+    if (!rt.builtin || rt.resource === 'namespaces') return objectJson(deleted, 'full');
+    const details: Record<string, string> = { name: deleted.obj.metadata.name, kind: rt.resource, uid: deleted.obj.metadata.uid };
+    if (rt.group) details.group = rt.group;
+    return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+  }
+
+  /** Waits (bounded) for the store to reach `rv`, as the watch cache does, then 504s. */
+  private async awaitRv(rv: number): Promise<void> {
+    const deadline = Date.now() + TOO_LARGE_RV_WAIT_MS;
+    while (rv > this.objects.rv) {
+      if (Date.now() > deadline) {
+        throw new StatusError(
+          status(504, 'Timeout', `Too large resource version: ${rv}, current: ${this.objects.rv}`, {
+            causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+            retryAfterSeconds: 1,
+          }),
+        );
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  private async list(res: ServerResponse, q: Query, rt: ResourceType, namespace: string, form: Form, record: RequestRecord): Promise<void> {
+    const labels = parseLabelSelector(q.get('labelSelector'));
+    const fields = parseFieldSelector(q.get('fieldSelector'));
+    const limitRaw = q.get('limit');
+    let limit = limitRaw ? Number(limitRaw) : 0;
+    if (!Number.isInteger(limit) || limit < 0) throw badRequest(`limit: Invalid value: "${limitRaw}": must be a non-negative integer`);
+    const token = q.get('continue');
+    const rvParam = q.get('resourceVersion');
+    const match = q.get('resourceVersionMatch');
+    let items: Stored[];
+    let listRv: number;
+    let start = '';
+    if (token) {
+      if (rvParam) throw badRequest('specifying resource version is not allowed when using continue');
+      const t = decodeContinue(token);
+      if (t.rv < this.objects.oldestRv) throw expired(CONTINUE_EXPIRED);
+      items = this.objects.listAt(rt.resource, t.rv);
+      listRv = t.rv;
+      start = t.start;
+    } else {
+      const rv = parseRv(rvParam);
+      if (match && match !== 'Exact' && match !== 'NotOlderThan') {
+        throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+      }
+      if (match && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (rv !== undefined && match === 'Exact') {
+        if (rv < this.objects.oldestRv) throw expired(`too old resource version: ${rv} (${this.objects.oldestRv})`);
+        await this.awaitRv(rv);
+        items = this.objects.listAt(rt.resource, rv);
+        listRv = rv;
+      } else {
+        if (rv !== undefined) await this.awaitRv(rv);
+        // resourceVersion=0 is served from the watch cache, which ignores limit.
+        if (rv === 0 && !match) limit = 0;
+        items = this.objects.list(rt.resource);
+        listRv = this.objects.rv;
+      }
+    }
+    let selected = items.filter(
+      (s) => (!rt.namespaced || !namespace || s.obj.metadata.namespace === namespace) && s.key > start && labels(s.obj) && fields.matches(s.obj),
+    );
+    const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(listRv) };
+    if (limit > 0 && selected.length > limit) {
+      const rest = selected.length - limit;
+      selected = selected.slice(0, limit);
+      meta.continue = encodeContinue(listRv, selected[selected.length - 1].key + '\u0000');
+      if (!q.get('labelSelector') && !q.get('fieldSelector')) meta.remainingItemCount = rest;
+    }
+    this.send(res, record, 200, listJson(rt, selected, meta, form));
+  }
+
+  private async watch(req: IncomingMessage, res: ServerResponse, q: Query, rt: ResourceType, info: RequestInfo, form: Form, record: RequestRecord): Promise<void> {
+    const labels = parseLabelSelector(q.get('labelSelector'));
+    const fields = parseFieldSelector(info.name ? `metadata.name=${info.name}` : q.get('fieldSelector'));
+    const rv = parseRv(q.get('resourceVersion'));
+    if (rv !== undefined && rv > 0) await this.awaitRv(rv);
+    const timeoutSeconds = Number(q.get('timeoutSeconds') ?? 0);
+    const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.maxWatchSeconds * 1000 * (1 + Math.random());
+    const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
+    record.code = 200;
+    serveWatch(
+      this.objects,
+      res,
+      req.socket,
+      {
+        rt,
+        namespace: info.namespace,
+        matches: (o) => labels(o) && fields.matches(o),
+        form,
+        sinceRv: rv === undefined || rv === 0 ? undefined : rv,
+        bookmarks,
+        bookmarkIntervalMs: this.bookmarkIntervalMs,
+        timeoutMs,
+      },
+      record,
+      this.openWatches,
+    );
+  }
+}
+
+/** Starts a stand-in on 127.0.0.1 and resolves once it listens. */
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const s = new ApiServer(opts);
+  await s.listen();
+  return s;
+}

@@ -1,0 +1,160 @@
+// The stand-in's etcd plus watch cache: objects per resource keyed like etcd
+// (`namespace/name` or `name`), one global revision counter, a bounded event
+// history for watch resumption and consistent paged lists, and fan-out to
+// live watchers. Mirrors the observable behaviour of
+// apiserver/pkg/storage/etcd3 + cacher: resourceVersions are revisions, a
+// compacted revision is gone for good.
+
+import type { Obj } from './resources.ts';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One stored version of an object. Never mutated once stored; serialisations are cached on it. */
+export class Stored {
+  private cache = new Map<string, string>();
+  constructor(
+    readonly resource: string,
+    readonly key: string,
+    readonly rv: number,
+    readonly obj: Readonly<Obj>,
+  ) {}
+
+  /** Builds a serialisation once (per form: full, list item, metadata-only, watch line) and reuses it for every reader. */
+  memo(form: string, make: () => string): string {
+    let s = this.cache.get(form);
+    if (s === undefined) {
+      s = make();
+      this.cache.set(form, s);
+    }
+    return s;
+  }
+}
+
+export interface StoreEvent {
+  type: EventType;
+  rv: number;
+  resource: string;
+  /** The new state (for DELETED: the last state, stamped with the deletion's revision). */
+  object: Stored;
+  /** The state before this event (absent for ADDED). */
+  previous?: Stored;
+}
+
+export type Listener = (ev: StoreEvent) => void;
+
+export const DEFAULT_HISTORY_EVENTS = 200_000;
+
+export class ObjectStore {
+  /** Last revision handed out. */
+  rv = 0;
+  /** Oldest revision a watch or continue token may resume from (events after it are all retained). */
+  oldestRv = 0;
+  private objects = new Map<string, Map<string, Stored>>();
+  private history: StoreEvent[] = [];
+  private listeners = new Map<string, Set<Listener>>();
+  private snapshots = new Map<string, Stored[]>();
+
+  constructor(private readonly historyLimit = DEFAULT_HISTORY_EVENTS) {}
+
+  private bucket(resource: string): Map<string, Stored> {
+    let m = this.objects.get(resource);
+    if (!m) this.objects.set(resource, (m = new Map()));
+    return m;
+  }
+
+  get(resource: string, key: string): Stored | undefined {
+    return this.objects.get(resource)?.get(key);
+  }
+
+  /** Current objects in key order, as etcd returns a range. */
+  list(resource: string): Stored[] {
+    return [...this.bucket(resource).values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /**
+   * The objects as they were at revision `rv` (needs rv >= oldestRv), rebuilt by
+   * undoing later events; cached because a paged list asks for the same one per page.
+   */
+  listAt(resource: string, rv: number): Stored[] {
+    if (rv >= this.rv) return this.list(resource);
+    const id = `${resource}@${rv}`;
+    const cached = this.snapshots.get(id);
+    if (cached) return cached;
+    const state = new Map(this.bucket(resource));
+    for (let i = this.history.length - 1; i >= 0 && this.history[i].rv > rv; i--) {
+      const ev = this.history[i];
+      if (ev.resource !== resource) continue;
+      if (ev.previous) state.set(ev.object.key, ev.previous);
+      else state.delete(ev.object.key);
+    }
+    const out = [...state.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (this.snapshots.size > 16) this.snapshots.clear();
+    this.snapshots.set(id, out);
+    return out;
+  }
+
+  /** Writes a new version; `build` receives the revision to stamp into metadata.resourceVersion. */
+  put(resource: string, key: string, build: (rv: number) => Obj): Stored {
+    const rv = ++this.rv;
+    const previous = this.get(resource, key);
+    const stored = new Stored(resource, key, rv, build(rv));
+    this.bucket(resource).set(key, stored);
+    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', rv, resource, object: stored, previous });
+    return stored;
+  }
+
+  remove(resource: string, key: string): Stored | undefined {
+    const previous = this.get(resource, key);
+    if (!previous) return undefined;
+    const rv = ++this.rv;
+    const obj = { ...previous.obj, metadata: { ...previous.obj.metadata, resourceVersion: String(rv) } };
+    const stored = new Stored(resource, key, rv, obj);
+    this.bucket(resource).delete(key);
+    this.emit({ type: 'DELETED', rv, resource, object: stored, previous });
+    return stored;
+  }
+
+  private emit(ev: StoreEvent): void {
+    this.history.push(ev);
+    if (this.history.length > this.historyLimit) {
+      const drop = this.history.length - this.historyLimit;
+      this.oldestRv = this.history[drop - 1].rv;
+      this.history.splice(0, drop);
+      this.snapshots.clear();
+    }
+    for (const l of this.listeners.get(ev.resource) ?? []) l(ev);
+  }
+
+  /** Events of `resource` after revision `rv`, oldest first (caller checks rv >= oldestRv). */
+  eventsSince(resource: string, rv: number): StoreEvent[] {
+    let lo = 0;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.history[mid].rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.history.slice(lo).filter((e) => e.resource === resource);
+  }
+
+  subscribe(resource: string, l: Listener): () => void {
+    let set = this.listeners.get(resource);
+    if (!set) this.listeners.set(resource, (set = new Set()));
+    set.add(l);
+    return () => set.delete(l);
+  }
+
+  /** Forgets all history: resuming from any revision before now answers 410. */
+  compact(): void {
+    this.history = [];
+    this.snapshots.clear();
+    this.oldestRv = this.rv;
+  }
+
+  /** Empties the store; the revision jumps ahead by `jump`, as after an etcd restore. */
+  wipe(jump: number): void {
+    this.objects.clear();
+    this.rv += jump;
+    this.compact();
+  }
+}
