@@ -161,9 +161,14 @@ export function validateSchema(value: Json, schema: Schema, path: string, errs: 
   }
   if (isObject(value)) {
     for (const r of schema.required ?? []) if (!(r in value)) errs.push(fieldRequired(path ? `${path}.${r}` : r, ''));
-    for (const [k, v] of Object.entries(value)) {
-      const sub = schema.properties?.[k] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
-      if (sub && !(path === '' && k === 'metadata')) validateSchema(v, sub, path ? `${path}.${k}` : k, errs);
+    // Schema order (alphabetical in generated CRDs) keeps the error list stable whatever the body's key order.
+    for (const [k, sub] of Object.entries(schema.properties ?? {})) {
+      if (k in value && !(path === '' && k === 'metadata')) validateSchema(value[k], sub, path ? `${path}.${k}` : k, errs);
+    }
+    if (isObject(schema.additionalProperties)) {
+      for (const [k, v] of Object.entries(value)) {
+        if (!schema.properties?.[k]) validateSchema(v, schema.additionalProperties, `${path}[${k}]`, errs);
+      }
     }
   }
 }

@@ -1,0 +1,134 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { call, HN, hyperNode } from './http.ts';
+
+const NS = 'volcano-system';
+const LEASE = 'vc-hypernode-controller-manager';
+const SA = 'system:serviceaccount:volcano-system:hypernode-controller';
+
+let api: ApiServer;
+let sa: string;
+test.before(async () => {
+  api = await startApiServer({ namespaces: [NS] });
+  sa = api.addUser(SA, hypernodeControllerRbac(NS, LEASE));
+});
+test.after(async () => {
+  await api.close();
+});
+
+test('no credentials and unknown tokens are 401 Unauthorized Status', async () => {
+  for (const token of ['', 'not-a-token']) {
+    const r = await call(api, 'GET', '/api/v1/nodes', { token });
+    assert.is(r.status, 401);
+    assert.equal(r.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  }
+  assert.is(api.requests.all({ path: '/api/v1/nodes', code: 401 }).length, 2);
+});
+
+test('health and version answer without credentials; discovery needs them', async () => {
+  assert.is((await call(api, 'GET', '/healthz', { token: '' })).text, 'ok');
+  assert.is((await call(api, 'GET', '/version', { token: '' })).body.major, '1');
+  assert.is((await call(api, 'GET', '/apis', { token: '' })).status, 401);
+  const apis = await call(api, 'GET', '/apis', { token: sa });
+  assert.ok(apis.body.groups.some((g: any) => g.name === 'topology.volcano.sh' && g.preferredVersion.version === 'v1alpha1'));
+  const core = await call(api, 'GET', '/api/v1', { token: sa });
+  assert.ok(core.body.resources.some((r: any) => r.name === 'nodes' && !r.namespaced));
+  const hn = await call(api, 'GET', '/apis/topology.volcano.sh/v1alpha1', { token: sa });
+  assert.ok(hn.body.resources.some((r: any) => r.name === 'hypernodes/status'));
+  assert.equal((await call(api, 'GET', '/api', { token: sa })).body.versions, ['v1']);
+});
+
+test('the controller grant allows exactly the chart rules', async () => {
+  const allowedCalls: [string, string][] = [
+    ['GET', '/api/v1/nodes'],
+    ['GET', '/api/v1/nodes?watch=1&timeoutSeconds=1'],
+    ['GET', HN],
+    ['GET', `/api/v1/namespaces/${NS}/configmaps?fieldSelector=metadata.name%3Dvolcano-controller-configmap`],
+    ['GET', `/api/v1/namespaces/${NS}/leases`.replace('/api/v1', '/apis/coordination.k8s.io/v1') + `/${LEASE}`],
+  ];
+  for (const [m, p] of allowedCalls) {
+    const r = await call(api, m, p, { token: sa });
+    assert.ok(r.status !== 403 && r.status !== 401, `${m} ${p} -> ${r.status} ${r.text}`);
+  }
+  const created = await call(api, 'POST', HN, { token: sa, body: hyperNode('rbac') });
+  assert.is(created.status, 201);
+  const st = await call(api, 'PUT', `${HN}/rbac/status`, { token: sa, body: { ...created.body, status: { nodeCount: 1 } } });
+  assert.is(st.status, 200);
+  const lease = await call(api, 'POST', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`, {
+    token: sa,
+    body: { metadata: { name: LEASE }, spec: { holderIdentity: 'me' } },
+  });
+  assert.is(lease.status, 201);
+  const ev = await call(api, 'POST', `/api/v1/namespaces/${NS}/events`, {
+    token: sa,
+    body: { metadata: { name: 'e1' }, involvedObject: { kind: 'Lease', namespace: NS, name: LEASE }, reason: 'LeaderElection' },
+  });
+  assert.is(ev.status, 201);
+  assert.is((await call(api, 'DELETE', `${HN}/rbac`, { token: sa })).status, 200);
+});
+
+test('denials carry the Kubernetes Forbidden message', async () => {
+  const cases: [string, string, string][] = [
+    ['GET', `${HN}/x`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot get resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope'],
+    ['PATCH', `${HN}/x`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope'],
+    ['PATCH', `${HN}/x/status`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes/status" in API group "topology.volcano.sh" at the cluster scope'],
+    ['GET', '/api/v1/namespaces/default/secrets/s', 'secrets "s" is forbidden: User "SA" cannot get resource "secrets" in API group "" in the namespace "default"'],
+    ['GET', `/api/v1/namespaces/${NS}/pods`, 'pods is forbidden: User "SA" cannot list resource "pods" in API group "" in the namespace "volcano-system"'],
+    ['GET', '/api/v1/configmaps', 'configmaps is forbidden: User "SA" cannot list resource "configmaps" in API group "" at the cluster scope'],
+    ['POST', '/api/v1/nodes', 'nodes is forbidden: User "SA" cannot create resource "nodes" in API group "" at the cluster scope'],
+    [
+      'GET',
+      `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/other-lease`,
+      'leases.coordination.k8s.io "other-lease" is forbidden: User "SA" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "volcano-system"',
+    ],
+  ];
+  for (const [m, p, msg] of cases) {
+    const r = await call(api, m, p, { token: sa, body: m === 'GET' ? undefined : {}, headers: m === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {} });
+    assert.is(r.status, 403, `${m} ${p}`);
+    assert.is(r.body.reason, 'Forbidden');
+    assert.is(r.body.message, msg.replace('"SA"', JSON.stringify(SA)));
+  }
+});
+
+test('a field selector on metadata.name counts as the name for resourceNames rules', async () => {
+  const u = api.addUser('one-lease', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], namespaces: [NS], resourceNames: ['mine'] }]);
+  const ok = await call(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases?fieldSelector=metadata.name%3Dmine`, { token: u });
+  assert.is(ok.status, 200);
+  const all = await call(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`, { token: u });
+  assert.is(all.status, 403);
+});
+
+test('client certificates authenticate as their CN', async () => {
+  const anon = await call(api, 'GET', '/api/v1/nodes', { token: '', clientCert: true });
+  assert.is(anon.status, 403);
+  assert.match(anon.body.message, 'User "cert-user" cannot list resource "nodes"');
+  api.addUser('cert-user', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+  const ok = await call(api, 'GET', '/api/v1/nodes', { token: '', clientCert: true });
+  assert.is(ok.status, 200);
+  assert.is(api.requests.all({ path: '/api/v1/nodes', code: 200 }).at(-1)?.user, 'cert-user');
+});
+
+test('writeKubeconfig writes a v1 Config for a token or a client certificate', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kc-'));
+  try {
+    const t = parse(readFileSync(api.writeKubeconfig(dir, { token: sa }), 'utf8'));
+    assert.is(t.kind, 'Config');
+    const ctx = t.contexts.find((c: any) => c.name === t['current-context']).context;
+    assert.is(t.clusters.find((c: any) => c.name === ctx.cluster).cluster.server, api.url);
+    assert.is(t.clusters[0].cluster['certificate-authority'], api.caFile);
+    assert.is(t.users.find((u: any) => u.name === ctx.user).user.token, sa);
+    const c = parse(readFileSync(api.writeKubeconfig(dir, { clientCert: true, master: 'https://127.0.0.1:1' }), 'utf8'));
+    assert.is(c.users[0].user['client-certificate'], api.clientCertFile);
+    assert.is(c.users[0].user.token, undefined);
+    assert.is(c.clusters[0].cluster.server, 'https://127.0.0.1:1');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
