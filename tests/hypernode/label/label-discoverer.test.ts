@@ -3,52 +3,14 @@ import * as assert from 'uvu/assert';
 import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
 import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
-import type { Clock } from '../../../src/kube/clock.ts';
-import { abortReason } from '../../../src/kube/clock.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { within } from '../../support/wait.ts';
+import { FakeClock, settle } from '../../kube/fake-clock.ts';
 
 const HN = 'volcano.sh/hypernode';
 const HC = 'volcano.sh/hypercluster';
-
-/** Time that moves only when the test says so. */
-class ManualClock implements Clock {
-  private t = 0;
-  private timers: { at: number; fire: () => void }[] = [];
-  now = () => this.t;
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
-      const onAbort = () => {
-        this.timers = this.timers.filter((x) => x !== timer);
-        reject(abortReason(signal!));
-      };
-      const timer = {
-        at: this.t + ms,
-        fire: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      this.timers.push(timer);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-  async advance(ms: number): Promise<void> {
-    this.t += ms;
-    const due = this.timers.filter((x) => x.at <= this.t);
-    this.timers = this.timers.filter((x) => x.at > this.t);
-    for (const x of due) x.fire();
-    await settle();
-  }
-}
-
-/** Lets every pending callback and promise chain run (no timers involved). */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-}
 
 /** The next snapshot if one is being offered once everything has settled, else 'none'. */
 async function offered(ch: Channel<Snapshot>): Promise<Snapshot | 'none' | 'closed'> {
@@ -76,7 +38,7 @@ function guideNodes(): NodeMeta[] {
 }
 
 interface Rig {
-  clock: ManualClock;
+  clock: FakeClock;
   nodes: FakeInformer<NodeMeta>;
   hyperNodes: FakeInformer<HyperNode>;
   d: Discoverer;
@@ -84,7 +46,7 @@ interface Rig {
 }
 
 async function startRig(opts: { nodesSynced?: boolean } = {}): Promise<Rig> {
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   const nodes = new FakeInformer<NodeMeta>({ initial: guideNodes(), synced: opts.nodesSynced ?? true });
   const hyperNodes = new FakeInformer<HyperNode>();
   const d = await labelDiscovererFactory(entry, { nodes, hyperNodes, clock, logger: nullLogger, secrets: { get: () => Promise.reject(new Error('unused')) } });

@@ -10,6 +10,8 @@ import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { computerPorts, OTHER_CA, TEST_CA, UfmServer } from '../../support/ufm-server.ts';
 import { waitFor, within } from '../../support/wait.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import type { Clock } from '../../../src/kube/clock.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -34,10 +36,11 @@ function capture() {
 }
 
 const REF = { secretRef: { name: 'ufm-credentials', namespace: 'volcano-system' } };
+const INTERVAL_MS = 60_000;
 const entry = (config: Record<string, unknown>, credentials: DiscoveryEntry['credentials'] = REF): DiscoveryEntry => ({
   source: 'ufm',
   enabled: true,
-  intervalMs: 3_600_000,
+  intervalMs: INTERVAL_MS,
   credentials,
   config,
 });
@@ -46,7 +49,7 @@ interface Rig {
   server: UfmServer;
   secrets: FakeSecrets;
   lines: string[];
-  make(config?: Record<string, unknown>, tuning?: UfmTuning, credentials?: DiscoveryEntry['credentials']): Promise<Discoverer>;
+  make(config?: Record<string, unknown>, tuning?: UfmTuning, credentials?: DiscoveryEntry['credentials'], clock?: Clock): Promise<Discoverer>;
 }
 
 async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
@@ -59,9 +62,9 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     server,
     secrets,
     lines,
-    async make(config = { endpoint: server.endpoint() }, tuning = {}, credentials = REF) {
+    async make(config = { endpoint: server.endpoint() }, tuning = {}, credentials = REF, clock = realClock) {
       const factory = createUfmDiscovererFactory({ ca: TEST_CA, retryBaseMs: 20, timeoutMs: 5_000, ...tuning });
-      const d = await factory(entry(config, credentials), { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock: realClock, logger });
+      const d = await factory(entry(config, credentials), { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock, logger });
       started.push(d);
       return d;
     },
@@ -267,6 +270,32 @@ test('construction: Secret problems are logged with the Go texts and start then 
         (err) => assert.match(err.message, /credentials are not configured/),
       );
     }
+  }),
+);
+
+test('schedule: failures retry after 5 s doubling, never past the next tick; success waits for the tick', () =>
+  withRig(async (rig) => {
+    const clock = new FakeClock();
+    rig.server.answer = { kind: 'status', status: 503 };
+    const ch = await (await rig.make(undefined, { retryBaseMs: 5_000 }, REF, clock)).start();
+    const parkedAfter = (n: number) =>
+      waitFor(() => rig.server.requests.length === n && clock.pending() === 1, { what: `request ${n} done and the loop waiting` });
+    /** The n-th request happens exactly `wait` ms after the previous one, not a millisecond sooner. */
+    const runsAfter = async (wait: number, n: number) => {
+      await clock.advance(wait - 1);
+      assert.is(rig.server.requests.length, n - 1, `not before ${wait} ms`);
+      assert.is(clock.pending(), 1, 'still waiting');
+      await clock.advance(1);
+      await parkedAfter(n);
+    };
+    await parkedAfter(1); // t = 0
+    // t = 5 s, 15 s, 35 s, then the tick at 60 s comes before the 40 s backoff (75 s).
+    for (const [wait, n] of [[5_000, 2], [10_000, 3], [20_000, 4], [25_000, 5]] as const) await runsAfter(wait, n);
+    rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+    await runsAfter(INTERVAL_MS, 6); // the 80 s backoff is capped by the tick at 120 s
+    assert.is((await next(ch)).length, 2);
+    await runsAfter(INTERVAL_MS, 7); // after a success: the next tick
+    assert.is((await next(ch)).length, 2);
   }),
 );
 
