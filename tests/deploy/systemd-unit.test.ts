@@ -34,13 +34,25 @@ const one = (key: string) => {
 
 const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
 
-/** The unit with ExecStart pointing at a stand-in executable, since verify checks that the binary exists. */
-function unitForVerify(dir: string): string {
-  const exe = join(dir, NAME);
-  standInExecutable(exe, '0.0.0');
-  const path = join(dir, `${NAME}.service`);
-  writeFileSync(path, unitText.replace(`ExecStart=/usr/local/bin/${NAME} `, `ExecStart=${exe} `));
-  return path;
+/**
+ * Calls `check` with a copy of the unit whose ExecStart points at a stand-in
+ * executable (verify checks that the binary exists); skips without systemd-analyze.
+ */
+function withVerifiableUnit(check: (unitPath: string) => void): void {
+  if (!hasSystemdAnalyze) {
+    console.log('SKIP: systemd-analyze is not installed');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'unit-test-'));
+  try {
+    const exe = join(dir, NAME);
+    standInExecutable(exe, '0.0.0');
+    const path = join(dir, `${NAME}.service`);
+    writeFileSync(path, unitText.replace(`ExecStart=/usr/local/bin/${NAME} `, `ExecStart=${exe} `));
+    check(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 test('ExecStart passes the kubeconfig credential, the chart flags (minus the shell redirection) and then the extra flags', () => {
@@ -87,35 +99,21 @@ test('the service is sandboxed, and never forbids the writable-executable memory
 });
 
 test('systemd-analyze verify accepts the unit', () => {
-  if (!hasSystemdAnalyze) {
-    console.log('SKIP: systemd-analyze is not installed');
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'unit-test-'));
-  try {
-    const res = spawnSync('systemd-analyze', ['verify', unitForVerify(dir)], { encoding: 'utf8' });
+  withVerifiableUnit((unit) => {
+    const res = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
     assert.is(res.status, 0, res.stderr);
     assert.not.match(res.stderr, NAME, res.stderr);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('systemd-analyze security rates the unit at most 2.0 (exposure printed)', () => {
-  if (!hasSystemdAnalyze) {
-    console.log('SKIP: systemd-analyze is not installed');
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'unit-test-'));
-  try {
-    const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unitForVerify(dir)], { encoding: 'utf8' });
+  withVerifiableUnit((unit) => {
+    const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { encoding: 'utf8' });
     const m = out.match(/Overall exposure level for \S+: ([\d.]+) (\w+)/);
     assert.ok(m, out);
     console.log(`systemd-analyze security: exposure ${m![1]} ${m![2]}`);
     assert.ok(Number(m![1]) <= 2.0, out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test.run();
