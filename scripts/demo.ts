@@ -1,0 +1,123 @@
+// The README's first command: build, then run the real executable against
+// the API server stand-in seeded with a sample cluster (64 Nodes in three
+// tiers + the discovery ConfigMap), with leader election, probes and metrics,
+// print the HyperNode tree it produced, and stop everything cleanly.
+//
+// Run with: npm run demo   (builds first). Nothing here needs a cluster.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hypernodeControllerRbac, startApiServer } from '../tests/support/apiserver/index.ts';
+import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../tests/support/sample-cluster.ts';
+import { waitFor } from '../tests/support/wait.ts';
+import { renderHyperNodeTree } from './lib/hypernode-tree.ts';
+
+const NAMESPACE = 'volcano-system';
+const LEASE = 'vc-hypernode-controller-manager';
+const root = fileURLToPath(new URL('..', import.meta.url));
+const binary = join(root, 'dist/vc-hypernode-controller-manager');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function httpStatus(url: string): Promise<number | undefined> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(1000) })).status;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<number> {
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`npm run build\` first`);
+  const work = mkdtempSync(join(tmpdir(), 'hnc-demo-'));
+  const api = await startApiServer({ namespaces: [NAMESPACE] });
+  try {
+    const token = api.addUser(`system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`, hypernodeControllerRbac(NAMESPACE, LEASE));
+    const kubeconfig = api.writeKubeconfig(work, { token });
+    const nodes = sampleNodes(DEMO_SHAPE);
+    for (const n of nodes) api.store.create(n);
+    api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
+    const expected = expectedHyperNodeCount(DEMO_SHAPE);
+    console.log(`API server stand-in: ${api.url} (TLS, least-privilege RBAC token)`);
+    console.log(`Seeded ${nodes.length} Nodes labelled zone → spine → rack, and ConfigMap ${NAMESPACE}/volcano-controller-configmap (label source).`);
+
+    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const args = [
+      `--kubeconfig=${kubeconfig}`,
+      '--leader-elect=true',
+      `--leader-elect-resource-namespace=${NAMESPACE}`,
+      `--leader-elect-resource-name=${LEASE}`,
+      '--enable-healthz=true',
+      `--healthz-address=127.0.0.1:${healthPort}`,
+      '--enable-metrics=true',
+      `--listen-address=127.0.0.1:${metricsPort}`,
+      '-v=2',
+    ];
+    console.log(`\n$ vc-hypernode-controller-manager ${args.join(' ')}\n`);
+    const child = spawn(binary, args, { env: { ...process.env, KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' }, stdio: ['ignore', 'inherit', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (d) => (log += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(async () => (await httpStatus(`http://127.0.0.1:${healthPort}/readyz`)) === 200, { timeoutMs: 30_000, what: '/readyz to answer 200' });
+      // Converged: every expected HyperNode exists and its nodeCount is written.
+      const hyperNodes = await waitFor(
+        () => {
+          const hns = api.store.list('hypernodes') as Array<{ metadata: { name: string }; spec: { tier: number }; status?: { nodeCount?: number } }>;
+          return hns.length === expected && hns.every((hn) => (hn.status?.nodeCount ?? 0) > 0) && hns;
+        },
+        { timeoutMs: 30_000, what: `${expected} HyperNodes with nodeCount` },
+      );
+      console.log(`HyperNode tree (${hyperNodes.length} HyperNodes):\n`);
+      console.log(renderHyperNodeTree(hyperNodes as never));
+      const lease = api.store.get('leases', LEASE, NAMESPACE) as { spec?: { holderIdentity?: string } } | undefined;
+      const writes = api.requests.writes();
+      const byVerb = new Map<string, number>();
+      for (const r of writes) {
+        const what = `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`;
+        byVerb.set(what, (byVerb.get(what) ?? 0) + 1);
+      }
+      console.log(`\nLease ${NAMESPACE}/${LEASE} held by: ${lease?.spec?.holderIdentity ?? '(none)'}`);
+      console.log(`API writes so far: ${[...byVerb].map(([k, v]) => `${v} ${k}`).join(', ')}`);
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const hnMetrics = metrics.split('\n').filter((l) => l.startsWith('hypernode_') && !l.includes('_bucket'));
+      if (hnMetrics.length > 0) console.log(`\n/metrics (HyperNode families):\n${hnMetrics.slice(0, 12).join('\n')}`);
+    } catch (err) {
+      console.error(`\nThe controller's log:\n${log}`);
+      throw err;
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000))]);
+    if (code === 'timeout') {
+      child.kill('SIGKILL');
+      throw new Error('the controller did not stop within 30 s of SIGTERM');
+    }
+    console.log(`\nSent SIGTERM: the controller exited with code ${code}.`);
+    return code === 0 ? 0 : 1;
+  } finally {
+    await api.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`demo failed: ${err instanceof Error ? err.message : err}`);
+    process.exit(1);
+  },
+);

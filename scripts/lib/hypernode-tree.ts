@@ -1,0 +1,40 @@
+// Renders HyperNodes as the tree a person reads: highest tier first, each
+// HyperNode with its tier, tierName, nodeCount and members; Node members are
+// listed compactly (first … last) since racks hold many of them.
+
+interface TreeHyperNode {
+  metadata: { name: string };
+  spec: { tier: number; tierName?: string; members?: Array<{ type: string; selector: { exactMatch?: { name: string } } }> };
+  status?: { nodeCount?: number };
+}
+
+function memberNames(hn: TreeHyperNode, type: string): string[] {
+  return (hn.spec.members ?? []).filter((m) => m.type === type && m.selector.exactMatch).map((m) => m.selector.exactMatch!.name);
+}
+
+function compact(names: string[]): string {
+  if (names.length <= 4) return names.join(', ');
+  return `${names[0]}, ${names[1]} … ${names[names.length - 1]} (${names.length} nodes)`;
+}
+
+export function renderHyperNodeTree(hyperNodes: TreeHyperNode[]): string {
+  const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
+  const children = new Set(hyperNodes.flatMap((hn) => memberNames(hn, 'HyperNode')));
+  const roots = hyperNodes
+    .filter((hn) => !children.has(hn.metadata.name))
+    .sort((a, b) => b.spec.tier - a.spec.tier || a.metadata.name.localeCompare(b.metadata.name));
+  const lines: string[] = [];
+  const walk = (hn: TreeHyperNode, prefix: string, last: boolean, isRoot: boolean) => {
+    const head = isRoot ? '' : `${prefix}${last ? '└─ ' : '├─ '}`;
+    const label = `${hn.metadata.name}  tier=${hn.spec.tier}${hn.spec.tierName ? ` (${hn.spec.tierName})` : ''}  nodeCount=${hn.status?.nodeCount ?? 0}`;
+    const nodes = memberNames(hn, 'Node');
+    lines.push(`${head}${label}${nodes.length > 0 ? `  nodes: ${compact(nodes)}` : ''}`);
+    const kids = memberNames(hn, 'HyperNode')
+      .map((n) => byName.get(n))
+      .filter((c): c is TreeHyperNode => c !== undefined);
+    const next = isRoot ? '' : `${prefix}${last ? '   ' : '│  '}`;
+    kids.forEach((c, i) => walk(c, next, i === kids.length - 1, false));
+  };
+  for (const root of roots) walk(root, '', true, true);
+  return lines.join('\n');
+}
