@@ -18,6 +18,7 @@ import { Transport } from '../kube/transport.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
+import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
 import { configMapLocation } from '../hypernode/config/location.ts';
 import { configMapEventRecorder } from './controller-events.ts';
@@ -41,6 +42,7 @@ export interface ServerDeps {
   serviceAccountDir: string;
   clock: Clock;
   hostname: string;
+  /** Build information for the User-Agent. */
   version: { gitVersion: string; gitCommit: string };
   /** Used for the metrics bind failure (255) and a second signal (1). */
   exit(code: number): void;
@@ -54,8 +56,11 @@ export interface ServerDeps {
   onListening?(servers: { health?: Server; metrics?: Server }): void;
 }
 
-/** client-go's un-stamped defaults until src/version.ts provides build information. */
-const UNSTAMPED = { gitVersion: 'v0.0.0', gitCommit: '$Format' };
+/** Without build stamping, the User-Agent reads like an un-stamped client-go. */
+function buildInfo(): { gitVersion: string; gitCommit: string } {
+  const stamped = (v: string) => v !== 'Not provided.' && v !== '';
+  return { gitVersion: stamped(VERSION) ? VERSION : 'v0.0.0', gitCommit: stamped(GIT_SHA) ? GIT_SHA : '$Format' };
+}
 
 function defaultDeps(): ServerDeps {
   return {
@@ -64,7 +69,7 @@ function defaultDeps(): ServerDeps {
     serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount',
     clock: realClock,
     hostname: osHostname(),
-    version: UNSTAMPED,
+    version: buildInfo(),
     exit: (code) => process.exit(code),
     handleSignals: true,
     metrics: createMetrics(),
@@ -106,7 +111,7 @@ export async function runServer(options: Options, logger: Logger, overrides: Par
 /** Builds the clients and informers (no network I/O) and returns the two ways to run. */
 function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness) {
   const { clock, metrics } = deps;
-  const ua = (suffix: string) => userAgent(COMPONENT, deps.version.gitVersion, deps.version.gitCommit, suffix);
+  const ua = (suffix: string) => userAgent({ program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit }, suffix);
   const clientSet = (suffix: string) =>
     new RestClient({ transport, userAgent: ua(suffix), qps: options.kubeApiQps, burst: options.kubeApiBurst, clock, metrics: metrics.rest });
   // Each client set has its own token bucket, as in Go.

@@ -1,0 +1,142 @@
+// The health and metrics servers (02-runtime §5) over real HTTP on
+// 127.0.0.1, and the readiness state machine (§6).
+
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { boundAddress, closeHttp, splitListenAddress } from '../../src/app/http-listen.ts';
+import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
+import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
+import { Readiness } from '../../src/app/readiness.ts';
+import { createLogger, nullLogger } from '../../src/log.ts';
+
+interface Reply {
+  code: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+function get(address: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Reply> {
+  const { host, port } = splitListenAddress(address);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: host ?? '127.0.0.1', port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ code: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function busyPort(): Promise<{ address: string; close(): Promise<void> }> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return { address: `127.0.0.1:${(s.address() as AddressInfo).port}`, close: () => closeHttp(s) };
+}
+
+test('Go listen addresses: ":port", "host:port", "[v6]:port"', () => {
+  assert.equal(splitListenAddress(':11251'), { host: undefined, port: 11251 });
+  assert.equal(splitListenAddress('127.0.0.1:0'), { host: '127.0.0.1', port: 0 });
+  assert.equal(splitListenAddress('[::1]:8080'), { host: '::1', port: 8080 });
+  assert.throws(() => splitListenAddress('11251'), /missing port in address/);
+});
+
+test('health server: /healthz 200 always, /readyz 503 with Go text until ready, exact paths only, any method', async () => {
+  const readiness = new Readiness();
+  const server = await startHealthServer('127.0.0.1:0', readiness);
+  const at = boundAddress(server);
+  const healthz = await get(at, '/healthz');
+  assert.is(healthz.code, 200);
+  assert.is(healthz.body.length, 0);
+  const notReady = await get(at, '/readyz');
+  assert.is(notReady.code, 503);
+  assert.is(notReady.body.toString(), NOT_READY_BODY);
+  assert.is(NOT_READY_BODY, 'HyperNode controller is not ready\n');
+  assert.is(notReady.headers['content-type'], 'text/plain; charset=utf-8');
+  assert.is(notReady.headers['x-content-type-options'], 'nosniff');
+  readiness.set(true);
+  assert.is((await get(at, '/readyz', {}, 'POST')).code, 200);
+  for (const path of ['/healthz/', '/metrics', '/', '/readyz/x']) {
+    const r = await get(at, path);
+    assert.is(r.code, 404, path);
+    assert.is(r.body.toString(), '404 page not found\n');
+  }
+  await closeHttp(server);
+});
+
+test('health listener bind failure is returned with the Go wording', async () => {
+  const busy = await busyPort();
+  const err = await startHealthServer(busy.address, new Readiness()).catch((e: Error) => e);
+  assert.is((err as Error).message, `failed to create health listener: listen tcp ${busy.address}: bind: address already in use`);
+  await busy.close();
+});
+
+test('metrics server: /metrics in Prometheus text with process, rest_client, workqueue and leader families; gzip on request; 404 elsewhere', async () => {
+  const metrics = createMetrics();
+  metrics.queue('hypernode-status').added();
+  metrics.queue('hypernode-status').depth(3);
+  metrics.leaderStatus('vc-hypernode-controller-manager', true);
+  metrics.rest.requestDone('10.0.0.1:443', 'GET', '200', 12);
+  const server = (await startMetricsServer('127.0.0.1:0', metrics.registry, nullLogger, () => assert.unreachable('exit')))!;
+  const at = boundAddress(server);
+  const r = await get(at, '/metrics');
+  assert.is(r.code, 200);
+  assert.match(String(r.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  const text = r.body.toString();
+  for (const family of [
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_heap_size_used_bytes',
+    'workqueue_adds_total{name="hypernode-status"} 1',
+    'workqueue_depth{name="hypernode-status"} 3',
+    'leader_election_master_status{name="vc-hypernode-controller-manager"} 1',
+    'rest_client_requests_total{code="200",host="10.0.0.1:443",method="GET"} 1',
+    '# TYPE workqueue_queue_duration_seconds histogram',
+    '# TYPE rest_client_rate_limiter_duration_seconds histogram',
+  ]) {
+    assert.ok(text.includes(family), family);
+  }
+  const second = await get(at, '/metrics', { 'Accept-Encoding': 'gzip' });
+  assert.is(second.headers['content-encoding'], 'gzip');
+  assert.match(gunzipSync(second.body).toString(), /promhttp_metric_handler_requests_total\{code="200"\} 1/);
+  assert.is((await get(at, '/metricsx')).code, 404);
+  await closeHttp(server);
+});
+
+test('metrics bind failure is fatal: an F line and exit 255', async () => {
+  const busy = await busyPort();
+  const lines: string[] = [];
+  const logger = createLogger({ verbosity: 0, sink: { write: (l) => lines.push(l) } });
+  let code: number | undefined;
+  const server = await startMetricsServer(busy.address, createMetrics().registry, logger, (c) => {
+    code = c;
+  });
+  assert.is(server, undefined);
+  assert.is(code, 255);
+  assert.match(lines.join(''), new RegExp(`^F.*Failed to start metrics server: listen tcp ${busy.address}: bind: address already in use`));
+  await busy.close();
+});
+
+test('readiness: followers are ready on seeing another leader; a new leader only after its caches synced, even if a stale OnNewLeader arrives late', () => {
+  const r = new Readiness();
+  assert.not.ok(r.isReady());
+  r.newLeader('other_1', 'me_1', nullLogger);
+  assert.ok(r.isReady(), 'follower that can read the Lease is ready');
+  r.startedLeading();
+  assert.not.ok(r.isReady());
+  r.newLeader('other_1', 'me_1', nullLogger); // late report of the previous holder
+  assert.not.ok(r.isReady(), 'a late OnNewLeader(other) must not mark a syncing leader ready');
+  r.newLeader('me_1', 'me_1', nullLogger);
+  assert.not.ok(r.isReady());
+  r.set(true);
+  assert.ok(r.isReady());
+  r.stoppedLeading();
+  assert.not.ok(r.isReady());
+  r.newLeader('', 'me_1', nullLogger);
+  assert.ok(r.isReady(), 'an empty holder counts as "another" leader');
+});
+
+test.run();
