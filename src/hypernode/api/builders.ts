@@ -6,20 +6,21 @@ import type { HyperNode, MemberSpec, MemberType } from './types.ts';
 
 /**
  * Byte-order comparison (Go's sort.Strings), never locale order. UTF-8 byte
- * order equals code-point order, which differs from JavaScript's UTF-16
- * code-unit order only when astral characters meet U+E000–U+FFFF.
+ * order equals code-point order; JavaScript's UTF-16 code-unit order differs
+ * from it only where a surrogate (an astral character) meets U+E000–U+FFFF.
  */
 export function compareBytes(a: string, b: string): number {
-  if (a === b) return 0;
-  const ai = a[Symbol.iterator]();
-  const bi = b[Symbol.iterator]();
-  for (;;) {
-    const x = ai.next();
-    const y = bi.next();
-    if (x.done || y.done) return x.done ? (y.done ? 0 : -1) : 1;
-    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!;
-    if (d !== 0) return d < 0 ? -1 : 1;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs === ys) return x < y ? -1 : 1;
+    return xs ? 1 : -1; // the astral side has the larger code point
   }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
 /** A HyperNode with no namespace, no tierName and an empty status. */

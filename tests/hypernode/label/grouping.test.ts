@@ -164,4 +164,11 @@ test('members are distinct and sorted by byte order', () => {
   assert.equal(exactNames(snap[0]!), ['B', 'a', 'b']);
 });
 
+test('buildMembers sorts by UTF-8 byte order (not UTF-16), keeps duplicates and leaves its input alone', () => {
+  const input = ['😀', '\uFF21', 'b', 'b', 'B'];
+  const names = buildMembers(input, 'Node').map((m) => m.selector.exactMatch!.name);
+  assert.equal(names, ['B', 'b', 'b', '\uFF21', '😀']);
+  assert.equal(input, ['😀', '\uFF21', 'b', 'b', 'B']);
+});
+
 test.run();
