@@ -1,0 +1,101 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { call, HN, hyperNode } from './http.ts';
+
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+const JSONP = { 'content-type': 'application/json-patch+json' };
+const STRATEGIC = { 'content-type': 'application/strategic-merge-patch+json' };
+
+let api: ApiServer;
+test.before(async () => {
+  api = await startApiServer();
+});
+test.after(async () => {
+  await api.close();
+});
+test.before.each(() => {
+  for (const h of api.store.list('hypernodes')) api.store.delete('hypernodes', h.metadata.name);
+});
+
+test('merge patch sets and removes fields and bumps generation on spec changes', async () => {
+  const c = api.store.create(hyperNode('mp'));
+  const r = await call(api, 'PATCH', `${HN}/mp`, { headers: MERGE, body: { metadata: { labels: { extra: 'yes', 'volcano.sh/network-topology-source': null } }, spec: { tierName: 'rack' } } });
+  assert.is(r.status, 200);
+  assert.equal(r.body.metadata.labels, { extra: 'yes' });
+  assert.is(r.body.spec.tierName, 'rack');
+  assert.is(r.body.metadata.generation, 2);
+  assert.ok(Number(r.body.metadata.resourceVersion) > Number(c.metadata.resourceVersion));
+});
+
+test('JSON patch applies operations in order; a failed test op is 422', async () => {
+  api.store.create(hyperNode('jp'));
+  const r = await call(api, 'PATCH', `${HN}/jp`, {
+    headers: JSONP,
+    body: [
+      { op: 'test', path: '/spec/tier', value: 1 },
+      { op: 'replace', path: '/spec/tier', value: 2 },
+      { op: 'add', path: '/spec/members/-', value: { type: 'Node', selector: { exactMatch: { name: 'node-1' } } } },
+      { op: 'add', path: '/metadata/labels/a~1b', value: 'c' },
+    ],
+  });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.body.spec.tier, 2);
+  assert.is(r.body.spec.members.length, 2);
+  assert.is(r.body.metadata.labels['a/b'], 'c');
+  const failed = await call(api, 'PATCH', `${HN}/jp`, { headers: JSONP, body: [{ op: 'test', path: '/spec/tier', value: 7 }] });
+  assert.is(failed.status, 422);
+});
+
+test('a patched object is validated like an update', async () => {
+  api.store.create(hyperNode('pv'));
+  const r = await call(api, 'PATCH', `${HN}/pv`, { headers: MERGE, body: { spec: { tier: null } } });
+  assert.is(r.status, 422);
+  assert.is(r.body.message, 'HyperNode.topology.volcano.sh "pv" is invalid: spec.tier: Required value');
+});
+
+test('a patch carrying a stale resourceVersion is 409; without one it applies unconditionally', async () => {
+  const c = api.store.create(hyperNode('prv'));
+  api.store.update({ ...c, spec: { ...c.spec, tier: 3 } });
+  const stale = await call(api, 'PATCH', `${HN}/prv`, { headers: MERGE, body: { metadata: { resourceVersion: c.metadata.resourceVersion }, spec: { tier: 4 } } });
+  assert.is(stale.status, 409);
+  assert.is(stale.body.reason, 'Conflict');
+  const ok = await call(api, 'PATCH', `${HN}/prv`, { headers: MERGE, body: { spec: { tier: 4 } } });
+  assert.is(ok.body.spec.tier, 4);
+});
+
+test('patching the status subresource changes only status; patching the object ignores status', async () => {
+  api.store.create(hyperNode('ps'));
+  const st = await call(api, 'PATCH', `${HN}/ps/status`, { headers: MERGE, body: { status: { nodeCount: 3 }, spec: { tier: 9 } } });
+  assert.is(st.status, 200);
+  assert.equal(st.body.status, { nodeCount: 3 });
+  assert.is(st.body.spec.tier, 1);
+  const main = await call(api, 'PATCH', `${HN}/ps`, { headers: MERGE, body: { status: { nodeCount: 8 } } });
+  assert.equal(main.body.status, { nodeCount: 3 });
+  assert.is(main.body.metadata.resourceVersion, st.body.metadata.resourceVersion, 'nothing changed, nothing written');
+});
+
+test('strategic merge patch works on built-ins and is 415 on custom resources; missing objects are 404', async () => {
+  api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'sn' } });
+  const n = await call(api, 'PATCH', '/api/v1/nodes/sn', { headers: STRATEGIC, body: { metadata: { labels: { a: 'b' } } } });
+  assert.is(n.status, 200);
+  assert.equal(n.body.metadata.labels, { a: 'b' });
+  api.store.create(hyperNode('smp'));
+  const h = await call(api, 'PATCH', `${HN}/smp`, { headers: STRATEGIC, body: { spec: { tier: 2 } } });
+  assert.is(h.status, 415);
+  assert.is(h.body.reason, 'UnsupportedMediaType');
+  const missing = await call(api, 'PATCH', `${HN}/none`, { headers: MERGE, body: { spec: { tier: 2 } } });
+  assert.is(missing.status, 404);
+});
+
+test('patches are logged as verb patch with their subresource', async () => {
+  api.store.create(hyperNode('plog'));
+  api.requests.clear();
+  await call(api, 'PATCH', `${HN}/plog/status`, { headers: MERGE, body: { status: { nodeCount: 1 } } });
+  assert.equal(
+    api.requests.writes().map((r) => [r.verb, r.resource, r.subresource, r.name, r.code]),
+    [['patch', 'hypernodes', 'status', 'plog', 200]],
+  );
+});
+
+test.run();
