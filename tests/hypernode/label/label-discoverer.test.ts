@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
-import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { Discoverer, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -37,6 +37,10 @@ function guideNodes(): NodeMeta[] {
   return Array.from({ length: 8 }, (_, i) => node(`node${i}`, { [HN]: `s${i >> 1}`, [HC]: i < 4 ? 's4' : 's5', other: 'x' }));
 }
 
+function discovererOptions(clock: FakeClock, nodes = new FakeInformer<NodeMeta>(), hyperNodes = new FakeInformer<HyperNode>()): DiscovererOptions {
+  return { nodes, hyperNodes, clock, logger: nullLogger, secrets: { get: () => Promise.reject(new Error('the label source reads no Secrets')) } };
+}
+
 interface Rig {
   clock: FakeClock;
   nodes: FakeInformer<NodeMeta>;
@@ -49,7 +53,7 @@ async function startRig(opts: { nodesSynced?: boolean } = {}): Promise<Rig> {
   const clock = new FakeClock();
   const nodes = new FakeInformer<NodeMeta>({ initial: guideNodes(), synced: opts.nodesSynced ?? true });
   const hyperNodes = new FakeInformer<HyperNode>();
-  const d = await labelDiscovererFactory(entry, { nodes, hyperNodes, clock, logger: nullLogger, secrets: { get: () => Promise.reject(new Error('unused')) } });
+  const d = await labelDiscovererFactory(entry, discovererOptions(clock, nodes, hyperNodes));
   const ch = await d.start();
   return { clock, nodes, hyperNodes, d, ch };
 }
@@ -143,6 +147,23 @@ test('stop unregisters handlers, closes the stream, and later acknowledgements a
   assert.is(rig.hyperNodes.handlerCount(), 0);
   assert.is(await offered(rig.ch), 'closed');
   rig.d.resultSynced();
+});
+
+test('an undecodable networkTopologyTypes is a construction error, so no empty snapshot deletes anything', async () => {
+  const bad: DiscoveryEntry = { ...entry, config: { networkTopologyTypes: { t: ['volcano.sh/tor', 'kubernetes.io/hostname'] } } };
+  await labelDiscovererFactory(bad, discovererOptions(new FakeClock())).then(
+    () => assert.unreachable('should reject'),
+    (err: Error) => assert.match(err.message, /Cannot get networkTopologyTypes: networkTopologyTypes\.t\[0\]/),
+  );
+});
+
+test('no configured types is valid: empty snapshots', async () => {
+  const clock = new FakeClock();
+  const d = await labelDiscovererFactory({ ...entry, config: {} }, discovererOptions(clock, new FakeInformer({ initial: guideNodes() })));
+  const ch = await d.start();
+  await clock.advance(TRIGGER_DEBOUNCE_MS);
+  assert.equal(await offered(ch), []);
+  await d.stop();
 });
 
 test('a waiting worker stops promptly', async () => {

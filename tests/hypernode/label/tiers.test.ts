@@ -31,13 +31,14 @@ test('types come out sorted by name whatever the document order', () => {
   assert.equal(types.map((t) => t.name), ['alpha', 'zeta']);
 });
 
-test('undecodable shapes log once and yield no types', () => {
-  for (const config of [{ networkTopologyTypes: 'rack' }, { networkTopologyTypes: { t: ['volcano.sh/tor', 'kubernetes.io/hostname'] } }]) {
-    const { lines, logger } = capture();
-    assert.equal(topologyTypes(config, logger), []);
-    assert.is(lines.length, 1);
-    assert.match(lines[0]!, /Cannot get networkTopologyTypes/);
-  }
+test('undecodable shapes are an error naming the field (the source does not start, nothing is deleted)', () => {
+  const table: [Record<string, unknown>, RegExp][] = [
+    [{ networkTopologyTypes: 'rack' }, /^Cannot get networkTopologyTypes: networkTopologyTypes: expected a mapping/],
+    [{ networkTopologyTypes: { t: ['volcano.sh/tor', 'kubernetes.io/hostname'] } }, /^Cannot get networkTopologyTypes: networkTopologyTypes\.t\[0\]: expected a mapping \{nodeLabel: <key>\}/],
+    [{ networkTopologyTypes: { t: 'volcano.sh/tor' } }, /networkTopologyTypes\.t: expected a list/],
+    [{ networkTopologyTypes: { t: [{ nodeLabel: ['a'] }] } }, /networkTopologyTypes\.t\[0\]\.nodeLabel: expected a string/],
+  ];
+  for (const [config, message] of table) assert.throws(() => topologyTypes(config, nullLogger), message);
 });
 
 test('absent config or absent types is an empty, silent type set', () => {

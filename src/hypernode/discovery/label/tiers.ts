@@ -60,16 +60,20 @@ function decodeTypes(config: Readonly<Record<string, unknown>>): Map<string, str
 
 /**
  * The configured topology types, sorted by name so that runs are
- * deterministic (Go iterates a map). Decode failures and rejected types are
- * logged; what remains may be empty, which is not an error.
+ * deterministic (Go iterates a map). Rejected types are logged and skipped;
+ * what remains may be empty, which is not an error.
+ *
+ * A `networkTopologyTypes` that cannot be decoded throws. Go logs it and runs
+ * with no types, emitting empty snapshots that delete every label HyperNode;
+ * we refuse to start the source instead, so a typo deletes nothing
+ * (00-overview §4 item 3).
  */
 export function topologyTypes(config: Readonly<Record<string, unknown>> | undefined, logger: Logger): TopologyType[] {
   let decoded: Map<string, string[]>;
   try {
     decoded = decodeTypes(config ?? {});
   } catch (err) {
-    logger.error('Cannot get networkTopologyTypes, no label based HyperNodes will be discovered', { err });
-    return [];
+    throw new Error(`Cannot get networkTopologyTypes: ${(err as Error).message}`, { cause: err });
   }
   const types: TopologyType[] = [];
   for (const name of [...decoded.keys()].sort(compareBytes)) {
