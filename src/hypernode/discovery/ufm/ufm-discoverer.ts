@@ -21,6 +21,8 @@ export const OUTPUT_BUFFER = 10;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
 export const RETRY_MAX_MS = 5 * 60_000;
+/** Shortest poll period honoured: `interval: 1ms` would otherwise poll UFM back to back. */
+export const MIN_INTERVAL_MS = 1_000;
 
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {
@@ -35,9 +37,10 @@ export class UfmDiscoverer implements Discoverer {
   private readonly stopping = new AbortController();
   private readonly retryBaseMs: number;
   private readonly maxBodyBytes: number;
+  private readonly intervalMs: number;
 
   constructor(
-    private readonly entry: DiscoveryEntry,
+    entry: DiscoveryEntry,
     private readonly opts: DiscovererOptions,
     private readonly endpoint: string,
     private readonly secretRef: SecretRef | undefined,
@@ -49,6 +52,10 @@ export class UfmDiscoverer implements Discoverer {
     this.client = new UfmHttpClient({ ...tuning, insecureSkipVerify });
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
     this.maxBodyBytes = tuning.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    if (this.intervalMs !== entry.intervalMs) {
+      this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
+    }
   }
 
   name(): string {
@@ -60,7 +67,7 @@ export class UfmDiscoverer implements Discoverer {
   async start(): Promise<Channel<Snapshot>> {
     if (this.endpoint === '') throw new Error('UFM endpoint is not configured');
     if (!this.credentials.username || !this.credentials.password) throw new Error('UFM authentication credentials are not configured');
-    this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoint, interval: `${this.entry.intervalMs}ms` });
+    this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoint, interval: `${this.intervalMs}ms` });
     const out = new Channel<Snapshot>(OUTPUT_BUFFER);
     void this.loop(out);
     return out;
@@ -73,7 +80,7 @@ export class UfmDiscoverer implements Discoverer {
   /** Discover now, then on a fixed-rate schedule; failures retry sooner with backoff. */
   private async loop(out: Channel<Snapshot>): Promise<void> {
     const { clock } = this.opts;
-    const interval = this.entry.intervalMs;
+    const interval = this.intervalMs;
     const signal = this.stopping.signal;
     const origin = clock.now();
     let failures = 0;
