@@ -176,6 +176,17 @@ test('insecureSkipVerify as a quoted string means false', () =>
   }),
 );
 
+test('an unreachable UFM produces no snapshot', () =>
+  withRig(async (rig) => {
+    const gone = await new UfmServer().start();
+    const endpoint = gone.endpoint();
+    await gone.close();
+    const ch = await (await rig.make({ endpoint })).start();
+    await waitFor(() => rig.lines.filter((l) => /Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/.test(l)).length >= 2, { what: 'refused twice' });
+    assert.is(await buffered(ch), undefined);
+  }),
+);
+
 test('a server that never answers is cut off by the deadline', () =>
   withRig(async (rig) => {
     rig.server.answer = { kind: 'hang' };
