@@ -477,7 +477,7 @@ export class ApiServer {
     const token = q.get('continue');
     const rvParam = q.get('resourceVersion');
     const match = q.get('resourceVersionMatch');
-    let items: Stored[];
+    let items: readonly Stored[];
     let listRv: number;
     let start = '';
     if (token) {

@@ -40,6 +40,8 @@ export interface StoreEvent {
   previous?: Stored;
 }
 
+const byKey = (a: Stored, b: Stored): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 export type Listener = (ev: StoreEvent) => void;
 
 export const DEFAULT_HISTORY_EVENTS = 200_000;
@@ -53,6 +55,8 @@ export class ObjectStore {
   private history: StoreEvent[] = [];
   private listeners = new Map<string, Set<Listener>>();
   private snapshots = new Map<string, Stored[]>();
+  /** Key-ordered current objects per resource, rebuilt after a write to that resource. */
+  private sorted = new Map<string, Stored[]>();
 
   constructor(private readonly historyLimit = DEFAULT_HISTORY_EVENTS) {}
 
@@ -66,16 +70,21 @@ export class ObjectStore {
     return this.objects.get(resource)?.get(key);
   }
 
-  /** Current objects in key order, as etcd returns a range. */
-  list(resource: string): Stored[] {
-    return [...this.bucket(resource).values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  /** Current objects in key order, as etcd returns a range. The array is shared: do not mutate it. */
+  list(resource: string): readonly Stored[] {
+    let out = this.sorted.get(resource);
+    if (!out) {
+      out = [...this.bucket(resource).values()].sort(byKey);
+      this.sorted.set(resource, out);
+    }
+    return out;
   }
 
   /**
    * The objects as they were at revision `rv` (needs rv >= oldestRv), rebuilt by
    * undoing later events; cached because a paged list asks for the same one per page.
    */
-  listAt(resource: string, rv: number): Stored[] {
+  listAt(resource: string, rv: number): readonly Stored[] {
     if (rv >= this.rv) return this.list(resource);
     const id = `${resource}@${rv}`;
     const cached = this.snapshots.get(id);
@@ -87,7 +96,7 @@ export class ObjectStore {
       if (ev.previous) state.set(ev.object.key, ev.previous);
       else state.delete(ev.object.key);
     }
-    const out = [...state.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const out = [...state.values()].sort(byKey);
     if (this.snapshots.size > 16) this.snapshots.clear();
     this.snapshots.set(id, out);
     return out;
@@ -115,6 +124,7 @@ export class ObjectStore {
   }
 
   private emit(ev: StoreEvent): void {
+    this.sorted.delete(ev.resource);
     this.history.push(ev);
     if (this.history.length > this.historyLimit) {
       const drop = this.history.length - this.historyLimit;
@@ -154,6 +164,7 @@ export class ObjectStore {
   /** Empties the store; the revision jumps ahead by `jump`, as after an etcd restore. */
   wipe(jump: number): void {
     this.objects.clear();
+    this.sorted.clear();
     this.rv += jump;
     this.compact();
   }

@@ -48,6 +48,17 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
     return;
   }
 
+  // Events of one tick go out in one write: fan-out to many watchers costs one socket write each, not one per event.
+  let pending = '';
+  const flush = (): void => {
+    if (pending && !res.writableEnded && !res.destroyed) res.write(pending);
+    pending = '';
+  };
+  const send = (line: string): void => {
+    if (!pending) setImmediate(flush);
+    pending += line;
+  };
+
   const deliver = (ev: StoreEvent): void => {
     if (!inScope(ev.object)) return;
     const now = p.matches(ev.object.obj);
@@ -58,27 +69,30 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
     else if (now && before) type = 'MODIFIED';
     else if (now) type = 'ADDED';
     else if (before) type = 'DELETED';
-    if (type) res.write(eventLine(type, ev.object, p.form));
+    if (type) send(eventLine(type, ev.object, p.form));
   };
 
   if (p.sinceRv === undefined) {
     const initial = store.list(p.rt.resource).filter((s) => inScope(s) && p.matches(s.obj));
-    if (initial.length) res.write(initial.map((s) => eventLine('ADDED', s, p.form)).join(''));
+    for (const s of initial) send(eventLine('ADDED', s, p.form));
   } else {
     for (const ev of store.eventsSince(p.rt.resource, p.sinceRv)) deliver(ev);
   }
   const unsubscribe = store.subscribe(p.rt.resource, deliver);
 
   const timers: NodeJS.Timeout[] = [];
-  const bookmark = (): void => {
-    res.write(bookmarkLine(p.rt, store.rv, p.form));
-  };
+  const bookmark = (): void => send(bookmarkLine(p.rt, store.rv, p.form));
   if (p.bookmarks) {
     timers.push(setInterval(bookmark, p.bookmarkIntervalMs));
     // The cacher also sends one shortly before the deadline so the client can resume without a relist.
     if (p.timeoutMs > 2000) timers.push(setTimeout(bookmark, p.timeoutMs - 2000));
   }
-  timers.push(setTimeout(() => res.end(), p.timeoutMs));
+  timers.push(
+    setTimeout(() => {
+      flush();
+      res.end();
+    }, p.timeoutMs),
+  );
 
   let ended = false;
   const cleanup = (): void => {
