@@ -1,0 +1,141 @@
+// Three replicas of what we ship (the built executable when dist/ has it,
+// else src/main.ts through tsx) against the API server stand-in with the
+// chart's RBAC: exactly one leader, every replica ready (followers through
+// OnNewLeader), /healthz and /metrics served; `kill -9` of the leader fails
+// over within the lease duration plus retry periods; SIGTERM of the leader
+// releases the Lease so a standby takes over well before the lease would expire.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { waitFor } from '../support/wait.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const BINARY = join(ROOT, 'dist/vc-hypernode-controller-manager');
+const NS = 'volcano-system';
+const LEASE = 'vc-hypernode-controller-manager';
+const LEASE_S = 6;
+const RETRY_MS = 500;
+/** Scheduling slack on a loaded 2-core machine. */
+const SLACK_MS = 3_000;
+
+interface Replica {
+  child: ChildProcess;
+  health: number;
+  metrics: number;
+  stderr: string;
+  exit: Promise<number | null>;
+  identity(): string | undefined;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function startReplica(kubeconfig: string): Promise<Replica> {
+  const health = await freePort();
+  const metrics = await freePort();
+  const flags = [
+    `--kubeconfig=${kubeconfig}`,
+    '--enable-healthz=true',
+    '--enable-metrics=true',
+    `--healthz-address=127.0.0.1:${health}`,
+    `--listen-address=127.0.0.1:${metrics}`,
+    '--leader-elect=true',
+    `--leader-elect-resource-namespace=${NS}`,
+    `--leader-elect-resource-name=${LEASE}`,
+    `--leader-elect-lease-duration=${LEASE_S}s`,
+    '--leader-elect-renew-deadline=4s',
+    `--leader-elect-retry-period=${RETRY_MS}ms`,
+    '-v=2',
+  ];
+  const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...flags]];
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r: Replica = {
+    child,
+    health,
+    metrics,
+    stderr: '',
+    exit: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+    identity: () => /identity="([^"]+)"/.exec(r.stderr)?.[1],
+  };
+  child.stderr!.on('data', (d) => (r.stderr += d));
+  return r;
+}
+
+async function httpStatus(port: number, path: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`);
+  await res.arrayBuffer();
+  return res.status;
+}
+
+let api: ApiServer;
+let dir: string;
+const replicas: Replica[] = [];
+
+test.before(async () => {
+  api = await startApiServer({ namespaces: [NS] });
+  dir = mkdtempSync(join(tmpdir(), 'failover-'));
+});
+test.after(async () => {
+  for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+  await Promise.all(replicas.map((r) => r.exit));
+  await api.close();
+  rmSync(dir, { recursive: true });
+});
+
+const holder = () => String((api.store.get('leases', LEASE, NS) as (KubeObject & { spec?: { holderIdentity?: string } }) | undefined)?.spec?.holderIdentity ?? '');
+
+test('one leader among three replicas; kill -9 fails over within the lease; SIGTERM hands over within about two retry periods', async () => {
+  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(`system:serviceaccount:${NS}:hn`, hypernodeControllerRbac(NS, LEASE)) });
+  for (let i = 0; i < 3; i++) replicas.push(await startReplica(kubeconfig));
+
+  await waitFor(() => replicas.every((r) => r.identity()), { timeoutMs: 20_000, what: 'every replica campaigning' });
+  for (const r of replicas) {
+    await waitFor(async () => (await httpStatus(r.health, '/readyz')) === 200, { timeoutMs: 20_000, what: `replica ${r.identity()} ready` });
+    assert.is(await httpStatus(r.health, '/healthz'), 200);
+  }
+  const leaders = () => replicas.filter((r) => r.identity() === holder());
+  assert.is(leaders().length, 1, 'exactly one leader');
+  assert.is(replicas.filter((r) => r.stderr.includes('Successfully acquired lease')).length, 1);
+  const first = leaders()[0]!;
+  const metrics = await (await fetch(`http://127.0.0.1:${first.metrics}/metrics`)).text();
+  for (const family of ['rest_client_requests_total{', 'rest_client_request_duration_seconds_bucket{', `leader_election_master_status{name="${LEASE}"} 1`, 'process_cpu_seconds_total', 'workqueue_depth']) {
+    assert.ok(metrics.includes(family), family);
+  }
+
+  // kill -9: no release, the others wait for the lease to expire.
+  first.child.kill('SIGKILL');
+  await first.exit;
+  const survivors = replicas.filter((r) => r !== first);
+  await waitFor(() => survivors.some((r) => r.identity() === holder()), {
+    timeoutMs: LEASE_S * 1000 + 3 * RETRY_MS + SLACK_MS,
+    what: 'a survivor leading after kill -9',
+  });
+  const second = leaders()[0]!;
+  await waitFor(async () => (await httpStatus(second.health, '/readyz')) === 200, { timeoutMs: 20_000, what: 'new leader ready' });
+
+  // SIGTERM: the leader releases the Lease; the standby takes over long before the lease would expire.
+  const third = survivors.find((r) => r !== second)!;
+  second.child.kill('SIGTERM');
+  await waitFor(() => holder() === third.identity(), { timeoutMs: 2 * RETRY_MS + SLACK_MS, what: 'standby leading after SIGTERM' });
+  assert.ok(2 * RETRY_MS + SLACK_MS < LEASE_S * 1000, 'the deadline proves the Lease was released, not expired');
+  assert.is(await second.exit, 0);
+  assert.match(second.stderr, 'Released leader lease');
+
+  third.child.kill('SIGTERM');
+  assert.is(await third.exit, 0);
+  assert.is(holder(), '');
+});
+
+test.run();
