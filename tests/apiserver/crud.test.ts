@@ -182,4 +182,27 @@ test('the store facade seeds objects that the API then serves, with status kept'
   assert.is(api.requests.count({ verb: 'update' }), 0);
 });
 
+test('API writes record managedFields per manager (User-Agent prefix) and subresource', async () => {
+  const ua = { 'user-agent': 'vc-hypernode-controller-manager/v0.1.0 (linux/amd64) kubernetes/abc' };
+  const c = await call(api, 'POST', HN, { body: hyperNode('mf'), headers: ua });
+  const [entry] = c.body.metadata.managedFields;
+  assert.is(entry.manager, 'vc-hypernode-controller-manager');
+  assert.is(entry.operation, 'Update');
+  assert.is(entry.fieldsType, 'FieldsV1');
+  assert.is(entry.apiVersion, 'topology.volcano.sh/v1alpha1');
+  const st = await call(api, 'PUT', `${HN}/mf/status`, { body: { ...c.body, status: { nodeCount: 1 } }, headers: ua });
+  assert.equal(
+    st.body.metadata.managedFields.map((e: any) => [e.manager, e.subresource]),
+    [['vc-hypernode-controller-manager', undefined], ['vc-hypernode-controller-manager', 'status']],
+  );
+});
+
+test('create and update bodies must be JSON (415 otherwise)', async () => {
+  const r = await call(api, 'POST', '/api/v1/nodes', { body: 'name: x', headers: { 'content-type': 'application/yaml' } });
+  assert.is(r.status, 415);
+  assert.is(r.body.reason, 'UnsupportedMediaType');
+  const bad = await call(api, 'POST', '/api/v1/nodes', { body: '{not json' });
+  assert.is(bad.status, 400);
+});
+
 test.run();

@@ -100,6 +100,14 @@ test('resuming from a compacted resourceVersion gets an ERROR event with a 410 E
   assert.equal(await w.ended, { aborted: false });
 });
 
+test('resourceVersionMatch is rejected on watch; a future resourceVersion is 504 before streaming', async () => {
+  const r = await call(api, 'GET', '/api/v1/nodes?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan');
+  assert.is(r.status, 400);
+  const future = await call(api, 'GET', `/api/v1/nodes?watch=1&resourceVersion=${Number(api.resourceVersion) + 50}`);
+  assert.is(future.status, 504);
+  assert.is(future.body.reason, 'Timeout');
+});
+
 test('bookmarks carry only metadata.resourceVersion and are sent only when allowed', async () => {
   const withB = await watch(api, '/apis/topology.volcano.sh/v1alpha1/hypernodes?watch=1&allowWatchBookmarks=true');
   const without = await watch(api, '/apis/topology.volcano.sh/v1alpha1/hypernodes?watch=1');

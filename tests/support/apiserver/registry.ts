@@ -7,6 +7,7 @@
 // strategies.
 
 import { randomUUID } from 'node:crypto';
+import { recordWrite } from './managed-fields.ts';
 import { jsonPatch, mergePatch, PatchError } from './patch.ts';
 import { admissionErrors, type Obj, type ResourceType } from './resources.ts';
 import type { ObjectStore, Stored } from './store.ts';
@@ -41,6 +42,8 @@ export interface WriteOptions {
    * update and skips the resourceVersion requirement (still validated).
    */
   direct?: boolean;
+  /** Field manager recorded in metadata.managedFields for API writes (see managed-fields.ts). */
+  manager?: string;
 }
 
 export interface DeletePreconditions {
@@ -66,7 +69,7 @@ function withoutMetaAndStatus(obj: Readonly<Obj>): string {
 }
 
 function comparable(obj: Readonly<Obj>): string {
-  const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = obj.metadata ?? {};
   return JSON.stringify({ ...obj, metadata: meta });
 }
 
@@ -147,6 +150,8 @@ export class Registry {
     // A custom resource with a status subresource cannot set status on create.
     if (!rt.builtin && rt.subresources.includes('status') && !opts.direct) delete obj.status;
     rt.prepareCreate(obj);
+    delete meta.managedFields;
+    if (opts.manager) recordWrite(obj, undefined, opts.manager, rt.apiVersion, meta.creationTimestamp);
     this.validate(rt, obj);
     const key = keyOf(meta.namespace, meta.name);
     if (this.store.get(rt.resource, key)) throw alreadyExists(rt, meta.name);
@@ -226,8 +231,11 @@ export class Registry {
       }
     }
     next.metadata.resourceVersion = prev.metadata.resourceVersion;
+    next.metadata.managedFields = prev.metadata.managedFields;
     this.validate(rt, next);
     if (comparable(next) === comparable(prev)) return old;
+    if (opts.manager) recordWrite(next, prev.metadata.managedFields, opts.manager, rt.apiVersion, now(), opts.subresource);
+    if (!next.metadata.managedFields) delete next.metadata.managedFields;
     return this.store.put(rt.resource, old.key, (rv) => ({ ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } }));
   }
 

@@ -16,6 +16,7 @@ import { allowed, forbidden, Users, type Attributes, type Grant, type User } fro
 import { discovery, VERSION_INFO } from './discovery.ts';
 import { listJson, objectJson, type Form } from './encoding.ts';
 import { Faults, type FailureSpec } from './faults.ts';
+import { managerFromUserAgent } from './managed-fields.ts';
 import { Registry } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
@@ -30,6 +31,7 @@ import {
   status,
   StatusError,
   unauthorized,
+  unsupportedMediaType,
 } from './status.ts';
 import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Stored } from './store.ts';
 import { TestStore } from './test-store.ts';
@@ -400,6 +402,11 @@ export class ApiServer {
     if (!allowed(user.grant, attrs)) throw forbidden(attrs);
     const rt = this.resolveType(info);
     const ns = rt.namespaced ? info.namespace : undefined;
+    const write = { subresource: info.subresource, manager: managerFromUserAgent(record.userAgent) };
+    if (info.verb === 'create' || info.verb === 'update') {
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
+      if (type && type !== 'application/json') throw unsupportedMediaType(['application/json']);
+    }
     switch (info.verb) {
       case 'get': {
         const form = acceptForm(req.headers.accept, false);
@@ -411,16 +418,16 @@ export class ApiServer {
         return this.watch(req, res, q, rt, info, acceptForm(req.headers.accept, false), record);
       case 'create': {
         if (info.name || info.subresource) throw methodNotAllowed();
-        const created = this.registry.create(rt, ns, parseJson(await readBody(req)));
+        const created = this.registry.create(rt, ns, parseJson(await readBody(req)), write);
         return this.send(res, record, 201, objectJson(created, 'full'));
       }
       case 'update': {
-        const updated = this.registry.update(rt, ns, info.name, parseJson(await readBody(req)), { subresource: info.subresource });
+        const updated = this.registry.update(rt, ns, info.name, parseJson(await readBody(req)), write);
         return this.send(res, record, 200, objectJson(updated, 'full'));
       }
       case 'patch': {
         const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
-        const patched = this.registry.patch(rt, ns, info.name, type, await readBody(req), { subresource: info.subresource });
+        const patched = this.registry.patch(rt, ns, info.name, type, await readBody(req), write);
         return this.send(res, record, 200, objectJson(patched, 'full'));
       }
       case 'delete': {
@@ -523,6 +530,7 @@ export class ApiServer {
     const labels = parseLabelSelector(q.get('labelSelector'));
     const fields = parseFieldSelector(info.name ? `metadata.name=${info.name}` : q.get('fieldSelector'));
     const rv = parseRv(q.get('resourceVersion'));
+    if (q.get('resourceVersionMatch')) throw badRequest('resourceVersionMatch is forbidden for watch');
     if (rv !== undefined && rv > 0) await this.awaitRv(rv);
     const timeoutSeconds = Number(q.get('timeoutSeconds') ?? 0);
     const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.maxWatchSeconds * 1000 * (1 + Math.random());
