@@ -200,6 +200,24 @@ test('a replacement never starts while its predecessor’s result is being recon
   await t.stop();
 });
 
+test('results still inside a stopped instance are dropped, never forwarded', async () => {
+  const t = setup(['label']);
+  await t.apply(discoveryConfigMap(discoveryYaml([{ source: 'label', config: { v: 1 } }])));
+  const old = t.sources.label!.current;
+  await old.emit(snapshot('old-1'));
+  await nextResult(t.manager);
+  await old.emit(snapshot('old-2')); // buffered in the old discoverer
+
+  t.configMaps.apply(discoveryConfigMap(discoveryYaml([{ source: 'label', config: { v: 2 } }])));
+  await waitFor(() => old.stopped, { what: 'old instance stopped' });
+  t.manager.resultSynced('label');
+  await waitFor(() => t.sources.label!.instances.length === 2, { what: 'replacement started' });
+  await t.sources.label!.current.emit(snapshot('new-1'));
+  const next = await nextResult(t.manager);
+  assert.equal(next.hyperNodes.map((h) => h.metadata.name), ['new-1']);
+  await t.stop();
+});
+
 test('stop() stops the worker and every source, even with a result in flight, then closes the stream', async () => {
   const t = setup(['label', 'ufm']);
   await t.apply(discoveryConfigMap(discoveryYaml([{ source: 'label' }, { source: 'ufm' }])));
