@@ -197,7 +197,13 @@ export class DiscoveryManager {
   /** The retry of one failed source; false asks for another try with a longer backoff. */
   private async retrySource(source: string): Promise<boolean> {
     if (this.stopping.signal.aborted) return true;
-    const wanted = this.wantedSources(this.load());
+    let config: DiscoveryConfig;
+    try {
+      config = this.load();
+    } catch {
+      return true; // a bad document is reported and retried under the ConfigMap's key
+    }
+    const wanted = this.wantedSources(config);
     const result = wanted.get(source);
     if (!result) return true; // removed meanwhile; the ConfigMap sync stops it
     const outcome = await this.applySource(source, result);
