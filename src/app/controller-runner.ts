@@ -4,32 +4,21 @@
 // and when the signal aborts wait until it and the informers have stopped.
 // Mirrors the runner closure in cmd/hypernode-controller-manager/app/server.go.
 
-import type { Registry } from 'prom-client';
-import type { Clock } from '../kube/clock.ts';
 import type { SharedInformer } from '../kube/informer.ts';
-import type { Informer, KubeObject } from '../kube/types.ts';
-import type { QueueMetrics } from '../kube/workqueue.ts';
+import type { KubeObject } from '../kube/types.ts';
 import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient, SecretClient } from '../hypernode/api/interface.ts';
-import type { ConfigMap, HyperNode, NodeMeta } from '../hypernode/api/types.ts';
+import type { HyperNodeControllerDeps } from '../hypernode/controller.ts';
 
-/** Everything a controller needs, built by src/app/server.ts. */
-export interface ControllerContext {
-  /** Metadata-only: name + labels. */
-  nodes: Informer<NodeMeta>;
-  hyperNodes: Informer<HyperNode>;
-  /** Filtered to the discovery ConfigMap. */
-  configMaps: Informer<ConfigMap>;
-  hyperNodeClient: HyperNodeClient;
-  secrets: SecretClient;
-  /** Writes Events on the discovery ConfigMap (see controller-events.ts). */
-  events: EventRecorder;
-  configMap: { namespace: string; name: string };
-  clock: Clock;
-  logger: Logger;
-  registry: Registry;
-  queueMetrics: (queueName: string) => QueueMetrics;
-}
+/**
+ * Everything a controller needs, built by src/app/server.ts: the three synced
+ * informers (Nodes metadata-only, the discovery ConfigMap, HyperNodes), a
+ * HyperNode client, a Secret client, an EventRecorder writing on the discovery
+ * ConfigMap, the ConfigMap coordinates, clock, logger, metrics registry and
+ * workqueue_* metrics. It is exactly what the HyperNode controller takes.
+ */
+export type ControllerContext = Omit<HyperNodeControllerDeps, 'discoverers' | 'queueMetrics'> & {
+  queueMetrics: NonNullable<HyperNodeControllerDeps['queueMetrics']>;
+};
 
 export interface RunnableController {
   /** Runs until `signal` aborts; calls `onStarted` once caches synced and discovery started. */

@@ -169,13 +169,7 @@ export class LeaderElector {
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { lock, clock, identity } = this.cfg;
     const now = clock.now();
-    const record: LeaderElectionRecord = {
-      holderIdentity: identity,
-      leaseDurationSeconds: Math.round(this.cfg.leaseDurationMs / 1000),
-      renewTime: now,
-      acquireTime: now,
-      leaderTransitions: 0,
-    };
+    const record = newRecord(identity, Math.round(this.cfg.leaseDurationMs / 1000), now, 0);
 
     // Fast path: still leader and the lease is valid locally → write from the cached record.
     if (this.isLeader() && this.isLeaseValid(now)) {
@@ -233,14 +227,7 @@ export class LeaderElector {
 
   /** ReleaseOnCancel: an empty holder with a 1 s lease lets a standby take over at its next retry. */
   private async release(): Promise<void> {
-    const now = this.cfg.clock.now();
-    const record: LeaderElectionRecord = {
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      renewTime: now,
-      acquireTime: now,
-      leaderTransitions: this.observedRecord?.leaderTransitions ?? 0,
-    };
+    const record = newRecord('', 1, this.cfg.clock.now(), this.observedRecord?.leaderTransitions ?? 0);
     try {
       await this.cfg.lock.update(record, AbortSignal.timeout(this.cfg.renewDeadlineMs));
       this.setObserved(record);
@@ -268,6 +255,10 @@ export class LeaderElector {
       `${this.cfg.identity} ${what}`,
     );
   }
+}
+
+function newRecord(holderIdentity: string, leaseDurationSeconds: number, now: number, leaderTransitions: number): LeaderElectionRecord {
+  return { holderIdentity, leaseDurationSeconds, renewTime: now, acquireTime: now, leaderTransitions };
 }
 
 function message(err: unknown): string {

@@ -110,6 +110,23 @@ function candidate(store: LeaseStore, clock: FakeClock, id: string, opts: { work
   return c;
 }
 
+async function stopCandidate(c: Candidate, clock: FakeClock): Promise<void> {
+  c.stop.abort();
+  await clock.advance(0);
+  await c.done;
+}
+
+/** A leader `a_1` and a follower `b_2` sharing one Lease. */
+async function leaderAndFollower(opts: { workStopMs?: number } = {}) {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const a = candidate(store, clock, 'a_1', opts);
+  await settle();
+  const b = candidate(store, clock, 'b_2');
+  await settle();
+  return { clock, store, a, b };
+}
+
 test('identity is <hostname>_<uuid v4>, new per process start', () => {
   const a = newIdentity('pod-a');
   assert.match(a, /^pod-a_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -138,9 +155,7 @@ test('first candidate creates the Lease with a full client-go record and becomes
   assert.equal(a.events, ['a_1 became leader']);
   await settle();
   assert.equal(a.leaders, ['a_1']);
-  a.stop.abort();
-  await clock.advance(0);
-  await a.done;
+  await stopCandidate(a, clock);
 });
 
 test('renewals every retry period keep acquireTime and leaseTransitions and move renewTime', async () => {
@@ -156,18 +171,11 @@ test('renewals every retry period keep acquireTime and leaseTransitions and move
   const writes = store.writes;
   await clock.advance(RETRY_MS * 3);
   assert.is(store.writes, writes + 3);
-  a.stop.abort();
-  await clock.advance(0);
-  await a.done;
+  await stopCandidate(a, clock);
 });
 
 test('a follower waits while the lease is valid, reports the leader, and takes over after the lease expires', async () => {
-  const clock = new FakeClock();
-  const store = new LeaseStore();
-  const a = candidate(store, clock, 'a_1');
-  await settle();
-  const b = candidate(store, clock, 'b_2');
-  await settle();
+  const { clock, store, a, b } = await leaderAndFollower();
   assert.is(b.started, 0);
   assert.equal(b.leaders, ['a_1']);
   // a crashes: no more renewals, no release.
@@ -188,9 +196,7 @@ test('a follower waits while the lease is valid, reports the leader, and takes o
   assert.is(a.stopped, 1);
   assert.equal(a.events, ['a_1 became leader', 'a_1 stopped leading']);
   await a.done;
-  b.stop.abort();
-  await clock.advance(0);
-  await b.done;
+  await stopCandidate(b, clock);
 });
 
 test('a leader that cannot renew within the renew deadline stops leading and its work is cancelled', async () => {
@@ -210,12 +216,7 @@ test('a leader that cannot renew within the renew deadline stops leading and its
 });
 
 test('on shutdown the leader waits for its work, then releases the Lease; a standby takes over within one retry period', async () => {
-  const clock = new FakeClock();
-  const store = new LeaseStore();
-  const a = candidate(store, clock, 'a_1', { workStopMs: 500 });
-  await settle();
-  const b = candidate(store, clock, 'b_2');
-  await settle();
+  const { clock, store, a, b } = await leaderAndFollower({ workStopMs: 500 });
   await clock.advance(RETRY_MS / 2);
   a.stop.abort();
   await settle();
@@ -235,27 +236,18 @@ test('on shutdown the leader waits for its work, then releases the Lease; a stan
   assert.is(store.spec().leaseTransitions, 1);
   await settle();
   assert.equal(b.leaders, ['a_1', 'b_2'], 'the empty holder is taken over in the same attempt');
-  b.stop.abort();
-  await clock.advance(0);
-  await b.done;
+  await stopCandidate(b, clock);
 });
 
 test('a follower signalled while waiting to acquire returns promptly and calls OnStoppedLeading', async () => {
-  const clock = new FakeClock();
-  const store = new LeaseStore();
-  const a = candidate(store, clock, 'a_1');
-  await settle();
-  const b = candidate(store, clock, 'b_2');
-  await settle();
+  const { clock, store, a, b } = await leaderAndFollower();
   b.stop.abort();
   await settle();
   await b.done;
   assert.is(b.started, 0);
   assert.is(b.stopped, 1);
   assert.is(store.spec().holderIdentity, 'a_1', 'a follower never writes the Lease on shutdown');
-  a.stop.abort();
-  await clock.advance(0);
-  await a.done;
+  await stopCandidate(a, clock);
 });
 
 test('timings are validated as client-go does', () => {
