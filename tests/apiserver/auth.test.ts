@@ -113,6 +113,25 @@ test('client certificates authenticate as their CN', async () => {
   assert.is(api.requests.all({ path: '/api/v1/nodes', code: 200 }).at(-1)?.user, 'cert-user');
 });
 
+test('a certificate from another CA does not authenticate', async () => {
+  const { request } = await import('node:https');
+  const { readFileSync } = await import('node:fs');
+  const dir = new URL('../support/tls/', import.meta.url);
+  const code = await new Promise<number>((resolve, reject) => {
+    const req = request(
+      `${api.url}/api/v1/nodes`,
+      { ca: readFileSync(api.caFile), cert: readFileSync(new URL('other-ca.crt', dir)), key: readFileSync(new URL('other-ca.key', dir)), agent: false },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+  assert.is(code, 401);
+});
+
 test('writeKubeconfig writes a v1 Config for a token or a client certificate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kc-'));
   try {

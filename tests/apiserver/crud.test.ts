@@ -205,4 +205,13 @@ test('create and update bodies must be JSON (415 otherwise)', async () => {
   assert.is(bad.status, 400);
 });
 
+test('PUT or PATCH on a collection is 405; a body over 3 MiB is 413', async () => {
+  const put = await call(api, 'PUT', HN, { body: hyperNode('coll') });
+  assert.is(put.status, 405);
+  assert.is(put.body.reason, 'MethodNotAllowed');
+  const big = await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'big', annotations: { a: 'x'.repeat(3 * 1024 * 1024) } } } });
+  assert.is(big.status, 413);
+  assert.is(big.body.reason, 'RequestEntityTooLarge');
+});
+
 test.run();

@@ -120,9 +120,17 @@ function parseRv(raw: string | null): number | undefined {
   return Number(raw);
 }
 
+/** kube-apiserver's limit on a request body (--max-request-bytes default for JSON writes). */
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new StatusError(status(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`));
+    chunks.push(c as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -290,6 +298,7 @@ export class ApiServer {
 
   private async stopListening(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const w of [...this.openWatches]) w.cut();
     for (const s of this.sockets) s.destroy();
     await closed;
   }
@@ -422,10 +431,12 @@ export class ApiServer {
         return this.send(res, record, 201, objectJson(created, 'full'));
       }
       case 'update': {
+        if (!info.name) throw methodNotAllowed();
         const updated = this.registry.update(rt, ns, info.name, parseJson(await readBody(req)), write);
         return this.send(res, record, 200, objectJson(updated, 'full'));
       }
       case 'patch': {
+        if (!info.name) throw methodNotAllowed();
         const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
         const patched = this.registry.patch(rt, ns, info.name, type, await readBody(req), write);
         return this.send(res, record, 200, objectJson(patched, 'full'));

@@ -40,7 +40,13 @@ export interface OpenWatch {
 export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Socket, p: WatchParams, request: RequestRecord, open: Set<OpenWatch>): void {
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  const handle: OpenWatch = { request, cut: () => socket.destroy() };
+  const handle: OpenWatch = {
+    request,
+    cut: () => {
+      open.delete(handle);
+      socket.destroy();
+    },
+  };
   const inScope = (s: Stored): boolean => !p.rt.namespaced || !p.namespace || s.obj.metadata.namespace === p.namespace;
 
   if (p.sinceRv !== undefined && p.sinceRv < store.oldestRv) {
