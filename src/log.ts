@@ -1,11 +1,11 @@
-// klog-style logging on stderr, on top of consola.
+// klog-style logging on stderr, on top of consola's core (no fancy reporters or prompts to bundle).
 //
 // Line format (klog text): `Lmmdd hh:mm:ss.uuuuuu <pid> <file>:<line>] <msg> key="value" ...`
 // with L = I/W/E/F. We print `main.ts:0]` style caller info only when known;
 // operators grep the message and key=value pairs, not the caller.
 // Verbosity: `logger.v(n).info(...)` is emitted only when n <= -v.
 
-import { createConsola, type ConsolaInstance, type LogObject } from 'consola';
+import { createConsola, type ConsolaInstance, type LogObject } from 'consola/core';
 
 export type KV = Record<string, unknown>;
 
@@ -143,7 +143,9 @@ export function createLogger(opts: LoggerOptions): Logger {
  * when its metrics or health server fails (01-cli §3.2, §6).
  */
 export function logFatal(logger: Logger, msg: string, kv?: KV, exit: (code: number) => never = process.exit): never {
-  if (logger instanceof KlogLogger) logger.fatal(msg, kv);
+  // Checked by shape, not class: the server is bundled separately and may hold its own copy of this module.
+  const withFatal = logger as Logger & { fatal?: Logger['error'] };
+  if (typeof withFatal.fatal === 'function') withFatal.fatal(msg, kv);
   else logger.error(msg, kv);
   return exit(FATAL_EXIT_CODE);
 }
