@@ -80,7 +80,7 @@ test('update of a custom resource without resourceVersion is 422, of a built-in 
   delete c.metadata.resourceVersion;
   const r = await call(api, 'PUT', `${HN}/norv`, { body: c });
   assert.is(r.status, 422);
-  assert.is(r.body.message, 'HyperNode.topology.volcano.sh "norv" is invalid: metadata.resourceVersion: Invalid value: "0x0": must be specified for an update');
+  assert.is(r.body.message, 'HyperNode.topology.volcano.sh "norv" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
   await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'n-norv' } } });
   const n = await call(api, 'PUT', '/api/v1/nodes/n-norv', { body: { metadata: { name: 'n-norv', labels: { a: 'b' } } } });
   assert.is(n.status, 200);

@@ -37,6 +37,30 @@ test('10,000 Nodes page out completely, in order, at one resourceVersion, metada
   api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-09999', labels: { rack: 'r49' } } });
 });
 
+test('large answers are gzipped for clients that accept gzip, and only for them', async () => {
+  const { gunzipSync } = await import('node:zlib');
+  const { request } = await import('node:https');
+  const { readFileSync } = await import('node:fs');
+  const get = (encoding?: string) =>
+    new Promise<{ encoding?: string; body: Buffer }>((resolve, reject) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${api.adminToken}`, ...(encoding ? { 'accept-encoding': encoding } : {}) };
+      const req = request(`${api.url}/api/v1/nodes`, { ca: readFileSync(api.caFile), headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const plain = await get();
+  assert.is(plain.encoding, undefined);
+  const zipped = await get('gzip, deflate');
+  assert.is(zipped.encoding, 'gzip');
+  assert.equal(JSON.parse(gunzipSync(zipped.body).toString()).items.length, JSON.parse(plain.body.toString()).items.length);
+  const small = await call(api, 'GET', '/api/v1/namespaces', { headers: { 'accept-encoding': 'gzip' } });
+  assert.is(small.headers['content-encoding'], undefined);
+});
+
 test('dozens of watchers each receive every update in order', async () => {
   const rv = api.resourceVersion;
   const streams = await Promise.all(Array.from({ length: WATCHERS }, () => watch(api, `/api/v1/nodes?watch=1&resourceVersion=${rv}`)));

@@ -5,6 +5,6 @@ export { startApiServer, ApiServer, ADMIN_TOKEN, ADMIN_USER, type ApiServerOptio
 export { hypernodeControllerRbac, type Grant, type PolicyRule } from './auth.ts';
 export type { RequestRecord, RequestMatch, Verb } from './request-log.ts';
 export type { FailureSpec } from './faults.ts';
-export type { Status, StatusCause } from './status.ts';
+export { StatusError, type Status, type StatusCause } from './status.ts';
 export type { Obj } from './resources.ts';
 export { HYPERNODE_CRD_FILE } from './resources.ts';

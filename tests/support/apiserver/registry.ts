@@ -16,6 +16,7 @@ import {
   badRequest,
   conflict,
   fieldInvalid,
+  GoLiteral,
   internalError,
   invalid,
   notFound,
@@ -171,7 +172,7 @@ export class Registry {
     const rv = obj.metadata.resourceVersion;
     if (!rv) {
       if (!rt.allowUnconditionalUpdate && !opts.direct) {
-        throw invalid(rt, name, [fieldInvalid('metadata.resourceVersion', '0x0', 'must be specified for an update')]);
+        throw invalid(rt, name, [fieldInvalid('metadata.resourceVersion', new GoLiteral('0x0'), 'must be specified for an update')]);
       }
     } else if (rv !== old.obj.metadata.resourceVersion) {
       throw conflict(rt, name);

@@ -11,6 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { gzip } from 'node:zlib';
 import { stringify } from 'yaml';
 import { allowed, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
 import { discovery, VERSION_INFO } from './discovery.ts';
@@ -49,6 +50,8 @@ export const DEFAULT_MAX_WATCH_SECONDS = 1800;
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
 /** How long a list or watch waits for a resourceVersion newer than the store's before 504. */
 const TOO_LARGE_RV_WAIT_MS = 3_000;
+/** Responses larger than this are gzipped for clients that accept it (APIResponseCompression). */
+const GZIP_THRESHOLD_BYTES = 128 * 1024;
 /** How far revisions jump when data is wiped (as after an etcd restore). */
 const RESTORE_RV_JUMP = 10_000;
 
@@ -332,7 +335,17 @@ export class ApiServer {
 
   private send(res: ServerResponse, record: RequestRecord | undefined, code: number, body: string, headers: Record<string, string> = {}, contentType = 'application/json'): void {
     if (record) record.code = code;
-    res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), ...headers });
+    const head = { 'Content-Type': contentType, ...headers };
+    const acceptsGzip = /\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''));
+    if (acceptsGzip && body.length > GZIP_THRESHOLD_BYTES) {
+      gzip(body, (err, zipped) => {
+        if (err) return res.destroy(err);
+        res.writeHead(code, { ...head, 'Content-Encoding': 'gzip', 'Content-Length': zipped.length });
+        res.end(res.req.method === 'HEAD' ? undefined : zipped);
+      });
+      return;
+    }
+    res.writeHead(code, { ...head, 'Content-Length': Buffer.byteLength(body) });
     res.end(res.req.method === 'HEAD' ? undefined : body);
   }
 

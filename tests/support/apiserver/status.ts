@@ -121,6 +121,11 @@ const TYPE_REASON: Record<FieldErrorType, string> = {
 
 const OMIT = Symbol('omit value');
 
+/** A bad value printed as Go prints it with %#v, unquoted (e.g. `0x0` for a uint64 zero). */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+}
+
 export interface FieldError {
   type: FieldErrorType;
   field: string;
@@ -152,6 +157,7 @@ export function fieldErrorBody(e: FieldError): string {
     if (v === null || v === undefined) s += ': "null"';
     else if (typeof v === 'string') s += `: ${JSON.stringify(v)}`;
     else if (typeof v === 'number' || typeof v === 'boolean') s += `: ${v}`;
+    else if (v instanceof GoLiteral) s += `: ${v.text}`;
     else s += `: ${JSON.stringify(v)}`;
   }
   if (e.detail) s += `: ${e.detail}`;
