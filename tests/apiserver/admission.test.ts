@@ -76,6 +76,14 @@ test('enum, pattern, minLength, maxLength and minItems are enforced; several cau
   assert.is(noType.body.message, 'HyperNode.topology.volcano.sh "notype" is invalid: spec.members[0].type: Required value');
 });
 
+test('a wrong type on an enum field reports both the type and the enum', async () => {
+  const r = await createHn('enumtype', { tier: 1, members: [{ type: 5, selector: { exactMatch: { name: 'a' } } }] });
+  assert.equal(r.body.details.causes.map((c: any) => c.message), [
+    'Invalid value: "integer": spec.members[0].type in body must be of type string: "integer"',
+    'Unsupported value: 5: supported values: "Node", "HyperNode"',
+  ]);
+});
+
 test('status is validated on the status subresource (int64, minimum, condition fields)', async () => {
   const c = (await createHn('st', { tier: 1 })).body;
   const bad = await call(api, 'PUT', `${HN}/st/status`, { body: { ...c, status: { nodeCount: -2, conditions: [{ type: 'Ready' }] } } });

@@ -119,13 +119,13 @@ const INT64_MAX = 2 ** 63;
 
 /** Validates a pruned object against the schema; field paths like `spec.members[0].type`. */
 export function validateSchema(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
-  if (schema.type && !typeMatches(value, schema.type)) {
-    errs.push(fieldInvalid(path, typeName(value), `${path} in body must be of type ${schema.type}: "${typeName(value)}"`));
-    return;
-  }
+  const wrongType = schema.type !== undefined && !typeMatches(value, schema.type);
+  if (wrongType) errs.push(fieldInvalid(path, typeName(value), `${path} in body must be of type ${schema.type}: "${typeName(value)}"`));
+  // The enum is checked even on a wrong type, as kube-openapi does; nothing else is.
   if (schema.enum && !schema.enum.some((e) => e === value)) {
     errs.push(fieldNotSupported(path, value, schema.enum.map(String)));
   }
+  if (wrongType) return;
   if (typeof value === 'number') {
     if (schema.format === 'int64' && (value >= INT64_MAX || value < -INT64_MAX)) {
       errs.push(fieldInvalid(path, value, `${path} in body must be of type int64: "${value}"`));
