@@ -53,7 +53,8 @@ export interface RunnerOptions {
  * controller ends on its own.
  */
 export async function runController(opts: RunnerOptions, signal: AbortSignal): Promise<void> {
-  // Informers stop after the controller (02-runtime §8), or when it fails on its own.
+  // Informers share the stop signal (02-runtime §8) and also stop when the
+  // controller ends on its own; their caches stay readable meanwhile.
   const stopInformers = new AbortController();
   const abort = () => stopInformers.abort();
   signal.addEventListener('abort', abort, { once: true });

@@ -159,6 +159,44 @@ test('a busy health address fails the start with the Go message', async () => {
   await closeHttp(busy);
 });
 
+/** A controller that ignores its stop signal until `release` is called. */
+function stubbornController() {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const factory: ControllerFactory = () => ({
+    run: async (_signal, onStarted) => {
+      onStarted();
+      await gate;
+    },
+  });
+  return { factory, release };
+}
+
+test('the first SIGTERM starts a graceful stop; a second one exits 1 at once', async () => {
+  const { factory, release } = stubbornController();
+  const run = start(testOptions({ enableMetrics: false }), { controllerFactory: factory, handleSignals: true });
+  const health = await run.health();
+  await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
+  process.emit('SIGTERM', 'SIGTERM');
+  assert.equal(run.exits, []);
+  process.emit('SIGTERM', 'SIGTERM');
+  assert.equal(run.exits, [1]);
+  release();
+  await within(run.done, 10_000, 'runServer after the controller stopped');
+  assert.is(process.listenerCount('SIGTERM'), 0, 'signal handlers removed on return');
+});
+
+test('a shutdown that overruns its deadline fails the run', async () => {
+  const { factory, release } = stubbornController();
+  const run = start(testOptions({ enableMetrics: false }), { controllerFactory: factory, shutdownTimeoutMs: 300 });
+  const health = await run.health();
+  await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
+  run.stop();
+  const err = await within(run.done.catch((e: Error) => e), 10_000, 'deadline');
+  assert.is((err as Error).message, 'shutdown did not finish within 0.3 s');
+  release();
+});
+
 test('leader election: leads with a client-go Lease, Events on the Lease, ready after sync, releases the Lease on stop', async () => {
   api.requests.clear();
   const run = start(testOptions({ leaderElection: { leaderElect: true } }));
