@@ -106,6 +106,8 @@ test('resourceVersionMatch is rejected on watch; a future resourceVersion is 504
   const future = await call(api, 'GET', `/api/v1/nodes?watch=1&resourceVersion=${Number(api.resourceVersion) + 50}`);
   assert.is(future.status, 504);
   assert.is(future.body.reason, 'Timeout');
+  const list = await call(api, 'GET', '/api/v1/nodes?watch=1&sendInitialEvents=true&allowWatchBookmarks=true');
+  assert.is(list.status, 422);
 });
 
 test('bookmarks carry only metadata.resourceVersion and are sent only when allowed', async () => {

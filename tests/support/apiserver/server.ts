@@ -26,6 +26,8 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import {
   badRequest,
   expired,
+  fieldForbidden,
+  invalid,
   methodNotAllowed,
   notAcceptable,
   pageNotFound,
@@ -555,6 +557,12 @@ export class ApiServer {
     const fields = parseFieldSelector(info.name ? `metadata.name=${info.name}` : q.get('fieldSelector'));
     const rv = parseRv(q.get('resourceVersion'));
     if (q.get('resourceVersionMatch')) throw badRequest('resourceVersionMatch is forbidden for watch');
+    if (q.get('sendInitialEvents') !== null) {
+      // As a server without the WatchList feature answers: a client must fall back to list + watch.
+      throw invalid({ resource: rt.resource, group: rt.group, kind: 'ListOptions' }, '', [
+        fieldForbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
+      ]);
+    }
     if (rv !== undefined && rv > 0) await this.awaitRv(rv);
     const timeoutSeconds = Number(q.get('timeoutSeconds') ?? 0);
     const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.maxWatchSeconds * 1000 * (1 + Math.random());
