@@ -157,6 +157,41 @@ test('--kubeconfig with --master: the server is replaced; http:// servers are ac
   rmSync(dir, { recursive: true });
 });
 
+test('--kubeconfig with an exec plugin: credentials are asked for per request, so a refreshed token is used', async () => {
+  const dir = tempDir();
+  const tokenFile = join(dir, 'current-token');
+  const plugin = join(dir, 'plugin.mjs');
+  // An already-expired credential makes the client run the plugin again on the next request.
+  writeFileSync(
+    plugin,
+    `import { readFileSync } from 'node:fs';
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential',
+  status: { token: readFileSync(${JSON.stringify(tokenFile)}, 'utf8'), expirationTimestamp: new Date(Date.now() - 1000).toISOString() } }));`,
+  );
+  const kubeconfig = join(dir, 'kubeconfig.yaml');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: api.url, 'certificate-authority': api.caFile } }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'ctx',
+    }),
+  );
+  const rotated = api.addUser('exec-rotated', 'admin');
+  writeFileSync(tokenFile, api.adminToken);
+  const { logger } = captureLogger();
+  const config = buildClientConfig({ master: '', kubeconfig }, logger);
+  api.requests.clear();
+  await listNodes(config);
+  writeFileSync(tokenFile, rotated);
+  await listNodes(config);
+  assert.equal(api.requests.all().map((r) => r.user), ['admin', 'exec-rotated']);
+  rmSync(dir, { recursive: true });
+});
+
 test('--kubeconfig pointing at a missing file is an error naming the file', () => {
   const { logger } = captureLogger();
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: '/nope/kubeconfig' }, logger), /stat \/nope\/kubeconfig: no such file or directory/);
