@@ -4,6 +4,7 @@
 // built once per stored version and shared by all readers and watchers.
 
 import type { ResourceType } from './resources.ts';
+import { notAcceptable } from './status.ts';
 import type { Stored } from './store.ts';
 
 export type Form = 'full' | 'meta';
@@ -48,4 +49,18 @@ export function bookmarkLine(rt: ResourceType, rv: number, form: Form): string {
 
 export function errorLine(status: unknown): string {
   return `${JSON.stringify({ type: 'ERROR', object: status })}\n`;
+}
+
+/** The form an Accept header asks for: PartialObjectMetadata(List) or full objects; 406 when none is served. */
+export function negotiateForm(accept: string | undefined, list: boolean): Form {
+  if (!accept) return 'full';
+  for (const part of accept.split(',')) {
+    const [type, ...rawParams] = part.split(';').map((s) => s.trim());
+    if (type !== 'application/json' && type !== '*/*' && type !== 'application/*') continue;
+    const params = Object.fromEntries(rawParams.map((p) => p.split('=').map((s) => s.trim())));
+    if (!params.as) return 'full';
+    const want = list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
+    if (params.as === want && params.g === 'meta.k8s.io' && params.v === 'v1') return 'meta';
+  }
+  throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
 }

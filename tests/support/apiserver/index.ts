@@ -1,7 +1,8 @@
 // Public entry of the Kubernetes API server stand-in used by integration
 // tests (see README.md beside this file).
 
-export { startApiServer, ApiServer, ADMIN_TOKEN, ADMIN_USER, type ApiServerOptions, type KubeconfigOptions } from './server.ts';
+export { startApiServer, ApiServer, ADMIN_TOKEN, ADMIN_USER, type ApiServerOptions } from './server.ts';
+export type { KubeconfigOptions } from './kubeconfig.ts';
 export { hypernodeControllerRbac, type Grant, type PolicyRule } from './auth.ts';
 export type { RequestRecord, RequestMatch, Verb } from './request-log.ts';
 export type { FailureSpec } from './faults.ts';

@@ -4,7 +4,7 @@
 // of kube-apiserver (k8s.io/apiserver pkg/endpoints) as strictly as the tests
 // need: where it differs from a real server, it is never more permissive.
 
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { gzip } from 'node:zlib';
-import { stringify } from 'yaml';
 import { allowed, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
 import { discovery, VERSION_INFO } from './discovery.ts';
-import { listJson, objectJson, type Form } from './encoding.ts';
+import { negotiateForm, objectJson, type Form } from './encoding.ts';
 import { Faults, type FailureSpec } from './faults.ts';
+import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
+import { listBody, parseRv, waitForRevision, type Query } from './list.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import { Registry } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
@@ -25,11 +26,9 @@ import { defaultResourceTypes, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import {
   badRequest,
-  expired,
   fieldForbidden,
   invalid,
   methodNotAllowed,
-  notAcceptable,
   pageNotFound,
   status,
   StatusError,
@@ -50,15 +49,10 @@ export const ADMIN_USER = 'admin';
 export const DEFAULT_MAX_WATCH_SECONDS = 1800;
 /** The watch cache sends bookmarks about once a minute. */
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
-/** How long a list or watch waits for a resourceVersion newer than the store's before 504. */
-const TOO_LARGE_RV_WAIT_MS = 3_000;
 /** Responses larger than this are gzipped for clients that accept it (APIResponseCompression). */
 const GZIP_THRESHOLD_BYTES = 128 * 1024;
 /** How far revisions jump when data is wiped (as after an etcd restore). */
 const RESTORE_RV_JUMP = 10_000;
-
-const CONTINUE_EXPIRED =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 export interface ApiServerOptions {
   /** HTTPS with tests/support/tls/server.crt (default true); false serves plain HTTP. */
@@ -75,54 +69,6 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Events kept for watch resumption and paged lists (default 200,000). */
   historyLimit?: number;
-}
-
-export interface KubeconfigOptions {
-  /** Bearer token for the user (default: the admin token, unless clientCert is set). */
-  token?: string;
-  /** Authenticate with tests/support/tls/client.crt (CN=cert-user), or the given files. */
-  clientCert?: boolean | { certFile: string; keyFile: string };
-  /** Server URL written into the cluster entry (default: this server's url). */
-  master?: string;
-  /** File name inside `dir` (default kubeconfig-<n>.yaml). */
-  fileName?: string;
-}
-
-interface Query {
-  get(name: string): string | null;
-}
-
-function acceptForm(accept: string | undefined, list: boolean): Form {
-  if (!accept) return 'full';
-  for (const part of accept.split(',')) {
-    const [type, ...rawParams] = part.split(';').map((s) => s.trim());
-    if (type !== 'application/json' && type !== '*/*' && type !== 'application/*') continue;
-    const params = Object.fromEntries(rawParams.map((p) => p.split('=').map((s) => s.trim())));
-    if (!params.as) return 'full';
-    const want = list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
-    if (params.as === want && params.g === 'meta.k8s.io' && params.v === 'v1') return 'meta';
-  }
-  throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
-}
-
-function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
-}
-
-function decodeContinue(token: string): { rv: number; start: string } {
-  try {
-    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string') throw new Error('bad token');
-    return { rv: t.rv, start: t.start };
-  } catch {
-    throw badRequest(`continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
-  }
-}
-
-function parseRv(raw: string | null): number | undefined {
-  if (raw === null || raw === '') return undefined;
-  if (!/^\d+$/.test(raw)) throw badRequest(`resourceVersion: Invalid value: "${raw}": must be a non-negative integer`);
-  return Number(raw);
 }
 
 /** kube-apiserver's limit on a request body (--max-request-bytes default for JSON writes). */
@@ -233,29 +179,7 @@ export class ApiServer {
 
   /** Writes a kubeconfig (v1 Config, current-context set) for one user; returns its path. */
   writeKubeconfig(dir: string, o: KubeconfigOptions = {}): string {
-    mkdirSync(dir, { recursive: true });
-    const user: Record<string, string> = {};
-    if (o.clientCert) {
-      const files = o.clientCert === true ? { certFile: this.clientCertFile, keyFile: this.clientKeyFile } : o.clientCert;
-      user['client-certificate'] = files.certFile;
-      user['client-key'] = files.keyFile;
-    }
-    if (o.token || !o.clientCert) user.token = o.token ?? ADMIN_TOKEN;
-    const server = o.master ?? this.url;
-    const cluster: Record<string, string> = { server };
-    if (server.startsWith('https:')) cluster['certificate-authority'] = this.caFile;
-    const config = {
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'stand-in', cluster }],
-      users: [{ name: 'stand-in-user', user }],
-      contexts: [{ name: 'stand-in', context: { cluster: 'stand-in', user: 'stand-in-user' } }],
-      'current-context': 'stand-in',
-      preferences: {},
-    };
-    const path = join(dir, o.fileName ?? `kubeconfig-${++this.kubeconfigs}.yaml`);
-    writeFileSync(path, stringify(config));
-    return path;
+    return writeKubeconfigFile(dir, `kubeconfig-${++this.kubeconfigs}.yaml`, this, o);
   }
 
   // ---- fault injection ----
@@ -433,13 +357,13 @@ export class ApiServer {
     }
     switch (info.verb) {
       case 'get': {
-        const form = acceptForm(req.headers.accept, false);
+        const form = negotiateForm(req.headers.accept, false);
         return this.send(res, record, 200, objectJson(this.registry.get(rt, ns, info.name), form));
       }
       case 'list':
-        return this.list(res, q, rt, info.namespace, acceptForm(req.headers.accept, true), record);
+        return this.send(res, record, 200, await listBody(this.objects, rt, info.namespace, q, negotiateForm(req.headers.accept, true)));
       case 'watch':
-        return this.watch(req, res, q, rt, info, acceptForm(req.headers.accept, false), record);
+        return this.watch(req, res, q, rt, info, negotiateForm(req.headers.accept, false), record);
       case 'create': {
         if (info.name || info.subresource) throw methodNotAllowed();
         const created = this.registry.create(rt, ns, parseJson(await readBody(req)), write);
@@ -485,73 +409,6 @@ export class ApiServer {
     return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
   }
 
-  /** Waits (bounded) for the store to reach `rv`, as the watch cache does, then 504s. */
-  private async awaitRv(rv: number): Promise<void> {
-    const deadline = Date.now() + TOO_LARGE_RV_WAIT_MS;
-    while (rv > this.objects.rv) {
-      if (Date.now() > deadline) {
-        throw new StatusError(
-          status(504, 'Timeout', `Too large resource version: ${rv}, current: ${this.objects.rv}`, {
-            causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-            retryAfterSeconds: 1,
-          }),
-        );
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-
-  private async list(res: ServerResponse, q: Query, rt: ResourceType, namespace: string, form: Form, record: RequestRecord): Promise<void> {
-    const labels = parseLabelSelector(q.get('labelSelector'));
-    const fields = parseFieldSelector(q.get('fieldSelector'));
-    const limitRaw = q.get('limit');
-    let limit = limitRaw ? Number(limitRaw) : 0;
-    if (!Number.isInteger(limit) || limit < 0) throw badRequest(`limit: Invalid value: "${limitRaw}": must be a non-negative integer`);
-    const token = q.get('continue');
-    const rvParam = q.get('resourceVersion');
-    const match = q.get('resourceVersionMatch');
-    let items: readonly Stored[];
-    let listRv: number;
-    let start = '';
-    if (token) {
-      if (rvParam) throw badRequest('specifying resource version is not allowed when using continue');
-      const t = decodeContinue(token);
-      if (t.rv < this.objects.oldestRv) throw expired(CONTINUE_EXPIRED);
-      items = this.objects.listAt(rt.resource, t.rv);
-      listRv = t.rv;
-      start = t.start;
-    } else {
-      const rv = parseRv(rvParam);
-      if (match && match !== 'Exact' && match !== 'NotOlderThan') {
-        throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
-      }
-      if (match && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
-      if (rv !== undefined && match === 'Exact') {
-        if (rv < this.objects.oldestRv) throw expired(`too old resource version: ${rv} (${this.objects.oldestRv})`);
-        await this.awaitRv(rv);
-        items = this.objects.listAt(rt.resource, rv);
-        listRv = rv;
-      } else {
-        if (rv !== undefined) await this.awaitRv(rv);
-        // resourceVersion=0 is served from the watch cache, which ignores limit.
-        if (rv === 0 && !match) limit = 0;
-        items = this.objects.list(rt.resource);
-        listRv = this.objects.rv;
-      }
-    }
-    let selected = items.filter(
-      (s) => (!rt.namespaced || !namespace || s.obj.metadata.namespace === namespace) && s.key > start && labels(s.obj) && fields.matches(s.obj),
-    );
-    const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(listRv) };
-    if (limit > 0 && selected.length > limit) {
-      const rest = selected.length - limit;
-      selected = selected.slice(0, limit);
-      meta.continue = encodeContinue(listRv, selected[selected.length - 1].key + '\u0000');
-      if (!q.get('labelSelector') && !q.get('fieldSelector')) meta.remainingItemCount = rest;
-    }
-    this.send(res, record, 200, listJson(rt, selected, meta, form));
-  }
-
   private async watch(req: IncomingMessage, res: ServerResponse, q: Query, rt: ResourceType, info: RequestInfo, form: Form, record: RequestRecord): Promise<void> {
     const labels = parseLabelSelector(q.get('labelSelector'));
     const fields = parseFieldSelector(info.name ? `metadata.name=${info.name}` : q.get('fieldSelector'));
@@ -563,7 +420,7 @@ export class ApiServer {
         fieldForbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
       ]);
     }
-    if (rv !== undefined && rv > 0) await this.awaitRv(rv);
+    if (rv !== undefined && rv > 0) await waitForRevision(this.objects, rv);
     const timeoutSeconds = Number(q.get('timeoutSeconds') ?? 0);
     const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.maxWatchSeconds * 1000 * (1 + Math.random());
     const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
