@@ -78,6 +78,7 @@ export class LeaderElector {
    * OnStoppedLeading is always called on the way out.
    */
   async run(signal: AbortSignal): Promise<void> {
+    this.cfg.onLeadingChanged?.(false); // a standby reports 0 from the start
     try {
       if (!(await this.acquire(signal))) return;
       const leading = new AbortController();

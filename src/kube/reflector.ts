@@ -16,6 +16,8 @@ export const LIST_PAGE_SIZE = 500;
 export const MIN_WATCH_TIMEOUT_SECONDS = 300;
 /** A watch with no bytes for its timeout plus this margin is considered dead. */
 const WATCH_IDLE_MARGIN_MS = 30_000;
+/** client-go: a watch closed by the server this soon without any event is a fault, not a timeout. */
+const VERY_SHORT_WATCH_MS = 1_000;
 
 export interface ListerWatcher<T> {
   list(opts: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
@@ -142,12 +144,20 @@ export class Reflector<T extends KubeObject> {
     } catch (err) {
       return this.classify(err, signal, log, 'Failed to watch');
     }
+    const started = this.opts.clock.now();
+    let events = 0;
     try {
       for await (const ev of stream) {
         const rv = ev.object?.metadata?.resourceVersion;
         if (ev.type !== 'BOOKMARK') this.opts.sink.apply(ev);
         if (rv) this.lastSyncResourceVersion = rv;
+        events++;
         this.backoff.reset();
+      }
+      if (events === 0 && this.opts.clock.now() - started < VERY_SHORT_WATCH_MS && !signal.aborted) {
+        // Reconnecting at once would hammer a server (or proxy) that keeps closing on us.
+        log.error('Unexpected watch close: it lasted less than a second and no items were received');
+        return 'broken';
       }
       return 'closed';
     } catch (err) {

@@ -148,6 +148,8 @@ test('failed lists and watch starts back off exponentially with jitter and never
   assert.ok(informer.hasSynced());
   // A rejected watch (not 410) relists after a pause; a 500 is not a reason to trust the old RV.
   res.watchFailures.push(new ApiError('boom', 500, 'InternalError'));
+  res.set('b');
+  await settle();
   res.cut();
   await settle();
   assert.is(res.listCalls.length, 5);
@@ -173,6 +175,22 @@ test('a broken connection resumes the watch from the last resourceVersion after 
   assert.is(res.watchCalls.length, 3);
   assert.is(res.listCalls.length, 1);
   assert.equal(res.watchCalls.map((w) => w.resourceVersion), ['1', '1', '1']);
+  stop.abort();
+  await done;
+});
+
+test('a watch the server closes at once without any event is not reopened in a tight loop', async () => {
+  const res = new FakeResource();
+  res.set('a');
+  const { informer, clock, stop, done } = start(res);
+  await informer.waitForSync();
+  await settle();
+  res.cut();
+  await settle();
+  assert.is(res.watchCalls.length, 1, 'waits before reconnecting');
+  await clock.advance(1200);
+  assert.is(res.watchCalls.length, 2);
+  assert.is(res.listCalls.length, 1, 'the resourceVersion is still good');
   stop.abort();
   await done;
 });
