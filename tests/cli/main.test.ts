@@ -1,0 +1,94 @@
+// src/main.ts run from the sources as a child process: what lands on stdout
+// and stderr, and the exit code, for each outcome of 01-cli §6/§7.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runCommand } from './support/run-command.ts';
+
+function main(...args: string[]) {
+  return runCommand(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args]);
+}
+
+const VERSION_FROM_SOURCES = [
+  'API Version: v1alpha1',
+  'Version: Not provided.',
+  'Git SHA: Not provided.',
+  'Built At: Not provided.',
+  `Go Version: node ${process.version}`,
+  'Go OS/Arch: linux/amd64',
+  '',
+].join('\n');
+
+test('--version prints six lines on stdout and exits 0, before validation', () => {
+  for (const args of [['--version'], ['--version', '--kube-api-qps=-1'], ['--version=true', '--leader-elect-lease-duration=0']]) {
+    const r = main(...args);
+    assert.is(r.status, 0, args.join(' '));
+    assert.is(r.stdout, VERSION_FROM_SOURCES);
+    assert.is(r.stderr, '');
+  }
+});
+
+test('a bad flag prints the usage, then the message, on stderr and exits 2, even with --version', () => {
+  const table: [string[], string][] = [
+    [['--version', '--bogus'], 'unknown flag: --bogus'],
+    [['-version'], 'invalid argument "ersion" for "-v, --v" flag: strconv.ParseInt: parsing "ersion": invalid syntax'],
+    [['--kubeconfig'], 'flag needs an argument: --kubeconfig'],
+    [['--leader-elect-retry-period=5'], 'invalid argument "5" for "--leader-elect-retry-period" flag: time: missing unit in duration "5"'],
+  ];
+  for (const [args, message] of table) {
+    const r = main(...args);
+    assert.is(r.status, 2, args.join(' '));
+    assert.is(r.stdout, '');
+    assert.match(r.stderr, /^Usage of .*src\/main\.ts:\n/);
+    assert.ok(r.stderr.endsWith(`\n${message}\n`), r.stderr.slice(-200));
+    assert.ok(r.stderr.includes('      --kube-api-qps float32 '));
+  }
+});
+
+test('-h and --help print the usage on stderr and exit 0', () => {
+  for (const flag of ['-h', '--help']) {
+    const r = main(flag, '--kube-api-qps=0');
+    assert.is(r.status, 0, flag);
+    assert.is(r.stdout, '');
+    assert.match(r.stderr, /^Usage of .*src\/main\.ts:\n {6}--add-dir-header /);
+  }
+});
+
+test('validation failures: all messages on stderr, one per line, exit 1', () => {
+  const r = main('--kube-api-qps=0', '--leader-elect-lease-duration=5s');
+  assert.is(r.status, 1);
+  assert.is(r.stdout, '');
+  assert.is(r.stderr, 'kube-api-qps must be greater than zero\nleaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`\n');
+});
+
+test('positional arguments are ignored with one warning naming them', () => {
+  const r = main('2>&1', '--version', 'extra');
+  assert.is(r.status, 0);
+  assert.is(r.stdout, VERSION_FROM_SOURCES);
+  assert.match(r.stderr, /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+\] Ignoring positional command-line arguments args=\["2>&1","extra"\]\n$/);
+});
+
+test('-v=2 logs every flag as FLAG: --name="value"; --skip-headers drops the klog header', () => {
+  const verbose = main('-v=2', '--kube_api_qps=7', '--version');
+  assert.is(verbose.status, 0);
+  const lines = verbose.stderr.trimEnd().split('\n');
+  assert.ok(lines.length >= 30, `${lines.length} FLAG lines`);
+  assert.ok(lines.every((l) => /^I\d{4} [\d:.]+ +\d+\] FLAG: --[a-z-]+=".*"$/.test(l)), verbose.stderr);
+  assert.ok(lines.some((l) => l.endsWith('FLAG: --kube-api-qps="7"')));
+  assert.ok(lines.some((l) => l.endsWith('FLAG: --v="2"')));
+
+  const bare = main('-v', '2', '--skip-headers', '--version');
+  assert.ok(bare.stderr.split('\n').includes('FLAG: --leader-elect-resource-lock="leases"'), bare.stderr);
+
+  assert.is(main('-v=1', '--version').stderr, '');
+});
+
+test('an error from the server is printed as its message on stderr, exit 1', () => {
+  const r = main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig');
+  assert.is(r.status, 1, r.stderr);
+  const lastLine = r.stderr.trimEnd().split('\n').at(-1)!;
+  assert.match(lastLine, /nonexistent\/kubeconfig/);
+  assert.not.match(lastLine, /^\s+at /); // a message, not a stack trace
+});
+
+test.run();

@@ -1,0 +1,241 @@
+// Validate (01-cli §3.1 and our additions, 00-overview §4 item 8): every
+// message, its order, the leader-election aggregation and address checks.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { systemResolver, type ResolverDeps } from '../../src/app/flags/tcp-address.ts';
+import { parse, validate } from '../../src/app/options.ts';
+
+/** A resolver with a fixed host table; unknown names fail as getaddrinfo does. */
+const fakeResolver: ResolverDeps = {
+  async lookupHost(host) {
+    const table: Record<string, { address: string; family: number }[]> = {
+      'api.example.test': [{ address: '10.0.0.7', family: 4 }],
+      'dual.example.test': [
+        { address: 'fd00::7', family: 6 },
+        { address: '10.0.0.8', family: 4 },
+      ],
+    };
+    const found = table[host];
+    if (found) return found;
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  },
+  lookupService: (name) => ({ http: 80, https: 443 })[name],
+};
+
+async function problems(argv: string[], resolver: ResolverDeps = fakeResolver): Promise<string[]> {
+  const result = parse(argv);
+  if (result.kind !== 'ok') throw new Error(`${JSON.stringify(argv)} did not parse: ${JSON.stringify(result)}`);
+  return validate(result.options, resolver);
+}
+
+const renewNotLess = (renew: string) => `leaderElection.leaseDuration: Invalid value: "${renew}": must be greater than \`RenewDeadline\``;
+
+test('the defaults validate', async () => {
+  assert.equal(await problems([]), []);
+  assert.equal(await problems(['--enable-healthz', '--enable-metrics']), []);
+});
+
+test('the worked example of 01-cli §3.1', async () => {
+  assert.equal(await problems(['--kube-api-qps=0', '--leader-elect-lease-duration=5s']), [
+    'kube-api-qps must be greater than zero',
+    'leaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`',
+  ]);
+});
+
+test('QPS and burst must be positive; NaN QPS is rejected too (unlike Go)', async () => {
+  const table: [string[], string[]][] = [
+    [['--kube-api-qps=-1'], ['kube-api-qps must be greater than zero']],
+    [['--kube-api-qps=NaN'], ['kube-api-qps must be greater than zero']],
+    [['--kube-api-qps=0.001'], []],
+    [['--kube-api-qps=+Inf'], []],
+    [['--kube-api-burst=0'], ['kube-api-burst must be greater than zero']],
+    [['--kube-api-burst=-5'], ['kube-api-burst must be greater than zero']],
+    [['--kube-api-qps=0', '--kube-api-burst=0'], ['kube-api-qps must be greater than zero', 'kube-api-burst must be greater than zero']],
+  ];
+  for (const [argv, want] of table) assert.equal(await problems(argv), want, argv.join(' '));
+});
+
+test('leader-election field errors: one alone, several aggregated as [a, b] in check order', async () => {
+  const table: [string[], string[]][] = [
+    [['--leader-elect-lease-duration=0'], ['[leaderElection.leaseDuration: Invalid value: "0s": must be greater than zero, ' + renewNotLess('10s') + ']']],
+    [['--leader-elect-renew-deadline=0'], ['leaderElection.renewDeadline: Invalid value: "0s": must be greater than zero']],
+    [['--leader-elect-retry-period=-2s'], ['leaderElection.retryPeriod: Invalid value: "-2s": must be greater than zero']],
+    [['--leader-elect-lease-duration=10s'], [renewNotLess('10s')]],
+    [['--leader-elect-lease-duration=1m', '--leader-elect-renew-deadline=1m30s'], [renewNotLess('1m30s')]],
+    [['--leader-elect-resource-lock='], ['leaderElection.resourceLock: Required value']],
+    [['--leader-elect-resource-namespace='], ['leaderElection.resourceNamespace: Required value']],
+    [['--leader-elect-resource-name='], ['leaderElection.resourceName: Required value']],
+    [
+      ['--leader-elect-resource-name=', '--leader-elect-resource-lock=', '--leader-elect-resource-namespace='],
+      ['[leaderElection.resourceLock: Required value, leaderElection.resourceNamespace: Required value, leaderElection.resourceName: Required value]'],
+    ],
+    [
+      ['--leader-elect-lease-duration=-1s', '--leader-elect-renew-deadline=0', '--leader-elect-retry-period=0'],
+      [
+        '[leaderElection.leaseDuration: Invalid value: "-1s": must be greater than zero, ' +
+          'leaderElection.renewDeadline: Invalid value: "0s": must be greater than zero, ' +
+          'leaderElection.retryPeriod: Invalid value: "0s": must be greater than zero, ' +
+          renewNotLess('0s') +
+          ']',
+      ],
+    ],
+  ];
+  for (const [argv, want] of table) assert.equal(await problems(argv), want, argv.join(' '));
+});
+
+test('durations in messages use Go Duration.String()', async () => {
+  const table: [string, string][] = [
+    ['1h', '1h0m0s'],
+    ['90s', '1m30s'],
+    ['1500ms', '1.5s'],
+    ['0.0005s', '500µs'],
+    ['3ns', '3ns'],
+  ];
+  for (const [flagValue, rendered] of table) {
+    assert.equal(
+      await problems([`--leader-elect-renew-deadline=${flagValue}`, '--leader-elect-lease-duration=1ns', '--leader-elect-retry-period=1ns']),
+      [renewNotLess(rendered)],
+      flagValue,
+    );
+  }
+});
+
+test('with --leader-elect=false no leader-election setting is checked', async () => {
+  const argv = [
+    '--leader-elect=false',
+    '--leader-elect-lease-duration=0',
+    '--leader-elect-renew-deadline=-1s',
+    '--leader-elect-retry-period=0',
+    '--leader-elect-resource-lock=configmaps',
+    '--leader-elect-resource-name=',
+    '--leader-elect-resource-namespace=',
+  ];
+  assert.equal(await problems(argv), []);
+});
+
+test('a lock type other than leases is reported up front with client-go reasons', async () => {
+  const table: [string, string][] = [
+    ['endpoints', 'endpoints lock is removed, migrate to leases'],
+    ['configmaps', 'configmaps lock is removed, migrate to leases'],
+    ['endpointsleases', 'endpointsleases lock is removed, migrate to leases'],
+    ['configmapsleases', 'configmapsleases lock is removed, migrated to leases'],
+    ['Leases', 'Invalid lock-type Leases'],
+    ['toString', 'Invalid lock-type toString'],
+  ];
+  for (const [lock, reason] of table) {
+    assert.equal(await problems([`--leader-elect-resource-lock=${lock}`]), [`couldn't create resource lock: ${reason}`], lock);
+  }
+});
+
+test('a renew deadline not above 1.2 x the retry period is reported up front', async () => {
+  const jitter = 'failed to create leader elector: renewDeadline must be greater than retryPeriod*JitterFactor';
+  assert.equal(await problems(['--leader-elect-retry-period=8s']), []); // 10s > 9.6s
+  assert.equal(await problems(['--leader-elect-retry-period=9s']), [jitter]); // 10s <= 10.8s
+  assert.equal(await problems(['--leader-elect-renew-deadline=12s', '--leader-elect-retry-period=10s']), [jitter]); // equal to 1.2 x
+  assert.equal(await problems(['--leader-elect-renew-deadline=12000000001ns', '--leader-elect-retry-period=10s']), []);
+  assert.equal(await problems(['--leader-elect-retry-period=8s', '--leader-elect=false']), []);
+});
+
+test('--log-flush-frequency must be positive (Go would panic at start-up)', async () => {
+  assert.equal(await problems(['--log-flush-frequency=0']), ['log-flush-frequency must be greater than zero']);
+  assert.equal(await problems(['--log-flush-frequency=-1s']), ['log-flush-frequency must be greater than zero']);
+  assert.equal(await problems(['--log-flush-frequency=1ns']), []);
+});
+
+test('addresses are only resolved for enabled endpoints', async () => {
+  assert.equal(await problems(['--healthz-address=bad', '--listen-address=also bad']), []);
+  assert.equal(await problems(['--enable-healthz', '--healthz-address=bad', '--listen-address=also bad']), ['invalid healthz-address: address bad: missing port in address']);
+  assert.equal(await problems(['--enable-metrics', '--healthz-address=bad', '--listen-address=127.0.0.1']), ['invalid listen-address: address 127.0.0.1: missing port in address']);
+});
+
+test('address failures carry the contractual prefix and Go resolver text', async () => {
+  const table: [string, string][] = [
+    ['bad-address:port', 'address tcp/port: unknown port'],
+    ['127.0.0.1', 'address 127.0.0.1: missing port in address'],
+    [':70000', 'address 70000: invalid port'],
+    [':-1', 'address -1: invalid port'],
+    ['nohost.invalid:80', 'lookup nohost.invalid: no such host'],
+    ['::1:80', 'address ::1:80: too many colons in address'],
+    ['[::1]', 'address [::1]: missing port in address'],
+    ['[::1:80', "address [::1:80: missing ']' in address"],
+  ];
+  for (const [address, why] of table) {
+    assert.equal(await problems(['--enable-healthz', `--healthz-address=${address}`]), [`invalid healthz-address: ${why}`], address);
+    assert.equal(await problems(['--enable-metrics', `--listen-address=${address}`]), [`invalid listen-address: ${why}`], address);
+  }
+});
+
+test('valid addresses: empty, wildcard, IPs, bracketed IPv6, names and service ports', async () => {
+  for (const address of ['', ':0', ':11251', '0.0.0.0:1', '127.0.0.1:8080', '[::1]:8080', '[::]:80', 'api.example.test:https', ':HTTP', ':+80']) {
+    assert.equal(await problems(['--enable-healthz', `--healthz-address=${address}`]), [], address);
+  }
+});
+
+test('healthz and metrics messages keep their order even when both fail', async () => {
+  assert.equal(await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=nohost.invalid:80', '--listen-address=x', '--kube-api-burst=0']), [
+    'kube-api-burst must be greater than zero',
+    'invalid healthz-address: lookup nohost.invalid: no such host',
+    'invalid listen-address: address x: missing port in address',
+  ]);
+});
+
+test('both endpoints on one port conflict when either listens everywhere or both name the same IP', async () => {
+  const conflict = 'healthz-address and listen-address must be different when both endpoints are enabled';
+  const table: [string, string, boolean][] = [
+    [':8080', ':8080', true],
+    [':8080', '127.0.0.1:8080', true],
+    ['0.0.0.0:8080', '127.0.0.1:8080', true],
+    ['[::]:8080', '127.0.0.1:8080', true],
+    ['127.0.0.1:8080', '127.0.0.1:8080', true],
+    ['127.0.0.1:8080', '[::ffff:127.0.0.1]:8080', true],
+    ['[::1]:8080', '[0:0::1]:8080', true],
+    ['api.example.test:8080', '10.0.0.7:8080', true],
+    ['dual.example.test:8080', '10.0.0.8:8080', true],
+    [':http', ':80', true],
+    ['127.0.0.1:8080', '127.0.0.2:8080', false],
+    [':8080', ':8081', false],
+    ['[::1]:8080', '127.0.0.1:8080', false],
+  ];
+  for (const [healthz, metrics, conflicts] of table) {
+    const got = await problems(['--enable-healthz', '--enable-metrics', `--healthz-address=${healthz}`, `--listen-address=${metrics}`]);
+    assert.equal(got, conflicts ? [conflict] : [], `${healthz} vs ${metrics}`);
+  }
+  // Only checked when both are enabled and valid.
+  assert.equal(await problems(['--enable-healthz', '--healthz-address=:8080', '--listen-address=:8080']), []);
+  assert.equal(await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=:8080', '--listen-address=8080']), [
+    'invalid listen-address: address 8080: missing port in address',
+  ]);
+});
+
+test('all checks run and report in Go order, our additions last', async () => {
+  assert.equal(
+    await problems([
+      '--kube-api-qps=0',
+      '--kube-api-burst=0',
+      '--enable-healthz',
+      '--enable-metrics',
+      '--healthz-address=:9000',
+      '--listen-address=:9000',
+      '--leader-elect-lease-duration=5s',
+      '--leader-elect-resource-lock=endpoints',
+      '--log-flush-frequency=0',
+    ]),
+    [
+      'kube-api-qps must be greater than zero',
+      'kube-api-burst must be greater than zero',
+      'healthz-address and listen-address must be different when both endpoints are enabled',
+      renewNotLess('10s'),
+      "couldn't create resource lock: endpoints lock is removed, migrate to leases",
+      'log-flush-frequency must be greater than zero',
+    ],
+  );
+});
+
+test('the system resolver looks names up (localhost) and fails unknown ones', async () => {
+  assert.equal(await problems(['--enable-healthz', '--healthz-address=localhost:8080'], systemResolver), []);
+  const [message] = await problems(['--enable-healthz', '--healthz-address=nohost.invalid:8080'], systemResolver);
+  assert.match(message!, /^invalid healthz-address: lookup nohost\.invalid: /);
+});
+
+test.run();
