@@ -125,6 +125,9 @@ test('an update that changes nothing keeps the resourceVersion and writes no eve
   assert.is(r.status, 200);
   assert.is(r.body.metadata.resourceVersion, c.metadata.resourceVersion);
   assert.is(api.resourceVersion, before);
+  const reordered = { status: c.status, spec: { members: c.spec.members, tier: c.spec.tier }, metadata: c.metadata, kind: c.kind, apiVersion: c.apiVersion };
+  const r2 = await call(api, 'PUT', `${HN}/same`, { body: reordered });
+  assert.is(r2.body.metadata.resourceVersion, c.metadata.resourceVersion, 'key order is not a change');
 });
 
 test('delete answers the HyperNode, a Status for built-ins, and 404 when missing', async () => {

@@ -64,14 +64,21 @@ function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v));
 }
 
+/** JSON with object keys sorted: equality that ignores key order, as Go's semantic DeepEqual does. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x,
+  );
+}
+
 function withoutMetaAndStatus(obj: Readonly<Obj>): string {
   const { metadata: _m, status: _s, ...rest } = obj;
-  return JSON.stringify(rest);
+  return canonical(rest);
 }
 
 function comparable(obj: Readonly<Obj>): string {
   const { resourceVersion: _rv, managedFields: _mf, ...meta } = obj.metadata ?? {};
-  return JSON.stringify({ ...obj, metadata: meta });
+  return canonical({ ...obj, metadata: meta });
 }
 
 export class Registry {
