@@ -43,7 +43,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
 
   constructor(opts: InformerOptions<T>) {
     this.opts = opts;
-    this.logger = (opts.logger ?? nullLogger).with({ informer: opts.name });
+    this.logger = (opts.logger ?? nullLogger).with({ resource: opts.name });
   }
 
   /** Lists and watches until `signal` aborts. May be called once. */
@@ -52,7 +52,6 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.running = true;
     const transform = this.opts.transform ?? ((o: KubeObject) => o as T);
     const reflector = new Reflector<KubeObject>({
-      name: this.opts.name,
       listerWatcher: this.opts.listerWatcher,
       clock: this.opts.clock ?? realClock,
       logger: this.logger,

@@ -39,11 +39,10 @@ export interface ReflectorSink<T> {
 }
 
 export interface ReflectorOptions<T> {
-  /** For logs, e.g. `nodes`. */
-  name: string;
   listerWatcher: ListerWatcher<T>;
   sink: ReflectorSink<T>;
   clock: Clock;
+  /** Carries the resource name for context. */
   logger: Logger;
   random?: () => number;
   /** Server-side watch timeout is drawn from [min, 2·min). */
@@ -65,14 +64,9 @@ export class Reflector<T extends KubeObject> {
     this.backoff = opts.backoff ?? new Backoff(undefined, undefined, this.random);
   }
 
-  /** The resourceVersion the cache reflects (last list, event or bookmark). */
-  resourceVersion(): string {
-    return this.lastSyncResourceVersion;
-  }
-
   /** Lists and watches until `signal` aborts; resolves then. Never rejects. */
   async run(signal: AbortSignal): Promise<void> {
-    const log = this.opts.logger.with({ resource: this.opts.name });
+    const log = this.opts.logger;
     let needList = true;
     while (!signal.aborted) {
       if (needList) {
