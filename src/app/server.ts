@@ -7,7 +7,7 @@
 import { hostname as osHostname } from 'node:os';
 import type { Server } from 'node:http';
 import { realClock, type Clock } from '../kube/clock.ts';
-import { buildClientConfig } from '../kube/config.ts';
+import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
 import { keepNameAndLabels, resourceInformer, type SharedInformer } from '../kube/informer.ts';
 import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
@@ -66,7 +66,7 @@ function defaultDeps(): ServerDeps {
   return {
     controllerFactory: placeholderController,
     env: process.env,
-    serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount',
+    serviceAccountDir: SERVICE_ACCOUNT_DIR,
     clock: realClock,
     hostname: osHostname(),
     version: buildInfo(),
