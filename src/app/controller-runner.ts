@@ -56,7 +56,10 @@ export async function runController(opts: RunnerOptions, signal: AbortSignal): P
   // Informers share the stop signal (02-runtime §8) and also stop when the
   // controller ends on its own; their caches stay readable meanwhile.
   const stopInformers = new AbortController();
-  const abort = () => stopInformers.abort();
+  const abort = () => {
+    opts.setReady(false); // a replica that is shutting down or lost the lease is not ready
+    stopInformers.abort();
+  };
   signal.addEventListener('abort', abort, { once: true });
   const informerRuns = opts.informers.map((i) => i.run(stopInformers.signal));
   try {

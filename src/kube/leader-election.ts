@@ -170,7 +170,7 @@ export class LeaderElector {
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { lock, clock, identity } = this.cfg;
     const now = clock.now();
-    const record = newRecord(identity, Math.round(this.cfg.leaseDurationMs / 1000), now, 0);
+    const record = newRecord(identity, Math.floor(this.cfg.leaseDurationMs / 1000), now, 0);
 
     // Fast path: still leader and the lease is valid locally → write from the cached record.
     if (this.isLeader() && this.isLeaseValid(now)) {

@@ -179,6 +179,8 @@ test('the first SIGTERM starts a graceful stop; a second one exits 1 at once', a
   await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
   process.emit('SIGTERM', 'SIGTERM');
   assert.equal(run.exits, []);
+  assert.is(await status(health, '/readyz'), 503, 'not ready while shutting down; liveness stays');
+  assert.is(await status(health, '/healthz'), 200);
   process.emit('SIGTERM', 'SIGTERM');
   assert.equal(run.exits, [1]);
   release();
