@@ -171,6 +171,17 @@ test('Lease MicroTime fields need exactly six fractional digits (400), durations
   );
 });
 
+test('Lease updates need a resourceVersion; a PUT of a missing Lease creates it (201)', async () => {
+  const put = await call(api, 'PUT', `${LEASES}/by-put`, { body: { metadata: { name: 'by-put', resourceVersion: '1' }, spec: { holderIdentity: 'x', strategy: 'OldestEmulationVersion' } } });
+  assert.is(put.status, 201);
+  assert.is(put.body.spec.strategy, undefined, 'coordinated leader election fields are dropped');
+  const noRv = await call(api, 'PUT', `${LEASES}/by-put`, { body: { metadata: { name: 'by-put' }, spec: { holderIdentity: 'y' } } });
+  assert.is(noRv.status, 422);
+  assert.is(noRv.body.message, 'Lease.coordination.k8s.io "by-put" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+  const ok = await call(api, 'PUT', `${LEASES}/by-put`, { body: { ...put.body, spec: { holderIdentity: 'y' } } });
+  assert.is(ok.status, 200);
+});
+
 test('Events must live in their involved object namespace, or default for cluster-scoped objects', async () => {
   const ev = (ns: string, involvedNs?: string) => ({
     metadata: { name: `e-${Math.random().toString(36).slice(2, 8)}`, namespace: ns },

@@ -99,6 +99,10 @@ export class Registry {
     return s;
   }
 
+  exists(rt: ResourceType, namespace: string | undefined, name: string): boolean {
+    return this.store.get(rt.resource, keyOf(rt.namespaced ? namespace : undefined, name)) !== undefined;
+  }
+
   /** Checks apiVersion/kind of a body against the endpoint and runs the kind's decoder. */
   private decode(rt: ResourceType, body: unknown): Obj {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -175,6 +179,9 @@ export class Registry {
       throw badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the URL (${namespace})`);
     }
     this.placeNamespace(rt, obj, namespace);
+    if (rt.allowCreateOnUpdate && !this.exists(rt, namespace, name)) {
+      return this.create(rt, namespace, { ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } }, opts);
+    }
     const old = this.get(rt, namespace, name);
     const rv = obj.metadata.resourceVersion;
     if (!rv) {

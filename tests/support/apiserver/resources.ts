@@ -23,8 +23,10 @@ export interface ResourceType extends ErrorSubject {
   /** Typed built-in kind: list items are served without apiVersion/kind, as Go's typed lists do. */
   builtin: boolean;
   nameRule: NameRule;
-  /** PUT without metadata.resourceVersion is allowed (false for custom resources). */
+  /** PUT without metadata.resourceVersion is allowed (false for custom resources and Leases). */
   allowUnconditionalUpdate: boolean;
+  /** PUT of a missing object creates it (only Leases among the served types). */
+  allowCreateOnUpdate: boolean;
   /** metadata.generation starts at 1 and is bumped when anything but metadata/status changes. */
   tracksGeneration: boolean;
   /** Type-checks and prunes a request body (throws 400 StatusError). */
@@ -68,6 +70,8 @@ interface BuiltinSpec {
   namespaced: boolean;
   subresources?: string[];
   nameRule?: NameRule;
+  allowUnconditionalUpdate?: boolean;
+  allowCreateOnUpdate?: boolean;
   prepareCreate?(obj: Obj): void;
   validate?(obj: Obj): FieldError[];
 }
@@ -89,7 +93,8 @@ function builtin(spec: BuiltinSpec): ResourceType {
     subresources: spec.subresources ?? [],
     builtin: true,
     nameRule: spec.nameRule ?? 'subdomain',
-    allowUnconditionalUpdate: true,
+    allowUnconditionalUpdate: spec.allowUnconditionalUpdate ?? true,
+    allowCreateOnUpdate: spec.allowCreateOnUpdate ?? false,
     tracksGeneration: false,
     decode: (obj) => decodeBuiltin(spec.kind, version, obj),
     prepareCreate: spec.prepareCreate ?? (() => {}),
@@ -157,6 +162,16 @@ const leases = builtin({
   kind: 'Lease',
   singular: 'lease',
   namespaced: true,
+  // pkg/registry/coordination/lease/strategy.go: a PUT may create, but an update must name its resourceVersion.
+  allowUnconditionalUpdate: false,
+  allowCreateOnUpdate: true,
+  prepareCreate(obj) {
+    // Coordinated leader election is off by default: its fields are dropped.
+    if (obj.spec) {
+      delete obj.spec.strategy;
+      delete obj.spec.preferredHolder;
+    }
+  },
   validate(obj) {
     const errs: FieldError[] = [];
     const spec = obj.spec ?? {};
@@ -192,6 +207,7 @@ export function customResource(crdFile: string): ResourceType {
     builtin: false,
     nameRule: 'subdomain',
     allowUnconditionalUpdate: false,
+    allowCreateOnUpdate: false,
     tracksGeneration: true,
     decode(obj) {
       // Unstructured decoding needs apiVersion and kind in the body.

@@ -371,8 +371,10 @@ export class ApiServer {
       }
       case 'update': {
         if (!info.name) throw methodNotAllowed();
-        const updated = this.registry.update(rt, ns, info.name, parseJson(await readBody(req)), write);
-        return this.send(res, record, 200, objectJson(updated, 'full'));
+        const body = parseJson(await readBody(req));
+        const existed = this.registry.exists(rt, ns, info.name);
+        const updated = this.registry.update(rt, ns, info.name, body, write);
+        return this.send(res, record, existed ? 200 : 201, objectJson(updated, 'full'));
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
