@@ -139,6 +139,17 @@ export class Registry {
     obj.metadata.namespace = obj.metadata.namespace || namespace;
   }
 
+  /** For writes to a named URL: the body must name the same object (checkName in the update handler). */
+  private placeNamed(rt: ResourceType, obj: Obj, namespace: string | undefined, name: string): void {
+    if (obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+    }
+    if (rt.namespaced && obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
+      throw badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the URL (${namespace})`);
+    }
+    this.placeNamespace(rt, obj, namespace);
+  }
+
   private validate(rt: ResourceType, obj: Obj): void {
     const errs = admissionErrors(rt, obj);
     if (errs.length) throw invalid(rt, obj.metadata.name ?? '', errs);
@@ -172,13 +183,7 @@ export class Registry {
 
   update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): Stored {
     const obj = this.decode(rt, body);
-    if (obj.metadata.name !== name) {
-      throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
-    }
-    if (rt.namespaced && obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
-      throw badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the URL (${namespace})`);
-    }
-    this.placeNamespace(rt, obj, namespace);
+    this.placeNamed(rt, obj, namespace, name);
     if (rt.allowCreateOnUpdate && !this.exists(rt, namespace, name)) {
       return this.create(rt, namespace, { ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } }, opts);
     }
@@ -212,8 +217,7 @@ export class Registry {
       throw err;
     }
     const obj = this.decode(rt, patched);
-    if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
-    this.placeNamespace(rt, obj, namespace);
+    this.placeNamed(rt, obj, namespace, name);
     const rv = obj.metadata.resourceVersion;
     if (rv && rv !== old.obj.metadata.resourceVersion) throw conflict(rt, name);
     return this.commit(rt, old, obj, opts);
