@@ -211,6 +211,9 @@ test('ConfigMap keys and Secret data are checked; secret type defaults to Opaque
   const ok = await call(api, 'POST', `/api/v1/namespaces/${NS}/secrets`, { body: { metadata: { name: 's' }, data: { password: Buffer.from('pw').toString('base64') } } });
   assert.is(ok.status, 201);
   assert.is(ok.body.type, 'Opaque');
+  const str = await call(api, 'POST', `/api/v1/namespaces/${NS}/secrets`, { body: { metadata: { name: 's2' }, data: { a: 'YQ==' }, stringData: { username: 'ufm' } } });
+  assert.equal(str.body.data, { a: 'YQ==', username: Buffer.from('ufm').toString('base64') });
+  assert.is(str.body.stringData, undefined);
 });
 
 test.run();

@@ -29,7 +29,7 @@ export interface ResourceType extends ErrorSubject {
   allowCreateOnUpdate: boolean;
   /** metadata.generation starts at 1 and is bumped when anything but metadata/status changes. */
   tracksGeneration: boolean;
-  /** Type-checks and prunes a request body (throws 400 StatusError). */
+  /** Type-checks, prunes and converts a request body as the v1 decoding does (throws 400 StatusError). */
   decode(obj: Obj): Obj;
   /** Fills server-side defaults on create. */
   prepareCreate(obj: Obj): void;
@@ -73,6 +73,7 @@ interface BuiltinSpec {
   allowUnconditionalUpdate?: boolean;
   allowCreateOnUpdate?: boolean;
   prepareCreate?(obj: Obj): void;
+  prepareWrite?(obj: Obj): void;
   validate?(obj: Obj): FieldError[];
 }
 
@@ -96,7 +97,11 @@ function builtin(spec: BuiltinSpec): ResourceType {
     allowUnconditionalUpdate: spec.allowUnconditionalUpdate ?? true,
     allowCreateOnUpdate: spec.allowCreateOnUpdate ?? false,
     tracksGeneration: false,
-    decode: (obj) => decodeBuiltin(spec.kind, version, obj),
+    decode: (obj) => {
+      const decoded = decodeBuiltin(spec.kind, version, obj);
+      spec.prepareWrite?.(decoded);
+      return decoded;
+    },
     prepareCreate: spec.prepareCreate ?? (() => {}),
     validate: spec.validate ?? (() => []),
   };
@@ -135,6 +140,14 @@ const secrets = builtin({
   namespaced: true,
   prepareCreate(obj) {
     obj.type ??= 'Opaque';
+  },
+  prepareWrite(obj) {
+    // stringData is write-only: the v1 conversion folds it into data (base64) and never stores it.
+    if (obj.stringData) {
+      const encoded = Object.entries(obj.stringData as Record<string, string>).map(([k, v]) => [k, Buffer.from(v).toString('base64')]);
+      obj.data = { ...obj.data, ...Object.fromEntries(encoded) };
+    }
+    delete obj.stringData;
   },
   validate: (obj) => configKeyErrors(obj, ['data']),
 });
