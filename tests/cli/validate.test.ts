@@ -36,6 +36,26 @@ test('the defaults validate', async () => {
   assert.equal(await problems(['--enable-healthz', '--enable-metrics']), []);
 });
 
+test("the Helm chart's arguments (06-deploy) parse and validate; its literal 2>&1 is a positional", async () => {
+  const argv = [
+    '--logtostderr',
+    '--enable-healthz=true',
+    '--enable-metrics=true',
+    '--leader-elect=true',
+    '--leader-elect-resource-namespace=volcano-system',
+    '--leader-elect-resource-name=volcano-hypernode-controller-manager',
+    '--kube-api-qps=50',
+    '--kube-api-burst=100',
+    '-v=4',
+    '2>&1',
+  ];
+  const result = parse(argv);
+  if (result.kind !== 'ok') throw new Error(JSON.stringify(result));
+  assert.equal(result.positionals, ['2>&1']);
+  assert.is(result.options.log.verbosity, 4);
+  assert.equal(await validate(result.options, systemResolver), []);
+});
+
 test('the worked example of 01-cli §3.1', async () => {
   assert.equal(await problems(['--kube-api-qps=0', '--leader-elect-lease-duration=5s']), [
     'kube-api-qps must be greater than zero',

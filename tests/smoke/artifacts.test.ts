@@ -2,7 +2,7 @@
 // machine's Node, the single executable (pinned Node inside) and the bundle
 // under Deno. Each must behave the same from the command line (01-cli §4, §6).
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -108,6 +108,26 @@ smoke('the single executable ignores NODE_OPTIONS and prints no warning', () => 
     assert.is(r.stderr, '', nodeOptions);
     assert.is(r.stdout, plain.stdout, nodeOptions);
   }
+});
+
+smoke('the bundle leaves out the Kubernetes client code we never call: exec/attach, port-forward, cp, WebSockets', () => {
+  const code = readFileSync(bundle, 'utf8');
+  const markers: [string, string][] = [
+    ['v4.channel.k8s.io', 'exec/attach protocol (web-socket-handler)'],
+    ['supported for port-forward', 'port-forward'],
+    ['Header exceeds max size', 'tar archives (cp)'],
+    ['Sec-WebSocket-Key', 'the ws package'],
+  ];
+  for (const [marker, what] of markers) assert.not.ok(code.includes(marker), `${what} is bundled`);
+});
+
+smoke('size budgets: bundle under 1 MB; executable within 5% of the stripped node it is built on', () => {
+  assert.ok(statSync(bundle).size < 1024 * 1024, `bundle is ${statSync(bundle).size} bytes`);
+  const cache = join(dist, '.cache');
+  const stripped = readdirSync(cache).find((f) => f === `node-v${pinnedNodeVersion}-stripped`);
+  assert.ok(stripped, `no stripped node v${pinnedNodeVersion} in ${cache}`);
+  const ratio = statSync(sea).size / statSync(join(cache, stripped!)).size;
+  assert.ok(ratio <= 1.05, `executable is ${ratio.toFixed(3)} x the stripped node`);
 });
 
 test.run();
