@@ -181,8 +181,11 @@ test('restart drops watches and forgets history; keepData:false empties the stor
   api.store.create(node('kept-too'));
   const w = await watch(api, '/api/v1/nodes?watch=1');
   await w.waitForEvents(2);
+  const page = await call(api, 'GET', '/api/v1/nodes?limit=1');
   const port = api.port;
   await api.restart({ keepData: true });
+  const next = await call(api, 'GET', `/api/v1/nodes?limit=1&continue=${encodeURIComponent(page.body.metadata.continue)}`);
+  assert.is(next.status, 200, 'etcd history, hence a continue token, survives a restart');
   assert.equal(await w.ended, { aborted: true });
   assert.is(api.port, port);
   assert.is(api.store.get('nodes', 'kept')?.metadata.name, 'kept');

@@ -72,7 +72,7 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
   if (token) {
     if (rvParam) throw badRequest('specifying resource version is not allowed when using continue');
     const t = decodeContinue(token);
-    if (t.rv < store.oldestRv) throw expired(CONTINUE_EXPIRED);
+    if (t.rv < store.compactedRv) throw expired(CONTINUE_EXPIRED);
     items = store.listAt(rt.resource, t.rv);
     listRv = t.rv;
     start = t.start;
@@ -83,7 +83,7 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     }
     if (match && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
     if (rv !== undefined && match === 'Exact') {
-      if (rv < store.oldestRv) throw expired(`too old resource version: ${rv} (${store.oldestRv})`);
+      if (rv < store.compactedRv) throw expired(`too old resource version: ${rv} (${store.compactedRv})`);
       await waitForRevision(store, rv);
       items = store.listAt(rt.resource, rv);
       listRv = rv;

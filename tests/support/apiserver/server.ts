@@ -238,13 +238,14 @@ export class ApiServer {
 
   /**
    * Restarts on the same port: every connection and watch is dropped and the
-   * watch history is gone (resuming an old resourceVersion gets 410). With
+   * watch cache starts afresh (resuming a watch from before gets 410; etcd
+   * history, hence continue tokens, survive). With
    * keepData false the store is emptied (system namespaces excepted) and
    * resourceVersions jump ahead, as after an etcd restore.
    */
   async restart(o: { keepData: boolean } = { keepData: true }): Promise<void> {
     await this.stopListening();
-    if (o.keepData) this.objects.compact();
+    if (o.keepData) this.objects.resetWatchCache();
     else {
       this.objects.wipe(RESTORE_RV_JUMP);
       this.registry.ensureSystemNamespaces();

@@ -49,8 +49,10 @@ export const DEFAULT_HISTORY_EVENTS = 200_000;
 export class ObjectStore {
   /** Last revision handed out. */
   rv = 0;
-  /** Oldest revision a watch or continue token may resume from (events after it are all retained). */
-  oldestRv = 0;
+  /** etcd's compaction point: continue tokens and Exact lists need a revision at or after it. */
+  compactedRv = 0;
+  /** The watch cache's start: watches may resume from this revision or later (>= compactedRv). */
+  watchFloorRv = 0;
   private objects = new Map<string, Map<string, Stored>>();
   private history: StoreEvent[] = [];
   private listeners = new Map<string, Set<Listener>>();
@@ -81,7 +83,7 @@ export class ObjectStore {
   }
 
   /**
-   * The objects as they were at revision `rv` (needs rv >= oldestRv), rebuilt by
+   * The objects as they were at revision `rv` (needs rv >= compactedRv), rebuilt by
    * undoing later events; cached because a paged list asks for the same one per page.
    */
   listAt(resource: string, rv: number): readonly Stored[] {
@@ -128,14 +130,15 @@ export class ObjectStore {
     this.history.push(ev);
     if (this.history.length > this.historyLimit) {
       const drop = this.history.length - this.historyLimit;
-      this.oldestRv = this.history[drop - 1].rv;
+      this.compactedRv = this.history[drop - 1].rv;
+      this.watchFloorRv = Math.max(this.watchFloorRv, this.compactedRv);
       this.history.splice(0, drop);
       this.snapshots.clear();
     }
     for (const l of this.listeners.get(ev.resource) ?? []) l(ev);
   }
 
-  /** Events of `resource` after revision `rv`, oldest first (caller checks rv >= oldestRv). */
+  /** Events of `resource` after revision `rv`, oldest first (caller checks rv >= watchFloorRv). */
   eventsSince(resource: string, rv: number): StoreEvent[] {
     let lo = 0;
     let hi = this.history.length;
@@ -154,11 +157,17 @@ export class ObjectStore {
     return () => set.delete(l);
   }
 
-  /** Forgets all history: resuming from any revision before now answers 410. */
+  /** Forgets all history: resuming a watch or a paged list from any revision before now answers 410. */
   compact(): void {
     this.history = [];
     this.snapshots.clear();
-    this.oldestRv = this.rv;
+    this.compactedRv = this.rv;
+    this.watchFloorRv = this.rv;
+  }
+
+  /** A fresh watch cache (API server restart): watches from before now get 410, etcd history stays. */
+  resetWatchCache(): void {
+    this.watchFloorRv = this.rv;
   }
 
   /** Empties the store; the revision jumps ahead by `jump`, as after an etcd restore. */

@@ -49,8 +49,8 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
   };
   const inScope = (s: Stored): boolean => !p.rt.namespaced || !p.namespace || s.obj.metadata.namespace === p.namespace;
 
-  if (p.sinceRv !== undefined && p.sinceRv < store.oldestRv) {
-    res.end(errorLine(status(410, 'Expired', `too old resource version: ${p.sinceRv} (${store.oldestRv})`)));
+  if (p.sinceRv !== undefined && p.sinceRv < store.watchFloorRv) {
+    res.end(errorLine(status(410, 'Expired', `too old resource version: ${p.sinceRv} (${store.watchFloorRv})`)));
     return;
   }
 
