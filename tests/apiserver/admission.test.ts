@@ -203,6 +203,8 @@ test('ConfigMap keys and Secret data are checked; secret type defaults to Opaque
   const cm = await call(api, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'cm' }, data: { 'bad key': 'v' } } });
   assert.is(cm.status, 422);
   assert.match(cm.body.message, 'data[bad key]: Invalid value: "bad key": a valid config key must consist of alphanumeric characters');
+  const dup = await call(api, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'cm' }, data: { k: 'v' }, binaryData: { k: 'dg==' } } });
+  assert.is(dup.body.message, 'ConfigMap "cm" is invalid: data[k]: Invalid value: "k": duplicate of key present in binaryData');
   const cmType = await call(api, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'cm' }, data: { k: 1 } } });
   assert.is(cmType.status, 400);
   const sec = await call(api, 'POST', `/api/v1/namespaces/${NS}/secrets`, { body: { metadata: { name: 's' }, data: { password: 'not base64!' } } });

@@ -102,7 +102,6 @@ export function objectMetaErrors(meta: Record<string, unknown>, namespaced: bool
   else for (const m of nameErrors(name)) errs.push(fieldInvalid('metadata.name', name, m));
   const ns = typeof meta.namespace === 'string' ? meta.namespace : '';
   if (namespaced && !ns) errs.push(fieldRequired('metadata.namespace', ''));
-  if (!namespaced && ns) errs.push({ type: 'Forbidden', field: 'metadata.namespace', value: undefined, detail: 'not allowed on this type' });
   errs.push(...labelErrors(meta.labels as Record<string, unknown> | undefined));
   for (const k of Object.keys((meta.annotations as Record<string, unknown>) ?? {})) {
     for (const m of qualifiedNameErrors(k.toLowerCase())) errs.push(fieldInvalid('metadata.annotations', k, m));

@@ -41,7 +41,6 @@ const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
 
 function configKeyErrors(obj: Obj, maps: string[]): FieldError[] {
   const errs: FieldError[] = [];
-  const seen = new Set<string>();
   for (const m of maps) {
     for (const key of Object.keys(obj[m] ?? {})) {
       if (!CONFIG_KEY_RE.test(key) || key === '.' || key === '..' || key.length > 253) {
@@ -53,8 +52,8 @@ function configKeyErrors(obj: Obj, maps: string[]): FieldError[] {
           ),
         );
       }
-      if (seen.has(key)) errs.push({ type: 'Duplicate', field: `${m}[${key}]`, value: key, detail: '' });
-      seen.add(key);
+      // ValidateConfigMap reports a binaryData key that data also has against data.
+      if (m === 'binaryData' && obj.data && key in obj.data) errs.push(fieldInvalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
     }
   }
   return errs;

@@ -99,7 +99,7 @@ export const expired = (message: string): StatusError => new StatusError(status(
 
 // ---- field errors (k8s.io/apimachinery/pkg/util/validation/field) ----
 
-export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'TooLong' | 'Forbidden' | 'Duplicate';
+export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'TooLong' | 'Forbidden';
 
 const TYPE_TEXT: Record<FieldErrorType, string> = {
   Required: 'Required value',
@@ -107,7 +107,6 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
   NotSupported: 'Unsupported value',
   TooLong: 'Too long',
   Forbidden: 'Forbidden',
-  Duplicate: 'Duplicate value',
 };
 
 const TYPE_REASON: Record<FieldErrorType, string> = {
@@ -116,7 +115,6 @@ const TYPE_REASON: Record<FieldErrorType, string> = {
   NotSupported: 'FieldValueNotSupported',
   TooLong: 'FieldValueTooLong',
   Forbidden: 'FieldValueForbidden',
-  Duplicate: 'FieldValueDuplicate',
 };
 
 const OMIT = Symbol('omit value');
