@@ -111,6 +111,8 @@ test('resourceVersionMatch=Exact lists the past state; NotOlderThan lists the pr
   api.store.delete('nodes', 'node-late');
   const noRv = await listNodes('resourceVersionMatch=Exact');
   assert.is(noRv.status, 400);
+  const exactZero = await listNodes('resourceVersion=0&resourceVersionMatch=Exact');
+  assert.is(exactZero.status, 400);
 });
 
 test('a resourceVersion newer than the store is 504 Timeout "Too large resource version"', async () => {

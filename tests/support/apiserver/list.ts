@@ -82,6 +82,7 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
       throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
     }
     if (match && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+    if (match === 'Exact' && rv === 0) throw badRequest('resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     if (rv !== undefined && match === 'Exact') {
       if (rv < store.compactedRv) throw expired(`too old resource version: ${rv} (${store.compactedRv})`);
       await waitForRevision(store, rv);
@@ -90,7 +91,7 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     } else {
       if (rv !== undefined) await waitForRevision(store, rv);
       // resourceVersion=0 is served from the watch cache, which ignores limit.
-      if (rv === 0 && !match) limit = 0;
+      if (rv === 0) limit = 0;
       items = store.list(rt.resource);
       listRv = store.rv;
     }
