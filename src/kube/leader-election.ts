@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.ts';
+import { childSignal } from './abort.ts';
 import { jitter } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import { isNotFound } from './errors.ts';
@@ -121,26 +122,26 @@ export class LeaderElector {
   private async renew(signal: AbortSignal): Promise<void> {
     const { clock, retryPeriodMs, renewDeadlineMs } = this.cfg;
     while (!signal.aborted) {
-      const deadline = new AbortController();
+      const attempt = childSignal(signal);
       const timer = new AbortController();
       clock.sleep(renewDeadlineMs, timer.signal).then(
-        () => deadline.abort(new Error('renew deadline exceeded')),
+        () => attempt.abort(new Error('renew deadline exceeded')),
         () => {},
       );
-      const attempt = AbortSignal.any([signal, deadline.signal]);
       let renewed = false;
       try {
         for (;;) {
-          renewed = await this.tryAcquireOrRenew(attempt);
-          if (renewed || attempt.aborted) break;
+          renewed = await this.tryAcquireOrRenew(attempt.signal);
+          if (renewed || attempt.signal.aborted) break;
           try {
-            await clock.sleep(retryPeriodMs, attempt);
+            await clock.sleep(retryPeriodMs, attempt.signal);
           } catch {
             break;
           }
         }
       } finally {
         timer.abort();
+        attempt.dispose();
       }
       this.maybeReportTransition();
       if (signal.aborted) return;

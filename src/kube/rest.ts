@@ -6,6 +6,7 @@
 // rest_client_* metrics.
 
 import type { IncomingMessage } from 'node:http';
+import { childSignal, type ChildSignal } from './abort.ts';
 import { realClock, type Clock } from './clock.ts';
 import { ApiError } from './errors.ts';
 import { errorFromResponse, isStatusBody, parseRetryAfter, statusToError } from './status.ts';
@@ -79,7 +80,7 @@ export class RestClient {
 
   /** Sends a request and returns the decoded JSON body (undefined when empty). */
   async request<T>(req: RestRequest): Promise<T> {
-    return this.withRetries(req, async (signal) => {
+    return this.withRetries(req, async ({ signal }) => {
       const res = await this.send(req, signal);
       const text = await readBody(res);
       if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
@@ -93,12 +94,12 @@ export class RestClient {
    * on an idle connection (`idleTimeoutMs`) and on ERROR events (as ApiError).
    */
   async watch<T>(req: RestRequest & { idleTimeoutMs: number }): Promise<AsyncIterable<WatchEvent<T>>> {
-    const res = await this.withRetries(req, async (signal) => {
-      const res = await this.send(req, signal, req.idleTimeoutMs);
+    const { res, call } = await this.withRetries(req, async (call) => {
+      const res = await this.send(req, call.signal, req.idleTimeoutMs);
       if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, await readBody(res), parseRetryAfter(res.headers['retry-after']));
-      return res;
+      return { res, call };
     }, false);
-    return watchEvents<T>(res);
+    return watchEvents<T>(res, call);
   }
 
   private url(req: RestRequest): string {
@@ -141,22 +142,24 @@ export class RestClient {
    * and 5xx or a broken connection only for GET (never a write that may have
    * been applied).
    */
-  private async withRetries<R>(req: RestRequest, attempt: (signal: AbortSignal) => Promise<R>, deadline: boolean): Promise<R> {
+  private async withRetries<R>(req: RestRequest, attempt: (call: ChildSignal) => Promise<R>, deadline: boolean): Promise<R> {
     for (let retry = 0; ; retry++) {
-      const timeout = new AbortController();
+      const call = childSignal(req.signal);
       const timer = deadline
-        ? setTimeout(() => timeout.abort(new Error(`${req.method} ${req.path}: no answer from the API server within ${this.timeoutMs} ms`)), this.timeoutMs)
+        ? setTimeout(() => call.abort(new Error(`${req.method} ${req.path}: no answer from the API server within ${this.timeoutMs} ms`)), this.timeoutMs)
         : undefined;
-      const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
       try {
-        return await attempt(signal);
+        return await attempt(call);
       } catch (err) {
+        call.dispose();
         if (req.signal?.aborted || retry >= this.maxRetries || !this.retryable(req.method, err)) throw err;
         const code = err instanceof ApiError ? String(err.code) : '<error>';
         this.metrics?.retried(this.transport.host, req.method, code);
         await this.clock.sleep(this.retryDelay(retry, err), req.signal);
       } finally {
         clearTimeout(timer);
+        // A watch keeps its link to the caller's signal for as long as it streams.
+        if (deadline) call.dispose();
       }
     }
   }
@@ -180,7 +183,7 @@ async function readBody(res: IncomingMessage): Promise<string> {
 }
 
 /** Newline-delimited watch events; an ERROR event ends the stream with its Status as ApiError. */
-async function* watchEvents<T>(res: IncomingMessage): AsyncGenerator<WatchEvent<T>> {
+async function* watchEvents<T>(res: IncomingMessage, call: ChildSignal): AsyncGenerator<WatchEvent<T>> {
   let pending = '';
   try {
     for await (const chunk of res) {
@@ -195,6 +198,7 @@ async function* watchEvents<T>(res: IncomingMessage): AsyncGenerator<WatchEvent<
     if (pending.trim()) yield decodeEvent<T>(pending.trim());
   } finally {
     res.destroy();
+    call.dispose();
   }
 }
 

@@ -2,6 +2,7 @@
 // errors, which verbs are retried, Retry-After, the token bucket, deadlines,
 // keep-alive, watch decoding, headers and rest_client_* metrics.
 
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
@@ -26,8 +27,15 @@ interface Fixture {
   close(): Promise<void>;
 }
 
+/** Servers and transports of the running test, closed after it even when it fails. */
+const open: Array<{ close(): unknown }> = [];
+test.after.each(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
 async function fixture(): Promise<Fixture> {
   const f = { requests: [], connections: 0, handlers: [] } as unknown as Fixture;
+  open.push(f);
   f.server = createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -89,6 +97,7 @@ function virtualClock(): Clock & { slept: number[] } {
 
 function client(f: Fixture, opts: Partial<ConstructorParameters<typeof RestClient>[0]> = {}) {
   const transport = new Transport({ server: f.url, tls: { rejectUnauthorized: true }, credentials: async () => ({ headers: { Authorization: 'Bearer t0k' } }) });
+  open.push(transport);
   const clock = virtualClock();
   const rest = new RestClient({ transport, userAgent: 'ua/1 (linux/amd64) kubernetes/abcdef0/x', qps: 1000, burst: 1000, clock, random: () => 0.5, ...opts });
   return { rest, clock, transport };
@@ -96,7 +105,7 @@ function client(f: Fixture, opts: Partial<ConstructorParameters<typeof RestClien
 
 test('a Status error body becomes an ApiError with reason, code and message', async () => {
   const f = await fixture();
-  const { rest, transport } = client(f);
+  const { rest } = client(f);
   f.handlers.push((_q, r) => json(r, 409, status(409, 'Conflict', 'the object has been modified')));
   const things = resourceClient<KubeObject>(rest, { group: 'example.io', version: 'v1', resource: 'things', namespaced: false });
   const err = await failure(things.update({ metadata: { name: 'a', resourceVersion: '3' } }));
@@ -104,13 +113,11 @@ test('a Status error body becomes an ApiError with reason, code and message', as
   assert.is(err.message, 'the object has been modified');
   assert.is(f.requests[0]!.method, 'PUT');
   assert.is(f.requests[0]!.url, '/apis/example.io/v1/things/a');
-  transport.close();
-  await f.close();
 });
 
 test('GET is retried on 5xx and 429, honouring Retry-After; POST is retried only on 429', async () => {
   const f = await fixture();
-  const { rest, clock, transport } = client(f);
+  const { rest, clock } = client(f);
   f.handlers.push((_q, r) => json(r, 503, status(503, 'ServiceUnavailable', 'down')));
   f.handlers.push((_q, r) => json(r, 429, status(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '3' }));
   const got = await rest.request<KubeObject>({ method: 'GET', path: '/api/v1/nodes/x' });
@@ -128,24 +135,20 @@ test('GET is retried on 5xx and 429, honouring Retry-After; POST is retried only
   await rest.request({ method: 'POST', path: '/api/v1/things', body: {} });
   assert.is(f.requests.length, 6, 'a 429 was not processed: the POST is sent again');
   assert.is(clock.slept.at(-1), 2000);
-  transport.close();
-  await f.close();
 });
 
 test('retries stop after the limit and the last error is returned', async () => {
   const f = await fixture();
-  const { rest, transport } = client(f, { maxRetries: 2 });
+  const { rest } = client(f, { maxRetries: 2 });
   for (let i = 0; i < 3; i++) f.handlers.push((_q, r) => json(r, 500, status(500, 'InternalError', `boom ${i}`)));
   const err = await failure(rest.request({ method: 'GET', path: '/api/v1/x' }));
   assert.is(err.message, 'boom 2');
   assert.is(f.requests.length, 3);
-  transport.close();
-  await f.close();
 });
 
 test('the token bucket lets a burst through, then paces requests at QPS (watch starts included)', async () => {
   const f = await fixture();
-  const { rest, clock, transport } = client(f, { qps: 5, burst: 2 });
+  const { rest, clock } = client(f, { qps: 5, burst: 2 });
   for (let i = 0; i < 6; i++) await rest.request({ method: 'GET', path: '/api/v1/x' });
   f.handlers.push((_q, r) => {
     r.writeHead(200, { 'Content-Type': 'application/json' });
@@ -154,23 +157,19 @@ test('the token bucket lets a burst through, then paces requests at QPS (watch s
   await rest.watch({ method: 'GET', path: '/api/v1/x', query: { watch: true }, idleTimeoutMs: 5000 });
   // 2 free tokens, then one every 200 ms.
   assert.equal(clock.slept.map(Math.round), [200, 200, 200, 200, 200]);
-  transport.close();
-  await f.close();
 });
 
 test('a request without an answer fails at its deadline', async () => {
   const f = await fixture();
-  const { rest, transport } = client(f, { requestTimeoutMs: 150, maxRetries: 0 });
+  const { rest } = client(f, { requestTimeoutMs: 150, maxRetries: 0 });
   f.handlers.push(() => {});
   const err = await failure(rest.request({ method: 'GET', path: '/api/v1/hang' }));
   assert.match(err.message, /no answer from the API server within 150 ms/);
-  transport.close();
-  await f.close();
 });
 
 test('sequential requests reuse one keep-alive connection and carry user agent, credentials and accept headers', async () => {
   const f = await fixture();
-  const { rest, transport } = client(f);
+  const { rest } = client(f);
   const things = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   for (let i = 0; i < 20; i++) await things.list({ namespace: 'ns', fieldSelector: 'metadata.name=cm', limit: 500 });
   await things.patch('cm', { data: { a: 'b' } }, { namespace: 'ns' });
@@ -184,13 +183,11 @@ test('sequential requests reuse one keep-alive connection and carry user agent, 
   assert.is(patch.method, 'PATCH');
   assert.is(patch.headers['content-type'], 'application/merge-patch+json');
   assert.equal(JSON.parse(patch.body), { data: { a: 'b' } });
-  transport.close();
-  await f.close();
 });
 
 test('a watch decodes newline-delimited events split across chunks and ends with an ERROR event as ApiError', async () => {
   const f = await fixture();
-  const { rest, transport } = client(f);
+  const { rest } = client(f);
   f.handlers.push((_q, r) => {
     r.writeHead(200, { 'Content-Type': 'application/json' });
     const a = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } });
@@ -211,14 +208,28 @@ test('a watch decodes newline-delimited events split across chunks and ends with
   const req = f.requests[0]!;
   assert.is(req.url, '/api/v1/nodes?resourceVersion=4&watch=true&allowWatchBookmarks=true&timeoutSeconds=300');
   assert.is(req.headers.accept, 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
-  transport.close();
-  await f.close();
+});
+
+test('requests and finished watches leave no listeners on the caller\'s long-lived signal', async () => {
+  const f = await fixture();
+  const { rest } = client(f);
+  const lifetime = new AbortController();
+  for (let i = 0; i < 15; i++) await rest.request({ method: 'GET', path: '/api/v1/x', signal: lifetime.signal });
+  for (let i = 0; i < 5; i++) {
+    f.handlers.push((_q, r) => {
+      r.writeHead(200, { 'Content-Type': 'application/json' });
+      r.end(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } }) + '\n');
+    });
+    const stream = await rest.watch({ method: 'GET', path: '/api/v1/x', query: { watch: true }, idleTimeoutMs: 5000, signal: lifetime.signal });
+    for await (const _ev of stream) void _ev;
+  }
+  assert.is(getEventListeners(lifetime.signal, 'abort').length, 0);
 });
 
 test('rest_client_* metrics count requests by code, host and method', async () => {
   const f = await fixture();
   const registry = new Registry();
-  const { rest, transport } = client(f, { metrics: createRestMetrics(registry), maxRetries: 0 });
+  const { rest } = client(f, { metrics: createRestMetrics(registry), maxRetries: 0 });
   await rest.request({ method: 'GET', path: '/api/v1/x' });
   f.handlers.push((_q, r) => json(r, 404, status(404, 'NotFound', 'nope')));
   await rest.request({ method: 'GET', path: '/api/v1/x' }).catch(() => {});
@@ -228,8 +239,6 @@ test('rest_client_* metrics count requests by code, host and method', async () =
   assert.match(text, `rest_client_requests_total{code="404",host="${host}",method="GET"} 1`);
   assert.match(text, `rest_client_request_duration_seconds_count{host="${host}",verb="GET"} 2`);
   assert.match(text, `rest_client_rate_limiter_duration_seconds_count{host="${host}",verb="GET"} 2`);
-  transport.close();
-  await f.close();
 });
 
 test('a refused connection is reported with method and URL', async () => {
@@ -237,11 +246,11 @@ test('a refused connection is reported with method and URL', async () => {
   const url = f.url;
   await f.close();
   const transport = new Transport({ server: url, tls: { rejectUnauthorized: true }, credentials: async () => ({ headers: {} }) });
+  open.push(transport);
   const rest = new RestClient({ transport, userAgent: 'ua', qps: 100, burst: 100, clock: virtualClock(), maxRetries: 1 });
   const err = await failure(rest.request({ method: 'GET', path: '/api/v1/nodes' }));
   assert.match(err.message, `GET ${url}/api/v1/nodes: `);
   assert.match(err.message, /ECONNREFUSED/);
-  transport.close();
 });
 
 test.run();
