@@ -110,9 +110,11 @@ test('resourceVersionMatch=Exact lists the past state; NotOlderThan lists the pr
   assert.ok(names(newer).includes('node-late'));
   api.store.delete('nodes', 'node-late');
   const noRv = await listNodes('resourceVersionMatch=Exact');
-  assert.is(noRv.status, 400);
+  assert.is(noRv.status, 422);
+  assert.is(noRv.body.message, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
   const exactZero = await listNodes('resourceVersion=0&resourceVersionMatch=Exact');
-  assert.is(exactZero.status, 400);
+  assert.is(exactZero.status, 422);
+  assert.match(exactZero.body.message, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
 });
 
 test('a resourceVersion newer than the store is 504 Timeout "Too large resource version"', async () => {

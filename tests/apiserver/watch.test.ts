@@ -100,14 +100,19 @@ test('resuming from a compacted resourceVersion gets an ERROR event with a 410 E
   assert.equal(await w.ended, { aborted: false });
 });
 
-test('resourceVersionMatch is rejected on watch; a future resourceVersion is 504 before streaming', async () => {
+test('watch options are validated like ListOptions (no WatchList); a future resourceVersion is 504 before streaming', async () => {
   const r = await call(api, 'GET', '/api/v1/nodes?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan');
-  assert.is(r.status, 400);
+  assert.is(r.status, 422);
+  assert.is(
+    r.body.message,
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+  );
   const future = await call(api, 'GET', `/api/v1/nodes?watch=1&resourceVersion=${Number(api.resourceVersion) + 50}`);
   assert.is(future.status, 504);
   assert.is(future.body.reason, 'Timeout');
-  const list = await call(api, 'GET', '/api/v1/nodes?watch=1&sendInitialEvents=true&allowWatchBookmarks=true');
+  const list = await call(api, 'GET', '/api/v1/nodes?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
   assert.is(list.status, 422);
+  assert.match(list.body.message, 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
 });
 
 test('bookmarks carry only metadata.resourceVersion and are sent only when allowed', async () => {

@@ -5,6 +5,7 @@
 // the cache, limit ignored; N = not older than N; Exact = the state at N).
 
 import { listJson, type Form } from './encoding.ts';
+import { validateListOptions } from './list-options.ts';
 import type { ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { badRequest, expired, status, StatusError } from './status.ts';
@@ -58,6 +59,7 @@ export async function waitForRevision(store: ObjectStore, rv: number): Promise<v
 
 /** The list answer (typed list or PartialObjectMetadataList) for a list request's query. */
 export async function listBody(store: ObjectStore, rt: ResourceType, namespace: string, q: Query, form: Form): Promise<string> {
+  validateListOptions(q, false);
   const labels = parseLabelSelector(q.get('labelSelector'));
   const fields = parseFieldSelector(q.get('fieldSelector'));
   const limitRaw = q.get('limit');
@@ -78,11 +80,6 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     start = t.start;
   } else {
     const rv = parseRv(rvParam);
-    if (match && match !== 'Exact' && match !== 'NotOlderThan') {
-      throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
-    }
-    if (match && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
-    if (match === 'Exact' && rv === 0) throw badRequest('resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     if (rv !== undefined && match === 'Exact') {
       if (rv < store.compactedRv) throw expired(`too old resource version: ${rv} (${store.compactedRv})`);
       await waitForRevision(store, rv);

@@ -18,6 +18,7 @@ import { negotiateForm, objectJson, type Form } from './encoding.ts';
 import { Faults, type FailureSpec } from './faults.ts';
 import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import { listBody, parseRv, waitForRevision, type Query } from './list.ts';
+import { validateListOptions } from './list-options.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import { Registry } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
@@ -26,8 +27,6 @@ import { defaultResourceTypes, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import {
   badRequest,
-  fieldForbidden,
-  invalid,
   methodNotAllowed,
   pageNotFound,
   status,
@@ -416,13 +415,7 @@ export class ApiServer {
     const labels = parseLabelSelector(q.get('labelSelector'));
     const fields = parseFieldSelector(info.name ? `metadata.name=${info.name}` : q.get('fieldSelector'));
     const rv = parseRv(q.get('resourceVersion'));
-    if (q.get('resourceVersionMatch')) throw badRequest('resourceVersionMatch is forbidden for watch');
-    if (q.get('sendInitialEvents') !== null) {
-      // As a server without the WatchList feature answers: a client must fall back to list + watch.
-      throw invalid({ resource: rt.resource, group: rt.group, kind: 'ListOptions' }, '', [
-        fieldForbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
-      ]);
-    }
+    validateListOptions(q, true);
     if (rv !== undefined && rv > 0) await waitForRevision(this.objects, rv);
     const timeoutSeconds = Number(q.get('timeoutSeconds') ?? 0);
     const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.maxWatchSeconds * 1000 * (1 + Math.random());
