@@ -3,7 +3,8 @@
 # its hardened systemd unit, an environment file for extra flags and an
 # uninstall script (docs/deploy.md). In the spirit of the k3s installer:
 #
-#   curl -sfL <release-url>/install.sh | INSTALL_VC_HNC_BASE_URL=<release-url> sh -
+#   curl -sfL <base-url>/<version>/install.sh |
+#     INSTALL_VC_HNC_BASE_URL=<base-url> INSTALL_VC_HNC_VERSION=<version> sh -
 #
 # Every option is a flag and an environment variable (flags win):
 #   --version V        INSTALL_VC_HNC_VERSION      release to install (default: latest)

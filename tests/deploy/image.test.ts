@@ -3,8 +3,8 @@
 // the process's own entries (as ProcSubset=pid does), entered with
 // `unshare --pid` + `chroot` as the image's USER. The executable must print its
 // version there, and run in-cluster style against the API server stand-in with
-// only a service-account token, the CA and the manifests' RBAC, then exit 0 on
-// SIGTERM as PID 1. Needs root and util-linux; the built executable in dist/.
+// only a service-account token, the CA, the manifests' RBAC and their example
+// discovery ConfigMap (creating a HyperNode), then exit 0 on SIGTERM as PID 1. Needs root and util-linux; the built executable in dist/.
 
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { startApiServer, type ApiServer, type PolicyRule } from '../support/apiserver/index.ts';
 import { waitFor, within } from '../support/wait.ts';
 import { CHART_ARGS, NAMESPACE } from './support/chart.ts';
@@ -168,7 +168,7 @@ test('inside the image the executable prints its version as PID 1 of its own nam
   assert.match(lines[5]!, /^Go OS\/Arch: linux\/(amd64|arm64)$/);
 });
 
-test('in-cluster style: service-account token and CA only, the chart arguments, lists under the manifest RBAC, exits 0 on SIGTERM', async () => {
+test('in-cluster style: service-account token and CA only, the chart arguments and the manifests RBAC and ConfigMap: discovers a rack, exits 0 on SIGTERM', async () => {
   if (skip) return;
   const api: ApiServer = await startApiServer({ namespaces: [NAMESPACE], users: { [SA_USER]: { grant: manifestGrant(), token: SA_TOKEN } } });
   let child: ChildProcess | undefined;
@@ -178,6 +178,11 @@ test('in-cluster style: service-account token and CA only, the chart arguments, 
     writeFileSync(join(saDir, 'token'), SA_TOKEN, { mode: 0o644 });
     copyFileSync(api.caFile, join(saDir, 'ca.crt'));
     writeFileSync(join(saDir, 'namespace'), NAMESPACE, { mode: 0o644 });
+    // The example discovery ConfigMap of the manifests, and two nodes in one rack.
+    api.store.create(parse(readFileSync(join(repoRoot, 'deploy/kubernetes/discovery-configmap.yaml'), 'utf8')));
+    for (const name of ['node-a', 'node-b']) {
+      api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'volcano.sh/tor': 'rack-1', 'kubernetes.io/hostname': name } } });
+    }
     const [healthz, metrics] = [await freePort(), await freePort()];
     child = runInImage(
       [
