@@ -1,7 +1,7 @@
 // The health and metrics servers (02-runtime §5) over real HTTP on
 // 127.0.0.1, and the readiness state machine (§6).
 
-import { createServer, request } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
@@ -11,6 +11,13 @@ import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
 import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
 import { Readiness } from '../../src/app/readiness.ts';
 import { createLogger, nullLogger } from '../../src/log.ts';
+
+/** Servers of the running test, closed after it even when it fails. */
+const open: Server[] = [];
+test.after.each(async () => {
+  await Promise.all(open.splice(0).map(closeHttp));
+});
+const tracked = <T extends Server | undefined>(s: T): T => (s && open.push(s), s);
 
 interface Reply {
   code: number;
@@ -31,10 +38,10 @@ function get(address: string, path: string, headers: Record<string, string> = {}
   });
 }
 
-async function busyPort(): Promise<{ address: string; close(): Promise<void> }> {
-  const s = createServer();
+async function busyPort(): Promise<{ address: string }> {
+  const s = tracked(createServer());
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  return { address: `127.0.0.1:${(s.address() as AddressInfo).port}`, close: () => closeHttp(s) };
+  return { address: `127.0.0.1:${(s.address() as AddressInfo).port}` };
 }
 
 test('Go listen addresses: ":port", "host:port", "[v6]:port"', () => {
@@ -46,7 +53,7 @@ test('Go listen addresses: ":port", "host:port", "[v6]:port"', () => {
 
 test('health server: /healthz 200 always, /readyz 503 with Go text until ready, exact paths only, any method', async () => {
   const readiness = new Readiness();
-  const server = await startHealthServer('127.0.0.1:0', readiness);
+  const server = tracked(await startHealthServer('127.0.0.1:0', readiness));
   const at = boundAddress(server);
   const healthz = await get(at, '/healthz');
   assert.is(healthz.code, 200);
@@ -64,14 +71,12 @@ test('health server: /healthz 200 always, /readyz 503 with Go text until ready, 
     assert.is(r.code, 404, path);
     assert.is(r.body.toString(), '404 page not found\n');
   }
-  await closeHttp(server);
 });
 
 test('health listener bind failure is returned with the Go wording', async () => {
   const busy = await busyPort();
   const err = await startHealthServer(busy.address, new Readiness()).catch((e: Error) => e);
   assert.is((err as Error).message, `failed to create health listener: listen tcp ${busy.address}: bind: address already in use`);
-  await busy.close();
 });
 
 test('metrics server: /metrics in Prometheus text with process, rest_client, workqueue and leader families; gzip on request; 404 elsewhere', async () => {
@@ -80,7 +85,7 @@ test('metrics server: /metrics in Prometheus text with process, rest_client, wor
   metrics.queue('hypernode-status').depth(3);
   metrics.leaderStatus('vc-hypernode-controller-manager', true);
   metrics.rest.requestDone('10.0.0.1:443', 'GET', '200', 12);
-  const server = (await startMetricsServer('127.0.0.1:0', metrics.registry, nullLogger, () => assert.unreachable('exit')))!;
+  const server = tracked((await startMetricsServer('127.0.0.1:0', metrics.registry, nullLogger, () => assert.unreachable('exit')))!);
   const at = boundAddress(server);
   const r = await get(at, '/metrics');
   assert.is(r.code, 200);
@@ -103,7 +108,6 @@ test('metrics server: /metrics in Prometheus text with process, rest_client, wor
   assert.is(second.headers['content-encoding'], 'gzip');
   assert.match(gunzipSync(second.body).toString(), /promhttp_metric_handler_requests_total\{code="200"\} 1/);
   assert.is((await get(at, '/metricsx')).code, 404);
-  await closeHttp(server);
 });
 
 test('metrics bind failure is fatal: an F line and exit 255', async () => {
@@ -117,7 +121,6 @@ test('metrics bind failure is fatal: an F line and exit 255', async () => {
   assert.is(server, undefined);
   assert.is(code, 255);
   assert.match(lines.join(''), new RegExp(`^F.*Failed to start metrics server: listen tcp ${busy.address}: bind: address already in use`));
-  await busy.close();
 });
 
 test('readiness: followers are ready on seeing another leader; a new leader only after its caches synced, even if a stale OnNewLeader arrives late', () => {

@@ -58,6 +58,15 @@ interface Running {
   exits: number[];
 }
 
+/** Runs of the current test, stopped after it even when it fails. */
+const runs: Running[] = [];
+test.after.each(async () => {
+  for (const r of runs.splice(0)) {
+    r.stop();
+    await r.done.catch(() => {});
+  }
+});
+
 function start(options: Options, deps: Partial<ServerDeps> = {}): Running {
   const stop = new AbortController();
   let listening: { health?: Server; metrics?: Server } | undefined;
@@ -74,7 +83,9 @@ function start(options: Options, deps: Partial<ServerDeps> = {}): Running {
   });
   done.catch(() => {});
   const address = (which: 'health' | 'metrics') => waitFor(() => listening?.[which] && boundAddress(listening[which]!), { what: `${which} server` });
-  return { done, stop: () => stop.abort(), health: () => address('health'), metrics: () => address('metrics'), exits };
+  const run: Running = { done, stop: () => stop.abort(), health: () => address('health'), metrics: () => address('metrics'), exits };
+  runs.push(run);
+  return run;
 }
 
 async function status(address: string, path: string): Promise<number> {

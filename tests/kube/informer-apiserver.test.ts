@@ -46,6 +46,12 @@ function setNode(name: string, labels: Record<string, string> = {}): void {
   else api.store.create(obj);
 }
 
+/** Informers of the running test, stopped after it even when it fails. */
+const running: Array<() => Promise<void>> = [];
+test.after.each(async () => {
+  for (const stop of running.splice(0)) await stop();
+});
+
 /** Runs a metadata-only node informer with a handler that mirrors what it is told. */
 function nodeInformer() {
   const informer = resourceInformer<KubeObject>(nodesClient, { metadataOnly: true, transform: keepNameAndLabels, logger: nullLogger });
@@ -57,7 +63,9 @@ function nodeInformer() {
   });
   const stop = new AbortController();
   const done = informer.run(stop.signal);
-  return { informer, mirror, stop: async () => (stop.abort(), await done) };
+  const stopped = async () => (stop.abort(), await done);
+  running.push(stopped);
+  return { informer, mirror, stop: stopped };
 }
 
 const serverState = () =>
