@@ -217,4 +217,25 @@ test('PUT or PATCH on a collection is 405; a body over 3 MiB is 413', async () =
   assert.is(big.body.reason, 'RequestEntityTooLarge');
 });
 
+test('deletecollection deletes what the selectors match', async () => {
+  for (const [name, rack] of [['dc-1', 'a'], ['dc-2', 'a'], ['dc-3', 'b']]) api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack } } });
+  const r = await call(api, 'DELETE', '/api/v1/nodes?labelSelector=rack%3Da');
+  assert.is(r.status, 200);
+  assert.is(r.body.status, 'Success');
+  assert.equal(api.store.list('nodes').map((n) => n.metadata.name), ['dc-3']);
+  assert.equal(api.requests.writes().map((w) => w.verb), ['deletecollection']);
+});
+
+test('deleting a namespace deletes what it contains', async () => {
+  api.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
+  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'doomed' } });
+  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'volcano-system' } });
+  const r = await call(api, 'DELETE', '/api/v1/namespaces/doomed');
+  assert.is(r.body.kind, 'Namespace');
+  assert.equal(api.store.list('configmaps', 'doomed'), []);
+  assert.ok(api.store.get('configmaps', 'keep', 'volcano-system'));
+  assert.is((await call(api, 'GET', '/api/v1/namespaces/doomed/configmaps/c')).status, 404);
+  api.store.delete('configmaps', 'keep', 'volcano-system');
+});
+
 test.run();
