@@ -95,6 +95,16 @@ test('denials carry the Kubernetes Forbidden message', async () => {
   }
 });
 
+test('users given at start authenticate with their token', async () => {
+  const other = await startApiServer({ tls: false, users: { viewer: { grant: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] }], token: 'view' } } });
+  try {
+    assert.is((await call(other, 'GET', '/api/v1/nodes', { token: 'view' })).status, 200);
+    assert.is((await call(other, 'DELETE', '/api/v1/nodes/x', { token: 'view' })).status, 403);
+  } finally {
+    await other.close();
+  }
+});
+
 test('a field selector on metadata.name counts as the name for resourceNames rules', async () => {
   const u = api.addUser('one-lease', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], namespaces: [NS], resourceNames: ['mine'] }]);
   const ok = await call(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases?fieldSelector=metadata.name%3Dmine`, { token: u });

@@ -130,6 +130,14 @@ test('an update that changes nothing keeps the resourceVersion and writes no eve
   assert.is(r2.body.metadata.resourceVersion, c.metadata.resourceVersion, 'key order is not a change');
 });
 
+test('store.apply creates, then replaces whatever the resourceVersion', async () => {
+  const a = api.store.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'applied', labels: { v: '1' } } });
+  const b = api.store.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'applied', labels: { v: '2' }, resourceVersion: '1' } });
+  assert.is(b.metadata.uid, a.metadata.uid);
+  assert.equal(b.metadata.labels, { v: '2' });
+  assert.throws(() => api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'Bad Name' } }), /is invalid: metadata.name/);
+});
+
 test('delete answers the HyperNode, a Status for built-ins, and 404 when missing', async () => {
   await call(api, 'POST', HN, { body: hyperNode('del') });
   const d = await call(api, 'DELETE', `${HN}/del`);

@@ -47,6 +47,24 @@ test('JSON patch applies operations in order; a failed test op is 422', async ()
   assert.is(failed.status, 422);
 });
 
+test('JSON patch move, copy and remove work on nested paths', async () => {
+  api.store.create({ ...hyperNode('jp2'), spec: { tier: 1, tierName: 'rack', members: [{ type: 'Node', selector: { exactMatch: { name: 'a' } } }] } });
+  const r = await call(api, 'PATCH', `${HN}/jp2`, {
+    headers: JSONP,
+    body: [
+      { op: 'copy', from: '/spec/members/0', path: '/spec/members/-' },
+      { op: 'replace', path: '/spec/members/1/selector/exactMatch/name', value: 'b' },
+      { op: 'move', from: '/spec/tierName', path: '/metadata/labels/tier-name' },
+      { op: 'remove', path: '/spec/members/0' },
+    ],
+  });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.body.spec, { tier: 1, members: [{ type: 'Node', selector: { exactMatch: { name: 'b' } } }] });
+  assert.is(r.body.metadata.labels['tier-name'], 'rack');
+  const missing = await call(api, 'PATCH', `${HN}/jp2`, { headers: JSONP, body: [{ op: 'remove', path: '/spec/nothing/here' }] });
+  assert.is(missing.status, 422);
+});
+
 test('a patched object is validated like an update', async () => {
   api.store.create(hyperNode('pv'));
   const r = await call(api, 'PATCH', `${HN}/pv`, { headers: MERGE, body: { spec: { tier: null } } });

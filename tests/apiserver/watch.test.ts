@@ -46,6 +46,15 @@ test('a watch from a list resourceVersion sends only later changes, and resumes 
   w.close();
 });
 
+test('the legacy /watch/ path prefix is a watch', async () => {
+  const w = await watch(api, '/api/v1/watch/namespaces/ns-a/configmaps');
+  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'legacy', namespace: 'ns-a' } });
+  assert.equal(summary(await w.waitForEvents(1)), ['ADDED legacy']);
+  assert.is(api.requests.all({ path: '/api/v1/watch/namespaces/ns-a/configmaps' })[0].verb, 'watch');
+  w.close();
+  api.store.delete('configmaps', 'legacy', 'ns-a');
+});
+
 test('label selectors turn changes in and out of the selection into ADDED and DELETED', async () => {
   api.store.create(node('m', { rack: 'r2' }));
   const list = await call(api, 'GET', '/api/v1/nodes?labelSelector=rack%3Dr1');
