@@ -3,7 +3,9 @@
 // watch fan-out of updates to many watchers.
 // Run: node --import tsx tests/apiserver/bench.ts [nodes] [watchers] [updates]
 
-import { startApiServer } from '../support/apiserver/index.ts';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
 import { call, watch } from './http.ts';
 
 const NODES = Number(process.argv[2] ?? 10_000);
@@ -18,6 +20,20 @@ function node(i: number, extra: Record<string, string> = {}) {
     spec: { podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24` },
     status: { capacity: { cpu: '64', memory: '512Gi' }, conditions: [{ type: 'Ready', status: 'True' }] },
   };
+}
+
+/** GET that only drains the bytes: the server's share of a list, without the client's JSON.parse. */
+function drain(api: ApiServer, path: string, accept = 'application/json'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${api.adminToken}`, accept };
+    const req = request(`${api.url}${path}`, { ca: readFileSync(api.caFile), headers }, (res) => {
+      let n = 0;
+      res.on('data', (c: Buffer) => (n += c.length));
+      res.on('end', () => resolve(n));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function timed<T>(label: string, f: () => Promise<T> | T): Promise<T> {
@@ -35,6 +51,8 @@ try {
   const full = await timed('list all nodes (cold serialisation)', () => call(api, 'GET', '/api/v1/nodes'));
   await timed('list all nodes (warm)', () => call(api, 'GET', '/api/v1/nodes'));
   console.log(`  items=${full.body.items.length} bytes=${full.text.length}`);
+  await timed('list all nodes, bytes only (no client parse)', () => drain(api, '/api/v1/nodes'));
+  await timed('metadata list, bytes only (no client parse)', () => drain(api, '/api/v1/nodes', 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io'));
   const meta = await timed('list all nodes as PartialObjectMetadataList', () =>
     call(api, 'GET', '/api/v1/nodes', { headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' } }),
   );
