@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'uvu';
@@ -190,6 +190,27 @@ test('--skip-systemd installs only the binary and the uninstall script', async (
   const r = join(work, 'skip-root');
   expectOk(await install('skip systemd', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']));
   assert.equal(Object.keys(snapshot(r)).sort(), [`usr/local/bin/${NAME}`, `usr/local/bin/${NAME}-uninstall.sh`]);
+});
+
+test('without curl the installer downloads with wget, and without either it says so', async () => {
+  // A PATH holding only the tools install.sh uses, curl left out.
+  const tools = ['awk', 'cat', 'chmod', 'cmp', 'cp', 'cut', 'dirname', 'grep', 'id', 'mkdir', 'mktemp', 'mv', 'rm', 'rmdir', 'sed', 'sh', 'sha256sum', 'uname', 'wget'];
+  const pathDir = join(work, 'no-curl-bin');
+  mkdirSync(pathDir);
+  for (const tool of tools) {
+    const found = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+    symlinkSync(found, join(pathDir, tool));
+  }
+  const r = join(work, 'wget-root');
+  const res = await install('fresh install with wget', ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'], { PATH: pathDir });
+  expectOk(res);
+  assert.is(sha256(join(r, 'usr/local/bin', NAME)), sha256(join(releases['0.2.0']!, ASSET)));
+  assert.ok(res.requests.some((q) => q.endsWith(ASSET)));
+
+  rmSync(join(pathDir, 'wget'));
+  const none = await install('neither curl nor wget (fails)', ['--root', join(work, 'no-tool-root'), '--base-url', server.baseUrl], { PATH: pathDir });
+  assert.is.not(none.code, 0);
+  assert.match(none.stderr, /neither curl nor wget is installed/);
 });
 
 test('install.sh and the uninstall script it writes are clean under shellcheck', async () => {
