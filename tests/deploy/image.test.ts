@@ -17,7 +17,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { startApiServer, type ApiServer, type PolicyRule } from '../support/apiserver/index.ts';
 import { waitFor, within } from '../support/wait.ts';
 import { CHART_ARGS, NAMESPACE } from './support/chart.ts';
-import { NAME, repoRoot } from './support/releases.ts';
+import { IMAGE_ARCHIVE, NAME, repoRoot } from './support/releases.ts';
 
 const dist = join(repoRoot, 'dist');
 const executable = join(dist, NAME);
@@ -53,13 +53,13 @@ function releaseAndUnpack(): void {
   const out = execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', stagedDist], { encoding: 'utf8', timeout: 300_000 });
   console.log(out.trim());
   const release = join(stagedDist, 'release');
-  const archive = readdirSync(release).find((f) => f.endsWith('.oci.tar'));
-  assert.ok(archive, 'the release holds an OCI archive');
+  const archive = IMAGE_ARCHIVE;
+  assert.ok(existsSync(join(release, archive)), 'the release holds the OCI archive');
   execFileSync('sha256sum', ['--check', '--strict', '--quiet', 'SHA256SUMS'], { cwd: release });
 
   const layout = join(work, 'layout');
   mkdirSync(layout);
-  execFileSync('tar', ['-xf', join(release, archive!), '-C', layout]);
+  execFileSync('tar', ['-xf', join(release, archive), '-C', layout]);
   const blob = (digest: string) => join(layout, 'blobs/sha256', digest.replace(/^sha256:/, ''));
   const index = readJson(join(layout, 'index.json'));
   assert.is(index.manifests.length, 1);
@@ -68,7 +68,7 @@ function releaseAndUnpack(): void {
   mkdirSync(rootfs);
   for (const layer of manifest.layers) execFileSync('tar', ['-xzf', blob(layer.digest), '-C', rootfs]);
   const layerBytes = manifest.layers.reduce((n: number, l: Json) => n + l.size, 0);
-  console.log(`image: ${(statSync(join(release, archive!)).size / 1048576).toFixed(1)} MiB archive, ${(layerBytes / 1048576).toFixed(1)} MiB compressed layer`);
+  console.log(`image: ${(statSync(join(release, archive)).size / 1048576).toFixed(1)} MiB archive, ${(layerBytes / 1048576).toFixed(1)} MiB compressed layer`);
   // A runtime mounts /proc itself; the image carries no directory for it.
   assert.not.ok(existsSync(join(rootfs, 'proc')));
   mkdirSync(join(rootfs, 'proc'));

@@ -2,12 +2,12 @@
 // executable for the machine, and writes a SHA256SUMS that sha256sum accepts.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASSET, NAME, makeRelease, repoRoot } from './support/releases.ts';
+import { ASSET, IMAGE_ARCHIVE, NAME, makeRelease, repoRoot, standInExecutable } from './support/releases.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'release-test-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -33,6 +33,29 @@ test('the manifests tarball unpacks to kubernetes/ with every file of deploy/kub
   const listed = execFileSync('tar', ['-tzf', join(dir, `${NAME}-kubernetes.tar.gz`)], { encoding: 'utf8' }).trim().split('\n');
   const expected = readdirSync(join(repoRoot, 'deploy/kubernetes')).map((f) => `kubernetes/${f}`);
   assert.equal(listed.filter((e) => !e.endsWith('/')).sort(), expected.sort());
+});
+
+test('an image archive newer than the executable is reused; an older one is rebuilt', () => {
+  const dist = join(work, 'dist-with-image');
+  mkdirSync(join(dist, 'image'), { recursive: true });
+  standInExecutable(join(dist, NAME), '2.0.0');
+  writeFileSync(join(dist, `${NAME}.cjs`), '// bundle\n');
+  writeFileSync(join(dist, `${NAME}.cjs.map`), '{}\n');
+  const archive = join(dist, 'image', IMAGE_ARCHIVE);
+  writeFileSync(archive, 'an image built earlier\n');
+  const release = () => spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist], { encoding: 'utf8' });
+
+  const reused = release();
+  assert.is(reused.status, 0, reused.stderr);
+  assert.is(readFileSync(join(dist, 'release', IMAGE_ARCHIVE), 'utf8'), 'an image built earlier\n');
+
+  // The stand-in is a shell script, so an attempted image build fails at ldd: proof it was attempted.
+  const old = new Date(Date.now() - 3_600_000);
+  utimesSync(archive, old, old);
+  const rebuilt = release();
+  assert.is(rebuilt.status, 1);
+  assert.match(rebuilt.stdout, /building the image/);
+  assert.match(rebuilt.stderr, /ldd .* failed \(is it a dynamically linked ELF executable\?\)/);
 });
 
 test('without a build the release script says to run the build first', () => {

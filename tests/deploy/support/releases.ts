@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 
 export const NAME = 'vc-hypernode-controller-manager';
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-export const ASSET = `${NAME}-linux-${{ x64: 'amd64', arm64: 'arm64' }[process.arch as 'x64' | 'arm64']}`;
+/** Go's name for this machine's architecture, as release file names use it. */
+export const ARCH = { x64: 'amd64', arm64: 'arm64' }[process.arch as 'x64' | 'arm64'];
+export const ASSET = `${NAME}-linux-${ARCH}`;
+export const IMAGE_ARCHIVE = `${NAME}-image-linux-${ARCH}.oci.tar`;
 
 /** A shell script that prints the six --version lines of 01-cli §4 for `version`. */
 export function standInExecutable(path: string, version: string): void {
