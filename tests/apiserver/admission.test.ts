@@ -199,6 +199,17 @@ test('Events must live in their involved object namespace, or default for cluste
   assert.match(cluster.body.message, 'involvedObject.namespace: Invalid value: "": does not match event.namespace');
 });
 
+test('a new-style core/v1 Event (eventTime set) needs its reporting fields', async () => {
+  const base = { metadata: { name: 'new-style' }, involvedObject: { kind: 'Lease', namespace: NS, name: 'x' }, eventTime: '2026-01-01T00:00:00.000000Z' };
+  const bad = await call(api, 'POST', `/api/v1/namespaces/${NS}/events`, { body: base });
+  assert.is(bad.status, 422);
+  assert.equal([...new Set(bad.body.details.causes.map((c: any) => c.field))], ['reportingController', 'reportingInstance', 'action', 'reason']);
+  const ok = await call(api, 'POST', `/api/v1/namespaces/${NS}/events`, {
+    body: { ...base, reportingComponent: 'vc-hypernode-controller-manager', reportingInstance: 'pod-1', action: 'Reconcile', reason: 'Synced' },
+  });
+  assert.is(ok.status, 201, ok.text);
+});
+
 test('ConfigMap keys and Secret data are checked; secret type defaults to Opaque', async () => {
   const cm = await call(api, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { metadata: { name: 'cm' }, data: { 'bad key': 'v' } } });
   assert.is(cm.status, 422);

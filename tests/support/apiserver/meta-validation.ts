@@ -58,7 +58,7 @@ export function qualifiedNameErrors(value: string): string[] {
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  if (name.length > 0 && !qualifiedNameRe.test(name)) {
+  if (!qualifiedNameRe.test(name)) {
     errs.push(
       `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QUALIFIED_NAME}')`,
     );

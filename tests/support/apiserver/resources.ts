@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { decodeBuiltin } from './builtin-types.ts';
 import { checkRulesKnown, loadCrd, prune, validateRules, validateSchema } from './crd-schema.ts';
 import { objectMetaErrors, type NameRule } from './meta-validation.ts';
-import { badRequest, fieldInvalid, type ErrorSubject, type FieldError } from './status.ts';
+import { configKeyErrors, eventErrors, leaseErrors } from './builtin-validation.ts';
+import { badRequest, type ErrorSubject, type FieldError } from './status.ts';
 
 export type Obj = Record<string, any>;
 
@@ -35,28 +36,6 @@ export interface ResourceType extends ErrorSubject {
   prepareCreate(obj: Obj): void;
   /** Field errors beyond object metadata (422 when non-empty). */
   validate(obj: Obj): FieldError[];
-}
-
-const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
-
-function configKeyErrors(obj: Obj, maps: string[]): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const m of maps) {
-    for (const key of Object.keys(obj[m] ?? {})) {
-      if (!CONFIG_KEY_RE.test(key) || key === '.' || key === '..' || key.length > 253) {
-        errs.push(
-          fieldInvalid(
-            `${m}[${key}]`,
-            key,
-            `a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
-          ),
-        );
-      }
-      // ValidateConfigMap reports a binaryData key that data also has against data.
-      if (m === 'binaryData' && obj.data && key in obj.data) errs.push(fieldInvalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
-    }
-  }
-  return errs;
 }
 
 interface BuiltinSpec {
@@ -157,15 +136,7 @@ const events = builtin({
   singular: 'event',
   shortNames: ['ev'],
   namespaced: true,
-  validate(obj) {
-    // legacyValidateEvent: an old-style event (no eventTime) lives in its object's namespace,
-    // or in "default"/none for a cluster-scoped object.
-    if (obj.eventTime) return [];
-    const involvedNs: string = obj.involvedObject?.namespace ?? '';
-    const ns: string = obj.metadata.namespace ?? '';
-    const ok = involvedNs === '' ? ns === '' || ns === 'default' : ns === involvedNs;
-    return ok ? [] : [fieldInvalid('involvedObject.namespace', involvedNs, 'does not match event.namespace')];
-  },
+  validate: eventErrors,
 });
 
 const leases = builtin({
@@ -184,17 +155,7 @@ const leases = builtin({
       delete obj.spec.preferredHolder;
     }
   },
-  validate(obj) {
-    const errs: FieldError[] = [];
-    const spec = obj.spec ?? {};
-    if (spec.leaseDurationSeconds != null && spec.leaseDurationSeconds <= 0) {
-      errs.push(fieldInvalid('spec.leaseDurationSeconds', spec.leaseDurationSeconds, 'must be greater than 0'));
-    }
-    if (spec.leaseTransitions != null && spec.leaseTransitions < 0) {
-      errs.push(fieldInvalid('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0'));
-    }
-    return errs;
-  },
+  validate: leaseErrors,
 });
 
 /** The HyperNode CRD file shipped beside this module (a copy of the one Volcano installs). */
