@@ -163,11 +163,11 @@ if [ -n "$BIN_FILE" ]; then
     [ -f "$BIN_FILE" ] || fatal "--bin-file $BIN_FILE does not exist"
     SOURCE_DIR=$(cd "$(dirname "$BIN_FILE")" && pwd)
     SOURCE="local file $BIN_FILE"
+    # SHA256SUMS beside the file lists it under its own name.
+    ASSET=$(basename "$BIN_FILE")
     fetch() { # fetch ASSET DEST
-        src=$SOURCE_DIR/$1
-        [ "$1" != "$ASSET" ] || src=$BIN_FILE
-        [ -f "$src" ] || fatal "$src not found (it must sit beside --bin-file; or pass --skip-systemd)"
-        cp "$src" "$2"
+        [ -f "$SOURCE_DIR/$1" ] || fatal "$SOURCE_DIR/$1 not found (it must sit beside --bin-file; or pass --skip-systemd)"
+        cp "$SOURCE_DIR/$1" "$2"
     }
 else
     [ -n "$BASE_URL" ] || fatal "no release source: set INSTALL_VC_HNC_BASE_URL or --base-url (or install a local file with --bin-file)"

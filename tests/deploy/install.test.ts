@@ -182,6 +182,16 @@ test('a local file installs from the environment variables, into custom paths, v
   assert.match(refused.stderr, /checksum mismatch/);
   assert.equal(snapshot(join(work, 'forged-root')), {});
 
+  // A build directory: the executable under its plain name, the unit beside it, no SHA256SUMS.
+  const build = join(work, 'build-dir');
+  mkdirSync(build);
+  cpSync(join(releases['0.1.0']!, ASSET), join(build, NAME));
+  cpSync(join(releases['0.1.0']!, `${NAME}.service`), join(build, `${NAME}.service`));
+  const unverified = await install('local build, no SHA256SUMS', ['--root', join(work, 'build-root'), '--bin-file', join(build, NAME)]);
+  expectOk(unverified);
+  assert.match(unverified.stderr, /no SHA256SUMS beside .*: installing it unverified/);
+  assert.is(sha256(join(work, 'build-root/usr/local/bin', NAME)), sha256(join(build, NAME)));
+
   expectOk(await install('uninstall custom paths', ['--uninstall', '--root', localRoot, '--install-dir', '/opt/vc/bin']));
   assert.equal(snapshot(localRoot), {});
 });
