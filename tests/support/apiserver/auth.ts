@@ -99,17 +99,13 @@ export class Users {
     if (token) this.tokens.set(token, name);
   }
 
-  grantOf(name: string): Grant | undefined {
-    return this.grants.get(name);
+  /** A verified client certificate's CN is the user; without a grant it may do nothing (403, not 401). */
+  byCertificate(cn: string): User {
+    return { name: cn, grant: this.grants.get(cn) ?? [] };
   }
 
   byToken(token: string): User | undefined {
     const name = this.tokens.get(token);
     return name === undefined ? undefined : { name, grant: this.grants.get(name)! };
-  }
-
-  byCertificate(cn: string): User | undefined {
-    const grant = this.grants.get(cn);
-    return grant === undefined ? undefined : { name: cn, grant };
   }
 }

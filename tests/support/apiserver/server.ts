@@ -279,7 +279,7 @@ export class ApiServer {
     if (this.tls) {
       const socket = req.socket as TLSSocket;
       const cn = socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
-      if (typeof cn === 'string' && cn) return { name: cn, grant: this.users.grantOf(cn) ?? [] };
+      if (typeof cn === 'string' && cn) return this.users.byCertificate(cn);
     }
     const auth = req.headers.authorization;
     if (auth?.startsWith('Bearer ')) return this.users.byToken(auth.slice('Bearer '.length).trim());
