@@ -59,11 +59,6 @@ export function forbidden(a: Attributes): StatusError {
   return new StatusError(status(403, 'Forbidden', message, details));
 }
 
-/** 403 for a non-resource path, e.g. `/metrics`. */
-export function forbiddenPath(user: string, verb: string, path: string): StatusError {
-  return new StatusError(status(403, 'Forbidden', `forbidden: User "${user}" cannot ${verb} path "${path}"`, {}));
-}
-
 /**
  * The controller's ServiceAccount rights under the Helm chart: the ClusterRole
  * (nodes list/watch; hypernodes list/watch/create/update/delete;
