@@ -210,13 +210,13 @@ function kubeconfigFileConfig(path: string, master: string): ClientConfig {
   }
   const user = kc.getCurrentUser();
   // Plugins (exec, OIDC, token files) may hand out a new token on any call;
-  // static credentials are computed once instead of re-reading files per request.
+  // static credentials are computed once (on first use) instead of re-reading files per request.
   const dynamic = Boolean(user?.exec || user?.authProvider);
-  const fixed = dynamic ? undefined : credentialsFrom(kc);
+  let fixed: Promise<Credentials> | undefined;
   return {
     server,
     tls: tlsFrom(kc, cluster?.skipTLSVerify ?? false),
-    credentials: () => fixed ?? credentialsFrom(kc),
+    credentials: () => (dynamic ? credentialsFrom(kc) : (fixed ??= credentialsFrom(kc))),
   };
 }
 
@@ -229,10 +229,17 @@ function requestOptions(kc: KubeConfig): Promise<RequestOptions> {
 function tlsFrom(kc: KubeConfig, skipVerify: boolean): TlsSettings {
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
-  const fromFileOrData = (file?: string, data?: string) => (file ? readFileSync(file) : data ? Buffer.from(data, 'base64') : undefined);
-  const ca = fromFileOrData(cluster?.caFile, cluster?.caData);
-  const cert = fromFileOrData(user?.certFile, user?.certData);
-  const key = fromFileOrData(user?.keyFile, user?.keyData);
+  const fromFileOrData = (what: string, file?: string, data?: string) => {
+    if (!file) return data ? Buffer.from(data, 'base64') : undefined;
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`invalid configuration: unable to read ${what} ${file}: ${fsErrorText(err)}`, { cause: err });
+    }
+  };
+  const ca = fromFileOrData('certificate-authority', cluster?.caFile, cluster?.caData);
+  const cert = fromFileOrData('client-certificate', user?.certFile, user?.certData);
+  const key = fromFileOrData('client-key', user?.keyFile, user?.keyData);
   return {
     rejectUnauthorized: !skipVerify,
     ...(ca ? { ca } : {}),

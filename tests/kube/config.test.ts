@@ -197,6 +197,28 @@ test('--kubeconfig pointing at a missing file is an error naming the file', () =
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: '/nope/kubeconfig' }, logger), /stat \/nope\/kubeconfig: no such file or directory/);
 });
 
+test('--kubeconfig naming a CA file that does not exist fails at start with the file named', () => {
+  const dir = tempDir();
+  const file = join(dir, 'kc.yaml');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: 'https://10.0.0.1:6443', 'certificate-authority': 'missing-ca.crt' } }],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'x',
+    }),
+  );
+  const { logger } = captureLogger();
+  assert.throws(
+    () => buildClientConfig({ master: '', kubeconfig: file }, logger),
+    (e: Error) => e.message === `invalid configuration: unable to read certificate-authority ${dir}/missing-ca.crt: open ${dir}/missing-ca.crt: no such file or directory`,
+  );
+  rmSync(dir, { recursive: true });
+});
+
 test('--kubeconfig with no usable context and no --master is "no configuration"', () => {
   const dir = tempDir();
   const file = join(dir, 'empty.yaml');
