@@ -192,7 +192,7 @@ export function stageRootfs(executable, rootfs, entrypoint) {
   for (const lib of sharedLibraries(executable)) place(lib, lib, statSync(lib).mode & 0o777);
 }
 
-async function writeBlob(blobsDir, data) {
+function writeBlob(blobsDir, data) {
   const digest = `sha256:${createHash('sha256').update(data).digest('hex')}`;
   writeFileSync(join(blobsDir, digest.slice('sha256:'.length)), data);
   return { digest, size: data.length };
@@ -230,7 +230,7 @@ export async function buildImage({ executable = join(root, 'dist', NAME), out = 
     rootfs: { type: 'layers', diff_ids: [layer.diffId] },
     history: [{ created, created_by: 'scripts/build-image.mjs: COPY rootfs/ / (deploy/image/Dockerfile)' }],
   };
-  const configBlob = await writeBlob(blobs, Buffer.from(JSON.stringify(config)));
+  const configBlob = writeBlob(blobs, Buffer.from(JSON.stringify(config)));
   const manifest = {
     schemaVersion: 2,
     mediaType: 'application/vnd.oci.image.manifest.v1+json',
@@ -238,7 +238,7 @@ export async function buildImage({ executable = join(root, 'dist', NAME), out = 
     layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: layer.digest, size: layer.size }],
     annotations: labels,
   };
-  const manifestBlob = await writeBlob(blobs, Buffer.from(JSON.stringify(manifest)));
+  const manifestBlob = writeBlob(blobs, Buffer.from(JSON.stringify(manifest)));
   const index = {
     schemaVersion: 2,
     mediaType: 'application/vnd.oci.image.index.v1+json',
