@@ -8,8 +8,9 @@
 // Makefile `image_bins` / `save-images` targets.
 //
 // Usage: node scripts/release.mjs [--dist DIR] [--out DIR] [--no-image]
-//   defaults: dist, dist/release. The image archive is taken from DIR/image/
-//   when it is newer than the executable, otherwise built there first.
+//   defaults: dist, dist/release (emptied first, so no stale file is listed).
+//   The image archive is taken from DIST/image/ when it is newer than the
+//   executable, otherwise built there first.
 
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
