@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
-import { chooseName, cleanTypeName, derivedSuffix, namePrefix, SUFFIX_ALPHABET } from '../../../src/hypernode/discovery/label/naming.ts';
+import { NameBook, cleanTypeName, derivedSuffix, namePrefix, SUFFIX_ALPHABET } from '../../../src/hypernode/discovery/label/naming.ts';
 import { buildMembers } from '../../../src/hypernode/api/builders.ts';
 import type { TopologyType } from '../../../src/hypernode/discovery/label/tiers.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
@@ -83,17 +83,17 @@ test('adoption picks the smallest matching name and ignores other sources and pr
       hn('hypernode-other-tier1-bbbbb', { [SRC]: 'label', [HN]: 's0' }),
     ],
   });
-  assert.is(chooseName(cache, new Set(), 'topologyA3', HN, 's0', 1), 'hypernode-topologya3-tier1-ccccc');
+  assert.is(new NameBook(cache).choose(new Set(), 'topologyA3', HN, 's0', 1), 'hypernode-topologya3-tier1-ccccc');
 });
 
 test('tier1 does not adopt a tier10 name (prefix includes the dash)', () => {
   const cache = new FakeInformer<HyperNode>({
     initial: [{ metadata: { name: 'hypernode-t-tier10-bbbbb', labels: { [SRC]: 'label', k: 'v' } }, spec: { tier: 10 } }],
   });
-  const name = chooseName(cache, new Set(), 't', 'k', 'v', 1);
+  const name = new NameBook(cache).choose(new Set(), 't', 'k', 'v', 1);
   assert.ok(name.startsWith('hypernode-t-tier1-'));
   assert.is.not(name, 'hypernode-t-tier10-bbbbb');
-  assert.is(chooseName(cache, new Set(), 't', 'k', 'v', 10), 'hypernode-t-tier10-bbbbb');
+  assert.is(new NameBook(cache).choose(new Set(), 't', 'k', 'v', 10), 'hypernode-t-tier10-bbbbb');
 });
 
 test('a collision with the cache or this run takes the next derived candidate', () => {
@@ -101,13 +101,13 @@ test('a collision with the cache or this run takes the next derived candidate', 
   const second = namePrefix('t', 1) + derivedSuffix('t', 1, 'k', 'v', 1);
   assert.is.not(first, second);
   const cache = new FakeInformer<HyperNode>({ initial: [{ metadata: { name: first, labels: { [SRC]: 'ufm' } }, spec: { tier: 1 } }] });
-  assert.is(chooseName(cache, new Set(), 't', 'k', 'v', 1), second);
-  assert.is(chooseName(new FakeInformer<HyperNode>(), new Set([first]), 't', 'k', 'v', 1), second);
+  assert.is(new NameBook(cache).choose(new Set(), 't', 'k', 'v', 1), second);
+  assert.is(new NameBook(new FakeInformer<HyperNode>()).choose(new Set([first]), 't', 'k', 'v', 1), second);
 });
 
 test('20 collisions are an error', () => {
   const taken = new Set(Array.from({ length: 20 }, (_, i) => namePrefix('t', 1) + derivedSuffix('t', 1, 'k', 'v', i)));
-  assert.throws(() => chooseName(new FakeInformer<HyperNode>(), taken, 't', 'k', 'v', 1), /unable to get unique hyperNodeName after 20 attempts/);
+  assert.throws(() => new NameBook(new FakeInformer<HyperNode>()).choose(taken, 't', 'k', 'v', 1), /unable to get unique hyperNodeName after 20 attempts/);
 });
 
 test('a cache read error fails the run', () => {

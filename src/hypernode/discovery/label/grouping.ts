@@ -7,7 +7,7 @@ import type { Lister } from '../../../kube/types.ts';
 import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../api/types.ts';
 import type { Snapshot } from '../../api/interface.ts';
-import { chooseName, LABEL_SOURCE } from './naming.ts';
+import { LABEL_SOURCE, NameBook } from './naming.ts';
 import type { TopologyType } from './tiers.ts';
 
 interface Group {
@@ -19,6 +19,7 @@ interface Group {
 
 /** Builds the complete desired set of label HyperNodes. Throws on a naming error. */
 export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): Snapshot {
+  const names = new NameBook(hyperNodes);
   const groups = new Map<string, Group>();
   // (label key, value) → HyperNode name, shared by all types within the run (as in Go).
   const byLabel = new Map<string, string>();
@@ -32,7 +33,7 @@ export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly Top
         const value = labels[key]!;
         const labelId = JSON.stringify([key, value]);
         const tier = i + 1;
-        const name = byLabel.get(labelId) ?? chooseName(hyperNodes, groups, type.name, key, value, tier);
+        const name = byLabel.get(labelId) ?? names.choose(groups, type.name, key, value, tier);
         let group = groups.get(name);
         if (!group) {
           group = { tier, tierName: key, members: new Set(), labels: { [key]: value } };

@@ -53,29 +53,41 @@ export function derivedSuffix(typeName: string, tier: number, key: string, value
 }
 
 /**
- * The name for the group `key=value` at `tier` of `typeName`: the smallest
- * existing label-sourced HyperNode of that group with the right prefix, else
- * the first derived name not in the cache and not `taken` in this run.
- * Throws on a cache read error or after MAX_NAME_ATTEMPTS collisions.
+ * Name look-ups for one discovery run. The label-sourced HyperNodes are read
+ * from the cache once and indexed by each of their labels, so adopting names
+ * costs one cache scan per run instead of one per group.
  */
-export function chooseName(
-  hyperNodes: Lister<HyperNode>,
-  taken: { has(name: string): boolean },
-  typeName: string,
-  key: string,
-  value: string,
-  tier: number,
-): string {
-  const prefix = namePrefix(typeName, tier);
-  const candidates = hyperNodes
-    .list({ [key]: value, [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE })
-    .map((hn) => hn.metadata.name)
-    .sort(compareBytes);
-  const adopted = candidates.find((name) => name.startsWith(prefix));
-  if (adopted !== undefined) return adopted;
-  for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
-    const name = prefix + derivedSuffix(typeName, tier, key, value, attempt);
-    if (!taken.has(name) && hyperNodes.get(name) === undefined) return name;
+export class NameBook {
+  /** JSON [key, value] → names of label HyperNodes carrying that label, byte-sorted. */
+  private readonly byLabel = new Map<string, string[]>();
+
+  /** Reads the cache; throws on a cache read error. */
+  constructor(private readonly hyperNodes: Lister<HyperNode>) {
+    for (const hn of hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE })) {
+      for (const [k, v] of Object.entries(hn.metadata.labels ?? {})) {
+        const id = JSON.stringify([k, v]);
+        const names = this.byLabel.get(id);
+        if (names) names.push(hn.metadata.name);
+        else this.byLabel.set(id, [hn.metadata.name]);
+      }
+    }
+    for (const names of this.byLabel.values()) names.sort(compareBytes);
   }
-  throw new Error(`unable to get unique hyperNodeName after ${MAX_NAME_ATTEMPTS} attempts`);
+
+  /**
+   * The name for the group `key=value` at `tier` of `typeName`: the smallest
+   * existing label HyperNode of that group with the right prefix, else the
+   * first derived name neither in the cache nor `taken` in this run. Throws
+   * on a cache read error or after MAX_NAME_ATTEMPTS collisions.
+   */
+  choose(taken: { has(name: string): boolean }, typeName: string, key: string, value: string, tier: number): string {
+    const prefix = namePrefix(typeName, tier);
+    const adopted = this.byLabel.get(JSON.stringify([key, value]))?.find((name) => name.startsWith(prefix));
+    if (adopted !== undefined) return adopted;
+    for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
+      const name = prefix + derivedSuffix(typeName, tier, key, value, attempt);
+      if (!taken.has(name) && this.hyperNodes.get(name) === undefined) return name;
+    }
+    throw new Error(`unable to get unique hyperNodeName after ${MAX_NAME_ATTEMPTS} attempts`);
+  }
 }
