@@ -124,6 +124,22 @@ test('watch options are validated like ListOptions (no WatchList); a future reso
   assert.match(list.body.message, 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
 });
 
+test('history beyond historyLimit is forgotten: resuming from before it gets 410', async () => {
+  const small = await startApiServer({ historyLimit: 8 });
+  try {
+    const early = small.resourceVersion;
+    for (let i = 0; i < 30; i++) small.store.create(node(`h${i}`));
+    const late = String(Number(small.resourceVersion) - 3);
+    const old = await watch(small, `/api/v1/nodes?watch=1&resourceVersion=${early}`);
+    assert.is((await old.waitForEvents(1))[0].object.reason, 'Expired');
+    const recent = await watch(small, `/api/v1/nodes?watch=1&resourceVersion=${late}`);
+    assert.equal(summary(await recent.waitForEvents(3)), ['ADDED h27', 'ADDED h28', 'ADDED h29']);
+    recent.close();
+  } finally {
+    await small.close();
+  }
+});
+
 test('bookmarks carry only metadata.resourceVersion and are sent only when allowed', async () => {
   const withB = await watch(api, '/apis/topology.volcano.sh/v1alpha1/hypernodes?watch=1&allowWatchBookmarks=true');
   const without = await watch(api, '/apis/topology.volcano.sh/v1alpha1/hypernodes?watch=1');

@@ -66,7 +66,7 @@ export interface ApiServerOptions {
   maxWatchSeconds?: number;
   /** Interval between BOOKMARK events on watches that allow them (default 60 s). */
   bookmarkIntervalMs?: number;
-  /** Events kept for watch resumption and paged lists (default 200,000). */
+  /** Events kept for watch resumption and paged lists (default 102,400, the watch cache's upper bound). */
   historyLimit?: number;
 }
 

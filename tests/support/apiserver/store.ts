@@ -44,7 +44,8 @@ const byKey = (a: Stored, b: Stored): number => (a.key < b.key ? -1 : a.key > b.
 
 export type Listener = (ev: StoreEvent) => void;
 
-export const DEFAULT_HISTORY_EVENTS = 200_000;
+/** The watch cache grows to at most 100 * 1024 events per resource; one shared log of that size stands in. */
+export const DEFAULT_HISTORY_EVENTS = 100 * 1024;
 
 export class ObjectStore {
   /** Last revision handed out. */
@@ -128,7 +129,8 @@ export class ObjectStore {
   private emit(ev: StoreEvent): void {
     this.sorted.delete(ev.resource);
     this.history.push(ev);
-    if (this.history.length > this.historyLimit) {
+    // Trimmed in batches: shifting a 100k-entry array on every write would make bulk seeding quadratic.
+    if (this.history.length > this.historyLimit + Math.ceil(this.historyLimit / 8)) {
       const drop = this.history.length - this.historyLimit;
       this.compactedRv = this.history[drop - 1].rv;
       this.watchFloorRv = Math.max(this.watchFloorRv, this.compactedRv);
