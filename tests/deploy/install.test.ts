@@ -3,8 +3,8 @@
 // checksum and version checks, local file, custom paths, extra flags, uninstall.
 
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'uvu';
@@ -221,6 +221,87 @@ test('without curl the installer downloads with wget, and without either it says
   const none = await install('neither curl nor wget (fails)', ['--root', join(work, 'no-tool-root'), '--base-url', server.baseUrl], { PATH: pathDir });
   assert.is.not(none.code, 0);
   assert.match(none.stderr, /neither curl nor wget is installed/);
+});
+
+/**
+ * Runs `script` in a private mount namespace where /etc and /usr/local/bin are
+ * overlays on a tmpfs and /run/systemd/system exists: install.sh then sees a
+ * live systemd and writes the real paths, while the host never sees a change.
+ * Returns undefined when such a namespace cannot be made here.
+ */
+async function inSystemdLookalike(script: string, env: Record<string, string>): Promise<RunResult | undefined> {
+  if (process.getuid?.() !== 0 || spawnSync('unshare', ['--mount', '--propagation', 'private', 'true']).status !== 0) return undefined;
+  const scratch = join(work, 'systemd-scratch');
+  mkdirSync(scratch);
+  const setup = join(work, 'systemd-lookalike.sh');
+  writeFileSync(
+    setup,
+    `set -eu
+# Mounting below would change the host: refuse unless in our own mount namespace.
+[ "$(readlink /proc/self/ns/mnt)" != "${readlinkSync('/proc/self/ns/mnt')}" ] || { echo "not in a private mount namespace" >&2; exit 99; }
+mount -t tmpfs tmpfs "${scratch}"
+for d in etc usr/local/bin; do
+  mkdir -p "${scratch}/$d/upper" "${scratch}/$d/work"
+  mount -t overlay overlay -o "lowerdir=/$d,upperdir=${scratch}/$d/upper,workdir=${scratch}/$d/work" "/$d"
+done
+mount -t tmpfs tmpfs /run
+mkdir -p /run/systemd/system
+${script}
+`,
+  );
+  return runScript(setup, [], env, 120_000, ['unshare', '--mount', '--propagation', 'private', 'sh']);
+}
+
+test('with systemd running: reload, enable and restart only when something changed; uninstall disables', async () => {
+  const fakeBin = join(work, 'fake-systemctl');
+  mkdirSync(fakeBin);
+  const calls = join(work, 'systemctl.log');
+  writeFileSync(join(fakeBin, 'systemctl'), `#!/bin/sh\necho "systemctl $*" >> "${calls}"\n`, { mode: 0o755 });
+  const step = (name: string, args: string) => `echo "== ${name}" >> "${calls}"\nsh "${installSh}" ${args}`;
+  const src = `--base-url ${server.baseUrl}`;
+  const script = [
+    `mkdir -p /etc/${NAME} && echo 'apiVersion: v1' > /etc/${NAME}/kubeconfig`,
+    step('install', `${src} --version 0.1.0`),
+    step('re-run', `${src} --version 0.1.0`),
+    step('new flags', `${src} --version 0.1.0 --flags -v=2`),
+    step('upgrade', `${src} --version 0.2.0`),
+    step('downgrade, no start', `${src} --version 0.1.0 --skip-start`),
+    step('uninstall', '--uninstall'),
+    `test ! -e /usr/local/bin/${NAME} && test ! -e /etc/systemd/system/${NAME}.service && test ! -e /etc/${NAME}/env`,
+  ].join('\n');
+  const res = await inSystemdLookalike(script, { PATH: `${fakeBin}:${process.env.PATH}` });
+  if (!res) {
+    console.log('SKIP: needs root and unshare --mount to fake a running systemd');
+    return;
+  }
+  timings.push(`systemd look-alike sequence (6 runs): ${res.ms.toFixed(0)} ms`);
+  expectOk(res);
+  const log = readFileSync(calls, 'utf8');
+  const unit = `${NAME}.service`;
+  assert.is(
+    log,
+    [
+      '== install',
+      'systemctl daemon-reload',
+      `systemctl enable ${unit}`,
+      `systemctl restart ${unit}`,
+      '== re-run',
+      '== new flags',
+      'systemctl daemon-reload',
+      `systemctl enable ${unit}`,
+      `systemctl restart ${unit}`,
+      '== upgrade',
+      `systemctl enable ${unit}`,
+      `systemctl restart ${unit}`,
+      '== downgrade, no start',
+      `systemctl enable ${unit}`,
+      '== uninstall',
+      `systemctl disable --now ${unit}`,
+      'systemctl daemon-reload',
+      '',
+    ].join('\n'),
+  );
+  assert.not.ok(existsSync(`/etc/${NAME}`), 'the host was not touched');
 });
 
 test('install.sh and the uninstall script it writes are clean under shellcheck', async () => {

@@ -94,12 +94,17 @@ export interface RunResult {
   ms: number;
 }
 
-/** Runs `sh <script> ...args` with only `env` added to a clean environment (no INSTALL_* leaks in). */
-export function runScript(script: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<RunResult> {
+/**
+ * Runs `<shell...> <script> ...args` (shell: `sh`, or a command ending in a
+ * shell such as `unshare --mount sh`) with only `env` added to a clean
+ * environment (no INSTALL_* leaks in).
+ */
+export function runScript(script: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000, shell = ['sh']): Promise<RunResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('INSTALL_')));
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', [script, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [cmd, ...pre] = shell as [string, ...string[]];
+    const child = spawn(cmd, [...pre, script, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
