@@ -62,7 +62,7 @@ function buildInfo(): { gitVersion: string; gitCommit: string } {
   return { gitVersion: stamped(VERSION) ? VERSION : 'v0.0.0', gitCommit: stamped(GIT_SHA) ? GIT_SHA : '$Format' };
 }
 
-function defaultDeps(): ServerDeps {
+function defaultDeps(): Omit<ServerDeps, 'metrics'> {
   return {
     controllerFactory: placeholderController,
     env: process.env,
@@ -72,13 +72,13 @@ function defaultDeps(): ServerDeps {
     version: buildInfo(),
     exit: (code) => process.exit(code),
     handleSignals: true,
-    metrics: createMetrics(),
     shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
   };
 }
 
 export async function runServer(options: Options, logger: Logger, overrides: Partial<ServerDeps> = {}): Promise<void> {
-  const deps: ServerDeps = { ...defaultDeps(), ...overrides };
+  // A registry is made only when none is passed (its default collectors start on creation).
+  const deps: ServerDeps = { ...defaultDeps(), ...overrides, metrics: overrides.metrics ?? createMetrics() };
   const readiness = new Readiness();
   const config = buildClientConfig(options, logger, { env: deps.env, serviceAccountDir: deps.serviceAccountDir, clock: deps.clock });
 
