@@ -134,6 +134,7 @@ test('PartialObjectMetadataList carries metadata only', async () => {
   assert.equal(Object.keys(r.body.items[0]).sort(), ['apiVersion', 'kind', 'metadata']);
   assert.is(r.body.items[0].kind, 'PartialObjectMetadata');
   assert.equal(r.body.items[0].metadata.labels, { rack: 'r1', gpu: 'true' });
+  assert.is(r.body.items[0].metadata.managedFields[0].manager, 'test-store', 'metadata includes managedFields, as in a real cluster');
   const one = await call(api, 'GET', '/api/v1/nodes/node-1', { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' } });
   assert.is(one.body.kind, 'PartialObjectMetadata');
   const wrong = await call(api, 'GET', '/api/v1/nodes', { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' } });

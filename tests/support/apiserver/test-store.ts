@@ -9,6 +9,9 @@ import type { Stored } from './store.ts';
 
 const copy = (s: Stored): Obj => JSON.parse(JSON.stringify(s.obj));
 
+/** Objects in a real cluster always carry managedFields; direct writes record this manager. */
+const STORE_MANAGER = 'test-store';
+
 export class TestStore {
   constructor(private readonly registry: Registry) {}
 
@@ -20,13 +23,13 @@ export class TestStore {
   /** Creates an object (kind and apiVersion say which resource); status is kept as given. */
   create(obj: Obj): Obj {
     const rt = this.typeOfObject(obj);
-    return copy(this.registry.create(rt, obj.metadata?.namespace, obj, { direct: true }));
+    return copy(this.registry.create(rt, obj.metadata?.namespace, obj, { direct: true, manager: STORE_MANAGER }));
   }
 
   /** Replaces an object, spec and status alike; a resourceVersion, if given, must be current. */
   update(obj: Obj): Obj {
     const rt = this.typeOfObject(obj);
-    return copy(this.registry.update(rt, obj.metadata?.namespace, obj.metadata?.name, obj, { direct: true }));
+    return copy(this.registry.update(rt, obj.metadata?.namespace, obj.metadata?.name, obj, { direct: true, manager: STORE_MANAGER }));
   }
 
   /** Creates the object, or replaces it (ignoring its resourceVersion) when it exists. */
