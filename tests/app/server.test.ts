@@ -154,6 +154,26 @@ test('without leader election: synced informers reach the controller, /readyz fo
   assert.equal(api.watches({ user: SA }), [], 'informers stopped');
 });
 
+test('an unreachable API server: alive but never ready, and a stop still ends the run cleanly', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const { factory, seen } = gatedController();
+  const metrics = createMetrics();
+  const run = start(testOptions({ master: `https://127.0.0.1:${port}`, enableMetrics: false }), { controllerFactory: factory, metrics });
+  const health = await run.health();
+  await waitFor(async () => (await metrics.registry.metrics()).includes('code="<error>"'), { what: 'failed list attempts' });
+  assert.is(await status(health, '/healthz'), 200);
+  assert.is(await status(health, '/readyz'), 503);
+  assert.is(seen.ctx, undefined, 'no controller before the caches synced');
+  run.stop();
+  await within(run.done, 10_000, 'runServer after stop');
+});
+
 test('a controller that stops on its own fails the run with the Go message', async () => {
   const run = start(testOptions({ enableMetrics: false }), { controllerFactory: () => ({ run: async (_s, onStarted) => onStarted() }) });
   const err = await run.done.catch((e: Error) => e);
