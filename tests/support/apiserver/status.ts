@@ -14,7 +14,7 @@ export interface ErrorSubject {
 }
 
 export interface StatusCause {
-  reason: string;
+  reason?: string;
   message: string;
   field?: string;
 }
@@ -76,7 +76,7 @@ export const conflict = (s: ErrorSubject, name: string, detail = MODIFIED_DETAIL
 export const badRequest = (message: string): StatusError => new StatusError(status(400, 'BadRequest', message));
 
 export const internalError = (message: string): StatusError =>
-  new StatusError(status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: '', message }] }));
+  new StatusError(status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
 
 export const methodNotAllowed = (): StatusError =>
   new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
