@@ -46,6 +46,13 @@ test('a second create of the same name is 409 AlreadyExists', async () => {
   assert.equal(r.body.details, { name: 'dup', kind: 'hypernodes', group: 'topology.volcano.sh' });
 });
 
+test('create with a resourceVersion set fails in storage (500)', async () => {
+  const r = await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'with-rv', resourceVersion: '7' } } });
+  assert.is(r.status, 500);
+  assert.is(r.body.message, 'resourceVersion should not be set on objects to be created');
+  assert.is(api.store.get('nodes', 'with-rv'), undefined);
+});
+
 test('generateName appends five characters from the Kubernetes alphabet', async () => {
   const r = await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { generateName: 'worker-' } } });
   assert.is(r.status, 201);

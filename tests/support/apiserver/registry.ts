@@ -17,11 +17,11 @@ import {
   conflict,
   fieldInvalid,
   GoLiteral,
-  internalError,
   invalid,
   notFound,
   status,
   StatusError,
+  unknownError,
   unsupportedMediaType,
 } from './status.ts';
 
@@ -163,7 +163,7 @@ export class Registry {
     if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) {
       meta.name = meta.generateName + Array.from({ length: 5 }, () => NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * 27)]).join('');
     }
-    if (meta.resourceVersion && !opts.direct) throw internalError('resourceVersion should not be set on objects to be created');
+    if (meta.resourceVersion && !opts.direct) throw unknownError('resourceVersion should not be set on objects to be created');
     meta.uid = randomUUID();
     meta.creationTimestamp = now();
     delete meta.deletionTimestamp;

@@ -75,8 +75,8 @@ export const conflict = (s: ErrorSubject, name: string, detail = MODIFIED_DETAIL
 
 export const badRequest = (message: string): StatusError => new StatusError(status(400, 'BadRequest', message));
 
-export const internalError = (message: string): StatusError =>
-  new StatusError(status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+/** A storage error that is not a Status: ErrorToAPIStatus answers 500 with reason Unknown and the bare text. */
+export const unknownError = (message: string): StatusError => new StatusError(status(500, 'Unknown', message));
 
 export const methodNotAllowed = (): StatusError =>
   new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
