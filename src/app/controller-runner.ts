@@ -27,16 +27,6 @@ export interface RunnableController {
 
 export type ControllerFactory = (ctx: ControllerContext) => RunnableController;
 
-/** Stand-in until the HyperNode controller is plugged in: ready at once, idle until stopped. */
-export const placeholderController: ControllerFactory = () => ({
-  run: (signal, onStarted) =>
-    new Promise<void>((resolve) => {
-      onStarted();
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    }),
-});
-
 export const CONTROLLER_STOPPED_UNEXPECTEDLY = 'HyperNode controller stopped unexpectedly';
 
 export interface RunnerOptions {

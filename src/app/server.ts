@@ -21,8 +21,9 @@ import type { Logger } from '../log.ts';
 import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
 import { configMapLocation } from '../hypernode/config/location.ts';
+import { newHyperNodeController } from '../hypernode/controller.ts';
 import { configMapEventRecorder } from './controller-events.ts';
-import { placeholderController, runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
+import { runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
 import { closeHttp } from './http-listen.ts';
 import { createMetrics, startMetricsServer, type Metrics } from './metrics.ts';
 import type { Options } from './options.ts';
@@ -64,7 +65,7 @@ function buildInfo(): { gitVersion: string; gitCommit: string } {
 
 function defaultDeps(): Omit<ServerDeps, 'metrics'> {
   return {
-    controllerFactory: placeholderController,
+    controllerFactory: newHyperNodeController,
     env: process.env,
     serviceAccountDir: SERVICE_ACCOUNT_DIR,
     clock: realClock,
