@@ -64,3 +64,9 @@ export function negotiateForm(accept: string | undefined, list: boolean): Form {
   }
   throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
 }
+
+/** The Content-Type the real server answers a negotiated form with (transformed objects name their type). */
+export function contentTypeOf(form: Form, list: boolean): string {
+  if (form === 'full') return 'application/json';
+  return `application/json;as=${list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata'};g=meta.k8s.io;v=v1`;
+}
