@@ -95,6 +95,15 @@ test('denials carry the Kubernetes Forbidden message', async () => {
   }
 });
 
+test('a revoked token is 401 while the user\'s new token works (rotation)', async () => {
+  const grant = [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }];
+  const first = api.addUser('rotating', grant);
+  const second = api.addUser('rotating', grant);
+  api.revokeToken(first);
+  assert.is((await call(api, 'GET', '/api/v1/nodes', { token: first })).status, 401);
+  assert.is((await call(api, 'GET', '/api/v1/nodes', { token: second })).status, 200);
+});
+
 test('users given at start authenticate with their token', async () => {
   const other = await startApiServer({ tls: false, users: { viewer: { grant: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] }], token: 'view' } } });
   try {

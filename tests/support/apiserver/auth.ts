@@ -94,6 +94,10 @@ export class Users {
     if (token) this.tokens.set(token, name);
   }
 
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
   /** A verified client certificate's CN is the user; without a grant it may do nothing (403, not 401). */
   byCertificate(cn: string): User {
     return { name: cn, grant: this.grants.get(cn) ?? [] };

@@ -176,6 +176,11 @@ export class ApiServer {
     return token;
   }
 
+  /** Makes a token unknown (401 from now on), e.g. to test token rotation. */
+  revokeToken(token: string): void {
+    this.users.revokeToken(token);
+  }
+
   /** Writes a kubeconfig (v1 Config, current-context set) for one user; returns its path. */
   writeKubeconfig(dir: string, o: KubeconfigOptions = {}): string {
     return writeKubeconfigFile(dir, `kubeconfig-${++this.kubeconfigs}.yaml`, this, o);
