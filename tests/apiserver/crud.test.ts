@@ -215,6 +215,11 @@ test('API writes record managedFields per manager (User-Agent prefix) and subres
   );
 });
 
+test('?fieldManager= names the manager instead of the User-Agent', async () => {
+  const c = await call(api, 'POST', `${HN}?fieldManager=hypernode-controller`, { body: hyperNode('fm') });
+  assert.equal(c.body.metadata.managedFields.map((e: any) => e.manager), ['hypernode-controller']);
+});
+
 test('create and update bodies must be JSON (415 otherwise)', async () => {
   const r = await call(api, 'POST', '/api/v1/nodes', { body: 'name: x', headers: { 'content-type': 'application/yaml' } });
   assert.is(r.status, 415);

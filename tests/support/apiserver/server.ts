@@ -355,7 +355,7 @@ export class ApiServer {
     if (!allowed(user.grant, attrs)) throw forbidden(attrs);
     const rt = this.resolveType(info);
     const ns = rt.namespaced ? info.namespace : undefined;
-    const write = { subresource: info.subresource, manager: managerFromUserAgent(record.userAgent) };
+    const write = { subresource: info.subresource, manager: q.get('fieldManager') || managerFromUserAgent(record.userAgent) };
     if (info.verb === 'create' || info.verb === 'update') {
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
       if (type && type !== 'application/json') throw unsupportedMediaType(['application/json']);
