@@ -1,0 +1,166 @@
+// The cluster every end-to-end test runs against: the API server stand-in
+// with the chart's least-privilege RBAC for the controller's ServiceAccount,
+// the worked examples of 04-discovery §4.7 and §5.6, and the questions the
+// tests ask of the store and the request log.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../support/apiserver/index.ts';
+import { discoveryConfigMap } from '../support/sample-cluster.ts';
+import { computerPorts, type UfmPortJson } from '../support/ufm-server.ts';
+
+export const NS = 'volcano-system';
+export const LEASE = 'vc-hypernode-controller-manager';
+export const CONTROLLER_USER = `system:serviceaccount:${NS}:volcano-hypernode-controller`;
+export const CONFIG_MAP = 'volcano-controller-configmap';
+export const SOURCE_LABEL = 'volcano.sh/network-topology-source';
+export const RACK = 'volcano.sh/hypernode';
+export const CLUSTER = 'volcano.sh/hypercluster';
+/** Label names: `hypernode-<type>-tier<N>-` and five of the 27 symbols Go draws from. */
+export const LABEL_NAME = (type: string, tier: number) => new RegExp(`^hypernode-${type}-tier${tier}-[bcdfghjklmnpqrstvwxz2456789]{5}$`);
+
+export interface Cluster {
+  api: ApiServer;
+  kubeconfig: string;
+  close(): Promise<void>;
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const api = await startApiServer({ namespaces: [NS] });
+  const dir = mkdtempSync(join(tmpdir(), 'hn-e2e-'));
+  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(CONTROLLER_USER, hypernodeControllerRbac(NS, LEASE)) });
+  return {
+    api,
+    kubeconfig,
+    async close() {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** 04-discovery §4.7: the label source with type topologyA3 (hypercluster → hypernode → hostname). */
+export const TOPOLOGY_A3_ENTRY = `  - source: label
+    enabled: true
+    config:
+      networkTopologyTypes:
+        topologyA3:
+          - nodeLabel: ${CLUSTER}
+          - nodeLabel: ${RACK}
+          - nodeLabel: kubernetes.io/hostname
+`;
+export const TOPOLOGY_A3_CONFIG = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY}`;
+
+/** 04-discovery §4.7: node0..7 in racks s0..s3, racks s0,s1 under s4 and s2,s3 under s5. */
+export function workedExampleNodes() {
+  return [0, 1, 2, 3, 4, 5, 6, 7].map((i) => node(`node${i}`, { [RACK]: `s${Math.floor(i / 2)}`, [CLUSTER]: i < 4 ? 's4' : 's5' }));
+}
+
+export function node(name: string, labels: Record<string, string>) {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } };
+}
+
+export function seedConfigMap(api: ApiServer, conf: string): void {
+  api.store.create(discoveryConfigMap(NS, conf));
+}
+
+/** Replaces the discovery document as `kubectl edit` would. */
+export function setDiscoveryConfig(api: ApiServer, conf: string | undefined): void {
+  const cm = api.store.get('configmaps', CONFIG_MAP, NS) as { data?: Record<string, string> };
+  api.store.update({ ...cm, data: conf === undefined ? {} : { 'volcano-controller.conf': conf } });
+}
+
+export function setNodeLabels(api: ApiServer, name: string, labels: Record<string, string | undefined>): void {
+  const n = api.store.get('nodes', name) as { metadata: { labels?: Record<string, string> } };
+  const next: Record<string, string> = { ...n.metadata.labels };
+  for (const [k, v] of Object.entries(labels)) {
+    if (v === undefined) delete next[k];
+    else next[k] = v;
+  }
+  api.store.update({ ...n, metadata: { ...n.metadata, labels: next } });
+}
+
+export function hyperNodes(api: ApiServer, source?: string): HyperNode[] {
+  const all = api.store.list('hypernodes') as unknown as HyperNode[];
+  return source === undefined ? all : all.filter((hn) => hn.metadata.labels?.[SOURCE_LABEL] === source);
+}
+
+export function byName(hns: HyperNode[]): Map<string, HyperNode> {
+  return new Map(hns.map((hn) => [hn.metadata.name, hn]));
+}
+
+/** The label HyperNode holding `key=value`. */
+export function groupOf(api: ApiServer, key: string, value: string): HyperNode | undefined {
+  return hyperNodes(api, 'label').find((hn) => hn.metadata.labels?.[key] === value);
+}
+
+export const memberNames = (hn: HyperNode | undefined) => (hn?.spec.members ?? []).map((m) => m.selector.exactMatch?.name);
+export const nodeCount = (hn: HyperNode | undefined) => hn?.status?.nodeCount ?? 0;
+
+/** HyperNode writes the controller sent (create, update, status update, delete, patch). */
+export function hyperNodeWrites(api: ApiServer): RequestRecord[] {
+  return api.requests.writes((r) => r.resource === 'hypernodes' && r.user === CONTROLLER_USER);
+}
+
+export const describeWrites = (rs: RequestRecord[]) => rs.map((r) => `${r.verb} ${r.name}${r.subresource ? `/${r.subresource}` : ''} → ${r.code}`);
+
+/** Every request beyond the chart's RBAC is a failure of the product: none may be refused. */
+export function assertNoForbidden(api: ApiServer): void {
+  const refused = api.requests.all((r) => r.code === 403 || r.code === 401);
+  assert.equal(
+    refused.map((r) => `${r.verb} ${r.path} → ${r.code}`),
+    [],
+    'requests refused by the least-privilege RBAC',
+  );
+}
+
+export function assertNoDeletes(api: ApiServer): void {
+  assert.equal(describeWrites(hyperNodeWrites(api).filter((r) => r.verb === 'delete')), [], 'HyperNode delete requests');
+}
+
+/** 04-discovery §5.6: node0..3 on leaf0..3, node4..7 on leaf4..7 (node4 and node7 miss leaf7). */
+export function workedExamplePorts(): UfmPortJson[] {
+  const leaves = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `leaf${from + i}`);
+  return [
+    ...computerPorts(['node0', 'node1', 'node2', 'node3'], leaves(0, 3)),
+    ...computerPorts(['node4'], leaves(4, 6)),
+    ...computerPorts(['node5', 'node6'], leaves(4, 7)),
+    ...computerPorts(['node7'], leaves(4, 6)),
+  ];
+}
+
+export const UFM_SECRET = 'ufm-credentials';
+
+export function seedUfmSecret(api: ApiServer, username: string, password: string): void {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: UFM_SECRET, namespace: NS }, data: { username: b64(username), password: b64(password) } });
+}
+
+export function ufmEntry(endpoint: string, opts: { interval?: string; insecureSkipVerify?: boolean } = {}): string {
+  return `  - source: ufm
+    enabled: true
+    interval: ${opts.interval ?? '1h'}
+    credentials:
+      secretRef: {name: ${UFM_SECRET}, namespace: ${NS}}
+    config:
+      endpoint: ${endpoint}
+${opts.insecureSkipVerify ? '      insecureSkipVerify: true\n' : ''}`;
+}
+
+/** The expected HyperNodes of §5.6 as name → sorted member names. */
+export const UFM_WORKED_EXAMPLE: Record<string, { tier: number; type: string; members: string[] }> = {
+  'leaf-hn-0': { tier: 1, type: 'Node', members: ['node0', 'node1', 'node2', 'node3'] },
+  'leaf-hn-1': { tier: 1, type: 'Node', members: ['node4', 'node5', 'node6', 'node7'] },
+  'spine-hn': { tier: 2, type: 'HyperNode', members: ['leaf-hn-0', 'leaf-hn-1'] },
+};
+
+export function ufmTree(api: ApiServer) {
+  return Object.fromEntries(
+    hyperNodes(api, 'ufm')
+      .map((hn) => [hn.metadata.name, { tier: hn.spec.tier, type: hn.spec.members?.[0]?.type ?? '', members: memberNames(hn) as string[] }] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+}

@@ -1,0 +1,234 @@
+// The built executable (dist/vc-hypernode-controller-manager) against the API
+// server stand-in with the chart's least-privilege RBAC: the worked examples
+// of 04-discovery §4.7 (label) and §5.6 (UFM over HTTPS), adoption of the
+// HyperNodes the Go controller left behind, zero writes in the steady state,
+// and a Warning Event on the ConfigMap for a source that cannot run. Every
+// test also proves that no request went beyond the RBAC.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import { metricValue, startControllerBinary, type ControllerRun } from '../support/controller-process.ts';
+import { UfmServer } from '../support/ufm-server.ts';
+import { waitFor } from '../support/wait.ts';
+import {
+  CLUSTER,
+  CONFIG_MAP,
+  LABEL_NAME,
+  NS,
+  RACK,
+  SOURCE_LABEL,
+  TOPOLOGY_A3_CONFIG,
+  UFM_WORKED_EXAMPLE,
+  assertNoDeletes,
+  assertNoForbidden,
+  byName,
+  describeWrites,
+  groupOf,
+  hyperNodeWrites,
+  hyperNodes,
+  memberNames,
+  nodeCount,
+  seedConfigMap,
+  seedUfmSecret,
+  setDiscoveryConfig,
+  startCluster,
+  ufmEntry,
+  ufmTree,
+  workedExampleNodes,
+  workedExamplePorts,
+  type Cluster,
+} from './cluster.ts';
+
+const TLS_CA = new URL('../support/tls/ca.crt', import.meta.url).pathname;
+const CONVERGE_MS = 30_000;
+
+/** What each test started, torn down after it even when it fails. */
+let cluster: Cluster | undefined;
+let controller: ControllerRun | undefined;
+let ufm: UfmServer | undefined;
+test.after.each(async () => {
+  const exit = await controller?.stop();
+  await ufm?.close();
+  await cluster?.close();
+  [cluster, controller, ufm] = [undefined, undefined, undefined];
+  assert.is(exit ?? 0, 0, 'the executable exits 0 after SIGTERM');
+});
+
+/** Fails with the controller's log attached, which is what one needs to see then. */
+async function converge<T>(probe: () => T | undefined | false, what: string): Promise<T> {
+  try {
+    return await waitFor(probe, { timeoutMs: CONVERGE_MS, what });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n--- controller log ---\n${controller?.log() ?? ''}`);
+  }
+}
+
+/** The six HyperNodes of §4.7, every one with nodeCount 2. */
+function workedExampleConverged(api: Cluster['api']): HyperNode[] | undefined {
+  const hns = hyperNodes(api);
+  return hns.length === 6 && hns.every((hn) => nodeCount(hn) === 2) ? hns : undefined;
+}
+
+test('04-discovery §4.7: eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each', async () => {
+  cluster = await startCluster();
+  const { api } = cluster;
+  for (const n of workedExampleNodes()) api.store.create(n);
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+
+  const hns = await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
+  const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);
+  const clusters = ['s4', 's5'].map((v) => groupOf(api, CLUSTER, v)!);
+  assert.is(new Set([...racks, ...clusters].map((hn) => hn?.metadata.name)).size, 6, 'one HyperNode per (label, value)');
+  for (const [i, hn] of racks.entries()) {
+    assert.match(hn.metadata.name, LABEL_NAME('topologya3', 1));
+    assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [RACK]: `s${i}` });
+    assert.is(hn.spec.tier, 1);
+    assert.is(hn.spec.tierName, RACK);
+    assert.equal(hn.spec.members, [`node${2 * i}`, `node${2 * i + 1}`].map((name) => ({ type: 'Node', selector: { exactMatch: { name } } })));
+  }
+  for (const [i, hn] of clusters.entries()) {
+    assert.match(hn.metadata.name, LABEL_NAME('topologya3', 2));
+    assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [CLUSTER]: `s${4 + i}` });
+    assert.is(hn.spec.tier, 2);
+    assert.is(hn.spec.tierName, CLUSTER);
+    const children = [racks[2 * i]!, racks[2 * i + 1]!].map((r) => r.metadata.name).sort();
+    assert.equal(hn.spec.members, children.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } })));
+  }
+  assert.is(hns.length, 6);
+  // Six creates and six nodeCount writes, nothing else (Go also PUTs spec and an empty status per object).
+  await converge(() => hyperNodeWrites(api).length >= 12 && true, 'the nodeCount writes');
+  const writes = hyperNodeWrites(api);
+  assert.is(writes.filter((r) => r.verb === 'create' && r.code === 201).length, 6, describeWrites(writes).join('\n'));
+  assert.is(writes.filter((r) => r.verb === 'update' && r.subresource === 'status').length, 6, describeWrites(writes).join('\n'));
+  assert.is(writes.length, 12, describeWrites(writes).join('\n'));
+  assertNoForbidden(api);
+});
+
+test('04-discovery §5.6: the UFM source over HTTPS (CA from NODE_EXTRA_CA_CERTS, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn', async () => {
+  cluster = await startCluster();
+  const { api } = cluster;
+  ufm = await new UfmServer().start();
+  ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
+  seedUfmSecret(api, ufm.username, ufm.password);
+  seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint())}`);
+  // The SEA ignores NODE_OPTIONS but honours NODE_EXTRA_CA_CERTS, the way an operator adds a private CA.
+  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS, env: { NODE_EXTRA_CA_CERTS: TLS_CA } });
+
+  await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
+  assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
+  const all = byName(hyperNodes(api));
+  assert.equal([...all.keys()].sort(), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
+  for (const hn of all.values()) {
+    assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'ufm' });
+    assert.is(hn.spec.tierName, undefined, 'UFM HyperNodes have no tierName');
+  }
+  assert.equal([nodeCount(all.get('leaf-hn-0')), nodeCount(all.get('leaf-hn-1')), nodeCount(all.get('spine-hn'))], [4, 4, 2]);
+  const auth = `Basic ${Buffer.from(`${ufm.username}:${ufm.password}`).toString('base64')}`;
+  assert.ok(ufm.requests.length > 0 && ufm.requests.every((r) => r.method === 'GET' && r.path === '/ufmRest/resources/ports' && r.authorization === auth));
+  assertNoForbidden(api);
+});
+
+test("adoption: HyperNodes named and labelled by the Go controller keep their names and UIDs; no create or delete, only drift is written", async () => {
+  cluster = await startCluster();
+  const { api } = cluster;
+  for (const n of workedExampleNodes()) api.store.create(n);
+  // What the Go controller leaves behind: random suffixes, source and tier labels, nodeCount written.
+  const goNames = { s0: 'hypernode-topologya3-tier1-k7x2q', s1: 'hypernode-topologya3-tier1-b9zz4', s2: 'hypernode-topologya3-tier1-2mdq8', s3: 'hypernode-topologya3-tier1-tt5wr' };
+  const goParents = { s4: 'hypernode-topologya3-tier2-hg7jc', s5: 'hypernode-topologya3-tier2-pl4sn' };
+  const hn = (name: string, key: string, value: string, tier: number, type: 'Node' | 'HyperNode', members: string[]) => ({
+    apiVersion: 'topology.volcano.sh/v1alpha1',
+    kind: 'HyperNode',
+    metadata: { name, labels: { [SOURCE_LABEL]: 'label', [key]: value } },
+    spec: { tier, tierName: key, members: members.map((m) => ({ type, selector: { exactMatch: { name: m } } })) },
+    status: { nodeCount: members.length },
+  });
+  api.store.create(hn(goNames.s0, RACK, 's0', 1, 'Node', ['node0', 'node1']));
+  api.store.create(hn(goNames.s1, RACK, 's1', 1, 'Node', ['node2', 'node3']));
+  api.store.create(hn(goNames.s2, RACK, 's2', 1, 'Node', ['node4', 'node5']));
+  // Drift: node7 is missing from s3 (and its nodeCount says 1).
+  api.store.create(hn(goNames.s3, RACK, 's3', 1, 'Node', ['node6']));
+  api.store.create(hn(goParents.s4, CLUSTER, 's4', 2, 'HyperNode', [goNames.s1, goNames.s0].sort()));
+  api.store.create(hn(goParents.s5, CLUSTER, 's5', 2, 'HyperNode', [goNames.s2, goNames.s3].sort()));
+  const uids = new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid]));
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+
+  await converge(() => {
+    const s3 = byName(hyperNodes(api)).get(goNames.s3);
+    return memberNames(s3).length === 2 && nodeCount(s3) === 2;
+  }, 'the drifted HyperNode corrected');
+  // Wait for the reconcile of that snapshot to be counted, so no write of this round is still on its way.
+  await converge(async () => metricValue(await controller!.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the reconcile to finish');
+  const after = hyperNodes(api);
+  assert.equal(new Map(after.map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
+  assert.ok(after.every((h) => nodeCount(h) === 2));
+  assert.equal(
+    describeWrites(hyperNodeWrites(api)),
+    [`update ${goNames.s3} → 200`, `update ${goNames.s3}/status → 200`],
+    'only the drifted object is written: its members, then its nodeCount',
+  );
+  assertNoForbidden(api);
+});
+
+test('steady state: discovery rounds over an unchanged topology write nothing (HyperNode deleted elsewhere, label source restarted)', async () => {
+  cluster = await startCluster();
+  const { api } = cluster;
+  for (const n of workedExampleNodes()) api.store.create(n);
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
+  const rounds = async () => metricValue(await controller!.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const settled = await rounds();
+  // A hand-made HyperNode (no source label, nodeCount already right) that an operator then deletes.
+  api.store.create({
+    apiVersion: 'topology.volcano.sh/v1alpha1',
+    kind: 'HyperNode',
+    metadata: { name: 'hand-made' },
+    spec: { tier: 3, members: [{ type: 'Node', selector: { exactMatch: { name: 'node0' } } }] },
+    status: { nodeCount: 1 },
+  });
+  await converge(async () => metricValue(await controller!.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) > 0 && true, 'the status queue to see HyperNodes');
+  api.requests.clear();
+
+  // Any HyperNode deletion triggers a label round (04-discovery §4.3).
+  api.store.delete('hypernodes', 'hand-made');
+  await converge(async () => (await rounds()) >= settled + 1, 'a label round after the HyperNode delete');
+  // A changed label entry that describes the same topology restarts the source: one more round.
+  setDiscoveryConfig(api, `${TOPOLOGY_A3_CONFIG}        unused:\n          - nodeLabel: example.com/nothing\n          - nodeLabel: kubernetes.io/hostname\n`);
+  await converge(async () => (await rounds()) >= settled + 2, 'a label round after the label source restarted');
+  assert.ok(controller.log().includes('Restarting network discovery'), 'the label source was restarted');
+
+  assert.equal(describeWrites(hyperNodeWrites(api)), [], 'zero HyperNode writes in the steady state');
+  assert.ok(workedExampleConverged(api));
+  assert.ok(metricValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) >= 3);
+  assertNoForbidden(api);
+});
+
+test('a source that cannot run gets a Warning Event on the discovery ConfigMap, within the RBAC, while the label source works', async () => {
+  cluster = await startCluster();
+  const { api } = cluster;
+  for (const n of workedExampleNodes()) api.store.create(n);
+  seedConfigMap(api, `${TOPOLOGY_A3_CONFIG}  - source: roce\n    enabled: true\n`);
+  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+
+  const cm = api.store.get('configmaps', CONFIG_MAP, NS) as { metadata: { uid: string } };
+  type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string; name: string; namespace: string; uid?: string } };
+  const event = await converge(
+    () => (api.store.list('events', NS) as unknown as Ev[]).find((e) => e.type === 'Warning' && e.message.includes('unsupported discoverer type: roce')),
+    'a Warning Event about the roce source',
+  );
+  assert.equal(event.involvedObject.kind, 'ConfigMap');
+  assert.equal(event.involvedObject.name, CONFIG_MAP);
+  assert.equal(event.involvedObject.namespace, NS);
+  assert.equal(event.involvedObject.uid, cm.metadata.uid);
+  assert.match(event.message, 'roce');
+  assert.match(controller.log(), /failed to create discoverer: unsupported discoverer type: roce/);
+  await converge(() => workedExampleConverged(api), 'the label HyperNodes despite the broken roce entry');
+  assert.ok(api.requests.count({ resource: 'events', verb: 'create', code: 201 }) >= 1, 'the Event was created by the controller');
+  assertNoDeletes(api);
+  assertNoForbidden(api);
+});
+
+test.run();

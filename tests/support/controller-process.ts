@@ -1,0 +1,149 @@
+// Running the controller against the API server stand-in, two ways: the
+// BUILT executable as a child process (the artifact we ship; flags, env and
+// stderr as an operator sees them), or runServer in-process (fast, for the
+// many-variant scenarios), with its log lines and metrics registry at hand.
+// Both stop within a deadline and never outlive the test.
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createMetrics, type Metrics } from '../../src/app/metrics.ts';
+import { runServer } from '../../src/app/server.ts';
+import { createLogger } from '../../src/log.ts';
+import { testOptions } from '../app/options-fixture.ts';
+import { waitFor, within } from './wait.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+/** The Node SEA executable; the CommonJS bundle is the fallback when the SEA step was skipped. */
+export const BINARY = join(ROOT, 'dist/vc-hypernode-controller-manager');
+export const BUNDLE = join(ROOT, 'dist/vc-hypernode-controller-manager.cjs');
+/** Kubernetes' default termination grace period: the controller must be gone by then. */
+const STOP_DEADLINE_MS = 30_000;
+
+export interface ControllerRun {
+  /** Everything logged so far (klog lines). */
+  log(): string;
+  /** The Prometheus text exposition of /metrics (or of the registry in-process). */
+  metrics(): Promise<string>;
+  /** SIGTERM (or abort) and wait for the exit; returns the exit code (0 in-process). */
+  stop(): Promise<number | null>;
+}
+
+export interface RunOptions {
+  kubeconfig: string;
+  /** KUBE_POD_NAMESPACE: where the discovery ConfigMap, Secrets and Events live. */
+  namespace: string;
+  /** Extra environment for the executable (e.g. NODE_EXTRA_CA_CERTS). */
+  env?: Record<string, string>;
+  verbosity?: number;
+}
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as { port: number };
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+/** Starts dist/vc-hypernode-controller-manager without leader election and waits until /readyz is 200. */
+export async function startControllerBinary(opts: RunOptions): Promise<ControllerRun> {
+  const [health, metricsPort] = [await freePort(), await freePort()];
+  const flags = [
+    `--kubeconfig=${opts.kubeconfig}`,
+    '--leader-elect=false',
+    '--enable-healthz=true',
+    `--healthz-address=127.0.0.1:${health}`,
+    '--enable-metrics=true',
+    `--listen-address=127.0.0.1:${metricsPort}`,
+    `-v=${opts.verbosity ?? 2}`,
+  ];
+  if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
+  const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano', ...opts.env };
+  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  let exitCode: number | null | undefined;
+  void exited.then((c) => (exitCode = c));
+  const run: ControllerRun = {
+    log: () => log,
+    metrics: async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text(),
+    async stop() {
+      if (exitCode === undefined) child.kill('SIGTERM');
+      try {
+        return await within(exited, STOP_DEADLINE_MS, 'the controller stopping after SIGTERM');
+      } catch (err) {
+        child.kill('SIGKILL');
+        throw err;
+      }
+    },
+  };
+  try {
+    await waitFor(
+      async () => {
+        if (exitCode !== undefined) throw new Error(`the controller exited with ${exitCode}:\n${log}`);
+        const res = await fetch(`http://127.0.0.1:${health}/readyz`, { signal: AbortSignal.timeout(1_000) });
+        await res.arrayBuffer();
+        return res.status === 200;
+      },
+      { timeoutMs: 30_000, what: 'the controller executable to be ready' },
+    );
+  } catch (err) {
+    await run.stop().catch(() => {});
+    throw new Error(`${(err as Error).message}\n--- controller log ---\n${log}`);
+  }
+  return run;
+}
+
+export interface InProcessRun extends ControllerRun {
+  readonly metricsRegistry: Metrics['registry'];
+}
+
+/** runServer in this process (no leader election, no signal handlers, listeners on port 0). */
+export function startControllerInProcess(opts: RunOptions): InProcessRun {
+  let log = '';
+  const logger = createLogger({ verbosity: opts.verbosity ?? 2, skipHeaders: true, sink: { write: (line) => (log += line.endsWith('\n') ? line : `${line}\n`) } });
+  const metrics = createMetrics();
+  const abort = new AbortController();
+  const exits: number[] = [];
+  const done = runServer({ ...testOptions(), kubeconfig: opts.kubeconfig }, logger, {
+    env: { KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' },
+    handleSignals: false,
+    hostname: 'e2e-in-process',
+    metrics,
+    signal: abort.signal,
+    exit: (code) => void exits.push(code),
+  });
+  return {
+    metricsRegistry: metrics.registry,
+    log: () => log,
+    metrics: () => metrics.registry.metrics(),
+    async stop() {
+      abort.abort();
+      await within(done, STOP_DEADLINE_MS, 'runServer stopping');
+      return exits[0] ?? 0;
+    },
+  };
+}
+
+/**
+ * The value of one sample in a Prometheus text exposition, matching the given
+ * labels exactly (0 when the series does not exist yet).
+ */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
+  const want = Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .sort()
+    .join(',');
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = (m[2] ?? '').split(/,(?=[a-zA-Z_]\w*=")/).filter(Boolean).sort().join(',');
+    if (have === want) return Number(m[3]);
+  }
+  return 0;
+}
