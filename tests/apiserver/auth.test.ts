@@ -132,6 +132,42 @@ test('client certificates authenticate as their CN', async () => {
   assert.is(api.requests.all({ path: '/api/v1/nodes', code: 200 }).at(-1)?.user, 'cert-user');
 });
 
+test('certificate groups (subject O) carry grants', async () => {
+  assert.is((await call(api, 'GET', '/api/v1/namespaces', { token: '', clientCert: true })).status, 403);
+  api.addGroup('testers', [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }]);
+  assert.is((await call(api, 'GET', '/api/v1/namespaces', { token: '', clientCert: true })).status, 200);
+  assert.is((await call(api, 'GET', '/api/v1/configmaps', { token: '', clientCert: true })).status, 403);
+});
+
+test('a certificate in group system:masters may do anything', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { request } = await import('node:https');
+  const dir = mkdtempSync(join(tmpdir(), 'masters-'));
+  const tls = (f: string) => new URL(`../support/tls/${f}`, import.meta.url).pathname;
+  try {
+    const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe', timeout: 10_000 });
+    run('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'k.pem');
+    run('req', '-new', '-key', 'k.pem', '-subj', '/CN=root/O=system:masters', '-out', 'r.csr');
+    run('x509', '-req', '-in', 'r.csr', '-CA', tls('ca.crt'), '-CAkey', tls('ca.key'), '-set_serial', '7', '-days', '1', '-out', 'c.pem');
+    const code = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        `${api.url}/api/v1/namespaces/default/secrets`,
+        { ca: readFileSync(api.caFile), cert: readFileSync(join(dir, 'c.pem')), key: readFileSync(join(dir, 'k.pem')), agent: false },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    assert.is(code, 200);
+    assert.is(api.requests.all({ path: '/api/v1/namespaces/default/secrets' }).at(-1)?.user, 'root');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a certificate from another CA does not authenticate', async () => {
   const { request } = await import('node:https');
   const { readFileSync } = await import('node:fs');

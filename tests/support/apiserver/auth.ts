@@ -81,13 +81,22 @@ export function hypernodeControllerRbac(namespace: string, leaseName: string): P
 
 export interface User {
   name: string;
-  grant: Grant;
+  /** The user's own grant plus those of its groups. */
+  grants: Grant[];
 }
 
-/** Who may call: tokens map to users, certificate CNs are user names. */
+/** The group whose members may do anything, as in every cluster. */
+export const MASTERS_GROUP = 'system:masters';
+
+/** Who may call: tokens map to users; certificate CNs are user names and O entries their groups. */
 export class Users {
   private grants = new Map<string, Grant>();
   private tokens = new Map<string, string>();
+  private groupGrants = new Map<string, Grant>([[MASTERS_GROUP, 'admin']]);
+
+  addGroup(group: string, grant: Grant): void {
+    this.groupGrants.set(group, grant);
+  }
 
   add(name: string, grant: Grant, token?: string): void {
     this.grants.set(name, grant);
@@ -99,12 +108,13 @@ export class Users {
   }
 
   /** A verified client certificate's CN is the user; without a grant it may do nothing (403, not 401). */
-  byCertificate(cn: string): User {
-    return { name: cn, grant: this.grants.get(cn) ?? [] };
+  byCertificate(cn: string, groups: string[]): User {
+    const grants = [this.grants.get(cn) ?? [], ...groups.map((g) => this.groupGrants.get(g) ?? [])];
+    return { name: cn, grants };
   }
 
   byToken(token: string): User | undefined {
     const name = this.tokens.get(token);
-    return name === undefined ? undefined : { name, grant: this.grants.get(name)! };
+    return name === undefined ? undefined : { name, grants: [this.grants.get(name)!] };
   }
 }

@@ -176,6 +176,11 @@ export class ApiServer {
     return token;
   }
 
+  /** Grants rights to every certificate user whose subject has this O (system:masters is 'admin' already). */
+  addGroup(group: string, grant: Grant): void {
+    this.users.addGroup(group, grant);
+  }
+
   /** Makes a token unknown (401 from now on), e.g. to test token rotation. */
   revokeToken(token: string): void {
     this.users.revokeToken(token);
@@ -283,8 +288,9 @@ export class ApiServer {
   private authenticate(req: IncomingMessage): User | undefined {
     if (this.tls) {
       const socket = req.socket as TLSSocket;
-      const cn = socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
-      if (typeof cn === 'string' && cn) return this.users.byCertificate(cn);
+      const subject = socket.authorized ? socket.getPeerCertificate()?.subject : undefined;
+      const cn = subject?.CN;
+      if (typeof cn === 'string' && cn) return this.users.byCertificate(cn, ([] as string[]).concat(subject?.O ?? []));
     }
     const auth = req.headers.authorization;
     if (auth?.startsWith('Bearer ')) return this.users.byToken(auth.slice('Bearer '.length).trim());
@@ -352,7 +358,7 @@ export class ApiServer {
       namespace: info.namespace,
       name: info.name || ((info.verb === 'list' || info.verb === 'watch') && fieldSel.name) || '',
     };
-    if (!allowed(user.grant, attrs)) throw forbidden(attrs);
+    if (!user.grants.some((g) => allowed(g, attrs))) throw forbidden(attrs);
     const rt = this.resolveType(info);
     const ns = rt.namespaced ? info.namespace : undefined;
     const write = { subresource: info.subresource, manager: q.get('fieldManager') || managerFromUserAgent(record.userAgent) };
