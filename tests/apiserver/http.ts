@@ -12,8 +12,8 @@ export interface CallOptions {
   token?: string;
   body?: unknown;
   headers?: Record<string, string>;
-  /** Present the test client certificate (CN=cert-user). */
-  clientCert?: boolean;
+  /** Present the test client certificate (CN=cert-user, O=testers), or the given files. */
+  clientCert?: boolean | { certFile: string; keyFile: string };
 }
 
 export interface Reply {
@@ -21,6 +21,11 @@ export interface Reply {
   headers: IncomingMessage['headers'];
   text: string;
   body: any;
+}
+
+function clientCertOptions(api: ApiServer, c: true | { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
+  const files = c === true ? { certFile: api.clientCertFile, keyFile: api.clientKeyFile } : c;
+  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
 }
 
 function open(api: ApiServer, method: string, path: string, o: CallOptions): Promise<IncomingMessage> {
@@ -40,7 +45,7 @@ function open(api: ApiServer, method: string, path: string, o: CallOptions): Pro
     headers,
     agent: false as const,
     ...(tls ? { ca: readFileSync(api.caFile) } : {}),
-    ...(tls && o.clientCert ? { cert: readFileSync(api.clientCertFile), key: readFileSync(api.clientKeyFile) } : {}),
+    ...(tls && o.clientCert ? clientCertOptions(api, o.clientCert) : {}),
   };
   return new Promise((resolve, reject) => {
     const req = (tls ? httpsRequest : httpRequest)(url, options, resolve);
