@@ -11,6 +11,9 @@ const NS = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
 const SA = 'system:serviceaccount:volcano-system:hypernode-controller';
 
+/** A file of the test TLS material. */
+const tlsFile = (f: string): string => new URL(`../support/tls/${f}`, import.meta.url).pathname;
+
 let api: ApiServer;
 let sa: string;
 test.before(async () => {
@@ -142,12 +145,11 @@ test('certificate groups (subject O) carry grants', async () => {
 test('a certificate in group system:masters may do anything', async () => {
   const { execFileSync } = await import('node:child_process');
   const dir = mkdtempSync(join(tmpdir(), 'masters-'));
-  const tls = (f: string) => new URL(`../support/tls/${f}`, import.meta.url).pathname;
   try {
     const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe', timeout: 10_000 });
     run('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'k.pem');
     run('req', '-new', '-key', 'k.pem', '-subj', '/CN=root/O=system:masters', '-out', 'r.csr');
-    run('x509', '-req', '-in', 'r.csr', '-CA', tls('ca.crt'), '-CAkey', tls('ca.key'), '-set_serial', '7', '-days', '1', '-out', 'c.pem');
+    run('x509', '-req', '-in', 'r.csr', '-CA', tlsFile('ca.crt'), '-CAkey', tlsFile('ca.key'), '-set_serial', '7', '-days', '1', '-out', 'c.pem');
     const r = await call(api, 'GET', '/api/v1/namespaces/default/secrets', { token: '', clientCert: { certFile: join(dir, 'c.pem'), keyFile: join(dir, 'k.pem') } });
     assert.is(r.status, 200);
     assert.is(api.requests.all({ path: '/api/v1/namespaces/default/secrets' }).at(-1)?.user, 'root');
@@ -157,8 +159,7 @@ test('a certificate in group system:masters may do anything', async () => {
 });
 
 test('a certificate from another CA does not authenticate', async () => {
-  const other = (f: string) => new URL(`../support/tls/${f}`, import.meta.url).pathname;
-  const r = await call(api, 'GET', '/api/v1/nodes', { token: '', clientCert: { certFile: other('other-ca.crt'), keyFile: other('other-ca.key') } });
+  const r = await call(api, 'GET', '/api/v1/nodes', { token: '', clientCert: { certFile: tlsFile('other-ca.crt'), keyFile: tlsFile('other-ca.key') } });
   assert.is(r.status, 401);
 });
 
