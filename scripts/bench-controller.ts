@@ -1,0 +1,331 @@
+// Benchmark of the HyperNode controller end to end, for 10,000 Nodes in three
+// tiers (5 zones × 10 spines × 10 racks × 20 Nodes → 5 + 50 + 500 = 555
+// HyperNodes). It prints, one line each, with units:
+//   1. CPU time of one label discovery run (in this process);
+//   2. RSS of the BUILT executable at steady state (/proc/<pid>/status);
+//   3. converge from empty: wall time, writes by verb, and the ratio of the
+//      wall time to the client-side rate limit's bound for those writes;
+//   4. HyperNode writes per discovery round when nothing changed;
+//   5. latency from a Node relabel to the updated HyperNode in the store,
+//      p50/p99 over sequential relabels;
+// then a summary with targets and PASS/MISS. It prints; it never fails on a
+// figure (exit code 1 only when the benchmark itself could not run).
+//
+// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5]
+// (builds dist/ with `npm run build` first when the executable is missing).
+// The API server stand-in runs in this process; the controller is a child.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../tests/support/apiserver/index.ts';
+import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes, type SampleShape } from '../tests/support/sample-cluster.ts';
+import { waitFor } from '../tests/support/wait.ts';
+import { ControllerProcess, metricValue, unusedPort } from './lib/bench-controller-process.ts';
+import { measureDiscoveryCpu } from './lib/bench-discovery-cpu.ts';
+import { ms, percentile, seconds } from './lib/bench-stats.ts';
+
+const SHAPE: SampleShape = { zones: 5, spinesPerZone: 10, racksPerSpine: 10, nodesPerRack: 20 };
+const NAMESPACE = 'volcano-system';
+const LEASE = 'vc-hypernode-controller-manager';
+const SERVICE_ACCOUNT = `system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`;
+/** The controller's defaults (--kube-api-qps, --kube-api-burst), passed explicitly so the bound below stays true. */
+const QPS = 50;
+const BURST = 100;
+
+const DISCOVERY_RUNS = 15;
+const DISCOVERY_WARMUP_RUNS = 5;
+const CONVERGE_TIMEOUT_MS = 180_000;
+const ROUND_TIMEOUT_MS = 30_000;
+/** After the last quiet round: long enough for any write a reconcile caused (status follows spec) to arrive. */
+const QUIET_OBSERVATION_MS = 2_000;
+const RELABEL_TIMEOUT_MS = 30_000;
+/** Poll period of the store while timing a relabel: the latency's resolution. */
+const RELABEL_POLL_MS = 2;
+
+const TARGET_DISCOVERY_CPU_MS = 100;
+const TARGET_RSS_MB = 120;
+const TARGET_QPS_RATIO = 1.1;
+const TARGET_QUIET_WRITES = 0;
+const TARGET_RELABEL_P99_MS = 2_000;
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const binary = join(root, 'dist/vc-hypernode-controller-manager');
+
+/** The fields of a stored HyperNode this benchmark reads. */
+interface StoredHyperNode {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { members?: Array<{ selector: { exactMatch?: { name: string } } }> };
+  status?: { nodeCount?: number };
+}
+
+/** The sample cluster's Nodes, with the labels every kubelet adds, which discovery must ignore. */
+function benchNodes() {
+  return sampleNodes(SHAPE).map((n) => {
+    n.metadata.labels = {
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/os': 'linux',
+      'node.kubernetes.io/instance-type': 'gpu-8x',
+      'beta.kubernetes.io/arch': 'amd64',
+      'beta.kubernetes.io/os': 'linux',
+      ...n.metadata.labels,
+    };
+    return n;
+  });
+}
+
+function memberNames(hn: StoredHyperNode): string[] {
+  return (hn.spec.members ?? []).flatMap((m) => (m.selector.exactMatch ? [m.selector.exactMatch.name] : []));
+}
+
+function hyperNodes(api: ApiServer): StoredHyperNode[] {
+  return api.store.list('hypernodes') as unknown as StoredHyperNode[];
+}
+
+function hyperNode(api: ApiServer, name: string): StoredHyperNode {
+  const hn = api.store.get('hypernodes', name) as unknown as StoredHyperNode | undefined;
+  if (!hn) throw new Error(`HyperNode ${name} is missing from the store`);
+  return hn;
+}
+
+/** Label HyperNodes list exact members only, so a written nodeCount equals the member count. */
+function countWritten(hn: StoredHyperNode): boolean {
+  return (hn.status?.nodeCount ?? 0) === memberNames(hn).length;
+}
+
+function byVerb(records: RequestRecord[]): string {
+  const counts = new Map<string, number>();
+  for (const r of records) {
+    const what = `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  return [...counts].map(([what, n]) => `${n} ${what}`).join(', ') || 'none';
+}
+
+/** Seconds the token bucket needs for `requests` when it starts full: max(0, n − burst) / qps. */
+function rateLimitBoundMs(requests: number): number {
+  return (Math.max(0, requests - BURST) / QPS) * 1000;
+}
+
+function ensureBuilt(): void {
+  if (existsSync(binary)) return;
+  console.log(`${binary} is missing: running npm run build`);
+  const built = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  if (built.status !== 0 || !existsSync(binary)) throw new Error('`npm run build` did not produce the executable; fix the build first');
+}
+
+interface Verdict {
+  figure: string;
+  measured: string;
+  target: string;
+  pass: boolean;
+}
+
+async function labelDiscoveryCounters(controller: ControllerProcess): Promise<{ results: number; reconciles: number }> {
+  const text = await controller.metrics();
+  return {
+    results: metricValue(text, 'hypernode_discovery_results_total', { source: 'label' }),
+    reconciles: metricValue(text, 'hypernode_reconcile_duration_seconds_count', { source: 'label' }),
+  };
+}
+
+/**
+ * Figure 4. Creating and deleting a HyperNode that no source owns makes the
+ * label discoverer run in full (it reruns on every HyperNode deletion) while
+ * the topology stays the same; each round ends when its reconcile is counted.
+ */
+async function quietRounds(api: ApiServer, controller: ControllerProcess, rounds: number): Promise<Verdict> {
+  const isControllerHyperNodeWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'hypernodes';
+  const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
+  const start = await labelDiscoveryCounters(controller);
+  for (let i = 0; i < rounds; i++) {
+    const before = await labelDiscoveryCounters(controller);
+    const name = `bench-hand-made-${i}`;
+    api.store.create({
+      apiVersion: 'topology.volcano.sh/v1alpha1',
+      kind: 'HyperNode',
+      metadata: { name },
+      spec: { tier: 1, members: [{ type: 'Node', selector: { exactMatch: { name: 'bench-unlisted-node' } } }] },
+      status: { nodeCount: 1 },
+    });
+    api.store.delete('hypernodes', name);
+    await waitFor(
+      async () => {
+        const now = await labelDiscoveryCounters(controller);
+        return now.results > before.results && now.reconciles > before.reconciles;
+      },
+      { timeoutMs: ROUND_TIMEOUT_MS, intervalMs: 50, what: `discovery round ${i + 1} to be reconciled` },
+    );
+  }
+  await new Promise((r) => setTimeout(r, QUIET_OBSERVATION_MS));
+  const end = await labelDiscoveryCounters(controller);
+  const writes = api.requests.writes(isControllerHyperNodeWrite).slice(writesBefore);
+  const perRound = writes.length / rounds;
+  console.log(
+    `4. quiet discovery rounds: ${rounds} triggered, hypernode_discovery_results_total{source="label"} +${end.results - start.results}, ` +
+      `reconciles +${end.reconciles - start.reconciles}; HyperNode writes ${writes.length} (${byVerb(writes)}) = ${perRound.toFixed(2)} writes/round`,
+  );
+  return { figure: '4. HyperNode writes per unchanged discovery round', measured: `${perRound.toFixed(2)}`, target: `${TARGET_QUIET_WRITES}`, pass: perRound <= TARGET_QUIET_WRITES };
+}
+
+/**
+ * Figure 5. Moves Nodes, one at a time, to the next rack of the same spine
+ * and times until both rack HyperNodes' members show the move in the store,
+ * then until both nodeCounts are written, before the next move.
+ */
+async function relabels(api: ApiServer, count: number): Promise<Verdict> {
+  const rackHyperNode = new Map<string, string>();
+  for (const hn of hyperNodes(api)) {
+    const rack = hn.metadata.labels?.[RACK_LABEL];
+    if (rack !== undefined) rackHyperNode.set(rack, hn.metadata.name);
+  }
+  const isControllerWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'hypernodes';
+  const writesBefore = api.requests.writes(isControllerWrite).length;
+  const total = SHAPE.zones * SHAPE.spinesPerZone * SHAPE.racksPerSpine * SHAPE.nodesPerRack;
+  const memberLatencies: number[] = [];
+  const countLatencies: number[] = [];
+  for (let j = 0; j < count; j++) {
+    // A stride coprime with the Node count visits distinct Nodes spread over the cluster.
+    const nodeName = `node-${String((j * 337 + 11) % total).padStart(String(total - 1).length, '0')}`;
+    const node = api.store.get('nodes', nodeName) as { metadata: { labels: Record<string, string> } } | undefined;
+    if (!node) throw new Error(`Node ${nodeName} is missing from the store`);
+    const from = node.metadata.labels[RACK_LABEL]!;
+    const rack = Number(from.slice('rack-'.length));
+    const firstOfSpine = rack - (rack % SHAPE.racksPerSpine);
+    const to = `rack-${firstOfSpine + ((rack + 1) % SHAPE.racksPerSpine)}`;
+    const fromHn = rackHyperNode.get(from);
+    const toHn = rackHyperNode.get(to);
+    if (!fromHn || !toHn) throw new Error(`no rack HyperNode for ${from} or ${to}`);
+    const started = performance.now();
+    api.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, [RACK_LABEL]: to } } } as never);
+    await waitFor(() => memberNames(hyperNode(api, toHn)).includes(nodeName) && !memberNames(hyperNode(api, fromHn)).includes(nodeName), {
+      timeoutMs: RELABEL_TIMEOUT_MS,
+      intervalMs: RELABEL_POLL_MS,
+      what: `${nodeName} to move from ${fromHn} to ${toHn}`,
+    });
+    memberLatencies.push(performance.now() - started);
+    await waitFor(() => countWritten(hyperNode(api, toHn)) && countWritten(hyperNode(api, fromHn)), {
+      timeoutMs: RELABEL_TIMEOUT_MS,
+      intervalMs: RELABEL_POLL_MS,
+      what: `nodeCount of ${fromHn} and ${toHn} to follow the move`,
+    });
+    countLatencies.push(performance.now() - started);
+  }
+  const writes = api.requests.writes(isControllerWrite).slice(writesBefore);
+  const p99 = percentile(memberLatencies, 99);
+  console.log(
+    `5. relabel → HyperNode members in the store (${count} sequential moves to another rack): ` +
+      `p50 ${ms(percentile(memberLatencies, 50))}, p99 ${ms(p99)}, max ${ms(Math.max(...memberLatencies))}`,
+  );
+  console.log(
+    `   relabel → both nodeCounts written: p50 ${ms(percentile(countLatencies, 50))}, p99 ${ms(percentile(countLatencies, 99))}; ` +
+      `HyperNode writes ${(writes.length / count).toFixed(2)} per relabel (${byVerb(writes)})`,
+  );
+  return { figure: `5. relabel → members visible, p99 of ${count}`, measured: ms(p99), target: `<= ${ms(TARGET_RELABEL_P99_MS, 0)}`, pass: p99 <= TARGET_RELABEL_P99_MS };
+}
+
+async function main(): Promise<number> {
+  const relabelCount = Number(process.argv[2] ?? 30);
+  const rounds = Number(process.argv[3] ?? 5);
+  const nodes = benchNodes();
+  const expected = expectedHyperNodeCount(SHAPE);
+  console.log(
+    `HyperNode controller benchmark: ${nodes.length} Nodes, shape ${JSON.stringify(SHAPE)} → ${expected} HyperNodes ` +
+      `(${SHAPE.zones} zones + ${SHAPE.zones * SHAPE.spinesPerZone} spines + ${expected - SHAPE.zones - SHAPE.zones * SHAPE.spinesPerZone} racks); ` +
+      `in-process figures on node ${process.version}\n`,
+  );
+  const verdicts: Verdict[] = [];
+
+  const cpu = measureDiscoveryCpu(nodes, SAMPLE_DISCOVERY_CONFIG, DISCOVERY_RUNS, DISCOVERY_WARMUP_RUNS);
+  console.log(
+    `1. label discovery CPU (${cpu.hyperNodes} HyperNodes): first run (cold, empty cache) ${ms(cpu.coldMs)}; ` +
+      `median of ${cpu.runs} after warm-up: ${ms(cpu.emptyCacheMedianMs)} with an empty HyperNode cache, ${ms(cpu.fullCacheMedianMs)} with the HyperNodes cached`,
+  );
+  const worstMedian = Math.max(cpu.emptyCacheMedianMs, cpu.fullCacheMedianMs);
+  verdicts.push({ figure: '1. label discovery CPU, median', measured: ms(worstMedian), target: `<= ${ms(TARGET_DISCOVERY_CPU_MS, 0)}`, pass: worstMedian <= TARGET_DISCOVERY_CPU_MS });
+
+  ensureBuilt();
+  const work = mkdtempSync(join(tmpdir(), 'bench-controller-'));
+  const api = await startApiServer({ namespaces: [NAMESPACE] });
+  let controller: ControllerProcess | undefined;
+  try {
+    const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
+    const kubeconfig = api.writeKubeconfig(work, { token });
+    for (const n of nodes) api.store.create(n);
+    api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
+    const [healthPort, metricsPort] = [await unusedPort(), await unusedPort()];
+    const args = [
+      `--kubeconfig=${kubeconfig}`,
+      `--kube-api-qps=${QPS}`,
+      `--kube-api-burst=${BURST}`,
+      '--leader-elect=true',
+      `--leader-elect-resource-namespace=${NAMESPACE}`,
+      `--leader-elect-resource-name=${LEASE}`,
+      '--enable-healthz=true',
+      `--healthz-address=127.0.0.1:${healthPort}`,
+      '--enable-metrics=true',
+      `--listen-address=127.0.0.1:${metricsPort}`,
+    ];
+    const spawnedAt = Date.now();
+    const started = performance.now();
+    controller = new ControllerProcess(binary, args, { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' }, `http://127.0.0.1:${metricsPort}/metrics`);
+
+    // 3. Converge from empty.
+    const isController = (r: RequestRecord) => r.user === SERVICE_ACCOUNT;
+    await waitFor(() => {
+      const hns = hyperNodes(api);
+      return hns.length === expected && hns.every(countWritten);
+    }, { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 50, what: `${expected} HyperNodes with their nodeCount` });
+    const convergeMs = performance.now() - started;
+    const requests = api.requests.all(isController);
+    const writes = requests.filter((r) => ['create', 'update', 'patch', 'delete'].includes(r.verb));
+    const hyperNodeWrites = writes.filter((r) => r.resource === 'hypernodes');
+    const firstWriteMs = hyperNodeWrites.length > 0 ? Date.parse(hyperNodeWrites[0]!.time) - spawnedAt : Number.NaN;
+    const boundMs = rateLimitBoundMs(writes.length);
+    const ratio = convergeMs / boundMs;
+    console.log(`3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)})`);
+    console.log(`   writes: ${writes.length} (${byVerb(writes)}); all requests: ${requests.length} (${byVerb(requests.filter((r) => !writes.includes(r)))} besides the writes)`);
+    console.log(
+      `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
+        `(bound counting all ${requests.length} requests, which share the bucket: ${seconds(rateLimitBoundMs(requests.length))})`,
+    );
+    verdicts.push({ figure: '3. converge wall time / QPS bound of its writes', measured: `${ratio.toFixed(2)}x`, target: `<= ${TARGET_QPS_RATIO}x`, pass: ratio <= TARGET_QPS_RATIO });
+    const afterConverge = controller.memory();
+
+    verdicts.push(await quietRounds(api, controller, rounds));
+
+    // 2. Steady-state memory: after converging and the quiet rounds, before the relabels.
+    const steady = controller.memory();
+    console.log(
+      `2. controller RSS at steady state: VmRSS ${steady.rssMB.toFixed(1)} MB (${afterConverge.rssMB.toFixed(1)} MB right after converging), ` +
+        `peak VmHWM ${steady.hwmMB.toFixed(1)} MB; built executable ${binary.slice(root.length)}`,
+    );
+    verdicts.push({ figure: '2. controller RSS at steady state', measured: `${steady.rssMB.toFixed(1)} MB`, target: `<= ${TARGET_RSS_MB} MB`, pass: steady.rssMB <= TARGET_RSS_MB });
+
+    verdicts.push(await relabels(api, relabelCount));
+    console.log(`   VmRSS after the relabels: ${controller.memory().rssMB.toFixed(1)} MB`);
+  } catch (err) {
+    if (controller) console.error(`\nThe controller's log (tail):\n${controller.log}`);
+    throw err;
+  } finally {
+    const code = await controller?.stop();
+    if (code !== undefined) console.log(`\nSIGTERM → controller exit ${code}`);
+    await api.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  verdicts.sort((a, b) => a.figure.localeCompare(b.figure));
+  console.log('\nSummary (targets of the issue "The HyperNode controller end to end"):');
+  for (const v of verdicts) console.log(`  ${v.pass ? 'PASS' : 'MISS'}  ${v.figure}: ${v.measured} (target ${v.target})`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`bench-controller failed: ${err instanceof Error ? err.message : err}`);
+    process.exit(1);
+  },
+);
