@@ -50,7 +50,7 @@ test('a predicate can target one write, e.g. a status update', async () => {
 });
 
 test('latency delays only matching requests', async () => {
-  const remove = api.latency(400, { resource: 'hypernodes' });
+  const remove = api.latency(1500, { resource: 'hypernodes' });
   const order: string[] = [];
   const slow = call(api, 'GET', HN).then(() => order.push('slow'));
   await waitFor(() => api.requests.count({ resource: 'hypernodes' }) === 1, { what: 'the slow request to arrive' });
