@@ -151,7 +151,8 @@ export class ApiServer {
         )
       : createHttpServer(handler);
     server.requestTimeout = 0;
-    server.on(this.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+    // Raw TCP sockets, so that connections still in their TLS handshake are dropped on close too.
+    server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
