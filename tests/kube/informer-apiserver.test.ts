@@ -189,12 +189,16 @@ test('the token bucket keeps the rate the server sees within QPS and burst, watc
   watchStop.abort();
   const times = api.requests.all({ userAgent: 'rate-test' }).map((r) => Date.parse(r.time)).sort((a, b) => a - b);
   assert.is(times.length, 26);
-  // Request k (0-based) can only have been sent once k+1-burst tokens were
-  // refilled. The first request may reach the server late (connection set-up),
-  // so one token of slack is allowed against it.
-  for (let k = burst + 1; k < times.length; k++) {
-    const earliest = ((k - burst) / qps) * 1000;
-    assert.ok(times[k]! - times[0]! >= earliest, `request ${k} came ${times[k]! - times[0]!} ms after the first, before ${earliest} ms`);
+  // In any window of arrivals, the server can have seen at most the burst plus
+  // what the bucket refilled over that window. Arrival times jitter (connection
+  // set-up, a loaded machine delaying one request but not the next), so two
+  // tokens of slack are allowed; a missing limiter would exceed it many times over.
+  const SLACK = 2;
+  for (let i = 0; i < times.length; i++) {
+    for (let j = i + burst + SLACK; j < times.length; j++) {
+      const allowed = burst + SLACK + ((times[j]! - times[i]!) / 1000) * qps;
+      assert.ok(j - i + 1 <= allowed, `${j - i + 1} requests arrived within ${times[j]! - times[i]!} ms; QPS ${qps} / burst ${burst} allow ${allowed.toFixed(1)}`);
+    }
   }
 });
 
