@@ -1,11 +1,12 @@
-// klog-style logging on stderr, on top of consola's core (no fancy reporters or prompts to bundle).
+// klog-style logging on stderr: one line per call, written synchronously.
+// (No logging library underneath: the format is fixed and a library's set-up
+// cost would land on every start-up, --version included.)
 //
-// Line format (klog text): `Lmmdd hh:mm:ss.uuuuuu <pid> <file>:<line>] <msg> key="value" ...`
-// with L = I/W/E/F. We print `main.ts:0]` style caller info only when known;
-// operators grep the message and key=value pairs, not the caller.
+// Line format (klog text): `Lmmdd hh:mm:ss.uuuuuu <pid>] <msg> key="value" ...`
+// with L = I/W/E/F. klog also prints the caller's `file:line` before the `]`;
+// we leave it out (finding it costs a stack trace per line, and operators grep
+// the message and key=value pairs, not the caller).
 // Verbosity: `logger.v(n).info(...)` is emitted only when n <= -v.
-
-import { createConsola, type ConsolaInstance, type LogObject } from 'consola/core';
 
 export type KV = Record<string, unknown>;
 
@@ -74,35 +75,36 @@ function formatValue(v: unknown): string {
 
 const stderrSink: LogSink = { write: (line) => process.stderr.write(line) };
 
-/** consola reporter that prints klog lines; consola handles levels and throttling-free fan-out. */
-function klogReporter(opts: Required<Pick<LoggerOptions, 'skipHeaders'>> & { sink: LogSink; now: () => Date; pid: number }) {
-  return {
-    log(obj: LogObject) {
-      const sev: Severity = obj.type === 'error' || obj.type === 'fatal' ? (obj.type as Severity) : obj.type === 'warn' ? 'warn' : 'info';
-      const [msg, kv] = obj.args as [string, KV | undefined];
-      const head = opts.skipHeaders ? '' : formatHeader(sev, opts.now(), opts.pid) + ' ';
-      opts.sink.write(`${head}${msg}${kv ? formatKV(kv) : ''}\n`);
-    },
-  };
+/** Where and how lines are written; shared by a logger and everything derived with with(). */
+interface LineWriter {
+  readonly skipHeaders: boolean;
+  readonly sink: LogSink;
+  readonly now: () => Date;
+  readonly pid: number;
+}
+
+function writeLine(out: LineWriter, sev: Severity, msg: string, kv: KV | undefined): void {
+  const head = out.skipHeaders ? '' : formatHeader(sev, out.now(), out.pid) + ' ';
+  out.sink.write(`${head}${msg}${kv ? formatKV(kv) : ''}\n`);
 }
 
 class KlogLogger implements Logger {
   constructor(
-    private readonly consola: ConsolaInstance,
+    private readonly out: LineWriter,
     private readonly verbosity: number,
     private readonly ctx: KV,
   ) {}
   info(msg: string, kv?: KV): void {
-    this.consola.info(msg, this.merge(kv));
+    writeLine(this.out, 'info', msg, this.merge(kv));
   }
   warn(msg: string, kv?: KV): void {
-    this.consola.warn(msg, this.merge(kv));
+    writeLine(this.out, 'warn', msg, this.merge(kv));
   }
   error(msg: string, kv?: KV): void {
-    this.consola.error(msg, this.merge(kv));
+    writeLine(this.out, 'error', msg, this.merge(kv));
   }
   fatal(msg: string, kv?: KV): void {
-    this.consola.fatal(msg, this.merge(kv));
+    writeLine(this.out, 'fatal', msg, this.merge(kv));
   }
   v(level: number): Pick<Logger, 'info'> {
     return this.enabled(level) ? this : silent;
@@ -111,7 +113,7 @@ class KlogLogger implements Logger {
     return level <= this.verbosity;
   }
   with(kv: KV): Logger {
-    return new KlogLogger(this.consola, this.verbosity, { ...this.ctx, ...kv });
+    return new KlogLogger(this.out, this.verbosity, { ...this.ctx, ...kv });
   }
   private merge(kv?: KV): KV | undefined {
     if (Object.keys(this.ctx).length === 0) return kv;
@@ -122,19 +124,13 @@ class KlogLogger implements Logger {
 const silent: Pick<Logger, 'info'> = { info() {} };
 
 export function createLogger(opts: LoggerOptions): Logger {
-  const consola = createConsola({
-    level: 5,
-    reporters: [
-      klogReporter({
-        skipHeaders: opts.skipHeaders ?? false,
-        sink: opts.sink ?? stderrSink,
-        now: opts.now ?? (() => new Date()),
-        pid: opts.pid ?? process.pid,
-      }),
-    ],
-    throttle: 0,
-  });
-  return new KlogLogger(consola, opts.verbosity, {});
+  const out: LineWriter = {
+    skipHeaders: opts.skipHeaders ?? false,
+    sink: opts.sink ?? stderrSink,
+    now: opts.now ?? (() => new Date()),
+    pid: opts.pid ?? process.pid,
+  };
+  return new KlogLogger(out, opts.verbosity, {});
 }
 
 /**
