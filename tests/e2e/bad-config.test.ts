@@ -8,7 +8,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { metricValue, startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
-import { waitFor } from '../support/wait.ts';
 import {
   CLUSTER,
   NS,
@@ -26,26 +25,12 @@ import {
   seedConfigMap,
   seedUfmSecret,
   setDiscoveryConfig,
-  startCluster,
   workedExampleNodes,
-  type Cluster,
 } from './cluster.ts';
+import { session } from './session.ts';
 
-let cluster: Cluster | undefined;
-let controller: InProcessRun | undefined;
-test.after.each(async () => {
-  await controller?.stop();
-  await cluster?.close();
-  [cluster, controller] = [undefined, undefined];
-});
-
-async function converge<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> {
-  try {
-    return await waitFor(probe, { timeoutMs: 20_000, what });
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n--- controller log ---\n${controller?.log() ?? ''}`);
-  }
-}
+const s = session<InProcessRun>(test);
+const converge = s.converge.bind(s);
 
 const doc = (...entries: string[]) => `networkTopologyDiscovery:\n${entries.join('')}`;
 /** A label entry with the worked example's type plus extra lines under networkTopologyTypes. */
@@ -120,12 +105,11 @@ const VARIANTS: Variant[] = [
 ];
 
 test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with the source or field named, none deletes a HyperNode, good sources keep working`, async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
+  const { api, kubeconfig } = await s.startCluster();
   for (const n of workedExampleNodes()) api.store.create(n);
   seedUfmSecret(api, 'admin', 'secret');
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  controller = startControllerInProcess({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
   await converge(() => hyperNodes(api).length === 6 && hyperNodes(api).every((hn) => nodeCount(hn) === 2), 'the six label HyperNodes of §4.7');
   const before = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   type Ev = { type: string; message: string; involvedObject: { kind: string; name: string } };
@@ -134,7 +118,7 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
   for (const v of VARIANTS) {
     const mark = controller.log().length;
     setDiscoveryConfig(api, v.conf);
-    await converge(() => v.expect.test(controller!.log().slice(mark)), `${v.what}: a log line matching ${v.expect}`);
+    await converge(() => v.expect.test(controller.log().slice(mark)), `${v.what}: a log line matching ${v.expect}`);
     const event = v.event === true ? v.expect : v.event;
     if (event) await converge(() => warnings().some((e) => event.test(e.message)), `${v.what}: a Warning Event on the ConfigMap matching ${event}`);
     for (const [name, uid] of before) assert.is(api.store.get('hypernodes', name)?.metadata?.uid, uid, `${v.what}: ${name} still there`);
@@ -152,7 +136,7 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
   }
 
   // Fixed again: the label source runs a fresh round (new HyperNode deletion trigger aside) and keeps every object.
-  const rounds = async () => metricValue(await controller!.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const done = await rounds();
   setDiscoveryConfig(api, TOPOLOGY_A3_CONFIG);
   await converge(async () => (await rounds()) > done, 'a label round after the configuration is fixed');

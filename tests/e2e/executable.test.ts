@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { metricValue, startControllerBinary, type ControllerRun } from '../support/controller-process.ts';
 import { UfmServer } from '../support/ufm-server.ts';
-import { waitFor } from '../support/wait.ts';
 import {
   CLUSTER,
   CONFIG_MAP,
@@ -32,36 +31,27 @@ import {
   seedConfigMap,
   seedUfmSecret,
   setDiscoveryConfig,
-  startCluster,
   ufmEntry,
   ufmTree,
   workedExampleNodes,
   workedExamplePorts,
   type Cluster,
 } from './cluster.ts';
+import { session } from './session.ts';
 
 const TLS_CA = new URL('../support/tls/ca.crt', import.meta.url).pathname;
-const CONVERGE_MS = 30_000;
 
-/** What each test started, torn down after it even when it fails. */
-let cluster: Cluster | undefined;
-let controller: ControllerRun | undefined;
-let ufm: UfmServer | undefined;
-test.after.each(async () => {
-  const exit = await controller?.stop();
-  await ufm?.close();
-  await cluster?.close();
-  [cluster, controller, ufm] = [undefined, undefined, undefined];
-  assert.is(exit ?? 0, 0, 'the executable exits 0 after SIGTERM');
-});
+const s = session(test);
+test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 after SIGTERM'));
+const converge = s.converge.bind(s);
 
-/** Fails with the controller's log attached, which is what one needs to see then. */
-async function converge<T>(probe: () => T | undefined | false, what: string): Promise<T> {
-  try {
-    return await waitFor(probe, { timeoutMs: CONVERGE_MS, what });
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n--- controller log ---\n${controller?.log() ?? ''}`);
-  }
+/** A cluster with the eight Nodes of §4.7 and `conf` as the discovery document, and the executable running against it. */
+async function startWorkedExample(conf: string): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
+  const { api, kubeconfig } = await s.startCluster();
+  for (const n of workedExampleNodes()) api.store.create(n);
+  seedConfigMap(api, conf);
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS });
+  return { api, controller: s.controller };
 }
 
 /** The six HyperNodes of §4.7, every one with nodeCount 2. */
@@ -71,11 +61,7 @@ function workedExampleConverged(api: Cluster['api']): HyperNode[] | undefined {
 }
 
 test('04-discovery §4.7: eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
-  for (const n of workedExampleNodes()) api.store.create(n);
-  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
 
   const hns = await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
   const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);
@@ -107,14 +93,13 @@ test('04-discovery §4.7: eight labelled Nodes and topologyA3 give exactly the s
 });
 
 test('04-discovery §5.6: the UFM source over HTTPS (CA from NODE_EXTRA_CA_CERTS, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
-  ufm = await new UfmServer().start();
+  const { api, kubeconfig } = await s.startCluster();
+  const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   seedUfmSecret(api, ufm.username, ufm.password);
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint())}`);
   // The SEA ignores NODE_OPTIONS but honours NODE_EXTRA_CA_CERTS, the way an operator adds a private CA.
-  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS, env: { NODE_EXTRA_CA_CERTS: TLS_CA } });
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: { NODE_EXTRA_CA_CERTS: TLS_CA } });
 
   await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
   assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
@@ -131,8 +116,7 @@ test('04-discovery §5.6: the UFM source over HTTPS (CA from NODE_EXTRA_CA_CERTS
 });
 
 test("adoption: HyperNodes named and labelled by the Go controller keep their names and UIDs; no create or delete, only drift is written", async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
+  const { api, kubeconfig } = await s.startCluster();
   for (const n of workedExampleNodes()) api.store.create(n);
   // What the Go controller leaves behind: random suffixes, source and tier labels, nodeCount written.
   const goNames = { s0: 'hypernode-topologya3-tier1-k7x2q', s1: 'hypernode-topologya3-tier1-b9zz4', s2: 'hypernode-topologya3-tier1-2mdq8', s3: 'hypernode-topologya3-tier1-tt5wr' };
@@ -153,14 +137,14 @@ test("adoption: HyperNodes named and labelled by the Go controller keep their na
   api.store.create(hn(goParents.s5, CLUSTER, 's5', 2, 'HyperNode', [goNames.s2, goNames.s3].sort()));
   const uids = new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid]));
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
 
   await converge(() => {
     const s3 = byName(hyperNodes(api)).get(goNames.s3);
     return memberNames(s3).length === 2 && nodeCount(s3) === 2;
   }, 'the drifted HyperNode corrected');
   // Wait for the reconcile of that snapshot to be counted, so no write of this round is still on its way.
-  await converge(async () => metricValue(await controller!.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the reconcile to finish');
+  await converge(async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the reconcile to finish');
   const after = hyperNodes(api);
   assert.equal(new Map(after.map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
   assert.ok(after.every((h) => nodeCount(h) === 2));
@@ -173,13 +157,9 @@ test("adoption: HyperNodes named and labelled by the Go controller keep their na
 });
 
 test('steady state: discovery rounds over an unchanged topology write nothing (HyperNode deleted elsewhere, label source restarted)', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
-  for (const n of workedExampleNodes()) api.store.create(n);
-  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const { api, controller } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
   await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
-  const rounds = async () => metricValue(await controller!.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const settled = await rounds();
   // A hand-made HyperNode (no source label, nodeCount already right) that an operator then deletes.
   api.store.create({
@@ -189,7 +169,7 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
     spec: { tier: 3, members: [{ type: 'Node', selector: { exactMatch: { name: 'node0' } } }] },
     status: { nodeCount: 1 },
   });
-  await converge(async () => metricValue(await controller!.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) > 0 && true, 'the status queue to see HyperNodes');
+  await converge(async () => metricValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) > 0 && true, 'the status queue to see HyperNodes');
   api.requests.clear();
 
   // Any HyperNode deletion triggers a label round (04-discovery §4.3).
@@ -207,11 +187,7 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
 });
 
 test('a source that cannot run gets a Warning Event on the discovery ConfigMap, within the RBAC, while the label source works', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
-  for (const n of workedExampleNodes()) api.store.create(n);
-  seedConfigMap(api, `${TOPOLOGY_A3_CONFIG}  - source: roce\n    enabled: true\n`);
-  controller = await startControllerBinary({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const { api, controller } = await startWorkedExample(`${TOPOLOGY_A3_CONFIG}  - source: roce\n    enabled: true\n`);
 
   const cm = api.store.get('configmaps', CONFIG_MAP, NS) as { metadata: { uid: string } };
   type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string; name: string; namespace: string; uid?: string } };

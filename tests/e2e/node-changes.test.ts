@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert';
 import type { MemberSelector } from '../../src/hypernode/api/types.ts';
 import { metricValue, startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
 import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../support/sample-cluster.ts';
-import { waitFor } from '../support/wait.ts';
 import {
   NS,
   assertNoDeletes,
@@ -25,38 +24,23 @@ import {
   nodeCount,
   seedConfigMap,
   setNodeLabels,
-  startCluster,
-  type Cluster,
 } from './cluster.ts';
+import { session } from './session.ts';
 
-let cluster: Cluster | undefined;
-let controller: InProcessRun | undefined;
-test.after.each(async () => {
-  await controller?.stop();
-  await cluster?.close();
-  [cluster, controller] = [undefined, undefined];
-});
-
-async function converge<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> {
-  try {
-    return await waitFor(probe, { timeoutMs: 20_000, what });
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n--- controller log ---\n${controller?.log() ?? ''}`);
-  }
-}
+const s = session<InProcessRun>(test);
+const converge = s.converge.bind(s);
 
 test('moving one Node to a rack under another spine writes at most tiers + 1 = 4 times and leaves the right tree', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
+  const { api, kubeconfig } = await s.startCluster();
   for (const n of sampleNodes(DEMO_SHAPE)) api.store.create(n);
   seedConfigMap(api, SAMPLE_DISCOVERY_CONFIG);
-  controller = startControllerInProcess({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
   const total = expectedHyperNodeCount(DEMO_SHAPE);
   await converge(() => {
     const hns = hyperNodes(api);
     return hns.length === total && hns.every((hn) => nodeCount(hn) > 0);
   }, `${total} HyperNodes with nodeCount`);
-  const rounds = async () => metricValue(await controller!.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const before = await rounds();
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   api.requests.clear();
@@ -90,21 +74,20 @@ test('moving one Node to a rack under another spine writes at most tiers + 1 = 4
 });
 
 test('nodeCount of hand-made regexMatch and labelMatch HyperNodes follows Nodes being added, relabelled and deleted', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
+  const { api, kubeconfig } = await s.startCluster();
   api.store.create(node('cpu-0', { pool: 'cpu' }));
   seedConfigMap(api, '');
   const handMade = (name: string, selector: MemberSelector) =>
     api.store.create({ apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', metadata: { name }, spec: { tier: 1, members: [{ type: 'Node', selector }] } });
   handMade('gpu-by-name', { regexMatch: { pattern: '^gpu-' } });
   handMade('gpu-by-label', { labelMatch: { matchLabels: { pool: 'gpu' } } });
-  controller = startControllerInProcess({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
   const counts = () => {
     const all = byName(hyperNodes(api));
     return [nodeCount(all.get('gpu-by-name')), nodeCount(all.get('gpu-by-label'))];
   };
   const expectCounts = (want: [number, number], what: string) => converge(() => counts().join() === want.join() && true, `${what}: nodeCounts ${want.join(', ')} (now ${counts().join(', ')})`);
-  await converge(async () => metricValue(await controller!.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) >= 2, 'the status sync to see both HyperNodes');
+  await converge(async () => metricValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) >= 2, 'the status sync to see both HyperNodes');
   assert.equal(counts(), [0, 0]);
 
   api.store.create(node('gpu-0', { pool: 'gpu' }));

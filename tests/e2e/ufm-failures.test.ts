@@ -8,7 +8,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
 import { UfmServer, type UfmAnswer } from '../support/ufm-server.ts';
-import { waitFor } from '../support/wait.ts';
 import {
   NS,
   UFM_WORKED_EXAMPLE,
@@ -20,48 +19,30 @@ import {
   seedConfigMap,
   seedUfmSecret,
   setDiscoveryConfig,
-  startCluster,
   ufmEntry,
   ufmTree,
   workedExamplePorts,
-  type Cluster,
 } from './cluster.ts';
-
-let cluster: Cluster | undefined;
-let controller: InProcessRun | undefined;
-let ufm: UfmServer | undefined;
-test.after.each(async () => {
-  await controller?.stop();
-  await ufm?.close();
-  await cluster?.close();
-  [cluster, controller, ufm] = [undefined, undefined, undefined];
-});
+import { session } from './session.ts';
 
 /** The shortest poll period the discoverer honours, so that every failure mode shows within seconds. */
 const INTERVAL = '1s';
 
-async function converge<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> {
-  try {
-    return await waitFor(probe, { timeoutMs: 20_000, what });
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n--- controller log ---\n${controller?.log() ?? ''}`);
-  }
-}
+const s = session<InProcessRun>(test);
+const converge = s.converge.bind(s);
 
 test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null each leave every ufm HyperNode in place and are logged', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
-  ufm = await new UfmServer().start();
+  const { api, kubeconfig } = await s.startCluster();
+  const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   seedUfmSecret(api, ufm.username, ufm.password);
   // The test process does not trust the stand-in's CA: the good configuration skips verification.
   const trusting = `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`;
   seedConfigMap(api, trusting);
-  controller = startControllerInProcess({ kubeconfig: cluster.kubeconfig, namespace: NS });
+  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
   await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes of §5.6');
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   api.requests.clear();
-  const server = ufm;
 
   /**
    * Switches the UFM answer, then waits until a request made after the switch
@@ -69,27 +50,27 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
    * the switch starts only once the first one's outcome is logged).
    */
   async function failWith(what: string, change: () => void, expected: RegExp): Promise<void> {
-    const mark = controller!.log().length;
-    const asked = server.requests.length;
+    const mark = controller.log().length;
+    const asked = ufm.requests.length;
     change();
-    await converge(() => server.requests.length >= asked + 2 && expected.test(controller!.log().slice(mark)), `${what}: a log line matching ${expected}`);
+    await converge(() => ufm.requests.length >= asked + 2 && expected.test(controller.log().slice(mark)), `${what}: a log line matching ${expected}`);
     assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE, `${what}: ufm HyperNodes unchanged`);
   }
-  const answer = (a: UfmAnswer) => () => void (server.answer = a);
+  const answer = (a: UfmAnswer) => () => void (ufm.answer = a);
 
-  await failWith('401', () => void (server.password = 'rotated'), /Failed to fetch UFM data.*unexpected status code: 401 Unauthorized/);
-  server.password = 'secret';
+  await failWith('401', () => void (ufm.password = 'rotated'), /Failed to fetch UFM data.*unexpected status code: 401 Unauthorized/);
+  ufm.password = 'secret';
   await failWith('malformed JSON', answer({ kind: 'raw', body: '[{"description": "Computer IB Port", "system_name": ' }), /Failed to fetch UFM data.*failed to decode response/);
   await failWith('[]', answer({ kind: 'ports', ports: [] }), /UFM reported no Computer ports; keeping the existing ufm HyperNodes/);
   await failWith('null', answer({ kind: 'raw', body: 'null' }), /UFM reported no Computer ports; keeping the existing ufm HyperNodes/);
   await failWith('500', answer({ kind: 'status', status: 500 }), /Failed to fetch UFM data.*unexpected status code: 500 Internal Server Error/);
-  server.answer = { kind: 'ports', ports: workedExamplePorts() };
+  ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
 
   // Verification on (the source restarts): the stand-in's certificate chains to a CA this process does not trust.
   let mark = controller.log().length;
-  setDiscoveryConfig(api, `networkTopologyDiscovery:\n${ufmEntry(server.endpoint(), { interval: INTERVAL })}`);
+  setDiscoveryConfig(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL })}`);
   await converge(
-    () => /Failed to fetch UFM data.*failed to send request: .*(certificate|self.signed|verify)/i.test(controller!.log().slice(mark)),
+    () => /Failed to fetch UFM data.*failed to send request: .*(certificate|self.signed|verify)/i.test(controller.log().slice(mark)),
     'a TLS verification failure in the log',
   );
   assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE, 'untrusted certificate: ufm HyperNodes unchanged');
@@ -97,9 +78,9 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   // Back to a working configuration, then UFM goes away.
   setDiscoveryConfig(api, trusting);
   mark = controller.log().length;
-  await server.close();
-  ufm = undefined;
-  await converge(() => (controller!.log().slice(mark).match(/Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/g) ?? []).length >= 2, 'two refused connections in the log');
+  await ufm.close();
+  s.ufm = undefined;
+  await converge(() => (controller.log().slice(mark).match(/Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/g) ?? []).length >= 2, 'two refused connections in the log');
   assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE, 'unreachable: ufm HyperNodes unchanged');
 
   assert.equal(new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid])), uids, 'same objects throughout');
@@ -109,14 +90,13 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
 });
 
 test('a UFM failing from the start creates nothing; its first good answer creates the §5.6 HyperNodes', async () => {
-  cluster = await startCluster();
-  const { api } = cluster;
-  ufm = await new UfmServer().start();
+  const { api, kubeconfig } = await s.startCluster();
+  const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'status', status: 503 };
   seedUfmSecret(api, ufm.username, ufm.password);
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`);
-  controller = startControllerInProcess({ kubeconfig: cluster.kubeconfig, namespace: NS });
-  await converge(() => /unexpected status code: 503 Service Unavailable/.test(controller!.log()), 'the 503 in the log');
+  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  await converge(() => /unexpected status code: 503 Service Unavailable/.test(controller.log()), 'the 503 in the log');
   assert.equal(hyperNodes(api), [], 'nothing created from a failed fetch');
 
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };

@@ -1,0 +1,54 @@
+// What one end-to-end test starts (the cluster, the controller, a UFM
+// stand-in), torn down after the test even when it fails, and waiting on the
+// cluster with the controller's log attached to a timeout — the one thing
+// needed to see why a scenario did not converge.
+
+import type { Test } from 'uvu';
+import type { ControllerRun } from '../support/controller-process.ts';
+import type { UfmServer } from '../support/ufm-server.ts';
+import { waitFor } from '../support/wait.ts';
+import { startCluster, type Cluster } from './cluster.ts';
+
+/** Generous for a loaded 2-core machine; convergence normally takes well under a second. */
+export const CONVERGE_TIMEOUT_MS = 20_000;
+
+export class Session<C extends ControllerRun = ControllerRun> {
+  cluster: Cluster | undefined;
+  controller: C | undefined;
+  ufm: UfmServer | undefined;
+  /** Exit code of the last controller stopped by teardown. */
+  lastExit: number | null | undefined;
+
+  async startCluster(): Promise<Cluster> {
+    this.cluster = await startCluster();
+    return this.cluster;
+  }
+
+  /** The controller's log so far ('' before it started). */
+  log(): string {
+    return this.controller?.log() ?? '';
+  }
+
+  async converge<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string): Promise<T> {
+    try {
+      return await waitFor(probe, { timeoutMs: CONVERGE_TIMEOUT_MS, what });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- controller log ---\n${this.log()}`);
+    }
+  }
+
+  /** Stops the controller first (it must not see its API server vanish), then the stand-ins. */
+  async teardown(): Promise<void> {
+    this.lastExit = await this.controller?.stop();
+    await this.ufm?.close();
+    await this.cluster?.close();
+    [this.cluster, this.controller, this.ufm] = [undefined, undefined, undefined];
+  }
+}
+
+/** A Session torn down after each test of `suite`. */
+export function session<C extends ControllerRun = ControllerRun>(suite: Test): Session<C> {
+  const s = new Session<C>();
+  suite.after.each(() => s.teardown());
+  return s;
+}
