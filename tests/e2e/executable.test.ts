@@ -115,44 +115,65 @@ test('04-discovery §5.6: the UFM source over HTTPS (CA from NODE_EXTRA_CA_CERTS
   assertNoForbidden(api);
 });
 
-test("adoption: HyperNodes named and labelled by the Go controller keep their names and UIDs; no create or delete, only drift is written", async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  for (const n of workedExampleNodes()) api.store.create(n);
-  // What the Go controller leaves behind: random suffixes, source and tier labels, nodeCount written.
-  const goNames = { s0: 'hypernode-topologya3-tier1-k7x2q', s1: 'hypernode-topologya3-tier1-b9zz4', s2: 'hypernode-topologya3-tier1-2mdq8', s3: 'hypernode-topologya3-tier1-tt5wr' };
-  const goParents = { s4: 'hypernode-topologya3-tier2-hg7jc', s5: 'hypernode-topologya3-tier2-pl4sn' };
-  const hn = (name: string, key: string, value: string, tier: number, type: 'Node' | 'HyperNode', members: string[]) => ({
+/** Names as the Go controller draws them: random suffixes from its 27-symbol alphabet. */
+const GO_NAMES = {
+  s0: 'hypernode-topologya3-tier1-k7x2q',
+  s1: 'hypernode-topologya3-tier1-b9zz4',
+  s2: 'hypernode-topologya3-tier1-2mdq8',
+  s3: 'hypernode-topologya3-tier1-tt5wr',
+  s4: 'hypernode-topologya3-tier2-hg7jc',
+  s5: 'hypernode-topologya3-tier2-pl4sn',
+};
+
+/**
+ * What the Go controller leaves behind for §4.7: source and tier labels,
+ * sorted members, nodeCount written. With `drift`, node7 is missing from s3
+ * (and its nodeCount says 1). Returns name → UID.
+ */
+function seedGoHyperNodes(api: Cluster['api'], drift: boolean): Map<string, string | undefined> {
+  const hn = (value: keyof typeof GO_NAMES, key: string, tier: number, members: string[]) => ({
     apiVersion: 'topology.volcano.sh/v1alpha1',
     kind: 'HyperNode',
-    metadata: { name, labels: { [SOURCE_LABEL]: 'label', [key]: value } },
-    spec: { tier, tierName: key, members: members.map((m) => ({ type, selector: { exactMatch: { name: m } } })) },
+    metadata: { name: GO_NAMES[value], labels: { [SOURCE_LABEL]: 'label', [key]: value } },
+    spec: { tier, tierName: key, members: members.sort().map((name) => ({ type: tier === 1 ? 'Node' : 'HyperNode', selector: { exactMatch: { name } } })) },
     status: { nodeCount: members.length },
   });
-  api.store.create(hn(goNames.s0, RACK, 's0', 1, 'Node', ['node0', 'node1']));
-  api.store.create(hn(goNames.s1, RACK, 's1', 1, 'Node', ['node2', 'node3']));
-  api.store.create(hn(goNames.s2, RACK, 's2', 1, 'Node', ['node4', 'node5']));
-  // Drift: node7 is missing from s3 (and its nodeCount says 1).
-  api.store.create(hn(goNames.s3, RACK, 's3', 1, 'Node', ['node6']));
-  api.store.create(hn(goParents.s4, CLUSTER, 's4', 2, 'HyperNode', [goNames.s1, goNames.s0].sort()));
-  api.store.create(hn(goParents.s5, CLUSTER, 's5', 2, 'HyperNode', [goNames.s2, goNames.s3].sort()));
-  const uids = new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid]));
+  api.store.create(hn('s0', RACK, 1, ['node0', 'node1']));
+  api.store.create(hn('s1', RACK, 1, ['node2', 'node3']));
+  api.store.create(hn('s2', RACK, 1, ['node4', 'node5']));
+  api.store.create(hn('s3', RACK, 1, drift ? ['node6'] : ['node6', 'node7']));
+  api.store.create(hn('s4', CLUSTER, 2, [GO_NAMES.s0, GO_NAMES.s1]));
+  api.store.create(hn('s5', CLUSTER, 2, [GO_NAMES.s2, GO_NAMES.s3]));
+  return new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid]));
+}
+
+/** Starts the executable over the seeded objects and waits until its first label round is reconciled and nodeCounts are right. */
+async function adopt(api: Cluster['api'], kubeconfig: string): Promise<void> {
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
+  await converge(async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round to be reconciled');
+  await converge(() => workedExampleConverged(api), 'the six HyperNodes with nodeCount 2');
+  assert.equal(new Set(hyperNodes(api).map((h) => h.metadata.name)), new Set(Object.values(GO_NAMES)), 'no HyperNode added');
+}
 
-  await converge(() => {
-    const s3 = byName(hyperNodes(api)).get(goNames.s3);
-    return memberNames(s3).length === 2 && nodeCount(s3) === 2;
-  }, 'the drifted HyperNode corrected');
-  // Wait for the reconcile of that snapshot to be counted, so no write of this round is still on its way.
-  await converge(async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the reconcile to finish');
-  const after = hyperNodes(api);
-  assert.equal(new Map(after.map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
-  assert.ok(after.every((h) => nodeCount(h) === 2));
-  assert.equal(
-    describeWrites(hyperNodeWrites(api)),
-    [`update ${goNames.s3} → 200`, `update ${goNames.s3}/status → 200`],
-    'only the drifted object is written: its members, then its nodeCount',
-  );
+test('adoption: HyperNodes named by the Go controller that already match keep names and UIDs, and cost zero writes', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (const n of workedExampleNodes()) api.store.create(n);
+  const uids = seedGoHyperNodes(api, false);
+  await adopt(api, kubeconfig);
+  assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
+  assert.equal(describeWrites(hyperNodeWrites(api)), [], 'zero HyperNode writes');
+  assertNoForbidden(api);
+});
+
+test('adoption with drift: only the drifted Go-named HyperNode is written (members, then nodeCount); no create or delete', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (const n of workedExampleNodes()) api.store.create(n);
+  const uids = seedGoHyperNodes(api, true);
+  await adopt(api, kubeconfig);
+  assert.equal(memberNames(byName(hyperNodes(api)).get(GO_NAMES.s3)), ['node6', 'node7']);
+  assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
+  assert.equal(describeWrites(hyperNodeWrites(api)), [`update ${GO_NAMES.s3} → 200`, `update ${GO_NAMES.s3}/status → 200`]);
   assertNoForbidden(api);
 });
 
