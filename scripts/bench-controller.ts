@@ -11,8 +11,10 @@
 // then a summary with targets and PASS/MISS. It prints; it never fails on a
 // figure (exit code 1 only when the benchmark itself could not run).
 //
-// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5]
-// (builds dist/ with `npm run build` first when the executable is missing).
+// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable]
+// (builds dist/ with `npm run build` first when the default executable,
+// dist/vc-hypernode-controller-manager, is missing; another executable, e.g.
+// a build with different V8 flags, can be compared by passing its path).
 // The API server stand-in runs in this process; the controller is a child.
 
 import { spawnSync } from 'node:child_process';
@@ -23,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../tests/support/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes, type SampleShape } from '../tests/support/sample-cluster.ts';
 import { waitFor } from '../tests/support/wait.ts';
-import { ControllerProcess, metricValue, unusedPort } from './lib/bench-controller-process.ts';
+import { ControllerProcess, metricValue, unusedPort, type ProcMemory } from './lib/bench-controller-process.ts';
 import { measureDiscoveryCpu } from './lib/bench-discovery-cpu.ts';
 import { ms, percentile, seconds } from './lib/bench-stats.ts';
 
@@ -52,7 +54,8 @@ const TARGET_QUIET_WRITES = 0;
 const TARGET_RELABEL_P99_MS = 2_000;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const binary = join(root, 'dist/vc-hypernode-controller-manager');
+const builtBinary = join(root, 'dist/vc-hypernode-controller-manager');
+const binary = process.argv[4] ?? builtBinary;
 
 /** The fields of a stored HyperNode this benchmark reads. */
 interface StoredHyperNode {
@@ -111,6 +114,7 @@ function rateLimitBoundMs(requests: number): number {
 
 function ensureBuilt(): void {
   if (existsSync(binary)) return;
+  if (binary !== builtBinary) throw new Error(`the executable ${binary} does not exist`);
   console.log(`${binary} is missing: running npm run build`);
   const built = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (built.status !== 0 || !existsSync(binary)) throw new Error('`npm run build` did not produce the executable; fix the build first');
@@ -226,6 +230,92 @@ async function relabels(api: ApiServer, count: number): Promise<Verdict> {
   return { figure: `5. relabel → members visible, p99 of ${count}`, measured: ms(p99), target: `<= ${ms(TARGET_RELABEL_P99_MS, 0)}`, pass: p99 <= TARGET_RELABEL_P99_MS };
 }
 
+interface Launched {
+  controller: ControllerProcess;
+  /** Date.now() and performance.now() just before the spawn. */
+  spawnedAt: number;
+  started: number;
+}
+
+/** Starts the built executable as a Deployment runs it: least-privilege token, leader election, probes, metrics. */
+async function launchController(api: ApiServer, work: string): Promise<Launched> {
+  const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
+  const [healthPort, metricsPort] = [await unusedPort(), await unusedPort()];
+  const flags: Record<string, string | number | boolean> = {
+    kubeconfig: api.writeKubeconfig(work, { token }),
+    'kube-api-qps': QPS,
+    'kube-api-burst': BURST,
+    'leader-elect': true,
+    'leader-elect-resource-namespace': NAMESPACE,
+    'leader-elect-resource-name': LEASE,
+    'enable-healthz': true,
+    'healthz-address': `127.0.0.1:${healthPort}`,
+    'enable-metrics': true,
+    'listen-address': `127.0.0.1:${metricsPort}`,
+  };
+  const args = Object.entries(flags).map(([name, value]) => `--${name}=${value}`);
+  const env = { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' };
+  const spawnedAt = Date.now();
+  const started = performance.now();
+  return { controller: new ControllerProcess(binary, args, env, `http://127.0.0.1:${metricsPort}/metrics`), spawnedAt, started };
+}
+
+/** Where the memory goes: the V8 heap (used of committed) and buffers outside it, from the process's own /metrics. */
+async function heapBreakdown(controller: ControllerProcess): Promise<string> {
+  const text = await controller.metrics();
+  const mb = (family: string) => (metricValue(text, family) / (1024 * 1024)).toFixed(1);
+  return `V8 heap ${mb('nodejs_heap_size_used_bytes')} MB used of ${mb('nodejs_heap_size_total_bytes')} MB committed, external ${mb('nodejs_external_memory_bytes')} MB`;
+}
+
+function memoryLine(m: ProcMemory): string {
+  return `VmRSS ${m.rssMB.toFixed(1)} MB (anonymous ${m.anonMB.toFixed(1)} MB + file-backed ${m.fileMB.toFixed(1)} MB), peak VmHWM ${m.hwmMB.toFixed(1)} MB`;
+}
+
+/** The executable against a cluster without Nodes, after its first (empty) label discovery: what the 10,000 Nodes add. */
+async function baselineMemory(work: string): Promise<{ memory: ProcMemory; heap: string }> {
+  const api = await startApiServer({ namespaces: [NAMESPACE] });
+  let launched: Launched | undefined;
+  try {
+    api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
+    launched = await launchController(api, work);
+    const { controller } = launched;
+    await waitFor(async () => (await labelDiscoveryCounters(controller)).reconciles > 0, {
+      timeoutMs: ROUND_TIMEOUT_MS,
+      intervalMs: 50,
+      what: 'the first label discovery of an empty cluster to be reconciled',
+    });
+    return { memory: controller.memory(), heap: await heapBreakdown(controller) };
+  } finally {
+    await launched?.controller.stop();
+    await api.close();
+  }
+}
+
+/** Figure 3. Waits for every HyperNode with its nodeCount, then tallies the controller's requests. */
+async function converge(api: ApiServer, launched: Launched, expected: number): Promise<Verdict> {
+  await waitFor(
+    () => {
+      const hns = hyperNodes(api);
+      return hns.length === expected && hns.every(countWritten);
+    },
+    { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 50, what: `${expected} HyperNodes with their nodeCount` },
+  );
+  const convergeMs = performance.now() - launched.started;
+  const requests = api.requests.all((r) => r.user === SERVICE_ACCOUNT);
+  const writes = api.requests.writes((r) => r.user === SERVICE_ACCOUNT);
+  const firstHyperNodeWrite = writes.find((r) => r.resource === 'hypernodes');
+  const firstWriteMs = firstHyperNodeWrite ? Date.parse(firstHyperNodeWrite.time) - launched.spawnedAt : Number.NaN;
+  const boundMs = rateLimitBoundMs(writes.length);
+  const ratio = convergeMs / boundMs;
+  console.log(`3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)})`);
+  console.log(`   writes: ${writes.length} (${byVerb(writes)}); besides them: ${byVerb(requests.filter((r) => !writes.includes(r)))}`);
+  console.log(
+    `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
+      `(bound counting all ${requests.length} requests, which share the bucket: ${seconds(rateLimitBoundMs(requests.length))})`,
+  );
+  return { figure: '3. converge wall time / QPS bound of its writes', measured: `${ratio.toFixed(2)}x`, target: `<= ${TARGET_QPS_RATIO}x`, pass: ratio <= TARGET_QPS_RATIO };
+}
+
 async function main(): Promise<number> {
   const relabelCount = Number(process.argv[2] ?? 30);
   const rounds = Number(process.argv[3] ?? 5);
@@ -248,71 +338,36 @@ async function main(): Promise<number> {
 
   ensureBuilt();
   const work = mkdtempSync(join(tmpdir(), 'bench-controller-'));
-  const api = await startApiServer({ namespaces: [NAMESPACE] });
-  let controller: ControllerProcess | undefined;
+  let api: ApiServer | undefined;
+  let launched: Launched | undefined;
   try {
-    const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
-    const kubeconfig = api.writeKubeconfig(work, { token });
+    const baseline = await baselineMemory(work);
+    api = await startApiServer({ namespaces: [NAMESPACE] });
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
-    const [healthPort, metricsPort] = [await unusedPort(), await unusedPort()];
-    const args = [
-      `--kubeconfig=${kubeconfig}`,
-      `--kube-api-qps=${QPS}`,
-      `--kube-api-burst=${BURST}`,
-      '--leader-elect=true',
-      `--leader-elect-resource-namespace=${NAMESPACE}`,
-      `--leader-elect-resource-name=${LEASE}`,
-      '--enable-healthz=true',
-      `--healthz-address=127.0.0.1:${healthPort}`,
-      '--enable-metrics=true',
-      `--listen-address=127.0.0.1:${metricsPort}`,
-    ];
-    const spawnedAt = Date.now();
-    const started = performance.now();
-    controller = new ControllerProcess(binary, args, { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' }, `http://127.0.0.1:${metricsPort}/metrics`);
-
-    // 3. Converge from empty.
-    const isController = (r: RequestRecord) => r.user === SERVICE_ACCOUNT;
-    await waitFor(() => {
-      const hns = hyperNodes(api);
-      return hns.length === expected && hns.every(countWritten);
-    }, { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 50, what: `${expected} HyperNodes with their nodeCount` });
-    const convergeMs = performance.now() - started;
-    const requests = api.requests.all(isController);
-    const writes = requests.filter((r) => ['create', 'update', 'patch', 'delete'].includes(r.verb));
-    const hyperNodeWrites = writes.filter((r) => r.resource === 'hypernodes');
-    const firstWriteMs = hyperNodeWrites.length > 0 ? Date.parse(hyperNodeWrites[0]!.time) - spawnedAt : Number.NaN;
-    const boundMs = rateLimitBoundMs(writes.length);
-    const ratio = convergeMs / boundMs;
-    console.log(`3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)})`);
-    console.log(`   writes: ${writes.length} (${byVerb(writes)}); all requests: ${requests.length} (${byVerb(requests.filter((r) => !writes.includes(r)))} besides the writes)`);
-    console.log(
-      `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
-        `(bound counting all ${requests.length} requests, which share the bucket: ${seconds(rateLimitBoundMs(requests.length))})`,
-    );
-    verdicts.push({ figure: '3. converge wall time / QPS bound of its writes', measured: `${ratio.toFixed(2)}x`, target: `<= ${TARGET_QPS_RATIO}x`, pass: ratio <= TARGET_QPS_RATIO });
+    launched = await launchController(api, work);
+    const { controller } = launched;
+    verdicts.push(await converge(api, launched, expected));
     const afterConverge = controller.memory();
 
     verdicts.push(await quietRounds(api, controller, rounds));
 
     // 2. Steady-state memory: after converging and the quiet rounds, before the relabels.
     const steady = controller.memory();
-    console.log(
-      `2. controller RSS at steady state: VmRSS ${steady.rssMB.toFixed(1)} MB (${afterConverge.rssMB.toFixed(1)} MB right after converging), ` +
-        `peak VmHWM ${steady.hwmMB.toFixed(1)} MB; built executable ${binary.slice(root.length)}`,
-    );
+    console.log(`2. controller memory at steady state, executable ${binary}: ${memoryLine(steady)}`);
+    console.log(`   ${await heapBreakdown(controller)}; VmRSS right after converging ${afterConverge.rssMB.toFixed(1)} MB`);
+    console.log(`   baseline, the same executable with no Nodes: ${memoryLine(baseline.memory)}; ${baseline.heap}`);
     verdicts.push({ figure: '2. controller RSS at steady state', measured: `${steady.rssMB.toFixed(1)} MB`, target: `<= ${TARGET_RSS_MB} MB`, pass: steady.rssMB <= TARGET_RSS_MB });
 
     verdicts.push(await relabels(api, relabelCount));
     console.log(`   VmRSS after the relabels: ${controller.memory().rssMB.toFixed(1)} MB`);
   } catch (err) {
-    if (controller) console.error(`\nThe controller's log (tail):\n${controller.log}`);
+    if (launched) console.error(`\nThe controller's log (tail):\n${launched.controller.log}`);
     throw err;
   } finally {
-    const code = await controller?.stop();
-    if (code !== undefined) console.log(`\nSIGTERM → controller exit ${code}`);
-    await api.close();
+    const code = await launched?.controller.stop();
+    if (code !== undefined) console.log(`SIGTERM → controller exit ${code}`);
+    await api?.close();
     rmSync(work, { recursive: true, force: true });
   }
 

@@ -17,6 +17,10 @@ export interface ProcMemory {
   rssMB: number;
   /** Peak resident set since start, MB. */
   hwmMB: number;
+  /** Of rssMB: anonymous memory (heaps, buffers), MB. */
+  anonMB: number;
+  /** Of rssMB: pages of mapped files, the executable's own code and data above all, MB. */
+  fileMB: number;
 }
 
 /** A port on 127.0.0.1 that was free a moment ago, for the probe and metrics listeners. */
@@ -38,7 +42,7 @@ export function procMemory(pid: number): ProcMemory {
     if (!m) throw new Error(`/proc/${pid}/status has no ${field} line`);
     return Number(m[1]);
   };
-  return { rssMB: kB('VmRSS') / 1024, hwmMB: kB('VmHWM') / 1024 };
+  return { rssMB: kB('VmRSS') / 1024, hwmMB: kB('VmHWM') / 1024, anonMB: kB('RssAnon') / 1024, fileMB: kB('RssFile') / 1024 };
 }
 
 /** Sum of the samples of `family` whose labels contain every `labels` pair, from Prometheus text. */
