@@ -181,7 +181,9 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
   const { api, controller } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
   await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
   const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
-  const settled = await rounds();
+  const settled = await converge(async () => (await rounds()) || false, 'the first label round to be reconciled');
+  const statusAdds = async () => metricValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' });
+  const addsBefore = await statusAdds();
   // A hand-made HyperNode (no source label, nodeCount already right) that an operator then deletes.
   api.store.create({
     apiVersion: 'topology.volcano.sh/v1alpha1',
@@ -190,7 +192,7 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
     spec: { tier: 3, members: [{ type: 'Node', selector: { exactMatch: { name: 'node0' } } }] },
     status: { nodeCount: 1 },
   });
-  await converge(async () => metricValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) > 0 && true, 'the status queue to see HyperNodes');
+  await converge(async () => (await statusAdds()) > addsBefore, 'the controller to see the hand-made HyperNode');
   api.requests.clear();
 
   // Any HyperNode deletion triggers a label round (04-discovery §4.3).
