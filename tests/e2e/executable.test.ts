@@ -92,14 +92,20 @@ test('04-discovery §4.7: eight labelled Nodes and topologyA3 give exactly the s
   assertNoForbidden(api);
 });
 
-test('04-discovery §5.6: the UFM source over HTTPS (CA from NODE_EXTRA_CA_CERTS, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn', async () => {
+/** Two ways an operator makes the executable accept UFM's certificate. */
+const UFM_TRUST: { how: string; env: Record<string, string>; insecureSkipVerify: boolean }[] = [
+  // The SEA ignores NODE_OPTIONS but honours NODE_EXTRA_CA_CERTS, the way an operator adds a private CA.
+  { how: 'CA from NODE_EXTRA_CA_CERTS', env: { NODE_EXTRA_CA_CERTS: TLS_CA }, insecureSkipVerify: false },
+  { how: 'insecureSkipVerify: true', env: {}, insecureSkipVerify: true },
+];
+
+for (const trust of UFM_TRUST) test(`04-discovery §5.6: the UFM source over HTTPS (${trust.how}, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn`, async () => {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   seedUfmSecret(api, ufm.username, ufm.password);
-  seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint())}`);
-  // The SEA ignores NODE_OPTIONS but honours NODE_EXTRA_CA_CERTS, the way an operator adds a private CA.
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: { NODE_EXTRA_CA_CERTS: TLS_CA } });
+  seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`);
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: trust.env });
 
   await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
   assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
