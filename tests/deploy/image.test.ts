@@ -199,6 +199,9 @@ test('in-cluster style: service-account token and CA only, the chart arguments a
     await waitFor(async () => (await fetch(`http://127.0.0.1:${healthz}/healthz`)).status === 200, what('/healthz to answer 200'));
     const listed = (resource: string) => api.requests.all({ user: SA_USER, verb: 'list', resource }).some((r) => r.code === 200);
     await waitFor(() => listed('nodes') && listed('hypernodes') && listed('configmaps'), what('lists of nodes, hypernodes and configmaps'));
+    const hypernode = await waitFor(() => api.store.list('hypernodes').find((h) => h.status?.nodeCount === 2), what('a HyperNode for rack-1 with nodeCount 2'));
+    assert.equal(hypernode.metadata.labels, { 'volcano.sh/network-topology-source': 'label', 'volcano.sh/tor': 'rack-1' });
+    assert.match(hypernode.metadata.name, /^hypernode-rack-tier1-[a-z0-9]{5}$/);
     assert.equal(
       api.requests.all((r) => r.code === 401 || r.code === 403).map((r) => `${r.code} ${r.verb} ${r.resource} ${r.namespace}`),
       [],
