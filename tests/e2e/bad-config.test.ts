@@ -4,12 +4,15 @@
 // field (log line, and a Warning Event on the ConfigMap where the source or
 // document is refused), none deletes a HyperNode, and the label source keeps
 // working while another entry is broken (00-overview §4 items 3 and 4).
+// Disabling a source or deleting the ConfigMap stops discovery but keeps its
+// HyperNodes (04-discovery §2.8).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { metricValue, startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
 import {
   CLUSTER,
+  CONFIG_MAP,
   NS,
   RACK,
   TOPOLOGY_A3_CONFIG,
@@ -17,7 +20,9 @@ import {
   UFM_SECRET,
   assertNoDeletes,
   assertNoForbidden,
+  describeWrites,
   groupOf,
+  hyperNodeWrites,
   hyperNodes,
   memberNames,
   node,
@@ -143,6 +148,32 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
   assert.is(hyperNodes(api).length, 7);
   for (const [name, uid] of before) assert.is(api.store.get('hypernodes', name)?.metadata?.uid, uid, `${name} survived every variant`);
   assertNoDeletes(api);
+  assertNoForbidden(api);
+});
+
+test('disabling the label source or deleting the ConfigMap stops discovery and keeps every HyperNode; restoring it costs zero writes', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (const n of workedExampleNodes()) api.store.create(n);
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  await converge(() => hyperNodes(api).length === 6 && hyperNodes(api).every((hn) => nodeCount(hn) === 2), 'the six label HyperNodes of §4.7');
+  const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
+  const stops = () => controller.log().match(/Stopped network topology discoverer source="label"/g)?.length ?? 0;
+  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  await converge(async () => (await rounds()) >= 1, 'the first label round to be reconciled');
+  api.requests.clear();
+
+  setDiscoveryConfig(api, TOPOLOGY_A3_CONFIG.replace('enabled: true', 'enabled: false'));
+  await converge(() => stops() === 1, 'the label source stopped when disabled');
+  setDiscoveryConfig(api, TOPOLOGY_A3_CONFIG);
+  await converge(async () => (await rounds()) >= 2, 'a label round once enabled again');
+  api.store.delete('configmaps', CONFIG_MAP, NS);
+  await converge(() => stops() === 2, 'the label source stopped when the ConfigMap is deleted');
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  await converge(async () => (await rounds()) >= 3, 'a label round once the ConfigMap is back');
+
+  assert.equal(new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid])), uids, 'every HyperNode kept');
+  assert.equal(describeWrites(hyperNodeWrites(api)), [], 'no HyperNode write while stopped or when restarted');
   assertNoForbidden(api);
 });
 

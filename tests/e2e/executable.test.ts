@@ -1,8 +1,8 @@
 // The built executable (dist/vc-hypernode-controller-manager) against the API
 // server stand-in with the chart's least-privilege RBAC: the worked examples
 // of 04-discovery §4.7 (label) and §5.6 (UFM over HTTPS), adoption of the
-// HyperNodes the Go controller left behind, zero writes in the steady state,
-// and a Warning Event on the ConfigMap for a source that cannot run. Every
+// HyperNodes the Go controller left behind (and its own after a restart),
+// zero writes in the steady state, and a Warning Event on the ConfigMap for a source that cannot run. Every
 // test also proves that no request went beyond the RBAC.
 
 import { test } from 'uvu';
@@ -212,6 +212,20 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
   assert.equal(describeWrites(hyperNodeWrites(api)), [], 'zero HyperNode writes in the steady state');
   assert.ok(workedExampleConverged(api));
   assert.ok(metricValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) >= 3);
+  assertNoForbidden(api);
+});
+
+test('a restarted executable adopts its own HyperNodes: same names and UIDs, zero writes', async () => {
+  const { api, controller: first } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
+  await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
+  const uids = new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid]));
+  assert.is(await first.stop(), 0);
+  api.requests.clear();
+
+  const second = (s.controller = await startControllerBinary({ kubeconfig: s.cluster!.kubeconfig, namespace: NS }));
+  await converge(async () => metricValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round after the restart');
+  assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
+  assert.equal(describeWrites(hyperNodeWrites(api)), [], 'zero HyperNode writes after a restart');
   assertNoForbidden(api);
 });
 
