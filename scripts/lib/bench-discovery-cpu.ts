@@ -2,8 +2,11 @@
 // run, in this process, over informer-like caches (frozen, name + labels only,
 // as src/kube/informer.ts keeps them). It times exactly what
 // LabelDiscoverer.runOnce does between its two log lines:
-// discoverSnapshot(nodes.list(), types, hyperNodes).
+// discoverSnapshot(nodes.list(), types, hyperNodes). measureDiscoveryCpuOn runs
+// the same measurement in a child on another Node.js (the pinned one we ship),
+// by running this file as a script: `<node> --import tsx <this file> <runs> <warmup>`.
 
+import { spawnSync } from 'node:child_process';
 import { Store } from '../../src/kube/store.ts';
 import { keepNameAndLabels } from '../../src/kube/informer.ts';
 import type { HyperNode, NodeMeta } from '../../src/hypernode/api/types.ts';
@@ -13,7 +16,12 @@ import { LABEL_SOURCE } from '../../src/hypernode/discovery/label/naming.ts';
 import { topologyTypes } from '../../src/hypernode/discovery/label/tiers.ts';
 import { nullLogger } from '../../src/log.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
+import { SAMPLE_DISCOVERY_CONFIG } from '../../tests/support/sample-cluster.ts';
+import { benchNodes } from './bench-cluster.ts';
 import { percentile } from './bench-stats.ts';
+
+/** A child measurement that takes longer than this has hung. */
+const CHILD_TIMEOUT_MS = 120_000;
 
 export interface DiscoveryCpuFigures {
   hyperNodes: number;
@@ -55,4 +63,20 @@ export function measureDiscoveryCpu(nodeObjects: readonly KubeObject[], discover
     );
   };
   return { hyperNodes: snapshot.length, coldMs, emptyCacheMedianMs: sample(empty), fullCacheMedianMs: sample(full), runs };
+}
+
+/** The same figures for benchNodes() measured by `nodeExecutable` in a child process. */
+export function measureDiscoveryCpuOn(nodeExecutable: string, runs: number, warmup: number): DiscoveryCpuFigures & { runtime: string } {
+  const child = spawnSync(nodeExecutable, ['--import', 'tsx', import.meta.filename, String(runs), String(warmup)], {
+    encoding: 'utf8',
+    timeout: CHILD_TIMEOUT_MS,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.status !== 0) throw new Error(`${nodeExecutable} could not measure label discovery (exit ${child.status ?? child.signal}); run it by hand to see why`);
+  return JSON.parse(child.stdout) as DiscoveryCpuFigures & { runtime: string };
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const figures = measureDiscoveryCpu(benchNodes(), SAMPLE_DISCOVERY_CONFIG, Number(process.argv[2]), Number(process.argv[3]));
+  process.stdout.write(JSON.stringify({ ...figures, runtime: `node ${process.version}` }) + '\n');
 }
