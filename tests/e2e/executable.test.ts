@@ -1,6 +1,7 @@
 // The built executable (dist/vc-hypernode-controller-manager) against the API
 // server stand-in with the chart's least-privilege RBAC: the worked examples
-// of 04-discovery §4.7 (label) and §5.6 (UFM over HTTPS), adoption of the
+// of 04-discovery §4.7 (label; also the bundle under Deno 2) and §5.6 (UFM
+// over HTTPS), adoption of the
 // HyperNodes the Go controller left behind (and its own after a restart),
 // zero writes in the steady state, and a Warning Event on the ConfigMap for
 // a source that cannot run. Every test also proves that no request went
@@ -9,7 +10,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { metricValue, startControllerBinary, type ControllerRun } from '../support/controller-process.ts';
+import { metricValue, startControllerBinary, type ControllerRun, type RunOptions } from '../support/controller-process.ts';
 import { UfmServer } from '../support/ufm-server.ts';
 import {
   CLUSTER,
@@ -47,11 +48,11 @@ test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 afte
 const converge = s.converge.bind(s);
 
 /** A cluster with the eight Nodes of §4.7 and `conf` as the discovery document, and the executable running against it. */
-async function startWorkedExample(conf: string): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
+async function startWorkedExample(conf: string, runtime: RunOptions['runtime'] = 'sea'): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
   const { api, kubeconfig } = await s.startCluster();
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(api, conf);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS });
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, runtime });
   return { api, controller: s.controller };
 }
 
@@ -61,8 +62,14 @@ function workedExampleConverged(api: Cluster['api']): HyperNode[] | undefined {
   return hns.length === 6 && hns.every((hn) => nodeCount(hn) === 2) ? hns : undefined;
 }
 
-test('04-discovery §4.7: eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each', async () => {
-  const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
+/** The SEA is what we ship; the same bundle must also run under Deno 2. */
+const RUNTIMES: { name: string; runtime: RunOptions['runtime'] }[] = [
+  { name: 'the executable', runtime: 'sea' },
+  { name: 'the bundle on Deno', runtime: 'deno' },
+];
+
+for (const { name, runtime } of RUNTIMES) test(`04-discovery §4.7 (${name}): eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each`, async () => {
+  const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG, runtime);
 
   const hns = await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
   const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);

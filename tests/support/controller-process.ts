@@ -18,6 +18,7 @@ const ROOT = join(import.meta.dirname, '../..');
 /** The Node SEA executable; the CommonJS bundle is the fallback when the SEA step was skipped. */
 export const BINARY = join(ROOT, 'dist/vc-hypernode-controller-manager');
 export const BUNDLE = join(ROOT, 'dist/vc-hypernode-controller-manager.cjs');
+const DENO = join(ROOT, 'node_modules/.bin/deno');
 /** Kubernetes' default termination grace period: the controller must be gone by then. */
 const STOP_DEADLINE_MS = 30_000;
 
@@ -37,6 +38,8 @@ export interface RunOptions {
   /** Extra environment for the executable (e.g. NODE_EXTRA_CA_CERTS). */
   env?: Record<string, string>;
   verbosity?: number;
+  /** `deno` runs the bundle under Deno 2 instead of the SEA (which falls back to Node for the bundle). */
+  runtime?: 'sea' | 'deno';
 }
 
 export async function freePort(): Promise<number> {
@@ -45,6 +48,12 @@ export async function freePort(): Promise<number> {
   const { port } = s.address() as { port: number };
   await new Promise((resolve) => s.close(resolve));
   return port;
+}
+
+/** The command line for what we ship: the SEA, else the bundle on this Node; or the bundle on Deno. */
+function command(runtime: RunOptions['runtime'], flags: string[]): [string, string[]] {
+  if (runtime === 'deno') return [DENO, ['run', '-A', BUNDLE, ...flags]];
+  return existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
 }
 
 /** Starts dist/vc-hypernode-controller-manager without leader election and waits until /readyz is 200. */
@@ -60,7 +69,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
     `-v=${opts.verbosity ?? 2}`,
   ];
   if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
-  const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
+  const [cmd, args] = command(opts.runtime, flags);
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano', ...opts.env };
   const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
