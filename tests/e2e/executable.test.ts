@@ -1,11 +1,10 @@
 // The built executable (dist/vc-hypernode-controller-manager) against the API
 // server stand-in with the chart's least-privilege RBAC: the worked examples
 // of 04-discovery §4.7 (label; also the bundle under Deno 2) and §5.6 (UFM
-// over HTTPS), adoption of the
-// HyperNodes the Go controller left behind (and its own after a restart),
-// zero writes in the steady state, and a Warning Event on the ConfigMap for
-// a source that cannot run. Every test also proves that no request went
-// beyond the RBAC.
+// over HTTPS), adoption of the HyperNodes the Go controller left behind (and
+// its own after a restart), zero writes in the steady state, and a Warning
+// Event on the ConfigMap for a source that cannot run. Every test also proves
+// that no request went beyond the RBAC.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
