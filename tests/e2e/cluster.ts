@@ -105,7 +105,8 @@ export function hyperNodeWrites(api: ApiServer): RequestRecord[] {
   return api.requests.writes((r) => r.resource === 'hypernodes' && r.user === CONTROLLER_USER);
 }
 
-export const describeWrites = (rs: RequestRecord[]) => rs.map((r) => `${r.verb} ${r.name}${r.subresource ? `/${r.subresource}` : ''} → ${r.code}`);
+/** `verb name[/subresource] → code`; a create (POST to the collection) has no name in its path: `create <new>`. */
+export const describeWrites = (rs: RequestRecord[]) => rs.map((r) => `${r.verb} ${r.name || '<new>'}${r.subresource ? `/${r.subresource}` : ''} → ${r.code}`);
 
 /** Every request beyond the chart's RBAC is a failure of the product: none may be refused. */
 export function assertNoForbidden(api: ApiServer): void {
