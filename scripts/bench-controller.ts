@@ -1,14 +1,16 @@
 // Benchmark of the HyperNode controller end to end, for 10,000 Nodes in three
 // tiers (5 zones × 10 spines × 10 racks × 20 Nodes → 5 + 50 + 500 = 555
 // HyperNodes). It prints, one line each, with units:
-//   1. CPU time of one label discovery run (in this process);
+//   1. CPU time of one label discovery run, measured in-process on the
+//      pinned Node.js the executable ships (a child) and on this process's;
 //   2. RSS of the BUILT executable at steady state (/proc/<pid>/status);
 //   3. converge from empty: wall time, writes by verb, and the ratio of the
 //      wall time to the client-side rate limit's bound for those writes;
 //   4. HyperNode writes per discovery round when nothing changed;
 //   5. latency from a Node relabel to the updated HyperNode in the store,
 //      p50/p99 over sequential relabels;
-// then a summary with targets and PASS/MISS. It prints; it never fails on a
+// with the controller's own CPU time (/proc/<pid>/stat) beside 3–5, then a
+// summary with targets and PASS/MISS. It prints; it never fails on a
 // figure (exit code 1 only when the benchmark itself could not run).
 //
 // Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable]
@@ -135,6 +137,7 @@ async function quietRounds(api: ApiServer, controller: ControllerProcess, rounds
   const isControllerHyperNodeWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'hypernodes';
   const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
   const start = await labelDiscoveryCounters(controller);
+  const cpuBefore = controller.cpuMs();
   for (let i = 0; i < rounds; i++) {
     const before = await labelDiscoveryCounters(controller);
     const name = `bench-hand-made-${i}`;
@@ -154,13 +157,15 @@ async function quietRounds(api: ApiServer, controller: ControllerProcess, rounds
       { timeoutMs: ROUND_TIMEOUT_MS, intervalMs: 50, what: `discovery round ${i + 1} to be reconciled` },
     );
   }
+  const cpuPerRound = (controller.cpuMs() - cpuBefore) / rounds;
   await new Promise((r) => setTimeout(r, QUIET_OBSERVATION_MS));
   const end = await labelDiscoveryCounters(controller);
   const writes = api.requests.writes(isControllerHyperNodeWrite).slice(writesBefore);
   const perRound = writes.length / rounds;
   console.log(
     `4. quiet discovery rounds: ${rounds} triggered, hypernode_discovery_results_total{source="label"} +${end.results - start.results}, ` +
-      `reconciles +${end.reconciles - start.reconciles}; HyperNode writes ${writes.length} (${byVerb(writes)}) = ${perRound.toFixed(2)} writes/round`,
+      `reconciles +${end.reconciles - start.reconciles}; HyperNode writes ${writes.length} (${byVerb(writes)}) = ${perRound.toFixed(2)} writes/round; ` +
+      `controller CPU ${ms(cpuPerRound, 0)}/round`,
   );
   return { figure: '4. HyperNode writes per unchanged discovery round', measured: `${perRound.toFixed(2)}`, target: `${TARGET_QUIET_WRITES}`, pass: perRound <= TARGET_QUIET_WRITES };
 }
@@ -170,7 +175,7 @@ async function quietRounds(api: ApiServer, controller: ControllerProcess, rounds
  * and times until both rack HyperNodes' members show the move in the store,
  * then until both nodeCounts are written, before the next move.
  */
-async function relabels(api: ApiServer, count: number): Promise<Verdict> {
+async function relabels(api: ApiServer, controller: ControllerProcess, count: number): Promise<Verdict> {
   const rackHyperNode = new Map<string, string>();
   for (const hn of hyperNodes(api)) {
     const rack = hn.metadata.labels?.[RACK_LABEL];
@@ -179,6 +184,7 @@ async function relabels(api: ApiServer, count: number): Promise<Verdict> {
   const isControllerWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'hypernodes';
   const writesBefore = api.requests.writes(isControllerWrite).length;
   const total = SHAPE.zones * SHAPE.spinesPerZone * SHAPE.racksPerSpine * SHAPE.nodesPerRack;
+  const cpuBefore = controller.cpuMs();
   const memberLatencies: number[] = [];
   const countLatencies: number[] = [];
   for (let j = 0; j < count; j++) {
@@ -208,6 +214,7 @@ async function relabels(api: ApiServer, count: number): Promise<Verdict> {
     });
     countLatencies.push(performance.now() - started);
   }
+  const cpuPerRelabel = (controller.cpuMs() - cpuBefore) / count;
   const writes = api.requests.writes(isControllerWrite).slice(writesBefore);
   const p99 = percentile(memberLatencies, 99);
   console.log(
@@ -216,7 +223,7 @@ async function relabels(api: ApiServer, count: number): Promise<Verdict> {
   );
   console.log(
     `   relabel → both nodeCounts written: p50 ${ms(percentile(countLatencies, 50))}, p99 ${ms(percentile(countLatencies, 99))}; ` +
-      `HyperNode writes ${(writes.length / count).toFixed(2)} per relabel (${byVerb(writes)})`,
+      `HyperNode writes ${(writes.length / count).toFixed(2)} per relabel (${byVerb(writes)}); controller CPU ${ms(cpuPerRelabel, 0)}/relabel`,
   );
   return { figure: `5. relabel → members visible, p99 of ${count}`, measured: ms(p99), target: `<= ${ms(TARGET_RELABEL_P99_MS, 0)}`, pass: p99 <= TARGET_RELABEL_P99_MS };
 }
@@ -296,13 +303,14 @@ async function converge(api: ApiServer, launched: Launched, expected: number): P
     { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 50, what: `${expected} HyperNodes with their nodeCount` },
   );
   const convergeMs = performance.now() - launched.started;
+  const cpuMs = launched.controller.cpuMs();
   const requests = api.requests.all((r) => r.user === SERVICE_ACCOUNT);
   const writes = api.requests.writes((r) => r.user === SERVICE_ACCOUNT);
   const firstHyperNodeWrite = writes.find((r) => r.resource === 'hypernodes');
   const firstWriteMs = firstHyperNodeWrite ? Date.parse(firstHyperNodeWrite.time) - launched.spawnedAt : Number.NaN;
   const boundMs = rateLimitBoundMs(writes.length);
   const ratio = convergeMs / boundMs;
-  console.log(`3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)})`);
+  console.log(`3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)}); controller CPU ${seconds(cpuMs)} from spawn`);
   console.log(`   writes: ${writes.length} (${byVerb(writes)}); besides them: ${byVerb(requests.filter((r) => !writes.includes(r)))}`);
   console.log(
     `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
@@ -354,7 +362,7 @@ async function main(): Promise<number> {
     console.log(`   baseline, the same executable with no Nodes: ${memoryLine(baseline.memory)}; ${baseline.heap}`);
     verdicts.push({ figure: '2. controller RSS at steady state', measured: `${steady.rssMB.toFixed(1)} MB`, target: `<= ${TARGET_RSS_MB} MB`, pass: steady.rssMB <= TARGET_RSS_MB });
 
-    verdicts.push(await relabels(api, relabelCount));
+    verdicts.push(await relabels(api, controller, relabelCount));
     console.log(`   after the relabels: VmRSS ${controller.memory().rssMB.toFixed(1)} MB, ${await heapBreakdown(controller)}`);
   } catch (err) {
     if (launched) console.error(`\nThe controller's log (tail):\n${launched.controller.log}`);

@@ -11,6 +11,8 @@ import { createServer } from 'node:net';
 const LOG_TAIL_CHARS = 16 * 1024;
 const STOP_DEADLINE_MS = 30_000;
 const SCRAPE_TIMEOUT_MS = 2_000;
+/** USER_HZ: the unit of the CPU times in /proc/<pid>/stat on every mainstream Linux. */
+const CLOCK_TICKS_PER_S = 100;
 
 export interface ProcMemory {
   /** Resident set now, MB. */
@@ -43,6 +45,14 @@ export function procMemory(pid: number): ProcMemory {
     return Number(m[1]);
   };
   return { rssMB: kB('VmRSS') / 1024, hwmMB: kB('VmHWM') / 1024, anonMB: kB('RssAnon') / 1024, fileMB: kB('RssFile') / 1024 };
+}
+
+/** User + system CPU time a live process has used so far, ms (10 ms resolution). */
+export function procCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name, which may itself hold spaces: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000;
 }
 
 /** Sum of the samples of `family` whose labels contain every `labels` pair, from Prometheus text. */
@@ -85,6 +95,10 @@ export class ControllerProcess {
 
   memory(): ProcMemory {
     return procMemory(this.pid);
+  }
+
+  cpuMs(): number {
+    return procCpuMs(this.pid);
   }
 
   async metrics(): Promise<string> {
