@@ -20,9 +20,6 @@ import { newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
 import { TopologyReconciler } from './reconciler.ts';
 import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
 
-/** Name of this controller in Volcano's aggregate controller manager (`--controllers`). */
-export const HYPERNODE_CONTROLLER_NAME = 'hyperNode-controller';
-
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
   hyperNodes: Informer<HyperNode>;

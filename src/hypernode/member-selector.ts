@@ -27,11 +27,6 @@ function compileRE2(pattern: string): RE2JS | null {
   return compiled;
 }
 
-/** True when `pattern` compiles under Go RE2 syntax. */
-export function isValidRE2(pattern: string): boolean {
-  return compileRE2(pattern) !== null;
-}
-
 // --- label selector syntax (apimachinery validation) ------------------------
 
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
