@@ -30,12 +30,13 @@ import {
   seedConfigMap,
   seedUfmSecret,
   setDiscoveryConfig,
-  workedExampleNodes,
+  workedExampleConverged,
 } from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session<InProcessRun>(test);
 const converge = s.converge.bind(s);
+const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG, (kubeconfig) => startControllerInProcess({ kubeconfig, namespace: NS }));
 
 const doc = (...entries: string[]) => `networkTopologyDiscovery:\n${entries.join('')}`;
 /** A label entry with the worked example's type plus extra lines under networkTopologyTypes. */
@@ -110,12 +111,10 @@ const VARIANTS: Variant[] = [
 ];
 
 test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with the source or field named, none deletes a HyperNode, good sources keep working`, async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  for (const n of workedExampleNodes()) api.store.create(n);
+  const { api, controller } = await startWorkedExample();
+  // Credentials exist (read live by the ufm source), so each ufm variant fails on its own field only.
   seedUfmSecret(api, 'admin', 'secret');
-  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
-  await converge(() => hyperNodes(api).length === 6 && hyperNodes(api).every((hn) => nodeCount(hn) === 2), 'the six label HyperNodes of §4.7');
+  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of §4.7');
   const before = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   type Ev = { type: string; message: string; involvedObject: { kind: string; name: string } };
   const warnings = () => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.involvedObject.kind === 'ConfigMap');
@@ -152,11 +151,8 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
 });
 
 test('disabling the label source or deleting the ConfigMap stops discovery and keeps every HyperNode; restoring it costs zero writes', async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  for (const n of workedExampleNodes()) api.store.create(n);
-  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
-  await converge(() => hyperNodes(api).length === 6 && hyperNodes(api).every((hn) => nodeCount(hn) === 2), 'the six label HyperNodes of §4.7');
+  const { api, controller } = await startWorkedExample();
+  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of §4.7');
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   const stops = () => controller.log().match(/Stopped network topology discoverer source="label"/g)?.length ?? 0;
   const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });

@@ -59,6 +59,12 @@ export function workedExampleNodes() {
   return [0, 1, 2, 3, 4, 5, 6, 7].map((i) => node(`node${i}`, { [RACK]: `s${Math.floor(i / 2)}`, [CLUSTER]: i < 4 ? 's4' : 's5' }));
 }
 
+/** The six HyperNodes of §4.7, every one with nodeCount 2 (tier 2 counts its children). */
+export function workedExampleConverged(api: ApiServer): HyperNode[] | undefined {
+  const hns = hyperNodes(api);
+  return hns.length === 6 && hns.every((hn) => nodeCount(hn) === 2) ? hns : undefined;
+}
+
 export function node(name: string, labels: Record<string, string>) {
   return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } };
 }

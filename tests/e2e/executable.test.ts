@@ -8,8 +8,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { metricValue, startControllerBinary, type ControllerRun, type RunOptions } from '../support/controller-process.ts';
+import { metricValue, startControllerBinary, type RunOptions } from '../support/controller-process.ts';
 import { UfmServer } from '../support/ufm-server.ts';
 import {
   CLUSTER,
@@ -34,6 +33,7 @@ import {
   setDiscoveryConfig,
   ufmEntry,
   ufmTree,
+  workedExampleConverged,
   workedExampleNodes,
   workedExamplePorts,
   type Cluster,
@@ -46,20 +46,9 @@ const s = session(test);
 test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 after SIGTERM'));
 const converge = s.converge.bind(s);
 
-/** A cluster with the eight Nodes of §4.7 and `conf` as the discovery document, and the executable running against it. */
-async function startWorkedExample(conf: string, runtime: RunOptions['runtime'] = 'sea'): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
-  const { api, kubeconfig } = await s.startCluster();
-  for (const n of workedExampleNodes()) api.store.create(n);
-  seedConfigMap(api, conf);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, runtime });
-  return { api, controller: s.controller };
-}
-
-/** The six HyperNodes of §4.7, every one with nodeCount 2. */
-function workedExampleConverged(api: Cluster['api']): HyperNode[] | undefined {
-  const hns = hyperNodes(api);
-  return hns.length === 6 && hns.every((hn) => nodeCount(hn) === 2) ? hns : undefined;
-}
+/** The eight Nodes of §4.7, `conf` as discovery document, the executable (or the bundle on Deno) running. */
+const startWorkedExample = (conf: string, runtime: RunOptions['runtime'] = 'sea') =>
+  s.startWorkedExample(conf, (kubeconfig) => startControllerBinary({ kubeconfig, namespace: NS, runtime }));
 
 /** The SEA is what we ship; the same bundle must also run under Deno 2. */
 const RUNTIMES: { name: string; runtime: RunOptions['runtime'] }[] = [

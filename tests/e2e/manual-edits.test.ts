@@ -19,20 +19,17 @@ import {
   hyperNodes,
   memberNames,
   nodeCount,
-  seedConfigMap,
-  workedExampleNodes,
+  workedExampleConverged,
 } from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session<InProcessRun>(test);
 const converge = s.converge.bind(s);
+const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG, (kubeconfig) => startControllerInProcess({ kubeconfig, namespace: NS }));
 
 test('a label HyperNode deleted by hand is recreated under the same name; a hand-edited one is reverted; nothing else is written', async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  for (const n of workedExampleNodes()) api.store.create(n);
-  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
-  await converge(() => hyperNodes(api).length === 6 && hyperNodes(api).every((hn) => nodeCount(hn) === 2), 'the six label HyperNodes of §4.7');
+  const { api } = await startWorkedExample();
+  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of §4.7');
   const s0 = groupOf(api, RACK, 's0')!;
   const s1 = groupOf(api, RACK, 's1')!;
   api.requests.clear();

@@ -7,7 +7,7 @@ import type { Test } from 'uvu';
 import type { ControllerRun } from '../support/controller-process.ts';
 import type { UfmServer } from '../support/ufm-server.ts';
 import { waitFor } from '../support/wait.ts';
-import { startCluster, type Cluster } from './cluster.ts';
+import { seedConfigMap, startCluster, workedExampleNodes, type Cluster } from './cluster.ts';
 
 /** Generous for a loaded 2-core machine; convergence normally takes well under a second. */
 export const CONVERGE_TIMEOUT_MS = 20_000;
@@ -22,6 +22,15 @@ export class Session<C extends ControllerRun = ControllerRun> {
   async startCluster(): Promise<Cluster> {
     this.cluster = await startCluster();
     return this.cluster;
+  }
+
+  /** A cluster with the eight Nodes of 04-discovery §4.7 and `conf` as the discovery document, and `start` run against it. */
+  async startWorkedExample(conf: string, start: (kubeconfig: string) => C | Promise<C>): Promise<{ api: Cluster['api']; controller: C }> {
+    const { api, kubeconfig } = await this.startCluster();
+    for (const n of workedExampleNodes()) api.store.create(n);
+    seedConfigMap(api, conf);
+    const controller = (this.controller = await start(kubeconfig));
+    return { api, controller };
   }
 
   /** The controller's log so far ('' before it started). */
