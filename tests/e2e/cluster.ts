@@ -141,9 +141,10 @@ export function workedExamplePorts(): UfmPortJson[] {
 
 export const UFM_SECRET = 'ufm-credentials';
 
+/** Creates or replaces the UFM credentials Secret. */
 export function seedUfmSecret(api: ApiServer, username: string, password: string): void {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
-  api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: UFM_SECRET, namespace: NS }, data: { username: b64(username), password: b64(password) } });
+  api.store.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: UFM_SECRET, namespace: NS }, data: { username: b64(username), password: b64(password) } });
 }
 
 export function ufmEntry(endpoint: string, opts: { interval?: string; insecureSkipVerify?: boolean } = {}): string {

@@ -2,7 +2,8 @@
 // stand-in over HTTPS): once the ufm HyperNodes exist, a UFM that answers 401,
 // malformed JSON, `[]` or `null`, presents a certificate from an untrusted CA,
 // or is gone altogether deletes nothing and writes nothing, and each failure
-// is logged with its cause (00-overview §4 item 3). Recovery then applies.
+// is logged with its cause (00-overview §4 item 3). A rotated credentials
+// Secret applies without a restart; recovery then applies.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -59,7 +60,10 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   const answer = (a: UfmAnswer) => () => void (ufm.answer = a);
 
   await failWith('401', () => void (ufm.password = 'rotated'), /Failed to fetch UFM data.*unexpected status code: 401 Unauthorized/);
-  ufm.password = 'secret';
+  // The Secret is read before every run: rotating it fixes the source without a restart.
+  seedUfmSecret(api, ufm.username, 'rotated');
+  const rotated = `Basic ${Buffer.from(`${ufm.username}:rotated`).toString('base64')}`;
+  await converge(() => ufm.requests.some((r) => r.authorization === rotated), 'a UFM request with the rotated password');
   await failWith('malformed JSON', answer({ kind: 'raw', body: '[{"description": "Computer IB Port", "system_name": ' }), /Failed to fetch UFM data.*failed to decode response/);
   await failWith('[]', answer({ kind: 'ports', ports: [] }), /UFM reported no Computer ports; keeping the existing ufm HyperNodes/);
   await failWith('null', answer({ kind: 'raw', body: 'null' }), /UFM reported no Computer ports; keeping the existing ufm HyperNodes/);
