@@ -95,13 +95,13 @@ const UFM_TRUST: { how: string; env: Record<string, string>; insecureSkipVerify:
   { how: 'insecureSkipVerify: true', env: {}, insecureSkipVerify: true },
 ];
 
-for (const trust of UFM_TRUST) test(`04-discovery §5.6: the UFM source over HTTPS (${trust.how}, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn`, async () => {
+for (const { name, runtime } of RUNTIMES) for (const trust of UFM_TRUST) test(`04-discovery §5.6 (${name}): the UFM source over HTTPS (${trust.how}, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn`, async () => {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   seedUfmSecret(api, ufm.username, ufm.password);
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: trust.env });
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: trust.env, runtime });
 
   await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
   assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
