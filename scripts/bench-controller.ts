@@ -24,7 +24,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../tests/support/apiserver/index.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../src/hypernode/api/types.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../tests/support/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../tests/support/sample-cluster.ts';
 import { waitFor } from '../tests/support/wait.ts';
 import { ControllerProcess, metricValue, unusedPort, type ProcMemory } from './lib/bench-controller-process.ts';
@@ -73,11 +74,11 @@ function memberNames(hn: StoredHyperNode): string[] {
 }
 
 function hyperNodes(api: ApiServer): StoredHyperNode[] {
-  return api.store.list('hypernodes') as unknown as StoredHyperNode[];
+  return api.store.list(HYPERNODE_RESOURCE) as unknown as StoredHyperNode[];
 }
 
 function hyperNode(api: ApiServer, name: string): StoredHyperNode {
-  const hn = api.store.get('hypernodes', name) as unknown as StoredHyperNode | undefined;
+  const hn = api.store.get(HYPERNODE_RESOURCE, name) as unknown as StoredHyperNode | undefined;
   if (!hn) throw new Error(`HyperNode ${name} is missing from the store`);
   return hn;
 }
@@ -85,6 +86,10 @@ function hyperNode(api: ApiServer, name: string): StoredHyperNode {
 /** Label HyperNodes list exact members only, so a written nodeCount equals the member count. */
 function countWritten(hn: StoredHyperNode): boolean {
   return (hn.status?.nodeCount ?? 0) === memberNames(hn).length;
+}
+
+function isControllerHyperNodeWrite(r: RequestRecord): boolean {
+  return r.user === SERVICE_ACCOUNT && r.resource === HYPERNODE_RESOURCE;
 }
 
 function byVerb(records: RequestRecord[]): string {
@@ -137,7 +142,6 @@ async function labelDiscoveryCounters(controller: ControllerProcess): Promise<{ 
  * the topology stays the same; each round ends when its reconcile is counted.
  */
 async function quietRounds(api: ApiServer, controller: ControllerProcess, rounds: number): Promise<Verdict> {
-  const isControllerHyperNodeWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'hypernodes';
   const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
   const start = await labelDiscoveryCounters(controller);
   const cpuBefore = controller.cpuMs();
@@ -145,13 +149,13 @@ async function quietRounds(api: ApiServer, controller: ControllerProcess, rounds
     const before = await labelDiscoveryCounters(controller);
     const name = `bench-hand-made-${i}`;
     api.store.create({
-      apiVersion: 'topology.volcano.sh/v1alpha1',
-      kind: 'HyperNode',
+      apiVersion: HYPERNODE_API_VERSION,
+      kind: HYPERNODE_KIND,
       metadata: { name },
       spec: { tier: 1, members: [{ type: 'Node', selector: { exactMatch: { name: 'bench-unlisted-node' } } }] },
       status: { nodeCount: 1 },
     });
-    api.store.delete('hypernodes', name);
+    api.store.delete(HYPERNODE_RESOURCE, name);
     await waitFor(
       async () => {
         const now = await labelDiscoveryCounters(controller);
@@ -184,8 +188,7 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
     const rack = hn.metadata.labels?.[RACK_LABEL];
     if (rack !== undefined) rackHyperNode.set(rack, hn.metadata.name);
   }
-  const isControllerWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'hypernodes';
-  const writesBefore = api.requests.writes(isControllerWrite).length;
+  const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
   const total = SHAPE.zones * SHAPE.spinesPerZone * SHAPE.racksPerSpine * SHAPE.nodesPerRack;
   const cpuBefore = controller.cpuMs();
   const memberLatencies: number[] = [];
@@ -193,7 +196,7 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
   for (let j = 0; j < count; j++) {
     // A stride coprime with the Node count visits distinct Nodes spread over the cluster.
     const nodeName = `node-${String((j * 337 + 11) % total).padStart(String(total - 1).length, '0')}`;
-    const node = api.store.get('nodes', nodeName) as { metadata: { labels: Record<string, string> } } | undefined;
+    const node = api.store.get('nodes', nodeName) as (Obj & { metadata: { labels: Record<string, string> } }) | undefined;
     if (!node) throw new Error(`Node ${nodeName} is missing from the store`);
     const from = node.metadata.labels[RACK_LABEL]!;
     const rack = Number(from.slice('rack-'.length));
@@ -203,7 +206,7 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
     const toHn = rackHyperNode.get(to);
     if (!fromHn || !toHn) throw new Error(`no rack HyperNode for ${from} or ${to}`);
     const started = performance.now();
-    api.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, [RACK_LABEL]: to } } } as never);
+    api.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, [RACK_LABEL]: to } } });
     await waitFor(() => memberNames(hyperNode(api, toHn)).includes(nodeName) && !memberNames(hyperNode(api, fromHn)).includes(nodeName), {
       timeoutMs: RELABEL_TIMEOUT_MS,
       intervalMs: RELABEL_POLL_MS,
@@ -218,7 +221,7 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
     countLatencies.push(performance.now() - started);
   }
   const cpuPerRelabel = (controller.cpuMs() - cpuBefore) / count;
-  const writes = api.requests.writes(isControllerWrite).slice(writesBefore);
+  const writes = api.requests.writes(isControllerHyperNodeWrite).slice(writesBefore);
   const p99 = percentile(memberLatencies, 99);
   console.log(
     `5. relabel → HyperNode members in the store (${count} sequential moves to another rack): ` +
@@ -309,7 +312,7 @@ async function converge(api: ApiServer, launched: Launched, expected: number): P
   const cpuMs = launched.controller.cpuMs();
   const requests = api.requests.all((r) => r.user === SERVICE_ACCOUNT);
   const writes = api.requests.writes((r) => r.user === SERVICE_ACCOUNT);
-  const firstHyperNodeWrite = writes.find((r) => r.resource === 'hypernodes');
+  const firstHyperNodeWrite = writes.find((r) => r.resource === HYPERNODE_RESOURCE);
   const firstWriteMs = firstHyperNodeWrite ? Date.parse(firstHyperNodeWrite.time) - launched.spawnedAt : Number.NaN;
   const boundMs = rateLimitBoundMs(writes.length);
   const ratio = convergeMs / boundMs;
