@@ -9,7 +9,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { metricValue, startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
+import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
 import {
   CLUSTER,
   CONFIG_MAP,
@@ -34,7 +34,7 @@ import {
 } from './cluster.ts';
 import { session } from './session.ts';
 
-const s = session<InProcessRun>(test);
+const s = session(test);
 const converge = s.converge.bind(s);
 const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG, (kubeconfig) => startControllerInProcess({ kubeconfig, namespace: NS }));
 

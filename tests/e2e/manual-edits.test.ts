@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
+import { startControllerInProcess } from '../support/controller-process.ts';
 import {
   NS,
   RACK,
@@ -23,7 +23,7 @@ import {
 } from './cluster.ts';
 import { session } from './session.ts';
 
-const s = session<InProcessRun>(test);
+const s = session(test);
 const converge = s.converge.bind(s);
 const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG, (kubeconfig) => startControllerInProcess({ kubeconfig, namespace: NS }));
 

@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { MemberSelector } from '../../src/hypernode/api/types.ts';
-import { metricValue, startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
+import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
 import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../support/sample-cluster.ts';
 import {
   NS,
@@ -27,7 +27,7 @@ import {
 } from './cluster.ts';
 import { session } from './session.ts';
 
-const s = session<InProcessRun>(test);
+const s = session(test);
 const converge = s.converge.bind(s);
 
 test('moving one Node to a rack under another spine writes at most tiers + 1 = 4 times and leaves the right tree', async () => {

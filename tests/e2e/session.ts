@@ -12,9 +12,9 @@ import { seedConfigMap, startCluster, workedExampleNodes, type Cluster } from '.
 /** Generous for a loaded 2-core machine; convergence normally takes well under a second. */
 export const CONVERGE_TIMEOUT_MS = 20_000;
 
-export class Session<C extends ControllerRun = ControllerRun> {
+export class Session {
   cluster: Cluster | undefined;
-  controller: C | undefined;
+  controller: ControllerRun | undefined;
   ufm: UfmServer | undefined;
   /** Exit code of the last controller stopped by teardown. */
   lastExit: number | null | undefined;
@@ -25,7 +25,7 @@ export class Session<C extends ControllerRun = ControllerRun> {
   }
 
   /** A cluster with the eight Nodes of 04-discovery §4.7 and `conf` as the discovery document, and `start` run against it. */
-  async startWorkedExample(conf: string, start: (kubeconfig: string) => C | Promise<C>): Promise<{ api: Cluster['api']; controller: C }> {
+  async startWorkedExample(conf: string, start: (kubeconfig: string) => ControllerRun | Promise<ControllerRun>): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
     const { api, kubeconfig } = await this.startCluster();
     for (const n of workedExampleNodes()) api.store.create(n);
     seedConfigMap(api, conf);
@@ -56,8 +56,8 @@ export class Session<C extends ControllerRun = ControllerRun> {
 }
 
 /** A Session torn down after each test of `suite`. */
-export function session<C extends ControllerRun = ControllerRun>(suite: Test): Session<C> {
-  const s = new Session<C>();
+export function session(suite: Test): Session {
+  const s = new Session();
   suite.after.each(() => s.teardown());
   return s;
 }

@@ -7,7 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startControllerInProcess, type InProcessRun } from '../support/controller-process.ts';
+import { startControllerInProcess } from '../support/controller-process.ts';
 import { UfmServer, type UfmAnswer } from '../support/ufm-server.ts';
 import {
   NS,
@@ -29,7 +29,7 @@ import { session } from './session.ts';
 /** The shortest poll period the discoverer honours, so that every failure mode shows within seconds. */
 const INTERVAL = '1s';
 
-const s = session<InProcessRun>(test);
+const s = session(test);
 const converge = s.converge.bind(s);
 
 test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null each leave every ufm HyperNode in place and are logged', async () => {

@@ -7,8 +7,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { createMetrics, type Metrics } from '../../src/app/metrics.ts';
+import { createMetrics } from '../../src/app/metrics.ts';
 import { runServer } from '../../src/app/server.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
@@ -19,6 +20,8 @@ const ROOT = join(import.meta.dirname, '../..');
 export const BINARY = join(ROOT, 'dist/vc-hypernode-controller-manager');
 export const BUNDLE = join(ROOT, 'dist/vc-hypernode-controller-manager.cjs');
 const DENO = join(ROOT, 'node_modules/.bin/deno');
+/** -v: V(2) shows every reconcile summary and discoverer start, which the tests read. */
+const LOG_VERBOSITY = 2;
 /** Kubernetes' default termination grace period: the controller must be gone by then. */
 const STOP_DEADLINE_MS = 30_000;
 
@@ -37,12 +40,11 @@ export interface RunOptions {
   namespace: string;
   /** Extra environment for the executable (e.g. NODE_EXTRA_CA_CERTS). */
   env?: Record<string, string>;
-  verbosity?: number;
   /** `deno` runs the bundle under Deno 2 instead of the SEA (which falls back to Node for the bundle). */
   runtime?: 'sea' | 'deno';
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   const { port } = s.address() as { port: number };
@@ -66,7 +68,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
     `--healthz-address=127.0.0.1:${health}`,
     '--enable-metrics=true',
     `--listen-address=127.0.0.1:${metricsPort}`,
-    `-v=${opts.verbosity ?? 2}`,
+    `-v=${LOG_VERBOSITY}`,
   ];
   if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
   const [cmd, args] = command(opts.runtime, flags);
@@ -75,7 +77,14 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? osConstants.signals[signal] : 0)));
+    // Could not start at all (e.g. Deno not installed): report it as the exit, with the reason in the log.
+    child.on('error', (err) => {
+      log += `\n${err.message}\n`;
+      resolve(-1);
+    });
+  });
   let exitCode: number | null | undefined;
   void exited.then((c) => (exitCode = c));
   const run: ControllerRun = {
@@ -108,14 +117,10 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
   return run;
 }
 
-export interface InProcessRun extends ControllerRun {
-  readonly metricsRegistry: Metrics['registry'];
-}
-
 /** runServer in this process (no leader election, no signal handlers, listeners on port 0). */
-export function startControllerInProcess(opts: RunOptions): InProcessRun {
+export function startControllerInProcess(opts: RunOptions): ControllerRun {
   let log = '';
-  const logger = createLogger({ verbosity: opts.verbosity ?? 2, skipHeaders: true, sink: { write: (line) => (log += line.endsWith('\n') ? line : `${line}\n`) } });
+  const logger = createLogger({ verbosity: LOG_VERBOSITY, skipHeaders: true, sink: { write: (line) => (log += line.endsWith('\n') ? line : `${line}\n`) } });
   const metrics = createMetrics();
   const abort = new AbortController();
   const exits: number[] = [];
@@ -128,7 +133,6 @@ export function startControllerInProcess(opts: RunOptions): InProcessRun {
     exit: (code) => void exits.push(code),
   });
   return {
-    metricsRegistry: metrics.registry,
     log: () => log,
     metrics: () => metrics.registry.metrics(),
     async stop() {
