@@ -7,7 +7,6 @@
 // written, status is never sent, cached objects are never mutated, and a name
 // held by an object this source does not own is reported once, not every round.
 
-import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../kube/clock.ts';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import type { KubeObject, Lister } from '../kube/types.ts';
@@ -112,8 +111,8 @@ export class TopologyReconciler {
     try {
       for (let attempt = 1; ; attempt++) {
         if (!current) throw new ApiError(`hypernodes "${name}" not found in the cache`, 404, 'NotFound');
+        if (!needsUpdate(current, want)) return attempt === 1 ? 'unchanged' : 'updated';
         const body = desiredUpdate(current, want);
-        if (!differs(body, current)) return attempt === 1 ? 'unchanged' : 'updated';
         if (attempt === 1) this.deps.logger.info('Updating HyperNode', { name, source });
         try {
           await this.deps.client.update(body);
@@ -185,16 +184,30 @@ export class TopologyReconciler {
  */
 export function desiredByName(source: string, discovered: readonly HyperNode[]): Map<string, HyperNode> {
   const desired = new Map<string, HyperNode>();
-  for (const hn of discovered) {
-    const copy = structuredClone(hn);
-    delete copy.status;
-    copy.apiVersion = HYPERNODE_API_VERSION;
-    copy.kind = HYPERNODE_KIND;
-    copy.metadata.labels = { ...copy.metadata.labels, [NETWORK_TOPOLOGY_SOURCE_LABEL]: source };
-    copy.spec = { ...copy.spec, tier: copy.spec?.tier ?? 0 };
-    desired.set(copy.metadata.name, copy);
+  for (const { status: _status, ...hn } of discovered) {
+    // Shallow copies: nested spec parts are shared with the snapshot and never mutated.
+    desired.set(hn.metadata.name, {
+      ...hn,
+      apiVersion: HYPERNODE_API_VERSION,
+      kind: HYPERNODE_KIND,
+      metadata: { ...hn.metadata, labels: { ...hn.metadata.labels, [NETWORK_TOPOLOGY_SOURCE_LABEL]: source } },
+      spec: { ...hn.spec, tier: hn.spec?.tier ?? 0 },
+    });
   }
   return desired;
+}
+
+/**
+ * True when PUTting desiredUpdate(current, want) would change what the server
+ * holds: the spec differs, or a desired label/annotation is missing or has
+ * another value. Compared in place, so the common unchanged case copies nothing.
+ */
+export function needsUpdate(current: HyperNode, want: HyperNode): boolean {
+  return (
+    !jsonEqual(want.spec, current.spec) ||
+    !includesAll(current.metadata.labels, want.metadata.labels) ||
+    !includesAll(current.metadata.annotations, want.metadata.annotations)
+  );
 }
 
 /**
@@ -212,18 +225,28 @@ export function desiredUpdate(current: HyperNode, want: HyperNode): HyperNode {
   return body;
 }
 
-/** True when PUTting `body` would change what the server holds as `current`. */
-function differs(body: HyperNode, current: HyperNode): boolean {
-  return (
-    !isDeepStrictEqual(plain(body.spec), plain(current.spec)) ||
-    !isDeepStrictEqual(body.metadata.labels ?? {}, current.metadata.labels ?? {}) ||
-    !isDeepStrictEqual(body.metadata.annotations ?? {}, current.metadata.annotations ?? {})
-  );
+function includesAll(have: Record<string, string> | undefined, want: Record<string, string> | undefined): boolean {
+  for (const [k, v] of Object.entries(want ?? {})) if (have?.[k] !== v) return false;
+  return true;
 }
 
-/** The JSON form (undefined fields dropped), which is what the server stores. */
-function plain(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+/**
+ * Equality of the JSON forms (what the server stores): properties whose value
+ * is undefined count as absent, as JSON.stringify drops them.
+ */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bs = b as unknown[];
+    return a.length === bs.length && a.every((x, i) => jsonEqual(x, bs[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
+  const ak = keys(ao);
+  return ak.length === keys(bo).length && ak.every((k) => jsonEqual(ao[k], bo[k]));
 }
 
 function eventRef(hn: HyperNode): KubeObject {
