@@ -11,6 +11,7 @@ import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../support/apiserver/index.ts';
 import { discoveryConfigMap } from '../support/sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../support/ufm-server.ts';
+import { waitFor } from '../support/wait.ts';
 
 export const NS = 'volcano-system';
 export const LEASE = 'vc-hypernode-controller-manager';
@@ -106,9 +107,19 @@ export function groupOf(api: ApiServer, key: string, value: string): HyperNode |
 export const memberNames = (hn: HyperNode | undefined) => (hn?.spec.members ?? []).map((m) => m.selector.exactMatch?.name);
 export const nodeCount = (hn: HyperNode | undefined) => hn?.status?.nodeCount ?? 0;
 
-/** HyperNode writes the controller sent (create, update, status update, delete, patch). */
+/** HyperNode writes the controller sent (create, update, status update, delete, patch), answered or not. */
 export function hyperNodeWrites(api: ApiServer): RequestRecord[] {
   return api.requests.writes((r) => r.resource === 'hypernodes' && r.user === CONTROLLER_USER);
+}
+
+/**
+ * The controller's HyperNode writes once every one of them is answered: the
+ * store changes before the response is sent, so a test that saw the new state
+ * may otherwise read a record whose code is still 0.
+ */
+export async function answeredHyperNodeWrites(api: ApiServer): Promise<RequestRecord[]> {
+  await waitFor(() => hyperNodeWrites(api).every((r) => r.code !== 0), { timeoutMs: 10_000, what: 'every HyperNode write to be answered' });
+  return hyperNodeWrites(api);
 }
 
 /** `verb name[/subresource] → code`; a create (POST to the collection) has no name in its path: `create <new>`. */
@@ -125,7 +136,7 @@ export function assertNoForbidden(api: ApiServer): void {
 }
 
 export function assertNoDeletes(api: ApiServer): void {
-  assert.equal(describeWrites(hyperNodeWrites(api).filter((r) => r.verb === 'delete')), [], 'HyperNode delete requests');
+  assert.equal(hyperNodeWrites(api).filter((r) => r.verb === 'delete').map((r) => `delete ${r.name}`), [], 'HyperNode delete requests');
 }
 
 /** 04-discovery §5.6: node0..3 on leaf0..3, node4..7 on leaf4..7 (node4 and node7 miss leaf7). */

@@ -12,6 +12,7 @@ import { metricValue, startControllerBinary, type RunOptions } from '../support/
 import { UfmServer } from '../support/ufm-server.ts';
 import {
   CLUSTER,
+  CONTROLLER_USER,
   CONFIG_MAP,
   LABEL_NAME,
   NS,
@@ -24,6 +25,7 @@ import {
   byName,
   describeWrites,
   groupOf,
+  answeredHyperNodeWrites,
   hyperNodeWrites,
   hyperNodes,
   memberNames,
@@ -81,7 +83,7 @@ for (const { name, runtime } of RUNTIMES) test(`04-discovery §4.7 (${name}): ei
   assert.is(hns.length, 6);
   // Six creates and six nodeCount writes, nothing else (Go also PUTs spec and an empty status per object).
   await converge(() => hyperNodeWrites(api).length >= 12 && true, 'the nodeCount writes');
-  const writes = hyperNodeWrites(api);
+  const writes = await answeredHyperNodeWrites(api);
   assert.is(writes.filter((r) => r.verb === 'create' && r.code === 201).length, 6, describeWrites(writes).join('\n'));
   assert.is(writes.filter((r) => r.verb === 'update' && r.subresource === 'status').length, 6, describeWrites(writes).join('\n'));
   assert.is(writes.length, 12, describeWrites(writes).join('\n'));
@@ -164,7 +166,7 @@ test('adoption: HyperNodes named by the Go controller that already match keep na
   const uids = seedGoHyperNodes(api, false);
   await adopt(api, kubeconfig);
   assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
-  assert.equal(describeWrites(hyperNodeWrites(api)), [], 'zero HyperNode writes');
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'zero HyperNode writes');
   assertNoForbidden(api);
 });
 
@@ -175,7 +177,7 @@ test('adoption with drift: only the drifted Go-named HyperNode is written (membe
   await adopt(api, kubeconfig);
   assert.equal(memberNames(byName(hyperNodes(api)).get(GO_NAMES.s3)), ['node6', 'node7']);
   assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
-  assert.equal(describeWrites(hyperNodeWrites(api)), [`update ${GO_NAMES.s3} → 200`, `update ${GO_NAMES.s3}/status → 200`]);
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${GO_NAMES.s3} → 200`, `update ${GO_NAMES.s3}/status → 200`]);
   assertNoForbidden(api);
 });
 
@@ -205,7 +207,7 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
   await converge(async () => (await rounds()) >= settled + 2, 'a label round after the label source restarted');
   assert.ok(controller.log().includes('Restarting network discovery'), 'the label source was restarted');
 
-  assert.equal(describeWrites(hyperNodeWrites(api)), [], 'zero HyperNode writes in the steady state');
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'zero HyperNode writes in the steady state');
   assert.ok(workedExampleConverged(api));
   assert.ok(metricValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) >= 3);
   assertNoForbidden(api);
@@ -221,7 +223,7 @@ test('a restarted executable adopts its own HyperNodes: same names and UIDs, zer
   const second = (s.controller = await startControllerBinary({ kubeconfig: s.cluster!.kubeconfig, namespace: NS }));
   await converge(async () => metricValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round after the restart');
   assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
-  assert.equal(describeWrites(hyperNodeWrites(api)), [], 'zero HyperNode writes after a restart');
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'zero HyperNode writes after a restart');
   assertNoForbidden(api);
 });
 
@@ -241,7 +243,7 @@ test('a source that cannot run gets a Warning Event on the discovery ConfigMap, 
   assert.match(event.message, 'roce');
   assert.match(controller.log(), /failed to create discoverer: unsupported discoverer type: roce/);
   await converge(() => workedExampleConverged(api), 'the label HyperNodes despite the broken roce entry');
-  assert.ok(api.requests.count({ resource: 'events', verb: 'create', code: 201 }) >= 1, 'the Event was created by the controller');
+  await converge(() => api.requests.count({ resource: 'events', verb: 'create', code: 201, user: CONTROLLER_USER }) >= 1, 'the Event create answered 201');
   assertNoDeletes(api);
   assertNoForbidden(api);
 });

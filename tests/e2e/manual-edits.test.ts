@@ -15,7 +15,7 @@ import {
   byName,
   describeWrites,
   groupOf,
-  hyperNodeWrites,
+  answeredHyperNodeWrites,
   hyperNodes,
   memberNames,
   nodeCount,
@@ -50,7 +50,7 @@ test('a label HyperNode deleted by hand is recreated under the same name; a hand
 
   // s1's nodeCount dropped to 1 with the edit and came back to 2 with the repair.
   assert.equal(
-    describeWrites(hyperNodeWrites(api)).sort(),
+    describeWrites(await answeredHyperNodeWrites(api)).sort(),
     ['create <new> → 201', `update ${s0.metadata.name}/status → 200`, `update ${s1.metadata.name} → 200`, `update ${s1.metadata.name}/status → 200`, `update ${s1.metadata.name}/status → 200`].sort(),
   );
   assertNoForbidden(api);

@@ -17,7 +17,7 @@ import {
   byName,
   describeWrites,
   groupOf,
-  hyperNodeWrites,
+  answeredHyperNodeWrites,
   hyperNodes,
   memberNames,
   node,
@@ -54,7 +54,7 @@ test('moving one Node to a rack under another spine writes at most tiers + 1 = 4
   }, 'node-00 counted in rack-2 and no longer in rack-0');
   await converge(async () => (await rounds()) > before, 'the reconcile of the move to finish');
 
-  const writes = hyperNodeWrites(api);
+  const writes = await answeredHyperNodeWrites(api);
   assert.ok(writes.length <= 4, `at most 4 writes, got:\n${describeWrites(writes).join('\n')}`);
   assert.equal(
     describeWrites(writes).sort(),
@@ -104,7 +104,7 @@ test('nodeCount of hand-made regexMatch and labelMatch HyperNodes follows Nodes 
   await expectCounts([0, 0], 'every matching Node deleted');
 
   // Only nodeCount was written: the hand-made specs are not the controller's to touch.
-  const writes = hyperNodeWrites(api);
+  const writes = await answeredHyperNodeWrites(api);
   assert.ok(writes.length > 0 && writes.every((r) => r.verb === 'update' && r.subresource === 'status' && r.code === 200), describeWrites(writes).join('\n'));
   for (const hn of hyperNodes(api)) assert.is(hn.metadata.generation, 1, `${hn.metadata.name}: spec untouched`);
   assertNoForbidden(api);
