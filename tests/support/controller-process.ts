@@ -58,12 +58,14 @@ function command(runtime: RunOptions['runtime'], flags: string[]): [string, stri
   return existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
 }
 
-/** Starts dist/vc-hypernode-controller-manager without leader election and waits until /readyz is 200. */
+/** Starts dist/vc-hypernode-controller-manager as deployed and waits until /readyz is 200 (it leads). */
 export async function startControllerBinary(opts: RunOptions): Promise<ControllerRun> {
   const [health, metricsPort] = [await freePort(), await freePort()];
   const flags = [
     `--kubeconfig=${opts.kubeconfig}`,
-    '--leader-elect=false',
+    // As deployed: leader election on, with the Lease in the controller's namespace.
+    '--leader-elect=true',
+    `--leader-elect-resource-namespace=${opts.namespace}`,
     '--enable-healthz=true',
     `--healthz-address=127.0.0.1:${health}`,
     '--enable-metrics=true',
