@@ -21,6 +21,8 @@ export interface HyperNodeMetrics {
   apiWrite(source: string, verb: WriteVerb): void;
   /** A discoverer could not be created or started (bad entry, unknown type, missing credentials). */
   discovererFailed(source: string): void;
+  /** A discovery run produced no snapshot (UFM unreachable or a bad answer, a cache error). */
+  discoveryFailed(source: string): void;
 }
 
 /** Seconds; a reconcile is a handful of API calls, a big cluster's first round a few thousand. */
@@ -35,6 +37,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const failures = counter(registry, 'hypernode_reconcile_failures_total', 'Failed HyperNode writes while reconciling a snapshot, per source.', ['source']);
   const writes = counter(registry, 'hypernode_api_writes_total', 'Successful HyperNode API writes by source and verb (source is empty for nodeCount status writes).', ['source', 'verb']);
   const discovererFailures = counter(registry, 'hypernode_discoverer_failures_total', 'Failed attempts to create or start a discoverer, per source.', ['source']);
+  const discoveryFailures = counter(registry, 'hypernode_discovery_failures_total', 'Discovery runs that produced no snapshot (nothing was changed), per source.', ['source']);
   const managed = existing<Gauge>(registry, 'hypernode_managed') ??
     new Gauge({ name: 'hypernode_managed', help: 'HyperNodes owned by each source after its last reconcile.', labelNames: ['source'], registers: [registry] });
   const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
@@ -52,6 +55,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     managed: (source, count) => managed.set({ source }, count),
     apiWrite: (source, verb) => writes.inc({ source, verb }),
     discovererFailed: (source) => discovererFailures.inc({ source }),
+    discoveryFailed: (source) => discoveryFailures.inc({ source }),
   };
 }
 

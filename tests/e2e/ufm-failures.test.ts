@@ -7,7 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startControllerInProcess } from '../support/controller-process.ts';
+import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
 import { UfmServer, type UfmAnswer } from '../support/ufm-server.ts';
 import {
   NS,
@@ -90,6 +90,14 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   assert.equal(new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid])), uids, 'same objects throughout');
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no HyperNode write (in particular no delete) while UFM failed');
   assert.equal(hyperNodes(api).map(nodeCount).sort(), [2, 4, 4]);
+  // Visible beyond the log: one Warning Event on the ConfigMap per distinct error, every failed run counted.
+  type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string } };
+  const failedEvents = (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'DiscoveryFailed' && e.involvedObject.kind === 'ConfigMap');
+  for (const cause of ['401 Unauthorized', 'failed to decode response', 'no Computer ports', '500 Internal Server Error', 'ECONNREFUSED']) {
+    assert.ok(failedEvents.some((e) => e.message.includes(cause)), `a DiscoveryFailed Event naming ${cause}: ${failedEvents.map((e) => e.message).join(' | ')}`);
+  }
+  const failures = metricValue(await controller.metrics(), 'hypernode_discovery_failures_total', { source: 'ufm' });
+  assert.ok(failures >= failedEvents.length, `hypernode_discovery_failures_total{source="ufm"} = ${failures} counts every failed run`);
   assertNoForbidden(api);
 });
 

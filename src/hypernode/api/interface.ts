@@ -53,7 +53,18 @@ export interface EventRecorder {
   event(regarding: KubeObject, type: EventType, reason: string, message: string): void;
 }
 
+/**
+ * Where a discoverer reports runs that produced no snapshot (UFM unreachable,
+ * a bad answer, a cache error): counted every time, logged and emitted as a
+ * Warning Event once per distinct error, and a recovery is logged.
+ */
+export interface DiscoveryProblems {
+  failed(what: string, err: unknown): void;
+  recovered(): void;
+}
+
 export interface DiscovererOptions {
+  problems: DiscoveryProblems;
   nodes: Informer<NodeMeta>;
   hyperNodes: Informer<HyperNode>;
   secrets: SecretClient;

@@ -15,6 +15,7 @@ import { RateLimitingQueue, type QueueMetrics } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import { Channel } from '../../util/channel.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../api/interface.ts';
+import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../api/types.ts';
 import type { EntryResult } from '../config/entry.ts';
 import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
@@ -37,7 +38,8 @@ export interface DiscoveryManagerDeps {
   configMap: ConfigMapLocation;
   registry: DiscovererRegistry;
   /** Handed to every discoverer factory (its logger gains `source=`). */
-  discovererOptions: DiscovererOptions;
+  /** What every discoverer gets; the manager adds each source's problem reporter. */
+  discovererOptions: Omit<DiscovererOptions, 'problems'>;
   events: EventRecorder;
   metrics: HyperNodeMetrics;
   clock: Clock;
@@ -253,7 +255,8 @@ export class DiscoveryManager {
 
   /** 04-discovery §2.4, with the entry already resolved by the caller. */
   private async startSource(source: string, entry: DiscoveryEntry): Promise<void> {
-    const opts = { ...this.deps.discovererOptions, logger: this.deps.discovererOptions.logger.with({ source }) };
+    const problems = new SourceProblems({ source, logger: this.deps.logger, events: this.deps.events, metrics: this.deps.metrics, regarding: () => this.configMapRef() });
+    const opts = { ...this.deps.discovererOptions, logger: this.deps.discovererOptions.logger.with({ source }), problems };
     let discoverer: Discoverer;
     try {
       discoverer = await lookupDiscoverer(this.deps.registry, source)(entry, opts);
@@ -325,7 +328,8 @@ export class DiscoveryManager {
     if (this.failures.get(source) === message) return;
     this.failures.set(source, message);
     this.deps.logger.error('Failed to start network topology discoverer', { source, err: message });
-    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscovererFailed', `Discovery source "${source}" is not running: ${message}`);
+    const state = this.running.has(source) ? 'keeps running with its previous configuration' : 'is not running';
+    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscovererFailed', `Discovery source "${source}" ${state}: ${message}`);
   }
 
   private reportConfigError(key: string, err: unknown): void {

@@ -1,3 +1,4 @@
+import { RecordingProblems } from '../../support/recording-problems.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
@@ -38,7 +39,7 @@ function guideNodes(): NodeMeta[] {
 }
 
 function discovererOptions(clock: FakeClock, nodes = new FakeInformer<NodeMeta>(), hyperNodes = new FakeInformer<HyperNode>()): DiscovererOptions {
-  return { nodes, hyperNodes, clock, logger: nullLogger, secrets: { get: () => Promise.reject(new Error('the label source reads no Secrets')) } };
+  return { nodes, hyperNodes, clock, logger: nullLogger, problems: new RecordingProblems(nullLogger), secrets: { get: () => Promise.reject(new Error('the label source reads no Secrets')) } };
 }
 
 interface Rig {

@@ -1,3 +1,4 @@
+import { RecordingProblems } from '../../support/recording-problems.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory, type UfmTuning } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
@@ -64,7 +65,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     lines,
     async make(config = { endpoint: server.endpoint() }, tuning = {}, credentials = REF, clock = realClock) {
       const factory = createUfmDiscovererFactory({ ca: TEST_CA, retryBaseMs: 20, timeoutMs: 5_000, ...tuning });
-      const d = await factory(entry(config, credentials), { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock, logger });
+      const d = await factory(entry(config, credentials), { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock, logger, problems: new RecordingProblems(logger) });
       started.push(d);
       return d;
     },

@@ -150,9 +150,10 @@ export class LabelDiscoverer implements Discoverer {
       const snapshot = discoverSnapshot(this.opts.nodes.list(), this.types, this.opts.hyperNodes);
       this.logger.v(3).info('End label based hyperNode auto discovery', { hyperNodes: snapshot.length });
       this.queue.forget(key);
+      this.opts.problems.recovered();
       return await this.out.send(snapshot, this.stopping.signal);
     } catch (err) {
-      this.logger.error('Error discover HyperNode', { err, retries: this.queue.numRequeues(key) });
+      this.opts.problems.failed('Error discover HyperNode', err);
       this.queue.addRateLimited(key);
       return false;
     } finally {

@@ -45,6 +45,8 @@ export class UfmDiscoverer implements Discoverer {
     private readonly endpoint: string,
     private readonly secretRef: SecretRef | undefined,
     private credentials: Credentials,
+    /** Why reading the Secret at construction failed, for start()'s error. */
+    private readonly credentialsError: string | undefined,
     insecureSkipVerify: boolean,
     tuning: UfmTuning,
   ) {
@@ -66,7 +68,9 @@ export class UfmDiscoverer implements Discoverer {
 
   async start(): Promise<Channel<Snapshot>> {
     if (this.endpoint === '') throw new Error('UFM endpoint is not configured');
-    if (!this.credentials.username || !this.credentials.password) throw new Error('UFM authentication credentials are not configured');
+    if (!this.credentials.username || !this.credentials.password) {
+      throw new Error(`UFM authentication credentials are not configured${this.credentialsError ? `: ${this.credentialsError}` : ''}`);
+    }
     this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoint, interval: `${this.intervalMs}ms` });
     const out = new Channel<Snapshot>(OUTPUT_BUFFER);
     void this.loop(out);
@@ -109,8 +113,7 @@ export class UfmDiscoverer implements Discoverer {
       try {
         this.credentials = await readCredentials(this.opts.secrets, this.secretRef, signal);
       } catch (err) {
-        if (signal.aborted) return false;
-        this.logger.error('Failed to get credentials from secret', { err });
+        if (!signal.aborted) this.opts.problems.failed('Failed to get credentials from secret', err);
         return false;
       }
     }
@@ -118,7 +121,7 @@ export class UfmDiscoverer implements Discoverer {
     try {
       ports = await this.fetchPorts();
     } catch (err) {
-      if (!signal.aborted) this.logger.error('Failed to fetch UFM data', { err });
+      if (!signal.aborted) this.opts.problems.failed('Failed to fetch UFM data', err);
       return false;
     }
     this.logger.v(3).info('Successfully retrieved UFM data', { interfaceCount: ports.length });
@@ -126,9 +129,13 @@ export class UfmDiscoverer implements Discoverer {
     if (snapshot.length === 0) {
       // Go would delete every ufm HyperNode here; an empty fabric is far more
       // likely a UFM fault than reality.
-      this.logger.warn('UFM reported no Computer ports; keeping the existing ufm HyperNodes and retrying', { interfaceCount: ports.length });
+      this.opts.problems.failed(
+        'UFM reported no Computer ports; keeping the existing ufm HyperNodes and retrying',
+        new Error(`${ports.length} ports in the answer, none of them a Computer port`),
+      );
       return false;
     }
+    this.opts.problems.recovered();
     const sent = out.trySend(snapshot);
     if (sent === 'sent') this.logger.v(3).info('Sent network topology data', { count: snapshot.length });
     else if (sent === 'full') this.logger.warn('Failed to send network topology data, channel might be full');
@@ -177,17 +184,19 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
     }
     const ref = entry.credentials?.secretRef;
     let credentials = NO_CREDENTIALS;
+    let credentialsError: string | undefined;
     if (ref) {
       try {
         credentials = await readCredentials(opts.secrets, ref);
       } catch (err) {
+        credentialsError = err instanceof Error ? err.message : String(err);
         logger.error('Failed to get credentials from secret', { err });
       }
     } else {
       logger.warn('UFM authentication credentials are not configured');
     }
     logger.info('UFM discoverer initialized', { endpoint });
-    return new UfmDiscoverer(entry, opts, endpoint, ref, credentials, insecureSkipVerify, tuning);
+    return new UfmDiscoverer(entry, opts, endpoint, ref, credentials, credentialsError, insecureSkipVerify, tuning);
   };
 }
 

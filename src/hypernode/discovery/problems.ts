@@ -1,0 +1,45 @@
+// Reporting of discovery runs that failed (00-overview §4 item 3): every
+// failure is counted, each distinct error is logged and emitted as a Warning
+// Event once — a UFM that stays down for a day yields one Event, not one per
+// retry — and the return to health is logged. Go only logs, at every attempt.
+
+import type { KubeObject } from '../../kube/types.ts';
+import type { Logger } from '../../log.ts';
+import type { DiscoveryProblems, EventRecorder } from '../api/interface.ts';
+import type { HyperNodeMetrics } from '../metrics.ts';
+
+export const DISCOVERY_FAILED_REASON = 'DiscoveryFailed';
+
+export interface SourceProblemsDeps {
+  source: string;
+  logger: Logger;
+  events: EventRecorder;
+  metrics: HyperNodeMetrics;
+  /** The object Events are attached to (the discovery ConfigMap). */
+  regarding(): KubeObject;
+}
+
+export class SourceProblems implements DiscoveryProblems {
+  private lastError: string | undefined;
+
+  constructor(private readonly deps: SourceProblemsDeps) {}
+
+  failed(what: string, err: unknown): void {
+    const { source, logger, events, metrics } = this.deps;
+    metrics.discoveryFailed(source);
+    const message = err instanceof Error ? err.message : String(err);
+    if (this.lastError === message) {
+      logger.v(2).info(what, { source, err: message, repeated: true });
+      return;
+    }
+    this.lastError = message;
+    logger.error(what, { source, err: message });
+    events.event(this.deps.regarding(), 'Warning', DISCOVERY_FAILED_REASON, `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`);
+  }
+
+  recovered(): void {
+    if (this.lastError === undefined) return;
+    this.lastError = undefined;
+    this.deps.logger.info('Network topology discovery recovered', { source: this.deps.source });
+  }
+}

@@ -1,0 +1,45 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Registry } from 'prom-client';
+import { SourceProblems } from '../../src/hypernode/discovery/problems.ts';
+import { newHyperNodeMetrics } from '../../src/hypernode/metrics.ts';
+import { capturingLogger, metricValue, RecordingEvents } from './controller/fixtures.ts';
+
+function rig() {
+  const registry = new Registry();
+  const events = new RecordingEvents();
+  const log = capturingLogger();
+  const problems = new SourceProblems({
+    source: 'ufm',
+    logger: log.logger,
+    events,
+    metrics: newHyperNodeMetrics(registry),
+    regarding: () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'volcano-controller-configmap', namespace: 'volcano-system' } }),
+  });
+  return { registry, events, log, problems };
+}
+
+test('a UFM outage that repeats the same error yields one Event and one error line, but every failure is counted', async () => {
+  const { registry, events, log, problems } = rig();
+  for (let i = 0; i < 5; i++) problems.failed('Failed to fetch UFM data', new Error('failed to send request: connect ECONNREFUSED 127.0.0.1:1'));
+  assert.is(events.events.length, 1);
+  assert.is(events.events[0]!.type, 'Warning');
+  assert.is(events.events[0]!.reason, 'DiscoveryFailed');
+  assert.match(events.events[0]!.message, /"ufm" produced no result, its HyperNodes are kept: Failed to fetch UFM data: failed to send request/);
+  assert.is(log.lines.filter((l) => l.includes('Failed to fetch UFM data') && !l.includes('repeated=true')).length, 1, 'one error line; repeats only at V(2)');
+  assert.is(await metricValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 5);
+});
+
+test('a different error is reported again; recovery is logged once and re-arms reporting', () => {
+  const { events, log, problems } = rig();
+  problems.failed('Failed to fetch UFM data', new Error('unexpected status code: 401 Unauthorized'));
+  problems.failed('Failed to fetch UFM data', new Error('unexpected status code: 500 Internal Server Error'));
+  assert.is(events.events.length, 2);
+  problems.recovered();
+  problems.recovered();
+  assert.is(log.messages().filter((m) => m === 'Network topology discovery recovered').length, 1);
+  problems.failed('Failed to fetch UFM data', new Error('unexpected status code: 500 Internal Server Error'));
+  assert.is(events.events.length, 3, 'the same error after a recovery is a new outage');
+});
+
+test.run();

@@ -1,0 +1,20 @@
+// A DiscoveryProblems for discoverer unit tests: logs every failure through
+// the test's logger (so tests can wait on log lines) and records failures and
+// recoveries. The once-per-error policy itself is tested with SourceProblems.
+
+import type { DiscoveryProblems } from '../../src/hypernode/api/interface.ts';
+import type { Logger } from '../../src/log.ts';
+
+export class RecordingProblems implements DiscoveryProblems {
+  readonly failures: string[] = [];
+  recoveries = 0;
+  constructor(private readonly logger: Logger) {}
+  failed(what: string, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.failures.push(`${what}: ${message}`);
+    this.logger.error(what, { err: message });
+  }
+  recovered(): void {
+    this.recoveries++;
+  }
+}
