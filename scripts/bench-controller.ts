@@ -28,10 +28,11 @@ import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../sr
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../tests/support/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../tests/support/sample-cluster.ts';
 import { waitFor } from '../tests/support/wait.ts';
-import { ControllerProcess, metricValue, unusedPort, type ProcMemory } from './lib/bench-controller-process.ts';
+import { ControllerProcess, metricValue, type ProcMemory } from './lib/bench-controller-process.ts';
 import { BENCH_SHAPE as SHAPE, benchNodes } from './lib/bench-cluster.ts';
 import { measureDiscoveryCpu, measureDiscoveryCpuOn, type DiscoveryCpuFigures } from './lib/bench-discovery-cpu.ts';
 import { ms, percentile, seconds } from './lib/bench-stats.ts';
+import { freePorts } from '../tests/support/ports.ts';
 
 const NAMESPACE = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
@@ -244,7 +245,7 @@ interface Launched {
 /** Starts the built executable as a Deployment runs it: least-privilege token, leader election, probes, metrics. */
 async function launchController(api: ApiServer, work: string): Promise<Launched> {
   const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
-  const [healthPort, metricsPort] = [await unusedPort(), await unusedPort()];
+  const [healthPort, metricsPort] = await freePorts(2);
   const flags: Record<string, string | number | boolean> = {
     kubeconfig: api.writeKubeconfig(work, { token }),
     'kube-api-qps': QPS,

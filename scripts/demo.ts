@@ -7,7 +7,6 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,22 +14,12 @@ import { hypernodeControllerRbac, startApiServer } from '../tests/support/apiser
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../tests/support/sample-cluster.ts';
 import { waitFor } from '../tests/support/wait.ts';
 import { renderHyperNodeTree } from './lib/hypernode-tree.ts';
+import { freePorts } from '../tests/support/ports.ts';
 
 const NAMESPACE = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const binary = join(root, 'dist/vc-hypernode-controller-manager');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function httpStatus(url: string): Promise<number | undefined> {
   try {
@@ -54,7 +43,7 @@ async function main(): Promise<number> {
     console.log(`API server stand-in: ${api.url} (TLS, least-privilege RBAC token)`);
     console.log(`Seeded ${nodes.length} Nodes labelled zone → spine → rack, and ConfigMap ${NAMESPACE}/volcano-controller-configmap (label source).`);
 
-    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const [healthPort, metricsPort] = await freePorts(2);
     const args = [
       `--kubeconfig=${kubeconfig}`,
       '--leader-elect=true',

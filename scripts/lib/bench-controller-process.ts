@@ -5,7 +5,6 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /** Only the end of the log is kept: enough to explain a failure, bounded in memory. */
 const LOG_TAIL_CHARS = 16 * 1024;
@@ -23,17 +22,6 @@ export interface ProcMemory {
   anonMB: number;
   /** Of rssMB: pages of mapped files, the executable's own code and data above all, MB. */
   fileMB: number;
-}
-
-/** A port on 127.0.0.1 that was free a moment ago, for the probe and metrics listeners. */
-export function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port assigned'))));
-    });
-  });
 }
 
 /** VmRSS and VmHWM of a live process (Linux). */

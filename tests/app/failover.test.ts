@@ -7,7 +7,6 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -15,6 +14,7 @@ import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
 import { waitFor } from '../support/wait.ts';
+import { freePorts } from '../support/ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BINARY = join(ROOT, 'dist/vc-hypernode-controller-manager');
@@ -34,17 +34,8 @@ interface Replica {
   identity(): string | undefined;
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 async function startReplica(kubeconfig: string): Promise<Replica> {
-  const health = await freePort();
-  const metrics = await freePort();
+  const [health, metrics] = await freePorts(2);
   const flags = [
     `--kubeconfig=${kubeconfig}`,
     '--enable-healthz=true',

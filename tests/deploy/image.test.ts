@@ -8,7 +8,6 @@
 
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -18,6 +17,7 @@ import { startApiServer, type ApiServer, type PolicyRule } from '../support/apis
 import { waitFor, within } from '../support/wait.ts';
 import { CHART_ARGS, NAMESPACE } from './support/chart.ts';
 import { IMAGE_ARCHIVE, NAME, repoRoot } from './support/releases.ts';
+import { freePorts } from '../support/ports.ts';
 
 const dist = join(repoRoot, 'dist');
 const executable = join(dist, NAME);
@@ -117,14 +117,6 @@ function entrypointPid(unsharePid: number): number | undefined {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(NAME) ? pid : undefined;
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
-
 /** The ClusterRole and Role rules of deploy/kubernetes/rbac.yaml as the stand-in's grant. */
 function manifestGrant(): PolicyRule[] {
   const docs = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/kubernetes/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Json);
@@ -183,7 +175,7 @@ test('in-cluster style: service-account token and CA only, the chart arguments a
     for (const name of ['node-a', 'node-b']) {
       api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'volcano.sh/tor': 'rack-1', 'kubernetes.io/hostname': name } } });
     }
-    const [healthz, metrics] = [await freePort(), await freePort()];
+    const [healthz, metrics] = await freePorts(2);
     child = runInImage(
       [
         ...CHART_ARGS,

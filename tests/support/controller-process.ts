@@ -6,7 +6,6 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { createMetrics } from '../../src/app/metrics.ts';
@@ -14,6 +13,7 @@ import { runServer } from '../../src/app/server.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
 import { waitFor, within } from './wait.ts';
+import { freePorts } from './ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 /** The Node SEA executable; the CommonJS bundle is the fallback when the SEA step was skipped. */
@@ -44,14 +44,6 @@ export interface RunOptions {
   runtime?: 'sea' | 'deno';
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
-
 /** The command line for what we ship: the SEA, else the bundle on this Node; or the bundle on Deno. */
 function command(runtime: RunOptions['runtime'], flags: string[]): [string, string[]] {
   if (runtime === 'deno') return [DENO, ['run', '-A', BUNDLE, ...flags]];
@@ -60,7 +52,7 @@ function command(runtime: RunOptions['runtime'], flags: string[]): [string, stri
 
 /** Starts dist/vc-hypernode-controller-manager as deployed and waits until /readyz is 200 (it leads). */
 export async function startControllerBinary(opts: RunOptions): Promise<ControllerRun> {
-  const [health, metricsPort] = [await freePort(), await freePort()];
+  const [health, metricsPort] = await freePorts(2);
   const flags = [
     `--kubeconfig=${opts.kubeconfig}`,
     // As deployed: leader election on, with the Lease in the controller's namespace.
