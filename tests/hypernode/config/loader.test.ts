@@ -59,7 +59,7 @@ test('empty value, null list and a document without the key mean no sources', ()
 });
 
 test('the example configuration loads from the ConfigMap', () => {
-  const text = readFileSync(new URL('../../../../shared/spec/discovery-config-example.yaml', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('./fixtures/discovery-config-example.yaml', import.meta.url), 'utf8');
   const cfg = loadConfig(new FakeInformer({ initial: [cm({ 'volcano-controller.conf': text })] }), loc, nullLogger);
   assert.equal(enabledSources(cfg), ['ufm', 'label']);
   const ufm = entryOf(sourceEntry(cfg, 'ufm'))!;
