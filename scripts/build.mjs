@@ -186,13 +186,14 @@ function strippedNode() {
 
 /**
  * V8 flags baked into the executable. A controller holds a small, long-lived
- * cache and values memory over peak allocation speed: at 10,000 Nodes these cut
- * the steady-state RSS from ~200 MB to ~127 MB (scripts/bench-controller.ts),
- * mostly by keeping V8's young generation at 1 MB instead of letting it grow to
- * 64 MB. The blob's code cache must be made under the same flags, or V8
- * rejects it at start-up (with a warning on stderr).
+ * cache and values memory over allocation speed: a 1 MB young generation
+ * (instead of growing to 64 MB) cuts the steady-state RSS at 10,000 Nodes by
+ * ~35 MB (scripts/bench-controller.ts) and costs nothing at start-up. Heap
+ * heuristics that do cost start-up time are set by src/main.ts when the
+ * controller starts. The blob's code cache must be made under the same flags,
+ * or V8 rejects it at start-up (with a warning on stderr).
  */
-const SEA_V8_FLAGS = ['--optimize-for-size', '--max-semi-space-size=1'];
+const SEA_V8_FLAGS = ['--max-semi-space-size=1'];
 
 function buildSea() {
   const config = join(cacheDir, 'sea-config.json');
