@@ -10,7 +10,8 @@
 // others. Handlers must be quick (queue work, do not perform I/O).
 
 import { nullLogger, type Logger } from '../log.ts';
-import { abortReason, realClock, type Clock } from './clock.ts';
+import { realClock, type Clock } from './clock.ts';
+import { Latch } from '../util/latch.ts';
 import { Reflector, type ListerWatcher } from './reflector.ts';
 import type { ListOptions, ResourceClient } from './resource.ts';
 import { deepFreeze, Store } from './store.ts';
@@ -37,8 +38,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   private readonly handlers = new Set<EventHandler<T>>();
   private readonly opts: InformerOptions<T>;
   private readonly logger: Logger;
-  private readonly syncWaiters = new Set<() => void>();
-  private synced = false;
+  private readonly synced = new Latch();
   private running = false;
 
   constructor(opts: InformerOptions<T>) {
@@ -74,31 +74,18 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   }
 
   hasSynced(): boolean {
-    return this.synced;
+    return this.synced.isOpen();
   }
 
   waitForSync(signal?: AbortSignal): Promise<void> {
-    if (this.synced) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        this.syncWaiters.delete(done);
-        reject(abortReason(signal!));
-      };
-      this.syncWaiters.add(done);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.synced.wait(signal);
   }
 
   addEventHandler(handler: EventHandler<T>): HandlerRegistration {
     // Wrap so the same handler object may be registered twice, like client-go.
     const entry: EventHandler<T> = { ...bind(handler) };
     this.handlers.add(entry);
-    if (this.synced) for (const obj of this.store.list()) this.call('onAdd', () => entry.onAdd?.(obj));
+    if (this.synced.isOpen()) for (const obj of this.store.list()) this.call('onAdd', () => entry.onAdd?.(obj));
     return { remove: () => void this.handlers.delete(entry) };
   }
 
@@ -107,11 +94,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     for (const { key, obj } of deleted) this.notify('onDelete', (h) => h.onDelete?.({ tombstone: true, key, obj }));
     for (const obj of added) this.notify('onAdd', (h) => h.onAdd?.(obj));
     for (const [oldObj, newObj] of updated) this.notify('onUpdate', (h) => h.onUpdate?.(oldObj, newObj));
-    if (!this.synced) {
-      this.synced = true;
-      for (const w of this.syncWaiters) w();
-      this.syncWaiters.clear();
-    }
+    this.synced.open();
   }
 
   private apply(ev: WatchEvent<T>): void {

@@ -8,7 +8,7 @@
 
 import type { EventHandler, HandlerRegistration, Informer, KubeObject, Tombstone } from '../../src/kube/types.ts';
 import { objectKey } from '../../src/kube/types.ts';
-import { abortReason } from '../../src/kube/clock.ts';
+import { Latch } from '../../src/util/latch.ts';
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -32,14 +32,13 @@ export interface FakeInformerOptions<T> {
 export class FakeInformer<T extends KubeObject> implements Informer<T> {
   private readonly store = new Map<string, T>();
   private readonly handlers = new Set<EventHandler<T>>();
-  private readonly syncWaiters: (() => void)[] = [];
-  private synced: boolean;
+  private readonly synced = new Latch();
   private listError: Error | undefined;
   private rvCounter = 0;
 
   constructor(opts: FakeInformerOptions<T> = {}) {
     for (const obj of opts.initial ?? []) this.store.set(objectKey(obj.metadata), this.stamp(obj));
-    this.synced = opts.synced ?? true;
+    if (opts.synced ?? true) this.synced.open();
   }
 
   // --- Informer / Lister ---------------------------------------------------
@@ -57,30 +56,16 @@ export class FakeInformer<T extends KubeObject> implements Informer<T> {
 
   addEventHandler(handler: EventHandler<T>): HandlerRegistration {
     this.handlers.add(handler);
-    if (this.synced) for (const obj of this.store.values()) handler.onAdd?.(obj);
+    if (this.synced.isOpen()) for (const obj of this.store.values()) handler.onAdd?.(obj);
     return { remove: () => void this.handlers.delete(handler) };
   }
 
   hasSynced(): boolean {
-    return this.synced;
+    return this.synced.isOpen();
   }
 
   waitForSync(signal?: AbortSignal): Promise<void> {
-    if (this.synced) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const i = this.syncWaiters.indexOf(done);
-        if (i >= 0) this.syncWaiters.splice(i, 1);
-        reject(abortReason(signal!));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.syncWaiters.push(done);
-    });
+    return this.synced.wait(signal);
   }
 
   // --- test controls -------------------------------------------------------
@@ -92,10 +77,9 @@ export class FakeInformer<T extends KubeObject> implements Informer<T> {
 
   /** Completes the first list: existing handlers get an onAdd per object, waiters resolve. */
   markSynced(): void {
-    if (this.synced) return;
-    this.synced = true;
+    if (this.synced.isOpen()) return;
     for (const obj of this.store.values()) for (const h of [...this.handlers]) h.onAdd?.(obj);
-    for (const w of this.syncWaiters.splice(0)) w();
+    this.synced.open();
   }
 
   /** Makes list()/get() throw `err` (undefined restores them), to simulate a broken cache. */
@@ -109,7 +93,7 @@ export class FakeInformer<T extends KubeObject> implements Informer<T> {
     const old = this.store.get(key);
     const stored = this.stamp(obj);
     this.store.set(key, stored);
-    if (!this.synced) return stored;
+    if (!this.synced.isOpen()) return stored;
     for (const h of [...this.handlers]) {
       if (old) h.onUpdate?.(old, stored);
       else h.onAdd?.(stored);
@@ -122,7 +106,7 @@ export class FakeInformer<T extends KubeObject> implements Informer<T> {
     const old = this.store.get(key);
     if (!old) throw new Error(`fake informer: no object ${key}`);
     this.store.delete(key);
-    if (!this.synced) return;
+    if (!this.synced.isOpen()) return;
     const payload: T | Tombstone<T> = opts.tombstone ? deepFreeze({ tombstone: true as const, key, obj: old }) : old;
     for (const h of [...this.handlers]) h.onDelete?.(payload);
   }
