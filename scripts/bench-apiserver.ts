@@ -1,12 +1,12 @@
 // Benchmark of the API server stand-in (prints figures, asserts nothing):
 // seeding 10,000 Nodes, full and metadata-only lists, paged lists, and
 // watch fan-out of updates to many watchers.
-// Run: node --import tsx tests/apiserver/bench.ts [nodes] [watchers] [updates]
+// Run: node --import tsx scripts/bench-apiserver.ts [nodes] [watchers] [updates]
 
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { call, watch } from './http.ts';
+import { startApiServer, type ApiServer } from '../tests/support/apiserver/index.ts';
+import { call, watch } from '../tests/apiserver/http.ts';
 
 const NODES = Number(process.argv[2] ?? 10_000);
 const WATCHERS = Number(process.argv[3] ?? 50);
