@@ -117,6 +117,14 @@ export function resolveMembers(selector: MemberSelector, nodes: readonly NodeMet
 }
 
 /** status.nodeCount: distinct names all members resolve to; member `type` is ignored. */
+/**
+ * True when the HyperNode's count depends on which Nodes exist (a regexMatch or
+ * labelMatch member); exact names count without looking at Nodes.
+ */
+export function dependsOnNodes(hyperNode: Pick<HyperNode, 'spec'>): boolean {
+  return (hyperNode.spec.members ?? []).some((m) => Boolean(m.selector.regexMatch || m.selector.labelMatch));
+}
+
 export function nodeCount(hyperNode: Pick<HyperNode, 'spec'>, nodes: readonly NodeMeta[], logger?: Logger): number {
   const all = new Set<string>();
   for (const member of hyperNode.spec.members ?? []) {

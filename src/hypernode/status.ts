@@ -14,7 +14,7 @@ import { RateLimitingQueue, type QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
 import type { HyperNodeClient } from './api/interface.ts';
 import type { HyperNode, NodeMeta } from './api/types.ts';
-import { nodeCount } from './member-selector.ts';
+import { dependsOnNodes, nodeCount } from './member-selector.ts';
 import type { HyperNodeMetrics } from './metrics.ts';
 
 export const STATUS_QUEUE_NAME = 'hypernode-status';
@@ -97,7 +97,8 @@ export class NodeCountSync {
       return;
     }
     // Go counts 0 when the Node cache cannot be read; we retry instead of writing a wrong 0.
-    const count = nodeCount(hn, nodes.list(), logger);
+    // Exact-name HyperNodes (all discovered ones) need no copy of the Node cache.
+    const count = nodeCount(hn, dependsOnNodes(hn) ? nodes.list() : [], logger);
     if ((hn.status?.nodeCount ?? 0) === count) return;
     const body = structuredClone(hn);
     body.status = { ...body.status, nodeCount: count };
@@ -139,7 +140,7 @@ export class NodeCountSync {
       return;
     }
     for (const hn of all) {
-      if ((hn.spec.members ?? []).some((m) => m.selector.regexMatch || m.selector.labelMatch)) this.queue.add(hn.metadata.name);
+      if (dependsOnNodes(hn)) this.queue.add(hn.metadata.name);
     }
   }
 }
