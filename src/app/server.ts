@@ -147,7 +147,7 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
       create: (hn, signal) => hyperNodeClient.create(hn, signal ? { signal } : {}),
       update: (hn, signal) => hyperNodeClient.update(hn, signal ? { signal } : {}),
       updateStatus: (hn, signal) => hyperNodeClient.updateStatus(hn, signal ? { signal } : {}),
-      delete: (name, signal) => hyperNodeClient.delete(name, signal ? { signal } : {}),
+      delete: (name, preconditions, signal) => hyperNodeClient.delete(name, { preconditions, ...(signal ? { signal } : {}) }),
     },
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
     events: configMapEventRecorder(eventSink(core), configMaps, location),

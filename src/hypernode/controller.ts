@@ -17,7 +17,7 @@ import { CONFIG_KEY, type ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
 import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
 import { newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
-import { TopologyReconciler } from './reconciler.ts';
+import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME } from './reconciler.ts';
 import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
 
 export interface HyperNodeControllerDeps {
@@ -68,7 +68,15 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     logger,
     queueMetrics: deps.queueMetrics?.(CONFIG_QUEUE_NAME),
   });
-  const reconciler = new TopologyReconciler({ hyperNodes: deps.hyperNodes, client: deps.hyperNodeClient, events: deps.events, metrics, clock, logger });
+  const reconciler = new TopologyReconciler({
+    hyperNodes: deps.hyperNodes,
+    client: deps.hyperNodeClient,
+    events: deps.events,
+    metrics,
+    clock,
+    logger,
+    queueMetrics: deps.queueMetrics?.(WRITE_RETRY_QUEUE_NAME),
+  });
   const status = new NodeCountSync({
     hyperNodes: deps.hyperNodes,
     nodes: deps.nodes,
@@ -91,6 +99,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   onStarted();
 
   const watcher = watchResults(manager, reconciler, metrics, logger);
+  const retryWorker = reconciler.run();
   const statusWorker = status.run();
   logger.info('HyperNode controller started');
 
@@ -99,10 +108,14 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
-  // 02-runtime §8: the manager closes the result stream, which ends the
-  // watcher after its current reconcile; then the status queue drains.
+  // Pending write retries are dropped at once (waiting out a backoff would
+  // delay shutdown by minutes); the worker ends after the write in flight.
+  // The manager then closes the result stream, which ends the watcher after
+  // its current reconcile; then the status queue drains.
+  reconciler.shutDown();
   await manager.stop();
   await watcher;
+  await retryWorker;
   status.shutDown();
   await statusWorker;
   for (const r of registrations) r.remove();

@@ -19,6 +19,11 @@ export interface HyperNodeMetrics {
   managed(source: string, count: number): void;
   /** A successful API write; `source` is empty for status (nodeCount) writes. */
   apiWrite(source: string, verb: WriteVerb): void;
+  /**
+   * A HyperNode write the API server rejected (or that never got an answer);
+   * `codeClass` is `4xx`, `5xx` or `network`. The write is retried.
+   */
+  apiWriteFailed(source: string, verb: WriteVerb, codeClass: string): void;
   /** A discoverer could not be created or started (bad entry, unknown type, missing credentials). */
   discovererFailed(source: string): void;
   /** A discovery run produced no snapshot (UFM unreachable or a bad answer, a cache error). */
@@ -36,6 +41,12 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const results = counter(registry, 'hypernode_discovery_results_total', 'Discovery snapshots received by the controller, per source.', ['source']);
   const failures = counter(registry, 'hypernode_reconcile_failures_total', 'Failed HyperNode writes while reconciling a snapshot, per source.', ['source']);
   const writes = counter(registry, 'hypernode_api_writes_total', 'Successful HyperNode API writes by source and verb (source is empty for nodeCount status writes).', ['source', 'verb']);
+  const writeFailures = counter(
+    registry,
+    'hypernode_api_write_failures_total',
+    'Failed HyperNode API writes by source, verb and status code class (4xx, 5xx, network); each is retried with backoff.',
+    ['source', 'verb', 'code_class'],
+  );
   const discovererFailures = counter(registry, 'hypernode_discoverer_failures_total', 'Failed attempts to create or start a discoverer, per source.', ['source']);
   const discoveryFailures = counter(registry, 'hypernode_discovery_failures_total', 'Discovery runs that produced no snapshot (nothing was changed), per source.', ['source']);
   const managed = existing<Gauge>(registry, 'hypernode_managed') ??
@@ -54,6 +65,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     reconcileDuration: (source, seconds) => duration.observe({ source }, seconds),
     managed: (source, count) => managed.set({ source }, count),
     apiWrite: (source, verb) => writes.inc({ source, verb }),
+    apiWriteFailed: (source, verb, codeClass) => writeFailures.inc({ source, verb, code_class: codeClass }),
     discovererFailed: (source) => discovererFailures.inc({ source }),
     discoveryFailed: (source) => discoveryFailures.inc({ source }),
   };

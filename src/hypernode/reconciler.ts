@@ -10,16 +10,19 @@
 import type { Clock } from '../kube/clock.ts';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import type { KubeObject, Lister } from '../kube/types.ts';
+import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
 import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
+import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
 
 /** client-go's retry.DefaultRetry: 5 attempts, ~10 ms apart. */
 export const CONFLICT_RETRY_ATTEMPTS = 5;
 export const CONFLICT_RETRY_DELAY_MS = 10;
 /** How long an update that hit 409 waits for the informer to deliver the newer object. */
 export const CACHE_CATCH_UP_TIMEOUT_MS = 1_000;
+export const WRITE_RETRY_QUEUE_NAME = 'hypernode-write-retry';
 
 export interface ReconcilerDeps {
   /** The HyperNode informer cache: `existing` and the update base come from here. */
@@ -29,6 +32,8 @@ export interface ReconcilerDeps {
   metrics: HyperNodeMetrics;
   clock: Clock;
   logger: Logger;
+  /** workqueue_* metrics of the write retry queue. */
+  queueMetrics?: QueueMetrics;
 }
 
 export interface ReconcileSummary {
@@ -42,22 +47,53 @@ export interface ReconcileSummary {
   foreign: number;
 }
 
-type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed' | 'foreign' | 'pending';
+/** 'absent': neither desired nor owned by the source, so nothing to do. */
+type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed' | 'foreign' | 'pending' | 'absent';
 
 export class TopologyReconciler {
   /** Per source: name → resourceVersion of the foreign object already reported. */
   private readonly reportedConflicts = new Map<string, Map<string, string>>();
+  /** Per source: its latest desired snapshot by name, what every retry is decided against. */
+  private readonly desired = new Map<string, Map<string, HyperNode>>();
+  /**
+   * `source/name` of objects whose write failed. Each waits its own
+   * exponential backoff; the worker then decides that one object again from
+   * the latest snapshot and the cache, so a stale write is never replayed.
+   */
+  readonly retries: RateLimitingQueue;
+  private readonly failures: WriteFailures;
+  /** Snapshot rounds and retries take turns, so one object never has two writes in flight. */
+  private turn: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly deps: ReconcilerDeps) {}
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.retries = new RateLimitingQueue({ name: WRITE_RETRY_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.failures = new WriteFailures(deps);
+  }
 
-  async reconcile(source: string, discovered: readonly HyperNode[]): Promise<ReconcileSummary> {
+  reconcile(source: string, discovered: readonly HyperNode[]): Promise<ReconcileSummary> {
+    return this.exclusive(() => this.reconcileSnapshot(source, discovered));
+  }
+
+  /** The retry worker: returns once shutDown() was called and the current retry ended. */
+  run(): Promise<void> {
+    return runWorker(this.retries, (key) => this.exclusive(() => this.retry(key)));
+  }
+
+  /** Stops retrying; pending retries are dropped (the next run starts from a fresh snapshot). */
+  shutDown(): void {
+    this.retries.shutDown();
+  }
+
+  private async reconcileSnapshot(source: string, discovered: readonly HyperNode[]): Promise<ReconcileSummary> {
     const { logger, metrics, clock } = this.deps;
     const started = clock.now();
     logger.info('Starting topology reconciliation', { source, discoveredNodeCount: discovered.length });
     const summary: ReconcileSummary = { discovered: discovered.length, created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, foreign: 0 };
-    let existing: Map<string, HyperNode>;
+    const desired = desiredByName(source, discovered);
+    this.desired.set(source, desired);
+    let owned: HyperNode[];
     try {
-      existing = new Map(this.deps.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: source }).map((hn) => [hn.metadata.name, hn]));
+      owned = this.deps.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: source });
     } catch (err) {
       logger.error('Failed to list existing HyperNodes', { source, err });
       metrics.reconcileFailed(source);
@@ -66,13 +102,22 @@ export class TopologyReconciler {
     }
 
     const conflicts = new Map<string, string>();
-    for (const [name, want] of desiredByName(source, discovered)) {
-      const current = existing.get(name);
-      existing.delete(name);
-      const outcome = current ? await this.update(source, want, current) : await this.create(source, want, conflicts);
+    // Desired objects first (creates and updates), then what the source no longer describes (deletes).
+    const names = new Set([...desired.keys(), ...owned.map((hn) => hn.metadata.name)]);
+    for (const name of names) {
+      const key = retryKey(source, name);
+      const outcome = await this.reconcileObject(source, name, conflicts);
+      if (outcome === 'failed') this.retries.addRateLimited(key);
+      else this.retries.forget(key);
       count(summary, outcome);
     }
-    for (const stale of existing.values()) count(summary, await this.delete(source, stale));
+    // A failed object this snapshot neither describes nor finds owned is superseded: nothing left to retry.
+    for (const key of this.failures.keys()) {
+      const parsed = parseRetryKey(key);
+      if (parsed.source !== source || names.has(parsed.name)) continue;
+      this.failures.resolved(key);
+      this.retries.forget(key);
+    }
     // Only conflicts still present this round are remembered; a resolved one is forgotten.
     this.reportedConflicts.set(source, conflicts);
 
@@ -82,13 +127,43 @@ export class TopologyReconciler {
     return summary;
   }
 
-  private async create(source: string, want: HyperNode, conflicts: Map<string, string>): Promise<Outcome> {
+  /** One due retry: the object is decided again against its source's latest snapshot and the cache. */
+  private async retry(key: string): Promise<SyncResult> {
+    // Shutting down: leave the rest to the next leader's first round.
+    if (this.retries.isShuttingDown()) return 'done';
+    const { source, name } = parseRetryKey(key);
+    this.deps.logger.v(2).info('Retrying HyperNode write', { name, source, retries: this.retries.numRequeues(key) });
+    const found = new Map<string, string>();
+    const outcome = await this.reconcileObject(source, name, found);
+    const reported = this.reportedConflicts.get(source) ?? new Map<string, string>();
+    for (const [n, version] of found) reported.set(n, version);
+    this.reportedConflicts.set(source, reported);
+    return outcome === 'failed' ? 'retry' : 'done';
+  }
+
+  /**
+   * Brings one name in line with the source's latest snapshot: create it when
+   * desired and missing, update it when desired and owned, delete it when
+   * owned and no longer desired, leave another owner's object alone.
+   */
+  private async reconcileObject(source: string, name: string, conflicts: Map<string, string>, attempt = 1): Promise<Outcome> {
+    const snapshot = this.desired.get(source);
+    if (!snapshot) return 'absent';
+    const want = snapshot.get(name);
+    const current = this.deps.hyperNodes.get(name);
+    const owned = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] === source;
+    let outcome: Outcome;
+    if (want && !current) outcome = await this.create(source, want);
+    else if (want && owned) outcome = await this.update(source, want, current!);
+    else if (want) outcome = this.reportForeign(source, current!, conflicts);
+    else if (owned) outcome = await this.delete(source, current!, conflicts, attempt);
+    else outcome = 'absent';
+    if (outcome !== 'failed') this.failures.resolved(retryKey(source, name));
+    return outcome;
+  }
+
+  private async create(source: string, want: HyperNode): Promise<Outcome> {
     const name = want.metadata.name;
-    const holder = this.deps.hyperNodes.get(name);
-    if (holder) {
-      this.reportForeign(source, holder, conflicts);
-      return 'foreign';
-    }
     this.deps.logger.info('Creating new HyperNode', { name, source });
     try {
       await this.deps.client.create(want);
@@ -128,17 +203,27 @@ export class TopologyReconciler {
     }
   }
 
-  private async delete(source: string, stale: HyperNode): Promise<Outcome> {
-    const name = stale.metadata.name;
+  /**
+   * Deletes exactly the cached object the decision was made on: its uid and
+   * resourceVersion go along as preconditions. A 409 means the object was
+   * re-created or changed meanwhile; the decision is then made again on the
+   * newer cached object, and the same delete is never sent twice.
+   */
+  private async delete(source: string, stale: HyperNode, conflicts: Map<string, string>, attempt: number): Promise<Outcome> {
+    const { name, uid, resourceVersion } = stale.metadata;
     this.deps.logger.info('Deleting HyperNode', { name, source });
     try {
-      await this.deps.client.delete(name);
+      await this.deps.client.delete(name, { uid, resourceVersion });
       this.deps.metrics.apiWrite(source, 'delete');
       return 'deleted';
     } catch (err) {
       // Already gone is what we wanted; the informer will drop it from the cache.
       if (isNotFound(err)) return 'deleted';
-      return this.fail('delete', source, stale, err);
+      if (!isConflict(err) || attempt >= CONFLICT_RETRY_ATTEMPTS) return this.fail('delete', source, stale, err);
+      const newer = await this.awaitNewerCache(name, resourceVersion);
+      if (newer?.metadata.resourceVersion === resourceVersion) return this.fail('delete', source, stale, err);
+      this.deps.logger.info('HyperNode changed before it was deleted, deciding again', { name, source, err });
+      return this.reconcileObject(source, name, conflicts, attempt + 1);
     }
   }
 
@@ -153,11 +238,11 @@ export class TopologyReconciler {
     }
   }
 
-  private reportForeign(source: string, holder: HyperNode, conflicts: Map<string, string>): void {
+  private reportForeign(source: string, holder: HyperNode, conflicts: Map<string, string>): Outcome {
     const name = holder.metadata.name;
     const version = holder.metadata.resourceVersion ?? '';
     conflicts.set(name, version);
-    if (this.reportedConflicts.get(source)?.get(name) === version) return;
+    if (this.reportedConflicts.get(source)?.get(name) === version) return 'foreign';
     const owner = holder.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
     const message = owner
       ? `HyperNode ${name} is owned by discovery source "${owner}"; source "${source}" also describes it and leaves it alone`
@@ -165,16 +250,35 @@ export class TopologyReconciler {
     this.deps.logger.warn('HyperNode name is held by an object this source does not own', { name, source, owner: owner ?? '' });
     this.deps.events.event(eventRef(holder), 'Warning', 'NameConflict', message);
     this.deps.metrics.reconcileFailed(source);
+    return 'foreign';
   }
 
+  /** Counts a failed write; logs it and emits a Warning Event once per distinct error of that object. */
   private fail(verb: Exclude<WriteVerb, 'update_status'>, source: string, obj: HyperNode, err: unknown): Outcome {
+    this.deps.metrics.reconcileFailed(source);
+    if (!this.failures.failed(retryKey(source, obj.metadata.name), source, verb, err)) return 'failed';
     const reason = `Failed${verb[0]!.toUpperCase()}${verb.slice(1)}`;
     const detail = err instanceof Error ? err.message : String(err);
-    this.deps.logger.error(`Failed to ${verb} HyperNode`, { name: obj.metadata.name, source, err });
+    this.deps.logger.error(`Failed to ${verb} HyperNode, will retry`, { name: obj.metadata.name, source, err });
     this.deps.events.event(eventRef(obj), 'Warning', reason, `Failed to ${verb} HyperNode for discovery source "${source}": ${detail}`);
-    this.deps.metrics.reconcileFailed(source);
     return 'failed';
   }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(fn);
+    this.turn = result.catch(() => {});
+    return result;
+  }
+}
+
+/** HyperNode names never contain '/', so the last one separates the source. */
+function retryKey(source: string, name: string): string {
+  return `${source}/${name}`;
+}
+
+function parseRetryKey(key: string): { source: string; name: string } {
+  const at = key.lastIndexOf('/');
+  return { source: key.slice(0, at), name: key.slice(at + 1) };
 }
 
 /**
@@ -255,5 +359,5 @@ function eventRef(hn: HyperNode): KubeObject {
 }
 
 function count(summary: ReconcileSummary, outcome: Outcome): void {
-  if (outcome !== 'pending') summary[outcome]++;
+  if (outcome !== 'pending' && outcome !== 'absent') summary[outcome]++;
 }

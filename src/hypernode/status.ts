@@ -10,12 +10,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../kube/clock.ts';
 import { isConflict } from '../kube/errors.ts';
 import type { EventHandler, Lister, Tombstone } from '../kube/types.ts';
-import { RateLimitingQueue, type QueueMetrics } from '../kube/workqueue.ts';
+import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
 import type { HyperNodeClient } from './api/interface.ts';
 import type { HyperNode, NodeMeta } from './api/types.ts';
 import { dependsOnNodes, nodeCount } from './member-selector.ts';
 import type { HyperNodeMetrics } from './metrics.ts';
+import { codeClass, WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
 
 export const STATUS_QUEUE_NAME = 'hypernode-status';
 /**
@@ -34,14 +35,23 @@ export interface NodeCountSyncDeps {
   queueMetrics?: QueueMetrics;
 }
 
+/** The status write itself failed (not the count): `cause` is the API error. */
+class StatusWriteError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`Failed to update HyperNode status: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export class NodeCountSync {
   /** HyperNode names whose count must be recomputed; one worker drains it. */
   readonly queue: RateLimitingQueue;
   private readonly stopCoalescing = new AbortController();
   private nodeScanScheduled = false;
+  private readonly failures: WriteFailures;
 
   constructor(private readonly deps: NodeCountSyncDeps) {
-    this.queue = new RateLimitingQueue({ name: STATUS_QUEUE_NAME, clock: deps.clock, metrics: deps.queueMetrics });
+    this.queue = new RateLimitingQueue({ name: STATUS_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.failures = new WriteFailures(deps);
   }
 
   /** HyperNode add and update (every update: our own writes, relists, hand edits). No delete: nothing to count. */
@@ -64,21 +74,32 @@ export class NodeCountSync {
   }
 
   /** The single status worker: returns once the queue is shut down and drained. */
-  async run(): Promise<void> {
-    for (;;) {
-      const name = await this.queue.get();
-      if (name === undefined) return;
-      try {
-        await this.sync(name);
-        this.queue.forget(name);
-      } catch (err) {
+  run(): Promise<void> {
+    return runWorker(this.queue, (name) => this.syncOrRetry(name));
+  }
+
+  /**
+   * One sync; a failure is retried after the name's backoff until it
+   * succeeds, whatever the error: a rejected status write leaves a wrong
+   * nodeCount that no later event may correct.
+   */
+  private async syncOrRetry(name: string): Promise<SyncResult> {
+    try {
+      await this.sync(name);
+      this.failures.resolved(name);
+      return 'done';
+    } catch (err) {
+      const { logger, metrics } = this.deps;
+      if (!(err instanceof StatusWriteError)) {
+        logger.error('Error syncing HyperNode, will retry', { name, err });
+      } else if (isConflict(err.cause)) {
         // A 409 only means our cache was behind; the informer's update re-queues it anyway.
-        const log = isConflict(err) ? this.deps.logger.v(2).info : this.deps.logger.error;
-        log.call(this.deps.logger, 'Error syncing HyperNode', { name, err });
-        this.queue.addRateLimited(name);
-      } finally {
-        this.queue.done(name);
+        metrics.apiWriteFailed('', 'update_status', codeClass(err.cause));
+        logger.v(2).info('Error syncing HyperNode', { name, err });
+      } else if (this.failures.failed(name, '', 'update_status', err.cause)) {
+        logger.error('Error syncing HyperNode, will retry', { name, err });
       }
+      return 'retry';
     }
   }
 
@@ -107,7 +128,7 @@ export class NodeCountSync {
     try {
       await client.updateStatus(body);
     } catch (err) {
-      throw new Error(`Failed to update HyperNode status: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new StatusWriteError(err);
     }
     metrics.apiWrite('', 'update_status');
     logger.v(3).info('Updated HyperNode nodeCount', { name, nodeCount: count });

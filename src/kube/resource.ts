@@ -21,6 +21,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** DeleteOptions.preconditions: the server deletes only the object with this uid and resourceVersion (409 otherwise). */
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface DeleteOptions extends CallOptions {
+  preconditions?: Preconditions;
+}
+
 export interface ListOptions extends CallOptions {
   labelSelector?: string;
   fieldSelector?: string;
@@ -58,7 +68,8 @@ export interface ResourceClient<T extends KubeObject> {
   updateStatus(obj: T, opts?: CallOptions): Promise<T>;
   /** JSON merge patch (RFC 7386). */
   patch(name: string, patch: unknown, opts?: CallOptions): Promise<T>;
-  delete(name: string, opts?: CallOptions): Promise<void>;
+  /** With `preconditions`, a re-created or modified object of the same name is not deleted: 409 Conflict instead. */
+  delete(name: string, opts?: DeleteOptions): Promise<void>;
 }
 
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -119,7 +130,8 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
     patch: (name, patch, opts) =>
       rest.request<T>({ method: 'PATCH', path: item(name, opts?.namespace), body: patch, contentType: MERGE_PATCH, ...signalOf(opts) }),
     delete: async (name, opts) => {
-      await rest.request<unknown>({ method: 'DELETE', path: item(name, opts?.namespace), ...signalOf(opts) });
+      const body = opts?.preconditions ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: opts.preconditions } : undefined;
+      await rest.request<unknown>({ method: 'DELETE', path: item(name, opts?.namespace), ...(body ? { body } : {}), ...signalOf(opts) });
     },
   };
 }

@@ -89,9 +89,10 @@ export class MaxOfRateLimiter implements RateLimiter {
   }
 }
 
-export function defaultControllerRateLimiter(clock: Clock = realClock): RateLimiter {
+/** client-go's default; `maxDelayMs` lowers the per-key cap for keys that must not wait ~17 min. */
+export function defaultControllerRateLimiter(clock: Clock = realClock, maxDelayMs = DEFAULT_MAX_DELAY_MS): RateLimiter {
   return new MaxOfRateLimiter([
-    new ExponentialFailureRateLimiter(),
+    new ExponentialFailureRateLimiter(DEFAULT_BASE_DELAY_MS, maxDelayMs),
     new BucketRateLimiter(new TokenBucket(DEFAULT_BUCKET_QPS, DEFAULT_BUCKET_BURST, clock)),
   ]);
 }
@@ -224,5 +225,31 @@ export class RateLimitingQueue implements WorkQueue {
     if (added !== undefined) this.metrics?.queued(now - added);
     this.startedAt.set(key, now);
     return key;
+  }
+}
+
+/** What a worker's sync made of one key. */
+export type SyncResult = 'done' | 'retry';
+
+/**
+ * One worker draining `queue` until it shuts down (client-go's
+ * processNextWorkItem loop): 'done' forgets the key's failures, 'retry'
+ * re-adds it after its per-key backoff. `sync` reports its own errors; a
+ * rejection counts as 'retry' so one bad key never ends the worker.
+ */
+export async function runWorker(queue: RateLimitingQueue, sync: (key: string) => Promise<SyncResult>): Promise<void> {
+  for (;;) {
+    const key = await queue.get();
+    if (key === undefined) return;
+    let result: SyncResult = 'retry';
+    try {
+      result = await sync(key);
+    } catch {
+      // counted as a retry below
+    } finally {
+      if (result === 'done') queue.forget(key);
+      else queue.addRateLimited(key);
+      queue.done(key);
+    }
   }
 }

@@ -160,13 +160,32 @@ test('delete answers the HyperNode, a Status for built-ins, and 404 when missing
   assert.is(n.body.details.name, 'n-del');
 });
 
-test('delete honours uid and resourceVersion preconditions', async () => {
+test('delete honours uid and resourceVersion preconditions, answering 409 as kube-apiserver does', async () => {
   const c = (await call(api, 'POST', HN, { body: hyperNode('pre') })).body;
-  const bad = await call(api, 'DELETE', `${HN}/pre`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'other' } } });
-  assert.is(bad.status, 409);
-  assert.is(bad.body.message, `Operation cannot be fulfilled on hypernodes.topology.volcano.sh "pre": Precondition failed: UID in precondition: other, UID in object meta: ${c.metadata.uid}`);
+  const badUid = await call(api, 'DELETE', `${HN}/pre`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'other' } } });
+  assert.is(badUid.status, 409);
+  assert.is(badUid.body.reason, 'Conflict');
+  assert.is(
+    badUid.body.message,
+    `Operation cannot be fulfilled on HyperNode.topology.volcano.sh "pre": the UID in the precondition (other) does not match the UID in record (${c.metadata.uid}). The object might have been deleted and then recreated`,
+  );
+  assert.equal(badUid.body.details, { name: 'pre', group: 'topology.volcano.sh', kind: 'HyperNode' });
+  const badVersion = await call(api, 'DELETE', `${HN}/pre`, { body: { preconditions: { uid: c.metadata.uid, resourceVersion: '1' } } });
+  assert.is(badVersion.status, 409);
+  assert.is(
+    badVersion.body.message,
+    `Operation cannot be fulfilled on HyperNode.topology.volcano.sh "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${c.metadata.resourceVersion}). The object might have been modified`,
+  );
+  assert.ok(api.store.get('hypernodes', 'pre'), 'a failed precondition deletes nothing');
   const ok = await call(api, 'DELETE', `${HN}/pre`, { body: { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } } });
   assert.is(ok.status, 200);
+});
+
+test('a namespace delete words a failed precondition as the namespace storage does', async () => {
+  const ns = (await call(api, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'pre-ns' } } })).body;
+  const bad = await call(api, 'DELETE', '/api/v1/namespaces/pre-ns', { body: { preconditions: { uid: 'other' } } });
+  assert.is(bad.status, 409);
+  assert.is(bad.body.message, `Operation cannot be fulfilled on namespaces "pre-ns": Precondition failed: UID in precondition: other, UID in object meta: ${ns.metadata.uid}`);
 });
 
 test('namespaced objects need an existing namespace and get it from the URL', async () => {

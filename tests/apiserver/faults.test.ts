@@ -39,6 +39,16 @@ test('429 carries Retry-After and details.retryAfterSeconds', async () => {
   assert.is(api.store.get('hypernodes', 'throttled'), undefined, 'the failed write did not happen');
 });
 
+test('422 defaults to the Invalid answer CEL validation gave intermittently under concurrent writes', async () => {
+  api.failNext(1, { code: 422, match: { verb: 'create', resource: 'hypernodes' } });
+  const r = await call(api, 'POST', HN, { body: hyperNode('glitch') });
+  assert.is(r.status, 422);
+  assert.is(r.body.reason, 'Invalid');
+  assert.match(r.body.message, 'index out of range');
+  assert.is(api.store.get('hypernodes', 'glitch'), undefined, 'the rejected create did not happen');
+  assert.is((await call(api, 'POST', HN, { body: hyperNode('glitch') })).status, 201);
+});
+
 test('a predicate can target one write, e.g. a status update', async () => {
   const c = api.store.create(hyperNode('st'));
   api.failNext(1, { code: 500, match: (r) => r.verb === 'update' && r.subresource === 'status' });

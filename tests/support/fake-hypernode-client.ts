@@ -1,6 +1,7 @@
 // An in-memory HyperNodeClient that behaves like the API server for the four
 // calls the controller makes (create, update, updateStatus, delete):
-// resourceVersion checks (409 Conflict), AlreadyExists, NotFound, the status
+// resourceVersion checks and delete preconditions (409 Conflict),
+// AlreadyExists, NotFound, the status
 // subresource (update ignores status, updateStatus changes only status). It
 // records every call so tests assert the exact API actions, sample-controller
 // style, and feeds a FakeInformer so the cache follows writes — immediately,
@@ -15,6 +16,7 @@
 import { ApiError } from '../../src/kube/errors.ts';
 import type { HyperNodeClient } from '../../src/hypernode/api/interface.ts';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { Preconditions } from '../../src/kube/resource.ts';
 import { FakeInformer } from './fake-informer.ts';
 
 export type Verb = 'create' | 'update' | 'updateStatus' | 'delete';
@@ -24,13 +26,15 @@ export interface Action {
   name: string;
   /** What was sent (a copy); absent for delete. */
   body?: HyperNode;
+  /** The delete's preconditions. */
+  preconditions?: Preconditions;
 }
 
 export class FakeHyperNodeClient implements HyperNodeClient {
   readonly actions: Action[] = [];
   private readonly stored = new Map<string, HyperNode>();
   private readonly held: Array<() => void> = [];
-  private readonly injected: Array<{ verb: Verb; name?: string; err: Error }> = [];
+  private readonly injected: Array<{ verb: Verb; name?: string; err?: Error; before?: () => void }> = [];
   private holding = false;
   private provisional = 0;
   private uids = 0;
@@ -73,6 +77,11 @@ export class FakeHyperNodeClient implements HyperNodeClient {
     this.injected.push({ verb, name, err });
   }
 
+  /** Runs `fn` when the next call of `verb` (for `name`, when given) arrives, before the server handles it: a race with another writer. */
+  beforeNext(verb: Verb, fn: () => void, name?: string): void {
+    this.injected.push({ verb, name, before: fn });
+  }
+
   /** Actions as `verb name` strings, the form most assertions read best in. */
   verbs(): string[] {
     return this.actions.map((a) => `${a.verb} ${a.name}`);
@@ -107,18 +116,34 @@ export class FakeHyperNodeClient implements HyperNodeClient {
     return this.write(obj);
   }
 
-  async delete(name: string): Promise<void> {
-    this.record('delete', undefined, name);
-    if (!this.stored.delete(name)) throw notFound(name);
+  async delete(name: string, preconditions: Preconditions = {}): Promise<void> {
+    this.record('delete', undefined, name, preconditions);
+    const current = this.stored.get(name);
+    if (!current) throw notFound(name);
+    // Worded as kube-apiserver's early precondition check (rest.BeforeDelete).
+    const conflict = (detail: string) =>
+      new ApiError(`Operation cannot be fulfilled on HyperNode.topology.volcano.sh "${name}": ${detail}`, 409, 'Conflict');
+    if (preconditions.uid !== undefined && preconditions.uid !== current.metadata.uid) {
+      throw conflict(`the UID in the precondition (${preconditions.uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`);
+    }
+    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== current.metadata.resourceVersion) {
+      throw conflict(
+        `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${current.metadata.resourceVersion}). The object might have been modified`,
+      );
+    }
+    this.stored.delete(name);
     this.deliver(() => {
       if (this.informer.get(name)) this.informer.remove(name);
     });
   }
 
-  private record(verb: Verb, body: HyperNode | undefined, name = body!.metadata.name): void {
-    this.actions.push({ verb, name, body: body && structuredClone(body) });
+  private record(verb: Verb, body: HyperNode | undefined, name = body!.metadata.name, preconditions?: Preconditions): void {
+    this.actions.push({ verb, name, body: body && structuredClone(body), ...(preconditions ? { preconditions: { ...preconditions } } : {}) });
     const i = this.injected.findIndex((f) => f.verb === verb && (f.name === undefined || f.name === name));
-    if (i >= 0) throw this.injected.splice(i, 1)[0]!.err;
+    if (i < 0) return;
+    const { err, before } = this.injected.splice(i, 1)[0]!;
+    before?.();
+    if (err) throw err;
   }
 
   private checkVersion(verb: Verb, hn: HyperNode): HyperNode {

@@ -2,6 +2,7 @@
 // Mirrors pkg/controllers/hypernode/api/interface.go and types.go. Everything
 // here is satisfied by src/kube in production and by in-memory fakes in tests.
 
+import type { Preconditions } from '../../kube/resource.ts';
 import type { Informer, KubeObject } from '../../kube/types.ts';
 import type { Clock } from '../../kube/clock.ts';
 import type { Logger } from '../../log.ts';
@@ -43,7 +44,12 @@ export interface HyperNodeClient {
   update(hn: HyperNode, signal?: AbortSignal): Promise<HyperNode>;
   /** PUT of the status subresource; carries hn.metadata.resourceVersion. */
   updateStatus(hn: HyperNode, signal?: AbortSignal): Promise<HyperNode>;
-  delete(name: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Deletes only the object the caller decided about: `preconditions` carry
+   * its uid and resourceVersion, so a re-created or since-modified object of
+   * the same name is answered with 409 Conflict and left in place.
+   */
+  delete(name: string, preconditions: Preconditions, signal?: AbortSignal): Promise<void>;
 }
 
 export type EventType = 'Normal' | 'Warning';

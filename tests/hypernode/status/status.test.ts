@@ -10,17 +10,18 @@ import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { waitFor, within } from '../../support/wait.ts';
-import { metricValue } from '../controller/fixtures.ts';
+import { ApiError } from '../../../src/kube/errors.ts';
+import { capturingLogger, metricValue } from '../controller/fixtures.ts';
 
 const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });
 
-function setup(hyperNodes: HyperNode[], nodes: NodeMeta[] = []) {
+function setup(hyperNodes: HyperNode[], nodes: NodeMeta[] = [], logger = nullLogger) {
   const clock = new FakeClock();
   const client = new FakeHyperNodeClient();
   for (const hn of hyperNodes) client.seed(hn);
   const nodeInformer = new FakeInformer<NodeMeta>({ initial: nodes });
   const registry = new Registry();
-  const sync = new NodeCountSync({ hyperNodes: client.informer, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(registry), clock, logger: nullLogger });
+  const sync = new NodeCountSync({ hyperNodes: client.informer, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(registry), clock, logger });
   return { clock, client, nodeInformer, sync, registry };
 }
 
@@ -164,6 +165,24 @@ test('HyperNode add and update enqueue the HyperNode; delete does not', async ()
   await waitFor(() => ctx.client.server('rack-a')!.status?.nodeCount === 2, { what: 'count after update' });
   await ctx.client.delete('rack-a');
   assert.equal(ctx.client.verbs(), ['updateStatus rack-a', 'updateStatus rack-a', 'delete rack-a']);
+  await stop();
+});
+
+test('a rejected nodeCount write is retried with backoff until it succeeds; counted each time, logged once', async () => {
+  const { logger, lines } = capturingLogger();
+  const ctx = setup([exact('rack-a', ['n1', 'n2'])], [], logger);
+  const rejected = () => new ApiError('HyperNode.topology.volcano.sh "rack-a" is invalid: internal error: runtime error: index out of range', 422, 'Invalid');
+  for (let i = 0; i < 3; i++) ctx.client.failNext('updateStatus', rejected());
+  const stop = start(ctx);
+  await waitFor(() => statusWrites(ctx.client).length === 1, { what: 'the first status write' });
+  await ctx.clock.advance(4);
+  assert.is(statusWrites(ctx.client).length, 1, 'not before the 5 ms backoff');
+  await ctx.clock.advance(1 + 10 + 20);
+  await waitFor(() => ctx.client.server('rack-a')!.status?.nodeCount === 2, { what: 'nodeCount written' });
+  assert.is(statusWrites(ctx.client).length, 4);
+  assert.is(await metricValue(ctx.registry, 'hypernode_api_write_failures_total', { source: '', verb: 'update_status', code_class: '4xx' }), 3);
+  assert.is(lines.filter((l) => l.includes('Error syncing HyperNode')).length, 1, 'three identical failures, one error line');
+  assert.is(lines.filter((l) => l.includes('HyperNode write recovered')).length, 1);
   await stop();
 });
 

@@ -18,6 +18,8 @@ export interface FailureSpec {
 }
 
 const DEFAULTS: Record<number, [string, string]> = {
+  // What CEL validation answered intermittently under concurrent HyperNode writes.
+  422: ['Invalid', 'internal error: runtime error: index out of range [1] with length 1'],
   429: ['TooManyRequests', 'Too many requests, please try again later.'],
   500: ['InternalError', 'Internal error occurred: injected fault'],
   502: ['InternalError', 'Bad Gateway'],

@@ -48,8 +48,34 @@ export interface WriteOptions {
 }
 
 export interface DeletePreconditions {
-  uid?: string;
-  resourceVersion?: string;
+  /** null counts as absent, as Go decodes it into a nil pointer. */
+  uid?: string | null;
+  resourceVersion?: string | null;
+}
+
+/**
+ * kube-apiserver checks delete preconditions on a fresh read before deleting
+ * (rest.BeforeDelete), naming the kind in the conflict; the namespace storage
+ * checks them itself first, worded as the storage layer does.
+ */
+function checkDeletePreconditions(rt: ResourceType, name: string, meta: { uid?: string; resourceVersion?: string }, pre: DeletePreconditions): void {
+  const uid = pre.uid ?? undefined;
+  const resourceVersion = pre.resourceVersion ?? undefined;
+  const byKind = { resource: rt.kind, group: rt.group, kind: rt.kind };
+  if (uid !== undefined && uid !== meta.uid) {
+    throw rt.resource === 'namespaces'
+      ? conflict(rt, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${meta.uid}`)
+      : conflict(byKind, name, `the UID in the precondition (${uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`);
+  }
+  if (resourceVersion !== undefined && resourceVersion !== meta.resourceVersion) {
+    throw rt.resource === 'namespaces'
+      ? conflict(rt, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`)
+      : conflict(
+          byKind,
+          name,
+          `the ResourceVersion in the precondition (${resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
+        );
+  }
 }
 
 export function keyOf(namespace: string | undefined, name: string): string {
@@ -260,16 +286,7 @@ export class Registry {
 
   delete(rt: ResourceType, namespace: string | undefined, name: string, pre: DeletePreconditions = {}): Stored {
     const old = this.get(rt, namespace, name);
-    if (pre.uid && pre.uid !== old.obj.metadata.uid) {
-      throw conflict(rt, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.obj.metadata.uid}`);
-    }
-    if (pre.resourceVersion && pre.resourceVersion !== old.obj.metadata.resourceVersion) {
-      throw conflict(
-        rt,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.obj.metadata.resourceVersion}`,
-      );
-    }
+    checkDeletePreconditions(rt, name, old.obj.metadata, pre);
     if (rt.resource === 'namespaces') {
       // The namespace controller's end result: everything inside is gone too.
       for (const t of this.types.values()) {

@@ -20,7 +20,7 @@ import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import { listBody, parseRv, waitForRevision, type Query } from './list.ts';
 import { validateListOptions } from './list-options.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
-import { Registry } from './registry.ts';
+import { Registry, type DeletePreconditions } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
 import { defaultResourceTypes, type ResourceType } from './resources.ts';
@@ -399,7 +399,7 @@ export class ApiServer {
       case 'delete': {
         if (info.subresource) throw methodNotAllowed();
         const text = await readBody(req);
-        const opts = text.trim() ? (parseJson(text) as { preconditions?: { uid?: string; resourceVersion?: string } }) : {};
+        const opts = text.trim() ? (parseJson(text) as { preconditions?: DeletePreconditions }) : {};
         const deleted = this.registry.delete(rt, ns, info.name, opts.preconditions ?? {});
         return this.send(res, record, 200, this.deleteResponse(rt, deleted));
       }
