@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { hypernodeControllerRbac, startApiServer } from '../tests/support/apiserver/index.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../tests/support/sample-cluster.ts';
 import { waitFor } from '../tests/support/wait.ts';
-import { renderHyperNodeTree } from './lib/hypernode-tree.ts';
+import { renderHyperNodeTree } from '../src/hypernode/hypernode-tree.ts';
 import { freePorts } from '../tests/support/ports.ts';
 
 const NAMESPACE = 'volcano-system';

@@ -20,6 +20,13 @@ const EXIT_USAGE = 2;
 const EXIT_PANIC = 2;
 
 async function main(argv: readonly string[], argv0: string): Promise<number> {
+  // The only subcommand, recognised as the first argument alone; loaded lazily like the server.
+  if (argv[0] === 'render') {
+    const { render } = await import('./cmd/render.ts');
+    const result = await render(argv.slice(1), argv0, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
+    await Promise.all([write(process.stdout, result.stdout), write(process.stderr, result.stderr)]);
+    return result.code;
+  }
   const commandLine = parse(argv);
   if (commandLine.kind === 'help') {
     await write(process.stderr, usage(argv0));

@@ -32,7 +32,7 @@ function compileRE2(pattern: string): RE2JS | null {
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-function isQualifiedName(key: string): boolean {
+export function isQualifiedName(key: string): boolean {
   const parts = key.split('/');
   let name = key;
   if (parts.length === 2) {
@@ -45,7 +45,7 @@ function isQualifiedName(key: string): boolean {
   return name.length > 0 && name.length <= 63 && QUALIFIED_NAME_PART.test(name);
 }
 
-function isLabelValue(value: string): boolean {
+export function isLabelValue(value: string): boolean {
   return value === '' || (value.length <= 63 && QUALIFIED_NAME_PART.test(value));
 }
 

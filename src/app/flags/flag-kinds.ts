@@ -18,6 +18,11 @@ export interface FlagKind<T> {
   parse(text: string): T;
   /** Go's Value.String(): used for defaults in the usage and the V(2) flag dump. */
   format(value: T): string;
+  /**
+   * A repeatable flag: how a later occurrence combines with the value of the
+   * earlier ones. Without it a later occurrence replaces the earlier value.
+   */
+  accumulate?(earlier: T, later: T): T;
 }
 
 export const boolKind: FlagKind<boolean> = {
@@ -55,6 +60,18 @@ export const stringKind: FlagKind<string> = {
   isBool: false,
   parse: (text) => text,
   format: (value) => value,
+};
+
+/**
+ * pflag's stringArray: every occurrence adds one value, taken verbatim (no
+ * comma splitting, unlike stringSlice); String() is `[a,b]`.
+ */
+export const stringArrayKind: FlagKind<readonly string[]> = {
+  typeName: 'stringArray',
+  isBool: false,
+  parse: (text) => [text],
+  format: (values) => `[${values.join(',')}]`,
+  accumulate: (earlier, later) => [...earlier, ...later],
 };
 
 /** Go's flag package turns strconv errors into these two texts (flag.numError). */

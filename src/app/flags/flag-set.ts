@@ -46,10 +46,14 @@ export function parseFlags<T extends FlagTable>(table: T, argv: readonly string[
   const shorthands = new Map<string, string>();
   for (const [name, spec] of Object.entries(table)) if (spec.shorthand) shorthands.set(spec.shorthand, name);
 
+  const given = new Set<string>();
   const set = (name: string, text: string) => {
     const spec = table[name]!;
     try {
-      values[name] = spec.kind.parse(text);
+      const value = spec.kind.parse(text);
+      // The first occurrence of a repeatable flag replaces its default, as pflag's stringArray does.
+      values[name] = spec.kind.accumulate && given.has(name) ? spec.kind.accumulate(values[name], value) : value;
+      given.add(name);
     } catch (err) {
       const flagName = spec.shorthand ? `-${spec.shorthand}, --${name}` : `--${name}`;
       throw new ParseError(`invalid argument ${quote(text)} for ${quote(flagName)} flag: ${(err as Error).message}`);
@@ -155,7 +159,7 @@ export function formatUsage(table: FlagTable, argv0: string): string {
       let head = spec.shorthand ? `  -${spec.shorthand}, --${name}` : `      --${name}`;
       if (!spec.kind.isBool) head += ` ${USAGE_TYPE_NAMES[spec.kind.typeName] ?? spec.kind.typeName}`;
       const def = spec.kind.format(spec.defaultValue);
-      const isZero = def === '' || def === '0' || def === 'false' || def === '0s';
+      const isZero = def === '' || def === '0' || def === 'false' || def === '0s' || def === '[]';
       const shownDefault = isZero ? '' : spec.kind.typeName === 'string' ? ` (default ${quote(def)})` : ` (default ${def})`;
       return { head, text: spec.usage + shownDefault };
     });

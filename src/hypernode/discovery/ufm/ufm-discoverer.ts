@@ -24,9 +24,18 @@ export const RETRY_MAX_MS = 5 * 60_000;
 /** Shortest poll period honoured: `interval: 1ms` would otherwise poll UFM back to back. */
 export const MIN_INTERVAL_MS = 1_000;
 
+/**
+ * Where the body of the ports resource comes from when it is not fetched from
+ * UFM (the offline `render` serves a capture from disk). Rejects with a
+ * message saying what is missing.
+ */
+export type PortsBodyReader = (endpoint: string, signal: AbortSignal) => Promise<string>;
+
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {
   retryBaseMs?: number;
+  /** Replaces the HTTP request: no Secret is read and UFM is never contacted. */
+  readPortsBody?: PortsBodyReader;
 }
 
 const NO_CREDENTIALS: Credentials = { username: '', password: '' };
@@ -38,6 +47,7 @@ export class UfmDiscoverer implements Discoverer {
   private readonly retryBaseMs: number;
   private readonly maxBodyBytes: number;
   private readonly intervalMs: number;
+  private readonly readPortsBody: PortsBodyReader | undefined;
 
   constructor(
     entry: DiscoveryEntry,
@@ -54,6 +64,7 @@ export class UfmDiscoverer implements Discoverer {
     this.client = new UfmHttpClient({ ...tuning, insecureSkipVerify });
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
     this.maxBodyBytes = tuning.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.readPortsBody = tuning.readPortsBody;
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     if (this.intervalMs !== entry.intervalMs) {
       this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
@@ -68,7 +79,7 @@ export class UfmDiscoverer implements Discoverer {
 
   async start(): Promise<Channel<Snapshot>> {
     if (this.endpoint === '') throw new Error('UFM endpoint is not configured');
-    if (!this.credentials.username || !this.credentials.password) {
+    if (!this.readPortsBody && (!this.credentials.username || !this.credentials.password)) {
       throw new Error(`UFM authentication credentials are not configured${this.credentialsError ? `: ${this.credentialsError}` : ''}`);
     }
     this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoint, interval: `${this.intervalMs}ms` });
@@ -109,7 +120,7 @@ export class UfmDiscoverer implements Discoverer {
   /** One run; true when a snapshot was produced. */
   private async discoverOnce(out: Channel<Snapshot>): Promise<boolean> {
     const signal = this.stopping.signal;
-    if (this.secretRef) {
+    if (this.secretRef && !this.readPortsBody) {
       try {
         this.credentials = await readCredentials(this.opts.secrets, this.secretRef, signal);
       } catch (err) {
@@ -143,6 +154,15 @@ export class UfmDiscoverer implements Discoverer {
   }
 
   private async fetchPorts(): Promise<UfmPort[]> {
+    const body = this.readPortsBody ? await this.readPortsBody(this.endpoint, this.stopping.signal) : await this.requestPortsBody();
+    try {
+      return decodePorts(body);
+    } catch (err) {
+      throw new Error(`failed to decode response: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private async requestPortsBody(): Promise<string> {
     const url = portsUrl(this.endpoint);
     try {
       new URL(url);
@@ -160,11 +180,7 @@ export class UfmDiscoverer implements Discoverer {
       throw new Error(`unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd());
     }
     if (res.truncated) throw new Error(`failed to decode response: body exceeds ${this.maxBodyBytes} bytes`);
-    try {
-      return decodePorts(res.body.toString('utf8'));
-    } catch (err) {
-      throw new Error(`failed to decode response: ${(err as Error).message}`, { cause: err });
-    }
+    return res.body.toString('utf8');
   }
 }
 
@@ -185,14 +201,15 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
     const ref = entry.credentials?.secretRef;
     let credentials = NO_CREDENTIALS;
     let credentialsError: string | undefined;
-    if (ref) {
+    // A body served without UFM (readPortsBody) needs no credentials: the Secret is never read.
+    if (ref && !tuning.readPortsBody) {
       try {
         credentials = await readCredentials(opts.secrets, ref);
       } catch (err) {
         credentialsError = err instanceof Error ? err.message : String(err);
         logger.error('Failed to get credentials from secret', { err });
       }
-    } else {
+    } else if (!ref && !tuning.readPortsBody) {
       logger.warn('UFM authentication credentials are not configured');
     }
     logger.info('UFM discoverer initialized', { endpoint });

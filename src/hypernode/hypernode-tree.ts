@@ -1,12 +1,24 @@
 // Renders HyperNodes as the tree a person reads: highest tier first, each
 // HyperNode with its tier, tierName, nodeCount and members; Node members are
-// listed compactly (first … last) since racks hold many of them.
+// listed compactly (first … last) since racks hold many of them. Used by
+// `render -o tree` and by the demo (scripts/demo.ts).
 
-interface TreeHyperNode {
+import { compareBytes } from './api/builders.ts';
+
+/** The parts of a HyperNode the tree shows (also fits objects read back from a store). */
+export interface TreeHyperNode {
   metadata: { name: string };
   spec: { tier: number; tierName?: string; members?: Array<{ type: string; selector: { exactMatch?: { name: string } } }> };
   status?: { nodeCount?: number };
 }
+
+/** How names and details are decorated; plain text by default (colour is the caller's choice). */
+export interface TreeStyle {
+  name(text: string): string;
+  detail(text: string): string;
+}
+
+const PLAIN: TreeStyle = { name: (t) => t, detail: (t) => t };
 
 function memberNames(hn: TreeHyperNode, type: string): string[] {
   return (hn.spec.members ?? []).filter((m) => m.type === type && m.selector.exactMatch).map((m) => m.selector.exactMatch!.name);
@@ -17,18 +29,18 @@ function compact(names: string[]): string {
   return `${names[0]}, ${names[1]} … ${names[names.length - 1]} (${names.length} nodes)`;
 }
 
-export function renderHyperNodeTree(hyperNodes: TreeHyperNode[]): string {
+export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style: TreeStyle = PLAIN): string {
   const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
   const children = new Set(hyperNodes.flatMap((hn) => memberNames(hn, 'HyperNode')));
   const roots = hyperNodes
     .filter((hn) => !children.has(hn.metadata.name))
-    .sort((a, b) => b.spec.tier - a.spec.tier || a.metadata.name.localeCompare(b.metadata.name));
+    .sort((a, b) => b.spec.tier - a.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
   const lines: string[] = [];
   const walk = (hn: TreeHyperNode, prefix: string, last: boolean, isRoot: boolean) => {
     const head = isRoot ? '' : `${prefix}${last ? '└─ ' : '├─ '}`;
-    const label = `${hn.metadata.name}  tier=${hn.spec.tier}${hn.spec.tierName ? ` (${hn.spec.tierName})` : ''}  nodeCount=${hn.status?.nodeCount ?? 0}`;
+    const details = `tier=${hn.spec.tier}${hn.spec.tierName ? ` (${hn.spec.tierName})` : ''}  nodeCount=${hn.status?.nodeCount ?? 0}`;
     const nodes = memberNames(hn, 'Node');
-    lines.push(`${head}${label}${nodes.length > 0 ? `  nodes: ${compact(nodes)}` : ''}`);
+    lines.push(`${head}${style.name(hn.metadata.name)}  ${style.detail(details)}${nodes.length > 0 ? `  nodes: ${compact(nodes)}` : ''}`);
     const kids = memberNames(hn, 'HyperNode')
       .map((n) => byName.get(n))
       .filter((c): c is TreeHyperNode => c !== undefined);

@@ -1,0 +1,133 @@
+// `vc-hypernode-controller-manager render`: prints the HyperNodes the enabled
+// discovery sources would write, computed offline from files, so an operator
+// sees the result of a discovery configuration before turning it on. It runs
+// the real discoverers (the UFM one served from captured bodies) through
+// previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
+// (nothing on stdout), 2 bad flags.
+
+import { stringify as toYaml } from 'yaml';
+import { colorize } from 'consola/utils';
+import { stringArrayKind, stringKind, type FlagKind } from '../app/flags/flag-kinds.ts';
+import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
+import type { HyperNode } from '../hypernode/api/types.ts';
+import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
+import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
+import { renderHyperNodeTree, type TreeStyle } from '../hypernode/hypernode-tree.ts';
+import { previewDiscovery } from '../hypernode/preview.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
+import { captureReader, parseUfmCaptures, PORTS_CAPTURE_FILE } from './ufm-capture.ts';
+
+export const RENDER_COMMAND = 'render';
+
+const EXIT_SUCCESS = 0;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+const OUTPUT_FORMATS = ['yaml', 'json', 'tree'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+const outputKind: FlagKind<OutputFormat> = {
+  typeName: 'string',
+  isBool: false,
+  parse(text) {
+    if (!(OUTPUT_FORMATS as readonly string[]).includes(text)) throw new Error(`must be one of ${OUTPUT_FORMATS.join(', ')}`);
+    return text as OutputFormat;
+  },
+  format: (value) => value,
+};
+
+const RENDER_FLAGS = {
+  config: flag(stringKind, '', `File with the discovery configuration: the ${'`volcano-controller.conf`'} document, or the whole ConfigMap manifest holding it (YAML or JSON). Required.`),
+  nodes: flag(stringKind, '', 'File with the Nodes, as `kubectl get nodes -o json` (or -o yaml) writes them, or a YAML stream of Nodes; only names and labels are used. Required.'),
+  existing: flag(stringKind, '', 'File with the HyperNodes already in the cluster (`kubectl get hypernodes -o json`): their names are adopted, and names owned by another source are left alone, as the controller does.'),
+  'ufm-capture': flag(
+    stringArrayKind,
+    [],
+    `Directory holding the captured UFM answers (${PORTS_CAPTURE_FILE}: the body of GET <endpoint>/ufmRest/resources/ports), for every ufm entry, or ENDPOINT=DIR for the entry with that endpoint. Repeatable. UFM is not contacted and the credentials Secret is not read.`,
+  ),
+  output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), or tree (for people).', 'o'),
+};
+
+const DESCRIPTION = `Prints the HyperNodes that the enabled discovery sources would create, computed
+offline from files: no cluster, no UFM, no credentials. Every enabled source runs
+once with the real discoverer; a source that would publish nothing, or a snapshot
+the controller would refuse to write, fails the command (exit 1) with the reason
+on stderr and nothing on stdout.
+
+`;
+
+export interface RenderEnvironment {
+  /** Colour the tree (stdout is a terminal and NO_COLOR is unset). */
+  readonly color: boolean;
+}
+
+export interface RenderResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The help text of `render`, in the root command's style. */
+export function renderUsage(argv0: string): string {
+  return `${DESCRIPTION}${formatUsage(RENDER_FLAGS, `${argv0} ${RENDER_COMMAND}`)}`;
+}
+
+/** Runs `render` with the arguments after the subcommand's name. Never throws for user input. */
+export async function render(argv: readonly string[], argv0: string, env: RenderEnvironment = { color: false }): Promise<RenderResult> {
+  const parsed = parseFlags(RENDER_FLAGS, argv);
+  if (parsed.kind === 'help') return { code: EXIT_SUCCESS, stdout: '', stderr: renderUsage(argv0) };
+  const usageError = (message: string): RenderResult => ({ code: EXIT_USAGE, stdout: '', stderr: `${renderUsage(argv0)}${message}\n` });
+  if (parsed.kind === 'error') return usageError(parsed.message);
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) return usageError(`unexpected argument ${JSON.stringify(positionals[0])}: render takes only flags`);
+  const missing = (['config', 'nodes'] as const).filter((name) => values[name] === '');
+  if (missing.length > 0) return usageError(`required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
+  let captures;
+  try {
+    captures = parseUfmCaptures(values['ufm-capture']);
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+
+  let stderr = '';
+  const logger = warningsOnly(createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (line) => (stderr += line.endsWith('\n') ? line : `${line}\n`) } }));
+  try {
+    const [config, nodes, existing] = await Promise.all([
+      readDiscoveryConfig(values.config),
+      readNodes(values.nodes),
+      values.existing === '' ? [] : readHyperNodes(values.existing),
+    ]);
+    const registry = newDiscovererRegistry({
+      ...Object.fromEntries(builtinDiscoverers),
+      ufm: createUfmDiscovererFactory({ readPortsBody: captureReader(captures) }),
+    });
+    const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
+    const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });
+    for (const warning of preview.warnings) stderr += `warning: ${warning}\n`;
+    return { code: EXIT_SUCCESS, stdout: formatOutput(preview.hyperNodes, values.output, env), stderr };
+  } catch (err) {
+    return { code: EXIT_FAILURE, stdout: '', stderr: `${stderr}error: ${(err as Error).message}\n` };
+  }
+}
+
+function formatOutput(hyperNodes: HyperNode[], format: OutputFormat, env: RenderEnvironment): string {
+  if (format === 'tree') return `${renderHyperNodeTree(hyperNodes, env.color ? COLOURED : undefined)}\n`;
+  const list = { apiVersion: 'v1', kind: 'List', items: hyperNodes };
+  return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : toYaml(list, { aliasDuplicateObjects: false, lineWidth: 0 });
+}
+
+const COLOURED: TreeStyle = { name: (text) => colorize('bold', text), detail: (text) => colorize('cyan', text) };
+
+/** The discoverers' warnings and errors reach stderr; their progress lines would only be noise here. */
+function warningsOnly(logger: Logger): Logger {
+  const quiet = { info() {} };
+  return {
+    info() {},
+    warn: (msg, kv) => logger.warn(msg, kv),
+    error: (msg, kv) => logger.error(msg, kv),
+    v: () => quiet,
+    enabled: () => false,
+    with: (kv) => warningsOnly(logger.with(kv)),
+  };
+}

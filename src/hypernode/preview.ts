@@ -1,0 +1,185 @@
+// A dry run of discovery: what the controller would write for a discovery
+// configuration, a set of Nodes and the HyperNodes already in the cluster,
+// computed without a cluster. Each enabled source's real discoverer runs
+// once against caches built from the given objects; its first snapshot goes
+// through the reconciler's desiredByName (the objects a create would send),
+// the snapshot checks, the reconciler's ownership rule for names already
+// taken, and the status sync's nodeCount. Nothing here reads files or talks
+// to a server: the caller supplies the objects and the discoverer registry.
+
+import type { Clock } from '../kube/clock.ts';
+import { abortReason } from '../kube/clock.ts';
+import type { Informer } from '../kube/types.ts';
+import { StaticInformer } from '../kube/static-informer.ts';
+import type { Logger } from '../log.ts';
+import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from './api/interface.ts';
+import { compareBytes } from './api/builders.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from './api/types.ts';
+import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from './config/loader.ts';
+import { lookupDiscoverer, type DiscovererRegistry } from './discovery/registry.ts';
+import { dependsOnNodes, nodeCount } from './member-selector.ts';
+import { desiredByName } from './reconciler.ts';
+import { describeViolations, validateSnapshot } from './snapshot-validation.ts';
+
+/** How long one source may take to produce its first snapshot offline. */
+export const PREVIEW_SOURCE_DEADLINE_MS = 30_000;
+
+export interface PreviewInput {
+  readonly config: DiscoveryConfig;
+  readonly nodes: readonly NodeMeta[];
+  /** HyperNodes already in the cluster: names are adopted and ownership respected as the controller would. */
+  readonly existing: readonly HyperNode[];
+}
+
+export interface PreviewDeps {
+  readonly registry: DiscovererRegistry;
+  readonly secrets: SecretClient;
+  readonly logger: Logger;
+  readonly deadlineMs?: number;
+}
+
+export interface Preview {
+  /** What the enabled sources would write, sorted by tier, then name. */
+  readonly hyperNodes: HyperNode[];
+  /** Things the controller would log and skip (names held by objects a source does not own). */
+  readonly warnings: string[];
+}
+
+export interface SourceFailure {
+  readonly source: string;
+  readonly message: string;
+}
+
+/** One or more sources would publish nothing (or something the checks refuse). */
+export class PreviewError extends Error {
+  constructor(readonly failures: readonly SourceFailure[]) {
+    super(failures.map((f) => `source "${f.source}": ${f.message}`).join('\n'));
+    this.name = 'PreviewError';
+  }
+}
+
+/**
+ * Offline there is nothing to wait for: debounces and backoffs elapse at once,
+ * on the next turn of the event loop so that loops still yield.
+ */
+const noWaitClock: Clock = {
+  now: () => Date.now(),
+  sleep: (_ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      setImmediate(() => (signal?.aborted ? reject(abortReason(signal)) : resolve()));
+    }),
+};
+
+/** Runs every enabled source once; throws PreviewError naming each failing source. */
+export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): Promise<Preview> {
+  const nodes = new StaticInformer(input.nodes);
+  const hyperNodes = new StaticInformer(input.existing);
+  const sources = [...new Set(enabledSources(input.config))];
+  const outcomes = await Promise.all(
+    sources.map(async (source) => {
+      try {
+        const result = sourceEntry(input.config, source)!;
+        const entry = entryOf(result);
+        if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
+        return { source, desired: checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps)) };
+      } catch (err) {
+        return { source, failure: messageOf(err) };
+      }
+    }),
+  );
+  const failures: SourceFailure[] = [];
+  const producedBy = new Map<string, string>();
+  const warnings: string[] = [];
+  const out: HyperNode[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.failure !== undefined) {
+      failures.push({ source: outcome.source, message: outcome.failure });
+      continue;
+    }
+    for (const [name, want] of outcome.desired) {
+      const other = producedBy.get(name);
+      if (other !== undefined) {
+        failures.push({ source: outcome.source, message: `HyperNode ${name} is also produced by source "${other}"; only one of them could own it` });
+        continue;
+      }
+      producedBy.set(name, outcome.source);
+      const current = hyperNodes.get(name);
+      const owner = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
+      if (current && owner !== outcome.source) {
+        warnings.push(`HyperNode ${name} exists and is ${owner ? `owned by source "${owner}"` : `not labelled ${NETWORK_TOPOLOGY_SOURCE_LABEL}`}; source "${outcome.source}" would leave it alone`);
+        continue;
+      }
+      out.push(withStatus(current ? adopted(current, want) : want, input.nodes));
+    }
+  }
+  if (failures.length > 0) throw new PreviewError(failures);
+  out.sort((a, b) => a.spec.tier - b.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
+  return { hyperNodes: out, warnings };
+}
+
+/** The snapshot as the reconciler would write it, refused when it breaks a snapshot rule. */
+function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, HyperNode> {
+  const desired = desiredByName(source, snapshot);
+  const violations = validateSnapshot([...desired.values()]);
+  if (violations.length > 0) {
+    const objects = [...new Set(violations.flatMap((v) => v.objects))];
+    throw new Error(`the snapshot would not be written (${objects.join(', ')}):\n${describeViolations(violations)}`);
+  }
+  return desired;
+}
+
+/** Starts the source's discoverer, takes its first snapshot or first reported failure, and stops it. */
+async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, hyperNodes: Informer<HyperNode>, deps: PreviewDeps): Promise<Snapshot> {
+  const done = new AbortController();
+  let reportFailure!: (err: Error) => void;
+  const failed = new Promise<never>((_, reject) => (reportFailure = reject));
+  // Handled by the race below; a failure reported before or after it must not count as unhandled.
+  failed.catch(() => {});
+  const problems: DiscoveryProblems = {
+    failed: (what, err) => reportFailure(new Error(`${what}: ${messageOf(err)}`)),
+    recovered() {},
+  };
+  const factory = lookupDiscoverer(deps.registry, entry.source);
+  const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, clock: noWaitClock, logger: deps.logger }).catch((err) => {
+    throw new Error(`failed to create discoverer: ${messageOf(err)}`, { cause: err });
+  });
+  const deadlineMs = deps.deadlineMs ?? PREVIEW_SOURCE_DEADLINE_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`produced no snapshot within ${deadlineMs} ms`)), deadlineMs);
+  });
+  try {
+    const output = await discoverer.start().catch((err) => {
+      throw new Error(`failed to start discoverer: ${messageOf(err)}`, { cause: err });
+    });
+    const next = await Promise.race([output.recv(done.signal), failed, deadline]);
+    if (next.done) throw new Error('stopped without producing a snapshot');
+    return next.value;
+  } finally {
+    clearTimeout(timer);
+    done.abort();
+    await discoverer.stop();
+  }
+}
+
+/** What an update of an adopted object sends: the cached labels and annotations with the desired ones over them. */
+function adopted(current: HyperNode, want: HyperNode): HyperNode {
+  const metadata = { ...want.metadata, labels: { ...current.metadata.labels, ...want.metadata.labels } };
+  if (current.metadata.annotations || want.metadata.annotations) metadata.annotations = { ...current.metadata.annotations, ...want.metadata.annotations };
+  return { ...want, metadata };
+}
+
+/**
+ * The object with status.nodeCount as the status sync would write it (absent
+ * when 0, as Go omits it), its fields in the order kubectl prints them.
+ */
+function withStatus(hn: HyperNode, nodes: readonly NodeMeta[]): HyperNode {
+  const count = nodeCount(hn, dependsOnNodes(hn) ? nodes : []);
+  const { apiVersion, kind, metadata, spec, ...rest } = hn;
+  return { apiVersion, kind, metadata, spec, ...rest, ...(count > 0 ? { status: { nodeCount: count } } : {}) };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
