@@ -9,6 +9,7 @@ import { Backoff } from './backoff.ts';
 import { isAbort, type Clock } from './clock.ts';
 import { ApiError, isGone } from './errors.ts';
 import type { ObjectList } from './resource.ts';
+import { BodyTooLargeError } from './rest.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 
 export const LIST_PAGE_SIZE = 500;
@@ -163,7 +164,8 @@ export class Reflector<T extends KubeObject> {
     if (signal.aborted || isAbort(err, signal)) return 'closed';
     if (isGone(err)) return 'expired';
     log.error(what, { err: describe(err) });
-    return err instanceof ApiError ? 'failed' : 'broken';
+    // Resuming would replay the same oversized event; a relist moves past it.
+    return err instanceof ApiError || err instanceof BodyTooLargeError ? 'failed' : 'broken';
   }
 }
 
