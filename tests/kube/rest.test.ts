@@ -346,4 +346,22 @@ test('a malformed response or watch event is reported by position, never by quot
   assert.not.match(watchErr!.message, /SECRET-TOKEN-123/);
 });
 
+test('an API error message is cut at 1 KiB with its length noted; the full Status stays on the error', async () => {
+  const f = await fixture();
+  const { rest } = client(f, { maxRetries: 0 });
+  const long = `HyperNode.topology.volcano.sh "x" is invalid: ${'spec.members[0]: Invalid value; '.repeat(1000)}`;
+  f.handlers.push((_q, r) => json(r, 422, status(422, 'Invalid', long)));
+  const err = await failure(rest.request({ method: 'POST', path: '/apis/example.io/v1/things', body: {} }));
+  assert.ok(Buffer.byteLength(err.message) <= 1024);
+  assert.ok(err.message.endsWith(`… (${Buffer.byteLength(long)} bytes)`));
+  assert.is(err.status?.message, long);
+
+  f.handlers.push((_q, r) => {
+    r.writeHead(502, { 'Content-Type': 'text/html' });
+    r.end(`<html>${'bad gateway '.repeat(500)}</html>`);
+  });
+  const proxy = await failure(rest.request({ method: 'POST', path: '/apis/example.io/v1/things', body: {} }));
+  assert.match(proxy.message, /^the server responded with the status code 502 but did not return more information \(<html>bad gateway .*… \(6013 bytes\)\)$/);
+});
+
 test.run();
