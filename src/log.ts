@@ -10,6 +10,7 @@
 // Verbosity: `logger.v(n).info(...)` is emitted only when n <= -v.
 
 import { createConsola, type ConsolaInstance, type LogObject } from 'consola/core';
+import { truncateText } from './util/truncate.ts';
 
 export type KV = Record<string, unknown>;
 
@@ -64,16 +65,28 @@ export function formatKV(kv: KV): string {
   return out;
 }
 
+/**
+ * Values are often foreign (API server messages, object names and labels,
+ * UFM answers): each is cut at this many bytes, with its full length noted,
+ * so one bad value cannot flood the log.
+ */
+export const LOG_VALUE_MAX_BYTES = 2048;
+
 function formatValue(v: unknown): string {
-  if (v instanceof Error) return JSON.stringify(v.message);
-  if (typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof Error) return JSON.stringify(truncateText(v.message, LOG_VALUE_MAX_BYTES));
+  if (typeof v === 'string') return JSON.stringify(truncateText(v, LOG_VALUE_MAX_BYTES));
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (v === null) return 'null';
+  let json: string | undefined;
   try {
-    return JSON.stringify(v);
+    json = JSON.stringify(v);
   } catch {
-    return JSON.stringify(String(v));
+    return JSON.stringify(truncateText(String(v), LOG_VALUE_MAX_BYTES));
   }
+  if (json === undefined) return JSON.stringify(String(v));
+  // A cut structure is no longer JSON: quote it as a string so the line stays parseable.
+  const cut = truncateText(json, LOG_VALUE_MAX_BYTES);
+  return cut === json ? json : JSON.stringify(cut);
 }
 
 const stderrSink: LogSink = { write: (line) => process.stderr.write(line) };

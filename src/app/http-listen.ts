@@ -1,7 +1,8 @@
 // Starting the plain-HTTP servers of 02-runtime §5 the way Go's net/http does:
 // a Go listen address (`:11251`, `127.0.0.1:0`, `[::1]:8080`), the timeouts of
-// volcano's helpers.go (read-header 5 s, read 30 s, write 60 s), and bind
-// errors worded like Go's (`listen tcp :11251: bind: address already in use`).
+// volcano's helpers.go (read-header 5 s, read 30 s, write 60 s) enforced within
+// a second, a connection cap, and bind errors worded like Go's
+// (`listen tcp :11251: bind: address already in use`).
 
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,20 @@ import type { AddressInfo } from 'node:net';
 export const READ_HEADER_TIMEOUT_MS = 5_000;
 export const READ_TIMEOUT_MS = 30_000;
 export const WRITE_TIMEOUT_MS = 60_000;
+/**
+ * Node enforces the header and request timeouts only when it sweeps its
+ * connections, every 30 s by default: a client sending half a header would
+ * hold a connection that long. Sweep every second so the 5 s limit holds.
+ */
+export const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
+/** An idle keep-alive connection (kubelet probes, Prometheus) is closed after this. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * Probes and scrapes need a handful of connections; past this many, new ones
+ * are dropped at once, so a flood cannot exhaust the process's descriptors
+ * and memory. The probes answer again as soon as the flood's connections close.
+ */
+export const MAX_CONNECTIONS = 64;
 
 /** Splits a Go `host:port` listen address; an empty host means every interface. */
 export function splitListenAddress(address: string): { host: string | undefined; port: number } {
@@ -35,8 +50,17 @@ export function listenHttp(address: string, handler: RequestListener): Promise<S
   } catch (err) {
     return Promise.reject(err);
   }
-  const server = createServer({ headersTimeout: READ_HEADER_TIMEOUT_MS, requestTimeout: READ_TIMEOUT_MS }, handler);
+  const server = createServer(
+    {
+      headersTimeout: READ_HEADER_TIMEOUT_MS,
+      requestTimeout: READ_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    },
+    handler,
+  );
   server.setTimeout(WRITE_TIMEOUT_MS);
+  server.maxConnections = MAX_CONNECTIONS;
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(goListenError(address, err as NodeJS.ErrnoException)));
     server.listen({ port: parsed.port, ...(parsed.host ? { host: parsed.host } : {}) }, () => {

@@ -34,6 +34,8 @@ export const COMPONENT = 'vc-hypernode-controller-manager';
 /** Shutdown must finish within Kubernetes' default 30 s termination grace period. */
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
 export const LOST_LEASE = 'lost lease';
+/** Added to the 404 the API server answers for HyperNodes when the CRD is not installed. */
+export const HYPERNODE_CRD_MISSING_HINT = 'is the HyperNode CRD installed?';
 
 export interface ServerDeps {
   /** Builds the controller run under leadership. The one line that plugs in the HyperNode controller. */
@@ -133,7 +135,7 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
     logger,
   });
   const hyperNodeResource = { group: HYPERNODE_GROUP, version: HYPERNODE_VERSION, resource: HYPERNODE_RESOURCE, namespaced: false };
-  const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), { clock, logger });
+  const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), { clock, logger, missingHint: HYPERNODE_CRD_MISSING_HINT });
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const eventSink = (rest: RestClient) =>

@@ -16,6 +16,8 @@ import { isIPv6 } from 'node:net';
 import type { RequestOptions } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log.ts';
+import { describeSyntaxError, quietCause } from '../util/syntax-error.ts';
+import { truncateText } from '../util/truncate.ts';
 import { realClock, type Clock } from './clock.ts';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -186,7 +188,10 @@ function kubeconfigFileConfig(path: string, master: string): ClientConfig {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e?.code === 'ENOENT') throw new Error(`stat ${path}: no such file or directory`, { cause: err });
-    throw new Error(`error loading config file "${path}": ${errorText(err)}`, { cause: err });
+    // The parser's own message quotes the lines around the error, tokens and passwords included.
+    const syntax = describeSyntaxError(err);
+    if (syntax !== undefined) throw new Error(`error loading config file "${path}": ${syntax}`, { cause: quietCause(err) });
+    throw new Error(`error loading config file "${path}": ${truncateText(errorText(err))}`, { cause: err });
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster || !kc.getCurrentUser()) {
@@ -251,7 +256,12 @@ function tlsFrom(kc: KubeConfig, skipVerify: boolean): TlsSettings {
 
 /** Headers (bearer tokens, exec plugin output, basic auth, impersonation) for one request. */
 async function credentialsFrom(kc: KubeConfig): Promise<Credentials> {
-  const opts = await requestOptions(kc);
+  let opts: RequestOptions;
+  try {
+    opts = await requestOptions(kc);
+  } catch (err) {
+    throw credentialsError(kc, err);
+  }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.headers ?? {})) {
     if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
@@ -262,4 +272,18 @@ async function credentialsFrom(kc: KubeConfig): Promise<Credentials> {
     ...(Buffer.isBuffer(opts.cert) ? { cert: opts.cert } : {}),
     ...(Buffer.isBuffer(opts.key) ? { key: opts.key } : {}),
   };
+}
+
+/**
+ * A failed exec or auth-provider plugin. What the plugin printed on stdout is
+ * the credential itself: a parse error of it is reduced to position and
+ * reason. Its stderr is its message to the operator, kept but bounded.
+ */
+function credentialsError(kc: KubeConfig, err: unknown): Error {
+  const user = kc.getCurrentUser();
+  const exec = user?.exec ?? user?.authProvider?.config?.exec;
+  const plugin = exec?.command ? `exec plugin "${exec.command}"` : `auth provider "${user?.authProvider?.name ?? 'unknown'}"`;
+  const syntax = describeSyntaxError(err);
+  const detail = syntax !== undefined ? `its output is not valid JSON: ${syntax}` : `failed: ${truncateText(errorText(err).trim())}`;
+  return new Error(`getting credentials: ${plugin} ${detail}`, { cause: quietCause(err) });
 }

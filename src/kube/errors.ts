@@ -2,7 +2,15 @@
 // HTTP code, the Status reason and Retry-After, so callers test
 // `isConflict(err)` rather than parse messages.
 
+import { truncateText } from '../util/truncate.ts';
 import type { StatusBody } from './types.ts';
+
+/**
+ * An error message from the API server (or a proxy in front of it) is foreign
+ * text: a 422 listing every invalid field or an HTML error page must not
+ * become a megabyte log line. The full Status stays on `status`.
+ */
+export const API_ERROR_MESSAGE_MAX_BYTES = 1024;
 
 export type StatusReason =
   | 'NotFound'
@@ -34,7 +42,7 @@ export class ApiError extends Error {
     readonly retryAfterSeconds?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(truncateText(message, API_ERROR_MESSAGE_MAX_BYTES), options);
   }
 }
 

@@ -5,6 +5,7 @@
 // new object. Failures are logged, never thrown: events must not break callers.
 
 import type { Logger } from '../log.ts';
+import { truncateText } from '../util/truncate.ts';
 import type { Clock } from './clock.ts';
 import type { ResourceClient } from './resource.ts';
 import type { KubeObject } from './types.ts';
@@ -13,6 +14,8 @@ export const EVENT_RESOURCE = { group: '', version: 'v1', resource: 'events', na
 /** client-go's correlator forgets an event after 10 minutes without a repeat. */
 const AGGREGATION_WINDOW_MS = 10 * 60_000;
 const MAX_REMEMBERED = 4096;
+/** The API server rejects Event messages longer than 1 KiB; longer ones are cut with their length noted. */
+export const EVENT_MESSAGE_MAX_BYTES = 1024;
 
 export interface ObjectReference {
   apiVersion?: string;
@@ -72,7 +75,8 @@ export function createEventSink(opts: EventSinkOptions): EventSink {
   const seen = new Map<string, Seen>();
   const log = opts.logger;
   return {
-    async record(involved, type, reason, message) {
+    async record(involved, type, reason, fullMessage) {
+      const message = truncateText(fullMessage, EVENT_MESSAGE_MAX_BYTES);
       const namespace = involved.namespace ?? 'default';
       const now = opts.clock.now();
       const stamp = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');

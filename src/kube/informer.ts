@@ -13,7 +13,8 @@ import { nullLogger, type Logger } from '../log.ts';
 import { realClock, type Clock } from './clock.ts';
 import { Latch } from '../util/latch.ts';
 import { Reflector, type ListerWatcher } from './reflector.ts';
-import type { ListOptions, ResourceClient } from './resource.ts';
+import { ApiError, isNotFound } from './errors.ts';
+import type { ListOptions, ResourceClient, ResourceDescriptor } from './resource.ts';
 import { deepFreeze, Store } from './store.ts';
 import { objectKey, type EventHandler, type HandlerRegistration, type Informer, type KubeObject, type WatchEvent } from './types.ts';
 
@@ -145,7 +146,15 @@ export interface ResourceInformerOptions<T> {
   logger?: Logger;
   random?: () => number;
   minWatchTimeoutSeconds?: number;
+  /**
+   * What to check when the API server does not serve the resource at all
+   * (404 on list or watch), e.g. which CustomResourceDefinition to install.
+   */
+  missingHint?: string;
 }
+
+/** The hint when the caller gave none: a 404 on a collection means the type itself is unknown. */
+const DEFAULT_MISSING_HINT = 'is it served by this API server, or its CustomResourceDefinition installed?';
 
 /** A shared informer listing and watching `client`'s resource. */
 export function resourceInformer<T extends KubeObject>(client: ResourceClient<KubeObject>, opts: ResourceInformerOptions<T> = {}): SharedInformer<T> {
@@ -154,9 +163,10 @@ export function resourceInformer<T extends KubeObject>(client: ResourceClient<Ku
     ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
     ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
   };
+  const explain = explainMissing(client.descriptor, opts.missingHint ?? DEFAULT_MISSING_HINT);
   const listerWatcher: ListerWatcher<KubeObject> = {
-    list: (o) => client.list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}) }),
-    watch: (o) => client.watch({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}) }),
+    list: (o) => client.list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}) }).catch(explain),
+    watch: (o) => client.watch({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}) }).catch(explain),
   };
   return new SharedInformer<T>({
     name: client.descriptor.resource,
@@ -167,6 +177,19 @@ export function resourceInformer<T extends KubeObject>(client: ResourceClient<Ku
     ...(opts.random ? { random: opts.random } : {}),
     ...(opts.minWatchTimeoutSeconds ? { minWatchTimeoutSeconds: opts.minWatchTimeoutSeconds } : {}),
   });
+}
+
+/**
+ * Rethrows a 404 on the collection with the resource's full name and `hint`:
+ * the server's own text ("the server could not find the requested resource")
+ * names neither, and the usual cause is a CRD that was never installed.
+ */
+function explainMissing(descriptor: ResourceDescriptor, hint: string): (err: unknown) => never {
+  const fullName = descriptor.group === '' ? descriptor.resource : `${descriptor.resource}.${descriptor.group}`;
+  return (err) => {
+    if (!(err instanceof ApiError) || !isNotFound(err)) throw err;
+    throw new ApiError(`${err.message} (${fullName}: ${hint})`, err.code, err.reason, err.status, err.retryAfterSeconds, { cause: err });
+  };
 }
 
 /** Transform that keeps only what a name-and-labels consumer needs (and drops the rest early). */

@@ -9,6 +9,7 @@ import { Backoff } from './backoff.ts';
 import { isAbort, type Clock } from './clock.ts';
 import { ApiError, isGone } from './errors.ts';
 import type { ObjectList } from './resource.ts';
+import { BodyTooLargeError } from './rest.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 
 export const LIST_PAGE_SIZE = 500;
@@ -57,6 +58,8 @@ export class Reflector<T extends KubeObject> {
   private readonly backoff: Backoff;
   private readonly random: () => number;
   private lastSyncResourceVersion = '';
+  /** The failure last logged as an error; the same one again, retry after retry, is logged only at V(4). */
+  private lastReported = '';
 
   constructor(opts: ReflectorOptions<T>) {
     this.opts = opts;
@@ -73,9 +76,10 @@ export class Reflector<T extends KubeObject> {
         try {
           await this.list(signal);
           needList = false;
+          this.lastReported = '';
         } catch (err) {
           if (signal.aborted) break;
-          log.error('Failed to list', { err: describe(err) });
+          this.report(log, 'Failed to list', err);
           if (!(await this.pause(signal))) break;
           continue;
         }
@@ -147,6 +151,7 @@ export class Reflector<T extends KubeObject> {
         if (rv) this.lastSyncResourceVersion = rv;
         events++;
         this.backoff.reset();
+        this.lastReported = '';
       }
       if (events === 0 && this.opts.clock.now() - started < VERY_SHORT_WATCH_MS && !signal.aborted) {
         // Reconnecting at once would hammer a server (or proxy) that keeps closing on us.
@@ -162,8 +167,16 @@ export class Reflector<T extends KubeObject> {
   private classify(err: unknown, signal: AbortSignal, log: Logger, what: string): WatchEnd {
     if (signal.aborted || isAbort(err, signal)) return 'closed';
     if (isGone(err)) return 'expired';
-    log.error(what, { err: describe(err) });
-    return err instanceof ApiError ? 'failed' : 'broken';
+    this.report(log, what, err);
+    // Resuming would replay the same oversized event; a relist moves past it.
+    return err instanceof ApiError || err instanceof BodyTooLargeError ? 'failed' : 'broken';
+  }
+
+  private report(log: Logger, what: string, err: unknown): void {
+    const text = `${what}: ${describe(err)}`;
+    if (text === this.lastReported) log.v(4).info(what, { err: describe(err) });
+    else log.error(what, { err: describe(err) });
+    this.lastReported = text;
   }
 }
 

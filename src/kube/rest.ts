@@ -6,6 +6,8 @@
 // rest_client_* metrics.
 
 import type { IncomingMessage } from 'node:http';
+import { parseJson } from '../util/syntax-error.ts';
+import { truncateText } from '../util/truncate.ts';
 import { childSignal, type ChildSignal } from './abort.ts';
 import { realClock, type Clock } from './clock.ts';
 import { ApiError } from './errors.ts';
@@ -20,6 +22,18 @@ const RETRY_BASE_DELAY_MS = 250;
 const RETRY_MAX_DELAY_MS = 10_000;
 /** A Retry-After beyond this is capped: a misbehaving proxy must not park the client for hours. */
 const RETRY_AFTER_CAP_MS = 60_000;
+/**
+ * The largest response body read into memory. The biggest legitimate ones are
+ * list pages of 500 items: metadata-only Nodes with their managedFields run to
+ * a few KiB each (≈ 5–10 MiB a page), and a page of objects with long member
+ * lists stays well under this; a single object is at most ~1.5 MiB (etcd).
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * The longest watch event line: one object (etcd stores at most ~1.5 MiB, and
+ * JSON from a protobuf-stored built-in can be larger) plus the event envelope.
+ */
+export const MAX_WATCH_EVENT_BYTES = 4 * 1024 * 1024;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -54,6 +68,21 @@ export interface RestClientOptions {
   requestTimeoutMs?: number;
   maxRetries?: number;
   random?: () => number;
+  /** Defaults MAX_RESPONSE_BYTES / MAX_WATCH_EVENT_BYTES (tests lower them). */
+  maxResponseBytes?: number;
+  maxWatchEventBytes?: number;
+}
+
+/** A response or watch event beyond its size limit; retrying the same request would only fetch it again. */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+  constructor(
+    readonly limitBytes: number,
+    what: string,
+    request: string,
+  ) {
+    super(`${request}: ${what} larger than the ${formatBytes(limitBytes)} limit`);
+  }
 }
 
 export class RestClient {
@@ -65,6 +94,7 @@ export class RestClient {
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly random: () => number;
+  private readonly bodyLimits: BodyLimits;
 
   constructor(opts: RestClientOptions) {
     this.transport = opts.transport;
@@ -76,15 +106,16 @@ export class RestClient {
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.random = opts.random ?? Math.random;
+    this.bodyLimits = { response: opts.maxResponseBytes ?? MAX_RESPONSE_BYTES, watchEvent: opts.maxWatchEventBytes ?? MAX_WATCH_EVENT_BYTES };
   }
 
   /** Sends a request and returns the decoded JSON body (undefined when empty). */
   async request<T>(req: RestRequest): Promise<T> {
     return this.withRetries(req, async ({ signal }) => {
       const res = await this.send(req, signal);
-      const text = await readBody(res);
+      const text = await readBody(res, this.bodyLimits.response, req);
       if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
-      return (text ? JSON.parse(text) : undefined) as T;
+      return (text ? parseJson(text, `${req.method} ${req.path}: the response`) : undefined) as T;
     }, true);
   }
 
@@ -96,10 +127,12 @@ export class RestClient {
   async watch<T>(req: RestRequest & { idleTimeoutMs: number }): Promise<AsyncIterable<WatchEvent<T>>> {
     const { res, call } = await this.withRetries(req, async (call) => {
       const res = await this.send(req, call.signal, req.idleTimeoutMs);
-      if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, await readBody(res), parseRetryAfter(res.headers['retry-after']));
+      if (res.statusCode! >= 300) {
+        throw errorFromResponse(res.statusCode!, await readBody(res, this.bodyLimits.response, req), parseRetryAfter(res.headers['retry-after']));
+      }
       return { res, call };
     }, false);
-    return watchEvents<T>(res, call);
+    return watchEvents<T>(res, call, this.bodyLimits.watchEvent, req);
   }
 
   private url(req: RestRequest): string {
@@ -165,6 +198,7 @@ export class RestClient {
   }
 
   private retryable(method: HttpMethod, err: unknown): boolean {
+    if (err instanceof BodyTooLargeError) return false;
     if (err instanceof ApiError) return err.code === 429 || (method === 'GET' && err.code >= 500);
     return method === 'GET';
   }
@@ -176,42 +210,76 @@ export class RestClient {
   }
 }
 
-async function readBody(res: IncomingMessage): Promise<string> {
+interface BodyLimits {
+  readonly response: number;
+  readonly watchEvent: number;
+}
+
+function formatBytes(n: number): string {
+  const MiB = 1024 * 1024;
+  return n >= MiB && n % MiB === 0 ? `${n / MiB} MiB` : `${n} bytes`;
+}
+
+/** The whole body as text, refused (and the connection dropped) once it exceeds `limit` bytes. */
+async function readBody(res: IncomingMessage, limit: number, req: RestRequest): Promise<string> {
+  const tooLarge = () => {
+    res.destroy();
+    return new BodyTooLargeError(limit, 'response body', `${req.method} ${req.path}`);
+  };
+  if (Number(res.headers['content-length'] ?? 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of res) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Newline-delimited watch events; an ERROR event ends the stream with its Status as ApiError. */
-async function* watchEvents<T>(res: IncomingMessage, call: ChildSignal): AsyncGenerator<WatchEvent<T>> {
-  let pending = '';
+/**
+ * Newline-delimited watch events; an ERROR event ends the stream with its
+ * Status as ApiError. Lines are cut as bytes and decoded whole, so a
+ * character split across chunks survives; a line longer than `maxLineBytes`
+ * ends the stream with BodyTooLargeError instead of growing without bound.
+ */
+async function* watchEvents<T>(res: IncomingMessage, call: ChildSignal, maxLineBytes: number, req: RestRequest): AsyncGenerator<WatchEvent<T>> {
+  const request = `${req.method} ${req.path}`;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const tooLarge = () => new BodyTooLargeError(maxLineBytes, 'watch event', request);
   try {
-    for await (const chunk of res) {
-      pending += (chunk as Buffer).toString('utf8');
+    for await (const received of res) {
+      let chunk = received as Buffer;
       let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl).trim();
-        pending = pending.slice(nl + 1);
-        if (line) yield decodeEvent<T>(line);
+      while ((nl = chunk.indexOf(0x0a)) >= 0) {
+        if (pendingBytes + nl > maxLineBytes) throw tooLarge();
+        const line = pending.length === 0 ? chunk.subarray(0, nl) : Buffer.concat([...pending, chunk.subarray(0, nl)]);
+        pending = [];
+        pendingBytes = 0;
+        chunk = chunk.subarray(nl + 1);
+        const text = line.toString('utf8').trim();
+        if (text) yield decodeEvent<T>(text, request);
+      }
+      if (chunk.length > 0) {
+        pendingBytes += chunk.length;
+        if (pendingBytes > maxLineBytes) throw tooLarge();
+        pending.push(chunk);
       }
     }
-    if (pending.trim()) yield decodeEvent<T>(pending.trim());
+    const last = Buffer.concat(pending).toString('utf8').trim();
+    if (last) yield decodeEvent<T>(last, request);
   } finally {
     res.destroy();
     call.dispose();
   }
 }
 
-function decodeEvent<T>(line: string): WatchEvent<T> {
-  let ev: WatchEvent<T>;
-  try {
-    ev = JSON.parse(line) as WatchEvent<T>;
-  } catch {
-    throw new Error(`undecodable watch event: ${line.slice(0, 200)}`);
-  }
+function decodeEvent<T>(line: string, request: string): WatchEvent<T> {
+  const ev = parseJson(line, `${request}: a watch event`) as WatchEvent<T>;
   if (ev.type === 'ERROR') {
     const status = ev.object as unknown;
-    throw isStatusBody(status) ? statusToError(status, status.code ?? 500) : new Error(`watch ERROR event: ${line.slice(0, 200)}`);
+    throw isStatusBody(status) ? statusToError(status, status.code ?? 500) : new Error(`${request}: watch ERROR event: ${truncateText(line, 200)}`);
   }
   return ev;
 }

@@ -3,6 +3,7 @@
 // message and retryAfterSeconds when present, otherwise a reason derived from
 // the HTTP code (a proxy or a crashed server may answer with plain text).
 
+import { truncateText } from '../util/truncate.ts';
 import { ApiError, type StatusReason } from './errors.ts';
 import type { StatusBody } from './types.ts';
 
@@ -20,6 +21,9 @@ const REASON_BY_CODE: Record<number, StatusReason> = {
   503: 'ServiceUnavailable',
   504: 'Timeout',
 };
+
+/** A plain-text error body (a proxy's page) is quoted only this far: it is a hint, not the message. */
+const PLAIN_ERROR_BODY_MAX_BYTES = 200;
 
 export function reasonForCode(code: number): StatusReason {
   return REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');
@@ -52,7 +56,7 @@ export function errorFromResponse(code: number, text: string, retryAfterHeader?:
     body = undefined;
   }
   if (isStatusBody(body)) return statusToError(body, code, retryAfterHeader);
-  const detail = text.trim() ? ` (${text.trim().slice(0, 200)})` : '';
+  const detail = text.trim() ? ` (${truncateText(text.trim(), PLAIN_ERROR_BODY_MAX_BYTES)})` : '';
   return new ApiError(
     `the server responded with the status code ${code} but did not return more information${detail}`,
     code,

@@ -2,15 +2,16 @@
 // 127.0.0.1, and the readiness state machine (§6).
 
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundAddress, closeHttp, splitListenAddress } from '../../src/app/http-listen.ts';
+import { boundAddress, closeHttp, MAX_CONNECTIONS, READ_HEADER_TIMEOUT_MS, splitListenAddress } from '../../src/app/http-listen.ts';
 import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
 import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
 import { Readiness } from '../../src/app/readiness.ts';
 import { createLogger, nullLogger } from '../../src/log.ts';
+import { waitFor, within } from '../support/wait.ts';
 
 /** Servers of the running test, closed after it even when it fails. */
 const open: Server[] = [];
@@ -140,6 +141,45 @@ test('readiness: followers are ready on seeing another leader; a new leader only
   assert.not.ok(r.isReady());
   r.newLeader('', 'me_1', nullLogger);
   assert.ok(r.isReady(), 'an empty holder counts as "another" leader');
+});
+
+/** A raw TCP connection to `address`, resolved once connected; `closed` settles when the server drops it. */
+async function rawConnection(address: string): Promise<{ socket: Socket; closed: Promise<void> }> {
+  const { host, port } = splitListenAddress(address);
+  const socket = connect({ host: host ?? '127.0.0.1', port });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('error', () => {});
+  socket.resume(); // read what the server sends, so its end (and our close) is seen
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  return { socket, closed };
+}
+
+for (const kind of ['health', 'metrics'] as const) {
+  test(`${kind} server: a client sending half a header is disconnected within seconds (slowloris)`, async () => {
+    const server = tracked(kind === 'health' ? await startHealthServer('127.0.0.1:0', new Readiness()) : await startMetricsServer('127.0.0.1:0', createMetrics().registry, nullLogger, () => {}))!;
+    const { socket, closed } = await rawConnection(boundAddress(server));
+    socket.write(`GET /${kind === 'health' ? 'healthz' : 'metrics'} HTTP/1.1\r\nHost: probe\r\nX-Slow: `);
+    const started = Date.now();
+    await within(closed, READ_HEADER_TIMEOUT_MS + 3_000, 'the server to drop the half-sent request');
+    assert.ok(Date.now() - started >= READ_HEADER_TIMEOUT_MS - 1_000, 'not before the header timeout');
+  });
+}
+
+test('health server: connections beyond the cap are dropped, and the probe answers again once they close', async () => {
+  const server = tracked(await startHealthServer('127.0.0.1:0', new Readiness()));
+  const at = boundAddress(server);
+  const held = [];
+  for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await rawConnection(at));
+  await waitFor(() => new Promise<boolean>((r) => server.getConnections((_e, n) => r(n === MAX_CONNECTIONS))), { what: 'the held connections to be accepted' });
+  const refused = await within(get(at, '/healthz').then(() => undefined, (e: NodeJS.ErrnoException) => e), 5_000, 'the request beyond the cap');
+  assert.instance(refused, Error, 'a connection beyond the cap gets no answer');
+  for (const h of held) h.socket.destroy();
+  await Promise.all(held.map((h) => h.closed));
+  const healthz = await waitFor(() => get(at, '/healthz').catch(() => undefined), { what: '/healthz to answer again' });
+  assert.is(healthz.code, 200);
 });
 
 test.run();

@@ -53,4 +53,19 @@ test('logFatal falls back to error() for loggers without a fatal level', () => {
   assert.equal(errors, ['boom']);
 });
 
+test('a long value is cut with its length noted, and the line stays one parseable line', () => {
+  const { logger, lines } = capture({ verbosity: 0, skipHeaders: true });
+  const body = 'x'.repeat(100_000);
+  logger.error('Failed to list', { err: new Error(body), name: body, labels: { big: body } });
+  assert.is(lines.length, 1);
+  const line = lines[0]!;
+  assert.ok(line.length < 8 * 1024, `${line.length} characters`);
+  const values = [...line.matchAll(/ (\w+)=("(?:[^"\\]|\\.)*")/g)].map((m) => [m[1], JSON.parse(m[2]!) as string]);
+  assert.equal(values.map(([k]) => k), ['err', 'name', 'labels']);
+  assert.ok(values[0]![1].endsWith('… (100000 bytes)'));
+  assert.ok(values[1]![1].endsWith('… (100000 bytes)'));
+  assert.ok(values[2]![1].startsWith('{"big":"xxx'));
+  assert.ok(values[2]![1].endsWith('… (100010 bytes)'));
+});
+
 test.run();

@@ -15,6 +15,7 @@ import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { KUBECONFIG_WITH_SYNTAX_ERROR, SECRETS } from '../cli/support/secret-kubeconfig.ts';
 import { FakeClock } from './fake-clock.ts';
 
 const TLS = join(import.meta.dirname, '../support/tls');
@@ -37,6 +38,23 @@ async function listNodes(config: ClientConfig): Promise<string[]> {
   } finally {
     transport.close();
   }
+}
+
+/** A kubeconfig for the stand-in whose user's credentials come from `node <plugin>`. */
+function execPluginKubeconfig(dir: string, plugin: string): string {
+  const kubeconfig = join(dir, 'kubeconfig.yaml');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: api.url, 'certificate-authority': api.caFile } }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'ctx',
+    }),
+  );
+  return kubeconfig;
 }
 
 let api: ApiServer;
@@ -168,18 +186,7 @@ test('--kubeconfig with an exec plugin: credentials are asked for per request, s
 process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential',
   status: { token: readFileSync(${JSON.stringify(tokenFile)}, 'utf8'), expirationTimestamp: new Date(Date.now() - 1000).toISOString() } }));`,
   );
-  const kubeconfig = join(dir, 'kubeconfig.yaml');
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: api.url, 'certificate-authority': api.caFile } }],
-      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
-      contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'ctx',
-    }),
-  );
+  const kubeconfig = execPluginKubeconfig(dir, plugin);
   const rotated = api.addUser('exec-rotated', 'admin');
   writeFileSync(tokenFile, api.adminToken);
   const { logger } = captureLogger();
@@ -225,6 +232,66 @@ test('--kubeconfig with no usable context and no --master is "no configuration"'
   writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n');
   const { logger } = captureLogger();
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: file }, logger), (e: Error) => e.message === NO_CONFIGURATION_ERROR);
+  rmSync(dir, { recursive: true });
+});
+
+/** What `fn` throws; fails the test if it returns. */
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected an error');
+}
+
+/** Every string an error chain carries: messages, stacks and causes. */
+function errorChainText(err: unknown): string {
+  let out = '';
+  for (let e = err; e instanceof Error; e = e.cause) out += `${e.message}\n${e.stack ?? ''}\n`;
+  return out;
+}
+
+test('--kubeconfig with a YAML syntax error: the file, line, column and reason, never the lines around it', () => {
+  const dir = tempDir();
+  const file = join(dir, 'kubeconfig.yaml');
+  writeFileSync(file, KUBECONFIG_WITH_SYNTAX_ERROR);
+  const { logger, lines } = captureLogger();
+  const thrown = thrownBy(() => buildClientConfig({ master: '', kubeconfig: file }, logger));
+  assert.instance(thrown, Error);
+  assert.is((thrown as Error).message, `error loading config file "${file}": line 12, column 14: bad indentation of a mapping entry`);
+  const everything = errorChainText(thrown) + lines.join('\n');
+  assert.not.match(everything, SECRETS);
+  rmSync(dir, { recursive: true });
+});
+
+test('--kubeconfig in JSON with a syntax error: position only, no excerpt', () => {
+  const dir = tempDir();
+  const file = join(dir, 'kubeconfig.json');
+  writeFileSync(file, '{"apiVersion": "v1",\n "users": [{"name": "u", "user": {"token": "SECRET-TOKEN-123" "password": "SECRET-PW"}}]}\n');
+  const { logger } = captureLogger();
+  const thrown = thrownBy(() => buildClientConfig({ master: '', kubeconfig: file }, logger));
+  assert.match((thrown as Error).message, new RegExp(`^error loading config file "${file}": line 2, column \\d+: `));
+  assert.not.match(errorChainText(thrown), SECRETS);
+  rmSync(dir, { recursive: true });
+});
+
+test('an exec plugin printing broken JSON: the request fails naming the plugin and position, without its output', async () => {
+  const dir = tempDir();
+  const plugin = join(dir, 'plugin.mjs');
+  writeFileSync(plugin, `process.stdout.write('{"kind": "ExecCredential", "status": {"token": SECRET-TOKEN-123}}');`);
+  const kubeconfig = execPluginKubeconfig(dir, plugin);
+  const { logger } = captureLogger();
+  const config = buildClientConfig({ master: '', kubeconfig }, logger);
+  let thrown: unknown;
+  try {
+    await config.credentials();
+  } catch (err) {
+    thrown = err;
+  }
+  assert.instance(thrown, Error);
+  assert.match((thrown as Error).message, `getting credentials: exec plugin "${process.execPath}" its output is not valid JSON: `);
+  assert.not.match(errorChainText(thrown), SECRETS);
   rmSync(dir, { recursive: true });
 });
 

@@ -69,4 +69,18 @@ test('a failing API never throws into the caller', async () => {
   assert.equal(fake.calls.map((c) => c.split(' ')[0]), ['create']);
 });
 
+test('a message over the 1 KiB the API server accepts is cut with its length noted, and repeats still aggregate', async () => {
+  const clock = new FakeClock();
+  const fake = fakeEvents();
+  const sink = createEventSink({ client: fake.client, component: 'c', host: 'h', clock, logger: nullLogger });
+  const long = `UFM answered: ${'<html>'.repeat(2000)}`;
+  await sink.record(lease, 'Warning', 'DiscoveryFailed', long);
+  await sink.record(lease, 'Warning', 'DiscoveryFailed', long);
+  const message = fake.created[0]!.message;
+  assert.ok(Buffer.byteLength(message) <= 1024, `${Buffer.byteLength(message)} bytes`);
+  assert.ok(message.startsWith('UFM answered: <html>'));
+  assert.ok(message.endsWith(`… (${Buffer.byteLength(long)} bytes)`), message.slice(-40));
+  assert.equal(fake.calls.map((c) => c.split(' ')[0]), ['create', 'patch']);
+});
+
 test.run();

@@ -11,10 +11,11 @@ import { Registry } from 'prom-client';
 import type { Clock } from '../../src/kube/clock.ts';
 import { ApiError, isConflict, isGone } from '../../src/kube/errors.ts';
 import { resourceClient } from '../../src/kube/resource.ts';
-import { RestClient } from '../../src/kube/rest.ts';
+import { BodyTooLargeError, RestClient } from '../../src/kube/rest.ts';
 import { createRestMetrics } from '../../src/kube/rest-metrics.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/types.ts';
+import { within } from '../support/wait.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -251,6 +252,116 @@ test('a refused connection is reported with method and URL', async () => {
   const err = await failure(rest.request({ method: 'GET', path: '/api/v1/nodes' }));
   assert.match(err.message, `GET ${url}/api/v1/nodes: `);
   assert.match(err.message, /ECONNREFUSED/);
+});
+
+/** Writes `chunk` until the client hangs up; resolves the returned promise with the bytes written. */
+function endlessBody(res: ServerResponse, chunk: Buffer): Promise<number> {
+  return new Promise((resolve) => {
+    let written = 0;
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) written += chunk.length;
+      if (!res.destroyed) written += chunk.length;
+    };
+    res.on('drain', pump);
+    res.on('close', () => resolve(written));
+    pump();
+  });
+}
+
+test('an endless response body fails at the size limit naming it, the method and the path, and is not retried', async () => {
+  const f = await fixture();
+  const { rest } = client(f, { maxResponseBytes: 1024 * 1024 });
+  let written: Promise<number> | undefined;
+  f.handlers.push((_q, r) => {
+    r.writeHead(200, { 'Content-Type': 'application/json' });
+    written = endlessBody(r, Buffer.alloc(64 * 1024, 0x20));
+  });
+  const err = await within(failure(rest.request({ method: 'GET', path: '/api/v1/nodes', query: { limit: 500 } })), 5_000, 'the oversized list');
+  assert.instance(err, BodyTooLargeError);
+  assert.is(err.message, 'GET /api/v1/nodes: response body larger than the 1 MiB limit');
+  assert.is(f.requests.length, 1, 'the same request would only fetch the same body again');
+  const sent = await within(written!, 5_000, 'the server to see the connection closed');
+  assert.ok(sent < 16 * 1024 * 1024, `the client hung up soon after the limit (server wrote ${sent} bytes)`);
+});
+
+test('a response whose Content-Length exceeds the limit is refused before its body is read; one at the limit is accepted', async () => {
+  const f = await fixture();
+  const { rest } = client(f, { maxResponseBytes: 4096 });
+  const exactly = (n: number) => `{"pad":"${'x'.repeat(n - 10)}"}`;
+  f.handlers.push((_q, r) => {
+    r.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(1 << 30) });
+    r.write('{');
+  });
+  const err = await within(failure(rest.request({ method: 'GET', path: '/api/v1/configmaps' })), 5_000, 'the refusal');
+  assert.is(err.message, 'GET /api/v1/configmaps: response body larger than the 4096 bytes limit');
+  f.handlers.push((_q, r) => r.end(exactly(4096)));
+  const got = await rest.request<{ pad: string }>({ method: 'GET', path: '/api/v1/configmaps' });
+  assert.is(got.pad.length, 4096 - 10);
+  f.handlers.push((_q, r) => r.end(exactly(4097)));
+  assert.instance(await failure(rest.request({ method: 'GET', path: '/api/v1/configmaps' })), BodyTooLargeError);
+});
+
+test('an endless watch line ends the stream at the event size limit instead of buffering it', async () => {
+  const f = await fixture();
+  const { rest } = client(f, { maxWatchEventBytes: 256 * 1024 });
+  f.handlers.push((_q, r) => {
+    r.writeHead(200, { 'Content-Type': 'application/json' });
+    r.write(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } }) + '\n');
+    void endlessBody(r, Buffer.alloc(16 * 1024, 0x61));
+  });
+  const stream = await rest.watch<KubeObject>({ method: 'GET', path: '/api/v1/nodes', query: { watch: true }, idleTimeoutMs: 5000 });
+  const seen: string[] = [];
+  const err = await within(
+    (async () => {
+      for await (const ev of stream) seen.push(ev.object.metadata.name);
+    })().then(
+      () => undefined,
+      (e: Error) => e,
+    ),
+    5_000,
+    'the oversized watch event',
+  );
+  assert.equal(seen, ['a']);
+  assert.instance(err, BodyTooLargeError);
+  assert.is(err!.message, 'GET /api/v1/nodes: watch event larger than the 262144 bytes limit');
+});
+
+test('a malformed response or watch event is reported by position, never by quoting the body', async () => {
+  const f = await fixture();
+  const { rest } = client(f, { maxRetries: 0 });
+  f.handlers.push((_q, r) => r.end('{"kind":"Secret","data":{"password":"U0VDUkVULVBX" "token": "SECRET-TOKEN-123"}}'));
+  const err = await failure(rest.request({ method: 'GET', path: '/api/v1/namespaces/ns/secrets/ufm' }));
+  assert.match(err.message, /^GET \/api\/v1\/namespaces\/ns\/secrets\/ufm: the response is not valid JSON: line 1, column \d+: /);
+  assert.not.match(err.message, /U0VDUkVULVBX|SECRET-TOKEN-123/);
+
+  f.handlers.push((_q, r) => r.end('{"type":"ADDED","object":{"data":{"token":SECRET-TOKEN-123}}}\n'));
+  const stream = await rest.watch<KubeObject>({ method: 'GET', path: '/api/v1/configmaps', query: { watch: true }, idleTimeoutMs: 5000 });
+  const watchErr = await (async () => {
+    for await (const _ev of stream) void _ev;
+  })().then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  assert.match(watchErr!.message, /^GET \/api\/v1\/configmaps: a watch event is not valid JSON: /);
+  assert.not.match(watchErr!.message, /SECRET-TOKEN-123/);
+});
+
+test('an API error message is cut at 1 KiB with its length noted; the full Status stays on the error', async () => {
+  const f = await fixture();
+  const { rest } = client(f, { maxRetries: 0 });
+  const long = `HyperNode.topology.volcano.sh "x" is invalid: ${'spec.members[0]: Invalid value; '.repeat(1000)}`;
+  f.handlers.push((_q, r) => json(r, 422, status(422, 'Invalid', long)));
+  const err = await failure(rest.request({ method: 'POST', path: '/apis/example.io/v1/things', body: {} }));
+  assert.ok(Buffer.byteLength(err.message) <= 1024);
+  assert.ok(err.message.endsWith(`… (${Buffer.byteLength(long)} bytes)`));
+  assert.is(err.status?.message, long);
+
+  f.handlers.push((_q, r) => {
+    r.writeHead(502, { 'Content-Type': 'text/html' });
+    r.end(`<html>${'bad gateway '.repeat(500)}</html>`);
+  });
+  const proxy = await failure(rest.request({ method: 'POST', path: '/apis/example.io/v1/things', body: {} }));
+  assert.match(proxy.message, /^the server responded with the status code 502 but did not return more information \(<html>bad gateway .*… \(6013 bytes\)\)$/);
 });
 
 test.run();

@@ -68,7 +68,12 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Events kept for watch resumption and paged lists (default 102,400, the watch cache's upper bound). */
   historyLimit?: number;
+  /** Start as a cluster where the HyperNode CRD is not installed (404 for hypernodes until installHyperNodeCrd()). */
+  withoutHyperNodeCrd?: boolean;
 }
+
+/** The plural the HyperNode CRD registers (absent while withoutHyperNodeCrd). */
+const HYPERNODE_RESOURCE = 'hypernodes';
 
 /** kube-apiserver's limit on a request body (--max-request-bytes default for JSON writes). */
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -124,11 +129,17 @@ export class ApiServer {
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
     this.objects = new ObjectStore(opts.historyLimit ?? DEFAULT_HISTORY_EVENTS);
     this.registry = new Registry(this.objects, defaultResourceTypes());
+    if (opts.withoutHyperNodeCrd) this.registry.types.delete(HYPERNODE_RESOURCE);
     this.store = new TestStore(this.registry);
     this.users.add(ADMIN_USER, 'admin', ADMIN_TOKEN);
     for (const [name, u] of Object.entries(opts.users ?? {})) this.users.add(name, u.grant, u.token);
     this.registry.ensureSystemNamespaces(opts.namespaces);
     this.server = this.createServer();
+  }
+
+  /** Serves HyperNodes from now on, as when an operator applies the CRD (only after withoutHyperNodeCrd). */
+  installHyperNodeCrd(): void {
+    this.registry.types.set(HYPERNODE_RESOURCE, defaultResourceTypes().get(HYPERNODE_RESOURCE)!);
   }
 
   private createServer(): Server {
