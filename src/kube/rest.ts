@@ -2,8 +2,8 @@
 // bucket enforcing --kube-api-qps/--kube-api-burst on every request including
 // watch (re)starts, a deadline on every call except watches (which carry
 // timeoutSeconds and an idle guard instead), Status error bodies as ApiError,
-// retries of 429/5xx with backoff honouring Retry-After, and the
-// rest_client_* metrics.
+// retries of 429/5xx with backoff honouring Retry-After, the rest_client_*
+// metrics, and an optional write fence consulted before every write.
 
 import type { IncomingMessage } from 'node:http';
 import { childSignal, type ChildSignal } from './abort.ts';
@@ -13,6 +13,7 @@ import { errorFromResponse, isStatusBody, parseRetryAfter, statusToError } from 
 import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
 import { TokenBucket } from './workqueue.ts';
+import { FencedError, type WriteFence } from './write-fence.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 5;
@@ -54,6 +55,8 @@ export interface RestClientOptions {
   requestTimeoutMs?: number;
   maxRetries?: number;
   random?: () => number;
+  /** Asked before every request that is not a GET (reads and watches are never fenced). */
+  fence?: WriteFence;
 }
 
 export class RestClient {
@@ -65,6 +68,7 @@ export class RestClient {
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly random: () => number;
+  private readonly fence: WriteFence | undefined;
 
   constructor(opts: RestClientOptions) {
     this.transport = opts.transport;
@@ -76,6 +80,7 @@ export class RestClient {
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.random = opts.random ?? Math.random;
+    this.fence = opts.fence;
   }
 
   /** Sends a request and returns the decoded JSON body (undefined when empty). */
@@ -123,13 +128,19 @@ export class RestClient {
     const started = performance.now();
     const path = this.url(req);
     try {
+      const credentials = await this.transport.credentials();
+      // Last moment before the request goes on the wire, after every wait (rate
+      // limiter, credentials): the process may have been frozen during any of them.
+      if (req.method !== 'GET') this.fence?.check();
       const res = await this.transport.send(
         { method: req.method, path, headers, signal, ...(body !== undefined ? { body } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}) },
-        await this.transport.credentials(),
+        credentials,
       );
       this.metrics?.requestDone(this.transport.host, req.method, String(res.statusCode), performance.now() - started);
       return res;
     } catch (err) {
+      // Refused by the fence: nothing was sent, so no request to count, and never retried (not a GET).
+      if (err instanceof FencedError) throw err;
       this.metrics?.requestDone(this.transport.host, req.method, '<error>', performance.now() - started);
       if (signal.aborted) throw signal.reason;
       throw new Error(`${req.method} ${this.transport.config.server}${path}: ${(err as Error).message}`, { cause: err });
