@@ -201,6 +201,13 @@ export class LeaderElector {
 
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { lock, clock, identity, renewDeadlineMs } = this.cfg;
+    // A leader past its renew deadline (e.g. just resumed from a freeze) stops
+    // here, before even reading the Lease: it must not re-acquire by writing.
+    try {
+      this.fence.check();
+    } catch {
+      return false;
+    }
     // The term is counted from before anything is sent: the server applied the write later, never earlier.
     const sentAt = clock.monotonic();
     const record = newRecord(identity, Math.floor(this.cfg.leaseDurationMs / 1000), clock.now(), 0);

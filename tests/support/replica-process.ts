@@ -75,8 +75,9 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
+  // 'close', not 'exit': only then has everything the process wrote been read.
   const exit = new Promise<number>((resolve) => {
-    child.on('exit', (code, signal) => {
+    child.on('close', (code, signal) => {
       live.delete(child);
       resolve(code ?? 128 + (signal ? osConstants.signals[signal] : 0));
     });
