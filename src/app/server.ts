@@ -6,7 +6,7 @@
 
 import { hostname as osHostname } from 'node:os';
 import type { Server } from 'node:http';
-import { realClock, type Clock } from '../kube/clock.ts';
+import { realClock, type MonotonicClock } from '../kube/clock.ts';
 import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
 import { keepNameAndLabels, resourceInformer, type SharedInformer } from '../kube/informer.ts';
@@ -15,6 +15,7 @@ import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
 import { resourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
 import { Transport } from '../kube/transport.ts';
+import { LeadershipFence } from '../kube/write-fence.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
@@ -43,7 +44,7 @@ export interface ServerDeps {
   env: Readonly<Record<string, string | undefined>>;
   /** Where the in-cluster token and ca.crt are read. */
   serviceAccountDir: string;
-  clock: Clock;
+  clock: MonotonicClock;
   hostname: string;
   /** Build information for the User-Agent. */
   version: { gitVersion: string; gitCommit: string };
@@ -115,8 +116,11 @@ export async function runServer(options: Options, logger: Logger, overrides: Par
 function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness) {
   const { clock, metrics } = deps;
   const ua = (suffix: string) => userAgent({ program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit }, suffix);
+  // With leader election, every client set's writes pass the elector's fence:
+  // a leader frozen past its lease must not write after it resumes.
+  const fence = options.leaderElection.leaderElect ? new LeadershipFence(clock) : undefined;
   const clientSet = (suffix: string) =>
-    new RestClient({ transport, userAgent: ua(suffix), qps: options.kubeApiQps, burst: options.kubeApiBurst, clock, metrics: metrics.rest });
+    new RestClient({ transport, userAgent: ua(suffix), qps: options.kubeApiQps, burst: options.kubeApiBurst, clock, metrics: metrics.rest, ...(fence ? { fence } : {}) });
   // Each client set has its own token bucket, as in Go.
   const core = clientSet(COMPONENT);
   const volcano = clientSet(COMPONENT);
@@ -178,6 +182,7 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
       renewDeadlineMs: le.renewDeadlineMs,
       retryPeriodMs: le.retryPeriodMs,
       clock,
+      ...(fence ? { fence } : {}),
       logger,
       events: eventSink(rest),
       onLeadingChanged: (leading) => metrics.leaderStatus(le.resourceName, leading),

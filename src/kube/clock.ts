@@ -12,8 +12,20 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const realClock: Clock = {
+/**
+ * A Clock that also reads monotonic time, for deadlines that must hold even
+ * when the wall clock is stepped. Like Go's monotonic reading (CLOCK_MONOTONIC),
+ * it keeps advancing while the process is stopped (SIGSTOP, a stall), so a
+ * process that resumes sees how long it was frozen.
+ */
+export interface MonotonicClock extends Clock {
+  /** Milliseconds from an arbitrary origin; never goes backwards. */
+  monotonic(): number;
+}
+
+export const realClock: MonotonicClock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep(ms, signal) {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));

@@ -8,16 +8,24 @@
 // aborts while leading, it waits for OnStartedLeading's work to finish and then
 // releases the Lease (empty holder, leaseDurationSeconds 1, as client-go's
 // ReleaseOnCancel) so a standby takes over within about one retry period.
+//
+// A second one: the elector feeds a LeadershipFence (write-fence.ts) that the
+// REST clients consult before every write. Once leading, nothing is written,
+// the Lease renewal included, unless the last successful renewal was sent less
+// than the renew deadline ago on the monotonic clock; when the fence refuses a
+// write, leadership ends at once. Lease observation times are monotonic too, as
+// Go's time.Now() comparisons are.
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.ts';
 import { childSignal } from './abort.ts';
 import { jitter } from './backoff.ts';
-import type { Clock } from './clock.ts';
+import type { MonotonicClock } from './clock.ts';
 import { isNotFound } from './errors.ts';
 import { referenceTo, type EventSink } from './events.ts';
 import type { LeaderElectionRecord, ResourceLock } from './lease-lock.ts';
+import { FencedError, LeadershipFence } from './write-fence.ts';
 
 export const JITTER_FACTOR = 1.2;
 
@@ -37,7 +45,9 @@ export interface LeaderElectionConfig {
   callbacks: LeaderCallbacks;
   /** Release the Lease when the signal aborts while leading (default true). */
   releaseOnCancel?: boolean;
-  clock: Clock;
+  clock: MonotonicClock;
+  /** The fence the REST clients consult; the elector makes its own when none is shared. */
+  fence?: LeadershipFence;
   logger: Logger;
   events?: EventSink;
   /** leader_election_master_status. */
@@ -53,6 +63,7 @@ export function newIdentity(host: string = hostname()): string {
 export class LeaderElector {
   private readonly cfg: LeaderElectionConfig;
   private readonly log: Logger;
+  private readonly fence: LeadershipFence;
   private observedRecord: LeaderElectionRecord | undefined;
   private observedRaw = '';
   private observedTime = 0;
@@ -62,6 +73,7 @@ export class LeaderElector {
     if (cfg.leaseDurationMs <= cfg.renewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
     if (cfg.renewDeadlineMs <= JITTER_FACTOR * cfg.retryPeriodMs) throw new Error('renewDeadline must be greater than retryPeriod*JitterFactor');
     this.cfg = cfg;
+    this.fence = cfg.fence ?? new LeadershipFence(cfg.clock);
     this.log = cfg.logger.with({ lock: cfg.lock.describe(), identity: cfg.identity });
   }
 
@@ -95,6 +107,7 @@ export class LeaderElector {
         await this.release();
       }
     } finally {
+      this.fence.end('leader election ended');
       this.cfg.callbacks.onStoppedLeading();
     }
   }
@@ -118,71 +131,101 @@ export class LeaderElector {
     }
   }
 
-  /** Renews every retry period; returns when `signal` aborts or the renew deadline passed without success. */
+  /**
+   * Renews every retry period; returns when `signal` aborts or the fence shut:
+   * the renew deadline passed since the last successful renewal, or a write was
+   * refused anywhere in the process. client-go counts the deadline from the
+   * start of a renew attempt; here it counts from the last success, so a
+   * leader stops writing at least leaseDuration - renewDeadline before a
+   * standby may take over. A lost lease is neither released nor re-acquired,
+   * and its "stopped leading" Event is not written: another replica may hold it.
+   */
   private async renew(signal: AbortSignal): Promise<void> {
     const { clock, retryPeriodMs, renewDeadlineMs } = this.cfg;
-    while (!signal.aborted) {
-      const attempt = childSignal(signal);
-      const timer = new AbortController();
-      clock.sleep(renewDeadlineMs, timer.signal).then(
-        () => attempt.abort(new Error('renew deadline exceeded')),
-        () => {},
-      );
-      let renewed = false;
-      try {
-        for (;;) {
-          renewed = await this.tryAcquireOrRenew(attempt.signal);
-          if (renewed || attempt.signal.aborted) break;
-          try {
-            await clock.sleep(retryPeriodMs, attempt.signal);
-          } catch {
-            break;
+    const renewing = childSignal(signal);
+    const onFenceShut = () => renewing.abort(this.fence.ended.reason);
+    this.fence.ended.addEventListener('abort', onFenceShut, { once: true });
+    try {
+      while (!renewing.signal.aborted) {
+        const attempt = childSignal(renewing.signal);
+        const timer = new AbortController();
+        clock.sleep(this.fence.remainingMs(), timer.signal).then(
+          () => this.fence.end(`no successful renewal within the renew deadline of ${renewDeadlineMs} ms`),
+          () => {},
+        );
+        let renewed = false;
+        try {
+          for (;;) {
+            renewed = await this.tryAcquireOrRenew(attempt.signal);
+            if (renewed || attempt.signal.aborted) break;
+            try {
+              await clock.sleep(retryPeriodMs, attempt.signal);
+            } catch {
+              break;
+            }
           }
+        } finally {
+          timer.abort();
+          attempt.dispose();
         }
-      } finally {
-        timer.abort();
-        attempt.dispose();
+        this.maybeReportTransition();
+        if (!renewed) break;
+        try {
+          await clock.sleep(retryPeriodMs, renewing.signal);
+        } catch {
+          break;
+        }
       }
-      this.maybeReportTransition();
-      if (signal.aborted) return;
-      if (!renewed) {
-        this.log.info('Failed to renew lease', { reason: 'timed out waiting for the condition' });
-        this.event('stopped leading');
-        return;
-      }
-      try {
-        await clock.sleep(retryPeriodMs, signal);
-      } catch {
-        return;
-      }
+    } finally {
+      this.fence.ended.removeEventListener('abort', onFenceShut);
+      renewing.dispose();
     }
+    if (!signal.aborted) this.log.error('Failed to renew lease, leadership lost', { reason: message(this.fence.ended.reason) });
   }
 
-  private isLeaseValid(now: number): boolean {
-    return this.observedTime + (this.observedRecord?.leaseDurationSeconds ?? 0) * 1000 > now;
+  private isLeaseValid(monotonicNow: number): boolean {
+    return this.observedTime + (this.observedRecord?.leaseDurationSeconds ?? 0) * 1000 > monotonicNow;
   }
 
   private setObserved(record: LeaderElectionRecord, raw?: string): void {
     this.observedRecord = record;
     if (raw !== undefined) this.observedRaw = raw;
-    this.observedTime = this.cfg.clock.now();
+    this.observedTime = this.cfg.clock.monotonic();
+  }
+
+  /** A Lease write, refused by the fence once leading and past the renew deadline. */
+  private async write(op: () => Promise<void>): Promise<void> {
+    this.fence.check();
+    await op();
   }
 
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const { lock, clock, identity } = this.cfg;
-    const now = clock.now();
-    const record = newRecord(identity, Math.floor(this.cfg.leaseDurationMs / 1000), now, 0);
+    const { lock, clock, identity, renewDeadlineMs } = this.cfg;
+    // A leader past its renew deadline (e.g. just resumed from a freeze) stops
+    // here, before even reading the Lease: it must not re-acquire by writing.
+    try {
+      this.fence.check();
+    } catch {
+      return false;
+    }
+    // The term is counted from before anything is sent: the server applied the write later, never earlier.
+    const sentAt = clock.monotonic();
+    const record = newRecord(identity, Math.floor(this.cfg.leaseDurationMs / 1000), clock.now(), 0);
+    const succeeded = (written: LeaderElectionRecord): true => {
+      this.setObserved(written);
+      this.fence.renewed(sentAt, renewDeadlineMs);
+      return true;
+    };
 
     // Fast path: still leader and the lease is valid locally → write from the cached record.
-    if (this.isLeader() && this.isLeaseValid(now)) {
+    if (this.isLeader() && this.isLeaseValid(sentAt)) {
       const old = this.observedRecord!;
       const renewal = { ...record, acquireTime: old.acquireTime, leaderTransitions: old.leaderTransitions };
       try {
-        await lock.update(renewal, signal);
-        this.setObserved(renewal);
-        return true;
+        await this.write(() => lock.update(renewal, signal));
+        return succeeded(renewal);
       } catch (err) {
-        if (signal.aborted) return false;
+        if (signal.aborted || err instanceof FencedError) return false;
         this.log.v(2).info('Failed to update lock optimistically, falling back to slow path', { err: message(err) });
       }
     }
@@ -196,17 +239,16 @@ export class LeaderElector {
         return false;
       }
       try {
-        await lock.create(record, signal);
+        await this.write(() => lock.create(record, signal));
       } catch (createErr) {
         if (!signal.aborted) this.log.error('Error initially creating leader election record', { err: message(createErr) });
         return false;
       }
-      this.setObserved(record);
-      return true;
+      return succeeded(record);
     }
 
     if (current.raw !== this.observedRaw) this.setObserved(current.record, current.raw);
-    if (current.record.holderIdentity !== '' && this.isLeaseValid(now) && !this.isLeader()) {
+    if (current.record.holderIdentity !== '' && this.isLeaseValid(sentAt) && !this.isLeader()) {
       this.log.v(4).info('Lock is held by another identity and has not yet expired', { holder: current.record.holderIdentity });
       return false;
     }
@@ -218,20 +260,19 @@ export class LeaderElector {
       record.leaderTransitions = current.record.leaderTransitions + 1;
     }
     try {
-      await lock.update(record, signal);
+      await this.write(() => lock.update(record, signal));
     } catch (err) {
       if (!signal.aborted) this.log.error('Failed to update lock', { err: message(err) });
       return false;
     }
-    this.setObserved(record);
-    return true;
+    return succeeded(record);
   }
 
   /** ReleaseOnCancel: an empty holder with a 1 s lease lets a standby take over at its next retry. */
   private async release(): Promise<void> {
     const record = newRecord('', 1, this.cfg.clock.now(), this.observedRecord?.leaderTransitions ?? 0);
     try {
-      await this.cfg.lock.update(record, AbortSignal.timeout(this.cfg.renewDeadlineMs));
+      await this.write(() => this.cfg.lock.update(record, AbortSignal.timeout(this.cfg.renewDeadlineMs)));
       this.setObserved(record);
       this.log.info('Released leader lease');
     } catch (err) {

@@ -2,8 +2,8 @@
 // bucket enforcing --kube-api-qps/--kube-api-burst on every request including
 // watch (re)starts, a deadline on every call except watches (which carry
 // timeoutSeconds and an idle guard instead), Status error bodies as ApiError,
-// retries of 429/5xx with backoff honouring Retry-After, and the
-// rest_client_* metrics.
+// retries of 429/5xx with backoff honouring Retry-After, the rest_client_*
+// metrics, and an optional write fence consulted before every write.
 
 import type { IncomingMessage } from 'node:http';
 import { parseJson } from '../util/syntax-error.ts';
@@ -15,6 +15,7 @@ import { errorFromResponse, isStatusBody, parseRetryAfter, statusToError } from 
 import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
 import { TokenBucket } from './workqueue.ts';
+import { FencedError, type WriteFence } from './write-fence.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 5;
@@ -71,6 +72,8 @@ export interface RestClientOptions {
   /** Defaults MAX_RESPONSE_BYTES / MAX_WATCH_EVENT_BYTES (tests lower them). */
   maxResponseBytes?: number;
   maxWatchEventBytes?: number;
+  /** Asked before every request that is not a GET (reads and watches are never fenced). */
+  fence?: WriteFence;
 }
 
 /** A response or watch event beyond its size limit; retrying the same request would only fetch it again. */
@@ -95,6 +98,7 @@ export class RestClient {
   private readonly maxRetries: number;
   private readonly random: () => number;
   private readonly bodyLimits: BodyLimits;
+  private readonly fence: WriteFence | undefined;
 
   constructor(opts: RestClientOptions) {
     this.transport = opts.transport;
@@ -107,6 +111,7 @@ export class RestClient {
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.random = opts.random ?? Math.random;
     this.bodyLimits = { response: opts.maxResponseBytes ?? MAX_RESPONSE_BYTES, watchEvent: opts.maxWatchEventBytes ?? MAX_WATCH_EVENT_BYTES };
+    this.fence = opts.fence;
   }
 
   /** Sends a request and returns the decoded JSON body (undefined when empty). */
@@ -156,13 +161,19 @@ export class RestClient {
     const started = performance.now();
     const path = this.url(req);
     try {
+      const credentials = await this.transport.credentials();
+      // Last moment before the request goes on the wire, after every wait (rate
+      // limiter, credentials): the process may have been frozen during any of them.
+      if (req.method !== 'GET') this.fence?.check();
       const res = await this.transport.send(
         { method: req.method, path, headers, signal, ...(body !== undefined ? { body } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}) },
-        await this.transport.credentials(),
+        credentials,
       );
       this.metrics?.requestDone(this.transport.host, req.method, String(res.statusCode), performance.now() - started);
       return res;
     } catch (err) {
+      // Refused by the fence: nothing was sent, so no request to count, and never retried (not a GET).
+      if (err instanceof FencedError) throw err;
       this.metrics?.requestDone(this.transport.host, req.method, '<error>', performance.now() - started);
       if (signal.aborted) throw signal.reason;
       throw new Error(`${req.method} ${this.transport.config.server}${path}: ${(err as Error).message}`, { cause: err });

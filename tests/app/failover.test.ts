@@ -1,68 +1,27 @@
-// Three replicas of what we ship (the built executable when dist/ has it,
-// else src/main.ts through tsx) against the API server stand-in with the
-// chart's RBAC: exactly one leader, every replica ready (followers through
-// OnNewLeader), /healthz and /metrics served; `kill -9` of the leader fails
-// over within the lease duration plus retry periods; SIGTERM of the leader
-// releases the Lease so a standby takes over well before the lease would expire.
+// Three replicas of what we ship (the built executable) against the API
+// server stand-in with the chart's RBAC: exactly one leader, every replica
+// ready (followers through OnNewLeader), /healthz and /metrics served;
+// `kill -9` of the leader fails over within the lease duration plus retry
+// periods; SIGTERM of the leader releases the Lease so a standby takes over
+// well before the lease would expire.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { killReplicas, startReplica, type Replica } from '../support/replica-process.ts';
 import { waitFor } from '../support/wait.ts';
-import { freePorts } from '../support/ports.ts';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BINARY = join(ROOT, 'dist/vc-hypernode-controller-manager');
 const NS = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
 const LEASE_S = 6;
 const RETRY_MS = 500;
 /** Scheduling slack on a loaded 2-core machine. */
 const SLACK_MS = 3_000;
-
-interface Replica {
-  child: ChildProcess;
-  health: number;
-  metrics: number;
-  stderr: string;
-  exit: Promise<number | null>;
-  identity(): string | undefined;
-}
-
-async function startReplica(kubeconfig: string): Promise<Replica> {
-  const [health, metrics] = await freePorts(2);
-  const flags = [
-    `--kubeconfig=${kubeconfig}`,
-    '--enable-healthz=true',
-    '--enable-metrics=true',
-    `--healthz-address=127.0.0.1:${health}`,
-    `--listen-address=127.0.0.1:${metrics}`,
-    '--leader-elect=true',
-    `--leader-elect-resource-namespace=${NS}`,
-    `--leader-elect-resource-name=${LEASE}`,
-    `--leader-elect-lease-duration=${LEASE_S}s`,
-    '--leader-elect-renew-deadline=4s',
-    `--leader-elect-retry-period=${RETRY_MS}ms`,
-    '-v=2',
-  ];
-  const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...flags]];
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const r: Replica = {
-    child,
-    health,
-    metrics,
-    stderr: '',
-    exit: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
-    identity: () => /identity="([^"]+)"/.exec(r.stderr)?.[1],
-  };
-  child.stderr!.on('data', (d) => (r.stderr += d));
-  return r;
-}
+const TIMINGS = { leaseDuration: `${LEASE_S}s`, renewDeadline: '4s', retryPeriod: `${RETRY_MS}ms` };
 
 async function httpStatus(port: number, path: string): Promise<number> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`);
@@ -79,8 +38,7 @@ test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'failover-'));
 });
 test.after(async () => {
-  for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
-  await Promise.all(replicas.map((r) => r.exit));
+  await killReplicas(replicas);
   await api.close();
   rmSync(dir, { recursive: true });
 });
@@ -89,7 +47,7 @@ const holder = () => String((api.store.get('leases', LEASE, NS) as (KubeObject &
 
 test('one leader among three replicas; kill -9 fails over within the lease; SIGTERM hands over within about two retry periods', async () => {
   const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(`system:serviceaccount:${NS}:hn`, hypernodeControllerRbac(NS, LEASE)) });
-  for (let i = 0; i < 3; i++) replicas.push(await startReplica(kubeconfig));
+  for (let i = 0; i < 3; i++) replicas.push(await startReplica({ kubeconfig, namespace: NS, leaseName: LEASE, timings: TIMINGS }));
 
   await waitFor(() => replicas.every((r) => r.identity()), { timeoutMs: 20_000, what: 'every replica campaigning' });
   for (const r of replicas) {
@@ -98,7 +56,7 @@ test('one leader among three replicas; kill -9 fails over within the lease; SIGT
   }
   const leaders = () => replicas.filter((r) => r.identity() === holder());
   assert.is(leaders().length, 1, 'exactly one leader');
-  assert.is(replicas.filter((r) => r.stderr.includes('Successfully acquired lease')).length, 1);
+  assert.is(replicas.filter((r) => r.log().includes('Successfully acquired lease')).length, 1);
   const first = leaders()[0]!;
   const metrics = await (await fetch(`http://127.0.0.1:${first.metrics}/metrics`)).text();
   for (const family of ['rest_client_requests_total{', 'rest_client_request_duration_seconds_bucket{', `leader_election_master_status{name="${LEASE}"} 1`, 'process_cpu_seconds_total', 'workqueue_depth']) {
@@ -122,7 +80,7 @@ test('one leader among three replicas; kill -9 fails over within the lease; SIGT
   await waitFor(() => holder() === third.identity(), { timeoutMs: 2 * RETRY_MS + SLACK_MS, what: 'standby leading after SIGTERM' });
   assert.ok(2 * RETRY_MS + SLACK_MS < LEASE_S * 1000, 'the deadline proves the Lease was released, not expired');
   assert.is(await second.exit, 0);
-  assert.match(second.stderr, 'Released leader lease');
+  assert.match(second.log(), 'Released leader lease');
 
   third.child.kill('SIGTERM');
   assert.is(await third.exit, 0);

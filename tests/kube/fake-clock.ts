@@ -2,7 +2,7 @@
 // sleepers in time order and lets the promise chains they wake run before
 // moving on, so timing-dependent code is tested without sleeping.
 
-import { abortReason, type Clock } from '../../src/kube/clock.ts';
+import { abortReason, type MonotonicClock } from '../../src/kube/clock.ts';
 
 interface Sleeper {
   due: number;
@@ -15,7 +15,7 @@ export async function settle(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((r) => setImmediate(r));
 }
 
-export class FakeClock implements Clock {
+export class FakeClock implements MonotonicClock {
   private t: number;
   private seq = 0;
   private sleepers: Sleeper[] = [];
@@ -25,6 +25,11 @@ export class FakeClock implements Clock {
   }
 
   now(): number {
+    return this.t;
+  }
+
+  /** Moves with now(): the fake wall clock is never stepped. */
+  monotonic(): number {
     return this.t;
   }
 
@@ -51,6 +56,14 @@ export class FakeClock implements Clock {
   /** Number of pending sleeps (to wait until code under test is parked). */
   pending(): number {
     return this.sleepers.length;
+  }
+
+  /**
+   * Moves time forward by `ms` without waking anyone, as when the process was
+   * frozen: the sleepers that came due are overdue and wake at the next advance().
+   */
+  jump(ms: number): void {
+    this.t += ms;
   }
 
   /** Moves time forward by `ms`, waking sleepers in order as their time comes. */

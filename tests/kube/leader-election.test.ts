@@ -1,12 +1,18 @@
 // Leader election state machine with a fake clock and an in-memory Lease store:
-// client-go's record rules and timings, and the release on shutdown.
+// client-go's record rules and timings, the release on shutdown, and the write
+// fence that keeps a leader frozen past its lease from writing when it resumes.
 
+import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/kube/errors.ts';
 import type { EventSink, ObjectReference } from '../../src/kube/events.ts';
 import { LeaderElector, newIdentity } from '../../src/kube/leader-election.ts';
 import { formatMicroTime, recordFromSpec, specFromRecord, type LeaderElectionRecord, type Lease, type LeaseSpec, type ResourceLock } from '../../src/kube/lease-lock.ts';
+import { RestClient } from '../../src/kube/rest.ts';
+import type { Transport } from '../../src/kube/transport.ts';
+import { FencedError, LeadershipFence } from '../../src/kube/write-fence.ts';
 import { nullLogger } from '../../src/log.ts';
 import { FakeClock, settle } from './fake-clock.ts';
 
@@ -20,6 +26,8 @@ class LeaseStore {
   private rv = 0;
   writes = 0;
   failing = new Set<string>();
+  /** While set, Lease writes wait for it before they are applied (an answer in flight). */
+  gate: Promise<void> | undefined;
   get(): Lease {
     if (!this.lease) throw new ApiError('leases "l" not found', 404, 'NotFound');
     return structuredClone(this.lease);
@@ -53,6 +61,7 @@ class MemoryLock implements ResourceLock {
   }
   async update(r: LeaderElectionRecord) {
     if (!this.last) throw new Error('lease not initialized');
+    await this.store.gate;
     this.last = this.store.put({ ...this.last, spec: specFromRecord(r) }, false, this.who);
   }
   describe() {
@@ -76,7 +85,7 @@ interface Candidate {
   events: string[];
 }
 
-function candidate(store: LeaseStore, clock: FakeClock, id: string, opts: { workStopMs?: number } = {}): Candidate {
+function candidate(store: LeaseStore, clock: FakeClock, id: string, opts: { workStopMs?: number; fence?: LeadershipFence } = {}): Candidate {
   const c = { id, started: 0, stopped: 0, leading: false, leaders: [], workDone: false, events: [] } as unknown as Candidate;
   const events: EventSink = {
     async record(_ref: ObjectReference, _type, _reason, message) {
@@ -91,6 +100,7 @@ function candidate(store: LeaseStore, clock: FakeClock, id: string, opts: { work
     renewDeadlineMs: RENEW_MS,
     retryPeriodMs: RETRY_MS,
     clock,
+    ...(opts.fence ? { fence: opts.fence } : {}),
     logger: nullLogger,
     events,
     random: () => 0,
@@ -192,20 +202,21 @@ test('a follower waits while the lease is valid, reports the leader, and takes o
   assert.is(store.spec().acquireTime, store.spec().renewTime);
   await settle();
   assert.equal(b.leaders, ['a_1', 'b_2']);
-  // meanwhile a could not renew within the renew deadline: it lost leadership.
+  // meanwhile a could not renew within the renew deadline: it lost leadership,
+  // without a "stopped leading" Event (a write after the deadline is fenced).
   assert.is(a.stopped, 1);
-  assert.equal(a.events, ['a_1 became leader', 'a_1 stopped leading']);
+  assert.equal(a.events, ['a_1 became leader']);
   await a.done;
   await stopCandidate(b, clock);
 });
 
-test('a leader that cannot renew within the renew deadline stops leading and its work is cancelled', async () => {
+test('a leader that cannot renew stops leading once its last successful renewal is a renew deadline old; its work is cancelled', async () => {
   const clock = new FakeClock();
   const store = new LeaseStore();
   const a = candidate(store, clock, 'a_1');
   await settle();
   store.failing.add('a_1');
-  await clock.advance(RETRY_MS + RENEW_MS - 1);
+  await clock.advance(RENEW_MS - 1);
   assert.is(a.stopped, 0, 'still within the renew deadline');
   await clock.advance(2);
   await a.done;
@@ -248,6 +259,107 @@ test('a follower signalled while waiting to acquire returns promptly and calls O
   assert.is(b.stopped, 1);
   assert.is(store.spec().holderIdentity, 'a_1', 'a follower never writes the Lease on shutdown');
   await stopCandidate(a, clock);
+});
+
+/** A Transport that answers every request with `{}` and counts what was sent. */
+function countingTransport(): { transport: Transport; sent: string[] } {
+  const sent: string[] = [];
+  const transport = {
+    host: 'api.test',
+    config: { server: 'https://api.test' },
+    credentials: async () => ({ headers: {} }),
+    send: async (req: { method: string; path: string }) => {
+      sent.push(`${req.method} ${req.path}`);
+      return Object.assign(Readable.from([Buffer.from('{}')]), { statusCode: 200, headers: {} }) as unknown as IncomingMessage;
+    },
+  } as unknown as Transport;
+  return { transport, sent };
+}
+
+/** A leader `a_1` whose REST client writes through the elector's fence. */
+async function fencedLeader() {
+  const clock = new FakeClock();
+  const store = new LeaseStore();
+  const fence = new LeadershipFence(clock);
+  const { transport, sent } = countingTransport();
+  const rest = new RestClient({ transport, userAgent: 'test', qps: 1000, burst: 1000, clock, fence });
+  const a = candidate(store, clock, 'a_1', { fence });
+  await settle();
+  assert.ok(a.leading);
+  const put = () => rest.request({ method: 'PUT', path: '/apis/example.io/v1/things/t', body: {} });
+  return { clock, store, a, rest, sent, put };
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+test('fence: a leader writes while its last renewal is younger than the renew deadline; reads are never fenced', async () => {
+  const { clock, a, rest, sent, put } = await fencedLeader();
+  await put();
+  await clock.advance(RENEW_MS * 2); // renewals every retry period keep the fence open
+  await put();
+  assert.equal(sent, ['PUT /apis/example.io/v1/things/t', 'PUT /apis/example.io/v1/things/t']);
+  assert.is(a.stopped, 0);
+  await stopCandidate(a, clock);
+  await rest.request({ method: 'GET', path: '/api/v1/nodes' });
+  assert.equal(sent.at(-1), 'GET /api/v1/nodes', 'a read after leadership ended still goes out');
+});
+
+test('fence: a leader frozen past the renew deadline refuses its first write on resuming, before its renew timer ran, sends nothing and stops leading', async () => {
+  const { clock, store, a, sent, put } = await fencedLeader();
+  const leaseWrites = store.writes;
+  // Frozen: time moves on, the overdue renew timer has not fired yet when the write comes.
+  clock.jump(RENEW_MS);
+  const err = await rejection(put());
+  assert.instance(err, FencedError);
+  assert.match((err as Error).message, /renew deadline/);
+  assert.equal(sent, [], 'nothing went on the wire');
+  await settle();
+  assert.is(a.stopped, 1, 'leadership ended without any timer running');
+  assert.not.ok(a.leading);
+  assert.ok(a.workDone, 'the leader work saw its signal abort');
+  await a.done;
+  // Nothing afterwards: no renewal, no re-acquire, no further write.
+  await clock.advance(LEASE_MS * 3);
+  assert.instance(await rejection(put()), FencedError);
+  assert.is(store.writes, leaseWrites, 'no Lease write after the freeze');
+  assert.equal(sent, []);
+});
+
+test('fence: a Lease renewal attempted after the renew deadline writes nothing and leadership is lost', async () => {
+  const { clock, store, a, put } = await fencedLeader();
+  const leaseWrites = store.writes;
+  clock.jump(RENEW_MS + 1);
+  await clock.advance(0); // only the overdue renew timer runs
+  assert.is(store.writes, leaseWrites, 'the renewal was not sent');
+  assert.is(a.stopped, 1);
+  await a.done;
+  assert.is(store.spec().holderIdentity, 'a_1');
+  await clock.advance(LEASE_MS * 3);
+  assert.is(store.writes, leaseWrites, 'no attempt to re-acquire');
+  assert.instance(await rejection(put()), FencedError);
+});
+
+test('fence: a renewal answered after a freeze counts from when it was sent, so it does not reopen the fence', async () => {
+  const { clock, store, a, sent, put } = await fencedLeader();
+  let answer!: () => void;
+  store.gate = new Promise<void>((r) => (answer = r));
+  await clock.advance(RETRY_MS); // the renewal is in flight
+  clock.jump(RENEW_MS); // frozen until its answer arrives
+  store.gate = undefined;
+  answer();
+  await settle();
+  assert.is(store.spec().renewTime, formatMicroTime(clock.now() - RENEW_MS), 'the renewal itself was applied');
+  assert.instance(await rejection(put()), FencedError);
+  assert.equal(sent, []);
+  await settle();
+  assert.is(a.stopped, 1);
 });
 
 test('timings are validated as client-go does', () => {

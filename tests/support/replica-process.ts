@@ -1,0 +1,104 @@
+// Replicas of the built executable for the leader-election scenarios (fail
+// over, fencing): each with its own kubeconfig (so the stand-in's request log
+// tells replicas apart by user), short lease timings, health and metrics
+// listeners on free ports, and its log captured. A replica that is stopped
+// (SIGSTOP) or still running when the test ends is resumed and killed, even if
+// the test process exits abruptly, so none outlives the test.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { join } from 'node:path';
+import { BINARY, BUNDLE } from './controller-process.ts';
+import { freePorts } from './ports.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+export interface LeaseTimings {
+  /** Go durations, as passed to the flags. */
+  leaseDuration: string;
+  renewDeadline: string;
+  retryPeriod: string;
+}
+
+export interface ReplicaOptions {
+  kubeconfig: string;
+  /** KUBE_POD_NAMESPACE and the Lease namespace. */
+  namespace: string;
+  leaseName: string;
+  timings: LeaseTimings;
+}
+
+export interface Replica {
+  readonly child: ChildProcess;
+  readonly health: number;
+  readonly metrics: number;
+  /** stdout and stderr so far (klog lines and the final error). */
+  log(): string;
+  /** The exit code, or 128 + signal number when killed by a signal. */
+  readonly exit: Promise<number>;
+  running(): boolean;
+  /** The leader-election identity it logged, once it started campaigning. */
+  identity(): string | undefined;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  }
+});
+
+/** Starts dist/vc-hypernode-controller-manager (the SEA, else the bundle on this Node) with leader election on. */
+export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
+  const [health, metrics] = await freePorts(2);
+  const flags = [
+    `--kubeconfig=${opts.kubeconfig}`,
+    '--enable-healthz=true',
+    '--enable-metrics=true',
+    `--healthz-address=127.0.0.1:${health}`,
+    `--listen-address=127.0.0.1:${metrics}`,
+    '--leader-elect=true',
+    `--leader-elect-resource-namespace=${opts.namespace}`,
+    `--leader-elect-resource-name=${opts.leaseName}`,
+    `--leader-elect-lease-duration=${opts.timings.leaseDuration}`,
+    `--leader-elect-renew-deadline=${opts.timings.renewDeadline}`,
+    `--leader-elect-retry-period=${opts.timings.retryPeriod}`,
+    '-v=2',
+  ];
+  if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
+  const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' };
+  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  // 'close', not 'exit': only then has everything the process wrote been read.
+  const exit = new Promise<number>((resolve) => {
+    child.on('close', (code, signal) => {
+      live.delete(child);
+      resolve(code ?? 128 + (signal ? osConstants.signals[signal] : 0));
+    });
+  });
+  return {
+    child,
+    health,
+    metrics,
+    log: () => log,
+    exit,
+    running: () => child.exitCode === null && child.signalCode === null,
+    identity: () => /identity="([^"]+)"/.exec(log)?.[1],
+  };
+}
+
+/** Resumes and kills every replica still running, and waits for the exits. */
+export async function killReplicas(replicas: readonly Replica[]): Promise<void> {
+  for (const r of replicas) {
+    if (!r.running()) continue;
+    r.child.kill('SIGCONT');
+    r.child.kill('SIGKILL');
+  }
+  await Promise.all(replicas.map((r) => r.exit));
+}
