@@ -73,7 +73,7 @@ function asCached(hn: HyperNode, revision: number): HyperNode {
       managedFields: [{ manager: 'vc-hypernode-controller-manager', operation: 'Update', apiVersion: HYPERNODE_API_VERSION, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1' }],
     } as HyperNode['metadata'],
     spec: copy.spec,
-    status: { nodeCount: copy.spec.members?.length ?? 0 },
+    status: { nodeCount: copy.spec!.members?.length ?? 0 },
   };
 }
 

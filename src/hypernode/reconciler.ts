@@ -13,6 +13,7 @@ import type { KubeObject, Lister } from '../kube/types.ts';
 import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
+import { labelValue } from './labels.ts';
 import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
 
 /** client-go's retry.DefaultRetry: 5 attempts, ~10 ms apart. */
@@ -158,7 +159,7 @@ export class TopologyReconciler {
     const version = holder.metadata.resourceVersion ?? '';
     conflicts.set(name, version);
     if (this.reportedConflicts.get(source)?.get(name) === version) return;
-    const owner = holder.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
+    const owner = labelValue(holder.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL);
     const message = owner
       ? `HyperNode ${name} is owned by discovery source "${owner}"; source "${source}" also describes it and leaves it alone`
       : `HyperNode ${name} has no ${NETWORK_TOPOLOGY_SOURCE_LABEL} label; discovery source "${source}" describes it but does not take over objects it did not create`;
@@ -226,7 +227,7 @@ export function desiredUpdate(current: HyperNode, want: HyperNode): HyperNode {
 }
 
 function includesAll(have: Record<string, string> | undefined, want: Record<string, string> | undefined): boolean {
-  for (const [k, v] of Object.entries(want ?? {})) if (have?.[k] !== v) return false;
+  for (const [k, v] of Object.entries(want ?? {})) if (labelValue(have, k) !== v) return false;
   return true;
 }
 

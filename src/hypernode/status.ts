@@ -63,7 +63,11 @@ export class NodeCountSync {
     };
   }
 
-  /** The single status worker: returns once the queue is shut down and drained. */
+  /**
+   * The single status worker: returns once the queue is shut down and drained.
+   * It never rejects: a failure, even a bug, is logged and the item retried
+   * with backoff, so one odd HyperNode cannot stop the process.
+   */
   async run(): Promise<void> {
     for (;;) {
       const name = await this.queue.get();
@@ -117,12 +121,29 @@ export class NodeCountSync {
     if (this.nodeScanScheduled || this.queue.isShuttingDown()) return;
     this.nodeScanScheduled = true;
     this.deps.clock.sleep(NODE_EVENT_COALESCE_MS, this.stopCoalescing.signal).then(
-      () => {
+      this.guarded('node scan', () => {
         this.nodeScanScheduled = false;
         this.enqueueNodeDependent();
-      },
+      }),
       () => {},
     );
+  }
+
+  /**
+   * Wraps a callback this sync schedules itself (timers, promise callbacks):
+   * nobody awaits those, so a throw would be an unhandled rejection, which
+   * ends the process, and again at every start while the object that causes
+   * it exists. Informer handlers need no wrapper: the informer catches and
+   * logs what they throw.
+   */
+  private guarded(what: string, fn: () => void): () => void {
+    return () => {
+      try {
+        fn();
+      } catch (err) {
+        this.deps.logger.error('HyperNode status callback failed', { callback: what, err });
+      }
+    };
   }
 
   /**
