@@ -14,7 +14,7 @@ import { realClock } from '../../src/kube/clock.ts';
 import { Store } from '../../src/kube/store.ts';
 import { keepNameAndLabels } from '../../src/kube/informer.ts';
 import type { HyperNodeClient } from '../../src/hypernode/api/interface.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../src/hypernode/api/types.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../src/hypernode/api/types.ts';
 import { entryOf, parseConfig, sourceEntry } from '../../src/hypernode/config/loader.ts';
 import { discoverSnapshot } from '../../src/hypernode/discovery/label/grouping.ts';
 import { LABEL_SOURCE } from '../../src/hypernode/discovery/label/naming.ts';
@@ -73,7 +73,7 @@ function asCached(hn: HyperNode, revision: number): HyperNode {
       managedFields: [{ manager: 'vc-hypernode-controller-manager', operation: 'Update', apiVersion: HYPERNODE_API_VERSION, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1' }],
     } as HyperNode['metadata'],
     spec: copy.spec,
-    status: { nodeCount: copy.spec.members?.length ?? 0 },
+    status: { nodeCount: copy.spec!.members?.length ?? 0 },
   };
 }
 
@@ -94,7 +94,7 @@ export async function measureDiscoveryCpu(nodeObjects: readonly KubeObject[], di
   const empty = new Store<HyperNode>();
   const discover = (hyperNodes: Store<HyperNode>) => discoverSnapshot(nodes.list(), types, hyperNodes);
 
-  let snapshot: HyperNode[] = [];
+  let snapshot: DiscoveredHyperNode[] = [];
   const coldMs = await cpuMs(() => (snapshot = discover(empty)));
   const full = new Store<HyperNode>();
   for (const [i, hn] of snapshot.entries()) full.upsert(asCached(hn, i + 1));

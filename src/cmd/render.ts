@@ -9,7 +9,7 @@ import { stringify as toYaml } from 'yaml';
 import { colorize } from 'consola/utils';
 import { stringArrayKind, stringKind, type FlagKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
-import type { HyperNode } from '../hypernode/api/types.ts';
+import type { DiscoveredHyperNode } from '../hypernode/api/types.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { renderHyperNodeTree, type TreeStyle } from '../hypernode/hypernode-tree.ts';
@@ -111,7 +111,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   }
 }
 
-function formatOutput(hyperNodes: HyperNode[], format: OutputFormat, env: RenderEnvironment): string {
+function formatOutput(hyperNodes: DiscoveredHyperNode[], format: OutputFormat, env: RenderEnvironment): string {
   if (format === 'tree') return `${renderHyperNodeTree(hyperNodes, env.color ? COLOURED : undefined)}\n`;
   const list = { apiVersion: 'v1', kind: 'List', items: hyperNodes };
   return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : toYaml(list, { aliasDuplicateObjects: false, lineWidth: 0 });

@@ -1,31 +1,14 @@
 // Resolves HyperNode member selectors to node names, with the exact semantics
-// of Volcano's pkg/util/hypernode/member_selector.go (03-controller §3.1):
-// exact names count even without a Node; regexes are Go RE2 (via re2js) and
-// match anywhere in the name; an empty label selector selects nothing; any
-// compile or conversion error yields the empty set.
+// of Volcano's pkg/util/hypernode/member_selector.go: exact names count even
+// without a Node; regexes are Go RE2 (via re2js) and match anywhere in the
+// name; an empty label selector selects nothing; any compile or conversion
+// error, or a pattern over the size budget, yields the empty set. Members
+// are read as the CRD admits them: spec, members and selector may be absent.
 
-import { RE2JS } from 're2js';
 import type { Logger } from '../log.ts';
-import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, NodeMeta } from './api/types.ts';
-
-/** Compiled patterns are reused across status syncs; null records a compile error. */
-const regexCache = new Map<string, RE2JS | null>();
-/** Bounds the cache: patterns come from user objects and must not grow memory forever. */
-const REGEX_CACHE_MAX_ENTRIES = 1024;
-
-function compileRE2(pattern: string): RE2JS | null {
-  const cached = regexCache.get(pattern);
-  if (cached !== undefined) return cached;
-  let compiled: RE2JS | null;
-  try {
-    compiled = RE2JS.compile(pattern);
-  } catch {
-    compiled = null;
-  }
-  if (regexCache.size >= REGEX_CACHE_MAX_ENTRIES) regexCache.clear();
-  regexCache.set(pattern, compiled);
-  return compiled;
-}
+import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from './api/types.ts';
+import { hasLabel, labelValue } from './labels.ts';
+import { compileNodeNamePattern } from './node-name-pattern.ts';
 
 // --- label selector syntax (apimachinery validation) ------------------------
 
@@ -49,21 +32,26 @@ export function isLabelValue(value: string): boolean {
   return value === '' || (value.length <= 63 && QUALIFIED_NAME_PART.test(value));
 }
 
-type Requirement = (labels: Record<string, string>) => boolean;
+type Requirement = (labels: Readonly<Record<string, string>> | undefined) => boolean;
 
 function requirement(req: LabelSelectorRequirement): Requirement | undefined {
   const { key, operator } = req;
   const values = req.values ?? [];
-  if (!isQualifiedName(key) || !values.every(isLabelValue)) return undefined;
+  if (typeof key !== 'string' || !isQualifiedName(key) || !values.every((v) => typeof v === 'string' && isLabelValue(v))) return undefined;
+  // Own labels only: `constructor Exists` must not match every Node through Object.prototype.
+  const valueIn = (l: Readonly<Record<string, string>> | undefined) => {
+    const v = labelValue(l, key);
+    return v !== undefined && values.includes(v);
+  };
   switch (operator) {
     case 'In':
-      return values.length > 0 ? (l) => key in l && values.includes(l[key]!) : undefined;
+      return values.length > 0 ? valueIn : undefined;
     case 'NotIn':
-      return values.length > 0 ? (l) => !(key in l) || !values.includes(l[key]!) : undefined;
+      return values.length > 0 ? (l) => !valueIn(l) : undefined;
     case 'Exists':
-      return values.length === 0 ? (l) => key in l : undefined;
+      return values.length === 0 ? (l) => hasLabel(l, key) : undefined;
     case 'DoesNotExist':
-      return values.length === 0 ? (l) => !(key in l) : undefined;
+      return values.length === 0 ? (l) => !hasLabel(l, key) : undefined;
     default:
       return undefined;
   }
@@ -87,20 +75,41 @@ function toSelector(sel: LabelSelector): Requirement | undefined {
 
 // --- resolution --------------------------------------------------------------
 
-/** The node names one selector resolves to (Go GetMembers for a single selector). */
-export function resolveMembers(selector: MemberSelector, nodes: readonly NodeMeta[], logger?: Logger): Set<string> {
+/**
+ * The members of a HyperNode read from the cluster. The CRD lets a
+ * hand-made object omit `spec` and `members`; those have no members. Null
+ * is handled like absent, whatever the API server returns.
+ */
+export function membersOf(hyperNode: Pick<HyperNode, 'spec'>): MemberSpec[] {
+  const members = hyperNode.spec?.members;
+  return Array.isArray(members) ? members.filter((m): m is MemberSpec => typeof m === 'object' && m !== null) : [];
+}
+
+/**
+ * The node names one selector resolves to (Go GetMembers for a single
+ * selector). A member without a selector (the CRD requires only `type`)
+ * resolves to nothing, as Go's zero-value selector does.
+ */
+export function resolveMembers(selector: MemberSelector | undefined, nodes: readonly NodeMeta[], logger?: Logger): Set<string> {
   const result = new Set<string>();
+  if (typeof selector !== 'object' || selector === null) return result;
   if (selector.exactMatch) {
-    if (selector.exactMatch.name === '') return new Set();
-    result.add(selector.exactMatch.name);
+    const name = selector.exactMatch.name;
+    if (typeof name !== 'string' || name === '') return new Set();
+    result.add(name);
   }
   if (selector.regexMatch) {
-    const re = compileRE2(selector.regexMatch.pattern);
-    if (!re) {
-      logger?.error('Failed to compile regular expression', { pattern: selector.regexMatch.pattern });
+    const pattern = selector.regexMatch.pattern;
+    const compiled = typeof pattern === 'string' ? compileNodeNamePattern(pattern) : undefined;
+    if (!compiled?.ok) {
+      if (compiled?.reason === 'too-large') {
+        if (compiled.report) logger?.error('Regular expression is too large, it selects no nodes', { pattern: truncated(pattern), reason: compiled.detail });
+      } else if (!compiled || compiled.report) {
+        logger?.error('Failed to compile regular expression', { pattern: truncated(String(pattern)), err: compiled?.detail ?? 'pattern is not a string' });
+      }
       return new Set();
     }
-    for (const n of nodes) if (re.matcher(n.metadata.name).find()) result.add(n.metadata.name);
+    for (const n of nodes) if (compiled.re.matcher(n.metadata.name).find()) result.add(n.metadata.name);
   }
   if (selector.labelMatch) {
     const lm = selector.labelMatch;
@@ -111,23 +120,30 @@ export function resolveMembers(selector: MemberSelector, nodes: readonly NodeMet
       logger?.error('Failed to convert labelMatch to labelSelector', { labelMatch: lm });
       return new Set();
     }
-    for (const n of nodes) if (matches(n.metadata.labels ?? {})) result.add(n.metadata.name);
+    for (const n of nodes) if (matches(n.metadata.labels)) result.add(n.metadata.name);
   }
   return result;
 }
 
-/** status.nodeCount: distinct names all members resolve to; member `type` is ignored. */
+/** Log lines carry at most this much of a pattern: a rejected one can be ~1 MB. */
+const LOGGED_PATTERN_CHARS = 200;
+
+function truncated(pattern: string): string {
+  return pattern.length <= LOGGED_PATTERN_CHARS ? pattern : `${pattern.slice(0, LOGGED_PATTERN_CHARS)}… (${pattern.length} characters)`;
+}
+
 /**
  * True when the HyperNode's count depends on which Nodes exist (a regexMatch or
  * labelMatch member); exact names count without looking at Nodes.
  */
 export function dependsOnNodes(hyperNode: Pick<HyperNode, 'spec'>): boolean {
-  return (hyperNode.spec.members ?? []).some((m) => Boolean(m.selector.regexMatch || m.selector.labelMatch));
+  return membersOf(hyperNode).some((m) => Boolean(m.selector?.regexMatch || m.selector?.labelMatch));
 }
 
+/** status.nodeCount: distinct names all members resolve to; member `type` is ignored. */
 export function nodeCount(hyperNode: Pick<HyperNode, 'spec'>, nodes: readonly NodeMeta[], logger?: Logger): number {
   const all = new Set<string>();
-  for (const member of hyperNode.spec.members ?? []) {
+  for (const member of membersOf(hyperNode)) {
     for (const name of resolveMembers(member.selector, nodes, logger)) all.add(name);
   }
   return all.size;

@@ -14,7 +14,7 @@ import { StaticInformer } from '../kube/static-informer.ts';
 import type { Logger } from '../log.ts';
 import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from './api/interface.ts';
 import { compareBytes } from './api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from './api/types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from './api/types.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from './config/loader.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from './member-selector.ts';
@@ -40,7 +40,7 @@ export interface PreviewDeps {
 
 export interface Preview {
   /** What the enabled sources would write, sorted by tier, then name. */
-  readonly hyperNodes: HyperNode[];
+  readonly hyperNodes: DiscoveredHyperNode[];
   /** Things the controller would log and skip (names held by objects a source does not own). */
   readonly warnings: string[];
 }
@@ -91,7 +91,7 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
   const failures: SourceFailure[] = [];
   const producedBy = new Map<string, string>();
   const warnings: string[] = [];
-  const out: HyperNode[] = [];
+  const out: DiscoveredHyperNode[] = [];
   for (const outcome of outcomes) {
     if (outcome.failure !== undefined) {
       failures.push({ source: outcome.source, message: outcome.failure });
@@ -119,7 +119,7 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
 }
 
 /** The snapshot as the reconciler would write it, refused when it breaks a snapshot rule. */
-function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, HyperNode> {
+function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, DiscoveredHyperNode> {
   const desired = desiredByName(source, snapshot);
   const violations = validateSnapshot([...desired.values()]);
   if (violations.length > 0) {
@@ -164,7 +164,7 @@ async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, h
 }
 
 /** What an update of an adopted object sends: the cached labels and annotations with the desired ones over them. */
-function adopted(current: HyperNode, want: HyperNode): HyperNode {
+function adopted(current: HyperNode, want: DiscoveredHyperNode): DiscoveredHyperNode {
   const metadata = { ...want.metadata, labels: { ...current.metadata.labels, ...want.metadata.labels } };
   if (current.metadata.annotations || want.metadata.annotations) metadata.annotations = { ...current.metadata.annotations, ...want.metadata.annotations };
   return { ...want, metadata };
@@ -174,7 +174,7 @@ function adopted(current: HyperNode, want: HyperNode): HyperNode {
  * The object with status.nodeCount as the status sync would write it (absent
  * when 0, as Go omits it), its fields in the order kubectl prints them.
  */
-function withStatus(hn: HyperNode, nodes: readonly NodeMeta[]): HyperNode {
+function withStatus(hn: DiscoveredHyperNode, nodes: readonly NodeMeta[]): DiscoveredHyperNode {
   const count = nodeCount(hn, dependsOnNodes(hn) ? nodes : []);
   const { apiVersion, kind, metadata, spec, ...rest } = hn;
   return { apiVersion, kind, metadata, spec, ...rest, ...(count > 0 ? { status: { nodeCount: count } } : {}) };

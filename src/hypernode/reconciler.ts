@@ -13,7 +13,8 @@ import type { KubeObject, Lister } from '../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from './api/types.ts';
+import { labelValue } from './labels.ts';
 import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
 
@@ -54,7 +55,7 @@ export class TopologyReconciler {
   /** Per source: name → resourceVersion of the foreign object already reported. */
   private readonly reportedConflicts = new Map<string, Map<string, string>>();
   /** Per source: its latest desired snapshot by name, what every retry is decided against. */
-  private readonly desired = new Map<string, Map<string, HyperNode>>();
+  private readonly desired = new Map<string, Map<string, DiscoveredHyperNode>>();
   /**
    * `source/name` of objects whose write failed. Each waits its own
    * exponential backoff; the worker then decides that one object again from
@@ -70,7 +71,7 @@ export class TopologyReconciler {
     this.failures = new WriteFailures(deps);
   }
 
-  reconcile(source: string, discovered: readonly HyperNode[]): Promise<ReconcileSummary> {
+  reconcile(source: string, discovered: readonly DiscoveredHyperNode[]): Promise<ReconcileSummary> {
     return this.exclusive(() => this.reconcileSnapshot(source, discovered));
   }
 
@@ -84,7 +85,7 @@ export class TopologyReconciler {
     this.retries.shutDown();
   }
 
-  private async reconcileSnapshot(source: string, discovered: readonly HyperNode[]): Promise<ReconcileSummary> {
+  private async reconcileSnapshot(source: string, discovered: readonly DiscoveredHyperNode[]): Promise<ReconcileSummary> {
     const { logger, metrics, clock } = this.deps;
     const started = clock.now();
     logger.info('Starting topology reconciliation', { source, discoveredNodeCount: discovered.length });
@@ -243,7 +244,7 @@ export class TopologyReconciler {
     const version = holder.metadata.resourceVersion ?? '';
     conflicts.set(name, version);
     if (this.reportedConflicts.get(source)?.get(name) === version) return 'foreign';
-    const owner = holder.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
+    const owner = labelValue(holder.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL);
     const message = owner
       ? `HyperNode ${name} is owned by discovery source "${owner}"; source "${source}" also describes it and leaves it alone`
       : `HyperNode ${name} has no ${NETWORK_TOPOLOGY_SOURCE_LABEL} label; discovery source "${source}" describes it but does not take over objects it did not create`;
@@ -286,8 +287,8 @@ function parseRetryKey(key: string): { source: string; name: string } {
  * carrying the source label, `spec.tier` always present, and no status: a
  * create never sends the discoverer's empty status.
  */
-export function desiredByName(source: string, discovered: readonly HyperNode[]): Map<string, HyperNode> {
-  const desired = new Map<string, HyperNode>();
+export function desiredByName(source: string, discovered: readonly DiscoveredHyperNode[]): Map<string, DiscoveredHyperNode> {
+  const desired = new Map<string, DiscoveredHyperNode>();
   for (const { status: _status, ...hn } of discovered) {
     // Shallow copies: nested spec parts are shared with the snapshot and never mutated.
     desired.set(hn.metadata.name, {
@@ -295,7 +296,7 @@ export function desiredByName(source: string, discovered: readonly HyperNode[]):
       apiVersion: HYPERNODE_API_VERSION,
       kind: HYPERNODE_KIND,
       metadata: { ...hn.metadata, labels: { ...hn.metadata.labels, [NETWORK_TOPOLOGY_SOURCE_LABEL]: source } },
-      spec: { ...hn.spec, tier: hn.spec?.tier ?? 0 },
+      spec: { ...hn.spec, tier: hn.spec.tier ?? 0 },
     });
   }
   return desired;
@@ -330,7 +331,7 @@ export function desiredUpdate(current: HyperNode, want: HyperNode): HyperNode {
 }
 
 function includesAll(have: Record<string, string> | undefined, want: Record<string, string> | undefined): boolean {
-  for (const [k, v] of Object.entries(want ?? {})) if (have?.[k] !== v) return false;
+  for (const [k, v] of Object.entries(want ?? {})) if (labelValue(have, k) !== v) return false;
   return true;
 }
 

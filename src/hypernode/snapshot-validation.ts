@@ -15,7 +15,7 @@
 //   valid label values: what the API server's object-meta validation demands;
 // - each object serializes to under 1 MiB, well inside etcd's request limit.
 
-import type { HyperNode } from './api/types.ts';
+import type { DiscoveredHyperNode } from './api/types.ts';
 import { compareBytes } from './api/builders.ts';
 import { isDNS1123Subdomain } from './discovery/label/naming.ts';
 import { isLabelValue, isQualifiedName } from './member-selector.ts';
@@ -33,7 +33,7 @@ export interface SnapshotViolation {
 }
 
 /** Every rule broken by `snapshot`, in a stable order; empty when it may be written. */
-export function validateSnapshot(snapshot: readonly HyperNode[]): SnapshotViolation[] {
+export function validateSnapshot(snapshot: readonly DiscoveredHyperNode[]): SnapshotViolation[] {
   const byName = new Map(snapshot.map((hn) => [hn.metadata.name, hn]));
   const violations: SnapshotViolation[] = [];
   for (const hn of snapshot) violations.push(...objectViolations(hn));
@@ -65,7 +65,7 @@ export function describeViolations(violations: readonly SnapshotViolation[]): st
   return violations.map((v) => `${v.rule}: ${v.message}`).join('\n');
 }
 
-function objectViolations(hn: HyperNode): SnapshotViolation[] {
+function objectViolations(hn: DiscoveredHyperNode): SnapshotViolation[] {
   const name = hn.metadata.name;
   const out: SnapshotViolation[] = [];
   if (!isDNS1123Subdomain(name)) {
@@ -78,7 +78,7 @@ function objectViolations(hn: HyperNode): SnapshotViolation[] {
     }
   }
   for (const [i, member] of (hn.spec.members ?? []).entries()) {
-    if (member.type === 'HyperNode' && !member.selector.exactMatch?.name) {
+    if (member.type === 'HyperNode' && !member.selector?.exactMatch?.name) {
       out.push({ rule: 'member-selector', objects: [name], message: `HyperNode ${name}: members[${i}] is a HyperNode member without exactMatch; the scheduler resolves HyperNode members only by exact name` });
     }
   }
@@ -88,7 +88,7 @@ function objectViolations(hn: HyperNode): SnapshotViolation[] {
 }
 
 /** Exact names of the HyperNode members that are part of the snapshot. */
-function childrenOf(hn: HyperNode, byName: ReadonlyMap<string, HyperNode>): string[] {
+function childrenOf(hn: DiscoveredHyperNode, byName: ReadonlyMap<string, DiscoveredHyperNode>): string[] {
   const names: string[] = [];
   for (const m of hn.spec.members ?? []) {
     const child = m.type === 'HyperNode' ? m.selector.exactMatch?.name : undefined;
@@ -98,7 +98,7 @@ function childrenOf(hn: HyperNode, byName: ReadonlyMap<string, HyperNode>): stri
 }
 
 /** Child name → its parents' names (byte-sorted), for children in the snapshot. */
-function parentsOf(snapshot: readonly HyperNode[], byName: ReadonlyMap<string, HyperNode>): Map<string, string[]> {
+function parentsOf(snapshot: readonly DiscoveredHyperNode[], byName: ReadonlyMap<string, DiscoveredHyperNode>): Map<string, string[]> {
   const parents = new Map<string, string[]>();
   for (const hn of snapshot) {
     for (const child of childrenOf(hn, byName)) {
@@ -112,7 +112,7 @@ function parentsOf(snapshot: readonly HyperNode[], byName: ReadonlyMap<string, H
 }
 
 /** Each cycle of the member graph once, as the names along it (depth-first, iterative). */
-function cycles(byName: ReadonlyMap<string, HyperNode>): string[][] {
+function cycles(byName: ReadonlyMap<string, DiscoveredHyperNode>): string[][] {
   const state = new Map<string, 'open' | 'done'>();
   const found: string[][] = [];
   for (const start of [...byName.keys()].sort(compareBytes)) {

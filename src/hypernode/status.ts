@@ -138,12 +138,29 @@ export class NodeCountSync {
     if (this.nodeScanScheduled || this.queue.isShuttingDown()) return;
     this.nodeScanScheduled = true;
     this.deps.clock.sleep(NODE_EVENT_COALESCE_MS, this.stopCoalescing.signal).then(
-      () => {
+      this.guarded('node scan', () => {
         this.nodeScanScheduled = false;
         this.enqueueNodeDependent();
-      },
+      }),
       () => {},
     );
+  }
+
+  /**
+   * Wraps a callback this sync schedules itself (timers, promise callbacks):
+   * nobody awaits those, so a throw would be an unhandled rejection, which
+   * ends the process, and again at every start while the object that causes
+   * it exists. Informer handlers need no wrapper: the informer catches and
+   * logs what they throw.
+   */
+  private guarded(what: string, fn: () => void): () => void {
+    return () => {
+      try {
+        fn();
+      } catch (err) {
+        this.deps.logger.error('HyperNode status callback failed', { callback: what, err });
+      }
+    };
   }
 
   /**

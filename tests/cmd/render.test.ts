@@ -40,9 +40,9 @@ const list = (items: unknown[]) => ({ apiVersion: 'v1', kind: 'List', metadata: 
 const shape = (hn: HyperNode) => ({
   name: hn.metadata.name,
   labels: hn.metadata.labels,
-  tier: hn.spec.tier,
-  tierName: hn.spec.tierName,
-  members: hn.spec.members,
+  tier: hn.spec!.tier,
+  tierName: hn.spec!.tierName,
+  members: hn.spec!.members,
   nodeCount: nodeCount(hn),
 });
 const shapes = (hns: HyperNode[]) => hns.map(shape).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -81,7 +81,7 @@ test('render prints the HyperNodes the controller creates for the demo cluster, 
   const { rendered, written } = await renderAndRunDemo([]);
   assert.equal(shapes(rendered), shapes(written));
   assert.is(rendered.length, expectedHyperNodeCount(DEMO_SHAPE));
-  const order = rendered.map((hn) => [hn.spec.tier, hn.metadata.name] as const);
+  const order = rendered.map((hn) => [hn.spec!.tier, hn.metadata.name] as const);
   assert.equal(order, [...order].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)));
   assert.ok(rendered.every((hn) => hn.apiVersion === 'topology.volcano.sh/v1alpha1' && hn.kind === 'HyperNode'));
 });

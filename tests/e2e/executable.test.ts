@@ -68,17 +68,17 @@ for (const { name, runtime } of RUNTIMES) test(`04-discovery §4.7 (${name}): ei
   for (const [i, hn] of racks.entries()) {
     assert.match(hn.metadata.name, LABEL_NAME('topologya3', 1));
     assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [RACK]: `s${i}` });
-    assert.is(hn.spec.tier, 1);
-    assert.is(hn.spec.tierName, RACK);
-    assert.equal(hn.spec.members, [`node${2 * i}`, `node${2 * i + 1}`].map((name) => ({ type: 'Node', selector: { exactMatch: { name } } })));
+    assert.is(hn.spec!.tier, 1);
+    assert.is(hn.spec!.tierName, RACK);
+    assert.equal(hn.spec!.members, [`node${2 * i}`, `node${2 * i + 1}`].map((name) => ({ type: 'Node', selector: { exactMatch: { name } } })));
   }
   for (const [i, hn] of clusters.entries()) {
     assert.match(hn.metadata.name, LABEL_NAME('topologya3', 2));
     assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [CLUSTER]: `s${4 + i}` });
-    assert.is(hn.spec.tier, 2);
-    assert.is(hn.spec.tierName, CLUSTER);
+    assert.is(hn.spec!.tier, 2);
+    assert.is(hn.spec!.tierName, CLUSTER);
     const children = [racks[2 * i]!, racks[2 * i + 1]!].map((r) => r.metadata.name).sort();
-    assert.equal(hn.spec.members, children.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } })));
+    assert.equal(hn.spec!.members, children.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } })));
   }
   assert.is(hns.length, 6);
   // Six creates and six nodeCount writes, nothing else (Go also PUTs spec and an empty status per object).
@@ -111,7 +111,7 @@ for (const { name, runtime } of RUNTIMES) for (const trust of UFM_TRUST) test(`0
   assert.equal([...all.keys()].sort(), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
   for (const hn of all.values()) {
     assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'ufm' });
-    assert.is(hn.spec.tierName, undefined, 'UFM HyperNodes have no tierName');
+    assert.is(hn.spec!.tierName, undefined, 'UFM HyperNodes have no tierName');
   }
   assert.equal([nodeCount(all.get('leaf-hn-0')), nodeCount(all.get('leaf-hn-1')), nodeCount(all.get('spine-hn'))], [4, 4, 2]);
   const auth = `Basic ${Buffer.from(`${ufm.username}:${ufm.password}`).toString('base64')}`;

@@ -36,7 +36,7 @@ test('a label HyperNode deleted by hand is recreated under the same name; a hand
 
   // Someone trims s1's members; nothing reacts to HyperNode updates, so the edit stays until the next round.
   const edited = api.store.get('hypernodes', s1.metadata.name) as unknown as HyperNode;
-  api.store.update({ ...edited, spec: { ...edited.spec, members: edited.spec.members!.slice(0, 1) } });
+  api.store.update({ ...edited, spec: { ...edited.spec, members: edited.spec!.members!.slice(0, 1) } });
   await converge(() => nodeCount(groupOf(api, RACK, 's1')) === 1, "the edit's nodeCount written");
   // Someone deletes s0: that is a trigger, and the round also repairs s1.
   api.store.delete('hypernodes', s0.metadata.name);

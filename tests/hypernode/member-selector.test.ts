@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nodeCount, resolveMembers } from '../../src/hypernode/member-selector.ts';
-import type { MemberSelector, MemberSpec, NodeMeta } from '../../src/hypernode/api/types.ts';
+import { dependsOnNodes, nodeCount, resolveMembers } from '../../src/hypernode/member-selector.ts';
+import type { HyperNode, MemberSelector, MemberSpec, NodeMeta } from '../../src/hypernode/api/types.ts';
+import { CACHE_MAX_PROGRAM_SIZE, MAX_PATTERN_BYTES, MAX_PROGRAM_SIZE, patternCacheStats } from '../../src/hypernode/node-name-pattern.ts';
+import { capturingLogger } from './controller/fixtures.ts';
 
 const node = (name: string, labels?: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const exact = (name: string): MemberSpec => ({ type: 'Node', selector: { exactMatch: { name } } });
@@ -82,6 +84,77 @@ test('a prefixed key with a valid DNS subdomain matches', () => {
 test('the same pattern resolves the same way on repeated (cached) use', () => {
   for (let i = 0; i < 3; i++) assert.is(resolveMembers({ regexMatch: { pattern: '^worker-' } }, workers).size, 2);
   for (let i = 0; i < 3; i++) assert.is(resolveMembers({ regexMatch: { pattern: '[' } }, workers).size, 0);
+});
+
+// --- shapes the CRD admits --------------------------------------------------
+
+test('a HyperNode without spec, or with a member that has a type and no selector, has no members', () => {
+  const shapes = [{}, { spec: { tier: 1 } }, { spec: { tier: 1, members: [{ type: 'Node' }] } }, { spec: { tier: 2, members: [{ type: 'HyperNode' }, regex('^worker-')] } }];
+  const counts = shapes.map((hn) => [nodeCount(hn as Pick<HyperNode, 'spec'>, workers), dependsOnNodes(hn as Pick<HyperNode, 'spec'>)]);
+  assert.equal(counts, [[0, false], [0, false], [0, false], [2, true]]);
+});
+
+test('null where the CRD has an optional field counts as absent', () => {
+  const shapes = [{ spec: null }, { spec: { tier: 1, members: null } }, { spec: { tier: 1, members: [{ type: 'Node', selector: null }] } }];
+  for (const hn of shapes) assert.is(nodeCount(hn as unknown as Pick<HyperNode, 'spec'>, workers), 0, JSON.stringify(hn));
+});
+
+// --- labels are own properties only -----------------------------------------
+
+const plain = [node('n1', JSON.parse('{"role":"worker"}')), node('n2')];
+const inherited: [string, MemberSelector, string[]][] = [
+  ['constructor Exists', { labelMatch: { matchExpressions: [{ key: 'constructor', operator: 'Exists' }] } }, []],
+  ['toString DoesNotExist', { labelMatch: { matchExpressions: [{ key: 'toString', operator: 'DoesNotExist' }] } }, ['n1', 'n2']],
+  ['hasOwnProperty NotIn', { labelMatch: { matchExpressions: [{ key: 'hasOwnProperty', operator: 'NotIn', values: ['x'] }] } }, ['n1', 'n2']],
+  ['valueOf In', { labelMatch: { matchExpressions: [{ key: 'valueOf', operator: 'In', values: ['x'] }] } }, []],
+];
+for (const [name, selector, want] of inherited) {
+  test(`a label key named after an Object.prototype property is not inherited: ${name}`, () => {
+    assert.equal(sorted(resolveMembers(selector, plain)), want);
+  });
+}
+
+test('a Node label named constructor is found as a label', () => {
+  const nodes = [node('n1', JSON.parse('{"constructor":"x"}')), node('n2')];
+  assert.equal(sorted(resolveMembers({ labelMatch: { matchLabels: { constructor: 'x' } } }, nodes)), ['n1']);
+});
+
+// --- regex budget ----------------------------------------------------------------
+
+const many = (n: number) => Array.from({ length: n }, (_, i) => node(`a-${i}`));
+
+test('a pattern expanding past the budget selects nothing and is logged once', () => {
+  const { logger, lines } = capturingLogger();
+  // 3 × 1000 repetitions: RE2 accepts it (each count is ≤ 1000), the budget does not.
+  const pattern = 'a{1000}'.repeat(3);
+  for (let i = 0; i < 3; i++) assert.is(resolveMembers({ regexMatch: { pattern } }, many(5), logger).size, 0);
+  const logged = lines.filter((l) => l.includes('Regular expression is too large'));
+  assert.is(logged.length, 1, lines.join('\n'));
+  assert.match(logged[0]!, /RE2 instructions/);
+});
+
+test('a pattern over the byte cap selects nothing, and the log shows only its beginning', () => {
+  const { logger, lines } = capturingLogger();
+  const pattern = `^(${'a-1|'.repeat(MAX_PATTERN_BYTES / 4)}a-2)$`;
+  assert.is(resolveMembers({ regexMatch: { pattern } }, many(5), logger).size, 0);
+  assert.is(lines.length, 1);
+  assert.match(lines[0]!, /too large.*bytes, more than the 1024 allowed/);
+  assert.ok(lines[0]!.length < 1000, 'the pattern is truncated in the log');
+});
+
+test('a realistic pattern near the caps still works', () => {
+  const names = Array.from({ length: 40 }, (_, i) => `a-${i}`);
+  const alternation = `^(${names.join('|')})$`;
+  assert.is(resolveMembers({ regexMatch: { pattern: alternation } }, many(60)).size, 40);
+  assert.is(resolveMembers({ regexMatch: { pattern: `^a-[0-9]{1,${MAX_PROGRAM_SIZE / 2 - 10}}$` } }, many(60)).size, 60);
+});
+
+test('the compiled-pattern cache stays within its total program size', () => {
+  // Each pattern is ~2000 instructions: 100 of them would hold twice the bound.
+  for (let i = 0; i < 100; i++) resolveMembers({ regexMatch: { pattern: `^a-${i}[0-9]{0,990}$` } }, many(1));
+  const { programSize } = patternCacheStats();
+  assert.ok(programSize <= CACHE_MAX_PROGRAM_SIZE, `cache holds ${programSize}`);
+  assert.ok(programSize > CACHE_MAX_PROGRAM_SIZE / 2, 'the cache is used');
 });
 
 test.run();

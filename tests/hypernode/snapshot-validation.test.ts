@@ -4,17 +4,17 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode, MemberSpec } from '../../src/hypernode/api/types.ts';
+import type { DiscoveredHyperNode, DiscoveredMember } from '../../src/hypernode/api/types.ts';
 import { MAX_OBJECT_BYTES, describeViolations, validateSnapshot } from '../../src/hypernode/snapshot-validation.ts';
 
-const nodes = (...names: string[]): MemberSpec[] => names.map((name) => ({ type: 'Node', selector: { exactMatch: { name } } }));
-const children = (...names: string[]): MemberSpec[] => names.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } }));
+const nodes = (...names: string[]): DiscoveredMember[] => names.map((name) => ({ type: 'Node', selector: { exactMatch: { name } } }));
+const children = (...names: string[]): DiscoveredMember[] => names.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } }));
 
-function hn(name: string, tier: number, members: MemberSpec[], labels: Record<string, string> = { 'volcano.sh/network-topology-source': 'label' }): HyperNode {
+function hn(name: string, tier: number, members: DiscoveredMember[], labels: Record<string, string> = { 'volcano.sh/network-topology-source': 'label' }): DiscoveredHyperNode {
   return { apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', metadata: { name, labels }, spec: { tier, members } };
 }
 
-const rules = (snapshot: HyperNode[]) => validateSnapshot(snapshot).map((v) => `${v.rule} ${v.objects.join(',')}`);
+const rules = (snapshot: DiscoveredHyperNode[]) => validateSnapshot(snapshot).map((v) => `${v.rule} ${v.objects.join(',')}`);
 
 test('a well-formed three-tier snapshot has no violations', () => {
   const snapshot = [hn('zone', 3, children('spine')), hn('spine', 2, children('rack-a', 'rack-b')), hn('rack-a', 1, nodes('n1', 'n2')), hn('rack-b', 1, nodes('n3'))];

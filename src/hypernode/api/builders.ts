@@ -2,7 +2,7 @@
 // Mirrors pkg/controllers/hypernode/utils/utils.go (BuildHyperNode,
 // BuildHyperNodeWithTierName, BuildMembers); see 03-controller §5.6.
 
-import type { HyperNode, MemberSpec, MemberType } from './types.ts';
+import type { DiscoveredHyperNode, DiscoveredMember, MemberType } from './types.ts';
 
 /**
  * Byte-order comparison (Go's sort.Strings), never locale order. UTF-8 byte
@@ -24,7 +24,7 @@ export function compareBytes(a: string, b: string): number {
 }
 
 /** A HyperNode with no namespace, no tierName and an empty status. */
-export function build(name: string, tier: number, members: MemberSpec[], labels: Record<string, string>): HyperNode {
+export function build(name: string, tier: number, members: DiscoveredMember[], labels: Record<string, string>): DiscoveredHyperNode {
   return { metadata: { name, labels: { ...labels } }, spec: { tier, members } };
 }
 
@@ -32,9 +32,9 @@ export function buildWithTierName(
   name: string,
   tier: number,
   tierName: string,
-  members: MemberSpec[],
+  members: DiscoveredMember[],
   labels: Record<string, string>,
-): HyperNode {
+): DiscoveredHyperNode {
   const hn = build(name, tier, members, labels);
   hn.spec.tierName = tierName;
   return hn;
@@ -44,6 +44,6 @@ export function buildWithTierName(
  * One exact-match member per name, sorted by byte order. Unlike Go the input
  * is not sorted in place; duplicates are kept, as in Go.
  */
-export function buildMembers(names: readonly string[], type: MemberType): MemberSpec[] {
+export function buildMembers(names: readonly string[], type: MemberType): DiscoveredMember[] {
   return [...names].sort(compareBytes).map((name) => ({ type, selector: { exactMatch: { name } } }));
 }

@@ -7,7 +7,7 @@ import type { Informer, KubeObject } from '../../kube/types.ts';
 import type { Clock } from '../../kube/clock.ts';
 import type { Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
-import type { HyperNode, NodeMeta, Secret } from './types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './types.ts';
 
 /** One entry of `networkTopologyDiscovery` (04-discovery §1.4), resolved and frozen. */
 export interface DiscoveryEntry {
@@ -21,7 +21,7 @@ export interface DiscoveryEntry {
 }
 
 /** A complete desired set of HyperNodes for one source (never a delta). */
-export type Snapshot = HyperNode[];
+export type Snapshot = DiscoveredHyperNode[];
 
 export interface Discoverer {
   /** Begins discovery; returns the stream of snapshots. Must not block for long. */

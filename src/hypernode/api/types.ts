@@ -32,9 +32,10 @@ export interface MemberSelector {
   labelMatch?: LabelSelector;
 }
 
+/** The CRD requires only `type`; a hand-written member may have no selector. */
 export interface MemberSpec {
   type: MemberType;
-  selector: MemberSelector;
+  selector?: MemberSelector;
 }
 
 export interface HyperNodeSpec {
@@ -58,10 +59,29 @@ export interface HyperNodeStatus {
   nodeCount?: number;
 }
 
+/**
+ * A HyperNode as the API server holds it. The CRD makes `spec` optional, so
+ * a hand-made object may lack it: code reading cached HyperNodes must treat
+ * a missing spec (or members, or selector) as "no members".
+ */
 export interface HyperNode extends KubeObject {
   metadata: ObjectMeta;
-  spec: HyperNodeSpec;
+  spec?: HyperNodeSpec;
   status?: HyperNodeStatus;
+}
+
+/** A member as a discoverer builds it: always with a selector. */
+export interface DiscoveredMember extends MemberSpec {
+  selector: MemberSelector;
+}
+
+/**
+ * A HyperNode as a discoverer builds it: spec, members and selectors always
+ * present. Only what the controller creates has this shape; what it reads
+ * back from the cluster is a HyperNode.
+ */
+export interface DiscoveredHyperNode extends HyperNode {
+  spec: HyperNodeSpec & { members: DiscoveredMember[] };
 }
 
 /** A Node as the controller caches it: name and labels only (metadata-only watch). */

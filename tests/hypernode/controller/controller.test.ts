@@ -144,7 +144,7 @@ const labelConfig = () =>
     'networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    config:\n      networkTopologyTypes:\n        net:\n' +
       [SPINE, ZONE, RACK, 'kubernetes.io/hostname'].map((l) => `          - nodeLabel: ${l}\n`).join(''),
   );
-const membersOf = (hn: HyperNode) => (hn.spec.members ?? []).map((m) => m.selector.exactMatch?.name).join(',');
+const membersOf = (hn: HyperNode) => (hn.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name).join(',');
 
 test('with the label discoverer, a Node moving to a rack in another zone costs at most tiers+1 writes', async () => {
   const t = setup({
@@ -155,7 +155,7 @@ test('with the label discoverer, a Node moving to a rack in another zone costs a
   await waitFor(() => t.client.serverNames().length === 6 && t.client.serverNames().every((n) => t.client.server(n)!.status?.nodeCount), {
     what: 'the initial topology with counts',
   });
-  const tier1 = () => t.client.serverNames().map((n) => t.client.server(n)!).filter((hn) => hn.spec.tier === 1).map(membersOf).sort();
+  const tier1 = () => t.client.serverNames().map((n) => t.client.server(n)!).filter((hn) => hn.spec!.tier === 1).map(membersOf).sort();
   assert.equal(tier1(), ['n1,n2', 'n3', 'n4']);
   t.client.clearActions();
 

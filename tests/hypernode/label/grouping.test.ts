@@ -12,7 +12,7 @@ const HC = 'volcano.sh/hypercluster';
 const SRC = 'volcano.sh/network-topology-source';
 const A3: TopologyType = { name: 'topologyA3', tiers: [HN, HC] };
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
-const exactNames = (hn: HyperNode) => hn.spec.members!.map((m) => m.selector.exactMatch!.name);
+const exactNames = (hn: HyperNode) => hn.spec!.members!.map((m) => m.selector!.exactMatch!.name);
 
 const guideNodes = [
   node('node0', { [HN]: 's0', [HC]: 's4' }), node('node1', { [HN]: 's0', [HC]: 's4' }),
@@ -35,18 +35,18 @@ test('user-guide example: six HyperNodes with tiers, tierNames, labels and sorte
   const leaves = ['s0', 's1', 's2', 's3'].map((v) => byLabel(snap, HN, v));
   leaves.forEach((hn, i) => {
     assert.equal(hn.metadata.labels, { [SRC]: 'label', [HN]: `s${i}` });
-    assert.is(hn.spec.tier, 1);
-    assert.is(hn.spec.tierName, HN);
+    assert.is(hn.spec!.tier, 1);
+    assert.is(hn.spec!.tierName, HN);
     assert.ok(hn.metadata.name.startsWith('hypernode-topologya3-tier1-'));
-    assert.equal(hn.spec.members, buildMembers([`node${2 * i}`, `node${2 * i + 1}`], 'Node'));
+    assert.equal(hn.spec!.members, buildMembers([`node${2 * i}`, `node${2 * i + 1}`], 'Node'));
     assert.is(hn.status, undefined);
   });
   const s4 = byLabel(snap, HC, 's4');
   assert.equal(s4.metadata.labels, { [SRC]: 'label', [HC]: 's4' });
-  assert.is(s4.spec.tier, 2);
-  assert.is(s4.spec.tierName, HC);
+  assert.is(s4.spec!.tier, 2);
+  assert.is(s4.spec!.tierName, HC);
   assert.equal(exactNames(s4), [leaves[0]!.metadata.name, leaves[1]!.metadata.name].sort());
-  assert.ok(s4.spec.members!.every((m) => m.type === 'HyperNode'));
+  assert.ok(s4.spec!.members!.every((m) => m.type === 'HyperNode'));
   assert.equal(exactNames(byLabel(snap, HC, 's5')), [leaves[2]!.metadata.name, leaves[3]!.metadata.name].sort());
 });
 

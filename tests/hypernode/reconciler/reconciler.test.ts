@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type HyperNode } from '../../../src/hypernode/api/types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type DiscoveredHyperNode, type HyperNode } from '../../../src/hypernode/api/types.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
 import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
@@ -25,7 +25,7 @@ const label = { [SOURCE]: 'label' };
 const rack = (name: string, nodes: string[], tier = 1) => build(name, tier, buildMembers(nodes, tier === 1 ? 'Node' : 'HyperNode'), label);
 
 /** A 3-tier topology: spine → 2 zones → 2 racks each. */
-function threeTier(rackNodes: Record<string, string[]>): HyperNode[] {
+function threeTier(rackNodes: Record<string, string[]>): DiscoveredHyperNode[] {
   return [
     rack('rack-a', rackNodes['rack-a']!),
     rack('rack-b', rackNodes['rack-b']!),
@@ -45,7 +45,7 @@ test('a first snapshot creates every HyperNode with the source label, spec.tier 
     assert.is(body!.metadata.labels![SOURCE], 'label');
     assert.is(body!.status, undefined, 'no status on create');
   }
-  assert.is(client.actions[0]!.body!.spec.tier, 0, 'tier 0 is sent, not omitted');
+  assert.is(client.actions[0]!.body!.spec!.tier, 0, 'tier 0 is sent, not omitted');
   assert.is(summary.created, 2);
   assert.is(snapshot[0]!.metadata.labels![SOURCE], undefined, 'the discoverer’s objects are not mutated');
 });
@@ -70,7 +70,7 @@ test('a changed member set produces exactly one update, with the cached resource
   const body = client.actions[0]!.body!;
   assert.is(body.metadata.resourceVersion, cachedVersion);
   assert.is(body.status, undefined);
-  assert.equal(client.server('rack-a')!.spec.members!.map((m) => m.selector.exactMatch!.name), ['n1', 'n5']);
+  assert.equal(client.server('rack-a')!.spec!.members!.map((m) => m.selector!.exactMatch!.name), ['n1', 'n5']);
 });
 
 test('a Node moving between racks of a 3-tier topology costs at most tiers+1 writes', async () => {
@@ -199,7 +199,7 @@ test('when two discovered objects share a name the later one wins', async () => 
   const { client, reconciler } = setup();
   await reconciler.reconcile('label', [rack('rack-a', ['n1']), rack('rack-a', ['n2'])]);
   assert.equal(client.verbs(), ['create rack-a']);
-  assert.equal(client.actions[0]!.body!.spec.members![0]!.selector.exactMatch!.name, 'n2');
+  assert.equal(client.actions[0]!.body!.spec!.members![0]!.selector!.exactMatch!.name, 'n2');
 });
 
 test('a failed write is reported with a Warning Event and the round goes on', async () => {

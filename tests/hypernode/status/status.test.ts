@@ -186,4 +186,48 @@ test('a rejected nodeCount write is retried with backoff until it succeeds; coun
   await stop();
 });
 
+/** Rejections nobody handles: in the controller process each is a panic (exit 2). */
+const unhandled: unknown[] = [];
+process.on('unhandledRejection', (err) => unhandled.push(err));
+
+test('hand-made HyperNodes without spec or selector count 0 and Node changes still recompute the others', async () => {
+  const noSpec = { metadata: { name: 'no-spec' } } as HyperNode;
+  const noSelector = { metadata: { name: 'no-selector' }, spec: { tier: 1, members: [{ type: 'Node' as const }] } };
+  const ctx = setup([noSpec, noSelector, { ...byRegex('gpus', '^gpu-'), status: { nodeCount: 3 } }], [node('gpu-1')]);
+  const stop = start(ctx);
+  await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 1, { what: 'initial count' });
+  ctx.nodeInformer.apply(node('gpu-2'));
+  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 2, { what: 'count after a Node add' });
+  assert.equal(ctx.client.verbs(), ['updateStatus gpus', 'updateStatus gpus'], 'nothing is written for the hand-made ones: their count is 0');
+  assert.equal(unhandled, []);
+  await stop();
+});
+
+test('a failure inside the coalesced Node scan is logged, and later scans still run', async () => {
+  const { logger, lines } = capturingLogger();
+  const clock = new FakeClock();
+  const client = new FakeHyperNodeClient();
+  client.seed(byRegex('gpus', '^gpu-'));
+  let poisoned = true;
+  // A cache entry whose every read throws stands for any bug in the scan.
+  const bad = Object.defineProperty({ metadata: { name: 'bad' } }, 'spec', { get: () => { throw new Error('unreadable spec'); } }) as HyperNode;
+  const hyperNodes = { list: () => [...(poisoned ? [bad] : []), ...client.informer.list()], get: (name: string) => client.informer.get(name) };
+  const nodeInformer = new FakeInformer<NodeMeta>();
+  const sync = new NodeCountSync({ hyperNodes, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(new Registry()), clock, logger });
+  const registration = nodeInformer.addEventHandler(sync.nodeHandler());
+  const worker = sync.run();
+  nodeInformer.apply(node('gpu-1'));
+  await clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => lines.some((l) => l.includes('HyperNode status callback failed') && l.includes('unreadable spec')), { what: 'the logged failure' });
+  poisoned = false;
+  nodeInformer.apply(node('gpu-2'));
+  await clock.advance(NODE_EVENT_COALESCE_MS);
+  await waitFor(() => client.server('gpus')!.status?.nodeCount === 2, { what: 'the next scan' });
+  assert.equal(unhandled, []);
+  sync.shutDown();
+  await within(worker, 2000, 'worker exit');
+  registration.remove();
+});
+
 test.run();

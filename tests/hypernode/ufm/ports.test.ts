@@ -57,7 +57,7 @@ test('worked example of the unit tests: two leaf groups and a spine', () => {
 test('smaller illustration: groups follow the smallest leaf; Switch ports are ignored', () => {
   const snap = buildSnapshot([port('a', 'L2'), port('b', 'L1'), port('b', 'L3'), port('c', 'L9'), port('x', 'L1', 'Switch IB Port')], nullLogger);
   assert.equal(
-    snap.map((h) => [h.metadata.name, h.spec.members!.map((m) => m.selector.exactMatch!.name)]),
+    snap.map((h) => [h.metadata.name, h.spec!.members!.map((m) => m.selector!.exactMatch!.name)]),
     [['leaf-hn-0', ['b']], ['leaf-hn-1', ['a']], ['leaf-hn-2', ['c']], ['spine-hn', ['leaf-hn-0', 'leaf-hn-1', 'leaf-hn-2']]],
   );
   assert.ok(snap.every((h) => h.spec.tierName === undefined));
@@ -66,7 +66,7 @@ test('smaller illustration: groups follow the smallest leaf; Switch ports are ig
 test('spine members sort as strings (leaf-hn-10 before leaf-hn-2)', () => {
   const ports = Array.from({ length: 12 }, (_, i) => port(`n${String(i).padStart(2, '0')}`, `L${String(i).padStart(2, '0')}`));
   const spine = buildSnapshot(ports, nullLogger).at(-1)!;
-  assert.equal(spine.spec.members!.slice(0, 4).map((m) => m.selector.exactMatch!.name), ['leaf-hn-0', 'leaf-hn-1', 'leaf-hn-10', 'leaf-hn-11']);
+  assert.equal(spine.spec!.members!.slice(0, 4).map((m) => m.selector!.exactMatch!.name), ['leaf-hn-0', 'leaf-hn-1', 'leaf-hn-10', 'leaf-hn-11']);
 });
 
 test('a chain of leaves linked through different nodes is one group', () => {

@@ -5,8 +5,9 @@
 
 import type { Lister } from '../../../kube/types.ts';
 import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../api/types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../api/types.ts';
 import type { Snapshot } from '../../api/interface.ts';
+import { labelValue } from '../../labels.ts';
 import { LABEL_SOURCE, NameBook } from './naming.ts';
 import type { TopologyType } from './tiers.ts';
 
@@ -25,12 +26,11 @@ export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly Top
   const byLabel = new Map<string, string>();
   const sortedNodes = [...nodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
   for (const node of sortedNodes) {
-    const labels = node.metadata.labels ?? {};
     for (const type of types) {
       let child = node.metadata.name;
       for (const [i, key] of type.tiers.entries()) {
-        if (!Object.hasOwn(labels, key)) break;
-        const value = labels[key]!;
+        const value = labelValue(node.metadata.labels, key);
+        if (value === undefined) break;
         const labelId = JSON.stringify([key, value]);
         const tier = i + 1;
         const name = byLabel.get(labelId) ?? names.choose(groups, type.name, key, value, tier);
@@ -48,7 +48,7 @@ export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly Top
   return [...groups.keys()].sort(compareBytes).map((name) => toHyperNode(name, groups.get(name)!));
 }
 
-function toHyperNode(name: string, g: Group): HyperNode {
+function toHyperNode(name: string, g: Group): DiscoveredHyperNode {
   const members = buildMembers([...g.members], g.tier === 1 ? 'Node' : 'HyperNode');
   return buildWithTierName(name, g.tier, g.tierName, members, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE, ...g.labels });
 }
