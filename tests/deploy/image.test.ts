@@ -6,7 +6,7 @@
 // only a service-account token, the CA, the manifests' RBAC and their example
 // discovery ConfigMap (creating a HyperNode), then exit 0 on SIGTERM as PID 1. Needs root and util-linux; the built executable in dist/.
 
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { waitFor, within } from '../support/wait.ts';
 import { CHART_ARGS, NAMESPACE } from './support/chart.ts';
 import { IMAGE_ARCHIVE, NAME, repoRoot } from './support/releases.ts';
 import { freePorts } from '../support/ports.ts';
+import { missingCommand, missingRoot, testNeeding } from './support/skip.ts';
 
 const dist = join(repoRoot, 'dist');
 const executable = join(dist, NAME);
@@ -25,15 +26,9 @@ const SA_USER = `system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller
 const SA_TOKEN = 'image-test-service-account-token';
 const SA_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
 
-function skipReason(): string | undefined {
-  if (process.getuid?.() !== 0) return 'not running as root';
-  for (const tool of ['unshare', 'chroot', 'mount']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed`;
-  }
-  if (!existsSync(join(repoRoot, 'scripts/build.mjs'))) return 'there is no build script yet (scripts/build.mjs)';
-  return undefined;
-}
-const skip = skipReason();
+/** Why the image cannot be entered here, if it cannot. */
+const missing = missingRoot() ?? missingCommand('unshare', 'util-linux') ?? missingCommand('chroot', 'coreutils') ?? missingCommand('mount');
+const imageTest = testNeeding(missing);
 
 const work = mkdtempSync(join(tmpdir(), 'image-test-'));
 const rootfs = join(work, 'rootfs');
@@ -128,14 +123,12 @@ function manifestGrant(): PolicyRule[] {
 }
 
 test.before(() => {
-  if (skip) console.log(`SKIP image tests: ${skip}`);
-  else releaseAndUnpack();
+  if (!missing) releaseAndUnpack();
 });
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the image holds only the executable and the libraries it links, and runs it as user 1000 with no shell', () => {
-  if (skip) return;
+imageTest('the image holds only the executable and the libraries it links, and runs it as user 1000 with no shell', () => {
   assert.equal(imageConfig.config.Entrypoint, [`/${NAME}`]);
   assert.is(imageConfig.config.Cmd, undefined);
   assert.match(String(imageConfig.config.User), /^1000(:1000)?$/);
@@ -148,8 +141,7 @@ test('the image holds only the executable and the libraries it links, and runs i
   assert.not.ok(existsSync(join(rootfs, 'bin/sh')));
 });
 
-test('inside the image the executable prints its version as PID 1 of its own namespace', async () => {
-  if (skip) return;
+imageTest('inside the image the executable prints its version as PID 1 of its own namespace', async () => {
   const run = collect(runInImage(['--version'], {}));
   const code = await within(run.exit, 30_000, 'the version run');
   assert.is(code, 0, run.output());
@@ -160,8 +152,7 @@ test('inside the image the executable prints its version as PID 1 of its own nam
   assert.match(lines[5]!, /^Go OS\/Arch: linux\/(amd64|arm64)$/);
 });
 
-test('in-cluster style: service-account token and CA only, the chart arguments and the manifests RBAC and ConfigMap: discovers a rack, exits 0 on SIGTERM', async () => {
-  if (skip) return;
+imageTest('in-cluster style: service-account token and CA only, the chart arguments and the manifests RBAC and ConfigMap: discovers a rack, exits 0 on SIGTERM', async () => {
   const api: ApiServer = await startApiServer({ namespaces: [NAMESPACE], users: { [SA_USER]: { grant: manifestGrant(), token: SA_TOKEN } } });
   let child: ChildProcess | undefined;
   try {

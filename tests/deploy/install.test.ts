@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { missingCommand, missingRoot, testNeeding } from './support/skip.ts';
 import { ASSET, NAME, makeRelease, repoRoot, runScript, startReleaseServer, type ReleaseServer, type RunResult } from './support/releases.ts';
 
 const installSh = join(repoRoot, 'install.sh');
@@ -202,7 +203,7 @@ test('--skip-systemd installs only the binary and the uninstall script', async (
   assert.equal(Object.keys(snapshot(r)).sort(), [`usr/local/bin/${NAME}`, `usr/local/bin/${NAME}-uninstall.sh`]);
 });
 
-test('without curl the installer downloads with wget, and without either it says so', async () => {
+testNeeding(missingCommand('wget'))('without curl the installer downloads with wget, and without either it says so', async () => {
   // A PATH holding only the tools install.sh uses, curl left out.
   const tools = ['awk', 'cat', 'chmod', 'cmp', 'cp', 'cut', 'dirname', 'grep', 'id', 'mkdir', 'mktemp', 'mv', 'rm', 'rmdir', 'sed', 'sh', 'sha256sum', 'uname', 'wget'];
   const pathDir = join(work, 'no-curl-bin');
@@ -227,10 +228,8 @@ test('without curl the installer downloads with wget, and without either it says
  * Runs `script` in a private mount namespace where /etc and /usr/local/bin are
  * overlays on a tmpfs and /run/systemd/system exists: install.sh then sees a
  * live systemd and writes the real paths, while the host never sees a change.
- * Returns undefined when such a namespace cannot be made here.
  */
-async function inSystemdLookalike(script: string, env: Record<string, string>): Promise<RunResult | undefined> {
-  if (process.getuid?.() !== 0 || spawnSync('unshare', ['--mount', '--propagation', 'private', 'true']).status !== 0) return undefined;
+async function inSystemdLookalike(script: string, env: Record<string, string>): Promise<RunResult> {
   const scratch = join(work, 'systemd-scratch');
   mkdirSync(scratch);
   const setup = join(work, 'systemd-lookalike.sh');
@@ -252,7 +251,15 @@ ${script}
   return runScript(setup, [], env, 120_000, ['unshare', '--mount', '--propagation', 'private', 'sh']);
 }
 
-test('with systemd running: reload, enable and restart only when something changed; uninstall disables', async () => {
+/** Why a private mount namespace cannot be made here, if it cannot. */
+function missingMountNamespace(): string | undefined {
+  const missing = missingRoot() ?? missingCommand('unshare', 'util-linux');
+  if (missing) return missing;
+  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', 'true'], { encoding: 'utf8' });
+  return probe.status === 0 ? undefined : `unshare --mount fails here: ${probe.stderr.trim()}`;
+}
+
+testNeeding(missingMountNamespace())('with systemd running: reload, enable and restart only when something changed; uninstall disables', async () => {
   const fakeBin = join(work, 'fake-systemctl');
   mkdirSync(fakeBin);
   const calls = join(work, 'systemctl.log');
@@ -270,10 +277,6 @@ test('with systemd running: reload, enable and restart only when something chang
     `test ! -e /usr/local/bin/${NAME} && test ! -e /etc/systemd/system/${NAME}.service && test ! -e /etc/${NAME}/env`,
   ].join('\n');
   const res = await inSystemdLookalike(script, { PATH: `${fakeBin}:${process.env.PATH}` });
-  if (!res) {
-    console.log('SKIP: needs root and unshare --mount to fake a running systemd');
-    return;
-  }
   timings.push(`systemd look-alike sequence (6 runs): ${res.ms.toFixed(0)} ms`);
   expectOk(res);
   const log = readFileSync(calls, 'utf8');
@@ -304,17 +307,7 @@ test('with systemd running: reload, enable and restart only when something chang
   assert.not.ok(existsSync(`/etc/${NAME}`), 'the host was not touched');
 });
 
-test('install.sh and the uninstall script it writes are clean under shellcheck', async () => {
-  let shellcheck = true;
-  try {
-    execFileSync('shellcheck', ['--version'], { stdio: 'ignore' });
-  } catch {
-    shellcheck = false;
-  }
-  if (!shellcheck) {
-    console.log('SKIP: shellcheck is not installed (apt-get install -y shellcheck)');
-    return;
-  }
+testNeeding(missingCommand('shellcheck'))('install.sh and the uninstall script it writes are clean under shellcheck', async () => {
   const r = join(work, 'lint-root');
   expectOk(await install('install for lint', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']));
   for (const script of [installSh, join(r, 'usr/local/bin', `${NAME}-uninstall.sh`)]) {

