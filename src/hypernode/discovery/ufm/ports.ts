@@ -68,11 +68,24 @@ function decodePort(raw: unknown, index: number): UfmPort {
   return port;
 }
 
+/**
+ * The first JSON value of `body`. Almost every answer is exactly one value,
+ * which parses directly; only when that fails is the first value cut out
+ * (a character scan and a copy of a body of up to tens of MiB).
+ */
+function parseFirstValue(body: string, start: number): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return JSON.parse(body.slice(start, endOfFirstValue(body, start)));
+  }
+}
+
 /** Decodes the first JSON value of `body` as a port list; `null` is an empty list. Throws on anything else. */
 export function decodePorts(body: string): UfmPort[] {
   const start = body.search(/\S/);
   if (start < 0) throw new Error('unexpected end of JSON input');
-  const value: unknown = JSON.parse(body.slice(start, endOfFirstValue(body, start)));
+  const value = parseFirstValue(body, start);
   if (value === null) return [];
   if (!Array.isArray(value)) throw new Error(`cannot decode ${describe(value)} into a port list`);
   return value.map(decodePort);
