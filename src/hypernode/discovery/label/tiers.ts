@@ -74,10 +74,10 @@ function rejection(name: string, labels: readonly string[]): string | undefined 
   if (new TextEncoder().encode(name).length > MAX_TYPE_NAME_BYTES) {
     return `The length of topologyTypeName exceeds ${MAX_TYPE_NAME_BYTES}. topologyTypeName is ${name}`;
   }
-  if (new Set(labels).size !== labels.length) return `The configMap format is incorrect, there are duplicate labels in topologyTypeName ${name}`;
   // A tier whose label key is empty matches no Node: `nodeLabel` is missing, misspelled or null.
   const empty = labels.indexOf('');
   if (empty >= 0) return `networkTopologyTypes.${name}[${empty}]: nodeLabel is missing or empty`;
+  if (new Set(labels).size !== labels.length) return `The configMap format is incorrect, there are duplicate labels in topologyTypeName ${name}`;
   // The last label is the hostname and makes no tier; one label alone groups nothing.
   if (labels.length < 2) return `networkTopologyTypes.${name}: needs the tier labels followed by the hostname label, got ${labels.length} label(s)`;
   // A type whose cleaned name cannot form a valid object name (e.g. "topo." →
