@@ -69,8 +69,8 @@ const wrongValue: fc.Arbitrary<Json> = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.string({ maxLength: 20 }),
-  fc.constant([]),
-  fc.constant({}),
+  fc.constant<Json>([]),
+  fc.constant<Json>({}),
   fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
 );
 const deep = (depth: number, leaf: Json): Json => Array.from({ length: depth }).reduce<Json>((inner, _, i) => (i % 2 ? [inner] : { nested: inner }), leaf);
@@ -212,11 +212,12 @@ test('loading any broken or odd document never throws an unclear error; an unusa
 });
 
 test('a misspelled or deleted networkTopologyTypes, or every nodeLabel misspelled, always refuses the label source', async () => {
-  const killers: fc.Arbitrary<(types: Record<string, string[]>) => Record<string, unknown>> = fc.oneof(
-    misspell.map((f) => (types) => ({ [f('networkTopologyTypes')]: labelEntry(types).config.networkTopologyTypes })),
-    fc.constant(() => ({})),
-    fc.constant(() => ({ networkTopologyTypes: {} })),
-    misspell.map((f) => (types) => ({
+  type Kill = (types: Record<string, string[]>) => Record<string, unknown>;
+  const killers: fc.Arbitrary<Kill> = fc.oneof(
+    misspell.map((f): Kill => (types) => ({ [f('networkTopologyTypes')]: labelEntry(types).config.networkTopologyTypes })),
+    fc.constant<Kill>(() => ({})),
+    fc.constant<Kill>(() => ({ networkTopologyTypes: {} })),
+    misspell.map((f): Kill => (types) => ({
       networkTopologyTypes: Object.fromEntries(Object.entries(types).map(([n, labels]) => [n, labels.map((l) => ({ [f('nodeLabel')]: l }))])),
     })),
   );
