@@ -139,6 +139,7 @@ async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, h
   const problems: DiscoveryProblems = {
     failed: (what, err) => reportFailure(new Error(`${what}: ${messageOf(err)}`)),
     recovered() {},
+    warning: (_reason, message) => deps.logger.warn(message),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
   const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, clock: noWaitClock, logger: deps.logger }).catch((err) => {

@@ -117,7 +117,14 @@ export class Reflector<T extends KubeObject> {
     let rv = '';
     do {
       const page = await this.opts.listerWatcher.list({ limit: LIST_PAGE_SIZE, signal, ...(cont ? { continue: cont } : {}) });
-      for (const item of page.items ?? []) items.push(item);
+      // An API server sends `items` with every List, `[]` when there is
+      // nothing; a body without it comes from a broken proxy or a truncated
+      // answer. Taking it as "no objects" would empty the cache, so the list
+      // fails and is retried with backoff instead.
+      if (!Array.isArray(page.items)) {
+        throw new Error(`the list response has ${page.items === null ? 'items: null' : 'no items field'}; a List always carries an items array, so the response is broken`);
+      }
+      for (const item of page.items) items.push(item);
       cont = page.metadata?.continue || undefined;
       rv = page.metadata?.resourceVersion ?? '';
     } while (cont);

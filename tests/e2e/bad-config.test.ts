@@ -108,6 +108,40 @@ const VARIANTS: Variant[] = [
     conf: doc(labelWithTypes('        "topo.":\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n')),
     expect: /not valid DNS-1123 subdomains; rename the type.* topologyTypeName="topo\."/,
   },
+  {
+    what: 'networkTopologyTypes misspelled',
+    conf: doc(TOPOLOGY_A3_ENTRY.replace('networkTopologyTypes:', 'networkTopolgyTypes:')),
+    expect: /networkTopologyTypes is missing from the label source's config \(the config has \\?"networkTopolgyTypes\\?"; misspelled\?\)/,
+    event: true,
+  },
+  {
+    what: 'label config missing',
+    conf: doc('  - source: label\n    enabled: true\n'),
+    expect: /Cannot get networkTopologyTypes: networkTopologyTypes is missing from the label source's config/,
+    event: true,
+  },
+  {
+    what: 'every type rejected (its name is over 20 bytes)',
+    conf: doc(TOPOLOGY_A3_ENTRY.replace('topologyA3:', 'averyveryverylongtypename:')),
+    expect: /no usable topology type, every type is rejected: The length of topologyTypeName exceeds 20/,
+    event: true,
+  },
+  {
+    what: 'nodeLabel misspelled in every item',
+    conf: doc(TOPOLOGY_A3_ENTRY.replaceAll('nodeLabel:', 'nodeLable:')),
+    expect: /every type is rejected: networkTopologyTypes.topologyA3\[0\]: nodeLabel is missing or empty/,
+    event: true,
+  },
+  {
+    what: 'an unknown key in the label config (the source still runs)',
+    conf: doc(TOPOLOGY_A3_ENTRY.replace('    config:\n', '    config:\n      tierOrder: bottom-up\n')),
+    expect: /Ignoring unknown keys in the discovery configuration.* where=\\?"label config\\?" unknown=\[\\?"tierOrder\\?"\]/,
+  },
+  {
+    what: 'a misspelled ufm key (warned, the source still starts)',
+    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1, insecureSkipVerfy: true}\n`)),
+    expect: /Ignoring unknown keys in the discovery configuration.* where=\\?"ufm config\\?" unknown=\[\\?"insecureSkipVerfy\\?"\]/,
+  },
 ];
 
 test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with the source or field named, none deletes a HyperNode, good sources keep working`, async () => {

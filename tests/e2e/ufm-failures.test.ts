@@ -117,4 +117,22 @@ test('a UFM failing from the start creates nothing; its first good answer create
   assertNoForbidden(api);
 });
 
+test('a plain-http UFM endpoint with credentials works but is warned about once per start: a log line and a CleartextCredentials Warning Event', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  const ufm = (s.ufm = await new UfmServer({ plain: true }).start());
+  ufm.answer = { kind: 'status', status: 503 }; // failing runs retry within seconds, so several polls happen quickly
+  seedUfmSecret(api, ufm.username, ufm.password);
+  seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL })}`);
+  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  await converge(() => ufm.requests.length >= 2, 'two polls of the plain-http UFM');
+  ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
+  await converge(() => hyperNodes(api, 'ufm').length === 3, 'the ufm HyperNodes: the endpoint still works');
+  assert.is(controller.log().match(/sent unencrypted on every poll/g)?.length, 1, 'one log line per start, not per poll');
+  type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string } };
+  const cleartext = () => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'CleartextCredentials' && e.involvedObject.kind === 'ConfigMap');
+  await converge(() => cleartext().length === 1, 'a CleartextCredentials Warning Event on the ConfigMap');
+  assert.match(cleartext()[0]!.message, new RegExp(`Discovery source "ufm": WARNING: the UFM endpoint ${ufm.endpoint()}/ufmRest/resources/ports is plain http`));
+  assertNoForbidden(api);
+});
+
 test.run();

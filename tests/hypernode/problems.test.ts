@@ -42,4 +42,15 @@ test('a different error is reported again; recovery is logged once and re-arms r
   assert.is(events.events.length, 3, 'the same error after a recovery is a new outage');
 });
 
+test('a warning is one log line and one Warning Event with its own reason, counted as no failure', async () => {
+  const { registry, events, log, problems } = rig();
+  problems.warning('CleartextCredentials', 'WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http');
+  assert.equal(
+    events.events.map((e) => [e.type, e.reason, e.message]),
+    [['Warning', 'CleartextCredentials', 'Discovery source "ufm": WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http']],
+  );
+  assert.is(log.lines.filter((l) => l.includes('is plain http')).length, 1);
+  assert.is(await metricValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
+});
+
 test.run();

@@ -7,12 +7,17 @@ import type { Logger } from '../../src/log.ts';
 
 export class RecordingProblems implements DiscoveryProblems {
   readonly failures: string[] = [];
+  readonly warnings: string[] = [];
   recoveries = 0;
   constructor(private readonly logger: Logger) {}
   failed(what: string, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     this.failures.push(`${what}: ${message}`);
     this.logger.error(what, { err: message });
+  }
+  warning(reason: string, message: string): void {
+    this.warnings.push(`${reason}: ${message}`);
+    this.logger.warn(message, { reason });
   }
   recovered(): void {
     this.recoveries++;

@@ -3,7 +3,8 @@
 // switchable answer for GET /ufmRest/resources/ports. It records every
 // request so tests can assert what the discoverer sent.
 
-import { createServer, type Server } from 'node:https';
+import { createServer } from 'node:https';
+import { createServer as createPlainServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -27,8 +28,8 @@ export type UfmAnswer =
   | { kind: 'status'; status: number }
   /** Accepts the request and never answers. */
   | { kind: 'hang' }
-  /** A 200 whose body is `bytes` long (a JSON array padded with spaces). */
-  | { kind: 'huge'; bytes: number }
+  /** A 200 whose body is `bytes` long (a JSON array padded with spaces); `announce` sends Content-Length. */
+  | { kind: 'huge'; bytes: number; announce?: boolean }
   /** Redirects every path except `/final/ufmRest/resources/ports`, which serves `ports`. */
   | { kind: 'redirect'; status?: number; location: string; ports: UfmPortJson[] };
 
@@ -54,8 +55,10 @@ export class UfmServer {
   private readonly sockets = new Set<Socket>();
   private port = 0;
 
-  constructor() {
-    this.server = createServer({ cert: tls('server.crt'), key: tls('server.key') }, (req, res) => this.handle(req, res));
+  /** `plain` serves http instead of https (for the cleartext-credentials cases). */
+  constructor(private readonly opts: { plain?: boolean } = {}) {
+    const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res);
+    this.server = opts.plain ? createPlainServer(handler) : createServer({ cert: tls('server.crt'), key: tls('server.key') }, handler);
     this.server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
@@ -70,7 +73,7 @@ export class UfmServer {
 
   /** Base endpoint, e.g. `https://127.0.0.1:1234`; `host` may be `localhost`. */
   endpoint(host = '127.0.0.1'): string {
-    return `https://${host}:${this.port}`;
+    return `${this.opts.plain ? 'http' : 'https'}://${host}:${this.port}`;
   }
 
   async close(): Promise<void> {
@@ -114,7 +117,7 @@ export class UfmServer {
       case 'hang':
         return;
       case 'huge': {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.writeHead(200, { 'Content-Type': 'application/json', ...(a.announce ? { 'Content-Length': String(a.bytes) } : {}) });
         const chunk = Buffer.alloc(64 * 1024, ' ');
         let left = a.bytes - 2;
         res.write('[');

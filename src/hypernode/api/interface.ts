@@ -67,6 +67,8 @@ export interface EventRecorder {
 export interface DiscoveryProblems {
   failed(what: string, err: unknown): void;
   recovered(): void;
+  /** A risk in a working configuration (e.g. a password over plain http): logged and emitted as a Warning Event. */
+  warning(reason: string, message: string): void;
 }
 
 export interface DiscovererOptions {

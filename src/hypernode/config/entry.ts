@@ -8,11 +8,15 @@
 import * as v from 'valibot';
 import type { DiscoveryEntry } from '../api/interface.ts';
 import { parseGoDuration } from './duration.ts';
+import { unknownKeys } from './unknown-keys.ts';
 
 /** Used when `interval` is absent, null, zero or negative. */
 export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
 
-export type EntryResult =
+/** The keys of one entry (yaml.v2 matches them case-sensitively). */
+export const ENTRY_KEYS = ['source', 'enabled', 'interval', 'credentials', 'config'];
+
+export type EntryResult = (
   | { readonly index: number; readonly source: string; readonly enabled: boolean; readonly entry: DiscoveryEntry }
   | {
       readonly index: number;
@@ -20,7 +24,11 @@ export type EntryResult =
       /** false only when `enabled` itself decoded as false; unknown counts as wanted. */
       readonly enabled: boolean;
       readonly error: string;
-    };
+    }
+) & {
+  /** Keys of the entry that are none of ENTRY_KEYS, most likely typos (`enable`, `confg`); ignored as in Go. */
+  readonly unknownKeys: readonly string[];
+};
 
 const describe = (x: unknown): string =>
   x === null ? 'null' : Array.isArray(x) ? 'a list' : typeof x === 'object' ? 'a mapping' : `${typeof x} ${JSON.stringify(x)}`;
@@ -82,6 +90,7 @@ function peek(raw: unknown): { source: string; enabled: boolean } {
 export function parseEntry(raw: unknown, index: number): EntryResult {
   // valibot's object schemas accept arrays; an entry must be a mapping.
   const parsed = v.safeParse(entrySchema, isMapping(raw) ? raw : null);
+  const unknown = Object.freeze(isMapping(raw) ? unknownKeys(raw as Record<string, unknown>, ENTRY_KEYS, { ignoreCase: false }) : []);
   if (!parsed.success) {
     const { source, enabled } = peek(raw);
     const where = `networkTopologyDiscovery[${index}]${source ? ` (source "${source}")` : ''}`;
@@ -89,7 +98,7 @@ export function parseEntry(raw: unknown, index: number): EntryResult {
       const path = v.getDotPath(issue);
       return path ? `${path}: ${issue.message}` : issue.message;
     });
-    return Object.freeze({ index, source, enabled, error: `${where}: ${problems.join('; ')}` });
+    return Object.freeze({ index, source, enabled, error: `${where}: ${problems.join('; ')}`, unknownKeys: unknown });
   }
   const out = parsed.output;
   const ref = out.credentials?.secretRef;
@@ -100,5 +109,5 @@ export function parseEntry(raw: unknown, index: number): EntryResult {
     ...(out.credentials ? { credentials: ref ? { secretRef: { name: ref.name, namespace: ref.namespace } } : {} } : {}),
     config: structuredClone(out.config),
   });
-  return Object.freeze({ index, source: entry.source, enabled: entry.enabled, entry });
+  return Object.freeze({ index, source: entry.source, enabled: entry.enabled, entry, unknownKeys: unknown });
 }

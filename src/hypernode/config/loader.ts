@@ -12,8 +12,9 @@ import type { Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { DiscoveryEntry } from '../api/interface.ts';
 import type { ConfigMap } from '../api/types.ts';
-import { parseEntry, type EntryResult } from './entry.ts';
+import { ENTRY_KEYS, parseEntry, type EntryResult } from './entry.ts';
 import type { ConfigMapLocation } from './location.ts';
+import { warnUnknownKeys } from './unknown-keys.ts';
 
 export interface DiscoveryConfig {
   /** One result per networkTopologyDiscovery entry, in document order. */
@@ -52,7 +53,12 @@ export function loadConfig(configMaps: Lister<ConfigMap>, where: ConfigMapLocati
   if (!cm) throw new ApiError(`configmap "${where.name}" not found`, 404, 'NotFound');
   const text = cm.data?.[where.key];
   if (text === undefined) throw new Error(`config key not found in ConfigMap: ${where.key}`);
-  return parseConfig(text);
+  const config = parseConfig(text);
+  for (const r of config.entries) {
+    const at = `networkTopologyDiscovery[${r.index}]${r.source ? ` (source "${r.source}")` : ''}`;
+    warnUnknownKeys(logger, at, r.unknownKeys, ENTRY_KEYS);
+  }
+  return config;
 }
 
 /** An entry counts as wanted when it is enabled, or broken without saying `enabled: false`. */

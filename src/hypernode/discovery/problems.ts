@@ -37,6 +37,12 @@ export class SourceProblems implements DiscoveryProblems {
     events.event(this.deps.regarding(), 'Warning', DISCOVERY_FAILED_REASON, `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`);
   }
 
+  warning(reason: string, message: string): void {
+    const { source, logger, events } = this.deps;
+    logger.warn(message, { source, reason });
+    events.event(this.deps.regarding(), 'Warning', reason, `Discovery source "${source}": ${message}`);
+  }
+
   recovered(): void {
     if (this.lastError === undefined) return;
     this.lastError = undefined;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { enabledSources, entryOf, loadConfig, parseConfig, sourceEntry } from '../../../src/hypernode/config/loader.ts';
 import { configMapLocation } from '../../../src/hypernode/config/location.ts';
 import { isNotFound } from '../../../src/kube/errors.ts';
-import { nullLogger } from '../../../src/log.ts';
+import { createLogger, nullLogger } from '../../../src/log.ts';
 import type { ConfigMap } from '../../../src/hypernode/api/types.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 
@@ -149,6 +149,18 @@ test('an entry that is not a mapping is reported by position', () => {
   assert.match((cfg.entries[0] as { error: string }).error, /^networkTopologyDiscovery\[0\]: must be a mapping/);
   assert.ok(entryOf(sourceEntry(cfg, 'ufm')));
   assert.match((cfg.entries[2] as { error: string }).error, /^networkTopologyDiscovery\[2\]: must be a mapping/);
+});
+
+test('misspelled entry keys are warned about by name; the entry is read as Go reads it', () => {
+  const lines: string[] = [];
+  const logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (l) => void lines.push(l) } });
+  const text = 'networkTopologyDiscovery:\n  - source: label\n    enable: true\n    confg: {}\n  - source: ufm\n    enabled: false\n';
+  const config = loadConfig(new FakeInformer({ initial: [cm({ 'volcano-controller.conf': text })] }), loc, logger);
+  assert.equal(enabledSources(config), [], '`enable` is not `enabled`: the label source stays off, as in Go');
+  const warning = lines.find((l) => l.includes('Ignoring unknown keys'));
+  assert.ok(warning, lines.join(''));
+  assert.match(warning!, /where="networkTopologyDiscovery\[0\] \(source \\"label\\"\)" unknown=\["enable","confg"\]/);
+  assert.is(lines.filter((l) => l.includes('Ignoring unknown keys')).length, 1, 'nothing about the well-formed entry');
 });
 
 test.run();

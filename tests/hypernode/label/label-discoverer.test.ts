@@ -158,13 +158,55 @@ test('an undecodable networkTopologyTypes is a construction error, so no empty s
   );
 });
 
-test('no configured types is valid: empty snapshots', async () => {
+test('a configuration with no usable type is a construction error: a typo never reaches an empty snapshot', async () => {
+  const typos: [Record<string, unknown>, RegExp][] = [
+    [{}, /networkTopologyTypes is missing/],
+    [{ networkTopologyType: entry.config.networkTopologyTypes }, /networkTopologyTypes is missing .*"networkTopologyType"; misspelled\?/],
+    [{ networkTopologyTypes: { averyveryverylongtypename: [{ nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }] } }, /every type is rejected: The length of topologyTypeName exceeds 20/],
+  ];
+  for (const [config, message] of typos) {
+    await labelDiscovererFactory({ ...entry, config }, discovererOptions(new FakeClock(), new FakeInformer({ initial: guideNodes() }))).then(
+      () => assert.unreachable(`should reject ${JSON.stringify(config)}`),
+      (err: Error) => assert.match(err.message, message),
+    );
+  }
+});
+
+const labelHyperNode = (name: string): HyperNode => ({ metadata: { name, labels: { 'volcano.sh/network-topology-source': 'label' } }, spec: { tier: 1 } });
+
+test('an empty Node cache while label HyperNodes exist is refused as a failed run and retried, never an empty snapshot', async () => {
   const clock = new FakeClock();
-  const d = await labelDiscovererFactory({ ...entry, config: {} }, discovererOptions(clock, new FakeInformer({ initial: guideNodes() })));
+  const nodes = new FakeInformer<NodeMeta>();
+  const hyperNodes = new FakeInformer<HyperNode>({ initial: [labelHyperNode('hypernode-topologya3-tier1-aaaaa'), labelHyperNode('hypernode-topologya3-tier2-bbbbb')] });
+  const opts = discovererOptions(clock, nodes, hyperNodes);
+  const problems = opts.problems as RecordingProblems;
+  const d = await labelDiscovererFactory(entry, opts);
   const ch = await d.start();
   await clock.advance(TRIGGER_DEBOUNCE_MS);
-  assert.equal(await offered(ch), []);
+  assert.is(await offered(ch), 'none', 'no snapshot that would delete both HyperNodes');
+  assert.equal(problems.failures, ['Error discover HyperNode: the Node cache is empty while 2 label HyperNodes exist; refusing to delete them all, will retry']);
+  await clock.advance(1_000); // past the first rate-limited delays
+  assert.ok(problems.failures.length >= 2, 'retried on its own with backoff');
+  assert.is(await offered(ch), 'none');
+  nodes.apply(guideNodes()[0]!);
+  await clock.advance(TRIGGER_DEBOUNCE_MS);
+  assert.is(((await offered(ch)) as Snapshot).length, 2, 'a Node appears: discovery resumes');
   await d.stop();
+});
+
+test('Nodes present but none labelled yield an empty snapshot; so does an empty cluster without label HyperNodes', async () => {
+  const clock = new FakeClock();
+  const hyperNodes = new FakeInformer<HyperNode>({ initial: [labelHyperNode('hypernode-topologya3-tier1-aaaaa')] });
+  const d = await labelDiscovererFactory(entry, discovererOptions(clock, new FakeInformer({ initial: [node('plain', { other: 'x' })] }), hyperNodes));
+  const ch = await d.start();
+  await clock.advance(TRIGGER_DEBOUNCE_MS);
+  assert.equal(await offered(ch), [], 'the cluster visibly exists and carries no topology label');
+  await d.stop();
+  const fresh = await labelDiscovererFactory(entry, discovererOptions(clock));
+  const freshCh = await fresh.start();
+  await clock.advance(TRIGGER_DEBOUNCE_MS);
+  assert.equal(await offered(freshCh), [], 'nothing to lose: a new, empty cluster');
+  await fresh.stop();
 });
 
 test('a waiting worker stops promptly', async () => {

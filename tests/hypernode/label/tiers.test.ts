@@ -19,11 +19,11 @@ test('tier list: reverse order without the last entry (user-guide example)', () 
 });
 
 test('field names are case-insensitive, scalars are weakly converted, a mapping is a one-element list', () => {
-  const types = plain({ NetworkTopologyTypes: { t: [{ NODELABEL: 42 }, { nodelabel: true }, { nodeLabel: 'host' }], single: { nodeLabel: 'x' } } });
-  assert.equal(types, [
-    { name: 'single', tiers: [] },
-    { name: 't', tiers: ['1', '42'] },
-  ]);
+  const { lines, logger } = capture();
+  const types = topologyTypes({ NetworkTopologyTypes: { t: [{ NODELABEL: 42 }, { nodelabel: true }, { nodeLabel: 'host' }], single: { nodeLabel: 'x' } } }, logger);
+  assert.equal(types.map((t) => ({ ...t, tiers: [...t.tiers] })), [{ name: 't', tiers: ['1', '42'] }]);
+  assert.ok(lines.some((l) => l.includes('networkTopologyTypes.single: needs the tier labels followed by the hostname label, got 1 label(s)')));
+  assert.not.ok(lines.some((l) => l.includes('unknown keys')), 'other spellings of the known keys are not unknown');
 });
 
 test('types come out sorted by name whatever the document order', () => {
@@ -41,11 +41,47 @@ test('undecodable shapes are an error naming the field (the source does not star
   for (const [config, message] of table) assert.throws(() => topologyTypes(config, nullLogger), message);
 });
 
-test('absent config or absent types is an empty, silent type set', () => {
+test('a missing or misspelled networkTopologyTypes is a start error naming the field and the typo', () => {
+  const table: [Record<string, unknown> | undefined, RegExp][] = [
+    [undefined, /^Cannot get networkTopologyTypes: networkTopologyTypes is missing from the label source's config$/],
+    [{ networkTopologyTypes: null }, /networkTopologyTypes is missing/],
+    [{ networkTopolgyTypes: { t: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }] } }, /networkTopologyTypes is missing .*\(the config has "networkTopolgyTypes"; misspelled\?\)/],
+    [{ networkTopologyTypes: {} }, /no usable topology type, it lists no type/],
+  ];
+  for (const [config, message] of table) assert.throws(() => topologyTypes(config, nullLogger), message);
+});
+
+test('every type rejected is a start error listing each reason', () => {
+  const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
+  const err = (() => {
+    try {
+      topologyTypes({ networkTopologyTypes: { averyveryverylongtypename: labels, twice: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }] } }, nullLogger);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'no error';
+  })();
+  assert.match(err, /^Cannot get networkTopologyTypes: no usable topology type, every type is rejected: /);
+  assert.match(err, /exceeds 20\. topologyTypeName is averyveryverylongtypename/);
+  assert.match(err, /duplicate labels in topologyTypeName twice/);
+});
+
+test('unknown keys are warned about by name; the type still works when otherwise valid', () => {
   const { lines, logger } = capture();
-  assert.equal(topologyTypes(undefined, logger), []);
-  assert.equal(topologyTypes({ networkTopologyTypes: null }, logger), []);
-  assert.equal(lines, []);
+  const types = topologyTypes({ networkTopologyTypes: { t: [{ nodeLabel: 'a', zone: 'x' }, { nodeLabel: 'h' }] }, extra: 1 }, logger);
+  assert.equal(types.map((t) => [...t.tiers]), [['a']]);
+  assert.ok(lines.some((l) => /unknown keys.*where="label config" unknown=\["extra"\]/.test(l)), lines.join(''));
+  assert.ok(lines.some((l) => /unknown keys.*where="networkTopologyTypes\.t\[0\]" unknown=\["zone"\]/.test(l)), lines.join(''));
+});
+
+test('a misspelled or null nodeLabel rejects its type: an empty label key would match no Node', () => {
+  const { lines, logger } = capture();
+  const ok = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
+  const types = topologyTypes({ networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }], nul: [null, { nodeLabel: 'h' }], ok } }, logger);
+  assert.equal(types.map((t) => t.name), ['ok']);
+  assert.ok(lines.some((l) => l.includes('networkTopologyTypes.typo[0]: nodeLabel is missing or empty')));
+  assert.ok(lines.some((l) => l.includes('networkTopologyTypes.nul[0]: nodeLabel is missing or empty')));
+  assert.throws(() => topologyTypes({ networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }] } }, nullLogger), /every type is rejected: networkTopologyTypes\.typo\[0\]: nodeLabel is missing/);
 });
 
 test('a type name over 20 bytes is skipped and logged; exactly 20 is fine', () => {
@@ -71,11 +107,11 @@ test('a type name that would make invalid object names is reported, not used', (
   assert.is(lines.filter((l) => /not valid DNS-1123/.test(l)).length, 2);
 });
 
-test('zero or one label gives no tiers', () => {
-  assert.equal(plain({ networkTopologyTypes: { a: [], b: [{ nodeLabel: 'h' }] } }), [
-    { name: 'a', tiers: [] },
-    { name: 'b', tiers: [] },
-  ]);
+test('a type of zero or one label makes no tier and is rejected', () => {
+  const { lines, logger } = capture();
+  const types = topologyTypes({ networkTopologyTypes: { a: [], b: [{ nodeLabel: 'h' }], c: [{ nodeLabel: 'x' }, { nodeLabel: 'h' }] } }, logger);
+  assert.equal(types.map((t) => t.name), ['c']);
+  assert.is(lines.filter((l) => /needs the tier labels followed by the hostname label/.test(l)).length, 2);
 });
 
 test.run();

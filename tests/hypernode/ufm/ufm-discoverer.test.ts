@@ -2,6 +2,7 @@ import { RecordingProblems } from '../../support/recording-problems.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory, type UfmTuning } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
+import { MAX_BODY_BYTES } from '../../../src/hypernode/discovery/ufm/http-client.ts';
 import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { Secret } from '../../../src/hypernode/api/types.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
@@ -169,11 +170,12 @@ test('an untrusted server certificate fails the run; insecureSkipVerify: true ac
   }),
 );
 
-test('insecureSkipVerify as a quoted string means false', () =>
+test('insecureSkipVerify as a quoted string means false, and says so', () =>
   withRig(async (rig) => {
     await (await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerify: 'true' }, { ca: OTHER_CA })).start();
     await waitFor(() => rig.lines.some((l) => l.includes('failed to send request')), { what: 'TLS failure logged' });
     assert.not.ok(rig.lines.some((l) => l.includes('WARNING: TLS')));
+    assert.ok(rig.lines.some((l) => l.includes('config.insecureSkipVerify is not a YAML boolean')));
   }),
 );
 
@@ -196,12 +198,109 @@ test('a server that never answers is cut off by the deadline', () =>
   }),
 );
 
-test('a body over the size limit is a decode error', () =>
+for (const announce of [false, true]) {
+  test(`a body over the size limit fails the run with an error naming the limit and the URL (${announce ? 'Content-Length' : 'chunked'})`, () =>
+    withRig(async (rig) => {
+      rig.server.answer = { kind: 'huge', bytes: 256 * 1024, announce };
+      const ch = await (await rig.make(undefined, { maxBodyBytes: 64 * 1024 })).start();
+      const expected = `failed to read response: the answer of ${rig.server.endpoint()}/ufmRest/resources/ports is larger than the body limit of 65536 bytes`;
+      await waitFor(() => rig.lines.some((l) => l.includes(expected)), { what: 'size error' });
+      assert.is(await buffered(ch), undefined);
+    }),
+  );
+}
+
+test('the default body limit is 64 MiB', () => {
+  assert.is(MAX_BODY_BYTES, 64 * 1024 * 1024);
+});
+
+test('a redirect to another port of the same host drops the Authorization header', () =>
   withRig(async (rig) => {
-    rig.server.answer = { kind: 'huge', bytes: 256 * 1024 };
-    const ch = await (await rig.make(undefined, { maxBodyBytes: 64 * 1024 })).start();
-    await waitFor(() => rig.lines.some((l) => l.includes('failed to decode response: body exceeds 65536 bytes')), { what: 'size error' });
-    assert.is(await buffered(ch), undefined);
+    const other = await new UfmServer().start();
+    try {
+      other.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+      rig.server.answer = { kind: 'redirect', status: 307, location: `${other.endpoint()}/ufmRest/resources/ports`, ports: [] };
+      await (await rig.make()).start();
+      await waitFor(() => other.requests.length >= 1 && rig.lines.some((l) => l.includes('unexpected status code: 401')), { what: '401 after the redirect' });
+      assert.is(rig.server.requests[0]!.authorization, `Basic ${b64('admin:secret')}`);
+      assert.is(other.requests[0]!.authorization, undefined, 'credentials stay with the configured port');
+    } finally {
+      await other.close();
+    }
+  }),
+);
+
+test('a redirect from https to http on the same host drops the Authorization header', () =>
+  withRig(async (rig) => {
+    const plain = await new UfmServer({ plain: true }).start();
+    try {
+      plain.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+      rig.server.answer = { kind: 'redirect', status: 302, location: `${plain.endpoint()}/ufmRest/resources/ports`, ports: [] };
+      await (await rig.make()).start();
+      await waitFor(() => plain.requests.length >= 1, { what: 'the downgraded request' });
+      assert.is(plain.requests[0]!.authorization, undefined, 'no password in cleartext');
+    } finally {
+      await plain.close();
+    }
+  }),
+);
+
+test('an http:// endpoint with credentials works but is warned about once per start (log line and Warning Event)', () =>
+  withRig(async (rig) => {
+    const plain = await new UfmServer({ plain: true }).start();
+    try {
+      plain.answer = { kind: 'status', status: 500 };
+      const d = await rig.make({ endpoint: plain.endpoint() });
+      const problems = (d as unknown as { opts: { problems: RecordingProblems } }).opts.problems;
+      const ch = await d.start();
+      await waitFor(() => plain.requests.length >= 3, { what: 'several polls (failures retry quickly)' });
+      plain.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
+      assert.is((await next(ch)).length, 2, 'the endpoint still works');
+      assert.is(plain.requests.at(-1)!.authorization, `Basic ${b64('admin:secret')}`);
+      assert.equal(problems.warnings, [
+        `CleartextCredentials: WARNING: the UFM endpoint ${plain.endpoint()}/ufmRest/resources/ports is plain http, so the UFM username and password are sent unencrypted on every poll; use an https:// endpoint`,
+      ]);
+      assert.is(rig.lines.filter((l) => l.includes('sent unencrypted')).length, 1);
+    } finally {
+      await plain.close();
+    }
+  }),
+);
+
+test('binary Secret values are sent as raw bytes in the Basic header', () =>
+  withRig(async (rig) => {
+    const username = Buffer.from([0x61, 0xc3, 0x28]); // "a" then an invalid UTF-8 sequence
+    const password = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
+    rig.secrets.store.set('volcano-system/ufm-credentials', {
+      metadata: { name: 'ufm-credentials', namespace: 'volcano-system' },
+      data: { username: username.toString('base64'), password: password.toString('base64') },
+    });
+    await (await rig.make()).start();
+    await waitFor(() => rig.server.requests.length >= 1, { what: 'a request' });
+    const expected = Buffer.concat([username, Buffer.from(':'), password]).toString('base64');
+    assert.is(rig.server.requests[0]!.authorization, `Basic ${expected}`);
+  }),
+);
+
+test('a Secret emptied after start fails the run without sending a request', () =>
+  withRig(async (rig) => {
+    rig.server.answer = { kind: 'status', status: 503 };
+    await (await rig.make()).start();
+    await waitFor(() => rig.server.requests.length >= 1, { what: 'a first run with the good Secret' });
+    rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: '' });
+    await waitFor(() => rig.lines.some((l) => l.includes('password is empty in secret volcano-system/ufm-credentials')), { what: 'empty password refused' });
+    assert.ok(rig.server.requests.every((r) => r.authorization === `Basic ${b64('admin:secret')}`), 'no request with an empty password');
+  }),
+);
+
+test('unknown ufm config keys are warned about by name; a misspelled endpoint names the typo', () =>
+  withRig(async (rig) => {
+    await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerfy: true });
+    assert.ok(rig.lines.some((l) => /unknown keys.*where="ufm config" unknown=\["insecureSkipVerfy"\]/.test(l)), rig.lines.join(''));
+    await rig.make({ endpont: rig.server.endpoint() }).then(
+      () => assert.unreachable('should reject'),
+      (err: Error) => assert.match(err.message, /config\.endpoint must be a string .* got nothing \(the config has "endpont"; misspelled\?\)/),
+    );
   }),
 );
 

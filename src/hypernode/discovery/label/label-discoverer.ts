@@ -11,7 +11,7 @@ import { RateLimitingQueue } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
-import type { NodeMeta } from '../../api/types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../api/types.ts';
 import { discoverSnapshot } from './grouping.ts';
 import { LABEL_SOURCE } from './naming.ts';
 import { topologyTypes, type TopologyType } from './tiers.ts';
@@ -143,11 +143,29 @@ export class LabelDiscoverer implements Discoverer {
     }
   }
 
+  /**
+   * A synced Node cache holding no Node at all while label HyperNodes exist is
+   * far more likely a broken list (a proxy, a wrong kubeconfig, a cache bug)
+   * than a cluster without Nodes, and its snapshot would delete every label
+   * HyperNode. Throws, so the run counts as failed and is retried with
+   * backoff. Nodes that carry none of the configured labels are another
+   * matter: they yield an empty snapshot as before, since the cluster visibly
+   * exists and was relabelled.
+   */
+  private refuseEmptyNodeCache(nodes: readonly NodeMeta[]): void {
+    if (nodes.length > 0) return;
+    const owned = this.opts.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE }).length;
+    if (owned === 0) return;
+    throw new Error(`the Node cache is empty while ${owned} label HyperNodes exist; refusing to delete them all, will retry`);
+  }
+
   /** One discovery: true when a snapshot was handed to the manager. */
   private async runOnce(key: string): Promise<boolean> {
     try {
       this.logger.v(3).info('Started label based hyperNode auto discovery');
-      const snapshot = discoverSnapshot(this.opts.nodes.list(), this.types, this.opts.hyperNodes);
+      const nodes = this.opts.nodes.list();
+      this.refuseEmptyNodeCache(nodes);
+      const snapshot = discoverSnapshot(nodes, this.types, this.opts.hyperNodes);
       this.logger.v(3).info('End label based hyperNode auto discovery', { hyperNodes: snapshot.length });
       this.queue.forget(key);
       this.opts.problems.recovered();

@@ -8,6 +8,7 @@
 import type { Logger } from '../../../log.ts';
 import { cleanTypeName, isDNS1123Subdomain } from './naming.ts';
 import { compareBytes } from '../../api/builders.ts';
+import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;
 
@@ -36,7 +37,11 @@ function weakString(x: unknown, where: string): string {
   throw new Error(`${where}: expected a string, got ${Array.isArray(x) ? 'a list' : 'a mapping'}`);
 }
 
-function decodeLabels(raw: unknown, typeName: string): string[] {
+/** The keys the label source reads; anything else is a typo worth naming. */
+const CONFIG_KEYS = ['networkTopologyTypes'];
+const ITEM_KEYS = ['nodeLabel'];
+
+function decodeLabels(raw: unknown, typeName: string, logger: Logger): string[] {
   if (raw === undefined || raw === null) return [];
   const items = isMapping(raw) ? [raw] : raw;
   if (!Array.isArray(items)) throw new Error(`networkTopologyTypes.${typeName}: expected a list of {nodeLabel: <key>}`);
@@ -44,59 +49,77 @@ function decodeLabels(raw: unknown, typeName: string): string[] {
     const where = `networkTopologyTypes.${typeName}[${i}]`;
     if (item === null || item === undefined) return '';
     if (!isMapping(item)) throw new Error(`${where}: expected a mapping {nodeLabel: <key>}, got ${JSON.stringify(item)}`);
+    warnUnknownKeys(logger, where, unknownKeys(item, ITEM_KEYS, { ignoreCase: true }), ITEM_KEYS);
     return weakString(field(item, 'nodeLabel'), `${where}.nodeLabel`);
   });
 }
 
-/** Raw type name → label list, or an error when the shape cannot be decoded. */
-function decodeTypes(config: Readonly<Record<string, unknown>>): Map<string, string[]> {
+/** Raw type name → label list, or an error when the shape cannot be decoded or is absent. */
+function decodeTypes(config: Readonly<Record<string, unknown>>, logger: Logger): Map<string, string[]> {
+  const unknown = unknownKeys(config, CONFIG_KEYS, { ignoreCase: true });
+  warnUnknownKeys(logger, 'label config', unknown, CONFIG_KEYS);
   const raw = field(config as Record<string, unknown>, 'networkTopologyTypes');
-  const out = new Map<string, string[]>();
-  if (raw === undefined || raw === null) return out;
+  if (raw === undefined || raw === null) {
+    const found = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
+    throw new Error(`networkTopologyTypes is missing from the label source's config${found}`);
+  }
   if (!isMapping(raw)) throw new Error('networkTopologyTypes: expected a mapping of type name to label list');
-  for (const [name, labels] of Object.entries(raw)) out.set(name, decodeLabels(labels, name));
+  const out = new Map<string, string[]>();
+  for (const [name, labels] of Object.entries(raw)) out.set(name, decodeLabels(labels, name, logger));
   return out;
+}
+
+/** Why a decoded type cannot be used, or undefined when it can. Go checks only the first two. */
+function rejection(name: string, labels: readonly string[]): string | undefined {
+  if (new TextEncoder().encode(name).length > MAX_TYPE_NAME_BYTES) {
+    return `The length of topologyTypeName exceeds ${MAX_TYPE_NAME_BYTES}. topologyTypeName is ${name}`;
+  }
+  // A tier whose label key is empty matches no Node: `nodeLabel` is missing, misspelled or null.
+  const empty = labels.indexOf('');
+  if (empty >= 0) return `networkTopologyTypes.${name}[${empty}]: nodeLabel is missing or empty`;
+  if (new Set(labels).size !== labels.length) return `The configMap format is incorrect, there are duplicate labels in topologyTypeName ${name}`;
+  // The last label is the hostname and makes no tier; one label alone groups nothing.
+  if (labels.length < 2) return `networkTopologyTypes.${name}: needs the tier labels followed by the hostname label, got ${labels.length} label(s)`;
+  // A type whose cleaned name cannot form a valid object name (e.g. "topo." →
+  // "hypernode-topo.-tier1-…") would only produce failing creates.
+  const sample = `hypernode-${cleanTypeName(name)}-tier1-bbbbb`;
+  if (!isDNS1123Subdomain(sample)) return `The topologyTypeName ${name} yields HyperNode names that are not valid DNS-1123 subdomains; rename the type (e.g. ${sample})`;
+  return undefined;
 }
 
 /**
  * The configured topology types, sorted by name so that runs are
- * deterministic (Go iterates a map). Rejected types are logged and skipped;
- * what remains may be empty, which is not an error.
+ * deterministic (Go iterates a map). A rejected type is logged and skipped,
+ * as in Go.
  *
- * A `networkTopologyTypes` that cannot be decoded throws. Go logs it and runs
- * with no types, emitting empty snapshots that delete every label HyperNode;
- * we refuse to start the source instead, so a typo deletes nothing
- * (00-overview §4 item 3).
+ * Throws when no usable type remains: a missing (or misspelled)
+ * `networkTopologyTypes`, one that cannot be decoded, or one whose every type
+ * is rejected. Go logs these and runs with no types, and its first empty
+ * snapshot deletes every label HyperNode; we refuse to start the source
+ * instead, so a typo deletes nothing.
  */
 export function topologyTypes(config: Readonly<Record<string, unknown>> | undefined, logger: Logger): TopologyType[] {
   let decoded: Map<string, string[]>;
   try {
-    decoded = decodeTypes(config ?? {});
+    decoded = decodeTypes(config ?? {}, logger);
   } catch (err) {
     throw new Error(`Cannot get networkTopologyTypes: ${(err as Error).message}`, { cause: err });
   }
   const types: TopologyType[] = [];
+  const rejected: string[] = [];
   for (const name of [...decoded.keys()].sort(compareBytes)) {
     const labels = decoded.get(name)!;
-    if (new TextEncoder().encode(name).length > MAX_TYPE_NAME_BYTES) {
-      logger.error(`The length of topologyTypeName exceeds ${MAX_TYPE_NAME_BYTES}. topologyTypeName is ${name}`);
-      continue;
-    }
-    if (new Set(labels).size !== labels.length) {
-      logger.error('The configMap format is incorrect, there are duplicate labels', { topologyTypeName: name, labels });
-      continue;
-    }
-    // Our addition: a type whose cleaned name cannot form a valid object name
-    // (e.g. "topo." → "hypernode-topo.-tier1-…") is reported, never sent.
-    const sample = `hypernode-${cleanTypeName(name)}-tier1-bbbbb`;
-    if (!isDNS1123Subdomain(sample)) {
-      logger.error('The topologyTypeName yields HyperNode names that are not valid DNS-1123 subdomains; rename the type', {
-        topologyTypeName: name,
-        example: sample,
-      });
+    const why = rejection(name, labels);
+    if (why !== undefined) {
+      logger.error(why, { topologyTypeName: name, labels });
+      rejected.push(why);
       continue;
     }
     types.push(Object.freeze({ name, tiers: Object.freeze(labels.slice(0, -1).reverse()) }));
+  }
+  if (types.length === 0) {
+    const reasons = rejected.length > 0 ? `every type is rejected: ${rejected.join('; ')}` : 'it lists no type';
+    throw new Error(`Cannot get networkTopologyTypes: no usable topology type, ${reasons}`);
   }
   return types;
 }

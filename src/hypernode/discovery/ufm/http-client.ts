@@ -1,8 +1,10 @@
 // The UFM HTTP client: one GET with basic auth, TLS verification unless told
 // otherwise, no proxies, a deadline for the whole exchange, a cap on the body
-// size and Go's redirect rules (at most 10; the Authorization header is kept
-// only for the same host or its subdomains). Mirrors the http.Client that
-// pkg/controllers/hypernode/discovery/ufm/ufm.go builds (04-discovery §5.1, §5.4).
+// size and at most 10 redirects. Mirrors the http.Client that
+// pkg/controllers/hypernode/discovery/ufm/ufm.go builds, with two changes:
+// the Authorization header follows a redirect only to the same scheme, host
+// and port (Go also keeps it for subdomains and across an https → http
+// downgrade), and a body over the cap is an error naming the cap and the URL.
 
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -10,7 +12,15 @@ import * as tls from 'node:tls';
 import { Buffer } from 'node:buffer';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
-export const MAX_BODY_BYTES = 100 * 1024 * 1024;
+/**
+ * The largest ports answer read. A 10,000-host fabric (one HCA port per host,
+ * a fat tree of 64-port switches: about 40,000 port objects of about 1.1 KB
+ * each as UFM 6 serialises them) answers about 45 MiB; 64 MiB leaves 40 %
+ * margin. Go reads up to 100 MiB, which costs about 0.5 GB of memory to parse.
+ */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** The first buffer for a body of unknown length; it doubles as needed up to the cap. */
+const INITIAL_BODY_BYTES = 64 * 1024;
 export const MAX_REDIRECTS = 10;
 
 export interface HttpClientOptions {
@@ -24,9 +34,16 @@ export interface HttpClientOptions {
 export interface HttpResponse {
   status: number;
   statusText: string;
-  body: Buffer;
-  /** The body was cut at maxBodyBytes. */
-  truncated: boolean;
+  /** The body decoded as UTF-8; its bytes are not kept, so only one copy stays alive. */
+  body: string;
+}
+
+/** The answer is larger than the client's body cap. */
+export class BodyTooLargeError extends Error {
+  constructor(url: URL, maxBytes: number) {
+    super(`the answer of ${url.href} is larger than the body limit of ${maxBytes} bytes (${(maxBytes / 2 ** 20).toFixed(0)} MiB); not reading it`);
+    this.name = 'BodyTooLargeError';
+  }
 }
 
 /** Go uses the system roots; Node 22.15+/23.5+ can read them, older runtimes keep their defaults. */
@@ -40,11 +57,45 @@ function defaultRoots(): string[] | undefined {
   }
 }
 
-/** Go's shouldCopyHeaderOnRedirect: same host name, or a subdomain of the first one. */
+/**
+ * Credentials go only where they were configured for: the same scheme, host
+ * and port as the first request (URL.origin normalises case and default
+ * ports). A redirect to plain http on the same host would otherwise send the
+ * password in cleartext.
+ */
 function keepsAuthorization(initial: URL, next: URL): boolean {
-  const a = initial.hostname.toLowerCase();
-  const b = next.hostname.toLowerCase();
-  return a === b || b.endsWith(`.${a}`);
+  return initial.origin === next.origin;
+}
+
+/** Collects a body into one buffer: exactly sized when the length is announced, else grown by doubling. */
+class BodyBuffer {
+  private buf: Buffer;
+  size = 0;
+
+  constructor(
+    announced: number | undefined,
+    private readonly maxBytes: number,
+  ) {
+    this.buf = Buffer.allocUnsafe(announced ?? Math.min(INITIAL_BODY_BYTES, maxBytes));
+  }
+
+  /** false when the body would pass the cap. */
+  append(chunk: Buffer): boolean {
+    const needed = this.size + chunk.length;
+    if (needed > this.maxBytes) return false;
+    if (needed > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.min(Math.max(needed, this.buf.length * 2), this.maxBytes));
+      this.buf.copy(grown, 0, 0, this.size);
+      this.buf = grown;
+    }
+    chunk.copy(this.buf, this.size);
+    this.size = needed;
+    return true;
+  }
+
+  text(): string {
+    return this.buf.toString('utf8', 0, this.size);
+  }
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -93,35 +144,31 @@ export class UfmHttpClient {
           : http.request(url, requestOptions);
       req.on('error', fail);
       req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let truncated = false;
+        const announced = Number(res.headers['content-length']);
+        const known = Number.isSafeInteger(announced) && announced >= 0 ? announced : undefined;
+        const tooLarge = () => {
+          res.destroy();
+          reject(new BodyTooLargeError(url, maxBytes));
+        };
+        if (known !== undefined && known > maxBytes) return tooLarge();
+        let body: BodyBuffer | undefined = new BodyBuffer(known, maxBytes);
         res.on('data', (chunk: Buffer) => {
-          if (truncated) return;
-          size += chunk.length;
-          if (size > maxBytes) {
-            truncated = true;
-            chunks.push(chunk.subarray(0, chunk.length - (size - maxBytes)));
-            res.destroy();
-            finish();
-            return;
+          if (body && !body.append(chunk)) {
+            body = undefined;
+            tooLarge();
           }
-          chunks.push(chunk);
         });
-        const finish = () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            statusText: res.statusMessage ?? '',
-            body: Buffer.concat(chunks),
-            truncated,
-            location: res.headers.location,
-          });
-        res.on('end', finish);
+        res.on('end', () => {
+          if (!body) return;
+          const text = body.text();
+          body = undefined; // the bytes are garbage from here on; only the text lives
+          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', body: text, location: res.headers.location });
+        });
         res.on('error', (err) => {
-          if (!truncated) fail(err);
+          if (body) fail(err);
         });
         res.on('aborted', () => {
-          if (!truncated) fail(new Error('connection closed before the response was complete'));
+          if (body) fail(new Error('connection closed before the response was complete'));
         });
       });
       req.end();

@@ -24,26 +24,66 @@ export function portsUrl(endpoint: string): string {
 
 const STRING_FIELDS = ['description', 'system_name', 'node_description', 'peer_node_name'] as const;
 
-/** The end index (exclusive) of the JSON value starting at `start`, found by scanning. */
-function endOfFirstValue(text: string, start: number): number {
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x5b, 0x7b]); // [ {
+const CLOSERS = new Set([0x5d, 0x7d]); // ] }
+/** Whitespace, `,`, `:`, `]` and `}`: what ends a number, true, false or null. */
+const SCALAR_END = /[\s,:\]}]/;
+
+/**
+ * The end index (exclusive) of the JSON value starting at `start`, found by
+ * scanning; text.length when it is unterminated. Only delimits the value:
+ * JSON.parse of the slice validates it.
+ */
+function endOfValue(text: string, start: number): number {
+  const first = text.charCodeAt(start);
+  if (first !== QUOTE && !OPENERS.has(first)) {
+    let i = start;
+    while (i < text.length && !SCALAR_END.test(text[i]!)) i++;
+    return i;
+  }
   let depth = 0;
   let inString = false;
   for (let i = start; i < text.length; i++) {
-    const c = text[i];
+    const c = text.charCodeAt(i);
     if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) {
         inString = false;
         if (depth === 0) return i + 1;
       }
-    } else if (c === '"') inString = true;
-    else if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') {
-      depth--;
-      if (depth <= 0) return i + 1;
-    } else if (depth === 0 && /[\s,:]/.test(c!)) return i;
+    } else if (c === QUOTE) inString = true;
+    else if (OPENERS.has(c)) depth++;
+    else if (CLOSERS.has(c) && --depth === 0) return i + 1;
   }
   return text.length;
+}
+
+const skipSpace = (text: string, i: number): number => {
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  return i;
+};
+
+/**
+ * The elements of the JSON array opening at `start`, each as its own text.
+ * Parsing them one at a time means the whole answer never exists as one
+ * object tree: each port is reduced to the five fields we use and the rest is
+ * garbage at once, which keeps the peak memory of a large fabric's answer
+ * near the size of its text. Throws a SyntaxError on a malformed array.
+ */
+function* arrayElements(text: string, start: number): Generator<string> {
+  let i = skipSpace(text, start + 1);
+  if (text[i] === ']') return;
+  for (;;) {
+    if (i >= text.length) throw new SyntaxError('unexpected end of JSON input');
+    const end = endOfValue(text, i);
+    yield text.slice(i, end);
+    i = skipSpace(text, end);
+    if (text[i] === ']') return;
+    if (text[i] !== ',') throw new SyntaxError(i >= text.length ? 'unexpected end of JSON input' : `invalid character ${JSON.stringify(text[i])} after array element`);
+    i = skipSpace(text, i + 1);
+  }
 }
 
 function describe(x: unknown): string {
@@ -72,8 +112,12 @@ function decodePort(raw: unknown, index: number): UfmPort {
 export function decodePorts(body: string): UfmPort[] {
   const start = body.search(/\S/);
   if (start < 0) throw new Error('unexpected end of JSON input');
-  const value: unknown = JSON.parse(body.slice(start, endOfFirstValue(body, start)));
+  if (body[start] === '[') {
+    const ports: UfmPort[] = [];
+    for (const element of arrayElements(body, start)) ports.push(decodePort(JSON.parse(element), ports.length));
+    return ports;
+  }
+  const value: unknown = JSON.parse(body.slice(start, endOfValue(body, start)));
   if (value === null) return [];
-  if (!Array.isArray(value)) throw new Error(`cannot decode ${describe(value)} into a port list`);
-  return value.map(decodePort);
+  throw new Error(`cannot decode ${describe(value)} into a port list`);
 }

@@ -11,8 +11,9 @@ import * as http from 'node:http';
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
-import { basicAuthorization, readCredentials, type Credentials, type SecretRef } from './credentials.ts';
-import { UfmHttpClient, type HttpClientOptions, MAX_BODY_BYTES } from './http-client.ts';
+import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
+import { basicAuthorization, hasCredentials, NO_CREDENTIALS, readCredentials, type Credentials, type SecretRef } from './credentials.ts';
+import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
 import { decodePorts, portsUrl, type UfmPort } from './ports.ts';
 import { buildSnapshot, UFM_SOURCE } from './topology.ts';
 
@@ -38,14 +39,16 @@ export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkip
   readPortsBody?: PortsBodyReader;
 }
 
-const NO_CREDENTIALS: Credentials = { username: '', password: '' };
+/** The keys of the ufm source's `config`; anything else is a typo worth naming. */
+const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify'];
+/** The reason of the Warning Event for credentials sent without TLS. */
+export const CLEARTEXT_CREDENTIALS_REASON = 'CleartextCredentials';
 
 export class UfmDiscoverer implements Discoverer {
   private readonly logger: Logger;
   private readonly client: UfmHttpClient;
   private readonly stopping = new AbortController();
   private readonly retryBaseMs: number;
-  private readonly maxBodyBytes: number;
   private readonly intervalMs: number;
   private readonly readPortsBody: PortsBodyReader | undefined;
 
@@ -63,7 +66,6 @@ export class UfmDiscoverer implements Discoverer {
     this.logger = opts.logger.with({ source: UFM_SOURCE });
     this.client = new UfmHttpClient({ ...tuning, insecureSkipVerify });
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
-    this.maxBodyBytes = tuning.maxBodyBytes ?? MAX_BODY_BYTES;
     this.readPortsBody = tuning.readPortsBody;
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     if (this.intervalMs !== entry.intervalMs) {
@@ -79,8 +81,16 @@ export class UfmDiscoverer implements Discoverer {
 
   async start(): Promise<Channel<Snapshot>> {
     if (this.endpoint === '') throw new Error('UFM endpoint is not configured');
-    if (!this.readPortsBody && (!this.credentials.username || !this.credentials.password)) {
+    if (!this.readPortsBody && !hasCredentials(this.credentials)) {
       throw new Error(`UFM authentication credentials are not configured${this.credentialsError ? `: ${this.credentialsError}` : ''}`);
+    }
+    const url = portsUrl(this.endpoint);
+    if (!this.readPortsBody && url.startsWith('http://')) {
+      // Go sends the password in cleartext without a word; it still works, but say so loudly.
+      this.opts.problems.warning(
+        CLEARTEXT_CREDENTIALS_REASON,
+        `WARNING: the UFM endpoint ${url} is plain http, so the UFM username and password are sent unencrypted on every poll; use an https:// endpoint`,
+      );
     }
     this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoint, interval: `${this.intervalMs}ms` });
     const out = new Channel<Snapshot>(OUTPUT_BUFFER);
@@ -174,13 +184,13 @@ export class UfmDiscoverer implements Discoverer {
     try {
       res = await this.client.get(url, basicAuthorization(this.credentials), this.stopping.signal);
     } catch (err) {
+      if (err instanceof BodyTooLargeError) throw new Error(`failed to read response: ${err.message}`, { cause: err });
       throw new Error(`failed to send request: ${(err as Error).message}`, { cause: err });
     }
     if (res.status !== 200) {
       throw new Error(`unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd());
     }
-    if (res.truncated) throw new Error(`failed to decode response: body exceeds ${this.maxBodyBytes} bytes`);
-    return res.body.toString('utf8');
+    return res.body;
   }
 }
 
@@ -188,13 +198,23 @@ export class UfmDiscoverer implements Discoverer {
 export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFactory {
   return async (entry, opts) => {
     const logger = opts.logger.with({ source: UFM_SOURCE });
+    const unknown = unknownKeys(entry.config, CONFIG_KEYS, { ignoreCase: false });
+    warnUnknownKeys(logger, 'ufm config', unknown, CONFIG_KEYS);
     const endpoint = entry.config.endpoint;
     if (typeof endpoint !== 'string') {
+      const typo = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
       throw new Error(
-        `ufm source: config.endpoint must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${endpoint === undefined ? 'nothing' : JSON.stringify(endpoint)}`,
+        `ufm source: config.endpoint must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${endpoint === undefined ? 'nothing' : JSON.stringify(endpoint)}${typo}`,
       );
     }
-    const insecureSkipVerify = entry.config.insecureSkipVerify === true;
+    const skipVerify = entry.config.insecureSkipVerify;
+    if (skipVerify !== undefined && skipVerify !== null && typeof skipVerify !== 'boolean') {
+      // Go reads anything but a YAML boolean as false; so do we, verification stays on.
+      logger.warn('config.insecureSkipVerify is not a YAML boolean (true/false) and counts as false: TLS certificates are verified', {
+        insecureSkipVerify: JSON.stringify(skipVerify),
+      });
+    }
+    const insecureSkipVerify = skipVerify === true;
     if (insecureSkipVerify) {
       logger.warn('WARNING: TLS certificate verification is disabled which is insecure. This should not be used in production environments');
     }

@@ -1,0 +1,80 @@
+// A List response without `items` (or with `items: null`) is a broken answer,
+// not an empty resource: the reflector must keep its cache, report the list as
+// failed and retry it with backoff.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SharedInformer } from '../../src/kube/informer.ts';
+import type { ObjectList } from '../../src/kube/resource.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { createLogger } from '../../src/log.ts';
+import { FakeClock, settle } from './fake-clock.ts';
+import { FakeResource, gone } from './fake-lister-watcher.ts';
+
+/** A FakeResource whose next lists answer with a mangled `items`. */
+class MangledLists extends FakeResource {
+  readonly mangle: Array<'missing' | 'null'> = [];
+  override async list(opts: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<KubeObject>> {
+    const page = await super.list(opts);
+    const how = this.mangle.shift();
+    if (how === undefined) return page;
+    const broken: Record<string, unknown> = { metadata: page.metadata };
+    if (how === 'null') broken.items = null;
+    return broken as unknown as ObjectList<KubeObject>;
+  }
+}
+
+function start(res: FakeResource) {
+  const lines: string[] = [];
+  const logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (l) => void lines.push(l) } });
+  const clock = new FakeClock();
+  const stop = new AbortController();
+  const informer = new SharedInformer<KubeObject>({ name: 'things', listerWatcher: res, clock, logger, random: () => 0.5 });
+  const done = informer.run(stop.signal);
+  return { clock, stop, informer, done, lines };
+}
+
+const names = (i: SharedInformer<KubeObject>) => i.list().map((o) => o.metadata.name).sort();
+
+test('a first list without items does not sync an empty cache; it is logged and retried with backoff', async () => {
+  const res = new MangledLists();
+  res.set('a');
+  res.mangle.push('missing', 'null');
+  const { informer, clock, stop, done, lines } = start(res);
+  await settle();
+  assert.not.ok(informer.hasSynced(), 'a broken list does not count as synced');
+  assert.ok(lines.some((l) => l.includes('Failed to list') && l.includes('no items field')), lines.join(''));
+  await clock.advance(1200);
+  assert.is(res.listCalls.length, 2);
+  assert.not.ok(informer.hasSynced());
+  assert.ok(lines.some((l) => l.includes('items: null')), lines.join(''));
+  await clock.advance(2400);
+  assert.ok(informer.hasSynced());
+  assert.equal(names(informer), ['a']);
+  stop.abort();
+  await done;
+});
+
+test('a relist without items keeps every cached object (no deletes reach handlers)', async () => {
+  const res = new MangledLists();
+  res.set('a');
+  res.set('b');
+  const { informer, clock, stop, done } = start(res);
+  await settle();
+  const deleted: string[] = [];
+  informer.addEventHandler({ onDelete: (o) => void deleted.push('key' in o ? o.key : o.metadata.name) });
+  res.mangle.push('missing');
+  res.cut(gone()); // the watch expires: relist, which answers without items
+  await settle();
+  assert.is(res.listCalls.length, 2);
+  assert.equal(names(informer), ['a', 'b'], 'the cache is kept');
+  assert.equal(deleted, []);
+  await clock.advance(1200);
+  assert.is(res.listCalls.length, 3, 'the list is retried after a pause');
+  assert.equal(names(informer), ['a', 'b']);
+  assert.equal(deleted, []);
+  stop.abort();
+  await done;
+});
+
+test.run();
