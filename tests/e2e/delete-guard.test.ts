@@ -1,9 +1,12 @@
 // The mass-delete guard end to end (the executable, chart RBAC): when 60 % of
-// the Nodes of a label topology lose their rack at once (half deleted, half
-// relabelled), the controller applies the update of the cluster HyperNode
-// but sends no DELETE for the 12 racks, and says so in a Warning Event, a
-// log line and a gauge; raising maxDeletePercent in the ConfigMap restarts
-// the source and lets the deletes through.
+// the Nodes of a label topology have lost their rack (half deleted, half
+// relabelled) while the controller was down, its first run applies the
+// update of the cluster HyperNode but sends no DELETE for the 12 racks, and
+// says so in a Warning Event, a log line and a gauge; raising
+// maxDeletePercent in the ConfigMap restarts the source and lets the deletes
+// through. The change is made while no controller runs so that exactly one
+// discovery run sees all of it: made live, a loaded machine may split the
+// burst across the label source's debounce, and each run is judged alone.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -45,18 +48,20 @@ test('deleting or relabelling 60 % of the Nodes holds the 12 HyperNode deletes u
   // Each Node in its own rack, every rack in one cluster: 20 rack HyperNodes and 1 cluster HyperNode.
   for (let i = 0; i < NODES; i++) api.store.create(node(nodeName(i), { [RACK]: `r${i}`, [CLUSTER]: 'c0' }));
   seedConfigMap(api, config());
-  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS });
   await converge(() => hyperNodes(api, 'label').length === NODES + 1, `${NODES + 1} label HyperNodes`);
   const racksGoing = Array.from({ length: GONE }, (_, i) => groupOf(api, RACK, `r${i}`)!.metadata.name).sort();
   const clusterName = groupOf(api, CLUSTER, 'c0')!.metadata.name;
-  const metrics = async () => controller.metrics();
-  api.requests.clear();
+  assert.is(await s.controller.stop(), 0);
 
-  // One burst, as a drained node pool or a botched relabel looks: half the Nodes deleted, half without their rack.
+  // A drained node pool or a botched relabel: half the Nodes deleted, half without their rack.
   for (let i = 0; i < GONE; i++) {
     if (i % 2 === 0) api.store.delete('nodes', nodeName(i));
     else setNodeLabels(api, nodeName(i), { [RACK]: undefined });
   }
+  api.requests.clear();
+  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
+  const metrics = async () => controller.metrics();
 
   await converge(async () => metricValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === GONE, `hypernode_deletes_held{source="label"} = ${GONE}`);
   await converge(() => memberNames(groupOf(api, CLUSTER, 'c0')).length === NODES - GONE, 'the cluster HyperNode updated to the 8 remaining racks');
