@@ -102,6 +102,7 @@ export async function measureDiscoveryCpu(nodeObjects: readonly KubeObject[], di
     hyperNodes: full,
     client: refusingClient,
     events: { event: () => {} },
+    regarding: () => ({ metadata: { name: 'bench' } }),
     metrics: newHyperNodeMetrics(new Registry()),
     clock: realClock,
     logger: nullLogger,

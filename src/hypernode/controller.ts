@@ -76,6 +76,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     clock,
     logger,
     queueMetrics: deps.queueMetrics?.(WRITE_RETRY_QUEUE_NAME),
+    regarding: () => manager.configMapRef(),
   });
   const status = new NodeCountSync({
     hyperNodes: deps.hyperNodes,
@@ -129,10 +130,10 @@ async function watchResults(
   metrics: HyperNodeMetrics,
   logger: Logger,
 ): Promise<void> {
-  for await (const { source, hyperNodes } of manager.results) {
+  for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
     try {
-      await reconciler.reconcile(source, hyperNodes);
+      await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
     } catch (err) {
       logger.error('Failed to reconcile topology', { source, err });
     } finally {

@@ -28,6 +28,10 @@ export interface HyperNodeMetrics {
   discovererFailed(source: string): void;
   /** A discovery run produced no snapshot (UFM unreachable or a bad answer, a cache error). */
   discoveryFailed(source: string): void;
+  /** A snapshot broke snapshot rule `rule` and nothing of it was written. */
+  snapshotRejected(source: string, rule: string): void;
+  /** How many deletes of `source` the mass-delete guard holds after its last run. */
+  deletesHeld(source: string, count: number): void;
 }
 
 /** Seconds; a reconcile is a handful of API calls, a big cluster's first round a few thousand. */
@@ -49,8 +53,21 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   );
   const discovererFailures = counter(registry, 'hypernode_discoverer_failures_total', 'Failed attempts to create or start a discoverer, per source.', ['source']);
   const discoveryFailures = counter(registry, 'hypernode_discovery_failures_total', 'Discovery runs that produced no snapshot (nothing was changed), per source.', ['source']);
+  const snapshotsRejected = counter(
+    registry,
+    'hypernode_snapshot_rejected_total',
+    'Discovery snapshots refused before any write because they break a snapshot rule, per source and rule (one snapshot may count under several rules).',
+    ['source', 'rule'],
+  );
   const managed = existing<Gauge>(registry, 'hypernode_managed') ??
     new Gauge({ name: 'hypernode_managed', help: 'HyperNodes owned by each source after its last reconcile.', labelNames: ['source'], registers: [registry] });
+  const held = existing<Gauge>(registry, 'hypernode_deletes_held') ??
+    new Gauge({
+      name: 'hypernode_deletes_held',
+      help: "HyperNode deletes the mass-delete guard holds after each source's last run; raise the source's maxDeletePercent to allow them.",
+      labelNames: ['source'],
+      registers: [registry],
+    });
   const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
     new Histogram({
       name: 'hypernode_reconcile_duration_seconds',
@@ -68,6 +85,8 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     apiWriteFailed: (source, verb, codeClass) => writeFailures.inc({ source, verb, code_class: codeClass }),
     discovererFailed: (source) => discovererFailures.inc({ source }),
     discoveryFailed: (source) => discoveryFailures.inc({ source }),
+    snapshotRejected: (source, rule) => snapshotsRejected.inc({ source, rule }),
+    deletesHeld: (source, count) => held.set({ source }, count),
   };
 }
 

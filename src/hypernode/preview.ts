@@ -4,7 +4,7 @@
 // once against caches built from the given objects; its first snapshot goes
 // through the reconciler's desiredByName (the objects a create would send),
 // the snapshot checks, the reconciler's ownership rule for names already
-// taken, and the status sync's nodeCount. Nothing here reads files or talks
+// taken, the mass-delete guard, and the status sync's nodeCount. Nothing here reads files or talks
 // to a server: the caller supplies the objects and the discoverer registry.
 
 import type { Clock } from '../kube/clock.ts';
@@ -16,6 +16,7 @@ import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from '
 import { compareBytes } from './api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from './api/types.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from './config/loader.ts';
+import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from './member-selector.ts';
 import { desiredByName } from './reconciler.ts';
@@ -41,7 +42,7 @@ export interface PreviewDeps {
 export interface Preview {
   /** What the enabled sources would write, sorted by tier, then name. */
   readonly hyperNodes: DiscoveredHyperNode[];
-  /** Things the controller would log and skip (names held by objects a source does not own). */
+  /** Things the controller would log and skip (names held by objects a source does not own, deletes it would hold). */
   readonly warnings: string[];
 }
 
@@ -82,7 +83,7 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
         const result = sourceEntry(input.config, source)!;
         const entry = entryOf(result);
         if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
-        return { source, desired: checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps)) };
+        return { source, entry, desired: checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps)) };
       } catch (err) {
         return { source, failure: messageOf(err) };
       }
@@ -97,6 +98,8 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
       failures.push({ source: outcome.source, message: outcome.failure });
       continue;
     }
+    const held = heldDeletes(outcome.source, outcome.desired, input.existing, outcome.entry.maxDeletePercent);
+    if (held) warnings.push(held);
     for (const [name, want] of outcome.desired) {
       const other = producedBy.get(name);
       if (other !== undefined) {
@@ -127,6 +130,14 @@ function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, Discov
     throw new Error(`the snapshot would not be written (${objects.join(', ')}):\n${describeViolations(violations)}`);
   }
   return desired;
+}
+
+/** The controller's mass-delete guard over the existing objects `source` owns: what it would hold, if anything. */
+function heldDeletes(source: string, desired: ReadonlyMap<string, HyperNode>, existing: readonly HyperNode[], maxDeletePercent: number): string | undefined {
+  const owned = existing.filter((hn) => hn.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] === source).map((hn) => hn.metadata.name);
+  const doomed = owned.filter((name) => !desired.has(name)).sort(compareBytes);
+  if (!deleteGuard(owned.length, doomed.length, maxDeletePercent).hold) return undefined;
+  return `${heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent)}. The controller would keep: ${doomed.join(', ')}`;
 }
 
 /** Starts the source's discoverer, takes its first snapshot or first reported failure, and stops it. */

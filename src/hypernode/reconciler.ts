@@ -6,6 +6,11 @@
 // desired object is compared with the cached one and only differences are
 // written, status is never sent, cached objects are never mutated, and a name
 // held by an object this source does not own is reported once, not every round.
+// Three guards Go does not have: a snapshot that breaks a snapshot rule is
+// refused whole before anything is written (the source keeps its last accepted
+// snapshot), a run that would delete too much of a source's topology holds its
+// deletes (delete-guard.ts), and every run that changed something is summed up
+// in one Normal Event, while a run that changed nothing stays silent.
 
 import type { Clock } from '../kube/clock.ts';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
@@ -15,7 +20,10 @@ import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from './api/types.ts';
 import { labelValue } from './labels.ts';
+import { DEFAULT_MAX_DELETE_PERCENT } from './config/entry.ts';
+import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
 import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
+import { describeViolations, validateSnapshot, type SnapshotViolation } from './snapshot-validation.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
 
 /** client-go's retry.DefaultRetry: 5 attempts, ~10 ms apart. */
@@ -24,6 +32,13 @@ export const CONFLICT_RETRY_DELAY_MS = 10;
 /** How long an update that hit 409 waits for the informer to deliver the newer object. */
 export const CACHE_CATCH_UP_TIMEOUT_MS = 1_000;
 export const WRITE_RETRY_QUEUE_NAME = 'hypernode-write-retry';
+
+/** Event reasons of whole source runs (Events about one object carry FailedCreate, NameConflict, ...). */
+export const SNAPSHOT_REJECTED_REASON = 'SnapshotRejected';
+export const DELETES_HELD_REASON = 'DeletesHeld';
+export const TOPOLOGY_CHANGED_REASON = 'TopologyChanged';
+/** How many violations or object names one log line or Event spells out; the rest are counted. */
+const MAX_LISTED = 5;
 
 export interface ReconcilerDeps {
   /** The HyperNode informer cache: `existing` and the update base come from here. */
@@ -35,6 +50,8 @@ export interface ReconcilerDeps {
   logger: Logger;
   /** workqueue_* metrics of the write retry queue. */
   queueMetrics?: QueueMetrics;
+  /** The object Events about a whole source run are attached to (the discovery ConfigMap). */
+  regarding(): KubeObject;
 }
 
 export interface ReconcileSummary {
@@ -46,16 +63,30 @@ export interface ReconcileSummary {
   failed: number;
   /** Desired names held by an object this source does not own. */
   foreign: number;
+  /** Deletes the mass-delete guard held back. */
+  held: number;
+  /** The snapshot broke a snapshot rule: nothing was written for it. */
+  rejected: boolean;
 }
 
 /** 'absent': neither desired nor owned by the source, so nothing to do. */
-type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed' | 'foreign' | 'pending' | 'absent';
+type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed' | 'foreign' | 'held' | 'pending' | 'absent';
 
 export class TopologyReconciler {
   /** Per source: name → resourceVersion of the foreign object already reported. */
   private readonly reportedConflicts = new Map<string, Map<string, string>>();
-  /** Per source: its latest desired snapshot by name, what every retry is decided against. */
+  /**
+   * Per source: its latest accepted snapshot by name, what every retry is
+   * decided against. A rejected snapshot never gets here, so a pending retry
+   * writes what the last accepted snapshot described, never the rejected one.
+   */
   private readonly desired = new Map<string, Map<string, DiscoveredHyperNode>>();
+  /** Per source: the violations of the rejected snapshot last reported, so a repeat is not reported again. */
+  private readonly reportedRejections = new Map<string, string>();
+  /** Per source: names whose delete the mass-delete guard holds; retries do not delete them either. */
+  private readonly heldDeletes = new Map<string, ReadonlySet<string>>();
+  /** Per source: the hold last reported (limit and names), so an unchanged hold is not reported every run. */
+  private readonly reportedHolds = new Map<string, string>();
   /**
    * `source/name` of objects whose write failed. Each waits its own
    * exponential backoff; the worker then decides that one object again from
@@ -71,8 +102,9 @@ export class TopologyReconciler {
     this.failures = new WriteFailures(deps);
   }
 
-  reconcile(source: string, discovered: readonly DiscoveredHyperNode[]): Promise<ReconcileSummary> {
-    return this.exclusive(() => this.reconcileSnapshot(source, discovered));
+  /** `maxDeletePercent` comes from the source's entry of the discovery configuration. */
+  reconcile(source: string, discovered: readonly DiscoveredHyperNode[], maxDeletePercent = DEFAULT_MAX_DELETE_PERCENT): Promise<ReconcileSummary> {
+    return this.exclusive(() => this.reconcileSnapshot(source, discovered, maxDeletePercent));
   }
 
   /** The retry worker: returns once shutDown() was called and the current retry ended. */
@@ -85,12 +117,19 @@ export class TopologyReconciler {
     this.retries.shutDown();
   }
 
-  private async reconcileSnapshot(source: string, discovered: readonly DiscoveredHyperNode[]): Promise<ReconcileSummary> {
+  private async reconcileSnapshot(source: string, discovered: readonly DiscoveredHyperNode[], maxDeletePercent: number): Promise<ReconcileSummary> {
     const { logger, metrics, clock } = this.deps;
     const started = clock.now();
     logger.info('Starting topology reconciliation', { source, discoveredNodeCount: discovered.length });
-    const summary: ReconcileSummary = { discovered: discovered.length, created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, foreign: 0 };
+    const summary: ReconcileSummary = { discovered: discovered.length, created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, foreign: 0, held: 0, rejected: false };
     const desired = desiredByName(source, discovered);
+    const violations = validateSnapshot([...desired.values()]);
+    if (violations.length > 0) {
+      this.reportRejection(source, violations);
+      summary.rejected = true;
+      return summary;
+    }
+    if (this.reportedRejections.delete(source)) logger.info('Discovery snapshot accepted again after rejected ones', { source });
     this.desired.set(source, desired);
     let owned: HyperNode[];
     try {
@@ -102,6 +141,7 @@ export class TopologyReconciler {
       return summary;
     }
 
+    this.guardDeletes(source, owned, desired, maxDeletePercent);
     const conflicts = new Map<string, string>();
     // Desired objects first (creates and updates), then what the source no longer describes (deletes).
     const names = new Set([...desired.keys(), ...owned.map((hn) => hn.metadata.name)]);
@@ -122,10 +162,74 @@ export class TopologyReconciler {
     // Only conflicts still present this round are remembered; a resolved one is forgotten.
     this.reportedConflicts.set(source, conflicts);
 
-    metrics.managed(source, summary.created + summary.updated + summary.unchanged);
+    metrics.managed(source, summary.created + summary.updated + summary.unchanged + summary.held);
+    metrics.deletesHeld(source, summary.held);
     metrics.reconcileDuration(source, (clock.now() - started) / 1000);
     logger.info('Topology reconciliation completed', { source, ...summary });
+    this.reportChanges(source, summary);
     return summary;
+  }
+
+  /**
+   * Counts the rejected snapshot under each rule it breaks; logs it and emits
+   * a Warning Event once per distinct set of violations, as a discoverer that
+   * keeps producing the same bad snapshot would otherwise report it every run.
+   */
+  private reportRejection(source: string, violations: readonly SnapshotViolation[]): void {
+    const { logger, metrics, events } = this.deps;
+    for (const rule of new Set(violations.map((v) => v.rule))) metrics.snapshotRejected(source, rule);
+    const text = describeViolations(violations);
+    if (this.reportedRejections.get(source) === text) {
+      logger.v(2).info('Discovery snapshot rejected again, nothing written', { source, violations: violations.length });
+      return;
+    }
+    this.reportedRejections.set(source, text);
+    const objects = listed([...new Set(violations.flatMap((v) => v.objects))]);
+    const broken = listed(violations.map((v) => `${v.rule}: ${v.message}`), '; ');
+    logger.error('Discovery snapshot rejected, nothing written for this source', { source, objects, violations: broken });
+    events.event(
+      this.deps.regarding(),
+      'Warning',
+      SNAPSHOT_REJECTED_REASON,
+      `Discovery source "${source}" produced a snapshot that breaks the HyperNode rules; nothing of it was written and its HyperNodes stay as they were (${objects}): ${broken}`,
+    );
+  }
+
+  /** Decides whether this run's deletes are held; reports a new hold once and a released one in the log. */
+  private guardDeletes(source: string, owned: readonly HyperNode[], desired: ReadonlyMap<string, HyperNode>, maxDeletePercent: number): void {
+    const { logger, events } = this.deps;
+    const doomed = owned.map((hn) => hn.metadata.name).filter((name) => !desired.has(name));
+    const decision = deleteGuard(owned.length, doomed.length, maxDeletePercent);
+    if (!decision.hold) {
+      this.reportedHolds.delete(source);
+      const released = this.heldDeletes.get(source);
+      if (this.heldDeletes.delete(source)) logger.info('HyperNode deletes no longer held', { source, previouslyHeld: released!.size, deletes: doomed.length, maxDeletePercent });
+      return;
+    }
+    this.heldDeletes.set(source, new Set(doomed));
+    const key = `${maxDeletePercent} ${[...doomed].sort().join(' ')}`;
+    if (this.reportedHolds.get(source) === key) {
+      logger.v(2).info('HyperNode deletes still held', { source, held: doomed.length, maxDeletePercent });
+      return;
+    }
+    this.reportedHolds.set(source, key);
+    logger.warn('Holding HyperNode deletes of a discovery run', {
+      source,
+      held: doomed.length,
+      owned: owned.length,
+      maxDeletePercent,
+      allow: `set maxDeletePercent to ${decision.allowedFrom} or more on this source's entry`,
+      names: listed(doomed),
+    });
+    events.event(this.deps.regarding(), 'Warning', DELETES_HELD_REASON, heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent));
+  }
+
+  /** One Normal Event for a run that wrote something; none for a run that did not, so the steady state writes nothing. */
+  private reportChanges(source: string, summary: ReconcileSummary): void {
+    if (summary.created + summary.updated + summary.deleted === 0) return;
+    const held = summary.held > 0 ? `, ${summary.held} deletes held` : '';
+    const message = `Discovery source "${source}": ${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted${held}`;
+    this.deps.events.event(this.deps.regarding(), 'Normal', TOPOLOGY_CHANGED_REASON, message);
   }
 
   /** One due retry: the object is decided again against its source's latest snapshot and the cache. */
@@ -157,9 +261,11 @@ export class TopologyReconciler {
     if (want && !current) outcome = await this.create(source, want);
     else if (want && owned) outcome = await this.update(source, want, current!);
     else if (want) outcome = this.reportForeign(source, current!, conflicts);
+    else if (owned && this.heldDeletes.get(source)?.has(name)) outcome = 'held';
     else if (owned) outcome = await this.delete(source, current!, conflicts, attempt);
     else outcome = 'absent';
-    if (outcome !== 'failed') this.failures.resolved(retryKey(source, name));
+    // A held delete is not written, so an earlier failure of it is not over either.
+    if (outcome !== 'failed' && outcome !== 'held') this.failures.resolved(retryKey(source, name));
     return outcome;
   }
 
@@ -361,4 +467,10 @@ function eventRef(hn: HyperNode): KubeObject {
 
 function count(summary: ReconcileSummary, outcome: Outcome): void {
   if (outcome !== 'pending' && outcome !== 'absent') summary[outcome]++;
+}
+
+/** The first MAX_LISTED items, and how many more there are: a 10,000-object snapshot must not make a 10,000-name line. */
+function listed(items: readonly string[], separator = ', '): string {
+  const shown = items.slice(0, MAX_LISTED).join(separator);
+  return items.length > MAX_LISTED ? `${shown} and ${items.length - MAX_LISTED} more` : shown;
 }

@@ -18,6 +18,8 @@ export interface DiscoveryEntry {
   readonly credentials?: { readonly secretRef?: { readonly name: string; readonly namespace: string } };
   /** Free-form per-source settings (YAML 1.1 scalars already resolved). */
   readonly config: Readonly<Record<string, unknown>>;
+  /** Percentage (0–100) of its HyperNodes one run of this source may delete before deletes are held; defaulted to 50. */
+  readonly maxDeletePercent: number;
 }
 
 /** A complete desired set of HyperNodes for one source (never a delta). */

@@ -12,9 +12,11 @@ import { unknownKeys } from './unknown-keys.ts';
 
 /** Used when `interval` is absent, null, zero or negative. */
 export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
+/** Used when `maxDeletePercent` is absent or null: one run may delete up to half of a source's HyperNodes. */
+export const DEFAULT_MAX_DELETE_PERCENT = 50;
 
 /** The keys of one entry (yaml.v2 matches them case-sensitively). */
-export const ENTRY_KEYS = ['source', 'enabled', 'interval', 'credentials', 'config'];
+export const ENTRY_KEYS = ['source', 'enabled', 'interval', 'credentials', 'config', 'maxDeletePercent'];
 
 export type EntryResult = (
   | { readonly index: number; readonly source: string; readonly enabled: boolean; readonly entry: DiscoveryEntry }
@@ -54,6 +56,14 @@ const intervalSchema = v.pipe(
   }),
 );
 
+const maxDeletePercentSchema = v.nullish(
+  v.custom<number>(
+    (x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 100,
+    (issue) => `${describe(issue.input)} is not an integer from 0 to 100 (the share of its HyperNodes, in percent, one run of this source may delete)`,
+  ),
+  DEFAULT_MAX_DELETE_PERCENT,
+);
+
 const isMapping = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 const text = () => v.nullish(v.string('must be a string'), '');
@@ -68,6 +78,7 @@ const entrySchema = v.looseObject(
       v.looseObject({ secretRef: v.nullish(v.looseObject({ name: text(), namespace: text() }, 'must be a mapping')) }, 'must be a mapping'),
     ),
     config: v.nullish(v.custom<Record<string, unknown>>(isMapping, 'must be a mapping'), {}),
+    maxDeletePercent: maxDeletePercentSchema,
   },
   'must be a mapping with source, enabled, interval, credentials and config',
 );
@@ -108,6 +119,7 @@ export function parseEntry(raw: unknown, index: number): EntryResult {
     intervalMs: out.interval ?? DEFAULT_INTERVAL_MS,
     ...(out.credentials ? { credentials: ref ? { secretRef: { name: ref.name, namespace: ref.namespace } } : {} } : {}),
     config: structuredClone(out.config),
+    maxDeletePercent: out.maxDeletePercent,
   });
   return Object.freeze({ index, source: entry.source, enabled: entry.enabled, entry, unknownKeys: unknown });
 }

@@ -31,6 +31,8 @@ const RETRY_KEY_PREFIX = 'discoverer:';
 export interface DiscoveryResult {
   source: string;
   hyperNodes: Snapshot;
+  /** The entry the producing instance runs with (its maxDeletePercent applies to this snapshot). */
+  entry: DiscoveryEntry;
 }
 
 export interface DiscoveryManagerDeps {
@@ -311,7 +313,7 @@ export class DiscoveryManager {
       if (next.done) return;
       const token = new AckToken(instance, this.deps.logger);
       instance.pending = token;
-      const handedOver = await this.results.send({ source: instance.source, hyperNodes: next.value }, exit);
+      const handedOver = await this.results.send({ source: instance.source, hyperNodes: next.value, entry: instance.entry }, exit);
       if (handedOver) {
         this.deps.logger.v(3).info('Forwarded discovery results to unified channel', { source: instance.source });
         // Being stopped does not interrupt this wait: a replacement must not start mid-reconcile.
@@ -347,7 +349,7 @@ export class DiscoveryManager {
   }
 
   /** The ConfigMap as the regarding object of Events (the cached one when present, for its uid). */
-  private configMapRef(): KubeObject {
+  configMapRef(): KubeObject {
     const { namespace, name } = this.deps.configMap;
     const cached = this.deps.configMaps.get(`${namespace}/${name}`);
     return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, uid: cached?.metadata.uid, resourceVersion: cached?.metadata.resourceVersion } };

@@ -224,7 +224,7 @@ test('a misspelled or deleted networkTopologyTypes, or every nodeLabel misspelle
   await fc.assert(
     fc.asyncProperty(validTypes, killers, async (types, kill) => {
       const config = kill(types);
-      const entry = { source: 'label', enabled: true, intervalMs: 3_600_000, config };
+      const entry = { source: 'label', enabled: true, intervalMs: 3_600_000, maxDeletePercent: 50, config };
       await labelDiscovererFactory(entry, options()).then(
         () => assert.unreachable(`accepted ${JSON.stringify(config)}`),
         (err: Error) => assert.match(err.message, /^Cannot get networkTopologyTypes: /),

@@ -32,6 +32,7 @@ const entry: DiscoveryEntry = {
   source: 'label',
   enabled: true,
   intervalMs: 3_600_000,
+  maxDeletePercent: 50,
   config: { networkTopologyTypes: { topologyA3: [{ nodeLabel: HC }, { nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }] } },
 };
 function guideNodes(): NodeMeta[] {

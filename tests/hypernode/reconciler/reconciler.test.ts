@@ -11,13 +11,14 @@ import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { AutoClock, RecordingEvents, metricValue } from '../controller/fixtures.ts';
 import { waitFor } from '../../support/wait.ts';
+import { CONFIG_MAP_REF } from './fixtures.ts';
 
 function setup(seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) {
   const client = new FakeHyperNodeClient();
   for (const hn of seed) client.seed(hn);
   const events = new RecordingEvents();
   const registry = new Registry();
-  const reconciler = new TopologyReconciler({ hyperNodes: client.informer, client, events, metrics: newHyperNodeMetrics(registry), clock, logger: nullLogger });
+  const reconciler = new TopologyReconciler({ hyperNodes: client.informer, client, events, metrics: newHyperNodeMetrics(registry), clock, logger: nullLogger, regarding: () => CONFIG_MAP_REF });
   return { client, events, registry, reconciler, clock };
 }
 
@@ -208,8 +209,9 @@ test('a failed write is reported with a Warning Event and the round goes on', as
   client.failNext('delete', new ApiError('etcd timeout', 500, 'InternalError'));
   const summary = await reconciler.reconcile('label', [rack('rack-a', ['n1']), rack('rack-b', ['n2'])]);
   assert.equal(client.verbs(), ['create rack-a', 'create rack-b', 'delete old']);
-  assert.equal(events.reasons(), ['FailedCreate rack-a', 'FailedDelete old']);
+  assert.equal(events.reasons(), ['FailedCreate rack-a', 'FailedDelete old', 'TopologyChanged volcano-controller-configmap']);
   assert.match(events.events[0]!.message, /admission webhook denied/);
+  assert.is(events.events[2]!.message, 'Discovery source "label": 1 created, 0 updated, 0 deleted', 'the summary counts what was written');
   assert.is(summary.failed, 2);
   assert.is(summary.created, 1);
 });
@@ -220,7 +222,7 @@ test('our own create not yet in the cache is not reported as a failure next roun
   await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
   const summary = await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
   assert.equal(client.verbs(), ['create rack-a', 'create rack-a']);
-  assert.equal(events.events, []);
+  assert.equal(events.reasons(), ['TopologyChanged volcano-controller-configmap'], 'no Warning, and no summary for the round that wrote nothing new');
   assert.is(summary.failed, 0);
   client.releaseCache();
   client.clearActions();

@@ -4,31 +4,15 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type HyperNode } from '../../../src/hypernode/api/types.ts';
-import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
-import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
-import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
-import { FakeClock, settle } from '../../kube/fake-clock.ts';
-import { AutoClock, RecordingEvents, capturingLogger, metricValue } from '../controller/fixtures.ts';
-import { within } from '../../support/wait.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/api/types.ts';
+import { settle } from '../../kube/fake-clock.ts';
+import { AutoClock, metricValue } from '../controller/fixtures.ts';
+import { startReconciler } from './fixtures.ts';
 
-function setup(seed: HyperNode[] = [], clock: FakeClock = new FakeClock()) {
-  const client = new FakeHyperNodeClient();
-  for (const hn of seed) client.seed(hn);
-  const events = new RecordingEvents();
-  const registry = new Registry();
-  const { logger, lines } = capturingLogger();
-  const reconciler = new TopologyReconciler({ hyperNodes: client.informer, client, events, metrics: newHyperNodeMetrics(registry), clock, logger });
-  const worker = reconciler.run();
-  const stop = async () => {
-    reconciler.shutDown();
-    await within(worker, 2000, 'retry worker exit');
-  };
-  return { client, events, registry, reconciler, clock, lines, stop };
-}
+const setup = startReconciler;
 
 const rack = (name: string, nodes: string[]) => build(name, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });
 /** What the API server answered for 46 of 3,608 creates under concurrent writes. */

@@ -43,6 +43,7 @@ const entry = (config: Record<string, unknown>, credentials: DiscoveryEntry['cre
   source: 'ufm',
   enabled: true,
   intervalMs: INTERVAL_MS,
+  maxDeletePercent: 50,
   credentials,
   config,
 });

@@ -184,7 +184,7 @@ test('run loop against the stand-in: never throws, publishes nothing for a broke
       fc.asyncProperty(anyAnswer, async (a) => {
         server.answer = { kind: 'raw', body: a.body };
         const problems = new RecordingProblems(nullLogger);
-        const entry = { source: 'ufm', enabled: true, intervalMs: 3_600_000, credentials: { secretRef: { name: 'ufm', namespace: 'ns' } }, config: { endpoint: server.endpoint() } };
+        const entry = { source: 'ufm', enabled: true, intervalMs: 3_600_000, maxDeletePercent: 50, credentials: { secretRef: { name: 'ufm', namespace: 'ns' } }, config: { endpoint: server.endpoint() } };
         const d = await factory(entry, { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock: realClock, logger: nullLogger, problems });
         const ch = await d.start();
         let snapshot: Snapshot | undefined;

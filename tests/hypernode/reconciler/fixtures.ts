@@ -1,0 +1,32 @@
+// The reconciler under test with the fakes: an in-memory API client whose
+// informer is the cache, recorded Events, a registry to read metrics back, a
+// logger whose lines the test reads, and the retry worker running on a fake
+// clock that the test steps.
+
+import { Registry } from 'prom-client';
+import type { KubeObject } from '../../../src/kube/types.ts';
+import type { HyperNode } from '../../../src/hypernode/api/types.ts';
+import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
+import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
+import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { within } from '../../support/wait.ts';
+import { CM_NAME, CM_NAMESPACE, RecordingEvents, capturingLogger } from '../controller/fixtures.ts';
+
+/** What the controller attaches source-level Events to: the discovery ConfigMap. */
+export const CONFIG_MAP_REF: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: CM_NAMESPACE, name: CM_NAME } };
+
+export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock()) {
+  const client = new FakeHyperNodeClient();
+  for (const hn of seed) client.seed(hn);
+  const events = new RecordingEvents();
+  const registry = new Registry();
+  const { logger, lines } = capturingLogger();
+  const reconciler = new TopologyReconciler({ hyperNodes: client.informer, client, events, metrics: newHyperNodeMetrics(registry), clock, logger, regarding: () => CONFIG_MAP_REF });
+  const worker = reconciler.run();
+  const stop = async () => {
+    reconciler.shutDown();
+    await within(worker, 2000, 'retry worker exit');
+  };
+  return { client, events, registry, reconciler, clock, lines, stop };
+}
