@@ -19,11 +19,19 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 const EXIT_PANIC = 2;
 
+type Subcommand = (argv: readonly string[], argv0: string, env: { color: boolean }) => Promise<{ code: number; stdout: string; stderr: string }>;
+
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
+  render: async () => (await import('./cmd/render.ts')).render,
+  plan: async () => (await import('./cmd/plan.ts')).plan,
+};
+
 async function main(argv: readonly string[], argv0: string): Promise<number> {
-  // The only subcommand, recognised as the first argument alone; loaded lazily like the server.
-  if (argv[0] === 'render') {
-    const { render } = await import('./cmd/render.ts');
-    const result = await render(argv.slice(1), argv0, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
+  // Subcommands, recognised as the first argument alone; loaded lazily like the server.
+  const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+  if (subcommand) {
+    const run = await subcommand();
+    const result = await run(argv.slice(1), argv0, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
     await Promise.all([write(process.stdout, result.stdout), write(process.stderr, result.stderr)]);
     return result.code;
   }

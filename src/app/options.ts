@@ -48,6 +48,8 @@ export interface Options {
   readonly enableHealthz: boolean;
   readonly enableMetrics: boolean;
   readonly listenAddress: string;
+  /** Run everything but write nothing: no HyperNode writes, no Events, no leader election. */
+  readonly dryRun: boolean;
   readonly leaderElection: LeaderElectionOptions;
   readonly log: LogOptions;
 }
@@ -71,6 +73,13 @@ export const FLAGS = {
   'enable-healthz': flag(boolKind, false, 'Enable the health check endpoint.'),
   'enable-metrics': flag(boolKind, false, 'Enable the metrics endpoint.'),
   'listen-address': flag(stringKind, ':8081', 'The address on which to serve metrics.'),
+
+  // Ours (not in Go)
+  'dry-run': flag(
+    boolKind,
+    false,
+    'Run discovery, reconciliation, probes and metrics but write nothing: each HyperNode write and Event is logged with its diff and counted in hypernode_dry_run_writes_total instead. Leader election is skipped, so a dry-run replica never holds the Lease.',
+  ),
 
   // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
   'leader-elect': flag(boolKind, true, 'Run leader election before the controller loop, so that only one replica works at a time.'),
@@ -139,6 +148,7 @@ function toOptions(v: FlagValues<typeof FLAGS>): Options {
     enableHealthz: v['enable-healthz'],
     enableMetrics: v['enable-metrics'],
     listenAddress: v['listen-address'],
+    dryRun: v['dry-run'],
     leaderElection: {
       leaderElect: v['leader-elect'],
       leaseDurationMs: durationToMs(v['leader-elect-lease-duration']),
@@ -167,10 +177,7 @@ function deepFreeze<T extends object>(value: T): T {
  * failure; an empty list means the options are usable.
  */
 export async function validate(options: Options, resolver: ResolverDeps = systemResolver): Promise<string[]> {
-  const problems: string[] = [];
-  // NaN is not > 0: unlike Go, a NaN QPS is rejected here.
-  if (!(options.kubeApiQps > 0)) problems.push('kube-api-qps must be greater than zero');
-  if (options.kubeApiBurst <= 0) problems.push('kube-api-burst must be greater than zero');
+  const problems = validateClientFlags(options);
 
   const [healthz, metrics] = await Promise.all([
     options.enableHealthz ? checkAddress('healthz-address', options.healthzAddress, resolver) : undefined,
@@ -186,6 +193,15 @@ export async function validate(options: Options, resolver: ResolverDeps = system
   problems.push(...leaderElectorProblems(options.leaderElection));
 
   if (!(options.log.logFlushFrequencyMs > 0)) problems.push('log-flush-frequency must be greater than zero');
+  return problems;
+}
+
+/** The API client checks, shared with `plan`, which takes the same client flags. */
+export function validateClientFlags(options: Pick<Options, 'kubeApiQps' | 'kubeApiBurst'>): string[] {
+  const problems: string[] = [];
+  // NaN is not > 0: unlike Go, a NaN QPS is rejected here.
+  if (!(options.kubeApiQps > 0)) problems.push('kube-api-qps must be greater than zero');
+  if (options.kubeApiBurst <= 0) problems.push('kube-api-burst must be greater than zero');
   return problems;
 }
 

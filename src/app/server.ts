@@ -23,6 +23,7 @@ import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
 import { configMapLocation } from '../hypernode/config/location.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
+import { dryRunSinks } from '../hypernode/dry-run.ts';
 import { configMapEventRecorder } from './controller-events.ts';
 import { runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
 import { closeHttp } from './http-listen.ts';
@@ -61,7 +62,7 @@ export interface ServerDeps {
 }
 
 /** Without build stamping, the User-Agent reads like an un-stamped client-go. */
-function buildInfo(): { gitVersion: string; gitCommit: string } {
+export function buildInfo(): { gitVersion: string; gitCommit: string } {
   const stamped = (v: string) => v !== 'Not provided.' && v !== '';
   return { gitVersion: stamped(VERSION) ? VERSION : 'v0.0.0', gitCommit: stamped(GIT_SHA) ? GIT_SHA : '$Format' };
 }
@@ -100,7 +101,9 @@ export async function runServer(options: Options, logger: Logger, overrides: Par
 
     const run = wire(options, logger, deps, transport, readiness);
     if (deps.signal?.aborted) root.abort();
-    const work = options.leaderElection.leaderElect ? run.withLeaderElection(root.signal) : run.controller(root.signal);
+    // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
+    if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
+    const work = options.leaderElection.leaderElect && !options.dryRun ? run.withLeaderElection(root.signal) : run.controller(root.signal);
     await withShutdownDeadline(work, root.signal, deps);
   } finally {
     readiness.set(false);
@@ -145,7 +148,7 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
   const eventSink = (rest: RestClient) =>
     createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
 
-  const context: ControllerContext = {
+  const apiContext: ControllerContext = {
     nodes,
     hyperNodes,
     configMaps,
@@ -163,6 +166,7 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
     registry: metrics.registry,
     queueMetrics: (name) => metrics.queue(name),
   };
+  const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
   const controller = (signal: AbortSignal) =>
     runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);

@@ -15,6 +15,7 @@ export function testOptions(over: Partial<Omit<Options, 'leaderElection'>> & { l
     enableHealthz: true,
     enableMetrics: true,
     listenAddress: '127.0.0.1:0',
+    dryRun: false,
     log: { verbosity: 2, skipHeaders: true, logFlushFrequencyMs: 5000 },
     ...rest,
     leaderElection: {

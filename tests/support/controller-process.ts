@@ -42,6 +42,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** `deno` runs the bundle under Deno 2 instead of the SEA (which falls back to Node for the bundle). */
   runtime?: 'sea' | 'deno';
+  /** More flags for the executable, after the deployed ones. */
+  flags?: string[];
 }
 
 /** The command line for what we ship: the SEA, else the bundle on this Node; or the bundle on Deno. */
@@ -63,6 +65,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
     '--enable-metrics=true',
     `--listen-address=127.0.0.1:${metricsPort}`,
     `-v=${LOG_VERBOSITY}`,
+    ...(opts.flags ?? []),
   ];
   if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
   const [cmd, args] = command(opts.runtime, flags);
