@@ -10,6 +10,7 @@ import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { createMetrics } from '../../src/app/metrics.ts';
 import { runServer } from '../../src/app/server.ts';
+import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
 import { waitFor, within } from './wait.ts';
@@ -121,8 +122,9 @@ export function startControllerInProcess(opts: RunOptions): ControllerRun {
   const metrics = createMetrics();
   const abort = new AbortController();
   const exits: number[] = [];
-  const done = runServer({ ...testOptions(), kubeconfig: opts.kubeconfig }, logger, {
-    env: { KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' },
+  const env = { KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' };
+  const done = runServer(testOptions({ kubeconfig: opts.kubeconfig, configMap: configMapLocation(env) }), logger, {
+    env,
     handleSignals: false,
     hostname: 'e2e-in-process',
     metrics,
