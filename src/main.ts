@@ -9,7 +9,7 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { quote } from './app/flags/go-strconv.ts';
-import { parse, usage, validate, type Options } from './app/options.ts';
+import { parse, usage, validate, type ResolvedOptions } from './app/options.ts';
 import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
 
@@ -19,11 +19,19 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 const EXIT_PANIC = 2;
 
+type Subcommand = (argv: readonly string[], argv0: string, env: { color: boolean }) => Promise<{ code: number; stdout: string; stderr: string }>;
+
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
+  render: async () => (await import('./cmd/render.ts')).render,
+  plan: async () => (await import('./cmd/plan.ts')).plan,
+};
+
 async function main(argv: readonly string[], argv0: string): Promise<number> {
-  // The only subcommand, recognised as the first argument alone; loaded lazily like the server.
-  if (argv[0] === 'render') {
-    const { render } = await import('./cmd/render.ts');
-    const result = await render(argv.slice(1), argv0, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
+  // Subcommands, recognised as the first argument alone; loaded lazily like the server.
+  const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+  if (subcommand) {
+    const run = await subcommand();
+    const result = await run(argv.slice(1), argv0, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
     await Promise.all([write(process.stdout, result.stdout), write(process.stderr, result.stderr)]);
     return result.code;
   }
@@ -46,12 +54,12 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
     await write(process.stdout, versionText());
     return EXIT_SUCCESS;
   }
-  const problems = await validate(options);
-  if (problems.length > 0) {
-    await write(process.stderr, `${problems.join('\n')}\n`);
+  const validation = await validate(options);
+  if (!validation.ok) {
+    await write(process.stderr, `${validation.problems.join('\n')}\n`);
     return EXIT_FAILURE;
   }
-  return run(options, logger);
+  return run(validation.config, logger);
 }
 
 /**
@@ -63,11 +71,11 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
  */
 const LONG_RUNNING_V8_FLAGS = '--optimize-for-size';
 
-async function run(options: Options, logger: Logger): Promise<number> {
+async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
   setFlagsFromString(LONG_RUNNING_V8_FLAGS);
   const { runServer } = await import('./app/server.ts');
   try {
-    await runServer(options, logger);
+    await runServer(config, logger);
     return EXIT_SUCCESS;
   } catch (err) {
     await write(process.stderr, `${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,11 +1,14 @@
 // Starting the plain-HTTP servers of 02-runtime §5 the way Go's net/http does:
-// a Go listen address (`:11251`, `127.0.0.1:0`, `[::1]:8080`), the timeouts of
-// volcano's helpers.go (read-header 5 s, read 30 s, write 60 s) enforced within
-// a second, a connection cap, and bind errors worded like Go's
-// (`listen tcp :11251: bind: address already in use`).
+// on the address validation resolved (host and service names are looked up
+// once, in src/app/options.ts, and never parsed again here), with the timeouts
+// of volcano's helpers.go (read-header 5 s, read 30 s, write 60 s) enforced
+// within a second, a connection cap, and bind errors worded like Go's, quoting
+// the address as the user wrote it (`listen tcp :11251: bind: address already
+// in use`).
 
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TcpAddress } from './flags/tcp-address.ts';
 
 export const READ_HEADER_TIMEOUT_MS = 5_000;
 export const READ_TIMEOUT_MS = 30_000;
@@ -25,12 +28,9 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  */
 export const MAX_CONNECTIONS = 64;
 
-/** Splits a Go `host:port` listen address; an empty host means every interface. */
-export function splitListenAddress(address: string): { host: string | undefined; port: number } {
-  const m = /^(?:\[([^\]]*)\]|([^:]*)):(\d+)$/.exec(address);
-  if (!m) throw new Error(`listen tcp ${address}: address ${address}: missing port in address`);
-  const host = m[1] ?? m[2] ?? '';
-  return { host: host === '' ? undefined : host, port: Number(m[3]) };
+/** A resolved listen address and the text it was resolved from, which Go quotes in listen errors. */
+export interface ListenAddress extends TcpAddress {
+  readonly text: string;
 }
 
 function goListenError(address: string, err: NodeJS.ErrnoException): Error {
@@ -43,13 +43,7 @@ function goListenError(address: string, err: NodeJS.ErrnoException): Error {
 }
 
 /** Binds `address` and resolves once listening; rejects with a Go-worded error. */
-export function listenHttp(address: string, handler: RequestListener): Promise<Server> {
-  let parsed: { host: string | undefined; port: number };
-  try {
-    parsed = splitListenAddress(address);
-  } catch (err) {
-    return Promise.reject(err);
-  }
+export function listenHttp(address: ListenAddress, handler: RequestListener): Promise<Server> {
   const server = createServer(
     {
       headersTimeout: READ_HEADER_TIMEOUT_MS,
@@ -62,8 +56,8 @@ export function listenHttp(address: string, handler: RequestListener): Promise<S
   server.setTimeout(WRITE_TIMEOUT_MS);
   server.maxConnections = MAX_CONNECTIONS;
   return new Promise((resolve, reject) => {
-    server.once('error', (err) => reject(goListenError(address, err as NodeJS.ErrnoException)));
-    server.listen({ port: parsed.port, ...(parsed.host ? { host: parsed.host } : {}) }, () => {
+    server.once('error', (err) => reject(goListenError(address.text, err as NodeJS.ErrnoException)));
+    server.listen({ port: address.port, ...(address.ip !== undefined ? { host: address.ip } : {}) }, () => {
       server.removeAllListeners('error');
       server.on('error', () => {}); // per-connection errors after bind are not fatal
       resolve(server);

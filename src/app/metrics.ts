@@ -10,7 +10,7 @@ import type { RestMetrics } from '../kube/rest.ts';
 import { createRestMetrics } from '../kube/rest-metrics.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import { logFatal, type Logger } from '../log.ts';
-import { listenHttp } from './http-listen.ts';
+import { listenHttp, type ListenAddress } from './http-listen.ts';
 import { sendText } from './probes.ts';
 
 /** client-go's workqueue latency buckets: 10 ns … 10 s, ×10. */
@@ -102,7 +102,7 @@ function metricsHandler(registry: Registry) {
  * Starts the metrics server in the background. A bind error is fatal: logged
  * and the process exits with 255, as Go's klog.Fatal does.
  */
-export function startMetricsServer(address: string, registry: Registry, logger: Logger, exit: (code: number) => void): Promise<Server | undefined> {
+export function startMetricsServer(address: ListenAddress, registry: Registry, logger: Logger, exit: (code: number) => void): Promise<Server | undefined> {
   const handler = metricsHandler(registry);
   return listenHttp(address, (req, res) => void handler(req, res)).catch((err: Error) => {
     // Tests pass an exit that returns; the process one never does.

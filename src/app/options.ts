@@ -1,9 +1,11 @@
 // The command line of vc-hypernode-controller-manager (01-cli): the flag
-// table, parse() into one frozen Options object, and validate() with the
-// messages of Go's ServerOption.CheckOptionOrDie. Mirrors Volcano's
-// cmd/hypernode-controller-manager/app/options/options.go, component-base's
-// BindLeaderElectionFlags + ValidateLeaderElectionConfiguration and klog's
-// InitFlags. The rest of the program only ever sees the resolved Options.
+// table, parse() into one frozen Options object, and validate(), which turns
+// those raw Options and the environment into the one frozen ResolvedOptions the
+// server runs with, or into the messages of Go's ServerOption.CheckOptionOrDie.
+// Mirrors Volcano's cmd/hypernode-controller-manager/app/options/options.go,
+// component-base's BindLeaderElectionFlags + ValidateLeaderElectionConfiguration
+// and klog's InitFlags. Past validation the program only sees ResolvedOptions:
+// nothing re-reads a flag's text.
 
 import {
   boolKind,
@@ -20,7 +22,9 @@ import {
 } from './flags/flag-kinds.ts';
 import { describeFlags, flag, formatUsage, parseFlags, type FlagValues } from './flags/flag-set.ts';
 import { durationFromMs, durationToMs, formatDuration, SECOND } from './flags/go-duration.ts';
-import { resolveTcpAddress, systemResolver, tcpAddressesConflict, type ResolverDeps, type TcpAddress } from './flags/tcp-address.ts';
+import { resolveTcpAddress, systemResolver, tcpAddressesConflict, type ResolverDeps } from './flags/tcp-address.ts';
+import type { ListenAddress } from './http-listen.ts';
+import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 
 export interface LeaderElectionOptions {
   readonly leaderElect: boolean;
@@ -38,6 +42,7 @@ export interface LogOptions {
   readonly logFlushFrequencyMs: number;
 }
 
+/** The flag values as parsed, unchecked: validate() turns them into ResolvedOptions. */
 export interface Options {
   readonly master: string;
   readonly kubeconfig: string;
@@ -48,8 +53,44 @@ export interface Options {
   readonly enableHealthz: boolean;
   readonly enableMetrics: boolean;
   readonly listenAddress: string;
+  /** Run everything but write nothing: no HyperNode writes, no Events, no leader election. */
+  readonly dryRun: boolean;
   readonly leaderElection: LeaderElectionOptions;
   readonly log: LogOptions;
+}
+
+/** Leader election as validated: only present with --leader-elect, so every value here passed its checks. */
+export interface LeaderElectionConfig {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly resourceName: string;
+  readonly resourceNamespace: string;
+}
+
+/** What the server runs with: produced by validate() alone, deep-frozen. */
+export interface ResolvedOptions {
+  readonly master: string;
+  readonly kubeconfig: string;
+  readonly kubeApiQps: number;
+  readonly kubeApiBurst: number;
+  /** Where the health server listens; undefined without --enable-healthz. */
+  readonly healthz: ListenAddress | undefined;
+  /** Where the metrics server listens; undefined without --enable-metrics. */
+  readonly metrics: ListenAddress | undefined;
+  readonly dryRun: boolean;
+  /** Undefined with --leader-elect=false. */
+  readonly leaderElection: LeaderElectionConfig | undefined;
+  /** The discovery ConfigMap, from KUBE_POD_NAMESPACE and HELM_RELEASE_NAME. */
+  readonly configMap: ConfigMapLocation;
+}
+
+export type Validation = { readonly ok: true; readonly config: ResolvedOptions } | { readonly ok: false; readonly problems: readonly string[] };
+
+export interface ValidationInputs {
+  /** Where KUBE_POD_NAMESPACE and HELM_RELEASE_NAME are read (default: process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly resolver?: ResolverDeps;
 }
 
 export const DEFAULT_LEADER_ELECTION_NAME = 'vc-hypernode-controller-manager';
@@ -71,6 +112,13 @@ export const FLAGS = {
   'enable-healthz': flag(boolKind, false, 'Enable the health check endpoint.'),
   'enable-metrics': flag(boolKind, false, 'Enable the metrics endpoint.'),
   'listen-address': flag(stringKind, ':8081', 'The address on which to serve metrics.'),
+
+  // Ours (not in Go)
+  'dry-run': flag(
+    boolKind,
+    false,
+    'Run discovery, reconciliation, probes and metrics but write nothing: each HyperNode write and Event is logged with its diff and counted in hypernode_dry_run_writes_total instead. Leader election is skipped, so a dry-run replica never holds the Lease.',
+  ),
 
   // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
   'leader-elect': flag(boolKind, true, 'Run leader election before the controller loop, so that only one replica works at a time.'),
@@ -139,6 +187,7 @@ function toOptions(v: FlagValues<typeof FLAGS>): Options {
     enableHealthz: v['enable-healthz'],
     enableMetrics: v['enable-metrics'],
     listenAddress: v['listen-address'],
+    dryRun: v['dry-run'],
     leaderElection: {
       leaderElect: v['leader-elect'],
       leaseDurationMs: durationToMs(v['leader-elect-lease-duration']),
@@ -163,18 +212,17 @@ function deepFreeze<T extends object>(value: T): T {
 
 /**
  * All start-up checks (01-cli §3.1 in Go's order, then the checks Go only
- * makes later inside Run, 00-overview §4 item 8). Returns one message per
- * failure; an empty list means the options are usable.
+ * makes later inside Run, 00-overview §4 item 8), and the configuration they
+ * vouch for: either the frozen ResolvedOptions or every problem, one message
+ * per failure.
  */
-export async function validate(options: Options, resolver: ResolverDeps = systemResolver): Promise<string[]> {
-  const problems: string[] = [];
-  // NaN is not > 0: unlike Go, a NaN QPS is rejected here.
-  if (!(options.kubeApiQps > 0)) problems.push('kube-api-qps must be greater than zero');
-  if (options.kubeApiBurst <= 0) problems.push('kube-api-burst must be greater than zero');
+export async function validate(options: Options, inputs: ValidationInputs = {}): Promise<Validation> {
+  const resolver = inputs.resolver ?? systemResolver;
+  const problems = validateClientFlags(options);
 
   const [healthz, metrics] = await Promise.all([
-    options.enableHealthz ? checkAddress('healthz-address', options.healthzAddress, resolver) : undefined,
-    options.enableMetrics ? checkAddress('listen-address', options.listenAddress, resolver) : undefined,
+    options.enableHealthz ? resolveListenAddress('healthz-address', options.healthzAddress, resolver) : undefined,
+    options.enableMetrics ? resolveListenAddress('listen-address', options.listenAddress, resolver) : undefined,
   ]);
   for (const check of [healthz, metrics]) if (check?.problem) problems.push(check.problem);
   if (healthz?.address && metrics?.address && tcpAddressesConflict(healthz.address, metrics.address)) {
@@ -186,14 +234,52 @@ export async function validate(options: Options, resolver: ResolverDeps = system
   problems.push(...leaderElectorProblems(options.leaderElection));
 
   if (!(options.log.logFlushFrequencyMs > 0)) problems.push('log-flush-frequency must be greater than zero');
+  if (problems.length > 0) return { ok: false, problems: Object.freeze(problems) };
+
+  const le = options.leaderElection;
+  const config: ResolvedOptions = {
+    master: options.master,
+    kubeconfig: options.kubeconfig,
+    kubeApiQps: options.kubeApiQps,
+    kubeApiBurst: options.kubeApiBurst,
+    healthz: healthz?.address,
+    metrics: metrics?.address,
+    dryRun: options.dryRun,
+    leaderElection: le.leaderElect
+      ? {
+          leaseDurationMs: le.leaseDurationMs,
+          renewDeadlineMs: le.renewDeadlineMs,
+          retryPeriodMs: le.retryPeriodMs,
+          resourceName: le.resourceName,
+          resourceNamespace: le.resourceNamespace,
+        }
+      : undefined,
+    configMap: configMapLocation(inputs.env),
+  };
+  return { ok: true, config: deepFreeze(config) };
+}
+
+/** The API client checks, shared with `plan`, which takes the same client flags. */
+export function validateClientFlags(options: Pick<Options, 'kubeApiQps' | 'kubeApiBurst'>): string[] {
+  const problems: string[] = [];
+  // NaN is not > 0: unlike Go, a NaN QPS is rejected here.
+  if (!(options.kubeApiQps > 0)) problems.push('kube-api-qps must be greater than zero');
+  if (options.kubeApiBurst <= 0) problems.push('kube-api-burst must be greater than zero');
   return problems;
 }
 
-type AddressCheck = { readonly address: TcpAddress; readonly problem?: undefined } | { readonly address?: undefined; readonly problem: string };
+/**
+ * Go's net/http serves an empty address on `:http`: that is the port an empty
+ * --healthz-address or --listen-address binds, so it is the one checked.
+ */
+const HTTP_SERVER_DEFAULT_ADDRESS = ':http';
 
-async function checkAddress(flagName: string, address: string, resolver: ResolverDeps): Promise<AddressCheck> {
+type AddressCheck = { readonly address: ListenAddress; readonly problem?: undefined } | { readonly address?: undefined; readonly problem: string };
+
+async function resolveListenAddress(flagName: string, text: string, resolver: ResolverDeps): Promise<AddressCheck> {
+  const effective = text === '' ? HTTP_SERVER_DEFAULT_ADDRESS : text;
   try {
-    return { address: await resolveTcpAddress(address, resolver) };
+    return { address: { ...(await resolveTcpAddress(effective, resolver)), text: effective } };
   } catch (err) {
     return { problem: `invalid ${flagName}: ${(err as Error).message}` };
   }

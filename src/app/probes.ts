@@ -3,7 +3,7 @@
 // body, exact paths only, anything else Go's `404 page not found`.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { listenHttp } from './http-listen.ts';
+import { listenHttp, type ListenAddress } from './http-listen.ts';
 import type { Readiness } from './readiness.ts';
 
 export const NOT_READY_BODY = 'HyperNode controller is not ready\n';
@@ -33,7 +33,7 @@ export function healthHandler(readiness: Readiness) {
 }
 
 /** Binds the health listener; the caller awaits it before going on (bind errors are fatal). */
-export async function startHealthServer(address: string, readiness: Readiness): Promise<Server> {
+export async function startHealthServer(address: ListenAddress, readiness: Readiness): Promise<Server> {
   try {
     return await listenHttp(address, healthHandler(readiness));
   } catch (err) {

@@ -21,13 +21,13 @@ import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
 import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
-import { configMapLocation } from '../hypernode/config/location.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
+import { dryRunSinks } from '../hypernode/dry-run.ts';
 import { configMapEventRecorder } from './controller-events.ts';
 import { runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
 import { closeHttp } from './http-listen.ts';
 import { createMetrics, startMetricsServer, type Metrics } from './metrics.ts';
-import type { Options } from './options.ts';
+import type { LeaderElectionConfig, ResolvedOptions } from './options.ts';
 import { startHealthServer } from './probes.ts';
 import { Readiness } from './readiness.ts';
 
@@ -41,6 +41,7 @@ export const HYPERNODE_CRD_MISSING_HINT = 'is the HyperNode CRD installed?';
 export interface ServerDeps {
   /** Builds the controller run under leadership. The one line that plugs in the HyperNode controller. */
   controllerFactory: ControllerFactory;
+  /** Read for the in-cluster client configuration (the discovery ConfigMap's location is in the options). */
   env: Readonly<Record<string, string | undefined>>;
   /** Where the in-cluster token and ca.crt are read. */
   serviceAccountDir: string;
@@ -61,7 +62,7 @@ export interface ServerDeps {
 }
 
 /** Without build stamping, the User-Agent reads like an un-stamped client-go. */
-function buildInfo(): { gitVersion: string; gitCommit: string } {
+export function buildInfo(): { gitVersion: string; gitCommit: string } {
   const stamped = (v: string) => v !== 'Not provided.' && v !== '';
   return { gitVersion: stamped(VERSION) ? VERSION : 'v0.0.0', gitCommit: stamped(GIT_SHA) ? GIT_SHA : '$Format' };
 }
@@ -80,7 +81,7 @@ function defaultDeps(): Omit<ServerDeps, 'metrics'> {
   };
 }
 
-export async function runServer(options: Options, logger: Logger, overrides: Partial<ServerDeps> = {}): Promise<void> {
+export async function runServer(options: ResolvedOptions, logger: Logger, overrides: Partial<ServerDeps> = {}): Promise<void> {
   // A registry is made only when none is passed (its default collectors start on creation).
   const deps: ServerDeps = { ...defaultDeps(), ...overrides, metrics: overrides.metrics ?? createMetrics() };
   const readiness = new Readiness();
@@ -94,13 +95,15 @@ export async function runServer(options: Options, logger: Logger, overrides: Par
   let health: Server | undefined;
   let metricsServer: Promise<Server | undefined> = Promise.resolve(undefined);
   try {
-    if (options.enableHealthz) health = await startHealthServer(options.healthzAddress, readiness);
-    if (options.enableMetrics) metricsServer = startMetricsServer(options.listenAddress, deps.metrics.registry, logger, deps.exit);
+    if (options.healthz) health = await startHealthServer(options.healthz, readiness);
+    if (options.metrics) metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit);
     if (deps.onListening) void metricsServer.then((metrics) => deps.onListening!({ ...(health ? { health } : {}), ...(metrics ? { metrics } : {}) }));
 
     const run = wire(options, logger, deps, transport, readiness);
     if (deps.signal?.aborted) root.abort();
-    const work = options.leaderElection.leaderElect ? run.withLeaderElection(root.signal) : run.controller(root.signal);
+    // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
+    if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
+    const work = options.leaderElection && !options.dryRun ? run.withLeaderElection(options.leaderElection, root.signal) : run.controller(root.signal);
     await withShutdownDeadline(work, root.signal, deps);
   } finally {
     readiness.set(false);
@@ -113,19 +116,18 @@ export async function runServer(options: Options, logger: Logger, overrides: Par
 }
 
 /** Builds the clients and informers (no network I/O) and returns the two ways to run. */
-function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness) {
+function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness) {
   const { clock, metrics } = deps;
   const ua = (suffix: string) => userAgent({ program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit }, suffix);
   // With leader election, every client set's writes pass the elector's fence:
   // a leader frozen past its lease must not write after it resumes.
-  const fence = options.leaderElection.leaderElect ? new LeadershipFence(clock) : undefined;
+  const fence = options.leaderElection ? new LeadershipFence(clock) : undefined;
   const clientSet = (suffix: string) =>
     new RestClient({ transport, userAgent: ua(suffix), qps: options.kubeApiQps, burst: options.kubeApiBurst, clock, metrics: metrics.rest, ...(fence ? { fence } : {}) });
   // Each client set has its own token bucket, as in Go.
   const core = clientSet(COMPONENT);
   const volcano = clientSet(COMPONENT);
 
-  const location = configMapLocation(deps.env);
   const nodes = resourceInformer<NodeMeta>(resourceClient(core, { group: '', version: 'v1', resource: 'nodes', namespaced: false }), {
     metadataOnly: true,
     transform: keepNameAndLabels as (o: KubeObject) => NodeMeta,
@@ -133,8 +135,8 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
     logger,
   });
   const configMaps = resourceInformer<ConfigMap>(resourceClient(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true }), {
-    namespace: location.namespace,
-    fieldSelector: `metadata.name=${location.name}`,
+    namespace: options.configMap.namespace,
+    fieldSelector: `metadata.name=${options.configMap.name}`,
     clock,
     logger,
   });
@@ -145,7 +147,7 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
   const eventSink = (rest: RestClient) =>
     createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
 
-  const context: ControllerContext = {
+  const apiContext: ControllerContext = {
     nodes,
     hyperNodes,
     configMaps,
@@ -156,19 +158,19 @@ function wire(options: Options, logger: Logger, deps: ServerDeps, transport: Tra
       delete: (name, preconditions, signal) => hyperNodeClient.delete(name, { preconditions, ...(signal ? { signal } : {}) }),
     },
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
-    events: configMapEventRecorder(eventSink(core), configMaps, location),
-    configMap: { namespace: location.namespace, name: location.name },
+    events: configMapEventRecorder(eventSink(core), configMaps, options.configMap),
+    configMap: options.configMap,
     clock,
     logger,
     registry: metrics.registry,
     queueMetrics: (name) => metrics.queue(name),
   };
+  const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
   const controller = (signal: AbortSignal) =>
     runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);
 
-  async function withLeaderElection(signal: AbortSignal): Promise<void> {
-    const le = options.leaderElection;
+  async function withLeaderElection(le: LeaderElectionConfig, signal: AbortSignal): Promise<void> {
     const rest = clientSet('hypernode-leader-election');
     const identity = newIdentity(deps.hostname);
     const election = new AbortController();

@@ -7,16 +7,18 @@
 
 import { stringify as toYaml } from 'yaml';
 import { colorize } from 'consola/utils';
-import { stringArrayKind, stringKind, type FlagKind } from '../app/flags/flag-kinds.ts';
+import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
 import type { DiscoveredHyperNode } from '../hypernode/api/types.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { renderHyperNodeTree, type TreeStyle } from '../hypernode/hypernode-tree.ts';
 import { previewDiscovery } from '../hypernode/preview.ts';
-import { createLogger, type Logger } from '../log.ts';
+import { createLogger } from '../log.ts';
+import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, parseUfmCaptures, PORTS_CAPTURE_FILE } from './ufm-capture.ts';
+import { warningsOnly } from './warnings-only.ts';
 
 export const RENDER_COMMAND = 'render';
 
@@ -27,15 +29,7 @@ const EXIT_USAGE = 2;
 const OUTPUT_FORMATS = ['yaml', 'json', 'tree'] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-const outputKind: FlagKind<OutputFormat> = {
-  typeName: 'string',
-  isBool: false,
-  parse(text) {
-    if (!(OUTPUT_FORMATS as readonly string[]).includes(text)) throw new Error(`must be one of ${OUTPUT_FORMATS.join(', ')}`);
-    return text as OutputFormat;
-  },
-  format: (value) => value,
-};
+const outputKind = choiceKind<OutputFormat>(OUTPUT_FORMATS);
 
 const RENDER_FLAGS = {
   config: flag(stringKind, '', `File with the discovery configuration: the ${'`volcano-controller.conf`'} document, or the whole ConfigMap manifest holding it (YAML or JSON). Required.`),
@@ -118,16 +112,3 @@ function formatOutput(hyperNodes: DiscoveredHyperNode[], format: OutputFormat, e
 }
 
 const COLOURED: TreeStyle = { name: (text) => colorize('bold', text), detail: (text) => colorize('cyan', text) };
-
-/** The discoverers' warnings and errors reach stderr; their progress lines would only be noise here. */
-function warningsOnly(logger: Logger): Logger {
-  const quiet = { info() {} };
-  return {
-    info() {},
-    warn: (msg, kv) => logger.warn(msg, kv),
-    error: (msg, kv) => logger.error(msg, kv),
-    v: () => quiet,
-    enabled: () => false,
-    with: (kv) => warningsOnly(logger.with(kv)),
-  };
-}

@@ -13,7 +13,7 @@ import type { QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient, SecretClient } from './api/interface.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from './api/types.ts';
-import { CONFIG_KEY, type ConfigMapLocation } from './config/location.ts';
+import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
 import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
 import { newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
@@ -28,8 +28,8 @@ export interface HyperNodeControllerDeps {
   hyperNodeClient: HyperNodeClient;
   secrets: SecretClient;
   events: EventRecorder;
-  /** Where the discovery configuration lives; `key` defaults to `volcano-controller.conf`. */
-  configMap: { namespace: string; name: string; key?: string };
+  /** Where the discovery configuration lives, data key included. */
+  configMap: ConfigMapLocation;
   clock: Clock;
   logger: Logger;
   /** prom-client registry for the hypernode_* families. */
@@ -56,10 +56,9 @@ export function newHyperNodeController(deps: HyperNodeControllerDeps): HyperNode
 async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted: () => void): Promise<void> {
   const { logger, clock } = deps;
   const metrics = newHyperNodeMetrics(deps.registry);
-  const location: ConfigMapLocation = { namespace: deps.configMap.namespace, name: deps.configMap.name, key: deps.configMap.key ?? CONFIG_KEY };
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
-    configMap: location,
+    configMap: deps.configMap,
     registry: deps.discoverers ?? builtinDiscoverers,
     discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, clock, logger },
     events: deps.events,

@@ -1,11 +1,14 @@
 // A dry run of discovery: what the controller would write for a discovery
 // configuration, a set of Nodes and the HyperNodes already in the cluster,
-// computed without a cluster. Each enabled source's real discoverer runs
-// once against caches built from the given objects; its first snapshot goes
+// computed without writing anything (`render` and `plan`). Each enabled
+// source's real discoverer runs once against caches built from the given
+// objects; its first snapshot goes
 // through the reconciler's desiredByName (the objects a create would send),
 // the snapshot checks, the reconciler's ownership rule for names already
-// taken, the mass-delete guard, and the status sync's nodeCount. Nothing here reads files or talks
-// to a server: the caller supplies the objects and the discoverer registry.
+// taken, the mass-delete guard, and the status sync's nodeCount. Nothing here
+// reads files or talks to the API server: the caller supplies the objects and
+// the discoverer registry (render serves UFM from captured bodies; plan passes
+// the built-in registry, whose UFM discoverer reads its Secret and asks UFM itself).
 
 import type { Clock } from '../kube/clock.ts';
 import { abortReason } from '../kube/clock.ts';
@@ -51,6 +54,12 @@ export interface SourceFailure {
   readonly message: string;
 }
 
+/** One source's checked snapshot as the reconciler would receive it, with its delete guard setting. */
+export interface SourceSnapshot {
+  readonly desired: ReadonlyMap<string, DiscoveredHyperNode>;
+  readonly maxDeletePercent: number;
+}
+
 /** One or more sources would publish nothing (or something the checks refuse). */
 export class PreviewError extends Error {
   constructor(readonly failures: readonly SourceFailure[]) {
@@ -74,6 +83,34 @@ const noWaitClock: Clock = {
 
 /** Runs every enabled source once; throws PreviewError naming each failing source. */
 export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): Promise<Preview> {
+  const hyperNodes = new StaticInformer(input.existing);
+  const warnings: string[] = [];
+  const out: DiscoveredHyperNode[] = [];
+  for (const [source, { desired, maxDeletePercent }] of await discoverSources(input, deps)) {
+    const held = heldDeletes(source, desired, input.existing, maxDeletePercent);
+    if (held) warnings.push(held);
+    for (const [name, want] of desired) {
+      const current = hyperNodes.get(name);
+      const owner = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
+      if (current && owner !== source) {
+        warnings.push(`HyperNode ${name} exists and is ${owner ? `owned by source "${owner}"` : `not labelled ${NETWORK_TOPOLOGY_SOURCE_LABEL}`}; source "${source}" would leave it alone`);
+        continue;
+      }
+      out.push(withStatus(current ? adopted(current, want) : want, input.nodes));
+    }
+  }
+  out.sort((a, b) => a.spec.tier - b.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
+  return { hyperNodes: out, warnings };
+}
+
+/**
+ * Runs every enabled source once and returns, per source in configuration
+ * order, the objects the reconciler would be asked to write (desiredByName of
+ * its first snapshot, checked). The UFM source talks to UFM unless the
+ * registry's factory serves captured bodies. Throws PreviewError naming each
+ * failing source, and a name two sources both produce.
+ */
+export async function discoverSources(input: PreviewInput, deps: PreviewDeps): Promise<Map<string, SourceSnapshot>> {
   const nodes = new StaticInformer(input.nodes);
   const hyperNodes = new StaticInformer(input.existing);
   const sources = [...new Set(enabledSources(input.config))];
@@ -91,34 +128,21 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
   );
   const failures: SourceFailure[] = [];
   const producedBy = new Map<string, string>();
-  const warnings: string[] = [];
-  const out: DiscoveredHyperNode[] = [];
+  const bySource = new Map<string, SourceSnapshot>();
   for (const outcome of outcomes) {
     if (outcome.failure !== undefined) {
       failures.push({ source: outcome.source, message: outcome.failure });
       continue;
     }
-    const held = heldDeletes(outcome.source, outcome.desired, input.existing, outcome.entry.maxDeletePercent);
-    if (held) warnings.push(held);
-    for (const [name, want] of outcome.desired) {
+    for (const name of outcome.desired.keys()) {
       const other = producedBy.get(name);
-      if (other !== undefined) {
-        failures.push({ source: outcome.source, message: `HyperNode ${name} is also produced by source "${other}"; only one of them could own it` });
-        continue;
-      }
-      producedBy.set(name, outcome.source);
-      const current = hyperNodes.get(name);
-      const owner = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
-      if (current && owner !== outcome.source) {
-        warnings.push(`HyperNode ${name} exists and is ${owner ? `owned by source "${owner}"` : `not labelled ${NETWORK_TOPOLOGY_SOURCE_LABEL}`}; source "${outcome.source}" would leave it alone`);
-        continue;
-      }
-      out.push(withStatus(current ? adopted(current, want) : want, input.nodes));
+      if (other !== undefined) failures.push({ source: outcome.source, message: `HyperNode ${name} is also produced by source "${other}"; only one of them could own it` });
+      else producedBy.set(name, outcome.source);
     }
+    bySource.set(outcome.source, { desired: outcome.desired, maxDeletePercent: outcome.entry.maxDeletePercent });
   }
   if (failures.length > 0) throw new PreviewError(failures);
-  out.sort((a, b) => a.spec.tier - b.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
-  return { hyperNodes: out, warnings };
+  return bySource;
 }
 
 /** The snapshot as the reconciler would write it, refused when it breaks a snapshot rule. */

@@ -1,31 +1,37 @@
-// Resolved Options for runServer tests: the binary's defaults with short
-// leader-election timings and listeners on 127.0.0.1 port 0.
+// Resolved options for runServer tests: the binary's defaults with short
+// leader-election timings, listeners on 127.0.0.1 port 0 and the default
+// discovery ConfigMap. What validate() would produce for those flags.
 
-import type { Options } from '../../src/app/options.ts';
+import type { ListenAddress } from '../../src/app/http-listen.ts';
+import type { LeaderElectionConfig, ResolvedOptions } from '../../src/app/options.ts';
+import { configMapLocation } from '../../src/hypernode/config/location.ts';
 
-export function testOptions(over: Partial<Omit<Options, 'leaderElection'>> & { leaderElection?: Partial<Options['leaderElection']> } = {}): Options {
-  const { leaderElection, ...rest } = over;
+/** 127.0.0.1:`port`, resolved (port 0: any free port). */
+export function loopback(port = 0): ListenAddress {
+  return { text: `127.0.0.1:${port}`, ip: '127.0.0.1', port };
+}
+
+/** Short timings that still pass validation (renew deadline > 1.2 × retry period). */
+export const TEST_LEADER_ELECTION: LeaderElectionConfig = {
+  leaseDurationMs: 2_000,
+  renewDeadlineMs: 1_500,
+  retryPeriodMs: 250,
+  resourceName: 'vc-hypernode-controller-manager',
+  resourceNamespace: 'volcano-system',
+};
+
+/** Leader election is off unless `leaderElection` is given (TEST_LEADER_ELECTION, say). */
+export function testOptions(over: Partial<ResolvedOptions> = {}): ResolvedOptions {
   return {
     master: '',
     kubeconfig: '',
     kubeApiQps: 50,
     kubeApiBurst: 100,
-    version: false,
-    healthzAddress: '127.0.0.1:0',
-    enableHealthz: true,
-    enableMetrics: true,
-    listenAddress: '127.0.0.1:0',
-    log: { verbosity: 2, skipHeaders: true, logFlushFrequencyMs: 5000 },
-    ...rest,
-    leaderElection: {
-      leaderElect: false,
-      leaseDurationMs: 2_000,
-      renewDeadlineMs: 1_500,
-      retryPeriodMs: 250,
-      resourceLock: 'leases',
-      resourceName: 'vc-hypernode-controller-manager',
-      resourceNamespace: 'volcano-system',
-      ...leaderElection,
-    },
+    healthz: loopback(),
+    metrics: loopback(),
+    dryRun: false,
+    leaderElection: undefined,
+    configMap: configMapLocation({}),
+    ...over,
   };
 }

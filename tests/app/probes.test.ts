@@ -6,12 +6,13 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundAddress, closeHttp, MAX_CONNECTIONS, READ_HEADER_TIMEOUT_MS, splitListenAddress } from '../../src/app/http-listen.ts';
+import { boundAddress, closeHttp, MAX_CONNECTIONS, READ_HEADER_TIMEOUT_MS, type ListenAddress } from '../../src/app/http-listen.ts';
 import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
 import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
 import { Readiness } from '../../src/app/readiness.ts';
 import { createLogger, nullLogger } from '../../src/log.ts';
 import { waitFor, within } from '../support/wait.ts';
+import { loopback } from './options-fixture.ts';
 
 /** Servers of the running test, closed after it even when it fails. */
 const open: Server[] = [];
@@ -26,10 +27,15 @@ interface Reply {
   body: Buffer;
 }
 
+/** Host and port of a bound `host:port` (boundAddress). */
+function hostPort(address: string): { host: string; port: number } {
+  const url = new URL(`http://${address}`);
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port) };
+}
+
 function get(address: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Reply> {
-  const { host, port } = splitListenAddress(address);
   return new Promise((resolve, reject) => {
-    const req = request({ host: host ?? '127.0.0.1', port, path, method, headers }, (res) => {
+    const req = request({ ...hostPort(address), path, method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ code: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -39,22 +45,15 @@ function get(address: string, path: string, headers: Record<string, string> = {}
   });
 }
 
-async function busyPort(): Promise<{ address: string }> {
+async function busyPort(): Promise<{ address: ListenAddress }> {
   const s = tracked(createServer());
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  return { address: `127.0.0.1:${(s.address() as AddressInfo).port}` };
+  return { address: loopback((s.address() as AddressInfo).port) };
 }
-
-test('Go listen addresses: ":port", "host:port", "[v6]:port"', () => {
-  assert.equal(splitListenAddress(':11251'), { host: undefined, port: 11251 });
-  assert.equal(splitListenAddress('127.0.0.1:0'), { host: '127.0.0.1', port: 0 });
-  assert.equal(splitListenAddress('[::1]:8080'), { host: '::1', port: 8080 });
-  assert.throws(() => splitListenAddress('11251'), /missing port in address/);
-});
 
 test('health server: /healthz 200 always, /readyz 503 with Go text until ready, exact paths only, any method', async () => {
   const readiness = new Readiness();
-  const server = tracked(await startHealthServer('127.0.0.1:0', readiness));
+  const server = tracked(await startHealthServer(loopback(), readiness));
   const at = boundAddress(server);
   const healthz = await get(at, '/healthz');
   assert.is(healthz.code, 200);
@@ -77,7 +76,7 @@ test('health server: /healthz 200 always, /readyz 503 with Go text until ready, 
 test('health listener bind failure is returned with the Go wording', async () => {
   const busy = await busyPort();
   const err = await startHealthServer(busy.address, new Readiness()).catch((e: Error) => e);
-  assert.is((err as Error).message, `failed to create health listener: listen tcp ${busy.address}: bind: address already in use`);
+  assert.is((err as Error).message, `failed to create health listener: listen tcp ${busy.address.text}: bind: address already in use`);
 });
 
 test('metrics server: /metrics in Prometheus text with process, rest_client, workqueue and leader families; gzip on request; 404 elsewhere', async () => {
@@ -86,7 +85,7 @@ test('metrics server: /metrics in Prometheus text with process, rest_client, wor
   metrics.queue('hypernode-status').depth(3);
   metrics.leaderStatus('vc-hypernode-controller-manager', true);
   metrics.rest.requestDone('10.0.0.1:443', 'GET', '200', 12);
-  const server = tracked((await startMetricsServer('127.0.0.1:0', metrics.registry, nullLogger, () => assert.unreachable('exit')))!);
+  const server = tracked((await startMetricsServer(loopback(), metrics.registry, nullLogger, () => assert.unreachable('exit')))!);
   const at = boundAddress(server);
   const r = await get(at, '/metrics');
   assert.is(r.code, 200);
@@ -121,7 +120,7 @@ test('metrics bind failure is fatal: an F line and exit 255', async () => {
   });
   assert.is(server, undefined);
   assert.is(code, 255);
-  assert.match(lines.join(''), new RegExp(`^F.*Failed to start metrics server: listen tcp ${busy.address}: bind: address already in use`));
+  assert.match(lines.join(''), new RegExp(`^F.*Failed to start metrics server: listen tcp ${busy.address.text}: bind: address already in use`));
 });
 
 test('readiness: followers are ready on seeing another leader; a new leader only after its caches synced, even if a stale OnNewLeader arrives late', () => {
@@ -145,8 +144,7 @@ test('readiness: followers are ready on seeing another leader; a new leader only
 
 /** A raw TCP connection to `address`, resolved once connected; `closed` settles when the server drops it. */
 async function rawConnection(address: string): Promise<{ socket: Socket; closed: Promise<void> }> {
-  const { host, port } = splitListenAddress(address);
-  const socket = connect({ host: host ?? '127.0.0.1', port });
+  const socket = connect(hostPort(address));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('error', () => {});
   socket.resume(); // read what the server sends, so its end (and our close) is seen
@@ -159,7 +157,7 @@ async function rawConnection(address: string): Promise<{ socket: Socket; closed:
 
 for (const kind of ['health', 'metrics'] as const) {
   test(`${kind} server: a client sending half a header is disconnected within seconds (slowloris)`, async () => {
-    const server = tracked(kind === 'health' ? await startHealthServer('127.0.0.1:0', new Readiness()) : await startMetricsServer('127.0.0.1:0', createMetrics().registry, nullLogger, () => {}))!;
+    const server = tracked(kind === 'health' ? await startHealthServer(loopback(), new Readiness()) : await startMetricsServer(loopback(), createMetrics().registry, nullLogger, () => {}))!;
     const { socket, closed } = await rawConnection(boundAddress(server));
     socket.write(`GET /${kind === 'health' ? 'healthz' : 'metrics'} HTTP/1.1\r\nHost: probe\r\nX-Slow: `);
     const started = Date.now();
@@ -169,7 +167,7 @@ for (const kind of ['health', 'metrics'] as const) {
 }
 
 test('health server: connections beyond the cap are dropped, and the probe answers again once they close', async () => {
-  const server = tracked(await startHealthServer('127.0.0.1:0', new Readiness()));
+  const server = tracked(await startHealthServer(loopback(), new Readiness()));
   const at = boundAddress(server);
   const held = [];
   for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await rawConnection(at));

@@ -14,13 +14,15 @@ import { CONTROLLER_STOPPED_UNEXPECTEDLY, type ControllerContext, type Controlle
 import { boundAddress, closeHttp } from '../../src/app/http-listen.ts';
 import { createMetrics } from '../../src/app/metrics.ts';
 import { LOST_LEASE, runServer, type ServerDeps } from '../../src/app/server.ts';
-import type { Options } from '../../src/app/options.ts';
+import { parse, validate, type ResolvedOptions } from '../../src/app/options.ts';
+import { systemResolver, type ResolverDeps } from '../../src/app/flags/tcp-address.ts';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { nullLogger } from '../../src/log.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { freePorts } from '../support/ports.ts';
 import { waitFor, within } from '../support/wait.ts';
-import { testOptions } from './options-fixture.ts';
+import { TEST_LEADER_ELECTION, testOptions } from './options-fixture.ts';
 
 const NS = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
@@ -67,7 +69,7 @@ test.after.each(async () => {
   }
 });
 
-function start(options: Options, deps: Partial<ServerDeps> = {}): Running {
+function start(options: ResolvedOptions, deps: Partial<ServerDeps> = {}): Running {
   const stop = new AbortController();
   let listening: { health?: Server; metrics?: Server } | undefined;
   const exits: number[] = [];
@@ -127,7 +129,7 @@ test('without leader election: synced informers reach the controller, /readyz fo
   assert.equal(ctx.nodes.get('n1'), { metadata: { name: 'n1', labels: { rack: 'r1' }, resourceVersion: ctx.nodes.get('n1')!.metadata.resourceVersion } });
   assert.equal(ctx.configMaps.list().map((c) => c.metadata.name), ['volcano-controller-configmap']);
   assert.ok(ctx.hyperNodes.get('hn-1'));
-  assert.equal(ctx.configMap, { namespace: NS, name: 'volcano-controller-configmap' });
+  assert.equal(ctx.configMap, { namespace: NS, name: 'volcano-controller-configmap', key: 'volcano-controller.conf' }, 'the location validation resolved, data key included');
   assert.is((await ctx.secrets.get(NS, 'ufm')).data?.username, 'YQ==');
   const created = await ctx.hyperNodeClient.create({
     apiVersion: 'topology.volcano.sh/v1alpha1',
@@ -164,7 +166,7 @@ test('an unreachable API server: alive but never ready, and a stop still ends th
   });
   const { factory, seen } = gatedController();
   const metrics = createMetrics();
-  const run = start(testOptions({ master: `https://127.0.0.1:${port}`, enableMetrics: false }), { controllerFactory: factory, metrics });
+  const run = start(testOptions({ master: `https://127.0.0.1:${port}`, metrics: undefined }), { controllerFactory: factory, metrics });
   const health = await run.health();
   await waitFor(async () => (await metrics.registry.metrics()).includes('code="<error>"'), { what: 'failed list attempts' });
   assert.is(await status(health, '/healthz'), 200);
@@ -175,19 +177,38 @@ test('an unreachable API server: alive but never ready, and a stop still ends th
 });
 
 test('a controller that stops on its own fails the run with the Go message', async () => {
-  const run = start(testOptions({ enableMetrics: false }), { controllerFactory: () => ({ run: async (_s, onStarted) => onStarted() }) });
+  const run = start(testOptions({ metrics: undefined }), { controllerFactory: () => ({ run: async (_s, onStarted) => onStarted() }) });
   const err = await run.done.catch((e: Error) => e);
   assert.is((err as Error).message, CONTROLLER_STOPPED_UNEXPECTEDLY);
 });
 
-test('a busy health address fails the start with the Go message', async () => {
+test('a busy health address fails the start with the Go message, quoting the address as given', async () => {
   const busy = createServer();
   await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
-  const address = `127.0.0.1:${(busy.address() as AddressInfo).port}`;
-  const run = start(testOptions({ healthzAddress: address }));
+  const options = await validated(['--enable-healthz', '--healthz-address=127.0.0.1:vc-busy', '--leader-elect=false'], { 'vc-busy': (busy.address() as AddressInfo).port });
+  const run = start(options);
   const err = await run.done.catch((e: Error) => e);
-  assert.is((err as Error).message, `failed to create health listener: listen tcp ${address}: bind: address already in use`);
+  assert.is((err as Error).message, 'failed to create health listener: listen tcp 127.0.0.1:vc-busy: bind: address already in use', 'the address as the user wrote it');
   await closeHttp(busy);
+});
+
+/** The options validate() resolves from `argv`, with service names looked up in `services`. */
+async function validated(argv: string[], services: Record<string, number>): Promise<ResolvedOptions> {
+  const parsed = parse(argv);
+  if (parsed.kind !== 'ok') throw new Error(`${argv.join(' ')} did not parse: ${JSON.stringify(parsed)}`);
+  const resolver: ResolverDeps = { ...systemResolver, lookupService: (name) => services[name] };
+  const validation = await validate(parsed.options, { env: {}, resolver });
+  if (!validation.ok) throw new Error(validation.problems.join('\n'));
+  return validation.config;
+}
+
+test('a service-name port that validation accepted is the port the health server binds', async () => {
+  const [port] = await freePorts(1);
+  const options = await validated(['--enable-healthz', '--healthz-address=127.0.0.1:vc-probes', '--leader-elect=false'], { 'vc-probes': port! });
+  const run = start(options);
+  const health = await Promise.race([run.health(), run.done.then(() => 'stopped')]);
+  assert.is(health, `127.0.0.1:${port}`);
+  assert.is(await status(health, '/healthz'), 200);
 });
 
 /** A controller that ignores its stop signal until `release` is called. */
@@ -205,7 +226,7 @@ function stubbornController() {
 
 test('the first SIGTERM starts a graceful stop; a second one exits 1 at once', async () => {
   const { factory, release } = stubbornController();
-  const run = start(testOptions({ enableMetrics: false }), { controllerFactory: factory, handleSignals: true });
+  const run = start(testOptions({ metrics: undefined }), { controllerFactory: factory, handleSignals: true });
   const health = await run.health();
   await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
   process.emit('SIGTERM', 'SIGTERM');
@@ -221,7 +242,7 @@ test('the first SIGTERM starts a graceful stop; a second one exits 1 at once', a
 
 test('a shutdown that overruns its deadline fails the run', async () => {
   const { factory, release } = stubbornController();
-  const run = start(testOptions({ enableMetrics: false }), { controllerFactory: factory, shutdownTimeoutMs: 300 });
+  const run = start(testOptions({ metrics: undefined }), { controllerFactory: factory, shutdownTimeoutMs: 300 });
   const health = await run.health();
   await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
   run.stop();
@@ -232,7 +253,7 @@ test('a shutdown that overruns its deadline fails the run', async () => {
 
 test('leader election: leads with a client-go Lease, Events on the Lease, ready after sync, releases the Lease on stop', async () => {
   api.requests.clear();
-  const run = start(testOptions({ leaderElection: { leaderElect: true } }));
+  const run = start(testOptions({ leaderElection: TEST_LEADER_ELECTION }));
   const health = await run.health();
   await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'leader ready' });
   const lease = api.store.get('leases', LEASE, NS) as KubeObject & { spec: Record<string, unknown> };
@@ -256,7 +277,7 @@ test('leader election: leads with a client-go Lease, Events on the Lease, ready 
 
 test('leader election: a leader that cannot renew loses the lease and the run fails with "lost lease"', async () => {
   api.clearFaults();
-  const run = start(testOptions({ enableMetrics: false, leaderElection: { leaderElect: true } }));
+  const run = start(testOptions({ metrics: undefined, leaderElection: TEST_LEADER_ELECTION }));
   const health = await run.health();
   await waitFor(async () => (await status(health, '/readyz')) === 200, { timeoutMs: 15_000, what: 'leader ready' });
   api.failNext(100_000, { code: 500, match: { resource: 'leases', verb: 'update' } });

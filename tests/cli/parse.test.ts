@@ -32,6 +32,7 @@ test('defaults are the ones Volcano and klog set (01-cli §2)', () => {
     enableHealthz: false,
     enableMetrics: false,
     listenAddress: ':8081',
+    dryRun: false,
     leaderElection: {
       leaderElect: true,
       leaseDurationMs: 15_000,

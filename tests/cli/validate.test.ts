@@ -1,10 +1,11 @@
 // Validate (01-cli §3.1 and our additions, 00-overview §4 item 8): every
-// message, its order, the leader-election aggregation and address checks.
+// message, its order, the leader-election aggregation and address checks; and
+// the frozen configuration it resolves when there is nothing to report.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { systemResolver, type ResolverDeps } from '../../src/app/flags/tcp-address.ts';
-import { parse, validate } from '../../src/app/options.ts';
+import { parse, validate, type ResolvedOptions, type Validation } from '../../src/app/options.ts';
 
 /** A resolver with a fixed host table; unknown names fail as getaddrinfo does. */
 const fakeResolver: ResolverDeps = {
@@ -23,10 +24,21 @@ const fakeResolver: ResolverDeps = {
   lookupService: (name) => ({ http: 80, https: 443 })[name],
 };
 
-async function problems(argv: string[], resolver: ResolverDeps = fakeResolver): Promise<string[]> {
+function validated(argv: string[], resolver: ResolverDeps = fakeResolver, env: Record<string, string> = {}): Promise<Validation> {
   const result = parse(argv);
   if (result.kind !== 'ok') throw new Error(`${JSON.stringify(argv)} did not parse: ${JSON.stringify(result)}`);
-  return validate(result.options, resolver);
+  return validate(result.options, { env, resolver });
+}
+
+async function problems(argv: string[], resolver: ResolverDeps = fakeResolver): Promise<readonly string[]> {
+  const validation = await validated(argv, resolver);
+  return validation.ok ? [] : validation.problems;
+}
+
+async function resolved(argv: string[], env: Record<string, string> = {}): Promise<ResolvedOptions> {
+  const validation = await validated(argv, fakeResolver, env);
+  if (!validation.ok) throw new Error(`${argv.join(' ')} did not validate: ${validation.problems.join('; ')}`);
+  return validation.config;
 }
 
 const renewNotLess = (renew: string) => `leaderElection.leaseDuration: Invalid value: "${renew}": must be greater than \`RenewDeadline\``;
@@ -53,7 +65,7 @@ test("the Helm chart's arguments (06-deploy) parse and validate; its literal 2>&
   if (result.kind !== 'ok') throw new Error(JSON.stringify(result));
   assert.equal(result.positionals, ['2>&1']);
   assert.is(result.options.log.verbosity, 4);
-  assert.equal(await validate(result.options, systemResolver), []);
+  assert.ok((await validate(result.options, { resolver: systemResolver })).ok);
 });
 
 test('the worked example of 01-cli §3.1', async () => {
@@ -256,6 +268,50 @@ test('the system resolver looks names up (localhost) and fails unknown ones', as
   assert.equal(await problems(['--enable-healthz', '--healthz-address=localhost:8080'], systemResolver), []);
   const [message] = await problems(['--enable-healthz', '--healthz-address=nohost.invalid:8080'], systemResolver);
   assert.match(message!, /^invalid healthz-address: lookup nohost\.invalid: /);
+});
+
+test('the defaults resolve to the configuration the server runs with, deep-frozen', async () => {
+  const config = await resolved([]);
+  assert.equal(config, {
+    master: '',
+    kubeconfig: '',
+    kubeApiQps: 50,
+    kubeApiBurst: 100,
+    healthz: undefined,
+    metrics: undefined,
+    dryRun: false,
+    leaderElection: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, resourceName: 'vc-hypernode-controller-manager', resourceNamespace: 'volcano-system' },
+    configMap: { namespace: 'volcano-system', name: 'volcano-controller-configmap', key: 'volcano-controller.conf' },
+  });
+  assert.ok(Object.isFrozen(config) && Object.isFrozen(config.leaderElection) && Object.isFrozen(config.configMap));
+});
+
+test('enabled endpoints resolve to the IP and port they bind, keeping the text as given', async () => {
+  const config = await resolved(['--enable-healthz', '--enable-metrics', '--healthz-address=api.example.test:HTTPS', '--listen-address=[::1]:8080']);
+  assert.equal(config.healthz, { ip: '10.0.0.7', port: 443, text: 'api.example.test:HTTPS' });
+  assert.equal(config.metrics, { ip: '::1', port: 8080, text: '[::1]:8080' });
+  assert.ok(Object.isFrozen(config.healthz) && Object.isFrozen(config.metrics));
+  assert.equal((await resolved(['--enable-healthz'])).healthz, { ip: undefined, port: 11251, text: ':11251' });
+});
+
+test("an empty address is net/http's :http: port 80 is what binds, so it is what conflicts", async () => {
+  assert.equal((await resolved(['--enable-healthz', '--healthz-address='])).healthz, { ip: undefined, port: 80, text: ':http' });
+  assert.equal(await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=', '--listen-address=127.0.0.1:80']), [
+    'healthz-address and listen-address must be different when both endpoints are enabled',
+  ]);
+});
+
+test('with --leader-elect=false there are no leader-election settings; --dry-run is carried', async () => {
+  const config = await resolved(['--leader-elect=false', '--leader-elect-lease-duration=0', '--dry-run', '--master=https://api:6443', '--kube-api-qps=7.5']);
+  assert.is(config.leaderElection, undefined);
+  assert.is(config.dryRun, true);
+  assert.is(config.master, 'https://api:6443');
+  assert.is(config.kubeApiQps, 7.5);
+});
+
+test('the discovery ConfigMap location comes from KUBE_POD_NAMESPACE and HELM_RELEASE_NAME', async () => {
+  const config = await resolved([], { KUBE_POD_NAMESPACE: 'ops', HELM_RELEASE_NAME: 'vc' });
+  assert.equal(config.configMap, { namespace: 'ops', name: 'vc-controller-configmap', key: 'volcano-controller.conf' });
 });
 
 test.run();

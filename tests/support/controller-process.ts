@@ -10,6 +10,7 @@ import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { createMetrics } from '../../src/app/metrics.ts';
 import { runServer } from '../../src/app/server.ts';
+import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
 import { waitFor, within } from './wait.ts';
@@ -42,6 +43,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** `deno` runs the bundle under Deno 2 instead of the SEA (which falls back to Node for the bundle). */
   runtime?: 'sea' | 'deno';
+  /** More flags for the executable, after the deployed ones. */
+  flags?: string[];
 }
 
 /** The command line for what we ship: the SEA, else the bundle on this Node; or the bundle on Deno. */
@@ -63,6 +66,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
     '--enable-metrics=true',
     `--listen-address=127.0.0.1:${metricsPort}`,
     `-v=${LOG_VERBOSITY}`,
+    ...(opts.flags ?? []),
   ];
   if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
   const [cmd, args] = command(opts.runtime, flags);
@@ -118,8 +122,9 @@ export function startControllerInProcess(opts: RunOptions): ControllerRun {
   const metrics = createMetrics();
   const abort = new AbortController();
   const exits: number[] = [];
-  const done = runServer({ ...testOptions(), kubeconfig: opts.kubeconfig }, logger, {
-    env: { KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' },
+  const env = { KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' };
+  const done = runServer(testOptions({ kubeconfig: opts.kubeconfig, configMap: configMapLocation(env) }), logger, {
+    env,
     handleSignals: false,
     hostname: 'e2e-in-process',
     metrics,

@@ -1,0 +1,86 @@
+// The reads `plan` makes against a cluster, through the controller's own
+// client (same configuration resolution, User-Agent, QPS and burst): the
+// Nodes (metadata only, as the controller caches them), the HyperNodes, the
+// discovery ConfigMap and, for the UFM source, its Secret. Lists are paged
+// and nothing is watched or written: the calls need get/list only.
+
+import type { SecretClient } from '../hypernode/api/interface.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_GROUP, HYPERNODE_KIND, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
+import type { ConfigMapLocation } from '../hypernode/config/location.ts';
+import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
+import { keepNameAndLabels, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
+import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
+import { RestClient } from '../kube/rest.ts';
+import { Transport } from '../kube/transport.ts';
+import type { KubeObject } from '../kube/types.ts';
+import { userAgent } from '../kube/user-agent.ts';
+import type { Logger } from '../log.ts';
+import { goPlatform } from '../version.ts';
+
+/** Items per list page, as the controller's reflector asks. */
+const LIST_PAGE_SIZE = 500;
+/**
+ * A one-shot command should fail in about a second when the API server cannot
+ * be reached, not after the controller's five retries.
+ */
+const MAX_RETRIES = 2;
+
+export interface ClusterFlags {
+  readonly master: string;
+  readonly kubeconfig: string;
+  readonly kubeApiQps: number;
+  readonly kubeApiBurst: number;
+}
+
+export interface ClusterIdentity {
+  readonly program: string;
+  readonly version: { readonly gitVersion: string; readonly gitCommit: string };
+  /** The User-Agent's last part, naming the caller. */
+  readonly suffix: string;
+}
+
+export interface ClusterReader {
+  nodes(): Promise<NodeMeta[]>;
+  hyperNodes(): Promise<HyperNode[]>;
+  /** The ConfigMap at `where`, or undefined when there is none. */
+  configMap(where: ConfigMapLocation): Promise<ConfigMap | undefined>;
+  readonly secrets: SecretClient;
+  /** Closes the kept-alive connections. */
+  close(): void;
+}
+
+/** Resolves the client configuration (no network I/O yet); throws with client-go's texts on a bad one. */
+export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, logger: Logger, environment: ConfigEnvironment): ClusterReader {
+  const transport = new Transport(buildClientConfig(flags, logger, environment));
+  const rest = new RestClient({
+    transport,
+    userAgent: userAgent({ program: identity.program, version: identity.version.gitVersion, platform: goPlatform(), commit: identity.version.gitCommit }, identity.suffix),
+    qps: flags.kubeApiQps,
+    burst: flags.kubeApiBurst,
+    maxRetries: MAX_RETRIES,
+  });
+  const nodes = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
+  const hyperNodes = resourceClient<HyperNode>(rest, { group: HYPERNODE_GROUP, version: HYPERNODE_VERSION, resource: HYPERNODE_RESOURCE, namespaced: false });
+  const configMaps = resourceClient<ConfigMap>(rest, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+  const secrets = resourceClient<Secret>(rest, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+  return {
+    nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT })).map((n) => keepNameAndLabels(n) as NodeMeta),
+    // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
+    hyperNodes: async () => (await listAll(hyperNodes, {})).map((hn) => ({ ...hn, apiVersion: HYPERNODE_API_VERSION, kind: HYPERNODE_KIND })),
+    // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.
+    configMap: async (where) => (await listAll(configMaps, { namespace: where.namespace, fieldSelector: `metadata.name=${where.name}` }))[0],
+    secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
+    close: () => transport.close(),
+  };
+}
+
+async function listAll<T extends KubeObject>(client: ResourceClient<T>, opts: ListOptions): Promise<T[]> {
+  const items: T[] = [];
+  let next: string | undefined;
+  do {
+    const page = await client.list({ ...opts, limit: LIST_PAGE_SIZE, ...(next ? { continue: next } : {}) });
+    items.push(...page.items);
+    next = page.metadata?.continue || undefined;
+  } while (next);
+  return items;
+}

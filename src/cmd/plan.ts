@@ -1,0 +1,125 @@
+// `vc-hypernode-controller-manager plan`: reads a cluster (Nodes, HyperNodes,
+// the discovery ConfigMap or a configuration from --config; the UFM Secret and
+// UFM itself for a ufm source), runs every enabled source once and prints what
+// the controller would create, update and delete there (planChanges). It
+// writes nothing and needs only get/list rights. Exit codes, as
+// `terraform plan -detailed-exitcode`: 0 no changes, 2 changes, 1 an error
+// (bad flags included, so that 2 always means "changes").
+
+import { colorize } from 'consola/utils';
+import { stringKind } from '../app/flags/flag-kinds.ts';
+import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
+import { FLAGS, validateClientFlags } from '../app/options.ts';
+import { buildInfo, COMPONENT } from '../app/server.ts';
+import { builtinDiscoverers } from '../hypernode/discovery/registry.ts';
+import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
+import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
+import { planChanges, type PlanAction } from '../hypernode/plan.ts';
+import { StaticInformer } from '../kube/static-informer.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { choiceKind } from './choice-flag.ts';
+import { connectCluster, type ClusterReader } from './cluster-reads.ts';
+import { formatPlanJson, formatPlanText, type PlanStyle } from './plan-output.ts';
+import { readDiscoveryConfig } from './render-inputs.ts';
+import { warningsOnly } from './warnings-only.ts';
+
+export const PLAN_COMMAND = 'plan';
+
+const EXIT_NO_CHANGES = 0;
+const EXIT_ERROR = 1;
+const EXIT_CHANGES = 2;
+
+const OUTPUT_FORMATS = ['text', 'json'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+const PLAN_FLAGS = {
+  // The controller's own client flags, same names, defaults and checks.
+  master: FLAGS.master,
+  kubeconfig: FLAGS.kubeconfig,
+  'kube-api-qps': FLAGS['kube-api-qps'],
+  'kube-api-burst': FLAGS['kube-api-burst'],
+  config: flag(
+    stringKind,
+    '',
+    'File with a discovery configuration to try instead of the one in the cluster: the `volcano-controller.conf` document, or a ConfigMap manifest holding it (YAML or JSON). Default: the discovery ConfigMap, found as the controller finds it (KUBE_POD_NAMESPACE, HELM_RELEASE_NAME).',
+  ),
+  output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text (for people) or json (the same as data).', 'o'),
+};
+
+const DESCRIPTION = `Prints what the controller would change in the cluster: every enabled discovery
+source runs once (UFM is asked, with its Secret read), and the controller's own
+reconciler decides against the HyperNodes there. Nothing is written: no
+HyperNode, no Event, no Lease; get and list rights are enough.
+Exit codes: 0 no changes, 2 changes, 1 an error.
+
+`;
+
+export interface PlanEnvironment {
+  /** Colour the markers (stdout is a terminal and NO_COLOR is unset). */
+  readonly color: boolean;
+  /** Where KUBE_POD_NAMESPACE, HELM_RELEASE_NAME and the in-cluster variables are read. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly serviceAccountDir?: string;
+}
+
+export interface PlanResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function planUsage(argv0: string): string {
+  return `${DESCRIPTION}${formatUsage(PLAN_FLAGS, `${argv0} ${PLAN_COMMAND}`)}`;
+}
+
+/** Runs `plan` with the arguments after the subcommand's name. Never throws. */
+export async function plan(argv: readonly string[], argv0: string, environment: PlanEnvironment = { color: false }): Promise<PlanResult> {
+  const parsed = parseFlags(PLAN_FLAGS, argv);
+  if (parsed.kind === 'help') return { code: EXIT_NO_CHANGES, stdout: '', stderr: planUsage(argv0) };
+  const usageError = (message: string): PlanResult => ({ code: EXIT_ERROR, stdout: '', stderr: `${planUsage(argv0)}${message}\n` });
+  if (parsed.kind === 'error') return usageError(parsed.message);
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) return usageError(`unexpected argument ${JSON.stringify(positionals[0])}: plan takes only flags`);
+  const flags = { master: values.master, kubeconfig: values.kubeconfig, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
+  const problems = validateClientFlags(flags);
+  if (problems.length > 0) return usageError(problems.join('\n'));
+
+  let stderr = '';
+  const logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (line) => (stderr += line.endsWith('\n') ? line : `${line}\n`) } });
+  const env = environment.env ?? process.env;
+  let cluster: ClusterReader | undefined;
+  try {
+    cluster = connectCluster(flags, { program: COMPONENT, version: buildInfo(), suffix: PLAN_COMMAND }, logger, {
+      env,
+      ...(environment.serviceAccountDir ? { serviceAccountDir: environment.serviceAccountDir } : {}),
+    });
+    const reader = cluster;
+    const [config, nodes, existing] = await Promise.all([
+      values.config === '' ? clusterConfig(reader, configMapLocation(env), logger) : readDiscoveryConfig(values.config),
+      reader.nodes(),
+      reader.hyperNodes(),
+    ]);
+    const result = await planChanges({ config, nodes, existing }, { registry: builtinDiscoverers, secrets: reader.secrets, logger: warningsOnly(logger) });
+    for (const warning of result.warnings) stderr += `warning: ${warning}\n`;
+    const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
+    return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr };
+  } catch (err) {
+    return { code: EXIT_ERROR, stdout: '', stderr: `${stderr}error: ${(err as Error).message}\n` };
+  } finally {
+    cluster?.close();
+  }
+}
+
+/** The configuration the controller runs with: the discovery ConfigMap, read as its loader reads it. */
+async function clusterConfig(cluster: ClusterReader, where: ConfigMapLocation, logger: Logger): Promise<DiscoveryConfig> {
+  const cm = await cluster.configMap(where);
+  try {
+    return loadConfig(new StaticInformer(cm ? [cm] : []), where, warningsOnly(logger));
+  } catch (err) {
+    const hint = cm ? '' : ' (set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME as the controller has them, or pass --config FILE)';
+    throw new Error(`discovery ConfigMap ${where.namespace}/${where.name}: ${(err as Error).message}${hint}`, { cause: err });
+  }
+}
+
+const COLOURS: Readonly<Record<PlanAction, 'green' | 'yellow' | 'red'>> = { create: 'green', update: 'yellow', delete: 'red' };
+const COLOURED: PlanStyle = { marker: (action, text) => colorize(COLOURS[action], text) };

@@ -1,0 +1,16 @@
+// The logger the subcommands hand to the discoverers: their warnings and
+// errors reach the user on stderr, their progress lines would only be noise.
+
+import type { Logger } from '../log.ts';
+
+export function warningsOnly(logger: Logger): Logger {
+  const quiet = { info() {} };
+  return {
+    info() {},
+    warn: (msg, kv) => logger.warn(msg, kv),
+    error: (msg, kv) => logger.error(msg, kv),
+    v: () => quiet,
+    enabled: () => false,
+    with: (kv) => warningsOnly(logger.with(kv)),
+  };
+}

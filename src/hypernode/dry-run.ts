@@ -1,0 +1,109 @@
+// Write sinks that record instead of writing: a HyperNodeClient whose
+// create/update/updateStatus/delete answer as if the API server had accepted
+// them, and an EventRecorder that only logs. The reconciler and the status
+// sync run unchanged on top of them, so what they record is exactly what
+// they would have written. Used by `--dry-run` (every write logged with its
+// diff and counted) and by `plan` (writes collected into the plan). Go has no
+// equivalent.
+//
+// A recorded write counts as a success, so the reconciler never queues a
+// retry for it; and since nothing reaches the server, no informer event
+// follows, so nothing is decided again until an input (a Node, the
+// ConfigMap, a UFM poll) changes.
+
+import { Counter, type Registry } from 'prom-client';
+import type { Preconditions } from '../kube/resource.ts';
+import type { Lister } from '../kube/types.ts';
+import type { Logger } from '../log.ts';
+import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
+import { describeDiff, diffHyperNodes } from './hypernode-diff.ts';
+import type { WriteVerb } from './metrics.ts';
+
+export const DRY_RUN_WRITES_METRIC = 'hypernode_dry_run_writes_total';
+
+/** One write that was not sent: the object before (from the cache) and after it. */
+export interface RecordedWrite {
+  readonly verb: WriteVerb;
+  readonly name: string;
+  /** The object's discovery source label ('' when it has none). */
+  readonly source: string;
+  /** Absent for a create (or an object the cache no longer holds). */
+  readonly before?: HyperNode;
+  /** What the server would hold afterwards; absent for a delete. */
+  readonly after?: HyperNode;
+}
+
+const sourceOf = (hn: HyperNode | undefined) => hn?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+
+/** A HyperNodeClient that hands every write to `record` and answers like a server that accepted it. */
+export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (write: RecordedWrite) => void): HyperNodeClient {
+  return {
+    async create(hn) {
+      // The server drops status on create; the status sync writes it afterwards.
+      const { status: _status, ...after } = structuredClone(hn);
+      record({ verb: 'create', name: hn.metadata.name, source: sourceOf(hn), after });
+      return after;
+    },
+    async update(hn) {
+      const before = cache.get(hn.metadata.name);
+      // The main resource ignores status: it stays what the server holds.
+      const { status: _status, ...rest } = structuredClone(hn);
+      const after: HyperNode = before?.status ? { ...rest, status: structuredClone(before.status) } : rest;
+      record({ verb: 'update', name: hn.metadata.name, source: sourceOf(after), ...(before ? { before } : {}), after });
+      return after;
+    },
+    async updateStatus(hn) {
+      const before = cache.get(hn.metadata.name);
+      // The status subresource changes status only.
+      const after = structuredClone(before ?? hn);
+      if (hn.status) after.status = structuredClone(hn.status);
+      else delete after.status;
+      record({ verb: 'update_status', name: hn.metadata.name, source: sourceOf(after), ...(before ? { before } : {}), after });
+      return after;
+    },
+    async delete(name: string, _preconditions: Preconditions) {
+      const before = cache.get(name);
+      record({ verb: 'delete', name, source: sourceOf(before), ...(before ? { before } : {}) });
+    },
+  };
+}
+
+/** What the controller gets in dry-run mode instead of its API clients. */
+export interface DryRunSinks {
+  readonly hyperNodeClient: HyperNodeClient;
+  readonly events: EventRecorder;
+}
+
+export interface DryRunDeps {
+  /** The HyperNode cache: the base every diff is computed against. */
+  readonly hyperNodes: Lister<HyperNode>;
+  readonly logger: Logger;
+  /** Where `hypernode_dry_run_writes_total` is registered (next to the other metrics). */
+  readonly registry: Registry;
+}
+
+/** Sinks that log every would-be write with its diff (one info line per object) and count it. */
+export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
+  const writes =
+    (deps.registry.getSingleMetric(DRY_RUN_WRITES_METRIC) as Counter | undefined) ??
+    new Counter({
+      name: DRY_RUN_WRITES_METRIC,
+      help: 'HyperNode writes a --dry-run controller would have made and did not, by the object\'s source label and verb.',
+      labelNames: ['source', 'verb'],
+      registers: [deps.registry],
+    });
+  const record = (w: RecordedWrite) => {
+    writes.inc({ source: w.source, verb: w.verb });
+    const diff = w.verb === 'delete' ? [] : describeDiff(diffHyperNodes(w.before, w.after));
+    deps.logger.info(`Dry run: would ${w.verb.replace('_', ' ')} HyperNode`, { name: w.name, source: w.source, ...(diff.length > 0 ? { diff: diff.join('; ') } : {}) });
+  };
+  return {
+    hyperNodeClient: recordingHyperNodeClient(deps.hyperNodes, record),
+    events: {
+      event(regarding, type, reason, message) {
+        deps.logger.info('Dry run: would emit Event', { kind: regarding.kind ?? '', name: regarding.metadata.name, type, reason, message });
+      },
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// What the controller would change in a cluster: each enabled source runs
+// once (discoverSources), and the controller's own TopologyReconciler and
+// NodeCountSync then decide over caches holding the cluster's objects, writing
+// into a recording client instead of the API server. So the plan is, by
+// construction, the controller's decision: creates, updates (spec, labels,
+// nodeCount) and deletes per source, each with its field-level diff, and the
+// name conflicts it would report. Go has no equivalent.
+
+import { Registry } from 'prom-client';
+import { realClock } from '../kube/clock.ts';
+import { StaticInformer } from '../kube/static-informer.ts';
+import type { Logger } from '../log.ts';
+import { compareBytes } from './api/builders.ts';
+import type { EventRecorder } from './api/interface.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
+import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
+import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from './hypernode-diff.ts';
+import { newHyperNodeMetrics } from './metrics.ts';
+import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.ts';
+import { TopologyReconciler } from './reconciler.ts';
+import { NodeCountSync } from './status.ts';
+
+export type PlanAction = 'create' | 'update' | 'delete';
+
+export interface PlannedChange {
+  readonly action: PlanAction;
+  /** The discovery source owning the object ('' for a nodeCount change of an object no source owns). */
+  readonly source: string;
+  readonly name: string;
+  /** What changes; for a delete, what goes away. */
+  readonly diff: HyperNodeDiff;
+  /** The object as the server would hold it afterwards (absent for a delete). */
+  readonly object?: HyperNode;
+}
+
+export interface Plan {
+  /** Sorted by source (configuration order, then unowned), action (create, update, delete), name. */
+  readonly changes: readonly PlannedChange[];
+  /** Names a source describes but leaves alone because another source (or nobody) owns them. */
+  readonly warnings: readonly string[];
+}
+
+const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
+
+/** Runs the sources once and the controller's decisions over `input.existing`; throws PreviewError for a failing source. */
+export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promise<Plan> {
+  const snapshots = await discoverSources(input, deps);
+  const warnings: string[] = [];
+  const events: EventRecorder = { event: (_regarding, _type, _reason, message) => warnings.push(message) };
+  const silent = silentLogger();
+  const metrics = newHyperNodeMetrics(new Registry());
+
+  // Round one: each source's snapshot, as the controller reconciles them one after the other.
+  const existing = new StaticInformer(input.existing);
+  const writes: RecordedWrite[] = [];
+  const reconciler = new TopologyReconciler({
+    hyperNodes: existing,
+    client: recordingHyperNodeClient(existing, (w) => writes.push(w)),
+    events,
+    regarding: () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '' } }),
+    metrics,
+    clock: realClock,
+    logger: silent,
+  });
+  try {
+    for (const [source, { desired, maxDeletePercent }] of snapshots) await reconciler.reconcile(source, [...desired.values()], maxDeletePercent);
+  } finally {
+    reconciler.shutDown();
+  }
+
+  // Round two: the status sync over the objects as those writes leave them.
+  const after = new Map(input.existing.map((hn) => [hn.metadata.name, hn]));
+  const apply = (w: RecordedWrite) => (w.after ? after.set(w.name, w.after) : after.delete(w.name));
+  writes.forEach(apply);
+  const written = new StaticInformer([...after.values()]);
+  const status = new NodeCountSync({
+    hyperNodes: written,
+    nodes: new StaticInformer(input.nodes),
+    client: recordingHyperNodeClient(written, apply),
+    metrics,
+    clock: realClock,
+    logger: silent,
+  });
+  try {
+    for (const name of [...after.keys()]) await status.sync(name);
+  } finally {
+    status.shutDown();
+  }
+
+  const before = new Map(input.existing.map((hn) => [hn.metadata.name, hn]));
+  const changes: PlannedChange[] = [];
+  for (const name of new Set([...before.keys(), ...after.keys()])) {
+    const from = before.get(name);
+    const to = after.get(name);
+    const diff = diffHyperNodes(from, to);
+    if (isEmptyDiff(diff)) continue;
+    const action: PlanAction = !from ? 'create' : !to ? 'delete' : 'update';
+    // Mass-delete guard: the single place where deletes are decided for the plan. When the guard
+    // (src/hypernode/delete-guard.ts, deleteGuard) holds deletes, ask it here with the same inputs
+    // the reconciler gives it and mark the held ones, so they print as `- name (held)`.
+    const source = (to ?? from)!.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+    changes.push({ action, source, name, diff, ...(to ? { object: to } : {}) });
+  }
+  const sourceOrder = [...snapshots.keys()];
+  const rank = (source: string) => (sourceOrder.includes(source) ? sourceOrder.indexOf(source) : sourceOrder.length);
+  changes.sort(
+    (a, b) =>
+      rank(a.source) - rank(b.source) ||
+      compareBytes(a.source, b.source) ||
+      ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) ||
+      compareBytes(a.name, b.name),
+  );
+  return { changes, warnings };
+}
+
+/** The reconciler's and status sync's progress lines would only be noise in a plan. */
+function silentLogger(): Logger {
+  const quiet: Logger = { info() {}, warn() {}, error() {}, v: () => quiet, enabled: () => false, with: () => quiet };
+  return quiet;
+}
