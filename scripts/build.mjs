@@ -124,31 +124,34 @@ function commonOptions(info) {
 }
 
 /**
- * src/main.ts loads the server with import() so that --version and --help
- * never evaluate the Kubernetes client. esbuild wraps everything reached
- * through import() for lazy evaluation and then stops dropping unused modules
- * (client-node's ~700 API models would stay). So the server is bundled on its
- * own first, with full tree shaking, and main's import() gets that result.
+ * src/main.ts loads src/commands.ts (the server and the subcommands) with
+ * import() so that --version and --help never evaluate the Kubernetes client.
+ * esbuild wraps everything reached through import() for lazy evaluation and
+ * then stops dropping unused modules (client-node's ~700 API models would
+ * stay). So that half is bundled on its own first, with full tree shaking, and
+ * main's import() gets that result. Everything main loads lazily must go
+ * through src/commands.ts, or the bundle doubles.
  */
-async function bundleServer(info) {
+async function bundleLazyHalf(info) {
   const result = await build({
     ...commonOptions(info),
-    entryPoints: [join(root, 'src/app/server.ts')],
+    entryPoints: [join(root, 'src/commands.ts')],
     write: false,
-    outfile: join(dist, 'server.cjs'),
+    outfile: join(dist, 'commands.cjs'),
     sourcemap: 'inline',
     plugins: [missingOptionalModules, urlFromRuntime, clientNodeSideEffectFree],
   });
   return result.outputFiles[0].text;
 }
 
-function prebundledServer(code) {
-  const filter = /[\\/]app[\\/]server\.ts$/;
+function prebundledLazyHalf(code) {
+  // main.ts's own import specifier: main is the only module importing it.
+  const filter = /^\.\/commands\.ts$/;
   return {
-    name: 'prebundled-server',
+    name: 'prebundled-commands',
     setup(b) {
       b.onResolve({ filter }, (args) => ({ path: join(args.resolveDir, args.path), namespace: 'prebundled' }));
-      b.onLoad({ filter: /.*/, namespace: 'prebundled' }, () => ({ contents: code, loader: 'js', resolveDir: join(root, 'src/app') }));
+      b.onLoad({ filter: /.*/, namespace: 'prebundled' }, () => ({ contents: code, loader: 'js', resolveDir: join(root, 'src') }));
     },
   };
 }
@@ -161,7 +164,7 @@ async function buildBundle(info) {
     minify: true,
     sourcemap: 'linked',
     legalComments: 'eof',
-    plugins: [prebundledServer(await bundleServer(info))],
+    plugins: [prebundledLazyHalf(await bundleLazyHalf(info))],
   });
 }
 

@@ -4,8 +4,9 @@
 // help), dump them at V(2), answer --version (0), validate (1), then run the
 // server (0 after a graceful shutdown, 1 with its error on stderr).
 //
-// The server is loaded lazily so that --version, --help and bad flags never
-// evaluate the Kubernetes client code: they stay as fast as a bare runtime.
+// The server and the subcommands (src/commands.ts) are loaded lazily so that
+// --version, --help and bad flags never evaluate the Kubernetes client code:
+// they stay as fast as a bare runtime.
 
 import { setFlagsFromString } from 'node:v8';
 import { quote } from './app/flags/go-strconv.ts';
@@ -22,8 +23,8 @@ const EXIT_PANIC = 2;
 type Subcommand = (argv: readonly string[], argv0: string, env: { color: boolean }) => Promise<{ code: number; stdout: string; stderr: string }>;
 
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
-  render: async () => (await import('./cmd/render.ts')).render,
-  plan: async () => (await import('./cmd/plan.ts')).plan,
+  render: async () => (await import('./commands.ts')).render,
+  plan: async () => (await import('./commands.ts')).plan,
 };
 
 async function main(argv: readonly string[], argv0: string): Promise<number> {
@@ -73,7 +74,7 @@ const LONG_RUNNING_V8_FLAGS = '--optimize-for-size';
 
 async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
   setFlagsFromString(LONG_RUNNING_V8_FLAGS);
-  const { runServer } = await import('./app/server.ts');
+  const { runServer } = await import('./commands.ts');
   try {
     await runServer(config, logger);
     return EXIT_SUCCESS;
