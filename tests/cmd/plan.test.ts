@@ -118,7 +118,7 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   assert.equal(names(planned.changes, 'delete'), deleted);
   assert.equal(deleted, ['hypernode-topologya3-tier1-stale']);
   assert.equal(updated, ['hypernode-topologya3-tier1-zzzzz', 'leaf-hn-0', 'rack-manual']);
-  assert.equal(planned.summary, { create: created.length, update: 3, delete: 1 });
+  assert.equal(planned.summary, { create: created.length, update: 3, delete: 1, held: 0 });
 
   // Converged: nothing left to do, exit 0.
   const again = await runPlan(kubeconfig);
@@ -145,7 +145,7 @@ test('an update is shown field by field: members added and removed, tierName, la
 test('-o json carries the plan as data: changes with source, action, name, diff and the object; warnings; summary', async () => {
   const { kubeconfig } = await seedCluster();
   const { changes, summary, warnings } = await planJson(kubeconfig);
-  assert.equal(summary, { create: 7, update: 3, delete: 1 });
+  assert.equal(summary, { create: 7, update: 3, delete: 1, held: 0 });
   assert.equal(warnings, []);
   const byName = new Map(changes.map((c) => [c.name, c]));
   assert.equal(byName.get('hypernode-topologya3-tier1-zzzzz'), {
