@@ -1,6 +1,6 @@
 // How `plan` prints a Plan: for people, per source, `+` create, `~` update
-// with one line per changed field, `-` delete, and the `Plan: …` summary;
-// or the same as one JSON document.
+// with one line per changed field, `-` delete (`(held)` when the mass-delete
+// guard holds it), and the `Plan: …` summary; or the same as one JSON document.
 
 import type { MemberSpec } from '../hypernode/api/types.ts';
 import { describeDiff, describeMember } from '../hypernode/hypernode-diff.ts';
@@ -17,12 +17,15 @@ const DETAIL_INDENT = '      ';
 export interface PlanSummary {
   readonly create: number;
   readonly update: number;
+  /** Deletes the controller would send. */
   readonly delete: number;
+  /** Deletes the mass-delete guard would hold. */
+  readonly held: number;
 }
 
 export function summarize(plan: Plan): PlanSummary {
-  const count = (action: PlanAction) => plan.changes.filter((c) => c.action === action).length;
-  return { create: count('create'), update: count('update'), delete: count('delete') };
+  const count = (action: PlanAction, held = false) => plan.changes.filter((c) => c.action === action && (c.held ?? false) === held).length;
+  return { create: count('create'), update: count('update'), delete: count('delete'), held: count('delete', true) };
 }
 
 export function formatPlanJson(plan: Plan): string {
@@ -37,11 +40,11 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
       source = change.source;
       lines.push(source === '' ? 'HyperNodes without a discovery source (nodeCount only):' : `source "${source}":`);
     }
-    lines.push(`  ${style.marker(change.action, MARKERS[change.action])} ${change.name}`, ...details(change).map((d) => `${DETAIL_INDENT}${d}`));
+    lines.push(`  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`, ...details(change).map((d) => `${DETAIL_INDENT}${d}`));
   }
   if (plan.changes.length === 0) lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
   const s = summarize(plan);
-  lines.push('', `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete.`);
+  lines.push('', `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}.`);
   return `${lines.join('\n')}\n`;
 }
 

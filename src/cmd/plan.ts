@@ -4,7 +4,9 @@
 // the controller would create, update and delete there (planChanges). It
 // writes nothing and needs only get/list rights. Exit codes, as
 // `terraform plan -detailed-exitcode`: 0 no changes, 2 changes, 1 an error
-// (bad flags included, so that 2 always means "changes").
+// (bad flags included, so that 2 always means "changes"). Deletes the
+// mass-delete guard would hold count as changes: the controller still acts on
+// them (a DeletesHeld Event) and the cluster still differs from the sources.
 
 import { colorize } from 'consola/utils';
 import { stringKind } from '../app/flags/flag-kinds.ts';
@@ -50,7 +52,9 @@ const DESCRIPTION = `Prints what the controller would change in the cluster: eve
 source runs once (UFM is asked, with its Secret read), and the controller's own
 reconciler decides against the HyperNodes there. Nothing is written: no
 HyperNode, no Event, no Lease; get and list rights are enough.
-Exit codes: 0 no changes, 2 changes, 1 an error.
+Deletes the mass-delete guard would hold are listed as "- name (held)".
+Exit codes: 0 no changes, 2 changes (held deletes included: the controller
+would report them, and the cluster differs from the sources), 1 an error.
 
 `;
 

@@ -38,6 +38,8 @@ export interface HyperNodeControllerDeps {
   discoverers?: DiscovererRegistry;
   /** workqueue_* metrics per queue name, when the caller exports them. */
   queueMetrics?: (queueName: string) => QueueMetrics;
+  /** `hyperNodeClient` records writes instead of sending them (--dry-run; see dry-run.ts, which also counts them). */
+  dryRun?: boolean;
 }
 
 export interface HyperNodeController {
@@ -56,6 +58,12 @@ export function newHyperNodeController(deps: HyperNodeControllerDeps): HyperNode
 async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted: () => void): Promise<void> {
   const { logger, clock } = deps;
   const metrics = newHyperNodeMetrics(deps.registry);
+  // In a dry run the recording client answers like the server, so the write
+  // paths would count writes that were never sent and log created=N as if done:
+  // hypernode_api_writes_total is kept for real writes (the dry-run client
+  // counts its own), and the write paths' lines carry dryRun=true.
+  const writeMetrics: HyperNodeMetrics = deps.dryRun ? { ...metrics, apiWrite() {} } : metrics;
+  const writeLogger = deps.dryRun ? logger.with({ dryRun: true }) : logger;
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
     configMap: deps.configMap,
@@ -71,9 +79,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     hyperNodes: deps.hyperNodes,
     client: deps.hyperNodeClient,
     events: deps.events,
-    metrics,
+    metrics: writeMetrics,
     clock,
-    logger,
+    logger: writeLogger,
     queueMetrics: deps.queueMetrics?.(WRITE_RETRY_QUEUE_NAME),
     regarding: () => manager.configMapRef(),
   });
@@ -81,9 +89,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     hyperNodes: deps.hyperNodes,
     nodes: deps.nodes,
     client: deps.hyperNodeClient,
-    metrics,
+    metrics: writeMetrics,
     clock,
-    logger,
+    logger: writeLogger,
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
   });
 

@@ -73,6 +73,12 @@ export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (writ
 export interface DryRunSinks {
   readonly hyperNodeClient: HyperNodeClient;
   readonly events: EventRecorder;
+  /**
+   * Tells the controller that its writes are recorded, not sent: they are
+   * counted here, so it keeps them out of hypernode_api_writes_total, and its
+   * reconcile log lines say dryRun=true.
+   */
+  readonly dryRun: true;
 }
 
 export interface DryRunDeps {
@@ -105,5 +111,6 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
         deps.logger.info('Dry run: would emit Event', { kind: regarding.kind ?? '', name: regarding.metadata.name, type, reason, message });
       },
     },
+    dryRun: true,
   };
 }

@@ -3,15 +3,16 @@
 // NodeCountSync then decide over caches holding the cluster's objects, writing
 // into a recording client instead of the API server. So the plan is, by
 // construction, the controller's decision: creates, updates (spec, labels,
-// nodeCount) and deletes per source, each with its field-level diff, and the
-// name conflicts it would report. Go has no equivalent.
+// nodeCount) and deletes per source, each with its field-level diff, the
+// deletes its mass-delete guard would hold, and the warnings it would raise
+// (names it leaves alone, held deletes). Go has no equivalent.
 
 import { Registry } from 'prom-client';
 import { realClock } from '../kube/clock.ts';
 import { StaticInformer } from '../kube/static-informer.ts';
 import type { Logger } from '../log.ts';
 import { compareBytes } from './api/builders.ts';
-import type { EventRecorder } from './api/interface.ts';
+import type { EventRecorder, EventType } from './api/interface.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
 import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from './hypernode-diff.ts';
@@ -31,12 +32,17 @@ export interface PlannedChange {
   readonly diff: HyperNodeDiff;
   /** The object as the server would hold it afterwards (absent for a delete). */
   readonly object?: HyperNode;
+  /** A delete the mass-delete guard holds: the controller would not send it (present only when true). */
+  readonly held?: true;
 }
 
 export interface Plan {
   /** Sorted by source (configuration order, then unowned), action (create, update, delete), name. */
   readonly changes: readonly PlannedChange[];
-  /** Names a source describes but leaves alone because another source (or nobody) owns them. */
+  /**
+   * What the controller would warn about: names a source describes but leaves
+   * alone because another source (or nobody) owns them, and deletes it holds.
+   */
   readonly warnings: readonly string[];
 }
 
@@ -46,13 +52,18 @@ const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
 export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promise<Plan> {
   const snapshots = await discoverSources(input, deps);
   const warnings: string[] = [];
-  const events: EventRecorder = { event: (_regarding, _type, _reason, message) => warnings.push(message) };
+  const events: EventRecorder = {
+    event(_regarding, type, _reason, message) {
+      if (isPlanWarning(type)) warnings.push(message);
+    },
+  };
   const silent = silentLogger();
   const metrics = newHyperNodeMetrics(new Registry());
 
   // Round one: each source's snapshot, as the controller reconciles them one after the other.
   const existing = new StaticInformer(input.existing);
   const writes: RecordedWrite[] = [];
+  const held = new Map<string, ReadonlySet<string>>();
   const reconciler = new TopologyReconciler({
     hyperNodes: existing,
     client: recordingHyperNodeClient(existing, (w) => writes.push(w)),
@@ -63,7 +74,10 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     logger: silent,
   });
   try {
-    for (const [source, { desired, maxDeletePercent }] of snapshots) await reconciler.reconcile(source, [...desired.values()], maxDeletePercent);
+    for (const [source, { desired, maxDeletePercent }] of snapshots) {
+      await reconciler.reconcile(source, [...desired.values()], maxDeletePercent);
+      held.set(source, reconciler.heldDeletesOf(source));
+    }
   } finally {
     reconciler.shutDown();
   }
@@ -95,11 +109,12 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     const diff = diffHyperNodes(from, to);
     if (isEmptyDiff(diff)) continue;
     const action: PlanAction = !from ? 'create' : !to ? 'delete' : 'update';
-    // Mass-delete guard: the single place where deletes are decided for the plan. When the guard
-    // (src/hypernode/delete-guard.ts, deleteGuard) holds deletes, ask it here with the same inputs
-    // the reconciler gives it and mark the held ones, so they print as `- name (held)`.
     const source = (to ?? from)!.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
     changes.push({ action, source, name, diff, ...(to ? { object: to } : {}) });
+  }
+  // Held deletes were never written, so the objects are still in `after`: listed from the reconciler's own decision.
+  for (const [source, names] of held) {
+    for (const name of names) changes.push({ action: 'delete', source, name, diff: diffHyperNodes(before.get(name), undefined), held: true });
   }
   const sourceOrder = [...snapshots.keys()];
   const rank = (source: string) => (sourceOrder.includes(source) ? sourceOrder.indexOf(source) : sourceOrder.length);
@@ -111,6 +126,19 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       compareBytes(a.name, b.name),
   );
   return { changes, warnings };
+}
+
+/**
+ * Which of the reconciler's Events a plan passes on as warnings: its Warnings.
+ * In a plan these are a name held by an object the source does not own
+ * (NameConflict) and deletes the guard holds (DeletesHeld); write failures
+ * cannot happen against the recording client, and a snapshot the rules refuse
+ * fails discoverSources before the reconciler runs. Its Normal run summary
+ * (TopologyChanged) only restates the plan's changes. Deciding by the type
+ * keeps this free of reason names, which the Events' catalogue owns.
+ */
+function isPlanWarning(type: EventType): boolean {
+  return type === 'Warning';
 }
 
 /** The reconciler's and status sync's progress lines would only be noise in a plan. */

@@ -112,6 +112,11 @@ export class TopologyReconciler {
     return runWorker(this.retries, (key) => this.exclusive(() => this.retry(key)));
   }
 
+  /** The names whose delete the mass-delete guard holds after `source`'s last run (empty when none are held). */
+  heldDeletesOf(source: string): ReadonlySet<string> {
+    return this.heldDeletes.get(source) ?? new Set();
+  }
+
   /** Stops retrying; pending retries are dropped (the next run starts from a fresh snapshot). */
   shutDown(): void {
     this.retries.shutDown();

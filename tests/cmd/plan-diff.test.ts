@@ -3,7 +3,9 @@
 // added and removed, labels added and changed (never removed: the controller
 // keeps labels it did not set), and the nodeCount the status sync would
 // write; an object already in line is not in the plan; a name another source
-// owns is a warning, not a change.
+// owns is a warning, not a change; deletes the mass-delete guard holds are
+// listed as held, with the guard's warning, and the run summary Event is no
+// warning.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -81,6 +83,22 @@ test('an object already in line is not in the plan; a name owned by another sour
   const plan = await planFor([hn('rack-a', 1, ['node0', 'node1'], {}), hn('rack-b', 1, ['node2', 'node3'], {})], [inLine, foreign]);
   assert.equal(plan.changes, []);
   assert.equal(plan.warnings, [`HyperNode rack-b is owned by discovery source "ufm"; source "${SOURCE}" also describes it and leaves it alone`]);
+});
+
+test('deletes the guard holds are listed as held, with its warning and no other: 12 of 20 owned objects going, 50 % allowed', async () => {
+  const rack = (i: number, labels: Record<string, string>, nodeCount?: number) => hn(`rack-${String(i).padStart(2, '0')}`, 1, [`n${i}`], labels, nodeCount);
+  // In line with the snapshot (an exactMatch member counts as one Node), so only the deletes are left.
+  const existing = Array.from({ length: 20 }, (_, i) => rack(i, { [SOURCE_LABEL]: SOURCE }, 1));
+  const plan = await planFor(Array.from({ length: 8 }, (_, i) => rack(i, {})), existing);
+  const heldNames = existing.slice(8).map((e) => e.metadata.name);
+  assert.equal(plan.changes.map((c) => [c.action, c.source, c.name, c.held]), heldNames.map((name) => ['delete', SOURCE, name, true]));
+  assert.equal(plan.changes[0]!.diff.members, { added: [], removed: ['n8'] });
+  assert.is(plan.warnings.length, 1);
+  assert.match(plan.warnings[0]!, `Discovery source "${SOURCE}" would delete 12 of the 20 HyperNodes it owns (60%)`);
+  assert.is(
+    formatPlanText(plan),
+    [`source "${SOURCE}":`, ...heldNames.map((name) => `  - ${name} (held)`), '', 'Plan: 0 to create, 0 to update, 0 to delete, 12 held.', ''].join('\n'),
+  );
 });
 
 test.run();

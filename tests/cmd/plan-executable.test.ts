@@ -36,7 +36,7 @@ test('the executable plans the worked example from the discovery ConfigMap: six 
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
   const result = await shipped(['plan', `--kubeconfig=${kubeconfig}`, '-o', 'json'], { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' });
   assert.is(result.code, 2, result.stderr);
-  assert.equal(JSON.parse(result.stdout).summary, { create: 6, update: 0, delete: 0 });
+  assert.equal(JSON.parse(result.stdout).summary, { create: 6, update: 0, delete: 0, held: 0 });
   assert.equal(api.requests.writes(), []);
 });
 
@@ -46,6 +46,7 @@ test('plan --help prints its usage with the controller client flags and exits 0'
   assert.match(help.stderr, /Usage of \S+ plan:/);
   assert.match(help.stderr, /--kube-api-qps float32 +QPS to use while talking with the Kubernetes API server\. \(default 50\)/);
   assert.match(help.stderr, /-o, --output string +Output format: text \(for people\) or json/);
+  assert.match(help.stderr, /Exit codes: 0 no changes, 2 changes \(held deletes included/);
 });
 
 test.run();

@@ -4,7 +4,10 @@
 // reads with a token allowed only get/list/watch (its requests are all GETs,
 // UFM is asked with the Secret's credentials), exits 0 once the controller
 // converged, 2 with changes, 1 on a bad configuration, an unreachable server
-// or bad flags, and `-o json` carries the same plan as data.
+// or bad flags, and `-o json` carries the same plan as data. Deletes the
+// mass-delete guard would hold are listed as held (and the controller then
+// indeed deletes nothing); a configuration with a higher maxDeletePercent
+// plans them as deletes.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,11 +17,28 @@ import { join } from 'node:path';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import type { PlannedChange } from '../../src/hypernode/plan.ts';
 import { plan, type PlanResult } from '../../src/cmd/plan.ts';
-import { startControllerInProcess } from '../support/controller-process.ts';
+import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
 import { freePorts } from '../support/ports.ts';
 import { UfmServer } from '../support/ufm-server.ts';
 import type { ApiServer } from '../support/apiserver/index.ts';
-import { NS, RACK, SOURCE_LABEL, TOPOLOGY_A3_CONFIG, TOPOLOGY_A3_ENTRY, hyperNodes, nodeCount, seedConfigMap, seedUfmSecret, ufmEntry, workedExampleNodes, workedExamplePorts } from '../e2e/cluster.ts';
+import {
+  CLUSTER,
+  NS,
+  RACK,
+  SOURCE_LABEL,
+  TOPOLOGY_A3_CONFIG,
+  TOPOLOGY_A3_ENTRY,
+  groupOf,
+  hyperNodes,
+  memberNames,
+  node,
+  nodeCount,
+  seedConfigMap,
+  seedUfmSecret,
+  ufmEntry,
+  workedExampleNodes,
+  workedExamplePorts,
+} from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';
 
 const ARGV0 = 'vc-hypernode-controller-manager';
@@ -118,7 +138,7 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   assert.equal(names(planned.changes, 'delete'), deleted);
   assert.equal(deleted, ['hypernode-topologya3-tier1-stale']);
   assert.equal(updated, ['hypernode-topologya3-tier1-zzzzz', 'leaf-hn-0', 'rack-manual']);
-  assert.equal(planned.summary, { create: created.length, update: 3, delete: 1 });
+  assert.equal(planned.summary, { create: created.length, update: 3, delete: 1, held: 0 });
 
   // Converged: nothing left to do, exit 0.
   const again = await runPlan(kubeconfig);
@@ -145,7 +165,7 @@ test('an update is shown field by field: members added and removed, tierName, la
 test('-o json carries the plan as data: changes with source, action, name, diff and the object; warnings; summary', async () => {
   const { kubeconfig } = await seedCluster();
   const { changes, summary, warnings } = await planJson(kubeconfig);
-  assert.equal(summary, { create: 7, update: 3, delete: 1 });
+  assert.equal(summary, { create: 7, update: 3, delete: 1, held: 0 });
   assert.equal(warnings, []);
   const byName = new Map(changes.map((c) => [c.name, c]));
   assert.equal(byName.get('hypernode-topologya3-tier1-zzzzz'), {
@@ -200,6 +220,62 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, no Co
   const missing = await runPlan(kubeconfig);
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /^error: discovery ConfigMap volcano-system\/volcano-controller-configmap: configmap "volcano-controller-configmap" not found \(set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME/m);
+});
+
+test('deletes the guard would hold are listed as held (exit 2), a higher maxDeletePercent plans them as deletes, and the controller then deletes nothing', async () => {
+  const { api, kubeconfig: controllerKubeconfig } = await s.startCluster();
+  const kubeconfig = readOnlyKubeconfig(api);
+  // Each Node in its own rack, every rack in one cluster: 20 rack HyperNodes and the cluster one, all owned by "label".
+  const nodeName = (i: number) => `node${String(i).padStart(2, '0')}`;
+  for (let i = 0; i < 20; i++) api.store.create(node(nodeName(i), { [RACK]: `r${i}`, [CLUSTER]: 'c0' }));
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  s.controller = startControllerInProcess({ kubeconfig: controllerKubeconfig, namespace: NS });
+  await s.converge(() => hyperNodes(api, 'label').length === 21, '21 label HyperNodes');
+  await s.controller.stop();
+  s.controller = undefined;
+  // 12 of the 21 (57 %, above the default 50) are no longer described once their Nodes are gone.
+  const going = Array.from({ length: 12 }, (_, i) => groupOf(api, RACK, `r${i}`)!.metadata.name).sort();
+  const clusterName = groupOf(api, CLUSTER, 'c0')!.metadata.name;
+  for (let i = 0; i < 12; i++) api.store.delete('nodes', nodeName(i));
+
+  const text = await runPlan(kubeconfig);
+  assert.is(text.code, 2, text.stderr);
+  const heldLines = text.stdout.split('\n').filter((l) => l.endsWith(' (held)'));
+  assert.equal(heldLines, going.map((name) => `  - ${name} (held)`));
+  assert.match(text.stdout, new RegExp(`^ {2}~ ${clusterName}\n {6}members: -\\S+`, 'm'));
+  assert.match(text.stdout, /\nPlan: 0 to create, 1 to update, 0 to delete, 12 held\.\n$/);
+  assert.match(text.stderr, /^warning: Discovery source "label" would delete 12 of the 21 HyperNodes it owns \(57\.1%\)/m);
+  assert.is(text.stderr.split('\n').filter((l) => l.startsWith('warning: ')).length, 1, `only the held deletes are a warning: ${text.stderr}`);
+
+  const held = await planJson(kubeconfig);
+  assert.is(held.code, 2);
+  assert.equal(held.summary, { create: 0, update: 1, delete: 0, held: 12 });
+  assert.equal(held.changes.filter((c) => c.held).map((c) => `${c.action} ${c.source} ${c.name}`), going.map((name) => `delete label ${name}`));
+  assert.equal(names(held.changes, 'update'), [clusterName]);
+
+  // The same sources with the limit raised: the 12 are plain deletes.
+  const raised = join(dir, 'raised.yaml');
+  writeFileSync(raised, `${TOPOLOGY_A3_CONFIG}    maxDeletePercent: 70\n`);
+  const allowed = await planJson(kubeconfig, '--config', raised);
+  assert.equal(allowed.summary, { create: 0, update: 1, delete: 12, held: 0 });
+  assert.equal(names(allowed.changes, 'delete'), going);
+  assert.ok(allowed.changes.every((c) => c.held === undefined));
+  assert.equal(allowed.warnings, []);
+  const allowedText = await runPlan(kubeconfig, '--config', raised);
+  assert.match(allowedText.stdout, /\nPlan: 0 to create, 1 to update, 12 to delete\.\n$/);
+  assert.not.match(allowedText.stdout, /\(held\)/);
+
+  // The controller, with the ConfigMap's default limit, makes exactly the planned update and deletes nothing.
+  api.requests.clear();
+  const controller = (s.controller = startControllerInProcess({ kubeconfig: controllerKubeconfig, namespace: NS }));
+  await s.converge(async () => metricValue(await controller.metrics(), 'hypernode_deletes_held', { source: 'label' }) === 12, 'hypernode_deletes_held{source="label"} = 12');
+  await s.converge(() => memberNames(groupOf(api, CLUSTER, 'c0')).length === 8 && nodeCount(groupOf(api, CLUSTER, 'c0')) === 8, 'the cluster HyperNode updated to the 8 remaining racks');
+  await s.controller.stop();
+  s.controller = undefined;
+  const writes = api.requests.writes({ resource: 'hypernodes' });
+  assert.equal(writes.filter((r) => r.verb !== 'update').map((r) => `${r.verb} ${r.name}`), [], 'no create and no delete');
+  assert.equal([...new Set(writes.map((r) => r.name))], names(held.changes, 'update'));
+  assert.equal(hyperNodes(api, 'label').length, 21, 'every HyperNode is still there');
 });
 
 test.run();

@@ -2,8 +2,10 @@
 // discovers, reconciles and serves its probes and metrics, but sends no write
 // of any kind (no HyperNode, no status, no Event, no Lease: leader election is
 // skipped); each would-be write is logged with its diff and counted in
-// hypernode_dry_run_writes_total, and since nothing changes in the cluster it
-// decides again only when an input changes.
+// hypernode_dry_run_writes_total (never in hypernode_api_writes_total, which
+// counts writes the server got), its reconcile lines say dryRun=true, and
+// since nothing changes in the cluster it decides again only when an input
+// changes.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -25,6 +27,8 @@ const STALE: HyperNode = {
 const UNSUPPORTED_ENTRY = '  - source: roce\n    enabled: true\n';
 
 const count = (log: string, re: RegExp) => log.split('\n').filter((l) => re.test(l)).length;
+/** The samples of `name` that are not 0 (absent counts as 0). */
+const nonZero = (metrics: string, name: string) => metrics.split('\n').filter((l) => l.startsWith(`${name}{`) && !l.endsWith(' 0'));
 
 test('--dry-run logs and counts every write it would make and sends none: no HyperNode, status, Event or Lease write', async () => {
   const { api, kubeconfig } = await s.startCluster();
@@ -38,11 +42,16 @@ test('--dry-run logs and counts every write it would make and sends none: no Hyp
   await s.converge(() => /Dry run: would delete HyperNode name="hypernode-topologya3-tier1-stale" source="label"/.test(controller.log()), 'the would-be delete of the stale rack');
   await s.converge(() => /Dry run: would emit Event kind="ConfigMap" name="volcano-controller-configmap" type="Warning" reason="\w+" message=".*unsupported discoverer type: roce/.test(controller.log()), 'the would-be Warning Event');
   assert.match(controller.log(), /Dry run: leader election skipped and nothing is written/);
+  // The run's summary counts what it would have done, and says so.
+  await s.converge(() => /^I.*\] Topology reconciliation completed dryRun=true source="label" discovered=6 created=6 .*deleted=1 /m.test(controller.log()), 'the completion line with dryRun=true');
 
   const metrics = await controller.metrics();
   assert.is(metricValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 6);
   assert.is(metricValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 1);
   assert.is(metricValue(metrics, 'hypernode_discovery_results_total', { source: 'label' }), 1, 'one round: a recorded write is not retried');
+  // Nothing reached the server, so no API write is counted; the recorded status writes are counted as dry-run ones.
+  assert.equal(nonZero(metrics, 'hypernode_api_writes_total'), []);
+  assert.ok(metricValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'update_status' }) > 0, 'the would-be nodeCount writes');
 
   // A new Node is an input change: one more round, wanting the same writes again (nothing was written).
   api.store.create(node('node8', { [RACK]: 's3', [CLUSTER]: 's5' }));
@@ -51,6 +60,7 @@ test('--dry-run logs and counts every write it would make and sends none: no Hyp
   assert.is(metricValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 12);
   assert.is(metricValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 2);
   assert.match(controller.log(), /Dry run: would create HyperNode name="hypernode-topologya3-tier1-\w{5}" source="label" diff="[^"]*members: \+node6 \+node7 \+node8;/);
+  assert.equal(nonZero(after, 'hypernode_api_writes_total'), []);
 
   assert.equal(api.requests.all((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), [], 'no request but GETs');
   assert.equal(api.requests.all({ resource: 'leases' }).map((r) => `${r.method} ${r.path}`), [], 'the Lease is never touched');
