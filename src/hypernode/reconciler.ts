@@ -76,6 +76,12 @@ export class TopologyReconciler {
   /** Per source: name → resourceVersion of the foreign object already reported. */
   private readonly reportedConflicts = new Map<string, Map<string, string>>();
   /**
+   * Per source: uids this reconciler deleted that the cache still holds. A
+   * run that starts before the informer delivers the delete must not send it
+   * again (it would only earn a 404).
+   */
+  private readonly deletedNotGone = new Map<string, Set<string>>();
+  /**
    * Per source: its latest accepted snapshot by name, what every retry is
    * decided against. A rejected snapshot never gets here, so a pending retry
    * writes what the last accepted snapshot described, never the rejected one.
@@ -146,6 +152,7 @@ export class TopologyReconciler {
       return summary;
     }
 
+    this.forgetGoneDeletes(source, owned);
     this.guardDeletes(source, owned, desired, maxDeletePercent);
     const conflicts = new Map<string, string>();
     // Desired objects first (creates and updates), then what the source no longer describes (deletes).
@@ -323,20 +330,40 @@ export class TopologyReconciler {
    */
   private async delete(source: string, stale: HyperNode, conflicts: Map<string, string>, attempt: number): Promise<Outcome> {
     const { name, uid, resourceVersion } = stale.metadata;
+    if (uid !== undefined && this.deletedNotGone.get(source)?.has(uid)) return 'pending';
     this.deps.logger.info('Deleting HyperNode', { name, source });
     try {
       await this.deps.client.delete(name, { uid, resourceVersion });
       this.deps.metrics.apiWrite(source, 'delete');
+      this.rememberDeleted(source, uid);
       return 'deleted';
     } catch (err) {
       // Already gone is what we wanted; the informer will drop it from the cache.
-      if (isNotFound(err)) return 'deleted';
+      if (isNotFound(err)) {
+        this.rememberDeleted(source, uid);
+        return 'deleted';
+      }
       if (!isConflict(err) || attempt >= CONFLICT_RETRY_ATTEMPTS) return this.fail('delete', source, stale, err);
       const newer = await this.awaitNewerCache(name, resourceVersion);
       if (newer?.metadata.resourceVersion === resourceVersion) return this.fail('delete', source, stale, err);
       this.deps.logger.info('HyperNode changed before it was deleted, deciding again', { name, source, err });
       return this.reconcileObject(source, name, conflicts, attempt + 1);
     }
+  }
+
+  private rememberDeleted(source: string, uid: string | undefined): void {
+    if (uid === undefined) return;
+    let uids = this.deletedNotGone.get(source);
+    if (!uids) this.deletedNotGone.set(source, (uids = new Set()));
+    uids.add(uid);
+  }
+
+  /** Drops the remembered deletes the cache has caught up with. */
+  private forgetGoneDeletes(source: string, owned: readonly HyperNode[]): void {
+    const uids = this.deletedNotGone.get(source);
+    if (!uids || uids.size === 0) return;
+    const cached = new Set(owned.map((hn) => hn.metadata.uid));
+    for (const uid of uids) if (!cached.has(uid)) uids.delete(uid);
   }
 
   /** After a 409 the cache is behind the server: give the informer a moment to deliver. */

@@ -246,4 +246,22 @@ test('cached objects are never mutated', async () => {
   assert.ok(Object.isFrozen(client.informer.get('rack-a')));
 });
 
+
+test('a run that starts before the cache has seen our delete does not send it again', async () => {
+  const { client, reconciler } = setup([rack('rack-a', ['n1']), rack('rack-b', ['n2'])]);
+  client.holdCache();
+  await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
+  assert.equal(client.verbs(), ['delete rack-b']);
+  // A second snapshot (a Node event, a source restart) arrives while the informer still shows rack-b.
+  const summary = await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
+  assert.equal(client.verbs(), ['delete rack-b'], 'no second DELETE, which would only earn a 404');
+  assert.is(summary.deleted, 0);
+  client.releaseCache();
+  // A new object of the same name (a new uid) is deleted again when the source does not describe it.
+  client.seed(rack('rack-b', ['n9']));
+  client.clearActions();
+  await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
+  assert.equal(client.verbs(), ['delete rack-b']);
+});
+
 test.run();
