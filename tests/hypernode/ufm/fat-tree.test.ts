@@ -25,7 +25,7 @@ for (const [sus, hosts, switches, links] of [
     const portNames = new Set(tree.ports.map((p) => p.name));
     for (const l of tree.links) assert.ok(portNames.has(l.source_port_name) && portNames.has(l.destination_port_name), String(l.name));
     const systemPorts = new Set(tree.systems.flatMap((s) => s.ports as string[]));
-    for (const name of portNames) assert.ok(systemPorts.has(name), String(name));
+    for (const name of portNames) assert.ok(systemPorts.has(name as string), String(name));
   });
 }
 
