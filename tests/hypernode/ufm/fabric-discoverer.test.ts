@@ -169,7 +169,7 @@ test('hosts that match no Node are counted, listed once in the log, and never me
       const first = await next(ch);
       const second = await next(ch);
       assert.equal(first, second);
-      const memberNames = first.flatMap((h) => h.spec.members.map((m) => m.selector.exactMatch!.name));
+      const memberNames = first.flatMap((h) => h.spec.members.map((m) => m.selector!.exactMatch!.name));
       assert.ok(['su1-n1', 'su1-n2', 'su1-n3', 'su2-n1'].every((n) => memberNames.includes(n)));
       assert.not.ok(memberNames.some((n) => n.includes('example')));
       assert.is(rig.metrics.unmapped.get('ufm'), 2);
@@ -199,7 +199,7 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
       const nodes = [...nodesOf(treeA), ...nodesOf(treeB)];
       const ch = await rig.start(config, nodes);
       const both = await next(ch);
-      const fabricOf = (s: Snapshot) => [...new Set(s.map((h) => h.metadata.labels[UFM_FABRIC_LABEL]))].sort();
+      const fabricOf = (s: Snapshot) => [...new Set(s.map((h) => h.metadata.labels?.[UFM_FABRIC_LABEL]))].sort();
       assert.equal(fabricOf(both), ['pod-a', 'pod-b']);
       assert.equal(both.filter((h) => h.spec.tier === 2).map((h) => h.metadata.name).sort(), ['pod-a', 'pod-b']);
       b!.answer = { kind: 'status', status: 503 };

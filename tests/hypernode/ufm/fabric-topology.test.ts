@@ -23,7 +23,7 @@ function discover(tree: FatTree, fabric = 'ufm', isNode: (h: string) => boolean 
 }
 const gen = (o: FatTreeOptions) => generateFatTree({ nodesPerSu: 4, ...o });
 const byTier = (s: DiscoveredHyperNode[], tier: number) => s.filter((h) => h.spec.tier === tier);
-const members = (h: DiscoveredHyperNode) => h.spec.members.map((m) => m.selector.exactMatch!.name);
+const members = (h: DiscoveredHyperNode) => h.spec.members.map((m) => m.selector!.exactMatch!.name);
 const named = (s: DiscoveredHyperNode[], name: string) => s.find((h) => h.metadata.name === name)!;
 
 test('two tiers: one leaf group per scalable unit, named after its lowest leaf GUID, under one spine group named after the fabric', () => {
@@ -35,8 +35,8 @@ test('two tiers: one leaf group per scalable unit, named after its lowest leaf G
   assert.equal(members(named(snap, `ufm-leaf-${tree.leafGuids[1]![0]}`)), ['su02-n01', 'su02-n02', 'su02-n03', 'su02-n04']);
   assert.equal(byTier(snap, 2).map((h) => [h.metadata.name, h.spec.tierName, members(h).length]), [['ufm', 'spine', 3]]);
   assert.is(leaves[0]!.spec.tierName, 'leaf');
-  assert.is(leaves[0]!.metadata.labels[UFM_FABRIC_LABEL], 'ufm');
-  assert.is(leaves[0]!.metadata.labels['volcano.sh/network-topology-source'], 'ufm');
+  assert.is(leaves[0]!.metadata.labels?.[UFM_FABRIC_LABEL], 'ufm');
+  assert.is(leaves[0]!.metadata.labels?.['volcano.sh/network-topology-source'], 'ufm');
 });
 
 test('three tiers: scalable units, then spine-leaf groups of four units, then the whole fabric as core', () => {
@@ -108,8 +108,8 @@ test('two fabrics give two trees with their own names and labels', () => {
   const a = discover(gen({ sus: 2, tiers: 2, fabricId: 1 }), 'pod-a');
   const b = discover(gen({ sus: 2, tiers: 2, fabricId: 2, hostName: (s, n) => `b-su${s}-n${n}` }), 'pod-b');
   assert.equal(validateSnapshot([...a, ...b]), []);
-  assert.ok(a.every((h) => h.metadata.labels[UFM_FABRIC_LABEL] === 'pod-a' && h.metadata.name.startsWith('pod-a')));
-  assert.ok(b.every((h) => h.metadata.labels[UFM_FABRIC_LABEL] === 'pod-b' && h.metadata.name.startsWith('pod-b')));
+  assert.ok(a.every((h) => h.metadata.labels?.[UFM_FABRIC_LABEL] === 'pod-a' && h.metadata.name.startsWith('pod-a')));
+  assert.ok(b.every((h) => h.metadata.labels?.[UFM_FABRIC_LABEL] === 'pod-b' && h.metadata.name.startsWith('pod-b')));
 });
 
 test.run();
