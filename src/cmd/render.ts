@@ -17,7 +17,7 @@ import { previewDiscovery } from '../hypernode/preview.ts';
 import { createLogger } from '../log.ts';
 import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
-import { captureReader, parseUfmCaptures, PORTS_CAPTURE_FILE } from './ufm-capture.ts';
+import { captureReader, CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
 import { warningsOnly } from './warnings-only.ts';
 
 export const RENDER_COMMAND = 'render';
@@ -38,7 +38,7 @@ const RENDER_FLAGS = {
   'ufm-capture': flag(
     stringArrayKind,
     [],
-    `Directory holding the captured UFM answers (${PORTS_CAPTURE_FILE}: the body of GET <endpoint>/ufmRest/resources/ports), for every ufm entry, or ENDPOINT=DIR for the entry with that endpoint. Repeatable. UFM is not contacted and the credentials Secret is not read.`,
+    `Directory holding the captured UFM answers, for every ufm endpoint, or ENDPOINT=DIR for one endpoint (a fabric of config.fabrics included): ${CAPTURE_FILES.ports} (the body of GET <endpoint>/ufmRest/resources/ports), and for config.mode fabric also ${CAPTURE_FILES.links} and ${CAPTURE_FILES.systems} (of /resources/links and /resources/systems). Repeatable. UFM is not contacted and the credentials Secret is not read.`,
   ),
   output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), or tree (for people).', 'o'),
 };
@@ -94,7 +94,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     ]);
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
-      ufm: createUfmDiscovererFactory({ readPortsBody: captureReader(captures) }),
+      ufm: createUfmDiscovererFactory({ readResourceBody: captureReader(captures) }),
     });
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });

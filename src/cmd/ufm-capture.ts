@@ -1,18 +1,19 @@
 // UFM answers captured on disk, for `render`: `--ufm-capture DIR` serves
 // every UFM entry, `--ufm-capture ENDPOINT=DIR` the entry with that endpoint.
 // DIR holds the bodies of the UFM resources the UFM source reads, one file
-// per resource (today only ports.json, the body of GET
-// <endpoint>/ufmRest/resources/ports). Endpoints are compared by the URL the
-// discoverer would request, so `ufm:8080`, `https://ufm:8080` and
-// `https://ufm:8080/` are the same endpoint.
+// per resource: ports.json (GET <endpoint>/ufmRest/resources/ports; legacy
+// mode reads only this one), links.json and systems.json (fabric mode). A
+// full ports answer serves fabric mode too, which reads only each port's name
+// and state. Endpoints are compared by the URL the discoverer would request,
+// so `ufm:8080`, `https://ufm:8080` and `https://ufm:8080/` are the same endpoint.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PortsBodyReader } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
+import type { ResourceBodyReader, UfmResource } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { portsUrl } from '../hypernode/discovery/ufm/ports.ts';
 
-/** The file holding the body of the ports resource inside a capture directory. */
-export const PORTS_CAPTURE_FILE = 'ports.json';
+/** The file holding the body of each resource inside a capture directory. */
+export const CAPTURE_FILES: Readonly<Record<UfmResource, string>> = Object.freeze({ ports: 'ports.json', links: 'links.json', systems: 'systems.json' });
 
 export interface UfmCaptures {
   /** The directory for every endpoint without its own. */
@@ -43,15 +44,17 @@ export function parseUfmCaptures(values: readonly string[]): UfmCaptures {
   return { anyEndpoint, byEndpoint };
 }
 
-/** Serves the ports body of an endpoint from its capture directory. */
-export function captureReader(captures: UfmCaptures): PortsBodyReader {
-  return async (endpoint) => {
-    const url = portsUrl(endpoint);
-    const dir = captures.byEndpoint.get(url) ?? captures.anyEndpoint;
+/** Serves a resource body of an endpoint from its capture directory. */
+export function captureReader(captures: UfmCaptures): ResourceBodyReader {
+  return async (endpoint, resource) => {
+    const key = portsUrl(endpoint);
+    const url = key.replace(/ports$/, resource);
+    const name = CAPTURE_FILES[resource];
+    const dir = captures.byEndpoint.get(key) ?? captures.anyEndpoint;
     if (dir === undefined) {
-      throw new Error(`no UFM capture for endpoint ${endpoint}: pass --ufm-capture ${endpoint}=DIR with the body of GET ${url} saved as DIR/${PORTS_CAPTURE_FILE}`);
+      throw new Error(`no UFM capture for endpoint ${endpoint}: pass --ufm-capture ${endpoint}=DIR with the body of GET ${url} saved as DIR/${name}`);
     }
-    const file = join(dir, PORTS_CAPTURE_FILE);
+    const file = join(dir, name);
     try {
       return await readFile(file, 'utf8');
     } catch (err) {

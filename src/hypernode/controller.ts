@@ -68,7 +68,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     configMaps: deps.configMaps,
     configMap: deps.configMap,
     registry: deps.discoverers ?? builtinDiscoverers,
-    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, clock, logger },
+    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, metrics, clock, logger },
     events: deps.events,
     metrics,
     clock,

@@ -5,11 +5,12 @@
 // next to the workqueue_* and rest_client_* families.
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { DiscovererMetrics } from './api/interface.ts';
 
 /** The verbs counted by `hypernode_api_writes_total`. */
 export type WriteVerb = 'create' | 'update' | 'update_status' | 'delete';
 
-export interface HyperNodeMetrics {
+export interface HyperNodeMetrics extends DiscovererMetrics {
   /** A discovery snapshot reached the controller. */
   resultReceived(source: string): void;
   /** One write of a reconcile round failed. */
@@ -68,6 +69,13 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
       labelNames: ['source'],
       registers: [registry],
     });
+  const unmapped = existing<Gauge>(registry, 'hypernode_ufm_unmapped_hosts') ??
+    new Gauge({
+      name: 'hypernode_ufm_unmapped_hosts',
+      help: "Hosts a UFM fabric reports that match no Kubernetes Node after config.hostMapping, per source and fabric, at the fabric's last discovery; they are left out of the HyperNodes.",
+      labelNames: ['source', 'fabric'],
+      registers: [registry],
+    });
   const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
     new Histogram({
       name: 'hypernode_reconcile_duration_seconds',
@@ -87,6 +95,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     discoveryFailed: (source) => discoveryFailures.inc({ source }),
     snapshotRejected: (source, rule) => snapshotsRejected.inc({ source, rule }),
     deletesHeld: (source, count) => held.set({ source }, count),
+    unmappedHosts: (source, fabric, count) => unmapped.set({ source, fabric }, count),
   };
 }
 

@@ -1,13 +1,17 @@
 // A UFM stand-in for tests: HTTPS on 127.0.0.1 with the test server
-// certificate (valid for 127.0.0.1 and localhost), basic auth, and a
-// switchable answer for GET /ufmRest/resources/ports. It records every
-// request so tests can assert what the discoverer sent.
+// certificate (valid for 127.0.0.1 and localhost), basic auth on /ufmRest and
+// access tokens on /ufmRestV3 (`Authorization: Basic <token>`, as UFM takes
+// them), and a switchable answer: a ports list for GET
+// /ufmRest/resources/ports, or a generated fabric served as ports (full, or
+// brief with `?brief=true`), links (bare, or in a `data` envelope) and systems.
+// It records every request so tests can assert what the discoverer sent.
 
 import { createServer } from 'node:https';
 import { createServer as createPlainServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { briefPort, type FatTree } from './fat-tree.ts';
 
 const tls = (name: string) => readFileSync(new URL(`./tls/${name}`, import.meta.url));
 export const TEST_CA = tls('ca.crt').toString();
@@ -31,7 +35,9 @@ export type UfmAnswer =
   /** A 200 whose body is `bytes` long (a JSON array padded with spaces); `announce` sends Content-Length. */
   | { kind: 'huge'; bytes: number; announce?: boolean }
   /** Redirects every path except `/final/ufmRest/resources/ports`, which serves `ports`. */
-  | { kind: 'redirect'; status?: number; location: string; ports: UfmPortJson[] };
+  | { kind: 'redirect'; status?: number; location: string; ports: UfmPortJson[] }
+  /** A generated fabric on the ports, links and systems resources; `linksEnvelope` wraps links in `{data: […]}`. */
+  | { kind: 'fabric'; fabric: FatTree; linksEnvelope?: boolean };
 
 export interface RecordedRequest {
   method: string;
@@ -51,6 +57,8 @@ export class UfmServer {
   answer: UfmAnswer = { kind: 'ports', ports: [] };
   username = 'admin';
   password = 'secret';
+  /** Access tokens accepted on /ufmRestV3; a revoked or expired one is removed (401). */
+  readonly tokens = new Set<string>(['ufm-access-token']);
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private port = 0;
@@ -89,17 +97,20 @@ export class UfmServer {
       authorization: req.headers.authorization,
       accept: req.headers.accept,
     });
-    const expected = `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`;
     const a = this.answer;
     if (a.kind === 'redirect' && req.url !== '/final/ufmRest/resources/ports') {
       res.writeHead(a.status ?? 302, { Location: a.location }).end();
       return;
     }
-    if (req.headers.authorization !== expected) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="ufm"' }).end('unauthorized');
+    const url = new URL(req.url ?? '/', 'https://ufm');
+    const token = url.pathname.includes('/ufmRestV3/');
+    if (!this.authorized(req.headers.authorization, token)) {
+      res.writeHead(401, token ? {} : { 'WWW-Authenticate': 'Basic realm="ufm"' }).end('unauthorized');
       return;
     }
-    if (!req.url?.endsWith('/ufmRest/resources/ports')) {
+    const resource = url.pathname.replace(/^.*\/ufmRest(V3)?\/resources\//, '');
+    if (a.kind === 'fabric') return this.serveFabric(a, resource, url, res);
+    if (resource !== 'ports' || url.search !== '') {
       res.writeHead(404).end();
       return;
     }
@@ -133,5 +144,19 @@ export class UfmServer {
         return;
       }
     }
+  }
+
+  private authorized(header: string | undefined, token: boolean): boolean {
+    if (token) return header !== undefined && header.startsWith('Basic ') && this.tokens.has(header.slice('Basic '.length));
+    return header === `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`;
+  }
+
+  private serveFabric(a: Extract<UfmAnswer, { kind: 'fabric' }>, resource: string, url: URL, res: ServerResponse): void {
+    let body: unknown;
+    if (resource === 'ports') body = url.searchParams.get('brief') === 'true' ? a.fabric.ports.map(briefPort) : a.fabric.ports;
+    else if (resource === 'links') body = a.linksEnvelope ? { data: a.fabric.links, total_resources: a.fabric.links.length } : a.fabric.links;
+    else if (resource === 'systems') body = a.fabric.systems;
+    else return void res.writeHead(404).end();
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
   }
 }

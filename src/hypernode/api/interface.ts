@@ -73,8 +73,16 @@ export interface DiscoveryProblems {
   warning(reason: string, message: string): void;
 }
 
+/** Figures a discoverer reports beside its snapshots. */
+export interface DiscovererMetrics {
+  /** Hosts a UFM fabric reports that match no Node (left out of the HyperNodes). */
+  unmappedHosts(source: string, fabric: string, count: number): void;
+}
+
 export interface DiscovererOptions {
   problems: DiscoveryProblems;
+  /** Absent where nothing is exported (offline previews). */
+  metrics?: DiscovererMetrics;
   nodes: Informer<NodeMeta>;
   hyperNodes: Informer<HyperNode>;
   secrets: SecretClient;

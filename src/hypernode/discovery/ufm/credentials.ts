@@ -1,8 +1,10 @@
-// UFM basic-auth credentials from a Secret (04-discovery §5.1), with the
-// error texts of pkg/controllers/hypernode/discovery/ufm/ufm.go. We read the
-// Secret at construction (as Go) and again before every discovery run, so a
-// rotated Secret applies without restarting the source; every read checks
-// that both values are present and non-empty.
+// UFM credentials from a Secret, with the error texts of
+// pkg/controllers/hypernode/discovery/ufm/ufm.go. We read the Secret at
+// construction (as Go) and again before every discovery run, so a rotated
+// Secret applies without restarting the source; every read checks that the
+// values the scheme needs are present and non-empty. Besides Go's basic auth
+// (`username`, `password`) a Secret may hold a UFM access token (`token`, for
+// `auth: token`) and a private CA (`ca.crt`, PEM) trusted for this endpoint only.
 
 import { Buffer } from 'node:buffer';
 import type { SecretClient } from '../../api/interface.ts';
@@ -20,14 +22,23 @@ export interface SecretRef {
 export interface Credentials {
   readonly username: Buffer;
   readonly password: Buffer;
+  /** A UFM access token (auth: token). */
+  readonly token?: Buffer;
+  /** PEM certificates from `ca.crt`: the only roots trusted for the endpoint when present. */
+  readonly ca?: string;
 }
 
+/** basic: HTTP basic auth on /ufmRest (Go's only scheme); token: a UFM access token on /ufmRestV3. */
+export type AuthScheme = 'basic' | 'token';
+export const AUTH_SCHEMES: readonly AuthScheme[] = ['basic', 'token'];
+
 export const NO_CREDENTIALS: Credentials = Object.freeze({ username: Buffer.alloc(0), password: Buffer.alloc(0) });
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
 
 /** How long one Secret GET may take (Go has no limit; a hung call must not stall discovery). */
 export const SECRET_TIMEOUT_MS = 30_000;
 
-export async function readCredentials(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal): Promise<Credentials> {
+export async function readCredentials(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal, auth: AuthScheme = 'basic'): Promise<Credentials> {
   const where = `${ref.namespace}/${ref.name}`;
   const deadline = AbortSignal.timeout(SECRET_TIMEOUT_MS);
   let data: Record<string, string> | undefined;
@@ -36,18 +47,31 @@ export async function readCredentials(secrets: SecretClient, ref: SecretRef, sig
   } catch (err) {
     throw new Error(`failed to get secret ${where}: ${(err as Error).message ?? String(err)}`, { cause: err });
   }
-  const decode = (key: 'username' | 'password'): Buffer => {
+  const decode = (key: 'username' | 'password' | 'token'): Buffer => {
     const value = data?.[key];
-    if (value === undefined) throw new Error(`${key} not found in secret ${where}`);
+    if (value === undefined) throw new Error(`${key} not found in secret ${where}${key === 'token' ? ' (auth: token needs the UFM access token under the key "token")' : ''}`);
     const bytes = Buffer.from(value, 'base64');
     if (bytes.length === 0) throw new Error(`${key} is empty in secret ${where}`);
     return bytes;
   };
-  return { username: decode('username'), password: decode('password') };
+  const caValue = data?.['ca.crt'];
+  let ca: string | undefined;
+  if (caValue !== undefined) {
+    ca = Buffer.from(caValue, 'base64').toString('utf8');
+    if (!ca.includes(PEM_CERTIFICATE)) throw new Error(`ca.crt in secret ${where} holds no PEM certificate (want text starting with ${PEM_CERTIFICATE})`);
+  }
+  const withCa = ca === undefined ? {} : { ca };
+  if (auth === 'token') return { ...NO_CREDENTIALS, token: decode('token'), ...withCa };
+  return { username: decode('username'), password: decode('password'), ...withCa };
 }
 
-export function hasCredentials(c: Credentials): boolean {
-  return c.username.length > 0 && c.password.length > 0;
+export function hasCredentials(c: Credentials, auth: AuthScheme = 'basic'): boolean {
+  return auth === 'token' ? (c.token?.length ?? 0) > 0 : c.username.length > 0 && c.password.length > 0;
+}
+
+/** The Authorization header: basic credentials, or the access token after the word Basic, as UFM's /ufmRestV3 takes it. */
+export function authorizationHeader(c: Credentials, auth: AuthScheme): string {
+  return auth === 'token' ? `Basic ${(c.token ?? Buffer.alloc(0)).toString('latin1')}` : basicAuthorization(c);
 }
 
 /** `Basic base64(username ":" password)` over the raw bytes, as RFC 7617 and Go's SetBasicAuth do. */

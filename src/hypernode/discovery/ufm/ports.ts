@@ -72,7 +72,7 @@ const skipSpace = (text: string, i: number): number => {
  * garbage at once, which keeps the peak memory of a large fabric's answer
  * near the size of its text. Throws a SyntaxError on a malformed array.
  */
-function* arrayElements(text: string, start: number): Generator<string> {
+export function* arrayElements(text: string, start: number): Generator<string> {
   let i = skipSpace(text, start + 1);
   if (text[i] === ']') return;
   for (;;) {
@@ -86,7 +86,7 @@ function* arrayElements(text: string, start: number): Generator<string> {
   }
 }
 
-function describe(x: unknown): string {
+export function describe(x: unknown): string {
   return x === null ? 'null' : Array.isArray(x) ? 'array' : typeof x === 'object' ? 'object' : typeof x;
 }
 

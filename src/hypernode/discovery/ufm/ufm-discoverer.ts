@@ -5,17 +5,27 @@
 // answer without Computer ports yields no snapshot (nothing is deleted) and is
 // retried with backoff before the next tick; credentials are re-read from the
 // Secret before every run; every request has a deadline; a bad endpoint is a
-// construction error instead of a crash.
+// construction error instead of a crash. `config.mode: fabric` instead reads
+// systems, links and port states from one or more UFM fabrics and builds each
+// fabric's whole tree (fabric-topology.ts).
 
-import * as http from 'node:http';
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../api/types.ts';
+import { compareBytes } from '../../api/builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
-import { basicAuthorization, hasCredentials, NO_CREDENTIALS, readCredentials, type Credentials, type SecretRef } from './credentials.ts';
-import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
-import { decodePorts, portsUrl, type UfmPort } from './ports.ts';
+import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
+import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
+import { buildFabricSnapshot, fabricLevels, UFM_FABRIC_LABEL, type HostMapper } from './fabric-topology.ts';
+import { hostMapper } from './host-mapping.ts';
+import type { HttpClientOptions } from './http-client.ts';
+import { decodePorts, PORTS_PATH, type UfmPort } from './ports.ts';
 import { buildSnapshot, UFM_SOURCE } from './topology.ts';
+import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
+import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
+
+export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
 export const OUTPUT_BUFFER = 10;
@@ -25,48 +35,40 @@ export const RETRY_MAX_MS = 5 * 60_000;
 /** Shortest poll period honoured: `interval: 1ms` would otherwise poll UFM back to back. */
 export const MIN_INTERVAL_MS = 1_000;
 
-/**
- * Where the body of the ports resource comes from when it is not fetched from
- * UFM (the offline `render` serves a capture from disk). Rejects with a
- * message saying what is missing.
- */
-export type PortsBodyReader = (endpoint: string, signal: AbortSignal) => Promise<string>;
-
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {
   retryBaseMs?: number;
-  /** Replaces the HTTP request: no Secret is read and UFM is never contacted. */
-  readPortsBody?: PortsBodyReader;
+  /** Replaces the HTTP requests: no Secret is read and UFM is never contacted. */
+  readResourceBody?: ResourceBodyReader;
 }
 
-/** The keys of the ufm source's `config`; anything else is a typo worth naming. */
-const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify'];
 /** The reason of the Warning Event for credentials sent without TLS. */
 export const CLEARTEXT_CREDENTIALS_REASON = 'CleartextCredentials';
+const PORTS_RESOURCE_PATH = PORTS_PATH.replace(/^\/ufmRest/, '');
 
 export class UfmDiscoverer implements Discoverer {
   private readonly logger: Logger;
-  private readonly client: UfmHttpClient;
   private readonly stopping = new AbortController();
   private readonly retryBaseMs: number;
   private readonly intervalMs: number;
-  private readonly readPortsBody: PortsBodyReader | undefined;
+  private readonly reader: ResourceBodyReader | undefined;
+  /** Fabric mode: each fabric's last published HyperNodes, kept while its UFM fails. */
+  private readonly lastParts = new Map<string, Snapshot>();
+  /** Fabric mode: the unmapped hosts last logged per fabric, so an unchanged list is logged once. */
+  private readonly loggedUnmapped = new Map<string, string>();
 
   constructor(
     entry: DiscoveryEntry,
     private readonly opts: DiscovererOptions,
-    private readonly endpoint: string,
-    private readonly secretRef: SecretRef | undefined,
-    private credentials: Credentials,
-    /** Why reading the Secret at construction failed, for start()'s error. */
-    private readonly credentialsError: string | undefined,
-    insecureSkipVerify: boolean,
+    private readonly config: UfmConfig,
+    private readonly endpoints: readonly UfmEndpoint[],
+    /** Why reading each endpoint's Secret at construction failed, for start()'s error. */
+    private readonly credentialsErrors: readonly (string | undefined)[],
     tuning: UfmTuning,
   ) {
     this.logger = opts.logger.with({ source: UFM_SOURCE });
-    this.client = new UfmHttpClient({ ...tuning, insecureSkipVerify });
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
-    this.readPortsBody = tuning.readPortsBody;
+    this.reader = tuning.readResourceBody;
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     if (this.intervalMs !== entry.intervalMs) {
       this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
@@ -80,19 +82,31 @@ export class UfmDiscoverer implements Discoverer {
   resultSynced(): void {}
 
   async start(): Promise<Channel<Snapshot>> {
-    if (this.endpoint === '') throw new Error('UFM endpoint is not configured');
-    if (!this.readPortsBody && !hasCredentials(this.credentials)) {
-      throw new Error(`UFM authentication credentials are not configured${this.credentialsError ? `: ${this.credentialsError}` : ''}`);
+    const fabricMode = this.config.mode === 'fabric';
+    this.endpoints.forEach((ep, i) => {
+      const which = fabricMode ? `fabric ${ep.fabric.name}: ` : '';
+      if (ep.fabric.endpoint === '') throw new Error(`${which}UFM endpoint is not configured`);
+      if (!this.reader && !ep.hasCredentials()) {
+        const why = this.credentialsErrors[i];
+        throw new Error(`${which}UFM authentication credentials are not configured${why ? `: ${why}` : ''}`);
+      }
+    });
+    for (const ep of this.endpoints) {
+      const url = resourceUrl(ep.fabric.endpoint, ep.fabric.auth, PORTS_RESOURCE_PATH);
+      if (!this.reader && url.startsWith('http://')) {
+        // Go sends the password in cleartext without a word; it still works, but say so loudly.
+        const what = ep.fabric.auth === 'token' ? 'the UFM access token is' : 'the UFM username and password are';
+        this.opts.problems.warning(
+          CLEARTEXT_CREDENTIALS_REASON,
+          `WARNING: the UFM endpoint ${url} is plain http, so ${what} sent unencrypted on every poll; use an https:// endpoint`,
+        );
+      }
     }
-    const url = portsUrl(this.endpoint);
-    if (!this.readPortsBody && url.startsWith('http://')) {
-      // Go sends the password in cleartext without a word; it still works, but say so loudly.
-      this.opts.problems.warning(
-        CLEARTEXT_CREDENTIALS_REASON,
-        `WARNING: the UFM endpoint ${url} is plain http, so the UFM username and password are sent unencrypted on every poll; use an https:// endpoint`,
-      );
+    if (fabricMode) {
+      for (const ep of this.endpoints) this.logger.info('Starting UFM fabric discovery', { fabric: ep.fabric.name, endpoint: ep.fabric.endpoint, auth: ep.fabric.auth, interval: `${this.intervalMs}ms` });
+    } else {
+      this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoints[0]!.fabric.endpoint, interval: `${this.intervalMs}ms` });
     }
-    this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoint, interval: `${this.intervalMs}ms` });
     const out = new Channel<Snapshot>(OUTPUT_BUFFER);
     void this.loop(out);
     return out;
@@ -111,7 +125,7 @@ export class UfmDiscoverer implements Discoverer {
     let failures = 0;
     try {
       while (!signal.aborted) {
-        const ok = await this.discoverOnce(out);
+        const ok = this.config.mode === 'fabric' ? await this.discoverFabrics(out) : await this.discoverOnce(out);
         failures = ok ? 0 : failures + 1;
         const now = clock.now();
         // Ticks missed while a run was in flight are coalesced into the next one.
@@ -127,12 +141,19 @@ export class UfmDiscoverer implements Discoverer {
     }
   }
 
-  /** One run; true when a snapshot was produced. */
+  private send(out: Channel<Snapshot>, snapshot: Snapshot): void {
+    const sent = out.trySend(snapshot);
+    if (sent === 'sent') this.logger.v(3).info('Sent network topology data', { count: snapshot.length });
+    else if (sent === 'full') this.logger.warn('Failed to send network topology data, channel might be full');
+  }
+
+  /** Legacy mode: one run; true when a snapshot was produced. */
   private async discoverOnce(out: Channel<Snapshot>): Promise<boolean> {
     const signal = this.stopping.signal;
-    if (this.secretRef && !this.readPortsBody) {
+    const ep = this.endpoints[0]!;
+    if (!this.reader) {
       try {
-        this.credentials = await readCredentials(this.opts.secrets, this.secretRef, signal);
+        await ep.refresh(this.opts.secrets, signal);
       } catch (err) {
         if (!signal.aborted) this.opts.problems.failed('Failed to get credentials from secret', err);
         return false;
@@ -140,7 +161,7 @@ export class UfmDiscoverer implements Discoverer {
     }
     let ports: UfmPort[];
     try {
-      ports = await this.fetchPorts();
+      ports = await this.fetchPorts(ep);
     } catch (err) {
       if (!signal.aborted) this.opts.problems.failed('Failed to fetch UFM data', err);
       return false;
@@ -157,14 +178,12 @@ export class UfmDiscoverer implements Discoverer {
       return false;
     }
     this.opts.problems.recovered();
-    const sent = out.trySend(snapshot);
-    if (sent === 'sent') this.logger.v(3).info('Sent network topology data', { count: snapshot.length });
-    else if (sent === 'full') this.logger.warn('Failed to send network topology data, channel might be full');
+    this.send(out, snapshot);
     return true;
   }
 
-  private async fetchPorts(): Promise<UfmPort[]> {
-    const body = this.readPortsBody ? await this.readPortsBody(this.endpoint, this.stopping.signal) : await this.requestPortsBody();
+  private async fetchPorts(ep: UfmEndpoint): Promise<UfmPort[]> {
+    const body = await this.body(ep, 'ports', PORTS_RESOURCE_PATH);
     try {
       return decodePorts(body);
     } catch (err) {
@@ -172,25 +191,103 @@ export class UfmDiscoverer implements Discoverer {
     }
   }
 
-  private async requestPortsBody(): Promise<string> {
-    const url = portsUrl(this.endpoint);
+  private async body(ep: UfmEndpoint, resource: UfmResource, path: string): Promise<string> {
+    if (this.reader) return this.reader(ep.fabric.endpoint, resource, this.stopping.signal);
+    this.logger.v(4).info('Sending request to UFM server', { url: resourceUrl(ep.fabric.endpoint, ep.fabric.auth, path) });
+    return ep.get(path, this.stopping.signal);
+  }
+
+  /**
+   * Fabric mode: every fabric, one after the other (one answer in memory at a
+   * time). A fabric whose UFM fails keeps its last HyperNodes (after a restart:
+   * those in the cache labelled with its name), so it never deletes them and
+   * never holds back the others. True when every fabric succeeded.
+   */
+  private async discoverFabrics(out: Channel<Snapshot>): Promise<boolean> {
+    const signal = this.stopping.signal;
     try {
-      new URL(url);
-    } catch (err) {
-      throw new Error(`failed to create request: ${(err as Error).message}`, { cause: err });
+      await this.opts.nodes.waitForSync(signal);
+    } catch {
+      return false;
     }
-    this.logger.v(4).info('Sending request to UFM server', { url });
-    let res;
-    try {
-      res = await this.client.get(url, basicAuthorization(this.credentials), this.stopping.signal);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) throw new Error(`failed to read response: ${err.message}`, { cause: err });
-      throw new Error(`failed to send request: ${(err as Error).message}`, { cause: err });
+    const mapHost = hostMapper(this.config.hostMapping, this.opts.nodes.list());
+    const snapshot: Snapshot = [];
+    let failed = 0;
+    for (const ep of this.endpoints) {
+      const fabric = ep.fabric.name;
+      try {
+        const part = await this.discoverFabric(ep, mapHost);
+        this.lastParts.set(fabric, part);
+        snapshot.push(...part);
+      } catch (err) {
+        if (signal.aborted) return false;
+        failed++;
+        const kept = this.lastParts.get(fabric) ?? this.cachedPart(fabric);
+        this.opts.problems.failed(`Failed to discover UFM fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
+        snapshot.push(...kept);
+      }
     }
-    if (res.status !== 200) {
-      throw new Error(`unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd());
+    if (failed === this.endpoints.length) return false;
+    if (failed === 0) this.opts.problems.recovered();
+    this.send(out, snapshot);
+    return failed === 0;
+  }
+
+  private async discoverFabric(ep: UfmEndpoint, mapHost: HostMapper): Promise<Snapshot> {
+    const fabric = ep.fabric.name;
+    if (!this.reader) {
+      try {
+        await ep.refresh(this.opts.secrets, this.stopping.signal);
+      } catch (err) {
+        throw new Error(`failed to get credentials from secret: ${(err as Error).message}`, { cause: err });
+      }
     }
-    return res.body;
+    const decoded = async <T>(resource: UfmResource, decode: (body: string) => T): Promise<T> => {
+      const body = await this.body(ep, resource, RESOURCE_PATHS[resource]);
+      try {
+        return decode(body);
+      } catch (err) {
+        throw new Error(`failed to decode the ${resource} answer: ${(err as Error).message}`, { cause: err });
+      }
+    };
+    const systems = await decoded('systems', decodeSystems);
+    const links = await decoded('links', decodeLinks);
+    const ports = await decoded('ports', decodePortStates);
+    this.logger.v(3).info('Successfully retrieved UFM fabric', { fabric, systems: systems.length, links: links.length, ports: ports.size });
+    const levels = fabricLevels({ systems, links, ports });
+    if (levels.hostCount === 0) {
+      throw new Error(`UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`);
+    }
+    this.reportUnmapped(fabric, levels.levels[0]!.flatMap((g) => g.hosts), mapHost);
+    const snapshot = buildFabricSnapshot(fabric, levels, mapHost, this.logger);
+    if (snapshot.length === 0) {
+      throw new Error(`none of the ${levels.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
+    }
+    return snapshot;
+  }
+
+  /** Counts the hosts that match no Node, and lists them in the log when the list changes. */
+  private reportUnmapped(fabric: string, hosts: readonly string[], mapHost: HostMapper): void {
+    const unmapped = [...new Set(hosts)].filter((h) => mapHost(h) === undefined).sort(compareBytes);
+    this.opts.metrics?.unmappedHosts(UFM_SOURCE, fabric, unmapped.length);
+    const key = unmapped.join(',');
+    if (this.loggedUnmapped.get(fabric) === key) return;
+    this.loggedUnmapped.set(fabric, key);
+    if (unmapped.length > 0) this.logger.info('UFM hosts that match no Node are left out', { fabric, count: unmapped.length, hosts: key });
+  }
+
+  /** The fabric's HyperNodes in the cache, as this source wrote them. */
+  private cachedPart(fabric: string): Snapshot {
+    return this.opts.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric }).flatMap((hn): DiscoveredHyperNode[] =>
+      hn.spec
+        ? [
+            {
+              metadata: { name: hn.metadata.name, labels: { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric } },
+              spec: { tier: hn.spec.tier, ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }), members: (hn.spec.members ?? []).filter((m) => m.selector) as DiscoveredHyperNode['spec']['members'] },
+            },
+          ]
+        : [],
+    );
   }
 }
 
@@ -200,40 +297,39 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
     const logger = opts.logger.with({ source: UFM_SOURCE });
     const unknown = unknownKeys(entry.config, CONFIG_KEYS, { ignoreCase: false });
     warnUnknownKeys(logger, 'ufm config', unknown, CONFIG_KEYS);
-    const endpoint = entry.config.endpoint;
-    if (typeof endpoint !== 'string') {
-      const typo = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
-      throw new Error(
-        `ufm source: config.endpoint must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${endpoint === undefined ? 'nothing' : JSON.stringify(endpoint)}${typo}`,
-      );
-    }
-    const skipVerify = entry.config.insecureSkipVerify;
-    if (skipVerify !== undefined && skipVerify !== null && typeof skipVerify !== 'boolean') {
-      // Go reads anything but a YAML boolean as false; so do we, verification stays on.
-      logger.warn('config.insecureSkipVerify is not a YAML boolean (true/false) and counts as false: TLS certificates are verified', {
-        insecureSkipVerify: JSON.stringify(skipVerify),
-      });
-    }
-    const insecureSkipVerify = skipVerify === true;
-    if (insecureSkipVerify) {
-      logger.warn('WARNING: TLS certificate verification is disabled which is insecure. This should not be used in production environments');
-    }
-    const ref = entry.credentials?.secretRef;
-    let credentials = NO_CREDENTIALS;
-    let credentialsError: string | undefined;
-    // A body served without UFM (readPortsBody) needs no credentials: the Secret is never read.
-    if (ref && !tuning.readPortsBody) {
-      try {
-        credentials = await readCredentials(opts.secrets, ref);
-      } catch (err) {
-        credentialsError = err instanceof Error ? err.message : String(err);
-        logger.error('Failed to get credentials from secret', { err });
+    const config = parseUfmConfig(entry, unknown);
+    const endpoints: UfmEndpoint[] = [];
+    const errors: (string | undefined)[] = [];
+    for (const fabric of config.fabrics) {
+      const skipVerify = fabric.skipVerifyRaw;
+      if (skipVerify !== undefined && skipVerify !== null && typeof skipVerify !== 'boolean') {
+        // Go reads anything but a YAML boolean as false; so do we, verification stays on.
+        logger.warn('config.insecureSkipVerify is not a YAML boolean (true/false) and counts as false: TLS certificates are verified', {
+          insecureSkipVerify: JSON.stringify(skipVerify),
+        });
       }
-    } else if (!ref && !tuning.readPortsBody) {
-      logger.warn('UFM authentication credentials are not configured');
+      if (fabric.insecureSkipVerify) {
+        logger.warn('WARNING: TLS certificate verification is disabled which is insecure. This should not be used in production environments');
+      }
+      const ref = fabric.secretRef;
+      let credentials: Credentials = NO_CREDENTIALS;
+      let credentialsError: string | undefined;
+      // Bodies served without UFM (readResourceBody) need no credentials: the Secret is never read.
+      if (ref && !tuning.readResourceBody) {
+        try {
+          credentials = await readCredentials(opts.secrets, ref, undefined, fabric.auth);
+        } catch (err) {
+          credentialsError = err instanceof Error ? err.message : String(err);
+          logger.error('Failed to get credentials from secret', { err });
+        }
+      } else if (!ref && !tuning.readResourceBody) {
+        logger.warn('UFM authentication credentials are not configured');
+      }
+      endpoints.push(new UfmEndpoint(fabric, credentials, tuning));
+      errors.push(credentialsError);
     }
-    logger.info('UFM discoverer initialized', { endpoint });
-    return new UfmDiscoverer(entry, opts, endpoint, ref, credentials, credentialsError, insecureSkipVerify, tuning);
+    logger.info('UFM discoverer initialized', config.mode === 'fabric' ? { mode: config.mode, fabrics: config.fabrics.map((f) => f.name).join(',') } : { endpoint: config.fabrics[0]!.endpoint });
+    return new UfmDiscoverer(entry, opts, config, endpoints, errors, tuning);
   };
 }
 

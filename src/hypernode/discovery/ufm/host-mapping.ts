@@ -1,0 +1,97 @@
+// From the names UFM gives hosts to Kubernetes Node names. UFM names a host
+// after its HCA's node description, which often differs from the Node name:
+// a domain suffix, upper case, an HCA suffix. `config.hostMapping` rewrites
+// the name in a fixed order (lowercase, strip suffixes, an RE2 pattern with a
+// template) and then looks it up among the Nodes, by name or by the value of
+// a Node label. A host that matches no Node never becomes a member.
+
+import type { NodeMeta } from '../../api/types.ts';
+import { labelValue } from '../../labels.ts';
+import { compileNodeNamePattern } from '../../node-name-pattern.ts';
+import type { RE2JS } from 're2js';
+import type { HostMapper } from './fabric-topology.ts';
+
+export const HOST_MAPPING_KEYS = ['lowercase', 'stripSuffix', 'pattern', 'template', 'nodeLabel'];
+
+export interface HostMapping {
+  readonly lowercase: boolean;
+  readonly stripSuffixes: readonly string[];
+  readonly pattern?: RE2JS;
+  /** `$1`, `${1}`, `${name}` name capture groups; `$$` is a dollar sign. */
+  readonly template?: string;
+  readonly nodeLabel?: string;
+}
+
+export const IDENTITY_MAPPING: HostMapping = Object.freeze({ lowercase: false, stripSuffixes: Object.freeze([]) });
+
+/** Validates `config.hostMapping`; throws naming the field. */
+export function parseHostMapping(raw: unknown): HostMapping {
+  if (raw === undefined || raw === null) return IDENTITY_MAPPING;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error('config.hostMapping must be a mapping (keys: lowercase, stripSuffix, pattern, template, nodeLabel)');
+  const m = raw as Record<string, unknown>;
+  const unknown = Object.keys(m).filter((k) => !HOST_MAPPING_KEYS.includes(k));
+  if (unknown.length > 0) throw new Error(`config.hostMapping has unknown keys ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${HOST_MAPPING_KEYS.join(', ')}`);
+  if (m.lowercase !== undefined && typeof m.lowercase !== 'boolean') throw new Error('config.hostMapping.lowercase must be true or false');
+  const suffixes = m.stripSuffix === undefined ? [] : Array.isArray(m.stripSuffix) ? m.stripSuffix : [m.stripSuffix];
+  if (!suffixes.every((s) => typeof s === 'string' && s !== '')) throw new Error('config.hostMapping.stripSuffix must be a non-empty string or a list of them (e.g. ".cluster.example.com")');
+  for (const key of ['pattern', 'template', 'nodeLabel'] as const) {
+    if (m[key] !== undefined && (typeof m[key] !== 'string' || m[key] === '')) throw new Error(`config.hostMapping.${key} must be a non-empty string`);
+  }
+  if ((m.pattern === undefined) !== (m.template === undefined)) throw new Error('config.hostMapping.pattern and config.hostMapping.template go together: the template builds the Node name from the pattern\'s groups');
+  let pattern: RE2JS | undefined;
+  if (typeof m.pattern === 'string') {
+    const compiled = compileNodeNamePattern(m.pattern);
+    if (!compiled.ok) throw new Error(`config.hostMapping.pattern ${JSON.stringify(m.pattern)} is not a usable RE2 pattern: ${compiled.detail}`);
+    pattern = compiled.re;
+  }
+  return Object.freeze({
+    lowercase: m.lowercase === true,
+    stripSuffixes: Object.freeze(suffixes as string[]),
+    pattern,
+    template: m.template as string | undefined,
+    nodeLabel: m.nodeLabel as string | undefined,
+  });
+}
+
+/** Expands `$1`, `${1}`, `${name}` and `$$` from a successful match. */
+function expand(template: string, group: (g: number | string) => string | null): string {
+  return template.replace(/\$(\$|\d+|\{(\w+)\})/g, (_all, token: string, braced: string | undefined) => {
+    if (token === '$') return '$';
+    const ref = braced ?? token;
+    return group(/^\d+$/.test(ref) ? Number(ref) : ref) ?? '';
+  });
+}
+
+/** The rewritten host name, before the Node lookup. A pattern that does not match the whole name leaves it unchanged. */
+export function rewriteHost(mapping: HostMapping, host: string): string {
+  let name = mapping.lowercase ? host.toLowerCase() : host;
+  for (const suffix of mapping.stripSuffixes) {
+    if (name.endsWith(suffix) && name.length > suffix.length) {
+      name = name.slice(0, -suffix.length);
+      break;
+    }
+  }
+  if (mapping.pattern && mapping.template !== undefined) {
+    const m = mapping.pattern.matcher(name);
+    if (m.matches()) {
+      name = expand(mapping.template, (g) => {
+        try {
+          return m.group(g as never);
+        } catch {
+          return null;
+        }
+      });
+    }
+  }
+  return name;
+}
+
+/** A mapper over the current Nodes; with `nodeLabel`, the rewritten name is looked up among that label's values. */
+export function hostMapper(mapping: HostMapping, nodes: readonly NodeMeta[]): HostMapper {
+  const index = new Map<string, string>();
+  for (const n of nodes) {
+    const key = mapping.nodeLabel === undefined ? n.metadata.name : labelValue(n.metadata.labels, mapping.nodeLabel);
+    if (key !== undefined && !index.has(key)) index.set(key, n.metadata.name);
+  }
+  return (host) => index.get(rewriteHost(mapping, host));
+}

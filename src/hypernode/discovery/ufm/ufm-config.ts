@@ -1,0 +1,119 @@
+// The `config` of a ufm entry, validated once into a frozen value. Two modes:
+// `legacy` (the default) is Volcano's output byte for byte from one endpoint;
+// `fabric` builds each fabric's whole tree and may name several endpoints:
+//
+//   config:
+//     mode: fabric
+//     auth: token                     # default for every fabric; basic is the default
+//     hostMapping: {lowercase: true}  # UFM host names → Node names (host-mapping.ts)
+//     fabrics:
+//       - {name: pod-a, endpoint: https://ufm-a.example.com}
+//       - {name: pod-b, endpoint: https://ufm-b.example.com, secretRef: {name: ufm-b}}
+//
+// A single fabric may instead be written as `endpoint` (+ optional `fabric`,
+// its name, default "ufm"). Fabric names are DNS labels: they prefix the
+// HyperNode names and are the value of the fabric label, so one ufm source
+// owns every fabric's HyperNodes and each fabric's share stays identifiable.
+
+import type { DiscoveryEntry } from '../../api/interface.ts';
+import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
+import { parseHostMapping, type HostMapping } from './host-mapping.ts';
+
+export type UfmMode = 'legacy' | 'fabric';
+export const DEFAULT_FABRIC_NAME = 'ufm';
+/** The keys of the ufm source's `config`; anything else is a typo worth naming. */
+export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping'];
+const FABRIC_KEYS = ['name', 'endpoint', 'auth', 'insecureSkipVerify', 'secretRef'];
+/** A DNS-1123 label, short enough to leave room in HyperNode names for the tier and a 16-digit GUID. */
+const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
+
+export interface FabricEndpoint {
+  readonly name: string;
+  readonly endpoint: string;
+  readonly auth: AuthScheme;
+  /** undefined: insecureSkipVerify was not a YAML boolean (verification stays on, with a warning). */
+  readonly insecureSkipVerify: boolean;
+  readonly skipVerifyRaw: unknown;
+  readonly secretRef?: SecretRef;
+}
+
+export interface UfmConfig {
+  readonly mode: UfmMode;
+  readonly fabrics: readonly FabricEndpoint[];
+  readonly hostMapping: HostMapping;
+}
+
+function auth(raw: unknown, where: string, fallback: AuthScheme): AuthScheme {
+  if (raw === undefined || raw === null) return fallback;
+  if (!AUTH_SCHEMES.includes(raw as AuthScheme)) throw new Error(`ufm source: ${where} must be one of ${AUTH_SCHEMES.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as AuthScheme;
+}
+
+function endpointOf(raw: unknown, where: string, typo: string): string {
+  if (typeof raw !== 'string') {
+    throw new Error(`ufm source: ${where} must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}${typo}`);
+  }
+  return raw;
+}
+
+function fabricName(raw: unknown, where: string): string {
+  if (typeof raw !== 'string' || !FABRIC_NAME.test(raw)) {
+    throw new Error(`ufm source: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
+function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefined): SecretRef | undefined {
+  if (raw === undefined || raw === null) return fallback;
+  const r = raw as Record<string, unknown>;
+  if (typeof raw !== 'object' || typeof r.name !== 'string' || r.name === '' || (r.namespace !== undefined && typeof r.namespace !== 'string')) {
+    throw new Error(`ufm source: ${where} must be {name: <secret>, namespace: <namespace>} (namespace defaults to the entry's credentials.secretRef namespace)`);
+  }
+  const namespace = (r.namespace as string | undefined) ?? fallback?.namespace;
+  if (!namespace) throw new Error(`ufm source: ${where}.namespace is needed when the entry has no credentials.secretRef`);
+  return { name: r.name, namespace };
+}
+
+/** Validates the entry's config; `unknown` are the top-level keys that are not CONFIG_KEYS (named in the endpoint error). */
+export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]): UfmConfig {
+  const c = entry.config;
+  const mode = c.mode ?? 'legacy';
+  if (mode !== 'legacy' && mode !== 'fabric') throw new Error(`ufm source: config.mode must be legacy or fabric, got ${JSON.stringify(mode)}`);
+  const defaultAuth = auth(c.auth, 'config.auth', 'basic');
+  const entryRef = entry.credentials?.secretRef;
+  const typo = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
+  const hostMapping = parseHostMapping(c.hostMapping);
+  if (mode === 'legacy') {
+    for (const key of ['fabrics', 'fabric', 'hostMapping']) {
+      if (c[key] !== undefined) throw new Error(`ufm source: config.${key} needs config.mode: fabric (legacy mode reads one endpoint and builds Volcano's leaf-hn-N/spine-hn)`);
+    }
+  }
+  if (c.fabrics === undefined || c.fabrics === null) {
+    const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
+    const fabric = { name, endpoint: endpointOf(c.endpoint, 'config.endpoint', typo), auth: defaultAuth, insecureSkipVerify: c.insecureSkipVerify === true, skipVerifyRaw: c.insecureSkipVerify, secretRef: entryRef };
+    return Object.freeze({ mode, fabrics: Object.freeze([Object.freeze(fabric)]), hostMapping });
+  }
+  if (c.endpoint !== undefined || c.fabric !== undefined) throw new Error('ufm source: write either config.endpoint (one fabric) or config.fabrics (a list), not both');
+  if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) throw new Error('ufm source: config.fabrics must be a non-empty list of {name, endpoint}');
+  const seen = new Set<string>();
+  const fabrics = c.fabrics.map((raw: unknown, i: number) => {
+    const where = `config.fabrics[${i}]`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`ufm source: ${where} must be a mapping with name and endpoint`);
+    const f = raw as Record<string, unknown>;
+    const extra = Object.keys(f).filter((k) => !FABRIC_KEYS.includes(k));
+    if (extra.length > 0) throw new Error(`ufm source: ${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${FABRIC_KEYS.join(', ')}`);
+    const name = fabricName(f.name, `${where}.name`);
+    if (seen.has(name)) throw new Error(`ufm source: ${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
+    seen.add(name);
+    const skip = f.insecureSkipVerify ?? c.insecureSkipVerify;
+    return Object.freeze({
+      name,
+      endpoint: endpointOf(f.endpoint, `${where}.endpoint`, ''),
+      auth: auth(f.auth, `${where}.auth`, defaultAuth),
+      insecureSkipVerify: skip === true,
+      skipVerifyRaw: skip,
+      secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef),
+    });
+  });
+  return Object.freeze({ mode, fabrics: Object.freeze(fabrics), hostMapping });
+}

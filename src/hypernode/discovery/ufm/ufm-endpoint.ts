@@ -1,0 +1,89 @@
+// One UFM endpoint as the discoverer talks to it: its credentials (re-read
+// from the Secret before every run), the HTTP client trusting the Secret's
+// private CA when it has one, and GET of a resource under the prefix of the
+// authentication scheme (/ufmRest for basic auth, /ufmRestV3 for tokens).
+// Error texts for the basic scheme are Go's (pkg/controllers/hypernode/discovery/ufm/ufm.go).
+
+import * as http from 'node:http';
+import type { SecretClient } from '../../api/interface.ts';
+import { authorizationHeader, hasCredentials, readCredentials, type AuthScheme, type Credentials } from './credentials.ts';
+import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
+import type { FabricEndpoint } from './ufm-config.ts';
+
+/** The resources a discoverer reads. */
+export type UfmResource = 'ports' | 'links' | 'systems';
+
+/**
+ * Where a resource's body comes from when it is not fetched from UFM (the
+ * offline `render` serves captures from disk). Rejects with a message saying
+ * what is missing.
+ */
+export type ResourceBodyReader = (endpoint: string, resource: UfmResource, signal: AbortSignal) => Promise<string>;
+
+const PREFIX: Record<AuthScheme, string> = { basic: '/ufmRest', token: '/ufmRestV3' };
+
+/** `endpoint` → the URL of `path` under the scheme's prefix; the scheme defaults to https and trailing slashes go. */
+export function resourceUrl(endpoint: string, auth: AuthScheme, path: string): string {
+  const base = endpoint.replace(/\/+$/, '');
+  const withScheme = base.startsWith('http://') || base.startsWith('https://') ? base : `https://${base}`;
+  return withScheme + PREFIX[auth] + path;
+}
+
+export class UfmEndpoint {
+  private client: UfmHttpClient;
+  private clientCa: string | undefined;
+
+  constructor(
+    readonly fabric: FabricEndpoint,
+    private credentials: Credentials,
+    private readonly tuning: Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>>,
+  ) {
+    this.clientCa = credentials.ca;
+    this.client = this.newClient();
+  }
+
+  hasCredentials(): boolean {
+    return hasCredentials(this.credentials, this.fabric.auth);
+  }
+
+  /** Re-reads the Secret; a changed ca.crt gets a new client. Throws with Go's secret error texts. */
+  async refresh(secrets: SecretClient, signal: AbortSignal): Promise<void> {
+    if (!this.fabric.secretRef) return;
+    this.credentials = await readCredentials(secrets, this.fabric.secretRef, signal, this.fabric.auth);
+    if (this.credentials.ca !== this.clientCa) {
+      this.clientCa = this.credentials.ca;
+      this.client = this.newClient();
+    }
+  }
+
+  /** GET of `path` (e.g. `/resources/ports`); the body of a 200, else an error naming what failed. */
+  async get(path: string, signal: AbortSignal): Promise<string> {
+    const url = resourceUrl(this.fabric.endpoint, this.fabric.auth, path);
+    try {
+      new URL(url);
+    } catch (err) {
+      throw new Error(`failed to create request: ${(err as Error).message}`, { cause: err });
+    }
+    let res;
+    try {
+      res = await this.client.get(url, authorizationHeader(this.credentials, this.fabric.auth), signal);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) throw new Error(`failed to read response: ${err.message}`, { cause: err });
+      throw new Error(`failed to send request: ${(err as Error).message}`, { cause: err });
+    }
+    if (res.status === 401 && this.fabric.auth === 'token') {
+      const where = this.fabric.secretRef ? ` in secret ${this.fabric.secretRef.namespace}/${this.fabric.secretRef.name}` : '';
+      throw new Error(`unexpected status code: 401 Unauthorized: UFM refused the access token (revoked or expired); create a new token in UFM and store it under the key "token"${where}`);
+    }
+    if (res.status !== 200) {
+      throw new Error(`unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd());
+    }
+    return res.body;
+  }
+
+  private newClient(): UfmHttpClient {
+    // The Secret's CA replaces every other root for this endpoint: trust is pinned to the private CA.
+    const ca = this.credentials.ca ?? this.tuning.ca;
+    return new UfmHttpClient({ ...this.tuning, ...(ca === undefined ? {} : { ca }), insecureSkipVerify: this.fabric.insecureSkipVerify });
+  }
+}

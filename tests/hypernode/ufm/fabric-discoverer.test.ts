@@ -1,0 +1,218 @@
+// Fabric mode end to end over HTTPS against the UFM stand-in: access tokens
+// and a private CA from the Secret, a wrong CA or a revoked token failing
+// closed, several fabrics (one failing keeps its HyperNodes, also after a
+// restart), hosts that are not Nodes counted and logged once, and no
+// credential in any log line at -v=10.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
+import { UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/fabric-topology.ts';
+import type { Discoverer, DiscovererMetrics, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { HyperNode, NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
+import { ApiError } from '../../../src/kube/errors.ts';
+import { realClock } from '../../../src/kube/clock.ts';
+import { createLogger } from '../../../src/log.ts';
+import type { Channel } from '../../../src/util/channel.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { RecordingProblems } from '../../support/recording-problems.ts';
+import { generateFatTree, type FatTree } from '../../support/fat-tree.ts';
+import { OTHER_CA, TEST_CA, UfmServer } from '../../support/ufm-server.ts';
+import { waitFor, within } from '../../support/wait.ts';
+
+const TOKEN = 'ufm-access-token';
+const PASSWORD = 'pa55-w0rd-never-logged';
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+class FakeSecrets implements SecretClient {
+  readonly store = new Map<string, Secret>();
+  put(name: string, data: Record<string, string>): void {
+    this.store.set(name, { metadata: { name, namespace: 'volcano-system' }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
+  }
+  async get(_ns: string, name: string): Promise<Secret> {
+    const s = this.store.get(name);
+    if (!s) throw new ApiError(`secrets "${name}" not found`, 404, 'NotFound');
+    return s;
+  }
+}
+
+class RecordingMetrics implements DiscovererMetrics {
+  readonly unmapped = new Map<string, number>();
+  unmappedHosts(_source: string, fabric: string, count: number): void {
+    this.unmapped.set(fabric, count);
+  }
+}
+
+const nodesOf = (tree: FatTree, keep: (h: string) => boolean = () => true): NodeMeta[] => tree.hosts.filter(keep).map((name) => ({ metadata: { name } }));
+
+interface Rig {
+  lines: string[];
+  secrets: FakeSecrets;
+  metrics: RecordingMetrics;
+  problems?: RecordingProblems;
+  start(config: Record<string, unknown>, nodes: NodeMeta[], existing?: HyperNode[]): Promise<Channel<Snapshot>>;
+}
+
+async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
+  const lines: string[] = [];
+  const logger = createLogger({ verbosity: 10, skipHeaders: true, sink: { write: (l) => void lines.push(l) } });
+  const started: Discoverer[] = [];
+  const secrets = new FakeSecrets();
+  const rig: Rig = {
+    lines,
+    secrets,
+    metrics: new RecordingMetrics(),
+    async start(config, nodes, existing = []) {
+      const entry: DiscoveryEntry = { source: 'ufm', enabled: true, intervalMs: 1_000, maxDeletePercent: 50, credentials: { secretRef: { name: 'ufm', namespace: 'volcano-system' } }, config };
+      // No CA in the tuning: only a ca.crt in the Secret makes the stand-in's certificate trusted.
+      const factory = createUfmDiscovererFactory({ retryBaseMs: 20, timeoutMs: 5_000 });
+      rig.problems = new RecordingProblems(logger);
+      const d = await factory(entry, {
+        nodes: new FakeInformer({ initial: nodes }),
+        hyperNodes: new FakeInformer({ initial: existing }),
+        secrets,
+        clock: realClock,
+        logger,
+        problems: rig.problems,
+        metrics: rig.metrics,
+      });
+      started.push(d);
+      return d.start();
+    },
+  };
+  try {
+    await fn(rig);
+  } finally {
+    for (const d of started) await d.stop();
+  }
+}
+
+async function withServers(n: number, fn: (servers: UfmServer[]) => Promise<void>): Promise<void> {
+  const servers = await Promise.all(Array.from({ length: n }, () => new UfmServer().start()));
+  try {
+    await fn(servers);
+  } finally {
+    for (const s of servers) await s.close();
+  }
+}
+
+const next = (ch: Channel<Snapshot>) => within(ch.recv(), 10_000, 'a snapshot').then((r) => r.value!);
+const tiers = (s: Snapshot) => s.map((h) => h.spec.tier).sort().join('');
+const noCredentialIn = (lines: string[]) => {
+  for (const secret of [TOKEN, PASSWORD, b64(`admin:${PASSWORD}`), b64(TOKEN)]) assert.not.ok(lines.some((l) => l.includes(secret)), `a log line holds ${secret}`);
+};
+
+test('auth: token sends the access token to /ufmRestV3 and trusts the Secret\'s private CA; no credential is logged at -v=10', () =>
+  withServers(1, async ([server]) =>
+    withRig(async (rig) => {
+      const tree = generateFatTree({ sus: 2, nodesPerSu: 4, rails: 2, tiers: 2 });
+      server!.answer = { kind: 'fabric', fabric: tree };
+      rig.secrets.put('ufm', { token: TOKEN, 'ca.crt': TEST_CA });
+      const snap = await next(await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, nodesOf(tree)));
+      assert.is(tiers(snap), '112');
+      assert.equal(server!.requests.map((r) => [r.path, r.authorization]), [
+        ['/ufmRestV3/resources/systems', `Basic ${TOKEN}`],
+        ['/ufmRestV3/resources/links', `Basic ${TOKEN}`],
+        ['/ufmRestV3/resources/ports?brief=true', `Basic ${TOKEN}`],
+      ]);
+      assert.ok(rig.lines.some((l) => l.includes('Sending request to UFM server')), 'the -v=10 log has the requests');
+      noCredentialIn(rig.lines);
+    }),
+  ),
+);
+
+test('basic auth in fabric mode: the password is never logged at -v=10, not even in a 401', () =>
+  withServers(1, async ([server]) =>
+    withRig(async (rig) => {
+      const tree = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 });
+      server!.answer = { kind: 'fabric', fabric: tree };
+      server!.password = PASSWORD;
+      rig.secrets.put('ufm', { username: 'admin', password: PASSWORD, 'ca.crt': TEST_CA });
+      const ch = await rig.start({ mode: 'fabric', endpoint: server!.endpoint() }, nodesOf(tree));
+      assert.is((await next(ch)).length, 1);
+      server!.password = 'rotated';
+      await waitFor(() => rig.problems!.failures.some((f) => f.includes('401')), { what: 'the 401 reported' });
+      noCredentialIn(rig.lines);
+    }),
+  ),
+);
+
+for (const [what, secret, expect] of [
+  ['a wrong private CA', { token: TOKEN, 'ca.crt': OTHER_CA }, /certificate/],
+  ['a revoked or expired token', { token: 'expired-token', 'ca.crt': TEST_CA }, /401 Unauthorized: UFM refused the access token \(revoked or expired\)/],
+] as const) {
+  test(`${what} fails closed: no snapshot, so nothing is deleted, and the reason is reported`, () =>
+    withServers(1, async ([server]) =>
+      withRig(async (rig) => {
+        server!.answer = { kind: 'fabric', fabric: generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 }) };
+        rig.secrets.put('ufm', secret);
+        const ch = await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, []);
+        await waitFor(() => rig.problems!.failures.length >= 2, { what: 'a failure and a retry' });
+        assert.match(rig.problems!.failures[0]!, expect);
+        const ac = new AbortController();
+        setTimeout(() => ac.abort(), 50);
+        assert.is((await ch.recv(ac.signal).catch(() => ({ value: undefined }))).value, undefined, 'no snapshot');
+        noCredentialIn(rig.lines);
+      }),
+    ),
+  );
+}
+
+test('hosts that match no Node are counted, listed once in the log, and never members', () =>
+  withServers(1, async ([server]) =>
+    withRig(async (rig) => {
+      const tree = generateFatTree({ sus: 2, nodesPerSu: 3, rails: 2, tiers: 2, hostName: (s, n) => `SU${s}-N${n}.ib.example.com` });
+      server!.answer = { kind: 'fabric', fabric: tree };
+      rig.secrets.put('ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      const nodes = ['su1-n1', 'su1-n2', 'su1-n3', 'su2-n1'].map((name) => ({ metadata: { name } }));
+      const ch = await rig.start({ mode: 'fabric', endpoint: server!.endpoint(), hostMapping: { lowercase: true, stripSuffix: '.ib.example.com' } }, nodes);
+      const first = await next(ch);
+      const second = await next(ch);
+      assert.equal(first, second);
+      const memberNames = first.flatMap((h) => h.spec.members.map((m) => m.selector!.exactMatch!.name));
+      assert.ok(['su1-n1', 'su1-n2', 'su1-n3', 'su2-n1'].every((n) => memberNames.includes(n)));
+      assert.not.ok(memberNames.some((n) => n.includes('example')));
+      assert.is(rig.metrics.unmapped.get('ufm'), 2);
+      const listed = rig.lines.filter((l) => l.includes('UFM hosts that match no Node'));
+      assert.is(listed.length, 1, 'listed once over two runs');
+      assert.match(listed[0]!, /SU2-N2\.ib\.example\.com,SU2-N3\.ib\.example\.com/);
+    }),
+  ),
+);
+
+test('two fabrics: each its own tree; one failing keeps its HyperNodes, also after a restart', () =>
+  withServers(2, async ([a, b]) =>
+    withRig(async (rig) => {
+      const treeA = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 1, site: 'a' });
+      const treeB = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 2, site: 'b', hostName: (s, n) => `b${s}-${n}` });
+      a!.answer = { kind: 'fabric', fabric: treeA };
+      b!.answer = { kind: 'fabric', fabric: treeB, linksEnvelope: true };
+      rig.secrets.put('ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      rig.secrets.put('ufm-b', { token: TOKEN, 'ca.crt': TEST_CA });
+      const config = {
+        mode: 'fabric',
+        fabrics: [
+          { name: 'pod-a', endpoint: a!.endpoint() },
+          { name: 'pod-b', endpoint: b!.endpoint(), auth: 'token', secretRef: { name: 'ufm-b' } },
+        ],
+      };
+      const nodes = [...nodesOf(treeA), ...nodesOf(treeB)];
+      const ch = await rig.start(config, nodes);
+      const both = await next(ch);
+      const fabricOf = (s: Snapshot) => [...new Set(s.map((h) => h.metadata.labels?.[UFM_FABRIC_LABEL]))].sort();
+      assert.equal(fabricOf(both), ['pod-a', 'pod-b']);
+      assert.equal(both.filter((h) => h.spec.tier === 2).map((h) => h.metadata.name).sort(), ['pod-a', 'pod-b']);
+      b!.answer = { kind: 'status', status: 503 };
+      const kept = await next(ch);
+      assert.equal(kept, both, "pod-b's HyperNodes are kept while its UFM fails");
+      assert.ok(rig.problems!.failures.some((f) => f.startsWith('Failed to discover UFM fabric pod-b')));
+
+      // A restart while pod-b's UFM is down: its HyperNodes come from the cache, as written.
+      const cached: HyperNode[] = both.map((h) => ({ apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', ...structuredClone(h) }));
+      const after = await next(await rig.start(config, nodes, cached));
+      assert.equal(after, both);
+    }),
+  ),
+);
+
+test.run();
