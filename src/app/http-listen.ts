@@ -1,4 +1,4 @@
-// Starting the plain-HTTP servers of 02-runtime §5 the way Go's net/http does:
+// Starting the plain-HTTP servers (probes, metrics) the way Go's net/http does:
 // a Go listen address (`:11251`, `127.0.0.1:0`, `[::1]:8080`), the timeouts of
 // volcano's helpers.go (read-header 5 s, read 30 s, write 60 s) enforced within
 // a second, a connection cap, and bind errors worded like Go's

@@ -1,4 +1,4 @@
-// The command line of vc-hypernode-controller-manager (01-cli): the flag
+// The command line of vc-hypernode-controller-manager: the flag
 // table, parse() into one frozen Options object, and validate() with the
 // messages of Go's ServerOption.CheckOptionOrDie. Mirrors Volcano's
 // cmd/hypernode-controller-manager/app/options/options.go, component-base's
@@ -59,7 +59,7 @@ export const LEASES_RESOURCE_LOCK = 'leases';
 /** client-go leaderelection.JitterFactor: the renew deadline must exceed retryPeriod × this. */
 const LEADER_ELECTION_JITTER_FACTOR = 1.2;
 
-/** Every flag the Go binary accepts, keyed by canonical name (01-cli §2). */
+/** Every flag the Go binary accepts, keyed by canonical name, with Go's defaults. */
 export const FLAGS = {
   // Volcano (options.go)
   master: flag(stringKind, '', 'The address of the Kubernetes API server (overrides any value in kubeconfig).'),
@@ -111,7 +111,7 @@ export type CommandLine =
   | { readonly kind: 'help' }
   | { readonly kind: 'error'; readonly message: string };
 
-/** Parses the arguments after the program name (01-cli §1). Never throws for user input. */
+/** Parses the arguments after the program name (pflag rules, flags/flag-set.ts). Never throws for user input. */
 export function parse(argv: readonly string[]): CommandLine {
   const result = parseFlags(FLAGS, argv);
   if (result.kind !== 'ok') return result;
@@ -162,8 +162,8 @@ function deepFreeze<T extends object>(value: T): T {
 }
 
 /**
- * All start-up checks (01-cli §3.1 in Go's order, then the checks Go only
- * makes later inside Run, 00-overview §4 item 8). Returns one message per
+ * All start-up checks (CheckOptionOrDie's, in Go's order, then the checks Go only
+ * makes later inside Run, docs/differences-from-go.md item 8). Returns one message per
  * failure; an empty list means the options are usable.
  */
 export async function validate(options: Options, resolver: ResolverDeps = systemResolver): Promise<string[]> {
@@ -234,7 +234,7 @@ const REMOVED_LOCKS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What Go only discovers inside Run, after the servers started (01-cli §3.2):
+ * What Go only discovers inside Run, after the servers started (app/server.go):
  * the lock type (resourcelock.New) and the renew deadline against the jittered
  * retry period (leaderelection.NewLeaderElector). Same texts, reported up front.
  */

@@ -1,4 +1,4 @@
-// UFM basic-auth credentials from a Secret (04-discovery §5.1), with the
+// UFM basic-auth credentials from a Secret (docs/configuration.md, "ufm"), with the
 // error texts of pkg/controllers/hypernode/discovery/ufm/ufm.go. We read the
 // Secret at construction (as Go) and again before every discovery run, so a
 // rotated Secret applies without restarting the source; every read checks
