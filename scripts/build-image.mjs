@@ -36,7 +36,7 @@ export function imageArchiveName(arch = goArch()) {
   return `${NAME}-image-linux-${arch}.oci.tar`;
 }
 
-/** The version an executable reports on its `Version:` line (01-cli §4). */
+/** The version an executable reports on its `Version:` line (src/version.ts). */
 export function executableVersion(executable) {
   const out = execFileSync(executable, ['--version'], { encoding: 'utf8' });
   const m = out.match(/^Version: (.+)$/m);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds what we ship (07-toolchain):
+// Builds what we ship (docs/running.md):
 //   dist/vc-hypernode-controller-manager.cjs (+ .map)  one CommonJS bundle (esbuild),
 //                                                      runs on Node >= 20 and under `deno run`
 //   dist/vc-hypernode-controller-manager               a Node single executable application

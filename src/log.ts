@@ -166,7 +166,7 @@ export function createLogger(opts: LoggerOptions): Logger {
 /**
  * klog.Fatal: logs `msg` at FATAL severity (an `F` line; other loggers print
  * it as an error) and ends the process with status 255, as the Go binary does
- * when its metrics or health server fails (01-cli §3.2, §6).
+ * when its metrics or health server fails (docs/design.md §3.4).
  */
 export function logFatal(logger: Logger, msg: string, kv?: KV, exit: (code: number) => never = process.exit): never {
   // Checked by shape, not class: the server is bundled separately and may hold its own copy of this module.

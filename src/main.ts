@@ -1,5 +1,5 @@
 // Entry point of vc-hypernode-controller-manager and the only place that
-// turns outcomes into exit codes (01-cli §6, §7). Mirrors Volcano's
+// turns outcomes into exit codes (docs/design.md §3.1, §3.4). Mirrors Volcano's
 // cmd/hypernode-controller-manager/main.go: parse the flags (2 on error, 0 on
 // help), dump them at V(2), answer --version (0), validate (1), then run the
 // server (0 after a graceful shutdown, 1 with its error on stderr).

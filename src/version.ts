@@ -1,4 +1,4 @@
-// Build information and the `--version` text (01-cli §4). Mirrors Volcano's
+// Build information and the `--version` text. Mirrors Volcano's
 // pkg/version/version.go: Version, GitSHA and Built are injected at build time
 // (scripts/build.mjs passes them to esbuild's `define`); from the sources each
 // reads `Not provided.`, as an uninjected Go binary does.

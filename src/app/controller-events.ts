@@ -1,6 +1,6 @@
 // The EventRecorder handed to the controller. Kubernetes requires an Event to
 // live in its involved object's namespace, and cluster-scoped HyperNodes would
-// put Events in `default`, which our RBAC does not grant (06-deploy §2.3). So
+// put Events in `default`, which our RBAC does not grant (deploy/kubernetes/rbac.yaml, as Volcano's chart). So
 // every controller Event is attached to the discovery ConfigMap, in the
 // ConfigMap's namespace, and names the object it is about in the message:
 // `HyperNode hypernode-x: failed to create: ...`.

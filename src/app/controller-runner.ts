@@ -1,4 +1,4 @@
-// The controller runner of 02-runtime §1.1 and the plug point for the
+// The controller runner (docs/design.md §3.1 steps 9–10) and the plug point for the
 // HyperNode controller: start the three informers, wait until all synced, build
 // the controller from the factory, run it, mark ready once it reports started,
 // and when the signal aborts wait until it and the informers have stopped.
@@ -43,7 +43,7 @@ export interface RunnerOptions {
  * controller ends on its own.
  */
 export async function runController(opts: RunnerOptions, signal: AbortSignal): Promise<void> {
-  // Informers share the stop signal (02-runtime §8) and also stop when the
+  // Informers share the stop signal (docs/design.md §3.2) and also stop when the
   // controller ends on its own; their caches stay readable meanwhile.
   const stopInformers = new AbortController();
   const abort = () => {

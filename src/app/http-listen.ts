@@ -1,4 +1,4 @@
-// Starting the plain-HTTP servers of 02-runtime §5 the way Go's net/http does:
+// Starting the plain-HTTP servers (probes, metrics) the way Go's net/http does:
 // on the address validation resolved (host and service names are looked up
 // once, in src/app/options.ts, and never parsed again here), with the timeouts
 // of volcano's helpers.go (read-header 5 s, read 30 s, write 60 s) enforced

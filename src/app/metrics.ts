@@ -1,4 +1,4 @@
-// The metrics registry and the /metrics server (02-runtime §5.2; Volcano's
+// The metrics registry and the /metrics server (docs/metrics.md; Volcano's
 // util.PromHandler with client-go's restclient and workqueue providers):
 // Node.js process/runtime defaults, rest_client_*, workqueue_*,
 // leader_election_master_status and whatever the controller registers.

@@ -1,4 +1,4 @@
-// The command line of vc-hypernode-controller-manager (01-cli): the flag
+// The command line of vc-hypernode-controller-manager: the flag
 // table, parse() into one frozen Options object, and validate(), which turns
 // those raw Options and the environment into the one frozen ResolvedOptions the
 // server runs with, or into the messages of Go's ServerOption.CheckOptionOrDie.
@@ -100,7 +100,7 @@ export const LEASES_RESOURCE_LOCK = 'leases';
 /** client-go leaderelection.JitterFactor: the renew deadline must exceed retryPeriod × this. */
 const LEADER_ELECTION_JITTER_FACTOR = 1.2;
 
-/** Every flag the Go binary accepts, keyed by canonical name (01-cli §2). */
+/** Every flag the Go binary accepts, keyed by canonical name, with Go's defaults. */
 export const FLAGS = {
   // Volcano (options.go)
   master: flag(stringKind, '', 'The address of the Kubernetes API server (overrides any value in kubeconfig).'),
@@ -159,7 +159,7 @@ export type CommandLine =
   | { readonly kind: 'help' }
   | { readonly kind: 'error'; readonly message: string };
 
-/** Parses the arguments after the program name (01-cli §1). Never throws for user input. */
+/** Parses the arguments after the program name (pflag rules, flags/flag-set.ts). Never throws for user input. */
 export function parse(argv: readonly string[]): CommandLine {
   const result = parseFlags(FLAGS, argv);
   if (result.kind !== 'ok') return result;
@@ -211,8 +211,8 @@ function deepFreeze<T extends object>(value: T): T {
 }
 
 /**
- * All start-up checks (01-cli §3.1 in Go's order, then the checks Go only
- * makes later inside Run, 00-overview §4 item 8), and the configuration they
+ * All start-up checks (CheckOptionOrDie's, in Go's order, then the checks Go only
+ * makes later inside Run, docs/differences-from-go.md item 8), and the configuration they
  * vouch for: either the frozen ResolvedOptions or every problem, one message
  * per failure.
  */
@@ -320,7 +320,7 @@ const REMOVED_LOCKS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What Go only discovers inside Run, after the servers started (01-cli §3.2):
+ * What Go only discovers inside Run, after the servers started (app/server.go):
  * the lock type (resourcelock.New) and the renew deadline against the jittered
  * retry period (leaderelection.NewLeaderElector). Same texts, reported up front.
  */

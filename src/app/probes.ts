@@ -1,4 +1,4 @@
-// The health server of 02-runtime §5.1 (Volcano's server.go healthz mux):
+// The health server (docs/design.md §3.3; Volcano's server.go healthz mux):
 // /healthz always 200, /readyz 200 when ready or 503 with Go's plain-text
 // body, exact paths only, anything else Go's `404 page not found`.
 

@@ -1,5 +1,5 @@
 // The process-wide ready flag behind /readyz and its state machine
-// (02-runtime §6), including the fix for the late OnNewLeader race: a report
+// (docs/design.md §3.3), including the fix for the late OnNewLeader race: a report
 // of another leader that arrives after this replica started leading must not
 // mark the still-syncing new leader ready.
 

@@ -1,4 +1,4 @@
-// Process wiring (02-runtime §1, §7, §8; Volcano's
+// Process wiring (docs/design.md §3.1, §3.2; Volcano's
 // cmd/hypernode-controller-manager/app/server.go): client configuration,
 // health and metrics servers, the three informers, SIGINT/SIGTERM handling,
 // leader election or not, the controller runner, and the shutdown order with

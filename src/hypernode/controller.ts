@@ -3,7 +3,7 @@
 // the stop signal, and stops them in order. Mirrors
 // pkg/controllers/hypernode/hypernode_controller.go (Run, the result watcher,
 // the handler registration of hypernode_handler.go and configmap_handler.go;
-// 03-controller §2) and the shutdown order of 02-runtime §8. The caller has
+// docs/design.md §3.1 step 10) and the shutdown order of docs/design.md §3.2. The caller has
 // started the informers and waited for their sync before calling run().
 
 import type { Registry } from 'prom-client';
@@ -23,7 +23,7 @@ import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
   hyperNodes: Informer<HyperNode>;
-  /** Filtered to the discovery ConfigMap (02-runtime §3). */
+  /** Filtered to the discovery ConfigMap by a metadata.name field selector (docs/design.md §2). */
   configMaps: Informer<ConfigMap>;
   hyperNodeClient: HyperNodeClient;
   secrets: SecretClient;
@@ -45,7 +45,7 @@ export interface HyperNodeControllerDeps {
 export interface HyperNodeController {
   /**
    * Runs until `signal` aborts; calls `onStarted` once the discovery manager
-   * runs (the readiness signal of 02-runtime §1.1). Resolves when everything
+   * runs (the readiness signal, docs/design.md §3.3). Resolves when everything
    * has stopped and every informer handler is removed.
    */
   run(signal: AbortSignal, onStarted: () => void): Promise<void>;
@@ -130,7 +130,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   logger.info('HyperNode controller stopped');
 }
 
-/** 03-controller §4.1: one result at a time across all sources; always acknowledged. */
+/** The result watcher (docs/design.md §2.1 step 6): one result at a time across all sources; always acknowledged. */
 async function watchResults(
   manager: DiscoveryManager,
   reconciler: TopologyReconciler,

@@ -1,4 +1,4 @@
-// HyperNode controller metrics per discovery source (00-overview §4 item 11).
+// HyperNode controller metrics per discovery source (docs/metrics.md).
 // Go has no equivalent: pkg/controllers/hypernode exposes no metrics. Names
 // follow Prometheus conventions (`_total` counters, `_seconds` histograms) and
 // are registered on the Registry the caller passes in, so /metrics serves them

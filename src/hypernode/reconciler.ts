@@ -2,7 +2,7 @@
 // missing, update what differs, delete what the source no longer describes.
 // Mirrors reconcileTopology in pkg/controllers/hypernode/hypernode_controller.go
 // and the write helpers of pkg/controllers/hypernode/utils/utils.go
-// (03-controller §4–§5), with the improvements of 00-overview §4 item 1: the
+// (docs/design.md §2.2), with the improvements of docs/differences-from-go.md item 1: the
 // desired object is compared with the cached one and only differences are
 // written, status is never sent, cached objects are never mutated, and a name
 // held by an object this source does not own is reported once, not every round.

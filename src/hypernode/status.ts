@@ -1,7 +1,7 @@
 // Keeps status.nodeCount of every HyperNode equal to the number of distinct
 // names its member selectors resolve to. Mirrors the status worker of
 // pkg/controllers/hypernode/hypernode_controller.go and the handlers of
-// hypernode_handler.go (03-controller §3), improved per 00-overview §4 items
+// hypernode_handler.go (docs/design.md §2.3), improved per docs/differences-from-go.md items
 // 1 and 2: the status is written only when the count changes, and Node
 // additions, deletions and relabels recompute the HyperNodes whose count can
 // depend on them (Go only recomputes when the HyperNode itself changes).

@@ -1,7 +1,7 @@
 // API client configuration: where the API server is, how to trust it, and how
 // to authenticate each request. Mirrors pkg/kube/config.go together with
 // client-go's clientcmd.BuildConfigFromFlags and rest.InClusterConfig
-// (02-runtime §2.1): --kubeconfig / --master / in-cluster resolution with the
+// (docs/running.md, "Against a real cluster"): --kubeconfig / --master / in-cluster resolution with the
 // same warnings and error texts.
 //
 // Kubeconfig files are interpreted by @kubernetes/client-node's KubeConfig

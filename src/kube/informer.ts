@@ -18,7 +18,7 @@ import type { ListOptions, ResourceClient, ResourceDescriptor } from './resource
 import { deepFreeze, Store } from './store.ts';
 import { objectKey, type EventHandler, type HandlerRegistration, type Informer, type KubeObject, type WatchEvent } from './types.ts';
 
-/** Accept headers of a metadata-only list/watch (00-overview §4 item 6). */
+/** Accept headers of a metadata-only list/watch: the cache then holds metadata, not whole objects. */
 export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io';
 export const PARTIAL_OBJECT_METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io';
 

@@ -1,10 +1,10 @@
 // Leader election with client-go semantics (tools/leaderelection/leaderelection.go,
-// 02-runtime §7): an acquire loop retrying every retry period with jitter 1.2,
+// docs/design.md §3.1 step 8): an acquire loop retrying every retry period with jitter 1.2,
 // a renew loop that gives up after the renew deadline, the lease record rules
 // (acquireTime/leaseTransitions preserved by the same holder, bumped by a new
 // one), OnNewLeader reported asynchronously, and Events on the Lease.
 //
-// One deliberate improvement (00-overview §4 item 9): when the elector's signal
+// One deliberate improvement (docs/differences-from-go.md item 9): when the elector's signal
 // aborts while leading, it waits for OnStartedLeading's work to finish and then
 // releases the Lease (empty holder, leaseDurationSeconds 1, as client-go's
 // ReleaseOnCancel) so a standby takes over within about one retry period.

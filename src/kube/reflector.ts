@@ -1,5 +1,5 @@
 // Keeps a cache equal to the server's state of one resource (client-go's
-// tools/cache/reflector.go, 00-overview §4 item 7): a paged list, then a watch
+// tools/cache/reflector.go; docs/differences-from-go.md item 7): a paged list, then a watch
 // from the list's resourceVersion with bookmarks and a randomised server
 // timeout; relist on 410 Gone; jittered exponential backoff on errors; never
 // gives up until its signal aborts.

@@ -1,6 +1,6 @@
 // One keep-alive connection pool per API server, shared by every client set
 // (client-go's transport cache): without it each call would open a new TCP
-// and TLS connection (07-toolchain: client-node creates an agent per request).
+// and TLS connection (docs/dependencies.md: client-node creates an agent per request).
 
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';

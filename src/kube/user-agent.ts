@@ -1,5 +1,5 @@
 // client-go's rest.DefaultKubernetesUserAgent plus the per-client-set suffix
-// (02-runtime §2.3): `<program>/<version> (<os>/<arch>) kubernetes/<commit7>/<suffix>`.
+// (the shape Go's binary sends): `<program>/<version> (<os>/<arch>) kubernetes/<commit7>/<suffix>`.
 
 export interface UserAgentParts {
   program: string;

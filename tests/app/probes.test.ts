@@ -1,5 +1,5 @@
-// The health and metrics servers (02-runtime §5) over real HTTP on
-// 127.0.0.1, and the readiness state machine (§6).
+// The health and metrics servers over real HTTP on
+// 127.0.0.1, and the readiness state machine (docs/design.md §3.3).
 
 import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';

@@ -1,5 +1,5 @@
 // src/main.ts run from the sources as a child process: what lands on stdout
-// and stderr, and the exit code, for each outcome of 01-cli §6/§7.
+// and stderr, and the exit code, for each outcome of docs/design.md §3.1 and §3.4.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

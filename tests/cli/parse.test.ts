@@ -1,4 +1,4 @@
-// The pflag spelling rules and parse-error messages of 01-cli §1, against the
+// The pflag spelling rules and parse-error messages of pflag, against the
 // real flag table.
 
 import { test } from 'uvu';
@@ -21,7 +21,7 @@ function parseError(argv: string[]): string {
   return result.message;
 }
 
-test('defaults are the ones Volcano and klog set (01-cli §2)', () => {
+test('defaults are the ones Volcano and klog set', () => {
   assert.equal(options([]), {
     master: '',
     kubeconfig: '',
@@ -173,7 +173,7 @@ test('-h, --help (even as --help=x) and -h among letters ask for help', () => {
   }
 });
 
-test('parse errors have pflag texts (01-cli §1.2)', () => {
+test('parse errors have pflag texts', () => {
   const table: [string[], string][] = [
     [['--foo'], 'unknown flag: --foo'],
     [['--foo=bar'], 'unknown flag: --foo'],

@@ -1,4 +1,4 @@
-// Validate (01-cli §3.1 and our additions, 00-overview §4 item 8): every
+// Validate (Go's CheckOptionOrDie and our additions, docs/differences-from-go.md item 8): every
 // message, its order, the leader-election aggregation and address checks; and
 // the frozen configuration it resolves when there is nothing to report.
 
@@ -48,7 +48,7 @@ test('the defaults validate', async () => {
   assert.equal(await problems(['--enable-healthz', '--enable-metrics']), []);
 });
 
-test("the Helm chart's arguments (06-deploy) parse and validate; its literal 2>&1 is a positional", async () => {
+test("the Helm chart's arguments parse and validate; its literal 2>&1 is a positional", async () => {
   const argv = [
     '--logtostderr',
     '--enable-healthz=true',
@@ -68,7 +68,7 @@ test("the Helm chart's arguments (06-deploy) parse and validate; its literal 2>&
   assert.ok((await validate(result.options, { resolver: systemResolver })).ok);
 });
 
-test('the worked example of 01-cli §3.1', async () => {
+test("zero QPS and a lease shorter than the renew deadline: both messages, in Go's order", async () => {
   assert.equal(await problems(['--kube-api-qps=0', '--leader-elect-lease-duration=5s']), [
     'kube-api-qps must be greater than zero',
     'leaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`',

@@ -1,5 +1,5 @@
 // deploy/kubernetes: every object parses, and RBAC, Deployment and Service are
-// exactly what Volcano's chart renders in standalone mode (06-deploy §2).
+// exactly what Volcano's chart renders in standalone mode (docs/deploy.md §4).
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -3,9 +3,9 @@
 // variants in turn. Each is reported with a message naming the source or
 // field (log line, and a Warning Event on the ConfigMap where the source or
 // document is refused), none deletes a HyperNode, and the label source keeps
-// working while another entry is broken (00-overview §4 items 3 and 4).
+// working while another entry is broken (docs/differences-from-go.md items 3 and 4).
 // Disabling a source or deleting the ConfigMap stops discovery but keeps its
-// HyperNodes (04-discovery §2.8).
+// HyperNodes (docs/configuration.md, "What happens with bad input").
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -148,7 +148,7 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
   const { api, controller } = await startWorkedExample();
   // Credentials exist (read live by the ufm source), so each ufm variant fails on its own field only.
   seedUfmSecret(api, 'admin', 'secret');
-  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of §4.7');
+  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of the worked example');
   const before = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   type Ev = { type: string; message: string; involvedObject: { kind: string; name: string } };
   const warnings = () => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.involvedObject.kind === 'ConfigMap');
@@ -186,7 +186,7 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
 
 test('disabling the label source or deleting the ConfigMap stops discovery and keeps every HyperNode; restoring it costs zero writes', async () => {
   const { api, controller } = await startWorkedExample();
-  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of §4.7');
+  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of the worked example');
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   const stops = () => controller.log().match(/Stopped network topology discoverer source="label"/g)?.length ?? 0;
   const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });

@@ -1,6 +1,6 @@
 // The cluster every end-to-end test runs against: the API server stand-in
 // with the chart's least-privilege RBAC for the controller's ServiceAccount,
-// the worked examples of 04-discovery §4.7 and §5.6, and the questions the
+// the worked examples of docs/design.md §9 (label and UFM), and the questions the
 // tests ask of the store and the request log.
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,7 +43,7 @@ export async function startCluster(): Promise<Cluster> {
   };
 }
 
-/** 04-discovery §4.7: the label source with type topologyA3 (hypercluster → hypernode → hostname). */
+/** The label worked example (docs/design.md §9): the label source with type topologyA3 (hypercluster → hypernode → hostname). */
 export const TOPOLOGY_A3_ENTRY = `  - source: label
     enabled: true
     config:
@@ -55,12 +55,12 @@ export const TOPOLOGY_A3_ENTRY = `  - source: label
 `;
 export const TOPOLOGY_A3_CONFIG = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY}`;
 
-/** 04-discovery §4.7: node0..7 in racks s0..s3, racks s0,s1 under s4 and s2,s3 under s5. */
+/** The label worked example: node0..7 in racks s0..s3, racks s0,s1 under s4 and s2,s3 under s5. */
 export function workedExampleNodes() {
   return [0, 1, 2, 3, 4, 5, 6, 7].map((i) => node(`node${i}`, { [RACK]: `s${Math.floor(i / 2)}`, [CLUSTER]: i < 4 ? 's4' : 's5' }));
 }
 
-/** The six HyperNodes of §4.7, every one with nodeCount 2 (tier 2 counts its children). */
+/** The six HyperNodes of the label worked example, every one with nodeCount 2 (tier 2 counts its children). */
 export function workedExampleConverged(api: ApiServer): HyperNode[] | undefined {
   const hns = hyperNodes(api);
   return hns.length === 6 && hns.every((hn) => nodeCount(hn) === 2) ? hns : undefined;
@@ -139,7 +139,7 @@ export function assertNoDeletes(api: ApiServer): void {
   assert.equal(hyperNodeWrites(api).filter((r) => r.verb === 'delete').map((r) => `delete ${r.name}`), [], 'HyperNode delete requests');
 }
 
-/** 04-discovery §5.6: node0..3 on leaf0..3, node4..7 on leaf4..7 (node4 and node7 miss leaf7). */
+/** The UFM worked example (docs/design.md §9): node0..3 on leaf0..3, node4..7 on leaf4..7 (node4 and node7 miss leaf7). */
 export function workedExamplePorts(): UfmPortJson[] {
   const leaves = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `leaf${from + i}`);
   return [
@@ -169,7 +169,7 @@ export function ufmEntry(endpoint: string, opts: { interval?: string; insecureSk
 ${opts.insecureSkipVerify ? '      insecureSkipVerify: true\n' : ''}`;
 }
 
-/** The expected HyperNodes of §5.6 as name → sorted member names. */
+/** The expected HyperNodes of the UFM worked example as name → sorted member names. */
 export const UFM_WORKED_EXAMPLE: Record<string, { tier: number; type: string; members: string[] }> = {
   'leaf-hn-0': { tier: 1, type: 'Node', members: ['node0', 'node1', 'node2', 'node3'] },
   'leaf-hn-1': { tier: 1, type: 'Node', members: ['node4', 'node5', 'node6', 'node7'] },

@@ -1,6 +1,6 @@
 // The built executable (dist/vc-hypernode-controller-manager) against the API
 // server stand-in with the chart's least-privilege RBAC: the worked examples
-// of 04-discovery §4.7 (label; also the bundle under Deno 2) and §5.6 (UFM
+// of docs/design.md §9, label (also the bundle under Deno 2) and UFM (served
 // over HTTPS), adoption of the HyperNodes the Go controller left behind (and
 // its own after a restart), zero writes in the steady state, and a Warning
 // Event on the ConfigMap for a source that cannot run. Every test also proves
@@ -51,7 +51,7 @@ const s = session(test);
 test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 after SIGTERM'));
 const converge = s.converge.bind(s);
 
-/** The eight Nodes of §4.7, `conf` as discovery document, the executable (or the bundle on Deno) running. */
+/** The eight Nodes of the label worked example, `conf` as discovery document, the executable (or the bundle on Deno) running. */
 const startWorkedExample = (conf: string, runtime: RunOptions['runtime'] = 'sea') =>
   s.startWorkedExample(conf, (kubeconfig) => startControllerBinary({ kubeconfig, namespace: NS, runtime, env: runtimeEnv(runtime) }));
 
@@ -72,10 +72,10 @@ const RUNTIMES: { name: string; runtime: RunOptions['runtime'] }[] = [
   { name: 'the bundle on Deno', runtime: 'deno' },
 ];
 
-for (const { name, runtime } of RUNTIMES) test(`04-discovery §4.7 (${name}): eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each`, async () => {
+for (const { name, runtime } of RUNTIMES) test(`the label worked example (${name}): eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each`, async () => {
   const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG, runtime);
 
-  await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
+  await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
   const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);
   const clusters = ['s4', 's5'].map((v) => groupOf(api, CLUSTER, v)!);
   assert.is(new Set([...racks, ...clusters].map((hn) => hn?.metadata.name)).size, 6, 'one HyperNode per (label, value)');
@@ -110,7 +110,7 @@ const UFM_TRUST: { how: string; env: Record<string, string>; insecureSkipVerify:
   { how: 'insecureSkipVerify: true', env: {}, insecureSkipVerify: true },
 ];
 
-for (const { name, runtime } of RUNTIMES) for (const trust of UFM_TRUST) test(`04-discovery §5.6 (${name}): the UFM source over HTTPS (${trust.how}, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn`, async () => {
+for (const { name, runtime } of RUNTIMES) for (const trust of UFM_TRUST) test(`the UFM worked example (${name}): the UFM source over HTTPS (${trust.how}, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn`, async () => {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
@@ -143,7 +143,7 @@ const GO_NAMES = {
 };
 
 /**
- * What the Go controller leaves behind for §4.7: source and tier labels,
+ * What the Go controller leaves behind for the label worked example: source and tier labels,
  * sorted members, nodeCount written. With `drift`, node7 is missing from s3
  * (and its nodeCount says 1). Returns name → UID.
  */
@@ -196,7 +196,7 @@ test('adoption with drift: only the drifted Go-named HyperNode is written (membe
 
 test('steady state: discovery rounds over an unchanged topology write nothing (HyperNode deleted elsewhere, label source restarted)', async () => {
   const { api, controller } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
-  await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
+  await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
   const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const settled = await converge(async () => (await rounds()) || false, 'the first label round to be reconciled');
   const statusAdds = async () => metricValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' });
@@ -212,7 +212,7 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
   await converge(async () => (await statusAdds()) > addsBefore, 'the controller to see the hand-made HyperNode');
   api.requests.clear();
 
-  // Any HyperNode deletion triggers a label round (04-discovery §4.3).
+  // Any HyperNode deletion triggers a label round (docs/design.md §2.1 step 1).
   api.store.delete('hypernodes', 'hand-made');
   await converge(async () => (await rounds()) >= settled + 1, 'a label round after the HyperNode delete');
   // A changed label entry that describes the same topology restarts the source: one more round.
@@ -228,7 +228,7 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
 
 test('a restarted executable adopts its own HyperNodes: same names and UIDs, zero writes', async () => {
   const { api, controller: first } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
-  await converge(() => workedExampleConverged(api), 'the six HyperNodes of §4.7 with nodeCount 2');
+  await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
   const uids = new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid]));
   assert.is(await first.stop(), 0);
   api.requests.clear();

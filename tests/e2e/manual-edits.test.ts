@@ -1,6 +1,6 @@
 // Hand edits of label HyperNodes end to end (runServer in-process, chart
 // RBAC): a deleted one comes back under the same name (any HyperNode delete
-// triggers a label round, 04-discovery §4.3), and an edited spec is put back
+// triggers a label round, docs/design.md §2.1 step 1), and an edited spec is put back
 // by the next round, touching nothing else.
 
 import { test } from 'uvu';
@@ -29,7 +29,7 @@ const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG, (kubec
 
 test('a label HyperNode deleted by hand is recreated under the same name; a hand-edited one is reverted; nothing else is written', async () => {
   const { api } = await startWorkedExample();
-  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of §4.7');
+  await converge(() => workedExampleConverged(api), 'the six label HyperNodes of the worked example');
   const s0 = groupOf(api, RACK, 's0')!;
   const s1 = groupOf(api, RACK, 's1')!;
   api.requests.clear();

@@ -3,7 +3,7 @@
 // sample cluster costs at most one write per tier plus one and leaves the
 // right tree; hand-made HyperNodes whose members select Nodes by regex or
 // labels get their nodeCount updated as matching Nodes come, change and go
-// (00-overview §4 item 2).
+// (docs/differences-from-go.md item 2).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -24,7 +24,7 @@ export class Session {
     return this.cluster;
   }
 
-  /** A cluster with the eight Nodes of 04-discovery §4.7 and `conf` as the discovery document, and `start` run against it. */
+  /** A cluster with the eight Nodes of the label worked example (docs/design.md §9) and `conf` as the discovery document, and `start` run against it. */
   async startWorkedExample(conf: string, start: (kubeconfig: string) => ControllerRun | Promise<ControllerRun>): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
     const { api, kubeconfig } = await this.startCluster();
     for (const n of workedExampleNodes()) api.store.create(n);

@@ -2,7 +2,7 @@
 // stand-in over HTTPS): once the ufm HyperNodes exist, a UFM that answers 401,
 // malformed JSON, `[]` or `null`, presents a certificate from an untrusted CA,
 // or is gone altogether deletes nothing and writes nothing, and each failure
-// is logged with its cause (00-overview §4 item 3). A rotated credentials
+// is logged with its cause (docs/differences-from-go.md item 3). A rotated credentials
 // Secret applies without a restart; recovery then applies.
 
 import { test } from 'uvu';
@@ -41,7 +41,7 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   const trusting = `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`;
   seedConfigMap(api, trusting);
   const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
-  await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes of §5.6');
+  await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes of the UFM worked example');
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   api.requests.clear();
 
@@ -101,7 +101,7 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   assertNoForbidden(api);
 });
 
-test('a UFM failing from the start creates nothing; its first good answer creates the §5.6 HyperNodes', async () => {
+test('a UFM failing from the start creates nothing; its first good answer creates the HyperNodes of the UFM worked example', async () => {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'status', status: 503 };

@@ -1,4 +1,4 @@
-// Client configuration resolution (02-runtime §2.1): warnings and error texts,
+// Client configuration resolution (src/kube/config.ts): warnings and error texts,
 // --master alone or over a kubeconfig, http servers, client certificates, and
 // in-cluster configuration against the TLS API server stand-in, including
 // token rotation.

@@ -2,7 +2,7 @@
 // github.com/spf13/pflag v1.0.10 flag.go (parseArgs, parseLongArg,
 // parseSingleShortArg, FlagUsages) as configured by component-base's
 // cliflag.InitFlags: interspersed positionals, `_` normalised to `-`, Go flags
-// with one-letter names reachable as shorthands. 01-cli §1 is the contract:
+// with one-letter names reachable as shorthands. These rules are the contract:
 // every spelling and every error text below is something scripts and Helm
 // charts already depend on.
 

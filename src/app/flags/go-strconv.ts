@@ -3,8 +3,8 @@
 // QuoteRune. Mirrors Go's src/strconv/{atob,atoi,atof,ftoa,quote}.go.
 //
 // The parse errors carry Go's exact text (`strconv.ParseInt: parsing "abc":
-// invalid syntax`) because pflag embeds it in the messages users see (01-cli
-// §1.1), so scripts that match those messages keep working.
+// invalid syntax`) because pflag embeds it in the messages users see
+// on a bad value, so scripts that match those messages keep working.
 
 export type NumErrorKind = 'invalid syntax' | 'value out of range';
 

@@ -1,6 +1,6 @@
 // `host:port` resolution as Go's net.ResolveTCPAddr("tcp", …) does it, for
 // validating --healthz-address and --listen-address before anything starts
-// (01-cli §3.1 items 3–5). Mirrors Go's src/net/ipsock.go (SplitHostPort,
+// (as options.go CheckOptionOrDie does). Mirrors Go's src/net/ipsock.go (SplitHostPort,
 // internetAddrList, forResolve), port.go (parsePort), lookup.go (LookupPort)
 // and net.go (AddrError text: `address <addr>: <why>`).
 
@@ -107,7 +107,7 @@ function describeLookupFailure(err: unknown): string {
 
 /**
  * Two listeners collide when their ports are equal and either listens on all
- * interfaces or both name the same IP (01-cli §3.1 item 5).
+ * interfaces or both name the same IP (options.go's conflict check).
  */
 export function tcpAddressesConflict(a: TcpAddress, b: TcpAddress): boolean {
   if (a.port !== b.port) return false;

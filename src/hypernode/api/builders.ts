@@ -1,6 +1,6 @@
 // Object builders the discoverers use to describe desired HyperNodes.
 // Mirrors pkg/controllers/hypernode/utils/utils.go (BuildHyperNode,
-// BuildHyperNodeWithTierName, BuildMembers); see 03-controller §5.6.
+// BuildHyperNodeWithTierName, BuildMembers).
 
 import type { DiscoveredHyperNode, DiscoveredMember, MemberType } from './types.ts';
 

@@ -9,7 +9,7 @@ import type { Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './types.ts';
 
-/** One entry of `networkTopologyDiscovery` (04-discovery §1.4), resolved and frozen. */
+/** One entry of `networkTopologyDiscovery` (docs/configuration.md, "Schema"), resolved and frozen. */
 export interface DiscoveryEntry {
   readonly source: string;
   readonly enabled: boolean;

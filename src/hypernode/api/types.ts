@@ -1,6 +1,6 @@
 // HyperNode API types (topology.volcano.sh/v1alpha1) and the well-known labels.
 // Mirrors volcano.sh/apis pkg/apis/topology/v1alpha1/hypernode_types.go and
-// labels.go. The CRD itself is ../shared/spec/topology.volcano.sh_hypernodes.yaml.
+// labels.go. The CRD is Volcano's topology.volcano.sh_hypernodes.yaml (the tests' API server enforces a copy).
 
 import type { KubeObject, ObjectMeta } from '../../kube/types.ts';
 

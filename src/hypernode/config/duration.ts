@@ -1,5 +1,5 @@
 // Go duration strings (time.ParseDuration), the syntax of `interval` in the
-// discovery configuration (04-discovery §1.3): "10m", "1h30m", "1.5h", "-5m",
+// discovery configuration (docs/configuration.md, "Schema"): "10m", "1h30m", "1.5h", "-5m",
 // "300ms", "0". Go parses them in the yaml.v2 decoder of config/loader.go.
 
 const NS_PER_UNIT: Readonly<Record<string, number>> = {

@@ -1,9 +1,9 @@
 // Validation of one `networkTopologyDiscovery` entry into a frozen
 // DiscoveryEntry. Mirrors the DiscoveryConfig struct of
 // pkg/controllers/hypernode/api/types.go and the defaulting of
-// config/loader.go (04-discovery §1.3–§1.5). Unlike Go, a bad field fails only
+// config/loader.go (docs/configuration.md, "Schema"). Unlike Go, a bad field fails only
 // its own entry, with a message naming the source and the field
-// (00-overview §4 item 3).
+// (docs/differences-from-go.md item 3).
 
 import * as v from 'valibot';
 import type { DiscoveryEntry } from '../api/interface.ts';

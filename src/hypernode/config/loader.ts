@@ -1,6 +1,6 @@
 // Loading the discovery configuration from the ConfigMap cache, and the views
 // the discovery manager derives from it. Mirrors
-// pkg/controllers/hypernode/config/loader.go (04-discovery §1.2, §1.5).
+// pkg/controllers/hypernode/config/loader.go (docs/design.md §2.4).
 //
 // Our rule for bad input: only a document that is not YAML, is not a mapping,
 // or whose networkTopologyDiscovery is not a list fails the whole load; a bad

@@ -1,6 +1,6 @@
 // Where the discovery configuration lives: the ConfigMap shared with Volcano's
 // aggregate vc-controller-manager. Mirrors the constants and environment
-// look-ups of pkg/controllers/hypernode/config/loader.go (04-discovery §1.1).
+// look-ups of pkg/controllers/hypernode/config/loader.go (docs/configuration.md).
 
 export const DEFAULT_CONFIGMAP_NAMESPACE = 'volcano-system';
 export const DEFAULT_HELM_RELEASE_NAME = 'volcano';

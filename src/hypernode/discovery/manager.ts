@@ -1,8 +1,8 @@
 // The discovery manager: turns the discovery ConfigMap into running
 // discoverers and funnels their snapshots, one at a time, to the controller,
 // relaying the controller's acknowledgement back to the producing instance.
-// Mirrors pkg/controllers/hypernode/discovery/manager.go (04-discovery §2),
-// improved per 00-overview §4 items 3 and 4: a ConfigMap change restarts only
+// Mirrors pkg/controllers/hypernode/discovery/manager.go (docs/design.md §2.4),
+// improved per docs/differences-from-go.md items 3 and 4: a ConfigMap change restarts only
 // the sources whose resolved entry changed (Volcano issue #5191), and a source
 // that cannot be created or started is reported once per distinct error and
 // retried with its own backoff without blocking or restarting the others.
@@ -88,7 +88,7 @@ class AckToken {
 export class DiscoveryManager {
   /** Unbuffered: a processor's send completes only when the controller took the result. */
   readonly results = new Channel<DiscoveryResult>(0);
-  /** The controller's ConfigMap queue (03-controller §1) plus per-source retry keys. */
+  /** The controller's ConfigMap queue (docs/design.md §2.4 step 1) plus per-source retry keys. */
   readonly queue: RateLimitingQueue;
   private readonly running = new Map<string, Instance>();
   /** Last reported error per failing source, to log and emit each distinct error once. */
@@ -138,7 +138,7 @@ export class DiscoveryManager {
     token.resolve();
   }
 
-  /** 04-discovery §2.7: worker first, then every source, then the result stream. Idempotent. */
+  /** Shutdown (docs/design.md §3.2): worker first, then every source, then the result stream. Idempotent. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping.abort();
@@ -255,7 +255,7 @@ export class DiscoveryManager {
     return 'started';
   }
 
-  /** 04-discovery §2.4, with the entry already resolved by the caller. */
+  /** Starts one source (docs/design.md §2.4 step 3), with the entry already resolved by the caller. */
   private async startSource(source: string, entry: DiscoveryEntry): Promise<void> {
     const problems = new SourceProblems({ source, logger: this.deps.logger, events: this.deps.events, metrics: this.deps.metrics, regarding: () => this.configMapRef() });
     const opts = { ...this.deps.discovererOptions, logger: this.deps.discovererOptions.logger.with({ source }), problems };
@@ -279,7 +279,7 @@ export class DiscoveryManager {
   }
 
   /**
-   * 04-discovery §2.5: stop taking results, stop the discoverer, wait for the
+   * Stopping one source: stop taking results, stop the discoverer, wait for the
    * processor (which first waits for the acknowledgement of a result already
    * handed to the controller), then forget the instance.
    */
@@ -299,7 +299,7 @@ export class DiscoveryManager {
     if (this.running.get(source) === instance) this.running.delete(source);
   }
 
-  /** 04-discovery §2.6: one result in flight per instance; results left in the discoverer are dropped. */
+  /** The result processor (docs/design.md §2.1 step 5): one result in flight per instance; results left in the discoverer are dropped. */
   private async processResults(instance: Instance, output: Channel<Snapshot>): Promise<void> {
     const managerStop = this.stopping.signal;
     const exit = AbortSignal.any([instance.stopProcessor.signal, managerStop]);

@@ -1,4 +1,4 @@
-// Reporting of discovery runs that failed (00-overview §4 item 3): every
+// Reporting of discovery runs that failed (docs/differences-from-go.md item 3): every
 // failure is counted, each distinct error is logged and emitted as a Warning
 // Event once — a UFM that stays down for a day yields one Event, not one per
 // retry — and the return to health is logged. Go only logs, at every attempt.

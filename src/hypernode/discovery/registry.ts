@@ -1,6 +1,6 @@
 // The discoverer registry: source key (as written in the ConfigMap's
 // `networkTopologyDiscovery[].source`) → factory. Mirrors the registry in
-// pkg/controllers/hypernode/api/interface.go (04-discovery §3.2), but is built
+// pkg/controllers/hypernode/api/interface.go, but is built
 // at compile time instead of through init()-time global registration, and a
 // test passes its own registry instead of mutating a process-global one.
 

@@ -1,5 +1,5 @@
 // What Volcano's Helm chart renders in standalone mode for release "volcano" in
-// namespace "volcano-system" (06-deploy §2.2–§2.4), written out as data so the
+// namespace "volcano-system" (its hypernode_controller.yaml template), written out as data so the
 // manifests and the systemd unit can be compared with it.
 
 export const RELEASE = 'volcano';
@@ -13,14 +13,14 @@ export interface Rule {
   verbs: string[];
 }
 
-/** 06-deploy §2.2 */
+/** The chart's ClusterRole (deploy/kubernetes/rbac.yaml; docs/design.md §4, "RBAC"). */
 export const CLUSTER_ROLE_RULES: Rule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
   { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
   { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes/status'], verbs: ['update'] },
 ];
 
-/** 06-deploy §2.3 */
+/** The chart's Role in the controller's namespace (deploy/kubernetes/rbac.yaml). */
 export const ROLE_RULES: Rule[] = [
   { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'] },
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
@@ -29,7 +29,7 @@ export const ROLE_RULES: Rule[] = [
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
 ];
 
-/** 06-deploy §2.4, chart defaults (metrics on, qps 50, burst 100, log level 4). */
+/** The container arguments (docs/deploy.md §2.3), chart defaults (metrics on, qps 50, burst 100, log level 4). */
 export const CHART_ARGS = [
   '--logtostderr',
   '--enable-healthz=true',

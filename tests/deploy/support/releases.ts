@@ -1,6 +1,6 @@
 // Test releases and the loopback server that hands them to install.sh: each
 // release is made by scripts/release.mjs from a stand-in executable (a shell
-// script answering --version like 01-cli §4), so the installer is tested
+// script answering --version like the real one), so the installer is tested
 // against the real release layout and the real systemd unit.
 
 import { execFileSync, spawn } from 'node:child_process';
@@ -17,7 +17,7 @@ export const ARCH = { x64: 'amd64', arm64: 'arm64' }[process.arch as 'x64' | 'ar
 export const ASSET = `${NAME}-linux-${ARCH}`;
 export const IMAGE_ARCHIVE = `${NAME}-image-linux-${ARCH}.oci.tar`;
 
-/** A shell script that prints the six --version lines of 01-cli §4 for `version`. */
+/** A shell script that prints the six --version lines (as src/version.ts) for `version`. */
 export function standInExecutable(path: string, version: string): void {
   writeFileSync(
     path,

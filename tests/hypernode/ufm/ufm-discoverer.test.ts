@@ -94,7 +94,7 @@ async function buffered(ch: Channel<Snapshot>): Promise<Snapshot | undefined> {
 const LABELS = { 'volcano.sh/network-topology-source': 'ufm' };
 const members = (type: string, names: string[]) => names.map((name) => ({ type, selector: { exactMatch: { name } } }));
 
-test('worked example: the snapshot of §5.6 from a real HTTPS exchange with basic auth', () =>
+test('the UFM worked example: its snapshot from a real HTTPS exchange with basic auth', () =>
   withRig(async (rig) => {
     rig.server.answer = {
       kind: 'ports',

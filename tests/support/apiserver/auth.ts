@@ -1,7 +1,7 @@
 // Authentication (bearer tokens, client certificates whose CN is the user)
 // and RBAC-style authorization for the stand-in, with the Forbidden message
 // of apiserver/pkg/endpoints/handlers/responsewriters/errors.go. Also the
-// least-privilege grant set of the Helm chart (06-deploy §2.2–§2.3).
+// least-privilege grant set of the Helm chart (deploy/kubernetes/rbac.yaml).
 
 import { groupResource, status, StatusError } from './status.ts';
 

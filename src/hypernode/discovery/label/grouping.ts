@@ -1,5 +1,5 @@
 // One label discovery run: Nodes → groups → the snapshot of HyperNodes
-// (04-discovery §4.4, §4.6). Mirrors discoverHyperNodes / buildHyperNodes of
+// (docs/design.md §2.1 step 3). Mirrors discoverHyperNodes / buildHyperNodes of
 // pkg/controllers/hypernode/discovery/label/label.go. Nodes and types are
 // walked in sorted order so the result does not depend on cache order.
 

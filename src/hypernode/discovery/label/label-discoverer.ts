@@ -1,8 +1,8 @@
-// The label discoverer (`source: label`, 04-discovery §4): groups Nodes by the
+// The label discoverer (`source: label`, docs/design.md §2.1): groups Nodes by the
 // configured label hierarchy and emits the complete set of label HyperNodes
 // whenever a relevant Node label or any HyperNode deletion changes the
 // picture. Mirrors pkg/controllers/hypernode/discovery/label/label.go, with
-// the fixes of 00-overview §4 item 5: Node tombstones are unwrapped, a failed
+// the fixes of docs/differences-from-go.md item 5: Node tombstones are unwrapped, a failed
 // run is retried with backoff instead of wedging the worker, and bursts of
 // Node events are coalesced by a short debounce.
 

@@ -1,7 +1,7 @@
-// HyperNode names of the label source (04-discovery §4.5):
+// HyperNode names of the label source (docs/design.md §2.1 step 3):
 // `hypernode-<type>-tier<N>-<5 symbols>`. Mirrors chooseHyperNodeName and
 // generateRandomString of pkg/controllers/hypernode/discovery/label/label.go,
-// with two deliberate changes (00-overview §4 item 5): existing names are
+// with two deliberate changes (docs/differences-from-go.md item 5): existing names are
 // adopted only on the prefix *with* its trailing dash (tier1 ≠ tier10), and
 // new suffixes are derived from (type, tier, label key, value) instead of
 // drawn at random, so replicas and reruns agree on the same name.

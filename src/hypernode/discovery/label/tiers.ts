@@ -1,5 +1,5 @@
 // Decoding of the label source's `config` into per-type tier lists
-// (04-discovery §4.1). Mirrors the mapstructure decoding and the checks in
+// (docs/configuration.md, "label"). Mirrors the mapstructure decoding and the checks in
 // pkg/controllers/hypernode/discovery/label/label.go: weak, case-insensitive
 // field names, a single mapping taken as a one-element list, 20-byte type
 // names, no duplicate labels; tier i+1 is the i-th label from the end,

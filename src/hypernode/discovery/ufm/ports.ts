@@ -1,5 +1,5 @@
 // The UFM port list: where it is fetched from and how its JSON is decoded
-// (04-discovery §5.4). Mirrors the URL building and the json.Decoder use in
+// (GET <endpoint>/ufmRest/resources/ports). Mirrors the URL building and the json.Decoder use in
 // pkg/controllers/hypernode/discovery/ufm/ufm.go: only the first JSON value
 // counts, field names match case-insensitively, and a type mismatch fails
 // the whole response.

@@ -1,4 +1,4 @@
-// UFM ports → the snapshot of `ufm` HyperNodes (04-discovery §5.5): leaf
+// UFM ports → the snapshot of `ufm` HyperNodes: leaf
 // switches that share a compute node are one group `leaf-hn-<i>`, and one
 // `spine-hn` spans all groups. Mirrors the grouping in
 // pkg/controllers/hypernode/discovery/ufm/ufm.go.

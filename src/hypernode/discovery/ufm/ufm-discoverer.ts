@@ -1,7 +1,7 @@
-// The UFM discoverer (`source: ufm`, 04-discovery §5): polls NVIDIA UFM for
+// The UFM discoverer (`source: ufm`, docs/design.md §2.1): polls NVIDIA UFM for
 // its port list every `interval` and emits leaf/spine HyperNodes. Mirrors
 // pkg/controllers/hypernode/discovery/ufm/ufm.go, with the improvements of
-// 00-overview §4 items 3 and 10: a failed fetch, a malformed body or an
+// docs/differences-from-go.md items 3 and 10: a failed fetch, a malformed body or an
 // answer without Computer ports yields no snapshot (nothing is deleted) and is
 // retried with backoff before the next tick; credentials are re-read from the
 // Secret before every run; every request has a deadline; a bad endpoint is a
