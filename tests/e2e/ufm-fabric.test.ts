@@ -36,9 +36,9 @@ test.after.each(async () => {
   second = undefined;
 });
 
-/** Three tiers: spine-leaf groups of two units of two hosts with two rails. */
-const podA = (sus: number) => generateFatTree({ sus, tiers: 3, slgSus: 2, nodesPerSu: 2, rails: 2, fabricId: 1, hostName: (su, n) => `SU${pad2(su)}-N${pad2(n)}${IB_DOMAIN}` });
-const podB = () => generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 2, rails: 2, fabricId: 2, hostName: (su, n) => `b-su${pad2(su)}-n${pad2(n)}` });
+/** Three tiers: spine-leaf groups of two units of two hosts with two rails, four spines per group, four uplinks a spine. */
+const podA = (sus: number) => generateFatTree({ sus, tiers: 3, slgSus: 2, slgSpines: 4, uplinks: 4, nodesPerSu: 2, rails: 2, fabricId: 1, hostName: (su, n) => `SU${pad2(su)}-N${pad2(n)}${IB_DOMAIN}` });
+const podB = () => generateFatTree({ sus: 2, tiers: 2, uplinks: 4, nodesPerSu: 2, rails: 2, fabricId: 2, hostName: (su, n) => `b-su${pad2(su)}-n${pad2(n)}` });
 const nodeName = (host: string) => host.toLowerCase().replace(IB_DOMAIN, '');
 
 interface Expected {
