@@ -4,13 +4,13 @@
 // per resource: ports.json (GET <endpoint>/ufmRest/resources/ports; legacy
 // mode reads only this one), links.json and systems.json (fabric mode). A
 // full ports answer serves fabric mode too, which reads only each port's name
-// and state. Endpoints are compared by the URL the discoverer would request,
-// so `ufm:8080`, `https://ufm:8080` and `https://ufm:8080/` are the same endpoint.
+// and state. Endpoints are compared by the base URL the discoverer requests
+// from, so `ufm:8080`, `https://ufm:8080` and `https://ufm:8080/` are the same endpoint.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResourceBodyReader, UfmResource } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
-import { portsUrl } from '../hypernode/discovery/ufm/ports.ts';
+import { endpointBase, resourceUrl } from '../hypernode/discovery/ufm/ufm-endpoint.ts';
 
 /** The file holding the body of each resource inside a capture directory. */
 export const CAPTURE_FILES: Readonly<Record<UfmResource, string>> = Object.freeze({ ports: 'ports.json', links: 'links.json', systems: 'systems.json' });
@@ -18,7 +18,7 @@ export const CAPTURE_FILES: Readonly<Record<UfmResource, string>> = Object.freez
 export interface UfmCaptures {
   /** The directory for every endpoint without its own. */
   readonly anyEndpoint?: string;
-  /** Ports URL of an endpoint → its directory. */
+  /** Base URL of an endpoint → its directory. */
   readonly byEndpoint: ReadonlyMap<string, string>;
 }
 
@@ -37,7 +37,7 @@ export function parseUfmCaptures(values: readonly string[]): UfmCaptures {
     const endpoint = value.slice(0, eq);
     const dir = value.slice(eq + 1);
     if (endpoint === '' || dir === '') throw new Error(`--ufm-capture ${value}: want ENDPOINT=DIR or DIR`);
-    const key = portsUrl(endpoint);
+    const key = endpointBase(endpoint);
     if (byEndpoint.has(key)) throw new Error(`--ufm-capture ${value}: endpoint ${endpoint} is already given`);
     byEndpoint.set(key, dir);
   }
@@ -47,8 +47,8 @@ export function parseUfmCaptures(values: readonly string[]): UfmCaptures {
 /** Serves a resource body of an endpoint from its capture directory. */
 export function captureReader(captures: UfmCaptures): ResourceBodyReader {
   return async (endpoint, resource) => {
-    const key = portsUrl(endpoint);
-    const url = key.replace(/ports$/, resource);
+    const key = endpointBase(endpoint);
+    const url = resourceUrl(endpoint, 'basic', `/resources/${resource}`);
     const name = CAPTURE_FILES[resource];
     const dir = captures.byEndpoint.get(key) ?? captures.anyEndpoint;
     if (dir === undefined) {

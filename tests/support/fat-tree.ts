@@ -35,6 +35,10 @@ export interface FatTreeOptions {
   tiers?: 2 | 3;
   /** SUs per spine-leaf group in a three-tier fabric. */
   slgSus?: number;
+  /** Spines per spine-leaf group in a three-tier fabric (default 32); fewer keep small test fabrics small. */
+  slgSpines?: number;
+  /** Uplinks per leaf (two tiers) and per spine (three tiers), default 32. */
+  uplinks?: number;
   /** Distinguishes the GUIDs of several fabrics (0–255). */
   fabricId?: number;
   /** `site_name` on every object when set. */
@@ -94,6 +98,8 @@ export function generateFatTree(opts: FatTreeOptions): FatTree {
   const rails = opts.rails ?? RAILS;
   const tiers = opts.tiers ?? (opts.sus <= 8 ? 2 : 3);
   const slgSus = opts.slgSus ?? 4;
+  const slgSpines = opts.slgSpines ?? SLG_SPINES;
+  const uplinks = opts.uplinks ?? UPLINKS;
   const f = opts.fabricId ?? 0;
   const hostName = opts.hostName ?? defaultHostName;
   const down = new Set(opts.downHostPorts ?? []);
@@ -204,26 +210,26 @@ export function generateFatTree(opts: FatTreeOptions): FatTree {
   if (tiers === 2) {
     const count = 4 * opts.sus;
     for (let j = 0; j < count; j++) spines.push(device(guid(f, KIND.spine, 0, j), `spine-${pad2(j + 1)}`, 'switch', 'core', 'MQM9700'));
-    for (const leaf of leaves.flat()) for (let u = 0; u < UPLINKS; u++) cable(switchEnd(leaf), switchEnd(spines[u % count]!));
+    for (const leaf of leaves.flat()) for (let u = 0; u < uplinks; u++) cable(switchEnd(leaf), switchEnd(spines[u % count]!));
   } else {
     const slgs = Math.ceil(opts.sus / slgSus);
     const coresPerGroup = Math.max(1, Math.ceil(opts.sus / 8));
     const cores: Device[][] = [];
-    for (let j = 0; j < SLG_SPINES; j++) {
+    for (let j = 0; j < slgSpines; j++) {
       const group: Device[] = [];
       for (let c = 0; c < coresPerGroup; c++) group.push(device(guid(f, KIND.core, j, c), `cg${pad2(j + 1)}-core-${c + 1}`, 'switch', 'core', 'MQM9700'));
       cores.push(group);
     }
     for (let g = 0; g < slgs; g++) {
-      const slgSpines: Device[] = [];
-      for (let j = 0; j < SLG_SPINES; j++) {
+      const groupSpines: Device[] = [];
+      for (let j = 0; j < slgSpines; j++) {
         const spine = device(guid(f, KIND.spine, g, j), `slg${pad2(g + 1)}-spine-${j + 1}`, 'switch', 'core', 'MQM9700');
-        slgSpines.push(spine);
+        groupSpines.push(spine);
         spines.push(spine);
       }
-      for (const row of leaves.slice(g * slgSus, (g + 1) * slgSus)) for (const leaf of row) for (const spine of slgSpines) cable(switchEnd(leaf), switchEnd(spine));
-      for (let j = 0; j < SLG_SPINES; j++) {
-        for (let u = 0; u < UPLINKS; u++) cable(switchEnd(slgSpines[j]!), switchEnd(cores[j]![u % coresPerGroup]!));
+      for (const row of leaves.slice(g * slgSus, (g + 1) * slgSus)) for (const leaf of row) for (const spine of groupSpines) cable(switchEnd(leaf), switchEnd(spine));
+      for (let j = 0; j < slgSpines; j++) {
+        for (let u = 0; u < uplinks; u++) cable(switchEnd(groupSpines[j]!), switchEnd(cores[j]![u % coresPerGroup]!));
       }
     }
   }

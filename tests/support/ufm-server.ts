@@ -52,6 +52,16 @@ export function computerPorts(nodes: string[], leaves: string[], description = '
   return nodes.flatMap((n) => leaves.map((l) => ({ description, tier: 1, system_name: n, node_description: `${n} HCA-1`, peer_node_name: l })));
 }
 
+/** Runs `fn` with `count` started stand-ins and closes them afterwards, also when `fn` throws. */
+export async function withUfmServers<T>(count: number, fn: (servers: UfmServer[]) => Promise<T>, opts: { plain?: boolean } = {}): Promise<T> {
+  const servers = await Promise.all(Array.from({ length: count }, () => new UfmServer(opts).start()));
+  try {
+    return await fn(servers);
+  } finally {
+    for (const s of servers) await s.close();
+  }
+}
+
 export class UfmServer {
   readonly requests: RecordedRequest[] = [];
   answer: UfmAnswer = { kind: 'ports', ports: [] };

@@ -17,7 +17,7 @@ import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { generateFatTree, type FatTree } from '../../support/fat-tree.ts';
-import { OTHER_CA, TEST_CA, UfmServer } from '../../support/ufm-server.ts';
+import { OTHER_CA, TEST_CA, withUfmServers } from '../../support/ufm-server.ts';
 import { waitFor, within } from '../../support/wait.ts';
 
 const TOKEN = 'ufm-access-token';
@@ -87,15 +87,6 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
   }
 }
 
-async function withServers(n: number, fn: (servers: UfmServer[]) => Promise<void>): Promise<void> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new UfmServer().start()));
-  try {
-    await fn(servers);
-  } finally {
-    for (const s of servers) await s.close();
-  }
-}
-
 const next = (ch: Channel<Snapshot>) => within(ch.recv(), 10_000, 'a snapshot').then((r) => r.value!);
 const tiers = (s: Snapshot) => s.map((h) => h.spec.tier).sort().join('');
 const noCredentialIn = (lines: string[]) => {
@@ -103,7 +94,7 @@ const noCredentialIn = (lines: string[]) => {
 };
 
 test('auth: token sends the access token to /ufmRestV3 and trusts the Secret\'s private CA; no credential is logged at -v=10', () =>
-  withServers(1, async ([server]) =>
+  withUfmServers(1, async ([server]) =>
     withRig(async (rig) => {
       const tree = generateFatTree({ sus: 2, nodesPerSu: 4, rails: 2, tiers: 2 });
       server!.answer = { kind: 'fabric', fabric: tree };
@@ -122,7 +113,7 @@ test('auth: token sends the access token to /ufmRestV3 and trusts the Secret\'s 
 );
 
 test('basic auth in fabric mode: the password is never logged at -v=10, not even in a 401', () =>
-  withServers(1, async ([server]) =>
+  withUfmServers(1, async ([server]) =>
     withRig(async (rig) => {
       const tree = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 });
       server!.answer = { kind: 'fabric', fabric: tree };
@@ -142,7 +133,7 @@ for (const [what, secret, expect] of [
   ['a revoked or expired token', { token: 'expired-token', 'ca.crt': TEST_CA }, /401 Unauthorized: UFM refused the access token \(revoked or expired\)/],
 ] as const) {
   test(`${what} fails closed: no snapshot, so nothing is deleted, and the reason is reported`, () =>
-    withServers(1, async ([server]) =>
+    withUfmServers(1, async ([server]) =>
       withRig(async (rig) => {
         server!.answer = { kind: 'fabric', fabric: generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 }) };
         rig.secrets.put('ufm', secret);
@@ -159,7 +150,7 @@ for (const [what, secret, expect] of [
 }
 
 test('hosts that match no Node are counted, listed once in the log, and never members', () =>
-  withServers(1, async ([server]) =>
+  withUfmServers(1, async ([server]) =>
     withRig(async (rig) => {
       const tree = generateFatTree({ sus: 2, nodesPerSu: 3, rails: 2, tiers: 2, hostName: (s, n) => `SU${s}-N${n}.ib.example.com` });
       server!.answer = { kind: 'fabric', fabric: tree };
@@ -181,7 +172,7 @@ test('hosts that match no Node are counted, listed once in the log, and never me
 );
 
 test('two fabrics: each its own tree; one failing keeps its HyperNodes, also after a restart', () =>
-  withServers(2, async ([a, b]) =>
+  withUfmServers(2, async ([a, b]) =>
     withRig(async (rig) => {
       const treeA = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 1, site: 'a' });
       const treeB = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 2, site: 'b', hostName: (s, n) => `b${s}-${n}` });

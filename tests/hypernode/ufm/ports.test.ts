@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodePorts, portsUrl } from '../../../src/hypernode/discovery/ufm/ports.ts';
+import { decodePorts, PORTS_RESOURCE_PATH } from '../../../src/hypernode/discovery/ufm/ports.ts';
+import { resourceUrl } from '../../../src/hypernode/discovery/ufm/ufm-endpoint.ts';
 import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/topology.ts';
 import { nullLogger } from '../../../src/log.ts';
 import type { UfmPort } from '../../../src/hypernode/discovery/ufm/ports.ts';
@@ -12,7 +13,8 @@ const urls: [string, string][] = [
   ['HTTP://ufm', 'https://HTTP://ufm/ufmRest/resources/ports'],
   ['ufm.example.com', 'https://ufm.example.com/ufmRest/resources/ports'],
 ];
-for (const [endpoint, url] of urls) test(`URL: ${endpoint} → ${url}`, () => assert.is(portsUrl(endpoint), url));
+for (const [endpoint, url] of urls) test(`URL: ${endpoint} → ${url}`, () => assert.is(resourceUrl(endpoint, 'basic', PORTS_RESOURCE_PATH), url));
+test('URL with an access token: the /ufmRestV3 prefix', () => assert.is(resourceUrl('ufm:8443/', 'token', PORTS_RESOURCE_PATH), 'https://ufm:8443/ufmRestV3/resources/ports'));
 
 test('decoding: field names match case-insensitively, unknown fields are ignored, trailing bytes too', () => {
   const ports = decodePorts('[{"Description":"Computer IB Port","TIER":2,"System_Name":"n1","peer_node_name":"L1","x":[1]}] trailing {garbage');

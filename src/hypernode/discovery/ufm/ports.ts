@@ -4,7 +4,8 @@
 // counts, field names match case-insensitively, and a type mismatch fails
 // the whole response.
 
-export const PORTS_PATH = '/ufmRest/resources/ports';
+/** The port list under the authentication scheme's prefix (Go: /ufmRest/resources/ports). */
+export const PORTS_RESOURCE_PATH = '/resources/ports';
 
 /** One UFM port as the discoverer uses it. */
 export interface UfmPort {
@@ -13,13 +14,6 @@ export interface UfmPort {
   system_name: string;
   node_description: string;
   peer_node_name: string;
-}
-
-/** `endpoint` → the ports URL; the scheme defaults to https and trailing slashes go. */
-export function portsUrl(endpoint: string): string {
-  const base = endpoint.replace(/\/+$/, '');
-  const withScheme = base.startsWith('http://') || base.startsWith('https://') ? base : `https://${base}`;
-  return withScheme + PORTS_PATH;
 }
 
 const STRING_FIELDS = ['description', 'system_name', 'node_description', 'peer_node_name'] as const;

@@ -20,7 +20,7 @@ import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './
 import { buildFabricSnapshot, fabricLevels, UFM_FABRIC_LABEL, type HostMapper } from './fabric-topology.ts';
 import { hostMapper } from './host-mapping.ts';
 import type { HttpClientOptions } from './http-client.ts';
-import { decodePorts, PORTS_PATH, type UfmPort } from './ports.ts';
+import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './ports.ts';
 import { buildSnapshot, UFM_SOURCE } from './topology.ts';
 import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
 import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
@@ -44,7 +44,6 @@ export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkip
 
 /** The reason of the Warning Event for credentials sent without TLS. */
 export const CLEARTEXT_CREDENTIALS_REASON = 'CleartextCredentials';
-const PORTS_RESOURCE_PATH = PORTS_PATH.replace(/^\/ufmRest/, '');
 
 export class UfmDiscoverer implements Discoverer {
   private readonly logger: Logger;

@@ -22,11 +22,15 @@ export type ResourceBodyReader = (endpoint: string, resource: UfmResource, signa
 
 const PREFIX: Record<AuthScheme, string> = { basic: '/ufmRest', token: '/ufmRestV3' };
 
-/** `endpoint` → the URL of `path` under the scheme's prefix; the scheme defaults to https and trailing slashes go. */
-export function resourceUrl(endpoint: string, auth: AuthScheme, path: string): string {
+/** `endpoint` as the base of every URL: the scheme defaults to https and trailing slashes go (Go's URL building). */
+export function endpointBase(endpoint: string): string {
   const base = endpoint.replace(/\/+$/, '');
-  const withScheme = base.startsWith('http://') || base.startsWith('https://') ? base : `https://${base}`;
-  return withScheme + PREFIX[auth] + path;
+  return base.startsWith('http://') || base.startsWith('https://') ? base : `https://${base}`;
+}
+
+/** `endpoint` → the URL of `path` (e.g. `/resources/ports`) under the scheme's prefix. */
+export function resourceUrl(endpoint: string, auth: AuthScheme, path: string): string {
+  return endpointBase(endpoint) + PREFIX[auth] + path;
 }
 
 export class UfmEndpoint {
