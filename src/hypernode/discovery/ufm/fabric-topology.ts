@@ -15,10 +15,11 @@
 // Links whose ports are not Active, links to unknown devices and SHARP
 // aggregation nodes (which UFM lists as hosts on spines) join nothing.
 //
-// Names come from content, never from positions: a group is named after the
-// lowest GUID among its own switches, which stays when the group grows, and a
-// fabric's single top group after the fabric. Adding a scalable unit therefore
-// adds groups and renames none.
+// Names come from content, never from positions: every group, the top one
+// included, is named after its tier and the lowest GUID among its own
+// switches, which stays when the group grows. Adding a scalable unit therefore
+// adds groups and renames none, even when it adds a tier (a lone spine group
+// that gains a sibling keeps its name; the new core group gets a new one).
 
 import type { Logger } from '../../../log.ts';
 import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
@@ -197,16 +198,15 @@ export type HostMapper = (host: string) => string | undefined;
 
 /**
  * The fabric's HyperNodes: groups without a mapped host below them are left
- * out; a lone top group above the leaves is named after the fabric.
+ * out.
  */
 export function buildFabricSnapshot(fabric: string, levels: FabricLevels, mapHost: HostMapper, logger: Logger): Snapshot {
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric };
-  const top = levels.levels.at(-1)!;
   const named = new Map<FabricGroup, string>();
   const snapshot: Snapshot = [];
   for (const groups of levels.levels) {
     for (const g of groups) {
-      const name = top.length === 1 && g === top[0] && g.level > 1 ? fabric : `${fabric}-${tierName(g.level)}-${g.switches[0]}`;
+      const name = `${fabric}-${tierName(g.level)}-${g.switches[0]}`;
       const members =
         g.level === 1
           ? buildMembers([...new Set(g.hosts.map(mapHost).filter((n): n is string => n !== undefined))], 'Node')
