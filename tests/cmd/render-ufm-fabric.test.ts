@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { generateFatTree, type FatTree } from '../support/fat-tree.ts';
+import { generateFatTree, lowestGuid, type FatTree } from '../support/fat-tree.ts';
 
 let dir = '';
 test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-ufm-'))));
@@ -43,8 +43,8 @@ test('fabric mode renders each fabric\'s tree from its capture directory', async
   assert.equal([count('pod-b', 1), count('pod-b', 2), count('pod-b', 3)], [16, 4, 1]);
   const tree = await render([...args, '-o', 'tree'], 'x');
   assert.is(tree.code, 0, tree.stderr);
-  assert.match(tree.stdout, /pod-a\s+tier=2 \(spine\)/);
-  assert.match(tree.stdout, /pod-b\s+tier=3 \(core\)/);
+  assert.match(tree.stdout, new RegExp(`pod-a-spine-${lowestGuid(a, 'spine-')}\\s+tier=2 \\(spine\\)`));
+  assert.match(tree.stdout, new RegExp(`pod-b-core-${lowestGuid(b, 'cg')}\\s+tier=3 \\(core\\)`));
 });
 
 test('legacy mode renders the same capture\'s ports.json as leaf-hn-N and spine-hn', async () => {

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { metricValue, startControllerBinary } from '../support/controller-process.ts';
-import { generateFatTree, type FatTree } from '../support/fat-tree.ts';
+import { generateFatTree, lowestGuid, type FatTree } from '../support/fat-tree.ts';
 import { TEST_CA, UfmServer } from '../support/ufm-server.ts';
 import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, memberNames, node, seedConfigMap } from './cluster.ts';
 import { session } from './session.ts';
@@ -48,18 +48,13 @@ interface Expected {
   members: string[];
 }
 
-/** The lowest GUID among the systems whose name starts with `prefix`. */
-const lowestGuid = (tree: FatTree, prefix: string) =>
-  tree.systems
-    .filter((sys) => String(sys.system_name).startsWith(prefix))
-    .map((sys) => String(sys.guid))
-    .sort()[0]!;
-
 /**
  * What a user should find for a generated fabric, worked out from the wiring:
  * one leaf HyperNode per scalable unit named after its lowest leaf GUID; in
- * three tiers one spine HyperNode per spine-leaf group named after its lowest
- * spine GUID; on top the whole fabric, named after the fabric.
+ * two tiers one spine HyperNode over them named after its lowest spine GUID;
+ * in three tiers one spine HyperNode per spine-leaf group named after its
+ * lowest spine GUID and on top one core HyperNode named after its lowest core
+ * GUID.
  */
 function expectedTree(fabric: string, tree: FatTree, slgSus: number): Record<string, Expected> {
   const out: Record<string, Expected> = {};
@@ -71,7 +66,7 @@ function expectedTree(fabric: string, tree: FatTree, slgSus: number): Record<str
     return name;
   });
   if (tree.tiers === 2) {
-    out[fabric] = { tier: 2, tierName: 'spine', fabric, members: [...leafNames].sort() };
+    out[`${fabric}-spine-${lowestGuid(tree, 'spine-')}`] = { tier: 2, tierName: 'spine', fabric, members: [...leafNames].sort() };
     return out;
   }
   const spineNames: string[] = [];
@@ -80,7 +75,7 @@ function expectedTree(fabric: string, tree: FatTree, slgSus: number): Record<str
     out[name] = { tier: 2, tierName: 'spine', fabric, members: leafNames.slice(g * slgSus, (g + 1) * slgSus).sort() };
     spineNames.push(name);
   }
-  out[fabric] = { tier: 3, tierName: 'core', fabric, members: spineNames.sort() };
+  out[`${fabric}-core-${lowestGuid(tree, 'cg')}`] = { tier: 3, tierName: 'core', fabric, members: spineNames.sort() };
   return out;
 }
 

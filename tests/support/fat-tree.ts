@@ -266,3 +266,15 @@ export function generateFatTree(opts: FatTreeOptions): FatTree {
 export function briefPort(p: PortJson): PortJson {
   return { name: p.name, path: p.path, logical_state: p.logical_state, physical_state: p.physical_state };
 }
+
+/**
+ * The lowest GUID among the systems whose name starts with `prefix`: the
+ * generator names two-tier spines `spine-NN`, the spines of spine-leaf group
+ * G `slgGG-spine-N` and core switches `cgNN-core-N`, so this is the GUID a
+ * group of those switches is named after.
+ */
+export function lowestGuid(tree: FatTree, prefix: string): string {
+  const guids = tree.systems.filter((sys) => String(sys.system_name).startsWith(prefix)).map((sys) => String(sys.guid));
+  if (guids.length === 0) throw new Error(`no system named ${prefix}…`);
+  return guids.sort()[0]!;
+}
