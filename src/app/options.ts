@@ -19,8 +19,10 @@ import {
   stringKind,
 } from './flags/flag-kinds.ts';
 import { describeFlags, flag, formatUsage, parseFlags, type FlagValues } from './flags/flag-set.ts';
-import { durationFromMs, durationToMs, formatDuration, SECOND } from './flags/go-duration.ts';
+import { durationFromMs, durationToMs, formatDuration, SECOND } from '../util/go-duration.ts';
 import { resolveTcpAddress, systemResolver, tcpAddressesConflict, type ResolverDeps, type TcpAddress } from './flags/tcp-address.ts';
+import { errorMessage } from '../util/error-message.ts';
+import { deepFreeze } from '../util/deep-freeze.ts';
 
 export interface LeaderElectionOptions {
   readonly leaderElect: boolean;
@@ -156,11 +158,6 @@ function toOptions(v: FlagValues<typeof FLAGS>): Options {
   });
 }
 
-function deepFreeze<T extends object>(value: T): T {
-  for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) deepFreeze(child);
-  return Object.freeze(value);
-}
-
 /**
  * All start-up checks (01-cli §3.1 in Go's order, then the checks Go only
  * makes later inside Run, 00-overview §4 item 8). Returns one message per
@@ -195,7 +192,7 @@ async function checkAddress(flagName: string, address: string, resolver: Resolve
   try {
     return { address: await resolveTcpAddress(address, resolver) };
   } catch (err) {
-    return { problem: `invalid ${flagName}: ${(err as Error).message}` };
+    return { problem: `invalid ${flagName}: ${errorMessage(err)}` };
   }
 }
 

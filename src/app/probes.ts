@@ -5,6 +5,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { listenHttp } from './http-listen.ts';
 import type { Readiness } from './readiness.ts';
+import { wrapError } from '../util/error-message.ts';
 
 export const NOT_READY_BODY = 'HyperNode controller is not ready\n';
 
@@ -37,6 +38,6 @@ export async function startHealthServer(address: string, readiness: Readiness): 
   try {
     return await listenHttp(address, healthHandler(readiness));
   } catch (err) {
-    throw new Error(`failed to create health listener: ${(err as Error).message}`, { cause: err });
+    throw wrapError('failed to create health listener', err);
   }
 }

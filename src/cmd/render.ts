@@ -17,6 +17,7 @@ import { previewDiscovery } from '../hypernode/preview.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, parseUfmCaptures, PORTS_CAPTURE_FILE } from './ufm-capture.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const RENDER_COMMAND = 'render';
 
@@ -87,7 +88,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   try {
     captures = parseUfmCaptures(values['ufm-capture']);
   } catch (err) {
-    return usageError((err as Error).message);
+    return usageError(errorMessage(err));
   }
 
   let stderr = '';
@@ -107,7 +108,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     for (const warning of preview.warnings) stderr += `warning: ${warning}\n`;
     return { code: EXIT_SUCCESS, stdout: formatOutput(preview.hyperNodes, values.output, env), stderr };
   } catch (err) {
-    return { code: EXIT_FAILURE, stdout: '', stderr: `${stderr}error: ${(err as Error).message}\n` };
+    return { code: EXIT_FAILURE, stdout: '', stderr: `${stderr}error: ${errorMessage(err)}\n` };
   }
 }
 

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PortsBodyReader } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { portsUrl } from '../hypernode/discovery/ufm/ports.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 /** The file holding the body of the ports resource inside a capture directory. */
 export const PORTS_CAPTURE_FILE = 'ports.json';
@@ -55,7 +56,7 @@ export function captureReader(captures: UfmCaptures): PortsBodyReader {
     try {
       return await readFile(file, 'utf8');
     } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(err);
       throw new Error(`cannot read the UFM capture ${file} (${reason}): save the body of GET ${url} there`, { cause: err });
     }
   };

@@ -25,6 +25,7 @@ import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
 import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
 import { describeViolations, validateSnapshot, type SnapshotViolation } from './snapshot-validation.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 /** client-go's retry.DefaultRetry: 5 attempts, ~10 ms apart. */
 export const CONFLICT_RETRY_ATTEMPTS = 5;
@@ -365,7 +366,7 @@ export class TopologyReconciler {
     this.deps.metrics.reconcileFailed(source);
     if (!this.failures.failed(retryKey(source, obj.metadata.name), source, verb, err)) return 'failed';
     const reason = `Failed${verb[0]!.toUpperCase()}${verb.slice(1)}`;
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errorMessage(err);
     this.deps.logger.error(`Failed to ${verb} HyperNode, will retry`, { name: obj.metadata.name, source, err });
     this.deps.events.event(eventRef(obj), 'Warning', reason, `Failed to ${verb} HyperNode for discovery source "${source}": ${detail}`);
     return 'failed';

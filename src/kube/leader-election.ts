@@ -19,13 +19,14 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.ts';
-import { childSignal } from './abort.ts';
+import { childSignal } from '../util/abort.ts';
 import { jitter } from './backoff.ts';
 import type { MonotonicClock } from './clock.ts';
 import { isNotFound } from './errors.ts';
 import { referenceTo, type EventSink } from './events.ts';
 import type { LeaderElectionRecord, ResourceLock } from './lease-lock.ts';
 import { FencedError, LeadershipFence } from './write-fence.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const JITTER_FACTOR = 1.2;
 
@@ -97,7 +98,7 @@ export class LeaderElector {
       const leading = new AbortController();
       this.cfg.onLeadingChanged?.(true);
       const work = this.cfg.callbacks.onStartedLeading(leading.signal).catch((err) => {
-        this.log.error('Leader work failed', { err: err instanceof Error ? err.message : String(err) });
+        this.log.error('Leader work failed', { err: errorMessage(err) });
       });
       await this.renew(signal);
       leading.abort(new Error('leadership ended'));
@@ -180,7 +181,7 @@ export class LeaderElector {
       this.fence.ended.removeEventListener('abort', onFenceShut);
       renewing.dispose();
     }
-    if (!signal.aborted) this.log.error('Failed to renew lease, leadership lost', { reason: message(this.fence.ended.reason) });
+    if (!signal.aborted) this.log.error('Failed to renew lease, leadership lost', { reason: errorMessage(this.fence.ended.reason) });
   }
 
   private isLeaseValid(monotonicNow: number): boolean {
@@ -226,7 +227,7 @@ export class LeaderElector {
         return succeeded(renewal);
       } catch (err) {
         if (signal.aborted || err instanceof FencedError) return false;
-        this.log.v(2).info('Failed to update lock optimistically, falling back to slow path', { err: message(err) });
+        this.log.v(2).info('Failed to update lock optimistically, falling back to slow path', { err: errorMessage(err) });
       }
     }
 
@@ -235,13 +236,13 @@ export class LeaderElector {
       current = await lock.get(signal);
     } catch (err) {
       if (!isNotFound(err)) {
-        if (!signal.aborted) this.log.error('Error retrieving resource lock', { err: message(err) });
+        if (!signal.aborted) this.log.error('Error retrieving resource lock', { err: errorMessage(err) });
         return false;
       }
       try {
         await this.write(() => lock.create(record, signal));
       } catch (createErr) {
-        if (!signal.aborted) this.log.error('Error initially creating leader election record', { err: message(createErr) });
+        if (!signal.aborted) this.log.error('Error initially creating leader election record', { err: errorMessage(createErr) });
         return false;
       }
       return succeeded(record);
@@ -262,7 +263,7 @@ export class LeaderElector {
     try {
       await this.write(() => lock.update(record, signal));
     } catch (err) {
-      if (!signal.aborted) this.log.error('Failed to update lock', { err: message(err) });
+      if (!signal.aborted) this.log.error('Failed to update lock', { err: errorMessage(err) });
       return false;
     }
     return succeeded(record);
@@ -276,7 +277,7 @@ export class LeaderElector {
       this.setObserved(record);
       this.log.info('Released leader lease');
     } catch (err) {
-      this.log.error('Failed to release lock', { err: message(err) });
+      this.log.error('Failed to release lock', { err: errorMessage(err) });
     }
   }
 
@@ -302,8 +303,4 @@ export class LeaderElector {
 
 function newRecord(holderIdentity: string, leaseDurationSeconds: number, now: number, leaderTransitions: number): LeaderElectionRecord {
   return { holderIdentity, leaseDurationSeconds, renewTime: now, acquireTime: now, leaderTransitions };
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

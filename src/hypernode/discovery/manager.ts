@@ -13,7 +13,9 @@ import { isNotFound } from '../../kube/errors.ts';
 import { isTombstone, type EventHandler, type KubeObject, type Lister, type Tombstone } from '../../kube/types.ts';
 import { RateLimitingQueue, type QueueMetrics } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
+import { untilAborted } from '../../util/abort.ts';
 import { Channel } from '../../util/channel.ts';
+import { errorMessage, wrapError } from '../../util/error-message.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../api/interface.ts';
 import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../api/types.ts';
@@ -263,14 +265,14 @@ export class DiscoveryManager {
     try {
       discoverer = await lookupDiscoverer(this.deps.registry, source)(entry, opts);
     } catch (err) {
-      throw new Error(`failed to create discoverer: ${messageOf(err)}`, { cause: err });
+      throw wrapError('failed to create discoverer', err);
     }
     let output: Channel<Snapshot>;
     try {
       output = await discoverer.start();
     } catch (err) {
       // A discoverer that failed to start is dropped without stop() (Go does the same).
-      throw new Error(`failed to start discoverer: ${messageOf(err)}`, { cause: err });
+      throw wrapError('failed to start discoverer', err);
     }
     const instance: Instance = { source, entry, discoverer, stopProcessor: new AbortController(), processorDone: Promise.resolve(), pending: undefined };
     instance.processorDone = this.processResults(instance, output);
@@ -326,7 +328,7 @@ export class DiscoveryManager {
 
   private reportSourceFailure(source: string, err: unknown): void {
     this.deps.metrics.discovererFailed(source);
-    const message = messageOf(err);
+    const message = errorMessage(err);
     if (this.failures.get(source) === message) return;
     this.failures.set(source, message);
     this.deps.logger.error('Failed to start network topology discoverer', { source, err: message });
@@ -335,7 +337,7 @@ export class DiscoveryManager {
   }
 
   private reportConfigError(key: string, err: unknown): void {
-    const message = messageOf(err);
+    const message = errorMessage(err);
     if (this.lastConfigError === message) return;
     this.lastConfigError = message;
     this.deps.logger.error('Failed to process network topology discoverer', { key, err: message });
@@ -354,21 +356,4 @@ export class DiscoveryManager {
     const cached = this.deps.configMaps.get(`${namespace}/${name}`);
     return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, uid: cached?.metadata.uid, resourceVersion: cached?.metadata.resourceVersion } };
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Waits for `promise` or `signal`, whichever comes first, leaving no listener behind. */
-function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const onAbort = () => resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-    void promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { DiscoveryProblems, EventRecorder } from '../api/interface.ts';
 import type { HyperNodeMetrics } from '../metrics.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 export const DISCOVERY_FAILED_REASON = 'DiscoveryFailed';
 
@@ -27,7 +28,7 @@ export class SourceProblems implements DiscoveryProblems {
   failed(what: string, err: unknown): void {
     const { source, logger, events, metrics } = this.deps;
     metrics.discoveryFailed(source);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (this.lastError === message) {
       logger.v(2).info(what, { source, err: message, repeated: true });
       return;

@@ -16,6 +16,7 @@ import { basicAuthorization, hasCredentials, NO_CREDENTIALS, readCredentials, ty
 import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
 import { decodePorts, portsUrl, type UfmPort } from './ports.ts';
 import { buildSnapshot, UFM_SOURCE } from './topology.ts';
+import { errorMessage, wrapError } from '../../../util/error-message.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
 export const OUTPUT_BUFFER = 10;
@@ -168,7 +169,7 @@ export class UfmDiscoverer implements Discoverer {
     try {
       return decodePorts(body);
     } catch (err) {
-      throw new Error(`failed to decode response: ${(err as Error).message}`, { cause: err });
+      throw wrapError('failed to decode response', err);
     }
   }
 
@@ -177,7 +178,7 @@ export class UfmDiscoverer implements Discoverer {
     try {
       new URL(url);
     } catch (err) {
-      throw new Error(`failed to create request: ${(err as Error).message}`, { cause: err });
+      throw wrapError('failed to create request', err);
     }
     this.logger.v(4).info('Sending request to UFM server', { url });
     let res;
@@ -185,7 +186,7 @@ export class UfmDiscoverer implements Discoverer {
       res = await this.client.get(url, basicAuthorization(this.credentials), this.stopping.signal);
     } catch (err) {
       if (err instanceof BodyTooLargeError) throw new Error(`failed to read response: ${err.message}`, { cause: err });
-      throw new Error(`failed to send request: ${(err as Error).message}`, { cause: err });
+      throw wrapError('failed to send request', err);
     }
     if (res.status !== 200) {
       throw new Error(`unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd());
@@ -226,7 +227,7 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       try {
         credentials = await readCredentials(opts.secrets, ref);
       } catch (err) {
-        credentialsError = err instanceof Error ? err.message : String(err);
+        credentialsError = errorMessage(err);
         logger.error('Failed to get credentials from secret', { err });
       }
     } else if (!ref && !tuning.readPortsBody) {
