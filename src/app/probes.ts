@@ -19,7 +19,7 @@ export function sendText(res: ServerResponse, code: number, body: string): void 
   res.end(body);
 }
 
-export function healthHandler(readiness: Readiness) {
+function healthHandler(readiness: Readiness) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/healthz') {

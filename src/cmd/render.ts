@@ -70,7 +70,7 @@ export interface RenderResult {
 }
 
 /** The help text of `render`, in the root command's style. */
-export function renderUsage(argv0: string): string {
+function renderUsage(argv0: string): string {
   return `${DESCRIPTION}${formatUsage(RENDER_FLAGS, `${argv0} ${RENDER_COMMAND}`)}`;
 }
 

@@ -82,11 +82,6 @@ export class LeaderElector {
     return this.observedRecord?.holderIdentity === this.cfg.identity;
   }
 
-  /** The holder last observed ('' when none). */
-  getLeader(): string {
-    return this.observedRecord?.holderIdentity ?? '';
-  }
-
   /**
    * Campaigns until `signal` aborts or leadership is lost; resolves then.
    * OnStoppedLeading is always called on the way out.

@@ -127,7 +127,7 @@ const utf8 = new TextEncoder();
  * The time package's own quote(): like strconv.Quote for ASCII, but every
  * byte of a non-ASCII or control character is written as \xNN.
  */
-export function timeQuote(text: string): string {
+function timeQuote(text: string): string {
   let out = '"';
   for (const ch of text) {
     const code = ch.codePointAt(0)!;

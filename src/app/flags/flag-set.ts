@@ -33,7 +33,7 @@ export function flag<T>(kind: FlagKind<T>, defaultValue: T, usage: string, short
 }
 
 /** cliflag.WordSepNormalizeFunc: `--log_dir` and `--log-dir` are the same flag. */
-export function normalizeFlagName(name: string): string {
+function normalizeFlagName(name: string): string {
   return name.replaceAll('_', '-');
 }
 

@@ -178,7 +178,6 @@ export class DiscoveryManager {
    */
   private async sync(key: string): Promise<boolean> {
     this.deps.logger.info('Received configuration update', { key });
-    if (!/^[^/]+\/[^/]+$/.test(key)) throw new Error(`invalid ConfigMap key ${JSON.stringify(key)}: want <namespace>/<name>`);
     const wanted = this.wantedSources(this.load());
     this.lastConfigError = undefined;
     for (const source of [...this.running.keys()]) {

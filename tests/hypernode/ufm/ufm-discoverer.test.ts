@@ -105,7 +105,6 @@ test('worked example: the snapshot of §5.6 from a real HTTPS exchange with basi
       ],
     };
     const d = await rig.make({ endpoint: `${rig.server.endpoint()}/` });
-    assert.is(d.name(), 'ufm');
     const snap = await next(await d.start());
     assert.equal(snap, [
       { metadata: { name: 'leaf-hn-0', labels: LABELS }, spec: { tier: 1, members: members('Node', ['node0', 'node1', 'node2', 'node3']) } },

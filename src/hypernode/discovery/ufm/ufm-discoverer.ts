@@ -45,7 +45,7 @@ const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify'];
 /** The reason of the Warning Event for credentials sent without TLS. */
 export const CLEARTEXT_CREDENTIALS_REASON = 'CleartextCredentials';
 
-export class UfmDiscoverer implements Discoverer {
+class UfmDiscoverer implements Discoverer {
   private readonly logger: Logger;
   private readonly client: UfmHttpClient;
   private readonly stopping = new AbortController();
@@ -72,10 +72,6 @@ export class UfmDiscoverer implements Discoverer {
     if (this.intervalMs !== entry.intervalMs) {
       this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
     }
-  }
-
-  name(): string {
-    return UFM_SOURCE;
   }
 
   resultSynced(): void {}
