@@ -29,6 +29,12 @@ import { FencedError, LeadershipFence } from './write-fence.ts';
 import { errorMessage } from '../util/error-message.ts';
 
 export const JITTER_FACTOR = 1.2;
+/** The Normal Event on the Lease when this process becomes the leader, as client-go records it. */
+export const LEADER_ELECTION_EVENT = Object.freeze({
+  reason: 'LeaderElection',
+  type: 'Normal',
+  description: 'On the Lease, `<identity> became leader`, when this process takes the lead.',
+} as const);
 
 export interface LeaderCallbacks {
   /** Runs the leader's work; the signal aborts when leadership ends. The elector awaits it before releasing. */
@@ -289,8 +295,8 @@ export class LeaderElector {
     if (!this.cfg.events || !lease) return;
     void this.cfg.events.record(
       referenceTo({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }),
-      'Normal',
-      'LeaderElection',
+      LEADER_ELECTION_EVENT.type,
+      LEADER_ELECTION_EVENT.reason,
       `${this.cfg.identity} ${what}`,
     );
   }

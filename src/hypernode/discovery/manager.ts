@@ -24,6 +24,7 @@ import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type Di
 import type { ConfigMapLocation } from '../config/location.ts';
 import type { HyperNodeMetrics } from '../metrics.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './registry.ts';
+import { DISCOVERER_FAILED, DISCOVERY_CONFIG_INVALID } from '../event-reasons.ts';
 
 export const CONFIG_QUEUE_NAME = 'hypernode-configmap';
 /** Queue keys that retry one failed source; ConfigMap keys are `<ns>/<name>`. */
@@ -332,7 +333,7 @@ export class DiscoveryManager {
     this.failures.set(source, message);
     this.deps.logger.error('Failed to start network topology discoverer', { source, err: message });
     const state = this.running.has(source) ? 'keeps running with its previous configuration' : 'is not running';
-    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscovererFailed', `Discovery source "${source}" ${state}: ${message}`);
+    this.deps.events.event(this.configMapRef(), DISCOVERER_FAILED.type, DISCOVERER_FAILED.reason, `Discovery source "${source}" ${state}: ${message}`);
   }
 
   private reportConfigError(key: string, err: unknown): void {
@@ -340,7 +341,7 @@ export class DiscoveryManager {
     if (this.lastConfigError === message) return;
     this.lastConfigError = message;
     this.deps.logger.error('Failed to process network topology discoverer', { key, err: message });
-    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscoveryConfigInvalid', `Discovery configuration not applied, running discoverers keep their old configuration: ${message}`);
+    this.deps.events.event(this.configMapRef(), DISCOVERY_CONFIG_INVALID.type, DISCOVERY_CONFIG_INVALID.reason, `Discovery configuration not applied, running discoverers keep their old configuration: ${message}`);
   }
 
   private logAllStarted(wanted: Map<string, EntryResult>, started: number): void {
@@ -349,10 +350,9 @@ export class DiscoveryManager {
     }
   }
 
-  /** The ConfigMap as the regarding object of Events (the cached one when present, for its uid). */
+  /** The ConfigMap as the regarding object of Events (the recorder looks up the cached one for its uid). */
   configMapRef(): KubeObject {
     const { namespace, name } = this.deps.configMap;
-    const cached = this.deps.configMaps.get(`${namespace}/${name}`);
-    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, uid: cached?.metadata.uid, resourceVersion: cached?.metadata.resourceVersion } };
+    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name } };
   }
 }

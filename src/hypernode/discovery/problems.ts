@@ -8,8 +8,7 @@ import type { Logger } from '../../log.ts';
 import type { DiscoveryProblems, EventRecorder } from '../api/interface.ts';
 import type { HyperNodeMetrics } from '../metrics.ts';
 import { errorMessage } from '../../util/error-message.ts';
-
-export const DISCOVERY_FAILED_REASON = 'DiscoveryFailed';
+import { DISCOVERY_FAILED } from '../event-reasons.ts';
 
 export interface SourceProblemsDeps {
   source: string;
@@ -35,7 +34,7 @@ export class SourceProblems implements DiscoveryProblems {
     }
     this.lastError = message;
     logger.error(what, { source, err: message });
-    events.event(this.deps.regarding(), 'Warning', DISCOVERY_FAILED_REASON, `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`);
+    events.event(this.deps.regarding(), DISCOVERY_FAILED.type, DISCOVERY_FAILED.reason, `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`);
   }
 
   warning(reason: string, message: string): void {

@@ -17,6 +17,7 @@ import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http
 import { decodePorts, portsUrl, type UfmPort } from './ports.ts';
 import { buildSnapshot, UFM_SOURCE } from './topology.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
 export const OUTPUT_BUFFER = 10;
@@ -42,8 +43,6 @@ export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkip
 
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
 const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify'];
-/** The reason of the Warning Event for credentials sent without TLS. */
-export const CLEARTEXT_CREDENTIALS_REASON = 'CleartextCredentials';
 
 class UfmDiscoverer implements Discoverer {
   private readonly logger: Logger;
@@ -85,7 +84,7 @@ class UfmDiscoverer implements Discoverer {
     if (!this.readPortsBody && url.startsWith('http://')) {
       // Go sends the password in cleartext without a word; it still works, but say so loudly.
       this.opts.problems.warning(
-        CLEARTEXT_CREDENTIALS_REASON,
+        CLEARTEXT_CREDENTIALS.reason,
         `WARNING: the UFM endpoint ${url} is plain http, so the UFM username and password are sent unencrypted on every poll; use an https:// endpoint`,
       );
     }
