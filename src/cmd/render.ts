@@ -5,8 +5,8 @@
 // previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
 // (nothing on stdout), 2 bad flags.
 
+import { styleText } from 'node:util';
 import { stringify as toYaml } from 'yaml';
-import { colorize } from 'consola/utils';
 import { stringArrayKind, stringKind, type FlagKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
 import type { DiscoveredHyperNode } from '../hypernode/api/types.ts';
@@ -118,7 +118,12 @@ function formatOutput(hyperNodes: DiscoveredHyperNode[], format: OutputFormat, e
   return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : toYaml(list, { aliasDuplicateObjects: false, lineWidth: 0 });
 }
 
-const COLOURED: TreeStyle = { name: (text) => colorize('bold', text), detail: (text) => colorize('cyan', text) };
+/**
+ * styleText still checks stdout itself on Node ≥ 22.13 (a terminal that is
+ * not `TERM=dumb`, NO_COLOR, FORCE_COLOR), as the colour library used here
+ * before did.
+ */
+const COLOURED: TreeStyle = { name: (text) => styleText('bold', text), detail: (text) => styleText('cyan', text) };
 
 /** The discoverers' warnings and errors reach stderr; their progress lines would only be noise here. */
 function warningsOnly(logger: Logger): Logger {
