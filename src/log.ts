@@ -1,7 +1,6 @@
 // klog-style logging on stderr: one line per call, written synchronously.
-// consola's core carries levels and fan-out underneath; its reporter prints
-// klog lines. (Only `consola/core`: the default entry loads fancy/colour
-// reporters that cost ~30 ms at every start-up, the core ~1 ms.)
+// Plain on purpose: severities are four letters and verbosity one number, so
+// no logging library is needed underneath.
 //
 // Line format (klog text): `Lmmdd hh:mm:ss.uuuuuu <pid>] <msg> key="value" ...`
 // with L = I/W/E/F. klog also prints the caller's `file:line` before the `]`;
@@ -9,7 +8,6 @@
 // the message and key=value pairs, not the caller).
 // Verbosity: `logger.v(n).info(...)` is emitted only when n <= -v.
 
-import { createConsola, type ConsolaInstance, type LogObject } from 'consola/core';
 import { truncateText } from './util/truncate.ts';
 
 export type KV = Record<string, unknown>;
@@ -104,34 +102,23 @@ function writeLine(out: LineWriter, sev: Severity, msg: string, kv: KV | undefin
   out.sink.write(`${head}${msg}${kv ? formatKV(kv) : ''}\n`);
 }
 
-/** consola reporter printing klog lines; consola's log types map onto klog severities. */
-function klogReporter(out: LineWriter) {
-  return {
-    log(obj: LogObject) {
-      const sev: Severity = obj.type === 'fatal' ? 'fatal' : obj.type === 'error' ? 'error' : obj.type === 'warn' ? 'warn' : 'info';
-      const [msg, kv] = obj.args as [string, KV | undefined];
-      writeLine(out, sev, msg, kv);
-    },
-  };
-}
-
 class KlogLogger implements Logger {
   constructor(
-    private readonly consola: ConsolaInstance,
+    private readonly out: LineWriter,
     private readonly verbosity: number,
     private readonly ctx: KV,
   ) {}
   info(msg: string, kv?: KV): void {
-    this.consola.info(msg, this.merge(kv));
+    writeLine(this.out, 'info', msg, this.merge(kv));
   }
   warn(msg: string, kv?: KV): void {
-    this.consola.warn(msg, this.merge(kv));
+    writeLine(this.out, 'warn', msg, this.merge(kv));
   }
   error(msg: string, kv?: KV): void {
-    this.consola.error(msg, this.merge(kv));
+    writeLine(this.out, 'error', msg, this.merge(kv));
   }
   fatal(msg: string, kv?: KV): void {
-    this.consola.fatal(msg, this.merge(kv));
+    writeLine(this.out, 'fatal', msg, this.merge(kv));
   }
   v(level: number): Pick<Logger, 'info'> {
     return this.enabled(level) ? this : silent;
@@ -140,7 +127,7 @@ class KlogLogger implements Logger {
     return level <= this.verbosity;
   }
   with(kv: KV): Logger {
-    return new KlogLogger(this.consola, this.verbosity, { ...this.ctx, ...kv });
+    return new KlogLogger(this.out, this.verbosity, { ...this.ctx, ...kv });
   }
   private merge(kv?: KV): KV | undefined {
     if (Object.keys(this.ctx).length === 0) return kv;
@@ -157,10 +144,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     now: opts.now ?? (() => new Date()),
     pid: opts.pid ?? process.pid,
   };
-  // Level 5 lets everything through (verbosity is ours, not consola's);
-  // throttle 0 keeps repeated lines instead of folding them into "[repeated]".
-  const consola = createConsola({ level: 5, throttle: 0, reporters: [klogReporter(out)] });
-  return new KlogLogger(consola, opts.verbosity, {});
+  return new KlogLogger(out, opts.verbosity, {});
 }
 
 /**

@@ -13,6 +13,7 @@ import { quote } from './app/flags/go-strconv.ts';
 import { parse, usage, validate, type ResolvedOptions } from './app/options.ts';
 import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
+import { errorMessage } from './util/error-message.ts';
 
 const EXIT_SUCCESS = 0;
 const EXIT_FAILURE = 1;
@@ -79,7 +80,7 @@ async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
     await runServer(config, logger);
     return EXIT_SUCCESS;
   } catch (err) {
-    await write(process.stderr, `${err instanceof Error ? err.message : String(err)}\n`);
+    await write(process.stderr, `${errorMessage(err)}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -8,6 +8,7 @@ import type { SharedInformer } from '../kube/informer.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { Logger } from '../log.ts';
 import type { HyperNodeControllerDeps } from '../hypernode/controller.ts';
+import { wrapError } from '../util/error-message.ts';
 
 /**
  * Everything a controller needs, built by src/app/server.ts: the three synced
@@ -62,7 +63,7 @@ export async function runController(opts: RunnerOptions, signal: AbortSignal): P
     try {
       controller = opts.factory(opts.context);
     } catch (err) {
-      throw new Error(`failed to initialize HyperNode controller: ${(err as Error).message}`, { cause: err });
+      throw wrapError('failed to initialize HyperNode controller', err);
     }
     await controller.run(signal, () => opts.setReady(true));
     if (!signal.aborted) {

@@ -12,6 +12,7 @@ import type { QueueMetrics } from '../kube/workqueue.ts';
 import { logFatal, type Logger } from '../log.ts';
 import { listenHttp, type ListenAddress } from './http-listen.ts';
 import { sendText } from './probes.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 /** client-go's workqueue latency buckets: 10 ns … 10 s, ×10. */
 const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
@@ -91,7 +92,7 @@ function metricsHandler(registry: Registry) {
       res.end(body);
     } catch (err) {
       requests.inc({ code: '500' });
-      sendText(res, 500, `An error has occurred while serving metrics:\n\n${(err as Error).message}\n`);
+      sendText(res, 500, `An error has occurred while serving metrics:\n\n${errorMessage(err)}\n`);
     } finally {
       inFlight.dec();
     }

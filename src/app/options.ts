@@ -21,10 +21,12 @@ import {
   stringKind,
 } from './flags/flag-kinds.ts';
 import { describeFlags, flag, formatUsage, parseFlags, type FlagValues } from './flags/flag-set.ts';
-import { durationFromMs, durationToMs, formatDuration, SECOND } from './flags/go-duration.ts';
+import { durationFromMs, durationToMs, formatDuration, SECOND } from '../util/go-duration.ts';
 import { resolveTcpAddress, systemResolver, tcpAddressesConflict, type ResolverDeps } from './flags/tcp-address.ts';
 import type { ListenAddress } from './http-listen.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
+import { errorMessage } from '../util/error-message.ts';
+import { deepFreeze } from '../util/deep-freeze.ts';
 
 export interface LeaderElectionOptions {
   readonly leaderElect: boolean;
@@ -205,11 +207,6 @@ function toOptions(v: FlagValues<typeof FLAGS>): Options {
   });
 }
 
-function deepFreeze<T extends object>(value: T): T {
-  for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) deepFreeze(child);
-  return Object.freeze(value);
-}
-
 /**
  * All start-up checks (CheckOptionOrDie's, in Go's order, then the checks Go only
  * makes later inside Run, docs/differences-from-go.md item 8), and the configuration they
@@ -281,7 +278,7 @@ async function resolveListenAddress(flagName: string, text: string, resolver: Re
   try {
     return { address: { ...(await resolveTcpAddress(effective, resolver)), text: effective } };
   } catch (err) {
-    return { problem: `invalid ${flagName}: ${(err as Error).message}` };
+    return { problem: `invalid ${flagName}: ${errorMessage(err)}` };
   }
 }
 

@@ -5,6 +5,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { listenHttp, type ListenAddress } from './http-listen.ts';
 import type { Readiness } from './readiness.ts';
+import { wrapError } from '../util/error-message.ts';
 
 export const NOT_READY_BODY = 'HyperNode controller is not ready\n';
 
@@ -18,7 +19,7 @@ export function sendText(res: ServerResponse, code: number, body: string): void 
   res.end(body);
 }
 
-export function healthHandler(readiness: Readiness) {
+function healthHandler(readiness: Readiness) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/healthz') {
@@ -37,6 +38,6 @@ export async function startHealthServer(address: ListenAddress, readiness: Readi
   try {
     return await listenHttp(address, healthHandler(readiness));
   } catch (err) {
-    throw new Error(`failed to create health listener: ${(err as Error).message}`, { cause: err });
+    throw wrapError('failed to create health listener', err);
   }
 }

@@ -24,6 +24,7 @@ import { connectCluster, type ClusterReader } from './cluster-reads.ts';
 import { formatPlanJson, formatPlanText, type PlanStyle } from './plan-output.ts';
 import { readDiscoveryConfig } from './render-inputs.ts';
 import { warningsOnly } from './warnings-only.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const PLAN_COMMAND = 'plan';
 
@@ -108,7 +109,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
     return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr };
   } catch (err) {
-    return { code: EXIT_ERROR, stdout: '', stderr: `${stderr}error: ${(err as Error).message}\n` };
+    return { code: EXIT_ERROR, stdout: '', stderr: `${stderr}error: ${errorMessage(err)}\n` };
   } finally {
     cluster?.close();
   }
@@ -121,7 +122,7 @@ async function clusterConfig(cluster: ClusterReader, where: ConfigMapLocation, l
     return loadConfig(new StaticInformer(cm ? [cm] : []), where, warningsOnly(logger));
   } catch (err) {
     const hint = cm ? '' : ' (set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME as the controller has them, or pass --config FILE)';
-    throw new Error(`discovery ConfigMap ${where.namespace}/${where.name}: ${(err as Error).message}${hint}`, { cause: err });
+    throw new Error(`discovery ConfigMap ${where.namespace}/${where.name}: ${errorMessage(err)}${hint}`, { cause: err });
   }
 }
 

@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import type { HyperNode, NodeMeta } from '../hypernode/api/types.ts';
 import { parseConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { CONFIG_KEY } from '../hypernode/config/location.ts';
+import { wrapError } from '../util/error-message.ts';
 
 type Mapping = Record<string, unknown>;
 
@@ -19,7 +20,7 @@ async function readText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read ${path}: ${(err as Error).message}`, { cause: err });
+    throw wrapError(`cannot read ${path}`, err);
   }
 }
 
@@ -86,7 +87,7 @@ export async function readDiscoveryConfig(path: string): Promise<DiscoveryConfig
   try {
     return parseConfig(document);
   } catch (err) {
-    throw new Error(`${path}: ${(err as Error).message}`, { cause: err });
+    throw wrapError(path, err);
   }
 }
 

@@ -5,8 +5,8 @@
 // previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
 // (nothing on stdout), 2 bad flags.
 
+import { styleText } from 'node:util';
 import { stringify as toYaml } from 'yaml';
-import { colorize } from 'consola/utils';
 import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
 import type { DiscoveredHyperNode } from '../hypernode/api/types.ts';
@@ -19,6 +19,7 @@ import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
 import { warningsOnly } from './warnings-only.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const RENDER_COMMAND = 'render';
 
@@ -63,7 +64,7 @@ export interface RenderResult {
 }
 
 /** The help text of `render`, in the root command's style. */
-export function renderUsage(argv0: string): string {
+function renderUsage(argv0: string): string {
   return `${DESCRIPTION}${formatUsage(RENDER_FLAGS, `${argv0} ${RENDER_COMMAND}`)}`;
 }
 
@@ -81,7 +82,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   try {
     captures = parseUfmCaptures(values['ufm-capture']);
   } catch (err) {
-    return usageError((err as Error).message);
+    return usageError(errorMessage(err));
   }
 
   let stderr = '';
@@ -101,7 +102,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     for (const warning of preview.warnings) stderr += `warning: ${warning}\n`;
     return { code: EXIT_SUCCESS, stdout: formatOutput(preview.hyperNodes, values.output, env), stderr };
   } catch (err) {
-    return { code: EXIT_FAILURE, stdout: '', stderr: `${stderr}error: ${(err as Error).message}\n` };
+    return { code: EXIT_FAILURE, stdout: '', stderr: `${stderr}error: ${errorMessage(err)}\n` };
   }
 }
 
@@ -111,4 +112,9 @@ function formatOutput(hyperNodes: DiscoveredHyperNode[], format: OutputFormat, e
   return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : toYaml(list, { aliasDuplicateObjects: false, lineWidth: 0 });
 }
 
-const COLOURED: TreeStyle = { name: (text) => colorize('bold', text), detail: (text) => colorize('cyan', text) };
+/**
+ * styleText still checks stdout itself on Node ≥ 22.13 (a terminal that is
+ * not `TERM=dumb`, NO_COLOR, FORCE_COLOR), as the colour library used here
+ * before did.
+ */
+const COLOURED: TreeStyle = { name: (text) => styleText('bold', text), detail: (text) => styleText('cyan', text) };

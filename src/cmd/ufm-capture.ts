@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResourceBodyReader, UfmResource } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { endpointBase, resourceUrl } from '../hypernode/discovery/ufm/ufm-endpoint.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 /** The file holding the body of each resource inside a capture directory. */
 export const CAPTURE_FILES: Readonly<Record<UfmResource, string>> = Object.freeze({ ports: 'ports.json', links: 'links.json', systems: 'systems.json' });
@@ -58,7 +59,7 @@ export function captureReader(captures: UfmCaptures): ResourceBodyReader {
     try {
       return await readFile(file, 'utf8');
     } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(err);
       throw new Error(`cannot read the UFM capture ${file} (${reason}): save the body of GET ${url} there`, { cause: err });
     }
   };

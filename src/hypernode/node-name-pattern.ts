@@ -8,6 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
+import { errorMessage } from '../util/error-message.ts';
 
 /**
  * UTF-8 bytes. A node name is at most 253 bytes and a pattern that picks a
@@ -155,7 +156,7 @@ function compileWithinBudget(pattern: string): Entry {
   try {
     return { result: { ok: true, re: RE2JS.compile(pattern) }, cost: size };
   } catch (err) {
-    return rejected('invalid', err instanceof Error ? err.message : String(err));
+    return rejected('invalid', errorMessage(err));
   }
 }
 

@@ -11,10 +11,10 @@
 // the built-in registry, whose UFM discoverer reads its Secret and asks UFM itself).
 
 import type { Clock } from '../kube/clock.ts';
-import { abortReason } from '../kube/clock.ts';
 import type { Informer } from '../kube/types.ts';
 import { StaticInformer } from '../kube/static-informer.ts';
 import type { Logger } from '../log.ts';
+import { abortReason } from '../util/abort.ts';
 import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from './api/interface.ts';
 import { compareBytes } from './api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from './api/types.ts';
@@ -24,6 +24,7 @@ import { lookupDiscoverer, type DiscovererRegistry } from './discovery/registry.
 import { dependsOnNodes, nodeCount } from './member-selector.ts';
 import { desiredByName } from './reconciler.ts';
 import { describeViolations, validateSnapshot } from './snapshot-validation.ts';
+import { errorMessage, wrapError } from '../util/error-message.ts';
 
 /** How long one source may take to produce its first snapshot offline. */
 export const PREVIEW_SOURCE_DEADLINE_MS = 30_000;
@@ -122,7 +123,7 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
         if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
         return { source, entry, desired: checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps)) };
       } catch (err) {
-        return { source, failure: messageOf(err) };
+        return { source, failure: errorMessage(err) };
       }
     }),
   );
@@ -172,13 +173,13 @@ async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, h
   // Handled by the race below; a failure reported before or after it must not count as unhandled.
   failed.catch(() => {});
   const problems: DiscoveryProblems = {
-    failed: (what, err) => reportFailure(new Error(`${what}: ${messageOf(err)}`)),
+    failed: (what, err) => reportFailure(new Error(`${what}: ${errorMessage(err)}`)),
     recovered() {},
     warning: (_reason, message) => deps.logger.warn(message),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
   const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, clock: noWaitClock, logger: deps.logger }).catch((err) => {
-    throw new Error(`failed to create discoverer: ${messageOf(err)}`, { cause: err });
+    throw wrapError('failed to create discoverer', err);
   });
   const deadlineMs = deps.deadlineMs ?? PREVIEW_SOURCE_DEADLINE_MS;
   let timer: NodeJS.Timeout | undefined;
@@ -187,7 +188,7 @@ async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, h
   });
   try {
     const output = await discoverer.start().catch((err) => {
-      throw new Error(`failed to start discoverer: ${messageOf(err)}`, { cause: err });
+      throw wrapError('failed to start discoverer', err);
     });
     const next = await Promise.race([output.recv(done.signal), failed, deadline]);
     if (next.done) throw new Error('stopped without producing a snapshot');
@@ -214,8 +215,4 @@ function withStatus(hn: DiscoveredHyperNode, nodes: readonly NodeMeta[]): Discov
   const count = nodeCount(hn, dependsOnNodes(hn) ? nodes : []);
   const { apiVersion, kind, metadata, spec, ...rest } = hn;
   return { apiVersion, kind, metadata, spec, ...rest, ...(count > 0 ? { status: { nodeCount: count } } : {}) };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -25,6 +25,8 @@ import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
 import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
 import { describeViolations, validateSnapshot, type SnapshotViolation } from './snapshot-validation.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
+import { errorMessage } from '../util/error-message.ts';
+import { DELETES_HELD, FAILED_CREATE, FAILED_DELETE, FAILED_UPDATE, NAME_CONFLICT, SNAPSHOT_REJECTED, TOPOLOGY_CHANGED, type EventReason } from './event-reasons.ts';
 
 /** client-go's retry.DefaultRetry: 5 attempts, ~10 ms apart. */
 export const CONFLICT_RETRY_ATTEMPTS = 5;
@@ -33,10 +35,6 @@ export const CONFLICT_RETRY_DELAY_MS = 10;
 export const CACHE_CATCH_UP_TIMEOUT_MS = 1_000;
 export const WRITE_RETRY_QUEUE_NAME = 'hypernode-write-retry';
 
-/** Event reasons of whole source runs (Events about one object carry FailedCreate, NameConflict, ...). */
-export const SNAPSHOT_REJECTED_REASON = 'SnapshotRejected';
-export const DELETES_HELD_REASON = 'DeletesHeld';
-export const TOPOLOGY_CHANGED_REASON = 'TopologyChanged';
 /** How many violations or object names one log line or Event spells out; the rest are counted. */
 const MAX_LISTED = 5;
 
@@ -201,8 +199,8 @@ export class TopologyReconciler {
     logger.error('Discovery snapshot rejected, nothing written for this source', { source, objects, violations: broken });
     events.event(
       this.deps.regarding(),
-      'Warning',
-      SNAPSHOT_REJECTED_REASON,
+      SNAPSHOT_REJECTED.type,
+      SNAPSHOT_REJECTED.reason,
       `Discovery source "${source}" produced a snapshot that breaks the HyperNode rules; nothing of it was written and its HyperNodes stay as they were (${objects}): ${broken}`,
     );
   }
@@ -233,7 +231,7 @@ export class TopologyReconciler {
       allow: `set maxDeletePercent to ${decision.allowedFrom} or more on this source's entry`,
       names: listed(doomed),
     });
-    events.event(this.deps.regarding(), 'Warning', DELETES_HELD_REASON, heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent));
+    events.event(this.deps.regarding(), DELETES_HELD.type, DELETES_HELD.reason, heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent));
   }
 
   /** One Normal Event for a run that wrote something; none for a run that did not, so the steady state writes nothing. */
@@ -241,7 +239,7 @@ export class TopologyReconciler {
     if (summary.created + summary.updated + summary.deleted === 0) return;
     const held = summary.held > 0 ? `, ${summary.held} deletes held` : '';
     const message = `Discovery source "${source}": ${summary.created} created, ${summary.updated} updated, ${summary.deleted} deleted${held}`;
-    this.deps.events.event(this.deps.regarding(), 'Normal', TOPOLOGY_CHANGED_REASON, message);
+    this.deps.events.event(this.deps.regarding(), TOPOLOGY_CHANGED.type, TOPOLOGY_CHANGED.reason, message);
   }
 
   /** One due retry: the object is decided again against its source's latest snapshot and the cache. */
@@ -387,7 +385,7 @@ export class TopologyReconciler {
       ? `HyperNode ${name} is owned by discovery source "${owner}"; source "${source}" also describes it and leaves it alone`
       : `HyperNode ${name} has no ${NETWORK_TOPOLOGY_SOURCE_LABEL} label; discovery source "${source}" describes it but does not take over objects it did not create`;
     this.deps.logger.warn('HyperNode name is held by an object this source does not own', { name, source, owner: owner ?? '' });
-    this.deps.events.event(eventRef(holder), 'Warning', 'NameConflict', message);
+    this.deps.events.event(eventRef(holder), NAME_CONFLICT.type, NAME_CONFLICT.reason, message);
     this.deps.metrics.reconcileFailed(source);
     return 'foreign';
   }
@@ -396,10 +394,10 @@ export class TopologyReconciler {
   private fail(verb: Exclude<WriteVerb, 'update_status'>, source: string, obj: HyperNode, err: unknown): Outcome {
     this.deps.metrics.reconcileFailed(source);
     if (!this.failures.failed(retryKey(source, obj.metadata.name), source, verb, err)) return 'failed';
-    const reason = `Failed${verb[0]!.toUpperCase()}${verb.slice(1)}`;
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = errorMessage(err);
     this.deps.logger.error(`Failed to ${verb} HyperNode, will retry`, { name: obj.metadata.name, source, err });
-    this.deps.events.event(eventRef(obj), 'Warning', reason, `Failed to ${verb} HyperNode for discovery source "${source}": ${detail}`);
+    const { type, reason } = WRITE_FAILED[verb];
+    this.deps.events.event(eventRef(obj), type, reason, `Failed to ${verb} HyperNode for discovery source "${source}": ${detail}`);
     return 'failed';
   }
 
@@ -491,6 +489,9 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   const ak = keys(ao);
   return ak.length === keys(bo).length && ak.every((k) => jsonEqual(ao[k], bo[k]));
 }
+
+/** The Event reason of a failed write, by verb. */
+const WRITE_FAILED: Readonly<Record<Exclude<WriteVerb, 'update_status'>, EventReason>> = { create: FAILED_CREATE, update: FAILED_UPDATE, delete: FAILED_DELETE };
 
 function eventRef(hn: HyperNode): KubeObject {
   const { name, uid, resourceVersion } = hn.metadata;

@@ -17,6 +17,7 @@ import type { HyperNode, NodeMeta } from './api/types.ts';
 import { dependsOnNodes, nodeCount } from './member-selector.ts';
 import type { HyperNodeMetrics } from './metrics.ts';
 import { codeClass, WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const STATUS_QUEUE_NAME = 'hypernode-status';
 /**
@@ -38,7 +39,7 @@ export interface NodeCountSyncDeps {
 /** The status write itself failed (not the count): `cause` is the API error. */
 class StatusWriteError extends Error {
   constructor(override readonly cause: unknown) {
-    super(`Failed to update HyperNode status: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`Failed to update HyperNode status: ${errorMessage(cause)}`, { cause });
   }
 }
 

@@ -10,6 +10,7 @@ import { ApiError } from '../kube/errors.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
 import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 /**
  * The per-object backoff cap: client-go's 5 ms doubling, capped at 5 minutes
@@ -43,7 +44,7 @@ export class WriteFailures {
    */
   failed(key: string, source: string, verb: WriteVerb, err: unknown): boolean {
     this.deps.metrics.apiWriteFailed(source, verb, codeClass(err));
-    const text = err instanceof Error ? err.message : String(err);
+    const text = errorMessage(err);
     if (this.lastError.get(key) === text) {
       this.deps.logger.v(2).info('HyperNode write failed again, retrying', { key, verb, err: text });
       return false;

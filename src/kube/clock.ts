@@ -2,6 +2,8 @@
 // delays, debounce, periodic discovery) takes a Clock so tests can drive time
 // deterministically instead of sleeping.
 
+import { abortReason } from '../util/abort.ts';
+
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
@@ -41,13 +43,3 @@ export const realClock: MonotonicClock = {
     });
   },
 };
-
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
-/** True when `err` is what an aborted wait rejects with. */
-export function isAbort(err: unknown, signal?: AbortSignal): boolean {
-  if (signal?.aborted && err === signal.reason) return true;
-  return err instanceof Error && err.name === 'AbortError';
-}

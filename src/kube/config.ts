@@ -19,6 +19,7 @@ import type { Logger } from '../log.ts';
 import { describeSyntaxError, quietCause } from '../util/syntax-error.ts';
 import { truncateText } from '../util/truncate.ts';
 import { realClock, type Clock } from './clock.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** client-go's CachedFileTokenSource re-reads the token at most this often. */
@@ -82,16 +83,12 @@ export function buildClientConfig(flags: ConfigFlags, logger: Logger, environmen
     try {
       return inClusterConfig(env, environment.serviceAccountDir ?? SERVICE_ACCOUNT_DIR, logger, environment.clock ?? realClock);
     } catch (err) {
-      logger.warn(`error creating inClusterConfig, falling back to default config: ${errorText(err)}`);
+      logger.warn(`error creating inClusterConfig, falling back to default config: ${errorMessage(err)}`);
       throw new Error(NO_CONFIGURATION_ERROR, { cause: err });
     }
   }
   if (flags.kubeconfig === '') return masterOnlyConfig(flags.master);
   return kubeconfigFileConfig(flags.kubeconfig, flags.master);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** `--master` alone: that URL, no credentials, system roots for https. */
@@ -150,7 +147,7 @@ function fsErrorText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'ENOENT' && e.path) return `open ${e.path}: no such file or directory`;
   if (e?.code === 'EACCES' && e.path) return `open ${e.path}: permission denied`;
-  return errorText(err);
+  return errorMessage(err);
 }
 
 /** The service-account token, re-read periodically because the kubelet rotates it. */
@@ -191,7 +188,7 @@ function kubeconfigFileConfig(path: string, master: string): ClientConfig {
     // The parser's own message quotes the lines around the error, tokens and passwords included.
     const syntax = describeSyntaxError(err);
     if (syntax !== undefined) throw new Error(`error loading config file "${path}": ${syntax}`, { cause: quietCause(err) });
-    throw new Error(`error loading config file "${path}": ${truncateText(errorText(err))}`, { cause: err });
+    throw new Error(`error loading config file "${path}": ${truncateText(errorMessage(err))}`, { cause: err });
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster || !kc.getCurrentUser()) {
@@ -284,6 +281,6 @@ function credentialsError(kc: KubeConfig, err: unknown): Error {
   const exec = user?.exec ?? user?.authProvider?.config?.exec;
   const plugin = exec?.command ? `exec plugin "${exec.command}"` : `auth provider "${user?.authProvider?.name ?? 'unknown'}"`;
   const syntax = describeSyntaxError(err);
-  const detail = syntax !== undefined ? `its output is not valid JSON: ${syntax}` : `failed: ${truncateText(errorText(err).trim())}`;
+  const detail = syntax !== undefined ? `its output is not valid JSON: ${syntax}` : `failed: ${truncateText(errorMessage(err).trim())}`;
   return new Error(`getting credentials: ${plugin} ${detail}`, { cause: quietCause(err) });
 }

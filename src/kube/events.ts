@@ -9,6 +9,7 @@ import { truncateText } from '../util/truncate.ts';
 import type { Clock } from './clock.ts';
 import type { ResourceClient } from './resource.ts';
 import type { KubeObject } from './types.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const EVENT_RESOURCE = { group: '', version: 'v1', resource: 'events', namespaced: true } as const;
 /** client-go's correlator forgets an event after 10 minutes without a repeat. */
@@ -112,7 +113,7 @@ export function createEventSink(opts: EventSinkOptions): EventSink {
         seen.set(key, { name, namespace, count: 1, at: now });
       } catch (err) {
         if (prev) seen.delete(key); // the aggregate may be gone: next time create anew
-        log.v(2).info('Failed to record event', { reason, involvedObject: involved.name, err: err instanceof Error ? err.message : String(err) });
+        log.v(2).info('Failed to record event', { reason, involvedObject: involved.name, err: errorMessage(err) });
       }
     },
   };

@@ -15,8 +15,10 @@ import { Latch } from '../util/latch.ts';
 import { Reflector, type ListerWatcher } from './reflector.ts';
 import { ApiError, isNotFound } from './errors.ts';
 import type { ListOptions, ResourceClient, ResourceDescriptor } from './resource.ts';
-import { deepFreeze, Store } from './store.ts';
+import { Store } from './store.ts';
+import { deepFreeze } from '../util/deep-freeze.ts';
 import { objectKey, type EventHandler, type HandlerRegistration, type Informer, type KubeObject, type WatchEvent } from './types.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 /** Accept headers of a metadata-only list/watch: the cache then holds metadata, not whole objects. */
 export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io';
@@ -121,7 +123,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     try {
       fn();
     } catch (err) {
-      this.logger.error('Event handler failed', { event: what, err: err instanceof Error ? err.message : String(err) });
+      this.logger.error('Event handler failed', { event: what, err: errorMessage(err) });
     }
   }
 }

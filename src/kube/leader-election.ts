@@ -19,15 +19,22 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.ts';
-import { childSignal } from './abort.ts';
+import { childSignal } from '../util/abort.ts';
 import { jitter } from './backoff.ts';
 import type { MonotonicClock } from './clock.ts';
 import { isNotFound } from './errors.ts';
 import { referenceTo, type EventSink } from './events.ts';
 import type { LeaderElectionRecord, ResourceLock } from './lease-lock.ts';
 import { FencedError, LeadershipFence } from './write-fence.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const JITTER_FACTOR = 1.2;
+/** The Normal Event on the Lease when this process becomes the leader, as client-go records it. */
+export const LEADER_ELECTION_EVENT = Object.freeze({
+  reason: 'LeaderElection',
+  type: 'Normal',
+  description: 'On the Lease, `<identity> became leader`, when this process takes the lead.',
+} as const);
 
 export interface LeaderCallbacks {
   /** Runs the leader's work; the signal aborts when leadership ends. The elector awaits it before releasing. */
@@ -81,11 +88,6 @@ export class LeaderElector {
     return this.observedRecord?.holderIdentity === this.cfg.identity;
   }
 
-  /** The holder last observed ('' when none). */
-  getLeader(): string {
-    return this.observedRecord?.holderIdentity ?? '';
-  }
-
   /**
    * Campaigns until `signal` aborts or leadership is lost; resolves then.
    * OnStoppedLeading is always called on the way out.
@@ -97,7 +99,7 @@ export class LeaderElector {
       const leading = new AbortController();
       this.cfg.onLeadingChanged?.(true);
       const work = this.cfg.callbacks.onStartedLeading(leading.signal).catch((err) => {
-        this.log.error('Leader work failed', { err: err instanceof Error ? err.message : String(err) });
+        this.log.error('Leader work failed', { err: errorMessage(err) });
       });
       await this.renew(signal);
       leading.abort(new Error('leadership ended'));
@@ -180,7 +182,7 @@ export class LeaderElector {
       this.fence.ended.removeEventListener('abort', onFenceShut);
       renewing.dispose();
     }
-    if (!signal.aborted) this.log.error('Failed to renew lease, leadership lost', { reason: message(this.fence.ended.reason) });
+    if (!signal.aborted) this.log.error('Failed to renew lease, leadership lost', { reason: errorMessage(this.fence.ended.reason) });
   }
 
   private isLeaseValid(monotonicNow: number): boolean {
@@ -226,7 +228,7 @@ export class LeaderElector {
         return succeeded(renewal);
       } catch (err) {
         if (signal.aborted || err instanceof FencedError) return false;
-        this.log.v(2).info('Failed to update lock optimistically, falling back to slow path', { err: message(err) });
+        this.log.v(2).info('Failed to update lock optimistically, falling back to slow path', { err: errorMessage(err) });
       }
     }
 
@@ -235,13 +237,13 @@ export class LeaderElector {
       current = await lock.get(signal);
     } catch (err) {
       if (!isNotFound(err)) {
-        if (!signal.aborted) this.log.error('Error retrieving resource lock', { err: message(err) });
+        if (!signal.aborted) this.log.error('Error retrieving resource lock', { err: errorMessage(err) });
         return false;
       }
       try {
         await this.write(() => lock.create(record, signal));
       } catch (createErr) {
-        if (!signal.aborted) this.log.error('Error initially creating leader election record', { err: message(createErr) });
+        if (!signal.aborted) this.log.error('Error initially creating leader election record', { err: errorMessage(createErr) });
         return false;
       }
       return succeeded(record);
@@ -262,7 +264,7 @@ export class LeaderElector {
     try {
       await this.write(() => lock.update(record, signal));
     } catch (err) {
-      if (!signal.aborted) this.log.error('Failed to update lock', { err: message(err) });
+      if (!signal.aborted) this.log.error('Failed to update lock', { err: errorMessage(err) });
       return false;
     }
     return succeeded(record);
@@ -276,7 +278,7 @@ export class LeaderElector {
       this.setObserved(record);
       this.log.info('Released leader lease');
     } catch (err) {
-      this.log.error('Failed to release lock', { err: message(err) });
+      this.log.error('Failed to release lock', { err: errorMessage(err) });
     }
   }
 
@@ -293,8 +295,8 @@ export class LeaderElector {
     if (!this.cfg.events || !lease) return;
     void this.cfg.events.record(
       referenceTo({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease }),
-      'Normal',
-      'LeaderElection',
+      LEADER_ELECTION_EVENT.type,
+      LEADER_ELECTION_EVENT.reason,
       `${this.cfg.identity} ${what}`,
     );
   }
@@ -302,8 +304,4 @@ export class LeaderElector {
 
 function newRecord(holderIdentity: string, leaseDurationSeconds: number, now: number, leaderTransitions: number): LeaderElectionRecord {
   return { holderIdentity, leaseDurationSeconds, renewTime: now, acquireTime: now, leaderTransitions };
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -6,11 +6,13 @@
 
 import type { Logger } from '../log.ts';
 import { Backoff } from './backoff.ts';
-import { isAbort, type Clock } from './clock.ts';
+import { isAbort } from '../util/abort.ts';
+import type { Clock } from './clock.ts';
 import { ApiError, isGone } from './errors.ts';
 import type { ObjectList } from './resource.ts';
 import { BodyTooLargeError } from './rest.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 export const LIST_PAGE_SIZE = 500;
 /** client-go: watches time out server-side after 5–10 minutes, randomised to spread reconnects. */
@@ -180,13 +182,9 @@ export class Reflector<T extends KubeObject> {
   }
 
   private report(log: Logger, what: string, err: unknown): void {
-    const text = `${what}: ${describe(err)}`;
-    if (text === this.lastReported) log.v(4).info(what, { err: describe(err) });
-    else log.error(what, { err: describe(err) });
+    const text = `${what}: ${errorMessage(err)}`;
+    if (text === this.lastReported) log.v(4).info(what, { err: errorMessage(err) });
+    else log.error(what, { err: errorMessage(err) });
     this.lastReported = text;
   }
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

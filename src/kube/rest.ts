@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parseJson } from '../util/syntax-error.ts';
 import { truncateText } from '../util/truncate.ts';
-import { childSignal, type ChildSignal } from './abort.ts';
+import { childSignal, type ChildSignal } from '../util/abort.ts';
 import { realClock, type Clock } from './clock.ts';
 import { ApiError } from './errors.ts';
 import { errorFromResponse, isStatusBody, parseRetryAfter, statusToError } from './status.ts';
@@ -16,6 +16,7 @@ import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
 import { TokenBucket } from './workqueue.ts';
 import { FencedError, type WriteFence } from './write-fence.ts';
+import { wrapError } from '../util/error-message.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 5;
@@ -176,7 +177,7 @@ export class RestClient {
       if (err instanceof FencedError) throw err;
       this.metrics?.requestDone(this.transport.host, req.method, '<error>', performance.now() - started);
       if (signal.aborted) throw signal.reason;
-      throw new Error(`${req.method} ${this.transport.config.server}${path}: ${(err as Error).message}`, { cause: err });
+      throw wrapError(`${req.method} ${this.transport.config.server}${path}`, err);
     }
   }
 

@@ -6,14 +6,7 @@
 
 import type { EventHandler, HandlerRegistration, Informer, KubeObject } from './types.ts';
 import { objectKey } from './types.ts';
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value as object)) deepFreeze(inner);
-  }
-  return value;
-}
+import { deepFreeze } from '../util/deep-freeze.ts';
 
 export class StaticInformer<T extends KubeObject> implements Informer<T> {
   private readonly store = new Map<string, T>();

@@ -25,7 +25,7 @@ const REASON_BY_CODE: Record<number, StatusReason> = {
 /** A plain-text error body (a proxy's page) is quoted only this far: it is a hint, not the message. */
 const PLAIN_ERROR_BODY_MAX_BYTES = 200;
 
-export function reasonForCode(code: number): StatusReason {
+function reasonForCode(code: number): StatusReason {
   return REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');
 }
 

@@ -3,13 +3,7 @@
 // way in so no consumer can mutate what other consumers read.
 
 import { objectKey, type KubeObject } from './types.ts';
-
-/** Freezes `obj` and everything reachable from it; returns it. */
-export function deepFreeze<T>(obj: T): T {
-  if (typeof obj !== 'object' || obj === null || Object.isFrozen(obj)) return obj;
-  for (const v of Object.values(obj)) deepFreeze(v);
-  return Object.freeze(obj);
-}
+import { deepFreeze } from '../util/deep-freeze.ts';
 
 /** What a relist changed, so the informer can notify handlers. */
 export interface ReplaceResult<T> {

@@ -64,7 +64,7 @@ export class TokenBucket {
   }
 }
 
-export class BucketRateLimiter implements RateLimiter {
+class BucketRateLimiter implements RateLimiter {
   constructor(private readonly bucket: TokenBucket) {}
   when(): number {
     return this.bucket.reserve();
@@ -76,7 +76,7 @@ export class BucketRateLimiter implements RateLimiter {
 }
 
 /** The worst (longest) delay of several limiters, as client-go's MaxOfRateLimiter. */
-export class MaxOfRateLimiter implements RateLimiter {
+class MaxOfRateLimiter implements RateLimiter {
   constructor(private readonly limiters: RateLimiter[]) {}
   when(key: string): number {
     return Math.max(...this.limiters.map((l) => l.when(key)));

@@ -10,6 +10,7 @@
 // loop gives up.
 
 import type { MonotonicClock } from './clock.ts';
+import { errorMessage } from '../util/error-message.ts';
 
 /** A write refused because this process may no longer be the leader. Nothing was sent. */
 export class FencedError extends Error {
@@ -71,6 +72,6 @@ export class LeadershipFence implements WriteFence {
       if (age < this.validForMs) return;
       this.end(`the last successful lease renewal is ${Math.round(age)} ms old, past the renew deadline of ${this.validForMs} ms`);
     }
-    throw new FencedError(`write refused, this process no longer leads: ${(this.shut.signal.reason as Error).message}`);
+    throw new FencedError(`write refused, this process no longer leads: ${errorMessage(this.shut.signal.reason)}`);
   }
 }

@@ -4,7 +4,7 @@
 // ad-hoc promises. A send on an unbuffered channel completes only when a
 // receiver has taken the value.
 
-import { abortReason } from '../kube/clock.ts';
+import { abortReason } from './abort.ts';
 
 type Receiver<T> = (r: IteratorResult<T, undefined>) => void;
 interface PendingSend<T> {

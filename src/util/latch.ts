@@ -2,7 +2,7 @@
 // if it already was); a wait whose signal fires first rejects with the
 // signal's reason and is forgotten. Informers use it for "has synced".
 
-import { abortReason } from '../kube/clock.ts';
+import { abortReason } from './abort.ts';
 
 export class Latch {
   private opened = false;

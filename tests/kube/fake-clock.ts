@@ -2,7 +2,8 @@
 // sleepers in time order and lets the promise chains they wake run before
 // moving on, so timing-dependent code is tested without sleeping.
 
-import { abortReason, type MonotonicClock } from '../../src/kube/clock.ts';
+import type { MonotonicClock } from '../../src/kube/clock.ts';
+import { abortReason } from '../../src/util/abort.ts';
 
 interface Sleeper {
   due: number;

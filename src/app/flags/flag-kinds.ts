@@ -6,7 +6,7 @@
 // pflag set and keep their own error texts (`parse error` instead of
 // strconv's message).
 
-import { formatDuration, parseDuration } from './go-duration.ts';
+import { formatDuration, parseDuration } from '../../util/go-duration.ts';
 import { formatFloat32, NumError, parseBool, parseFloat32, parseInt, parseUint } from './go-strconv.ts';
 
 export interface FlagKind<T> {

@@ -8,6 +8,7 @@
 
 import type { FlagKind } from './flag-kinds.ts';
 import { quote, quoteRune } from './go-strconv.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 export interface FlagSpec<T> {
   readonly kind: FlagKind<T>;
@@ -32,7 +33,7 @@ export function flag<T>(kind: FlagKind<T>, defaultValue: T, usage: string, short
 }
 
 /** cliflag.WordSepNormalizeFunc: `--log_dir` and `--log-dir` are the same flag. */
-export function normalizeFlagName(name: string): string {
+function normalizeFlagName(name: string): string {
   return name.replaceAll('_', '-');
 }
 
@@ -56,7 +57,7 @@ export function parseFlags<T extends FlagTable>(table: T, argv: readonly string[
       given.add(name);
     } catch (err) {
       const flagName = spec.shorthand ? `-${spec.shorthand}, --${name}` : `--${name}`;
-      throw new ParseError(`invalid argument ${quote(text)} for ${quote(flagName)} flag: ${(err as Error).message}`);
+      throw new ParseError(`invalid argument ${quote(text)} for ${quote(flagName)} flag: ${errorMessage(err)}`);
     }
   };
 

@@ -5,6 +5,7 @@
 // and net.go (AddrError text: `address <addr>: <why>`).
 
 import { lookupTcpService } from './services.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 export interface TcpAddress {
   /** The resolved IP; undefined for an empty host (all interfaces). */
@@ -102,7 +103,7 @@ function describeLookupFailure(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'EAI_NONAME') return 'no such host';
   if (code === 'EAI_AGAIN') return 'temporary failure in name resolution';
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /**

@@ -30,8 +30,6 @@ export interface Discoverer {
   start(): Promise<Channel<Snapshot>>;
   /** Stops producing and unregisters informer handlers. Called at most once. */
   stop(): Promise<void>;
-  /** `label`, `ufm`. */
-  name(): string;
   /** Called once per delivered snapshot after the controller reconciled it. */
   resultSynced(): void;
 }

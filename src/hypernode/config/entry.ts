@@ -7,8 +7,9 @@
 
 import * as v from 'valibot';
 import type { DiscoveryEntry } from '../api/interface.ts';
-import { parseGoDuration } from './duration.ts';
+import { durationToMs, parseDuration } from '../../util/go-duration.ts';
 import { unknownKeys } from './unknown-keys.ts';
+import { deepFreeze } from '../../util/deep-freeze.ts';
 
 /** Used when `interval` is absent, null, zero or negative. */
 export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
@@ -47,7 +48,7 @@ const intervalSchema = v.pipe(
       });
       return NEVER;
     }
-    const ms = typeof raw === 'string' ? parseGoDuration(raw) : undefined;
+    const ms = typeof raw === 'string' ? intervalMs(raw) : undefined;
     if (ms === undefined) {
       addIssue({ message: `${describe(raw)} is not a Go duration; write e.g. "10m", "1h30m" or "90s"` });
       return NEVER;
@@ -55,6 +56,15 @@ const intervalSchema = v.pipe(
     return ms > 0 ? ms : DEFAULT_INTERVAL_MS;
   }),
 );
+
+/** A Go duration in milliseconds, or undefined when `text` is not one (Go's own error text is replaced by advice). */
+function intervalMs(text: string): number | undefined {
+  try {
+    return durationToMs(parseDuration(text));
+  } catch {
+    return undefined;
+  }
+}
 
 const maxDeletePercentSchema = v.nullish(
   v.custom<number>(
@@ -82,14 +92,6 @@ const entrySchema = v.looseObject(
   },
   'must be a mapping with source, enabled, interval, credentials and config',
 );
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value as object)) deepFreeze(inner);
-  }
-  return value;
-}
 
 /** The best guess at an entry's source and enabled flag, for naming a broken entry. */
 function peek(raw: unknown): { source: string; enabled: boolean } {

@@ -15,6 +15,7 @@ import type { ConfigMap } from '../api/types.ts';
 import { ENTRY_KEYS, parseEntry, type EntryResult } from './entry.ts';
 import type { ConfigMapLocation } from './location.ts';
 import { warnUnknownKeys } from './unknown-keys.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 export interface DiscoveryConfig {
   /** One result per networkTopologyDiscovery entry, in document order. */
@@ -31,7 +32,7 @@ export function parseConfig(text: string): DiscoveryConfig {
   try {
     doc = parseYaml(text, { version: '1.1', prettyErrors: false });
   } catch (err) {
-    throw new Error(`failed to parse config: ${firstLine((err as Error).message)}`, { cause: err });
+    throw new Error(`failed to parse config: ${firstLine(errorMessage(err))}`, { cause: err });
   }
   if (doc === null || doc === undefined) return EMPTY_CONFIG;
   if (typeof doc !== 'object' || Array.isArray(doc)) {

@@ -13,7 +13,9 @@ import { isNotFound } from '../../kube/errors.ts';
 import { isTombstone, type EventHandler, type KubeObject, type Lister, type Tombstone } from '../../kube/types.ts';
 import { RateLimitingQueue, type QueueMetrics } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
+import { untilAborted } from '../../util/abort.ts';
 import { Channel } from '../../util/channel.ts';
+import { errorMessage, wrapError } from '../../util/error-message.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../api/interface.ts';
 import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../api/types.ts';
@@ -22,6 +24,7 @@ import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type Di
 import type { ConfigMapLocation } from '../config/location.ts';
 import type { HyperNodeMetrics } from '../metrics.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './registry.ts';
+import { DISCOVERER_FAILED, DISCOVERY_CONFIG_INVALID } from '../event-reasons.ts';
 
 export const CONFIG_QUEUE_NAME = 'hypernode-configmap';
 /** Queue keys that retry one failed source; ConfigMap keys are `<ns>/<name>`. */
@@ -176,7 +179,6 @@ export class DiscoveryManager {
    */
   private async sync(key: string): Promise<boolean> {
     this.deps.logger.info('Received configuration update', { key });
-    if (!/^[^/]+\/[^/]+$/.test(key)) throw new Error(`invalid ConfigMap key ${JSON.stringify(key)}: want <namespace>/<name>`);
     const wanted = this.wantedSources(this.load());
     this.lastConfigError = undefined;
     for (const source of [...this.running.keys()]) {
@@ -263,14 +265,14 @@ export class DiscoveryManager {
     try {
       discoverer = await lookupDiscoverer(this.deps.registry, source)(entry, opts);
     } catch (err) {
-      throw new Error(`failed to create discoverer: ${messageOf(err)}`, { cause: err });
+      throw wrapError('failed to create discoverer', err);
     }
     let output: Channel<Snapshot>;
     try {
       output = await discoverer.start();
     } catch (err) {
       // A discoverer that failed to start is dropped without stop() (Go does the same).
-      throw new Error(`failed to start discoverer: ${messageOf(err)}`, { cause: err });
+      throw wrapError('failed to start discoverer', err);
     }
     const instance: Instance = { source, entry, discoverer, stopProcessor: new AbortController(), processorDone: Promise.resolve(), pending: undefined };
     instance.processorDone = this.processResults(instance, output);
@@ -326,20 +328,20 @@ export class DiscoveryManager {
 
   private reportSourceFailure(source: string, err: unknown): void {
     this.deps.metrics.discovererFailed(source);
-    const message = messageOf(err);
+    const message = errorMessage(err);
     if (this.failures.get(source) === message) return;
     this.failures.set(source, message);
     this.deps.logger.error('Failed to start network topology discoverer', { source, err: message });
     const state = this.running.has(source) ? 'keeps running with its previous configuration' : 'is not running';
-    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscovererFailed', `Discovery source "${source}" ${state}: ${message}`);
+    this.deps.events.event(this.configMapRef(), DISCOVERER_FAILED.type, DISCOVERER_FAILED.reason, `Discovery source "${source}" ${state}: ${message}`);
   }
 
   private reportConfigError(key: string, err: unknown): void {
-    const message = messageOf(err);
+    const message = errorMessage(err);
     if (this.lastConfigError === message) return;
     this.lastConfigError = message;
     this.deps.logger.error('Failed to process network topology discoverer', { key, err: message });
-    this.deps.events.event(this.configMapRef(), 'Warning', 'DiscoveryConfigInvalid', `Discovery configuration not applied, running discoverers keep their old configuration: ${message}`);
+    this.deps.events.event(this.configMapRef(), DISCOVERY_CONFIG_INVALID.type, DISCOVERY_CONFIG_INVALID.reason, `Discovery configuration not applied, running discoverers keep their old configuration: ${message}`);
   }
 
   private logAllStarted(wanted: Map<string, EntryResult>, started: number): void {
@@ -348,27 +350,9 @@ export class DiscoveryManager {
     }
   }
 
-  /** The ConfigMap as the regarding object of Events (the cached one when present, for its uid). */
+  /** The ConfigMap as the regarding object of Events (the recorder looks up the cached one for its uid). */
   configMapRef(): KubeObject {
     const { namespace, name } = this.deps.configMap;
-    const cached = this.deps.configMaps.get(`${namespace}/${name}`);
-    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name, uid: cached?.metadata.uid, resourceVersion: cached?.metadata.resourceVersion } };
+    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name } };
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Waits for `promise` or `signal`, whichever comes first, leaving no listener behind. */
-function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const onAbort = () => resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-    void promise.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }

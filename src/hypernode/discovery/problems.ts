@@ -7,8 +7,8 @@ import type { KubeObject } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { DiscoveryProblems, EventRecorder } from '../api/interface.ts';
 import type { HyperNodeMetrics } from '../metrics.ts';
-
-export const DISCOVERY_FAILED_REASON = 'DiscoveryFailed';
+import { errorMessage } from '../../util/error-message.ts';
+import { DISCOVERY_FAILED } from '../event-reasons.ts';
 
 export interface SourceProblemsDeps {
   source: string;
@@ -27,14 +27,14 @@ export class SourceProblems implements DiscoveryProblems {
   failed(what: string, err: unknown): void {
     const { source, logger, events, metrics } = this.deps;
     metrics.discoveryFailed(source);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (this.lastError === message) {
       logger.v(2).info(what, { source, err: message, repeated: true });
       return;
     }
     this.lastError = message;
     logger.error(what, { source, err: message });
-    events.event(this.deps.regarding(), 'Warning', DISCOVERY_FAILED_REASON, `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`);
+    events.event(this.deps.regarding(), DISCOVERY_FAILED.type, DISCOVERY_FAILED.reason, `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`);
   }
 
   warning(reason: string, message: string): void {

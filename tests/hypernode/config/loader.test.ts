@@ -164,3 +164,8 @@ test('misspelled entry keys are warned about by name; the entry is read as Go re
 });
 
 test.run();
+
+test('a fractional interval is exact, as Go counts whole nanoseconds (2.3h is 8280000 ms, not 8279999.999999999)', () => {
+  const e = entryOf(sourceEntry(parseConfig('networkTopologyDiscovery:\n- source: ufm\n  enabled: yes\n  interval: 2.3h'), 'ufm'));
+  assert.is(e?.intervalMs, 8_280_000);
+});

@@ -74,9 +74,6 @@ export class ScriptedDiscoverer implements Discoverer {
     this.stopped = true;
     this.output.close();
   }
-  name(): string {
-    return this.source;
-  }
   resultSynced(): void {
     this.acks++;
   }

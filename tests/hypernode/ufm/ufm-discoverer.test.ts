@@ -105,7 +105,6 @@ test('the UFM worked example: its snapshot from a real HTTPS exchange with basic
       ],
     };
     const d = await rig.make({ endpoint: `${rig.server.endpoint()}/` });
-    assert.is(d.name(), 'ufm');
     const snap = await next(await d.start());
     assert.equal(snap, [
       { metadata: { name: 'leaf-hn-0', labels: LABELS }, spec: { tier: 1, members: members('Node', ['node0', 'node1', 'node2', 'node3']) } },

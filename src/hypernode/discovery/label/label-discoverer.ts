@@ -59,10 +59,6 @@ export class LabelDiscoverer implements Discoverer {
     this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock });
   }
 
-  name(): string {
-    return LABEL_SOURCE;
-  }
-
   async start(): Promise<Channel<Snapshot>> {
     this.registrations.push(this.opts.nodes.addEventHandler(this.nodeHandler()));
     this.registrations.push(this.opts.hyperNodes.addEventHandler({ onDelete: () => this.enqueue() }));

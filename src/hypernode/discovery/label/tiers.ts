@@ -9,6 +9,7 @@ import type { Logger } from '../../../log.ts';
 import { cleanTypeName, isDNS1123Subdomain } from './naming.ts';
 import { compareBytes } from '../../api/builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
+import { wrapError } from '../../../util/error-message.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;
 
@@ -103,7 +104,7 @@ export function topologyTypes(config: Readonly<Record<string, unknown>> | undefi
   try {
     decoded = decodeTypes(config ?? {}, logger);
   } catch (err) {
-    throw new Error(`Cannot get networkTopologyTypes: ${(err as Error).message}`, { cause: err });
+    throw wrapError('Cannot get networkTopologyTypes', err);
   }
   const types: TopologyType[] = [];
   const rejected: string[] = [];

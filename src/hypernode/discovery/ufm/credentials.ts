@@ -8,6 +8,7 @@
 
 import { Buffer } from 'node:buffer';
 import type { SecretClient } from '../../api/interface.ts';
+import { wrapError } from '../../../util/error-message.ts';
 
 export interface SecretRef {
   readonly name: string;
@@ -45,7 +46,7 @@ export async function readCredentials(secrets: SecretClient, ref: SecretRef, sig
   try {
     data = (await secrets.get(ref.namespace, ref.name, signal ? AbortSignal.any([signal, deadline]) : deadline)).data;
   } catch (err) {
-    throw new Error(`failed to get secret ${where}: ${(err as Error).message ?? String(err)}`, { cause: err });
+    throw wrapError(`failed to get secret ${where}`, err);
   }
   const decode = (key: 'username' | 'password' | 'token'): Buffer => {
     const value = data?.[key];

@@ -14,7 +14,7 @@ const COMPUTER_PORT = 'Computer';
 const LABELS = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE };
 
 /** Node sets of connected leaf groups, in the order of each group's smallest leaf name. */
-export function leafGroups(ports: readonly UfmPort[]): Set<string>[] {
+function leafGroups(ports: readonly UfmPort[]): Set<string>[] {
   const leafNodes = new Map<string, Set<string>>();
   const nodeLeaves = new Map<string, string[]>();
   for (const p of ports) {

@@ -26,6 +26,8 @@ import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
 import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
 
 export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
+import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
 export const OUTPUT_BUFFER = 10;
@@ -42,10 +44,8 @@ export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkip
   readResourceBody?: ResourceBodyReader;
 }
 
-/** The reason of the Warning Event for credentials sent without TLS. */
-export const CLEARTEXT_CREDENTIALS_REASON = 'CleartextCredentials';
 
-export class UfmDiscoverer implements Discoverer {
+class UfmDiscoverer implements Discoverer {
   private readonly logger: Logger;
   private readonly stopping = new AbortController();
   private readonly retryBaseMs: number;
@@ -74,10 +74,6 @@ export class UfmDiscoverer implements Discoverer {
     }
   }
 
-  name(): string {
-    return UFM_SOURCE;
-  }
-
   resultSynced(): void {}
 
   async start(): Promise<Channel<Snapshot>> {
@@ -96,7 +92,7 @@ export class UfmDiscoverer implements Discoverer {
         // Go sends the password in cleartext without a word; it still works, but say so loudly.
         const what = ep.fabric.auth === 'token' ? 'the UFM access token is' : 'the UFM username and password are';
         this.opts.problems.warning(
-          CLEARTEXT_CREDENTIALS_REASON,
+          CLEARTEXT_CREDENTIALS.reason,
           `WARNING: the UFM endpoint ${url} is plain http, so ${what} sent unencrypted on every poll; use an https:// endpoint`,
         );
       }
@@ -186,7 +182,7 @@ export class UfmDiscoverer implements Discoverer {
     try {
       return decodePorts(body);
     } catch (err) {
-      throw new Error(`failed to decode response: ${(err as Error).message}`, { cause: err });
+      throw wrapError('failed to decode response', err);
     }
   }
 
@@ -238,7 +234,7 @@ export class UfmDiscoverer implements Discoverer {
       try {
         await ep.refresh(this.opts.secrets, this.stopping.signal);
       } catch (err) {
-        throw new Error(`failed to get credentials from secret: ${(err as Error).message}`, { cause: err });
+        throw wrapError('failed to get credentials from secret', err);
       }
     }
     const decoded = async <T>(resource: UfmResource, decode: (body: string) => T): Promise<T> => {
@@ -246,7 +242,7 @@ export class UfmDiscoverer implements Discoverer {
       try {
         return decode(body);
       } catch (err) {
-        throw new Error(`failed to decode the ${resource} answer: ${(err as Error).message}`, { cause: err });
+        throw wrapError(`failed to decode the ${resource} answer`, err);
       }
     };
     const systems = await decoded('systems', decodeSystems);
@@ -318,7 +314,7 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
         try {
           credentials = await readCredentials(opts.secrets, ref, undefined, fabric.auth);
         } catch (err) {
-          credentialsError = err instanceof Error ? err.message : String(err);
+          credentialsError = errorMessage(err);
           logger.error('Failed to get credentials from secret', { err });
         }
       } else if (!ref && !tuning.readResourceBody) {

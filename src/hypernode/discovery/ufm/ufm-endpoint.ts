@@ -9,6 +9,7 @@ import type { SecretClient } from '../../api/interface.ts';
 import { authorizationHeader, hasCredentials, readCredentials, type AuthScheme, type Credentials } from './credentials.ts';
 import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
 import type { FabricEndpoint } from './ufm-config.ts';
+import { wrapError } from '../../../util/error-message.ts';
 
 /** The resources a discoverer reads. */
 export type UfmResource = 'ports' | 'links' | 'systems';
@@ -66,14 +67,14 @@ export class UfmEndpoint {
     try {
       new URL(url);
     } catch (err) {
-      throw new Error(`failed to create request: ${(err as Error).message}`, { cause: err });
+      throw wrapError('failed to create request', err);
     }
     let res;
     try {
       res = await this.client.get(url, authorizationHeader(this.credentials, this.fabric.auth), signal);
     } catch (err) {
       if (err instanceof BodyTooLargeError) throw new Error(`failed to read response: ${err.message}`, { cause: err });
-      throw new Error(`failed to send request: ${(err as Error).message}`, { cause: err });
+      throw wrapError('failed to send request', err);
     }
     if (res.status === 401 && this.fabric.auth === 'token') {
       const where = this.fabric.secretRef ? ` in secret ${this.fabric.secretRef.namespace}/${this.fabric.secretRef.name}` : '';

@@ -1,10 +1,11 @@
-// Go's time.Duration on the command line: time.ParseDuration and
-// Duration.String(), in integer nanoseconds (bigint, like Go's int64).
-// Mirrors Go's src/time/format.go (ParseDuration, quote) and time.go (String).
+// Go's time.Duration: time.ParseDuration and Duration.String(), in integer
+// nanoseconds (bigint, like Go's int64). Mirrors Go's src/time/format.go
+// (ParseDuration, quote) and time.go (String). The one parser for durations,
+// on the command line and in the discovery ConfigMap's `interval`.
 //
 // The error texts are Go's (`time: missing unit in duration "5"`) because
-// pflag embeds them in the parse-error messages users see, and
-// validation messages print durations the way Go does (`1m30s`).
+// pflag embeds them in the parse-error messages users see, and validation
+// messages print durations the way Go does (`1m30s`).
 
 export const NANOSECOND = 1n;
 export const MICROSECOND = 1_000n;
@@ -126,7 +127,7 @@ const utf8 = new TextEncoder();
  * The time package's own quote(): like strconv.Quote for ASCII, but every
  * byte of a non-ASCII or control character is written as \xNN.
  */
-export function timeQuote(text: string): string {
+function timeQuote(text: string): string {
   let out = '"';
   for (const ch of text) {
     const code = ch.codePointAt(0)!;

@@ -1,0 +1,47 @@
+// Every reason of the Events the HyperNode controller emits, in one place, so
+// the code that emits them and the documentation cannot drift apart (a test
+// compares the table in docs/design.md with this list). Leader election's
+// Event is Kubernetes plumbing and lives in src/kube/leader-election.ts.
+//
+// All of them are filed on the discovery ConfigMap (Events about one
+// HyperNode name it in the message), because a cluster-scoped HyperNode's
+// Events would land in `default`, where the controller may not write.
+
+import type { EventType } from './api/interface.ts';
+
+export interface EventReason {
+  /** The Event's `reason`, a stable CamelCase word that alerts and `kubectl get events` filter on. */
+  readonly reason: string;
+  readonly type: EventType;
+  /** When it is emitted, in one line (also the docs' description). */
+  readonly description: string;
+}
+
+const define = (reason: string, type: EventType, description: string): EventReason => Object.freeze({ reason, type, description });
+
+export const FAILED_CREATE = define('FailedCreate', 'Warning', 'Creating a discovered HyperNode failed; retried with backoff, once per distinct error.');
+export const FAILED_UPDATE = define('FailedUpdate', 'Warning', 'Updating a HyperNode to its discovered spec failed; retried with backoff, once per distinct error.');
+export const FAILED_DELETE = define('FailedDelete', 'Warning', 'Deleting a HyperNode its source no longer reports failed; retried with backoff, once per distinct error.');
+export const NAME_CONFLICT = define('NameConflict', 'Warning', 'A discovered name is held by a HyperNode this source does not own; that object is left alone.');
+export const SNAPSHOT_REJECTED = define('SnapshotRejected', 'Warning', "A source's snapshot breaks the HyperNode rules; nothing of it is written.");
+export const DELETES_HELD = define('DeletesHeld', 'Warning', "One run would delete more of a source's HyperNodes than its maxDeletePercent allows; the deletes are held.");
+export const TOPOLOGY_CHANGED = define('TopologyChanged', 'Normal', 'A discovery run created, updated or deleted HyperNodes (counts in the message).');
+export const DISCOVERY_FAILED = define('DiscoveryFailed', 'Warning', 'A running source produced no result (e.g. UFM unreachable); its HyperNodes are kept.');
+export const DISCOVERER_FAILED = define('DiscovererFailed', 'Warning', 'A source could not be created or started; retried with backoff, others unaffected.');
+export const DISCOVERY_CONFIG_INVALID = define('DiscoveryConfigInvalid', 'Warning', 'The discovery configuration cannot be loaded (e.g. invalid YAML); running sources keep their previous configuration.');
+export const CLEARTEXT_CREDENTIALS = define('CleartextCredentials', 'Warning', 'The UFM endpoint is plain http, so the UFM password is sent unencrypted.');
+
+/** The catalogue, in the order the docs list it. */
+export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
+  FAILED_CREATE,
+  FAILED_UPDATE,
+  FAILED_DELETE,
+  NAME_CONFLICT,
+  SNAPSHOT_REJECTED,
+  DELETES_HELD,
+  TOPOLOGY_CHANGED,
+  DISCOVERY_FAILED,
+  DISCOVERER_FAILED,
+  DISCOVERY_CONFIG_INVALID,
+  CLEARTEXT_CREDENTIALS,
+]);
