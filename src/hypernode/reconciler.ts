@@ -170,6 +170,7 @@ export class TopologyReconciler {
     metrics.managed(source, summary.created + summary.updated + summary.unchanged + summary.held);
     metrics.deletesHeld(source, summary.held);
     metrics.reconcileDuration(source, (clock.now() - started) / 1000);
+    if (summary.failed === 0) metrics.reconcileSucceeded(source, clock.now());
     logger.info('Topology reconciliation completed', { source, ...summary });
     this.reportChanges(source, summary);
     return summary;
@@ -248,7 +249,10 @@ export class TopologyReconciler {
     const reported = this.reportedConflicts.get(source) ?? new Map<string, string>();
     for (const [n, version] of found) reported.set(n, version);
     this.reportedConflicts.set(source, reported);
-    return outcome === 'failed' ? 'retry' : 'done';
+    if (outcome === 'failed') return 'retry';
+    // The source's last failed write went through: its latest snapshot is now written in full.
+    if (![...this.failures.keys()].some((k) => parseRetryKey(k).source === source)) this.deps.metrics.reconcileSucceeded(source, this.deps.clock.now());
+    return 'done';
   }
 
   /**
