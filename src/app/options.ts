@@ -148,6 +148,39 @@ export const FLAGS = {
   'log-flush-frequency': flag(durationKind, 5n * SECOND, 'Maximum time between log flushes (logs are written immediately; must be positive).'),
 };
 
+/**
+ * klog flags accepted for compatibility that change nothing here: logs always
+ * go to standard error, unbuffered, with one verbosity for every file.
+ */
+const NO_EFFECT_FLAGS = [
+  'add-dir-header',
+  'alsologtostderr',
+  'alsologtostderrthreshold',
+  'legacy-stderr-threshold-behavior',
+  'log-backtrace-at',
+  'log-dir',
+  'log-file',
+  'log-file-max-size',
+  'log-flush-frequency',
+  'logtostderr',
+  'one-output',
+  'skip-log-headers',
+  'stderrthreshold',
+  'vmodule',
+] as const satisfies readonly (keyof typeof FLAGS)[];
+
+/** `--name=value` of every no-effect klog flag given a value other than its default, e.g. `--log-file=/var/log/x`. */
+export function ineffectiveFlags(flags: readonly FlagSetting[]): string[] {
+  const noEffect = new Set<string>(NO_EFFECT_FLAGS);
+  return flags
+    .filter((f) => noEffect.has(f.name))
+    .filter((f) => {
+      const spec = FLAGS[f.name as (typeof NO_EFFECT_FLAGS)[number]];
+      return f.value !== spec.kind.format(spec.defaultValue as never);
+    })
+    .map((f) => `--${f.name}=${f.value}`);
+}
+
 /** One `FLAG: --name="value"` line of the V(2) dump. */
 export interface FlagSetting {
   readonly name: string;
