@@ -67,6 +67,14 @@ test('the last-success time of a source moves on a fully written round, and afte
   await stop();
 });
 
+test('at -v=2 the Updating HyperNode line says what changes', async () => {
+  const { client, reconciler, lines, stop } = setup([build('rack-a', 1, buildMembers(['n1', 'n2'], 'Node'), { [SOURCE]: 'label', keep: 'x' })]);
+  await reconciler.reconcile('label', [build('rack-a', 2, buildMembers(['n1', 'n3'], 'Node'), { [SOURCE]: 'label', team: 'a' })]);
+  assert.equal(client.verbs(), ['update rack-a']);
+  assert.equal(linesWith(lines, 'Updating HyperNode'), ['Updating HyperNode name="rack-a" source="label" changes="tier: 1 → 2; members: +n3 -n2; labels: +team=a"']);
+  await stop();
+});
+
 test('a changed error text is logged again', async () => {
   const { client, clock, reconciler, lines, stop } = setup();
   client.failNext('create', celGlitch());
