@@ -204,9 +204,19 @@ export function parse(argv: readonly string[]): CommandLine {
   };
 }
 
+/**
+ * What the controller reads from its environment, after pflag's flag list
+ * (which ends the part that matches Go's usage text line for line).
+ */
+const ENVIRONMENT_HELP = `
+Environment variables:
+  KUBE_POD_NAMESPACE   Namespace of the discovery ConfigMap (default "volcano-system").
+  HELM_RELEASE_NAME    The discovery ConfigMap is <HELM_RELEASE_NAME>-controller-configmap (default "volcano").
+`;
+
 /** The help text printed for -h/--help and before every parse error. */
 export function usage(argv0: string): string {
-  return formatUsage(FLAGS, argv0);
+  return formatUsage(FLAGS, argv0) + ENVIRONMENT_HELP;
 }
 
 function toOptions(v: FlagValues<typeof FLAGS>): Options {
