@@ -10,7 +10,7 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { quote } from './app/flags/go-strconv.ts';
-import { parse, usage, validate, type ResolvedOptions } from './app/options.ts';
+import { ineffectiveFlags, parse, usage, validate, type ResolvedOptions } from './app/options.ts';
 import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
 import { errorMessage } from './util/error-message.ts';
@@ -51,6 +51,8 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
   for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
   // Go ignores them silently; one line helps whoever wonders why `2>&1` (Helm's chart) did nothing.
   if (positionals.length > 0) logger.warn('Ignoring positional command-line arguments', { args: positionals });
+  const ignored = ineffectiveFlags(flags);
+  if (ignored.length > 0) logger.warn('Accepted klog flags that have no effect: logs always go to standard error, unbuffered', { flags: ignored });
 
   if (options.version) {
     await write(process.stdout, versionText());

@@ -10,9 +10,12 @@ import type { RestMetrics } from '../kube/rest.ts';
 import { createRestMetrics } from '../kube/rest-metrics.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import { logFatal, type Logger } from '../log.ts';
+import { BUILT, GIT_SHA, goPlatform, runtimeVersion, VERSION } from '../version.ts';
 import { listenHttp, type ListenAddress } from './http-listen.ts';
 import { sendText } from './probes.ts';
 import { errorMessage } from '../util/error-message.ts';
+
+export const BUILD_INFO_METRIC = 'hypernode_controller_manager_build_info';
 
 /** client-go's workqueue latency buckets: 10 ns … 10 s, ×10. */
 const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
@@ -49,11 +52,37 @@ export function createMetrics(): Metrics {
     ...reg,
   });
   const retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', ...reg });
+  // client-go updates these two every 500 ms; read at scrape time here, from each queue's in-flight keys.
+  const inFlight = new Map<string, () => number[]>();
+  const agesByQueue = () => [...inFlight].map(([name, ages]) => ({ name, ages: ages() }));
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help:
+      'How many seconds of work has done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+    ...reg,
+    collect() {
+      for (const { name, ages } of agesByQueue()) this.set({ name }, ages.reduce((sum, ms) => sum + ms, 0) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    ...reg,
+    collect() {
+      for (const { name, ages } of agesByQueue()) this.set({ name }, Math.max(0, ...ages) / 1000);
+    },
+  });
   const leader = new Gauge({
     name: 'leader_election_master_status',
     help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
     ...reg,
   });
+  new Gauge({
+    name: BUILD_INFO_METRIC,
+    help: 'A metric with a constant value of 1, labelled by the version, git commit, build date and JavaScript runtime the controller was built and runs with.',
+    labelNames: ['version', 'git_commit', 'build_date', 'runtime', 'platform'],
+    registers: [registry],
+  }).set({ version: VERSION, git_commit: GIT_SHA, build_date: BUILT, runtime: runtimeVersion(), platform: goPlatform() }, 1);
   return {
     registry,
     rest: createRestMetrics(registry),
@@ -63,6 +92,8 @@ export function createMetrics(): Metrics {
       queued: (ms) => queued.observe({ name }, ms / 1000),
       worked: (ms) => worked.observe({ name }, ms / 1000),
       retried: () => retries.inc({ name }),
+      // A queue made again under the same name (a restarted discoverer) replaces the old one's reading.
+      inFlight: (ages) => void inFlight.set(name, ages),
     }),
     leaderStatus: (name, leading) => leader.set({ name }, leading ? 1 : 0),
   };

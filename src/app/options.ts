@@ -150,6 +150,39 @@ export const FLAGS = {
   'log-flush-frequency': flag(durationKind, 5n * SECOND, 'Maximum time between log flushes (logs are written immediately; must be positive).'),
 };
 
+/**
+ * klog flags accepted for compatibility that change nothing here: logs always
+ * go to standard error, unbuffered, with one verbosity for every file.
+ */
+const NO_EFFECT_FLAGS = [
+  'add-dir-header',
+  'alsologtostderr',
+  'alsologtostderrthreshold',
+  'legacy-stderr-threshold-behavior',
+  'log-backtrace-at',
+  'log-dir',
+  'log-file',
+  'log-file-max-size',
+  'log-flush-frequency',
+  'logtostderr',
+  'one-output',
+  'skip-log-headers',
+  'stderrthreshold',
+  'vmodule',
+] as const satisfies readonly (keyof typeof FLAGS)[];
+
+/** `--name=value` of every no-effect klog flag given a value other than its default, e.g. `--log-file=/var/log/x`. */
+export function ineffectiveFlags(flags: readonly FlagSetting[]): string[] {
+  const noEffect = new Set<string>(NO_EFFECT_FLAGS);
+  return flags
+    .filter((f) => noEffect.has(f.name))
+    .filter((f) => {
+      const spec = FLAGS[f.name as (typeof NO_EFFECT_FLAGS)[number]];
+      return f.value !== spec.kind.format(spec.defaultValue as never);
+    })
+    .map((f) => `--${f.name}=${f.value}`);
+}
+
 /** One `FLAG: --name="value"` line of the V(2) dump. */
 export interface FlagSetting {
   readonly name: string;
@@ -173,9 +206,19 @@ export function parse(argv: readonly string[]): CommandLine {
   };
 }
 
+/**
+ * What the controller reads from its environment, after pflag's flag list
+ * (which ends the part that matches Go's usage text line for line).
+ */
+const ENVIRONMENT_HELP = `
+Environment variables:
+  KUBE_POD_NAMESPACE   Namespace of the discovery ConfigMap (default "volcano-system").
+  HELM_RELEASE_NAME    The discovery ConfigMap is <HELM_RELEASE_NAME>-controller-configmap (default "volcano").
+`;
+
 /** The help text printed for -h/--help and before every parse error. */
 export function usage(argv0: string): string {
-  return formatUsage(FLAGS, argv0);
+  return formatUsage(FLAGS, argv0) + ENVIRONMENT_HELP;
 }
 
 function toOptions(v: FlagValues<typeof FLAGS>): Options {

@@ -29,6 +29,7 @@ import { closeHttp } from './http-listen.ts';
 import { createMetrics, startMetricsServer, type Metrics } from './metrics.ts';
 import type { LeaderElectionConfig, ResolvedOptions } from './options.ts';
 import { startHealthServer } from './probes.ts';
+import { logStartup } from './startup.ts';
 import { Readiness } from './readiness.ts';
 
 export const COMPONENT = 'vc-hypernode-controller-manager';
@@ -84,6 +85,7 @@ function defaultDeps(): Omit<ServerDeps, 'metrics'> {
 export async function runServer(options: ResolvedOptions, logger: Logger, overrides: Partial<ServerDeps> = {}): Promise<void> {
   // A registry is made only when none is passed (its default collectors start on creation).
   const deps: ServerDeps = { ...defaultDeps(), ...overrides, metrics: overrides.metrics ?? createMetrics() };
+  logStartup(logger, options);
   const readiness = new Readiness();
   const config = buildClientConfig(options, logger, { env: deps.env, serviceAccountDir: deps.serviceAccountDir, clock: deps.clock });
 

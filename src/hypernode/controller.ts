@@ -16,7 +16,7 @@ import type { ConfigMap, HyperNode, NodeMeta } from './api/types.ts';
 import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
 import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
-import { newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
+import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
 import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME } from './reconciler.ts';
 import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
 
@@ -68,7 +68,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     configMaps: deps.configMaps,
     configMap: deps.configMap,
     registry: deps.discoverers ?? builtinDiscoverers,
-    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, metrics, clock, logger },
+    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, metrics, clock, logger, queueMetrics: deps.queueMetrics },
     events: deps.events,
     metrics,
     clock,
@@ -103,6 +103,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
   ];
+  const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   manager.start();
   onStarted();
 
@@ -127,6 +128,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   status.shutDown();
   await statusWorker;
   for (const r of registrations) r.remove();
+  stopTopologyCounts();
   logger.info('HyperNode controller stopped');
 }
 

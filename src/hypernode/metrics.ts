@@ -6,11 +6,30 @@
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DiscovererMetrics } from './api/interface.ts';
+import type { Lister } from '../kube/types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
+import { SNAPSHOT_RULES } from './snapshot-validation.ts';
 
 /** The verbs counted by `hypernode_api_writes_total`. */
 export type WriteVerb = 'create' | 'update' | 'update_status' | 'delete';
+/** The status code classes of `hypernode_api_write_failures_total`. */
+export const WRITE_FAILURE_CODE_CLASSES = ['4xx', '5xx', 'network'] as const;
+/** The verbs a source's own writes use (`update_status` is written with `source=""`). */
+const SOURCE_WRITE_VERBS: readonly WriteVerb[] = ['create', 'update', 'delete'];
 
 export interface HyperNodeMetrics extends DiscovererMetrics {
+  /**
+   * A source is in the discovery configuration: its failure counters and
+   * gauges exist from now on at 0 (Prometheus' increase() cannot see a
+   * series' first failure when that failure creates the series), and its
+   * interval is published for the alert rules. Idempotent; `intervalMs` is
+   * absent when the entry is invalid.
+   */
+  sourceConfigured(source: string, intervalMs?: number): void;
+  /** A discovery run of `source` produced a snapshot at `unixMs`. */
+  discoverySucceeded(source: string, unixMs: number): void;
+  /** A snapshot of `source` was written in full (or its last failed write went through on retry) at `unixMs`. */
+  reconcileSucceeded(source: string, unixMs: number): void;
   /** A discovery snapshot reached the controller. */
   resultReceived(source: string): void;
   /** One write of a reconcile round failed. */
@@ -60,22 +79,37 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     'Discovery snapshots refused before any write because they break a snapshot rule, per source and rule (one snapshot may count under several rules).',
     ['source', 'rule'],
   );
-  const managed = existing<Gauge>(registry, 'hypernode_managed') ??
-    new Gauge({ name: 'hypernode_managed', help: 'HyperNodes owned by each source after its last reconcile.', labelNames: ['source'], registers: [registry] });
-  const held = existing<Gauge>(registry, 'hypernode_deletes_held') ??
-    new Gauge({
-      name: 'hypernode_deletes_held',
-      help: "HyperNode deletes the mass-delete guard holds after each source's last run; raise the source's maxDeletePercent to allow them.",
-      labelNames: ['source'],
-      registers: [registry],
-    });
-  const unmapped = existing<Gauge>(registry, 'hypernode_ufm_unmapped_hosts') ??
-    new Gauge({
-      name: 'hypernode_ufm_unmapped_hosts',
-      help: "Hosts a UFM fabric reports that match no Kubernetes Node after config.hostMapping, per source and fabric, at the fabric's last discovery; they are left out of the HyperNodes.",
-      labelNames: ['source', 'fabric'],
-      registers: [registry],
-    });
+  const managed = gauge(registry, 'hypernode_managed', 'HyperNodes owned by each source after its last reconcile.', ['source']);
+  const held = gauge(
+    registry,
+    'hypernode_deletes_held',
+    "HyperNode deletes the mass-delete guard holds after each source's last run; raise the source's maxDeletePercent to allow them.",
+    ['source'],
+  );
+  const discoverySuccess = gauge(
+    registry,
+    'hypernode_discovery_last_success_timestamp_seconds',
+    'Unix time of the last discovery run of each source that produced a snapshot; 0 until the first one.',
+    ['source'],
+  );
+  const reconcileSuccess = gauge(
+    registry,
+    'hypernode_reconcile_last_success_timestamp_seconds',
+    'Unix time of the last reconcile of each source whose writes all went through; 0 until the first one.',
+    ['source'],
+  );
+  const interval = gauge(
+    registry,
+    'hypernode_discovery_interval_seconds',
+    "Each source's configured interval (the UFM poll period; the label source runs on Node changes instead), what the alert rules measure staleness in.",
+    ['source'],
+  );
+  const unmapped = gauge(
+    registry,
+    'hypernode_ufm_unmapped_hosts',
+    "Hosts a UFM fabric reports that match no Kubernetes Node after config.hostMapping, per source and fabric, at the fabric's last discovery; they are left out of the HyperNodes.",
+    ['source', 'fabric'],
+  );
   const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
     new Histogram({
       name: 'hypernode_reconcile_duration_seconds',
@@ -85,6 +119,16 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
       registers: [registry],
     });
   return {
+    sourceConfigured(source, intervalMs) {
+      // inc by 0 creates a missing series at 0 and leaves an existing one alone.
+      for (const c of [results, failures, discovererFailures, discoveryFailures]) c.inc({ source }, 0);
+      for (const verb of SOURCE_WRITE_VERBS) for (const code_class of WRITE_FAILURE_CODE_CLASSES) writeFailures.inc({ source, verb, code_class }, 0);
+      for (const rule of SNAPSHOT_RULES) snapshotsRejected.inc({ source, rule }, 0);
+      for (const g of [held, discoverySuccess, reconcileSuccess]) g.inc({ source }, 0);
+      if (intervalMs !== undefined) interval.set({ source }, intervalMs / 1000);
+    },
+    discoverySucceeded: (source, unixMs) => discoverySuccess.set({ source }, unixMs / 1000),
+    reconcileSucceeded: (source, unixMs) => reconcileSuccess.set({ source }, unixMs / 1000),
     resultReceived: (source) => results.inc({ source }),
     reconcileFailed: (source) => failures.inc({ source }),
     reconcileDuration: (source, seconds) => duration.observe({ source }, seconds),
@@ -101,6 +145,41 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
 
 function counter(registry: Registry, name: string, help: string, labelNames: string[]): Counter {
   return existing<Counter>(registry, name) ?? new Counter({ name, help, labelNames, registers: [registry] });
+}
+
+function gauge(registry: Registry, name: string, help: string, labelNames: string[]): Gauge {
+  return existing<Gauge>(registry, name) ?? new Gauge({ name, help, labelNames, registers: [registry] });
+}
+
+/** The HyperNode cache each registry's `hypernode_hypernodes` reads at scrape time (the running controller's). */
+const topologyCaches = new WeakMap<Registry, Lister<HyperNode>>();
+
+/**
+ * Registers `hypernode_hypernodes{source,tier}`, counted from `hyperNodes` (the
+ * informer cache, so it shows what the cluster holds, whoever wrote it) at every
+ * scrape. Returns the function that detaches the cache when the controller stops;
+ * the family then reads empty until the next controller attaches its cache.
+ */
+export function exportTopologyCounts(registry: Registry, hyperNodes: Lister<HyperNode>): () => void {
+  topologyCaches.set(registry, hyperNodes);
+  if (!existing(registry, 'hypernode_hypernodes')) {
+    new Gauge({
+      name: 'hypernode_hypernodes',
+      help: 'HyperNodes in the cluster per owning source (the network-topology-source label, "" when absent) and tier.',
+      labelNames: ['source', 'tier'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const hn of topologyCaches.get(registry)?.list() ?? []) {
+          const labels = { source: hn.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '', tier: String(hn.spec?.tier ?? 0) };
+          this.inc(labels, 1);
+        }
+      },
+    });
+  }
+  return () => {
+    if (topologyCaches.get(registry) === hyperNodes) topologyCaches.delete(registry);
+  };
 }
 
 function existing<M>(registry: Registry, name: string): M | undefined {

@@ -19,6 +19,7 @@ import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from
 import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from './api/types.ts';
+import { describeDiff, diffHyperNodes } from './hypernode-diff.ts';
 import { labelValue } from './labels.ts';
 import { DEFAULT_MAX_DELETE_PERCENT } from './config/entry.ts';
 import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
@@ -175,6 +176,7 @@ export class TopologyReconciler {
     metrics.managed(source, summary.created + summary.updated + summary.unchanged + summary.held);
     metrics.deletesHeld(source, summary.held);
     metrics.reconcileDuration(source, (clock.now() - started) / 1000);
+    if (summary.failed === 0) metrics.reconcileSucceeded(source, clock.now());
     logger.info('Topology reconciliation completed', { source, ...summary });
     this.reportChanges(source, summary);
     return summary;
@@ -253,7 +255,10 @@ export class TopologyReconciler {
     const reported = this.reportedConflicts.get(source) ?? new Map<string, string>();
     for (const [n, version] of found) reported.set(n, version);
     this.reportedConflicts.set(source, reported);
-    return outcome === 'failed' ? 'retry' : 'done';
+    if (outcome === 'failed') return 'retry';
+    // The source's last failed write went through: its latest snapshot is now written in full.
+    if (![...this.failures.keys()].some((k) => parseRetryKey(k).source === source)) this.deps.metrics.reconcileSucceeded(source, this.deps.clock.now());
+    return 'done';
   }
 
   /**
@@ -305,7 +310,7 @@ export class TopologyReconciler {
         if (!current) throw new ApiError(`hypernodes "${name}" not found in the cache`, 404, 'NotFound');
         if (!needsUpdate(current, want)) return attempt === 1 ? 'unchanged' : 'updated';
         const body = desiredUpdate(current, want);
-        if (attempt === 1) this.deps.logger.info('Updating HyperNode', { name, source });
+        if (attempt === 1) this.logUpdate(source, current, body);
         try {
           await this.deps.client.update(body);
           this.deps.metrics.apiWrite(source, 'update');
@@ -318,6 +323,15 @@ export class TopologyReconciler {
     } catch (err) {
       return this.fail('update', source, want, err);
     }
+  }
+
+  /** At -v=2 the line says what changes, field by field (status is not part of an update). */
+  private logUpdate(source: string, current: HyperNode, body: HyperNode): void {
+    const { logger } = this.deps;
+    const name = body.metadata.name;
+    if (!logger.enabled(2)) return logger.info('Updating HyperNode', { name, source });
+    const changes = describeDiff(diffHyperNodes({ ...current, status: body.status }, body)).join('; ');
+    logger.info('Updating HyperNode', { name, source, changes });
   }
 
   /**

@@ -23,7 +23,9 @@ import { isLabelValue, isQualifiedName } from './member-selector.ts';
 /** Largest accepted JSON form of one HyperNode, in bytes. */
 export const MAX_OBJECT_BYTES = 1024 * 1024;
 
-export type SnapshotRule = 'member-selector' | 'cycle' | 'parents' | 'tier-order' | 'name' | 'label' | 'size';
+/** Every rule, as `hypernode_snapshot_rejected_total` labels them. */
+export const SNAPSHOT_RULES = ['member-selector', 'cycle', 'parents', 'tier-order', 'name', 'label', 'size'] as const;
+export type SnapshotRule = (typeof SNAPSHOT_RULES)[number];
 
 export interface SnapshotViolation {
   readonly rule: SnapshotRule;

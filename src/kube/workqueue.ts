@@ -106,6 +106,12 @@ export interface QueueMetrics {
   /** Time spent processing a key, ms. */
   worked(ms: number): void;
   retried(): void;
+  /**
+   * Hands over how to read, at any moment, how long each key being processed
+   * has been at it (ms): client-go's unfinished-work and longest-running
+   * gauges, read when scraped so a worker stuck in one key shows at once.
+   */
+  inFlight(ages: () => number[]): void;
 }
 
 export interface QueueOptions {
@@ -135,6 +141,10 @@ export class RateLimitingQueue implements WorkQueue {
     this.clock = opts.clock ?? realClock;
     this.limiter = opts.rateLimiter ?? defaultControllerRateLimiter(this.clock);
     this.metrics = opts.metrics;
+    this.metrics?.inFlight(() => {
+      const now = this.clock.now();
+      return [...this.startedAt.values()].map((started) => now - started);
+    });
   }
 
   add(key: string): void {

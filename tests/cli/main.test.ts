@@ -83,6 +83,20 @@ test('-v=2 logs every flag as FLAG: --name="value"; --skip-headers drops the klo
   assert.is(main('-v=1', '--version').stderr, '');
 });
 
+test('the run starts with one line naming version, commit, runtime and the effective configuration; no-effect klog flags are named once', () => {
+  const r = main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig', '--kube-api-qps=7', '--log-file=/var/log/hn.log', '--logtostderr=false', '--log-dir=/var/log');
+  assert.is(r.status, 1, r.stderr);
+  const starts = r.stderr.split('\n').filter((l) => l.includes('] Starting vc-hypernode-controller-manager '));
+  assert.is(starts.length, 1, r.stderr);
+  for (const field of ['version="Not provided."', 'gitCommit="Not provided."', `runtime="node ${process.version}"`, 'kubeconfig="/nonexistent/kubeconfig"', 'kubeApiQps=7', 'leaderElection="disabled"', 'discoveryConfigMap="volcano-system/volcano-controller-configmap key volcano-controller.conf"']) {
+    assert.ok(starts[0]!.includes(field), `${field} in ${starts[0]}`);
+  }
+  const ignored = r.stderr.split('\n').filter((l) => l.includes('have no effect'));
+  assert.equal(ignored.length, 1, r.stderr);
+  assert.match(ignored[0]!, /^W.*Accepted klog flags that have no effect: logs always go to standard error, unbuffered flags=\["--log-dir=\/var\/log","--log-file=\/var\/log\/hn.log","--logtostderr=false"\]$/);
+  assert.not.ok(main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig', '--logtostderr').stderr.includes('have no effect'), 'the default --logtostderr=true is no news');
+});
+
 test('an error from the server is printed as its message on stderr, exit 1', () => {
   const r = main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig');
   assert.is(r.status, 1, r.stderr);

@@ -234,7 +234,8 @@ test('the V(2) dump lists every flag once, sorted, in Go String() form', () => {
 
 test('usage starts with `Usage of <argv0>:` and lists every flag sorted, with types and defaults', () => {
   const text = usage('/usr/local/bin/vc-hypernode-controller-manager');
-  const lines = text.trimEnd().split('\n');
+  const [flagPart, envPart] = text.split('\n\n');
+  const lines = flagPart!.split('\n');
   assert.is(lines[0], 'Usage of /usr/local/bin/vc-hypernode-controller-manager:');
   const names = lines.slice(1).map((l) => /--([a-z-]+)/.exec(l)![1]!);
   assert.equal(names, [...names].sort());
@@ -246,6 +247,9 @@ test('usage starts with `Usage of <argv0>:` and lists every flag sorted, with ty
   assert.match(text, /--leader-elect-lease-duration duration +.*\(default 15s\)$/m);
   assert.match(text, /--leader-elect +Run leader election.*\(default true\)$/m);
   assert.match(text, /--enable-healthz +Enable the health check endpoint\.$/m);
+  // After pflag's flag list, one blank line, then the environment the controller reads.
+  assert.equal(envPart!.trimEnd().split('\n').map((l) => l.split(/ {2,}/).filter(Boolean)[0]), ['Environment variables:', 'KUBE_POD_NAMESPACE', 'HELM_RELEASE_NAME']);
+  assert.ok(text.endsWith('(default "volcano").\n'));
 });
 
 test.run();

@@ -1,13 +1,16 @@
 // deploy/kubernetes: every object parses, and RBAC, Deployment and Service are
 // exactly what Volcano's chart renders in standalone mode (docs/deploy.md §4).
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, parseAllDocuments } from 'yaml';
 import { CHART_ARGS, CLUSTER_ROLE_RULES, LEASE_NAME, NAMESPACE, ROLE_RULES } from './support/chart.ts';
 import { repoRoot } from './support/releases.ts';
+import { missingCommand, testNeeding } from './support/skip.ts';
 
 // Manifests are plain YAML trees: typed loosely on purpose.
 type Obj = Record<string, any>;
@@ -77,6 +80,43 @@ test('the Deployment passes the chart arguments, environment, ports and probes',
   assert.equal(deployment.spec.selector.matchLabels, selector);
   assert.equal(deployment.spec.template.metadata.labels, selector);
   assert.is(deployment.metadata.namespace, NAMESPACE);
+});
+
+test('the container has requests and limits sized from the measured figures, and the probe timings are explained', () => {
+  assert.equal(container.resources, { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '256Mi' } });
+  const text = readFileSync(join(dir, 'deployment.yaml'), 'utf8');
+  assert.match(text, /# Sized from scripts\/bench-controller\.ts/);
+  assert.match(text, /# Probe timings are the chart's/);
+});
+
+test('the monitoring and two-replica components are offered, commented out, in the kustomization', () => {
+  const text = readFileSync(join(dir, 'kustomization.yaml'), 'utf8');
+  assert.match(text, /^\s*# - \.\.\/monitoring /m);
+  assert.match(text, /^\s*# - \.\.\/ha /m);
+  const ha: Obj = parse(readFileSync(join(repoRoot, 'deploy/ha/kustomization.yaml'), 'utf8'));
+  assert.is(ha.kind, 'Component');
+  const pdb: Obj = parse(readFileSync(join(repoRoot, 'deploy/ha/poddisruptionbudget.yaml'), 'utf8'));
+  assert.equal(pdb.spec, { minAvailable: 1, selector: { matchLabels: selector } });
+});
+
+testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the manifests with both components: two spread replicas, a PDB, the ServiceMonitor and rules', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
+  try {
+    cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
+    const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('# - ../monitoring', '- ../monitoring').replace('# - ../ha', '- ../ha'));
+    const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 60_000 });
+    assert.is(r.status, 0, r.stderr);
+    const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+    const kinds = rendered.map((o) => o.kind).sort();
+    for (const kind of ['Deployment', 'PodDisruptionBudget', 'PrometheusRule', 'ServiceMonitor', 'Service']) assert.ok(kinds.includes(kind), kind);
+    const dep = rendered.find((o) => o.kind === 'Deployment')!;
+    assert.is(dep.spec.replicas, 2);
+    assert.is(dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
+    assert.ok(rendered.every((o) => o.kind.startsWith('Cluster') || o.metadata.namespace === NAMESPACE), 'everything in the namespace');
+  } finally {
+    rmSync(tmp, { recursive: true });
+  }
 });
 
 test('the container runs restricted: non-root 1000, read-only root, no capabilities, no escalation, RuntimeDefault seccomp', () => {

@@ -3,20 +3,23 @@ import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import { SourceProblems } from '../../src/hypernode/discovery/problems.ts';
 import { newHyperNodeMetrics } from '../../src/hypernode/metrics.ts';
+import { FakeClock } from '../kube/fake-clock.ts';
 import { capturingLogger, metricValue, RecordingEvents } from './controller/fixtures.ts';
 
 function rig() {
   const registry = new Registry();
   const events = new RecordingEvents();
   const log = capturingLogger();
+  const clock = new FakeClock();
   const problems = new SourceProblems({
+    clock,
     source: 'ufm',
     logger: log.logger,
     events,
     metrics: newHyperNodeMetrics(registry),
     regarding: () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'volcano-controller-configmap', namespace: 'volcano-system' } }),
   });
-  return { registry, events, log, problems };
+  return { registry, events, log, problems, clock };
 }
 
 test('a UFM outage that repeats the same error yields one Event and one error line, but every failure is counted', async () => {
@@ -51,6 +54,20 @@ test('a warning is one log line and one Warning Event with its own reason, count
   );
   assert.is(log.lines.filter((l) => l.includes('is plain http')).length, 1);
   assert.is(await metricValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
+});
+
+test('every successful run stamps the last-success time of its source, failures leave it alone', async () => {
+  const { registry, problems, clock } = rig();
+  const lastSuccess = () => metricValue(registry, 'hypernode_discovery_last_success_timestamp_seconds', { source: 'ufm' });
+  problems.recovered();
+  assert.is(await lastSuccess(), clock.now() / 1000);
+  const first = clock.now();
+  await clock.advance(60_000);
+  problems.failed('Failed to fetch UFM data', new Error('unexpected status code: 401 Unauthorized'));
+  assert.is(await lastSuccess(), first / 1000);
+  await clock.advance(60_000);
+  problems.recovered();
+  assert.is(await lastSuccess(), clock.now() / 1000);
 });
 
 test.run();

@@ -5,6 +5,7 @@
 import type { Preconditions } from '../../kube/resource.ts';
 import type { Informer, KubeObject } from '../../kube/types.ts';
 import type { Clock } from '../../kube/clock.ts';
+import type { QueueMetrics } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './types.ts';
@@ -66,6 +67,7 @@ export interface EventRecorder {
  */
 export interface DiscoveryProblems {
   failed(what: string, err: unknown): void;
+  /** A run produced a snapshot: called after every successful run (it stamps the last-success metric), logs a recovery. */
   recovered(): void;
   /** A risk in a working configuration (e.g. a password over plain http): logged and emitted as a Warning Event. */
   warning(reason: string, message: string): void;
@@ -81,6 +83,8 @@ export interface DiscovererOptions {
   problems: DiscoveryProblems;
   /** Absent where nothing is exported (offline previews). */
   metrics?: DiscovererMetrics;
+  /** workqueue_* metrics for a queue the discoverer runs, by queue name, when the caller exports them. */
+  queueMetrics?: (queueName: string) => QueueMetrics;
   nodes: Informer<NodeMeta>;
   hyperNodes: Informer<HyperNode>;
   secrets: SecretClient;

@@ -237,6 +237,7 @@ export class DiscoveryManager {
   /** Brings one wanted source in line with its entry. A bad entry leaves a running instance alone. */
   private async applySource(source: string, result: EntryResult): Promise<'unchanged' | 'started' | 'failed'> {
     const entry = entryOf(result);
+    this.deps.metrics.sourceConfigured(source, entry?.intervalMs);
     if (!entry) {
       this.reportSourceFailure(source, new Error('error' in result ? result.error : `invalid entry for source ${source}`));
       return 'failed';
@@ -259,7 +260,14 @@ export class DiscoveryManager {
 
   /** Starts one source (docs/design.md §2.4 step 3), with the entry already resolved by the caller. */
   private async startSource(source: string, entry: DiscoveryEntry): Promise<void> {
-    const problems = new SourceProblems({ source, logger: this.deps.logger, events: this.deps.events, metrics: this.deps.metrics, regarding: () => this.configMapRef() });
+    const problems = new SourceProblems({
+      source,
+      logger: this.deps.logger,
+      events: this.deps.events,
+      metrics: this.deps.metrics,
+      clock: this.deps.clock,
+      regarding: () => this.configMapRef(),
+    });
     const opts = { ...this.deps.discovererOptions, logger: this.deps.discovererOptions.logger.with({ source }), problems };
     let discoverer: Discoverer;
     try {

@@ -3,6 +3,7 @@
 // Event once — a UFM that stays down for a day yields one Event, not one per
 // retry — and the return to health is logged. Go only logs, at every attempt.
 
+import type { Clock } from '../../kube/clock.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { DiscoveryProblems, EventRecorder } from '../api/interface.ts';
@@ -15,6 +16,8 @@ export interface SourceProblemsDeps {
   logger: Logger;
   events: EventRecorder;
   metrics: HyperNodeMetrics;
+  /** Stamps hypernode_discovery_last_success_timestamp_seconds. */
+  clock: Clock;
   /** The object Events are attached to (the discovery ConfigMap). */
   regarding(): KubeObject;
 }
@@ -44,6 +47,7 @@ export class SourceProblems implements DiscoveryProblems {
   }
 
   recovered(): void {
+    this.deps.metrics.discoverySucceeded(this.deps.source, this.deps.clock.now());
     if (this.lastError === undefined) return;
     this.lastError = undefined;
     this.deps.logger.info('Network topology discovery recovered', { source: this.deps.source });

@@ -50,6 +50,31 @@ test('a create rejected with 422 is retried after its backoff until it succeeds,
   await stop();
 });
 
+test('the last-success time of a source moves on a fully written round, and after a failed write goes through on retry', async () => {
+  const { client, registry, reconciler, clock, stop } = setup();
+  const lastSuccess = () => metricValue(registry, 'hypernode_reconcile_last_success_timestamp_seconds', { source: 'label' });
+  await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
+  const written = clock.now() / 1000;
+  assert.is(await lastSuccess(), written);
+
+  await clock.advance(60_000);
+  client.failNext('create', celGlitch(), 'rack-b');
+  await reconciler.reconcile('label', [rack('rack-a', ['n1']), rack('rack-b', ['n2'])]);
+  assert.is(await lastSuccess(), written, 'a round with a failed write is no success');
+  await clock.advance(5);
+  assert.ok(client.server('rack-b'), 'the retry created rack-b');
+  assert.is(await lastSuccess(), clock.now() / 1000, 'the retry completed the snapshot');
+  await stop();
+});
+
+test('at -v=2 the Updating HyperNode line says what changes', async () => {
+  const { client, reconciler, lines, stop } = setup([build('rack-a', 1, buildMembers(['n1', 'n2'], 'Node'), { [SOURCE]: 'label', keep: 'x' })]);
+  await reconciler.reconcile('label', [build('rack-a', 2, buildMembers(['n1', 'n3'], 'Node'), { [SOURCE]: 'label', team: 'a' })]);
+  assert.equal(client.verbs(), ['update rack-a']);
+  assert.equal(linesWith(lines, 'Updating HyperNode'), ['Updating HyperNode name="rack-a" source="label" changes="tier: 1 → 2; members: +n3 -n2; labels: +team=a"']);
+  await stop();
+});
+
 test('a changed error text is logged again', async () => {
   const { client, clock, reconciler, lines, stop } = setup();
   client.failNext('create', celGlitch());

@@ -56,7 +56,7 @@ export class LabelDiscoverer implements Discoverer {
     this.logger = opts.logger.with({ source: LABEL_SOURCE });
     this.types = topologyTypes(entry.config, this.logger);
     this.relevantKeys = new Set(this.types.flatMap((t) => t.tiers));
-    this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock });
+    this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock, metrics: opts.queueMetrics?.('label-discovery') });
   }
 
   async start(): Promise<Channel<Snapshot>> {
