@@ -187,7 +187,7 @@ export function profilesOf(raw: ReadonlyMap<string, Record<string, unknown>>): M
     const expanded = expandPreset(spec);
     if (typeof expanded === 'string') throw new Error(`invalid topology profile ${quote(name)}: ${expanded}`);
     for (const e of expanded) {
-      if (raw.has(e.name)) throw new Error(`invalid topology profile ${quote(name)}: preset profile ${quote(e.name)} has the name of another profile`);
+      if (e.name !== name && raw.has(e.name)) throw new Error(`invalid topology profile ${quote(name)}: preset profile ${quote(e.name)} has the name of another profile`);
       checkProfileName(e.name);
       add(e);
     }
