@@ -2,6 +2,9 @@
 // (docs/design.md §2.1 step 3). Mirrors discoverHyperNodes / buildHyperNodes of
 // pkg/controllers/hypernode/discovery/label/label.go. Nodes and types are
 // walked in sorted order so the result does not depend on cache order.
+// Legacy list types group as Volcano's released controller does; profiles
+// (profile-grouping.ts) keep their own domains, and a Node an explicit
+// profile selects belongs to that profile alone.
 
 import type { Lister } from '../../../kube/types.ts';
 import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
@@ -10,23 +13,29 @@ import type { Snapshot } from '../../api/interface.ts';
 import { labelValue } from '../../labels.ts';
 import { LABEL_SOURCE, NameBook } from './naming.ts';
 import type { TopologyType } from './tiers.ts';
+import { carriesTierOne, explicitOwner, ProfileTrees, type Group, type NamedProfile } from './profile-grouping.ts';
 
-interface Group {
-  tier: number;
-  tierName: string;
-  members: Set<string>;
-  labels: Record<string, string>;
-}
-
-/** Builds the complete desired set of label HyperNodes. Throws on a naming error. */
+/**
+ * Builds the complete desired set of label HyperNodes. Throws on a naming
+ * error and on every fail-closed condition of the profiles.
+ */
 export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): Snapshot {
   const names = new NameBook(hyperNodes);
   const groups = new Map<string, Group>();
-  // (label key, value) → HyperNode name, shared by all types within the run (as in Go).
+  const profiles: NamedProfile[] = types.flatMap((t) => (t.profile ? [{ name: t.name, profile: t.profile }] : []));
+  const trees = new ProfileTrees(groups, names, hyperNodes);
+  // (label key, value) → HyperNode name, shared by all legacy types within the run (as in Go).
   const byLabel = new Map<string, string>();
   const sortedNodes = [...nodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
   for (const node of sortedNodes) {
+    const owner = explicitOwner(node, profiles);
     for (const type of types) {
+      if (type.profile) {
+        const named = { name: type.name, profile: type.profile };
+        if (owner ? owner.name === type.name : !type.profile.explicit && carriesTierOne(node, type.profile)) trees.add(node, named);
+        continue;
+      }
+      if (owner) continue;
       let child = node.metadata.name;
       for (const [i, key] of type.tiers.entries()) {
         const value = labelValue(node.metadata.labels, key);

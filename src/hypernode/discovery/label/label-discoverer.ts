@@ -24,7 +24,7 @@ export const TRIGGER_DEBOUNCE_MS = 100;
 /** The queue holds one constant key: "a run is wanted". */
 const RUN_KEY = 'label-discovery';
 
-/** The Node's labels whose key appears in some tier list. */
+/** The Node's labels whose key appears in some tier list or profile selector. */
 function relevantLabels(node: NodeMeta, keys: ReadonlySet<string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of Object.entries(node.metadata.labels ?? {})) if (keys.has(k)) out.set(k, v);
@@ -55,7 +55,8 @@ export class LabelDiscoverer implements Discoverer {
   ) {
     this.logger = opts.logger.with({ source: LABEL_SOURCE });
     this.types = topologyTypes(entry.config, this.logger);
-    this.relevantKeys = new Set(this.types.flatMap((t) => t.tiers));
+    // A profile's selector keys count too: changing one can move a Node between profiles.
+    this.relevantKeys = new Set(this.types.flatMap((t) => [...t.tiers, ...(t.profile?.selectorKeys ?? [])]));
     this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock, metrics: opts.queueMetrics?.('label-discovery') });
   }
 

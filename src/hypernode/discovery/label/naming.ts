@@ -82,7 +82,7 @@ export class NameBook {
    */
   choose(taken: { has(name: string): boolean }, typeName: string, key: string, value: string, tier: number): string {
     const prefix = namePrefix(typeName, tier);
-    const adopted = this.byLabel.get(JSON.stringify([key, value]))?.find((name) => name.startsWith(prefix));
+    const adopted = this.labelled(key, value).find((name) => name.startsWith(prefix));
     if (adopted !== undefined) return adopted;
     for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
       const name = prefix + derivedSuffix(typeName, tier, key, value, attempt);
@@ -90,4 +90,23 @@ export class NameBook {
     }
     throw new Error(`unable to get unique hyperNodeName after ${MAX_NAME_ATTEMPTS} attempts`);
   }
+
+  /** Names of the label HyperNodes in the cache that carry `key=value`, byte-sorted. */
+  labelled(key: string, value: string): readonly string[] {
+    return this.byLabel.get(JSON.stringify([key, value])) ?? [];
+  }
+}
+
+/** Length of the hash part of a profile's HyperNode names, in hex digits (6 bytes). */
+export const PROFILE_HASH_HEX_DIGITS = 12;
+
+/**
+ * The name a profile gives a new domain, the same in every replica and run:
+ * `hypernode-<clean profile>-tier<N>-<h>`, h the first 6 bytes of
+ * SHA-256(raw profile name, 0, label key, 0, value) in hex. The tier is not
+ * hashed. As in Volcano's profile support, so both controllers name a domain alike.
+ */
+export function profileHyperNodeName(profile: string, key: string, value: string, tier: number): string {
+  const h = createHash('sha256').update(`${profile}\0${key}\0${value}`, 'utf8').digest('hex').slice(0, PROFILE_HASH_HEX_DIGITS);
+  return `${namePrefix(profile, tier)}${h}`;
 }

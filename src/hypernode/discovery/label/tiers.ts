@@ -10,6 +10,8 @@ import { cleanTypeName, isDNS1123Subdomain } from './naming.ts';
 import { compareBytes } from '../../api/builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { wrapError } from '../../../util/error-message.ts';
+import { isProfileForm, profilesOf, type Profile } from './profiles.ts';
+import { DecodeErrors } from './strict-decode.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;
 
@@ -17,6 +19,8 @@ export const MAX_TYPE_NAME_BYTES = 20;
 export interface TopologyType {
   readonly name: string;
   readonly tiers: readonly string[];
+  /** Present when written in the profile form (profiles.ts); absent for a legacy list. */
+  readonly profile?: Profile;
 }
 
 const isMapping = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -55,8 +59,17 @@ function decodeLabels(raw: unknown, typeName: string, logger: Logger): string[] 
   });
 }
 
-/** Raw type name → label list, or an error when the shape cannot be decoded or is absent. */
-function decodeTypes(config: Readonly<Record<string, unknown>>, logger: Logger): Map<string, string[]> {
+interface DecodedTypes {
+  /** Raw type name → label list, for the legacy list form. */
+  readonly legacy: Map<string, string[]>;
+  /** Raw profile name → its mapping, for the profile form. */
+  readonly profiles: Map<string, Record<string, unknown>>;
+  /** Keys of the config other than networkTopologyTypes. */
+  readonly unknown: readonly string[];
+}
+
+/** The types by form, or an error when the shape cannot be decoded or is absent. */
+function decodeTypes(config: Readonly<Record<string, unknown>>, logger: Logger): DecodedTypes {
   const unknown = unknownKeys(config, CONFIG_KEYS, { ignoreCase: true });
   warnUnknownKeys(logger, 'label config', unknown, CONFIG_KEYS);
   const raw = field(config as Record<string, unknown>, 'networkTopologyTypes');
@@ -65,9 +78,25 @@ function decodeTypes(config: Readonly<Record<string, unknown>>, logger: Logger):
     throw new Error(`networkTopologyTypes is missing from the label source's config${found}`);
   }
   if (!isMapping(raw)) throw new Error('networkTopologyTypes: expected a mapping of type name to label list');
-  const out = new Map<string, string[]>();
-  for (const [name, labels] of Object.entries(raw)) out.set(name, decodeLabels(labels, name, logger));
-  return out;
+  const legacy = new Map<string, string[]>();
+  const profiles = new Map<string, Record<string, unknown>>();
+  for (const [name, labels] of Object.entries(raw)) {
+    if (isProfileForm(labels)) profiles.set(name, labels);
+    else legacy.set(name, decodeLabels(labels, name, logger));
+  }
+  return { legacy, profiles, unknown };
+}
+
+/**
+ * A configuration that uses the profile form is decoded strictly, as
+ * Volcano's profile support does: a key beside networkTopologyTypes is an
+ * error there, not a warning.
+ */
+function rejectUnknownConfigKeys(unknown: readonly string[]): void {
+  if (unknown.length === 0) return;
+  const errs = new DecodeErrors();
+  errs.add(`'' has invalid keys: ${[...unknown].sort().join(', ')}`);
+  throw new Error(`decode networkTopologyTypes: ${errs.message()}`);
 }
 
 /** Why a decoded type cannot be used, or undefined when it can. Go checks only the first two. */
@@ -100,13 +129,17 @@ function rejection(name: string, labels: readonly string[]): string | undefined 
  * instead, so a typo deletes nothing.
  */
 export function topologyTypes(config: Readonly<Record<string, unknown>> | undefined, logger: Logger): TopologyType[] {
-  let decoded: Map<string, string[]>;
+  let d: DecodedTypes;
   try {
-    decoded = decodeTypes(config ?? {}, logger);
+    d = decodeTypes(config ?? {}, logger);
   } catch (err) {
     throw wrapError('Cannot get networkTopologyTypes', err);
   }
-  const types: TopologyType[] = [];
+  const decoded = d.legacy;
+  // Profile errors keep Volcano's texts, unprefixed.
+  if (d.profiles.size > 0) rejectUnknownConfigKeys(d.unknown);
+  const profiles = d.profiles.size > 0 ? profilesOf(d.profiles) : new Map<string, Profile>();
+  const types: TopologyType[] = [...profiles].map(([name, profile]) => Object.freeze({ name, tiers: Object.freeze(profile.levels.map((l) => l.nodeLabel)), profile }));
   const rejected: string[] = [];
   for (const name of [...decoded.keys()].sort(compareBytes)) {
     const labels = decoded.get(name)!;
@@ -118,6 +151,7 @@ export function topologyTypes(config: Readonly<Record<string, unknown>> | undefi
     }
     types.push(Object.freeze({ name, tiers: Object.freeze(labels.slice(0, -1).reverse()) }));
   }
+  types.sort((a, b) => compareBytes(a.name, b.name));
   if (types.length === 0) {
     const reasons = rejected.length > 0 ? `every type is rejected: ${rejected.join('; ')}` : 'it lists no type';
     throw new Error(`Cannot get networkTopologyTypes: no usable topology type, ${reasons}`);

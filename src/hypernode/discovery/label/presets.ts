@@ -1,0 +1,135 @@
+// Presets: `preset: <name>` in a profile stands for the selectors and levels
+// of a label family that another system writes on Nodes (NVIDIA Topograph in
+// its three generations of keys, AWS EKS network-node layers, GCP GKE
+// topology block/sub-block/host, OCI RDMA locality, the NVIDIA GPU clique).
+//
+// A family's depth varies from Node to Node (AWS instance types have three or
+// four layers; Topograph writes only the tiers it found), and a profile has one
+// depth, so a preset expands into one explicit profile per depth, `<name>-<d>`:
+// it selects the Nodes whose deepest key of the family is the d-th, so every
+// Node carrying the family's labels lands in exactly one of them. With
+// `nvlink: domain` or `nvlink: partition` each depth splits again: Nodes with
+// `nvidia.com/gpu.clique` get an extra lowest tier (`<name>-<d>n`), Nodes
+// without it (no NVLink fabric, or a fabric manager not finished yet) keep the
+// plain profile. A `nodeSelector` written beside the preset narrows every
+// expanded profile.
+
+import type { NodeSelectorSpec, SelectorRequirement } from './node-selector.ts';
+import { HOSTNAME_LABEL, type LevelSpec, type ProfileSpec } from './profiles.ts';
+
+/** One key of a family with the tier name its HyperNodes get. */
+interface FamilyKey {
+  readonly nodeLabel: string;
+  readonly tierName: string;
+  readonly valuePattern?: string;
+}
+
+/**
+ * `keys` in the order in which a Node's tree deepens: for a closest-first
+ * family (Topograph: tier-0 is the switch nearest the Node) the nearest key
+ * first; for a top-first family (AWS layer-1 is the top) the top key first.
+ */
+interface Family {
+  readonly order: 'closest-first' | 'top-first';
+  readonly keys: readonly FamilyKey[];
+}
+
+const tiered = (prefix: string, names: readonly string[]): FamilyKey[] => names.map((tierName, n) => ({ nodeLabel: `${prefix}${n}`, tierName }));
+const FABRIC_TIER_NAMES = ['leaf', 'spine', 'core', 'super-core'];
+
+export const GPU_CLIQUE_LABEL = 'nvidia.com/gpu.clique';
+/** `<ClusterUUID>.<CliqueID>` → the ClusterUUID: one NVLink domain (e.g. a GB200 NVL72 rack). */
+export const CLIQUE_DOMAIN_PATTERN = '^(.+)\\.[0-9]+$';
+
+/** The NVLink tier a clique gives: the physical domain, or the fabric manager's partition (the whole value). */
+const NVLINK_LEVELS: Readonly<Record<string, FamilyKey>> = {
+  domain: { nodeLabel: GPU_CLIQUE_LABEL, tierName: 'nvl-domain', valuePattern: CLIQUE_DOMAIN_PATTERN },
+  partition: { nodeLabel: GPU_CLIQUE_LABEL, tierName: 'nvl-partition' },
+};
+
+const FAMILIES: Readonly<Record<string, Family>> = {
+  // Topograph v1.0 and later.
+  topograph: { order: 'closest-first', keys: tiered('fabric.topograph.run/tier-', FABRIC_TIER_NAMES) },
+  // Topograph between its leaf/spine/core keys and v1.0.
+  'topograph-tier-n': { order: 'closest-first', keys: tiered('network.topology.nvidia.com/tier-', FABRIC_TIER_NAMES) },
+  // Topograph v0.3 to v0.5.
+  'topograph-v0.5': {
+    order: 'closest-first',
+    keys: [
+      { nodeLabel: 'network.topology.nvidia.com/leaf', tierName: 'leaf' },
+      { nodeLabel: 'network.topology.nvidia.com/spine', tierName: 'spine' },
+      { nodeLabel: 'network.topology.nvidia.com/core', tierName: 'core' },
+    ],
+  },
+  // Topograph v0.1 and v0.2.
+  'topograph-v0.1': {
+    order: 'closest-first',
+    keys: [
+      { nodeLabel: 'network.topology.nvidia.com/block', tierName: 'leaf' },
+      { nodeLabel: 'network.topology.nvidia.com/spine', tierName: 'spine' },
+      { nodeLabel: 'network.topology.nvidia.com/datacenter', tierName: 'core' },
+    ],
+  },
+  aws: { order: 'top-first', keys: [1, 2, 3, 4].map((n) => ({ nodeLabel: `topology.k8s.aws/network-node-layer-${n}`, tierName: `aws-layer-${n}` })) },
+  gke: {
+    order: 'top-first',
+    keys: [
+      { nodeLabel: 'cloud.google.com/gce-topology-block', tierName: 'block' },
+      { nodeLabel: 'cloud.google.com/gce-topology-subblock', tierName: 'sub-block' },
+    ],
+  },
+  'gke-host': {
+    order: 'top-first',
+    keys: [
+      { nodeLabel: 'cloud.google.com/gce-topology-block', tierName: 'block' },
+      { nodeLabel: 'cloud.google.com/gce-topology-subblock', tierName: 'sub-block' },
+      { nodeLabel: 'cloud.google.com/gce-topology-host', tierName: 'host' },
+    ],
+  },
+  oci: {
+    order: 'top-first',
+    keys: [
+      { nodeLabel: 'oci.oraclecloud.com/rdma.hpc_island_id', tierName: 'hpc-island' },
+      { nodeLabel: 'oci.oraclecloud.com/rdma.network_block_id', tierName: 'network-block' },
+      { nodeLabel: 'oci.oraclecloud.com/rdma.local_block_id', tierName: 'local-block' },
+    ],
+  },
+};
+
+/** The NVLink-only preset: one tier from the clique label. */
+const NVLINK_PRESET = 'nvlink';
+
+export const PRESET_NAMES = [...Object.keys(FAMILIES), NVLINK_PRESET].sort();
+
+const exists = (key: string): SelectorRequirement => ({ key, operator: 'Exists', values: [] });
+const absent = (key: string): SelectorRequirement => ({ key, operator: 'DoesNotExist', values: [] });
+const level = (k: FamilyKey): LevelSpec => ({ nodeLabel: k.nodeLabel, tierName: k.tierName, valuePattern: k.valuePattern ?? '' });
+
+function profile(base: ProfileSpec, name: string, requirements: readonly SelectorRequirement[], keys: readonly FamilyKey[]): ProfileSpec {
+  const user = base.nodeSelector;
+  const nodeSelector: NodeSelectorSpec = { matchLabels: user?.matchLabels ?? {}, matchExpressions: [...(user?.matchExpressions ?? []), ...requirements] };
+  return { name, nodeSelector, levels: [...keys.map(level), { nodeLabel: HOSTNAME_LABEL, tierName: '', valuePattern: '' }], preset: '', nvlink: '' };
+}
+
+/** The profiles `spec.preset` stands for, or why it cannot be expanded. */
+export function expandPreset(spec: ProfileSpec): ProfileSpec[] | string {
+  const nvlink = spec.nvlink === '' ? undefined : NVLINK_LEVELS[spec.nvlink];
+  if (spec.nvlink !== '' && !nvlink) return `nvlink ${JSON.stringify(spec.nvlink)} is none of ${Object.keys(NVLINK_LEVELS).join(', ')}`;
+  if (spec.preset === NVLINK_PRESET) return [profile(spec, spec.name, [exists(GPU_CLIQUE_LABEL)], [nvlink ?? NVLINK_LEVELS.domain!])];
+  const family = FAMILIES[spec.preset];
+  if (!family) return `unknown preset ${JSON.stringify(spec.preset)} (known presets: ${PRESET_NAMES.join(', ')})`;
+  const out: ProfileSpec[] = [];
+  const keys = family.keys;
+  for (let depth = 1; depth <= keys.length; depth++) {
+    const requirements = [exists(keys[depth - 1]!.nodeLabel), ...(depth < keys.length ? [absent(keys[depth]!.nodeLabel)] : [])];
+    const used = keys.slice(0, depth);
+    const topFirst = family.order === 'top-first' ? used : [...used].reverse();
+    if (!nvlink) {
+      out.push(profile(spec, `${spec.name}-${depth}`, requirements, topFirst));
+      continue;
+    }
+    out.push(profile(spec, `${spec.name}-${depth}`, [...requirements, absent(GPU_CLIQUE_LABEL)], topFirst));
+    out.push(profile(spec, `${spec.name}-${depth}n`, [...requirements, exists(GPU_CLIQUE_LABEL)], [...topFirst, nvlink]));
+  }
+  return out;
+}

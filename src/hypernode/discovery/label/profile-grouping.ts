@@ -1,0 +1,116 @@
+// Grouping for the profile form, as proposed for Volcano's
+// pkg/controllers/hypernode/discovery/label/label.go: which profiles a Node
+// belongs to, domains scoped to their profile (the same label value in two
+// profiles makes two HyperNodes), names adopted from existing objects or
+// derived from a hash, and the fail-closed rules — a Node in two explicit
+// profiles, a Node of an explicit profile missing a level, a domain under two
+// parents, a name held by another domain: the run throws and nothing is
+// published, so the cluster keeps the HyperNodes it has.
+
+import type { Lister } from '../../../kube/types.ts';
+import type { HyperNode, NodeMeta } from '../../api/types.ts';
+import { labelValue } from '../../labels.ts';
+import { namePrefix, profileHyperNodeName, type NameBook } from './naming.ts';
+import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profiles.ts';
+
+/** One HyperNode being built: the same shape for legacy types and profiles. */
+export interface Group {
+  tier: number;
+  tierName: string;
+  members: Set<string>;
+  labels: Record<string, string>;
+}
+
+export interface NamedProfile {
+  readonly name: string;
+  readonly profile: Profile;
+}
+
+/** The explicit profile whose selector picks the Node, if any; throws when two do. */
+export function explicitOwner(node: NodeMeta, profiles: readonly NamedProfile[]): NamedProfile | undefined {
+  let owner: NamedProfile | undefined;
+  for (const p of profiles) {
+    if (!p.profile.explicit || !p.profile.matches(node.metadata.labels)) continue;
+    if (owner) throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}`);
+    owner = p;
+  }
+  return owner;
+}
+
+/** The domain a level gives the Node, or undefined when the Node lacks it. */
+function domainOf(node: NodeMeta, level: Profile['levels'][number]): string | undefined {
+  const raw = labelValue(node.metadata.labels, level.nodeLabel);
+  return raw === undefined ? undefined : level.domainOf(raw);
+}
+
+/** A selector-less profile takes a Node only when the Node has its tier-1 domain (as a legacy list does). */
+export function carriesTierOne(node: NodeMeta, profile: Profile): boolean {
+  return domainOf(node, profile.levels[0]!) !== undefined;
+}
+
+/** The profile trees of one run; adds into the run's shared group table. */
+export class ProfileTrees {
+  /** JSON [profile, key, valuePattern, value] → HyperNode name. */
+  private readonly domains = new Map<string, string>();
+  /** Child HyperNode → parent HyperNode. */
+  private readonly parents = new Map<string, string>();
+
+  constructor(
+    private readonly groups: Map<string, Group>,
+    private readonly names: NameBook,
+    private readonly hyperNodes: Lister<HyperNode>,
+  ) {}
+
+  /** Walks the Node up the profile's levels. Throws on a fail-closed condition. */
+  add(node: NodeMeta, { name: profileName, profile }: NamedProfile): void {
+    let child = node.metadata.name;
+    for (const [i, level] of profile.levels.entries()) {
+      const value = domainOf(node, level);
+      if (value === undefined) {
+        if (!profile.explicit) return; // a partial chain, as a legacy list allows
+        const raw = labelValue(node.metadata.labels, level.nodeLabel);
+        const why = raw === undefined ? '' : `: its value ${JSON.stringify(raw)} does not match valuePattern ${JSON.stringify(level.valuePattern)}`;
+        throw new Error(`node ${node.metadata.name} selected by topology profile ${profileName} is missing level label ${level.nodeLabel}${why}`);
+      }
+      const tier = i + 1;
+      const id = JSON.stringify([profileName, level.nodeLabel, level.valuePattern, value]);
+      let name = this.domains.get(id);
+      if (name === undefined) {
+        name = this.choose(profileName, profile, level.nodeLabel, value, tier);
+        this.domains.set(id, name);
+        this.groups.set(name, {
+          tier,
+          tierName: level.tierName,
+          members: new Set(),
+          labels: { [NETWORK_TOPOLOGY_PROFILE_LABEL]: profile.labelValue, [level.nodeLabel]: value },
+        });
+      }
+      if (tier > 1) {
+        const parent = this.parents.get(child);
+        if (parent !== undefined && parent !== name) throw new Error(`HyperNode ${child} in profile ${profileName} belongs to multiple parents: ${parent} and ${name}`);
+        this.parents.set(child, name);
+      }
+      this.groups.get(name)!.members.add(child);
+      child = name;
+    }
+  }
+
+  /**
+   * An existing label HyperNode of this domain (its label, this profile's
+   * name prefix, no profile label or this profile's), else the hash name,
+   * which must be free in the cache and in this run.
+   */
+  private choose(profileName: string, profile: Profile, key: string, value: string, tier: number): string {
+    const fail = (why: string) => new Error(`build HyperNode for profile ${profileName}: ${why}`);
+    const prefix = namePrefix(profileName, tier);
+    for (const candidate of this.names.labelled(key, value)) {
+      if (!candidate.startsWith(prefix) || this.groups.has(candidate)) continue;
+      const owner = labelValue(this.hyperNodes.get(candidate)?.metadata.labels, NETWORK_TOPOLOGY_PROFILE_LABEL);
+      if (owner === undefined || owner === profile.labelValue) return candidate;
+    }
+    const name = profileHyperNodeName(profileName, key, value, tier);
+    if (this.groups.has(name)) throw fail(`deterministic HyperNode name collision for ${name}`);
+    if (this.hyperNodes.get(name) !== undefined) throw fail(`deterministic HyperNode name ${name} is already used by a different topology domain`);
+    return name;
+  }
+}
