@@ -8,7 +8,7 @@
 // mass-delete guard would hold count as changes: the controller still acts on
 // them (a DeletesHeld Event) and the cluster still differs from the sources.
 
-import { colorize } from 'consola/utils';
+import { styleText } from 'node:util';
 import { stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
 import { FLAGS, validateClientFlags } from '../app/options.ts';
@@ -127,4 +127,4 @@ async function clusterConfig(cluster: ClusterReader, where: ConfigMapLocation, l
 }
 
 const COLOURS: Readonly<Record<PlanAction, 'green' | 'yellow' | 'red'>> = { create: 'green', update: 'yellow', delete: 'red' };
-const COLOURED: PlanStyle = { marker: (action, text) => colorize(COLOURS[action], text) };
+const COLOURED: PlanStyle = { marker: (action, text) => styleText(COLOURS[action], text) };
