@@ -7,7 +7,7 @@
 // Usage: node scripts/property-long.mjs [runs] [path-substring ...]
 
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { findTestFiles } from './lib/find-tests.mjs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,17 +19,7 @@ if (!Number.isSafeInteger(runs) || runs <= 0) {
   process.exit(2);
 }
 
-function findPropertyTests(dir) {
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...findPropertyTests(p));
-    else if (name.endsWith('.property.test.ts')) out.push(p);
-  }
-  return out.sort();
-}
-
-const files = findPropertyTests(join(root, 'tests')).filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
+const files = findTestFiles(join(root, 'tests'), '.property.test.ts').filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
 let failed = 0;
 for (const f of files) {
   const started = Date.now();

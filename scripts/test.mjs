@@ -11,10 +11,11 @@
 // Usage: node scripts/test.mjs [--no-build] [path-substring ...]
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findTestFiles } from './lib/find-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -34,16 +35,6 @@ if (!existsSync(pinnedNode)) {
 const pinnedVersion = execFileSync(pinnedNode, ['--version'], { encoding: 'utf8' }).trim();
 const runtimes = `node ${pinnedVersion} (pinned; the bundle smoke run also on node ${process.version})`;
 console.log(`tests on ${runtimes}`);
-
-function findTests(dir) {
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...findTests(p));
-    else if (name.endsWith('.test.ts')) out.push(p);
-  }
-  return out.sort();
-}
 
 function run(cmd, argv, timeoutMs) {
   return new Promise((resolve) => {
@@ -115,7 +106,7 @@ if (filters.length === 0) {
   record('typecheck (tsc --noEmit)', { ...res, output: res.code === 0 ? 'Total: 1\nPassed: 1\n' : res.output });
 }
 
-const files = findTests(join(root, 'tests')).filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
+const files = findTestFiles(join(root, 'tests'), '.test.ts').filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
 const queue = [...files];
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
