@@ -25,14 +25,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../src/hypernode/api/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../tests/support/apiserver/index.ts';
-import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../tests/support/sample-cluster.ts';
-import { waitFor } from '../tests/support/wait.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
+import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../testing/sample-cluster.ts';
+import { waitFor } from '../testing/wait.ts';
 import { ControllerProcess, metricValue, type ProcMemory } from './lib/bench-controller-process.ts';
 import { BENCH_SHAPE as SHAPE, benchNodes } from './lib/bench-cluster.ts';
 import { measureDiscoveryCpu, measureDiscoveryCpuOn, type DiscoveryCpuFigures } from './lib/bench-discovery-cpu.ts';
 import { ms, percentile, seconds } from './lib/bench-stats.ts';
-import { freePorts } from '../tests/support/ports.ts';
+import { freePorts } from '../testing/ports.ts';
 
 const NAMESPACE = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';

@@ -11,7 +11,7 @@ import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
 import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
 import { Readiness } from '../../src/app/readiness.ts';
 import { createLogger, nullLogger } from '../../src/log.ts';
-import { waitFor, within } from '../support/wait.ts';
+import { waitFor, within } from '../../testing/wait.ts';
 
 /** Servers of the running test, closed after it even when it fails. */
 const open: Server[] = [];

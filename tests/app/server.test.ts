@@ -18,8 +18,8 @@ import type { Options } from '../../src/app/options.ts';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { nullLogger } from '../../src/log.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { waitFor, within } from '../support/wait.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { waitFor, within } from '../../testing/wait.ts';
 import { testOptions } from './options-fixture.ts';
 
 const NS = 'volcano-system';

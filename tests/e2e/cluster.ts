@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../support/apiserver/index.ts';
-import { discoveryConfigMap } from '../support/sample-cluster.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
+import { discoveryConfigMap } from '../../testing/sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../support/ufm-server.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../testing/wait.ts';
 
 export const NS = 'volcano-system';
 export const LEASE = 'vc-hypernode-controller-manager';

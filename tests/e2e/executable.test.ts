@@ -45,7 +45,7 @@ import {
 } from './cluster.ts';
 import { session } from './session.ts';
 
-const TLS_CA = new URL('../support/tls/ca.crt', import.meta.url).pathname;
+const TLS_CA = new URL('../../testing/tls/ca.crt', import.meta.url).pathname;
 
 const s = session(test);
 test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 after SIGTERM'));

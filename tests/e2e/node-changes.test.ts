@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { MemberSelector } from '../../src/hypernode/api/types.ts';
 import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
-import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../support/sample-cluster.ts';
+import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import {
   NS,
   assertNoForbidden,

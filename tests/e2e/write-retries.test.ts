@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { metricValue, startControllerBinary } from '../support/controller-process.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, expectedHyperNodeCount, sampleNodes } from '../support/sample-cluster.ts';
+import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, hyperNodes, nodeCount, seedConfigMap } from './cluster.ts';
 import { session } from './session.ts';
 

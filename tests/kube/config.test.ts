@@ -14,11 +14,11 @@ import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { KUBECONFIG_WITH_SYNTAX_ERROR, SECRETS } from '../cli/support/secret-kubeconfig.ts';
 import { FakeClock } from './fake-clock.ts';
 
-const TLS = join(import.meta.dirname, '../support/tls');
+const TLS = join(import.meta.dirname, '../../testing/tls');
 
 function captureLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];

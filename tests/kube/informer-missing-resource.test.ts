@@ -16,8 +16,8 @@ import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger, nullLogger } from '../../src/log.ts';
-import { startApiServer } from '../support/apiserver/index.ts';
-import { waitFor } from '../support/wait.ts';
+import { startApiServer } from '../../testing/apiserver/index.ts';
+import { waitFor } from '../../testing/wait.ts';
 
 /** Real time, but every backoff pause is 10 ms, so retries come quickly. */
 const quickBackoff: Clock = { now: realClock.now, sleep: (_ms, signal) => realClock.sleep(10, signal) };

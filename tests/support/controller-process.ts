@@ -12,8 +12,8 @@ import { createMetrics } from '../../src/app/metrics.ts';
 import { runServer } from '../../src/app/server.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
-import { waitFor, within } from './wait.ts';
-import { freePorts } from './ports.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { freePorts } from '../../testing/ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 /** The Node SEA executable; the CommonJS bundle is the fallback when the SEA step was skipped. */

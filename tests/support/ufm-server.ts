@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-const tls = (name: string) => readFileSync(new URL(`./tls/${name}`, import.meta.url));
+const tls = (name: string) => readFileSync(new URL(`../../testing/tls/${name}`, import.meta.url));
 export const TEST_CA = tls('ca.crt').toString();
 export const OTHER_CA = tls('other-ca.crt').toString();
 

@@ -8,7 +8,7 @@ import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/api/
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { settle } from '../../kube/fake-clock.ts';
-import { waitFor, within } from '../../support/wait.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
 import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, capturingLogger, discoveryConfigMap, discoveryYaml, metricValue } from './fixtures.ts';
 
 interface SetupOptions {

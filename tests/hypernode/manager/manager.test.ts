@@ -8,7 +8,7 @@ import { build } from '../../../src/hypernode/api/builders.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
-import { waitFor, within } from '../../support/wait.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
 import { CM_LOCATION, RecordingEvents, ScriptedSource, capturingLogger, discoveryConfigMap, discoveryYaml, metricValue } from '../controller/fixtures.ts';
 
 function setup(registered: string[]) {

@@ -10,7 +10,7 @@ import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
 import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { within } from '../../support/wait.ts';
+import { within } from '../../../testing/wait.ts';
 import { CM_NAME, CM_NAMESPACE, RecordingEvents, capturingLogger } from '../controller/fixtures.ts';
 
 /** What the controller attaches source-level Events to: the discovery ConfigMap. */

@@ -10,7 +10,7 @@ import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { AutoClock, RecordingEvents, metricValue } from '../controller/fixtures.ts';
-import { waitFor } from '../../support/wait.ts';
+import { waitFor } from '../../../testing/wait.ts';
 import { CONFIG_MAP_REF } from './fixtures.ts';
 
 function setup(seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) {

@@ -9,7 +9,7 @@ import { NODE_EVENT_COALESCE_MS, NodeCountSync } from '../../../src/hypernode/st
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { waitFor, within } from '../../support/wait.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { capturingLogger, metricValue } from '../controller/fixtures.ts';
 

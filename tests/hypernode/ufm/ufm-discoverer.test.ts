@@ -11,7 +11,7 @@ import { createLogger } from '../../../src/log.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { computerPorts, OTHER_CA, TEST_CA, UfmServer } from '../../support/ufm-server.ts';
-import { waitFor, within } from '../../support/wait.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import type { Clock } from '../../../src/kube/clock.ts';
 

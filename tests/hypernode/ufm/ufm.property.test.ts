@@ -19,7 +19,7 @@ import { FakeInformer } from '../../support/fake-informer.ts';
 import { propertyParameters } from '../../support/property.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { TEST_CA, UfmServer } from '../../support/ufm-server.ts';
-import { waitFor } from '../../support/wait.ts';
+import { waitFor } from '../../../testing/wait.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
