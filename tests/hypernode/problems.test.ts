@@ -3,7 +3,9 @@ import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import { SourceProblems } from '../../src/hypernode/discovery/problems.ts';
 import { newHyperNodeMetrics } from '../../src/hypernode/metrics.ts';
-import { capturingLogger, metricValue, RecordingEvents } from './controller/fixtures.ts';
+import { RecordingEvents } from './controller/fixtures.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
+import { registryValue } from '../support/metric-registry.ts';
 
 function rig() {
   const registry = new Registry();
@@ -27,7 +29,7 @@ test('a UFM outage that repeats the same error yields one Event and one error li
   assert.is(events.events[0]!.reason, 'DiscoveryFailed');
   assert.match(events.events[0]!.message, /"ufm" produced no result, its HyperNodes are kept: Failed to fetch UFM data: failed to send request/);
   assert.is(log.lines.filter((l) => l.includes('Failed to fetch UFM data') && !l.includes('repeated=true')).length, 1, 'one error line; repeats only at V(2)');
-  assert.is(await metricValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 5);
+  assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 5);
 });
 
 test('a different error is reported again; recovery is logged once and re-arms reporting', () => {
@@ -50,7 +52,7 @@ test('a warning is one log line and one Warning Event with its own reason, count
     [['Warning', 'CleartextCredentials', 'Discovery source "ufm": WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http']],
   );
   assert.is(log.lines.filter((l) => l.includes('is plain http')).length, 1);
-  assert.is(await metricValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
+  assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
 });
 
 test.run();

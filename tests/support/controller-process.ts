@@ -136,21 +136,3 @@ export function startControllerInProcess(opts: RunOptions): ControllerRun {
     },
   };
 }
-
-/**
- * The value of one sample in a Prometheus text exposition, matching the given
- * labels exactly (0 when the series does not exist yet).
- */
-export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
-  const want = Object.entries(labels)
-    .map(([k, v]) => `${k}="${v}"`)
-    .sort()
-    .join(',');
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = (m[2] ?? '').split(/,(?=[a-zA-Z_]\w*=")/).filter(Boolean).sort().join(',');
-    if (have === want) return Number(m[3]);
-  }
-  return 0;
-}

@@ -11,7 +11,7 @@ import { anyHyperNode, hyperNodeWithNulls, nodeLabels, NODE_NAMES, nodes, refere
 import { propertyParameters } from '../../support/property.ts';
 import { within, waitFor } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { capturingLogger } from '../controller/fixtures.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 /** Anything that would end the controller process: an unhandled rejection or exception. */
 const fatal: unknown[] = [];
