@@ -5,8 +5,8 @@
 
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { startApiServer, type ApiServer } from '../tests/support/apiserver/index.ts';
-import { call, watch } from '../tests/apiserver/http.ts';
+import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
+import { call, watch } from '../testing/apiserver-client.ts';
 
 const NODES = Number(process.argv[2] ?? 10_000);
 const WATCHERS = Number(process.argv[3] ?? 50);

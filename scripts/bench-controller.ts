@@ -25,14 +25,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../src/hypernode/api/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../tests/support/apiserver/index.ts';
-import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../tests/support/sample-cluster.ts';
-import { waitFor } from '../tests/support/wait.ts';
-import { ControllerProcess, metricValue, type ProcMemory } from './lib/bench-controller-process.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
+import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../testing/sample-cluster.ts';
+import { waitFor } from '../testing/wait.ts';
+import { ControllerProcess, type ProcMemory } from './lib/bench-controller-process.ts';
+import { familySum } from '../testing/prometheus-text.ts';
+import { memberNames } from '../testing/hypernode-members.ts';
 import { BENCH_SHAPE as SHAPE, benchNodes } from './lib/bench-cluster.ts';
 import { measureDiscoveryCpu, measureDiscoveryCpuOn, type DiscoveryCpuFigures } from './lib/bench-discovery-cpu.ts';
 import { ms, percentile, seconds } from './lib/bench-stats.ts';
-import { freePorts } from '../tests/support/ports.ts';
+import { freePorts } from '../testing/ports.ts';
 
 const NAMESPACE = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
@@ -68,10 +70,6 @@ interface StoredHyperNode {
   metadata: { name: string; labels?: Record<string, string> };
   spec: { members?: Array<{ selector: { exactMatch?: { name: string } } }> };
   status?: { nodeCount?: number };
-}
-
-function memberNames(hn: StoredHyperNode): string[] {
-  return (hn.spec.members ?? []).flatMap((m) => (m.selector.exactMatch ? [m.selector.exactMatch.name] : []));
 }
 
 function hyperNodes(api: ApiServer): StoredHyperNode[] {
@@ -132,8 +130,8 @@ interface Verdict {
 async function labelDiscoveryCounters(controller: ControllerProcess): Promise<{ results: number; reconciles: number }> {
   const text = await controller.metrics();
   return {
-    results: metricValue(text, 'hypernode_discovery_results_total', { source: 'label' }),
-    reconciles: metricValue(text, 'hypernode_reconcile_duration_seconds_count', { source: 'label' }),
+    results: familySum(text, 'hypernode_discovery_results_total', { source: 'label' }),
+    reconciles: familySum(text, 'hypernode_reconcile_duration_seconds_count', { source: 'label' }),
   };
 }
 
@@ -291,7 +289,7 @@ async function launchController(api: ApiServer, work: string): Promise<Launched>
 /** Where the memory goes: the V8 heap (used of committed, and the young and old generations' share) and buffers outside it, from the process's own /metrics. */
 async function heapBreakdown(controller: ControllerProcess): Promise<string> {
   const text = await controller.metrics();
-  const mb = (family: string, labels?: Record<string, string>) => (metricValue(text, family, labels) / (1024 * 1024)).toFixed(1);
+  const mb = (family: string, labels?: Record<string, string>) => (familySum(text, family, labels) / (1024 * 1024)).toFixed(1);
   const committed = (space: string) => mb('nodejs_heap_space_size_total_bytes', { space });
   return (
     `V8 heap ${mb('nodejs_heap_size_used_bytes')} MB used of ${mb('nodejs_heap_size_total_bytes')} MB committed ` +

@@ -129,7 +129,7 @@ function runChild(mode, kubeconfig) {
 async function main() {
   const count = Number(process.argv[2] ?? 10_000);
   const runs = Number(process.argv[3] ?? 2);
-  const { startApiServer } = await import('../tests/support/apiserver/index.ts');
+  const { startApiServer } = await import('../testing/apiserver/index.ts');
   const api = await startApiServer();
   const dir = mkdtempSync(join(tmpdir(), 'bench-informer-'));
   try {

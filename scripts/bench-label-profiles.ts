@@ -8,8 +8,8 @@
 
 import { stringify } from 'yaml';
 import type { KubeObject } from '../src/kube/types.ts';
-import { SAMPLE_DISCOVERY_CONFIG } from '../tests/support/sample-cluster.ts';
-import { MIXED_CONFIG } from '../tests/support/mixed-cluster.ts';
+import { SAMPLE_DISCOVERY_CONFIG } from '../testing/sample-cluster.ts';
+import { MIXED_CONFIG } from '../testing/mixed-cluster.ts';
 import { benchNodes } from './lib/bench-cluster.ts';
 import { measureDiscoveryCpu, type DiscoveryCpuFigures } from './lib/bench-discovery-cpu.ts';
 

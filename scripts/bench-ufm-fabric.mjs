@@ -33,8 +33,8 @@ if (!existsSync(binary)) {
   console.error(`${binary} is missing: run node scripts/build.mjs first`);
   process.exit(1);
 }
-const { generateFatTree } = await import('../tests/support/fat-tree.ts');
-const { UfmServer, TEST_CA } = await import('../tests/support/ufm-server.ts');
+const { generateFatTree } = await import('../testing/fat-tree.ts');
+const { UfmServer, TEST_CA } = await import('../testing/ufm-server.ts');
 const { UfmHttpClient } = await import('../src/hypernode/discovery/ufm/http-client.ts');
 
 const sus = option('sus', 64);

@@ -10,11 +10,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hypernodeControllerRbac, startApiServer } from '../tests/support/apiserver/index.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../tests/support/sample-cluster.ts';
-import { waitFor } from '../tests/support/wait.ts';
+import { hypernodeControllerRbac, startApiServer } from '../testing/apiserver/index.ts';
+import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../testing/sample-cluster.ts';
+import { waitFor } from '../testing/wait.ts';
 import { renderHyperNodeTree } from '../src/hypernode/hypernode-tree.ts';
-import { freePorts } from '../tests/support/ports.ts';
+import { freePorts } from '../testing/ports.ts';
 
 const NAMESPACE = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';

@@ -43,17 +43,6 @@ export function procCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000;
 }
 
-/** Sum of the samples of `family` whose labels contain every `labels` pair, from Prometheus text. */
-export function metricValue(text: string, family: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${family}{`) && !line.startsWith(`${family} `)) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
-
 export class ControllerProcess {
   private readonly child: ChildProcess;
   private logTail = '';

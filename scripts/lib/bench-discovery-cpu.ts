@@ -23,7 +23,7 @@ import { newHyperNodeMetrics } from '../../src/hypernode/metrics.ts';
 import { TopologyReconciler } from '../../src/hypernode/reconciler.ts';
 import { nullLogger } from '../../src/log.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { SAMPLE_DISCOVERY_CONFIG } from '../../tests/support/sample-cluster.ts';
+import { SAMPLE_DISCOVERY_CONFIG } from '../../testing/sample-cluster.ts';
 import { benchNodes } from './bench-cluster.ts';
 import { percentile } from './bench-stats.ts';
 

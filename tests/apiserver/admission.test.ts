@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { call, HN, hyperNode } from './http.ts';
+import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { call, HN, hyperNode } from '../../testing/apiserver-client.ts';
 
 const NS = 'volcano-system';
 const LEASES = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`;

@@ -4,15 +4,15 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { call, HN, hyperNode } from './http.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { call, HN, hyperNode } from '../../testing/apiserver-client.ts';
 
 const NS = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
 const SA = 'system:serviceaccount:volcano-system:hypernode-controller';
 
 /** A file of the test TLS material. */
-const tlsFile = (f: string): string => new URL(`../support/tls/${f}`, import.meta.url).pathname;
+const tlsFile = (f: string): string => new URL(`../../testing/tls/${f}`, import.meta.url).pathname;
 
 let api: ApiServer;
 let sa: string;

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { call, HN, hyperNode } from './http.ts';
+import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { call, HN, hyperNode } from '../../testing/apiserver-client.ts';
 
 const META_LIST = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { call, watch } from './http.ts';
+import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { call, watch } from '../../testing/apiserver-client.ts';
 
 const NODES = 10_000;
 const WATCHERS = 20;

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { waitFor } from '../support/wait.ts';
-import { call, HN, hyperNode, watch } from './http.ts';
+import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { waitFor } from '../../testing/wait.ts';
+import { call, HN, hyperNode, watch } from '../../testing/apiserver-client.ts';
 
 let api: ApiServer;
 test.before(async () => {

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startApiServer } from '../support/apiserver/index.ts';
+import { startApiServer } from '../../testing/apiserver/index.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../testing/wait.ts';
 
 const NS = 'volcano-system';
 

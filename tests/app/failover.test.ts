@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { killReplicas, startReplica, type Replica } from '../support/replica-process.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../testing/wait.ts';
 
 const NS = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';

@@ -15,9 +15,9 @@ import { BUILD_INFO_METRIC, createMetrics } from '../../src/app/metrics.ts';
 import { runServer } from '../../src/app/server.ts';
 import { SNAPSHOT_RULES } from '../../src/hypernode/snapshot-validation.ts';
 import { nullLogger } from '../../src/log.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { computerPorts, UfmServer } from '../support/ufm-server.ts';
-import { waitFor, within } from '../support/wait.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { computerPorts, UfmServer } from '../../testing/ufm-server.ts';
+import { waitFor, within } from '../../testing/wait.ts';
 import { testOptions } from './options-fixture.ts';
 
 const NS = 'volcano-system';

@@ -10,8 +10,9 @@ import { boundAddress, closeHttp, MAX_CONNECTIONS, READ_HEADER_TIMEOUT_MS, type 
 import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
 import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
 import { Readiness } from '../../src/app/readiness.ts';
-import { createLogger, nullLogger } from '../../src/log.ts';
-import { waitFor, within } from '../support/wait.ts';
+import { nullLogger } from '../../src/log.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
 import { loopback } from './options-fixture.ts';
 
 /** Servers of the running test, closed after it even when it fails. */
@@ -112,8 +113,7 @@ test('metrics server: /metrics in Prometheus text with process, rest_client, wor
 
 test('metrics bind failure is fatal: an F line and exit 255', async () => {
   const busy = await busyPort();
-  const lines: string[] = [];
-  const logger = createLogger({ verbosity: 0, sink: { write: (l) => lines.push(l) } });
+  const { logger, lines } = capturingLogger({ verbosity: 0, headers: true });
   let code: number | undefined;
   const server = await startMetricsServer(busy.address, createMetrics().registry, logger, (c) => {
     code = c;

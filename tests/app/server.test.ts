@@ -19,9 +19,9 @@ import { systemResolver, type ResolverDeps } from '../../src/app/flags/tcp-addre
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { nullLogger } from '../../src/log.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { freePorts } from '../support/ports.ts';
-import { waitFor, within } from '../support/wait.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { freePorts } from '../../testing/ports.ts';
+import { waitFor, within } from '../../testing/wait.ts';
 import { TEST_LEADER_ELECTION, testOptions } from './options-fixture.ts';
 
 const NS = 'volcano-system';

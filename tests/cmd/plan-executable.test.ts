@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { BINARY, BUNDLE } from '../support/controller-process.ts';
 import { cleanEnv } from '../cli/support/run-command.ts';
-import { within } from '../support/wait.ts';
+import { within } from '../../testing/wait.ts';
 import { NS, TOPOLOGY_A3_CONFIG, seedConfigMap, workedExampleNodes } from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';
 

@@ -17,10 +17,12 @@ import { join } from 'node:path';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import type { PlannedChange } from '../../src/hypernode/plan.ts';
 import { plan, type PlanResult } from '../../src/cmd/plan.ts';
-import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
-import { freePorts } from '../support/ports.ts';
-import { UfmServer } from '../support/ufm-server.ts';
-import type { ApiServer } from '../support/apiserver/index.ts';
+import { startControllerInProcess } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
+import { freePorts } from '../../testing/ports.ts';
+import { UfmServer } from '../../testing/ufm-server.ts';
+import type { ApiServer } from '../../testing/apiserver/index.ts';
 import {
   CLUSTER,
   NS,
@@ -30,7 +32,6 @@ import {
   TOPOLOGY_A3_ENTRY,
   groupOf,
   hyperNodes,
-  memberNames,
   node,
   nodeCount,
   seedConfigMap,
@@ -268,7 +269,7 @@ test('deletes the guard would hold are listed as held (exit 2), a higher maxDele
   // The controller, with the ConfigMap's default limit, makes exactly the planned update and deletes nothing.
   api.requests.clear();
   const controller = (s.controller = startControllerInProcess({ kubeconfig: controllerKubeconfig, namespace: NS }));
-  await s.converge(async () => metricValue(await controller.metrics(), 'hypernode_deletes_held', { source: 'label' }) === 12, 'hypernode_deletes_held{source="label"} = 12');
+  await s.converge(async () => seriesValue(await controller.metrics(), 'hypernode_deletes_held', { source: 'label' }) === 12, 'hypernode_deletes_held{source="label"} = 12');
   await s.converge(() => memberNames(groupOf(api, CLUSTER, 'c0')).length === 8 && nodeCount(groupOf(api, CLUSTER, 'c0')) === 8, 'the cluster HyperNode updated to the 8 remaining racks');
   await s.controller.stop();
   s.controller = undefined;

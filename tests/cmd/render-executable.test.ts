@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BINARY, BUNDLE } from '../support/controller-process.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../support/sample-cluster.ts';
+import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import { cleanEnv, runCommand } from '../cli/support/run-command.ts';
 
 const shipped = (args: string[]) => (existsSync(BINARY) ? runCommand(BINARY, args, { env: cleanEnv() }) : runCommand(process.execPath, [BUNDLE, ...args], { env: cleanEnv() }));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { generateFatTree, lowestGuid, type FatTree } from '../support/fat-tree.ts';
+import { generateFatTree, lowestGuid, type FatTree } from '../../testing/fat-tree.ts';
 
 let dir = '';
 test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-ufm-'))));

@@ -16,8 +16,8 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { render } from '../../src/cmd/render.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes, RACK_LABEL, ZONE_LABEL } from '../support/sample-cluster.ts';
-import { UfmServer } from '../support/ufm-server.ts';
+import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes, RACK_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
+import { UfmServer } from '../../testing/ufm-server.ts';
 import { NS, TOPOLOGY_A3_ENTRY, hyperNodes, nodeCount, seedUfmSecret, ufmEntry, workedExampleNodes, workedExamplePorts } from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';
 

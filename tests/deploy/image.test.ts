@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, parseAllDocuments } from 'yaml';
-import { startApiServer, type ApiServer, type PolicyRule } from '../support/apiserver/index.ts';
-import { waitFor, within } from '../support/wait.ts';
+import { startApiServer, type ApiServer, type PolicyRule } from '../../testing/apiserver/index.ts';
+import { waitFor, within } from '../../testing/wait.ts';
 import { CHART_ARGS, NAMESPACE } from './support/chart.ts';
 import { IMAGE_ARCHIVE, NAME, repoRoot } from './support/releases.ts';
-import { freePorts } from '../support/ports.ts';
+import { freePorts } from '../../testing/ports.ts';
 import { missingCommand, missingRoot, testNeeding } from './support/skip.ts';
 
 const dist = join(repoRoot, 'dist');

@@ -9,7 +9,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
+import { startControllerInProcess } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
 import {
   CLUSTER,
   CONFIG_MAP,
@@ -24,7 +25,6 @@ import {
   groupOf,
   answeredHyperNodeWrites,
   hyperNodes,
-  memberNames,
   node,
   nodeCount,
   seedConfigMap,
@@ -32,6 +32,7 @@ import {
   setDiscoveryConfig,
   workedExampleConverged,
 } from './cluster.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -174,7 +175,7 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
   }
 
   // Fixed again: the label source runs a fresh round (new HyperNode deletion trigger aside) and keeps every object.
-  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const done = await rounds();
   setDiscoveryConfig(api, TOPOLOGY_A3_CONFIG);
   await converge(async () => (await rounds()) > done, 'a label round after the configuration is fixed');
@@ -189,7 +190,7 @@ test('disabling the label source or deleting the ConfigMap stops discovery and k
   await converge(() => workedExampleConverged(api), 'the six label HyperNodes of the worked example');
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   const stops = () => controller.log().match(/Stopped network topology discoverer source="label"/g)?.length ?? 0;
-  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   await converge(async () => (await rounds()) >= 1, 'the first label round to be reconciled');
   api.requests.clear();
 

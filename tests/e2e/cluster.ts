@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../support/apiserver/index.ts';
-import { discoveryConfigMap } from '../support/sample-cluster.ts';
-import { computerPorts, type UfmPortJson } from '../support/ufm-server.ts';
-import { waitFor } from '../support/wait.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
+import { discoveryConfigMap } from '../../testing/sample-cluster.ts';
+import { computerPorts, type UfmPortJson } from '../../testing/ufm-server.ts';
+import { waitFor } from '../../testing/wait.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
 
 export const NS = 'volcano-system';
 export const LEASE = 'vc-hypernode-controller-manager';
@@ -104,7 +105,6 @@ export function groupOf(api: ApiServer, key: string, value: string): HyperNode |
   return hyperNodes(api, 'label').find((hn) => hn.metadata.labels?.[key] === value);
 }
 
-export const memberNames = (hn: HyperNode | undefined) => (hn?.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name);
 export const nodeCount = (hn: HyperNode | undefined) => hn?.status?.nodeCount ?? 0;
 
 /** HyperNode writes the controller sent (create, update, status update, delete, patch), answered or not. */
@@ -179,7 +179,7 @@ export const UFM_WORKED_EXAMPLE: Record<string, { tier: number; type: string; me
 export function ufmTree(api: ApiServer) {
   return Object.fromEntries(
     hyperNodes(api, 'ufm')
-      .map((hn) => [hn.metadata.name, { tier: hn.spec!.tier, type: hn.spec!.members?.[0]?.type ?? '', members: memberNames(hn) as string[] }] as const)
+      .map((hn) => [hn.metadata.name, { tier: hn.spec!.tier, type: hn.spec!.members?.[0]?.type ?? '', members: memberNames(hn) }] as const)
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }

@@ -10,7 +10,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { metricValue, startControllerBinary } from '../support/controller-process.ts';
+import { startControllerBinary } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
 import {
   CLUSTER,
   CONFIG_MAP,
@@ -23,12 +24,12 @@ import {
   describeWrites,
   groupOf,
   hyperNodes,
-  memberNames,
   node,
   seedConfigMap,
   setDiscoveryConfig,
   setNodeLabels,
 } from './cluster.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -63,7 +64,7 @@ test('deleting or relabelling 60 % of the Nodes holds the 12 HyperNode deletes u
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
   const metrics = async () => controller.metrics();
 
-  await converge(async () => metricValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === GONE, `hypernode_deletes_held{source="label"} = ${GONE}`);
+  await converge(async () => seriesValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === GONE, `hypernode_deletes_held{source="label"} = ${GONE}`);
   await converge(() => memberNames(groupOf(api, CLUSTER, 'c0')).length === NODES - GONE, 'the cluster HyperNode updated to the 8 remaining racks');
   assertNoDeletes(api);
   assert.is(hyperNodes(api, 'label').length, NODES + 1, 'every HyperNode is still there');
@@ -83,7 +84,7 @@ test('deleting or relabelling 60 % of the Nodes holds the 12 HyperNode deletes u
   // The operator confirms the deletion by raising the limit for the label source.
   setDiscoveryConfig(api, config(70));
   await converge(() => hyperNodes(api, 'label').length === NODES - GONE + 1, `the ${GONE} racks deleted after maxDeletePercent was raised`);
-  await converge(async () => metricValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === 0, 'hypernode_deletes_held back to 0');
+  await converge(async () => seriesValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === 0, 'hypernode_deletes_held back to 0');
   const deletes = (await answeredHyperNodeWrites(api)).filter((r) => r.verb === 'delete');
   assert.equal(deletes.map((r) => `${r.name} → ${r.code}`).sort(), racksGoing.map((name) => `${name} → 200`), 'exactly the held racks, each deleted once');
   assertNoForbidden(api);

@@ -6,8 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { DEMO_SHAPE, expectedHyperNodeCount } from '../support/sample-cluster.ts';
-import { within } from '../support/wait.ts';
+import { DEMO_SHAPE, expectedHyperNodeCount } from '../../testing/sample-cluster.ts';
+import { within } from '../../testing/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -9,7 +9,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { metricValue, startControllerBinary } from '../support/controller-process.ts';
+import { startControllerBinary } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { CLUSTER, NS, RACK, SOURCE_LABEL, TOPOLOGY_A3_ENTRY, assertNoForbidden, node, seedConfigMap, workedExampleNodes } from './cluster.ts';
 import { session } from './session.ts';
@@ -46,20 +47,20 @@ test('--dry-run logs and counts every write it would make and sends none: no Hyp
   await s.converge(() => /^I.*\] Topology reconciliation completed dryRun=true source="label" discovered=6 created=6 .*deleted=1 /m.test(controller.log()), 'the completion line with dryRun=true');
 
   const metrics = await controller.metrics();
-  assert.is(metricValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 6);
-  assert.is(metricValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 1);
-  assert.is(metricValue(metrics, 'hypernode_discovery_results_total', { source: 'label' }), 1, 'one round: a recorded write is not retried');
+  assert.is(seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 6);
+  assert.is(seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 1);
+  assert.is(seriesValue(metrics, 'hypernode_discovery_results_total', { source: 'label' }), 1, 'one round: a recorded write is not retried');
   // Nothing reached the server, so no API write is counted; the recorded status writes are counted as dry-run ones.
   assert.equal(nonZero(metrics, 'hypernode_api_writes_total'), []);
-  assert.ok(metricValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'update_status' }) > 0, 'the would-be nodeCount writes');
+  assert.ok(seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'update_status' }) > 0, 'the would-be nodeCount writes');
 
   // A new Node is an input change: one more round, wanting the same creates again (nothing was written).
   api.store.create(node('node8', { [RACK]: 's3', [CLUSTER]: 's5' }));
-  await s.converge(async () => metricValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) === 2, 'a second round after the new Node');
+  await s.converge(async () => seriesValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) === 2, 'a second round after the new Node');
   const after = await controller.metrics();
-  assert.is(metricValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 12);
+  assert.is(seriesValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 12);
   // The stale rack's delete is not wanted again: the reconciler remembers the uid it deleted until the cache drops it.
-  assert.is(metricValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 1);
+  assert.is(seriesValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 1);
   assert.match(controller.log(), /Dry run: would create HyperNode name="hypernode-topologya3-tier1-\w{5}" source="label" diff="[^"]*members: \+node6 \+node7 \+node8;/);
   assert.equal(nonZero(after, 'hypernode_api_writes_total'), []);
 

@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { metricValue, startControllerBinary, type RunOptions } from '../support/controller-process.ts';
-import { UfmServer } from '../support/ufm-server.ts';
+import { startControllerBinary, type RunOptions } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
+import { UfmServer } from '../../testing/ufm-server.ts';
 import {
   CLUSTER,
   CONTROLLER_USER,
@@ -31,7 +32,6 @@ import {
   answeredHyperNodeWrites,
   hyperNodeWrites,
   hyperNodes,
-  memberNames,
   nodeCount,
   seedConfigMap,
   seedUfmSecret,
@@ -43,9 +43,10 @@ import {
   workedExamplePorts,
   type Cluster,
 } from './cluster.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
 import { session } from './session.ts';
 
-const TLS_CA = new URL('../support/tls/ca.crt', import.meta.url).pathname;
+const TLS_CA = new URL('../../testing/tls/ca.crt', import.meta.url).pathname;
 
 const s = session(test);
 test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 after SIGTERM'));
@@ -168,7 +169,7 @@ function seedGoHyperNodes(api: Cluster['api'], drift: boolean): Map<string, stri
 async function adopt(api: Cluster['api'], kubeconfig: string): Promise<void> {
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
-  await converge(async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round to be reconciled');
+  await converge(async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round to be reconciled');
   await converge(() => workedExampleConverged(api), 'the six HyperNodes with nodeCount 2');
   assert.equal(new Set(hyperNodes(api).map((h) => h.metadata.name)), new Set(Object.values(GO_NAMES)), 'no HyperNode added');
 }
@@ -197,9 +198,9 @@ test('adoption with drift: only the drifted Go-named HyperNode is written (membe
 test('steady state: discovery rounds over an unchanged topology write nothing (HyperNode deleted elsewhere, label source restarted)', async () => {
   const { api, controller } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
   await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
-  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const settled = await converge(async () => (await rounds()) || false, 'the first label round to be reconciled');
-  const statusAdds = async () => metricValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' });
+  const statusAdds = async () => seriesValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' });
   const addsBefore = await statusAdds();
   // A hand-made HyperNode (no source label, nodeCount already right) that an operator then deletes.
   api.store.create({
@@ -222,7 +223,7 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
 
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'zero HyperNode writes in the steady state');
   assert.ok(workedExampleConverged(api));
-  assert.ok(metricValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) >= 3);
+  assert.ok(seriesValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) >= 3);
   assertNoForbidden(api);
 });
 
@@ -234,7 +235,7 @@ test('a restarted executable adopts its own HyperNodes: same names and UIDs, zer
   api.requests.clear();
 
   const second = (s.controller = await startControllerBinary({ kubeconfig: s.cluster!.kubeconfig, namespace: NS }));
-  await converge(async () => metricValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round after the restart');
+  await converge(async () => seriesValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round after the restart');
   assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'zero HyperNode writes after a restart');
   assertNoForbidden(api);

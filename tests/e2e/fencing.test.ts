@@ -19,10 +19,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../support/apiserver/index.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { killReplicas, startReplica, type Replica } from '../support/replica-process.ts';
-import { waitFor, within } from '../support/wait.ts';
-import { CLUSTER, LEASE, NS, RACK, groupOf, hyperNodes, memberNames, nodeCount, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { CLUSTER, LEASE, NS, RACK, groupOf, hyperNodes, nodeCount, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
 
 /** Short timings so a takeover takes seconds: lease 4 s, renew deadline 3 s, retry 0.5 s. */
 const TIMINGS = { leaseDuration: '4s', renewDeadline: '3s', retryPeriod: '500ms' };

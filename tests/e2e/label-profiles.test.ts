@@ -10,8 +10,9 @@ import * as assert from 'uvu/assert';
 import { stringify } from 'yaml';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
-import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../support/mixed-cluster.ts';
-import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, memberNames, node, nodeCount, seedConfigMap, setNodeLabels } from './cluster.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
+import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../testing/mixed-cluster.ts';
+import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCount, seedConfigMap, setNodeLabels } from './cluster.ts';
 import { session } from './session.ts';
 
 const PROFILE = 'volcano.sh/network-topology-profile';

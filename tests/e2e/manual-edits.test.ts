@@ -17,10 +17,10 @@ import {
   groupOf,
   answeredHyperNodeWrites,
   hyperNodes,
-  memberNames,
   nodeCount,
   workedExampleConverged,
 } from './cluster.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
 import { session } from './session.ts';
 
 const s = session(test);

@@ -8,8 +8,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { MemberSelector } from '../../src/hypernode/api/types.ts';
-import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
-import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../support/sample-cluster.ts';
+import { startControllerInProcess } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
+import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import {
   NS,
   assertNoForbidden,
@@ -18,12 +19,12 @@ import {
   groupOf,
   answeredHyperNodeWrites,
   hyperNodes,
-  memberNames,
   node,
   nodeCount,
   seedConfigMap,
   setNodeLabels,
 } from './cluster.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -39,7 +40,7 @@ test('moving one Node to a rack under another spine writes at most tiers + 1 = 4
     const hns = hyperNodes(api);
     return hns.length === total && hns.every((hn) => nodeCount(hn) > 0);
   }, `${total} HyperNodes with nodeCount`);
-  const rounds = async () => metricValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const before = await rounds();
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   api.requests.clear();
@@ -85,7 +86,7 @@ test('nodeCount of hand-made regexMatch and labelMatch HyperNodes follows Nodes 
     return [nodeCount(all.get('gpu-by-name')), nodeCount(all.get('gpu-by-label'))];
   };
   const expectCounts = (want: [number, number], what: string) => converge(() => counts().join() === want.join() && true, `${what}: nodeCounts ${want.join(', ')} (now ${counts().join(', ')})`);
-  await converge(async () => metricValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) >= 2, 'the status sync to see both HyperNodes');
+  await converge(async () => seriesValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) >= 2, 'the status sync to see both HyperNodes');
   assert.equal(counts(), [0, 0]);
 
   api.store.create(node('gpu-0', { pool: 'gpu' }));

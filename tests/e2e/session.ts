@@ -5,8 +5,8 @@
 
 import type { Test } from 'uvu';
 import type { ControllerRun } from '../support/controller-process.ts';
-import type { UfmServer } from '../support/ufm-server.ts';
-import { waitFor } from '../support/wait.ts';
+import type { UfmServer } from '../../testing/ufm-server.ts';
+import { waitFor } from '../../testing/wait.ts';
 import { seedConfigMap, startCluster, workedExampleNodes, type Cluster } from './cluster.ts';
 
 /** Generous for a loaded 2-core machine; convergence normally takes well under a second. */

@@ -8,10 +8,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { metricValue, startControllerBinary } from '../support/controller-process.ts';
-import { generateFatTree, lowestGuid, type FatTree } from '../support/fat-tree.ts';
-import { TEST_CA, UfmServer } from '../support/ufm-server.ts';
-import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, memberNames, node, seedConfigMap } from './cluster.ts';
+import { startControllerBinary } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
+import { generateFatTree, lowestGuid, type FatTree } from '../../testing/fat-tree.ts';
+import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
+import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, seedConfigMap } from './cluster.ts';
 import { session } from './session.ts';
 
 const FABRIC_LABEL = 'volcano.sh/ufm-fabric';
@@ -144,7 +146,7 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   for (const hn of hyperNodes(api, 'ufm')) assert.equal(Object.keys(hn.metadata.labels ?? {}).sort(), [SOURCE_LABEL, FABRIC_LABEL].sort());
   assert.ok(ufmA.requests.every((r) => r.path.startsWith('/ufmRestV3/resources/') && r.authorization === `Basic ${TOKEN}`), 'pod-a: the token on /ufmRestV3');
   assert.ok(ufmB.requests.every((r) => r.path.startsWith('/ufmRest/resources/') && r.authorization === `Basic ${b64(`${USERNAME}:${PASSWORD}`)}`), 'pod-b: basic auth on /ufmRest');
-  await converge(async () => metricValue(await controller.metrics(), 'hypernode_ufm_unmapped_hosts', { source: 'ufm', fabric: 'pod-a' }) === 1, 'the host that is no Node counted');
+  await converge(async () => seriesValue(await controller.metrics(), 'hypernode_ufm_unmapped_hosts', { source: 'ufm', fabric: 'pod-a' }) === 1, 'the host that is no Node counted');
   assert.match(controller.log(), new RegExp(`UFM hosts that match no Node are left out.*fabric="?pod-a"?.*${NOT_A_NODE.toUpperCase()}`));
 
   // 2. A fifth scalable unit (a third spine-leaf group) in pod-a: only creates and updates, every object keeps its name and uid.

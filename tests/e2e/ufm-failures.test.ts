@@ -7,8 +7,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { metricValue, startControllerInProcess } from '../support/controller-process.ts';
-import { UfmServer, type UfmAnswer } from '../support/ufm-server.ts';
+import { startControllerInProcess } from '../support/controller-process.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
+import { UfmServer, type UfmAnswer } from '../../testing/ufm-server.ts';
 import {
   NS,
   UFM_WORKED_EXAMPLE,
@@ -96,7 +97,7 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   for (const cause of ['401 Unauthorized', 'failed to decode response', 'no Computer ports', '500 Internal Server Error', 'ECONNREFUSED']) {
     assert.ok(failedEvents.some((e) => e.message.includes(cause)), `a DiscoveryFailed Event naming ${cause}: ${failedEvents.map((e) => e.message).join(' | ')}`);
   }
-  const failures = metricValue(await controller.metrics(), 'hypernode_discovery_failures_total', { source: 'ufm' });
+  const failures = seriesValue(await controller.metrics(), 'hypernode_discovery_failures_total', { source: 'ufm' });
   assert.ok(failures >= failedEvents.length, `hypernode_discovery_failures_total{source="ufm"} = ${failures} counts every failed run`);
   assertNoForbidden(api);
 });

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { dependsOnNodes, nodeCount, resolveMembers } from '../../src/hypernode/member-selector.ts';
 import type { HyperNode, MemberSelector, MemberSpec, NodeMeta } from '../../src/hypernode/api/types.ts';
 import { CACHE_MAX_PROGRAM_SIZE, MAX_PATTERN_BYTES, MAX_PROGRAM_SIZE, patternCacheStats } from '../../src/hypernode/node-name-pattern.ts';
-import { capturingLogger } from './controller/fixtures.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
 
 const node = (name: string, labels?: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const exact = (name: string): MemberSpec => ({ type: 'Node', selector: { exactMatch: { name } } });

@@ -4,7 +4,9 @@ import { Registry } from 'prom-client';
 import { SourceProblems } from '../../src/hypernode/discovery/problems.ts';
 import { newHyperNodeMetrics } from '../../src/hypernode/metrics.ts';
 import { FakeClock } from '../kube/fake-clock.ts';
-import { capturingLogger, metricValue, RecordingEvents } from './controller/fixtures.ts';
+import { RecordingEvents } from './controller/fixtures.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
+import { registryValue } from '../support/metric-registry.ts';
 
 function rig() {
   const registry = new Registry();
@@ -30,7 +32,7 @@ test('a UFM outage that repeats the same error yields one Event and one error li
   assert.is(events.events[0]!.reason, 'DiscoveryFailed');
   assert.match(events.events[0]!.message, /"ufm" produced no result, its HyperNodes are kept: Failed to fetch UFM data: failed to send request/);
   assert.is(log.lines.filter((l) => l.includes('Failed to fetch UFM data') && !l.includes('repeated=true')).length, 1, 'one error line; repeats only at V(2)');
-  assert.is(await metricValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 5);
+  assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 5);
 });
 
 test('a different error is reported again; recovery is logged once and re-arms reporting', () => {
@@ -53,12 +55,12 @@ test('a warning is one log line and one Warning Event with its own reason, count
     [['Warning', 'CleartextCredentials', 'Discovery source "ufm": WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http']],
   );
   assert.is(log.lines.filter((l) => l.includes('is plain http')).length, 1);
-  assert.is(await metricValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
+  assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
 });
 
 test('every successful run stamps the last-success time of its source, failures leave it alone', async () => {
   const { registry, problems, clock } = rig();
-  const lastSuccess = () => metricValue(registry, 'hypernode_discovery_last_success_timestamp_seconds', { source: 'ufm' });
+  const lastSuccess = () => registryValue(registry, 'hypernode_discovery_last_success_timestamp_seconds', { source: 'ufm' });
   problems.recovered();
   assert.is(await lastSuccess(), clock.now() / 1000);
   const first = clock.now();

@@ -13,17 +13,12 @@ import { resourceClient } from '../../src/kube/resource.ts';
 import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { createLogger, type Logger } from '../../src/log.ts';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
+import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { KUBECONFIG_WITH_SYNTAX_ERROR, SECRETS } from '../cli/support/secret-kubeconfig.ts';
 import { FakeClock } from './fake-clock.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
 
-const TLS = join(import.meta.dirname, '../support/tls');
-
-function captureLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  return { lines, logger: createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (l) => lines.push(l.trimEnd()) } }) };
-}
+const TLS = join(import.meta.dirname, '../../testing/tls');
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'kube-config-'));
@@ -68,7 +63,7 @@ test.after(async () => {
 });
 
 test('neither flag: warns, tries in-cluster, and fails with client-go texts when not in a cluster', () => {
-  const { logger, lines } = captureLogger();
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
   assert.throws(
     () => buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: {}, serviceAccountDir: '/nonexistent' }),
     (err: Error) => err.message === NO_CONFIGURATION_ERROR,
@@ -81,13 +76,13 @@ test('neither flag: warns, tries in-cluster, and fails with client-go texts when
 });
 
 test('neither flag with KUBECONFIG set: a one-line hint that it is ignored', () => {
-  const { logger, lines } = captureLogger();
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBECONFIG: '/home/me/.kube/config' }, serviceAccountDir: '/nonexistent' }));
   assert.equal(lines.filter((l) => l.includes('KUBECONFIG')), ['KUBECONFIG is set but ignored: pass --kubeconfig to use that file KUBECONFIG="/home/me/.kube/config"']);
 });
 
 test('in-cluster without a token file fails like Go', () => {
-  const { logger, lines } = captureLogger();
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
   const dir = tempDir();
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir }));
   assert.is(lines[1], `error creating inClusterConfig, falling back to default config: open ${dir}/token: no such file or directory`);
@@ -98,7 +93,7 @@ test('in-cluster: https://host:port with the service-account CA and token, IPv6 
   const dir = tempDir();
   writeFileSync(join(dir, 'token'), api.adminToken + '\n');
   writeFileSync(join(dir, 'ca.crt'), readFileSync(join(TLS, 'ca.crt')));
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port) }, serviceAccountDir: dir });
   assert.is(config.server, `https://127.0.0.1:${api.port}`);
   assert.equal(await listNodes(config), ['n0']);
@@ -113,7 +108,7 @@ test('in-cluster: the token file is re-read periodically (rotation)', async () =
   writeFileSync(join(dir, 'token'), api.adminToken);
   writeFileSync(join(dir, 'ca.crt'), readFileSync(join(TLS, 'ca.crt')));
   const clock = new FakeClock();
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port) }, serviceAccountDir: dir, clock });
   api.requests.clear();
   await listNodes(config);
@@ -129,7 +124,7 @@ test('in-cluster: an unparsable ca.crt is logged and the system roots are used',
   const dir = tempDir();
   writeFileSync(join(dir, 'token'), 't');
   writeFileSync(join(dir, 'ca.crt'), 'not a certificate');
-  const { logger, lines } = captureLogger();
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
   const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir });
   assert.is(config.tls.ca, undefined);
   assert.ok(lines.some((l) => l.startsWith(`Expected to load root CA config from ${dir}/ca.crt, but got err:`)));
@@ -137,7 +132,7 @@ test('in-cluster: an unparsable ca.crt is logged and the system roots are used',
 });
 
 test('--master alone: that server, no credentials; host:port gets https', async () => {
-  const { logger, lines } = captureLogger();
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
   const plain = await startApiServer({ tls: false });
   const config = buildClientConfig({ master: plain.url, kubeconfig: '' }, logger);
   assert.is(config.server, plain.url);
@@ -151,7 +146,7 @@ test('--master alone: that server, no credentials; host:port gets https', async 
 
 test('--kubeconfig: that file only, token or client certificate auth over TLS with its CA', async () => {
   const dir = tempDir();
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   api.addUser('cert-user', 'admin'); // client certificates authenticate as their CN
   api.requests.clear();
   assert.equal(await listNodes(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir) }, logger)), ['n0']);
@@ -162,7 +157,7 @@ test('--kubeconfig: that file only, token or client certificate auth over TLS wi
 
 test('--kubeconfig with --master: the server is replaced; http:// servers are accepted as in Go', async () => {
   const dir = tempDir();
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   const plain = await startApiServer({ tls: false });
   plain.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'plain-node' } });
   const file = api.writeKubeconfig(dir);
@@ -189,7 +184,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   const kubeconfig = execPluginKubeconfig(dir, plugin);
   const rotated = api.addUser('exec-rotated', 'admin');
   writeFileSync(tokenFile, api.adminToken);
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   const config = buildClientConfig({ master: '', kubeconfig }, logger);
   api.requests.clear();
   await listNodes(config);
@@ -200,7 +195,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
 });
 
 test('--kubeconfig pointing at a missing file is an error naming the file', () => {
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: '/nope/kubeconfig' }, logger), /stat \/nope\/kubeconfig: no such file or directory/);
 });
 
@@ -218,7 +213,7 @@ test('--kubeconfig naming a CA file that does not exist fails at start with the 
       'current-context': 'x',
     }),
   );
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   assert.throws(
     () => buildClientConfig({ master: '', kubeconfig: file }, logger),
     (e: Error) => e.message === `invalid configuration: unable to read certificate-authority ${dir}/missing-ca.crt: open ${dir}/missing-ca.crt: no such file or directory`,
@@ -230,7 +225,7 @@ test('--kubeconfig with no usable context and no --master is "no configuration"'
   const dir = tempDir();
   const file = join(dir, 'empty.yaml');
   writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n');
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: file }, logger), (e: Error) => e.message === NO_CONFIGURATION_ERROR);
   rmSync(dir, { recursive: true });
 });
@@ -256,7 +251,7 @@ test('--kubeconfig with a YAML syntax error: the file, line, column and reason, 
   const dir = tempDir();
   const file = join(dir, 'kubeconfig.yaml');
   writeFileSync(file, KUBECONFIG_WITH_SYNTAX_ERROR);
-  const { logger, lines } = captureLogger();
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
   const thrown = thrownBy(() => buildClientConfig({ master: '', kubeconfig: file }, logger));
   assert.instance(thrown, Error);
   assert.is((thrown as Error).message, `error loading config file "${file}": line 12, column 14: bad indentation of a mapping entry`);
@@ -269,7 +264,7 @@ test('--kubeconfig in JSON with a syntax error: position only, no excerpt', () =
   const dir = tempDir();
   const file = join(dir, 'kubeconfig.json');
   writeFileSync(file, '{"apiVersion": "v1",\n "users": [{"name": "u", "user": {"token": "SECRET-TOKEN-123" "password": "SECRET-PW"}}]}\n');
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   const thrown = thrownBy(() => buildClientConfig({ master: '', kubeconfig: file }, logger));
   assert.match((thrown as Error).message, new RegExp(`^error loading config file "${file}": line 2, column \\d+: `));
   assert.not.match(errorChainText(thrown), SECRETS);
@@ -281,7 +276,7 @@ test('an exec plugin printing broken JSON: the request fails naming the plugin a
   const plugin = join(dir, 'plugin.mjs');
   writeFileSync(plugin, `process.stdout.write('{"kind": "ExecCredential", "status": {"token": SECRET-TOKEN-123}}');`);
   const kubeconfig = execPluginKubeconfig(dir, plugin);
-  const { logger } = captureLogger();
+  const { logger } = capturingLogger({ verbosity: 0 });
   const config = buildClientConfig({ master: '', kubeconfig }, logger);
   let thrown: unknown;
   try {

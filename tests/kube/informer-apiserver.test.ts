@@ -16,8 +16,8 @@ import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import { isTombstone, type KubeObject } from '../../src/kube/types.ts';
 import { nullLogger } from '../../src/log.ts';
-import { startApiServer, type ApiServer } from '../support/apiserver/index.ts';
-import { waitFor } from '../support/wait.ts';
+import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { waitFor } from '../../testing/wait.ts';
 
 let api: ApiServer;
 let dir: string;

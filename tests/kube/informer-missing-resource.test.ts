@@ -15,9 +15,10 @@ import { resourceClient } from '../../src/kube/resource.ts';
 import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { createLogger, nullLogger } from '../../src/log.ts';
-import { startApiServer } from '../support/apiserver/index.ts';
-import { waitFor } from '../support/wait.ts';
+import { nullLogger } from '../../src/log.ts';
+import { startApiServer } from '../../testing/apiserver/index.ts';
+import { waitFor } from '../../testing/wait.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
 
 /** Real time, but every backoff pause is 10 ms, so retries come quickly. */
 const quickBackoff: Clock = { now: realClock.now, sleep: (_ms, signal) => realClock.sleep(10, signal) };
@@ -26,8 +27,7 @@ test('a resource the server does not serve: one error naming it with the hint, r
   const api = await startApiServer({ withoutHyperNodeCrd: true });
   const dir = mkdtempSync(join(tmpdir(), 'informer-missing-'));
   const transport = new Transport(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir) }, nullLogger));
-  const lines: string[] = [];
-  const logger = createLogger({ verbosity: 4, sink: { write: (l) => lines.push(l.trimEnd()) } });
+  const { logger, lines } = capturingLogger({ headers: true });
   const rest = new RestClient({ transport, userAgent: 'informer-test', qps: 1000, burst: 1000 });
   const informer = resourceInformer<KubeObject>(resourceClient(rest, { group: 'topology.volcano.sh', version: 'v1alpha1', resource: 'hypernodes', namespaced: false }), {
     clock: quickBackoff,

@@ -5,12 +5,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/kube/errors.ts';
-import { keepNameAndLabels, SharedInformer } from '../../src/kube/informer.ts';
+import { keepNameAndLabels } from '../../src/kube/informer.ts';
 import { LIST_PAGE_SIZE } from '../../src/kube/reflector.ts';
 import { isTombstone, type KubeObject, type Tombstone } from '../../src/kube/types.ts';
-import { nullLogger } from '../../src/log.ts';
-import { FakeClock, settle } from './fake-clock.ts';
+import { settle } from './fake-clock.ts';
 import { FakeResource, gone } from './fake-lister-watcher.ts';
+import { cachedNames, startInformer } from './informer-rig.ts';
 
 type Seen = string[];
 
@@ -22,20 +22,10 @@ function recorder(seen: Seen) {
   };
 }
 
-function start(res: FakeResource, opts: { transform?: (o: KubeObject) => KubeObject } = {}) {
-  const clock = new FakeClock();
-  const stop = new AbortController();
-  const informer = new SharedInformer<KubeObject>({ name: 'things', listerWatcher: res, clock, logger: nullLogger, random: () => 0.5, ...opts });
-  const done = informer.run(stop.signal);
-  return { clock, stop, informer, done };
-}
-
-const names = (i: SharedInformer<KubeObject>) => i.list().map((o) => o.metadata.name).sort();
-
 test('lists in pages of 500, syncs, then watches from the list resourceVersion with bookmarks and a 5–10 min timeout', async () => {
   const res = new FakeResource();
   for (let i = 0; i < 1203; i++) res.set(`n${String(i).padStart(4, '0')}`);
-  const { informer, stop, done } = start(res);
+  const { informer, stop, done } = startInformer(res);
   await informer.waitForSync();
   assert.is(informer.list().length, 1203);
   assert.equal(res.listCalls, [{ limit: LIST_PAGE_SIZE }, { limit: 500, continue: '500' }, { limit: 500, continue: '1000' }]);
@@ -51,7 +41,7 @@ test('lists in pages of 500, syncs, then watches from the list resourceVersion w
 test('watch events reach handlers; a handler added after sync first gets synthetic adds; removed handlers get nothing', async () => {
   const res = new FakeResource();
   res.set('a');
-  const { informer, stop, done } = start(res);
+  const { informer, stop, done } = startInformer(res);
   const early: Seen = [];
   informer.addEventHandler(recorder(early));
   await informer.waitForSync();
@@ -76,7 +66,7 @@ test('watch events reach handlers; a handler added after sync first gets synthet
 test('a clean watch close resumes from the last resourceVersion without relisting; bookmarks advance it', async () => {
   const res = new FakeResource();
   res.set('a');
-  const { informer, stop, done } = start(res);
+  const { informer, stop, done } = startInformer(res);
   await informer.waitForSync();
   await settle();
   res.set('b');
@@ -88,7 +78,7 @@ test('a clean watch close resumes from the last resourceVersion without relistin
   await settle();
   assert.is(res.listCalls.length, 1);
   assert.equal(res.watchCalls.map((w) => w.resourceVersion), ['1', '4']);
-  assert.equal(names(informer), ['a', 'b']);
+  assert.equal(cachedNames(informer), ['a', 'b']);
   stop.abort();
   await done;
 });
@@ -97,7 +87,7 @@ test('410 Gone relists: updates for objects still present, tombstones for those 
   const res = new FakeResource();
   res.set('keep');
   res.set('gone-while-down');
-  const { informer, clock, stop, done } = start(res);
+  const { informer, clock, stop, done } = startInformer(res);
   const seen: Seen = [];
   informer.addEventHandler(recorder(seen));
   await informer.waitForSync();
@@ -112,7 +102,7 @@ test('410 Gone relists: updates for objects still present, tombstones for those 
   await clock.advance(30_000);
   assert.is(res.listCalls.length, 2);
   assert.equal(seen.sort(), ['add new', 'tombstone gone-while-down', 'update keep 1->1'].sort());
-  assert.equal(names(informer), ['keep', 'new']);
+  assert.equal(cachedNames(informer), ['keep', 'new']);
   stop.abort();
   await done;
 });
@@ -120,7 +110,7 @@ test('410 Gone relists: updates for objects still present, tombstones for those 
 test('an ERROR 410 event mid-stream relists immediately', async () => {
   const res = new FakeResource();
   res.set('a');
-  const { informer, stop, done } = start(res);
+  const { informer, stop, done } = startInformer(res);
   await informer.waitForSync();
   await settle();
   res.cut(gone());
@@ -134,7 +124,7 @@ test('failed lists and watch starts back off exponentially with jitter and never
   const res = new FakeResource();
   res.set('a');
   for (let i = 0; i < 4; i++) res.listFailures.push(new ApiError('etcd down', 500, 'InternalError'));
-  const { informer, clock, stop, done } = start(res);
+  const { informer, clock, stop, done } = startInformer(res);
   await settle();
   assert.is(res.listCalls.length, 1);
   assert.not.ok(informer.hasSynced());
@@ -162,7 +152,7 @@ test('failed lists and watch starts back off exponentially with jitter and never
 test('a broken connection resumes the watch from the last resourceVersion after a pause', async () => {
   const res = new FakeResource();
   res.set('a');
-  const { informer, clock, stop, done } = start(res);
+  const { informer, clock, stop, done } = startInformer(res);
   await informer.waitForSync();
   await settle();
   res.watchFailures.push(new Error('ECONNREFUSED'));
@@ -182,7 +172,7 @@ test('a broken connection resumes the watch from the last resourceVersion after 
 test('a watch the server closes at once without any event is not reopened in a tight loop', async () => {
   const res = new FakeResource();
   res.set('a');
-  const { informer, clock, stop, done } = start(res);
+  const { informer, clock, stop, done } = startInformer(res);
   await informer.waitForSync();
   await settle();
   res.cut();
@@ -198,7 +188,7 @@ test('a watch the server closes at once without any event is not reopened in a t
 test('cached objects are frozen, a throwing handler does not stop the others, transform keeps name and labels', async () => {
   const res = new FakeResource();
   res.set('a', { zone: 'z1' });
-  const { informer, stop, done } = start(res, { transform: keepNameAndLabels });
+  const { informer, stop, done } = startInformer(res, { transform: keepNameAndLabels });
   const seen: Seen = [];
   informer.addEventHandler({ onAdd: () => { throw new Error('handler bug'); } });
   informer.addEventHandler(recorder(seen));
@@ -218,7 +208,7 @@ test('cached objects are frozen, a throwing handler does not stop the others, tr
 test('waitForSync rejects when its signal aborts first; run resolves when stopped', async () => {
   const res = new FakeResource();
   res.listFailures.push(new Error('down'));
-  const { informer, stop, done } = start(res);
+  const { informer, stop, done } = startInformer(res);
   const waiting = new AbortController();
   const p = informer.waitForSync(waiting.signal);
   waiting.abort(new Error('gave up'));

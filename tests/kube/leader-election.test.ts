@@ -190,13 +190,11 @@ test('a follower waits while the lease is valid, reports the leader, and takes o
   assert.equal(b.leaders, ['a_1']);
   // a crashes: no more renewals, no release.
   store.failing.add('a_1');
-  const crashedAt = clock.now();
-  // a's lease was last renewed at crashedAt; b only trusts its own observation time.
+  // a's lease was last renewed just now; b only trusts its own observation time.
   await clock.advance(LEASE_MS - RETRY_MS);
   assert.is(b.started, 0, 'b must not take over before the lease duration passed');
   await clock.advance(RETRY_MS * 2 + 1);
   assert.is(b.started, 1);
-  assert.ok(clock.now() - crashedAt <= LEASE_MS + 2 * RETRY_MS + 1);
   assert.is(store.spec().holderIdentity, 'b_2');
   assert.is(store.spec().leaseTransitions, 1);
   assert.is(store.spec().acquireTime, store.spec().renewTime);
@@ -257,10 +255,8 @@ test('on shutdown the leader waits for its work, then releases the Lease; a stan
   assert.is(store.spec().holderIdentity, '');
   assert.is(store.spec().leaseDurationSeconds, 1);
   assert.is(store.spec().leaseTransitions, 0);
-  const releasedAt = clock.now();
   await clock.advance(RETRY_MS);
   assert.is(b.started, 1);
-  assert.ok(clock.now() - releasedAt <= RETRY_MS);
   assert.is(store.spec().holderIdentity, 'b_2');
   assert.is(store.spec().leaseTransitions, 1);
   await settle();

@@ -4,12 +4,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SharedInformer } from '../../src/kube/informer.ts';
 import type { ObjectList } from '../../src/kube/resource.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { createLogger } from '../../src/log.ts';
-import { FakeClock, settle } from './fake-clock.ts';
+import { settle } from './fake-clock.ts';
 import { FakeResource, gone } from './fake-lister-watcher.ts';
+import { cachedNames, startInformer } from './informer-rig.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
 
 /** A FakeResource whose next lists answer with a mangled `items`. */
 class MangledLists extends FakeResource {
@@ -25,16 +25,9 @@ class MangledLists extends FakeResource {
 }
 
 function start(res: FakeResource) {
-  const lines: string[] = [];
-  const logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (l) => void lines.push(l) } });
-  const clock = new FakeClock();
-  const stop = new AbortController();
-  const informer = new SharedInformer<KubeObject>({ name: 'things', listerWatcher: res, clock, logger, random: () => 0.5 });
-  const done = informer.run(stop.signal);
-  return { clock, stop, informer, done, lines };
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
+  return { ...startInformer(res, { logger }), lines };
 }
-
-const names = (i: SharedInformer<KubeObject>) => i.list().map((o) => o.metadata.name).sort();
 
 test('a first list without items does not sync an empty cache; it is logged and retried with backoff', async () => {
   const res = new MangledLists();
@@ -50,7 +43,7 @@ test('a first list without items does not sync an empty cache; it is logged and 
   assert.ok(lines.some((l) => l.includes('items: null')), lines.join(''));
   await clock.advance(2400);
   assert.ok(informer.hasSynced());
-  assert.equal(names(informer), ['a']);
+  assert.equal(cachedNames(informer), ['a']);
   stop.abort();
   await done;
 });
@@ -67,11 +60,11 @@ test('a relist without items keeps every cached object (no deletes reach handler
   res.cut(gone()); // the watch expires: relist, which answers without items
   await settle();
   assert.is(res.listCalls.length, 2);
-  assert.equal(names(informer), ['a', 'b'], 'the cache is kept');
+  assert.equal(cachedNames(informer), ['a', 'b'], 'the cache is kept');
   assert.equal(deleted, []);
   await clock.advance(1200);
   assert.is(res.listCalls.length, 3, 'the list is retried after a pause');
-  assert.equal(names(informer), ['a', 'b']);
+  assert.equal(cachedNames(informer), ['a', 'b']);
   assert.equal(deleted, []);
   stop.abort();
   await done;

@@ -15,7 +15,7 @@ import { BodyTooLargeError, RestClient } from '../../src/kube/rest.ts';
 import { createRestMetrics } from '../../src/kube/rest-metrics.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/types.ts';
-import { within } from '../support/wait.ts';
+import { within } from '../../testing/wait.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

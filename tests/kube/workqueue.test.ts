@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RateLimitingQueue, ExponentialFailureRateLimiter, TokenBucket } from '../../src/kube/workqueue.ts';
-import { within } from '../support/wait.ts';
+import { within } from '../../testing/wait.ts';
 
 test('a key added twice while waiting is processed once', async () => {
   const q = new RateLimitingQueue({ name: 't' });

@@ -13,8 +13,8 @@ import { runServer } from '../../src/app/server.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
-import { waitFor, within } from './wait.ts';
-import { freePorts } from './ports.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { freePorts } from '../../testing/ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 /** The Node SEA executable; the CommonJS bundle is the fallback when the SEA step was skipped. */
@@ -140,22 +140,4 @@ export function startControllerInProcess(opts: RunOptions): ControllerRun {
       return exits[0] ?? 0;
     },
   };
-}
-
-/**
- * The value of one sample in a Prometheus text exposition, matching the given
- * labels exactly (0 when the series does not exist yet).
- */
-export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
-  const want = Object.entries(labels)
-    .map(([k, v]) => `${k}="${v}"`)
-    .sort()
-    .join(',');
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = (m[2] ?? '').split(/,(?=[a-zA-Z_]\w*=")/).filter(Boolean).sort().join(',');
-    if (have === want) return Number(m[3]);
-  }
-  return 0;
 }

@@ -8,15 +8,8 @@
 
 import type { EventHandler, HandlerRegistration, Informer, KubeObject, Tombstone } from '../../src/kube/types.ts';
 import { objectKey } from '../../src/kube/types.ts';
+import { deepFreeze } from '../../src/util/deep-freeze.ts';
 import { Latch } from '../../src/util/latch.ts';
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
-}
 
 function matches(labels: Record<string, string> | undefined, selector: Record<string, string>): boolean {
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { BINARY, BUNDLE } from './controller-process.ts';
-import { freePorts } from './ports.ts';
+import { freePorts } from '../../testing/ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 

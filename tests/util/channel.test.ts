@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Channel } from '../../src/util/channel.ts';
-import { within } from '../support/wait.ts';
+import { within } from '../../testing/wait.ts';
 
 test('an unbuffered send completes only when a receiver takes the value', async () => {
   const ch = new Channel<number>();

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Latch } from '../../src/util/latch.ts';
-import { within } from '../support/wait.ts';
+import { within } from '../../testing/wait.ts';
 
 test('waiters are released when the latch opens, and later waits resolve at once', async () => {
   const latch = new Latch();

@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 import { enabledSources, entryOf, loadConfig, parseConfig, sourceEntry } from '../../../src/hypernode/config/loader.ts';
 import { configMapLocation } from '../../../src/hypernode/config/location.ts';
 import { isNotFound } from '../../../src/kube/errors.ts';
-import { createLogger, nullLogger } from '../../../src/log.ts';
+import { nullLogger } from '../../../src/log.ts';
 import type { ConfigMap } from '../../../src/hypernode/api/types.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const HOUR = 3_600_000;
 const loc = configMapLocation({});
@@ -152,8 +153,7 @@ test('an entry that is not a mapping is reported by position', () => {
 });
 
 test('misspelled entry keys are warned about by name; the entry is read as Go reads it', () => {
-  const lines: string[] = [];
-  const logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (l) => void lines.push(l) } });
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
   const text = 'networkTopologyDiscovery:\n  - source: label\n    enable: true\n    confg: {}\n  - source: ufm\n    enabled: false\n';
   const config = loadConfig(new FakeInformer({ initial: [cm({ 'volcano-controller.conf': text })] }), loc, logger);
   assert.equal(enabledSources(config), [], '`enable` is not `enabled`: the label source stays off, as in Go');

@@ -8,8 +8,11 @@ import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/api/
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { settle } from '../../kube/fake-clock.ts';
-import { waitFor, within } from '../../support/wait.ts';
-import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, capturingLogger, discoveryConfigMap, discoveryYaml, metricValue } from './fixtures.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
+import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from './fixtures.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
+import { registryValue } from '../../support/metric-registry.ts';
+import { memberNames } from '../../../testing/hypernode-members.ts';
 
 interface SetupOptions {
   configMap?: ConfigMap;
@@ -89,7 +92,7 @@ test('a snapshot is reconciled and counted, its nodeCount written, and an identi
   await waitFor(() => t.client.server('rack-a')?.status?.nodeCount === 2, { what: 'created with nodeCount 2' });
   assert.equal(t.client.verbs(), ['create rack-a', 'updateStatus rack-a']);
   assert.is(producer.acks, 1);
-  assert.is(await metricValue(t.registry, 'hypernode_discovery_results_total', { source: 'label' }), 1);
+  assert.is(await registryValue(t.registry, 'hypernode_discovery_results_total', { source: 'label' }), 1);
 
   t.client.clearActions();
   await producer.emit([rack('rack-a', ['n1', 'n2'])]);
@@ -144,7 +147,7 @@ const labelConfig = () =>
     'networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    config:\n      networkTopologyTypes:\n        net:\n' +
       [SPINE, ZONE, RACK, 'kubernetes.io/hostname'].map((l) => `          - nodeLabel: ${l}\n`).join(''),
   );
-const membersOf = (hn: HyperNode) => (hn.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name).join(',');
+const membersOf = (hn: HyperNode) => memberNames(hn).join(',');
 
 test('with the label discoverer, a Node moving to a rack in another zone costs at most tiers+1 writes', async () => {
   const t = setup({

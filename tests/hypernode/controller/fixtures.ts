@@ -1,11 +1,8 @@
 // Shared stand-ins for the HyperNode controller tests: a clock that runs itself,
-// an Event recorder that remembers what it was told, a logger that keeps its
-// lines, metric read-back, and scriptable discoverers.
+// an Event recorder that remembers what it was told, and scriptable discoverers.
 
-import type { Registry } from 'prom-client';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { createLogger, type Logger } from '../../../src/log.ts';
 import { Channel } from '../../../src/util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { ConfigMap } from '../../../src/hypernode/api/types.ts';
@@ -40,22 +37,6 @@ export class RecordingEvents implements EventRecorder {
   reasons(): string[] {
     return this.events.map((e) => `${e.reason} ${e.name}`);
   }
-}
-
-/** A klog logger at -v=4 whose lines the test reads. */
-export function capturingLogger(): { logger: Logger; lines: string[]; messages: () => string[] } {
-  const lines: string[] = [];
-  const logger = createLogger({ verbosity: 4, skipHeaders: true, sink: { write: (l) => lines.push(l.trimEnd()) } });
-  return { logger, lines, messages: () => lines.map((l) => l.replace(/ [\w.-]+=.*$/, '')) };
-}
-
-/** The value of one sample of a metric family, 0 when absent. */
-export async function metricValue(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
-  const metric = registry.getSingleMetric(name);
-  if (!metric) return 0;
-  const data = await metric.get();
-  const sample = data.values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val) && !('le' in v.labels));
-  return sample?.value ?? 0;
 }
 
 /** One started instance of a ScriptedSource: the test pushes snapshots through `emit`. */

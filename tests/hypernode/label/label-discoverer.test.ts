@@ -7,7 +7,7 @@ import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
-import { within } from '../../support/wait.ts';
+import { within } from '../../../testing/wait.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
 
 const HN = 'volcano.sh/hypernode';

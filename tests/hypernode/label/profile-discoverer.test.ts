@@ -11,7 +11,7 @@ import type { Channel } from '../../../src/util/channel.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
-import { MIXED_CONFIG, mixedNodes } from '../../support/mixed-cluster.ts';
+import { MIXED_CONFIG, mixedNodes } from '../../../testing/mixed-cluster.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
 
 const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({ source: 'label', enabled: true, intervalMs: 3_600_000, maxDeletePercent: 50, config: { networkTopologyTypes } });

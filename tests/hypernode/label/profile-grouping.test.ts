@@ -10,7 +10,7 @@ import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/nam
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
-import { MIXED_CONFIG, MIXED_UUIDS as UUID, mixedNodes } from '../../support/mixed-cluster.ts';
+import { MIXED_CONFIG, MIXED_UUIDS as UUID, mixedNodes } from '../../../testing/mixed-cluster.ts';
 
 const SRC = 'volcano.sh/network-topology-source';
 const PROFILE = 'volcano.sh/network-topology-profile';

@@ -9,7 +9,7 @@ import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
 import type { NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { startReconciler } from '../reconciler/fixtures.ts';
-import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../support/mixed-cluster.ts';
+import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../../testing/mixed-cluster.ts';
 
 const PROFILE = 'volcano.sh/network-topology-profile';
 const types = topologyTypes({ networkTopologyTypes: MIXED_CONFIG }, nullLogger);

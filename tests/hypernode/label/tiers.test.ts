@@ -1,12 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
-import { createLogger, nullLogger } from '../../../src/log.ts';
+import { nullLogger } from '../../../src/log.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
-function capture() {
-  const lines: string[] = [];
-  return { lines, logger: createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (l) => void lines.push(l) } }) };
-}
 const plain = (config: Record<string, unknown> | undefined) => topologyTypes(config, nullLogger).map((t) => ({ ...t, tiers: [...t.tiers] }));
 
 test('tier list: reverse order without the last entry (user-guide example)', () => {
@@ -19,7 +16,7 @@ test('tier list: reverse order without the last entry (user-guide example)', () 
 });
 
 test('field names are case-insensitive, scalars are weakly converted, a mapping is a one-element list', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes({ NetworkTopologyTypes: { t: [{ NODELABEL: 42 }, { nodelabel: true }, { nodeLabel: 'host' }], single: { nodeLabel: 'x' } } }, logger);
   assert.equal(types.map((t) => ({ ...t, tiers: [...t.tiers] })), [{ name: 't', tiers: ['1', '42'] }]);
   assert.ok(lines.some((l) => l.includes('networkTopologyTypes.single: needs the tier labels followed by the hostname label, got 1 label(s)')));
@@ -67,7 +64,7 @@ test('every type rejected is a start error listing each reason', () => {
 });
 
 test('unknown keys are warned about by name; the type still works when otherwise valid', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes({ networkTopologyTypes: { t: [{ nodeLabel: 'a', zone: 'x' }, { nodeLabel: 'h' }] }, extra: 1 }, logger);
   assert.equal(types.map((t) => [...t.tiers]), [['a']]);
   assert.ok(lines.some((l) => /unknown keys.*where="label config" unknown=\["extra"\]/.test(l)), lines.join(''));
@@ -75,7 +72,7 @@ test('unknown keys are warned about by name; the type still works when otherwise
 });
 
 test('a misspelled or null nodeLabel rejects its type: an empty label key would match no Node', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger({ verbosity: 0 });
   const ok = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
   const types = topologyTypes({ networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }], nul: [null, { nodeLabel: 'h' }], ok } }, logger);
   assert.equal(types.map((t) => t.name), ['ok']);
@@ -85,7 +82,7 @@ test('a misspelled or null nodeLabel rejects its type: an empty label key would 
 });
 
 test('a type name over 20 bytes is skipped and logged; exactly 20 is fine', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger({ verbosity: 0 });
   const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
   const types = topologyTypes({ networkTopologyTypes: { ['x'.repeat(21)]: labels, ['y'.repeat(20)]: labels, ['é'.repeat(11)]: labels } }, logger);
   assert.equal(types.map((t) => t.name), ['y'.repeat(20)]);
@@ -93,14 +90,14 @@ test('a type name over 20 bytes is skipped and logged; exactly 20 is fine', () =
 });
 
 test('duplicate labels skip the type', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes({ networkTopologyTypes: { dup: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }], ok: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }] } }, logger);
   assert.equal(types.map((t) => t.name), ['ok']);
   assert.match(lines.join(''), /duplicate labels/);
 });
 
 test('a type name that would make invalid object names is reported, not used', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger({ verbosity: 0 });
   const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
   const types = topologyTypes({ networkTopologyTypes: { 'topo.': labels, 'a.-b': labels, 'My Topo.v1': labels } }, logger);
   assert.equal(types.map((t) => t.name), ['My Topo.v1']);
@@ -108,7 +105,7 @@ test('a type name that would make invalid object names is reported, not used', (
 });
 
 test('a type of zero or one label makes no tier and is rejected', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes({ networkTopologyTypes: { a: [], b: [{ nodeLabel: 'h' }], c: [{ nodeLabel: 'x' }, { nodeLabel: 'h' }] } }, logger);
   assert.equal(types.map((t) => t.name), ['c']);
   assert.is(lines.filter((l) => /needs the tier labels followed by the hostname label/.test(l)).length, 2);

@@ -8,8 +8,10 @@ import { build } from '../../../src/hypernode/api/builders.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
-import { waitFor, within } from '../../support/wait.ts';
-import { CM_LOCATION, RecordingEvents, ScriptedSource, capturingLogger, discoveryConfigMap, discoveryYaml, metricValue } from '../controller/fixtures.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
+import { CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from '../controller/fixtures.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
+import { registryValue } from '../../support/metric-registry.ts';
 
 function setup(registered: string[]) {
   const clock = new FakeClock();
@@ -101,7 +103,7 @@ test('an unknown or failing source is reported once, retried on its own backoff,
   for (const ms of [5, 10, 20]) await t.clock.advance(ms);
   await waitFor(() => t.sources.ufm!.attempts >= 4, { what: 'ufm retries' });
   assert.is(t.events.events.length, 2, 'each distinct error reported once');
-  assert.is(await metricValue(t.registry, 'hypernode_discoverer_failures_total', { source: 'ufm' }), t.sources.ufm!.attempts);
+  assert.is(await registryValue(t.registry, 'hypernode_discoverer_failures_total', { source: 'ufm' }), t.sources.ufm!.attempts);
   assert.is(t.log.messages().filter((m) => m === 'Failed to start network topology discoverer').length, 2);
 
   // The credentials appear: ufm starts on its next retry, label is not restarted.

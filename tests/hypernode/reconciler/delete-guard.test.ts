@@ -9,12 +9,12 @@ import { ApiError } from '../../../src/kube/errors.ts';
 import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type HyperNode } from '../../../src/hypernode/api/types.ts';
 import { MIN_HELD_DELETES, deleteGuard } from '../../../src/hypernode/delete-guard.ts';
-import { metricValue } from '../controller/fixtures.ts';
+import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 
 const rack = (i: number, nodes = [`n${i}`]) => build(`rack-${String(i).padStart(2, '0')}`, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });
 const racks = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => rack(from + k));
-const held = (registry: Parameters<typeof metricValue>[0]) => metricValue(registry, 'hypernode_deletes_held', { source: 'label' });
+const held = (registry: Parameters<typeof registryValue>[0]) => registryValue(registry, 'hypernode_deletes_held', { source: 'label' });
 
 test('deleteGuard: holds more than maxDeletePercent of what is owned, and only from 10 deletes on', () => {
   const decide = (owned: number, toDelete: number, max: number) => deleteGuard(owned, toDelete, max).hold;

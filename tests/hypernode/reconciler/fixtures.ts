@@ -10,8 +10,9 @@ import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
 import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { within } from '../../support/wait.ts';
-import { CM_NAME, CM_NAMESPACE, RecordingEvents, capturingLogger } from '../controller/fixtures.ts';
+import { within } from '../../../testing/wait.ts';
+import { CM_NAME, CM_NAMESPACE, RecordingEvents } from '../controller/fixtures.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 /** What the controller attaches source-level Events to: the discovery ConfigMap. */
 export const CONFIG_MAP_REF: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: CM_NAMESPACE, name: CM_NAME } };

@@ -9,8 +9,9 @@ import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
 import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { AutoClock, RecordingEvents, metricValue } from '../controller/fixtures.ts';
-import { waitFor } from '../../support/wait.ts';
+import { AutoClock, RecordingEvents } from '../controller/fixtures.ts';
+import { registryValue } from '../../support/metric-registry.ts';
+import { waitFor } from '../../../testing/wait.ts';
 import { CONFIG_MAP_REF } from './fixtures.ts';
 
 function setup(seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) {
@@ -80,7 +81,6 @@ test('a Node moving between racks of a 3-tier topology costs at most tiers+1 wri
   client.clearActions();
   await reconciler.reconcile('label', threeTier({ 'rack-a': ['n1'], 'rack-b': ['n3'], 'rack-c': ['n2', 'n4'] }));
   assert.equal(client.verbs().sort(), ['update rack-a', 'update rack-c']);
-  assert.ok(client.actions.length <= 3 + 1);
 });
 
 test('objects that already exist with the source label are adopted: same names, no delete or create', async () => {
@@ -133,6 +133,7 @@ test('a 409 Conflict is retried with the resourceVersion the cache catches up to
   const done = reconciler.reconcile('label', [rack('rack-a', ['n1', 'n2'])]);
   await waitFor(() => client.actions.length === 1 && clock.pending() === 1, { what: 'the conflicting update' });
   client.releaseCache();
+  const caughtUp = client.informer.get('rack-a')!.metadata.resourceVersion;
   await clock.advance(10);
   const summary = await done;
 
@@ -140,9 +141,8 @@ test('a 409 Conflict is retried with the resourceVersion the cache catches up to
   assert.not.equal(fresh, stale);
   assert.equal(
     client.actions.map((a) => `${a.verb} ${a.body!.metadata.resourceVersion}`),
-    [`update ${stale}`, `update ${client.actions[1]!.body!.metadata.resourceVersion}`],
+    [`update ${stale}`, `update ${caughtUp}`],
   );
-  assert.is.not(client.actions[1]!.body!.metadata.resourceVersion, stale);
   assert.is(summary.updated, 1);
   assert.equal(client.server('rack-a')!.status, { nodeCount: 1 }, 'the other writer’s status survives');
 });
@@ -155,7 +155,7 @@ test('an update that keeps conflicting gives up after 5 attempts, with a Warning
   assert.is(client.actions.length, 5);
   assert.is(summary.failed, 1);
   assert.equal(events.reasons(), ['FailedUpdate rack-a']);
-  assert.is(await metricValue(registry, 'hypernode_reconcile_failures_total', { source: 'label' }), 1);
+  assert.is(await registryValue(registry, 'hypernode_reconcile_failures_total', { source: 'label' }), 1);
 });
 
 test('a name held by an object the source does not own is reported once, not written every round', async () => {
@@ -191,9 +191,9 @@ test('objects the snapshot no longer describes are deleted; the rest stay untouc
   const { client, reconciler, registry } = setup([rack('rack-a', ['n1']), rack('rack-b', ['n2'])]);
   await reconciler.reconcile('label', [rack('rack-a', ['n1']), rack('rack-c', ['n3'])]);
   assert.equal(client.verbs(), ['create rack-c', 'delete rack-b']);
-  assert.is(await metricValue(registry, 'hypernode_managed', { source: 'label' }), 2);
-  assert.is(await metricValue(registry, 'hypernode_api_writes_total', { source: 'label', verb: 'create' }), 1);
-  assert.is(await metricValue(registry, 'hypernode_api_writes_total', { source: 'label', verb: 'delete' }), 1);
+  assert.is(await registryValue(registry, 'hypernode_managed', { source: 'label' }), 2);
+  assert.is(await registryValue(registry, 'hypernode_api_writes_total', { source: 'label', verb: 'create' }), 1);
+  assert.is(await registryValue(registry, 'hypernode_api_writes_total', { source: 'label', verb: 'delete' }), 1);
 });
 
 test('when two discovered objects share a name the later one wins', async () => {

@@ -10,14 +10,14 @@ import { ApiError } from '../../../src/kube/errors.ts';
 import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type DiscoveredHyperNode } from '../../../src/hypernode/api/types.ts';
 import { MAX_OBJECT_BYTES, type SnapshotRule } from '../../../src/hypernode/snapshot-validation.ts';
-import { metricValue } from '../controller/fixtures.ts';
+import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 
 const label = { [SOURCE]: 'label' };
 const node = (name: string, nodes: string[], tier = 1) => build(name, tier, buildMembers(nodes, tier === 1 ? 'Node' : 'HyperNode'), label);
 /** Two racks under one zone: what the cluster holds before each crafted snapshot arrives. */
 const accepted = () => [node('rack-a', ['n1']), node('rack-b', ['n2']), node('zone-1', ['rack-a', 'rack-b'], 2)];
-const rejected = (registry: Parameters<typeof metricValue>[0], rule: SnapshotRule) => metricValue(registry, 'hypernode_snapshot_rejected_total', { source: 'label', rule });
+const rejected = (registry: Parameters<typeof registryValue>[0], rule: SnapshotRule) => registryValue(registry, 'hypernode_snapshot_rejected_total', { source: 'label', rule });
 
 /**
  * Per rule, a snapshot that breaks it. Each also changes rack-b, drops

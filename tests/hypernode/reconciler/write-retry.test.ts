@@ -9,7 +9,8 @@ import { ApiError } from '../../../src/kube/errors.ts';
 import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/api/types.ts';
 import { settle } from '../../kube/fake-clock.ts';
-import { AutoClock, metricValue } from '../controller/fixtures.ts';
+import { AutoClock } from '../controller/fixtures.ts';
+import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 
 const setup = startReconciler;
@@ -18,7 +19,7 @@ const rack = (name: string, nodes: string[]) => build(name, 1, buildMembers(node
 /** What the API server answered for 46 of 3,608 creates under concurrent writes. */
 const celGlitch = () => new ApiError('HyperNode.topology.volcano.sh "rack-a" is invalid: internal error: runtime error: index out of range [1] with length 1', 422, 'Invalid');
 const failures = (registry: Registry, verb: string, codeClass: string) =>
-  metricValue(registry, 'hypernode_api_write_failures_total', { source: 'label', verb, code_class: codeClass });
+  registryValue(registry, 'hypernode_api_write_failures_total', { source: 'label', verb, code_class: codeClass });
 const linesWith = (lines: string[], text: string) => lines.filter((l) => l.includes(text));
 
 test('a create rejected with 422 is retried after its backoff until it succeeds, with no new snapshot; logged once', async () => {
@@ -52,7 +53,7 @@ test('a create rejected with 422 is retried after its backoff until it succeeds,
 
 test('the last-success time of a source moves on a fully written round, and after a failed write goes through on retry', async () => {
   const { client, registry, reconciler, clock, stop } = setup();
-  const lastSuccess = () => metricValue(registry, 'hypernode_reconcile_last_success_timestamp_seconds', { source: 'label' });
+  const lastSuccess = () => registryValue(registry, 'hypernode_reconcile_last_success_timestamp_seconds', { source: 'label' });
   await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
   const written = clock.now() / 1000;
   assert.is(await lastSuccess(), written);

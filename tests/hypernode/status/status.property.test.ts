@@ -9,9 +9,9 @@ import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { anyHyperNode, hyperNodeWithNulls, nodeLabels, NODE_NAMES, nodes, referenceNodeCount, wellFormedHyperNode } from '../../support/hypernode-arbitraries.ts';
 import { propertyParameters } from '../../support/property.ts';
-import { within, waitFor } from '../../support/wait.ts';
+import { within, waitFor } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { capturingLogger } from '../controller/fixtures.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 /** Anything that would end the controller process: an unhandled rejection or exception. */
 const fatal: unknown[] = [];

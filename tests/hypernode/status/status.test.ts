@@ -9,9 +9,10 @@ import { NODE_EVENT_COALESCE_MS, NodeCountSync } from '../../../src/hypernode/st
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { waitFor, within } from '../../support/wait.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
-import { capturingLogger, metricValue } from '../controller/fixtures.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
+import { registryValue } from '../../support/metric-registry.ts';
 
 const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });
 
@@ -47,7 +48,7 @@ test('nodeCount is written once when it differs, and not again while it is right
   await ctx.sync.sync('rack-a');
   assert.equal(ctx.client.verbs(), ['updateStatus rack-a']);
   assert.equal(ctx.client.server('rack-a')!.status, { nodeCount: 3 });
-  assert.is(await metricValue(ctx.registry, 'hypernode_api_writes_total', { source: '', verb: 'update_status' }), 1);
+  assert.is(await registryValue(ctx.registry, 'hypernode_api_writes_total', { source: '', verb: 'update_status' }), 1);
 });
 
 test('an absent nodeCount counts as 0: no write for a HyperNode that resolves to nothing', async () => {
@@ -180,7 +181,7 @@ test('a rejected nodeCount write is retried with backoff until it succeeds; coun
   await ctx.clock.advance(1 + 10 + 20);
   await waitFor(() => ctx.client.server('rack-a')!.status?.nodeCount === 2, { what: 'nodeCount written' });
   assert.is(statusWrites(ctx.client).length, 4);
-  assert.is(await metricValue(ctx.registry, 'hypernode_api_write_failures_total', { source: '', verb: 'update_status', code_class: '4xx' }), 3);
+  assert.is(await registryValue(ctx.registry, 'hypernode_api_write_failures_total', { source: '', verb: 'update_status', code_class: '4xx' }), 3);
   assert.is(lines.filter((l) => l.includes('Error syncing HyperNode')).length, 1, 'three identical failures, one error line');
   assert.is(lines.filter((l) => l.includes('HyperNode write recovered')).length, 1);
   await stop();

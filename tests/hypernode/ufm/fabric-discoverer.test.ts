@@ -16,9 +16,9 @@ import { createLogger } from '../../../src/log.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
-import { generateFatTree, lowestGuid, type FatTree } from '../../support/fat-tree.ts';
-import { OTHER_CA, TEST_CA, withUfmServers } from '../../support/ufm-server.ts';
-import { waitFor, within } from '../../support/wait.ts';
+import { generateFatTree, lowestGuid, type FatTree } from '../../../testing/fat-tree.ts';
+import { OTHER_CA, TEST_CA, withUfmServers } from '../../../testing/ufm-server.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
 
 const TOKEN = 'ufm-access-token';
 const PASSWORD = 'pa55-w0rd-never-logged';

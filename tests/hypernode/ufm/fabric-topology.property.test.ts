@@ -20,7 +20,7 @@ import { buildFabricSnapshot, fabricLevels } from '../../../src/hypernode/discov
 import type { DiscoveredHyperNode } from '../../../src/hypernode/api/types.ts';
 import { validateSnapshot } from '../../../src/hypernode/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
-import { briefPort, defaultHostName, generateFatTree, type CrossCable, type FatTree, type FatTreeOptions } from '../../support/fat-tree.ts';
+import { briefPort, defaultHostName, generateFatTree, type CrossCable, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
 import { propertyParameters } from '../../support/property.ts';
 
 interface Case {

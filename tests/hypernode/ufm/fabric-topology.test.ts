@@ -12,7 +12,7 @@ import { decodePorts } from '../../../src/hypernode/discovery/ufm/ports.ts';
 import { validateSnapshot } from '../../../src/hypernode/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/api/types.ts';
-import { briefPort, generateFatTree, lowestGuid, type FatTree, type FatTreeOptions } from '../../support/fat-tree.ts';
+import { briefPort, generateFatTree, lowestGuid, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
 import { startReconciler } from '../reconciler/fixtures.ts';
 
 function discover(tree: FatTree, fabric = 'ufm', isNode: (h: string) => boolean = () => true): DiscoveredHyperNode[] {

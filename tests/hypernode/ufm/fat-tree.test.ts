@@ -3,8 +3,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateFatTree } from '../../support/fat-tree.ts';
-import { TEST_CA, UfmServer } from '../../support/ufm-server.ts';
+import { generateFatTree } from '../../../testing/fat-tree.ts';
+import { TEST_CA, UfmServer } from '../../../testing/ufm-server.ts';
 import { UfmHttpClient } from '../../../src/hypernode/discovery/ufm/http-client.ts';
 
 const count = (tree: ReturnType<typeof generateFatTree>, type: string) => tree.systems.filter((s) => s.type === type).length;

@@ -7,13 +7,13 @@ import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../.
 import type { Secret } from '../../../src/hypernode/api/types.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { realClock } from '../../../src/kube/clock.ts';
-import { createLogger } from '../../../src/log.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
-import { computerPorts, OTHER_CA, TEST_CA, UfmServer, withUfmServers } from '../../support/ufm-server.ts';
-import { waitFor, within } from '../../support/wait.ts';
+import { computerPorts, OTHER_CA, TEST_CA, UfmServer, withUfmServers } from '../../../testing/ufm-server.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import type { Clock } from '../../../src/kube/clock.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -30,11 +30,6 @@ class FakeSecrets implements SecretClient {
     if (!s) throw new ApiError(`secrets "${name}" not found`, 404, 'NotFound');
     return s;
   }
-}
-
-function capture() {
-  const lines: string[] = [];
-  return { lines, logger: createLogger({ verbosity: 4, skipHeaders: true, sink: { write: (l) => void lines.push(l) } }) };
 }
 
 const REF = { secretRef: { name: 'ufm-credentials', namespace: 'volcano-system' } };
@@ -59,7 +54,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
   const server = await new UfmServer().start();
   const secrets = new FakeSecrets();
   secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'secret' });
-  const { lines, logger } = capture();
+  const { lines, logger } = capturingLogger();
   const started: Discoverer[] = [];
   const rig: Rig = {
     server,

@@ -18,8 +18,9 @@ import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { propertyParameters } from '../../support/property.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
-import { TEST_CA, UfmServer } from '../../support/ufm-server.ts';
-import { waitFor } from '../../support/wait.ts';
+import { TEST_CA, UfmServer } from '../../../testing/ufm-server.ts';
+import { waitFor } from '../../../testing/wait.ts';
+import { memberNames } from '../../../testing/hypernode-members.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -83,14 +84,13 @@ function model(links: readonly (Link | null)[]): { leaves: string[][]; spine: st
 
 /** The snapshot in the model's terms. */
 function shape(snapshot: Snapshot): { leaves: string[][]; spine: string[] } {
-  const names = (hn: Snapshot[number]) => (hn.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name ?? '');
   const leaves = snapshot.filter((hn) => hn.metadata.name.startsWith('leaf-hn-'));
   leaves.forEach((hn, i) => assert.is(hn.metadata.name, `leaf-hn-${i}`));
   const spine = snapshot.at(-1)!;
   assert.is(spine.metadata.name, 'spine-hn');
   assert.is(spine.spec?.tier, 2);
   assert.is(snapshot.length, leaves.length + 1);
-  return { leaves: leaves.map(names), spine: names(spine) };
+  return { leaves: leaves.map(memberNames), spine: memberNames(spine) };
 }
 
 interface Answer {

@@ -1,11 +1,12 @@
-// Minimal HTTP(S) client for the stand-in's own tests: one request, or a
-// watch stream read line by line. Trusts the test CA; optional client cert.
+// Minimal HTTP(S) client for the stand-in: its own tests and the API server
+// benchmark. One request, or a watch stream read line by line. Trusts the
+// test CA; optional client cert.
 
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { ApiServer } from '../support/apiserver/index.ts';
-import { waitFor } from '../support/wait.ts';
+import type { ApiServer } from './apiserver/index.ts';
+import { waitFor } from './wait.ts';
 
 export interface CallOptions {
   /** Bearer token; default the admin token. Pass '' for none. */

@@ -1,5 +1,5 @@
 // Public entry of the Kubernetes API server stand-in used by integration
-// tests (see README.md beside this file).
+// tests, the demo and the benchmarks (see README.md beside this file).
 
 export { startApiServer, ApiServer, ADMIN_TOKEN, ADMIN_USER, type ApiServerOptions } from './server.ts';
 export type { KubeconfigOptions } from './kubeconfig.ts';

@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 export interface KubeconfigOptions {
   /** Bearer token for the user (default: the admin token, unless clientCert is set). */
   token?: string;
-  /** Authenticate with tests/support/tls/client.crt (CN=cert-user), or the given files. */
+  /** Authenticate with testing/tls/client.crt (CN=cert-user), or the given files. */
   clientCert?: boolean | { certFile: string; keyFile: string };
   /** Server URL written into the cluster entry (default: the stand-in's url). */
   master?: string;

@@ -54,7 +54,7 @@ const GZIP_THRESHOLD_BYTES = 128 * 1024;
 const RESTORE_RV_JUMP = 10_000;
 
 export interface ApiServerOptions {
-  /** HTTPS with tests/support/tls/server.crt (default true); false serves plain HTTP. */
+  /** HTTPS with testing/tls/server.crt (default true); false serves plain HTTP. */
   tls?: boolean;
   /** Port on 127.0.0.1 (default 0 = any free port). */
   port?: number;

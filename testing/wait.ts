@@ -1,4 +1,4 @@
-// Waiting on conditions with deadlines: the only way tests wait for something.
+// Waiting on conditions with deadlines: the only way tests (and the demo) wait for something.
 
 export interface WaitOptions {
   /** Give up after this many ms (default 10 s). */
