@@ -13,20 +13,22 @@
 // two builds of one commit are identical, and every executable reports what
 // the bundle beside it reports (checked before the build succeeds).
 //
-// Usage: node scripts/build.mjs [--arch amd64|arm64 ...]   (default: this machine's)
+// Usage: node scripts/build.mjs [--arch amd64|arm64 ...] [--out DIR]
+//   defaults: this machine's architecture, dist/
 // Env:   RELEASE_VER (default: package.json version), SOURCE_DATE_EPOCH
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { git, sourceDateEpoch } from './lib/source-date.mjs';
 import { NAME, cacheDir, executablePath, hostTarget, nodePackageDir, root, runner, stripCommand, targetFor } from './lib/targets.mjs';
 
-const dist = join(root, 'dist');
+const { values } = parseArgs({ options: { arch: { type: 'string', multiple: true }, out: { type: 'string' } } });
+const dist = resolve(values.out ?? join(root, 'dist'));
 const bundlePath = join(dist, `${NAME}.cjs`);
 /** The npm packages inside the bundle (from esbuild's metafile), for the SBOM and the notices. */
 const packagesPath = join(dist, `${NAME}.packages.json`);
@@ -209,7 +211,7 @@ function strippedNode(target) {
   const cached = join(cacheDir, `node-linux-${target.arch}-${digest}-stripped`);
   if (!existsSync(cached)) {
     mkdirSync(cacheDir, { recursive: true });
-    const partial = `${cached}.partial`;
+    const partial = `${cached}.${process.pid}.partial`;
     copyFileSync(node, partial);
     chmodSync(partial, 0o755);
     const strip = stripCommand(target);
@@ -241,7 +243,7 @@ const SEA_V8_FLAGS = ['--max-semi-space-size=1'];
  */
 function buildSea(target) {
   const out = executablePath(target, dist);
-  const config = join(cacheDir, `sea-config-${target.arch}.json`);
+  const config = join(dist, `.sea-config-${target.arch}.json`);
   const partial = `${out}.partial`;
   const node = strippedNode(target);
   writeFileSync(
@@ -285,14 +287,13 @@ function sizes(executables) {
   const mb = (n) => `${(n / 1024 / 1024).toFixed(2)} MB`;
   const bundle = readFileSync(bundlePath);
   const rows = [
-    [`dist/${NAME}.cjs`, mb(bundle.length), `(${mb(gzipSync(bundle).length)} gzip)`],
-    [`dist/${NAME}.cjs.map`, mb(statSync(`${bundlePath}.map`).size), ''],
+    [relative(process.cwd(), bundlePath), mb(bundle.length), `(${mb(gzipSync(bundle).length)} gzip)`],
+    [`${relative(process.cwd(), bundlePath)}.map`, mb(statSync(`${bundlePath}.map`).size), ''],
   ];
-  for (const e of executables) rows.push([relative(root, e), mb(statSync(e).size), '']);
+  for (const e of executables) rows.push([relative(process.cwd(), e), mb(statSync(e).size), '']);
   for (const row of rows) console.log(`  ${row[0].padEnd(44)} ${row[1].padStart(10)} ${row[2]}`);
 }
 
-const { values } = parseArgs({ options: { arch: { type: 'string', multiple: true } } });
 const targets = (values.arch ?? [hostTarget().arch]).map(targetFor);
 const started = Date.now();
 const info = buildInfo();
