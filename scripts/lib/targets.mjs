@@ -8,7 +8,7 @@
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -57,8 +57,21 @@ export function missingEmulation(target) {
   return undefined;
 }
 
+/** Whether `path` is an ELF file (a script, such as the tests' stand-in executables, runs on any architecture). */
+function isElf(path) {
+  const fd = openSync(path, 'r');
+  try {
+    const magic = Buffer.alloc(4);
+    readSync(fd, magic, 0, 4, 0);
+    return magic.toString('latin1') === '\x7fELF';
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** `[command, ...args]` that runs `executable` built for `target` on this machine. */
 export function runner(target, executable) {
+  if (!isElf(executable)) return [executable];
   const missing = missingEmulation(target);
   if (missing) throw new Error(`cannot run ${target.arch} executables here: ${missing}`);
   return isHost(target) ? [executable] : [target.qemu, executable];
