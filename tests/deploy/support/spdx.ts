@@ -2,7 +2,7 @@
 // in tests/deploy/schemas/) with ajv, and read the way a scanner reads them.
 
 import { readFileSync } from 'node:fs';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 
 type Json = Record<string, any>; // SPDX JSON, read loosely on purpose
 
