@@ -7,7 +7,8 @@
 #     INSTALL_VC_HNC_BASE_URL=<base-url> INSTALL_VC_HNC_VERSION=<version> sh -
 #
 # Every option is a flag and an environment variable (flags win):
-#   --version V        INSTALL_VC_HNC_VERSION      release to install (default: latest)
+#   --version V        INSTALL_VC_HNC_VERSION      release to install, with or without a leading v
+#                                                  (default: latest)
 #   --base-url URL     INSTALL_VC_HNC_BASE_URL     releases live at <URL>/<version>/
 #   --bin-file FILE    INSTALL_VC_HNC_BIN_FILE     install this local executable instead of
 #                                                  downloading; SHA256SUMS and the .service
@@ -143,11 +144,16 @@ if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
     fatal "run as root to install into $BIN_DIR (or pass --root DIR to stage the files in DIR)"
 fi
 
-case $(uname -m) in
+MACHINE=$(uname -m)
+case $MACHINE in
 x86_64 | amd64) ARCH=amd64 ;;
 aarch64 | arm64) ARCH=arm64 ;;
-*) fatal "unsupported machine architecture $(uname -m); releases exist for amd64 and arm64" ;;
+*) fatal "unsupported machine architecture $MACHINE: releases exist for amd64 (x86_64) and arm64 (aarch64) only" ;;
 esac
+# The executables link glibc; on musl (Alpine and the like) they cannot start.
+if ls /lib/ld-musl-* >/dev/null 2>&1 || { command -v ldd >/dev/null 2>&1 && ldd --version 2>&1 | grep -qi musl; }; then
+    fatal "this system uses the musl C library; the release executables need glibc (run the container image, or install on a glibc distribution)"
+fi
 ASSET=$NAME-linux-$ARCH
 UNIT_ASSET=$NAME.service
 
@@ -240,8 +246,9 @@ else
     chmod 755 "$BIN_TMP"
     VERSION_OUT=$("$BIN_TMP" --version 2>&1) || fatal "the downloaded $ASSET does not run on this machine: $VERSION_OUT"
     if [ -n "$VERSION" ] && [ "$VERSION" != latest ]; then
-        echo "$VERSION_OUT" | grep -qxF "Version: $VERSION" ||
-            fatal "the downloaded $ASSET is not version $VERSION; it reports: $(echo "$VERSION_OUT" | sed -n 2p)"
+        # Release tags carry a leading v (v0.1.0); the executable reports the bare version.
+        echo "$VERSION_OUT" | grep -qxF "Version: ${VERSION#v}" ||
+            fatal "the downloaded $ASSET is not version ${VERSION#v}; it reports: $(echo "$VERSION_OUT" | sed -n 2p)"
     fi
 fi
 

@@ -1,55 +1,59 @@
 #!/usr/bin/env node
-// Builds the `FROM scratch` container image without a container engine: stages
-// the root filesystem (the executable at /vc-hypernode-controller-manager plus
-// the shared libraries `ldd` lists), then writes an OCI image layout and an
-// oci-archive tar of it. The image's USER and ENTRYPOINT come from
-// deploy/image/Dockerfile, so an engine build of that file gives the same image.
-// Mirrors Volcano's `vc-hypernode-controller-manager-image` Makefile target.
+// Builds the `FROM scratch` container image without a container engine, as an
+// OCI image index with one image per architecture built (linux/amd64 and
+// linux/arm64 from a release build). Each image's root filesystem holds the
+// executable at /vc-hypernode-controller-manager, the shared libraries its
+// loader resolves (for another architecture: that loader under qemu), the
+// dpkg metadata of the Debian packages those libraries come from, in the
+// form scanners read in distroless images (/var/lib/dpkg/status.d/<package>
+// and /usr/share/doc/<package>/copyright), and our LICENSE and third-party
+// notices. The image's USER and ENTRYPOINT come from deploy/image/Dockerfile,
+// so an engine build of that file from a staged root filesystem gives the
+// same image. Mirrors Volcano's `vc-hypernode-controller-manager-image` target.
 //
-// Usage: node scripts/build-image.mjs [--executable FILE] [--out DIR]
-//   defaults: dist/vc-hypernode-controller-manager, dist/image
-// Writes OUT/rootfs/, OUT/oci/ and OUT/vc-hypernode-controller-manager-image-linux-<arch>.oci.tar.
-// SOURCE_DATE_EPOCH, when set, fixes every timestamp (reproducible images).
+// Usage: node scripts/build-image.mjs [--dist DIR] [--out DIR] [--notices FILE]
+//   defaults: dist (every executable built there), dist/image
+// Writes OUT/rootfs-<arch>/, OUT/oci/ and OUT/vc-hypernode-controller-manager-image.oci.tar.
+// Every timestamp is SOURCE_DATE_EPOCH, else the commit's time (reproducible images).
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, copyFileSync, chmodSync, renameSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, copyFileSync, chmodSync, renameSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createGzip } from 'node:zlib';
+import { sourceDateEpoch } from './lib/source-date.mjs';
+import { ARCHES, NAME, executablePath, root, runner, targetFor } from './lib/targets.mjs';
 
-export const NAME = 'vc-hypernode-controller-manager';
-const root = fileURLToPath(new URL('..', import.meta.url));
+export { NAME };
+export const IMAGE_ARCHIVE = `${NAME}-image.oci.tar`;
 const TAR_BLOCK = 512;
 
-/** Go's name for this machine's architecture (`linux/<arch>` in --version). */
-export function goArch(arch = process.arch) {
-  const names = { x64: 'amd64', arm64: 'arm64' };
-  if (!(arch in names)) throw new Error(`unsupported architecture ${arch}: releases exist for amd64 and arm64`);
-  return names[arch];
+/** The targets whose executables exist in `dist`, in ARCHES order. */
+export function builtTargets(dist) {
+  return ARCHES.map(targetFor).filter((t) => existsSync(executablePath(t, dist)));
 }
 
-export function imageArchiveName(arch = goArch()) {
-  return `${NAME}-image-linux-${arch}.oci.tar`;
+/** The `--version` text of an executable built for `target`. */
+export function versionText(target, executable) {
+  const [command, ...args] = runner(target, executable);
+  return execFileSync(command, [...args, '--version'], { encoding: 'utf8' });
 }
 
 /** The version an executable reports on its `Version:` line (src/version.ts). */
-export function executableVersion(executable) {
-  const out = execFileSync(executable, ['--version'], { encoding: 'utf8' });
+export function executableVersion(target, executable) {
+  const out = versionText(target, executable);
   const m = out.match(/^Version: (.+)$/m);
   if (!m) throw new Error(`${executable} --version printed no "Version:" line:\n${out}`);
   return m[1];
 }
 
-/** Timestamp (seconds) for every file and the image config: SOURCE_DATE_EPOCH or the given fallback. */
+/** Timestamp (seconds) for every file and the image config: SOURCE_DATE_EPOCH, the commit's time, else the fallback. */
 export function buildEpoch(fallbackSeconds) {
-  const env = process.env.SOURCE_DATE_EPOCH;
-  if (env === undefined || env === '') return Math.floor(fallbackSeconds);
-  if (!/^\d+$/.test(env)) throw new Error(`SOURCE_DATE_EPOCH must be whole seconds, got "${env}"`);
-  return Number(env);
+  return sourceDateEpoch() ?? Math.floor(fallbackSeconds);
 }
 
 // ---- tar (ustar) writer: deterministic, streams file contents ----
@@ -162,34 +166,80 @@ export function readDockerfile(path = join(root, 'deploy/image/Dockerfile')) {
   return result;
 }
 
-/** The absolute paths of the shared libraries (and the loader) `ldd` reports for an executable. */
-export function sharedLibraries(executable) {
+/** The absolute paths of the shared libraries (and the loader) that `target`'s loader resolves for an executable. */
+export function sharedLibraries(target, executable) {
   let out;
   try {
-    out = execFileSync('ldd', [executable], { encoding: 'utf8' });
+    const [command, ...args] = runner(target, target.loader);
+    out = execFileSync(command, [...args, '--list', executable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
-    throw new Error(`ldd ${executable} failed (is it a dynamically linked ELF executable?): ${err.stderr || err.message}`);
+    throw new Error(`${target.loader} --list ${executable} failed (is it a dynamically linked ${target.arch} ELF executable?): ${err.stderr || err.message}`);
   }
   const libs = [];
   for (const line of out.split('\n')) {
     const m = line.match(/(?:=>\s*)?(\/\S+)\s+\(0x/);
     if (m) libs.push(m[1]);
-    else if (/not found/.test(line)) throw new Error(`ldd ${executable}: ${line.trim()}`);
+    else if (/not found/.test(line)) throw new Error(`${target.loader} --list ${executable}: ${line.trim()}`);
   }
   return libs.sort();
 }
 
-/** Stages the root filesystem: the executable at `/<entrypoint>` and each library at the path ldd named (symlinks resolved to files). */
-export function stageRootfs(executable, rootfs, entrypoint) {
+/** The Debian package (`name:arch`) that installed `path`: dpkg may know it under /lib, /usr/lib or its resolved name. */
+function owningPackage(path) {
+  const candidates = [path, `/usr${path}`, realpathSync(path)];
+  for (const candidate of candidates) {
+    try {
+      return execFileSync('dpkg-query', ['-S', candidate], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(':').slice(0, 2).join(':').split(',')[0].trim();
+    } catch {
+      // not under this name; try the next
+    }
+  }
+  throw new Error(`no Debian package owns ${path} (tried ${candidates.join(', ')}): the image can only carry libraries with package metadata`);
+}
+
+const STATUS_FIELDS = ['Package', 'Status', 'Priority', 'Section', 'Installed-Size', 'Maintainer', 'Architecture', 'Multi-Arch', 'Source', 'Version', 'Depends', 'Description', 'Homepage'];
+
+/** `{ name, version, architecture, source, distroVersion, status }` of an installed package (`status`: its dpkg status stanza). */
+export function debianPackage(pkg) {
+  const format = STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') + 'Source-Package: ${source:Package}\nSource-Version: ${source:Version}\n';
+  const text = execFileSync('dpkg-query', ['-W', `-f=${format}`, pkg], { encoding: 'utf8' });
+  const field = (f) => text.match(new RegExp(`^${f}: (.*)$`, 'm'))?.[1] ?? '';
+  const status = text
+    .split('\n')
+    .filter((l) => l && !/^Source-(Package|Version):/.test(l) && !/^[A-Za-z-]+: $/.test(l))
+    .join('\n');
+  const [distroVersion] = readFileSync('/etc/debian_version', 'utf8').trim().split('.');
+  return { name: field('Package'), version: field('Version'), architecture: field('Architecture'), source: `${field('Source-Package')} ${field('Source-Version')}`, distroVersion, status: `${status}\n` };
+}
+
+/**
+ * Stages the root filesystem for `target`: the executable at `/<entrypoint>`,
+ * each library at the path the loader named (symlinks resolved to files), the
+ * dpkg metadata and copyright of their packages, and `docs` (name → file)
+ * under /usr/share/doc/<NAME>/. Returns the Debian packages.
+ */
+export function stageRootfs(target, executable, rootfs, entrypoint, docs = {}) {
   rmSync(rootfs, { recursive: true, force: true });
-  const place = (src, target, mode) => {
-    const dest = join(rootfs, target);
-    mkdirSync(dirname(dest), { recursive: true });
-    copyFileSync(src, dest);
-    chmodSync(dest, mode);
+  const place = (src, dest, mode) => {
+    const to = join(rootfs, dest);
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(src, to);
+    chmodSync(to, mode);
   };
   place(executable, entrypoint, 0o755);
-  for (const lib of sharedLibraries(executable)) place(lib, lib, statSync(lib).mode & 0o777);
+  const owners = new Set();
+  for (const lib of sharedLibraries(target, executable)) {
+    place(lib, lib, statSync(lib).mode & 0o777);
+    owners.add(owningPackage(lib));
+  }
+  const debs = [...owners].sort().map(debianPackage);
+  for (const deb of debs) {
+    mkdirSync(join(rootfs, 'var/lib/dpkg/status.d'), { recursive: true });
+    writeFileSync(join(rootfs, 'var/lib/dpkg/status.d', deb.name), deb.status, { mode: 0o644 });
+    place(`/usr/share/doc/${deb.name}/copyright`, `/usr/share/doc/${deb.name}/copyright`, 0o644);
+  }
+  for (const [name, src] of Object.entries(docs)) place(src, `/usr/share/doc/${NAME}/${name}`, 0o644);
+  return debs;
 }
 
 function writeBlob(blobsDir, data) {
@@ -198,33 +248,21 @@ function writeBlob(blobsDir, data) {
   return { digest, size: data.length };
 }
 
-/**
- * Builds the image from `executable` into `out`; returns what it wrote:
- * `{ archive, layout, rootfs, version, arch, layerSize, rootfsSize, manifestDigest }`.
- */
-export async function buildImage({ executable = join(root, 'dist', NAME), out = join(root, 'dist/image') } = {}) {
-  const { user, entrypoint } = readDockerfile();
-  const arch = goArch();
-  const version = executableVersion(executable);
-  const mtime = buildEpoch(statSync(executable).mtimeMs / 1000);
+/** One platform's layer, config and manifest into `blobs`; returns its manifest descriptor and what went in. */
+async function platformImage({ target, executable, out, blobs, mtime, docs, user, entrypoint }) {
+  const version = executableVersion(target, executable);
   const created = new Date(mtime * 1000).toISOString();
+  const rootfs = join(out, `rootfs-${target.arch}`);
+  const debs = stageRootfs(target, executable, rootfs, entrypoint[0], docs);
 
-  const rootfs = join(out, 'rootfs');
-  stageRootfs(executable, rootfs, entrypoint[0]);
-
-  const layout = join(out, 'oci');
-  const blobs = join(layout, 'blobs/sha256');
-  rmSync(layout, { recursive: true, force: true });
-  mkdirSync(blobs, { recursive: true });
-
-  const layerTmp = join(blobs, 'layer.tmp');
+  const layerTmp = join(blobs, `layer-${target.arch}.tmp`);
   const layer = await writeTar(treeEntries(rootfs, mtime), layerTmp, { gzip: true });
   renameSync(layerTmp, join(blobs, layer.digest.slice('sha256:'.length)));
 
-  const labels = { 'org.opencontainers.image.title': NAME, 'org.opencontainers.image.version': version };
+  const labels = { 'org.opencontainers.image.title': NAME, 'org.opencontainers.image.version': version, 'org.opencontainers.image.licenses': 'Apache-2.0' };
   const config = {
     created,
-    architecture: arch,
+    architecture: target.arch,
     os: 'linux',
     config: { User: user, Entrypoint: entrypoint, Labels: labels },
     rootfs: { type: 'layers', diff_ids: [layer.diffId] },
@@ -239,27 +277,46 @@ export async function buildImage({ executable = join(root, 'dist', NAME), out = 
     annotations: labels,
   };
   const manifestBlob = writeBlob(blobs, Buffer.from(JSON.stringify(manifest)));
+  const rootfsSize = treeEntries(rootfs, mtime)
+    .filter((e) => e.type === 'file')
+    .reduce((sum, e) => sum + statSync(e.path).size, 0);
+  return {
+    descriptor: { mediaType: manifest.mediaType, ...manifestBlob, platform: { architecture: target.arch, os: 'linux' } },
+    platform: { arch: target.arch, version, rootfs, debs, layerSize: layer.size, rootfsSize, manifestDigest: manifestBlob.digest },
+  };
+}
+
+/**
+ * Builds the image index from the executables in `dist` into `out`; returns
+ * `{ archive, layout, version, platforms: [{ arch, rootfs, debs, layerSize, rootfsSize, manifestDigest }] }`.
+ * `docs`: files (name → path) to place under /usr/share/doc/<NAME>/.
+ */
+export async function buildImage({ dist = join(root, 'dist'), out = join(dist, 'image'), docs = {} } = {}) {
+  const { user, entrypoint } = readDockerfile();
+  const targets = builtTargets(dist);
+  if (targets.length === 0) throw new Error(`no executable in ${dist}: run \`npm run build\` first`);
+  const mtime = buildEpoch(Math.max(...targets.map((t) => statSync(executablePath(t, dist)).mtimeMs)) / 1000);
+
+  const layout = join(out, 'oci');
+  const blobs = join(layout, 'blobs/sha256');
+  rmSync(layout, { recursive: true, force: true });
+  mkdirSync(blobs, { recursive: true });
+  const built = [];
+  for (const target of targets) built.push(await platformImage({ target, executable: executablePath(target, dist), out, blobs, mtime, docs, user, entrypoint }));
+  const versions = new Set(built.map((b) => b.platform.version));
+  if (versions.size !== 1) throw new Error(`the executables in ${dist} report different versions: ${[...versions].join(', ')}`);
+  const [version] = versions;
   const index = {
     schemaVersion: 2,
     mediaType: 'application/vnd.oci.image.index.v1+json',
-    manifests: [
-      {
-        mediaType: manifest.mediaType,
-        ...manifestBlob,
-        platform: { architecture: arch, os: 'linux' },
-        annotations: { 'org.opencontainers.image.ref.name': version },
-      },
-    ],
+    manifests: built.map((b) => ({ ...b.descriptor, annotations: { 'org.opencontainers.image.ref.name': version } })),
   };
   writeFileSync(join(layout, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
   writeFileSync(join(layout, 'index.json'), JSON.stringify(index));
 
-  const archive = join(out, imageArchiveName(arch));
+  const archive = join(out, IMAGE_ARCHIVE);
   await writeTar(treeEntries(layout, mtime), archive);
-  const rootfsSize = treeEntries(rootfs, mtime)
-    .filter((e) => e.type === 'file')
-    .reduce((sum, e) => sum + statSync(e.path).size, 0);
-  return { archive, layout, rootfs, version, arch, layerSize: layer.size, rootfsSize, manifestDigest: manifestBlob.digest };
+  return { archive, layout, version, platforms: built.map((b) => b.platform) };
 }
 
 function mib(bytes) {
@@ -267,12 +324,15 @@ function mib(bytes) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { executable: { type: 'string' }, out: { type: 'string' } } });
+  const { values } = parseArgs({ options: { dist: { type: 'string' }, out: { type: 'string' }, notices: { type: 'string' } } });
   const started = Date.now();
-  const image = await buildImage(values);
-  console.log(`image ${NAME}:${image.version} (linux/${image.arch}) ${image.manifestDigest}`);
-  console.log(`  root filesystem ${mib(image.rootfsSize)}, compressed layer ${mib(image.layerSize)}, archive ${mib(statSync(image.archive).size)}`);
-  console.log(`  ${relative(process.cwd(), image.archive)}  (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  const docs = { LICENSE: join(root, 'LICENSE'), ...(values.notices ? { THIRD_PARTY_NOTICES: values.notices } : {}) };
+  const image = await buildImage({ dist: values.dist, out: values.out, docs });
+  console.log(`image ${NAME}:${image.version}`);
+  for (const p of image.platforms) {
+    console.log(`  linux/${p.arch} ${p.manifestDigest}: root filesystem ${mib(p.rootfsSize)}, compressed layer ${mib(p.layerSize)}; Debian packages ${p.debs.map((d) => `${d.name} ${d.version}`).join(', ')}`);
+  }
+  console.log(`  ${relative(process.cwd(), image.archive)} ${mib(statSync(image.archive).size)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

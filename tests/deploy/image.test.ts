@@ -1,13 +1,17 @@
-// The release's OCI image, run the way a container runtime would: its layers
+// The release's multi-arch OCI image (built here from the current sources for
+// amd64 and, where qemu-user-static and the arm64 libraries are installed,
+// arm64): its index, each platform's files, dpkg metadata and SBOM, and each
+// platform run the way a container runtime would: its layers
 // unpacked with tar into a root filesystem, mounted read-only, /proc limited to
 // the process's own entries (as ProcSubset=pid does), entered with
 // `unshare --pid` + `chroot` as the image's USER. The executable must print its
 // version there, and run in-cluster style against the API server stand-in with
 // only a service-account token, the CA, the manifests' RBAC and their example
-// discovery ConfigMap (creating a HyperNode), then exit 0 on SIGTERM as PID 1. Needs root and util-linux; the built executable in dist/.
+// discovery ConfigMap (creating a HyperNode), then exit 0 on SIGTERM as PID 1. The arm64 image prints its version
+// under qemu, placed inside its root filesystem. Needs root and util-linux.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -17,11 +21,12 @@ import { startApiServer, type ApiServer, type PolicyRule } from '../../testing/a
 import { waitFor, within } from '../../testing/wait.ts';
 import { CHART_ARGS, NAMESPACE } from './support/chart.ts';
 import { IMAGE_ARCHIVE, NAME, repoRoot } from './support/releases.ts';
+import { contained, packagesByPurl, readSpdx, spdxSchemaErrors } from './support/spdx.ts';
+// @ts-expect-error: plain JavaScript build helpers, no type declarations
+import { TARGETS, hostTarget, missingEmulation, runner } from '../../scripts/lib/targets.mjs';
 import { freePorts } from '../../testing/ports.ts';
 import { missingCommand, missingRoot, testNeeding } from './support/skip.ts';
 
-const dist = join(repoRoot, 'dist');
-const executable = join(dist, NAME);
 const SA_USER = `system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`;
 const SA_TOKEN = 'image-test-service-account-token';
 const SA_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
@@ -29,44 +34,60 @@ const SA_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
 /** Why the image cannot be entered here, if it cannot. */
 const missing = missingRoot() ?? missingCommand('unshare', 'util-linux') ?? missingCommand('chroot', 'coreutils') ?? missingCommand('mount');
 const imageTest = testNeeding(missing);
+/** Why the arm64 image cannot be built and run here (the amd64 one is tested regardless). */
+const missingArm64 = missing ?? (hostTarget().arch === 'arm64' ? undefined : (missingEmulation(TARGETS.arm64) ?? missingCommand('aarch64-linux-gnu-strip', 'binutils-aarch64-linux-gnu')));
+const arm64Test = testNeeding(missingArm64);
+const ARCHES_BUILT = missingArm64 ? [hostTarget().arch] : ['amd64', 'arm64'];
 
 const work = mkdtempSync(join(tmpdir(), 'image-test-'));
-const rootfs = join(work, 'rootfs');
+const release = join(work, 'dist/release');
 type Json = Record<string, any>; // OCI JSON documents, read loosely on purpose
+/** Per architecture: the image config and the unpacked root filesystem. */
+const images: Record<string, { config: Json; rootfs: string }> = {};
 let imageConfig: Json = {};
+let rootfs = '';
 
 function readJson(path: string): Json {
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
-/** Makes a release (building the image) from the built executable, and unpacks the image's layers into `rootfs`. */
+/** Builds the executables for the architectures this machine can run, makes a release with the image, and unpacks each platform's layers. */
 function releaseAndUnpack(): void {
-  assert.ok(existsSync(executable), `${executable} is missing: run \`npm run build\` first`);
   const stagedDist = join(work, 'dist');
-  mkdirSync(stagedDist);
-  for (const f of [NAME, `${NAME}.cjs`, `${NAME}.cjs.map`]) copyFileSync(join(dist, f), join(stagedDist, f));
+  const started = Date.now();
+  execFileSync(process.execPath, [join(repoRoot, 'scripts/build.mjs'), ...ARCHES_BUILT.flatMap((a) => ['--arch', a]), '--out', stagedDist], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000 });
   const out = execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', stagedDist], { encoding: 'utf8', timeout: 300_000 });
-  console.log(out.trim());
-  const release = join(stagedDist, 'release');
-  const archive = IMAGE_ARCHIVE;
-  assert.ok(existsSync(join(release, archive)), 'the release holds the OCI archive');
+  console.log(`${out.trim()}\n(build and release of ${ARCHES_BUILT.join(' and ')}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  assert.ok(existsSync(join(release, IMAGE_ARCHIVE)), 'the release holds the OCI archive');
   execFileSync('sha256sum', ['--check', '--strict', '--quiet', 'SHA256SUMS'], { cwd: release });
 
   const layout = join(work, 'layout');
   mkdirSync(layout);
-  execFileSync('tar', ['-xf', join(release, archive), '-C', layout]);
+  execFileSync('tar', ['-xf', join(release, IMAGE_ARCHIVE), '-C', layout]);
   const blob = (digest: string) => join(layout, 'blobs/sha256', digest.replace(/^sha256:/, ''));
   const index = readJson(join(layout, 'index.json'));
-  assert.is(index.manifests.length, 1);
-  const manifest = readJson(blob(index.manifests[0].digest));
-  imageConfig = readJson(blob(manifest.config.digest));
-  mkdirSync(rootfs);
-  for (const layer of manifest.layers) execFileSync('tar', ['-xzf', blob(layer.digest), '-C', rootfs]);
-  const layerBytes = manifest.layers.reduce((n: number, l: Json) => n + l.size, 0);
-  console.log(`image: ${(statSync(join(release, archive)).size / 1048576).toFixed(1)} MiB archive, ${(layerBytes / 1048576).toFixed(1)} MiB compressed layer`);
-  // A runtime mounts /proc itself; the image carries no directory for it.
-  assert.not.ok(existsSync(join(rootfs, 'proc')));
-  mkdirSync(join(rootfs, 'proc'));
+  assert.is(index.mediaType, 'application/vnd.oci.image.index.v1+json');
+  assert.equal(
+    index.manifests.map((m: Json) => m.platform),
+    ARCHES_BUILT.map((architecture) => ({ architecture, os: 'linux' })),
+  );
+  for (const descriptor of index.manifests) {
+    const arch = descriptor.platform.architecture as string;
+    const manifest = readJson(blob(descriptor.digest));
+    const config = readJson(blob(manifest.config.digest));
+    assert.is(config.architecture, arch);
+    const dir = join(work, `rootfs-${arch}`);
+    mkdirSync(dir);
+    for (const layer of manifest.layers) execFileSync('tar', ['-xzf', blob(layer.digest), '-C', dir]);
+    const layerBytes = manifest.layers.reduce((n: number, l: Json) => n + l.size, 0);
+    console.log(`image linux/${arch}: ${(layerBytes / 1048576).toFixed(1)} MiB compressed layer`);
+    // A runtime mounts /proc itself; the image carries no directory for it.
+    assert.not.ok(existsSync(join(dir, 'proc')));
+    mkdirSync(join(dir, 'proc'));
+    images[arch] = { config, rootfs: dir };
+  }
+  console.log(`image archive: ${(statSync(join(release, IMAGE_ARCHIVE)).size / 1048576).toFixed(1)} MiB`);
+  ({ config: imageConfig, rootfs } = images[hostTarget().arch]!);
 }
 
 function filesUnder(dir: string): string[] {
@@ -79,10 +100,12 @@ function filesUnder(dir: string): string[] {
 /**
  * Starts the image's entrypoint in a new PID and mount namespace: the root
  * filesystem bind-mounted read-only, /proc with only the process's own entries,
- * chroot as the image's USER. Returns the unshare process (its exit status is the entrypoint's).
+ * chroot as the image's USER. `through` runs the entrypoint through a program
+ * placed in the root filesystem (qemu for another architecture). Returns the
+ * unshare process (its exit status is the entrypoint's).
  */
-function runInImage(args: string[], env: Record<string, string>): ChildProcess {
-  const [uid, gid = uid] = String(imageConfig.config.User).split(':');
+function runInImage(args: string[], env: Record<string, string>, image = { config: imageConfig, rootfs }, through: string[] = []): ChildProcess {
+  const [uid, gid = uid] = String(image.config.config.User).split(':');
   const script = [
     'set -e',
     'mount --bind "$ROOTFS" "$ROOTFS"',
@@ -90,8 +113,8 @@ function runInImage(args: string[], env: Record<string, string>): ChildProcess {
     'mount -t proc -o hidepid=invisible,subset=pid proc "$ROOTFS/proc"',
     `exec chroot --userspec=${uid}:${gid} "$ROOTFS" "$@"`,
   ].join('\n');
-  return spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...imageConfig.config.Entrypoint, ...args], {
-    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ROOTFS: rootfs, ...env },
+  return spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...through, ...image.config.config.Entrypoint, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ROOTFS: image.rootfs, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -128,17 +151,77 @@ test.before(() => {
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-imageTest('the image holds only the executable and the libraries it links, and runs it as user 1000 with no shell', () => {
-  assert.equal(imageConfig.config.Entrypoint, [`/${NAME}`]);
-  assert.is(imageConfig.config.Cmd, undefined);
-  assert.match(String(imageConfig.config.User), /^1000(:1000)?$/);
-  assert.is(imageConfig.os, 'linux');
-  const libs = execFileSync('ldd', [executable], { encoding: 'utf8' })
+/** The loader's list of libraries for the executable of `arch` (under qemu for another architecture). */
+function linkedLibraries(arch: string): string[] {
+  const target = TARGETS[arch as 'amd64' | 'arm64'];
+  const [cmd, ...pre] = runner(target, target.loader);
+  return execFileSync(cmd, [...pre, '--list', join(images[arch]!.rootfs, NAME)], { encoding: 'utf8' })
     .split('\n')
     .map((l) => l.match(/(\/\S+)\s+\(0x/)?.[1])
     .filter((p): p is string => Boolean(p));
-  assert.equal(filesUnder(rootfs), [`/${NAME}`, ...libs].sort());
-  assert.not.ok(existsSync(join(rootfs, 'bin/sh')));
+}
+
+/** The owning Debian packages of the image's libraries, per the dpkg database of this machine. */
+function owners(libs: string[]): string[] {
+  const owner = (lib: string) => {
+    for (const path of [lib, realpathSync(lib)]) {
+      const r = spawnSync('dpkg-query', ['-S', path], { encoding: 'utf8' });
+      if (r.status === 0) return r.stdout.split(':')[0]!;
+    }
+    throw new Error(`no Debian package owns ${lib}`);
+  };
+  return [...new Set(libs.map(owner))].sort();
+}
+
+imageTest('each image holds the executable, the libraries it links, their dpkg metadata and copyrights, our licence and notices; user 1000, no shell', () => {
+  for (const arch of ARCHES_BUILT) {
+    const { config, rootfs: dir } = images[arch]!;
+    assert.equal(config.config.Entrypoint, [`/${NAME}`]);
+    assert.is(config.config.Cmd, undefined);
+    assert.match(String(config.config.User), /^1000(:1000)?$/);
+    assert.is(config.os, 'linux');
+    const libs = linkedLibraries(arch);
+    const debs = owners(libs);
+    assert.equal(filesUnder(dir), [
+      `/${NAME}`,
+      ...libs,
+      ...debs.map((d) => `/var/lib/dpkg/status.d/${d}`),
+      ...debs.map((d) => `/usr/share/doc/${d}/copyright`),
+      `/usr/share/doc/${NAME}/LICENSE`,
+      `/usr/share/doc/${NAME}/THIRD_PARTY_NOTICES`,
+    ].sort(), arch);
+    assert.not.ok(existsSync(join(dir, 'bin/sh')));
+    for (const deb of debs) {
+      const status = readFileSync(join(dir, 'var/lib/dpkg/status.d', deb), 'utf8');
+      const installed = execFileSync('dpkg-query', ['-W', '-f=${Version} ${source:Package}', `${deb}:${arch}`], { encoding: 'utf8' }).split(' ');
+      assert.ok(status.startsWith(`Package: ${deb}\n`), status);
+      assert.match(status, new RegExp(`^Architecture: ${arch}$`, 'm'));
+      assert.ok(status.includes(`\nVersion: ${installed[0]}\n`), status);
+      assert.match(status, new RegExp(`^Source: ${installed[1]}( |$)`, 'm'));
+      assert.match(status, /^Status: install ok installed$/m);
+    }
+    assert.is(readFileSync(join(dir, `usr/share/doc/${NAME}/THIRD_PARTY_NOTICES`), 'utf8'), readFileSync(join(release, 'THIRD_PARTY_NOTICES'), 'utf8'));
+  }
+});
+
+imageTest('each image SBOM is valid SPDX 2.3 and lists the executable, its Node.js and npm packages, and the Debian packages of the image', () => {
+  for (const arch of ARCHES_BUILT) {
+    const doc = readSpdx(join(release, `${NAME}-image-linux-${arch}.spdx.json`));
+    assert.equal(spdxSchemaErrors(doc), [], arch);
+    const debs = packagesByPurl(doc, 'deb');
+    const inImage = readdirSync(join(images[arch]!.rootfs, 'var/lib/dpkg/status.d')).sort();
+    assert.equal([...debs.values()].map((p) => p.name).sort(), inImage, arch);
+    for (const [key, p] of debs) {
+      const purl = p.externalRefs[0].referenceLocator as string;
+      assert.ok(purl.includes(`?arch=${arch}&distro=debian-`), `${key}: ${purl}`);
+    }
+    const [imageId] = doc.documentDescribes;
+    const exeSbom = readSpdx(join(release, `${NAME}-linux-${arch}.spdx.json`));
+    const exe = doc.packages.find((p: Json) => p.name === NAME && p.primaryPackagePurpose === 'APPLICATION');
+    assert.equal(exe.checksums, exeSbom.packages.find((p: Json) => p.SPDXID === exeSbom.documentDescribes[0]).checksums);
+    assert.equal(contained(doc, imageId).sort(), [exe.SPDXID, ...[...debs.values()].map((p) => p.SPDXID)].sort());
+    assert.is(packagesByPurl(doc, 'npm').size, packagesByPurl(exeSbom, 'npm').size);
+  }
 });
 
 imageTest('inside the image the executable prints its version as PID 1 of its own namespace', async () => {
@@ -149,7 +232,20 @@ imageTest('inside the image the executable prints its version as PID 1 of its ow
   assert.is(lines.length, 6, run.output());
   assert.is(lines[0], 'API Version: v1alpha1');
   assert.match(lines[1]!, /^Version: \S+/);
-  assert.match(lines[5]!, /^Go OS\/Arch: linux\/(amd64|arm64)$/);
+  assert.is(lines[5], `Go OS/Arch: linux/${hostTarget().arch}`);
+});
+
+arm64Test('the arm64 image runs under qemu with only its own libraries: --version names linux/arm64', async () => {
+  const image = images.arm64!;
+  // No binfmt_misc here: qemu, a static binary, is put into the root filesystem and runs the entrypoint.
+  copyFileSync(execFileSync('sh', ['-c', `command -v ${TARGETS.arm64.qemu}`], { encoding: 'utf8' }).trim(), join(image.rootfs, 'qemu'));
+  const run = collect(runInImage(['--version'], {}, image, ['/qemu']));
+  const code = await within(run.exit, 60_000, 'the arm64 version run');
+  assert.is(code, 0, run.output());
+  const lines = run.output().trim().split('\n');
+  assert.is(lines.length, 6, run.output());
+  assert.is(lines[5], 'Go OS/Arch: linux/arm64');
+  rmSync(join(image.rootfs, 'qemu'));
 });
 
 imageTest('in-cluster style: service-account token and CA only, the chart arguments and the manifests RBAC and ConfigMap: discovers a rack, exits 0 on SIGTERM', async () => {

@@ -126,6 +126,57 @@ test('a release whose binary reports another version than requested is refused',
   assert.equal(snapshot(root), before);
 });
 
+test('a version given with a leading v, as release tags are, installs and is checked against the bare version', async () => {
+  server.publish('v0.2.0', releases['0.2.0']!);
+  const r = join(work, 'v-root');
+  const res = await install('v-prefixed version', ['--root', r, '--base-url', server.baseUrl, '--skip-systemd'], { INSTALL_VC_HNC_VERSION: 'v0.2.0' });
+  expectOk(res);
+  assert.ok(res.requests.includes(`/releases/v0.2.0/${ASSET}`));
+  assert.is(sha256(join(r, 'usr/local/bin', NAME)), sha256(join(releases['0.2.0']!, ASSET)));
+  server.publish('v9.9.9', releases['0.1.0']!);
+  const wrong = await install('v-prefixed wrong version (fails)', ['--root', join(work, 'v-wrong-root'), '--base-url', server.baseUrl, '--version', 'v9.9.9', '--skip-systemd']);
+  assert.is.not(wrong.code, 0);
+  assert.match(wrong.stderr, /is not version 9\.9\.9; it reports: Version: 0\.1\.0/);
+});
+
+/** A PATH whose `uname -m` says `machine` (and whose `ldd --version` says musl, when asked). */
+function machinePath(label: string, machine: string, musl = false): string {
+  const dir = join(work, `path-${label}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'uname'), `#!/bin/sh\necho ${machine}\n`, { mode: 0o755 });
+  if (musl) writeFileSync(join(dir, 'ldd'), '#!/bin/sh\necho "musl libc (x86_64)" >&2\nexit 1\n', { mode: 0o755 });
+  return `${dir}:${process.env.PATH}`;
+}
+
+test('the executable is chosen by uname -m: x86_64 and aarch64 each get their own, verified against SHA256SUMS', async () => {
+  for (const [machine, arch] of [['x86_64', 'amd64'], ['aarch64', 'arm64']] as const) {
+    const r = join(work, `machine-${machine}`);
+    const res = await install(`uname -m ${machine}`, ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0', '--skip-systemd'], { PATH: machinePath(machine, machine) });
+    expectOk(res);
+    const asset = `${NAME}-linux-${arch}`;
+    assert.ok(res.requests.includes(`/releases/0.2.0/${asset}`), res.requests.join(', '));
+    assert.is(sha256(join(r, 'usr/local/bin', NAME)), sha256(join(releases['0.2.0']!, asset)));
+    assert.match(res.stdout, new RegExp(`Go OS/Arch: linux/${arch}`));
+  }
+});
+
+test('other architectures and musl systems are refused before anything is downloaded or written', async () => {
+  for (const machine of ['armv7l', 'riscv64', 's390x']) {
+    const r = join(work, `refused-${machine}`);
+    const res = await install(`uname -m ${machine} (refused)`, ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'], { PATH: machinePath(machine, machine) });
+    assert.is.not(res.code, 0);
+    assert.match(res.stderr, new RegExp(`unsupported machine architecture ${machine}: releases exist for amd64 \\(x86_64\\) and arm64 \\(aarch64\\) only`));
+    assert.equal(res.requests, []);
+    assert.not.ok(existsSync(r));
+  }
+  const r = join(work, 'refused-musl');
+  const res = await install('musl (refused)', ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'], { PATH: machinePath('musl', 'x86_64', true) });
+  assert.is.not(res.code, 0);
+  assert.match(res.stderr, /this system uses the musl C library; the release executables need glibc/);
+  assert.equal(res.requests, []);
+  assert.not.ok(existsSync(r));
+});
+
 test('an unknown version fails with the URL it tried', async () => {
   const res = await install('missing version (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '7.0.0']);
   assert.is.not(res.code, 0);

@@ -7,24 +7,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASSET, IMAGE_ARCHIVE, NAME, makeRelease, repoRoot, standInExecutable } from './support/releases.ts';
+import { ASSET, IMAGE_ARCHIVE, NAME, OTHER_ASSET, makeRelease, repoRoot, standInBuild } from './support/releases.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'release-test-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the release holds the executable, bundle, map, unit, installer and manifests, all listed in SHA256SUMS', () => {
+test('the release holds both executables with their SBOMs, bundle, map, unit, installer, manifests, licence and notices, all listed in SHA256SUMS', () => {
   const dir = makeRelease(work, '1.2.3');
   assert.equal(readdirSync(dir).sort(), [
     'SHA256SUMS',
     'install.sh',
+    'LICENSE',
+    'THIRD_PARTY_NOTICES',
     ASSET,
+    `${ASSET}.spdx.json`,
+    OTHER_ASSET,
+    `${OTHER_ASSET}.spdx.json`,
     `${NAME}-kubernetes.tar.gz`,
     `${NAME}.cjs`,
     `${NAME}.cjs.map`,
     `${NAME}.service`,
   ].sort());
   const check = execFileSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
-  assert.is(check.trim().split('\n').length, 6);
+  assert.is(check.trim().split('\n').length, 11);
   assert.match(execFileSync(join(dir, ASSET), ['--version'], { encoding: 'utf8' }), /^Version: 1\.2\.3$/m);
 });
 
@@ -35,12 +40,10 @@ test('the manifests tarball unpacks to kubernetes/ with every file of deploy/kub
   assert.equal(listed.filter((e) => !e.endsWith('/')).sort(), expected.sort());
 });
 
-test('an image archive newer than the executable is reused; an older one is rebuilt', () => {
+test('an image archive newer than the executables is reused; an older one is rebuilt', () => {
   const dist = join(work, 'dist-with-image');
+  standInBuild(dist, '2.0.0');
   mkdirSync(join(dist, 'image'), { recursive: true });
-  standInExecutable(join(dist, NAME), '2.0.0');
-  writeFileSync(join(dist, `${NAME}.cjs`), '// bundle\n');
-  writeFileSync(join(dist, `${NAME}.cjs.map`), '{}\n');
   const archive = join(dist, 'image', IMAGE_ARCHIVE);
   writeFileSync(archive, 'an image built earlier\n');
   const release = () => spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist], { encoding: 'utf8' });
@@ -49,13 +52,13 @@ test('an image archive newer than the executable is reused; an older one is rebu
   assert.is(reused.status, 0, reused.stderr);
   assert.is(readFileSync(join(dist, 'release', IMAGE_ARCHIVE), 'utf8'), 'an image built earlier\n');
 
-  // The stand-in is a shell script, so an attempted image build fails at ldd: proof it was attempted.
+  // The stand-in is a shell script, so an attempted image build fails at the loader: proof it was attempted.
   const old = new Date(Date.now() - 3_600_000);
   utimesSync(archive, old, old);
   const rebuilt = release();
   assert.is(rebuilt.status, 1);
   assert.match(rebuilt.stdout, /building the image/);
-  assert.match(rebuilt.stderr, /ldd .* failed \(is it a dynamically linked ELF executable\?\)/);
+  assert.match(rebuilt.stderr, /--list .* failed \(is it a dynamically linked amd64 ELF executable\?\)/);
 });
 
 test('without a build the release script says to run the build first', () => {
@@ -63,7 +66,7 @@ test('without a build the release script says to run the build first', () => {
   mkdirSync(empty);
   const res = spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', empty, '--no-image'], { encoding: 'utf8' });
   assert.is(res.status, 1);
-  assert.match(res.stderr, new RegExp(`${NAME} is missing: run \`npm run build\` first`));
+  assert.match(res.stderr, new RegExp(`${NAME}\\.cjs is missing: run \`npm run build\``));
 });
 
 test.run();

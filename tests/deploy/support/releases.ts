@@ -15,16 +15,19 @@ export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 /** Go's name for this machine's architecture, as release file names use it. */
 export const ARCH = { x64: 'amd64', arm64: 'arm64' }[process.arch as 'x64' | 'arm64'];
 export const ASSET = `${NAME}-linux-${ARCH}`;
-export const IMAGE_ARCHIVE = `${NAME}-image-linux-${ARCH}.oci.tar`;
+/** The release's executable for the other architecture. */
+export const OTHER_ARCH = ARCH === 'amd64' ? 'arm64' : 'amd64';
+export const OTHER_ASSET = `${NAME}-linux-${OTHER_ARCH}`;
+export const IMAGE_ARCHIVE = `${NAME}-image.oci.tar`;
 
-/** A shell script that prints the six --version lines (as src/version.ts) for `version`. */
-export function standInExecutable(path: string, version: string): void {
+/** A shell script that prints the six `--version` lines (as src/version.ts) for `version` on `arch`. */
+export function standInExecutable(path: string, version: string, arch = ARCH): void {
   writeFileSync(
     path,
     `#!/bin/sh
 for arg in "$@"; do
   if [ "$arg" = --version ]; then
-    printf 'API Version: v1alpha1\\nVersion: %s\\nGit SHA: Not provided.\\nBuilt At: Not provided.\\nGo Version: node v26.12.1\\nGo OS/Arch: linux/amd64\\n' '${version}'
+    printf 'API Version: v1alpha1\\nVersion: %s\\nGit SHA: Not provided.\\nBuilt At: Not provided.\\nGo Version: node v26.12.1\\nGo OS/Arch: linux/${arch}\\n' '${version}'
     exit 0
   fi
 done
@@ -34,13 +37,20 @@ echo "stand-in for ${NAME} ${version}" >&2
   chmodSync(path, 0o755);
 }
 
+/** A build directory as scripts/build.mjs leaves it, with stand-in executables for both architectures. */
+export function standInBuild(dist: string, version: string): void {
+  mkdirSync(dist, { recursive: true });
+  standInExecutable(join(dist, NAME), version);
+  standInExecutable(join(dist, OTHER_ASSET), version, OTHER_ARCH);
+  writeFileSync(join(dist, `${NAME}.cjs`), `// bundle ${version}\n`);
+  writeFileSync(join(dist, `${NAME}.cjs.map`), '{"version":3,"sources":[],"mappings":""}\n');
+  writeFileSync(join(dist, `${NAME}.packages.json`), '[]\n');
+}
+
 /** Builds the release of a stand-in `version` with scripts/release.mjs (no image) and returns its directory. */
 export function makeRelease(workDir: string, version: string): string {
   const dist = join(workDir, `dist-${version}`);
-  mkdirSync(dist, { recursive: true });
-  standInExecutable(join(dist, NAME), version);
-  writeFileSync(join(dist, `${NAME}.cjs`), `// bundle ${version}\n`);
-  writeFileSync(join(dist, `${NAME}.cjs.map`), '{"version":3,"sources":[],"mappings":""}\n');
+  standInBuild(dist, version);
   const out = join(dist, 'release');
   execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist, '--out', out, '--no-image'], { stdio: 'pipe', timeout: 60_000 });
   return out;
