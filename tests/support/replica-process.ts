@@ -25,7 +25,7 @@ export interface LeaseTimings {
   retryPeriod: string;
 }
 
-export interface ReplicaOptions {
+interface ReplicaOptions {
   kubeconfig: string;
   /** KUBE_POD_NAMESPACE and the Lease namespace. */
   namespace: string;
@@ -55,7 +55,7 @@ process.on('exit', () => {
 });
 
 /** Starts dist/vc-hypernode-controller-manager (the SEA, else the bundle on this Node) with leader election on. */
-export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
+async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const [health, metrics] = await freePorts(2);
   const flags = [
     `--kubeconfig=${opts.kubeconfig}`,
@@ -98,7 +98,7 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
 }
 
 /** Resumes and kills every replica still running, and waits for the exits. */
-export async function killReplicas(replicas: readonly Replica[]): Promise<void> {
+async function killReplicas(replicas: readonly Replica[]): Promise<void> {
   for (const r of replicas) {
     if (!r.running()) continue;
     r.child.kill('SIGCONT');
