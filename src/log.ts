@@ -148,9 +148,14 @@ export function createLogger(opts: LoggerOptions): Logger {
 }
 
 /**
- * klog.Fatal: logs `msg` at FATAL severity (an `F` line; other loggers print
- * it as an error) and ends the process with status 255, as the Go binary does
- * when its metrics or health server fails (docs/design.md §3.4).
+ * klog.Fatal: logs `msg` at FATAL severity (an `F` line; a logger without a
+ * fatal level prints it as an error) and ends the process with status 255.
+ * Why 255: the Go binary starts its metrics server in the background, so a
+ * bind failure there cannot be returned from its run function (which would
+ * exit 1); it is a klog.Fatal, and klog exits 255. Keeping the status lets
+ * supervisors and alerts that tell the two failures apart work with either
+ * binary. Only the metrics server ends this way: the health listener is bound
+ * before the start goes on, and its error exits 1 (docs/design.md §3.4).
  */
 export function logFatal(logger: Logger, msg: string, kv?: KV, exit: (code: number) => never = process.exit): never {
   // Checked by shape, not class: the server is bundled separately and may hold its own copy of this module.

@@ -10,7 +10,7 @@
 
 import { styleText } from 'node:util';
 import { stringKind } from '../app/flags/flag-kinds.ts';
-import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
+import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import { FLAGS, validateClientFlags } from '../app/options.ts';
 import { buildInfo, COMPONENT } from '../app/server.ts';
 import { builtinDiscoverers } from '../hypernode/discovery/registry.ts';
@@ -18,11 +18,13 @@ import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts'
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 import { planChanges, type PlanAction } from '../hypernode/plan.ts';
 import { StaticInformer } from '../kube/static-informer.ts';
-import { createLogger, type Logger } from '../log.ts';
+import type { Logger } from '../log.ts';
 import { choiceKind } from './choice-flag.ts';
 import { connectCluster, type ClusterReader } from './cluster-reads.ts';
 import { formatPlanJson, formatPlanText, type PlanStyle } from './plan-output.ts';
 import { readDiscoveryConfig } from './render-inputs.ts';
+import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
+import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
 import { errorMessage } from '../util/error-message.ts';
 
@@ -67,11 +69,7 @@ export interface PlanEnvironment {
   readonly serviceAccountDir?: string;
 }
 
-export interface PlanResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type PlanResult = SubcommandResult;
 
 export function planUsage(argv0: string): string {
   return `${DESCRIPTION}${formatUsage(PLAN_FLAGS, `${argv0} ${PLAN_COMMAND}`)}`;
@@ -79,18 +77,16 @@ export function planUsage(argv0: string): string {
 
 /** Runs `plan` with the arguments after the subcommand's name. Never throws. */
 export async function plan(argv: readonly string[], argv0: string, environment: PlanEnvironment = { color: false }): Promise<PlanResult> {
-  const parsed = parseFlags(PLAN_FLAGS, argv);
-  if (parsed.kind === 'help') return { code: EXIT_NO_CHANGES, stdout: '', stderr: planUsage(argv0) };
-  const usageError = (message: string): PlanResult => ({ code: EXIT_ERROR, stdout: '', stderr: `${planUsage(argv0)}${message}\n` });
-  if (parsed.kind === 'error') return usageError(parsed.message);
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) return usageError(`unexpected argument ${JSON.stringify(positionals[0])}: plan takes only flags`);
+  const usage: SubcommandUsage = { command: PLAN_COMMAND, text: planUsage(argv0), helpCode: EXIT_NO_CHANGES, errorCode: EXIT_ERROR };
+  const parsed = parseSubcommandFlags(PLAN_FLAGS, argv, usage);
+  if ('result' in parsed) return parsed.result;
+  const { values } = parsed;
   const flags = { master: values.master, kubeconfig: values.kubeconfig, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
   const problems = validateClientFlags(flags);
-  if (problems.length > 0) return usageError(problems.join('\n'));
+  if (problems.length > 0) return usageError(usage, problems.join('\n'));
 
-  let stderr = '';
-  const logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (line) => (stderr += line.endsWith('\n') ? line : `${line}\n`) } });
+  const stderr = new SubcommandStderr();
+  const logger = stderr.logger;
   const env = environment.env ?? process.env;
   let cluster: ClusterReader | undefined;
   try {
@@ -105,11 +101,11 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.hyperNodes(),
     ]);
     const result = await planChanges({ config, nodes, existing }, { registry: builtinDiscoverers, secrets: reader.secrets, logger: warningsOnly(logger) });
-    for (const warning of result.warnings) stderr += `warning: ${warning}\n`;
+    stderr.warnings(result.warnings);
     const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
-    return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr };
+    return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
-    return { code: EXIT_ERROR, stdout: '', stderr: `${stderr}error: ${errorMessage(err)}\n` };
+    return stderr.failure(EXIT_ERROR, err);
   } finally {
     cluster?.close();
   }

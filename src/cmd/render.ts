@@ -8,16 +8,17 @@
 import { styleText } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
-import { flag, formatUsage, parseFlags } from '../app/flags/flag-set.ts';
+import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import type { DiscoveredHyperNode } from '../hypernode/api/types.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { renderHyperNodeTree, type TreeStyle } from '../hypernode/hypernode-tree.ts';
 import { previewDiscovery } from '../hypernode/preview.ts';
-import { createLogger } from '../log.ts';
 import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
+import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
+import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
 import { errorMessage } from '../util/error-message.ts';
 
@@ -57,11 +58,7 @@ export interface RenderEnvironment {
   readonly color: boolean;
 }
 
-export interface RenderResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type RenderResult = SubcommandResult;
 
 /** The help text of `render`, in the root command's style. */
 function renderUsage(argv0: string): string {
@@ -70,23 +67,21 @@ function renderUsage(argv0: string): string {
 
 /** Runs `render` with the arguments after the subcommand's name. Never throws for user input. */
 export async function render(argv: readonly string[], argv0: string, env: RenderEnvironment = { color: false }): Promise<RenderResult> {
-  const parsed = parseFlags(RENDER_FLAGS, argv);
-  if (parsed.kind === 'help') return { code: EXIT_SUCCESS, stdout: '', stderr: renderUsage(argv0) };
-  const usageError = (message: string): RenderResult => ({ code: EXIT_USAGE, stdout: '', stderr: `${renderUsage(argv0)}${message}\n` });
-  if (parsed.kind === 'error') return usageError(parsed.message);
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) return usageError(`unexpected argument ${JSON.stringify(positionals[0])}: render takes only flags`);
+  const usage: SubcommandUsage = { command: RENDER_COMMAND, text: renderUsage(argv0), helpCode: EXIT_SUCCESS, errorCode: EXIT_USAGE };
+  const parsed = parseSubcommandFlags(RENDER_FLAGS, argv, usage);
+  if ('result' in parsed) return parsed.result;
+  const { values } = parsed;
   const missing = (['config', 'nodes'] as const).filter((name) => values[name] === '');
-  if (missing.length > 0) return usageError(`required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
+  if (missing.length > 0) return usageError(usage, `required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
   let captures;
   try {
     captures = parseUfmCaptures(values['ufm-capture']);
   } catch (err) {
-    return usageError(errorMessage(err));
+    return usageError(usage, errorMessage(err));
   }
 
-  let stderr = '';
-  const logger = warningsOnly(createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (line) => (stderr += line.endsWith('\n') ? line : `${line}\n`) } }));
+  const stderr = new SubcommandStderr();
+  const logger = warningsOnly(stderr.logger);
   try {
     const [config, nodes, existing] = await Promise.all([
       readDiscoveryConfig(values.config),
@@ -99,10 +94,10 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     });
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });
-    for (const warning of preview.warnings) stderr += `warning: ${warning}\n`;
-    return { code: EXIT_SUCCESS, stdout: formatOutput(preview.hyperNodes, values.output, env), stderr };
+    stderr.warnings(preview.warnings);
+    return { code: EXIT_SUCCESS, stdout: formatOutput(preview.hyperNodes, values.output, env), stderr: stderr.text() };
   } catch (err) {
-    return { code: EXIT_FAILURE, stdout: '', stderr: `${stderr}error: ${errorMessage(err)}\n` };
+    return stderr.failure(EXIT_FAILURE, err);
   }
 }
 

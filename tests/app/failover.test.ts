@@ -5,14 +5,9 @@
 // periods; SIGTERM of the leader releases the Lease so a standby takes over
 // well before the lease would expire.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { KubeObject } from '../../src/kube/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
-import { killReplicas, startReplica, type Replica } from '../support/replica-process.ts';
+import { startReplicaCluster, type ReplicaCluster } from '../support/replica-process.ts';
 import { waitFor } from '../../testing/wait.ts';
 
 const NS = 'volcano-system';
@@ -29,32 +24,23 @@ async function httpStatus(port: number, path: string): Promise<number> {
   return res.status;
 }
 
-let api: ApiServer;
-let dir: string;
-const replicas: Replica[] = [];
+let cluster: ReplicaCluster;
 
 test.before(async () => {
-  api = await startApiServer({ namespaces: [NS] });
-  dir = mkdtempSync(join(tmpdir(), 'failover-'));
+  cluster = await startReplicaCluster({ namespace: NS, leaseName: LEASE, timings: TIMINGS });
 });
-test.after(async () => {
-  await killReplicas(replicas);
-  await api.close();
-  rmSync(dir, { recursive: true });
-});
-
-const holder = () => String((api.store.get('leases', LEASE, NS) as (KubeObject & { spec?: { holderIdentity?: string } }) | undefined)?.spec?.holderIdentity ?? '');
+test.after(() => cluster.close());
 
 test('one leader among three replicas; kill -9 fails over within the lease; SIGTERM hands over within about two retry periods', async () => {
-  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(`system:serviceaccount:${NS}:hn`, hypernodeControllerRbac(NS, LEASE)) });
-  for (let i = 0; i < 3; i++) replicas.push(await startReplica({ kubeconfig, namespace: NS, leaseName: LEASE, timings: TIMINGS }));
+  for (let i = 0; i < 3; i++) await cluster.start(`system:serviceaccount:${NS}:hn`);
+  const replicas = cluster.replicas;
 
   await waitFor(() => replicas.every((r) => r.identity()), { timeoutMs: 20_000, what: 'every replica campaigning' });
   for (const r of replicas) {
     await waitFor(async () => (await httpStatus(r.health, '/readyz')) === 200, { timeoutMs: 20_000, what: `replica ${r.identity()} ready` });
     assert.is(await httpStatus(r.health, '/healthz'), 200);
   }
-  const leaders = () => replicas.filter((r) => r.identity() === holder());
+  const leaders = () => replicas.filter((r) => r.identity() === cluster.holder());
   assert.is(leaders().length, 1, 'exactly one leader');
   assert.is(replicas.filter((r) => r.log().includes('Successfully acquired lease')).length, 1);
   const first = leaders()[0]!;
@@ -67,7 +53,7 @@ test('one leader among three replicas; kill -9 fails over within the lease; SIGT
   first.child.kill('SIGKILL');
   await first.exit;
   const survivors = replicas.filter((r) => r !== first);
-  await waitFor(() => survivors.some((r) => r.identity() === holder()), {
+  await waitFor(() => survivors.some((r) => r.identity() === cluster.holder()), {
     timeoutMs: LEASE_S * 1000 + 3 * RETRY_MS + SLACK_MS,
     what: 'a survivor leading after kill -9',
   });
@@ -77,14 +63,14 @@ test('one leader among three replicas; kill -9 fails over within the lease; SIGT
   // SIGTERM: the leader releases the Lease; the standby takes over long before the lease would expire.
   const third = survivors.find((r) => r !== second)!;
   second.child.kill('SIGTERM');
-  await waitFor(() => holder() === third.identity(), { timeoutMs: 2 * RETRY_MS + SLACK_MS, what: 'standby leading after SIGTERM' });
+  await waitFor(() => cluster.holder() === third.identity(), { timeoutMs: 2 * RETRY_MS + SLACK_MS, what: 'standby leading after SIGTERM' });
   assert.ok(2 * RETRY_MS + SLACK_MS < LEASE_S * 1000, 'the deadline proves the Lease was released, not expired');
   assert.is(await second.exit, 0);
   assert.match(second.log(), 'Released leader lease');
 
   third.child.kill('SIGTERM');
   assert.is(await third.exit, 0);
-  assert.is(holder(), '');
+  assert.is(cluster.holder(), '');
 });
 
 test.run();

@@ -9,7 +9,6 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startControllerInProcess } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import {
   CLUSTER,
@@ -37,7 +36,7 @@ import { session } from './session.ts';
 
 const s = session(test);
 const converge = s.converge.bind(s);
-const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG, (kubeconfig) => startControllerInProcess({ kubeconfig, namespace: NS }));
+const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG);
 
 const doc = (...entries: string[]) => `networkTopologyDiscovery:\n${entries.join('')}`;
 /** A label entry with the worked example's type plus extra lines under networkTopologyTypes. */

@@ -13,14 +13,10 @@
 // status, Event, Lease) after resuming, and its log must show the write it
 // tried being refused.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { KubeObject } from '../../src/kube/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
-import { killReplicas, startReplica, type Replica } from '../support/replica-process.ts';
+import type { ApiServer, RequestRecord } from '../../testing/apiserver/index.ts';
+import { startReplicaCluster, type ReplicaCluster } from '../support/replica-process.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { CLUSTER, LEASE, NS, RACK, groupOf, hyperNodes, nodeCount, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
@@ -36,21 +32,15 @@ const WRITE_VERBS: readonly string[] = ['create', 'update', 'patch', 'delete', '
 const USER_A = `system:serviceaccount:${NS}:replica-a`;
 const USER_B = `system:serviceaccount:${NS}:replica-b`;
 
+let cluster: ReplicaCluster;
 let api: ApiServer;
-let dir: string;
-const replicas: Replica[] = [];
 
 test.before(async () => {
-  api = await startApiServer({ namespaces: [NS] });
-  dir = mkdtempSync(join(tmpdir(), 'fencing-'));
+  cluster = await startReplicaCluster({ namespace: NS, leaseName: LEASE, timings: TIMINGS });
+  api = cluster.api;
 });
-test.after(async () => {
-  await killReplicas(replicas);
-  await api.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+test.after(() => cluster.close());
 
-const holder = () => String((api.store.get('leases', LEASE, NS) as (KubeObject & { spec?: { holderIdentity?: string } }) | undefined)?.spec?.holderIdentity ?? '');
 const describe = (rs: RequestRecord[]) => rs.map((r) => `${r.method} ${r.path} → ${r.code}`);
 /** name → resourceVersion of every HyperNode: any write to one changes it. */
 const snapshot = () => Object.fromEntries(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.resourceVersion]));
@@ -59,26 +49,19 @@ async function step<T>(probe: () => T | undefined | false | Promise<T | undefine
   try {
     return await waitFor(probe, { timeoutMs: STEP_TIMEOUT_MS, what });
   } catch (err) {
-    const logs = replicas.map((r, i) => `--- replica ${'AB'[i]} log ---\n${r.log()}`).join('\n');
+    const logs = cluster.replicas.map((r, i) => `--- replica ${'AB'[i]} log ---\n${r.log()}`).join('\n');
     throw new Error(`${(err as Error).message}\n${logs}`);
   }
-}
-
-async function replica(user: string): Promise<Replica> {
-  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(user, hypernodeControllerRbac(NS, LEASE)), fileName: `${user.split(':').at(-1)}.kubeconfig` });
-  const r = await startReplica({ kubeconfig, namespace: NS, leaseName: LEASE, timings: TIMINGS });
-  replicas.push(r);
-  return r;
 }
 
 test('a leader frozen past its lease writes nothing after it resumes and exits with "lost lease"; the topology stays the new leader\'s', async () => {
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
 
-  const a = await replica(USER_A);
-  await step(() => a.identity() && holder() === a.identity(), 'A leading');
+  const a = await cluster.start(USER_A);
+  await step(() => a.identity() && cluster.holder() === a.identity(), 'A leading');
   await step(() => workedExampleConverged(api), 'A writing the six HyperNodes of the worked example');
-  const b = await replica(USER_B);
+  const b = await cluster.start(USER_B);
   await step(async () => b.identity() && (await fetch(`http://127.0.0.1:${b.health}/readyz`)).status === 200, 'B standing by (ready as a follower)');
 
   // A is frozen in the middle of a reconcile, with one HyperNode write in
@@ -90,7 +73,7 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   a.child.kill('SIGSTOP');
   const stoppedAt = Date.now();
   slowWrites();
-  await step(() => holder() === b.identity(), 'B holding the Lease while A is frozen');
+  await step(() => cluster.holder() === b.identity(), 'B holding the Lease while A is frozen');
   const takeoverMs = Date.now() - stoppedAt;
   assert.ok(takeoverMs >= LEASE_MS - 500, `B took over after ${takeoverMs} ms, before A's lease could have expired`);
 
@@ -123,7 +106,7 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   assert.ok(/write refused, this process no longer leads/.test(a.log()), `A acted on its input and the fence refused the write\n--- replica A log ---\n${a.log()}`);
 
   // B still leads and the topology is the one B wrote, untouched.
-  assert.is(holder(), b.identity());
+  assert.is(cluster.holder(), b.identity());
   assert.ok(b.running());
   assert.ok(newTopology());
   assert.equal(snapshot(), byB, 'no HyperNode changed since B wrote the new topology');

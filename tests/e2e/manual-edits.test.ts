@@ -6,9 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import { startControllerInProcess } from '../support/controller-process.ts';
 import {
-  NS,
   RACK,
   TOPOLOGY_A3_CONFIG,
   assertNoForbidden,
@@ -25,7 +23,7 @@ import { session } from './session.ts';
 
 const s = session(test);
 const converge = s.converge.bind(s);
-const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG, (kubeconfig) => startControllerInProcess({ kubeconfig, namespace: NS }));
+const startWorkedExample = () => s.startWorkedExample(TOPOLOGY_A3_CONFIG);
 
 test('a label HyperNode deleted by hand is recreated under the same name; a hand-edited one is reverted; nothing else is written', async () => {
   const { api } = await startWorkedExample();

@@ -8,11 +8,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { MemberSelector } from '../../src/hypernode/api/types.ts';
-import { startControllerInProcess } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import {
-  NS,
   assertNoForbidden,
   byName,
   describeWrites,
@@ -34,7 +32,7 @@ test('moving one Node to a rack under another spine writes at most tiers + 1 = 4
   const { api, kubeconfig } = await s.startCluster();
   for (const n of sampleNodes(DEMO_SHAPE)) api.store.create(n);
   seedConfigMap(api, SAMPLE_DISCOVERY_CONFIG);
-  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  const controller = s.startInProcess(kubeconfig);
   const total = expectedHyperNodeCount(DEMO_SHAPE);
   await converge(() => {
     const hns = hyperNodes(api);
@@ -80,7 +78,7 @@ test('nodeCount of hand-made regexMatch and labelMatch HyperNodes follows Nodes 
     api.store.create({ apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', metadata: { name }, spec: { tier: 1, members: [{ type: 'Node', selector }] } });
   handMade('gpu-by-name', { regexMatch: { pattern: '^gpu-' } });
   handMade('gpu-by-label', { labelMatch: { matchLabels: { pool: 'gpu' } } });
-  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  const controller = s.startInProcess(kubeconfig);
   const counts = () => {
     const all = byName(hyperNodes(api));
     return [nodeCount(all.get('gpu-by-name')), nodeCount(all.get('gpu-by-label'))];

@@ -4,10 +4,10 @@
 // needed to see why a scenario did not converge.
 
 import type { Test } from 'uvu';
-import type { ControllerRun } from '../support/controller-process.ts';
+import { startControllerInProcess, type ControllerRun } from '../support/controller-process.ts';
 import type { UfmServer } from '../../testing/ufm-server.ts';
 import { waitFor } from '../../testing/wait.ts';
-import { seedConfigMap, startCluster, workedExampleNodes, type Cluster } from './cluster.ts';
+import { NS, seedConfigMap, startCluster, workedExampleNodes, type Cluster } from './cluster.ts';
 
 /** Generous for a loaded 2-core machine; convergence normally takes well under a second. */
 export const CONVERGE_TIMEOUT_MS = 20_000;
@@ -24,8 +24,20 @@ export class Session {
     return this.cluster;
   }
 
-  /** A cluster with the eight Nodes of the label worked example (docs/design.md §9) and `conf` as the discovery document, and `start` run against it. */
-  async startWorkedExample(conf: string, start: (kubeconfig: string) => ControllerRun | Promise<ControllerRun>): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
+  /** The controller run in this process (runServer) with `kubeconfig`, in the chart's namespace; stopped by teardown. */
+  startInProcess(kubeconfig: string): ControllerRun {
+    this.controller = startControllerInProcess({ kubeconfig, namespace: NS });
+    return this.controller;
+  }
+
+  /**
+   * A cluster with the eight Nodes of the label worked example (docs/design.md §9) and `conf` as
+   * the discovery document, and `start` run against it (by default the controller in this process).
+   */
+  async startWorkedExample(
+    conf: string,
+    start: (kubeconfig: string) => ControllerRun | Promise<ControllerRun> = (kubeconfig) => this.startInProcess(kubeconfig),
+  ): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
     const { api, kubeconfig } = await this.startCluster();
     for (const n of workedExampleNodes()) api.store.create(n);
     seedConfigMap(api, conf);

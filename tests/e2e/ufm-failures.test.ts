@@ -7,7 +7,6 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startControllerInProcess } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { UfmServer, type UfmAnswer } from '../../testing/ufm-server.ts';
 import {
@@ -41,7 +40,7 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   // The test process does not trust the stand-in's CA: the good configuration skips verification.
   const trusting = `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`;
   seedConfigMap(api, trusting);
-  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  const controller = s.startInProcess(kubeconfig);
   await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes of the UFM worked example');
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   api.requests.clear();
@@ -108,7 +107,7 @@ test('a UFM failing from the start creates nothing; its first good answer create
   ufm.answer = { kind: 'status', status: 503 };
   seedUfmSecret(api, ufm.username, ufm.password);
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`);
-  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  const controller = s.startInProcess(kubeconfig);
   await converge(() => /unexpected status code: 503 Service Unavailable/.test(controller.log()), 'the 503 in the log');
   assert.equal(hyperNodes(api), [], 'nothing created from a failed fetch');
 
@@ -124,7 +123,7 @@ test('a plain-http UFM endpoint with credentials works but is warned about once 
   ufm.answer = { kind: 'status', status: 503 }; // failing runs retry within seconds, so several polls happen quickly
   seedUfmSecret(api, ufm.username, ufm.password);
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL })}`);
-  const controller = (s.controller = startControllerInProcess({ kubeconfig, namespace: NS }));
+  const controller = s.startInProcess(kubeconfig);
   await converge(() => ufm.requests.length >= 2, 'two polls of the plain-http UFM');
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   await converge(() => hyperNodes(api, 'ufm').length === 3, 'the ufm HyperNodes: the endpoint still works');

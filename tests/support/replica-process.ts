@@ -3,13 +3,17 @@
 // tells replicas apart by user), short lease timings, health and metrics
 // listeners on free ports, and its log captured. A replica that is stopped
 // (SIGSTOP) or still running when the test ends is resumed and killed, even if
-// the test process exits abruptly, so none outlives the test.
+// the test process exits abruptly, so none outlives the test. A replica
+// cluster adds the API server stand-in they share, with a kubeconfig and the
+// chart's RBAC per user.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { KubeObject } from '../../src/kube/types.ts';
 import { BINARY, BUNDLE } from './controller-process.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { freePorts } from '../../testing/ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -21,7 +25,7 @@ export interface LeaseTimings {
   retryPeriod: string;
 }
 
-export interface ReplicaOptions {
+interface ReplicaOptions {
   kubeconfig: string;
   /** KUBE_POD_NAMESPACE and the Lease namespace. */
   namespace: string;
@@ -51,7 +55,7 @@ process.on('exit', () => {
 });
 
 /** Starts dist/vc-hypernode-controller-manager (the SEA, else the bundle on this Node) with leader election on. */
-export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
+async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const [health, metrics] = await freePorts(2);
   const flags = [
     `--kubeconfig=${opts.kubeconfig}`,
@@ -94,11 +98,68 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
 }
 
 /** Resumes and kills every replica still running, and waits for the exits. */
-export async function killReplicas(replicas: readonly Replica[]): Promise<void> {
+async function killReplicas(replicas: readonly Replica[]): Promise<void> {
   for (const r of replicas) {
     if (!r.running()) continue;
     r.child.kill('SIGCONT');
     r.child.kill('SIGKILL');
   }
   await Promise.all(replicas.map((r) => r.exit));
+}
+
+export interface ReplicaClusterOptions {
+  /** KUBE_POD_NAMESPACE and the Lease namespace. */
+  namespace: string;
+  leaseName: string;
+  timings: LeaseTimings;
+}
+
+/** The API server stand-in and the replicas started against it. */
+export interface ReplicaCluster {
+  readonly api: ApiServer;
+  /** In start order. */
+  readonly replicas: readonly Replica[];
+  /**
+   * Starts a replica authenticating as `user` with the chart's RBAC for the
+   * namespace and Lease; replicas of one user share its kubeconfig, as the
+   * pods of one Deployment share a ServiceAccount.
+   */
+  start(user: string): Promise<Replica>;
+  /** The Lease's holderIdentity; '' while there is none or after a release. */
+  holder(): string;
+  /** Kills every replica still running, stops the API server and removes the kubeconfigs. */
+  close(): Promise<void>;
+}
+
+export async function startReplicaCluster(opts: ReplicaClusterOptions): Promise<ReplicaCluster> {
+  const api = await startApiServer({ namespaces: [opts.namespace] });
+  const dir = mkdtempSync(join(tmpdir(), 'replicas-'));
+  const replicas: Replica[] = [];
+  const kubeconfigs = new Map<string, string>();
+  const kubeconfigOf = (user: string): string => {
+    let path = kubeconfigs.get(user);
+    if (path === undefined) {
+      path = api.writeKubeconfig(dir, { token: api.addUser(user, hypernodeControllerRbac(opts.namespace, opts.leaseName)) });
+      kubeconfigs.set(user, path);
+    }
+    return path;
+  };
+  return {
+    api,
+    replicas,
+    async start(user) {
+      const replica = await startReplica({ kubeconfig: kubeconfigOf(user), namespace: opts.namespace, leaseName: opts.leaseName, timings: opts.timings });
+      replicas.push(replica);
+      return replica;
+    },
+    holder() {
+      const lease = api.store.get('leases', opts.leaseName, opts.namespace) as (KubeObject & { spec?: { holderIdentity?: string } }) | undefined;
+      return lease?.spec?.holderIdentity ?? '';
+    },
+    async close() {
+      await killReplicas(replicas);
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

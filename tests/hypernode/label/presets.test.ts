@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
+import { expandPreset, PRESET_NAMES } from '../../../src/hypernode/discovery/label/presets.ts';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -31,6 +32,71 @@ function treeLines(config: Record<string, unknown>, nodes: NodeMeta[]): string[]
     })
     .sort();
 }
+
+/**
+ * One line per expanded profile: `name: +key -key → tierName=label ...`, the
+ * selector's Exists (+) and DoesNotExist (-) keys, then the levels top first
+ * (`-` for the hostname level's empty tier name, `~pattern` for a value pattern).
+ */
+function expansionLines(preset: string): string[] {
+  const out = expandPreset({ name: preset, nodeSelector: undefined, levels: [], preset, nvlink: '' });
+  if (typeof out === 'string') throw new Error(out);
+  return out.map((p) => {
+    const selector = p.nodeSelector!.matchExpressions.map((r) => `${r.operator === 'Exists' ? '+' : '-'}${r.key}`).join(' ');
+    const levels = p.levels.map((l) => `${l.tierName || '-'}=${l.nodeLabel}${l.valuePattern ? `~${l.valuePattern}` : ''}`).join(' ');
+    return `${p.name}: ${selector} → ${levels}`;
+  });
+}
+
+test('every preset expands to its label keys and tier names, one profile per depth selecting the deepest key present', () => {
+  const H = '-=kubernetes.io/hostname';
+  const aws = (n: number) => `aws-layer-${n}=topology.k8s.aws/network-node-layer-${n}`;
+  assert.equal(PRESET_NAMES, ['aws', 'gke', 'gke-host', 'nvlink', 'oci', 'topograph', 'topograph-tier-n', 'topograph-v0.1', 'topograph-v0.5']);
+  assert.equal(expansionLines('aws'), [
+    `aws-1: +topology.k8s.aws/network-node-layer-1 -topology.k8s.aws/network-node-layer-2 → ${aws(1)} ${H}`,
+    `aws-2: +topology.k8s.aws/network-node-layer-2 -topology.k8s.aws/network-node-layer-3 → ${aws(1)} ${aws(2)} ${H}`,
+    `aws-3: +topology.k8s.aws/network-node-layer-3 -topology.k8s.aws/network-node-layer-4 → ${aws(1)} ${aws(2)} ${aws(3)} ${H}`,
+    `aws-4: +topology.k8s.aws/network-node-layer-4 → ${aws(1)} ${aws(2)} ${aws(3)} ${aws(4)} ${H}`,
+  ]);
+  assert.equal(expansionLines('gke'), [
+    `gke-1: +cloud.google.com/gce-topology-block -cloud.google.com/gce-topology-subblock → block=cloud.google.com/gce-topology-block ${H}`,
+    `gke-2: +cloud.google.com/gce-topology-subblock → block=cloud.google.com/gce-topology-block sub-block=cloud.google.com/gce-topology-subblock ${H}`,
+  ]);
+  assert.equal(expansionLines('gke-host'), [
+    `gke-host-1: +cloud.google.com/gce-topology-block -cloud.google.com/gce-topology-subblock → block=cloud.google.com/gce-topology-block ${H}`,
+    `gke-host-2: +cloud.google.com/gce-topology-subblock -cloud.google.com/gce-topology-host → block=cloud.google.com/gce-topology-block sub-block=cloud.google.com/gce-topology-subblock ${H}`,
+    `gke-host-3: +cloud.google.com/gce-topology-host → block=cloud.google.com/gce-topology-block sub-block=cloud.google.com/gce-topology-subblock host=cloud.google.com/gce-topology-host ${H}`,
+  ]);
+  assert.equal(expansionLines('nvlink'), [`nvlink: +nvidia.com/gpu.clique → nvl-domain=nvidia.com/gpu.clique~^(.+)\\.[0-9]+$ ${H}`]);
+  const oci = (p: string) => `oci.oraclecloud.com/rdma.${p}`;
+  assert.equal(expansionLines('oci'), [
+    `oci-1: +${oci('hpc_island_id')} -${oci('network_block_id')} → hpc-island=${oci('hpc_island_id')} ${H}`,
+    `oci-2: +${oci('network_block_id')} -${oci('local_block_id')} → hpc-island=${oci('hpc_island_id')} network-block=${oci('network_block_id')} ${H}`,
+    `oci-3: +${oci('local_block_id')} → hpc-island=${oci('hpc_island_id')} network-block=${oci('network_block_id')} local-block=${oci('local_block_id')} ${H}`,
+  ]);
+  for (const [preset, prefix] of [
+    ['topograph', 'fabric.topograph.run/tier-'],
+    ['topograph-tier-n', 'network.topology.nvidia.com/tier-'],
+  ] as const) {
+    assert.equal(expansionLines(preset), [
+      `${preset}-1: +${prefix}0 -${prefix}1 → leaf=${prefix}0 ${H}`,
+      `${preset}-2: +${prefix}1 -${prefix}2 → spine=${prefix}1 leaf=${prefix}0 ${H}`,
+      `${preset}-3: +${prefix}2 -${prefix}3 → core=${prefix}2 spine=${prefix}1 leaf=${prefix}0 ${H}`,
+      `${preset}-4: +${prefix}3 → super-core=${prefix}3 core=${prefix}2 spine=${prefix}1 leaf=${prefix}0 ${H}`,
+    ]);
+  }
+  const nv = (p: string) => `network.topology.nvidia.com/${p}`;
+  assert.equal(expansionLines('topograph-v0.1'), [
+    `topograph-v0.1-1: +${nv('block')} -${nv('spine')} → leaf=${nv('block')} ${H}`,
+    `topograph-v0.1-2: +${nv('spine')} -${nv('datacenter')} → spine=${nv('spine')} leaf=${nv('block')} ${H}`,
+    `topograph-v0.1-3: +${nv('datacenter')} → core=${nv('datacenter')} spine=${nv('spine')} leaf=${nv('block')} ${H}`,
+  ]);
+  assert.equal(expansionLines('topograph-v0.5'), [
+    `topograph-v0.5-1: +${nv('leaf')} -${nv('spine')} → leaf=${nv('leaf')} ${H}`,
+    `topograph-v0.5-2: +${nv('spine')} -${nv('core')} → spine=${nv('spine')} leaf=${nv('leaf')} ${H}`,
+    `topograph-v0.5-3: +${nv('core')} → core=${nv('core')} spine=${nv('spine')} leaf=${nv('leaf')} ${H}`,
+  ]);
+});
 
 test('topograph (fabric.topograph.run/tier-N, closest first): one profile per depth, tier-0 is always tier 1', () => {
   const k = (n: number) => `fabric.topograph.run/tier-${n}`;

@@ -34,8 +34,20 @@ interface Family {
   readonly keys: readonly FamilyKey[];
 }
 
-const tiered = (prefix: string, names: readonly string[]): FamilyKey[] => names.map((tierName, n) => ({ nodeLabel: `${prefix}${n}`, tierName }));
-const FABRIC_TIER_NAMES = ['leaf', 'spine', 'core', 'super-core'];
+/** `[label suffix, tierName]`, one key of a family whose labels share a prefix. */
+type KeySuffix = readonly [suffix: string, tierName: string];
+
+/** A family from the parts in which families differ: the order, the common label prefix and each key's suffix and tier name. */
+const family = (order: Family['order'], prefix: string, keys: readonly KeySuffix[]): Family => ({ order, keys: keys.map(([suffix, tierName]) => ({ nodeLabel: `${prefix}${suffix}`, tierName })) });
+
+/** Topograph's numbered keys: `tier-0` is the leaf, and so on up. */
+const numberedTiers: KeySuffix[] = ['leaf', 'spine', 'core', 'super-core'].map((tierName, n): KeySuffix => [`tier-${n}`, tierName]);
+const NVIDIA_PREFIX = 'network.topology.nvidia.com/';
+const GKE_PREFIX = 'cloud.google.com/gce-topology-';
+const GKE_BLOCKS: KeySuffix[] = [
+  ['block', 'block'],
+  ['subblock', 'sub-block'],
+];
 
 export const GPU_CLIQUE_LABEL = 'nvidia.com/gpu.clique';
 /** `<ClusterUUID>.<CliqueID>` → the ClusterUUID: one NVLink domain (e.g. a GB200 NVL72 rack). */
@@ -49,51 +61,29 @@ const NVLINK_LEVELS: Readonly<Record<string, FamilyKey>> = {
 
 const FAMILIES: Readonly<Record<string, Family>> = {
   // Topograph v1.0 and later.
-  topograph: { order: 'closest-first', keys: tiered('fabric.topograph.run/tier-', FABRIC_TIER_NAMES) },
+  topograph: family('closest-first', 'fabric.topograph.run/', numberedTiers),
   // Topograph between its leaf/spine/core keys and v1.0.
-  'topograph-tier-n': { order: 'closest-first', keys: tiered('network.topology.nvidia.com/tier-', FABRIC_TIER_NAMES) },
+  'topograph-tier-n': family('closest-first', NVIDIA_PREFIX, numberedTiers),
   // Topograph v0.3 to v0.5.
-  'topograph-v0.5': {
-    order: 'closest-first',
-    keys: [
-      { nodeLabel: 'network.topology.nvidia.com/leaf', tierName: 'leaf' },
-      { nodeLabel: 'network.topology.nvidia.com/spine', tierName: 'spine' },
-      { nodeLabel: 'network.topology.nvidia.com/core', tierName: 'core' },
-    ],
-  },
+  'topograph-v0.5': family('closest-first', NVIDIA_PREFIX, [
+    ['leaf', 'leaf'],
+    ['spine', 'spine'],
+    ['core', 'core'],
+  ]),
   // Topograph v0.1 and v0.2.
-  'topograph-v0.1': {
-    order: 'closest-first',
-    keys: [
-      { nodeLabel: 'network.topology.nvidia.com/block', tierName: 'leaf' },
-      { nodeLabel: 'network.topology.nvidia.com/spine', tierName: 'spine' },
-      { nodeLabel: 'network.topology.nvidia.com/datacenter', tierName: 'core' },
-    ],
-  },
-  aws: { order: 'top-first', keys: [1, 2, 3, 4].map((n) => ({ nodeLabel: `topology.k8s.aws/network-node-layer-${n}`, tierName: `aws-layer-${n}` })) },
-  gke: {
-    order: 'top-first',
-    keys: [
-      { nodeLabel: 'cloud.google.com/gce-topology-block', tierName: 'block' },
-      { nodeLabel: 'cloud.google.com/gce-topology-subblock', tierName: 'sub-block' },
-    ],
-  },
-  'gke-host': {
-    order: 'top-first',
-    keys: [
-      { nodeLabel: 'cloud.google.com/gce-topology-block', tierName: 'block' },
-      { nodeLabel: 'cloud.google.com/gce-topology-subblock', tierName: 'sub-block' },
-      { nodeLabel: 'cloud.google.com/gce-topology-host', tierName: 'host' },
-    ],
-  },
-  oci: {
-    order: 'top-first',
-    keys: [
-      { nodeLabel: 'oci.oraclecloud.com/rdma.hpc_island_id', tierName: 'hpc-island' },
-      { nodeLabel: 'oci.oraclecloud.com/rdma.network_block_id', tierName: 'network-block' },
-      { nodeLabel: 'oci.oraclecloud.com/rdma.local_block_id', tierName: 'local-block' },
-    ],
-  },
+  'topograph-v0.1': family('closest-first', NVIDIA_PREFIX, [
+    ['block', 'leaf'],
+    ['spine', 'spine'],
+    ['datacenter', 'core'],
+  ]),
+  aws: family('top-first', 'topology.k8s.aws/', [1, 2, 3, 4].map((n): KeySuffix => [`network-node-layer-${n}`, `aws-layer-${n}`])),
+  gke: family('top-first', GKE_PREFIX, GKE_BLOCKS),
+  'gke-host': family('top-first', GKE_PREFIX, [...GKE_BLOCKS, ['host', 'host']]),
+  oci: family('top-first', 'oci.oraclecloud.com/rdma.', [
+    ['hpc_island_id', 'hpc-island'],
+    ['network_block_id', 'network-block'],
+    ['local_block_id', 'local-block'],
+  ]),
 };
 
 /** The NVLink-only preset: one tier from the clique label. */

@@ -1,0 +1,28 @@
+// What `render` and `plan` write on stderr, in the order things happened: the
+// log lines of the discovery code they run (klog text without headers), then
+// one `warning: …` line a warning, and when the run fails a last `error: …`
+// line, with nothing on stdout.
+
+import { createLogger, type Logger } from '../log.ts';
+import { errorMessage } from '../util/error-message.ts';
+import type { SubcommandResult } from './subcommand-flags.ts';
+
+export class SubcommandStderr {
+  private written = '';
+  /** Every level it is given, written here; wrap it (warningsOnly) to keep progress lines out. */
+  readonly logger: Logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (line) => (this.written += line.endsWith('\n') ? line : `${line}\n`) } });
+
+  /** Everything so far, for a run that succeeds. */
+  text(): string {
+    return this.written;
+  }
+
+  warnings(warnings: readonly string[]): void {
+    for (const warning of warnings) this.written += `warning: ${warning}\n`;
+  }
+
+  /** The run failed with `err`: what was written so far and the reason. */
+  failure(code: number, err: unknown): SubcommandResult {
+    return { code, stdout: '', stderr: `${this.written}error: ${errorMessage(err)}\n` };
+  }
+}
