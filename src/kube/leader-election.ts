@@ -238,6 +238,14 @@ export class LeaderElector {
         if (!signal.aborted) this.log.error('Error retrieving resource lock', { err: message(err) });
         return false;
       }
+      // A Lease that vanished (an etcd restore, a deletion) does not end the
+      // holder's term: the holder keeps writing until its renew deadline. Until
+      // the lease last observed would have expired, treat it as still held, or
+      // two processes lead at once. client-go creates the Lease at once.
+      if (this.observedRecord && this.observedRecord.holderIdentity !== '' && !this.isLeader() && this.isLeaseValid(sentAt)) {
+        this.log.v(4).info('Lock is missing, but the lease last observed has not yet expired', { holder: this.observedRecord.holderIdentity });
+        return false;
+      }
       try {
         await this.write(() => lock.create(record, signal));
       } catch (createErr) {

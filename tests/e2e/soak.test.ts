@@ -26,6 +26,7 @@ test('the soak: every kind of fault once, invariants held, the end state equals 
     rssIntervalMs: 5_000,
     convergeDeadlineMs: 60_000,
     checkRss: false,
+    progress: (line) => console.log(`  ${line}`),
   });
   console.log(result.summary);
   assert.equal(result.violations, [], `seed ${SEED}`);

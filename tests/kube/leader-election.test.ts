@@ -210,6 +210,24 @@ test('a follower waits while the lease is valid, reports the leader, and takes o
   await stopCandidate(b, clock);
 });
 
+test('a Lease that vanished (etcd restored without it) is not taken while the lease last observed is valid: never two leaders', async () => {
+  const { clock, store, a, b } = await leaderAndFollower();
+  // The Lease is gone and a cannot write it back (e.g. its requests fail); a still leads until its renew deadline.
+  store.lease = undefined;
+  store.failing.add('a_1');
+  const goneAt = clock.now();
+  await clock.advance(RENEW_MS - 1);
+  assert.ok(a.leading, 'a still within its renew deadline');
+  assert.is(b.started, 0, 'b must not create the Lease while a may still be writing');
+  await clock.advance(LEASE_MS - RENEW_MS + 2 * RETRY_MS + 2);
+  assert.not.ok(a.leading);
+  assert.is(b.started, 1, 'b takes over once the lease it last observed has expired');
+  assert.ok(clock.now() - goneAt >= LEASE_MS - RETRY_MS);
+  assert.is(store.spec().holderIdentity, 'b_2');
+  await a.done;
+  await stopCandidate(b, clock);
+});
+
 test('a leader that cannot renew stops leading once its last successful renewal is a renew deadline old; its work is cancelled', async () => {
   const clock = new FakeClock();
   const store = new LeaseStore();
