@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
-import { killReplicas, startReplica, type Replica } from '../support/replica-process.ts';
+import { killReplicas, startReplica, type Replica } from '../../testing/replica-process.ts';
 import { waitFor } from '../../testing/wait.ts';
 
 const NS = 'volcano-system';

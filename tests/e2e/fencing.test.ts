@@ -20,7 +20,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
-import { killReplicas, startReplica, type Replica } from '../support/replica-process.ts';
+import { killReplicas, startReplica, type Replica } from '../../testing/replica-process.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { CLUSTER, LEASE, NS, RACK, groupOf, hyperNodes, nodeCount, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';

@@ -9,8 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import { BINARY, BUNDLE } from './controller-process.ts';
-import { freePorts } from '../../testing/ports.ts';
+import { BINARY, BUNDLE } from './executables.ts';
+import { freePorts } from './ports.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 
