@@ -28,7 +28,8 @@ import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../sr
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
-import { ControllerProcess, type ProcMemory } from './lib/bench-controller-process.ts';
+import { ControllerProcess } from './lib/bench-controller-process.ts';
+import type { ProcMemory } from '../testing/proc-stats.ts';
 import { familySum } from '../testing/prometheus-text.ts';
 import { memberNames } from '../testing/hypernode-members.ts';
 import { BENCH_SHAPE as SHAPE, benchNodes } from './lib/bench-cluster.ts';

@@ -7,7 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startReplicaCluster, type ReplicaCluster } from '../support/replica-process.ts';
+import { startReplicaCluster, type ReplicaCluster } from '../../testing/replica-process.ts';
 import { waitFor } from '../../testing/wait.ts';
 
 const NS = 'volcano-system';

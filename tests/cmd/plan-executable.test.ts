@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { BINARY, BUNDLE } from '../support/controller-process.ts';
+import { BINARY, BUNDLE } from '../../testing/executables.ts';
 import { cleanEnv } from '../cli/support/run-command.ts';
 import { within } from '../../testing/wait.ts';
 import { NS, TOPOLOGY_A3_CONFIG, seedConfigMap, workedExampleNodes } from '../e2e/cluster.ts';

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BINARY, BUNDLE } from '../support/controller-process.ts';
+import { BINARY, BUNDLE } from '../../testing/executables.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import { cleanEnv, runCommand } from '../cli/support/run-command.ts';
 

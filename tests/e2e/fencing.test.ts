@@ -16,7 +16,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApiServer, RequestRecord } from '../../testing/apiserver/index.ts';
-import { startReplicaCluster, type ReplicaCluster } from '../support/replica-process.ts';
+import { startReplicaCluster, type ReplicaCluster } from '../../testing/replica-process.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { CLUSTER, LEASE, NS, RACK, groupOf, hyperNodes, nodeCount, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';

@@ -15,11 +15,9 @@ import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { freePorts } from '../../testing/ports.ts';
+import { BINARY, BUNDLE } from '../../testing/executables.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-/** The Node SEA executable; the CommonJS bundle is the fallback when the SEA step was skipped. */
-export const BINARY = join(ROOT, 'dist/vc-hypernode-controller-manager');
-export const BUNDLE = join(ROOT, 'dist/vc-hypernode-controller-manager.cjs');
 const DENO = join(ROOT, 'node_modules/.bin/deno');
 /** -v: V(2) shows every reconcile summary and discoverer start, which the tests read. */
 const LOG_VERBOSITY = 2;

@@ -11,12 +11,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeObject } from '../../src/kube/types.ts';
-import { BINARY, BUNDLE } from './controller-process.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
-import { freePorts } from '../../testing/ports.ts';
+import type { KubeObject } from '../src/kube/types.ts';
+import { BINARY, BUNDLE, REPO_ROOT } from './executables.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer } from './apiserver/index.ts';
+import { freePorts } from './ports.ts';
 
-const ROOT = join(import.meta.dirname, '../..');
 
 export interface LeaseTimings {
   /** Go durations, as passed to the flags. */
@@ -55,7 +54,7 @@ process.on('exit', () => {
 });
 
 /** Starts dist/vc-hypernode-controller-manager (the SEA, else the bundle on this Node) with leader election on. */
-async function startReplica(opts: ReplicaOptions): Promise<Replica> {
+export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   const [health, metrics] = await freePorts(2);
   const flags = [
     `--kubeconfig=${opts.kubeconfig}`,
@@ -74,7 +73,7 @@ async function startReplica(opts: ReplicaOptions): Promise<Replica> {
   if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
   const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' };
-  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
@@ -98,7 +97,7 @@ async function startReplica(opts: ReplicaOptions): Promise<Replica> {
 }
 
 /** Resumes and kills every replica still running, and waits for the exits. */
-async function killReplicas(replicas: readonly Replica[]): Promise<void> {
+export async function killReplicas(replicas: readonly Replica[]): Promise<void> {
   for (const r of replicas) {
     if (!r.running()) continue;
     r.child.kill('SIGCONT');

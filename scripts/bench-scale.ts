@@ -1,0 +1,256 @@
+// How the controller's costs grow with the cluster: the built executable
+// against the API server stand-in at 1,000 / 10,000 / 30,000 / 65,000 Nodes
+// in a 4-tier label topology (zone → spine → rack → hostname; 1,000 Nodes a
+// zone, 5 spines a zone, 10 racks a spine, 20 Nodes a rack), and a shape with
+// ~10,000 HyperNodes for 6,000 Nodes (one Node a rack, two racks a spine).
+// Per size it prints:
+//   - start → /readyz 200 (leading, caches synced);
+//   - label discovery CPU, cold and median, and reconciling an unchanged
+//     snapshot (in this process, over informer-like caches);
+//   - converge from empty against the client rate limit's bound for its writes;
+//   - HyperNode writes while nothing changes (must be 0);
+//   - VmRSS at steady state (page cache state stated);
+//   - relabel → HyperNode members updated, p50/p99;
+//   - idle CPU per minute;
+// then the growth exponent of each figure against the Node count (the slope
+// of a least-squares fit in log-log space over the four 4-tier sizes): 1 is
+// linear, above 1 grows faster than the cluster.
+//
+// Run with: node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000] [relabels=20] [idle-seconds=30]
+// (build dist/ first: node scripts/build.mjs). It prints; it never fails on a figure.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HYPERNODE_RESOURCE } from '../src/hypernode/api/types.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../testing/apiserver/index.ts';
+import { freePorts } from '../testing/ports.ts';
+import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, type SampleShape } from '../testing/sample-cluster.ts';
+import { waitFor } from '../testing/wait.ts';
+import { benchNodes } from './lib/bench-cluster.ts';
+import { ControllerProcess } from './lib/bench-controller-process.ts';
+import { measureDiscoveryCpu } from './lib/bench-discovery-cpu.ts';
+import { percentile } from './lib/bench-stats.ts';
+
+const NAMESPACE = 'volcano-system';
+const LEASE = 'vc-hypernode-controller-manager';
+const SERVICE_ACCOUNT = `system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`;
+/** Higher than the defaults (50/100) so that 65,000 Nodes converge in a minute; the bound below uses these. */
+const QPS = 300;
+const BURST = 600;
+const DISCOVERY_RUNS = 9;
+const DISCOVERY_WARMUP = 3;
+const CONVERGE_TIMEOUT_MS = 600_000;
+const QUIET_MS = 5_000;
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const binary = join(root, 'dist/vc-hypernode-controller-manager');
+
+interface Figures {
+  label: string;
+  nodes: number;
+  hyperNodes: number;
+  readyMs: number;
+  discoveryColdMs: number;
+  discoveryMedianMs: number;
+  reconcileUnchangedMs: number;
+  convergeMs: number;
+  boundMs: number;
+  quietWrites: number;
+  rssMB: number;
+  relabelP50Ms: number;
+  relabelP99Ms: number;
+  idleCpuMsPerMin: number;
+}
+
+const fourTier = (nodes: number): SampleShape => ({ zones: Math.max(1, Math.round(nodes / 1000)), spinesPerZone: 5, racksPerSpine: 10, nodesPerRack: 20 });
+/** ~6,000 Nodes, ~9,300 HyperNodes: one Node a rack, two racks a spine, as a reported Volcano cluster. */
+const MANY_HYPERNODES: SampleShape = { zones: 300, spinesPerZone: 10, racksPerSpine: 2, nodesPerRack: 1 };
+
+const isControllerHyperNodeWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === HYPERNODE_RESOURCE;
+const boundMs = (writes: number) => (Math.max(0, writes - BURST) / QPS) * 1000;
+
+function dropPageCache(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    spawnSync('sync');
+    writeFileSync('/proc/sys/vm/drop_caches', '3');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface StoredHn {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { members?: Array<{ selector: { exactMatch?: { name: string } } }> };
+  status?: { nodeCount?: number };
+}
+const members = (hn: StoredHn) => (hn.spec.members ?? []).flatMap((m) => (m.selector.exactMatch ? [m.selector.exactMatch.name] : []));
+
+async function measure(label: string, shape: SampleShape, relabels: number, idleS: number): Promise<Figures> {
+  const nodes = benchNodes(shape);
+  const expected = expectedHyperNodeCount(shape);
+  const discovery = await measureDiscoveryCpu(nodes, SAMPLE_DISCOVERY_CONFIG, DISCOVERY_RUNS, DISCOVERY_WARMUP);
+  const api: ApiServer = await startApiServer({ namespaces: [NAMESPACE] });
+  const work = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  let controller: ControllerProcess | undefined;
+  try {
+    for (const n of nodes) api.store.create(n);
+    api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
+    const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
+    const [health, metrics] = await freePorts(2);
+    const args = [
+      `--kubeconfig=${api.writeKubeconfig(work, { token })}`,
+      `--kube-api-qps=${QPS}`,
+      `--kube-api-burst=${BURST}`,
+      '--leader-elect=true',
+      `--leader-elect-resource-namespace=${NAMESPACE}`,
+      '--enable-healthz=true',
+      `--healthz-address=127.0.0.1:${health}`,
+      '--enable-metrics=true',
+      `--listen-address=127.0.0.1:${metrics}`,
+    ];
+    const dropped = dropPageCache();
+    const started = performance.now();
+    controller = new ControllerProcess(binary, args, { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' }, `http://127.0.0.1:${metrics}/metrics`);
+    const c = controller;
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 60_000, intervalMs: 10, what: '/readyz 200' });
+    const readyMs = performance.now() - started;
+    await waitFor(
+      () => {
+        const hns = api.store.list(HYPERNODE_RESOURCE) as unknown as StoredHn[];
+        return hns.length === expected && hns.every((hn) => (hn.status?.nodeCount ?? 0) === members(hn).length);
+      },
+      { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 100, what: `${expected} HyperNodes` },
+    );
+    const convergeMs = performance.now() - started;
+    const writes = api.requests.writes(isControllerHyperNodeWrite).length;
+
+    // Nothing changes: no HyperNode write, and the idle CPU.
+    await new Promise((r) => setTimeout(r, QUIET_MS));
+    const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
+    const cpuBefore = c.cpuMs();
+    await new Promise((r) => setTimeout(r, idleS * 1000));
+    const idleCpuMsPerMin = ((c.cpuMs() - cpuBefore) / idleS) * 60;
+    const quietWrites = api.requests.writes(isControllerHyperNodeWrite).length - writesBefore;
+    const rssMB = c.memory().rssMB;
+
+    // Relabels: a Node to the next rack of its spine, until both rack HyperNodes show it.
+    const rackHn = new Map<string, string>();
+    for (const hn of api.store.list(HYPERNODE_RESOURCE) as unknown as StoredHn[]) {
+      const rack = hn.metadata.labels?.[RACK_LABEL];
+      if (rack !== undefined) rackHn.set(rack, hn.metadata.name);
+    }
+    const latencies: number[] = [];
+    for (let j = 0; j < relabels && shape.racksPerSpine > 1; j++) {
+      const node = nodes[(j * 7919 + 13) % nodes.length]!;
+      const stored = api.store.get('nodes', node.metadata.name) as typeof node;
+      const from = stored.metadata.labels[RACK_LABEL]!;
+      const rack = Number(from.slice('rack-'.length));
+      const to = `rack-${rack - (rack % shape.racksPerSpine) + ((rack + 1) % shape.racksPerSpine)}`;
+      const t = performance.now();
+      api.store.update({ ...stored, metadata: { ...stored.metadata, labels: { ...stored.metadata.labels, [RACK_LABEL]: to } } });
+      const get = (name: string) => api.store.get(HYPERNODE_RESOURCE, name) as unknown as StoredHn | undefined;
+      // With one Node a rack, the move empties the old rack and its HyperNode goes.
+      await waitFor(() => members(get(rackHn.get(to)!) ?? { metadata: { name: '' }, spec: {} }).includes(node.metadata.name) && !members(get(rackHn.get(from)!) ?? { metadata: { name: '' }, spec: {} }).includes(node.metadata.name), { timeoutMs: 30_000, intervalMs: 2, what: 'relabel' });
+      latencies.push(performance.now() - t);
+    }
+    console.log(`   (${label}: page cache ${dropped ? 'emptied before start' : 'NOT emptied (not root): file-backed RSS includes the freshly built binary'})`);
+    return {
+      label,
+      nodes: nodes.length,
+      hyperNodes: expected,
+      readyMs,
+      discoveryColdMs: discovery.coldMs,
+      discoveryMedianMs: Math.max(discovery.emptyCacheMedianMs, discovery.fullCacheMedianMs),
+      reconcileUnchangedMs: discovery.reconcileUnchangedMedianMs,
+      convergeMs,
+      boundMs: boundMs(writes),
+      quietWrites,
+      rssMB,
+      relabelP50Ms: percentile(latencies, 50),
+      relabelP99Ms: percentile(latencies, 99),
+      idleCpuMsPerMin,
+    };
+  } catch (err) {
+    if (controller) console.error(`controller log tail:\n${controller.log}`);
+    throw err;
+  } finally {
+    await controller?.stop();
+    await api.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Least-squares slope of log(y) over log(x). */
+function exponent(xs: number[], ys: number[]): number {
+  const lx = xs.map(Math.log);
+  const ly = ys.map((y) => Math.log(Math.max(y, 1e-3)));
+  const mx = lx.reduce((a, b) => a + b, 0) / lx.length;
+  const my = ly.reduce((a, b) => a + b, 0) / ly.length;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < lx.length; i++) {
+    num += (lx[i]! - mx) * (ly[i]! - my);
+    den += (lx[i]! - mx) ** 2;
+  }
+  return num / den;
+}
+
+const COLUMNS: Array<[string, (f: Figures) => string, keyof Figures | undefined]> = [
+  ['Nodes', (f) => String(f.nodes), undefined],
+  ['HyperNodes', (f) => String(f.hyperNodes), 'hyperNodes'],
+  ['ready ms', (f) => f.readyMs.toFixed(0), 'readyMs'],
+  ['disc cold ms', (f) => f.discoveryColdMs.toFixed(1), 'discoveryColdMs'],
+  ['disc med ms', (f) => f.discoveryMedianMs.toFixed(1), 'discoveryMedianMs'],
+  ['reconcile ms', (f) => f.reconcileUnchangedMs.toFixed(1), 'reconcileUnchangedMs'],
+  ['converge s', (f) => (f.convergeMs / 1000).toFixed(1), 'convergeMs'],
+  ['/bound', (f) => (f.boundMs > 0 ? (f.convergeMs / f.boundMs).toFixed(2) : '-'), undefined],
+  ['quiet writes', (f) => String(f.quietWrites), undefined],
+  ['RSS MB', (f) => f.rssMB.toFixed(1), 'rssMB'],
+  ['relabel p50', (f) => f.relabelP50Ms.toFixed(0), 'relabelP50Ms'],
+  ['relabel p99', (f) => f.relabelP99Ms.toFixed(0), 'relabelP99Ms'],
+  ['idle CPU ms/min', (f) => f.idleCpuMsPerMin.toFixed(0), 'idleCpuMsPerMin'],
+];
+
+function table(rows: Figures[]): string {
+  const cells = [['', ...COLUMNS.map(([h]) => h)], ...rows.map((f) => [f.label, ...COLUMNS.map(([, get]) => get(f))])];
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  return cells.map((r) => r.map((c, i) => c.padStart(widths[i]!)).join('  ')).join('\n');
+}
+
+async function main(): Promise<void> {
+  const sizes = (process.argv[2] ?? '1000,10000,30000,65000').split(',').map(Number);
+  const relabels = Number(process.argv[3] ?? 20);
+  const idleS = Number(process.argv[4] ?? 30);
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/build.mjs first`);
+  console.log(`Scale benchmark on ${binary}, qps=${QPS} burst=${BURST}, node ${process.version} for the in-process discovery CPU.`);
+  console.log('The machine is shared with other work running at the same time: wall times and CPU figures are under that load.\n');
+  const rows: Figures[] = [];
+  for (const n of sizes) {
+    rows.push(await measure(`4-tier ${n}`, fourTier(n), relabels, idleS));
+    console.log(table(rows.slice(-1)).split('\n')[1]);
+  }
+  const extra = await measure('~10k HyperNodes', MANY_HYPERNODES, relabels, idleS);
+  console.log(`\n${table([...rows, extra])}\n`);
+  if (rows.length >= 2) {
+    const xs = rows.map((r) => r.nodes);
+    console.log('Growth exponents against the Node count (log-log least-squares slope over the 4-tier sizes; 1 = linear):');
+    for (const [name, , key] of COLUMNS) {
+      if (!key) continue;
+      const e = exponent(xs, rows.map((r) => r[key] as number));
+      console.log(`  ${name.padEnd(16)} ${e.toFixed(2)}${e > 1.1 ? '  ← above linear' : ''}`);
+    }
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(`bench-scale failed: ${err instanceof Error ? err.message : err}`);
+    process.exit(1);
+  },
+);
