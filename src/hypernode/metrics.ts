@@ -110,6 +110,12 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     "Hosts a UFM fabric reports that match no Kubernetes Node after config.hostMapping, per source and fabric, at the fabric's last discovery; they are left out of the HyperNodes.",
     ['source', 'fabric'],
   );
+  const uncovered = gauge(
+    registry,
+    'hypernode_uncovered_nodes',
+    "Nodes each source should cover that are in none of its HyperNodes, at its last successful discovery: for label, Nodes carrying a topology type's level labels but not a usable tier-1 one; for ufm, hosts UFM reports that match no Node (summed over fabrics).",
+    ['source'],
+  );
   const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
     new Histogram({
       name: 'hypernode_reconcile_duration_seconds',
@@ -124,7 +130,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
       for (const c of [results, failures, discovererFailures, discoveryFailures]) c.inc({ source }, 0);
       for (const verb of SOURCE_WRITE_VERBS) for (const code_class of WRITE_FAILURE_CODE_CLASSES) writeFailures.inc({ source, verb, code_class }, 0);
       for (const rule of SNAPSHOT_RULES) snapshotsRejected.inc({ source, rule }, 0);
-      for (const g of [held, discoverySuccess, reconcileSuccess]) g.inc({ source }, 0);
+      for (const g of [held, discoverySuccess, reconcileSuccess, uncovered]) g.inc({ source }, 0);
       if (intervalMs !== undefined) interval.set({ source }, intervalMs / 1000);
     },
     discoverySucceeded: (source, unixMs) => discoverySuccess.set({ source }, unixMs / 1000),
@@ -140,6 +146,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     snapshotRejected: (source, rule) => snapshotsRejected.inc({ source, rule }),
     deletesHeld: (source, count) => held.set({ source }, count),
     unmappedHosts: (source, fabric, count) => unmapped.set({ source, fabric }, count),
+    uncoveredNodes: (source, count) => uncovered.set({ source }, count),
   };
 }
 

@@ -1,8 +1,8 @@
 // The first scrape of a running controller already carries what alerts need:
 // every failure counter at 0 for each configured source (increase() cannot see
-// a failure that creates its series), the per-source last-success and interval
-// gauges, HyperNodes per source and tier, the in-flight workqueue gauges of
-// every queue (the label discoverer's included) and the build-info gauge.
+// a failure that creates its series), the per-source last-success, interval and
+// uncovered-Node gauges, HyperNodes per source and tier, the in-flight workqueue
+// gauges of every queue (the label discoverer's included) and the build-info gauge.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,6 +98,7 @@ test('right after start: every failure counter at 0 for each configured source, 
         ...['create', 'update', 'delete'].flatMap((verb) => ['4xx', '5xx', 'network'].map((c) => `hypernode_api_write_failures_total{source="${source}",verb="${verb}",code_class="${c}"}`)),
         ...SNAPSHOT_RULES.map((rule) => `hypernode_snapshot_rejected_total{source="${source}",rule="${rule}"}`),
         `hypernode_deletes_held{source="${source}"}`,
+        `hypernode_uncovered_nodes{source="${source}"}`,
       ];
       for (const sample of zero) assert.is(first.get(sample), 0, sample);
       for (const family of ['hypernode_discovery_last_success_timestamp_seconds', 'hypernode_reconcile_last_success_timestamp_seconds']) {

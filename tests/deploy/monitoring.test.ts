@@ -84,6 +84,7 @@ test('every alert has a summary, a description, a severity and a runbook link to
       'HyperNodeDiscovererNotRunning',
       'HyperNodeDiscoveryFailing',
       'HyperNodeLeaseFlapping',
+      'HyperNodeNodesUncovered',
       'HyperNodeReconcileFailing',
       'HyperNodeTopologyNotRefreshed',
       'HyperNodeWorkqueueStuck',

@@ -77,6 +77,12 @@ export interface DiscoveryProblems {
 export interface DiscovererMetrics {
   /** Hosts a UFM fabric reports that match no Node (left out of the HyperNodes). */
   unmappedHosts(source: string, fabric: string, count: number): void;
+  /**
+   * Nodes the source's configuration says it should cover that are in none of
+   * its HyperNodes (for ufm: hosts UFM reports that match no Node). Set after
+   * every successful run, so a failed run leaves the last value.
+   */
+  uncoveredNodes(source: string, count: number): void;
 }
 
 export interface DiscovererOptions {

@@ -1,7 +1,7 @@
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
+import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS, UNCOVERED_LOGGED_NODES } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import type { Channel } from '../../../src/util/channel.ts';
@@ -9,6 +9,8 @@ import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { within } from '../../../testing/wait.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
+import { RecordingMetrics } from '../../support/recording-metrics.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const HN = 'volcano.sh/hypernode';
 const HC = 'volcano.sh/hypercluster';
@@ -207,6 +209,45 @@ test('Nodes present but none labelled yield an empty snapshot; so does an empty 
   await clock.advance(TRIGGER_DEBOUNCE_MS);
   assert.equal(await offered(freshCh), [], 'nothing to lose: a new, empty cluster');
   await fresh.stop();
+});
+
+test('Nodes carrying an upper level without tier 1 are counted and named once (the first few); labelling them brings the count to 0', async () => {
+  const clock = new FakeClock();
+  const gpu = (i: number) => `gpu${String(i).padStart(2, '0')}`;
+  const missing = Array.from({ length: UNCOVERED_LOGGED_NODES + 2 }, (_, i) => node(gpu(i), { [HC]: 's6' }));
+  const nodes = new FakeInformer<NodeMeta>({ initial: [...guideNodes(), ...missing, node('cpu', { other: 'x' })] });
+  const hyperNodes = new FakeInformer<HyperNode>();
+  const metrics = new RecordingMetrics();
+  const log = capturingLogger();
+  const d = await labelDiscovererFactory(entry, { ...discovererOptions(clock, nodes, hyperNodes), metrics, logger: log.logger });
+  const rig: Rig = { clock, nodes, hyperNodes, d, ch: await d.start() };
+  const named = () => log.lines.filter((l) => l.includes('Nodes with topology labels are in no HyperNode'));
+
+  assert.is(((await round(rig)) as Snapshot).length, 6, 'the covered Nodes are grouped as before');
+  assert.is(metrics.uncovered.get('label'), missing.length, 'hypernode_uncovered_nodes');
+  assert.is(named().length, 1);
+  assert.match(named()[0]!, `count=${missing.length}`);
+  assert.match(named()[0]!, `gpu00 (missing level label ${HN} of topology type topologyA3)`);
+  assert.ok(named()[0]!.includes(gpu(UNCOVERED_LOGGED_NODES - 1)) && !named()[0]!.includes(gpu(UNCOVERED_LOGGED_NODES)), 'only the first few are named');
+  assert.not.ok(named()[0]!.includes('cpu'), 'a Node without any level label is not part of the topology');
+
+  hyperNodes.apply({ metadata: { name: 'manual' }, spec: { tier: 1 } });
+  hyperNodes.remove('manual');
+  assert.ok(Array.isArray(await round(rig)), 'another run');
+  assert.is(named().length, 1, 'an unchanged set is not logged again');
+
+  // A failed run leaves the last value.
+  for (const n of missing) nodes.apply(node(n.metadata.name, { [HC]: 's6', [HN]: 's7' }));
+  hyperNodes.failReads(new Error('cache broken'));
+  assert.is(await round(rig), 'none');
+  assert.is(metrics.uncovered.get('label'), missing.length);
+
+  hyperNodes.failReads(undefined);
+  await clock.advance(1_000); // past the first rate-limited delays
+  assert.ok(Array.isArray(await offered(rig.ch)));
+  assert.is(metrics.uncovered.get('label'), 0, 'every labelled Node is in a HyperNode');
+  assert.ok(log.lines.some((l) => l.includes('All Nodes with topology labels are in a HyperNode again')));
+  await d.stop();
 });
 
 test('a waiting worker stops promptly', async () => {

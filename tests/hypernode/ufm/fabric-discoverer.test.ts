@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/fabric-topology.ts';
-import type { Discoverer, DiscovererMetrics, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { HyperNode, NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { realClock } from '../../../src/kube/clock.ts';
@@ -16,6 +16,7 @@ import { createLogger } from '../../../src/log.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
+import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../../testing/fat-tree.ts';
 import { OTHER_CA, TEST_CA, withUfmServers } from '../../../testing/ufm-server.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
@@ -36,13 +37,6 @@ class FakeSecrets implements SecretClient {
   }
 }
 
-class RecordingMetrics implements DiscovererMetrics {
-  readonly unmapped = new Map<string, number>();
-  unmappedHosts(_source: string, fabric: string, count: number): void {
-    this.unmapped.set(fabric, count);
-  }
-}
-
 const nodesOf = (tree: FatTree, keep: (h: string) => boolean = () => true): NodeMeta[] => tree.hosts.filter(keep).map((name) => ({ metadata: { name } }));
 
 interface Rig {
@@ -50,6 +44,8 @@ interface Rig {
   secrets: FakeSecrets;
   metrics: RecordingMetrics;
   problems?: RecordingProblems;
+  /** The Node cache of the last start(). */
+  nodes?: FakeInformer<NodeMeta>;
   start(config: Record<string, unknown>, nodes: NodeMeta[], existing?: HyperNode[]): Promise<Channel<Snapshot>>;
 }
 
@@ -67,8 +63,9 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
       // No CA in the tuning: only a ca.crt in the Secret makes the stand-in's certificate trusted.
       const factory = createUfmDiscovererFactory({ retryBaseMs: 20, timeoutMs: 5_000 });
       rig.problems = new RecordingProblems(logger);
+      rig.nodes = new FakeInformer({ initial: nodes });
       const d = await factory(entry, {
-        nodes: new FakeInformer({ initial: nodes }),
+        nodes: rig.nodes,
         hyperNodes: new FakeInformer({ initial: existing }),
         secrets,
         clock: realClock,
@@ -164,6 +161,7 @@ test('hosts that match no Node are counted, listed once in the log, and never me
       assert.ok(['su1-n1', 'su1-n2', 'su1-n3', 'su2-n1'].every((n) => memberNames.includes(n)));
       assert.not.ok(memberNames.some((n) => n.includes('example')));
       assert.is(rig.metrics.unmapped.get('ufm'), 2);
+      assert.is(rig.metrics.uncovered.get('ufm'), 2, 'hypernode_uncovered_nodes of the source');
       const listed = rig.lines.filter((l) => l.includes('UFM hosts that match no Node'));
       assert.is(listed.length, 1, 'listed once over two runs');
       assert.match(listed[0]!, /SU2-N2\.ib\.example\.com,SU2-N3\.ib\.example\.com/);
@@ -202,6 +200,33 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
       const cached: HyperNode[] = both.map((h) => ({ apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', ...structuredClone(h) }));
       const after = await next(await rig.start(config, nodes, cached));
       assert.equal(after, both);
+    }),
+  ),
+);
+
+test('uncovered hosts are summed over the fabrics; a failing fabric keeps its count; new Nodes bring it to 0', () =>
+  withUfmServers(2, async ([a, b]) =>
+    withRig(async (rig) => {
+      const treeA = generateFatTree({ sus: 1, nodesPerSu: 3, rails: 2, tiers: 2, fabricId: 1, site: 'a' });
+      const treeB = generateFatTree({ sus: 1, nodesPerSu: 3, rails: 2, tiers: 2, fabricId: 2, site: 'b', hostName: (s, n) => `b${s}-${n}` });
+      a!.answer = { kind: 'fabric', fabric: treeA };
+      b!.answer = { kind: 'fabric', fabric: treeB };
+      rig.secrets.put('ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      const config = { mode: 'fabric', fabrics: [{ name: 'pod-a', endpoint: a!.endpoint() }, { name: 'pod-b', endpoint: b!.endpoint() }] };
+      const [missingA, missingB] = [treeA.hosts[0]!, treeB.hosts[2]!];
+      const ch = await rig.start(config, [...nodesOf(treeA, (h) => h !== missingA), ...nodesOf(treeB, (h) => h !== missingB)]);
+      await next(ch);
+      assert.equal([rig.metrics.unmapped.get('pod-a'), rig.metrics.unmapped.get('pod-b'), rig.metrics.uncovered.get('ufm')], [1, 1, 2]);
+
+      b!.answer = { kind: 'status', status: 503 };
+      const failures = rig.problems!.failures.length;
+      await waitFor(() => rig.problems!.failures.length > failures, { what: 'a failed run of pod-b' });
+      assert.is(rig.metrics.uncovered.get('ufm'), 2, "pod-b's last count stays in the sum");
+
+      b!.answer = { kind: 'fabric', fabric: treeB };
+      for (const name of [missingA, missingB]) rig.nodes!.apply({ metadata: { name } });
+      await waitFor(() => rig.metrics.uncovered.get('ufm') === 0, { what: 'every host a Node' });
+      assert.equal([rig.metrics.unmapped.get('pod-a'), rig.metrics.unmapped.get('pod-b')], [0, 0]);
     }),
   ),
 );

@@ -1,10 +1,11 @@
 import { RecordingProblems } from '../../support/recording-problems.ts';
+import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory, type UfmTuning } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { MAX_BODY_BYTES } from '../../../src/hypernode/discovery/ufm/http-client.ts';
 import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
-import type { Secret } from '../../../src/hypernode/api/types.ts';
+import type { NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import type { Channel } from '../../../src/util/channel.ts';
@@ -47,6 +48,9 @@ interface Rig {
   server: UfmServer;
   secrets: FakeSecrets;
   lines: string[];
+  /** The Node cache and the metrics every discoverer of the rig gets. */
+  nodes: FakeInformer<NodeMeta>;
+  metrics: RecordingMetrics;
   make(config?: Record<string, unknown>, tuning?: UfmTuning, credentials?: DiscoveryEntry['credentials'], clock?: Clock): Promise<Discoverer>;
 }
 
@@ -60,9 +64,11 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     server,
     secrets,
     lines,
+    nodes: new FakeInformer<NodeMeta>(),
+    metrics: new RecordingMetrics(),
     async make(config = { endpoint: server.endpoint() }, tuning = {}, credentials = REF, clock = realClock) {
       const factory = createUfmDiscovererFactory({ ca: TEST_CA, retryBaseMs: 20, timeoutMs: 5_000, ...tuning });
-      const d = await factory(entry(config, credentials), { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock, logger, problems: new RecordingProblems(logger) });
+      const d = await factory(entry(config, credentials), { nodes: rig.nodes, hyperNodes: new FakeInformer(), secrets, clock, logger, problems: new RecordingProblems(logger), metrics: rig.metrics });
       started.push(d);
       return d;
     },
@@ -113,6 +119,28 @@ test('the UFM worked example: its snapshot from a real HTTPS exchange with basic
       authorization: `Basic ${b64('admin:secret')}`,
       accept: undefined,
     });
+  }),
+);
+
+test('legacy mode: Computer hosts that match no Node are counted as uncovered and named once; a new Node brings the count to 0', () =>
+  withRig(async (rig) => {
+    const clock = new FakeClock();
+    for (const name of ['n1', 'n2']) rig.nodes.apply({ metadata: { name } });
+    rig.server.answer = { kind: 'ports', ports: computerPorts(['n1', 'n2', 'n3'], ['L1']) };
+    const ch = await (await rig.make(undefined, {}, REF, clock)).start();
+    const snap = await next(ch);
+    assert.equal(snap[0]!.spec.members.map((m) => m.selector!.exactMatch!.name), ['n1', 'n2', 'n3'], 'members as Volcano makes them');
+    assert.is(rig.metrics.uncovered.get('ufm'), 1, 'hypernode_uncovered_nodes');
+    assert.is(rig.metrics.unmapped.get('ufm'), 1, 'hypernode_ufm_unmapped_hosts of the one fabric');
+    await clock.advance(INTERVAL_MS);
+    await next(ch);
+    const named = rig.lines.filter((l) => l.includes('UFM hosts that match no Node are leaf members that select nothing'));
+    assert.is(named.length, 1, 'named once over two runs');
+    assert.match(named[0]!, /count=1.*hosts="?n3/);
+    rig.nodes.apply({ metadata: { name: 'n3' } });
+    await clock.advance(INTERVAL_MS);
+    await next(ch);
+    assert.is(rig.metrics.uncovered.get('ufm'), 0);
   }),
 );
 

@@ -10,29 +10,53 @@ import type { Lister } from '../../../kube/types.ts';
 import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../api/types.ts';
 import type { Snapshot } from '../../api/interface.ts';
-import { labelValue } from '../../labels.ts';
+import { hasLabel, labelValue } from '../../labels.ts';
 import { LABEL_SOURCE, NameBook } from './naming.ts';
 import type { TopologyType } from './tiers.ts';
-import { carriesTierOne, explicitOwner, ProfileTrees, type Group, type NamedProfile } from './profile-grouping.ts';
+import { explicitOwner, ProfileTrees, type Group, type NamedProfile } from './profile-grouping.ts';
+
+/** A Node the configuration meant to place that is in no label HyperNode, and why. */
+export interface UncoveredNode {
+  readonly name: string;
+  readonly why: string;
+}
+
+/** One run's result: the snapshot, and the Nodes it leaves out although they carry level labels. */
+export interface LabelTopology {
+  readonly snapshot: Snapshot;
+  /** In Node name order. */
+  readonly uncovered: readonly UncoveredNode[];
+}
 
 /**
  * Builds the complete desired set of label HyperNodes. Throws on a naming
  * error and on every fail-closed condition of the profiles.
  */
 export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): Snapshot {
+  return discoverTopology(nodes, types, hyperNodes).snapshot;
+}
+
+/** discoverSnapshot, plus the Nodes that carry some level label of a type yet end up in no HyperNode. */
+export function discoverTopology(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): LabelTopology {
   const names = new NameBook(hyperNodes);
   const groups = new Map<string, Group>();
   const profiles: NamedProfile[] = types.flatMap((t) => (t.profile ? [{ name: t.name, profile: t.profile }] : []));
   const trees = new ProfileTrees(groups, names, hyperNodes);
   // (label key, value) → HyperNode name, shared by all legacy types within the run (as in Go).
   const byLabel = new Map<string, string>();
+  const uncovered: UncoveredNode[] = [];
   const sortedNodes = [...nodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
   for (const node of sortedNodes) {
     const owner = explicitOwner(node, profiles);
+    let covered = false;
+    // Why the first type that could have taken the Node did not.
+    let why: string | undefined;
     for (const type of types) {
       if (type.profile) {
-        const named = { name: type.name, profile: type.profile };
-        if (owner ? owner.name === type.name : !type.profile.explicit && carriesTierOne(node, type.profile)) trees.add(node, named);
+        // A Node an explicit profile selects belongs to it alone; selector-less profiles take the others.
+        if (owner ? owner.name !== type.name : type.profile.explicit) continue;
+        if (trees.add(node, { name: type.name, profile: type.profile })) covered = true;
+        else why ??= whyNotTaken(node, type);
         continue;
       }
       if (owner) continue;
@@ -51,10 +75,28 @@ export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly Top
         group.members.add(child);
         byLabel.set(labelId, name);
         child = name;
+        covered = true;
       }
+      if (!covered) why ??= whyNotTaken(node, type);
     }
+    if (!covered && why !== undefined) uncovered.push({ name: node.metadata.name, why });
   }
-  return [...groups.keys()].sort(compareBytes).map((name) => toHyperNode(name, groups.get(name)!));
+  const snapshot = [...groups.keys()].sort(compareBytes).map((name) => toHyperNode(name, groups.get(name)!));
+  return { snapshot, uncovered };
+}
+
+/**
+ * Why a type did not take the Node into its tier 1, or undefined when the Node
+ * carries none of the type's level labels: then it is simply not part of that
+ * topology. Only a profile's valuePattern can reject a tier-1 value that is present.
+ */
+function whyNotTaken(node: NodeMeta, type: TopologyType): string | undefined {
+  const labels = node.metadata.labels;
+  if (!type.tiers.some((key) => hasLabel(labels, key))) return undefined;
+  const key = type.tiers[0]!;
+  const raw = labelValue(labels, key);
+  if (raw === undefined) return `missing level label ${key} of topology type ${type.name}`;
+  return `value ${JSON.stringify(raw)} of ${key} gives no domain through valuePattern ${JSON.stringify(type.profile?.levels[0]?.valuePattern)} of topology profile ${type.name}`;
 }
 
 function toHyperNode(name: string, g: Group): DiscoveredHyperNode {

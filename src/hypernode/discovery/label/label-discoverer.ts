@@ -12,7 +12,9 @@ import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../api/types.ts';
-import { discoverSnapshot } from './grouping.ts';
+import { createHash } from 'node:crypto';
+import { truncateText } from '../../../util/truncate.ts';
+import { discoverTopology, type UncoveredNode } from './grouping.ts';
 import { LABEL_SOURCE } from './naming.ts';
 import { topologyTypes, type TopologyType } from './tiers.ts';
 
@@ -23,6 +25,8 @@ import { topologyTypes, type TopologyType } from './tiers.ts';
 export const TRIGGER_DEBOUNCE_MS = 100;
 /** The queue holds one constant key: "a run is wanted". */
 const RUN_KEY = 'label-discovery';
+/** Uncovered Nodes named in the log line; the count says how many there are in all. */
+export const UNCOVERED_LOGGED_NODES = 10;
 
 /** The Node's labels whose key appears in some tier list or profile selector. */
 function relevantLabels(node: NodeMeta, keys: ReadonlySet<string>): Map<string, string> {
@@ -48,6 +52,8 @@ export class LabelDiscoverer implements Discoverer {
   /** A debounce delay is running; further triggers ride on it. */
   private triggerArmed = false;
   private worker: Promise<void> | undefined;
+  /** Digest of the uncovered Nodes (and why) last logged, so an unchanged set is logged once. */
+  private loggedUncovered = '';
 
   constructor(
     entry: DiscoveryEntry,
@@ -156,14 +162,34 @@ export class LabelDiscoverer implements Discoverer {
     throw new Error(`the Node cache is empty while ${owned} label HyperNodes exist; refusing to delete them all, will retry`);
   }
 
+  /**
+   * Counts the Nodes that carry level labels but are in no HyperNode, and
+   * names the first few with the reason when the set changes: an operator
+   * fixes the labels, and 10k unlabelled Nodes still make one short line.
+   */
+  private reportUncovered(uncovered: readonly UncoveredNode[]): void {
+    this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.length);
+    const digest = uncovered.length === 0 ? '' : createHash('sha256').update(JSON.stringify(uncovered)).digest('hex');
+    if (digest === this.loggedUncovered) return;
+    const before = this.loggedUncovered;
+    this.loggedUncovered = digest;
+    if (uncovered.length === 0) {
+      if (before !== '') this.logger.info('All Nodes with topology labels are in a HyperNode again');
+      return;
+    }
+    const named = uncovered.slice(0, UNCOVERED_LOGGED_NODES).map((u) => `${u.name} (${u.why})`);
+    this.logger.warn('Nodes with topology labels are in no HyperNode', { count: uncovered.length, nodes: truncateText(named.join('; ')) });
+  }
+
   /** One discovery: true when a snapshot was handed to the manager. */
   private async runOnce(key: string): Promise<boolean> {
     try {
       this.logger.v(3).info('Started label based hyperNode auto discovery');
       const nodes = this.opts.nodes.list();
       this.refuseEmptyNodeCache(nodes);
-      const snapshot = discoverSnapshot(nodes, this.types, this.opts.hyperNodes);
+      const { snapshot, uncovered } = discoverTopology(nodes, this.types, this.opts.hyperNodes);
       this.logger.v(3).info('End label based hyperNode auto discovery', { hyperNodes: snapshot.length });
+      this.reportUncovered(uncovered);
       this.queue.forget(key);
       this.opts.problems.recovered();
       return await this.out.send(snapshot, this.stopping.signal);

@@ -43,11 +43,6 @@ function domainOf(node: NodeMeta, level: Profile['levels'][number]): string | un
   return raw === undefined ? undefined : level.domainOf(raw);
 }
 
-/** A selector-less profile takes a Node only when the Node has its tier-1 domain (as a legacy list does). */
-export function carriesTierOne(node: NodeMeta, profile: Profile): boolean {
-  return domainOf(node, profile.levels[0]!) !== undefined;
-}
-
 /** The profile trees of one run; adds into the run's shared group table. */
 export class ProfileTrees {
   /** JSON [profile, key, valuePattern, value] → HyperNode name. */
@@ -61,13 +56,18 @@ export class ProfileTrees {
     private readonly hyperNodes: Lister<HyperNode>,
   ) {}
 
-  /** Walks the Node up the profile's levels. Throws on a fail-closed condition. */
-  add(node: NodeMeta, { name: profileName, profile }: NamedProfile): void {
+  /**
+   * Walks the Node up the profile's levels; true when it became a member. A
+   * selector-less profile takes a Node only when the Node has its tier-1
+   * domain (as a legacy list does), and stops at the first level it lacks.
+   * Throws on a fail-closed condition.
+   */
+  add(node: NodeMeta, { name: profileName, profile }: NamedProfile): boolean {
     let child = node.metadata.name;
     for (const [i, level] of profile.levels.entries()) {
       const value = domainOf(node, level);
       if (value === undefined) {
-        if (!profile.explicit) return; // a partial chain, as a legacy list allows
+        if (!profile.explicit) return i > 0; // a partial chain, as a legacy list allows
         const raw = labelValue(node.metadata.labels, level.nodeLabel);
         const why = raw === undefined ? '' : `: its value ${JSON.stringify(raw)} does not match valuePattern ${JSON.stringify(level.valuePattern)}`;
         throw new Error(`node ${node.metadata.name} selected by topology profile ${profileName} is missing level label ${level.nodeLabel}${why}`);
@@ -93,6 +93,7 @@ export class ProfileTrees {
       this.groups.get(name)!.members.add(child);
       child = name;
     }
+    return true;
   }
 
   /**

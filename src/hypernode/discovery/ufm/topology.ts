@@ -13,12 +13,19 @@ export const UFM_SOURCE = 'ufm';
 const COMPUTER_PORT = 'Computer';
 const LABELS = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE };
 
+const isComputerPort = (p: UfmPort) => p.description.includes(COMPUTER_PORT);
+
+/** The host names of the Computer ports: the Node names the leaf HyperNodes list as members. */
+export function computerHosts(ports: readonly UfmPort[]): string[] {
+  return ports.filter(isComputerPort).map((p) => p.system_name);
+}
+
 /** Node sets of connected leaf groups, in the order of each group's smallest leaf name. */
 function leafGroups(ports: readonly UfmPort[]): Set<string>[] {
   const leafNodes = new Map<string, Set<string>>();
   const nodeLeaves = new Map<string, string[]>();
   for (const p of ports) {
-    if (!p.description.includes(COMPUTER_PORT)) continue;
+    if (!isComputerPort(p)) continue;
     if (!leafNodes.has(p.peer_node_name)) leafNodes.set(p.peer_node_name, new Set());
     leafNodes.get(p.peer_node_name)!.add(p.system_name);
     if (!nodeLeaves.has(p.system_name)) nodeLeaves.set(p.system_name, []);

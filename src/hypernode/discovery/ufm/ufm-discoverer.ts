@@ -21,12 +21,13 @@ import { buildFabricSnapshot, fabricLevels, UFM_FABRIC_LABEL, type HostMapper } 
 import { hostMapper } from './host-mapping.ts';
 import type { HttpClientOptions } from './http-client.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './ports.ts';
-import { buildSnapshot, UFM_SOURCE } from './topology.ts';
+import { buildSnapshot, computerHosts, UFM_SOURCE } from './topology.ts';
 import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
 import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
 
 export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { truncateText } from '../../../util/truncate.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
@@ -36,6 +37,8 @@ export const RETRY_BASE_MS = 5_000;
 export const RETRY_MAX_MS = 5 * 60_000;
 /** Shortest poll period honoured: `interval: 1ms` would otherwise poll UFM back to back. */
 export const MIN_INTERVAL_MS = 1_000;
+/** Unmapped hosts named in the log line; the count says how many there are in all. */
+export const UNMAPPED_LOGGED_HOSTS = 20;
 
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {
@@ -53,8 +56,10 @@ class UfmDiscoverer implements Discoverer {
   private readonly reader: ResourceBodyReader | undefined;
   /** Fabric mode: each fabric's last published HyperNodes, kept while its UFM fails. */
   private readonly lastParts = new Map<string, Snapshot>();
-  /** Fabric mode: the unmapped hosts last logged per fabric, so an unchanged list is logged once. */
+  /** The unmapped hosts last logged per fabric, so an unchanged list is logged once. */
   private readonly loggedUnmapped = new Map<string, string>();
+  /** Each fabric's unmapped host count at its last discovery; their sum is the source's uncovered count. */
+  private readonly unmappedCounts = new Map<string, number>();
 
   constructor(
     entry: DiscoveryEntry,
@@ -172,6 +177,11 @@ class UfmDiscoverer implements Discoverer {
       );
       return false;
     }
+    // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
+    // The controller starts sources once its caches synced; an unsynced one would count every host.
+    if (this.opts.nodes.hasSynced()) {
+      this.reportUnmapped(ep.fabric.name, computerHosts(ports), hostMapper(this.config.hostMapping, this.opts.nodes.list()), 'UFM hosts that match no Node are leaf members that select nothing');
+    }
     this.opts.problems.recovered();
     this.send(out, snapshot);
     return true;
@@ -253,7 +263,7 @@ class UfmDiscoverer implements Discoverer {
     if (levels.hostCount === 0) {
       throw new Error(`UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`);
     }
-    this.reportUnmapped(fabric, levels.levels[0]!.flatMap((g) => g.hosts), mapHost);
+    this.reportUnmapped(fabric, levels.levels[0]!.flatMap((g) => g.hosts), mapHost, 'UFM hosts that match no Node are left out');
     const snapshot = buildFabricSnapshot(fabric, levels, mapHost, this.logger);
     if (snapshot.length === 0) {
       throw new Error(`none of the ${levels.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
@@ -261,14 +271,19 @@ class UfmDiscoverer implements Discoverer {
     return snapshot;
   }
 
-  /** Counts the hosts that match no Node, and lists them in the log when the list changes. */
-  private reportUnmapped(fabric: string, hosts: readonly string[], mapHost: HostMapper): void {
+  /**
+   * Counts the hosts that match no Node, per fabric and summed over the
+   * fabrics, and names the first few in the log (`message`) when the list changes.
+   */
+  private reportUnmapped(fabric: string, hosts: readonly string[], mapHost: HostMapper, message: string): void {
     const unmapped = [...new Set(hosts)].filter((h) => mapHost(h) === undefined).sort(compareBytes);
     this.opts.metrics?.unmappedHosts(UFM_SOURCE, fabric, unmapped.length);
+    this.unmappedCounts.set(fabric, unmapped.length);
+    this.opts.metrics?.uncoveredNodes(UFM_SOURCE, [...this.unmappedCounts.values()].reduce((a, b) => a + b, 0));
     const key = unmapped.join(',');
     if (this.loggedUnmapped.get(fabric) === key) return;
     this.loggedUnmapped.set(fabric, key);
-    if (unmapped.length > 0) this.logger.info('UFM hosts that match no Node are left out', { fabric, count: unmapped.length, hosts: key });
+    if (unmapped.length > 0) this.logger.info(message, { fabric, count: unmapped.length, hosts: truncateText(unmapped.slice(0, UNMAPPED_LOGGED_HOSTS).join(',')) });
   }
 
   /** The fabric's HyperNodes in the cache, as this source wrote them. */
