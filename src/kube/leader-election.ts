@@ -73,6 +73,8 @@ export class LeaderElector {
   private readonly fence: LeadershipFence;
   private observedRecord: LeaderElectionRecord | undefined;
   private observedRaw = '';
+  /** An acquiring Lease write was cut off by shutdown: whether the server applied it is unknown. */
+  private unansweredAcquireWrite = false;
   private observedTime = 0;
   private reportedLeader = '';
 
@@ -95,7 +97,10 @@ export class LeaderElector {
   async run(signal: AbortSignal): Promise<void> {
     this.cfg.onLeadingChanged?.(false); // a standby reports 0 from the start
     try {
-      if (!(await this.acquire(signal))) return;
+      if (!(await this.acquire(signal))) {
+        if (this.unansweredAcquireWrite && (this.cfg.releaseOnCancel ?? true)) await this.releaseIfHeld();
+        return;
+      }
       const leading = new AbortController();
       this.cfg.onLeadingChanged?.(true);
       const work = this.cfg.callbacks.onStartedLeading(leading.signal).catch((err) => {
@@ -251,7 +256,8 @@ export class LeaderElector {
       try {
         await this.write(() => lock.create(record, signal));
       } catch (createErr) {
-        if (!signal.aborted) this.log.error('Error initially creating leader election record', { err: errorMessage(createErr) });
+        if (signal.aborted) this.unansweredAcquireWrite = true;
+        else this.log.error('Error initially creating leader election record', { err: errorMessage(createErr) });
         return false;
       }
       return succeeded(record);
@@ -272,10 +278,29 @@ export class LeaderElector {
     try {
       await this.write(() => lock.update(record, signal));
     } catch (err) {
-      if (!signal.aborted) this.log.error('Failed to update lock', { err: errorMessage(err) });
+      if (signal.aborted) this.unansweredAcquireWrite = !this.isLeader();
+      else this.log.error('Failed to update lock', { err: errorMessage(err) });
       return false;
     }
     return succeeded(record);
+  }
+
+  /**
+   * Shutdown while an acquiring write was in flight: the server may have
+   * applied it although its answer was never read, leaving the Lease held by a
+   * process that is gone and every standby waiting out a full lease. Read the
+   * Lease once and release it if it names us; no leader work ever ran, so
+   * nothing can still be writing.
+   */
+  private async releaseIfHeld(): Promise<void> {
+    try {
+      const current = await this.cfg.lock.get(AbortSignal.timeout(this.cfg.renewDeadlineMs));
+      this.setObserved(current.record, current.raw);
+    } catch (err) {
+      this.log.error('Failed to read the lock after an interrupted acquisition', { err: errorMessage(err) });
+      return;
+    }
+    if (this.isLeader()) await this.release();
   }
 
   /** ReleaseOnCancel: an empty holder with a 1 s lease lets a standby take over at its next retry. */

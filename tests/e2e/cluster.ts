@@ -107,6 +107,16 @@ export function groupOf(api: ApiServer, key: string, value: string): HyperNode |
 
 export const nodeCount = (hn: HyperNode | undefined) => hn?.status?.nodeCount ?? 0;
 
+/**
+ * Whether every HyperNode's status.nodeCount already equals what its
+ * exact-match members give (distinct names, a child HyperNode counting one, as
+ * Go counts): the status worker has caught up with the last spec change, so a
+ * later window sees no status write left over from it.
+ */
+export function nodeCountsSettled(api: ApiServer): boolean {
+  return hyperNodes(api).every((hn) => nodeCount(hn) === new Set((hn.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name)).size);
+}
+
 /** HyperNode writes the controller sent (create, update, status update, delete, patch), answered or not. */
 export function hyperNodeWrites(api: ApiServer): RequestRecord[] {
   return api.requests.writes((r) => r.resource === 'hypernodes' && r.user === CONTROLLER_USER);

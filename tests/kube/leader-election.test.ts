@@ -28,6 +28,8 @@ class LeaseStore {
   failing = new Set<string>();
   /** While set, Lease writes wait for it before they are applied (an answer in flight). */
   gate: Promise<void> | undefined;
+  /** While set, Lease updates are applied at once but answered only when it resolves, and not at all once aborted. */
+  answerGate: Promise<void> | undefined;
   get(): Lease {
     if (!this.lease) throw new ApiError('leases "l" not found', 404, 'NotFound');
     return structuredClone(this.lease);
@@ -59,10 +61,15 @@ class MemoryLock implements ResourceLock {
   async create(r: LeaderElectionRecord) {
     this.last = this.store.put({ metadata: { name: 'l', namespace: 'ns' }, spec: specFromRecord(r) }, true, this.who);
   }
-  async update(r: LeaderElectionRecord) {
+  async update(r: LeaderElectionRecord, signal?: AbortSignal) {
     if (!this.last) throw new Error('lease not initialized');
     await this.store.gate;
-    this.last = this.store.put({ ...this.last, spec: specFromRecord(r) }, false, this.who);
+    const written = this.store.put({ ...this.last, spec: specFromRecord(r) }, false, this.who);
+    if (this.store.answerGate) {
+      await this.store.answerGate;
+      signal?.throwIfAborted();
+    }
+    this.last = written;
   }
   describe() {
     return 'ns/l';
@@ -272,6 +279,26 @@ test('a follower signalled while waiting to acquire returns promptly and calls O
   assert.is(b.started, 0);
   assert.is(b.stopped, 1);
   assert.is(store.spec().holderIdentity, 'a_1', 'a follower never writes the Lease on shutdown');
+  await stopCandidate(a, clock);
+});
+
+test('shutdown while a taking-over write is unanswered: the Lease the server did take is released, not left to expire', async () => {
+  const { clock, store, a, b } = await leaderAndFollower();
+  store.failing.add('a_1'); // a cannot renew; b takes over once the lease expires
+  let answer!: () => void;
+  store.answerGate = new Promise<void>((r) => (answer = r));
+  await clock.advance(LEASE_MS + 2 * RETRY_MS);
+  assert.is(store.spec().holderIdentity, 'b_2', 'the server applied the take-over');
+  assert.is(b.started, 0, 'b has not read the answer');
+  b.stop.abort(); // SIGTERM before the answer arrives
+  store.answerGate = undefined;
+  answer();
+  await clock.advance(0);
+  await b.done;
+  assert.is(b.started, 0, 'no leader work ran');
+  assert.is(store.spec().holderIdentity, '', 'released');
+  assert.is(store.spec().leaseDurationSeconds, 1);
+  store.failing.delete('a_1');
   await stopCandidate(a, clock);
 });
 
