@@ -12,7 +12,7 @@ import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../.
 import type { HyperNode, NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { realClock } from '../../../src/kube/clock.ts';
-import { createLogger } from '../../../src/log.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
@@ -50,8 +50,7 @@ interface Rig {
 }
 
 async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
-  const lines: string[] = [];
-  const logger = createLogger({ verbosity: 10, skipHeaders: true, sink: { write: (l) => void lines.push(l) } });
+  const { logger, lines } = capturingLogger({ verbosity: 10 });
   const started: Discoverer[] = [];
   const secrets = new FakeSecrets();
   const rig: Rig = {
