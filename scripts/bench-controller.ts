@@ -20,12 +20,12 @@
 // The API server stand-in runs in this process; the controller is a child.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../src/hypernode/api/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
+import { startApiServer, type ApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { ControllerProcess } from './lib/bench-controller-process.ts';
@@ -35,14 +35,12 @@ import { memberNames } from '../testing/hypernode-members.ts';
 import { BENCH_SHAPE as SHAPE, benchNodes } from './lib/bench-cluster.ts';
 import { measureDiscoveryCpu, measureDiscoveryCpuOn, type DiscoveryCpuFigures } from './lib/bench-discovery-cpu.ts';
 import { ms, percentile, seconds } from './lib/bench-stats.ts';
-import { freePorts } from '../testing/ports.ts';
+import { NAMESPACE, SERVICE_ACCOUNT, isControllerHyperNodeWrite, launchController, rateLimitBoundMs, type Launched } from './lib/bench-launch.ts';
 
-const NAMESPACE = 'volcano-system';
-const LEASE = 'vc-hypernode-controller-manager';
-const SERVICE_ACCOUNT = `system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`;
 /** The controller's defaults (--kube-api-qps, --kube-api-burst), passed explicitly so the bound below stays true. */
 const QPS = 50;
 const BURST = 100;
+const RATE_LIMIT = { qps: QPS, burst: BURST };
 
 const DISCOVERY_RUNS = 15;
 const DISCOVERY_WARMUP_RUNS = 5;
@@ -88,10 +86,6 @@ function countWritten(hn: StoredHyperNode): boolean {
   return (hn.status?.nodeCount ?? 0) === memberNames(hn).length;
 }
 
-function isControllerHyperNodeWrite(r: RequestRecord): boolean {
-  return r.user === SERVICE_ACCOUNT && r.resource === HYPERNODE_RESOURCE;
-}
-
 function byVerb(records: RequestRecord[]): string {
   const counts = new Map<string, number>();
   for (const r of records) {
@@ -99,11 +93,6 @@ function byVerb(records: RequestRecord[]): string {
     counts.set(what, (counts.get(what) ?? 0) + 1);
   }
   return [...counts].map(([what, n]) => `${n} ${what}`).join(', ') || 'none';
-}
-
-/** Seconds the token bucket needs for `requests` when it starts full: max(0, n − burst) / qps. */
-function rateLimitBoundMs(requests: number): number {
-  return (Math.max(0, requests - BURST) / QPS) * 1000;
 }
 
 function discoveryCpuLine(runtime: string, f: DiscoveryCpuFigures): string {
@@ -234,59 +223,6 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
   return { figure: `5. relabel → members visible, p99 of ${count}`, measured: ms(p99), target: `<= ${ms(TARGET_RELABEL_P99_MS, 0)}`, pass: p99 <= TARGET_RELABEL_P99_MS };
 }
 
-/** Whether the last launch started with an empty page cache (see dropPageCache). */
-let pageCacheDropped = false;
-
-interface Launched {
-  controller: ControllerProcess;
-  /** Date.now() and performance.now() just before the spawn. */
-  spawnedAt: number;
-  started: number;
-}
-
-/**
- * Empties the kernel's page cache (root only) so that the executable starts as
- * it does on a node after a reboot or a while after install. A binary written
- * moments before (a fresh build) sits wholly in the page cache, and the
- * kernel's fault-around then maps ~30 MB more of its code and read-only data
- * into the process: counted in VmRSS as file-backed pages, though shared and
- * reclaimable. Returns whether it could.
- */
-function dropPageCache(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    spawnSync('sync');
-    writeFileSync('/proc/sys/vm/drop_caches', '3');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts the built executable as a Deployment runs it: least-privilege token, leader election, probes, metrics. */
-async function launchController(api: ApiServer, work: string): Promise<Launched> {
-  pageCacheDropped = dropPageCache();
-  const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
-  const [healthPort, metricsPort] = await freePorts(2);
-  const flags: Record<string, string | number | boolean> = {
-    kubeconfig: api.writeKubeconfig(work, { token }),
-    'kube-api-qps': QPS,
-    'kube-api-burst': BURST,
-    'leader-elect': true,
-    'leader-elect-resource-namespace': NAMESPACE,
-    'leader-elect-resource-name': LEASE,
-    'enable-healthz': true,
-    'healthz-address': `127.0.0.1:${healthPort}`,
-    'enable-metrics': true,
-    'listen-address': `127.0.0.1:${metricsPort}`,
-  };
-  const args = Object.entries(flags).map(([name, value]) => `--${name}=${value}`);
-  const env = { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' };
-  const spawnedAt = Date.now();
-  const started = performance.now();
-  return { controller: new ControllerProcess(binary, args, env, `http://127.0.0.1:${metricsPort}/metrics`), spawnedAt, started };
-}
-
 /** Where the memory goes: the V8 heap (used of committed, and the young and old generations' share) and buffers outside it, from the process's own /metrics. */
 async function heapBreakdown(controller: ControllerProcess): Promise<string> {
   const text = await controller.metrics();
@@ -308,7 +244,7 @@ async function baselineMemory(work: string): Promise<{ memory: ProcMemory; heap:
   let launched: Launched | undefined;
   try {
     api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
-    launched = await launchController(api, work);
+    launched = await launchController(api, work, binary, RATE_LIMIT);
     const { controller } = launched;
     await waitFor(async () => (await labelDiscoveryCounters(controller)).reconciles > 0, {
       timeoutMs: ROUND_TIMEOUT_MS,
@@ -337,13 +273,13 @@ async function converge(api: ApiServer, launched: Launched, expected: number): P
   const writes = api.requests.writes((r) => r.user === SERVICE_ACCOUNT);
   const firstHyperNodeWrite = writes.find((r) => r.resource === HYPERNODE_RESOURCE);
   const firstWriteMs = firstHyperNodeWrite ? Date.parse(firstHyperNodeWrite.time) - launched.spawnedAt : Number.NaN;
-  const boundMs = rateLimitBoundMs(writes.length);
+  const boundMs = rateLimitBoundMs(writes.length, RATE_LIMIT);
   const ratio = convergeMs / boundMs;
   console.log(`3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)}); controller CPU ${seconds(cpuMs)} from spawn`);
   console.log(`   writes: ${writes.length} (${byVerb(writes)}); besides them: ${byVerb(requests.filter((r) => !writes.includes(r)))}`);
   console.log(
     `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
-      `(bound counting all ${requests.length} requests, which share the bucket: ${seconds(rateLimitBoundMs(requests.length))})`,
+      `(bound counting all ${requests.length} requests, which share the bucket: ${seconds(rateLimitBoundMs(requests.length, RATE_LIMIT))})`,
   );
   return { figure: '3. converge wall time / QPS bound of its writes', measured: `${ratio.toFixed(2)}x`, target: `<= ${TARGET_QPS_RATIO}x`, pass: ratio <= TARGET_QPS_RATIO };
 }
@@ -377,7 +313,7 @@ async function main(): Promise<number> {
     api = await startApiServer({ namespaces: [NAMESPACE] });
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
-    launched = await launchController(api, work);
+    launched = await launchController(api, work, binary, RATE_LIMIT);
     const { controller } = launched;
     verdicts.push(await converge(api, launched, expected));
     const afterConverge = controller.memory();
@@ -388,7 +324,7 @@ async function main(): Promise<number> {
     const steady = controller.memory();
     console.log(`2. controller memory at steady state, executable ${binary}: ${memoryLine(steady)}`);
     console.log(
-      pageCacheDropped
+      launched.pageCacheDropped
         ? '   (page cache emptied before each start, as on a node after a reboot; a freshly written binary maps up to ~30 MB more of its own file pages)'
         : '   (page cache NOT emptied (not root): file-backed pages include fault-around over a freshly written binary, up to ~30 MB more than on a rebooted node)',
     );

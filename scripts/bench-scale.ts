@@ -19,27 +19,24 @@
 // Run with: node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000] [relabels=20] [idle-seconds=30]
 // (build dist/ first: node scripts/build.mjs). It prints; it never fails on a figure.
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_RESOURCE } from '../src/hypernode/api/types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../testing/apiserver/index.ts';
-import { freePorts } from '../testing/ports.ts';
+import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, type SampleShape } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchNodes } from './lib/bench-cluster.ts';
-import { ControllerProcess } from './lib/bench-controller-process.ts';
+import type { ControllerProcess } from './lib/bench-controller-process.ts';
+import { NAMESPACE, isControllerHyperNodeWrite, launchController, rateLimitBoundMs } from './lib/bench-launch.ts';
 import { measureDiscoveryCpu } from './lib/bench-discovery-cpu.ts';
 import { percentile } from './lib/bench-stats.ts';
 
-const NAMESPACE = 'volcano-system';
-const LEASE = 'vc-hypernode-controller-manager';
-const SERVICE_ACCOUNT = `system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`;
 /** Higher than the defaults (50/100) so that 65,000 Nodes converge in a minute; the bound below uses these. */
 const QPS = 300;
 const BURST = 600;
+const RATE_LIMIT = { qps: QPS, burst: BURST };
 const DISCOVERY_RUNS = 9;
 const DISCOVERY_WARMUP = 3;
 const CONVERGE_TIMEOUT_MS = 600_000;
@@ -69,19 +66,6 @@ const fourTier = (nodes: number): SampleShape => ({ zones: Math.max(1, Math.roun
 /** ~6,000 Nodes, ~9,300 HyperNodes: one Node a rack, two racks a spine, as a reported Volcano cluster. */
 const MANY_HYPERNODES: SampleShape = { zones: 300, spinesPerZone: 10, racksPerSpine: 2, nodesPerRack: 1 };
 
-const isControllerHyperNodeWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === HYPERNODE_RESOURCE;
-const boundMs = (writes: number) => (Math.max(0, writes - BURST) / QPS) * 1000;
-
-function dropPageCache(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  try {
-    spawnSync('sync');
-    writeFileSync('/proc/sys/vm/drop_caches', '3');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface StoredHn {
   metadata: { name: string; labels?: Record<string, string> };
@@ -100,24 +84,11 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
   try {
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
-    const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
-    const [health, metrics] = await freePorts(2);
-    const args = [
-      `--kubeconfig=${api.writeKubeconfig(work, { token })}`,
-      `--kube-api-qps=${QPS}`,
-      `--kube-api-burst=${BURST}`,
-      '--leader-elect=true',
-      `--leader-elect-resource-namespace=${NAMESPACE}`,
-      '--enable-healthz=true',
-      `--healthz-address=127.0.0.1:${health}`,
-      '--enable-metrics=true',
-      `--listen-address=127.0.0.1:${metrics}`,
-    ];
-    const dropped = dropPageCache();
-    const started = performance.now();
-    controller = new ControllerProcess(binary, args, { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' }, `http://127.0.0.1:${metrics}/metrics`);
+    const launched = await launchController(api, work, binary, RATE_LIMIT);
+    const { started, pageCacheDropped: dropped } = launched;
+    controller = launched.controller;
     const c = controller;
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 60_000, intervalMs: 10, what: '/readyz 200' });
+    await waitFor(async () => (await fetch(`${launched.healthUrl}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 60_000, intervalMs: 10, what: '/readyz 200' });
     const readyMs = performance.now() - started;
     await waitFor(
       () => {
@@ -168,7 +139,7 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
       discoveryMedianMs: Math.max(discovery.emptyCacheMedianMs, discovery.fullCacheMedianMs),
       reconcileUnchangedMs: discovery.reconcileUnchangedMedianMs,
       convergeMs,
-      boundMs: boundMs(writes),
+      boundMs: rateLimitBoundMs(writes, RATE_LIMIT),
       quietWrites,
       rssMB,
       relabelP50Ms: percentile(latencies, 50),
