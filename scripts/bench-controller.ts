@@ -34,7 +34,7 @@ import { familySum } from '../testing/prometheus-text.ts';
 import { memberNames } from '../testing/hypernode-members.ts';
 import { BENCH_SHAPE as SHAPE, benchNodes } from './lib/bench-cluster.ts';
 import { measureDiscoveryCpu, measureDiscoveryCpuOn, type DiscoveryCpuFigures } from './lib/bench-discovery-cpu.ts';
-import { ms, percentile, seconds } from './lib/bench-stats.ts';
+import { ms, percentile, seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
 import { NAMESPACE, SERVICE_ACCOUNT, isControllerHyperNodeWrite, launchController, rateLimitBoundMs, type Launched } from './lib/bench-launch.ts';
 
 /** The controller's defaults (--kube-api-qps, --kube-api-burst), passed explicitly so the bound below stays true. */
@@ -108,13 +108,6 @@ function ensureBuilt(): void {
   console.log(`${binary} is missing: running npm run build`);
   const built = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (built.status !== 0 || !existsSync(binary)) throw new Error('`npm run build` did not produce the executable; fix the build first');
-}
-
-interface Verdict {
-  figure: string;
-  measured: string;
-  target: string;
-  pass: boolean;
 }
 
 async function labelDiscoveryCounters(controller: ControllerProcess): Promise<{ results: number; reconciles: number }> {
@@ -344,9 +337,7 @@ async function main(): Promise<number> {
     rmSync(work, { recursive: true, force: true });
   }
 
-  verdicts.sort((a, b) => a.figure.localeCompare(b.figure));
-  console.log('\nSummary (targets of the issue "The HyperNode controller end to end"):');
-  for (const v of verdicts) console.log(`  ${v.pass ? 'PASS' : 'MISS'}  ${v.figure}: ${v.measured} (target ${v.target})`);
+  console.log(`\n${verdictSummary('Summary (targets of the issue "The HyperNode controller end to end"):', verdicts)}`);
   return 0;
 }
 

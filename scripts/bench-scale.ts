@@ -7,14 +7,17 @@
 //   - start → /readyz 200 (leading, caches synced);
 //   - label discovery CPU, cold and median, and reconciling an unchanged
 //     snapshot (in this process, over informer-like caches);
-//   - converge from empty against the client rate limit's bound for its writes;
+//   - converge from empty: from start, and the write window (first HyperNode
+//     write → converged) against the client rate limit's bound for those
+//     writes (start → ready has its own column and target);
 //   - HyperNode writes while nothing changes (must be 0);
 //   - VmRSS at steady state (page cache state stated);
 //   - relabel → HyperNode members updated, p50/p99;
 //   - idle CPU per minute;
 // then the growth exponent of each figure against the Node count (the slope
 // of a least-squares fit in log-log space over the four 4-tier sizes): 1 is
-// linear, above 1 grows faster than the cluster.
+// linear, above 1 grows faster than the cluster; and PASS/MISS against the
+// targets at 65,000 Nodes (and RSS at 10,000).
 //
 // Run with: node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000] [relabels=20] [idle-seconds=30]
 // (build dist/ first: node scripts/build.mjs). It prints; it never fails on a figure.
@@ -31,7 +34,7 @@ import { benchNodes } from './lib/bench-cluster.ts';
 import type { ControllerProcess } from './lib/bench-controller-process.ts';
 import { NAMESPACE, isControllerHyperNodeWrite, launchController, rateLimitBoundMs } from './lib/bench-launch.ts';
 import { measureDiscoveryCpu } from './lib/bench-discovery-cpu.ts';
-import { percentile } from './lib/bench-stats.ts';
+import { percentile, verdictSummary, type Verdict } from './lib/bench-stats.ts';
 
 /** Higher than the defaults (50/100) so that 65,000 Nodes converge in a minute; the bound below uses these. */
 const QPS = 300;
@@ -41,6 +44,10 @@ const DISCOVERY_RUNS = 9;
 const DISCOVERY_WARMUP = 3;
 const CONVERGE_TIMEOUT_MS = 600_000;
 const QUIET_MS = 5_000;
+
+/** Targets at the largest size (65,000 Nodes), and RSS at 10,000 (the 10,000-Node figure before this benchmark). */
+const TARGETS = { nodes: 65_000, readyMs: 5_000, discoveryCpuMs: 250, rssMB: 250, relabelP99Ms: 1_000, quietWrites: 0, boundRatio: 1.05 };
+const TARGET_RSS_AT_10K = { nodes: 10_000, rssMB: 115 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const binary = join(root, 'dist/vc-hypernode-controller-manager');
@@ -54,6 +61,8 @@ interface Figures {
   discoveryMedianMs: number;
   reconcileUnchangedMs: number;
   convergeMs: number;
+  /** First HyperNode write → converged. */
+  writeWindowMs: number;
   boundMs: number;
   quietWrites: number;
   rssMB: number;
@@ -98,7 +107,9 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
       { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 100, what: `${expected} HyperNodes` },
     );
     const convergeMs = performance.now() - started;
-    const writes = api.requests.writes(isControllerHyperNodeWrite).length;
+    const hyperNodeWrites = api.requests.writes(isControllerHyperNodeWrite);
+    const writes = hyperNodeWrites.length;
+    const firstWriteMs = hyperNodeWrites[0] ? Date.parse(hyperNodeWrites[0].time) - launched.spawnedAt : 0;
 
     // Nothing changes: no HyperNode write, and the idle CPU.
     await new Promise((r) => setTimeout(r, QUIET_MS));
@@ -139,6 +150,7 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
       discoveryMedianMs: Math.max(discovery.emptyCacheMedianMs, discovery.fullCacheMedianMs),
       reconcileUnchangedMs: discovery.reconcileUnchangedMedianMs,
       convergeMs,
+      writeWindowMs: convergeMs - firstWriteMs,
       boundMs: rateLimitBoundMs(writes, RATE_LIMIT),
       quietWrites,
       rssMB,
@@ -179,13 +191,39 @@ const COLUMNS: Array<[string, (f: Figures) => string, keyof Figures | undefined]
   ['disc med ms', (f) => f.discoveryMedianMs.toFixed(1), 'discoveryMedianMs'],
   ['reconcile ms', (f) => f.reconcileUnchangedMs.toFixed(1), 'reconcileUnchangedMs'],
   ['converge s', (f) => (f.convergeMs / 1000).toFixed(1), 'convergeMs'],
-  ['/bound', (f) => (f.boundMs > 0 ? (f.convergeMs / f.boundMs).toFixed(2) : '-'), undefined],
+  ['writes s', (f) => (f.writeWindowMs / 1000).toFixed(1), 'writeWindowMs'],
+  ['bound s', (f) => (f.boundMs / 1000).toFixed(1), undefined],
+  ['/bound', (f) => boundRatio(f), undefined],
   ['quiet writes', (f) => String(f.quietWrites), undefined],
   ['RSS MB', (f) => f.rssMB.toFixed(1), 'rssMB'],
   ['relabel p50', (f) => f.relabelP50Ms.toFixed(0), 'relabelP50Ms'],
   ['relabel p99', (f) => f.relabelP99Ms.toFixed(0), 'relabelP99Ms'],
   ['idle CPU ms/min', (f) => f.idleCpuMsPerMin.toFixed(0), 'idleCpuMsPerMin'],
 ];
+
+/** The write window over the rate limit's bound; '-' when the burst alone covers the writes. */
+function boundRatio(f: Figures): string {
+  return f.boundMs > 0 ? (f.writeWindowMs / f.boundMs).toFixed(2) : '-';
+}
+
+function verdicts(rows: readonly Figures[]): Verdict[] {
+  const out: Verdict[] = [];
+  const at10k = rows.find((r) => r.nodes === TARGET_RSS_AT_10K.nodes);
+  if (at10k) out.push({ figure: 'RSS at 10,000 Nodes', measured: `${at10k.rssMB.toFixed(1)} MB`, target: `< ${TARGET_RSS_AT_10K.rssMB} MB`, pass: at10k.rssMB < TARGET_RSS_AT_10K.rssMB });
+  const top = rows.find((r) => r.nodes === TARGETS.nodes);
+  if (!top) return out;
+  const discoveryMs = Math.max(top.discoveryColdMs, top.discoveryMedianMs);
+  const ratio = top.writeWindowMs / top.boundMs;
+  out.push(
+    { figure: 'start → ready', measured: `${top.readyMs.toFixed(0)} ms`, target: `<= ${TARGETS.readyMs} ms`, pass: top.readyMs <= TARGETS.readyMs },
+    { figure: 'label discovery CPU, cold and median', measured: `${discoveryMs.toFixed(1)} ms`, target: `< ${TARGETS.discoveryCpuMs} ms`, pass: discoveryMs < TARGETS.discoveryCpuMs },
+    { figure: 'RSS at steady state', measured: `${top.rssMB.toFixed(1)} MB`, target: `< ${TARGETS.rssMB} MB`, pass: top.rssMB < TARGETS.rssMB },
+    { figure: 'relabel → HyperNode updated, p99', measured: `${top.relabelP99Ms.toFixed(0)} ms`, target: `< ${TARGETS.relabelP99Ms} ms`, pass: top.relabelP99Ms < TARGETS.relabelP99Ms },
+    { figure: 'writes per unchanged round', measured: String(top.quietWrites), target: String(TARGETS.quietWrites), pass: top.quietWrites === TARGETS.quietWrites },
+    { figure: 'write window / QPS bound', measured: `${ratio.toFixed(2)}x`, target: `<= ${TARGETS.boundRatio}x`, pass: ratio <= TARGETS.boundRatio },
+  );
+  return out;
+}
 
 function table(rows: Figures[]): string {
   const cells = [['', ...COLUMNS.map(([h]) => h)], ...rows.map((f) => [f.label, ...COLUMNS.map(([, get]) => get(f))])];
@@ -216,6 +254,8 @@ async function main(): Promise<void> {
       console.log(`  ${name.padEnd(16)} ${e.toFixed(2)}${e > 1.1 ? '  ← above linear' : ''}`);
     }
   }
+  const checked = verdicts(rows);
+  if (checked.length > 0) console.log(`\n${verdictSummary(`Targets at ${TARGETS.nodes.toLocaleString('en')} Nodes (RSS also at ${TARGET_RSS_AT_10K.nodes.toLocaleString('en')}):`, checked)}`);
 }
 
 main().then(

@@ -13,24 +13,29 @@
 // two builds of one commit are identical, and every executable reports what
 // the bundle beside it reports (checked before the build succeeds).
 //
-// Usage: node scripts/build.mjs [--arch amd64|arm64 ...] [--out DIR] [--no-code-cache]
-//   defaults: this machine's architecture, dist/; --no-code-cache makes the
-//   executables reproducible byte for byte (the release uses it)
+// Usage: node scripts/build.mjs [--arch amd64|arm64 ...] [--out DIR]
+//   defaults: this machine's architecture, dist/
 // Env:   RELEASE_VER (default: package.json version), SOURCE_DATE_EPOCH
 
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { git, sourceDateEpoch } from './lib/source-date.mjs';
-import { NAME, cacheDir, executablePath, hostTarget, nodePackageDir, root, runner, stripCommand, targetFor } from './lib/targets.mjs';
+import { makeSea } from './lib/sea.mjs';
+import { NAME, executablePath, hostTarget, root, runner, targetFor } from './lib/targets.mjs';
 
-const { values } = parseArgs({ options: { arch: { type: 'string', multiple: true }, out: { type: 'string' }, 'no-code-cache': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { arch: { type: 'string', multiple: true }, out: { type: 'string' } } });
 const dist = resolve(values.out ?? join(root, 'dist'));
 const bundlePath = join(dist, `${NAME}.cjs`);
+/**
+ * Where esbuild is told the bundle goes, whatever --out says: source maps
+ * name their sources relative to it, so a build into another directory
+ * (tests/smoke/reproducible-build.test.ts) writes the same map.
+ */
+const mapBase = join(root, 'dist');
 /** The npm packages inside the bundle (from esbuild's metafile), for the SBOM and the notices. */
 const packagesPath = join(dist, `${NAME}.packages.json`);
 
@@ -145,7 +150,7 @@ async function bundleLazyHalf(info) {
     ...commonOptions(info),
     entryPoints: [join(root, 'src/commands.ts')],
     write: false,
-    outfile: join(dist, 'commands.cjs'),
+    outfile: join(mapBase, 'commands.cjs'),
     sourcemap: 'inline',
     plugins: [missingOptionalModules, urlFromRuntime, clientNodeSideEffectFree],
   });
@@ -169,12 +174,14 @@ async function buildBundle(info) {
   const result = await build({
     ...commonOptions(info),
     entryPoints: [join(root, 'src/main.ts')],
-    outfile: bundlePath,
+    write: false,
+    outfile: join(mapBase, basename(bundlePath)),
     minify: true,
     sourcemap: 'linked',
     legalComments: 'eof',
     plugins: [prebundledLazyHalf(lazy.code)],
   });
+  for (const file of result.outputFiles) writeFileSync(join(dist, basename(file.path)), file.contents);
   writeFileSync(packagesPath, `${JSON.stringify(bundledPackages([...lazy.inputs, ...inputsInOutput(result.metafile)]), null, 2)}\n`);
 }
 
@@ -201,89 +208,35 @@ function bundledPackages(inputs) {
   return packages.sort((x, y) => x.name.localeCompare(y.name) || x.version.localeCompare(y.version));
 }
 
-/**
- * `target`'s Node.js with its symbols stripped (before injection: stripping
- * after breaks the SEA). Cached per content of the node binary, so a changed
- * package under the same version is stripped afresh.
- */
-function strippedNode(target) {
-  const node = join(nodePackageDir(target), 'bin/node');
-  const digest = createHash('sha256').update(readFileSync(node)).digest('hex').slice(0, 16);
-  const cached = join(cacheDir, `node-linux-${target.arch}-${digest}-stripped`);
-  if (!existsSync(cached)) {
-    mkdirSync(cacheDir, { recursive: true });
-    const partial = `${cached}.${process.pid}.partial`;
-    copyFileSync(node, partial);
-    chmodSync(partial, 0o755);
-    const strip = stripCommand(target);
-    try {
-      execFileSync(strip, [partial], { stdio: 'inherit' });
-    } catch (err) {
-      throw new Error(`could not strip the copied ${target.arch} node binary with ${strip}: ${err.message}`);
-    }
-    renameSync(partial, cached);
-  }
-  return cached;
-}
-
-/**
- * V8 flags baked into the executable. A controller holds a small, long-lived
- * cache and values memory over allocation speed: a 1 MB young generation
- * (instead of growing to 64 MB) cuts the steady-state RSS at 10,000 Nodes by
- * ~35 MB (scripts/bench-controller.ts) and costs nothing at start-up. Heap
- * heuristics that do cost start-up time are set by src/main.ts when the
- * controller starts. The blob's code cache must be made under the same flags,
- * or V8 rejects it at start-up (with a warning on stderr).
- */
-const SEA_V8_FLAGS = ['--max-semi-space-size=1'];
-
-/**
- * Makes the executable for `target`. The blob, with its V8 code cache, is
- * made by the very node it is injected into, run natively or under qemu: a
- * code cache made by another architecture's V8 would be rejected at start-up.
- */
+/** Makes the executable for `target` from the bundle (scripts/lib/sea.mjs). */
 function buildSea(target) {
   const out = executablePath(target, dist);
-  const config = join(dist, `.sea-config-${target.arch}.json`);
-  const partial = `${out}.partial`;
-  const node = strippedNode(target);
-  writeFileSync(
-    config,
-    JSON.stringify({
-      main: bundlePath,
-      output: partial,
-      executable: node,
-      mainFormat: 'commonjs',
-      disableExperimentalSEAWarning: true,
-      // V8's code cache saves ~20 ms per start (~260 ms under qemu) but differs from build to
-      // build; releases leave it out so that a rebuild is byte-identical.
-      useCodeCache: !values['no-code-cache'],
-      // Neither NODE_OPTIONS nor --node-options may turn the shipped binary into a debugger or loader.
-      execArgvExtension: 'none',
-      execArgv: SEA_V8_FLAGS,
-    }),
-  );
-  const [command, ...args] = runner(target, node);
-  execFileSync(command, [...args, ...SEA_V8_FLAGS, '--build-sea', config], { stdio: ['ignore', 'ignore', 'inherit'] });
-  chmodSync(partial, 0o755);
-  renameSync(partial, out);
+  makeSea({ target, main: bundlePath, out, config: join(dist, `.sea-config-${target.arch}.json`) });
   return out;
 }
 
-/** --version without the runtime line (the bundle runs on another Node than the executable). */
+/** --version without the runtime lines (the bundle runs on another Node than the executable), and what it wrote on stderr. */
 function versionOf(command, args) {
-  return execFileSync(command, [...args, '--version'], { encoding: 'utf8' })
+  const r = spawnSync(command, [...args, '--version'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${[command, ...args].join(' ')} --version exited ${r.status ?? r.signal}: ${r.stderr}`);
+  const stdout = r.stdout
     .split('\n')
     .filter((line) => !line.startsWith('Go Version:') && !line.startsWith('Go OS/Arch:'))
     .join('\n');
+  return { stdout, stderr: r.stderr };
 }
 
-/** Fails the build when the executable reports another build than the bundle it was made from. */
+/**
+ * Fails the build when the executable reports another build than the bundle
+ * it was made from, or says anything on stderr (V8 warns there when it
+ * rejects the blob's code cache, and the start-up would be ~20 ms slower).
+ */
 function checkAgrees(target, executable) {
-  const fromBundle = versionOf(process.execPath, [bundlePath]);
+  const fromBundle = versionOf(process.execPath, [bundlePath]).stdout;
   const [command, ...args] = runner(target, executable);
   const fromExecutable = versionOf(command, args);
-  if (fromExecutable !== fromBundle) throw new Error(`${relative(root, executable)} reports\n${fromExecutable}\nbut the bundle reports\n${fromBundle}`);
+  if (fromExecutable.stdout !== fromBundle) throw new Error(`${relative(root, executable)} reports\n${fromExecutable.stdout}\nbut the bundle reports\n${fromBundle}`);
+  if (fromExecutable.stderr !== '') throw new Error(`${relative(root, executable)} --version wrote on stderr:\n${fromExecutable.stderr}`);
 }
 
 function sizes(executables) {

@@ -9,8 +9,8 @@
 //
 // Usage: node scripts/release.mjs [--build] [--check-reproducible] [--dist DIR] [--out DIR] [--no-image]
 //   --build               first build the bundle and both executables (amd64, arm64)
-//                         into DIST, without V8 code cache (it differs from build to
-//                         build); without it, nothing already built is rebuilt
+//                         into DIST (the same build as `npm run build`, code cache
+//                         included); without it, nothing already built is rebuilt
 //   --check-reproducible  then do it all again into OUT.again and fail unless
 //                         every file is byte-identical
 //   defaults: dist, dist/release (emptied first, so no stale file is listed).
@@ -120,7 +120,7 @@ function nodePackageVersion(target) {
 }
 
 function build(dist) {
-  const args = [join(root, 'scripts/build.mjs'), ...ARCHES.flatMap((a) => ['--arch', a]), '--no-code-cache', '--out', dist];
+  const args = [join(root, 'scripts/build.mjs'), ...ARCHES.flatMap((a) => ['--arch', a]), '--out', dist];
   execFileSync(process.execPath, args, { stdio: 'inherit' });
   // The image is rebuilt from these executables, never reused from an earlier build.
   rmSync(join(dist, 'image'), { recursive: true, force: true });
