@@ -51,7 +51,7 @@ function expansionLines(preset: string): string[] {
 test('every preset expands to its label keys and tier names, one profile per depth selecting the deepest key present', () => {
   const H = '-=kubernetes.io/hostname';
   const aws = (n: number) => `aws-layer-${n}=topology.k8s.aws/network-node-layer-${n}`;
-  assert.equal(PRESET_NAMES, ['aws', 'gke', 'gke-host', 'nvlink', 'oci', 'topograph', 'topograph-tier-n', 'topograph-v0.1', 'topograph-v0.5']);
+  assert.equal(PRESET_NAMES, ['aws', 'gke', 'gke-host', 'nebius', 'nvlink', 'oci', 'topograph', 'topograph-tier-n', 'topograph-v0.1', 'topograph-v0.5']);
   assert.equal(expansionLines('aws'), [
     `aws-1: +topology.k8s.aws/network-node-layer-1 -topology.k8s.aws/network-node-layer-2 → ${aws(1)} ${H}`,
     `aws-2: +topology.k8s.aws/network-node-layer-2 -topology.k8s.aws/network-node-layer-3 → ${aws(1)} ${aws(2)} ${H}`,
@@ -66,6 +66,12 @@ test('every preset expands to its label keys and tier names, one profile per dep
     `gke-host-1: +cloud.google.com/gce-topology-block -cloud.google.com/gce-topology-subblock → block=cloud.google.com/gce-topology-block ${H}`,
     `gke-host-2: +cloud.google.com/gce-topology-subblock -cloud.google.com/gce-topology-host → block=cloud.google.com/gce-topology-block sub-block=cloud.google.com/gce-topology-subblock ${H}`,
     `gke-host-3: +cloud.google.com/gce-topology-host → block=cloud.google.com/gce-topology-block sub-block=cloud.google.com/gce-topology-subblock host=cloud.google.com/gce-topology-host ${H}`,
+  ]);
+  const nb = (p: string) => `topology.nebius.com/${p}`;
+  assert.equal(expansionLines('nebius'), [
+    `nebius-1: +${nb('gpu-cluster-id')} -${nb('tier-2')} → gpu-cluster=${nb('gpu-cluster-id')} ${H}`,
+    `nebius-2: +${nb('tier-2')} -${nb('tier-1')} → gpu-cluster=${nb('gpu-cluster-id')} spine=${nb('tier-2')} ${H}`,
+    `nebius-3: +${nb('tier-1')} → gpu-cluster=${nb('gpu-cluster-id')} spine=${nb('tier-2')} leaf=${nb('tier-1')} ${H}`,
   ]);
   assert.equal(expansionLines('nvlink'), [`nvlink: +nvidia.com/gpu.clique → nvl-domain=nvidia.com/gpu.clique~^(.+)\\.[0-9]+$ ${H}`]);
   const oci = (p: string) => `oci.oraclecloud.com/rdma.${p}`;
@@ -156,6 +162,23 @@ test('gke block/sub-block (and gke-host down to the host), oci island/network bl
   assert.equal(treeLines({ oci: { preset: 'oci' } }, oci), ['oci-3 1 local-block lb0 ← o0', 'oci-3 1 local-block lb1 ← o1', 'oci-3 2 network-block nb ← lb0,lb1', 'oci-3 3 hpc-island isl ← nb']);
 });
 
+test('nebius: GPU cluster above tier-2 above tier-1, tier 1 the leaf', () => {
+  const nb = (p: string) => `topology.nebius.com/${p}`;
+  const at = (leaf: string, spine: string) => ({ [nb('gpu-cluster-id')]: 'computegpucluster-e00a', [nb('tier-2')]: spine, [nb('tier-1')]: leaf });
+  const nodes = [node('h0', at('l0', 's0')), node('h1', at('l0', 's0')), node('h2', at('l1', 's0')), node('h3', at('l2', 's1')), node('cpu', {})];
+  assert.equal(treeLines({ nebius: { preset: 'nebius' } }, nodes), [
+    'nebius-3 1 leaf l0 ← h0,h1',
+    'nebius-3 1 leaf l1 ← h2',
+    'nebius-3 1 leaf l2 ← h3',
+    'nebius-3 2 spine s0 ← l0,l1',
+    'nebius-3 2 spine s1 ← l2',
+    'nebius-3 3 gpu-cluster computegpucluster-e00a ← s0,s1',
+  ]);
+  // A tier-1 value reused under another tier-2 (Nebius does not promise uniqueness) fails the run instead of merging the two leaves.
+  const reused = [node('h0', at('l0', 's0')), node('h3', at('l0', 's1'))];
+  assert.throws(() => treeLines({ nebius: { preset: 'nebius' } }, reused), /in profile nebius-3 belongs to multiple parents/);
+});
+
 test('nvlink: alone, the NVLink domain (ClusterUUID) or the partition; beside a family, an extra lowest tier for Nodes with a clique', () => {
   const u = '7b968a6d-c8aa-45e1-9e07-e1e51be99c31';
   const nodes = [node('g0', { [CLIQUE]: `${u}.1` }), node('g1', { [CLIQUE]: `${u}.2` })];
@@ -190,7 +213,7 @@ test('preset mistakes are configuration errors naming the profile', () => {
       return (err as Error).message;
     }
   };
-  assert.match(error({ x: { preset: 'azure' } }), /^invalid topology profile "x": unknown preset "azure" \(known presets: aws, gke, gke-host, nvlink, oci, topograph, /);
+  assert.match(error({ x: { preset: 'azure' } }), /^invalid topology profile "x": unknown preset "azure" \(known presets: aws, gke, gke-host, nebius, nvlink, oci, topograph, /);
   assert.match(error({ x: { preset: 'aws', levels: [{ nodeLabel: 'a' }] } }), /^invalid topology profile "x": preset "aws" brings its own levels/);
   assert.match(error({ x: { preset: 'aws', nvlink: 'rack' } }), /^invalid topology profile "x": nvlink "rack" is none of domain, partition/);
   assert.match(error({ x: { levels: [{ nodeLabel: 'a' }, { nodeLabel: 'kubernetes.io/hostname' }], nvlink: 'domain' } }), /nvlink is a preset option/);

@@ -1,7 +1,8 @@
 // Presets: `preset: <name>` in a profile stands for the selectors and levels
 // of a label family that another system writes on Nodes (NVIDIA Topograph in
 // its three generations of keys, AWS EKS network-node layers, GCP GKE
-// topology block/sub-block/host, OCI RDMA locality, the NVIDIA GPU clique).
+// topology block/sub-block/host, OCI RDMA locality, Nebius GPU cluster and
+// InfiniBand tiers, the NVIDIA GPU clique).
 //
 // A family's depth varies from Node to Node (AWS instance types have three or
 // four layers; Topograph writes only the tiers it found), and a profile has one
@@ -79,6 +80,12 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   aws: family('top-first', 'topology.k8s.aws/', [1, 2, 3, 4].map((n): KeySuffix => [`network-node-layer-${n}`, `aws-layer-${n}`])),
   gke: family('top-first', GKE_PREFIX, GKE_BLOCKS),
   'gke-host': family('top-first', GKE_PREFIX, [...GKE_BLOCKS, ['host', 'host']]),
+  // Nebius GPU nodes: the GPU cluster (one InfiniBand fabric), then tier-2 above tier-1.
+  nebius: family('top-first', 'topology.nebius.com/', [
+    ['gpu-cluster-id', 'gpu-cluster'],
+    ['tier-2', 'spine'],
+    ['tier-1', 'leaf'],
+  ]),
   oci: family('top-first', 'oci.oraclecloud.com/rdma.', [
     ['hpc_island_id', 'hpc-island'],
     ['network_block_id', 'network-block'],
