@@ -51,7 +51,7 @@ function expansionLines(preset: string): string[] {
 test('every preset expands to its label keys and tier names, one profile per depth selecting the deepest key present', () => {
   const H = '-=kubernetes.io/hostname';
   const aws = (n: number) => `aws-layer-${n}=topology.k8s.aws/network-node-layer-${n}`;
-  assert.equal(PRESET_NAMES, ['aws', 'gke', 'gke-host', 'nebius', 'nvlink', 'oci', 'topograph', 'topograph-tier-n', 'topograph-v0.1', 'topograph-v0.5']);
+  assert.equal(PRESET_NAMES, ['aws', 'gke', 'gke-host', 'k8s-zone', 'nebius', 'nvlink', 'oci', 'topograph', 'topograph-tier-n', 'topograph-v0.1', 'topograph-v0.5']);
   assert.equal(expansionLines('aws'), [
     `aws-1: +topology.k8s.aws/network-node-layer-1 -topology.k8s.aws/network-node-layer-2 → ${aws(1)} ${H}`,
     `aws-2: +topology.k8s.aws/network-node-layer-2 -topology.k8s.aws/network-node-layer-3 → ${aws(1)} ${aws(2)} ${H}`,
@@ -67,6 +67,8 @@ test('every preset expands to its label keys and tier names, one profile per dep
     `gke-host-2: +cloud.google.com/gce-topology-subblock -cloud.google.com/gce-topology-host → block=cloud.google.com/gce-topology-block sub-block=cloud.google.com/gce-topology-subblock ${H}`,
     `gke-host-3: +cloud.google.com/gce-topology-host → block=cloud.google.com/gce-topology-block sub-block=cloud.google.com/gce-topology-subblock host=cloud.google.com/gce-topology-host ${H}`,
   ]);
+  const tk = (p: string) => `topology.kubernetes.io/${p}`;
+  assert.equal(expansionLines('k8s-zone'), [`k8s-zone-1: +${tk('region')} -${tk('zone')} → region=${tk('region')} ${H}`, `k8s-zone-2: +${tk('zone')} → region=${tk('region')} zone=${tk('zone')} ${H}`]);
   const nb = (p: string) => `topology.nebius.com/${p}`;
   assert.equal(expansionLines('nebius'), [
     `nebius-1: +${nb('gpu-cluster-id')} -${nb('tier-2')} → gpu-cluster=${nb('gpu-cluster-id')} ${H}`,
@@ -213,7 +215,7 @@ test('preset mistakes are configuration errors naming the profile', () => {
       return (err as Error).message;
     }
   };
-  assert.match(error({ x: { preset: 'azure' } }), /^invalid topology profile "x": unknown preset "azure" \(known presets: aws, gke, gke-host, nebius, nvlink, oci, topograph, /);
+  assert.match(error({ x: { preset: 'azure' } }), /^invalid topology profile "x": unknown preset "azure" \(known presets: aws, gke, gke-host, k8s-zone, nebius, nvlink, oci, topograph, /);
   assert.match(error({ x: { preset: 'aws', levels: [{ nodeLabel: 'a' }] } }), /^invalid topology profile "x": preset "aws" brings its own levels/);
   assert.match(error({ x: { preset: 'aws', nvlink: 'rack' } }), /^invalid topology profile "x": nvlink "rack" is none of domain, partition/);
   assert.match(error({ x: { levels: [{ nodeLabel: 'a' }, { nodeLabel: 'kubernetes.io/hostname' }], nvlink: 'domain' } }), /nvlink is a preset option/);

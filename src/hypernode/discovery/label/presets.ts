@@ -2,7 +2,7 @@
 // of a label family that another system writes on Nodes (NVIDIA Topograph in
 // its three generations of keys, AWS EKS network-node layers, GCP GKE
 // topology block/sub-block/host, OCI RDMA locality, Nebius GPU cluster and
-// InfiniBand tiers, the NVIDIA GPU clique).
+// InfiniBand tiers, the Kubernetes region and zone, the NVIDIA GPU clique).
 //
 // A family's depth varies from Node to Node (AWS instance types have three or
 // four layers; Topograph writes only the tiers it found), and a profile has one
@@ -85,6 +85,11 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     ['gpu-cluster-id', 'gpu-cluster'],
     ['tier-2', 'spine'],
     ['tier-1', 'leaf'],
+  ]),
+  // Failure domains, not fabric locality: for keeping a job inside one zone of a multi-zone cluster.
+  'k8s-zone': family('top-first', 'topology.kubernetes.io/', [
+    ['region', 'region'],
+    ['zone', 'zone'],
   ]),
   oci: family('top-first', 'oci.oraclecloud.com/rdma.', [
     ['hpc_island_id', 'hpc-island'],
