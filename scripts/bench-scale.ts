@@ -191,7 +191,8 @@ const COLUMNS: Array<[string, (f: Figures) => string, keyof Figures | undefined]
   ['disc med ms', (f) => f.discoveryMedianMs.toFixed(1), 'discoveryMedianMs'],
   ['reconcile ms', (f) => f.reconcileUnchangedMs.toFixed(1), 'reconcileUnchangedMs'],
   ['converge s', (f) => (f.convergeMs / 1000).toFixed(1), 'convergeMs'],
-  ['writes s', (f) => (f.writeWindowMs / 1000).toFixed(1), 'writeWindowMs'],
+  // No growth exponent: the window is set by the rate limit, (writes − burst) / qps, which is what /bound compares it with.
+  ['writes s', (f) => (f.writeWindowMs / 1000).toFixed(1), undefined],
   ['bound s', (f) => (f.boundMs / 1000).toFixed(1), undefined],
   ['/bound', (f) => boundRatio(f), undefined],
   ['quiet writes', (f) => String(f.quietWrites), undefined],
