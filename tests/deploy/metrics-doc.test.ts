@@ -1,0 +1,57 @@
+// docs/metrics.md is the operator's list of what /metrics holds: every
+// family the controller exports (but prom-client's process_* and nodejs_*
+// defaults, named there as a group) has a table row with its type and exactly
+// its label names, and no row names a family that does not exist.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { exportedFamilyList } from './support/metric-families.ts';
+import { repoRoot } from './support/releases.ts';
+
+const doc = readFileSync(join(repoRoot, 'docs/metrics.md'), 'utf8');
+/** The scrape handler's families, registered when the /metrics server starts. */
+const HANDLER_FAMILIES = new Map([
+  ['promhttp_metric_handler_requests_total', ['code']],
+  ['promhttp_metric_handler_requests_in_flight', []],
+]);
+const isRuntimeDefault = (name: string) => name.startsWith('process_') || name.startsWith('nodejs_');
+
+/** Family name → its label names, sorted, as the running controller registers them. */
+function exported(): Map<string, string[]> {
+  const families = new Map<string, string[]>();
+  for (const f of exportedFamilyList()) if (!isRuntimeDefault(f.name)) families.set(f.name, [...f.labelNames].sort());
+  for (const [name, labels] of HANDLER_FAMILIES) families.set(name, labels);
+  return families;
+}
+
+/**
+ * Family name → the label names of its docs/metrics.md row: the backquoted
+ * words of the third column, leaving out what parentheses say about them
+ * (`verb` (`create`, `update`) names one label).
+ */
+function documented(): Map<string, string[]> {
+  const rows = new Map<string, string[]>();
+  for (const line of doc.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    const name = cells[1]?.match(/^`([a-z_]+)`$/)?.[1];
+    if (!name || cells.length < 5) continue;
+    const labels = [...(cells[3] ?? '').replace(/\([^)]*\)/g, '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+    rows.set(name, labels.sort());
+  }
+  return rows;
+}
+
+test('every exported family has a row in docs/metrics.md, and every row is an exported family', () => {
+  const [want, have] = [exported(), documented()];
+  assert.equal([...want.keys()].filter((n) => !have.has(n)).sort(), [], 'families missing from docs/metrics.md');
+  assert.equal([...have.keys()].filter((n) => !want.has(n)).sort(), [], 'rows in docs/metrics.md that name no exported family');
+});
+
+test('each row of docs/metrics.md lists exactly the labels of its family', () => {
+  const have = documented();
+  for (const [name, labels] of exported()) assert.equal(have.get(name), labels, `labels of ${name}`);
+});
+
+test.run();
