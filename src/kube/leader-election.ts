@@ -22,7 +22,7 @@ import type { Logger } from '../log.ts';
 import { childSignal } from '../util/abort.ts';
 import { jitter } from './backoff.ts';
 import type { MonotonicClock } from './clock.ts';
-import { isNotFound } from './errors.ts';
+import { isConflict, isNotFound } from './errors.ts';
 import { referenceTo, type EventSink } from './events.ts';
 import type { LeaderElectionRecord, ResourceLock } from './lease-lock.ts';
 import { FencedError, LeadershipFence } from './write-fence.ts';
@@ -305,14 +305,30 @@ export class LeaderElector {
 
   /** ReleaseOnCancel: an empty holder with a 1 s lease lets a standby take over at its next retry. */
   private async release(): Promise<void> {
-    const record = newRecord('', 1, this.cfg.clock.now(), this.observedRecord?.leaderTransitions ?? 0);
+    const signal = AbortSignal.timeout(this.cfg.renewDeadlineMs);
     try {
-      await this.write(() => this.cfg.lock.update(record, AbortSignal.timeout(this.cfg.renewDeadlineMs)));
-      this.setObserved(record);
+      try {
+        await this.writeReleasedRecord(signal);
+      } catch (err) {
+        // A renewal cut off by the shutdown may have been applied all the same,
+        // and then the resourceVersion we hold is stale: read the Lease and
+        // release it if it still names us, or every standby waits out a lease.
+        if (!isConflict(err)) throw err;
+        const current = await this.cfg.lock.get(signal);
+        this.setObserved(current.record, current.raw);
+        if (!this.isLeader()) return;
+        await this.writeReleasedRecord(signal);
+      }
       this.log.info('Released leader lease');
     } catch (err) {
       this.log.error('Failed to release lock', { err: errorMessage(err) });
     }
+  }
+
+  private async writeReleasedRecord(signal: AbortSignal): Promise<void> {
+    const record = newRecord('', 1, this.cfg.clock.now(), this.observedRecord?.leaderTransitions ?? 0);
+    await this.write(() => this.cfg.lock.update(record, signal));
+    this.setObserved(record);
   }
 
   private maybeReportTransition(): void {

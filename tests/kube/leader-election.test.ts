@@ -302,6 +302,25 @@ test('shutdown while a taking-over write is unanswered: the Lease the server did
   await stopCandidate(a, clock);
 });
 
+test('shutdown while a renewal is unanswered: the server applied it, so the release re-reads the Lease and still releases it', async () => {
+  const { clock, store, a, b } = await leaderAndFollower();
+  let answer!: () => void;
+  store.answerGate = new Promise<void>((r) => (answer = r));
+  const writes = store.writes;
+  await clock.advance(RETRY_MS); // the next renewal is applied, its answer held back
+  assert.is(store.writes, writes + 1, 'the renewal reached the server');
+  a.stop.abort(); // SIGTERM before the answer arrives: the resourceVersion a holds is now stale
+  store.answerGate = undefined;
+  answer();
+  await clock.advance(0);
+  await a.done;
+  assert.is(store.spec().holderIdentity, '', 'released despite the stale resourceVersion');
+  assert.is(store.spec().leaseDurationSeconds, 1);
+  await clock.advance(RETRY_MS);
+  assert.is(store.spec().holderIdentity, 'b_2', 'the standby takes over at its next retry, not after a whole lease');
+  await stopCandidate(b, clock);
+});
+
 /** A Transport that answers every request with `{}` and counts what was sent. */
 function countingTransport(): { transport: Transport; sent: string[] } {
   const sent: string[] = [];
