@@ -62,9 +62,11 @@ export function strippedNode(target) {
 
 /**
  * Writes the executable `out` for `target` that runs the CommonJS script
- * `main`, through the SEA config file `config`. The blob records main's path
- * as given, so the builder runs in main's directory and is given the file
- * name alone: a checkout elsewhere builds the same bytes.
+ * `main`, through the SEA config file `config`. The blob is made by the very
+ * node it is injected into, natively or under qemu: a code cache made by
+ * another architecture's V8 would be rejected at start-up. The blob records
+ * main's path as given, so the builder runs in main's directory and is given
+ * the file name alone: a checkout elsewhere builds the same bytes.
  */
 export function makeSea({ target, main, out, config }) {
   const partial = `${out}.partial`;

@@ -11,18 +11,23 @@ import { exportedFamilyList } from './support/metric-families.ts';
 import { repoRoot } from './support/releases.ts';
 
 const doc = readFileSync(join(repoRoot, 'docs/metrics.md'), 'utf8');
-/** The scrape handler's families, registered when the /metrics server starts. */
-const HANDLER_FAMILIES = new Map([
-  ['promhttp_metric_handler_requests_total', ['code']],
-  ['promhttp_metric_handler_requests_in_flight', []],
-]);
+/** The scrape handler's families, registered when the /metrics server starts (src/app/metrics.ts, metricsHandler). */
+const HANDLER_FAMILIES: ReadonlyArray<{ name: string; type: string; labelNames: string[] }> = [
+  { name: 'promhttp_metric_handler_requests_total', type: 'counter', labelNames: ['code'] },
+  { name: 'promhttp_metric_handler_requests_in_flight', type: 'gauge', labelNames: [] },
+];
 const isRuntimeDefault = (name: string) => name.startsWith('process_') || name.startsWith('nodejs_');
 
-/** Family name → its label names, sorted, as the running controller registers them. */
-function exported(): Map<string, string[]> {
-  const families = new Map<string, string[]>();
-  for (const f of exportedFamilyList()) if (!isRuntimeDefault(f.name)) families.set(f.name, [...f.labelNames].sort());
-  for (const [name, labels] of HANDLER_FAMILIES) families.set(name, labels);
+interface Row {
+  /** The type column, e.g. `gauge (always 1)`. */
+  type: string;
+  labels: string[];
+}
+
+/** Family name → its type and label names (sorted), as the running controller registers them. */
+function exported(): Map<string, Row> {
+  const families = new Map<string, Row>();
+  for (const f of [...exportedFamilyList(), ...HANDLER_FAMILIES]) if (!isRuntimeDefault(f.name)) families.set(f.name, { type: f.type, labels: [...f.labelNames].sort() });
   return families;
 }
 
@@ -31,14 +36,14 @@ function exported(): Map<string, string[]> {
  * words of the third column, leaving out what parentheses say about them
  * (`verb` (`create`, `update`) names one label).
  */
-function documented(): Map<string, string[]> {
-  const rows = new Map<string, string[]>();
+function documented(): Map<string, Row> {
+  const rows = new Map<string, Row>();
   for (const line of doc.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
     const name = cells[1]?.match(/^`([a-z_]+)`$/)?.[1];
     if (!name || cells.length < 5) continue;
     const labels = [...(cells[3] ?? '').replace(/\([^)]*\)/g, '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
-    rows.set(name, labels.sort());
+    rows.set(name, { type: cells[2] ?? '', labels: labels.sort() });
   }
   return rows;
 }
@@ -49,9 +54,12 @@ test('every exported family has a row in docs/metrics.md, and every row is an ex
   assert.equal([...have.keys()].filter((n) => !want.has(n)).sort(), [], 'rows in docs/metrics.md that name no exported family');
 });
 
-test('each row of docs/metrics.md lists exactly the labels of its family', () => {
+test('each row of docs/metrics.md gives the type and exactly the labels of its family', () => {
   const have = documented();
-  for (const [name, labels] of exported()) assert.equal(have.get(name), labels, `labels of ${name}`);
+  for (const [name, { type, labels }] of exported()) {
+    assert.equal(have.get(name)?.labels, labels, `labels of ${name}`);
+    assert.ok(have.get(name)?.type.startsWith(type), `${name} is a ${type}, the row says ${have.get(name)?.type}`);
+  }
 });
 
 test.run();

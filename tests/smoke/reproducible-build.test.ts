@@ -10,18 +10,17 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { repoRoot } from '../cli/support/run-command.ts';
+import { BINARY, BUNDLE, REPO_ROOT } from '../../testing/executables.ts';
 
-const NAME = 'vc-hypernode-controller-manager';
-const dist = join(repoRoot, 'dist');
+const dist = dirname(BINARY);
 const again = mkdtempSync(join(tmpdir(), 'rebuild-'));
 test.after(() => rmSync(again, { recursive: true, force: true }));
 
-const built = existsSync(join(dist, NAME));
-if (!built) console.log(`SKIP reproducible build: ${dist}/${NAME} is missing; run \`npm run build\` first`);
+const built = existsSync(BINARY);
+if (!built) console.log(`SKIP reproducible build: ${BINARY} is missing; run \`npm run build\` first`);
 const whenBuilt = built ? test : test.skip;
 
 /** Node's SEA blob starts with this magic number (little-endian uint32), then its flags. */
@@ -35,7 +34,7 @@ const SEA_FLAG_CODE_CACHE = 1 << 2;
  * node's own code).
  */
 function seaBlobFlags(executable: Buffer): number {
-  const mainPath = Buffer.from(`${NAME}.cjs`);
+  const mainPath = Buffer.from(basename(BUNDLE));
   for (let at = executable.indexOf(SEA_BLOB_MAGIC); at >= 0; at = executable.indexOf(SEA_BLOB_MAGIC, at + 1)) {
     const header = executable.subarray(at, at + 64);
     const path = header.indexOf(mainPath);
@@ -45,15 +44,15 @@ function seaBlobFlags(executable: Buffer): number {
 }
 
 whenBuilt('a second build into another directory gives the same bundle, map and executable, byte for byte', () => {
-  execFileSync(process.execPath, [join(repoRoot, 'scripts/build.mjs'), '--out', again], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 300_000 });
-  for (const file of [`${NAME}.cjs`, `${NAME}.cjs.map`, NAME]) {
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--out', again], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 300_000 });
+  for (const file of [basename(BUNDLE), `${basename(BUNDLE)}.map`, basename(BINARY)]) {
     const [first, second] = [readFileSync(join(dist, file)), readFileSync(join(again, file))];
     assert.ok(first.equals(second), `${file} differs between ${dist} and ${again} (${first.length} and ${second.length} bytes)`);
   }
 });
 
 whenBuilt('the executable carries a V8 code cache', () => {
-  const flags = seaBlobFlags(readFileSync(join(dist, NAME)));
+  const flags = seaBlobFlags(readFileSync(BINARY));
   assert.ok((flags & SEA_FLAG_CODE_CACHE) !== 0, `SEA blob flags 0x${flags.toString(16)} lack the code-cache bit`);
 });
 
