@@ -321,7 +321,8 @@ test('--enable-topology-page and --secure-metrics need the metrics listener they
     'enable-topology-page requires enable-metrics: the page is served on the metrics listener (--listen-address)',
     'secure-metrics requires enable-metrics: there is no /metrics endpoint to protect',
   ]);
-  const config = await resolved(['--enable-metrics', '--enable-topology-page', '--secure-metrics']);
+  // As deploy/secure-endpoints appends them: after the chart's literal `2>&1` (pflag reads flags after positionals).
+  const config = await resolved(['--enable-metrics', '2>&1', '--enable-topology-page=true', '--secure-metrics=true']);
   assert.is(config.topologyPage, true);
   assert.is(config.secureMetrics, true);
   const plain = await resolved(['--enable-metrics']);
