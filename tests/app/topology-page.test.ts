@@ -94,6 +94,18 @@ async function get(address: string, path: string, token?: string, accept?: strin
   return { code: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
 }
 
+/** Runs `body` against a fresh cluster and controller, both stopped afterwards even when it fails. */
+async function withController(over: Partial<ResolvedOptions>, body: (c: Cluster, run: Running) => Promise<void>): Promise<void> {
+  const c = await cluster();
+  const run = await start(c, over);
+  try {
+    await body(c, run);
+  } finally {
+    await run.stop();
+    await c.api.close().catch(() => {}); // the outage test closed it already
+  }
+}
+
 test.before(() => {
   dir = mkdtempSync(join(tmpdir(), 'topology-page-'));
 });
@@ -102,9 +114,7 @@ test.after(() => {
 });
 
 test('with --enable-topology-page and --secure-metrics: 401 without or with a bad token, 403 when RBAC denies, 200 when allowed', async () => {
-  const c = await cluster();
-  const run = await start(c, { topologyPage: true, secureMetrics: true });
-  try {
+  await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
     for (const path of [PAGE, '/metrics']) {
       assert.is((await get(run.address, path)).code, 401, `${path} without a token`);
       assert.is((await get(run.address, path, 'not-a-valid-token')).code, 401, `${path} with a token the TokenReview rejects`);
@@ -147,16 +157,11 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
     assert.match(html.body, 'stray-node');
     for (const name of written) assert.match(html.body, `<td>${name}</td>`);
     assert.match(html.body, `Desired HyperNodes (${written.length})`);
-  } finally {
-    await run.stop();
-    await c.api.close();
-  }
+  });
 });
 
 test('answers are cached per token: one TokenReview and one SubjectAccessReview per token and path within the TTL', async () => {
-  const c = await cluster();
-  const run = await start(c, { topologyPage: true, secureMetrics: true });
-  try {
+  await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
     const reviews = (resource: string) => c.api.requests.count({ resource });
     for (let i = 0; i < 4; i++) assert.is((await get(run.address, PAGE, c.viewer)).code, 200);
     assert.is(reviews('tokenreviews'), 1);
@@ -167,16 +172,11 @@ test('answers are cached per token: one TokenReview and one SubjectAccessReview 
     for (let i = 0; i < 3; i++) assert.is((await get(run.address, PAGE, c.stranger)).code, 403);
     assert.is(reviews('tokenreviews'), 2, 'a denial is cached too');
     assert.is(reviews('subjectaccessreviews'), 3);
-  } finally {
-    await run.stop();
-    await c.api.close();
-  }
+  });
 });
 
 test('the API server down: the page and /metrics are refused (503), never served', async () => {
-  const c = await cluster();
-  const run = await start(c, { topologyPage: true, secureMetrics: true });
-  try {
+  await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
     await c.api.close();
     for (const path of [PAGE, '/metrics']) {
       const r = await get(run.address, path, c.viewer);
@@ -184,23 +184,16 @@ test('the API server down: the page and /metrics are refused (503), never served
       assert.not.match(r.body, c.viewer);
     }
     assert.ok(log.lines.some((l) => l.includes('Refused a request: the API server could not review its token')));
-  } finally {
-    await run.stop();
-  }
+  });
 });
 
 test('without the flags: /debug/topology is 404 and /metrics needs no token; no review is made', async () => {
-  const c = await cluster();
-  const run = await start(c, {});
-  try {
+  await withController({}, async (c, run) => {
     assert.is((await get(run.address, PAGE, c.viewer)).code, 404);
     assert.is((await get(run.address, PAGE)).code, 404);
     assert.is((await get(run.address, '/metrics')).code, 200);
     assert.is(c.api.requests.count((r) => r.resource === 'tokenreviews' || r.resource === 'subjectaccessreviews'), 0);
-  } finally {
-    await run.stop();
-    await c.api.close();
-  }
+  });
 });
 
 test('the HTML page escapes every value it shows', () => {
