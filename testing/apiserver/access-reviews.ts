@@ -25,6 +25,14 @@ interface ReviewSpec {
   nonResourceAttributes?: { path?: string; verb?: string };
 }
 
+/** What a component needs to delegate authentication and authorisation (the rights of system:auth-delegator). */
+export function accessReviewerRbac(): PolicyRule[] {
+  return [
+    { apiGroups: [TOKEN_REVIEW.group], resources: [TOKEN_REVIEW.resource], verbs: ['create'] },
+    { apiGroups: [ACCESS_REVIEW.group], resources: [ACCESS_REVIEW.resource], verbs: ['create'] },
+  ];
+}
+
 /** True for the two review resources (v1), which the stand-in answers here instead of storing. */
 export function isAccessReview(info: RequestInfo): boolean {
   if (info.version !== 'v1' || info.namespace) return false;

@@ -18,7 +18,7 @@ import type { ResolvedOptions } from '../../src/app/options.ts';
 import { runServer } from '../../src/app/server.ts';
 import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule } from '../../testing/apiserver/index.ts';
+import { accessReviewerRbac, hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, SPINE_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
@@ -27,11 +27,6 @@ import { testOptions } from './options-fixture.ts';
 const NS = 'volcano-system';
 const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
 const PAGE = '/debug/topology';
-/** The opt-in overlay's rule (deploy/secure-endpoints). */
-const REVIEWER_RBAC: PolicyRule[] = [
-  { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
-  { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
-];
 
 let dir: string;
 const log = capturingLogger({ verbosity: 10 });
@@ -47,7 +42,7 @@ interface Cluster {
 
 async function cluster(): Promise<Cluster> {
   const api = await startApiServer({ namespaces: [NS] });
-  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(`system:serviceaccount:${NS}:hn`, [...hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'), ...REVIEWER_RBAC]) });
+  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(`system:serviceaccount:${NS}:hn`, [...hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'), ...accessReviewerRbac()]) });
   for (const node of sampleNodes()) api.store.create(node);
   // Level labels but no rack label: in no HyperNode, so listed as uncovered.
   api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'stray-node', labels: { [ZONE_LABEL]: 'zone-0', [SPINE_LABEL]: 'spine-0-0' } } });

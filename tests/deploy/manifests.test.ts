@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { parse, parseAllDocuments } from 'yaml';
 import { parse as parseFlags, validate } from '../../src/app/options.ts';
 import { TOPOLOGY_PAGE_PATH } from '../../src/app/topology-page.ts';
+import { accessReviewerRbac } from '../../testing/apiserver/index.ts';
 import { CHART_ARGS, CLUSTER_ROLE_RULES, LEASE_NAME, NAMESPACE, ROLE_RULES } from './support/chart.ts';
 import { repoRoot } from './support/releases.ts';
 import { missingCommand, testNeeding } from './support/skip.ts';
@@ -158,10 +159,6 @@ test('the example discovery ConfigMap sits where the controller looks and enable
 const secureDir = join(repoRoot, 'deploy/secure-endpoints');
 const secure: Obj = parse(readFileSync(join(secureDir, 'kustomization.yaml'), 'utf8'));
 const secureObjects: Obj[] = (secure.resources as string[]).flatMap((file) => parseAllDocuments(readFileSync(join(secureDir, file), 'utf8')).map((d) => d.toJS() as Obj));
-const REVIEW_RULES = [
-  { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
-  { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
-];
 /** The arguments the component's patch appends to the Deployment's. */
 const secureArgs: string[] = secure.patches.flatMap((p: Obj) => (parse(p.patch) as Obj[]).filter((op) => op.path === '/spec/template/spec/containers/0/args/-').map((op) => op.value));
 
@@ -174,7 +171,8 @@ test('the review rights are granted only by the opt-in secure-endpoints componen
   assert.is(secure.kind, 'Component');
   const roles = secureObjects.filter((o) => o.kind === 'ClusterRole');
   const delegator = roles.find((r) => r.metadata.name === 'volcano-hypernode-controller-auth-delegator')!;
-  assert.equal(delegator.rules, REVIEW_RULES);
+  // Exactly what the stand-in's tests grant the controller for its reviews.
+  assert.equal(delegator.rules, accessReviewerRbac());
   const binding = secureObjects.find((o) => o.kind === 'ClusterRoleBinding')!;
   assert.equal(binding.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
   assert.equal(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: delegator.metadata.name });

@@ -14,13 +14,9 @@ import { buildClientConfig } from '../../src/kube/config.ts';
 import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import { nullLogger } from '../../src/log.ts';
-import { startApiServer, type ApiServer, type PolicyRule } from '../../testing/apiserver/index.ts';
+import { accessReviewerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { FakeClock } from './fake-clock.ts';
 
-const REVIEWER_RBAC: PolicyRule[] = [
-  { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
-  { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
-];
 const PAGE = '/debug/topology';
 
 let api: ApiServer;
@@ -32,7 +28,7 @@ let stranger: string;
 test.before(async () => {
   api = await startApiServer();
   dir = mkdtempSync(join(tmpdir(), 'access-review-'));
-  transport = new Transport(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir, { token: api.addUser('reviewer', REVIEWER_RBAC) }) }, nullLogger));
+  transport = new Transport(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir, { token: api.addUser('reviewer', accessReviewerRbac()) }) }, nullLogger));
   viewer = api.addUser('viewer', [{ apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: ['/debug/*'] }]);
   stranger = api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }]);
 });
