@@ -79,9 +79,10 @@ function accessStatus(spec: ReviewSpec, users: Users): object {
   return ok ? { allowed: true, reason: `RBAC: allowed by a grant to User "${subject.name}"` } : { allowed: false };
 }
 
-/** The created review, with its status, for a POST the caller was allowed to make. */
-export function answerAccessReview(info: RequestInfo, body: unknown, users: Users): object {
+/** The created review, with its status, for a POST the caller was allowed to make; other verbs are 405 before the body is read. */
+export async function answerAccessReview(info: RequestInfo, readBody: () => Promise<unknown>, users: Users): Promise<object> {
   if (info.verb !== 'create' || info.name) throw methodNotAllowed();
+  const body = await readBody();
   const kind = info.resource === TOKEN_REVIEW.resource ? TOKEN_REVIEW : ACCESS_REVIEW;
   const spec = ((body as { spec?: ReviewSpec } | undefined)?.spec ?? {}) as ReviewSpec;
   const statusOf = kind === TOKEN_REVIEW ? tokenStatus(spec, users) : accessStatus(spec, users);

@@ -372,7 +372,7 @@ export class ApiServer {
       name: info.name || ((info.verb === 'list' || info.verb === 'watch') && fieldSel.name) || '',
     };
     if (!user.grants.some((g) => allowed(g, attrs))) throw forbidden(attrs);
-    if (isAccessReview(info)) return this.send(res, record, 201, JSON.stringify(answerAccessReview(info, parseJson(await readBody(req)), this.users)));
+    if (isAccessReview(info)) return this.send(res, record, 201, JSON.stringify(await answerAccessReview(info, async () => parseJson(await readBody(req)), this.users)));
     const rt = this.resolveType(info);
     const ns = rt.namespaced ? info.namespace : undefined;
     const write = { subresource: info.subresource, manager: q.get('fieldManager') || managerFromUserAgent(record.userAgent) };
