@@ -100,6 +100,14 @@ export function createMetrics(): Metrics {
   };
 }
 
+/** A 200 with `text`, gzipped when the client accepts it (scrapes, the topology page); a HEAD gets the headers only. */
+export function sendOk(req: IncomingMessage, res: ServerResponse, text: string, headers: Record<string, string>): void {
+  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gzip ? gzipSync(text) : Buffer.from(text);
+  res.writeHead(200, { ...headers, 'Content-Length': body.length, ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
 function metricsHandler(registry: Registry) {
   const requests = new Counter({
     name: 'promhttp_metric_handler_requests_total',
@@ -113,14 +121,7 @@ function metricsHandler(registry: Registry) {
     try {
       const text = await registry.metrics();
       requests.inc({ code: '200' });
-      const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-      const body = gzip ? gzipSync(text) : Buffer.from(text);
-      res.writeHead(200, {
-        'Content-Type': registry.contentType,
-        'Content-Length': body.length,
-        ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
-      });
-      res.end(body);
+      sendOk(req, res, text, { 'Content-Type': registry.contentType });
     } catch (err) {
       requests.inc({ code: '500' });
       sendText(res, 500, `An error has occurred while serving metrics:\n\n${errorMessage(err)}\n`);
