@@ -12,6 +12,7 @@ import type { QueueMetrics } from '../kube/workqueue.ts';
 import { logFatal, type Logger } from '../log.ts';
 import { BUILT, GIT_SHA, goPlatform, runtimeVersion, VERSION } from '../version.ts';
 import { listenHttp, type ListenAddress } from './http-listen.ts';
+import type { RequestGate } from './request-auth.ts';
 import { sendText } from './probes.ts';
 import { errorMessage } from '../util/error-message.ts';
 
@@ -99,6 +100,14 @@ export function createMetrics(): Metrics {
   };
 }
 
+/** A 200 with `text`, gzipped when the client accepts it (scrapes, the topology page); a HEAD gets the headers only. */
+export function sendOk(req: IncomingMessage, res: ServerResponse, text: string, headers: Record<string, string>): void {
+  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gzip ? gzipSync(text) : Buffer.from(text);
+  res.writeHead(200, { ...headers, 'Content-Length': body.length, ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
 function metricsHandler(registry: Registry) {
   const requests = new Counter({
     name: 'promhttp_metric_handler_requests_total',
@@ -108,19 +117,11 @@ function metricsHandler(registry: Registry) {
   });
   const inFlight = new Gauge({ name: 'promhttp_metric_handler_requests_in_flight', help: 'Current number of scrapes being served.', registers: [registry] });
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if ((req.url ?? '').split('?')[0] !== '/metrics') return sendText(res, 404, '404 page not found\n');
     inFlight.inc();
     try {
       const text = await registry.metrics();
       requests.inc({ code: '200' });
-      const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-      const body = gzip ? gzipSync(text) : Buffer.from(text);
-      res.writeHead(200, {
-        'Content-Type': registry.contentType,
-        'Content-Length': body.length,
-        ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
-      });
-      res.end(body);
+      sendOk(req, res, text, { 'Content-Type': registry.contentType });
     } catch (err) {
       requests.inc({ code: '500' });
       sendText(res, 500, `An error has occurred while serving metrics:\n\n${errorMessage(err)}\n`);
@@ -130,13 +131,46 @@ function metricsHandler(registry: Registry) {
   };
 }
 
+/** A handler on the metrics listener; it answers every request it is given. */
+export type ListenerRoute = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export interface MetricsListenerOptions {
+  /** Asked before every scrape (--secure-metrics). */
+  readonly metricsGate?: RequestGate;
+  /** Further exact paths served on the listener (e.g. /debug/topology), each guarding itself. */
+  readonly routes?: ReadonlyMap<string, ListenerRoute>;
+}
+
+/** Runs `route` only for requests `gate` lets through. */
+export function gated(gate: RequestGate, route: ListenerRoute): ListenerRoute {
+  return async (req, res) => {
+    if (await gate(req, res)) await route(req, res);
+  };
+}
+
 /**
  * Starts the metrics server in the background. A bind error is fatal: logged
  * and the process exits with 255, as Go's klog.Fatal does.
  */
-export function startMetricsServer(address: ListenAddress, registry: Registry, logger: Logger, exit: (code: number) => void): Promise<Server | undefined> {
-  const handler = metricsHandler(registry);
-  return listenHttp(address, (req, res) => void handler(req, res)).catch((err: Error) => {
+export function startMetricsServer(
+  address: ListenAddress,
+  registry: Registry,
+  logger: Logger,
+  exit: (code: number) => void,
+  options: MetricsListenerOptions = {},
+): Promise<Server | undefined> {
+  const scrape = metricsHandler(registry);
+  const routes = new Map<string, ListenerRoute>([['/metrics', options.metricsGate ? gated(options.metricsGate, scrape) : scrape], ...(options.routes ?? [])]);
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const route = routes.get((req.url ?? '').split('?')[0]);
+    if (!route) return sendText(res, 404, '404 page not found\n');
+    route(req, res).catch((err: unknown) => {
+      logger.error('Failed to serve a request on the metrics listener', { path: (req.url ?? '').split('?')[0], err });
+      if (!res.headersSent) sendText(res, 500, 'Internal Server Error\n');
+      else res.destroy();
+    });
+  };
+  return listenHttp(address, handler).catch((err: Error) => {
     // Tests pass an exit that returns; the process one never does.
     logFatal(logger, `Failed to start metrics server: ${err.message}`, undefined, exit as (code: number) => never);
     return undefined;

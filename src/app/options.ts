@@ -57,6 +57,10 @@ export interface Options {
   readonly listenAddress: string;
   /** Run everything but write nothing: no HyperNode writes, no Events, no leader election. */
   readonly dryRun: boolean;
+  /** Serve /debug/topology on the metrics listener, behind token review. */
+  readonly enableTopologyPage: boolean;
+  /** Put /metrics behind the same token review. */
+  readonly secureMetrics: boolean;
   readonly leaderElection: LeaderElectionOptions;
   readonly log: LogOptions;
 }
@@ -81,6 +85,10 @@ export interface ResolvedOptions {
   /** Where the metrics server listens; undefined without --enable-metrics. */
   readonly metrics: ListenAddress | undefined;
   readonly dryRun: boolean;
+  /** /debug/topology is served (only with the metrics listener), every request reviewed by the API server. */
+  readonly topologyPage: boolean;
+  /** /metrics is served only to callers the API server authenticates and authorises. */
+  readonly secureMetrics: boolean;
   /** Undefined with --leader-elect=false. */
   readonly leaderElection: LeaderElectionConfig | undefined;
   /** The discovery ConfigMap, from KUBE_POD_NAMESPACE and HELM_RELEASE_NAME. */
@@ -120,6 +128,16 @@ export const FLAGS = {
     boolKind,
     false,
     'Run discovery, reconciliation, probes and metrics but write nothing: each HyperNode write and Event is logged with its diff and counted in hypernode_dry_run_writes_total instead. Leader election is skipped, so a dry-run replica never holds the Lease.',
+  ),
+  'enable-topology-page': flag(
+    boolKind,
+    false,
+    'Serve /debug/topology on the metrics listener (requires --enable-metrics): the desired HyperNode tree per source, the last snapshot and its result, held deletes, rejected snapshots and uncovered Nodes, as HTML or, with Accept: application/json, JSON. Every request needs a bearer token that the API server authenticates (TokenReview) and authorises (SubjectAccessReview, verb get on the path); the ServiceAccount then needs create on tokenreviews and subjectaccessreviews.',
+  ),
+  'secure-metrics': flag(
+    boolKind,
+    false,
+    'Serve /metrics only to callers whose bearer token the API server authenticates (TokenReview) and authorises (SubjectAccessReview, verb get on /metrics), as controller-runtime\'s secure metrics serving does (requires --enable-metrics).',
   ),
 
   // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
@@ -233,6 +251,8 @@ function toOptions(v: FlagValues<typeof FLAGS>): Options {
     enableMetrics: v['enable-metrics'],
     listenAddress: v['listen-address'],
     dryRun: v['dry-run'],
+    enableTopologyPage: v['enable-topology-page'],
+    secureMetrics: v['secure-metrics'],
     leaderElection: {
       leaderElect: v['leader-elect'],
       leaseDurationMs: durationToMs(v['leader-elect-lease-duration']),
@@ -269,6 +289,10 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
     problems.push('healthz-address and listen-address must be different when both endpoints are enabled');
   }
 
+  // Both live on the metrics listener: without it they would silently do nothing.
+  if (options.enableTopologyPage && !options.enableMetrics) problems.push('enable-topology-page requires enable-metrics: the page is served on the metrics listener (--listen-address)');
+  if (options.secureMetrics && !options.enableMetrics) problems.push('secure-metrics requires enable-metrics: there is no /metrics endpoint to protect');
+
   const leaderElection = validateLeaderElection(options.leaderElection);
   if (leaderElection) problems.push(leaderElection);
   problems.push(...leaderElectorProblems(options.leaderElection));
@@ -285,6 +309,8 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
     healthz: healthz?.address,
     metrics: metrics?.address,
     dryRun: options.dryRun,
+    topologyPage: options.enableTopologyPage,
+    secureMetrics: options.secureMetrics,
     leaderElection: le.leaderElect
       ? {
           leaseDurationMs: le.leaseDurationMs,

@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { realClock, type MonotonicClock } from '../kube/clock.ts';
 import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
+import { AccessReviewer } from '../kube/access-review.ts';
 import { keepNameAndLabels, resourceInformer, type SharedInformer } from '../kube/informer.ts';
 import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
 import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
@@ -23,12 +24,15 @@ import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
 import { dryRunSinks } from '../hypernode/dry-run.ts';
+import { TopologyStateRecorder } from '../hypernode/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';
 import { runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
 import { closeHttp } from './http-listen.ts';
-import { createMetrics, startMetricsServer, type Metrics } from './metrics.ts';
+import { createMetrics, gated, startMetricsServer, type Metrics, type MetricsListenerOptions } from './metrics.ts';
 import type { LeaderElectionConfig, ResolvedOptions } from './options.ts';
 import { startHealthServer } from './probes.ts';
+import { accessReviewGate } from './request-auth.ts';
+import { TOPOLOGY_PAGE_PATH, topologyPageRoute } from './topology-page.ts';
 import { logStartup } from './startup.ts';
 import { Readiness } from './readiness.ts';
 
@@ -38,6 +42,8 @@ export const SHUTDOWN_TIMEOUT_MS = 25_000;
 export const LOST_LEASE = 'lost lease';
 /** Added to the 404 the API server answers for HyperNodes when the CRD is not installed. */
 export const HYPERNODE_CRD_MISSING_HINT = 'is the HyperNode CRD installed?';
+/** How long one TokenReview or SubjectAccessReview may take before the request is refused (503). */
+export const ACCESS_REVIEW_TIMEOUT_MS = 5_000;
 
 export interface ServerDeps {
   /** Builds the controller run under leadership. The one line that plugs in the HyperNode controller. */
@@ -98,10 +104,11 @@ export async function runServer(options: ResolvedOptions, logger: Logger, overri
   let metricsServer: Promise<Server | undefined> = Promise.resolve(undefined);
   try {
     if (options.healthz) health = await startHealthServer(options.healthz, readiness);
-    if (options.metrics) metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit);
+    const topologyState = options.topologyPage ? new TopologyStateRecorder() : undefined;
+    if (options.metrics) metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit, metricsListenerOptions(options, logger, deps, transport, topologyState));
     if (deps.onListening) void metricsServer.then((metrics) => deps.onListening!({ ...(health ? { health } : {}), ...(metrics ? { metrics } : {}) }));
 
-    const run = wire(options, logger, deps, transport, readiness);
+    const run = wire(options, logger, deps, transport, readiness, topologyState);
     if (deps.signal?.aborted) root.abort();
     // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
     if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
@@ -117,10 +124,45 @@ export async function runServer(options: ResolvedOptions, logger: Logger, overri
   }
 }
 
+function clientUserAgent(deps: ServerDeps, suffix: string): string {
+  return userAgent({ program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit }, suffix);
+}
+
+/**
+ * The token review in front of /debug/topology and (--secure-metrics)
+ * /metrics. Its client has its own token bucket and no write fence: a review
+ * is a POST, but not a write a standby must not make, and a standby serves
+ * its page and metrics too.
+ */
+function metricsListenerOptions(
+  options: ResolvedOptions,
+  logger: Logger,
+  deps: ServerDeps,
+  transport: Transport,
+  topologyState: TopologyStateRecorder | undefined,
+): MetricsListenerOptions {
+  if (!topologyState && !options.secureMetrics) return {};
+  const rest = new RestClient({
+    transport,
+    userAgent: clientUserAgent(deps, 'auth-delegator'),
+    qps: options.kubeApiQps,
+    burst: options.kubeApiBurst,
+    clock: deps.clock,
+    metrics: deps.metrics.rest,
+    // A scrape or a page view waits for the review: answer before Prometheus' default 10 s scrape timeout.
+    requestTimeoutMs: ACCESS_REVIEW_TIMEOUT_MS,
+  });
+  const gate = accessReviewGate(new AccessReviewer({ rest, clock: deps.clock }), logger);
+  return {
+    ...(options.secureMetrics ? { metricsGate: gate } : {}),
+    ...(topologyState ? { routes: new Map([[TOPOLOGY_PAGE_PATH, gated(gate, topologyPageRoute(topologyState, deps.clock))]]) } : {}),
+  };
+}
+
 /** Builds the clients and informers (no network I/O) and returns the two ways to run. */
-function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness) {
+function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness, topologyState: TopologyStateRecorder | undefined) {
   const { clock, metrics } = deps;
-  const ua = (suffix: string) => userAgent({ program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit }, suffix);
+  const ua = (suffix: string) => clientUserAgent(deps, suffix);
   // With leader election, every client set's writes pass the elector's fence:
   // a leader frozen past its lease must not write after it resumes.
   const fence = options.leaderElection ? new LeadershipFence(clock) : undefined;
@@ -166,6 +208,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     logger,
     registry: metrics.registry,
     queueMetrics: (name) => metrics.queue(name),
+    ...(topologyState ? { topologyState } : {}),
   };
   const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];

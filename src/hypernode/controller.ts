@@ -17,8 +17,9 @@ import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
 import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
 import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
-import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME } from './reconciler.ts';
+import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME, type ReconcileSummary } from './reconciler.ts';
 import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
+import type { TopologyStateRecorder } from './topology-state.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
@@ -40,6 +41,8 @@ export interface HyperNodeControllerDeps {
   queueMetrics?: (queueName: string) => QueueMetrics;
   /** `hyperNodeClient` records writes instead of sending them (--dry-run; see dry-run.ts, which also counts them). */
   dryRun?: boolean;
+  /** Where the topology page's state is recorded (--enable-topology-page). */
+  topologyState?: TopologyStateRecorder;
 }
 
 export interface HyperNodeController {
@@ -64,11 +67,22 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   // counts its own), and the write paths' lines carry dryRun=true.
   const writeMetrics: HyperNodeMetrics = deps.dryRun ? { ...metrics, apiWrite() {} } : metrics;
   const writeLogger = deps.dryRun ? logger.with({ dryRun: true }) : logger;
+  const state = deps.topologyState;
+  // The page lists the uncovered Nodes the metric only counts.
+  const discovererMetrics: HyperNodeMetrics = state
+    ? {
+        ...metrics,
+        uncoveredNodes(source, count, nodes) {
+          metrics.uncoveredNodes(source, count);
+          state.uncovered(source, count, nodes);
+        },
+      }
+    : metrics;
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
     configMap: deps.configMap,
     registry: deps.discoverers ?? builtinDiscoverers,
-    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, metrics, clock, logger, queueMetrics: deps.queueMetrics },
+    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, metrics: discovererMetrics, clock, logger, queueMetrics: deps.queueMetrics },
     events: deps.events,
     metrics,
     clock,
@@ -104,10 +118,19 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.configMaps.addEventHandler(manager.configMapHandler()),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
+  state?.started();
   manager.start();
   onStarted();
 
-  const watcher = watchResults(manager, reconciler, metrics, logger);
+  const watcher = watchResults(manager, reconciler, metrics, logger, (source, summary) =>
+    state?.reconciled(source, {
+      at: clock.now(),
+      summary,
+      desired: reconciler.desiredOf(source),
+      heldDeletes: reconciler.heldDeletesOf(source),
+      rejection: reconciler.rejectionOf(source),
+    }),
+  );
   const retryWorker = reconciler.run();
   const statusWorker = status.run();
   logger.info('HyperNode controller started');
@@ -129,6 +152,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   await statusWorker;
   for (const r of registrations) r.remove();
   stopTopologyCounts();
+  state?.stopped();
   logger.info('HyperNode controller stopped');
 }
 
@@ -138,11 +162,12 @@ async function watchResults(
   reconciler: TopologyReconciler,
   metrics: HyperNodeMetrics,
   logger: Logger,
+  onReconciled: (source: string, summary: ReconcileSummary) => void,
 ): Promise<void> {
   for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
     try {
-      await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
+      onReconciled(source, await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent));
     } catch (err) {
       logger.error('Failed to reconcile topology', { source, err });
     } finally {

@@ -122,6 +122,16 @@ export class TopologyReconciler {
     return this.heldDeletes.get(source) ?? new Set();
   }
 
+  /** The latest accepted snapshot of `source` by name, as written (undefined before the first). */
+  desiredOf(source: string): ReadonlyMap<string, DiscoveredHyperNode> | undefined {
+    return this.desired.get(source);
+  }
+
+  /** The violations of `source`'s rejected snapshot, one per line, while its latest snapshot is rejected. */
+  rejectionOf(source: string): string | undefined {
+    return this.reportedRejections.get(source);
+  }
+
   /** Stops retrying; pending retries are dropped (the next run starts from a fresh snapshot). */
   shutDown(): void {
     this.retries.shutDown();

@@ -14,6 +14,8 @@ export interface PolicyRule {
   namespaces?: string[];
   /** Restricts the rule to requests naming one of these objects. */
   resourceNames?: string[];
+  /** A rule for non-resource URLs (apiGroups and resources then empty); matched only by SubjectAccessReviews (access-reviews.ts). */
+  nonResourceURLs?: string[];
 }
 
 /** 'admin' allows everything. */

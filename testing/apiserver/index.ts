@@ -4,6 +4,7 @@
 export { startApiServer, ApiServer, ADMIN_TOKEN, ADMIN_USER, type ApiServerOptions } from './server.ts';
 export type { KubeconfigOptions } from './kubeconfig.ts';
 export { hypernodeControllerRbac, type Grant, type PolicyRule } from './auth.ts';
+export { accessReviewerRbac } from './access-reviews.ts';
 export type { RequestRecord, RequestMatch, Verb } from './request-log.ts';
 export type { FailureSpec } from './faults.ts';
 export { StatusError, type Status, type StatusCause } from './status.ts';

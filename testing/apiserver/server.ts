@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { gzip } from 'node:zlib';
+import { answerAccessReview, isAccessReview } from './access-reviews.ts';
 import { allowed, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
 import { discovery, VERSION_INFO } from './discovery.ts';
 import { contentTypeOf, negotiateForm, objectJson, type Form } from './encoding.ts';
@@ -371,6 +372,7 @@ export class ApiServer {
       name: info.name || ((info.verb === 'list' || info.verb === 'watch') && fieldSel.name) || '',
     };
     if (!user.grants.some((g) => allowed(g, attrs))) throw forbidden(attrs);
+    if (isAccessReview(info)) return this.send(res, record, 201, JSON.stringify(await answerAccessReview(info, async () => parseJson(await readBody(req)), this.users)));
     const rt = this.resolveType(info);
     const ns = rt.namespaced ? info.namespace : undefined;
     const write = { subresource: info.subresource, manager: q.get('fieldManager') || managerFromUserAgent(record.userAgent) };

@@ -30,6 +30,8 @@ export function testOptions(over: Partial<ResolvedOptions> = {}): ResolvedOption
     healthz: loopback(),
     metrics: loopback(),
     dryRun: false,
+    topologyPage: false,
+    secureMetrics: false,
     leaderElection: undefined,
     configMap: configMapLocation({}),
     ...over,

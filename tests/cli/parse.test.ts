@@ -33,6 +33,8 @@ test('defaults are the ones Volcano and klog set', () => {
     enableMetrics: false,
     listenAddress: ':8081',
     dryRun: false,
+    enableTopologyPage: false,
+    secureMetrics: false,
     leaderElection: {
       leaderElect: true,
       leaseDurationMs: 15_000,

@@ -280,6 +280,8 @@ test('the defaults resolve to the configuration the server runs with, deep-froze
     healthz: undefined,
     metrics: undefined,
     dryRun: false,
+    topologyPage: false,
+    secureMetrics: false,
     leaderElection: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, resourceName: 'vc-hypernode-controller-manager', resourceNamespace: 'volcano-system' },
     configMap: { namespace: 'volcano-system', name: 'volcano-controller-configmap', key: 'volcano-controller.conf' },
   });
@@ -312,6 +314,20 @@ test('with --leader-elect=false there are no leader-election settings; --dry-run
 test('the discovery ConfigMap location comes from KUBE_POD_NAMESPACE and HELM_RELEASE_NAME', async () => {
   const config = await resolved([], { KUBE_POD_NAMESPACE: 'ops', HELM_RELEASE_NAME: 'vc' });
   assert.equal(config.configMap, { namespace: 'ops', name: 'vc-controller-configmap', key: 'volcano-controller.conf' });
+});
+
+test('--enable-topology-page and --secure-metrics need the metrics listener they are served on', async () => {
+  assert.equal(await problems(['--enable-topology-page', '--secure-metrics']), [
+    'enable-topology-page requires enable-metrics: the page is served on the metrics listener (--listen-address)',
+    'secure-metrics requires enable-metrics: there is no /metrics endpoint to protect',
+  ]);
+  // As deploy/secure-endpoints appends them: after the chart's literal `2>&1` (pflag reads flags after positionals).
+  const config = await resolved(['--enable-metrics', '2>&1', '--enable-topology-page=true', '--secure-metrics=true']);
+  assert.is(config.topologyPage, true);
+  assert.is(config.secureMetrics, true);
+  const plain = await resolved(['--enable-metrics']);
+  assert.is(plain.topologyPage, false);
+  assert.is(plain.secureMetrics, false);
 });
 
 test.run();

@@ -1,5 +1,7 @@
 // deploy/kubernetes: every object parses, and RBAC, Deployment and Service are
 // exactly what Volcano's chart renders in standalone mode (docs/deploy.md §4).
+// deploy/secure-endpoints: the opt-in component that alone grants the review
+// rights the topology page and --secure-metrics need.
 
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +10,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, parseAllDocuments } from 'yaml';
+import { parse as parseFlags, validate } from '../../src/app/options.ts';
+import { TOPOLOGY_PAGE_PATH } from '../../src/app/topology-page.ts';
+import { accessReviewerRbac } from '../../testing/apiserver/index.ts';
 import { CHART_ARGS, CLUSTER_ROLE_RULES, LEASE_NAME, NAMESPACE, ROLE_RULES } from './support/chart.ts';
 import { repoRoot } from './support/releases.ts';
 import { missingCommand, testNeeding } from './support/skip.ts';
@@ -149,6 +154,60 @@ test('the example discovery ConfigMap sits where the controller looks and enable
   );
   const types = conf.networkTopologyDiscovery[0].config.networkTopologyTypes;
   assert.equal(types.rack.at(-1), { nodeLabel: 'kubernetes.io/hostname' });
+});
+
+const secureDir = join(repoRoot, 'deploy/secure-endpoints');
+const secure: Obj = parse(readFileSync(join(secureDir, 'kustomization.yaml'), 'utf8'));
+const secureObjects: Obj[] = (secure.resources as string[]).flatMap((file) => parseAllDocuments(readFileSync(join(secureDir, file), 'utf8')).map((d) => d.toJS() as Obj));
+/** The arguments the component's patch appends to the Deployment's. */
+const secureArgs: string[] = secure.patches.flatMap((p: Obj) => (parse(p.patch) as Obj[]).filter((op) => op.path === '/spec/template/spec/containers/0/args/-').map((op) => op.value));
+
+test('the review rights are granted only by the opt-in secure-endpoints component, offered commented out', () => {
+  const text = readFileSync(join(dir, 'kustomization.yaml'), 'utf8');
+  assert.match(text, /^\s*# - \.\.\/secure-endpoints /m);
+  for (const rule of [...CLUSTER_ROLE_RULES, ...ROLE_RULES] as Obj[]) {
+    assert.not.ok((rule.resources as string[]).some((r) => r === 'tokenreviews' || r === 'subjectaccessreviews'), 'the base RBAC must not grant reviews');
+  }
+  assert.is(secure.kind, 'Component');
+  const roles = secureObjects.filter((o) => o.kind === 'ClusterRole');
+  const delegator = roles.find((r) => r.metadata.name === 'volcano-hypernode-controller-auth-delegator')!;
+  // Exactly what the stand-in's tests grant the controller for its reviews.
+  assert.equal(delegator.rules, accessReviewerRbac());
+  const binding = secureObjects.find((o) => o.kind === 'ClusterRoleBinding')!;
+  assert.equal(binding.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
+  assert.equal(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: delegator.metadata.name });
+  // The reader role is offered for binding (to Prometheus, to people); none is shipped.
+  const reader = roles.find((r) => r.metadata.name === 'volcano-hypernode-controller-reader')!;
+  assert.equal(reader.rules, [{ nonResourceURLs: ['/metrics', TOPOLOGY_PAGE_PATH], verbs: ['get'] }]);
+  assert.is(secureObjects.filter((o) => o.kind === 'ClusterRoleBinding').length, 1, 'only the controller is bound');
+});
+
+test('the component turns on the page and secure metrics with flags the controller accepts after the chart arguments', async () => {
+  assert.equal(secureArgs, ['--enable-topology-page=true', '--secure-metrics=true']);
+  const parsed = parseFlags([...CHART_ARGS, ...secureArgs]);
+  assert.is(parsed.kind, 'ok');
+  if (parsed.kind !== 'ok') return;
+  const v = await validate(parsed.options, { env: {} });
+  assert.ok(v.ok, v.ok ? '' : v.problems.join('; '));
+  if (v.ok) assert.equal([v.config.topologyPage, v.config.secureMetrics], [true, true]);
+});
+
+testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the secure-endpoints component: the flags on the container, the review rights bound', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
+  try {
+    cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
+    const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('# - ../secure-endpoints', '- ../secure-endpoints'));
+    const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 60_000 });
+    assert.is(r.status, 0, r.stderr);
+    const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+    const dep = rendered.find((o) => o.kind === 'Deployment')!;
+    assert.equal(dep.spec.template.spec.containers[0].args, [...CHART_ARGS, ...secureArgs]);
+    const names = rendered.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.roleRef.name).sort();
+    assert.equal(names, ['volcano-hypernode-controller', 'volcano-hypernode-controller-auth-delegator']);
+  } finally {
+    rmSync(tmp, { recursive: true });
+  }
 });
 
 test.run();

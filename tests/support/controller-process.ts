@@ -29,6 +29,8 @@ export interface ControllerRun {
   log(): string;
   /** The Prometheus text exposition of /metrics (or of the registry in-process). */
   metrics(): Promise<string>;
+  /** `http://127.0.0.1:<port>` of the metrics listener (the executable only). */
+  metricsOrigin?: string;
   /** SIGTERM (or abort) and wait for the exit; returns the exit code (0 in-process). */
   stop(): Promise<number | null>;
 }
@@ -85,6 +87,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
   void exited.then((c) => (exitCode = c));
   const run: ControllerRun = {
     log: () => log,
+    metricsOrigin: `http://127.0.0.1:${metricsPort}`,
     metrics: async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text(),
     async stop() {
       if (exitCode === undefined) child.kill('SIGTERM');

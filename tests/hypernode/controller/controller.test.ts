@@ -13,6 +13,7 @@ import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfi
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
+import { TopologyStateRecorder } from '../../../src/hypernode/topology-state.ts';
 
 interface SetupOptions {
   configMap?: ConfigMap;
@@ -20,6 +21,7 @@ interface SetupOptions {
   hyperNodes?: HyperNode[];
   /** Scripted sources to register instead of the built-in discoverers. */
   scripted?: string[];
+  topologyState?: TopologyStateRecorder;
 }
 
 function setup(opts: SetupOptions) {
@@ -46,6 +48,7 @@ function setup(opts: SetupOptions) {
     logger: log.logger,
     registry,
     discoverers,
+    ...(opts.topologyState ? { topologyState: opts.topologyState } : {}),
   });
   const abort = new AbortController();
   let started = 0;
@@ -170,6 +173,47 @@ test('with the label discoverer, a Node moving to a rack in another zone costs a
   assert.ok(specWrites.length >= 1 && specWrites.length <= 3 + 1, `spec writes: ${t.client.verbs().join(', ')}`);
   assert.is(specWrites.filter((a) => a.verb !== 'update').length, 0, 'no create or delete: same names');
   await t.stop();
+});
+
+test('the topology state follows each reconciled snapshot: desired objects, result, held deletes, a rejection while it lasts', async () => {
+  const state = new TopologyStateRecorder();
+  const t = setup({ configMap: discoveryConfigMap(discoveryYaml([{ source: 'label' }])), scripted: ['label'], topologyState: state });
+  await waitFor(() => t.sources.label!.instances.length === 1, { what: 'discoverer' });
+  assert.equal(state.current(), { running: true, sources: [] });
+  const producer = t.sources.label!.current;
+  const racks = Array.from({ length: 12 }, (_, i) => rack(`rack-${String(i).padStart(2, '0')}`, [`n${i}`]));
+  await producer.emit(racks);
+  await waitFor(() => producer.acks === 1, { what: 'first snapshot reconciled' });
+  let label = state.current().sources[0]!;
+  assert.is(label.source, 'label');
+  assert.equal(label.desired.map((hn) => hn.metadata.name), racks.map((r) => r.metadata.name));
+  assert.equal([label.lastResult?.created, label.lastResult?.rejected, label.heldDeletes, label.rejected], [12, false, [], undefined]);
+  const firstAt = label.lastSnapshotAt;
+  assert.ok(firstAt !== undefined);
+
+  // Eleven of twelve gone at once: more than the default 50 %, so the deletes are held.
+  await waitFor(() => t.client.informer.list().length === 12, { what: 'the cache holding the twelve' });
+  await producer.emit(racks.slice(0, 1));
+  await waitFor(() => producer.acks === 2, { what: 'shrunk snapshot reconciled' });
+  label = state.current().sources[0]!;
+  assert.equal(label.heldDeletes, racks.slice(1).map((r) => r.metadata.name));
+  assert.is(label.lastResult?.held, 11);
+  assert.equal(label.desired.map((hn) => hn.metadata.name), ['rack-00']);
+
+  // A snapshot breaking a rule is refused whole: the last accepted one still stands.
+  await producer.emit([rack('Not_A_DNS_Name', ['n1'])]);
+  await waitFor(() => producer.acks === 3, { what: 'rejected snapshot acknowledged' });
+  label = state.current().sources[0]!;
+  assert.is(label.lastResult?.rejected, true);
+  assert.match(label.rejected?.violations ?? '', /^name: /);
+  assert.equal(label.desired.map((hn) => hn.metadata.name), ['rack-00']);
+
+  await producer.emit(racks);
+  await waitFor(() => producer.acks === 4, { what: 'good snapshot again' });
+  label = state.current().sources[0]!;
+  assert.equal([label.rejected, label.heldDeletes, label.lastResult?.rejected], [undefined, [], false]);
+  await t.stop();
+  assert.is(state.current().running, false);
 });
 
 test.run();

@@ -168,7 +168,7 @@ export class LabelDiscoverer implements Discoverer {
    * fixes the labels, and 10k unlabelled Nodes still make one short line.
    */
   private reportUncovered(uncovered: readonly UncoveredNode[]): void {
-    this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.length);
+    this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.length, uncovered);
     const digest = uncovered.length === 0 ? '' : createHash('sha256').update(JSON.stringify(uncovered)).digest('hex');
     if (digest === this.loggedUncovered) return;
     const before = this.loggedUncovered;

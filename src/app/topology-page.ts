@@ -1,0 +1,54 @@
+// /debug/topology on the metrics listener (--enable-topology-page): the
+// controller's state as HTML, or as JSON when the request accepts
+// application/json. Reads it through TopologyStateView; the gate in front
+// (request-auth.ts) has already authenticated and authorised the caller.
+// Ours: the Go controller has no such page.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../kube/clock.ts';
+import type { SourceTopologyState, TopologyState, TopologyStateView } from '../hypernode/topology-state.ts';
+import { sendOk, type ListenerRoute } from './metrics.ts';
+import { sendText } from './probes.ts';
+import { renderTopologyPage } from './topology-page-html.ts';
+
+export const TOPOLOGY_PAGE_PATH = '/debug/topology';
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+function sourceJson(s: SourceTopologyState) {
+  return {
+    source: s.source,
+    lastSnapshotTime: iso(s.lastSnapshotAt),
+    lastResult: s.lastResult ?? null,
+    heldDeletes: s.heldDeletes,
+    rejectedSnapshot: s.rejected ? { since: iso(s.rejected.at), violations: s.rejected.violations.split('\n') } : null,
+    uncoveredNodes: s.uncoveredNodes ?? null,
+    hyperNodes: s.desired,
+  };
+}
+
+/** The JSON form: times in RFC 3339, absent parts as null, the desired HyperNodes as the controller writes them. */
+export function topologyJson(state: TopologyState, generatedAt: number): string {
+  return `${JSON.stringify({ generatedAt: iso(generatedAt), controllerRunning: state.running, sources: state.sources.map(sourceJson) })}\n`;
+}
+
+const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  // The page has no script and loads nothing: say so, so an injected tag could not either.
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+};
+
+export function topologyPageRoute(view: TopologyStateView, clock: Clock): ListenerRoute {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendText(res, 405, 'Method Not Allowed\n');
+    }
+    const state = view.current();
+    const now = clock.now();
+    // Gzipped when asked: the JSON of a 65,000-Node topology is about 5 MiB.
+    if (/\bapplication\/json\b/.test(String(req.headers.accept ?? ''))) sendOk(req, res, topologyJson(state, now), { ...PAGE_HEADERS, 'Content-Type': 'application/json' });
+    else sendOk(req, res, renderTopologyPage(state, now), { ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
+  };
+}

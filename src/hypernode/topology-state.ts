@@ -1,0 +1,103 @@
+// What the controller currently wants, per discovery source, kept for the
+// topology page (/debug/topology): the last accepted snapshot, when the last
+// snapshot arrived and what became of it, the deletes the mass-delete guard
+// holds, the rejected snapshot (while the latest is rejected) and the Nodes the
+// source should cover but does not. The controller records into it; the
+// process's HTTP side reads it through TopologyStateView, so nothing here knows
+// about HTTP. Ours: the Go controller has no such page.
+
+import { compareBytes } from './api/builders.ts';
+import type { DiscoveredHyperNode } from './api/types.ts';
+import type { ReconcileSummary } from './reconciler.ts';
+
+/** Uncovered Nodes named on the page at most per source; the count says how many there are in all. */
+export const UNCOVERED_NODES_LISTED = 100;
+
+export interface UncoveredNodeInfo {
+  readonly name: string;
+  /** Why it is in no HyperNode, e.g. the tier-1 label it lacks. */
+  readonly why: string;
+}
+
+export interface SourceTopologyState {
+  readonly source: string;
+  /** When the controller last received a snapshot of this source (ms since the epoch). */
+  readonly lastSnapshotAt?: number;
+  /** What reconciling that snapshot did (its `rejected` says whether it was refused whole). */
+  readonly lastResult?: Readonly<ReconcileSummary>;
+  /** The latest accepted snapshot, as the controller writes it (empty before the first). */
+  readonly desired: readonly DiscoveredHyperNode[];
+  /** Names whose delete the mass-delete guard holds. */
+  readonly heldDeletes: readonly string[];
+  /** While the latest snapshot is rejected: since when, and the rules it breaks (one per line). */
+  readonly rejected?: { readonly at: number; readonly violations: string };
+  /** At the source's last successful discovery; absent until the source reports it. */
+  readonly uncoveredNodes?: { readonly count: number; readonly listed: readonly UncoveredNodeInfo[] };
+}
+
+export interface TopologyState {
+  /** Whether this process runs the controller now (a standby or a replica that lost its Lease does not). */
+  readonly running: boolean;
+  /** Sorted by source name. */
+  readonly sources: readonly SourceTopologyState[];
+}
+
+/** How the topology page reads the state. */
+export interface TopologyStateView {
+  current(): TopologyState;
+}
+
+/** What one reconciled snapshot left behind (the reconciler's view after the round). */
+export interface ReconciledSnapshot {
+  readonly at: number;
+  readonly summary: ReconcileSummary;
+  readonly desired: ReadonlyMap<string, DiscoveredHyperNode> | undefined;
+  readonly heldDeletes: ReadonlySet<string>;
+  readonly rejection: string | undefined;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export class TopologyStateRecorder implements TopologyStateView {
+  private running = false;
+  private readonly sources = new Map<string, Mutable<SourceTopologyState>>();
+
+  /** A controller starts (this process leads): what an earlier term recorded is stale. */
+  started(): void {
+    this.sources.clear();
+    this.running = true;
+  }
+
+  stopped(): void {
+    this.running = false;
+  }
+
+  reconciled(source: string, r: ReconciledSnapshot): void {
+    const state = this.sourceState(source);
+    state.lastSnapshotAt = r.at;
+    state.lastResult = { ...r.summary };
+    state.desired = r.desired ? [...r.desired.values()] : [];
+    state.heldDeletes = [...r.heldDeletes].sort();
+    if (r.rejection === undefined) delete state.rejected;
+    // An unchanged rejection keeps the time it was first seen.
+    else if (state.rejected?.violations !== r.rejection) state.rejected = { at: r.at, violations: r.rejection };
+  }
+
+  uncovered(source: string, count: number, nodes: readonly UncoveredNodeInfo[] = []): void {
+    this.sourceState(source).uncoveredNodes = { count, listed: nodes.slice(0, UNCOVERED_NODES_LISTED).map(({ name, why }) => ({ name, why })) };
+  }
+
+  current(): TopologyState {
+    const sources = [...this.sources.values()].sort((a, b) => compareBytes(a.source, b.source));
+    return { running: this.running, sources: sources.map((s) => ({ ...s })) };
+  }
+
+  private sourceState(source: string): Mutable<SourceTopologyState> {
+    let state = this.sources.get(source);
+    if (!state) {
+      state = { source, desired: [], heldDeletes: [] };
+      this.sources.set(source, state);
+    }
+    return state;
+  }
+}

@@ -1,0 +1,226 @@
+// /debug/topology and --secure-metrics, through runServer against the API
+// server stand-in with the sample cluster: every request's bearer token is
+// reviewed by the API server (no token or a rejected one → 401, a user RBAC
+// does not allow → 403, allowed → 200 as HTML or JSON), answers are cached per
+// token, an unreachable API server refuses (503), the flag off leaves the
+// page 404 and /metrics open, and neither a token nor a review body is ever
+// logged. The HTML page escapes what it shows.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { boundAddress } from '../../src/app/http-listen.ts';
+import { createMetrics } from '../../src/app/metrics.ts';
+import type { ResolvedOptions } from '../../src/app/options.ts';
+import { runServer } from '../../src/app/server.ts';
+import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
+import { configMapLocation } from '../../src/hypernode/config/location.ts';
+import { accessReviewerRbac, hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, SPINE_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
+import { testOptions } from './options-fixture.ts';
+
+const NS = 'volcano-system';
+const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
+const PAGE = '/debug/topology';
+
+let dir: string;
+const log = capturingLogger({ verbosity: 10 });
+/** Every token handed out in this file: none may ever appear in a log line. */
+const tokens: string[] = [];
+
+interface Cluster {
+  api: ApiServer;
+  kubeconfig: string;
+  viewer: string;
+  stranger: string;
+}
+
+async function cluster(): Promise<Cluster> {
+  const api = await startApiServer({ namespaces: [NS] });
+  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(`system:serviceaccount:${NS}:hn`, [...hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'), ...accessReviewerRbac()]) });
+  for (const node of sampleNodes()) api.store.create(node);
+  // Level labels but no rack label: in no HyperNode, so listed as uncovered.
+  api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'stray-node', labels: { [ZONE_LABEL]: 'zone-0', [SPINE_LABEL]: 'spine-0-0' } } });
+  api.store.create(discoveryConfigMap(NS, SAMPLE_DISCOVERY_CONFIG));
+  const viewer = api.addUser('viewer', [{ apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: [PAGE, '/metrics'] }]);
+  const stranger = api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+  tokens.push(viewer, stranger);
+  return { api, kubeconfig, viewer, stranger };
+}
+
+interface Running {
+  address: string;
+  stop(): Promise<void>;
+}
+
+async function start(c: Cluster, over: Partial<ResolvedOptions>): Promise<Running> {
+  const stop = new AbortController();
+  let metrics: Server | undefined;
+  const done = runServer(testOptions({ kubeconfig: c.kubeconfig, configMap: configMapLocation(ENV), healthz: undefined, ...over }), log.logger, {
+    env: ENV,
+    handleSignals: false,
+    hostname: 'page-test',
+    metrics: createMetrics(),
+    signal: stop.signal,
+    exit: () => {},
+    onListening: (s) => (metrics = s.metrics),
+  });
+  done.catch(() => {});
+  const address = await waitFor(() => metrics && boundAddress(metrics), { what: 'the metrics listener' });
+  return {
+    address,
+    async stop() {
+      stop.abort();
+      await within(done.catch(() => {}), 30_000, 'runServer stopping');
+    },
+  };
+}
+
+async function get(address: string, path: string, token?: string, accept?: string): Promise<{ code: number; type: string; body: string }> {
+  const headers: Record<string, string> = {};
+  if (token !== undefined) headers.Authorization = `Bearer ${token}`;
+  if (accept) headers.Accept = accept;
+  const res = await fetch(`http://${address}${path}`, { headers, signal: AbortSignal.timeout(20_000) });
+  return { code: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
+}
+
+/** Runs `body` against a fresh cluster and controller, both stopped afterwards even when it fails. */
+async function withController(over: Partial<ResolvedOptions>, body: (c: Cluster, run: Running) => Promise<void>): Promise<void> {
+  const c = await cluster();
+  const run = await start(c, over);
+  try {
+    await body(c, run);
+  } finally {
+    await run.stop();
+    await c.api.close().catch(() => {}); // the outage test closed it already
+  }
+}
+
+test.before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'topology-page-'));
+});
+test.after(() => {
+  rmSync(dir, { recursive: true });
+});
+
+test('with --enable-topology-page and --secure-metrics: 401 without or with a bad token, 403 when RBAC denies, 200 when allowed', async () => {
+  await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
+    for (const path of [PAGE, '/metrics']) {
+      assert.is((await get(run.address, path)).code, 401, `${path} without a token`);
+      assert.is((await get(run.address, path, 'not-a-valid-token')).code, 401, `${path} with a token the TokenReview rejects`);
+      const denied = await get(run.address, path, c.stranger);
+      assert.is(denied.code, 403, `${path} for a user RBAC does not allow`);
+      assert.match(denied.body, 'stranger');
+    }
+    const scrape = await get(run.address, '/metrics', c.viewer);
+    assert.is(scrape.code, 200);
+    assert.match(scrape.body, 'hypernode_controller_manager_build_info');
+
+    // JSON once the label source's first snapshot is in.
+    const json = await waitFor(
+      async () => {
+        const r = await get(run.address, PAGE, c.viewer, 'application/json');
+        const body = r.code === 200 ? JSON.parse(r.body) : undefined;
+        return body?.sources?.some((s: { source: string; lastResult: unknown }) => s.source === 'label' && s.lastResult) ? { r, body } : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the label source on the topology page' },
+    );
+    assert.is(json.r.type, 'application/json');
+    assert.is(json.body.controllerRunning, true);
+    const label = json.body.sources.find((s: { source: string }) => s.source === 'label');
+    assert.is(label.hyperNodes.length, expectedHyperNodeCount());
+    assert.ok(!Number.isNaN(Date.parse(label.lastSnapshotTime)), 'the last snapshot time is RFC 3339');
+    assert.is(label.lastResult.rejected, false);
+    assert.is(label.lastResult.discovered, expectedHyperNodeCount());
+    assert.equal(label.heldDeletes, []);
+    assert.is(label.rejectedSnapshot, null);
+    assert.is(label.uncoveredNodes.count, 1);
+    assert.is(label.uncoveredNodes.listed[0].name, 'stray-node');
+    // What the page shows is what the controller wrote.
+    const written = c.api.store.list('hypernodes').map((o) => o.metadata.name).sort();
+    assert.equal(label.hyperNodes.map((hn: { metadata: { name: string } }) => hn.metadata.name).sort(), written);
+
+    const html = await get(run.address, PAGE, c.viewer);
+    assert.is(html.code, 200);
+    assert.is(html.type, 'text/html; charset=utf-8');
+    assert.match(html.body, '<h2>Source label</h2>');
+    assert.match(html.body, 'stray-node');
+    for (const name of written) assert.match(html.body, `<td>${name}</td>`);
+    assert.match(html.body, `Desired HyperNodes (${written.length})`);
+  });
+});
+
+test('answers are cached per token: one TokenReview and one SubjectAccessReview per token and path within the TTL', async () => {
+  await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
+    const reviews = (resource: string) => c.api.requests.count({ resource });
+    for (let i = 0; i < 4; i++) assert.is((await get(run.address, PAGE, c.viewer)).code, 200);
+    assert.is(reviews('tokenreviews'), 1);
+    assert.is(reviews('subjectaccessreviews'), 1);
+    for (let i = 0; i < 3; i++) assert.is((await get(run.address, '/metrics', c.viewer)).code, 200);
+    assert.is(reviews('tokenreviews'), 1, 'the token is known already');
+    assert.is(reviews('subjectaccessreviews'), 2, 'a second path is a second authorisation');
+    for (let i = 0; i < 3; i++) assert.is((await get(run.address, PAGE, c.stranger)).code, 403);
+    assert.is(reviews('tokenreviews'), 2, 'a denial is cached too');
+    assert.is(reviews('subjectaccessreviews'), 3);
+  });
+});
+
+test('the API server down: the page and /metrics are refused (503), never served', async () => {
+  await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
+    await c.api.close();
+    for (const path of [PAGE, '/metrics']) {
+      const r = await get(run.address, path, c.viewer);
+      assert.is(r.code, 503, path);
+      assert.not.match(r.body, c.viewer);
+    }
+    assert.ok(log.lines.some((l) => l.includes('Refused a request: the API server could not review its token')));
+  });
+});
+
+test('without the flags: /debug/topology is 404 and /metrics needs no token; no review is made', async () => {
+  await withController({}, async (c, run) => {
+    assert.is((await get(run.address, PAGE, c.viewer)).code, 404);
+    assert.is((await get(run.address, PAGE)).code, 404);
+    assert.is((await get(run.address, '/metrics')).code, 200);
+    assert.is(c.api.requests.count((r) => r.resource === 'tokenreviews' || r.resource === 'subjectaccessreviews'), 0);
+  });
+});
+
+test('the HTML page escapes every value it shows', () => {
+  const evil = '<script>alert(1)</script>';
+  const html = renderTopologyPage(
+    {
+      running: true,
+      sources: [
+        {
+          source: `src${evil}`,
+          lastSnapshotAt: 0,
+          lastResult: { discovered: 1, created: 0, updated: 0, unchanged: 1, deleted: 0, failed: 0, foreign: 0, held: 0, rejected: false },
+          desired: [{ metadata: { name: 'hn-a' }, spec: { tier: 1, tierName: evil, members: [{ type: 'Node', selector: { regexMatch: { pattern: `"${evil}` } } }] } }],
+          heldDeletes: [`held${evil}`],
+          rejected: { at: 0, violations: `rule: ${evil}` },
+          uncoveredNodes: { count: 1, listed: [{ name: 'n', why: evil }] },
+        },
+      ],
+    },
+    0,
+  );
+  assert.not.match(html, '<script>');
+  assert.match(html, '&lt;script&gt;alert(1)&lt;/script&gt;');
+  assert.match(html, '&quot;&lt;script&gt;');
+});
+
+// Last: over every line the tests above logged at -v=10 (refusals, the outage, the controller's own lines).
+test('no bearer token and no review body was ever logged', () => {
+  assert.ok(log.lines.length > 50, 'the runs above logged');
+  const all = log.lines.join('\n');
+  for (const token of tokens) assert.not.ok(all.includes(token), 'a bearer token was logged');
+  assert.not.match(all, /TokenReview|SubjectAccessReview|nonResourceAttributes|"token"/, 'a review body was logged');
+});
+
+test.run();
