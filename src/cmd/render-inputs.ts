@@ -7,7 +7,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import type { HyperNode, NodeMeta } from '../hypernode/api/types.ts';
+import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { parseConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { CONFIG_KEY } from '../hypernode/config/location.ts';
 import { wrapError } from '../util/error-message.ts';

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { render } from '../../src/cmd/render.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes, RACK_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';

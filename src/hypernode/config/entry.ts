@@ -6,7 +6,7 @@
 // (docs/differences-from-go.md item 3).
 
 import * as v from 'valibot';
-import type { DiscoveryEntry } from '../api/interface.ts';
+import type { DiscoveryEntry } from '../model/contracts.ts';
 import { durationToMs, parseDuration } from '../../util/go-duration.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import { deepFreeze } from '../../util/deep-freeze.ts';

@@ -15,8 +15,8 @@ import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/l
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import type { DiscovererOptions } from '../../../src/hypernode/api/interface.ts';
-import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import type { DiscovererOptions } from '../../../src/hypernode/model/contracts.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { propertyParameters } from '../../support/property.ts';

@@ -8,8 +8,8 @@
 
 import { createHash } from 'node:crypto';
 import type { Lister } from '../../../kube/types.ts';
-import { compareBytes } from '../../api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../../api/types.ts';
+import { compareBytes } from '../../model/hypernode-builders.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../../model/hypernode-types.ts';
 
 /** Go's alphabet: consonants and digits without 0, 1, 3 (no look-alikes, no words). */
 export const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

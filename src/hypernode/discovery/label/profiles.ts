@@ -9,7 +9,7 @@
 // decoder rejects them): `valuePattern` on a level (value-pattern.ts) and
 // `preset` on a profile (presets.ts).
 
-import { compareBytes } from '../../api/builders.ts';
+import { compareBytes } from '../../model/hypernode-builders.ts';
 import { DecodeErrors, decodeFields, isMapping, weakList, weakMapping, weakString } from './strict-decode.ts';
 import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from './node-selector.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';

@@ -7,7 +7,7 @@
 
 import type { Logger } from '../../../log.ts';
 import { cleanTypeName, isDNS1123Subdomain } from './naming.ts';
-import { compareBytes } from '../../api/builders.ts';
+import { compareBytes } from '../../model/hypernode-builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { wrapError } from '../../../util/error-message.ts';
 import { isProfileForm, profilesOf, type Profile } from './profiles.ts';

@@ -4,9 +4,9 @@
 // pkg/controllers/hypernode/discovery/ufm/ufm.go.
 
 import type { Logger } from '../../../log.ts';
-import { build, buildMembers, compareBytes } from '../../api/builders.ts';
-import type { Snapshot } from '../../api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../api/types.ts';
+import { build, buildMembers, compareBytes } from '../../model/hypernode-builders.ts';
+import type { Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { UfmPort } from './ports.ts';
 
 export const UFM_SOURCE = 'ufm';

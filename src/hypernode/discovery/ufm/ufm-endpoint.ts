@@ -5,7 +5,7 @@
 // Error texts for the basic scheme are Go's (pkg/controllers/hypernode/discovery/ufm/ufm.go).
 
 import * as http from 'node:http';
-import type { SecretClient } from '../../api/interface.ts';
+import type { SecretClient } from '../../model/contracts.ts';
 import { authorizationHeader, hasCredentials, readCredentials, type AuthScheme, type Credentials } from './credentials.ts';
 import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
 import type { FabricEndpoint } from './ufm-config.ts';

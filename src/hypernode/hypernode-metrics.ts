@@ -5,10 +5,10 @@
 // next to the workqueue_* and rest_client_* families.
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DiscovererMetrics } from './api/interface.ts';
+import type { DiscovererMetrics } from './model/contracts.ts';
 import type { Lister } from '../kube/types.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
-import { SNAPSHOT_RULES } from './snapshot-validation.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './model/hypernode-types.ts';
+import { SNAPSHOT_RULES } from './reconcile/snapshot-validation.ts';
 
 /** The verbs counted by `hypernode_api_writes_total`. */
 export type WriteVerb = 'create' | 'update' | 'update_status' | 'delete';

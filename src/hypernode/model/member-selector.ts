@@ -5,9 +5,9 @@
 // error, or a pattern over the size budget, yields the empty set. Members
 // are read as the CRD admits them: spec, members and selector may be absent.
 
-import type { Logger } from '../log.ts';
-import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from './api/types.ts';
-import { hasLabel, labelValue } from './labels.ts';
+import type { Logger } from '../../log.ts';
+import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from './hypernode-types.ts';
+import { hasLabel, labelValue } from './label-reads.ts';
 import { compileNodeNamePattern } from './node-name-pattern.ts';
 
 // --- label selector syntax (apimachinery validation) ------------------------

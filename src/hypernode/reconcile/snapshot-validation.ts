@@ -15,10 +15,10 @@
 //   valid label values: what the API server's object-meta validation demands;
 // - each object serializes to under 1 MiB, well inside etcd's request limit.
 
-import type { DiscoveredHyperNode } from './api/types.ts';
-import { compareBytes } from './api/builders.ts';
-import { isDNS1123Subdomain } from './discovery/label/naming.ts';
-import { isLabelValue, isQualifiedName } from './member-selector.ts';
+import type { DiscoveredHyperNode } from '../model/hypernode-types.ts';
+import { compareBytes } from '../model/hypernode-builders.ts';
+import { isDNS1123Subdomain } from '../discovery/label/naming.ts';
+import { isLabelValue, isQualifiedName } from '../model/member-selector.ts';
 
 /** Largest accepted JSON form of one HyperNode, in bytes. */
 export const MAX_OBJECT_BYTES = 1024 * 1024;

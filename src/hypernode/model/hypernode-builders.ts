@@ -2,7 +2,7 @@
 // Mirrors pkg/controllers/hypernode/utils/utils.go (BuildHyperNode,
 // BuildHyperNodeWithTierName, BuildMembers).
 
-import type { DiscoveredHyperNode, DiscoveredMember, MemberType } from './types.ts';
+import type { DiscoveredHyperNode, DiscoveredMember, MemberType } from './hypernode-types.ts';
 
 /**
  * Byte-order comparison (Go's sort.Strings), never locale order. UTF-8 byte
