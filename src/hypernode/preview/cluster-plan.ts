@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { realClock } from '../../kube/clock.ts';
 import { StaticInformer } from '../../kube/static-informer.ts';
 import type { Logger } from '../../log.ts';
-import { compareBytes } from '../model/hypernode-builders.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
 import type { EventRecorder, EventType } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';

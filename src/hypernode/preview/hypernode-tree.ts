@@ -3,7 +3,7 @@
 // listed compactly (first … last) since racks hold many of them. Used by
 // `render -o tree` and by the demo (scripts/demo.ts).
 
-import { compareBytes } from '../model/hypernode-builders.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
 
 /** The parts of a HyperNode the tree shows (also fits objects read back from a store). */
 export interface TreeHyperNode {

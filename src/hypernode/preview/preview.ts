@@ -16,7 +16,7 @@ import { StaticInformer } from '../../kube/static-informer.ts';
 import type { Logger } from '../../log.ts';
 import { abortReason } from '../../util/abort.ts';
 import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from '../model/contracts.ts';
-import { compareBytes } from '../model/hypernode-builders.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../model/hypernode-types.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
 import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';

@@ -7,7 +7,8 @@
 // profile selects belongs to that profile alone.
 
 import type { Lister } from '../../../kube/types.ts';
-import { buildMembers, buildWithTierName, compareBytes } from '../../model/hypernode-builders.ts';
+import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { hasLabel, labelValue } from '../../model/label-reads.ts';

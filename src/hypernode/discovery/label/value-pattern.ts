@@ -6,7 +6,7 @@
 // partition. Volcano's label discoverer has no such field.
 
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
-import { isLabelValue } from '../../model/member-selector.ts';
+import { isLabelValue } from '../../../kube/name-validation.ts';
 
 /** value → domain, or undefined when the value does not give one (the level counts as missing). */
 export type DomainOf = (value: string) => string | undefined;

@@ -7,7 +7,8 @@
 import * as http from 'node:http';
 import type { SecretClient } from '../../model/contracts.ts';
 import { authorizationHeader, hasCredentials, readCredentials, type AuthScheme, type Credentials } from './credentials.ts';
-import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
+import { UfmHttpClient, type HttpClientOptions } from './http-client.ts';
+import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 import type { FabricEndpoint } from './ufm-config.ts';
 import { wrapError } from '../../../util/error-message.ts';
 
