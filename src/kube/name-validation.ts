@@ -8,7 +8,7 @@ export const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 /** A lowercase RFC 1123 subdomain, without its 253-character limit. */
 export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-/** IsDNS1123Subdomain: what most object names (HyperNodes included) must be. */
+/** IsDNS1123Subdomain: what the names of most kinds of object must be. */
 export function isDNS1123Subdomain(name: string): boolean {
   return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
 }
