@@ -207,7 +207,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     } finally {
       signal.removeEventListener('abort', stopElection);
     }
-    if (runner) await runner;
+    if (runner !== undefined) await runner;
     if (signal.aborted) return;
     throw new Error(LOST_LEASE);
   }
@@ -219,11 +219,12 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
 async function withShutdownDeadline(work: Promise<void>, signal: AbortSignal, deps: ServerDeps): Promise<void> {
   const timer = new AbortController();
   const deadline = new Promise<never>((_, reject) => {
-    const arm = () =>
-      deps.clock.sleep(deps.shutdownTimeoutMs, timer.signal).then(
+    const arm = () => {
+      void deps.clock.sleep(deps.shutdownTimeoutMs, timer.signal).then(
         () => reject(new Error(`shutdown did not finish within ${deps.shutdownTimeoutMs / 1000} s`)),
         () => {},
       );
+    };
     if (signal.aborted) arm();
     else signal.addEventListener('abort', arm, { once: true });
   });

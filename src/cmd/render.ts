@@ -16,7 +16,7 @@ import { renderHyperNodeTree, type TreeStyle } from '../hypernode/preview/hypern
 import { previewDiscovery } from '../hypernode/preview/preview.ts';
 import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
-import { captureReader, CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
+import { captureReader, CAPTURE_FILES, parseUfmCaptures, type UfmCaptures } from './ufm-capture.ts';
 import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
@@ -73,7 +73,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   const { values } = parsed;
   const missing = (['config', 'nodes'] as const).filter((name) => values[name] === '');
   if (missing.length > 0) return usageError(usage, `required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
-  let captures;
+  let captures: UfmCaptures;
   try {
     captures = parseUfmCaptures(values['ufm-capture']);
   } catch (err) {

@@ -126,7 +126,7 @@ export class DiscoveryManager {
    * normally the informer's initial add of the ConfigMap.
    */
   start(): void {
-    if (this.workerDone) return;
+    if (this.workerDone !== undefined) return;
     this.workerDone = this.runConfigWorker();
     this.deps.logger.info('Network topology discovery manager started');
   }

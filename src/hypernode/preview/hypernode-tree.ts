@@ -45,7 +45,9 @@ export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style:
       .map((n) => byName.get(n))
       .filter((c): c is TreeHyperNode => c !== undefined);
     const next = isRoot ? '' : `${prefix}${last ? '   ' : '│  '}`;
-    kids.forEach((c, i) => walk(c, next, i === kids.length - 1, false));
+    kids.forEach((c, i) => {
+      walk(c, next, i === kids.length - 1, false);
+    });
   };
   for (const root of roots) walk(root, '', true, true);
   return lines.join('\n');

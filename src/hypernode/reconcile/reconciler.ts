@@ -329,7 +329,10 @@ export class TopologyReconciler {
   private logUpdate(source: string, current: HyperNode, body: HyperNode): void {
     const { logger } = this.deps;
     const name = body.metadata.name;
-    if (!logger.enabled(2)) return logger.info('Updating HyperNode', { name, source });
+    if (!logger.enabled(2)) {
+      logger.info('Updating HyperNode', { name, source });
+      return;
+    }
     const changes = describeDiff(diffHyperNodes({ ...current, status: body.status }, body)).join('; ');
     logger.info('Updating HyperNode', { name, source, changes });
   }

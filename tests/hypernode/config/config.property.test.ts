@@ -158,7 +158,7 @@ function options(): DiscovererOptions {
  * config" error; a broken entry is a per-source error naming its position.
  */
 function loadsCleanly(text: string): ReturnType<typeof parseConfig> | undefined {
-  let config;
+  let config: ReturnType<typeof parseConfig>;
   try {
     config = parseConfig(text);
   } catch (err) {
@@ -180,7 +180,7 @@ async function labelSourceIsSafe(config: ReturnType<typeof parseConfig>): Promis
   const entry = entryOf(sourceEntry(config, 'label'));
   if (!entry) return 'refused'; // a broken entry: the manager does not start the source
   const opts = options();
-  let types;
+  let types: ReturnType<typeof topologyTypes>;
   try {
     await labelDiscovererFactory(entry, opts);
     types = topologyTypes(entry.config, nullLogger);
