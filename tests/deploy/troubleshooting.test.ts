@@ -27,7 +27,7 @@ function literals(): RegExp[] {
     for (const m of text.matchAll(/`((?:[^`\\]|\\.)*)`/g)) {
       const parts = m[1]!.split(/\$\{[^}]*\}/);
       // A template that is mostly placeholders (`${what}: ${err}`) would match anything.
-      if (parts.join('').length >= 8) out.push(new RegExp(`^${parts.map(escape).join('.+')}$`));
+      if (parts.join('').length >= 8) out.push(new RegExp(`^${parts.map(escapeRegExp).join('.+')}$`));
     }
   }
   return out;
