@@ -24,7 +24,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../src/hypernode/api/types.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../src/hypernode/model/hypernode-types.ts';
 import { startApiServer, type ApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';

@@ -8,9 +8,9 @@
 
 import { topologyJson } from '../src/app/topology-page.ts';
 import { renderTopologyPage } from '../src/app/topology-page-html.ts';
-import { build, buildMembers } from '../src/hypernode/api/builders.ts';
-import type { DiscoveredHyperNode } from '../src/hypernode/api/types.ts';
-import type { TopologyState } from '../src/hypernode/topology-state.ts';
+import { build, buildMembers } from '../src/hypernode/model/hypernode-builders.ts';
+import type { DiscoveredHyperNode } from '../src/hypernode/model/hypernode-types.ts';
+import type { TopologyState } from '../src/hypernode/reconcile/topology-state.ts';
 
 const NODES = Number(process.argv[2] ?? 65_000);
 const TARGET_MS = 250;

@@ -201,7 +201,8 @@ const STATUS_FIELDS = ['Package', 'Status', 'Priority', 'Section', 'Installed-Si
 
 /** `{ name, version, architecture, source, distroVersion, status }` of an installed package (`status`: its dpkg status stanza). */
 export function debianPackage(pkg) {
-  const format = STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') + 'Source-Package: ${source:Package}\nSource-Version: ${source:Version}\n';
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a dpkg-query format field, not a template
+const format = STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') + 'Source-Package: ${source:Package}\nSource-Version: ${source:Version}\n';
   const text = execFileSync('dpkg-query', ['-W', `-f=${format}`, pkg], { encoding: 'utf8' });
   const field = (f) => text.match(new RegExp(`^${f}: (.*)$`, 'm'))?.[1] ?? '';
   const status = text

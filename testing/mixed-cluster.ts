@@ -2,7 +2,7 @@
 // spine) beside GB200 NVL72 racks (Node → NVLink domain → leaf → spine), with
 // the profile configuration that discovers it.
 
-import type { NodeMeta } from '../src/hypernode/api/types.ts';
+import type { NodeMeta } from '../src/hypernode/model/hypernode-types.ts';
 
 const HOST = { nodeLabel: 'kubernetes.io/hostname' };
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });

@@ -119,12 +119,14 @@ export class UfmServer {
       return;
     }
     const resource = url.pathname.replace(/^.*\/ufmRest(V3)?\/resources\//, '');
-    if (a.kind === 'fabric') return this.serveFabric(a, resource, url, res);
-    if (resource !== 'ports' || url.search !== '') {
+    if (a.kind !== 'fabric' && (resource !== 'ports' || url.search !== '')) {
       res.writeHead(404).end();
       return;
     }
     switch (a.kind) {
+      case 'fabric':
+        this.serveFabric(a, resource, url, res);
+        return;
       case 'ports':
       case 'redirect':
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(a.ports));

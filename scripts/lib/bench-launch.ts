@@ -5,7 +5,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { HYPERNODE_RESOURCE } from '../../src/hypernode/api/types.ts';
+import { HYPERNODE_RESOURCE } from '../../src/hypernode/model/hypernode-types.ts';
 import { hypernodeControllerRbac, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { freePorts } from '../../testing/ports.ts';
 import { ControllerProcess } from './bench-controller-process.ts';

@@ -7,7 +7,7 @@
 
 import { referenceTo, type EventSink } from '../kube/events.ts';
 import type { Informer, KubeObject } from '../kube/types.ts';
-import type { EventRecorder } from '../hypernode/api/interface.ts';
+import type { EventRecorder } from '../hypernode/model/contracts.ts';
 
 export function configMapEventRecorder(sink: EventSink, configMaps: Informer<KubeObject>, where: { namespace: string; name: string }): EventRecorder {
   return {

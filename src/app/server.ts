@@ -21,10 +21,10 @@ import type { KubeObject } from '../kube/types.ts';
 import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
 import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
-import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
+import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
-import { dryRunSinks } from '../hypernode/dry-run.ts';
-import { TopologyStateRecorder } from '../hypernode/topology-state.ts';
+import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
+import { TopologyStateRecorder } from '../hypernode/reconcile/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';
 import { runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
 import { closeHttp } from './http-listen.ts';
@@ -250,7 +250,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     } finally {
       signal.removeEventListener('abort', stopElection);
     }
-    if (runner) await runner;
+    if (runner !== undefined) await runner;
     if (signal.aborted) return;
     throw new Error(LOST_LEASE);
   }
@@ -262,11 +262,12 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
 async function withShutdownDeadline(work: Promise<void>, signal: AbortSignal, deps: ServerDeps): Promise<void> {
   const timer = new AbortController();
   const deadline = new Promise<never>((_, reject) => {
-    const arm = () =>
-      deps.clock.sleep(deps.shutdownTimeoutMs, timer.signal).then(
+    const arm = () => {
+      void deps.clock.sleep(deps.shutdownTimeoutMs, timer.signal).then(
         () => reject(new Error(`shutdown did not finish within ${deps.shutdownTimeoutMs / 1000} s`)),
         () => {},
       );
+    };
     if (signal.aborted) arm();
     else signal.addEventListener('abort', arm, { once: true });
   });

@@ -4,9 +4,9 @@
 // rejected snapshot, uncovered Nodes, and the desired HyperNodes as a table,
 // highest tier first. Rendered on the server; every value is escaped.
 
-import { compareBytes } from '../hypernode/api/builders.ts';
-import type { DiscoveredHyperNode } from '../hypernode/api/types.ts';
-import type { SourceTopologyState, TopologyState } from '../hypernode/topology-state.ts';
+import { compareBytes } from '../util/compare-bytes.ts';
+import type { DiscoveredHyperNode } from '../hypernode/model/hypernode-types.ts';
+import type { SourceTopologyState, TopologyState } from '../hypernode/reconcile/topology-state.ts';
 import { escapeHtml } from '../util/html-escape.ts';
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}

@@ -6,7 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../kube/clock.ts';
-import type { SourceTopologyState, TopologyState, TopologyStateView } from '../hypernode/topology-state.ts';
+import type { SourceTopologyState, TopologyState, TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { sendOk, type ListenerRoute } from './metrics.ts';
 import { sendText } from './probes.ts';
 import { renderTopologyPage } from './topology-page-html.ts';

@@ -4,8 +4,8 @@
 // discovery ConfigMap and, for the UFM source, its Secret. Lists are paged
 // and nothing is watched or written: the calls need get/list only.
 
-import type { SecretClient } from '../hypernode/api/interface.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_GROUP, HYPERNODE_KIND, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/api/types.ts';
+import type { SecretClient } from '../hypernode/model/contracts.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_GROUP, HYPERNODE_KIND, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
 import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
 import { keepNameAndLabels, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';

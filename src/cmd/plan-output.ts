@@ -2,9 +2,9 @@
 // with one line per changed field, `-` delete (`(held)` when the mass-delete
 // guard holds it), and the `Plan: …` summary; or the same as one JSON document.
 
-import type { MemberSpec } from '../hypernode/api/types.ts';
-import { describeDiff, describeMember } from '../hypernode/hypernode-diff.ts';
-import type { Plan, PlanAction, PlannedChange } from '../hypernode/plan.ts';
+import type { MemberSpec } from '../hypernode/model/hypernode-types.ts';
+import { describeDiff, describeMember } from '../hypernode/reconcile/hypernode-diff.ts';
+import type { Plan, PlanAction, PlannedChange } from '../hypernode/preview/cluster-plan.ts';
 
 export interface PlanStyle {
   marker(action: PlanAction, text: string): string;

@@ -16,7 +16,7 @@ import { buildInfo, COMPONENT } from '../app/server.ts';
 import { builtinDiscoverers } from '../hypernode/discovery/registry.ts';
 import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
-import { planChanges, type PlanAction } from '../hypernode/plan.ts';
+import { planChanges, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
 import { StaticInformer } from '../kube/static-informer.ts';
 import type { Logger } from '../log.ts';
 import { choiceKind } from './choice-flag.ts';

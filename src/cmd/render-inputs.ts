@@ -7,14 +7,14 @@
 
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import type { HyperNode, NodeMeta } from '../hypernode/api/types.ts';
+import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { parseConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { CONFIG_KEY } from '../hypernode/config/location.ts';
 import { wrapError } from '../util/error-message.ts';
+import { isMapping } from '../util/is-mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
-const isMapping = (x: unknown): x is Mapping => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 async function readText(path: string): Promise<string> {
   try {

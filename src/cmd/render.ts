@@ -9,14 +9,14 @@ import { styleText } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
-import type { DiscoveredHyperNode } from '../hypernode/api/types.ts';
+import type { DiscoveredHyperNode } from '../hypernode/model/hypernode-types.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
-import { renderHyperNodeTree, type TreeStyle } from '../hypernode/hypernode-tree.ts';
-import { previewDiscovery } from '../hypernode/preview.ts';
+import { renderHyperNodeTree, type TreeStyle } from '../hypernode/preview/hypernode-tree.ts';
+import { previewDiscovery } from '../hypernode/preview/preview.ts';
 import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
-import { captureReader, CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
+import { captureReader, CAPTURE_FILES, parseUfmCaptures, type UfmCaptures } from './ufm-capture.ts';
 import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
@@ -73,7 +73,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   const { values } = parsed;
   const missing = (['config', 'nodes'] as const).filter((name) => values[name] === '');
   if (missing.length > 0) return usageError(usage, `required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
-  let captures;
+  let captures: UfmCaptures;
   try {
     captures = parseUfmCaptures(values['ufm-capture']);
   } catch (err) {

@@ -11,15 +11,15 @@ import type { Clock } from '../kube/clock.ts';
 import type { HandlerRegistration, Informer } from '../kube/types.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient, SecretClient } from './api/interface.ts';
-import type { ConfigMap, HyperNode, NodeMeta } from './api/types.ts';
+import type { EventRecorder, HyperNodeClient, SecretClient } from './model/contracts.ts';
+import type { ConfigMap, HyperNode, NodeMeta } from './model/hypernode-types.ts';
 import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
 import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
-import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
-import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME, type ReconcileSummary } from './reconciler.ts';
-import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
-import type { TopologyStateRecorder } from './topology-state.ts';
+import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './hypernode-metrics.ts';
+import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME, type ReconcileSummary } from './reconcile/reconciler.ts';
+import { NodeCountSync, STATUS_QUEUE_NAME } from './reconcile/node-count-sync.ts';
+import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;

@@ -7,7 +7,7 @@
 // HyperNode name it in the message), because a cluster-scoped HyperNode's
 // Events would land in `default`, where the controller may not write.
 
-import type { EventType } from './api/interface.ts';
+import type { EventType } from './model/contracts.ts';
 
 export interface EventReason {
   /** The Event's `reason`, a stable CamelCase word that alerts and `kubectl get events` filter on. */

@@ -10,7 +10,7 @@ import { isAbort } from '../util/abort.ts';
 import type { Clock } from './clock.ts';
 import { ApiError, isGone } from './errors.ts';
 import type { ObjectList } from './resource.ts';
-import { BodyTooLargeError } from './rest.ts';
+import { BodyTooLargeError } from '../util/body-too-large-error.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 import { errorMessage } from '../util/error-message.ts';
 

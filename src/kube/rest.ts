@@ -17,6 +17,7 @@ import type { WatchEvent } from './types.ts';
 import { TokenBucket } from './workqueue.ts';
 import { FencedError, type WriteFence } from './write-fence.ts';
 import { wrapError } from '../util/error-message.ts';
+import { BodyTooLargeError } from '../util/body-too-large-error.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 5;
@@ -77,16 +78,9 @@ export interface RestClientOptions {
   fence?: WriteFence;
 }
 
-/** A response or watch event beyond its size limit; retrying the same request would only fetch it again. */
-export class BodyTooLargeError extends Error {
-  override readonly name = 'BodyTooLargeError';
-  constructor(
-    readonly limitBytes: number,
-    what: string,
-    request: string,
-  ) {
-    super(`${request}: ${what} larger than the ${formatBytes(limitBytes)} limit`);
-  }
+/** A response or watch event beyond its size limit. */
+function bodyTooLarge(limitBytes: number, what: string, request: string): BodyTooLargeError {
+  return new BodyTooLargeError(limitBytes, `${request}: ${what} larger than the ${formatBytes(limitBytes)} limit`);
 }
 
 export class RestClient {
@@ -236,7 +230,7 @@ function formatBytes(n: number): string {
 async function readBody(res: IncomingMessage, limit: number, req: RestRequest): Promise<string> {
   const tooLarge = () => {
     res.destroy();
-    return new BodyTooLargeError(limit, 'response body', `${req.method} ${req.path}`);
+    return bodyTooLarge(limit, 'response body', `${req.method} ${req.path}`);
   };
   if (Number(res.headers['content-length'] ?? 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -259,7 +253,7 @@ async function* watchEvents<T>(res: IncomingMessage, call: ChildSignal, maxLineB
   const request = `${req.method} ${req.path}`;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  const tooLarge = () => new BodyTooLargeError(maxLineBytes, 'watch event', request);
+  const tooLarge = () => bodyTooLarge(maxLineBytes, 'watch event', request);
   try {
     for await (const received of res) {
       let chunk = received as Buffer;

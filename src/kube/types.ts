@@ -1,7 +1,7 @@
 // The object and informer contracts shared by the Kubernetes plumbing
 // (src/kube) and its consumers. Mirrors the parts of client-go's
 // apimachinery/cache interfaces that this controller uses. Nothing here knows
-// about HyperNodes.
+// which custom resources it carries.
 
 export interface ObjectMeta {
   name: string;

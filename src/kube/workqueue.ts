@@ -158,7 +158,10 @@ export class RateLimitingQueue implements WorkQueue {
 
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
-    if (delayMs <= 0) return this.add(key);
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
     this.clock.sleep(delayMs, this.delayAbort.signal).then(
       () => this.add(key),
       () => {},

@@ -55,7 +55,7 @@ function parseRequirement(term: string): Requirement {
 }
 
 function matches(labels: Record<string, string>, r: Requirement): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  const has = Object.hasOwn(labels, r.key);
   switch (r.op) {
     case 'exists':
       return has;

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { boundAddress } from '../../src/app/http-listen.ts';
 import { BUILD_INFO_METRIC, createMetrics } from '../../src/app/metrics.ts';
 import { runServer } from '../../src/app/server.ts';
-import { SNAPSHOT_RULES } from '../../src/hypernode/snapshot-validation.ts';
+import { SNAPSHOT_RULES } from '../../src/hypernode/hypernode-metrics.ts';
 import { nullLogger } from '../../src/log.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { computerPorts, UfmServer } from '../../testing/ufm-server.ts';

@@ -16,7 +16,7 @@ import { createMetrics } from '../../src/app/metrics.ts';
 import { LOST_LEASE, runServer, type ServerDeps } from '../../src/app/server.ts';
 import { parse, validate, type ResolvedOptions } from '../../src/app/options.ts';
 import { systemResolver, type ResolverDeps } from '../../src/app/flags/tcp-address.ts';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { nullLogger } from '../../src/log.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatFloat32, parseBool, parseFloat32, parseInt, parseUint, quote, quoteRune } from '../../src/app/flags/go-strconv.ts';
+import { formatFloat32, parseBool, parseFloat32, parseGoInt, parseUint, quote, quoteRune } from '../../src/app/flags/go-strconv.ts';
 import { errorOf } from './support/error-of.ts';
 
 test('ParseBool accepts exactly Go spellings and names the input in its error', () => {
@@ -28,7 +28,7 @@ test('ParseInt with base 0 reads Go literals: prefixes, legacy octal, underscore
     ['9223372036854775807', 9223372036854775807n],
     ['-9223372036854775808', -9223372036854775808n],
   ];
-  for (const [text, want] of table) assert.is(parseInt(text, 0, 64), want, text);
+  for (const [text, want] of table) assert.is(parseGoInt(text, 0, 64), want, text);
 });
 
 test('ParseInt errors carry the whole input and Go reason', () => {
@@ -47,18 +47,18 @@ test('ParseInt errors carry the whole input and Go reason', () => {
     ['9223372036854775808', 'strconv.ParseInt: parsing "9223372036854775808": value out of range'],
     ['-9223372036854775809', 'strconv.ParseInt: parsing "-9223372036854775809": value out of range'],
   ];
-  for (const [text, want] of table) assert.is(errorOf(() => parseInt(text, 0, 64)), want, text);
+  for (const [text, want] of table) assert.is(errorOf(() => parseGoInt(text, 0, 64)), want, text);
 });
 
 test('ParseInt with base 10 (klog levels) refuses prefixes and underscores and checks int32 range', () => {
-  assert.is(parseInt('4', 10, 32), 4n);
-  assert.is(parseInt('-1', 10, 32), -1n);
-  assert.is(parseInt('010', 10, 32), 10n);
-  assert.is(errorOf(() => parseInt('0x10', 10, 32)), 'strconv.ParseInt: parsing "0x10": invalid syntax');
-  assert.is(errorOf(() => parseInt('1_0', 10, 32)), 'strconv.ParseInt: parsing "1_0": invalid syntax');
-  assert.is(errorOf(() => parseInt('2147483648', 10, 32)), 'strconv.ParseInt: parsing "2147483648": value out of range');
+  assert.is(parseGoInt('4', 10, 32), 4n);
+  assert.is(parseGoInt('-1', 10, 32), -1n);
+  assert.is(parseGoInt('010', 10, 32), 10n);
+  assert.is(errorOf(() => parseGoInt('0x10', 10, 32)), 'strconv.ParseInt: parsing "0x10": invalid syntax');
+  assert.is(errorOf(() => parseGoInt('1_0', 10, 32)), 'strconv.ParseInt: parsing "1_0": invalid syntax');
+  assert.is(errorOf(() => parseGoInt('2147483648', 10, 32)), 'strconv.ParseInt: parsing "2147483648": value out of range');
   // Go notices the overflow before it reaches the bad character.
-  assert.is(errorOf(() => parseInt('9999999999x', 10, 32)), 'strconv.ParseInt: parsing "9999999999x": value out of range');
+  assert.is(errorOf(() => parseGoInt('9999999999x', 10, 32)), 'strconv.ParseInt: parsing "9999999999x": value out of range');
 });
 
 test('ParseUint rejects signs and values beyond 64 bits', () => {

@@ -9,11 +9,11 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { DiscovererFactory, Snapshot } from '../../src/hypernode/api/interface.ts';
-import type { DiscoveredHyperNode, HyperNode } from '../../src/hypernode/api/types.ts';
+import type { DiscovererFactory, Snapshot } from '../../src/hypernode/model/contracts.ts';
+import type { DiscoveredHyperNode, HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { parseConfig } from '../../src/hypernode/config/loader.ts';
 import { newDiscovererRegistry } from '../../src/hypernode/discovery/registry.ts';
-import { planChanges } from '../../src/hypernode/plan.ts';
+import { planChanges } from '../../src/hypernode/preview/cluster-plan.ts';
 import { formatPlanText } from '../../src/cmd/plan-output.ts';
 import { createLogger } from '../../src/log.ts';
 import { Channel } from '../../src/util/channel.ts';

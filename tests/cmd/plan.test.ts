@@ -14,8 +14,8 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
-import type { PlannedChange } from '../../src/hypernode/plan.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
+import type { PlannedChange } from '../../src/hypernode/preview/cluster-plan.ts';
 import { plan, type PlanResult } from '../../src/cmd/plan.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
@@ -210,7 +210,7 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, no Co
     [[`--kubeconfig=${kubeconfig}`, '--bogus'], /unknown flag: --bogus\n$/],
     [[`--kubeconfig=${kubeconfig}`, '--kube-api-qps=0'], /kube-api-qps must be greater than zero\n$/],
     [[`--kubeconfig=${kubeconfig}`, '-o', 'yaml'], /invalid argument "yaml" for "-o, --output" flag: must be one of text, json\n$/],
-    [[`--kubeconfig=${kubeconfig}`, 'extra'], /Usage of \S+ plan:[^]*\nunexpected argument "extra": plan takes only flags\n$/],
+    [[`--kubeconfig=${kubeconfig}`, 'extra'], /Usage of \S+ plan:[\s\S]*\nunexpected argument "extra": plan takes only flags\n$/],
   ];
   for (const [args, stderr] of cases) {
     const result = await plan(args, ARGV0, { color: false, env: ENV });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../testing/fat-tree.ts';
 
 let dir = '';

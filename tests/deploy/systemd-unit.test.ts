@@ -56,7 +56,8 @@ test('ExecStart passes the kubeconfig credential, the chart flags (minus the she
   const argv = one('ExecStart').split(/\s+/);
   assert.equal(argv, [
     `/usr/local/bin/${NAME}`,
-    '--kubeconfig=${CREDENTIALS_DIRECTORY}/kubeconfig',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a systemd specifier, kept literally, not a template
+'--kubeconfig=${CREDENTIALS_DIRECTORY}/kubeconfig',
     ...CHART_ARGS.filter((a) => a !== '2>&1'),
     '$VC_HNC_EXTRA_FLAGS',
   ]);

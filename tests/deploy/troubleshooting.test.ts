@@ -19,15 +19,15 @@ function sourceFiles(dir: string): string[] {
 
 /** Every string literal of src/ as a whole-string pattern (templates with 8 or more literal characters). */
 function literals(): RegExp[] {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const out: RegExp[] = [];
   for (const file of sourceFiles(join(repoRoot, 'src'))) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g)) out.push(new RegExp(`^${escape(m[1] ?? m[2] ?? '')}$`));
+    for (const m of text.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g)) out.push(new RegExp(`^${escapeRegExp(m[1] ?? m[2] ?? '')}$`));
     for (const m of text.matchAll(/`((?:[^`\\]|\\.)*)`/g)) {
       const parts = m[1]!.split(/\$\{[^}]*\}/);
       // A template that is mostly placeholders (`${what}: ${err}`) would match anything.
-      if (parts.join('').length >= 8) out.push(new RegExp(`^${parts.map(escape).join('.+')}$`));
+      if (parts.join('').length >= 8) out.push(new RegExp(`^${parts.map(escapeRegExp).join('.+')}$`));
     }
   }
   return out;

@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { CLUSTER, NS, RACK, SOURCE_LABEL, TOPOLOGY_A3_ENTRY, assertNoForbidden, node, seedConfigMap, workedExampleNodes } from './cluster.ts';
 import { session } from './session.ts';
 

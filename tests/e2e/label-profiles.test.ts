@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify } from 'yaml';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../testing/mixed-cluster.ts';

@@ -5,7 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import {
   RACK,
   TOPOLOGY_A3_CONFIG,

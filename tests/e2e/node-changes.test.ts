@@ -7,7 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { MemberSelector } from '../../src/hypernode/api/types.ts';
+import type { MemberSelector } from '../../src/hypernode/model/hypernode-types.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import {

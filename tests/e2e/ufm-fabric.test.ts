@@ -7,7 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';

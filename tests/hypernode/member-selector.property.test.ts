@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RE2JS } from 're2js';
-import type { LabelSelector, NodeMeta } from '../../src/hypernode/api/types.ts';
-import { dependsOnNodes, membersOf, nodeCount, resolveMembers } from '../../src/hypernode/member-selector.ts';
-import { estimateProgramSize } from '../../src/hypernode/node-name-pattern.ts';
+import type { LabelSelector, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
+import { dependsOnNodes, membersOf, nodeCount, resolveMembers } from '../../src/hypernode/model/member-selector.ts';
+import { estimateProgramSize } from '../../src/hypernode/model/node-name-pattern.ts';
 import { anyHyperNode, hyperNodeWithNulls, nodeLabels, nodes, PROTOTYPE_KEYS, referenceNodeCount, wellFormedHyperNode } from '../support/hypernode-arbitraries.ts';
 import { propertyParameters } from '../support/property.ts';
 

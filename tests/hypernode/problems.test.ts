@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import { SourceProblems } from '../../src/hypernode/discovery/problems.ts';
-import { newHyperNodeMetrics } from '../../src/hypernode/metrics.ts';
+import { newHyperNodeMetrics } from '../../src/hypernode/hypernode-metrics.ts';
 import { FakeClock } from '../kube/fake-clock.ts';
 import { RecordingEvents } from './controller/fixtures.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';

@@ -65,7 +65,7 @@ class MemoryLock implements ResourceLock {
     if (!this.last) throw new Error('lease not initialized');
     await this.store.gate;
     const written = this.store.put({ ...this.last, spec: specFromRecord(r) }, false, this.who);
-    if (this.store.answerGate) {
+    if (this.store.answerGate !== undefined) {
       await this.store.answerGate;
       signal?.throwIfAborted();
     }

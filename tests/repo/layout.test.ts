@@ -1,13 +1,17 @@
-// The repository's dependency rules (docs/design.md §2), checked on the source
+// The repository's dependency rules (docs/design.md §1), checked on the source
 // text so that a new import that breaks one fails here, not in a review:
-// src/util imports nothing of ours, src/kube knows nothing of HyperNodes,
-// src never imports test infrastructure, scripts and testing never import
-// tests/, and no file points at documents outside the repository.
+// src/ is a stack of layers and every import points down it (or stays in its
+// layer), no import cycle exists anywhere, src/hypernode/ never reaches the
+// process (src/app/) or the subcommands (src/cmd/), src never imports test
+// infrastructure, scripts and testing never import tests/, no file points at
+// documents outside the repository, and the shape that keeps the tree
+// navigable holds: src/hypernode/ has at most eight entries on top, and no
+// two files under src/ share a base name.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -24,7 +28,7 @@ function filesUnder(dir: string, pattern: RegExp): string[] {
 
 const SOURCE = /\.(ts|mjs|js)$/;
 
-/** Repository-relative targets of the relative imports of `file`. */
+/** Repository-relative targets of the relative imports (static, dynamic, re-exports) of `file`. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]!);
@@ -35,9 +39,95 @@ function violations(dir: string, forbidden: (target: string, file: string) => bo
   return filesUnder(dir, SOURCE).flatMap((file) => importsOf(file).filter((t) => forbidden(t, file)).map((t) => `${file} imports ${t}`));
 }
 
+/**
+ * The layers of src/, lowest first: a file may import its own layer and the
+ * layers below it. Within src/hypernode/ the model is the vocabulary, the
+ * metrics and the Event catalogue are what every wing reports through, and
+ * the controller on top wires discovery to the reconcile core.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['src/util/'],
+  ['src/log.ts', 'src/version.ts'],
+  ['src/kube/'],
+  ['src/hypernode/model/'],
+  ['src/hypernode/hypernode-metrics.ts', 'src/hypernode/event-reasons.ts'],
+  ['src/hypernode/config/'],
+  ['src/hypernode/discovery/'],
+  ['src/hypernode/reconcile/'],
+  ['src/hypernode/preview/'],
+  ['src/hypernode/controller.ts'],
+  ['src/app/', 'src/cmd/'],
+  ['src/commands.ts'],
+  ['src/main.ts'],
+];
+
+/** The layer of a src/ path (the longest prefix that names it), or undefined. */
+function layerOf(path: string): number | undefined {
+  let best: { layer: number; length: number } | undefined;
+  LAYERS.forEach((prefixes, layer) => {
+    for (const p of prefixes) if ((p.endsWith('/') ? path.startsWith(p) : path === p) && (!best || p.length > best.length)) best = { layer, length: p.length };
+  });
+  return best?.layer;
+}
+
+/** Every import cycle among `files`, each as its files in order (Tarjan's strongly connected components). */
+function importCycles(files: string[]): string[][] {
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => t !== f)]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w);
+      component.push(w);
+      if (w === v) break;
+    }
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
 test('the rule finder sees imports (a check that sees none would pass anything)', () => {
   assert.ok(importsOf('src/main.ts').length > 0);
   assert.ok(violations('src/hypernode', (t) => t.startsWith('src/kube/')).length > 0, 'HyperNode logic does use the Kubernetes plumbing');
+});
+
+test('the cycle finder finds a cycle and the layer table places every file of src/', () => {
+  assert.equal(importCycles(['testing/apiserver/list.ts', 'testing/apiserver/list-options.ts']), [['testing/apiserver/list-options.ts', 'testing/apiserver/list.ts']]);
+  assert.equal(
+    filesUnder('src', SOURCE).filter((f) => layerOf(f) === undefined),
+    [],
+    'a file outside every layer: add its folder to LAYERS and to docs/design.md §1',
+  );
+});
+
+test('every import in src/ points down the layers or stays in its layer', () => {
+  const upward = violations('src', (t, file) => t.startsWith('src/') && (layerOf(t) ?? -1) > (layerOf(file) ?? -1));
+  assert.equal(upward, []);
+});
+
+test('no import cycles in src/ (type-only imports included: they tie modules as tightly)', () => {
+  assert.equal(importCycles(filesUnder('src', SOURCE)).map((c) => c.join(' <-> ')), []);
+});
+
+test('src/hypernode imports neither the process (src/app) nor the subcommands (src/cmd)', () => {
+  assert.equal(violations('src/hypernode', (t) => t.startsWith('src/app/') || t.startsWith('src/cmd/')), []);
 });
 
 test('src/util imports nothing of ours outside src/util', () => {
@@ -46,6 +136,8 @@ test('src/util imports nothing of ours outside src/util', () => {
 
 test('src/kube knows nothing of HyperNodes', () => {
   assert.equal(violations('src/kube', (t) => t.startsWith('src/hypernode/') || t.startsWith('src/app/') || t.startsWith('src/cmd/')), []);
+  const mentions = filesUnder('src/kube', SOURCE).filter((f) => /hypernode/i.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.equal(mentions, []);
 });
 
 test('src never imports tests/ or testing/', () => {
@@ -54,6 +146,17 @@ test('src never imports tests/ or testing/', () => {
 
 test('scripts/ and testing/ never import tests/', () => {
   assert.equal([...violations('scripts', (t) => t.startsWith('tests/')), ...violations('testing', (t) => t.startsWith('tests/'))], []);
+});
+
+test('src/hypernode has at most eight entries on top', () => {
+  const entries = readdirSync(join(ROOT, 'src/hypernode')).sort();
+  assert.ok(entries.length <= 8, `src/hypernode holds ${entries.length} entries: ${entries.join(', ')}`);
+});
+
+test('no two files under src/ share a base name', () => {
+  const byName = new Map<string, string[]>();
+  for (const f of filesUnder('src', SOURCE)) byName.set(basename(f), [...(byName.get(basename(f)) ?? []), f]);
+  assert.equal([...byName.values()].filter((paths) => paths.length > 1), []);
 });
 
 test('no source, test or doc points at specification files outside the repository', () => {

@@ -14,8 +14,8 @@
 // matters.
 
 import { ApiError } from '../../src/kube/errors.ts';
-import type { HyperNodeClient } from '../../src/hypernode/api/interface.ts';
-import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import type { HyperNodeClient } from '../../src/hypernode/model/contracts.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import type { Preconditions } from '../../src/kube/resource.ts';
 import { FakeInformer } from './fake-informer.ts';
 

@@ -5,7 +5,7 @@
 // shapes whose nodeCount `referenceNodeCount` computes independently.
 
 import fc from 'fast-check';
-import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from '../../src/hypernode/api/types.ts';
+import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 
 /** Valid label keys that are also names every plain object inherits. */
 export const PROTOTYPE_KEYS = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];

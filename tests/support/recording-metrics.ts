@@ -1,7 +1,7 @@
 // A DiscovererMetrics for discoverer unit tests: keeps the last value each
 // figure was set to, as the gauges behind it do.
 
-import type { DiscovererMetrics } from '../../src/hypernode/api/interface.ts';
+import type { DiscovererMetrics } from '../../src/hypernode/model/contracts.ts';
 
 export class RecordingMetrics implements DiscovererMetrics {
   /** Fabric → hosts that match no Node. */

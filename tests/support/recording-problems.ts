@@ -2,7 +2,7 @@
 // the test's logger (so tests can wait on log lines) and records failures and
 // recoveries. The once-per-error policy itself is tested with SourceProblems.
 
-import type { DiscoveryProblems } from '../../src/hypernode/api/interface.ts';
+import type { DiscoveryProblems } from '../../src/hypernode/model/contracts.ts';
 import type { Logger } from '../../src/log.ts';
 
 export class RecordingProblems implements DiscoveryProblems {

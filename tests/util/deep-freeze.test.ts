@@ -8,7 +8,6 @@ test('deepFreeze freezes every nested object and array and returns the same valu
   assert.ok(Object.isFrozen(value.metadata.labels));
   assert.ok(Object.isFrozen(value.items) && Object.isFrozen(value.items[0]));
   assert.throws(() => {
-    'use strict';
     (value.metadata.labels as Record<string, string>).b = '2';
   });
 });

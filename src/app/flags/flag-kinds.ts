@@ -7,7 +7,7 @@
 // strconv's message).
 
 import { formatDuration, parseDuration } from '../../util/go-duration.ts';
-import { formatFloat32, NumError, parseBool, parseFloat32, parseInt, parseUint } from './go-strconv.ts';
+import { formatFloat32, NumError, parseBool, parseFloat32, parseGoInt, parseUint } from './go-strconv.ts';
 
 export interface FlagKind<T> {
   /** pflag's Value.Type(), shown in the usage text. */
@@ -36,7 +36,7 @@ export const boolKind: FlagKind<boolean> = {
 export const intKind: FlagKind<bigint> = {
   typeName: 'int',
   isBool: false,
-  parse: (text) => parseInt(text, 0, 64),
+  parse: (text) => parseGoInt(text, 0, 64),
   format: String,
 };
 
@@ -110,7 +110,7 @@ export const goUint64Kind: FlagKind<bigint> = {
 export const klogLevelKind: FlagKind<number> = {
   typeName: 'Level',
   isBool: false,
-  parse: (text) => Number(parseInt(text, 10, 32)),
+  parse: (text) => Number(parseGoInt(text, 10, 32)),
   format: String,
 };
 
@@ -122,7 +122,7 @@ export const klogSeverityKind: FlagKind<number> = {
   isBool: false,
   parse(text) {
     const byName = SEVERITY_NAMES.indexOf(text.toUpperCase() as (typeof SEVERITY_NAMES)[number]);
-    return byName >= 0 ? byName : Number(parseInt(text, 10, 32));
+    return byName >= 0 ? byName : Number(parseGoInt(text, 10, 32));
   },
   format: String,
 };
@@ -146,7 +146,7 @@ export const klogVmoduleKind: FlagKind<readonly VmodulePattern[]> = {
       if (parts.length !== 2 || parts[0] === '' || parts[1] === '') throw new Error(VMODULE_SYNTAX);
       let level: number;
       try {
-        level = Number(parseInt(parts[1]!, 10, 32));
+        level = Number(parseGoInt(parts[1]!, 10, 32));
       } catch {
         throw new Error(VMODULE_SYNTAX);
       }
@@ -175,7 +175,7 @@ export const klogTraceLocationKind: FlagKind<TraceLocation> = {
     if (fields.length !== 2 || !fields[0]!.includes('.')) throw new Error(TRACE_SYNTAX);
     let line: number;
     try {
-      line = Number(parseInt(fields[1]!, 10, 64));
+      line = Number(parseGoInt(fields[1]!, 10, 64));
     } catch {
       throw new Error(TRACE_SYNTAX);
     }

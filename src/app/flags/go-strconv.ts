@@ -61,7 +61,7 @@ export function parseUint(text: string, base: IntBase, bitSize: 32 | 64, func = 
   return n;
 }
 
-export function parseInt(text: string, base: IntBase, bitSize: 32 | 64): bigint {
+export function parseGoInt(text: string, base: IntBase, bitSize: 32 | 64): bigint {
   if (text === '') throw new NumError('ParseInt', text, 'invalid syntax');
   const negative = text[0] === '-';
   const unsigned = text[0] === '+' || negative ? text.slice(1) : text;

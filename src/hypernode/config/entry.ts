@@ -6,10 +6,11 @@
 // (docs/differences-from-go.md item 3).
 
 import * as v from 'valibot';
-import type { DiscoveryEntry } from '../api/interface.ts';
+import type { DiscoveryEntry } from '../model/contracts.ts';
 import { durationToMs, parseDuration } from '../../util/go-duration.ts';
 import { unknownKeys } from './unknown-keys.ts';
 import { deepFreeze } from '../../util/deep-freeze.ts';
+import { isMapping } from '../../util/is-mapping.ts';
 
 /** Used when `interval` is absent, null, zero or negative. */
 export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
@@ -73,8 +74,6 @@ const maxDeletePercentSchema = v.nullish(
   ),
   DEFAULT_MAX_DELETE_PERCENT,
 );
-
-const isMapping = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 const text = () => v.nullish(v.string('must be a string'), '');
 

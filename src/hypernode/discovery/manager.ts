@@ -16,13 +16,13 @@ import type { Logger } from '../../log.ts';
 import { untilAborted } from '../../util/abort.ts';
 import { Channel } from '../../util/channel.ts';
 import { errorMessage, wrapError } from '../../util/error-message.ts';
-import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../api/interface.ts';
+import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../model/contracts.ts';
 import { SourceProblems } from './problems.ts';
-import type { ConfigMap } from '../api/types.ts';
+import type { ConfigMap } from '../model/hypernode-types.ts';
 import type { EntryResult } from '../config/entry.ts';
 import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
 import type { ConfigMapLocation } from '../config/location.ts';
-import type { HyperNodeMetrics } from '../metrics.ts';
+import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './registry.ts';
 import { DISCOVERER_FAILED, DISCOVERY_CONFIG_INVALID } from '../event-reasons.ts';
 
@@ -126,7 +126,7 @@ export class DiscoveryManager {
    * normally the informer's initial add of the ConfigMap.
    */
   start(): void {
-    if (this.workerDone) return;
+    if (this.workerDone !== undefined) return;
     this.workerDone = this.runConfigWorker();
     this.deps.logger.info('Network topology discovery manager started');
   }

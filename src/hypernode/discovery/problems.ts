@@ -6,8 +6,8 @@
 import type { Clock } from '../../kube/clock.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
-import type { DiscoveryProblems, EventRecorder } from '../api/interface.ts';
-import type { HyperNodeMetrics } from '../metrics.ts';
+import type { DiscoveryProblems, EventRecorder } from '../model/contracts.ts';
+import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { DISCOVERY_FAILED } from '../event-reasons.ts';
 

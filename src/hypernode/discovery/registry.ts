@@ -4,7 +4,7 @@
 // at compile time instead of through init()-time global registration, and a
 // test passes its own registry instead of mutating a process-global one.
 
-import type { DiscovererFactory } from '../api/interface.ts';
+import type { DiscovererFactory } from '../model/contracts.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
 import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
 

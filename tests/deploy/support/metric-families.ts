@@ -3,8 +3,8 @@
 // the one a --dry-run controller adds.
 
 import { createMetrics } from '../../../src/app/metrics.ts';
-import { dryRunSinks } from '../../../src/hypernode/dry-run.ts';
-import { exportTopologyCounts, newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
+import { dryRunSinks } from '../../../src/hypernode/preview/dry-run.ts';
+import { exportTopologyCounts, newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
 import { nullLogger } from '../../../src/log.ts';
 
 export interface ExportedFamily {

@@ -15,8 +15,8 @@ import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/l
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import type { DiscovererOptions } from '../../../src/hypernode/api/interface.ts';
-import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import type { DiscovererOptions } from '../../../src/hypernode/model/contracts.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { propertyParameters } from '../../support/property.ts';
@@ -158,7 +158,7 @@ function options(): DiscovererOptions {
  * config" error; a broken entry is a per-source error naming its position.
  */
 function loadsCleanly(text: string): ReturnType<typeof parseConfig> | undefined {
-  let config;
+  let config: ReturnType<typeof parseConfig>;
   try {
     config = parseConfig(text);
   } catch (err) {
@@ -180,7 +180,7 @@ async function labelSourceIsSafe(config: ReturnType<typeof parseConfig>): Promis
   const entry = entryOf(sourceEntry(config, 'label'));
   if (!entry) return 'refused'; // a broken entry: the manager does not start the source
   const opts = options();
-  let types;
+  let types: ReturnType<typeof topologyTypes>;
   try {
     await labelDiscovererFactory(entry, opts);
     types = topologyTypes(entry.config, nullLogger);

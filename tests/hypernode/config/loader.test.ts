@@ -5,7 +5,7 @@ import { enabledSources, entryOf, loadConfig, parseConfig, sourceEntry } from '.
 import { configMapLocation } from '../../../src/hypernode/config/location.ts';
 import { isNotFound } from '../../../src/kube/errors.ts';
 import { nullLogger } from '../../../src/log.ts';
-import type { ConfigMap } from '../../../src/hypernode/api/types.ts';
+import type { ConfigMap } from '../../../src/hypernode/model/hypernode-types.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import { newHyperNodeController } from '../../../src/hypernode/controller.ts';
 import { newDiscovererRegistry, type DiscovererRegistry } from '../../../src/hypernode/discovery/registry.ts';
-import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
-import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
+import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { settle } from '../../kube/fake-clock.ts';
@@ -13,7 +13,7 @@ import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfi
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
-import { TopologyStateRecorder } from '../../../src/hypernode/topology-state.ts';
+import { TopologyStateRecorder } from '../../../src/hypernode/reconcile/topology-state.ts';
 
 interface SetupOptions {
   configMap?: ConfigMap;

@@ -4,8 +4,8 @@
 import { FakeClock } from '../../kube/fake-clock.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { Channel } from '../../../src/util/channel.ts';
-import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../../src/hypernode/api/interface.ts';
-import type { ConfigMap } from '../../../src/hypernode/api/types.ts';
+import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { ConfigMap } from '../../../src/hypernode/model/hypernode-types.ts';
 
 /**
  * A FakeClock that also moves on by itself: each sleep is woken on the next

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
 import { expandPreset, PRESET_NAMES } from '../../../src/hypernode/discovery/label/presets.ts';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
-import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 

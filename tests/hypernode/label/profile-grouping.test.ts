@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
 import { topologyTypes, type TopologyType } from '../../../src/hypernode/discovery/label/tiers.ts';
 import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/naming.ts';
-import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { MIXED_CONFIG, MIXED_UUIDS as UUID, mixedNodes } from '../../../testing/mixed-cluster.ts';

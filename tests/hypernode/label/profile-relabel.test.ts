@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
-import type { NodeMeta } from '../../../src/hypernode/api/types.ts';
+import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { startReconciler } from '../reconciler/fixtures.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../../testing/mixed-cluster.ts';

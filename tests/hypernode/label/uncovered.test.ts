@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { discoverTopology } from '../../../src/hypernode/discovery/label/grouping.ts';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
-import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 

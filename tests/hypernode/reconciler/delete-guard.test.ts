@@ -6,9 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../../src/kube/errors.ts';
-import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type HyperNode } from '../../../src/hypernode/api/types.ts';
-import { MIN_HELD_DELETES, deleteGuard } from '../../../src/hypernode/delete-guard.ts';
+import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { MIN_HELD_DELETES, deleteGuard } from '../../../src/hypernode/reconcile/delete-guard.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 

@@ -5,9 +5,9 @@
 
 import { Registry } from 'prom-client';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import type { HyperNode } from '../../../src/hypernode/api/types.ts';
-import { newHyperNodeMetrics } from '../../../src/hypernode/metrics.ts';
-import { TopologyReconciler } from '../../../src/hypernode/reconciler.ts';
+import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
+import { TopologyReconciler } from '../../../src/hypernode/reconcile/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { within } from '../../../testing/wait.ts';

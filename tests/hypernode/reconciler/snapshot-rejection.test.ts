@@ -7,9 +7,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../../src/kube/errors.ts';
-import { build, buildMembers } from '../../../src/hypernode/api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type DiscoveredHyperNode } from '../../../src/hypernode/api/types.ts';
-import { MAX_OBJECT_BYTES, type SnapshotRule } from '../../../src/hypernode/snapshot-validation.ts';
+import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { MAX_OBJECT_BYTES } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
+import type { SnapshotRule } from '../../../src/hypernode/hypernode-metrics.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 

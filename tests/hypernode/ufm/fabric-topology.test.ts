@@ -9,9 +9,9 @@ import { decodeLinks, decodePortStates, decodeSystems } from '../../../src/hyper
 import { buildFabricSnapshot, fabricLevels, UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/fabric-topology.ts';
 import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/topology.ts';
 import { decodePorts } from '../../../src/hypernode/discovery/ufm/ports.ts';
-import { validateSnapshot } from '../../../src/hypernode/snapshot-validation.ts';
+import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
-import type { DiscoveredHyperNode } from '../../../src/hypernode/api/types.ts';
+import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { briefPort, generateFatTree, lowestGuid, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
 import { startReconciler } from '../reconciler/fixtures.ts';
 

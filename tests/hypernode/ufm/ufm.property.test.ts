@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { decodePorts } from '../../../src/hypernode/discovery/ufm/ports.ts';
 import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/topology.ts';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import type { Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';

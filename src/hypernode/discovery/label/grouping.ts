@@ -7,10 +7,11 @@
 // profile selects belongs to that profile alone.
 
 import type { Lister } from '../../../kube/types.ts';
-import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../api/types.ts';
-import type { Snapshot } from '../../api/interface.ts';
-import { hasLabel, labelValue } from '../../labels.ts';
+import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import type { Snapshot } from '../../model/contracts.ts';
+import { hasLabel, labelValue } from '../../model/label-reads.ts';
 import { LABEL_SOURCE, NameBook } from './naming.ts';
 import type { TopologyType } from './tiers.ts';
 import { explicitOwner, ProfileTrees, type Group, type NamedProfile } from './profile-grouping.ts';

@@ -10,8 +10,8 @@ import { isTombstone, type EventHandler, type HandlerRegistration, type Tombston
 import { RateLimitingQueue } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
-import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../api/types.ts';
+import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../model/hypernode-types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
 import { discoverTopology, type UncoveredNode } from './grouping.ts';

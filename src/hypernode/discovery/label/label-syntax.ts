@@ -1,13 +1,11 @@
 // Why a label key or value is not valid, in the words of Kubernetes'
 // apimachinery validation (k8s.io/apimachinery/pkg/util/validation), so that a
 // profile configuration error reads like the one Volcano's Go controller
-// reports for the same input. The yes/no checks live in member-selector.ts;
+// reports for the same input. The yes/no checks live in src/kube/name-validation.ts;
 // this module adds the messages.
 
-import { isLabelValue } from '../../member-selector.ts';
+import { DNS1123_SUBDOMAIN, QUALIFIED_NAME_PART, isLabelValue } from '../../../kube/name-validation.ts';
 
-const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const MAX_NAME_PART = 63;
 const MAX_PREFIX = 253;
 const MAX_LABEL_VALUE = 63;

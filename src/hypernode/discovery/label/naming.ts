@@ -8,8 +8,8 @@
 
 import { createHash } from 'node:crypto';
 import type { Lister } from '../../../kube/types.ts';
-import { compareBytes } from '../../api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../../api/types.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../../model/hypernode-types.ts';
 
 /** Go's alphabet: consonants and digits without 0, 1, 3 (no look-alikes, no words). */
 export const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -17,11 +17,6 @@ export const SUFFIX_LENGTH = 5;
 export const MAX_NAME_ATTEMPTS = 20;
 export const LABEL_SOURCE = 'label';
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-export function isDNS1123Subdomain(name: string): boolean {
-  return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
-}
 
 /**
  * Go's clean(): ASCII letters lower-cased, ASCII digits, `.` and `-` kept,

@@ -8,8 +8,8 @@
 // published, so the cluster keeps the HyperNodes it has.
 
 import type { Lister } from '../../../kube/types.ts';
-import type { HyperNode, NodeMeta } from '../../api/types.ts';
-import { labelValue } from '../../labels.ts';
+import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import { labelValue } from '../../model/label-reads.ts';
 import { namePrefix, profileHyperNodeName, type NameBook } from './naming.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profiles.ts';
 

@@ -9,8 +9,9 @@
 // decoder rejects them): `valuePattern` on a level (value-pattern.ts) and
 // `preset` on a profile (presets.ts).
 
-import { compareBytes } from '../../api/builders.ts';
-import { DecodeErrors, decodeFields, isMapping, weakList, weakMapping, weakString } from './strict-decode.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
+import { DecodeErrors, decodeFields, weakList, weakMapping, weakString } from './strict-decode.ts';
+import { isMapping } from '../../../util/is-mapping.ts';
 import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from './node-selector.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';
 import { compileValuePattern, wholeValue, type DomainOf } from './value-pattern.ts';

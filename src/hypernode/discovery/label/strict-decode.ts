@@ -6,6 +6,8 @@
 // value stands for a one-element list. Errors of one decode are gathered and
 // reported together, sorted, in the decoder's frame.
 
+import { isMapping } from '../../../util/is-mapping.ts';
+
 /** The errors gathered while decoding one value. */
 export class DecodeErrors {
   readonly list: string[] = [];
@@ -20,8 +22,6 @@ export class DecodeErrors {
     return `${this.list.length} error(s) decoding:\n\n${[...this.list].sort().map((e) => `* ${e}`).join('\n')}`;
   }
 }
-
-export const isMapping = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** Go's kind word for a decoded YAML value, as the decoder names it in messages. */
 export function goKind(x: unknown): string {

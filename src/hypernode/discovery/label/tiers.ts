@@ -6,12 +6,14 @@
 // skipping the last (hostname) entry.
 
 import type { Logger } from '../../../log.ts';
-import { cleanTypeName, isDNS1123Subdomain } from './naming.ts';
-import { compareBytes } from '../../api/builders.ts';
+import { cleanTypeName } from './naming.ts';
+import { isDNS1123Subdomain } from '../../../kube/name-validation.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { wrapError } from '../../../util/error-message.ts';
 import { isProfileForm, profilesOf, type Profile } from './profiles.ts';
 import { DecodeErrors } from './strict-decode.ts';
+import { isMapping } from '../../../util/is-mapping.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;
 
@@ -22,8 +24,6 @@ export interface TopologyType {
   /** Present when written in the profile form (profiles.ts); absent for a legacy list. */
   readonly profile?: Profile;
 }
-
-const isMapping = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** mapstructure's case-insensitive field lookup. */
 function field(obj: Record<string, unknown>, name: string): unknown {

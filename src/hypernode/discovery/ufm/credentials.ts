@@ -7,7 +7,7 @@
 // `auth: token`) and a private CA (`ca.crt`, PEM) trusted for this endpoint only.
 
 import { Buffer } from 'node:buffer';
-import type { SecretClient } from '../../api/interface.ts';
+import type { SecretClient } from '../../model/contracts.ts';
 import { wrapError } from '../../../util/error-message.ts';
 
 export interface SecretRef {

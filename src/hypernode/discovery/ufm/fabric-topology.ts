@@ -22,9 +22,10 @@
 // that gains a sibling keeps its name; the new core group gets a new one).
 
 import type { Logger } from '../../../log.ts';
-import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
-import type { Snapshot } from '../../api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../api/types.ts';
+import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
+import type { Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { PortStates, UfmLink, UfmSystem } from './fabric-resources.ts';
 import { UFM_SOURCE } from './topology.ts';
 

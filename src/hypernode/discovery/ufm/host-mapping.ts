@@ -5,9 +5,9 @@
 // template) and then looks it up among the Nodes, by name or by the value of
 // a Node label. A host that matches no Node never becomes a member.
 
-import type { NodeMeta } from '../../api/types.ts';
-import { labelValue } from '../../labels.ts';
-import { compileNodeNamePattern } from '../../node-name-pattern.ts';
+import type { NodeMeta } from '../../model/hypernode-types.ts';
+import { labelValue } from '../../model/label-reads.ts';
+import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import type { RE2JS } from 're2js';
 import type { HostMapper } from './fabric-topology.ts';
 

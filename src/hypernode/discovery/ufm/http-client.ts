@@ -10,6 +10,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as tls from 'node:tls';
 import { Buffer } from 'node:buffer';
+import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
 /**
@@ -36,14 +37,6 @@ export interface HttpResponse {
   statusText: string;
   /** The body decoded as UTF-8; its bytes are not kept, so only one copy stays alive. */
   body: string;
-}
-
-/** The answer is larger than the client's body cap. */
-export class BodyTooLargeError extends Error {
-  constructor(url: URL, maxBytes: number) {
-    super(`the answer of ${url.href} is larger than the body limit of ${maxBytes} bytes (${(maxBytes / 2 ** 20).toFixed(0)} MiB); not reading it`);
-    this.name = 'BodyTooLargeError';
-  }
 }
 
 /** Go uses the system roots; Node 22.15+/23.5+ can read them, older runtimes keep their defaults. */
@@ -148,7 +141,7 @@ export class UfmHttpClient {
         const known = Number.isSafeInteger(announced) && announced >= 0 ? announced : undefined;
         const tooLarge = () => {
           res.destroy();
-          reject(new BodyTooLargeError(url, maxBytes));
+          reject(new BodyTooLargeError(maxBytes, `the answer of ${url.href} is larger than the body limit of ${maxBytes} bytes (${(maxBytes / 2 ** 20).toFixed(0)} MiB); not reading it`));
         };
         if (known !== undefined && known > maxBytes) return tooLarge();
         let body: BodyBuffer | undefined = new BodyBuffer(known, maxBytes);

@@ -4,9 +4,10 @@
 // pkg/controllers/hypernode/discovery/ufm/ufm.go.
 
 import type { Logger } from '../../../log.ts';
-import { build, buildMembers, compareBytes } from '../../api/builders.ts';
-import type { Snapshot } from '../../api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../api/types.ts';
+import { build, buildMembers } from '../../model/hypernode-builders.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
+import type { Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { UfmPort } from './ports.ts';
 
 export const UFM_SOURCE = 'ufm';

@@ -15,7 +15,7 @@
 // HyperNode names and are the value of the fabric label, so one ufm source
 // owns every fabric's HyperNodes and each fabric's share stays identifiable.
 
-import type { DiscoveryEntry } from '../../api/interface.ts';
+import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
 import { parseHostMapping, type HostMapping } from './host-mapping.ts';
 

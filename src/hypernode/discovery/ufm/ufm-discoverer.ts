@@ -11,9 +11,9 @@
 
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
-import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../api/types.ts';
-import { compareBytes } from '../../api/builders.ts';
+import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
 import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';

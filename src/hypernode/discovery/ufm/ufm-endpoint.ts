@@ -5,9 +5,10 @@
 // Error texts for the basic scheme are Go's (pkg/controllers/hypernode/discovery/ufm/ufm.go).
 
 import * as http from 'node:http';
-import type { SecretClient } from '../../api/interface.ts';
+import type { SecretClient } from '../../model/contracts.ts';
 import { authorizationHeader, hasCredentials, readCredentials, type AuthScheme, type Credentials } from './credentials.ts';
-import { BodyTooLargeError, UfmHttpClient, type HttpClientOptions } from './http-client.ts';
+import { UfmHttpClient, type HttpClientOptions } from './http-client.ts';
+import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 import type { FabricEndpoint } from './ufm-config.ts';
 import { wrapError } from '../../../util/error-message.ts';
 

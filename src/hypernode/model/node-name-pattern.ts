@@ -8,7 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { RE2JS } from 're2js';
-import { errorMessage } from '../util/error-message.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 /**
  * UTF-8 bytes. A node name is at most 253 bytes and a pattern that picks a

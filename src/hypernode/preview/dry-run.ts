@@ -12,13 +12,13 @@
 // ConfigMap, a UFM poll) changes.
 
 import { Counter, type Registry } from 'prom-client';
-import type { Preconditions } from '../kube/resource.ts';
-import type { Lister } from '../kube/types.ts';
-import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
-import { describeDiff, diffHyperNodes } from './hypernode-diff.ts';
-import type { WriteVerb } from './metrics.ts';
+import type { Preconditions } from '../../kube/resource.ts';
+import type { Lister } from '../../kube/types.ts';
+import type { Logger } from '../../log.ts';
+import type { EventRecorder, HyperNodeClient } from '../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
+import { describeDiff, diffHyperNodes } from '../reconcile/hypernode-diff.ts';
+import type { WriteVerb } from '../hypernode-metrics.ts';
 
 export const DRY_RUN_WRITES_METRIC = 'hypernode_dry_run_writes_total';
 

@@ -3,7 +3,7 @@
 // listed compactly (first … last) since racks hold many of them. Used by
 // `render -o tree` and by the demo (scripts/demo.ts).
 
-import { compareBytes } from './api/builders.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
 
 /** The parts of a HyperNode the tree shows (also fits objects read back from a store). */
 export interface TreeHyperNode {
@@ -45,7 +45,9 @@ export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style:
       .map((n) => byName.get(n))
       .filter((c): c is TreeHyperNode => c !== undefined);
     const next = isRoot ? '' : `${prefix}${last ? '   ' : '│  '}`;
-    kids.forEach((c, i) => walk(c, next, i === kids.length - 1, false));
+    kids.forEach((c, i) => {
+      walk(c, next, i === kids.length - 1, false);
+    });
   };
   for (const root of roots) walk(root, '', true, true);
   return lines.join('\n');

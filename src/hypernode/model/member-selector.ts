@@ -5,32 +5,11 @@
 // error, or a pattern over the size budget, yields the empty set. Members
 // are read as the CRD admits them: spec, members and selector may be absent.
 
-import type { Logger } from '../log.ts';
-import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from './api/types.ts';
-import { hasLabel, labelValue } from './labels.ts';
+import type { Logger } from '../../log.ts';
+import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from './hypernode-types.ts';
+import { hasLabel, labelValue } from './label-reads.ts';
 import { compileNodeNamePattern } from './node-name-pattern.ts';
-
-// --- label selector syntax (apimachinery validation) ------------------------
-
-const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-export function isQualifiedName(key: string): boolean {
-  const parts = key.split('/');
-  let name = key;
-  if (parts.length === 2) {
-    const prefix = parts[0]!;
-    if (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return false;
-    name = parts[1]!;
-  } else if (parts.length !== 1) {
-    return false;
-  }
-  return name.length > 0 && name.length <= 63 && QUALIFIED_NAME_PART.test(name);
-}
-
-export function isLabelValue(value: string): boolean {
-  return value === '' || (value.length <= 63 && QUALIFIED_NAME_PART.test(value));
-}
+import { isLabelValue, isQualifiedName } from '../../kube/name-validation.ts';
 
 type Requirement = (labels: Readonly<Record<string, string>> | undefined) => boolean;
 

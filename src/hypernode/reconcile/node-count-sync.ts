@@ -7,17 +7,17 @@
 // depend on them (Go only recomputes when the HyperNode itself changes).
 
 import { isDeepStrictEqual } from 'node:util';
-import type { Clock } from '../kube/clock.ts';
-import { isConflict } from '../kube/errors.ts';
-import type { EventHandler, Lister, Tombstone } from '../kube/types.ts';
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../kube/workqueue.ts';
-import type { Logger } from '../log.ts';
-import type { HyperNodeClient } from './api/interface.ts';
-import type { HyperNode, NodeMeta } from './api/types.ts';
-import { dependsOnNodes, nodeCount } from './member-selector.ts';
-import type { HyperNodeMetrics } from './metrics.ts';
+import type { Clock } from '../../kube/clock.ts';
+import { isConflict } from '../../kube/errors.ts';
+import type { EventHandler, Lister, Tombstone } from '../../kube/types.ts';
+import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
+import type { Logger } from '../../log.ts';
+import type { HyperNodeClient } from '../model/contracts.ts';
+import type { HyperNode, NodeMeta } from '../model/hypernode-types.ts';
+import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
+import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { codeClass, WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
-import { errorMessage } from '../util/error-message.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 export const STATUS_QUEUE_NAME = 'hypernode-status';
 /**

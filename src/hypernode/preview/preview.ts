@@ -10,21 +10,21 @@
 // the discoverer registry (render serves UFM from captured bodies; plan passes
 // the built-in registry, whose UFM discoverer reads its Secret and asks UFM itself).
 
-import type { Clock } from '../kube/clock.ts';
-import type { Informer } from '../kube/types.ts';
-import { StaticInformer } from '../kube/static-informer.ts';
-import type { Logger } from '../log.ts';
-import { abortReason } from '../util/abort.ts';
-import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from './api/interface.ts';
-import { compareBytes } from './api/builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from './api/types.ts';
-import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from './config/loader.ts';
-import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
-import { lookupDiscoverer, type DiscovererRegistry } from './discovery/registry.ts';
-import { dependsOnNodes, nodeCount } from './member-selector.ts';
-import { desiredByName } from './reconciler.ts';
-import { describeViolations, validateSnapshot } from './snapshot-validation.ts';
-import { errorMessage, wrapError } from '../util/error-message.ts';
+import type { Clock } from '../../kube/clock.ts';
+import type { Informer } from '../../kube/types.ts';
+import { StaticInformer } from '../../kube/static-informer.ts';
+import type { Logger } from '../../log.ts';
+import { abortReason } from '../../util/abort.ts';
+import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from '../model/contracts.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../model/hypernode-types.ts';
+import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
+import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
+import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
+import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
+import { desiredByName } from '../reconcile/reconciler.ts';
+import { describeViolations, validateSnapshot } from '../reconcile/snapshot-validation.ts';
+import { errorMessage, wrapError } from '../../util/error-message.ts';
 
 /** How long one source may take to produce its first snapshot offline. */
 export const PREVIEW_SOURCE_DEADLINE_MS = 30_000;

@@ -12,22 +12,22 @@
 // deletes (delete-guard.ts), and every run that changed something is summed up
 // in one Normal Event, while a run that changed nothing stays silent.
 
-import type { Clock } from '../kube/clock.ts';
-import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
-import type { KubeObject, Lister } from '../kube/types.ts';
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../kube/workqueue.ts';
-import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient } from './api/interface.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from './api/types.ts';
+import type { Clock } from '../../kube/clock.ts';
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
+import type { KubeObject, Lister } from '../../kube/types.ts';
+import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
+import type { Logger } from '../../log.ts';
+import type { EventRecorder, HyperNodeClient } from '../model/contracts.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
 import { describeDiff, diffHyperNodes } from './hypernode-diff.ts';
-import { labelValue } from './labels.ts';
-import { DEFAULT_MAX_DELETE_PERCENT } from './config/entry.ts';
+import { labelValue } from '../model/label-reads.ts';
+import { DEFAULT_MAX_DELETE_PERCENT } from '../config/entry.ts';
 import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
-import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
+import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
 import { describeViolations, validateSnapshot, type SnapshotViolation } from './snapshot-validation.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
-import { errorMessage } from '../util/error-message.ts';
-import { DELETES_HELD, FAILED_CREATE, FAILED_DELETE, FAILED_UPDATE, NAME_CONFLICT, SNAPSHOT_REJECTED, TOPOLOGY_CHANGED, type EventReason } from './event-reasons.ts';
+import { errorMessage } from '../../util/error-message.ts';
+import { DELETES_HELD, FAILED_CREATE, FAILED_DELETE, FAILED_UPDATE, NAME_CONFLICT, SNAPSHOT_REJECTED, TOPOLOGY_CHANGED, type EventReason } from '../event-reasons.ts';
 
 /** client-go's retry.DefaultRetry: 5 attempts, ~10 ms apart. */
 export const CONFLICT_RETRY_ATTEMPTS = 5;
@@ -339,7 +339,10 @@ export class TopologyReconciler {
   private logUpdate(source: string, current: HyperNode, body: HyperNode): void {
     const { logger } = this.deps;
     const name = body.metadata.name;
-    if (!logger.enabled(2)) return logger.info('Updating HyperNode', { name, source });
+    if (!logger.enabled(2)) {
+      logger.info('Updating HyperNode', { name, source });
+      return;
+    }
     const changes = describeDiff(diffHyperNodes({ ...current, status: body.status }, body)).join('; ');
     logger.info('Updating HyperNode', { name, source, changes });
   }

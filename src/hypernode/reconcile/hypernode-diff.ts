@@ -4,8 +4,8 @@
 // Shared by `plan` (which prints it) and the dry-run write sink (which logs it),
 // so both describe a change the same way. Go has no equivalent.
 
-import { compareBytes } from './api/builders.ts';
-import type { HyperNode, MemberSpec } from './api/types.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
+import type { HyperNode, MemberSpec } from '../model/hypernode-types.ts';
 
 export interface Change<T> {
   /** Absent: the object (or the field) did not exist before. */

@@ -8,18 +8,18 @@
 // (names it leaves alone, held deletes). Go has no equivalent.
 
 import { Registry } from 'prom-client';
-import { realClock } from '../kube/clock.ts';
-import { StaticInformer } from '../kube/static-informer.ts';
-import type { Logger } from '../log.ts';
-import { compareBytes } from './api/builders.ts';
-import type { EventRecorder, EventType } from './api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './api/types.ts';
+import { realClock } from '../../kube/clock.ts';
+import { StaticInformer } from '../../kube/static-informer.ts';
+import type { Logger } from '../../log.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
+import type { EventRecorder, EventType } from '../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
-import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from './hypernode-diff.ts';
-import { newHyperNodeMetrics } from './metrics.ts';
+import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from '../reconcile/hypernode-diff.ts';
+import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.ts';
-import { TopologyReconciler } from './reconciler.ts';
-import { NodeCountSync } from './status.ts';
+import { TopologyReconciler } from '../reconcile/reconciler.ts';
+import { NodeCountSync } from '../reconcile/node-count-sync.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 

@@ -5,12 +5,12 @@
 // object's recovery is logged. Shared by the topology reconciler and the
 // nodeCount status sync; neither Go path retries or counts failed writes.
 
-import type { Clock } from '../kube/clock.ts';
-import { ApiError } from '../kube/errors.ts';
-import { defaultControllerRateLimiter, type RateLimiter } from '../kube/workqueue.ts';
-import type { Logger } from '../log.ts';
-import type { HyperNodeMetrics, WriteVerb } from './metrics.ts';
-import { errorMessage } from '../util/error-message.ts';
+import type { Clock } from '../../kube/clock.ts';
+import { ApiError } from '../../kube/errors.ts';
+import { defaultControllerRateLimiter, type RateLimiter } from '../../kube/workqueue.ts';
+import type { Logger } from '../../log.ts';
+import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
+import { errorMessage } from '../../util/error-message.ts';
 
 /**
  * The per-object backoff cap: client-go's 5 ms doubling, capped at 5 minutes

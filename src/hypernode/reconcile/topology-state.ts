@@ -6,8 +6,8 @@
 // process's HTTP side reads it through TopologyStateView, so nothing here knows
 // about HTTP. Ours: the Go controller has no such page.
 
-import { compareBytes } from './api/builders.ts';
-import type { DiscoveredHyperNode } from './api/types.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
+import type { DiscoveredHyperNode } from '../model/hypernode-types.ts';
 import type { ReconcileSummary } from './reconciler.ts';
 
 /** Uncovered Nodes named on the page at most per source; the count says how many there are in all. */

@@ -15,17 +15,13 @@
 //   valid label values: what the API server's object-meta validation demands;
 // - each object serializes to under 1 MiB, well inside etcd's request limit.
 
-import type { DiscoveredHyperNode } from './api/types.ts';
-import { compareBytes } from './api/builders.ts';
-import { isDNS1123Subdomain } from './discovery/label/naming.ts';
-import { isLabelValue, isQualifiedName } from './member-selector.ts';
+import type { DiscoveredHyperNode } from '../model/hypernode-types.ts';
+import type { SnapshotRule } from '../hypernode-metrics.ts';
+import { compareBytes } from '../../util/compare-bytes.ts';
+import { isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/name-validation.ts';
 
 /** Largest accepted JSON form of one HyperNode, in bytes. */
 export const MAX_OBJECT_BYTES = 1024 * 1024;
-
-/** Every rule, as `hypernode_snapshot_rejected_total` labels them. */
-export const SNAPSHOT_RULES = ['member-selector', 'cycle', 'parents', 'tier-order', 'name', 'label', 'size'] as const;
-export type SnapshotRule = (typeof SNAPSHOT_RULES)[number];
 
 export interface SnapshotViolation {
   readonly rule: SnapshotRule;

@@ -8,7 +8,7 @@ import type { Clock } from '../../kube/clock.ts';
 import type { QueueMetrics } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
-import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './hypernode-types.ts';
 
 /** One entry of `networkTopologyDiscovery` (docs/configuration.md, "Schema"), resolved and frozen. */
 export interface DiscoveryEntry {

@@ -1,0 +1,33 @@
+// Kubernetes' object-name and label syntax (apimachinery's
+// pkg/util/validation): the one copy of the patterns and the yes/no checks,
+// used wherever a name, label key or label value built from user input must be
+// one the API server accepts.
+
+/** A label key's name part, and (optional) a label value. */
+export const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+/** A lowercase RFC 1123 subdomain, without its 253-character limit. */
+export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** IsDNS1123Subdomain: what the names of most kinds of object must be. */
+export function isDNS1123Subdomain(name: string): boolean {
+  return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
+}
+
+/** IsQualifiedName: a label key, `[prefix/]name`. */
+export function isQualifiedName(key: string): boolean {
+  const parts = key.split('/');
+  let name = key;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix.length === 0 || !isDNS1123Subdomain(prefix)) return false;
+    name = parts[1]!;
+  } else if (parts.length !== 1) {
+    return false;
+  }
+  return name.length > 0 && name.length <= 63 && QUALIFIED_NAME_PART.test(name);
+}
+
+/** IsValidLabelValue. */
+export function isLabelValue(value: string): boolean {
+  return value === '' || (value.length <= 63 && QUALIFIED_NAME_PART.test(value));
+}
