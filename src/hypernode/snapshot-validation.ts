@@ -17,7 +17,7 @@
 
 import type { DiscoveredHyperNode } from './api/types.ts';
 import { compareBytes } from './api/builders.ts';
-import { isDNS1123Subdomain } from './discovery/label/naming.ts';
+import { isDNS1123Subdomain } from './discovery/label/label-naming.ts';
 import { isLabelValue, isQualifiedName } from './member-selector.ts';
 
 /** Largest accepted JSON form of one HyperNode, in bytes. */

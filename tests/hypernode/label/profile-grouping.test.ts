@@ -4,9 +4,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
-import { topologyTypes, type TopologyType } from '../../../src/hypernode/discovery/label/tiers.ts';
-import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/naming.ts';
+import { discoverSnapshot } from '../../../src/hypernode/discovery/label/label-grouping.ts';
+import { topologyTypes, type TopologyType } from '../../../src/hypernode/discovery/label/label-config.ts';
+import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/label-naming.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';

@@ -14,9 +14,9 @@ import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, 
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../api/types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
-import { discoverTopology, type UncoveredNode } from './grouping.ts';
-import { LABEL_SOURCE } from './naming.ts';
-import { topologyTypes, type TopologyType } from './tiers.ts';
+import { discoverTopology, type UncoveredNode } from './label-grouping.ts';
+import { LABEL_SOURCE } from './label-naming.ts';
+import { topologyTypes, type TopologyType } from './label-config.ts';
 
 /**
  * How long a trigger waits before the run starts, so that a burst of Node

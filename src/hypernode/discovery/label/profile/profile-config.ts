@@ -9,14 +9,14 @@
 // decoder rejects them): `valuePattern` on a level (value-pattern.ts) and
 // `preset` on a profile (presets.ts).
 
-import { compareBytes } from '../../api/builders.ts';
+import { compareBytes } from '../../../api/builders.ts';
 import { DecodeErrors, decodeFields, isMapping, weakList, weakMapping, weakString } from './strict-decode.ts';
-import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from './node-selector.ts';
+import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from './profile-selector.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';
 import { compileValuePattern, wholeValue, type DomainOf } from './value-pattern.ts';
-import { cleanTypeName } from './naming.ts';
-import { expandPreset } from './presets.ts';
-import { wrapError } from '../../../util/error-message.ts';
+import { cleanTypeName } from '../label-naming.ts';
+import { expandPreset } from '../preset/preset-families.ts';
+import { wrapError } from '../../../../util/error-message.ts';
 
 export const MAX_PROFILE_NAME_BYTES = 20;
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';

@@ -7,11 +7,11 @@
 // parents, a name held by another domain: the run throws and nothing is
 // published, so the cluster keeps the HyperNodes it has.
 
-import type { Lister } from '../../../kube/types.ts';
-import type { HyperNode, NodeMeta } from '../../api/types.ts';
-import { labelValue } from '../../labels.ts';
-import { namePrefix, profileHyperNodeName, type NameBook } from './naming.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profiles.ts';
+import type { Lister } from '../../../../kube/types.ts';
+import type { HyperNode, NodeMeta } from '../../../api/types.ts';
+import { labelValue } from '../../../labels.ts';
+import { namePrefix, profileHyperNodeName, type NameBook } from '../label-naming.ts';
+import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profile-config.ts';
 
 /** One HyperNode being built: the same shape for legacy types and profiles. */
 export interface Group {

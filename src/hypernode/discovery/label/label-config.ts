@@ -6,12 +6,12 @@
 // skipping the last (hostname) entry.
 
 import type { Logger } from '../../../log.ts';
-import { cleanTypeName, isDNS1123Subdomain } from './naming.ts';
+import { cleanTypeName, isDNS1123Subdomain } from './label-naming.ts';
 import { compareBytes } from '../../api/builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { wrapError } from '../../../util/error-message.ts';
-import { isProfileForm, profilesOf, type Profile } from './profiles.ts';
-import { DecodeErrors } from './strict-decode.ts';
+import { isProfileForm, profilesOf, type Profile } from './profile/profile-config.ts';
+import { DecodeErrors } from './profile/strict-decode.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;
 

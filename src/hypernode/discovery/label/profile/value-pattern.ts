@@ -5,8 +5,8 @@
 // domain (one NVL72 rack) with `^(.+)\.[0-9]+$`, while the whole value is the
 // partition. Volcano's label discoverer has no such field.
 
-import { compileNodeNamePattern } from '../../node-name-pattern.ts';
-import { isLabelValue } from '../../member-selector.ts';
+import { compileNodeNamePattern } from '../../../node-name-pattern.ts';
+import { isLabelValue } from '../../../member-selector.ts';
 
 /** value → domain, or undefined when the value does not give one (the level counts as missing). */
 export type DomainOf = (value: string) => string | undefined;

@@ -4,7 +4,7 @@
 // reports for the same input. The yes/no checks live in member-selector.ts;
 // this module adds the messages.
 
-import { isLabelValue } from '../../member-selector.ts';
+import { isLabelValue } from '../../../member-selector.ts';
 
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -11,9 +11,9 @@ import { buildMembers, buildWithTierName, compareBytes } from '../../api/builder
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../api/types.ts';
 import type { Snapshot } from '../../api/interface.ts';
 import { hasLabel, labelValue } from '../../labels.ts';
-import { LABEL_SOURCE, NameBook } from './naming.ts';
-import type { TopologyType } from './tiers.ts';
-import { explicitOwner, ProfileTrees, type Group, type NamedProfile } from './profile-grouping.ts';
+import { LABEL_SOURCE, NameBook } from './label-naming.ts';
+import type { TopologyType } from './label-config.ts';
+import { explicitOwner, ProfileTrees, type Group, type NamedProfile } from './profile/profile-grouping.ts';
 
 /** A Node the configuration meant to place that is in no label HyperNode, and why. */
 export interface UncoveredNode {

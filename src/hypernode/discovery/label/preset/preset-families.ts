@@ -15,8 +15,8 @@
 // plain profile. A `nodeSelector` written beside the preset narrows every
 // expanded profile.
 
-import type { NodeSelectorSpec, SelectorRequirement } from './node-selector.ts';
-import { HOSTNAME_LABEL, type LevelSpec, type ProfileSpec } from './profiles.ts';
+import type { NodeSelectorSpec, SelectorRequirement } from '../profile/profile-selector.ts';
+import { HOSTNAME_LABEL, type LevelSpec, type ProfileSpec } from '../profile/profile-config.ts';
 
 /** One key of a family with the tier name its HyperNodes get. */
 interface FamilyKey {
