@@ -11,7 +11,10 @@ export class RecordingMetrics implements DiscovererMetrics {
   unmappedHosts(_source: string, fabric: string, count: number): void {
     this.unmapped.set(fabric, count);
   }
-  uncoveredNodes(source: string, count: number): void {
-    this.uncovered.set(source, count);
+  /** `source/reason` → count, for the per-reason series. */
+  readonly uncoveredByReason = new Map<string, number>();
+  uncoveredNodes(source: string, count: number, reason?: string): void {
+    if (reason === undefined) this.uncovered.set(source, count);
+    else this.uncoveredByReason.set(`${source}/${reason}`, count);
   }
 }

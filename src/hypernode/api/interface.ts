@@ -80,9 +80,10 @@ export interface DiscovererMetrics {
   /**
    * Nodes the source's configuration says it should cover that are in none of
    * its HyperNodes (for ufm: hosts UFM reports that match no Node). Set after
-   * every successful run, so a failed run leaves the last value.
+   * every successful run, so a failed run leaves the last value. Without
+   * `reason` the total; with it, the Nodes left out for that reason.
    */
-  uncoveredNodes(source: string, count: number): void;
+  uncoveredNodes(source: string, count: number, reason?: string): void;
 }
 
 export interface DiscovererOptions {

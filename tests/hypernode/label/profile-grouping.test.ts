@@ -106,7 +106,7 @@ test('fail closed: a domain under two parents, in any profile kind; legacy lists
   const rack = profileHyperNodeName('open', 'rack', 'r1', 1);
   assert.is(
     failure(() => run(nodes, open)),
-    `HyperNode ${rack} in profile open belongs to multiple parents: ${profileHyperNodeName('open', 'spine', 's1', 2)} and ${profileHyperNodeName('open', 'spine', 's2', 2)}`,
+    `HyperNode ${rack} in profile open belongs to multiple parents: ${profileHyperNodeName('open', 'spine', 's1', 2)} and ${profileHyperNodeName('open', 'spine', 's2', 2)} (node n1 puts rack=r1 under spine=s2, node n0 under spine=s1)`,
   );
   assert.is(run(nodes, types({ legacy: [{ nodeLabel: 'spine' }, { nodeLabel: 'rack' }, HOST] })).length, 3);
 });

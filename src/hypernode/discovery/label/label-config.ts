@@ -1,5 +1,6 @@
-// Decoding of the label source's `config` into per-type tier lists
-// (docs/configuration.md, "label"). Mirrors the mapstructure decoding and the checks in
+// The decoder of the label source's `config` (docs/configuration.md,
+// "label"): `networkTopologyTypes` into topology types, each a list (here),
+// a profile or a preset profile (label-profiles.ts). Mirrors the mapstructure decoding and the checks in
 // pkg/controllers/hypernode/discovery/label/label.go: weak, case-insensitive
 // field names, a single mapping taken as a one-element list, 20-byte type
 // names, no duplicate labels; tier i+1 is the i-th label from the end,
@@ -10,7 +11,8 @@ import { cleanTypeName, isDNS1123Subdomain } from './label-naming.ts';
 import { compareBytes } from '../../api/builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { wrapError } from '../../../util/error-message.ts';
-import { isProfileForm, profilesOf, type Profile } from './profile/profile-config.ts';
+import { isProfileForm, type Profile } from './profile/profile-config.ts';
+import { profilesOf, type PresetProfile, type ProfileEntry } from './label-profiles.ts';
 import { DecodeErrors } from './profile/strict-decode.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;
@@ -18,9 +20,12 @@ export const MAX_TYPE_NAME_BYTES = 20;
 /** One topology type: its name and its label keys, tier 1 first. */
 export interface TopologyType {
   readonly name: string;
+  /** Empty for a preset profile, whose keys depend on the Node (preset.stack.watches). */
   readonly tiers: readonly string[];
-  /** Present when written in the profile form (profiles.ts); absent for a legacy list. */
+  /** Present when written in the profile form (profile/profile-config.ts); absent for a legacy list. */
   readonly profile?: Profile;
+  /** Present for a preset profile (preset/preset-stack.ts). */
+  readonly preset?: PresetProfile;
 }
 
 const isMapping = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -138,8 +143,10 @@ export function topologyTypes(config: Readonly<Record<string, unknown>> | undefi
   const decoded = d.legacy;
   // Profile errors keep Volcano's texts, unprefixed.
   if (d.profiles.size > 0) rejectUnknownConfigKeys(d.unknown);
-  const profiles = d.profiles.size > 0 ? profilesOf(d.profiles) : new Map<string, Profile>();
-  const types: TopologyType[] = [...profiles].map(([name, profile]) => Object.freeze({ name, tiers: Object.freeze(profile.levels.map((l) => l.nodeLabel)), profile }));
+  const profiles = d.profiles.size > 0 ? profilesOf(d.profiles) : new Map<string, ProfileEntry>();
+  const types: TopologyType[] = [...profiles].map(([name, entry]) =>
+    'profile' in entry ? Object.freeze({ name, tiers: Object.freeze(entry.profile.levels.map((l) => l.nodeLabel)), profile: entry.profile }) : Object.freeze({ name, tiers: [], preset: entry.preset }),
+  );
   const rejected: string[] = [];
   for (const name of [...decoded.keys()].sort(compareBytes)) {
     const labels = decoded.get(name)!;

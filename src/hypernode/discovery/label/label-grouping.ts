@@ -3,8 +3,9 @@
 // pkg/controllers/hypernode/discovery/label/label.go. Nodes and types are
 // walked in sorted order so the result does not depend on cache order.
 // Legacy list types group as Volcano's released controller does; profiles
-// (profile-grouping.ts) keep their own domains, and a Node an explicit
-// profile selects belongs to that profile alone.
+// (profile/profile-grouping.ts) keep their own domains, presets
+// (preset/preset-grouping.ts) leave mislabelled Nodes out instead of failing,
+// and a Node an explicit profile or a preset selects belongs to it alone.
 
 import type { Lister } from '../../../kube/types.ts';
 import { buildMembers, buildWithTierName, compareBytes } from '../../api/builders.ts';
@@ -13,12 +14,29 @@ import type { Snapshot } from '../../api/interface.ts';
 import { hasLabel, labelValue } from '../../labels.ts';
 import { LABEL_SOURCE, NameBook } from './label-naming.ts';
 import type { TopologyType } from './label-config.ts';
-import { explicitOwner, ProfileTrees, type Group, type NamedProfile } from './profile/profile-grouping.ts';
+import { explicitOwner, ProfileTrees, type Claimant, type Group } from './profile/profile-grouping.ts';
+import { PresetTrees } from './preset/preset-grouping.ts';
+import { NETWORK_TOPOLOGY_PROFILE_LABEL } from './profile/profile-config.ts';
+import type { LeftOutReason } from './preset/preset-stack.ts';
 
 /** A Node the configuration meant to place that is in no label HyperNode, and why. */
 export interface UncoveredNode {
   readonly name: string;
+  /** The kind of problem: the reason label of hypernode_uncovered_nodes. */
+  readonly reason: LeftOutReason;
+  /** What is wrong, naming the labels and values. */
   readonly why: string;
+  /** A preset profile left it out (a Warning Event names it); absent for list types and hand-written profiles. */
+  readonly preset?: true;
+}
+
+/** A tierName the snapshot gives at more than one tier number. */
+export interface AmbiguousTierName {
+  readonly tierName: string;
+  /** Ascending. */
+  readonly tiers: readonly number[];
+  /** The profile label values of the groups giving it (`the list form` for list types), sorted. */
+  readonly types: readonly string[];
 }
 
 /** One run's result: the snapshot, and the Nodes it leaves out although they carry level labels. */
@@ -26,6 +44,8 @@ export interface LabelTopology {
   readonly snapshot: Snapshot;
   /** In Node name order. */
   readonly uncovered: readonly UncoveredNode[];
+  /** In tierName order. */
+  readonly ambiguous: readonly AmbiguousTierName[];
 }
 
 /**
@@ -40,49 +60,89 @@ export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly Top
 export function discoverTopology(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): LabelTopology {
   const names = new NameBook(hyperNodes);
   const groups = new Map<string, Group>();
-  const profiles: NamedProfile[] = types.flatMap((t) => (t.profile ? [{ name: t.name, profile: t.profile }] : []));
+  const claimants: (Claimant & { type: TopologyType })[] = types.flatMap((type) => {
+    if (type.profile) return [{ name: type.name, explicit: type.profile.explicit, matches: type.profile.matches, type }];
+    if (type.preset) {
+      const stack = type.preset.stack;
+      return [{ name: type.name, explicit: true, matches: (labels: Readonly<Record<string, string>> | undefined) => stack.picks(labels), type }];
+    }
+    return [];
+  });
   const trees = new ProfileTrees(groups, names, hyperNodes);
+  const presets = new PresetTrees(groups, hyperNodes);
   // (label key, value) → HyperNode name, shared by all legacy types within the run (as in Go).
   const byLabel = new Map<string, string>();
   const uncovered: UncoveredNode[] = [];
   const sortedNodes = [...nodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
   for (const node of sortedNodes) {
-    const owner = explicitOwner(node, profiles);
+    const owner = explicitOwner(node, claimants);
     let covered = false;
     // Why the first type that could have taken the Node did not.
-    let why: string | undefined;
+    let why: Omit<UncoveredNode, 'name'> | undefined;
     for (const type of types) {
-      if (type.profile) {
+      if (type.preset) {
+        // A preset takes only the Nodes it selects, and they are its alone.
+        if (owner?.name !== type.name) continue;
+        const placed = presets.add(node, { name: type.name, labelValue: type.preset.labelValue, stack: type.preset.stack });
+        if (placed === 'placed') covered = true;
+        else if (placed !== 'out') why ??= { reason: placed.reason, why: `${placed.why} (preset profile ${type.name})`, preset: true };
+      } else if (type.profile) {
         // A Node an explicit profile selects belongs to it alone; selector-less profiles take the others.
         if (owner ? owner.name !== type.name : type.profile.explicit) continue;
         if (trees.add(node, { name: type.name, profile: type.profile })) covered = true;
         else why ??= whyNotTaken(node, type);
-        continue;
+      } else {
+        if (owner) continue;
+        if (addToList(node, type, groups, byLabel, names)) covered = true;
+        else why ??= whyNotTaken(node, type);
       }
-      if (owner) continue;
-      let child = node.metadata.name;
-      for (const [i, key] of type.tiers.entries()) {
-        const value = labelValue(node.metadata.labels, key);
-        if (value === undefined) break;
-        const labelId = JSON.stringify([key, value]);
-        const tier = i + 1;
-        const name = byLabel.get(labelId) ?? names.choose(groups, type.name, key, value, tier);
-        let group = groups.get(name);
-        if (!group) {
-          group = { tier, tierName: key, members: new Set(), labels: { [key]: value } };
-          groups.set(name, group);
-        }
-        group.members.add(child);
-        byLabel.set(labelId, name);
-        child = name;
-        covered = true;
-      }
-      if (!covered) why ??= whyNotTaken(node, type);
     }
-    if (!covered && why !== undefined) uncovered.push({ name: node.metadata.name, why });
+    if (!covered && why !== undefined) uncovered.push({ name: node.metadata.name, ...why });
   }
   const snapshot = [...groups.keys()].sort(compareBytes).map((name) => toHyperNode(name, groups.get(name)!));
-  return { snapshot, uncovered };
+  return { snapshot, uncovered, ambiguous: ambiguousTierNames(groups) };
+}
+
+/** Walks the Node up a legacy list's tiers (Go's partial chains); true when it joined a tier-1 group. */
+function addToList(node: NodeMeta, type: TopologyType, groups: Map<string, Group>, byLabel: Map<string, string>, names: NameBook): boolean {
+  let child = node.metadata.name;
+  let covered = false;
+  for (const [i, key] of type.tiers.entries()) {
+    const value = labelValue(node.metadata.labels, key);
+    if (value === undefined) break;
+    const labelId = JSON.stringify([key, value]);
+    const tier = i + 1;
+    const name = byLabel.get(labelId) ?? names.choose(groups, type.name, key, value, tier);
+    let group = groups.get(name);
+    if (!group) {
+      group = { tier, tierName: key, members: new Set(), labels: { [key]: value } };
+      groups.set(name, group);
+    }
+    group.members.add(child);
+    byLabel.set(labelId, name);
+    child = name;
+    covered = true;
+  }
+  return covered;
+}
+
+/**
+ * The tierNames the run's groups give at more than one tier number. Released
+ * Volcano schedulers keep one tierName → tier map and keep whichever they saw
+ * last, so `highestTierName` means either tier at random.
+ */
+function ambiguousTierNames(groups: ReadonlyMap<string, Group>): AmbiguousTierName[] {
+  const seen = new Map<string, { tiers: Set<number>; types: Set<string> }>();
+  for (const g of groups.values()) {
+    let entry = seen.get(g.tierName);
+    if (!entry) seen.set(g.tierName, (entry = { tiers: new Set(), types: new Set() }));
+    entry.tiers.add(g.tier);
+    entry.types.add(g.labels[NETWORK_TOPOLOGY_PROFILE_LABEL] ?? 'the list form');
+  }
+  return [...seen]
+    .filter(([, e]) => e.tiers.size > 1)
+    .sort(([a], [b]) => compareBytes(a, b))
+    .map(([tierName, e]) => ({ tierName, tiers: [...e.tiers].sort((a, b) => a - b), types: [...e.types].sort(compareBytes) }));
 }
 
 /**
@@ -90,16 +150,21 @@ export function discoverTopology(nodes: readonly NodeMeta[], types: readonly Top
  * carries none of the type's level labels: then it is simply not part of that
  * topology. Only a profile's valuePattern can reject a tier-1 value that is present.
  */
-function whyNotTaken(node: NodeMeta, type: TopologyType): string | undefined {
+function whyNotTaken(node: NodeMeta, type: TopologyType): Omit<UncoveredNode, 'name'> | undefined {
   const labels = node.metadata.labels;
   if (!type.tiers.some((key) => hasLabel(labels, key))) return undefined;
   const key = type.tiers[0]!;
   const raw = labelValue(labels, key);
-  if (raw === undefined) return `missing level label ${key} of topology type ${type.name}`;
-  return `value ${JSON.stringify(raw)} of ${key} gives no domain through valuePattern ${JSON.stringify(type.profile?.levels[0]?.valuePattern)} of topology profile ${type.name}`;
+  if (raw === undefined) return { reason: 'missing-level', why: `missing level label ${key} of topology type ${type.name}` };
+  return {
+    reason: 'bad-value',
+    why: `value ${JSON.stringify(raw)} of ${key} gives no domain through valuePattern ${JSON.stringify(type.profile?.levels[0]?.valuePattern)} of topology profile ${type.name}`,
+  };
 }
 
 function toHyperNode(name: string, g: Group): DiscoveredHyperNode {
-  const members = buildMembers([...g.members], g.tier === 1 ? 'Node' : 'HyperNode');
+  const members = g.nodes
+    ? [...buildMembers([...g.nodes], 'Node'), ...buildMembers([...g.members].filter((m) => !g.nodes!.has(m)), 'HyperNode')].sort((a, b) => compareBytes(a.selector!.exactMatch!.name, b.selector!.exactMatch!.name))
+    : buildMembers([...g.members], g.tier === 1 ? 'Node' : 'HyperNode');
   return buildWithTierName(name, g.tier, g.tierName, members, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE, ...g.labels });
 }

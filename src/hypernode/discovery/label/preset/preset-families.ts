@@ -1,137 +1,177 @@
-// Presets: `preset: <name>` in a profile stands for the selectors and levels
-// of a label family that another system writes on Nodes (NVIDIA Topograph in
-// its three generations of keys, AWS EKS network-node layers, GCP GKE
-// topology block/sub-block/host, OCI RDMA locality, Nebius GPU cluster and
-// InfiniBand tiers, the Kubernetes region and zone, the NVIDIA GPU clique).
-//
-// A family's depth varies from Node to Node (AWS instance types have three or
-// four layers; Topograph writes only the tiers it found), and a profile has one
-// depth, so a preset expands into one explicit profile per depth, `<name>-<d>`:
-// it selects the Nodes whose deepest key of the family is the d-th, so every
-// Node carrying the family's labels lands in exactly one of them. With
-// `nvlink: domain` or `nvlink: partition` each depth splits again: Nodes with
-// `nvidia.com/gpu.clique` get an extra lowest tier (`<name>-<d>n`), Nodes
-// without it (no NVLink fabric, or a fabric manager not finished yet) keep the
-// plain profile. A `nodeSelector` written beside the preset narrows every
-// expanded profile.
+// The label families behind `preset: <name>`: which keys other systems write
+// on Nodes to describe network locality (NVIDIA Topograph in its generations
+// of keys, AWS EKS network-node layers, GCP GKE block/sub-block/host, OCI
+// RDMA locality, Nebius GPU cluster and InfiniBand tiers, CoreWeave
+// InfiniBand fabric/superpod/leaf group/rack, the Kubernetes region and zone,
+// the NVIDIA GPU clique), in what order, and which NVLink key each vendor
+// writes. Only data: preset-stack.ts turns a family into tiers.
 
-import type { NodeSelectorSpec, SelectorRequirement } from '../profile/profile-selector.ts';
-import { HOSTNAME_LABEL, type LevelSpec, type ProfileSpec } from '../profile/profile-config.ts';
+/** One label a level reads; the first source a Node carries gives the level's value. */
+export interface LevelSource {
+  readonly key: string;
+  /**
+   * How the domain is taken from the value: whole (default); `cluster-uuid`,
+   * the part before the last `.<digits>` of a clique value (`<ClusterUUID>.<CliqueID>`),
+   * which must have that form; `cluster-uuid-or-whole`, the same when the value has
+   * that form and else the whole value (Topograph's accelerator domain is a clique
+   * value on InfiniBand but a capacity block id on AWS).
+   */
+  readonly take?: 'whole' | 'cluster-uuid' | 'cluster-uuid-or-whole';
+}
 
-/** One key of a family with the tier name its HyperNodes get. */
-interface FamilyKey {
-  readonly nodeLabel: string;
+/** One level of a family. */
+export interface FamilyLevel {
+  readonly sources: readonly LevelSource[];
   readonly tierName: string;
-  readonly valuePattern?: string;
+  /** Every well-labelled Node of the family carries it; a Node without it is left out as mislabelled. */
+  readonly required: boolean;
+  /**
+   * The vendor's values are unique only under the parent (CoreWeave's numbered
+   * superpods, leaf groups and racks; Nebius' tiers): the domain is keyed by
+   * the values above it too, so rack 3 of two superpods is two HyperNodes.
+   */
+  readonly scoped: boolean;
 }
 
-/**
- * `keys` in the order in which a Node's tree deepens: for a closest-first
- * family (Topograph: tier-0 is the switch nearest the Node) the nearest key
- * first; for a top-first family (AWS layer-1 is the top) the top key first.
- */
-interface Family {
-  readonly order: 'closest-first' | 'top-first';
-  readonly keys: readonly FamilyKey[];
+/** The NVLink level `nvlink: domain` or `nvlink: partition` adds below a family's lowest level. */
+export interface NvlinkLevels {
+  readonly domain: readonly LevelSource[];
+  readonly partition: readonly LevelSource[];
 }
 
-/** `[label suffix, tierName]`, one key of a family whose labels share a prefix. */
-type KeySuffix = readonly [suffix: string, tierName: string];
-
-/** A family from the parts in which families differ: the order, the common label prefix and each key's suffix and tier name. */
-const family = (order: Family['order'], prefix: string, keys: readonly KeySuffix[]): Family => ({ order, keys: keys.map(([suffix, tierName]) => ({ nodeLabel: `${prefix}${suffix}`, tierName })) });
-
-/** Topograph's numbered keys: `tier-0` is the leaf, and so on up. */
-const numberedTiers: KeySuffix[] = ['leaf', 'spine', 'core', 'super-core'].map((tierName, n): KeySuffix => [`tier-${n}`, tierName]);
-const NVIDIA_PREFIX = 'network.topology.nvidia.com/';
-const GKE_PREFIX = 'cloud.google.com/gce-topology-';
-const GKE_BLOCKS: KeySuffix[] = [
-  ['block', 'block'],
-  ['subblock', 'sub-block'],
-];
+export interface Family {
+  /** Fixed levels, closest to the Node first (tier order). */
+  readonly levels: readonly FamilyLevel[];
+  /**
+   * Numbered keys `<prefix>tier-<N>` without a fixed depth (Topograph writes
+   * as many tiers as it found): tier-0 is the switch nearest the Node. Such a
+   * family has no fixed `levels`, and nothing can sit above it.
+   */
+  readonly numbered?: { readonly prefix: string; readonly tierNames: readonly string[] };
+  /** Where the vendor's own NVLink key sits beside `nvidia.com/gpu.clique`. */
+  readonly nvlink: NvlinkLevels;
+}
 
 export const GPU_CLIQUE_LABEL = 'nvidia.com/gpu.clique';
-/** `<ClusterUUID>.<CliqueID>` → the ClusterUUID: one NVLink domain (e.g. a GB200 NVL72 rack). */
-export const CLIQUE_DOMAIN_PATTERN = '^(.+)\\.[0-9]+$';
+export const NVLINK_MODES = ['domain', 'partition'] as const;
+export const NVLINK_TIER_NAMES: Readonly<Record<(typeof NVLINK_MODES)[number], string>> = { domain: 'nvl-domain', partition: 'nvl-partition' };
 
-/** The NVLink tier a clique gives: the physical domain, or the fabric manager's partition (the whole value). */
-const NVLINK_LEVELS: Readonly<Record<string, FamilyKey>> = {
-  domain: { nodeLabel: GPU_CLIQUE_LABEL, tierName: 'nvl-domain', valuePattern: CLIQUE_DOMAIN_PATTERN },
-  partition: { nodeLabel: GPU_CLIQUE_LABEL, tierName: 'nvl-partition' },
-};
+const clique = { domain: { key: GPU_CLIQUE_LABEL, take: 'cluster-uuid' }, partition: { key: GPU_CLIQUE_LABEL } } as const;
+/** A vendor NVLink key that names the physical domain: it comes first, the clique's ClusterUUID after. */
+const vendorDomain = (key: string): NvlinkLevels => ({ domain: [{ key }, clique.domain], partition: [clique.partition] });
+/** Topograph's accelerator key holds a clique value where the clique is known, so the clique comes first. */
+const topographAccelerator = (key: string): NvlinkLevels => ({
+  domain: [clique.domain, { key, take: 'cluster-uuid-or-whole' }],
+  partition: [clique.partition, { key }],
+});
+const cliqueOnly: NvlinkLevels = { domain: [clique.domain], partition: [clique.partition] };
 
-const FAMILIES: Readonly<Record<string, Family>> = {
-  // Topograph v1.0 and later.
-  topograph: family('closest-first', 'fabric.topograph.run/', numberedTiers),
+/** Levels closest first from `[key, tierName, required, scoped?]`. */
+const levels = (rows: readonly (readonly [key: string, tierName: string, required: boolean, scoped?: boolean])[]): FamilyLevel[] =>
+  rows.map(([key, tierName, required, scoped]) => ({ sources: [{ key }], tierName, required, scoped: scoped ?? false }));
+
+const FABRIC_TIER_NAMES = ['leaf', 'spine', 'core', 'super-core'];
+const NVIDIA = 'network.topology.nvidia.com/';
+const OLD_ACCELERATOR = `${NVIDIA}accelerator`;
+const GKE = 'cloud.google.com/gce-topology-';
+const AWS = 'topology.k8s.aws/network-node-layer-';
+const NEBIUS = 'topology.nebius.com/';
+const OCI = 'oci.oraclecloud.com/rdma.';
+
+export const K8S_ZONE_PRESET = 'k8s-zone';
+export const NVLINK_PRESET = 'nvlink';
+
+export const FAMILIES: Readonly<Record<string, Family>> = {
+  // Topograph v1.0 and later: any number of tiers.
+  topograph: { levels: [], numbered: { prefix: 'fabric.topograph.run/', tierNames: FABRIC_TIER_NAMES }, nvlink: topographAccelerator('accelerator.topograph.run/domain') },
+  // Topograph v1.0's accelerator keys alone: the sub-domain (e.g. an OCI rack) inside the domain.
+  'topograph-accel': {
+    levels: [
+      { sources: [{ key: 'accelerator.topograph.run/sub-domain' }], tierName: 'nvl-sub-domain', required: false, scoped: false },
+      { sources: [{ key: 'accelerator.topograph.run/domain' }], tierName: 'nvl-domain', required: true, scoped: false },
+    ],
+    nvlink: cliqueOnly,
+  },
   // Topograph between its leaf/spine/core keys and v1.0.
-  'topograph-tier-n': family('closest-first', NVIDIA_PREFIX, numberedTiers),
+  'topograph-tier-n': { levels: [], numbered: { prefix: NVIDIA, tierNames: FABRIC_TIER_NAMES }, nvlink: topographAccelerator(OLD_ACCELERATOR) },
   // Topograph v0.3 to v0.5.
-  'topograph-v0.5': family('closest-first', NVIDIA_PREFIX, [
-    ['leaf', 'leaf'],
-    ['spine', 'spine'],
-    ['core', 'core'],
-  ]),
+  'topograph-v0.5': {
+    levels: levels([
+      [`${NVIDIA}leaf`, 'leaf', true],
+      [`${NVIDIA}spine`, 'spine', false],
+      [`${NVIDIA}core`, 'core', false],
+    ]),
+    nvlink: topographAccelerator(OLD_ACCELERATOR),
+  },
   // Topograph v0.1 and v0.2.
-  'topograph-v0.1': family('closest-first', NVIDIA_PREFIX, [
-    ['block', 'leaf'],
-    ['spine', 'spine'],
-    ['datacenter', 'core'],
-  ]),
-  aws: family('top-first', 'topology.k8s.aws/', [1, 2, 3, 4].map((n): KeySuffix => [`network-node-layer-${n}`, `aws-layer-${n}`])),
-  gke: family('top-first', GKE_PREFIX, GKE_BLOCKS),
-  'gke-host': family('top-first', GKE_PREFIX, [...GKE_BLOCKS, ['host', 'host']]),
-  // Nebius GPU nodes: the GPU cluster (one InfiniBand fabric), then tier-2 above tier-1.
-  nebius: family('top-first', 'topology.nebius.com/', [
-    ['gpu-cluster-id', 'gpu-cluster'],
-    ['tier-2', 'spine'],
-    ['tier-1', 'leaf'],
-  ]),
-  // Failure domains, not fabric locality: for keeping a job inside one zone of a multi-zone cluster.
-  'k8s-zone': family('top-first', 'topology.kubernetes.io/', [
-    ['region', 'region'],
-    ['zone', 'zone'],
-  ]),
-  oci: family('top-first', 'oci.oraclecloud.com/rdma.', [
-    ['hpc_island_id', 'hpc-island'],
-    ['network_block_id', 'network-block'],
-    ['local_block_id', 'local-block'],
-  ]),
+  'topograph-v0.1': {
+    levels: levels([
+      [`${NVIDIA}block`, 'leaf', true],
+      [`${NVIDIA}spine`, 'spine', false],
+      [`${NVIDIA}datacenter`, 'core', false],
+    ]),
+    nvlink: topographAccelerator(OLD_ACCELERATOR),
+  },
+  // Instances attach at layer 3 (most types) or layer 4 (p6-b200, p6-b300); layer 1 is the top.
+  aws: {
+    levels: levels([
+      [`${AWS}4`, 'aws-layer-4', false],
+      [`${AWS}3`, 'aws-layer-3', true],
+      [`${AWS}2`, 'aws-layer-2', true],
+      [`${AWS}1`, 'aws-layer-1', true],
+    ]),
+    nvlink: vendorDomain('topology.k8s.aws/ultraserver-id'),
+  },
+  gke: {
+    levels: levels([
+      [`${GKE}subblock`, 'sub-block', true],
+      [`${GKE}block`, 'block', true],
+    ]),
+    nvlink: cliqueOnly,
+  },
+  'gke-host': {
+    levels: levels([
+      [`${GKE}host`, 'host', true],
+      [`${GKE}subblock`, 'sub-block', true],
+      [`${GKE}block`, 'block', true],
+    ]),
+    nvlink: cliqueOnly,
+  },
+  oci: {
+    levels: levels([
+      [`${OCI}local_block_id`, 'local-block', true],
+      [`${OCI}network_block_id`, 'network-block', true],
+      [`${OCI}hpc_island_id`, 'hpc-island', true],
+    ]),
+    nvlink: vendorDomain('oci.oraclecloud.com/host.gpu_memory_fabric_id'),
+  },
+  // The GPU cluster (one InfiniBand fabric), tier-2 above tier-1; Nebius does not promise tier values unique across parents.
+  nebius: {
+    levels: levels([
+      [`${NEBIUS}tier-1`, 'leaf', true, true],
+      [`${NEBIUS}tier-2`, 'spine', true, true],
+      [`${NEBIUS}gpu-cluster-id`, 'gpu-cluster', true],
+    ]),
+    nvlink: vendorDomain(`${NEBIUS}tier-0`),
+  },
+  // Superpod, leaf group and rack are numbers, unique only within their parent.
+  coreweave: {
+    levels: levels([
+      ['node.coreweave.cloud/rack', 'rack', false, true],
+      ['ib.coreweave.cloud/leafgroup', 'leaf-group', true, true],
+      ['ib.coreweave.cloud/superpod', 'superpod', true, true],
+      ['ib.coreweave.cloud/fabric', 'fabric', true],
+    ]),
+    nvlink: vendorDomain('ds.coreweave.com/nvlink.domain'),
+  },
+  // Failure domains, not fabric locality: keeps a job inside one zone; may sit above another preset.
+  [K8S_ZONE_PRESET]: {
+    levels: levels([
+      ['topology.kubernetes.io/zone', 'zone', true],
+      ['topology.kubernetes.io/region', 'region', true],
+    ]),
+    nvlink: cliqueOnly,
+  },
 };
-
-/** The NVLink-only preset: one tier from the clique label. */
-const NVLINK_PRESET = 'nvlink';
 
 export const PRESET_NAMES = [...Object.keys(FAMILIES), NVLINK_PRESET].sort();
-
-const exists = (key: string): SelectorRequirement => ({ key, operator: 'Exists', values: [] });
-const absent = (key: string): SelectorRequirement => ({ key, operator: 'DoesNotExist', values: [] });
-const level = (k: FamilyKey): LevelSpec => ({ nodeLabel: k.nodeLabel, tierName: k.tierName, valuePattern: k.valuePattern ?? '' });
-
-function profile(base: ProfileSpec, name: string, requirements: readonly SelectorRequirement[], keys: readonly FamilyKey[]): ProfileSpec {
-  const user = base.nodeSelector;
-  const nodeSelector: NodeSelectorSpec = { matchLabels: user?.matchLabels ?? {}, matchExpressions: [...(user?.matchExpressions ?? []), ...requirements] };
-  return { name, nodeSelector, levels: [...keys.map(level), { nodeLabel: HOSTNAME_LABEL, tierName: '', valuePattern: '' }], preset: '', nvlink: '' };
-}
-
-/** The profiles `spec.preset` stands for, or why it cannot be expanded. */
-export function expandPreset(spec: ProfileSpec): ProfileSpec[] | string {
-  const nvlink = spec.nvlink === '' ? undefined : NVLINK_LEVELS[spec.nvlink];
-  if (spec.nvlink !== '' && !nvlink) return `nvlink ${JSON.stringify(spec.nvlink)} is none of ${Object.keys(NVLINK_LEVELS).join(', ')}`;
-  if (spec.preset === NVLINK_PRESET) return [profile(spec, spec.name, [exists(GPU_CLIQUE_LABEL)], [nvlink ?? NVLINK_LEVELS.domain!])];
-  const family = FAMILIES[spec.preset];
-  if (!family) return `unknown preset ${JSON.stringify(spec.preset)} (known presets: ${PRESET_NAMES.join(', ')})`;
-  const out: ProfileSpec[] = [];
-  const keys = family.keys;
-  for (let depth = 1; depth <= keys.length; depth++) {
-    const requirements = [exists(keys[depth - 1]!.nodeLabel), ...(depth < keys.length ? [absent(keys[depth]!.nodeLabel)] : [])];
-    const used = keys.slice(0, depth);
-    const topFirst = family.order === 'top-first' ? used : [...used].reverse();
-    if (!nvlink) {
-      out.push(profile(spec, `${spec.name}-${depth}`, requirements, topFirst));
-      continue;
-    }
-    out.push(profile(spec, `${spec.name}-${depth}`, [...requirements, absent(GPU_CLIQUE_LABEL)], topFirst));
-    out.push(profile(spec, `${spec.name}-${depth}n`, [...requirements, exists(GPU_CLIQUE_LABEL)], [...topFirst, nvlink]));
-  }
-  return out;
-}

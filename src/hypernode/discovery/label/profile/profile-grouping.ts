@@ -18,6 +18,8 @@ export interface Group {
   tier: number;
   tierName: string;
   members: Set<string>;
+  /** Which members are Nodes, where a group may hold both kinds (presets); otherwise tier 1 holds Nodes, higher tiers HyperNodes. */
+  nodes?: Set<string>;
   labels: Record<string, string>;
 }
 
@@ -26,11 +28,19 @@ export interface NamedProfile {
   readonly profile: Profile;
 }
 
+/** A profile or preset that may claim Nodes for itself alone. */
+export interface Claimant {
+  readonly name: string;
+  /** Has a nodeSelector (presets always): owns the Nodes it selects. */
+  readonly explicit: boolean;
+  matches(labels: Readonly<Record<string, string>> | undefined): boolean;
+}
+
 /** The explicit profile whose selector picks the Node, if any; throws when two do. */
-export function explicitOwner(node: NodeMeta, profiles: readonly NamedProfile[]): NamedProfile | undefined {
-  let owner: NamedProfile | undefined;
-  for (const p of profiles) {
-    if (!p.profile.explicit || !p.profile.matches(node.metadata.labels)) continue;
+export function explicitOwner<C extends Claimant>(node: NodeMeta, claimants: readonly C[]): C | undefined {
+  let owner: C | undefined;
+  for (const p of claimants) {
+    if (!p.explicit || !p.matches(node.metadata.labels)) continue;
     if (owner) throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}`);
     owner = p;
   }
@@ -48,7 +58,7 @@ export class ProfileTrees {
   /** JSON [profile, key, valuePattern, value] → HyperNode name. */
   private readonly domains = new Map<string, string>();
   /** Child HyperNode → parent HyperNode. */
-  private readonly parents = new Map<string, string>();
+  private readonly parents = new Map<string, { readonly parent: string; readonly label: string; readonly node: string }>();
 
   constructor(
     private readonly groups: Map<string, Group>,
@@ -64,6 +74,8 @@ export class ProfileTrees {
    */
   add(node: NodeMeta, { name: profileName, profile }: NamedProfile): boolean {
     let child = node.metadata.name;
+    // `key=value` of the child's level, to name the labels behind a conflict.
+    let childLabel = '';
     for (const [i, level] of profile.levels.entries()) {
       const value = domainOf(node, level);
       if (value === undefined) {
@@ -86,12 +98,19 @@ export class ProfileTrees {
         });
       }
       if (tier > 1) {
-        const parent = this.parents.get(child);
-        if (parent !== undefined && parent !== name) throw new Error(`HyperNode ${child} in profile ${profileName} belongs to multiple parents: ${parent} and ${name}`);
-        this.parents.set(child, name);
+        const earlier = this.parents.get(child);
+        const label = `${level.nodeLabel}=${value}`;
+        if (earlier !== undefined && earlier.parent !== name) {
+          // Volcano's text, then the Nodes and labels: the hash names were never published, so only the labels lead to the fix.
+          throw new Error(
+            `HyperNode ${child} in profile ${profileName} belongs to multiple parents: ${earlier.parent} and ${name} (node ${node.metadata.name} puts ${childLabel} under ${label}, node ${earlier.node} under ${earlier.label})`,
+          );
+        }
+        if (earlier === undefined) this.parents.set(child, { parent: name, label, node: node.metadata.name });
       }
       this.groups.get(name)!.members.add(child);
       child = name;
+      childLabel = `${level.nodeLabel}=${value}`;
     }
     return true;
   }
