@@ -1,21 +1,21 @@
 // The decoder of the label source's `config` (docs/configuration.md,
-// "label"): `networkTopologyTypes` into topology types, each a list (here),
-// a profile or a preset profile (label-profiles.ts). Mirrors the mapstructure decoding and the checks in
-// pkg/controllers/hypernode/discovery/label/label.go: weak, case-insensitive
-// field names, a single mapping taken as a one-element list, 20-byte type
-// names, no duplicate labels; tier i+1 is the i-th label from the end,
-// skipping the last (hostname) entry.
+// "label"): `networkTopologyTypes` into topology types, each a list
+// (list/list-config.ts), a profile or a preset profile (label-profiles.ts).
+// Mirrors the decoding in pkg/controllers/hypernode/discovery/label/label.go;
+// a list's tier i+1 is the i-th label from the end, skipping the last
+// (hostname) entry.
 
 import type { Logger } from '../../../log.ts';
-import { cleanTypeName, isDNS1123Subdomain } from './label-naming.ts';
 import { compareBytes } from '../../api/builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { wrapError } from '../../../util/error-message.ts';
 import { isProfileForm, type Profile } from './profile/profile-config.ts';
 import { profilesOf, type PresetProfile, type ProfileEntry } from './label-profiles.ts';
-import { DecodeErrors } from './profile/strict-decode.ts';
+import { DecodeErrors, isMapping } from './profile/strict-decode.ts';
+import { decodeLabels, field, listTypeRejection } from './list/list-config.ts';
 
-export const MAX_TYPE_NAME_BYTES = 20;
+/** The keys the label source reads; anything else is a typo worth naming. */
+const CONFIG_KEYS = ['networkTopologyTypes'];
 
 /** One topology type: its name and its label keys, tier 1 first. */
 export interface TopologyType {
@@ -26,42 +26,6 @@ export interface TopologyType {
   readonly profile?: Profile;
   /** Present for a preset profile (preset/preset-stack.ts). */
   readonly preset?: PresetProfile;
-}
-
-const isMapping = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-
-/** mapstructure's case-insensitive field lookup. */
-function field(obj: Record<string, unknown>, name: string): unknown {
-  if (name in obj) return obj[name];
-  const lower = name.toLowerCase();
-  const key = Object.keys(obj).find((k) => k.toLowerCase() === lower);
-  return key === undefined ? undefined : obj[key];
-}
-
-/** mapstructure's weak conversion of a scalar into a string. */
-function weakString(x: unknown, where: string): string {
-  if (x === undefined || x === null) return '';
-  if (typeof x === 'string') return x;
-  if (typeof x === 'number') return String(x);
-  if (typeof x === 'boolean') return x ? '1' : '0';
-  throw new Error(`${where}: expected a string, got ${Array.isArray(x) ? 'a list' : 'a mapping'}`);
-}
-
-/** The keys the label source reads; anything else is a typo worth naming. */
-const CONFIG_KEYS = ['networkTopologyTypes'];
-const ITEM_KEYS = ['nodeLabel'];
-
-function decodeLabels(raw: unknown, typeName: string, logger: Logger): string[] {
-  if (raw === undefined || raw === null) return [];
-  const items = isMapping(raw) ? [raw] : raw;
-  if (!Array.isArray(items)) throw new Error(`networkTopologyTypes.${typeName}: expected a list of {nodeLabel: <key>}`);
-  return items.map((item, i) => {
-    const where = `networkTopologyTypes.${typeName}[${i}]`;
-    if (item === null || item === undefined) return '';
-    if (!isMapping(item)) throw new Error(`${where}: expected a mapping {nodeLabel: <key>}, got ${JSON.stringify(item)}`);
-    warnUnknownKeys(logger, where, unknownKeys(item, ITEM_KEYS, { ignoreCase: true }), ITEM_KEYS);
-    return weakString(field(item, 'nodeLabel'), `${where}.nodeLabel`);
-  });
 }
 
 interface DecodedTypes {
@@ -104,24 +68,6 @@ function rejectUnknownConfigKeys(unknown: readonly string[]): void {
   throw new Error(`decode networkTopologyTypes: ${errs.message()}`);
 }
 
-/** Why a decoded type cannot be used, or undefined when it can. Go checks only the first two. */
-function rejection(name: string, labels: readonly string[]): string | undefined {
-  if (new TextEncoder().encode(name).length > MAX_TYPE_NAME_BYTES) {
-    return `The length of topologyTypeName exceeds ${MAX_TYPE_NAME_BYTES}. topologyTypeName is ${name}`;
-  }
-  // A tier whose label key is empty matches no Node: `nodeLabel` is missing, misspelled or null.
-  const empty = labels.indexOf('');
-  if (empty >= 0) return `networkTopologyTypes.${name}[${empty}]: nodeLabel is missing or empty`;
-  if (new Set(labels).size !== labels.length) return `The configMap format is incorrect, there are duplicate labels in topologyTypeName ${name}`;
-  // The last label is the hostname and makes no tier; one label alone groups nothing.
-  if (labels.length < 2) return `networkTopologyTypes.${name}: needs the tier labels followed by the hostname label, got ${labels.length} label(s)`;
-  // A type whose cleaned name cannot form a valid object name (e.g. "topo." →
-  // "hypernode-topo.-tier1-…") would only produce failing creates.
-  const sample = `hypernode-${cleanTypeName(name)}-tier1-bbbbb`;
-  if (!isDNS1123Subdomain(sample)) return `The topologyTypeName ${name} yields HyperNode names that are not valid DNS-1123 subdomains; rename the type (e.g. ${sample})`;
-  return undefined;
-}
-
 /**
  * The configured topology types, sorted by name so that runs are
  * deterministic (Go iterates a map). A rejected type is logged and skipped,
@@ -150,7 +96,7 @@ export function topologyTypes(config: Readonly<Record<string, unknown>> | undefi
   const rejected: string[] = [];
   for (const name of [...decoded.keys()].sort(compareBytes)) {
     const labels = decoded.get(name)!;
-    const why = rejection(name, labels);
+    const why = listTypeRejection(name, labels);
     if (why !== undefined) {
       logger.error(why, { topologyTypeName: name, labels });
       rejected.push(why);

@@ -16,6 +16,7 @@ import { LABEL_SOURCE, NameBook } from './label-naming.ts';
 import type { TopologyType } from './label-config.ts';
 import { explicitOwner, ProfileTrees, type Claimant, type Group } from './profile/profile-grouping.ts';
 import { PresetTrees } from './preset/preset-grouping.ts';
+import { addToList } from './list/list-grouping.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL } from './profile/profile-config.ts';
 import type { LeftOutReason } from './preset/preset-stack.ts';
 
@@ -101,29 +102,6 @@ export function discoverTopology(nodes: readonly NodeMeta[], types: readonly Top
   }
   const snapshot = [...groups.keys()].sort(compareBytes).map((name) => toHyperNode(name, groups.get(name)!));
   return { snapshot, uncovered, ambiguous: ambiguousTierNames(groups) };
-}
-
-/** Walks the Node up a legacy list's tiers (Go's partial chains); true when it joined a tier-1 group. */
-function addToList(node: NodeMeta, type: TopologyType, groups: Map<string, Group>, byLabel: Map<string, string>, names: NameBook): boolean {
-  let child = node.metadata.name;
-  let covered = false;
-  for (const [i, key] of type.tiers.entries()) {
-    const value = labelValue(node.metadata.labels, key);
-    if (value === undefined) break;
-    const labelId = JSON.stringify([key, value]);
-    const tier = i + 1;
-    const name = byLabel.get(labelId) ?? names.choose(groups, type.name, key, value, tier);
-    let group = groups.get(name);
-    if (!group) {
-      group = { tier, tierName: key, members: new Set(), labels: { [key]: value } };
-      groups.set(name, group);
-    }
-    group.members.add(child);
-    byLabel.set(labelId, name);
-    child = name;
-    covered = true;
-  }
-  return covered;
 }
 
 /**
