@@ -35,6 +35,7 @@ interface ParentRecord {
 }
 
 const shown = (l: ChainLink) => `${l.key}=${l.value}`;
+const keyValue = (l: ChainLink): [string, string] => [l.key, l.value];
 
 /** The preset trees of one run; adds into the run's shared group table. */
 export class PresetTrees {
@@ -42,12 +43,15 @@ export class PresetTrees {
   private readonly parents = new Map<string, ParentRecord>();
   /** HyperNode name → JSON identity of its domain, to tell a hash collision from the same domain. */
   private readonly identities = new Map<string, string>();
+  /** JSON identity → hash name, so a domain's name is hashed once per run, not once per Node. */
+  private readonly names = new Map<string, string>();
 
   constructor(
     private readonly groups: Map<string, Group>,
     private readonly hyperNodes: Lister<HyperNode>,
   ) {}
 
+  /** Places a Node the preset picks (its owner in this run), or says why not. */
   add(node: NodeMeta, preset: NamedPreset): PresetPlacement {
     const fit = preset.stack.fit(node.metadata.labels);
     if (fit.kind === 'out') return 'out';
@@ -55,11 +59,14 @@ export class PresetTrees {
     const links = fit.links;
     const names: string[] = [];
     const identities: string[] = [];
-    for (const [i, link] of links.entries()) {
+    for (let i = 0; i < links.length; i++) {
+      const link = links[i]!;
       // A domain unique only under its parent is keyed by every label above it.
-      const path = (link.scoped ? links.slice(i) : [link]).map((l): [string, string] => [l.key, l.value]);
-      const identity = JSON.stringify([preset.name, link.tier, path]);
-      const name = presetHyperNodeName(preset.name, path, link.tier);
+      const path = link.scoped ? links.slice(i) : [link];
+      let identity = `${preset.name}\0${link.tier}`;
+      for (const l of path) identity += `\0${l.key}\0${l.value}`;
+      let name = this.names.get(identity);
+      if (name === undefined) this.names.set(identity, (name = presetHyperNodeName(preset.name, path.map(keyValue), link.tier)));
       const taken = this.takenBy(name, identity, link, preset);
       if (taken) return { reason: 'name-taken', why: `the HyperNode name ${name} for its ${shown(link)} ${taken}` };
       names.push(name);
@@ -74,7 +81,8 @@ export class PresetTrees {
         };
       }
     }
-    for (const [i, link] of links.entries()) {
+    for (let i = 0; i < links.length; i++) {
+      const link = links[i]!;
       const name = names[i]!;
       let group = this.groups.get(name);
       if (!group) {

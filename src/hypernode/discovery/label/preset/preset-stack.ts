@@ -27,7 +27,7 @@ export interface ChainLink {
 }
 
 export type NodeFit =
-  /** The Node carries none of the preset's keys (or its selector does not pick it): not part of this tree. */
+  /** The Node carries none of the preset's levels: not part of this tree. */
   | { readonly kind: 'out' }
   /** Its domains, nearest first. */
   | { readonly kind: 'in'; readonly links: readonly ChainLink[] }
@@ -61,11 +61,14 @@ const CANONICAL_NUMBER = /^(0|[1-9][0-9]*)$/;
 
 /** The compiled preset profile. */
 export class PresetStack {
+  /** The numbered family's levels made so far, by N. */
+  private readonly numberedLevels: StackLevel[] = [];
+
   private constructor(
     /** Fixed levels, nearest first, with their tiers. */
     private readonly levels: readonly StackLevel[],
     /** The open-ended numbered family on top, if any: tier-N sits at `base + N + 1`. */
-    private readonly numbered: { readonly prefix: string; readonly tierNames: readonly string[]; readonly base: number } | undefined,
+    private readonly numbered: { readonly prefix: string; readonly stem: string; readonly tierNames: readonly string[]; readonly base: number } | undefined,
     /** Keys whose presence makes a Node part of the preset (the zone and NVLink keys alone do not). */
     private readonly memberKeys: ReadonlySet<string>,
     private readonly selector: ((labels: Labels) => boolean) | undefined,
@@ -95,7 +98,7 @@ export class PresetStack {
     // A zone level sits above the vendor's top; its keys alone (every cloud Node has them) do not make a member.
     if (spec.presets.length === 2) levels.push(...FAMILIES[K8S_ZONE_PRESET]!.levels);
     const numberedFamily = bottom === NVLINK_PRESET ? undefined : FAMILIES[bottom]!.numbered;
-    const numbered = numberedFamily && { ...numberedFamily, base: levels.length };
+    const numbered = numberedFamily && { ...numberedFamily, stem: `${numberedFamily.prefix}tier-`, base: levels.length };
     let selector: ((labels: Labels) => boolean) | undefined;
     let selectorKeys: readonly string[] = [];
     if (spec.nodeSelector) {
@@ -118,7 +121,7 @@ export class PresetStack {
   watches(key: string): boolean {
     if (this.selectorKeys.includes(key)) return true;
     if (this.levels.some((l) => l.sources.some((s) => s.key === key))) return true;
-    return this.numbered !== undefined && numberedTier(key, this.numbered.prefix) !== undefined;
+    return this.numbered !== undefined && numberedTier(key, this.numbered.stem) !== undefined;
   }
 
   /** The preset would take a Node with these labels (its selector matches and it carries a member key). */
@@ -126,47 +129,41 @@ export class PresetStack {
     if (this.selector && !this.selector(labels)) return false;
     for (const key of this.memberKeys) if (hasLabel(labels, key)) return true;
     if (!this.numbered) return false;
-    const prefix = this.numbered.prefix;
-    return Object.keys(labels ?? {}).some((k) => numberedTier(k, prefix) !== undefined);
+    const stem = this.numbered.stem;
+    for (const key in labels) if (numberedTier(key, stem) !== undefined) return true;
+    return false;
   }
 
-  /** The Node's chain of domains, nearest first, or why its labels do not fit. */
+  /** The chain of domains of a Node the preset picks (`picks`), nearest first, or why its labels do not fit. */
   fit(labels: Labels): NodeFit {
-    if (!this.picks(labels)) return { kind: 'out' };
     // Each level's label as the Node carries it, nearest first; undefined where absent.
-    const slots: (Slot | undefined)[] = this.levels.map((level) => {
-      const source = level.sources.find((s) => hasLabel(labels, s.key));
-      return source && { level, key: source.key, raw: labelValue(labels, source.key)!, take: source.take };
-    });
-    const keys = this.levels.map((l) => l.sources.map((s) => s.key).join(' or '));
+    const slots: (Slot | undefined)[] = [];
+    for (const level of this.levels) slots.push(readLevel(level, labels));
     if (this.numbered) {
-      const { prefix, base } = this.numbered;
-      const found = new Map<number, string>();
-      for (const key of Object.keys(labels ?? {})) {
-        const n = numberedTier(key, prefix);
-        if (n !== undefined) found.set(n, key);
+      const { stem, base } = this.numbered;
+      let top = 0;
+      for (const key in labels) {
+        const n = numberedTier(key, stem);
+        if (n !== undefined && n > top) top = n;
       }
-      const top = Math.max(0, ...found.keys());
       for (let n = 0; n <= top; n++) {
-        const key = `${prefix}tier-${n}`;
-        const level: StackLevel = { sources: [{ key }], tierName: this.numberedTierName(n), required: n === 0, scoped: false, tier: base + n + 1 };
-        slots.push(found.has(n) ? { level, key, raw: labelValue(labels, key)! } : undefined);
-        keys.push(key);
+        const level = this.numberedLevel(n, base);
+        const key = level.sources[0]!.key;
+        slots.push(hasLabel(labels, key) ? { level, key, raw: labelValue(labels, key)! } : undefined);
       }
     }
-    const present = slots.flatMap((s, i) => (s ? [i] : []));
-    if (present.length === 0) return { kind: 'bad', reason: 'missing-level', why: `it carries none of ${keys.join(', ')}` };
-    const shown = (i: number) => `${slots[i]!.key}=${slots[i]!.raw}`;
+    const present: number[] = [];
+    for (let i = 0; i < slots.length; i++) if (slots[i]) present.push(i);
+    if (present.length === 0) return { kind: 'out' };
     const lo = present[0]!;
     const hi = present[present.length - 1]!;
-    const required = (i: number) => (i < this.levels.length ? this.levels[i]!.required : i === this.levels.length); // past the fixed levels: the numbered family's tier-0
     // Optional levels below the lowest required one (the NVLink level, AWS layer-4, a CoreWeave rack) may be skipped; a hole above it is a gap.
     let floor = 0;
-    while (floor < slots.length && !required(floor)) floor++;
+    while (floor < slots.length && !this.required(floor)) floor++;
     for (let i = 0; i < slots.length; i++) {
       if (slots[i]) continue;
-      if (required(i)) return { kind: 'bad', reason: 'missing-level', why: `it carries ${present.map(shown).join(', ')} but no ${keys[i]}` };
-      if (i > lo && i < hi && i > floor) return { kind: 'bad', reason: 'missing-level', why: `it carries ${shown(lo)} and ${shown(hi)} but no ${keys[i]} between them` };
+      if (this.required(i)) return { kind: 'bad', reason: 'missing-level', why: `it carries ${present.map((p) => shown(slots[p]!)).join(', ')} but no ${this.keyOf(slots, i)}` };
+      if (i > lo && i < hi && i > floor) return { kind: 'bad', reason: 'missing-level', why: `it carries ${shown(slots[lo]!)} and ${shown(slots[hi]!)} but no ${this.keyOf(slots, i)} between them` };
     }
     const links: ChainLink[] = [];
     for (const i of present) {
@@ -179,16 +176,49 @@ export class PresetStack {
     return { kind: 'in', links };
   }
 
+  /** Whether the level at slot `i` must be present; past the fixed levels, the numbered family's tier-0 must. */
+  private required(i: number): boolean {
+    return i < this.levels.length ? this.levels[i]!.required : i === this.levels.length;
+  }
+
+  /** The key (or keys) the level at slot `i` reads, for the messages. */
+  private keyOf(slots: readonly (Slot | undefined)[], i: number): string {
+    const slot = slots[i];
+    if (slot) return slot.key;
+    return i < this.levels.length ? this.levels[i]!.sources.map((s) => s.key).join(' or ') : `${this.numbered!.stem}${i - this.levels.length}`;
+  }
+
   private numberedTierName(n: number): string {
     return this.numbered!.tierNames[n] ?? `tier-${n}`;
   }
+
+  /** The numbered family's level for `<prefix>tier-<n>`, made once. */
+  private numberedLevel(n: number, base: number): StackLevel {
+    let level = this.numberedLevels[n];
+    if (!level) {
+      level = { sources: [{ key: `${this.numbered!.prefix}tier-${n}` }], tierName: this.numberedTierName(n), required: n === 0, scoped: false, tier: base + n + 1 };
+      this.numberedLevels[n] = level;
+    }
+    return level;
+  }
 }
 
-/** N when `key` is `<prefix>tier-<N>` with N written canonically. */
-function numberedTier(key: string, prefix: string): number | undefined {
-  if (!key.startsWith(`${prefix}tier-`)) return undefined;
-  const n = key.slice(prefix.length + 5);
-  return CANONICAL_NUMBER.test(n) && n.length <= 3 ? Number(n) : undefined;
+/** The level's label as `labels` carry it: its first source present. */
+function readLevel(level: StackLevel, labels: Labels): Slot | undefined {
+  for (const source of level.sources) {
+    const raw = labelValue(labels, source.key);
+    if (raw !== undefined) return { level, key: source.key, raw, take: source.take };
+  }
+  return undefined;
+}
+
+const shown = (slot: Slot) => `${slot.key}=${slot.raw}`;
+
+/** N when `key` is `<stem><N>` (stem `<prefix>tier-`) with N written canonically. */
+function numberedTier(key: string, stem: string): number | undefined {
+  if (!key.startsWith(stem)) return undefined;
+  const n = key.slice(stem.length);
+  return n.length <= 3 && CANONICAL_NUMBER.test(n) ? Number(n) : undefined;
 }
 
 function domainValue(raw: string, take: LevelSource['take']): string | undefined {
