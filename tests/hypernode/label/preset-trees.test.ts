@@ -178,6 +178,10 @@ test('k8s-zone stacks above a cloud preset; zone-only Nodes (CPU pools) are not 
   assert.equal(t.uncovered, []);
   assert.throws(() => run({ tg: { preset: ['k8s-zone', 'topograph'] } }, []), /k8s-zone cannot sit above topograph, whose depth is open/);
   assert.throws(() => run({ x: { preset: ['aws', 'k8s-zone'] } }, []), /presets stack only as \[k8s-zone, <preset>\]/);
+  assert.throws(
+    () => run({ zones: { preset: 'k8s-zone' }, aws: { preset: 'aws' } }, nodes),
+    /^node p5-0 matches multiple topology profiles: aws and zones; a Node belongs to one preset profile: stack zones above a vendor preset with preset: \[k8s-zone, <preset>\]/,
+  );
 });
 
 test('gke (block, sub-block) and gke-host, oci (hpc island, network block, local block) from their documented labels', () => {

@@ -126,7 +126,7 @@ test('fail closed: the deterministic name is held by an object of another domain
   const t = types({ p: { nodeSelector: {}, levels: [{ nodeLabel: 'rack' }, HOST] } });
   const name = profileHyperNodeName('p', 'rack', 'r1', 1);
   const squatter: HyperNode = { metadata: { name, labels: { [SRC]: 'label', rack: 'r2' } }, spec: { tier: 1 } };
-  assert.is(failure(() => run([node('n0', { rack: 'r1' })], t, [squatter])), `build HyperNode for profile p: deterministic HyperNode name ${name} is already used by a different topology domain`);
+  assert.is(failure(() => run([node('n0', { rack: 'r1' })], t, [squatter])), `build HyperNode for profile p: deterministic HyperNode name ${name} is already used by a different topology domain (node n0, rack=r1)`);
 });
 
 test('mixed H100 + GB200: independent trees with the right tiers, tierNames, members and profile labels', () => {

@@ -65,7 +65,7 @@ export function discoverTopology(nodes: readonly NodeMeta[], types: readonly Top
     if (type.profile) return [{ name: type.name, explicit: type.profile.explicit, matches: type.profile.matches, type }];
     if (type.preset) {
       const stack = type.preset.stack;
-      return [{ name: type.name, explicit: true, matches: (labels: Readonly<Record<string, string>> | undefined) => stack.picks(labels), type }];
+      return [{ name: type.name, explicit: true, matches: (labels: Readonly<Record<string, string>> | undefined) => stack.picks(labels), preset: true, type }];
     }
     return [];
   });

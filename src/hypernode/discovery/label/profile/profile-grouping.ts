@@ -34,6 +34,8 @@ export interface Claimant {
   /** Has a nodeSelector (presets always): owns the Nodes it selects. */
   readonly explicit: boolean;
   matches(labels: Readonly<Record<string, string>> | undefined): boolean;
+  /** A preset profile: two of them overlapping get a hint on how to combine them. */
+  readonly preset?: boolean;
 }
 
 /** The explicit profile whose selector picks the Node, if any; throws when two do. */
@@ -41,7 +43,10 @@ export function explicitOwner<C extends Claimant>(node: NodeMeta, claimants: rea
   let owner: C | undefined;
   for (const p of claimants) {
     if (!p.explicit || !p.matches(node.metadata.labels)) continue;
-    if (owner) throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}`);
+    if (owner) {
+      const hint = owner.preset && p.preset ? '; a Node belongs to one preset profile: stack zones above a vendor preset with preset: [k8s-zone, <preset>], or narrow the nodeSelectors' : '';
+      throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}${hint}`);
+    }
     owner = p;
   }
   return owner;
@@ -88,7 +93,7 @@ export class ProfileTrees {
       const id = JSON.stringify([profileName, level.nodeLabel, level.valuePattern, value]);
       let name = this.domains.get(id);
       if (name === undefined) {
-        name = this.choose(profileName, profile, level.nodeLabel, value, tier);
+        name = this.choose(profileName, profile, level.nodeLabel, value, tier, node.metadata.name);
         this.domains.set(id, name);
         this.groups.set(name, {
           tier,
@@ -120,7 +125,7 @@ export class ProfileTrees {
    * name prefix, no profile label or this profile's), else the hash name,
    * which must be free in the cache and in this run.
    */
-  private choose(profileName: string, profile: Profile, key: string, value: string, tier: number): string {
+  private choose(profileName: string, profile: Profile, key: string, value: string, tier: number, nodeName: string): string {
     const fail = (why: string) => new Error(`build HyperNode for profile ${profileName}: ${why}`);
     const prefix = namePrefix(profileName, tier);
     for (const candidate of this.names.labelled(key, value)) {
@@ -129,8 +134,10 @@ export class ProfileTrees {
       if (owner === undefined || owner === profile.labelValue) return candidate;
     }
     const name = profileHyperNodeName(profileName, key, value, tier);
-    if (this.groups.has(name)) throw fail(`deterministic HyperNode name collision for ${name}`);
-    if (this.hyperNodes.get(name) !== undefined) throw fail(`deterministic HyperNode name ${name} is already used by a different topology domain`);
+    // Volcano's texts, then the Node and label the domain comes from.
+    const from = ` (node ${nodeName}, ${key}=${value})`;
+    if (this.groups.has(name)) throw fail(`deterministic HyperNode name collision for ${name}${from}`);
+    if (this.hyperNodes.get(name) !== undefined) throw fail(`deterministic HyperNode name ${name} is already used by a different topology domain${from}`);
     return name;
   }
 }
