@@ -301,6 +301,10 @@ test('a nodeSelector beside a preset narrows it; nvlink alone gives the domain o
   const nodes = [node('g0', { [CLIQUE]: `${UUID[0]}.1` }), node('g1', { [CLIQUE]: `${UUID[0]}.2` })];
   assert.equal(tree(run({ nvl: { preset: 'nvlink' } }, nodes).snapshot), [`1 nvl-domain ${CLIQUE}=${UUID[0]} ← g0,g1`]);
   assert.equal(tree(run({ nvl: { preset: 'nvlink', nvlink: 'partition' } }, nodes).snapshot), [`1 nvl-partition ${CLIQUE}=${UUID[0]}.1 ← g0`, `1 nvl-partition ${CLIQUE}=${UUID[0]}.2 ← g1`]);
+  // A ClusterUUID part that could not label a HyperNode (it ends in '-') leaves the Node out instead of breaking the snapshot.
+  const odd = run({ nvl: { preset: 'nvlink' } }, [...nodes, node('odd', { [CLIQUE]: 'abc-.1' })]);
+  assert.equal(odd.uncovered.map((u) => `${u.name} ${u.reason}`), ['odd bad-value']);
+  assert.is(odd.snapshot.length, 1);
 });
 
 test('hand-written profiles keep their per-profile tiers, and the run reports a tierName they give two tier numbers', () => {

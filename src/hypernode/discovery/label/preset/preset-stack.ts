@@ -11,6 +11,7 @@
 import type { NodeSelectorSpec } from '../profile/profile-selector.ts';
 import { compileNodeSelector } from '../profile/profile-selector.ts';
 import { hasLabel, labelValue } from '../../../labels.ts';
+import { isLabelValue } from '../../../member-selector.ts';
 import { FAMILIES, K8S_ZONE_PRESET, NVLINK_MODES, NVLINK_PRESET, NVLINK_TIER_NAMES, PRESET_NAMES, GPU_CLIQUE_LABEL, type FamilyLevel, type LevelSource } from './preset-families.ts';
 
 /** Why a Node's labels leave it out of a preset's tree: the reason label of hypernode_uncovered_nodes. */
@@ -140,14 +141,14 @@ export class PresetStack {
     const slots: (Slot | undefined)[] = [];
     for (const level of this.levels) slots.push(readLevel(level, labels));
     if (this.numbered) {
-      const { stem, base } = this.numbered;
+      const { stem } = this.numbered;
       let top = 0;
       for (const key in labels) {
         const n = numberedTier(key, stem);
         if (n !== undefined && n > top) top = n;
       }
       for (let n = 0; n <= top; n++) {
-        const level = this.numberedLevel(n, base);
+        const level = this.numberedLevel(n);
         const key = level.sources[0]!.key;
         slots.push(hasLabel(labels, key) ? { level, key, raw: labelValue(labels, key)! } : undefined);
       }
@@ -193,10 +194,11 @@ export class PresetStack {
   }
 
   /** The numbered family's level for `<prefix>tier-<n>`, made once. */
-  private numberedLevel(n: number, base: number): StackLevel {
+  private numberedLevel(n: number): StackLevel {
     let level = this.numberedLevels[n];
     if (!level) {
-      level = { sources: [{ key: `${this.numbered!.prefix}tier-${n}` }], tierName: this.numberedTierName(n), required: n === 0, scoped: false, tier: base + n + 1 };
+      const { stem, base } = this.numbered!;
+      level = { sources: [{ key: `${stem}${n}` }], tierName: this.numberedTierName(n), required: n === 0, scoped: false, tier: base + n + 1 };
       this.numberedLevels[n] = level;
     }
     return level;
@@ -218,13 +220,15 @@ const shown = (slot: Slot) => `${slot.key}=${slot.raw}`;
 function numberedTier(key: string, stem: string): number | undefined {
   if (!key.startsWith(stem)) return undefined;
   const n = key.slice(stem.length);
-  return n.length <= 3 && CANONICAL_NUMBER.test(n) ? Number(n) : undefined;
+  // Two digits are plenty for switch tiers and bound the levels a stray label can make a Node walk.
+  return n.length <= 2 && CANONICAL_NUMBER.test(n) ? Number(n) : undefined;
 }
 
+/** The domain a level's label value gives (LevelSource.take), or undefined when it gives none a HyperNode label could hold. */
 function domainValue(raw: string, take: LevelSource['take']): string | undefined {
   if (take === undefined || take === 'whole') return raw;
   const m = CLIQUE_VALUE.exec(raw);
-  if (m) return m[1];
+  if (m) return isLabelValue(m[1]!) ? m[1] : undefined;
   return take === 'cluster-uuid-or-whole' ? raw : undefined;
 }
 
