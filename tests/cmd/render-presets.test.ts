@@ -61,6 +61,39 @@ test('aws on 3- and 4-layer instances: every tierName at one tier, a shared laye
   assert.not.match(stderr, /tierName/);
 });
 
+test('topograph with and without cliques, nebius with and without tier-0, coreweave: one tier per tierName, one leaf per leaf value', async () => {
+  const CLIQUE = 'nvidia.com/gpu.clique';
+  const uuid = '7b968a6d-c8aa-45e1-9e07-e1e51be99c31';
+  const t = (n: number) => `fabric.topograph.run/tier-${n}`;
+  const nb = (p: string) => `topology.nebius.com/${p}`;
+  const cw = (fabric: string, superpod: string, leafgroup: string) => ({ 'ib.coreweave.cloud/fabric': fabric, 'ib.coreweave.cloud/superpod': superpod, 'ib.coreweave.cloud/leafgroup': leafgroup });
+  const cases: [string, Record<string, unknown>, unknown[], string, string][] = [
+    [
+      'topograph',
+      { fabric: { preset: 'topograph', nvlink: 'domain' } },
+      [node('gb-0', { [t(0)]: 'S-1', [t(1)]: 'S-9', [CLIQUE]: `${uuid}.1` }), node('gb-1', { [t(0)]: 'S-1', [t(1)]: 'S-9' }), node('h-0', { [t(0)]: 'S-2' })],
+      t(0),
+      'S-1',
+    ],
+    [
+      'nebius',
+      { nebius: { preset: 'nebius', nvlink: 'domain' } },
+      [node('gb-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1', [nb('tier-0')]: 'nvl-1' }), node('h-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1' })],
+      nb('tier-1'),
+      'l1',
+    ],
+    ['coreweave', { cw: { preset: 'coreweave' } }, [node('g-0', { ...cw('f1', '1', '3'), 'node.coreweave.cloud/rack': '7' }), node('g-1', cw('f1', '1', '3'))], 'ib.coreweave.cloud/leafgroup', '3'],
+  ];
+  for (const [what, types, nodes, leafKey, leafValue] of cases) {
+    const { code, items, stderr } = await renderJson(types, nodes);
+    assert.is(code, 0, `${what}: ${stderr}`);
+    for (const [tierName, tiers] of Object.entries(tiersByName(items))) assert.is(tiers.length, 1, `${what}: ${tierName} at tiers ${tiers}`);
+    const leaves = items.filter((h) => h.metadata.labels?.[leafKey] === leafValue);
+    assert.is(leaves.length, 1, `${what}: one HyperNode for ${leafKey}=${leafValue}`);
+    assert.not.match(stderr, /warning:/, what);
+  }
+});
+
 test('hand-written profiles giving one tierName two tiers: rendered as written, with a warning line naming the tierName, the tiers and the consequence', async () => {
   const HOST = { nodeLabel: 'kubernetes.io/hostname' };
   const types = {
