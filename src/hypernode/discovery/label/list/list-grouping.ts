@@ -8,7 +8,7 @@ import type { NodeMeta } from '../../../api/types.ts';
 import { labelValue } from '../../../labels.ts';
 import type { NameBook } from '../label-naming.ts';
 import type { TopologyType } from '../label-config.ts';
-import type { Group } from '../profile/profile-grouping.ts';
+import type { Group } from '../label-group.ts';
 
 /** Walks the Node up a legacy list's tiers (Go's partial chains); true when it joined a tier-1 group. */
 export function addToList(node: NodeMeta, type: TopologyType, groups: Map<string, Group>, byLabel: Map<string, string>, names: NameBook): boolean {

@@ -13,7 +13,7 @@ import type { Lister } from '../../../../kube/types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../../api/types.ts';
 import { labelValue } from '../../../labels.ts';
 import { LABEL_SOURCE, presetHyperNodeName } from '../label-naming.ts';
-import type { Group } from '../profile/profile-grouping.ts';
+import type { Group } from '../label-group.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../profile/profile-config.ts';
 import type { ChainLink, LeftOutReason, PresetStack } from './preset-stack.ts';
 

@@ -12,16 +12,7 @@ import type { HyperNode, NodeMeta } from '../../../api/types.ts';
 import { labelValue } from '../../../labels.ts';
 import { namePrefix, profileHyperNodeName, type NameBook } from '../label-naming.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profile-config.ts';
-
-/** One HyperNode being built: the same shape for legacy types and profiles. */
-export interface Group {
-  tier: number;
-  tierName: string;
-  members: Set<string>;
-  /** Which members are Nodes, where a group may hold both kinds (presets); otherwise tier 1 holds Nodes, higher tiers HyperNodes. */
-  nodes?: Set<string>;
-  labels: Record<string, string>;
-}
+import type { Group } from '../label-group.ts';
 
 export interface NamedProfile {
   readonly name: string;
