@@ -214,7 +214,7 @@ export class LabelDiscoverer implements Discoverer {
     const message = ambiguous.length === 0 ? '' : ambiguousTierNamesMessage(ambiguous);
     if (message === this.reportedAmbiguity) return;
     this.reportedAmbiguity = message;
-    if (message !== '') this.opts.problems.warning(TIER_NAME_AMBIGUOUS.reason, message);
+    if (message !== '') this.opts.problems.warning(TIER_NAME_AMBIGUOUS.reason, truncateText(message));
   }
 
   /** One discovery: true when a snapshot was handed to the manager. */
