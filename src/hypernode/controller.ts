@@ -72,9 +72,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   const discovererMetrics: HyperNodeMetrics = state
     ? {
         ...metrics,
-        uncoveredNodes(source, count, nodes) {
-          metrics.uncoveredNodes(source, count);
-          state.uncovered(source, count, nodes);
+        uncoveredNodes(source, count, detail) {
+          metrics.uncoveredNodes(source, count, detail);
+          if (detail?.reason === undefined) state.uncovered(source, count, detail?.nodes);
         },
       }
     : metrics;

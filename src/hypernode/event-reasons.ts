@@ -29,6 +29,8 @@ export const TOPOLOGY_CHANGED = define('TopologyChanged', 'Normal', 'A discovery
 export const DISCOVERY_FAILED = define('DiscoveryFailed', 'Warning', 'A running source produced no result (e.g. UFM unreachable); its HyperNodes are kept.');
 export const DISCOVERER_FAILED = define('DiscovererFailed', 'Warning', 'A source could not be created or started; retried with backoff, others unaffected.');
 export const DISCOVERY_CONFIG_INVALID = define('DiscoveryConfigInvalid', 'Warning', 'The discovery configuration cannot be loaded (e.g. invalid YAML); running sources keep their previous configuration.');
+export const NODES_LEFT_OUT = define('NodesLeftOut', 'Warning', "Nodes whose labels do not fit a preset profile are left out of its HyperNodes; one per distinct problem, naming the first Nodes and their labels.");
+export const TIER_NAME_AMBIGUOUS = define('TierNameAmbiguous', 'Warning', 'The label HyperNodes give one tierName more than one tier number, which released Volcano schedulers resolve at random; once per distinct set.');
 export const CLEARTEXT_CREDENTIALS = define('CleartextCredentials', 'Warning', 'The UFM endpoint is plain http, so the UFM password is sent unencrypted.');
 
 /** The catalogue, in the order the docs list it. */
@@ -43,5 +45,7 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   DISCOVERY_FAILED,
   DISCOVERER_FAILED,
   DISCOVERY_CONFIG_INVALID,
+  NODES_LEFT_OUT,
+  TIER_NAME_AMBIGUOUS,
   CLEARTEXT_CREDENTIALS,
 ]);

@@ -116,8 +116,8 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const uncovered = gauge(
     registry,
     'hypernode_uncovered_nodes',
-    "Nodes each source should cover that are in none of its HyperNodes, at its last successful discovery: for label, Nodes carrying a topology type's level labels but not a usable tier-1 one; for ufm, hosts UFM reports that match no Node (summed over fabrics).",
-    ['source'],
+    "Nodes each source should cover that are in none of its HyperNodes, at its last successful discovery: for label, Nodes carrying a topology type's level labels but not a usable tier-1 one, or whose labels do not fit a preset (the series without reason is the total, one series per reason beside it); for ufm, hosts UFM reports that match no Node (summed over fabrics).",
+    ['source', 'reason'],
   );
   const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
     new Histogram({
@@ -149,7 +149,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     snapshotRejected: (source, rule) => snapshotsRejected.inc({ source, rule }),
     deletesHeld: (source, count) => held.set({ source }, count),
     unmappedHosts: (source, fabric, count) => unmapped.set({ source, fabric }, count),
-    uncoveredNodes: (source, count) => uncovered.set({ source }, count),
+    uncoveredNodes: (source, count, detail) => uncovered.set(detail?.reason === undefined ? { source } : { source, reason: detail.reason }, count),
   };
 }
 

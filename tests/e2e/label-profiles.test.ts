@@ -3,7 +3,9 @@
 // independent trees (H100 leaf/spine; GB200 NVLink domain from the clique
 // label/leaf/spine; GB200 Nodes without a clique yet in a fabric-only tree),
 // each HyperNode carrying its profile label; a GB200 Node whose clique label
-// arrives moves trees with writes to the affected HyperNodes only.
+// arrives moves trees with writes to the affected HyperNodes only. A preset
+// on a fleet with one mislabelled Node keeps every other Node's HyperNodes
+// updated and names that Node in a Warning Event and the uncovered metric.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +16,7 @@ import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../testing/mixed-cluster.ts';
 import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCount, seedConfigMap, setNodeLabels } from './cluster.ts';
 import { session } from './session.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
 
 const PROFILE = 'volcano.sh/network-topology-profile';
 const CLIQUE = 'nvidia.com/gpu.clique';
@@ -64,6 +67,31 @@ test('a mixed H100 + GB200 fleet becomes independent profile trees; a clique arr
   const touched = new Set(writes.map((w) => w.split(' ')[1]!.split('/')[0]));
   assert.equal([...touched].sort(), [...pending, domain].sort(), writes.join('\n'));
   assert.ok(writes.includes(`delete ${pending[0]} → 200`) && writes.includes(`delete ${pending[1]} → 200`) && writes.includes(`update ${domain} → 200`), writes.join('\n'));
+  assertNoForbidden(api);
+});
+
+test('a preset with one mislabelled Node: the others are placed and updated; the Node is named in a NodesLeftOut Event and counted', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  const k = (n: number) => `fabric.topograph.run/tier-${n}`;
+  for (let i = 0; i < 4; i++) api.store.create(node(`dgx-${i}`, { [k(0)]: `S-${i >> 1}`, [k(1)]: 'S-spine' }));
+  api.store.create(node('dgx-bad', { [k(1)]: 'S-spine' }));
+  seedConfigMap(api, stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: { fabric: { preset: 'topograph' } } } }] }));
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS });
+  const leafOf = (n: string) => hyperNodes(api, 'label').find((h) => h.spec?.tier === 1 && memberNames(h).includes(n));
+  await s.converge(() => hyperNodes(api, 'label').length === 3 && leafOf('dgx-0') && leafOf('dgx-3'), 'two leaves and a spine for the well-labelled Nodes');
+  type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string } };
+  const leftOut = () => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'NodesLeftOut' && e.involvedObject.kind === 'ConfigMap');
+  await s.converge(() => leftOut().length === 1, 'a NodesLeftOut Warning Event');
+  assert.match(leftOut()[0]!.message, `dgx-bad: it carries ${k(1)}=S-spine but no ${k(0)}`);
+  const metrics = async () => s.controller!.metrics();
+  await s.converge(async () => seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 1, 'hypernode_uncovered_nodes{reason="missing-level"} = 1');
+
+  // The rest of the cluster keeps being updated while the bad Node stays bad.
+  api.store.create(node('dgx-4', { [k(0)]: 'S-0', [k(1)]: 'S-spine' }));
+  await s.converge(() => memberNames(leafOf('dgx-0')).includes('dgx-4'), 'dgx-4 joins leaf S-0');
+  setNodeLabels(api, 'dgx-bad', { [k(0)]: 'S-1' });
+  await s.converge(() => memberNames(leafOf('dgx-3')).includes('dgx-bad'), 'fixed, dgx-bad joins leaf S-1');
+  await s.converge(async () => seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 0, 'back to 0');
   assertNoForbidden(api);
 });
 

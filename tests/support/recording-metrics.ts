@@ -1,7 +1,7 @@
 // A DiscovererMetrics for discoverer unit tests: keeps the last value each
 // figure was set to, as the gauges behind it do.
 
-import type { DiscovererMetrics } from '../../src/hypernode/model/contracts.ts';
+import type { DiscovererMetrics, UncoveredDetail } from '../../src/hypernode/model/contracts.ts';
 
 export class RecordingMetrics implements DiscovererMetrics {
   /** Fabric → hosts that match no Node. */
@@ -11,7 +11,10 @@ export class RecordingMetrics implements DiscovererMetrics {
   unmappedHosts(_source: string, fabric: string, count: number): void {
     this.unmapped.set(fabric, count);
   }
-  uncoveredNodes(source: string, count: number): void {
-    this.uncovered.set(source, count);
+  /** `source/reason` → count, for the per-reason series. */
+  readonly uncoveredByReason = new Map<string, number>();
+  uncoveredNodes(source: string, count: number, detail?: UncoveredDetail): void {
+    if (detail?.reason === undefined) this.uncovered.set(source, count);
+    else this.uncoveredByReason.set(`${source}/${detail.reason}`, count);
   }
 }

@@ -80,10 +80,18 @@ export interface DiscovererMetrics {
   /**
    * Nodes the source's configuration says it should cover that are in none of
    * its HyperNodes (for ufm: hosts UFM reports that match no Node). Set after
-   * every successful run, so a failed run leaves the last value. `nodes` names
-   * them with the reason where the source knows Nodes (label), for the topology page.
+   * every successful run, so a failed run leaves the last value. Without a
+   * `reason` the total, which may name the Nodes (with why) where the source
+   * knows them (label), for the topology page; with a `reason`, the Nodes left
+   * out for that reason.
    */
-  uncoveredNodes(source: string, count: number, nodes?: readonly { readonly name: string; readonly why: string }[]): void;
+  uncoveredNodes(source: string, count: number, detail?: UncoveredDetail): void;
+}
+
+/** What `uncoveredNodes` may add to a count. */
+export interface UncoveredDetail {
+  readonly reason?: string;
+  readonly nodes?: readonly { readonly name: string; readonly why: string }[];
 }
 
 export interface DiscovererOptions {

@@ -51,7 +51,7 @@ const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
 /** Runs the sources once and the controller's decisions over `input.existing`; throws PreviewError for a failing source. */
 export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promise<Plan> {
   const snapshots = await discoverSources(input, deps);
-  const warnings: string[] = [];
+  const warnings: string[] = [...snapshots.values()].flatMap((s) => s.warnings);
   const events: EventRecorder = {
     event(_regarding, type, _reason, message) {
       if (isPlanWarning(type)) warnings.push(message);

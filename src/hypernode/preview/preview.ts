@@ -59,6 +59,8 @@ export interface SourceFailure {
 export interface SourceSnapshot {
   readonly desired: ReadonlyMap<string, DiscoveredHyperNode>;
   readonly maxDeletePercent: number;
+  /** What the source's discoverer warned about (the controller's Warning Events), for `warning:` lines. */
+  readonly warnings: readonly string[];
 }
 
 /** One or more sources would publish nothing (or something the checks refuse). */
@@ -87,7 +89,8 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
   const hyperNodes = new StaticInformer(input.existing);
   const warnings: string[] = [];
   const out: DiscoveredHyperNode[] = [];
-  for (const [source, { desired, maxDeletePercent }] of await discoverSources(input, deps)) {
+  for (const [source, { desired, maxDeletePercent, warnings: discovered }] of await discoverSources(input, deps)) {
+    warnings.push(...discovered);
     const held = heldDeletes(source, desired, input.existing, maxDeletePercent);
     if (held) warnings.push(held);
     for (const [name, want] of desired) {
@@ -121,7 +124,9 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
         const result = sourceEntry(input.config, source)!;
         const entry = entryOf(result);
         if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
-        return { source, entry, desired: checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps)) };
+        const warnings: string[] = [];
+        const desired = checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps, (message) => warnings.push(`source "${source}": ${message}`)));
+        return { source, entry, desired, warnings };
       } catch (err) {
         return { source, failure: errorMessage(err) };
       }
@@ -140,7 +145,7 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
       if (other !== undefined) failures.push({ source: outcome.source, message: `HyperNode ${name} is also produced by source "${other}"; only one of them could own it` });
       else producedBy.set(name, outcome.source);
     }
-    bySource.set(outcome.source, { desired: outcome.desired, maxDeletePercent: outcome.entry.maxDeletePercent });
+    bySource.set(outcome.source, { desired: outcome.desired, maxDeletePercent: outcome.entry.maxDeletePercent, warnings: outcome.warnings });
   }
   if (failures.length > 0) throw new PreviewError(failures);
   return bySource;
@@ -166,7 +171,7 @@ function heldDeletes(source: string, desired: ReadonlyMap<string, HyperNode>, ex
 }
 
 /** Starts the source's discoverer, takes its first snapshot or first reported failure, and stops it. */
-async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, hyperNodes: Informer<HyperNode>, deps: PreviewDeps): Promise<Snapshot> {
+async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, hyperNodes: Informer<HyperNode>, deps: PreviewDeps, warn: (message: string) => void): Promise<Snapshot> {
   const done = new AbortController();
   let reportFailure!: (err: Error) => void;
   const failed = new Promise<never>((_, reject) => (reportFailure = reject));
@@ -175,7 +180,7 @@ async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, h
   const problems: DiscoveryProblems = {
     failed: (what, err) => reportFailure(new Error(`${what}: ${errorMessage(err)}`)),
     recovered() {},
-    warning: (_reason, message) => deps.logger.warn(message),
+    warning: (_reason, message) => warn(message),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
   const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, clock: noWaitClock, logger: deps.logger }).catch((err) => {

@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
-import { NameBook, cleanTypeName, derivedSuffix, namePrefix, SUFFIX_ALPHABET } from '../../../src/hypernode/discovery/label/naming.ts';
+import { discoverSnapshot } from '../../../src/hypernode/discovery/label/label-grouping.ts';
+import { NameBook, cleanTypeName, derivedSuffix, namePrefix, SUFFIX_ALPHABET } from '../../../src/hypernode/discovery/label/label-naming.ts';
 import { buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
-import type { TopologyType } from '../../../src/hypernode/discovery/label/tiers.ts';
+import type { TopologyType } from '../../../src/hypernode/discovery/label/label-config.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 

@@ -4,15 +4,15 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
+import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
 import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import type { Channel } from '../../../src/util/channel.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../../testing/mixed-cluster.ts';
-import { FakeClock, settle } from '../../kube/fake-clock.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { round } from './discoverer-round.ts';
 
 const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({ source: 'label', enabled: true, intervalMs: 3_600_000, maxDeletePercent: 50, config: { networkTopologyTypes } });
 
@@ -23,19 +23,6 @@ async function startRig(config: unknown = MIXED_CONFIG) {
   const d: Discoverer = await labelDiscovererFactory(entry(config), { nodes, hyperNodes: new FakeInformer<HyperNode>(), clock, logger: nullLogger, problems, secrets: { get: () => Promise.reject(new Error('no Secrets')) } });
   const ch = await d.start();
   return { clock, nodes, problems, d, ch };
-}
-
-/** After the debounce: the snapshot offered (acknowledged), or 'none'. */
-async function round(rig: { clock: FakeClock; ch: Channel<Snapshot>; d: Discoverer }): Promise<Snapshot | 'none'> {
-  await rig.clock.advance(TRIGGER_DEBOUNCE_MS);
-  const ac = new AbortController();
-  let got: Snapshot | 'none' = 'none';
-  const p = rig.ch.recv(ac.signal).then((r) => void (got = r.done ? 'none' : r.value), () => {});
-  await settle();
-  ac.abort();
-  await p;
-  if (got !== 'none') rig.d.resultSynced();
-  return got;
 }
 
 const relabelled = (name: string, labels: Record<string, string | undefined>): NodeMeta => {

@@ -4,9 +4,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
-import { topologyTypes, type TopologyType } from '../../../src/hypernode/discovery/label/tiers.ts';
-import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/naming.ts';
+import { discoverSnapshot } from '../../../src/hypernode/discovery/label/label-grouping.ts';
+import { topologyTypes, type TopologyType } from '../../../src/hypernode/discovery/label/label-config.ts';
+import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/label-naming.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
@@ -106,7 +106,7 @@ test('fail closed: a domain under two parents, in any profile kind; legacy lists
   const rack = profileHyperNodeName('open', 'rack', 'r1', 1);
   assert.is(
     failure(() => run(nodes, open)),
-    `HyperNode ${rack} in profile open belongs to multiple parents: ${profileHyperNodeName('open', 'spine', 's1', 2)} and ${profileHyperNodeName('open', 'spine', 's2', 2)}`,
+    `HyperNode ${rack} in profile open belongs to multiple parents: ${profileHyperNodeName('open', 'spine', 's1', 2)} and ${profileHyperNodeName('open', 'spine', 's2', 2)} (node n1 puts rack=r1 under spine=s2, node n0 under spine=s1)`,
   );
   assert.is(run(nodes, types({ legacy: [{ nodeLabel: 'spine' }, { nodeLabel: 'rack' }, HOST] })).length, 3);
 });
@@ -126,7 +126,7 @@ test('fail closed: the deterministic name is held by an object of another domain
   const t = types({ p: { nodeSelector: {}, levels: [{ nodeLabel: 'rack' }, HOST] } });
   const name = profileHyperNodeName('p', 'rack', 'r1', 1);
   const squatter: HyperNode = { metadata: { name, labels: { [SRC]: 'label', rack: 'r2' } }, spec: { tier: 1 } };
-  assert.is(failure(() => run([node('n0', { rack: 'r1' })], t, [squatter])), `build HyperNode for profile p: deterministic HyperNode name ${name} is already used by a different topology domain`);
+  assert.is(failure(() => run([node('n0', { rack: 'r1' })], t, [squatter])), `build HyperNode for profile p: deterministic HyperNode name ${name} is already used by a different topology domain (node n0, rack=r1)`);
 });
 
 test('mixed H100 + GB200: independent trees with the right tiers, tierNames, members and profile labels', () => {

@@ -4,8 +4,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { discoverSnapshot } from '../../../src/hypernode/discovery/label/grouping.ts';
-import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
+import { discoverSnapshot } from '../../../src/hypernode/discovery/label/label-grouping.ts';
+import { topologyTypes } from '../../../src/hypernode/discovery/label/label-config.ts';
 import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { startReconciler } from '../reconciler/fixtures.ts';

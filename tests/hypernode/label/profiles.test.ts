@@ -4,9 +4,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
-import { profileLabelValue } from '../../../src/hypernode/discovery/label/profiles.ts';
-import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/naming.ts';
+import { topologyTypes } from '../../../src/hypernode/discovery/label/label-config.ts';
+import { profileLabelValue } from '../../../src/hypernode/discovery/label/profile/profile-config.ts';
+import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/label-naming.ts';
 import { nullLogger } from '../../../src/log.ts';
 
 const HOST = { nodeLabel: 'kubernetes.io/hostname' };

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
+import { topologyTypes } from '../../../src/hypernode/discovery/label/label-config.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 

@@ -4,8 +4,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { discoverTopology } from '../../../src/hypernode/discovery/label/grouping.ts';
-import { topologyTypes } from '../../../src/hypernode/discovery/label/tiers.ts';
+import { discoverTopology } from '../../../src/hypernode/discovery/label/label-grouping.ts';
+import { topologyTypes } from '../../../src/hypernode/discovery/label/label-config.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
@@ -23,7 +23,7 @@ test('legacy list: a Node with an upper level but no tier-1 label is uncovered; 
     node('no-rack', { spine: 's1' }),
     node('cpu', { pool: 'cpu' }),
   ]);
-  assert.equal(t.uncovered, [{ name: 'no-rack', why: 'missing level label rack of topology type racks' }]);
+  assert.equal(t.uncovered, [{ name: 'no-rack', reason: 'missing-level', why: 'missing level label rack of topology type racks' }]);
   assert.equal([...inSnapshot(t)].sort(), ['full', 'partial']);
 });
 
@@ -36,8 +36,8 @@ test('selector-less profile: a tier-1 value its valuePattern rejects, or a missi
   const profile = { levels: [{ nodeLabel: 'block' }, { nodeLabel: 'clique', tierName: 'nvlink', valuePattern: '^([0-9a-f]+)\\.[0-9]+$' }, HOST] };
   const t = run({ gpu: profile }, [node('ok', { clique: 'ab.1', block: 'b1' }), node('bad-value', { clique: 'zz', block: 'b1' }), node('no-clique', { block: 'b1' }), node('cpu', {})]);
   assert.equal(t.uncovered, [
-    { name: 'bad-value', why: 'value "zz" of clique gives no domain through valuePattern "^([0-9a-f]+)\\\\.[0-9]+$" of topology profile gpu' },
-    { name: 'no-clique', why: 'missing level label clique of topology type gpu' },
+    { name: 'bad-value', reason: 'bad-value', why: 'value "zz" of clique gives no domain through valuePattern "^([0-9a-f]+)\\\\.[0-9]+$" of topology profile gpu' },
+    { name: 'no-clique', reason: 'missing-level', why: 'missing level label clique of topology type gpu' },
   ]);
   assert.equal([...inSnapshot(t)], ['ok']);
 });

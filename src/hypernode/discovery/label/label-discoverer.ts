@@ -14,9 +14,11 @@ import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, 
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../model/hypernode-types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
-import { discoverTopology, type UncoveredNode } from './grouping.ts';
-import { LABEL_SOURCE } from './naming.ts';
-import { topologyTypes, type TopologyType } from './tiers.ts';
+import { discoverTopology, type AmbiguousTierName, type UncoveredNode } from './label-grouping.ts';
+import { LEFT_OUT_REASONS } from './preset/preset-stack.ts';
+import { NODES_LEFT_OUT, TIER_NAME_AMBIGUOUS } from '../../event-reasons.ts';
+import { LABEL_SOURCE } from './label-naming.ts';
+import { topologyTypes, type TopologyType } from './label-config.ts';
 
 /**
  * How long a trigger waits before the run starts, so that a burst of Node
@@ -28,10 +30,10 @@ const RUN_KEY = 'label-discovery';
 /** Uncovered Nodes named in the log line; the count says how many there are in all. */
 export const UNCOVERED_LOGGED_NODES = 10;
 
-/** The Node's labels whose key appears in some tier list or profile selector. */
-function relevantLabels(node: NodeMeta, keys: ReadonlySet<string>): Map<string, string> {
+/** The Node's labels whose key `relevant` accepts (it appears in some tier list, profile selector or preset). */
+function relevantLabels(node: NodeMeta, relevant: (key: string) => boolean): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(node.metadata.labels ?? {})) if (keys.has(k)) out.set(k, v);
+  for (const [k, v] of Object.entries(node.metadata.labels ?? {})) if (relevant(k)) out.set(k, v);
   return out;
 }
 
@@ -41,7 +43,7 @@ function sameLabels(a: Map<string, string>, b: Map<string, string>): boolean {
 
 export class LabelDiscoverer implements Discoverer {
   private readonly types: TopologyType[];
-  private readonly relevantKeys: Set<string>;
+  private readonly relevantKey: (key: string) => boolean;
   private readonly queue: RateLimitingQueue;
   private readonly out = new Channel<Snapshot>(0);
   /** Acknowledgements from the controller, handed over one at a time. */
@@ -54,6 +56,10 @@ export class LabelDiscoverer implements Discoverer {
   private worker: Promise<void> | undefined;
   /** Digest of the uncovered Nodes (and why) last logged, so an unchanged set is logged once. */
   private loggedUncovered = '';
+  /** Per left-out reason, the digest of the Nodes last reported in a Warning Event. */
+  private readonly reportedLeftOut = new Map<string, string>();
+  /** The ambiguous tierName message last reported, so it is logged and emitted once. */
+  private reportedAmbiguity = '';
 
   constructor(
     entry: DiscoveryEntry,
@@ -62,7 +68,9 @@ export class LabelDiscoverer implements Discoverer {
     this.logger = opts.logger.with({ source: LABEL_SOURCE });
     this.types = topologyTypes(entry.config, this.logger);
     // A profile's selector keys count too: changing one can move a Node between profiles.
-    this.relevantKeys = new Set(this.types.flatMap((t) => [...t.tiers, ...(t.profile?.selectorKeys ?? [])]));
+    const keys = new Set(this.types.flatMap((t) => [...t.tiers, ...(t.profile?.selectorKeys ?? [])]));
+    const presets = this.types.flatMap((t) => (t.preset ? [t.preset.stack] : []));
+    this.relevantKey = (key) => keys.has(key) || presets.some((p) => p.watches(key));
     this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock, metrics: opts.queueMetrics?.('label-discovery') });
   }
 
@@ -110,7 +118,7 @@ export class LabelDiscoverer implements Discoverer {
   }
 
   private nodeHandler(): EventHandler<NodeMeta> {
-    const relevant = (n: NodeMeta) => relevantLabels(n, this.relevantKeys);
+    const relevant = (n: NodeMeta) => relevantLabels(n, this.relevantKey);
     return {
       onAdd: (node) => {
         if (relevant(node).size > 0) this.enqueue();
@@ -168,7 +176,9 @@ export class LabelDiscoverer implements Discoverer {
    * fixes the labels, and 10k unlabelled Nodes still make one short line.
    */
   private reportUncovered(uncovered: readonly UncoveredNode[]): void {
-    this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.length, uncovered);
+    this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.length, { nodes: uncovered });
+    for (const reason of LEFT_OUT_REASONS) this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.filter((u) => u.reason === reason).length, { reason });
+    this.reportLeftOut(uncovered);
     const digest = uncovered.length === 0 ? '' : createHash('sha256').update(JSON.stringify(uncovered)).digest('hex');
     if (digest === this.loggedUncovered) return;
     const before = this.loggedUncovered;
@@ -181,15 +191,42 @@ export class LabelDiscoverer implements Discoverer {
     this.logger.warn('Nodes with topology labels are in no HyperNode', { count: uncovered.length, nodes: truncateText(named.join('; ')) });
   }
 
+  /**
+   * One Warning Event (and log line) per kind of problem a preset found, when
+   * the Nodes of that kind change: the first few named with their labels, so
+   * `kubectl get events` says which Node to fix and how.
+   */
+  private reportLeftOut(uncovered: readonly UncoveredNode[]): void {
+    for (const reason of LEFT_OUT_REASONS) {
+      const these = uncovered.filter((u) => u.reason === reason && u.preset);
+      const digest = these.length === 0 ? '' : createHash('sha256').update(JSON.stringify(these)).digest('hex');
+      if (digest === (this.reportedLeftOut.get(reason) ?? '')) continue;
+      this.reportedLeftOut.set(reason, digest);
+      if (these.length === 0) continue;
+      const named = these.slice(0, UNCOVERED_LOGGED_NODES).map((u) => `${u.name}: ${u.why}`);
+      const more = these.length > named.length ? `; and ${these.length - named.length} more` : '';
+      this.opts.problems.warning(NODES_LEFT_OUT.reason, truncateText(`${these.length} Node(s) left out of the topology (${reason}), the other Nodes are placed: ${named.join('; ')}${more}`));
+    }
+  }
+
+  /** Logs and emits once per distinct set: a tierName at several tiers means one of them at random to a released Volcano scheduler. */
+  private reportAmbiguity(ambiguous: readonly AmbiguousTierName[]): void {
+    const message = ambiguous.length === 0 ? '' : ambiguousTierNamesMessage(ambiguous);
+    if (message === this.reportedAmbiguity) return;
+    this.reportedAmbiguity = message;
+    if (message !== '') this.opts.problems.warning(TIER_NAME_AMBIGUOUS.reason, truncateText(message));
+  }
+
   /** One discovery: true when a snapshot was handed to the manager. */
   private async runOnce(key: string): Promise<boolean> {
     try {
       this.logger.v(3).info('Started label based hyperNode auto discovery');
       const nodes = this.opts.nodes.list();
       this.refuseEmptyNodeCache(nodes);
-      const { snapshot, uncovered } = discoverTopology(nodes, this.types, this.opts.hyperNodes);
+      const { snapshot, uncovered, ambiguous } = discoverTopology(nodes, this.types, this.opts.hyperNodes);
       this.logger.v(3).info('End label based hyperNode auto discovery', { hyperNodes: snapshot.length });
       this.reportUncovered(uncovered);
+      this.reportAmbiguity(ambiguous);
       this.queue.forget(key);
       this.opts.problems.recovered();
       return await this.out.send(snapshot, this.stopping.signal);
@@ -201,6 +238,15 @@ export class LabelDiscoverer implements Discoverer {
       this.queue.done(key);
     }
   }
+}
+
+/** What a Warning about ambiguous tierNames says: which tierName, which tiers, from which profiles, and why it matters. */
+export function ambiguousTierNamesMessage(ambiguous: readonly AmbiguousTierName[]): string {
+  const each = ambiguous.map((a) => `tierName ${JSON.stringify(a.tierName)} is at tiers ${a.tiers.join(' and ')} (profiles: ${a.types.join(', ')})`);
+  return (
+    `${each.join('; ')}. Released Volcano schedulers keep one tier per tierName and take whichever they saw last, so highestTierName resolves ambiguously there; ` +
+    'only a scheduler that resolves tierNames per tree reads it as meant. Give the levels distinct tierNames or align the profiles\' tiers'
+  );
 }
 
 export const labelDiscovererFactory: DiscovererFactory = async (entry, opts) => new LabelDiscoverer(entry, opts);

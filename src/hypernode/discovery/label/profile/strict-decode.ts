@@ -6,8 +6,7 @@
 // value stands for a one-element list. Errors of one decode are gathered and
 // reported together, sorted, in the decoder's frame.
 
-import { isMapping } from '../../../util/is-mapping.ts';
-
+import { isMapping } from '../../../../util/is-mapping.ts';
 /** The errors gathered while decoding one value. */
 export class DecodeErrors {
   readonly list: string[] = [];

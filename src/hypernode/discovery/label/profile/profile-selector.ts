@@ -2,7 +2,7 @@
 // (as Volcano's profile form does) and turned into a predicate over a Node's
 // labels with metav1.LabelSelectorAsSelector's rules and messages.
 
-import { hasLabel, labelValue } from '../../model/label-reads.ts';
+import { hasLabel, labelValue } from '../../../model/label-reads.ts';
 import { DecodeErrors, decodeFields, weakList, weakMapping, weakString } from './strict-decode.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';
 

@@ -5,19 +5,18 @@
 // pkg/controllers/hypernode/discovery/label/label.go (strict decoding, the
 // checks in their order, the first failure reported with Volcano's text): a
 // bad profile rejects the whole configuration, so the source does not start
-// and no HyperNode is touched. Two optional fields go beyond Volcano (whose
-// decoder rejects them): `valuePattern` on a level (value-pattern.ts) and
-// `preset` on a profile (presets.ts).
+// and no HyperNode is touched. Three optional fields go beyond Volcano (whose
+// decoder rejects them): `valuePattern` on a level (value-pattern.ts), and
+// `preset` and `nvlink` on a profile, which label-config.ts hands to
+// ../preset/ instead of validating the profile here.
 
-import { compareBytes } from '../../../util/compare-bytes.ts';
+import { isMapping } from '../../../../util/is-mapping.ts';
 import { DecodeErrors, decodeFields, weakList, weakMapping, weakString } from './strict-decode.ts';
-import { isMapping } from '../../../util/is-mapping.ts';
-import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from './node-selector.ts';
+import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from './profile-selector.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';
 import { compileValuePattern, wholeValue, type DomainOf } from './value-pattern.ts';
-import { cleanTypeName } from './naming.ts';
-import { expandPreset } from './presets.ts';
-import { wrapError } from '../../../util/error-message.ts';
+import { cleanTypeName } from '../label-naming.ts';
+import { wrapError } from '../../../../util/error-message.ts';
 
 export const MAX_PROFILE_NAME_BYTES = 20;
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
@@ -42,7 +41,8 @@ export interface ProfileSpec {
   /** undefined: selector-less (behaves like a legacy list). */
   readonly nodeSelector: NodeSelectorSpec | undefined;
   readonly levels: readonly LevelSpec[];
-  readonly preset: string;
+  /** The preset names as written (a single name or a list, top first); empty when none. */
+  readonly preset: readonly string[];
   readonly nvlink: string;
 }
 
@@ -95,7 +95,8 @@ export function decodeProfile(name: string, raw: Record<string, unknown>): Profi
     const l = decodeFields(obj, LEVEL_KEYS, where, errs);
     return [{ nodeLabel: weakString(l.nodeLabel, `${where}.nodeLabel`, errs), tierName: weakString(l.tierName, `${where}.tierName`, errs), valuePattern: weakString(l.valuePattern, `${where}.valuePattern`, errs) }];
   });
-  const spec = { name, nodeSelector, levels, preset: weakString(f.preset, 'preset', errs), nvlink: weakString(f.nvlink, 'nvlink', errs) };
+  const preset = weakList(f.preset).map((p, i) => weakString(p, `preset[${i}]`, errs));
+  const spec = { name, nodeSelector, levels, preset, nvlink: weakString(f.nvlink, 'nvlink', errs) };
   const message = errs.message();
   if (message !== undefined) throw new Error(`decode topology profile ${quote(name)}: ${message}`);
   return spec;
@@ -143,11 +144,7 @@ export function validateProfile(spec: ProfileSpec): Profile {
     }
     tiers.push({ nodeLabel: level.nodeLabel, tierName, valuePattern: level.valuePattern, domainOf });
   }
-  const labelValue = profileLabelValue(name);
-  if (labelValue === '') throw new Error(`topology profile name ${quote(name)} cannot be normalized to a label value`);
-  // Non-ASCII names are cleaned to dashes here (Go keeps a truncated byte), so this is reached only by length.
-  const valueErrs = labelValueErrors(labelValue);
-  if (valueErrs.length > 0) throw new Error(`topology profile name ${quote(name)} has invalid normalized label value ${quote(labelValue)}: ${valueErrs.join('; ')}`);
+  const labelValue = checkedLabelValue(name);
   return {
     labelValue,
     explicit: selector !== undefined,
@@ -157,43 +154,17 @@ export function validateProfile(spec: ProfileSpec): Profile {
   };
 }
 
+/** The profile's label value (P12, P13); throws when the name gives none. */
+export function checkedLabelValue(name: string): string {
+  const labelValue = profileLabelValue(name);
+  if (labelValue === '') throw new Error(`topology profile name ${quote(name)} cannot be normalized to a label value`);
+  // Non-ASCII names are cleaned to dashes here (Go keeps a truncated byte), so this is reached only by length.
+  const valueErrs = labelValueErrors(labelValue);
+  if (valueErrs.length > 0) throw new Error(`topology profile name ${quote(name)} has invalid normalized label value ${quote(labelValue)}: ${valueErrs.join('; ')}`);
+  return labelValue;
+}
+
 /** P1: the name's UTF-8 length. */
 export function checkProfileName(name: string): void {
   if (utf8Length(name) > MAX_PROFILE_NAME_BYTES) throw new Error(`topology profile name ${quote(name)} exceeds ${MAX_PROFILE_NAME_BYTES} characters`);
-}
-
-/**
- * The profiles written in the profile form, validated, by raw name in byte
- * order (a preset stands for the profiles it expands to). Throws the first
- * failure in that order; two profiles whose label values coincide fail too.
- */
-export function profilesOf(raw: ReadonlyMap<string, Record<string, unknown>>): Map<string, Profile> {
-  const validated: [string, Profile][] = [];
-  const byLabelValue = new Map<string, string>();
-  const add = (spec: ProfileSpec) => {
-    const profile = validateProfile(spec);
-    const earlier = byLabelValue.get(profile.labelValue);
-    if (earlier !== undefined) throw new Error(`topology profile names ${quote(earlier)} and ${quote(spec.name)} normalize to the same label value ${quote(profile.labelValue)}`);
-    byLabelValue.set(profile.labelValue, spec.name);
-    validated.push([spec.name, profile]);
-  };
-  for (const name of [...raw.keys()].sort(compareBytes)) {
-    checkProfileName(name);
-    const spec = decodeProfile(name, raw.get(name)!);
-    if (spec.preset === '') {
-      if (spec.nvlink !== '') throw new Error(`invalid topology profile ${quote(name)}: nvlink is a preset option; set preset too`);
-      add(spec);
-      continue;
-    }
-    if (spec.levels.length > 0) throw new Error(`invalid topology profile ${quote(name)}: preset ${quote(spec.preset)} brings its own levels; remove levels or the preset`);
-    const expanded = expandPreset(spec);
-    if (typeof expanded === 'string') throw new Error(`invalid topology profile ${quote(name)}: ${expanded}`);
-    for (const e of expanded) {
-      if (e.name !== name && raw.has(e.name)) throw new Error(`invalid topology profile ${quote(name)}: preset profile ${quote(e.name)} has the name of another profile`);
-      checkProfileName(e.name);
-      add(e);
-    }
-  }
-  validated.sort(([a], [b]) => compareBytes(a, b));
-  return new Map(validated);
 }

@@ -4,8 +4,7 @@
 // reports for the same input. The yes/no checks live in src/kube/name-validation.ts;
 // this module adds the messages.
 
-import { DNS1123_SUBDOMAIN, QUALIFIED_NAME_PART, isLabelValue } from '../../../kube/name-validation.ts';
-
+import { DNS1123_SUBDOMAIN, QUALIFIED_NAME_PART, isLabelValue } from '../../../../kube/name-validation.ts';
 const MAX_NAME_PART = 63;
 const MAX_PREFIX = 253;
 const MAX_LABEL_VALUE = 63;

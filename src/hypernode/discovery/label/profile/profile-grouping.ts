@@ -7,31 +7,37 @@
 // parents, a name held by another domain: the run throws and nothing is
 // published, so the cluster keeps the HyperNodes it has.
 
-import type { Lister } from '../../../kube/types.ts';
-import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
-import { labelValue } from '../../model/label-reads.ts';
-import { namePrefix, profileHyperNodeName, type NameBook } from './naming.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profiles.ts';
-
-/** One HyperNode being built: the same shape for legacy types and profiles. */
-export interface Group {
-  tier: number;
-  tierName: string;
-  members: Set<string>;
-  labels: Record<string, string>;
-}
+import type { Lister } from '../../../../kube/types.ts';
+import type { HyperNode, NodeMeta } from '../../../model/hypernode-types.ts';
+import { labelValue } from '../../../model/label-reads.ts';
+import { namePrefix, profileHyperNodeName, type NameBook } from '../label-naming.ts';
+import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profile-config.ts';
+import type { Group } from '../label-group.ts';
 
 export interface NamedProfile {
   readonly name: string;
   readonly profile: Profile;
 }
 
+/** A profile or preset that may claim Nodes for itself alone. */
+export interface Claimant {
+  readonly name: string;
+  /** Has a nodeSelector (presets always): owns the Nodes it selects. */
+  readonly explicit: boolean;
+  matches(labels: Readonly<Record<string, string>> | undefined): boolean;
+  /** A preset profile: two of them overlapping get a hint on how to combine them. */
+  readonly preset?: boolean;
+}
+
 /** The explicit profile whose selector picks the Node, if any; throws when two do. */
-export function explicitOwner(node: NodeMeta, profiles: readonly NamedProfile[]): NamedProfile | undefined {
-  let owner: NamedProfile | undefined;
-  for (const p of profiles) {
-    if (!p.profile.explicit || !p.profile.matches(node.metadata.labels)) continue;
-    if (owner) throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}`);
+export function explicitOwner<C extends Claimant>(node: NodeMeta, claimants: readonly C[]): C | undefined {
+  let owner: C | undefined;
+  for (const p of claimants) {
+    if (!p.explicit || !p.matches(node.metadata.labels)) continue;
+    if (owner) {
+      const hint = owner.preset && p.preset ? '; a Node belongs to one preset profile: stack zones above a vendor preset with preset: [k8s-zone, <preset>], or narrow the nodeSelectors' : '';
+      throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}${hint}`);
+    }
     owner = p;
   }
   return owner;
@@ -48,7 +54,7 @@ export class ProfileTrees {
   /** JSON [profile, key, valuePattern, value] → HyperNode name. */
   private readonly domains = new Map<string, string>();
   /** Child HyperNode → parent HyperNode. */
-  private readonly parents = new Map<string, string>();
+  private readonly parents = new Map<string, { readonly parent: string; readonly label: string; readonly node: string }>();
 
   constructor(
     private readonly groups: Map<string, Group>,
@@ -64,6 +70,8 @@ export class ProfileTrees {
    */
   add(node: NodeMeta, { name: profileName, profile }: NamedProfile): boolean {
     let child = node.metadata.name;
+    // `key=value` of the child's level, to name the labels behind a conflict.
+    let childLabel = '';
     for (const [i, level] of profile.levels.entries()) {
       const value = domainOf(node, level);
       if (value === undefined) {
@@ -76,7 +84,7 @@ export class ProfileTrees {
       const id = JSON.stringify([profileName, level.nodeLabel, level.valuePattern, value]);
       let name = this.domains.get(id);
       if (name === undefined) {
-        name = this.choose(profileName, profile, level.nodeLabel, value, tier);
+        name = this.choose(profileName, profile, level.nodeLabel, value, tier, node.metadata.name);
         this.domains.set(id, name);
         this.groups.set(name, {
           tier,
@@ -86,12 +94,19 @@ export class ProfileTrees {
         });
       }
       if (tier > 1) {
-        const parent = this.parents.get(child);
-        if (parent !== undefined && parent !== name) throw new Error(`HyperNode ${child} in profile ${profileName} belongs to multiple parents: ${parent} and ${name}`);
-        this.parents.set(child, name);
+        const earlier = this.parents.get(child);
+        const label = `${level.nodeLabel}=${value}`;
+        if (earlier !== undefined && earlier.parent !== name) {
+          // Volcano's text, then the Nodes and labels: the hash names were never published, so only the labels lead to the fix.
+          throw new Error(
+            `HyperNode ${child} in profile ${profileName} belongs to multiple parents: ${earlier.parent} and ${name} (node ${node.metadata.name} puts ${childLabel} under ${label}, node ${earlier.node} under ${earlier.label})`,
+          );
+        }
+        if (earlier === undefined) this.parents.set(child, { parent: name, label, node: node.metadata.name });
       }
       this.groups.get(name)!.members.add(child);
       child = name;
+      childLabel = `${level.nodeLabel}=${value}`;
     }
     return true;
   }
@@ -101,7 +116,7 @@ export class ProfileTrees {
    * name prefix, no profile label or this profile's), else the hash name,
    * which must be free in the cache and in this run.
    */
-  private choose(profileName: string, profile: Profile, key: string, value: string, tier: number): string {
+  private choose(profileName: string, profile: Profile, key: string, value: string, tier: number, nodeName: string): string {
     const fail = (why: string) => new Error(`build HyperNode for profile ${profileName}: ${why}`);
     const prefix = namePrefix(profileName, tier);
     for (const candidate of this.names.labelled(key, value)) {
@@ -110,8 +125,10 @@ export class ProfileTrees {
       if (owner === undefined || owner === profile.labelValue) return candidate;
     }
     const name = profileHyperNodeName(profileName, key, value, tier);
-    if (this.groups.has(name)) throw fail(`deterministic HyperNode name collision for ${name}`);
-    if (this.hyperNodes.get(name) !== undefined) throw fail(`deterministic HyperNode name ${name} is already used by a different topology domain`);
+    // Volcano's texts, then the Node and label the domain comes from.
+    const from = ` (node ${nodeName}, ${key}=${value})`;
+    if (this.groups.has(name)) throw fail(`deterministic HyperNode name collision for ${name}${from}`);
+    if (this.hyperNodes.get(name) !== undefined) throw fail(`deterministic HyperNode name ${name} is already used by a different topology domain${from}`);
     return name;
   }
 }

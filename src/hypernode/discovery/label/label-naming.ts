@@ -102,6 +102,16 @@ export const PROFILE_HASH_HEX_DIGITS = 12;
  * hashed. As in Volcano's profile support, so both controllers name a domain alike.
  */
 export function profileHyperNodeName(profile: string, key: string, value: string, tier: number): string {
-  const h = createHash('sha256').update(`${profile}\0${key}\0${value}`, 'utf8').digest('hex').slice(0, PROFILE_HASH_HEX_DIGITS);
+  return presetHyperNodeName(profile, [[key, value]], tier);
+}
+
+/**
+ * The name of a preset's domain: as profileHyperNodeName for a domain keyed
+ * by its own label, with the labels above it hashed too (after further zero
+ * bytes) for a domain whose value is unique only under its parent.
+ */
+export function presetHyperNodeName(profile: string, path: readonly (readonly [key: string, value: string])[], tier: number): string {
+  const input = [profile, ...path.flat()].join('\0');
+  const h = createHash('sha256').update(input, 'utf8').digest('hex').slice(0, PROFILE_HASH_HEX_DIGITS);
   return `${namePrefix(profile, tier)}${h}`;
 }

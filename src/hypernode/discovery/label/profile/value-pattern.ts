@@ -5,8 +5,8 @@
 // domain (one NVL72 rack) with `^(.+)\.[0-9]+$`, while the whole value is the
 // partition. Volcano's label discoverer has no such field.
 
-import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
-import { isLabelValue } from '../../../kube/name-validation.ts';
+import { isLabelValue } from '../../../../kube/name-validation.ts';
+import { compileNodeNamePattern } from '../../../model/node-name-pattern.ts';
 
 /** value → domain, or undefined when the value does not give one (the level counts as missing). */
 export type DomainOf = (value: string) => string | undefined;
