@@ -19,6 +19,8 @@ import type { DiscoveryEntry } from '../../api/interface.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 
+/** The source key, and the value of the source label on its HyperNodes. */
+export const UFM_SOURCE = 'ufm';
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
