@@ -29,7 +29,7 @@ export const TOPOLOGY_CHANGED = define('TopologyChanged', 'Normal', 'A discovery
 export const DISCOVERY_FAILED = define('DiscoveryFailed', 'Warning', 'A running source produced no result (e.g. UFM unreachable); its HyperNodes are kept.');
 export const DISCOVERER_FAILED = define('DiscovererFailed', 'Warning', 'A source could not be created or started; retried with backoff, others unaffected.');
 export const DISCOVERY_CONFIG_INVALID = define('DiscoveryConfigInvalid', 'Warning', 'The discovery configuration cannot be loaded (e.g. invalid YAML); running sources keep their previous configuration.');
-export const CLEARTEXT_CREDENTIALS = define('CleartextCredentials', 'Warning', 'The UFM endpoint is plain http, so the UFM password is sent unencrypted.');
+export const CLEARTEXT_CREDENTIALS = define('CleartextCredentials', 'Warning', 'The UFM endpoint or the fabric graph URL is plain http, so the UFM password or access token is sent unencrypted.');
 
 /** The catalogue, in the order the docs list it. */
 export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([

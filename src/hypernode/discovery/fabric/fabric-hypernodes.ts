@@ -16,6 +16,13 @@ import { fabricLevels, type FabricGroup, type FabricLevels, type FabricProblem }
 import type { HostMapper } from './host-mapping.ts';
 
 const TIER_NAMES = ['leaf', 'spine', 'core'];
+/** A DNS-1123 label, short enough to leave room in HyperNode names for the tier and a 16-digit switch id. */
+const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
+
+/** Whether `name` can prefix a fabric's HyperNode names: at most 40 lower-case letters, digits and '-'. */
+export function isFabricName(name: string): boolean {
+  return FABRIC_NAME.test(name);
+}
 
 export function tierName(level: number): string {
   return TIER_NAMES[level - 1] ?? `tier${level}`;
