@@ -4,9 +4,9 @@
 // and a switchable answer (a body, or a status). It records the
 // Authorization header of every request.
 
-import { createServer, type Server } from 'node:https';
+import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
-import type { Socket } from 'node:net';
+import { LoopbackServer } from './loopback-server.ts';
 
 const tls = (name: string) => readFileSync(new URL(`./tls/${name}`, import.meta.url));
 
@@ -15,39 +15,31 @@ export class GraphServer {
   token: string | undefined = 'inventory-token';
   answer: { status: number; body: string } = { status: 200, body: '' };
   readonly authorizations: (string | undefined)[] = [];
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  private port = 0;
+  private readonly server: LoopbackServer;
 
   constructor() {
-    this.server = createServer({ cert: tls('server.crt'), key: tls('server.key') }, (req, res) => {
+    this.server = new LoopbackServer(createServer({ cert: tls('server.crt'), key: tls('server.key') }, (req, res) => {
       this.authorizations.push(req.headers.authorization);
       if (this.token !== undefined && req.headers.authorization !== `Bearer ${this.token}`) {
         res.writeHead(401).end('unauthorized');
         return;
       }
       res.writeHead(this.answer.status, { 'Content-Type': 'application/yaml' }).end(this.answer.body);
-    });
-    this.server.on('connection', (s: Socket) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
+    }));
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
+    await this.server.listen();
     return this;
   }
 
   /** The graph's URL. */
   url(path = '/fabrics/lab.yaml'): string {
-    return `https://127.0.0.1:${this.port}${path}`;
+    return `https://127.0.0.1:${this.server.port}${path}`;
   }
 
   async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.server.close();
   }
 }
 

@@ -6,11 +6,11 @@
 
 import type { Logger } from '../../log.ts';
 import type { Clock } from '../../kube/clock.ts';
-import type { Channel } from '../../util/channel.ts';
+import { Channel } from '../../util/channel.ts';
 import type { Snapshot } from '../api/interface.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
-export const OUTPUT_BUFFER = 10;
+const OUTPUT_BUFFER = 10;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
 export const RETRY_MAX_MS = 5 * 60_000;
@@ -38,8 +38,14 @@ function sendSnapshot(out: Channel<Snapshot>, snapshot: Snapshot, logger: Logger
   else if (sent === 'full') logger.warn('Failed to send network topology data, channel might be full');
 }
 
-/** Runs `once` until `signal` aborts, publishing each run's snapshot, then closes `out`. */
-export async function runPollLoop(out: Channel<Snapshot>, once: () => Promise<PollRun>, opts: PollLoopOptions): Promise<void> {
+/** Starts running `once` until `signal` aborts; the channel carries each run's snapshot and is closed at the end. */
+export function startPollLoop(once: () => Promise<PollRun>, opts: PollLoopOptions): Channel<Snapshot> {
+  const out = new Channel<Snapshot>(OUTPUT_BUFFER);
+  void runPollLoop(out, once, opts);
+  return out;
+}
+
+async function runPollLoop(out: Channel<Snapshot>, once: () => Promise<PollRun>, opts: PollLoopOptions): Promise<void> {
   const { clock, signal, intervalMs: interval } = opts;
   const origin = clock.now();
   let failures = 0;

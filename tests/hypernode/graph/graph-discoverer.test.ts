@@ -11,13 +11,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGraphDiscovererFactory } from '../../../src/hypernode/discovery/graph/graph-discoverer.ts';
-import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
-import type { NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
-import { ApiError } from '../../../src/kube/errors.ts';
+import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
+import { FakeSecrets } from '../../support/fake-secrets.ts';
 import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { GraphServer, railGraphDocument } from '../../../testing/graph-server.ts';
@@ -25,19 +25,7 @@ import { OTHER_CA, TEST_CA } from '../../../testing/ufm-server.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
 
 const TOKEN = 'inventory-token';
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-class FakeSecrets implements SecretClient {
-  readonly store = new Map<string, Secret>();
-  put(name: string, data: Record<string, string>): void {
-    this.store.set(name, { metadata: { name, namespace: 'volcano-system' }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
-  }
-  async get(_ns: string, name: string): Promise<Secret> {
-    const s = this.store.get(name);
-    if (!s) throw new ApiError(`secrets "${name}" not found`, 404, 'NotFound');
-    return s;
-  }
-}
 
 interface Rig {
   dir: string;
@@ -143,7 +131,7 @@ test('a URL: the Secret\'s token as a bearer token and its private CA; the token
   try {
     await withRig(async (rig) => {
       server.answer = { status: 200, body: JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) };
-      rig.secrets.put('inventory', { token: TOKEN, 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'inventory', { token: TOKEN, 'ca.crt': TEST_CA });
       const snap = await next(await rig.start({ url: server.url() }, hostsOf(1, 2), true));
       assert.equal(shape(snap), ['graph-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2']);
       assert.is(server.authorizations[0], `Bearer ${TOKEN}`);
@@ -165,7 +153,7 @@ for (const [what, secret, answer, expect] of [
     try {
       await withRig(async (rig) => {
         server.answer = answer;
-        rig.secrets.put('inventory', secret);
+        rig.secrets.put('volcano-system', 'inventory', secret);
         const ch = await rig.start({ url: server.url() }, ['su1-h1'], true);
         await waitFor(() => rig.problems.failures.length >= 2, { what: 'a failure and a retry' });
         assert.match(rig.problems.failures[0]!, `Failed to read the fabric graph from ${server.url()}; keeping the existing graph HyperNodes`);

@@ -9,14 +9,14 @@
 
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../../log.ts';
-import { Channel } from '../../../util/channel.ts';
+import type { Channel } from '../../../util/channel.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { OUTPUT_BUFFER, RETRY_BASE_MS, runPollLoop, type PollRun } from '../poll-loop.ts';
+import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
 import { readCredentials } from '../ufm/credentials.ts';
 import { UfmHttpClient, type HttpClientOptions } from '../ufm/http-client.ts';
 import { GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
@@ -63,8 +63,7 @@ class GraphDiscoverer implements Discoverer {
       this.opts.problems.warning(CLEARTEXT_CREDENTIALS.reason, `WARNING: the fabric graph URL ${where.url} is plain http, so its token is sent unencrypted on every poll; use an https:// URL`);
     }
     this.logger.info('Starting fabric graph discovery', { fabric: this.config.fabric, from: describeLocation(where), interval: `${this.intervalMs}ms` });
-    const out = new Channel<Snapshot>(OUTPUT_BUFFER);
-    void runPollLoop(out, () => this.run(), {
+    return startPollLoop(() => this.run(), {
       intervalMs: this.intervalMs,
       retryBaseMs: this.tuning.retryBaseMs ?? RETRY_BASE_MS,
       clock: this.opts.clock,
@@ -72,7 +71,6 @@ class GraphDiscoverer implements Discoverer {
       signal: this.stopping.signal,
       stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
     });
-    return out;
   }
 
   async stop(): Promise<void> {

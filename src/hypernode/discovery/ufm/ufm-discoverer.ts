@@ -11,11 +11,11 @@
 // ufm-fabric-mode.ts) behind this one poll loop.
 
 import type { Logger } from '../../../log.ts';
-import { Channel } from '../../../util/channel.ts';
+import type { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { OUTPUT_BUFFER, RETRY_BASE_MS, runPollLoop } from '../poll-loop.ts';
+import { RETRY_BASE_MS, startPollLoop } from '../poll-loop.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
 import type { HttpClientOptions } from './http-client.ts';
 import { PORTS_RESOURCE_PATH } from './legacy-ports.ts';
@@ -104,8 +104,7 @@ class UfmDiscoverer implements Discoverer {
     } else {
       this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoints[0]!.fabric.endpoint, interval: `${this.intervalMs}ms` });
     }
-    const out = new Channel<Snapshot>(OUTPUT_BUFFER);
-    void runPollLoop(out, () => this.strategy.run(), {
+    return startPollLoop(() => this.strategy.run(), {
       intervalMs: this.intervalMs,
       retryBaseMs: this.retryBaseMs,
       clock: this.opts.clock,
@@ -113,7 +112,6 @@ class UfmDiscoverer implements Discoverer {
       signal: this.stopping.signal,
       stoppedMessage: 'UFM network topology discovery stopped, closing output channel',
     });
-    return out;
   }
 
   async stop(): Promise<void> {
