@@ -26,6 +26,8 @@ test('YAML and JSON give the same graph; a bare switch id names itself; hosts na
   assert.equal(graph.links[1]!.a, { kind: 'host', name: 'gpu-b', port: '' });
   const json = JSON.stringify({ switches: [{ id: 'leaf-1', name: 'LEAF-1' }, 'spine-1'], hosts: ['gpu-a'], links: [{ a: { host: 'gpu-a', port: 'eth0' }, b: { switch: 'leaf-1', port: 1 } }, { a: { host: 'gpu-b' }, b: { switch: 'leaf-1', port: 'swp2' } }, { a: { switch: 'leaf-1', port: 'swp60' }, b: { switch: 'spine-1', port: 'swp1' } }] });
   assert.equal(parseGraphDocument(json), graph);
+  // Starts like JSON but is a YAML flow mapping: read as YAML.
+  assert.equal(parseGraphDocument('{switches: [s1], links: [{a: {host: h}, b: {switch: s1}}]}').hosts, [{ name: 'h' }]);
 });
 
 for (const [what, doc, error] of [
