@@ -13,7 +13,7 @@ import type { Snapshot } from '../api/interface.ts';
 const OUTPUT_BUFFER = 10;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
-export const RETRY_MAX_MS = 5 * 60_000;
+const RETRY_MAX_MS = 5 * 60_000;
 
 /** One run's outcome: what to publish (nothing when undefined) and whether it fully succeeded. */
 export interface PollRun {

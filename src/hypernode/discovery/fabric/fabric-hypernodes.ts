@@ -24,7 +24,7 @@ export function isFabricName(name: string): boolean {
   return FABRIC_NAME.test(name);
 }
 
-export function tierName(level: number): string {
+function tierName(level: number): string {
   return TIER_NAMES[level - 1] ?? `tier${level}`;
 }
 
@@ -39,7 +39,7 @@ export interface FabricNaming {
 }
 
 /** The HyperNodes of the levels' groups that have a mapped host below them. */
-export function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): Snapshot {
+function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): Snapshot {
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };
   const named = new Map<FabricGroup, string>();
   const snapshot: Snapshot = [];

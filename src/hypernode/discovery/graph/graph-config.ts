@@ -19,8 +19,8 @@ import type { SecretRef } from '../ufm/credentials.ts';
 
 /** The source key, and the value of the source label on its HyperNodes. */
 export const GRAPH_SOURCE = 'graph';
-export const DEFAULT_GRAPH_FABRIC = 'graph';
-export const GRAPH_CONFIG_KEYS = ['fabric', 'file', 'url', 'hostMapping', 'minSharedHosts'];
+const DEFAULT_GRAPH_FABRIC = 'graph';
+const GRAPH_CONFIG_KEYS = ['fabric', 'file', 'url', 'hostMapping', 'minSharedHosts'];
 
 export type GraphLocation = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'url'; readonly url: string };
 
