@@ -105,7 +105,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     ]);
     const registry =
       values['graph-file'] === '' ? builtinDiscoverers : newDiscovererRegistry({ ...Object.fromEntries(builtinDiscoverers), graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) });
-    const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, logger: warningsOnly(logger) });
+    const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) }, logger: warningsOnly(logger) });
     stderr.warnings(result.warnings);
     const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
     return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };

@@ -1,7 +1,8 @@
 // `plan --graph-file` against the API server stand-in: a graph source whose
 // configured URL is unreachable from here is planned from the local document
 // instead (the URL is never asked), listing the HyperNodes the controller
-// would create; without the flag the unreachable URL fails the plan.
+// would create; without the flag the unreachable URL fails the plan. A graph
+// in a ConfigMap key is read from the cluster with the read-only rights plan has.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -33,6 +34,16 @@ test('plan --graph-file plans the document\'s tree as creates; without it the un
   const without = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
   assert.is(without.code, 1);
   assert.match(without.stderr, 'Failed to read the fabric graph from https://127.0.0.1:9/lab.yaml');
+});
+
+test('plan reads a graph source\'s ConfigMap key from the cluster', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (const n of ['su1-h1', 'su1-h2']) api.store.create(node(n, {}));
+  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fabric-graph', namespace: NS }, data: { 'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) } });
+  seedConfigMap(api, `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}\n`);
+  const r = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json'], 'x', { color: false, env: ENV });
+  assert.is(r.code, 2, r.stderr);
+  assert.equal((JSON.parse(r.stdout) as { changes: { name: string }[] }).changes.map((c) => c.name), ['graph-leaf-leaf-su1-r1']);
 });
 
 test.run();

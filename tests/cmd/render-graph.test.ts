@@ -46,7 +46,7 @@ test('render without --graph-file names the flag and the configured URL; a bad e
   const none = await render(['--config', conf(), '--nodes', nodesFile(hosts)], 'x');
   assert.is(none.code, 1);
   assert.is(none.stdout, '');
-  assert.match(none.stderr, 'pass --graph-file F with the document served at https://inventory.example.com/lab.yaml');
+  assert.match(none.stderr, 'pass --graph-file F with the document of https://inventory.example.com/lab.yaml');
   const bad = write('bad.yaml', 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-9}}\n');
   const r = await render(['--config', conf(), '--nodes', nodesFile(hosts), '--graph-file', bad], 'x');
   assert.is(r.code, 1);

@@ -3,7 +3,9 @@
 // token and a private CA from the entry's Secret gives its tree; a new unit
 // adds HyperNodes and renames none; a broken document and an unreachable
 // server write nothing (no HyperNode is deleted) and say why in the log;
-// the token never appears in the log at -v=10.
+// the token never appears in the log at -v=10. A graph in a ConfigMap key is
+// read under the same RBAC (a list narrowed to the name) and an edit of the
+// key publishes the new tree.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -94,6 +96,42 @@ test('graph source (the executable, chart RBAC, -v=10): the served graph gives i
     assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no HyperNode write');
   }
   assert.not.ok(controller.log().includes(TOKEN), 'the token is never logged');
+  assertNoForbidden(api);
+});
+
+test('graph source from a ConfigMap key (the executable, chart RBAC): the tree, an edit of the key grows it, a missing key deletes nothing', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (let su = 1; su <= 3; su++) for (let h = 1; h <= 2; h++) api.store.create(node(`su${su}-h${h}`, {}));
+  const configMap = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fabric-graph', namespace: NS }, data });
+  api.store.create(configMap({ 'graph.json': graph(2) }));
+  seedConfigMap(
+    api,
+    `networkTopologyDiscovery:
+  - source: graph
+    enabled: true
+    interval: 1s
+    config:
+      fabric: lab
+      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}
+`,
+  );
+  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
+  await converge(() => Object.keys(tree(api)).length === 3 || undefined, 'the two-unit tree');
+  const edit = (data: Record<string, string>) => {
+    const cm = api.store.get('configmaps', 'fabric-graph', NS) as { metadata: object };
+    api.store.update({ ...cm, data });
+  };
+  edit({ 'graph.json': graph(3) });
+  await converge(() => tree(api)['lab-leaf-leaf-su3-r1'] === '1 leaf: su3-h1,su3-h2' || undefined, 'the third unit from the edited key');
+  await converge(() => nodeCountsSettled(api) || undefined, 'every nodeCount caught up with the tree');
+  await answeredHyperNodeWrites(api);
+  api.requests.clear();
+  const before = tree(api);
+  const mark = controller.log().length;
+  edit({ 'graph.yaml': graph(1) });
+  await converge(() => controller.log().slice(mark).includes('has no key \\"graph.json\\"') || undefined, 'the missing key in the log');
+  assert.equal(tree(api), before, 'the tree is unchanged');
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no HyperNode write');
   assertNoForbidden(api);
 });
 

@@ -1,4 +1,4 @@
-// The graph source end to end against a file on disk and an HTTPS stand-in:
+// The graph source end to end against a ConfigMap, a file on disk and an HTTPS stand-in:
 // the tree a user sees from a rail-optimised graph, re-reading the file on the
 // next poll (a new unit adds HyperNodes and renames none), a bearer token and
 // a private CA from the Secret, and the faults that must publish nothing (a
@@ -31,6 +31,8 @@ interface Rig {
   dir: string;
   lines: string[];
   secrets: FakeSecrets;
+  /** `namespace/name` → data of the ConfigMaps the source may read. */
+  configMaps: Map<string, Record<string, string>>;
   metrics: RecordingMetrics;
   problems: RecordingProblems;
   start(config: Record<string, unknown>, nodes: string[], secret?: boolean): Promise<Channel<Snapshot>>;
@@ -44,6 +46,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     dir,
     lines,
     secrets: new FakeSecrets(),
+    configMaps: new Map(),
     metrics: new RecordingMetrics(),
     problems: new RecordingProblems(logger),
     async start(config, nodes, secret = false) {
@@ -54,6 +57,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         nodes: new FakeInformer<NodeMeta>({ initial: nodes.map((name) => ({ metadata: { name } })) }),
         hyperNodes: new FakeInformer({ initial: [] }),
         secrets: rig.secrets,
+        configMaps: { get: async (ns, name) => (rig.configMaps.has(`${ns}/${name}`) ? { data: rig.configMaps.get(`${ns}/${name}`)! } : undefined) },
         clock: realClock,
         logger,
         problems: rig.problems,
@@ -112,6 +116,25 @@ test('a missing file and a broken document publish nothing and report the file a
     await nothingPublished(ch);
     writeFileSync(file, 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-1}}\n');
     assert.equal(shape(await next(ch)), ['graph-leaf-leaf-1 1 leaf: su1-h1']);
+  }));
+
+test('a ConfigMap key: read at every poll (an edit publishes the new tree); a missing ConfigMap or key publishes nothing and says which keys there are', () =>
+  withRig(async (rig) => {
+    const configMap = { namespace: 'volcano-system', name: 'fabric-graph', key: 'graph.json' };
+    const ch = await rig.start({ fabric: 'lab', configMap }, hostsOf(2, 2));
+    await waitFor(() => rig.problems.failures.length >= 1, { what: 'the missing ConfigMap reported' });
+    assert.match(rig.problems.failures[0]!, 'Failed to read the fabric graph from ConfigMap volcano-system/fabric-graph key graph.json; keeping the existing graph HyperNodes: ConfigMap volcano-system/fabric-graph not found');
+    rig.configMaps.set('volcano-system/fabric-graph', { 'graph.yaml': '{}' });
+    await waitFor(() => rig.problems.failures.some((f) => f.endsWith('has no key "graph.json"; its keys: graph.yaml')), { what: 'the missing key named' });
+    await nothingPublished(ch);
+    rig.configMaps.set('volcano-system/fabric-graph', { 'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) });
+    assert.equal(shape(await next(ch)), ['lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2']);
+    rig.configMaps.set('volcano-system/fabric-graph', { 'graph.json': JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 1 })) });
+    const grown = await waitFor(async () => {
+      const s = await next(ch);
+      return s.length === 3 ? s : undefined;
+    }, { what: 'the edited ConfigMap', timeoutMs: 10_000 });
+    assert.equal(shape(grown)[0], 'lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2');
   }));
 
 test('a graph whose hosts are no Nodes publishes nothing; hosts that match no Node are counted and logged once', () =>

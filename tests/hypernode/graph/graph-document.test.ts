@@ -70,14 +70,17 @@ test('the entry config: defaults, and each mistake named', () => {
   assert.equal([c.fabric, c.location, c.minSharedHosts, c.secretRef], ['graph', { kind: 'file', path: '/etc/graph/graph.yaml' }, 1, undefined]);
   assert.equal(parseGraphConfig(entry({ url: 'https://inv.example.com/g.yaml', fabric: 'lab', minSharedHosts: 2 }, true)).location, { kind: 'url', url: 'https://inv.example.com/g.yaml' });
   for (const [config, message, secret] of [
-    [{}, 'graph source: set exactly one of config.file', false],
-    [{ file: 'a', url: 'https://x' }, 'graph source: set exactly one of config.file', false],
+    [{}, 'graph source: set exactly one of config.configMap ({namespace, name, key}), config.file (a path) or config.url', false],
+    [{ file: 'a', url: 'https://x' }, 'graph source: set exactly one of config.configMap', false],
+    [{ configMap: { name: 'g', key: 'k' } }, 'graph source: config.configMap.namespace must be a non-empty string (the ConfigMap and its data key holding the graph)', false],
+    [{ configMap: { namespace: 'n', name: 'g', key: 'k', kye: 'x' } }, 'graph source: config.configMap has unknown keys "kye"', false],
+    [{ configMap: { namespace: 'n', name: 'g', key: 'k' } }, 'graph source: credentials.secretRef is for config.url (a token and a CA); config.configMap needs none', true],
     [{ url: 'ftp://x/y' }, 'graph source: config.url "ftp://x/y" must be an https://', false],
     [{ url: 'not a url' }, 'graph source: config.url "not a url" is not a URL', false],
     [{ file: 'a', fabric: 'Lab' }, 'graph source: config.fabric must be a DNS label', false],
     [{ file: 'a', minSharedHosts: 0 }, 'graph source: config.minSharedHosts must be a whole number of at least 1, got 0', false],
     [{ file: 'a', fle: 'b' }, 'graph source: config has unknown keys "fle"', false],
-    [{ file: 'a' }, 'graph source: credentials.secretRef is for config.url', true],
+    [{ file: 'a' }, 'graph source: credentials.secretRef is for config.url (a token and a CA); config.file needs none', true],
     [{ file: 'a', hostMapping: { lowercase: 'yes' } }, 'graph source: config.hostMapping.lowercase must be true or false', false],
   ] as const) {
     assert.throws(() => parseGraphConfig(entry(config, secret)), (err: Error) => err.message.startsWith(message) || assert.unreachable(err.message));

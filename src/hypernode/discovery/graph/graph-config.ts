@@ -1,14 +1,16 @@
 // The `config` of a graph entry, validated once into a frozen value: where the
-// static fabric graph is read from (a file, typically a ConfigMap key mounted
-// into the controller's pod, or an HTTPS URL), the fabric name that prefixes
-// its HyperNodes, host → Node mapping and the leaf-join threshold.
+// static fabric graph is read from (a ConfigMap key, a file such as a mounted
+// ConfigMap key, or an HTTPS URL), the fabric name that prefixes its
+// HyperNodes, host → Node mapping and the leaf-join threshold.
 //
 //   - source: graph
 //     interval: 10m
 //     credentials: {secretRef: {name: inventory-token, namespace: volcano-system}}  # url only: token, ca.crt
 //     config:
 //       fabric: lab                        # default "graph"
-//       url: https://inventory.example.com/fabrics/lab.yaml   # or file: /etc/fabric-graph/graph.yaml
+//       url: https://inventory.example.com/fabrics/lab.yaml
+//       # or configMap: {namespace: volcano-system, name: fabric-graph, key: graph.json}
+//       # or file: /etc/fabric-graph/graph.yaml
 //       hostMapping: {stripSuffix: .lab.example.com}
 //       minSharedHosts: 1
 
@@ -20,9 +22,14 @@ import type { SecretRef } from '../ufm/credentials.ts';
 /** The source key, and the value of the source label on its HyperNodes. */
 export const GRAPH_SOURCE = 'graph';
 const DEFAULT_GRAPH_FABRIC = 'graph';
-const GRAPH_CONFIG_KEYS = ['fabric', 'file', 'url', 'hostMapping', 'minSharedHosts'];
+const GRAPH_CONFIG_KEYS = ['fabric', 'configMap', 'file', 'url', 'hostMapping', 'minSharedHosts'];
+const CONFIG_MAP_KEYS = ['namespace', 'name', 'key'];
+const LOCATION_KEYS = ['configMap', 'file', 'url'] as const;
 
-export type GraphLocation = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'url'; readonly url: string };
+export type GraphLocation =
+  | { readonly kind: 'configMap'; readonly namespace: string; readonly name: string; readonly key: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'url'; readonly url: string };
 
 export interface GraphConfig {
   readonly fabric: string;
@@ -33,12 +40,29 @@ export interface GraphConfig {
   readonly minSharedHosts: number;
 }
 
+/** Where the graph comes from, as messages name it. */
+export function describeLocation(l: GraphLocation): string {
+  if (l.kind === 'configMap') return `ConfigMap ${l.namespace}/${l.name} key ${l.key}`;
+  return l.kind === 'file' ? `file ${l.path}` : l.url;
+}
+
 const fail = (what: string) => new Error(`graph source: ${what}`);
 
+function configMapOf(raw: unknown): GraphLocation {
+  const want = 'config.configMap must be {namespace, name, key}: the ConfigMap and its data key holding the graph';
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw fail(want);
+  const m = raw as Record<string, unknown>;
+  const extra = Object.keys(m).filter((k) => !CONFIG_MAP_KEYS.includes(k));
+  if (extra.length > 0) throw fail(`config.configMap has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${CONFIG_MAP_KEYS.join(', ')}`);
+  for (const k of CONFIG_MAP_KEYS) if (typeof m[k] !== 'string' || m[k] === '') throw fail(`config.configMap.${k} must be a non-empty string (${want.slice(want.indexOf(': ') + 2)})`);
+  return { kind: 'configMap', namespace: m.namespace as string, name: m.name as string, key: m.key as string };
+}
+
 function location(c: Readonly<Record<string, unknown>>): GraphLocation {
-  if ((c.file === undefined) === (c.url === undefined)) {
-    throw fail('set exactly one of config.file (a path, e.g. a mounted ConfigMap key) or config.url (https://…) to say where the fabric graph is');
+  if (LOCATION_KEYS.filter((k) => c[k] !== undefined).length !== 1) {
+    throw fail('set exactly one of config.configMap ({namespace, name, key}), config.file (a path) or config.url (https://…) to say where the fabric graph is');
   }
+  if (c.configMap !== undefined) return configMapOf(c.configMap);
   if (c.file !== undefined) {
     if (typeof c.file !== 'string' || c.file === '') throw fail(`config.file must be a path, got ${JSON.stringify(c.file)}`);
     return { kind: 'file', path: c.file };
@@ -66,7 +90,7 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   if (typeof minShared !== 'number' || !Number.isInteger(minShared) || minShared < 1) throw fail(`config.minSharedHosts must be a whole number of at least 1, got ${JSON.stringify(minShared)}`);
   const where = location(c);
   const secretRef = entry.credentials?.secretRef;
-  if (secretRef && where.kind === 'file') throw fail('credentials.secretRef is for config.url (a token and a CA); a file needs none');
+  if (secretRef && where.kind !== 'url') throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
   let hostMapping: HostMapping;
   try {
     hostMapping = parseHostMapping(c.hostMapping);

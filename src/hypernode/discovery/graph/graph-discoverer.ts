@@ -1,11 +1,11 @@
 // The graph discoverer (`source: graph`): for fabrics reachable by neither UFM
 // nor SNMP (an inventory system's export, a hand-written lab), reads a static
-// graph of switches, hosts and links (graph-document.ts) from a file or an
-// HTTPS URL every `interval` and builds its tiers through the fabric layer,
+// graph of switches, hosts and links (graph-document.ts) from a ConfigMap key,
+// a file or an HTTPS URL every `interval` and builds its tiers through the fabric layer,
 // so names, host → Node mapping and growth behave as for the other fabric
 // sources. The URL is fetched with the UFM source's HTTP client and Secret
-// reading (a bearer token, a private CA). An unreachable URL, an unreadable
-// file or a bad document publishes nothing for that run: the HyperNodes stay.
+// reading (a bearer token, a private CA). A missing ConfigMap key, an unreachable
+// URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
 
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../../log.ts';
@@ -19,7 +19,7 @@ import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
 import { readCredentials } from '../ufm/credentials.ts';
 import { UfmHttpClient, type HttpClientOptions } from '../ufm/http-client.ts';
-import { GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
+import { describeLocation, GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { parseGraphDocument } from './graph-document.ts';
 
 /** Shortest poll period honoured. */
@@ -34,7 +34,6 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
   readGraph?: GraphReader;
 }
 
-const describeLocation = (l: GraphLocation) => (l.kind === 'file' ? `file ${l.path}` : l.url);
 
 class GraphDiscoverer implements Discoverer {
   private readonly logger: Logger;
@@ -117,8 +116,22 @@ class GraphDiscoverer implements Discoverer {
     return { snapshot: tree.snapshot, ok: true };
   }
 
-  /** The graph's text from its file, or from its URL with the Secret's token and CA (re-read every run). */
+  /** The graph's text from its ConfigMap key, its file, or its URL with the Secret's token and CA (re-read every run). */
   private async read(location: GraphLocation, signal: AbortSignal): Promise<string> {
+    if (location.kind === 'configMap') {
+      const { namespace, name, key } = location;
+      if (!this.opts.configMaps) throw new Error('ConfigMaps cannot be read here; pass the document with --graph-file');
+      let configMap;
+      try {
+        configMap = await this.opts.configMaps.get(namespace, name, signal);
+      } catch (err) {
+        throw wrapError(`failed to read ConfigMap ${namespace}/${name}`, err);
+      }
+      if (!configMap) throw new Error(`ConfigMap ${namespace}/${name} not found (the chart's Role lets the controller read ConfigMaps of its own namespace only)`);
+      const text = configMap.data?.[key];
+      if (text === undefined) throw new Error(`ConfigMap ${namespace}/${name} has no key ${JSON.stringify(key)}; its keys: ${Object.keys(configMap.data ?? {}).join(', ') || 'none'}`);
+      return text;
+    }
     if (location.kind === 'file') {
       try {
         return await readFile(location.path, 'utf8');
