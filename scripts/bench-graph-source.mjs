@@ -11,17 +11,15 @@
 //
 // Usage: node scripts/bench-graph-source.mjs [--sus N] [--runs N]   (build first: node scripts/build.mjs)
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { register } from 'tsx/esm/api';
+import { builtBinary, option, timedRender } from './lib/bench-render-child.mjs';
 
 register();
-const root = fileURLToPath(new URL('..', import.meta.url));
-const binary = join(root, 'dist/vc-hypernode-controller-manager');
+const binary = builtBinary();
 const TARGET_CPU_MS = 2_000;
 const TARGET_RSS_MB = 300;
 const RAILS = 8;
@@ -29,11 +27,6 @@ const HOSTS_PER_SU = 128;
 const SUS_PER_GROUP = 8;
 const SPINES_PER_RAIL = 4;
 const CORES_PER_RAIL = 32;
-
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 /** Leaves per (unit, rail); per spine-leaf group and rail a few spines; per rail a plane of cores every spine of that rail reaches. */
 function generate(sus) {
@@ -64,10 +57,6 @@ function generate(sus) {
   return { doc: { switches, links }, hosts };
 }
 
-if (!existsSync(binary)) {
-  console.error(`${binary} is missing: run node scripts/build.mjs first`);
-  process.exit(1);
-}
 const { parseGraphDocument } = await import('../src/hypernode/discovery/graph/graph-document.ts');
 const { fabricHyperNodes } = await import('../src/hypernode/discovery/fabric/fabric-hypernodes.ts');
 const { nullLogger } = await import('../src/log.ts');
@@ -103,13 +92,9 @@ try {
   writeFileSync(nodes, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
   const figures = [];
   for (let i = 0; i < runs; i++) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', binary, 'render', '--config', conf, '--nodes', nodes, '--graph-file', graphFile, '-o', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
-    if (r.status !== 0) throw new Error(`render failed (${r.status}): ${r.stderr}`);
-    const [user, sys, rssKb] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-    const count = JSON.parse(r.stdout).items.length;
-    const cpuMs = Math.round((user + sys) * 1000);
-    figures.push({ cpuMs, rssMb: Math.round(rssKb / 1024) });
-    console.log(`render run ${i + 1}: ${count} HyperNodes, CPU ${cpuMs} ms, peak RSS ${Math.round(rssKb / 1024)} MB`);
+    const { hyperNodes, cpuMs, rssMb } = timedRender(binary, ['--config', conf, '--nodes', nodes, '--graph-file', graphFile]);
+    figures.push({ cpuMs, rssMb });
+    console.log(`render run ${i + 1}: ${hyperNodes.length} HyperNodes, CPU ${cpuMs} ms, peak RSS ${rssMb} MB`);
   }
   const worst = { cpuMs: Math.max(...figures.map((f) => f.cpuMs)), rssMb: Math.max(...figures.map((f) => f.rssMb)) };
   const ok = worst.cpuMs <= TARGET_CPU_MS && worst.rssMb <= TARGET_RSS_MB;

@@ -29,6 +29,9 @@ test.after.each(async () => {
   server = undefined;
 });
 
+/** The discovery document: one graph entry polling every second, fabric "lab", reading from `where`. */
+const graphEntry = (where: string, credentials = '') =>
+  `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    interval: 1s\n${credentials ? `    ${credentials}\n` : ''}    config:\n      fabric: lab\n      ${where}\n`;
 const graph = (sus: number) => JSON.stringify(railGraphDocument({ sus, rails: 2, hostsPerSu: 2, spines: 2 }));
 /** name → "tier tierName: members" of the graph source's HyperNodes. */
 const tree = (api: Parameters<typeof hyperNodes>[0]) =>
@@ -41,19 +44,7 @@ test('graph source (the executable, chart RBAC, -v=10): the served graph gives i
   server.answer = { status: 200, body: graph(2) };
   for (let su = 1; su <= 3; su++) for (let h = 1; h <= 2; h++) api.store.create(node(`su${su}-h${h}`, {}));
   api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'inventory', namespace: NS }, data: { token: b64(TOKEN), 'ca.crt': b64(TEST_CA) } });
-  seedConfigMap(
-    api,
-    `networkTopologyDiscovery:
-  - source: graph
-    enabled: true
-    interval: 1s
-    credentials:
-      secretRef: {name: inventory, namespace: ${NS}}
-    config:
-      fabric: lab
-      url: "${server.url()}"
-`,
-  );
+  seedConfigMap(api, graphEntry(`url: "${server.url()}"`, `credentials:\n      secretRef: {name: inventory, namespace: ${NS}}`));
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=10'] }));
 
   // 1. Two units of two rails under one spine group.
@@ -104,17 +95,7 @@ test('graph source from a ConfigMap key (the executable, chart RBAC): the tree, 
   for (let su = 1; su <= 3; su++) for (let h = 1; h <= 2; h++) api.store.create(node(`su${su}-h${h}`, {}));
   const configMap = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fabric-graph', namespace: NS }, data });
   api.store.create(configMap({ 'graph.json': graph(2) }));
-  seedConfigMap(
-    api,
-    `networkTopologyDiscovery:
-  - source: graph
-    enabled: true
-    interval: 1s
-    config:
-      fabric: lab
-      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}
-`,
-  );
+  seedConfigMap(api, graphEntry(`configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}`));
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
   await converge(() => Object.keys(tree(api)).length === 3 || undefined, 'the two-unit tree');
   const edit = (data: Record<string, string>) => {

@@ -19,7 +19,7 @@ import { parseGraphDocument } from '../../../src/hypernode/discovery/graph/graph
 import { validateSnapshot } from '../../../src/hypernode/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { railGraphDocument } from '../../../testing/graph-server.ts';
-import { propertyParameters } from '../../support/property.ts';
+import { propertyParameters, shuffled } from '../../support/property.ts';
 
 const caseArb = fc
   .record({ sus: fc.integer({ min: 1, max: 5 }), rails: fc.integer({ min: 1, max: 4 }), hostsPerSu: fc.integer({ min: 2, max: 4 }), spines: fc.integer({ min: 1, max: 3 }), seed: fc.integer() })
@@ -42,17 +42,6 @@ const caseArb = fc
     });
     return { shape, miscabled: kept };
   });
-
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  const out = [...items];
-  let state = seed >>> 0;
-  for (let i = out.length - 1; i > 0; i--) {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    const j = state % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 interface Case {
   shape: { sus: number; rails: number; hostsPerSu: number; spines: number; seed: number };
