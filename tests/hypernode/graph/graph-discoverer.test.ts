@@ -137,6 +137,18 @@ test('a ConfigMap key: read at every poll (an edit publishes the new tree); a mi
     assert.equal(shape(grown)[0], 'lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2');
   }));
 
+test('cables the layer cannot place still publish the rest and are logged once as warnings naming them, not every poll', () =>
+  withRig(async (rig) => {
+    const file = join(rig.dir, 'graph.yaml');
+    writeFileSync(file, 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-1}}\n  - {a: {switch: leaf-1, port: swp7}, b: {switch: leaf-1, port: swp8}}\n');
+    const ch = await rig.start({ file }, hostsOf(1, 1));
+    assert.equal(shape(await next(ch)), ['graph-leaf-leaf-1 1 leaf: su1-h1']);
+    await next(ch);
+    const warnings = rig.lines.filter((l) => l.includes('Fabric graph entry joins no group as written'));
+    assert.is(warnings.length, 1);
+    assert.match(warnings[0]!, 'switch leaf-1 is cabled to itself (port swp7 – port swp8)');
+  }));
+
 test('a graph whose hosts are no Nodes publishes nothing; hosts that match no Node are counted and logged once', () =>
   withRig(async (rig) => {
     const file = join(rig.dir, 'graph.json');
