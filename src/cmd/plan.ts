@@ -13,7 +13,9 @@ import { stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import { FLAGS, validateClientFlags } from '../app/options.ts';
 import { buildInfo, COMPONENT } from '../app/server.ts';
-import { builtinDiscoverers } from '../hypernode/discovery/registry.ts';
+import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
+import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
+import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
 import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 import { planChanges, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
@@ -48,6 +50,7 @@ const PLAN_FLAGS = {
     '',
     'File with a discovery configuration to try instead of the one in the cluster: the `volcano-controller.conf` document, or a ConfigMap manifest holding it (YAML or JSON). Default: the discovery ConfigMap, found as the controller finds it (KUBE_POD_NAMESPACE, HELM_RELEASE_NAME).',
   ),
+  'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
   output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text (for people) or json (the same as data).', 'o'),
 };
 
@@ -100,7 +103,9 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.nodes(),
       reader.hyperNodes(),
     ]);
-    const result = await planChanges({ config, nodes, existing }, { registry: builtinDiscoverers, secrets: reader.secrets, logger: warningsOnly(logger) });
+    const registry =
+      values['graph-file'] === '' ? builtinDiscoverers : newDiscovererRegistry({ ...Object.fromEntries(builtinDiscoverers), graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) });
+    const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) }, logger: warningsOnly(logger) });
     stderr.warnings(result.warnings);
     const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
     return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };

@@ -1,7 +1,8 @@
 // `vc-hypernode-controller-manager render`: prints the HyperNodes the enabled
 // discovery sources would write, computed offline from files, so an operator
 // sees the result of a discovery configuration before turning it on. It runs
-// the real discoverers (the UFM one served from captured bodies) through
+// the real discoverers (the UFM one served from captured bodies, the graph
+// one from --graph-file) through
 // previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
 // (nothing on stdout), 2 bad flags.
 
@@ -17,6 +18,8 @@ import { previewDiscovery } from '../hypernode/preview/preview.ts';
 import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, CAPTURE_FILES, parseUfmCaptures, type UfmCaptures } from './ufm-capture.ts';
+import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
+import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
 import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
@@ -42,6 +45,7 @@ const RENDER_FLAGS = {
     [],
     `Directory holding the captured UFM answers, for every ufm endpoint, or ENDPOINT=DIR for one endpoint (a fabric of config.fabrics included): ${CAPTURE_FILES.ports} (the body of GET <endpoint>/ufmRest/resources/ports), and for config.mode fabric also ${CAPTURE_FILES.links} and ${CAPTURE_FILES.systems} (of /resources/links and /resources/systems). Repeatable. UFM is not contacted and the credentials Secret is not read.`,
   ),
+  'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
   output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), or tree (for people).', 'o'),
 };
 
@@ -91,6 +95,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
       ufm: createUfmDiscovererFactory({ readResourceBody: captureReader(captures) }),
+      graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }),
     });
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });

@@ -5,6 +5,7 @@
 // test passes its own registry instead of mutating a process-global one.
 
 import type { DiscovererFactory } from '../model/contracts.ts';
+import { graphDiscovererFactory } from './graph/graph-discoverer.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
 import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
 
@@ -22,5 +23,5 @@ export function lookupDiscoverer(registry: DiscovererRegistry, source: string): 
   return factory;
 }
 
-/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented). */
-export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory });
+/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented) and the static fabric graph. */
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory, graph: graphDiscovererFactory });

@@ -2,11 +2,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { builtinDiscoverers, lookupDiscoverer, newDiscovererRegistry } from '../../../src/hypernode/discovery/registry.ts';
 import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
+import { graphDiscovererFactory } from '../../../src/hypernode/discovery/graph/graph-discoverer.ts';
 import { ufmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { ScriptedSource } from '../controller/fixtures.ts';
 
-test('the built-in registry has exactly label and ufm', () => {
-  assert.equal([...builtinDiscoverers.keys()].sort(), ['label', 'ufm']);
+test('the built-in registry has exactly graph, label and ufm', () => {
+  assert.equal([...builtinDiscoverers.keys()].sort(), ['graph', 'label', 'ufm']);
+  assert.is(lookupDiscoverer(builtinDiscoverers, 'graph'), graphDiscovererFactory);
   assert.is(lookupDiscoverer(builtinDiscoverers, 'label'), labelDiscovererFactory);
   assert.is(lookupDiscoverer(builtinDiscoverers, 'ufm'), ufmDiscovererFactory);
 });

@@ -7,38 +7,30 @@
 // Secret before every run; every request has a deadline; a bad endpoint is a
 // construction error instead of a crash. `config.mode: fabric` instead reads
 // systems, links and port states from one or more UFM fabrics and builds each
-// fabric's whole tree (fabric-topology.ts).
+// fabric's whole tree. The two modes are strategies (ufm-legacy-mode.ts,
+// ufm-fabric-mode.ts) behind this one poll loop.
 
 import type { Logger } from '../../../log.ts';
-import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
-import { compareBytes } from '../../../util/compare-bytes.ts';
+import { Channel } from '../../../util/channel.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
+import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
+import { RETRY_BASE_MS, startPollLoop } from '../poll-loop.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
-import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
-import { buildFabricSnapshot, fabricLevels, UFM_FABRIC_LABEL, type HostMapper } from './fabric-topology.ts';
-import { hostMapper } from './host-mapping.ts';
 import type { HttpClientOptions } from './http-client.ts';
-import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './ports.ts';
-import { buildSnapshot, computerHosts, UFM_SOURCE } from './topology.ts';
-import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
+import { PORTS_RESOURCE_PATH } from './legacy-ports.ts';
+import { CONFIG_KEYS, parseUfmConfig, UFM_SOURCE, type UfmConfig } from './ufm-config.ts';
 import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
+import { UfmFabricMode } from './ufm-fabric-mode.ts';
+import { UfmLegacyMode } from './ufm-legacy-mode.ts';
+import type { UfmStrategy } from './ufm-strategy.ts';
 
 export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
-import { errorMessage, wrapError } from '../../../util/error-message.ts';
-import { truncateText } from '../../../util/truncate.ts';
+import { errorMessage } from '../../../util/error-message.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 
-/** Snapshots the manager has not taken yet (Go: a channel of 10). */
-export const OUTPUT_BUFFER = 10;
-/** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
-export const RETRY_BASE_MS = 5_000;
-export const RETRY_MAX_MS = 5 * 60_000;
 /** Shortest poll period honoured: `interval: 1ms` would otherwise poll UFM back to back. */
 export const MIN_INTERVAL_MS = 1_000;
-/** Unmapped hosts named in the log line; the count says how many there are in all. */
-export const UNMAPPED_LOGGED_HOSTS = 20;
 
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {
@@ -47,19 +39,13 @@ export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkip
   readResourceBody?: ResourceBodyReader;
 }
 
-
 class UfmDiscoverer implements Discoverer {
   private readonly logger: Logger;
   private readonly stopping = new AbortController();
   private readonly retryBaseMs: number;
   private readonly intervalMs: number;
   private readonly reader: ResourceBodyReader | undefined;
-  /** Fabric mode: each fabric's last published HyperNodes, kept while its UFM fails. */
-  private readonly lastParts = new Map<string, Snapshot>();
-  /** The unmapped hosts last logged per fabric, so an unchanged list is logged once. */
-  private readonly loggedUnmapped = new Map<string, string>();
-  /** Each fabric's unmapped host count at its last discovery; their sum is the source's uncovered count. */
-  private readonly unmappedCounts = new Map<string, number>();
+  private readonly strategy: UfmStrategy;
 
   constructor(
     entry: DiscoveryEntry,
@@ -77,6 +63,17 @@ class UfmDiscoverer implements Discoverer {
     if (this.intervalMs !== entry.intervalMs) {
       this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
     }
+    const context = {
+      opts,
+      logger: this.logger,
+      config,
+      endpoints,
+      signal: this.stopping.signal,
+      offline: this.reader !== undefined,
+      unmapped: new UnmappedHostReport(UFM_SOURCE, this.logger, opts.metrics),
+      body: (ep: UfmEndpoint, resource: UfmResource, path: string) => this.body(ep, resource, path),
+    };
+    this.strategy = config.mode === 'fabric' ? new UfmFabricMode(context) : new UfmLegacyMode(context);
   }
 
   resultSynced(): void {}
@@ -107,197 +104,24 @@ class UfmDiscoverer implements Discoverer {
     } else {
       this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoints[0]!.fabric.endpoint, interval: `${this.intervalMs}ms` });
     }
-    const out = new Channel<Snapshot>(OUTPUT_BUFFER);
-    void this.loop(out);
-    return out;
+    return startPollLoop(() => this.strategy.run(), {
+      intervalMs: this.intervalMs,
+      retryBaseMs: this.retryBaseMs,
+      clock: this.opts.clock,
+      logger: this.logger,
+      signal: this.stopping.signal,
+      stoppedMessage: 'UFM network topology discovery stopped, closing output channel',
+    });
   }
 
   async stop(): Promise<void> {
     this.stopping.abort();
   }
 
-  /** Discover now, then on a fixed-rate schedule; failures retry sooner with backoff. */
-  private async loop(out: Channel<Snapshot>): Promise<void> {
-    const { clock } = this.opts;
-    const interval = this.intervalMs;
-    const signal = this.stopping.signal;
-    const origin = clock.now();
-    let failures = 0;
-    try {
-      while (!signal.aborted) {
-        const ok = this.config.mode === 'fabric' ? await this.discoverFabrics(out) : await this.discoverOnce(out);
-        failures = ok ? 0 : failures + 1;
-        const now = clock.now();
-        // Ticks missed while a run was in flight are coalesced into the next one.
-        const nextTick = origin + (Math.floor((now - origin) / interval) + 1) * interval;
-        const retryAt = now + Math.min(this.retryBaseMs * 2 ** (failures - 1), RETRY_MAX_MS);
-        await clock.sleep((ok ? nextTick : Math.min(nextTick, retryAt)) - now, signal);
-      }
-    } catch {
-      // the sleep was aborted: stopped
-    } finally {
-      this.logger.info('UFM network topology discovery stopped, closing output channel');
-      out.close();
-    }
-  }
-
-  private send(out: Channel<Snapshot>, snapshot: Snapshot): void {
-    const sent = out.trySend(snapshot);
-    if (sent === 'sent') this.logger.v(3).info('Sent network topology data', { count: snapshot.length });
-    else if (sent === 'full') this.logger.warn('Failed to send network topology data, channel might be full');
-  }
-
-  /** Legacy mode: one run; true when a snapshot was produced. */
-  private async discoverOnce(out: Channel<Snapshot>): Promise<boolean> {
-    const signal = this.stopping.signal;
-    const ep = this.endpoints[0]!;
-    if (!this.reader) {
-      try {
-        await ep.refresh(this.opts.secrets, signal);
-      } catch (err) {
-        if (!signal.aborted) this.opts.problems.failed('Failed to get credentials from secret', err);
-        return false;
-      }
-    }
-    let ports: UfmPort[];
-    try {
-      ports = await this.fetchPorts(ep);
-    } catch (err) {
-      if (!signal.aborted) this.opts.problems.failed('Failed to fetch UFM data', err);
-      return false;
-    }
-    this.logger.v(3).info('Successfully retrieved UFM data', { interfaceCount: ports.length });
-    const snapshot = buildSnapshot(ports, this.logger);
-    if (snapshot.length === 0) {
-      // Go would delete every ufm HyperNode here; an empty fabric is far more
-      // likely a UFM fault than reality.
-      this.opts.problems.failed(
-        'UFM reported no Computer ports; keeping the existing ufm HyperNodes and retrying',
-        new Error(`${ports.length} ports in the answer, none of them a Computer port`),
-      );
-      return false;
-    }
-    // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
-    // The controller starts sources once its caches synced; an unsynced one would count every host.
-    if (this.opts.nodes.hasSynced()) {
-      this.reportUnmapped(ep.fabric.name, computerHosts(ports), hostMapper(this.config.hostMapping, this.opts.nodes.list()), 'UFM hosts that match no Node are leaf members that select nothing');
-    }
-    this.opts.problems.recovered();
-    this.send(out, snapshot);
-    return true;
-  }
-
-  private async fetchPorts(ep: UfmEndpoint): Promise<UfmPort[]> {
-    const body = await this.body(ep, 'ports', PORTS_RESOURCE_PATH);
-    try {
-      return decodePorts(body);
-    } catch (err) {
-      throw wrapError('failed to decode response', err);
-    }
-  }
-
   private async body(ep: UfmEndpoint, resource: UfmResource, path: string): Promise<string> {
     if (this.reader) return this.reader(ep.fabric.endpoint, resource, this.stopping.signal);
     this.logger.v(4).info('Sending request to UFM server', { url: resourceUrl(ep.fabric.endpoint, ep.fabric.auth, path) });
     return ep.get(path, this.stopping.signal);
-  }
-
-  /**
-   * Fabric mode: every fabric, one after the other (one answer in memory at a
-   * time). A fabric whose UFM fails keeps its last HyperNodes (after a restart:
-   * those in the cache labelled with its name), so it never deletes them and
-   * never holds back the others. True when every fabric succeeded.
-   */
-  private async discoverFabrics(out: Channel<Snapshot>): Promise<boolean> {
-    const signal = this.stopping.signal;
-    try {
-      await this.opts.nodes.waitForSync(signal);
-    } catch {
-      return false;
-    }
-    const mapHost = hostMapper(this.config.hostMapping, this.opts.nodes.list());
-    const snapshot: Snapshot = [];
-    let failed = 0;
-    for (const ep of this.endpoints) {
-      const fabric = ep.fabric.name;
-      try {
-        const part = await this.discoverFabric(ep, mapHost);
-        this.lastParts.set(fabric, part);
-        snapshot.push(...part);
-      } catch (err) {
-        if (signal.aborted) return false;
-        failed++;
-        const kept = this.lastParts.get(fabric) ?? this.cachedPart(fabric);
-        this.opts.problems.failed(`Failed to discover UFM fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
-        snapshot.push(...kept);
-      }
-    }
-    if (failed === this.endpoints.length) return false;
-    if (failed === 0) this.opts.problems.recovered();
-    this.send(out, snapshot);
-    return failed === 0;
-  }
-
-  private async discoverFabric(ep: UfmEndpoint, mapHost: HostMapper): Promise<Snapshot> {
-    const fabric = ep.fabric.name;
-    if (!this.reader) {
-      try {
-        await ep.refresh(this.opts.secrets, this.stopping.signal);
-      } catch (err) {
-        throw wrapError('failed to get credentials from secret', err);
-      }
-    }
-    const decoded = async <T>(resource: UfmResource, decode: (body: string) => T): Promise<T> => {
-      const body = await this.body(ep, resource, RESOURCE_PATHS[resource]);
-      try {
-        return decode(body);
-      } catch (err) {
-        throw wrapError(`failed to decode the ${resource} answer`, err);
-      }
-    };
-    const systems = await decoded('systems', decodeSystems);
-    const links = await decoded('links', decodeLinks);
-    const ports = await decoded('ports', decodePortStates);
-    this.logger.v(3).info('Successfully retrieved UFM fabric', { fabric, systems: systems.length, links: links.length, ports: ports.size });
-    const levels = fabricLevels({ systems, links, ports });
-    if (levels.hostCount === 0) {
-      throw new Error(`UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`);
-    }
-    this.reportUnmapped(fabric, levels.levels[0]!.flatMap((g) => g.hosts), mapHost, 'UFM hosts that match no Node are left out');
-    const snapshot = buildFabricSnapshot(fabric, levels, mapHost, this.logger);
-    if (snapshot.length === 0) {
-      throw new Error(`none of the ${levels.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
-    }
-    return snapshot;
-  }
-
-  /**
-   * Counts the hosts that match no Node, per fabric and summed over the
-   * fabrics, and names the first few in the log (`message`) when the list changes.
-   */
-  private reportUnmapped(fabric: string, hosts: readonly string[], mapHost: HostMapper, message: string): void {
-    const unmapped = [...new Set(hosts)].filter((h) => mapHost(h) === undefined).sort(compareBytes);
-    this.opts.metrics?.unmappedHosts(UFM_SOURCE, fabric, unmapped.length);
-    this.unmappedCounts.set(fabric, unmapped.length);
-    this.opts.metrics?.uncoveredNodes(UFM_SOURCE, [...this.unmappedCounts.values()].reduce((a, b) => a + b, 0));
-    const key = unmapped.join(',');
-    if (this.loggedUnmapped.get(fabric) === key) return;
-    this.loggedUnmapped.set(fabric, key);
-    if (unmapped.length > 0) this.logger.info(message, { fabric, count: unmapped.length, hosts: truncateText(unmapped.slice(0, UNMAPPED_LOGGED_HOSTS).join(',')) });
-  }
-
-  /** The fabric's HyperNodes in the cache, as this source wrote them. */
-  private cachedPart(fabric: string): Snapshot {
-    return this.opts.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric }).flatMap((hn): DiscoveredHyperNode[] =>
-      hn.spec
-        ? [
-            {
-              metadata: { name: hn.metadata.name, labels: { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric } },
-              spec: { tier: hn.spec.tier, ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }), members: (hn.spec.members ?? []).filter((m) => m.selector) as DiscoveredHyperNode['spec']['members'] },
-            },
-          ]
-        : [],
-    );
   }
 }
 

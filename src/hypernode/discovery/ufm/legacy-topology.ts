@@ -5,12 +5,12 @@
 
 import type { Logger } from '../../../log.ts';
 import { build, buildMembers } from '../../model/hypernode-builders.ts';
-import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
-import type { UfmPort } from './ports.ts';
+import type { UfmPort } from './legacy-ports.ts';
+import { UFM_SOURCE } from './ufm-config.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
 
-export const UFM_SOURCE = 'ufm';
 const COMPUTER_PORT = 'Computer';
 const LABELS = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE };
 

@@ -1,4 +1,4 @@
-// Properties of fabric mode's tree over generated fat trees (two or three
+// Properties of the fabric layer over generated fat trees (two or three
 // tiers, 1–6 scalable units, 1–4 rails, 1–4 spines per group and uplinks, down host ports, cables to another
 // unit that are up or down, SHARP aggregation nodes, hosts that are no Node),
 // decoded from UFM's JSON answers as the discoverer decodes them:
@@ -16,12 +16,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { decodeLinks, decodePortStates, decodeSystems } from '../../../src/hypernode/discovery/ufm/fabric-resources.ts';
-import { buildFabricSnapshot, fabricLevels } from '../../../src/hypernode/discovery/ufm/fabric-topology.ts';
+import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
+import { UFM_FABRIC_LABEL, ufmFabricGraph } from '../../../src/hypernode/discovery/ufm/ufm-fabric-graph.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { briefPort, defaultHostName, generateFatTree, type CrossCable, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
-import { propertyParameters } from '../../support/property.ts';
+import { propertyParameters, shuffled } from '../../support/property.ts';
 
 interface Case {
   opts: FatTreeOptions & { nodesPerSu: number; rails: number; tiers: 2 | 3 };
@@ -71,26 +72,14 @@ const caseArb: fc.Arbitrary<Case> = fc
     shuffleSeed: shape.shuffleSeed,
   }));
 
-/** A deterministic permutation (Fisher–Yates over a small linear congruential generator). */
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  const out = [...items];
-  let state = seed >>> 0;
-  for (let i = out.length - 1; i > 0; i--) {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    const j = state % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
-
 /** The fabric's HyperNodes from its answers in the given order, every host that is a Node mapped to itself. */
 function discover(tree: FatTree, c: Case, order: (xs: readonly unknown[], salt: number) => unknown[]): DiscoveredHyperNode[] {
-  const levels = fabricLevels({
+  const graph = ufmFabricGraph({
     systems: decodeSystems(JSON.stringify(order(tree.systems, 1))),
     links: decodeLinks(JSON.stringify(order(tree.links, 2))),
     ports: decodePortStates(JSON.stringify(order(tree.ports.map(briefPort), 3))),
   });
-  return buildFabricSnapshot('fab', levels, (h) => (c.notNodes.has(h) ? undefined : h), nullLogger);
+  return fabricHyperNodes({ graph, fabric: 'fab', source: 'ufm', labels: { [UFM_FABRIC_LABEL]: 'fab' }, mapHost: (h) => (c.notNodes.has(h) ? undefined : h), logger: nullLogger }).snapshot;
 }
 
 const names = (hn: DiscoveredHyperNode) => hn.spec.members.map((m) => m.selector!.exactMatch!.name!);
