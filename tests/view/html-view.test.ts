@@ -70,7 +70,7 @@ function fabricInputs(): string[] {
 }
 
 /** The names of the HyperNodes drawn highlighted. */
-const highlighted = (page: Page) => page.$$eval('#icicle rect.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i!).map(Number));
+const highlighted = (page: Page) => page.$$eval('#icicle rect.hn.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i!).map(Number));
 const drawnNames = (page: Page) => page.evaluate(() => (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name));
 
 async function searchFor(page: Page, query: string): Promise<string[]> {
@@ -109,11 +109,11 @@ browserTest('a label topology opens from disk without errors or requests, one re
   await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
   assert.equal(errors, []);
   assert.equal(requests, []);
-  const drawn = await page.$$eval('#icicle rect', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i));
+  const drawn = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i));
   assert.is(drawn.length, items.length);
   assert.equal((await drawnNames(page)).sort(), items.map((hn) => hn.metadata.name).sort());
   // Every rectangle has an area: nothing is lost off-screen in the whole-topology picture.
-  const widths = await page.$$eval('#icicle rect', (rs) => rs.map((r) => Number(r.getAttribute('width'))));
+  const widths = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => Number(r.getAttribute('width'))));
   assert.ok(widths.every((w) => w > 0), `zero-width rectangles: ${widths.filter((w) => w <= 0).length}`);
   await page.close();
 });
@@ -144,7 +144,7 @@ browserTest('a UFM fabric topology shows its fabric and draws one rectangle per 
   const { page, errors, requests } = await openPage(browser!, html);
   await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
   assert.equal([errors, requests], [[], []]);
-  assert.is(await page.$$eval('#icicle rect', (rs) => rs.length), items.length);
+  assert.is(await page.$$eval('#icicle rect.hn', (rs) => rs.length), items.length);
   assert.match(await page.textContent('#tree summary'), 'fabric pod-a');
   const host = memberNames(items.find((hn) => hn.spec!.tier === 1)!)[0]!;
   assert.equal(await searchFor(page, host), containing(items, host));
@@ -188,7 +188,7 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   const { page, errors, requests } = await openPage(browser!, html);
   await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
   assert.equal([errors, requests], [[], []]);
-  const fills = await page.$$eval('#icicle rect', (rs) => {
+  const fills = await page.$$eval('#icicle rect.hn', (rs) => {
     const names = (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name);
     return Object.fromEntries(rs.map((r) => [names[Number((r as SVGRectElement).dataset.i)], getComputedStyle(r).fill]));
   });

@@ -12,7 +12,9 @@
 export const TOPOLOGY_PAGE_SCRIPT = `
 (function () {
   'use strict';
+  performance.mark('view:start');
   var data = JSON.parse(document.getElementById('topology-data').textContent);
+  performance.mark('view:parsed');
   var hns = data.hyperNodes;
   var count = hns.length;
   var byName = new Map();
@@ -32,7 +34,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `
 
   // The layout tree: a HyperNode sits under the first parent that reaches it
   // (roots first: highest tier, then name); one caught in a cycle becomes a root.
-  var kids = new Array(count), depth = new Int32Array(count), weight = new Float64Array(count), x0 = new Float64Array(count);
+  var kids = new Array(count), depth = new Int32Array(count), below = new Int32Array(count), weight = new Float64Array(count), x0 = new Float64Array(count);
   var placed = new Uint8Array(count), roots = [];
   var order = [];
   for (i = 0; i < count; i++) { kids[i] = []; if (parents[i].length === 0) order.push(i); }
@@ -59,6 +61,8 @@ export const TOPOLOGY_PAGE_SCRIPT = `
       if (w === 0 && kids[n].length === 0) w = Math.max(1, h.nodeCount);
       for (var k2 = 0; k2 < kids[n].length; k2++) w += weight[kids[n][k2]];
       weight[n] = w;
+      below[n] = depth[n];
+      for (var k3 = 0; k3 < kids[n].length; k3++) if (below[kids[n][k3]] > below[n]) below[n] = below[kids[n][k3]];
       if (depth[n] > maxDepth) maxDepth = depth[n];
     }
   }
@@ -71,36 +75,56 @@ export const TOPOLOGY_PAGE_SCRIPT = `
   }
   function childWeight(p) { var s = 0; for (var k = 0; k < kids[p].length; k++) s += weight[kids[p][k]]; return s; }
   roots.forEach(function (r) { measure(r); position(r, total); total += weight[r]; });
+  performance.mark('view:laid-out');
 
   var svg = document.getElementById('icicle');
   var NS = 'http://www.w3.org/2000/svg';
   function colourClass(h) { return data.plan ? (h.change || 'same') : 't' + (Math.max(0, h.tier) % 6); }
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
 
+  // Every HyperNode has its <rect>; one narrower than a pixel waits in a
+  // group that is not displayed (it could not be seen, and styling and laying
+  // out thousands of them is what makes a big page slow), and its parent gets
+  // one hatched "fold" below it instead: a click there zooms in.
   var rectsHtml = new Array(count);
   for (i = 0; i < count; i++) rectsHtml[i] = '<rect class="hn ' + colourClass(hns[i]) + '" data-i="' + i + '"></rect>';
-  svg.innerHTML = '<g id="rects">' + rectsHtml.join('') + '</g><g id="labels"></g>';
-  var rects = svg.querySelector('#rects').children;
+  svg.innerHTML = '<defs><pattern id="folded" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#cfd8dc"></rect></pattern></defs>' +
+    '<g id="parked" display="none">' + rectsHtml.join('') + '</g><g id="rects"></g><g id="folds"></g><g id="labels"></g>';
+  var parked = svg.querySelector('#parked');
+  var rects = Array.prototype.slice.call(parked.children);
+  var drawn = svg.querySelector('#rects');
+  var folds = svg.querySelector('#folds');
   var labels = svg.querySelector('#labels');
+  var shown = new Uint8Array(count);
   var view = { from: 0, to: total, focus: -1 };
+  var MIN_PX = 1;
 
   function draw() {
     var width = svg.clientWidth || 800, height = svg.clientHeight || 400;
     var rowH = Math.max(14, Math.min(48, height / (maxDepth + 1)));
     var scale = width / Math.max(1e-9, view.to - view.from);
-    var text = [];
+    var text = [], fold = [];
     for (var n = 0; n < count; n++) {
       var left = (x0[n] - view.from) * scale, right = (x0[n] + weight[n] - view.from) * scale;
       if (left < 0) left = 0;
       if (right > width) right = width;
       var r = rects[n], w = right - left;
+      if (w < MIN_PX) {
+        if (shown[n]) { parked.appendChild(r); shown[n] = 0; }
+        continue;
+      }
       r.setAttribute('x', left); r.setAttribute('y', depth[n] * rowH);
-      r.setAttribute('width', w > 0 ? w : 0); r.setAttribute('height', rowH - 1);
+      r.setAttribute('width', w); r.setAttribute('height', rowH - 1);
+      if (!shown[n]) { drawn.appendChild(r); shown[n] = 1; }
+      var hidden = 0;
+      for (var k = 0; k < kids[n].length; k++) if (weight[kids[n][k]] * scale < MIN_PX) hidden++;
+      if (hidden) fold.push('<rect class="fold" data-i="' + n + '" x="' + left + '" y="' + (depth[n] + 1) * rowH + '" width="' + w + '" height="' + ((below[n] - depth[n]) * rowH - 1) + '" fill="url(#folded)"><title>' + hidden + ' HyperNodes too narrow to draw here: click to zoom in</title></rect>');
       if (w > 40) {
         var chars = Math.floor((w - 6) / 6.5), name = hns[n].name;
         text.push('<text x="' + (left + 3) + '" y="' + (depth[n] * rowH + Math.min(rowH - 4, 15)) + '">' + esc(name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + '\\u2026' : name) + '</text>');
       }
     }
+    folds.innerHTML = fold.join('');
     labels.innerHTML = text.join('');
   }
 
@@ -151,9 +175,9 @@ export const TOPOLOGY_PAGE_SCRIPT = `
     var h = hns[n];
     if (h.nodes.length) {
       var div = document.createElement('div'); div.className = 'nodes';
-      var shown = h.nodes.slice(0, 500);
-      shown.forEach(function (name, k) { if (k) div.appendChild(document.createTextNode(', ')); var sp = document.createElement('span'); sp.textContent = name; sp.dataset.node = name; div.appendChild(sp); });
-      if (h.nodes.length > shown.length) div.appendChild(document.createTextNode(' \\u2026 and ' + (h.nodes.length - shown.length) + ' more'));
+      var first = h.nodes.slice(0, 500);
+      first.forEach(function (name, k) { if (k) div.appendChild(document.createTextNode(', ')); var sp = document.createElement('span'); sp.textContent = name; sp.dataset.node = name; div.appendChild(sp); });
+      if (h.nodes.length > first.length) div.appendChild(document.createTextNode(' \\u2026 and ' + (h.nodes.length - first.length) + ' more'));
       frag.appendChild(div);
     }
     d.appendChild(frag);
@@ -266,7 +290,9 @@ export const TOPOLOGY_PAGE_SCRIPT = `
   }
   document.getElementById('search').addEventListener('submit', function (e) {
     e.preventDefault();
+    performance.mark('view:search');
     search(document.getElementById('q').value);
+    performance.mark('view:searched');
     document.documentElement.dataset.searched = document.getElementById('q').value;
   });
 
@@ -290,6 +316,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `
   var pending = 0;
   window.addEventListener('resize', function () { cancelAnimationFrame(pending); pending = requestAnimationFrame(draw); });
   zoom(-1);
+  performance.mark('view:drawn');
   document.documentElement.dataset.state = 'ready';
 })();
 `;
