@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The HTML view (`render -o html`, `plan -o html`) in a real browser: Debian's
 // Chromium, headless. The page opens from disk with no console error and no
 // network request; the picture has exactly one rectangle per HyperNode; a
@@ -7,6 +8,7 @@
 // field-level diff on click. The label and the fabric (UFM) pictures are saved
 // as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
 // the test's temporary directory. Skipped, visibly, where Chromium is missing.
+// (The DOM library above types the callbacks that run in the browser.)
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -73,6 +75,8 @@ function fabricInputs(): string[] {
 const highlighted = (page: Page) => page.$$eval('#icicle rect.hn.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i!).map(Number));
 const drawnNames = (page: Page) => page.evaluate(() => (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name));
 
+const textOf = async (page: Page, selector: string) => (await page.textContent(selector)) ?? '';
+
 async function searchFor(page: Page, query: string): Promise<string[]> {
   await page.fill('#q', query);
   await page.press('#q', 'Enter');
@@ -126,15 +130,15 @@ browserTest('a search for a Node highlights exactly the HyperNodes above it; a H
   const expected = containing(items, node);
   assert.is(expected.length, 3, 'zone, spine and rack');
   assert.equal(await searchFor(page, node), expected);
-  assert.match(await page.textContent('#status'), `Node ${node}: in 1 HyperNode, 3 highlighted`);
-  assert.is(await page.textContent('.nodes mark'), node, 'the Node is marked in its rack in the list');
+  assert.match(await textOf(page, '#status'), `Node ${node}: in 1 HyperNode, 3 highlighted`);
+  assert.is(await textOf(page, '.nodes mark'), node, 'the Node is marked in its rack in the list');
   assert.equal(await page.$$eval('summary.hit', (ss) => ss.length), 3, 'its path is open and marked in the list');
   await screenshot(page, 'view-label.png');
 
   const rack = items.find((hn) => hn.spec!.tier === 1)!.metadata.name;
   assert.equal(await searchFor(page, rack), [rack, ...containing(items, rack)].sort());
   assert.equal(await searchFor(page, 'node-nope'), []);
-  assert.match(await page.textContent('#status'), 'No Node or HyperNode is named “node-nope”');
+  assert.match(await textOf(page, '#status'), 'No Node or HyperNode is named “node-nope”');
   assert.equal(errors, []);
   await page.close();
 });
@@ -145,7 +149,7 @@ browserTest('a UFM fabric topology shows its fabric and draws one rectangle per 
   await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
   assert.equal([errors, requests], [[], []]);
   assert.is(await page.$$eval('#icicle rect.hn', (rs) => rs.length), items.length);
-  assert.match(await page.textContent('#tree summary'), 'fabric pod-a');
+  assert.match(await textOf(page, '#tree summary'), 'fabric pod-a');
   const host = memberNames(items.find((hn) => hn.spec!.tier === 1)!)[0]!;
   assert.equal(await searchFor(page, host), containing(items, host));
   await screenshot(page, 'view-fabric.png');
@@ -190,13 +194,13 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   assert.equal([errors, requests], [[], []]);
   const fills = await page.$$eval('#icicle rect.hn', (rs) => {
     const names = (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name);
-    return Object.fromEntries(rs.map((r) => [names[Number((r as SVGRectElement).dataset.i)], getComputedStyle(r).fill]));
+    return Object.fromEntries(rs.map((r) => [names[Number((r as SVGRectElement).dataset.i)], r.ownerDocument.defaultView!.getComputedStyle(r).fill]));
   });
   const kind = { create: fills['rack-e'], update: fills['rack-a'], delete: fills['rack-b'], held: fills['rack-c'], same: fills['rack-d'] };
   assert.is(fills.spine, kind.update);
   assert.is(new Set(Object.values(kind)).size, 5, `five distinct colours: ${JSON.stringify(kind)}`);
   // The legend's swatches carry the same colours, with the counts.
-  const legend = await page.$$eval('#legend > span', (ss) => ss.map((s) => [(s as HTMLElement).dataset.kind, getComputedStyle(s.firstElementChild!).backgroundColor, s.textContent]));
+  const legend = await page.$$eval('#legend > span', (ss) => ss.map((s) => [(s as HTMLElement).dataset.kind, s.ownerDocument.defaultView!.getComputedStyle(s.firstElementChild!).backgroundColor, s.textContent]));
   assert.equal(
     legend.map(([k, colour]) => [k, colour]),
     Object.entries(kind).map(([k, colour]) => [k, colour]),
@@ -210,7 +214,7 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   await page.click(`#icicle rect[data-i="${index}"]`);
   await page.waitForSelector('#details:not([hidden])');
   assert.equal(await page.$$eval('#details .diff li', (ls) => ls.map((l) => l.textContent)), ['members: +n6', 'nodeCount: 2 → 3']);
-  assert.match(await page.textContent('#details'), 'changeupdate');
+  assert.match(await textOf(page, '#details'), 'changeupdate');
   await page.close();
 });
 
