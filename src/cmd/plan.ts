@@ -44,6 +44,7 @@ const PLAN_FLAGS = {
   // The controller's own client flags, same names, defaults and checks.
   master: FLAGS.master,
   kubeconfig: FLAGS.kubeconfig,
+  context: flag(stringKind, '', 'The kubeconfig context to use instead of its current-context (as kubectl --context).'),
   'kube-api-qps': FLAGS['kube-api-qps'],
   'kube-api-burst': FLAGS['kube-api-burst'],
   config: flag(
@@ -84,7 +85,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
   const parsed = parseSubcommandFlags(PLAN_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
   const { values } = parsed;
-  const flags = { master: values.master, kubeconfig: values.kubeconfig, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
+  const flags = { master: values.master, kubeconfig: values.kubeconfig, context: values.context, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
 
