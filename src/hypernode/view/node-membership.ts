@@ -77,7 +77,9 @@ function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
   const reasons: string[] = [];
   for (const key of Object.keys(labels).sort(compareBytes)) {
     if (OWNERSHIP_LABELS.has(key)) continue;
-    if (labelValue(node.metadata.labels, key) === labels[key]) reasons.push(`label ${key}=${labels[key]} (the Node has the same value)`);
+    const value = labelValue(node.metadata.labels, key);
+    if (value === labels[key]) reasons.push(`label ${key}=${value} (the Node's value)`);
+    else if (value !== undefined) reasons.push(`label ${key}=${value} (grouped as ${labels[key]})`);
   }
   const profile = labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL);
   if (profile) reasons.push(`label profile ${profile}`);
