@@ -6,7 +6,8 @@
 // `plan` plans with the user's kubeconfig. Every request is a GET and none is
 // refused. --context, KUBECONFIG (first existing file) and a missing context
 // behave as for kubectl. The built executable becomes the plugin when run
-// through a symlink named kubectl-hypernode.
+// through a symlink named kubectl-hypernode, and the bundle when its file is
+// so named, under node and deno.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -20,13 +21,14 @@ import { kubectlHypernode } from '../../src/cmd/kubectl-hypernode.ts';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
-import { BINARY } from '../../testing/executables.ts';
+import { BINARY, BUNDLE, REPO_ROOT } from '../../testing/executables.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../testing/mixed-cluster.ts';
 import { CLUSTER, RACK, TOPOLOGY_A3_CONFIG, workedExampleNodes } from '../e2e/cluster.ts';
 
 const READER = 'topology-reader';
+const DENO = join(REPO_ROOT, 'node_modules/.bin/deno');
 let dir = '';
 let api: ApiServer;
 test.before.each(async () => {
@@ -196,15 +198,24 @@ test('--context picks a context, KUBECONFIG its first existing file; an unknown 
   assert.equal([unknown.code, unknown.stderr], [1, `error: context "nope" does not exist in ${file}\n`]);
 });
 
-test('the executable is the plugin when run as kubectl-hypernode', async () => {
+/** Runs `argv` asynchronously (the stand-in answers from this process) with KUBECONFIG set; its stdout. */
+async function runFile(file: string, argv: string[], kubeconfig: string): Promise<string> {
+  const r = await promisify(execFile)(file, argv, { env: { PATH: process.env.PATH, KUBECONFIG: kubeconfig }, encoding: 'utf8', timeout: 60_000 });
+  assert.is(r.stderr, '');
+  return r.stdout;
+}
+
+test('the executable is the plugin when run as kubectl-hypernode, and so is the bundle under node and deno', async () => {
   await seed(workedExampleNodes(), TOPOLOGY_A3_CONFIG);
   const kubeconfig = readerKubeconfig();
   const link = join(dir, 'kubectl-hypernode');
   symlinkSync(BINARY, link);
-  // Asynchronously: the stand-in answers from this process.
-  const r = await promisify(execFile)(link, ['why', 'node0'], { env: { PATH: process.env.PATH, KUBECONFIG: kubeconfig }, encoding: 'utf8', timeout: 60_000 });
-  assert.is(r.stderr, '');
-  assert.match(r.stdout, /^Node node0 is in 2 HyperNodes:\n/);
+  const expected = /^Node node0 is in 2 HyperNodes:\n/;
+  assert.match(await runFile(link, ['why', 'node0'], kubeconfig), expected);
+  const script = join(dir, 'kubectl-hypernode.cjs');
+  symlinkSync(BUNDLE, script);
+  assert.match(await runFile(process.execPath, [script, 'why', 'node0'], kubeconfig), expected);
+  assert.match(await runFile(DENO, ['run', '-A', script, 'why', 'node0'], kubeconfig), expected);
   assertReadOnly();
 });
 
