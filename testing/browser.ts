@@ -36,14 +36,16 @@ export function launchChromium(): Promise<Browser> {
 
 export interface OpenedPage {
   readonly page: Page;
+  /** The file's URL. */
+  readonly url: string;
   /** Console errors and uncaught exceptions, in order. */
   readonly errors: string[];
   /** URLs the page requested besides the file itself. */
   readonly requests: string[];
 }
 
-/** Opens `file` from disk in a new page of `browser` at the given size, waiting for the load event. */
-export async function openPage(browser: Browser, file: string, viewport = { width: 1280, height: 720 }): Promise<OpenedPage> {
+/** A new tab of `browser` at the given size, recording for `file` (not opened yet: goto `url`). */
+export async function preparePage(browser: Browser, file: string, viewport = { width: 1280, height: 720 }): Promise<OpenedPage> {
   const page = await browser.newPage({ viewport });
   const url = pathToFileURL(file).href;
   const errors: string[] = [];
@@ -51,6 +53,12 @@ export async function openPage(browser: Browser, file: string, viewport = { widt
   page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('request', (r) => void (r.url() !== url && requests.push(r.url())));
-  await page.goto(url, { waitUntil: 'load' });
-  return { page, errors, requests };
+  return { page, url, errors, requests };
+}
+
+/** Opens `file` from disk in a new tab of `browser`, waiting for the load event. */
+export async function openPage(browser: Browser, file: string, viewport = { width: 1280, height: 720 }): Promise<OpenedPage> {
+  const opened = await preparePage(browser, file, viewport);
+  await opened.page.goto(opened.url, { waitUntil: 'load' });
+  return opened;
 }
