@@ -5,8 +5,8 @@
 // search for a Node highlights exactly the HyperNodes that contain it, directly
 // or through children, and a search for a HyperNode its own path; a plan shows
 // creates, updates, deletes and held deletes each in its own colour, with the
-// field-level diff on click. The label and the fabric (UFM) pictures are saved
-// as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
+// field-level diff on click. The label, fabric (UFM) and plan pictures are
+// saved as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
 // the test's temporary directory. Skipped, visibly, where Chromium is missing.
 // (The DOM library above types the callbacks that run in the browser.)
 
@@ -215,6 +215,7 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   await page.waitForSelector('#details:not([hidden])');
   assert.equal(await page.$$eval('#details .diff li', (ls) => ls.map((l) => l.textContent)), ['members: +n6', 'nodeCount: 2 → 3']);
   assert.match(await textOf(page, '#details'), 'changeupdate');
+  await screenshot(page, 'view-plan.png');
   await page.close();
 });
 

@@ -98,6 +98,8 @@ export const TOPOLOGY_PAGE_SCRIPT = `
   var shown = new Uint8Array(count);
   var view = { from: 0, to: total, focus: -1 };
   var MIN_PX = 1;
+  /** Fills dark enough to need light text. */
+  var DARK = { create: true, delete: true, held: true };
 
   function draw() {
     var width = svg.clientWidth || 800, height = svg.clientHeight || 400;
@@ -121,7 +123,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `
       if (hidden) fold.push('<rect class="fold" data-i="' + n + '" x="' + left + '" y="' + (depth[n] + 1) * rowH + '" width="' + w + '" height="' + ((below[n] - depth[n]) * rowH - 1) + '" fill="url(#folded)"><title>' + hidden + ' HyperNodes too narrow to draw here: click to zoom in</title></rect>');
       if (w > 40) {
         var chars = Math.floor((w - 6) / 6.5), name = hns[n].name;
-        text.push('<text x="' + (left + 3) + '" y="' + (depth[n] * rowH + Math.min(rowH - 4, 15)) + '">' + esc(name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + '\\u2026' : name) + '</text>');
+        text.push('<text' + (DARK[colourClass(hns[n])] ? ' class="on-dark"' : '') + ' x="' + (left + 3) + '" y="' + (depth[n] * rowH + Math.min(rowH - 4, 15)) + '">' + esc(name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + '\\u2026' : name) + '</text>');
       }
     }
     folds.innerHTML = fold.join('');

@@ -27,7 +27,8 @@ main { flex: 1; display: flex; min-height: 0; }
 #icicle { flex: 1; width: 100%; display: block; }
 #icicle rect { stroke: #fff; stroke-width: 0.5; cursor: pointer; }
 #icicle text { font-size: 11px; pointer-events: none; fill: var(--ink); }
-#icicle .tier { fill: var(--muted); font-style: italic; }
+#icicle text.on-dark { fill: #fff; }
+#hover { margin-left: 1.5em; color: var(--ink); }
 #icicle.searching rect { opacity: 0.25; }
 #icicle.searching rect.hit { opacity: 1; stroke: var(--hit); stroke-width: 2; }
 #icicle rect.selected { stroke: var(--hit); stroke-width: 2; }
