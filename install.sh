@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs vc-hypernode-controller-manager on a bare Linux node: the binary,
-# its hardened systemd unit, an environment file for extra flags and an
-# uninstall script (docs/deploy.md). In the spirit of the k3s installer:
+# the kubectl-hypernode link to it (the kubectl plugin), its hardened systemd
+# unit, an environment file for extra flags and an uninstall script
+# (docs/deploy.md). In the spirit of the k3s installer:
 #
 #   curl -sfL <base-url>/<version>/install.sh |
 #     INSTALL_VC_HNC_BASE_URL=<base-url> INSTALL_VC_HNC_VERSION=<version> sh -
@@ -127,6 +128,9 @@ esac
 
 BIN_PATH=$ROOT$BIN_DIR/$NAME
 UNINSTALL_PATH=$ROOT$BIN_DIR/$NAME-uninstall.sh
+# kubectl runs kubectl-<name> from PATH as `kubectl <name>`; the executable
+# becomes the plugin when started under this name.
+PLUGIN_PATH=$ROOT$BIN_DIR/kubectl-hypernode
 UNIT_PATH=$ROOT$SYSTEMD_DIR/$NAME.service
 ENV_PATH=$ROOT$CONFIG_DIR/env
 
@@ -278,7 +282,7 @@ ROOT=\${INSTALL_ROOT:-}
 if [ -z "\$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
     systemctl disable --now $NAME.service >/dev/null 2>&1 || true
 fi
-rm -f "\$ROOT$SYSTEMD_DIR/$NAME.service" "\$ROOT$CONFIG_DIR/env" "\$ROOT$BIN_DIR/$NAME"
+rm -f "\$ROOT$SYSTEMD_DIR/$NAME.service" "\$ROOT$CONFIG_DIR/env" "\$ROOT$BIN_DIR/$NAME" "\$ROOT$BIN_DIR/kubectl-hypernode"
 if [ -d "\$ROOT$CONFIG_DIR" ] && ! rmdir "\$ROOT$CONFIG_DIR" 2>/dev/null; then
     echo "[INFO]  kept \$ROOT$CONFIG_DIR: it still holds your files (such as the kubeconfig)"
 fi
@@ -312,6 +316,10 @@ if [ -n "$BIN_TMP" ]; then
     echo "$VERSION_OUT" | sed 's/^/        /'
 fi
 install_file "$TMP_DIR/uninstall.sh" "$UNINSTALL_PATH" 755 || true
+if [ ! -L "$PLUGIN_PATH" ]; then
+    ln -s "$NAME" "$PLUGIN_PATH"
+    info "linked $PLUGIN_PATH: the kubectl plugin (kubectl hypernode)"
+fi
 
 if is_true INSTALL_VC_HNC_SKIP_SYSTEMD "$SKIP_SYSTEMD"; then
     info "skipping the systemd unit (--skip-systemd)"

@@ -1,15 +1,18 @@
 // The README's first command: build, then run the real executable against
 // the API server stand-in seeded with a sample cluster (64 Nodes in three
 // tiers + the discovery ConfigMap), with leader election, probes and metrics,
-// print the HyperNode tree it produced, and stop everything cleanly.
+// print the HyperNode tree it produced, write the HTML view of it with the
+// same executable run as the kubectl plugin (`kubectl hypernode tree -o
+// html`) and print that file's path, and stop everything cleanly.
 //
 // Run with: npm run demo   (builds first). Nothing here needs a cluster.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { hypernodeControllerRbac, startApiServer } from '../testing/apiserver/index.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
@@ -20,6 +23,18 @@ const NAMESPACE = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const binary = join(root, 'dist/vc-hypernode-controller-manager');
+/** Kept after the demo (unlike its temporary directory), so it can be opened afterwards. */
+const htmlView = join(root, 'dist/demo/topology.html');
+
+/** `kubectl hypernode tree -o html`: the executable run under the plugin's name, against the stand-in. */
+async function writeHtmlView(work: string, kubeconfig: string): Promise<string> {
+  const plugin = join(work, 'kubectl-hypernode');
+  symlinkSync(binary, plugin);
+  const { stdout } = await promisify(execFile)(plugin, ['tree', '-o', 'html'], { env: { ...process.env, KUBECONFIG: kubeconfig }, maxBuffer: 64 * 1024 * 1024, timeout: 30_000 });
+  mkdirSync(join(root, 'dist/demo'), { recursive: true });
+  writeFileSync(htmlView, stdout);
+  return htmlView;
+}
 
 async function httpStatus(url: string): Promise<number | undefined> {
   try {
@@ -72,6 +87,8 @@ async function main(): Promise<number> {
       );
       console.log(`HyperNode tree (${hyperNodes.length} HyperNodes):\n`);
       console.log(renderHyperNodeTree(hyperNodes as never));
+      const html = await writeHtmlView(work, kubeconfig);
+      console.log(`\n$ kubectl hypernode tree -o html > ${html}\nThe HTML view (a picture of the tree, a collapsible list, a search box), to open in a browser:\n  ${html}`);
       const lease = api.store.get('leases', LEASE, NAMESPACE) as { spec?: { holderIdentity?: string } } | undefined;
       const writes = api.requests.writes();
       const byVerb = new Map<string, number>();

@@ -4,15 +4,19 @@
 // DIST), the bundle and its source map, the systemd unit, install.sh, a
 // tarball of the Kubernetes manifests, the multi-arch OCI image archive,
 // LICENSE, THIRD_PARTY_NOTICES, an SPDX 2.3 SBOM per executable and per image
-// platform, and SHA256SUMS over all of them (the file install.sh verifies
-// against). Counterpart of Volcano's Makefile `image_bins` / `save-images`.
+// platform, the kubectl plugin's archives (kubectl-hypernode-linux-<arch>.tar.gz)
+// and its krew manifest filled from deploy/krew/hypernode.yaml, and SHA256SUMS
+// over all of them (the file install.sh verifies against). Counterpart of
+// Volcano's Makefile `image_bins` / `save-images`.
 //
-// Usage: node scripts/release.mjs [--build] [--check-reproducible] [--dist DIR] [--out DIR] [--no-image]
+// Usage: node scripts/release.mjs [--build] [--check-reproducible] [--dist DIR] [--out DIR] [--no-image] [--krew-base-url URL]
 //   --build               first build the bundle and both executables (amd64, arm64)
 //                         into DIST (the same build as `npm run build`, code cache
 //                         included); without it, nothing already built is rebuilt
 //   --check-reproducible  then do it all again into OUT.again and fail unless
 //                         every file is byte-identical
+//   --krew-base-url URL   where the release is published (its files under URL/v<version>/),
+//                         for the krew manifest's URLs; default: a placeholder to replace
 //   defaults: dist, dist/release (emptied first, so no stale file is listed).
 //   The image archive is taken from DIST/image/ when it is newer than the
 //   executables, otherwise built there first.
@@ -61,8 +65,34 @@ async function executableFacts(target, path, packages) {
   return { arch: target.arch, version: executableVersion(target, path), sha256: await sha256File(path), packages, node: { version: nodeVersion, package: target.nodePackage } };
 }
 
+/** The name under which the executable is the kubectl plugin (src/main.ts). */
+const PLUGIN = 'kubectl-hypernode';
+const KREW_BASE_URL_PLACEHOLDER = 'https://RELEASES.EXAMPLE/vc-hypernode-controller-manager';
+
+/**
+ * One archive per architecture holding the executable as kubectl-hypernode
+ * (krew links its `bin` under that name too) and LICENSE, and the krew
+ * manifest with their URLs and checksums.
+ */
+async function krewPlugin(out, targets, version, epoch, baseUrl) {
+  const sums = {};
+  for (const target of targets) {
+    const archive = join(out, `${PLUGIN}-linux-${target.arch}.tar.gz`);
+    const entries = [
+      { name: PLUGIN, type: 'file', mode: 0o755, mtime: epoch, path: join(out, `${NAME}-linux-${target.arch}`) },
+      { name: 'LICENSE', type: 'file', mode: 0o644, mtime: epoch, path: licensePath() },
+    ];
+    await writeTar(entries, archive, { gzip: true });
+    sums[target.arch] = await sha256File(archive);
+  }
+  const fill = { VERSION: version, BASE_URL: baseUrl, SHA256_AMD64: sums.amd64 ?? 'NOT-BUILT', SHA256_ARM64: sums.arm64 ?? 'NOT-BUILT' };
+  const template = readFileSync(join(root, 'deploy/krew/hypernode.yaml'), 'utf8');
+  const manifest = template.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_, key) => fill[key]).replace(/^#.*\n/gm, '');
+  writeFileSync(join(out, `${PLUGIN}.krew.yaml`), manifest);
+}
+
 /** Writes the release into `out`; returns the names written (SHA256SUMS last). */
-async function release({ dist, out, withImage }) {
+async function release({ dist, out, withImage, krewBaseUrl }) {
   const hint = 'run `npm run build` (or this script with --build) first';
   const bundle = requireFile(join(dist, `${NAME}.cjs`), hint);
   const sourceMap = requireFile(join(dist, `${NAME}.cjs.map`), hint);
@@ -107,6 +137,7 @@ async function release({ dist, out, withImage }) {
     chmodSync(join(out, name), mode);
   }
   await writeTar(treeEntries(join(root, 'deploy/kubernetes'), epoch, 'kubernetes/'), join(out, `${NAME}-kubernetes.tar.gz`), { gzip: true });
+  await krewPlugin(out, targets, version, epoch, krewBaseUrl);
 
   const names = readdirSync(out).sort();
   const lines = [];
@@ -137,14 +168,21 @@ function differences(a, b) {
 
 async function main() {
   const { values } = parseArgs({
-    options: { dist: { type: 'string' }, out: { type: 'string' }, 'no-image': { type: 'boolean' }, build: { type: 'boolean' }, 'check-reproducible': { type: 'boolean' } },
+    options: {
+      dist: { type: 'string' },
+      out: { type: 'string' },
+      'no-image': { type: 'boolean' },
+      build: { type: 'boolean' },
+      'check-reproducible': { type: 'boolean' },
+      'krew-base-url': { type: 'string' },
+    },
   });
   const dist = resolve(values.dist ?? join(root, 'dist'));
   const out = resolve(values.out ?? join(dist, 'release'));
   const started = Date.now();
   const once = async (into) => {
     if (values.build) build(dist);
-    return release({ dist, out: into, withImage: !values['no-image'] });
+    return release({ dist, out: into, withImage: !values['no-image'], krewBaseUrl: (values['krew-base-url'] ?? KREW_BASE_URL_PLACEHOLDER).replace(/\/+$/, '') });
   };
   const result = await once(out);
   console.log(`release ${result.version} (linux/${result.arches.join(', linux/')}) in ${relative(process.cwd(), out) || out} (${((Date.now() - started) / 1000).toFixed(0)} s):`);

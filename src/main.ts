@@ -8,6 +8,7 @@
 // --version, --help and bad flags never evaluate the Kubernetes client code:
 // they stay as fast as a bare runtime.
 
+import { basename } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { quote } from './app/flags/go-strconv.ts';
 import { ineffectiveFlags, parse, usage, validate, type ResolvedOptions } from './app/options.ts';
@@ -28,7 +29,25 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   plan: async () => (await import('./commands.ts')).plan,
 };
 
+/**
+ * The name under which the executable is a kubectl plugin (`kubectl hypernode`):
+ * install.sh and the krew package link it so. The bundle counts too when its
+ * file is so named (`kubectl-hypernode.cjs`), for `node` and `deno run`.
+ */
+const PLUGIN_NAME = 'kubectl-hypernode';
+
+/** process.argv0 is the name the process was started by (a symlink's, under the SEA); argv[1] the script's. */
+function invokedAsPlugin(): boolean {
+  return [process.argv0, process.argv[1]].some((path) => path !== undefined && basename(path).replace(/\.c?js$/, '') === PLUGIN_NAME);
+}
+
 async function main(argv: readonly string[], argv0: string): Promise<number> {
+  if (invokedAsPlugin()) {
+    const { kubectlHypernode } = await import('./commands.ts');
+    const result = await kubectlHypernode(argv, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
+    await Promise.all([write(process.stdout, result.stdout), write(process.stderr, result.stderr)]);
+    return result.code;
+  }
   // Subcommands, recognised as the first argument alone; loaded lazily like the server.
   const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
   if (subcommand) {

@@ -28,6 +28,8 @@ const MAX_RETRIES = 2;
 export interface ClusterFlags {
   readonly master: string;
   readonly kubeconfig: string;
+  /** A kubeconfig context other than its current one. */
+  readonly context?: string;
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
 }
@@ -41,6 +43,8 @@ export interface ClusterIdentity {
 
 export interface ClusterReader {
   nodes(): Promise<NodeMeta[]>;
+  /** One Node by name (its labels are what `kubectl hypernode why` explains). */
+  node(name: string): Promise<NodeMeta>;
   hyperNodes(): Promise<HyperNode[]>;
   /** The ConfigMap at `where`, or undefined when there is none. */
   configMap(where: ConfigMapLocation): Promise<ConfigMap | undefined>;
@@ -65,6 +69,7 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
   const secrets = resourceClient<Secret>(rest, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   return {
     nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT })).map((n) => keepNameAndLabels(n) as NodeMeta),
+    node: async (name) => keepNameAndLabels(await nodes.get(name)) as NodeMeta,
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
     hyperNodes: async () => (await listAll(hyperNodes, {})).map((hn) => ({ ...hn, apiVersion: HYPERNODE_API_VERSION, kind: HYPERNODE_KIND })),
     // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.

@@ -43,9 +43,14 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
     lines.push(`  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`, ...details(change).map((d) => `${DETAIL_INDENT}${d}`));
   }
   if (plan.changes.length === 0) lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
-  const s = summarize(plan);
-  lines.push('', `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}.`);
+  lines.push('', `Plan: ${planHeadline(plan)}.`);
   return `${lines.join('\n')}\n`;
+}
+
+/** `1 to create, 2 to update, 0 to delete` (`, 3 held` when the guard holds deletes). */
+export function planHeadline(plan: Plan): string {
+  const s = summarize(plan);
+  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}`;
 }
 
 function details(change: PlannedChange): string[] {

@@ -18,12 +18,15 @@ import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
 import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
-import { planChanges, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
+import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import { planChanges, type Plan, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
+import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
+import { planView } from '../hypernode/preview/view/topology-model.ts';
 import { StaticInformer } from '../kube/static-informer.ts';
 import type { Logger } from '../log.ts';
 import { choiceKind } from './choice-flag.ts';
 import { connectCluster, type ClusterReader } from './cluster-reads.ts';
-import { formatPlanJson, formatPlanText, type PlanStyle } from './plan-output.ts';
+import { formatPlanJson, formatPlanText, planHeadline, type PlanStyle } from './plan-output.ts';
 import { readDiscoveryConfig } from './render-inputs.ts';
 import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
@@ -36,13 +39,14 @@ const EXIT_NO_CHANGES = 0;
 const EXIT_ERROR = 1;
 const EXIT_CHANGES = 2;
 
-const OUTPUT_FORMATS = ['text', 'json'] as const;
+const OUTPUT_FORMATS = ['text', 'json', 'html'] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 const PLAN_FLAGS = {
   // The controller's own client flags, same names, defaults and checks.
   master: FLAGS.master,
   kubeconfig: FLAGS.kubeconfig,
+  context: flag(stringKind, '', 'The kubeconfig context to use instead of its current-context (as kubectl --context).'),
   'kube-api-qps': FLAGS['kube-api-qps'],
   'kube-api-burst': FLAGS['kube-api-burst'],
   config: flag(
@@ -51,7 +55,7 @@ const PLAN_FLAGS = {
     'File with a discovery configuration to try instead of the one in the cluster: the `volcano-controller.conf` document, or a ConfigMap manifest holding it (YAML or JSON). Default: the discovery ConfigMap, found as the controller finds it (KUBE_POD_NAMESPACE, HELM_RELEASE_NAME).',
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
-  output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text (for people) or json (the same as data).', 'o'),
+  output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text (for people), json (the same as data), or html (one self-contained page: the tree with creates, updates, deletes and held deletes in their colours, each change\'s diff on click).', 'o'),
 };
 
 const DESCRIPTION = `Prints what the controller would change in the cluster: every enabled discovery
@@ -84,7 +88,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
   const parsed = parseSubcommandFlags(PLAN_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
   const { values } = parsed;
-  const flags = { master: values.master, kubeconfig: values.kubeconfig, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
+  const flags = { master: values.master, kubeconfig: values.kubeconfig, context: values.context, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
 
@@ -107,7 +111,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       values['graph-file'] === '' ? builtinDiscoverers : newDiscovererRegistry({ ...Object.fromEntries(builtinDiscoverers), graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) });
     const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) }, logger: warningsOnly(logger) });
     stderr.warnings(result.warnings);
-    const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
+    const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
     return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
@@ -125,6 +129,12 @@ async function clusterConfig(cluster: ClusterReader, where: ConfigMapLocation, l
     const hint = cm ? '' : ' (set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME as the controller has them, or pass --config FILE)';
     throw new Error(`discovery ConfigMap ${where.namespace}/${where.name}: ${errorMessage(err)}${hint}`, { cause: err });
   }
+}
+
+function formatPlan(result: Plan, cluster: { existing: readonly HyperNode[]; nodes: readonly NodeMeta[] }, format: OutputFormat, color: boolean): string {
+  if (format === 'json') return formatPlanJson(result);
+  if (format === 'html') return topologyHtml(planView(`plan: ${planHeadline(result)}`, result, cluster.existing, cluster.nodes));
+  return formatPlanText(result, color ? COLOURED : undefined);
 }
 
 const COLOURS: Readonly<Record<PlanAction, 'green' | 'yellow' | 'red'>> = { create: 'green', update: 'yellow', delete: 'red' };

@@ -59,6 +59,8 @@ export interface ClientConfig {
 export interface ConfigFlags {
   readonly master: string;
   readonly kubeconfig: string;
+  /** The kubeconfig context to use instead of its current-context (kubectl's --context); the controller has no such flag. */
+  readonly context?: string;
 }
 
 export interface ConfigEnvironment {
@@ -88,7 +90,7 @@ export function buildClientConfig(flags: ConfigFlags, logger: Logger, environmen
     }
   }
   if (flags.kubeconfig === '') return masterOnlyConfig(flags.master);
-  return kubeconfigFileConfig(flags.kubeconfig, flags.master);
+  return kubeconfigFileConfig(flags.kubeconfig, flags.master, flags.context ?? '');
 }
 
 /** `--master` alone: that URL, no credentials, system roots for https. */
@@ -178,7 +180,7 @@ class RotatingToken {
   }
 }
 
-function kubeconfigFileConfig(path: string, master: string): ClientConfig {
+function kubeconfigFileConfig(path: string, master: string, context: string): ClientConfig {
   const kc = new KubeConfig();
   try {
     kc.loadFromFile(path);
@@ -189,6 +191,10 @@ function kubeconfigFileConfig(path: string, master: string): ClientConfig {
     const syntax = describeSyntaxError(err);
     if (syntax !== undefined) throw new Error(`error loading config file "${path}": ${syntax}`, { cause: quietCause(err) });
     throw new Error(`error loading config file "${path}": ${truncateText(errorMessage(err))}`, { cause: err });
+  }
+  if (context !== '') {
+    if (!kc.getContextObject(context)) throw new Error(`context "${context}" does not exist in ${path}`);
+    kc.setCurrentContext(context);
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster || !kc.getCurrentUser()) {

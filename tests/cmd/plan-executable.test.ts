@@ -45,7 +45,7 @@ test('plan --help prints its usage with the controller client flags and exits 0'
   assert.is(help.code, 0);
   assert.match(help.stderr, /Usage of \S+ plan:/);
   assert.match(help.stderr, /--kube-api-qps float32 +QPS to use while talking with the Kubernetes API server\. \(default 50\)/);
-  assert.match(help.stderr, /-o, --output string +Output format: text \(for people\) or json/);
+  assert.match(help.stderr, /-o, --output string +Output format: text \(for people\), json \(the same as data\), or html/);
   assert.match(help.stderr, /Exit codes: 0 no changes, 2 changes \(held deletes included/);
 });
 

@@ -209,7 +209,7 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, no Co
     [['--master', `http://127.0.0.1:${closedPort}`], /^error: GET http:\/\/127\.0\.0\.1:\d+\/.*ECONNREFUSED/m],
     [[`--kubeconfig=${kubeconfig}`, '--bogus'], /unknown flag: --bogus\n$/],
     [[`--kubeconfig=${kubeconfig}`, '--kube-api-qps=0'], /kube-api-qps must be greater than zero\n$/],
-    [[`--kubeconfig=${kubeconfig}`, '-o', 'yaml'], /invalid argument "yaml" for "-o, --output" flag: must be one of text, json\n$/],
+    [[`--kubeconfig=${kubeconfig}`, '-o', 'yaml'], /invalid argument "yaml" for "-o, --output" flag: must be one of text, json, html\n$/],
     [[`--kubeconfig=${kubeconfig}`, 'extra'], /Usage of \S+ plan:[\s\S]*\nunexpected argument "extra": plan takes only flags\n$/],
   ];
   for (const [args, stderr] of cases) {

@@ -248,15 +248,16 @@ test('a local file installs from the environment variables, into custom paths, v
   assert.equal(snapshot(localRoot), {});
 });
 
-test('--skip-systemd installs only the binary and the uninstall script', async () => {
+test('--skip-systemd installs only the binary, its kubectl plugin link and the uninstall script', async () => {
   const r = join(work, 'skip-root');
   expectOk(await install('skip systemd', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']));
-  assert.equal(Object.keys(snapshot(r)).sort(), [`usr/local/bin/${NAME}`, `usr/local/bin/${NAME}-uninstall.sh`]);
+  assert.equal(Object.keys(snapshot(r)).sort(), ['usr/local/bin/kubectl-hypernode', `usr/local/bin/${NAME}`, `usr/local/bin/${NAME}-uninstall.sh`]);
+  assert.is(readlinkSync(join(r, 'usr/local/bin/kubectl-hypernode')), NAME, 'a relative link, valid wherever the prefix is');
 });
 
 testNeeding(missingCommand('wget'))('without curl the installer downloads with wget, and without either it says so', async () => {
   // A PATH holding only the tools install.sh uses, curl left out.
-  const tools = ['awk', 'cat', 'chmod', 'cmp', 'cp', 'cut', 'dirname', 'grep', 'id', 'mkdir', 'mktemp', 'mv', 'rm', 'rmdir', 'sed', 'sh', 'sha256sum', 'uname', 'wget'];
+  const tools = ['awk', 'cat', 'chmod', 'cmp', 'cp', 'cut', 'dirname', 'grep', 'id', 'ln', 'mkdir', 'mktemp', 'mv', 'rm', 'rmdir', 'sed', 'sh', 'sha256sum', 'uname', 'wget'];
   const pathDir = join(work, 'no-curl-bin');
   mkdirSync(pathDir);
   for (const tool of tools) {

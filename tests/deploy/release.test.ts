@@ -1,5 +1,6 @@
 // scripts/release.mjs: assembles the release from what was built, names the
-// executable for the machine, and writes a SHA256SUMS that sha256sum accepts.
+// executable for the machine, packs the kubectl plugin for krew with a filled
+// manifest, and writes a SHA256SUMS that sha256sum accepts.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -7,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASSET, IMAGE_ARCHIVE, NAME, OTHER_ASSET, makeRelease, repoRoot, standInBuild } from './support/releases.ts';
+import { ARCH, ASSET, IMAGE_ARCHIVE, NAME, OTHER_ASSET, makeRelease, repoRoot, standInBuild } from './support/releases.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'release-test-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the release holds both executables with their SBOMs, bundle, map, unit, installer, manifests, licence and notices, all listed in SHA256SUMS', () => {
+test('the release holds both executables with their SBOMs, bundle, map, unit, installer, manifests, kubectl plugin, licence and notices, all listed in SHA256SUMS', () => {
   const dir = makeRelease(work, '1.2.3');
   assert.equal(readdirSync(dir).sort(), [
     'SHA256SUMS',
@@ -27,9 +28,12 @@ test('the release holds both executables with their SBOMs, bundle, map, unit, in
     `${NAME}.cjs`,
     `${NAME}.cjs.map`,
     `${NAME}.service`,
+    'kubectl-hypernode-linux-amd64.tar.gz',
+    'kubectl-hypernode-linux-arm64.tar.gz',
+    'kubectl-hypernode.krew.yaml',
   ].sort());
   const check = execFileSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
-  assert.is(check.trim().split('\n').length, 11);
+  assert.is(check.trim().split('\n').length, 14);
   assert.match(execFileSync(join(dir, ASSET), ['--version'], { encoding: 'utf8' }), /^Version: 1\.2\.3$/m);
 });
 
@@ -38,6 +42,21 @@ test('the manifests tarball unpacks to kubernetes/ with every file of deploy/kub
   const listed = execFileSync('tar', ['-tzf', join(dir, `${NAME}-kubernetes.tar.gz`)], { encoding: 'utf8' }).trim().split('\n');
   const expected = readdirSync(join(repoRoot, 'deploy/kubernetes')).map((f) => `kubernetes/${f}`);
   assert.equal(listed.filter((e) => !e.endsWith('/')).sort(), expected.sort());
+});
+
+test('the krew manifest names each plugin archive with its checksum; each archive holds the executable as kubectl-hypernode', () => {
+  const dir = makeRelease(work, '1.2.5');
+  const manifest = readFileSync(join(dir, 'kubectl-hypernode.krew.yaml'), 'utf8');
+  assert.not.match(manifest, /\{\{|^#/m, 'every placeholder filled, the template\'s comments left out');
+  assert.match(manifest, /^ {2}version: v1\.2\.5$/m);
+  const sums = new Map(readFileSync(join(dir, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split('  ').reverse() as [string, string]));
+  for (const arch of ['amd64', 'arm64']) {
+    const archive = `kubectl-hypernode-linux-${arch}.tar.gz`;
+    assert.match(manifest, `/v1.2.5/${archive}'\n      sha256: '${sums.get(archive)}'\n      bin: kubectl-hypernode\n`);
+    assert.equal(execFileSync('tar', ['-tzf', join(dir, archive)], { encoding: 'utf8' }).trim().split('\n'), ['kubectl-hypernode', 'LICENSE']);
+  }
+  execFileSync('tar', ['-xzf', join(dir, `kubectl-hypernode-linux-${ARCH}.tar.gz`), '-C', work, 'kubectl-hypernode']);
+  assert.is(readFileSync(join(work, 'kubectl-hypernode'), 'utf8'), readFileSync(join(dir, ASSET), 'utf8'), 'the executable itself');
 });
 
 test('an image archive newer than the executables is reused; an older one is rebuilt', () => {

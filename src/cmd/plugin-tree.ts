@@ -1,0 +1,71 @@
+// `kubectl hypernode tree`: the live HyperNodes as the text tree `render -o
+// tree` prints, or as the HTML view; --source keeps one discovery source's,
+// --node only those holding a Node (its path up the tiers).
+
+import { stringKind } from '../app/flags/flag-kinds.ts';
+import { flag, formatUsage } from '../app/flags/flag-set.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import { renderHyperNodeTree, type TreeHyperNode } from '../hypernode/preview/hypernode-tree.ts';
+import { labelValue } from '../hypernode/model/label-reads.ts';
+import { membersOf } from '../hypernode/model/member-selector.ts';
+import { nodeMemberships } from '../hypernode/preview/view/node-membership.ts';
+import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
+import { topologyView } from '../hypernode/preview/view/topology-model.ts';
+import { choiceKind } from './choice-flag.ts';
+import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
+import type { ClusterReader } from './cluster-reads.ts';
+import { parseSubcommandFlags, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
+import { SubcommandStderr } from './subcommand-stderr.ts';
+
+const EXIT_SUCCESS = 0;
+const EXIT_ERROR = 1;
+
+const OUTPUT_FORMATS = ['text', 'html'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+const TREE_FLAGS = {
+  source: flag(stringKind, '', 'Only the HyperNodes of this discovery source (label, ufm): their volcano.sh/network-topology-source label.'),
+  node: flag(stringKind, '', 'Only the HyperNodes holding this Node, directly or through a child.'),
+  output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text, or html (one self-contained page to open in a browser).', 'o'),
+};
+
+export async function pluginTree(argv: readonly string[], command: string, connection: PluginConnection): Promise<SubcommandResult> {
+  const usage: SubcommandUsage = { command, text: `Draws the cluster's HyperNodes, highest tier first.\n\n${formatUsage(TREE_FLAGS, command)}`, helpCode: EXIT_SUCCESS, errorCode: EXIT_ERROR };
+  const parsed = parseSubcommandFlags(TREE_FLAGS, argv, usage);
+  if ('result' in parsed) return parsed.result;
+  const { source, node, output } = parsed.values;
+  const stderr = new SubcommandStderr();
+  let cluster: ClusterReader | undefined;
+  try {
+    cluster = connectPlugin(connection, 'kubectl-hypernode-tree', stderr.logger);
+    const reader = cluster;
+    // Nodes are read only when needed: to resolve regex and label members for the page, or to place --node.
+    const [all, nodes, target] = await Promise.all([
+      reader.hyperNodes(),
+      output === 'html' ? reader.nodes() : Promise.resolve([] as NodeMeta[]),
+      node === '' ? Promise.resolve(undefined) : reader.node(node),
+    ]);
+    let hyperNodes: HyperNode[] = source === '' ? all : all.filter((hn) => labelValue(hn.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === source);
+    if (target) {
+      const holding = new Set(nodeMemberships(target, hyperNodes).map((m) => m.hyperNode));
+      hyperNodes = hyperNodes.filter((hn) => holding.has(hn.metadata.name));
+    }
+    const scope = [source === '' ? '' : `source ${source}`, node === '' ? '' : `holding Node ${node}`].filter((s) => s !== '').join(', ');
+    if (output === 'html') {
+      return { code: EXIT_SUCCESS, stdout: topologyHtml(topologyView(`HyperNodes${scope ? ` (${scope})` : ''}: ${hyperNodes.length}`, hyperNodes, nodes)), stderr: stderr.text() };
+    }
+    if (hyperNodes.length === 0) return { code: EXIT_SUCCESS, stdout: '', stderr: `${stderr.text()}No HyperNodes${scope ? ` (${scope})` : ''}.\n` };
+    return { code: EXIT_SUCCESS, stdout: `${renderHyperNodeTree(hyperNodes.map(withSpec))}\n`, stderr: stderr.text() };
+  } catch (err) {
+    return stderr.failure(EXIT_ERROR, err);
+  } finally {
+    cluster?.close();
+  }
+}
+
+/** The tree's shape; a hand-made HyperNode may lack a spec or a member's selector (then it names nothing to draw). */
+function withSpec(hn: HyperNode): TreeHyperNode {
+  const spec = hn.spec ?? { tier: 0 };
+  const members = membersOf(hn).flatMap((m) => (m.selector ? [{ type: m.type, selector: m.selector }] : []));
+  return { ...hn, spec: { ...spec, members } };
+}

@@ -1,0 +1,46 @@
+// `kubectl hypernode why NODE`: every HyperNode holding the Node, lowest tier
+// first, each with its source and why: the member selector and the label
+// values, profile or UFM fabric that put the Node there, or the child
+// HyperNode it comes through (nodeMemberships).
+
+import { formatUsage, parseFlags } from '../app/flags/flag-set.ts';
+import { nodeMemberships, type Membership } from '../hypernode/preview/view/node-membership.ts';
+import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
+import type { ClusterReader } from './cluster-reads.ts';
+import { usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
+import { SubcommandStderr } from './subcommand-stderr.ts';
+
+const EXIT_SUCCESS = 0;
+const EXIT_ERROR = 1;
+
+export async function pluginWhy(argv: readonly string[], command: string, connection: PluginConnection): Promise<SubcommandResult> {
+  const usage: SubcommandUsage = { command, text: `Explains which HyperNodes hold NODE, and why.\n\n${formatUsage({}, `${command} NODE`)}`, helpCode: EXIT_SUCCESS, errorCode: EXIT_ERROR };
+  const parsed = parseFlags({}, argv);
+  if (parsed.kind === 'help') return { code: EXIT_SUCCESS, stdout: '', stderr: usage.text };
+  if (parsed.kind === 'error') return usageError(usage, parsed.message);
+  if (parsed.positionals.length !== 1) return usageError(usage, `${command} takes exactly one Node name`);
+  const name = parsed.positionals[0]!;
+  const stderr = new SubcommandStderr();
+  let cluster: ClusterReader | undefined;
+  try {
+    cluster = connectPlugin(connection, 'kubectl-hypernode-why', stderr.logger);
+    const [node, hyperNodes] = await Promise.all([cluster.node(name), cluster.hyperNodes()]);
+    const memberships = nodeMemberships(node, hyperNodes);
+    if (memberships.length === 0) return { code: EXIT_SUCCESS, stdout: `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`, stderr: stderr.text() };
+    const lines = [`Node ${name} is in ${memberships.length} HyperNode${memberships.length === 1 ? '' : 's'}:`];
+    for (const m of memberships) lines.push(`  ${m.hyperNode}  ${describe(m)}`, ...reasons(m).map((r) => `    - ${r}`));
+    return { code: EXIT_SUCCESS, stdout: `${lines.join('\n')}\n`, stderr: stderr.text() };
+  } catch (err) {
+    return stderr.failure(EXIT_ERROR, err);
+  } finally {
+    cluster?.close();
+  }
+}
+
+function describe(m: Membership): string {
+  return `tier ${m.tier}${m.tierName ? ` (${m.tierName})` : ''}, ${m.source ? `source ${m.source}` : 'no discovery source (made by hand)'}`;
+}
+
+function reasons(m: Membership): readonly string[] {
+  return m.through === undefined ? m.reasons : [`through ${m.through}`];
+}

@@ -1,0 +1,60 @@
+// The HTML topology view as one self-contained page: the view's data
+// (topology-model.ts) as JSON, the stylesheet and the script inlined, and a
+// Content-Security-Policy that forbids every network request, so the file
+// opens from disk, offline, and cannot phone out even if a label value were
+// crafted to try. `render -o html`, `plan -o html` and `kubectl hypernode
+// tree -o html` write it; anything that serves a topology page can too.
+
+import type { TopologyView } from './topology-model.ts';
+import { TOPOLOGY_PAGE_SCRIPT } from './topology-page-script.ts';
+import { TOPOLOGY_PAGE_STYLE } from './topology-page-style.ts';
+
+/** Inline styles and scripts only; no fetch, image, font or frame from anywhere. */
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+
+/** The whole page for `view`, as a string to write to a file or answer a request with. */
+export function topologyHtml(view: TopologyView): string {
+  const title = escapeHtml(view.title);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${title}</title>
+<style>${TOPOLOGY_PAGE_STYLE}</style>
+</head>
+<body>
+<header>
+<h1>${title}</h1>
+<form id="search" role="search"><input id="q" type="search" placeholder="Node or HyperNode name" aria-label="Node or HyperNode name" autocomplete="off"><button type="submit">Find</button></form>
+<span id="status" role="status"></span>
+<div id="legend"></div>
+</header>
+<div id="notes"></div>
+<main>
+<section id="picture"><div id="crumbs"><button id="reset" type="button">whole topology</button><span id="crumbs-path"></span> <span id="hover"></span></div><svg id="icicle" role="img" aria-label="HyperNode tree, one rectangle per HyperNode, rows by depth, widths by Nodes beneath"></svg></section>
+<section id="list"><div id="tree"></div></section>
+</main>
+<aside id="details" hidden></aside>
+<noscript>This view draws with JavaScript; the same data is in the page as JSON (script#topology-data).</noscript>
+<script type="application/json" id="topology-data">${scriptSafeJson(view)}</script>
+<script>${TOPOLOGY_PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * JSON that cannot end its <script> element early: `<` is written as a
+ * JSON escape, so no `</script>` or `<!--` in a label value survives as markup;
+ * U+2028/2029 likewise, for older parsers.
+ */
+function scriptSafeJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,0 +1,101 @@
+// The data the HTML topology view draws (topology-html.ts): one flat, indexed
+// list of HyperNodes with what a person asks about each one (tier, tierName,
+// source, label profile or UFM fabric, nodeCount, children, the Nodes it holds)
+// and, for a plan, what the controller would do to it with the field-level
+// diff. Built from HyperNodes as they are (render, `kubectl hypernode tree`)
+// or from a Plan over the cluster's objects (plan). Go has no equivalent.
+
+import { compareBytes } from '../../../util/compare-bytes.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../discovery/label/profile/profile-config.ts';
+import { UFM_FABRIC_LABEL } from '../../discovery/ufm/ufm-fabric-graph.ts';
+import { describeDiff } from '../../reconcile/hypernode-diff.ts';
+import { labelValue } from '../../model/label-reads.ts';
+import { membersOf, resolveMembers } from '../../model/member-selector.ts';
+import type { Plan } from '../cluster-plan.ts';
+
+/** What a plan does to one HyperNode; `held` is a delete the mass-delete guard holds. */
+export type ViewChange = 'create' | 'update' | 'delete' | 'held';
+
+export interface ViewHyperNode {
+  readonly name: string;
+  readonly tier: number;
+  readonly tierName?: string;
+  /** The owning discovery source (the ownership label); absent for hand-made objects. */
+  readonly source?: string;
+  /** The label profile that grouped it (label source with profiles). */
+  readonly profile?: string;
+  /** The UFM fabric it belongs to (ufm source, fabric mode). */
+  readonly fabric?: string;
+  /** status.nodeCount as written (or as a plan would write it). */
+  readonly nodeCount: number;
+  /** Indexes of its HyperNode members in the view's list, byte-sorted by name. */
+  readonly children: readonly number[];
+  /** Names of the Nodes its members select, byte-sorted. */
+  readonly nodes: readonly string[];
+  readonly change?: ViewChange;
+  /** For a change: one line per changed field (describeDiff). */
+  readonly diff?: readonly string[];
+}
+
+export interface TopologyView {
+  /** The page's heading, e.g. `render: 9,300 HyperNodes`. */
+  readonly title: string;
+  /** True for a plan: the picture is coloured by change. */
+  readonly plan: boolean;
+  /** Byte-sorted by name. */
+  readonly hyperNodes: readonly ViewHyperNode[];
+  /** Lines shown above the picture (a plan's warnings, a filter in force). */
+  readonly notes: readonly string[];
+}
+
+/** The view of HyperNodes as they are; `nodes` resolve regex and label members (exact names need none). */
+export function topologyView(title: string, hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], notes: readonly string[] = []): TopologyView {
+  return { title, plan: false, hyperNodes: viewHyperNodes(hyperNodes, nodes, new Map()), notes };
+}
+
+/**
+ * The view of a plan: the HyperNodes as the plan leaves them, with the ones
+ * it deletes (held or not) kept in place so their position shows.
+ */
+export function planView(title: string, plan: Plan, existing: readonly HyperNode[], nodes: readonly NodeMeta[]): TopologyView {
+  const objects = new Map(existing.map((hn) => [hn.metadata.name, hn]));
+  const changes = new Map<string, { change: ViewChange; diff: string[] }>();
+  for (const c of plan.changes) {
+    if (c.object) objects.set(c.name, c.object);
+    changes.set(c.name, { change: c.held ? 'held' : c.action, diff: describeDiff(c.diff) });
+  }
+  return { title, plan: true, hyperNodes: viewHyperNodes([...objects.values()], nodes, changes), notes: plan.warnings };
+}
+
+function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], changes: ReadonlyMap<string, { change: ViewChange; diff: string[] }>): ViewHyperNode[] {
+  const sorted = [...hyperNodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
+  const index = new Map(sorted.map((hn, i) => [hn.metadata.name, i]));
+  return sorted.map((hn) => {
+    const children = new Set<number>();
+    const members = new Set<string>();
+    for (const m of membersOf(hn)) {
+      if (m.type === 'HyperNode') {
+        const child = m.selector?.exactMatch ? index.get(m.selector.exactMatch.name) : undefined;
+        if (child !== undefined) children.add(child);
+      } else {
+        for (const name of resolveMembers(m.selector, nodes)) members.add(name);
+      }
+    }
+    const labels = hn.metadata.labels;
+    const optional = (key: string, value: string | undefined) => (value === undefined || value === '' ? {} : { [key]: value });
+    const planned = changes.get(hn.metadata.name);
+    return {
+      name: hn.metadata.name,
+      tier: hn.spec?.tier ?? 0,
+      ...optional('tierName', hn.spec?.tierName),
+      ...optional('source', labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL)),
+      ...optional('profile', labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL)),
+      ...optional('fabric', labelValue(labels, UFM_FABRIC_LABEL)),
+      nodeCount: hn.status?.nodeCount ?? 0,
+      children: [...children].sort((a, b) => a - b),
+      nodes: [...members].sort(compareBytes),
+      ...(planned ? { change: planned.change, diff: planned.diff } : {}),
+    };
+  });
+}

@@ -1,0 +1,222 @@
+/// <reference lib="dom" />
+// The HTML view (`render -o html`, `plan -o html`) in a real browser: Debian's
+// Chromium, headless. The page opens from disk with no console error and no
+// network request; the picture has exactly one rectangle per HyperNode; a
+// search for a Node highlights exactly the HyperNodes that contain it, directly
+// or through children, and a search for a HyperNode its own path; a plan shows
+// creates, updates, deletes and held deletes each in its own colour, with the
+// field-level diff on click. The label, fabric (UFM) and plan pictures are
+// saved as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
+// the test's temporary directory. Skipped, visibly, where Chromium is missing.
+// (The DOM library above types the callbacks that run in the browser.)
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { render } from '../../src/cmd/render.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
+import { diffHyperNodes } from '../../src/hypernode/reconcile/hypernode-diff.ts';
+import type { Plan, PlannedChange } from '../../src/hypernode/preview/cluster-plan.ts';
+import { topologyHtml } from '../../src/hypernode/preview/view/topology-html.ts';
+import { planView } from '../../src/hypernode/preview/view/topology-model.ts';
+import { launchChromium, missingChromium, openPage } from '../../testing/browser.ts';
+import { generateFatTree } from '../../testing/fat-tree.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
+import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
+import { testNeeding } from '../deploy/support/skip.ts';
+
+const browserTest = testNeeding(missingChromium());
+const DOC_IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
+const SOURCE_LABEL = 'volcano.sh/network-topology-source';
+
+let dir = '';
+let browser: Browser | undefined;
+test.before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hn-html-view-'));
+  if (missingChromium() === undefined) browser = await launchChromium();
+});
+test.after(async () => {
+  await browser?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function write(name: string, text: string): string {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+}
+const nodeList = (items: unknown[]) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
+
+/** `render` with -o json and -o html over the same inputs: the objects, and the page's path. */
+async function renderBoth(name: string, args: string[]): Promise<{ items: HyperNode[]; html: string }> {
+  const json = await render([...args, '-o', 'json'], 'x');
+  assert.is(json.code, 0, json.stderr);
+  const html = await render([...args, '-o', 'html'], 'x');
+  assert.is(html.code, 0, html.stderr);
+  return { items: (JSON.parse(json.stdout) as { items: HyperNode[] }).items, html: write(`${name}.html`, html.stdout) };
+}
+
+const labelInputs = () => ['--config', write('label.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', write('label-nodes.json', nodeList(sampleNodes(DEMO_SHAPE)))];
+
+function fabricInputs(): string[] {
+  const tree = generateFatTree({ sus: 4, nodesPerSu: 4, rails: 2, tiers: 2, fabricId: 1 });
+  const capture = join(dir, 'pod-a');
+  mkdirSync(capture, { recursive: true });
+  for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(capture, `${f}.json`), JSON.stringify(tree[f]));
+  const conf = 'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n';
+  const nodes = tree.hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
+  return ['--config', write('fabric.yaml', conf), '--nodes', write('fabric-nodes.json', nodeList(nodes)), '--ufm-capture', `https://ufm-a=${capture}`];
+}
+
+/** The names of the HyperNodes drawn highlighted. */
+const highlighted = (page: Page) => page.$$eval('#icicle rect.hn.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i!).map(Number));
+const drawnNames = (page: Page) => page.evaluate(() => (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name));
+
+const textOf = async (page: Page, selector: string) => (await page.textContent(selector)) ?? '';
+
+async function searchFor(page: Page, query: string): Promise<string[]> {
+  await page.fill('#q', query);
+  await page.press('#q', 'Enter');
+  await page.waitForFunction((q) => document.documentElement.dataset.searched === q, query);
+  const names = await drawnNames(page);
+  return (await highlighted(page)).map((i) => names[i]!).sort();
+}
+
+/** Every HyperNode holding `start` (a Node or HyperNode name) through its members, transitively. */
+function containing(items: HyperNode[], start: string): string[] {
+  const found = new Set<string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    for (const hn of items) {
+      if (!found.has(hn.metadata.name) && memberNames(hn).includes(name)) {
+        found.add(hn.metadata.name);
+        queue.push(hn.metadata.name);
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const target = process.env.UPDATE_DOC_SCREENSHOTS === '1' ? DOC_IMAGES : dir;
+  mkdirSync(target, { recursive: true });
+  await page.screenshot({ path: join(target, name) });
+}
+
+browserTest('a label topology opens from disk without errors or requests, one rectangle per HyperNode', async () => {
+  const { items, html } = await renderBoth('label', labelInputs());
+  const { page, errors, requests } = await openPage(browser!, html);
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  assert.equal(errors, []);
+  assert.equal(requests, []);
+  const drawn = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i));
+  assert.is(drawn.length, items.length);
+  assert.equal((await drawnNames(page)).sort(), items.map((hn) => hn.metadata.name).sort());
+  // Every rectangle has an area: nothing is lost off-screen in the whole-topology picture.
+  const widths = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => Number(r.getAttribute('width'))));
+  assert.ok(widths.every((w) => w > 0), `zero-width rectangles: ${widths.filter((w) => w <= 0).length}`);
+  await page.close();
+});
+
+browserTest('a search for a Node highlights exactly the HyperNodes above it; a HyperNode its path; an unknown name says so', async () => {
+  const { items, html } = await renderBoth('label', labelInputs());
+  const { page, errors } = await openPage(browser!, html);
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  const node = sampleNodes(DEMO_SHAPE)[13]!.metadata.name;
+  const expected = containing(items, node);
+  assert.is(expected.length, 3, 'zone, spine and rack');
+  assert.equal(await searchFor(page, node), expected);
+  assert.match(await textOf(page, '#status'), `Node ${node}: in 1 HyperNode, 3 highlighted`);
+  assert.is(await textOf(page, '.nodes mark'), node, 'the Node is marked in its rack in the list');
+  assert.equal(await page.$$eval('summary.hit', (ss) => ss.length), 3, 'its path is open and marked in the list');
+  await screenshot(page, 'view-label.png');
+
+  const rack = items.find((hn) => hn.spec!.tier === 1)!.metadata.name;
+  assert.equal(await searchFor(page, rack), [rack, ...containing(items, rack)].sort());
+  assert.equal(await searchFor(page, 'node-nope'), []);
+  assert.match(await textOf(page, '#status'), 'No Node or HyperNode is named “node-nope”');
+  assert.equal(errors, []);
+  await page.close();
+});
+
+browserTest('a UFM fabric topology shows its fabric and draws one rectangle per HyperNode', async () => {
+  const { items, html } = await renderBoth('fabric', fabricInputs());
+  const { page, errors, requests } = await openPage(browser!, html);
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  assert.equal([errors, requests], [[], []]);
+  assert.is(await page.$$eval('#icicle rect.hn', (rs) => rs.length), items.length);
+  assert.match(await textOf(page, '#tree summary'), 'fabric pod-a');
+  const host = memberNames(items.find((hn) => hn.spec!.tier === 1)!)[0]!;
+  assert.equal(await searchFor(page, host), containing(items, host));
+  await screenshot(page, 'view-fabric.png');
+  await page.close();
+});
+
+/** A small cluster (two racks under one spine) and a plan with every kind of change. */
+function everyKindOfChange(): { existing: HyperNode[]; plan: Plan } {
+  const hn = (name: string, tier: number, members: string[], type: 'Node' | 'HyperNode', nodeCount: number): HyperNode => ({
+    apiVersion: 'topology.volcano.sh/v1alpha1',
+    kind: 'HyperNode',
+    metadata: { name, labels: { [SOURCE_LABEL]: 'label' } },
+    spec: { tier, members: members.map((m) => ({ type, selector: { exactMatch: { name: m } } })) },
+    status: { nodeCount },
+  });
+  const existing = [hn('spine', 2, ['rack-a', 'rack-b', 'rack-c', 'rack-d'], 'HyperNode', 4), hn('rack-a', 1, ['n1', 'n2'], 'Node', 2), hn('rack-b', 1, ['n3'], 'Node', 1), hn('rack-c', 1, ['n4'], 'Node', 1), hn('rack-d', 1, ['n5'], 'Node', 1)];
+  const spineAfter = hn('spine', 2, ['rack-a', 'rack-b', 'rack-c', 'rack-d', 'rack-e'], 'HyperNode', 5);
+  const rackAAfter = hn('rack-a', 1, ['n1', 'n2', 'n6'], 'Node', 3);
+  const created = hn('rack-e', 1, ['n7'], 'Node', 1);
+  const byName = new Map(existing.map((h) => [h.metadata.name, h]));
+  const change = (action: PlannedChange['action'], name: string, after?: HyperNode, held = false): PlannedChange => ({
+    action,
+    source: 'label',
+    name,
+    diff: diffHyperNodes(byName.get(name), after),
+    ...(after ? { object: after } : {}),
+    ...(held ? { held: true as const } : {}),
+  });
+  const plan: Plan = {
+    changes: [change('create', 'rack-e', created), change('update', 'rack-a', rackAAfter), change('update', 'spine', spineAfter), change('delete', 'rack-b'), change('delete', 'rack-c', undefined, true)],
+    warnings: ['deletes held: rack-c'],
+  };
+  return { existing, plan };
+}
+
+browserTest('a plan shows creates, updates, deletes and held deletes in their own colours, with the diff on click', async () => {
+  const { existing, plan } = everyKindOfChange();
+  const nodes = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
+  const html = write('plan.html', topologyHtml(planView('plan: test', plan, existing, nodes)));
+  const { page, errors, requests } = await openPage(browser!, html);
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  assert.equal([errors, requests], [[], []]);
+  const fills = await page.$$eval('#icicle rect.hn', (rs) => {
+    const names = (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name);
+    return Object.fromEntries(rs.map((r) => [names[Number((r as SVGRectElement).dataset.i)], r.ownerDocument.defaultView!.getComputedStyle(r).fill]));
+  });
+  const kind = { create: fills['rack-e'], update: fills['rack-a'], delete: fills['rack-b'], held: fills['rack-c'], same: fills['rack-d'] };
+  assert.is(fills.spine, kind.update);
+  assert.is(new Set(Object.values(kind)).size, 5, `five distinct colours: ${JSON.stringify(kind)}`);
+  // The legend's swatches carry the same colours, with the counts.
+  const legend = await page.$$eval('#legend > span', (ss) => ss.map((s) => [(s as HTMLElement).dataset.kind, s.ownerDocument.defaultView!.getComputedStyle(s.firstElementChild!).backgroundColor, s.textContent]));
+  assert.equal(
+    legend.map(([k, colour]) => [k, colour]),
+    Object.entries(kind).map(([k, colour]) => [k, colour]),
+  );
+  assert.equal(
+    legend.map(([, , text]) => text),
+    ['create 1', 'update 2', 'delete 1', 'held delete 1', 'unchanged 1'],
+  );
+
+  const index = (await drawnNames(page)).indexOf('rack-a');
+  await page.click(`#icicle rect[data-i="${index}"]`);
+  await page.waitForSelector('#details:not([hidden])');
+  assert.equal(await page.$$eval('#details .diff li', (ls) => ls.map((l) => l.textContent)), ['members: +n6', 'nodeCount: 2 → 3']);
+  assert.match(await textOf(page, '#details'), 'changeupdate');
+  await screenshot(page, 'view-plan.png');
+  await page.close();
+});
+
+test.run();
