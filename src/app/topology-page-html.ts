@@ -7,6 +7,7 @@
 // script-safe JSON and are shown as text, so no value can become markup.
 
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import { nodeCount } from '../hypernode/model/member-selector.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
 import { topologyView, type TopologyView } from '../hypernode/preview/view/topology-model.ts';
 import type { SourceTopologyState, TopologyState } from '../hypernode/reconcile/topology-state.ts';
@@ -41,7 +42,8 @@ function sourceNotes(s: SourceTopologyState): string[] {
 
 /** The view of the state: every source's desired HyperNodes; `nodes` resolve regex and label members. */
 function topologyPageView(state: TopologyState, generatedAt: number, nodes: readonly NodeMeta[]): TopologyView {
-  const hyperNodes: HyperNode[] = state.sources.flatMap((s) => s.desired);
+  // The desired objects carry no status (the status sync writes it after the create): show the nodeCount it writes.
+  const hyperNodes: HyperNode[] = state.sources.flatMap((s) => s.desired.map((hn) => ({ ...hn, status: { nodeCount: nodeCount(hn, nodes) } })));
   const replica = state.running ? 'This replica runs the controller.' : 'This replica does not run the controller now (a standby, or stopping); what it last recorded is shown.';
   const notes = [`${replica} Generated ${time(generatedAt)}.`, ...(state.sources.length > 0 ? state.sources.flatMap(sourceNotes) : ['No discovery source has produced a snapshot yet.'])];
   const sources = state.sources.map((s) => s.source).join(', ');

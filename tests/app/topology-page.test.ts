@@ -27,6 +27,7 @@ import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import { accessReviewerRbac, hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { launchChromium, missingChromium, openUrl } from '../../testing/browser.ts';
 import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, SPINE_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
+import { drawnNames, viewData } from '../../testing/view-page.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { testNeeding } from '../deploy/support/skip.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
@@ -132,12 +133,8 @@ async function labelSnapshot(run: Running, token: string) {
   );
 }
 
-/** The HyperNode names in the view's data on an HTML page. */
-function pageNames(html: string): string[] {
-  const data = /<script type="application\/json" id="topology-data">(.*?)<\/script>/s.exec(html);
-  assert.ok(data, 'the page carries the view data');
-  return (JSON.parse(data[1]!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name);
-}
+/** The HyperNode names in the view data of an HTML page. */
+const pageNames = (html: string) => viewData(html).hyperNodes.map((h) => h.name);
 
 test('with --enable-topology-page and --secure-metrics: 401 without or with a bad token, 403 when RBAC denies, 200 when allowed', async () => {
   await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
@@ -187,7 +184,7 @@ browserTest('in Chromium, an authorised user sees one rectangle per desired Hype
       assert.equal(requests, []);
       const drawn = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => Number((r as SVGRectElement).dataset.i)));
       assert.is(drawn.length, desired.length);
-      const names = await page.evaluate(() => (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name));
+      const names = await drawnNames(page);
       assert.equal(drawn.map((i) => names[i]).sort(), desired);
       const notes = (await page.textContent('#notes')) ?? '';
       assert.match(notes, 'This replica runs the controller.');
