@@ -19,7 +19,11 @@ function resultNote(s: SourceTopologyState): string {
   if (!r || s.lastSnapshotAt === undefined) return `Source ${s.source}: no snapshot yet.`;
   const at = `Source ${s.source}: last snapshot ${time(s.lastSnapshotAt)}`;
   if (r.rejected) return `${at}: rejected, nothing written (${r.discovered} HyperNodes in it).`;
-  const trouble = [r.failed > 0 ? `${r.failed} failed (retried)` : '', r.held > 0 ? `${r.held} deletes held` : '', r.foreign > 0 ? `${r.foreign} names held by other owners` : ''].filter(Boolean);
+  const trouble = [
+    r.failed > 0 ? `${r.failed} failed (retried)` : '',
+    r.held > 0 ? `${r.held} deletes held` : '',
+    r.foreign > 0 ? `${r.foreign} names held by other owners` : '',
+  ].filter(Boolean);
   const counts = `${r.discovered} discovered, ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.deleted} deleted`;
   return `${at}: ${counts}${trouble.length > 0 ? `; ${trouble.join(', ')}` : ''}.`;
 }
@@ -45,7 +49,10 @@ function topologyPageView(state: TopologyState, generatedAt: number, nodes: read
   // The desired objects carry no status (the status sync writes it after the create): show the nodeCount it writes.
   const hyperNodes: HyperNode[] = state.sources.flatMap((s) => s.desired.map((hn) => ({ ...hn, status: { nodeCount: nodeCount(hn, nodes) } })));
   const replica = state.running ? 'This replica runs the controller.' : 'This replica does not run the controller now (a standby, or stopping); what it last recorded is shown.';
-  const notes = [`${replica} Generated ${time(generatedAt)}.`, ...(state.sources.length > 0 ? state.sources.flatMap(sourceNotes) : ['No discovery source has produced a snapshot yet.'])];
+  const notes = [
+    `${replica} Generated ${time(generatedAt)}.`,
+    ...(state.sources.length > 0 ? state.sources.flatMap(sourceNotes) : ['No discovery source has produced a snapshot yet.']),
+  ];
   const sources = state.sources.map((s) => s.source).join(', ');
   return topologyView(`HyperNode topology: ${hyperNodes.length} desired HyperNodes${sources ? ` from ${sources}` : ''}`, hyperNodes, nodes, notes);
 }
