@@ -108,7 +108,8 @@ export async function runServer(options: ResolvedOptions, logger: Logger, overri
     // Wired before the listener starts (no I/O): the topology page reads the Node cache.
     const run = wire(options, logger, deps, transport, readiness, topologyState);
     const page = topologyState ? { state: topologyState, nodes: run.nodes } : undefined;
-    if (options.metrics) metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit, metricsListenerOptions(options, logger, deps, transport, page));
+    if (options.metrics)
+      metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit, metricsListenerOptions(options, logger, deps, transport, page));
     if (deps.onListening) void metricsServer.then((metrics) => deps.onListening!({ ...(health ? { health } : {}), ...(metrics ? { metrics } : {}) }));
 
     if (deps.signal?.aborted) root.abort();

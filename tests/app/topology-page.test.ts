@@ -24,6 +24,7 @@ import type { ResolvedOptions } from '../../src/app/options.ts';
 import { runServer } from '../../src/app/server.ts';
 import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
+import type { DiscoveredHyperNode, HyperNode, MemberSelector, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { accessReviewerRbac, hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { launchChromium, missingChromium, openUrl } from '../../testing/browser.ts';
 import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, SPINE_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
@@ -170,12 +171,41 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
     assert.is(html.type, 'text/html; charset=utf-8');
     assert.match(html.body, 'stray-node');
     assert.equal(pageNames(html.body).sort(), written);
+    // Each HyperNode's nodeCount is the one the status sync writes, though the desired objects carry no status.
+    const counts = await waitFor(
+      () => {
+        const objects = c.api.store.list('hypernodes') as HyperNode[];
+        return objects.every((hn) => hn.status?.nodeCount !== undefined) ? Object.fromEntries(objects.map((hn) => [hn.metadata.name, hn.status!.nodeCount])) : undefined;
+      },
+      { what: 'the status sync writing every nodeCount' },
+    );
+    assert.equal(Object.fromEntries(viewData(html.body).hyperNodes.map((hn) => [hn.name, hn.nodeCount])), counts);
   });
+});
+
+test('regex and label members are resolved through the cached Nodes', () => {
+  const member = (selector: MemberSelector) => ({ type: 'Node' as const, selector });
+  const desired: DiscoveredHyperNode[] = [
+    { metadata: { name: 'by-regex' }, spec: { tier: 1, members: [member({ regexMatch: { pattern: '^gpu-' } })] } },
+    { metadata: { name: 'by-label' }, spec: { tier: 1, members: [member({ labelMatch: { matchLabels: { rack: 'r1' } } })] } },
+  ];
+  const nodes: NodeMeta[] = ['gpu-1', 'gpu-2', 'cpu-1'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack: name === 'gpu-1' ? 'r1' : 'r2' } } }));
+  const page = viewData(renderTopologyPage({ running: true, sources: [{ source: 'label', desired, heldDeletes: [] }] }, 0, nodes));
+  assert.equal(
+    page.hyperNodes.map((hn) => [hn.name, hn.nodes, hn.nodeCount]),
+    [
+      ['by-label', ['gpu-1'], 1],
+      ['by-regex', ['gpu-1', 'gpu-2'], 2],
+    ],
+  );
+  assert.equal(page.notes.slice(1), ['Source label: no snapshot yet.']);
 });
 
 browserTest('in Chromium, an authorised user sees one rectangle per desired HyperNode and the state as notes, with no error or request', async () => {
   await withController({ topologyPage: true }, async (c, run) => {
-    const desired = (await labelSnapshot(run, c.viewer)).body.sources.flatMap((s: { hyperNodes: { metadata: { name: string } }[] }) => s.hyperNodes.map((hn) => hn.metadata.name)).sort();
+    const desired = (await labelSnapshot(run, c.viewer)).body.sources
+      .flatMap((s: { hyperNodes: { metadata: { name: string } }[] }) => s.hyperNodes.map((hn) => hn.metadata.name))
+      .sort();
     // Served, so the CSP header applies on top of the page's own: a stricter one would stop the script.
     const { page, errors, requests } = await openUrl(browser!, `http://${run.address}${PAGE}`, { Authorization: `Bearer ${c.viewer}` });
     try {
