@@ -33,13 +33,14 @@ function sourceNotes(s: SourceTopologyState): string[] {
   const notes = [resultNote(s)];
   if (s.rejected) {
     notes.push(`Source ${s.source}: snapshot rejected since ${time(s.rejected.at)}; the last accepted one is drawn. It breaks:`);
-    for (const line of s.rejected.violations.split('\n')) notes.push(`  ${line}`);
+    // Listed items start with a dash: the page collapses leading spaces.
+    for (const line of s.rejected.violations.split('\n')) notes.push(`- ${line}`);
   }
   if (s.heldDeletes.length > 0) notes.push(`Source ${s.source}: ${s.heldDeletes.length} deletes held by the mass-delete guard: ${s.heldDeletes.join(', ')}`);
   if (s.uncoveredNodes && s.uncoveredNodes.count > 0) {
     const { count, listed } = s.uncoveredNodes;
-    notes.push(`Source ${s.source}: ${count} Nodes in no HyperNode${listed.length < count ? ` (the first ${listed.length} below)` : ''}:`);
-    for (const u of listed) notes.push(`  ${u.name}: ${u.why}`);
+    notes.push(`Source ${s.source}: Nodes in no HyperNode (${count}${listed.length < count ? `, the first ${listed.length} named` : ''}):`);
+    for (const u of listed) notes.push(`- ${u.name}: ${u.why}`);
   }
   return notes;
 }

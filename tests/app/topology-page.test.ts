@@ -219,8 +219,8 @@ browserTest('in Chromium, an authorised user sees one rectangle per desired Hype
       const notes = (await page.textContent('#notes')) ?? '';
       assert.match(notes, 'This replica runs the controller.');
       assert.match(notes, /Source label: last snapshot \S+Z: \d+ discovered/);
-      assert.match(notes, 'Source label: 1 Nodes in no HyperNode');
-      assert.match(notes, 'stray-node');
+      assert.match(notes, 'Source label: Nodes in no HyperNode (1):');
+      assert.match(notes, /- stray-node: \S/);
     } finally {
       await page.close();
     }
