@@ -2,7 +2,8 @@
 // /usr/bin/chromium (or $CHROMIUM) driven by playwright-core, which never
 // downloads a browser of its own. A page opened with openPage records the
 // console errors, uncaught exceptions and every network request besides the
-// document itself, so a test can assert the page is self-contained.
+// document itself, so a test can assert the page is self-contained; openUrl
+// does the same for a page a test server answers.
 
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +21,8 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 
 /** How long a launch may take on a loaded two-core machine. */
 const LAUNCH_TIMEOUT_MS = 60_000;
@@ -45,9 +48,23 @@ export interface OpenedPage {
 }
 
 /** A new tab of `browser` at the given size, recording for `file` (not opened yet: goto `url`). */
-export async function preparePage(browser: Browser, file: string, viewport = { width: 1280, height: 720 }): Promise<OpenedPage> {
-  const page = await browser.newPage({ viewport });
-  const url = pathToFileURL(file).href;
+export async function preparePage(browser: Browser, file: string, viewport = DEFAULT_VIEWPORT): Promise<OpenedPage> {
+  return recording(await browser.newPage({ viewport }), pathToFileURL(file).href);
+}
+
+/**
+ * Opens a page a server answers (`url`, http:) in a new tab that sends
+ * `headers` (say a bearer token) with every request, recording like openPage,
+ * and waits for the load event.
+ */
+export async function openUrl(browser: Browser, url: string, headers: Record<string, string> = {}, viewport = DEFAULT_VIEWPORT): Promise<OpenedPage> {
+  const opened = recording(await browser.newPage({ viewport, extraHTTPHeaders: headers }), url);
+  await opened.page.goto(url, { waitUntil: 'load' });
+  return opened;
+}
+
+/** Records `page`'s console errors, uncaught exceptions and requests for anything but `url`. */
+function recording(page: Page, url: string): OpenedPage {
   const errors: string[] = [];
   const requests: string[] = [];
   page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
@@ -57,7 +74,7 @@ export async function preparePage(browser: Browser, file: string, viewport = { w
 }
 
 /** Opens `file` from disk in a new tab of `browser`, waiting for the load event. */
-export async function openPage(browser: Browser, file: string, viewport = { width: 1280, height: 720 }): Promise<OpenedPage> {
+export async function openPage(browser: Browser, file: string, viewport = DEFAULT_VIEWPORT): Promise<OpenedPage> {
   const opened = await preparePage(browser, file, viewport);
   await opened.page.goto(opened.url, { waitUntil: 'load' });
   return opened;

@@ -17,14 +17,14 @@ import { resourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
 import { Transport } from '../kube/transport.ts';
 import { LeadershipFence } from '../kube/write-fence.ts';
-import type { KubeObject } from '../kube/types.ts';
+import type { KubeObject, Lister } from '../kube/types.ts';
 import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
 import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
 import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
-import { TopologyStateRecorder } from '../hypernode/reconcile/topology-state.ts';
+import { TopologyStateRecorder, type TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';
 import { runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
 import { closeHttp } from './http-listen.ts';
@@ -105,10 +105,13 @@ export async function runServer(options: ResolvedOptions, logger: Logger, overri
   try {
     if (options.healthz) health = await startHealthServer(options.healthz, readiness);
     const topologyState = options.topologyPage ? new TopologyStateRecorder() : undefined;
-    if (options.metrics) metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit, metricsListenerOptions(options, logger, deps, transport, topologyState));
+    // Wired before the listener starts (no I/O): the topology page reads the Node cache.
+    const run = wire(options, logger, deps, transport, readiness, topologyState);
+    const page = topologyState ? { state: topologyState, nodes: run.nodes } : undefined;
+    if (options.metrics)
+      metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit, metricsListenerOptions(options, logger, deps, transport, page));
     if (deps.onListening) void metricsServer.then((metrics) => deps.onListening!({ ...(health ? { health } : {}), ...(metrics ? { metrics } : {}) }));
 
-    const run = wire(options, logger, deps, transport, readiness, topologyState);
     if (deps.signal?.aborted) root.abort();
     // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
     if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
@@ -139,9 +142,9 @@ function metricsListenerOptions(
   logger: Logger,
   deps: ServerDeps,
   transport: Transport,
-  topologyState: TopologyStateRecorder | undefined,
+  page: { state: TopologyStateView; nodes: Lister<NodeMeta> } | undefined,
 ): MetricsListenerOptions {
-  if (!topologyState && !options.secureMetrics) return {};
+  if (!page && !options.secureMetrics) return {};
   const rest = new RestClient({
     transport,
     userAgent: clientUserAgent(deps, 'auth-delegator'),
@@ -155,7 +158,7 @@ function metricsListenerOptions(
   const gate = accessReviewGate(new AccessReviewer({ rest, clock: deps.clock }), logger);
   return {
     ...(options.secureMetrics ? { metricsGate: gate } : {}),
-    ...(topologyState ? { routes: new Map([[TOPOLOGY_PAGE_PATH, gated(gate, topologyPageRoute(topologyState, deps.clock))]]) } : {}),
+    ...(page ? { routes: new Map([[TOPOLOGY_PAGE_PATH, gated(gate, topologyPageRoute(page.state, page.nodes, deps.clock))]]) } : {}),
   };
 }
 
@@ -260,7 +263,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     throw new Error(LOST_LEASE);
   }
 
-  return { controller, withLeaderElection };
+  return { controller, withLeaderElection, nodes };
 }
 
 /** After the first signal, the rest of the shutdown must finish within the deadline. */

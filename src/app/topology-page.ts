@@ -1,11 +1,15 @@
 // /debug/topology on the metrics listener (--enable-topology-page): the
-// controller's state as HTML, or as JSON when the request accepts
-// application/json. Reads it through TopologyStateView; the gate in front
-// (request-auth.ts) has already authenticated and authorised the caller.
-// Ours: the Go controller has no such page.
+// controller's state as the HTML topology view, or as JSON when the request
+// accepts application/json. Reads it through TopologyStateView, and the
+// cached Nodes (to resolve regex and label members) through a Lister; the gate
+// in front (request-auth.ts) has already authenticated and authorised the
+// caller. Ours: the Go controller has no such page.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../kube/clock.ts';
+import type { Lister } from '../kube/types.ts';
+import type { NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import { TOPOLOGY_PAGE_CSP } from '../hypernode/preview/view/topology-html.ts';
 import type { SourceTopologyState, TopologyState, TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { sendOk, type ListenerRoute } from './metrics.ts';
 import { sendText } from './probes.ts';
@@ -35,11 +39,12 @@ export function topologyJson(state: TopologyState, generatedAt: number): string 
 const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
-  // The page has no script and loads nothing: say so, so an injected tag could not either.
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+  // The page's own policy (inline style and script, no request of any kind),
+  // plus what only a header can say: no other site may frame it.
+  'Content-Security-Policy': `${TOPOLOGY_PAGE_CSP}; frame-ancestors 'none'`,
 };
 
-export function topologyPageRoute(view: TopologyStateView, clock: Clock): ListenerRoute {
+export function topologyPageRoute(view: TopologyStateView, nodes: Lister<NodeMeta>, clock: Clock): ListenerRoute {
   return async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
@@ -49,6 +54,6 @@ export function topologyPageRoute(view: TopologyStateView, clock: Clock): Listen
     const now = clock.now();
     // Gzipped when asked: the JSON of a 65,000-Node topology is about 5 MiB.
     if (/\bapplication\/json\b/.test(String(req.headers.accept ?? ''))) sendOk(req, res, topologyJson(state, now), { ...PAGE_HEADERS, 'Content-Type': 'application/json' });
-    else sendOk(req, res, renderTopologyPage(state, now), { ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
+    else sendOk(req, res, renderTopologyPage(state, now, nodes.list()), { ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
   };
 }

@@ -1,15 +1,21 @@
+/// <reference lib="dom" />
 // /debug/topology and --secure-metrics, through runServer against the API
 // server stand-in with the sample cluster: every request's bearer token is
 // reviewed by the API server (no token or a rejected one → 401, a user RBAC
 // does not allow → 403, allowed → 200 as HTML or JSON), answers are cached per
 // token, an unreachable API server refuses (503), the flag off leaves the
 // page 404 and /metrics open, and neither a token nor a review body is ever
-// logged. The HTML page escapes what it shows.
+// logged. The HTML page is the topology view: opened by an authorised user in
+// headless Chromium (skipped, visibly, where it is missing) it loads without
+// console errors or network requests under the page's CSP header, draws one
+// rectangle per desired HyperNode and shows the state as notes; what it shows
+// cannot become markup. (The DOM library above types the browser callbacks.)
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { boundAddress } from '../../src/app/http-listen.ts';
@@ -18,15 +24,21 @@ import type { ResolvedOptions } from '../../src/app/options.ts';
 import { runServer } from '../../src/app/server.ts';
 import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
+import type { DiscoveredHyperNode, HyperNode, MemberSelector, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { accessReviewerRbac, hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { launchChromium, missingChromium, openUrl } from '../../testing/browser.ts';
 import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, SPINE_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
+import { drawnNames, viewData } from '../../testing/view-page.ts';
 import { waitFor, within } from '../../testing/wait.ts';
+import { testNeeding } from '../deploy/support/skip.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { testOptions } from './options-fixture.ts';
 
 const NS = 'volcano-system';
 const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
 const PAGE = '/debug/topology';
+const browserTest = testNeeding(missingChromium());
+let browser: Browser | undefined;
 
 let dir: string;
 const log = capturingLogger({ verbosity: 10 });
@@ -101,12 +113,29 @@ async function withController(over: Partial<ResolvedOptions>, body: (c: Cluster,
   }
 }
 
-test.before(() => {
+test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'topology-page-'));
+  if (missingChromium() === undefined) browser = await launchChromium();
 });
-test.after(() => {
+test.after(async () => {
+  await browser?.close();
   rmSync(dir, { recursive: true });
 });
+
+/** The page's JSON form once the label source's first snapshot is in. */
+async function labelSnapshot(run: Running, token: string) {
+  return waitFor(
+    async () => {
+      const r = await get(run.address, PAGE, token, 'application/json');
+      const body = r.code === 200 ? JSON.parse(r.body) : undefined;
+      return body?.sources?.some((s: { source: string; lastResult: unknown }) => s.source === 'label' && s.lastResult) ? { r, body } : undefined;
+    },
+    { timeoutMs: 30_000, what: 'the label source on the topology page' },
+  );
+}
+
+/** The HyperNode names in the view data of an HTML page. */
+const pageNames = (html: string) => viewData(html).hyperNodes.map((h) => h.name);
 
 test('with --enable-topology-page and --secure-metrics: 401 without or with a bad token, 403 when RBAC denies, 200 when allowed', async () => {
   await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
@@ -121,15 +150,7 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
     assert.is(scrape.code, 200);
     assert.match(scrape.body, 'hypernode_controller_manager_build_info');
 
-    // JSON once the label source's first snapshot is in.
-    const json = await waitFor(
-      async () => {
-        const r = await get(run.address, PAGE, c.viewer, 'application/json');
-        const body = r.code === 200 ? JSON.parse(r.body) : undefined;
-        return body?.sources?.some((s: { source: string; lastResult: unknown }) => s.source === 'label' && s.lastResult) ? { r, body } : undefined;
-      },
-      { timeoutMs: 30_000, what: 'the label source on the topology page' },
-    );
+    const json = await labelSnapshot(run, c.viewer);
     assert.is(json.r.type, 'application/json');
     assert.is(json.body.controllerRunning, true);
     const label = json.body.sources.find((s: { source: string }) => s.source === 'label');
@@ -148,10 +169,61 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
     const html = await get(run.address, PAGE, c.viewer);
     assert.is(html.code, 200);
     assert.is(html.type, 'text/html; charset=utf-8');
-    assert.match(html.body, '<h2>Source label</h2>');
     assert.match(html.body, 'stray-node');
-    for (const name of written) assert.match(html.body, `<td>${name}</td>`);
-    assert.match(html.body, `Desired HyperNodes (${written.length})`);
+    assert.equal(pageNames(html.body).sort(), written);
+    // Each HyperNode's nodeCount is the one the status sync writes, though the desired objects carry no status.
+    const counts = await waitFor(
+      () => {
+        const objects = c.api.store.list('hypernodes') as HyperNode[];
+        return objects.every((hn) => hn.status?.nodeCount !== undefined) ? Object.fromEntries(objects.map((hn) => [hn.metadata.name, hn.status!.nodeCount])) : undefined;
+      },
+      { what: 'the status sync writing every nodeCount' },
+    );
+    assert.equal(Object.fromEntries(viewData(html.body).hyperNodes.map((hn) => [hn.name, hn.nodeCount])), counts);
+  });
+});
+
+test('regex and label members are resolved through the cached Nodes', () => {
+  const member = (selector: MemberSelector) => ({ type: 'Node' as const, selector });
+  const desired: DiscoveredHyperNode[] = [
+    { metadata: { name: 'by-regex' }, spec: { tier: 1, members: [member({ regexMatch: { pattern: '^gpu-' } })] } },
+    { metadata: { name: 'by-label' }, spec: { tier: 1, members: [member({ labelMatch: { matchLabels: { rack: 'r1' } } })] } },
+  ];
+  const nodes: NodeMeta[] = ['gpu-1', 'gpu-2', 'cpu-1'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack: name === 'gpu-1' ? 'r1' : 'r2' } } }));
+  const page = viewData(renderTopologyPage({ running: true, sources: [{ source: 'label', desired, heldDeletes: [] }] }, 0, nodes));
+  assert.equal(
+    page.hyperNodes.map((hn) => [hn.name, hn.nodes, hn.nodeCount]),
+    [
+      ['by-label', ['gpu-1'], 1],
+      ['by-regex', ['gpu-1', 'gpu-2'], 2],
+    ],
+  );
+  assert.equal(page.notes.slice(1), ['Source label: no snapshot yet.']);
+});
+
+browserTest('in Chromium, an authorised user sees one rectangle per desired HyperNode and the state as notes, with no error or request', async () => {
+  await withController({ topologyPage: true }, async (c, run) => {
+    const desired = (await labelSnapshot(run, c.viewer)).body.sources
+      .flatMap((s: { hyperNodes: { metadata: { name: string } }[] }) => s.hyperNodes.map((hn) => hn.metadata.name))
+      .sort();
+    // Served, so the CSP header applies on top of the page's own: a stricter one would stop the script.
+    const { page, errors, requests } = await openUrl(browser!, `http://${run.address}${PAGE}`, { Authorization: `Bearer ${c.viewer}` });
+    try {
+      await page.waitForFunction(() => document.documentElement.dataset.state === 'ready', undefined, { timeout: 30_000 });
+      assert.equal(errors, []);
+      assert.equal(requests, []);
+      const drawn = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => Number((r as SVGRectElement).dataset.i)));
+      assert.is(drawn.length, desired.length);
+      const names = await drawnNames(page);
+      assert.equal(drawn.map((i) => names[i]).sort(), desired);
+      const notes = (await page.textContent('#notes')) ?? '';
+      assert.match(notes, 'This replica runs the controller.');
+      assert.match(notes, /Source label: last snapshot \S+Z: \d+ discovered/);
+      assert.match(notes, 'Source label: Nodes in no HyperNode (1):');
+      assert.match(notes, /- stray-node: \S/);
+    } finally {
+      await page.close();
+    }
   });
 });
 
@@ -191,7 +263,7 @@ test('without the flags: /debug/topology is 404 and /metrics needs no token; no 
   });
 });
 
-test('the HTML page escapes every value it shows', () => {
+test('the HTML page cannot be turned into markup by any value it shows', () => {
   const evil = '<script>alert(1)</script>';
   const html = renderTopologyPage(
     {
@@ -209,10 +281,13 @@ test('the HTML page escapes every value it shows', () => {
       ],
     },
     0,
+    [],
   );
-  assert.not.match(html, '<script>');
-  assert.match(html, '&lt;script&gt;alert(1)&lt;/script&gt;');
-  assert.match(html, '&quot;&lt;script&gt;');
+  // The title is escaped; names, notes and tier names travel as JSON that cannot close its element.
+  assert.not.match(html, '<script>alert');
+  assert.match(html, '<title>HyperNode topology: 1 desired HyperNodes from src&lt;script&gt;alert(1)&lt;/script&gt;</title>');
+  assert.match(html, '\\u003cscript>alert(1)\\u003c/script>');
+  assert.equal(pageNames(html), ['hn-a']);
 });
 
 // Last: over every line the tests above logged at -v=10 (refusals, the outage, the controller's own lines).

@@ -26,6 +26,7 @@ import { planView } from '../../src/hypernode/preview/view/topology-model.ts';
 import { launchChromium, missingChromium, openPage } from '../../testing/browser.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
+import { drawnNames } from '../../testing/view-page.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
 import { testNeeding } from '../deploy/support/skip.ts';
 
@@ -73,7 +74,6 @@ function fabricInputs(): string[] {
 
 /** The names of the HyperNodes drawn highlighted. */
 const highlighted = (page: Page) => page.$$eval('#icicle rect.hn.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i!).map(Number));
-const drawnNames = (page: Page) => page.evaluate(() => (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name));
 
 const textOf = async (page: Page, selector: string) => (await page.textContent(selector)) ?? '';
 

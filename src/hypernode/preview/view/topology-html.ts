@@ -5,12 +5,17 @@
 // crafted to try. `render -o html`, `plan -o html` and `kubectl hypernode
 // tree -o html` write it; anything that serves a topology page can too.
 
+import { escapeHtml } from '../../../util/html-escape.ts';
 import type { TopologyView } from './topology-model.ts';
 import { TOPOLOGY_PAGE_SCRIPT } from './topology-page-script.ts';
 import { TOPOLOGY_PAGE_STYLE } from './topology-page-style.ts';
 
-/** Inline styles and scripts only; no fetch, image, font or frame from anywhere. */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+/**
+ * Inline styles and scripts only; no fetch, image, font or frame from
+ * anywhere. Exported so a server answering with the page sends the same
+ * policy as a header: both apply, and a stricter header would stop the script.
+ */
+export const TOPOLOGY_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
 /** The whole page for `view`, as a string to write to a file or answer a request with. */
 export function topologyHtml(view: TopologyView): string {
@@ -19,7 +24,7 @@ export function topologyHtml(view: TopologyView): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta http-equiv="Content-Security-Policy" content="${TOPOLOGY_PAGE_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>${title}</title>
@@ -44,10 +49,6 @@ export function topologyHtml(view: TopologyView): string {
 </body>
 </html>
 `;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**

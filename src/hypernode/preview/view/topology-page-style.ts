@@ -19,7 +19,7 @@ input[type=search] { width: 22em; padding: 3px 6px; font: inherit; }
 #status.miss { color: var(--delete); }
 #legend { display: flex; gap: 10px; margin-left: auto; }
 .swatch { display: inline-block; width: 11px; height: 11px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }
-#notes { padding: 0 12px; color: var(--held); }
+#notes { padding: 0 12px; color: var(--held); max-height: 30vh; overflow: auto; }
 #notes:empty { display: none; }
 main { flex: 1; display: flex; min-height: 0; }
 #picture { flex: 3; display: flex; flex-direction: column; min-width: 0; border-right: 1px solid var(--line); }
