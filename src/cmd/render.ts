@@ -15,6 +15,7 @@ import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-disco
 import { renderHyperNodeTree, type TreeStyle } from '../hypernode/hypernode-tree.ts';
 import { previewDiscovery } from '../hypernode/preview.ts';
 import { choiceKind } from './choice-flag.ts';
+import { isSlurmFormat, SLURM_FLAGS, SLURM_FORMATS, slurmOutput, type SlurmFormat } from './slurm-output.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
 import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
@@ -28,7 +29,7 @@ const EXIT_SUCCESS = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
-const OUTPUT_FORMATS = ['yaml', 'json', 'tree'] as const;
+const OUTPUT_FORMATS = ['yaml', 'json', 'tree', ...SLURM_FORMATS] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 const outputKind = choiceKind<OutputFormat>(OUTPUT_FORMATS);
@@ -42,7 +43,8 @@ const RENDER_FLAGS = {
     [],
     `Directory holding the captured UFM answers, for every ufm endpoint, or ENDPOINT=DIR for one endpoint (a fabric of config.fabrics included): ${CAPTURE_FILES.ports} (the body of GET <endpoint>/ufmRest/resources/ports), and for config.mode fabric also ${CAPTURE_FILES.links} and ${CAPTURE_FILES.systems} (of /resources/links and /resources/systems). Repeatable. UFM is not contacted and the credentials Secret is not read.`,
   ),
-  output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), or tree (for people).', 'o'),
+  output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), tree (for people), or slurm-topology-yaml / slurm-topology-conf (Slurm\'s topology.yaml / topology.conf).', 'o'),
+  ...SLURM_FLAGS,
 };
 
 const DESCRIPTION = `Prints the HyperNodes that the enabled discovery sources would create, computed
@@ -95,13 +97,17 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });
     stderr.warnings(preview.warnings);
-    return { code: EXIT_SUCCESS, stdout: formatOutput(preview.hyperNodes, values.output, env), stderr: stderr.text() };
+    const format = values.output;
+    const stdout = isSlurmFormat(format)
+      ? slurmOutput(format, { hyperNodes: preview.hyperNodes, nodes, config, plugin: values['slurm-plugin'], blockTiers: values['slurm-block-tier'] })
+      : formatOutput(preview.hyperNodes, format, env);
+    return { code: EXIT_SUCCESS, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_FAILURE, err);
   }
 }
 
-function formatOutput(hyperNodes: DiscoveredHyperNode[], format: OutputFormat, env: RenderEnvironment): string {
+function formatOutput(hyperNodes: DiscoveredHyperNode[], format: Exclude<OutputFormat, SlurmFormat>, env: RenderEnvironment): string {
   if (format === 'tree') return `${renderHyperNodeTree(hyperNodes, env.color ? COLOURED : undefined)}\n`;
   const list = { apiVersion: 'v1', kind: 'List', items: hyperNodes };
   return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : toYaml(list, { aliasDuplicateObjects: false, lineWidth: 0 });

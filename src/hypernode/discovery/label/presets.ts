@@ -60,6 +60,9 @@ const NVLINK_LEVELS: Readonly<Record<string, FamilyKey>> = {
   partition: { nodeLabel: GPU_CLIQUE_LABEL, tierName: 'nvl-partition' },
 };
 
+/** The tier names of NVLink domains (what Slurm's block plugin calls blocks). */
+export const NVLINK_TIER_NAMES: readonly string[] = Object.freeze(Object.values(NVLINK_LEVELS).map((l) => l.tierName));
+
 const FAMILIES: Readonly<Record<string, Family>> = {
   // Topograph v1.0 and later.
   topograph: family('closest-first', 'fabric.topograph.run/', numberedTiers),
