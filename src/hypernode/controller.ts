@@ -11,7 +11,7 @@ import type { Clock } from '../kube/clock.ts';
 import type { HandlerRegistration, Informer } from '../kube/types.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient, SecretClient } from './api/interface.ts';
+import type { EventRecorder, HyperNodeClient, NodeLabelClient, SecretClient } from './api/interface.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from './api/types.ts';
 import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
@@ -19,6 +19,7 @@ import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registr
 import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './metrics.ts';
 import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME } from './reconciler.ts';
 import { NodeCountSync, STATUS_QUEUE_NAME } from './status.ts';
+import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './node-labels/node-label-sync.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
@@ -26,6 +27,8 @@ export interface HyperNodeControllerDeps {
   /** Filtered to the discovery ConfigMap by a metadata.name field selector (docs/design.md §2). */
   configMaps: Informer<ConfigMap>;
   hyperNodeClient: HyperNodeClient;
+  /** Writes the opt-in Node labels (exports.nodeLabels); without it no Node is labelled (tests of other parts). */
+  nodeLabelClient?: NodeLabelClient;
   secrets: SecretClient;
   events: EventRecorder;
   /** Where the discovery configuration lives, data key included. */
@@ -95,6 +98,18 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
   });
 
+  const labels = deps.nodeLabelClient
+    ? new NodeLabelSync({
+        nodes: deps.nodes,
+        configMaps: deps.configMaps,
+        configMap: deps.configMap,
+        client: deps.nodeLabelClient,
+        clock,
+        logger: writeLogger,
+        queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
+      })
+    : undefined;
+
   // The informers have synced, so each registration first replays every cached
   // object as an add: every HyperNode's nodeCount is checked once, and the
   // ConfigMap's add is what starts the discoverers.
@@ -102,13 +117,15 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
+    ...(labels ? [deps.nodes.addEventHandler(labels.nodeHandler()), deps.configMaps.addEventHandler(labels.configMapHandler())] : []),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   manager.start();
   onStarted();
 
-  const watcher = watchResults(manager, reconciler, metrics, logger);
+  const watcher = watchResults(manager, reconciler, labels, metrics, logger);
   const retryWorker = reconciler.run();
+  const labelWorker = labels?.run();
   const statusWorker = status.run();
   logger.info('HyperNode controller started');
 
@@ -125,6 +142,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   await manager.stop();
   await watcher;
   await retryWorker;
+  // Label patches follow snapshots; with the watcher gone no new one comes.
+  labels?.shutDown();
+  await labelWorker;
   status.shutDown();
   await statusWorker;
   for (const r of registrations) r.remove();
@@ -136,13 +156,16 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
 async function watchResults(
   manager: DiscoveryManager,
   reconciler: TopologyReconciler,
+  labels: NodeLabelSync | undefined,
   metrics: HyperNodeMetrics,
   logger: Logger,
 ): Promise<void> {
   for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
     try {
-      await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
+      const summary = await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
+      // A rejected snapshot changes no label either: the last accepted one stays in force.
+      if (!summary.rejected) labels?.snapshot(source, hyperNodes);
     } catch (err) {
       logger.error('Failed to reconcile topology', { source, err });
     } finally {
