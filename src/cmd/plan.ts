@@ -103,7 +103,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     const result = await planChanges({ config, nodes, existing }, { registry: builtinDiscoverers, secrets: reader.secrets, logger: warningsOnly(logger) });
     stderr.warnings(result.warnings);
     const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
-    return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
+    return { code: result.changes.length > 0 || result.nodeLabels.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {

@@ -7,14 +7,10 @@
 // exactly what was written; a round that would strip most Nodes is held; and
 // --dry-run patches nothing.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseAllDocuments } from 'yaml';
-import type { PolicyRule } from '../../testing/apiserver/index.ts';
 import { startControllerBinary, startControllerInProcess } from '../support/controller-process.ts';
-import { CLUSTER, CONTROLLER_USER, NS, RACK, TOPOLOGY_A3_ENTRY, hyperNodes, node, seedConfigMap, setDiscoveryConfig, setNodeLabels } from './cluster.ts';
+import { CLUSTER, CONTROLLER_USER, NS, RACK, nodeLabelOverlayRules, TOPOLOGY_A3_ENTRY, hyperNodes, node, seedConfigMap, setDiscoveryConfig, setNodeLabels } from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -23,12 +19,6 @@ const RACK_KEY = `${PREFIX}/hypernode`;
 const CLUSTER_KEY = `${PREFIX}/hypercluster`;
 const OWNED = 'topology.volcano.sh/owned-labels.label';
 
-/** The grants of the opt-in overlay, read from the manifest an operator applies. */
-const overlayRules = (): PolicyRule[] =>
-  parseAllDocuments(readFileSync(join(import.meta.dirname, '../../deploy/node-labels/rbac.yaml'), 'utf8'))
-    .map((d) => d.toJS() as { kind: string; rules?: PolicyRule[] })
-    .filter((o) => o.kind === 'ClusterRole')
-    .flatMap((o) => o.rules!);
 
 const config = (exports: string, extra = '') => `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', `    enabled: true\n${extra}${exports}`)}`;
 const WITH_LABELS = config(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`);
@@ -59,7 +49,7 @@ function labelsMatchHyperNodes(api: Parameters<typeof hyperNodes>[0], names: str
 }
 
 async function start(extraFlags: string[] = [], conf = WITH_LABELS, more = 0) {
-  const { api, kubeconfig } = await s.startCluster(overlayRules());
+  const { api, kubeconfig } = await s.startCluster(nodeLabelOverlayRules());
   for (const n of nodes(more)) api.store.create(n);
   // Someone else's label under our prefix, and an unrelated annotation.
   const n0 = api.store.get('nodes', 'node0') as { metadata: Meta };
