@@ -1,7 +1,9 @@
 // The README's first command: build, then run the real executable against
 // the API server stand-in seeded with a sample cluster (64 Nodes in three
 // tiers + the discovery ConfigMap), with leader election, probes and metrics,
-// print the HyperNode tree it produced, and stop everything cleanly.
+// print the HyperNode tree it produced and the Node labels it wrote from it
+// (exports.nodeLabels, as `kubectl get nodes -L` shows them), turn the labels
+// off again (only the labels it wrote go), and stop everything cleanly.
 //
 // Run with: npm run demo   (builds first). Nothing here needs a cluster.
 
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hypernodeControllerRbac, startApiServer } from '../testing/apiserver/index.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../testing/sample-cluster.ts';
+import { nodeLabelOverlayRules } from '../testing/node-label-overlay.ts';
 import { waitFor } from '../testing/wait.ts';
 import { renderHyperNodeTree } from '../src/hypernode/hypernode-tree.ts';
 import { freePorts } from '../testing/ports.ts';
@@ -20,6 +23,19 @@ const NAMESPACE = 'volcano-system';
 const LEASE = 'vc-hypernode-controller-manager';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const binary = join(root, 'dist/vc-hypernode-controller-manager');
+/** The sample configuration with the label source's Node labels on, under their default prefix. */
+const LABELS_ON = SAMPLE_DISCOVERY_CONFIG.replace('  - source: label\n    enabled: true\n', '  - source: label\n    enabled: true\n    exports:\n      nodeLabels: {}\n');
+const PREFIX = 'label.topology.volcano.sh/';
+const OWNED = 'topology.volcano.sh/owned-labels.label';
+
+type DemoNode = { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+
+/** The table `kubectl get nodes -L k1,k2,…` prints (NAME and one column per key, headed by its last segment). */
+function labelColumns(nodes: DemoNode[], keys: string[]): string {
+  const rows = [['NAME', ...keys.map((k) => k.split('/').pop()!.toUpperCase())], ...nodes.map((n) => [n.metadata.name, ...keys.map((k) => n.metadata.labels?.[k] ?? '')])];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]! + 3)).join('').trimEnd()).join('\n');
+}
 
 async function httpStatus(url: string): Promise<number | undefined> {
   try {
@@ -34,14 +50,15 @@ async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'hnc-demo-'));
   const api = await startApiServer({ namespaces: [NAMESPACE] });
   try {
-    const token = api.addUser(`system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`, hypernodeControllerRbac(NAMESPACE, LEASE));
+    // The chart's RBAC plus the deploy/node-labels component (patch on Nodes).
+    const token = api.addUser(`system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`, [...hypernodeControllerRbac(NAMESPACE, LEASE), ...nodeLabelOverlayRules()]);
     const kubeconfig = api.writeKubeconfig(work, { token });
     const nodes = sampleNodes(DEMO_SHAPE);
     for (const n of nodes) api.store.create(n);
-    api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
+    api.store.create(discoveryConfigMap(NAMESPACE, LABELS_ON));
     const expected = expectedHyperNodeCount(DEMO_SHAPE);
     console.log(`API server stand-in: ${api.url} (TLS, least-privilege RBAC token)`);
-    console.log(`Seeded ${nodes.length} Nodes labelled zone → spine → rack, and ConfigMap ${NAMESPACE}/volcano-controller-configmap (label source).`);
+    console.log(`Seeded ${nodes.length} Nodes labelled zone → spine → rack, and ConfigMap ${NAMESPACE}/volcano-controller-configmap (label source, exports.nodeLabels on).`);
 
     const [healthPort, metricsPort] = await freePorts(2);
     const args = [
@@ -72,6 +89,14 @@ async function main(): Promise<number> {
       );
       console.log(`HyperNode tree (${hyperNodes.length} HyperNodes):\n`);
       console.log(renderHyperNodeTree(hyperNodes as never));
+      const listNodes = () => api.store.list('nodes') as DemoNode[];
+      const labelled = await waitFor(() => {
+        const all = listNodes();
+        return all.every((n) => n.metadata.annotations?.[OWNED]) && all;
+      }, { timeoutMs: 30_000, what: 'every Node labelled' });
+      const keys = [...new Set(labelled.flatMap((n) => Object.keys(n.metadata.labels ?? {}).filter((k) => k.startsWith(PREFIX))))].sort();
+      console.log(`\nNode labels written from the tree (exports.nodeLabels):\n\n$ kubectl get nodes -L ${keys.join(',')}\n`);
+      console.log(labelColumns(labelled, keys));
       const lease = api.store.get('leases', LEASE, NAMESPACE) as { spec?: { holderIdentity?: string } } | undefined;
       const writes = api.requests.writes();
       const byVerb = new Map<string, number>();
@@ -84,6 +109,17 @@ async function main(): Promise<number> {
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       const hnMetrics = metrics.split('\n').filter((l) => l.startsWith('hypernode_') && !l.includes('_bucket'));
       if (hnMetrics.length > 0) console.log(`\n/metrics (HyperNode families):\n${hnMetrics.slice(0, 12).join('\n')}`);
+
+      // Turning the labels off removes exactly what the controller wrote.
+      const cm = api.store.get('configmaps', 'volcano-controller-configmap', NAMESPACE) as { data: Record<string, string> };
+      api.store.update({ ...cm, data: { 'volcano-controller.conf': SAMPLE_DISCOVERY_CONFIG } });
+      const cleared = await waitFor(() => {
+        const all = listNodes();
+        return all.every((n) => !n.metadata.annotations?.[OWNED]) && all;
+      }, { timeoutMs: 30_000, what: 'every ownership record removed' });
+      const seeded = new Map(nodes.map((n) => [n.metadata.name, JSON.stringify(n.metadata.labels)]));
+      const same = cleared.filter((n) => JSON.stringify(n.metadata.labels) === seeded.get(n.metadata.name)).length;
+      console.log(`\nTurned exports.nodeLabels off: ${same} of ${cleared.length} Nodes carry exactly their seeded labels again (the ${keys.length} keys above removed, nothing else).`);
     } catch (err) {
       console.error(`\nThe controller's log:\n${log}`);
       throw err;

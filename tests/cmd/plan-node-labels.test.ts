@@ -12,8 +12,9 @@ import * as assert from 'uvu/assert';
 import { plan } from '../../src/cmd/plan.ts';
 import type { PlannedLabelChange } from '../../src/hypernode/node-labels/node-label-preview.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
-import { NS, TOPOLOGY_A3_ENTRY, nodeLabelOverlayRules, seedConfigMap, setDiscoveryConfig, workedExampleNodes } from '../e2e/cluster.ts';
+import { NS, TOPOLOGY_A3_ENTRY, seedConfigMap, setDiscoveryConfig, workedExampleNodes } from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';
+import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 
 const s = session(test);
 let dir = '';

@@ -3,11 +3,10 @@
 // the worked examples of docs/design.md §9 (label and UFM), and the questions the
 // tests ask of the store and the request log.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import { parseAllDocuments } from 'yaml';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { discoveryConfigMap } from '../../testing/sample-cluster.ts';
@@ -29,14 +28,6 @@ export interface Cluster {
   api: ApiServer;
   kubeconfig: string;
   close(): Promise<void>;
-}
-
-/** The grants of the opt-in deploy/node-labels component, read from the manifest an operator applies. */
-export function nodeLabelOverlayRules(): PolicyRule[] {
-  return parseAllDocuments(readFileSync(join(import.meta.dirname, '../../deploy/node-labels/rbac.yaml'), 'utf8'))
-    .map((d) => d.toJS() as { kind: string; rules?: PolicyRule[] })
-    .filter((o) => o.kind === 'ClusterRole')
-    .flatMap((o) => o.rules!);
 }
 
 /** `extraRules`: grants beyond the chart's, as an opt-in manifest overlay adds them. */

@@ -10,8 +10,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startControllerBinary, startControllerInProcess } from '../support/controller-process.ts';
-import { CLUSTER, CONTROLLER_USER, NS, RACK, nodeLabelOverlayRules, TOPOLOGY_A3_ENTRY, hyperNodes, node, seedConfigMap, setDiscoveryConfig, setNodeLabels } from './cluster.ts';
+import { CLUSTER, CONTROLLER_USER, NS, RACK, TOPOLOGY_A3_ENTRY, hyperNodes, node, seedConfigMap, setDiscoveryConfig, setNodeLabels } from './cluster.ts';
 import { session } from './session.ts';
+import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 
 const s = session(test);
 const PREFIX = 'topo.example.com';
