@@ -161,6 +161,7 @@ export class NodeLabelSync {
       return 'done';
     }
     let failed = 0;
+    let patched = 0;
     let firstError: unknown;
     let next = 0;
     const worker = async () => {
@@ -170,6 +171,7 @@ export class NodeLabelSync {
         try {
           await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
           this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
+          patched++;
         } catch (err) {
           if (isNotFound(err)) continue; // deleted meanwhile: nothing left to label
           failed++;
@@ -179,7 +181,8 @@ export class NodeLabelSync {
     };
     await Promise.all(Array.from({ length: Math.min(NODE_LABEL_WRITE_CONCURRENCY, todo.length) }, worker));
     const bySource = Object.fromEntries([...changes.counts].map(([s, c]) => [s, `set=${c.set} removed=${c.removed}${c.held ? ` held=${c.held}` : ''}`]));
-    logger.info('Updated Node labels', { nodes: todo.length - failed, failed, ...bySource });
+    // Counts of the whole decision; `nodes` is what was written (a shutdown stops a pass part-way).
+    logger.info('Updated Node labels', { nodes: patched, failed, ...bySource });
     if (failed === 0) return 'done';
     this.reportOnce(`Failed to patch the labels of ${failed} Node(s), will retry: ${errorMessage(firstError)}`);
     return 'retry';
