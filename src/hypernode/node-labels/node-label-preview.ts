@@ -8,7 +8,7 @@ import type { DiscoveredHyperNode, NodeMeta } from '../api/types.ts';
 import type { DiscoveryConfig } from '../config/loader.ts';
 import { nodeLabelChanges } from './node-label-changes.ts';
 import { heldLabelRemovalsMessage } from './node-label-messages.ts';
-import { sourceLabelStates } from './node-label-sync.ts';
+import { sourceLabelStates } from './node-label-states.ts';
 
 export interface PlannedLabelChange {
   readonly node: string;

@@ -15,12 +15,13 @@ import { nullLogger, type Logger } from '../../log.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { NodeLabelClient } from '../api/interface.ts';
 import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../api/types.ts';
-import { loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
+import { loadConfig, type DiscoveryConfig } from '../config/loader.ts';
 import type { ConfigMapLocation } from '../config/location.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
-import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch, type SourceLabelState } from './node-label-changes.ts';
+import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch } from './node-label-changes.ts';
+import { sourceLabelStates } from './node-label-states.ts';
 import { heldLabelRemovalsMessage } from './node-label-messages.ts';
-import { desiredNodeLabels, isOwnershipAnnotation, ownersOf } from './node-label-values.ts';
+import { isOwnershipAnnotation } from './node-label-values.ts';
 
 export const NODE_LABEL_QUEUE_NAME = 'hypernode-node-labels';
 /** Triggers within this window cause one pass: a snapshot and the Node events it caused are decided together. */
@@ -37,50 +38,6 @@ export interface NodeLabelSyncDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
-}
-
-/**
- * Every source's state this pass, from the configuration and the snapshots
- * received: `desired` for a source with labels on and a snapshot; `off` for
- * one whose entry is disabled, removed or has no exports.nodeLabels; and no
- * state (labels left alone) for a broken entry, a source with no snapshot
- * yet, a prefix another source already uses, or a configuration that cannot
- * be loaded. Shared with `plan`.
- */
-export function sourceLabelStates(
-  config: DiscoveryConfig | undefined,
-  snapshots: ReadonlyMap<string, readonly DiscoveredHyperNode[]>,
-  nodes: readonly NodeMeta[],
-  warn: (message: string) => void,
-): Map<string, SourceLabelState> {
-  const states = new Map<string, SourceLabelState>();
-  if (!config) return states;
-  const sources = new Set(snapshots.keys());
-  for (const node of nodes) for (const s of ownersOf(node)) sources.add(s);
-  const prefixes = new Map<string, string>();
-  for (const source of [...sources].sort()) {
-    const result = sourceEntry(config, source);
-    if (!result) {
-      states.set(source, { kind: 'off' });
-      continue;
-    }
-    if (!('entry' in result)) continue;
-    const exported = result.entry.exports?.nodeLabels;
-    if (!exported) {
-      states.set(source, { kind: 'off' });
-      continue;
-    }
-    const other = prefixes.get(exported.prefix);
-    if (other !== undefined) {
-      warn(`sources "${other}" and "${source}" both set exports.nodeLabels.prefix ${exported.prefix}; the labels of "${source}" are left as they are until the prefixes differ`);
-      continue;
-    }
-    prefixes.set(exported.prefix, source);
-    const snapshot = snapshots.get(source);
-    if (!snapshot) continue;
-    states.set(source, { kind: 'desired', labels: desiredNodeLabels(exported.prefix, snapshot, nodes), maxDeletePercent: result.entry.maxDeletePercent });
-  }
-  return states;
 }
 
 export class NodeLabelSync {
