@@ -40,6 +40,7 @@ export interface NodeLabelSyncDeps {
   queueMetrics?: QueueMetrics;
 }
 
+/** The label worker: one queue key, one pass at a time, a pass per coalesced trigger. */
 export class NodeLabelSync {
   readonly queue: RateLimitingQueue;
   /** Per source: its latest accepted snapshot. */
@@ -93,8 +94,8 @@ export class NodeLabelSync {
     this.queue.shutDown();
   }
 
-  /** The changes one pass would make now (also what a dry run logs). */
-  decide(): NodeLabelChanges {
+  /** The changes a pass makes now, from the caches and the snapshots received. */
+  private decide(): NodeLabelChanges {
     const nodes = this.deps.nodes.list();
     let config: DiscoveryConfig | undefined;
     try {
