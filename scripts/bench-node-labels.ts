@@ -56,13 +56,12 @@ async function main(): Promise<void> {
     // Polled on the request log once a second (listing 65,000 Nodes would cost the stand-in, this
     // process, CPU the controller's writes need); the Nodes themselves are checked once at the end.
     const answered = () => api.requests.writes((r) => nodePatch(r) && r.code === 200).length;
-    await waitFor(
-      () => {
-        if (c.exitCode !== null) throw new Error(`the controller exited with ${c.exitCode}\n--- controller log tail ---\n${c.log}`);
-        return answered() >= nodes.length;
-      },
-      { timeoutMs: LABEL_TIMEOUT_MS, intervalMs: 1_000, what: `${nodes.length} Node patches answered` },
-    );
+    const outcome = await waitFor(() => (c.exitCode !== null ? 'exited' : answered() >= nodes.length && 'labelled'), {
+      timeoutMs: LABEL_TIMEOUT_MS,
+      intervalMs: 1_000,
+      what: `${nodes.length} Node patches answered`,
+    });
+    if (outcome === 'exited') throw new Error(`the controller exited with ${c.exitCode}\n--- controller log tail ---\n${c.log}`);
     if (!labelled()) throw new Error(`every Node patched, but not every Node carries its ownership record\n--- controller log tail ---\n${c.log}`);
     const writes = api.requests.writes(controllerWrite);
     const patchRecords = writes.filter(nodePatch);
