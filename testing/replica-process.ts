@@ -13,7 +13,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '../src/kube/types.ts';
 import { BINARY, BUNDLE, REPO_ROOT } from './executables.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer } from './apiserver/index.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule } from './apiserver/index.ts';
 import { freePorts } from './ports.ts';
 
 
@@ -111,6 +111,8 @@ export interface ReplicaClusterOptions {
   namespace: string;
   leaseName: string;
   timings: LeaseTimings;
+  /** Grants beyond the chart's for every replica (an opt-in manifest overlay). */
+  extraRules?: PolicyRule[];
 }
 
 /** The API server stand-in and the replicas started against it. */
@@ -138,7 +140,7 @@ export async function startReplicaCluster(opts: ReplicaClusterOptions): Promise<
   const kubeconfigOf = (user: string): string => {
     let path = kubeconfigs.get(user);
     if (path === undefined) {
-      path = api.writeKubeconfig(dir, { token: api.addUser(user, hypernodeControllerRbac(opts.namespace, opts.leaseName)) });
+      path = api.writeKubeconfig(dir, { token: api.addUser(user, [...hypernodeControllerRbac(opts.namespace, opts.leaseName), ...(opts.extraRules ?? [])]) });
       kubeconfigs.set(user, path);
     }
     return path;

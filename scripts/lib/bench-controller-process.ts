@@ -38,6 +38,11 @@ export class ControllerProcess {
     return this.logTail;
   }
 
+  /** The exit code once the process has exited, else null. */
+  get exitCode(): number | null {
+    return this.child.exitCode;
+  }
+
   memory(): ProcMemory {
     return procMemory(this.pid);
   }

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { HYPERNODE_RESOURCE } from '../../src/hypernode/model/hypernode-types.ts';
-import { hypernodeControllerRbac, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
+import { hypernodeControllerRbac, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { freePorts } from '../../testing/ports.ts';
 import { ControllerProcess } from './bench-controller-process.ts';
 
@@ -56,9 +56,16 @@ export interface Launched {
   started: number;
 }
 
-export async function launchController(api: ApiServer, work: string, binary: string, limit: RateLimit): Promise<Launched> {
+export interface LaunchExtras {
+  /** Grants beyond the chart's (an opt-in manifest overlay). */
+  rules?: PolicyRule[];
+  /** More flags, e.g. a log verbosity. */
+  flags?: Record<string, string | number | boolean>;
+}
+
+export async function launchController(api: ApiServer, work: string, binary: string, limit: RateLimit, extras: LaunchExtras = {}): Promise<Launched> {
   const pageCacheDropped = dropPageCache();
-  const token = api.addUser(SERVICE_ACCOUNT, hypernodeControllerRbac(NAMESPACE, LEASE));
+  const token = api.addUser(SERVICE_ACCOUNT, [...hypernodeControllerRbac(NAMESPACE, LEASE), ...(extras.rules ?? [])]);
   const [healthPort, metricsPort] = await freePorts(2);
   const flags: Record<string, string | number | boolean> = {
     kubeconfig: api.writeKubeconfig(work, { token }),
@@ -71,6 +78,7 @@ export async function launchController(api: ApiServer, work: string, binary: str
     'healthz-address': `127.0.0.1:${healthPort}`,
     'enable-metrics': true,
     'listen-address': `127.0.0.1:${metricsPort}`,
+    ...extras.flags,
   };
   const args = Object.entries(flags).map(([name, value]) => `--${name}=${value}`);
   const env = { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' };

@@ -9,8 +9,10 @@ import type { Server } from 'node:http';
 import { realClock, type MonotonicClock } from '../kube/clock.ts';
 import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
+import { keepNameLabelsAnd, resourceInformer, type SharedInformer } from '../kube/informer.ts';
+import { metadataMergePatch } from '../kube/metadata-patch.ts';
+import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
 import { AccessReviewer } from '../kube/access-review.ts';
-import { keepNameAndLabels, resourceInformer, type SharedInformer } from '../kube/informer.ts';
 import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
 import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
 import { resourceClient } from '../kube/resource.ts';
@@ -177,7 +179,8 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
 
   const nodes = resourceInformer<NodeMeta>(resourceClient(core, { group: '', version: 'v1', resource: 'nodes', namespaced: false }), {
     metadataOnly: true,
-    transform: keepNameAndLabels as (o: KubeObject) => NodeMeta,
+    // The label export's ownership records ride along; every other annotation is dropped.
+    transform: keepNameLabelsAnd(isOwnershipAnnotation) as (o: KubeObject) => NodeMeta,
     clock,
     logger,
   });
@@ -190,6 +193,8 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   const hyperNodeResource = { group: HYPERNODE_GROUP, version: HYPERNODE_VERSION, resource: HYPERNODE_RESOURCE, namespaced: false };
   const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), { clock, logger, missingHint: HYPERNODE_CRD_MISSING_HINT });
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
+  // Node label patches share the HyperNode writes' client set, so one rate limit bounds both.
+  const nodeWriter = resourceClient<NodeMeta>(volcano, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   const eventSink = (rest: RestClient) =>
@@ -204,6 +209,9 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
       update: (hn, signal) => hyperNodeClient.update(hn, signal ? { signal } : {}),
       updateStatus: (hn, signal) => hyperNodeClient.updateStatus(hn, signal ? { signal } : {}),
       delete: (name, preconditions, signal) => hyperNodeClient.delete(name, { preconditions, ...(signal ? { signal } : {}) }),
+    },
+    nodeLabelClient: {
+      patchMetadata: async (node, changes, signal) => void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
     },
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
     // A list narrowed to the one name, as for the discovery ConfigMap: the chart's Role grants list, not get.

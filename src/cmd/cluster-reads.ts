@@ -8,7 +8,8 @@ import type { SecretClient } from '../hypernode/model/contracts.ts';
 import { HYPERNODE_API_VERSION, HYPERNODE_GROUP, HYPERNODE_KIND, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
 import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
-import { keepNameAndLabels, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
+import { keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
+import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
 import { Transport } from '../kube/transport.ts';
@@ -68,8 +69,8 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
   const configMaps = resourceClient<ConfigMap>(rest, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   const secrets = resourceClient<Secret>(rest, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   return {
-    nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT })).map((n) => keepNameAndLabels(n) as NodeMeta),
-    node: async (name) => keepNameAndLabels(await nodes.get(name)) as NodeMeta,
+    nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT })).map((n) => keepNameLabelsAnd(isOwnershipAnnotation)(n) as NodeMeta),
+    node: async (name) => keepNameLabelsAnd(isOwnershipAnnotation)(await nodes.get(name)) as NodeMeta,
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
     hyperNodes: async () => (await listAll(hyperNodes, {})).map((hn) => ({ ...hn, apiVersion: HYPERNODE_API_VERSION, kind: HYPERNODE_KIND })),
     // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.

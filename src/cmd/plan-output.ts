@@ -21,15 +21,22 @@ export interface PlanSummary {
   readonly delete: number;
   /** Deletes the mass-delete guard would hold. */
   readonly held: number;
+  /** Present when Node labels change: Nodes to patch, labels set and removed, Nodes whose removals are held. */
+  readonly nodeLabels?: { readonly nodes: number; readonly set: number; readonly removed: number; readonly held: number };
 }
 
 export function summarize(plan: Plan): PlanSummary {
   const count = (action: PlanAction, held = false) => plan.changes.filter((c) => c.action === action && (c.held ?? false) === held).length;
-  return { create: count('create'), update: count('update'), delete: count('delete'), held: count('delete', true) };
+  const labels = plan.nodeLabels;
+  const nodeLabels =
+    labels.length > 0 || plan.nodeLabelsHeld > 0
+      ? { nodes: labels.length, set: labels.reduce((n, c) => n + Object.keys(c.set).length, 0), removed: labels.reduce((n, c) => n + c.removed.length, 0), held: plan.nodeLabelsHeld }
+      : undefined;
+  return { create: count('create'), update: count('update'), delete: count('delete'), held: count('delete', true), ...(nodeLabels ? { nodeLabels } : {}) };
 }
 
 export function formatPlanJson(plan: Plan): string {
-  return `${JSON.stringify({ changes: plan.changes, warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
+  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
 }
 
 export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
@@ -42,15 +49,22 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
     }
     lines.push(`  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`, ...details(change).map((d) => `${DETAIL_INDENT}${d}`));
   }
-  if (plan.changes.length === 0) lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
+  if (plan.nodeLabels.length > 0) lines.push('Node labels:');
+  for (const c of plan.nodeLabels) {
+    lines.push(`  ${style.marker('update', MARKERS.update)} ${c.node}`, ...Object.entries(c.set).map(([k, v]) => `${DETAIL_INDENT}${k}=${v}`), ...c.removed.map((k) => `${DETAIL_INDENT}${k} removed`));
+  }
+  if (plan.changes.length === 0 && plan.nodeLabels.length === 0) lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
   lines.push('', `Plan: ${planHeadline(plan)}.`);
   return `${lines.join('\n')}\n`;
 }
 
 /** `1 to create, 2 to update, 0 to delete` (`, 3 held` when the guard holds deletes). */
+/** The summary line without its `Plan: ` prefix: HyperNode changes, then Node label patches when there are any. */
 export function planHeadline(plan: Plan): string {
   const s = summarize(plan);
-  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}`;
+  const l = s.nodeLabels;
+  const labels = l ? `. Node labels: ${l.nodes} Nodes to patch (${l.set} set, ${l.removed} removed${l.held > 0 ? `, ${l.held} Nodes held` : ''})` : '';
+  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}`;
 }
 
 function details(change: PlannedChange): string[] {

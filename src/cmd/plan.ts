@@ -112,7 +112,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) }, logger: warningsOnly(logger) });
     stderr.warnings(result.warnings);
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
-    return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
+    return { code: result.changes.length > 0 || result.nodeLabels.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {

@@ -18,6 +18,7 @@ import { previewDiscovery } from '../hypernode/preview/preview.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
 import { topologyView } from '../hypernode/preview/view/topology-model.ts';
 import { choiceKind } from './choice-flag.ts';
+import { isSlurmFormat, SLURM_FLAGS, SLURM_FORMATS, slurmOutput, type SlurmFormat } from './slurm-output.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, CAPTURE_FILES, parseUfmCaptures, type UfmCaptures } from './ufm-capture.ts';
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
@@ -33,7 +34,7 @@ const EXIT_SUCCESS = 0;
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
-const OUTPUT_FORMATS = ['yaml', 'json', 'tree', 'html'] as const;
+const OUTPUT_FORMATS = ['yaml', 'json', 'tree', 'html', ...SLURM_FORMATS] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 const outputKind = choiceKind<OutputFormat>(OUTPUT_FORMATS);
@@ -48,7 +49,8 @@ const RENDER_FLAGS = {
     `Directory holding the captured UFM answers, for every ufm endpoint, or ENDPOINT=DIR for one endpoint (a fabric of config.fabrics included): ${CAPTURE_FILES.ports} (the body of GET <endpoint>/ufmRest/resources/ports), and for config.mode fabric also ${CAPTURE_FILES.links} and ${CAPTURE_FILES.systems} (of /resources/links and /resources/systems). Repeatable. UFM is not contacted and the credentials Secret is not read.`,
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
-  output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), tree (for people), or html (one self-contained page: a picture of the tree, a collapsible list and a search box; open it in a browser).', 'o'),
+  output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), tree (for people), html (one self-contained page: a picture of the tree, a collapsible list and a search box; open it in a browser), or slurm-topology-yaml / slurm-topology-conf (Slurm\'s topology.yaml / topology.conf).', 'o'),
+  ...SLURM_FLAGS,
 };
 
 const DESCRIPTION = `Prints the HyperNodes that the enabled discovery sources would create, computed
@@ -102,13 +104,17 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });
     stderr.warnings(preview.warnings);
-    return { code: EXIT_SUCCESS, stdout: formatOutput(preview.hyperNodes, nodes, values.output, env), stderr: stderr.text() };
+    const format = values.output;
+    const stdout = isSlurmFormat(format)
+      ? slurmOutput(format, { hyperNodes: preview.hyperNodes, nodes, config, plugin: values['slurm-plugin'], blockTiers: values['slurm-block-tier'] })
+      : formatOutput(preview.hyperNodes, nodes, format, env);
+    return { code: EXIT_SUCCESS, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_FAILURE, err);
   }
 }
 
-function formatOutput(hyperNodes: DiscoveredHyperNode[], nodes: readonly NodeMeta[], format: OutputFormat, env: RenderEnvironment): string {
+function formatOutput(hyperNodes: DiscoveredHyperNode[], nodes: readonly NodeMeta[], format: Exclude<OutputFormat, SlurmFormat>, env: RenderEnvironment): string {
   if (format === 'tree') return `${renderHyperNodeTree(hyperNodes, env.color ? COLOURED : undefined)}\n`;
   if (format === 'html') return topologyHtml(topologyView(`render: ${hyperNodes.length} HyperNodes over ${nodes.length} Nodes`, hyperNodes, nodes));
   const list = { apiVersion: 'v1', kind: 'List', items: hyperNodes };

@@ -11,7 +11,7 @@ import type { Clock } from '../kube/clock.ts';
 import type { HandlerRegistration, Informer } from '../kube/types.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
-import type { ConfigMapReader, EventRecorder, HyperNodeClient, SecretClient } from './model/contracts.ts';
+import type { EventRecorder, HyperNodeClient, NodeLabelClient, SecretClient, ConfigMapReader } from './model/contracts.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from './model/hypernode-types.ts';
 import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
@@ -19,6 +19,7 @@ import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registr
 import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './hypernode-metrics.ts';
 import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME, type ReconcileSummary } from './reconcile/reconciler.ts';
 import { NodeCountSync, STATUS_QUEUE_NAME } from './reconcile/node-count-sync.ts';
+import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 
 export interface HyperNodeControllerDeps {
@@ -27,6 +28,8 @@ export interface HyperNodeControllerDeps {
   /** Filtered to the discovery ConfigMap by a metadata.name field selector (docs/design.md §2). */
   configMaps: Informer<ConfigMap>;
   hyperNodeClient: HyperNodeClient;
+  /** Writes the opt-in Node labels (exports.nodeLabels); without it no Node is labelled (tests of other parts). */
+  nodeLabelClient?: NodeLabelClient;
   secrets: SecretClient;
   /** ConfigMaps sources read input from (the graph source's document). */
   configMapReader?: ConfigMapReader;
@@ -111,6 +114,18 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
   });
 
+  const labels = deps.nodeLabelClient
+    ? new NodeLabelSync({
+        nodes: deps.nodes,
+        configMaps: deps.configMaps,
+        configMap: deps.configMap,
+        client: deps.nodeLabelClient,
+        clock,
+        logger: writeLogger,
+        queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
+      })
+    : undefined;
+
   // The informers have synced, so each registration first replays every cached
   // object as an add: every HyperNode's nodeCount is checked once, and the
   // ConfigMap's add is what starts the discoverers.
@@ -118,13 +133,14 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
+    ...(labels ? [deps.nodes.addEventHandler(labels.nodeHandler()), deps.configMaps.addEventHandler(labels.configMapHandler())] : []),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   state?.started();
   manager.start();
   onStarted();
 
-  const watcher = watchResults(manager, reconciler, metrics, logger, (source, summary) =>
+  const watcher = watchResults(manager, reconciler, labels, metrics, logger, (source, summary) =>
     state?.reconciled(source, {
       at: clock.now(),
       summary,
@@ -134,6 +150,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     }),
   );
   const retryWorker = reconciler.run();
+  const labelWorker = labels?.run();
   const statusWorker = status.run();
   logger.info('HyperNode controller started');
 
@@ -150,6 +167,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   await manager.stop();
   await watcher;
   await retryWorker;
+  // Label patches follow snapshots; with the watcher gone no new one comes.
+  labels?.shutDown();
+  await labelWorker;
   status.shutDown();
   await statusWorker;
   for (const r of registrations) r.remove();
@@ -162,6 +182,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
 async function watchResults(
   manager: DiscoveryManager,
   reconciler: TopologyReconciler,
+  labels: NodeLabelSync | undefined,
   metrics: HyperNodeMetrics,
   logger: Logger,
   onReconciled: (source: string, summary: ReconcileSummary) => void,
@@ -169,7 +190,10 @@ async function watchResults(
   for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
     try {
-      onReconciled(source, await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent));
+      const summary = await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
+      // A rejected snapshot changes no label either: the last accepted one stays in force.
+      if (!summary.rejected) labels?.snapshot(source, hyperNodes);
+      onReconciled(source, summary);
     } catch (err) {
       logger.error('Failed to reconcile topology', { source, err });
     } finally {

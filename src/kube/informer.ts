@@ -206,3 +206,13 @@ export function keepNameAndLabels(obj: KubeObject): KubeObject {
     },
   };
 }
+
+/** keepNameAndLabels plus the annotations whose key `keep` accepts (a consumer's own records, not every tool's). */
+export function keepNameLabelsAnd(keep: (annotation: string) => boolean): (obj: KubeObject) => KubeObject {
+  return (obj) => {
+    const kept = keepNameAndLabels(obj);
+    const annotations = Object.entries(obj.metadata.annotations ?? {}).filter(([k]) => keep(k));
+    if (annotations.length > 0) kept.metadata.annotations = Object.fromEntries(annotations);
+    return kept;
+  };
+}

@@ -190,7 +190,7 @@ test('a snapshot breaking a pre-write rule exits 1 naming the source and the obj
 test('usage errors exit 2 with the usage: unknown flag, bad -o, missing --nodes, a positional argument', async () => {
   for (const [args, message] of [
     [['--bogus'], 'unknown flag: --bogus'],
-    [['--config', 'c', '--nodes', 'n', '-o', 'xml'], 'invalid argument "xml" for "-o, --output" flag: must be one of yaml, json, tree, html'],
+    [['--config', 'c', '--nodes', 'n', '-o', 'xml'], 'invalid argument "xml" for "-o, --output" flag: must be one of yaml, json, tree, html, slurm-topology-yaml, slurm-topology-conf'],
     [['--config', 'c'], 'required flag(s) "nodes" not set'],
     [['--config', 'c', '--nodes', 'n', 'extra'], 'unexpected argument "extra": render takes only flags'],
   ] as const) {

@@ -104,6 +104,15 @@ test('the monitoring and two-replica components are offered, commented out, in t
   assert.equal(pdb.spec, { minAvailable: 1, selector: { matchLabels: selector } });
 });
 
+test('the Node label component grants patch on Nodes only, to the controller ServiceAccount, and is offered commented out', () => {
+  assert.match(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), /^\s*# - \.\.\/node-labels /m);
+  assert.is(parse(readFileSync(join(repoRoot, 'deploy/node-labels/kustomization.yaml'), 'utf8')).kind, 'Component');
+  const [role, binding] = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/node-labels/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Obj);
+  assert.equal(role!.rules, [{ apiGroups: [''], resources: ['nodes'], verbs: ['patch'] }]);
+  assert.equal(binding!.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
+  assert.equal(binding!.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role!.metadata.name });
+});
+
 testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the manifests with both components: two spread replicas, a PDB, the ServiceMonitor and rules', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
   try {

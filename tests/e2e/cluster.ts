@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type RequestRecord } from '../../testing/apiserver/index.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { discoveryConfigMap } from '../../testing/sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../../testing/ufm-server.ts';
 import { waitFor } from '../../testing/wait.ts';
@@ -30,10 +30,11 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(): Promise<Cluster> {
+/** `extraRules`: grants beyond the chart's, as an opt-in manifest overlay adds them. */
+export async function startCluster(extraRules: PolicyRule[] = []): Promise<Cluster> {
   const api = await startApiServer({ namespaces: [NS] });
   const dir = mkdtempSync(join(tmpdir(), 'hn-e2e-'));
-  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(CONTROLLER_USER, hypernodeControllerRbac(NS, LEASE)) });
+  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(CONTROLLER_USER, [...hypernodeControllerRbac(NS, LEASE), ...extraRules]) });
   return {
     api,
     kubeconfig,

@@ -19,8 +19,8 @@ export class Session {
   /** Exit code of the last controller stopped by teardown. */
   lastExit: number | null | undefined;
 
-  async startCluster(): Promise<Cluster> {
-    this.cluster = await startCluster();
+  async startCluster(extraRules?: Parameters<typeof startCluster>[0]): Promise<Cluster> {
+    this.cluster = await startCluster(extraRules);
     return this.cluster;
   }
 

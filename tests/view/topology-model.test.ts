@@ -53,6 +53,8 @@ test('a plan view keeps deleted objects in place, marks each change and carries 
       { action: 'delete', source: 'label', name: 'c', diff: diffHyperNodes(existing[3], undefined), held: true },
     ],
     warnings: ['held'],
+    nodeLabels: [],
+    nodeLabelsHeld: 0,
   };
   const view = planView('p', plan, existing, NODES);
   assert.equal(view.hyperNodes.map((h) => [h.name, h.change ?? '']), [['a', 'update'], ['b', 'delete'], ['c', 'held'], ['d', 'create'], ['spine', '']]);

@@ -9,7 +9,9 @@ import * as v from 'valibot';
 import type { DiscoveryEntry } from '../model/contracts.ts';
 import { durationToMs, parseDuration } from '../../util/go-duration.ts';
 import { unknownKeys } from './unknown-keys.ts';
+import { parseExports } from './exports-config.ts';
 import { deepFreeze } from '../../util/deep-freeze.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 
 /** Used when `interval` is absent, null, zero or negative. */
@@ -18,7 +20,7 @@ export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
 export const DEFAULT_MAX_DELETE_PERCENT = 50;
 
 /** The keys of one entry (yaml.v2 matches them case-sensitively). */
-export const ENTRY_KEYS = ['source', 'enabled', 'interval', 'credentials', 'config', 'maxDeletePercent'];
+export const ENTRY_KEYS = ['source', 'enabled', 'interval', 'credentials', 'config', 'maxDeletePercent', 'exports'];
 
 export type EntryResult = (
   | { readonly index: number; readonly source: string; readonly enabled: boolean; readonly entry: DiscoveryEntry }
@@ -113,6 +115,13 @@ export function parseEntry(raw: unknown, index: number): EntryResult {
     return Object.freeze({ index, source, enabled, error: `${where}: ${problems.join('; ')}`, unknownKeys: unknown });
   }
   const out = parsed.output;
+  let exports: ReturnType<typeof parseExports>;
+  try {
+    exports = parseExports((raw as Record<string, unknown>).exports, out.source);
+  } catch (err) {
+    const where = `networkTopologyDiscovery[${index}]${out.source ? ` (source "${out.source}")` : ''}`;
+    return Object.freeze({ index, source: out.source, enabled: out.enabled, error: `${where}: ${errorMessage(err)}`, unknownKeys: unknown });
+  }
   const ref = out.credentials?.secretRef;
   const entry: DiscoveryEntry = deepFreeze({
     source: out.source,
@@ -121,6 +130,7 @@ export function parseEntry(raw: unknown, index: number): EntryResult {
     ...(out.credentials ? { credentials: ref ? { secretRef: { name: ref.name, namespace: ref.namespace } } : {} } : {}),
     config: structuredClone(out.config),
     maxDeletePercent: out.maxDeletePercent,
+    ...(exports.nodeLabels ? { exports } : {}),
   });
   return Object.freeze({ index, source: entry.source, enabled: entry.enabled, entry, unknownKeys: unknown });
 }

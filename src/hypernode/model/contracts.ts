@@ -10,6 +10,17 @@ import type { Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './hypernode-types.ts';
 
+export interface NodeLabelExport {
+  /** The label key prefix: every label is `<prefix>/<tier key>`. */
+  readonly prefix: string;
+}
+
+/** An entry's `exports` (config/exports-config.ts). */
+export interface EntryExports {
+  /** Absent: this source labels no Node. */
+  readonly nodeLabels?: NodeLabelExport;
+}
+
 /** One entry of `networkTopologyDiscovery` (docs/configuration.md, "Schema"), resolved and frozen. */
 export interface DiscoveryEntry {
   readonly source: string;
@@ -21,6 +32,8 @@ export interface DiscoveryEntry {
   readonly config: Readonly<Record<string, unknown>>;
   /** Percentage (0–100) of its HyperNodes one run of this source may delete before deletes are held; defaulted to 50. */
   readonly maxDeletePercent: number;
+  /** What is published from this source besides HyperNodes; absent when nothing is. */
+  readonly exports?: EntryExports;
 }
 
 /** A complete desired set of HyperNodes for one source (never a delta). */
@@ -56,6 +69,17 @@ export interface HyperNodeClient {
    * the same name is answered with 409 Conflict and left in place.
    */
   delete(name: string, preconditions: Preconditions, signal?: AbortSignal): Promise<void>;
+}
+
+/** Changes of a Node's labels and annotations: a value sets, null removes; nothing else is touched. */
+export interface MetadataChanges {
+  readonly labels: Readonly<Record<string, string | null>>;
+  readonly annotations: Readonly<Record<string, string | null>>;
+}
+
+/** Writes the controller's own labels on Nodes (exports.nodeLabels). */
+export interface NodeLabelClient {
+  patchMetadata(node: string, changes: MetadataChanges, signal?: AbortSignal): Promise<void>;
 }
 
 export type EventType = 'Normal' | 'Warning';

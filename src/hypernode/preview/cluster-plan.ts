@@ -20,6 +20,7 @@ import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { NodeCountSync } from '../reconcile/node-count-sync.ts';
+import { planNodeLabels, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 
@@ -44,6 +45,10 @@ export interface Plan {
    * alone because another source (or nobody) owns them, and deletes it holds.
    */
   readonly warnings: readonly string[];
+  /** Node label patches (exports.nodeLabels), by Node name. */
+  readonly nodeLabels: readonly PlannedLabelChange[];
+  /** Nodes whose label removals the mass-delete guard holds. */
+  readonly nodeLabelsHeld: number;
 }
 
 const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
@@ -125,7 +130,8 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) ||
       compareBytes(a.name, b.name),
   );
-  return { changes, warnings };
+  const labels = planNodeLabels(input.config, new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]])), input.nodes);
+  return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held };
 }
 
 /**

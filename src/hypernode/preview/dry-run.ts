@@ -11,11 +11,12 @@
 // follows, so nothing is decided again until an input (a Node, the
 // ConfigMap, a UFM poll) changes.
 
+import { compareBytes } from '../../util/compare-bytes.ts';
 import { Counter, type Registry } from 'prom-client';
 import type { Preconditions } from '../../kube/resource.ts';
 import type { Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
-import type { EventRecorder, HyperNodeClient } from '../model/contracts.ts';
+import type { EventRecorder, HyperNodeClient, NodeLabelClient } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
 import { describeDiff, diffHyperNodes } from '../reconcile/hypernode-diff.ts';
 import type { WriteVerb } from '../hypernode-metrics.ts';
@@ -72,6 +73,8 @@ export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (writ
 /** What the controller gets in dry-run mode instead of its API clients. */
 export interface DryRunSinks {
   readonly hyperNodeClient: HyperNodeClient;
+  /** Logs each Node label patch (exports.nodeLabels) with the keys it would set and remove. */
+  readonly nodeLabelClient: NodeLabelClient;
   readonly events: EventRecorder;
   /**
    * Tells the controller that its writes are recorded, not sent: they are
@@ -106,6 +109,18 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
   };
   return {
     hyperNodeClient: recordingHyperNodeClient(deps.hyperNodes, record),
+    nodeLabelClient: {
+      async patchMetadata(node, changes) {
+        const set = Object.entries(changes.labels).filter(([, v]) => v !== null).sort(([a], [b]) => compareBytes(a, b));
+        const removed = Object.keys(changes.labels).filter((k) => changes.labels[k] === null).sort(compareBytes);
+        writes.inc({ source: '', verb: 'patch_node_labels' });
+        deps.logger.info('Dry run: would patch Node labels', {
+          node,
+          ...(set.length > 0 ? { set: set.map(([k, v]) => `${k}=${v}`).join(',') } : {}),
+          ...(removed.length > 0 ? { removed: removed.join(',') } : {}),
+        });
+      },
+    },
     events: {
       event(regarding, type, reason, message) {
         deps.logger.info('Dry run: would emit Event', { kind: regarding.kind ?? '', name: regarding.metadata.name, type, reason, message });

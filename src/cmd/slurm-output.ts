@@ -1,0 +1,45 @@
+// `render -o slurm-topology-yaml|slurm-topology-conf`: the previewed
+// HyperNodes as Slurm's topology files, with their two flags. Kept out of
+// render.ts so each output format stays in its own module.
+
+import { stringArrayKind } from '../app/flags/flag-kinds.ts';
+import { flag } from '../app/flags/flag-set.ts';
+import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import type { DiscoveryConfig } from '../hypernode/config/loader.ts';
+import { NVLINK_TIER_NAMES } from '../hypernode/discovery/label/preset/preset-families.ts';
+import { SLURM_PLUGINS, slurmTopologyConf, slurmTopologyYaml, type SlurmPlugin } from '../hypernode/preview/slurm/slurm-files.ts';
+import { slurmHostNames } from '../hypernode/preview/slurm/slurm-host-names.ts';
+import { slurmTopology } from '../hypernode/preview/slurm/slurm-topology.ts';
+import { choiceKind } from './choice-flag.ts';
+
+/** The tierNames of NVLink domains, which Slurm's block plugin reads as blocks. */
+const NVLINK_BLOCK_TIERS: readonly string[] = Object.values(NVLINK_TIER_NAMES);
+
+export const SLURM_FORMATS = ['slurm-topology-yaml', 'slurm-topology-conf'] as const;
+export type SlurmFormat = (typeof SLURM_FORMATS)[number];
+
+export const SLURM_FLAGS = {
+  'slurm-plugin': flag(choiceKind<SlurmPlugin>(SLURM_PLUGINS), 'tree', 'For -o slurm-topology-conf: the topology plugin the file is for, tree (SwitchName= lines) or block (BlockName= lines). topology.yaml holds both.'),
+  'slurm-block-tier': flag(stringArrayKind, [], `For the Slurm outputs: a tierName whose HyperNodes are Slurm blocks. Repeatable; default ${NVLINK_BLOCK_TIERS.join(', ')} (NVLink domains).`),
+};
+
+export interface SlurmOutputInput {
+  readonly hyperNodes: readonly HyperNode[];
+  readonly nodes: readonly NodeMeta[];
+  readonly config: DiscoveryConfig;
+  readonly plugin: SlurmPlugin;
+  readonly blockTiers: readonly string[];
+}
+
+export function isSlurmFormat(format: string): format is SlurmFormat {
+  return (SLURM_FORMATS as readonly string[]).includes(format);
+}
+
+/** The file's text; throws when the HyperNodes cannot be written for Slurm. */
+export function slurmOutput(format: SlurmFormat, input: SlurmOutputInput): string {
+  const topology = slurmTopology(input.hyperNodes, input.nodes, {
+    blockTiers: input.blockTiers.length > 0 ? input.blockTiers : NVLINK_BLOCK_TIERS,
+    hostName: slurmHostNames(input.config, input.nodes),
+  });
+  return format === 'slurm-topology-yaml' ? slurmTopologyYaml(topology) : slurmTopologyConf(topology, input.plugin);
+}

@@ -1,0 +1,38 @@
+// The `exports` key of a `networkTopologyDiscovery` entry: what the
+// controller publishes from that source's topology besides HyperNodes. Today
+// `nodeLabels`, the opt-in Node labels (node-labels/). Ours, no Go
+// counterpart (docs/configuration.md, "Node labels").
+
+import { isQualifiedName } from '../../kube/name-validation.ts';
+import type { EntryExports } from '../model/contracts.ts';
+
+export const EXPORTS_KEYS = ['nodeLabels'];
+const NODE_LABELS_KEYS = ['prefix'];
+
+/** Where the labels go when `prefix` is not given: one prefix per source, so two sources never write the same key. */
+export const defaultLabelPrefix = (source: string) => `${source}.topology.volcano.sh`;
+
+const isMapping = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+function unknownIn(raw: Record<string, unknown>, known: readonly string[], where: string): void {
+  const extra = Object.keys(raw).filter((k) => !known.includes(k));
+  if (extra.length > 0) throw new Error(`${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
+}
+
+/** Validates an entry's `exports` (absent or null: nothing exported); throws naming the field. */
+export function parseExports(raw: unknown, source: string): EntryExports {
+  if (raw === undefined || raw === null) return {};
+  if (!isMapping(raw)) throw new Error('exports must be a mapping (keys: nodeLabels)');
+  unknownIn(raw, EXPORTS_KEYS, 'exports');
+  const nl = raw.nodeLabels;
+  if (nl === undefined || nl === null || nl === false) return {};
+  if (nl !== true && !isMapping(nl)) throw new Error('exports.nodeLabels must be a mapping such as {prefix: example.com/topology} or {} for the default prefix');
+  const spec = isMapping(nl) ? nl : {};
+  unknownIn(spec, NODE_LABELS_KEYS, 'exports.nodeLabels');
+  const prefix = spec.prefix ?? defaultLabelPrefix(source);
+  // A prefix is valid when `<prefix>/x` is a valid label key.
+  if (typeof prefix !== 'string' || !isQualifiedName(`${prefix}/x`)) {
+    throw new Error(`exports.nodeLabels.prefix ${JSON.stringify(prefix)} is not a DNS subdomain usable as a label key prefix (e.g. "topology.example.com")`);
+  }
+  return { nodeLabels: { prefix } };
+}

@@ -1,0 +1,181 @@
+// Keeps the opt-in Node labels (`exports.nodeLabels` on a discovery entry)
+// equal to the sources' latest accepted snapshots: level-based, one worker,
+// one pass over the Node cache per trigger (a snapshot, a ConfigMap change,
+// a Node added or relabelled, coalesced), writing one merge patch per Node
+// that differs and nothing otherwise. The patches go through the same client
+// set as the HyperNode writes, so they share its rate limit and the leader's
+// write fence. Ours, no Go counterpart (docs/configuration.md, "Node labels").
+
+import { isDeepStrictEqual } from 'node:util';
+import type { Clock } from '../../../kube/clock.ts';
+import { isNotFound } from '../../../kube/errors.ts';
+import type { EventHandler, Lister } from '../../../kube/types.ts';
+import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import { nullLogger, type Logger } from '../../../log.ts';
+import { errorMessage } from '../../../util/error-message.ts';
+import type { NodeLabelClient } from '../../model/contracts.ts';
+import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
+import type { ConfigMapLocation } from '../../config/location.ts';
+import { writeRetryRateLimiter } from '../write-failures.ts';
+import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch } from './node-label-changes.ts';
+import { sourceLabelStates } from './node-label-states.ts';
+import { heldLabelRemovalsMessage } from './node-label-messages.ts';
+import { isOwnershipAnnotation } from './node-label-values.ts';
+
+export const NODE_LABEL_QUEUE_NAME = 'hypernode-node-labels';
+/** Triggers within this window cause one pass: a snapshot and the Node events it caused are decided together. */
+export const NODE_LABEL_COALESCE_MS = 100;
+/** Patches in flight at once: enough to keep the rate limiter, not the round trip, the bound. */
+export const NODE_LABEL_WRITE_CONCURRENCY = 8;
+const PASS_KEY = 'nodes';
+
+export interface NodeLabelSyncDeps {
+  nodes: Lister<NodeMeta>;
+  configMaps: Lister<ConfigMap>;
+  configMap: ConfigMapLocation;
+  client: NodeLabelClient;
+  clock: Clock;
+  logger: Logger;
+  queueMetrics?: QueueMetrics;
+}
+
+/** The label worker: one queue key, one pass at a time, a pass per coalesced trigger. */
+export class NodeLabelSync {
+  readonly queue: RateLimitingQueue;
+  /** Per source: its latest accepted snapshot. */
+  private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
+  /**
+   * Per Node: the patch last sent and the cached resourceVersion it was
+   * decided on. Until the cache shows the Node changed, the same patch is
+   * not sent again (the write's echo may still be on its way).
+   */
+  private readonly sent = new Map<string, { resourceVersion: string | undefined; patch: string }>();
+  private readonly reported = new Set<string>();
+  private coalescing = false;
+  /** A snapshot arrived since the last pass: that pass reports even when it writes nothing. */
+  private roundPending = false;
+  private readonly stopCoalescing = new AbortController();
+
+  constructor(private readonly deps: NodeLabelSyncDeps) {
+    this.queue = new RateLimitingQueue({ name: NODE_LABEL_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+  }
+
+  /** A source's snapshot was accepted by the reconciler: its labels follow it. */
+  snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void {
+    this.snapshots.set(source, hyperNodes);
+    this.roundPending = true;
+    this.schedule();
+  }
+
+  /** Node adds and changes of labels or of our ownership annotations. */
+  nodeHandler(): EventHandler<NodeMeta> {
+    const ours = (n: NodeMeta) => Object.entries(n.metadata.annotations ?? {}).filter(([k]) => isOwnershipAnnotation(k));
+    return {
+      onAdd: () => this.schedule(),
+      onUpdate: (old, node) => {
+        if (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) || !isDeepStrictEqual(ours(old), ours(node))) this.schedule();
+      },
+      onDelete: (node) => void this.sent.delete('metadata' in node ? node.metadata.name : node.key),
+    };
+  }
+
+  /** A ConfigMap change may turn labels on or off for a source. */
+  configMapHandler(): EventHandler<ConfigMap> {
+    return { onAdd: () => this.schedule(), onUpdate: () => this.schedule(), onDelete: () => this.schedule() };
+  }
+
+  run(): Promise<void> {
+    return runWorker(this.queue, () => this.pass());
+  }
+
+  shutDown(): void {
+    this.stopCoalescing.abort();
+    this.queue.shutDown();
+  }
+
+  /** The changes a pass makes now, from the caches and the snapshots received. */
+  private decide(): NodeLabelChanges {
+    const nodes = this.deps.nodes.list();
+    let config: DiscoveryConfig | undefined;
+    try {
+      config = loadConfig(this.deps.configMaps, this.deps.configMap, nullLogger);
+    } catch {
+      // The discovery manager reports a configuration it cannot load; labels stay as they are meanwhile.
+    }
+    const states = sourceLabelStates(config, this.snapshots, nodes, (m) => this.reportOnce(m));
+    return nodeLabelChanges(nodes, states);
+  }
+
+  private async pass(): Promise<SyncResult> {
+    const { logger } = this.deps;
+    const round = this.roundPending;
+    this.roundPending = false;
+    const changes = this.decide();
+    for (const h of changes.held) this.reportOnce(heldLabelRemovalsMessage(h));
+    const todo = changes.patches.filter((p) => !this.alreadySent(p));
+    if (todo.length === 0) {
+      if (round) logger.v(2).info('Node labels match the topology, nothing to write');
+      return 'done';
+    }
+    let failed = 0;
+    let patched = 0;
+    let firstError: unknown;
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length && !this.queue.isShuttingDown()) {
+        const patch = todo[next++]!;
+        const resourceVersion = this.deps.nodes.get(patch.node)?.metadata.resourceVersion;
+        try {
+          await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
+          this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
+          patched++;
+        } catch (err) {
+          if (isNotFound(err)) continue; // deleted meanwhile: nothing left to label
+          failed++;
+          firstError ??= err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(NODE_LABEL_WRITE_CONCURRENCY, todo.length) }, worker));
+    const bySource = Object.fromEntries([...changes.counts].map(([s, c]) => [s, `set=${c.set} removed=${c.removed}${c.held ? ` held=${c.held}` : ''}`]));
+    // Counts of the whole decision; `nodes` is what was written (a shutdown stops a pass part-way).
+    logger.info('Updated Node labels', { nodes: patched, failed, ...bySource });
+    if (failed === 0) return 'done';
+    this.reportOnce(`Failed to patch the labels of ${failed} Node(s), will retry: ${errorMessage(firstError)}`);
+    return 'retry';
+  }
+
+  private alreadySent(p: NodeLabelPatch): boolean {
+    const last = this.sent.get(p.node);
+    if (!last) return false;
+    const rv = this.deps.nodes.get(p.node)?.metadata.resourceVersion;
+    if (last.resourceVersion !== rv) {
+      this.sent.delete(p.node);
+      return false;
+    }
+    return last.patch === patchKey(p);
+  }
+
+  /** Logged once while it repeats; forgotten after 1,000 distinct messages so the set stays small. */
+  private reportOnce(message: string): void {
+    if (this.reported.has(message)) return;
+    if (this.reported.size >= 1_000) this.reported.clear();
+    this.reported.add(message);
+    this.deps.logger.warn(message);
+  }
+
+  private schedule(): void {
+    if (this.coalescing || this.queue.isShuttingDown()) return;
+    this.coalescing = true;
+    this.deps.clock.sleep(NODE_LABEL_COALESCE_MS, this.stopCoalescing.signal).then(
+      () => {
+        this.coalescing = false;
+        this.queue.add(PASS_KEY);
+      },
+      () => {},
+    );
+  }
+}
+
+const patchKey = (p: NodeLabelPatch) => JSON.stringify([p.labels, p.annotations]);

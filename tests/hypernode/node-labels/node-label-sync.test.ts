@@ -1,0 +1,133 @@
+// The Node label worker over in-memory caches and a recording client: a
+// patch whose echo has not reached the cache yet is not sent twice; once it
+// has, a round writes nothing; a discovery configuration that cannot be
+// loaded changes no label (where a loaded one without the option would
+// remove them all); a failed patch is retried after its backoff, and a Node
+// deleted meanwhile (404) is no failure.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ApiError } from '../../../src/kube/errors.ts';
+import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
+import type { MetadataChanges } from '../../../src/hypernode/model/contracts.ts';
+import type { ConfigMap, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import { configMapLocation } from '../../../src/hypernode/config/location.ts';
+import { NodeLabelSync, NODE_LABEL_COALESCE_MS } from '../../../src/hypernode/reconcile/node-labels/node-label-sync.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
+import { waitFor } from '../../../testing/wait.ts';
+
+const WHERE = configMapLocation({});
+const P = 'topo.example.com';
+const OWNED = 'topology.volcano.sh/owned-labels.label';
+const CONF = (exports: boolean) =>
+  `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n${exports ? `    exports:\n      nodeLabels: {prefix: ${P}}\n` : ''}    config: {networkTopologyTypes: {t: [{nodeLabel: example.com/rack}, {nodeLabel: kubernetes.io/hostname}]}}\n`;
+const configMap = (text: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: WHERE.name, namespace: WHERE.namespace }, data: { [WHERE.key]: text } });
+const SNAPSHOT = [buildWithTierName('rack-a', 1, 'example.com/rack', [{ type: 'Node', selector: { exactMatch: { name: 'n1' } } }, { type: 'Node', selector: { exactMatch: { name: 'n2' } } }], {})];
+
+/** The line every pass after a snapshot ends with: what it patched, or that nothing was needed. */
+const PASS_DONE = (l: string) => /Updated Node labels|Node labels match the topology/.test(l);
+
+function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { metadata: { name: 'n2' } }]) {
+  const clock = new FakeClock();
+  const nodeCache = new FakeInformer<NodeMeta>({ initial: nodes });
+  const configMaps = new FakeInformer<ConfigMap>({ initial: [configMap(conf)] });
+  const sent: Array<{ node: string; changes: MetadataChanges }> = [];
+  let fail: (node: string) => Error | undefined = () => undefined;
+  const log = capturingLogger();
+  const sync = new NodeLabelSync({
+    nodes: nodeCache,
+    configMaps,
+    configMap: WHERE,
+    clock,
+    logger: log.logger,
+    client: {
+      async patchMetadata(node, changes) {
+        const err = fail(node);
+        if (err) throw err;
+        sent.push({ node, changes });
+      },
+    },
+  });
+  nodeCache.addEventHandler(sync.nodeHandler());
+  const worker = sync.run();
+  /** The label changes arrive in the cache, as the watch delivers the patched Node. */
+  const echo = () => {
+    for (const { node, changes } of sent.splice(0)) {
+      const cur = nodeCache.get(node)!;
+      const merge = (base: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => {
+        const out = { ...base };
+        for (const [k, v] of Object.entries(ch)) if (v === null) delete out[k];
+        else out[k] = v;
+        return out;
+      };
+      nodeCache.apply({ metadata: { name: node, labels: merge(cur.metadata.labels, changes.labels), annotations: merge(cur.metadata.annotations, changes.annotations) } });
+    }
+  };
+  return {
+    clock,
+    sent,
+    sync,
+    echo,
+    failWith: (f: typeof fail) => void (fail = f),
+    /** Lets the coalescing window pass and waits for the pass to end: its summary line, written or not. */
+    async pass() {
+      const before = log.lines.filter(PASS_DONE).length;
+      await clock.advance(NODE_LABEL_COALESCE_MS);
+      await waitFor(() => log.lines.filter(PASS_DONE).length > before, { timeoutMs: 2_000, what: 'the label pass to end' });
+    },
+    async stop() {
+      sync.shutDown();
+      await worker;
+    },
+  };
+}
+
+test('a patch not yet seen in the cache is not sent again; once seen, a round sends nothing', async () => {
+  const r = rig(CONF(true));
+  r.sync.snapshot('label', SNAPSHOT);
+  await r.pass();
+  assert.is(r.sent.length, 2);
+  assert.equal(r.sent[0], { node: 'n1', changes: { labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } } });
+  const first = r.sent.length;
+  r.sync.snapshot('label', SNAPSHOT);
+  await r.pass();
+  assert.is(r.sent.length, first, 'the same patches are not sent before their echo');
+  r.echo();
+  r.sync.snapshot('label', SNAPSHOT);
+  await r.pass();
+  assert.equal(r.sent, [], 'nothing left to write once the cache shows the labels');
+  await r.stop();
+});
+
+test('a configuration that cannot be loaded removes nothing; one without the option removes what was written', async () => {
+  const labelled: NodeMeta[] = ['n1', 'n2'].map((name) => ({ metadata: { name, labels: { [`${P}/rack`]: 'rack-a', [`${P}/other`]: 'x' }, annotations: { [OWNED]: `${P}/rack` } } }));
+  const broken = rig('networkTopologyDiscovery: [unclosed', labelled);
+  broken.sync.snapshot('label', SNAPSHOT);
+  await broken.pass();
+  assert.equal(broken.sent, []);
+  await broken.stop();
+
+  const off = rig(CONF(false), labelled);
+  off.sync.snapshot('label', SNAPSHOT);
+  await off.pass();
+  assert.is(off.sent.length, 2);
+  assert.equal(off.sent[0], { node: 'n1', changes: { labels: { [`${P}/rack`]: null }, annotations: { [OWNED]: null } } });
+  await off.stop();
+});
+
+test('a failed patch is retried after its backoff; a Node deleted meanwhile is no failure', async () => {
+  const r = rig(CONF(true));
+  let failures = 1;
+  r.failWith((node) => (node === 'n2' ? new ApiError('nodes "n2" not found', 404, 'NotFound') : failures-- > 0 ? new ApiError('etcdserver: request timed out', 500, 'InternalError') : undefined));
+  r.sync.snapshot('label', SNAPSHOT);
+  await r.pass();
+  assert.equal(r.sent, [], 'n1 failed once, n2 is gone');
+  await r.clock.advance(1_000);
+  await waitFor(() => r.sent.length === 1, { timeoutMs: 2_000, what: 'the retried patch' });
+  assert.is(r.sent[0]!.node, 'n1');
+  await r.stop();
+});
+
+test.run();
