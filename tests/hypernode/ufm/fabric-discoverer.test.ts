@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import { UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/fabric-topology.ts';
+import { UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/ufm-fabric-graph.ts';
 import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { HyperNode, NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
 import { ApiError } from '../../../src/kube/errors.ts';

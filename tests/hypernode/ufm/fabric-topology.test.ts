@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeLinks, decodePortStates, decodeSystems } from '../../../src/hypernode/discovery/ufm/fabric-resources.ts';
-import { buildFabricSnapshot, fabricLevels, UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/fabric-topology.ts';
+import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
+import { UFM_FABRIC_LABEL, ufmFabricGraph } from '../../../src/hypernode/discovery/ufm/ufm-fabric-graph.ts';
 import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/topology.ts';
 import { decodePorts } from '../../../src/hypernode/discovery/ufm/ports.ts';
 import { validateSnapshot } from '../../../src/hypernode/snapshot-validation.ts';
@@ -16,12 +17,12 @@ import { briefPort, generateFatTree, lowestGuid, type FatTree, type FatTreeOptio
 import { startReconciler } from '../reconciler/fixtures.ts';
 
 function discover(tree: FatTree, fabric = 'ufm', isNode: (h: string) => boolean = () => true): DiscoveredHyperNode[] {
-  const levels = fabricLevels({
+  const graph = ufmFabricGraph({
     systems: decodeSystems(JSON.stringify(tree.systems)),
     links: decodeLinks(JSON.stringify({ data: tree.links })),
     ports: decodePortStates(JSON.stringify(tree.ports.map(briefPort))),
   });
-  return buildFabricSnapshot(fabric, levels, (h) => (isNode(h) ? h : undefined), nullLogger);
+  return fabricHyperNodes({ graph, fabric, source: 'ufm', labels: { [UFM_FABRIC_LABEL]: fabric }, mapHost: (h) => (isNode(h) ? h : undefined), logger: nullLogger }).snapshot;
 }
 const gen = (o: FatTreeOptions) => generateFatTree({ nodesPerSu: 4, ...o });
 const byTier = (s: DiscoveredHyperNode[], tier: number) => s.filter((h) => h.spec.tier === tier);

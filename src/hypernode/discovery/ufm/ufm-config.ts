@@ -17,7 +17,7 @@
 
 import type { DiscoveryEntry } from '../../api/interface.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
-import { parseHostMapping, type HostMapping } from './host-mapping.ts';
+import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';

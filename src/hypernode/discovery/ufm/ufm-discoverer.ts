@@ -7,18 +7,19 @@
 // Secret before every run; every request has a deadline; a bad endpoint is a
 // construction error instead of a crash. `config.mode: fabric` instead reads
 // systems, links and port states from one or more UFM fabrics and builds each
-// fabric's whole tree (fabric-topology.ts).
+// fabric's whole tree through the fabric layer (ufm-fabric-graph.ts).
 
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../api/types.ts';
-import { compareBytes } from '../../api/builders.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
 import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
-import { buildFabricSnapshot, fabricLevels, UFM_FABRIC_LABEL, type HostMapper } from './fabric-topology.ts';
-import { hostMapper } from './host-mapping.ts';
+import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { hostMapper, type HostMapper } from '../fabric/host-mapping.ts';
+import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
+import { UFM_FABRIC_LABEL, ufmFabricGraph } from './ufm-fabric-graph.ts';
 import type { HttpClientOptions } from './http-client.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './ports.ts';
 import { buildSnapshot, computerHosts, UFM_SOURCE } from './topology.ts';
@@ -27,7 +28,6 @@ import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } f
 
 export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
-import { truncateText } from '../../../util/truncate.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
@@ -37,8 +37,6 @@ export const RETRY_BASE_MS = 5_000;
 export const RETRY_MAX_MS = 5 * 60_000;
 /** Shortest poll period honoured: `interval: 1ms` would otherwise poll UFM back to back. */
 export const MIN_INTERVAL_MS = 1_000;
-/** Unmapped hosts named in the log line; the count says how many there are in all. */
-export const UNMAPPED_LOGGED_HOSTS = 20;
 
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {
@@ -56,10 +54,7 @@ class UfmDiscoverer implements Discoverer {
   private readonly reader: ResourceBodyReader | undefined;
   /** Fabric mode: each fabric's last published HyperNodes, kept while its UFM fails. */
   private readonly lastParts = new Map<string, Snapshot>();
-  /** The unmapped hosts last logged per fabric, so an unchanged list is logged once. */
-  private readonly loggedUnmapped = new Map<string, string>();
-  /** Each fabric's unmapped host count at its last discovery; their sum is the source's uncovered count. */
-  private readonly unmappedCounts = new Map<string, number>();
+  private readonly unmapped: UnmappedHostReport;
 
   constructor(
     entry: DiscoveryEntry,
@@ -73,6 +68,7 @@ class UfmDiscoverer implements Discoverer {
     this.logger = opts.logger.with({ source: UFM_SOURCE });
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
     this.reader = tuning.readResourceBody;
+    this.unmapped = new UnmappedHostReport(UFM_SOURCE, this.logger, opts.metrics);
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     if (this.intervalMs !== entry.intervalMs) {
       this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
@@ -180,7 +176,7 @@ class UfmDiscoverer implements Discoverer {
     // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
     // The controller starts sources once its caches synced; an unsynced one would count every host.
     if (this.opts.nodes.hasSynced()) {
-      this.reportUnmapped(ep.fabric.name, computerHosts(ports), hostMapper(this.config.hostMapping, this.opts.nodes.list()), 'UFM hosts that match no Node are leaf members that select nothing');
+      this.unmapped.report(ep.fabric.name, computerHosts(ports), hostMapper(this.config.hostMapping, this.opts.nodes.list()), 'UFM hosts that match no Node are leaf members that select nothing');
     }
     this.opts.problems.recovered();
     this.send(out, snapshot);
@@ -259,31 +255,16 @@ class UfmDiscoverer implements Discoverer {
     const links = await decoded('links', decodeLinks);
     const ports = await decoded('ports', decodePortStates);
     this.logger.v(3).info('Successfully retrieved UFM fabric', { fabric, systems: systems.length, links: links.length, ports: ports.size });
-    const levels = fabricLevels({ systems, links, ports });
-    if (levels.hostCount === 0) {
+    const tree = fabricHyperNodes({ graph: ufmFabricGraph({ systems, links, ports }), fabric, source: UFM_SOURCE, labels: { [UFM_FABRIC_LABEL]: fabric }, mapHost, logger: this.logger });
+    if (tree.hostCount === 0) {
       throw new Error(`UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`);
     }
-    this.reportUnmapped(fabric, levels.levels[0]!.flatMap((g) => g.hosts), mapHost, 'UFM hosts that match no Node are left out');
-    const snapshot = buildFabricSnapshot(fabric, levels, mapHost, this.logger);
-    if (snapshot.length === 0) {
-      throw new Error(`none of the ${levels.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
+    for (const p of tree.problems) this.logger.v(2).info('UFM fabric link joins no group', { fabric, problem: p.message });
+    this.unmapped.report(fabric, tree.leafHosts, mapHost, 'UFM hosts that match no Node are left out');
+    if (tree.snapshot.length === 0) {
+      throw new Error(`none of the ${tree.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
     }
-    return snapshot;
-  }
-
-  /**
-   * Counts the hosts that match no Node, per fabric and summed over the
-   * fabrics, and names the first few in the log (`message`) when the list changes.
-   */
-  private reportUnmapped(fabric: string, hosts: readonly string[], mapHost: HostMapper, message: string): void {
-    const unmapped = [...new Set(hosts)].filter((h) => mapHost(h) === undefined).sort(compareBytes);
-    this.opts.metrics?.unmappedHosts(UFM_SOURCE, fabric, unmapped.length);
-    this.unmappedCounts.set(fabric, unmapped.length);
-    this.opts.metrics?.uncoveredNodes(UFM_SOURCE, [...this.unmappedCounts.values()].reduce((a, b) => a + b, 0));
-    const key = unmapped.join(',');
-    if (this.loggedUnmapped.get(fabric) === key) return;
-    this.loggedUnmapped.set(fabric, key);
-    if (unmapped.length > 0) this.logger.info(message, { fabric, count: unmapped.length, hosts: truncateText(unmapped.slice(0, UNMAPPED_LOGGED_HOSTS).join(',')) });
+    return tree.snapshot;
   }
 
   /** The fabric's HyperNodes in the cache, as this source wrote them. */

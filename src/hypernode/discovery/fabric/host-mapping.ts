@@ -1,15 +1,18 @@
-// From the names UFM gives hosts to Kubernetes Node names. UFM names a host
-// after its HCA's node description, which often differs from the Node name:
-// a domain suffix, upper case, an HCA suffix. `config.hostMapping` rewrites
-// the name in a fixed order (lowercase, strip suffixes, an RE2 pattern with a
-// template) and then looks it up among the Nodes, by name or by the value of
-// a Node label. A host that matches no Node never becomes a member.
+// From the names a fabric gives its hosts to Kubernetes Node names. A fabric
+// names a host after what the host announces (an HCA's node description, an
+// LLDP system name), which often differs from the Node name: a domain suffix,
+// upper case, an adapter suffix. `config.hostMapping` rewrites the name in a
+// fixed order (lowercase, strip suffixes, an RE2 pattern with a template) and
+// then looks it up among the Nodes, by name or by the value of a Node label.
+// A host that matches no Node never becomes a member.
 
 import type { NodeMeta } from '../../api/types.ts';
 import { labelValue } from '../../labels.ts';
 import { compileNodeNamePattern } from '../../node-name-pattern.ts';
 import type { RE2JS } from 're2js';
-import type { HostMapper } from './fabric-topology.ts';
+
+/** Maps a fabric's host name to its Kubernetes Node name, or undefined when no Node matches. */
+export type HostMapper = (host: string) => string | undefined;
 
 export const HOST_MAPPING_KEYS = ['lowercase', 'stripSuffix', 'pattern', 'template', 'nodeLabel'];
 

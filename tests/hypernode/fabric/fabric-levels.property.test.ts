@@ -1,4 +1,4 @@
-// Properties of fabric mode's tree over generated fat trees (two or three
+// Properties of the fabric layer over generated fat trees (two or three
 // tiers, 1–6 scalable units, 1–4 rails, 1–4 spines per group and uplinks, down host ports, cables to another
 // unit that are up or down, SHARP aggregation nodes, hosts that are no Node),
 // decoded from UFM's JSON answers as the discoverer decodes them:
@@ -16,7 +16,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { decodeLinks, decodePortStates, decodeSystems } from '../../../src/hypernode/discovery/ufm/fabric-resources.ts';
-import { buildFabricSnapshot, fabricLevels } from '../../../src/hypernode/discovery/ufm/fabric-topology.ts';
+import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
+import { UFM_FABRIC_LABEL, ufmFabricGraph } from '../../../src/hypernode/discovery/ufm/ufm-fabric-graph.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/api/types.ts';
 import { validateSnapshot } from '../../../src/hypernode/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -85,12 +86,12 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 
 /** The fabric's HyperNodes from its answers in the given order, every host that is a Node mapped to itself. */
 function discover(tree: FatTree, c: Case, order: (xs: readonly unknown[], salt: number) => unknown[]): DiscoveredHyperNode[] {
-  const levels = fabricLevels({
+  const graph = ufmFabricGraph({
     systems: decodeSystems(JSON.stringify(order(tree.systems, 1))),
     links: decodeLinks(JSON.stringify(order(tree.links, 2))),
     ports: decodePortStates(JSON.stringify(order(tree.ports.map(briefPort), 3))),
   });
-  return buildFabricSnapshot('fab', levels, (h) => (c.notNodes.has(h) ? undefined : h), nullLogger);
+  return fabricHyperNodes({ graph, fabric: 'fab', source: 'ufm', labels: { [UFM_FABRIC_LABEL]: 'fab' }, mapHost: (h) => (c.notNodes.has(h) ? undefined : h), logger: nullLogger }).snapshot;
 }
 
 const names = (hn: DiscoveredHyperNode) => hn.spec.members.map((m) => m.selector!.exactMatch!.name!);

@@ -1,0 +1,81 @@
+// The fabric layer's entry point: one fabric's graph in, its HyperNodes out.
+// Groups come from fabric-levels.ts; names come from content, never from
+// positions: every group, the top one included, is named
+// `<fabric>-<tier name>-<lowest id among its own switches>`, which stays when
+// the group grows. Adding a scalable unit therefore adds groups and renames
+// none, even when it adds a tier (a lone spine group that gains a sibling
+// keeps its name; the new core group gets a new one). Groups without a mapped
+// host below them are left out.
+
+import type { Logger } from '../../../log.ts';
+import { buildMembers, buildWithTierName } from '../../api/builders.ts';
+import type { Snapshot } from '../../api/interface.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../api/types.ts';
+import type { FabricGraph } from './fabric-graph.ts';
+import { fabricLevels, type FabricGroup, type FabricLevels, type FabricProblem } from './fabric-levels.ts';
+import type { HostMapper } from './host-mapping.ts';
+
+const TIER_NAMES = ['leaf', 'spine', 'core'];
+
+export function tierName(level: number): string {
+  return TIER_NAMES[level - 1] ?? `tier${level}`;
+}
+
+/** What a fabric's HyperNodes are called and labelled. */
+export interface FabricNaming {
+  /** Prefix of every name; also what the source's own fabric label holds. */
+  readonly fabric: string;
+  /** The value of `volcano.sh/network-topology-source`. */
+  readonly source: string;
+  /** Further labels, after the source label (e.g. the source's fabric label). */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** The HyperNodes of the levels' groups that have a mapped host below them. */
+export function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): Snapshot {
+  const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };
+  const named = new Map<FabricGroup, string>();
+  const snapshot: Snapshot = [];
+  for (const groups of levels.levels) {
+    for (const g of groups) {
+      const name = `${naming.fabric}-${tierName(g.level)}-${g.switches[0]}`;
+      const members =
+        g.level === 1
+          ? buildMembers([...new Set(g.hosts.map(mapHost).filter((n): n is string => n !== undefined))], 'Node')
+          : buildMembers(g.children.flatMap((c) => named.get(c) ?? []), 'HyperNode');
+      if (members.length === 0) continue;
+      named.set(g, name);
+      logger.v(4).info('Created fabric HyperNode', { name, tier: g.level, members: members.length });
+      snapshot.push(buildWithTierName(name, g.level, tierName(g.level), members, labels));
+    }
+  }
+  return snapshot;
+}
+
+export interface FabricInput extends FabricNaming {
+  readonly graph: FabricGraph;
+  readonly mapHost: HostMapper;
+  /** See FabricLevelOptions: hosts two leaves must share to join one group. */
+  readonly minSharedHosts?: number;
+  readonly logger: Logger;
+}
+
+export interface FabricHyperNodes {
+  readonly snapshot: Snapshot;
+  /** Hosts cabled to a leaf, Node or not: zero means the source saw no usable host at all. */
+  readonly hostCount: number;
+  /** Every host of a leaf group, for the source's report of hosts that match no Node. */
+  readonly leafHosts: readonly string[];
+  readonly problems: readonly FabricProblem[];
+}
+
+/** One fabric's HyperNodes from its graph, with what the layer could not place. */
+export function fabricHyperNodes(input: FabricInput): FabricHyperNodes {
+  const levels = fabricLevels(input.graph, { minSharedHosts: input.minSharedHosts });
+  return {
+    snapshot: buildFabricSnapshot(input, levels, input.mapHost, input.logger),
+    hostCount: levels.hostCount,
+    leafHosts: levels.levels[0]!.flatMap((g) => g.hosts),
+    problems: levels.problems,
+  };
+}
