@@ -29,7 +29,9 @@ export const TOPOLOGY_CHANGED = define('TopologyChanged', 'Normal', 'A discovery
 export const DISCOVERY_FAILED = define('DiscoveryFailed', 'Warning', 'A running source produced no result (e.g. UFM unreachable); its HyperNodes are kept.');
 export const DISCOVERER_FAILED = define('DiscovererFailed', 'Warning', 'A source could not be created or started; retried with backoff, others unaffected.');
 export const DISCOVERY_CONFIG_INVALID = define('DiscoveryConfigInvalid', 'Warning', 'The discovery configuration cannot be loaded (e.g. invalid YAML); running sources keep their previous configuration.');
-export const CLEARTEXT_CREDENTIALS = define('CleartextCredentials', 'Warning', 'The UFM endpoint is plain http, so the UFM password is sent unencrypted.');
+export const CLEARTEXT_CREDENTIALS = define('CleartextCredentials', 'Warning', 'The UFM endpoint is plain http, or an LLDP source uses SNMPv2c, so a password or community is sent unencrypted.');
+export const SWITCH_UNREACHABLE = define('SwitchUnreachable', 'Warning', 'An LLDP fabric switch did not answer; its last table stands in for it until config.staleAfter, once per switch and outage.');
+export const FABRIC_MISCABLED = define('FabricMiscabled', 'Warning', 'Links of a fabric join no group (a host on two units, an unpolled switch, a neighbour without a name); once per distinct list.');
 
 /** The catalogue, in the order the docs list it. */
 export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
@@ -44,4 +46,6 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   DISCOVERER_FAILED,
   DISCOVERY_CONFIG_INVALID,
   CLEARTEXT_CREDENTIALS,
+  SWITCH_UNREACHABLE,
+  FABRIC_MISCABLED,
 ]);

@@ -7,6 +7,7 @@
 import type { DiscovererFactory } from '../api/interface.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
 import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
+import { lldpDiscovererFactory } from './lldp/lldp-discoverer.ts';
 
 export type DiscovererRegistry = ReadonlyMap<string, DiscovererFactory>;
 
@@ -22,5 +23,5 @@ export function lookupDiscoverer(registry: DiscovererRegistry, source: string): 
   return factory;
 }
 
-/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented). */
-export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory });
+/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented) and `lldp` (Ethernet/RoCE fabrics over SNMP). */
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory, lldp: lldpDiscovererFactory });

@@ -4,6 +4,7 @@
 //     snmp: {version: "3", timeout: 2s, retries: 1, maxRepetitions: 25, maxVarbinds: 100000, concurrency: 32}
 //     staleAfter: 30m                  # how long a silent switch's last table stands in for it
 //     managementPorts: "^(mgmt|eth0)$" # RE2 over local port names; their neighbours join nothing
+//     minSharedHosts: 2                # hosts two leaves share to be one scalable unit
 //     hostMapping: {lowercase: true}   # LLDP system names → Node names, as for UFM fabric mode
 //     fabrics:
 //       - {name: compute, switches: ["10.0.0.1", "10.0.0.2:1161"]}
@@ -25,7 +26,7 @@ import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
-export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'hostMapping', 'fabric', 'switches', 'fabrics'];
+export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'fabric', 'switches', 'fabrics'];
 const SNMP_KEYS = ['version', 'timeout', 'retries', 'maxRepetitions', 'maxVarbinds', 'concurrency'];
 const FABRIC_KEYS = ['name', 'switches', 'secretRef'];
 /** A DNS-1123 label (it is also a label value), as for UFM fabrics. */
@@ -41,6 +42,8 @@ export const DEFAULT_MAX_VARBINDS = 100_000;
 export const DEFAULT_CONCURRENCY = 32;
 /** A silent switch's last table stands in for it this long; then its fabric publishes nothing new. */
 export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
+/** Hosts two leaves must share to form one scalable unit: one miscabled host then merges nothing. */
+export const DEFAULT_MIN_SHARED_HOSTS = 2;
 
 export interface LldpFabric {
   readonly name: string;
@@ -53,6 +56,7 @@ export interface LldpConfig {
   readonly limits: WalkLimits;
   readonly concurrency: number;
   readonly staleAfterMs: number;
+  readonly minSharedHosts: number;
   readonly managementPorts?: RE2JS;
   readonly hostMapping: HostMapping;
   readonly fabrics: readonly LldpFabric[];
@@ -181,6 +185,7 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     limits,
     concurrency: positiveInt(snmp.concurrency, 'config.snmp.concurrency', DEFAULT_CONCURRENCY),
     staleAfterMs: duration(c.staleAfter, 'config.staleAfter', DEFAULT_STALE_AFTER_MS),
+    minSharedHosts: positiveInt(c.minSharedHosts, 'config.minSharedHosts', DEFAULT_MIN_SHARED_HOSTS),
     managementPorts,
     hostMapping,
     fabrics: Object.freeze(fabrics.map((f) => Object.freeze({ ...f, switches: Object.freeze(f.switches) }))),

@@ -12,13 +12,13 @@
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../api/types.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
 import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { hostMapper, type HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
+import { cachedFabricPart } from '../fabric/cached-fabric-part.ts';
 import { UFM_FABRIC_LABEL, ufmFabricGraph } from './ufm-fabric-graph.ts';
 import type { HttpClientOptions } from './http-client.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './ports.ts';
@@ -223,7 +223,7 @@ class UfmDiscoverer implements Discoverer {
       } catch (err) {
         if (signal.aborted) return false;
         failed++;
-        const kept = this.lastParts.get(fabric) ?? this.cachedPart(fabric);
+        const kept = this.lastParts.get(fabric) ?? cachedFabricPart(this.opts.hyperNodes, UFM_SOURCE, UFM_FABRIC_LABEL, fabric);
         this.opts.problems.failed(`Failed to discover UFM fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
         snapshot.push(...kept);
       }
@@ -265,20 +265,6 @@ class UfmDiscoverer implements Discoverer {
       throw new Error(`none of the ${tree.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
     }
     return tree.snapshot;
-  }
-
-  /** The fabric's HyperNodes in the cache, as this source wrote them. */
-  private cachedPart(fabric: string): Snapshot {
-    return this.opts.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric }).flatMap((hn): DiscoveredHyperNode[] =>
-      hn.spec
-        ? [
-            {
-              metadata: { name: hn.metadata.name, labels: { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric } },
-              spec: { tier: hn.spec.tier, ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }), members: (hn.spec.members ?? []).filter((m) => m.selector) as DiscoveredHyperNode['spec']['members'] },
-            },
-          ]
-        : [],
-    );
   }
 }
 

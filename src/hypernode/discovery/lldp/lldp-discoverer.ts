@@ -1,0 +1,260 @@
+// The LLDP discoverer (`source: lldp`, docs/configuration.md "Ethernet / RoCE
+// fabrics from LLDP"): walks the LLDP-MIB of every switch of each configured
+// fabric over SNMP, builds the fabric's graph of switches, hosts and cables
+// (lldp-graph.ts) and hands it to the source-neutral fabric layer, so tiers,
+// names and host → Node mapping are those of UFM fabric mode. No Go
+// counterpart: Volcano lists RoCE discovery as unsupported.
+//
+// Failing safe comes first. A switch that does not answer keeps its last good
+// table for `staleAfter` (reported once, by name); past that, or when a walk
+// is garbage, the fabric publishes nothing new and keeps its HyperNodes (its
+// last result, or after a restart those in the cache), so no HyperNode is
+// ever deleted because a switch did not answer.
+
+import type { Logger } from '../../../log.ts';
+import { Channel } from '../../../util/channel.ts';
+import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { mapBounded } from '../../../util/bounded-map.ts';
+import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
+import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
+import { cachedFabricPart } from '../fabric/cached-fabric-part.ts';
+import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { hostMapper, type HostMapper } from '../fabric/host-mapping.ts';
+import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
+import { parseLldpConfig, type LldpConfig, type LldpFabric } from './lldp-config.ts';
+import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
+import { parseLldpTable, type LldpTable } from './lldp-mib.ts';
+import { readSnmpCredentials } from './snmp-credentials.ts';
+import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
+
+export const LLDP_SOURCE = 'lldp';
+/** Which fabric of the lldp source a HyperNode describes. */
+export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
+export const OUTPUT_BUFFER = 10;
+/** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
+export const RETRY_BASE_MS = 5_000;
+export const RETRY_MAX_MS = 5 * 60_000;
+export const MIN_INTERVAL_MS = 1_000;
+/** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
+export const WALK_DEADLINE_REQUESTS = 20;
+/** Problems named in one log line or Event; the count says how many there are. */
+export const PROBLEMS_LISTED = 10;
+
+/** Knobs tests, benchmarks and offline previews set; production uses the defaults. */
+export interface LldpTuning {
+  retryBaseMs?: number;
+  /** Replaces SNMP for a fabric: no Secret is read and no switch is contacted (captures, tests). */
+  walkerFor?: (fabric: string) => SwitchWalker;
+}
+
+interface SwitchState {
+  readonly table: LldpTable;
+  readonly at: number;
+}
+
+/** A switch's walk this run: a table, or why there is none. */
+type WalkResult = { readonly table: LldpTable } | { readonly error: string; readonly garbage: boolean };
+
+class LldpDiscoverer implements Discoverer {
+  private readonly logger: Logger;
+  private readonly stopping = new AbortController();
+  private readonly intervalMs: number;
+  private readonly retryBaseMs: number;
+  private readonly unmapped: UnmappedHostReport;
+  /** Each fabric's last published HyperNodes, kept while it fails. */
+  private readonly lastParts = new Map<string, Snapshot>();
+  /** Per fabric, per switch address: its last good table. */
+  private readonly lastTables = new Map<string, Map<string, SwitchState>>();
+  /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
+  private readonly silent = new Set<string>();
+  /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
+  private readonly reportedProblems = new Map<string, string>();
+
+  constructor(
+    entry: DiscoveryEntry,
+    private readonly opts: DiscovererOptions,
+    private readonly config: LldpConfig,
+    private readonly tuning: LldpTuning,
+  ) {
+    this.logger = opts.logger.with({ source: LLDP_SOURCE });
+    this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
+    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
+  }
+
+  resultSynced(): void {}
+
+  async start(): Promise<Channel<Snapshot>> {
+    if (this.config.version === '2c' && !this.tuning.walkerFor) {
+      this.opts.problems.warning(
+        CLEARTEXT_CREDENTIALS.reason,
+        `WARNING: SNMPv2c sends the community in clear text on every poll of ${this.config.fabrics.reduce((n, f) => n + f.switches.length, 0)} switches; use config.snmp.version "3" (authPriv)`,
+      );
+    }
+    for (const f of this.config.fabrics) {
+      this.logger.info('Starting LLDP fabric discovery', { fabric: f.name, switches: f.switches.length, snmp: this.config.version, interval: `${this.intervalMs}ms` });
+    }
+    const out = new Channel<Snapshot>(OUTPUT_BUFFER);
+    void this.loop(out);
+    return out;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+  }
+
+  private async loop(out: Channel<Snapshot>): Promise<void> {
+    const { clock } = this.opts;
+    const signal = this.stopping.signal;
+    const origin = clock.now();
+    let failures = 0;
+    try {
+      while (!signal.aborted) {
+        const ok = await this.discover(out);
+        failures = ok ? 0 : failures + 1;
+        const now = clock.now();
+        const nextTick = origin + (Math.floor((now - origin) / this.intervalMs) + 1) * this.intervalMs;
+        const retryAt = now + Math.min(this.retryBaseMs * 2 ** (failures - 1), RETRY_MAX_MS);
+        await clock.sleep((ok ? nextTick : Math.min(nextTick, retryAt)) - now, signal);
+      }
+    } catch {
+      // the sleep was aborted: stopped
+    } finally {
+      this.logger.info('LLDP fabric discovery stopped, closing output channel');
+      out.close();
+    }
+  }
+
+  /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */
+  private async discover(out: Channel<Snapshot>): Promise<boolean> {
+    const signal = this.stopping.signal;
+    try {
+      await this.opts.nodes.waitForSync(signal);
+    } catch {
+      return false;
+    }
+    const mapHost = hostMapper(this.config.hostMapping, this.opts.nodes.list());
+    const snapshot: Snapshot = [];
+    let failed = 0;
+    for (const fabric of this.config.fabrics) {
+      try {
+        const part = await this.discoverFabric(fabric, mapHost);
+        this.lastParts.set(fabric.name, part);
+        snapshot.push(...part);
+      } catch (err) {
+        if (signal.aborted) return false;
+        failed++;
+        const kept = this.lastParts.get(fabric.name) ?? cachedFabricPart(this.opts.hyperNodes, LLDP_SOURCE, LLDP_FABRIC_LABEL, fabric.name);
+        this.opts.problems.failed(`Failed to discover LLDP fabric ${fabric.name}; keeping its ${kept.length} HyperNodes`, err);
+        snapshot.push(...kept);
+      }
+    }
+    if (failed === this.config.fabrics.length) return false;
+    if (failed === 0) this.opts.problems.recovered();
+    const sent = out.trySend(snapshot);
+    if (sent === 'full') this.logger.warn('Failed to send network topology data, channel might be full');
+    return failed === 0;
+  }
+
+  private async walkerFor(fabric: LldpFabric): Promise<SwitchWalker> {
+    if (this.tuning.walkerFor) return this.tuning.walkerFor(fabric.name);
+    let credentials;
+    try {
+      credentials = await readSnmpCredentials(this.opts.secrets, fabric.secretRef!, this.config.version, this.stopping.signal);
+    } catch (err) {
+      throw wrapError('failed to get SNMP credentials from secret', err);
+    }
+    return snmpWalker(credentials, this.config.limits);
+  }
+
+  private async walkOne(walk: SwitchWalker, target: SwitchAddress): Promise<WalkResult> {
+    const { limits } = this.config;
+    const deadline = AbortSignal.timeout(WALK_DEADLINE_REQUESTS * limits.timeoutMs * (limits.retries + 1));
+    let varbinds;
+    try {
+      varbinds = await walk(target, AbortSignal.any([this.stopping.signal, deadline]));
+    } catch (err) {
+      return { error: deadline.aborted && !this.stopping.signal.aborted ? `the walk took longer than ${WALK_DEADLINE_REQUESTS} request timeouts` : errorMessage(err), garbage: false };
+    }
+    try {
+      return { table: parseLldpTable(varbinds) };
+    } catch (err) {
+      return { error: errorMessage(err), garbage: true };
+    }
+  }
+
+  private async discoverFabric(fabric: LldpFabric, mapHost: HostMapper): Promise<Snapshot> {
+    const walk = await this.walkerFor(fabric);
+    const started = this.opts.clock.now();
+    const results = await mapBounded(fabric.switches, this.config.concurrency, (target) => this.walkOne(walk, target));
+    if (this.stopping.signal.aborted) throw new Error('stopped');
+    const now = this.opts.clock.now();
+    let last = this.lastTables.get(fabric.name);
+    if (!last) this.lastTables.set(fabric.name, (last = new Map()));
+    const polled: PolledSwitch[] = [];
+    const garbage: string[] = [];
+    const lost: string[] = [];
+    results.forEach((result, i) => {
+      const address = formatAddress(fabric.switches[i]!);
+      const key = `${fabric.name}/${address}`;
+      if ('table' in result) {
+        last.set(address, { table: result.table, at: now });
+        polled.push({ address, table: result.table });
+        if (this.silent.delete(key)) this.logger.info('Switch answers again', { fabric: fabric.name, switch: address });
+        return;
+      }
+      if (result.garbage) {
+        garbage.push(`${address}: ${result.error}`);
+        return;
+      }
+      const kept = last.get(address);
+      if (kept && now - kept.at <= this.config.staleAfterMs) {
+        polled.push({ address, table: kept.table });
+        if (!this.silent.has(key)) {
+          this.silent.add(key);
+          this.opts.problems.warning(
+            SWITCH_UNREACHABLE.reason,
+            `fabric ${fabric.name}: switch ${address} (${kept.table.sysName || kept.table.chassisHex}) did not answer (${result.error}); its LLDP table from ${Math.round((now - kept.at) / 1000)}s ago stands in for it for up to config.staleAfter (${Math.round(this.config.staleAfterMs / 1000)}s)`,
+          );
+        }
+        return;
+      }
+      lost.push(`${address}: ${result.error}${kept ? ` (its last table is older than config.staleAfter)` : ''}`);
+    });
+    this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: fabric.switches.length, answered: results.filter((r) => 'table' in r).length, durationMs: now - started });
+    if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${listed(garbage)}`);
+    if (lost.length > 0) throw new Error(`${lost.length} of ${fabric.switches.length} switches did not answer and have no recent table: ${listed(lost)}`);
+    const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
+    const tree = fabricHyperNodes({ graph, fabric: fabric.name, source: LLDP_SOURCE, labels: { [LLDP_FABRIC_LABEL]: fabric.name }, mapHost, minSharedHosts: this.config.minSharedHosts, logger: this.logger });
+    this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
+    this.unmapped.report(fabric.name, tree.leafHosts, mapHost, 'LLDP hosts that match no Node are left out');
+    if (tree.hostCount === 0) throw new Error(`no switch of the fabric reports a host neighbour (${graph.switches.length} switches, ${graph.links.length} links): do the hosts run lldpd or enable NIC LLDP?`);
+    if (tree.snapshot.length === 0) throw new Error(`none of the ${tree.hostCount} hosts the switches report is a Kubernetes Node; check config.hostMapping`);
+    return tree.snapshot;
+  }
+
+  /** Logs and emits the fabric's miscabling once per distinct list. */
+  private reportProblems(fabric: string, problems: readonly string[]): void {
+    const key = problems.join('\n');
+    if (this.reportedProblems.get(fabric) === key) return;
+    this.reportedProblems.set(fabric, key);
+    if (problems.length === 0) return;
+    this.opts.problems.warning(FABRIC_MISCABLED.reason, `fabric ${fabric}: ${problems.length} link(s) join no group and merge no domains: ${listed(problems)}`);
+  }
+}
+
+function listed(items: readonly string[]): string {
+  const shown = items.slice(0, PROBLEMS_LISTED).join('; ');
+  return items.length > PROBLEMS_LISTED ? `${shown}; and ${items.length - PROBLEMS_LISTED} more` : shown;
+}
+
+/** Builds LLDP discoverers; `tuning` replaces SNMP (captures, tests) or shortens retries. */
+export function createLldpDiscovererFactory(tuning: LldpTuning = {}): DiscovererFactory {
+  return async (entry, opts) => {
+    const config = parseLldpConfig(entry);
+    opts.logger.with({ source: LLDP_SOURCE }).info('LLDP discoverer initialized', { fabrics: config.fabrics.map((f) => f.name).join(','), snmp: config.version });
+    return new LldpDiscoverer(entry, opts, config, tuning);
+  };
+}
+
+export const lldpDiscovererFactory: DiscovererFactory = createLldpDiscovererFactory();
