@@ -192,8 +192,9 @@ class LldpDiscoverer implements Discoverer {
     let last = this.lastTables.get(fabric.name);
     if (!last) this.lastTables.set(fabric.name, (last = new Map()));
     const polled: PolledSwitch[] = [];
-    const garbage: string[] = [];
-    const lost: string[] = [];
+    const garbage: Failure[] = [];
+    const lost: Failure[] = [];
+    const newlySilent: Failure[] = [];
     results.forEach((result, i) => {
       const address = formatAddress(fabric.switches[i]!);
       const key = `${fabric.name}/${address}`;
@@ -204,7 +205,7 @@ class LldpDiscoverer implements Discoverer {
         return;
       }
       if (result.garbage) {
-        garbage.push(`${address}: ${result.error}`);
+        garbage.push({ who: address, error: result.error });
         return;
       }
       const kept = last.get(address);
@@ -212,18 +213,22 @@ class LldpDiscoverer implements Discoverer {
         polled.push({ address, table: kept.table });
         if (!this.silent.has(key)) {
           this.silent.add(key);
-          this.opts.problems.warning(
-            SWITCH_UNREACHABLE.reason,
-            `fabric ${fabric.name}: switch ${address} (${kept.table.sysName || kept.table.chassisHex}) did not answer (${result.error}); its LLDP table from ${Math.round((now - kept.at) / 1000)}s ago stands in for it for up to config.staleAfter (${Math.round(this.config.staleAfterMs / 1000)}s)`,
-          );
+          newlySilent.push({ who: `${address} (${kept.table.sysName || kept.table.chassisHex}, table from ${Math.round((now - kept.at) / 1000)}s ago)`, error: result.error });
         }
         return;
       }
-      lost.push(`${address}: ${result.error}${kept ? ` (its last table is older than config.staleAfter)` : ''}`);
+      lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassisHex}, table older than config.staleAfter)` : address, error: result.error });
     });
+    if (newlySilent.length > 0) {
+      // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
+      this.opts.problems.warning(
+        SWITCH_UNREACHABLE.reason,
+        `fabric ${fabric.name}: ${newlySilent.length} switch(es) did not answer; each one's last LLDP table stands in for it for up to config.staleAfter (${Math.round(this.config.staleAfterMs / 1000)}s): ${byError(newlySilent)}`,
+      );
+    }
     this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: fabric.switches.length, answered: results.filter((r) => 'table' in r).length, durationMs: now - started });
-    if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${listed(garbage)}`);
-    if (lost.length > 0) throw new Error(`${lost.length} of ${fabric.switches.length} switches did not answer and have no recent table: ${listed(lost)}`);
+    if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
+    if (lost.length > 0) throw new Error(`${lost.length} of ${fabric.switches.length} switches did not answer and have no recent table: ${byError(lost)}`);
     const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
     const tree = fabricHyperNodes({ graph, fabric: fabric.name, source: LLDP_SOURCE, labels: { [LLDP_FABRIC_LABEL]: fabric.name }, mapHost, minSharedHosts: this.config.minSharedHosts, logger: this.logger });
     this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
@@ -241,6 +246,23 @@ class LldpDiscoverer implements Discoverer {
     if (problems.length === 0) return;
     this.opts.problems.warning(FABRIC_MISCABLED.reason, `fabric ${fabric}: ${problems.length} link(s) join no group and merge no domains: ${listed(problems)}`);
   }
+}
+
+/** One switch that failed this poll, and why. */
+interface Failure {
+  readonly who: string;
+  readonly error: string;
+}
+
+/** Failures grouped by their error, so a wrong key on every switch reads as one cause with the switches it hit. */
+function byError(failures: readonly Failure[]): string {
+  const groups = new Map<string, string[]>();
+  for (const f of failures) {
+    const who = groups.get(f.error);
+    if (who) who.push(f.who);
+    else groups.set(f.error, [f.who]);
+  }
+  return [...groups].map(([error, who]) => `${error}: ${listed(who)}`).join('; ');
 }
 
 function listed(items: readonly string[]): string {

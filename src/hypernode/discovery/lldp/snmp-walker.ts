@@ -1,7 +1,8 @@
 // Walks one switch's LLDP-MIB over SNMP with the pure-JS `net-snmp` client:
 // GETBULK (v2c and v3 both), a per-request timeout with retries, a deadline
 // for the whole walk, and a cap on the varbinds one switch may return, so a
-// switch that answers forever (or a looping agent) cannot exhaust memory.
+// switch that answers forever (or a looping agent) cannot exhaust memory. Errors
+// do not name the switch: the caller groups switches by error and names them.
 
 import { Buffer } from 'node:buffer';
 import snmp, { type Session, type Varbind } from 'net-snmp';
@@ -61,7 +62,6 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
   return async (target, signal) => {
     const session = openSession(target, credentials, limits);
     const out: MibVarbind[] = [];
-    const where = formatAddress(target);
     // net-snmp emits socket errors on the session; they also fail the pending request.
     session.on('error', () => {});
     const onAbort = () => session.close();
@@ -77,7 +77,7 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
               for (const vb of varbinds) {
                 if (snmp.isVarbindError(vb)) continue;
                 if (out.length >= limits.maxVarbinds) {
-                  failure = new Error(`switch ${where} returned more than ${limits.maxVarbinds} varbinds (config.snmp.maxVarbinds); the walk was abandoned`);
+                  failure = new Error(`more than ${limits.maxVarbinds} varbinds (config.snmp.maxVarbinds) in the answer; the walk was abandoned`);
                   return true;
                 }
                 const v = vb.value;
@@ -88,7 +88,7 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
             (error) => {
               if (signal.aborted) reject(signal.reason);
               else if (failure) reject(failure);
-              else if (error) reject(new Error(`SNMP walk of ${where} failed: ${describeSnmpError(error)}`));
+              else if (error) reject(new Error(`SNMP walk failed: ${describeSnmpError(error)}`));
               else resolve();
             },
           );
