@@ -23,7 +23,7 @@ import { hostMapper, type HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { parseLldpConfig, type LldpConfig, type LldpFabric } from './lldp-config.ts';
 import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
-import { parseLldpTable, type LldpTable } from './lldp-mib.ts';
+import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
 
@@ -43,8 +43,14 @@ export const PROBLEMS_LISTED = 10;
 /** Knobs tests, benchmarks and offline previews set; production uses the defaults. */
 export interface LldpTuning {
   retryBaseMs?: number;
-  /** Replaces SNMP for a fabric: no Secret is read and no switch is contacted (captures, tests). */
-  walkerFor?: (fabric: string) => SwitchWalker;
+  /** Replaces SNMP: a fabric's switches are these captured walks; no Secret is read and no switch is contacted. */
+  captured?: (fabric: string) => Promise<readonly CapturedWalk[]>;
+}
+
+/** One switch's walk read from somewhere else than SNMP; `address` names it in reports. */
+export interface CapturedWalk {
+  readonly address: string;
+  readonly varbinds: readonly MibVarbind[];
 }
 
 interface SwitchState {
@@ -85,7 +91,7 @@ class LldpDiscoverer implements Discoverer {
   resultSynced(): void {}
 
   async start(): Promise<Channel<Snapshot>> {
-    if (this.config.version === '2c' && !this.tuning.walkerFor) {
+    if (this.config.version === '2c' && !this.tuning.captured) {
       this.opts.problems.warning(
         CLEARTEXT_CREDENTIALS.reason,
         `WARNING: SNMPv2c sends the community in clear text on every poll of ${this.config.fabrics.reduce((n, f) => n + f.switches.length, 0)} switches; use config.snmp.version "3" (authPriv)`,
@@ -156,8 +162,7 @@ class LldpDiscoverer implements Discoverer {
     return failed === 0;
   }
 
-  private async walkerFor(fabric: LldpFabric): Promise<SwitchWalker> {
-    if (this.tuning.walkerFor) return this.tuning.walkerFor(fabric.name);
+  private async walker(fabric: LldpFabric): Promise<SwitchWalker> {
     let credentials;
     try {
       credentials = await readSnmpCredentials(this.opts.secrets, fabric.secretRef!, this.config.version, this.stopping.signal);
@@ -165,6 +170,13 @@ class LldpDiscoverer implements Discoverer {
       throw wrapError('failed to get SNMP credentials from secret', err);
     }
     return snmpWalker(credentials, this.config.limits);
+  }
+
+  /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
+  private async poll(fabric: LldpFabric): Promise<{ address: string; result: WalkResult }[]> {
+    if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
+    const walk = await this.walker(fabric);
+    return mapBounded(fabric.switches, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
   }
 
   private async walkOne(walk: SwitchWalker, target: SwitchAddress): Promise<WalkResult> {
@@ -176,17 +188,12 @@ class LldpDiscoverer implements Discoverer {
     } catch (err) {
       return { error: deadline.aborted && !this.stopping.signal.aborted ? `the walk took longer than ${WALK_DEADLINE_REQUESTS} request timeouts` : errorMessage(err), garbage: false };
     }
-    try {
-      return { table: parseLldpTable(varbinds) };
-    } catch (err) {
-      return { error: errorMessage(err), garbage: true };
-    }
+    return parsed(varbinds);
   }
 
   private async discoverFabric(fabric: LldpFabric, mapHost: HostMapper): Promise<Snapshot> {
-    const walk = await this.walkerFor(fabric);
     const started = this.opts.clock.now();
-    const results = await mapBounded(fabric.switches, this.config.concurrency, (target) => this.walkOne(walk, target));
+    const results = await this.poll(fabric);
     if (this.stopping.signal.aborted) throw new Error('stopped');
     const now = this.opts.clock.now();
     let last = this.lastTables.get(fabric.name);
@@ -195,18 +202,17 @@ class LldpDiscoverer implements Discoverer {
     const garbage: Failure[] = [];
     const lost: Failure[] = [];
     const newlySilent: Failure[] = [];
-    results.forEach((result, i) => {
-      const address = formatAddress(fabric.switches[i]!);
+    for (const { address, result } of results) {
       const key = `${fabric.name}/${address}`;
       if ('table' in result) {
         last.set(address, { table: result.table, at: now });
         polled.push({ address, table: result.table });
         if (this.silent.delete(key)) this.logger.info('Switch answers again', { fabric: fabric.name, switch: address });
-        return;
+        continue;
       }
       if (result.garbage) {
         garbage.push({ who: address, error: result.error });
-        return;
+        continue;
       }
       const kept = last.get(address);
       if (kept && now - kept.at <= this.config.staleAfterMs) {
@@ -215,10 +221,10 @@ class LldpDiscoverer implements Discoverer {
           this.silent.add(key);
           newlySilent.push({ who: `${address} (${kept.table.sysName || kept.table.chassisHex}, table from ${Math.round((now - kept.at) / 1000)}s ago)`, error: result.error });
         }
-        return;
+        continue;
       }
       lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassisHex}, table older than config.staleAfter)` : address, error: result.error });
-    });
+    }
     if (newlySilent.length > 0) {
       // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
       this.opts.problems.warning(
@@ -226,9 +232,9 @@ class LldpDiscoverer implements Discoverer {
         `fabric ${fabric.name}: ${newlySilent.length} switch(es) did not answer; each one's last LLDP table stands in for it for up to config.staleAfter (${Math.round(this.config.staleAfterMs / 1000)}s): ${byError(newlySilent)}`,
       );
     }
-    this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: fabric.switches.length, answered: results.filter((r) => 'table' in r).length, durationMs: now - started });
+    this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered: results.filter((r) => 'table' in r.result).length, durationMs: now - started });
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
-    if (lost.length > 0) throw new Error(`${lost.length} of ${fabric.switches.length} switches did not answer and have no recent table: ${byError(lost)}`);
+    if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
     const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
     const tree = fabricHyperNodes({ graph, fabric: fabric.name, source: LLDP_SOURCE, labels: { [LLDP_FABRIC_LABEL]: fabric.name }, mapHost, minSharedHosts: this.config.minSharedHosts, logger: this.logger });
     this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
@@ -255,6 +261,15 @@ interface Failure {
 }
 
 /** Failures grouped by their error, so a wrong key on every switch reads as one cause with the switches it hit. */
+/** A walk's table, or why it is garbage. */
+function parsed(varbinds: readonly MibVarbind[]): WalkResult {
+  try {
+    return { table: parseLldpTable(varbinds) };
+  } catch (err) {
+    return { error: errorMessage(err), garbage: true };
+  }
+}
+
 function byError(failures: readonly Failure[]): string {
   const groups = new Map<string, string[]>();
   for (const f of failures) {
