@@ -63,7 +63,7 @@ export function parseSnmpCapture(text: string, name: string): MibVarbind[] {
       if (current?.type === 'STRING' && !isClosed(current.raw)) current.raw += '\n';
       return;
     }
-    if (current && (current.type === 'Hex-STRING' || (current.type === 'STRING' && !isClosed(current.raw)))) {
+    if (current && ((current.type === 'Hex-STRING' && /^\s*([0-9A-Fa-f]{2}\s*)+$/.test(line)) || (current.type === 'STRING' && !isClosed(current.raw)))) {
       current.raw += current.type === 'STRING' ? `\n${line}` : ` ${line}`;
       return;
     }
