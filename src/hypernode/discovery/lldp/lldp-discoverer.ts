@@ -45,6 +45,8 @@ export interface LldpTuning {
   retryBaseMs?: number;
   /** Replaces SNMP: a fabric's switches are these captured walks; no Secret is read and no switch is contacted. */
   captured?: (fabric: string) => Promise<readonly CapturedWalk[]>;
+  /** Replaces the SNMP walker (no Secret is read); the switch list and its failures are handled as with SNMP. */
+  walker?: SwitchWalker;
 }
 
 /** One switch's walk read from somewhere else than SNMP; `address` names it in reports. */
@@ -91,7 +93,7 @@ class LldpDiscoverer implements Discoverer {
   resultSynced(): void {}
 
   async start(): Promise<Channel<Snapshot>> {
-    if (this.config.version === '2c' && !this.tuning.captured) {
+    if (this.config.version === '2c' && !this.tuning.captured && !this.tuning.walker) {
       this.opts.problems.warning(
         CLEARTEXT_CREDENTIALS.reason,
         `WARNING: SNMPv2c sends the community in clear text on every poll of ${this.config.fabrics.reduce((n, f) => n + f.switches.length, 0)} switches; use config.snmp.version "3" (authPriv)`,
@@ -175,7 +177,7 @@ class LldpDiscoverer implements Discoverer {
   /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
   private async poll(fabric: LldpFabric): Promise<{ address: string; result: WalkResult }[]> {
     if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
-    const walk = await this.walker(fabric);
+    const walk = this.tuning.walker ?? (await this.walker(fabric));
     return mapBounded(fabric.switches, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
   }
 
