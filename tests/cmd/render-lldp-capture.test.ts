@@ -23,7 +23,7 @@ function write(name: string, text: string): string {
 const hosts = [1, 2].flatMap((su) => [1, 2, 3].map((h) => `su${su}-h${h}`));
 const nodesFile = (names: string[]) => write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
 const entry = (config: string) => `networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: volcano-system}}\n    config:\n      hostMapping: {stripSuffix: .fabric.example.com}\n${config}`;
-const members = (hn: HyperNode) => (hn.spec!.members ?? []).map((m) => m.selector.exactMatch?.name).sort();
+const members = (hn: HyperNode) => (hn.spec!.members ?? []).map((m) => m.selector?.exactMatch?.name).sort();
 
 test('a captured rail-optimised fabric renders as two scalable units under one spine group, named after their lowest chassis ids', async () => {
   const conf = write('conf.yaml', entry('      fabric: roce\n      switches: [10.0.0.1]\n'));

@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
 import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable } from '../../testing/lldp-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../deploy/support/skip.ts';
@@ -128,6 +129,8 @@ withLab('a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names;
   await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the two-unit tree from real LLDP');
   for (const hn of hyperNodes(api, 'lldp')) assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'lldp', [FABRIC_LABEL]: FABRIC });
   await converge(() => events('CleartextCredentials').some((e) => e.message.includes('SNMPv2c')), 'one Warning about the v2c community');
+  const switches = async (state: string) => seriesValue(await controller.metrics(), 'hypernode_fabric_switches', { source: 'lldp', fabric: FABRIC, state });
+  await converge(async () => (await switches('answered')) === 6 || undefined, 'six switches answered, in the metrics');
 
   // 2. A third unit: one leaf HyperNode more, the spine gains a member; nothing renamed or recreated, nothing deleted.
   const before = uids(api);
@@ -178,7 +181,9 @@ withLab('a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names;
   api.requests.clear();
   await l.stopSnmpd('leaf-su3-r2');
   await converge(() => events('SwitchUnreachable').find((e) => e.message.includes(`${l.address('leaf-su3-r2')} (leaf-su3-r2,`) && e.message.includes('timed out')), 'a Warning naming the silent switch');
+  await converge(async () => (await switches('stale')) === 1 || undefined, 'one stale switch in the metrics');
   await converge(() => events('DiscoveryFailed').find((e) => e.message.includes(l.address('leaf-su3-r2'))), 'past staleAfter the fabric fails naming the switch');
+  await converge(async () => (await switches('unreachable')) === 1 && (await switches('answered')) === l.switches.size - 1, 'one unreachable switch in the metrics');
   assert.equal(tree(api), recabled, 'every HyperNode kept');
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write while a switch is silent');
 

@@ -1,7 +1,7 @@
 // A DiscovererMetrics for discoverer unit tests: keeps the last value each
 // figure was set to, as the gauges behind it do.
 
-import type { DiscovererMetrics } from '../../src/hypernode/api/interface.ts';
+import type { DiscovererMetrics, FabricPoll } from '../../src/hypernode/api/interface.ts';
 
 export class RecordingMetrics implements DiscovererMetrics {
   /** Fabric → hosts that match no Node. */
@@ -13,5 +13,10 @@ export class RecordingMetrics implements DiscovererMetrics {
   }
   uncoveredNodes(source: string, count: number): void {
     this.uncovered.set(source, count);
+  }
+  /** Fabric → its last poll. */
+  readonly polls = new Map<string, FabricPoll>();
+  fabricPolled(_source: string, fabric: string, poll: FabricPoll): void {
+    this.polls.set(fabric, poll);
   }
 }

@@ -83,6 +83,22 @@ export interface DiscovererMetrics {
    * every successful run, so a failed run leaves the last value.
    */
   uncoveredNodes(source: string, count: number): void;
+  /** One poll of a fabric whose switches are walked one by one (lldp), whether or not it published. */
+  fabricPolled(source: string, fabric: string, poll: FabricPoll): void;
+}
+
+/** What one poll of a switch-walking source found in one fabric. */
+export interface FabricPoll {
+  /** Switches that answered with a usable table. */
+  readonly answered: number;
+  /** Switches that did not answer and whose last table stands in for them (within the staleness window). */
+  readonly stale: number;
+  /** Switches that did not answer and have no recent table, or whose walk was garbage: the fabric published nothing new. */
+  readonly unreachable: number;
+  /** Links and hosts of the fabric's graph (0 when the poll failed before building it). */
+  readonly links: number;
+  readonly hosts: number;
+  readonly durationSeconds: number;
 }
 
 export interface DiscovererOptions {

@@ -234,10 +234,14 @@ class LldpDiscoverer implements Discoverer {
         `fabric ${fabric.name}: ${newlySilent.length} switch(es) did not answer; each one's last LLDP table stands in for it for up to config.staleAfter (${Math.round(this.config.staleAfterMs / 1000)}s): ${byError(newlySilent)}`,
       );
     }
-    this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered: results.filter((r) => 'table' in r.result).length, durationMs: now - started });
+    const answered = results.filter((r) => 'table' in r.result).length;
+    const poll = { answered, stale: polled.length - answered, unreachable: garbage.length + lost.length, links: 0, hosts: 0, durationSeconds: (now - started) / 1000 };
+    this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered, stale: poll.stale, unreachable: poll.unreachable, durationMs: now - started });
+    if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
     if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
     const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
+    this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length });
     const tree = fabricHyperNodes({ graph, fabric: fabric.name, source: LLDP_SOURCE, labels: { [LLDP_FABRIC_LABEL]: fabric.name }, mapHost, minSharedHosts: this.config.minSharedHosts, logger: this.logger });
     this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
     this.unmapped.report(fabric.name, tree.leafHosts, mapHost, 'LLDP hosts that match no Node are left out');
