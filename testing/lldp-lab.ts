@@ -13,10 +13,10 @@
 // `lldpLabUnavailable()` says why not, for a visible skip.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeUdpPorts } from './ports.ts';
 import { waitFor } from './wait.ts';
 
 /** SNMP credentials every lab snmpd accepts. */
@@ -44,20 +44,6 @@ export function lldpLabUnavailable(): string | undefined {
 function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { timeout: COMMAND_TIMEOUT_MS });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr?.toString().trim()}`);
-}
-
-/** Free UDP ports on 127.0.0.1, all held open together before any is released. */
-export async function freeUdpPorts(count: number): Promise<number[]> {
-  const sockets = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createSocket>>((resolve, reject) => {
-      const s = createSocket('udp4');
-      s.once('error', reject);
-      s.bind(0, '127.0.0.1', () => resolve(s));
-    })),
-  );
-  const ports = sockets.map((s) => s.address().port);
-  await Promise.all(sockets.map((s) => new Promise<void>((r) => s.close(() => r()))));
-  return ports;
 }
 
 interface Device {

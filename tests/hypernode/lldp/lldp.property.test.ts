@@ -19,7 +19,7 @@ import type { Snapshot } from '../../../src/hypernode/api/interface.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { generateFatTree } from '../../../testing/fat-tree.ts';
-import { lldpWalks } from '../../../testing/lldp-fabric.ts';
+import { lldpSwitches, lldpVarbinds } from '../../../testing/lldp-fabric.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
@@ -84,7 +84,7 @@ test('the snapshot does not depend on answer order, varbind order or table indic
   fc.assert(
     fc.property(shapeArb, fc.integer({ min: 1, max: 2 ** 31 - 1 }), (shape, seed) => {
       const tree = treeOf(shape);
-      const walks = lldpWalks(tree).map((w) => ({ address: w.name, varbinds: w.varbinds }));
+      const walks = lldpSwitches(tree).map((w) => ({ address: w.name, varbinds: lldpVarbinds(w) }));
       const base = snapshotOf(walks, tree.hosts);
       assert.ok(base.length > 0);
       const other = shuffled(walks, seed).map((w, i) => ({ address: w.address, varbinds: permuted(w.varbinds, seed + i) }));
@@ -101,7 +101,7 @@ test('random switches failing for random times never delete: every published sna
       fc.array(fc.record({ failing: fc.integer({ min: 0, max: 2 ** 30 }), afterS: fc.integer({ min: 1, max: 40 }) }), { minLength: 1, maxLength: 8 }),
       async (shape, rounds) => {
         const tree = treeOf(shape);
-        const walks = lldpWalks(tree);
+        const walks = lldpSwitches(tree).map((sw) => ({ varbinds: lldpVarbinds(sw) }));
         const byAddress = new Map(walks.map((w, i) => [`10.0.${i >> 8}.${i & 255}:161`, w.varbinds]));
         const failing = new Set<string>();
         let calls = 0;

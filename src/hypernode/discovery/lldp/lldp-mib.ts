@@ -92,6 +92,19 @@ interface RemoteRow {
   addresses: Set<string>;
 }
 
+/** The number at `from` up to the next dot (-1 when there is none), and where the arc after it starts. */
+function arcAt(oid: string, from: number): { value: number; next: number } {
+  let value = 0;
+  let i = from;
+  for (; i < oid.length; i++) {
+    const c = oid.charCodeAt(i) - 48;
+    if (c === -2) break; // '.'
+    if (c < 0 || c > 9) return { value: -1, next: i };
+    value = value * 10 + c;
+  }
+  return { value: i === from ? -1 : value, next: i + 1 };
+}
+
 /** Parses a walk; throws when the switch's own chassis id is missing (not an LLDP agent, or a cut walk). */
 export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
   let chassisSubtype: number | undefined;
@@ -120,10 +133,12 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       if (!cols) portColumns.set(port, (cols = new Map()));
       cols.set(column, value);
     } else if (oid.startsWith(REM_TABLE)) {
-      const parts = oid.slice(REM_TABLE.length).split('.').map(Number);
-      if (parts.length !== 4 || parts.some(Number.isNaN)) continue;
-      const [column, timeMark, localPort, remIndex] = parts as [number, number, number, number];
-      row(timeMark, `${localPort}.${remIndex}`)?.columns.set(column, value);
+      // The hot path (a leaf's walk is mostly this table): the four index arcs read in place.
+      const column = arcAt(oid, REM_TABLE.length);
+      const timeMark = arcAt(oid, column.next);
+      const rest = oid.slice(timeMark.next);
+      if (column.value < 0 || timeMark.value < 0 || !/^\d+\.\d+$/.test(rest)) continue;
+      row(timeMark.value, rest)?.columns.set(column.value, value);
     } else if (oid.startsWith(REM_MAN_ADDR_TABLE)) {
       const parts = oid.slice(REM_MAN_ADDR_TABLE.length).split('.').map(Number);
       const [, timeMark, localPort, remIndex, subtype, length, ...octets] = parts;
