@@ -10,39 +10,19 @@ import { join } from 'node:path';
 import type { CapturedWalk } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
 import { parseSnmpCapture } from '../hypernode/discovery/lldp/snmp-capture.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { parseCaptureDirs, type CaptureDirs } from './capture-dirs.ts';
 
-export interface LldpCaptures {
-  /** The directory for every fabric without its own. */
-  readonly anyFabric?: string;
-  readonly byFabric: ReadonlyMap<string, string>;
-}
+export type LldpCaptures = CaptureDirs;
 
-/** Parses the `--lldp-capture` values; throws on an empty part or a repeated fabric. */
+/** Parses the `--lldp-capture` values (undefined when there are none); throws on an empty part or a repeated fabric. */
 export function parseLldpCaptures(values: readonly string[]): LldpCaptures | undefined {
-  if (values.length === 0) return undefined;
-  let anyFabric: string | undefined;
-  const byFabric = new Map<string, string>();
-  for (const value of values) {
-    const eq = value.indexOf('=');
-    if (eq < 0) {
-      if (value === '') throw new Error('--lldp-capture needs a directory');
-      if (anyFabric !== undefined) throw new Error(`--lldp-capture ${value}: a directory for every fabric is already given (${anyFabric}); use FABRIC=DIR for more than one`);
-      anyFabric = value;
-      continue;
-    }
-    const fabric = value.slice(0, eq);
-    const dir = value.slice(eq + 1);
-    if (fabric === '' || dir === '') throw new Error(`--lldp-capture ${value}: want FABRIC=DIR or DIR`);
-    if (byFabric.has(fabric)) throw new Error(`--lldp-capture ${value}: fabric ${fabric} is already given`);
-    byFabric.set(fabric, dir);
-  }
-  return { anyFabric, byFabric };
+  return values.length === 0 ? undefined : parseCaptureDirs('--lldp-capture', 'fabric', values);
 }
 
 /** Reads a fabric's captured walks, one per file of its directory (hidden files skipped), in name order. */
 export function captureWalks(captures: LldpCaptures): (fabric: string) => Promise<CapturedWalk[]> {
   return async (fabric) => {
-    const dir = captures.byFabric.get(fabric) ?? captures.anyFabric;
+    const dir = captures.byKey.get(fabric) ?? captures.any;
     if (dir === undefined) throw new Error(`no LLDP capture for fabric ${fabric}: pass --lldp-capture ${fabric}=DIR with one \`snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1\` output per switch in DIR`);
     let names: string[];
     try {

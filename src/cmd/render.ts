@@ -101,7 +101,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
       ...Object.fromEntries(builtinDiscoverers),
       ufm: createUfmDiscovererFactory({ readResourceBody: captureReader(captures) }),
       // Without a capture the lldp source fails on the Secret render cannot read, naming --lldp-capture.
-      lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures ?? { byFabric: new Map() }) }),
+      lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures ?? { byKey: new Map() }) }),
     });
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });

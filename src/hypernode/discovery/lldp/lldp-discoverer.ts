@@ -13,6 +13,7 @@
 
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
+import { pollLoop } from '../poll-loop.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
@@ -112,25 +113,10 @@ class LldpDiscoverer implements Discoverer {
   }
 
   private async loop(out: Channel<Snapshot>): Promise<void> {
-    const { clock } = this.opts;
-    const signal = this.stopping.signal;
-    const origin = clock.now();
-    let failures = 0;
-    try {
-      while (!signal.aborted) {
-        const ok = await this.discover(out);
-        failures = ok ? 0 : failures + 1;
-        const now = clock.now();
-        const nextTick = origin + (Math.floor((now - origin) / this.intervalMs) + 1) * this.intervalMs;
-        const retryAt = now + Math.min(this.retryBaseMs * 2 ** (failures - 1), RETRY_MAX_MS);
-        await clock.sleep((ok ? nextTick : Math.min(nextTick, retryAt)) - now, signal);
-      }
-    } catch {
-      // the sleep was aborted: stopped
-    } finally {
-      this.logger.info('LLDP fabric discovery stopped, closing output channel');
-      out.close();
-    }
+    const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
+    await pollLoop(schedule, () => this.discover(out));
+    this.logger.info('LLDP fabric discovery stopped, closing output channel');
+    out.close();
   }
 
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */

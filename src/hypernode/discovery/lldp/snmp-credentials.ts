@@ -7,8 +7,7 @@
 
 import { Buffer } from 'node:buffer';
 import type { SecretClient } from '../../api/interface.ts';
-import { wrapError } from '../../../util/error-message.ts';
-import { SECRET_TIMEOUT_MS, type SecretRef } from '../ufm/credentials.ts';
+import { readSecretData, type SecretRef } from '../ufm/credentials.ts';
 
 export type SnmpVersion = '2c' | '3';
 export const SNMP_VERSIONS: readonly SnmpVersion[] = ['2c', '3'];
@@ -31,13 +30,7 @@ export type SnmpCredentials =
 /** Reads and checks the Secret; errors name the Secret and the key, never a value. */
 export async function readSnmpCredentials(secrets: SecretClient, ref: SecretRef, version: SnmpVersion, signal?: AbortSignal): Promise<SnmpCredentials> {
   const where = `${ref.namespace}/${ref.name}`;
-  const deadline = AbortSignal.timeout(SECRET_TIMEOUT_MS);
-  let data: Record<string, string> | undefined;
-  try {
-    data = (await secrets.get(ref.namespace, ref.name, signal ? AbortSignal.any([signal, deadline]) : deadline)).data;
-  } catch (err) {
-    throw wrapError(`failed to get secret ${where}`, err);
-  }
+  const data = await readSecretData(secrets, ref, signal);
   const value = (key: string, fallback?: string): string => {
     const raw = data?.[key];
     if (raw === undefined) {

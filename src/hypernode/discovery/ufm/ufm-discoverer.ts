@@ -11,6 +11,7 @@
 
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
+import { pollLoop } from '../poll-loop.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
@@ -114,27 +115,10 @@ class UfmDiscoverer implements Discoverer {
 
   /** Discover now, then on a fixed-rate schedule; failures retry sooner with backoff. */
   private async loop(out: Channel<Snapshot>): Promise<void> {
-    const { clock } = this.opts;
-    const interval = this.intervalMs;
-    const signal = this.stopping.signal;
-    const origin = clock.now();
-    let failures = 0;
-    try {
-      while (!signal.aborted) {
-        const ok = this.config.mode === 'fabric' ? await this.discoverFabrics(out) : await this.discoverOnce(out);
-        failures = ok ? 0 : failures + 1;
-        const now = clock.now();
-        // Ticks missed while a run was in flight are coalesced into the next one.
-        const nextTick = origin + (Math.floor((now - origin) / interval) + 1) * interval;
-        const retryAt = now + Math.min(this.retryBaseMs * 2 ** (failures - 1), RETRY_MAX_MS);
-        await clock.sleep((ok ? nextTick : Math.min(nextTick, retryAt)) - now, signal);
-      }
-    } catch {
-      // the sleep was aborted: stopped
-    } finally {
-      this.logger.info('UFM network topology discovery stopped, closing output channel');
-      out.close();
-    }
+    const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
+    await pollLoop(schedule, () => this.config.mode === 'fabric' ? this.discoverFabrics(out) : this.discoverOnce(out));
+    this.logger.info('UFM network topology discovery stopped, closing output channel');
+    out.close();
   }
 
   private send(out: Channel<Snapshot>, snapshot: Snapshot): void {
