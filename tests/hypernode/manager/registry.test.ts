@@ -3,10 +3,12 @@ import * as assert from 'uvu/assert';
 import { builtinDiscoverers, lookupDiscoverer, newDiscovererRegistry } from '../../../src/hypernode/discovery/registry.ts';
 import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
 import { ufmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
+import { lldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import { ScriptedSource } from '../controller/fixtures.ts';
 
-test('the built-in registry has exactly label and ufm', () => {
-  assert.equal([...builtinDiscoverers.keys()].sort(), ['label', 'ufm']);
+test('the built-in registry has exactly label, ufm and lldp', () => {
+  assert.equal([...builtinDiscoverers.keys()].sort(), ['label', 'lldp', 'ufm']);
+  assert.is(lookupDiscoverer(builtinDiscoverers, 'lldp'), lldpDiscovererFactory);
   assert.is(lookupDiscoverer(builtinDiscoverers, 'label'), labelDiscovererFactory);
   assert.is(lookupDiscoverer(builtinDiscoverers, 'ufm'), ufmDiscovererFactory);
 });

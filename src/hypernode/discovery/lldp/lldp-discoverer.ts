@@ -12,15 +12,15 @@
 // ever deleted because a switch did not answer.
 
 import type { Logger } from '../../../log.ts';
-import { Channel } from '../../../util/channel.ts';
-import { pollLoop } from '../poll-loop.ts';
+import type { Channel } from '../../../util/channel.ts';
+import { startPolling } from '../poll-loop.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
-import { cachedFabricPart } from '../fabric/cached-fabric-part.ts';
+import { FabricParts } from '../fabric/fabric-parts.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
-import { hostMapper, type HostMapper } from '../fabric/host-mapping.ts';
+import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { parseLldpConfig, type LldpConfig, type LldpFabric } from './lldp-config.ts';
 import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
@@ -31,7 +31,6 @@ import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from
 export const LLDP_SOURCE = 'lldp';
 /** Which fabric of the lldp source a HyperNode describes. */
 export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
-export const OUTPUT_BUFFER = 10;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
 export const RETRY_MAX_MS = 5 * 60_000;
@@ -71,7 +70,7 @@ class LldpDiscoverer implements Discoverer {
   private readonly retryBaseMs: number;
   private readonly unmapped: UnmappedHostReport;
   /** Each fabric's last published HyperNodes, kept while it fails. */
-  private readonly lastParts = new Map<string, Snapshot>();
+  private readonly parts: FabricParts;
   /** Per fabric, per switch address: its last good table. */
   private readonly lastTables = new Map<string, Map<string, SwitchState>>();
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
@@ -89,6 +88,7 @@ class LldpDiscoverer implements Discoverer {
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
+    this.parts = new FabricParts({ nodes: opts.nodes, hostMapping: config.hostMapping, hyperNodes: opts.hyperNodes, problems: opts.problems, source: LLDP_SOURCE, fabricLabel: LLDP_FABRIC_LABEL, kind: 'LLDP' });
   }
 
   resultSynced(): void {}
@@ -103,46 +103,20 @@ class LldpDiscoverer implements Discoverer {
     for (const f of this.config.fabrics) {
       this.logger.info('Starting LLDP fabric discovery', { fabric: f.name, switches: f.switches.length, snmp: this.config.version, interval: `${this.intervalMs}ms` });
     }
-    const out = new Channel<Snapshot>(OUTPUT_BUFFER);
-    void this.loop(out);
-    return out;
+    const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
+    return startPolling(schedule, (out) => this.discover(out), () => this.logger.info('LLDP fabric discovery stopped, closing output channel'));
   }
 
   async stop(): Promise<void> {
     this.stopping.abort();
   }
 
-  private async loop(out: Channel<Snapshot>): Promise<void> {
-    const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
-    await pollLoop(schedule, () => this.discover(out));
-    this.logger.info('LLDP fabric discovery stopped, closing output channel');
-    out.close();
-  }
-
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */
   private async discover(out: Channel<Snapshot>): Promise<boolean> {
     const signal = this.stopping.signal;
-    try {
-      await this.opts.nodes.waitForSync(signal);
-    } catch {
-      return false;
-    }
-    const mapHost = hostMapper(this.config.hostMapping, this.opts.nodes.list());
-    const snapshot: Snapshot = [];
-    let failed = 0;
-    for (const fabric of this.config.fabrics) {
-      try {
-        const part = await this.discoverFabric(fabric, mapHost);
-        this.lastParts.set(fabric.name, part);
-        snapshot.push(...part);
-      } catch (err) {
-        if (signal.aborted) return false;
-        failed++;
-        const kept = this.lastParts.get(fabric.name) ?? cachedFabricPart(this.opts.hyperNodes, LLDP_SOURCE, LLDP_FABRIC_LABEL, fabric.name);
-        this.opts.problems.failed(`Failed to discover LLDP fabric ${fabric.name}; keeping its ${kept.length} HyperNodes`, err);
-        snapshot.push(...kept);
-      }
-    }
+    const result = await this.parts.round(this.config.fabrics.map((f) => f.name), (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost), signal);
+    if (!result) return false;
+    const { snapshot, failed } = result;
     if (failed === this.config.fabrics.length) return false;
     if (failed === 0) this.opts.problems.recovered();
     const sent = out.trySend(snapshot);

@@ -10,8 +10,8 @@
 // fabric's whole tree through the fabric layer (ufm-fabric-graph.ts).
 
 import type { Logger } from '../../../log.ts';
-import { Channel } from '../../../util/channel.ts';
-import { pollLoop } from '../poll-loop.ts';
+import type { Channel } from '../../../util/channel.ts';
+import { startPolling } from '../poll-loop.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
@@ -19,7 +19,7 @@ import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { hostMapper, type HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { cachedFabricPart } from '../fabric/cached-fabric-part.ts';
+import { FabricParts } from '../fabric/fabric-parts.ts';
 import { UFM_FABRIC_LABEL, ufmFabricGraph } from './ufm-fabric-graph.ts';
 import type { HttpClientOptions } from './http-client.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './ports.ts';
@@ -31,8 +31,6 @@ export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 
-/** Snapshots the manager has not taken yet (Go: a channel of 10). */
-export const OUTPUT_BUFFER = 10;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
 export const RETRY_MAX_MS = 5 * 60_000;
@@ -54,7 +52,7 @@ class UfmDiscoverer implements Discoverer {
   private readonly intervalMs: number;
   private readonly reader: ResourceBodyReader | undefined;
   /** Fabric mode: each fabric's last published HyperNodes, kept while its UFM fails. */
-  private readonly lastParts = new Map<string, Snapshot>();
+  private readonly parts: FabricParts;
   private readonly unmapped: UnmappedHostReport;
 
   constructor(
@@ -70,6 +68,7 @@ class UfmDiscoverer implements Discoverer {
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
     this.reader = tuning.readResourceBody;
     this.unmapped = new UnmappedHostReport(UFM_SOURCE, this.logger, opts.metrics);
+    this.parts = new FabricParts({ nodes: opts.nodes, hostMapping: config.hostMapping, hyperNodes: opts.hyperNodes, problems: opts.problems, source: UFM_SOURCE, fabricLabel: UFM_FABRIC_LABEL, kind: 'UFM' });
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     if (this.intervalMs !== entry.intervalMs) {
       this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
@@ -104,21 +103,12 @@ class UfmDiscoverer implements Discoverer {
     } else {
       this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoints[0]!.fabric.endpoint, interval: `${this.intervalMs}ms` });
     }
-    const out = new Channel<Snapshot>(OUTPUT_BUFFER);
-    void this.loop(out);
-    return out;
+    const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
+    return startPolling(schedule, (out) => this.config.mode === 'fabric' ? this.discoverFabrics(out) : this.discoverOnce(out), () => this.logger.info('UFM network topology discovery stopped, closing output channel'));
   }
 
   async stop(): Promise<void> {
     this.stopping.abort();
-  }
-
-  /** Discover now, then on a fixed-rate schedule; failures retry sooner with backoff. */
-  private async loop(out: Channel<Snapshot>): Promise<void> {
-    const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
-    await pollLoop(schedule, () => this.config.mode === 'fabric' ? this.discoverFabrics(out) : this.discoverOnce(out));
-    this.logger.info('UFM network topology discovery stopped, closing output channel');
-    out.close();
   }
 
   private send(out: Channel<Snapshot>, snapshot: Snapshot): void {
@@ -190,28 +180,9 @@ class UfmDiscoverer implements Discoverer {
    */
   private async discoverFabrics(out: Channel<Snapshot>): Promise<boolean> {
     const signal = this.stopping.signal;
-    try {
-      await this.opts.nodes.waitForSync(signal);
-    } catch {
-      return false;
-    }
-    const mapHost = hostMapper(this.config.hostMapping, this.opts.nodes.list());
-    const snapshot: Snapshot = [];
-    let failed = 0;
-    for (const ep of this.endpoints) {
-      const fabric = ep.fabric.name;
-      try {
-        const part = await this.discoverFabric(ep, mapHost);
-        this.lastParts.set(fabric, part);
-        snapshot.push(...part);
-      } catch (err) {
-        if (signal.aborted) return false;
-        failed++;
-        const kept = this.lastParts.get(fabric) ?? cachedFabricPart(this.opts.hyperNodes, UFM_SOURCE, UFM_FABRIC_LABEL, fabric);
-        this.opts.problems.failed(`Failed to discover UFM fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
-        snapshot.push(...kept);
-      }
-    }
+    const result = await this.parts.round(this.endpoints.map((ep) => ep.fabric.name), (i, mapHost) => this.discoverFabric(this.endpoints[i]!, mapHost), signal);
+    if (!result) return false;
+    const { snapshot, failed } = result;
     if (failed === this.endpoints.length) return false;
     if (failed === 0) this.opts.problems.recovered();
     this.send(out, snapshot);
