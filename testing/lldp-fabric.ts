@@ -14,6 +14,7 @@ export const CAP_BRIDGE = 0x20;
 export const CAP_STATION = 0x01;
 const LOC = '1.0.8802.1.1.2.1.3';
 const REM = '1.0.8802.1.1.2.1.4.1.1';
+const MAN_ADDR = '1.0.8802.1.1.2.1.4.2.1';
 
 export interface LldpNeighbourRow {
   readonly timeMark: number;
@@ -71,8 +72,12 @@ export function lldpSwitches(tree: FatTree): SwitchLldp[] {
   return [...switches.values()];
 }
 
-/** The varbinds a walk of the switch's LLDP-MIB returns (in OID order per column, as an agent answers). */
-export function lldpVarbinds(sw: SwitchLldp): MibVarbind[] {
+/**
+ * The varbinds a walk of the switch's LLDP-MIB returns (in OID order per
+ * column, as an agent answers); `addressOf` gives a neighbour's IPv4
+ * management address by its chassis id (hex), for lldpRemManAddrTable.
+ */
+export function lldpVarbinds(sw: SwitchLldp, addressOf?: (chassisHex: string) => string | undefined): MibVarbind[] {
   const out: MibVarbind[] = [
     { oid: `${LOC}.1.0`, value: 4 },
     { oid: `${LOC}.2.0`, value: sw.chassis },
@@ -90,6 +95,9 @@ export function lldpVarbinds(sw: SwitchLldp): MibVarbind[] {
       { oid: `${REM}.11.${index}`, value: Buffer.from([CAP_BRIDGE | CAP_STATION]) },
       { oid: `${REM}.12.${index}`, value: Buffer.from([n.capEnabled]) },
     );
+    const address = addressOf?.(n.chassis.toString('hex'));
+    // lldpRemManAddrIfSubtype, indexed by the row, address subtype 1 (IPv4), length 4 and the address.
+    if (address) out.push({ oid: `${MAN_ADDR}.3.${index}.1.4.${address}`, value: 2 });
   }
   return out;
 }

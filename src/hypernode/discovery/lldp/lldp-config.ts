@@ -26,9 +26,11 @@ import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
-export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'fabric', 'switches', 'fabrics'];
+export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'fabric', 'switches', 'seeds', 'maxSwitches', 'allow', 'fabrics'];
 const SNMP_KEYS = ['version', 'timeout', 'retries', 'maxRepetitions', 'maxVarbinds', 'concurrency'];
-const FABRIC_KEYS = ['name', 'switches', 'secretRef'];
+const FABRIC_KEYS = ['name', 'switches', 'seeds', 'maxSwitches', 'allow', 'secretRef'];
+/** Switches a crawl from seeds may walk per fabric before the fabric fails (raise it with maxSwitches). */
+export const DEFAULT_MAX_SWITCHES = 2_048;
 /** A DNS-1123 label (it is also a label value), as for UFM fabrics. */
 const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
 
@@ -49,9 +51,26 @@ export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
 /** Hosts two leaves must share to form one scalable unit: one miscabled host then merges nothing. */
 export const DEFAULT_MIN_SHARED_HOSTS = 2;
 
+/** An IPv4 network of the crawl's allow-list. */
+export interface Ipv4Network {
+  readonly base: number;
+  readonly bits: number;
+}
+
+/** Following neighbours' management addresses from seed switches (lldpRemManAddrTable). */
+export interface LldpCrawl {
+  readonly seeds: readonly SwitchAddress[];
+  /** Only management addresses in these networks are walked. */
+  readonly allow: readonly Ipv4Network[];
+  /** More switches than this fails the fabric (it keeps its HyperNodes) rather than publishing part of it. */
+  readonly maxSwitches: number;
+}
+
 export interface LldpFabric {
   readonly name: string;
+  /** Walked every poll; with a crawl, the crawl starts from these and the seeds. */
   readonly switches: readonly SwitchAddress[];
+  readonly crawl?: LldpCrawl;
   readonly secretRef?: SecretRef;
 }
 
@@ -121,6 +140,36 @@ function switchList(raw: unknown, where: string): SwitchAddress[] {
   });
 }
 
+/** The IPv4 address as a 32-bit number, or undefined. */
+export function ipv4(text: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  return parts.every((p) => p <= 255) ? parts.reduce((a, p) => a * 256 + p, 0) : undefined;
+}
+
+export function inNetworks(address: string, networks: readonly Ipv4Network[]): boolean {
+  const ip = ipv4(address);
+  return ip !== undefined && networks.some((n) => Math.floor(ip / 2 ** (32 - n.bits)) === Math.floor(n.base / 2 ** (32 - n.bits)));
+}
+
+function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefined {
+  if (f.seeds === undefined || f.seeds === null) {
+    for (const key of ['allow', 'maxSwitches']) if (f[key] !== undefined) fail(`${where}${key} needs ${where}seeds (the crawl it bounds)`);
+    return undefined;
+  }
+  const seeds = switchList(f.seeds, `${where}seeds`);
+  if (!Array.isArray(f.allow) || f.allow.length === 0) fail(`${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`);
+  const allow = (f.allow as unknown[]).map((raw, i) => {
+    const m = typeof raw === 'string' ? /^([\d.]+)\/(\d{1,2})$/.exec(raw) : null;
+    const base = m ? ipv4(m[1]!) : undefined;
+    const bits = m ? Number(m[2]) : NaN;
+    if (base === undefined || !(bits >= 0 && bits <= 32)) fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${JSON.stringify(raw)}`);
+    return Object.freeze({ base: base!, bits });
+  });
+  return Object.freeze({ seeds: Object.freeze(seeds), allow: Object.freeze(allow), maxSwitches: positiveInt(f.maxSwitches, `${where}maxSwitches`, DEFAULT_MAX_SWITCHES) });
+}
+
 function fabricName(raw: unknown, where: string): string {
   if (typeof raw !== 'string' || !FABRIC_NAME.test(raw)) fail(`${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
   return raw as string;
@@ -164,11 +213,11 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   const entryRef = entry.credentials?.secretRef;
   let fabrics: LldpFabric[];
   if (c.fabrics === undefined || c.fabrics === null) {
-    if (c.switches === undefined) fail('config needs switches (a list of "host" or "host:port") or fabrics (a list of {name, switches})');
+    if (c.switches === undefined && c.seeds === undefined) fail('config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})');
     const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
-    fabrics = [{ name, switches: switchList(c.switches, 'config.switches'), secretRef: entryRef }];
+    fabrics = [{ name, switches: c.switches === undefined ? [] : switchList(c.switches, 'config.switches'), crawl: crawlOf(c, 'config.'), secretRef: entryRef }];
   } else {
-    if (c.switches !== undefined || c.fabric !== undefined) fail('write either config.switches (one fabric) or config.fabrics (a list), not both');
+    for (const key of ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches']) if (c[key] !== undefined) fail(`write either config.${key} (one fabric) or config.fabrics (a list), not both`);
     if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) fail('config.fabrics must be a non-empty list of {name, switches}');
     const names = new Set<string>();
     fabrics = (c.fabrics as unknown[]).map((raw, i) => {
@@ -178,7 +227,9 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
       const name = fabricName(f.name, `${where}.name`);
       if (names.has(name)) fail(`${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
       names.add(name);
-      return { name, switches: switchList(f.switches, `${where}.switches`), secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef) };
+      if (f.switches === undefined && f.seeds === undefined) fail(`${where} needs switches or seeds`);
+      const switches = f.switches === undefined ? [] : switchList(f.switches, `${where}.switches`);
+      return { name, switches, crawl: crawlOf(f, `${where}.`), secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef) };
     });
   }
   for (const f of fabrics) {

@@ -22,7 +22,7 @@ import { FabricParts } from '../fabric/fabric-parts.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { parseLldpConfig, type LldpConfig, type LldpFabric } from './lldp-config.ts';
+import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
 import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials } from './snmp-credentials.ts';
@@ -58,6 +58,12 @@ export interface CapturedWalk {
 interface SwitchState {
   readonly table: LldpTable;
   readonly at: number;
+}
+
+/** One switch's walk this poll, by the address it was walked at. */
+interface PolledWalk {
+  readonly address: string;
+  readonly result: WalkResult;
 }
 
 /** A switch's walk this run: a table, or why there is none. */
@@ -97,11 +103,11 @@ class LldpDiscoverer implements Discoverer {
     if (this.config.version === '2c' && !this.tuning.captured && !this.tuning.walker) {
       this.opts.problems.warning(
         CLEARTEXT_CREDENTIALS.reason,
-        `WARNING: SNMPv2c sends the community in clear text on every poll of ${this.config.fabrics.reduce((n, f) => n + f.switches.length, 0)} switches; use config.snmp.version "3" (authPriv)`,
+        `WARNING: SNMPv2c sends the community in clear text on every poll of every switch; use config.snmp.version "3" (authPriv)`,
       );
     }
     for (const f of this.config.fabrics) {
-      this.logger.info('Starting LLDP fabric discovery', { fabric: f.name, switches: f.switches.length, snmp: this.config.version, interval: `${this.intervalMs}ms` });
+      this.logger.info('Starting LLDP fabric discovery', { fabric: f.name, switches: f.switches.length, seeds: f.crawl?.seeds.length ?? 0, snmp: this.config.version, interval: `${this.intervalMs}ms` });
     }
     const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
     return startPolling(schedule, (out) => this.discover(out), () => this.logger.info('LLDP fabric discovery stopped, closing output channel'));
@@ -135,10 +141,50 @@ class LldpDiscoverer implements Discoverer {
   }
 
   /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
-  private async poll(fabric: LldpFabric): Promise<{ address: string; result: WalkResult }[]> {
+  private async poll(fabric: LldpFabric): Promise<PolledWalk[]> {
     if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
     const walk = this.tuning.walker ?? (await this.walker(fabric));
-    return mapBounded(fabric.switches, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
+    const walkAll = (targets: readonly SwitchAddress[]) => mapBounded(targets, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
+    return fabric.crawl ? this.crawl(fabric, fabric.crawl, walkAll) : walkAll(fabric.switches);
+  }
+
+  /**
+   * Breadth-first from the listed switches and the seeds: each walked switch's
+   * neighbours that are bridges or routers are walked next at their first
+   * management address in the allow-list (a silent switch's last table stands
+   * in). Finding more than maxSwitches fails the fabric: part of a fabric
+   * would delete the rest's HyperNodes.
+   */
+  private async crawl(fabric: LldpFabric, crawl: LldpCrawl, walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>): Promise<PolledWalk[]> {
+    const seen = new Set<string>();
+    let frontier: SwitchAddress[] = [];
+    const visit = (target: SwitchAddress): boolean => {
+      const key = formatAddress(target);
+      if (seen.has(key)) return true;
+      if (seen.size >= crawl.maxSwitches) return false;
+      seen.add(key);
+      frontier.push(target);
+      return true;
+    };
+    for (const target of [...fabric.switches, ...crawl.seeds]) visit(target);
+    const results: PolledWalk[] = [];
+    const beyond = new Set<string>();
+    while (frontier.length > 0) {
+      const walked = await walkAll(frontier);
+      frontier = [];
+      for (const w of walked) {
+        results.push(w);
+        const table = 'table' in w.result ? w.result.table : this.lastTables.get(fabric.name)?.get(w.address)?.table;
+        for (const n of table?.neighbours ?? []) {
+          const host = n.networkDevice ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow)) : undefined;
+          if (host !== undefined && !visit({ host, port: SNMP_PORT })) beyond.add(host);
+        }
+      }
+    }
+    if (beyond.size > 0) {
+      throw new Error(`the crawl from config.seeds found more than maxSwitches (${crawl.maxSwitches}) switches; ${beyond.size} more management addresses were not walked, so the fabric publishes nothing new: raise maxSwitches or narrow allow`);
+    }
+    return results;
   }
 
   private async walkOne(walk: SwitchWalker, target: SwitchAddress): Promise<WalkResult> {
