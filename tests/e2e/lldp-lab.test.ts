@@ -11,6 +11,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import { parseLldpTable } from '../../src/hypernode/discovery/lldp/lldp-mib.ts';
+import { snmpWalker } from '../../src/hypernode/discovery/lldp/snmp-walker.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable } from '../../testing/lldp-lab.ts';
@@ -96,6 +98,13 @@ const uids = (api: Parameters<typeof hyperNodes>[0]) => new Map(hyperNodes(api, 
 const leafName = (lab: LldpLab, su: number) => `${FABRIC}-leaf-${[switchId(lab, `leaf-su${su}-r1`), switchId(lab, `leaf-su${su}-r2`)].sort()[0]}`;
 const hostsOf = (su: number, n: number) => Array.from({ length: n }, (_, i) => `su${su}-h${i + 1}`);
 
+/** How many LLDP neighbours a lab switch reports over SNMP right now. */
+async function neighbours(lab: LldpLab, name: string): Promise<number> {
+  const [host, port] = lab.address(name).split(':');
+  const walk = snmpWalker({ version: '2c', community: LAB_COMMUNITY }, { timeoutMs: 1_000, retries: 0, maxRepetitions: 50, maxVarbinds: 10_000 });
+  return parseLldpTable(await walk({ host: host!, port: Number(port) }, AbortSignal.timeout(5_000))).neighbours.length;
+}
+
 const withLab = testNeeding(lldpLabUnavailable());
 
 withLab('a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names; a new unit renames nothing; a recabled host merges nothing; SNMPv3; a wrong key and a silent switch delete nothing', async () => {
@@ -136,6 +145,8 @@ withLab('a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names;
   const before = uids(api);
   api.requests.clear();
   await addUnit(l, 3, 3, spines);
+  // The unit joins the configuration once its leaves have heard every cable, as an operator adds a cabled unit.
+  for (const leaf of ['leaf-su3-r1', 'leaf-su3-r2']) await converge(async () => (await neighbours(l, leaf)) === 5 || undefined, `${leaf} sees its 3 hosts and 2 spines`);
   setDiscoveryConfig(api, config(l, '2c'));
   expected = { ...expected, [leafName(l, 3)]: { tier: 1, tierName: 'leaf', members: hostsOf(3, 3) } };
   expected[spineName] = { tier: 2, tierName: 'spine', members: [1, 2, 3].map((su) => leafName(l, su)).sort() };
