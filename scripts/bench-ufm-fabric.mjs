@@ -11,28 +11,17 @@
 //
 // Usage: node scripts/bench-ufm-fabric.mjs [--sus N] [--runs N]   (build first: node scripts/build.mjs)
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
+import { builtBinary, option, timedRender } from './lib/bench-render-child.mjs';
 
 register();
-const root = fileURLToPath(new URL('..', import.meta.url));
-const binary = join(root, 'dist/vc-hypernode-controller-manager');
+const binary = builtBinary();
 const TARGET_CPU_MS = 2_000;
 const TARGET_RSS_MB = 300;
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-if (!existsSync(binary)) {
-  console.error(`${binary} is missing: run node scripts/build.mjs first`);
-  process.exit(1);
-}
 const { generateFatTree } = await import('../testing/fat-tree.ts');
 const { UfmServer, TEST_CA } = await import('../testing/ufm-server.ts');
 const { UfmHttpClient } = await import('../src/hypernode/discovery/ufm/http-client.ts');
@@ -64,13 +53,9 @@ try {
   console.log(`fabric: ${sus} SUs, ${fabric.hosts.length} hosts, ${fabric.systems.length - fabric.hosts.length} switches, ${fabric.links.length} links, ${fabric.ports.length} ports; answers ${JSON.stringify(sizes)}`);
   const figures = [];
   for (let i = 0; i < runs; i++) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', binary, 'render', '--config', conf, '--nodes', nodes, '--ufm-capture', dir, '-o', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
-    if (r.status !== 0) throw new Error(`render failed (${r.status}): ${r.stderr}`);
-    const [user, sys, rssKb] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-    const hyperNodes = JSON.parse(r.stdout).items;
-    const cpuMs = Math.round((user + sys) * 1000);
-    figures.push({ cpuMs, rssMb: Math.round(rssKb / 1024) });
-    console.log(`run ${i + 1}: ${hyperNodes.length} HyperNodes (tiers ${[...new Set(hyperNodes.map((h) => h.spec.tier))].join(',')}), CPU ${cpuMs} ms, peak RSS ${Math.round(rssKb / 1024)} MB`);
+    const { hyperNodes, cpuMs, rssMb } = timedRender(binary, ['--config', conf, '--nodes', nodes, '--ufm-capture', dir]);
+    figures.push({ cpuMs, rssMb });
+    console.log(`run ${i + 1}: ${hyperNodes.length} HyperNodes (tiers ${[...new Set(hyperNodes.map((h) => h.spec.tier))].join(',')}), CPU ${cpuMs} ms, peak RSS ${rssMb} MB`);
   }
   const worst = { cpuMs: Math.max(...figures.map((f) => f.cpuMs)), rssMb: Math.max(...figures.map((f) => f.rssMb)) };
   const ok = worst.cpuMs <= TARGET_CPU_MS && worst.rssMb <= TARGET_RSS_MB;

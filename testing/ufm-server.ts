@@ -7,11 +7,11 @@
 // It records every request so tests can assert what the discoverer sent.
 
 import { createServer } from 'node:https';
-import { createServer as createPlainServer, type Server } from 'node:http';
+import { createServer as createPlainServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { briefPort, type FatTree } from './fat-tree.ts';
+import { LoopbackServer } from './loopback-server.ts';
 
 const tls = (name: string) => readFileSync(new URL(`./tls/${name}`, import.meta.url));
 export const TEST_CA = tls('ca.crt').toString();
@@ -69,34 +69,26 @@ export class UfmServer {
   password = 'secret';
   /** Access tokens accepted on /ufmRestV3; a revoked or expired one is removed (401). */
   readonly tokens = new Set<string>(['ufm-access-token']);
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  private port = 0;
+  private readonly server: LoopbackServer;
 
   /** `plain` serves http instead of https (for the cleartext-credentials cases). */
   constructor(private readonly opts: { plain?: boolean } = {}) {
     const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res);
-    this.server = opts.plain ? createPlainServer(handler) : createServer({ cert: tls('server.crt'), key: tls('server.key') }, handler);
-    this.server.on('connection', (s: Socket) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
+    this.server = new LoopbackServer(opts.plain ? createPlainServer(handler) : createServer({ cert: tls('server.crt'), key: tls('server.key') }, handler));
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
+    await this.server.listen();
     return this;
   }
 
   /** Base endpoint, e.g. `https://127.0.0.1:1234`; `host` may be `localhost`. */
   endpoint(host = '127.0.0.1'): string {
-    return `${this.opts.plain ? 'http' : 'https'}://${host}:${this.port}`;
+    return `${this.opts.plain ? 'http' : 'https'}://${host}:${this.server.port}`;
   }
 
   async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.server.close();
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

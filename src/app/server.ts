@@ -146,6 +146,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), { clock, logger, missingHint: HYPERNODE_CRD_MISSING_HINT });
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+  const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   const eventSink = (rest: RestClient) =>
     createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
 
@@ -160,6 +161,10 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
       delete: (name, preconditions, signal) => hyperNodeClient.delete(name, { preconditions, ...(signal ? { signal } : {}) }),
     },
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
+    // A list narrowed to the one name, as for the discovery ConfigMap: the chart's Role grants list, not get.
+    configMapReader: {
+      get: async (namespace, name, signal) => (await configMapClient.list({ namespace, fieldSelector: `metadata.name=${name}`, ...(signal ? { signal } : {}) })).items[0],
+    },
     events: configMapEventRecorder(eventSink(core), configMaps, options.configMap),
     configMap: options.configMap,
     clock,

@@ -16,6 +16,8 @@ import { buildInfo, COMPONENT } from '../app/server.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
 import { captureWalks, parseLldpCaptures, type LldpCaptures } from './lldp-capture.ts';
+import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
+import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
 import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 import { planChanges, type PlanAction } from '../hypernode/plan.ts';
@@ -55,6 +57,7 @@ const PLAN_FLAGS = {
     [],
     'Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric\'s switch list. Repeatable. Without it the switches are walked over SNMP.',
   ),
+  'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
   output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text (for people) or json (the same as data).', 'o'),
 };
 
@@ -97,7 +100,6 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
   } catch (err) {
     return usageError(usage, errorMessage(err));
   }
-  const registry = lldpCaptures ? newDiscovererRegistry({ ...Object.fromEntries(builtinDiscoverers), lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) }) : builtinDiscoverers;
 
   const stderr = new SubcommandStderr();
   const logger = stderr.logger;
@@ -114,7 +116,12 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.nodes(),
       reader.hyperNodes(),
     ]);
-    const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, logger: warningsOnly(logger) });
+    const registry = newDiscovererRegistry({
+      ...Object.fromEntries(builtinDiscoverers),
+      ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
+      ...(lldpCaptures ? { lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) } : {}),
+    });
+    const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) }, logger: warningsOnly(logger) });
     stderr.warnings(result.warnings);
     const stdout = values.output === 'json' ? formatPlanJson(result) : formatPlanText(result, environment.color ? COLOURED : undefined);
     return { code: result.changes.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };

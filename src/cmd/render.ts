@@ -1,7 +1,8 @@
 // `vc-hypernode-controller-manager render`: prints the HyperNodes the enabled
 // discovery sources would write, computed offline from files, so an operator
 // sees the result of a discovery configuration before turning it on. It runs
-// the real discoverers (UFM and LLDP served from captured answers) through
+// the real discoverers (UFM and LLDP served from captured answers, the graph
+// one from --graph-file) through
 // previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
 // (nothing on stdout), 2 bad flags.
 
@@ -19,6 +20,8 @@ import { previewDiscovery } from '../hypernode/preview.ts';
 import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
 import { captureReader, CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
+import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
+import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
 import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
@@ -49,6 +52,7 @@ const RENDER_FLAGS = {
     [],
     'Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`. The files replace the fabric\'s switch list. Repeatable. No switch is contacted and the SNMP Secret is not read.',
   ),
+  'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
   output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), or tree (for people).', 'o'),
 };
 
@@ -102,6 +106,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
       ufm: createUfmDiscovererFactory({ readResourceBody: captureReader(captures) }),
       // Without a capture the lldp source fails on the Secret render cannot read, naming --lldp-capture.
       lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures ?? { byKey: new Map() }) }),
+      graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }),
     });
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });

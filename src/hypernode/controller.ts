@@ -11,7 +11,7 @@ import type { Clock } from '../kube/clock.ts';
 import type { HandlerRegistration, Informer } from '../kube/types.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient, SecretClient } from './api/interface.ts';
+import type { ConfigMapReader, EventRecorder, HyperNodeClient, SecretClient } from './api/interface.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from './api/types.ts';
 import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
@@ -27,6 +27,8 @@ export interface HyperNodeControllerDeps {
   configMaps: Informer<ConfigMap>;
   hyperNodeClient: HyperNodeClient;
   secrets: SecretClient;
+  /** ConfigMaps sources read input from (the graph source's document). */
+  configMapReader?: ConfigMapReader;
   events: EventRecorder;
   /** Where the discovery configuration lives, data key included. */
   configMap: ConfigMapLocation;
@@ -68,7 +70,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     configMaps: deps.configMaps,
     configMap: deps.configMap,
     registry: deps.discoverers ?? builtinDiscoverers,
-    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, metrics, clock, logger, queueMetrics: deps.queueMetrics },
+    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, configMaps: deps.configMapReader, metrics, clock, logger, queueMetrics: deps.queueMetrics },
     events: deps.events,
     metrics,
     clock,

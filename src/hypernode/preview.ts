@@ -15,7 +15,7 @@ import type { Informer } from '../kube/types.ts';
 import { StaticInformer } from '../kube/static-informer.ts';
 import type { Logger } from '../log.ts';
 import { abortReason } from '../util/abort.ts';
-import type { DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from './api/interface.ts';
+import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from './api/interface.ts';
 import { compareBytes } from './api/builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from './api/types.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from './config/loader.ts';
@@ -39,6 +39,8 @@ export interface PreviewInput {
 export interface PreviewDeps {
   readonly registry: DiscovererRegistry;
   readonly secrets: SecretClient;
+  /** ConfigMaps a source reads its input from (plan reads the cluster's; render has none). */
+  readonly configMaps?: ConfigMapReader;
   readonly logger: Logger;
   readonly deadlineMs?: number;
 }
@@ -178,7 +180,7 @@ async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, h
     warning: (_reason, message) => deps.logger.warn(message),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
-  const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, clock: noWaitClock, logger: deps.logger }).catch((err) => {
+  const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, configMaps: deps.configMaps, clock: noWaitClock, logger: deps.logger }).catch((err) => {
     throw wrapError('failed to create discoverer', err);
   });
   const deadlineMs = deps.deadlineMs ?? PREVIEW_SOURCE_DEADLINE_MS;

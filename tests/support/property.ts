@@ -31,3 +31,15 @@ export function propertyParameters<T>(runs: number = SUITE_RUNS): Parameters<T> 
     verbose: 1,
   };
 }
+
+/** A deterministic permutation (Fisher–Yates over a small linear congruential generator). */
+export function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  let state = seed >>> 0;
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -39,6 +39,11 @@ export interface SecretClient {
   get(namespace: string, name: string, signal?: AbortSignal): Promise<Secret>;
 }
 
+/** Reads one ConfigMap; undefined when there is none. */
+export interface ConfigMapReader {
+  get(namespace: string, name: string, signal?: AbortSignal): Promise<{ readonly data?: Readonly<Record<string, string>> } | undefined>;
+}
+
 export interface HyperNodeClient {
   create(hn: HyperNode, signal?: AbortSignal): Promise<HyperNode>;
   /** PUT of metadata + spec; carries hn.metadata.resourceVersion. */
@@ -75,7 +80,7 @@ export interface DiscoveryProblems {
 
 /** Figures a discoverer reports beside its snapshots. */
 export interface DiscovererMetrics {
-  /** Hosts a UFM fabric reports that match no Node (left out of the HyperNodes). */
+  /** Hosts a fabric (UFM, a graph document) reports that match no Node (left out of the HyperNodes). */
   unmappedHosts(source: string, fabric: string, count: number): void;
   /**
    * Nodes the source's configuration says it should cover that are in none of
@@ -110,6 +115,8 @@ export interface DiscovererOptions {
   nodes: Informer<NodeMeta>;
   hyperNodes: Informer<HyperNode>;
   secrets: SecretClient;
+  /** ConfigMaps a source reads its input from (the graph source); absent where none can be read (render). */
+  configMaps?: ConfigMapReader;
   clock: Clock;
   logger: Logger;
 }

@@ -1,51 +1,69 @@
-// The schedule of a polling discoverer (ufm, lldp): a run now, then one per
-// interval at a fixed rate (ticks missed while a run was in flight are
-// coalesced into the next one); a failed run is retried sooner, with backoff
-// doubling from `retryBaseMs` up to `retryMaxMs`, never past the next tick.
-// Snapshots go out on a channel that closes when `signal` aborts.
+// The poll loop of the sources that read a remote system on an interval (UFM,
+// a graph file or URL): discover now, then on a fixed-rate schedule; a failed
+// run retries sooner with exponential backoff, never later than the next tick.
+// A run that yields no snapshot publishes nothing, so the controller keeps the
+// source's HyperNodes as they are (a fault never deletes them).
 
+import type { Logger } from '../../log.ts';
 import type { Clock } from '../../kube/clock.ts';
 import { Channel } from '../../util/channel.ts';
 import type { Snapshot } from '../api/interface.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
-export const OUTPUT_BUFFER = 10;
+const OUTPUT_BUFFER = 10;
+/** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
+export const RETRY_BASE_MS = 5_000;
+const RETRY_MAX_MS = 5 * 60_000;
 
-export interface PollSchedule {
-  readonly clock: Clock;
-  readonly intervalMs: number;
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-  readonly signal: AbortSignal;
+/** One run's outcome: what to publish (nothing when undefined) and whether it fully succeeded. */
+export interface PollRun {
+  readonly snapshot?: Snapshot;
+  readonly ok: boolean;
 }
 
-/**
- * Starts `run` (true: it succeeded; it sends its snapshots on `out`) on the
- * schedule; when `signal` aborts, `stopped` is called and the channel closed.
- */
-export function startPolling(schedule: PollSchedule, run: (out: Channel<Snapshot>) => Promise<boolean>, stopped: () => void): Channel<Snapshot> {
+export interface PollLoopOptions {
+  readonly intervalMs: number;
+  readonly retryBaseMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+  /** Logged when the loop ends. */
+  readonly stoppedMessage: string;
+}
+
+/** Hands `snapshot` to the manager without waiting; a full channel drops it with a warning (the next run sends again). */
+function sendSnapshot(out: Channel<Snapshot>, snapshot: Snapshot, logger: Logger): void {
+  const sent = out.trySend(snapshot);
+  if (sent === 'sent') logger.v(3).info('Sent network topology data', { count: snapshot.length });
+  else if (sent === 'full') logger.warn('Failed to send network topology data, channel might be full');
+}
+
+/** Starts running `once` until `signal` aborts; the channel carries each run's snapshot and is closed at the end. */
+export function startPollLoop(once: () => Promise<PollRun>, opts: PollLoopOptions): Channel<Snapshot> {
   const out = new Channel<Snapshot>(OUTPUT_BUFFER);
-  void pollLoop(schedule, () => run(out)).finally(() => {
-    stopped();
-    out.close();
-  });
+  void runPollLoop(out, once, opts);
   return out;
 }
 
-async function pollLoop(schedule: PollSchedule, run: () => Promise<boolean>): Promise<void> {
-  const { clock, intervalMs, signal } = schedule;
+async function runPollLoop(out: Channel<Snapshot>, once: () => Promise<PollRun>, opts: PollLoopOptions): Promise<void> {
+  const { clock, signal, intervalMs: interval } = opts;
   const origin = clock.now();
   let failures = 0;
   try {
     while (!signal.aborted) {
-      const ok = await run();
-      failures = ok ? 0 : failures + 1;
+      const run = await once();
+      if (run.snapshot) sendSnapshot(out, run.snapshot, opts.logger);
+      failures = run.ok ? 0 : failures + 1;
       const now = clock.now();
-      const nextTick = origin + (Math.floor((now - origin) / intervalMs) + 1) * intervalMs;
-      const retryAt = now + Math.min(schedule.retryBaseMs * 2 ** (failures - 1), schedule.retryMaxMs);
-      await clock.sleep((ok ? nextTick : Math.min(nextTick, retryAt)) - now, signal);
+      // Ticks missed while a run was in flight are coalesced into the next one.
+      const nextTick = origin + (Math.floor((now - origin) / interval) + 1) * interval;
+      const retryAt = now + Math.min(opts.retryBaseMs * 2 ** (failures - 1), RETRY_MAX_MS);
+      await clock.sleep((run.ok ? nextTick : Math.min(nextTick, retryAt)) - now, signal);
     }
   } catch {
     // the sleep was aborted: stopped
+  } finally {
+    opts.logger.info(opts.stoppedMessage);
+    out.close();
   }
 }

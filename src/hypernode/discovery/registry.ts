@@ -5,6 +5,7 @@
 // test passes its own registry instead of mutating a process-global one.
 
 import type { DiscovererFactory } from '../api/interface.ts';
+import { graphDiscovererFactory } from './graph/graph-discoverer.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
 import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
 import { lldpDiscovererFactory } from './lldp/lldp-discoverer.ts';
@@ -23,5 +24,5 @@ export function lookupDiscoverer(registry: DiscovererRegistry, source: string): 
   return factory;
 }
 
-/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented) and `lldp` (Ethernet/RoCE fabrics over SNMP). */
-export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory, lldp: lldpDiscovererFactory });
+/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph and `lldp` (Ethernet/RoCE fabrics over SNMP). */
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory, graph: graphDiscovererFactory, lldp: lldpDiscovererFactory });

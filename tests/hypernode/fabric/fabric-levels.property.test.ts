@@ -22,7 +22,7 @@ import type { DiscoveredHyperNode } from '../../../src/hypernode/api/types.ts';
 import { validateSnapshot } from '../../../src/hypernode/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { briefPort, defaultHostName, generateFatTree, type CrossCable, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
-import { propertyParameters } from '../../support/property.ts';
+import { propertyParameters, shuffled } from '../../support/property.ts';
 
 interface Case {
   opts: FatTreeOptions & { nodesPerSu: number; rails: number; tiers: 2 | 3 };
@@ -71,18 +71,6 @@ const caseArb: fc.Arbitrary<Case> = fc
     notNodes: new Set(notNodes.map((h) => defaultHostName(h.su, h.node))),
     shuffleSeed: shape.shuffleSeed,
   }));
-
-/** A deterministic permutation (Fisher–Yates over a small linear congruential generator). */
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  const out = [...items];
-  let state = seed >>> 0;
-  for (let i = out.length - 1; i > 0; i--) {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    const j = state % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 /** The fabric's HyperNodes from its answers in the given order, every host that is a Node mapped to itself. */
 function discover(tree: FatTree, c: Case, order: (xs: readonly unknown[], salt: number) => unknown[]): DiscoveredHyperNode[] {

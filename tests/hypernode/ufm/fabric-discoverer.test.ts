@@ -8,13 +8,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/ufm-fabric-graph.ts';
-import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
-import type { HyperNode, NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
-import { ApiError } from '../../../src/kube/errors.ts';
+import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
+import { FakeSecrets } from '../../support/fake-secrets.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../../testing/fat-tree.ts';
@@ -25,17 +25,6 @@ const TOKEN = 'ufm-access-token';
 const PASSWORD = 'pa55-w0rd-never-logged';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-class FakeSecrets implements SecretClient {
-  readonly store = new Map<string, Secret>();
-  put(name: string, data: Record<string, string>): void {
-    this.store.set(name, { metadata: { name, namespace: 'volcano-system' }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
-  }
-  async get(_ns: string, name: string): Promise<Secret> {
-    const s = this.store.get(name);
-    if (!s) throw new ApiError(`secrets "${name}" not found`, 404, 'NotFound');
-    return s;
-  }
-}
 
 const nodesOf = (tree: FatTree, keep: (h: string) => boolean = () => true): NodeMeta[] => tree.hosts.filter(keep).map((name) => ({ metadata: { name } }));
 
@@ -94,7 +83,7 @@ test('auth: token sends the access token to /ufmRestV3 and trusts the Secret\'s 
     withRig(async (rig) => {
       const tree = generateFatTree({ sus: 2, nodesPerSu: 4, rails: 2, tiers: 2 });
       server!.answer = { kind: 'fabric', fabric: tree };
-      rig.secrets.put('ufm', { token: TOKEN, 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'ufm', { token: TOKEN, 'ca.crt': TEST_CA });
       const snap = await next(await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, nodesOf(tree)));
       assert.is(tiers(snap), '112');
       assert.equal(server!.requests.map((r) => [r.path, r.authorization]), [
@@ -114,7 +103,7 @@ test('basic auth in fabric mode: the password is never logged at -v=10, not even
       const tree = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 });
       server!.answer = { kind: 'fabric', fabric: tree };
       server!.password = PASSWORD;
-      rig.secrets.put('ufm', { username: 'admin', password: PASSWORD, 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: PASSWORD, 'ca.crt': TEST_CA });
       const ch = await rig.start({ mode: 'fabric', endpoint: server!.endpoint() }, nodesOf(tree));
       assert.is((await next(ch)).length, 1);
       server!.password = 'rotated';
@@ -132,7 +121,7 @@ for (const [what, secret, expect] of [
     withUfmServers(1, async ([server]) =>
       withRig(async (rig) => {
         server!.answer = { kind: 'fabric', fabric: generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 }) };
-        rig.secrets.put('ufm', secret);
+        rig.secrets.put('volcano-system', 'ufm', secret);
         const ch = await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, []);
         await waitFor(() => rig.problems!.failures.length >= 2, { what: 'a failure and a retry' });
         assert.match(rig.problems!.failures[0]!, expect);
@@ -150,7 +139,7 @@ test('hosts that match no Node are counted, listed once in the log, and never me
     withRig(async (rig) => {
       const tree = generateFatTree({ sus: 2, nodesPerSu: 3, rails: 2, tiers: 2, hostName: (s, n) => `SU${s}-N${n}.ib.example.com` });
       server!.answer = { kind: 'fabric', fabric: tree };
-      rig.secrets.put('ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
       const nodes = ['su1-n1', 'su1-n2', 'su1-n3', 'su2-n1'].map((name) => ({ metadata: { name } }));
       const ch = await rig.start({ mode: 'fabric', endpoint: server!.endpoint(), hostMapping: { lowercase: true, stripSuffix: '.ib.example.com' } }, nodes);
       const first = await next(ch);
@@ -175,8 +164,8 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
       const treeB = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 2, site: 'b', hostName: (s, n) => `b${s}-${n}` });
       a!.answer = { kind: 'fabric', fabric: treeA };
       b!.answer = { kind: 'fabric', fabric: treeB, linksEnvelope: true };
-      rig.secrets.put('ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
-      rig.secrets.put('ufm-b', { token: TOKEN, 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'ufm-b', { token: TOKEN, 'ca.crt': TEST_CA });
       const config = {
         mode: 'fabric',
         fabrics: [
@@ -210,7 +199,7 @@ test('uncovered hosts are summed over the fabrics; a failing fabric keeps its co
       const treeB = generateFatTree({ sus: 1, nodesPerSu: 3, rails: 2, tiers: 2, fabricId: 2, site: 'b', hostName: (s, n) => `b${s}-${n}` });
       a!.answer = { kind: 'fabric', fabric: treeA };
       b!.answer = { kind: 'fabric', fabric: treeB };
-      rig.secrets.put('ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
       const config = { mode: 'fabric', fabrics: [{ name: 'pod-a', endpoint: a!.endpoint() }, { name: 'pod-b', endpoint: b!.endpoint() }] };
       const [missingA, missingB] = [treeA.hosts[0]!, treeB.hosts[2]!];
       const ch = await rig.start(config, [...nodesOf(treeA, (h) => h !== missingA), ...nodesOf(treeB, (h) => h !== missingB)]);

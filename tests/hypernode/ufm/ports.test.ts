@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodePorts, PORTS_RESOURCE_PATH } from '../../../src/hypernode/discovery/ufm/ports.ts';
+import { decodePorts, PORTS_RESOURCE_PATH } from '../../../src/hypernode/discovery/ufm/legacy-ports.ts';
 import { resourceUrl } from '../../../src/hypernode/discovery/ufm/ufm-endpoint.ts';
-import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/topology.ts';
+import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/legacy-topology.ts';
 import { nullLogger } from '../../../src/log.ts';
-import type { UfmPort } from '../../../src/hypernode/discovery/ufm/ports.ts';
+import type { UfmPort } from '../../../src/hypernode/discovery/ufm/legacy-ports.ts';
 
 const urls: [string, string][] = [
   ['https://ufm-server:8080', 'https://ufm-server:8080/ufmRest/resources/ports'],

@@ -4,12 +4,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory, type UfmTuning } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { MAX_BODY_BYTES } from '../../../src/hypernode/discovery/ufm/http-client.ts';
-import type { Discoverer, DiscoveryEntry, SecretClient, Snapshot } from '../../../src/hypernode/api/interface.ts';
-import type { NodeMeta, Secret } from '../../../src/hypernode/api/types.ts';
-import { ApiError } from '../../../src/kube/errors.ts';
+import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/api/interface.ts';
+import type { NodeMeta } from '../../../src/hypernode/api/types.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
+import { FakeSecrets } from '../../support/fake-secrets.ts';
 import { computerPorts, OTHER_CA, TEST_CA, UfmServer, withUfmServers } from '../../../testing/ufm-server.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
@@ -18,20 +18,6 @@ import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-/** Secrets in memory; `data` values are plain text here and stored base64-encoded. */
-class FakeSecrets implements SecretClient {
-  readonly store = new Map<string, Secret>();
-  gets = 0;
-  put(ns: string, name: string, data: Record<string, string>): void {
-    this.store.set(`${ns}/${name}`, { metadata: { name, namespace: ns }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
-  }
-  async get(ns: string, name: string): Promise<Secret> {
-    this.gets++;
-    const s = this.store.get(`${ns}/${name}`);
-    if (!s) throw new ApiError(`secrets "${name}" not found`, 404, 'NotFound');
-    return s;
-  }
-}
 
 const REF = { secretRef: { name: 'ufm-credentials', namespace: 'volcano-system' } };
 const INTERVAL_MS = 60_000;

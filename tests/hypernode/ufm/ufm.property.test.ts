@@ -9,8 +9,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { decodePorts } from '../../../src/hypernode/discovery/ufm/ports.ts';
-import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/topology.ts';
+import { decodePorts } from '../../../src/hypernode/discovery/ufm/legacy-ports.ts';
+import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/legacy-topology.ts';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import type { Snapshot } from '../../../src/hypernode/api/interface.ts';
 import { realClock } from '../../../src/kube/clock.ts';

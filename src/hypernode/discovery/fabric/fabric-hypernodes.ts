@@ -16,8 +16,15 @@ import { fabricLevels, type FabricGroup, type FabricLevels, type FabricProblem }
 import type { HostMapper } from './host-mapping.ts';
 
 const TIER_NAMES = ['leaf', 'spine', 'core'];
+/** A DNS-1123 label, short enough to leave room in HyperNode names for the tier and a 16-digit switch id. */
+const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
 
-export function tierName(level: number): string {
+/** Whether `name` can prefix a fabric's HyperNode names: at most 40 lower-case letters, digits and '-'. */
+export function isFabricName(name: string): boolean {
+  return FABRIC_NAME.test(name);
+}
+
+function tierName(level: number): string {
   return TIER_NAMES[level - 1] ?? `tier${level}`;
 }
 
@@ -32,7 +39,7 @@ export interface FabricNaming {
 }
 
 /** The HyperNodes of the levels' groups that have a mapped host below them. */
-export function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): Snapshot {
+function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): Snapshot {
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };
   const named = new Map<FabricGroup, string>();
   const snapshot: Snapshot = [];

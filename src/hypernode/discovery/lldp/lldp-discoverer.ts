@@ -13,7 +13,7 @@
 
 import type { Logger } from '../../../log.ts';
 import type { Channel } from '../../../util/channel.ts';
-import { startPolling } from '../poll-loop.ts';
+import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
@@ -31,9 +31,6 @@ import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from
 export const LLDP_SOURCE = 'lldp';
 /** Which fabric of the lldp source a HyperNode describes. */
 export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
-/** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
-export const RETRY_BASE_MS = 5_000;
-export const RETRY_MAX_MS = 5 * 60_000;
 export const MIN_INTERVAL_MS = 1_000;
 /** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
 export const WALK_DEADLINE_REQUESTS = 20;
@@ -109,8 +106,14 @@ class LldpDiscoverer implements Discoverer {
     for (const f of this.config.fabrics) {
       this.logger.info('Starting LLDP fabric discovery', { fabric: f.name, switches: f.switches.length, seeds: f.crawl?.seeds.length ?? 0, snmp: this.config.version, interval: `${this.intervalMs}ms` });
     }
-    const schedule = { clock: this.opts.clock, intervalMs: this.intervalMs, retryBaseMs: this.retryBaseMs, retryMaxMs: RETRY_MAX_MS, signal: this.stopping.signal };
-    return startPolling(schedule, (out) => this.discover(out), () => this.logger.info('LLDP fabric discovery stopped, closing output channel'));
+    return startPollLoop(() => this.discover(), {
+      intervalMs: this.intervalMs,
+      retryBaseMs: this.retryBaseMs,
+      clock: this.opts.clock,
+      logger: this.logger,
+      signal: this.stopping.signal,
+      stoppedMessage: 'LLDP fabric discovery stopped, closing output channel',
+    });
   }
 
   async stop(): Promise<void> {
@@ -118,16 +121,14 @@ class LldpDiscoverer implements Discoverer {
   }
 
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */
-  private async discover(out: Channel<Snapshot>): Promise<boolean> {
+  private async discover(): Promise<PollRun> {
     const signal = this.stopping.signal;
     const result = await this.parts.round(this.config.fabrics.map((f) => f.name), (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost), signal);
-    if (!result) return false;
+    if (!result) return { ok: false };
     const { snapshot, failed } = result;
-    if (failed === this.config.fabrics.length) return false;
+    if (failed === this.config.fabrics.length) return { ok: false };
     if (failed === 0) this.opts.problems.recovered();
-    const sent = out.trySend(snapshot);
-    if (sent === 'full') this.logger.warn('Failed to send network topology data, channel might be full');
-    return failed === 0;
+    return { snapshot, ok: failed === 0 };
   }
 
   private async walker(fabric: LldpFabric): Promise<SwitchWalker> {

@@ -7,7 +7,7 @@
 // exists as one object tree. Member names match case-insensitively and
 // unknown members are ignored; a member of the wrong type fails the answer.
 
-import { arrayElements, describe } from './ports.ts';
+import { arrayElements, describe } from './legacy-ports.ts';
 
 export const RESOURCE_PATHS = {
   systems: '/resources/systems',

@@ -107,7 +107,7 @@ export class UfmHttpClient {
     this.agentOptions = { rejectUnauthorized: !opts.insecureSkipVerify, ca: opts.ca ?? defaultRoots() };
   }
 
-  /** GET `url` with `authorization`, following redirects; rejects on transport errors and the deadline. */
+  /** GET `url` with `authorization` (none when empty), following redirects; rejects on transport errors and the deadline. */
   async get(url: string, authorization: string, signal?: AbortSignal): Promise<HttpResponse> {
     const timeoutMs = this.opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
     const deadline = AbortSignal.timeout(timeoutMs);
@@ -115,7 +115,7 @@ export class UfmHttpClient {
     const first = new URL(url);
     let current = first;
     for (let hop = 0; ; hop++) {
-      const headers: Record<string, string> = keepsAuthorization(first, current) ? { Authorization: authorization } : {};
+      const headers: Record<string, string> = authorization !== '' && keepsAuthorization(first, current) ? { Authorization: authorization } : {};
       const res = await this.once(current, headers, combined, deadline, timeoutMs);
       const location = res.location;
       if (!REDIRECTS.has(res.status) || location === undefined) return res;

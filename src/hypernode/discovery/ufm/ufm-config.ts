@@ -17,15 +17,16 @@
 
 import type { DiscoveryEntry } from '../../api/interface.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
+import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 
+/** The source key, and the value of the source label on its HyperNodes. */
+export const UFM_SOURCE = 'ufm';
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
 export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping'];
 const FABRIC_KEYS = ['name', 'endpoint', 'auth', 'insecureSkipVerify', 'secretRef'];
-/** A DNS-1123 label, short enough to leave room in HyperNode names for the tier and a 16-digit GUID. */
-const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
 
 export interface FabricEndpoint {
   readonly name: string;
@@ -57,7 +58,7 @@ function endpointOf(raw: unknown, where: string, typo: string): string {
 }
 
 function fabricName(raw: unknown, where: string): string {
-  if (typeof raw !== 'string' || !FABRIC_NAME.test(raw)) {
+  if (typeof raw !== 'string' || !isFabricName(raw)) {
     throw new Error(`ufm source: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
   }
   return raw;

@@ -1,7 +1,7 @@
 // Fabric mode's producer: one UFM fabric's systems, links and port states as
 // the source-neutral fabric graph (discovery/fabric/fabric-graph.ts), which
 // the fabric layer turns into tiers of HyperNodes. Unlike the legacy grouping
-// (topology.ts), which puts every leaf group under one synthetic spine, the
+// (legacy-topology.ts), which puts every leaf group under one synthetic spine, the
 // layer follows the cables upward.
 //
 // What UFM-specific reading happens here: a link end names a system GUID or

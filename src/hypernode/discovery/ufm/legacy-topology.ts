@@ -7,9 +7,9 @@ import type { Logger } from '../../../log.ts';
 import { build, buildMembers, compareBytes } from '../../api/builders.ts';
 import type { Snapshot } from '../../api/interface.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../api/types.ts';
-import type { UfmPort } from './ports.ts';
+import type { UfmPort } from './legacy-ports.ts';
+import { UFM_SOURCE } from './ufm-config.ts';
 
-export const UFM_SOURCE = 'ufm';
 const COMPUTER_PORT = 'Computer';
 const LABELS = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE };
 

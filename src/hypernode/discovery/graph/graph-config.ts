@@ -1,0 +1,101 @@
+// The `config` of a graph entry, validated once into a frozen value: where the
+// static fabric graph is read from (a ConfigMap key, a file such as a mounted
+// ConfigMap key, or an HTTPS URL), the fabric name that prefixes its
+// HyperNodes, host → Node mapping and the leaf-join threshold.
+//
+//   - source: graph
+//     interval: 10m
+//     credentials: {secretRef: {name: inventory-token, namespace: volcano-system}}  # url only: token, ca.crt
+//     config:
+//       fabric: lab                        # default "graph"
+//       url: https://inventory.example.com/fabrics/lab.yaml
+//       # or configMap: {namespace: volcano-system, name: fabric-graph, key: graph.json}
+//       # or file: /etc/fabric-graph/graph.yaml
+//       hostMapping: {stripSuffix: .lab.example.com}
+//       minSharedHosts: 1
+
+import type { DiscoveryEntry } from '../../api/interface.ts';
+import { isFabricName } from '../fabric/fabric-hypernodes.ts';
+import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import type { SecretRef } from '../ufm/credentials.ts';
+
+/** The source key, and the value of the source label on its HyperNodes. */
+export const GRAPH_SOURCE = 'graph';
+const DEFAULT_GRAPH_FABRIC = 'graph';
+const GRAPH_CONFIG_KEYS = ['fabric', 'configMap', 'file', 'url', 'hostMapping', 'minSharedHosts'];
+const CONFIG_MAP_KEYS = ['namespace', 'name', 'key'];
+const LOCATION_KEYS = ['configMap', 'file', 'url'] as const;
+
+export type GraphLocation =
+  | { readonly kind: 'configMap'; readonly namespace: string; readonly name: string; readonly key: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'url'; readonly url: string };
+
+export interface GraphConfig {
+  readonly fabric: string;
+  readonly location: GraphLocation;
+  /** The Secret with the URL's `token` (sent as a bearer token) and optional `ca.crt`. */
+  readonly secretRef?: SecretRef;
+  readonly hostMapping: HostMapping;
+  readonly minSharedHosts: number;
+}
+
+/** Where the graph comes from, as messages name it. */
+export function describeLocation(l: GraphLocation): string {
+  if (l.kind === 'configMap') return `ConfigMap ${l.namespace}/${l.name} key ${l.key}`;
+  return l.kind === 'file' ? `file ${l.path}` : l.url;
+}
+
+const fail = (what: string) => new Error(`graph source: ${what}`);
+
+function configMapOf(raw: unknown): GraphLocation {
+  const want = 'config.configMap must be {namespace, name, key}: the ConfigMap and its data key holding the graph';
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw fail(want);
+  const m = raw as Record<string, unknown>;
+  const extra = Object.keys(m).filter((k) => !CONFIG_MAP_KEYS.includes(k));
+  if (extra.length > 0) throw fail(`config.configMap has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${CONFIG_MAP_KEYS.join(', ')}`);
+  for (const k of CONFIG_MAP_KEYS) if (typeof m[k] !== 'string' || m[k] === '') throw fail(`config.configMap.${k} must be a non-empty string (${want.slice(want.indexOf(': ') + 2)})`);
+  return { kind: 'configMap', namespace: m.namespace as string, name: m.name as string, key: m.key as string };
+}
+
+function location(c: Readonly<Record<string, unknown>>): GraphLocation {
+  if (LOCATION_KEYS.filter((k) => c[k] !== undefined).length !== 1) {
+    throw fail('set exactly one of config.configMap ({namespace, name, key}), config.file (a path) or config.url (https://…) to say where the fabric graph is');
+  }
+  if (c.configMap !== undefined) return configMapOf(c.configMap);
+  if (c.file !== undefined) {
+    if (typeof c.file !== 'string' || c.file === '') throw fail(`config.file must be a path, got ${JSON.stringify(c.file)}`);
+    return { kind: 'file', path: c.file };
+  }
+  let url: URL;
+  try {
+    url = new URL(String(c.url));
+  } catch {
+    throw fail(`config.url ${JSON.stringify(c.url)} is not a URL (want https://host/path)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail(`config.url ${JSON.stringify(c.url)} must be an https:// (or http://) URL`);
+  return { kind: 'url', url: url.href };
+}
+
+/** Validates the entry's config; throws naming the field. */
+export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
+  const c = entry.config;
+  const unknown = Object.keys(c).filter((k) => !GRAPH_CONFIG_KEYS.includes(k));
+  if (unknown.length > 0) throw fail(`config has unknown keys ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${GRAPH_CONFIG_KEYS.join(', ')}`);
+  const fabric = c.fabric ?? DEFAULT_GRAPH_FABRIC;
+  if (typeof fabric !== 'string' || !isFabricName(fabric)) {
+    throw fail(`config.fabric must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(fabric)}`);
+  }
+  const minShared = c.minSharedHosts ?? 1;
+  if (typeof minShared !== 'number' || !Number.isInteger(minShared) || minShared < 1) throw fail(`config.minSharedHosts must be a whole number of at least 1, got ${JSON.stringify(minShared)}`);
+  const where = location(c);
+  const secretRef = entry.credentials?.secretRef;
+  if (secretRef && where.kind !== 'url') throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
+  let hostMapping: HostMapping;
+  try {
+    hostMapping = parseHostMapping(c.hostMapping);
+  } catch (err) {
+    throw fail((err as Error).message);
+  }
+  return Object.freeze({ fabric, location: where, secretRef, hostMapping, minSharedHosts: minShared });
+}

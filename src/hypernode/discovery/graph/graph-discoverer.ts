@@ -1,0 +1,177 @@
+// The graph discoverer (`source: graph`): for fabrics reachable by neither UFM
+// nor SNMP (an inventory system's export, a hand-written lab), reads a static
+// graph of switches, hosts and links (graph-document.ts) from a ConfigMap key,
+// a file or an HTTPS URL every `interval` and builds its tiers through the fabric layer,
+// so names, host → Node mapping and growth behave as for the other fabric
+// sources. The URL is fetched with the UFM source's HTTP client and Secret
+// reading (a bearer token, a private CA). A missing ConfigMap key, an unreachable
+// URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
+
+import { readFile } from 'node:fs/promises';
+import type { Logger } from '../../../log.ts';
+import type { Channel } from '../../../util/channel.ts';
+import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../api/interface.ts';
+import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
+import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { hostMapper } from '../fabric/host-mapping.ts';
+import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
+import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import { readCredentials } from '../ufm/credentials.ts';
+import { UfmHttpClient, type HttpClientOptions } from '../ufm/http-client.ts';
+import { describeLocation, GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
+import { parseGraphDocument } from './graph-document.ts';
+
+/** Shortest poll period honoured. */
+const MIN_INTERVAL_MS = 1_000;
+
+/** Where the graph's text comes from instead of its file or URL (the offline `render` and `plan` pass `--graph-file`). */
+export type GraphReader = (location: GraphLocation, signal: AbortSignal) => Promise<string>;
+
+/** Knobs tests and previews set; production uses the defaults. */
+export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'timeoutMs' | 'maxBodyBytes'>> {
+  retryBaseMs?: number;
+  readGraph?: GraphReader;
+}
+
+
+class GraphDiscoverer implements Discoverer {
+  private readonly logger: Logger;
+  private readonly stopping = new AbortController();
+  private readonly intervalMs: number;
+  private readonly unmapped: UnmappedHostReport;
+  /** The layer's problems last logged, so an unchanged list is logged once. */
+  private loggedProblems = '';
+
+  constructor(
+    entry: DiscoveryEntry,
+    private readonly opts: DiscovererOptions,
+    private readonly config: GraphConfig,
+    private readonly tuning: GraphTuning,
+  ) {
+    this.logger = opts.logger.with({ source: GRAPH_SOURCE });
+    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
+  }
+
+  resultSynced(): void {}
+
+  async start(): Promise<Channel<Snapshot>> {
+    const where = this.config.location;
+    if (!this.tuning.readGraph && where.kind === 'url' && where.url.startsWith('http://') && this.config.secretRef) {
+      this.opts.problems.warning(CLEARTEXT_CREDENTIALS.reason, `WARNING: the fabric graph URL ${where.url} is plain http, so its token is sent unencrypted on every poll; use an https:// URL`);
+    }
+    this.logger.info('Starting fabric graph discovery', { fabric: this.config.fabric, from: describeLocation(where), interval: `${this.intervalMs}ms` });
+    return startPollLoop(() => this.run(), {
+      intervalMs: this.intervalMs,
+      retryBaseMs: this.tuning.retryBaseMs ?? RETRY_BASE_MS,
+      clock: this.opts.clock,
+      logger: this.logger,
+      signal: this.stopping.signal,
+      stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+  }
+
+  private async run(): Promise<PollRun> {
+    const { opts, config } = this;
+    const signal = this.stopping.signal;
+    const where = describeLocation(config.location);
+    try {
+      await opts.nodes.waitForSync(signal);
+    } catch {
+      return { ok: false };
+    }
+    let body: string;
+    try {
+      body = await (this.tuning.readGraph ?? ((l, s) => this.read(l, s)))(config.location, signal);
+    } catch (err) {
+      if (!signal.aborted) opts.problems.failed(`Failed to read the fabric graph from ${where}; keeping the existing graph HyperNodes`, err);
+      return { ok: false };
+    }
+    let graph;
+    try {
+      graph = parseGraphDocument(body);
+    } catch (err) {
+      opts.problems.failed(`The fabric graph from ${where} is invalid; keeping the existing graph HyperNodes`, err);
+      return { ok: false };
+    }
+    const mapHost = hostMapper(config.hostMapping, opts.nodes.list());
+    const tree = fabricHyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
+    this.logProblems(tree.problems.map((p) => p.message));
+    if (tree.hostCount === 0) {
+      opts.problems.failed(`The fabric graph from ${where} has no host; keeping the existing graph HyperNodes`, new Error(`no host is cabled to a switch (${graph.switches.length} switches, ${graph.links.length} links)`));
+      return { ok: false };
+    }
+    this.unmapped.report(config.fabric, tree.leafHosts, mapHost, 'Fabric graph hosts that match no Node are left out');
+    if (tree.snapshot.length === 0) {
+      opts.problems.failed(`The fabric graph from ${where} names no Kubernetes Node; keeping the existing graph HyperNodes`, new Error(`none of its ${tree.hostCount} hosts is a Node; check config.hostMapping`));
+      return { ok: false };
+    }
+    this.logger.v(3).info('Built the fabric graph HyperNodes', { fabric: config.fabric, switches: graph.switches.length, hosts: tree.hostCount, hyperNodes: tree.snapshot.length });
+    opts.problems.recovered();
+    return { snapshot: tree.snapshot, ok: true };
+  }
+
+  /** The graph's text from its ConfigMap key, its file, or its URL with the Secret's token and CA (re-read every run). */
+  private async read(location: GraphLocation, signal: AbortSignal): Promise<string> {
+    if (location.kind === 'configMap') {
+      const { namespace, name, key } = location;
+      if (!this.opts.configMaps) throw new Error('ConfigMaps cannot be read here; pass the document with --graph-file');
+      let configMap;
+      try {
+        configMap = await this.opts.configMaps.get(namespace, name, signal);
+      } catch (err) {
+        throw wrapError(`failed to read ConfigMap ${namespace}/${name}`, err);
+      }
+      if (!configMap) throw new Error(`ConfigMap ${namespace}/${name} not found (the chart's Role lets the controller read ConfigMaps of its own namespace only)`);
+      const text = configMap.data?.[key];
+      if (text === undefined) throw new Error(`ConfigMap ${namespace}/${name} has no key ${JSON.stringify(key)}; its keys: ${Object.keys(configMap.data ?? {}).join(', ') || 'none'}`);
+      return text;
+    }
+    if (location.kind === 'file') {
+      try {
+        return await readFile(location.path, 'utf8');
+      } catch (err) {
+        const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (is the ConfigMap mounted there?)' : errorMessage(err);
+        throw new Error(`cannot read ${location.path}: ${reason}`, { cause: err });
+      }
+    }
+    let authorization = '';
+    let ca = this.tuning.ca;
+    const ref = this.config.secretRef;
+    if (ref) {
+      const credentials = await readCredentials(this.opts.secrets, ref, signal, 'token');
+      authorization = `Bearer ${credentials.token!.toString('latin1')}`;
+      // The Secret's CA replaces every other root for this URL: trust is pinned to the private CA.
+      ca = credentials.ca ?? ca;
+    }
+    const client = new UfmHttpClient({ insecureSkipVerify: false, ...(ca === undefined ? {} : { ca }), timeoutMs: this.tuning.timeoutMs, maxBodyBytes: this.tuning.maxBodyBytes });
+    this.logger.v(4).info('Fetching the fabric graph', { url: location.url });
+    let res;
+    try {
+      res = await client.get(location.url, authorization, signal);
+    } catch (err) {
+      throw wrapError(`GET ${location.url} failed`, err);
+    }
+    if (res.status !== 200) throw new Error(`GET ${location.url}: unexpected status code ${res.status} ${res.statusText}`.trimEnd());
+    return res.body;
+  }
+
+  private logProblems(messages: readonly string[]): void {
+    const key = messages.join('\n');
+    if (key === this.loggedProblems) return;
+    this.loggedProblems = key;
+    for (const problem of messages) this.logger.warn('Fabric graph entry joins no group as written', { fabric: this.config.fabric, problem });
+  }
+}
+
+/** Builds graph discoverers; `tuning` sets transport limits (tests pass a CA) or replaces the reading (previews). */
+export function createGraphDiscovererFactory(tuning: GraphTuning = {}): DiscovererFactory {
+  return async (entry, opts) => new GraphDiscoverer(entry, opts, parseGraphConfig(entry), tuning);
+}
+
+export const graphDiscovererFactory: DiscovererFactory = createGraphDiscovererFactory();

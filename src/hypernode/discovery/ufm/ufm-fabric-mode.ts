@@ -1,0 +1,71 @@
+// Fabric mode of the ufm source (`config.mode: fabric`): every configured
+// fabric's systems, links and port states, as a fabric graph
+// (ufm-fabric-graph.ts), through the source-neutral fabric layer. A fabric
+// whose UFM fails keeps its last HyperNodes (after a restart: those in the
+// cache labelled with its name), so it never deletes them and never holds
+// back the other fabrics.
+
+import type { Snapshot } from '../../api/interface.ts';
+import { wrapError } from '../../../util/error-message.ts';
+import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { FabricParts } from '../fabric/fabric-parts.ts';
+import type { HostMapper } from '../fabric/host-mapping.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
+import { UFM_SOURCE } from './ufm-config.ts';
+import { UFM_FABRIC_LABEL, ufmFabricGraph } from './ufm-fabric-graph.ts';
+import type { UfmEndpoint, UfmResource } from './ufm-endpoint.ts';
+import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
+
+export class UfmFabricMode implements UfmStrategy {
+  /** Each fabric's last published HyperNodes, kept while its UFM fails. */
+  private readonly parts: FabricParts;
+
+  constructor(private readonly ctx: UfmRunContext) {
+    const { opts } = ctx;
+    this.parts = new FabricParts({ nodes: opts.nodes, hostMapping: ctx.config.hostMapping, hyperNodes: opts.hyperNodes, problems: opts.problems, source: UFM_SOURCE, fabricLabel: UFM_FABRIC_LABEL, kind: 'UFM' });
+  }
+
+  /** Every fabric, one after the other (one answer in memory at a time); ok when every fabric succeeded. */
+  async run(): Promise<PollRun> {
+    const { endpoints } = this.ctx;
+    const result = await this.parts.round(endpoints.map((ep) => ep.fabric.name), (i, mapHost) => this.discoverFabric(endpoints[i]!, mapHost), this.ctx.signal);
+    if (!result || result.failed === endpoints.length) return { ok: false };
+    if (result.failed === 0) this.ctx.opts.problems.recovered();
+    return { snapshot: result.snapshot, ok: result.failed === 0 };
+  }
+
+  private async discoverFabric(ep: UfmEndpoint, mapHost: HostMapper): Promise<Snapshot> {
+    const { logger, signal } = this.ctx;
+    const fabric = ep.fabric.name;
+    if (!this.ctx.offline) {
+      try {
+        await ep.refresh(this.ctx.opts.secrets, signal);
+      } catch (err) {
+        throw wrapError('failed to get credentials from secret', err);
+      }
+    }
+    const decoded = async <T>(resource: UfmResource, decode: (body: string) => T): Promise<T> => {
+      const body = await this.ctx.body(ep, resource, RESOURCE_PATHS[resource]);
+      try {
+        return decode(body);
+      } catch (err) {
+        throw wrapError(`failed to decode the ${resource} answer`, err);
+      }
+    };
+    const systems = await decoded('systems', decodeSystems);
+    const links = await decoded('links', decodeLinks);
+    const ports = await decoded('ports', decodePortStates);
+    logger.v(3).info('Successfully retrieved UFM fabric', { fabric, systems: systems.length, links: links.length, ports: ports.size });
+    const tree = fabricHyperNodes({ graph: ufmFabricGraph({ systems, links, ports }), fabric, source: UFM_SOURCE, labels: { [UFM_FABRIC_LABEL]: fabric }, mapHost, logger });
+    if (tree.hostCount === 0) {
+      throw new Error(`UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`);
+    }
+    for (const p of tree.problems) logger.v(2).info('UFM fabric link joins no group', { fabric, problem: p.message });
+    this.ctx.unmapped.report(fabric, tree.leafHosts, mapHost, 'UFM hosts that match no Node are left out');
+    if (tree.snapshot.length === 0) {
+      throw new Error(`none of the ${tree.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
+    }
+    return tree.snapshot;
+  }
+}

@@ -1,0 +1,64 @@
+// Legacy mode of the ufm source (the default): one endpoint's port list
+// grouped as Volcano does (legacy-topology.ts). Mirrors one run of
+// pkg/controllers/hypernode/discovery/ufm/ufm.go, except that a failed
+// fetch, a malformed body or an answer without Computer ports publishes
+// nothing (docs/differences-from-go.md items 3 and 10).
+
+import { wrapError } from '../../../util/error-message.ts';
+import { hostMapper } from '../fabric/host-mapping.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './legacy-ports.ts';
+import { buildSnapshot, computerHosts } from './legacy-topology.ts';
+import type { UfmEndpoint } from './ufm-endpoint.ts';
+import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
+
+export class UfmLegacyMode implements UfmStrategy {
+  constructor(private readonly ctx: UfmRunContext) {}
+
+  async run(): Promise<PollRun> {
+    const { opts, signal } = this.ctx;
+    const ep = this.ctx.endpoints[0]!;
+    if (!this.ctx.offline) {
+      try {
+        await ep.refresh(opts.secrets, signal);
+      } catch (err) {
+        if (!signal.aborted) opts.problems.failed('Failed to get credentials from secret', err);
+        return { ok: false };
+      }
+    }
+    let ports: UfmPort[];
+    try {
+      ports = await this.fetchPorts(ep);
+    } catch (err) {
+      if (!signal.aborted) opts.problems.failed('Failed to fetch UFM data', err);
+      return { ok: false };
+    }
+    this.ctx.logger.v(3).info('Successfully retrieved UFM data', { interfaceCount: ports.length });
+    const snapshot = buildSnapshot(ports, this.ctx.logger);
+    if (snapshot.length === 0) {
+      // Go would delete every ufm HyperNode here; an empty fabric is far more
+      // likely a UFM fault than reality.
+      opts.problems.failed(
+        'UFM reported no Computer ports; keeping the existing ufm HyperNodes and retrying',
+        new Error(`${ports.length} ports in the answer, none of them a Computer port`),
+      );
+      return { ok: false };
+    }
+    // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
+    // The controller starts sources once its caches synced; an unsynced one would count every host.
+    if (opts.nodes.hasSynced()) {
+      this.ctx.unmapped.report(ep.fabric.name, computerHosts(ports), hostMapper(this.ctx.config.hostMapping, opts.nodes.list()), 'UFM hosts that match no Node are leaf members that select nothing');
+    }
+    opts.problems.recovered();
+    return { snapshot, ok: true };
+  }
+
+  private async fetchPorts(ep: UfmEndpoint): Promise<UfmPort[]> {
+    const body = await this.ctx.body(ep, 'ports', PORTS_RESOURCE_PATH);
+    try {
+      return decodePorts(body);
+    } catch (err) {
+      throw wrapError('failed to decode response', err);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// `render --graph-file` and `plan --graph-file` for the graph source: the
+// document gives the tree offline, render without the flag says what to
+// pass instead of reaching for the URL, and a bad entry fails the command
+// naming it with nothing on stdout.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { render } from '../../src/cmd/render.ts';
+import type { HyperNode } from '../../src/hypernode/api/types.ts';
+import { railGraphDocument } from '../../testing/graph-server.ts';
+
+let dir = '';
+test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-graph-'))));
+test.after.each(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+}
+const nodesFile = (hosts: string[]) => write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+const conf = () => write('conf.yaml', 'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: lab\n      url: https://inventory.example.com/lab.yaml\n');
+const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
+
+test('render --graph-file prints the tree of the document, offline', async () => {
+  const graph = write('graph.json', JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 })));
+  const r = await render(['--config', conf(), '--nodes', nodesFile(hosts), '--graph-file', graph], 'x');
+  assert.is(r.code, 0, r.stderr);
+  const items = (parseYaml(r.stdout) as { items: HyperNode[] }).items;
+  assert.equal(
+    items.map((h) => [h.metadata.name, h.spec!.tier, h.spec!.tierName, h.metadata.labels!['volcano.sh/network-topology-source']]),
+    [
+      ['lab-leaf-leaf-su1-r1', 1, 'leaf', 'graph'],
+      ['lab-leaf-leaf-su2-r1', 1, 'leaf', 'graph'],
+      ['lab-spine-spine-1', 2, 'spine', 'graph'],
+    ],
+  );
+  const tree = await render(['--config', conf(), '--nodes', nodesFile(hosts), '--graph-file', graph, '-o', 'tree'], 'x');
+  assert.match(tree.stdout, /lab-spine-spine-1\s+tier=2 \(spine\)/);
+});
+
+test('render without --graph-file names the flag and the configured URL; a bad entry is named; nothing on stdout', async () => {
+  const none = await render(['--config', conf(), '--nodes', nodesFile(hosts)], 'x');
+  assert.is(none.code, 1);
+  assert.is(none.stdout, '');
+  assert.match(none.stderr, 'pass --graph-file F with the document of https://inventory.example.com/lab.yaml');
+  const bad = write('bad.yaml', 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-9}}\n');
+  const r = await render(['--config', conf(), '--nodes', nodesFile(hosts), '--graph-file', bad], 'x');
+  assert.is(r.code, 1);
+  assert.is(r.stdout, '');
+  assert.match(r.stderr, 'links[0].b.switch "leaf-9" is not in switches');
+});
+
+test.run();
