@@ -23,7 +23,7 @@ import { lldpSwitches, lldpVarbinds } from '../../../testing/lldp-fabric.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
-import { propertyParameters } from '../../support/property.ts';
+import { propertyParameters, shuffled } from '../../support/property.ts';
 
 const shapeArb = fc.record({
   tiers: fc.constantFrom(2 as const, 3 as const),
@@ -35,24 +35,6 @@ const shapeArb = fc.record({
 });
 type Shape = typeof shapeArb extends fc.Arbitrary<infer T> ? T : never;
 const treeOf = (s: Shape) => generateFatTree({ ...s, slgSus: 2 });
-
-/** Deterministic shuffle from a seed (mulberry32). */
-function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 /** The same walk with its local ports renumbered, each row given a new timeMark and remote index, in another order. */
 function permuted(varbinds: readonly MibVarbind[], seed: number): MibVarbind[] {
