@@ -9,11 +9,13 @@
 // them (a DeletesHeld Event) and the cluster still differs from the sources.
 
 import { styleText } from 'node:util';
-import { stringKind } from '../app/flags/flag-kinds.ts';
+import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import { FLAGS, validateClientFlags } from '../app/options.ts';
 import { buildInfo, COMPONENT } from '../app/server.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
+import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
+import { captureWalks, parseLldpCaptures, type LldpCaptures } from './lldp-capture.ts';
 import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
 import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
@@ -54,12 +56,17 @@ const PLAN_FLAGS = {
     '',
     'File with a discovery configuration to try instead of the one in the cluster: the `volcano-controller.conf` document, or a ConfigMap manifest holding it (YAML or JSON). Default: the discovery ConfigMap, found as the controller finds it (KUBE_POD_NAMESPACE, HELM_RELEASE_NAME).',
   ),
+  'lldp-capture': flag(
+    stringArrayKind,
+    [],
+    'Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric\'s switch list. Repeatable. Without it the switches are walked over SNMP.',
+  ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
   output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text (for people), json (the same as data), or html (one self-contained page: the tree with creates, updates, deletes and held deletes in their colours, each change\'s diff on click).', 'o'),
 };
 
 const DESCRIPTION = `Prints what the controller would change in the cluster: every enabled discovery
-source runs once (UFM is asked, with its Secret read), and the controller's own
+source runs once (UFM and LLDP switches are asked, with their Secrets read), and the controller's own
 reconciler decides against the HyperNodes there. Nothing is written: no
 HyperNode, no Event, no Lease; get and list rights are enough.
 Deletes the mass-delete guard would hold are listed as "- name (held)".
@@ -91,6 +98,12 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
   const flags = { master: values.master, kubeconfig: values.kubeconfig, context: values.context, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
+  let lldpCaptures: LldpCaptures | undefined;
+  try {
+    lldpCaptures = parseLldpCaptures(values['lldp-capture']);
+  } catch (err) {
+    return usageError(usage, errorMessage(err));
+  }
 
   const stderr = new SubcommandStderr();
   const logger = stderr.logger;
@@ -107,8 +120,11 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.nodes(),
       reader.hyperNodes(),
     ]);
-    const registry =
-      values['graph-file'] === '' ? builtinDiscoverers : newDiscovererRegistry({ ...Object.fromEntries(builtinDiscoverers), graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) });
+    const registry = newDiscovererRegistry({
+      ...Object.fromEntries(builtinDiscoverers),
+      ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
+      ...(lldpCaptures ? { lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) } : {}),
+    });
     const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) }, logger: warningsOnly(logger) });
     stderr.warnings(result.warnings);
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);

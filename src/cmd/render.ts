@@ -1,7 +1,7 @@
 // `vc-hypernode-controller-manager render`: prints the HyperNodes the enabled
 // discovery sources would write, computed offline from files, so an operator
 // sees the result of a discovery configuration before turning it on. It runs
-// the real discoverers (the UFM one served from captured bodies, the graph
+// the real discoverers (UFM and LLDP served from captured answers, the graph
 // one from --graph-file) through
 // previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
 // (nothing on stdout), 2 bad flags.
@@ -13,6 +13,8 @@ import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
+import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
+import { captureWalks, parseLldpCaptures } from './lldp-capture.ts';
 import { renderHyperNodeTree, type TreeStyle } from '../hypernode/preview/hypernode-tree.ts';
 import { previewDiscovery } from '../hypernode/preview/preview.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
@@ -48,13 +50,18 @@ const RENDER_FLAGS = {
     [],
     `Directory holding the captured UFM answers, for every ufm endpoint, or ENDPOINT=DIR for one endpoint (a fabric of config.fabrics included): ${CAPTURE_FILES.ports} (the body of GET <endpoint>/ufmRest/resources/ports), and for config.mode fabric also ${CAPTURE_FILES.links} and ${CAPTURE_FILES.systems} (of /resources/links and /resources/systems). Repeatable. UFM is not contacted and the credentials Secret is not read.`,
   ),
+  'lldp-capture': flag(
+    stringArrayKind,
+    [],
+    'Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`. The files replace the fabric\'s switch list. Repeatable. No switch is contacted and the SNMP Secret is not read.',
+  ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
   output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), tree (for people), html (one self-contained page: a picture of the tree, a collapsible list and a search box; open it in a browser), or slurm-topology-yaml / slurm-topology-conf (Slurm\'s topology.yaml / topology.conf).', 'o'),
   ...SLURM_FLAGS,
 };
 
 const DESCRIPTION = `Prints the HyperNodes that the enabled discovery sources would create, computed
-offline from files: no cluster, no UFM, no credentials. Every enabled source runs
+offline from files: no cluster, no UFM, no switch, no credentials. Every enabled source runs
 once with the real discoverer; a source that would publish nothing, or a snapshot
 the controller would refuse to write, fails the command (exit 1) with the reason
 on stderr and nothing on stdout.
@@ -82,8 +89,10 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   const missing = (['config', 'nodes'] as const).filter((name) => values[name] === '');
   if (missing.length > 0) return usageError(usage, `required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
   let captures: UfmCaptures;
+  let lldpCaptures: ReturnType<typeof parseLldpCaptures>;
   try {
     captures = parseUfmCaptures(values['ufm-capture']);
+    lldpCaptures = parseLldpCaptures(values['lldp-capture']);
   } catch (err) {
     return usageError(usage, errorMessage(err));
   }
@@ -99,6 +108,8 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
       ufm: createUfmDiscovererFactory({ readResourceBody: captureReader(captures) }),
+      // Without a capture the lldp source fails on the Secret render cannot read, naming --lldp-capture.
+      lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures ?? { byKey: new Map() }) }),
       graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }),
     });
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };

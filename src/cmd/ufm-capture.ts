@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { ResourceBodyReader, UfmResource } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { endpointBase, resourceUrl } from '../hypernode/discovery/ufm/ufm-endpoint.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { parseCaptureDirs } from './capture-dirs.ts';
 
 /** The file holding the body of each resource inside a capture directory. */
 export const CAPTURE_FILES: Readonly<Record<UfmResource, string>> = Object.freeze({ ports: 'ports.json', links: 'links.json', systems: 'systems.json' });
@@ -25,24 +26,8 @@ export interface UfmCaptures {
 
 /** Parses the `--ufm-capture` values; throws on an empty part or a repeated endpoint. */
 export function parseUfmCaptures(values: readonly string[]): UfmCaptures {
-  let anyEndpoint: string | undefined;
-  const byEndpoint = new Map<string, string>();
-  for (const value of values) {
-    const eq = value.indexOf('=');
-    if (eq < 0) {
-      if (value === '') throw new Error('--ufm-capture needs a directory');
-      if (anyEndpoint !== undefined) throw new Error(`--ufm-capture ${value}: a directory for every endpoint is already given (${anyEndpoint}); use ENDPOINT=DIR for more than one`);
-      anyEndpoint = value;
-      continue;
-    }
-    const endpoint = value.slice(0, eq);
-    const dir = value.slice(eq + 1);
-    if (endpoint === '' || dir === '') throw new Error(`--ufm-capture ${value}: want ENDPOINT=DIR or DIR`);
-    const key = endpointBase(endpoint);
-    if (byEndpoint.has(key)) throw new Error(`--ufm-capture ${value}: endpoint ${endpoint} is already given`);
-    byEndpoint.set(key, dir);
-  }
-  return { anyEndpoint, byEndpoint };
+  const { any, byKey } = parseCaptureDirs('--ufm-capture', 'endpoint', values, endpointBase);
+  return { anyEndpoint: any, byEndpoint: byKey };
 }
 
 /** Serves a resource body of an endpoint from its capture directory. */

@@ -113,6 +113,15 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     "Hosts a UFM fabric reports that match no Kubernetes Node after config.hostMapping, per source and fabric, at the fabric's last discovery; they are left out of the HyperNodes.",
     ['source', 'fabric'],
   );
+  const fabricSwitches = gauge(
+    registry,
+    'hypernode_fabric_switches',
+    "Switches of a fabric at its last poll by state: answered, stale (silent, its last table standing in for it within config.staleAfter) or unreachable (silent past it, or a garbage walk: the fabric published nothing new).",
+    ['source', 'fabric', 'state'],
+  );
+  const fabricLinks = gauge(registry, 'hypernode_fabric_links', "Links in a fabric's graph at its last poll that built one.", ['source', 'fabric']);
+  const fabricHosts = gauge(registry, 'hypernode_fabric_hosts', "Hosts (LLDP neighbours named as hosts) in a fabric's graph at its last poll that built one.", ['source', 'fabric']);
+  const fabricPollDuration = gauge(registry, 'hypernode_fabric_poll_duration_seconds', "Wall time of a fabric's last poll (every switch walked).", ['source', 'fabric']);
   const uncovered = gauge(
     registry,
     'hypernode_uncovered_nodes',
@@ -150,6 +159,14 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     deletesHeld: (source, count) => held.set({ source }, count),
     unmappedHosts: (source, fabric, count) => unmapped.set({ source, fabric }, count),
     uncoveredNodes: (source, count, detail) => uncovered.set(detail?.reason === undefined ? { source } : { source, reason: detail.reason }, count),
+    fabricPolled(source, fabric, poll) {
+      for (const state of ['answered', 'stale', 'unreachable'] as const) fabricSwitches.set({ source, fabric, state }, poll[state]);
+      if (poll.links > 0 || poll.hosts > 0) {
+        fabricLinks.set({ source, fabric }, poll.links);
+        fabricHosts.set({ source, fabric }, poll.hosts);
+      }
+      fabricPollDuration.set({ source, fabric }, poll.durationSeconds);
+    },
   };
 }
 

@@ -75,6 +75,8 @@ export function referenceTo(obj: KubeObject): ObjectReference {
 export function createEventSink(opts: EventSinkOptions): EventSink {
   const seen = new Map<string, Seen>();
   const log = opts.logger;
+  /** client-go names an Event after its UnixNano; our clock has ms, so two Events of one ms take the next free nanosecond. */
+  let lastNano = 0n;
   return {
     async record(involved, type, reason, fullMessage) {
       const message = truncateText(fullMessage, EVENT_MESSAGE_MAX_BYTES);
@@ -90,7 +92,9 @@ export function createEventSink(opts: EventSinkOptions): EventSink {
           await opts.client.patch(prev.name, { count: prev.count, lastTimestamp: stamp }, { namespace });
           return;
         }
-        const name = `${involved.name}.${(BigInt(now) * 1_000_000n).toString(16)}`;
+        const nano = BigInt(now) * 1_000_000n > lastNano ? BigInt(now) * 1_000_000n : lastNano + 1n;
+        lastNano = nano;
+        const name = `${involved.name}.${nano.toString(16)}`;
         await opts.client.create(
           {
             apiVersion: 'v1',

@@ -280,4 +280,21 @@ test('deletes the guard would hold are listed as held (exit 2), a higher maxDele
   assert.equal(hyperNodes(api, 'label').length, 21, 'every HyperNode is still there');
 });
 
+test('--lldp-capture plans an lldp source from captured walks: the Secret and the switches are not read, the tree is created', async () => {
+  const { api } = await s.startCluster();
+  for (const su of [1, 2]) for (const h of [1, 2, 3]) api.store.create(node(`su${su}-h${h}`, {}));
+  seedConfigMap(
+    api,
+    `networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: ${NS}}}\n    config:\n      fabric: roce\n      hostMapping: {stripSuffix: .fabric.example.com}\n      switches: [192.0.2.1]\n`,
+  );
+  const kubeconfig = readOnlyKubeconfig(api);
+  const planned = await planJson(kubeconfig, '--lldp-capture', join(import.meta.dirname, 'lldp-capture'));
+  assert.is(planned.code, 2);
+  assert.equal(names(planned.changes, 'create'), ['roce-leaf-02aa00030001', 'roce-leaf-02aa00080001', 'roce-spine-02aa00010001']);
+  assert.not.ok(api.requests.all().some((r) => r.resource === 'secrets'), 'no Secret read');
+  const without = await runPlan(kubeconfig);
+  assert.is(without.code, 1, 'without captures the source reads its Secret, which does not exist');
+  assert.match(without.stderr, /failed to get SNMP credentials from secret/);
+});
+
 test.run();

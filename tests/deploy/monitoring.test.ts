@@ -83,6 +83,7 @@ test('every alert has a summary, a description, a severity and a runbook link to
       'HyperNodeDeletesHeld',
       'HyperNodeDiscovererNotRunning',
       'HyperNodeDiscoveryFailing',
+      'HyperNodeFabricSwitchesSilent',
       'HyperNodeLeaseFlapping',
       'HyperNodeNodesUncovered',
       'HyperNodeReconcileFailing',

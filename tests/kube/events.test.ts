@@ -59,6 +59,17 @@ test('a repeat within ten minutes bumps count with a merge patch; after that, or
   assert.equal(fake.calls.map((c) => c.split(' ')[0]), ['create', 'patch', 'create', 'create']);
 });
 
+test('two different Events in the same millisecond get two names (the second is not refused as already existing)', async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
+  const fake = fakeEvents();
+  const sink = createEventSink({ client: fake.client, component: 'c', host: 'h', clock, logger: nullLogger });
+  await sink.record(lease, 'Warning', 'SwitchUnreachable', 'switch a did not answer');
+  await sink.record(lease, 'Warning', 'FabricMiscabled', 'host b on two units');
+  const names = fake.created.map((e) => e.metadata.name);
+  assert.is(names.length, 2);
+  assert.is.not(names[0], names[1]);
+});
+
 test('a failing API never throws into the caller', async () => {
   const fake = fakeEvents();
   const sink = createEventSink({ client: fake.client, component: 'c', host: 'h', clock: new FakeClock(), logger: nullLogger });

@@ -1,7 +1,7 @@
 // A DiscovererMetrics for discoverer unit tests: keeps the last value each
 // figure was set to, as the gauges behind it do.
 
-import type { DiscovererMetrics, UncoveredDetail } from '../../src/hypernode/model/contracts.ts';
+import type { DiscovererMetrics, FabricPoll, UncoveredDetail } from '../../src/hypernode/model/contracts.ts';
 
 export class RecordingMetrics implements DiscovererMetrics {
   /** Fabric → hosts that match no Node. */
@@ -16,5 +16,10 @@ export class RecordingMetrics implements DiscovererMetrics {
   uncoveredNodes(source: string, count: number, detail?: UncoveredDetail): void {
     if (detail?.reason === undefined) this.uncovered.set(source, count);
     else this.uncoveredByReason.set(`${source}/${detail.reason}`, count);
+  }
+  /** Fabric → its last poll. */
+  readonly polls = new Map<string, FabricPoll>();
+  fabricPolled(_source: string, fabric: string, poll: FabricPoll): void {
+    this.polls.set(fabric, poll);
   }
 }

@@ -8,6 +8,7 @@ import type { DiscovererFactory } from '../model/contracts.ts';
 import { graphDiscovererFactory } from './graph/graph-discoverer.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
 import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
+import { lldpDiscovererFactory } from './lldp/lldp-discoverer.ts';
 
 export type DiscovererRegistry = ReadonlyMap<string, DiscovererFactory>;
 
@@ -23,5 +24,5 @@ export function lookupDiscoverer(registry: DiscovererRegistry, source: string): 
   return factory;
 }
 
-/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented) and the static fabric graph. */
-export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory, graph: graphDiscovererFactory });
+/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph and `lldp` (Ethernet/RoCE fabrics over SNMP). */
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory, graph: graphDiscovererFactory, lldp: lldpDiscovererFactory });

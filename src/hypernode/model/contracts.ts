@@ -115,12 +115,28 @@ export interface DiscovererMetrics {
    * out for that reason.
    */
   uncoveredNodes(source: string, count: number, detail?: UncoveredDetail): void;
+  /** One poll of a fabric whose switches are walked one by one (lldp), whether or not it published. */
+  fabricPolled(source: string, fabric: string, poll: FabricPoll): void;
 }
 
 /** What `uncoveredNodes` may add to a count. */
 export interface UncoveredDetail {
   readonly reason?: string;
   readonly nodes?: readonly { readonly name: string; readonly why: string }[];
+}
+
+/** What one poll of a switch-walking source found in one fabric. */
+export interface FabricPoll {
+  /** Switches that answered with a usable table. */
+  readonly answered: number;
+  /** Switches that did not answer and whose last table stands in for them (within the staleness window). */
+  readonly stale: number;
+  /** Switches that did not answer and have no recent table, or whose walk was garbage: the fabric published nothing new. */
+  readonly unreachable: number;
+  /** Links and hosts of the fabric's graph (0 when the poll failed before building it). */
+  readonly links: number;
+  readonly hosts: number;
+  readonly durationSeconds: number;
 }
 
 export interface DiscovererOptions {

@@ -4,11 +4,13 @@ import { builtinDiscoverers, lookupDiscoverer, newDiscovererRegistry } from '../
 import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
 import { graphDiscovererFactory } from '../../../src/hypernode/discovery/graph/graph-discoverer.ts';
 import { ufmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
+import { lldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import { ScriptedSource } from '../controller/fixtures.ts';
 
-test('the built-in registry has exactly graph, label and ufm', () => {
-  assert.equal([...builtinDiscoverers.keys()].sort(), ['graph', 'label', 'ufm']);
+test('the built-in registry has exactly graph, label, lldp and ufm', () => {
+  assert.equal([...builtinDiscoverers.keys()].sort(), ['graph', 'label', 'lldp', 'ufm']);
   assert.is(lookupDiscoverer(builtinDiscoverers, 'graph'), graphDiscovererFactory);
+  assert.is(lookupDiscoverer(builtinDiscoverers, 'lldp'), lldpDiscovererFactory);
   assert.is(lookupDiscoverer(builtinDiscoverers, 'label'), labelDiscovererFactory);
   assert.is(lookupDiscoverer(builtinDiscoverers, 'ufm'), ufmDiscovererFactory);
 });

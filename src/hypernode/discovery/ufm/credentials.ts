@@ -39,15 +39,19 @@ const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
 /** How long one Secret GET may take (Go has no limit; a hung call must not stall discovery). */
 export const SECRET_TIMEOUT_MS = 30_000;
 
+/** A Secret's `data` (base64 values), read within SECRET_TIMEOUT_MS; the error names the Secret. */
+export async function readSecretData(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal): Promise<Record<string, string> | undefined> {
+  const deadline = AbortSignal.timeout(SECRET_TIMEOUT_MS);
+  try {
+    return (await secrets.get(ref.namespace, ref.name, signal ? AbortSignal.any([signal, deadline]) : deadline)).data;
+  } catch (err) {
+    throw wrapError(`failed to get secret ${ref.namespace}/${ref.name}`, err);
+  }
+}
+
 export async function readCredentials(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal, auth: AuthScheme = 'basic'): Promise<Credentials> {
   const where = `${ref.namespace}/${ref.name}`;
-  const deadline = AbortSignal.timeout(SECRET_TIMEOUT_MS);
-  let data: Record<string, string> | undefined;
-  try {
-    data = (await secrets.get(ref.namespace, ref.name, signal ? AbortSignal.any([signal, deadline]) : deadline)).data;
-  } catch (err) {
-    throw wrapError(`failed to get secret ${where}`, err);
-  }
+  const data = await readSecretData(secrets, ref, signal);
   const decode = (key: 'username' | 'password' | 'token'): Buffer => {
     const value = data?.[key];
     if (value === undefined) throw new Error(`${key} not found in secret ${where}${key === 'token' ? ' (auth: token needs the UFM access token under the key "token")' : ''}`);

@@ -6,10 +6,10 @@
 // back the other fabrics.
 
 import type { Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import { wrapError } from '../../../util/error-message.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
-import { hostMapper, type HostMapper } from '../fabric/host-mapping.ts';
+import { FabricParts } from '../fabric/fabric-parts.ts';
+import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
 import { UFM_SOURCE } from './ufm-config.ts';
@@ -19,38 +19,20 @@ import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
 
 export class UfmFabricMode implements UfmStrategy {
   /** Each fabric's last published HyperNodes, kept while its UFM fails. */
-  private readonly lastParts = new Map<string, Snapshot>();
+  private readonly parts: FabricParts;
 
-  constructor(private readonly ctx: UfmRunContext) {}
+  constructor(private readonly ctx: UfmRunContext) {
+    const { opts } = ctx;
+    this.parts = new FabricParts({ nodes: opts.nodes, hostMapping: ctx.config.hostMapping, hyperNodes: opts.hyperNodes, problems: opts.problems, source: UFM_SOURCE, fabricLabel: UFM_FABRIC_LABEL, kind: 'UFM' });
+  }
 
   /** Every fabric, one after the other (one answer in memory at a time); ok when every fabric succeeded. */
   async run(): Promise<PollRun> {
-    const { opts, signal, endpoints } = this.ctx;
-    try {
-      await opts.nodes.waitForSync(signal);
-    } catch {
-      return { ok: false };
-    }
-    const mapHost = hostMapper(this.ctx.config.hostMapping, opts.nodes.list());
-    const snapshot: Snapshot = [];
-    let failed = 0;
-    for (const ep of endpoints) {
-      const fabric = ep.fabric.name;
-      try {
-        const part = await this.discoverFabric(ep, mapHost);
-        this.lastParts.set(fabric, part);
-        snapshot.push(...part);
-      } catch (err) {
-        if (signal.aborted) return { ok: false };
-        failed++;
-        const kept = this.lastParts.get(fabric) ?? this.cachedPart(fabric);
-        opts.problems.failed(`Failed to discover UFM fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
-        snapshot.push(...kept);
-      }
-    }
-    if (failed === endpoints.length) return { ok: false };
-    if (failed === 0) opts.problems.recovered();
-    return { snapshot, ok: failed === 0 };
+    const { endpoints } = this.ctx;
+    const result = await this.parts.round(endpoints.map((ep) => ep.fabric.name), (i, mapHost) => this.discoverFabric(endpoints[i]!, mapHost), this.ctx.signal);
+    if (!result || result.failed === endpoints.length) return { ok: false };
+    if (result.failed === 0) this.ctx.opts.problems.recovered();
+    return { snapshot: result.snapshot, ok: result.failed === 0 };
   }
 
   private async discoverFabric(ep: UfmEndpoint, mapHost: HostMapper): Promise<Snapshot> {
@@ -85,20 +67,5 @@ export class UfmFabricMode implements UfmStrategy {
       throw new Error(`none of the ${tree.hostCount} hosts UFM reports is a Kubernetes Node; check config.hostMapping`);
     }
     return tree.snapshot;
-  }
-
-  /** The fabric's HyperNodes in the cache, as this source wrote them. */
-  private cachedPart(fabric: string): Snapshot {
-    const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE, [UFM_FABRIC_LABEL]: fabric };
-    return this.ctx.opts.hyperNodes.list(labels).flatMap((hn): DiscoveredHyperNode[] =>
-      hn.spec
-        ? [
-            {
-              metadata: { name: hn.metadata.name, labels: { ...labels } },
-              spec: { tier: hn.spec.tier, ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }), members: (hn.spec.members ?? []).filter((m) => m.selector) as DiscoveredHyperNode['spec']['members'] },
-            },
-          ]
-        : [],
-    );
   }
 }

@@ -1,0 +1,75 @@
+// The round of a source with several fabrics (ufm fabric mode, lldp): every
+// fabric in turn, one answer in memory at a time. A fabric that fails keeps
+// its last HyperNodes in the snapshot (after a restart, those in the cache
+// labelled with its name), so a fabric that does not answer never loses its
+// HyperNodes and never holds back the others.
+
+import type { Informer } from '../../../kube/types.ts';
+import type { DiscoveryProblems, Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import { hostMapper, type HostMapper, type HostMapping } from './host-mapping.ts';
+
+export interface FabricPartsDeps {
+  readonly nodes: Informer<NodeMeta>;
+  readonly hostMapping: HostMapping;
+  readonly hyperNodes: Informer<HyperNode>;
+  readonly problems: DiscoveryProblems;
+  /** The source label value and the label naming a HyperNode's fabric. */
+  readonly source: string;
+  readonly fabricLabel: string;
+  /** Names the kind of fabric in failure messages ("UFM", "LLDP"). */
+  readonly kind: string;
+}
+
+export class FabricParts {
+  /** Each fabric's last published HyperNodes. */
+  private readonly last = new Map<string, Snapshot>();
+
+  constructor(private readonly deps: FabricPartsDeps) {}
+
+  /**
+   * Once the Node cache synced, discovers each fabric of `fabrics` with
+   * `discover` (given the host → Node mapping over the current Nodes);
+   * undefined when `signal` aborted, else the whole snapshot and how many
+   * fabrics failed (each failure reported to the source's problems).
+   */
+  async round(fabrics: readonly string[], discover: (index: number, mapHost: HostMapper) => Promise<Snapshot>, signal: AbortSignal): Promise<{ snapshot: Snapshot; failed: number } | undefined> {
+    try {
+      await this.deps.nodes.waitForSync(signal);
+    } catch {
+      return undefined;
+    }
+    const mapHost = hostMapper(this.deps.hostMapping, this.deps.nodes.list());
+    const snapshot: Snapshot = [];
+    let failed = 0;
+    for (const [i, fabric] of fabrics.entries()) {
+      try {
+        const part = await discover(i, mapHost);
+        this.last.set(fabric, part);
+        snapshot.push(...part);
+      } catch (err) {
+        if (signal.aborted) return undefined;
+        failed++;
+        const kept = this.last.get(fabric) ?? this.cached(fabric);
+        this.deps.problems.failed(`Failed to discover ${this.deps.kind} fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
+        snapshot.push(...kept);
+      }
+    }
+    return { snapshot, failed };
+  }
+
+  /** The fabric's HyperNodes in the cache, as discovered HyperNodes. */
+  private cached(fabric: string): Snapshot {
+    const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: this.deps.source, [this.deps.fabricLabel]: fabric };
+    return this.deps.hyperNodes.list(labels).flatMap((hn): DiscoveredHyperNode[] =>
+      hn.spec
+        ? [
+            {
+              metadata: { name: hn.metadata.name, labels: { ...labels } },
+              spec: { tier: hn.spec.tier, ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }), members: (hn.spec.members ?? []).filter((m) => m.selector) as DiscoveredHyperNode['spec']['members'] },
+            },
+          ]
+        : [],
+    );
+  }
+}

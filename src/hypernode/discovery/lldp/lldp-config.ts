@@ -1,0 +1,248 @@
+// The `config` of an lldp entry, validated once into a frozen value:
+//
+//   config:
+//     snmp: {version: "3", timeout: 2s, retries: 1, maxRepetitions: 25, maxVarbinds: 100000, concurrency: 32}
+//     staleAfter: 30m                  # how long a silent switch's last table stands in for it
+//     managementPorts: "^(mgmt|eth0)$" # RE2 over local port names; their neighbours join nothing
+//     minSharedHosts: 2                # hosts two leaves share to be one scalable unit
+//     hostMapping: {lowercase: true}   # LLDP system names → Node names, as for UFM fabric mode
+//     fabrics:
+//       - {name: compute, switches: ["10.0.0.1", "10.0.0.2:1161"]}
+//       - {name: storage, switches: [...], secretRef: {name: storage-snmp}}
+//
+// A single fabric may be written as top-level `switches` (+ optional
+// `fabric`, its name, default "lldp"). Fabric names prefix the HyperNode
+// names and label them, so each fabric's share stays apart: a storage plane
+// never merges compute domains. New source, so unknown keys are errors.
+
+import type { RE2JS } from 're2js';
+import type { DiscoveryEntry } from '../../model/contracts.ts';
+import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
+import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
+import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import type { SecretRef } from '../ufm/credentials.ts';
+import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
+import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
+
+export const DEFAULT_FABRIC_NAME = 'lldp';
+export const SNMP_PORT = 161;
+export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'fabric', 'switches', 'seeds', 'maxSwitches', 'allow', 'fabrics'];
+const SNMP_KEYS = ['version', 'timeout', 'retries', 'maxRepetitions', 'maxVarbinds', 'concurrency'];
+const FABRIC_KEYS = ['name', 'switches', 'seeds', 'maxSwitches', 'allow', 'secretRef'];
+/** Switches a crawl from seeds may walk per fabric before the fabric fails (raise it with maxSwitches). */
+export const DEFAULT_MAX_SWITCHES = 2_048;
+/** A DNS-1123 label (it is also a label value), as for UFM fabrics. */
+const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
+
+export const DEFAULT_SNMP_TIMEOUT_MS = 2_000;
+export const DEFAULT_SNMP_RETRIES = 1;
+/**
+ * Varbinds asked for per GETBULK: a 160-port leaf's ~1,600 in 32 round trips; an answer is
+ * ~2 KB, and an agent whose message size is smaller returns fewer (RFC 3416 §4.2.3). Measured
+ * (scripts/bench-lldp.ts' fabric, in one process): 1,280 switches walked in 7.4 s at 50, 11.8 s at 25.
+ */
+export const DEFAULT_MAX_REPETITIONS = 50;
+/** A 128-port switch's LLDP-MIB is ~5,000 varbinds; 20× that is garbage or a loop. */
+export const DEFAULT_MAX_VARBINDS = 100_000;
+/** Switches walked at once: 1,024 switches at ~50 ms each poll in ~2 s. */
+export const DEFAULT_CONCURRENCY = 32;
+/** A silent switch's last table stands in for it this long; then its fabric publishes nothing new. */
+export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
+/** Hosts two leaves must share to form one scalable unit: one miscabled host then merges nothing. */
+export const DEFAULT_MIN_SHARED_HOSTS = 2;
+
+/** An IPv4 network of the crawl's allow-list. */
+export interface Ipv4Network {
+  readonly base: number;
+  readonly bits: number;
+}
+
+/** Following neighbours' management addresses from seed switches (lldpRemManAddrTable). */
+export interface LldpCrawl {
+  readonly seeds: readonly SwitchAddress[];
+  /** Only management addresses in these networks are walked. */
+  readonly allow: readonly Ipv4Network[];
+  /** More switches than this fails the fabric (it keeps its HyperNodes) rather than publishing part of it. */
+  readonly maxSwitches: number;
+}
+
+export interface LldpFabric {
+  readonly name: string;
+  /** Walked every poll; with a crawl, the crawl starts from these and the seeds. */
+  readonly switches: readonly SwitchAddress[];
+  readonly crawl?: LldpCrawl;
+  readonly secretRef?: SecretRef;
+}
+
+export interface LldpConfig {
+  readonly version: SnmpVersion;
+  readonly limits: WalkLimits;
+  readonly concurrency: number;
+  readonly staleAfterMs: number;
+  readonly minSharedHosts: number;
+  readonly managementPorts?: RE2JS;
+  readonly hostMapping: HostMapping;
+  readonly fabrics: readonly LldpFabric[];
+}
+
+const fail = (message: string): never => {
+  throw new Error(`lldp source: ${message}`);
+};
+
+function checkKeys(obj: Record<string, unknown>, known: readonly string[], where: string): void {
+  const extra = Object.keys(obj).filter((k) => !known.includes(k));
+  if (extra.length > 0) fail(`${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
+}
+
+function mapping(raw: unknown, where: string): Record<string, unknown> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail(`${where} must be a mapping`);
+  return raw as Record<string, unknown>;
+}
+
+function positiveInt(raw: unknown, where: string, fallback: number, min = 1): number {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min) fail(`${where} must be an integer of at least ${min}, got ${JSON.stringify(raw)}`);
+  return raw as number;
+}
+
+function duration(raw: unknown, where: string, fallback: number): number {
+  if (raw === undefined || raw === null) return fallback;
+  let ms: number;
+  try {
+    ms = durationToMs(parseDuration(String(raw)));
+  } catch {
+    return fail(`${where} must be a duration like 2s or 30m, got ${JSON.stringify(raw)}`);
+  }
+  if (ms <= 0) fail(`${where} must be positive, got ${JSON.stringify(raw)}`);
+  return ms;
+}
+
+/** `host`, `host:port`, `[v6]` or `[v6]:port`. */
+export function parseSwitchAddress(raw: unknown, where: string): SwitchAddress {
+  if (typeof raw !== 'string' || raw.trim() === '') return fail(`${where} must be a switch address "host" or "host:port", got ${JSON.stringify(raw)}`);
+  const text = raw.trim();
+  const m = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text) ?? /^([^:\s]+)(?::(\d+))?$/.exec(text) ?? (/^[0-9a-fA-F:]+$/.test(text) ? [text, text, undefined] : null);
+  if (!m) return fail(`${where} ${JSON.stringify(raw)} is not "host" or "host:port" (write an IPv6 address with a port as [addr]:port)`);
+  const port = m[2] === undefined ? SNMP_PORT : Number(m[2]);
+  if (!(port >= 1 && port <= 65535)) fail(`${where} ${JSON.stringify(raw)} has port ${m[2]} outside 1-65535`);
+  return { host: m[1]!, port };
+}
+
+function switchList(raw: unknown, where: string): SwitchAddress[] {
+  if (!Array.isArray(raw) || raw.length === 0) return fail(`${where} must be a non-empty list of switch addresses ("host" or "host:port")`);
+  const seen = new Set<string>();
+  return raw.map((r, i) => {
+    const a = parseSwitchAddress(r, `${where}[${i}]`);
+    const key = `${a.host}:${a.port}`;
+    if (seen.has(key)) fail(`${where}[${i}] ${JSON.stringify(r)} is listed twice`);
+    seen.add(key);
+    return Object.freeze(a);
+  });
+}
+
+/** The IPv4 address as a 32-bit number, or undefined. */
+export function ipv4(text: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  return parts.every((p) => p <= 255) ? parts.reduce((a, p) => a * 256 + p, 0) : undefined;
+}
+
+export function inNetworks(address: string, networks: readonly Ipv4Network[]): boolean {
+  const ip = ipv4(address);
+  return ip !== undefined && networks.some((n) => Math.floor(ip / 2 ** (32 - n.bits)) === Math.floor(n.base / 2 ** (32 - n.bits)));
+}
+
+function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefined {
+  if (f.seeds === undefined || f.seeds === null) {
+    for (const key of ['allow', 'maxSwitches']) if (f[key] !== undefined) fail(`${where}${key} needs ${where}seeds (the crawl it bounds)`);
+    return undefined;
+  }
+  const seeds = switchList(f.seeds, `${where}seeds`);
+  if (!Array.isArray(f.allow) || f.allow.length === 0) fail(`${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`);
+  const allow = (f.allow as unknown[]).map((raw, i) => {
+    const m = typeof raw === 'string' ? /^([\d.]+)\/(\d{1,2})$/.exec(raw) : null;
+    const base = m ? ipv4(m[1]!) : undefined;
+    const bits = m ? Number(m[2]) : NaN;
+    if (base === undefined || !(bits >= 0 && bits <= 32)) fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${JSON.stringify(raw)}`);
+    return Object.freeze({ base: base!, bits });
+  });
+  return Object.freeze({ seeds: Object.freeze(seeds), allow: Object.freeze(allow), maxSwitches: positiveInt(f.maxSwitches, `${where}maxSwitches`, DEFAULT_MAX_SWITCHES) });
+}
+
+function fabricName(raw: unknown, where: string): string {
+  if (typeof raw !== 'string' || !FABRIC_NAME.test(raw)) fail(`${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
+  return raw as string;
+}
+
+function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefined): SecretRef | undefined {
+  if (raw === undefined || raw === null) return fallback;
+  const r = mapping(raw, where);
+  if (typeof r.name !== 'string' || r.name === '' || (r.namespace !== undefined && typeof r.namespace !== 'string')) fail(`${where} must be {name: <secret>, namespace: <namespace>}`);
+  const namespace = (r.namespace as string | undefined) ?? fallback?.namespace;
+  if (!namespace) fail(`${where}.namespace is needed when the entry has no credentials.secretRef`);
+  return { name: r.name as string, namespace: namespace! };
+}
+
+export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
+  const c = entry.config;
+  checkKeys(c, CONFIG_KEYS, 'config');
+  const snmp = c.snmp === undefined || c.snmp === null ? {} : mapping(c.snmp, 'config.snmp');
+  checkKeys(snmp, SNMP_KEYS, 'config.snmp');
+  const version = snmp.version === undefined ? '2c' : String(snmp.version);
+  if (!(SNMP_VERSIONS as readonly string[]).includes(version)) fail(`config.snmp.version must be "2c" or "3" (SNMPv1 is not supported), got ${JSON.stringify(snmp.version)}`);
+  const limits: WalkLimits = Object.freeze({
+    timeoutMs: duration(snmp.timeout, 'config.snmp.timeout', DEFAULT_SNMP_TIMEOUT_MS),
+    retries: positiveInt(snmp.retries, 'config.snmp.retries', DEFAULT_SNMP_RETRIES, 0),
+    maxRepetitions: positiveInt(snmp.maxRepetitions, 'config.snmp.maxRepetitions', DEFAULT_MAX_REPETITIONS),
+    maxVarbinds: positiveInt(snmp.maxVarbinds, 'config.snmp.maxVarbinds', DEFAULT_MAX_VARBINDS),
+  });
+  let managementPorts: RE2JS | undefined;
+  if (c.managementPorts !== undefined && c.managementPorts !== null) {
+    if (typeof c.managementPorts !== 'string' || c.managementPorts === '') fail('config.managementPorts must be an RE2 pattern over local port names, e.g. "^(mgmt|eth0)$"');
+    const compiled = compileNodeNamePattern(c.managementPorts as string);
+    if (!compiled.ok) fail(`config.managementPorts ${JSON.stringify(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`);
+    else managementPorts = compiled.re;
+  }
+  let hostMapping: HostMapping;
+  try {
+    hostMapping = parseHostMapping(c.hostMapping);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  const entryRef = entry.credentials?.secretRef;
+  let fabrics: LldpFabric[];
+  if (c.fabrics === undefined || c.fabrics === null) {
+    if (c.switches === undefined && c.seeds === undefined) fail('config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})');
+    const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
+    fabrics = [{ name, switches: c.switches === undefined ? [] : switchList(c.switches, 'config.switches'), crawl: crawlOf(c, 'config.'), secretRef: entryRef }];
+  } else {
+    for (const key of ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches']) if (c[key] !== undefined) fail(`write either config.${key} (one fabric) or config.fabrics (a list), not both`);
+    if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) fail('config.fabrics must be a non-empty list of {name, switches}');
+    const names = new Set<string>();
+    fabrics = (c.fabrics as unknown[]).map((raw, i) => {
+      const where = `config.fabrics[${i}]`;
+      const f = mapping(raw, where);
+      checkKeys(f, FABRIC_KEYS, where);
+      const name = fabricName(f.name, `${where}.name`);
+      if (names.has(name)) fail(`${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
+      names.add(name);
+      if (f.switches === undefined && f.seeds === undefined) fail(`${where} needs switches or seeds`);
+      const switches = f.switches === undefined ? [] : switchList(f.switches, `${where}.switches`);
+      return { name, switches, crawl: crawlOf(f, `${where}.`), secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef) };
+    });
+  }
+  for (const f of fabrics) {
+    if (!f.secretRef) fail(`fabric ${f.name} has no credentials: set the entry's credentials.secretRef (a Secret with ${version === '2c' ? '"community"' : '"username", "authKey", "privKey"'})${c.fabrics ? ' or the fabric\'s secretRef' : ''}`);
+  }
+  return Object.freeze({
+    version: version as SnmpVersion,
+    limits,
+    concurrency: positiveInt(snmp.concurrency, 'config.snmp.concurrency', DEFAULT_CONCURRENCY),
+    staleAfterMs: duration(c.staleAfter, 'config.staleAfter', DEFAULT_STALE_AFTER_MS),
+    minSharedHosts: positiveInt(c.minSharedHosts, 'config.minSharedHosts', DEFAULT_MIN_SHARED_HOSTS),
+    managementPorts,
+    hostMapping,
+    fabrics: Object.freeze(fabrics.map((f) => Object.freeze({ ...f, switches: Object.freeze(f.switches) }))),
+  });
+}

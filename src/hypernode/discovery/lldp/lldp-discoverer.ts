@@ -1,0 +1,310 @@
+// The LLDP discoverer (`source: lldp`, docs/configuration.md "Ethernet / RoCE
+// fabrics from LLDP"): walks the LLDP-MIB of every switch of each configured
+// fabric over SNMP, builds the fabric's graph of switches, hosts and cables
+// (lldp-graph.ts) and hands it to the source-neutral fabric layer, so tiers,
+// names and host → Node mapping are those of UFM fabric mode. No Go
+// counterpart: Volcano lists RoCE discovery as unsupported.
+//
+// Failing safe comes first. A switch that does not answer keeps its last good
+// table for `staleAfter` (reported once, by name); past that, or when a walk
+// is garbage, the fabric publishes nothing new and keeps its HyperNodes (its
+// last result, or after a restart those in the cache), so no HyperNode is
+// ever deleted because a switch did not answer.
+
+import type { Logger } from '../../../log.ts';
+import type { Channel } from '../../../util/channel.ts';
+import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { mapBounded } from '../../../util/bounded-map.ts';
+import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
+import { FabricParts } from '../fabric/fabric-parts.ts';
+import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import type { HostMapper } from '../fabric/host-mapping.ts';
+import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
+import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
+import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
+import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
+import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
+import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
+
+export const LLDP_SOURCE = 'lldp';
+/** Which fabric of the lldp source a HyperNode describes. */
+export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
+export const MIN_INTERVAL_MS = 1_000;
+/** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
+export const WALK_DEADLINE_REQUESTS = 20;
+/** Problems named in one log line or Event; the count says how many there are. */
+export const PROBLEMS_LISTED = 10;
+
+/** Knobs tests, benchmarks and offline previews set; production uses the defaults. */
+export interface LldpTuning {
+  retryBaseMs?: number;
+  /** Replaces SNMP: a fabric's switches are these captured walks; no Secret is read and no switch is contacted. */
+  captured?: (fabric: string) => Promise<readonly CapturedWalk[]>;
+  /** Replaces the SNMP walker (no Secret is read); the switch list and its failures are handled as with SNMP. */
+  walker?: SwitchWalker;
+}
+
+/** One switch's walk read from somewhere else than SNMP; `address` names it in reports. */
+export interface CapturedWalk {
+  readonly address: string;
+  readonly varbinds: readonly MibVarbind[];
+}
+
+interface SwitchState {
+  readonly table: LldpTable;
+  readonly at: number;
+}
+
+/** One switch's walk this poll, by the address it was walked at. */
+interface PolledWalk {
+  readonly address: string;
+  readonly result: WalkResult;
+}
+
+/** A switch's walk this run: a table, or why there is none. */
+type WalkResult = { readonly table: LldpTable } | { readonly error: string; readonly garbage: boolean };
+
+class LldpDiscoverer implements Discoverer {
+  private readonly logger: Logger;
+  private readonly stopping = new AbortController();
+  private readonly intervalMs: number;
+  private readonly retryBaseMs: number;
+  private readonly unmapped: UnmappedHostReport;
+  /** Each fabric's last published HyperNodes, kept while it fails. */
+  private readonly parts: FabricParts;
+  /** Per fabric, per switch address: its last good table. */
+  private readonly lastTables = new Map<string, Map<string, SwitchState>>();
+  /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
+  private readonly silent = new Set<string>();
+  /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
+  private readonly reportedProblems = new Map<string, string>();
+
+  constructor(
+    entry: DiscoveryEntry,
+    private readonly opts: DiscovererOptions,
+    private readonly config: LldpConfig,
+    private readonly tuning: LldpTuning,
+  ) {
+    this.logger = opts.logger.with({ source: LLDP_SOURCE });
+    this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
+    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
+    this.parts = new FabricParts({ nodes: opts.nodes, hostMapping: config.hostMapping, hyperNodes: opts.hyperNodes, problems: opts.problems, source: LLDP_SOURCE, fabricLabel: LLDP_FABRIC_LABEL, kind: 'LLDP' });
+  }
+
+  resultSynced(): void {}
+
+  async start(): Promise<Channel<Snapshot>> {
+    if (this.config.version === '2c' && !this.tuning.captured && !this.tuning.walker) {
+      this.opts.problems.warning(
+        CLEARTEXT_CREDENTIALS.reason,
+        `WARNING: SNMPv2c sends the community in clear text on every poll of every switch; use config.snmp.version "3" (authPriv)`,
+      );
+    }
+    for (const f of this.config.fabrics) {
+      this.logger.info('Starting LLDP fabric discovery', { fabric: f.name, switches: f.switches.length, seeds: f.crawl?.seeds.length ?? 0, snmp: this.config.version, interval: `${this.intervalMs}ms` });
+    }
+    return startPollLoop(() => this.discover(), {
+      intervalMs: this.intervalMs,
+      retryBaseMs: this.retryBaseMs,
+      clock: this.opts.clock,
+      logger: this.logger,
+      signal: this.stopping.signal,
+      stoppedMessage: 'LLDP fabric discovery stopped, closing output channel',
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+  }
+
+  /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */
+  private async discover(): Promise<PollRun> {
+    const signal = this.stopping.signal;
+    const result = await this.parts.round(this.config.fabrics.map((f) => f.name), (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost), signal);
+    if (!result) return { ok: false };
+    const { snapshot, failed } = result;
+    if (failed === this.config.fabrics.length) return { ok: false };
+    if (failed === 0) this.opts.problems.recovered();
+    return { snapshot, ok: failed === 0 };
+  }
+
+  private async walker(fabric: LldpFabric): Promise<SwitchWalker> {
+    let credentials: SnmpCredentials;
+    try {
+      credentials = await readSnmpCredentials(this.opts.secrets, fabric.secretRef!, this.config.version, this.stopping.signal);
+    } catch (err) {
+      throw wrapError('failed to get SNMP credentials from secret', err);
+    }
+    return snmpWalker(credentials, this.config.limits);
+  }
+
+  /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
+  private async poll(fabric: LldpFabric): Promise<PolledWalk[]> {
+    if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
+    const walk = this.tuning.walker ?? (await this.walker(fabric));
+    const walkAll = (targets: readonly SwitchAddress[]) => mapBounded(targets, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
+    return fabric.crawl ? this.crawl(fabric, fabric.crawl, walkAll) : walkAll(fabric.switches);
+  }
+
+  /**
+   * Breadth-first from the listed switches and the seeds: each walked switch's
+   * neighbours that are bridges or routers are walked next at their first
+   * management address in the allow-list (a silent switch's last table stands
+   * in). Finding more than maxSwitches fails the fabric: part of a fabric
+   * would delete the rest's HyperNodes.
+   */
+  private async crawl(fabric: LldpFabric, crawl: LldpCrawl, walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>): Promise<PolledWalk[]> {
+    const seen = new Set<string>();
+    let frontier: SwitchAddress[] = [];
+    const visit = (target: SwitchAddress): boolean => {
+      const key = formatAddress(target);
+      if (seen.has(key)) return true;
+      if (seen.size >= crawl.maxSwitches) return false;
+      seen.add(key);
+      frontier.push(target);
+      return true;
+    };
+    for (const target of [...fabric.switches, ...crawl.seeds]) visit(target);
+    const results: PolledWalk[] = [];
+    const beyond = new Set<string>();
+    while (frontier.length > 0) {
+      const walked = await walkAll(frontier);
+      frontier = [];
+      for (const w of walked) {
+        results.push(w);
+        const table = 'table' in w.result ? w.result.table : this.lastTables.get(fabric.name)?.get(w.address)?.table;
+        for (const n of table?.neighbours ?? []) {
+          const host = n.networkDevice ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow)) : undefined;
+          if (host !== undefined && !visit({ host, port: SNMP_PORT })) beyond.add(host);
+        }
+      }
+    }
+    if (beyond.size > 0) {
+      throw new Error(`the crawl from config.seeds found more than maxSwitches (${crawl.maxSwitches}) switches; ${beyond.size} more management addresses were not walked, so the fabric publishes nothing new: raise maxSwitches or narrow allow`);
+    }
+    return results;
+  }
+
+  private async walkOne(walk: SwitchWalker, target: SwitchAddress): Promise<WalkResult> {
+    const { limits } = this.config;
+    const deadline = AbortSignal.timeout(WALK_DEADLINE_REQUESTS * limits.timeoutMs * (limits.retries + 1));
+    let varbinds: Awaited<ReturnType<SwitchWalker>>;
+    try {
+      varbinds = await walk(target, AbortSignal.any([this.stopping.signal, deadline]));
+    } catch (err) {
+      return { error: deadline.aborted && !this.stopping.signal.aborted ? `the walk took longer than ${WALK_DEADLINE_REQUESTS} request timeouts` : errorMessage(err), garbage: false };
+    }
+    return parsed(varbinds);
+  }
+
+  private async discoverFabric(fabric: LldpFabric, mapHost: HostMapper): Promise<Snapshot> {
+    const started = this.opts.clock.now();
+    const results = await this.poll(fabric);
+    if (this.stopping.signal.aborted) throw new Error('stopped');
+    const now = this.opts.clock.now();
+    let last = this.lastTables.get(fabric.name);
+    if (!last) this.lastTables.set(fabric.name, (last = new Map()));
+    const polled: PolledSwitch[] = [];
+    const garbage: Failure[] = [];
+    const lost: Failure[] = [];
+    const newlySilent: Failure[] = [];
+    for (const { address, result } of results) {
+      const key = `${fabric.name}/${address}`;
+      if ('table' in result) {
+        last.set(address, { table: result.table, at: now });
+        polled.push({ address, table: result.table });
+        if (this.silent.delete(key)) this.logger.info('Switch answers again', { fabric: fabric.name, switch: address });
+        continue;
+      }
+      if (result.garbage) {
+        garbage.push({ who: address, error: result.error });
+        continue;
+      }
+      const kept = last.get(address);
+      if (kept && now - kept.at <= this.config.staleAfterMs) {
+        polled.push({ address, table: kept.table });
+        if (!this.silent.has(key)) {
+          this.silent.add(key);
+          newlySilent.push({ who: `${address} (${kept.table.sysName || kept.table.chassisHex}, table from ${Math.round((now - kept.at) / 1000)}s ago)`, error: result.error });
+        }
+        continue;
+      }
+      lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassisHex}, table older than config.staleAfter)` : address, error: result.error });
+    }
+    if (newlySilent.length > 0) {
+      // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
+      this.opts.problems.warning(
+        SWITCH_UNREACHABLE.reason,
+        `fabric ${fabric.name}: ${newlySilent.length} switch(es) did not answer; each one's last LLDP table stands in for it for up to config.staleAfter (${Math.round(this.config.staleAfterMs / 1000)}s): ${byError(newlySilent)}`,
+      );
+    }
+    const answered = results.filter((r) => 'table' in r.result).length;
+    const poll = { answered, stale: polled.length - answered, unreachable: garbage.length + lost.length, links: 0, hosts: 0, durationSeconds: (now - started) / 1000 };
+    this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered, stale: poll.stale, unreachable: poll.unreachable, durationMs: now - started });
+    if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
+    if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
+    if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
+    const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
+    this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length });
+    const tree = fabricHyperNodes({ graph, fabric: fabric.name, source: LLDP_SOURCE, labels: { [LLDP_FABRIC_LABEL]: fabric.name }, mapHost, minSharedHosts: this.config.minSharedHosts, logger: this.logger });
+    this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
+    this.unmapped.report(fabric.name, tree.leafHosts, mapHost, 'LLDP hosts that match no Node are left out');
+    if (tree.hostCount === 0) throw new Error(`no switch of the fabric reports a host neighbour (${graph.switches.length} switches, ${graph.links.length} links): do the hosts run lldpd or enable NIC LLDP?`);
+    if (tree.snapshot.length === 0) throw new Error(`none of the ${tree.hostCount} hosts the switches report is a Kubernetes Node; check config.hostMapping`);
+    return tree.snapshot;
+  }
+
+  /** Logs and emits the fabric's miscabling once per distinct list. */
+  private reportProblems(fabric: string, problems: readonly string[]): void {
+    const key = problems.join('\n');
+    if (this.reportedProblems.get(fabric) === key) return;
+    this.reportedProblems.set(fabric, key);
+    if (problems.length === 0) return;
+    this.opts.problems.warning(FABRIC_MISCABLED.reason, `fabric ${fabric}: ${problems.length} link(s) join no group and merge no domains: ${listed(problems)}`);
+  }
+}
+
+/** One switch that failed this poll, and why. */
+interface Failure {
+  readonly who: string;
+  readonly error: string;
+}
+
+/** Failures grouped by their error, so a wrong key on every switch reads as one cause with the switches it hit. */
+/** A walk's table, or why it is garbage. */
+function parsed(varbinds: readonly MibVarbind[]): WalkResult {
+  try {
+    return { table: parseLldpTable(varbinds) };
+  } catch (err) {
+    return { error: errorMessage(err), garbage: true };
+  }
+}
+
+function byError(failures: readonly Failure[]): string {
+  const groups = new Map<string, string[]>();
+  for (const f of failures) {
+    const who = groups.get(f.error);
+    if (who) who.push(f.who);
+    else groups.set(f.error, [f.who]);
+  }
+  return [...groups].map(([error, who]) => `${error}: ${listed(who)}`).join('; ');
+}
+
+function listed(items: readonly string[]): string {
+  const shown = items.slice(0, PROBLEMS_LISTED).join('; ');
+  return items.length > PROBLEMS_LISTED ? `${shown}; and ${items.length - PROBLEMS_LISTED} more` : shown;
+}
+
+/** Builds LLDP discoverers; `tuning` replaces SNMP (captures, tests) or shortens retries. */
+export function createLldpDiscovererFactory(tuning: LldpTuning = {}): DiscovererFactory {
+  return async (entry, opts) => {
+    const config = parseLldpConfig(entry);
+    opts.logger.with({ source: LLDP_SOURCE }).info('LLDP discoverer initialized', { fabrics: config.fabrics.map((f) => f.name).join(','), snmp: config.version });
+    return new LldpDiscoverer(entry, opts, config, tuning);
+  };
+}
+
+export const lldpDiscovererFactory: DiscovererFactory = createLldpDiscovererFactory();

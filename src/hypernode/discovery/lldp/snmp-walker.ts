@@ -1,0 +1,111 @@
+// Walks one switch's LLDP-MIB over SNMP with the pure-JS `net-snmp` client:
+// GETBULK (v2c and v3 both), a per-request timeout with retries, a deadline
+// for the whole walk, and a cap on the varbinds one switch may return, so a
+// switch that answers forever (or a looping agent) cannot exhaust memory. Errors
+// do not name the switch: the caller groups switches by error and names them.
+
+import { Buffer } from 'node:buffer';
+import snmp, { type Session, type Varbind } from 'net-snmp';
+import type { MibVarbind } from './lldp-mib.ts';
+import { LLDP_SUBTREES } from './lldp-mib.ts';
+import type { SnmpCredentials } from './snmp-credentials.ts';
+
+export interface WalkLimits {
+  /** One request's timeout; net-snmp re-sends it `retries` times. */
+  readonly timeoutMs: number;
+  readonly retries: number;
+  /** Rows asked for per GETBULK. */
+  readonly maxRepetitions: number;
+  /** Varbinds one switch may return across its subtrees before the walk is abandoned. */
+  readonly maxVarbinds: number;
+}
+
+/** Where to reach one switch. */
+export interface SwitchAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Reads one switch's walk; the stand-in and captures implement it too. */
+export type SwitchWalker = (target: SwitchAddress, signal: AbortSignal) => Promise<MibVarbind[]>;
+
+export function formatAddress(a: SwitchAddress): string {
+  return a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+}
+
+function openSession(target: SwitchAddress, credentials: SnmpCredentials, limits: WalkLimits): Session {
+  const options = {
+    port: target.port,
+    timeout: limits.timeoutMs,
+    retries: limits.retries,
+    // An agent answering with an OID before the one asked for would loop the walk.
+    backwardsGetNexts: false,
+    transport: target.host.includes(':') ? ('udp6' as const) : ('udp4' as const),
+  };
+  if (credentials.version === '2c') return snmp.createSession(target.host, credentials.community, { ...options, version: snmp.Version2c });
+  return snmp.createV3Session(
+    target.host,
+    {
+      name: credentials.username,
+      level: snmp.SecurityLevel.authPriv,
+      authProtocol: credentials.authProtocol === 'SHA' ? snmp.AuthProtocols.sha : snmp.AuthProtocols.sha256,
+      authKey: credentials.authKey,
+      privProtocol: snmp.PrivProtocols.aes,
+      privKey: credentials.privKey,
+    },
+    { ...options, version: snmp.Version3 },
+  );
+}
+
+/** A walker over real SNMP with these credentials and limits. */
+export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): SwitchWalker {
+  return async (target, signal) => {
+    const session = openSession(target, credentials, limits);
+    const out: MibVarbind[] = [];
+    // net-snmp emits socket errors on the session; they also fail the pending request.
+    session.on('error', () => {});
+    const onAbort = () => session.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (const subtree of LLDP_SUBTREES) {
+        await new Promise<void>((resolve, reject) => {
+          let failure: Error | undefined;
+          session.subtree(
+            subtree,
+            limits.maxRepetitions,
+            (varbinds: Varbind[]) => {
+              for (const vb of varbinds) {
+                if (snmp.isVarbindError(vb)) continue;
+                if (out.length >= limits.maxVarbinds) {
+                  failure = new Error(`more than ${limits.maxVarbinds} varbinds (config.snmp.maxVarbinds) in the answer; the walk was abandoned`);
+                  return true;
+                }
+                const v = vb.value;
+                if (typeof v === 'number' || Buffer.isBuffer(v)) out.push({ oid: vb.oid, value: v });
+              }
+              return false;
+            },
+            (error) => {
+              if (signal.aborted) reject(signal.reason);
+              else if (failure) reject(failure);
+              else if (error) reject(new Error(`SNMP walk failed: ${describeSnmpError(error)}`));
+              else resolve();
+            },
+          );
+        });
+      }
+      return out;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      if (!signal.aborted) session.close();
+    }
+  };
+}
+
+/** net-snmp's errors, in terms an operator acts on. */
+function describeSnmpError(error: Error): string {
+  const name = error.name;
+  if (name === 'RequestTimedOutError') return 'no answer (timed out): is the switch reachable on UDP, is SNMP enabled, and are the community or the SNMPv3 user and keys right?';
+  if (/authentication|decrypt|digest|usm/i.test(error.message)) return `${error.message} (check the SNMPv3 username, authProtocol/authKey and privProtocol/privKey)`;
+  return error.message;
+}

@@ -1,0 +1,81 @@
+// The crawl from seed switches (config.seeds): neighbours that are bridges or
+// routers are walked at their management address (lldpRemManAddrTable) when
+// it is in config.allow; the whole fabric is found from one leaf, and finding
+// more than config.maxSwitches fails the fabric instead of publishing part of it.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
+import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { realClock } from '../../../src/kube/clock.ts';
+import { nullLogger } from '../../../src/log.ts';
+import { generateFatTree } from '../../../testing/fat-tree.ts';
+import { lldpSwitches, lldpVarbinds } from '../../../testing/lldp-fabric.ts';
+import { within } from '../../../testing/wait.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { RecordingProblems } from '../../support/recording-problems.ts';
+
+const tree = generateFatTree({ sus: 3, tiers: 2, nodesPerSu: 2, rails: 2, uplinks: 2 });
+const switches = lldpSwitches(tree);
+/** Switch i answers at 10.1.0.i; spines at 10.2.0.i, outside an allow-list of 10.1.0.0/16. */
+const addressOf = new Map(switches.map((sw, i) => [sw.id, `${sw.name.startsWith('spine') ? '10.2' : '10.1'}.0.${i + 1}`]));
+const walks = new Map(switches.map((sw) => [`${addressOf.get(sw.id)}:161`, lldpVarbinds(sw, (hex) => addressOf.get(hex))]));
+
+async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: Snapshot; problems: RecordingProblems; walked: string[] }> {
+  const walked: string[] = [];
+  const walker = async (t: { host: string; port: number }) => {
+    walked.push(`${t.host}:${t.port}`);
+    const w = walks.get(`${t.host}:${t.port}`);
+    if (!w) throw new Error('SNMP walk failed: no answer (timed out)');
+    return w;
+  };
+  const problems = new RecordingProblems(nullLogger);
+  const d = await createLldpDiscovererFactory({ walker })(
+    { source: 'lldp', enabled: true, intervalMs: 60_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config },
+    { nodes: new FakeInformer({ initial: tree.hosts.map((name) => ({ metadata: { name } })) }), hyperNodes: new FakeInformer<HyperNode>({ initial: [] }), secrets: { get: () => Promise.reject(new Error('unused')) }, clock: realClock, logger: nullLogger, problems },
+  );
+  const out = await d.start();
+  const first = await within(Promise.race([out.recv(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2_000))]), 5_000, 'the first poll');
+  await d.stop();
+  return { snapshot: first && !first.done ? first.value : undefined, problems, walked };
+}
+
+test('one leaf as seed finds every switch: the same tree as the explicit switch list', async () => {
+  const all = await firstRun({ switches: [...walks.keys()] });
+  const leaf = [...walks.keys()][0]!;
+  const crawled = await firstRun({ seeds: [leaf], allow: ['10.0.0.0/8'] });
+  assert.ok(all.snapshot && all.snapshot.length > 0);
+  assert.equal(crawled.snapshot, all.snapshot);
+  assert.is(new Set(crawled.walked).size, crawled.walked.length, 'no switch walked twice');
+  assert.ok(crawled.walked.some((a) => a.startsWith('10.2.')) && crawled.walked.some((a) => a !== leaf && a.startsWith('10.1.')), 'spines, then the other leaves, found through management addresses');
+});
+
+test('the allow-list bounds the crawl: switches outside it are not walked and are reported, not guessed', async () => {
+  const r = await firstRun({ seeds: [[...walks.keys()][0]!], allow: ['10.1.0.0/16'] });
+  assert.ok(r.walked.every((a) => a.startsWith('10.1.')), r.walked.join(','));
+  assert.ok(r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .* is a bridge or router that is not polled/.test(w)), r.problems.warnings.join('\n'));
+});
+
+test('more switches than maxSwitches fails the fabric: nothing is published, the error says what to raise', async () => {
+  const r = await firstRun({ seeds: [[...walks.keys()][0]!], allow: ['10.0.0.0/8'], maxSwitches: 3 });
+  assert.is(r.snapshot, undefined);
+  assert.match(r.problems.failures.join('\n'), /found more than maxSwitches \(3\) switches; \d+ more management addresses were not walked, .* raise maxSwitches or narrow allow/);
+  assert.is(new Set(r.walked).size, 3);
+});
+
+test('seeds need an allow-list; allow and maxSwitches need seeds', async () => {
+  for (const [config, message] of [
+    [{ seeds: ['10.1.0.1'] }, /config\.allow must list the IPv4 networks/],
+    [{ seeds: ['10.1.0.1'], allow: ['10.1.0.0/33'] }, /config\.allow\[0\] must be an IPv4 network/],
+    [{ switches: ['10.1.0.1'], maxSwitches: 5 }, /config\.maxSwitches needs config\.seeds/],
+  ] as const) {
+    const err = await firstRun(config as Record<string, unknown>).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    assert.match(String(err?.message), message as RegExp);
+  }
+});
+
+test.run();
