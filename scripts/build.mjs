@@ -113,6 +113,43 @@ const clientNodeSideEffectFree = {
   },
 };
 
+/**
+ * net-snmp requires its MIB-file parser at load time but calls it only from
+ * ModuleStore, which the lldp source never creates (it walks numeric OIDs).
+ * Leaving the parser out keeps ~12 kB of minified code out of the bundle; a
+ * call into it would fail loudly instead of parsing.
+ */
+const netSnmpWithoutMibParser = {
+  name: 'net-snmp-without-mib-parser',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/lib\/mib$/ }, (args) => (args.importer.includes('/node_modules/net-snmp/') ? { path: args.path, namespace: 'net-snmp-no-mib' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'net-snmp-no-mib' }, () => ({
+      contents: "module.exports = () => { throw new Error('MIB files are not supported: this build walks numeric OIDs only'); };",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * client-node's KubeConfig parses kubeconfig files with js-yaml's `load`, the
+ * only js-yaml function the bundle reaches, while we ship the `yaml` package
+ * for the discovery ConfigMap anyway. Both read YAML 1.2's core schema, which
+ * is all a kubeconfig uses, so one parser serves both and ~40 kB of minified
+ * code stay out of the bundle. src/util/syntax-error.ts reads either parser's
+ * errors.
+ */
+const oneYamlParser = {
+  name: 'one-yaml-parser',
+  setup(b) {
+    b.onResolve({ filter: /^js-yaml$/ }, (args) => (args.importer.includes('/@kubernetes/client-node/') ? { path: args.path, namespace: 'js-yaml-on-yaml' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'js-yaml-on-yaml' }, () => ({
+      contents: "const { parse } = require('yaml'); module.exports = { load: (text) => parse(text) };",
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
 /** What both esbuild passes share. */
 function commonOptions(info) {
   return {
@@ -152,7 +189,7 @@ async function bundleLazyHalf(info) {
     write: false,
     outfile: join(mapBase, 'commands.cjs'),
     sourcemap: 'inline',
-    plugins: [missingOptionalModules, urlFromRuntime, clientNodeSideEffectFree],
+    plugins: [missingOptionalModules, urlFromRuntime, clientNodeSideEffectFree, netSnmpWithoutMibParser, oneYamlParser],
   });
   return { code: result.outputFiles[0].text, inputs: inputsInOutput(result.metafile) };
 }

@@ -13,8 +13,10 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
+import { dirname } from 'node:path';
 import type { RequestOptions } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../log.ts';
 import { describeSyntaxError, quietCause } from '../util/syntax-error.ts';
 import { truncateText } from '../util/truncate.ts';
@@ -183,7 +185,14 @@ class RotatingToken {
 function kubeconfigFileConfig(path: string, master: string, context: string): ClientConfig {
   const kc = new KubeConfig();
   try {
-    kc.loadFromFile(path);
+    // Parsed here with the YAML parser the discovery ConfigMap uses and handed
+    // to client-node as JSON, which every YAML parser reads alike: a syntax
+    // error is reported by one parser, from the sources and from the bundle
+    // (whose build gives client-node that same parser, scripts/build.mjs).
+    const document: unknown = parseYaml(readFileSync(path, 'utf8'));
+    kc.loadFromString(JSON.stringify(document ?? {}));
+    // What loadFromFile does after parsing: certificate and key paths are relative to the file.
+    kc.makePathsAbsolute(dirname(path));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e?.code === 'ENOENT') throw new Error(`stat ${path}: no such file or directory`, { cause: err });

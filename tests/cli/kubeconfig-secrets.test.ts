@@ -31,7 +31,7 @@ for (const { name, command } of programs) {
       const r = runCommand(cmd, [...args, `--kubeconfig=${file}`, '-v=10']);
       assert.is(r.status, 1);
       assert.is(r.stdout, '');
-      assert.ok(r.stderr.endsWith(`error loading config file "${file}": line 12, column 14: bad indentation of a mapping entry\n`), r.stderr.slice(-300));
+      assert.ok(r.stderr.endsWith(`error loading config file "${file}": line 11, column 15: Nested mappings are not allowed in compact mappings\n`), r.stderr.slice(-300));
       assert.not.match(r.stderr, SECRETS);
     } finally {
       rmSync(dir, { recursive: true });

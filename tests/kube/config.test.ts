@@ -254,7 +254,7 @@ test('--kubeconfig with a YAML syntax error: the file, line, column and reason, 
   const { logger, lines } = capturingLogger({ verbosity: 0 });
   const thrown = thrownBy(() => buildClientConfig({ master: '', kubeconfig: file }, logger));
   assert.instance(thrown, Error);
-  assert.is((thrown as Error).message, `error loading config file "${file}": line 12, column 14: bad indentation of a mapping entry`);
+  assert.is((thrown as Error).message, `error loading config file "${file}": line 11, column 15: Nested mappings are not allowed in compact mappings`);
   const everything = errorChainText(thrown) + lines.join('\n');
   assert.not.match(everything, SECRETS);
   rmSync(dir, { recursive: true });
