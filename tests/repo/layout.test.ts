@@ -134,6 +134,13 @@ test('src/util imports nothing of ours outside src/util', () => {
   assert.equal(violations('src/util', (t) => !t.startsWith('src/util/')), []);
 });
 
+test('the fabric layer is source-neutral: no word of UFM, and no import of any source', () => {
+  const sources = /\bufm\b/i;
+  const mentions = filesUnder('src/hypernode/discovery/fabric', SOURCE).filter((f) => sources.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.equal(mentions, []);
+  assert.equal(violations('src/hypernode/discovery/fabric', (t) => /^src\/hypernode\/discovery\/(?!fabric\/)[^/]+\//.test(t)), []);
+});
+
 test('src/kube knows nothing of HyperNodes', () => {
   assert.equal(violations('src/kube', (t) => t.startsWith('src/hypernode/') || t.startsWith('src/app/') || t.startsWith('src/cmd/')), []);
   const mentions = filesUnder('src/kube', SOURCE).filter((f) => /hypernode/i.test(readFileSync(join(ROOT, f), 'utf8')));

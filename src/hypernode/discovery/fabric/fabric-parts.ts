@@ -1,4 +1,4 @@
-// The round of a source with several fabrics (ufm fabric mode, lldp): every
+// The round of a source with several fabrics (each fabric its own fabric manager or set of switches): every
 // fabric in turn, one answer in memory at a time. A fabric that fails keeps
 // its last HyperNodes in the snapshot (after a restart, those in the cache
 // labelled with its name), so a fabric that does not answer never loses its
@@ -17,7 +17,7 @@ export interface FabricPartsDeps {
   /** The source label value and the label naming a HyperNode's fabric. */
   readonly source: string;
   readonly fabricLabel: string;
-  /** Names the kind of fabric in failure messages ("UFM", "LLDP"). */
+  /** Names the kind of fabric in failure messages, as the producing source calls it. */
   readonly kind: string;
 }
 
