@@ -55,6 +55,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.running = true;
     const transform = this.opts.transform ?? ((o: KubeObject) => o as T);
     const reflector = new Reflector<KubeObject>({
+      resource: this.opts.name,
       listerWatcher: this.opts.listerWatcher,
       clock: this.opts.clock ?? realClock,
       logger: this.logger,

@@ -29,11 +29,17 @@ export interface ListMeta {
   remainingItemCount?: number;
 }
 
+/**
+ * A List body as the real server writes it: an empty PartialObjectMetadataList
+ * says `"items": null` (Go's nil slice), typed and CRD lists `[]`; a CRD list
+ * always carries `metadata.continue`, `""` on its last page.
+ */
 export function listJson(rt: ResourceType, items: Stored[], meta: ListMeta, form: Form): string {
   const head =
     form === 'meta'
       ? { kind: 'PartialObjectMetadataList', apiVersion: META_API_VERSION, metadata: meta }
-      : { kind: rt.listKind, apiVersion: rt.apiVersion, metadata: meta };
+      : { kind: rt.listKind, apiVersion: rt.apiVersion, metadata: rt.builtin ? meta : { continue: '', ...meta } };
+  if (form === 'meta' && items.length === 0) return `${JSON.stringify(head).slice(0, -1)},"items":null}`;
   const parts = items.map((s) => itemJson(rt, s, form));
   return `${JSON.stringify(head).slice(0, -1)},"items":[${parts.join(',')}]}`;
 }
@@ -63,10 +69,4 @@ export function negotiateForm(accept: string | undefined, list: boolean): Form {
     if (params.as === want && params.g === 'meta.k8s.io' && params.v === 'v1') return 'meta';
   }
   throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
-}
-
-/** The Content-Type the real server answers a negotiated form with (transformed objects name their type). */
-export function contentTypeOf(form: Form, list: boolean): string {
-  if (form === 'full') return 'application/json';
-  return `application/json;as=${list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata'};g=meta.k8s.io;v=v1`;
 }

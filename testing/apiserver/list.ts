@@ -87,10 +87,12 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
       listRv = rv;
     } else {
       if (rv !== undefined) await waitForRevision(store, rv);
-      // resourceVersion=0 is served from the watch cache, which ignores limit.
+      // resourceVersion=0, and a set resourceVersion without limit, are served
+      // from the watch cache (limit ignored), at the resource's own revision.
+      const fromCache = rv === 0 || (rv !== undefined && limit === 0);
       if (rv === 0) limit = 0;
       items = store.list(rt.resource);
-      listRv = store.rv;
+      listRv = fromCache ? store.cacheRv(rt.resource) : store.rv;
     }
   }
   let selected = items.filter(

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { gzip } from 'node:zlib';
 import { allowed, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
 import { discovery, VERSION_INFO } from './discovery.ts';
-import { contentTypeOf, negotiateForm, objectJson, type Form } from './encoding.ts';
+import { negotiateForm, objectJson, type Form } from './encoding.ts';
 import { Faults, type FailureSpec } from './faults.ts';
 import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import { listBody, parseRv, waitForRevision, type Query } from './list.ts';
@@ -381,11 +381,11 @@ export class ApiServer {
     switch (info.verb) {
       case 'get': {
         const form = negotiateForm(req.headers.accept, false);
-        return this.send(res, record, 200, objectJson(this.registry.get(rt, ns, info.name), form), {}, contentTypeOf(form, false));
+        return this.send(res, record, 200, objectJson(this.registry.get(rt, ns, info.name), form));
       }
       case 'list': {
         const form = negotiateForm(req.headers.accept, true);
-        return this.send(res, record, 200, await listBody(this.objects, rt, info.namespace, q, form), {}, contentTypeOf(form, true));
+        return this.send(res, record, 200, await listBody(this.objects, rt, info.namespace, q, form));
       }
       case 'watch':
         return this.watch(req, res, q, rt, info, negotiateForm(req.headers.accept, false), record);
