@@ -4,7 +4,7 @@
 // built once per stored version and shared by all readers and watchers.
 
 import type { ResourceType } from './resources.ts';
-import { notAcceptable } from './status.ts';
+import { notAcceptable, status, StatusError } from './status.ts';
 import type { Stored } from './store.ts';
 
 export type Form = 'full' | 'meta';
@@ -48,17 +48,32 @@ export function eventLine(type: string, s: Stored, form: Form): string {
   return s.memo(`line:${type}:${form}`, () => `{"type":"${type}","object":${objectJson(s, form)}}\n`);
 }
 
+/**
+ * A BOOKMARK as the real server sends it: an empty object of the watched
+ * form carrying only the resourceVersion; typed objects (and metadata-only
+ * ones) say `creationTimestamp: null` and a typed kind its defaulted fields.
+ */
 export function bookmarkLine(rt: ResourceType, rv: number, form: Form): string {
   const head = form === 'meta' ? { kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION } : { kind: rt.kind, apiVersion: rt.apiVersion };
-  return `${JSON.stringify({ type: 'BOOKMARK', object: { ...head, metadata: { resourceVersion: String(rv) } } })}\n`;
+  const typed = form === 'meta' || rt.builtin;
+  const metadata = typed ? { resourceVersion: String(rv), creationTimestamp: null } : { resourceVersion: String(rv) };
+  const rest = form === 'full' ? rt.emptyFields : undefined;
+  return `${JSON.stringify({ type: 'BOOKMARK', object: { ...head, metadata, ...rest } })}\n`;
 }
 
 export function errorLine(status: unknown): string {
   return `${JSON.stringify({ type: 'ERROR', object: status })}\n`;
 }
 
+/** How Go names the type a request for `rt` decodes to, in a 406 message (`*core.Node`). */
+function goTypeName(rt: ResourceType, list: boolean): string {
+  if (!rt.builtin) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
+  return `*${rt.group ? rt.group.split('.')[0] : 'core'}.${list ? rt.listKind : rt.kind}`;
+}
+
 /** The form an Accept header asks for: PartialObjectMetadata(List) or full objects; 406 when none is served. */
-export function negotiateForm(accept: string | undefined, list: boolean): Form {
+export function negotiateForm(accept: string | undefined, list: boolean, rt: ResourceType): Form {
+  let mismatch: string | undefined;
   if (!accept) return 'full';
   for (const part of accept.split(',')) {
     const [type, ...rawParams] = part.split(';').map((s) => s.trim());
@@ -66,7 +81,14 @@ export function negotiateForm(accept: string | undefined, list: boolean): Form {
     const params = Object.fromEntries(rawParams.map((p) => p.split('=').map((s) => s.trim())));
     if (!params.as) return 'full';
     const want = list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
-    if (params.as === want && params.g === 'meta.k8s.io' && params.v === 'v1') return 'meta';
+    if (params.g !== 'meta.k8s.io' || params.v !== 'v1') continue;
+    if (params.as === want) return 'meta';
+    // The other metadata form: the real server says which one was asked for what.
+    if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') mismatch ??= params.as;
+  }
+  if (mismatch) {
+    const what = list ? 'is a list' : 'is not a list';
+    throw new StatusError(status(406, 'NotAcceptable', `you requested ${mismatch}, but the requested object ${what} (${goTypeName(rt, list)})`));
   }
   throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
 }

@@ -26,6 +26,9 @@ function encodeContinue(rv: number, start: string): string {
 }
 
 function decodeContinue(token: string): { rv: number; start: string } {
+  // Go's base64 decoder names the first byte that is not in the (URL) alphabet.
+  const bad = token.search(/[^A-Za-z0-9_-]/);
+  if (bad >= 0) throw badRequest(`invalid continue token: continue key is not valid: illegal base64 data at input byte ${bad}`);
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
     if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string') throw new Error('bad token');
@@ -41,16 +44,17 @@ export function parseRv(raw: string | null): number | undefined {
   return Number(raw);
 }
 
-/** Waits (bounded) for the store to reach `rv`, as the watch cache does, then 504s. */
-export async function waitForRevision(store: ObjectStore, rv: number): Promise<void> {
+/** Waits (bounded) for the store to reach `rv`, as the watch cache of `resource` does, then 504s with Retry-After. */
+async function waitForRevision(store: ObjectStore, resource: string, rv: number): Promise<void> {
   const deadline = Date.now() + TOO_LARGE_RV_WAIT_MS;
   while (rv > store.rv) {
     if (Date.now() > deadline) {
       throw new StatusError(
-        status(504, 'Timeout', `Too large resource version: ${rv}, current: ${store.rv}`, {
+        status(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${store.cacheRv(resource)}`, {
           causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
           retryAfterSeconds: 1,
         }),
+        { 'Retry-After': '1' },
       );
     }
     await new Promise((r) => setTimeout(r, 25));
@@ -74,19 +78,25 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
   if (token) {
     if (rvParam) throw badRequest('specifying resource version is not allowed when using continue');
     const t = decodeContinue(token);
-    if (t.rv < store.compactedRv) throw expired(CONTINUE_EXPIRED);
+    if (t.rv < store.compactedRv) {
+      // The Status carries a token for the rest of the list at the current revision.
+      const e = expired(CONTINUE_EXPIRED);
+      e.status.metadata.continue = encodeContinue(store.rv, t.start);
+      throw e;
+    }
     items = store.listAt(rt.resource, t.rv);
     listRv = t.rv;
     start = t.start;
   } else {
     const rv = parseRv(rvParam);
-    if (rv !== undefined && match === 'Exact') {
-      if (rv < store.compactedRv) throw expired(`too old resource version: ${rv} (${store.compactedRv})`);
-      await waitForRevision(store, rv);
+    // Exact, or (the legacy rule) a limit with a set resourceVersion and no match: read from etcd at exactly that revision.
+    if (rv !== undefined && (match === 'Exact' || (rv > 0 && limit > 0 && !match))) {
+      if (rv < store.compactedRv) throw expired('The resourceVersion for the provided list is too old.');
+      await waitForRevision(store, rt.resource, rv);
       items = store.listAt(rt.resource, rv);
       listRv = rv;
     } else {
-      if (rv !== undefined) await waitForRevision(store, rv);
+      if (rv !== undefined) await waitForRevision(store, rt.resource, rv);
       // resourceVersion=0, and a set resourceVersion without limit, are served
       // from the watch cache (limit ignored), at the resource's own revision.
       const fromCache = rv === 0 || (rv !== undefined && limit === 0);

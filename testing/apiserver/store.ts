@@ -172,11 +172,17 @@ export class ObjectStore {
     return () => set.delete(l);
   }
 
-  /** Forgets all history: resuming a watch or a paged list from any revision before now answers 410. */
-  compact(): void {
-    this.history = [];
+  /**
+   * etcd compacts at the current revision: continue tokens and exact reads
+   * from before now answer 410. With `watchCache` the watch history goes too
+   * (resuming a watch from before now is 410 as well); without it the watch
+   * cache keeps serving, as a real server's does after an etcd compaction.
+   */
+  compact(watchCache = true): void {
     this.snapshots.clear();
     this.compactedRv = this.rv;
+    if (!watchCache) return;
+    this.history = [];
     this.watchFloorRv = this.rv;
   }
 
