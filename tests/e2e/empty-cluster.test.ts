@@ -89,12 +89,17 @@ test('label source on an empty cluster: ready with nothing to do, then label Hyp
   assertNoForbidden(api);
 });
 
-test('UFM source on a cluster without Nodes writes its HyperNodes; their nodeCount follows as Nodes join', async () => {
-  const { api, kubeconfig } = await s.startCluster();
+/** A UFM answering the worked example's ports and its credentials Secret; returns the source's entry. */
+async function startUfm(api: Parameters<typeof seedUfmSecret>[0]): Promise<string> {
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   seedUfmSecret(api, ufm.username, ufm.password);
-  seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: true })}`);
+  return ufmEntry(ufm.endpoint(), { insecureSkipVerify: true });
+}
+
+test('UFM source on a cluster without Nodes writes its HyperNodes; their nodeCount follows as Nodes join', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  seedConfigMap(api, `networkTopologyDiscovery:\n${await startUfm(api)}`);
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
   await s.converge(() => JSON.stringify(ufmTree(api)) === JSON.stringify(UFM_WORKED_EXAMPLE) && ufmTree(api), 'the three ufm HyperNodes with no Node in the cluster');
   for (const n of workedExampleNodes()) api.store.create(n);
@@ -105,12 +110,9 @@ test('UFM source on a cluster without Nodes writes its HyperNodes; their nodeCou
 
 test('plan on an empty cluster: the UFM HyperNodes as creates, nothing for the label source, no error', async () => {
   const { api, kubeconfig } = await s.startCluster();
-  const ufm = (s.ufm = await new UfmServer().start());
-  ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
   // No ConfigMap in the cluster: the configuration is tried from a file.
   const conf = join(dir, 'conf.yaml');
-  writeFileSync(conf, `${TOPOLOGY_A3_CONFIG}${ufmEntry(ufm.endpoint(), { insecureSkipVerify: true })}`);
+  writeFileSync(conf, `${TOPOLOGY_A3_CONFIG}${await startUfm(api)}`);
   const result = await plan([`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json'], 'vc-hypernode-controller-manager', { color: false, env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' } });
   assert.is(result.code, 2, result.stderr);
   const changes = (JSON.parse(result.stdout) as { changes: PlannedChange[] }).changes;
