@@ -106,6 +106,8 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
         method: 'GET',
         path: collection(opts.namespace),
         query: listQuery(opts),
+        // Without a limit, or at resourceVersion=0 (the watch cache ignores limit), the whole list comes in one answer.
+        ...(!opts.limit || opts.resourceVersion === '0' ? { wholeList: true } : {}),
         ...(opts.accept ? { accept: opts.accept } : {}),
         ...signalOf(opts),
       }),

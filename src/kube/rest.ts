@@ -32,6 +32,13 @@ const RETRY_AFTER_CAP_MS = 60_000;
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /**
+ * The largest list answered whole (no limit, or resourceVersion=0, which the
+ * API server's watch cache answers whole): it grows with the cluster, and
+ * 100,000 metadata-only Nodes with their managedFields are ~70 MB. Beyond
+ * this the reflector falls back to pages.
+ */
+export const MAX_WHOLE_LIST_BYTES = 512 * 1024 * 1024;
+/**
  * The longest watch event line: one object (etcd stores at most ~1.5 MiB, and
  * JSON from a protobuf-stored built-in can be larger) plus the event envelope.
  */
@@ -58,6 +65,8 @@ export interface RestRequest {
   accept?: string;
   contentType?: string;
   signal?: AbortSignal;
+  /** A list that may come whole, in one answer: allowed MAX_WHOLE_LIST_BYTES instead of MAX_RESPONSE_BYTES. */
+  wholeList?: boolean;
 }
 
 export interface RestClientOptions {
@@ -72,6 +81,7 @@ export interface RestClientOptions {
   random?: () => number;
   /** Defaults MAX_RESPONSE_BYTES / MAX_WATCH_EVENT_BYTES (tests lower them). */
   maxResponseBytes?: number;
+  maxWholeListBytes?: number;
   maxWatchEventBytes?: number;
   /** Asked before every request that is not a GET (reads and watches are never fenced). */
   fence?: WriteFence;
@@ -111,7 +121,11 @@ export class RestClient {
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.random = opts.random ?? Math.random;
-    this.bodyLimits = { response: opts.maxResponseBytes ?? MAX_RESPONSE_BYTES, watchEvent: opts.maxWatchEventBytes ?? MAX_WATCH_EVENT_BYTES };
+    this.bodyLimits = {
+      response: opts.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+      wholeList: opts.maxWholeListBytes ?? MAX_WHOLE_LIST_BYTES,
+      watchEvent: opts.maxWatchEventBytes ?? MAX_WATCH_EVENT_BYTES,
+    };
     this.fence = opts.fence;
   }
 
@@ -119,7 +133,7 @@ export class RestClient {
   async request<T>(req: RestRequest): Promise<T> {
     return this.withRetries(req, async ({ signal }) => {
       const res = await this.send(req, signal);
-      const text = await readBody(res, this.bodyLimits.response, req);
+      const text = await readBody(res, req.wholeList ? this.bodyLimits.wholeList : this.bodyLimits.response, req);
       if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
       return (text ? parseJson(text, `${req.method} ${req.path}: the response`) : undefined) as T;
     }, true);
@@ -224,6 +238,7 @@ export class RestClient {
 
 interface BodyLimits {
   readonly response: number;
+  readonly wholeList: number;
   readonly watchEvent: number;
 }
 

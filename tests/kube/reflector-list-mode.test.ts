@@ -8,6 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/kube/errors.ts';
+import { BodyTooLargeError } from '../../src/kube/rest.ts';
 import { settle } from './fake-clock.ts';
 import { FakeResource, gone } from './fake-lister-watcher.ts';
 import { cachedNames, startInformer } from './informer-rig.ts';
@@ -84,6 +85,26 @@ test('a server that pages a resourceVersion=0 list (no watch cache) is followed 
     { limit: 500, resourceVersion: '0' },
     { limit: 500, continue: '500' },
     { limit: 500, resourceVersion: '700' },
+    { limit: 500, continue: '500' },
+  ]);
+  stop.abort();
+  await done;
+});
+
+test('a whole list too large to read at once falls back to consistent pages, and relists stay paged', async () => {
+  const res = filled(600);
+  res.listFailures.push(new BodyTooLargeError(512 * 1024 * 1024, 'response body', 'GET /api/v1/nodes'));
+  const { informer, stop, done } = startInformer(res);
+  await informer.waitForSync();
+  assert.is(informer.list().length, 600);
+  await settle();
+  res.cut(gone());
+  await settle();
+  assert.equal(res.listCalls, [
+    { limit: 500, resourceVersion: '0' },
+    { limit: 500 },
+    { limit: 500, continue: '500' },
+    { limit: 500, resourceVersion: '600' },
     { limit: 500, continue: '500' },
   ]);
   stop.abort();
