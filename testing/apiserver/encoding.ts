@@ -29,19 +29,33 @@ export interface ListMeta {
   remainingItemCount?: number;
 }
 
+/** Items per piece of a streamed list body. */
+const ITEMS_PER_PIECE = 1000;
+
 /**
  * A List body as the real server writes it: an empty PartialObjectMetadataList
  * says `"items": null` (Go's nil slice), typed and CRD lists `[]`; a CRD list
- * always carries `metadata.continue`, `""` on its last page.
+ * always carries `metadata.continue`, `""` on its last page. It comes in
+ * pieces of ITEMS_PER_PIECE items, so a server can stream a list of 100,000
+ * objects (as the real one does, chunked) without building one huge string or
+ * holding its event loop for seconds.
  */
-export function listJson(rt: ResourceType, items: Stored[], meta: ListMeta, form: Form): string {
+export function* listPieces(rt: ResourceType, items: Stored[], meta: ListMeta, form: Form): Generator<string> {
   const head =
     form === 'meta'
       ? { kind: 'PartialObjectMetadataList', apiVersion: META_API_VERSION, metadata: meta }
       : { kind: rt.listKind, apiVersion: rt.apiVersion, metadata: rt.builtin ? meta : { continue: '', ...meta } };
-  if (form === 'meta' && items.length === 0) return `${JSON.stringify(head).slice(0, -1)},"items":null}`;
-  const parts = items.map((s) => itemJson(rt, s, form));
-  return `${JSON.stringify(head).slice(0, -1)},"items":[${parts.join(',')}]}`;
+  const open = JSON.stringify(head).slice(0, -1);
+  if (form === 'meta' && items.length === 0) {
+    yield `${open},"items":null}`;
+    return;
+  }
+  yield `${open},"items":[`;
+  for (let i = 0; i < items.length; i += ITEMS_PER_PIECE) {
+    const batch = items.slice(i, i + ITEMS_PER_PIECE).map((s) => itemJson(rt, s, form));
+    yield `${i > 0 ? ',' : ''}${batch.join(',')}`;
+  }
+  yield ']}';
 }
 
 export function eventLine(type: string, s: Stored, form: Form): string {

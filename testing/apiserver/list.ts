@@ -4,7 +4,7 @@
 // compaction, and the resourceVersion / resourceVersionMatch rules (0 = from
 // the cache, limit ignored; N = not older than N; Exact = the state at N).
 
-import { listJson, type Form } from './encoding.ts';
+import { listPieces, type Form } from './encoding.ts';
 import { validateListOptions } from './list-options.ts';
 import type { ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
@@ -61,8 +61,8 @@ async function waitForRevision(store: ObjectStore, resource: string, rv: number)
   }
 }
 
-/** The list answer (typed list or PartialObjectMetadataList) for a list request's query. */
-export async function listBody(store: ObjectStore, rt: ResourceType, namespace: string, q: Query, form: Form): Promise<string> {
+/** The list answer (typed list or PartialObjectMetadataList) for a list request's query, in pieces to stream. */
+export async function listBody(store: ObjectStore, rt: ResourceType, namespace: string, q: Query, form: Form): Promise<Generator<string>> {
   validateListOptions(q, false);
   const labels = parseLabelSelector(q.get('labelSelector'));
   const fields = parseFieldSelector(q.get('fieldSelector'));
@@ -115,5 +115,5 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     meta.continue = encodeContinue(listRv, selected[selected.length - 1].key + '\u0000');
     if (!q.get('labelSelector') && !q.get('fieldSelector')) meta.remainingItemCount = rest;
   }
-  return listJson(rt, selected, meta, form);
+  return listPieces(rt, selected, meta, form);
 }

@@ -285,6 +285,39 @@ export class ApiServer {
     this.send(res, record, s.code, transformed ? JSON.stringify(s) : `${JSON.stringify(s)}\n`, headers);
   }
 
+  /**
+   * A 200 JSON body made of pieces: one piece is sent like any body; more are
+   * streamed chunked, yielding between pieces (and waiting for the socket to
+   * drain), so other requests (a Lease renewal) are served meanwhile.
+   */
+  private async sendPieces(res: ServerResponse, record: RequestRecord, pieces: Generator<string>): Promise<void> {
+    const first = pieces.next();
+    const second = first.done ? first : pieces.next();
+    if (second.done) return this.send(res, record, 200, `${first.done ? '' : first.value}\n`);
+    const acceptsGzip = /\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''));
+    // A gzip-capable client gets the whole body at once, compressed as before.
+    if (acceptsGzip) return this.send(res, record, 200, `${first.value}${second.value}${[...pieces].join('')}\n`);
+    record.code = 200;
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    for (const piece of [first.value, second.value]) res.write(piece);
+    for (const piece of pieces) {
+      if (res.destroyed) return;
+      if (!res.write(piece)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.once('drain', done);
+          res.once('close', done);
+        });
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    res.end('\n');
+  }
+
   private send(res: ServerResponse, record: RequestRecord | undefined, code: number, body: string, headers: Record<string, string> = {}, contentType = 'application/json'): void {
     if (record) record.code = code;
     const head = { 'Content-Type': contentType, ...headers };
@@ -395,7 +428,7 @@ export class ApiServer {
       }
       case 'list': {
         const form = negotiateForm(req.headers.accept, true, rt);
-        return this.send(res, record, 200, `${await listBody(this.objects, rt, info.namespace, q, form)}\n`);
+        return this.sendPieces(res, record, await listBody(this.objects, rt, info.namespace, q, form));
       }
       case 'watch':
         return this.watch(req, res, q, rt, info, record);
