@@ -11,7 +11,8 @@
 //     write → converged) against the client rate limit's bound for those
 //     writes (start → ready has its own column and target);
 //   - HyperNode writes while nothing changes (must be 0);
-//   - VmRSS at steady state (page cache state stated);
+//   - VmRSS at steady state (page cache state stated) and its peak (VmHWM:
+//     a whole list of 100,000 Nodes is read and parsed at once at start);
 //   - relabel → HyperNode members updated, p50/p99;
 //   - idle CPU per minute;
 // then the growth exponent of each figure against the Node count (the slope
@@ -70,6 +71,7 @@ interface Figures {
   boundMs: number;
   quietWrites: number;
   rssMB: number;
+  peakRssMB: number;
   relabelP50Ms: number;
   relabelP99Ms: number;
   idleCpuMsPerMin: number;
@@ -122,7 +124,7 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
     await new Promise((r) => setTimeout(r, idleS * 1000));
     const idleCpuMsPerMin = ((c.cpuMs() - cpuBefore) / idleS) * 60;
     const quietWrites = api.requests.writes(isControllerHyperNodeWrite).length - writesBefore;
-    const rssMB = c.memory().rssMB;
+    const { rssMB, hwmMB: peakRssMB } = c.memory();
 
     // Relabels: a Node to the next rack of its spine, until both rack HyperNodes show it.
     const rackHn = new Map<string, string>();
@@ -158,6 +160,7 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
       boundMs: rateLimitBoundMs(writes, RATE_LIMIT),
       quietWrites,
       rssMB,
+      peakRssMB,
       relabelP50Ms: percentile(latencies, 50),
       relabelP99Ms: percentile(latencies, 99),
       idleCpuMsPerMin,
@@ -201,6 +204,7 @@ const COLUMNS: Array<[string, (f: Figures) => string, keyof Figures | undefined]
   ['/bound', (f) => boundRatio(f), undefined],
   ['quiet writes', (f) => String(f.quietWrites), undefined],
   ['RSS MB', (f) => f.rssMB.toFixed(1), 'rssMB'],
+  ['peak MB', (f) => f.peakRssMB.toFixed(1), 'peakRssMB'],
   ['relabel p50', (f) => f.relabelP50Ms.toFixed(0), 'relabelP50Ms'],
   ['relabel p99', (f) => f.relabelP99Ms.toFixed(0), 'relabelP99Ms'],
   ['idle CPU ms/min', (f) => f.idleCpuMsPerMin.toFixed(0), 'idleCpuMsPerMin'],

@@ -72,43 +72,40 @@ test('a relist the cache cannot serve (504 too large, or 410) is retried at once
   }
 });
 
+/** Runs an informer over `res` to its sync (holding `cached` objects), expires its watch once; returns the lists it sent. */
+async function listsAcrossOneExpiry(res: FakeResource, cached: number) {
+  const { informer, stop, done } = startInformer(res);
+  await informer.waitForSync();
+  assert.is(informer.list().length, cached);
+  await settle();
+  res.cut(gone());
+  await settle();
+  stop.abort();
+  await done;
+  return res.listCalls;
+}
+
 test('a server that pages a resourceVersion=0 list (no watch cache) is followed page by page, and relists stay paged', async () => {
   const res = filled(700);
   res.watchCache = false;
-  const { informer, stop, done } = startInformer(res);
-  await informer.waitForSync();
-  await settle();
-  assert.is(informer.list().length, 700);
-  res.cut(gone());
-  await settle();
-  assert.equal(res.listCalls, [
+  assert.equal(await listsAcrossOneExpiry(res, 700), [
     { limit: 500, resourceVersion: '0' },
     { limit: 500, continue: '500' },
     { limit: 500, resourceVersion: '700' },
     { limit: 500, continue: '500' },
   ]);
-  stop.abort();
-  await done;
 });
 
 test('a whole list too large to read at once falls back to consistent pages, and relists stay paged', async () => {
   const res = filled(600);
   res.listFailures.push(new BodyTooLargeError(512 * 1024 * 1024, 'response body', 'GET /api/v1/nodes'));
-  const { informer, stop, done } = startInformer(res);
-  await informer.waitForSync();
-  assert.is(informer.list().length, 600);
-  await settle();
-  res.cut(gone());
-  await settle();
-  assert.equal(res.listCalls, [
+  assert.equal(await listsAcrossOneExpiry(res, 600), [
     { limit: 500, resourceVersion: '0' },
     { limit: 500 },
     { limit: 500, continue: '500' },
     { limit: 500, resourceVersion: '600' },
     { limit: 500, continue: '500' },
   ]);
-  stop.abort();
-  await done;
 });
 
 test('a continue token that expires while paging restarts the list whole at the same resourceVersion', async () => {
