@@ -11,6 +11,7 @@ import { truncateText } from '../util/truncate.ts';
 import { childSignal, type ChildSignal } from '../util/abort.ts';
 import { realClock, type Clock } from './clock.ts';
 import { ApiError } from './errors.ts';
+import { ListStreamReader } from './list-stream.ts';
 import { errorFromResponse, isStatusBody, parseRetryAfter, statusToError } from './status.ts';
 import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
@@ -67,6 +68,11 @@ export interface RestRequest {
   signal?: AbortSignal;
   /** A list that may come whole, in one answer: allowed MAX_WHOLE_LIST_BYTES instead of MAX_RESPONSE_BYTES. */
   wholeList?: boolean;
+  /**
+   * With wholeList: applied to each item of a successful List answer as it
+   * is read (list-stream.ts), so the whole answer is never held at once.
+   */
+  eachItem?: (item: unknown) => unknown;
 }
 
 export interface RestClientOptions {
@@ -133,6 +139,7 @@ export class RestClient {
   async request<T>(req: RestRequest): Promise<T> {
     return this.withRetries(req, async ({ signal }) => {
       const res = await this.send(req, signal);
+      if (req.wholeList && req.eachItem && res.statusCode! < 300) return (await readListStream(res, this.bodyLimits.wholeList, req, req.eachItem)) as T;
       const text = await readBody(res, req.wholeList ? this.bodyLimits.wholeList : this.bodyLimits.response, req);
       if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
       return (text ? parseJson(text, `${req.method} ${req.path}: the response`) : undefined) as T;
@@ -262,6 +269,27 @@ async function readBody(res: IncomingMessage, limit: number, req: RestRequest): 
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A List body read item by item (each transformed as it arrives), refused once it exceeds `limit` bytes. */
+async function readListStream(res: IncomingMessage, limit: number, req: RestRequest, eachItem: (item: unknown) => unknown): Promise<unknown> {
+  const reader = new ListStreamReader(eachItem);
+  let size = 0;
+  try {
+    for await (const chunk of res) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        res.destroy();
+        throw new BodyTooLargeError(limit, 'response body', `${req.method} ${req.path}`);
+      }
+      reader.push(chunk as Buffer);
+    }
+    return reader.finish();
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw err;
+    res.destroy();
+    throw wrapError(`${req.method} ${req.path}: the response`, err);
+  }
 }
 
 /**
