@@ -10,6 +10,7 @@ import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
 import { keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
 import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
+import { listItems } from '../kube/list-items.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
 import { Transport } from '../kube/transport.ts';
@@ -85,7 +86,7 @@ async function listAll<T extends KubeObject>(client: ResourceClient<T>, opts: Li
   let next: string | undefined;
   do {
     const page = await client.list({ ...opts, limit: LIST_PAGE_SIZE, ...(next ? { continue: next } : {}) });
-    items.push(...page.items);
+    for (const item of listItems(page, client.descriptor.resource)) items.push(item);
     next = page.metadata?.continue || undefined;
   } while (next);
   return items;

@@ -55,3 +55,14 @@ export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'Alr
 export const isConflict = (err: unknown): boolean => reasonOf(err) === 'Conflict';
 export const isGone = (err: unknown): boolean =>
   err instanceof ApiError && (err.code === 410 || err.reason === 'Gone' || err.reason === 'Expired');
+
+/**
+ * A list that asked for a resourceVersion the server's cache has not reached
+ * (apimachinery's IsTooLargeResourceVersionError): 504 `Timeout` with a
+ * `ResourceVersionTooLarge` cause, or the message older servers send.
+ */
+export const isTooLargeResourceVersion = (err: unknown): boolean =>
+  err instanceof ApiError &&
+  err.code === 504 &&
+  ((err.status?.details?.causes ?? []).some((c) => (c as { reason?: unknown } | null)?.reason === 'ResourceVersionTooLarge') ||
+    err.message.includes('Too large resource version'));

@@ -55,6 +55,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.running = true;
     const transform = this.opts.transform ?? ((o: KubeObject) => o as T);
     const reflector = new Reflector<KubeObject>({
+      resource: this.opts.name,
       listerWatcher: this.opts.listerWatcher,
       clock: this.opts.clock ?? realClock,
       logger: this.logger,
@@ -143,6 +144,7 @@ export interface ResourceInformerOptions<T> {
   fieldSelector?: string;
   /** List/watch as PartialObjectMetadata (server sends metadata only). */
   metadataOnly?: boolean;
+  /** Applied to every object before it is cached; also while a whole list is read, so it must be idempotent. */
   transform?: (obj: KubeObject) => T;
   clock?: Clock;
   logger?: Logger;
@@ -167,7 +169,11 @@ export function resourceInformer<T extends KubeObject>(client: ResourceClient<Ku
   };
   const explain = explainMissing(client.descriptor, opts.missingHint ?? DEFAULT_MISSING_HINT);
   const listerWatcher: ListerWatcher<KubeObject> = {
-    list: (o) => client.list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}) }).catch(explain),
+    // The transform also runs as a whole list is read, so 100,000 full items are never held at once (it must be idempotent).
+    list: (o) =>
+      client
+        .list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}), ...(opts.transform ? { eachItem: opts.transform } : {}) })
+        .catch(explain),
     watch: (o) => client.watch({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}) }).catch(explain),
   };
   return new SharedInformer<T>({

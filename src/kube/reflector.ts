@@ -1,14 +1,26 @@
 // Keeps a cache equal to the server's state of one resource (client-go's
-// tools/cache/reflector.go; docs/differences-from-go.md item 7): a paged list, then a watch
-// from the list's resourceVersion with bookmarks and a randomised server
-// timeout; relist on 410 Gone; jittered exponential backoff on errors; never
-// gives up until its signal aborts.
+// tools/cache/reflector.go and tools/pager; docs/differences-from-go.md item 7): a list, then
+// a watch from the list's resourceVersion with bookmarks and a randomised
+// server timeout; relist on 410 Gone; jittered exponential backoff on errors;
+// never gives up until its signal aborts.
+//
+// Which list, as client-go chooses it: the first asks for resourceVersion=0,
+// which the API server answers in one response from its watch cache (limit is
+// ignored there), so 100,000 Nodes cost one request instead of 200 sequential
+// pages read from etcd. A relist after an expired watch asks for the last
+// resourceVersion seen, also from the cache and unpaged. When the server
+// cannot serve that (410 Expired, or 504 for a resourceVersion it has not
+// reached) the list is retried at once as a consistent read from etcd, paged.
+// A server that pages a resourceVersion=0 list (its watch cache is off) is
+// paged from then on; a continue token that expires mid-way restarts the list
+// unpaged at the same resourceVersion.
 
 import type { Logger } from '../log.ts';
 import { Backoff } from './backoff.ts';
 import { isAbort } from '../util/abort.ts';
 import type { Clock } from './clock.ts';
-import { ApiError, isGone } from './errors.ts';
+import { ApiError, isGone, isTooLargeResourceVersion } from './errors.ts';
+import { listItems } from './list-items.ts';
 import type { ObjectList } from './resource.ts';
 import { BodyTooLargeError } from '../util/body-too-large-error.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
@@ -22,8 +34,12 @@ const WATCH_IDLE_MARGIN_MS = 30_000;
 /** client-go: a watch closed by the server this soon without any event is a fault, not a timeout. */
 const VERY_SHORT_WATCH_MS = 1_000;
 
+/** Whether a list at `resourceVersion` comes in one answer: unpaged, or from the watch cache (resourceVersion=0 ignores limit). */
+const unpagedAnswer = (resourceVersion: string, unpaged: boolean): boolean => unpaged || resourceVersion === '0';
+
 export interface ListerWatcher<T> {
-  list(opts: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
+  /** `limit` absent = unpaged; `resourceVersion` absent = a consistent read, `0` = any cached state. */
+  list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
   watch(opts: {
     resourceVersion: string;
     timeoutSeconds: number;
@@ -42,6 +58,8 @@ export interface ReflectorSink<T> {
 }
 
 export interface ReflectorOptions<T> {
+  /** The resource, named in errors about its answers (e.g. `nodes`). */
+  resource: string;
   listerWatcher: ListerWatcher<T>;
   sink: ReflectorSink<T>;
   clock: Clock;
@@ -60,6 +78,10 @@ export class Reflector<T extends KubeObject> {
   private readonly backoff: Backoff;
   private readonly random: () => number;
   private lastSyncResourceVersion = '';
+  /** The last list at lastSyncResourceVersion failed with 410 or 504: the next one is a consistent read. */
+  private lastSyncResourceVersionUnavailable = false;
+  /** The server paged a resourceVersion=0 list: its watch cache is off, so every list is paged. */
+  private paginatedResult = false;
   /** The failure last logged as an error; the same one again, retry after retry, is logged only at V(4). */
   private lastReported = '';
 
@@ -113,27 +135,58 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
+  /** client-go's relistResourceVersion: "" = consistent read from etcd, "0" = any state the cache has. */
+  private relistResourceVersion(): string {
+    if (this.lastSyncResourceVersionUnavailable) return '';
+    return this.lastSyncResourceVersion === '' ? '0' : this.lastSyncResourceVersion;
+  }
+
   private async list(signal: AbortSignal): Promise<void> {
-    const items: T[] = [];
-    let cont: string | undefined;
-    let rv = '';
-    do {
-      const page = await this.opts.listerWatcher.list({ limit: LIST_PAGE_SIZE, signal, ...(cont ? { continue: cont } : {}) });
-      // An API server sends `items` with every List, `[]` when there is
-      // nothing; a body without it comes from a broken proxy or a truncated
-      // answer. Taking it as "no objects" would empty the cache, so the list
-      // fails and is retried with backoff instead.
-      if (!Array.isArray(page.items)) {
-        throw new Error(`the list response has ${page.items === null ? 'items: null' : 'no items field'}; a List always carries an items array, so the response is broken`);
-      }
-      for (const item of page.items) items.push(item);
-      cont = page.metadata?.continue || undefined;
-      rv = page.metadata?.resourceVersion ?? '';
-    } while (cont);
+    const resourceVersion = this.relistResourceVersion();
+    // A list at a set, non-zero resourceVersion is served from the watch cache
+    // only when unpaged; paging it would read etcd (client-go opts out too).
+    const unpaged = !this.paginatedResult && resourceVersion !== '' && resourceVersion !== '0';
+    let result: { items: T[]; resourceVersion: string; paged: boolean };
+    try {
+      result = await this.pagedList(resourceVersion, unpaged ? undefined : LIST_PAGE_SIZE, signal);
+    } catch (err) {
+      const tooBig = err instanceof BodyTooLargeError && unpagedAnswer(resourceVersion, unpaged);
+      if (signal.aborted || !(isGone(err) || isTooLargeResourceVersion(err) || tooBig)) throw err;
+      this.opts.logger.v(2).info('The cache cannot serve the list, reading consistently', { resourceVersion, err: errorMessage(err) });
+      this.lastSyncResourceVersionUnavailable = true;
+      // A whole list too large to read at once: pages from now on (ours, not client-go's, which has no size limit).
+      if (tooBig) this.paginatedResult = true;
+      result = await this.pagedList('', LIST_PAGE_SIZE, signal);
+    }
     if (signal.aborted) return;
-    this.opts.sink.replace(items);
-    this.lastSyncResourceVersion = rv;
+    if (resourceVersion === '0' && result.paged) this.paginatedResult = true;
+    this.lastSyncResourceVersionUnavailable = false;
+    this.opts.sink.replace(result.items);
+    this.lastSyncResourceVersion = result.resourceVersion;
     this.backoff.reset();
+  }
+
+  /** client-go's ListPager: all pages of one list; a continue token that expires restarts it unpaged. */
+  private async pagedList(resourceVersion: string, limit: number | undefined, signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string; paged: boolean }> {
+    const items: T[] = [];
+    const rv = resourceVersion === '' ? {} : { resourceVersion };
+    let cont: string | undefined;
+    let page: ObjectList<T>;
+    let paged = false;
+    do {
+      try {
+        page = await this.opts.listerWatcher.list(cont ? { limit: limit!, continue: cont, signal } : { ...(limit ? { limit } : {}), ...rv, signal });
+      } catch (err) {
+        if (!cont || !isGone(err)) throw err;
+        this.opts.logger.v(2).info('The list expired while paging, listing it whole', { err: errorMessage(err) });
+        const whole = await this.opts.listerWatcher.list({ ...rv, signal });
+        return { items: listItems(whole, this.opts.resource), resourceVersion: whole.metadata?.resourceVersion ?? '', paged };
+      }
+      for (const item of listItems(page, this.opts.resource)) items.push(item);
+      cont = page.metadata?.continue || undefined;
+      if (cont) paged = true;
+    } while (cont);
+    return { items, resourceVersion: page.metadata?.resourceVersion ?? '', paged };
   }
 
   private async watch(signal: AbortSignal, log: Logger): Promise<WatchEnd> {

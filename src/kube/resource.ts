@@ -39,6 +39,8 @@ export interface ListOptions extends CallOptions {
   resourceVersion?: string;
   /** Override of the Accept header (metadata-only lists). */
   accept?: string;
+  /** Applied to each item of a list that comes whole, as it is read (see rest.ts `eachItem`). */
+  eachItem?: (item: KubeObject) => KubeObject;
 }
 
 export interface WatchOptions extends ListOptions {
@@ -106,6 +108,8 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
         method: 'GET',
         path: collection(opts.namespace),
         query: listQuery(opts),
+        // Without a limit, or at resourceVersion=0 (the watch cache ignores limit), the whole list comes in one answer.
+        ...(!opts.limit || opts.resourceVersion === '0' ? { wholeList: true, ...(opts.eachItem ? { eachItem: opts.eachItem as (item: unknown) => unknown } : {}) } : {}),
         ...(opts.accept ? { accept: opts.accept } : {}),
         ...signalOf(opts),
       }),

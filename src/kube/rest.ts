@@ -11,6 +11,7 @@ import { truncateText } from '../util/truncate.ts';
 import { childSignal, type ChildSignal } from '../util/abort.ts';
 import { realClock, type Clock } from './clock.ts';
 import { ApiError } from './errors.ts';
+import { ListStreamReader } from './list-stream.ts';
 import { errorFromResponse, isStatusBody, parseRetryAfter, statusToError } from './status.ts';
 import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
@@ -32,6 +33,13 @@ const RETRY_AFTER_CAP_MS = 60_000;
  * lists stays well under this; a single object is at most ~1.5 MiB (etcd).
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest list answered whole (no limit, or resourceVersion=0, which the
+ * API server's watch cache answers whole): it grows with the cluster, and
+ * 100,000 metadata-only Nodes with their managedFields are ~70 MB. Beyond
+ * this the reflector falls back to pages.
+ */
+export const MAX_WHOLE_LIST_BYTES = 512 * 1024 * 1024;
 /**
  * The longest watch event line: one object (etcd stores at most ~1.5 MiB, and
  * JSON from a protobuf-stored built-in can be larger) plus the event envelope.
@@ -59,6 +67,13 @@ export interface RestRequest {
   accept?: string;
   contentType?: string;
   signal?: AbortSignal;
+  /** A list that may come whole, in one answer: allowed MAX_WHOLE_LIST_BYTES instead of MAX_RESPONSE_BYTES. */
+  wholeList?: boolean;
+  /**
+   * With wholeList: applied to each item of a successful List answer as it
+   * is read (list-stream.ts), so the whole answer is never held at once.
+   */
+  eachItem?: (item: unknown) => unknown;
 }
 
 export interface RestClientOptions {
@@ -73,6 +88,7 @@ export interface RestClientOptions {
   random?: () => number;
   /** Defaults MAX_RESPONSE_BYTES / MAX_WATCH_EVENT_BYTES (tests lower them). */
   maxResponseBytes?: number;
+  maxWholeListBytes?: number;
   maxWatchEventBytes?: number;
   /** Asked before every request that is not a GET (reads and watches are never fenced). */
   fence?: WriteFence;
@@ -105,7 +121,11 @@ export class RestClient {
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.random = opts.random ?? Math.random;
-    this.bodyLimits = { response: opts.maxResponseBytes ?? MAX_RESPONSE_BYTES, watchEvent: opts.maxWatchEventBytes ?? MAX_WATCH_EVENT_BYTES };
+    this.bodyLimits = {
+      response: opts.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+      wholeList: opts.maxWholeListBytes ?? MAX_WHOLE_LIST_BYTES,
+      watchEvent: opts.maxWatchEventBytes ?? MAX_WATCH_EVENT_BYTES,
+    };
     this.fence = opts.fence;
   }
 
@@ -113,7 +133,8 @@ export class RestClient {
   async request<T>(req: RestRequest): Promise<T> {
     return this.withRetries(req, async ({ signal }) => {
       const res = await this.send(req, signal);
-      const text = await readBody(res, this.bodyLimits.response, req);
+      if (req.wholeList && req.eachItem && res.statusCode! < 300) return (await readListStream(res, this.bodyLimits.wholeList, req, req.eachItem)) as T;
+      const text = await readBody(res, req.wholeList ? this.bodyLimits.wholeList : this.bodyLimits.response, req);
       if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
       return (text ? parseJson(text, `${req.method} ${req.path}: the response`) : undefined) as T;
     }, true);
@@ -218,6 +239,7 @@ export class RestClient {
 
 interface BodyLimits {
   readonly response: number;
+  readonly wholeList: number;
   readonly watchEvent: number;
 }
 
@@ -241,6 +263,27 @@ async function readBody(res: IncomingMessage, limit: number, req: RestRequest): 
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A List body read item by item (each transformed as it arrives), refused once it exceeds `limit` bytes. */
+async function readListStream(res: IncomingMessage, limit: number, req: RestRequest, eachItem: (item: unknown) => unknown): Promise<unknown> {
+  const reader = new ListStreamReader(eachItem);
+  let size = 0;
+  try {
+    for await (const chunk of res) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        res.destroy();
+        throw bodyTooLarge(limit, 'response body', `${req.method} ${req.path}`);
+      }
+      reader.push(chunk as Buffer);
+    }
+    return reader.finish();
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw err;
+    res.destroy();
+    throw wrapError(`${req.method} ${req.path}: the response`, err);
+  }
 }
 
 /**

@@ -87,6 +87,9 @@ export interface User {
   grants: Grant[];
 }
 
+/** A request without credentials: allowed nothing a grant could name, so resources answer 403. */
+export const ANONYMOUS: User = { name: 'system:anonymous', grants: [] };
+
 /** The group whose members may do anything, as in every cluster. */
 export const MASTERS_GROUP = 'system:masters';
 

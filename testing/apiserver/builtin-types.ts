@@ -124,6 +124,9 @@ function decode(value: unknown, field: Field, path: string, owner: string): unkn
     if (field === 'time' && !TIME_RE.test(s)) throw new DecodeError(`parsing time "${s}" as "2006-01-02T15:04:05Z07:00": cannot parse "${s}" as "2006"`);
     if (field === 'microtime' && !MICROTIME_RE.test(s)) {
       const rest = s.replace(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/, '');
+      // More than six digits: Go's layout takes six, then meets the rest where the zone belongs.
+      const beyond = /^\.\d{6}(\d.*)$/.exec(rest);
+      if (beyond) throw new DecodeError(`parsing time "${s}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "${beyond[1]}" as "Z07:00"`);
       throw new DecodeError(`parsing time "${s}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "${rest}" as ".000000"`);
     }
     return s;

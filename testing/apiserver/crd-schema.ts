@@ -14,6 +14,7 @@ import {
   fieldNotSupported,
   fieldRequired,
   fieldTooLong,
+  fieldTypeInvalid,
   type FieldError,
 } from './status.ts';
 
@@ -120,7 +121,7 @@ const INT64_MAX = 2 ** 63;
 /** Validates a pruned object against the schema; field paths like `spec.members[0].type`. */
 export function validateSchema(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
   const wrongType = schema.type !== undefined && !typeMatches(value, schema.type);
-  if (wrongType) errs.push(fieldInvalid(path, typeName(value), `${path} in body must be of type ${schema.type}: "${typeName(value)}"`));
+  if (wrongType) errs.push(fieldTypeInvalid(path, typeName(value), `${path} in body must be of type ${schema.type}: "${typeName(value)}"`));
   // The enum is checked even on a wrong type, as kube-openapi does; nothing else is.
   if (schema.enum && !schema.enum.some((e) => e === value)) {
     errs.push(fieldNotSupported(path, value, schema.enum.map(String)));
@@ -138,12 +139,12 @@ export function validateSchema(value: Json, schema: Schema, path: string, errs: 
     }
   }
   if (typeof value === 'string') {
+    // Only the first failing length or pattern check is reported, as kube-openapi's string validator does.
     const length = [...value].length;
     if (schema.maxLength !== undefined && length > schema.maxLength) errs.push(fieldTooLong(path, schema.maxLength));
-    if (schema.minLength !== undefined && length < schema.minLength) {
+    else if (schema.minLength !== undefined && length < schema.minLength) {
       errs.push(fieldInvalid(path, value, `${path} in body should be at least ${schema.minLength} chars long`));
-    }
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) {
+    } else if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) {
       errs.push(fieldInvalid(path, value, `${path} in body should match '${schema.pattern}'`));
     }
     if (schema.format === 'date-time' && Number.isNaN(Date.parse(value))) {
@@ -190,8 +191,29 @@ export function checkRulesKnown(schema: Schema, path = ''): void {
   if (schema.items) checkRulesKnown(schema.items, `${path}[]`);
 }
 
+/**
+ * Schema errors that stop the CEL rules from running (apiextensions-apiserver
+ * v1.24): a missing required field, a wrong type or a too long value. The
+ * rules are then reported as not checked, in one cause with field `<nil>`.
+ */
+const BLOCKS_RULES = new Set<FieldError['type']>(['Required', 'TypeInvalid', 'TooLong']);
+
+export const RULES_NOT_CHECKED: FieldError = fieldInvalid(
+  '<nil>',
+  'null',
+  'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+);
+
+/** The rule errors for `value`, or the not-checked cause when `prior` holds a blocking schema error. */
+export function ruleErrors(value: Json, schema: Schema, prior: readonly FieldError[]): FieldError[] {
+  if (prior.some((e) => BLOCKS_RULES.has(e.type))) return [RULES_NOT_CHECKED];
+  const errs: FieldError[] = [];
+  validateRules(value, schema, '', errs);
+  return errs;
+}
+
 /** Runs x-kubernetes-validations on every object that has them (skipped where the type is wrong). */
-export function validateRules(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
+function validateRules(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
   if (schema.type && !typeMatches(value, schema.type)) return;
   if (isObject(value)) {
     for (const v of schema['x-kubernetes-validations'] ?? []) {

@@ -5,6 +5,8 @@
 import type { ResourceType } from './resources.ts';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+/** A CRD's verbs come in the apiextensions-apiserver's own order. */
+const CRD_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 
 export const VERSION_INFO = {
   major: '1',
@@ -21,7 +23,7 @@ export const VERSION_INFO = {
 function resourceList(groupVersion: string, types: ResourceType[]): unknown {
   const resources: unknown[] = [];
   for (const t of types) {
-    resources.push({ name: t.resource, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: VERBS, shortNames: t.shortNames.length ? t.shortNames : undefined });
+    resources.push({ name: t.resource, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: t.builtin ? VERBS : CRD_VERBS, shortNames: t.shortNames.length ? t.shortNames : undefined });
     for (const sub of t.subresources) {
       resources.push({ name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
     }

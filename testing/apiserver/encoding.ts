@@ -4,7 +4,7 @@
 // built once per stored version and shared by all readers and watchers.
 
 import type { ResourceType } from './resources.ts';
-import { notAcceptable } from './status.ts';
+import { notAcceptable, status, StatusError } from './status.ts';
 import type { Stored } from './store.ts';
 
 export type Form = 'full' | 'meta';
@@ -29,30 +29,65 @@ export interface ListMeta {
   remainingItemCount?: number;
 }
 
-export function listJson(rt: ResourceType, items: Stored[], meta: ListMeta, form: Form): string {
+/** Items per piece of a streamed list body. */
+const ITEMS_PER_PIECE = 1000;
+
+/**
+ * A List body as the real server writes it: an empty PartialObjectMetadataList
+ * says `"items": null` (Go's nil slice), typed and CRD lists `[]`; a CRD list
+ * always carries `metadata.continue`, `""` on its last page. It comes in
+ * pieces of ITEMS_PER_PIECE items, so a server can stream a list of 100,000
+ * objects (as the real one does, chunked) without building one huge string or
+ * holding its event loop for seconds.
+ */
+export function* listPieces(rt: ResourceType, items: Stored[], meta: ListMeta, form: Form): Generator<string> {
   const head =
     form === 'meta'
       ? { kind: 'PartialObjectMetadataList', apiVersion: META_API_VERSION, metadata: meta }
-      : { kind: rt.listKind, apiVersion: rt.apiVersion, metadata: meta };
-  const parts = items.map((s) => itemJson(rt, s, form));
-  return `${JSON.stringify(head).slice(0, -1)},"items":[${parts.join(',')}]}`;
+      : { kind: rt.listKind, apiVersion: rt.apiVersion, metadata: rt.builtin ? meta : { continue: '', ...meta } };
+  const open = JSON.stringify(head).slice(0, -1);
+  if (form === 'meta' && items.length === 0) {
+    yield `${open},"items":null}`;
+    return;
+  }
+  yield `${open},"items":[`;
+  for (let i = 0; i < items.length; i += ITEMS_PER_PIECE) {
+    const batch = items.slice(i, i + ITEMS_PER_PIECE).map((s) => itemJson(rt, s, form));
+    yield `${i > 0 ? ',' : ''}${batch.join(',')}`;
+  }
+  yield ']}';
 }
 
 export function eventLine(type: string, s: Stored, form: Form): string {
   return s.memo(`line:${type}:${form}`, () => `{"type":"${type}","object":${objectJson(s, form)}}\n`);
 }
 
+/**
+ * A BOOKMARK as the real server sends it: an empty object of the watched
+ * form carrying only the resourceVersion; typed objects (and metadata-only
+ * ones) say `creationTimestamp: null` and a typed kind its defaulted fields.
+ */
 export function bookmarkLine(rt: ResourceType, rv: number, form: Form): string {
   const head = form === 'meta' ? { kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION } : { kind: rt.kind, apiVersion: rt.apiVersion };
-  return `${JSON.stringify({ type: 'BOOKMARK', object: { ...head, metadata: { resourceVersion: String(rv) } } })}\n`;
+  const typed = form === 'meta' || rt.builtin;
+  const metadata = typed ? { resourceVersion: String(rv), creationTimestamp: null } : { resourceVersion: String(rv) };
+  const rest = form === 'full' ? rt.emptyFields : undefined;
+  return `${JSON.stringify({ type: 'BOOKMARK', object: { ...head, metadata, ...rest } })}\n`;
 }
 
 export function errorLine(status: unknown): string {
   return `${JSON.stringify({ type: 'ERROR', object: status })}\n`;
 }
 
+/** How Go names the type a request for `rt` decodes to, in a 406 message (`*core.Node`). */
+function goTypeName(rt: ResourceType, list: boolean): string {
+  if (!rt.builtin) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
+  return `*${rt.group ? rt.group.split('.')[0] : 'core'}.${list ? rt.listKind : rt.kind}`;
+}
+
 /** The form an Accept header asks for: PartialObjectMetadata(List) or full objects; 406 when none is served. */
-export function negotiateForm(accept: string | undefined, list: boolean): Form {
+export function negotiateForm(accept: string | undefined, list: boolean, rt: ResourceType): Form {
+  let mismatch: string | undefined;
   if (!accept) return 'full';
   for (const part of accept.split(',')) {
     const [type, ...rawParams] = part.split(';').map((s) => s.trim());
@@ -60,13 +95,14 @@ export function negotiateForm(accept: string | undefined, list: boolean): Form {
     const params = Object.fromEntries(rawParams.map((p) => p.split('=').map((s) => s.trim())));
     if (!params.as) return 'full';
     const want = list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
-    if (params.as === want && params.g === 'meta.k8s.io' && params.v === 'v1') return 'meta';
+    if (params.g !== 'meta.k8s.io' || params.v !== 'v1') continue;
+    if (params.as === want) return 'meta';
+    // The other metadata form: the real server says which one was asked for what.
+    if (params.as === 'PartialObjectMetadata' || params.as === 'PartialObjectMetadataList') mismatch ??= params.as;
+  }
+  if (mismatch) {
+    const what = list ? 'is a list' : 'is not a list';
+    throw new StatusError(status(406, 'NotAcceptable', `you requested ${mismatch}, but the requested object ${what} (${goTypeName(rt, list)})`));
   }
   throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
-}
-
-/** The Content-Type the real server answers a negotiated form with (transformed objects name their type). */
-export function contentTypeOf(form: Form, list: boolean): string {
-  if (form === 'full') return 'application/json';
-  return `application/json;as=${list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata'};g=meta.k8s.io;v=v1`;
 }

@@ -4,7 +4,7 @@
 // compaction, and the resourceVersion / resourceVersionMatch rules (0 = from
 // the cache, limit ignored; N = not older than N; Exact = the state at N).
 
-import { listJson, type Form } from './encoding.ts';
+import { listPieces, type Form } from './encoding.ts';
 import { validateListOptions } from './list-options.ts';
 import type { ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
@@ -26,6 +26,9 @@ function encodeContinue(rv: number, start: string): string {
 }
 
 function decodeContinue(token: string): { rv: number; start: string } {
+  // Go's base64 decoder names the first byte that is not in the (URL) alphabet.
+  const bad = token.search(/[^A-Za-z0-9_-]/);
+  if (bad >= 0) throw badRequest(`invalid continue token: continue key is not valid: illegal base64 data at input byte ${bad}`);
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
     if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string') throw new Error('bad token');
@@ -41,24 +44,25 @@ export function parseRv(raw: string | null): number | undefined {
   return Number(raw);
 }
 
-/** Waits (bounded) for the store to reach `rv`, as the watch cache does, then 504s. */
-export async function waitForRevision(store: ObjectStore, rv: number): Promise<void> {
+/** Waits (bounded) for the store to reach `rv`, as the watch cache of `resource` does, then 504s with Retry-After. */
+async function waitForRevision(store: ObjectStore, resource: string, rv: number): Promise<void> {
   const deadline = Date.now() + TOO_LARGE_RV_WAIT_MS;
   while (rv > store.rv) {
     if (Date.now() > deadline) {
       throw new StatusError(
-        status(504, 'Timeout', `Too large resource version: ${rv}, current: ${store.rv}`, {
+        status(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${store.cacheRv(resource)}`, {
           causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
           retryAfterSeconds: 1,
         }),
+        { 'Retry-After': '1' },
       );
     }
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-/** The list answer (typed list or PartialObjectMetadataList) for a list request's query. */
-export async function listBody(store: ObjectStore, rt: ResourceType, namespace: string, q: Query, form: Form): Promise<string> {
+/** The list answer (typed list or PartialObjectMetadataList) for a list request's query, in pieces to stream. */
+export async function listBody(store: ObjectStore, rt: ResourceType, namespace: string, q: Query, form: Form): Promise<Generator<string>> {
   validateListOptions(q, false);
   const labels = parseLabelSelector(q.get('labelSelector'));
   const fields = parseFieldSelector(q.get('fieldSelector'));
@@ -74,23 +78,31 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
   if (token) {
     if (rvParam) throw badRequest('specifying resource version is not allowed when using continue');
     const t = decodeContinue(token);
-    if (t.rv < store.compactedRv) throw expired(CONTINUE_EXPIRED);
+    if (t.rv < store.compactedRv) {
+      // The Status carries a token for the rest of the list at the current revision.
+      const e = expired(CONTINUE_EXPIRED);
+      e.status.metadata.continue = encodeContinue(store.rv, t.start);
+      throw e;
+    }
     items = store.listAt(rt.resource, t.rv);
     listRv = t.rv;
     start = t.start;
   } else {
     const rv = parseRv(rvParam);
-    if (rv !== undefined && match === 'Exact') {
-      if (rv < store.compactedRv) throw expired(`too old resource version: ${rv} (${store.compactedRv})`);
-      await waitForRevision(store, rv);
+    // Exact, or (the legacy rule) a limit with a set resourceVersion and no match: read from etcd at exactly that revision.
+    if (rv !== undefined && (match === 'Exact' || (rv > 0 && limit > 0 && !match))) {
+      if (rv < store.compactedRv) throw expired('The resourceVersion for the provided list is too old.');
+      await waitForRevision(store, rt.resource, rv);
       items = store.listAt(rt.resource, rv);
       listRv = rv;
     } else {
-      if (rv !== undefined) await waitForRevision(store, rv);
-      // resourceVersion=0 is served from the watch cache, which ignores limit.
+      if (rv !== undefined) await waitForRevision(store, rt.resource, rv);
+      // resourceVersion=0, and a set resourceVersion without limit, are served
+      // from the watch cache (limit ignored), at the resource's own revision.
+      const fromCache = rv === 0 || (rv !== undefined && limit === 0);
       if (rv === 0) limit = 0;
       items = store.list(rt.resource);
-      listRv = store.rv;
+      listRv = fromCache ? store.cacheRv(rt.resource) : store.rv;
     }
   }
   let selected = items.filter(
@@ -103,5 +115,5 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     meta.continue = encodeContinue(listRv, selected[selected.length - 1].key + '\u0000');
     if (!q.get('labelSelector') && !q.get('fieldSelector')) meta.remainingItemCount = rest;
   }
-  return listJson(rt, selected, meta, form);
+  return listPieces(rt, selected, meta, form);
 }

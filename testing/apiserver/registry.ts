@@ -16,7 +16,10 @@ import {
   badRequest,
   conflict,
   fieldInvalid,
+  etcdTooLarge,
+  ETCD_MAX_REQUEST_BYTES,
   GoLiteral,
+  groupResource,
   invalid,
   notFound,
   status,
@@ -105,6 +108,11 @@ function withoutMetaAndStatus(obj: Readonly<Obj>): string {
 function comparable(obj: Readonly<Obj>): string {
   const { resourceVersion: _rv, managedFields: _mf, ...meta } = obj.metadata ?? {};
   return canonical({ ...obj, metadata: meta });
+}
+
+/** An object etcd would refuse to store (it is over etcd's request limit). */
+function checkStorable(obj: Obj): void {
+  if (Buffer.byteLength(JSON.stringify(obj)) > ETCD_MAX_REQUEST_BYTES) throw etcdTooLarge();
 }
 
 export class Registry {
@@ -199,11 +207,13 @@ export class Registry {
     // A custom resource with a status subresource cannot set status on create.
     if (!rt.builtin && rt.subresources.includes('status') && !opts.direct) delete obj.status;
     rt.prepareCreate(obj);
+    if (!opts.direct) rt.admit?.(obj);
     delete meta.managedFields;
     if (opts.manager) recordWrite(obj, undefined, opts.manager, rt.apiVersion, meta.creationTimestamp);
     this.validate(rt, obj);
     const key = keyOf(meta.namespace, meta.name);
     if (this.store.get(rt.resource, key)) throw alreadyExists(rt, meta.name);
+    checkStorable(obj);
     return this.store.put(rt.resource, key, (rv) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
   }
 
@@ -217,7 +227,8 @@ export class Registry {
     const rv = obj.metadata.resourceVersion;
     if (!rv) {
       if (!rt.allowUnconditionalUpdate && !opts.direct) {
-        throw invalid(rt, name, [fieldInvalid('metadata.resourceVersion', new GoLiteral('0x0'), 'must be specified for an update')]);
+        // Worded by the registry, not the type's validation: it names the resource, not the kind.
+        throw invalid({ ...rt, kind: rt.resource }, name, [fieldInvalid('metadata.resourceVersion', new GoLiteral('0x0'), 'must be specified for an update')], groupResource(rt));
       }
     } else if (rv !== old.obj.metadata.resourceVersion) {
       throw conflict(rt, name);
@@ -281,6 +292,7 @@ export class Registry {
     if (comparable(next) === comparable(prev)) return old;
     if (opts.manager) recordWrite(next, prev.metadata.managedFields, opts.manager, rt.apiVersion, now(), opts.subresource);
     if (!next.metadata.managedFields) delete next.metadata.managedFields;
+    checkStorable(next);
     return this.store.put(rt.resource, old.key, (rv) => ({ ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } }));
   }
 

@@ -5,7 +5,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { decodeBuiltin } from './builtin-types.ts';
-import { checkRulesKnown, loadCrd, prune, validateRules, validateSchema } from './crd-schema.ts';
+import { checkRulesKnown, loadCrd, prune, ruleErrors, validateSchema } from './crd-schema.ts';
 import { objectMetaErrors, type NameRule } from './meta-validation.ts';
 import { configKeyErrors, eventErrors, leaseErrors } from './builtin-validation.ts';
 import { badRequest, type ErrorSubject, type FieldError } from './status.ts';
@@ -34,8 +34,14 @@ export interface ResourceType extends ErrorSubject {
   decode(obj: Obj): Obj;
   /** Fills server-side defaults on create. */
   prepareCreate(obj: Obj): void;
+  /** What admission adds to an object created through the API (not to test seeding). */
+  admit?(obj: Obj): void;
+  /** Fields of an empty object of this kind besides metadata, as a typed BOOKMARK carries them. */
+  emptyFields?: Obj;
   /** Field errors beyond object metadata (422 when non-empty). */
   validate(obj: Obj): FieldError[];
+  /** A CRD's x-kubernetes-validations: run after the other checks, which may block them. */
+  rules?(obj: Obj, prior: readonly FieldError[]): FieldError[];
 }
 
 interface BuiltinSpec {
@@ -51,6 +57,8 @@ interface BuiltinSpec {
   allowUnconditionalUpdate?: boolean;
   allowCreateOnUpdate?: boolean;
   prepareCreate?(obj: Obj): void;
+  admit?(obj: Obj): void;
+  emptyFields?: Record<string, unknown>;
   prepareWrite?(obj: Obj): void;
   validate?(obj: Obj): FieldError[];
 }
@@ -81,11 +89,35 @@ function builtin(spec: BuiltinSpec): ResourceType {
       return decoded;
     },
     prepareCreate: spec.prepareCreate ?? (() => {}),
+    ...(spec.admit ? { admit: spec.admit } : {}),
+    ...(spec.emptyFields ? { emptyFields: spec.emptyFields as Obj } : {}),
     validate: spec.validate ?? (() => []),
   };
 }
 
-const nodes = builtin({ resource: 'nodes', kind: 'Node', singular: 'node', shortNames: ['no'], namespaced: false, subresources: ['status'] });
+/** The status every Node is defaulted to (v1 defaulting of a NodeStatus), as a real server answers it. */
+const NODE_STATUS_DEFAULTS = {
+  daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+  nodeInfo: { machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '', kubeletVersion: '', kubeProxyVersion: '', operatingSystem: '', architecture: '' },
+};
+
+const nodes = builtin({
+  resource: 'nodes',
+  kind: 'Node',
+  singular: 'node',
+  shortNames: ['no'],
+  namespaced: false,
+  subresources: ['status'],
+  emptyFields: { spec: {}, status: NODE_STATUS_DEFAULTS },
+  admit(obj) {
+    // The default admission plugins taint a new Node until its kubelet reports it ready (TaintNodesByCondition).
+    const spec = (obj.spec ?? {}) as { taints?: unknown[] };
+    const taints = spec.taints ?? [];
+    if (!taints.some((t) => (t as { key?: string }).key === 'node.kubernetes.io/not-ready')) taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
+    obj.spec = { ...spec, taints };
+    obj.status = { ...structuredClone(NODE_STATUS_DEFAULTS), ...(obj.status as object | undefined) };
+  },
+});
 
 const namespaces = builtin({
   resource: 'namespaces',
@@ -136,6 +168,12 @@ const events = builtin({
   singular: 'event',
   shortNames: ['ev'],
   namespaced: true,
+  prepareWrite(obj) {
+    // Fields of the core/v1 Event without omitempty: a real server always sends them.
+    obj.eventTime ??= null;
+    obj.reportingComponent ??= '';
+    obj.reportingInstance ??= '';
+  },
   validate: eventErrors,
 });
 
@@ -192,9 +230,9 @@ export function customResource(crdFile: string): ResourceType {
     validate(obj) {
       const errs: FieldError[] = [];
       validateSchema(obj, crd.schema, '', errs);
-      validateRules(obj, crd.schema, '', errs);
       return errs;
     },
+    rules: (obj, prior) => ruleErrors(obj, crd.schema, prior),
   };
 }
 
@@ -206,5 +244,10 @@ export function defaultResourceTypes(): Map<string, ResourceType> {
 
 /** Metadata and type validation common to all kinds (422 causes), then the kind's own rules. */
 export function admissionErrors(rt: ResourceType, obj: Obj): FieldError[] {
-  return [...objectMetaErrors(obj.metadata ?? {}, rt.namespaced, rt.nameRule), ...rt.validate(obj)];
+  const errs = [...objectMetaErrors(obj.metadata ?? {}, rt.namespaced, rt.nameRule), ...rt.validate(obj)];
+  if (!rt.rules) return errs;
+  // A custom resource's causes come sorted by field, the not-checked one (`<nil>`) last.
+  const all = [...errs, ...rt.rules(obj, errs)];
+  const rank = (e: FieldError) => (e.field === '<nil>' ? '\uffff' : e.field);
+  return all.sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
 }

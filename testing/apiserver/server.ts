@@ -13,12 +13,12 @@ import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { gzip } from 'node:zlib';
 import { answerAccessReview, isAccessReview } from './access-reviews.ts';
-import { allowed, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
+import { allowed, ANONYMOUS, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
 import { discovery, VERSION_INFO } from './discovery.ts';
-import { contentTypeOf, negotiateForm, objectJson, type Form } from './encoding.ts';
+import { negotiateForm, objectJson, type Form } from './encoding.ts';
 import { Faults, type FailureSpec } from './faults.ts';
 import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
-import { listBody, parseRv, waitForRevision, type Query } from './list.ts';
+import { listBody, parseRv, type Query } from './list.ts';
 import { validateListOptions } from './list-options.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import { Registry, type DeletePreconditions } from './registry.ts';
@@ -135,6 +135,8 @@ export class ApiServer {
     this.users.add(ADMIN_USER, 'admin', ADMIN_TOKEN);
     for (const [name, u] of Object.entries(opts.users ?? {})) this.users.add(name, u.grant, u.token);
     this.registry.ensureSystemNamespaces(opts.namespaces);
+    // The watch cache starts once the server has bootstrapped, as a real one does: a watch from an earlier revision is 410.
+    this.objects.resetWatchCache();
     this.server = this.createServer();
   }
 
@@ -238,8 +240,8 @@ export class ApiServer {
   }
 
   /** Forgets history: watches and continue tokens from before now get 410 Expired. */
-  compact(): void {
-    this.objects.compact();
+  compact(o: { watchCache?: boolean } = {}): void {
+    this.objects.compact(o.watchCache ?? true);
   }
 
   /** The current global resourceVersion. */
@@ -278,8 +280,43 @@ export class ApiServer {
 
   // ---- request handling ----
 
+  /** A Status body ends with a newline, except towards a request that asked for a transformed (`as=`) answer: Go's encoders differ there. */
   private sendStatus(res: ServerResponse, record: RequestRecord | undefined, s: StatusError['status'], headers: Record<string, string> = {}): void {
-    this.send(res, record, s.code, JSON.stringify(s), headers);
+    const transformed = /;\s*as=/.test(String(res.req.headers.accept ?? ''));
+    this.send(res, record, s.code, transformed ? JSON.stringify(s) : `${JSON.stringify(s)}\n`, headers);
+  }
+
+  /**
+   * A 200 JSON body made of pieces: one piece is sent like any body; more are
+   * streamed chunked, yielding between pieces (and waiting for the socket to
+   * drain), so other requests (a Lease renewal) are served meanwhile.
+   */
+  private async sendPieces(res: ServerResponse, record: RequestRecord, pieces: Generator<string>): Promise<void> {
+    const first = pieces.next();
+    const second = first.done ? first : pieces.next();
+    if (second.done) return this.send(res, record, 200, `${first.done ? '' : first.value}\n`);
+    const acceptsGzip = /\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''));
+    // A gzip-capable client gets the whole body at once, compressed as before.
+    if (acceptsGzip) return this.send(res, record, 200, `${first.value}${second.value}${[...pieces].join('')}\n`);
+    record.code = 200;
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    for (const piece of [first.value, second.value]) res.write(piece);
+    for (const piece of pieces) {
+      if (res.destroyed) return;
+      if (!res.write(piece)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.once('drain', done);
+          res.once('close', done);
+        });
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    res.end('\n');
   }
 
   private send(res: ServerResponse, record: RequestRecord | undefined, code: number, body: string, headers: Record<string, string> = {}, contentType = 'application/json'): void {
@@ -304,9 +341,13 @@ export class ApiServer {
       const subject = socket.authorized ? socket.getPeerCertificate()?.subject : undefined;
       const cn = subject?.CN;
       if (typeof cn === 'string' && cn) return this.users.byCertificate(cn, ([] as string[]).concat(subject?.O ?? []));
+      // A certificate that does not verify fails authentication (a real server refuses the handshake).
+      if (!socket.authorized && socket.getPeerCertificate()?.subject) return undefined;
     }
     const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ')) return this.users.byToken(auth.slice('Bearer '.length).trim());
+    // No credentials, or an empty bearer token, is the anonymous user (403 on resources); only a wrong token is 401.
+    if (auth === undefined || /^Bearer\s*$/.test(auth)) return ANONYMOUS;
+    if (auth.startsWith('Bearer ')) return this.users.byToken(auth.slice('Bearer '.length).trim());
     return undefined;
   }
 
@@ -340,9 +381,11 @@ export class ApiServer {
       const injected = this.faults.take(record);
       if (injected) throw injected;
       if (!info.isResource) {
+        // Discovery is for authenticated users only (system:discovery), as on a real server.
+        if (user === ANONYMOUS) throw new StatusError(status(403, 'Forbidden', `forbidden: User "${user.name}" cannot get path "${url.pathname}"`, {}));
         const doc = discovery(info.parts, [...this.registry.types.values()], `127.0.0.1:${this.port}`);
         if (doc === undefined || method !== 'GET') throw pageNotFound();
-        return this.send(res, record, 200, JSON.stringify(doc));
+        return this.send(res, record, 200, `${JSON.stringify(doc)}\n`);
       }
       await this.serveResource(req, res, url.searchParams, info, user, record);
     } catch (err) {
@@ -382,39 +425,39 @@ export class ApiServer {
     }
     switch (info.verb) {
       case 'get': {
-        const form = negotiateForm(req.headers.accept, false);
-        return this.send(res, record, 200, objectJson(this.registry.get(rt, ns, info.name), form), {}, contentTypeOf(form, false));
+        const form = negotiateForm(req.headers.accept, false, rt);
+        return this.send(res, record, 200, `${objectJson(this.registry.get(rt, ns, info.name), form)}\n`);
       }
       case 'list': {
-        const form = negotiateForm(req.headers.accept, true);
-        return this.send(res, record, 200, await listBody(this.objects, rt, info.namespace, q, form), {}, contentTypeOf(form, true));
+        const form = negotiateForm(req.headers.accept, true, rt);
+        return this.sendPieces(res, record, await listBody(this.objects, rt, info.namespace, q, form));
       }
       case 'watch':
-        return this.watch(req, res, q, rt, info, negotiateForm(req.headers.accept, false), record);
+        return this.watch(req, res, q, rt, info, record);
       case 'create': {
         if (info.name || info.subresource) throw methodNotAllowed();
         const created = this.registry.create(rt, ns, parseJson(await readBody(req)), write);
-        return this.send(res, record, 201, objectJson(created, 'full'));
+        return this.send(res, record, 201, `${objectJson(created, 'full')}\n`);
       }
       case 'update': {
         if (!info.name) throw methodNotAllowed();
         const body = parseJson(await readBody(req));
         const existed = this.registry.exists(rt, ns, info.name);
         const updated = this.registry.update(rt, ns, info.name, body, write);
-        return this.send(res, record, existed ? 200 : 201, objectJson(updated, 'full'));
+        return this.send(res, record, existed ? 200 : 201, `${objectJson(updated, 'full')}\n`);
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
         const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
         const patched = this.registry.patch(rt, ns, info.name, type, await readBody(req), write);
-        return this.send(res, record, 200, objectJson(patched, 'full'));
+        return this.send(res, record, 200, `${objectJson(patched, 'full')}\n`);
       }
       case 'delete': {
         if (info.subresource) throw methodNotAllowed();
         const text = await readBody(req);
         const opts = text.trim() ? (parseJson(text) as { preconditions?: DeletePreconditions }) : {};
         const deleted = this.registry.delete(rt, ns, info.name, opts.preconditions ?? {});
-        return this.send(res, record, 200, this.deleteResponse(rt, deleted));
+        return this.send(res, record, 200, `${this.deleteResponse(rt, deleted)}\n`);
       }
       case 'deletecollection': {
         const labels = parseLabelSelector(q.get('labelSelector'));
@@ -423,7 +466,7 @@ export class ApiServer {
             this.registry.delete(rt, s.obj.metadata.namespace, s.obj.metadata.name);
           }
         }
-        return this.send(res, record, 200, JSON.stringify({ ...status(200, '', ''), status: 'Success', message: undefined, reason: undefined }));
+        return this.send(res, record, 200, `${JSON.stringify({ ...status(200, '', ''), status: 'Success', message: undefined, reason: undefined })}\n`);
       }
       default:
         throw methodNotAllowed();
@@ -432,18 +475,22 @@ export class ApiServer {
 
   /** Built-in kinds answer a delete with a Success Status; custom resources and namespaces with the object. */
   private deleteResponse(rt: ResourceType, deleted: Stored): string {
-    if (!rt.builtin || rt.resource === 'namespaces') return objectJson(deleted, 'full');
+    // Namespaces answer the object (they are finalized, not gone); everything else, CRDs included, a Success Status.
+    if (rt.resource === 'namespaces') return objectJson(deleted, 'full');
     const details: Record<string, string> = { name: deleted.obj.metadata.name, kind: rt.resource, uid: deleted.obj.metadata.uid };
     if (rt.group) details.group = rt.group;
     return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
   }
 
-  private async watch(req: IncomingMessage, res: ServerResponse, q: Query, rt: ResourceType, info: RequestInfo, form: Form, record: RequestRecord): Promise<void> {
+  private async watch(req: IncomingMessage, res: ServerResponse, q: Query, rt: ResourceType, info: RequestInfo, record: RequestRecord): Promise<void> {
+    // A watch asked for as a PartialObjectMetadataList is served, and ends silently at its first event.
+    const listAccept = /;\s*as=PartialObjectMetadataList\b/.test(String(req.headers.accept ?? ''));
+    const form: Form = listAccept ? 'meta' : negotiateForm(req.headers.accept, false, rt);
     const labels = parseLabelSelector(q.get('labelSelector'));
     const fields = parseFieldSelector(info.name ? `metadata.name=${info.name}` : q.get('fieldSelector'));
     const rv = parseRv(q.get('resourceVersion'));
     validateListOptions(q, true);
-    if (rv !== undefined && rv > 0) await waitForRevision(this.objects, rv);
+    // A resourceVersion the store has not reached: the stream stays silent until it has (no 504 on a watch).
     const timeoutSeconds = Number(q.get('timeoutSeconds') ?? 0);
     const timeoutMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.maxWatchSeconds * 1000 * (1 + Math.random());
     const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
@@ -461,6 +508,7 @@ export class ApiServer {
         bookmarks,
         bookmarkIntervalMs: this.bookmarkIntervalMs,
         timeoutMs,
+        endAtFirstEvent: listAccept,
       },
       record,
       this.openWatches,

@@ -22,7 +22,8 @@ export interface StatusCause {
 export interface Status {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  /** Empty, except the fresh continue token of an expired one. */
+  metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message: string;
   reason: string;
@@ -97,13 +98,24 @@ export const unsupportedMediaType = (accepted: string[]): StatusError =>
 /** 410 with reason Expired: a resourceVersion or continue token the server no longer has. */
 export const expired = (message: string): StatusError => new StatusError(status(410, 'Expired', message));
 
+/** etcd's request limit (--max-request-bytes default, 1.5 MiB): a larger object is never stored. */
+export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+
+/** etcd's refusal passed through as is: a 500 whose Status has no reason at all. */
+export const etcdTooLarge = (): StatusError => {
+  const s = status(500, '', 'etcdserver: request is too large');
+  delete (s as Partial<Status>).reason;
+  return new StatusError(s);
+};
+
 // ---- field errors (k8s.io/apimachinery/pkg/util/validation/field) ----
 
-export type FieldErrorType = 'Required' | 'Invalid' | 'NotSupported' | 'TooLong' | 'Forbidden';
+export type FieldErrorType = 'Required' | 'Invalid' | 'TypeInvalid' | 'NotSupported' | 'TooLong' | 'Forbidden';
 
 const TYPE_TEXT: Record<FieldErrorType, string> = {
   Required: 'Required value',
   Invalid: 'Invalid value',
+  TypeInvalid: 'Invalid value',
   NotSupported: 'Unsupported value',
   TooLong: 'Too long',
   Forbidden: 'Forbidden',
@@ -112,6 +124,7 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
 const TYPE_REASON: Record<FieldErrorType, string> = {
   Required: 'FieldValueRequired',
   Invalid: 'FieldValueInvalid',
+  TypeInvalid: 'FieldValueTypeInvalid',
   NotSupported: 'FieldValueNotSupported',
   TooLong: 'FieldValueTooLong',
   Forbidden: 'FieldValueForbidden',
@@ -133,6 +146,7 @@ export interface FieldError {
 
 export const fieldRequired = (field: string, detail = ''): FieldError => ({ type: 'Required', field, value: OMIT, detail });
 export const fieldInvalid = (field: string, value: unknown, detail: string): FieldError => ({ type: 'Invalid', field, value, detail });
+export const fieldTypeInvalid = (field: string, value: unknown, detail: string): FieldError => ({ type: 'TypeInvalid', field, value, detail });
 export const fieldTooLong = (field: string, max: number): FieldError => ({
   type: 'TooLong',
   field,
@@ -164,11 +178,15 @@ export function fieldErrorBody(e: FieldError): string {
 
 export const fieldErrorString = (e: FieldError): string => `${e.field}: ${fieldErrorBody(e)}`;
 
-/** 422 Invalid with the aggregate message and one cause per field error. */
-export function invalid(s: ErrorSubject, name: string, errors: FieldError[]): StatusError {
+/**
+ * 422 Invalid with the aggregate message and one cause per field error;
+ * `subject` overrides how the object is named (`Kind.group` by default).
+ */
+export function invalid(s: ErrorSubject, name: string, errors: FieldError[], subject = qualifiedKind(s)): StatusError {
   const texts = [...new Set(errors.map(fieldErrorString))];
   const aggregate = texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
-  const d: Status['details'] = { name, kind: s.kind, causes: errors.map((e) => ({ reason: TYPE_REASON[e.type], message: fieldErrorBody(e), field: e.field })) };
+  // Go omits an empty name from details (omitempty).
+  const d: Status['details'] = { ...(name ? { name } : {}), kind: s.kind, causes: errors.map((e) => ({ reason: TYPE_REASON[e.type], message: fieldErrorBody(e), field: e.field })) };
   if (s.group) d.group = s.group;
-  return new StatusError(status(422, 'Invalid', `${qualifiedKind(s)} "${name}" is invalid: ${aggregate}`, d));
+  return new StatusError(status(422, 'Invalid', `${subject} "${name}" is invalid: ${aggregate}`, d));
 }

@@ -58,6 +58,8 @@ export class ObjectStore {
   private history: StoreEvent[] = [];
   private listeners = new Map<string, Set<Listener>>();
   private snapshots = new Map<string, Stored[]>();
+  /** Revision of the last write per resource: the watch cache of that resource is at it. */
+  private lastWrite = new Map<string, number>();
   /** Key-ordered current objects per resource, rebuilt after a write to that resource. */
   private sorted = new Map<string, Stored[]>();
 
@@ -126,7 +128,18 @@ export class ObjectStore {
     return stored;
   }
 
+  /**
+   * The resourceVersion a list served from the watch cache reports: the
+   * resource's last write, which can be older than the store's revision (a
+   * real server's cache of Nodes does not move on when a ConfigMap is
+   * written). Never before the cache's start, so a watch from it is served.
+   */
+  cacheRv(resource: string): number {
+    return Math.max(this.lastWrite.get(resource) ?? 0, this.watchFloorRv, 1);
+  }
+
   private emit(ev: StoreEvent): void {
+    this.lastWrite.set(ev.resource, ev.rv);
     this.sorted.delete(ev.resource);
     this.history.push(ev);
     // Trimmed in batches: shifting a 100k-entry array on every write would make bulk seeding quadratic.
@@ -159,11 +172,17 @@ export class ObjectStore {
     return () => set.delete(l);
   }
 
-  /** Forgets all history: resuming a watch or a paged list from any revision before now answers 410. */
-  compact(): void {
-    this.history = [];
+  /**
+   * etcd compacts at the current revision: continue tokens and exact reads
+   * from before now answer 410. With `watchCache` the watch history goes too
+   * (resuming a watch from before now is 410 as well); without it the watch
+   * cache keeps serving, as a real server's does after an etcd compaction.
+   */
+  compact(watchCache = true): void {
     this.snapshots.clear();
     this.compactedRv = this.rv;
+    if (!watchCache) return;
+    this.history = [];
     this.watchFloorRv = this.rv;
   }
 

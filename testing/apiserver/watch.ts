@@ -11,7 +11,7 @@ import { bookmarkLine, errorLine, eventLine, type Form } from './encoding.ts';
 import type { RequestRecord } from './request-log.ts';
 import type { ResourceType } from './resources.ts';
 import type { Matcher } from './selectors.ts';
-import type { ObjectStore, Stored, StoreEvent } from './store.ts';
+import { Stored, type ObjectStore, type StoreEvent } from './store.ts';
 import { status } from './status.ts';
 
 export interface WatchParams {
@@ -21,6 +21,8 @@ export interface WatchParams {
   form: Form;
   /** Resume after this revision; undefined = send current state first. */
   sinceRv?: number;
+  /** End the stream, sending nothing, when the first event is due (a List Accept on a watch). */
+  endAtFirstEvent?: boolean;
   bookmarks: boolean;
   bookmarkIntervalMs: number;
   /** Close the stream (cleanly) after this long. */
@@ -66,7 +68,7 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
   };
 
   const deliver = (ev: StoreEvent): void => {
-    if (!inScope(ev.object)) return;
+    if (!inScope(ev.object) || (p.sinceRv !== undefined && ev.rv <= p.sinceRv)) return;
     const now = p.matches(ev.object.obj);
     const before = ev.previous !== undefined && p.matches(ev.previous.obj);
     let type: string | undefined;
@@ -75,7 +77,15 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
     else if (now && before) type = 'MODIFIED';
     else if (now) type = 'ADDED';
     else if (before) type = 'DELETED';
-    if (type) send(eventLine(type, ev.object, p.form));
+    if (!type) return;
+    if (p.endAtFirstEvent) {
+      res.end();
+      return;
+    }
+    // An object that stops matching a selector leaves as it was (old labels), at the new resourceVersion.
+    const leaving = ev.type === 'MODIFIED' && type === 'DELETED' && ev.previous;
+    const shown = leaving ? new Stored(ev.resource, ev.object.key, ev.rv, { ...ev.previous!.obj, metadata: { ...ev.previous!.obj.metadata, resourceVersion: String(ev.rv) } }) : ev.object;
+    send(eventLine(type, shown, p.form));
   };
 
   if (p.sinceRv === undefined) {
@@ -87,7 +97,12 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
   const unsubscribe = store.subscribe(p.rt.resource, deliver);
 
   const timers: NodeJS.Timeout[] = [];
-  const bookmark = (): void => send(bookmarkLine(p.rt, store.rv, p.form));
+  const bookmark = (): void => {
+    // A watch from a revision the store has not reached gets nothing, bookmarks included, until it has.
+    if (p.sinceRv !== undefined && store.rv < p.sinceRv) return;
+    // The resource's own revision (a write elsewhere does not move it), never behind where the watch started.
+    send(bookmarkLine(p.rt, Math.max(store.cacheRv(p.rt.resource), p.sinceRv ?? 0), p.form));
+  };
   if (p.bookmarks) {
     timers.push(setInterval(bookmark, p.bookmarkIntervalMs));
     // The cacher also sends one shortly before the deadline so the client can resume without a relist.

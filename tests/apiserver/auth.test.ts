@@ -24,19 +24,24 @@ test.after(async () => {
   await api.close();
 });
 
-test('no credentials and unknown tokens are 401 Unauthorized Status', async () => {
-  for (const token of ['', 'not-a-token']) {
-    const r = await call(api, 'GET', '/api/v1/nodes', { token });
-    assert.is(r.status, 401);
-    assert.equal(r.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+test('an unknown token is 401; no credentials or an empty bearer token is the anonymous user, 403', async () => {
+  const r = await call(api, 'GET', '/api/v1/nodes', { token: 'not-a-token' });
+  assert.is(r.status, 401);
+  assert.equal(r.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  assert.is(api.requests.all({ path: '/api/v1/nodes', code: 401 }).length, 1);
+  for (const headers of [{}, { authorization: 'Bearer ' }] as Array<Record<string, string>>) {
+    const anon = await call(api, 'GET', '/api/v1/nodes', { token: '', headers });
+    assert.is(anon.status, 403);
+    assert.is(anon.body.message, 'nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope');
   }
-  assert.is(api.requests.all({ path: '/api/v1/nodes', code: 401 }).length, 2);
 });
 
 test('health and version answer without credentials; discovery needs them', async () => {
   assert.is((await call(api, 'GET', '/healthz', { token: '' })).text, 'ok');
   assert.is((await call(api, 'GET', '/version', { token: '' })).body.major, '1');
-  assert.is((await call(api, 'GET', '/apis', { token: '' })).status, 401);
+  const anonymous = await call(api, 'GET', '/apis', { token: '' });
+  assert.is(anonymous.status, 403);
+  assert.is(anonymous.body.message, 'forbidden: User "system:anonymous" cannot get path "/apis"');
   const apis = await call(api, 'GET', '/apis', { token: sa });
   assert.ok(apis.body.groups.some((g: any) => g.name === 'topology.volcano.sh' && g.preferredVersion.version === 'v1alpha1'));
   const core = await call(api, 'GET', '/api/v1', { token: sa });

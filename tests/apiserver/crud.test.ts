@@ -87,7 +87,8 @@ test('update of a custom resource without resourceVersion is 422, of a built-in 
   delete c.metadata.resourceVersion;
   const r = await call(api, 'PUT', `${HN}/norv`, { body: c });
   assert.is(r.status, 422);
-  assert.is(r.body.message, 'HyperNode.topology.volcano.sh "norv" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+  assert.is(r.body.message, 'hypernodes.topology.volcano.sh "norv" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+  assert.is(r.body.details.kind, 'hypernodes');
   await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'n-norv' } } });
   const n = await call(api, 'PUT', '/api/v1/nodes/n-norv', { body: { metadata: { name: 'n-norv', labels: { a: 'b' } } } });
   assert.is(n.status, 200);
@@ -145,12 +146,13 @@ test('store.apply creates, then replaces whatever the resourceVersion', async ()
   assert.throws(() => api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'Bad Name' } }), /is invalid: metadata.name/);
 });
 
-test('delete answers the HyperNode, a Status for built-ins, and 404 when missing', async () => {
-  await call(api, 'POST', HN, { body: hyperNode('del') });
+test('delete answers a Success Status naming the object (HyperNodes too), and 404 when missing', async () => {
+  const created = (await call(api, 'POST', HN, { body: hyperNode('del') })).body;
   const d = await call(api, 'DELETE', `${HN}/del`);
   assert.is(d.status, 200);
-  assert.is(d.body.kind, 'HyperNode');
-  assert.is(d.body.metadata.name, 'del');
+  assert.is(d.body.kind, 'Status');
+  assert.is(d.body.status, 'Success');
+  assert.equal(d.body.details, { name: 'del', kind: 'hypernodes', uid: created.metadata.uid, group: 'topology.volcano.sh' });
   const again = await call(api, 'DELETE', `${HN}/del`);
   assert.is(again.status, 404);
   await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'n-del' } } });

@@ -20,10 +20,12 @@ export class FakeResource implements ListerWatcher<KubeObject> {
   private readonly objects = new Map<string, KubeObject>();
   private readonly history: Array<{ rv: number; ev: WatchEvent<KubeObject> }> = [];
   private readonly streams = new Set<Stream>();
-  readonly listCalls: Array<{ limit: number; continue?: string }> = [];
+  readonly listCalls: Array<{ limit?: number; continue?: string; resourceVersion?: string }> = [];
+  /** Like an API server's watch cache: a resourceVersion=0 list is answered whole, limit ignored. Off = paged like etcd. */
+  watchCache = true;
   readonly watchCalls: Array<{ resourceVersion: string; timeoutSeconds: number; allowWatchBookmarks: boolean }> = [];
-  /** Errors thrown by the next list / watch-start calls, in order. */
-  readonly listFailures: Error[] = [];
+  /** Errors thrown by the next list / watch-start calls, in order (`undefined`: that list succeeds). */
+  readonly listFailures: Array<Error | undefined> = [];
   readonly watchFailures: Error[] = [];
 
   set(name: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): void {
@@ -68,14 +70,19 @@ export class FakeResource implements ListerWatcher<KubeObject> {
     for (const s of this.streams) s.push(ev);
   }
 
-  async list(opts: { limit: number; continue?: string; signal: AbortSignal }): Promise<ObjectList<KubeObject>> {
-    this.listCalls.push({ limit: opts.limit, ...(opts.continue ? { continue: opts.continue } : {}) });
+  async list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal: AbortSignal }): Promise<ObjectList<KubeObject>> {
+    this.listCalls.push({
+      ...(opts.limit ? { limit: opts.limit } : {}),
+      ...(opts.continue ? { continue: opts.continue } : {}),
+      ...(opts.resourceVersion !== undefined ? { resourceVersion: opts.resourceVersion } : {}),
+    });
     const failure = this.listFailures.shift();
     if (failure) throw failure;
     const all = [...this.objects.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     const start = opts.continue ? Number(opts.continue) : 0;
-    const page = all.slice(start, start + opts.limit);
-    const next = start + opts.limit < all.length ? String(start + opts.limit) : undefined;
+    const limit = !opts.limit || (this.watchCache && opts.resourceVersion === '0') ? all.length : opts.limit;
+    const page = all.slice(start, start + limit);
+    const next = start + limit < all.length ? String(start + limit) : undefined;
     return { metadata: { resourceVersion: String(this.rv), ...(next ? { continue: next } : {}) }, items: structuredClone(page) };
   }
 

@@ -302,6 +302,19 @@ test('a response whose Content-Length exceeds the limit is refused before its bo
   assert.instance(await failure(rest.request({ method: 'GET', path: '/api/v1/configmaps' })), BodyTooLargeError);
 });
 
+test('a list that comes whole (no limit, or resourceVersion=0) may be as large as the whole-list limit; a page may not', async () => {
+  const f = await fixture();
+  const { rest } = client(f, { maxResponseBytes: 4096, maxWholeListBytes: 64 * 1024 });
+  const nodes = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
+  const big = JSON.stringify({ kind: 'NodeList', metadata: { resourceVersion: '7' }, items: Array.from({ length: 200 }, (_, i) => ({ metadata: { name: `node-${i}` } })) });
+  for (let i = 0; i < 3; i++) f.handlers.push((_q, r) => r.end(big));
+  assert.is((await nodes.list({ limit: 500, resourceVersion: '0' })).items.length, 200, 'the watch cache answers resourceVersion=0 whole');
+  assert.is((await nodes.list({})).items.length, 200);
+  assert.instance(await failure(nodes.list({ limit: 500 })), BodyTooLargeError);
+  f.handlers.push((_q, r) => r.end(`{"items":[],"pad":"${'x'.repeat(70 * 1024)}"}`));
+  assert.instance(await failure(nodes.list({ resourceVersion: '0' })), BodyTooLargeError);
+});
+
 test('an endless watch line ends the stream at the event size limit instead of buffering it', async () => {
   const f = await fixture();
   const { rest } = client(f, { maxWatchEventBytes: 256 * 1024 });
