@@ -3,12 +3,13 @@
 // checked, shared by the reflector and the one-shot cluster reads.
 //
 // A real kube-apiserver answers an empty PartialObjectMetadataList (a
-// metadata-only list of Nodes or HyperNodes, also when a label selector
+// metadata-only list, of a built-in or a custom resource, also when a label selector
 // matches nothing) with `"items": null`; Go decodes that as an empty slice,
 // so it is read here as no objects. What is refused is an answer that is not
 // a List at all (a Status, an object, an array) or whose items are not
-// objects with a name: taking that as "no objects" would empty a cache and
-// delete HyperNodes, so the caller fails the list and retries it instead.
+// objects with a name: taking that as "no objects" would empty a cache, and
+// a controller acting on an empty cache deletes what it manages, so the caller
+// fails the list and retries it instead.
 
 import type { ObjectList } from './resource.ts';
 import type { KubeObject } from './types.ts';
