@@ -36,7 +36,8 @@ export function summarize(plan: Plan): PlanSummary {
 }
 
 export function formatPlanJson(plan: Plan): string {
-  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
+  const off = plan.nodeLabelsOff.map(({ source, nodes }) => ({ source, nodes }));
+  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), ...(off.length > 0 ? { nodeLabelsOff: off } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
 }
 
 export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
@@ -49,7 +50,7 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
     }
     lines.push(`  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`, ...details(change).map((d) => `${DETAIL_INDENT}${d}`));
   }
-  if (plan.nodeLabels.length > 0) lines.push('Node labels:');
+  if (plan.nodeLabels.length > 0) lines.push('Node labels:', ...plan.nodeLabelsOff.map((r) => `  ${r.message}`));
   for (const c of plan.nodeLabels) {
     lines.push(`  ${style.marker('update', MARKERS.update)} ${c.node}`, ...Object.entries(c.set).map(([k, v]) => `${DETAIL_INDENT}${k}=${v}`), ...c.removed.map((k) => `${DETAIL_INDENT}${k} removed`));
   }

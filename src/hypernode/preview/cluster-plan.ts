@@ -20,7 +20,7 @@ import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { NodeCountSync } from '../reconcile/node-count-sync.ts';
-import { planNodeLabels, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
+import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 
@@ -49,6 +49,8 @@ export interface Plan {
   readonly nodeLabels: readonly PlannedLabelChange[];
   /** Nodes whose label removals the mass-delete guard holds. */
   readonly nodeLabelsHeld: number;
+  /** Sources whose labels are off: their removals are not guarded (LabelPlan.off). */
+  readonly nodeLabelsOff: LabelPlan['off'];
 }
 
 const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
@@ -131,7 +133,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       compareBytes(a.name, b.name),
   );
   const labels = planNodeLabels(input.config, new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]])), input.nodes);
-  return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held };
+  return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held, nodeLabelsOff: labels.off };
 }
 
 /**
