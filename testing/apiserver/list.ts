@@ -75,7 +75,7 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     if (rvParam) throw badRequest('specifying resource version is not allowed when using continue');
     const t = decodeContinue(token);
     if (t.rv < store.compactedRv) throw expired(CONTINUE_EXPIRED);
-    items = store.listAt(rt.resource, t.rv);
+    items = store.listAt(rt.key, t.rv);
     listRv = t.rv;
     start = t.start;
   } else {
@@ -83,13 +83,13 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     if (rv !== undefined && match === 'Exact') {
       if (rv < store.compactedRv) throw expired(`too old resource version: ${rv} (${store.compactedRv})`);
       await waitForRevision(store, rv);
-      items = store.listAt(rt.resource, rv);
+      items = store.listAt(rt.key, rv);
       listRv = rv;
     } else {
       if (rv !== undefined) await waitForRevision(store, rv);
       // resourceVersion=0 is served from the watch cache, which ignores limit.
       if (rv === 0) limit = 0;
-      items = store.list(rt.resource);
+      items = store.list(rt.key);
       listRv = store.rv;
     }
   }

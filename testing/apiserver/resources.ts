@@ -13,6 +13,12 @@ import { badRequest, type ErrorSubject, type FieldError } from './status.ts';
 export type Obj = Record<string, any>;
 
 export interface ResourceType extends ErrorSubject {
+  /**
+   * The name the stand-in files the type under (its registry key and store
+   * bucket): the plural, or plural.group where two served groups share a
+   * plural (Kueue's and KAI's `topologies`), as kubectl names them.
+   */
+  key: string;
   version: string;
   /** `v1` or `group/version`. */
   apiVersion: string;
@@ -34,8 +40,8 @@ export interface ResourceType extends ErrorSubject {
   decode(obj: Obj): Obj;
   /** Fills server-side defaults on create. */
   prepareCreate(obj: Obj): void;
-  /** Field errors beyond object metadata (422 when non-empty). */
-  validate(obj: Obj): FieldError[];
+  /** Field errors beyond object metadata (422 when non-empty); `old` is the stored object on an update. */
+  validate(obj: Obj, old?: Obj): FieldError[];
 }
 
 interface BuiltinSpec {
@@ -60,6 +66,7 @@ function builtin(spec: BuiltinSpec): ResourceType {
   const version = spec.version ?? 'v1';
   const apiVersion = group ? `${group}/${version}` : version;
   return {
+    key: spec.resource,
     resource: spec.resource,
     group,
     version,
@@ -161,12 +168,21 @@ const leases = builtin({
 /** The HyperNode CRD file shipped beside this module (a copy of the one Volcano installs). */
 export const HYPERNODE_CRD_FILE = fileURLToPath(new URL('./topology.volcano.sh_hypernodes.yaml', import.meta.url));
 
-/** A custom resource type enforced from a CRD manifest. */
-export function customResource(crdFile: string): ResourceType {
+/**
+ * Test schemas of the Topology objects the controller may write (written for
+ * these tests from Kueue's and KAI Scheduler's published API, not copies of
+ * their CRDs); served only when a test asks (ApiServerOptions.extraCrds).
+ */
+export const KUEUE_TOPOLOGY_CRD_FILE = fileURLToPath(new URL('./kueue.x-k8s.io_topologies.yaml', import.meta.url));
+export const KAI_TOPOLOGY_CRD_FILE = fileURLToPath(new URL('./kai.scheduler_topologies.yaml', import.meta.url));
+
+/** A custom resource type enforced from a CRD manifest; `qualified` files it under plural.group. */
+export function customResource(crdFile: string, qualified = false): ResourceType {
   const crd = loadCrd(crdFile);
   checkRulesKnown(crd.schema);
   const apiVersion = `${crd.group}/${crd.version}`;
   return {
+    key: qualified ? `${crd.plural}.${crd.group}` : crd.plural,
     resource: crd.plural,
     group: crd.group,
     version: crd.version,
@@ -189,10 +205,10 @@ export function customResource(crdFile: string): ResourceType {
       return prune(obj, crd.schema) as Obj;
     },
     prepareCreate() {},
-    validate(obj) {
+    validate(obj, old) {
       const errs: FieldError[] = [];
       validateSchema(obj, crd.schema, '', errs);
-      validateRules(obj, crd.schema, '', errs);
+      validateRules(obj, crd.schema, '', errs, old);
       return errs;
     },
   };
@@ -201,10 +217,10 @@ export function customResource(crdFile: string): ResourceType {
 /** Every resource type served, by plural name. */
 export function defaultResourceTypes(): Map<string, ResourceType> {
   const all = [nodes, namespaces, configmaps, secrets, events, leases, customResource(HYPERNODE_CRD_FILE)];
-  return new Map(all.map((r) => [r.resource, r]));
+  return new Map(all.map((r) => [r.key, r]));
 }
 
 /** Metadata and type validation common to all kinds (422 causes), then the kind's own rules. */
-export function admissionErrors(rt: ResourceType, obj: Obj): FieldError[] {
-  return [...objectMetaErrors(obj.metadata ?? {}, rt.namespaced, rt.nameRule), ...rt.validate(obj)];
+export function admissionErrors(rt: ResourceType, obj: Obj, old?: Obj): FieldError[] {
+  return [...objectMetaErrors(obj.metadata ?? {}, rt.namespaced, rt.nameRule), ...rt.validate(obj, old)];
 }

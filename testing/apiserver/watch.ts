@@ -79,12 +79,12 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
   };
 
   if (p.sinceRv === undefined) {
-    const initial = store.list(p.rt.resource).filter((s) => inScope(s) && p.matches(s.obj));
+    const initial = store.list(p.rt.key).filter((s) => inScope(s) && p.matches(s.obj));
     for (const s of initial) send(eventLine('ADDED', s, p.form));
   } else {
-    for (const ev of store.eventsSince(p.rt.resource, p.sinceRv)) deliver(ev);
+    for (const ev of store.eventsSince(p.rt.key, p.sinceRv)) deliver(ev);
   }
-  const unsubscribe = store.subscribe(p.rt.resource, deliver);
+  const unsubscribe = store.subscribe(p.rt.key, deliver);
 
   const timers: NodeJS.Timeout[] = [];
   const bookmark = (): void => send(bookmarkLine(p.rt, store.rv, p.form));
