@@ -17,6 +17,8 @@ import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
 import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
 import { resourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
+import { isNotFound } from '../kube/errors.ts';
+import type { TopologyObject, TopologyObjectClient } from '../hypernode/model/contracts.ts';
 import { Transport } from '../kube/transport.ts';
 import { LeadershipFence } from '../kube/write-fence.ts';
 import type { KubeObject, Lister } from '../kube/types.ts';
@@ -195,6 +197,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
   // Node label patches share the HyperNode writes' client set, so one rate limit bounds both.
   const nodeWriter = resourceClient<NodeMeta>(volcano, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
+  const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   const eventSink = (rest: RestClient) =>
@@ -213,6 +216,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     nodeLabelClient: {
       patchMetadata: async (node, changes, signal) => void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
     },
+    topologyObjectClient,
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
     // A list narrowed to the one name, as for the discovery ConfigMap: the chart's Role grants list, not get.
     configMapReader: {
@@ -226,7 +230,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     queueMetrics: (name) => metrics.queue(name),
     ...(topologyState ? { topologyState } : {}),
   };
-  const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry }) } : apiContext;
+  const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
   const controller = (signal: AbortSignal) =>
     runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);
@@ -310,5 +314,28 @@ function installSignalHandlers(root: AbortController, logger: Logger, exit: (cod
   return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  };
+}
+
+/**
+ * The Topology objects' client (exports.kueueTopology / kaiTopology) on the
+ * HyperNode writes' REST client, so they share its rate limit and write
+ * fence; discovery says which versions of a group are served.
+ */
+function topologyObjects(rest: RestClient): TopologyObjectClient {
+  const client = (group: string, version: string) => resourceClient<TopologyObject & KubeObject>(rest, { group, version, resource: 'topologies', namespaced: false });
+  return {
+    async servedVersions(group, signal) {
+      try {
+        const doc = await rest.request<{ versions?: Array<{ version: string }> }>({ method: 'GET', path: `/apis/${group}`, ...(signal ? { signal } : {}) });
+        return (doc.versions ?? []).map((v) => v.version);
+      } catch (err) {
+        if (isNotFound(err)) return [];
+        throw err;
+      }
+    },
+    list: async (group, version, labelSelector, signal) => (await client(group, version).list({ labelSelector, ...(signal ? { signal } : {}) })).items,
+    create: async (group, version, obj, signal) => void (await client(group, version).create(obj as TopologyObject & KubeObject, signal ? { signal } : {})),
+    delete: (group, version, name, uid, signal) => client(group, version).delete(name, { ...(uid ? { preconditions: { uid } } : {}), ...(signal ? { signal } : {}) }),
   };
 }

@@ -1,0 +1,132 @@
+// Keeps the opt-in Kueue and KAI Topology objects (exports.kueueTopology /
+// kaiTopology) equal to what the sources' latest accepted snapshots ask for:
+// one worker, one pass per trigger (a snapshot, a ConfigMap change). Each
+// pass asks discovery which versions of the group are served, so a CRD
+// installed later is picked up at the next trigger and an absent one costs a
+// log line, not a failure. Writes go through the HyperNode writes' client
+// set (its rate limit and the leader's write fence). Ours, no Go
+// counterpart (docs/configuration.md, "Kueue and KAI Topology objects").
+
+import type { Clock } from '../../../kube/clock.ts';
+import { isNotFound } from '../../../kube/errors.ts';
+import type { EventHandler, Lister } from '../../../kube/types.ts';
+import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import { nullLogger, type Logger } from '../../../log.ts';
+import { errorMessage } from '../../../util/error-message.ts';
+import type { TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
+import type { ConfigMapLocation } from '../../config/location.ts';
+import { writeRetryRateLimiter } from '../write-failures.ts';
+import { TOPOLOGY_KINDS, topologyChanges, topologyObject, type TopologyKind } from './topology-object-specs.ts';
+import { topologyExportStates } from './topology-export-states.ts';
+
+export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
+const PASS_KEY = 'topologies';
+
+export interface TopologyObjectSyncDeps {
+  configMaps: Lister<ConfigMap>;
+  configMap: ConfigMapLocation;
+  client: TopologyObjectClient;
+  clock: Clock;
+  logger: Logger;
+  queueMetrics?: QueueMetrics;
+}
+
+export class TopologyObjectSync {
+  readonly queue: RateLimitingQueue;
+  private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
+  /** Messages already logged (an absent CRD, a tree with too many levels): said once while they hold. */
+  private readonly reported = new Set<string>();
+
+  constructor(private readonly deps: TopologyObjectSyncDeps) {
+    this.queue = new RateLimitingQueue({ name: TOPOLOGY_OBJECT_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+  }
+
+  /** A source's snapshot was accepted: its Topology objects follow it. */
+  snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void {
+    this.snapshots.set(source, hyperNodes);
+    this.queue.add(PASS_KEY);
+  }
+
+  /** A ConfigMap change may turn the exports on or off. */
+  configMapHandler(): EventHandler<ConfigMap> {
+    const trigger = () => this.queue.add(PASS_KEY);
+    return { onAdd: trigger, onUpdate: trigger, onDelete: trigger };
+  }
+
+  run(): Promise<void> {
+    return runWorker(this.queue, () => this.pass());
+  }
+
+  shutDown(): void {
+    this.queue.shutDown();
+  }
+
+  private async pass(): Promise<SyncResult> {
+    let config: DiscoveryConfig | undefined;
+    try {
+      config = loadConfig(this.deps.configMaps, this.deps.configMap, nullLogger);
+    } catch {
+      return 'done'; // the discovery manager reports a configuration it cannot load; objects stay meanwhile
+    }
+    let retry = false;
+    for (const kind of TOPOLOGY_KINDS) {
+      try {
+        await this.syncKind(kind, config);
+      } catch (err) {
+        this.reportOnce(`Failed to write ${kind.title} objects, will retry: ${errorMessage(err)}`);
+        retry = true;
+      }
+    }
+    return retry ? 'retry' : 'done';
+  }
+
+  private async syncKind(kind: TopologyKind, config: DiscoveryConfig): Promise<void> {
+    const { client, logger } = this.deps;
+    const served = await client.servedVersions(kind.group);
+    const version = kind.versions.find((v) => served.includes(v));
+    if (version === undefined) {
+      // Without the CRD there is nothing to write or to clean up; said once, only when a source wants the objects.
+      const wanted = [...topologyExportStates(kind, config, this.snapshots).values()].some((s) => s.kind === 'desired');
+      if (wanted) this.reportOnce(`The ${kind.title} CRD (${kind.group}, versions ${kind.versions.join(', ')}) is not served; no ${kind.title} is written until it is`, 'info');
+      return;
+    }
+    // Ours are the objects with a source label: listing them finds those of sources no longer configured.
+    const ours = await client.list(kind.group, version, NETWORK_TOPOLOGY_SOURCE_LABEL);
+    const bySource = new Map<string, TopologyObject[]>();
+    for (const o of ours) {
+      const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+      bySource.set(source, [...(bySource.get(source) ?? []), o]);
+    }
+    for (const [source, state] of topologyExportStates(kind, config, this.snapshots, bySource.keys())) {
+      for (const e of state.kind === 'desired' ? state.errors : []) this.reportOnce(e);
+      const changes = topologyChanges(bySource.get(source) ?? [], state.kind === 'desired' ? state.levels : undefined);
+      for (const c of changes) {
+        if (c.action !== 'create') await this.deleteIgnoringGone(kind, version, c.name, c.uid);
+        if (c.levels) await client.create(kind.group, version, topologyObject(kind, version, source, c.name, c.levels));
+        logger.info(`${c.action === 'create' ? 'Created' : c.action === 'replace' ? 'Replaced' : 'Deleted'} ${kind.title}`, {
+          name: c.name,
+          source,
+          ...(c.levels ? { levels: c.levels.join(',') } : {}),
+          ...(c.action === 'replace' ? { reason: 'levels changed; levels are immutable' } : {}),
+        });
+      }
+    }
+  }
+
+  private async deleteIgnoringGone(kind: TopologyKind, version: string, name: string, uid: string | undefined): Promise<void> {
+    try {
+      await this.deps.client.delete(kind.group, version, name, uid);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  private reportOnce(message: string, level: 'info' | 'warn' = 'warn'): void {
+    if (this.reported.has(message)) return;
+    if (this.reported.size >= 1_000) this.reported.clear();
+    this.reported.add(message);
+    this.deps.logger[level](message);
+  }
+}
