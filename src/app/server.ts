@@ -17,8 +17,7 @@ import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
 import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
 import { resourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
-import { isNotFound } from '../kube/errors.ts';
-import type { TopologyObject, TopologyObjectClient } from '../hypernode/model/contracts.ts';
+import { topologyObjects } from './topology-object-client.ts';
 import { Transport } from '../kube/transport.ts';
 import { LeadershipFence } from '../kube/write-fence.ts';
 import type { KubeObject, Lister } from '../kube/types.ts';
@@ -314,28 +313,5 @@ function installSignalHandlers(root: AbortController, logger: Logger, exit: (cod
   return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-  };
-}
-
-/**
- * The Topology objects' client (exports.kueueTopology / kaiTopology) on the
- * HyperNode writes' REST client, so they share its rate limit and write
- * fence; discovery says which versions of a group are served.
- */
-function topologyObjects(rest: RestClient): TopologyObjectClient {
-  const client = (group: string, version: string) => resourceClient<TopologyObject & KubeObject>(rest, { group, version, resource: 'topologies', namespaced: false });
-  return {
-    async servedVersions(group, signal) {
-      try {
-        const doc = await rest.request<{ versions?: Array<{ version: string }> }>({ method: 'GET', path: `/apis/${group}`, ...(signal ? { signal } : {}) });
-        return (doc.versions ?? []).map((v) => v.version);
-      } catch (err) {
-        if (isNotFound(err)) return [];
-        throw err;
-      }
-    },
-    list: async (group, version, labelSelector, signal) => (await client(group, version).list({ labelSelector, ...(signal ? { signal } : {}) })).items,
-    create: async (group, version, obj, signal) => void (await client(group, version).create(obj as TopologyObject & KubeObject, signal ? { signal } : {})),
-    delete: (group, version, name, uid, signal) => client(group, version).delete(name, { ...(uid ? { preconditions: { uid } } : {}), ...(signal ? { signal } : {}) }),
   };
 }

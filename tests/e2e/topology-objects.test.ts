@@ -7,10 +7,16 @@
 // of levels (immutable in both) is a delete and a create; turning one export
 // off deletes only that kind's object; without a CRD it logs once and
 // writes nothing until the CRD is served; and a tree of more than 8 levels
-// is refused with a line saying why.
+// is refused with a line saying why. `plan` lists the creates and the
+// replace (as delete + create) beside the other changes, and still plans
+// when its user may not read Topology objects.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { plan } from '../../src/cmd/plan.ts';
 import { KAI_TOPOLOGY_CRD_FILE, KUEUE_TOPOLOGY_CRD_FILE, type ApiServer } from '../../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
@@ -34,12 +40,12 @@ type Topo = { metadata: { name: string; uid: string; labels?: Record<string, str
 const levels = (api: ApiServer, resource: string, name = 'hypernode-label') => (api.store.get(resource, name) as Topo | undefined)?.spec.levels.map((l) => l.nodeLabel);
 const topologyWrites = (api: ApiServer) => api.requests.writes((r) => r.resource === 'topologies' && r.user === CONTROLLER_USER);
 
-async function start(conf: string, crds = true, extraLabels: Record<string, string> = {}) {
+async function start(conf: string, crds = true, extraLabels: Record<string, string> = {}, run = true) {
   const { api, kubeconfig } = await s.startCluster(nodeLabelOverlayRules());
   if (crds) for (const f of [KUEUE_TOPOLOGY_CRD_FILE, KAI_TOPOLOGY_CRD_FILE]) api.installCrd(f);
   for (let i = 0; i < 8; i++) api.store.create(node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5', ...extraLabels }));
   seedConfigMap(api, conf);
-  s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
+  if (run) s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
   return api;
 }
 
@@ -93,6 +99,45 @@ test('a tree of more than 8 levels writes no Topology and says why; exports with
 
   setDiscoveryConfig(api, config('      kueueTopology: true\n').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    exports:\n'));
   await s.converge(() => /exports\.kueueTopology needs exports\.nodeLabels: its levels are the Node label keys/.test(s.log()), 'the config error names the missing key');
+});
+
+test('plan shows the Topology creates, nothing once written, and a change of levels as a replace', async () => {
+  const api = await start(BOTH, true, {}, false);
+  const dir = mkdtempSync(join(tmpdir(), 'hn-plan-topo-'));
+  try {
+    const read = (apiGroups: string[], resources: string[]) => ({ apiGroups, resources, verbs: ['get', 'list', 'watch'] });
+    const rules = [read([''], ['nodes', 'configmaps', 'secrets']), read(['topology.volcano.sh'], ['hypernodes'])];
+    const reader = api.writeKubeconfig(dir, { token: api.addUser('plan-reader', [...rules, read(['kueue.x-k8s.io', 'kai.scheduler'], ['topologies'])]), fileName: 'r.yaml' });
+    const blind = api.writeKubeconfig(dir, { token: api.addUser('plan-blind', rules), fileName: 'b.yaml' });
+    const env = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
+    const run = (kubeconfig: string, ...args: string[]) => plan([`--kubeconfig=${kubeconfig}`, ...args], 'x', { color: false, env });
+    const want = `${PREFIX}/hypercluster, ${PREFIX}/hypernode, ${HOST}`;
+
+    const before = await run(reader);
+    assert.is(before.code, 2, before.stderr);
+    assert.match(before.stdout, `\nTopology objects:\n  + Kueue Topology hypernode-label (source "label")\n      levels ${want}\n  + KAI Topology hypernode-label (source "label")\n      levels ${want}\n`);
+    assert.match(before.stdout, /\. Topology objects: 2 to create, 0 to replace, 0 to delete\.\n$/);
+    const json = JSON.parse((await run(reader, '-o', 'json')).stdout) as { summary: { topologies: unknown } };
+    assert.equal(json.summary.topologies, { create: 2, replace: 0, delete: 0 });
+
+    const denied = await run(blind);
+    assert.is(denied.code, 2, 'the HyperNode creates are still planned');
+    assert.match(denied.stderr, /could not read the Kueue Topology objects, so their changes are not shown: .*forbidden/);
+
+    s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
+    await s.converge(() => levels(api, KUEUE)?.length === 3 && levels(api, KAI)?.length === 3 && api.store.list('hypernodes').length === 6 && api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypernode`]), 'written and labelled');
+    await s.controller.stop();
+    s.controller = undefined;
+    const after = await run(reader);
+    assert.is(after.code, 0, after.stdout);
+
+    setDiscoveryConfig(api, config('      kueueTopology: true\n      kaiTopology: true\n', [RACK]));
+    const replace = await run(reader);
+    assert.match(replace.stdout, `  -/+ Kueue Topology hypernode-label (source "label")\n      levels ${want} -> ${PREFIX}/hypernode, ${HOST} (levels are immutable: deleted and created)\n`);
+    assert.match(replace.stdout, /Topology objects: 0 to create, 2 to replace, 0 to delete\.\n$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

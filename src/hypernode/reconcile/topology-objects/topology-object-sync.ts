@@ -13,13 +13,13 @@ import type { EventHandler, Lister } from '../../../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
-import type { TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import type { TopologyObjectClient } from '../../model/contracts.ts';
+import type { ConfigMap, DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
-import { TOPOLOGY_KINDS, topologyChanges, topologyObject, type TopologyKind } from './topology-object-specs.ts';
-import { topologyExportStates } from './topology-export-states.ts';
+import { decideTopologyObjects } from './topology-object-decisions.ts';
+import { TOPOLOGY_KINDS, topologyObject, type TopologyKind } from './topology-object-specs.ts';
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
@@ -84,24 +84,15 @@ export class TopologyObjectSync {
 
   private async syncKind(kind: TopologyKind, config: DiscoveryConfig): Promise<void> {
     const { client, logger } = this.deps;
-    const served = await client.servedVersions(kind.group);
-    const version = kind.versions.find((v) => served.includes(v));
-    if (version === undefined) {
+    const decision = await decideTopologyObjects(kind, config, this.snapshots, client);
+    if (!decision.served) {
       // Without the CRD there is nothing to write or to clean up; said once, only when a source wants the objects.
-      const wanted = [...topologyExportStates(kind, config, this.snapshots).values()].some((s) => s.kind === 'desired');
-      if (wanted) this.reportOnce(`The ${kind.title} CRD (${kind.group}, versions ${kind.versions.join(', ')}) is not served; no ${kind.title} is written until it is`, 'info');
+      if (decision.wanted) this.reportOnce(decision.message, 'info');
       return;
     }
-    // Ours are the objects with a source label: listing them finds those of sources no longer configured.
-    const ours = await client.list(kind.group, version, NETWORK_TOPOLOGY_SOURCE_LABEL);
-    const bySource = new Map<string, TopologyObject[]>();
-    for (const o of ours) {
-      const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
-      bySource.set(source, [...(bySource.get(source) ?? []), o]);
-    }
-    for (const [source, state] of topologyExportStates(kind, config, this.snapshots, bySource.keys())) {
-      for (const e of state.kind === 'desired' ? state.errors : []) this.reportOnce(e);
-      const changes = topologyChanges(bySource.get(source) ?? [], state.kind === 'desired' ? state.levels : undefined);
+    const { version } = decision;
+    for (const { source, changes, errors } of decision.sources) {
+      for (const e of errors) this.reportOnce(e);
       for (const c of changes) {
         if (c.action !== 'create') await this.deleteIgnoringGone(kind, version, c.name, c.uid);
         if (c.levels) await client.create(kind.group, version, topologyObject(kind, version, source, c.name, c.levels));
