@@ -101,6 +101,17 @@ test('a tree of more than 8 levels writes no Topology and says why; exports with
   await s.converge(() => /exports\.kueueTopology needs exports\.nodeLabels: its levels are the Node label keys/.test(s.log()), 'the config error names the missing key');
 });
 
+test('with Kueue installed but neither the export nor its RBAC, the controller says nothing about Topology objects', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (const f of [KUEUE_TOPOLOGY_CRD_FILE, KAI_TOPOLOGY_CRD_FILE]) api.installCrd(f);
+  for (let i = 0; i < 8; i++) api.store.create(node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5' }));
+  seedConfigMap(api, config('').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, ''));
+  s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
+  await s.converge(() => api.requests.all({ user: CONTROLLER_USER }).filter((r) => r.resource === 'topologies' && r.code === 403).length >= 2, 'both lists refused');
+  await s.converge(() => api.store.list('hypernodes').length === 6, 'the HyperNodes written');
+  assert.not.match(s.log(), /Kueue|KAI|topologies/);
+});
+
 test('plan shows the Topology creates, nothing once written, and a change of levels as a replace', async () => {
   const api = await start(BOTH, true, {}, false);
   const dir = mkdtempSync(join(tmpdir(), 'hn-plan-topo-'));

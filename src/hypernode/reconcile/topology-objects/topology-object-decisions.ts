@@ -8,6 +8,7 @@
 import type { TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
+import { isForbidden } from '../../../kube/errors.ts';
 import { topologyChanges, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
 import { topologyExportStates } from './topology-export-states.ts';
 
@@ -31,12 +32,20 @@ export async function decideTopologyObjects(
 ): Promise<TopologyDecision> {
   const served = await client.servedVersions(kind.group);
   const version = kind.versions.find((v) => served.includes(v));
+  const wanted = [...topologyExportStates(kind, config, snapshots).values()].some((s) => s.kind === 'desired');
   if (version === undefined) {
-    const wanted = [...topologyExportStates(kind, config, snapshots).values()].some((s) => s.kind === 'desired');
     return { served: false, wanted, message: `The ${kind.title} CRD (${kind.group}, versions ${kind.versions.join(', ')}) is not served; no ${kind.title} is written until it is` };
   }
+  let ours: TopologyObject[];
+  try {
+    ours = await client.list(kind.group, version, NETWORK_TOPOLOGY_SOURCE_LABEL);
+  } catch (err) {
+    // Kueue or KAI installed but the opt-in RBAC not applied, and no source wants the objects: nothing to do, nothing to say.
+    if (isForbidden(err) && !wanted) return { served: true, version, sources: [] };
+    throw err;
+  }
   const bySource = new Map<string, TopologyObject[]>();
-  for (const o of await client.list(kind.group, version, NETWORK_TOPOLOGY_SOURCE_LABEL)) {
+  for (const o of ours) {
     const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
     bySource.set(source, [...(bySource.get(source) ?? []), o]);
   }
