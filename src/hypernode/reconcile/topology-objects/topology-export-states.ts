@@ -7,7 +7,7 @@
 // with no snapshot yet. Ours, no Go counterpart.
 
 import type { DiscoveredHyperNode } from '../../model/hypernode-types.ts';
-import { sourceEntry, type DiscoveryConfig } from '../../config/loader.ts';
+import { exportingEntry, type DiscoveryConfig } from '../../config/loader.ts';
 import { desiredTopologies, type DesiredTopologies, type TopologyKind } from './topology-object-specs.ts';
 
 export type TopologyExportState = ({ readonly kind: 'desired' } & DesiredTopologies) | { readonly kind: 'off' };
@@ -26,13 +26,9 @@ export function topologyExportStates(
   const states = new Map<string, TopologyExportState>();
   const sources = new Set([...snapshots.keys(), ...known, ...config.entries.map((r) => r.source)].filter((s) => s !== ''));
   for (const source of [...sources].sort()) {
-    const result = sourceEntry(config, source);
-    if (!result) {
-      states.set(source, { kind: 'off' });
-      continue;
-    }
-    if (!('entry' in result)) continue;
-    const exported = result.entry.exports;
+    const entry = exportingEntry(config, source);
+    if (entry === 'broken') continue;
+    const exported = entry === 'off' ? undefined : entry.exports;
     if (!exported?.[kind.exportKey] || !exported.nodeLabels) {
       states.set(source, { kind: 'off' });
       continue;
