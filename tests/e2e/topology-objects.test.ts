@@ -7,7 +7,7 @@
 // of levels (immutable in both) is a delete and a create; turning one export
 // off deletes only that kind's object; without a CRD it logs once and
 // writes nothing until the CRD is served; and a tree of more than 8 levels
-// is refused with a line saying why. `plan` lists the creates and the
+// is refused with a line saying why; --dry-run only logs. `plan` lists the creates and the
 // replace (as delete + create) beside the other changes, and still plans
 // when its user may not read Topology objects.
 
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { plan } from '../../src/cmd/plan.ts';
 import { KAI_TOPOLOGY_CRD_FILE, KUEUE_TOPOLOGY_CRD_FILE, type ApiServer } from '../../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
-import { startControllerInProcess } from '../support/controller-process.ts';
+import { startControllerBinary, startControllerInProcess } from '../support/controller-process.ts';
 import { CLUSTER, CONTROLLER_USER, NS, RACK, node, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
 import { session } from './session.ts';
 
@@ -99,6 +99,15 @@ test('a tree of more than 8 levels writes no Topology and says why; exports with
 
   setDiscoveryConfig(api, config('      kueueTopology: true\n').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    exports:\n'));
   await s.converge(() => /exports\.kueueTopology needs exports\.nodeLabels: its levels are the Node label keys/.test(s.log()), 'the config error names the missing key');
+});
+
+test('--dry-run creates no Topology and logs each it would create', async () => {
+  const api = await start(BOTH, true, {}, false);
+  s.controller = await startControllerBinary({ kubeconfig: s.cluster!.kubeconfig, namespace: NS, flags: ['--dry-run'] });
+  await s.converge(() => /Dry run: would create Topology group="kueue\.x-k8s\.io" name="hypernode-label" levels="topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname"/.test(s.log()), 'the Kueue create logged');
+  await s.converge(() => /Dry run: would create Topology group="kai\.scheduler" name="hypernode-label"/.test(s.log()), 'the KAI create logged');
+  assert.equal(topologyWrites(api), []);
+  assert.is(api.store.list(KUEUE).length, 0);
 });
 
 test('with Kueue installed but neither the export nor its RBAC, the controller says nothing about Topology objects', async () => {
