@@ -96,7 +96,9 @@ export class TopologyObjectSync {
       for (const c of changes) {
         if (c.action !== 'create') await this.deleteIgnoringGone(kind, version, c.name, c.uid);
         if (c.levels) await client.create(kind.group, version, topologyObject(kind, version, source, c.name, c.levels));
-        logger.info(`${c.action === 'create' ? 'Created' : c.action === 'replace' ? 'Replaced' : 'Deleted'} ${kind.title}`, {
+        // Whole messages, so docs/troubleshooting.md can quote them.
+        const message = c.action === 'create' ? `Created ${kind.title}` : c.action === 'replace' ? `Replaced ${kind.title}` : `Deleted ${kind.title}`;
+        logger.info(message, {
           name: c.name,
           source,
           ...(c.levels ? { levels: c.levels.join(',') } : {}),
