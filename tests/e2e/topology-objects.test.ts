@@ -7,7 +7,8 @@
 // of levels (immutable in both) is a delete and a create; turning one export
 // off deletes only that kind's object; without a CRD it logs once and
 // writes nothing until the CRD is served; and a tree of more than 8 levels
-// is refused with a line saying why; --dry-run only logs. `plan` lists the creates and the
+// is refused with a line saying why; --dry-run only logs; an object of
+// the same name that is not ours is left alone. `plan` lists the creates and the
 // replace (as delete + create) beside the other changes, and still plans
 // when its user may not read Topology objects.
 
@@ -99,6 +100,16 @@ test('a tree of more than 8 levels writes no Topology and says why; exports with
 
   setDiscoveryConfig(api, config('      kueueTopology: true\n').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    exports:\n'));
   await s.converge(() => /exports\.kueueTopology needs exports\.nodeLabels: its levels are the Node label keys/.test(s.log()), 'the config error names the missing key');
+});
+
+test('a Topology of that name someone else made is left alone, said once, and the other kind is still written', async () => {
+  const api = await start(BOTH, true, {}, false);
+  api.store.create({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'Topology', metadata: { name: 'hypernode-label' }, spec: { levels: [{ nodeLabel: 'example.com/theirs' }] } });
+  s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
+  await s.converge(() => levels(api, KAI)?.length === 3, 'the KAI Topology written');
+  await s.converge(() => /Kueue Topology hypernode-label already exists without the volcano\.sh\/network-topology-source label, so it is not ours and is left alone/.test(s.log()), 'the foreign object reported');
+  assert.equal(levels(api, KUEUE), ['example.com/theirs']);
+  assert.not.match(s.log(), /Failed to write Kueue Topology/);
 });
 
 test('--dry-run creates no Topology and logs each it would create', async () => {

@@ -8,13 +8,13 @@
 // counterpart (docs/configuration.md, "Kueue and KAI Topology objects").
 
 import type { Clock } from '../../../kube/clock.ts';
-import { isNotFound } from '../../../kube/errors.ts';
+import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { TopologyObjectClient } from '../../model/contracts.ts';
-import type { ConfigMap, DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
@@ -95,7 +95,7 @@ export class TopologyObjectSync {
       for (const e of errors) this.reportOnce(e);
       for (const c of changes) {
         if (c.action !== 'create') await this.deleteIgnoringGone(kind, version, c.name, c.uid);
-        if (c.levels) await client.create(kind.group, version, topologyObject(kind, version, source, c.name, c.levels));
+        if (c.levels && !(await this.createUnlessForeign(kind, version, source, c.name, c.levels))) continue;
         // Whole messages, so docs/troubleshooting.md can quote them.
         const message = c.action === 'create' ? `Created ${kind.title}` : c.action === 'replace' ? `Replaced ${kind.title}` : `Deleted ${kind.title}`;
         logger.info(message, {
@@ -105,6 +105,18 @@ export class TopologyObjectSync {
           ...(c.action === 'replace' ? { reason: 'levels changed; levels are immutable' } : {}),
         });
       }
+    }
+  }
+
+  /** Creates the object; false when one of that name exists that is not ours (no source label): it is left alone, said once. */
+  private async createUnlessForeign(kind: TopologyKind, version: string, source: string, name: string, levels: readonly string[]): Promise<boolean> {
+    try {
+      await this.deps.client.create(kind.group, version, topologyObject(kind, version, source, name, levels));
+      return true;
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      this.reportOnce(`${kind.title} ${name} already exists without the ${NETWORK_TOPOLOGY_SOURCE_LABEL} label, so it is not ours and is left alone; delete it, or rename it, to let discovery source "${source}" write its own`);
+      return false;
     }
   }
 
