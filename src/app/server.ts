@@ -17,6 +17,7 @@ import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
 import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
 import { resourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
+import { topologyObjects } from './topology-object-client.ts';
 import { Transport } from '../kube/transport.ts';
 import { LeadershipFence } from '../kube/write-fence.ts';
 import type { KubeObject, Lister } from '../kube/types.ts';
@@ -195,6 +196,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
   // Node label patches share the HyperNode writes' client set, so one rate limit bounds both.
   const nodeWriter = resourceClient<NodeMeta>(volcano, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
+  const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   const eventSink = (rest: RestClient) =>
@@ -213,6 +215,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     nodeLabelClient: {
       patchMetadata: async (node, changes, signal) => void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
     },
+    topologyObjectClient,
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
     // A list narrowed to the one name, as for the discovery ConfigMap: the chart's Role grants list, not get.
     configMapReader: {
@@ -226,7 +229,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     queueMetrics: (name) => metrics.queue(name),
     ...(topologyState ? { topologyState } : {}),
   };
-  const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry }) } : apiContext;
+  const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
   const controller = (signal: AbortSignal) =>
     runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);

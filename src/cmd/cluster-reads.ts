@@ -4,6 +4,8 @@
 // discovery ConfigMap and, for the UFM source, its Secret. Lists are paged
 // and nothing is watched or written: the calls need get/list only.
 
+import { topologyObjects } from '../app/topology-object-client.ts';
+import type { TopologyObjectClient } from '../hypernode/model/contracts.ts';
 import type { SecretClient } from '../hypernode/model/contracts.ts';
 import { HYPERNODE_API_VERSION, HYPERNODE_GROUP, HYPERNODE_KIND, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
 import type { ConfigMapLocation } from '../hypernode/config/location.ts';
@@ -51,6 +53,8 @@ export interface ClusterReader {
   /** The ConfigMap at `where`, or undefined when there is none. */
   configMap(where: ConfigMapLocation): Promise<ConfigMap | undefined>;
   readonly secrets: SecretClient;
+  /** Reads the Kueue and KAI Topology objects (discovery and list only). */
+  readonly topologyObjects: Pick<TopologyObjectClient, 'servedVersions' | 'list'>;
   /** Closes the kept-alive connections. */
   close(): void;
 }
@@ -77,6 +81,7 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
     // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.
     configMap: async (where) => (await listAll(configMaps, { namespace: where.namespace, fieldSelector: `metadata.name=${where.name}` }))[0],
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
+    topologyObjects: topologyObjects(rest),
     close: () => transport.close(),
   };
 }

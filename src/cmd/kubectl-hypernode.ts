@@ -28,14 +28,15 @@ const USAGE = `Shows the cluster's HyperNodes (topology.volcano.sh) as a tree or
 why a Node sits where it does. Reads only: get/list on hypernodes and nodes.
 
 Usage:
-  ${COMMAND} tree [--source SOURCE] [--node NODE] [-o text|html]
+  ${COMMAND} tree [--source SOURCE] [--node NODE] [-o text|html|slurm-topology-yaml|slurm-topology-conf]
   ${COMMAND} why NODE
   ${COMMAND} plan [-o text|json|html] [--config FILE]
 
 Commands:
   tree   the HyperNodes, highest tier first; --node keeps only the ones holding NODE,
          --source only those of one discovery source; -o html writes one self-contained
-         page (a picture, a collapsible list, a search box) to open in a browser
+         page (a picture, a collapsible list, a search box) to open in a browser;
+         -o slurm-topology-yaml|slurm-topology-conf writes Slurm's topology file
   why    every HyperNode holding NODE, directly or through a child, with the reason:
          the member selector, the label values, the label profile or the UFM fabric
   plan   what the HyperNode controller would create, update and delete (exit 2 on changes)

@@ -23,6 +23,8 @@ export interface PlanSummary {
   readonly held: number;
   /** Present when Node labels change: Nodes to patch, labels set and removed, Nodes whose removals are held. */
   readonly nodeLabels?: { readonly nodes: number; readonly set: number; readonly removed: number; readonly held: number };
+  /** Present when Kueue or KAI Topology objects change: a replace is a delete and a create (levels are immutable). */
+  readonly topologies?: { readonly create: number; readonly replace: number; readonly delete: number };
 }
 
 export function summarize(plan: Plan): PlanSummary {
@@ -32,11 +34,14 @@ export function summarize(plan: Plan): PlanSummary {
     labels.length > 0 || plan.nodeLabelsHeld > 0
       ? { nodes: labels.length, set: labels.reduce((n, c) => n + Object.keys(c.set).length, 0), removed: labels.reduce((n, c) => n + c.removed.length, 0), held: plan.nodeLabelsHeld }
       : undefined;
-  return { create: count('create'), update: count('update'), delete: count('delete'), held: count('delete', true), ...(nodeLabels ? { nodeLabels } : {}) };
+  const topo = (action: string) => plan.topologies.filter((t) => t.action === action).length;
+  const topologies = plan.topologies.length > 0 ? { create: topo('create'), replace: topo('replace'), delete: topo('delete') } : undefined;
+  return { create: count('create'), update: count('update'), delete: count('delete'), held: count('delete', true), ...(nodeLabels ? { nodeLabels } : {}), ...(topologies ? { topologies } : {}) };
 }
 
 export function formatPlanJson(plan: Plan): string {
-  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
+  const off = plan.nodeLabelsOff.map(({ source, nodes }) => ({ source, nodes }));
+  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), ...(off.length > 0 ? { nodeLabelsOff: off } : {}), ...(plan.topologies.length > 0 ? { topologies: plan.topologies } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
 }
 
 export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
@@ -49,11 +54,17 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
     }
     lines.push(`  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`, ...details(change).map((d) => `${DETAIL_INDENT}${d}`));
   }
-  if (plan.nodeLabels.length > 0) lines.push('Node labels:');
+  if (plan.nodeLabels.length > 0) lines.push('Node labels:', ...plan.nodeLabelsOff.map((r) => `  ${r.message}`));
   for (const c of plan.nodeLabels) {
     lines.push(`  ${style.marker('update', MARKERS.update)} ${c.node}`, ...Object.entries(c.set).map(([k, v]) => `${DETAIL_INDENT}${k}=${v}`), ...c.removed.map((k) => `${DETAIL_INDENT}${k} removed`));
   }
-  if (plan.changes.length === 0 && plan.nodeLabels.length === 0) lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
+  if (plan.topologies.length > 0) lines.push('Topology objects:');
+  for (const t of plan.topologies) {
+    const marker = t.action === 'create' ? style.marker('create', MARKERS.create) : t.action === 'delete' ? style.marker('delete', MARKERS.delete) : style.marker('update', '-/+');
+    const detail = t.action === 'replace' ? `levels ${t.previous!.join(', ')} -> ${t.levels!.join(', ')} (levels are immutable: deleted and created)` : `levels ${(t.levels ?? t.previous)!.join(', ')}`;
+    lines.push(`  ${marker} ${t.kind} ${t.name} (source "${t.source}")`, `${DETAIL_INDENT}${detail}`);
+  }
+  if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0) lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
   lines.push('', `Plan: ${planHeadline(plan)}.`);
   return `${lines.join('\n')}\n`;
 }
@@ -64,7 +75,9 @@ export function planHeadline(plan: Plan): string {
   const s = summarize(plan);
   const l = s.nodeLabels;
   const labels = l ? `. Node labels: ${l.nodes} Nodes to patch (${l.set} set, ${l.removed} removed${l.held > 0 ? `, ${l.held} Nodes held` : ''})` : '';
-  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}`;
+  const t = s.topologies;
+  const topologies = t ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.delete} to delete` : '';
+  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}${topologies}`;
 }
 
 function details(change: PlannedChange): string[] {

@@ -125,10 +125,16 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
       ...(lldpCaptures ? { lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) } : {}),
     });
-    const result = await planChanges({ config, nodes, existing }, { registry, secrets: reader.secrets, configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) }, logger: warningsOnly(logger) });
+    const result = await planChanges({ config, nodes, existing }, {
+      registry,
+      secrets: reader.secrets,
+      configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) },
+      topologyObjects: reader.topologyObjects,
+      logger: warningsOnly(logger),
+    });
     stderr.warnings(result.warnings);
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
-    return { code: result.changes.length > 0 || result.nodeLabels.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
+    return { code: result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {

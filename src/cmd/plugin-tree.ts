@@ -1,5 +1,6 @@
 // `kubectl hypernode tree`: the live HyperNodes as the text tree `render -o
-// tree` prints, or as the HTML view; --source keeps one discovery source's,
+// tree` prints, as the HTML view, or as Slurm's topology files (the same
+// writer and flags as `render`); --source keeps one discovery source's,
 // --node only those holding a Node (its path up the tiers).
 
 import { stringKind } from '../app/flags/flag-kinds.ts';
@@ -11,7 +12,10 @@ import { membersOf } from '../hypernode/model/member-selector.ts';
 import { nodeMemberships } from '../hypernode/preview/view/node-membership.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
 import { topologyView } from '../hypernode/preview/view/topology-model.ts';
+import { EMPTY_CONFIG } from '../hypernode/config/loader.ts';
 import { choiceKind } from './choice-flag.ts';
+import { readDiscoveryConfig } from './render-inputs.ts';
+import { isSlurmFormat, SLURM_FLAGS, SLURM_FORMATS, slurmOutput } from './slurm-output.ts';
 import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
 import type { ClusterReader } from './cluster-reads.ts';
 import { parseSubcommandFlags, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
@@ -20,13 +24,25 @@ import { SubcommandStderr } from './subcommand-stderr.ts';
 const EXIT_SUCCESS = 0;
 const EXIT_ERROR = 1;
 
-const OUTPUT_FORMATS = ['text', 'html'] as const;
+const OUTPUT_FORMATS = ['text', 'html', ...SLURM_FORMATS] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 const TREE_FLAGS = {
   source: flag(stringKind, '', 'Only the HyperNodes of this discovery source (label, ufm): their volcano.sh/network-topology-source label.'),
   node: flag(stringKind, '', 'Only the HyperNodes holding this Node, directly or through a child.'),
-  output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text, or html (one self-contained page to open in a browser).', 'o'),
+  output: flag(
+    choiceKind<OutputFormat>(OUTPUT_FORMATS),
+    'text',
+    "Output format: text, html (one self-contained page to open in a browser), or slurm-topology-yaml / slurm-topology-conf (Slurm's topology.yaml / topology.conf).",
+    'o',
+  ),
+  ...SLURM_FLAGS,
+  // The plugin reads no ConfigMap (its user may only get HyperNodes and Nodes), so the host mapping comes from a file.
+  config: flag(
+    stringKind,
+    '',
+    "For the Slurm outputs: a discovery configuration file (as `plan --config` takes) whose ufm hostMapping.nodeLabel gives Slurm the host names back. Default: Node names are the host names.",
+  ),
 };
 
 export async function pluginTree(argv: readonly string[], command: string, connection: PluginConnection): Promise<SubcommandResult> {
@@ -34,15 +50,16 @@ export async function pluginTree(argv: readonly string[], command: string, conne
   const parsed = parseSubcommandFlags(TREE_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
   const { source, node, output } = parsed.values;
+  const slurm = isSlurmFormat(output) ? output : undefined;
   const stderr = new SubcommandStderr();
   let cluster: ClusterReader | undefined;
   try {
     cluster = connectPlugin(connection, 'kubectl-hypernode-tree', stderr.logger);
     const reader = cluster;
-    // Nodes are read only when needed: to resolve regex and label members for the page, or to place --node.
+    // Nodes are read only when needed: to resolve regex and label members (page, Slurm), or to place --node.
     const [all, nodes, target] = await Promise.all([
       reader.hyperNodes(),
-      output === 'html' ? reader.nodes() : Promise.resolve([] as NodeMeta[]),
+      output === 'html' || slurm ? reader.nodes() : Promise.resolve([] as NodeMeta[]),
       node === '' ? Promise.resolve(undefined) : reader.node(node),
     ]);
     let hyperNodes: HyperNode[] = source === '' ? all : all.filter((hn) => labelValue(hn.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === source);
@@ -53,6 +70,11 @@ export async function pluginTree(argv: readonly string[], command: string, conne
     const scope = [source === '' ? '' : `source ${source}`, node === '' ? '' : `holding Node ${node}`].filter((s) => s !== '').join(', ');
     if (output === 'html') {
       return { code: EXIT_SUCCESS, stdout: topologyHtml(topologyView(`HyperNodes${scope ? ` (${scope})` : ''}: ${hyperNodes.length}`, hyperNodes, nodes)), stderr: stderr.text() };
+    }
+    if (slurm) {
+      const config = parsed.values.config === '' ? EMPTY_CONFIG : await readDiscoveryConfig(parsed.values.config);
+      const text = slurmOutput(slurm, { hyperNodes, nodes, config, plugin: parsed.values['slurm-plugin'], blockTiers: parsed.values['slurm-block-tier'] });
+      return { code: EXIT_SUCCESS, stdout: text, stderr: stderr.text() };
     }
     if (hyperNodes.length === 0) return { code: EXIT_SUCCESS, stdout: '', stderr: `${stderr.text()}No HyperNodes${scope ? ` (${scope})` : ''}.\n` };
     return { code: EXIT_SUCCESS, stdout: `${renderHyperNodeTree(hyperNodes.map(withSpec))}\n`, stderr: stderr.text() };

@@ -11,7 +11,7 @@ import type { Clock } from '../kube/clock.ts';
 import type { HandlerRegistration, Informer } from '../kube/types.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient, NodeLabelClient, SecretClient, ConfigMapReader } from './model/contracts.ts';
+import type { EventRecorder, HyperNodeClient, NodeLabelClient, SecretClient, ConfigMapReader, TopologyObjectClient } from './model/contracts.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from './model/hypernode-types.ts';
 import type { ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
@@ -20,6 +20,7 @@ import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from
 import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME, type ReconcileSummary } from './reconcile/reconciler.ts';
 import { NodeCountSync, STATUS_QUEUE_NAME } from './reconcile/node-count-sync.ts';
 import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
+import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 
 export interface HyperNodeControllerDeps {
@@ -30,6 +31,8 @@ export interface HyperNodeControllerDeps {
   hyperNodeClient: HyperNodeClient;
   /** Writes the opt-in Node labels (exports.nodeLabels); without it no Node is labelled (tests of other parts). */
   nodeLabelClient?: NodeLabelClient;
+  /** Writes the opt-in Kueue and KAI Topology objects (exports.kueueTopology / kaiTopology); without it none is. */
+  topologyObjectClient?: TopologyObjectClient;
   secrets: SecretClient;
   /** ConfigMaps sources read input from (the graph source's document). */
   configMapReader?: ConfigMapReader;
@@ -125,6 +128,16 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
       })
     : undefined;
+  const topologies = deps.topologyObjectClient
+    ? new TopologyObjectSync({
+        configMaps: deps.configMaps,
+        configMap: deps.configMap,
+        client: deps.topologyObjectClient,
+        clock,
+        logger: writeLogger,
+        queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
+      })
+    : undefined;
 
   // The informers have synced, so each registration first replays every cached
   // object as an add: every HyperNode's nodeCount is checked once, and the
@@ -134,13 +147,14 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
     ...(labels ? [deps.nodes.addEventHandler(labels.nodeHandler()), deps.configMaps.addEventHandler(labels.configMapHandler())] : []),
+    ...(topologies ? [deps.configMaps.addEventHandler(topologies.configMapHandler())] : []),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   state?.started();
   manager.start();
   onStarted();
 
-  const watcher = watchResults(manager, reconciler, labels, metrics, logger, (source, summary) =>
+  const watcher = watchResults(manager, reconciler, [labels, topologies].filter((f) => f !== undefined), metrics, logger, (source, summary) =>
     state?.reconciled(source, {
       at: clock.now(),
       summary,
@@ -151,6 +165,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   );
   const retryWorker = reconciler.run();
   const labelWorker = labels?.run();
+  const topologyWorker = topologies?.run();
   const statusWorker = status.run();
   logger.info('HyperNode controller started');
 
@@ -170,6 +185,8 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   // Label patches follow snapshots; with the watcher gone no new one comes.
   labels?.shutDown();
   await labelWorker;
+  topologies?.shutDown();
+  await topologyWorker;
   status.shutDown();
   await statusWorker;
   for (const r of registrations) r.remove();
@@ -182,7 +199,8 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
 async function watchResults(
   manager: DiscoveryManager,
   reconciler: TopologyReconciler,
-  labels: NodeLabelSync | undefined,
+  /** What follows accepted snapshots: the Node labels and the Topology objects. */
+  followers: ReadonlyArray<Pick<NodeLabelSync, 'snapshot'>>,
   metrics: HyperNodeMetrics,
   logger: Logger,
   onReconciled: (source: string, summary: ReconcileSummary) => void,
@@ -191,8 +209,8 @@ async function watchResults(
     metrics.resultReceived(source);
     try {
       const summary = await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
-      // A rejected snapshot changes no label either: the last accepted one stays in force.
-      if (!summary.rejected) labels?.snapshot(source, hyperNodes);
+      // A rejected snapshot changes no label or Topology either: the last accepted one stays in force.
+      if (!summary.rejected) for (const f of followers) f.snapshot(source, hyperNodes);
       onReconciled(source, summary);
     } catch (err) {
       logger.error('Failed to reconcile topology', { source, err });

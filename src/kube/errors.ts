@@ -53,6 +53,7 @@ function reasonOf(err: unknown): string | undefined {
 export const isNotFound = (err: unknown): boolean => reasonOf(err) === 'NotFound';
 export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'AlreadyExists';
 export const isConflict = (err: unknown): boolean => reasonOf(err) === 'Conflict';
+export const isForbidden = (err: unknown): boolean => reasonOf(err) === 'Forbidden';
 export const isGone = (err: unknown): boolean =>
   err instanceof ApiError && (err.code === 410 || err.reason === 'Gone' || err.reason === 'Expired');
 

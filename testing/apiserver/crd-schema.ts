@@ -174,13 +174,26 @@ export function validateSchema(value: Json, schema: Schema, path: string, errs: 
   }
 }
 
+/** A rule's check: `oldSelf` is the stored value at the same path, for transition rules on an update. */
+type Rule = (self: any, oldSelf: Json) => boolean;
+
+const levelLabels = (self: Array<{ nodeLabel?: string }>) => self.map((l) => l.nodeLabel);
+
 /** The CEL rules this stand-in understands, keyed by their exact text. */
-const KNOWN_RULES: Record<string, (self: Record<string, Json>) => boolean> = {
+const KNOWN_RULES: Record<string, Rule> = {
   'has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)': (self) =>
     'exactMatch' in self || 'regexMatch' in self || 'labelMatch' in self,
   '(has(self.exactMatch) ? 1 : 0) + (has(self.regexMatch) ? 1 : 0) + (has(self.labelMatch) ? 1 : 0) <= 1': (self) =>
     ['exactMatch', 'regexMatch', 'labelMatch'].filter((k) => k in self).length <= 1,
+  // Topology levels (Kueue, KAI): fixed once created, no label twice, the hostname level only last.
+  'self == oldSelf': (self, oldSelf) => JSON.stringify(self) === JSON.stringify(oldSelf),
+  'self.all(l, self.exists_one(m, m.nodeLabel == l.nodeLabel))': (self) => new Set(levelLabels(self)).size === self.length,
+  "!self.exists(l, l.nodeLabel == 'kubernetes.io/hostname') || self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'": (self) =>
+    !levelLabels(self).includes('kubernetes.io/hostname') || levelLabels(self).at(-1) === 'kubernetes.io/hostname',
 };
+
+/** A transition rule compares with the stored object: not run on create, nor where the old value is absent. */
+const isTransitionRule = (rule: string) => rule.includes('oldSelf');
 
 /** Fails at load time if the schema carries a rule that is not implemented above. */
 export function checkRulesKnown(schema: Schema, path = ''): void {
@@ -204,24 +217,37 @@ export const RULES_NOT_CHECKED: FieldError = fieldInvalid(
   'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 );
 
-/** The rule errors for `value`, or the not-checked cause when `prior` holds a blocking schema error. */
-export function ruleErrors(value: Json, schema: Schema, prior: readonly FieldError[]): FieldError[] {
+/**
+ * The rule errors for `value`, or the not-checked cause when `prior` holds a
+ * blocking schema error; `old` is the stored object on an update, for the
+ * transition rules.
+ */
+export function ruleErrors(value: Json, schema: Schema, prior: readonly FieldError[], old?: Json): FieldError[] {
   if (prior.some((e) => BLOCKS_RULES.has(e.type))) return [RULES_NOT_CHECKED];
   const errs: FieldError[] = [];
-  validateRules(value, schema, '', errs);
+  validateRules(value, schema, '', errs, old);
   return errs;
 }
 
-/** Runs x-kubernetes-validations on every object that has them (skipped where the type is wrong). */
-function validateRules(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
+/**
+ * Runs x-kubernetes-validations on every object and list that has them
+ * (skipped where the type is wrong); `old` is walked alongside for the
+ * transition rules.
+ */
+function validateRules(value: Json, schema: Schema, path: string, errs: FieldError[], old?: Json): void {
   if (schema.type && !typeMatches(value, schema.type)) return;
-  if (isObject(value)) {
+  if (isObject(value) || Array.isArray(value)) {
     for (const v of schema['x-kubernetes-validations'] ?? []) {
-      if (!KNOWN_RULES[v.rule](value)) errs.push(fieldInvalid(path, 'object', v.message ?? `failed rule: ${v.rule}`));
-    }
-    for (const [k, sub] of Object.entries(schema.properties ?? {})) {
-      if (k in value && !(path === '' && k === 'metadata')) validateRules(value[k], sub, path ? `${path}.${k}` : k, errs);
+      if (isTransitionRule(v.rule) && old === undefined) continue;
+      if (!KNOWN_RULES[v.rule]!(value, old)) errs.push(fieldInvalid(path, isObject(value) ? 'object' : 'array', v.message ?? `failed rule: ${v.rule}`));
     }
   }
+  if (isObject(value)) {
+    const before = isObject(old) ? old : undefined;
+    for (const [k, sub] of Object.entries(schema.properties ?? {})) {
+      if (k in value && !(path === '' && k === 'metadata')) validateRules(value[k], sub, path ? `${path}.${k}` : k, errs, before?.[k]);
+    }
+  }
+  // List items have no stable identity to pair old and new by: their transition rules are not run.
   if (Array.isArray(value) && schema.items) value.forEach((item, i) => validateRules(item, schema.items!, `${path}[${i}]`, errs));
 }

@@ -84,7 +84,7 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
       e.status.metadata.continue = encodeContinue(store.rv, t.start);
       throw e;
     }
-    items = store.listAt(rt.resource, t.rv);
+    items = store.listAt(rt.key, t.rv);
     listRv = t.rv;
     start = t.start;
   } else {
@@ -92,17 +92,17 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
     // Exact, or (the legacy rule) a limit with a set resourceVersion and no match: read from etcd at exactly that revision.
     if (rv !== undefined && (match === 'Exact' || (rv > 0 && limit > 0 && !match))) {
       if (rv < store.compactedRv) throw expired('The resourceVersion for the provided list is too old.');
-      await waitForRevision(store, rt.resource, rv);
-      items = store.listAt(rt.resource, rv);
+      await waitForRevision(store, rt.key, rv);
+      items = store.listAt(rt.key, rv);
       listRv = rv;
     } else {
-      if (rv !== undefined) await waitForRevision(store, rt.resource, rv);
+      if (rv !== undefined) await waitForRevision(store, rt.key, rv);
       // resourceVersion=0, and a set resourceVersion without limit, are served
       // from the watch cache (limit ignored), at the resource's own revision.
       const fromCache = rv === 0 || (rv !== undefined && limit === 0);
       if (rv === 0) limit = 0;
-      items = store.list(rt.resource);
-      listRv = fromCache ? store.cacheRv(rt.resource) : store.rv;
+      items = store.list(rt.key);
+      listRv = fromCache ? store.cacheRv(rt.key) : store.rv;
     }
   }
   let selected = items.filter(

@@ -128,13 +128,13 @@ export class Registry {
   }
 
   get(rt: ResourceType, namespace: string | undefined, name: string): Stored {
-    const s = this.store.get(rt.resource, keyOf(rt.namespaced ? namespace : undefined, name));
+    const s = this.store.get(rt.key, keyOf(rt.namespaced ? namespace : undefined, name));
     if (!s) throw notFound(rt, name);
     return s;
   }
 
   exists(rt: ResourceType, namespace: string | undefined, name: string): boolean {
-    return this.store.get(rt.resource, keyOf(rt.namespaced ? namespace : undefined, name)) !== undefined;
+    return this.store.get(rt.key, keyOf(rt.namespaced ? namespace : undefined, name)) !== undefined;
   }
 
   /** Checks apiVersion/kind of a body against the endpoint and runs the kind's decoder. */
@@ -184,8 +184,8 @@ export class Registry {
     this.placeNamespace(rt, obj, namespace);
   }
 
-  private validate(rt: ResourceType, obj: Obj): void {
-    const errs = admissionErrors(rt, obj);
+  private validate(rt: ResourceType, obj: Obj, old?: Obj): void {
+    const errs = admissionErrors(rt, obj, old);
     if (errs.length) throw invalid(rt, obj.metadata.name ?? '', errs);
   }
 
@@ -212,9 +212,9 @@ export class Registry {
     if (opts.manager) recordWrite(obj, undefined, opts.manager, rt.apiVersion, meta.creationTimestamp);
     this.validate(rt, obj);
     const key = keyOf(meta.namespace, meta.name);
-    if (this.store.get(rt.resource, key)) throw alreadyExists(rt, meta.name);
+    if (this.store.get(rt.key, key)) throw alreadyExists(rt, meta.name);
     checkStorable(obj);
-    return this.store.put(rt.resource, key, (rv) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
+    return this.store.put(rt.key, key, (rv) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
   }
 
   update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): Stored {
@@ -288,12 +288,12 @@ export class Registry {
     }
     next.metadata.resourceVersion = prev.metadata.resourceVersion;
     next.metadata.managedFields = prev.metadata.managedFields;
-    this.validate(rt, next);
+    this.validate(rt, next, prev);
     if (comparable(next) === comparable(prev)) return old;
     if (opts.manager) recordWrite(next, prev.metadata.managedFields, opts.manager, rt.apiVersion, now(), opts.subresource);
     if (!next.metadata.managedFields) delete next.metadata.managedFields;
     checkStorable(next);
-    return this.store.put(rt.resource, old.key, (rv) => ({ ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } }));
+    return this.store.put(rt.key, old.key, (rv) => ({ ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } }));
   }
 
   delete(rt: ResourceType, namespace: string | undefined, name: string, pre: DeletePreconditions = {}): Stored {
@@ -303,10 +303,10 @@ export class Registry {
       // The namespace controller's end result: everything inside is gone too.
       for (const t of this.types.values()) {
         if (!t.namespaced) continue;
-        for (const s of this.store.list(t.resource)) if (s.obj.metadata.namespace === name) this.store.remove(t.resource, s.key);
+        for (const s of this.store.list(t.key)) if (s.obj.metadata.namespace === name) this.store.remove(t.key, s.key);
       }
     }
-    return this.store.remove(rt.resource, old.key)!;
+    return this.store.remove(rt.key, old.key)!;
   }
 
   ensureSystemNamespaces(extra: string[] = []): void {

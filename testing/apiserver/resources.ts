@@ -13,6 +13,12 @@ import { badRequest, type ErrorSubject, type FieldError } from './status.ts';
 export type Obj = Record<string, any>;
 
 export interface ResourceType extends ErrorSubject {
+  /**
+   * The name the stand-in files the type under (its registry key and store
+   * bucket): the plural, or plural.group where two served groups share a
+   * plural (Kueue's and KAI's `topologies`), as kubectl names them.
+   */
+  key: string;
   version: string;
   /** `v1` or `group/version`. */
   apiVersion: string;
@@ -38,10 +44,10 @@ export interface ResourceType extends ErrorSubject {
   admit?(obj: Obj): void;
   /** Fields of an empty object of this kind besides metadata, as a typed BOOKMARK carries them. */
   emptyFields?: Obj;
-  /** Field errors beyond object metadata (422 when non-empty). */
-  validate(obj: Obj): FieldError[];
+  /** Field errors beyond object metadata (422 when non-empty); `old` is the stored object on an update. */
+  validate(obj: Obj, old?: Obj): FieldError[];
   /** A CRD's x-kubernetes-validations: run after the other checks, which may block them. */
-  rules?(obj: Obj, prior: readonly FieldError[]): FieldError[];
+  rules?(obj: Obj, prior: readonly FieldError[], old?: Obj): FieldError[];
 }
 
 interface BuiltinSpec {
@@ -68,6 +74,7 @@ function builtin(spec: BuiltinSpec): ResourceType {
   const version = spec.version ?? 'v1';
   const apiVersion = group ? `${group}/${version}` : version;
   return {
+    key: spec.resource,
     resource: spec.resource,
     group,
     version,
@@ -199,12 +206,21 @@ const leases = builtin({
 /** The HyperNode CRD file shipped beside this module (a copy of the one Volcano installs). */
 export const HYPERNODE_CRD_FILE = fileURLToPath(new URL('./topology.volcano.sh_hypernodes.yaml', import.meta.url));
 
-/** A custom resource type enforced from a CRD manifest. */
-export function customResource(crdFile: string): ResourceType {
+/**
+ * Test schemas of the Topology objects the controller may write (written for
+ * these tests from Kueue's and KAI Scheduler's published API, not copies of
+ * their CRDs); served only when a test asks (ApiServerOptions.extraCrds).
+ */
+export const KUEUE_TOPOLOGY_CRD_FILE = fileURLToPath(new URL('./kueue.x-k8s.io_topologies.yaml', import.meta.url));
+export const KAI_TOPOLOGY_CRD_FILE = fileURLToPath(new URL('./kai.scheduler_topologies.yaml', import.meta.url));
+
+/** A custom resource type enforced from a CRD manifest; `qualified` files it under plural.group. */
+export function customResource(crdFile: string, qualified = false): ResourceType {
   const crd = loadCrd(crdFile);
   checkRulesKnown(crd.schema);
   const apiVersion = `${crd.group}/${crd.version}`;
   return {
+    key: qualified ? `${crd.plural}.${crd.group}` : crd.plural,
     resource: crd.plural,
     group: crd.group,
     version: crd.version,
@@ -232,22 +248,22 @@ export function customResource(crdFile: string): ResourceType {
       validateSchema(obj, crd.schema, '', errs);
       return errs;
     },
-    rules: (obj, prior) => ruleErrors(obj, crd.schema, prior),
+    rules: (obj, prior, old) => ruleErrors(obj, crd.schema, prior, old),
   };
 }
 
 /** Every resource type served, by plural name. */
 export function defaultResourceTypes(): Map<string, ResourceType> {
   const all = [nodes, namespaces, configmaps, secrets, events, leases, customResource(HYPERNODE_CRD_FILE)];
-  return new Map(all.map((r) => [r.resource, r]));
+  return new Map(all.map((r) => [r.key, r]));
 }
 
 /** Metadata and type validation common to all kinds (422 causes), then the kind's own rules. */
-export function admissionErrors(rt: ResourceType, obj: Obj): FieldError[] {
-  const errs = [...objectMetaErrors(obj.metadata ?? {}, rt.namespaced, rt.nameRule), ...rt.validate(obj)];
+export function admissionErrors(rt: ResourceType, obj: Obj, old?: Obj): FieldError[] {
+  const errs = [...objectMetaErrors(obj.metadata ?? {}, rt.namespaced, rt.nameRule), ...rt.validate(obj, old)];
   if (!rt.rules) return errs;
   // A custom resource's causes come sorted by field, the not-checked one (`<nil>`) last.
-  const all = [...errs, ...rt.rules(obj, errs)];
+  const all = [...errs, ...rt.rules(obj, errs, old)];
   const rank = (e: FieldError) => (e.field === '<nil>' ? '\uffff' : e.field);
   return all.sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
 }

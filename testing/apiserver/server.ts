@@ -24,7 +24,7 @@ import { managerFromUserAgent } from './managed-fields.ts';
 import { Registry, type DeletePreconditions } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
-import { defaultResourceTypes, type ResourceType } from './resources.ts';
+import { customResource, defaultResourceTypes, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import {
   badRequest,
@@ -71,6 +71,11 @@ export interface ApiServerOptions {
   historyLimit?: number;
   /** Start as a cluster where the HyperNode CRD is not installed (404 for hypernodes until installHyperNodeCrd()). */
   withoutHyperNodeCrd?: boolean;
+  /**
+   * More CRD manifests to serve (KUEUE_TOPOLOGY_CRD_FILE, KAI_TOPOLOGY_CRD_FILE),
+   * each filed under plural.group: `store.get('topologies.kueue.x-k8s.io', name)`.
+   */
+  extraCrds?: readonly string[];
 }
 
 /** The plural the HyperNode CRD registers (absent while withoutHyperNodeCrd). */
@@ -131,6 +136,7 @@ export class ApiServer {
     this.objects = new ObjectStore(opts.historyLimit ?? DEFAULT_HISTORY_EVENTS);
     this.registry = new Registry(this.objects, defaultResourceTypes());
     if (opts.withoutHyperNodeCrd) this.registry.types.delete(HYPERNODE_RESOURCE);
+    for (const file of opts.extraCrds ?? []) this.installCrd(file);
     this.store = new TestStore(this.registry);
     this.users.add(ADMIN_USER, 'admin', ADMIN_TOKEN);
     for (const [name, u] of Object.entries(opts.users ?? {})) this.users.add(name, u.grant, u.token);
@@ -143,6 +149,12 @@ export class ApiServer {
   /** Serves HyperNodes from now on, as when an operator applies the CRD (only after withoutHyperNodeCrd). */
   installHyperNodeCrd(): void {
     this.registry.types.set(HYPERNODE_RESOURCE, defaultResourceTypes().get(HYPERNODE_RESOURCE)!);
+  }
+
+  /** Serves the CRD in `file` from now on (filed under plural.group), as when an operator applies it. */
+  installCrd(file: string): void {
+    const rt = customResource(file, true);
+    this.registry.types.set(rt.key, rt);
   }
 
   private createServer(): Server {
@@ -395,7 +407,7 @@ export class ApiServer {
   }
 
   private resolveType(info: RequestInfo): ResourceType {
-    const rt = this.registry.types.get(info.resource);
+    const rt = this.registry.types.get(info.resource) ?? this.registry.types.get(`${info.resource}.${info.group}`);
     if (!rt || rt.group !== info.group || rt.version !== info.version) throw pageNotFound();
     if (info.subresource && !rt.subresources.includes(info.subresource)) throw pageNotFound();
     if (!rt.namespaced && info.namespace && info.resource !== 'namespaces') throw pageNotFound();
@@ -461,7 +473,7 @@ export class ApiServer {
       }
       case 'deletecollection': {
         const labels = parseLabelSelector(q.get('labelSelector'));
-        for (const s of this.objects.list(rt.resource)) {
+        for (const s of this.objects.list(rt.key)) {
           if ((ns === undefined || s.obj.metadata.namespace === ns) && labels(s.obj) && fieldSel.matches(s.obj)) {
             this.registry.delete(rt, s.obj.metadata.namespace, s.obj.metadata.name);
           }

@@ -35,7 +35,7 @@ export class TestStore {
   /** Creates the object, or replaces it (ignoring its resourceVersion) when it exists. */
   apply(obj: Obj): Obj {
     const rt = this.typeOfObject(obj);
-    const existing = this.registry.store.get(rt.resource, keyOf(rt.namespaced ? obj.metadata?.namespace : undefined, obj.metadata?.name));
+    const existing = this.registry.store.get(rt.key, keyOf(rt.namespaced ? obj.metadata?.namespace : undefined, obj.metadata?.name));
     if (!existing) return this.create(obj);
     return this.update({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } });
   }

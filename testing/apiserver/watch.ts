@@ -89,19 +89,19 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
   };
 
   if (p.sinceRv === undefined) {
-    const initial = store.list(p.rt.resource).filter((s) => inScope(s) && p.matches(s.obj));
+    const initial = store.list(p.rt.key).filter((s) => inScope(s) && p.matches(s.obj));
     for (const s of initial) send(eventLine('ADDED', s, p.form));
   } else {
-    for (const ev of store.eventsSince(p.rt.resource, p.sinceRv)) deliver(ev);
+    for (const ev of store.eventsSince(p.rt.key, p.sinceRv)) deliver(ev);
   }
-  const unsubscribe = store.subscribe(p.rt.resource, deliver);
+  const unsubscribe = store.subscribe(p.rt.key, deliver);
 
   const timers: NodeJS.Timeout[] = [];
   const bookmark = (): void => {
     // A watch from a revision the store has not reached gets nothing, bookmarks included, until it has.
     if (p.sinceRv !== undefined && store.rv < p.sinceRv) return;
     // The resource's own revision (a write elsewhere does not move it), never behind where the watch started.
-    send(bookmarkLine(p.rt, Math.max(store.cacheRv(p.rt.resource), p.sinceRv ?? 0), p.form));
+    send(bookmarkLine(p.rt, Math.max(store.cacheRv(p.rt.key), p.sinceRv ?? 0), p.form));
   };
   if (p.bookmarks) {
     timers.push(setInterval(bookmark, p.bookmarkIntervalMs));

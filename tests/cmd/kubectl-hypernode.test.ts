@@ -25,6 +25,7 @@ import { BINARY, BUNDLE, REPO_ROOT } from '../../testing/executables.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../testing/mixed-cluster.ts';
+import { readTopologyConf, readTopologyYaml } from '../support/slurm-topology-reader.ts';
 import { CLUSTER, RACK, TOPOLOGY_A3_CONFIG, workedExampleNodes } from '../e2e/cluster.ts';
 
 const READER = 'topology-reader';
@@ -65,11 +66,12 @@ async function seed(nodes: Array<{ metadata: { name: string; labels?: Record<str
 
 const run = (kubeconfig: string, ...argv: string[]) => kubectlHypernode([`--kubeconfig=${kubeconfig}`, ...argv], { color: false, env: {} });
 
-/** Only GETs, none refused: the plugin reads, within get/list. */
+/** Only GETs, none refused: the plugin reads, within get/list (plan also asks discovery whether Kueue or KAI is served). */
 function assertReadOnly(): void {
   const all = api.requests.all();
   assert.ok(all.length > 0);
-  assert.equal(all.filter((r) => r.verb !== 'get' && r.verb !== 'list').map((r) => `${r.verb} ${r.resource}`), []);
+  const discovery = (r: (typeof all)[number]) => r.method === 'GET' && r.resource === '' && r.path.startsWith('/apis/');
+  assert.equal(all.filter((r) => r.verb !== 'get' && r.verb !== 'list' && !discovery(r)).map((r) => `${r.verb} ${r.path}`), []);
   assert.equal(all.filter((r) => r.code === 403).map((r) => `${r.verb} ${r.resource}`), []);
 }
 
@@ -98,6 +100,39 @@ test('tree draws the HyperNodes, one source\'s, those holding a Node, or the HTM
   assert.is(html.code, 0, html.stderr);
   assert.match(html.stdout, /^<!doctype html>/);
   assert.match(html.stdout, `"name":"${rack}"`);
+  assertReadOnly();
+});
+
+test('tree -o slurm-topology-yaml|conf writes the live HyperNodes as render writes them; --config maps Nodes to host names', async () => {
+  const HOST = 'example.com/ib-host';
+  const nodes = mixedNodes().map((n) => ({ metadata: { ...n.metadata, labels: { ...n.metadata.labels, [HOST]: `host-${n.metadata.name}` } } }));
+  const conf = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }] });
+  const hns = await seed(nodes, conf);
+  const kubeconfig = readerKubeconfig();
+  const rendered = async (...flags: string[]) => {
+    const items = nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: n.metadata }));
+    const out = await render(['--config', write('conf.yaml', conf), '--nodes', write('nodes.json', JSON.stringify({ kind: 'List', items })), ...flags], 'render');
+    assert.is(out.code, 0, out.stderr);
+    return out.stdout;
+  };
+  for (const flags of [['-o', 'slurm-topology-yaml'], ['-o', 'slurm-topology-conf'], ['-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-tier', 'leaf']]) {
+    const tree = await run(kubeconfig, 'tree', ...flags);
+    assert.is(tree.code, 0, tree.stderr);
+    assert.is(tree.stdout, await rendered(...flags), flags.join(' '));
+  }
+  const read = readTopologyYaml((await run(kubeconfig, 'tree', '-o', 'slurm-topology-yaml')).stdout);
+  assert.equal(new Set(read.switches.keys()), new Set(hns.map((hn) => hn.metadata.name)));
+  assert.is([...read.switches.values()].flatMap((s) => s.nodes).length, nodes.length, 'every Node under one switch');
+
+  // Host names come back through a UFM hostMapping.nodeLabel in --config (the plugin reads no ConfigMap).
+  const ufm = write('ufm.yaml', stringify({ networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { nodeLabel: HOST } } }] }));
+  const mapped = readTopologyConf((await run(kubeconfig, 'tree', '-o', 'slurm-topology-conf', '--config', ufm)).stdout);
+  assert.equal([...mapped.switches.values()].flatMap((s) => s.nodes).sort(), nodes.map((n) => `host-${n.metadata.name}`).sort());
+
+  const none = await run(kubeconfig, 'tree', '--source', 'ufm', '-o', 'slurm-topology-conf');
+  assert.is(none.code, 1);
+  assert.is(none.stdout, '');
+  assert.match(none.stderr, /^error: no HyperNodes to write as Slurm switches\n$/);
   assertReadOnly();
 });
 

@@ -2,7 +2,8 @@
 // Node label patches the controller then makes (per Node, the keys set and
 // removed), counts them in its summary line and JSON summary, exits 2 while
 // any label would change and 0 once the controller has written them, and
-// shows the removals of turning the option off.
+// shows the removals of turning the option off (the option removed, the
+// entry disabled or removed) with the reason they are not guarded.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,8 +37,8 @@ async function planOf(kubeconfig: string) {
   const text = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
   const json = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json'], 'x', { color: false, env: ENV });
   assert.is(json.code, text.code, json.stderr);
-  const data = JSON.parse(json.stdout) as { nodeLabels?: PlannedLabelChange[]; summary: { nodeLabels?: Record<string, number> } };
-  return { code: text.code, text: text.stdout, labels: data.nodeLabels ?? [], summary: data.summary.nodeLabels };
+  const data = JSON.parse(json.stdout) as { nodeLabels?: PlannedLabelChange[]; nodeLabelsOff?: unknown[]; summary: { nodeLabels?: Record<string, number> } };
+  return { code: text.code, text: text.stdout, labels: data.nodeLabels ?? [], off: data.nodeLabelsOff, summary: data.summary.nodeLabels };
 }
 
 test('plan lists the label patches the controller then makes, and none once it has', async () => {
@@ -71,6 +72,18 @@ test('plan lists the label patches the controller then makes, and none once it h
   assert.equal(off.summary, { nodes: 8, set: 0, removed: 16, held: 0 });
   assert.equal(off.labels[0], { node: 'node0', set: {}, removed: [`${PREFIX}/hypercluster`, `${PREFIX}/hypernode`] });
   assert.match(off.text, /\n {6}topo\.example\.com\/hypernode removed\n/);
+  // Why they go unguarded is said in the plan, for the option removed, the entry disabled, or the entry removed.
+  const reason = /^Node labels:\n {2}Node labels of discovery source "label" are off \(its entry is disabled, removed, or has no exports\.nodeLabels\): its labels are removed from 8 Nodes, not held by maxDeletePercent; its HyperNodes stay\n {2}~ node0\n/;
+  assert.match(off.text, reason, off.text);
+  assert.equal(off.off, [{ source: 'label', nodes: 8 }]);
+  for (const conf of [WITHOUT.replace('    enabled: true\n', '    enabled: false\n'), 'networkTopologyDiscovery: []\n']) {
+    setDiscoveryConfig(api, conf);
+    const gone = await planOf(kubeconfig);
+    assert.is(gone.code, 2, conf);
+    assert.equal(gone.summary, { nodes: 8, set: 0, removed: 16, held: 0 }, conf);
+    assert.match(gone.text, reason, conf);
+    assert.match(gone.text, /\nPlan: 0 to create, 0 to update, 0 to delete\. Node labels: 8 Nodes to patch \(0 set, 16 removed\)\.\n$/, conf);
+  }
 });
 
 test.run();

@@ -109,7 +109,9 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   // Read-only: every request a GET, none refused, UFM asked with the Secret's credentials.
   const reads = api.requests.all({ user: READER });
   assert.ok(reads.length >= 4, 'nodes, hypernodes, configmaps and the secret are read');
-  assert.equal(reads.filter((r) => r.method !== 'GET' || r.code !== 200).map((r) => `${r.method} ${r.path} → ${r.code}`), []);
+  // Discovery of the Kueue and KAI groups answers 404 where their CRDs are not installed: no Topology object to plan.
+  const absentGroup = (r: (typeof reads)[number]) => r.code === 404 && /^\/apis\/(kueue\.x-k8s\.io|kai\.scheduler)$/.test(r.path);
+  assert.equal(reads.filter((r) => r.method !== 'GET' || (r.code !== 200 && !absentGroup(r))).map((r) => `${r.method} ${r.path} → ${r.code}`), []);
   assert.equal(api.requests.writes(), []);
   assert.ok(reads.some((r) => r.resource === 'secrets' && r.verb === 'get'));
   assert.is(s.ufm!.requests.length, ufmRequests + 1);

@@ -182,7 +182,7 @@ function everyKindOfChange(): { existing: HyperNode[]; plan: Plan } {
     changes: [change('create', 'rack-e', created), change('update', 'rack-a', rackAAfter), change('update', 'spine', spineAfter), change('delete', 'rack-b'), change('delete', 'rack-c', undefined, true)],
     warnings: ['deletes held: rack-c'],
     nodeLabels: [],
-    nodeLabelsHeld: 0,
+    nodeLabelsHeld: 0, nodeLabelsOff: [], topologies: [],
   };
   return { existing, plan };
 }

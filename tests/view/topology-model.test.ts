@@ -54,7 +54,7 @@ test('a plan view keeps deleted objects in place, marks each change and carries 
     ],
     warnings: ['held'],
     nodeLabels: [],
-    nodeLabelsHeld: 0,
+    nodeLabelsHeld: 0, nodeLabelsOff: [], topologies: [],
   };
   const view = planView('p', plan, existing, NODES);
   assert.equal(view.hyperNodes.map((h) => [h.name, h.change ?? '']), [['a', 'update'], ['b', 'delete'], ['c', 'held'], ['d', 'create'], ['spine', '']]);

@@ -1,12 +1,15 @@
 // The `exports` key of a `networkTopologyDiscovery` entry: what the
-// controller publishes from that source's topology besides HyperNodes. Today
-// `nodeLabels`, the opt-in Node labels (node-labels/). Ours, no Go
-// counterpart (docs/configuration.md, "Node labels").
+// controller publishes from that source's topology besides HyperNodes:
+// `nodeLabels`, the opt-in Node labels (node-labels/), and `kueueTopology` /
+// `kaiTopology`, Topology objects whose levels are those label keys
+// (topology-objects/). Ours, no Go counterpart (docs/configuration.md,
+// "Node labels", "Kueue and KAI Topology objects").
 
 import { isQualifiedName } from '../../kube/name-validation.ts';
 import type { EntryExports } from '../model/contracts.ts';
 
-export const EXPORTS_KEYS = ['nodeLabels'];
+export const EXPORTS_KEYS = ['nodeLabels', 'kueueTopology', 'kaiTopology'];
+const TOPOLOGY_KEYS = ['kueueTopology', 'kaiTopology'] as const;
 const NODE_LABELS_KEYS = ['prefix'];
 
 /** Where the labels go when `prefix` is not given: one prefix per source, so two sources never write the same key. */
@@ -22,10 +25,21 @@ function unknownIn(raw: Record<string, unknown>, known: readonly string[], where
 /** Validates an entry's `exports` (absent or null: nothing exported); throws naming the field. */
 export function parseExports(raw: unknown, source: string): EntryExports {
   if (raw === undefined || raw === null) return {};
-  if (!isMapping(raw)) throw new Error('exports must be a mapping (keys: nodeLabels)');
+  if (!isMapping(raw)) throw new Error(`exports must be a mapping (keys: ${EXPORTS_KEYS.join(', ')})`);
   unknownIn(raw, EXPORTS_KEYS, 'exports');
+  const topologies: { kueueTopology?: true; kaiTopology?: true } = {};
+  for (const key of TOPOLOGY_KEYS) {
+    const v = raw[key];
+    if (v !== undefined && v !== null && typeof v !== 'boolean') throw new Error(`exports.${key} must be true or false, got ${JSON.stringify(v)}`);
+    if (v === true) topologies[key] = true;
+  }
   const nl = raw.nodeLabels;
-  if (nl === undefined || nl === null || nl === false) return {};
+  if (nl === undefined || nl === null || nl === false) {
+    const wanted = TOPOLOGY_KEYS.filter((k) => topologies[k]);
+    // The Topology levels are the Node label keys: without the labels they would name labels no Node has.
+    if (wanted.length > 0) throw new Error(`exports.${wanted[0]} needs exports.nodeLabels: its levels are the Node label keys (add nodeLabels: {} for the default prefix)`);
+    return {};
+  }
   if (nl !== true && !isMapping(nl)) throw new Error('exports.nodeLabels must be a mapping such as {prefix: example.com/topology} or {} for the default prefix');
   const spec = isMapping(nl) ? nl : {};
   unknownIn(spec, NODE_LABELS_KEYS, 'exports.nodeLabels');
@@ -34,5 +48,5 @@ export function parseExports(raw: unknown, source: string): EntryExports {
   if (typeof prefix !== 'string' || !isQualifiedName(`${prefix}/x`)) {
     throw new Error(`exports.nodeLabels.prefix ${JSON.stringify(prefix)} is not a DNS subdomain usable as a label key prefix (e.g. "topology.example.com")`);
   }
-  return { nodeLabels: { prefix } };
+  return { nodeLabels: { prefix }, ...topologies };
 }

@@ -78,6 +78,17 @@ export function sourceEntry(config: DiscoveryConfig, source: string): EntryResul
   return config.entries.find((r) => r.source === source && wanted(r));
 }
 
+/**
+ * How the exports (exports.*) see `source`: its wanted entry, 'off' when it
+ * is disabled or removed (what it exported goes), or 'broken' when its entry
+ * fails to parse (what it exported stays as it is).
+ */
+export function exportingEntry(config: DiscoveryConfig, source: string): DiscoveryEntry | 'off' | 'broken' {
+  const result = sourceEntry(config, source);
+  if (!result) return 'off';
+  return 'entry' in result ? result.entry : 'broken';
+}
+
 /** Narrowing helper: the entry, or undefined for a broken result. */
 export function entryOf(result: EntryResult | undefined): DiscoveryEntry | undefined {
   return result && 'entry' in result ? result.entry : undefined;

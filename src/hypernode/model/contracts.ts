@@ -19,6 +19,10 @@ export interface NodeLabelExport {
 export interface EntryExports {
   /** Absent: this source labels no Node. */
   readonly nodeLabels?: NodeLabelExport;
+  /** A Kueue Topology (kueue.x-k8s.io) per tree of this source, its levels the nodeLabels keys. */
+  readonly kueueTopology?: true;
+  /** A KAI Scheduler Topology (kai.scheduler), as kueueTopology. */
+  readonly kaiTopology?: true;
 }
 
 /** One entry of `networkTopologyDiscovery` (docs/configuration.md, "Schema"), resolved and frozen. */
@@ -80,6 +84,25 @@ export interface MetadataChanges {
 /** Writes the controller's own labels on Nodes (exports.nodeLabels). */
 export interface NodeLabelClient {
   patchMetadata(node: string, changes: MetadataChanges, signal?: AbortSignal): Promise<void>;
+}
+
+/** A Topology object (Kueue's or KAI's: the same shape), as this controller writes and reads it. */
+export interface TopologyObject {
+  readonly apiVersion: string;
+  readonly kind: 'Topology';
+  readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>>; readonly resourceVersion?: string; readonly uid?: string };
+  readonly spec: { readonly levels: ReadonlyArray<{ readonly nodeLabel: string }> };
+}
+
+/** Reads and writes the cluster-scoped `topologies` of one API group (exports.kueueTopology / kaiTopology). */
+export interface TopologyObjectClient {
+  /** The versions of `group` the API server serves (discovery), empty when the group is not served (no CRD). */
+  servedVersions(group: string, signal?: AbortSignal): Promise<string[]>;
+  /** The Topology objects of `group`/`version` carrying `labelSelector`. */
+  list(group: string, version: string, labelSelector: string, signal?: AbortSignal): Promise<TopologyObject[]>;
+  create(group: string, version: string, obj: TopologyObject, signal?: AbortSignal): Promise<void>;
+  /** Deletes the object if it still has `uid` (it is gone or replaced otherwise). */
+  delete(group: string, version: string, name: string, uid: string | undefined, signal?: AbortSignal): Promise<void>;
 }
 
 export type EventType = 'Normal' | 'Warning';

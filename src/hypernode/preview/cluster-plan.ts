@@ -12,6 +12,7 @@ import { realClock } from '../../kube/clock.ts';
 import { StaticInformer } from '../../kube/static-informer.ts';
 import type { Logger } from '../../log.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
+import { errorMessage } from '../../util/error-message.ts';
 import type { EventRecorder, EventType } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
@@ -20,7 +21,9 @@ import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { NodeCountSync } from '../reconcile/node-count-sync.ts';
-import { planNodeLabels, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
+import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
+import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
+import { TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 
@@ -49,6 +52,16 @@ export interface Plan {
   readonly nodeLabels: readonly PlannedLabelChange[];
   /** Nodes whose label removals the mass-delete guard holds. */
   readonly nodeLabelsHeld: number;
+  /** Sources whose labels are off: their removals are not guarded (LabelPlan.off). */
+  readonly nodeLabelsOff: LabelPlan['off'];
+  /** Kueue and KAI Topology creates, replaces (levels are immutable) and deletes. */
+  readonly topologies: readonly PlannedTopologyChange[];
+}
+
+export interface PlannedTopologyChange extends Omit<TopologyChange, 'uid'> {
+  /** `Kueue Topology`, `KAI Topology`. */
+  readonly kind: string;
+  readonly source: string;
 }
 
 const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
@@ -131,7 +144,29 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       compareBytes(a.name, b.name),
   );
   const labels = planNodeLabels(input.config, new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]])), input.nodes);
-  return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held };
+  const topologies: PlannedTopologyChange[] = [];
+  if (deps.topologyObjects) {
+    const desired = new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]]));
+    for (const kind of TOPOLOGY_KINDS) {
+      let decision: Awaited<ReturnType<typeof decideTopologyObjects>>;
+      try {
+        decision = await decideTopologyObjects(kind, input.config, desired, deps.topologyObjects);
+      } catch (err) {
+        // A plan user may not read Topology objects (no grant for the opt-in feature): the rest of the plan still stands.
+        warnings.push(`could not read the ${kind.title} objects, so their changes are not shown: ${errorMessage(err)}`);
+        continue;
+      }
+      if (!decision.served) {
+        if (decision.wanted) warnings.push(decision.message);
+        continue;
+      }
+      for (const { source, changes: planned, errors } of decision.sources) {
+        warnings.push(...errors);
+        for (const { uid: _uid, ...c } of planned) topologies.push({ kind: kind.title, source, ...c });
+      }
+    }
+  }
+  return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held, nodeLabelsOff: labels.off, topologies };
 }
 
 /**

@@ -16,7 +16,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Preconditions } from '../../kube/resource.ts';
 import type { Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
-import type { EventRecorder, HyperNodeClient, NodeLabelClient } from '../model/contracts.ts';
+import type { EventRecorder, HyperNodeClient, NodeLabelClient, TopologyObjectClient } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
 import { describeDiff, diffHyperNodes } from '../reconcile/hypernode-diff.ts';
 import type { WriteVerb } from '../hypernode-metrics.ts';
@@ -75,6 +75,8 @@ export interface DryRunSinks {
   readonly hyperNodeClient: HyperNodeClient;
   /** Logs each Node label patch (exports.nodeLabels) with the keys it would set and remove. */
   readonly nodeLabelClient: NodeLabelClient;
+  /** Reads through the real client (discovery, lists); logs each Topology create and delete instead of sending it. */
+  readonly topologyObjectClient?: TopologyObjectClient;
   readonly events: EventRecorder;
   /**
    * Tells the controller that its writes are recorded, not sent: they are
@@ -90,6 +92,8 @@ export interface DryRunDeps {
   readonly logger: Logger;
   /** Where `hypernode_dry_run_writes_total` is registered (next to the other metrics). */
   readonly registry: Registry;
+  /** The real Topology client, whose reads the dry run keeps. */
+  readonly topologyObjectClient?: TopologyObjectClient;
 }
 
 /** Sinks that log every would-be write with its diff (one info line per object) and count it. */
@@ -121,11 +125,27 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
         });
       },
     },
+    ...(deps.topologyObjectClient ? { topologyObjectClient: recordingTopologyClient(deps.topologyObjectClient, deps.logger, writes) } : {}),
     events: {
       event(regarding, type, reason, message) {
         deps.logger.info('Dry run: would emit Event', { kind: regarding.kind ?? '', name: regarding.metadata.name, type, reason, message });
       },
     },
     dryRun: true,
+  };
+}
+
+function recordingTopologyClient(real: TopologyObjectClient, logger: Logger, writes: Counter): TopologyObjectClient {
+  return {
+    servedVersions: (group, signal) => real.servedVersions(group, signal),
+    list: (group, version, selector, signal) => real.list(group, version, selector, signal),
+    async create(group, _version, obj) {
+      writes.inc({ source: obj.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '', verb: 'create_topology' });
+      logger.info('Dry run: would create Topology', { group, name: obj.metadata.name, levels: obj.spec.levels.map((l) => l.nodeLabel).join(',') });
+    },
+    async delete(group, _version, name) {
+      writes.inc({ source: '', verb: 'delete_topology' });
+      logger.info('Dry run: would delete Topology', { group, name });
+    },
   };
 }

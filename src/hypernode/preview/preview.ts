@@ -15,7 +15,7 @@ import type { Informer } from '../../kube/types.ts';
 import { StaticInformer } from '../../kube/static-informer.ts';
 import type { Logger } from '../../log.ts';
 import { abortReason } from '../../util/abort.ts';
-import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot } from '../model/contracts.ts';
+import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot, TopologyObjectClient } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../model/hypernode-types.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
 import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
@@ -41,6 +41,8 @@ export interface PreviewDeps {
   readonly secrets: SecretClient;
   /** ConfigMaps a source reads its input from (plan reads the cluster's; render has none). */
   readonly configMaps?: ConfigMapReader;
+  /** Reads the cluster's Kueue and KAI Topology objects (plan); without it none is planned. */
+  readonly topologyObjects?: Pick<TopologyObjectClient, 'servedVersions' | 'list'>;
   readonly logger: Logger;
   readonly deadlineMs?: number;
 }

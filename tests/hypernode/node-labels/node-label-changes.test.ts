@@ -107,6 +107,10 @@ test('exports is validated naming the field; the prefix defaults per source', ()
   assert.throws(() => parseExports({ nodeLabel: {} }, 'label'), /exports has unknown keys "nodeLabel"; known: nodeLabels/);
   assert.throws(() => parseExports({ nodeLabels: { prefix: 'Bad_Prefix' } }, 'label'), /exports\.nodeLabels\.prefix "Bad_Prefix" is not a DNS subdomain/);
   assert.throws(() => parseExports({ nodeLabels: 'yes' }, 'label'), /exports\.nodeLabels must be a mapping/);
+  // The Topology exports: booleans, and only beside nodeLabels (their levels are the label keys).
+  assert.equal(parseExports({ nodeLabels: {}, kueueTopology: true, kaiTopology: false }, 'ufm'), { nodeLabels: { prefix: 'ufm.topology.volcano.sh' }, kueueTopology: true });
+  assert.throws(() => parseExports({ kaiTopology: true }, 'ufm'), /exports\.kaiTopology needs exports\.nodeLabels: its levels are the Node label keys/);
+  assert.throws(() => parseExports({ nodeLabels: {}, kueueTopology: 'yes' }, 'ufm'), /exports\.kueueTopology must be true or false, got "yes"/);
 });
 
 test.run();

@@ -69,6 +69,7 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
     clock,
     sent,
     sync,
+    lines: log.lines,
     echo,
     failWith: (f: typeof fail) => void (fail = f),
     /** Lets the coalescing window pass and waits for the pass to end: its summary line, written or not. */
@@ -114,6 +115,20 @@ test('a configuration that cannot be loaded removes nothing; one without the opt
   await off.pass();
   assert.is(off.sent.length, 2);
   assert.equal(off.sent[0], { node: 'n1', changes: { labels: { [`${P}/rack`]: null }, annotations: { [OWNED]: null } } });
+  await off.stop();
+});
+
+test('turning the option off removes every label it wrote from all Nodes, unheld by the guard, and says so first', async () => {
+  const names = Array.from({ length: 12 }, (_, i) => `n${i}`);
+  const labelled: NodeMeta[] = names.map((name) => ({ metadata: { name, labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } } }));
+  const off = rig(CONF(false), labelled);
+  off.sync.snapshot('label', SNAPSHOT);
+  await off.pass();
+  assert.is(off.sent.length, 12, 'all 12 Nodes, past the default maxDeletePercent');
+  const said = off.lines.findIndex((l) => l.includes('Node labels of discovery source "label" are off') && l.includes('removed from 12 Nodes, not held by maxDeletePercent'));
+  assert.ok(said >= 0, off.lines.join('\n'));
+  assert.ok(said < off.lines.findIndex((l) => l.includes('Updated Node labels')), 'the reason comes before the pass summary');
+  assert.not.ok(off.lines.some((l) => l.includes('so these removals are held')));
   await off.stop();
 });
 

@@ -7,9 +7,10 @@
 // Rules: a label is removed only when a source's ownership annotation lists
 // it (a label someone else set under the same prefix is never touched); a
 // source whose state is unknown (no snapshot yet, a broken entry) keeps its
-// labels as they are; a source that is off loses all it wrote; and a run
-// that would strip more than maxDeletePercent of a source's labelled Nodes
-// (Nodes leaving the topology) holds those removals, like HyperNode deletes.
+// labels as they are; a source that is off loses all it wrote, unguarded
+// (reported apart, see RemovalsOfOffSource); and a run that would strip more
+// than maxDeletePercent of a source's labelled Nodes (Nodes leaving the
+// topology) holds those removals, like HyperNode deletes.
 
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
@@ -48,11 +49,26 @@ export interface HeldLabelRemovals {
   readonly maxDeletePercent: number;
 }
 
+/**
+ * A source whose labels are off and which still has labels on Nodes. Its
+ * removals are not guarded: turning the option off (the entry disabled,
+ * removed, or without exports.nodeLabels) is the operator's explicit
+ * change, and a removed entry has no maxDeletePercent left to allow them
+ * with. The HyperNodes of such a source stay, so nothing else is deleted.
+ */
+export interface RemovalsOfOffSource {
+  readonly source: string;
+  /** Nodes that lose the source's labels. */
+  readonly nodes: number;
+}
+
 export interface NodeLabelChanges {
   /** By Node name. */
   readonly patches: NodeLabelPatch[];
   readonly counts: Map<string, SourceLabelCounts>;
   readonly held: HeldLabelRemovals[];
+  /** By source name. */
+  readonly off: RemovalsOfOffSource[];
 }
 
 const EMPTY: ReadonlyMap<string, string> = new Map();
@@ -83,6 +99,7 @@ export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap
     return c;
   };
   const patches: NodeLabelPatch[] = [];
+  const offNodes = new Map<string, number>();
   for (const node of nodes) {
     const name = node.metadata.name;
     const current = node.metadata.labels;
@@ -104,11 +121,14 @@ export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap
         sets[key] = value;
         countsOf(source).set++;
       }
+      let removing = false;
       for (const key of owned) {
         if (want.has(key) || labelValue(current, key) === undefined) continue;
         removals[key] = null;
         countsOf(source).removed++;
+        removing = true;
       }
+      if (removing && state.kind === 'off') offNodes.set(source, (offNodes.get(source) ?? 0) + 1);
       const nowOwned = [...want.keys()].sort(compareBytes).join(',');
       if (nowOwned !== owned.join(',')) annotations[ownershipAnnotation(source)] = nowOwned === '' ? null : nowOwned;
     }
@@ -117,5 +137,6 @@ export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap
     if (Object.keys(labels).length > 0 || Object.keys(annotations).length > 0) patches.push({ node: name, labels, annotations });
   }
   patches.sort((a, b) => compareBytes(a.node, b.node));
-  return { patches, counts, held };
+  const off = [...offNodes].sort(([a], [b]) => compareBytes(a, b)).map(([source, n]) => ({ source, nodes: n }));
+  return { patches, counts, held, off };
 }

@@ -6,8 +6,8 @@
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { nodeLabelChanges } from './node-label-changes.ts';
-import { heldLabelRemovalsMessage } from './node-label-messages.ts';
+import { nodeLabelChanges, type RemovalsOfOffSource } from './node-label-changes.ts';
+import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 
 export interface PlannedLabelChange {
@@ -22,6 +22,8 @@ export interface LabelPlan {
   readonly changes: PlannedLabelChange[];
   /** Nodes whose label removals the guard holds. */
   readonly held: number;
+  /** Sources whose labels are off and go unguarded, with the sentence plan prints for each. */
+  readonly off: ReadonlyArray<RemovalsOfOffSource & { readonly message: string }>;
   readonly warnings: string[];
 }
 
@@ -41,5 +43,5 @@ export function planNodeLabels(config: DiscoveryConfig, snapshots: ReadonlyMap<s
     // A patch that only rewrites the ownership record (a label already right, or gone meanwhile) changes no label.
     .filter((c) => Object.keys(c.set).length > 0 || c.removed.length > 0);
   const held = [...decided.counts.values()].reduce((n, c) => n + c.held, 0);
-  return { changes, held, warnings };
+  return { changes, held, off: decided.off.map((r) => ({ ...r, message: offSourceRemovalsMessage(r) })), warnings };
 }

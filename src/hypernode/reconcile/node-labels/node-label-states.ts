@@ -3,7 +3,7 @@
 // worker and `plan`. Ours, no Go counterpart.
 
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
-import { sourceEntry, type DiscoveryConfig } from '../../config/loader.ts';
+import { exportingEntry, type DiscoveryConfig } from '../../config/loader.ts';
 import type { SourceLabelState } from './node-label-changes.ts';
 import { desiredNodeLabels, ownersOf } from './node-label-values.ts';
 
@@ -27,14 +27,10 @@ export function sourceLabelStates(
   for (const node of nodes) for (const s of ownersOf(node)) sources.add(s);
   const prefixes = new Map<string, string>();
   for (const source of [...sources].sort()) {
-    const result = sourceEntry(config, source);
-    if (!result) {
-      states.set(source, { kind: 'off' });
-      continue;
-    }
-    if (!('entry' in result)) continue;
-    const exported = result.entry.exports?.nodeLabels;
-    if (!exported) {
+    const entry = exportingEntry(config, source);
+    if (entry === 'broken') continue;
+    const exported = entry === 'off' ? undefined : entry.exports?.nodeLabels;
+    if (entry === 'off' || !exported) {
       states.set(source, { kind: 'off' });
       continue;
     }
@@ -46,7 +42,7 @@ export function sourceLabelStates(
     prefixes.set(exported.prefix, source);
     const snapshot = snapshots.get(source);
     if (!snapshot) continue;
-    states.set(source, { kind: 'desired', labels: desiredNodeLabels(exported.prefix, snapshot, nodes), maxDeletePercent: result.entry.maxDeletePercent });
+    states.set(source, { kind: 'desired', labels: desiredNodeLabels(exported.prefix, snapshot, nodes), maxDeletePercent: entry.maxDeletePercent });
   }
   return states;
 }

@@ -20,7 +20,7 @@ import type { ConfigMapLocation } from '../../config/location.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
 import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch } from './node-label-changes.ts';
 import { sourceLabelStates } from './node-label-states.ts';
-import { heldLabelRemovalsMessage } from './node-label-messages.ts';
+import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
 import { isOwnershipAnnotation } from './node-label-values.ts';
 
 export const NODE_LABEL_QUEUE_NAME = 'hypernode-node-labels';
@@ -114,6 +114,8 @@ export class NodeLabelSync {
     const changes = this.decide();
     for (const h of changes.held) this.reportOnce(heldLabelRemovalsMessage(h));
     const todo = changes.patches.filter((p) => !this.alreadySent(p));
+    // Said before the patches go, so a log shows why labels vanished from many Nodes at once.
+    if (todo.length > 0) for (const r of changes.off) logger.info(offSourceRemovalsMessage(r));
     if (todo.length === 0) {
       if (round) logger.v(2).info('Node labels match the topology, nothing to write');
       return 'done';

@@ -1,0 +1,41 @@
+// Which sources' Topology objects of one kind are decided in a pass, and how,
+// from the discovery configuration and the snapshots received; shared by the
+// writer and `plan`. The same rules as the Node labels (node-label-states.ts):
+// `desired` for a source with the export on and a snapshot, `off` for one
+// whose entry is disabled, removed or has the export off (its objects are
+// deleted), and no state (objects left alone) for a broken entry or a source
+// with no snapshot yet. Ours, no Go counterpart.
+
+import type { DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { exportingEntry, type DiscoveryConfig } from '../../config/loader.ts';
+import { desiredTopologies, type DesiredTopologies, type TopologyKind } from './topology-object-specs.ts';
+
+export type TopologyExportState = ({ readonly kind: 'desired' } & DesiredTopologies) | { readonly kind: 'off' };
+
+/**
+ * Every source to decide for `kind`: those configured or with a snapshot,
+ * and `known`, the sources whose objects exist (a source removed from the
+ * configuration is found only there).
+ */
+export function topologyExportStates(
+  kind: TopologyKind,
+  config: DiscoveryConfig,
+  snapshots: ReadonlyMap<string, readonly DiscoveredHyperNode[]>,
+  known: Iterable<string> = [],
+): Map<string, TopologyExportState> {
+  const states = new Map<string, TopologyExportState>();
+  const sources = new Set([...snapshots.keys(), ...known, ...config.entries.map((r) => r.source)].filter((s) => s !== ''));
+  for (const source of [...sources].sort()) {
+    const entry = exportingEntry(config, source);
+    if (entry === 'broken') continue;
+    const exported = entry === 'off' ? undefined : entry.exports;
+    if (!exported?.[kind.exportKey] || !exported.nodeLabels) {
+      states.set(source, { kind: 'off' });
+      continue;
+    }
+    const snapshot = snapshots.get(source);
+    if (!snapshot) continue;
+    states.set(source, { kind: 'desired', ...desiredTopologies(source, exported.nodeLabels.prefix, snapshot) });
+  }
+  return states;
+}
