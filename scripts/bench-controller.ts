@@ -156,7 +156,12 @@ async function quietRounds(api: ApiServer, controller: ControllerProcess, rounds
       `reconciles +${end.reconciles - start.reconciles}; HyperNode writes ${writes.length} (${byVerb(writes)}) = ${perRound.toFixed(2)} writes/round; ` +
       `controller CPU ${ms(cpuPerRound, 0)}/round`,
   );
-  return { figure: '4. HyperNode writes per unchanged discovery round', measured: `${perRound.toFixed(2)}`, target: `${TARGET_QUIET_WRITES}`, pass: perRound <= TARGET_QUIET_WRITES };
+  return {
+    figure: '4. HyperNode writes per unchanged discovery round',
+    measured: `${perRound.toFixed(2)}`,
+    target: `${TARGET_QUIET_WRITES}`,
+    pass: perRound <= TARGET_QUIET_WRITES,
+  };
 }
 
 /**
@@ -268,7 +273,9 @@ async function converge(api: ApiServer, launched: Launched, expected: number): P
   const firstWriteMs = firstHyperNodeWrite ? Date.parse(firstHyperNodeWrite.time) - launched.spawnedAt : Number.NaN;
   const boundMs = rateLimitBoundMs(writes.length, RATE_LIMIT);
   const ratio = convergeMs / boundMs;
-  console.log(`3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)}); controller CPU ${seconds(cpuMs)} from spawn`);
+  console.log(
+    `3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)}); controller CPU ${seconds(cpuMs)} from spawn`,
+  );
   console.log(`   writes: ${writes.length} (${byVerb(writes)}); besides them: ${byVerb(requests.filter((r) => !writes.includes(r)))}`);
   console.log(
     `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
@@ -295,7 +302,12 @@ async function main(): Promise<number> {
   console.log(`   ${discoveryCpuLine(shipped.runtime + ' (pinned, shipped)', shipped)}`);
   console.log(`   ${discoveryCpuLine(`node ${process.version} (this process)`, here)}`);
   const worstMedian = Math.max(shipped.emptyCacheMedianMs, shipped.fullCacheMedianMs);
-  verdicts.push({ figure: `1. label discovery CPU, median on ${shipped.runtime}`, measured: ms(worstMedian), target: `<= ${ms(TARGET_DISCOVERY_CPU_MS, 0)}`, pass: worstMedian <= TARGET_DISCOVERY_CPU_MS });
+  verdicts.push({
+    figure: `1. label discovery CPU, median on ${shipped.runtime}`,
+    measured: ms(worstMedian),
+    target: `<= ${ms(TARGET_DISCOVERY_CPU_MS, 0)}`,
+    pass: worstMedian <= TARGET_DISCOVERY_CPU_MS,
+  });
 
   ensureBuilt();
   const work = mkdtempSync(join(tmpdir(), 'bench-controller-'));
@@ -323,7 +335,12 @@ async function main(): Promise<number> {
     );
     console.log(`   ${await heapBreakdown(controller)}; VmRSS right after converging ${afterConverge.rssMB.toFixed(1)} MB`);
     console.log(`   baseline, the same executable with no Nodes: ${memoryLine(baseline.memory)}; ${baseline.heap}`);
-    verdicts.push({ figure: '2. controller RSS at steady state', measured: `${steady.rssMB.toFixed(1)} MB`, target: `<= ${TARGET_RSS_MB} MB`, pass: steady.rssMB <= TARGET_RSS_MB });
+    verdicts.push({
+      figure: '2. controller RSS at steady state',
+      measured: `${steady.rssMB.toFixed(1)} MB`,
+      target: `<= ${TARGET_RSS_MB} MB`,
+      pass: steady.rssMB <= TARGET_RSS_MB,
+    });
 
     verdicts.push(await relabels(api, controller, relabelCount));
     console.log(`   after the relabels: VmRSS ${controller.memory().rssMB.toFixed(1)} MB, ${await heapBreakdown(controller)}`);

@@ -40,7 +40,8 @@ function generate(sus) {
       for (let k = 1; k <= SPINES_PER_RAIL; k++) {
         const spine = `spine-g${g}-r${r}-${k}`;
         switches.push({ id: spine });
-        for (let c = 1; c <= CORES_PER_RAIL / SPINES_PER_RAIL; c++) links.push({ a: { switch: spine, port: `up${c}` }, b: { switch: `core-r${r}-${(k - 1) * (CORES_PER_RAIL / SPINES_PER_RAIL) + c}`, port: `g${g}` } });
+        for (let c = 1; c <= CORES_PER_RAIL / SPINES_PER_RAIL; c++)
+          links.push({ a: { switch: spine, port: `up${c}` }, b: { switch: `core-r${r}-${(k - 1) * (CORES_PER_RAIL / SPINES_PER_RAIL) + c}`, port: `g${g}` } });
       }
     }
   }
@@ -67,7 +68,9 @@ const { doc, hosts } = generate(sus);
 const text = JSON.stringify(doc);
 const dir = mkdtempSync(join(tmpdir(), 'bench-graph-source-'));
 try {
-  console.log(`fabric: ${sus} SUs x ${RAILS} rails, ${hosts.length} hosts, ${doc.switches.length} switches, ${doc.links.length} links; document ${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB`);
+  console.log(
+    `fabric: ${sus} SUs x ${RAILS} rails, ${hosts.length} hosts, ${doc.switches.length} switches, ${doc.links.length} links; document ${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB`,
+  );
   let parseMs = Infinity;
   let layerMs = Infinity;
   let result;
@@ -82,7 +85,9 @@ try {
   }
   const perTier = {};
   for (const h of result.snapshot) perTier[h.spec.tierName] = (perTier[h.spec.tierName] ?? 0) + 1;
-  console.log(`in process (best of ${runs}): parse + check ${parseMs.toFixed(0)} ms, layers + HyperNodes ${layerMs.toFixed(0)} ms; ${result.snapshot.length} HyperNodes ${JSON.stringify(perTier)}, ${result.problems.length} problems`);
+  console.log(
+    `in process (best of ${runs}): parse + check ${parseMs.toFixed(0)} ms, layers + HyperNodes ${layerMs.toFixed(0)} ms; ${result.snapshot.length} HyperNodes ${JSON.stringify(perTier)}, ${result.problems.length} problems`,
+  );
 
   const graphFile = join(dir, 'graph.json');
   writeFileSync(graphFile, text);

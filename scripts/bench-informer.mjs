@@ -70,7 +70,10 @@ function node(i) {
         operatingSystem: 'linux',
         architecture: 'amd64',
       },
-      images: Array.from({ length: 12 }, (_, k) => ({ names: [`registry.example.com/team/image-${k}@sha256:${'d'.repeat(64)}`, `registry.example.com/team/image-${k}:v${k}`], sizeBytes: 100_000_000 + k })),
+      images: Array.from({ length: 12 }, (_, k) => ({
+        names: [`registry.example.com/team/image-${k}@sha256:${'d'.repeat(64)}`, `registry.example.com/team/image-${k}:v${k}`],
+        sizeBytes: 100_000_000 + k,
+      })),
     },
   };
 }
@@ -88,9 +91,7 @@ async function child(mode, kubeconfig) {
   globalThis.gc();
   const before = process.memoryUsage();
   const informer =
-    mode === 'metadata'
-      ? resourceInformer(nodes, { metadataOnly: true, transform: keepNameAndLabels, logger: nullLogger })
-      : resourceInformer(nodes, { logger: nullLogger });
+    mode === 'metadata' ? resourceInformer(nodes, { metadataOnly: true, transform: keepNameAndLabels, logger: nullLogger }) : resourceInformer(nodes, { logger: nullLogger });
   const stop = new AbortController();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

@@ -34,13 +34,18 @@ const CONFIG = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled
 /** 4,000 H100 (8 per leaf, 25 leaves per spine), 3,600 GB200 in 200 NVL72 racks of 18 (2 per leaf), 400 GB200 without a clique, 2,000 L40S. */
 function mixedFleet(): KubeObject[] {
   const out: KubeObject[] = [];
-  const add = (name: string, labels: Record<string, string>) => out.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { ...KUBELET, 'kubernetes.io/hostname': name, ...labels } } });
+  const add = (name: string, labels: Record<string, string>) =>
+    out.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { ...KUBELET, 'kubernetes.io/hostname': name, ...labels } } });
   for (let i = 0; i < 4000; i++) {
     add(`h100-${i}`, { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3', 'example.com/leaf': `h-leaf-${i >> 3}`, 'example.com/spine': `h-spine-${Math.floor(i / 200)}` });
   }
   for (let i = 0; i < 4000; i++) {
     const rack = Math.floor(i / 18);
-    const labels: Record<string, string> = { 'nvidia.com/gpu.product': 'NVIDIA-GB200', 'example.com/leaf': `g-leaf-${rack >> 1}`, 'example.com/spine': `g-spine-${Math.floor(rack / 20)}` };
+    const labels: Record<string, string> = {
+      'nvidia.com/gpu.product': 'NVIDIA-GB200',
+      'example.com/leaf': `g-leaf-${rack >> 1}`,
+      'example.com/spine': `g-spine-${Math.floor(rack / 20)}`,
+    };
     if (i < 3600) labels['nvidia.com/gpu.clique'] = `${String(rack).padStart(8, '0')}-c8aa-45e1-9e07-e1e51be99c31.${i % 18 < 9 ? 1 : 2}`;
     add(`gb200-${i}`, labels);
   }
@@ -60,7 +65,9 @@ function topographFleet(): KubeObject[] {
     });
 }
 
-const PRESET_CONFIG = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: { fabric: { preset: 'topograph', nvlink: 'domain' } } } }] });
+const PRESET_CONFIG = stringify({
+  networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: { fabric: { preset: 'topograph', nvlink: 'domain' } } } }],
+});
 
 const line = (what: string, f: DiscoveryCpuFigures) =>
   `${what}: ${f.hyperNodes} HyperNodes; cold ${f.coldMs.toFixed(1)} ms, empty cache median ${f.emptyCacheMedianMs.toFixed(1)} ms, full cache median ${f.fullCacheMedianMs.toFixed(1)} ms (${f.runs} runs)`;

@@ -57,19 +57,26 @@ async function main(): Promise<void> {
       switches: [${agents.addresses.map((a) => `"${a}"`).join(', ')}]
 `;
     api.store.create(discoveryConfigMap(NAMESPACE, conf));
-    console.log(`fabric: ${sus} SUs, ${tree.hosts.length} hosts, ${switches.length} switches, ${switches.reduce((n, s) => n + s.neighbours.length, 0)} LLDP neighbour rows; SNMPv2c, concurrency ${concurrency}`);
+    console.log(
+      `fabric: ${sus} SUs, ${tree.hosts.length} hosts, ${switches.length} switches, ${switches.reduce((n, s) => n + s.neighbours.length, 0)} LLDP neighbour rows; SNMPv2c, concurrency ${concurrency}`,
+    );
     const launched = await launchController(api, work, binary, { qps: 300, burst: 600 });
     const { controller } = launched;
     try {
       const poll = async (name: string, labels: Record<string, string> = {}) => seriesValue(await controller.metrics(), name, { source: 'lldp', fabric: 'bench', ...labels });
-      await waitFor(async () => (await poll('hypernode_fabric_switches', { state: 'answered' }).catch(() => 0)) === switches.length, { timeoutMs: CONVERGE_TIMEOUT_MS, what: 'the first full poll' });
+      await waitFor(async () => (await poll('hypernode_fabric_switches', { state: 'answered' }).catch(() => 0)) === switches.length, {
+        timeoutMs: CONVERGE_TIMEOUT_MS,
+        what: 'the first full poll',
+      });
       const pollS = await poll('hypernode_fabric_poll_duration_seconds');
       const pollCpuMs = controller.cpuMs();
       const hyperNodes = () => api.store.list('hypernodes').length;
       const managed = async () => seriesValue(await controller.metrics(), 'hypernode_managed', { source: 'lldp' });
       await waitFor(async () => (hyperNodes() > 0 && (await managed()) === hyperNodes()) || undefined, { timeoutMs: CONVERGE_TIMEOUT_MS, what: 'every HyperNode written' });
       const convergedS = (performance.now() - launched.started) / 1000;
-      console.log(`first poll: ${pollS.toFixed(2)} s wall for ${switches.length} switches (controller CPU from start to the end of that poll: ${(pollCpuMs / 1000).toFixed(1)} s); start → ${hyperNodes()} HyperNodes written: ${convergedS.toFixed(1)} s`);
+      console.log(
+        `first poll: ${pollS.toFixed(2)} s wall for ${switches.length} switches (controller CPU from start to the end of that poll: ${(pollCpuMs / 1000).toFixed(1)} s); start → ${hyperNodes()} HyperNodes written: ${convergedS.toFixed(1)} s`,
+      );
       const lastSuccess = async () => seriesValue(await controller.metrics(), 'hypernode_discovery_last_success_timestamp_seconds', { source: 'lldp' });
       const nextPoll = async (what: string) => {
         const at = await lastSuccess();
@@ -83,11 +90,19 @@ async function main(): Promise<void> {
       const quietWrites = api.requests.writes(isControllerHyperNodeWrite).length - writesBefore;
       const quietPollS = await poll('hypernode_fabric_poll_duration_seconds');
       const mem = controller.memory();
-      console.log(`later poll: ${quietPollS.toFixed(2)} s; HyperNode writes over ${QUIET_POLLS} unchanged polls after ${new Date(firstSuccess * 1000).toISOString()}: ${quietWrites}`);
-      console.log(`load average during the run: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+      console.log(
+        `later poll: ${quietPollS.toFixed(2)} s; HyperNode writes over ${QUIET_POLLS} unchanged polls after ${new Date(firstSuccess * 1000).toISOString()}: ${quietWrites}`,
+      );
+      console.log(
+        `load average during the run: ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')} on ${cpus().length} cores`,
+      );
       console.log(`controller VmRSS ${mem.rssMB.toFixed(0)} MB (peak VmHWM ${mem.hwmMB.toFixed(0)} MB)`);
       const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-      console.log(`targets: poll ≤ ${TARGETS.pollAndSnapshotS} s ${verdict(pollS <= TARGETS.pollAndSnapshotS)}; RSS ≤ ${TARGETS.rssMB} MB ${verdict(mem.hwmMB <= TARGETS.rssMB)}; quiet writes = 0 ${verdict(quietWrites === TARGETS.quietWrites)}`);
+      console.log(
+        `targets: poll ≤ ${TARGETS.pollAndSnapshotS} s ${verdict(pollS <= TARGETS.pollAndSnapshotS)}; RSS ≤ ${TARGETS.rssMB} MB ${verdict(mem.hwmMB <= TARGETS.rssMB)}; quiet writes = 0 ${verdict(quietWrites === TARGETS.quietWrites)}`,
+      );
     } catch (err) {
       console.error(`--- controller log tail ---\n${controller.log}`);
       throw err;

@@ -49,7 +49,12 @@ function nodeList(count) {
       kind: 'Node',
       metadata: {
         name,
-        labels: { 'kubernetes.io/hostname': name, 'topology.example.com/zone': `zone-${zone}`, 'volcano.sh/hypercluster': `spine-${spine}`, 'volcano.sh/hypernode': `rack-${rack}` },
+        labels: {
+          'kubernetes.io/hostname': name,
+          'topology.example.com/zone': `zone-${zone}`,
+          'volcano.sh/hypercluster': `spine-${spine}`,
+          'volcano.sh/hypernode': `rack-${rack}`,
+        },
       },
     });
   }

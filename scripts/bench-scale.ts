@@ -81,7 +81,6 @@ const fourTier = (nodes: number): SampleShape => ({ zones: Math.max(1, Math.roun
 /** ~6,000 Nodes, ~9,300 HyperNodes: one Node a rack, two racks a spine, as a reported Volcano cluster. */
 const MANY_HYPERNODES: SampleShape = { zones: 300, spinesPerZone: 10, racksPerSpine: 2, nodesPerRack: 1 };
 
-
 interface StoredHn {
   metadata: { name: string; labels?: Record<string, string> };
   spec: { members?: Array<{ selector: { exactMatch?: { name: string } } }> };
@@ -143,7 +142,12 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
       api.store.update({ ...stored, metadata: { ...stored.metadata, labels: { ...stored.metadata.labels, [RACK_LABEL]: to } } });
       const get = (name: string) => api.store.get(HYPERNODE_RESOURCE, name) as unknown as StoredHn | undefined;
       // With one Node a rack, the move empties the old rack and its HyperNode goes.
-      await waitFor(() => members(get(rackHn.get(to)!) ?? { metadata: { name: '' }, spec: {} }).includes(node.metadata.name) && !members(get(rackHn.get(from)!) ?? { metadata: { name: '' }, spec: {} }).includes(node.metadata.name), { timeoutMs: 30_000, intervalMs: 2, what: 'relabel' });
+      await waitFor(
+        () =>
+          members(get(rackHn.get(to)!) ?? { metadata: { name: '' }, spec: {} }).includes(node.metadata.name) &&
+          !members(get(rackHn.get(from)!) ?? { metadata: { name: '' }, spec: {} }).includes(node.metadata.name),
+        { timeoutMs: 30_000, intervalMs: 2, what: 'relabel' },
+      );
       latencies.push(performance.now() - t);
     }
     console.log(`   (${label}: page cache ${dropped ? 'emptied before start' : 'NOT emptied (not root): file-backed RSS includes the freshly built binary'})`);
@@ -218,11 +222,17 @@ function boundRatio(f: Figures): string {
 function verdicts(rows: readonly Figures[]): Verdict[] {
   const out: Verdict[] = [];
   const at10k = rows.find((r) => r.nodes === TARGET_RSS_AT_10K.nodes);
-  if (at10k) out.push({ figure: 'RSS at 10,000 Nodes', measured: `${at10k.rssMB.toFixed(1)} MB`, target: `< ${TARGET_RSS_AT_10K.rssMB} MB`, pass: at10k.rssMB < TARGET_RSS_AT_10K.rssMB });
+  if (at10k)
+    out.push({ figure: 'RSS at 10,000 Nodes', measured: `${at10k.rssMB.toFixed(1)} MB`, target: `< ${TARGET_RSS_AT_10K.rssMB} MB`, pass: at10k.rssMB < TARGET_RSS_AT_10K.rssMB });
   const at100k = rows.find((r) => r.nodes === TARGETS_AT_100K.nodes);
   if (at100k) {
     out.push(
-      { figure: 'start → ready at 100,000 Nodes', measured: `${at100k.readyMs.toFixed(0)} ms`, target: `<= ${TARGETS_AT_100K.readyMs} ms`, pass: at100k.readyMs <= TARGETS_AT_100K.readyMs },
+      {
+        figure: 'start → ready at 100,000 Nodes',
+        measured: `${at100k.readyMs.toFixed(0)} ms`,
+        target: `<= ${TARGETS_AT_100K.readyMs} ms`,
+        pass: at100k.readyMs <= TARGETS_AT_100K.readyMs,
+      },
       { figure: 'RSS at 100,000 Nodes', measured: `${at100k.rssMB.toFixed(1)} MB`, target: `<= ${TARGETS_AT_100K.rssMB} MB`, pass: at100k.rssMB <= TARGETS_AT_100K.rssMB },
     );
   }
@@ -232,9 +242,19 @@ function verdicts(rows: readonly Figures[]): Verdict[] {
   const ratio = top.writeWindowMs / top.boundMs;
   out.push(
     { figure: 'start → ready', measured: `${top.readyMs.toFixed(0)} ms`, target: `<= ${TARGETS.readyMs} ms`, pass: top.readyMs <= TARGETS.readyMs },
-    { figure: 'label discovery CPU, cold and median', measured: `${discoveryMs.toFixed(1)} ms`, target: `< ${TARGETS.discoveryCpuMs} ms`, pass: discoveryMs < TARGETS.discoveryCpuMs },
+    {
+      figure: 'label discovery CPU, cold and median',
+      measured: `${discoveryMs.toFixed(1)} ms`,
+      target: `< ${TARGETS.discoveryCpuMs} ms`,
+      pass: discoveryMs < TARGETS.discoveryCpuMs,
+    },
     { figure: 'RSS at steady state', measured: `${top.rssMB.toFixed(1)} MB`, target: `< ${TARGETS.rssMB} MB`, pass: top.rssMB < TARGETS.rssMB },
-    { figure: 'relabel → HyperNode updated, p99', measured: `${top.relabelP99Ms.toFixed(0)} ms`, target: `< ${TARGETS.relabelP99Ms} ms`, pass: top.relabelP99Ms < TARGETS.relabelP99Ms },
+    {
+      figure: 'relabel → HyperNode updated, p99',
+      measured: `${top.relabelP99Ms.toFixed(0)} ms`,
+      target: `< ${TARGETS.relabelP99Ms} ms`,
+      pass: top.relabelP99Ms < TARGETS.relabelP99Ms,
+    },
     { figure: 'writes per unchanged round', measured: String(top.quietWrites), target: String(TARGETS.quietWrites), pass: top.quietWrites === TARGETS.quietWrites },
     { figure: 'write window / QPS bound', measured: `${ratio.toFixed(2)}x`, target: `<= ${TARGETS.boundRatio}x`, pass: ratio <= TARGETS.boundRatio },
   );
@@ -266,12 +286,18 @@ async function main(): Promise<void> {
     console.log('Growth exponents against the Node count (log-log least-squares slope over the 4-tier sizes; 1 = linear):');
     for (const [name, , key] of COLUMNS) {
       if (!key) continue;
-      const e = exponent(xs, rows.map((r) => r[key] as number));
+      const e = exponent(
+        xs,
+        rows.map((r) => r[key] as number),
+      );
       console.log(`  ${name.padEnd(16)} ${e.toFixed(2)}${e > 1.1 ? '  ← above linear' : ''}`);
     }
   }
   const checked = verdicts(rows);
-  if (checked.length > 0) console.log(`\n${verdictSummary(`Targets at ${TARGETS.nodes.toLocaleString('en')} Nodes (ready and RSS also at 100,000, RSS at ${TARGET_RSS_AT_10K.nodes.toLocaleString('en')}):`, checked)}`);
+  if (checked.length > 0)
+    console.log(
+      `\n${verdictSummary(`Targets at ${TARGETS.nodes.toLocaleString('en')} Nodes (ready and RSS also at 100,000, RSS at ${TARGET_RSS_AT_10K.nodes.toLocaleString('en')}):`, checked)}`,
+    );
 }
 
 main().then(

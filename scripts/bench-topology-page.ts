@@ -25,7 +25,15 @@ function topology(nodes: number): DiscoveredHyperNode[] {
   }
   const group = (prefix: string, tier: number, children: DiscoveredHyperNode[], size: number) =>
     Array.from({ length: Math.ceil(children.length / size) }, (_, i) =>
-      build(`${prefix}-${i}`, tier, buildMembers(children.slice(i * size, (i + 1) * size).map((c) => c.metadata.name), 'HyperNode'), {}),
+      build(
+        `${prefix}-${i}`,
+        tier,
+        buildMembers(
+          children.slice(i * size, (i + 1) * size).map((c) => c.metadata.name),
+          'HyperNode',
+        ),
+        {},
+      ),
     );
   const spines = group('spine', 2, racks, 8);
   const zones = group('zone', 3, spines, 16);
@@ -41,7 +49,9 @@ function timed(label: string, f: () => string): void {
     times.push(performance.now() - t0);
   }
   const median = times.sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
-  console.log(`${label.padEnd(6)} ${median.toFixed(1).padStart(7)} ms (median of ${RUNS})  ${(bytes / 1024 / 1024).toFixed(2)} MiB  ${median <= TARGET_MS ? 'PASS' : 'MISS'} (target ${TARGET_MS} ms)`);
+  console.log(
+    `${label.padEnd(6)} ${median.toFixed(1).padStart(7)} ms (median of ${RUNS})  ${(bytes / 1024 / 1024).toFixed(2)} MiB  ${median <= TARGET_MS ? 'PASS' : 'MISS'} (target ${TARGET_MS} ms)`,
+  );
 }
 
 const desired = topology(NODES);

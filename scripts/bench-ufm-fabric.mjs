@@ -47,10 +47,15 @@ try {
     sizes[file] = `${(Buffer.byteLength(res.body) / 2 ** 20).toFixed(1)} MiB`;
   }
   const conf = join(dir, 'conf.yaml');
-  writeFileSync(conf, `networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabric: superpod\n      endpoint: ${server.endpoint()}\n`);
+  writeFileSync(
+    conf,
+    `networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabric: superpod\n      endpoint: ${server.endpoint()}\n`,
+  );
   const nodes = join(dir, 'nodes.json');
   writeFileSync(nodes, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: fabric.hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
-  console.log(`fabric: ${sus} SUs, ${fabric.hosts.length} hosts, ${fabric.systems.length - fabric.hosts.length} switches, ${fabric.links.length} links, ${fabric.ports.length} ports; answers ${JSON.stringify(sizes)}`);
+  console.log(
+    `fabric: ${sus} SUs, ${fabric.hosts.length} hosts, ${fabric.systems.length - fabric.hosts.length} switches, ${fabric.links.length} links, ${fabric.ports.length} ports; answers ${JSON.stringify(sizes)}`,
+  );
   const figures = [];
   for (let i = 0; i < runs; i++) {
     const { hyperNodes, cpuMs, rssMb } = timedRender(binary, ['--config', conf, '--nodes', nodes, '--ufm-capture', dir]);

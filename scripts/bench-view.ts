@@ -66,7 +66,9 @@ async function main(): Promise<void> {
       await page.close();
       totals.push(drawnMs + searchMs);
       const inPage = `in the page: script from ${marks['view:start']} ms, drawn at ${marks['view:drawn']} ms, search answered in ${marks['view:searched']! - marks['view:search']!} ms`;
-      console.log(`run ${run}: open + draw ${drawnMs.toFixed(0)} ms, search ${searchMs.toFixed(0)} ms, total ${(drawnMs + searchMs).toFixed(0)} ms (new tab before it ${tabMs.toFixed(0)} ms; ${inPage})`);
+      console.log(
+        `run ${run}: open + draw ${drawnMs.toFixed(0)} ms, search ${searchMs.toFixed(0)} ms, total ${(drawnMs + searchMs).toFixed(0)} ms (new tab before it ${tabMs.toFixed(0)} ms; ${inPage})`,
+      );
     }
     const m = median(totals);
     console.log(`median total ${m.toFixed(0)} ms (target ≤ ${TARGET_MS} ms): ${m <= TARGET_MS ? 'PASS' : 'MISS'}`);

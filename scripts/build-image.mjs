@@ -18,7 +18,21 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, copyFileSync, chmodSync, renameSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  copyFileSync,
+  chmodSync,
+  renameSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -189,7 +203,12 @@ function owningPackage(path) {
   const candidates = [path, `/usr${path}`, realpathSync(path)];
   for (const candidate of candidates) {
     try {
-      return execFileSync('dpkg-query', ['-S', candidate], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(':').slice(0, 2).join(':').split(',')[0].trim();
+      return execFileSync('dpkg-query', ['-S', candidate], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .split(':')
+        .slice(0, 2)
+        .join(':')
+        .split(',')[0]
+        .trim();
     } catch {
       // not under this name; try the next
     }
@@ -197,12 +216,26 @@ function owningPackage(path) {
   throw new Error(`no Debian package owns ${path} (tried ${candidates.join(', ')}): the image can only carry libraries with package metadata`);
 }
 
-const STATUS_FIELDS = ['Package', 'Status', 'Priority', 'Section', 'Installed-Size', 'Maintainer', 'Architecture', 'Multi-Arch', 'Source', 'Version', 'Depends', 'Description', 'Homepage'];
+const STATUS_FIELDS = [
+  'Package',
+  'Status',
+  'Priority',
+  'Section',
+  'Installed-Size',
+  'Maintainer',
+  'Architecture',
+  'Multi-Arch',
+  'Source',
+  'Version',
+  'Depends',
+  'Description',
+  'Homepage',
+];
 
 /** `{ name, version, architecture, source, distroVersion, status }` of an installed package (`status`: its dpkg status stanza). */
 export function debianPackage(pkg) {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a dpkg-query format field, not a template
-const format = STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') + 'Source-Package: ${source:Package}\nSource-Version: ${source:Version}\n';
+  const format = STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') + 'Source-Package: ${source:Package}\nSource-Version: ${source:Version}\n';
   const text = execFileSync('dpkg-query', ['-W', `-f=${format}`, pkg], { encoding: 'utf8' });
   const field = (f) => text.match(new RegExp(`^${f}: (.*)$`, 'm'))?.[1] ?? '';
   const status = text
@@ -210,7 +243,14 @@ const format = STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') + 'Source-P
     .filter((l) => l && !/^Source-(Package|Version):/.test(l) && !/^[A-Za-z-]+: $/.test(l))
     .join('\n');
   const [distroVersion] = readFileSync('/etc/debian_version', 'utf8').trim().split('.');
-  return { name: field('Package'), version: field('Version'), architecture: field('Architecture'), source: `${field('Source-Package')} ${field('Source-Version')}`, distroVersion, status: `${status}\n` };
+  return {
+    name: field('Package'),
+    version: field('Version'),
+    architecture: field('Architecture'),
+    source: `${field('Source-Package')} ${field('Source-Version')}`,
+    distroVersion,
+    status: `${status}\n`,
+  };
 }
 
 /**
@@ -331,7 +371,9 @@ async function main() {
   const image = await buildImage({ dist: values.dist, out: values.out, docs });
   console.log(`image ${NAME}:${image.version}`);
   for (const p of image.platforms) {
-    console.log(`  linux/${p.arch} ${p.manifestDigest}: root filesystem ${mib(p.rootfsSize)}, compressed layer ${mib(p.layerSize)}; Debian packages ${p.debs.map((d) => `${d.name} ${d.version}`).join(', ')}`);
+    console.log(
+      `  linux/${p.arch} ${p.manifestDigest}: root filesystem ${mib(p.rootfsSize)}, compressed layer ${mib(p.layerSize)}; Debian packages ${p.debs.map((d) => `${d.name} ${d.version}`).join(', ')}`,
+    );
   }
   console.log(`  ${relative(process.cwd(), image.archive)} ${mib(statSync(image.archive).size)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }

@@ -224,7 +224,11 @@ async function buildBundle(info) {
 
 /** The input files that left code in the output (esbuild lists files it parsed and then shook out, too). */
 function inputsInOutput(metafile) {
-  return Object.values(metafile.outputs).flatMap((o) => Object.entries(o.inputs).filter(([, v]) => v.bytesInOutput > 0).map(([path]) => path));
+  return Object.values(metafile.outputs).flatMap((o) =>
+    Object.entries(o.inputs)
+      .filter(([, v]) => v.bytesInOutput > 0)
+      .map(([path]) => path),
+  );
 }
 
 /**

@@ -50,7 +50,14 @@ type DemoNode = { metadata: { name: string; labels?: Record<string, string>; ann
 function labelColumns(nodes: DemoNode[], keys: string[]): string {
   const rows = [['NAME', ...keys.map((k) => k.split('/').pop()!.toUpperCase())], ...nodes.map((n) => [n.metadata.name, ...keys.map((k) => n.metadata.labels?.[k] ?? '')])];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]! + 3)).join('').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c]! + 3))
+        .join('')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 async function httpStatus(url: string): Promise<number | undefined> {
@@ -108,10 +115,13 @@ async function main(): Promise<number> {
       const html = await writeHtmlView(work, kubeconfig);
       console.log(`\n$ kubectl hypernode tree -o html > ${html}\nThe HTML view (a picture of the tree, a collapsible list, a search box), to open in a browser:\n  ${html}`);
       const listNodes = () => api.store.list('nodes') as DemoNode[];
-      const labelled = await waitFor(() => {
-        const all = listNodes();
-        return all.every((n) => n.metadata.annotations?.[OWNED]) && all;
-      }, { timeoutMs: 30_000, what: 'every Node labelled' });
+      const labelled = await waitFor(
+        () => {
+          const all = listNodes();
+          return all.every((n) => n.metadata.annotations?.[OWNED]) && all;
+        },
+        { timeoutMs: 30_000, what: 'every Node labelled' },
+      );
       const keys = [...new Set(labelled.flatMap((n) => Object.keys(n.metadata.labels ?? {}).filter((k) => k.startsWith(PREFIX))))].sort();
       console.log(`\nNode labels written from the tree (exports.nodeLabels):\n\n$ kubectl get nodes -L ${keys.join(',')}\n`);
       console.log(labelColumns(labelled, keys));
@@ -131,13 +141,18 @@ async function main(): Promise<number> {
       // Turning the labels off removes exactly what the controller wrote.
       const cm = api.store.get('configmaps', 'volcano-controller-configmap', NAMESPACE) as { data: Record<string, string> };
       api.store.update({ ...cm, data: { 'volcano-controller.conf': SAMPLE_DISCOVERY_CONFIG } });
-      const cleared = await waitFor(() => {
-        const all = listNodes();
-        return all.every((n) => !n.metadata.annotations?.[OWNED]) && all;
-      }, { timeoutMs: 30_000, what: 'every ownership record removed' });
+      const cleared = await waitFor(
+        () => {
+          const all = listNodes();
+          return all.every((n) => !n.metadata.annotations?.[OWNED]) && all;
+        },
+        { timeoutMs: 30_000, what: 'every ownership record removed' },
+      );
       const seeded = new Map(nodes.map((n) => [n.metadata.name, JSON.stringify(n.metadata.labels)]));
       const same = cleared.filter((n) => JSON.stringify(n.metadata.labels) === seeded.get(n.metadata.name)).length;
-      console.log(`\nTurned exports.nodeLabels off: ${same} of ${cleared.length} Nodes carry exactly their seeded labels again (the ${keys.length} keys above removed, nothing else).`);
+      console.log(
+        `\nTurned exports.nodeLabels off: ${same} of ${cleared.length} Nodes carry exactly their seeded labels again (the ${keys.length} keys above removed, nothing else).`,
+      );
     } catch (err) {
       console.error(`\nThe controller's log:\n${log}`);
       throw err;

@@ -108,7 +108,13 @@ async function release({ dist, out, withImage, krewBaseUrl }) {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const notices = join(out, 'THIRD_PARTY_NOTICES');
-  writeFileSync(notices, thirdPartyNotices(packages, targets.map((t) => ({ version: nodePackageVersion(t), dir: nodePackageDir(t) }))));
+  writeFileSync(
+    notices,
+    thirdPartyNotices(
+      packages,
+      targets.map((t) => ({ version: nodePackageVersion(t), dir: nodePackageDir(t) })),
+    ),
+  );
   const copies = [
     [bundle, `${NAME}.cjs`, 0o644],
     [sourceMap, `${NAME}.cjs.map`, 0o644],
@@ -161,7 +167,13 @@ function build(dist) {
 function differences(a, b) {
   const sums = (dir) => readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
   if (sums(a) === sums(b)) return [];
-  const parse = (dir) => new Map(sums(dir).trim().split('\n').map((l) => l.split('  ').reverse()));
+  const parse = (dir) =>
+    new Map(
+      sums(dir)
+        .trim()
+        .split('\n')
+        .map((l) => l.split('  ').reverse()),
+    );
   const [x, y] = [parse(a), parse(b)];
   return [...new Set([...x.keys(), ...y.keys()])].filter((n) => x.get(n) !== y.get(n)).sort();
 }

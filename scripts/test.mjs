@@ -42,7 +42,12 @@ console.log(`tests on ${runtimes}`);
 function run(cmd, argv, timeoutMs) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(cmd, argv, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', OLDEST_SUPPORTED_NODE: process.execPath }, detached: true });
+    const child = spawn(cmd, argv, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0', OLDEST_SUPPORTED_NODE: process.execPath },
+      detached: true,
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -79,7 +84,6 @@ const failures = [];
 function closingLine() {
   return `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`;
 }
-
 
 function record(name, res) {
   const s = summary(res.output);

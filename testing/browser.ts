@@ -12,15 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /** Flags that work on a shared CI machine with no GPU, no sandbox rights and no network. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 

@@ -18,14 +18,16 @@ export class GraphServer {
   private readonly server: LoopbackServer;
 
   constructor() {
-    this.server = new LoopbackServer(createServer({ cert: tls('server.crt'), key: tls('server.key') }, (req, res) => {
-      this.authorizations.push(req.headers.authorization);
-      if (this.token !== undefined && req.headers.authorization !== `Bearer ${this.token}`) {
-        res.writeHead(401).end('unauthorized');
-        return;
-      }
-      res.writeHead(this.answer.status, { 'Content-Type': 'application/yaml' }).end(this.answer.body);
-    }));
+    this.server = new LoopbackServer(
+      createServer({ cert: tls('server.crt'), key: tls('server.key') }, (req, res) => {
+        this.authorizations.push(req.headers.authorization);
+        if (this.token !== undefined && req.headers.authorization !== `Bearer ${this.token}`) {
+          res.writeHead(401).end('unauthorized');
+          return;
+        }
+        res.writeHead(this.answer.status, { 'Content-Type': 'application/yaml' }).end(this.answer.body);
+      }),
+    );
   }
 
   async start(): Promise<this> {

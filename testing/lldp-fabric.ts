@@ -83,7 +83,8 @@ export function lldpVarbinds(sw: SwitchLldp, addressOf?: (chassisHex: string) =>
     { oid: `${LOC}.2.0`, value: sw.chassis },
     { oid: `${LOC}.3.0`, value: Buffer.from(sw.name) },
   ];
-  for (const [port, name] of sw.ports) out.push({ oid: `${LOC}.7.1.2.${port}`, value: 5 }, { oid: `${LOC}.7.1.3.${port}`, value: Buffer.from(name) }, { oid: `${LOC}.7.1.4.${port}`, value: Buffer.from(name) });
+  for (const [port, name] of sw.ports)
+    out.push({ oid: `${LOC}.7.1.2.${port}`, value: 5 }, { oid: `${LOC}.7.1.3.${port}`, value: Buffer.from(name) }, { oid: `${LOC}.7.1.4.${port}`, value: Buffer.from(name) });
   for (const n of sw.neighbours) {
     const index = `${n.timeMark}.${n.localPort}.${n.remIndex}`;
     out.push(

@@ -71,7 +71,8 @@ export interface LabCable {
   readonly bPort: string;
 }
 
-const mac = (kind: number, n: number, port = 0) => `02:${kind.toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:${port.toString(16).padStart(2, '0')}:01`;
+const mac = (kind: number, n: number, port = 0) =>
+  `02:${kind.toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:${port.toString(16).padStart(2, '0')}:01`;
 
 export class LldpLab {
   readonly dir = mkdtempSync(join(tmpdir(), 'lldp-lab-'));
@@ -192,7 +193,10 @@ export class LldpLab {
 
   private startLldpd(d: Device, extra: string[], capability: string): void {
     const conf = join(this.dir, `${d.name}-lldpd.conf`);
-    writeFileSync(conf, [`configure system hostname ${d.name}`, `configure lldp tx-interval ${TX_INTERVAL_S}`, `configure system capabilities enabled ${capability}`, ''].join('\n'));
+    writeFileSync(
+      conf,
+      [`configure system hostname ${d.name}`, `configure lldp tx-interval ${TX_INTERVAL_S}`, `configure system capabilities enabled ${capability}`, ''].join('\n'),
+    );
     const sock = join(this.dir, `${d.name}.sock`);
     // -d: stay in the foreground (the pid is ours); -I: only the lab's veths, also those cabled later.
     d.lldpd = this.spawnChild('ip', ['netns', 'exec', d.netns, 'lldpd', '-d', '-u', sock, '-O', conf, '-I', `${this.tag}c*`, ...extra], `${d.name}-lldpd.log`);

@@ -44,4 +44,3 @@ export function mixedNodes(): NodeMeta[] {
   }
   return out;
 }
-

@@ -12,7 +12,11 @@ export function seriesValue(text: string, name: string, labels: Record<string, s
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)/.exec(line);
     if (!m || m[1] !== name) continue;
-    const have = (m[2] ?? '').split(/,(?=[a-zA-Z_]\w*=")/).filter(Boolean).sort().join(',');
+    const have = (m[2] ?? '')
+      .split(/,(?=[a-zA-Z_]\w*=")/)
+      .filter(Boolean)
+      .sort()
+      .join(',');
     if (have === want) return Number(m[3]);
   }
   return 0;

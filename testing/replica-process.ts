@@ -16,7 +16,6 @@ import { BINARY, BUNDLE, REPO_ROOT } from './executables.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule } from './apiserver/index.ts';
 import { freePorts } from './ports.ts';
 
-
 export interface LeaseTimings {
   /** Go durations, as passed to the flags. */
   leaseDuration: string;

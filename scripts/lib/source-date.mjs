@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export function git(args) {
-  return execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  return execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
 }
 
 /** Seconds since 1970: SOURCE_DATE_EPOCH, else HEAD's commit time; undefined outside a git repository. */

@@ -150,10 +150,7 @@ export function imageSbom(exe, image, debs, created) {
       comment: `licence terms: /usr/share/doc/${d.name}/copyright in the image`,
     }),
   );
-  const relationships = [
-    ...[parts.root, ...deb].map((p) => ({ spdxElementId: img.SPDXID, relationshipType: 'CONTAINS', relatedSpdxElement: p.SPDXID })),
-    ...parts.relationships,
-  ];
+  const relationships = [...[parts.root, ...deb].map((p) => ({ spdxElementId: img.SPDXID, relationshipType: 'CONTAINS', relatedSpdxElement: p.SPDXID })), ...parts.relationships];
   return document(`${NAME}-image-linux-${exe.arch}-${exe.version}`, created, img.SPDXID, [img, ...parts.packages, ...deb], relationships);
 }
 

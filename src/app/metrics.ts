@@ -58,8 +58,7 @@ export function createMetrics(): Metrics {
   const agesByQueue = () => [...inFlight].map(([name, ages]) => ({ name, ages: ages() }));
   new Gauge({
     name: 'workqueue_unfinished_work_seconds',
-    help:
-      'How many seconds of work has done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+    help: "How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
     ...reg,
     collect() {
       for (const { name, ages } of agesByQueue()) this.set({ name }, ages.reduce((sum, ms) => sum + ms, 0) / 1000);

@@ -137,13 +137,17 @@ export const FLAGS = {
   'secure-metrics': flag(
     boolKind,
     false,
-    'Serve /metrics only to callers whose bearer token the API server authenticates (TokenReview) and authorises (SubjectAccessReview, verb get on /metrics), as controller-runtime\'s secure metrics serving does (requires --enable-metrics).',
+    "Serve /metrics only to callers whose bearer token the API server authenticates (TokenReview) and authorises (SubjectAccessReview, verb get on /metrics), as controller-runtime's secure metrics serving does (requires --enable-metrics).",
   ),
 
   // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
   'leader-elect': flag(boolKind, true, 'Run leader election before the controller loop, so that only one replica works at a time.'),
   'leader-elect-lease-duration': flag(durationKind, 15n * SECOND, 'How long a standby waits after the last renewal before it may take over the lease.'),
-  'leader-elect-renew-deadline': flag(durationKind, 10n * SECOND, 'How long the leader keeps retrying to renew its lease before it gives up. Must be shorter than the lease duration.'),
+  'leader-elect-renew-deadline': flag(
+    durationKind,
+    10n * SECOND,
+    'How long the leader keeps retrying to renew its lease before it gives up. Must be shorter than the lease duration.',
+  ),
   'leader-elect-retry-period': flag(durationKind, 2n * SECOND, 'How long to wait between attempts to acquire or renew the lease.'),
   'leader-elect-resource-lock': flag(stringKind, LEASES_RESOURCE_LOCK, "The type of object used for locking during leader election. Only 'leases' is supported."),
   'leader-elect-resource-name': flag(stringKind, DEFAULT_LEADER_ELECTION_NAME, 'The name of the Lease object used for leader election.'),
@@ -290,7 +294,8 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
   }
 
   // Both live on the metrics listener: without it they would silently do nothing.
-  if (options.enableTopologyPage && !options.enableMetrics) problems.push('enable-topology-page requires enable-metrics: the page is served on the metrics listener (--listen-address)');
+  if (options.enableTopologyPage && !options.enableMetrics)
+    problems.push('enable-topology-page requires enable-metrics: the page is served on the metrics listener (--listen-address)');
   if (options.secureMetrics && !options.enableMetrics) problems.push('secure-metrics requires enable-metrics: there is no /metrics endpoint to protect');
 
   const leaderElection = validateLeaderElection(options.leaderElection);

@@ -25,7 +25,9 @@ export type RequestGate = (req: IncomingMessage, res: ServerResponse) => Promise
 
 /** The token of `Authorization: Bearer <token>` (scheme case-insensitive), as apiserver's bearertoken authenticator reads it. */
 export function bearerToken(req: IncomingMessage): string | undefined {
-  const parts = String(req.headers.authorization ?? '').trim().split(/\s+/);
+  const parts = String(req.headers.authorization ?? '')
+    .trim()
+    .split(/\s+/);
   if (parts.length !== 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
   return parts[1];
 }

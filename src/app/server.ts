@@ -199,8 +199,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
-  const eventSink = (rest: RestClient) =>
-    createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
+  const eventSink = (rest: RestClient) => createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
 
   const apiContext: ControllerContext = {
     nodes,
@@ -231,8 +230,7 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   };
   const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
-  const controller = (signal: AbortSignal) =>
-    runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);
+  const controller = (signal: AbortSignal) => runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);
 
   async function withLeaderElection(le: LeaderElectionConfig, signal: AbortSignal): Promise<void> {
     const rest = clientSet('hypernode-leader-election');

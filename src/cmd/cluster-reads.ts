@@ -7,7 +7,17 @@
 import { topologyObjects } from '../app/topology-object-client.ts';
 import type { TopologyObjectClient } from '../hypernode/model/contracts.ts';
 import type { SecretClient } from '../hypernode/model/contracts.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_GROUP, HYPERNODE_KIND, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
+import {
+  HYPERNODE_API_VERSION,
+  HYPERNODE_GROUP,
+  HYPERNODE_KIND,
+  HYPERNODE_RESOURCE,
+  HYPERNODE_VERSION,
+  type ConfigMap,
+  type HyperNode,
+  type NodeMeta,
+  type Secret,
+} from '../hypernode/model/hypernode-types.ts';
 import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
 import { keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';

@@ -23,10 +23,14 @@ export function parseLldpCaptures(values: readonly string[]): LldpCaptures | und
 export function captureWalks(captures: LldpCaptures): (fabric: string) => Promise<CapturedWalk[]> {
   return async (fabric) => {
     const dir = captures.byKey.get(fabric) ?? captures.any;
-    if (dir === undefined) throw new Error(`no LLDP capture for fabric ${fabric}: pass --lldp-capture ${fabric}=DIR with one \`snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1\` output per switch in DIR`);
+    if (dir === undefined)
+      throw new Error(`no LLDP capture for fabric ${fabric}: pass --lldp-capture ${fabric}=DIR with one \`snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1\` output per switch in DIR`);
     let names: string[];
     try {
-      names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort();
+      names = (await readdir(dir, { withFileTypes: true }))
+        .filter((e) => e.isFile() && !e.name.startsWith('.'))
+        .map((e) => e.name)
+        .sort();
     } catch (err) {
       throw new Error(`cannot read the LLDP capture directory ${dir}: ${errorMessage(err)}`, { cause: err });
     }

@@ -32,11 +32,23 @@ export function summarize(plan: Plan): PlanSummary {
   const labels = plan.nodeLabels;
   const nodeLabels =
     labels.length > 0 || plan.nodeLabelsHeld > 0
-      ? { nodes: labels.length, set: labels.reduce((n, c) => n + Object.keys(c.set).length, 0), removed: labels.reduce((n, c) => n + c.removed.length, 0), held: plan.nodeLabelsHeld }
+      ? {
+          nodes: labels.length,
+          set: labels.reduce((n, c) => n + Object.keys(c.set).length, 0),
+          removed: labels.reduce((n, c) => n + c.removed.length, 0),
+          held: plan.nodeLabelsHeld,
+        }
       : undefined;
   const topo = (action: string) => plan.topologies.filter((t) => t.action === action).length;
   const topologies = plan.topologies.length > 0 ? { create: topo('create'), replace: topo('replace'), delete: topo('delete') } : undefined;
-  return { create: count('create'), update: count('update'), delete: count('delete'), held: count('delete', true), ...(nodeLabels ? { nodeLabels } : {}), ...(topologies ? { topologies } : {}) };
+  return {
+    create: count('create'),
+    update: count('update'),
+    delete: count('delete'),
+    held: count('delete', true),
+    ...(nodeLabels ? { nodeLabels } : {}),
+    ...(topologies ? { topologies } : {}),
+  };
 }
 
 export function formatPlanJson(plan: Plan): string {
@@ -56,15 +68,23 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
   }
   if (plan.nodeLabels.length > 0) lines.push('Node labels:', ...plan.nodeLabelsOff.map((r) => `  ${r.message}`));
   for (const c of plan.nodeLabels) {
-    lines.push(`  ${style.marker('update', MARKERS.update)} ${c.node}`, ...Object.entries(c.set).map(([k, v]) => `${DETAIL_INDENT}${k}=${v}`), ...c.removed.map((k) => `${DETAIL_INDENT}${k} removed`));
+    lines.push(
+      `  ${style.marker('update', MARKERS.update)} ${c.node}`,
+      ...Object.entries(c.set).map(([k, v]) => `${DETAIL_INDENT}${k}=${v}`),
+      ...c.removed.map((k) => `${DETAIL_INDENT}${k} removed`),
+    );
   }
   if (plan.topologies.length > 0) lines.push('Topology objects:');
   for (const t of plan.topologies) {
     const marker = t.action === 'create' ? style.marker('create', MARKERS.create) : t.action === 'delete' ? style.marker('delete', MARKERS.delete) : style.marker('update', '-/+');
-    const detail = t.action === 'replace' ? `levels ${t.previous!.join(', ')} -> ${t.levels!.join(', ')} (levels are immutable: deleted and created)` : `levels ${(t.levels ?? t.previous)!.join(', ')}`;
+    const detail =
+      t.action === 'replace'
+        ? `levels ${t.previous!.join(', ')} -> ${t.levels!.join(', ')} (levels are immutable: deleted and created)`
+        : `levels ${(t.levels ?? t.previous)!.join(', ')}`;
     lines.push(`  ${marker} ${t.kind} ${t.name} (source "${t.source}")`, `${DETAIL_INDENT}${detail}`);
   }
-  if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0) lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
+  if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0)
+    lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
   lines.push('', `Plan: ${planHeadline(plan)}.`);
   return `${lines.join('\n')}\n`;
 }

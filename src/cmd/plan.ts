@@ -59,10 +59,15 @@ const PLAN_FLAGS = {
   'lldp-capture': flag(
     stringArrayKind,
     [],
-    'Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric\'s switch list. Repeatable. Without it the switches are walked over SNMP.',
+    "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric's switch list. Repeatable. Without it the switches are walked over SNMP.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
-  output: flag(choiceKind<OutputFormat>(OUTPUT_FORMATS), 'text', 'Output format: text (for people), json (the same as data), or html (one self-contained page: the tree with creates, updates, deletes and held deletes in their colours, each change\'s diff on click).', 'o'),
+  output: flag(
+    choiceKind<OutputFormat>(OUTPUT_FORMATS),
+    'text',
+    "Output format: text (for people), json (the same as data), or html (one self-contained page: the tree with creates, updates, deletes and held deletes in their colours, each change's diff on click).",
+    'o',
+  ),
 };
 
 const DESCRIPTION = `Prints what the controller would change in the cluster: every enabled discovery
@@ -95,7 +100,13 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
   const parsed = parseSubcommandFlags(PLAN_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
   const { values } = parsed;
-  const flags = { master: values.master, kubeconfig: values.kubeconfig, context: values.context, kubeApiQps: values['kube-api-qps'], kubeApiBurst: Number(values['kube-api-burst']) };
+  const flags = {
+    master: values.master,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    kubeApiQps: values['kube-api-qps'],
+    kubeApiBurst: Number(values['kube-api-burst']),
+  };
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
   let lldpCaptures: LldpCaptures | undefined;
@@ -125,13 +136,16 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
       ...(lldpCaptures ? { lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) } : {}),
     });
-    const result = await planChanges({ config, nodes, existing }, {
-      registry,
-      secrets: reader.secrets,
-      configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) },
-      topologyObjects: reader.topologyObjects,
-      logger: warningsOnly(logger),
-    });
+    const result = await planChanges(
+      { config, nodes, existing },
+      {
+        registry,
+        secrets: reader.secrets,
+        configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) },
+        topologyObjects: reader.topologyObjects,
+        logger: warningsOnly(logger),
+      },
+    );
     stderr.warnings(result.warnings);
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
     return { code: result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };

@@ -41,12 +41,17 @@ const TREE_FLAGS = {
   config: flag(
     stringKind,
     '',
-    "For the Slurm outputs: a discovery configuration file (as `plan --config` takes) whose ufm hostMapping.nodeLabel gives Slurm the host names back. Default: Node names are the host names.",
+    'For the Slurm outputs: a discovery configuration file (as `plan --config` takes) whose ufm hostMapping.nodeLabel gives Slurm the host names back. Default: Node names are the host names.',
   ),
 };
 
 export async function pluginTree(argv: readonly string[], command: string, connection: PluginConnection): Promise<SubcommandResult> {
-  const usage: SubcommandUsage = { command, text: `Draws the cluster's HyperNodes, highest tier first.\n\n${formatUsage(TREE_FLAGS, command)}`, helpCode: EXIT_SUCCESS, errorCode: EXIT_ERROR };
+  const usage: SubcommandUsage = {
+    command,
+    text: `Draws the cluster's HyperNodes, highest tier first.\n\n${formatUsage(TREE_FLAGS, command)}`,
+    helpCode: EXIT_SUCCESS,
+    errorCode: EXIT_ERROR,
+  };
   const parsed = parseSubcommandFlags(TREE_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
   const { source, node, output } = parsed.values;

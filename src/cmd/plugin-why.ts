@@ -14,7 +14,12 @@ const EXIT_SUCCESS = 0;
 const EXIT_ERROR = 1;
 
 export async function pluginWhy(argv: readonly string[], command: string, connection: PluginConnection): Promise<SubcommandResult> {
-  const usage: SubcommandUsage = { command, text: `Explains which HyperNodes hold NODE, and why.\n\n${formatUsage({}, `${command} NODE`)}`, helpCode: EXIT_SUCCESS, errorCode: EXIT_ERROR };
+  const usage: SubcommandUsage = {
+    command,
+    text: `Explains which HyperNodes hold NODE, and why.\n\n${formatUsage({}, `${command} NODE`)}`,
+    helpCode: EXIT_SUCCESS,
+    errorCode: EXIT_ERROR,
+  };
   const parsed = parseFlags({}, argv);
   if (parsed.kind === 'help') return { code: EXIT_SUCCESS, stdout: '', stderr: usage.text };
   if (parsed.kind === 'error') return usageError(usage, parsed.message);
@@ -26,7 +31,8 @@ export async function pluginWhy(argv: readonly string[], command: string, connec
     cluster = connectPlugin(connection, 'kubectl-hypernode-why', stderr.logger);
     const [node, hyperNodes] = await Promise.all([cluster.node(name), cluster.hyperNodes()]);
     const memberships = nodeMemberships(node, hyperNodes);
-    if (memberships.length === 0) return { code: EXIT_SUCCESS, stdout: `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`, stderr: stderr.text() };
+    if (memberships.length === 0)
+      return { code: EXIT_SUCCESS, stdout: `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`, stderr: stderr.text() };
     const lines = [`Node ${name} is in ${memberships.length} HyperNode${memberships.length === 1 ? '' : 's'}:`];
     for (const m of memberships) lines.push(`  ${m.hyperNode}  ${describe(m)}`, ...reasons(m).map((r) => `    - ${r}`));
     return { code: EXIT_SUCCESS, stdout: `${lines.join('\n')}\n`, stderr: stderr.text() };

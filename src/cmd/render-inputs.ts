@@ -15,7 +15,6 @@ import { isMapping } from '../util/is-mapping.ts';
 
 type Mapping = Record<string, unknown>;
 
-
 async function readText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');

@@ -42,9 +42,17 @@ type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 const outputKind = choiceKind<OutputFormat>(OUTPUT_FORMATS);
 
 const RENDER_FLAGS = {
-  config: flag(stringKind, '', `File with the discovery configuration: the ${'`volcano-controller.conf`'} document, or the whole ConfigMap manifest holding it (YAML or JSON). Required.`),
+  config: flag(
+    stringKind,
+    '',
+    `File with the discovery configuration: the ${'`volcano-controller.conf`'} document, or the whole ConfigMap manifest holding it (YAML or JSON). Required.`,
+  ),
   nodes: flag(stringKind, '', 'File with the Nodes, as `kubectl get nodes -o json` (or -o yaml) writes them, or a YAML stream of Nodes; only names and labels are used. Required.'),
-  existing: flag(stringKind, '', 'File with the HyperNodes already in the cluster (`kubectl get hypernodes -o json`): their names are adopted, and names owned by another source are left alone, as the controller does.'),
+  existing: flag(
+    stringKind,
+    '',
+    'File with the HyperNodes already in the cluster (`kubectl get hypernodes -o json`): their names are adopted, and names owned by another source are left alone, as the controller does.',
+  ),
   'ufm-capture': flag(
     stringArrayKind,
     [],
@@ -53,10 +61,15 @@ const RENDER_FLAGS = {
   'lldp-capture': flag(
     stringArrayKind,
     [],
-    'Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`. The files replace the fabric\'s switch list. Repeatable. No switch is contacted and the SNMP Secret is not read.',
+    "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`. The files replace the fabric's switch list. Repeatable. No switch is contacted and the SNMP Secret is not read.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
-  output: flag(outputKind, 'yaml', 'Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), tree (for people), html (one self-contained page: a picture of the tree, a collapsible list and a search box; open it in a browser), or slurm-topology-yaml / slurm-topology-conf (Slurm\'s topology.yaml / topology.conf).', 'o'),
+  output: flag(
+    outputKind,
+    'yaml',
+    "Output format: yaml or json (a v1 List of HyperNodes, as the controller would write them), tree (for people), html (one self-contained page: a picture of the tree, a collapsible list and a search box; open it in a browser), or slurm-topology-yaml / slurm-topology-conf (Slurm's topology.yaml / topology.conf).",
+    'o',
+  ),
   ...SLURM_FLAGS,
 };
 

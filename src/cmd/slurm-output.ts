@@ -19,8 +19,16 @@ export const SLURM_FORMATS = ['slurm-topology-yaml', 'slurm-topology-conf'] as c
 export type SlurmFormat = (typeof SLURM_FORMATS)[number];
 
 export const SLURM_FLAGS = {
-  'slurm-plugin': flag(choiceKind<SlurmPlugin>(SLURM_PLUGINS), 'tree', 'For -o slurm-topology-conf: the topology plugin the file is for, tree (SwitchName= lines) or block (BlockName= lines). topology.yaml holds both.'),
-  'slurm-block-tier': flag(stringArrayKind, [], `For the Slurm outputs: a tierName whose HyperNodes are Slurm blocks. Repeatable; default ${NVLINK_BLOCK_TIERS.join(', ')} (NVLink domains).`),
+  'slurm-plugin': flag(
+    choiceKind<SlurmPlugin>(SLURM_PLUGINS),
+    'tree',
+    'For -o slurm-topology-conf: the topology plugin the file is for, tree (SwitchName= lines) or block (BlockName= lines). topology.yaml holds both.',
+  ),
+  'slurm-block-tier': flag(
+    stringArrayKind,
+    [],
+    `For the Slurm outputs: a tierName whose HyperNodes are Slurm blocks. Repeatable; default ${NVLINK_BLOCK_TIERS.join(', ')} (NVLink domains).`,
+  ),
 };
 
 export interface SlurmOutputInput {

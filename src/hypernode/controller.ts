@@ -90,7 +90,16 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     configMaps: deps.configMaps,
     configMap: deps.configMap,
     registry: deps.discoverers ?? builtinDiscoverers,
-    discovererOptions: { nodes: deps.nodes, hyperNodes: deps.hyperNodes, secrets: deps.secrets, configMaps: deps.configMapReader, metrics: discovererMetrics, clock, logger, queueMetrics: deps.queueMetrics },
+    discovererOptions: {
+      nodes: deps.nodes,
+      hyperNodes: deps.hyperNodes,
+      secrets: deps.secrets,
+      configMaps: deps.configMapReader,
+      metrics: discovererMetrics,
+      clock,
+      logger,
+      queueMetrics: deps.queueMetrics,
+    },
     events: deps.events,
     metrics,
     clock,
@@ -154,14 +163,20 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   manager.start();
   onStarted();
 
-  const watcher = watchResults(manager, reconciler, [labels, topologies].filter((f) => f !== undefined), metrics, logger, (source, summary) =>
-    state?.reconciled(source, {
-      at: clock.now(),
-      summary,
-      desired: reconciler.desiredOf(source),
-      heldDeletes: reconciler.heldDeletesOf(source),
-      rejection: reconciler.rejectionOf(source),
-    }),
+  const watcher = watchResults(
+    manager,
+    reconciler,
+    [labels, topologies].filter((f) => f !== undefined),
+    metrics,
+    logger,
+    (source, summary) =>
+      state?.reconciled(source, {
+        at: clock.now(),
+        summary,
+        desired: reconciler.desiredOf(source),
+        heldDeletes: reconciler.heldDeletesOf(source),
+        rejection: reconciler.rejectionOf(source),
+      }),
   );
   const retryWorker = reconciler.run();
   const labelWorker = labels?.run();

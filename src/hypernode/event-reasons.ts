@@ -28,12 +28,36 @@ export const DELETES_HELD = define('DeletesHeld', 'Warning', "One run would dele
 export const TOPOLOGY_CHANGED = define('TopologyChanged', 'Normal', 'A discovery run created, updated or deleted HyperNodes (counts in the message).');
 export const DISCOVERY_FAILED = define('DiscoveryFailed', 'Warning', 'A running source produced no result (e.g. UFM unreachable); its HyperNodes are kept.');
 export const DISCOVERER_FAILED = define('DiscovererFailed', 'Warning', 'A source could not be created or started; retried with backoff, others unaffected.');
-export const DISCOVERY_CONFIG_INVALID = define('DiscoveryConfigInvalid', 'Warning', 'The discovery configuration cannot be loaded (e.g. invalid YAML); running sources keep their previous configuration.');
-export const NODES_LEFT_OUT = define('NodesLeftOut', 'Warning', "Nodes whose labels do not fit a preset profile are left out of its HyperNodes; one per distinct problem, naming the first Nodes and their labels.");
-export const TIER_NAME_AMBIGUOUS = define('TierNameAmbiguous', 'Warning', 'The label HyperNodes give one tierName more than one tier number, which released Volcano schedulers resolve at random; once per distinct set.');
-export const CLEARTEXT_CREDENTIALS = define('CleartextCredentials', 'Warning', 'The UFM endpoint or the fabric graph URL is plain http, or an LLDP source uses SNMPv2c, so a password, access token or community is sent unencrypted.');
-export const SWITCH_UNREACHABLE = define('SwitchUnreachable', 'Warning', 'An LLDP fabric switch did not answer; its last table stands in for it until config.staleAfter, once per switch and outage.');
-export const FABRIC_MISCABLED = define('FabricMiscabled', 'Warning', 'Links of a fabric join no group (a host on two units, an unpolled switch, a neighbour without a name); once per distinct list.');
+export const DISCOVERY_CONFIG_INVALID = define(
+  'DiscoveryConfigInvalid',
+  'Warning',
+  'The discovery configuration cannot be loaded (e.g. invalid YAML); running sources keep their previous configuration.',
+);
+export const NODES_LEFT_OUT = define(
+  'NodesLeftOut',
+  'Warning',
+  'Nodes whose labels do not fit a preset profile are left out of its HyperNodes; one per distinct problem, naming the first Nodes and their labels.',
+);
+export const TIER_NAME_AMBIGUOUS = define(
+  'TierNameAmbiguous',
+  'Warning',
+  'The label HyperNodes give one tierName more than one tier number, which released Volcano schedulers resolve at random; once per distinct set.',
+);
+export const CLEARTEXT_CREDENTIALS = define(
+  'CleartextCredentials',
+  'Warning',
+  'The UFM endpoint or the fabric graph URL is plain http, or an LLDP source uses SNMPv2c, so a password, access token or community is sent unencrypted.',
+);
+export const SWITCH_UNREACHABLE = define(
+  'SwitchUnreachable',
+  'Warning',
+  'An LLDP fabric switch did not answer; its last table stands in for it until config.staleAfter, once per switch and outage.',
+);
+export const FABRIC_MISCABLED = define(
+  'FabricMiscabled',
+  'Warning',
+  'Links of a fabric join no group (a host on two units, an unpolled switch, a neighbour without a name); once per distinct list.',
+);
 
 /** The catalogue, in the order the docs list it. */
 export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([

@@ -67,7 +67,10 @@ const RECONCILE_DURATION_BUCKETS_S = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30,
 export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const results = counter(registry, 'hypernode_discovery_results_total', 'Discovery snapshots received by the controller, per source.', ['source']);
   const failures = counter(registry, 'hypernode_reconcile_failures_total', 'Failed HyperNode writes while reconciling a snapshot, per source.', ['source']);
-  const writes = counter(registry, 'hypernode_api_writes_total', 'Successful HyperNode API writes by source and verb (source is empty for nodeCount status writes).', ['source', 'verb']);
+  const writes = counter(registry, 'hypernode_api_writes_total', 'Successful HyperNode API writes by source and verb (source is empty for nodeCount status writes).', [
+    'source',
+    'verb',
+  ]);
   const writeFailures = counter(
     registry,
     'hypernode_api_write_failures_total',
@@ -116,11 +119,14 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const fabricSwitches = gauge(
     registry,
     'hypernode_fabric_switches',
-    "Switches of a fabric at its last poll by state: answered, stale (silent, its last table standing in for it within config.staleAfter) or unreachable (silent past it, or a garbage walk: the fabric published nothing new).",
+    'Switches of a fabric at its last poll by state: answered, stale (silent, its last table standing in for it within config.staleAfter) or unreachable (silent past it, or a garbage walk: the fabric published nothing new).',
     ['source', 'fabric', 'state'],
   );
   const fabricLinks = gauge(registry, 'hypernode_fabric_links', "Links in a fabric's graph at its last poll that built one.", ['source', 'fabric']);
-  const fabricHosts = gauge(registry, 'hypernode_fabric_hosts', "Hosts (LLDP neighbours named as hosts) in a fabric's graph at its last poll that built one.", ['source', 'fabric']);
+  const fabricHosts = gauge(registry, 'hypernode_fabric_hosts', "Hosts (LLDP neighbours named as hosts) in a fabric's graph at its last poll that built one.", [
+    'source',
+    'fabric',
+  ]);
   const fabricPollDuration = gauge(registry, 'hypernode_fabric_poll_duration_seconds', "Wall time of a fabric's last poll (every switch walked).", ['source', 'fabric']);
   const uncovered = gauge(
     registry,
@@ -128,7 +134,8 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     "Nodes each source should cover that are in none of its HyperNodes, at its last successful discovery: for label, Nodes carrying a topology type's level labels but not a usable tier-1 one, or whose labels do not fit a preset (the series without reason is the total, one series per reason beside it); for ufm, hosts UFM reports that match no Node (summed over fabrics).",
     ['source', 'reason'],
   );
-  const duration = existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
+  const duration =
+    existing<Histogram>(registry, 'hypernode_reconcile_duration_seconds') ??
     new Histogram({
       name: 'hypernode_reconcile_duration_seconds',
       help: 'Time to reconcile one discovery snapshot, per source.',

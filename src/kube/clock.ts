@@ -31,10 +31,13 @@ export const realClock: MonotonicClock = {
   sleep(ms, signal) {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       const onAbort = () => {
         clearTimeout(timer);
         reject(abortReason(signal!));

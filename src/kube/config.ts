@@ -28,10 +28,8 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 export const TOKEN_REREAD_PERIOD_MS = 60_000;
 
 export const IN_CLUSTER_WARNING = 'Neither --kubeconfig nor --master was specified.  Using the inClusterConfig.  This might not work.';
-export const NO_CONFIGURATION_ERROR =
-  'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable';
-export const NOT_IN_CLUSTER_ERROR =
-  'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined';
+export const NO_CONFIGURATION_ERROR = 'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable';
+export const NOT_IN_CLUSTER_ERROR = 'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined';
 
 /** TLS settings fixed for the life of the process (one keep-alive agent is built from them). */
 export interface TlsSettings {

@@ -40,13 +40,7 @@ const unpagedAnswer = (resourceVersion: string, unpaged: boolean): boolean => un
 export interface ListerWatcher<T> {
   /** `limit` absent = unpaged; `resourceVersion` absent = a consistent read, `0` = any cached state. */
   list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
-  watch(opts: {
-    resourceVersion: string;
-    timeoutSeconds: number;
-    allowWatchBookmarks: boolean;
-    idleTimeoutMs: number;
-    signal: AbortSignal;
-  }): Promise<AsyncIterable<WatchEvent<T>>>;
+  watch(opts: { resourceVersion: string; timeoutSeconds: number; allowWatchBookmarks: boolean; idleTimeoutMs: number; signal: AbortSignal }): Promise<AsyncIterable<WatchEvent<T>>>;
 }
 
 /** Where the reflector delivers what it learns (the informer). */

@@ -129,10 +129,8 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
       }),
     create: (obj, opts) => rest.request<T>({ method: 'POST', path: collection(nsOf(obj, opts)), body: obj, ...signalOf(opts) }),
     update: (obj, opts) => rest.request<T>({ method: 'PUT', path: item(obj.metadata.name, nsOf(obj, opts)), body: obj, ...signalOf(opts) }),
-    updateStatus: (obj, opts) =>
-      rest.request<T>({ method: 'PUT', path: `${item(obj.metadata.name, nsOf(obj, opts))}/status`, body: obj, ...signalOf(opts) }),
-    patch: (name, patch, opts) =>
-      rest.request<T>({ method: 'PATCH', path: item(name, opts?.namespace), body: patch, contentType: MERGE_PATCH, ...signalOf(opts) }),
+    updateStatus: (obj, opts) => rest.request<T>({ method: 'PUT', path: `${item(obj.metadata.name, nsOf(obj, opts))}/status`, body: obj, ...signalOf(opts) }),
+    patch: (name, patch, opts) => rest.request<T>({ method: 'PATCH', path: item(name, opts?.namespace), body: patch, contentType: MERGE_PATCH, ...signalOf(opts) }),
     delete: async (name, opts) => {
       const body = opts?.preconditions ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: opts.preconditions } : undefined;
       await rest.request<unknown>({ method: 'DELETE', path: item(name, opts?.namespace), ...(body ? { body } : {}), ...signalOf(opts) });

@@ -131,13 +131,17 @@ export class RestClient {
 
   /** Sends a request and returns the decoded JSON body (undefined when empty). */
   async request<T>(req: RestRequest): Promise<T> {
-    return this.withRetries(req, async ({ signal }) => {
-      const res = await this.send(req, signal);
-      if (req.wholeList && req.eachItem && res.statusCode! < 300) return (await readListStream(res, this.bodyLimits.wholeList, req, req.eachItem)) as T;
-      const text = await readBody(res, req.wholeList ? this.bodyLimits.wholeList : this.bodyLimits.response, req);
-      if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
-      return (text ? parseJson(text, `${req.method} ${req.path}: the response`) : undefined) as T;
-    }, true);
+    return this.withRetries(
+      req,
+      async ({ signal }) => {
+        const res = await this.send(req, signal);
+        if (req.wholeList && req.eachItem && res.statusCode! < 300) return (await readListStream(res, this.bodyLimits.wholeList, req, req.eachItem)) as T;
+        const text = await readBody(res, req.wholeList ? this.bodyLimits.wholeList : this.bodyLimits.response, req);
+        if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
+        return (text ? parseJson(text, `${req.method} ${req.path}: the response`) : undefined) as T;
+      },
+      true,
+    );
   }
 
   /**
@@ -146,13 +150,17 @@ export class RestClient {
    * on an idle connection (`idleTimeoutMs`) and on ERROR events (as ApiError).
    */
   async watch<T>(req: RestRequest & { idleTimeoutMs: number }): Promise<AsyncIterable<WatchEvent<T>>> {
-    const { res, call } = await this.withRetries(req, async (call) => {
-      const res = await this.send(req, call.signal, req.idleTimeoutMs);
-      if (res.statusCode! >= 300) {
-        throw errorFromResponse(res.statusCode!, await readBody(res, this.bodyLimits.response, req), parseRetryAfter(res.headers['retry-after']));
-      }
-      return { res, call };
-    }, false);
+    const { res, call } = await this.withRetries(
+      req,
+      async (call) => {
+        const res = await this.send(req, call.signal, req.idleTimeoutMs);
+        if (res.statusCode! >= 300) {
+          throw errorFromResponse(res.statusCode!, await readBody(res, this.bodyLimits.response, req), parseRetryAfter(res.headers['retry-after']));
+        }
+        return { res, call };
+      },
+      false,
+    );
     return watchEvents<T>(res, call, this.bodyLimits.watchEvent, req);
   }
 

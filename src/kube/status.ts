@@ -57,11 +57,5 @@ export function errorFromResponse(code: number, text: string, retryAfterHeader?:
   }
   if (isStatusBody(body)) return statusToError(body, code, retryAfterHeader);
   const detail = text.trim() ? ` (${truncateText(text.trim(), PLAIN_ERROR_BODY_MAX_BYTES)})` : '';
-  return new ApiError(
-    `the server responded with the status code ${code} but did not return more information${detail}`,
-    code,
-    reasonForCode(code),
-    undefined,
-    retryAfterHeader,
-  );
+  return new ApiError(`the server responded with the status code ${code} but did not return more information${detail}`, code, reasonForCode(code), undefined, retryAfterHeader);
 }

@@ -75,7 +75,7 @@ function fractionOfUnit(fraction: string, unit: bigint): bigint {
   let scale = 1;
   for (const c of fraction) {
     const next = digits * 10n + BigInt(c.charCodeAt(0) - 48);
-    if (digits > (MAX_DURATION / 10n) || next > MAX_MAGNITUDE) break;
+    if (digits > MAX_DURATION / 10n || next > MAX_MAGNITUDE) break;
     digits = next;
     scale *= 10;
   }

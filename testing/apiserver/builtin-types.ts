@@ -6,17 +6,7 @@
 
 import { badRequest } from './status.ts';
 
-type Field =
-  | 'string'
-  | 'int32'
-  | 'int64'
-  | 'bool'
-  | 'time'
-  | 'microtime'
-  | 'any'
-  | { map: 'string' | 'bytes' }
-  | { array: Field }
-  | Struct;
+type Field = 'string' | 'int32' | 'int64' | 'bool' | 'time' | 'microtime' | 'any' | { map: 'string' | 'bytes' } | { array: Field } | Struct;
 
 interface Struct {
   struct: string;
@@ -134,7 +124,8 @@ function decode(value: unknown, field: Field, path: string, owner: string): unkn
   if ('map' in field) {
     if (typeof value !== 'object' || Array.isArray(value)) mismatch(`map[string]${field.map === 'bytes' ? '[]uint8' : 'string'}`);
     for (const v of Object.values(value as Record<string, unknown>)) {
-      if (typeof v !== 'string') throw new DecodeError(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${owner}.${path} of type ${field.map === 'bytes' ? '[]uint8' : 'string'}`);
+      if (typeof v !== 'string')
+        throw new DecodeError(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${owner}.${path} of type ${field.map === 'bytes' ? '[]uint8' : 'string'}`);
       if (field.map === 'bytes' && !BASE64_RE.test(v)) {
         throw new DecodeError(`illegal base64 data at input byte ${Math.max(0, v.search(/[^A-Za-z0-9+/=]/))}`);
       }

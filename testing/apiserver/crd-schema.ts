@@ -9,14 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import {
-  fieldInvalid,
-  fieldNotSupported,
-  fieldRequired,
-  fieldTooLong,
-  fieldTypeInvalid,
-  type FieldError,
-} from './status.ts';
+import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTypeInvalid, type FieldError } from './status.ts';
 
 export interface Schema {
   type?: string;
@@ -75,8 +68,21 @@ const isObject = (v: Json): v is Record<string, Json> => typeof v === 'object' &
 
 /** ObjectMeta fields kept when metadata is pruned (everything else is dropped, as for CRs). */
 const OBJECT_META_FIELDS = new Set([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
 ]);
 
 /** Removes nulls on non-nullable fields and fields the schema does not know. Returns the cleaned value. */
@@ -181,8 +187,7 @@ const levelLabels = (self: Array<{ nodeLabel?: string }>) => self.map((l) => l.n
 
 /** The CEL rules this stand-in understands, keyed by their exact text. */
 const KNOWN_RULES: Record<string, Rule> = {
-  'has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)': (self) =>
-    'exactMatch' in self || 'regexMatch' in self || 'labelMatch' in self,
+  'has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)': (self) => 'exactMatch' in self || 'regexMatch' in self || 'labelMatch' in self,
   '(has(self.exactMatch) ? 1 : 0) + (has(self.regexMatch) ? 1 : 0) + (has(self.labelMatch) ? 1 : 0) <= 1': (self) =>
     ['exactMatch', 'regexMatch', 'labelMatch'].filter((k) => k in self).length <= 1,
   // Topology levels (Kueue, KAI): fixed once created, no label twice, the hostname level only last.

@@ -23,7 +23,14 @@ export const VERSION_INFO = {
 function resourceList(groupVersion: string, types: ResourceType[]): unknown {
   const resources: unknown[] = [];
   for (const t of types) {
-    resources.push({ name: t.resource, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: t.builtin ? VERBS : CRD_VERBS, shortNames: t.shortNames.length ? t.shortNames : undefined });
+    resources.push({
+      name: t.resource,
+      singularName: t.singular,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: t.builtin ? VERBS : CRD_VERBS,
+      shortNames: t.shortNames.length ? t.shortNames : undefined,
+    });
     for (const sub of t.subresources) {
       resources.push({ name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
     }
@@ -49,6 +56,10 @@ export function discovery(parts: string[], types: ResourceType[], serverAddress:
   const match = groups.find(([g]) => g === parts[1]);
   if (!match) return undefined;
   if (parts.length === 2) return groupDoc(match[0], match[1]);
-  if (parts.length === 3 && parts[2] === match[1]) return resourceList(`${match[0]}/${match[1]}`, types.filter((t) => t.group === match[0]));
+  if (parts.length === 3 && parts[2] === match[1])
+    return resourceList(
+      `${match[0]}/${match[1]}`,
+      types.filter((t) => t.group === match[0]),
+    );
   return undefined;
 }

@@ -105,9 +105,7 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
       listRv = fromCache ? store.cacheRv(rt.key) : store.rv;
     }
   }
-  let selected = items.filter(
-    (s) => (!rt.namespaced || !namespace || s.obj.metadata.namespace === namespace) && s.key > start && labels(s.obj) && fields.matches(s.obj),
-  );
+  let selected = items.filter((s) => (!rt.namespaced || !namespace || s.obj.metadata.namespace === namespace) && s.key > start && labels(s.obj) && fields.matches(s.obj));
   const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(listRv) };
   if (limit > 0 && selected.length > limit) {
     const rest = selected.length - limit;

@@ -96,7 +96,13 @@ function clone<T>(v: T): T {
 /** JSON with object keys sorted: equality that ignores key order, as Go's semantic DeepEqual does. */
 function canonical(v: unknown): string {
   return JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x,
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(
+          Object.keys(x)
+            .sort()
+            .map((k) => [k, x[k]]),
+        )
+      : x,
   );
 }
 

@@ -105,7 +105,18 @@ function builtin(spec: BuiltinSpec): ResourceType {
 /** The status every Node is defaulted to (v1 defaulting of a NodeStatus), as a real server answers it. */
 const NODE_STATUS_DEFAULTS = {
   daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
-  nodeInfo: { machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '', kubeletVersion: '', kubeProxyVersion: '', operatingSystem: '', architecture: '' },
+  nodeInfo: {
+    machineID: '',
+    systemUUID: '',
+    bootID: '',
+    kernelVersion: '',
+    osImage: '',
+    containerRuntimeVersion: '',
+    kubeletVersion: '',
+    kubeProxyVersion: '',
+    operatingSystem: '',
+    architecture: '',
+  },
 };
 
 const nodes = builtin({

@@ -6,9 +6,7 @@
 import { badRequest } from './status.ts';
 import type { Obj } from './resources.ts';
 
-type Requirement =
-  | { key: string; op: 'in' | 'notin'; values: string[] }
-  | { key: string; op: 'exists' | '!' };
+type Requirement = { key: string; op: 'in' | 'notin'; values: string[] } | { key: string; op: 'exists' | '!' };
 
 export type Matcher = (obj: Readonly<Obj>) => boolean;
 
@@ -37,7 +35,8 @@ function parseRequirement(term: string): Requirement {
     throw badRequest(`unable to parse requirement: ${why}`);
   };
   const checkKey = (k: string): string => {
-    if (!KEY_RE.test(k)) fail(`invalid label key "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+    if (!KEY_RE.test(k))
+      fail(`invalid label key "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
     return k;
   };
   let m: RegExpMatchArray | null;

@@ -26,15 +26,7 @@ import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } fro
 import { requestInfo, type RequestInfo } from './request-info.ts';
 import { customResource, defaultResourceTypes, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
-import {
-  badRequest,
-  methodNotAllowed,
-  pageNotFound,
-  status,
-  StatusError,
-  unauthorized,
-  unsupportedMediaType,
-} from './status.ts';
+import { badRequest, methodNotAllowed, pageNotFound, status, StatusError, unauthorized, unsupportedMediaType } from './status.ts';
 import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Stored } from './store.ts';
 import { TestStore } from './test-store.ts';
 import { serveWatch, type OpenWatch } from './watch.ts';

@@ -63,8 +63,7 @@ function details(s: ErrorSubject, name: string): Status['details'] {
   return d;
 }
 
-export const notFound = (s: ErrorSubject, name: string): StatusError =>
-  new StatusError(status(404, 'NotFound', `${groupResource(s)} "${name}" not found`, details(s, name)));
+export const notFound = (s: ErrorSubject, name: string): StatusError => new StatusError(status(404, 'NotFound', `${groupResource(s)} "${name}" not found`, details(s, name)));
 
 export const alreadyExists = (s: ErrorSubject, name: string): StatusError =>
   new StatusError(status(409, 'AlreadyExists', `${groupResource(s)} "${name}" already exists`, details(s, name)));
@@ -79,21 +78,16 @@ export const badRequest = (message: string): StatusError => new StatusError(stat
 /** A storage error that is not a Status: ErrorToAPIStatus answers 500 with reason Unknown and the bare text. */
 export const unknownError = (message: string): StatusError => new StatusError(status(500, 'Unknown', message));
 
-export const methodNotAllowed = (): StatusError =>
-  new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
+export const methodNotAllowed = (): StatusError => new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
 
-export const pageNotFound = (): StatusError =>
-  new StatusError(status(404, 'NotFound', 'the server could not find the requested resource', {}));
+export const pageNotFound = (): StatusError => new StatusError(status(404, 'NotFound', 'the server could not find the requested resource', {}));
 
 export const unauthorized = (): StatusError => new StatusError(status(401, 'Unauthorized', 'Unauthorized'));
 
-export const notAcceptable = (accepted: string): StatusError =>
-  new StatusError(status(406, 'NotAcceptable', `only the following media types are accepted: ${accepted}`));
+export const notAcceptable = (accepted: string): StatusError => new StatusError(status(406, 'NotAcceptable', `only the following media types are accepted: ${accepted}`));
 
 export const unsupportedMediaType = (accepted: string[]): StatusError =>
-  new StatusError(
-    status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
-  );
+  new StatusError(status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`));
 
 /** 410 with reason Expired: a resourceVersion or continue token the server no longer has. */
 export const expired = (message: string): StatusError => new StatusError(status(410, 'Expired', message));
@@ -186,7 +180,11 @@ export function invalid(s: ErrorSubject, name: string, errors: FieldError[], sub
   const texts = [...new Set(errors.map(fieldErrorString))];
   const aggregate = texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
   // Go omits an empty name from details (omitempty).
-  const d: Status['details'] = { ...(name ? { name } : {}), kind: s.kind, causes: errors.map((e) => ({ reason: TYPE_REASON[e.type], message: fieldErrorBody(e), field: e.field })) };
+  const d: Status['details'] = {
+    ...(name ? { name } : {}),
+    kind: s.kind,
+    causes: errors.map((e) => ({ reason: TYPE_REASON[e.type], message: fieldErrorBody(e), field: e.field })),
+  };
   if (s.group) d.group = s.group;
   return new StatusError(status(422, 'Invalid', `${subject} "${name}" is invalid: ${aggregate}`, d));
 }

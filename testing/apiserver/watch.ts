@@ -84,7 +84,9 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
     }
     // An object that stops matching a selector leaves as it was (old labels), at the new resourceVersion.
     const leaving = ev.type === 'MODIFIED' && type === 'DELETED' && ev.previous;
-    const shown = leaving ? new Stored(ev.resource, ev.object.key, ev.rv, { ...ev.previous!.obj, metadata: { ...ev.previous!.obj.metadata, resourceVersion: String(ev.rv) } }) : ev.object;
+    const shown = leaving
+      ? new Stored(ev.resource, ev.object.key, ev.rv, { ...ev.previous!.obj, metadata: { ...ev.previous!.obj.metadata, resourceVersion: String(ev.rv) } })
+      : ev.object;
     send(eventLine(type, shown, p.form));
   };
 

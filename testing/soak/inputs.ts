@@ -60,7 +60,12 @@ export class SoakInputs {
   seed(api: ApiServer, configText = this.config()): void {
     if (!api.store.get('namespaces', NS)) api.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     const b64 = (s: string) => Buffer.from(s).toString('base64');
-    api.store.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: UFM_SECRET, namespace: NS }, data: { username: b64(this.ufmCredentials.username), password: b64(this.ufmCredentials.password) } });
+    api.store.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: UFM_SECRET, namespace: NS },
+      data: { username: b64(this.ufmCredentials.username), password: b64(this.ufmCredentials.password) },
+    });
     api.store.apply(discoveryConfigMap(NS, configText));
     for (const n of this.nodes) api.store.apply(structuredClone(n));
   }

@@ -59,7 +59,11 @@ export function unjustifiedDeletes(records: Iterable<RequestRecord>, seen: Reado
   for (const r of records) {
     if (r.resource !== 'hypernodes' || (r.verb !== 'delete' && r.verb !== 'deletecollection')) continue;
     const who = seen.get(r.name);
-    const why = !who ? 'a HyperNode the soak never saw' : who.group && retiredGroups.has(who.group) ? undefined : `${who.source} HyperNode${who.group ? ` of ${who.group}` : ''}, still wanted by the inputs`;
+    const why = !who
+      ? 'a HyperNode the soak never saw'
+      : who.group && retiredGroups.has(who.group)
+        ? undefined
+        : `${who.source} HyperNode${who.group ? ` of ${who.group}` : ''}, still wanted by the inputs`;
     if (why) out.push(`${r.time} ${r.user} deleted ${r.name || '(collection)'}: ${why}`);
   }
   return out;

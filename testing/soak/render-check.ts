@@ -46,7 +46,15 @@ export async function compareWithRender(api: ApiServer, inputs: SoakInputs, dir:
   writeFileSync(join(dir, 'existing.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: stored }));
   writeFileSync(join(dir, 'config.yaml'), inputs.config());
   writeFileSync(join(dir, 'ufm', 'ports.json'), JSON.stringify(inputs.ufmPorts));
-  const flags = ['render', `--config=${join(dir, 'config.yaml')}`, `--nodes=${join(dir, 'nodes.json')}`, `--existing=${join(dir, 'existing.json')}`, `--ufm-capture=${join(dir, 'ufm')}`, '-o', 'json'];
+  const flags = [
+    'render',
+    `--config=${join(dir, 'config.yaml')}`,
+    `--nodes=${join(dir, 'nodes.json')}`,
+    `--existing=${join(dir, 'existing.json')}`,
+    `--ufm-capture=${join(dir, 'ufm')}`,
+    '-o',
+    'json',
+  ];
   const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
   const { stdout } = await run(cmd, args, { timeout: RENDER_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 });
   const rendered = (JSON.parse(stdout) as { items: HyperNodeLike[] }).items;

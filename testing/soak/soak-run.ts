@@ -154,8 +154,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   let convergedMs = -1;
   try {
     await fleet.start(o.replicas);
-    await waitFor(async () => fleet.leader() && (render = await compareWithRender(api, inputs, dir)).equal, { timeoutMs: WARM_UP_DEADLINE_MS, intervalMs: 1_000, what: 'the first topology' }).catch((err: Error) => {
-      throw new Error(`${err.message}; last difference from render:\n${render?.diff.join('\n')}\n${fleet.processes.map((p) => `--- ${p.user} ---\n${p.replica.log().slice(-3_000)}`).join('\n')}`);
+    await waitFor(async () => fleet.leader() && (render = await compareWithRender(api, inputs, dir)).equal, {
+      timeoutMs: WARM_UP_DEADLINE_MS,
+      intervalMs: 1_000,
+      what: 'the first topology',
+    }).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; last difference from render:\n${render?.diff.join('\n')}\n${fleet.processes.map((p) => `--- ${p.user} ---\n${p.replica.log().slice(-3_000)}`).join('\n')}`,
+      );
     });
     warmedUpAt = Date.now();
     fleet.sampleRss();
@@ -176,7 +182,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     clearInterval(relabelTimer);
     const lastFault = Date.now();
     progress(`[${elapsed()}] last fault; waiting for the topology render gives`);
-    await waitFor(async () => (render = await compareWithRender(api, inputs, dir)).equal, { timeoutMs: o.convergeDeadlineMs, intervalMs: 500, what: 'the topology render gives' }).then(
+    await waitFor(async () => (render = await compareWithRender(api, inputs, dir)).equal, {
+      timeoutMs: o.convergeDeadlineMs,
+      intervalMs: 500,
+      what: 'the topology render gives',
+    }).then(
       () => (convergedMs = Date.now() - lastFault),
       () => violations.push(`the topology differs from render's ${o.convergeDeadlineMs} ms after the last fault:\n${render?.diff.join('\n')}`),
     );

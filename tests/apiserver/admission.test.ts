@@ -40,7 +40,10 @@ test('tier 0 is accepted; a negative tier and a string tier are not', async () =
   const neg = await createHn('t-neg', { tier: -1 });
   assert.is(neg.body.message, 'HyperNode.topology.volcano.sh "t-neg" is invalid: spec.tier: Invalid value: -1: spec.tier in body should be greater than or equal to 0');
   const str = await createHn('t-str', { tier: '1' });
-  assert.is(str.body.message, `HyperNode.topology.volcano.sh "t-str" is invalid: [spec.tier: Invalid value: "string": spec.tier in body must be of type integer: "string", ${RULES_NOT_CHECKED}]`);
+  assert.is(
+    str.body.message,
+    `HyperNode.topology.volcano.sh "t-str" is invalid: [spec.tier: Invalid value: "string": spec.tier in body must be of type integer: "string", ${RULES_NOT_CHECKED}]`,
+  );
   assert.is(str.body.details.causes[0].reason, 'FieldValueTypeInvalid');
 });
 
@@ -87,11 +90,14 @@ test('enum, pattern, minLength, maxLength and minItems are enforced; several cau
 
 test('a wrong type on an enum field reports both the type and the enum', async () => {
   const r = await createHn('enumtype', { tier: 1, members: [{ type: 5, selector: { exactMatch: { name: 'a' } } }] });
-  assert.equal(r.body.details.causes.map((c: any) => c.message), [
-    'Invalid value: "integer": spec.members[0].type in body must be of type string: "integer"',
-    'Unsupported value: 5: supported values: "Node", "HyperNode"',
-    RULES_NOT_CHECKED.slice('<nil>: '.length),
-  ]);
+  assert.equal(
+    r.body.details.causes.map((c: any) => c.message),
+    [
+      'Invalid value: "integer": spec.members[0].type in body must be of type string: "integer"',
+      'Unsupported value: 5: supported values: "Node", "HyperNode"',
+      RULES_NOT_CHECKED.slice('<nil>: '.length),
+    ],
+  );
 });
 
 test('status is validated on the status subresource (int64, minimum, condition fields)', async () => {
@@ -105,10 +111,14 @@ test('status is validated on the status subresource (int64, minimum, condition f
 });
 
 test('unknown fields are pruned and nulls dropped, as a structural schema does', async () => {
-  const r = await createHn('prune', { tier: 2, bogus: true, members: [{ type: 'Node', extra: 1, selector: { exactMatch: { name: 'n', x: 'y' } } }], tierName: null }, {
-    topLevel: 'dropped',
-    metadata: { name: 'prune', madeUp: 'field' },
-  });
+  const r = await createHn(
+    'prune',
+    { tier: 2, bogus: true, members: [{ type: 'Node', extra: 1, selector: { exactMatch: { name: 'n', x: 'y' } } }], tierName: null },
+    {
+      topLevel: 'dropped',
+      metadata: { name: 'prune', madeUp: 'field' },
+    },
+  );
   assert.is(r.status, 201);
   assert.equal(r.body.spec, { tier: 2, members: [{ type: 'Node', selector: { exactMatch: { name: 'n' } } }] });
   assert.is(r.body.topLevel, undefined);
@@ -182,7 +192,9 @@ test('Lease MicroTime fields need exactly six fractional digits (400), durations
 });
 
 test('Lease updates need a resourceVersion; a PUT of a missing Lease creates it (201)', async () => {
-  const put = await call(api, 'PUT', `${LEASES}/by-put`, { body: { metadata: { name: 'by-put', resourceVersion: '1' }, spec: { holderIdentity: 'x', strategy: 'OldestEmulationVersion' } } });
+  const put = await call(api, 'PUT', `${LEASES}/by-put`, {
+    body: { metadata: { name: 'by-put', resourceVersion: '1' }, spec: { holderIdentity: 'x', strategy: 'OldestEmulationVersion' } },
+  });
   assert.is(put.status, 201);
   assert.is(put.body.spec.strategy, undefined, 'coordinated leader election fields are dropped');
   const noRv = await call(api, 'PUT', `${LEASES}/by-put`, { body: { metadata: { name: 'by-put' }, spec: { holderIdentity: 'y' } } });

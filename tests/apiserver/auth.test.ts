@@ -84,7 +84,11 @@ test('denials carry the Kubernetes Forbidden message', async () => {
   const cases: [string, string, string][] = [
     ['GET', `${HN}/x`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot get resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope'],
     ['PATCH', `${HN}/x`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope'],
-    ['PATCH', `${HN}/x/status`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes/status" in API group "topology.volcano.sh" at the cluster scope'],
+    [
+      'PATCH',
+      `${HN}/x/status`,
+      'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes/status" in API group "topology.volcano.sh" at the cluster scope',
+    ],
     ['GET', '/api/v1/namespaces/default/secrets/s', 'secrets "s" is forbidden: User "SA" cannot get resource "secrets" in API group "" in the namespace "default"'],
     ['GET', `/api/v1/namespaces/${NS}/pods`, 'pods is forbidden: User "SA" cannot list resource "pods" in API group "" in the namespace "volcano-system"'],
     ['GET', '/api/v1/configmaps', 'configmaps is forbidden: User "SA" cannot list resource "configmaps" in API group "" at the cluster scope'],
@@ -103,7 +107,7 @@ test('denials carry the Kubernetes Forbidden message', async () => {
   }
 });
 
-test('a revoked token is 401 while the user\'s new token works (rotation)', async () => {
+test("a revoked token is 401 while the user's new token works (rotation)", async () => {
   const grant = [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }];
   const first = api.addUser('rotating', grant);
   const second = api.addUser('rotating', grant);

@@ -232,13 +232,19 @@ test('API writes record managedFields per manager (User-Agent prefix) and subres
   const st = await call(api, 'PUT', `${HN}/mf/status`, { body: { ...c.body, status: { nodeCount: 1 } }, headers: ua });
   assert.equal(
     st.body.metadata.managedFields.map((e: any) => [e.manager, e.subresource]),
-    [['vc-hypernode-controller-manager', undefined], ['vc-hypernode-controller-manager', 'status']],
+    [
+      ['vc-hypernode-controller-manager', undefined],
+      ['vc-hypernode-controller-manager', 'status'],
+    ],
   );
 });
 
 test('?fieldManager= names the manager instead of the User-Agent', async () => {
   const c = await call(api, 'POST', `${HN}?fieldManager=hypernode-controller`, { body: hyperNode('fm') });
-  assert.equal(c.body.metadata.managedFields.map((e: any) => e.manager), ['hypernode-controller']);
+  assert.equal(
+    c.body.metadata.managedFields.map((e: any) => e.manager),
+    ['hypernode-controller'],
+  );
 });
 
 test('create and update bodies must be JSON (415 otherwise)', async () => {
@@ -259,12 +265,23 @@ test('PUT or PATCH on a collection is 405; a body over 3 MiB is 413', async () =
 });
 
 test('deletecollection deletes what the selectors match', async () => {
-  for (const [name, rack] of [['dc-1', 'a'], ['dc-2', 'a'], ['dc-3', 'b']]) api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack } } });
+  for (const [name, rack] of [
+    ['dc-1', 'a'],
+    ['dc-2', 'a'],
+    ['dc-3', 'b'],
+  ])
+    api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack } } });
   const r = await call(api, 'DELETE', '/api/v1/nodes?labelSelector=rack%3Da');
   assert.is(r.status, 200);
   assert.is(r.body.status, 'Success');
-  assert.equal(api.store.list('nodes').map((n) => n.metadata.name), ['dc-3']);
-  assert.equal(api.requests.writes().map((w) => w.verb), ['deletecollection']);
+  assert.equal(
+    api.store.list('nodes').map((n) => n.metadata.name),
+    ['dc-3'],
+  );
+  assert.equal(
+    api.requests.writes().map((w) => w.verb),
+    ['deletecollection'],
+  );
 });
 
 test('deleting a namespace deletes what it contains', async () => {

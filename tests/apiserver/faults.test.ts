@@ -26,7 +26,10 @@ test('failNext answers the next N matching requests with the error, then recover
   assert.equal([a.status, b.status, c.status], [503, 503, 200]);
   assert.is(a.body.kind, 'Status');
   assert.is(a.body.reason, 'ServiceUnavailable');
-  assert.equal(api.requests.all({ resource: 'nodes' }).map((r) => r.code), [503, 503, 200]);
+  assert.equal(
+    api.requests.all({ resource: 'nodes' }).map((r) => r.code),
+    [503, 503, 200],
+  );
 });
 
 test('429 carries Retry-After and details.retryAfterSeconds', async () => {

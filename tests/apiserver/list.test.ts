@@ -55,9 +55,15 @@ test('field selectors on metadata.name and metadata.namespace; others are 400', 
   assert.equal(names(await listNodes('fieldSelector=metadata.name%3Dnode-2')), ['node-2']);
   assert.equal(names(await listNodes('fieldSelector=metadata.name!%3Dnode-2')), ['node-0', 'node-1', 'node-3']);
   const all = await call(api, 'GET', '/api/v1/configmaps?fieldSelector=metadata.namespace%3Dns-b');
-  assert.equal(all.body.items.map((i: any) => i.metadata.namespace), ['ns-b']);
+  assert.equal(
+    all.body.items.map((i: any) => i.metadata.namespace),
+    ['ns-b'],
+  );
   const inNs = await call(api, 'GET', '/api/v1/namespaces/ns-a/configmaps');
-  assert.equal(inNs.body.items.map((i: any) => i.data.k), ['ns-a']);
+  assert.equal(
+    inNs.body.items.map((i: any) => i.data.k),
+    ['ns-a'],
+  );
   const bad = await listNodes('fieldSelector=spec.unknown%3Dx');
   assert.is(bad.status, 400);
   assert.is(bad.body.message, 'field label not supported: spec.unknown');

@@ -20,7 +20,10 @@ test.before.each(() => {
 
 test('merge patch sets and removes fields and bumps generation on spec changes', async () => {
   const c = api.store.create(hyperNode('mp'));
-  const r = await call(api, 'PATCH', `${HN}/mp`, { headers: MERGE, body: { metadata: { labels: { extra: 'yes', 'volcano.sh/network-topology-source': null } }, spec: { tierName: 'rack' } } });
+  const r = await call(api, 'PATCH', `${HN}/mp`, {
+    headers: MERGE,
+    body: { metadata: { labels: { extra: 'yes', 'volcano.sh/network-topology-source': null } }, spec: { tierName: 'rack' } },
+  });
   assert.is(r.status, 200);
   assert.equal(r.body.metadata.labels, { extra: 'yes' });
   assert.is(r.body.spec.tierName, 'rack');

@@ -99,14 +99,24 @@ async function populate(api: ApiServer): Promise<void> {
     const name = `node-${i + 1}`;
     await write(api, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'realapi.test/rack': rack, 'kubernetes.io/hostname': name } } });
   }
-  const hyperNode = (name: string, set: string, spec: unknown) => ({ apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', metadata: { name, labels: { 'realapi.test/set': set } }, spec });
+  const hyperNode = (name: string, set: string, spec: unknown) => ({
+    apiVersion: 'topology.volcano.sh/v1alpha1',
+    kind: 'HyperNode',
+    metadata: { name, labels: { 'realapi.test/set': set } },
+    spec,
+  });
   const node = (name: string) => ({ type: 'Node', selector: { exactMatch: { name } } });
   await write(api, 'POST', HN, hyperNode('hn-a', 'a', { tier: 1, tierName: 'leaf', members: [node('node-1'), node('node-2')] }));
   await write(api, 'POST', HN, hyperNode('hn-b', 'b', { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: 'node-[34]' } } }] }));
   const member = (name: string) => ({ type: 'HyperNode', selector: { exactMatch: { name } } });
   await write(api, 'POST', HN, hyperNode('hn-c', 'b', { tier: 2, members: [member('hn-a'), member('hn-b')] }));
   const cms = `/api/v1/namespaces/${NS}/configmaps`;
-  const cm = await write(api, 'POST', cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'volcano-controller-configmap', namespace: NS }, data: { 'volcano-controller.conf': 'networkTopologyDiscovery: []\n' } });
+  const cm = await write(api, 'POST', cms, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'volcano-controller-configmap', namespace: NS },
+    data: { 'volcano-controller.conf': 'networkTopologyDiscovery: []\n' },
+  });
   await write(api, 'POST', cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other-configmap', namespace: NS }, data: { a: 'b' } }, {});
   await write(api, 'POST', `/api/v1/namespaces/${NS}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'realapi-secret', namespace: NS }, data: { k: 'dg==' } });
   const t0 = '2020-01-01T00:00:00.000000Z';
@@ -120,7 +130,14 @@ async function populate(api: ApiServer): Promise<void> {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: { name: 'volcano-controller-configmap.15e59a35b98a0000', namespace: NS },
-    involvedObject: { kind: 'ConfigMap', namespace: NS, name: 'volcano-controller-configmap', uid: cm.metadata.uid, apiVersion: 'v1', resourceVersion: cm.metadata.resourceVersion },
+    involvedObject: {
+      kind: 'ConfigMap',
+      namespace: NS,
+      name: 'volcano-controller-configmap',
+      uid: cm.metadata.uid,
+      apiVersion: 'v1',
+      resourceVersion: cm.metadata.resourceVersion,
+    },
     reason: 'DiscoveryFailed',
     message: 'discovery failed: example',
     source: { component: 'vc-hypernode-controller-manager', host: 'host-a' },
@@ -147,7 +164,12 @@ const WATCH_ACTIONS: Record<string, (api: ApiServer) => Promise<void>> = {
   'nodes-full-bookmarks': (api) => write(api, 'PATCH', '/api/v1/nodes/node-3', labelPatch({ 'realapi.test/touched': 'yes' }), MERGE),
   'hypernodes-bookmarks': async (api) => {
     const members = (names: string[]) => names.map((name) => ({ type: 'Node', selector: { exactMatch: { name } } }));
-    const created = await write(api, 'POST', HN, { apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', metadata: { name: 'hn-w', labels: { 'realapi.test/set': 'w' } }, spec: { tier: 1, members: members(['node-5']) } });
+    const created = await write(api, 'POST', HN, {
+      apiVersion: 'topology.volcano.sh/v1alpha1',
+      kind: 'HyperNode',
+      metadata: { name: 'hn-w', labels: { 'realapi.test/set': 'w' } },
+      spec: { tier: 1, members: members(['node-5']) },
+    });
     const updated = await write(api, 'PUT', `${HN}/hn-w`, { ...created, spec: { ...created.spec, members: members(['node-5', 'node-4']) } });
     await write(api, 'PUT', `${HN}/hn-w/status`, { ...updated, status: { nodeCount: 2 } });
     await write(api, 'DELETE', `${HN}/hn-w`, undefined);
@@ -162,7 +184,12 @@ const WATCH_ACTIONS: Record<string, (api: ApiServer) => Promise<void>> = {
     const cur = (await call(api, 'GET', `${cms}/volcano-controller-configmap`)).body;
     await write(api, 'PUT', `${cms}/volcano-controller-configmap`, { ...cur, data: { 'volcano-controller.conf': 'networkTopologyDiscovery: [{source: ufm}]\n' } });
     await write(api, 'DELETE', `${cms}/volcano-controller-configmap`, undefined);
-    await write(api, 'POST', cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'volcano-controller-configmap', namespace: NS }, data: { 'volcano-controller.conf': 'networkTopologyDiscovery: []\n' } });
+    await write(api, 'POST', cms, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'volcano-controller-configmap', namespace: NS },
+      data: { 'volcano-controller.conf': 'networkTopologyDiscovery: []\n' },
+    });
   },
 };
 

@@ -130,7 +130,8 @@ export class Bindings {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const describe = (v: unknown): string => (v === undefined ? 'absent' : v === null ? 'null' : Array.isArray(v) ? `[${v.length} items]` : typeof v === 'object' ? 'an object' : JSON.stringify(v).slice(0, 400));
+const describe = (v: unknown): string =>
+  v === undefined ? 'absent' : v === null ? 'null' : Array.isArray(v) ? `[${v.length} items]` : typeof v === 'object' ? 'an object' : JSON.stringify(v).slice(0, 400);
 
 /** Objects in an array are matched by metadata.name when they have one (a watch cache lists in no order). */
 function nameOf(v: unknown): string | undefined {
@@ -203,8 +204,16 @@ export function compareReply(rec: RecordedResponse, reply: Reply, b: Bindings): 
     if (want !== got && !(want !== undefined && got !== undefined && b.matches(want, got))) out.push(`header ${name}: recorded ${describe(want)}, stand-in ${describe(got)}`);
   }
   if (rec.events) {
-    const lines = reply.text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { type: string; object: unknown });
-    compareEvents(rec.events.map((e) => e.line), lines, b, out);
+    const lines = reply.text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { type: string; object: unknown });
+    compareEvents(
+      rec.events.map((e) => e.line),
+      lines,
+      b,
+      out,
+    );
     return out;
   }
   if (rec.bodyTrailingNewline !== undefined && rec.bodyTrailingNewline !== reply.text.endsWith('\n')) {

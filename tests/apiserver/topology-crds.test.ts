@@ -43,7 +43,10 @@ test('without the CRDs nothing is served; with them both groups are, apart, and 
   const kueueGroup = await call(api, 'GET', '/apis/kueue.x-k8s.io');
   assert.equal(kueueGroup.body.preferredVersion, { groupVersion: 'kueue.x-k8s.io/v1beta2', version: 'v1beta2' });
   const kai = await call(api, 'GET', '/apis/kai.scheduler/v1alpha1');
-  assert.equal(kai.body.resources.map((r: { name: string; namespaced: boolean }) => [r.name, r.namespaced]), [['topologies', false]]);
+  assert.equal(
+    kai.body.resources.map((r: { name: string; namespaced: boolean }) => [r.name, r.namespaced]),
+    [['topologies', false]],
+  );
 });
 
 for (const t of [KUEUE, KAI]) {

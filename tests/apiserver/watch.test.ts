@@ -79,7 +79,10 @@ test('field selector, namespace and named watches only see their objects', async
   api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns-a' } });
   api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns-b' } });
   assert.equal(summary(await byName.waitForEvents(1)), ['ADDED one']);
-  assert.equal((await inNs.waitForEvents(1)).map((e) => e.object.metadata.namespace), ['ns-b']);
+  assert.equal(
+    (await inNs.waitForEvents(1)).map((e) => e.object.metadata.namespace),
+    ['ns-b'],
+  );
   api.store.create(node('three'));
   api.store.delete('nodes', 'one');
   await byName.waitForEvents(2);
@@ -157,7 +160,10 @@ test('bookmarks carry only metadata.resourceVersion and are sent only when allow
   assert.equal(bm, { type: 'BOOKMARK', object: { kind: 'HyperNode', apiVersion: 'topology.volcano.sh/v1alpha1', metadata: { resourceVersion: hbRv } } });
   api.store.delete('hypernodes', 'hb');
   await without.waitForEvents(2);
-  assert.equal(without.events.map((e) => e.type), ['ADDED', 'DELETED']);
+  assert.equal(
+    without.events.map((e) => e.type),
+    ['ADDED', 'DELETED'],
+  );
   withB.close();
   without.close();
 });
@@ -193,7 +199,10 @@ test('cutWatches drops matching watch connections abruptly', async () => {
   await waitFor(() => api.watches().length === 2, { what: 'two open watches' });
   assert.is(api.cutWatches({ resource: 'nodes' }), 1);
   assert.equal(await nodes.ended, { aborted: true });
-  assert.equal(api.watches().map((r) => r.resource), ['hypernodes']);
+  assert.equal(
+    api.watches().map((r) => r.resource),
+    ['hypernodes'],
+  );
   assert.is(api.cutWatches(), 1);
   assert.equal(await hns.ended, { aborted: true });
 });

@@ -20,7 +20,10 @@ test('without the HyperNode CRD: one log line asks whether it is installed, whil
   try {
     // The reflector's backoff starts at 0.8 s and doubles (with jitter): three attempts within ~6 s.
     await waitFor(() => api.requests.count({ resource: 'hypernodes', verb: 'list' }) >= 3, { what: 'three HyperNode list attempts', timeoutMs: 15_000 });
-    const hinted = run.log().split('\n').filter((l) => l.includes('is the HyperNode CRD installed?'));
+    const hinted = run
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('is the HyperNode CRD installed?'));
     assert.equal(hinted, [
       'Failed to list resource="hypernodes" err="the server could not find the requested resource (hypernodes.topology.volcano.sh: is the HyperNode CRD installed?)"',
     ]);

@@ -45,7 +45,13 @@ test('one leader among three replicas; kill -9 fails over within the lease; SIGT
   assert.is(replicas.filter((r) => r.log().includes('Successfully acquired lease')).length, 1);
   const first = leaders()[0]!;
   const metrics = await (await fetch(`http://127.0.0.1:${first.metrics}/metrics`)).text();
-  for (const family of ['rest_client_requests_total{', 'rest_client_request_duration_seconds_bucket{', `leader_election_master_status{name="${LEASE}"} 1`, 'process_cpu_seconds_total', 'workqueue_depth']) {
+  for (const family of [
+    'rest_client_requests_total{',
+    'rest_client_request_duration_seconds_bucket{',
+    `leader_election_master_status{name="${LEASE}"} 1`,
+    'process_cpu_seconds_total',
+    'workqueue_depth',
+  ]) {
     assert.ok(metrics.includes(family), family);
   }
 

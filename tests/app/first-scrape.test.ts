@@ -95,7 +95,9 @@ test('right after start: every failure counter at 0 for each configured source, 
         `hypernode_discoverer_failures_total{source="${source}"}`,
         `hypernode_discovery_failures_total{source="${source}"}`,
         `hypernode_reconcile_failures_total{source="${source}"}`,
-        ...['create', 'update', 'delete'].flatMap((verb) => ['4xx', '5xx', 'network'].map((c) => `hypernode_api_write_failures_total{source="${source}",verb="${verb}",code_class="${c}"}`)),
+        ...['create', 'update', 'delete'].flatMap((verb) =>
+          ['4xx', '5xx', 'network'].map((c) => `hypernode_api_write_failures_total{source="${source}",verb="${verb}",code_class="${c}"}`),
+        ),
         ...SNAPSHOT_RULES.map((rule) => `hypernode_snapshot_rejected_total{source="${source}",rule="${rule}"}`),
         `hypernode_deletes_held{source="${source}"}`,
         `hypernode_uncovered_nodes{source="${source}"}`,
@@ -106,7 +108,10 @@ test('right after start: every failure counter at 0 for each configured source, 
       }
     }
     assert.is(first.get('hypernode_discovery_interval_seconds{source="ufm"}'), 600);
-    assert.ok([...first.keys()].some((k) => k.startsWith(`${BUILD_INFO_METRIC}{`)), 'build info');
+    assert.ok(
+      [...first.keys()].some((k) => k.startsWith(`${BUILD_INFO_METRIC}{`)),
+      'build info',
+    );
 
     // Once both sources wrote their topology: timestamps, HyperNodes per tier, every queue's in-flight gauges.
     const now = Date.now() / 1000;

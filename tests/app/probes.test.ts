@@ -157,7 +157,9 @@ async function rawConnection(address: string): Promise<{ socket: Socket; closed:
 
 for (const kind of ['health', 'metrics'] as const) {
   test(`${kind} server: a client sending half a header is disconnected within seconds (slowloris)`, async () => {
-    const server = tracked(kind === 'health' ? await startHealthServer(loopback(), new Readiness()) : await startMetricsServer(loopback(), createMetrics().registry, nullLogger, () => {}))!;
+    const server = tracked(
+      kind === 'health' ? await startHealthServer(loopback(), new Readiness()) : await startMetricsServer(loopback(), createMetrics().registry, nullLogger, () => {}),
+    )!;
     const { socket, closed } = await rawConnection(boundAddress(server));
     socket.write(`GET /${kind === 'health' ? 'healthz' : 'metrics'} HTTP/1.1\r\nHost: probe\r\nX-Slow: `);
     const started = Date.now();
@@ -172,7 +174,14 @@ test('health server: connections beyond the cap are dropped, and the probe answe
   const held = [];
   for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await rawConnection(at));
   await waitFor(() => new Promise<boolean>((r) => server.getConnections((_e, n) => r(n === MAX_CONNECTIONS))), { what: 'the held connections to be accepted' });
-  const refused = await within(get(at, '/healthz').then(() => undefined, (e: NodeJS.ErrnoException) => e), 5_000, 'the request beyond the cap');
+  const refused = await within(
+    get(at, '/healthz').then(
+      () => undefined,
+      (e: NodeJS.ErrnoException) => e,
+    ),
+    5_000,
+    'the request beyond the cap',
+  );
   assert.instance(refused, Error, 'a connection beyond the cap gets no answer');
   for (const h of held) h.socket.destroy();
   await Promise.all(held.map((h) => h.closed));

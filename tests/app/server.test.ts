@@ -127,7 +127,10 @@ test('without leader election: synced informers reach the controller, /readyz fo
   await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
 
   assert.equal(ctx.nodes.get('n1'), { metadata: { name: 'n1', labels: { rack: 'r1' }, resourceVersion: ctx.nodes.get('n1')!.metadata.resourceVersion } });
-  assert.equal(ctx.configMaps.list().map((c) => c.metadata.name), ['volcano-controller-configmap']);
+  assert.equal(
+    ctx.configMaps.list().map((c) => c.metadata.name),
+    ['volcano-controller-configmap'],
+  );
   assert.ok(ctx.hyperNodes.get('hn-1'));
   assert.equal(ctx.configMap, { namespace: NS, name: 'volcano-controller-configmap', key: 'volcano-controller.conf' }, 'the location validation resolved, data key included');
   assert.is((await ctx.secrets.get(NS, 'ufm')).data?.username, 'YQ==');
@@ -139,16 +142,29 @@ test('without leader election: synced informers reach the controller, /readyz fo
   } as HyperNode);
   await waitFor(() => ctx.hyperNodes.get('hn-2'), { what: 'the HyperNode informer sees the create' });
   ctx.events.event(created, 'Warning', 'FailedUpdate', 'failed to update: boom');
-  const event = await waitFor(() => (api.store.list('events', NS) as Array<KubeObject & { message: string; involvedObject: { kind: string; name: string } }>).find((e) => e.message.includes('boom')), { what: 'event' });
+  const event = await waitFor(
+    () => (api.store.list('events', NS) as Array<KubeObject & { message: string; involvedObject: { kind: string; name: string } }>).find((e) => e.message.includes('boom')),
+    { what: 'event' },
+  );
   assert.is(event.message, 'HyperNode hn-2: failed to update: boom');
   assert.equal([event.involvedObject.kind, event.involvedObject.name], ['ConfigMap', 'volcano-controller-configmap']);
 
   const mine = api.requests.all({ user: SA });
-  assert.equal(mine.filter((r) => r.code === 403 || r.code === 401), [], 'the chart RBAC is enough');
+  assert.equal(
+    mine.filter((r) => r.code === 403 || r.code === 401),
+    [],
+    'the chart RBAC is enough',
+  );
   const lists = mine.filter((r) => r.verb === 'list').map((r) => `${r.resource} ${r.namespace} ${r.query.fieldSelector ?? ''}`.trim());
   assert.equal(lists.sort(), ['configmaps volcano-system metadata.name=volcano-controller-configmap', 'hypernodes', 'nodes']);
-  assert.equal(mine.filter((r) => r.verb === 'watch').map((r) => r.query.allowWatchBookmarks), ['true', 'true', 'true']);
-  assert.ok(mine.every((r) => /^vc-hypernode-controller-manager\/\S+ \(linux\/\w+\) kubernetes\/\S+\/vc-hypernode-controller-manager$/.test(r.userAgent)), mine[0]!.userAgent);
+  assert.equal(
+    mine.filter((r) => r.verb === 'watch').map((r) => r.query.allowWatchBookmarks),
+    ['true', 'true', 'true'],
+  );
+  assert.ok(
+    mine.every((r) => /^vc-hypernode-controller-manager\/\S+ \(linux\/\w+\) kubernetes\/\S+\/vc-hypernode-controller-manager$/.test(r.userAgent)),
+    mine[0]!.userAgent,
+  );
 
   run.stop();
   await within(run.done, 10_000, 'runServer after stop');
@@ -246,7 +262,11 @@ test('a shutdown that overruns its deadline fails the run', async () => {
   const health = await run.health();
   await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
   run.stop();
-  const err = await within(run.done.catch((e: Error) => e), 10_000, 'deadline');
+  const err = await within(
+    run.done.catch((e: Error) => e),
+    10_000,
+    'deadline',
+  );
   assert.is((err as Error).message, 'shutdown did not finish within 0.3 s');
   release();
 });
@@ -260,7 +280,10 @@ test('leader election: leads with a client-go Lease, Events on the Lease, ready 
   assert.match(String(lease.spec.holderIdentity), /^pod-a_[0-9a-f-]{36}$/);
   assert.is(lease.spec.leaseDurationSeconds, 2);
   assert.match(String(lease.spec.renewTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
-  const became = await waitFor(() => (api.store.list('events', NS) as Array<KubeObject & { message: string; involvedObject: { kind: string } }>).find((e) => e.message.endsWith('became leader')), { what: 'event' });
+  const became = await waitFor(
+    () => (api.store.list('events', NS) as Array<KubeObject & { message: string; involvedObject: { kind: string } }>).find((e) => e.message.endsWith('became leader')),
+    { what: 'event' },
+  );
   assert.is(became.involvedObject.kind, 'Lease');
   const leaseCalls = api.requests.all({ resource: 'leases' });
   assert.ok(leaseCalls.every((r) => r.userAgent.endsWith('/hypernode-leader-election')));
@@ -281,7 +304,11 @@ test('leader election: a leader that cannot renew loses the lease and the run fa
   const health = await run.health();
   await waitFor(async () => (await status(health, '/readyz')) === 200, { timeoutMs: 15_000, what: 'leader ready' });
   api.failNext(100_000, { code: 500, match: { resource: 'leases', verb: 'update' } });
-  const err = await within(run.done.catch((e: Error) => e), 15_000, 'lost lease');
+  const err = await within(
+    run.done.catch((e: Error) => e),
+    15_000,
+    'lost lease',
+  );
   assert.is((err as Error).message, LOST_LEASE);
   api.clearFaults();
 });

@@ -54,7 +54,9 @@ interface Cluster {
 
 async function cluster(): Promise<Cluster> {
   const api = await startApiServer({ namespaces: [NS] });
-  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(`system:serviceaccount:${NS}:hn`, [...hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'), ...accessReviewerRbac()]) });
+  const kubeconfig = api.writeKubeconfig(dir, {
+    token: api.addUser(`system:serviceaccount:${NS}:hn`, [...hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'), ...accessReviewerRbac()]),
+  });
   for (const node of sampleNodes()) api.store.create(node);
   // Level labels but no rack label: in no HyperNode, so listed as uncovered.
   api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'stray-node', labels: { [ZONE_LABEL]: 'zone-0', [SPINE_LABEL]: 'spine-0-0' } } });
@@ -88,7 +90,11 @@ async function start(c: Cluster, over: Partial<ResolvedOptions>): Promise<Runnin
     address,
     async stop() {
       stop.abort();
-      await within(done.catch(() => {}), 30_000, 'runServer stopping');
+      await within(
+        done.catch(() => {}),
+        30_000,
+        'runServer stopping',
+      );
     },
   };
 }
@@ -163,7 +169,10 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
     assert.is(label.uncoveredNodes.count, 1);
     assert.is(label.uncoveredNodes.listed[0].name, 'stray-node');
     // What the page shows is what the controller wrote.
-    const written = c.api.store.list('hypernodes').map((o) => o.metadata.name).sort();
+    const written = c.api.store
+      .list('hypernodes')
+      .map((o) => o.metadata.name)
+      .sort();
     assert.equal(label.hyperNodes.map((hn: { metadata: { name: string } }) => hn.metadata.name).sort(), written);
 
     const html = await get(run.address, PAGE, c.viewer);
@@ -259,7 +268,10 @@ test('without the flags: /debug/topology is 404 and /metrics needs no token; no 
     assert.is((await get(run.address, PAGE, c.viewer)).code, 404);
     assert.is((await get(run.address, PAGE)).code, 404);
     assert.is((await get(run.address, '/metrics')).code, 200);
-    assert.is(c.api.requests.count((r) => r.resource === 'tokenreviews' || r.resource === 'subjectaccessreviews'), 0);
+    assert.is(
+      c.api.requests.count((r) => r.resource === 'tokenreviews' || r.resource === 'subjectaccessreviews'),
+      0,
+    );
   });
 });
 

@@ -7,7 +7,10 @@ test('ParseBool accepts exactly Go spellings and names the input in its error', 
   for (const t of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.is(parseBool(t), true, t);
   for (const f of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.is(parseBool(f), false, f);
   for (const bad of ['yes', 'tRUE', '', ' true', 'on']) assert.throws(() => parseBool(bad), undefined, bad);
-  assert.is(errorOf(() => parseBool('yes')), 'strconv.ParseBool: parsing "yes": invalid syntax');
+  assert.is(
+    errorOf(() => parseBool('yes')),
+    'strconv.ParseBool: parsing "yes": invalid syntax',
+  );
 });
 
 test('ParseInt with base 0 reads Go literals: prefixes, legacy octal, underscores, signs', () => {
@@ -47,24 +50,47 @@ test('ParseInt errors carry the whole input and Go reason', () => {
     ['9223372036854775808', 'strconv.ParseInt: parsing "9223372036854775808": value out of range'],
     ['-9223372036854775809', 'strconv.ParseInt: parsing "-9223372036854775809": value out of range'],
   ];
-  for (const [text, want] of table) assert.is(errorOf(() => parseGoInt(text, 0, 64)), want, text);
+  for (const [text, want] of table)
+    assert.is(
+      errorOf(() => parseGoInt(text, 0, 64)),
+      want,
+      text,
+    );
 });
 
 test('ParseInt with base 10 (klog levels) refuses prefixes and underscores and checks int32 range', () => {
   assert.is(parseGoInt('4', 10, 32), 4n);
   assert.is(parseGoInt('-1', 10, 32), -1n);
   assert.is(parseGoInt('010', 10, 32), 10n);
-  assert.is(errorOf(() => parseGoInt('0x10', 10, 32)), 'strconv.ParseInt: parsing "0x10": invalid syntax');
-  assert.is(errorOf(() => parseGoInt('1_0', 10, 32)), 'strconv.ParseInt: parsing "1_0": invalid syntax');
-  assert.is(errorOf(() => parseGoInt('2147483648', 10, 32)), 'strconv.ParseInt: parsing "2147483648": value out of range');
+  assert.is(
+    errorOf(() => parseGoInt('0x10', 10, 32)),
+    'strconv.ParseInt: parsing "0x10": invalid syntax',
+  );
+  assert.is(
+    errorOf(() => parseGoInt('1_0', 10, 32)),
+    'strconv.ParseInt: parsing "1_0": invalid syntax',
+  );
+  assert.is(
+    errorOf(() => parseGoInt('2147483648', 10, 32)),
+    'strconv.ParseInt: parsing "2147483648": value out of range',
+  );
   // Go notices the overflow before it reaches the bad character.
-  assert.is(errorOf(() => parseGoInt('9999999999x', 10, 32)), 'strconv.ParseInt: parsing "9999999999x": value out of range');
+  assert.is(
+    errorOf(() => parseGoInt('9999999999x', 10, 32)),
+    'strconv.ParseInt: parsing "9999999999x": value out of range',
+  );
 });
 
 test('ParseUint rejects signs and values beyond 64 bits', () => {
   assert.is(parseUint('18446744073709551615', 0, 64), 18446744073709551615n);
-  assert.is(errorOf(() => parseUint('-1', 0, 64)), 'strconv.ParseUint: parsing "-1": invalid syntax');
-  assert.is(errorOf(() => parseUint('18446744073709551616', 0, 64)), 'strconv.ParseUint: parsing "18446744073709551616": value out of range');
+  assert.is(
+    errorOf(() => parseUint('-1', 0, 64)),
+    'strconv.ParseUint: parsing "-1": invalid syntax',
+  );
+  assert.is(
+    errorOf(() => parseUint('18446744073709551616', 0, 64)),
+    'strconv.ParseUint: parsing "18446744073709551616": value out of range',
+  );
 });
 
 test('ParseFloat(32) accepts decimal, scientific, hex, underscores and the special values', () => {
@@ -106,7 +132,12 @@ test('ParseFloat(32) errors: bad syntax and values beyond float32', () => {
     ['1e39', 'strconv.ParseFloat: parsing "1e39": value out of range'],
     ['-1e39', 'strconv.ParseFloat: parsing "-1e39": value out of range'],
   ];
-  for (const [text, want] of table) assert.is(errorOf(() => parseFloat32(text)), want, text);
+  for (const [text, want] of table)
+    assert.is(
+      errorOf(() => parseFloat32(text)),
+      want,
+      text,
+    );
 });
 
 test("FormatFloat(v, 'g', -1, 32) prints the shortest float32 text like Go", () => {

@@ -49,7 +49,10 @@ test('logFatal writes an F line with the logger context and exits 255', () => {
 test('logFatal falls back to error() for loggers without a fatal level', () => {
   const errors: string[] = [];
   const plain: Logger = { ...nullLogger, error: (msg) => errors.push(msg) };
-  assert.throws(() => logFatal(plain, 'boom', undefined, exit), (err: unknown) => err instanceof Exited && err.code === 255);
+  assert.throws(
+    () => logFatal(plain, 'boom', undefined, exit),
+    (err: unknown) => err instanceof Exited && err.code === 255,
+  );
   assert.equal(errors, ['boom']);
 });
 
@@ -61,7 +64,10 @@ test('a long value is cut with its length noted, and the line stays one parseabl
   const line = lines[0]!;
   assert.ok(line.length < 8 * 1024, `${line.length} characters`);
   const values = [...line.matchAll(/ (\w+)=("(?:[^"\\]|\\.)*")/g)].map((m) => [m[1], JSON.parse(m[2]!) as string]);
-  assert.equal(values.map(([k]) => k), ['err', 'name', 'labels']);
+  assert.equal(
+    values.map(([k]) => k),
+    ['err', 'name', 'labels'],
+  );
   assert.ok(values[0]![1].endsWith('… (100000 bytes)'));
   assert.ok(values[1]![1].endsWith('… (100000 bytes)'));
   assert.ok(values[2]![1].startsWith('{"big":"xxx'));

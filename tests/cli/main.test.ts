@@ -73,7 +73,10 @@ test('-v=2 logs every flag as FLAG: --name="value"; --skip-headers drops the klo
   assert.is(verbose.status, 0);
   const lines = verbose.stderr.trimEnd().split('\n');
   assert.ok(lines.length >= 30, `${lines.length} FLAG lines`);
-  assert.ok(lines.every((l) => /^I\d{4} [\d:.]+ +\d+\] FLAG: --[a-z-]+=".*"$/.test(l)), verbose.stderr);
+  assert.ok(
+    lines.every((l) => /^I\d{4} [\d:.]+ +\d+\] FLAG: --[a-z-]+=".*"$/.test(l)),
+    verbose.stderr,
+  );
   assert.ok(lines.some((l) => l.endsWith('FLAG: --kube-api-qps="7"')));
   assert.ok(lines.some((l) => l.endsWith('FLAG: --v="2"')));
 
@@ -88,13 +91,27 @@ test('the run starts with one line naming version, commit, runtime and the effec
   assert.is(r.status, 1, r.stderr);
   const starts = r.stderr.split('\n').filter((l) => l.includes('] Starting vc-hypernode-controller-manager '));
   assert.is(starts.length, 1, r.stderr);
-  for (const field of ['version="Not provided."', 'gitCommit="Not provided."', `runtime="node ${process.version}"`, 'kubeconfig="/nonexistent/kubeconfig"', 'kubeApiQps=7', 'leaderElection="disabled"', 'discoveryConfigMap="volcano-system/volcano-controller-configmap key volcano-controller.conf"']) {
+  for (const field of [
+    'version="Not provided."',
+    'gitCommit="Not provided."',
+    `runtime="node ${process.version}"`,
+    'kubeconfig="/nonexistent/kubeconfig"',
+    'kubeApiQps=7',
+    'leaderElection="disabled"',
+    'discoveryConfigMap="volcano-system/volcano-controller-configmap key volcano-controller.conf"',
+  ]) {
     assert.ok(starts[0]!.includes(field), `${field} in ${starts[0]}`);
   }
   const ignored = r.stderr.split('\n').filter((l) => l.includes('have no effect'));
   assert.equal(ignored.length, 1, r.stderr);
-  assert.match(ignored[0]!, /^W.*Accepted klog flags that have no effect: logs always go to standard error, unbuffered flags=\["--log-dir=\/var\/log","--log-file=\/var\/log\/hn.log","--logtostderr=false"\]$/);
-  assert.not.ok(main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig', '--logtostderr').stderr.includes('have no effect'), 'the default --logtostderr=true is no news');
+  assert.match(
+    ignored[0]!,
+    /^W.*Accepted klog flags that have no effect: logs always go to standard error, unbuffered flags=\["--log-dir=\/var\/log","--log-file=\/var\/log\/hn.log","--logtostderr=false"\]$/,
+  );
+  assert.not.ok(
+    main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig', '--logtostderr').stderr.includes('have no effect'),
+    'the default --logtostderr=true is no news',
+  );
 });
 
 test('an error from the server is printed as its message on stderr, exit 1', () => {

@@ -125,8 +125,14 @@ test('underscores in names are dashes: --kube_api_qps, --log_dir, --skip_headers
   assert.is(options(['--skip_headers']).log.skipHeaders, true);
   assert.is(options(['--leader_elect_resource_name=x']).leaderElection.resourceName, 'x');
   const flags = ok(['--log_dir=/var/log', '--log_file_max_size=10']).flags;
-  assert.equal(flags.find((f) => f.name === 'log-dir'), { name: 'log-dir', value: '/var/log' });
-  assert.equal(flags.find((f) => f.name === 'log-file-max-size'), { name: 'log-file-max-size', value: '10' });
+  assert.equal(
+    flags.find((f) => f.name === 'log-dir'),
+    { name: 'log-dir', value: '/var/log' },
+  );
+  assert.equal(
+    flags.find((f) => f.name === 'log-file-max-size'),
+    { name: 'log-file-max-size', value: '10' },
+  );
 });
 
 test('every klog flag is accepted under its canonical and underscore spellings', () => {
@@ -250,7 +256,13 @@ test('usage starts with `Usage of <argv0>:` and lists every flag sorted, with ty
   assert.match(text, /--leader-elect +Run leader election.*\(default true\)$/m);
   assert.match(text, /--enable-healthz +Enable the health check endpoint\.$/m);
   // After pflag's flag list, one blank line, then the environment the controller reads.
-  assert.equal(envPart!.trimEnd().split('\n').map((l) => l.split(/ {2,}/).filter(Boolean)[0]), ['Environment variables:', 'KUBE_POD_NAMESPACE', 'HELM_RELEASE_NAME']);
+  assert.equal(
+    envPart!
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(/ {2,}/).filter(Boolean)[0]),
+    ['Environment variables:', 'KUBE_POD_NAMESPACE', 'HELM_RELEASE_NAME'],
+  );
   assert.ok(text.endsWith('(default "volcano").\n'));
 });
 

@@ -27,7 +27,12 @@ test('SplitHostPort errors are Go AddrError texts', () => {
     ['a[b:80', "address a[b:80: unexpected '[' in address"],
     ['a]b:80', "address a]b:80: unexpected ']' in address"],
   ];
-  for (const [input, want] of table) assert.is(errorOf(() => splitHostPort(input)), want, input);
+  for (const [input, want] of table)
+    assert.is(
+      errorOf(() => splitHostPort(input)),
+      want,
+      input,
+    );
 });
 
 test('LookupPort: decimal 0-65535 with an optional sign, or a service name in any case', () => {
@@ -39,17 +44,30 @@ test('LookupPort: decimal 0-65535 with an optional sign, or a service name in an
   assert.is(lookupPort('0080', services), 80);
   assert.is(lookupPort('HTTP', services), 80);
   assert.is(lookupPort('http-alt', services), 8080);
-  assert.is(errorOf(() => lookupPort('65536', services)), 'address 65536: invalid port');
-  assert.is(errorOf(() => lookupPort('-1', services)), 'address -1: invalid port');
-  assert.is(errorOf(() => lookupPort('99999999999999999999', services)), 'address 99999999999999999999: invalid port');
-  assert.is(errorOf(() => lookupPort('port', services)), 'address tcp/port: unknown port');
-  assert.is(errorOf(() => lookupPort('--1', services)), 'address tcp/--1: unknown port');
+  assert.is(
+    errorOf(() => lookupPort('65536', services)),
+    'address 65536: invalid port',
+  );
+  assert.is(
+    errorOf(() => lookupPort('-1', services)),
+    'address -1: invalid port',
+  );
+  assert.is(
+    errorOf(() => lookupPort('99999999999999999999', services)),
+    'address 99999999999999999999: invalid port',
+  );
+  assert.is(
+    errorOf(() => lookupPort('port', services)),
+    'address tcp/port: unknown port',
+  );
+  assert.is(
+    errorOf(() => lookupPort('--1', services)),
+    'address tcp/--1: unknown port',
+  );
 });
 
 test('/etc/services parsing: tcp entries, aliases, comments; later lines win', () => {
-  const ports = parseServices(
-    ['# comment', 'http\t\t80/tcp\t\twww\t# WWW', 'https 443/tcp', 'https 443/udp', 'dns 53/udp', 'bogus x/tcp', 'http 8000/tcp', ''].join('\n'),
-  );
+  const ports = parseServices(['# comment', 'http\t\t80/tcp\t\twww\t# WWW', 'https 443/tcp', 'https 443/udp', 'dns 53/udp', 'bogus x/tcp', 'http 8000/tcp', ''].join('\n'));
   assert.is(ports.get('http'), 8000);
   assert.is(ports.get('www'), 80);
   assert.is(ports.get('https'), 443);

@@ -83,7 +83,10 @@ test('QPS and burst must be positive; NaN QPS is rejected too (unlike Go)', asyn
     [['--kube-api-qps=+Inf'], []],
     [['--kube-api-burst=0'], ['kube-api-burst must be greater than zero']],
     [['--kube-api-burst=-5'], ['kube-api-burst must be greater than zero']],
-    [['--kube-api-qps=0', '--kube-api-burst=0'], ['kube-api-qps must be greater than zero', 'kube-api-burst must be greater than zero']],
+    [
+      ['--kube-api-qps=0', '--kube-api-burst=0'],
+      ['kube-api-qps must be greater than zero', 'kube-api-burst must be greater than zero'],
+    ],
   ];
   for (const [argv, want] of table) assert.equal(await problems(argv), want, argv.join(' '));
 });
@@ -282,7 +285,13 @@ test('the defaults resolve to the configuration the server runs with, deep-froze
     dryRun: false,
     topologyPage: false,
     secureMetrics: false,
-    leaderElection: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, resourceName: 'vc-hypernode-controller-manager', resourceNamespace: 'volcano-system' },
+    leaderElection: {
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      resourceName: 'vc-hypernode-controller-manager',
+      resourceNamespace: 'volcano-system',
+    },
     configMap: { namespace: 'volcano-system', name: 'volcano-controller-configmap', key: 'volcano-controller.conf' },
   });
   assert.ok(Object.isFrozen(config) && Object.isFrozen(config.leaderElection) && Object.isFrozen(config.configMap));

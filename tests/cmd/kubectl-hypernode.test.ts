@@ -56,7 +56,10 @@ function readerKubeconfig(): string {
 /** Seeds `nodes` and the HyperNodes `render` computes for them with `conf` (and `extra` render flags). */
 async function seed(nodes: Array<{ metadata: { name: string; labels?: Record<string, string> } }>, conf: string, extra: string[] = []): Promise<HyperNode[]> {
   const items = nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: n.metadata }));
-  const out = await render(['--config', write('conf.yaml', conf), '--nodes', write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items })), ...extra, '-o', 'json'], 'render');
+  const out = await render(
+    ['--config', write('conf.yaml', conf), '--nodes', write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items })), ...extra, '-o', 'json'],
+    'render',
+  );
   assert.is(out.code, 0, out.stderr);
   for (const n of items) api.store.create(n);
   const hyperNodes = (JSON.parse(out.stdout) as { items: HyperNode[] }).items;
@@ -71,27 +74,43 @@ function assertReadOnly(): void {
   const all = api.requests.all();
   assert.ok(all.length > 0);
   const discovery = (r: (typeof all)[number]) => r.method === 'GET' && r.resource === '' && r.path.startsWith('/apis/');
-  assert.equal(all.filter((r) => r.verb !== 'get' && r.verb !== 'list' && !discovery(r)).map((r) => `${r.verb} ${r.path}`), []);
-  assert.equal(all.filter((r) => r.code === 403).map((r) => `${r.verb} ${r.resource}`), []);
+  assert.equal(
+    all.filter((r) => r.verb !== 'get' && r.verb !== 'list' && !discovery(r)).map((r) => `${r.verb} ${r.path}`),
+    [],
+  );
+  assert.equal(
+    all.filter((r) => r.code === 403).map((r) => `${r.verb} ${r.resource}`),
+    [],
+  );
 }
 
 const nameOf = (hns: HyperNode[], pred: (hn: HyperNode) => boolean) => hns.find(pred)!.metadata.name;
 
-test('tree draws the HyperNodes, one source\'s, those holding a Node, or the HTML page', async () => {
+test("tree draws the HyperNodes, one source's, those holding a Node, or the HTML page", async () => {
   const hns = await seed(workedExampleNodes(), TOPOLOGY_A3_CONFIG);
   const kubeconfig = readerKubeconfig();
   const all = await run(kubeconfig, 'tree');
   assert.is(all.code, 0, all.stderr);
   const lines = all.stdout.trimEnd().split('\n');
   assert.is(lines.length, hns.length);
-  for (const hn of hns) assert.ok(lines.some((l) => l.includes(hn.metadata.name)), hn.metadata.name);
+  for (const hn of hns)
+    assert.ok(
+      lines.some((l) => l.includes(hn.metadata.name)),
+      hn.metadata.name,
+    );
   assert.match(lines[0]!, /^hypernode-topologya3-tier2-/, 'a root first, highest tier');
 
   const rack = nameOf(hns, (hn) => hn.metadata.labels?.[RACK] === 's0');
   const cluster = nameOf(hns, (hn) => hn.metadata.labels?.[CLUSTER] === 's4');
   const holding = await run(kubeconfig, 'tree', '--node', 'node1');
   assert.is(holding.code, 0, holding.stderr);
-  assert.equal(holding.stdout.trimEnd().split('\n').map((l) => l.replace(/^[└├│ ─]+/, '').split(' ')[0]), [cluster, rack]);
+  assert.equal(
+    holding.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.replace(/^[└├│ ─]+/, '').split(' ')[0]),
+    [cluster, rack],
+  );
 
   const none = await run(kubeconfig, 'tree', '--source', 'ufm');
   assert.equal([none.code, none.stdout, none.stderr], [0, '', 'No HyperNodes (source ufm).\n']);
@@ -115,7 +134,11 @@ test('tree -o slurm-topology-yaml|conf writes the live HyperNodes as render writ
     assert.is(out.code, 0, out.stderr);
     return out.stdout;
   };
-  for (const flags of [['-o', 'slurm-topology-yaml'], ['-o', 'slurm-topology-conf'], ['-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-tier', 'leaf']]) {
+  for (const flags of [
+    ['-o', 'slurm-topology-yaml'],
+    ['-o', 'slurm-topology-conf'],
+    ['-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-tier', 'leaf'],
+  ]) {
     const tree = await run(kubeconfig, 'tree', ...flags);
     assert.is(tree.code, 0, tree.stderr);
     assert.is(tree.stdout, await rendered(...flags), flags.join(' '));
@@ -125,7 +148,10 @@ test('tree -o slurm-topology-yaml|conf writes the live HyperNodes as render writ
   assert.is([...read.switches.values()].flatMap((s) => s.nodes).length, nodes.length, 'every Node under one switch');
 
   // Host names come back through a UFM hostMapping.nodeLabel in --config (the plugin reads no ConfigMap).
-  const ufm = write('ufm.yaml', stringify({ networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { nodeLabel: HOST } } }] }));
+  const ufm = write(
+    'ufm.yaml',
+    stringify({ networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { nodeLabel: HOST } } }] }),
+  );
   const mapped = readTopologyConf((await run(kubeconfig, 'tree', '-o', 'slurm-topology-conf', '--config', ufm)).stdout);
   assert.equal([...mapped.switches.values()].flatMap((s) => s.nodes).sort(), nodes.map((n) => `host-${n.metadata.name}`).sort());
 
@@ -175,13 +201,21 @@ test('why names the UFM fabric whose switches the Node is linked to', async () =
   const capture = join(dir, 'pod-a');
   mkdirSync(capture);
   for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(capture, `${f}.json`), JSON.stringify(tree[f]));
-  const conf = 'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n';
-  const hns = await seed(tree.hosts.map((name) => ({ metadata: { name } })), conf, ['--ufm-capture', `https://ufm-a=${capture}`]);
+  const conf =
+    'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n';
+  const hns = await seed(
+    tree.hosts.map((name) => ({ metadata: { name } })),
+    conf,
+    ['--ufm-capture', `https://ufm-a=${capture}`],
+  );
   const host = tree.hosts[0]!;
   const leaf = nameOf(hns, (hn) => hn.spec!.tier === 1 && memberNames(hn).includes(host));
   const why = await run(readerKubeconfig(), 'why', host);
   assert.is(why.code, 0, why.stderr);
-  assert.match(why.stdout, `  ${leaf}  tier 1 (leaf), source ufm\n    - member by name (exactMatch ${host})\n    - UFM fabric pod-a: the Node's host ports link to the switches of this group\n`);
+  assert.match(
+    why.stdout,
+    `  ${leaf}  tier 1 (leaf), source ufm\n    - member by name (exactMatch ${host})\n    - UFM fabric pod-a: the Node's host ports link to the switches of this group\n`,
+  );
   assert.match(why.stdout, `source ufm\n    - through ${leaf}\n`);
 
   const missing = await run(readerKubeconfig(), 'why', 'no-such-node');
@@ -190,7 +224,7 @@ test('why names the UFM fabric whose switches the Node is linked to', async () =
   assertReadOnly();
 });
 
-test('plan plans with the user\'s kubeconfig: creates listed, exit 2, and the HTML page', async () => {
+test("plan plans with the user's kubeconfig: creates listed, exit 2, and the HTML page", async () => {
   for (const n of workedExampleNodes()) api.store.create(n);
   const kubeconfig = readerKubeconfig();
   const conf = write('conf.yaml', TOPOLOGY_A3_CONFIG);
@@ -224,7 +258,7 @@ test('--context picks a context, KUBECONFIG its first existing file; an unknown 
   const file = write('contexts.yaml', stringify(config));
   const env = { KUBECONFIG: [join(dir, 'absent.yaml'), file].join(':') };
   const denied = await kubectlHypernode(['tree'], { color: false, env });
-  assert.is(denied.code, 1, 'the current context\'s user is refused');
+  assert.is(denied.code, 1, "the current context's user is refused");
   assert.match(denied.stderr, /^error: .*Unauthorized/im);
   const allowed = await kubectlHypernode(['--context', 'reader', 'tree'], { color: false, env });
   assert.is(allowed.code, 0, allowed.stderr);

@@ -43,7 +43,11 @@ function planFor(snapshot: Snapshot, existing: HyperNode[]) {
   const nodes = ['node0', 'node1', 'node2', 'node3'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
   return planChanges(
     { config: parseConfig(discoveryYaml([{ source: SOURCE }])), nodes, existing },
-    { registry: newDiscovererRegistry({ [SOURCE]: fixedSource(snapshot) }), secrets: { get: () => Promise.reject(new Error('no Secrets')) }, logger: createLogger({ verbosity: 0 }) },
+    {
+      registry: newDiscovererRegistry({ [SOURCE]: fixedSource(snapshot) }),
+      secrets: { get: () => Promise.reject(new Error('no Secrets')) },
+      logger: createLogger({ verbosity: 0 }),
+    },
   );
 }
 
@@ -89,9 +93,15 @@ test('deletes the guard holds are listed as held, with its warning and no other:
   const rack = (i: number, labels: Record<string, string>, nodeCount?: number) => hn(`rack-${String(i).padStart(2, '0')}`, 1, [`n${i}`], labels, nodeCount);
   // In line with the snapshot (an exactMatch member counts as one Node), so only the deletes are left.
   const existing = Array.from({ length: 20 }, (_, i) => rack(i, { [SOURCE_LABEL]: SOURCE }, 1));
-  const plan = await planFor(Array.from({ length: 8 }, (_, i) => rack(i, {})), existing);
+  const plan = await planFor(
+    Array.from({ length: 8 }, (_, i) => rack(i, {})),
+    existing,
+  );
   const heldNames = existing.slice(8).map((e) => e.metadata.name);
-  assert.equal(plan.changes.map((c) => [c.action, c.source, c.name, c.held]), heldNames.map((name) => ['delete', SOURCE, name, true]));
+  assert.equal(
+    plan.changes.map((c) => [c.action, c.source, c.name, c.held]),
+    heldNames.map((name) => ['delete', SOURCE, name, true]),
+  );
   assert.equal(plan.changes[0]!.diff.members, { added: [], removed: ['n8'] });
   assert.is(plan.warnings.length, 1);
   assert.match(plan.warnings[0]!, `Discovery source "${SOURCE}" would delete 12 of the 20 HyperNodes it owns (60%)`);

@@ -20,7 +20,7 @@ let dir = '';
 test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-plan-graph-'))));
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
-test('plan --graph-file plans the document\'s tree as creates; without it the unreachable URL fails the plan', async () => {
+test("plan --graph-file plans the document's tree as creates; without it the unreachable URL fails the plan", async () => {
   const { api, kubeconfig } = await s.startCluster();
   for (const n of ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2']) api.store.create(node(n, {}));
   // Port 9 on loopback: nothing listens, so only --graph-file can make this plan succeed.
@@ -30,20 +30,31 @@ test('plan --graph-file plans the document\'s tree as creates; without it the un
   const withFile = await plan([`--kubeconfig=${kubeconfig}`, '--graph-file', file, '-o', 'json'], 'x', { color: false, env: ENV });
   assert.is(withFile.code, 2, withFile.stderr);
   const changes = (JSON.parse(withFile.stdout) as { changes: { action: string; source: string; name: string }[] }).changes;
-  assert.equal(changes.map((c) => `${c.action} ${c.source} ${c.name}`), ['create graph lab-leaf-leaf-su1-r1', 'create graph lab-leaf-leaf-su2-r1', 'create graph lab-spine-spine-1']);
+  assert.equal(
+    changes.map((c) => `${c.action} ${c.source} ${c.name}`),
+    ['create graph lab-leaf-leaf-su1-r1', 'create graph lab-leaf-leaf-su2-r1', 'create graph lab-spine-spine-1'],
+  );
   const without = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
   assert.is(without.code, 1);
   assert.match(without.stderr, 'Failed to read the fabric graph from https://127.0.0.1:9/lab.yaml');
 });
 
-test('plan reads a graph source\'s ConfigMap key from the cluster', async () => {
+test("plan reads a graph source's ConfigMap key from the cluster", async () => {
   const { api, kubeconfig } = await s.startCluster();
   for (const n of ['su1-h1', 'su1-h2']) api.store.create(node(n, {}));
-  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fabric-graph', namespace: NS }, data: { 'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) } });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'fabric-graph', namespace: NS },
+    data: { 'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) },
+  });
   seedConfigMap(api, `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}\n`);
   const r = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json'], 'x', { color: false, env: ENV });
   assert.is(r.code, 2, r.stderr);
-  assert.equal((JSON.parse(r.stdout) as { changes: { name: string }[] }).changes.map((c) => c.name), ['graph-leaf-leaf-su1-r1']);
+  assert.equal(
+    (JSON.parse(r.stdout) as { changes: { name: string }[] }).changes.map((c) => c.name),
+    ['graph-leaf-leaf-su1-r1'],
+  );
 });
 
 test.run();

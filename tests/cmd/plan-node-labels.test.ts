@@ -50,7 +50,10 @@ test('plan lists the label patches the controller then makes, and none once it h
   const before = await planOf(kubeconfig);
   assert.is(before.code, 2);
   assert.equal(before.summary, { nodes: 8, set: 16, removed: 0, held: 0 });
-  assert.equal(before.labels.map((c) => c.node), ['node0', 'node1', 'node2', 'node3', 'node4', 'node5', 'node6', 'node7']);
+  assert.equal(
+    before.labels.map((c) => c.node),
+    ['node0', 'node1', 'node2', 'node3', 'node4', 'node5', 'node6', 'node7'],
+  );
   assert.equal(Object.keys(before.labels[0]!.set), [`${PREFIX}/hypercluster`, `${PREFIX}/hypernode`]);
   assert.match(before.text, /\nNode labels:\n {2}~ node0\n {6}topo\.example\.com\/hypercluster=hypernode-topologya3-tier2-\w{5}\n/);
   assert.match(before.text, /\nPlan: 6 to create, 0 to update, 0 to delete\. Node labels: 8 Nodes to patch \(16 set, 0 removed\)\.\n$/);
@@ -73,7 +76,8 @@ test('plan lists the label patches the controller then makes, and none once it h
   assert.equal(off.labels[0], { node: 'node0', set: {}, removed: [`${PREFIX}/hypercluster`, `${PREFIX}/hypernode`] });
   assert.match(off.text, /\n {6}topo\.example\.com\/hypernode removed\n/);
   // Why they go unguarded is said in the plan, for the option removed, the entry disabled, or the entry removed.
-  const reason = /^Node labels:\n {2}Node labels of discovery source "label" are off \(its entry is disabled, removed, or has no exports\.nodeLabels\): its labels are removed from 8 Nodes, not held by maxDeletePercent; its HyperNodes stay\n {2}~ node0\n/;
+  const reason =
+    /^Node labels:\n {2}Node labels of discovery source "label" are off \(its entry is disabled, removed, or has no exports\.nodeLabels\): its labels are removed from 8 Nodes, not held by maxDeletePercent; its HyperNodes stay\n {2}~ node0\n/;
   assert.match(off.text, reason, off.text);
   assert.equal(off.off, [{ source: 'label', nodes: 8 }]);
   for (const conf of [WITHOUT.replace('    enabled: true\n', '    enabled: false\n'), 'networkTopologyDiscovery: []\n']) {

@@ -84,7 +84,12 @@ async function seedCluster(): Promise<{ api: ApiServer; kubeconfig: string; cont
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: true })}${TOPOLOGY_A3_ENTRY}`);
   for (const hn of [
     // Adopted by its label (rack s0), with a retired member and an extra label the controller keeps.
-    hyperNode('hypernode-topologya3-tier1-zzzzz', { [SOURCE_LABEL]: 'label', [RACK]: 's0', 'example.com/owner': 'ops' }, { tier: 1, members: exact('Node', 'node0', 'retired-node') }, { nodeCount: 2 }),
+    hyperNode(
+      'hypernode-topologya3-tier1-zzzzz',
+      { [SOURCE_LABEL]: 'label', [RACK]: 's0', 'example.com/owner': 'ops' },
+      { tier: 1, members: exact('Node', 'node0', 'retired-node') },
+      { nodeCount: 2 },
+    ),
     // A rack that no longer exists.
     hyperNode('hypernode-topologya3-tier1-stale', { [SOURCE_LABEL]: 'label', [RACK]: 'gone' }, { tier: 1, members: exact('Node', 'old-node') }),
     // The UFM leaf, seen with one member only.
@@ -97,7 +102,11 @@ async function seedCluster(): Promise<{ api: ApiServer; kubeconfig: string; cont
   return { api, kubeconfig: readOnlyKubeconfig(api), controllerKubeconfig };
 }
 
-const names = (changes: PlannedChange[], action: string) => changes.filter((c) => c.action === action).map((c) => c.name).sort();
+const names = (changes: PlannedChange[], action: string) =>
+  changes
+    .filter((c) => c.action === action)
+    .map((c) => c.name)
+    .sort();
 
 test('plan lists exactly the creates, updates and deletes the controller then makes, reading with get/list rights only', async () => {
   const { api, kubeconfig, controllerKubeconfig } = await seedCluster();
@@ -111,7 +120,10 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   assert.ok(reads.length >= 4, 'nodes, hypernodes, configmaps and the secret are read');
   // Discovery of the Kueue and KAI groups answers 404 where their CRDs are not installed: no Topology object to plan.
   const absentGroup = (r: (typeof reads)[number]) => r.code === 404 && /^\/apis\/(kueue\.x-k8s\.io|kai\.scheduler)$/.test(r.path);
-  assert.equal(reads.filter((r) => r.method !== 'GET' || (r.code !== 200 && !absentGroup(r))).map((r) => `${r.method} ${r.path} → ${r.code}`), []);
+  assert.equal(
+    reads.filter((r) => r.method !== 'GET' || (r.code !== 200 && !absentGroup(r))).map((r) => `${r.method} ${r.path} → ${r.code}`),
+    [],
+  );
   assert.equal(api.requests.writes(), []);
   assert.ok(reads.some((r) => r.resource === 'secrets' && r.verb === 'get'));
   assert.is(s.ufm!.requests.length, ufmRequests + 1);
@@ -123,7 +135,9 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
     const all = hyperNodes(api);
     const label = hyperNodes(api, 'label');
     const manual = all.find((hn) => hn.metadata.name === 'rack-manual');
-    const ufm = hyperNodes(api, 'ufm').map((hn) => `${hn.metadata.name}=${nodeCount(hn)}`).sort();
+    const ufm = hyperNodes(api, 'ufm')
+      .map((hn) => `${hn.metadata.name}=${nodeCount(hn)}`)
+      .sort();
     return label.length === 6 && label.every((hn) => nodeCount(hn) === 2) && ufm.join() === 'leaf-hn-0=4,leaf-hn-1=4,spine-hn=2' && nodeCount(manual) === 2;
   }, 'the controller to converge');
   // Stopped, so every write it made is in the log and answered.
@@ -133,7 +147,10 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   const writes = api.requests.writes({ resource: 'hypernodes' });
   const after = hyperNodes(api).map((hn) => hn.metadata.name);
   const created = after.filter((n) => !before.has(n)).sort();
-  const deleted = writes.filter((r) => r.verb === 'delete').map((r) => r.name).sort();
+  const deleted = writes
+    .filter((r) => r.verb === 'delete')
+    .map((r) => r.name)
+    .sort();
   const updated = [...new Set(writes.filter((r) => r.verb === 'update' && !created.includes(r.name) && !deleted.includes(r.name)).map((r) => r.name))].sort();
   assert.is(writes.filter((r) => r.verb === 'create').length, created.length, 'one POST per created HyperNode');
   assert.equal(names(planned.changes, 'create'), created);
@@ -154,7 +171,10 @@ test('an update is shown field by field: members added and removed, tierName, la
   const result = await runPlan(kubeconfig);
   assert.is(result.code, 2, result.stderr);
   const out = result.stdout;
-  assert.match(out, /^source "ufm":\n {2}\+ leaf-hn-1\n {6}tier: 1\n {6}members: node4 node5 node6 node7\n {6}labels: volcano\.sh\/network-topology-source=ufm\n {6}nodeCount: 4\n/m);
+  assert.match(
+    out,
+    /^source "ufm":\n {2}\+ leaf-hn-1\n {6}tier: 1\n {6}members: node4 node5 node6 node7\n {6}labels: volcano\.sh\/network-topology-source=ufm\n {6}nodeCount: 4\n/m,
+  );
   assert.match(out, /^ {2}~ leaf-hn-0\n {6}members: \+node1 \+node2 \+node3\n {6}nodeCount: 1 → 4\n/m);
   assert.match(out, /^source "label":\n/m);
   assert.match(out, /^ {2}~ hypernode-topologya3-tier1-zzzzz\n {6}tierName: \(none\) → volcano\.sh\/hypernode\n {6}members: \+node1 -retired-node\n(?! {6})/m);
@@ -183,7 +203,10 @@ test('-o json carries the plan as data: changes with source, action, name, diff 
   assert.is(adopted.status?.nodeCount, 2);
   assert.equal(byName.get('rack-manual')!.diff, { nodeCount: { from: 5, to: 2 } });
   const spine = byName.get('spine-hn')!;
-  assert.equal([spine.action, spine.source, spine.diff.tier, spine.diff.members, spine.diff.nodeCount], ['create', 'ufm', { to: 2 }, { added: ['leaf-hn-0', 'leaf-hn-1'], removed: [] }, { from: 0, to: 2 }]);
+  assert.equal(
+    [spine.action, spine.source, spine.diff.tier, spine.diff.members, spine.diff.nodeCount],
+    ['create', 'ufm', { to: 2 }, { added: ['leaf-hn-0', 'leaf-hn-1'], removed: [] }, { from: 0, to: 2 }],
+  );
   const stale = byName.get('hypernode-topologya3-tier1-stale')!;
   assert.equal([stale.action, stale.source, stale.object, stale.diff.members], ['delete', 'label', undefined, { added: [], removed: ['old-node'] }]);
 });
@@ -223,7 +246,10 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, no Co
   api.store.delete('configmaps', 'volcano-controller-configmap', NS);
   const missing = await runPlan(kubeconfig);
   assert.is(missing.code, 1);
-  assert.match(missing.stderr, /^error: discovery ConfigMap volcano-system\/volcano-controller-configmap: configmap "volcano-controller-configmap" not found \(set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME/m);
+  assert.match(
+    missing.stderr,
+    /^error: discovery ConfigMap volcano-system\/volcano-controller-configmap: configmap "volcano-controller-configmap" not found \(set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME/m,
+  );
 });
 
 test('deletes the guard would hold are listed as held (exit 2), a higher maxDeletePercent plans them as deletes, and the controller then deletes nothing', async () => {
@@ -245,7 +271,10 @@ test('deletes the guard would hold are listed as held (exit 2), a higher maxDele
   const text = await runPlan(kubeconfig);
   assert.is(text.code, 2, text.stderr);
   const heldLines = text.stdout.split('\n').filter((l) => l.endsWith(' (held)'));
-  assert.equal(heldLines, going.map((name) => `  - ${name} (held)`));
+  assert.equal(
+    heldLines,
+    going.map((name) => `  - ${name} (held)`),
+  );
   assert.match(text.stdout, new RegExp(`^ {2}~ ${clusterName}\n {6}members: -\\S+`, 'm'));
   assert.match(text.stdout, /\nPlan: 0 to create, 1 to update, 0 to delete, 12 held\.\n$/);
   assert.match(text.stderr, /^warning: Discovery source "label" would delete 12 of the 21 HyperNodes it owns \(57\.1%\)/m);
@@ -254,7 +283,10 @@ test('deletes the guard would hold are listed as held (exit 2), a higher maxDele
   const held = await planJson(kubeconfig);
   assert.is(held.code, 2);
   assert.equal(held.summary, { create: 0, update: 1, delete: 0, held: 12 });
-  assert.equal(held.changes.filter((c) => c.held).map((c) => `${c.action} ${c.source} ${c.name}`), going.map((name) => `delete label ${name}`));
+  assert.equal(
+    held.changes.filter((c) => c.held).map((c) => `${c.action} ${c.source} ${c.name}`),
+    going.map((name) => `delete label ${name}`),
+  );
   assert.equal(names(held.changes, 'update'), [clusterName]);
 
   // The same sources with the limit raised: the 12 are plain deletes.
@@ -273,11 +305,18 @@ test('deletes the guard would hold are listed as held (exit 2), a higher maxDele
   api.requests.clear();
   const controller = (s.controller = startControllerInProcess({ kubeconfig: controllerKubeconfig, namespace: NS }));
   await s.converge(async () => seriesValue(await controller.metrics(), 'hypernode_deletes_held', { source: 'label' }) === 12, 'hypernode_deletes_held{source="label"} = 12');
-  await s.converge(() => memberNames(groupOf(api, CLUSTER, 'c0')).length === 8 && nodeCount(groupOf(api, CLUSTER, 'c0')) === 8, 'the cluster HyperNode updated to the 8 remaining racks');
+  await s.converge(
+    () => memberNames(groupOf(api, CLUSTER, 'c0')).length === 8 && nodeCount(groupOf(api, CLUSTER, 'c0')) === 8,
+    'the cluster HyperNode updated to the 8 remaining racks',
+  );
   await s.controller.stop();
   s.controller = undefined;
   const writes = api.requests.writes({ resource: 'hypernodes' });
-  assert.equal(writes.filter((r) => r.verb !== 'update').map((r) => `${r.verb} ${r.name}`), [], 'no create and no delete');
+  assert.equal(
+    writes.filter((r) => r.verb !== 'update').map((r) => `${r.verb} ${r.name}`),
+    [],
+    'no create and no delete',
+  );
   assert.equal([...new Set(writes.map((r) => r.name))], names(held.changes, 'update'));
   assert.equal(hyperNodes(api, 'label').length, 21, 'every HyperNode is still there');
 });
@@ -293,7 +332,10 @@ test('--lldp-capture plans an lldp source from captured walks: the Secret and th
   const planned = await planJson(kubeconfig, '--lldp-capture', join(import.meta.dirname, 'lldp-capture'));
   assert.is(planned.code, 2);
   assert.equal(names(planned.changes, 'create'), ['roce-leaf-02aa00030001', 'roce-leaf-02aa00080001', 'roce-spine-02aa00010001']);
-  assert.not.ok(api.requests.all().some((r) => r.resource === 'secrets'), 'no Secret read');
+  assert.not.ok(
+    api.requests.all().some((r) => r.resource === 'secrets'),
+    'no Secret read',
+  );
   const without = await runPlan(kubeconfig);
   assert.is(without.code, 1, 'without captures the source reads its Secret, which does not exist');
   assert.match(without.stderr, /failed to get SNMP credentials from secret/);

@@ -21,8 +21,10 @@ function write(name: string, text: string): string {
   writeFileSync(join(dir, name), text);
   return join(dir, name);
 }
-const nodesFile = (hosts: string[]) => write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
-const conf = () => write('conf.yaml', 'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: lab\n      url: https://inventory.example.com/lab.yaml\n');
+const nodesFile = (hosts: string[]) =>
+  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+const conf = () =>
+  write('conf.yaml', 'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: lab\n      url: https://inventory.example.com/lab.yaml\n');
 const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
 
 test('render --graph-file prints the tree of the document, offline', async () => {

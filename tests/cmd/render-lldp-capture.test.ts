@@ -21,8 +21,10 @@ function write(name: string, text: string): string {
   return join(dir, name);
 }
 const hosts = [1, 2].flatMap((su) => [1, 2, 3].map((h) => `su${su}-h${h}`));
-const nodesFile = (names: string[]) => write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
-const entry = (config: string) => `networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: volcano-system}}\n    config:\n      hostMapping: {stripSuffix: .fabric.example.com}\n${config}`;
+const nodesFile = (names: string[]) =>
+  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+const entry = (config: string) =>
+  `networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: volcano-system}}\n    config:\n      hostMapping: {stripSuffix: .fabric.example.com}\n${config}`;
 const members = (hn: HyperNode) => (hn.spec!.members ?? []).map((m) => m.selector?.exactMatch?.name).sort();
 
 test('a captured rail-optimised fabric renders as two scalable units under one spine group, named after their lowest chassis ids', async () => {
@@ -51,7 +53,7 @@ test('FABRIC=DIR gives each fabric its captures: a storage plane never merges co
   const conf = write('conf.yaml', entry('      fabrics:\n        - {name: compute, switches: [10.0.0.1]}\n        - {name: storage, switches: [10.1.0.1]}\n'));
   const r = await render(['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', `compute=${CAPTURE}`, '--lldp-capture', `storage=${storage}`], 'x');
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stderr, /fabric storage: 2 link\(s\) join no group .*neighbour "spine-1" .* is a bridge or router that is not polled/, 'the storage leaf\'s uplinks are reported');
+  assert.match(r.stderr, /fabric storage: 2 link\(s\) join no group .*neighbour "spine-1" .* is a bridge or router that is not polled/, "the storage leaf's uplinks are reported");
   const names = (parseYaml(r.stdout) as { items: HyperNode[] }).items.map((hn) => hn.metadata.name).sort();
   assert.equal(names, ['compute-leaf-02aa00030001', 'compute-leaf-02aa00080001', 'compute-spine-02aa00010001', 'storage-leaf-02aa00030001']);
 });

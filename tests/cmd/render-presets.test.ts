@@ -57,7 +57,10 @@ test('aws on 3- and 4-layer instances: every tierName at one tier, a shared laye
       ['Node', 'p5-0'],
     ],
   );
-  assert.match(stderr, /^warning: source "label": 1 Node\(s\) left out of the topology \(missing-level\), the other Nodes are placed: half-labelled: it carries topology\.k8s\.aws\/network-node-layer-1=nn-e50490a237cb0f01a but no topology\.k8s\.aws\/network-node-layer-3/m);
+  assert.match(
+    stderr,
+    /^warning: source "label": 1 Node\(s\) left out of the topology \(missing-level\), the other Nodes are placed: half-labelled: it carries topology\.k8s\.aws\/network-node-layer-1=nn-e50490a237cb0f01a but no topology\.k8s\.aws\/network-node-layer-3/m,
+  );
   assert.not.match(stderr, /tierName/);
 });
 
@@ -66,7 +69,11 @@ test('topograph with and without cliques, nebius with and without tier-0, corewe
   const uuid = '7b968a6d-c8aa-45e1-9e07-e1e51be99c31';
   const t = (n: number) => `fabric.topograph.run/tier-${n}`;
   const nb = (p: string) => `topology.nebius.com/${p}`;
-  const cw = (fabric: string, superpod: string, leafgroup: string) => ({ 'ib.coreweave.cloud/fabric': fabric, 'ib.coreweave.cloud/superpod': superpod, 'ib.coreweave.cloud/leafgroup': leafgroup });
+  const cw = (fabric: string, superpod: string, leafgroup: string) => ({
+    'ib.coreweave.cloud/fabric': fabric,
+    'ib.coreweave.cloud/superpod': superpod,
+    'ib.coreweave.cloud/leafgroup': leafgroup,
+  });
   const cases: [string, Record<string, unknown>, unknown[], string, string][] = [
     [
       'topograph',
@@ -78,11 +85,20 @@ test('topograph with and without cliques, nebius with and without tier-0, corewe
     [
       'nebius',
       { nebius: { preset: 'nebius', nvlink: 'domain' } },
-      [node('gb-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1', [nb('tier-0')]: 'nvl-1' }), node('h-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1' })],
+      [
+        node('gb-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1', [nb('tier-0')]: 'nvl-1' }),
+        node('h-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1' }),
+      ],
       nb('tier-1'),
       'l1',
     ],
-    ['coreweave', { cw: { preset: 'coreweave' } }, [node('g-0', { ...cw('f1', '1', '3'), 'node.coreweave.cloud/rack': '7' }), node('g-1', cw('f1', '1', '3'))], 'ib.coreweave.cloud/leafgroup', '3'],
+    [
+      'coreweave',
+      { cw: { preset: 'coreweave' } },
+      [node('g-0', { ...cw('f1', '1', '3'), 'node.coreweave.cloud/rack': '7' }), node('g-1', cw('f1', '1', '3'))],
+      'ib.coreweave.cloud/leafgroup',
+      '3',
+    ],
   ];
   for (const [what, types, nodes, leafKey, leafValue] of cases) {
     const { code, items, stderr } = await renderJson(types, nodes);
@@ -98,7 +114,10 @@ test('hand-written profiles giving one tierName two tiers: rendered as written, 
   const HOST = { nodeLabel: 'kubernetes.io/hostname' };
   const types = {
     h100: { nodeSelector: { matchLabels: { gpu: 'h100' } }, levels: [{ nodeLabel: 'example.com/leaf', tierName: 'leaf' }, HOST] },
-    gb200: { nodeSelector: { matchLabels: { gpu: 'gb200' } }, levels: [{ nodeLabel: 'example.com/leaf', tierName: 'leaf' }, { nodeLabel: 'nvidia.com/gpu.clique', tierName: 'nvl-partition' }, HOST] },
+    gb200: {
+      nodeSelector: { matchLabels: { gpu: 'gb200' } },
+      levels: [{ nodeLabel: 'example.com/leaf', tierName: 'leaf' }, { nodeLabel: 'nvidia.com/gpu.clique', tierName: 'nvl-partition' }, HOST],
+    },
   };
   const nodes = [node('h-0', { gpu: 'h100', 'example.com/leaf': 'l1' }), node('g-0', { gpu: 'gb200', 'example.com/leaf': 'l2', 'nvidia.com/gpu.clique': 'u.1' })];
   const { code, items, stderr } = await renderJson(types, nodes);

@@ -26,7 +26,8 @@ function write(name: string, text: string): string {
   writeFileSync(join(dir, name), text);
   return join(dir, name);
 }
-const nodesFile = (nodes: NodeMeta[]) => write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', ...n })) }));
+const nodesFile = (nodes: NodeMeta[]) =>
+  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', ...n })) }));
 
 async function run(args: string[]): Promise<string> {
   const r = await render(args, 'x');
@@ -46,13 +47,25 @@ const IB_HOST_LABEL = 'example.com/ib-host';
 
 async function railOptimised() {
   // 16 SUs of 4 hosts on 8 rails: a three-tier tree (leaf groups, spine groups, core).
-  const tree = generateFatTree({ sus: 16, nodesPerSu: 4, rails: 8, slgSpines: 2, uplinks: 4, hostName: (s, n) => `GPU-SU${String(s).padStart(2, '0')}-N${String(n).padStart(2, '0')}` });
+  const tree = generateFatTree({
+    sus: 16,
+    nodesPerSu: 4,
+    rails: 8,
+    slgSpines: 2,
+    uplinks: 4,
+    hostName: (s, n) => `GPU-SU${String(s).padStart(2, '0')}-N${String(n).padStart(2, '0')}`,
+  });
   const cap = join(dir, 'capture');
   mkdirSync(cap);
   for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(cap, `${f}.json`), JSON.stringify(tree[f]));
   // Nodes named after their cloud instance; the IB host name is a label.
   const nodes = tree.hosts.map((h, i): NodeMeta => ({ metadata: { name: `i-${(0x1000 + i).toString(16)}`, labels: { [IB_HOST_LABEL]: h.toLowerCase() } } }));
-  const conf = write('conf.yaml', stringify({ networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { lowercase: true, nodeLabel: IB_HOST_LABEL } } }] }));
+  const conf = write(
+    'conf.yaml',
+    stringify({
+      networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { lowercase: true, nodeLabel: IB_HOST_LABEL } } }],
+    }),
+  );
   const args = ['--config', conf, '--nodes', nodesFile(nodes), '--ufm-capture', cap];
   const items = (JSON.parse(await run([...args, '-o', 'json'])) as { items: HyperNode[] }).items;
   const hostOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels![IB_HOST_LABEL]!]));
@@ -96,7 +109,10 @@ test('a mixed-depth label cluster: H100 Nodes under leaves, GB200 Nodes under NV
   const yaml = readTopologyYaml(await run([...args, '-o', 'slurm-topology-yaml']));
   assert.equal(yaml.topologies, ['hypernode-tree', 'hypernode-block']);
   assert.is(yaml.clusterDefault, 'hypernode-tree');
-  assert.equal(yaml.switches, expectedSwitches(items, (n) => n));
+  assert.equal(
+    yaml.switches,
+    expectedSwitches(items, (n) => n),
+  );
   assert.equal(yaml.blocks, expectedBlocks);
   // Depths differ: an H100 Node sits two switches below the top, a GB200 Node three.
   const parentOf = (name: string) => [...yaml.switches].find(([, s]) => s.nodes.includes(name) || s.switches.includes(name))?.[0];

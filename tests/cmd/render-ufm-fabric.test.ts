@@ -27,14 +27,27 @@ function write(name: string, text: string): string {
   writeFileSync(join(dir, name), text);
   return join(dir, name);
 }
-const nodesFile = (hosts: string[]) => write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+const nodesFile = (hosts: string[]) =>
+  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
 const entry = (config: string) => `networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n${config}`;
 
-test('fabric mode renders each fabric\'s tree from its capture directory', async () => {
+test("fabric mode renders each fabric's tree from its capture directory", async () => {
   const a = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 1 });
   const b = generateFatTree({ sus: 16, nodesPerSu: 1, rails: 1, fabricId: 2, hostName: (s, n) => `b-${s}-${n}` });
-  const conf = write('conf.yaml', entry('      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n        - {name: pod-b, endpoint: "https://ufm-b"}\n'));
-  const args = ['--config', conf, '--nodes', nodesFile([...a.hosts, ...b.hosts]), '--ufm-capture', `https://ufm-a=${capture('a', a)}`, '--ufm-capture', `https://ufm-b=${capture('b', b)}`];
+  const conf = write(
+    'conf.yaml',
+    entry('      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n        - {name: pod-b, endpoint: "https://ufm-b"}\n'),
+  );
+  const args = [
+    '--config',
+    conf,
+    '--nodes',
+    nodesFile([...a.hosts, ...b.hosts]),
+    '--ufm-capture',
+    `https://ufm-a=${capture('a', a)}`,
+    '--ufm-capture',
+    `https://ufm-b=${capture('b', b)}`,
+  ];
   const yaml = await render(args, 'x');
   assert.is(yaml.code, 0, yaml.stderr);
   const items = (parseYaml(yaml.stdout) as { items: HyperNode[] }).items;
@@ -47,12 +60,15 @@ test('fabric mode renders each fabric\'s tree from its capture directory', async
   assert.match(tree.stdout, new RegExp(`pod-b-core-${lowestGuid(b, 'cg')}\\s+tier=3 \\(core\\)`));
 });
 
-test('legacy mode renders the same capture\'s ports.json as leaf-hn-N and spine-hn', async () => {
+test("legacy mode renders the same capture's ports.json as leaf-hn-N and spine-hn", async () => {
   const t = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2 });
   const conf = write('conf.yaml', entry('      endpoint: "https://ufm"\n'));
   const r = await render(['--config', conf, '--nodes', nodesFile(t.hosts), '--ufm-capture', capture('c', t)], 'x');
   assert.is(r.code, 0, r.stderr);
-  assert.equal((parseYaml(r.stdout) as { items: HyperNode[] }).items.map((h) => h.metadata.name), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
+  assert.equal(
+    (parseYaml(r.stdout) as { items: HyperNode[] }).items.map((h) => h.metadata.name),
+    ['leaf-hn-0', 'leaf-hn-1', 'spine-hn'],
+  );
 });
 
 test('a fabric capture without links.json fails naming the file to save', async () => {

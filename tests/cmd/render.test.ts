@@ -82,7 +82,10 @@ test('render prints the HyperNodes the controller creates for the demo cluster, 
   assert.equal(shapes(rendered), shapes(written));
   assert.is(rendered.length, expectedHyperNodeCount(DEMO_SHAPE));
   const order = rendered.map((hn) => [hn.spec!.tier, hn.metadata.name] as const);
-  assert.equal(order, [...order].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)));
+  assert.equal(
+    order,
+    [...order].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)),
+  );
   assert.ok(rendered.every((hn) => hn.apiVersion === 'topology.volcano.sh/v1alpha1' && hn.kind === 'HyperNode'));
 });
 
@@ -113,7 +116,20 @@ test('the UFM source is rendered from a captured ports body exactly as the contr
   const capture = join(dir, 'ufm');
   mkdirSync(capture);
   writeFileSync(join(capture, 'ports.json'), JSON.stringify(workedExamplePorts()));
-  const args = ['--config', file('conf.yaml', conf), '--nodes', file('nodes.yaml', api.store.list('nodes').map((n) => toYaml(n)).join('---\n')), '--ufm-capture', `${ufm.endpoint()}/=${capture}`];
+  const args = [
+    '--config',
+    file('conf.yaml', conf),
+    '--nodes',
+    file(
+      'nodes.yaml',
+      api.store
+        .list('nodes')
+        .map((n) => toYaml(n))
+        .join('---\n'),
+    ),
+    '--ufm-capture',
+    `${ufm.endpoint()}/=${capture}`,
+  ];
   const requestsBefore = ufm.requests.length;
   const rendered = await renderOk(args);
   assert.is(ufm.requests.length, requestsBefore, 'render never contacts UFM');
@@ -124,7 +140,10 @@ test('the UFM source is rendered from a captured ports body exactly as the contr
     return hns.length === 9 && hns.every((hn) => nodeCount(hn) > 0) && hns;
   }, 'the three ufm and six label HyperNodes with nodeCount');
   assert.equal(shapes(rendered), shapes(written));
-  assert.equal(rendered.filter((hn) => hn.metadata.labels?.['volcano.sh/network-topology-source'] === 'ufm').map((hn) => hn.metadata.name), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
+  assert.equal(
+    rendered.filter((hn) => hn.metadata.labels?.['volcano.sh/network-topology-source'] === 'ufm').map((hn) => hn.metadata.name),
+    ['leaf-hn-0', 'leaf-hn-1', 'spine-hn'],
+  );
 });
 
 test('-o json prints the same List as yaml; -o tree prints the tree', async () => {
@@ -164,7 +183,10 @@ test('an enabled UFM entry without a capture fails naming the source, the endpoi
   const result = await render(['--config', file('conf.yaml', conf), '--nodes', file('nodes.json', list([]))], ARGV0);
   assert.is(result.code, 1);
   assert.is(result.stdout, '');
-  assert.match(result.stderr, /source "ufm": Failed to fetch UFM data: no UFM capture for endpoint https:\/\/ufm\.example\.com: .*GET https:\/\/ufm\.example\.com\/ufmRest\/resources\/ports/);
+  assert.match(
+    result.stderr,
+    /source "ufm": Failed to fetch UFM data: no UFM capture for endpoint https:\/\/ufm\.example\.com: .*GET https:\/\/ufm\.example\.com\/ufmRest\/resources\/ports/,
+  );
 });
 
 test('a source whose run would publish nothing (UFM without Computer ports) exits 1 naming it', async () => {
@@ -180,17 +202,25 @@ test('a source whose run would publish nothing (UFM without Computer ports) exit
 
 test('a snapshot breaking a pre-write rule exits 1 naming the source and the objects', async () => {
   // The API server would refuse this label value on the HyperNode; the controller must not get that far.
-  const nodes = sampleNodes(DEMO_SHAPE).map((n) => (n.metadata.labels[RACK_LABEL] === 'rack-3' ? { ...n, metadata: { ...n.metadata, labels: { ...n.metadata.labels, [RACK_LABEL]: 'rack 3!' } } } : n));
+  const nodes = sampleNodes(DEMO_SHAPE).map((n) =>
+    n.metadata.labels[RACK_LABEL] === 'rack-3' ? { ...n, metadata: { ...n.metadata, labels: { ...n.metadata.labels, [RACK_LABEL]: 'rack 3!' } } } : n,
+  );
   const result = await render(['--config', file('conf.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', file('nodes.json', list(nodes))], ARGV0);
   assert.is(result.code, 1);
   assert.is(result.stdout, '');
-  assert.match(result.stderr, /source "label": the snapshot would not be written \(hypernode-datacenter-tier1-[a-z0-9]{5}\):\nlabel: HyperNode hypernode-datacenter-tier1-[a-z0-9]{5}: label volcano.sh\/hypernode has value "rack 3!"/);
+  assert.match(
+    result.stderr,
+    /source "label": the snapshot would not be written \(hypernode-datacenter-tier1-[a-z0-9]{5}\):\nlabel: HyperNode hypernode-datacenter-tier1-[a-z0-9]{5}: label volcano.sh\/hypernode has value "rack 3!"/,
+  );
 });
 
 test('usage errors exit 2 with the usage: unknown flag, bad -o, missing --nodes, a positional argument', async () => {
   for (const [args, message] of [
     [['--bogus'], 'unknown flag: --bogus'],
-    [['--config', 'c', '--nodes', 'n', '-o', 'xml'], 'invalid argument "xml" for "-o, --output" flag: must be one of yaml, json, tree, html, slurm-topology-yaml, slurm-topology-conf'],
+    [
+      ['--config', 'c', '--nodes', 'n', '-o', 'xml'],
+      'invalid argument "xml" for "-o, --output" flag: must be one of yaml, json, tree, html, slurm-topology-yaml, slurm-topology-conf',
+    ],
     [['--config', 'c'], 'required flag(s) "nodes" not set'],
     [['--config', 'c', '--nodes', 'n', 'extra'], 'unexpected argument "extra": render takes only flags'],
   ] as const) {
@@ -208,8 +238,20 @@ test('repeated --ufm-capture accumulate: each endpoint is served from its own di
   writeFileSync(join(dirs[0]!, 'ports.json'), '[]');
   writeFileSync(join(dirs[1]!, 'ports.json'), JSON.stringify(workedExamplePorts()));
   const conf = `networkTopologyDiscovery:\n${ufmEntry('https://ufm-b:8443')}`;
-  const items = await renderOk(['--config', file('conf.yaml', conf), '--nodes', file('nodes.json', list([])), '--ufm-capture', `https://ufm-a:8443=${dirs[0]}`, '--ufm-capture', `ufm-b:8443=${dirs[1]}`]);
-  assert.equal(items.map((hn) => hn.metadata.name), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
+  const items = await renderOk([
+    '--config',
+    file('conf.yaml', conf),
+    '--nodes',
+    file('nodes.json', list([])),
+    '--ufm-capture',
+    `https://ufm-a:8443=${dirs[0]}`,
+    '--ufm-capture',
+    `ufm-b:8443=${dirs[1]}`,
+  ]);
+  assert.equal(
+    items.map((hn) => hn.metadata.name),
+    ['leaf-hn-0', 'leaf-hn-1', 'spine-hn'],
+  );
 });
 
 test.run();

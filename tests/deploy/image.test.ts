@@ -35,7 +35,8 @@ const SA_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
 const missing = missingRoot() ?? missingCommand('unshare', 'util-linux') ?? missingCommand('chroot', 'coreutils') ?? missingCommand('mount');
 const imageTest = testNeeding(missing);
 /** Why the arm64 image cannot be built and run here (the amd64 one is tested regardless). */
-const missingArm64 = missing ?? (hostTarget().arch === 'arm64' ? undefined : (missingEmulation(TARGETS.arm64) ?? missingCommand('aarch64-linux-gnu-strip', 'binutils-aarch64-linux-gnu')));
+const missingArm64 =
+  missing ?? (hostTarget().arch === 'arm64' ? undefined : (missingEmulation(TARGETS.arm64) ?? missingCommand('aarch64-linux-gnu-strip', 'binutils-aarch64-linux-gnu')));
 const arm64Test = testNeeding(missingArm64);
 const ARCHES_BUILT = missingArm64 ? [hostTarget().arch] : ['amd64', 'arm64'];
 
@@ -55,7 +56,10 @@ function readJson(path: string): Json {
 function releaseAndUnpack(): void {
   const stagedDist = join(work, 'dist');
   const started = Date.now();
-  execFileSync(process.execPath, [join(repoRoot, 'scripts/build.mjs'), ...ARCHES_BUILT.flatMap((a) => ['--arch', a]), '--out', stagedDist], { stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000 });
+  execFileSync(process.execPath, [join(repoRoot, 'scripts/build.mjs'), ...ARCHES_BUILT.flatMap((a) => ['--arch', a]), '--out', stagedDist], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 300_000,
+  });
   const out = execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', stagedDist], { encoding: 'utf8', timeout: 300_000 });
   console.log(`${out.trim()}\n(build and release of ${ARCHES_BUILT.join(' and ')}: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   assert.ok(existsSync(join(release, IMAGE_ARCHIVE)), 'the release holds the OCI archive');
@@ -113,10 +117,14 @@ function runInImage(args: string[], env: Record<string, string>, image = { confi
     'mount -t proc -o hidepid=invisible,subset=pid proc "$ROOTFS/proc"',
     `exec chroot --userspec=${uid}:${gid} "$ROOTFS" "$@"`,
   ].join('\n');
-  return spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...through, ...image.config.config.Entrypoint, ...args], {
-    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ROOTFS: image.rootfs, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawn(
+    'unshare',
+    ['--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', ...through, ...image.config.config.Entrypoint, ...args],
+    {
+      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ROOTFS: image.rootfs, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 function collect(child: ChildProcess): { output: () => string; exit: Promise<number> } {
@@ -182,19 +190,23 @@ imageTest('each image holds the executable, the libraries it links, their dpkg m
     assert.is(config.os, 'linux');
     const libs = linkedLibraries(arch);
     const debs = owners(libs);
-    assert.equal(filesUnder(dir), [
-      `/${NAME}`,
-      ...libs,
-      ...debs.map((d) => `/var/lib/dpkg/status.d/${d}`),
-      ...debs.map((d) => `/usr/share/doc/${d}/copyright`),
-      `/usr/share/doc/${NAME}/LICENSE`,
-      `/usr/share/doc/${NAME}/THIRD_PARTY_NOTICES`,
-    ].sort(), arch);
+    assert.equal(
+      filesUnder(dir),
+      [
+        `/${NAME}`,
+        ...libs,
+        ...debs.map((d) => `/var/lib/dpkg/status.d/${d}`),
+        ...debs.map((d) => `/usr/share/doc/${d}/copyright`),
+        `/usr/share/doc/${NAME}/LICENSE`,
+        `/usr/share/doc/${NAME}/THIRD_PARTY_NOTICES`,
+      ].sort(),
+      arch,
+    );
     assert.not.ok(existsSync(join(dir, 'bin/sh')));
     for (const deb of debs) {
       const status = readFileSync(join(dir, 'var/lib/dpkg/status.d', deb), 'utf8');
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a dpkg-query format field, not a template
-const installed = execFileSync('dpkg-query', ['-W', '-f=${Version} ${source:Package}', `${deb}:${arch}`], { encoding: 'utf8' }).split(' ');
+      const installed = execFileSync('dpkg-query', ['-W', '-f=${Version} ${source:Package}', `${deb}:${arch}`], { encoding: 'utf8' }).split(' ');
       assert.ok(status.startsWith(`Package: ${deb}\n`), status);
       assert.match(status, new RegExp(`^Architecture: ${arch}$`, 'm'));
       assert.ok(status.includes(`\nVersion: ${installed[0]}\n`), status);
@@ -264,16 +276,12 @@ imageTest('in-cluster style: service-account token and CA only, the chart argume
       api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'volcano.sh/tor': 'rack-1', 'kubernetes.io/hostname': name } } });
     }
     const [healthz, metrics] = await freePorts(2);
-    child = runInImage(
-      [
-        ...CHART_ARGS,
-        '--leader-elect=false',
-        '--enable-healthz=true',
-        `--healthz-address=127.0.0.1:${healthz}`,
-        `--listen-address=127.0.0.1:${metrics}`,
-      ],
-      { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port), KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' },
-    );
+    child = runInImage([...CHART_ARGS, '--leader-elect=false', '--enable-healthz=true', `--healthz-address=127.0.0.1:${healthz}`, `--listen-address=127.0.0.1:${metrics}`], {
+      KUBERNETES_SERVICE_HOST: '127.0.0.1',
+      KUBERNETES_SERVICE_PORT: String(api.port),
+      KUBE_POD_NAMESPACE: NAMESPACE,
+      HELM_RELEASE_NAME: 'volcano',
+    });
     const run = collect(child);
     const what = (w: string) => ({ what: `${w}; output so far:\n${run.output()}`, timeoutMs: 30_000 });
     await waitFor(async () => (await fetch(`http://127.0.0.1:${healthz}/healthz`)).status === 200, what('/healthz to answer 200'));

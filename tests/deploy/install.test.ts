@@ -92,7 +92,10 @@ test('re-running the same install downloads no binary and rewrites nothing', asy
   const before = snapshot(root);
   const res = await install('re-run (no-op)', ['--root', root, '--base-url', server.baseUrl, '--version', '0.1.0']);
   expectOk(res);
-  assert.not.ok(res.requests.some((r) => r.endsWith(ASSET)), `binary fetched again: ${res.requests.join(', ')}`);
+  assert.not.ok(
+    res.requests.some((r) => r.endsWith(ASSET)),
+    `binary fetched again: ${res.requests.join(', ')}`,
+  );
   assert.equal(snapshot(root), before);
   assert.match(res.stdout, /already the wanted build/);
 });
@@ -149,7 +152,10 @@ function machinePath(label: string, machine: string, musl = false): string {
 }
 
 test('the executable is chosen by uname -m: x86_64 and aarch64 each get their own, verified against SHA256SUMS', async () => {
-  for (const [machine, arch] of [['x86_64', 'amd64'], ['aarch64', 'arm64']] as const) {
+  for (const [machine, arch] of [
+    ['x86_64', 'amd64'],
+    ['aarch64', 'arm64'],
+  ] as const) {
     const r = join(work, `machine-${machine}`);
     const res = await install(`uname -m ${machine}`, ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0', '--skip-systemd'], { PATH: machinePath(machine, machine) });
     expectOk(res);
@@ -223,7 +229,10 @@ test('a local file installs from the environment variables, into custom paths, v
   const installedUnit = readFileSync(join(localRoot, 'etc/systemd/system', `${NAME}.service`), 'utf8');
   assert.match(installedUnit, new RegExp(`^ExecStart=/opt/vc/bin/${NAME} \\\\$`, 'm'));
   assert.match(installedUnit, /^LoadCredential=kubeconfig:\/etc\/kubernetes\/hypernode\.conf$/m);
-  assert.equal(server.requests.filter((r) => r.includes('local')), []);
+  assert.equal(
+    server.requests.filter((r) => r.includes('local')),
+    [],
+  );
 
   // The same local file with a SHA256SUMS that disagrees is refused.
   const forged = join(work, 'forged');

@@ -40,12 +40,17 @@ const container: Obj = deployment.spec.template.spec.containers[0];
 const selector = { app: 'volcano-hypernode-controller', 'app.kubernetes.io/instance': 'volcano' };
 
 test('kustomization lists every manifest (the Namespace only as an option) and retags the container image', () => {
-  const files = readdirSync(dir).filter((f) => f !== 'kustomization.yaml').sort();
+  const files = readdirSync(dir)
+    .filter((f) => f !== 'kustomization.yaml')
+    .sort();
   assert.equal([...kustomization.resources, 'namespace.yaml'].sort(), files);
   assert.match(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), /^\s*# - namespace\.yaml/m);
   assert.is(parse(readFileSync(join(dir, 'namespace.yaml'), 'utf8')).metadata.name, NAMESPACE);
   assert.is(kustomization.namespace, NAMESPACE);
-  assert.equal(kustomization.images.map((i: Obj) => i.name), [container.image]);
+  assert.equal(
+    kustomization.images.map((i: Obj) => i.name),
+    [container.image],
+  );
 });
 
 test('ClusterRole and Role carry exactly the chart rules, bound to the controller ServiceAccount', () => {
@@ -53,7 +58,10 @@ test('ClusterRole and Role carry exactly the chart rules, bound to the controlle
   assert.equal(find('Role').rules, ROLE_RULES);
   const sa = find('ServiceAccount');
   assert.equal(sa.metadata, { name: 'volcano-hypernode-controller', namespace: NAMESPACE });
-  for (const [binding, role] of [['ClusterRoleBinding', 'ClusterRole'], ['RoleBinding', 'Role']] as const) {
+  for (const [binding, role] of [
+    ['ClusterRoleBinding', 'ClusterRole'],
+    ['RoleBinding', 'Role'],
+  ] as const) {
     const b = find(binding);
     assert.is(b.metadata.name, 'volcano-hypernode-controller');
     assert.equal(b.subjects, [{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: NAMESPACE }]);
@@ -130,7 +138,10 @@ testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the manifests 
     const dep = rendered.find((o) => o.kind === 'Deployment')!;
     assert.is(dep.spec.replicas, 2);
     assert.is(dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
-    assert.ok(rendered.every((o) => o.kind.startsWith('Cluster') || o.metadata.namespace === NAMESPACE), 'everything in the namespace');
+    assert.ok(
+      rendered.every((o) => o.kind.startsWith('Cluster') || o.metadata.namespace === NAMESPACE),
+      'everything in the namespace',
+    );
   } finally {
     rmSync(tmp, { recursive: true });
   }
@@ -172,13 +183,18 @@ const secureDir = join(repoRoot, 'deploy/secure-endpoints');
 const secure: Obj = parse(readFileSync(join(secureDir, 'kustomization.yaml'), 'utf8'));
 const secureObjects: Obj[] = (secure.resources as string[]).flatMap((file) => parseAllDocuments(readFileSync(join(secureDir, file), 'utf8')).map((d) => d.toJS() as Obj));
 /** The arguments the component's patch appends to the Deployment's. */
-const secureArgs: string[] = secure.patches.flatMap((p: Obj) => (parse(p.patch) as Obj[]).filter((op) => op.path === '/spec/template/spec/containers/0/args/-').map((op) => op.value));
+const secureArgs: string[] = secure.patches.flatMap((p: Obj) =>
+  (parse(p.patch) as Obj[]).filter((op) => op.path === '/spec/template/spec/containers/0/args/-').map((op) => op.value),
+);
 
 test('the review rights are granted only by the opt-in secure-endpoints component, offered commented out', () => {
   const text = readFileSync(join(dir, 'kustomization.yaml'), 'utf8');
   assert.match(text, /^\s*# - \.\.\/secure-endpoints /m);
   for (const rule of [...CLUSTER_ROLE_RULES, ...ROLE_RULES] as Obj[]) {
-    assert.not.ok((rule.resources as string[]).some((r) => r === 'tokenreviews' || r === 'subjectaccessreviews'), 'the base RBAC must not grant reviews');
+    assert.not.ok(
+      (rule.resources as string[]).some((r) => r === 'tokenreviews' || r === 'subjectaccessreviews'),
+      'the base RBAC must not grant reviews',
+    );
   }
   assert.is(secure.kind, 'Component');
   const roles = secureObjects.filter((o) => o.kind === 'ClusterRole');
@@ -215,7 +231,10 @@ testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the secure-end
     const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
     const dep = rendered.find((o) => o.kind === 'Deployment')!;
     assert.equal(dep.spec.template.spec.containers[0].args, [...CHART_ARGS, ...secureArgs]);
-    const names = rendered.filter((o) => o.kind === 'ClusterRoleBinding').map((o) => o.roleRef.name).sort();
+    const names = rendered
+      .filter((o) => o.kind === 'ClusterRoleBinding')
+      .map((o) => o.roleRef.name)
+      .sort();
     assert.equal(names, ['volcano-hypernode-controller', 'volcano-hypernode-controller-auth-delegator']);
   } finally {
     rmSync(tmp, { recursive: true });

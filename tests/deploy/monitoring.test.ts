@@ -54,7 +54,16 @@ function assertExported(expr: string, where: string): void {
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
 function anchors(markdown: string): Set<string> {
   const headings = markdown.split('\n').filter((l) => /^#{1,6} /.test(l));
-  return new Set(headings.map((h) => h.replace(/^#+ /, '').trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')));
+  return new Set(
+    headings.map((h) =>
+      h
+        .replace(/^#+ /, '')
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
 }
 
 test('the metric name extraction sees selectors and skips functions, keywords, labels and ranges', () => {
@@ -68,7 +77,10 @@ test('the component lists its objects; the ServiceMonitor selects the metrics Se
   const svc: Obj = parse(readFileSync(join(repoRoot, 'deploy/kubernetes/service.yaml'), 'utf8'));
   for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels)) assert.is(svc.metadata.labels?.[k], v, `Service label ${k}`);
   assert.ok(monitor.spec.namespaceSelector.matchNames.includes(svc.metadata.namespace));
-  assert.equal(monitor.spec.endpoints.map((e: Obj) => [e.port, e.path]), [['metrics', '/metrics']]);
+  assert.equal(
+    monitor.spec.endpoints.map((e: Obj) => [e.port, e.path]),
+    [['metrics', '/metrics']],
+  );
   assert.ok(svc.spec.ports.some((p: Obj) => p.name === 'metrics'));
   const job = monitor.spec.endpoints[0].relabelings.find((r: Obj) => r.targetLabel === 'job').replacement;
   for (const a of alerts) assert.ok(a.expr.includes(`job="${job}"`), `${a.alert} selects job ${job}`);
@@ -76,21 +88,18 @@ test('the component lists its objects; the ServiceMonitor selects the metrics Se
 
 test('every alert has a summary, a description, a severity and a runbook link to a heading of docs/troubleshooting.md', () => {
   const headings = anchors(readFileSync(join(repoRoot, 'docs/troubleshooting.md'), 'utf8'));
-  assert.equal(
-    alerts.map((a) => a.alert).sort(),
-    [
-      'HyperNodeControllerNoLeader',
-      'HyperNodeDeletesHeld',
-      'HyperNodeDiscovererNotRunning',
-      'HyperNodeDiscoveryFailing',
-      'HyperNodeFabricSwitchesSilent',
-      'HyperNodeLeaseFlapping',
-      'HyperNodeNodesUncovered',
-      'HyperNodeReconcileFailing',
-      'HyperNodeTopologyNotRefreshed',
-      'HyperNodeWorkqueueStuck',
-    ],
-  );
+  assert.equal(alerts.map((a) => a.alert).sort(), [
+    'HyperNodeControllerNoLeader',
+    'HyperNodeDeletesHeld',
+    'HyperNodeDiscovererNotRunning',
+    'HyperNodeDiscoveryFailing',
+    'HyperNodeFabricSwitchesSilent',
+    'HyperNodeLeaseFlapping',
+    'HyperNodeNodesUncovered',
+    'HyperNodeReconcileFailing',
+    'HyperNodeTopologyNotRefreshed',
+    'HyperNodeWorkqueueStuck',
+  ]);
   for (const a of alerts) {
     assert.ok(a.annotations.summary && a.annotations.description, a.alert);
     assert.ok(['warning', 'critical'].includes(a.labels.severity), a.alert);
@@ -112,7 +121,14 @@ test('the Grafana dashboard parses, has unique panel ids, and every query names 
   assert.ok(targets.length >= 15, `${targets.length} queries`);
   for (const t of targets) assertExported(t.expr, `panel "${t.panel}"`);
   const all = targets.map((t) => t.expr).join('\n');
-  for (const family of ['hypernode_discovery_last_success_timestamp_seconds', 'hypernode_api_writes_total', 'rest_client_rate_limiter_duration_seconds_bucket', 'workqueue_depth', 'leader_election_master_status', 'process_resident_memory_bytes']) {
+  for (const family of [
+    'hypernode_discovery_last_success_timestamp_seconds',
+    'hypernode_api_writes_total',
+    'rest_client_rate_limiter_duration_seconds_bucket',
+    'workqueue_depth',
+    'leader_election_master_status',
+    'process_resident_memory_bytes',
+  ]) {
     assert.ok(all.includes(family), `the dashboard shows ${family}`);
   }
 });

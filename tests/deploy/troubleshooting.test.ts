@@ -42,14 +42,22 @@ test('every quoted log line is one the code prints', () => {
   const patterns = literals();
   const logs = items('Log');
   assert.ok(logs.length >= 20, `${logs.length} log lines quoted`);
-  for (const line of logs) assert.ok(patterns.some((p) => p.test(line)), `"${line}" is logged nowhere in src/`);
+  for (const line of logs)
+    assert.ok(
+      patterns.some((p) => p.test(line)),
+      `"${line}" is logged nowhere in src/`,
+    );
 });
 
 test('every quoted Event reason is one the code emits', () => {
   const patterns = literals();
   const reasons = items('Event');
   assert.ok(reasons.length >= 8, `${reasons.length} reasons quoted`);
-  for (const reason of reasons) assert.ok(patterns.some((p) => p.test(reason)), `Event reason ${reason} appears nowhere in src/`);
+  for (const reason of reasons)
+    assert.ok(
+      patterns.some((p) => p.test(reason)),
+      `Event reason ${reason} appears nowhere in src/`,
+    );
 });
 
 test('every quoted metric is a family the controller exports', () => {
@@ -60,7 +68,10 @@ test('every quoted metric is a family the controller exports', () => {
 test('the check itself catches a message the code does not print', () => {
   const patterns = literals();
   assert.not.ok(patterns.some((p) => p.test('Failed to fetch UFM data, giving up')));
-  assert.ok(patterns.some((p) => p.test('Failed to update HyperNode, will retry')), 'a template literal matches');
+  assert.ok(
+    patterns.some((p) => p.test('Failed to update HyperNode, will retry')),
+    'a template literal matches',
+  );
 });
 
 test.run();

@@ -65,11 +65,36 @@ const VARIANTS: Variant[] = [
     expect: /networkTopologyDiscovery\[0\] \(source \\?"label\\?"\): enabled: must be a YAML boolean/,
     event: true,
   },
-  { what: 'integer interval', conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 600\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)), expect: /\(source \\?"ufm\\?"\): interval: 600 is a bare number/, event: true },
-  { what: 'interval 1d', conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 1d\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)), expect: /\(source \\?"ufm\\?"\): interval: string \\?"1d\\?" is not a Go duration/, event: true },
-  { what: 'unknown source roce enabled', conf: doc(TOPOLOGY_A3_ENTRY, '  - source: roce\n    enabled: true\n'), expect: /failed to create discoverer: unsupported discoverer type: roce/, event: true },
-  { what: 'ufm without endpoint', conf: doc(TOPOLOGY_A3_ENTRY, ufm(`${GOOD_UFM_REF}    config: {insecureSkipVerify: true}\n`)), expect: /ufm source: config.endpoint must be a string .* got nothing/, event: true },
-  { what: 'ufm endpoint a number', conf: doc(TOPOLOGY_A3_ENTRY, ufm(`${GOOD_UFM_REF}    config: {endpoint: 8080}\n`)), expect: /ufm source: config.endpoint must be a string .* got 8080/, event: true },
+  {
+    what: 'integer interval',
+    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 600\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)),
+    expect: /\(source \\?"ufm\\?"\): interval: 600 is a bare number/,
+    event: true,
+  },
+  {
+    what: 'interval 1d',
+    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 1d\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)),
+    expect: /\(source \\?"ufm\\?"\): interval: string \\?"1d\\?" is not a Go duration/,
+    event: true,
+  },
+  {
+    what: 'unknown source roce enabled',
+    conf: doc(TOPOLOGY_A3_ENTRY, '  - source: roce\n    enabled: true\n'),
+    expect: /failed to create discoverer: unsupported discoverer type: roce/,
+    event: true,
+  },
+  {
+    what: 'ufm without endpoint',
+    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`${GOOD_UFM_REF}    config: {insecureSkipVerify: true}\n`)),
+    expect: /ufm source: config.endpoint must be a string .* got nothing/,
+    event: true,
+  },
+  {
+    what: 'ufm endpoint a number',
+    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`${GOOD_UFM_REF}    config: {endpoint: 8080}\n`)),
+    expect: /ufm source: config.endpoint must be a string .* got 8080/,
+    event: true,
+  },
   {
     what: 'ufm secret missing',
     conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    credentials:\n      secretRef: {name: absent, namespace: ${NS}}\n    config: {endpoint: https://127.0.0.1:1}\n`)),
@@ -77,7 +102,12 @@ const VARIANTS: Variant[] = [
     // The Event carries the start error only; the log line before it names the Secret.
     event: /source "ufm" is not running: failed to start discoverer: UFM authentication credentials are not configured/,
   },
-  { what: 'ufm credentials not a mapping', conf: doc(TOPOLOGY_A3_ENTRY, ufm('    credentials: secret\n    config: {endpoint: https://127.0.0.1:1}\n')), expect: /\(source \\?"ufm\\?"\): credentials: must be a mapping/, event: true },
+  {
+    what: 'ufm credentials not a mapping',
+    conf: doc(TOPOLOGY_A3_ENTRY, ufm('    credentials: secret\n    config: {endpoint: https://127.0.0.1:1}\n')),
+    expect: /\(source \\?"ufm\\?"\): credentials: must be a mapping/,
+    event: true,
+  },
   {
     what: 'label networkTopologyTypes a scalar',
     conf: doc('  - source: label\n    enabled: true\n    config:\n      networkTopologyTypes: topologyA3\n'),
@@ -90,8 +120,18 @@ const VARIANTS: Variant[] = [
     expect: /networkTopologyTypes.topologyA3\[0\]: expected a mapping \{nodeLabel: <key>\}/,
     event: true,
   },
-  { what: 'label config a list', conf: doc('  - source: label\n    enabled: true\n    config: [topologyA3]\n'), expect: /\(source \\?"label\\?"\): config: must be a mapping/, event: true },
-  { what: 'empty source name', conf: doc(TOPOLOGY_A3_ENTRY, '  - source: ""\n    enabled: true\n'), expect: /failed to create discoverer: unsupported discoverer type: "?$/m, event: true },
+  {
+    what: 'label config a list',
+    conf: doc('  - source: label\n    enabled: true\n    config: [topologyA3]\n'),
+    expect: /\(source \\?"label\\?"\): config: must be a mapping/,
+    event: true,
+  },
+  {
+    what: 'empty source name',
+    conf: doc(TOPOLOGY_A3_ENTRY, '  - source: ""\n    enabled: true\n'),
+    expect: /failed to create discoverer: unsupported discoverer type: "?$/m,
+    event: true,
+  },
   { what: 'source a number', conf: doc(TOPOLOGY_A3_ENTRY, '  - source: 5\n    enabled: true\n'), expect: /networkTopologyDiscovery\[1\]: source: must be a string/, event: true },
   {
     what: 'type name longer than 20 bytes',

@@ -147,7 +147,13 @@ export function assertNoForbidden(api: ApiServer): void {
 }
 
 export function assertNoDeletes(api: ApiServer): void {
-  assert.equal(hyperNodeWrites(api).filter((r) => r.verb === 'delete').map((r) => `delete ${r.name}`), [], 'HyperNode delete requests');
+  assert.equal(
+    hyperNodeWrites(api)
+      .filter((r) => r.verb === 'delete')
+      .map((r) => `delete ${r.name}`),
+    [],
+    'HyperNode delete requests',
+  );
 }
 
 /** The UFM worked example (docs/design.md §9): node0..3 on leaf0..3, node4..7 on leaf4..7 (node4 and node7 miss leaf7). */

@@ -86,7 +86,11 @@ test('deleting or relabelling 60 % of the Nodes holds the 12 HyperNode deletes u
   await converge(() => hyperNodes(api, 'label').length === NODES - GONE + 1, `the ${GONE} racks deleted after maxDeletePercent was raised`);
   await converge(async () => seriesValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === 0, 'hypernode_deletes_held back to 0');
   const deletes = (await answeredHyperNodeWrites(api)).filter((r) => r.verb === 'delete');
-  assert.equal(deletes.map((r) => `${r.name} → ${r.code}`).sort(), racksGoing.map((name) => `${name} → 200`), 'exactly the held racks, each deleted once');
+  assert.equal(
+    deletes.map((r) => `${r.name} → ${r.code}`).sort(),
+    racksGoing.map((name) => `${name} → 200`),
+    'exactly the held racks, each deleted once',
+  );
   assertNoForbidden(api);
 });
 

@@ -32,7 +32,10 @@ test('the demo prints the sample cluster as a three-tier HyperNode tree and the 
   const header = lines.findIndex((l) => /^NAME +HYPERCLUSTER +HYPERNODE +ZONE$/.test(l));
   assert.ok(header > 0, 'the kubectl get nodes -L view');
   const rows = lines.slice(header + 1, header + 1 + 64).map((l) => l.split(/ +/));
-  assert.ok(rows.every((r) => r.length === 4 && /^node-\d\d$/.test(r[0]!)), 'one row per Node with three values');
+  assert.ok(
+    rows.every((r) => r.length === 4 && /^node-\d\d$/.test(r[0]!)),
+    'one row per Node with three values',
+  );
   const groupSizes = (col: number) => [...new Set(rows.map((r) => r[col]))].map((v) => rows.filter((r) => r[col] === v).length);
   assert.equal(groupSizes(2), Array(8).fill(8), 'each rack HyperNode value on exactly its 8 Nodes');
   assert.equal(groupSizes(1), Array(4).fill(16), 'each spine value on its 16 Nodes');

@@ -38,13 +38,23 @@ test('--dry-run logs and counts every write it would make and sends none: no Hyp
   seedConfigMap(api, `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY}${UNSUPPORTED_ENTRY}`);
   // Returns once /readyz answers 200: the probes are healthy without a Lease.
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['--dry-run'] }));
-  const creates = /^I.*\] Dry run: would create HyperNode name="hypernode-topologya3-tier[12]-\w{5}" source="label" diff="tier: \(none\) → [12]; tierName: \(none\) → volcano\.sh\/\w+; members: \+\S+ \+\S+; labels: /;
+  const creates =
+    /^I.*\] Dry run: would create HyperNode name="hypernode-topologya3-tier[12]-\w{5}" source="label" diff="tier: \(none\) → [12]; tierName: \(none\) → volcano\.sh\/\w+; members: \+\S+ \+\S+; labels: /;
   await s.converge(() => count(controller.log(), creates) === 6, 'six would-be creates in the log');
   await s.converge(() => /Dry run: would delete HyperNode name="hypernode-topologya3-tier1-stale" source="label"/.test(controller.log()), 'the would-be delete of the stale rack');
-  await s.converge(() => /Dry run: would emit Event kind="ConfigMap" name="volcano-controller-configmap" type="Warning" reason="\w+" message=".*unsupported discoverer type: roce/.test(controller.log()), 'the would-be Warning Event');
+  await s.converge(
+    () =>
+      /Dry run: would emit Event kind="ConfigMap" name="volcano-controller-configmap" type="Warning" reason="\w+" message=".*unsupported discoverer type: roce/.test(
+        controller.log(),
+      ),
+    'the would-be Warning Event',
+  );
   assert.match(controller.log(), /Dry run: leader election skipped and nothing is written/);
   // The run's summary counts what it would have done, and says so.
-  await s.converge(() => /^I.*\] Topology reconciliation completed dryRun=true source="label" discovered=6 created=6 .*deleted=1 /m.test(controller.log()), 'the completion line with dryRun=true');
+  await s.converge(
+    () => /^I.*\] Topology reconciliation completed dryRun=true source="label" discovered=6 created=6 .*deleted=1 /m.test(controller.log()),
+    'the completion line with dryRun=true',
+  );
 
   const metrics = await controller.metrics();
   assert.is(seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 6);
@@ -64,9 +74,20 @@ test('--dry-run logs and counts every write it would make and sends none: no Hyp
   assert.match(controller.log(), /Dry run: would create HyperNode name="hypernode-topologya3-tier1-\w{5}" source="label" diff="[^"]*members: \+node6 \+node7 \+node8;/);
   assert.equal(nonZero(after, 'hypernode_api_writes_total'), []);
 
-  assert.equal(api.requests.all((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), [], 'no request but GETs');
-  assert.equal(api.requests.all({ resource: 'leases' }).map((r) => `${r.method} ${r.path}`), [], 'the Lease is never touched');
-  assert.equal(api.store.list('hypernodes').map((hn) => hn.metadata.name), [STALE.metadata.name]);
+  assert.equal(
+    api.requests.all((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`),
+    [],
+    'no request but GETs',
+  );
+  assert.equal(
+    api.requests.all({ resource: 'leases' }).map((r) => `${r.method} ${r.path}`),
+    [],
+    'the Lease is never touched',
+  );
+  assert.equal(
+    api.store.list('hypernodes').map((hn) => hn.metadata.name),
+    [STALE.metadata.name],
+  );
   assertNoForbidden(api);
 });
 

@@ -113,10 +113,18 @@ test('plan on an empty cluster: the UFM HyperNodes as creates, nothing for the l
   // No ConfigMap in the cluster: the configuration is tried from a file.
   const conf = join(dir, 'conf.yaml');
   writeFileSync(conf, `${TOPOLOGY_A3_CONFIG}${await startUfm(api)}`);
-  const result = await plan([`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json'], 'vc-hypernode-controller-manager', { color: false, env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' } });
+  const result = await plan([`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json'], 'vc-hypernode-controller-manager', {
+    color: false,
+    env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' },
+  });
   assert.is(result.code, 2, result.stderr);
   const changes = (JSON.parse(result.stdout) as { changes: PlannedChange[] }).changes;
-  assert.equal(changes.map((c) => `${c.action} ${c.source} ${c.name}`).sort(), Object.keys(UFM_WORKED_EXAMPLE).map((name) => `create ufm ${name}`).sort());
+  assert.equal(
+    changes.map((c) => `${c.action} ${c.source} ${c.name}`).sort(),
+    Object.keys(UFM_WORKED_EXAMPLE)
+      .map((name) => `create ufm ${name}`)
+      .sort(),
+  );
   assert.not.match(result.stderr, /items|malformed/);
 });
 
@@ -131,7 +139,10 @@ test('the empty-cache rule holds: no Nodes while label HyperNodes exist deletes 
   });
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
   await s.converge(() => /the Node cache is empty while 1 label HyperNodes exist; refusing to delete them all, will retry/.test(controller.log()), 'the refusal in the log');
-  assert.equal(hyperNodes(api).map((hn) => hn.metadata.name), ['hypernode-topologya3-tier1-kept1']);
+  assert.equal(
+    hyperNodes(api).map((hn) => hn.metadata.name),
+    ['hypernode-topologya3-tier1-kept1'],
+  );
   assertNoDeletes(api);
   // A Node joining ends the refusal: the rack is then reconciled as usual.
   api.store.create(node('node0', { [RACK]: 's0', 'volcano.sh/hypercluster': 's4' }));

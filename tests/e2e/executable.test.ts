@@ -73,36 +73,43 @@ const RUNTIMES: { name: string; runtime: RunOptions['runtime'] }[] = [
   { name: 'the bundle on Deno', runtime: 'deno' },
 ];
 
-for (const { name, runtime } of RUNTIMES) test(`the label worked example (${name}): eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each`, async () => {
-  const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG, runtime);
+for (const { name, runtime } of RUNTIMES)
+  test(`the label worked example (${name}): eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each`, async () => {
+    const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG, runtime);
 
-  await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
-  const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);
-  const clusters = ['s4', 's5'].map((v) => groupOf(api, CLUSTER, v)!);
-  assert.is(new Set([...racks, ...clusters].map((hn) => hn?.metadata.name)).size, 6, 'one HyperNode per (label, value)');
-  for (const [i, hn] of racks.entries()) {
-    assert.match(hn.metadata.name, LABEL_NAME('topologya3', 1));
-    assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [RACK]: `s${i}` });
-    assert.is(hn.spec!.tier, 1);
-    assert.is(hn.spec!.tierName, RACK);
-    assert.equal(hn.spec!.members, [`node${2 * i}`, `node${2 * i + 1}`].map((name) => ({ type: 'Node', selector: { exactMatch: { name } } })));
-  }
-  for (const [i, hn] of clusters.entries()) {
-    assert.match(hn.metadata.name, LABEL_NAME('topologya3', 2));
-    assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [CLUSTER]: `s${4 + i}` });
-    assert.is(hn.spec!.tier, 2);
-    assert.is(hn.spec!.tierName, CLUSTER);
-    const children = [racks[2 * i]!, racks[2 * i + 1]!].map((r) => r.metadata.name).sort();
-    assert.equal(hn.spec!.members, children.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } })));
-  }
-  // Six creates and six nodeCount writes, nothing else (Go also PUTs spec and an empty status per object).
-  await converge(() => hyperNodeWrites(api).length >= 12 && true, 'the nodeCount writes');
-  const writes = await answeredHyperNodeWrites(api);
-  assert.is(writes.filter((r) => r.verb === 'create' && r.code === 201).length, 6, describeWrites(writes).join('\n'));
-  assert.is(writes.filter((r) => r.verb === 'update' && r.subresource === 'status').length, 6, describeWrites(writes).join('\n'));
-  assert.is(writes.length, 12, describeWrites(writes).join('\n'));
-  assertNoForbidden(api);
-});
+    await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
+    const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);
+    const clusters = ['s4', 's5'].map((v) => groupOf(api, CLUSTER, v)!);
+    assert.is(new Set([...racks, ...clusters].map((hn) => hn?.metadata.name)).size, 6, 'one HyperNode per (label, value)');
+    for (const [i, hn] of racks.entries()) {
+      assert.match(hn.metadata.name, LABEL_NAME('topologya3', 1));
+      assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [RACK]: `s${i}` });
+      assert.is(hn.spec!.tier, 1);
+      assert.is(hn.spec!.tierName, RACK);
+      assert.equal(
+        hn.spec!.members,
+        [`node${2 * i}`, `node${2 * i + 1}`].map((name) => ({ type: 'Node', selector: { exactMatch: { name } } })),
+      );
+    }
+    for (const [i, hn] of clusters.entries()) {
+      assert.match(hn.metadata.name, LABEL_NAME('topologya3', 2));
+      assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [CLUSTER]: `s${4 + i}` });
+      assert.is(hn.spec!.tier, 2);
+      assert.is(hn.spec!.tierName, CLUSTER);
+      const children = [racks[2 * i]!, racks[2 * i + 1]!].map((r) => r.metadata.name).sort();
+      assert.equal(
+        hn.spec!.members,
+        children.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } })),
+      );
+    }
+    // Six creates and six nodeCount writes, nothing else (Go also PUTs spec and an empty status per object).
+    await converge(() => hyperNodeWrites(api).length >= 12 && true, 'the nodeCount writes');
+    const writes = await answeredHyperNodeWrites(api);
+    assert.is(writes.filter((r) => r.verb === 'create' && r.code === 201).length, 6, describeWrites(writes).join('\n'));
+    assert.is(writes.filter((r) => r.verb === 'update' && r.subresource === 'status').length, 6, describeWrites(writes).join('\n'));
+    assert.is(writes.length, 12, describeWrites(writes).join('\n'));
+    assertNoForbidden(api);
+  });
 
 /** Two ways an operator makes the executable accept UFM's certificate. */
 const UFM_TRUST: { how: string; env: Record<string, string>; insecureSkipVerify: boolean }[] = [
@@ -111,27 +118,29 @@ const UFM_TRUST: { how: string; env: Record<string, string>; insecureSkipVerify:
   { how: 'insecureSkipVerify: true', env: {}, insecureSkipVerify: true },
 ];
 
-for (const { name, runtime } of RUNTIMES) for (const trust of UFM_TRUST) test(`the UFM worked example (${name}): the UFM source over HTTPS (${trust.how}, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn`, async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  const ufm = (s.ufm = await new UfmServer().start());
-  ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
-  seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: { ...trust.env, ...runtimeEnv(runtime) }, runtime });
+for (const { name, runtime } of RUNTIMES)
+  for (const trust of UFM_TRUST)
+    test(`the UFM worked example (${name}): the UFM source over HTTPS (${trust.how}, credentials from a Secret) gives exactly leaf-hn-0, leaf-hn-1 and spine-hn`, async () => {
+      const { api, kubeconfig } = await s.startCluster();
+      const ufm = (s.ufm = await new UfmServer().start());
+      ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
+      seedUfmSecret(api, ufm.username, ufm.password);
+      seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`);
+      s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: { ...trust.env, ...runtimeEnv(runtime) }, runtime });
 
-  await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
-  assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
-  const all = byName(hyperNodes(api));
-  assert.equal([...all.keys()].sort(), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
-  for (const hn of all.values()) {
-    assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'ufm' });
-    assert.is(hn.spec!.tierName, undefined, 'UFM HyperNodes have no tierName');
-  }
-  assert.equal([nodeCount(all.get('leaf-hn-0')), nodeCount(all.get('leaf-hn-1')), nodeCount(all.get('spine-hn'))], [4, 4, 2]);
-  const auth = `Basic ${Buffer.from(`${ufm.username}:${ufm.password}`).toString('base64')}`;
-  assert.ok(ufm.requests.length > 0 && ufm.requests.every((r) => r.method === 'GET' && r.path === '/ufmRest/resources/ports' && r.authorization === auth));
-  assertNoForbidden(api);
-});
+      await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
+      assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
+      const all = byName(hyperNodes(api));
+      assert.equal([...all.keys()].sort(), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
+      for (const hn of all.values()) {
+        assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'ufm' });
+        assert.is(hn.spec!.tierName, undefined, 'UFM HyperNodes have no tierName');
+      }
+      assert.equal([nodeCount(all.get('leaf-hn-0')), nodeCount(all.get('leaf-hn-1')), nodeCount(all.get('spine-hn'))], [4, 4, 2]);
+      const auth = `Basic ${Buffer.from(`${ufm.username}:${ufm.password}`).toString('base64')}`;
+      assert.ok(ufm.requests.length > 0 && ufm.requests.every((r) => r.method === 'GET' && r.path === '/ufmRest/resources/ports' && r.authorization === auth));
+      assertNoForbidden(api);
+    });
 
 /** Names as the Go controller draws them: random suffixes from its 27-symbol alphabet. */
 const GO_NAMES = {
@@ -169,7 +178,10 @@ function seedGoHyperNodes(api: Cluster['api'], drift: boolean): Map<string, stri
 async function adopt(api: Cluster['api'], kubeconfig: string): Promise<void> {
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
-  await converge(async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round to be reconciled');
+  await converge(
+    async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1,
+    'the first label round to be reconciled',
+  );
   await converge(() => workedExampleConverged(api), 'the six HyperNodes with nodeCount 2');
   assert.equal(new Set(hyperNodes(api).map((h) => h.metadata.name)), new Set(Object.values(GO_NAMES)), 'no HyperNode added');
 }
@@ -235,7 +247,10 @@ test('a restarted executable adopts its own HyperNodes: same names and UIDs, zer
   api.requests.clear();
 
   const second = (s.controller = await startControllerBinary({ kubeconfig: s.cluster!.kubeconfig, namespace: NS }));
-  await converge(async () => seriesValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1, 'the first label round after the restart');
+  await converge(
+    async () => seriesValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1,
+    'the first label round after the restart',
+  );
   assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'zero HyperNode writes after a restart');
   assertNoForbidden(api);

@@ -18,7 +18,20 @@ import * as assert from 'uvu/assert';
 import type { ApiServer, RequestRecord } from '../../testing/apiserver/index.ts';
 import { startReplicaCluster, type ReplicaCluster } from '../../testing/replica-process.ts';
 import { waitFor, within } from '../../testing/wait.ts';
-import { CLUSTER, LEASE, NS, RACK, groupOf, hyperNodes, nodeCount, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
+import {
+  CLUSTER,
+  LEASE,
+  NS,
+  RACK,
+  groupOf,
+  hyperNodes,
+  nodeCount,
+  seedConfigMap,
+  setNodeLabels,
+  TOPOLOGY_A3_CONFIG,
+  workedExampleConverged,
+  workedExampleNodes,
+} from './cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 
 /** Short timings so a takeover takes seconds: lease 4 s, renew deadline 3 s, retry 0.5 s. */
@@ -113,8 +126,7 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   const refused = (a.log().match(/write refused/g) ?? []).length;
   const inFlight = afterResume.filter((r) => r.user === USER_A).length;
   console.log(
-    `  frozen ${frozenMs} ms (takeover after ${takeoverMs} ms); A exited ${code}; ` +
-      `A's requests after resuming: ${inFlight}, writes refused by the fence: ${refused}`,
+    `  frozen ${frozenMs} ms (takeover after ${takeoverMs} ms); A exited ${code}; ` + `A's requests after resuming: ${inFlight}, writes refused by the fence: ${refused}`,
   );
 });
 

@@ -35,7 +35,11 @@ const graphEntry = (where: string, credentials = '') =>
 const graph = (sus: number) => JSON.stringify(railGraphDocument({ sus, rails: 2, hostsPerSu: 2, spines: 2 }));
 /** name → "tier tierName: members" of the graph source's HyperNodes. */
 const tree = (api: Parameters<typeof hyperNodes>[0]) =>
-  Object.fromEntries(hyperNodes(api, 'graph').map((hn) => [hn.metadata.name, `${hn.spec!.tier} ${hn.spec!.tierName}: ${(memberNames(hn) as string[]).sort().join(',')}`] as const).sort(([a], [b]) => (a < b ? -1 : 1)));
+  Object.fromEntries(
+    hyperNodes(api, 'graph')
+      .map((hn) => [hn.metadata.name, `${hn.spec!.tier} ${hn.spec!.tierName}: ${(memberNames(hn) as string[]).sort().join(',')}`] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
 
 test('graph source (the executable, chart RBAC, -v=10): the served graph gives its tree; a new unit renames nothing; a broken document and a dead server delete nothing', async () => {
   const { api, kubeconfig } = await s.startCluster();
@@ -54,7 +58,10 @@ test('graph source (the executable, chart RBAC, -v=10): the served graph gives i
     'lab-spine-spine-1': '2 spine: lab-leaf-leaf-su1-r1,lab-leaf-leaf-su2-r1',
   };
   await converge(() => JSON.stringify(tree(api)) === JSON.stringify(two) || undefined, 'the two-unit tree');
-  assert.ok(server.authorizations.every((a) => a === `Bearer ${TOKEN}`), 'the token from the Secret as a bearer token');
+  assert.ok(
+    server.authorizations.every((a) => a === `Bearer ${TOKEN}`),
+    'the token from the Secret as a bearer token',
+  );
 
   // 2. A third unit: a create for its leaf group and an update of the spine group; nothing renamed or deleted.
   const uids = new Map(hyperNodes(api, 'graph').map((hn) => [hn.metadata.name, hn.metadata.uid]));

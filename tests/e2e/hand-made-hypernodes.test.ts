@@ -7,7 +7,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startControllerBinary } from '../support/controller-process.ts';
-import { CLUSTER, NS, RACK, TOPOLOGY_A3_CONFIG, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCount, seedConfigMap, workedExampleNodes } from './cluster.ts';
+import {
+  CLUSTER,
+  NS,
+  RACK,
+  TOPOLOGY_A3_CONFIG,
+  answeredHyperNodeWrites,
+  assertNoForbidden,
+  describeWrites,
+  hyperNodes,
+  node,
+  nodeCount,
+  seedConfigMap,
+  workedExampleNodes,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -43,7 +56,10 @@ test('hand-made HyperNodes without spec or selector neither stop the controller 
   assert.ok(byName.has('hand-no-spec') && byName.has('hand-no-selector'), 'the hand-made HyperNodes are left in place');
   assert.is(byName.get('hand-no-spec')!.status, undefined, 'no status written for a HyperNode without members');
   const writes = describeWrites(await answeredHyperNodeWrites(api));
-  assert.ok(writes.every((w) => !w.includes('hand-no-')), writes.join('\n'));
+  assert.ok(
+    writes.every((w) => !w.includes('hand-no-')),
+    writes.join('\n'),
+  );
   assert.not.match(controller.log(), /panic:/);
   assert.is(await controller.stop(), 0, 'the controller was still running and exits 0 on SIGTERM');
   assertNoForbidden(api);

@@ -30,7 +30,13 @@ function trees(hns: HyperNode[]): string[] {
   const byName = new Map(hns.map((h) => [h.metadata.name, h]));
   const value = (h: HyperNode) => Object.entries(h.metadata.labels ?? {}).find(([k]) => !k.startsWith('volcano.sh/network-topology-'))![1];
   return hns
-    .map((h) => `${h.metadata.labels?.[PROFILE]} ${h.spec?.tier} ${h.spec?.tierName} ${value(h)} ← ${memberNames(h).map((m) => (byName.has(m!) ? value(byName.get(m!)!) : m)).sort().join(',')} #${nodeCount(h)}`)
+    .map(
+      (h) =>
+        `${h.metadata.labels?.[PROFILE]} ${h.spec?.tier} ${h.spec?.tierName} ${value(h)} ← ${memberNames(h)
+          .map((m) => (byName.has(m!) ? value(byName.get(m!)!) : m))
+          .sort()
+          .join(',')} #${nodeCount(h)}`,
+    )
     .sort();
 }
 
@@ -52,17 +58,27 @@ test('a mixed H100 + GB200 fleet becomes independent profile trees; a clique arr
     'h100 2 spine spine-h ← leaf-h0,leaf-h1 #2',
   ].sort();
   let seen: string[] = [];
-  await s.converge(() => JSON.stringify((seen = trees(hyperNodes(api, 'label')))) === JSON.stringify(want), 'the three profile trees').catch((err: Error) => {
-    throw new Error(`${err.message}\n--- trees seen ---\n${seen.join('\n')}`);
-  });
-  const before = new Map(hyperNodes(api).map((h) => [h.metadata.labels?.[PROFILE] + ' ' + h.metadata.labels?.['example.com/leaf'] + ' ' + h.metadata.labels?.['example.com/spine'] + ' ' + h.metadata.labels?.[CLIQUE], h.metadata.name]));
+  await s
+    .converge(() => JSON.stringify((seen = trees(hyperNodes(api, 'label')))) === JSON.stringify(want), 'the three profile trees')
+    .catch((err: Error) => {
+      throw new Error(`${err.message}\n--- trees seen ---\n${seen.join('\n')}`);
+    });
+  const before = new Map(
+    hyperNodes(api).map((h) => [
+      h.metadata.labels?.[PROFILE] + ' ' + h.metadata.labels?.['example.com/leaf'] + ' ' + h.metadata.labels?.['example.com/spine'] + ' ' + h.metadata.labels?.[CLIQUE],
+      h.metadata.name,
+    ]),
+  );
   const pending = [before.get('gb200-pending leaf-g0 undefined undefined')!, before.get('gb200-pending undefined spine-g undefined')!];
   const domain = before.get(`gb200 undefined undefined ${u1}`)!;
   assert.ok(pending.every(Boolean) && domain, [...before.keys()].join('\n'));
   api.requests.clear();
 
   setNodeLabels(api, 'gb200-7', { [CLIQUE]: `${u1}.2` });
-  await s.converge(() => hyperNodes(api, 'label').length === 7 && memberNames(hyperNodes(api).find((h) => h.metadata.name === domain)).includes('gb200-7'), 'gb200-7 in its NVLink domain, the pending tree gone');
+  await s.converge(
+    () => hyperNodes(api, 'label').length === 7 && memberNames(hyperNodes(api).find((h) => h.metadata.name === domain)).includes('gb200-7'),
+    'gb200-7 in its NVLink domain, the pending tree gone',
+  );
   const writes = describeWrites(await answeredHyperNodeWrites(api));
   const touched = new Set(writes.map((w) => w.split(' ')[1]!.split('/')[0]));
   assert.equal([...touched].sort(), [...pending, domain].sort(), writes.join('\n'));
@@ -80,11 +96,15 @@ test('a preset with one mislabelled Node: the others are placed and updated; the
   const leafOf = (n: string) => hyperNodes(api, 'label').find((h) => h.spec?.tier === 1 && memberNames(h).includes(n));
   await s.converge(() => hyperNodes(api, 'label').length === 3 && leafOf('dgx-0') && leafOf('dgx-3'), 'two leaves and a spine for the well-labelled Nodes');
   type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string } };
-  const leftOut = () => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'NodesLeftOut' && e.involvedObject.kind === 'ConfigMap');
+  const leftOut = () =>
+    (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'NodesLeftOut' && e.involvedObject.kind === 'ConfigMap');
   await s.converge(() => leftOut().length === 1, 'a NodesLeftOut Warning Event');
   assert.match(leftOut()[0]!.message, `dgx-bad: it carries ${k(1)}=S-spine but no ${k(0)}`);
   const metrics = async () => s.controller!.metrics();
-  await s.converge(async () => seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 1, 'hypernode_uncovered_nodes{reason="missing-level"} = 1');
+  await s.converge(
+    async () => seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 1,
+    'hypernode_uncovered_nodes{reason="missing-level"} = 1',
+  );
 
   // The rest of the cluster keeps being updated while the bad Node stays bad.
   api.store.create(node('dgx-4', { [k(0)]: 'S-0', [k(1)]: 'S-spine' }));

@@ -107,99 +107,118 @@ async function neighbours(lab: LldpLab, name: string): Promise<number> {
 
 const withLab = testNeeding(lldpLabUnavailable());
 
-withLab('a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names; a new unit renames nothing; a recabled host merges nothing; SNMPv3; a wrong key and a silent switch delete nothing', async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  const l = (lab = new LldpLab());
-  const spines = ['spine-1', 'spine-2'];
-  for (const sp of spines) await l.addSwitch(sp);
-  await addUnit(l, 1, 3, spines);
-  await addUnit(l, 2, 3, spines);
-  for (const h of [...hostsOf(1, 3), ...hostsOf(2, 3), ...hostsOf(3, 3)]) api.store.create(node(h, {}));
-  api.store.create(secret({ community: LAB_COMMUNITY }));
-  seedConfigMap(api, config(l, '2c'));
-  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] }));
-  const converge = s.converge.bind(s);
-  const events = (reason: string) => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === reason && e.involvedObject.kind === 'ConfigMap');
-  const polls = () => (controller.log().match(/Polled LLDP fabric/g) ?? []).length;
-  /** Two more polls: the snapshot of the first one is reconciled by the end of the second. */
-  const settle = async (what: string) => {
-    const at = polls();
-    await converge(() => polls() >= at + 2 || undefined, what);
-  };
+withLab(
+  'a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names; a new unit renames nothing; a recabled host merges nothing; SNMPv3; a wrong key and a silent switch delete nothing',
+  async () => {
+    const { api, kubeconfig } = await s.startCluster();
+    const l = (lab = new LldpLab());
+    const spines = ['spine-1', 'spine-2'];
+    for (const sp of spines) await l.addSwitch(sp);
+    await addUnit(l, 1, 3, spines);
+    await addUnit(l, 2, 3, spines);
+    for (const h of [...hostsOf(1, 3), ...hostsOf(2, 3), ...hostsOf(3, 3)]) api.store.create(node(h, {}));
+    api.store.create(secret({ community: LAB_COMMUNITY }));
+    seedConfigMap(api, config(l, '2c'));
+    const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] }));
+    const converge = s.converge.bind(s);
+    const events = (reason: string) =>
+      (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === reason && e.involvedObject.kind === 'ConfigMap');
+    const polls = () => (controller.log().match(/Polled LLDP fabric/g) ?? []).length;
+    /** Two more polls: the snapshot of the first one is reconciled by the end of the second. */
+    const settle = async (what: string) => {
+      const at = polls();
+      await converge(() => polls() >= at + 2 || undefined, what);
+    };
 
-  // 1. Two units under one spine layer: two leaf HyperNodes named after their lowest leaf, one spine HyperNode over them.
-  const spineName = `${FABRIC}-spine-${spines.map((sp) => switchId(l, sp)).sort()[0]}`;
-  let expected: Record<string, Seen> = {
-    [leafName(l, 1)]: { tier: 1, tierName: 'leaf', members: hostsOf(1, 3) },
-    [leafName(l, 2)]: { tier: 1, tierName: 'leaf', members: hostsOf(2, 3) },
-    [spineName]: { tier: 2, tierName: 'spine', members: [leafName(l, 1), leafName(l, 2)].sort() },
-  };
-  const sortedJson = (o: Record<string, Seen>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
-  await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the two-unit tree from real LLDP');
-  for (const hn of hyperNodes(api, 'lldp')) assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'lldp', [FABRIC_LABEL]: FABRIC });
-  await converge(() => events('CleartextCredentials').some((e) => e.message.includes('SNMPv2c')), 'one Warning about the v2c community');
-  const switches = async (state: string) => seriesValue(await controller.metrics(), 'hypernode_fabric_switches', { source: 'lldp', fabric: FABRIC, state });
-  await converge(async () => (await switches('answered')) === 6 || undefined, 'six switches answered, in the metrics');
+    // 1. Two units under one spine layer: two leaf HyperNodes named after their lowest leaf, one spine HyperNode over them.
+    const spineName = `${FABRIC}-spine-${spines.map((sp) => switchId(l, sp)).sort()[0]}`;
+    let expected: Record<string, Seen> = {
+      [leafName(l, 1)]: { tier: 1, tierName: 'leaf', members: hostsOf(1, 3) },
+      [leafName(l, 2)]: { tier: 1, tierName: 'leaf', members: hostsOf(2, 3) },
+      [spineName]: { tier: 2, tierName: 'spine', members: [leafName(l, 1), leafName(l, 2)].sort() },
+    };
+    const sortedJson = (o: Record<string, Seen>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+    await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the two-unit tree from real LLDP');
+    for (const hn of hyperNodes(api, 'lldp')) assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'lldp', [FABRIC_LABEL]: FABRIC });
+    await converge(() => events('CleartextCredentials').some((e) => e.message.includes('SNMPv2c')), 'one Warning about the v2c community');
+    const switches = async (state: string) => seriesValue(await controller.metrics(), 'hypernode_fabric_switches', { source: 'lldp', fabric: FABRIC, state });
+    await converge(async () => (await switches('answered')) === 6 || undefined, 'six switches answered, in the metrics');
 
-  // 2. A third unit: one leaf HyperNode more, the spine gains a member; nothing renamed or recreated, nothing deleted.
-  const before = uids(api);
-  api.requests.clear();
-  await addUnit(l, 3, 3, spines);
-  // The unit joins the configuration once its leaves have heard every cable, as an operator adds a cabled unit.
-  for (const leaf of ['leaf-su3-r1', 'leaf-su3-r2']) await converge(async () => (await neighbours(l, leaf)) === 5 || undefined, `${leaf} sees its 3 hosts and 2 spines`);
-  setDiscoveryConfig(api, config(l, '2c'));
-  expected = { ...expected, [leafName(l, 3)]: { tier: 1, tierName: 'leaf', members: hostsOf(3, 3) } };
-  expected[spineName] = { tier: 2, tierName: 'spine', members: [1, 2, 3].map((su) => leafName(l, su)).sort() };
-  await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the three-unit tree');
-  const grown = describeWrites(await answeredHyperNodeWrites(api));
-  assert.equal(grown.filter((w) => w.startsWith('create')), ['create <new> → 201'], `one create: ${grown.join(', ')}`);
-  assert.equal(grown.filter((w) => w.startsWith('delete')), [], 'no delete');
-  for (const [name, uid] of before) assert.is(uids(api).get(name), uid, `${name} kept its name and uid`);
+    // 2. A third unit: one leaf HyperNode more, the spine gains a member; nothing renamed or recreated, nothing deleted.
+    const before = uids(api);
+    api.requests.clear();
+    await addUnit(l, 3, 3, spines);
+    // The unit joins the configuration once its leaves have heard every cable, as an operator adds a cabled unit.
+    for (const leaf of ['leaf-su3-r1', 'leaf-su3-r2']) await converge(async () => (await neighbours(l, leaf)) === 5 || undefined, `${leaf} sees its 3 hosts and 2 spines`);
+    setDiscoveryConfig(api, config(l, '2c'));
+    expected = { ...expected, [leafName(l, 3)]: { tier: 1, tierName: 'leaf', members: hostsOf(3, 3) } };
+    expected[spineName] = { tier: 2, tierName: 'spine', members: [1, 2, 3].map((su) => leafName(l, su)).sort() };
+    await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the three-unit tree');
+    const grown = describeWrites(await answeredHyperNodeWrites(api));
+    assert.equal(
+      grown.filter((w) => w.startsWith('create')),
+      ['create <new> → 201'],
+      `one create: ${grown.join(', ')}`,
+    );
+    assert.equal(
+      grown.filter((w) => w.startsWith('delete')),
+      [],
+      'no delete',
+    );
+    for (const [name, uid] of before) assert.is(uids(api).get(name), uid, `${name} kept its name and uid`);
 
-  // 3. su1-h1's rail-1 NIC is recabled onto unit 2's rail-1 leaf: the units stay apart, the host is reported by name.
-  api.requests.clear();
-  l.uncable(l.cablesBetween('leaf-su1-r1', 'su1-h1')[0]!);
-  l.cable('leaf-su2-r1', 'su1-h1');
-  const miscabled = await converge(() => events('FabricMiscabled').find((e) => e.message.includes('su1-h1')), 'a Warning naming the recabled host');
-  assert.match(miscabled.message, /fabric lab/);
-  await settle('the recabled fabric reconciled');
-  const recabled = tree(api);
-  assert.equal(Object.keys(recabled), Object.keys(expected).sort(), 'the same HyperNodes: no unit merged, none renamed');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)).filter((w) => w.startsWith('delete') || w.startsWith('create')), [], 'no create or delete');
+    // 3. su1-h1's rail-1 NIC is recabled onto unit 2's rail-1 leaf: the units stay apart, the host is reported by name.
+    api.requests.clear();
+    l.uncable(l.cablesBetween('leaf-su1-r1', 'su1-h1')[0]!);
+    l.cable('leaf-su2-r1', 'su1-h1');
+    const miscabled = await converge(() => events('FabricMiscabled').find((e) => e.message.includes('su1-h1')), 'a Warning naming the recabled host');
+    assert.match(miscabled.message, /fabric lab/);
+    await settle('the recabled fabric reconciled');
+    const recabled = tree(api);
+    assert.equal(Object.keys(recabled), Object.keys(expected).sort(), 'the same HyperNodes: no unit merged, none renamed');
+    assert.equal(
+      describeWrites(await answeredHyperNodeWrites(api)).filter((w) => w.startsWith('delete') || w.startsWith('create')),
+      [],
+      'no create or delete',
+    );
 
-  // 4. SNMPv3 (authPriv, SHA-256 + AES): the source restarts with the new config, reads the same fabric, writes nothing.
-  api.requests.clear();
-  updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
-  setDiscoveryConfig(api, config(l, '3'));
-  await converge(() => /Starting LLDP fabric discovery.*snmp="?3"?/.test(controller.log()) || undefined, 'the source restarted with SNMPv3');
-  await settle('two polls over SNMPv3');
-  assert.equal(tree(api), recabled, 'the same tree over SNMPv3');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write after the move to SNMPv3');
+    // 4. SNMPv3 (authPriv, SHA-256 + AES): the source restarts with the new config, reads the same fabric, writes nothing.
+    api.requests.clear();
+    updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
+    setDiscoveryConfig(api, config(l, '3'));
+    await converge(() => /Starting LLDP fabric discovery.*snmp="?3"?/.test(controller.log()) || undefined, 'the source restarted with SNMPv3');
+    await settle('two polls over SNMPv3');
+    assert.equal(tree(api), recabled, 'the same tree over SNMPv3');
+    assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write after the move to SNMPv3');
 
-  // 5. The v3 key goes wrong (the Secret is re-read each poll): every switch fails; each is reported, then the fabric, and nothing is written.
-  updateSecret(api, v3Secret('a-wrong-auth-key-0000'));
-  const silent = await converge(() => events('SwitchUnreachable').find((e) => e.message.includes('Wrong Digest')), 'one SwitchUnreachable Warning for the poll');
-  assert.match(silent.message, new RegExp(`${l.switches.size} switch\\(es\\) did not answer`));
-  for (const sw of l.switches.keys()) assert.ok(silent.message.includes(`${l.address(sw)} (${sw},`), `the Warning names ${sw}: ${silent.message}`);
-  await converge(() => events('DiscoveryFailed').find((e) => /fabric lab/.test(e.message) && /no recent table/.test(e.message)), 'past staleAfter the fabric publishes nothing');
-  assert.equal(tree(api), recabled, 'every HyperNode kept');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write while the key is wrong');
+    // 5. The v3 key goes wrong (the Secret is re-read each poll): every switch fails; each is reported, then the fabric, and nothing is written.
+    updateSecret(api, v3Secret('a-wrong-auth-key-0000'));
+    const silent = await converge(() => events('SwitchUnreachable').find((e) => e.message.includes('Wrong Digest')), 'one SwitchUnreachable Warning for the poll');
+    assert.match(silent.message, new RegExp(`${l.switches.size} switch\\(es\\) did not answer`));
+    for (const sw of l.switches.keys()) assert.ok(silent.message.includes(`${l.address(sw)} (${sw},`), `the Warning names ${sw}: ${silent.message}`);
+    await converge(() => events('DiscoveryFailed').find((e) => /fabric lab/.test(e.message) && /no recent table/.test(e.message)), 'past staleAfter the fabric publishes nothing');
+    assert.equal(tree(api), recabled, 'every HyperNode kept');
+    assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write while the key is wrong');
 
-  // 6. The key is fixed, then one leaf's snmpd stops: it is reported by name; nothing is written or deleted.
-  updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
-  const fixed = polls();
-  await converge(() => /Network topology discovery recovered/.test(controller.log()) && polls() > fixed, 'the source recovered');
-  api.requests.clear();
-  await l.stopSnmpd('leaf-su3-r2');
-  await converge(() => events('SwitchUnreachable').find((e) => e.message.includes(`${l.address('leaf-su3-r2')} (leaf-su3-r2,`) && e.message.includes('timed out')), 'a Warning naming the silent switch');
-  await converge(async () => (await switches('stale')) === 1 || undefined, 'one stale switch in the metrics');
-  await converge(() => events('DiscoveryFailed').find((e) => e.message.includes(l.address('leaf-su3-r2'))), 'past staleAfter the fabric fails naming the switch');
-  await converge(async () => (await switches('unreachable')) === 1 && (await switches('answered')) === l.switches.size - 1, 'one unreachable switch in the metrics');
-  assert.equal(tree(api), recabled, 'every HyperNode kept');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write while a switch is silent');
+    // 6. The key is fixed, then one leaf's snmpd stops: it is reported by name; nothing is written or deleted.
+    updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
+    const fixed = polls();
+    await converge(() => /Network topology discovery recovered/.test(controller.log()) && polls() > fixed, 'the source recovered');
+    api.requests.clear();
+    await l.stopSnmpd('leaf-su3-r2');
+    await converge(
+      () => events('SwitchUnreachable').find((e) => e.message.includes(`${l.address('leaf-su3-r2')} (leaf-su3-r2,`) && e.message.includes('timed out')),
+      'a Warning naming the silent switch',
+    );
+    await converge(async () => (await switches('stale')) === 1 || undefined, 'one stale switch in the metrics');
+    await converge(() => events('DiscoveryFailed').find((e) => e.message.includes(l.address('leaf-su3-r2'))), 'past staleAfter the fabric fails naming the switch');
+    await converge(async () => (await switches('unreachable')) === 1 && (await switches('answered')) === l.switches.size - 1, 'one unreachable switch in the metrics');
+    assert.equal(tree(api), recabled, 'every HyperNode kept');
+    assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write while a switch is silent');
 
-  for (const credential of [LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY]) assert.not.ok(controller.log().includes(credential), `the log holds the credential ${credential}`);
-  assertNoForbidden(api);
-});
+    for (const credential of [LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY]) assert.not.ok(controller.log().includes(credential), `the log holds the credential ${credential}`);
+    assertNoForbidden(api);
+  },
+);
 
 test.run();

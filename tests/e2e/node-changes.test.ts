@@ -10,18 +10,7 @@ import * as assert from 'uvu/assert';
 import type { MemberSelector } from '../../src/hypernode/model/hypernode-types.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
-import {
-  assertNoForbidden,
-  byName,
-  describeWrites,
-  groupOf,
-  answeredHyperNodeWrites,
-  hyperNodes,
-  node,
-  nodeCount,
-  seedConfigMap,
-  setNodeLabels,
-} from './cluster.ts';
+import { assertNoForbidden, byName, describeWrites, groupOf, answeredHyperNodeWrites, hyperNodes, node, nodeCount, seedConfigMap, setNodeLabels } from './cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { session } from './session.ts';
 
@@ -54,10 +43,7 @@ test('moving one Node to a rack under another spine writes at most tiers + 1 = 4
 
   const writes = await answeredHyperNodeWrites(api);
   assert.ok(writes.length <= 4, `at most 4 writes, got:\n${describeWrites(writes).join('\n')}`);
-  assert.equal(
-    describeWrites(writes).sort(),
-    [`update ${newRack} → 200`, `update ${newRack}/status → 200`, `update ${oldRack} → 200`, `update ${oldRack}/status → 200`].sort(),
-  );
+  assert.equal(describeWrites(writes).sort(), [`update ${newRack} → 200`, `update ${newRack}/status → 200`, `update ${oldRack} → 200`, `update ${oldRack}/status → 200`].sort());
   const all = byName(hyperNodes(api));
   assert.equal(new Map([...all.values()].map((hn) => [hn.metadata.name, hn.metadata.uid])), uids, 'no HyperNode replaced');
   assert.equal(memberNames(all.get(oldRack)), ['node-01', 'node-02', 'node-03', 'node-04', 'node-05', 'node-06', 'node-07']);
@@ -83,7 +69,8 @@ test('nodeCount of hand-made regexMatch and labelMatch HyperNodes follows Nodes 
     const all = byName(hyperNodes(api));
     return [nodeCount(all.get('gpu-by-name')), nodeCount(all.get('gpu-by-label'))];
   };
-  const expectCounts = (want: [number, number], what: string) => converge(() => counts().join() === want.join() && true, `${what}: nodeCounts ${want.join(', ')} (now ${counts().join(', ')})`);
+  const expectCounts = (want: [number, number], what: string) =>
+    converge(() => counts().join() === want.join() && true, `${what}: nodeCounts ${want.join(', ')} (now ${counts().join(', ')})`);
   await converge(async () => seriesValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) >= 2, 'the status sync to see both HyperNodes');
   assert.equal(counts(), [0, 0]);
 

@@ -50,7 +50,7 @@ const label = (node: string) => (api.store.get('nodes', node) as { metadata: { l
 const rackOf = (node: string) => (api.store.get('nodes', node) as { metadata: { labels: Record<string, string> } }).metadata.labels[RACK]!;
 const labelsFollowRacks = (nodes: string[]) => nodes.every((n) => label(n) !== undefined && label(n) === groupOf(api, RACK, rackOf(n))?.metadata.name);
 
-test('a leader frozen with a Node patch in flight patches nothing after it resumes; the labels stay the new leader\'s', async () => {
+test("a leader frozen with a Node patch in flight patches nothing after it resumes; the labels stay the new leader's", async () => {
   const extra = Array.from({ length: 24 }, (_, i) => node(`extra${i}`, { [RACK]: `r${i >> 2}`, [CLUSTER]: 's4' }));
   const nodes = [...workedExampleNodes(), ...extra];
   for (const n of nodes) api.store.create(n);
@@ -75,8 +75,15 @@ test('a leader frozen with a Node patch in flight patches nothing after it resum
   const resumedIndex = api.requests.all().length;
   a.child.kill('SIGCONT');
   const code = await within(a.exit, STEP_TIMEOUT_MS, 'A exiting after it resumed');
-  const writesByA = api.requests.all().slice(resumedIndex).filter((r) => r.user === USER_A && WRITE_VERBS.includes(r.verb));
-  assert.equal(writesByA.map((r) => `${r.method} ${r.path} → ${r.code}`), [], `A wrote after it resumed\n--- replica A log ---\n${a.log()}`);
+  const writesByA = api.requests
+    .all()
+    .slice(resumedIndex)
+    .filter((r) => r.user === USER_A && WRITE_VERBS.includes(r.verb));
+  assert.equal(
+    writesByA.map((r) => `${r.method} ${r.path} → ${r.code}`),
+    [],
+    `A wrote after it resumed\n--- replica A log ---\n${a.log()}`,
+  );
   assert.is(code, 1, a.log());
   assert.equal(Object.fromEntries(names.map((n) => [n, label(n)])), byB, 'every Node keeps the labels B wrote');
   assert.ok(b.running());

@@ -20,7 +20,6 @@ const RACK_KEY = `${PREFIX}/hypernode`;
 const CLUSTER_KEY = `${PREFIX}/hypercluster`;
 const OWNED = 'topology.volcano.sh/owned-labels.label';
 
-
 const config = (exports: string, extra = '') => `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', `    enabled: true\n${extra}${exports}`)}`;
 const WITH_LABELS = config(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`);
 const WITHOUT_LABELS = config('');
@@ -42,7 +41,13 @@ function labelsMatchHyperNodes(api: Parameters<typeof hyperNodes>[0], names: str
   const hns = hyperNodes(api, 'label');
   if (hns.length === 0) return false;
   const holder = (n: string, tier: number) =>
-    hns.find((h) => h.spec!.tier === tier && (tier === 1 ? h.spec!.members!.some((m) => m.selector?.exactMatch?.name === n) : h.spec!.members!.some((m) => hns.find((c) => c.metadata.name === m.selector?.exactMatch?.name)?.spec?.members?.some((x) => x.selector?.exactMatch?.name === n))))?.metadata.name;
+    hns.find(
+      (h) =>
+        h.spec!.tier === tier &&
+        (tier === 1
+          ? h.spec!.members!.some((m) => m.selector?.exactMatch?.name === n)
+          : h.spec!.members!.some((m) => hns.find((c) => c.metadata.name === m.selector?.exactMatch?.name)?.spec?.members?.some((x) => x.selector?.exactMatch?.name === n))),
+    )?.metadata.name;
   return names.every((n) => {
     const l = nodeMeta(api, n).labels ?? {};
     return l[RACK_KEY] === holder(n, 1) && l[CLUSTER_KEY] === holder(n, 2) && l[RACK_KEY] !== undefined;
@@ -67,7 +72,12 @@ test('every Node gets one label per tier naming its HyperNode, once; an unchange
   const api = await start();
   await s.converge(() => labelsMatchHyperNodes(api, ALL), 'every Node labelled after its HyperNodes');
   await s.converge(() => nodePatches(api).length === 8 && nodePatches(api).every((r) => r.code === 200), 'eight answered Node patches');
-  assert.equal(nodePatches(api).map((r) => `${r.verb} ${r.name}`).sort(), ALL.map((n) => `patch ${n}`));
+  assert.equal(
+    nodePatches(api)
+      .map((r) => `${r.verb} ${r.name}`)
+      .sort(),
+    ALL.map((n) => `patch ${n}`),
+  );
   const n0 = nodeMeta(api, 'node0');
   assert.is(n0.labels![`${PREFIX}/owner`], 'ops');
   assert.is(n0.annotations!['example.com/note'], 'keep');
@@ -88,8 +98,16 @@ test('a Node moving racks is patched alone with its new value; a Node leaving th
   await s.converge(() => labelsMatchHyperNodes(api, ALL), 'labelled');
   await s.converge(() => nodePatches(api).length === 8, 'eight patches');
   setNodeLabels(api, 'node0', { [RACK]: 's1' });
-  await s.converge(() => labelsMatchHyperNodes(api, ALL) && nodeMeta(api, 'node0').labels![RACK_KEY] === nodeMeta(api, 'node2').labels![RACK_KEY] ? true : undefined, 'node0 relabelled to the rack of node2');
-  assert.equal(nodePatches(api).slice(8).map((r) => r.name), ['node0']);
+  await s.converge(
+    () => (labelsMatchHyperNodes(api, ALL) && nodeMeta(api, 'node0').labels![RACK_KEY] === nodeMeta(api, 'node2').labels![RACK_KEY] ? true : undefined),
+    'node0 relabelled to the rack of node2',
+  );
+  assert.equal(
+    nodePatches(api)
+      .slice(8)
+      .map((r) => r.name),
+    ['node0'],
+  );
 
   // node0 leaves the topology: its cluster label goes, so the label source drops it.
   setNodeLabels(api, 'node0', { [CLUSTER]: undefined, [RACK]: undefined });
@@ -119,8 +137,17 @@ test('a round that would strip more than maxDeletePercent of the labelled Nodes 
   await s.converge(() => labelsMatchHyperNodes(api, every), 'labelled');
   // 16 of 24 Nodes leave the topology (their rack label is removed): 67 % > 50 %.
   for (let i = 0; i < 16; i++) setNodeLabels(api, `extra${i}`, { [RACK]: undefined });
-  await s.converge(() => /would remove its Node labels from 16 of the 24 Nodes it labels, more than its maxDeletePercent of 50, so these removals are held; if intended, set maxDeletePercent to 67 or more/.test(s.log()), 'the held removals reported');
-  assert.ok(every.every((n) => nodeMeta(api, n).labels![RACK_KEY] !== undefined), 'every label kept');
+  await s.converge(
+    () =>
+      /would remove its Node labels from 16 of the 24 Nodes it labels, more than its maxDeletePercent of 50, so these removals are held; if intended, set maxDeletePercent to 67 or more/.test(
+        s.log(),
+      ),
+    'the held removals reported',
+  );
+  assert.ok(
+    every.every((n) => nodeMeta(api, n).labels![RACK_KEY] !== undefined),
+    'every label kept',
+  );
   setDiscoveryConfig(api, config(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    maxDeletePercent: 70\n'));
   await s.converge(() => Array.from({ length: 16 }, (_, i) => `extra${i}`).every((n) => nodeMeta(api, n).labels![RACK_KEY] === undefined), 'the removals go through once allowed');
 });
@@ -128,7 +155,10 @@ test('a round that would strip more than maxDeletePercent of the labelled Nodes 
 test('--dry-run patches no Node and logs each patch it would send', async () => {
   const api = await start(['--dry-run']);
   await s.converge(() => (s.log().match(/Dry run: would patch Node labels/g) ?? []).length === 8, 'eight logged patches');
-  assert.match(s.log(), /Dry run: would patch Node labels node="node0" set="topo\.example\.com\/hypercluster=hypernode-topologya3-tier2-\w{5},topo\.example\.com\/hypernode=hypernode-topologya3-tier1-\w{5}"/);
+  assert.match(
+    s.log(),
+    /Dry run: would patch Node labels node="node0" set="topo\.example\.com\/hypercluster=hypernode-topologya3-tier2-\w{5},topo\.example\.com\/hypernode=hypernode-topologya3-tier1-\w{5}"/,
+  );
   assert.equal(nodePatches(api), []);
 });
 

@@ -15,9 +15,19 @@ function record(user: string, verb: RequestRecord['verb'], resource: string, nam
 
 test('single writer: a handover passes; the deposed process writing again is reported; Lease writes and reads do not count', () => {
   const check = new SingleWriterCheck();
-  check.feed([record('a', 'create', 'hypernodes', 'x'), record('b', 'update', 'leases'), record('a', 'update', 'hypernodes', 'x'), record('b', 'create', 'events'), record('b', 'update', 'hypernodes', 'x'), record('a', 'get', 'hypernodes', 'x')]);
+  check.feed([
+    record('a', 'create', 'hypernodes', 'x'),
+    record('b', 'update', 'leases'),
+    record('a', 'update', 'hypernodes', 'x'),
+    record('b', 'create', 'events'),
+    record('b', 'update', 'hypernodes', 'x'),
+    record('a', 'get', 'hypernodes', 'x'),
+  ]);
   assert.equal(check.violations, []);
-  assert.equal(check.handovers.map((h) => `${h.from}→${h.to}`), ['a→b']);
+  assert.equal(
+    check.handovers.map((h) => `${h.from}→${h.to}`),
+    ['a→b'],
+  );
   check.feed([record('a', 'patch', 'hypernodes', 'y')]);
   assert.is(check.violations.length, 1);
   assert.match(check.violations[0]!, /a wrote \(patch hypernodes\/y\) after b had taken over/);
@@ -31,15 +41,26 @@ test('deletes: only a label HyperNode of a retired group may go; a ufm one, a wa
   ]);
   const retired = new Set(['rack=r1']);
   const found = unjustifiedDeletes(
-    [record('p', 'delete', 'hypernodes', 'rack-a'), record('p', 'delete', 'hypernodes', 'rack-b'), record('p', 'delete', 'hypernodes', 'leaf'), record('p', 'delete', 'hypernodes', 'ghost'), record('p', 'delete', 'events', 'e')],
+    [
+      record('p', 'delete', 'hypernodes', 'rack-a'),
+      record('p', 'delete', 'hypernodes', 'rack-b'),
+      record('p', 'delete', 'hypernodes', 'leaf'),
+      record('p', 'delete', 'hypernodes', 'ghost'),
+      record('p', 'delete', 'events', 'e'),
+    ],
     seen,
     retired,
   );
-  assert.equal(found.map((f) => f.replace(/^t\d+ p deleted /, '')), ['rack-b: label HyperNode of rack=r2, still wanted by the inputs', 'leaf: ufm HyperNode, still wanted by the inputs', 'ghost: a HyperNode the soak never saw']);
+  assert.equal(
+    found.map((f) => f.replace(/^t\d+ p deleted /, '')),
+    ['rack-b: label HyperNode of rack=r2, still wanted by the inputs', 'leaf: ufm HyperNode, still wanted by the inputs', 'ghost: a HyperNode the soak never saw'],
+  );
 });
 
 test('bug lines: panics, unhandled rejections and TypeErrors are found; handled errors are not', () => {
-  const log = ['E0515 Failed to fetch UFM data: unexpected status code: 500', 'panic: boom', 'I0515 lost lease', 'TypeError: x is undefined', 'Unhandled promise rejection'].join('\n');
+  const log = ['E0515 Failed to fetch UFM data: unexpected status code: 500', 'panic: boom', 'I0515 lost lease', 'TypeError: x is undefined', 'Unhandled promise rejection'].join(
+    '\n',
+  );
   assert.equal(bugLines(log), ['panic: boom', 'TypeError: x is undefined', 'Unhandled promise rejection']);
 });
 
@@ -47,7 +68,13 @@ test('schedule: the same seed gives the same faults; the first round holds every
   const a = faultSchedule({ seed: 7, extra: 20, gapMs: [100, 200] });
   assert.equal(faultSchedule({ seed: 7, extra: 20, gapMs: [100, 200] }), a);
   assert.not.equal(faultSchedule({ seed: 8, extra: 20, gapMs: [100, 200] }), a);
-  assert.equal(a.slice(0, FAULT_KINDS.length).map((f) => f.kind).sort(), [...FAULT_KINDS].sort());
+  assert.equal(
+    a
+      .slice(0, FAULT_KINDS.length)
+      .map((f) => f.kind)
+      .sort(),
+    [...FAULT_KINDS].sort(),
+  );
   assert.is(a.length, FAULT_KINDS.length + 20);
   assert.ok(a.every((f) => f.gapMs >= 100 && f.gapMs <= 200 && f.pick >= 0 && f.pick < 1));
 });

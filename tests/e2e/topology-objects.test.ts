@@ -55,8 +55,14 @@ test('one Kueue and one KAI Topology, levels from the label keys with the hostna
   const want = [`${PREFIX}/hypercluster`, `${PREFIX}/hypernode`, HOST];
   await s.converge(() => levels(api, KUEUE)?.join() === want.join() && levels(api, KAI)?.join() === want.join(), 'both Topology objects written');
   assert.is((api.store.get(KUEUE, 'hypernode-label') as Topo).metadata.labels!['volcano.sh/network-topology-source'], 'label');
-  assert.equal(topologyWrites(api).map((r) => `${r.verb} ${r.code}`), ['create 201', 'create 201']);
-  assert.match(s.log(), /Created Kueue Topology name="hypernode-label" source="label" levels="topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname"/);
+  assert.equal(
+    topologyWrites(api).map((r) => `${r.verb} ${r.code}`),
+    ['create 201', 'create 201'],
+  );
+  assert.match(
+    s.log(),
+    /Created Kueue Topology name="hypernode-label" source="label" levels="topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname"/,
+  );
 
   const rounds = () => (s.log().match(/Topology reconciliation completed source="label"/g) ?? []).length;
   const before = rounds();
@@ -73,8 +79,16 @@ test('a change of levels replaces the objects (delete, then create); turning one
   setDiscoveryConfig(api, config('      kueueTopology: true\n      kaiTopology: true\n', [RACK]));
   await s.converge(() => levels(api, KUEUE)?.join() === `${PREFIX}/hypernode,${HOST}` && levels(api, KAI)?.length === 2, 'both replaced with two levels');
   assert.is.not((api.store.get(KUEUE, 'hypernode-label') as Topo).metadata.uid, uid, 'a new object, not an update');
-  assert.equal(topologyWrites(api).slice(2).map((r) => r.verb), ['delete', 'create', 'delete', 'create']);
-  assert.match(s.log(), /Replaced Kueue Topology name="hypernode-label" source="label" levels="topo\.example\.com\/hypernode,kubernetes\.io\/hostname" reason="levels changed; levels are immutable"/);
+  assert.equal(
+    topologyWrites(api)
+      .slice(2)
+      .map((r) => r.verb),
+    ['delete', 'create', 'delete', 'create'],
+  );
+  assert.match(
+    s.log(),
+    /Replaced Kueue Topology name="hypernode-label" source="label" levels="topo\.example\.com\/hypernode,kubernetes\.io\/hostname" reason="levels changed; levels are immutable"/,
+  );
 
   setDiscoveryConfig(api, config('      kaiTopology: true\n', [RACK]));
   await s.converge(() => levels(api, KUEUE) === undefined, 'the Kueue Topology deleted');
@@ -83,7 +97,10 @@ test('a change of levels replaces the objects (delete, then create); turning one
 
 test('without the CRDs: one log line per kind and no write; once served, the next trigger writes them', async () => {
   const api = await start(BOTH, false);
-  await s.converge(() => /The Kueue Topology CRD \(kueue\.x-k8s\.io, versions v1beta2, v1beta1, v1alpha1\) is not served; no Kueue Topology is written until it is/.test(s.log()), 'the missing Kueue CRD said');
+  await s.converge(
+    () => /The Kueue Topology CRD \(kueue\.x-k8s\.io, versions v1beta2, v1beta1, v1alpha1\) is not served; no Kueue Topology is written until it is/.test(s.log()),
+    'the missing Kueue CRD said',
+  );
   await s.converge(() => /The KAI Topology CRD \(kai\.scheduler, versions v1alpha1\) is not served/.test(s.log()), 'the missing KAI CRD said');
   assert.equal(topologyWrites(api), []);
   api.installCrd(KUEUE_TOPOLOGY_CRD_FILE);
@@ -95,7 +112,10 @@ test('without the CRDs: one log line per kind and no write; once served, the nex
 test('a tree of more than 8 levels writes no Topology and says why; exports without nodeLabels are a config error', async () => {
   const deep = Array.from({ length: 8 }, (_, i) => `example.com/l${i}`);
   const api = await start(config('      kueueTopology: true\n', deep), true, Object.fromEntries(deep.map((k, i) => [k, `v${i}`])));
-  await s.converge(() => /needs 9 Topology levels \(with kubernetes\.io\/hostname\), more than the 8 a Kueue or KAI Topology holds; no Topology hypernode-label is written/.test(s.log()), 'the refusal said');
+  await s.converge(
+    () => /needs 9 Topology levels \(with kubernetes\.io\/hostname\), more than the 8 a Kueue or KAI Topology holds; no Topology hypernode-label is written/.test(s.log()),
+    'the refusal said',
+  );
   assert.equal(topologyWrites(api), []);
 
   setDiscoveryConfig(api, config('      kueueTopology: true\n').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    exports:\n'));
@@ -107,7 +127,10 @@ test('a Topology of that name someone else made is left alone, said once, and th
   api.store.create({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'Topology', metadata: { name: 'hypernode-label' }, spec: { levels: [{ nodeLabel: 'example.com/theirs' }] } });
   s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
   await s.converge(() => levels(api, KAI)?.length === 3, 'the KAI Topology written');
-  await s.converge(() => /Kueue Topology hypernode-label already exists without the volcano\.sh\/network-topology-source label, so it is not ours and is left alone/.test(s.log()), 'the foreign object reported');
+  await s.converge(
+    () => /Kueue Topology hypernode-label already exists without the volcano\.sh\/network-topology-source label, so it is not ours and is left alone/.test(s.log()),
+    'the foreign object reported',
+  );
   assert.equal(levels(api, KUEUE), ['example.com/theirs']);
   assert.not.match(s.log(), /Failed to write Kueue Topology/);
 });
@@ -115,7 +138,13 @@ test('a Topology of that name someone else made is left alone, said once, and th
 test('--dry-run creates no Topology and logs each it would create', async () => {
   const api = await start(BOTH, true, {}, false);
   s.controller = await startControllerBinary({ kubeconfig: s.cluster!.kubeconfig, namespace: NS, flags: ['--dry-run'] });
-  await s.converge(() => /Dry run: would create Topology group="kueue\.x-k8s\.io" name="hypernode-label" levels="topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname"/.test(s.log()), 'the Kueue create logged');
+  await s.converge(
+    () =>
+      /Dry run: would create Topology group="kueue\.x-k8s\.io" name="hypernode-label" levels="topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname"/.test(
+        s.log(),
+      ),
+    'the Kueue create logged',
+  );
   await s.converge(() => /Dry run: would create Topology group="kai\.scheduler" name="hypernode-label"/.test(s.log()), 'the KAI create logged');
   assert.equal(topologyWrites(api), []);
   assert.is(api.store.list(KUEUE).length, 0);
@@ -146,7 +175,10 @@ test('plan shows the Topology creates, nothing once written, and a change of lev
 
     const before = await run(reader);
     assert.is(before.code, 2, before.stderr);
-    assert.match(before.stdout, `\nTopology objects:\n  + Kueue Topology hypernode-label (source "label")\n      levels ${want}\n  + KAI Topology hypernode-label (source "label")\n      levels ${want}\n`);
+    assert.match(
+      before.stdout,
+      `\nTopology objects:\n  + Kueue Topology hypernode-label (source "label")\n      levels ${want}\n  + KAI Topology hypernode-label (source "label")\n      levels ${want}\n`,
+    );
     assert.match(before.stdout, /\. Topology objects: 2 to create, 0 to replace, 0 to delete\.\n$/);
     const json = JSON.parse((await run(reader, '-o', 'json')).stdout) as { summary: { topologies: unknown } };
     assert.equal(json.summary.topologies, { create: 2, replace: 0, delete: 0 });
@@ -156,7 +188,14 @@ test('plan shows the Topology creates, nothing once written, and a change of lev
     assert.match(denied.stderr, /could not read the Kueue Topology objects, so their changes are not shown: .*forbidden/);
 
     s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
-    await s.converge(() => levels(api, KUEUE)?.length === 3 && levels(api, KAI)?.length === 3 && api.store.list('hypernodes').length === 6 && api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypernode`]), 'written and labelled');
+    await s.converge(
+      () =>
+        levels(api, KUEUE)?.length === 3 &&
+        levels(api, KAI)?.length === 3 &&
+        api.store.list('hypernodes').length === 6 &&
+        api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypernode`]),
+      'written and labelled',
+    );
     await s.controller.stop();
     s.controller = undefined;
     const after = await run(reader);
@@ -164,7 +203,10 @@ test('plan shows the Topology creates, nothing once written, and a change of lev
 
     setDiscoveryConfig(api, config('      kueueTopology: true\n      kaiTopology: true\n', [RACK]));
     const replace = await run(reader);
-    assert.match(replace.stdout, `  -/+ Kueue Topology hypernode-label (source "label")\n      levels ${want} -> ${PREFIX}/hypernode, ${HOST} (levels are immutable: deleted and created)\n`);
+    assert.match(
+      replace.stdout,
+      `  -/+ Kueue Topology hypernode-label (source "label")\n      levels ${want} -> ${PREFIX}/hypernode, ${HOST} (levels are immutable: deleted and created)\n`,
+    );
     assert.match(replace.stdout, /Topology objects: 0 to create, 2 to replace, 0 to delete\.\n$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,8 @@ test.after.each(async () => {
 });
 
 /** Three tiers: spine-leaf groups of two units of two hosts with two rails, four spines per group, four uplinks a spine. */
-const podA = (sus: number) => generateFatTree({ sus, tiers: 3, slgSus: 2, slgSpines: 4, uplinks: 4, nodesPerSu: 2, rails: 2, fabricId: 1, hostName: (su, n) => `SU${pad2(su)}-N${pad2(n)}${IB_DOMAIN}` });
+const podA = (sus: number) =>
+  generateFatTree({ sus, tiers: 3, slgSus: 2, slgSpines: 4, uplinks: 4, nodesPerSu: 2, rails: 2, fabricId: 1, hostName: (su, n) => `SU${pad2(su)}-N${pad2(n)}${IB_DOMAIN}` });
 const podB = () => generateFatTree({ sus: 2, tiers: 2, uplinks: 4, nodesPerSu: 2, rails: 2, fabricId: 2, hostName: (su, n) => `b-su${pad2(su)}-n${pad2(n)}` });
 const nodeName = (host: string) => host.toLowerCase().replace(IB_DOMAIN, '');
 
@@ -63,7 +64,10 @@ function expectedTree(fabric: string, tree: FatTree, slgSus: number): Record<str
   const hostsPerSu = tree.hosts.length / tree.leafGuids.length;
   const leafNames = tree.leafGuids.map((guids, i) => {
     const name = `${fabric}-leaf-${[...guids].sort()[0]}`;
-    const members = tree.hosts.slice(i * hostsPerSu, (i + 1) * hostsPerSu).map(nodeName).filter((n) => n !== NOT_A_NODE);
+    const members = tree.hosts
+      .slice(i * hostsPerSu, (i + 1) * hostsPerSu)
+      .map(nodeName)
+      .filter((n) => n !== NOT_A_NODE);
     out[name] = { tier: 1, tierName: 'leaf', fabric, members: members.sort() };
     return name;
   });
@@ -84,7 +88,13 @@ function expectedTree(fabric: string, tree: FatTree, slgSus: number): Record<str
 function fabricTree(api: Parameters<typeof hyperNodes>[0]): Record<string, Expected> {
   return Object.fromEntries(
     hyperNodes(api, 'ufm')
-      .map((hn: HyperNode) => [hn.metadata.name, { tier: hn.spec!.tier, tierName: hn.spec!.tierName ?? '', fabric: hn.metadata.labels?.[FABRIC_LABEL] ?? '', members: (memberNames(hn) as string[]).sort() }] as const)
+      .map(
+        (hn: HyperNode) =>
+          [
+            hn.metadata.name,
+            { tier: hn.spec!.tier, tierName: hn.spec!.tierName ?? '', fabric: hn.metadata.labels?.[FABRIC_LABEL] ?? '', members: (memberNames(hn) as string[]).sort() },
+          ] as const,
+      )
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }
@@ -135,17 +145,23 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
 
   // 1. The two trees: leaf/spine/core for pod-a, leaf/spine for pod-b.
   let expected = sorted({ ...expectedTree('pod-a', treeA, slgSus), ...expectedTree('pod-b', treeB, slgSus) });
-  assert.equal(Object.values(expected).map((e) => `${e.fabric}/${e.tierName}`).sort(), [
-    ...Array<string>(2).fill('pod-a/spine'),
-    ...Array<string>(4).fill('pod-a/leaf'),
-    'pod-a/core',
-    ...Array<string>(2).fill('pod-b/leaf'),
-    'pod-b/spine',
-  ].sort(), 'the generated shapes');
+  assert.equal(
+    Object.values(expected)
+      .map((e) => `${e.fabric}/${e.tierName}`)
+      .sort(),
+    [...Array<string>(2).fill('pod-a/spine'), ...Array<string>(4).fill('pod-a/leaf'), 'pod-a/core', ...Array<string>(2).fill('pod-b/leaf'), 'pod-b/spine'].sort(),
+    'the generated shapes',
+  );
   await converge(() => JSON.stringify(fabricTree(api)) === JSON.stringify(expected) || undefined, 'the HyperNodes of both fabrics');
   for (const hn of hyperNodes(api, 'ufm')) assert.equal(Object.keys(hn.metadata.labels ?? {}).sort(), [SOURCE_LABEL, FABRIC_LABEL].sort());
-  assert.ok(ufmA.requests.every((r) => r.path.startsWith('/ufmRestV3/resources/') && r.authorization === `Basic ${TOKEN}`), 'pod-a: the token on /ufmRestV3');
-  assert.ok(ufmB.requests.every((r) => r.path.startsWith('/ufmRest/resources/') && r.authorization === `Basic ${b64(`${USERNAME}:${PASSWORD}`)}`), 'pod-b: basic auth on /ufmRest');
+  assert.ok(
+    ufmA.requests.every((r) => r.path.startsWith('/ufmRestV3/resources/') && r.authorization === `Basic ${TOKEN}`),
+    'pod-a: the token on /ufmRestV3',
+  );
+  assert.ok(
+    ufmB.requests.every((r) => r.path.startsWith('/ufmRest/resources/') && r.authorization === `Basic ${b64(`${USERNAME}:${PASSWORD}`)}`),
+    'pod-b: basic auth on /ufmRest',
+  );
   await converge(async () => seriesValue(await controller.metrics(), 'hypernode_ufm_unmapped_hosts', { source: 'ufm', fabric: 'pod-a' }) === 1, 'the host that is no Node counted');
   assert.match(controller.log(), new RegExp(`UFM hosts that match no Node are left out.*fabric="?pod-a"?.*${NOT_A_NODE.toUpperCase()}`));
 
@@ -159,8 +175,16 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   assert.is(added.length, 2, 'the new unit brings a leaf and a spine HyperNode');
   await converge(() => JSON.stringify(fabricTree(api)) === JSON.stringify(expected) || undefined, 'the grown pod-a tree');
   const grown = describeWrites(await answeredHyperNodeWrites(api));
-  assert.equal(grown.filter((w) => w.startsWith('create')), ['create <new> → 201', 'create <new> → 201'], `two creates: ${grown.join(', ')}`);
-  assert.equal(grown.filter((w) => w.startsWith('delete')), [], 'no delete');
+  assert.equal(
+    grown.filter((w) => w.startsWith('create')),
+    ['create <new> → 201', 'create <new> → 201'],
+    `two creates: ${grown.join(', ')}`,
+  );
+  assert.equal(
+    grown.filter((w) => w.startsWith('delete')),
+    [],
+    'no delete',
+  );
   const after = uids(api);
   for (const [name, uid] of before) assert.is(after.get(name), uid, `${name} kept (not renamed or recreated)`);
   await converge(() => nodeCountsSettled(api) || undefined, 'every nodeCount caught up with the grown tree');
@@ -172,7 +196,9 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   const asked = ufmA.requests.length;
   ufmA.tokens.clear();
   await converge(
-    () => ufmA.requests.slice(asked).filter((r) => r.path.startsWith('/ufmRestV3/resources/systems')).length >= 2 && /UFM refused the access token \(revoked or expired\)/.test(controller.log().slice(mark)),
+    () =>
+      ufmA.requests.slice(asked).filter((r) => r.path.startsWith('/ufmRestV3/resources/systems')).length >= 2 &&
+      /UFM refused the access token \(revoked or expired\)/.test(controller.log().slice(mark)),
     'two polls answered 401 and the expired token in the log',
   );
   const askedB = ufmB.requests.length;

@@ -84,7 +84,16 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   mark = controller.log().length;
   await ufm.close();
   s.ufm = undefined;
-  await converge(() => (controller.log().slice(mark).match(/Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/g) ?? []).length >= 2, 'two refused connections in the log');
+  await converge(
+    () =>
+      (
+        controller
+          .log()
+          .slice(mark)
+          .match(/Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/g) ?? []
+      ).length >= 2,
+    'two refused connections in the log',
+  );
   assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE, 'unreachable: ufm HyperNodes unchanged');
 
   assert.equal(new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid])), uids, 'same objects throughout');
@@ -92,9 +101,14 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   assert.equal(hyperNodes(api).map(nodeCount).sort(), [2, 4, 4]);
   // Visible beyond the log: one Warning Event on the ConfigMap per distinct error, every failed run counted.
   type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string } };
-  const failedEvents = (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'DiscoveryFailed' && e.involvedObject.kind === 'ConfigMap');
+  const failedEvents = (api.store.list('events', NS) as unknown as Ev[]).filter(
+    (e) => e.type === 'Warning' && e.reason === 'DiscoveryFailed' && e.involvedObject.kind === 'ConfigMap',
+  );
   for (const cause of ['401 Unauthorized', 'failed to decode response', 'no Computer ports', '500 Internal Server Error', 'ECONNREFUSED']) {
-    assert.ok(failedEvents.some((e) => e.message.includes(cause)), `a DiscoveryFailed Event naming ${cause}: ${failedEvents.map((e) => e.message).join(' | ')}`);
+    assert.ok(
+      failedEvents.some((e) => e.message.includes(cause)),
+      `a DiscoveryFailed Event naming ${cause}: ${failedEvents.map((e) => e.message).join(' | ')}`,
+    );
   }
   const failures = seriesValue(await controller.metrics(), 'hypernode_discovery_failures_total', { source: 'ufm' });
   assert.ok(failures >= failedEvents.length, `hypernode_discovery_failures_total{source="ufm"} = ${failures} counts every failed run`);
@@ -129,7 +143,8 @@ test('a plain-http UFM endpoint with credentials works but is warned about once 
   await converge(() => hyperNodes(api, 'ufm').length === 3, 'the ufm HyperNodes: the endpoint still works');
   assert.is(controller.log().match(/sent unencrypted on every poll/g)?.length, 1, 'one log line per start, not per poll');
   type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string } };
-  const cleartext = () => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'CleartextCredentials' && e.involvedObject.kind === 'ConfigMap');
+  const cleartext = () =>
+    (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'CleartextCredentials' && e.involvedObject.kind === 'ConfigMap');
   await converge(() => cleartext().length === 1, 'a CleartextCredentials Warning Event on the ConfigMap');
   assert.match(cleartext()[0]!.message, new RegExp(`Discovery source "ufm": WARNING: the UFM endpoint ${ufm.endpoint()}/ufmRest/resources/ports is plain http`));
   assertNoForbidden(api);

@@ -91,7 +91,12 @@ test('the same pattern resolves the same way on repeated (cached) use', () => {
 test('a HyperNode without spec, or with a member that has a type and no selector, has no members', () => {
   const shapes = [{}, { spec: { tier: 1 } }, { spec: { tier: 1, members: [{ type: 'Node' }] } }, { spec: { tier: 2, members: [{ type: 'HyperNode' }, regex('^worker-')] } }];
   const counts = shapes.map((hn) => [nodeCount(hn as Pick<HyperNode, 'spec'>, workers), dependsOnNodes(hn as Pick<HyperNode, 'spec'>)]);
-  assert.equal(counts, [[0, false], [0, false], [0, false], [2, true]]);
+  assert.equal(counts, [
+    [0, false],
+    [0, false],
+    [0, false],
+    [2, true],
+  ]);
 });
 
 test('null where the CRD has an optional field counts as absent', () => {

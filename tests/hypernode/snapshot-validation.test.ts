@@ -23,7 +23,10 @@ test('a well-formed three-tier snapshot has no violations', () => {
 
 test('a HyperNode member selected by regex or labels is a violation naming its parent', () => {
   const snapshot = [
-    hn('spine', 2, [{ type: 'HyperNode', selector: { regexMatch: { pattern: 'rack-.*' } } }, { type: 'HyperNode', selector: { labelMatch: { matchLabels: { a: 'b' } } } }]),
+    hn('spine', 2, [
+      { type: 'HyperNode', selector: { regexMatch: { pattern: 'rack-.*' } } },
+      { type: 'HyperNode', selector: { labelMatch: { matchLabels: { a: 'b' } } } },
+    ]),
     hn('rack', 1, [{ type: 'Node', selector: { regexMatch: { pattern: 'n.*' } } }]),
   ];
   assert.equal(rules(snapshot), ['member-selector spine', 'member-selector spine']);
@@ -33,7 +36,10 @@ test('a HyperNode member selected by regex or labels is a violation naming its p
 test('a cycle is reported once with the HyperNodes along it', () => {
   const snapshot = [hn('a', 3, children('b')), hn('b', 2, children('c')), hn('c', 1, children('a'))];
   const cycles = validateSnapshot(snapshot).filter((v) => v.rule === 'cycle');
-  assert.equal(cycles.map((v) => v.objects), [['a', 'b', 'c']]);
+  assert.equal(
+    cycles.map((v) => v.objects),
+    [['a', 'b', 'c']],
+  );
   assert.match(cycles[0]!.message, /a → b → c → a/);
 });
 

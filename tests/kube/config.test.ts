@@ -78,13 +78,18 @@ test('neither flag: warns, tries in-cluster, and fails with client-go texts when
 test('neither flag with KUBECONFIG set: a one-line hint that it is ignored', () => {
   const { logger, lines } = capturingLogger({ verbosity: 0 });
   assert.throws(() => buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBECONFIG: '/home/me/.kube/config' }, serviceAccountDir: '/nonexistent' }));
-  assert.equal(lines.filter((l) => l.includes('KUBECONFIG')), ['KUBECONFIG is set but ignored: pass --kubeconfig to use that file KUBECONFIG="/home/me/.kube/config"']);
+  assert.equal(
+    lines.filter((l) => l.includes('KUBECONFIG')),
+    ['KUBECONFIG is set but ignored: pass --kubeconfig to use that file KUBECONFIG="/home/me/.kube/config"'],
+  );
 });
 
 test('in-cluster without a token file fails like Go', () => {
   const { logger, lines } = capturingLogger({ verbosity: 0 });
   const dir = tempDir();
-  assert.throws(() => buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir }));
+  assert.throws(() =>
+    buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir }),
+  );
   assert.is(lines[1], `error creating inClusterConfig, falling back to default config: open ${dir}/token: no such file or directory`);
   rmSync(dir, { recursive: true });
 });
@@ -94,7 +99,10 @@ test('in-cluster: https://host:port with the service-account CA and token, IPv6 
   writeFileSync(join(dir, 'token'), api.adminToken + '\n');
   writeFileSync(join(dir, 'ca.crt'), readFileSync(join(TLS, 'ca.crt')));
   const { logger } = capturingLogger({ verbosity: 0 });
-  const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port) }, serviceAccountDir: dir });
+  const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, {
+    env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port) },
+    serviceAccountDir: dir,
+  });
   assert.is(config.server, `https://127.0.0.1:${api.port}`);
   assert.equal(await listNodes(config), ['n0']);
   const v6 = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir });
@@ -109,14 +117,21 @@ test('in-cluster: the token file is re-read periodically (rotation)', async () =
   writeFileSync(join(dir, 'ca.crt'), readFileSync(join(TLS, 'ca.crt')));
   const clock = new FakeClock();
   const { logger } = capturingLogger({ verbosity: 0 });
-  const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port) }, serviceAccountDir: dir, clock });
+  const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, {
+    env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port) },
+    serviceAccountDir: dir,
+    clock,
+  });
   api.requests.clear();
   await listNodes(config);
   writeFileSync(join(dir, 'token'), rotated);
   await listNodes(config);
   await clock.advance(TOKEN_REREAD_PERIOD_MS);
   await listNodes(config);
-  assert.equal(api.requests.all().map((r) => r.user), ['admin', 'admin', 'system:serviceaccount:volcano-system:rotated']);
+  assert.equal(
+    api.requests.all().map((r) => r.user),
+    ['admin', 'admin', 'system:serviceaccount:volcano-system:rotated'],
+  );
   rmSync(dir, { recursive: true });
 });
 
@@ -125,7 +140,10 @@ test('in-cluster: an unparsable ca.crt is logged and the system roots are used',
   writeFileSync(join(dir, 'token'), 't');
   writeFileSync(join(dir, 'ca.crt'), 'not a certificate');
   const { logger, lines } = capturingLogger({ verbosity: 0 });
-  const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir });
+  const config = buildClientConfig({ master: '', kubeconfig: '' }, logger, {
+    env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' },
+    serviceAccountDir: dir,
+  });
   assert.is(config.tls.ca, undefined);
   assert.ok(lines.some((l) => l.startsWith(`Expected to load root CA config from ${dir}/ca.crt, but got err:`)));
   rmSync(dir, { recursive: true });
@@ -152,7 +170,10 @@ test('--kubeconfig: that file only, token or client certificate auth over TLS wi
   api.requests.clear();
   assert.equal(await listNodes(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir) }, logger)), ['n0']);
   assert.equal(await listNodes(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir, { clientCert: true }) }, logger)), ['n0']);
-  assert.equal(api.requests.all().map((r) => r.user), ['admin', 'cert-user']);
+  assert.equal(
+    api.requests.all().map((r) => r.user),
+    ['admin', 'cert-user'],
+  );
   rmSync(dir, { recursive: true });
 });
 
@@ -191,7 +212,10 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   await listNodes(config);
   writeFileSync(tokenFile, rotated);
   await listNodes(config);
-  assert.equal(api.requests.all().map((r) => r.user), ['admin', 'exec-rotated']);
+  assert.equal(
+    api.requests.all().map((r) => r.user),
+    ['admin', 'exec-rotated'],
+  );
   rmSync(dir, { recursive: true });
 });
 
@@ -227,7 +251,10 @@ test('--kubeconfig with no usable context and no --master is "no configuration"'
   const file = join(dir, 'empty.yaml');
   writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n');
   const { logger } = capturingLogger({ verbosity: 0 });
-  assert.throws(() => buildClientConfig({ master: '', kubeconfig: file }, logger), (e: Error) => e.message === NO_CONFIGURATION_ERROR);
+  assert.throws(
+    () => buildClientConfig({ master: '', kubeconfig: file }, logger),
+    (e: Error) => e.message === NO_CONFIGURATION_ERROR,
+  );
   rmSync(dir, { recursive: true });
 });
 

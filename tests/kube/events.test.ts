@@ -56,7 +56,10 @@ test('a repeat within ten minutes bumps count with a merge patch; after that, or
   await sink.record(lease, 'Warning', 'Failed', 'boom');
   assert.is(fake.calls.length, 4);
   assert.match(fake.calls[1]!, /^patch ns\/lock\.[0-9a-f]+ \{"count":2,"lastTimestamp":"[^"]+"\}$/);
-  assert.equal(fake.calls.map((c) => c.split(' ')[0]), ['create', 'patch', 'create', 'create']);
+  assert.equal(
+    fake.calls.map((c) => c.split(' ')[0]),
+    ['create', 'patch', 'create', 'create'],
+  );
 });
 
 test('two different Events in the same millisecond get two names (the second is not refused as already existing)', async () => {
@@ -77,7 +80,10 @@ test('a failing API never throws into the caller', async () => {
   await sink.record(lease, 'Normal', 'R', 'm');
   fake.fail(false);
   await sink.record(lease, 'Normal', 'R', 'm');
-  assert.equal(fake.calls.map((c) => c.split(' ')[0]), ['create']);
+  assert.equal(
+    fake.calls.map((c) => c.split(' ')[0]),
+    ['create'],
+  );
 });
 
 test('a message over the 1 KiB the API server accepts is cut with its length noted, and repeats still aggregate', async () => {
@@ -91,7 +97,10 @@ test('a message over the 1 KiB the API server accepts is cut with its length not
   assert.ok(Buffer.byteLength(message) <= 1024, `${Buffer.byteLength(message)} bytes`);
   assert.ok(message.startsWith('UFM answered: <html>'));
   assert.ok(message.endsWith(`… (${Buffer.byteLength(long)} bytes)`), message.slice(-40));
-  assert.equal(fake.calls.map((c) => c.split(' ')[0]), ['create', 'patch']);
+  assert.equal(
+    fake.calls.map((c) => c.split(' ')[0]),
+    ['create', 'patch'],
+  );
 });
 
 test.run();

@@ -30,7 +30,12 @@ export class FakeResource implements ListerWatcher<KubeObject> {
 
   set(name: string, labels: Record<string, string> = {}, extra: Record<string, unknown> = {}): void {
     const type = this.objects.has(name) ? 'MODIFIED' : 'ADDED';
-    const obj: KubeObject = { apiVersion: 'v1', kind: 'Thing', metadata: { name, labels, uid: `uid-${name}`, resourceVersion: String(++this.rv), annotations: { big: 'x'.repeat(100) } }, ...extra };
+    const obj: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Thing',
+      metadata: { name, labels, uid: `uid-${name}`, resourceVersion: String(++this.rv), annotations: { big: 'x'.repeat(100) } },
+      ...extra,
+    };
     this.objects.set(name, obj);
     this.emit({ type, object: structuredClone(obj) });
   }

@@ -68,8 +68,7 @@ function nodeInformer() {
   return { informer, mirror, stop: stopped };
 }
 
-const serverState = () =>
-  new Map((api.store.list('nodes') as KubeObject[]).map((n) => [n.metadata.name, n.metadata.resourceVersion!] as [string, string]));
+const serverState = () => new Map((api.store.list('nodes') as KubeObject[]).map((n) => [n.metadata.name, n.metadata.resourceVersion!] as [string, string]));
 const cacheState = (i: SharedInformer<KubeObject>) => new Map(i.list().map((n) => [n.metadata.name, n.metadata.resourceVersion!] as [string, string]));
 const same = (a: Map<string, string>, b: Map<string, string>) => a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 
@@ -187,7 +186,10 @@ test('the token bucket keeps the rate the server sees within QPS and burst, watc
   calls.push(client.watch({ resourceVersion: String(api.resourceVersion), timeoutSeconds: 1, idleTimeoutMs: 5000, signal: watchStop.signal }));
   await Promise.all(calls);
   watchStop.abort();
-  const times = api.requests.all({ userAgent: 'rate-test' }).map((r) => Date.parse(r.time)).sort((a, b) => a - b);
+  const times = api.requests
+    .all({ userAgent: 'rate-test' })
+    .map((r) => Date.parse(r.time))
+    .sort((a, b) => a - b);
   assert.is(times.length, 26);
   // Over the whole run the bucket cannot have handed out more than the burst
   // plus what it refilled: 26 requests need at least (26 - 5) / 20 s. This

@@ -17,4 +17,8 @@ export function startInformer(res: FakeResource, opts: Pick<InformerOptions<Kube
 }
 
 /** The names of the objects in the informer's cache, sorted. */
-export const cachedNames = (i: SharedInformer<KubeObject>) => i.list().map((o) => o.metadata.name).sort();
+export const cachedNames = (i: SharedInformer<KubeObject>) =>
+  i
+    .list()
+    .map((o) => o.metadata.name)
+    .sort();

@@ -77,7 +77,10 @@ test('a clean watch close resumes from the last resourceVersion without relistin
   res.cut();
   await settle();
   assert.is(res.listCalls.length, 1);
-  assert.equal(res.watchCalls.map((w) => w.resourceVersion), ['1', '4']);
+  assert.equal(
+    res.watchCalls.map((w) => w.resourceVersion),
+    ['1', '4'],
+  );
   assert.equal(cachedNames(informer), ['a', 'b']);
   stop.abort();
   await done;
@@ -164,7 +167,10 @@ test('a broken connection resumes the watch from the last resourceVersion after 
   await clock.advance(2400);
   assert.is(res.watchCalls.length, 3);
   assert.is(res.listCalls.length, 1);
-  assert.equal(res.watchCalls.map((w) => w.resourceVersion), ['1', '1', '1']);
+  assert.equal(
+    res.watchCalls.map((w) => w.resourceVersion),
+    ['1', '1', '1'],
+  );
   stop.abort();
   await done;
 });
@@ -190,7 +196,11 @@ test('cached objects are frozen, a throwing handler does not stop the others, tr
   res.set('a', { zone: 'z1' });
   const { informer, stop, done } = startInformer(res, { transform: keepNameAndLabels });
   const seen: Seen = [];
-  informer.addEventHandler({ onAdd: () => { throw new Error('handler bug'); } });
+  informer.addEventHandler({
+    onAdd: () => {
+      throw new Error('handler bug');
+    },
+  });
   informer.addEventHandler(recorder(seen));
   await informer.waitForSync();
   const a = informer.get('a')!;

@@ -423,9 +423,18 @@ test('fence: a renewal answered after a freeze counts from when it was sent, so 
 });
 
 test('timings are validated as client-go does', () => {
-  const base = { lock: new MemoryLock(new LeaseStore(), 'x'), identity: 'x', clock: new FakeClock(), logger: nullLogger, callbacks: { onStartedLeading: async () => {}, onStoppedLeading() {} } };
+  const base = {
+    lock: new MemoryLock(new LeaseStore(), 'x'),
+    identity: 'x',
+    clock: new FakeClock(),
+    logger: nullLogger,
+    callbacks: { onStartedLeading: async () => {}, onStoppedLeading() {} },
+  };
   assert.throws(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }), /leaseDuration must be greater than renewDeadline/);
-  assert.throws(() => new LeaderElector({ ...base, leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }), /renewDeadline must be greater than retryPeriod\*JitterFactor/);
+  assert.throws(
+    () => new LeaderElector({ ...base, leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }),
+    /renewDeadline must be greater than retryPeriod\*JitterFactor/,
+  );
 });
 
 test.run();

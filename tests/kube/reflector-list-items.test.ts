@@ -56,14 +56,23 @@ test('a first list that is not a List does not sync; the log names the resource 
   const { informer, clock, stop, done, lines } = start(res);
   await settle();
   assert.not.ok(informer.hasSynced(), 'a broken list does not count as synced');
-  assert.ok(lines.some((l) => l.includes('Failed to list') && l.includes('the things list answer is malformed: it has no items field')), lines.join(''));
+  assert.ok(
+    lines.some((l) => l.includes('Failed to list') && l.includes('the things list answer is malformed: it has no items field')),
+    lines.join(''),
+  );
   await clock.advance(1200);
   assert.is(res.listCalls.length, 2);
   assert.not.ok(informer.hasSynced());
-  assert.ok(lines.some((l) => l.includes('its kind is \\"Status\\", not a List')), lines.join(''));
+  assert.ok(
+    lines.some((l) => l.includes('its kind is \\"Status\\", not a List')),
+    lines.join(''),
+  );
   await clock.advance(2400);
   assert.is(res.listCalls.length, 3);
-  assert.ok(lines.some((l) => l.includes('item 1 has no metadata.name')), lines.join(''));
+  assert.ok(
+    lines.some((l) => l.includes('item 1 has no metadata.name')),
+    lines.join(''),
+  );
   assert.not.ok(informer.hasSynced());
   await clock.advance(4800);
   assert.ok(informer.hasSynced());

@@ -200,19 +200,28 @@ test('a watch decodes newline-delimited events split across chunks and ends with
     }, 20);
   });
   const things = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
-  const stream = await things.watch({ resourceVersion: '4', timeoutSeconds: 300, allowWatchBookmarks: true, idleTimeoutMs: 5000, accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' });
+  const stream = await things.watch({
+    resourceVersion: '4',
+    timeoutSeconds: 300,
+    allowWatchBookmarks: true,
+    idleTimeoutMs: 5000,
+    accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io',
+  });
   const seen: WatchEvent<KubeObject>[] = [];
   const err = await (async () => {
     for await (const ev of stream) seen.push(ev);
   })().catch((e: Error) => e as ApiError);
-  assert.equal(seen.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+  assert.equal(
+    seen.map((e) => e.type),
+    ['ADDED', 'BOOKMARK'],
+  );
   assert.ok(isGone(err));
   const req = f.requests[0]!;
   assert.is(req.url, '/api/v1/nodes?resourceVersion=4&watch=true&allowWatchBookmarks=true&timeoutSeconds=300');
   assert.is(req.headers.accept, 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
 });
 
-test('requests and finished watches leave no listeners on the caller\'s long-lived signal', async () => {
+test("requests and finished watches leave no listeners on the caller's long-lived signal", async () => {
   const f = await fixture();
   const { rest } = client(f);
   const lifetime = new AbortController();

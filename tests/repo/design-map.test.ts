@@ -40,7 +40,7 @@ test('every file under src/ is named in the module map of docs/design.md', () =>
   assert.equal(
     files.filter((f) => !byPath.has(f) && !byName.has(basename(f))),
     [],
-    'add a line (or a name in its folder\'s line) to docs/design.md §1',
+    "add a line (or a name in its folder's line) to docs/design.md §1",
   );
 });
 

@@ -36,7 +36,11 @@ function importsOf(file: string): string[] {
 }
 
 function violations(dir: string, forbidden: (target: string, file: string) => boolean): string[] {
-  return filesUnder(dir, SOURCE).flatMap((file) => importsOf(file).filter((t) => forbidden(t, file)).map((t) => `${file} imports ${t}`));
+  return filesUnder(dir, SOURCE).flatMap((file) =>
+    importsOf(file)
+      .filter((t) => forbidden(t, file))
+      .map((t) => `${file} imports ${t}`),
+  );
 }
 
 /**
@@ -123,32 +127,50 @@ test('every import in src/ points down the layers or stays in its layer', () => 
 });
 
 test('no import cycles in src/ (type-only imports included: they tie modules as tightly)', () => {
-  assert.equal(importCycles(filesUnder('src', SOURCE)).map((c) => c.join(' <-> ')), []);
+  assert.equal(
+    importCycles(filesUnder('src', SOURCE)).map((c) => c.join(' <-> ')),
+    [],
+  );
 });
 
 test('src/hypernode imports neither the process (src/app) nor the subcommands (src/cmd)', () => {
-  assert.equal(violations('src/hypernode', (t) => t.startsWith('src/app/') || t.startsWith('src/cmd/')), []);
+  assert.equal(
+    violations('src/hypernode', (t) => t.startsWith('src/app/') || t.startsWith('src/cmd/')),
+    [],
+  );
 });
 
 test('src/util imports nothing of ours outside src/util', () => {
-  assert.equal(violations('src/util', (t) => !t.startsWith('src/util/')), []);
+  assert.equal(
+    violations('src/util', (t) => !t.startsWith('src/util/')),
+    [],
+  );
 });
 
 test('the fabric layer is source-neutral: no word of UFM, and no import of any source', () => {
   const sources = /\bufm\b/i;
   const mentions = filesUnder('src/hypernode/discovery/fabric', SOURCE).filter((f) => sources.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.equal(mentions, []);
-  assert.equal(violations('src/hypernode/discovery/fabric', (t) => /^src\/hypernode\/discovery\/(?!fabric\/)[^/]+\//.test(t)), []);
+  assert.equal(
+    violations('src/hypernode/discovery/fabric', (t) => /^src\/hypernode\/discovery\/(?!fabric\/)[^/]+\//.test(t)),
+    [],
+  );
 });
 
 test('src/kube knows nothing of HyperNodes', () => {
-  assert.equal(violations('src/kube', (t) => t.startsWith('src/hypernode/') || t.startsWith('src/app/') || t.startsWith('src/cmd/')), []);
+  assert.equal(
+    violations('src/kube', (t) => t.startsWith('src/hypernode/') || t.startsWith('src/app/') || t.startsWith('src/cmd/')),
+    [],
+  );
   const mentions = filesUnder('src/kube', SOURCE).filter((f) => /hypernode/i.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.equal(mentions, []);
 });
 
 test('src never imports tests/ or testing/', () => {
-  assert.equal(violations('src', (t) => t.startsWith('tests/') || t.startsWith('testing/')), []);
+  assert.equal(
+    violations('src', (t) => t.startsWith('tests/') || t.startsWith('testing/')),
+    [],
+  );
 });
 
 test('scripts/ and testing/ never import tests/', () => {
@@ -163,12 +185,22 @@ test('src/hypernode has at most eight entries on top', () => {
 test('no two files under src/ share a base name', () => {
   const byName = new Map<string, string[]>();
   for (const f of filesUnder('src', SOURCE)) byName.set(basename(f), [...(byName.get(basename(f)) ?? []), f]);
-  assert.equal([...byName.values()].filter((paths) => paths.length > 1), []);
+  assert.equal(
+    [...byName.values()].filter((paths) => paths.length > 1),
+    [],
+  );
 });
 
 test('no source, test or doc points at specification files outside the repository', () => {
   const outside = /\.\.\/shared\/|shared\/spec\/|\b0\d-[a-z-]+\.md\b/;
-  const files = [...filesUnder('src', SOURCE), ...filesUnder('scripts', SOURCE), ...filesUnder('testing', SOURCE), ...filesUnder('tests', SOURCE), ...filesUnder('docs', /\.md$/), 'README.md'];
+  const files = [
+    ...filesUnder('src', SOURCE),
+    ...filesUnder('scripts', SOURCE),
+    ...filesUnder('testing', SOURCE),
+    ...filesUnder('tests', SOURCE),
+    ...filesUnder('docs', /\.md$/),
+    'README.md',
+  ];
   const hits = files.filter((f) => f !== 'tests/repo/layout.test.ts' && outside.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.equal(hits, []);
 });

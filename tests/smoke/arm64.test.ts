@@ -53,7 +53,9 @@ arm64Test('--version: six lines on stdout naming linux/arm64 and the build the b
   const lines = r.stdout.trimEnd().split('\n');
   assert.is(lines.length, 6, r.stdout);
   assert.is(lines[5], 'Go OS/Arch: linux/arm64');
-  const bundle = runCommand(process.execPath, [join(out, 'vc-hypernode-controller-manager.cjs'), '--version']).stdout.trimEnd().split('\n');
+  const bundle = runCommand(process.execPath, [join(out, 'vc-hypernode-controller-manager.cjs'), '--version'])
+    .stdout.trimEnd()
+    .split('\n');
   assert.equal(lines.slice(0, 4), bundle.slice(0, 4));
 });
 

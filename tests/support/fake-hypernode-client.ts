@@ -121,10 +121,11 @@ export class FakeHyperNodeClient implements HyperNodeClient {
     const current = this.stored.get(name);
     if (!current) throw notFound(name);
     // Worded as kube-apiserver's early precondition check (rest.BeforeDelete).
-    const conflict = (detail: string) =>
-      new ApiError(`Operation cannot be fulfilled on HyperNode.topology.volcano.sh "${name}": ${detail}`, 409, 'Conflict');
+    const conflict = (detail: string) => new ApiError(`Operation cannot be fulfilled on HyperNode.topology.volcano.sh "${name}": ${detail}`, 409, 'Conflict');
     if (preconditions.uid !== undefined && preconditions.uid !== current.metadata.uid) {
-      throw conflict(`the UID in the precondition (${preconditions.uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`);
+      throw conflict(
+        `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`,
+      );
     }
     if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== current.metadata.resourceVersion) {
       throw conflict(

@@ -26,13 +26,13 @@ function parsedLabels(entries: [string, string][]): Record<string, string> {
   return JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
 }
 
-const labelEntries = (keys: fc.Arbitrary<string>, values: fc.Arbitrary<string>) =>
-  fc.uniqueArray(fc.tuple(keys, values), { selector: ([k]) => k, maxLength: 12 });
+const labelEntries = (keys: fc.Arbitrary<string>, values: fc.Arbitrary<string>) => fc.uniqueArray(fc.tuple(keys, values), { selector: ([k]) => k, maxLength: 12 });
 
 /** Node label sets: the selector keys, prototype names, `__proto__`, and odd strings. */
-export const nodeLabels = labelEntries(fc.oneof(fc.constantFrom(...KEYS, '__proto__'), fc.string({ maxLength: 12 })), fc.oneof(fc.constantFrom(...VALUES), fc.string({ maxLength: 8 }))).map(
-  parsedLabels,
-);
+export const nodeLabels = labelEntries(
+  fc.oneof(fc.constantFrom(...KEYS, '__proto__'), fc.string({ maxLength: 12 })),
+  fc.oneof(fc.constantFrom(...VALUES), fc.string({ maxLength: 8 })),
+).map(parsedLabels);
 
 /** Nodes with distinct names from a small pool, so that selectors hit. */
 export const nodes: fc.Arbitrary<NodeMeta[]> = fc
@@ -108,7 +108,10 @@ const anySelector: fc.Arbitrary<MemberSelector> = fc.record(
         {
           matchLabels: labelEntries(fc.oneof(fc.constantFrom('__proto__', ...KEYS), fc.string({ maxLength: 10 })), fc.string({ maxLength: 10 })).map(parsedLabels),
           matchExpressions: fc.array(
-            fc.record({ key: fc.oneof(fc.constantFrom('__proto__', ...KEYS), fc.string()), operator: fc.string({ maxLength: 12 }), values: fc.array(fc.string({ maxLength: 6 })) }, { requiredKeys: ['key', 'operator'] }),
+            fc.record(
+              { key: fc.oneof(fc.constantFrom('__proto__', ...KEYS), fc.string()), operator: fc.string({ maxLength: 12 }), values: fc.array(fc.string({ maxLength: 6 })) },
+              { requiredKeys: ['key', 'operator'] },
+            ),
             { maxLength: 3 },
           ),
         },

@@ -82,7 +82,10 @@ export function readTopologyConf(text: string): ReadTopology {
       for (const k of fields.keys()) if (!['switchname', 'switches', 'nodes', 'linkspeed'].includes(k)) throw new Error(`unknown key ${k} on a switch line`);
       const name = fields.get('switchname')!;
       unique(switches, name, 'switch');
-      switches.set(name, { switches: sorted(fields.has('switches') ? expandHostlist(fields.get('switches')!) : []), nodes: sorted(fields.has('nodes') ? expandHostlist(fields.get('nodes')!) : []) });
+      switches.set(name, {
+        switches: sorted(fields.has('switches') ? expandHostlist(fields.get('switches')!) : []),
+        nodes: sorted(fields.has('nodes') ? expandHostlist(fields.get('nodes')!) : []),
+      });
     } else if (first === 'blockname') {
       for (const k of fields.keys()) if (!['blockname', 'nodes'].includes(k)) throw new Error(`unknown key ${k} on a block line`);
       const name = fields.get('blockname')!;

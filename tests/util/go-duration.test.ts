@@ -44,7 +44,12 @@ test('ParseDuration errors have Go texts', () => {
     ['9999999999999999999h', 'time: invalid duration "9999999999999999999h"'],
     ['5é', 'time: unknown unit "\\xc3\\xa9" in duration "5\\xc3\\xa9"'],
   ];
-  for (const [text, want] of table) assert.is(errorOf(() => parseDuration(text)), want, text);
+  for (const [text, want] of table)
+    assert.is(
+      errorOf(() => parseDuration(text)),
+      want,
+      text,
+    );
 });
 
 test('Duration.String renders like Go: largest unit first, sub-second units, trimmed fractions', () => {

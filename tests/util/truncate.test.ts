@@ -25,6 +25,6 @@ test('a multi-byte character at the cut is dropped whole, never split', () => {
   assert.ok(out.endsWith('… (300 bytes)'), out);
   assert.not.match(out, /\uFFFD/);
   assert.ok(bytes(out) <= 50);
-  assert.is(out.replace(/… \(300 bytes\)$/, ''), '€'.repeat((50 - bytes('… (300 bytes)')) / 3 | 0));
+  assert.is(out.replace(/… \(300 bytes\)$/, ''), '€'.repeat(((50 - bytes('… (300 bytes)')) / 3) | 0));
 });
 test.run();

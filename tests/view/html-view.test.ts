@@ -67,7 +67,8 @@ function fabricInputs(): string[] {
   const capture = join(dir, 'pod-a');
   mkdirSync(capture, { recursive: true });
   for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(capture, `${f}.json`), JSON.stringify(tree[f]));
-  const conf = 'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n';
+  const conf =
+    'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n';
   const nodes = tree.hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
   return ['--config', write('fabric.yaml', conf), '--nodes', write('fabric-nodes.json', nodeList(nodes)), '--ufm-capture', `https://ufm-a=${capture}`];
 }
@@ -118,7 +119,10 @@ browserTest('a label topology opens from disk without errors or requests, one re
   assert.equal((await drawnNames(page)).sort(), items.map((hn) => hn.metadata.name).sort());
   // Every rectangle has an area: nothing is lost off-screen in the whole-topology picture.
   const widths = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => Number(r.getAttribute('width'))));
-  assert.ok(widths.every((w) => w > 0), `zero-width rectangles: ${widths.filter((w) => w <= 0).length}`);
+  assert.ok(
+    widths.every((w) => w > 0),
+    `zero-width rectangles: ${widths.filter((w) => w <= 0).length}`,
+  );
   await page.close();
 });
 
@@ -165,7 +169,13 @@ function everyKindOfChange(): { existing: HyperNode[]; plan: Plan } {
     spec: { tier, members: members.map((m) => ({ type, selector: { exactMatch: { name: m } } })) },
     status: { nodeCount },
   });
-  const existing = [hn('spine', 2, ['rack-a', 'rack-b', 'rack-c', 'rack-d'], 'HyperNode', 4), hn('rack-a', 1, ['n1', 'n2'], 'Node', 2), hn('rack-b', 1, ['n3'], 'Node', 1), hn('rack-c', 1, ['n4'], 'Node', 1), hn('rack-d', 1, ['n5'], 'Node', 1)];
+  const existing = [
+    hn('spine', 2, ['rack-a', 'rack-b', 'rack-c', 'rack-d'], 'HyperNode', 4),
+    hn('rack-a', 1, ['n1', 'n2'], 'Node', 2),
+    hn('rack-b', 1, ['n3'], 'Node', 1),
+    hn('rack-c', 1, ['n4'], 'Node', 1),
+    hn('rack-d', 1, ['n5'], 'Node', 1),
+  ];
   const spineAfter = hn('spine', 2, ['rack-a', 'rack-b', 'rack-c', 'rack-d', 'rack-e'], 'HyperNode', 5);
   const rackAAfter = hn('rack-a', 1, ['n1', 'n2', 'n6'], 'Node', 3);
   const created = hn('rack-e', 1, ['n7'], 'Node', 1);
@@ -179,10 +189,18 @@ function everyKindOfChange(): { existing: HyperNode[]; plan: Plan } {
     ...(held ? { held: true as const } : {}),
   });
   const plan: Plan = {
-    changes: [change('create', 'rack-e', created), change('update', 'rack-a', rackAAfter), change('update', 'spine', spineAfter), change('delete', 'rack-b'), change('delete', 'rack-c', undefined, true)],
+    changes: [
+      change('create', 'rack-e', created),
+      change('update', 'rack-a', rackAAfter),
+      change('update', 'spine', spineAfter),
+      change('delete', 'rack-b'),
+      change('delete', 'rack-c', undefined, true),
+    ],
     warnings: ['deletes held: rack-c'],
     nodeLabels: [],
-    nodeLabelsHeld: 0, nodeLabelsOff: [], topologies: [],
+    nodeLabelsHeld: 0,
+    nodeLabelsOff: [],
+    topologies: [],
   };
   return { existing, plan };
 }
@@ -202,7 +220,9 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   assert.is(fills.spine, kind.update);
   assert.is(new Set(Object.values(kind)).size, 5, `five distinct colours: ${JSON.stringify(kind)}`);
   // The legend's swatches carry the same colours, with the counts.
-  const legend = await page.$$eval('#legend > span', (ss) => ss.map((s) => [(s as HTMLElement).dataset.kind, s.ownerDocument.defaultView!.getComputedStyle(s.firstElementChild!).backgroundColor, s.textContent]));
+  const legend = await page.$$eval('#legend > span', (ss) =>
+    ss.map((s) => [(s as HTMLElement).dataset.kind, s.ownerDocument.defaultView!.getComputedStyle(s.firstElementChild!).backgroundColor, s.textContent]),
+  );
   assert.equal(
     legend.map(([k, colour]) => [k, colour]),
     Object.entries(kind).map(([k, colour]) => [k, colour]),

@@ -27,13 +27,26 @@ const hn = (name: string, tier: number, members: MemberSpec[], labels: Record<st
 const NODES = [node('gpu-1', { rack: 'r1' }), node('gpu-2', { rack: 'r1' }), node('cpu-1', { rack: 'r2' })];
 
 test('the model indexes children and resolves exact, regex and label members against the Nodes', () => {
-  const view = topologyView('t', [
-    hn('spine', 2, [exact('HyperNode', 'rack-regex'), exact('HyperNode', 'rack-labels'), exact('HyperNode', 'missing')]),
-    hn('rack-regex', 1, [{ type: 'Node', selector: { regexMatch: { pattern: '^gpu-' } } }]),
-    hn('rack-labels', 1, [{ type: 'Node', selector: { labelMatch: { matchLabels: { rack: 'r2' } } } }, exact('Node', 'not-a-node-yet')], { [SOURCE]: 'label', 'volcano.sh/network-topology-profile': 'p1' }, 'rack'),
-  ], NODES);
+  const view = topologyView(
+    't',
+    [
+      hn('spine', 2, [exact('HyperNode', 'rack-regex'), exact('HyperNode', 'rack-labels'), exact('HyperNode', 'missing')]),
+      hn('rack-regex', 1, [{ type: 'Node', selector: { regexMatch: { pattern: '^gpu-' } } }]),
+      hn(
+        'rack-labels',
+        1,
+        [{ type: 'Node', selector: { labelMatch: { matchLabels: { rack: 'r2' } } } }, exact('Node', 'not-a-node-yet')],
+        { [SOURCE]: 'label', 'volcano.sh/network-topology-profile': 'p1' },
+        'rack',
+      ),
+    ],
+    NODES,
+  );
   const byName = new Map(view.hyperNodes.map((h, i) => [h.name, { ...h, i }]));
-  assert.equal(view.hyperNodes.map((h) => h.name), ['rack-labels', 'rack-regex', 'spine']);
+  assert.equal(
+    view.hyperNodes.map((h) => h.name),
+    ['rack-labels', 'rack-regex', 'spine'],
+  );
   assert.equal(byName.get('spine')!.children, [byName.get('rack-labels')!.i, byName.get('rack-regex')!.i], 'a member that is no HyperNode is left out');
   assert.equal(byName.get('rack-regex')!.nodes, ['gpu-1', 'gpu-2']);
   assert.equal(byName.get('rack-labels')!.nodes, ['cpu-1', 'not-a-node-yet'], 'exact names count without a Node, as nodeCount does');
@@ -42,7 +55,12 @@ test('the model indexes children and resolves exact, regex and label members aga
 });
 
 test('a plan view keeps deleted objects in place, marks each change and carries its diff', () => {
-  const existing = [hn('spine', 2, [exact('HyperNode', 'a'), exact('HyperNode', 'b'), exact('HyperNode', 'c')]), hn('a', 1, [exact('Node', 'gpu-1')]), hn('b', 1, [exact('Node', 'gpu-2')]), hn('c', 1, [exact('Node', 'cpu-1')])];
+  const existing = [
+    hn('spine', 2, [exact('HyperNode', 'a'), exact('HyperNode', 'b'), exact('HyperNode', 'c')]),
+    hn('a', 1, [exact('Node', 'gpu-1')]),
+    hn('b', 1, [exact('Node', 'gpu-2')]),
+    hn('c', 1, [exact('Node', 'cpu-1')]),
+  ];
   const aAfter = hn('a', 1, [exact('Node', 'gpu-1'), exact('Node', 'gpu-2')]);
   const d = hn('d', 1, [exact('Node', 'cpu-2')]);
   const plan: Plan = {
@@ -54,16 +72,27 @@ test('a plan view keeps deleted objects in place, marks each change and carries 
     ],
     warnings: ['held'],
     nodeLabels: [],
-    nodeLabelsHeld: 0, nodeLabelsOff: [], topologies: [],
+    nodeLabelsHeld: 0,
+    nodeLabelsOff: [],
+    topologies: [],
   };
   const view = planView('p', plan, existing, NODES);
-  assert.equal(view.hyperNodes.map((h) => [h.name, h.change ?? '']), [['a', 'update'], ['b', 'delete'], ['c', 'held'], ['d', 'create'], ['spine', '']]);
+  assert.equal(
+    view.hyperNodes.map((h) => [h.name, h.change ?? '']),
+    [
+      ['a', 'update'],
+      ['b', 'delete'],
+      ['c', 'held'],
+      ['d', 'create'],
+      ['spine', ''],
+    ],
+  );
   assert.equal(view.hyperNodes[0]!.diff, ['members: +gpu-2']);
   assert.equal(view.hyperNodes[0]!.nodes, ['gpu-1', 'gpu-2'], 'an update shows the object as it will be');
   assert.equal([view.plan, view.notes], [true, ['held']]);
 });
 
-test('a label value cannot end the page\'s script or inject markup', () => {
+test("a label value cannot end the page's script or inject markup", () => {
   const evil = '</script><script>alert(1)</script><!--';
   const page = topologyHtml(topologyView('<b>title</b>', [hn('x', 1, [exact('Node', 'n')], { k: evil }, evil)], [node('n')]));
   assert.is(page.match(/<script/g)!.length, 2, 'the data script and the view script, nothing more');

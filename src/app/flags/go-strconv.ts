@@ -22,9 +22,19 @@ export class NumError extends Error {
 
 export function parseBool(text: string): boolean {
   switch (text) {
-    case '1': case 't': case 'T': case 'TRUE': case 'true': case 'True':
+    case '1':
+    case 't':
+    case 'T':
+    case 'TRUE':
+    case 'true':
+    case 'True':
       return true;
-    case '0': case 'f': case 'F': case 'FALSE': case 'false': case 'False':
+    case '0':
+    case 'f':
+    case 'F':
+    case 'FALSE':
+    case 'false':
+    case 'False':
       return false;
   }
   throw new NumError('ParseBool', text, 'invalid syntax');

@@ -36,8 +36,7 @@ export type EntryResult = (
   readonly unknownKeys: readonly string[];
 };
 
-const describe = (x: unknown): string =>
-  x === null ? 'null' : Array.isArray(x) ? 'a list' : typeof x === 'object' ? 'a mapping' : `${typeof x} ${JSON.stringify(x)}`;
+const describe = (x: unknown): string => (x === null ? 'null' : Array.isArray(x) ? 'a list' : typeof x === 'object' ? 'a mapping' : `${typeof x} ${JSON.stringify(x)}`);
 
 const intervalSchema = v.pipe(
   v.unknown(),
@@ -85,9 +84,7 @@ const entrySchema = v.looseObject(
     enabled: v.nullish(v.boolean('must be a YAML boolean (true/false, yes/no, on/off); a quoted "true" is a string'), false),
     // optional() skips the pipe when the key is absent; absence is defaulted below.
     interval: v.optional(intervalSchema),
-    credentials: v.nullish(
-      v.looseObject({ secretRef: v.nullish(v.looseObject({ name: text(), namespace: text() }, 'must be a mapping')) }, 'must be a mapping'),
-    ),
+    credentials: v.nullish(v.looseObject({ secretRef: v.nullish(v.looseObject({ name: text(), namespace: text() }, 'must be a mapping')) }, 'must be a mapping')),
     config: v.nullish(v.custom<Record<string, unknown>>(isMapping, 'must be a mapping'), {}),
     maxDeletePercent: maxDeletePercentSchema,
   },

@@ -349,7 +349,12 @@ export class DiscoveryManager {
     if (this.lastConfigError === message) return;
     this.lastConfigError = message;
     this.deps.logger.error('Failed to process network topology discoverer', { key, err: message });
-    this.deps.events.event(this.configMapRef(), DISCOVERY_CONFIG_INVALID.type, DISCOVERY_CONFIG_INVALID.reason, `Discovery configuration not applied, running discoverers keep their old configuration: ${message}`);
+    this.deps.events.event(
+      this.configMapRef(),
+      DISCOVERY_CONFIG_INVALID.type,
+      DISCOVERY_CONFIG_INVALID.reason,
+      `Discovery configuration not applied, running discoverers keep their old configuration: ${message}`,
+    );
   }
 
   private logAllStarted(wanted: Map<string, EntryResult>, started: number): void {

@@ -37,7 +37,12 @@ export class SourceProblems implements DiscoveryProblems {
     }
     this.lastError = message;
     logger.error(what, { source, err: message });
-    events.event(this.deps.regarding(), DISCOVERY_FAILED.type, DISCOVERY_FAILED.reason, `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`);
+    events.event(
+      this.deps.regarding(),
+      DISCOVERY_FAILED.type,
+      DISCOVERY_FAILED.reason,
+      `Discovery source "${source}" produced no result, its HyperNodes are kept: ${what}: ${message}`,
+    );
   }
 
   warning(reason: string, message: string): void {

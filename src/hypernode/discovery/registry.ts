@@ -25,4 +25,9 @@ export function lookupDiscoverer(registry: DiscovererRegistry, source: string): 
 }
 
 /** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph and `lldp` (Ethernet/RoCE fabrics over SNMP). */
-export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({ label: labelDiscovererFactory, ufm: ufmDiscovererFactory, graph: graphDiscovererFactory, lldp: lldpDiscovererFactory });
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({
+  label: labelDiscovererFactory,
+  ufm: ufmDiscovererFactory,
+  graph: graphDiscovererFactory,
+  lldp: lldpDiscovererFactory,
+});

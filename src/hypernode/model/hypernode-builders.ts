@@ -10,13 +10,7 @@ export function build(name: string, tier: number, members: DiscoveredMember[], l
   return { metadata: { name, labels: { ...labels } }, spec: { tier, members } };
 }
 
-export function buildWithTierName(
-  name: string,
-  tier: number,
-  tierName: string,
-  members: DiscoveredMember[],
-  labels: Record<string, string>,
-): DiscoveredHyperNode {
+export function buildWithTierName(name: string, tier: number, tierName: string, members: DiscoveredMember[], labels: Record<string, string>): DiscoveredHyperNode {
   const hn = build(name, tier, members, labels);
   hn.spec.tierName = tierName;
   return hn;

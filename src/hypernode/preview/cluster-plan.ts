@@ -138,10 +138,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
   const rank = (source: string) => (sourceOrder.includes(source) ? sourceOrder.indexOf(source) : sourceOrder.length);
   changes.sort(
     (a, b) =>
-      rank(a.source) - rank(b.source) ||
-      compareBytes(a.source, b.source) ||
-      ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) ||
-      compareBytes(a.name, b.name),
+      rank(a.source) - rank(b.source) || compareBytes(a.source, b.source) || ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) || compareBytes(a.name, b.name),
   );
   const labels = planNodeLabels(input.config, new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]])), input.nodes);
   const topologies: PlannedTopologyChange[] = [];

@@ -102,7 +102,7 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
     (deps.registry.getSingleMetric(DRY_RUN_WRITES_METRIC) as Counter | undefined) ??
     new Counter({
       name: DRY_RUN_WRITES_METRIC,
-      help: 'HyperNode writes a --dry-run controller would have made and did not, by the object\'s source label and verb.',
+      help: "HyperNode writes a --dry-run controller would have made and did not, by the object's source label and verb.",
       labelNames: ['source', 'verb'],
       registers: [deps.registry],
     });
@@ -115,8 +115,12 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
     hyperNodeClient: recordingHyperNodeClient(deps.hyperNodes, record),
     nodeLabelClient: {
       async patchMetadata(node, changes) {
-        const set = Object.entries(changes.labels).filter(([, v]) => v !== null).sort(([a], [b]) => compareBytes(a, b));
-        const removed = Object.keys(changes.labels).filter((k) => changes.labels[k] === null).sort(compareBytes);
+        const set = Object.entries(changes.labels)
+          .filter(([, v]) => v !== null)
+          .sort(([a], [b]) => compareBytes(a, b));
+        const removed = Object.keys(changes.labels)
+          .filter((k) => changes.labels[k] === null)
+          .sort(compareBytes);
         writes.inc({ source: '', verb: 'patch_node_labels' });
         deps.logger.info('Dry run: would patch Node labels', {
           node,

@@ -32,9 +32,7 @@ function compact(names: string[]): string {
 export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style: TreeStyle = PLAIN): string {
   const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
   const children = new Set(hyperNodes.flatMap((hn) => memberNames(hn, 'HyperNode')));
-  const roots = hyperNodes
-    .filter((hn) => !children.has(hn.metadata.name))
-    .sort((a, b) => b.spec.tier - a.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
+  const roots = hyperNodes.filter((hn) => !children.has(hn.metadata.name)).sort((a, b) => b.spec.tier - a.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
   const lines: string[] = [];
   const walk = (hn: TreeHyperNode, prefix: string, last: boolean, isRoot: boolean) => {
     const head = isRoot ? '' : `${prefix}${last ? '└─ ' : '├─ '}`;

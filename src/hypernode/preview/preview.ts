@@ -101,7 +101,9 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
       const current = hyperNodes.get(name);
       const owner = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
       if (current && owner !== source) {
-        warnings.push(`HyperNode ${name} exists and is ${owner ? `owned by source "${owner}"` : `not labelled ${NETWORK_TOPOLOGY_SOURCE_LABEL}`}; source "${source}" would leave it alone`);
+        warnings.push(
+          `HyperNode ${name} exists and is ${owner ? `owned by source "${owner}"` : `not labelled ${NETWORK_TOPOLOGY_SOURCE_LABEL}`}; source "${source}" would leave it alone`,
+        );
         continue;
       }
       out.push(withStatus(current ? adopted(current, want) : want, input.nodes));
@@ -175,7 +177,13 @@ function heldDeletes(source: string, desired: ReadonlyMap<string, HyperNode>, ex
 }
 
 /** Starts the source's discoverer, takes its first snapshot or first reported failure, and stops it. */
-async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, hyperNodes: Informer<HyperNode>, deps: PreviewDeps, warn: (message: string) => void): Promise<Snapshot> {
+async function firstSnapshot(
+  entry: DiscoveryEntry,
+  nodes: Informer<NodeMeta>,
+  hyperNodes: Informer<HyperNode>,
+  deps: PreviewDeps,
+  warn: (message: string) => void,
+): Promise<Snapshot> {
   const done = new AbortController();
   let reportFailure!: (err: Error) => void;
   const failed = new Promise<never>((_, reject) => (reportFailure = reject));
@@ -187,9 +195,11 @@ async function firstSnapshot(entry: DiscoveryEntry, nodes: Informer<NodeMeta>, h
     warning: (_reason, message) => warn(message),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
-  const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, configMaps: deps.configMaps, clock: noWaitClock, logger: deps.logger }).catch((err) => {
-    throw wrapError('failed to create discoverer', err);
-  });
+  const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, configMaps: deps.configMaps, clock: noWaitClock, logger: deps.logger }).catch(
+    (err) => {
+      throw wrapError('failed to create discoverer', err);
+    },
+  );
   const deadlineMs = deps.deadlineMs ?? PREVIEW_SOURCE_DEADLINE_MS;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {

@@ -207,7 +207,10 @@ export class TopologyReconciler {
     }
     this.reportedRejections.set(source, text);
     const objects = listed([...new Set(violations.flatMap((v) => v.objects))]);
-    const broken = listed(violations.map((v) => `${v.rule}: ${v.message}`), '; ');
+    const broken = listed(
+      violations.map((v) => `${v.rule}: ${v.message}`),
+      '; ',
+    );
     logger.error('Discovery snapshot rejected, nothing written for this source', { source, objects, violations: broken });
     events.event(
       this.deps.regarding(),
@@ -472,9 +475,7 @@ export function desiredByName(source: string, discovered: readonly DiscoveredHyp
  */
 export function needsUpdate(current: HyperNode, want: HyperNode): boolean {
   return (
-    !jsonEqual(want.spec, current.spec) ||
-    !includesAll(current.metadata.labels, want.metadata.labels) ||
-    !includesAll(current.metadata.annotations, want.metadata.annotations)
+    !jsonEqual(want.spec, current.spec) || !includesAll(current.metadata.labels, want.metadata.labels) || !includesAll(current.metadata.annotations, want.metadata.annotations)
   );
 }
 

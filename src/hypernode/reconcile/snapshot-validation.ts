@@ -38,7 +38,11 @@ export function validateSnapshot(snapshot: readonly DiscoveredHyperNode[]): Snap
   const parents = parentsOf(snapshot, byName);
   for (const [child, of] of parents) {
     if (of.length > 1) {
-      violations.push({ rule: 'parents', objects: [child, ...of], message: `HyperNode ${child} is a member of ${of.length} HyperNodes (${of.join(', ')}); a HyperNode has at most one parent` });
+      violations.push({
+        rule: 'parents',
+        objects: [child, ...of],
+        message: `HyperNode ${child} is a member of ${of.length} HyperNodes (${of.join(', ')}); a HyperNode has at most one parent`,
+      });
     }
     const childTier = byName.get(child)!.spec.tier;
     for (const parent of of) {
@@ -67,17 +71,29 @@ function objectViolations(hn: DiscoveredHyperNode): SnapshotViolation[] {
   const name = hn.metadata.name;
   const out: SnapshotViolation[] = [];
   if (!isDNS1123Subdomain(name)) {
-    out.push({ rule: 'name', objects: [name], message: `HyperNode name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)` });
+    out.push({
+      rule: 'name',
+      objects: [name],
+      message: `HyperNode name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)`,
+    });
   }
   for (const [key, value] of Object.entries(hn.metadata.labels ?? {})) {
     if (!isQualifiedName(key)) out.push({ rule: 'label', objects: [name], message: `HyperNode ${name}: label key ${JSON.stringify(key)} is not a valid label key` });
     if (!isLabelValue(value)) {
-      out.push({ rule: 'label', objects: [name], message: `HyperNode ${name}: label ${key} has value ${JSON.stringify(value)}, which is not a valid label value (at most 63 characters, alphanumeric at both ends)` });
+      out.push({
+        rule: 'label',
+        objects: [name],
+        message: `HyperNode ${name}: label ${key} has value ${JSON.stringify(value)}, which is not a valid label value (at most 63 characters, alphanumeric at both ends)`,
+      });
     }
   }
   for (const [i, member] of (hn.spec.members ?? []).entries()) {
     if (member.type === 'HyperNode' && !member.selector?.exactMatch?.name) {
-      out.push({ rule: 'member-selector', objects: [name], message: `HyperNode ${name}: members[${i}] is a HyperNode member without exactMatch; the scheduler resolves HyperNode members only by exact name` });
+      out.push({
+        rule: 'member-selector',
+        objects: [name],
+        message: `HyperNode ${name}: members[${i}] is a HyperNode member without exactMatch; the scheduler resolves HyperNode members only by exact name`,
+      });
     }
   }
   const bytes = Buffer.byteLength(JSON.stringify(hn));

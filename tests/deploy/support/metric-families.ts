@@ -21,7 +21,11 @@ export function exportedFamilyList(): ExportedFamily[] {
   newHyperNodeMetrics(metrics.registry);
   exportTopologyCounts(metrics.registry, noHyperNodes);
   dryRunSinks({ hyperNodes: noHyperNodes, logger: nullLogger, registry: metrics.registry });
-  return (metrics.registry.getMetricsAsArray() as unknown as Array<{ name: string; type: unknown; labelNames?: string[] }>).map((m) => ({ name: m.name, type: String(m.type), labelNames: m.labelNames ?? [] }));
+  return (metrics.registry.getMetricsAsArray() as unknown as Array<{ name: string; type: unknown; labelNames?: string[] }>).map((m) => ({
+    name: m.name,
+    type: String(m.type),
+    labelNames: m.labelNames ?? [],
+  }));
 }
 
 /** Family name → type (`counter`, `gauge`, `histogram`, …). */

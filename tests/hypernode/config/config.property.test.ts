@@ -199,27 +199,45 @@ async function labelSourceIsSafe(config: ReturnType<typeof parseConfig>): Promis
 test('loading any broken or odd document never throws an unclear error; an unusable label source refuses to start', async () => {
   const outcomes = new Map<string, number>();
   await fc.assert(
-    fc.asyncProperty(fc.oneof(brokenDocument, oddDocument.map((text) => ({ text, mutation: 'odd' }))), async ({ text, mutation: kind }) => {
-      const config = loadsCleanly(text);
-      const outcome = config ? await labelSourceIsSafe(config) : 'document refused';
-      outcomes.set(`${kind} → ${outcome}`, (outcomes.get(`${kind} → ${outcome}`) ?? 0) + 1);
-    }),
+    fc.asyncProperty(
+      fc.oneof(
+        brokenDocument,
+        oddDocument.map((text) => ({ text, mutation: 'odd' })),
+      ),
+      async ({ text, mutation: kind }) => {
+        const config = loadsCleanly(text);
+        const outcome = config ? await labelSourceIsSafe(config) : 'document refused';
+        outcomes.set(`${kind} → ${outcome}`, (outcomes.get(`${kind} → ${outcome}`) ?? 0) + 1);
+      },
+    ),
     propertyParameters(),
   );
   // The generator reaches both sides of the property, or it proves nothing.
-  assert.ok([...outcomes.keys()].some((k) => k.endsWith('→ refused')), JSON.stringify([...outcomes]));
-  assert.ok([...outcomes.keys()].some((k) => k.endsWith('→ runs')), JSON.stringify([...outcomes]));
+  assert.ok(
+    [...outcomes.keys()].some((k) => k.endsWith('→ refused')),
+    JSON.stringify([...outcomes]),
+  );
+  assert.ok(
+    [...outcomes.keys()].some((k) => k.endsWith('→ runs')),
+    JSON.stringify([...outcomes]),
+  );
 });
 
 test('a misspelled or deleted networkTopologyTypes, or every nodeLabel misspelled, always refuses the label source', async () => {
   type Kill = (types: Record<string, string[]>) => Record<string, unknown>;
   const killers: fc.Arbitrary<Kill> = fc.oneof(
-    misspell.map((f): Kill => (types) => ({ [f('networkTopologyTypes')]: labelEntry(types).config.networkTopologyTypes })),
+    misspell.map(
+      (f): Kill =>
+        (types) => ({ [f('networkTopologyTypes')]: labelEntry(types).config.networkTopologyTypes }),
+    ),
     fc.constant<Kill>(() => ({})),
     fc.constant<Kill>(() => ({ networkTopologyTypes: {} })),
-    misspell.map((f): Kill => (types) => ({
-      networkTopologyTypes: Object.fromEntries(Object.entries(types).map(([n, labels]) => [n, labels.map((l) => ({ [f('nodeLabel')]: l }))])),
-    })),
+    misspell.map(
+      (f): Kill =>
+        (types) => ({
+          networkTopologyTypes: Object.fromEntries(Object.entries(types).map(([n, labels]) => [n, labels.map((l) => ({ [f('nodeLabel')]: l }))])),
+        }),
+    ),
   );
   await fc.assert(
     fc.asyncProperty(validTypes, killers, async (types, kill) => {

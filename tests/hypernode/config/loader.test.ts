@@ -74,8 +74,28 @@ test('the example configuration loads from the ConfigMap', () => {
 });
 
 const bools: [string, boolean][] = [
-  ['true', true], ['True', true], ['TRUE', true], ['yes', true], ['Yes', true], ['YES', true], ['y', true], ['Y', true], ['on', true], ['On', true], ['ON', true],
-  ['false', false], ['False', false], ['FALSE', false], ['no', false], ['No', false], ['NO', false], ['n', false], ['N', false], ['off', false], ['Off', false], ['OFF', false],
+  ['true', true],
+  ['True', true],
+  ['TRUE', true],
+  ['yes', true],
+  ['Yes', true],
+  ['YES', true],
+  ['y', true],
+  ['Y', true],
+  ['on', true],
+  ['On', true],
+  ['ON', true],
+  ['false', false],
+  ['False', false],
+  ['FALSE', false],
+  ['no', false],
+  ['No', false],
+  ['NO', false],
+  ['n', false],
+  ['N', false],
+  ['off', false],
+  ['Off', false],
+  ['OFF', false],
 ];
 for (const [spelling, value] of bools) {
   test(`enabled: ${spelling} is the boolean ${value}`, () => {
@@ -93,8 +113,17 @@ test('a quoted "true" fails that entry only, naming the source and the field', (
 });
 
 const intervals: [string, number][] = [
-  ['10m', 600_000], ['1h30m', 5_400_000], ['90s', 90_000], ['1.5h', 5_400_000], ['300ms', 300], ['"2m"', 120_000],
-  ['-5m', HOUR], ['0', HOUR], ['"0s"', HOUR], ['~', HOUR], ['null', HOUR],
+  ['10m', 600_000],
+  ['1h30m', 5_400_000],
+  ['90s', 90_000],
+  ['1.5h', 5_400_000],
+  ['300ms', 300],
+  ['"2m"', 120_000],
+  ['-5m', HOUR],
+  ['0', HOUR],
+  ['"0s"', HOUR],
+  ['~', HOUR],
+  ['null', HOUR],
 ];
 for (const [yaml, ms] of intervals) {
   test(`interval: ${yaml} → ${ms} ms`, () => {

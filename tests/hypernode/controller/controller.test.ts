@@ -30,9 +30,7 @@ function setup(opts: SetupOptions) {
   const client = new FakeHyperNodeClient();
   for (const hn of opts.hyperNodes ?? []) client.seed(hn);
   const sources = Object.fromEntries((opts.scripted ?? []).map((s) => [s, new ScriptedSource(s)]));
-  const discoverers: DiscovererRegistry | undefined = opts.scripted
-    ? newDiscovererRegistry(Object.fromEntries(opts.scripted.map((s) => [s, sources[s]!.factory])))
-    : undefined;
+  const discoverers: DiscovererRegistry | undefined = opts.scripted ? newDiscovererRegistry(Object.fromEntries(opts.scripted.map((s) => [s, sources[s]!.factory]))) : undefined;
   const events = new RecordingEvents();
   const log = capturingLogger();
   const registry = new Registry();
@@ -161,7 +159,13 @@ test('with the label discoverer, a Node moving to a rack in another zone costs a
   await waitFor(() => t.client.serverNames().length === 6 && t.client.serverNames().every((n) => t.client.server(n)!.status?.nodeCount), {
     what: 'the initial topology with counts',
   });
-  const tier1 = () => t.client.serverNames().map((n) => t.client.server(n)!).filter((hn) => hn.spec!.tier === 1).map(membersOf).sort();
+  const tier1 = () =>
+    t.client
+      .serverNames()
+      .map((n) => t.client.server(n)!)
+      .filter((hn) => hn.spec!.tier === 1)
+      .map(membersOf)
+      .sort();
   assert.equal(tier1(), ['n1,n2', 'n3', 'n4']);
   t.client.clearActions();
 
@@ -186,7 +190,10 @@ test('the topology state follows each reconciled snapshot: desired objects, resu
   await waitFor(() => producer.acks === 1, { what: 'first snapshot reconciled' });
   let label = state.current().sources[0]!;
   assert.is(label.source, 'label');
-  assert.equal(label.desired.map((hn) => hn.metadata.name), racks.map((r) => r.metadata.name));
+  assert.equal(
+    label.desired.map((hn) => hn.metadata.name),
+    racks.map((r) => r.metadata.name),
+  );
   assert.equal([label.lastResult?.created, label.lastResult?.rejected, label.heldDeletes, label.rejected], [12, false, [], undefined]);
   const firstAt = label.lastSnapshotAt;
   assert.ok(firstAt !== undefined);
@@ -196,9 +203,15 @@ test('the topology state follows each reconciled snapshot: desired objects, resu
   await producer.emit(racks.slice(0, 1));
   await waitFor(() => producer.acks === 2, { what: 'shrunk snapshot reconciled' });
   label = state.current().sources[0]!;
-  assert.equal(label.heldDeletes, racks.slice(1).map((r) => r.metadata.name));
+  assert.equal(
+    label.heldDeletes,
+    racks.slice(1).map((r) => r.metadata.name),
+  );
   assert.is(label.lastResult?.held, 11);
-  assert.equal(label.desired.map((hn) => hn.metadata.name), ['rack-00']);
+  assert.equal(
+    label.desired.map((hn) => hn.metadata.name),
+    ['rack-00'],
+  );
 
   // A snapshot breaking a rule is refused whole: the last accepted one still stands.
   await producer.emit([rack('Not_A_DNS_Name', ['n1'])]);
@@ -206,7 +219,10 @@ test('the topology state follows each reconciled snapshot: desired objects, resu
   label = state.current().sources[0]!;
   assert.is(label.lastResult?.rejected, true);
   assert.match(label.rejected?.violations ?? '', /^name: /);
-  assert.equal(label.desired.map((hn) => hn.metadata.name), ['rack-00']);
+  assert.equal(
+    label.desired.map((hn) => hn.metadata.name),
+    ['rack-00'],
+  );
 
   await producer.emit(racks);
   await waitFor(() => producer.acks === 4, { what: 'good snapshot again' });

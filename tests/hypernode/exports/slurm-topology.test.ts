@@ -39,7 +39,10 @@ const opts = { blockTiers: ['nvl-domain'], hostName: (n: string) => n };
 
 test('slurmTopology resolves regex members against the Nodes and skips children that do not exist', () => {
   const leaf: HyperNode = { ...hn('leaf', 1, []), spec: { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^a' } } }] } };
-  const top = hn('top', 2, [['HyperNode', 'leaf'], ['HyperNode', 'gone']]);
+  const top = hn('top', 2, [
+    ['HyperNode', 'leaf'],
+    ['HyperNode', 'gone'],
+  ]);
   const t = slurmTopology([top, leaf], [{ metadata: { name: 'a1' } }, { metadata: { name: 'a2' } }, { metadata: { name: 'b1' } }], opts);
   assert.equal(t.switches, [
     { name: 'leaf', switches: [], nodes: ['a1', 'a2'] },

@@ -22,14 +22,28 @@ import { railGraphDocument } from '../../../testing/graph-server.ts';
 import { propertyParameters, shuffled } from '../../support/property.ts';
 
 const caseArb = fc
-  .record({ sus: fc.integer({ min: 1, max: 5 }), rails: fc.integer({ min: 1, max: 4 }), hostsPerSu: fc.integer({ min: 2, max: 4 }), spines: fc.integer({ min: 1, max: 3 }), seed: fc.integer() })
+  .record({
+    sus: fc.integer({ min: 1, max: 5 }),
+    rails: fc.integer({ min: 1, max: 4 }),
+    hostsPerSu: fc.integer({ min: 2, max: 4 }),
+    spines: fc.integer({ min: 1, max: 3 }),
+    seed: fc.integer(),
+  })
   .chain((shape) =>
     fc.record({
       shape: fc.constant(shape),
-      miscabled: fc.uniqueArray(fc.record({ su: fc.integer({ min: 1, max: shape.sus }), host: fc.integer({ min: 1, max: shape.hostsPerSu }), toSu: fc.integer({ min: 1, max: shape.sus }), rail: fc.integer({ min: 1, max: shape.rails }) }), {
-        maxLength: 3,
-        selector: (m) => `${m.su}/${m.host}`,
-      }),
+      miscabled: fc.uniqueArray(
+        fc.record({
+          su: fc.integer({ min: 1, max: shape.sus }),
+          host: fc.integer({ min: 1, max: shape.hostsPerSu }),
+          toSu: fc.integer({ min: 1, max: shape.sus }),
+          rail: fc.integer({ min: 1, max: shape.rails }),
+        }),
+        {
+          maxLength: 3,
+          selector: (m) => `${m.su}/${m.host}`,
+        },
+      ),
     }),
   )
   .map(({ shape, miscabled }) => {
@@ -56,7 +70,15 @@ function graphOf(c: Case): FabricGraph {
 
 const run = (graph: FabricGraph) => fabricHyperNodes({ graph, fabric: 'f', source: 'graph', mapHost: (h) => h, minSharedHosts: 2, logger: nullLogger });
 const members = (s: ReturnType<typeof run>['snapshot'], tier: number) =>
-  s.filter((h) => h.spec.tier === tier).map((h) => h.spec.members.map((m) => m.selector!.exactMatch!.name!).sort().join(',')).sort();
+  s
+    .filter((h) => h.spec.tier === tier)
+    .map((h) =>
+      h.spec.members
+        .map((m) => m.selector!.exactMatch!.name!)
+        .sort()
+        .join(','),
+    )
+    .sort();
 
 test('with minSharedHosts 2 miscabled hosts never merge units, are reported and stay home; the tree is valid and independent of order', () => {
   fc.assert(
@@ -65,13 +87,22 @@ test('with minSharedHosts 2 miscabled hosts never merge units, are reported and 
       const r = run(graph);
       assert.equal(validateSnapshot([...r.snapshot]), []);
       const units = Array.from({ length: c.shape.sus }, (_, s) =>
-        Array.from({ length: c.shape.hostsPerSu }, (_, h) => `su${s + 1}-h${h + 1}`).sort().join(','),
+        Array.from({ length: c.shape.hostsPerSu }, (_, h) => `su${s + 1}-h${h + 1}`)
+          .sort()
+          .join(','),
       ).sort();
       // A unit of one rail has a single leaf: its miscabled host has one leaf at home and one abroad, a tie the lower leaf id wins.
       if (c.shape.rails > 1) assert.equal(members(r.snapshot, 1), units);
       else assert.is(members(r.snapshot, 1).length, c.shape.sus);
-      assert.equal(r.problems.map((p) => p.kind), c.miscabled.map(() => 'split-host'));
-      for (const m of c.miscabled) assert.ok(r.problems.some((p) => p.message.startsWith(`host su${m.su}-h${m.host} is cabled to the leaves of 2 groups`)), `su${m.su}-h${m.host} reported`);
+      assert.equal(
+        r.problems.map((p) => p.kind),
+        c.miscabled.map(() => 'split-host'),
+      );
+      for (const m of c.miscabled)
+        assert.ok(
+          r.problems.some((p) => p.message.startsWith(`host su${m.su}-h${m.host} is cabled to the leaves of 2 groups`)),
+          `su${m.su}-h${m.host} reported`,
+        );
       const reordered: FabricGraph = {
         switches: shuffled(graph.switches, c.shape.seed),
         hosts: shuffled(graph.hosts, c.shape.seed + 1),

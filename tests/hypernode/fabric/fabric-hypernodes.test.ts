@@ -28,7 +28,8 @@ function twoUnits(extra: FabricLink[] = []): FabricGraph {
 
 const run = (graph: FabricGraph, more: Partial<FabricInput> = {}) =>
   fabricHyperNodes({ graph, fabric: 'f', source: 'graph', labels: { 'example.com/fabric': 'f' }, mapHost: (h) => h, logger: nullLogger, ...more });
-const shape = (s: readonly DiscoveredHyperNode[]) => s.map((h) => `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => m.selector!.exactMatch!.name).join(',')}`);
+const shape = (s: readonly DiscoveredHyperNode[]) =>
+  s.map((h) => `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => m.selector!.exactMatch!.name).join(',')}`);
 
 test('leaves sharing hosts form one group per unit; spines above them; names from the lowest switch id; labels in order', () => {
   const r = run(twoUnits());
@@ -69,7 +70,10 @@ test('one host cabled to the other unit merges the units by default; with minSha
   assert.equal(shape(run(miscabled).snapshot)[0], 'f-leaf-l11 1 leaf: u1-a,u1-b,u2-a,u2-b');
   const guarded = run(miscabled, { minSharedHosts: 2 });
   assert.equal(shape(guarded.snapshot), shape(run(twoUnits()).snapshot));
-  assert.equal(guarded.problems.map((p) => p.kind), ['split-host']);
+  assert.equal(
+    guarded.problems.map((p) => p.kind),
+    ['split-host'],
+  );
   assert.match(guarded.problems[0]!.message, 'host u1-a is cabled to the leaves of 2 groups (l11+l12, l21+l22); they stay apart and the host joins the group of l11+l12');
 });
 

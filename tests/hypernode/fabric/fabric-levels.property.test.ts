@@ -79,7 +79,8 @@ function discover(tree: FatTree, c: Case, order: (xs: readonly unknown[], salt: 
     links: decodeLinks(JSON.stringify(order(tree.links, 2))),
     ports: decodePortStates(JSON.stringify(order(tree.ports.map(briefPort), 3))),
   });
-  return fabricHyperNodes({ graph, fabric: 'fab', source: 'ufm', labels: { [UFM_FABRIC_LABEL]: 'fab' }, mapHost: (h) => (c.notNodes.has(h) ? undefined : h), logger: nullLogger }).snapshot;
+  return fabricHyperNodes({ graph, fabric: 'fab', source: 'ufm', labels: { [UFM_FABRIC_LABEL]: 'fab' }, mapHost: (h) => (c.notNodes.has(h) ? undefined : h), logger: nullLogger })
+    .snapshot;
 }
 
 const names = (hn: DiscoveredHyperNode) => hn.spec.members.map((m) => m.selector!.exactMatch!.name!);
@@ -190,7 +191,8 @@ test('fabric tiers partition the tier below and form a tree; every host that is 
       }
       for (const [child, ps] of parents) assert.is(ps.length, 1, `${child} has one parent, not ${ps.join(', ')}`);
       // A partition: below the top tier every HyperNode has its parent.
-      for (const hn of snap) if (hn.spec.tier < top) assert.ok(parents.has(hn.metadata.name), `${hn.metadata.name} (tier ${hn.spec.tier}) belongs to a tier-${hn.spec.tier + 1} HyperNode`);
+      for (const hn of snap)
+        if (hn.spec.tier < top) assert.ok(parents.has(hn.metadata.name), `${hn.metadata.name} (tier ${hn.spec.tier}) belongs to a tier-${hn.spec.tier + 1} HyperNode`);
 
       // The leaf tier: Node members only, each host once; every tier grouped as the wiring says.
       const leaves = snap.filter((hn) => hn.spec.tier === 1);

@@ -26,7 +26,6 @@ import { waitFor, within } from '../../../testing/wait.ts';
 
 const TOKEN = 'inventory-token';
 
-
 interface Rig {
   dir: string;
   lines: string[];
@@ -50,7 +49,14 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     metrics: new RecordingMetrics(),
     problems: new RecordingProblems(logger),
     async start(config, nodes, secret = false) {
-      const entry: DiscoveryEntry = { source: 'graph', enabled: true, intervalMs: 1_000, maxDeletePercent: 50, config, ...(secret ? { credentials: { secretRef: { name: 'inventory', namespace: 'volcano-system' } } } : {}) };
+      const entry: DiscoveryEntry = {
+        source: 'graph',
+        enabled: true,
+        intervalMs: 1_000,
+        maxDeletePercent: 50,
+        config,
+        ...(secret ? { credentials: { secretRef: { name: 'inventory', namespace: 'volcano-system' } } } : {}),
+      };
       // No CA in the tuning: only a ca.crt in the Secret makes the stand-in's certificate trusted.
       const factory = createGraphDiscovererFactory({ retryBaseMs: 20, timeoutMs: 5_000 });
       const d = await factory(entry, {
@@ -91,16 +97,27 @@ test('a graph file: one leaf group per unit named after its lowest leaf id, a sp
     writeFileSync(file, JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 })));
     const ch = await rig.start({ fabric: 'lab', file }, hostsOf(3, 2));
     const first = await next(ch);
-    assert.equal(shape(first), ['lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2', 'lab-leaf-leaf-su2-r1 1 leaf: su2-h1,su2-h2', 'lab-spine-spine-1 2 spine: lab-leaf-leaf-su1-r1,lab-leaf-leaf-su2-r1']);
+    assert.equal(shape(first), [
+      'lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2',
+      'lab-leaf-leaf-su2-r1 1 leaf: su2-h1,su2-h2',
+      'lab-spine-spine-1 2 spine: lab-leaf-leaf-su1-r1,lab-leaf-leaf-su2-r1',
+    ]);
     assert.equal(first[0]!.metadata.labels, { 'volcano.sh/network-topology-source': 'graph' });
     assert.equal(rig.problems.recoveries, 1);
 
     writeFileSync(file, JSON.stringify(railGraphDocument({ sus: 3, rails: 2, hostsPerSu: 2, spines: 2 })));
-    const grown = await waitFor(async () => {
-      const s = await next(ch);
-      return s.length === 4 ? s : undefined;
-    }, { what: 'the third unit', timeoutMs: 10_000 });
-    assert.equal(shape(grown), [...shape(first).slice(0, 2), 'lab-leaf-leaf-su3-r1 1 leaf: su3-h1,su3-h2', 'lab-spine-spine-1 2 spine: lab-leaf-leaf-su1-r1,lab-leaf-leaf-su2-r1,lab-leaf-leaf-su3-r1']);
+    const grown = await waitFor(
+      async () => {
+        const s = await next(ch);
+        return s.length === 4 ? s : undefined;
+      },
+      { what: 'the third unit', timeoutMs: 10_000 },
+    );
+    assert.equal(shape(grown), [
+      ...shape(first).slice(0, 2),
+      'lab-leaf-leaf-su3-r1 1 leaf: su3-h1,su3-h2',
+      'lab-spine-spine-1 2 spine: lab-leaf-leaf-su1-r1,lab-leaf-leaf-su2-r1,lab-leaf-leaf-su3-r1',
+    ]);
   }));
 
 test('a missing file and a broken document publish nothing and report the file and the bad entry; fixing the file publishes again', () =>
@@ -108,7 +125,10 @@ test('a missing file and a broken document publish nothing and report the file a
     const file = join(rig.dir, 'graph.yaml');
     const ch = await rig.start({ file }, hostsOf(1, 2));
     await waitFor(() => rig.problems.failures.length >= 1, { what: 'the missing file reported' });
-    assert.match(rig.problems.failures[0]!, `Failed to read the fabric graph from file ${file}; keeping the existing graph HyperNodes: cannot read ${file}: no such file (is the ConfigMap mounted there?)`);
+    assert.match(
+      rig.problems.failures[0]!,
+      `Failed to read the fabric graph from file ${file}; keeping the existing graph HyperNodes: cannot read ${file}: no such file (is the ConfigMap mounted there?)`,
+    );
     await nothingPublished(ch);
     writeFileSync(file, 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-2}}\n');
     await waitFor(() => rig.problems.failures.some((f) => f.includes('links[0].b.switch "leaf-2" is not in switches')), { what: 'the bad entry named' });
@@ -123,17 +143,23 @@ test('a ConfigMap key: read at every poll (an edit publishes the new tree); a mi
     const configMap = { namespace: 'volcano-system', name: 'fabric-graph', key: 'graph.json' };
     const ch = await rig.start({ fabric: 'lab', configMap }, hostsOf(2, 2));
     await waitFor(() => rig.problems.failures.length >= 1, { what: 'the missing ConfigMap reported' });
-    assert.match(rig.problems.failures[0]!, 'Failed to read the fabric graph from ConfigMap volcano-system/fabric-graph key graph.json; keeping the existing graph HyperNodes: ConfigMap volcano-system/fabric-graph not found');
+    assert.match(
+      rig.problems.failures[0]!,
+      'Failed to read the fabric graph from ConfigMap volcano-system/fabric-graph key graph.json; keeping the existing graph HyperNodes: ConfigMap volcano-system/fabric-graph not found',
+    );
     rig.configMaps.set('volcano-system/fabric-graph', { 'graph.yaml': '{}' });
     await waitFor(() => rig.problems.failures.some((f) => f.endsWith('has no key "graph.json"; its keys: graph.yaml')), { what: 'the missing key named' });
     await nothingPublished(ch);
     rig.configMaps.set('volcano-system/fabric-graph', { 'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) });
     assert.equal(shape(await next(ch)), ['lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2']);
     rig.configMaps.set('volcano-system/fabric-graph', { 'graph.json': JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 1 })) });
-    const grown = await waitFor(async () => {
-      const s = await next(ch);
-      return s.length === 3 ? s : undefined;
-    }, { what: 'the edited ConfigMap', timeoutMs: 10_000 });
+    const grown = await waitFor(
+      async () => {
+        const s = await next(ch);
+        return s.length === 3 ? s : undefined;
+      },
+      { what: 'the edited ConfigMap', timeoutMs: 10_000 },
+    );
     assert.equal(shape(grown)[0], 'lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2');
   }));
 
@@ -161,7 +187,7 @@ test('a graph whose hosts are no Nodes publishes nothing; hosts that match no No
     assert.is(rig.lines.filter((l) => l.includes('Fabric graph hosts that match no Node are left out')).length, 1);
   }));
 
-test('a URL: the Secret\'s token as a bearer token and its private CA; the token is never logged at -v=10', async () => {
+test("a URL: the Secret's token as a bearer token and its private CA; the token is never logged at -v=10", async () => {
   const server = await new GraphServer().start();
   try {
     await withRig(async (rig) => {
@@ -170,7 +196,10 @@ test('a URL: the Secret\'s token as a bearer token and its private CA; the token
       const snap = await next(await rig.start({ url: server.url() }, hostsOf(1, 2), true));
       assert.equal(shape(snap), ['graph-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2']);
       assert.is(server.authorizations[0], `Bearer ${TOKEN}`);
-      assert.not.ok(rig.lines.some((l) => l.includes(TOKEN)), 'a log line holds the token');
+      assert.not.ok(
+        rig.lines.some((l) => l.includes(TOKEN)),
+        'a log line holds the token',
+      );
     });
   } finally {
     await server.close();
@@ -204,7 +233,10 @@ for (const [what, secret, answer, expect] of [
 test('a plain-http URL with a token draws the cleartext warning', () =>
   withRig(async (rig) => {
     await rig.start({ url: 'http://127.0.0.1:9/graph.yaml' }, [], true);
-    assert.equal(rig.problems.warnings.map((w) => w.split(':')[0]), ['CleartextCredentials']);
+    assert.equal(
+      rig.problems.warnings.map((w) => w.split(':')[0]),
+      ['CleartextCredentials'],
+    );
     assert.match(rig.problems.warnings[0]!, 'the fabric graph URL http://127.0.0.1:9/graph.yaml is plain http');
   }));
 

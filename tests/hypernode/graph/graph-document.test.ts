@@ -20,11 +20,22 @@ links:
 
 test('YAML and JSON give the same graph; a bare switch id names itself; hosts named by links count; numeric ports become text', () => {
   const graph = parseGraphDocument(YAML_DOC);
-  assert.equal(graph.switches, [{ id: 'leaf-1', name: 'LEAF-1' }, { id: 'spine-1', name: 'spine-1' }]);
+  assert.equal(graph.switches, [
+    { id: 'leaf-1', name: 'LEAF-1' },
+    { id: 'spine-1', name: 'spine-1' },
+  ]);
   assert.equal(graph.hosts, [{ name: 'gpu-a' }, { name: 'gpu-b' }]);
   assert.equal(graph.links[0], { a: { kind: 'host', name: 'gpu-a', port: 'eth0' }, b: { kind: 'switch', id: 'leaf-1', port: '1' } });
   assert.equal(graph.links[1]!.a, { kind: 'host', name: 'gpu-b', port: '' });
-  const json = JSON.stringify({ switches: [{ id: 'leaf-1', name: 'LEAF-1' }, 'spine-1'], hosts: ['gpu-a'], links: [{ a: { host: 'gpu-a', port: 'eth0' }, b: { switch: 'leaf-1', port: 1 } }, { a: { host: 'gpu-b' }, b: { switch: 'leaf-1', port: 'swp2' } }, { a: { switch: 'leaf-1', port: 'swp60' }, b: { switch: 'spine-1', port: 'swp1' } }] });
+  const json = JSON.stringify({
+    switches: [{ id: 'leaf-1', name: 'LEAF-1' }, 'spine-1'],
+    hosts: ['gpu-a'],
+    links: [
+      { a: { host: 'gpu-a', port: 'eth0' }, b: { switch: 'leaf-1', port: 1 } },
+      { a: { host: 'gpu-b' }, b: { switch: 'leaf-1', port: 'swp2' } },
+      { a: { switch: 'leaf-1', port: 'swp60' }, b: { switch: 'spine-1', port: 'swp1' } },
+    ],
+  });
   assert.equal(parseGraphDocument(json), graph);
   // Starts like JSON but is a YAML flow mapping: read as YAML.
   assert.equal(parseGraphDocument('{switches: [s1], links: [{a: {host: h}, b: {switch: s1}}]}').hosts, [{ name: 'h' }]);
@@ -44,7 +55,11 @@ for (const [what, doc, error] of [
   ['a host twice', 'switches: [a]\nhosts: [h, {name: h}]\nlinks: []', 'hosts[1] "h" is listed twice'],
   ['a link to an unknown switch', 'switches: [a]\nlinks: [{a: {host: h}, b: {switch: a}}, {a: {host: h}, b: {switch: b}}]', 'links[1].b.switch "b" is not in switches'],
   ['an end with both switch and host', 'switches: [a]\nlinks: [{a: {host: h, switch: a}, b: {switch: a}}]', 'links[0].a must name exactly one of switch or host'],
-  ['an end that is a string', 'switches: [a]\nlinks: [{a: h, b: {switch: a}}]', 'links[0].a must be a mapping {switch: <id>, port: <port>} or {host: <name>, port: <port>}, got "h"'],
+  [
+    'an end that is a string',
+    'switches: [a]\nlinks: [{a: h, b: {switch: a}}]',
+    'links[0].a must be a mapping {switch: <id>, port: <port>} or {host: <name>, port: <port>}, got "h"',
+  ],
   ['a link key misspelt', 'switches: [a]\nlinks: [{a: {host: h}, c: {switch: a}}]', 'links[0] has unknown keys "c"; known: a, b'],
   ['an empty host name', 'switches: [a]\nlinks: [{a: {host: ""}, b: {switch: a}}]', 'links[0].a.host must be a non-empty string, got ""'],
 ] as const) {
@@ -68,7 +83,10 @@ const entry = (config: Record<string, unknown>, secret = false): DiscoveryEntry 
 test('the entry config: defaults, and each mistake named', () => {
   const c = parseGraphConfig(entry({ file: '/etc/graph/graph.yaml' }));
   assert.equal([c.fabric, c.location, c.minSharedHosts, c.secretRef], ['graph', { kind: 'file', path: '/etc/graph/graph.yaml' }, 1, undefined]);
-  assert.equal(parseGraphConfig(entry({ url: 'https://inv.example.com/g.yaml', fabric: 'lab', minSharedHosts: 2 }, true)).location, { kind: 'url', url: 'https://inv.example.com/g.yaml' });
+  assert.equal(parseGraphConfig(entry({ url: 'https://inv.example.com/g.yaml', fabric: 'lab', minSharedHosts: 2 }, true)).location, {
+    kind: 'url',
+    url: 'https://inv.example.com/g.yaml',
+  });
   for (const [config, message, secret] of [
     [{}, 'graph source: set exactly one of config.configMap ({namespace, name, key}), config.file (a path) or config.url', false],
     [{ file: 'a', url: 'https://x' }, 'graph source: set exactly one of config.configMap', false],
@@ -83,7 +101,10 @@ test('the entry config: defaults, and each mistake named', () => {
     [{ file: 'a' }, 'graph source: credentials.secretRef is for config.url (a token and a CA); config.file needs none', true],
     [{ file: 'a', hostMapping: { lowercase: 'yes' } }, 'graph source: config.hostMapping.lowercase must be true or false', false],
   ] as const) {
-    assert.throws(() => parseGraphConfig(entry(config, secret)), (err: Error) => err.message.startsWith(message) || assert.unreachable(err.message));
+    assert.throws(
+      () => parseGraphConfig(entry(config, secret)),
+      (err: Error) => err.message.startsWith(message) || assert.unreachable(err.message),
+    );
   }
 });
 

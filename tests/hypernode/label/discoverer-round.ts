@@ -11,7 +11,10 @@ export async function round(rig: { clock: FakeClock; ch: Channel<Snapshot>; d: D
   await rig.clock.advance(TRIGGER_DEBOUNCE_MS);
   const ac = new AbortController();
   let got: Snapshot | 'none' = 'none';
-  const p = rig.ch.recv(ac.signal).then((r) => void (got = r.done ? 'none' : r.value), () => {});
+  const p = rig.ch.recv(ac.signal).then(
+    (r) => void (got = r.done ? 'none' : r.value),
+    () => {},
+  );
   await settle();
   ac.abort();
   await p;

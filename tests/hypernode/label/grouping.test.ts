@@ -15,10 +15,14 @@ const node = (name: string, labels: Record<string, string>): NodeMeta => ({ meta
 const exactNames = (hn: HyperNode) => hn.spec!.members!.map((m) => m.selector!.exactMatch!.name);
 
 const guideNodes = [
-  node('node0', { [HN]: 's0', [HC]: 's4' }), node('node1', { [HN]: 's0', [HC]: 's4' }),
-  node('node2', { [HN]: 's1', [HC]: 's4' }), node('node3', { [HN]: 's1', [HC]: 's4' }),
-  node('node4', { [HN]: 's2', [HC]: 's5' }), node('node5', { [HN]: 's2', [HC]: 's5' }),
-  node('node6', { [HN]: 's3', [HC]: 's5' }), node('node7', { [HN]: 's3', [HC]: 's5' }),
+  node('node0', { [HN]: 's0', [HC]: 's4' }),
+  node('node1', { [HN]: 's0', [HC]: 's4' }),
+  node('node2', { [HN]: 's1', [HC]: 's4' }),
+  node('node3', { [HN]: 's1', [HC]: 's4' }),
+  node('node4', { [HN]: 's2', [HC]: 's5' }),
+  node('node5', { [HN]: 's2', [HC]: 's5' }),
+  node('node6', { [HN]: 's3', [HC]: 's5' }),
+  node('node7', { [HN]: 's3', [HC]: 's5' }),
 ];
 const NAME = /^hypernode-topologya3-tier([12])-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
 
@@ -63,7 +67,14 @@ test('two discoverers over the same input agree on names (no randomness)', () =>
 });
 
 test('names made by the Go controller are adopted (same names, no churn)', () => {
-  const goNames: Record<string, string> = { s0: 'hypernode-topologya3-tier1-x7k2q', s1: 'hypernode-topologya3-tier1-bbbbb', s2: 'hypernode-topologya3-tier1-zz9z9', s3: 'hypernode-topologya3-tier1-m4n5p', s4: 'hypernode-topologya3-tier2-q2w4r', s5: 'hypernode-topologya3-tier2-d6f7g' };
+  const goNames: Record<string, string> = {
+    s0: 'hypernode-topologya3-tier1-x7k2q',
+    s1: 'hypernode-topologya3-tier1-bbbbb',
+    s2: 'hypernode-topologya3-tier1-zz9z9',
+    s3: 'hypernode-topologya3-tier1-m4n5p',
+    s4: 'hypernode-topologya3-tier2-q2w4r',
+    s5: 'hypernode-topologya3-tier2-d6f7g',
+  };
   const existing: HyperNode[] = Object.entries(goNames).map(([v, name]) => ({
     metadata: { name, labels: { [SRC]: 'label', [['s4', 's5'].includes(v) ? HC : HN]: v } },
     spec: { tier: 1 },
@@ -124,7 +135,15 @@ test('suffixes use only the 27-symbol alphabet and spread over it', () => {
 });
 
 test('clean(): Go examples and non-ASCII mapped to a dash', () => {
-  const table: [string, string][] = [['topologyA2', 'topologya2'], ['e2e-rack-topology', 'e2e-rack-topology'], ['rack_level', 'rack-level'], ['My Topo.v1', 'my-topo.v1'], ['Zürich', 'z-rich'], ['机房', '--'], ['a😀b', 'a-b']];
+  const table: [string, string][] = [
+    ['topologyA2', 'topologya2'],
+    ['e2e-rack-topology', 'e2e-rack-topology'],
+    ['rack_level', 'rack-level'],
+    ['My Topo.v1', 'my-topo.v1'],
+    ['Zürich', 'z-rich'],
+    ['机房', '--'],
+    ['a😀b', 'a-b'],
+  ];
   for (const [input, want] of table) assert.is(cleanTypeName(input), want, input);
 });
 
@@ -133,10 +152,20 @@ const T2 = 'volcano.sh/torA2-2';
 const T1 = 'volcano.sh_torA2-1';
 const A2: TopologyType = { name: 'topologyA2', tiers: [T1, T2] };
 const scenarios: [string, NodeMeta[], number][] = [
-  ['two tiers fully labelled', [
-    node('node0', { [T1]: 's0', [T2]: 's4' }), node('node1', { [T1]: 's0', [T2]: 's4' }), node('node2', { [T1]: 's1', [T2]: 's4' }), node('node3', { [T1]: 's1', [T2]: 's4' }),
-    node('node4', { [T1]: 's2', [T2]: 's5' }), node('node5', { [T1]: 's2', [T2]: 's5' }), node('node6', { [T1]: 's3', [T2]: 's5' }), node('node7', { [T1]: 's3', [T2]: 's5' }),
-  ], 6],
+  [
+    'two tiers fully labelled',
+    [
+      node('node0', { [T1]: 's0', [T2]: 's4' }),
+      node('node1', { [T1]: 's0', [T2]: 's4' }),
+      node('node2', { [T1]: 's1', [T2]: 's4' }),
+      node('node3', { [T1]: 's1', [T2]: 's4' }),
+      node('node4', { [T1]: 's2', [T2]: 's5' }),
+      node('node5', { [T1]: 's2', [T2]: 's5' }),
+      node('node6', { [T1]: 's3', [T2]: 's5' }),
+      node('node7', { [T1]: 's3', [T2]: 's5' }),
+    ],
+    6,
+  ],
   ['partial tier-2 labels', [node('node0', { [T1]: 's0' }), node('node1', { [T1]: 's0', [T2]: 's2' }), node('node2', { [T1]: 's1' }), node('node3', { [T1]: 's1' })], 3],
   ['only one node has a tier-1 label', [node('node0', { [T2]: 's0' }), node('node1', { [T1]: 's0' }), node('node2', { [T2]: 's1' })], 1],
 ];
@@ -152,7 +181,10 @@ test('partial tier-2: the tier-2 group contains only the s0 HyperNode', () => {
 });
 
 test('two types sharing a label key share its HyperNode, named by the first type in sorted order', () => {
-  const types: TopologyType[] = [{ name: 'alpha', tiers: ['rack'] }, { name: 'beta', tiers: ['rack'] }];
+  const types: TopologyType[] = [
+    { name: 'alpha', tiers: ['rack'] },
+    { name: 'beta', tiers: ['rack'] },
+  ];
   const snap = discoverSnapshot([node('n1', { rack: 'r1' })], types, new FakeInformer<HyperNode>());
   assert.is(snap.length, 1);
   assert.ok(snap[0]!.metadata.name.startsWith('hypernode-alpha-tier1-'));

@@ -42,7 +42,14 @@ function guideNodes(): NodeMeta[] {
 }
 
 function discovererOptions(clock: FakeClock, nodes = new FakeInformer<NodeMeta>(), hyperNodes = new FakeInformer<HyperNode>()): DiscovererOptions {
-  return { nodes, hyperNodes, clock, logger: nullLogger, problems: new RecordingProblems(nullLogger), secrets: { get: () => Promise.reject(new Error('the label source reads no Secrets')) } };
+  return {
+    nodes,
+    hyperNodes,
+    clock,
+    logger: nullLogger,
+    problems: new RecordingProblems(nullLogger),
+    secrets: { get: () => Promise.reject(new Error('the label source reads no Secrets')) },
+  };
 }
 
 interface Rig {
@@ -164,7 +171,10 @@ test('a configuration with no usable type is a construction error: a typo never 
   const typos: [Record<string, unknown>, RegExp][] = [
     [{}, /networkTopologyTypes is missing/],
     [{ networkTopologyType: entry.config.networkTopologyTypes }, /networkTopologyTypes is missing .*"networkTopologyType"; misspelled\?/],
-    [{ networkTopologyTypes: { averyveryverylongtypename: [{ nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }] } }, /every type is rejected: The length of topologyTypeName exceeds 20/],
+    [
+      { networkTopologyTypes: { averyveryverylongtypename: [{ nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }] } },
+      /every type is rejected: The length of topologyTypeName exceeds 20/,
+    ],
   ];
   for (const [config, message] of typos) {
     await labelDiscovererFactory({ ...entry, config }, discovererOptions(new FakeClock(), new FakeInformer({ initial: guideNodes() }))).then(

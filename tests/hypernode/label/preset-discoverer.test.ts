@@ -17,7 +17,13 @@ import { MIXED_CONFIG, mixedNodes } from '../../../testing/mixed-cluster.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { round } from './discoverer-round.ts';
 
-const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({ source: 'label', enabled: true, intervalMs: 3_600_000, maxDeletePercent: 50, config: { networkTopologyTypes } });
+const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({
+  source: 'label',
+  enabled: true,
+  intervalMs: 3_600_000,
+  maxDeletePercent: 50,
+  config: { networkTopologyTypes },
+});
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const k = (n: number) => `fabric.topograph.run/tier-${n}`;
 

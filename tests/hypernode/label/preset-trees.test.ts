@@ -24,7 +24,10 @@ const run = (config: Record<string, unknown>, nodes: NodeMeta[], existing: Hyper
   discoverTopology(nodes, topologyTypes({ networkTopologyTypes: config }, nullLogger), new FakeInformer<HyperNode>({ initial: existing }));
 
 /** The domain label's `key=value` of a HyperNode. */
-const domainOf = (h: DiscoveredHyperNode) => Object.entries(h.metadata.labels!).find(([k]) => k !== SRC && k !== PROFILE)!.join('=');
+const domainOf = (h: DiscoveredHyperNode) =>
+  Object.entries(h.metadata.labels!)
+    .find(([k]) => k !== SRC && k !== PROFILE)!
+    .join('=');
 
 /**
  * One line per HyperNode, `tier tierName key=value ← members`, members being
@@ -52,7 +55,21 @@ function tree(snapshot: readonly DiscoveredHyperNode[]): string[] {
 }
 
 test('the preset list', () => {
-  assert.equal(PRESET_NAMES, ['aws', 'coreweave', 'gke', 'gke-host', 'k8s-zone', 'nebius', 'nvlink', 'oci', 'topograph', 'topograph-accel', 'topograph-tier-n', 'topograph-v0.1', 'topograph-v0.5']);
+  assert.equal(PRESET_NAMES, [
+    'aws',
+    'coreweave',
+    'gke',
+    'gke-host',
+    'k8s-zone',
+    'nebius',
+    'nvlink',
+    'oci',
+    'topograph',
+    'topograph-accel',
+    'topograph-tier-n',
+    'topograph-v0.1',
+    'topograph-v0.5',
+  ]);
 });
 
 test('topograph with nvlink: domain: a leaf holds Nodes with and without a clique; tiers above tier-3 are kept; each tierName one tier', () => {
@@ -80,7 +97,11 @@ test('topograph with nvlink: domain: a leaf holds Nodes with and without a cliqu
   assert.equal(t.ambiguous, []);
   // When the clique appears on gb200-2, the leaf keeps its name; only members move.
   const leafName = (s: readonly DiscoveredHyperNode[]) => s.find((h) => domainOf(h) === `${k(0)}=S-0001`)!.metadata.name;
-  const later = run({ fabric: { preset: 'topograph', nvlink: 'domain' } }, [...nodes.slice(0, 2), node('gb200-2', { ...fabric('S-0001', 'S-1001'), [CLIQUE]: `${UUID[0]}.2` }), ...nodes.slice(3)]);
+  const later = run({ fabric: { preset: 'topograph', nvlink: 'domain' } }, [
+    ...nodes.slice(0, 2),
+    node('gb200-2', { ...fabric('S-0001', 'S-1001'), [CLIQUE]: `${UUID[0]}.2` }),
+    ...nodes.slice(3),
+  ]);
   assert.is(leafName(later.snapshot), leafName(t.snapshot));
   assert.equal(new Set(later.snapshot.map((h) => h.metadata.name)), new Set(t.snapshot.map((h) => h.metadata.name)));
 });
@@ -99,17 +120,19 @@ test('topograph: a Node with a gap, only a top tier, or an empty clique is left 
   assert.equal(t.uncovered, [
     { name: 'bad-clique', reason: 'bad-value', why: 'its nvidia.com/gpu.clique=not-a-clique is not of the form <ClusterUUID>.<CliqueID> (preset profile tg)', preset: true },
     { name: 'empty-clique', reason: 'empty-value', why: 'its nvidia.com/gpu.clique is empty (preset profile tg)', preset: true },
-    { name: 'gap', reason: 'missing-level', why: 'it carries fabric.topograph.run/tier-0=S-a and fabric.topograph.run/tier-2=S-core but no fabric.topograph.run/tier-1 between them (preset profile tg)', preset: true },
+    {
+      name: 'gap',
+      reason: 'missing-level',
+      why: 'it carries fabric.topograph.run/tier-0=S-a and fabric.topograph.run/tier-2=S-core but no fabric.topograph.run/tier-1 between them (preset profile tg)',
+      preset: true,
+    },
     { name: 'top-only', reason: 'missing-level', why: 'it carries fabric.topograph.run/tier-2=S-core but no fabric.topograph.run/tier-0 (preset profile tg)', preset: true },
   ]);
 });
 
 test('topograph generations and the accelerator keys: old tier-N keys with network.topology.nvidia.com/accelerator, v1 domain/sub-domain', () => {
   const nv = (p: string) => `network.topology.nvidia.com/${p}`;
-  const nodes = [
-    node('a', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1', [nv('accelerator')]: `${UUID[1]}.3` }),
-    node('b', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1' }),
-  ];
+  const nodes = [node('a', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1', [nv('accelerator')]: `${UUID[1]}.3` }), node('b', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1' })];
   assert.equal(tree(run({ tn: { preset: 'topograph-tier-n', nvlink: 'domain' } }, nodes).snapshot), [
     `1 nvl-domain ${nv('accelerator')}=${UUID[1]} ← a`,
     `2 leaf ${nv('tier-0')}=t0 ← b,${nv('accelerator')}=${UUID[1]}`,
@@ -123,7 +146,11 @@ test('topograph generations and the accelerator keys: old tier-N keys with netwo
     `3 core ${nv('core')}=c0 ← ${nv('spine')}=s0`,
   ]);
   const acc = (p: string) => `accelerator.topograph.run/${p}`;
-  const oci = [node('bm-0', { [acc('domain')]: 'gmf-1', [acc('sub-domain')]: 'gmf-1.r1' }), node('bm-1', { [acc('domain')]: 'gmf-1', [acc('sub-domain')]: 'gmf-1.r2' }), node('bm-2', { [acc('domain')]: 'gmf-1' })];
+  const oci = [
+    node('bm-0', { [acc('domain')]: 'gmf-1', [acc('sub-domain')]: 'gmf-1.r1' }),
+    node('bm-1', { [acc('domain')]: 'gmf-1', [acc('sub-domain')]: 'gmf-1.r2' }),
+    node('bm-2', { [acc('domain')]: 'gmf-1' }),
+  ];
   assert.equal(tree(run({ acc: { preset: 'topograph-accel' } }, oci).snapshot), [
     `1 nvl-sub-domain ${acc('sub-domain')}=gmf-1.r1 ← bm-0`,
     `1 nvl-sub-domain ${acc('sub-domain')}=gmf-1.r2 ← bm-1`,
@@ -150,10 +177,17 @@ test('aws: 3-layer (p5) and 4-layer (p6-b200) instances under shared layers: aws
     `3 aws-layer-2 ${l(2)}=nn-2b0d4f3a6c1e59870 ← ${l(3)}=nn-3a,${l(3)}=nn-3c`,
     `4 aws-layer-1 ${l(1)}=nn-e50490a237cb0f01a ← ${l(2)}=nn-2b0d4f3a6c1e59870`,
   ]);
-  assert.equal(t.uncovered.map((u) => `${u.name} ${u.reason}`), ['broken missing-level']);
+  assert.equal(
+    t.uncovered.map((u) => `${u.name} ${u.reason}`),
+    ['broken missing-level'],
+  );
   assert.match(t.uncovered[0]!.why, `it carries ${l(1)}=nn-e50490a237cb0f01a but no ${l(3)}`);
   const us = 'topology.k8s.aws/ultraserver-id';
-  const gb = [node('gb-0', { ...top, [l(3)]: 'nn-3g', [us]: 'us-1' }), node('gb-1', { ...top, [l(3)]: 'nn-3g', [CLIQUE]: `${UUID[0]}.1` }), node('gb-2', { ...top, [l(3)]: 'nn-3g' })];
+  const gb = [
+    node('gb-0', { ...top, [l(3)]: 'nn-3g', [us]: 'us-1' }),
+    node('gb-1', { ...top, [l(3)]: 'nn-3g', [CLIQUE]: `${UUID[0]}.1` }),
+    node('gb-2', { ...top, [l(3)]: 'nn-3g' }),
+  ];
   assert.equal(tree(run({ aws: { preset: 'aws', nvlink: 'domain' } }, gb).snapshot), [
     `1 nvl-domain ${CLIQUE}=${UUID[0]} ← gb-1`,
     `1 nvl-domain ${us}=us-1 ← gb-0`,
@@ -193,9 +227,19 @@ test('gke (block, sub-block) and gke-host, oci (hpc island, network block, local
     node('a3-3', { [g('block')]: 'b-3d8f' }),
   ];
   const t = run({ gke: { preset: 'gke' } }, nodes);
-  assert.equal(tree(t.snapshot), [`1 sub-block ${g('subblock')}=sb-11 ← a3-0,a3-1`, `1 sub-block ${g('subblock')}=sb-12 ← a3-2`, `2 block ${g('block')}=b-3d8f ← ${g('subblock')}=sb-11,${g('subblock')}=sb-12`]);
-  assert.equal(t.uncovered.map((u) => u.name), ['a3-3']);
-  assert.equal(tree(run({ g: { preset: 'gke-host' } }, nodes.slice(0, 3)).snapshot).filter((x) => x.startsWith('1 ')), [`1 host ${g('host')}=h-01 ← a3-0`, `1 host ${g('host')}=h-02 ← a3-1`, `1 host ${g('host')}=h-03 ← a3-2`]);
+  assert.equal(tree(t.snapshot), [
+    `1 sub-block ${g('subblock')}=sb-11 ← a3-0,a3-1`,
+    `1 sub-block ${g('subblock')}=sb-12 ← a3-2`,
+    `2 block ${g('block')}=b-3d8f ← ${g('subblock')}=sb-11,${g('subblock')}=sb-12`,
+  ]);
+  assert.equal(
+    t.uncovered.map((u) => u.name),
+    ['a3-3'],
+  );
+  assert.equal(
+    tree(run({ g: { preset: 'gke-host' } }, nodes.slice(0, 3)).snapshot).filter((x) => x.startsWith('1 ')),
+    [`1 host ${g('host')}=h-01 ← a3-0`, `1 host ${g('host')}=h-02 ← a3-1`, `1 host ${g('host')}=h-03 ← a3-2`],
+  );
   const o = (p: string) => `oci.oraclecloud.com/rdma.${p}`;
   const oci = [
     node('bm-0', { [o('hpc_island_id')]: 'isl1', [o('network_block_id')]: '7xmzl4p4wba', [o('local_block_id')]: '4tjxbt4s6ua' }),
@@ -208,12 +252,20 @@ test('gke (block, sub-block) and gke-host, oci (hpc island, network block, local
     `3 hpc-island ${o('hpc_island_id')}=isl1 ← ${o('network_block_id')}=7xmzl4p4wba`,
   ]);
   const gmf = 'oci.oraclecloud.com/host.gpu_memory_fabric_id';
-  assert.equal(tree(run({ oci: { preset: 'oci', nvlink: 'domain' } }, [node('gb-0', { ...oci[0]!.metadata.labels, [gmf]: 'gmf-a' })]).snapshot)[0], `1 nvl-domain ${gmf}=gmf-a ← gb-0`);
+  assert.equal(
+    tree(run({ oci: { preset: 'oci', nvlink: 'domain' } }, [node('gb-0', { ...oci[0]!.metadata.labels, [gmf]: 'gmf-a' })]).snapshot)[0],
+    `1 nvl-domain ${gmf}=gmf-a ← gb-0`,
+  );
 });
 
 test('nebius with and without tier-0: a tier-1 value reused under two tier-2 switches is two leaves; gpu-cluster has one tier', () => {
   const nb = (p: string) => `topology.nebius.com/${p}`;
-  const at = (leaf: string, spine: string, extra: Record<string, string> = {}) => ({ [nb('gpu-cluster-id')]: 'computegpucluster-e00a', [nb('tier-2')]: spine, [nb('tier-1')]: leaf, ...extra });
+  const at = (leaf: string, spine: string, extra: Record<string, string> = {}) => ({
+    [nb('gpu-cluster-id')]: 'computegpucluster-e00a',
+    [nb('tier-2')]: spine,
+    [nb('tier-1')]: leaf,
+    ...extra,
+  });
   const nodes = [
     node('gb200-0', at('l0', 's0', { [nb('tier-0')]: 'nvl-a' })),
     node('gb200-1', at('l0', 's0', { [nb('tier-0')]: 'nvl-a' })),
@@ -230,12 +282,20 @@ test('nebius with and without tier-0: a tier-1 value reused under two tier-2 swi
     `3 spine ${nb('tier-2')}=s1 ← ${nb('tier-1')}=l0`,
     `4 gpu-cluster ${nb('gpu-cluster-id')}=computegpucluster-e00a ← ${nb('tier-2')}=s0,${nb('tier-2')}=s1`,
   ]);
-  assert.equal(t.uncovered.map((u) => `${u.name} ${u.reason}`), ['cluster-only missing-level']);
+  assert.equal(
+    t.uncovered.map((u) => `${u.name} ${u.reason}`),
+    ['cluster-only missing-level'],
+  );
 });
 
 test('coreweave: numbered superpods, leaf groups and racks are keyed by their parents; names are stable', () => {
   const cw = { fabric: 'ib.coreweave.cloud/fabric', superpod: 'ib.coreweave.cloud/superpod', leafgroup: 'ib.coreweave.cloud/leafgroup', rack: 'node.coreweave.cloud/rack' };
-  const at = (superpod: string, leafgroup: string, rack?: string) => ({ [cw.fabric]: 'us-east-04a-ib', [cw.superpod]: superpod, [cw.leafgroup]: leafgroup, ...(rack ? { [cw.rack]: rack } : {}) });
+  const at = (superpod: string, leafgroup: string, rack?: string) => ({
+    [cw.fabric]: 'us-east-04a-ib',
+    [cw.superpod]: superpod,
+    [cw.leafgroup]: leafgroup,
+    ...(rack ? { [cw.rack]: rack } : {}),
+  });
   const nodes = [node('g0', at('1', '3', '3')), node('g1', at('1', '3', '3')), node('g2', at('2', '3', '3')), node('g3', at('2', '4'))];
   const t = run({ cw: { preset: 'coreweave' } }, nodes);
   assert.equal(tree(t.snapshot), [
@@ -249,9 +309,15 @@ test('coreweave: numbered superpods, leaf groups and racks are keyed by their pa
     `4 fabric ${cw.fabric}=us-east-04a-ib ← ${cw.superpod}=1,${cw.superpod}=2`,
   ]);
   const again = run({ cw: { preset: 'coreweave' } }, [...nodes].reverse());
-  assert.equal(again.snapshot.map((h) => h.metadata.name), t.snapshot.map((h) => h.metadata.name));
+  assert.equal(
+    again.snapshot.map((h) => h.metadata.name),
+    t.snapshot.map((h) => h.metadata.name),
+  );
   const nvl = 'ds.coreweave.com/nvlink.domain';
-  assert.equal(tree(run({ cw: { preset: 'coreweave', nvlink: 'domain' } }, [node('gb0', { ...at('1', '3', '7'), [nvl]: 'nvl-17' })]).snapshot)[0], `1 nvl-domain ${nvl}=nvl-17 ← gb0`);
+  assert.equal(
+    tree(run({ cw: { preset: 'coreweave', nvlink: 'domain' } }, [node('gb0', { ...at('1', '3', '7'), [nvl]: 'nvl-17' })]).snapshot)[0],
+    `1 nvl-domain ${nvl}=nvl-17 ← gb0`,
+  );
 });
 
 test('a domain under a second parent leaves the later Node out, naming both Nodes and labels', () => {
@@ -269,7 +335,10 @@ test('a hash name held by an object of another domain leaves the Node out instea
   const first = run({ tg: { preset: 'topograph' } }, [node('a', { [k]: 'S-1' })]).snapshot[0]!;
   const squatter: HyperNode = { metadata: { name: first.metadata.name, labels: { [SRC]: 'label', [k]: 'S-other' } }, spec: { tier: 1, members: [] } };
   const t = run({ tg: { preset: 'topograph' } }, [node('a', { [k]: 'S-1' }), node('b', { [k]: 'S-2' })], [squatter]);
-  assert.equal(t.uncovered.map((u) => `${u.name} ${u.reason}`), ['a name-taken']);
+  assert.equal(
+    t.uncovered.map((u) => `${u.name} ${u.reason}`),
+    ['a name-taken'],
+  );
   assert.match(t.uncovered[0]!.why, `for its ${k}=S-1 is held by an existing HyperNode of another domain`);
   assert.equal(tree(t.snapshot), [`1 leaf ${k}=S-2 ← b`]);
 });
@@ -286,7 +355,10 @@ test('names count what the user wrote; preset profiles that would put one tierNa
   assert.is(error({ 'a-very-long-name1234': { preset: 'aws', nvlink: 'domain' } }), 'no error');
   assert.match(error({ 'a-very-long-name12345': { preset: 'aws' } }), /^topology profile name "a-very-long-name12345" exceeds 20 characters/);
   assert.match(
-    error({ h100: { preset: 'topograph', nodeSelector: { matchLabels: { gpu: 'h100' } } }, gb200: { preset: 'topograph', nvlink: 'domain', nodeSelector: { matchLabels: { gpu: 'gb200' } } } }),
+    error({
+      h100: { preset: 'topograph', nodeSelector: { matchLabels: { gpu: 'h100' } } },
+      gb200: { preset: 'topograph', nvlink: 'domain', nodeSelector: { matchLabels: { gpu: 'gb200' } } },
+    }),
     /^preset profiles "gb200" and "h100" put tierName "leaf" at tier 2 and tier 1; released Volcano schedulers keep one tier per tierName/,
   );
   assert.match(error({ x: { preset: 'azure' } }), /^invalid topology profile "x": unknown preset "azure" \(known presets: aws, coreweave, gke, /);
@@ -297,13 +369,25 @@ test('names count what the user wrote; preset profiles that would put one tierNa
 
 test('a nodeSelector beside a preset narrows it; nvlink alone gives the domain or the partition', () => {
   const k = 'fabric.topograph.run/tier-0';
-  assert.equal(tree(run({ tg: { preset: 'topograph', nodeSelector: { matchLabels: { pool: 'train' } } } }, [node('a', { [k]: 'S-1', pool: 'train' }), node('b', { [k]: 'S-1', pool: 'infer' })]).snapshot), [`1 leaf ${k}=S-1 ← a`]);
+  assert.equal(
+    tree(
+      run({ tg: { preset: 'topograph', nodeSelector: { matchLabels: { pool: 'train' } } } }, [node('a', { [k]: 'S-1', pool: 'train' }), node('b', { [k]: 'S-1', pool: 'infer' })])
+        .snapshot,
+    ),
+    [`1 leaf ${k}=S-1 ← a`],
+  );
   const nodes = [node('g0', { [CLIQUE]: `${UUID[0]}.1` }), node('g1', { [CLIQUE]: `${UUID[0]}.2` })];
   assert.equal(tree(run({ nvl: { preset: 'nvlink' } }, nodes).snapshot), [`1 nvl-domain ${CLIQUE}=${UUID[0]} ← g0,g1`]);
-  assert.equal(tree(run({ nvl: { preset: 'nvlink', nvlink: 'partition' } }, nodes).snapshot), [`1 nvl-partition ${CLIQUE}=${UUID[0]}.1 ← g0`, `1 nvl-partition ${CLIQUE}=${UUID[0]}.2 ← g1`]);
+  assert.equal(tree(run({ nvl: { preset: 'nvlink', nvlink: 'partition' } }, nodes).snapshot), [
+    `1 nvl-partition ${CLIQUE}=${UUID[0]}.1 ← g0`,
+    `1 nvl-partition ${CLIQUE}=${UUID[0]}.2 ← g1`,
+  ]);
   // A ClusterUUID part that could not label a HyperNode (it ends in '-') leaves the Node out instead of breaking the snapshot.
   const odd = run({ nvl: { preset: 'nvlink' } }, [...nodes, node('odd', { [CLIQUE]: 'abc-.1' })]);
-  assert.equal(odd.uncovered.map((u) => `${u.name} ${u.reason}`), ['odd bad-value']);
+  assert.equal(
+    odd.uncovered.map((u) => `${u.name} ${u.reason}`),
+    ['odd bad-value'],
+  );
   assert.is(odd.snapshot.length, 1);
 });
 

@@ -14,13 +14,26 @@ import { MIXED_CONFIG, mixedNodes } from '../../../testing/mixed-cluster.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { round } from './discoverer-round.ts';
 
-const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({ source: 'label', enabled: true, intervalMs: 3_600_000, maxDeletePercent: 50, config: { networkTopologyTypes } });
+const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({
+  source: 'label',
+  enabled: true,
+  intervalMs: 3_600_000,
+  maxDeletePercent: 50,
+  config: { networkTopologyTypes },
+});
 
 async function startRig(config: unknown = MIXED_CONFIG) {
   const clock = new FakeClock();
   const nodes = new FakeInformer<NodeMeta>({ initial: mixedNodes() });
   const problems = new RecordingProblems(nullLogger);
-  const d: Discoverer = await labelDiscovererFactory(entry(config), { nodes, hyperNodes: new FakeInformer<HyperNode>(), clock, logger: nullLogger, problems, secrets: { get: () => Promise.reject(new Error('no Secrets')) } });
+  const d: Discoverer = await labelDiscovererFactory(entry(config), {
+    nodes,
+    hyperNodes: new FakeInformer<HyperNode>(),
+    clock,
+    logger: nullLogger,
+    problems,
+    secrets: { get: () => Promise.reject(new Error('no Secrets')) },
+  });
   const ch = await d.start();
   return { clock, nodes, problems, d, ch };
 }
@@ -34,7 +47,10 @@ const relabelled = (name: string, labels: Record<string, string | undefined>): N
 
 test('a change to a selector-only key (clique Exists) moves the Node and triggers a run', async () => {
   const rig = await startRig({
-    nvl: { nodeSelector: { matchExpressions: [{ key: 'nvidia.com/gpu.clique', operator: 'Exists' }] }, levels: [{ nodeLabel: 'example.com/leaf' }, { nodeLabel: 'kubernetes.io/hostname' }] },
+    nvl: {
+      nodeSelector: { matchExpressions: [{ key: 'nvidia.com/gpu.clique', operator: 'Exists' }] },
+      levels: [{ nodeLabel: 'example.com/leaf' }, { nodeLabel: 'kubernetes.io/hostname' }],
+    },
   });
   const first = (await round(rig)) as Snapshot;
   assert.is(first.length, 1, 'one leaf: the GB200 Nodes with a clique');
@@ -57,8 +73,11 @@ test('a fail-closed run publishes nothing, reports why, and the next good run pu
   await rig.d.stop();
 });
 
-test('a bad profile is a construction error with Volcano\'s text', async () => {
-  const err = await startRig({ p: { levels: [{ nodeLabel: 'kubernetes.io/hostname' }] } }).then(() => 'created', (e: Error) => e.message);
+test("a bad profile is a construction error with Volcano's text", async () => {
+  const err = await startRig({ p: { levels: [{ nodeLabel: 'kubernetes.io/hostname' }] } }).then(
+    () => 'created',
+    (e: Error) => e.message,
+  );
   assert.is(err, 'invalid topology profile "p": at least one topology level and one node level are required');
 });
 

@@ -72,7 +72,11 @@ test('an explicit owner excludes selector-less profiles and legacy lists; withou
     owned: { nodeSelector: { matchLabels: { pool: 'a' } }, levels: [{ nodeLabel: 'rack' }, HOST] },
   });
   const snap = run([node('n1', { pool: 'a', rack: 'r1' }), node('n2', { rack: 'r1' })], t);
-  const profileOf = (n: string) => snap.filter((h) => members(h).includes(n)).map((h) => h.metadata.labels![PROFILE] ?? 'legacy').sort();
+  const profileOf = (n: string) =>
+    snap
+      .filter((h) => members(h).includes(n))
+      .map((h) => h.metadata.labels![PROFILE] ?? 'legacy')
+      .sort();
   assert.equal(profileOf('n1'), ['owned']);
   assert.equal(profileOf('n2'), ['legacy', 'open']);
   const legacyHn = snap.find((h) => h.metadata.labels![PROFILE] === undefined)!;
@@ -82,7 +86,10 @@ test('an explicit owner excludes selector-less profiles and legacy lists; withou
 test('a selector-less profile needs the tier-1 label and allows partial chains', () => {
   const t = types({ open: { levels: [{ nodeLabel: 'spine' }, { nodeLabel: 'rack' }, HOST] } });
   const snap = run([node('n1', { rack: 'r1' }), node('n2', { spine: 's1' })], t);
-  assert.equal(snap.map((h) => [h.spec.tier, members(h)]), [[1, ['n1']]]);
+  assert.equal(
+    snap.map((h) => [h.spec.tier, members(h)]),
+    [[1, ['n1']]],
+  );
 });
 
 test('fail closed: a Node selected by two explicit profiles', () => {
@@ -91,13 +98,22 @@ test('fail closed: a Node selected by two explicit profiles', () => {
     b: { nodeSelector: { matchLabels: { gpu: 'h100' } }, levels: [{ nodeLabel: 'rack' }, HOST] },
   });
   assert.equal(run([node('n0', { gpu: 'gb200', rack: 'r' })], t).length, 1, 'no overlap on this Node');
-  assert.is(failure(() => run([node('n0', { gpu: 'gb200', rack: 'r' }), node('n1', { gpu: 'h100', rack: 'r' })], t)), 'node n1 matches multiple topology profiles: a and b');
+  assert.is(
+    failure(() => run([node('n0', { gpu: 'gb200', rack: 'r' }), node('n1', { gpu: 'h100', rack: 'r' })], t)),
+    'node n1 matches multiple topology profiles: a and b',
+  );
 });
 
 test('fail closed: a Node of an explicit profile lacking a level, or whose value misses the pattern', () => {
   const t = types({ p: { nodeSelector: {}, levels: [{ nodeLabel: 'spine' }, { nodeLabel: 'clique', valuePattern: '^(.+)\\.[0-9]+$' }, HOST] } });
-  assert.is(failure(() => run([node('n0', { clique: 'u.1', spine: 's' }), node('n1', { clique: 'u.2' })], t)), 'node n1 selected by topology profile p is missing level label spine');
-  assert.is(failure(() => run([node('n0', { clique: 'u', spine: 's' })], t)), 'node n0 selected by topology profile p is missing level label clique: its value "u" does not match valuePattern "^(.+)\\\\.[0-9]+$"');
+  assert.is(
+    failure(() => run([node('n0', { clique: 'u.1', spine: 's' }), node('n1', { clique: 'u.2' })], t)),
+    'node n1 selected by topology profile p is missing level label spine',
+  );
+  assert.is(
+    failure(() => run([node('n0', { clique: 'u', spine: 's' })], t)),
+    'node n0 selected by topology profile p is missing level label clique: its value "u" does not match valuePattern "^(.+)\\\\.[0-9]+$"',
+  );
 });
 
 test('fail closed: a domain under two parents, in any profile kind; legacy lists keep listing it in both', () => {
@@ -111,37 +127,75 @@ test('fail closed: a domain under two parents, in any profile kind; legacy lists
   assert.is(run(nodes, types({ legacy: [{ nodeLabel: 'spine' }, { nodeLabel: 'rack' }, HOST] })).length, 3);
 });
 
-test('adoption: an object of the same profile prefix without a profile label (legacy-made) or with this profile is kept; another profile\'s is not', () => {
+test("adoption: an object of the same profile prefix without a profile label (legacy-made) or with this profile is kept; another profile's is not", () => {
   const t = types({ p: { nodeSelector: {}, levels: [{ nodeLabel: 'rack' }, HOST] } });
   const hn = (name: string, labels: Record<string, string>): HyperNode => ({ metadata: { name, labels: { [SRC]: 'label', ...labels } }, spec: { tier: 1 } });
   const legacyMade = [hn('hypernode-p-tier1-zzzzz', { rack: 'r1' }), hn('hypernode-p-tier1-bbbbb', { rack: 'r1', [PROFILE]: 'other' })];
-  assert.equal(run([node('n0', { rack: 'r1' })], t, legacyMade).map((h) => h.metadata.name), ['hypernode-p-tier1-zzzzz']);
+  assert.equal(
+    run([node('n0', { rack: 'r1' })], t, legacyMade).map((h) => h.metadata.name),
+    ['hypernode-p-tier1-zzzzz'],
+  );
   const ufm = [hn('hypernode-p-tier1-aaaaa', { rack: 'r1' })];
   ufm[0]!.metadata.labels![SRC] = 'ufm';
-  assert.equal(run([node('n0', { rack: 'r1' })], t, ufm).map((h) => h.metadata.name), [profileHyperNodeName('p', 'rack', 'r1', 1)], 'another source is never adopted');
-  assert.equal(run([node('n0', { rack: 'r1' })], t, [hn('hypernode-p-tier10-aaaaa', { rack: 'r1' })]).map((h) => h.metadata.name), [profileHyperNodeName('p', 'rack', 'r1', 1)], 'tier1 does not adopt tier10');
+  assert.equal(
+    run([node('n0', { rack: 'r1' })], t, ufm).map((h) => h.metadata.name),
+    [profileHyperNodeName('p', 'rack', 'r1', 1)],
+    'another source is never adopted',
+  );
+  assert.equal(
+    run([node('n0', { rack: 'r1' })], t, [hn('hypernode-p-tier10-aaaaa', { rack: 'r1' })]).map((h) => h.metadata.name),
+    [profileHyperNodeName('p', 'rack', 'r1', 1)],
+    'tier1 does not adopt tier10',
+  );
 });
 
 test('fail closed: the deterministic name is held by an object of another domain', () => {
   const t = types({ p: { nodeSelector: {}, levels: [{ nodeLabel: 'rack' }, HOST] } });
   const name = profileHyperNodeName('p', 'rack', 'r1', 1);
   const squatter: HyperNode = { metadata: { name, labels: { [SRC]: 'label', rack: 'r2' } }, spec: { tier: 1 } };
-  assert.is(failure(() => run([node('n0', { rack: 'r1' })], t, [squatter])), `build HyperNode for profile p: deterministic HyperNode name ${name} is already used by a different topology domain (node n0, rack=r1)`);
+  assert.is(
+    failure(() => run([node('n0', { rack: 'r1' })], t, [squatter])),
+    `build HyperNode for profile p: deterministic HyperNode name ${name} is already used by a different topology domain (node n0, rack=r1)`,
+  );
 });
 
 test('mixed H100 + GB200: independent trees with the right tiers, tierNames, members and profile labels', () => {
   const snap = run(mixedNodes(), types(MIXED_CONFIG));
   const of = (profile: string) => snap.filter((h) => h.metadata.labels![PROFILE] === profile);
-  const shape = (profile: string) => of(profile).map((h) => [h.spec.tier, h.spec.tierName, Object.entries(h.metadata.labels!).find(([k]) => k !== SRC && k !== PROFILE)![1], members(h).length]).sort();
-  assert.equal(shape('h100'), [[1, 'leaf', 'leaf-h0', 4], [1, 'leaf', 'leaf-h1', 4], [2, 'spine', 'spine-h', 2]]);
-  assert.equal(shape('gb200'), [[1, 'nvl-domain', UUID[1], 3], [1, 'nvl-domain', UUID[0], 4], [2, 'leaf', 'leaf-g0', 2], [3, 'spine', 'spine-g', 1]].sort());
-  assert.equal(shape('gb200-pending'), [[1, 'leaf', 'leaf-g0', 1], [2, 'spine', 'spine-g', 1]]);
+  const shape = (profile: string) =>
+    of(profile)
+      .map((h) => [h.spec.tier, h.spec.tierName, Object.entries(h.metadata.labels!).find(([k]) => k !== SRC && k !== PROFILE)![1], members(h).length])
+      .sort();
+  assert.equal(shape('h100'), [
+    [1, 'leaf', 'leaf-h0', 4],
+    [1, 'leaf', 'leaf-h1', 4],
+    [2, 'spine', 'spine-h', 2],
+  ]);
+  assert.equal(
+    shape('gb200'),
+    [
+      [1, 'nvl-domain', UUID[1], 3],
+      [1, 'nvl-domain', UUID[0], 4],
+      [2, 'leaf', 'leaf-g0', 2],
+      [3, 'spine', 'spine-g', 1],
+    ].sort(),
+  );
+  assert.equal(shape('gb200-pending'), [
+    [1, 'leaf', 'leaf-g0', 1],
+    [2, 'spine', 'spine-g', 1],
+  ]);
   const nvl = of('gb200').find((h) => h.metadata.labels!['nvidia.com/gpu.clique'] === UUID[0])!;
   assert.equal(members(nvl), ['gb200-0', 'gb200-1', 'gb200-2', 'gb200-3'], 'both partitions of the rack in one NVLink domain');
   assert.equal(members(of('gb200-pending').find((h) => h.spec.tier === 1)!), ['gb200-7']);
   // Three roots, one per profile: the trees never share a HyperNode.
   const children = new Set(snap.flatMap((h) => (h.spec.tier > 1 ? members(h) : [])));
-  assert.equal(snap.filter((h) => !children.has(h.metadata.name)).map((h) => h.metadata.labels![PROFILE]).sort(), ['gb200', 'gb200-pending', 'h100']);
+  assert.equal(
+    snap
+      .filter((h) => !children.has(h.metadata.name))
+      .map((h) => h.metadata.labels![PROFILE])
+      .sort(),
+    ['gb200', 'gb200-pending', 'h100'],
+  );
   assert.is(snap.length, 3 + 4 + 2);
 });
 

@@ -10,7 +10,10 @@ import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/lab
 import { nullLogger } from '../../../src/log.ts';
 
 const HOST = { nodeLabel: 'kubernetes.io/hostname' };
-const shallow = { nodeSelector: { matchLabels: { 'example.com/depth': 'shallow' } }, levels: [{ nodeLabel: 'example.com/hypernode-domain', tierName: 'volcano.sh/hypernode' }, HOST] };
+const shallow = {
+  nodeSelector: { matchLabels: { 'example.com/depth': 'shallow' } },
+  levels: [{ nodeLabel: 'example.com/hypernode-domain', tierName: 'volcano.sh/hypernode' }, HOST],
+};
 
 function errorOf(types: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   try {
@@ -34,18 +37,24 @@ test('a valid profile: tiers bottom-up, tierNames defaulted to the label key, ex
     },
     nullLogger,
   );
-  assert.equal(types.map((t) => [t.name, [...t.tiers], t.profile?.explicit, t.profile?.labelValue]), [
-    ['deep', ['example.com/rack', 'example.com/cluster'], true, 'deep'],
-    ['open', ['example.com/rack'], false, 'open'],
-  ]);
-  assert.equal(types[0]!.profile!.levels.map((l) => l.tierName), ['example.com/rack', 'volcano.sh/hypercluster']);
+  assert.equal(
+    types.map((t) => [t.name, [...t.tiers], t.profile?.explicit, t.profile?.labelValue]),
+    [
+      ['deep', ['example.com/rack', 'example.com/cluster'], true, 'deep'],
+      ['open', ['example.com/rack'], false, 'open'],
+    ],
+  );
+  assert.equal(
+    types[0]!.profile!.levels.map((l) => l.tierName),
+    ['example.com/rack', 'volcano.sh/hypercluster'],
+  );
 });
 
 test('decode errors carry the decoder frame and sorted lines (Volcano texts)', () => {
   assert.is(errorOf({ topologyshallow: shallow }, { networkTopologyType: 1 }), "decode networkTopologyTypes: 1 error(s) decoding:\n\n* '' has invalid keys: networkTopologyType");
   assert.is(
     errorOf({ topologyshallow: { ...shallow, levels: [{ nodeLabel: 'a', tierNmae: 'x' }, HOST] } }),
-    "decode topology profile \"topologyshallow\": 1 error(s) decoding:\n\n* 'levels[0]' has invalid keys: tierNmae",
+    'decode topology profile "topologyshallow": 1 error(s) decoding:\n\n* \'levels[0]\' has invalid keys: tierNmae',
   );
   assert.is(
     errorOf({ p: { levels: [{ nodeLabel: 'a', zeta: 1, alpha: 2 }, 'x', HOST], nodeSelector: { matchLabel: {} }, extra: 1 } }),
@@ -59,12 +68,18 @@ test('decode errors carry the decoder frame and sorted lines (Volcano texts)', (
     ].join('\n'),
   );
   assert.match(errorOf({ p: { levels: [{ nodeLabel: ['a'] }, HOST] } }), "'levels[0].nodeLabel' expected type 'string', got unconvertible type '[]interface {}'");
-  assert.match(errorOf({ p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'Exists', value: [] }] }, levels: [{ nodeLabel: 'a' }, HOST] } }), "'nodeSelector.MatchExpressions[0]' has invalid keys: value");
+  assert.match(
+    errorOf({ p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'Exists', value: [] }] }, levels: [{ nodeLabel: 'a' }, HOST] } }),
+    "'nodeSelector.MatchExpressions[0]' has invalid keys: value",
+  );
 });
 
 test('weak decoding: case-insensitive keys, scalars to strings, a single level mapping is a list', () => {
   const [t] = topologyTypes({ networkTopologyTypes: { p: { NodeSelector: { MatchLabels: { gpu: true } }, LEVELS: [{ NODELABEL: 'rack', tiername: 7 }, HOST] } } }, nullLogger);
-  assert.equal(t!.profile!.levels.map((l) => [l.nodeLabel, l.tierName]), [['rack', '7']]);
+  assert.equal(
+    t!.profile!.levels.map((l) => [l.nodeLabel, l.tierName]),
+    [['rack', '7']],
+  );
   assert.ok(t!.profile!.matches({ gpu: '1' }), 'true is the label value "1"');
   assert.not.ok(t!.profile!.matches({ gpu: 'true' }));
   assert.is(errorOf({ p: { levels: { nodeLabel: 'rack' } } }), 'invalid topology profile "p": at least one topology level and one node level are required');
@@ -79,16 +94,44 @@ test('each validation rule, with its message', () => {
     ['P6 duplicate labels', { p: levels({ nodeLabel: 'a' }, { nodeLabel: 'a' }) }, 'invalid topology profile "p": there are duplicate labels'],
     ['P7 only the leaf', { p: { levels: [HOST] } }, 'invalid topology profile "p": at least one topology level and one node level are required'],
     ['P7 null profile', { p: { levels: null } }, 'invalid topology profile "p": at least one topology level and one node level are required'],
-    ['P8 last level not hostname', { p: { levels: [{ nodeLabel: 'a' }, { nodeLabel: 'b' }] } }, 'invalid topology profile "p": last level must use nodeLabel "kubernetes.io/hostname"'],
+    [
+      'P8 last level not hostname',
+      { p: { levels: [{ nodeLabel: 'a' }, { nodeLabel: 'b' }] } },
+      'invalid topology profile "p": last level must use nodeLabel "kubernetes.io/hostname"',
+    ],
     ['P9 tierName on the leaf', { p: { levels: [{ nodeLabel: 'a' }, { ...HOST, tierName: 'node' }] } }, 'invalid topology profile "p": node leaf level must not set tierName'],
-    ['P10 bad operator', { p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, levels: [{ nodeLabel: 'a' }, HOST] } }, 'invalid nodeSelector for topology profile "p": "Gt" is not a valid label selector operator'],
-    ['P10 In without values', { p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] }, levels: [{ nodeLabel: 'a' }, HOST] } }, 'invalid nodeSelector for topology profile "p": values: Invalid value: []string{}: for \'in\', \'notin\' operators, values set can\'t be empty'],
-    ['P10 Exists with values', { p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'Exists', values: 'x' }] }, levels: [{ nodeLabel: 'a' }, HOST] } }, 'invalid nodeSelector for topology profile "p": values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist'],
-    ['P10 bad matchLabels value', { p: { nodeSelector: { matchLabels: { a: 'not ok' } }, levels: [{ nodeLabel: 'a' }, HOST] } }, 'invalid nodeSelector for topology profile "p": values[0]: Invalid value: "not ok": a valid label must be an empty string'],
-    ['P11 duplicate tierName', { p: levels({ nodeLabel: 'a', tierName: 'rack' }, { nodeLabel: 'b', tierName: 'rack' }) }, 'invalid topology profile "p": duplicate tierName "rack"'],
+    [
+      'P10 bad operator',
+      { p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, levels: [{ nodeLabel: 'a' }, HOST] } },
+      'invalid nodeSelector for topology profile "p": "Gt" is not a valid label selector operator',
+    ],
+    [
+      'P10 In without values',
+      { p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] }, levels: [{ nodeLabel: 'a' }, HOST] } },
+      "invalid nodeSelector for topology profile \"p\": values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
+    ],
+    [
+      'P10 Exists with values',
+      { p: { nodeSelector: { matchExpressions: [{ key: 'a', operator: 'Exists', values: 'x' }] }, levels: [{ nodeLabel: 'a' }, HOST] } },
+      'invalid nodeSelector for topology profile "p": values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist',
+    ],
+    [
+      'P10 bad matchLabels value',
+      { p: { nodeSelector: { matchLabels: { a: 'not ok' } }, levels: [{ nodeLabel: 'a' }, HOST] } },
+      'invalid nodeSelector for topology profile "p": values[0]: Invalid value: "not ok": a valid label must be an empty string',
+    ],
+    [
+      'P11 duplicate tierName',
+      { p: levels({ nodeLabel: 'a', tierName: 'rack' }, { nodeLabel: 'b', tierName: 'rack' }) },
+      'invalid topology profile "p": duplicate tierName "rack"',
+    ],
     ['P11 explicit equals a default', { p: levels({ nodeLabel: 'a', tierName: 'b' }, { nodeLabel: 'b' }) }, 'invalid topology profile "p": duplicate tierName "b"'],
     ['P12 nothing left of the name', { __: levels({ nodeLabel: 'a' }) }, 'topology profile name "__" cannot be normalized to a label value'],
-    ['P14 two names, one label value', { topologyA: levels({ nodeLabel: 'a' }), topologya: levels({ nodeLabel: 'b' }) }, 'topology profile names "topologyA" and "topologya" normalize to the same label value "topologya"'],
+    [
+      'P14 two names, one label value',
+      { topologyA: levels({ nodeLabel: 'a' }), topologya: levels({ nodeLabel: 'b' }) },
+      'topology profile names "topologyA" and "topologya" normalize to the same label value "topologya"',
+    ],
   ];
   for (const [rule, types, want] of table) {
     const got = errorOf(types);
@@ -112,7 +155,10 @@ test('checks run per profile in raw-name order: the first failing profile is rep
 
 test('a legacy list beside profiles keeps its log-and-skip rules; the profiles are strict', () => {
   const types = topologyTypes({ networkTopologyTypes: { legacy: [{ nodeLabel: 'only' }], p: shallow } }, nullLogger);
-  assert.equal(types.map((t) => t.name), ['p']);
+  assert.equal(
+    types.map((t) => t.name),
+    ['p'],
+  );
   assert.match(errorOf({ legacy: [{ nodeLabel: 'a' }, HOST], p: { levels: [HOST] } }), /^invalid topology profile "p"/);
 });
 
@@ -137,8 +183,24 @@ test('valuePattern: RE2 with a capturing group; bad syntax, no group, or on the 
   assert.match(errorOf({ p: clique('(?<=a)b') }), /not usable/, 'lookbehind is not RE2');
   assert.match(errorOf({ p: { levels: [{ nodeLabel: 'a' }, { ...HOST, valuePattern: '(.*)' }] } }), /node leaf level must not set valuePattern/);
   // The same label through two patterns is two levels (domain above partition), not a duplicate.
-  const two = topologyTypes({ networkTopologyTypes: { p: { levels: [{ nodeLabel: 'nvidia.com/gpu.clique', valuePattern: '^(.+)\\.[0-9]+$', tierName: 'nvl-domain' }, { nodeLabel: 'nvidia.com/gpu.clique', tierName: 'nvl-partition' }, HOST] } } }, nullLogger);
-  assert.equal(two[0]!.profile!.levels.map((l) => l.tierName), ['nvl-partition', 'nvl-domain']);
+  const two = topologyTypes(
+    {
+      networkTopologyTypes: {
+        p: {
+          levels: [
+            { nodeLabel: 'nvidia.com/gpu.clique', valuePattern: '^(.+)\\.[0-9]+$', tierName: 'nvl-domain' },
+            { nodeLabel: 'nvidia.com/gpu.clique', tierName: 'nvl-partition' },
+            HOST,
+          ],
+        },
+      },
+    },
+    nullLogger,
+  );
+  assert.equal(
+    two[0]!.profile!.levels.map((l) => l.tierName),
+    ['nvl-partition', 'nvl-domain'],
+  );
 });
 
 test.run();

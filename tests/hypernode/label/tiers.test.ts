@@ -18,20 +18,32 @@ test('tier list: reverse order without the last entry (user-guide example)', () 
 test('field names are case-insensitive, scalars are weakly converted, a mapping is a one-element list', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes({ NetworkTopologyTypes: { t: [{ NODELABEL: 42 }, { nodelabel: true }, { nodeLabel: 'host' }], single: { nodeLabel: 'x' } } }, logger);
-  assert.equal(types.map((t) => ({ ...t, tiers: [...t.tiers] })), [{ name: 't', tiers: ['1', '42'] }]);
+  assert.equal(
+    types.map((t) => ({ ...t, tiers: [...t.tiers] })),
+    [{ name: 't', tiers: ['1', '42'] }],
+  );
   assert.ok(lines.some((l) => l.includes('networkTopologyTypes.single: needs the tier labels followed by the hostname label, got 1 label(s)')));
-  assert.not.ok(lines.some((l) => l.includes('unknown keys')), 'other spellings of the known keys are not unknown');
+  assert.not.ok(
+    lines.some((l) => l.includes('unknown keys')),
+    'other spellings of the known keys are not unknown',
+  );
 });
 
 test('types come out sorted by name whatever the document order', () => {
   const types = plain({ networkTopologyTypes: { zeta: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }], alpha: [{ nodeLabel: 'b' }, { nodeLabel: 'h' }] } });
-  assert.equal(types.map((t) => t.name), ['alpha', 'zeta']);
+  assert.equal(
+    types.map((t) => t.name),
+    ['alpha', 'zeta'],
+  );
 });
 
 test('undecodable shapes are an error naming the field (the source does not start, nothing is deleted)', () => {
   const table: [Record<string, unknown>, RegExp][] = [
     [{ networkTopologyTypes: 'rack' }, /^Cannot get networkTopologyTypes: networkTopologyTypes: expected a mapping/],
-    [{ networkTopologyTypes: { t: ['volcano.sh/tor', 'kubernetes.io/hostname'] } }, /^Cannot get networkTopologyTypes: networkTopologyTypes\.t\[0\]: expected a mapping \{nodeLabel: <key>\}/],
+    [
+      { networkTopologyTypes: { t: ['volcano.sh/tor', 'kubernetes.io/hostname'] } },
+      /^Cannot get networkTopologyTypes: networkTopologyTypes\.t\[0\]: expected a mapping \{nodeLabel: <key>\}/,
+    ],
     [{ networkTopologyTypes: { t: 'volcano.sh/tor' } }, /networkTopologyTypes\.t: expected a list/],
     [{ networkTopologyTypes: { t: [{ nodeLabel: ['a'] }] } }, /networkTopologyTypes\.t\[0\]\.nodeLabel: expected a string/],
   ];
@@ -66,33 +78,57 @@ test('every type rejected is a start error listing each reason', () => {
 test('unknown keys are warned about by name; the type still works when otherwise valid', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes({ networkTopologyTypes: { t: [{ nodeLabel: 'a', zone: 'x' }, { nodeLabel: 'h' }] }, extra: 1 }, logger);
-  assert.equal(types.map((t) => [...t.tiers]), [['a']]);
-  assert.ok(lines.some((l) => /unknown keys.*where="label config" unknown=\["extra"\]/.test(l)), lines.join(''));
-  assert.ok(lines.some((l) => /unknown keys.*where="networkTopologyTypes\.t\[0\]" unknown=\["zone"\]/.test(l)), lines.join(''));
+  assert.equal(
+    types.map((t) => [...t.tiers]),
+    [['a']],
+  );
+  assert.ok(
+    lines.some((l) => /unknown keys.*where="label config" unknown=\["extra"\]/.test(l)),
+    lines.join(''),
+  );
+  assert.ok(
+    lines.some((l) => /unknown keys.*where="networkTopologyTypes\.t\[0\]" unknown=\["zone"\]/.test(l)),
+    lines.join(''),
+  );
 });
 
 test('a misspelled or null nodeLabel rejects its type: an empty label key would match no Node', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const ok = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
   const types = topologyTypes({ networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }], nul: [null, { nodeLabel: 'h' }], ok } }, logger);
-  assert.equal(types.map((t) => t.name), ['ok']);
+  assert.equal(
+    types.map((t) => t.name),
+    ['ok'],
+  );
   assert.ok(lines.some((l) => l.includes('networkTopologyTypes.typo[0]: nodeLabel is missing or empty')));
   assert.ok(lines.some((l) => l.includes('networkTopologyTypes.nul[0]: nodeLabel is missing or empty')));
-  assert.throws(() => topologyTypes({ networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }] } }, nullLogger), /every type is rejected: networkTopologyTypes\.typo\[0\]: nodeLabel is missing/);
+  assert.throws(
+    () => topologyTypes({ networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }] } }, nullLogger),
+    /every type is rejected: networkTopologyTypes\.typo\[0\]: nodeLabel is missing/,
+  );
 });
 
 test('a type name over 20 bytes is skipped and logged; exactly 20 is fine', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
   const types = topologyTypes({ networkTopologyTypes: { ['x'.repeat(21)]: labels, ['y'.repeat(20)]: labels, ['é'.repeat(11)]: labels } }, logger);
-  assert.equal(types.map((t) => t.name), ['y'.repeat(20)]);
+  assert.equal(
+    types.map((t) => t.name),
+    ['y'.repeat(20)],
+  );
   assert.is(lines.filter((l) => /The length of topologyTypeName exceeds 20/.test(l)).length, 2, '11 × é is 22 bytes');
 });
 
 test('duplicate labels skip the type', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
-  const types = topologyTypes({ networkTopologyTypes: { dup: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }], ok: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }] } }, logger);
-  assert.equal(types.map((t) => t.name), ['ok']);
+  const types = topologyTypes(
+    { networkTopologyTypes: { dup: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }], ok: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }] } },
+    logger,
+  );
+  assert.equal(
+    types.map((t) => t.name),
+    ['ok'],
+  );
   assert.match(lines.join(''), /duplicate labels/);
 });
 
@@ -100,14 +136,20 @@ test('a type name that would make invalid object names is reported, not used', (
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
   const types = topologyTypes({ networkTopologyTypes: { 'topo.': labels, 'a.-b': labels, 'My Topo.v1': labels } }, logger);
-  assert.equal(types.map((t) => t.name), ['My Topo.v1']);
+  assert.equal(
+    types.map((t) => t.name),
+    ['My Topo.v1'],
+  );
   assert.is(lines.filter((l) => /not valid DNS-1123/.test(l)).length, 2);
 });
 
 test('a type of zero or one label makes no tier and is rejected', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes({ networkTopologyTypes: { a: [], b: [{ nodeLabel: 'h' }], c: [{ nodeLabel: 'x' }, { nodeLabel: 'h' }] } }, logger);
-  assert.equal(types.map((t) => t.name), ['c']);
+  assert.equal(
+    types.map((t) => t.name),
+    ['c'],
+  );
   assert.is(lines.filter((l) => /needs the tier labels followed by the hostname label/.test(l)).length, 2);
 });
 

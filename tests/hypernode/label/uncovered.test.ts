@@ -34,7 +34,12 @@ test('a Node another type covers is not uncovered', () => {
 
 test('selector-less profile: a tier-1 value its valuePattern rejects, or a missing tier-1 label, is uncovered with the reason', () => {
   const profile = { levels: [{ nodeLabel: 'block' }, { nodeLabel: 'clique', tierName: 'nvlink', valuePattern: '^([0-9a-f]+)\\.[0-9]+$' }, HOST] };
-  const t = run({ gpu: profile }, [node('ok', { clique: 'ab.1', block: 'b1' }), node('bad-value', { clique: 'zz', block: 'b1' }), node('no-clique', { block: 'b1' }), node('cpu', {})]);
+  const t = run({ gpu: profile }, [
+    node('ok', { clique: 'ab.1', block: 'b1' }),
+    node('bad-value', { clique: 'zz', block: 'b1' }),
+    node('no-clique', { block: 'b1' }),
+    node('cpu', {}),
+  ]);
   assert.equal(t.uncovered, [
     { name: 'bad-value', reason: 'bad-value', why: 'value "zz" of clique gives no domain through valuePattern "^([0-9a-f]+)\\\\.[0-9]+$" of topology profile gpu' },
     { name: 'no-clique', reason: 'missing-level', why: 'missing level label clique of topology type gpu' },

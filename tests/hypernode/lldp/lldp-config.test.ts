@@ -20,17 +20,45 @@ test('defaults: SNMPv2c, one fabric named lldp, port 161, the entry Secret', () 
   const c = parseLldpConfig(entry({ switches: ['10.0.0.1', 'sw2.example.com:1161', '[fd00::1]:162'] }));
   assert.is(c.version, '2c');
   assert.is(c.limits.maxRepetitions, DEFAULT_MAX_REPETITIONS);
-  assert.equal(c.fabrics.map((f) => [f.name, f.switches, f.secretRef]), [['lldp', [{ host: '10.0.0.1', port: 161 }, { host: 'sw2.example.com', port: 1161 }, { host: 'fd00::1', port: 162 }], { name: 'snmp', namespace: 'ns' }]]);
+  assert.equal(
+    c.fabrics.map((f) => [f.name, f.switches, f.secretRef]),
+    [
+      [
+        'lldp',
+        [
+          { host: '10.0.0.1', port: 161 },
+          { host: 'sw2.example.com', port: 1161 },
+          { host: 'fd00::1', port: 162 },
+        ],
+        { name: 'snmp', namespace: 'ns' },
+      ],
+    ],
+  );
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.fabrics));
 });
 
 test('several fabrics, SNMPv3, durations and a per-fabric Secret', () => {
-  const c = parseLldpConfig(entry({ snmp: { version: '3', timeout: '500ms', concurrency: 8 }, staleAfter: '5m', fabrics: [{ name: 'compute', switches: ['10.0.0.1'] }, { name: 'storage', switches: ['10.9.0.1'], secretRef: { name: 'st' } }] }));
+  const c = parseLldpConfig(
+    entry({
+      snmp: { version: '3', timeout: '500ms', concurrency: 8 },
+      staleAfter: '5m',
+      fabrics: [
+        { name: 'compute', switches: ['10.0.0.1'] },
+        { name: 'storage', switches: ['10.9.0.1'], secretRef: { name: 'st' } },
+      ],
+    }),
+  );
   assert.is(c.version, '3');
   assert.is(c.limits.timeoutMs, 500);
   assert.is(c.concurrency, 8);
   assert.is(c.staleAfterMs, 300_000);
-  assert.equal(c.fabrics.map((f) => f.secretRef), [{ name: 'snmp', namespace: 'ns' }, { name: 'st', namespace: 'ns' }]);
+  assert.equal(
+    c.fabrics.map((f) => f.secretRef),
+    [
+      { name: 'snmp', namespace: 'ns' },
+      { name: 'st', namespace: 'ns' },
+    ],
+  );
 });
 
 test('bad input is named with what to write instead', () => {
@@ -42,7 +70,15 @@ test('bad input is named with what to write instead', () => {
     [{ switches: ['10.0.0.1:99999'] }, /port 99999 outside 1-65535/],
     [{ switches: ['10.0.0.1'], staleAfter: 'soon' }, /config\.staleAfter must be a duration like 2s or 30m/],
     [{ switches: ['10.0.0.1'], managementPorts: '(' }, /config\.managementPorts "\(" is not a usable RE2 pattern/],
-    [{ fabrics: [{ name: 'a', switches: ['x'] }, { name: 'a', switches: ['y'] }] }, /config\.fabrics\[1\]\.name "a" is used twice/],
+    [
+      {
+        fabrics: [
+          { name: 'a', switches: ['x'] },
+          { name: 'a', switches: ['y'] },
+        ],
+      },
+      /config\.fabrics\[1\]\.name "a" is used twice/,
+    ],
     [{ fabrics: [{ name: 'Bad_Name', switches: ['x'] }] }, /must be a DNS label/],
     [{ switches: ['10.0.0.1'] }, /fabric lldp has no credentials: set the entry's credentials\.secretRef \(a Secret with "community"\)/, false],
   ];

@@ -33,7 +33,14 @@ async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: S
   const problems = new RecordingProblems(nullLogger);
   const d = await createLldpDiscovererFactory({ walker })(
     { source: 'lldp', enabled: true, intervalMs: 60_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config },
-    { nodes: new FakeInformer({ initial: tree.hosts.map((name) => ({ metadata: { name } })) }), hyperNodes: new FakeInformer<HyperNode>({ initial: [] }), secrets: { get: () => Promise.reject(new Error('unused')) }, clock: realClock, logger: nullLogger, problems },
+    {
+      nodes: new FakeInformer({ initial: tree.hosts.map((name) => ({ metadata: { name } })) }),
+      hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
+      secrets: { get: () => Promise.reject(new Error('unused')) },
+      clock: realClock,
+      logger: nullLogger,
+      problems,
+    },
   );
   const out = await d.start();
   const first = await within(Promise.race([out.recv(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2_000))]), 5_000, 'the first poll');
@@ -48,13 +55,22 @@ test('one leaf as seed finds every switch: the same tree as the explicit switch 
   assert.ok(all.snapshot && all.snapshot.length > 0);
   assert.equal(crawled.snapshot, all.snapshot);
   assert.is(new Set(crawled.walked).size, crawled.walked.length, 'no switch walked twice');
-  assert.ok(crawled.walked.some((a) => a.startsWith('10.2.')) && crawled.walked.some((a) => a !== leaf && a.startsWith('10.1.')), 'spines, then the other leaves, found through management addresses');
+  assert.ok(
+    crawled.walked.some((a) => a.startsWith('10.2.')) && crawled.walked.some((a) => a !== leaf && a.startsWith('10.1.')),
+    'spines, then the other leaves, found through management addresses',
+  );
 });
 
 test('the allow-list bounds the crawl: switches outside it are not walked and are reported, not guessed', async () => {
   const r = await firstRun({ seeds: [[...walks.keys()][0]!], allow: ['10.1.0.0/16'] });
-  assert.ok(r.walked.every((a) => a.startsWith('10.1.')), r.walked.join(','));
-  assert.ok(r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .* is a bridge or router that is not polled/.test(w)), r.problems.warnings.join('\n'));
+  assert.ok(
+    r.walked.every((a) => a.startsWith('10.1.')),
+    r.walked.join(','),
+  );
+  assert.ok(
+    r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .* is a bridge or router that is not polled/.test(w)),
+    r.problems.warnings.join('\n'),
+  );
 });
 
 test('more switches than maxSwitches fails the fabric: nothing is published, the error says what to raise', async () => {

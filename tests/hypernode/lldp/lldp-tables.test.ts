@@ -22,7 +22,11 @@ test('a capture from the real lab: the leaf, its chassis, its two spines and thr
   assert.is(leaf.chassisSubtype, 4);
   assert.is(switchId(leaf), '02aa00030001');
   assert.equal(leaf.neighbours.map((n) => n.sysName).sort(), ['spine-1', 'spine-2', 'su1-h1.fabric.example.com', 'su1-h2.fabric.example.com', 'su1-h3.fabric.example.com']);
-  assert.equal(leaf.neighbours.map((n) => n.networkDevice), leaf.neighbours.map((n) => n.sysName.startsWith('spine')), 'switches announce bridge, hosts station');
+  assert.equal(
+    leaf.neighbours.map((n) => n.networkDevice),
+    leaf.neighbours.map((n) => n.sysName.startsWith('spine')),
+    'switches announce bridge, hosts station',
+  );
   assert.ok(leaf.neighbours.every((n) => n.managementAddresses.length === 1 && n.localPortName !== '' && n.portName !== ''));
 });
 
@@ -39,7 +43,10 @@ test('capture syntax: wrapped Hex-STRING, multi-line and escaped STRING, empty s
     '',
   ].join('\n');
   const vbs = parseSnmpCapture(text, 'sw1');
-  assert.equal(vbs.map((v) => v.oid), ['1.0.8802.1.1.2.1.3.1.0', '1.0.8802.1.1.2.1.3.2.0', '1.0.8802.1.1.2.1.3.3.0', '1.0.8802.1.1.2.1.3.4.0', '1.0.8802.1.1.2.1.3.5.0']);
+  assert.equal(
+    vbs.map((v) => v.oid),
+    ['1.0.8802.1.1.2.1.3.1.0', '1.0.8802.1.1.2.1.3.2.0', '1.0.8802.1.1.2.1.3.3.0', '1.0.8802.1.1.2.1.3.4.0', '1.0.8802.1.1.2.1.3.5.0'],
+  );
   assert.is(vbs[0]!.value, 4);
   assert.is((vbs[1]!.value as Buffer).toString('hex'), '001122334455');
   assert.is(String(vbs[2]!.value), 'sw "one"');
@@ -69,14 +76,17 @@ test('a row refreshed during the walk (two timeMarks for one port and index) cou
   ]);
   for (const order of [vbs, [...vbs].reverse()]) {
     const t = parseLldpTable(order);
-    assert.equal(t.neighbours.map((n) => [n.localPort, n.sysName]), [[3, 'host-1']]);
+    assert.equal(
+      t.neighbours.map((n) => [n.localPort, n.sysName]),
+      [[3, 'host-1']],
+    );
   }
 });
 
 test('the graph: switch cables kept once, hosts by system name; an unpolled bridge, a nameless neighbour and a management-port neighbour are reported and join nothing', () => {
   const leaf = parseLldpTable([
     ...mib([
-      { tm: 1, port: 1, idx: 1, mac: '0200000000cc', name: 'spine' , caps: 0x20 },
+      { tm: 1, port: 1, idx: 1, mac: '0200000000cc', name: 'spine', caps: 0x20 },
       { tm: 1, port: 2, idx: 1, mac: '0200000000b1', name: 'host-1' },
       { tm: 1, port: 3, idx: 1, mac: '0200000000dd', name: 'other-switch', caps: 0x28 },
       { tm: 1, port: 4, idx: 1, mac: '0200000000b2', name: '' },
@@ -93,8 +103,17 @@ test('the graph: switch cables kept once, hosts by system name; an unpolled brid
     { oid: oid(7, 1, 9, 1), value: Buffer.from('1') },
     { oid: '1.0.8802.1.1.2.1.3.7.1.4.9', value: Buffer.from('eth0') },
   ]);
-  const { graph, problems } = lldpGraph([{ address: '10.0.0.1:161', table: leaf }, { address: '10.0.0.2:161', table: spine }], (p) => p.startsWith('mgmt'));
-  assert.equal(graph.switches, [{ id: '0200000000aa', name: 'leaf' }, { id: '0200000000cc', name: 'spine' }]);
+  const { graph, problems } = lldpGraph(
+    [
+      { address: '10.0.0.1:161', table: leaf },
+      { address: '10.0.0.2:161', table: spine },
+    ],
+    (p) => p.startsWith('mgmt'),
+  );
+  assert.equal(graph.switches, [
+    { id: '0200000000aa', name: 'leaf' },
+    { id: '0200000000cc', name: 'spine' },
+  ]);
   assert.equal(graph.hosts, [{ name: 'host-1' }]);
   assert.is(graph.links.filter((l) => l.a.kind === 'switch' && l.b.kind === 'switch').length, 1, 'the leaf-spine cable once');
   assert.is(problems.length, 3, problems.join('\n'));
@@ -105,7 +124,10 @@ test('the graph: switch cables kept once, hosts by system name; an unpolled brid
 
 test('two addresses of one switch: the second is reported and ignored, whatever the order', () => {
   const [a] = lab();
-  for (const order of [[a!, { ...a!, address: 'zz' }], [{ ...a!, address: 'zz' }, a!]]) {
+  for (const order of [
+    [a!, { ...a!, address: 'zz' }],
+    [{ ...a!, address: 'zz' }, a!],
+  ]) {
     const { graph, problems } = lldpGraph(order, () => false);
     assert.is(graph.switches.length, 1);
     assert.match(problems[0]!, /report the same chassis id .* zz is ignored/);

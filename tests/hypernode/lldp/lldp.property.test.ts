@@ -57,7 +57,10 @@ function permuted(varbinds: readonly MibVarbind[], seed: number): MibVarbind[] {
 }
 
 function snapshotOf(walks: readonly { address: string; varbinds: readonly MibVarbind[] }[], nodes: readonly string[]): Snapshot {
-  const { graph } = lldpGraph(walks.map((w) => ({ address: w.address, table: parseLldpTable(w.varbinds) })), () => false);
+  const { graph } = lldpGraph(
+    walks.map((w) => ({ address: w.address, table: parseLldpTable(w.varbinds) })),
+    () => false,
+  );
   const known = new Set(nodes);
   return fabricHyperNodes({ graph, fabric: 'f', source: 'lldp', mapHost: (h) => (known.has(h) ? h : undefined), minSharedHosts: 2, logger: nullLogger }).snapshot;
 }
@@ -97,8 +100,22 @@ test('random switches failing for random times never delete: every published sna
         const nodes: NodeMeta[] = tree.hosts.map((name) => ({ metadata: { name } }));
         const factory = createLldpDiscovererFactory({ walker, retryBaseMs: 1_000 });
         const d = await factory(
-          { source: 'lldp', enabled: true, intervalMs: 10_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config: { staleAfter: '30s', switches: [...byAddress.keys()] } },
-          { nodes: new FakeInformer({ initial: nodes }), hyperNodes: new FakeInformer<HyperNode>({ initial: [] }), secrets: { get: () => Promise.reject(new Error('no secrets')) }, clock, logger: nullLogger, problems: new RecordingProblems(nullLogger) },
+          {
+            source: 'lldp',
+            enabled: true,
+            intervalMs: 10_000,
+            maxDeletePercent: 50,
+            credentials: { secretRef: { name: 's', namespace: 'ns' } },
+            config: { staleAfter: '30s', switches: [...byAddress.keys()] },
+          },
+          {
+            nodes: new FakeInformer({ initial: nodes }),
+            hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
+            secrets: { get: () => Promise.reject(new Error('no secrets')) },
+            clock,
+            logger: nullLogger,
+            problems: new RecordingProblems(nullLogger),
+          },
         );
         const out = await d.start();
         const received: Snapshot[] = [];
@@ -115,7 +132,7 @@ test('random switches failing for random times never delete: every published sna
           const healthy = received[0]!;
           for (const round of rounds) {
             failing.clear();
-            [...byAddress.keys()].forEach((a, i) => (round.failing >> i % 30) & 1 && failing.add(a));
+            [...byAddress.keys()].forEach((a, i) => (round.failing >> (i % 30)) & 1 && failing.add(a));
             const before = calls;
             await clock.advance(round.afterS * 1_000);
             await polled(before);

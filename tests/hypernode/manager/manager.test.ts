@@ -73,15 +73,37 @@ test('a ConfigMap add starts every enabled source once; a disabled one is not st
 
 test('a ConfigMap change restarts only the sources whose entry changed (Volcano #5191)', async () => {
   const t = setup(['label', 'ufm']);
-  await t.apply(discoveryConfigMap(discoveryYaml([{ source: 'label', config: { a: 1 } }, { source: 'ufm', config: { url: 'https://ufm-1' } }])));
-  await t.apply(discoveryConfigMap(discoveryYaml([{ source: 'label', config: { a: 1 } }, { source: 'ufm', config: { url: 'https://ufm-2' } }])));
+  await t.apply(
+    discoveryConfigMap(
+      discoveryYaml([
+        { source: 'label', config: { a: 1 } },
+        { source: 'ufm', config: { url: 'https://ufm-1' } },
+      ]),
+    ),
+  );
+  await t.apply(
+    discoveryConfigMap(
+      discoveryYaml([
+        { source: 'label', config: { a: 1 } },
+        { source: 'ufm', config: { url: 'https://ufm-2' } },
+      ]),
+    ),
+  );
   assert.is(t.sources.label!.instances.length, 1, 'label untouched');
   assert.is(t.sources.ufm!.instances.length, 2, 'ufm restarted');
   assert.ok(t.sources.ufm!.instances[0]!.stopped);
   assert.equal(t.sources.ufm!.current.entry.config, { url: 'https://ufm-2' });
 
   // Another controller's key, or metadata only: nothing restarts.
-  await t.apply(discoveryConfigMap(discoveryYaml([{ source: 'label', config: { a: 1 } }, { source: 'ufm', config: { url: 'https://ufm-2' } }]), { other: 'x' }));
+  await t.apply(
+    discoveryConfigMap(
+      discoveryYaml([
+        { source: 'label', config: { a: 1 } },
+        { source: 'ufm', config: { url: 'https://ufm-2' } },
+      ]),
+      { other: 'x' },
+    ),
+  );
   assert.is(t.sources.label!.instances.length, 1);
   assert.is(t.sources.ufm!.instances.length, 2);
   await t.stop();
@@ -92,10 +114,10 @@ test('an unknown or failing source is reported once, retried on its own backoff,
   t.sources.ufm!.failStartWith = 'UFM authentication credentials are not configured';
   await t.apply(discoveryConfigMap(discoveryYaml([{ source: 'roce' }, { source: 'ufm' }, { source: 'label' }])));
   assert.is(t.sources.label!.instances.length, 1, 'label starts although earlier sources fail');
-  assert.equal(t.events.events.map((e) => `${e.reason} ${e.kind} ${e.name}`), [
-    'DiscovererFailed ConfigMap volcano-controller-configmap',
-    'DiscovererFailed ConfigMap volcano-controller-configmap',
-  ]);
+  assert.equal(
+    t.events.events.map((e) => `${e.reason} ${e.kind} ${e.name}`),
+    ['DiscovererFailed ConfigMap volcano-controller-configmap', 'DiscovererFailed ConfigMap volcano-controller-configmap'],
+  );
   assert.match(t.events.events[0]!.message, 'failed to create discoverer: unsupported discoverer type: roce');
   assert.match(t.events.events[1]!.message, 'failed to start discoverer: UFM authentication credentials are not configured');
 
@@ -162,7 +184,10 @@ test('per source, one result is in flight and each acknowledgement reaches its p
   await producer.emit(snapshot('a'));
   void producer.emit(snapshot('b'));
   const first = await nextResult(t.manager);
-  assert.equal(first.hyperNodes.map((h) => h.metadata.name), ['a']);
+  assert.equal(
+    first.hyperNodes.map((h) => h.metadata.name),
+    ['a'],
+  );
 
   let second: DiscoveryResult | undefined;
   void nextResult(t.manager).then((r) => (second = r));
@@ -173,7 +198,10 @@ test('per source, one result is in flight and each acknowledgement reaches its p
   t.manager.resultSynced('label');
   t.manager.resultSynced('label'); // a second call for the same result changes nothing
   await waitFor(() => second, { what: 'second result' });
-  assert.equal(second!.hyperNodes.map((h) => h.metadata.name), ['b']);
+  assert.equal(
+    second!.hyperNodes.map((h) => h.metadata.name),
+    ['b'],
+  );
   assert.is(producer.acks, 1);
   t.manager.resultSynced('label');
   await settle();
@@ -216,7 +244,10 @@ test('results still inside a stopped instance are dropped, never forwarded', asy
   await waitFor(() => t.sources.label!.instances.length === 2, { what: 'replacement started' });
   await t.sources.label!.current.emit(snapshot('new-1'));
   const next = await nextResult(t.manager);
-  assert.equal(next.hyperNodes.map((h) => h.metadata.name), ['new-1']);
+  assert.equal(
+    next.hyperNodes.map((h) => h.metadata.name),
+    ['new-1'],
+  );
   await t.stop();
 });
 

@@ -17,7 +17,10 @@ test('the built-in registry has exactly graph, label, lldp and ufm', () => {
 
 test('an unregistered key is rejected with Go’s message: roce, wrong case, empty', () => {
   for (const key of ['roce', 'Label', 'UFM', '']) {
-    assert.throws(() => lookupDiscoverer(builtinDiscoverers, key), (err: Error) => err.message === `unsupported discoverer type: ${key}`);
+    assert.throws(
+      () => lookupDiscoverer(builtinDiscoverers, key),
+      (err: Error) => err.message === `unsupported discoverer type: ${key}`,
+    );
   }
 });
 

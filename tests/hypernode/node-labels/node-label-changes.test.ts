@@ -16,19 +16,32 @@ import { desiredNodeLabels, domainValue } from '../../../src/hypernode/reconcile
 const P = 'topo.example.com';
 const OWNED = 'topology.volcano.sh/owned-labels.label';
 const hn = (name: string, tier: number, tierName: string, type: 'Node' | 'HyperNode', members: string[]): DiscoveredHyperNode =>
-  buildWithTierName(name, tier, tierName, members.map((m) => ({ type, selector: { exactMatch: { name: m } } })), {});
-const node = (name: string, labels: Record<string, string> = {}, annotations?: Record<string, string>): NodeMeta => ({ metadata: { name, labels, ...(annotations ? { annotations } : {}) } });
+  buildWithTierName(
+    name,
+    tier,
+    tierName,
+    members.map((m) => ({ type, selector: { exactMatch: { name: m } } })),
+    {},
+  );
+const node = (name: string, labels: Record<string, string> = {}, annotations?: Record<string, string>): NodeMeta => ({
+  metadata: { name, labels, ...(annotations ? { annotations } : {}) },
+});
 
 // rack-a: n1 n2; rack-b: n3; both under zone-x; n4 is in no HyperNode.
-const SNAPSHOT = [hn('rack-a', 1, 'example.com/rack', 'Node', ['n1', 'n2']), hn('rack-b', 1, 'example.com/rack', 'Node', ['n3', 'gone']), hn('zone-x', 2, 'zone', 'HyperNode', ['rack-a', 'rack-b'])];
+const SNAPSHOT = [
+  hn('rack-a', 1, 'example.com/rack', 'Node', ['n1', 'n2']),
+  hn('rack-b', 1, 'example.com/rack', 'Node', ['n3', 'gone']),
+  hn('zone-x', 2, 'zone', 'HyperNode', ['rack-a', 'rack-b']),
+];
 const NODES = [node('n1'), node('n2', { [`${P}/owner`]: 'ops' }), node('n3'), node('n4')];
 
 /** The Nodes after the patches, as the API server's merge patch would leave them. */
 function apply(nodes: NodeMeta[], patches: NodeLabelPatch[]): NodeMeta[] {
   const merge = (cur: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => {
     const out = { ...cur };
-    for (const [k, v] of Object.entries(ch)) if (v === null) delete out[k];
-    else out[k] = v;
+    for (const [k, v] of Object.entries(ch))
+      if (v === null) delete out[k];
+      else out[k] = v;
     return out;
   };
   return nodes.map((n) => {
@@ -48,7 +61,14 @@ test('one label per tier for every Node of the snapshot, named after the tier, v
     n3: { [`${P}/rack`]: 'rack-b', [`${P}/zone`]: 'zone-x' },
   });
   // A tier without a usable name is tier<N>.
-  assert.equal([...desiredNodeLabels(P, [hn('r', 3, '', 'Node', ['n1'])], NODES).get('n1')!.keys()], [`${P}/tier3`]);
+  assert.equal(
+    [
+      ...desiredNodeLabels(P, [hn('r', 3, '', 'Node', ['n1'])], NODES)
+        .get('n1')!
+        .keys(),
+    ],
+    [`${P}/tier3`],
+  );
 });
 
 test('a HyperNode name too long for a label value gives a valid value that is stable and tells names apart', () => {
@@ -90,9 +110,25 @@ test('a source turned off loses every label it wrote; a source with no state kee
 
 test('removals from more than maxDeletePercent of the labelled Nodes (and at least 10) are held; fewer go through', () => {
   const many = Array.from({ length: 20 }, (_, i) => node(`m${i}`));
-  const all = [hn('big', 1, 'rack', 'Node', many.map((n) => n.metadata.name))];
+  const all = [
+    hn(
+      'big',
+      1,
+      'rack',
+      'Node',
+      many.map((n) => n.metadata.name),
+    ),
+  ];
   const labelled = apply(many, nodeLabelChanges(many, desired(all, many)).patches);
-  const eleven = [hn('big', 1, 'rack', 'Node', many.slice(11).map((n) => n.metadata.name))];
+  const eleven = [
+    hn(
+      'big',
+      1,
+      'rack',
+      'Node',
+      many.slice(11).map((n) => n.metadata.name),
+    ),
+  ];
   const held = nodeLabelChanges(labelled, desired(eleven, labelled));
   assert.equal(held.patches, []);
   assert.equal(held.held, [{ source: 'label', labelled: 20, leaving: 11, maxDeletePercent: 50 }]);

@@ -24,7 +24,18 @@ const OWNED = 'topology.volcano.sh/owned-labels.label';
 const CONF = (exports: boolean) =>
   `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n${exports ? `    exports:\n      nodeLabels: {prefix: ${P}}\n` : ''}    config: {networkTopologyTypes: {t: [{nodeLabel: example.com/rack}, {nodeLabel: kubernetes.io/hostname}]}}\n`;
 const configMap = (text: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: WHERE.name, namespace: WHERE.namespace }, data: { [WHERE.key]: text } });
-const SNAPSHOT = [buildWithTierName('rack-a', 1, 'example.com/rack', [{ type: 'Node', selector: { exactMatch: { name: 'n1' } } }, { type: 'Node', selector: { exactMatch: { name: 'n2' } } }], {})];
+const SNAPSHOT = [
+  buildWithTierName(
+    'rack-a',
+    1,
+    'example.com/rack',
+    [
+      { type: 'Node', selector: { exactMatch: { name: 'n1' } } },
+      { type: 'Node', selector: { exactMatch: { name: 'n2' } } },
+    ],
+    {},
+  ),
+];
 
 /** The line every pass after a snapshot ends with: what it patched, or that nothing was needed. */
 const PASS_DONE = (l: string) => /Updated Node labels|Node labels match the topology/.test(l);
@@ -58,8 +69,9 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
       const cur = nodeCache.get(node)!;
       const merge = (base: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => {
         const out = { ...base };
-        for (const [k, v] of Object.entries(ch)) if (v === null) delete out[k];
-        else out[k] = v;
+        for (const [k, v] of Object.entries(ch))
+          if (v === null) delete out[k];
+          else out[k] = v;
         return out;
       };
       nodeCache.apply({ metadata: { name: node, labels: merge(cur.metadata.labels, changes.labels), annotations: merge(cur.metadata.annotations, changes.annotations) } });
@@ -103,7 +115,9 @@ test('a patch not yet seen in the cache is not sent again; once seen, a round se
 });
 
 test('a configuration that cannot be loaded removes nothing; one without the option removes what was written', async () => {
-  const labelled: NodeMeta[] = ['n1', 'n2'].map((name) => ({ metadata: { name, labels: { [`${P}/rack`]: 'rack-a', [`${P}/other`]: 'x' }, annotations: { [OWNED]: `${P}/rack` } } }));
+  const labelled: NodeMeta[] = ['n1', 'n2'].map((name) => ({
+    metadata: { name, labels: { [`${P}/rack`]: 'rack-a', [`${P}/other`]: 'x' }, annotations: { [OWNED]: `${P}/rack` } },
+  }));
   const broken = rig('networkTopologyDiscovery: [unclosed', labelled);
   broken.sync.snapshot('label', SNAPSHOT);
   await broken.pass();
@@ -135,7 +149,9 @@ test('turning the option off removes every label it wrote from all Nodes, unheld
 test('a failed patch is retried after its backoff; a Node deleted meanwhile is no failure', async () => {
   const r = rig(CONF(true));
   let failures = 1;
-  r.failWith((node) => (node === 'n2' ? new ApiError('nodes "n2" not found', 404, 'NotFound') : failures-- > 0 ? new ApiError('etcdserver: request timed out', 500, 'InternalError') : undefined));
+  r.failWith((node) =>
+    node === 'n2' ? new ApiError('nodes "n2" not found', 404, 'NotFound') : failures-- > 0 ? new ApiError('etcdserver: request timed out', 500, 'InternalError') : undefined,
+  );
   r.sync.snapshot('label', SNAPSHOT);
   await r.pass();
   assert.equal(r.sent, [], 'n1 failed once, n2 is gone');

@@ -42,10 +42,10 @@ test('a run deleting 60 % of 20 owned HyperNodes applies its creates and updates
   assert.is(summary.deleted, 0);
   assert.is(client.serverNames().length, 22, 'every held HyperNode still exists');
   assert.is(await held(registry), 12);
-  assert.equal(events.events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name}`), [
-    'Warning DeletesHeld ConfigMap/volcano-controller-configmap',
-    'Normal TopologyChanged ConfigMap/volcano-controller-configmap',
-  ]);
+  assert.equal(
+    events.events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name}`),
+    ['Warning DeletesHeld ConfigMap/volcano-controller-configmap', 'Normal TopologyChanged ConfigMap/volcano-controller-configmap'],
+  );
   assert.is(
     events.events[0]!.message,
     'Discovery source "label" would delete 12 of the 20 HyperNodes it owns (60%), more than its maxDeletePercent of 50, so these deletes are held; ' +
@@ -66,10 +66,16 @@ test('a run deleting 60 % of 20 owned HyperNodes applies its creates and updates
 
   // The operator raises maxDeletePercent to 70; the restarted source runs again.
   const released = await reconciler.reconcile('label', shrunk(), 70);
-  assert.equal(client.verbs(), racks(8, 20).map((hn) => `delete ${hn.metadata.name}`));
+  assert.equal(
+    client.verbs(),
+    racks(8, 20).map((hn) => `delete ${hn.metadata.name}`),
+  );
   assert.is(released.deleted, 12);
   assert.is(released.held, 0);
-  assert.equal(client.serverNames(), [...racks(0, 8), rack(20), rack(21)].map((hn) => hn.metadata.name));
+  assert.equal(
+    client.serverNames(),
+    [...racks(0, 8), rack(20), rack(21)].map((hn) => hn.metadata.name),
+  );
   assert.is(await held(registry), 0);
   assert.is(events.events.at(-1)!.message, 'Discovery source "label": 0 created, 0 updated, 12 deleted');
   assert.is(lines.filter((l) => l.includes('HyperNode deletes no longer held')).length, 1);

@@ -23,7 +23,15 @@ export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new F
   const events = new RecordingEvents();
   const registry = new Registry();
   const { logger, lines } = capturingLogger();
-  const reconciler = new TopologyReconciler({ hyperNodes: client.informer, client, events, metrics: newHyperNodeMetrics(registry), clock, logger, regarding: () => CONFIG_MAP_REF });
+  const reconciler = new TopologyReconciler({
+    hyperNodes: client.informer,
+    client,
+    events,
+    metrics: newHyperNodeMetrics(registry),
+    clock,
+    logger,
+    regarding: () => CONFIG_MAP_REF,
+  });
   const worker = reconciler.run();
   const stop = async () => {
     reconciler.shutDown();

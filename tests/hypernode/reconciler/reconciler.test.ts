@@ -19,7 +19,15 @@ function setup(seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) {
   for (const hn of seed) client.seed(hn);
   const events = new RecordingEvents();
   const registry = new Registry();
-  const reconciler = new TopologyReconciler({ hyperNodes: client.informer, client, events, metrics: newHyperNodeMetrics(registry), clock, logger: nullLogger, regarding: () => CONFIG_MAP_REF });
+  const reconciler = new TopologyReconciler({
+    hyperNodes: client.informer,
+    client,
+    events,
+    metrics: newHyperNodeMetrics(registry),
+    clock,
+    logger: nullLogger,
+    regarding: () => CONFIG_MAP_REF,
+  });
   return { client, events, registry, reconciler, clock };
 }
 
@@ -72,7 +80,10 @@ test('a changed member set produces exactly one update, with the cached resource
   const body = client.actions[0]!.body!;
   assert.is(body.metadata.resourceVersion, cachedVersion);
   assert.is(body.status, undefined);
-  assert.equal(client.server('rack-a')!.spec!.members!.map((m) => m.selector!.exactMatch!.name), ['n1', 'n5']);
+  assert.equal(
+    client.server('rack-a')!.spec!.members!.map((m) => m.selector!.exactMatch!.name),
+    ['n1', 'n5'],
+  );
 });
 
 test('a Node moving between racks of a 3-tier topology costs at most tiers+1 writes', async () => {
@@ -245,7 +256,6 @@ test('cached objects are never mutated', async () => {
   assert.is(summary.updated, 1);
   assert.ok(Object.isFrozen(client.informer.get('rack-a')));
 });
-
 
 test('a run that starts before the cache has seen our delete does not send it again', async () => {
   const { client, reconciler } = setup([rack('rack-a', ['n1']), rack('rack-b', ['n2'])]);

@@ -26,11 +26,7 @@ const rejected = (registry: Parameters<typeof registryValue>[0], rule: SnapshotR
  */
 const crafted: Record<SnapshotRule, { snapshot: () => DiscoveredHyperNode[]; objects: string[] }> = {
   'member-selector': {
-    snapshot: () => [
-      node('rack-a', ['n1']),
-      node('rack-b', ['n2', 'n3']),
-      build('zone-1', 2, [{ type: 'HyperNode', selector: { regexMatch: { pattern: '^rack-' } } }], label),
-    ],
+    snapshot: () => [node('rack-a', ['n1']), node('rack-b', ['n2', 'n3']), build('zone-1', 2, [{ type: 'HyperNode', selector: { regexMatch: { pattern: '^rack-' } } }], label)],
     objects: ['zone-1'],
   },
   cycle: {
@@ -81,8 +77,16 @@ for (const [rule, { snapshot, objects }] of Object.entries(crafted) as Array<[Sn
     }
 
     assert.equal(client.actions, [], 'no create, update or delete');
-    assert.equal(client.serverNames().map((n) => client.server(n)), before, 'the cluster is as the last accepted snapshot left it');
-    assert.equal(events.events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name}`), ['Warning SnapshotRejected ConfigMap/volcano-controller-configmap'], 'one Warning Event for three identical rejections');
+    assert.equal(
+      client.serverNames().map((n) => client.server(n)),
+      before,
+      'the cluster is as the last accepted snapshot left it',
+    );
+    assert.equal(
+      events.events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name}`),
+      ['Warning SnapshotRejected ConfigMap/volcano-controller-configmap'],
+      'one Warning Event for three identical rejections',
+    );
     const { message } = events.events[0]!;
     assert.match(message, `${rule}: `);
     for (const name of objects) assert.match(message, name, `the Event names ${name}`);
@@ -106,7 +110,11 @@ test('a pending retry after a rejected snapshot writes the last accepted snapsho
   await clock.advance(60_000);
 
   assert.equal(client.verbs(), ['create rack-a', 'create rack-b', 'create rack-b']);
-  assert.equal(client.server('rack-b')!.spec!.members!.map((m) => m.selector!.exactMatch!.name), ['n2'], 'the accepted content, not n9');
+  assert.equal(
+    client.server('rack-b')!.spec!.members!.map((m) => m.selector!.exactMatch!.name),
+    ['n2'],
+    'the accepted content, not n9',
+  );
   assert.equal(client.serverNames(), ['rack-a', 'rack-b']);
   await stop();
 });

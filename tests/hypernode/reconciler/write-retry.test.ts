@@ -109,7 +109,10 @@ test('a retry writes the latest snapshot, not the write that failed', async () =
   await reconciler.reconcile('label', [rack('rack-a', ['n1', 'n3'])]);
   await clock.advance(60_000);
   assert.equal(client.verbs(), ['update rack-a', 'update rack-a', 'update rack-a']);
-  assert.equal(client.server('rack-a')!.spec!.members!.map((m) => m.selector!.exactMatch!.name), ['n1', 'n3']);
+  assert.equal(
+    client.server('rack-a')!.spec!.members!.map((m) => m.selector!.exactMatch!.name),
+    ['n1', 'n3'],
+  );
   await stop();
 });
 
@@ -123,7 +126,10 @@ test('an update failing with 500 and a delete failing with 422 are retried', asy
   await settle();
   assert.equal(client.verbs().sort(), ['delete rack-b', 'delete rack-b', 'update rack-a', 'update rack-a']);
   assert.equal(client.serverNames(), ['rack-a']);
-  assert.equal(client.server('rack-a')!.spec!.members!.map((m) => m.selector!.exactMatch!.name), ['n1', 'n9']);
+  assert.equal(
+    client.server('rack-a')!.spec!.members!.map((m) => m.selector!.exactMatch!.name),
+    ['n1', 'n9'],
+  );
   assert.is(await failures(registry, 'update', '5xx'), 1);
   assert.is(await failures(registry, 'delete', '4xx'), 1);
   await stop();
@@ -133,9 +139,10 @@ test('a delete carries the uid and resourceVersion of the cached object as preco
   const { client, reconciler, stop } = setup([rack('rack-a', ['n1'])]);
   const cached = client.informer.get('rack-a')!;
   await reconciler.reconcile('label', []);
-  assert.equal(client.actions.map((a) => [a.verb, a.name, a.preconditions]), [
-    ['delete', 'rack-a', { uid: cached.metadata.uid, resourceVersion: cached.metadata.resourceVersion }],
-  ]);
+  assert.equal(
+    client.actions.map((a) => [a.verb, a.name, a.preconditions]),
+    [['delete', 'rack-a', { uid: cached.metadata.uid, resourceVersion: cached.metadata.resourceVersion }]],
+  );
   await stop();
 });
 

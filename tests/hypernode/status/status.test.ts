@@ -123,7 +123,13 @@ test('Node add, relabel and delete recompute label- and regex-selected HyperNode
 
 test('Node events leave exact-match HyperNodes and unchanged labels alone', async () => {
   // A deliberately wrong count shows whether the HyperNode was recomputed.
-  const ctx = setup([{ ...exact('rack-a', ['n1', 'n2']), status: { nodeCount: 7 } }, { ...byLabel('east', { zone: 'east' }), status: { nodeCount: 9 } }], [node('n1', { zone: 'east' })]);
+  const ctx = setup(
+    [
+      { ...exact('rack-a', ['n1', 'n2']), status: { nodeCount: 7 } },
+      { ...byLabel('east', { zone: 'east' }), status: { nodeCount: 9 } },
+    ],
+    [node('n1', { zone: 'east' })],
+  );
   // Only the Node handler is registered: HyperNode changes enqueue nothing here.
   const registration = ctx.nodeInformer.addEventHandler(ctx.sync.nodeHandler());
   const worker = ctx.sync.run();
@@ -212,7 +218,11 @@ test('a failure inside the coalesced Node scan is logged, and later scans still 
   client.seed(byRegex('gpus', '^gpu-'));
   let poisoned = true;
   // A cache entry whose every read throws stands for any bug in the scan.
-  const bad = Object.defineProperty({ metadata: { name: 'bad' } }, 'spec', { get: () => { throw new Error('unreadable spec'); } }) as HyperNode;
+  const bad = Object.defineProperty({ metadata: { name: 'bad' } }, 'spec', {
+    get: () => {
+      throw new Error('unreadable spec');
+    },
+  }) as HyperNode;
   const hyperNodes = { list: () => [...(poisoned ? [bad] : []), ...client.informer.list()], get: (name: string) => client.informer.get(name) };
   const nodeInformer = new FakeInformer<NodeMeta>();
   const sync = new NodeCountSync({ hyperNodes, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(new Registry()), clock, logger });

@@ -66,7 +66,10 @@ test('changes: create what is missing, replace where levels differ, keep what is
     { action: 'replace', name: 'moved', levels: ['c', 'a', HOST], previous: ['a', HOST], uid: 'u2' },
     { action: 'create', name: 'new', levels: ['d', HOST] },
   ]);
-  assert.equal(topologyChanges(existing, undefined).map((c) => `${c.action} ${c.name}`), ['delete gone', 'delete moved', 'delete same']);
+  assert.equal(
+    topologyChanges(existing, undefined).map((c) => `${c.action} ${c.name}`),
+    ['delete gone', 'delete moved', 'delete same'],
+  );
   assert.equal(obj('x', ['a'], 'u').metadata.labels, { 'volcano.sh/network-topology-source': 'ufm' });
   assert.is(obj('x', ['a'], 'u').apiVersion, 'kueue.x-k8s.io/v1beta2');
 });

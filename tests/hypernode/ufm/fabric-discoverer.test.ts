@@ -8,8 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/ufm-fabric-graph.ts';
-import type { Discoverer, DiscoveryEntry, Snapshot, } from '../../../src/hypernode/model/contracts.ts';
-import type { HyperNode, NodeMeta, } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import type { Channel } from '../../../src/util/channel.ts';
@@ -24,7 +24,6 @@ import { waitFor, within } from '../../../testing/wait.ts';
 const TOKEN = 'ufm-access-token';
 const PASSWORD = 'pa55-w0rd-never-logged';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-
 
 const nodesOf = (tree: FatTree, keep: (h: string) => boolean = () => true): NodeMeta[] => tree.hosts.filter(keep).map((name) => ({ metadata: { name } }));
 
@@ -47,7 +46,14 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     secrets,
     metrics: new RecordingMetrics(),
     async start(config, nodes, existing = []) {
-      const entry: DiscoveryEntry = { source: 'ufm', enabled: true, intervalMs: 1_000, maxDeletePercent: 50, credentials: { secretRef: { name: 'ufm', namespace: 'volcano-system' } }, config };
+      const entry: DiscoveryEntry = {
+        source: 'ufm',
+        enabled: true,
+        intervalMs: 1_000,
+        maxDeletePercent: 50,
+        credentials: { secretRef: { name: 'ufm', namespace: 'volcano-system' } },
+        config,
+      };
       // No CA in the tuning: only a ca.crt in the Secret makes the stand-in's certificate trusted.
       const factory = createUfmDiscovererFactory({ retryBaseMs: 20, timeoutMs: 5_000 });
       rig.problems = new RecordingProblems(logger);
@@ -73,12 +79,20 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
 }
 
 const next = (ch: Channel<Snapshot>) => within(ch.recv(), 10_000, 'a snapshot').then((r) => r.value!);
-const tiers = (s: Snapshot) => s.map((h) => h.spec.tier).sort().join('');
+const tiers = (s: Snapshot) =>
+  s
+    .map((h) => h.spec.tier)
+    .sort()
+    .join('');
 const noCredentialIn = (lines: string[]) => {
-  for (const secret of [TOKEN, PASSWORD, b64(`admin:${PASSWORD}`), b64(TOKEN)]) assert.not.ok(lines.some((l) => l.includes(secret)), `a log line holds ${secret}`);
+  for (const secret of [TOKEN, PASSWORD, b64(`admin:${PASSWORD}`), b64(TOKEN)])
+    assert.not.ok(
+      lines.some((l) => l.includes(secret)),
+      `a log line holds ${secret}`,
+    );
 };
 
-test('auth: token sends the access token to /ufmRestV3 and trusts the Secret\'s private CA; no credential is logged at -v=10', () =>
+test("auth: token sends the access token to /ufmRestV3 and trusts the Secret's private CA; no credential is logged at -v=10", () =>
   withUfmServers(1, async ([server]) =>
     withRig(async (rig) => {
       const tree = generateFatTree({ sus: 2, nodesPerSu: 4, rails: 2, tiers: 2 });
@@ -86,16 +100,21 @@ test('auth: token sends the access token to /ufmRestV3 and trusts the Secret\'s 
       rig.secrets.put('volcano-system', 'ufm', { token: TOKEN, 'ca.crt': TEST_CA });
       const snap = await next(await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, nodesOf(tree)));
       assert.is(tiers(snap), '112');
-      assert.equal(server!.requests.map((r) => [r.path, r.authorization]), [
-        ['/ufmRestV3/resources/systems', `Basic ${TOKEN}`],
-        ['/ufmRestV3/resources/links', `Basic ${TOKEN}`],
-        ['/ufmRestV3/resources/ports?brief=true', `Basic ${TOKEN}`],
-      ]);
-      assert.ok(rig.lines.some((l) => l.includes('Sending request to UFM server')), 'the -v=10 log has the requests');
+      assert.equal(
+        server!.requests.map((r) => [r.path, r.authorization]),
+        [
+          ['/ufmRestV3/resources/systems', `Basic ${TOKEN}`],
+          ['/ufmRestV3/resources/links', `Basic ${TOKEN}`],
+          ['/ufmRestV3/resources/ports?brief=true', `Basic ${TOKEN}`],
+        ],
+      );
+      assert.ok(
+        rig.lines.some((l) => l.includes('Sending request to UFM server')),
+        'the -v=10 log has the requests',
+      );
       noCredentialIn(rig.lines);
     }),
-  ),
-);
+  ));
 
 test('basic auth in fabric mode: the password is never logged at -v=10, not even in a 401', () =>
   withUfmServers(1, async ([server]) =>
@@ -110,8 +129,7 @@ test('basic auth in fabric mode: the password is never logged at -v=10, not even
       await waitFor(() => rig.problems!.failures.some((f) => f.includes('401')), { what: 'the 401 reported' });
       noCredentialIn(rig.lines);
     }),
-  ),
-);
+  ));
 
 for (const [what, secret, expect] of [
   ['a wrong private CA', { token: TOKEN, 'ca.crt': OTHER_CA }, /certificate/],
@@ -130,8 +148,7 @@ for (const [what, secret, expect] of [
         assert.is((await ch.recv(ac.signal).catch(() => ({ value: undefined }))).value, undefined, 'no snapshot');
         noCredentialIn(rig.lines);
       }),
-    ),
-  );
+    ));
 }
 
 test('hosts that match no Node are counted, listed once in the log, and never members', () =>
@@ -154,8 +171,7 @@ test('hosts that match no Node are counted, listed once in the log, and never me
       assert.is(listed.length, 1, 'listed once over two runs');
       assert.match(listed[0]!, /SU2-N2\.ib\.example\.com,SU2-N3\.ib\.example\.com/);
     }),
-  ),
-);
+  ));
 
 test('two fabrics: each its own tree; one failing keeps its HyperNodes, also after a restart', () =>
   withUfmServers(2, async ([a, b]) =>
@@ -178,7 +194,13 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
       const both = await next(ch);
       const fabricOf = (s: Snapshot) => [...new Set(s.map((h) => h.metadata.labels?.[UFM_FABRIC_LABEL]))].sort();
       assert.equal(fabricOf(both), ['pod-a', 'pod-b']);
-      assert.equal(both.filter((h) => h.spec.tier === 2).map((h) => h.metadata.name).sort(), [`pod-a-spine-${lowestGuid(treeA, 'spine-')}`, `pod-b-spine-${lowestGuid(treeB, 'spine-')}`]);
+      assert.equal(
+        both
+          .filter((h) => h.spec.tier === 2)
+          .map((h) => h.metadata.name)
+          .sort(),
+        [`pod-a-spine-${lowestGuid(treeA, 'spine-')}`, `pod-b-spine-${lowestGuid(treeB, 'spine-')}`],
+      );
       b!.answer = { kind: 'status', status: 503 };
       const kept = await next(ch);
       assert.equal(kept, both, "pod-b's HyperNodes are kept while its UFM fails");
@@ -189,8 +211,7 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
       const after = await next(await rig.start(config, nodes, cached));
       assert.equal(after, both);
     }),
-  ),
-);
+  ));
 
 test('uncovered hosts are summed over the fabrics; a failing fabric keeps its count; new Nodes bring it to 0', () =>
   withUfmServers(2, async ([a, b]) =>
@@ -200,7 +221,13 @@ test('uncovered hosts are summed over the fabrics; a failing fabric keeps its co
       a!.answer = { kind: 'fabric', fabric: treeA };
       b!.answer = { kind: 'fabric', fabric: treeB };
       rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
-      const config = { mode: 'fabric', fabrics: [{ name: 'pod-a', endpoint: a!.endpoint() }, { name: 'pod-b', endpoint: b!.endpoint() }] };
+      const config = {
+        mode: 'fabric',
+        fabrics: [
+          { name: 'pod-a', endpoint: a!.endpoint() },
+          { name: 'pod-b', endpoint: b!.endpoint() },
+        ],
+      };
       const [missingA, missingB] = [treeA.hosts[0]!, treeB.hosts[2]!];
       const ch = await rig.start(config, [...nodesOf(treeA, (h) => h !== missingA), ...nodesOf(treeB, (h) => h !== missingB)]);
       await next(ch);
@@ -216,7 +243,6 @@ test('uncovered hosts are summed over the fabrics; a failing fabric keeps its co
       await waitFor(() => rig.metrics.uncovered.get('ufm') === 0, { what: 'every host a Node' });
       assert.equal([rig.metrics.unmapped.get('pod-a'), rig.metrics.unmapped.get('pod-b')], [0, 0]);
     }),
-  ),
-);
+  ));
 
 test.run();

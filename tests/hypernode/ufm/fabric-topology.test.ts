@@ -36,7 +36,10 @@ test('two tiers: one leaf group per scalable unit, named after its lowest leaf G
   const leaves = byTier(snap, 1);
   assert.equal(leaves.map((h) => h.metadata.name).sort(), tree.leafGuids.map((g) => `ufm-leaf-${g[0]}`).sort());
   assert.equal(members(named(snap, `ufm-leaf-${tree.leafGuids[1]![0]}`)), ['su02-n01', 'su02-n02', 'su02-n03', 'su02-n04']);
-  assert.equal(byTier(snap, 2).map((h) => [h.metadata.name, h.spec.tierName, members(h).length]), [[`ufm-spine-${lowestGuid(tree, 'spine-')}`, 'spine', 3]]);
+  assert.equal(
+    byTier(snap, 2).map((h) => [h.metadata.name, h.spec.tierName, members(h).length]),
+    [[`ufm-spine-${lowestGuid(tree, 'spine-')}`, 'spine', 3]],
+  );
   assert.is(leaves[0]!.spec.tierName, 'leaf');
   assert.is(leaves[0]!.metadata.labels?.[UFM_FABRIC_LABEL], 'ufm');
   assert.is(leaves[0]!.metadata.labels?.['volcano.sh/network-topology-source'], 'ufm');
@@ -53,8 +56,17 @@ test('three tiers: scalable units, then spine-leaf groups of four units named af
   assert.ok(spines.every((s) => s.metadata.name.startsWith('pod-a-spine-') && s.spec.tierName === 'spine'));
   // The units 1–4 share their spines: they are one spine group.
   const first = named(snap, `pod-a-spine-${lowestGuid(tree, 'slg01-spine-')}`);
-  assert.equal(members(first).sort(), tree.leafGuids.slice(0, 4).map((g) => `pod-a-leaf-${g[0]}`).sort());
-  assert.equal(byTier(snap, 3).map((h) => [h.metadata.name, h.spec.tierName, members(h).length]), [[`pod-a-core-${lowestGuid(tree, 'cg')}`, 'core', 4]]);
+  assert.equal(
+    members(first).sort(),
+    tree.leafGuids
+      .slice(0, 4)
+      .map((g) => `pod-a-leaf-${g[0]}`)
+      .sort(),
+  );
+  assert.equal(
+    byTier(snap, 3).map((h) => [h.metadata.name, h.spec.tierName, members(h).length]),
+    [[`pod-a-core-${lowestGuid(tree, 'cg')}`, 'core', 4]],
+  );
 });
 
 for (const [label, before, after] of [
@@ -109,12 +121,11 @@ for (const [label, before] of [
     for (const h of old) assert.equal(nowByName.get(h.metadata.name)?.spec, h.spec, `${h.metadata.name} kept its tier and members`);
     const oldNames = new Set(old.map((h) => h.metadata.name));
     const added = now.filter((h) => !oldNames.has(h.metadata.name)).map((h) => h.metadata.name);
-    assert.equal(added, [
-      ...after.leafGuids.slice(4).map((g) => `ufm-leaf-${g[0]}`),
-      `ufm-spine-${lowestGuid(after, 'slg02-spine-')}`,
-      `ufm-core-${lowestGuid(after, 'cg')}`,
-    ]);
-    assert.equal(members(named(now, `ufm-core-${lowestGuid(after, 'cg')}`)).sort(), [`ufm-spine-${lowestGuid(after, 'slg01-spine-')}`, `ufm-spine-${lowestGuid(after, 'slg02-spine-')}`].sort());
+    assert.equal(added, [...after.leafGuids.slice(4).map((g) => `ufm-leaf-${g[0]}`), `ufm-spine-${lowestGuid(after, 'slg02-spine-')}`, `ufm-core-${lowestGuid(after, 'cg')}`]);
+    assert.equal(
+      members(named(now, `ufm-core-${lowestGuid(after, 'cg')}`)).sort(),
+      [`ufm-spine-${lowestGuid(after, 'slg01-spine-')}`, `ufm-spine-${lowestGuid(after, 'slg02-spine-')}`].sort(),
+    );
 
     // What the controller writes for the growth: creates of the new HyperNodes only, nothing updated or deleted.
     const { client, reconciler, stop } = startReconciler();
@@ -122,7 +133,10 @@ for (const [label, before] of [
       await reconciler.reconcile('ufm', old);
       client.clearActions();
       const summary = await reconciler.reconcile('ufm', now);
-      assert.equal(client.verbs(), added.map((n) => `create ${n}`));
+      assert.equal(
+        client.verbs(),
+        added.map((n) => `create ${n}`),
+      );
       assert.equal([summary.updated, summary.deleted, summary.unchanged], [0, 0, old.length]);
     } finally {
       await stop();
@@ -150,15 +164,23 @@ test('hosts that are not Nodes are no members, and a unit without Nodes has no H
   const tree = gen({ sus: 3, tiers: 2 });
   const all = discover(tree);
   const some = discover(tree, 'ufm', (h) => !h.startsWith('su02') && h !== 'su01-n04');
-  assert.equal(byTier(some, 1).map((h) => h.metadata.name), byTier(all, 1).filter((h) => !members(h)[0]!.startsWith('su02')).map((h) => h.metadata.name));
+  assert.equal(
+    byTier(some, 1).map((h) => h.metadata.name),
+    byTier(all, 1)
+      .filter((h) => !members(h)[0]!.startsWith('su02'))
+      .map((h) => h.metadata.name),
+  );
   assert.not.ok(some.some((h) => members(h).includes('su01-n04')));
   assert.is(members(named(some, `ufm-spine-${lowestGuid(tree, 'spine-')}`)).length, 2);
 });
 
-test('legacy mode on the same fabric keeps Volcano\'s leaf-hn-N and spine-hn', () => {
+test("legacy mode on the same fabric keeps Volcano's leaf-hn-N and spine-hn", () => {
   const tree = gen({ sus: 16, rails: 2 });
   const snap = buildSnapshot(decodePorts(JSON.stringify(tree.ports)), nullLogger);
-  assert.equal(snap.map((h) => h.metadata.name), [...Array.from({ length: 16 }, (_, i) => `leaf-hn-${i}`), 'spine-hn']);
+  assert.equal(
+    snap.map((h) => h.metadata.name),
+    [...Array.from({ length: 16 }, (_, i) => `leaf-hn-${i}`), 'spine-hn'],
+  );
   assert.is(snap[0]!.spec.tierName, undefined);
 });
 

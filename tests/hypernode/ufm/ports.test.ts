@@ -23,7 +23,10 @@ test('decoding: field names match case-insensitively, unknown fields are ignored
 
 test('decoding: null is zero ports; null fields and elements stay zero', () => {
   assert.equal(decodePorts(' null '), []);
-  assert.equal(decodePorts('[null, {"system_name": null}]').map((p) => p.system_name), ['', '']);
+  assert.equal(
+    decodePorts('[null, {"system_name": null}]').map((p) => p.system_name),
+    ['', ''],
+  );
 });
 
 for (const [body, why] of [
@@ -40,7 +43,13 @@ for (const [body, why] of [
   test(`decoding fails: ${JSON.stringify(body)}`, () => assert.throws(() => decodePorts(body), why));
 }
 
-const port = (system_name: string, peer_node_name: string, description = 'Computer IB Port'): UfmPort => ({ description, tier: 1, system_name, node_description: '', peer_node_name });
+const port = (system_name: string, peer_node_name: string, description = 'Computer IB Port'): UfmPort => ({
+  description,
+  tier: 1,
+  system_name,
+  node_description: '',
+  peer_node_name,
+});
 const members = (type: string, names: string[]) => names.map((name) => ({ type, selector: { exactMatch: { name } } }));
 const LABELS = { 'volcano.sh/network-topology-source': 'ufm' };
 
@@ -60,7 +69,12 @@ test('smaller illustration: groups follow the smallest leaf; Switch ports are ig
   const snap = buildSnapshot([port('a', 'L2'), port('b', 'L1'), port('b', 'L3'), port('c', 'L9'), port('x', 'L1', 'Switch IB Port')], nullLogger);
   assert.equal(
     snap.map((h) => [h.metadata.name, h.spec!.members!.map((m) => m.selector!.exactMatch!.name)]),
-    [['leaf-hn-0', ['b']], ['leaf-hn-1', ['a']], ['leaf-hn-2', ['c']], ['spine-hn', ['leaf-hn-0', 'leaf-hn-1', 'leaf-hn-2']]],
+    [
+      ['leaf-hn-0', ['b']],
+      ['leaf-hn-1', ['a']],
+      ['leaf-hn-2', ['c']],
+      ['spine-hn', ['leaf-hn-0', 'leaf-hn-1', 'leaf-hn-2']],
+    ],
   );
   assert.ok(snap.every((h) => h.spec.tierName === undefined));
 });
@@ -68,12 +82,18 @@ test('smaller illustration: groups follow the smallest leaf; Switch ports are ig
 test('spine members sort as strings (leaf-hn-10 before leaf-hn-2)', () => {
   const ports = Array.from({ length: 12 }, (_, i) => port(`n${String(i).padStart(2, '0')}`, `L${String(i).padStart(2, '0')}`));
   const spine = buildSnapshot(ports, nullLogger).at(-1)!;
-  assert.equal(spine.spec!.members!.slice(0, 4).map((m) => m.selector!.exactMatch!.name), ['leaf-hn-0', 'leaf-hn-1', 'leaf-hn-10', 'leaf-hn-11']);
+  assert.equal(
+    spine.spec!.members!.slice(0, 4).map((m) => m.selector!.exactMatch!.name),
+    ['leaf-hn-0', 'leaf-hn-1', 'leaf-hn-10', 'leaf-hn-11'],
+  );
 });
 
 test('a chain of leaves linked through different nodes is one group', () => {
   const snap = buildSnapshot([port('n1', 'A'), port('n1', 'B'), port('n2', 'B'), port('n2', 'C'), port('n3', 'D')], nullLogger);
-  assert.equal(snap.map((h) => h.spec.members!.length), [2, 1, 2]);
+  assert.equal(
+    snap.map((h) => h.spec.members!.length),
+    [2, 1, 2],
+  );
 });
 
 test('no Computer port gives an empty result', () => {

@@ -4,8 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory, type UfmTuning } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { MAX_BODY_BYTES } from '../../../src/hypernode/discovery/ufm/http-client.ts';
-import type { Discoverer, DiscoveryEntry, Snapshot, } from '../../../src/hypernode/model/contracts.ts';
-import type { NodeMeta, } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
@@ -17,7 +17,6 @@ import type { Clock } from '../../../src/kube/clock.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-
 
 const REF = { secretRef: { name: 'ufm-credentials', namespace: 'volcano-system' } };
 const INTERVAL_MS = 60_000;
@@ -54,7 +53,15 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     metrics: new RecordingMetrics(),
     async make(config = { endpoint: server.endpoint() }, tuning = {}, credentials = REF, clock = realClock) {
       const factory = createUfmDiscovererFactory({ ca: TEST_CA, retryBaseMs: 20, timeoutMs: 5_000, ...tuning });
-      const d = await factory(entry(config, credentials), { nodes: rig.nodes, hyperNodes: new FakeInformer(), secrets, clock, logger, problems: new RecordingProblems(logger), metrics: rig.metrics });
+      const d = await factory(entry(config, credentials), {
+        nodes: rig.nodes,
+        hyperNodes: new FakeInformer(),
+        secrets,
+        clock,
+        logger,
+        problems: new RecordingProblems(logger),
+        metrics: rig.metrics,
+      });
       started.push(d);
       return d;
     },
@@ -72,7 +79,10 @@ const next = (ch: Channel<Snapshot>) => within(ch.recv(), 10_000, 'a snapshot').
 /** What is buffered right now, without waiting for more. */
 async function buffered(ch: Channel<Snapshot>): Promise<Snapshot | undefined> {
   const ac = new AbortController();
-  const p = ch.recv(ac.signal).then((r) => r.value, () => undefined);
+  const p = ch.recv(ac.signal).then(
+    (r) => r.value,
+    () => undefined,
+  );
   await new Promise((r) => setImmediate(r));
   ac.abort();
   return p;
@@ -105,8 +115,7 @@ test('the UFM worked example: its snapshot from a real HTTPS exchange with basic
       authorization: `Basic ${b64('admin:secret')}`,
       accept: undefined,
     });
-  }),
-);
+  }));
 
 test('legacy mode: Computer hosts that match no Node are counted as uncovered and named once; a new Node brings the count to 0', () =>
   withRig(async (rig) => {
@@ -115,7 +124,11 @@ test('legacy mode: Computer hosts that match no Node are counted as uncovered an
     rig.server.answer = { kind: 'ports', ports: computerPorts(['n1', 'n2', 'n3'], ['L1']) };
     const ch = await (await rig.make(undefined, {}, REF, clock)).start();
     const snap = await next(ch);
-    assert.equal(snap[0]!.spec.members.map((m) => m.selector!.exactMatch!.name), ['n1', 'n2', 'n3'], 'members as Volcano makes them');
+    assert.equal(
+      snap[0]!.spec.members.map((m) => m.selector!.exactMatch!.name),
+      ['n1', 'n2', 'n3'],
+      'members as Volcano makes them',
+    );
     assert.is(rig.metrics.uncovered.get('ufm'), 1, 'hypernode_uncovered_nodes');
     assert.is(rig.metrics.unmapped.get('ufm'), 1, 'hypernode_ufm_unmapped_hosts of the one fabric');
     await clock.advance(INTERVAL_MS);
@@ -127,8 +140,7 @@ test('legacy mode: Computer hosts that match no Node are counted as uncovered an
     await clock.advance(INTERVAL_MS);
     await next(ch);
     assert.is(rig.metrics.uncovered.get('ufm'), 0);
-  }),
-);
+  }));
 
 const failures: [string, UfmServer['answer'], RegExp][] = [
   ['a 500', { kind: 'status', status: 500 }, /unexpected status code: 500 Internal Server Error/],
@@ -146,11 +158,13 @@ for (const [what, answer, logged] of failures) {
       const ch = await (await rig.make()).start();
       await waitFor(() => rig.server.requests.length >= 2, { what: 'a retry before the next interval tick' });
       assert.is(await buffered(ch), undefined, 'nothing emitted, so nothing gets deleted');
-      assert.ok(rig.lines.some((l) => logged.test(l)), `log line ${logged}: ${rig.lines.join('')}`);
+      assert.ok(
+        rig.lines.some((l) => logged.test(l)),
+        `log line ${logged}: ${rig.lines.join('')}`,
+      );
       rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
       assert.is((await next(ch)).length, 2);
-    }),
-  );
+    }));
 }
 
 test('bad credentials (401) produce no snapshot; a rotated Secret is picked up on the next run', () =>
@@ -163,8 +177,7 @@ test('bad credentials (401) produce no snapshot; a rotated Secret is picked up o
     rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'rotated' });
     assert.is((await next(ch)).length, 2);
     assert.is(rig.server.requests.at(-1)!.authorization, `Basic ${b64('admin:rotated')}`);
-  }),
-);
+  }));
 
 test('an untrusted server certificate fails the run; insecureSkipVerify: true accepts it', () =>
   withRig(async (rig) => {
@@ -176,8 +189,7 @@ test('an untrusted server certificate fails the run; insecureSkipVerify: true ac
     const lax = await (await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerify: true }, { ca: OTHER_CA })).start();
     assert.is((await next(lax)).length, 2);
     assert.ok(rig.lines.some((l) => l.includes('WARNING: TLS certificate verification is disabled')));
-  }),
-);
+  }));
 
 test('insecureSkipVerify as a quoted string means false, and says so', () =>
   withRig(async (rig) => {
@@ -185,8 +197,7 @@ test('insecureSkipVerify as a quoted string means false, and says so', () =>
     await waitFor(() => rig.lines.some((l) => l.includes('failed to send request')), { what: 'TLS failure logged' });
     assert.not.ok(rig.lines.some((l) => l.includes('WARNING: TLS')));
     assert.ok(rig.lines.some((l) => l.includes('config.insecureSkipVerify is not a YAML boolean')));
-  }),
-);
+  }));
 
 test('an unreachable UFM produces no snapshot', () =>
   withRig(async (rig) => {
@@ -196,16 +207,14 @@ test('an unreachable UFM produces no snapshot', () =>
     const ch = await (await rig.make({ endpoint })).start();
     await waitFor(() => rig.lines.filter((l) => /Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/.test(l)).length >= 2, { what: 'refused twice' });
     assert.is(await buffered(ch), undefined);
-  }),
-);
+  }));
 
 test('a server that never answers is cut off by the deadline', () =>
   withRig(async (rig) => {
     rig.server.answer = { kind: 'hang' };
     await (await rig.make(undefined, { timeoutMs: 200 })).start();
     await waitFor(() => rig.lines.some((l) => /failed to send request: .*Timeout/.test(l)), { what: 'deadline logged' });
-  }),
-);
+  }));
 
 for (const announce of [false, true]) {
   test(`a body over the size limit fails the run with an error naming the limit and the URL (${announce ? 'Content-Length' : 'chunked'})`, () =>
@@ -215,8 +224,7 @@ for (const announce of [false, true]) {
       const expected = `failed to read response: the answer of ${rig.server.endpoint()}/ufmRest/resources/ports is larger than the body limit of 65536 bytes`;
       await waitFor(() => rig.lines.some((l) => l.includes(expected)), { what: 'size error' });
       assert.is(await buffered(ch), undefined);
-    }),
-  );
+    }));
 }
 
 test('the default body limit is 64 MiB', () => {
@@ -241,8 +249,7 @@ for (const { what, status, plain } of [
         },
         { plain },
       ),
-    ),
-  );
+    ));
 }
 
 test('an http:// endpoint with credentials works but is warned about once per start (log line and Warning Event)', () =>
@@ -264,8 +271,7 @@ test('an http:// endpoint with credentials works but is warned about once per st
     } finally {
       await plain.close();
     }
-  }),
-);
+  }));
 
 test('binary Secret values are sent as raw bytes in the Basic header', () =>
   withRig(async (rig) => {
@@ -279,8 +285,7 @@ test('binary Secret values are sent as raw bytes in the Basic header', () =>
     await waitFor(() => rig.server.requests.length >= 1, { what: 'a request' });
     const expected = Buffer.concat([username, Buffer.from(':'), password]).toString('base64');
     assert.is(rig.server.requests[0]!.authorization, `Basic ${expected}`);
-  }),
-);
+  }));
 
 test('a Secret emptied after start fails the run without sending a request', () =>
   withRig(async (rig) => {
@@ -289,32 +294,38 @@ test('a Secret emptied after start fails the run without sending a request', () 
     await waitFor(() => rig.server.requests.length >= 1, { what: 'a first run with the good Secret' });
     rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: '' });
     await waitFor(() => rig.lines.some((l) => l.includes('password is empty in secret volcano-system/ufm-credentials')), { what: 'empty password refused' });
-    assert.ok(rig.server.requests.every((r) => r.authorization === `Basic ${b64('admin:secret')}`), 'no request with an empty password');
-  }),
-);
+    assert.ok(
+      rig.server.requests.every((r) => r.authorization === `Basic ${b64('admin:secret')}`),
+      'no request with an empty password',
+    );
+  }));
 
 test('unknown ufm config keys are warned about by name; a misspelled endpoint names the typo', () =>
   withRig(async (rig) => {
     await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerfy: true });
-    assert.ok(rig.lines.some((l) => /unknown keys.*where="ufm config" unknown=\["insecureSkipVerfy"\]/.test(l)), rig.lines.join(''));
+    assert.ok(
+      rig.lines.some((l) => /unknown keys.*where="ufm config" unknown=\["insecureSkipVerfy"\]/.test(l)),
+      rig.lines.join(''),
+    );
     await rig.make({ endpont: rig.server.endpoint() }).then(
       () => assert.unreachable('should reject'),
       (err: Error) => assert.match(err.message, /config\.endpoint must be a string .* got nothing \(the config has "endpont"; misspelled\?\)/),
     );
-  }),
-);
+  }));
 
 test('a same-host redirect keeps the Authorization header', () =>
   withRig(async (rig) => {
     rig.server.answer = { kind: 'redirect', status: 307, location: '/final/ufmRest/resources/ports', ports: computerPorts(['n1'], ['L1']) };
     const ch = await (await rig.make()).start();
     assert.is((await next(ch)).length, 2);
-    assert.equal(rig.server.requests.map((r) => [r.path, r.authorization]), [
-      ['/ufmRest/resources/ports', `Basic ${b64('admin:secret')}`],
-      ['/final/ufmRest/resources/ports', `Basic ${b64('admin:secret')}`],
-    ]);
-  }),
-);
+    assert.equal(
+      rig.server.requests.map((r) => [r.path, r.authorization]),
+      [
+        ['/ufmRest/resources/ports', `Basic ${b64('admin:secret')}`],
+        ['/final/ufmRest/resources/ports', `Basic ${b64('admin:secret')}`],
+      ],
+    );
+  }));
 
 test('a redirect to another host drops the Authorization header', () =>
   withRig(async (rig) => {
@@ -326,8 +337,7 @@ test('a redirect to another host drops the Authorization header', () =>
     assert.ok(hop.host.startsWith('localhost:'));
     assert.is(hop.authorization, undefined);
     assert.is(await buffered(ch), undefined);
-  }),
-);
+  }));
 
 test('more than 10 redirects fail the run', () =>
   withRig(async (rig) => {
@@ -335,8 +345,7 @@ test('more than 10 redirects fail the run', () =>
     await (await rig.make(undefined, { retryBaseMs: 600_000 })).start();
     await waitFor(() => rig.lines.some((l) => l.includes('stopped after 10 redirects')), { what: 'redirect limit' });
     assert.is(rig.server.requests.length, 10, 'as Go: the original request and 9 followed redirects');
-  }),
-);
+  }));
 
 test('construction: a missing or non-string endpoint is a clear error, not a crash', () =>
   withRig(async (rig) => {
@@ -348,21 +357,25 @@ test('construction: a missing or non-string endpoint is a clear error, not a cra
         assert.match((err as Error).message, /config\.endpoint must be a string/);
       }
     }
-  }),
-);
+  }));
 
 test('start: an empty endpoint and missing credentials are rejected with the Go texts', () =>
   withRig(async (rig) => {
-    await rig.make({ endpoint: '' }).then((d) => d.start()).then(
-      () => assert.unreachable('should reject'),
-      (err) => assert.is(err.message, 'UFM endpoint is not configured'),
-    );
-    await rig.make(undefined, undefined, {}).then((d) => d.start()).then(
-      () => assert.unreachable('should reject'),
-      (err) => assert.is(err.message, 'UFM authentication credentials are not configured'),
-    );
-  }),
-);
+    await rig
+      .make({ endpoint: '' })
+      .then((d) => d.start())
+      .then(
+        () => assert.unreachable('should reject'),
+        (err) => assert.is(err.message, 'UFM endpoint is not configured'),
+      );
+    await rig
+      .make(undefined, undefined, {})
+      .then((d) => d.start())
+      .then(
+        () => assert.unreachable('should reject'),
+        (err) => assert.is(err.message, 'UFM authentication credentials are not configured'),
+      );
+  }));
 
 test('construction: Secret problems are logged with the Go texts and start then refuses', () =>
   withRig(async (rig) => {
@@ -375,22 +388,23 @@ test('construction: Secret problems are logged with the Go texts and start then 
     ];
     for (const [name, text] of cases) {
       const d = await rig.make(undefined, undefined, { secretRef: { name, namespace: 'volcano-system' } });
-      assert.ok(rig.lines.some((l) => l.includes('Failed to get credentials from secret') && l.includes(JSON.stringify(text))), text);
+      assert.ok(
+        rig.lines.some((l) => l.includes('Failed to get credentials from secret') && l.includes(JSON.stringify(text))),
+        text,
+      );
       await d.start().then(
         () => assert.unreachable('should reject'),
         (err) => assert.match(err.message, /credentials are not configured/),
       );
     }
-  }),
-);
+  }));
 
 test('schedule: failures retry after 5 s doubling, never past the next tick; success waits for the tick', () =>
   withRig(async (rig) => {
     const clock = new FakeClock();
     rig.server.answer = { kind: 'status', status: 503 };
     const ch = await (await rig.make(undefined, { retryBaseMs: 5_000 }, REF, clock)).start();
-    const parkedAfter = (n: number) =>
-      waitFor(() => rig.server.requests.length === n && clock.pending() === 1, { what: `request ${n} done and the loop waiting` });
+    const parkedAfter = (n: number) => waitFor(() => rig.server.requests.length === n && clock.pending() === 1, { what: `request ${n} done and the loop waiting` });
     /** The n-th request happens exactly `wait` ms after the previous one, not a millisecond sooner. */
     const runsAfter = async (wait: number, n: number) => {
       await clock.advance(wait - 1);
@@ -401,14 +415,19 @@ test('schedule: failures retry after 5 s doubling, never past the next tick; suc
     };
     await parkedAfter(1); // t = 0
     // t = 5 s, 15 s, 35 s, then the tick at 60 s comes before the 40 s backoff (75 s).
-    for (const [wait, n] of [[5_000, 2], [10_000, 3], [20_000, 4], [25_000, 5]] as const) await runsAfter(wait, n);
+    for (const [wait, n] of [
+      [5_000, 2],
+      [10_000, 3],
+      [20_000, 4],
+      [25_000, 5],
+    ] as const)
+      await runsAfter(wait, n);
     rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
     await runsAfter(INTERVAL_MS, 6); // the 80 s backoff is capped by the tick at 120 s
     assert.is((await next(ch)).length, 2);
     await runsAfter(INTERVAL_MS, 7); // after a success: the next tick
     assert.is((await next(ch)).length, 2);
-  }),
-);
+  }));
 
 test('stop closes the stream', () =>
   withRig(async (rig) => {
@@ -419,7 +438,6 @@ test('stop closes the stream', () =>
     await d.stop();
     const end = await within(ch.recv(), 5_000, 'close after stop');
     assert.ok(end.done);
-  }),
-);
+  }));
 
 test.run();

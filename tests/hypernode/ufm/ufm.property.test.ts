@@ -30,10 +30,7 @@ interface Link {
   computer: boolean;
 }
 
-const oddName = fc.oneof(
-  fc.constantFrom('nöde-ü', 'a"b\\c', 'tab\tname', '🙂', 'x'.repeat(300), '\u2028'),
-  fc.string({ minLength: 1, maxLength: 12 }),
-);
+const oddName = fc.oneof(fc.constantFrom('nöde-ü', 'a"b\\c', 'tab\tname', '🙂', 'x'.repeat(300), '\u2028'), fc.string({ minLength: 1, maxLength: 12 }));
 const nodeName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7') }, { weight: 1, arbitrary: oddName });
 const leafName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('L0', 'L1', 'L2', 'L3', 'L4') }, { weight: 1, arbitrary: oddName });
 const link: fc.Arbitrary<Link> = fc.record({ node: nodeName, leaf: leafName, computer: fc.boolean() });
@@ -117,7 +114,15 @@ const hugeAnswer: fc.Arbitrary<Answer> = fc.tuple(fc.integer({ min: 5_000, max: 
 });
 
 const wrongTypes: fc.Arbitrary<[string, Json]> = fc.oneof(
-  fc.constantFrom<[string, Json]>(['tier', '1'], ['tier', 1.5], ['tier', true], ['system_name', 7], ['peer_node_name', ['L0']], ['description', { a: 1 }], ['node_description', false]),
+  fc.constantFrom<[string, Json]>(
+    ['tier', '1'],
+    ['tier', 1.5],
+    ['tier', true],
+    ['system_name', 7],
+    ['peer_node_name', ['L0']],
+    ['description', { a: 1 }],
+    ['node_description', false],
+  ),
 );
 const brokenAnswer: fc.Arbitrary<Answer> = fc.oneof(
   // truncated JSON: a compact non-empty array cut anywhere before its end
@@ -132,24 +137,34 @@ const brokenAnswer: fc.Arbitrary<Answer> = fc.oneof(
     return { body: JSON.stringify(ports), expect: 'broken' as const, what: 'wrong type' };
   }),
   // not a list of ports
-  fc.constantFrom('{"ports": []}', '"ports"', '42', 'true', '[1, 2]', '["Computer"]', '[[]]', '', '   ', 'not json', '<html>502 Bad Gateway</html>', '\u0000\u0001').map((body) => ({
-    body,
-    expect: 'broken' as const,
-    what: 'not a list',
-  })),
-  fc.string({ maxLength: 40 }).filter((s) => {
-    // Only the first JSON value counts (as in Go), so "[]x" or "null x" is a valid empty answer.
-    if (/^\s*(\[|null)/.test(s)) return false;
-    try {
-      const v = JSON.parse(s);
-      return !Array.isArray(v) && v !== null;
-    } catch {
-      return true;
-    }
-  }).map((body) => ({ body, expect: 'broken' as const, what: 'garbage' })),
+  fc
+    .constantFrom('{"ports": []}', '"ports"', '42', 'true', '[1, 2]', '["Computer"]', '[[]]', '', '   ', 'not json', '<html>502 Bad Gateway</html>', '\u0000\u0001')
+    .map((body) => ({
+      body,
+      expect: 'broken' as const,
+      what: 'not a list',
+    })),
+  fc
+    .string({ maxLength: 40 })
+    .filter((s) => {
+      // Only the first JSON value counts (as in Go), so "[]x" or "null x" is a valid empty answer.
+      if (/^\s*(\[|null)/.test(s)) return false;
+      try {
+        const v = JSON.parse(s);
+        return !Array.isArray(v) && v !== null;
+      } catch {
+        return true;
+      }
+    })
+    .map((body) => ({ body, expect: 'broken' as const, what: 'garbage' })),
 );
 
-const anyAnswer = fc.oneof({ weight: 4, arbitrary: validAnswer }, { weight: 4, arbitrary: brokenAnswer }, { weight: 1, arbitrary: hugeAnswer }, { weight: 1, arbitrary: fc.constant<Answer>({ body: 'null', expect: 'nothing', what: 'null' }) });
+const anyAnswer = fc.oneof(
+  { weight: 4, arbitrary: validAnswer },
+  { weight: 4, arbitrary: brokenAnswer },
+  { weight: 1, arbitrary: hugeAnswer },
+  { weight: 1, arbitrary: fc.constant<Answer>({ body: 'null', expect: 'nothing', what: 'null' }) },
+);
 
 test('parsing: a broken answer is a clear error; a valid one yields the modelled leaf/spine HyperNodes or nothing', () => {
   fc.assert(
@@ -177,14 +192,24 @@ test('run loop against the stand-in: never throws, publishes nothing for a broke
   process.on('unhandledRejection', onUnhandled);
   const factory = createUfmDiscovererFactory({ ca: TEST_CA, retryBaseMs: 60_000, timeoutMs: 5_000 });
   const secrets = {
-    get: async () => ({ metadata: { name: 'ufm', namespace: 'ns' }, data: { username: Buffer.from(server.username).toString('base64'), password: Buffer.from(server.password).toString('base64') } }),
+    get: async () => ({
+      metadata: { name: 'ufm', namespace: 'ns' },
+      data: { username: Buffer.from(server.username).toString('base64'), password: Buffer.from(server.password).toString('base64') },
+    }),
   };
   try {
     await fc.assert(
       fc.asyncProperty(anyAnswer, async (a) => {
         server.answer = { kind: 'raw', body: a.body };
         const problems = new RecordingProblems(nullLogger);
-        const entry = { source: 'ufm', enabled: true, intervalMs: 3_600_000, maxDeletePercent: 50, credentials: { secretRef: { name: 'ufm', namespace: 'ns' } }, config: { endpoint: server.endpoint() } };
+        const entry = {
+          source: 'ufm',
+          enabled: true,
+          intervalMs: 3_600_000,
+          maxDeletePercent: 50,
+          credentials: { secretRef: { name: 'ufm', namespace: 'ns' } },
+          config: { endpoint: server.endpoint() },
+        };
         const d = await factory(entry, { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock: realClock, logger: nullLogger, problems });
         const ch = await d.start();
         let snapshot: Snapshot | undefined;

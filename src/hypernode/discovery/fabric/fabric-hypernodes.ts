@@ -49,7 +49,10 @@ function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost
       const members =
         g.level === 1
           ? buildMembers([...new Set(g.hosts.map(mapHost).filter((n): n is string => n !== undefined))], 'Node')
-          : buildMembers(g.children.flatMap((c) => named.get(c) ?? []), 'HyperNode');
+          : buildMembers(
+              g.children.flatMap((c) => named.get(c) ?? []),
+              'HyperNode',
+            );
       if (members.length === 0) continue;
       named.set(g, name);
       logger.v(4).info('Created fabric HyperNode', { name, tier: g.level, members: members.length });

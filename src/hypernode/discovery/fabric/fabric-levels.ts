@@ -92,7 +92,12 @@ const describeEnd = (e: FabricLinkEnd) => (e.kind === 'switch' ? `switch ${e.id}
  * several groups is kept in one of them (most of its leaves, then the lowest
  * switch id) and reported. Returns each level-1 group's leaves and hosts.
  */
-function leafGroups(leafHosts: Map<string, Set<string>>, hostLeaves: Map<string, Set<string>>, minShared: number, problems: FabricProblem[]): { switches: string[]; hosts: Set<string> }[] {
+function leafGroups(
+  leafHosts: Map<string, Set<string>>,
+  hostLeaves: Map<string, Set<string>>,
+  minShared: number,
+  problems: FabricProblem[],
+): { switches: string[]; hosts: Set<string> }[] {
   const leaves = [...leafHosts.keys()];
   const leafIndex = new Map(leaves.map((l, i) => [l, i]));
   const uf = new UnionFind(leaves.length);
@@ -148,7 +153,10 @@ export function fabricLevels(graph: FabricGraph, options: FabricLevelOptions = {
   for (const { a, b } of graph.links) {
     const unknown = [a, b].find((e) => !known(e));
     if (unknown) {
-      problems.push({ kind: 'unknown-end', message: `the link ${describeEnd(a)} – ${describeEnd(b)} names ${unknown.kind === 'switch' ? `switch ${unknown.id}` : `host ${unknown.name}`}, which the fabric does not list; the link joins nothing` });
+      problems.push({
+        kind: 'unknown-end',
+        message: `the link ${describeEnd(a)} – ${describeEnd(b)} names ${unknown.kind === 'switch' ? `switch ${unknown.id}` : `host ${unknown.name}`}, which the fabric does not list; the link joins nothing`,
+      });
       continue;
     }
     if (a.kind === 'switch' && b.kind === 'switch') {

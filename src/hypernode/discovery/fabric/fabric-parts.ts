@@ -33,7 +33,11 @@ export class FabricParts {
    * undefined when `signal` aborted, else the whole snapshot and how many
    * fabrics failed (each failure reported to the source's problems).
    */
-  async round(fabrics: readonly string[], discover: (index: number, mapHost: HostMapper) => Promise<Snapshot>, signal: AbortSignal): Promise<{ snapshot: Snapshot; failed: number } | undefined> {
+  async round(
+    fabrics: readonly string[],
+    discover: (index: number, mapHost: HostMapper) => Promise<Snapshot>,
+    signal: AbortSignal,
+  ): Promise<{ snapshot: Snapshot; failed: number } | undefined> {
     try {
       await this.deps.nodes.waitForSync(signal);
     } catch {
@@ -66,7 +70,11 @@ export class FabricParts {
         ? [
             {
               metadata: { name: hn.metadata.name, labels: { ...labels } },
-              spec: { tier: hn.spec.tier, ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }), members: (hn.spec.members ?? []).filter((m) => m.selector) as DiscoveredHyperNode['spec']['members'] },
+              spec: {
+                tier: hn.spec.tier,
+                ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }),
+                members: (hn.spec.members ?? []).filter((m) => m.selector) as DiscoveredHyperNode['spec']['members'],
+              },
             },
           ]
         : [],

@@ -36,11 +36,13 @@ export function parseHostMapping(raw: unknown): HostMapping {
   if (unknown.length > 0) throw new Error(`config.hostMapping has unknown keys ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${HOST_MAPPING_KEYS.join(', ')}`);
   if (m.lowercase !== undefined && typeof m.lowercase !== 'boolean') throw new Error('config.hostMapping.lowercase must be true or false');
   const suffixes = m.stripSuffix === undefined ? [] : Array.isArray(m.stripSuffix) ? m.stripSuffix : [m.stripSuffix];
-  if (!suffixes.every((s) => typeof s === 'string' && s !== '')) throw new Error('config.hostMapping.stripSuffix must be a non-empty string or a list of them (e.g. ".cluster.example.com")');
+  if (!suffixes.every((s) => typeof s === 'string' && s !== ''))
+    throw new Error('config.hostMapping.stripSuffix must be a non-empty string or a list of them (e.g. ".cluster.example.com")');
   for (const key of ['pattern', 'template', 'nodeLabel'] as const) {
     if (m[key] !== undefined && (typeof m[key] !== 'string' || m[key] === '')) throw new Error(`config.hostMapping.${key} must be a non-empty string`);
   }
-  if ((m.pattern === undefined) !== (m.template === undefined)) throw new Error('config.hostMapping.pattern and config.hostMapping.template go together: the template builds the Node name from the pattern\'s groups');
+  if ((m.pattern === undefined) !== (m.template === undefined))
+    throw new Error("config.hostMapping.pattern and config.hostMapping.template go together: the template builds the Node name from the pattern's groups");
   let pattern: RE2JS | undefined;
   if (typeof m.pattern === 'string') {
     const compiled = compileNodeNamePattern(m.pattern);

@@ -29,7 +29,10 @@ export class UnmappedHostReport {
     const unmapped = [...new Set(hosts)].filter((h) => mapHost(h) === undefined).sort(compareBytes);
     this.metrics?.unmappedHosts(this.source, fabric, unmapped.length);
     this.counts.set(fabric, unmapped.length);
-    this.metrics?.uncoveredNodes(this.source, [...this.counts.values()].reduce((a, b) => a + b, 0));
+    this.metrics?.uncoveredNodes(
+      this.source,
+      [...this.counts.values()].reduce((a, b) => a + b, 0),
+    );
     const key = unmapped.join(',');
     if (this.logged.get(fabric) === key) return;
     this.logged.set(fabric, key);

@@ -54,7 +54,8 @@ function configMapOf(raw: unknown): GraphLocation {
   const m = raw as Record<string, unknown>;
   const extra = Object.keys(m).filter((k) => !CONFIG_MAP_KEYS.includes(k));
   if (extra.length > 0) throw fail(`config.configMap has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${CONFIG_MAP_KEYS.join(', ')}`);
-  for (const k of CONFIG_MAP_KEYS) if (typeof m[k] !== 'string' || m[k] === '') throw fail(`config.configMap.${k} must be a non-empty string (${want.slice(want.indexOf(': ') + 2)})`);
+  for (const k of CONFIG_MAP_KEYS)
+    if (typeof m[k] !== 'string' || m[k] === '') throw fail(`config.configMap.${k} must be a non-empty string (${want.slice(want.indexOf(': ') + 2)})`);
   return { kind: 'configMap', namespace: m.namespace as string, name: m.name as string, key: m.key as string };
 }
 
@@ -87,7 +88,8 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
     throw fail(`config.fabric must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(fabric)}`);
   }
   const minShared = c.minSharedHosts ?? 1;
-  if (typeof minShared !== 'number' || !Number.isInteger(minShared) || minShared < 1) throw fail(`config.minSharedHosts must be a whole number of at least 1, got ${JSON.stringify(minShared)}`);
+  if (typeof minShared !== 'number' || !Number.isInteger(minShared) || minShared < 1)
+    throw fail(`config.minSharedHosts must be a whole number of at least 1, got ${JSON.stringify(minShared)}`);
   const where = location(c);
   const secretRef = entry.credentials?.secretRef;
   if (secretRef && where.kind !== 'url') throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);

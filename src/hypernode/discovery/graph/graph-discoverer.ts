@@ -35,7 +35,6 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
   readGraph?: GraphReader;
 }
 
-
 class GraphDiscoverer implements Discoverer {
   private readonly logger: Logger;
   private readonly stopping = new AbortController();
@@ -60,7 +59,10 @@ class GraphDiscoverer implements Discoverer {
   async start(): Promise<Channel<Snapshot>> {
     const where = this.config.location;
     if (!this.tuning.readGraph && where.kind === 'url' && where.url.startsWith('http://') && this.config.secretRef) {
-      this.opts.problems.warning(CLEARTEXT_CREDENTIALS.reason, `WARNING: the fabric graph URL ${where.url} is plain http, so its token is sent unencrypted on every poll; use an https:// URL`);
+      this.opts.problems.warning(
+        CLEARTEXT_CREDENTIALS.reason,
+        `WARNING: the fabric graph URL ${where.url} is plain http, so its token is sent unencrypted on every poll; use an https:// URL`,
+      );
     }
     this.logger.info('Starting fabric graph discovery', { fabric: this.config.fabric, from: describeLocation(where), interval: `${this.intervalMs}ms` });
     return startPollLoop(() => this.run(), {
@@ -104,12 +106,18 @@ class GraphDiscoverer implements Discoverer {
     const tree = fabricHyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
     this.logProblems(tree.problems.map((p) => p.message));
     if (tree.hostCount === 0) {
-      opts.problems.failed(`The fabric graph from ${where} has no host; keeping the existing graph HyperNodes`, new Error(`no host is cabled to a switch (${graph.switches.length} switches, ${graph.links.length} links)`));
+      opts.problems.failed(
+        `The fabric graph from ${where} has no host; keeping the existing graph HyperNodes`,
+        new Error(`no host is cabled to a switch (${graph.switches.length} switches, ${graph.links.length} links)`),
+      );
       return { ok: false };
     }
     this.unmapped.report(config.fabric, tree.leafHosts, mapHost, 'Fabric graph hosts that match no Node are left out');
     if (tree.snapshot.length === 0) {
-      opts.problems.failed(`The fabric graph from ${where} names no Kubernetes Node; keeping the existing graph HyperNodes`, new Error(`none of its ${tree.hostCount} hosts is a Node; check config.hostMapping`));
+      opts.problems.failed(
+        `The fabric graph from ${where} names no Kubernetes Node; keeping the existing graph HyperNodes`,
+        new Error(`none of its ${tree.hostCount} hosts is a Node; check config.hostMapping`),
+      );
       return { ok: false };
     }
     this.logger.v(3).info('Built the fabric graph HyperNodes', { fabric: config.fabric, switches: graph.switches.length, hosts: tree.hostCount, hyperNodes: tree.snapshot.length });
@@ -130,7 +138,8 @@ class GraphDiscoverer implements Discoverer {
       }
       if (!configMap) throw new Error(`ConfigMap ${namespace}/${name} not found (the chart's Role lets the controller read ConfigMaps of its own namespace only)`);
       const text = configMap.data?.[key];
-      if (text === undefined) throw new Error(`ConfigMap ${namespace}/${name} has no key ${JSON.stringify(key)}; its keys: ${Object.keys(configMap.data ?? {}).join(', ') || 'none'}`);
+      if (text === undefined)
+        throw new Error(`ConfigMap ${namespace}/${name} has no key ${JSON.stringify(key)}; its keys: ${Object.keys(configMap.data ?? {}).join(', ') || 'none'}`);
       return text;
     }
     if (location.kind === 'file') {

@@ -48,7 +48,8 @@ function parseSwitch(raw: unknown, where: string): FabricSwitch {
   const m = isMapping(raw) ? raw : { id: raw };
   checkKeys(m, SWITCH_KEYS, where);
   const id = text(m.id, `${where}.id`);
-  if (!SWITCH_ID.test(id)) throw new Error(`${where}.id ${quote(id)} is not usable in HyperNode names: want at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`);
+  if (!SWITCH_ID.test(id))
+    throw new Error(`${where}.id ${quote(id)} is not usable in HyperNode names: want at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`);
   return { id, name: m.name === undefined ? id : text(m.name, `${where}.name`) };
 }
 

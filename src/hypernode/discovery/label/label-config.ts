@@ -92,7 +92,9 @@ export function topologyTypes(config: Readonly<Record<string, unknown>> | undefi
   if (d.profiles.size > 0) rejectUnknownConfigKeys(d.unknown);
   const profiles = d.profiles.size > 0 ? profilesOf(d.profiles) : new Map<string, ProfileEntry>();
   const types: TopologyType[] = [...profiles].map(([name, entry]) =>
-    'profile' in entry ? Object.freeze({ name, tiers: Object.freeze(entry.profile.levels.map((l) => l.nodeLabel)), profile: entry.profile }) : Object.freeze({ name, tiers: [], preset: entry.preset }),
+    'profile' in entry
+      ? Object.freeze({ name, tiers: Object.freeze(entry.profile.levels.map((l) => l.nodeLabel)), profile: entry.profile })
+      : Object.freeze({ name, tiers: [], preset: entry.preset }),
   );
   const rejected: string[] = [];
   for (const name of [...decoded.keys()].sort(compareBytes)) {

@@ -205,7 +205,10 @@ export class LabelDiscoverer implements Discoverer {
       if (these.length === 0) continue;
       const named = these.slice(0, UNCOVERED_LOGGED_NODES).map((u) => `${u.name}: ${u.why}`);
       const more = these.length > named.length ? `; and ${these.length - named.length} more` : '';
-      this.opts.problems.warning(NODES_LEFT_OUT.reason, truncateText(`${these.length} Node(s) left out of the topology (${reason}), the other Nodes are placed: ${named.join('; ')}${more}`));
+      this.opts.problems.warning(
+        NODES_LEFT_OUT.reason,
+        truncateText(`${these.length} Node(s) left out of the topology (${reason}), the other Nodes are placed: ${named.join('; ')}${more}`),
+      );
     }
   }
 
@@ -245,7 +248,7 @@ export function ambiguousTierNamesMessage(ambiguous: readonly AmbiguousTierName[
   const each = ambiguous.map((a) => `tierName ${JSON.stringify(a.tierName)} is at tiers ${a.tiers.join(' and ')} (profiles: ${a.types.join(', ')})`);
   return (
     `${each.join('; ')}. Released Volcano schedulers keep one tier per tierName and take whichever they saw last, so highestTierName resolves ambiguously there; ` +
-    'only a scheduler that resolves tierNames per tree reads it as meant. Give the levels distinct tierNames or align the profiles\' tiers'
+    "only a scheduler that resolves tierNames per tree reads it as meant. Give the levels distinct tierNames or align the profiles' tiers"
   );
 }
 

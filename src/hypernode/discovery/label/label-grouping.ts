@@ -144,7 +144,13 @@ function whyNotTaken(node: NodeMeta, type: TopologyType): Omit<UncoveredNode, 'n
 
 function toHyperNode(name: string, g: Group): DiscoveredHyperNode {
   const members = g.nodes
-    ? [...buildMembers([...g.nodes], 'Node'), ...buildMembers([...g.members].filter((m) => !g.nodes!.has(m)), 'HyperNode')].sort((a, b) => compareBytes(a.selector!.exactMatch!.name, b.selector!.exactMatch!.name))
+    ? [
+        ...buildMembers([...g.nodes], 'Node'),
+        ...buildMembers(
+          [...g.members].filter((m) => !g.nodes!.has(m)),
+          'HyperNode',
+        ),
+      ].sort((a, b) => compareBytes(a.selector!.exactMatch!.name, b.selector!.exactMatch!.name))
     : buildMembers([...g.members], g.tier === 1 ? 'Node' : 'HyperNode');
   return buildWithTierName(name, g.tier, g.tierName, members, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE, ...g.labels });
 }

@@ -17,7 +17,6 @@ export const SUFFIX_LENGTH = 5;
 export const MAX_NAME_ATTEMPTS = 20;
 export const LABEL_SOURCE = 'label';
 
-
 /**
  * Go's clean(): ASCII letters lower-cased, ASCII digits, `.` and `-` kept,
  * everything else `-`. Non-ASCII code points become `-` (Go truncates them to
@@ -36,7 +35,9 @@ export function namePrefix(typeName: string, tier: number): string {
 
 /** Suffix number `attempt` for a group: a hash of its identity in base 27. */
 export function derivedSuffix(typeName: string, tier: number, key: string, value: string, attempt: number): string {
-  const digest = createHash('sha256').update(JSON.stringify([typeName, tier, key, value, attempt])).digest();
+  const digest = createHash('sha256')
+    .update(JSON.stringify([typeName, tier, key, value, attempt]))
+    .digest();
   let n = digest.readBigUInt64BE(0);
   const base = BigInt(SUFFIX_ALPHABET.length);
   let out = '';

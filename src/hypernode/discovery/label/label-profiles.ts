@@ -38,7 +38,8 @@ export function profilesOf(raw: ReadonlyMap<string, Record<string, unknown>>): M
       entry = { profile };
       labelValue = profile.labelValue;
     } else {
-      if (spec.levels.length > 0) throw new Error(`invalid topology profile ${quote(name)}: preset ${quote(spec.preset.join(', '))} brings its own levels; remove levels or the preset`);
+      if (spec.levels.length > 0)
+        throw new Error(`invalid topology profile ${quote(name)}: preset ${quote(spec.preset.join(', '))} brings its own levels; remove levels or the preset`);
       let stack: PresetStack | string;
       try {
         stack = PresetStack.compile({ name, nodeSelector: spec.nodeSelector, presets: spec.preset, nvlink: spec.nvlink });

@@ -159,7 +159,8 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
     return undefined;
   }
   const seeds = switchList(f.seeds, `${where}seeds`);
-  if (!Array.isArray(f.allow) || f.allow.length === 0) fail(`${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`);
+  if (!Array.isArray(f.allow) || f.allow.length === 0)
+    fail(`${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`);
   const allow = (f.allow as unknown[]).map((raw, i) => {
     const m = typeof raw === 'string' ? /^([\d.]+)\/(\d{1,2})$/.exec(raw) : null;
     const base = m ? ipv4(m[1]!) : undefined;
@@ -178,7 +179,8 @@ function fabricName(raw: unknown, where: string): string {
 function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefined): SecretRef | undefined {
   if (raw === undefined || raw === null) return fallback;
   const r = mapping(raw, where);
-  if (typeof r.name !== 'string' || r.name === '' || (r.namespace !== undefined && typeof r.namespace !== 'string')) fail(`${where} must be {name: <secret>, namespace: <namespace>}`);
+  if (typeof r.name !== 'string' || r.name === '' || (r.namespace !== undefined && typeof r.namespace !== 'string'))
+    fail(`${where} must be {name: <secret>, namespace: <namespace>}`);
   const namespace = (r.namespace as string | undefined) ?? fallback?.namespace;
   if (!namespace) fail(`${where}.namespace is needed when the entry has no credentials.secretRef`);
   return { name: r.name as string, namespace: namespace! };
@@ -213,11 +215,13 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   const entryRef = entry.credentials?.secretRef;
   let fabrics: LldpFabric[];
   if (c.fabrics === undefined || c.fabrics === null) {
-    if (c.switches === undefined && c.seeds === undefined) fail('config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})');
+    if (c.switches === undefined && c.seeds === undefined)
+      fail('config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})');
     const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
     fabrics = [{ name, switches: c.switches === undefined ? [] : switchList(c.switches, 'config.switches'), crawl: crawlOf(c, 'config.'), secretRef: entryRef }];
   } else {
-    for (const key of ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches']) if (c[key] !== undefined) fail(`write either config.${key} (one fabric) or config.fabrics (a list), not both`);
+    for (const key of ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches'])
+      if (c[key] !== undefined) fail(`write either config.${key} (one fabric) or config.fabrics (a list), not both`);
     if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) fail('config.fabrics must be a non-empty list of {name, switches}');
     const names = new Set<string>();
     fabrics = (c.fabrics as unknown[]).map((raw, i) => {
@@ -233,7 +237,10 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     });
   }
   for (const f of fabrics) {
-    if (!f.secretRef) fail(`fabric ${f.name} has no credentials: set the entry's credentials.secretRef (a Secret with ${version === '2c' ? '"community"' : '"username", "authKey", "privKey"'})${c.fabrics ? ' or the fabric\'s secretRef' : ''}`);
+    if (!f.secretRef)
+      fail(
+        `fabric ${f.name} has no credentials: set the entry's credentials.secretRef (a Secret with ${version === '2c' ? '"community"' : '"username", "authKey", "privKey"'})${c.fabrics ? " or the fabric's secretRef" : ''}`,
+      );
   }
   return Object.freeze({
     version: version as SnmpVersion,

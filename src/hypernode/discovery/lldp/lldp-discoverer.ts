@@ -91,7 +91,15 @@ class LldpDiscoverer implements Discoverer {
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
-    this.parts = new FabricParts({ nodes: opts.nodes, hostMapping: config.hostMapping, hyperNodes: opts.hyperNodes, problems: opts.problems, source: LLDP_SOURCE, fabricLabel: LLDP_FABRIC_LABEL, kind: 'LLDP' });
+    this.parts = new FabricParts({
+      nodes: opts.nodes,
+      hostMapping: config.hostMapping,
+      hyperNodes: opts.hyperNodes,
+      problems: opts.problems,
+      source: LLDP_SOURCE,
+      fabricLabel: LLDP_FABRIC_LABEL,
+      kind: 'LLDP',
+    });
   }
 
   resultSynced(): void {}
@@ -104,7 +112,13 @@ class LldpDiscoverer implements Discoverer {
       );
     }
     for (const f of this.config.fabrics) {
-      this.logger.info('Starting LLDP fabric discovery', { fabric: f.name, switches: f.switches.length, seeds: f.crawl?.seeds.length ?? 0, snmp: this.config.version, interval: `${this.intervalMs}ms` });
+      this.logger.info('Starting LLDP fabric discovery', {
+        fabric: f.name,
+        switches: f.switches.length,
+        seeds: f.crawl?.seeds.length ?? 0,
+        snmp: this.config.version,
+        interval: `${this.intervalMs}ms`,
+      });
     }
     return startPollLoop(() => this.discover(), {
       intervalMs: this.intervalMs,
@@ -123,7 +137,11 @@ class LldpDiscoverer implements Discoverer {
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */
   private async discover(): Promise<PollRun> {
     const signal = this.stopping.signal;
-    const result = await this.parts.round(this.config.fabrics.map((f) => f.name), (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost), signal);
+    const result = await this.parts.round(
+      this.config.fabrics.map((f) => f.name),
+      (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
+      signal,
+    );
     if (!result) return { ok: false };
     const { snapshot, failed } = result;
     if (failed === this.config.fabrics.length) return { ok: false };
@@ -145,7 +163,8 @@ class LldpDiscoverer implements Discoverer {
   private async poll(fabric: LldpFabric): Promise<PolledWalk[]> {
     if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
     const walk = this.tuning.walker ?? (await this.walker(fabric));
-    const walkAll = (targets: readonly SwitchAddress[]) => mapBounded(targets, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
+    const walkAll = (targets: readonly SwitchAddress[]) =>
+      mapBounded(targets, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
     return fabric.crawl ? this.crawl(fabric, fabric.crawl, walkAll) : walkAll(fabric.switches);
   }
 
@@ -183,7 +202,9 @@ class LldpDiscoverer implements Discoverer {
       }
     }
     if (beyond.size > 0) {
-      throw new Error(`the crawl from config.seeds found more than maxSwitches (${crawl.maxSwitches}) switches; ${beyond.size} more management addresses were not walked, so the fabric publishes nothing new: raise maxSwitches or narrow allow`);
+      throw new Error(
+        `the crawl from config.seeds found more than maxSwitches (${crawl.maxSwitches}) switches; ${beyond.size} more management addresses were not walked, so the fabric publishes nothing new: raise maxSwitches or narrow allow`,
+      );
     }
     return results;
   }
@@ -195,7 +216,10 @@ class LldpDiscoverer implements Discoverer {
     try {
       varbinds = await walk(target, AbortSignal.any([this.stopping.signal, deadline]));
     } catch (err) {
-      return { error: deadline.aborted && !this.stopping.signal.aborted ? `the walk took longer than ${WALK_DEADLINE_REQUESTS} request timeouts` : errorMessage(err), garbage: false };
+      return {
+        error: deadline.aborted && !this.stopping.signal.aborted ? `the walk took longer than ${WALK_DEADLINE_REQUESTS} request timeouts` : errorMessage(err),
+        garbage: false,
+      };
     }
     return parsed(varbinds);
   }
@@ -243,16 +267,29 @@ class LldpDiscoverer implements Discoverer {
     }
     const answered = results.filter((r) => 'table' in r.result).length;
     const poll = { answered, stale: polled.length - answered, unreachable: garbage.length + lost.length, links: 0, hosts: 0, durationSeconds: (now - started) / 1000 };
-    this.logger.v(3).info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered, stale: poll.stale, unreachable: poll.unreachable, durationMs: now - started });
+    this.logger
+      .v(3)
+      .info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered, stale: poll.stale, unreachable: poll.unreachable, durationMs: now - started });
     if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
     if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
     const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
     this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length });
-    const tree = fabricHyperNodes({ graph, fabric: fabric.name, source: LLDP_SOURCE, labels: { [LLDP_FABRIC_LABEL]: fabric.name }, mapHost, minSharedHosts: this.config.minSharedHosts, logger: this.logger });
+    const tree = fabricHyperNodes({
+      graph,
+      fabric: fabric.name,
+      source: LLDP_SOURCE,
+      labels: { [LLDP_FABRIC_LABEL]: fabric.name },
+      mapHost,
+      minSharedHosts: this.config.minSharedHosts,
+      logger: this.logger,
+    });
     this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
     this.unmapped.report(fabric.name, tree.leafHosts, mapHost, 'LLDP hosts that match no Node are left out');
-    if (tree.hostCount === 0) throw new Error(`no switch of the fabric reports a host neighbour (${graph.switches.length} switches, ${graph.links.length} links): do the hosts run lldpd or enable NIC LLDP?`);
+    if (tree.hostCount === 0)
+      throw new Error(
+        `no switch of the fabric reports a host neighbour (${graph.switches.length} switches, ${graph.links.length} links): do the hosts run lldpd or enable NIC LLDP?`,
+      );
     if (tree.snapshot.length === 0) throw new Error(`none of the ${tree.hostCount} hosts the switches report is a Kubernetes Node; check config.hostMapping`);
     return tree.snapshot;
   }

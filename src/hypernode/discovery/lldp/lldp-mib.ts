@@ -172,7 +172,10 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       managementAddresses: [...r.addresses].sort(),
     });
   }
-  neighbours.sort((x, y) => x.localPort - y.localPort || (x.chassisKey < y.chassisKey ? -1 : x.chassisKey > y.chassisKey ? 1 : 0) || (x.portName < y.portName ? -1 : x.portName > y.portName ? 1 : 0));
+  neighbours.sort(
+    (x, y) =>
+      x.localPort - y.localPort || (x.chassisKey < y.chassisKey ? -1 : x.chassisKey > y.chassisKey ? 1 : 0) || (x.portName < y.portName ? -1 : x.portName > y.portName ? 1 : 0),
+  );
   const subtype = chassisSubtype ?? 0;
   const chassisHex = chassisId.toString('hex');
   return { chassisSubtype: subtype, chassisHex, chassisKey: `${subtype}:${chassisHex}`, sysName, neighbours };

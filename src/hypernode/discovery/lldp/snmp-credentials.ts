@@ -48,7 +48,10 @@ export async function readSnmpCredentials(secrets: SecretClient, ref: SecretRef,
   if (!(PRIV_PROTOCOLS as readonly string[]).includes(privProtocol)) throw new Error(`privProtocol in secret ${where} must be ${PRIV_PROTOCOLS.join(', ')}`);
   const authKey = value('authKey');
   const privKey = value('privKey');
-  for (const [key, v] of [['authKey', authKey], ['privKey', privKey]] as const) {
+  for (const [key, v] of [
+    ['authKey', authKey],
+    ['privKey', privKey],
+  ] as const) {
     if (v.length < MIN_KEY_LENGTH) throw new Error(`${key} in secret ${where} is shorter than ${MIN_KEY_LENGTH} characters, which SNMPv3 agents refuse`);
   }
   return {

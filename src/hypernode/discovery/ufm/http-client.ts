@@ -118,30 +118,25 @@ export class UfmHttpClient {
     }
   }
 
-  private once(
-    url: URL,
-    headers: Record<string, string>,
-    signal: AbortSignal,
-    deadline: AbortSignal,
-    timeoutMs: number,
-  ): Promise<HttpResponse & { location?: string }> {
+  private once(url: URL, headers: Record<string, string>, signal: AbortSignal, deadline: AbortSignal, timeoutMs: number): Promise<HttpResponse & { location?: string }> {
     const maxBytes = this.opts.maxBodyBytes ?? MAX_BODY_BYTES;
     return new Promise((resolve, reject) => {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new Error(`unsupported protocol scheme "${url.protocol.replace(/:$/, '')}"`));
-      const fail = (err: unknown) =>
-        reject(deadline.aborted ? new Error(`Client.Timeout exceeded: no complete answer within ${timeoutMs} ms`) : err);
+      const fail = (err: unknown) => reject(deadline.aborted ? new Error(`Client.Timeout exceeded: no complete answer within ${timeoutMs} ms`) : err);
       const requestOptions: https.RequestOptions = { method: 'GET', headers, signal, agent: false };
-      const req =
-        url.protocol === 'https:'
-          ? https.request(url, { ...requestOptions, ...this.agentOptions })
-          : http.request(url, requestOptions);
+      const req = url.protocol === 'https:' ? https.request(url, { ...requestOptions, ...this.agentOptions }) : http.request(url, requestOptions);
       req.on('error', fail);
       req.on('response', (res) => {
         const announced = Number(res.headers['content-length']);
         const known = Number.isSafeInteger(announced) && announced >= 0 ? announced : undefined;
         const tooLarge = () => {
           res.destroy();
-          reject(new BodyTooLargeError(maxBytes, `the answer of ${url.href} is larger than the body limit of ${maxBytes} bytes (${(maxBytes / 2 ** 20).toFixed(0)} MiB); not reading it`));
+          reject(
+            new BodyTooLargeError(
+              maxBytes,
+              `the answer of ${url.href} is larger than the body limit of ${maxBytes} bytes (${(maxBytes / 2 ** 20).toFixed(0)} MiB); not reading it`,
+            ),
+          );
         };
         if (known !== undefined && known > maxBytes) return tooLarge();
         let body: BodyBuffer | undefined = new BodyBuffer(known, maxBytes);

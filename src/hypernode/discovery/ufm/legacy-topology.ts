@@ -64,6 +64,14 @@ export function buildSnapshot(ports: readonly UfmPort[], logger: Logger): Snapsh
   });
   if (leaves.length === 0) return [];
   logger.v(4).info('Created spine HyperNode', { leafCount: leaves.length });
-  const spine = build('spine-hn', 2, buildMembers(leaves.map((l) => l.metadata.name), 'HyperNode'), LABELS);
+  const spine = build(
+    'spine-hn',
+    2,
+    buildMembers(
+      leaves.map((l) => l.metadata.name),
+      'HyperNode',
+    ),
+    LABELS,
+  );
   return [...leaves, spine];
 }

@@ -52,7 +52,9 @@ function auth(raw: unknown, where: string, fallback: AuthScheme): AuthScheme {
 
 function endpointOf(raw: unknown, where: string, typo: string): string {
   if (typeof raw !== 'string') {
-    throw new Error(`ufm source: ${where} must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}${typo}`);
+    throw new Error(
+      `ufm source: ${where} must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}${typo}`,
+    );
   }
   return raw;
 }
@@ -91,7 +93,14 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
   }
   if (c.fabrics === undefined || c.fabrics === null) {
     const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
-    const fabric = { name, endpoint: endpointOf(c.endpoint, 'config.endpoint', typo), auth: defaultAuth, insecureSkipVerify: c.insecureSkipVerify === true, skipVerifyRaw: c.insecureSkipVerify, secretRef: entryRef };
+    const fabric = {
+      name,
+      endpoint: endpointOf(c.endpoint, 'config.endpoint', typo),
+      auth: defaultAuth,
+      insecureSkipVerify: c.insecureSkipVerify === true,
+      skipVerifyRaw: c.insecureSkipVerify,
+      secretRef: entryRef,
+    };
     return Object.freeze({ mode, fabrics: Object.freeze([Object.freeze(fabric)]), hostMapping });
   }
   if (c.endpoint !== undefined || c.fabric !== undefined) throw new Error('ufm source: write either config.endpoint (one fabric) or config.fabrics (a list), not both');

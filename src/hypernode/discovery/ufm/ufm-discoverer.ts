@@ -100,7 +100,8 @@ class UfmDiscoverer implements Discoverer {
       }
     }
     if (fabricMode) {
-      for (const ep of this.endpoints) this.logger.info('Starting UFM fabric discovery', { fabric: ep.fabric.name, endpoint: ep.fabric.endpoint, auth: ep.fabric.auth, interval: `${this.intervalMs}ms` });
+      for (const ep of this.endpoints)
+        this.logger.info('Starting UFM fabric discovery', { fabric: ep.fabric.name, endpoint: ep.fabric.endpoint, auth: ep.fabric.auth, interval: `${this.intervalMs}ms` });
     } else {
       this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoints[0]!.fabric.endpoint, interval: `${this.intervalMs}ms` });
     }
@@ -162,7 +163,10 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       endpoints.push(new UfmEndpoint(fabric, credentials, tuning));
       errors.push(credentialsError);
     }
-    logger.info('UFM discoverer initialized', config.mode === 'fabric' ? { mode: config.mode, fabrics: config.fabrics.map((f) => f.name).join(',') } : { endpoint: config.fabrics[0]!.endpoint });
+    logger.info(
+      'UFM discoverer initialized',
+      config.mode === 'fabric' ? { mode: config.mode, fabrics: config.fabrics.map((f) => f.name).join(',') } : { endpoint: config.fabrics[0]!.endpoint },
+    );
     return new UfmDiscoverer(entry, opts, config, endpoints, errors, tuning);
   };
 }

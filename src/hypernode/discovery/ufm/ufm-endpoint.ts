@@ -79,7 +79,9 @@ export class UfmEndpoint {
     }
     if (res.status === 401 && this.fabric.auth === 'token') {
       const where = this.fabric.secretRef ? ` in secret ${this.fabric.secretRef.namespace}/${this.fabric.secretRef.name}` : '';
-      throw new Error(`unexpected status code: 401 Unauthorized: UFM refused the access token (revoked or expired); create a new token in UFM and store it under the key "token"${where}`);
+      throw new Error(
+        `unexpected status code: 401 Unauthorized: UFM refused the access token (revoked or expired); create a new token in UFM and store it under the key "token"${where}`,
+      );
     }
     if (res.status !== 200) {
       throw new Error(`unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd());

@@ -23,13 +23,25 @@ export class UfmFabricMode implements UfmStrategy {
 
   constructor(private readonly ctx: UfmRunContext) {
     const { opts } = ctx;
-    this.parts = new FabricParts({ nodes: opts.nodes, hostMapping: ctx.config.hostMapping, hyperNodes: opts.hyperNodes, problems: opts.problems, source: UFM_SOURCE, fabricLabel: UFM_FABRIC_LABEL, kind: 'UFM' });
+    this.parts = new FabricParts({
+      nodes: opts.nodes,
+      hostMapping: ctx.config.hostMapping,
+      hyperNodes: opts.hyperNodes,
+      problems: opts.problems,
+      source: UFM_SOURCE,
+      fabricLabel: UFM_FABRIC_LABEL,
+      kind: 'UFM',
+    });
   }
 
   /** Every fabric, one after the other (one answer in memory at a time); ok when every fabric succeeded. */
   async run(): Promise<PollRun> {
     const { endpoints } = this.ctx;
-    const result = await this.parts.round(endpoints.map((ep) => ep.fabric.name), (i, mapHost) => this.discoverFabric(endpoints[i]!, mapHost), this.ctx.signal);
+    const result = await this.parts.round(
+      endpoints.map((ep) => ep.fabric.name),
+      (i, mapHost) => this.discoverFabric(endpoints[i]!, mapHost),
+      this.ctx.signal,
+    );
     if (!result || result.failed === endpoints.length) return { ok: false };
     if (result.failed === 0) this.ctx.opts.problems.recovered();
     return { snapshot: result.snapshot, ok: result.failed === 0 };

@@ -47,7 +47,12 @@ export class UfmLegacyMode implements UfmStrategy {
     // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
     // The controller starts sources once its caches synced; an unsynced one would count every host.
     if (opts.nodes.hasSynced()) {
-      this.ctx.unmapped.report(ep.fabric.name, computerHosts(ports), hostMapper(this.ctx.config.hostMapping, opts.nodes.list()), 'UFM hosts that match no Node are leaf members that select nothing');
+      this.ctx.unmapped.report(
+        ep.fabric.name,
+        computerHosts(ports),
+        hostMapper(this.ctx.config.hostMapping, opts.nodes.list()),
+        'UFM hosts that match no Node are leaf members that select nothing',
+      );
     }
     opts.problems.recovered();
     return { snapshot, ok: true };

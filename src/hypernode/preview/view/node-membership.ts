@@ -85,6 +85,6 @@ function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
   if (profile) reasons.push(`label profile ${profile}`);
   const fabric = labelValue(labels, UFM_FABRIC_LABEL);
   if (fabric) reasons.push(`UFM fabric ${fabric}: the Node's host ports link to the switches of this group`);
-  else if (labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === UFM_SOURCE) reasons.push('UFM: the Node\'s host ports link to the leaf switches of this group');
+  else if (labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === UFM_SOURCE) reasons.push("UFM: the Node's host ports link to the leaf switches of this group");
   return reasons;
 }

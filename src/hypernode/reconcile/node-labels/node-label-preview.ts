@@ -29,7 +29,10 @@ export interface LabelPlan {
 
 export function planNodeLabels(config: DiscoveryConfig, snapshots: ReadonlyMap<string, readonly DiscoveredHyperNode[]>, nodes: readonly NodeMeta[]): LabelPlan {
   const warnings: string[] = [];
-  const decided = nodeLabelChanges(nodes, sourceLabelStates(config, snapshots, nodes, (m) => warnings.push(m)));
+  const decided = nodeLabelChanges(
+    nodes,
+    sourceLabelStates(config, snapshots, nodes, (m) => warnings.push(m)),
+  );
   warnings.push(...decided.held.map(heldLabelRemovalsMessage));
   const changes = decided.patches
     .map((p) => {

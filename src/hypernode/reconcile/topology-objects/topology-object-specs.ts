@@ -75,7 +75,9 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
     const name = single ? `hypernode-${source}` : objectName(source, tiers);
     const all = [...keys, HOSTNAME_LEVEL];
     if (all.length > MAX_TOPOLOGY_LEVELS) {
-      errors.push(`the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LEVEL}), more than the ${MAX_TOPOLOGY_LEVELS} a Kueue or KAI Topology holds; no Topology ${name} is written (turn off exports.kueueTopology/kaiTopology on the "${source}" entry, or use fewer tiers)`);
+      errors.push(
+        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LEVEL}), more than the ${MAX_TOPOLOGY_LEVELS} a Kueue or KAI Topology holds; no Topology ${name} is written (turn off exports.kueueTopology/kaiTopology on the "${source}" entry, or use fewer tiers)`,
+      );
       continue;
     }
     if (levels.has(name)) {
@@ -89,7 +91,11 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
 
 /** `hypernode-<source>-<tier keys>`, lowercased and cut to a valid name (readable rather than hashed; a clash is reported). */
 function objectName(source: string, tiers: readonly string[]): string {
-  const raw = `hypernode-${source}-${tiers.join('-')}`.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 253).replace(/[^a-z0-9]+$/, '');
+  const raw = `hypernode-${source}-${tiers.join('-')}`
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .slice(0, 253)
+    .replace(/[^a-z0-9]+$/, '');
   return isDNS1123Subdomain(raw) ? raw : `hypernode-${source}`;
 }
 
@@ -127,7 +133,8 @@ export function topologyChanges(existing: readonly TopologyObject[], desired: Re
   for (const [name, levels] of desired ?? []) {
     const current = have.get(name);
     if (!current) out.push({ action: 'create', name, levels });
-    else if (levelsOf(current).join('\n') !== levels.join('\n')) out.push({ action: 'replace', name, levels, previous: levelsOf(current), ...(current.metadata.uid ? { uid: current.metadata.uid } : {}) });
+    else if (levelsOf(current).join('\n') !== levels.join('\n'))
+      out.push({ action: 'replace', name, levels, previous: levelsOf(current), ...(current.metadata.uid ? { uid: current.metadata.uid } : {}) });
   }
   for (const [name, o] of have) {
     if (!desired?.has(name)) out.push({ action: 'delete', name, previous: levelsOf(o), ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) });

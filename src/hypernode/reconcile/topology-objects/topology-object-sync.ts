@@ -115,7 +115,9 @@ export class TopologyObjectSync {
       return true;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
-      this.reportOnce(`${kind.title} ${name} already exists without the ${NETWORK_TOPOLOGY_SOURCE_LABEL} label, so it is not ours and is left alone; delete it, or rename it, to let discovery source "${source}" write its own`);
+      this.reportOnce(
+        `${kind.title} ${name} already exists without the ${NETWORK_TOPOLOGY_SOURCE_LABEL} label, so it is not ours and is left alone; delete it, or rename it, to let discovery source "${source}" write its own`,
+      );
       return false;
     }
   }

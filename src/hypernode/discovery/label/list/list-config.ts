@@ -65,4 +65,3 @@ export function listTypeRejection(name: string, labels: readonly string[]): stri
   if (!isDNS1123Subdomain(sample)) return `The topologyTypeName ${name} yields HyperNode names that are not valid DNS-1123 subdomains; rename the type (e.g. ${sample})`;
   return undefined;
 }
-

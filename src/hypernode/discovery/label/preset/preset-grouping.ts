@@ -86,7 +86,13 @@ export class PresetTrees {
       const name = names[i]!;
       let group = this.groups.get(name);
       if (!group) {
-        group = { tier: link.tier, tierName: link.tierName, members: new Set(), nodes: new Set(), labels: { [NETWORK_TOPOLOGY_PROFILE_LABEL]: preset.labelValue, [link.key]: link.value } };
+        group = {
+          tier: link.tier,
+          tierName: link.tierName,
+          members: new Set(),
+          nodes: new Set(),
+          labels: { [NETWORK_TOPOLOGY_PROFILE_LABEL]: preset.labelValue, [link.key]: link.value },
+        };
         this.groups.set(name, group);
         this.identities.set(name, identities[i]!);
       }

@@ -12,7 +12,17 @@ import type { NodeSelectorSpec } from '../profile/profile-selector.ts';
 import { isLabelValue } from '../../../../kube/name-validation.ts';
 import { compileNodeSelector } from '../profile/profile-selector.ts';
 import { hasLabel, labelValue } from '../../../model/label-reads.ts';
-import { FAMILIES, K8S_ZONE_PRESET, NVLINK_MODES, NVLINK_PRESET, NVLINK_TIER_NAMES, PRESET_NAMES, GPU_CLIQUE_LABEL, type FamilyLevel, type LevelSource } from './preset-families.ts';
+import {
+  FAMILIES,
+  K8S_ZONE_PRESET,
+  NVLINK_MODES,
+  NVLINK_PRESET,
+  NVLINK_TIER_NAMES,
+  PRESET_NAMES,
+  GPU_CLIQUE_LABEL,
+  type FamilyLevel,
+  type LevelSource,
+} from './preset-families.ts';
 
 /** Why a Node's labels leave it out of a preset's tree: the reason label of hypernode_uncovered_nodes. */
 export const LEFT_OUT_REASONS = ['missing-level', 'empty-value', 'bad-value', 'conflicting-parent', 'name-taken'] as const;
@@ -88,7 +98,12 @@ export class PresetStack {
     const memberKeys = new Set<string>();
     if (bottom === NVLINK_PRESET) {
       const mode = nvlinkMode ?? 'domain';
-      levels.push({ sources: [mode === 'domain' ? { key: GPU_CLIQUE_LABEL, take: 'cluster-uuid' } : { key: GPU_CLIQUE_LABEL }], tierName: NVLINK_TIER_NAMES[mode], required: true, scoped: false });
+      levels.push({
+        sources: [mode === 'domain' ? { key: GPU_CLIQUE_LABEL, take: 'cluster-uuid' } : { key: GPU_CLIQUE_LABEL }],
+        tierName: NVLINK_TIER_NAMES[mode],
+        required: true,
+        scoped: false,
+      });
       memberKeys.add(GPU_CLIQUE_LABEL);
     } else {
       const family = FAMILIES[bottom]!;
@@ -164,7 +179,8 @@ export class PresetStack {
     for (let i = 0; i < slots.length; i++) {
       if (slots[i]) continue;
       if (this.required(i)) return { kind: 'bad', reason: 'missing-level', why: `it carries ${present.map((p) => shown(slots[p]!)).join(', ')} but no ${this.keyOf(slots, i)}` };
-      if (i > lo && i < hi && i > floor) return { kind: 'bad', reason: 'missing-level', why: `it carries ${shown(slots[lo]!)} and ${shown(slots[hi]!)} but no ${this.keyOf(slots, i)} between them` };
+      if (i > lo && i < hi && i > floor)
+        return { kind: 'bad', reason: 'missing-level', why: `it carries ${shown(slots[lo]!)} and ${shown(slots[hi]!)} but no ${this.keyOf(slots, i)} between them` };
     }
     const links: ChainLink[] = [];
     for (const i of present) {
@@ -241,6 +257,7 @@ function checkStack(presets: readonly string[]): string | undefined {
     return `presets stack only as [${K8S_ZONE_PRESET}, <preset>] (zones above one vendor family), got [${presets.join(', ')}]`;
   }
   if (bottom === NVLINK_PRESET) return undefined;
-  if (FAMILIES[bottom!]!.numbered) return `${K8S_ZONE_PRESET} cannot sit above ${bottom}, whose depth is open (its tiers would have no fixed number); use ${bottom} alone or select a zone with nodeSelector`;
+  if (FAMILIES[bottom!]!.numbered)
+    return `${K8S_ZONE_PRESET} cannot sit above ${bottom}, whose depth is open (its tiers would have no fixed number); use ${bottom} alone or select a zone with nodeSelector`;
   return undefined;
 }

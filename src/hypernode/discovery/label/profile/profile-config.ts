@@ -93,7 +93,13 @@ export function decodeProfile(name: string, raw: Record<string, unknown>): Profi
     const obj = weakMapping(item, where, errs);
     if (!obj) return [];
     const l = decodeFields(obj, LEVEL_KEYS, where, errs);
-    return [{ nodeLabel: weakString(l.nodeLabel, `${where}.nodeLabel`, errs), tierName: weakString(l.tierName, `${where}.tierName`, errs), valuePattern: weakString(l.valuePattern, `${where}.valuePattern`, errs) }];
+    return [
+      {
+        nodeLabel: weakString(l.nodeLabel, `${where}.nodeLabel`, errs),
+        tierName: weakString(l.tierName, `${where}.tierName`, errs),
+        valuePattern: weakString(l.valuePattern, `${where}.valuePattern`, errs),
+      },
+    ];
   });
   const preset = weakList(f.preset).map((p, i) => weakString(p, `preset[${i}]`, errs));
   const spec = { name, nodeSelector, levels, preset, nvlink: weakString(f.nvlink, 'nvlink', errs) };

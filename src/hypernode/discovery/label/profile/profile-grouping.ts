@@ -35,7 +35,8 @@ export function explicitOwner<C extends Claimant>(node: NodeMeta, claimants: rea
   for (const p of claimants) {
     if (!p.explicit || !p.matches(node.metadata.labels)) continue;
     if (owner) {
-      const hint = owner.preset && p.preset ? '; a Node belongs to one preset profile: stack zones above a vendor preset with preset: [k8s-zone, <preset>], or narrow the nodeSelectors' : '';
+      const hint =
+        owner.preset && p.preset ? '; a Node belongs to one preset profile: stack zones above a vendor preset with preset: [k8s-zone, <preset>], or narrow the nodeSelectors' : '';
       throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}${hint}`);
     }
     owner = p;

@@ -83,10 +83,7 @@ function requirement(r: SelectorRequirement): (labels: Labels) => boolean {
 
 /** The selector as a predicate; throws with apimachinery's message when it cannot be converted. */
 export function compileNodeSelector(spec: NodeSelectorSpec): CompiledNodeSelector {
-  const reqs = [
-    ...Object.entries(spec.matchLabels).map(([key, value]) => requirement({ key, operator: 'In', values: [value] })),
-    ...spec.matchExpressions.map(requirement),
-  ];
+  const reqs = [...Object.entries(spec.matchLabels).map(([key, value]) => requirement({ key, operator: 'In', values: [value] })), ...spec.matchExpressions.map(requirement)];
   const keys = [...new Set([...Object.keys(spec.matchLabels), ...spec.matchExpressions.map((e) => e.key)])];
   return { matches: (labels) => reqs.every((r) => r(labels)), keys };
 }

@@ -18,7 +18,10 @@ export class DecodeErrors {
   /** `N error(s) decoding:` + one `* error` line each, sorted; undefined when there are none. */
   message(): string | undefined {
     if (this.list.length === 0) return undefined;
-    return `${this.list.length} error(s) decoding:\n\n${[...this.list].sort().map((e) => `* ${e}`).join('\n')}`;
+    return `${this.list.length} error(s) decoding:\n\n${[...this.list]
+      .sort()
+      .map((e) => `* ${e}`)
+      .join('\n')}`;
   }
 }
 
