@@ -70,8 +70,9 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
     signal.addEventListener('abort', onAbort, { once: true });
     const take = (vb: Varbind): boolean => {
       if (out.length >= limits.maxVarbinds) return false;
-      const v = vb.value;
-      if (typeof v === 'number' || Buffer.isBuffer(v)) out.push({ oid: vb.oid, value: v });
+      // net-snmp's own varbind is kept rather than copied: a large poll decodes over a
+      // million, and under the executable's small-heap V8 flags every allocation costs GC time.
+      if (typeof vb.value === 'number' || Buffer.isBuffer(vb.value)) out.push(vb as MibVarbind);
       return true;
     };
     try {
