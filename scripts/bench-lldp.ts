@@ -48,7 +48,10 @@ async function main(): Promise<void> {
   const tree = benchFabric(sus);
   const work = mkdtempSync(join(tmpdir(), 'bench-lldp-'));
   const standIn = fork(fileURLToPath(new URL('./bench-lldp-stand-in.ts', import.meta.url)), [String(sus), COMMUNITY], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  const api = await startApiServer({ namespaces: [NAMESPACE] });
+  const api = await startApiServer({ namespaces: [NAMESPACE] }).catch((err) => {
+    standIn.disconnect();
+    throw err;
+  });
   try {
     const agents = await new Promise<{ addresses: string[] }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the SNMP stand-in process did not start in time')), STAND_IN_START_TIMEOUT_MS);
