@@ -113,7 +113,7 @@ function after(table: readonly Entry[], arcs: readonly number[]): number {
 }
 
 /** The response to one request, or undefined to drop it (wrong version or community, not GETNEXT/GETBULK). */
-function answer(msg: Buffer, community: Buffer, table: readonly Entry[]): Buffer | undefined {
+function answer(msg: Buffer, community: Buffer, table: readonly Entry[], looping: boolean): Buffer | undefined {
   const outer = read(msg, 0);
   if (outer.tag !== SEQUENCE) return undefined;
   const version = read(msg, outer.start);
@@ -131,7 +131,7 @@ function answer(msg: Buffer, community: Buffer, table: readonly Entry[]): Buffer
   for (let at = list.start; at < list.end; ) {
     const vb = read(msg, at);
     const name = read(msg, vb.start);
-    let i = after(table, readOid(msg, name.start, name.end));
+    let i = looping ? 0 : after(table, readOid(msg, name.start, name.end));
     for (let r = 0; r < repetitions; r++, i++) {
       if (i >= table.length) {
         out.push(tlv(SEQUENCE, Buffer.concat([msg.subarray(vb.start, name.end), Buffer.from([END_OF_MIB_VIEW, 0])])));
@@ -151,8 +151,13 @@ export interface SnmpStandIn {
   close(): Promise<void>;
 }
 
+export interface SnmpStandInOptions {
+  /** Answer every request from the start of the table, as a broken agent whose walk never ends. */
+  readonly looping?: boolean;
+}
+
 /** One agent per switch on 127.0.0.1, answering SNMPv2c `community`. */
-export async function startSnmpStandIn(switches: readonly SwitchLldp[], community: string): Promise<SnmpStandIn> {
+export async function startSnmpStandIn(switches: readonly SwitchLldp[], community: string, options: SnmpStandInOptions = {}): Promise<SnmpStandIn> {
   const comm = Buffer.from(community);
   const sockets: Socket[] = [];
   for (const sw of switches) {
@@ -161,7 +166,7 @@ export async function startSnmpStandIn(switches: readonly SwitchLldp[], communit
     socket.on('message', (msg, from) => {
       let reply: Buffer | undefined;
       try {
-        reply = answer(msg, comm, table);
+        reply = answer(msg, comm, table, options.looping ?? false);
       } catch {
         return; // a malformed request is dropped, as agents do
       }

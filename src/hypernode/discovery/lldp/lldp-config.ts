@@ -37,11 +37,14 @@ const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
 export const DEFAULT_SNMP_TIMEOUT_MS = 2_000;
 export const DEFAULT_SNMP_RETRIES = 1;
 /**
- * Varbinds asked for per GETBULK: a 160-port leaf's ~1,600 in 32 round trips; an answer is
- * ~2 KB, and an agent whose message size is smaller returns fewer (RFC 3416 §4.2.3). Measured
- * (scripts/bench-lldp.ts' fabric, in one process): 1,280 switches walked in 7.4 s at 50, 11.8 s at 25.
+ * Varbinds asked for per GETBULK: a 160-port leaf's ~1,600 in 16 round trips; an answer is
+ * ~4 KB, and an agent whose message size is smaller returns fewer (RFC 3416 §4.2.3). Every
+ * answer costs the client a request, a timer and a message to decode besides its varbinds:
+ * walking scripts/bench-lldp.ts' 1,280 switches under the executable's V8 flags took
+ * 9.5-10.3 s of CPU at 50, 8.9 at 100 and 7.7-8.4 at 200 (a loaded 2-core machine, so
+ * rough); 100 keeps most of that gain while an answer still fits a jumbo frame.
  */
-export const DEFAULT_MAX_REPETITIONS = 50;
+export const DEFAULT_MAX_REPETITIONS = 100;
 /** A 128-port switch's LLDP-MIB is ~5,000 varbinds; 20× that is garbage or a loop. */
 export const DEFAULT_MAX_VARBINDS = 100_000;
 /** Switches walked at once: 1,024 switches at ~50 ms each poll in ~2 s. */

@@ -274,7 +274,6 @@ class LldpDiscoverer implements Discoverer {
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
     if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
     const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
-    this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length });
     const tree = fabricHyperNodes({
       graph,
       fabric: fabric.name,
@@ -284,6 +283,9 @@ class LldpDiscoverer implements Discoverer {
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
+    // The duration of a fabric that yields HyperNodes covers the walks and the snapshot built from them.
+    const durationSeconds = (this.opts.clock.now() - started) / 1000;
+    this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length, durationSeconds });
     this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
     this.unmapped.report(fabric.name, tree.leafHosts, mapHost, 'LLDP hosts that match no Node are left out');
     if (tree.hostCount === 0)

@@ -136,9 +136,11 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       // The hot path (a leaf's walk is mostly this table): the four index arcs read in place.
       const column = arcAt(oid, REM_TABLE.length);
       const timeMark = arcAt(oid, column.next);
-      const rest = oid.slice(timeMark.next);
-      if (column.value < 0 || timeMark.value < 0 || !/^\d+\.\d+$/.test(rest)) continue;
-      row(timeMark.value, rest)?.columns.set(column.value, value);
+      const localPort = arcAt(oid, timeMark.next);
+      const remIndex = arcAt(oid, localPort.next);
+      // Exactly four numeric arcs: the last one ends the OID.
+      if (column.value < 0 || timeMark.value < 0 || localPort.value < 0 || remIndex.value < 0 || remIndex.next !== oid.length + 1) continue;
+      row(timeMark.value, oid.slice(timeMark.next))?.columns.set(column.value, value);
     } else if (oid.startsWith(REM_MAN_ADDR_TABLE)) {
       const parts = oid.slice(REM_MAN_ADDR_TABLE.length).split('.').map(Number);
       const [, timeMark, localPort, remIndex, subtype, length, ...octets] = parts;

@@ -26,8 +26,8 @@ declare module 'net-snmp' {
     privKey?: string;
   }
   export interface Session {
-    // biome-ignore lint/suspicious/noConfusingVoidType: net-snmp calls feed and reads a true return as "stop"; most feeds return nothing
-    subtree(oid: string, maxRepetitions: number, feed: (varbinds: Varbind[]) => boolean | void, done: (error: Error | null) => void): void;
+    /** With no non-repeaters, `varbinds[i]` holds the answers for `oids[i]`, in order. */
+    getBulk(oids: string[], nonRepeaters: number, maxRepetitions: number, done: (error: Error | null, varbinds?: Varbind[][]) => void): void;
     close(): void;
     on(event: 'error', listener: (err: Error) => void): void;
   }
