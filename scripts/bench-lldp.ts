@@ -1,4 +1,4 @@
-// The lldp source at the scale of issue 22: a 64-unit, 8-rail, three-tier
+// The lldp source at the scale docs/running.md reports: a 64-unit, 8-rail, three-tier
 // fabric (scripts/bench-lldp-fabric.ts; 8,192 hosts, 1,280 switches) whose
 // switches are served by the SNMP stand-in (one UDP agent per switch on
 // 127.0.0.1, SNMPv2c) in a process of its own (scripts/bench-lldp-stand-in.ts),
