@@ -23,6 +23,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BINARY as binary } from '../testing/executables.ts';
 import { startApiServer } from '../testing/apiserver/index.ts';
 import { seriesValue } from '../testing/prometheus-text.ts';
 import { discoveryConfigMap } from '../testing/sample-cluster.ts';
@@ -39,8 +40,6 @@ const CONVERGE_TIMEOUT_MS = 300_000;
 const SCRAPE_EVERY_MS = 500;
 const STAND_IN_START_TIMEOUT_MS = 120_000;
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const binary = join(root, 'dist/vc-hypernode-controller-manager');
 const [sus = 64, concurrency = 32] = process.argv.slice(2).map(Number);
 
 async function main(): Promise<void> {
