@@ -1,6 +1,6 @@
 // The fabric scripts/bench-lldp.ts measures: a rail-optimised, three-tier fat
 // tree (testing/fat-tree.ts) of `sus` scalable units of 128 hosts on 8 rails;
-// 64 units are the 8,192 hosts of issue 22. Shared by the benchmark and its
+// 64 units are 8,192 hosts (docs/running.md). Shared by the benchmark and its
 // SNMP stand-in process, which must build the very same tree.
 
 import { generateFatTree, type FatTree } from '../testing/fat-tree.ts';

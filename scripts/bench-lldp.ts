@@ -1,4 +1,4 @@
-// The lldp source at the scale of issue 22: a 64-unit, 8-rail, three-tier
+// The lldp source at the scale docs/running.md reports: a 64-unit, 8-rail, three-tier
 // fabric (scripts/bench-lldp-fabric.ts; 8,192 hosts, 1,280 switches) whose
 // switches are served by the SNMP stand-in (one UDP agent per switch on
 // 127.0.0.1, SNMPv2c) in a process of its own (scripts/bench-lldp-stand-in.ts),
@@ -23,6 +23,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BINARY as binary } from '../testing/executables.ts';
 import { startApiServer } from '../testing/apiserver/index.ts';
 import { seriesValue } from '../testing/prometheus-text.ts';
 import { discoveryConfigMap } from '../testing/sample-cluster.ts';
@@ -39,8 +40,6 @@ const CONVERGE_TIMEOUT_MS = 300_000;
 const SCRAPE_EVERY_MS = 500;
 const STAND_IN_START_TIMEOUT_MS = 120_000;
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const binary = join(root, 'dist/vc-hypernode-controller-manager');
 const [sus = 64, concurrency = 32] = process.argv.slice(2).map(Number);
 
 async function main(): Promise<void> {

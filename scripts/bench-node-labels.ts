@@ -16,7 +16,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BINARY as binary } from '../testing/executables.ts';
 import { startApiServer, type ApiServer, type RequestRecord } from '../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../testing/node-label-overlay.ts';
 import { SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap } from '../testing/sample-cluster.ts';
@@ -30,9 +30,6 @@ const LABELS_ON = SAMPLE_DISCOVERY_CONFIG.replace('  - source: label\n    enable
 const LABELS_ON_RESTARTED = LABELS_ON.replace('    exports:\n', '    interval: 2h\n    exports:\n');
 const LABEL_TIMEOUT_MS = 1_800_000;
 const QUIET_LINE = /Node labels match the topology, nothing to write/g;
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-const binary = join(root, 'dist/vc-hypernode-controller-manager');
 
 const controllerWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && (r.resource === 'hypernodes' || r.resource === 'nodes');
 const nodePatch = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'nodes';

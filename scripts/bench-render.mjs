@@ -9,22 +9,15 @@
 // Usage: node scripts/bench-render.mjs [--nodes N] [--runs N]   (build first: node scripts/build.mjs)
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtBinary, option } from './lib/bench-render-child.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const binary = join(root, 'dist/vc-hypernode-controller-manager');
 const TARGET_MS = 1_000;
 const NODES_PER_RACK = 40;
 const RACKS_PER_SPINE = 10;
 const SPINES_PER_ZONE = 5;
-
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 /** CPU ms used by waited-for children so far (utime + stime of /proc/self/stat, at 100 ticks/s), or undefined off Linux. */
 function childrenCpuMs() {
@@ -74,7 +67,7 @@ const CONFIG = `networkTopologyDiscovery:
 `;
 
 function main() {
-  if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`node scripts/build.mjs\` first`);
+  const binary = builtBinary();
   const count = option('nodes', 10_000);
   const runs = option('runs', 5);
   const dir = mkdtempSync(join(tmpdir(), 'hn-bench-render-'));

@@ -12,6 +12,7 @@ import { renderTopologyPage } from '../src/app/topology-page-html.ts';
 import { build, buildMembers } from '../src/hypernode/model/hypernode-builders.ts';
 import type { DiscoveredHyperNode } from '../src/hypernode/model/hypernode-types.ts';
 import type { TopologyState } from '../src/hypernode/reconcile/topology-state.ts';
+import { percentile } from './lib/bench-stats.ts';
 
 const NODES = Number(process.argv[2] ?? 65_000);
 const TARGET_MS = 250;
@@ -48,7 +49,7 @@ function timed(label: string, f: () => string): void {
     bytes = Buffer.byteLength(f());
     times.push(performance.now() - t0);
   }
-  const median = times.sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
+  const median = percentile(times, 50);
   console.log(
     `${label.padEnd(6)} ${median.toFixed(1).padStart(7)} ms (median of ${RUNS})  ${(bytes / 1024 / 1024).toFixed(2)} MiB  ${median <= TARGET_MS ? 'PASS' : 'MISS'} (target ${TARGET_MS} ms)`,
   );

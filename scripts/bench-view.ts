@@ -18,11 +18,10 @@ import { join } from 'node:path';
 import { render } from '../src/cmd/render.ts';
 import { launchChromium, missingChromium, preparePage } from '../testing/browser.ts';
 import { SAMPLE_DISCOVERY_CONFIG, sampleNodes, type SampleShape } from '../testing/sample-cluster.ts';
+import { percentile } from './lib/bench-stats.ts';
 
 const SHAPE: SampleShape = { zones: 30, spinesPerZone: 31, racksPerSpine: 9, nodesPerRack: 8 };
 const TARGET_MS = 2_000;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const missing = missingChromium();
@@ -70,7 +69,7 @@ async function main(): Promise<void> {
         `run ${run}: open + draw ${drawnMs.toFixed(0)} ms, search ${searchMs.toFixed(0)} ms, total ${(drawnMs + searchMs).toFixed(0)} ms (new tab before it ${tabMs.toFixed(0)} ms; ${inPage})`,
       );
     }
-    const m = median(totals);
+    const m = percentile(totals, 50);
     console.log(`median total ${m.toFixed(0)} ms (target ≤ ${TARGET_MS} ms): ${m <= TARGET_MS ? 'PASS' : 'MISS'}`);
   } finally {
     await browser.close();

@@ -30,7 +30,7 @@ import { launchChromium, missingChromium, openUrl } from '../../testing/browser.
 import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, SPINE_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
 import { drawnNames, viewData } from '../../testing/view-page.ts';
 import { waitFor, within } from '../../testing/wait.ts';
-import { testNeeding } from '../deploy/support/skip.ts';
+import { testNeeding } from '../support/skip.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { testOptions } from './options-fixture.ts';
 

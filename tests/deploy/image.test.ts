@@ -25,7 +25,7 @@ import { contained, packagesByPurl, readSpdx, spdxSchemaErrors } from './support
 // @ts-expect-error: plain JavaScript build helpers, no type declarations
 import { TARGETS, hostTarget, missingEmulation, runner } from '../../scripts/lib/targets.mjs';
 import { freePorts } from '../../testing/ports.ts';
-import { missingCommand, missingRoot, testNeeding } from './support/skip.ts';
+import { missingCommand, missingRoot, testNeeding } from '../support/skip.ts';
 
 const SA_USER = `system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`;
 const SA_TOKEN = 'image-test-service-account-token';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { missingCommand, missingRoot, testNeeding } from './support/skip.ts';
+import { missingCommand, missingRoot, testNeeding } from '../support/skip.ts';
 import { ASSET, NAME, makeRelease, repoRoot, runScript, startReleaseServer, type ReleaseServer, type RunResult } from './support/releases.ts';
 
 const installSh = join(repoRoot, 'install.sh');

@@ -15,7 +15,7 @@ import { TOPOLOGY_PAGE_PATH } from '../../src/app/topology-page.ts';
 import { accessReviewerRbac } from '../../testing/apiserver/index.ts';
 import { CHART_ARGS, CLUSTER_ROLE_RULES, LEASE_NAME, NAMESPACE, ROLE_RULES } from './support/chart.ts';
 import { repoRoot } from './support/releases.ts';
-import { missingCommand, testNeeding } from './support/skip.ts';
+import { missingCommand, testNeeding } from '../support/skip.ts';
 
 // Manifests are plain YAML trees: typed loosely on purpose.
 type Obj = Record<string, any>;

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, stringify } from 'yaml';
 import { exportedFamilies, isExportedSeries } from './support/metric-families.ts';
-import { missingCommand, testNeeding } from './support/skip.ts';
+import { missingCommand, testNeeding } from '../support/skip.ts';
 import { repoRoot } from './support/releases.ts';
 
 // Manifests are plain YAML trees: typed loosely on purpose.

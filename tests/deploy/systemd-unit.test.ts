@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CHART_ARGS } from './support/chart.ts';
 import { NAME, repoRoot, standInExecutable } from './support/releases.ts';
-import { missingCommand, testNeeding } from './support/skip.ts';
+import { missingCommand, testNeeding } from '../support/skip.ts';
 
 const unitText = readFileSync(join(repoRoot, 'deploy/systemd', `${NAME}.service`), 'utf8');
 

@@ -17,7 +17,7 @@ import { memberNames } from '../../testing/hypernode-members.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable } from '../../testing/lldp-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
-import { testNeeding } from '../deploy/support/skip.ts';
+import { testNeeding } from '../support/skip.ts';
 import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
 import { session } from './session.ts';
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testNeeding } from '../deploy/support/skip.ts';
+import { testNeeding } from '../support/skip.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The last commit before the rule; everything after it must follow it. */

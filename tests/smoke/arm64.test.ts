@@ -19,7 +19,7 @@ import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperN
 import { freePorts } from '../../testing/ports.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { repoRoot, runCommand } from '../cli/support/run-command.ts';
-import { missingCommand, testNeeding } from '../deploy/support/skip.ts';
+import { missingCommand, testNeeding } from '../support/skip.ts';
 
 const arm64 = TARGETS.arm64;
 const missing = hostTarget().arch === 'arm64' ? undefined : (missingEmulation(arm64) ?? missingCommand('aarch64-linux-gnu-strip', 'binutils-aarch64-linux-gnu'));

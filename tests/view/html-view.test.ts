@@ -28,7 +28,7 @@ import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { drawnNames } from '../../testing/view-page.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
-import { testNeeding } from '../deploy/support/skip.ts';
+import { testNeeding } from '../support/skip.ts';
 
 const browserTest = testNeeding(missingChromium());
 const DOC_IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
