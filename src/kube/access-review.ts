@@ -21,9 +21,9 @@ import { errorMessage } from '../util/error-message.ts';
 /** controller-runtime's delegating authenticator and authorizer keep answers this long. */
 export const ACCESS_REVIEW_CACHE_TTL_MS = 60_000;
 /** Distinct tokens (and token × path × verb) remembered at most; the oldest go first. */
-export const ACCESS_REVIEW_CACHE_ENTRIES = 1_024;
+const ACCESS_REVIEW_CACHE_ENTRIES = 1_024;
 
-export interface ReviewedUser {
+interface ReviewedUser {
   readonly username: string;
   readonly uid?: string;
   readonly groups?: readonly string[];

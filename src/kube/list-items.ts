@@ -15,7 +15,7 @@ import type { ObjectList } from './resource.ts';
 import type { KubeObject } from './types.ts';
 
 /** A List answer that cannot be read; the message names the resource and what was wrong. */
-export class MalformedListError extends Error {
+class MalformedListError extends Error {
   override readonly name = 'MalformedListError';
   constructor(resource: string, problem: string) {
     super(`the ${resource} list answer is malformed: ${problem}; no objects were taken from it`);
