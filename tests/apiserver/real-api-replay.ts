@@ -17,7 +17,7 @@ import type { ApiServer } from '../../testing/apiserver/index.ts';
 const RECORDINGS_DIR = join(import.meta.dirname, '../../testing/apiserver/real-api');
 
 /** The recorder's User-Agent: the managedFields manager of every recorded write. */
-const RECORDER_USER_AGENT = 'realapi-recorder/v0.0.0 (linux/amd64) kubernetes/0000000/record';
+export const RECORDER_USER_AGENT = 'realapi-recorder/v0.0.0 (linux/amd64) kubernetes/0000000/record';
 
 export interface RecordedRequest {
   method: string;
