@@ -21,9 +21,9 @@ import { errorMessage } from '../util/error-message.ts';
 /** controller-runtime's delegating authenticator and authorizer keep answers this long. */
 export const ACCESS_REVIEW_CACHE_TTL_MS = 60_000;
 /** Distinct tokens (and token × path × verb) remembered at most; the oldest go first. */
-export const ACCESS_REVIEW_CACHE_ENTRIES = 1_024;
+const ACCESS_REVIEW_CACHE_ENTRIES = 1_024;
 
-export interface ReviewedUser {
+interface ReviewedUser {
   readonly username: string;
   readonly uid?: string;
   readonly groups?: readonly string[];
@@ -103,17 +103,13 @@ export class AccessReviewer {
   }
 
   private async authorize(user: ReviewedUser, path: string, verb: string): Promise<Verdict> {
+    // authenticate() kept only the uid, groups and extra the TokenReview set, so they pass on as they are.
+    const { username, ...identity } = user;
     const answer = await this.accessReviews.create({
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
       metadata: {},
-      spec: {
-        user: user.username,
-        ...(user.uid ? { uid: user.uid } : {}),
-        ...(user.groups ? { groups: user.groups } : {}),
-        ...(user.extra ? { extra: user.extra } : {}),
-        nonResourceAttributes: { path, verb },
-      },
+      spec: { user: username, ...identity, nonResourceAttributes: { path, verb } },
     } as SubjectAccessReview);
     const status = answer.status;
     if (status?.allowed === true && status.denied !== true) return { allowed: true };

@@ -92,9 +92,9 @@ export function createEventSink(opts: EventSinkOptions): EventSink {
           await opts.client.patch(prev.name, { count: prev.count, lastTimestamp: stamp }, { namespace });
           return;
         }
-        const nano = BigInt(now) * 1_000_000n > lastNano ? BigInt(now) * 1_000_000n : lastNano + 1n;
-        lastNano = nano;
-        const name = `${involved.name}.${nano.toString(16)}`;
+        const nowNano = BigInt(now) * 1_000_000n;
+        lastNano = nowNano > lastNano ? nowNano : lastNano + 1n;
+        const name = `${involved.name}.${lastNano.toString(16)}`;
         await opts.client.create(
           {
             apiVersion: 'v1',

@@ -13,9 +13,10 @@
 
 import type { ObjectList } from './resource.ts';
 import type { KubeObject } from './types.ts';
+import { isMapping } from '../util/is-mapping.ts';
 
 /** A List answer that cannot be read; the message names the resource and what was wrong. */
-export class MalformedListError extends Error {
+class MalformedListError extends Error {
   override readonly name = 'MalformedListError';
   constructor(resource: string, problem: string) {
     super(`the ${resource} list answer is malformed: ${problem}; no objects were taken from it`);
@@ -25,10 +26,10 @@ export class MalformedListError extends Error {
 /** The objects of `page`, a List answer for `resource` (e.g. `nodes`); `items: null` is an empty list. */
 export function listItems<T extends KubeObject>(page: ObjectList<T>, resource: string): T[] {
   const raw: unknown = page;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isMapping(raw)) {
     throw new MalformedListError(resource, `the body is ${Array.isArray(raw) ? 'an array' : String(raw)}, not a List object`);
   }
-  const { kind, items } = raw as { kind?: unknown; items?: unknown };
+  const { kind, items } = raw;
   if (typeof kind === 'string' && !kind.endsWith('List')) throw new MalformedListError(resource, `its kind is "${kind}", not a List`);
   if (items === null) return [];
   if (items === undefined) throw new MalformedListError(resource, 'it has no items field');

@@ -4,6 +4,8 @@
 // tree, only as the transformed items. The rest of the body (kind, metadata,
 // `"items": null`) is parsed as usual. Used by rest.ts for whole lists.
 
+import { isMapping } from '../util/is-mapping.ts';
+
 /** Splits a streamed List body; `finish()` returns the List with `items` already transformed. */
 export class ListStreamReader {
   private depth = 0;
@@ -90,7 +92,7 @@ export class ListStreamReader {
     if (this.depth !== 0 || this.inString) throw new Error('the list answer ends before its JSON does (truncated)');
     if (this.stray) throw new Error('the list answer holds items that are not objects');
     const list = JSON.parse(Buffer.concat(this.skeleton).toString('utf8')) as unknown;
-    if (!this.sawItems || typeof list !== 'object' || list === null || Array.isArray(list)) return list as Record<string, unknown>;
+    if (!this.sawItems || !isMapping(list)) return list as Record<string, unknown>;
     return { ...list, items: this.items };
   }
 }

@@ -34,9 +34,6 @@ const WATCH_IDLE_MARGIN_MS = 30_000;
 /** client-go: a watch closed by the server this soon without any event is a fault, not a timeout. */
 const VERY_SHORT_WATCH_MS = 1_000;
 
-/** Whether a list at `resourceVersion` comes in one answer: unpaged, or from the watch cache (resourceVersion=0 ignores limit). */
-const unpagedAnswer = (resourceVersion: string, unpaged: boolean): boolean => unpaged || resourceVersion === '0';
-
 export interface ListerWatcher<T> {
   /** `limit` absent = unpaged; `resourceVersion` absent = a consistent read, `0` = any cached state. */
   list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
@@ -144,7 +141,8 @@ export class Reflector<T extends KubeObject> {
     try {
       result = await this.pagedList(resourceVersion, unpaged ? undefined : LIST_PAGE_SIZE, signal);
     } catch (err) {
-      const tooBig = err instanceof BodyTooLargeError && unpagedAnswer(resourceVersion, unpaged);
+      // Too large matters only for an answer that came whole: unpaged, or from the watch cache (resourceVersion=0 ignores limit).
+      const tooBig = err instanceof BodyTooLargeError && (unpaged || resourceVersion === '0');
       if (signal.aborted || !(isGone(err) || isTooLargeResourceVersion(err) || tooBig)) throw err;
       this.opts.logger.v(2).info('The cache cannot serve the list, reading consistently', { resourceVersion, err: errorMessage(err) });
       this.lastSyncResourceVersionUnavailable = true;

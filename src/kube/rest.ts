@@ -256,36 +256,33 @@ function formatBytes(n: number): string {
   return n >= MiB && n % MiB === 0 ? `${n / MiB} MiB` : `${n} bytes`;
 }
 
-/** The whole body as text, refused (and the connection dropped) once it exceeds `limit` bytes. */
-async function readBody(res: IncomingMessage, limit: number, req: RestRequest): Promise<string> {
+/** The body's chunks, refused (and the connection dropped) once they exceed `limit` bytes. */
+async function* boundedChunks(res: IncomingMessage, limit: number, req: RestRequest): AsyncGenerator<Buffer> {
   const tooLarge = () => {
     res.destroy();
     return bodyTooLarge(limit, 'response body', `${req.method} ${req.path}`);
   };
   if (Number(res.headers['content-length'] ?? 0) > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res) {
     size += (chunk as Buffer).length;
     if (size > limit) throw tooLarge();
-    chunks.push(chunk as Buffer);
+    yield chunk as Buffer;
   }
+}
+
+/** The whole body as text, refused once it exceeds `limit` bytes. */
+async function readBody(res: IncomingMessage, limit: number, req: RestRequest): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of boundedChunks(res, limit, req)) chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A List body read item by item (each transformed as it arrives), refused once it exceeds `limit` bytes. */
 async function readListStream(res: IncomingMessage, limit: number, req: RestRequest, eachItem: (item: unknown) => unknown): Promise<unknown> {
   const reader = new ListStreamReader(eachItem);
-  let size = 0;
   try {
-    for await (const chunk of res) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
-        res.destroy();
-        throw bodyTooLarge(limit, 'response body', `${req.method} ${req.path}`);
-      }
-      reader.push(chunk as Buffer);
-    }
+    for await (const chunk of boundedChunks(res, limit, req)) reader.push(chunk);
     return reader.finish();
   } catch (err) {
     if (err instanceof BodyTooLargeError) throw err;

@@ -8,7 +8,7 @@
 // reviews is checked before, like any create (RBAC on tokenreviews /
 // subjectaccessreviews).
 
-import { allowed, type Grant, type PolicyRule, type Users } from './auth.ts';
+import { allowed, allowedNonResource, type PolicyRule, type Users } from './auth.ts';
 import type { RequestInfo } from './request-info.ts';
 import { fieldInvalid, invalid, methodNotAllowed } from './status.ts';
 
@@ -39,15 +39,6 @@ export function isAccessReview(info: RequestInfo): boolean {
   return [TOKEN_REVIEW, ACCESS_REVIEW].some((r) => r.group === info.group && r.resource === info.resource);
 }
 
-function nonResourceAllows(grant: Grant, path: string, verb: string): boolean {
-  if (grant === 'admin') return true;
-  return grant.some(
-    (rule: PolicyRule) =>
-      (rule.verbs.includes('*') || rule.verbs.includes(verb)) &&
-      (rule.nonResourceURLs ?? []).some((url) => url === '*' || url === path || (url.endsWith('*') && path.startsWith(url.slice(0, -1)))),
-  );
-}
-
 function tokenStatus(spec: ReviewSpec, users: Users): object {
   const user = spec.token ? users.byToken(spec.token) : undefined;
   if (!user) return { user: {} };
@@ -64,7 +55,7 @@ function accessStatus(spec: ReviewSpec, users: Users): object {
   const nr = spec.nonResourceAttributes;
   const ra = spec.resourceAttributes;
   const ok = nr
-    ? subject.grants.some((g) => nonResourceAllows(g, nr.path ?? '', nr.verb ?? ''))
+    ? subject.grants.some((g) => allowedNonResource(g, nr.path ?? '', nr.verb ?? ''))
     : subject.grants.some((g) =>
         allowed(g, {
           user: subject.name,

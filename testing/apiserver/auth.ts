@@ -48,6 +48,14 @@ export function allowed(grant: Grant | undefined, a: Attributes): boolean {
   return (grant ?? []).some((r) => ruleAllows(r, a));
 }
 
+/** Whether `grant` allows `verb` on the non-resource URL `path`: a rule's nonResourceURLs match exactly or by a trailing `*`. */
+export function allowedNonResource(grant: Grant, path: string, verb: string): boolean {
+  if (grant === 'admin') return true;
+  return grant.some(
+    (rule) => has(rule.verbs, verb) && (rule.nonResourceURLs ?? []).some((url) => url === '*' || url === path || (url.endsWith('*') && path.startsWith(url.slice(0, -1)))),
+  );
+}
+
 /** 403 worded exactly like the real server. */
 export function forbidden(a: Attributes): StatusError {
   const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;

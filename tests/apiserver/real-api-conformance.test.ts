@@ -7,14 +7,13 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call } from '../../testing/apiserver-client.ts';
+import { call, HN } from '../../testing/apiserver-client.ts';
 import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { waitFor } from '../../testing/wait.ts';
-import { Bindings, compareReply, loadRecording, replay, type Identities, type RecordedCase } from './real-api-replay.ts';
+import { Bindings, compareReply, loadRecording, RECORDER_USER_AGENT, replay, type Identities, type RecordedCase } from './real-api-replay.ts';
 
 const NS = 'volcano-system';
-const HN = '/apis/topology.volcano.sh/v1alpha1/hypernodes';
-const RECORDER = { 'user-agent': 'realapi-recorder/v0.0.0 (linux/amd64) kubernetes/0000000/record' };
+const RECORDER = { 'user-agent': RECORDER_USER_AGENT };
 const MERGE = { ...RECORDER, 'content-type': 'application/merge-patch+json' };
 
 /**

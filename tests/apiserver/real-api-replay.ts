@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { call, type Reply } from '../../testing/apiserver-client.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
 
-export const RECORDINGS_DIR = join(import.meta.dirname, '../../testing/apiserver/real-api');
+const RECORDINGS_DIR = join(import.meta.dirname, '../../testing/apiserver/real-api');
 
 /** The recorder's User-Agent: the managedFields manager of every recorded write. */
-const RECORDER_USER_AGENT = 'realapi-recorder/v0.0.0 (linux/amd64) kubernetes/0000000/record';
+export const RECORDER_USER_AGENT = 'realapi-recorder/v0.0.0 (linux/amd64) kubernetes/0000000/record';
 
 export interface RecordedRequest {
   method: string;
@@ -27,7 +27,7 @@ export interface RecordedRequest {
   body?: unknown;
 }
 
-export interface RecordedResponse {
+interface RecordedResponse {
   status: number;
   headers: Record<string, string | string[]>;
   body?: unknown;
@@ -44,7 +44,7 @@ export interface RecordedCase {
   [note: string]: unknown;
 }
 
-export interface Recording {
+interface Recording {
   about: string;
   cases: RecordedCase[];
 }
@@ -140,7 +140,7 @@ function nameOf(v: unknown): string | undefined {
 }
 
 /** Every difference between the recorded and the stand-in's value, as `path: recorded X, stand-in Y`. */
-export function compareValues(recorded: unknown, actual: unknown, path: string, b: Bindings, out: string[]): void {
+function compareValues(recorded: unknown, actual: unknown, path: string, b: Bindings, out: string[]): void {
   if (typeof recorded === 'string' && typeof actual === 'string') {
     if (!b.matches(recorded, actual)) out.push(`${path}: recorded ${describe(recorded)}, stand-in ${describe(actual)}`);
     return;
