@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { call, HN } from '../../testing/apiserver-client.ts';
 import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { waitFor } from '../../testing/wait.ts';
-import { Bindings, compareReply, loadRecording, RECORDER_USER_AGENT, replay, type Identities, type RecordedCase } from './real-api-replay.ts';
+import { readdirSync } from 'node:fs';
+import { Bindings, compareReply, loadRecording, RECORDER_USER_AGENT, RECORDINGS_DIR, replay, type Identities, type RecordedCase } from './real-api-replay.ts';
 
 const NS = 'volcano-system';
 const RECORDER = { 'user-agent': RECORDER_USER_AGENT };
@@ -265,6 +266,13 @@ const FILES: Array<[string, (api: ApiServer) => Promise<void>]> = [
 ];
 
 const metAll = new Set<number>();
+test('every recording in the repository is replayed', () => {
+  const recorded = readdirSync(RECORDINGS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  assert.equal(FILES.map(([file]) => file).sort(), recorded);
+});
+
 for (const [file, setup] of FILES) {
   test(`the stand-in answers ${file} as the real API server did`, async () => {
     const { unexplained, met } = await conformance(file, setup);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { call, type Reply } from '../../testing/apiserver-client.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
 
-const RECORDINGS_DIR = join(import.meta.dirname, '../../testing/apiserver/real-api');
+export const RECORDINGS_DIR = join(import.meta.dirname, '../../testing/apiserver/real-api');
 
 /** The recorder's User-Agent: the managedFields manager of every recorded write. */
 export const RECORDER_USER_AGENT = 'realapi-recorder/v0.0.0 (linux/amd64) kubernetes/0000000/record';
