@@ -13,7 +13,7 @@
 
 import type { Logger } from '../../../log.ts';
 import type { Channel } from '../../../util/channel.ts';
-import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
@@ -31,7 +31,6 @@ import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from
 export const LLDP_SOURCE = 'lldp';
 /** Which fabric of the lldp source a HyperNode describes. */
 export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
-export const MIN_INTERVAL_MS = 1_000;
 /** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
 export const WALK_DEADLINE_REQUESTS = 20;
 /** Problems named in one log line or Event; the count says how many there are. */
