@@ -133,19 +133,13 @@ class LldpDiscoverer implements Discoverer {
     this.stopping.abort();
   }
 
-  /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */
+  /** Every fabric in turn; a failed fabric contributes its last HyperNodes. Ok when all succeeded. */
   private async discover(): Promise<PollRun> {
-    const signal = this.stopping.signal;
-    const result = await this.parts.round(
+    return this.parts.round(
       this.config.fabrics.map((f) => f.name),
       (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
-      signal,
+      this.stopping.signal,
     );
-    if (!result) return { ok: false };
-    const { snapshot, failed } = result;
-    if (failed === this.config.fabrics.length) return { ok: false };
-    if (failed === 0) this.opts.problems.recovered();
-    return { snapshot, ok: failed === 0 };
   }
 
   private async walker(fabric: LldpFabric): Promise<SwitchWalker> {
