@@ -305,7 +305,6 @@ interface Failure {
   readonly error: string;
 }
 
-/** Failures grouped by their error, so a wrong key on every switch reads as one cause with the switches it hit. */
 /** A walk's table, or why it is garbage. */
 function parsed(varbinds: readonly MibVarbind[]): WalkResult {
   try {
@@ -315,6 +314,7 @@ function parsed(varbinds: readonly MibVarbind[]): WalkResult {
   }
 }
 
+/** Failures grouped by their error, so a wrong key on every switch reads as one cause with the switches it hit. */
 function byError(failures: readonly Failure[]): string {
   const groups = new Map<string, string[]>();
   for (const f of failures) {
