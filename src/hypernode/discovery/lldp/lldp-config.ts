@@ -144,7 +144,7 @@ function switchList(raw: unknown, where: string): SwitchAddress[] {
 }
 
 /** The IPv4 address as a 32-bit number, or undefined. */
-export function ipv4(text: string): number | undefined {
+function ipv4(text: string): number | undefined {
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
   if (!m) return undefined;
   const parts = m.slice(1).map(Number);

@@ -62,7 +62,7 @@ function bytes(v: Buffer | number | undefined): Buffer | undefined {
 }
 
 /** Text of an OCTET STRING: printable UTF-8 as is, anything else as colon-separated hex. */
-export function displayText(v: Buffer | number | undefined): string {
+function displayText(v: Buffer | number | undefined): string {
   if (typeof v === 'number') return String(v);
   if (!v) return '';
   const text = v.toString('utf8');
