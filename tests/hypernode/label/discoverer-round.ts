@@ -38,18 +38,24 @@ export async function startLabelRig(config: unknown, initial: NodeMeta[]) {
   return { clock, nodes, problems, metrics, d, ch };
 }
 
-/** After the debounce: the snapshot offered (acknowledged), or 'none'. */
-export async function round(rig: { clock: FakeClock; ch: Channel<Snapshot>; d: Discoverer }): Promise<Snapshot | 'none'> {
-  await rig.clock.advance(TRIGGER_DEBOUNCE_MS);
+/** The next snapshot if one is being offered once everything has settled, else 'none' ('closed' when the channel is). */
+export async function offered(ch: Channel<Snapshot>): Promise<Snapshot | 'none' | 'closed'> {
   const ac = new AbortController();
-  let got: Snapshot | 'none' = 'none';
-  const p = rig.ch.recv(ac.signal).then(
-    (r) => void (got = r.done ? 'none' : r.value),
+  let result: Snapshot | 'none' | 'closed' = 'none';
+  const p = ch.recv(ac.signal).then(
+    (r) => void (result = r.done ? 'closed' : r.value),
     () => {},
   );
   await settle();
   ac.abort();
   await p;
-  if (got !== 'none') rig.d.resultSynced();
+  return result;
+}
+
+/** After the debounce: the snapshot offered (acknowledged), 'none', or 'closed'. */
+export async function round(rig: { clock: FakeClock; ch: Channel<Snapshot>; d: Discoverer }): Promise<Snapshot | 'none' | 'closed'> {
+  await rig.clock.advance(TRIGGER_DEBOUNCE_MS);
+  const got = await offered(rig.ch);
+  if (Array.isArray(got)) rig.d.resultSynced();
   return got;
 }
