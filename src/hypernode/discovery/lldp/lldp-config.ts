@@ -24,6 +24,7 @@ import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import type { SecretRef } from '../ufm/credentials.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
+import { isMapping } from '../../../util/is-mapping.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
@@ -97,8 +98,7 @@ function checkKeys(obj: Record<string, unknown>, known: readonly string[], where
 }
 
 function mapping(raw: unknown, where: string): Record<string, unknown> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail(`${where} must be a mapping`);
-  return raw as Record<string, unknown>;
+  return isMapping(raw) ? raw : fail(`${where} must be a mapping`);
 }
 
 function positiveInt(raw: unknown, where: string, fallback: number, min = 1): number {
