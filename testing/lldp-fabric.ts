@@ -38,7 +38,7 @@ export interface SwitchLldp {
 }
 
 /** A 6-byte MAC from a 16-hex-digit GUID: the kind byte and the low five bytes. */
-export function guidMac(guid: string): Buffer {
+function guidMac(guid: string): Buffer {
   return Buffer.from(guid.slice(2, 4) + guid.slice(6), 'hex');
 }
 

@@ -11,6 +11,8 @@ import type { Snapshot } from '../model/contracts.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
 const OUTPUT_BUFFER = 10;
+/** Shortest poll period honoured: `interval: 1ms` would otherwise poll back to back. */
+export const MIN_INTERVAL_MS = 1_000;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 5 * 60_000;

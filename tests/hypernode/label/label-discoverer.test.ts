@@ -8,26 +8,13 @@ import type { Channel } from '../../../src/util/channel.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { within } from '../../../testing/wait.ts';
-import { FakeClock, settle } from '../../kube/fake-clock.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
 import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
+import { offered, round } from './discoverer-round.ts';
 
 const HN = 'volcano.sh/hypernode';
 const HC = 'volcano.sh/hypercluster';
-
-/** The next snapshot if one is being offered once everything has settled, else 'none'. */
-async function offered(ch: Channel<Snapshot>): Promise<Snapshot | 'none' | 'closed'> {
-  const ac = new AbortController();
-  let result: Snapshot | 'none' | 'closed' = 'none';
-  const p = ch.recv(ac.signal).then(
-    (r) => void (result = r.done ? 'closed' : r.value),
-    () => {},
-  );
-  await settle();
-  ac.abort();
-  await p;
-  return result;
-}
 
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const entry: DiscoveryEntry = {
@@ -67,14 +54,6 @@ async function startRig(opts: { nodesSynced?: boolean } = {}): Promise<Rig> {
   const d = await labelDiscovererFactory(entry, discovererOptions(clock, nodes, hyperNodes));
   const ch = await d.start();
   return { clock, nodes, hyperNodes, d, ch };
-}
-
-/** Advances past the debounce and returns what the discoverer offers, acknowledging it. */
-async function round(rig: Rig): Promise<Snapshot | 'none' | 'closed'> {
-  await rig.clock.advance(TRIGGER_DEBOUNCE_MS);
-  const got = await offered(rig.ch);
-  if (Array.isArray(got)) rig.d.resultSynced();
-  return got;
 }
 
 test('start: one snapshot of the user-guide topology after the debounce, nothing before', async () => {

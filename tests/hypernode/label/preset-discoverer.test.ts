@@ -6,49 +6,18 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
-import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
-import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import { nullLogger } from '../../../src/log.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { RecordingProblems } from '../../support/recording-problems.ts';
-import { RecordingMetrics } from '../../support/recording-metrics.ts';
+import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../../testing/mixed-cluster.ts';
-import { FakeClock } from '../../kube/fake-clock.ts';
-import { round } from './discoverer-round.ts';
+import { round, startLabelRig } from './discoverer-round.ts';
 
-const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({
-  source: 'label',
-  enabled: true,
-  intervalMs: 3_600_000,
-  maxDeletePercent: 50,
-  config: { networkTopologyTypes },
-});
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const k = (n: number) => `fabric.topograph.run/tier-${n}`;
-
-async function startRig(config: unknown, initial: NodeMeta[]) {
-  const clock = new FakeClock();
-  const nodes = new FakeInformer<NodeMeta>({ initial });
-  const problems = new RecordingProblems(nullLogger);
-  const metrics = new RecordingMetrics();
-  const d: Discoverer = await labelDiscovererFactory(entry(config), {
-    nodes,
-    hyperNodes: new FakeInformer<HyperNode>(),
-    clock,
-    logger: nullLogger,
-    problems,
-    metrics,
-    secrets: { get: () => Promise.reject(new Error('no Secrets')) },
-  });
-  const ch = await d.start();
-  return { clock, nodes, problems, metrics, d, ch };
-}
 
 const leafMembers = (s: Snapshot, leaf: string) => s.find((h) => h.metadata.labels?.[k(0)] === leaf)?.spec.members.map((m) => m.selector!.exactMatch!.name) ?? [];
 
 test('a mislabelled Node: the others keep being placed and updated; it is counted per reason and named once per distinct problem', async () => {
-  const rig = await startRig({ fabric: { preset: 'topograph' } }, [
+  const rig = await startLabelRig({ fabric: { preset: 'topograph' } }, [
     node('a0', { [k(0)]: 'S-a', [k(1)]: 'S-x' }),
     node('a1', { [k(0)]: 'S-a', [k(1)]: 'S-x' }),
     node('bad', { [k(2)]: 'S-core' }),
@@ -84,7 +53,7 @@ test('a mislabelled Node: the others keep being placed and updated; it is counte
 });
 
 test('a Topograph tier above tier-3 is watched: adding one triggers a run', async () => {
-  const rig = await startRig({ fabric: { preset: 'topograph' } }, [node('a0', { [k(0)]: 'S-a' })]);
+  const rig = await startLabelRig({ fabric: { preset: 'topograph' } }, [node('a0', { [k(0)]: 'S-a' })]);
   assert.ok(Array.isArray(await round(rig)));
   rig.nodes.apply(node('a0', { [k(0)]: 'S-a', [k(1)]: 'S-b', [k(2)]: 'S-c', [k(3)]: 'S-d', [k(4)]: 'S-e' }));
   const s = (await round(rig)) as Snapshot;
@@ -95,7 +64,7 @@ test('a Topograph tier above tier-3 is watched: adding one triggers a run', asyn
 });
 
 test('hand-written profiles giving one tierName two tiers: published as written, one TierNameAmbiguous Warning while it lasts', async () => {
-  const rig = await startRig(MIXED_CONFIG, mixedNodes());
+  const rig = await startLabelRig(MIXED_CONFIG, mixedNodes());
   assert.ok(Array.isArray(await round(rig)));
   const ambiguous = () => rig.problems.warnings.filter((w) => w.startsWith('TierNameAmbiguous: '));
   assert.equal(ambiguous().length, 1);

@@ -4,39 +4,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
-import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
-import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import { nullLogger } from '../../../src/log.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { RecordingProblems } from '../../support/recording-problems.ts';
+import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../../testing/mixed-cluster.ts';
-import { FakeClock } from '../../kube/fake-clock.ts';
-import { round } from './discoverer-round.ts';
+import { round, startLabelRig } from './discoverer-round.ts';
 
-const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({
-  source: 'label',
-  enabled: true,
-  intervalMs: 3_600_000,
-  maxDeletePercent: 50,
-  config: { networkTopologyTypes },
-});
-
-async function startRig(config: unknown = MIXED_CONFIG) {
-  const clock = new FakeClock();
-  const nodes = new FakeInformer<NodeMeta>({ initial: mixedNodes() });
-  const problems = new RecordingProblems(nullLogger);
-  const d: Discoverer = await labelDiscovererFactory(entry(config), {
-    nodes,
-    hyperNodes: new FakeInformer<HyperNode>(),
-    clock,
-    logger: nullLogger,
-    problems,
-    secrets: { get: () => Promise.reject(new Error('no Secrets')) },
-  });
-  const ch = await d.start();
-  return { clock, nodes, problems, d, ch };
-}
+const startRig = (config: unknown = MIXED_CONFIG) => startLabelRig(config, mixedNodes());
 
 const relabelled = (name: string, labels: Record<string, string | undefined>): NodeMeta => {
   const n = mixedNodes().find((x) => x.metadata.name === name)!;

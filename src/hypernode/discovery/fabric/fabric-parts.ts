@@ -7,6 +7,7 @@
 import type { Informer } from '../../../kube/types.ts';
 import type { DiscoveryProblems, Snapshot } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import type { PollRun } from '../poll-loop.ts';
 import { hostMapper, type HostMapper, type HostMapping } from './host-mapping.ts';
 
 export interface FabricPartsDeps {
@@ -29,19 +30,16 @@ export class FabricParts {
 
   /**
    * Once the Node cache synced, discovers each fabric of `fabrics` with
-   * `discover` (given the host → Node mapping over the current Nodes);
-   * undefined when `signal` aborted, else the whole snapshot and how many
-   * fabrics failed (each failure reported to the source's problems).
+   * `discover` (given the host → Node mapping over the current Nodes), each
+   * failure reported to the source's problems. Publishes the whole snapshot
+   * unless `signal` aborted or every fabric failed; ok (and the problems
+   * recovered) when every fabric succeeded.
    */
-  async round(
-    fabrics: readonly string[],
-    discover: (index: number, mapHost: HostMapper) => Promise<Snapshot>,
-    signal: AbortSignal,
-  ): Promise<{ snapshot: Snapshot; failed: number } | undefined> {
+  async round(fabrics: readonly string[], discover: (index: number, mapHost: HostMapper) => Promise<Snapshot>, signal: AbortSignal): Promise<PollRun> {
     try {
       await this.deps.nodes.waitForSync(signal);
     } catch {
-      return undefined;
+      return { ok: false };
     }
     const mapHost = hostMapper(this.deps.hostMapping, this.deps.nodes.list());
     const snapshot: Snapshot = [];
@@ -52,14 +50,16 @@ export class FabricParts {
         this.last.set(fabric, part);
         snapshot.push(...part);
       } catch (err) {
-        if (signal.aborted) return undefined;
+        if (signal.aborted) return { ok: false };
         failed++;
         const kept = this.last.get(fabric) ?? this.cached(fabric);
         this.deps.problems.failed(`Failed to discover ${this.deps.kind} fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
         snapshot.push(...kept);
       }
     }
-    return { snapshot, failed };
+    if (failed === fabrics.length) return { ok: false };
+    if (failed === 0) this.deps.problems.recovered();
+    return { snapshot, ok: failed === 0 };
   }
 
   /** The fabric's HyperNodes in the cache, as discovered HyperNodes. */

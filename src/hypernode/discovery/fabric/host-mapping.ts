@@ -10,6 +10,7 @@ import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import type { RE2JS } from 're2js';
+import { isMapping } from '../../../util/is-mapping.ts';
 
 /** Maps a fabric's host name to its Kubernetes Node name, or undefined when no Node matches. */
 export type HostMapper = (host: string) => string | undefined;
@@ -30,8 +31,8 @@ export const IDENTITY_MAPPING: HostMapping = Object.freeze({ lowercase: false, s
 /** Validates `config.hostMapping`; throws naming the field. */
 export function parseHostMapping(raw: unknown): HostMapping {
   if (raw === undefined || raw === null) return IDENTITY_MAPPING;
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error('config.hostMapping must be a mapping (keys: lowercase, stripSuffix, pattern, template, nodeLabel)');
-  const m = raw as Record<string, unknown>;
+  if (!isMapping(raw)) throw new Error('config.hostMapping must be a mapping (keys: lowercase, stripSuffix, pattern, template, nodeLabel)');
+  const m = raw;
   const unknown = Object.keys(m).filter((k) => !HOST_MAPPING_KEYS.includes(k));
   if (unknown.length > 0) throw new Error(`config.hostMapping has unknown keys ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${HOST_MAPPING_KEYS.join(', ')}`);
   if (m.lowercase !== undefined && typeof m.lowercase !== 'boolean') throw new Error('config.hostMapping.lowercase must be true or false');

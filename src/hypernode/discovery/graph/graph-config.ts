@@ -18,6 +18,7 @@ import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import type { SecretRef } from '../ufm/credentials.ts';
+import { isMapping } from '../../../util/is-mapping.ts';
 
 /** The source key, and the value of the source label on its HyperNodes. */
 export const GRAPH_SOURCE = 'graph';
@@ -50,8 +51,8 @@ const fail = (what: string) => new Error(`graph source: ${what}`);
 
 function configMapOf(raw: unknown): GraphLocation {
   const want = 'config.configMap must be {namespace, name, key}: the ConfigMap and its data key holding the graph';
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw fail(want);
-  const m = raw as Record<string, unknown>;
+  if (!isMapping(raw)) throw fail(want);
+  const m = raw;
   const extra = Object.keys(m).filter((k) => !CONFIG_MAP_KEYS.includes(k));
   if (extra.length > 0) throw fail(`config.configMap has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${CONFIG_MAP_KEYS.join(', ')}`);
   for (const k of CONFIG_MAP_KEYS)

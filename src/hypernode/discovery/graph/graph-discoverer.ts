@@ -17,14 +17,11 @@ import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
 import { readCredentials } from '../ufm/credentials.ts';
 import { UfmHttpClient, type HttpClientOptions, type HttpResponse } from '../ufm/http-client.ts';
 import { describeLocation, GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { parseGraphDocument } from './graph-document.ts';
-
-/** Shortest poll period honoured. */
-const MIN_INTERVAL_MS = 1_000;
 
 /** Where the graph's text comes from instead of its file or URL (the offline `render` and `plan` pass `--graph-file`). */
 export type GraphReader = (location: GraphLocation, signal: AbortSignal) => Promise<string>;

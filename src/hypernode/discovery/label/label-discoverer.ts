@@ -244,7 +244,7 @@ export class LabelDiscoverer implements Discoverer {
 }
 
 /** What a Warning about ambiguous tierNames says: which tierName, which tiers, from which profiles, and why it matters. */
-export function ambiguousTierNamesMessage(ambiguous: readonly AmbiguousTierName[]): string {
+function ambiguousTierNamesMessage(ambiguous: readonly AmbiguousTierName[]): string {
   const each = ambiguous.map((a) => `tierName ${JSON.stringify(a.tierName)} is at tiers ${a.tiers.join(' and ')} (profiles: ${a.types.join(', ')})`);
   return (
     `${each.join('; ')}. Released Volcano schedulers keep one tier per tierName and take whichever they saw last, so highestTierName resolves ambiguously there; ` +

@@ -19,10 +19,12 @@ import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
+import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import type { SecretRef } from '../ufm/credentials.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
+import { isMapping } from '../../../util/is-mapping.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
@@ -31,8 +33,6 @@ const SNMP_KEYS = ['version', 'timeout', 'retries', 'maxRepetitions', 'maxVarbin
 const FABRIC_KEYS = ['name', 'switches', 'seeds', 'maxSwitches', 'allow', 'secretRef'];
 /** Switches a crawl from seeds may walk per fabric before the fabric fails (raise it with maxSwitches). */
 export const DEFAULT_MAX_SWITCHES = 2_048;
-/** A DNS-1123 label (it is also a label value), as for UFM fabrics. */
-const FABRIC_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
 
 export const DEFAULT_SNMP_TIMEOUT_MS = 2_000;
 export const DEFAULT_SNMP_RETRIES = 1;
@@ -98,8 +98,7 @@ function checkKeys(obj: Record<string, unknown>, known: readonly string[], where
 }
 
 function mapping(raw: unknown, where: string): Record<string, unknown> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail(`${where} must be a mapping`);
-  return raw as Record<string, unknown>;
+  return isMapping(raw) ? raw : fail(`${where} must be a mapping`);
 }
 
 function positiveInt(raw: unknown, where: string, fallback: number, min = 1): number {
@@ -144,7 +143,7 @@ function switchList(raw: unknown, where: string): SwitchAddress[] {
 }
 
 /** The IPv4 address as a 32-bit number, or undefined. */
-export function ipv4(text: string): number | undefined {
+function ipv4(text: string): number | undefined {
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
   if (!m) return undefined;
   const parts = m.slice(1).map(Number);
@@ -175,7 +174,7 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
 }
 
 function fabricName(raw: unknown, where: string): string {
-  if (typeof raw !== 'string' || !FABRIC_NAME.test(raw)) fail(`${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string' || !isFabricName(raw)) fail(`${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
   return raw as string;
 }
 

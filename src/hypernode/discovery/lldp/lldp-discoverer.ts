@@ -13,7 +13,7 @@
 
 import type { Logger } from '../../../log.ts';
 import type { Channel } from '../../../util/channel.ts';
-import { RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
@@ -31,7 +31,6 @@ import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from
 export const LLDP_SOURCE = 'lldp';
 /** Which fabric of the lldp source a HyperNode describes. */
 export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
-export const MIN_INTERVAL_MS = 1_000;
 /** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
 export const WALK_DEADLINE_REQUESTS = 20;
 /** Problems named in one log line or Event; the count says how many there are. */
@@ -134,19 +133,13 @@ class LldpDiscoverer implements Discoverer {
     this.stopping.abort();
   }
 
-  /** Every fabric in turn; a failed fabric contributes its last HyperNodes. True when all succeeded. */
+  /** Every fabric in turn; a failed fabric contributes its last HyperNodes. Ok when all succeeded. */
   private async discover(): Promise<PollRun> {
-    const signal = this.stopping.signal;
-    const result = await this.parts.round(
+    return this.parts.round(
       this.config.fabrics.map((f) => f.name),
       (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
-      signal,
+      this.stopping.signal,
     );
-    if (!result) return { ok: false };
-    const { snapshot, failed } = result;
-    if (failed === this.config.fabrics.length) return { ok: false };
-    if (failed === 0) this.opts.problems.recovered();
-    return { snapshot, ok: failed === 0 };
   }
 
   private async walker(fabric: LldpFabric): Promise<SwitchWalker> {
@@ -312,7 +305,6 @@ interface Failure {
   readonly error: string;
 }
 
-/** Failures grouped by their error, so a wrong key on every switch reads as one cause with the switches it hit. */
 /** A walk's table, or why it is garbage. */
 function parsed(varbinds: readonly MibVarbind[]): WalkResult {
   try {
@@ -322,6 +314,7 @@ function parsed(varbinds: readonly MibVarbind[]): WalkResult {
   }
 }
 
+/** Failures grouped by their error, so a wrong key on every switch reads as one cause with the switches it hit. */
 function byError(failures: readonly Failure[]): string {
   const groups = new Map<string, string[]>();
   for (const f of failures) {

@@ -6,6 +6,7 @@
 // reported naming the switch and port: a bridge or router that is not
 // polled, a neighbour without a system name, and one on a management port.
 
+import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
 import { CHASSIS_SUBTYPE_MAC, type LldpTable } from './lldp-mib.ts';
 
@@ -36,13 +37,11 @@ export function switchId(table: LldpTable): string {
   return fromName || table.chassisHex.slice(0, 40);
 }
 
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 /** Builds the graph; `managementPort` says which local ports are management ports. */
 export function lldpGraph(polled: readonly PolledSwitch[], managementPort: (portName: string) => boolean): LldpGraph {
   const problems: string[] = [];
   // Sorted by address so a duplicate is resolved the same way whatever the answer order.
-  const ordered = [...polled].sort((a, b) => byText(a.address, b.address));
+  const ordered = [...polled].sort((a, b) => compareBytes(a.address, b.address));
   const byChassis = new Map<string, FabricSwitch & { address: string }>();
   const ids = new Set<string>();
   for (const p of ordered) {
@@ -70,7 +69,7 @@ export function lldpGraph(polled: readonly PolledSwitch[], managementPort: (port
       const peer = byChassis.get(n.chassisKey);
       if (peer) {
         if (peer === self) continue;
-        const ends = [`${self.id}/${n.localPortName}`, `${peer.id}/${n.portName}`].sort(byText);
+        const ends = [`${self.id}/${n.localPortName}`, `${peer.id}/${n.portName}`].sort(compareBytes);
         // The cable is in both switches' tables; its far end in one names the near port of the other.
         const key = ends.join(' ');
         if (switchLinks.has(key)) continue;
@@ -91,6 +90,6 @@ export function lldpGraph(polled: readonly PolledSwitch[], managementPort: (port
       }
     }
   }
-  const switches = [...byChassis.values()].map(({ id, name }) => ({ id, name })).sort((a, b) => byText(a.id, b.id));
-  return { graph: { switches, hosts: [...hosts].sort(byText).map((name) => ({ name })), links }, problems };
+  const switches = [...byChassis.values()].map(({ id, name }) => ({ id, name })).sort((a, b) => compareBytes(a.id, b.id));
+  return { graph: { switches, hosts: [...hosts].sort(compareBytes).map((name) => ({ name })), links }, problems };
 }

@@ -8,6 +8,7 @@
 // on the order of the varbinds.
 
 import { Buffer } from 'node:buffer';
+import { compareBytes } from '../../../util/compare-bytes.ts';
 
 /** One varbind: a numeric OID without a leading dot, and an OCTET STRING (bytes) or an integer value. */
 export interface MibVarbind {
@@ -62,7 +63,7 @@ function bytes(v: Buffer | number | undefined): Buffer | undefined {
 }
 
 /** Text of an OCTET STRING: printable UTF-8 as is, anything else as colon-separated hex. */
-export function displayText(v: Buffer | number | undefined): string {
+function displayText(v: Buffer | number | undefined): string {
   if (typeof v === 'number') return String(v);
   if (!v) return '';
   const text = v.toString('utf8');
@@ -174,10 +175,7 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       managementAddresses: [...r.addresses].sort(),
     });
   }
-  neighbours.sort(
-    (x, y) =>
-      x.localPort - y.localPort || (x.chassisKey < y.chassisKey ? -1 : x.chassisKey > y.chassisKey ? 1 : 0) || (x.portName < y.portName ? -1 : x.portName > y.portName ? 1 : 0),
-  );
+  neighbours.sort((x, y) => x.localPort - y.localPort || compareBytes(x.chassisKey, y.chassisKey) || compareBytes(x.portName, y.portName));
   const subtype = chassisSubtype ?? 0;
   const chassisHex = chassisId.toString('hex');
   return { chassisSubtype: subtype, chassisHex, chassisKey: `${subtype}:${chassisHex}`, sysName, neighbours };

@@ -8,6 +8,7 @@
 // unknown members are ignored; a member of the wrong type fails the answer.
 
 import { arrayElements, describe } from './legacy-ports.ts';
+import { isMapping } from '../../../util/is-mapping.ts';
 
 export const RESOURCE_PATHS = {
   systems: '/resources/systems',
@@ -49,7 +50,7 @@ function* elements(body: string, what: string): Generator<Fields> {
   if (start < 0) throw new Error(`${what}: unexpected end of JSON input`);
   let index = 0;
   const fields = (raw: unknown): Fields => {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${what}: cannot decode ${describe(raw)} into element [${index}]`);
+    if (!isMapping(raw)) throw new Error(`${what}: cannot decode ${describe(raw)} into element [${index}]`);
     const out: Fields = {};
     for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v;
     return out;

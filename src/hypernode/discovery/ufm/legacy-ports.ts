@@ -4,6 +4,8 @@
 // counts, field names match case-insensitively, and a type mismatch fails
 // the whole response.
 
+import { isMapping } from '../../../util/is-mapping.ts';
+
 /** The port list under the authentication scheme's prefix (Go: /ufmRest/resources/ports). */
 export const PORTS_RESOURCE_PATH = '/resources/ports';
 
@@ -87,7 +89,7 @@ export function describe(x: unknown): string {
 function decodePort(raw: unknown, index: number): UfmPort {
   const port: UfmPort = { description: '', tier: 0, system_name: '', node_description: '', peer_node_name: '' };
   if (raw === null) return port; // Go: null into a struct leaves it zero
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`cannot decode ${describe(raw)} into port [${index}]`);
+  if (!isMapping(raw)) throw new Error(`cannot decode ${describe(raw)} into port [${index}]`);
   for (const [key, value] of Object.entries(raw)) {
     const name = key.toLowerCase();
     if (value === null) continue;

@@ -19,6 +19,7 @@ import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import { isMapping } from '../../../util/is-mapping.ts';
 
 /** The source key, and the value of the source label on its HyperNodes. */
 export const UFM_SOURCE = 'ufm';
@@ -108,8 +109,8 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
   const seen = new Set<string>();
   const fabrics = c.fabrics.map((raw: unknown, i: number) => {
     const where = `config.fabrics[${i}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`ufm source: ${where} must be a mapping with name and endpoint`);
-    const f = raw as Record<string, unknown>;
+    if (!isMapping(raw)) throw new Error(`ufm source: ${where} must be a mapping with name and endpoint`);
+    const f = raw;
     const extra = Object.keys(f).filter((k) => !FABRIC_KEYS.includes(k));
     if (extra.length > 0) throw new Error(`ufm source: ${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${FABRIC_KEYS.join(', ')}`);
     const name = fabricName(f.name, `${where}.name`);

@@ -15,7 +15,7 @@ import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, 
 import { Channel } from '../../../util/channel.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { RETRY_BASE_MS, startPollLoop } from '../poll-loop.ts';
+import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop } from '../poll-loop.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
 import type { HttpClientOptions } from './http-client.ts';
 import { PORTS_RESOURCE_PATH } from './legacy-ports.ts';
@@ -28,9 +28,6 @@ import type { UfmStrategy } from './ufm-strategy.ts';
 export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
-
-/** Shortest poll period honoured: `interval: 1ms` would otherwise poll UFM back to back. */
-export const MIN_INTERVAL_MS = 1_000;
 
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {

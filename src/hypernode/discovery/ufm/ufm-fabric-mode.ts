@@ -37,14 +37,11 @@ export class UfmFabricMode implements UfmStrategy {
   /** Every fabric, one after the other (one answer in memory at a time); ok when every fabric succeeded. */
   async run(): Promise<PollRun> {
     const { endpoints } = this.ctx;
-    const result = await this.parts.round(
+    return this.parts.round(
       endpoints.map((ep) => ep.fabric.name),
       (i, mapHost) => this.discoverFabric(endpoints[i]!, mapHost),
       this.ctx.signal,
     );
-    if (!result || result.failed === endpoints.length) return { ok: false };
-    if (result.failed === 0) this.ctx.opts.problems.recovered();
-    return { snapshot: result.snapshot, ok: result.failed === 0 };
   }
 
   private async discoverFabric(ep: UfmEndpoint, mapHost: HostMapper): Promise<Snapshot> {
