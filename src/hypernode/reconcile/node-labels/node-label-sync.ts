@@ -12,6 +12,7 @@ import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
+import { mapBounded } from '../../../util/bounded-map.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { NodeLabelClient } from '../../model/contracts.ts';
 import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
@@ -123,23 +124,19 @@ export class NodeLabelSync {
     let failed = 0;
     let patched = 0;
     let firstError: unknown;
-    let next = 0;
-    const worker = async () => {
-      while (next < todo.length && !this.queue.isShuttingDown()) {
-        const patch = todo[next++]!;
-        const resourceVersion = this.deps.nodes.get(patch.node)?.metadata.resourceVersion;
-        try {
-          await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
-          this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
-          patched++;
-        } catch (err) {
-          if (isNotFound(err)) continue; // deleted meanwhile: nothing left to label
-          failed++;
-          firstError ??= err;
-        }
+    await mapBounded(todo, NODE_LABEL_WRITE_CONCURRENCY, async (patch) => {
+      if (this.queue.isShuttingDown()) return;
+      const resourceVersion = this.deps.nodes.get(patch.node)?.metadata.resourceVersion;
+      try {
+        await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
+        this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
+        patched++;
+      } catch (err) {
+        if (isNotFound(err)) return; // deleted meanwhile: nothing left to label
+        failed++;
+        firstError ??= err;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(NODE_LABEL_WRITE_CONCURRENCY, todo.length) }, worker));
+    });
     const bySource = Object.fromEntries([...changes.counts].map(([s, c]) => [s, `set=${c.set} removed=${c.removed}${c.held ? ` held=${c.held}` : ''}`]));
     // Counts of the whole decision; `nodes` is what was written (a shutdown stops a pass part-way).
     logger.info('Updated Node labels', { nodes: patched, failed, ...bySource });
