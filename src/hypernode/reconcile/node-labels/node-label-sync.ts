@@ -18,7 +18,7 @@ import type { NodeLabelClient } from '../../model/contracts.ts';
 import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
-import { writeRetryRateLimiter } from '../write-failures.ts';
+import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
 import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch } from './node-label-changes.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
@@ -52,7 +52,7 @@ export class NodeLabelSync {
    * not sent again (the write's echo may still be on its way).
    */
   private readonly sent = new Map<string, { resourceVersion: string | undefined; patch: string }>();
-  private readonly reported = new Set<string>();
+  private readonly firstTime = firstTimeSeen();
   private coalescing = false;
   /** A snapshot arrived since the last pass: that pass reports even when it writes nothing. */
   private roundPending = false;
@@ -156,12 +156,9 @@ export class NodeLabelSync {
     return last.patch === patchKey(p);
   }
 
-  /** Logged once while it repeats; forgotten after 1,000 distinct messages so the set stays small. */
+  /** Logged once while it repeats. */
   private reportOnce(message: string): void {
-    if (this.reported.has(message)) return;
-    if (this.reported.size >= 1_000) this.reported.clear();
-    this.reported.add(message);
-    this.deps.logger.warn(message);
+    if (this.firstTime(message)) this.deps.logger.warn(message);
   }
 
   private schedule(): void {
