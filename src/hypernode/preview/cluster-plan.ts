@@ -139,10 +139,10 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     (a, b) =>
       rank(a.source) - rank(b.source) || compareBytes(a.source, b.source) || ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) || compareBytes(a.name, b.name),
   );
-  const labels = planNodeLabels(input.config, new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]])), input.nodes);
+  const desired = new Map([...snapshots].map(([source, snapshot]) => [source, [...snapshot.desired.values()]]));
+  const labels = planNodeLabels(input.config, desired, input.nodes);
   const topologies: PlannedTopologyChange[] = [];
   if (deps.topologyObjects) {
-    const desired = new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]]));
     for (const kind of TOPOLOGY_KINDS) {
       let decision: Awaited<ReturnType<typeof decideTopologyObjects>>;
       try {
