@@ -15,6 +15,7 @@ import { ineffectiveFlags, parse, usage, validate, type ResolvedOptions } from '
 import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
 import { errorMessage } from './util/error-message.ts';
+import type { SubcommandResult } from './cmd/subcommand-flags.ts';
 
 const EXIT_SUCCESS = 0;
 const EXIT_FAILURE = 1;
@@ -22,7 +23,7 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 const EXIT_PANIC = 2;
 
-type Subcommand = (argv: readonly string[], argv0: string, env: { color: boolean }) => Promise<{ code: number; stdout: string; stderr: string }>;
+type Subcommand = (argv: readonly string[], argv0: string, env: { color: boolean }) => Promise<SubcommandResult>;
 
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   render: async () => (await import('./commands.ts')).render,
@@ -44,17 +45,13 @@ function invokedAsPlugin(): boolean {
 async function main(argv: readonly string[], argv0: string): Promise<number> {
   if (invokedAsPlugin()) {
     const { kubectlHypernode } = await import('./commands.ts');
-    const result = await kubectlHypernode(argv, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
-    await Promise.all([write(process.stdout, result.stdout), write(process.stderr, result.stderr)]);
-    return result.code;
+    return printed(await kubectlHypernode(argv, { color: useColor() }));
   }
   // Subcommands, recognised as the first argument alone; loaded lazily like the server.
   const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
   if (subcommand) {
     const run = await subcommand();
-    const result = await run(argv.slice(1), argv0, { color: process.stdout.isTTY === true && !('NO_COLOR' in process.env) });
-    await Promise.all([write(process.stdout, result.stdout), write(process.stderr, result.stderr)]);
-    return result.code;
+    return printed(await run(argv.slice(1), argv0, { color: useColor() }));
   }
   const commandLine = parse(argv);
   if (commandLine.kind === 'help') {
@@ -104,6 +101,17 @@ async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
     await write(process.stderr, `${errorMessage(err)}\n`);
     return EXIT_FAILURE;
   }
+}
+
+/** Colour on a terminal, unless NO_COLOR is set. */
+function useColor(): boolean {
+  return process.stdout.isTTY === true && !('NO_COLOR' in process.env);
+}
+
+/** Writes a command's output and resolves to its exit code. */
+async function printed(result: SubcommandResult): Promise<number> {
+  await Promise.all([write(process.stdout, result.stdout), write(process.stderr, result.stderr)]);
+  return result.code;
 }
 
 /** Resolves once `text` is handed to the OS, so exiting right after loses nothing. */

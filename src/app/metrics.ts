@@ -13,7 +13,7 @@ import { logFatal, type Logger } from '../log.ts';
 import { BUILT, GIT_SHA, goPlatform, runtimeVersion, VERSION } from '../version.ts';
 import { listenHttp, type ListenAddress } from './http-listen.ts';
 import type { RequestGate } from './request-auth.ts';
-import { sendText } from './probes.ts';
+import { requestPath, sendText } from './probes.ts';
 import { errorMessage } from '../util/error-message.ts';
 
 export const BUILD_INFO_METRIC = 'hypernode_controller_manager_build_info';
@@ -161,10 +161,11 @@ export function startMetricsServer(
   const scrape = metricsHandler(registry);
   const routes = new Map<string, ListenerRoute>([['/metrics', options.metricsGate ? gated(options.metricsGate, scrape) : scrape], ...(options.routes ?? [])]);
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const route = routes.get((req.url ?? '').split('?')[0]);
+    const path = requestPath(req);
+    const route = routes.get(path);
     if (!route) return sendText(res, 404, '404 page not found\n');
     route(req, res).catch((err: unknown) => {
-      logger.error('Failed to serve a request on the metrics listener', { path: (req.url ?? '').split('?')[0], err });
+      logger.error('Failed to serve a request on the metrics listener', { path, err });
       if (!res.headersSent) sendText(res, 500, 'Internal Server Error\n');
       else res.destroy();
     });

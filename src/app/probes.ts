@@ -19,9 +19,14 @@ export function sendText(res: ServerResponse, code: number, body: string): void 
   res.end(body);
 }
 
+/** The request's path, without its query: what the listeners route on (exact paths only). */
+export function requestPath(req: IncomingMessage): string {
+  return (req.url ?? '').split('?')[0]!;
+}
+
 function healthHandler(readiness: Readiness) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = requestPath(req);
     if (path === '/healthz') {
       res.writeHead(200, { 'Content-Length': 0 }).end();
     } else if (path === '/readyz') {

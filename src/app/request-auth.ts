@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessDecision } from '../kube/access-review.ts';
 import type { Logger } from '../log.ts';
-import { sendText } from './probes.ts';
+import { requestPath, sendText } from './probes.ts';
 
 /** Seconds a client is asked to wait after a 503 (the API server was unreachable). */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -34,7 +34,7 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 
 export function accessReviewGate(reviewer: AccessReview, logger: Logger): RequestGate {
   return async (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = requestPath(req);
     const token = bearerToken(req);
     if (token === undefined) {
       res.setHeader('WWW-Authenticate', 'Bearer');

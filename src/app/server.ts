@@ -178,14 +178,16 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   const core = clientSet(COMPONENT);
   const volcano = clientSet(COMPONENT);
 
-  const nodes = resourceInformer<NodeMeta>(resourceClient(core, { group: '', version: 'v1', resource: 'nodes', namespaced: false }), {
+  const nodeResource = { group: '', version: 'v1', resource: 'nodes', namespaced: false };
+  const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+  const nodes = resourceInformer<NodeMeta>(resourceClient(core, nodeResource), {
     metadataOnly: true,
     // The label export's ownership records ride along; every other annotation is dropped.
     transform: keepNameLabelsAnd(isOwnershipAnnotation) as (o: KubeObject) => NodeMeta,
     clock,
     logger,
   });
-  const configMaps = resourceInformer<ConfigMap>(resourceClient(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true }), {
+  const configMaps = resourceInformer<ConfigMap>(configMapClient, {
     namespace: options.configMap.namespace,
     fieldSelector: `metadata.name=${options.configMap.name}`,
     clock,
@@ -195,10 +197,9 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), { clock, logger, missingHint: HYPERNODE_CRD_MISSING_HINT });
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
   // Node label patches share the HyperNode writes' client set, so one rate limit bounds both.
-  const nodeWriter = resourceClient<NodeMeta>(volcano, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
+  const nodeWriter = resourceClient<NodeMeta>(volcano, nodeResource);
   const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
-  const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   const eventSink = (rest: RestClient) => createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
 
   const apiContext: ControllerContext = {

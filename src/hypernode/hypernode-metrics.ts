@@ -9,11 +9,11 @@ import type { DiscovererMetrics } from './model/contracts.ts';
 import type { Lister } from '../kube/types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './model/hypernode-types.ts';
 
-/** The verbs counted by `hypernode_api_writes_total`. */
 /** Every rule of snapshot validation (reconcile/snapshot-validation.ts), as `hypernode_snapshot_rejected_total` labels them. */
 export const SNAPSHOT_RULES = ['member-selector', 'cycle', 'parents', 'tier-order', 'name', 'label', 'size'] as const;
 export type SnapshotRule = (typeof SNAPSHOT_RULES)[number];
 
+/** The verbs counted by `hypernode_api_writes_total`. */
 export type WriteVerb = 'create' | 'update' | 'update_status' | 'delete';
 /** The status code classes of `hypernode_api_write_failures_total`. */
 export const WRITE_FAILURE_CODE_CLASSES = ['4xx', '5xx', 'network'] as const;

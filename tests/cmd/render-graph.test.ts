@@ -5,22 +5,15 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { railGraphDocument } from '../../testing/graph-server.ts';
+import { scratchDir } from './scratch-dir.ts';
 
-let dir = '';
-test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-graph-'))));
-test.after.each(() => rmSync(dir, { recursive: true, force: true }));
+const scratch = scratchDir('hn-render-graph-');
+const { write } = scratch;
 
-function write(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return join(dir, name);
-}
 const nodesFile = (hosts: string[]) =>
   write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
 const conf = () =>

@@ -4,22 +4,17 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
+import { scratchDir } from './scratch-dir.ts';
 
 const CAPTURE = join(import.meta.dirname, 'lldp-capture');
-let dir = '';
-test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-lldp-'))));
-test.after.each(() => rmSync(dir, { recursive: true, force: true }));
+const scratch = scratchDir('hn-render-lldp-');
+const { write } = scratch;
 
-function write(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return join(dir, name);
-}
 const hosts = [1, 2].flatMap((su) => [1, 2, 3].map((h) => `su${su}-h${h}`));
 const nodesFile = (names: string[]) =>
   write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
@@ -46,7 +41,7 @@ test('a captured rail-optimised fabric renders as two scalable units under one s
 });
 
 test('FABRIC=DIR gives each fabric its captures: a storage plane never merges compute domains', async () => {
-  const storage = join(dir, 'storage');
+  const storage = scratch.path('storage');
   mkdirSync(storage);
   // The storage plane: one of the lab's leaves alone, as if the hosts' storage NICs hung off it.
   cpSync(join(CAPTURE, 'leaf-su1-r1.txt'), join(storage, 'st-leaf.txt'));
@@ -63,7 +58,7 @@ test('a missing capture, an unreadable walk and a bad flag are named with what t
   const none = await render(['--config', conf, '--nodes', nodesFile(hosts)], 'x');
   assert.is(none.code, 1);
   assert.match(none.stderr, /no LLDP capture for fabric lldp: pass --lldp-capture lldp=DIR/);
-  const bad = join(dir, 'bad');
+  const bad = scratch.path('bad');
   mkdirSync(bad);
   writeFileSync(join(bad, 'sw1'), '.1.0.8802.1.1.2.1.3.2.0 = Hex-STRING: 02 AA\nTimeout: No Response from 10.0.0.1\n');
   const garbled = await render(['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', bad], 'x');

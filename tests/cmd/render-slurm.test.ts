@@ -7,8 +7,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
@@ -17,15 +16,11 @@ import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../testing/mixed-cluster.ts';
 import { readTopologyConf, readTopologyYaml, type ReadTopology } from '../support/slurm-topology-reader.ts';
+import { scratchDir } from './scratch-dir.ts';
 
-let dir = '';
-test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-slurm-'))));
-test.after.each(() => rmSync(dir, { recursive: true, force: true }));
+const scratch = scratchDir('hn-render-slurm-');
+const { write } = scratch;
 
-function write(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return join(dir, name);
-}
 const nodesFile = (nodes: NodeMeta[]) =>
   write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', ...n })) }));
 
@@ -55,7 +50,7 @@ async function railOptimised() {
     uplinks: 4,
     hostName: (s, n) => `GPU-SU${String(s).padStart(2, '0')}-N${String(n).padStart(2, '0')}`,
   });
-  const cap = join(dir, 'capture');
+  const cap = scratch.path('capture');
   mkdirSync(cap);
   for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(cap, `${f}.json`), JSON.stringify(tree[f]));
   // Nodes named after their cloud instance; the IB host name is a label.

@@ -5,27 +5,22 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../testing/fat-tree.ts';
+import { scratchDir } from './scratch-dir.ts';
 
-let dir = '';
-test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-ufm-'))));
-test.after.each(() => rmSync(dir, { recursive: true, force: true }));
+const scratch = scratchDir('hn-render-ufm-');
+const { write } = scratch;
 
 function capture(name: string, tree: FatTree, files = ['ports', 'links', 'systems']): string {
-  const d = join(dir, name);
+  const d = scratch.path(name);
   mkdirSync(d);
   for (const f of files) writeFileSync(join(d, `${f}.json`), JSON.stringify(tree[f as 'ports' | 'links' | 'systems']));
   return d;
-}
-function write(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return join(dir, name);
 }
 const nodesFile = (hosts: string[]) =>
   write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));

@@ -21,6 +21,13 @@ export const CONFIG_MAP = 'volcano-controller-configmap';
 export const SOURCE_LABEL = 'volcano.sh/network-topology-source';
 export const RACK = 'volcano.sh/hypernode';
 export const CLUSTER = 'volcano.sh/hypercluster';
+/** The two replicas of the fencing tests (startReplicaCluster's users). */
+export const REPLICA_A = `system:serviceaccount:${NS}:replica-a`;
+export const REPLICA_B = `system:serviceaccount:${NS}:replica-b`;
+/** Short timings so a takeover takes seconds: lease 4 s, renew deadline 3 s, retry 0.5 s. */
+export const FAST_LEASE_TIMINGS = { leaseDuration: '4s', renewDeadline: '3s', retryPeriod: '500ms' };
+/** The verbs that change the store, as the request log records them. */
+export const WRITE_VERBS: readonly string[] = ['create', 'update', 'patch', 'delete', 'deletecollection'];
 /** Label names: `hypernode-<type>-tier<N>-` and five of the 27 symbols Go draws from. */
 export const LABEL_NAME = (type: string, tier: number) => new RegExp(`^hypernode-${type}-tier${tier}-[bcdfghjklmnpqrstvwxz2456789]{5}$`);
 

@@ -31,25 +31,24 @@ import {
   TOPOLOGY_A3_CONFIG,
   workedExampleConverged,
   workedExampleNodes,
+  FAST_LEASE_TIMINGS,
+  REPLICA_A,
+  REPLICA_B,
+  WRITE_VERBS,
 } from './cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 
-/** Short timings so a takeover takes seconds: lease 4 s, renew deadline 3 s, retry 0.5 s. */
-const TIMINGS = { leaseDuration: '4s', renewDeadline: '3s', retryPeriod: '500ms' };
 const LEASE_MS = 4_000;
 /** Generous for a loaded 2-core machine. */
 const STEP_TIMEOUT_MS = 30_000;
 /** How long A's HyperNode writes are held before the answer, so A can be frozen with one in flight. */
 const WRITE_IN_FLIGHT_MS = 1_500;
-const WRITE_VERBS: readonly string[] = ['create', 'update', 'patch', 'delete', 'deletecollection'];
-const USER_A = `system:serviceaccount:${NS}:replica-a`;
-const USER_B = `system:serviceaccount:${NS}:replica-b`;
 
 let cluster: ReplicaCluster;
 let api: ApiServer;
 
 test.before(async () => {
-  cluster = await startReplicaCluster({ namespace: NS, leaseName: LEASE, timings: TIMINGS });
+  cluster = await startReplicaCluster({ namespace: NS, leaseName: LEASE, timings: FAST_LEASE_TIMINGS });
   api = cluster.api;
 });
 test.after(() => cluster.close());
@@ -71,15 +70,15 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
 
-  const a = await cluster.start(USER_A);
+  const a = await cluster.start(REPLICA_A);
   await step(() => a.identity() && cluster.holder() === a.identity(), 'A leading');
   await step(() => workedExampleConverged(api), 'A writing the six HyperNodes of the worked example');
-  const b = await cluster.start(USER_B);
+  const b = await cluster.start(REPLICA_B);
   await step(async () => b.identity() && (await fetch(`http://127.0.0.1:${b.health}/readyz`)).status === 200, 'B standing by (ready as a follower)');
 
   // A is frozen in the middle of a reconcile, with one HyperNode write in
   // flight: node0 moves into a new rack s6 while A's HyperNode writes are slow.
-  const hyperNodeWriteByA = (r: RequestRecord) => r.user === USER_A && r.resource === 'hypernodes' && WRITE_VERBS.includes(r.verb);
+  const hyperNodeWriteByA = (r: RequestRecord) => r.user === REPLICA_A && r.resource === 'hypernodes' && WRITE_VERBS.includes(r.verb);
   const slowWrites = api.latency(WRITE_IN_FLIGHT_MS, hyperNodeWriteByA);
   setNodeLabels(api, 'node0', { [RACK]: 's6' });
   await step(() => api.requests.all((r) => hyperNodeWriteByA(r) && r.code === 0).length > 0, 'a HyperNode write by A in flight');
@@ -100,7 +99,7 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
     memberNames(groupOf(api, CLUSTER, 's5')).length === 1 &&
     // nodeCount: Nodes in a rack, member racks in a cluster.
     [nodeCount(groupOf(api, RACK, 's6')), nodeCount(groupOf(api, RACK, 's2')), nodeCount(groupOf(api, CLUSTER, 's4')), nodeCount(groupOf(api, CLUSTER, 's5'))].join() === '1,4,3,1';
-  await step(() => newTopology() && api.requests.writes((r) => r.user === USER_B && r.resource === 'hypernodes').every((r) => r.code !== 0), 'B writing the new topology');
+  await step(() => newTopology() && api.requests.writes((r) => r.user === REPLICA_B && r.resource === 'hypernodes').every((r) => r.code !== 0), 'B writing the new topology');
   const byB = snapshot();
 
   const resumedIndex = api.requests.all().length;
@@ -111,7 +110,7 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
     throw new Error(`${err.message}\n--- replica A log ---\n${a.log()}`);
   });
   const afterResume = api.requests.all().slice(resumedIndex);
-  const writesByA = afterResume.filter((r) => r.user === USER_A && WRITE_VERBS.includes(r.verb));
+  const writesByA = afterResume.filter((r) => r.user === REPLICA_A && WRITE_VERBS.includes(r.verb));
   assert.equal(describe(writesByA), [], `A wrote after it resumed\n--- replica A log ---\n${a.log()}`);
   assert.is(code, 1, `A exits 1 like Go on a lost lease\n${a.log()}`);
   assert.match(a.log(), /Failed to renew lease, leadership lost/);
@@ -124,7 +123,7 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   assert.ok(newTopology());
   assert.equal(snapshot(), byB, 'no HyperNode changed since B wrote the new topology');
   const refused = (a.log().match(/write refused/g) ?? []).length;
-  const inFlight = afterResume.filter((r) => r.user === USER_A).length;
+  const inFlight = afterResume.filter((r) => r.user === REPLICA_A).length;
   console.log(
     `  frozen ${frozenMs} ms (takeover after ${takeoverMs} ms); A exited ${code}; ` + `A's requests after resuming: ${inFlight}, writes refused by the fence: ${refused}`,
   );

@@ -16,15 +16,26 @@ import type { ApiServer, RequestRecord } from '../../testing/apiserver/index.ts'
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { startReplicaCluster, type ReplicaCluster } from '../../testing/replica-process.ts';
 import { waitFor, within } from '../../testing/wait.ts';
-import { CLUSTER, LEASE, NS, RACK, TOPOLOGY_A3_ENTRY, groupOf, node, seedConfigMap, setNodeLabels, workedExampleNodes } from './cluster.ts';
+import {
+  CLUSTER,
+  LEASE,
+  NS,
+  RACK,
+  TOPOLOGY_A3_ENTRY,
+  groupOf,
+  node,
+  seedConfigMap,
+  setNodeLabels,
+  workedExampleNodes,
+  FAST_LEASE_TIMINGS,
+  REPLICA_A,
+  REPLICA_B,
+  WRITE_VERBS,
+} from './cluster.ts';
 
-const TIMINGS = { leaseDuration: '4s', renewDeadline: '3s', retryPeriod: '500ms' };
 const STEP_TIMEOUT_MS = 30_000;
 /** How long A's Node patches are held before the answer, so A can be frozen with one in flight. */
 const PATCH_IN_FLIGHT_MS = 1_500;
-const WRITE_VERBS: readonly string[] = ['create', 'update', 'patch', 'delete', 'deletecollection'];
-const USER_A = `system:serviceaccount:${NS}:replica-a`;
-const USER_B = `system:serviceaccount:${NS}:replica-b`;
 const KEY = 'topo.example.com/hypernode';
 const CONFIG = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', '    enabled: true\n    exports:\n      nodeLabels: {prefix: topo.example.com}\n')}`;
 
@@ -32,7 +43,7 @@ let cluster: ReplicaCluster;
 let api: ApiServer;
 
 test.before(async () => {
-  cluster = await startReplicaCluster({ namespace: NS, leaseName: LEASE, timings: TIMINGS, extraRules: nodeLabelOverlayRules() });
+  cluster = await startReplicaCluster({ namespace: NS, leaseName: LEASE, timings: FAST_LEASE_TIMINGS, extraRules: nodeLabelOverlayRules() });
   api = cluster.api;
 });
 test.after(() => cluster.close());
@@ -57,19 +68,19 @@ test("a leader frozen with a Node patch in flight patches nothing after it resum
   seedConfigMap(api, CONFIG);
   const names = nodes.map((n) => n.metadata.name);
 
-  const a = await cluster.start(USER_A);
+  const a = await cluster.start(REPLICA_A);
   await step(() => a.identity() && cluster.holder() === a.identity() && labelsFollowRacks(names), 'A leading and every Node labelled');
-  const b = await cluster.start(USER_B);
+  const b = await cluster.start(REPLICA_B);
   await step(async () => b.identity() && (await fetch(`http://127.0.0.1:${b.health}/readyz`)).status === 200, 'B standing by');
 
-  const patchByA = (r: RequestRecord) => r.user === USER_A && r.resource === 'nodes' && r.verb === 'patch';
+  const patchByA = (r: RequestRecord) => r.user === REPLICA_A && r.resource === 'nodes' && r.verb === 'patch';
   const slow = api.latency(PATCH_IN_FLIGHT_MS, patchByA);
   for (const [i, n] of extra.entries()) setNodeLabels(api, n.metadata.name, { [RACK]: `q${i >> 2}` });
   await step(() => api.requests.all((r) => patchByA(r) && r.code === 0).length > 0, 'Node patches by A in flight');
   a.child.kill('SIGSTOP');
   slow();
   await step(() => cluster.holder() === b.identity(), 'B holding the Lease while A is frozen');
-  await step(() => labelsFollowRacks(names) && api.requests.writes((r) => r.user === USER_B).every((r) => r.code !== 0), 'B relabelling the Nodes that moved');
+  await step(() => labelsFollowRacks(names) && api.requests.writes((r) => r.user === REPLICA_B).every((r) => r.code !== 0), 'B relabelling the Nodes that moved');
   const byB = Object.fromEntries(names.map((n) => [n, label(n)]));
 
   const resumedIndex = api.requests.all().length;
@@ -78,7 +89,7 @@ test("a leader frozen with a Node patch in flight patches nothing after it resum
   const writesByA = api.requests
     .all()
     .slice(resumedIndex)
-    .filter((r) => r.user === USER_A && WRITE_VERBS.includes(r.verb));
+    .filter((r) => r.user === REPLICA_A && WRITE_VERBS.includes(r.verb));
   assert.equal(
     writesByA.map((r) => `${r.method} ${r.path} → ${r.code}`),
     [],

@@ -10,7 +10,7 @@
 import { Registry } from 'prom-client';
 import { realClock } from '../../kube/clock.ts';
 import { StaticInformer } from '../../kube/static-informer.ts';
-import type { Logger } from '../../log.ts';
+import { nullLogger } from '../../log.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { EventRecorder, EventType } from '../model/contracts.ts';
@@ -75,7 +75,6 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       if (isPlanWarning(type)) warnings.push(message);
     },
   };
-  const silent = silentLogger();
   const metrics = newHyperNodeMetrics(new Registry());
 
   // Round one: each source's snapshot, as the controller reconciles them one after the other.
@@ -89,7 +88,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     regarding: () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '' } }),
     metrics,
     clock: realClock,
-    logger: silent,
+    logger: nullLogger, // progress lines would only be noise in a plan
   });
   try {
     for (const [source, { desired, maxDeletePercent }] of snapshots) {
@@ -111,7 +110,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     client: recordingHyperNodeClient(written, apply),
     metrics,
     clock: realClock,
-    logger: silent,
+    logger: nullLogger,
   });
   try {
     for (const name of [...after.keys()]) await status.sync(name);
@@ -140,10 +139,10 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     (a, b) =>
       rank(a.source) - rank(b.source) || compareBytes(a.source, b.source) || ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) || compareBytes(a.name, b.name),
   );
-  const labels = planNodeLabels(input.config, new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]])), input.nodes);
+  const desired = new Map([...snapshots].map(([source, snapshot]) => [source, [...snapshot.desired.values()]]));
+  const labels = planNodeLabels(input.config, desired, input.nodes);
   const topologies: PlannedTopologyChange[] = [];
   if (deps.topologyObjects) {
-    const desired = new Map([...snapshots].map(([source, { desired }]) => [source, [...desired.values()]]));
     for (const kind of TOPOLOGY_KINDS) {
       let decision: Awaited<ReturnType<typeof decideTopologyObjects>>;
       try {
@@ -177,10 +176,4 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
  */
 function isPlanWarning(type: EventType): boolean {
   return type === 'Warning';
-}
-
-/** The reconciler's and status sync's progress lines would only be noise in a plan. */
-function silentLogger(): Logger {
-  const quiet: Logger = { info() {}, warn() {}, error() {}, v: () => quiet, enabled: () => false, with: () => quiet };
-  return quiet;
 }

@@ -4,6 +4,8 @@
 // create for an hour yields one log line, not one per retry — and the
 // object's recovery is logged. Shared by the topology reconciler and the
 // nodeCount status sync; neither Go path retries or counts failed writes.
+// The Node label and Topology object workers log their messages once while
+// they repeat (firstTimeSeen).
 
 import type { Clock } from '../../kube/clock.ts';
 import { ApiError } from '../../kube/errors.ts';
@@ -62,4 +64,22 @@ export class WriteFailures {
   keys(): string[] {
     return [...this.lastError.keys()];
   }
+}
+
+/** Distinct messages a firstTimeSeen remembers; past that it forgets them all, so the memory stays small. */
+const MAX_REMEMBERED_MESSAGES = 1_000;
+
+/**
+ * The once-while-it-repeats rule of the Node label and Topology object
+ * workers: true the first time a message is given (and again once the
+ * memory has been cleared), so the caller logs it then.
+ */
+export function firstTimeSeen(): (message: string) => boolean {
+  const seen = new Set<string>();
+  return (message) => {
+    if (seen.has(message)) return false;
+    if (seen.size >= MAX_REMEMBERED_MESSAGES) seen.clear();
+    seen.add(message);
+    return true;
+  };
 }

@@ -12,6 +12,7 @@ import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model
 import { parseExports } from '../../../src/hypernode/config/exports-config.ts';
 import { nodeLabelChanges, type NodeLabelPatch, type SourceLabelState } from '../../../src/hypernode/reconcile/node-labels/node-label-changes.ts';
 import { desiredNodeLabels, domainValue } from '../../../src/hypernode/reconcile/node-labels/node-label-values.ts';
+import { mergePatch } from '../../../testing/apiserver/patch.ts';
 
 const P = 'topo.example.com';
 const OWNED = 'topology.volcano.sh/owned-labels.label';
@@ -37,13 +38,7 @@ const NODES = [node('n1'), node('n2', { [`${P}/owner`]: 'ops' }), node('n3'), no
 
 /** The Nodes after the patches, as the API server's merge patch would leave them. */
 function apply(nodes: NodeMeta[], patches: NodeLabelPatch[]): NodeMeta[] {
-  const merge = (cur: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => {
-    const out = { ...cur };
-    for (const [k, v] of Object.entries(ch))
-      if (v === null) delete out[k];
-      else out[k] = v;
-    return out;
-  };
+  const merge = (cur: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => mergePatch(cur, ch) as Record<string, string>;
   return nodes.map((n) => {
     const p = patches.find((x) => x.node === n.metadata.name);
     return p ? { metadata: { name: n.metadata.name, labels: merge(n.metadata.labels, p.labels), annotations: merge(n.metadata.annotations, p.annotations) } } : n;

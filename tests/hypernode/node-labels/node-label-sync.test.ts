@@ -17,6 +17,7 @@ import { FakeClock } from '../../kube/fake-clock.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { waitFor } from '../../../testing/wait.ts';
+import { mergePatch } from '../../../testing/apiserver/patch.ts';
 
 const WHERE = configMapLocation({});
 const P = 'topo.example.com';
@@ -67,13 +68,7 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
   const echo = () => {
     for (const { node, changes } of sent.splice(0)) {
       const cur = nodeCache.get(node)!;
-      const merge = (base: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => {
-        const out = { ...base };
-        for (const [k, v] of Object.entries(ch))
-          if (v === null) delete out[k];
-          else out[k] = v;
-        return out;
-      };
+      const merge = (base: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => mergePatch(base, ch) as Record<string, string>;
       nodeCache.apply({ metadata: { name: node, labels: merge(cur.metadata.labels, changes.labels), annotations: merge(cur.metadata.annotations, changes.annotations) } });
     }
   };

@@ -17,7 +17,8 @@ import { capturingLogger } from '../../support/capturing-logger.ts';
 /** What the controller attaches source-level Events to: the discovery ConfigMap. */
 export const CONFIG_MAP_REF: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: CM_NAMESPACE, name: CM_NAME } };
 
-export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock()) {
+/** The reconciler with its fakes, its retry worker not yet running. */
+export function newReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock()) {
   const client = new FakeHyperNodeClient();
   for (const hn of seed) client.seed(hn);
   const events = new RecordingEvents();
@@ -32,6 +33,11 @@ export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new F
     logger,
     regarding: () => CONFIG_MAP_REF,
   });
+  return { client, events, registry, reconciler, clock, lines };
+}
+
+export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock()) {
+  const { client, events, registry, reconciler, lines } = newReconciler(seed, clock);
   const worker = reconciler.run();
   const stop = async () => {
     reconciler.shutDown();

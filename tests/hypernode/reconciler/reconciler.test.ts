@@ -1,35 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Registry } from 'prom-client';
 import { ApiError } from '../../../src/kube/errors.ts';
-import { nullLogger } from '../../../src/log.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE, type DiscoveredHyperNode, type HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
-import { TopologyReconciler } from '../../../src/hypernode/reconcile/reconciler.ts';
-import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { AutoClock, RecordingEvents } from '../controller/fixtures.ts';
+import { AutoClock } from '../controller/fixtures.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { waitFor } from '../../../testing/wait.ts';
-import { CONFIG_MAP_REF } from './fixtures.ts';
+import { newReconciler } from './fixtures.ts';
 
-function setup(seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) {
-  const client = new FakeHyperNodeClient();
-  for (const hn of seed) client.seed(hn);
-  const events = new RecordingEvents();
-  const registry = new Registry();
-  const reconciler = new TopologyReconciler({
-    hyperNodes: client.informer,
-    client,
-    events,
-    metrics: newHyperNodeMetrics(registry),
-    clock,
-    logger: nullLogger,
-    regarding: () => CONFIG_MAP_REF,
-  });
-  return { client, events, registry, reconciler, clock };
-}
+const setup = (seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) => newReconciler(seed, clock);
 
 const label = { [SOURCE]: 'label' };
 const rack = (name: string, nodes: string[], tier = 1) => build(name, tier, buildMembers(nodes, tier === 1 ? 'Node' : 'HyperNode'), label);

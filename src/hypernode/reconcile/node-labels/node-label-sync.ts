@@ -12,12 +12,13 @@ import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
+import { mapBounded } from '../../../util/bounded-map.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { NodeLabelClient } from '../../model/contracts.ts';
 import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
-import { writeRetryRateLimiter } from '../write-failures.ts';
+import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
 import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch } from './node-label-changes.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
@@ -51,7 +52,7 @@ export class NodeLabelSync {
    * not sent again (the write's echo may still be on its way).
    */
   private readonly sent = new Map<string, { resourceVersion: string | undefined; patch: string }>();
-  private readonly reported = new Set<string>();
+  private readonly firstTime = firstTimeSeen();
   private coalescing = false;
   /** A snapshot arrived since the last pass: that pass reports even when it writes nothing. */
   private roundPending = false;
@@ -123,23 +124,19 @@ export class NodeLabelSync {
     let failed = 0;
     let patched = 0;
     let firstError: unknown;
-    let next = 0;
-    const worker = async () => {
-      while (next < todo.length && !this.queue.isShuttingDown()) {
-        const patch = todo[next++]!;
-        const resourceVersion = this.deps.nodes.get(patch.node)?.metadata.resourceVersion;
-        try {
-          await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
-          this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
-          patched++;
-        } catch (err) {
-          if (isNotFound(err)) continue; // deleted meanwhile: nothing left to label
-          failed++;
-          firstError ??= err;
-        }
+    await mapBounded(todo, NODE_LABEL_WRITE_CONCURRENCY, async (patch) => {
+      if (this.queue.isShuttingDown()) return;
+      const resourceVersion = this.deps.nodes.get(patch.node)?.metadata.resourceVersion;
+      try {
+        await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
+        this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
+        patched++;
+      } catch (err) {
+        if (isNotFound(err)) return; // deleted meanwhile: nothing left to label
+        failed++;
+        firstError ??= err;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(NODE_LABEL_WRITE_CONCURRENCY, todo.length) }, worker));
+    });
     const bySource = Object.fromEntries([...changes.counts].map(([s, c]) => [s, `set=${c.set} removed=${c.removed}${c.held ? ` held=${c.held}` : ''}`]));
     // Counts of the whole decision; `nodes` is what was written (a shutdown stops a pass part-way).
     logger.info('Updated Node labels', { nodes: patched, failed, ...bySource });
@@ -159,12 +156,9 @@ export class NodeLabelSync {
     return last.patch === patchKey(p);
   }
 
-  /** Logged once while it repeats; forgotten after 1,000 distinct messages so the set stays small. */
+  /** Logged once while it repeats. */
   private reportOnce(message: string): void {
-    if (this.reported.has(message)) return;
-    if (this.reported.size >= 1_000) this.reported.clear();
-    this.reported.add(message);
-    this.deps.logger.warn(message);
+    if (this.firstTime(message)) this.deps.logger.warn(message);
   }
 
   private schedule(): void {

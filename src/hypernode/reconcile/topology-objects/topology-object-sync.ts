@@ -17,7 +17,7 @@ import type { TopologyObjectClient } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
-import { writeRetryRateLimiter } from '../write-failures.ts';
+import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
 import { decideTopologyObjects } from './topology-object-decisions.ts';
 import { TOPOLOGY_KINDS, topologyObject, type TopologyKind } from './topology-object-specs.ts';
 
@@ -37,7 +37,7 @@ export class TopologyObjectSync {
   readonly queue: RateLimitingQueue;
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
   /** Messages already logged (an absent CRD, a tree with too many levels): said once while they hold. */
-  private readonly reported = new Set<string>();
+  private readonly firstTime = firstTimeSeen();
 
   constructor(private readonly deps: TopologyObjectSyncDeps) {
     this.queue = new RateLimitingQueue({ name: TOPOLOGY_OBJECT_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
@@ -131,9 +131,6 @@ export class TopologyObjectSync {
   }
 
   private reportOnce(message: string, level: 'info' | 'warn' = 'warn'): void {
-    if (this.reported.has(message)) return;
-    if (this.reported.size >= 1_000) this.reported.clear();
-    this.reported.add(message);
-    this.deps.logger[level](message);
+    if (this.firstTime(message)) this.deps.logger[level](message);
   }
 }
