@@ -102,7 +102,7 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
     (deps.registry.getSingleMetric(DRY_RUN_WRITES_METRIC) as Counter | undefined) ??
     new Counter({
       name: DRY_RUN_WRITES_METRIC,
-      help: "HyperNode writes a --dry-run controller would have made and did not, by the object's source label and verb.",
+      help: 'Writes a --dry-run controller would have made and did not (HyperNodes, Node label patches, Topology objects), by source label and verb.',
       labelNames: ['source', 'verb'],
       registers: [deps.registry],
     });
