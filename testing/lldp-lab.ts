@@ -1,4 +1,4 @@
-// A real LLDP fabric on this machine (docs: spec 11 §3): every switch and host
+// A real LLDP fabric on this machine (testing/README.md): every switch and host
 // is a network namespace, every cable a veth pair, and each namespace runs
 // its own real `lldpd` exchanging real LLDP frames. Each switch's LLDP-MIB is
 // served by its own real `snmpd` in the root namespace on 127.0.0.1 (v2c

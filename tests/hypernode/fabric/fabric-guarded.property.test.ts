@@ -48,10 +48,15 @@ const caseArb = fc
   )
   .map(({ shape, miscabled }) => {
     const pairs = new Set<string>();
+    // At least one host of each unit stays cabled at home only: on one rail a
+    // unit whose every host also reaches another unit's leaf cannot be told
+    // from hosts of that unit, so no layering can keep it apart.
+    const abroad = new Map<number, number>();
     const kept = miscabled.filter((m) => {
       const pair = `${Math.min(m.su, m.toSu)}/${Math.max(m.su, m.toSu)}`;
-      if (m.toSu === m.su || pairs.has(pair)) return false;
+      if (m.toSu === m.su || pairs.has(pair) || (abroad.get(m.su) ?? 0) + 1 >= shape.hostsPerSu) return false;
       pairs.add(pair);
+      abroad.set(m.su, (abroad.get(m.su) ?? 0) + 1);
       return true;
     });
     return { shape, miscabled: kept };
