@@ -24,7 +24,7 @@ import { render } from '../../src/cmd/render.ts';
 import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { slurmctldTopology, slurmctldUnavailable } from '../support/slurmctld.ts';
-import { readScontrolTopology, readTopologyConf, type LoadedSwitch } from '../support/slurm-topology-reader.ts';
+import { readScontrolTopology, readTopologyConf, readTopologyYaml, type LoadedSwitch } from '../support/slurm-topology-reader.ts';
 import { testNeeding } from '../support/skip.ts';
 import { scratchDir } from './scratch-dir.ts';
 
@@ -167,6 +167,20 @@ test('NVLink domains of unequal sizes as blocks: BlockSizes from the smallest do
   assert.is(r.stdout, '');
   assert.match(r.stderr, /--slurm-block-size 4: blocks \S+ \([23]\), \S+ \([23]\) have fewer Nodes, and Slurm refuses to start/);
   assert.match(r.stderr, 'pass at most 2');
+});
+
+test('the preset cluster as topology.yaml: the tree of topology.conf, no switch with both children and nodes, block_sizes as BlockSizes', async () => {
+  const { args } = presetCluster();
+  const yaml = readTopologyYaml(await run([...args, '-o', 'slurm-topology-yaml']));
+  const conf = readTopologyConf(await run([...args, '-o', 'slurm-topology-conf']));
+  assert.equal(yaml.switches, conf.switches);
+  // Slurm 26.05 drops the children of a switch that has nodes too.
+  assert.equal(
+    [...yaml.switches].filter(([, s]) => s.switches.length > 0 && s.nodes.length > 0).map(([name]) => name),
+    [],
+  );
+  assert.ok([...yaml.switches.keys()].some((name) => name.endsWith('.nodes')));
+  assert.equal(yaml.blockSizes, [2, 4, 8]);
 });
 
 test.run();
