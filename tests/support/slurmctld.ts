@@ -6,7 +6,8 @@
 // ships, so no munged is needed and the test stays self-contained. The
 // answer of `scontrol show topology` is what Slurm made of the file; a
 // controller that exits instead (a topology it refuses is fatal) fails with
-// its log. The process is stopped by its pid, within a deadline.
+// its log. The controller and the slurmscriptd it forks are stopped by their
+// process group (the controller's pid), within a deadline.
 
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,13 +59,26 @@ function slurmConf(dir: string, ports: number[], hosts: readonly string[]): stri
 /** Exit of a child as text, for messages. */
 const exitOf = (p: ChildProcess) => (p.exitCode !== null ? `exit code ${p.exitCode}` : `signal ${p.signalCode}`);
 
+/** Signals the process group `p` leads (slurmctld and the slurmscriptd it forks); gone already is fine. */
+function signalGroup(p: ChildProcess, signal: NodeJS.Signals): void {
+  if (p.pid === undefined) return;
+  try {
+    process.kill(-p.pid, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+/** SIGTERM to the group, SIGKILL after the deadline; then the group is killed outright, so no helper outlives the test. */
 async function stop(p: ChildProcess): Promise<void> {
-  if (p.exitCode !== null || p.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()));
-  p.kill('SIGTERM');
-  const timer = setTimeout(() => p.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
+  if (p.pid !== undefined && p.exitCode === null && p.signalCode === null) {
+    const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()));
+    signalGroup(p, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(p, 'SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  signalGroup(p, 'SIGKILL');
 }
 
 /**
@@ -82,14 +96,19 @@ export async function slurmctldTopology(topologyConf: string, hosts: readonly st
     writeFileSync(join(dir, 'topology.conf'), topologyConf);
     const env = { ...process.env, SLURM_CONF: conf };
     let log = '';
-    const started = spawn('slurmctld', ['-D', '-i', '-f', conf], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so stopping it reaches slurmscriptd too.
+    const started = spawn('slurmctld', ['-D', '-i', '-f', conf], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     ctld = started;
     for (const stream of [started.stdout, started.stderr]) stream.on('data', (b: Buffer) => void (log += b.toString()));
+    started.on('error', (err) => void (log += `cannot run slurmctld: ${err.message}\n`));
+    // scontrol retries a controller that is gone for seconds: an exit cuts it short.
+    const gone = new AbortController();
+    started.once('exit', () => gone.abort());
     // An exit ends the wait at once (a refused topology is fatal), with the log.
     const answer = await waitFor(
       async () => {
         if (started.exitCode !== null || started.signalCode !== null) return { exited: exitOf(started) };
-        const r = await run('scontrol', ['show', 'topology'], { env, timeout: SCONTROL_TIMEOUT_MS, encoding: 'utf8' });
+        const r = await run('scontrol', ['show', 'topology'], { env, timeout: SCONTROL_TIMEOUT_MS, encoding: 'utf8', signal: gone.signal });
         return r.stdout.trim() !== '' ? { topology: r.stdout } : undefined;
       },
       { timeoutMs: STARTUP_TIMEOUT_MS, intervalMs: 200, what: 'slurmctld to answer scontrol show topology' },
