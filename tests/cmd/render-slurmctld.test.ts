@@ -167,6 +167,8 @@ test('NVLink domains of unequal sizes as blocks: BlockSizes from the smallest do
   assert.is(r.stdout, '');
   assert.match(r.stderr, /--slurm-block-size 4: blocks \S+ \([23]\), \S+ \([23]\) have fewer Nodes, and Slurm refuses to start/);
   assert.match(r.stderr, 'pass at most 2');
+  // The tree file has no blocks, so the flag does not stop it.
+  assert.match(await run([...args, '-o', 'slurm-topology-conf', '--slurm-block-size', '4']), /^SwitchName=/m);
 });
 
 test('the preset cluster as topology.yaml: the tree of topology.conf, no switch with both children and nodes, block_sizes as BlockSizes', async () => {

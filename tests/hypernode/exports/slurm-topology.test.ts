@@ -172,10 +172,11 @@ test('blocks follow the tree, so the NVLink domains of one leaf are neighbours, 
     t.blocks.map((b) => b.name),
     ['d1', 'd3', 'd2', 'd4'],
   );
-  assert.equal(t.blockSizes, [2, 4, 8]);
-  assert.equal(slurmTopology([d('d1', 'a1')], [], { ...opts, blockSize: 1 }).blockSizes, [1]);
-  assert.throws(() => slurmTopology([d('d1', 'a1', 'a2'), d('d2', 'b1')], [], { ...opts, blockSize: 2 }), /--slurm-block-size 2: blocks d2 \(1\) have fewer Nodes.*pass at most 1/);
-  assert.throws(() => slurmTopology([d('d1', 'a1')], [], { ...opts, blockSize: -3 }), /--slurm-block-size must be a whole number of Nodes, at least 1; got -3/);
+  assert.equal(blockSizes(t.blocks, undefined), [2, 4, 8]);
+  assert.equal(blockSizes(t.blocks, 2), [2, 4, 8]);
+  assert.equal(blockSizes(t.blocks.slice(0, 1), 1), [1]);
+  assert.throws(() => blockSizes(t.blocks, 3), /--slurm-block-size 3: blocks d3 \(2\), d2 \(2\) have fewer Nodes.*pass at most 2/);
+  assert.throws(() => blockSizes(t.blocks, -3), /--slurm-block-size must be a whole number of Nodes, at least 1; got -3/);
 });
 
 test('treeOrder: tops by name, each followed by its children by name; what no top reaches comes last', () => {

@@ -17,7 +17,7 @@
 import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
-import { blockSizes, treeOrder } from './slurm-blocks.ts';
+import { treeOrder } from './slurm-blocks.ts';
 import { SlurmNameRegistry, slurmName, slurmNodesLeafName, slurmSwitchName } from './slurm-names.ts';
 
 export interface SlurmSwitch {
@@ -39,8 +39,8 @@ export interface SlurmTopology {
   readonly switches: readonly SlurmSwitch[];
   /** In tree order (slurm-blocks.ts), so the blocks of one parent are neighbours. */
   readonly blocks: readonly SlurmBlock[];
-  /** BlockSizes (slurm-blocks.ts); empty when there are no blocks. */
-  readonly blockSizes: readonly number[];
+  /** The base block size the operator stated; BlockSizes follows from it and the blocks (slurm-blocks.ts) where blocks are written. */
+  readonly blockSize: number | undefined;
 }
 
 export interface SlurmTopologyOptions {
@@ -90,7 +90,7 @@ function nodesUnder(direct: ReadonlyMap<string, Direct>, name: string, seen = ne
   return out;
 }
 
-/** The HyperNode tree as Slurm switches and blocks; throws when two names collide in Slurm, a host name cannot be written or the block size does not fit. */
+/** The HyperNode tree as Slurm switches and blocks; throws when two names collide in Slurm or a host name cannot be written. */
 export function slurmTopology(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], opts: SlurmTopologyOptions): SlurmTopology {
   const hosts = new Map<string, string>();
   const host = (node: string) => {
@@ -123,5 +123,5 @@ export function slurmTopology(hyperNodes: readonly HyperNode[], nodes: readonly 
     .map((name) => ({ name: switchNames.get(name)!, nodes: [...nodesUnder(direct, name)].sort(compareBytes) }))
     // A block without nodes would only make Slurm complain.
     .filter((b) => b.nodes.length > 0);
-  return { switches, blocks, blockSizes: blockSizes(blocks, opts.blockSize) };
+  return { switches, blocks, blockSize: opts.blockSize };
 }
