@@ -1,18 +1,20 @@
 // The data the HTML topology view draws (topology-html.ts): one flat, indexed
-// list of HyperNodes with what a person asks about each one (tier, tierName,
-// source, label profile or UFM fabric, nodeCount, children, the Nodes it holds)
-// and, for a plan, what the controller would do to it with the field-level
+// list of HyperNodes with what a person asks about each one (what formed its
+// domain, tier, tierName, source, label profile or fabric, nodeCount,
+// children, the Nodes it holds), the legend's levels (view-levels.ts) and,
+// for a plan, what the controller would do to each with the field-level
 // diff. Built from HyperNodes as they are (render, `kubectl hypernode tree`)
 // or from a Plan over the cluster's objects (plan). Go has no equivalent.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../discovery/label/profile/profile-config.ts';
-import { UFM_FABRIC_LABEL } from '../../discovery/ufm/ufm-fabric-graph.ts';
 import { describeDiff } from '../../reconcile/hypernode-diff.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import type { Plan } from '../cluster-plan.ts';
+import { fabricOf, hyperNodeDomain } from './hypernode-domain.ts';
+import { levelsOf, type ViewLevel } from './view-levels.ts';
 
 /** What a plan does to one HyperNode; `held` is a delete the mass-delete guard holds. */
 export type ViewChange = 'create' | 'update' | 'delete' | 'held';
@@ -25,8 +27,12 @@ export interface ViewHyperNode {
   readonly source?: string;
   /** The label profile that grouped it (label source with profiles). */
   readonly profile?: string;
-  /** The UFM fabric it belongs to (ufm source, fabric mode). */
+  /** The fabric it belongs to (ufm source in fabric mode, lldp). */
   readonly fabric?: string;
+  /** What formed its domain (hypernode-domain.ts): the label value, or the switch id a fabric group is named after. */
+  readonly domain?: string;
+  /** The Node label key whose value `domain` is; absent for a switch. */
+  readonly domainLabel?: string;
   /** status.nodeCount as written (or as a plan would write it). */
   readonly nodeCount: number;
   /** Indexes of its HyperNode members in the view's list, byte-sorted by name. */
@@ -45,13 +51,16 @@ export interface TopologyView {
   readonly plan: boolean;
   /** Byte-sorted by name. */
   readonly hyperNodes: readonly ViewHyperNode[];
+  /** The legend: one level per tierName, highest tier first, each with its colour. */
+  readonly levels: readonly ViewLevel[];
   /** Lines shown above the picture (a plan's warnings, a filter in force). */
   readonly notes: readonly string[];
 }
 
 /** The view of HyperNodes as they are; `nodes` resolve regex and label members (exact names need none). */
 export function topologyView(title: string, hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], notes: readonly string[] = []): TopologyView {
-  return { title, plan: false, hyperNodes: viewHyperNodes(hyperNodes, nodes, new Map()), notes };
+  const viewed = viewHyperNodes(hyperNodes, nodes, new Map());
+  return { title, plan: false, hyperNodes: viewed, levels: levelsOf(viewed), notes };
 }
 
 /**
@@ -65,7 +74,8 @@ export function planView(title: string, plan: Plan, existing: readonly HyperNode
     if (c.object) objects.set(c.name, c.object);
     changes.set(c.name, { change: c.held ? 'held' : c.action, diff: describeDiff(c.diff) });
   }
-  return { title, plan: true, hyperNodes: viewHyperNodes([...objects.values()], nodes, changes), notes: plan.warnings };
+  const viewed = viewHyperNodes([...objects.values()], nodes, changes);
+  return { title, plan: true, hyperNodes: viewed, levels: levelsOf(viewed), notes: plan.warnings };
 }
 
 function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], changes: ReadonlyMap<string, { change: ViewChange; diff: string[] }>): ViewHyperNode[] {
@@ -85,13 +95,16 @@ function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMe
     const labels = hn.metadata.labels;
     const optional = (key: string, value: string | undefined) => (value === undefined || value === '' ? {} : { [key]: value });
     const planned = changes.get(hn.metadata.name);
+    const domain = hyperNodeDomain(hn);
     return {
       name: hn.metadata.name,
       tier: hn.spec?.tier ?? 0,
       ...optional('tierName', hn.spec?.tierName),
       ...optional('source', labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL)),
       ...optional('profile', labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL)),
-      ...optional('fabric', labelValue(labels, UFM_FABRIC_LABEL)),
+      ...optional('fabric', fabricOf(hn)),
+      ...optional('domain', domain?.value),
+      ...optional('domainLabel', domain?.labelKey),
       nodeCount: hn.status?.nodeCount ?? 0,
       children: [...children].sort((a, b) => a - b),
       nodes: [...members].sort(compareBytes),
