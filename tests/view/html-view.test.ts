@@ -367,6 +367,7 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   await page.waitForSelector('#details:not([hidden])');
   assert.equal(await page.$$eval('#details .diff li', (ls) => ls.map((l) => l.textContent)), ['members: +n6', 'nodeCount: 2 → 3']);
   assert.match(await textOf(page, '#details'), 'changeupdate');
+  await page.mouse.move(0, 0);
   await screenshot(page, 'view-plan.png');
   await page.close();
 });

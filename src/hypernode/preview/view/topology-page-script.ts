@@ -164,21 +164,32 @@ export const TOPOLOGY_PAGE_SCRIPT = `
       for (var k = 0; k < kids[n].length; k++) if (weight[kids[n][k]] * scale < MIN_PX) hidden++;
       if (hidden) fold.push('<rect class="fold" data-i="' + n + '" data-fold="' + hidden + '" x="' + left + '" y="' + (depth[n] + 1) * rowH + '" width="' + w + '" height="' + ((below[n] - depth[n]) * rowH - 1) + '" fill="url(#folded)"></rect>');
       if (hns[n].nodes.length) nodeCells(n, scale, width, y + rowH, rowH, cells, text);
-      if (w > 24) cellText(n, left, y, w, rowH, text);
+      cellText(n, left, y, w, rowH, text);
     }
     folds.innerHTML = fold.join('');
     nodeRow.innerHTML = cells.join('');
     labels.innerHTML = text.join('');
   }
 
-  /** A HyperNode's label: what formed it, then its level and the Nodes beneath when the row has room for a second line. */
+  /**
+   * A HyperNode's label: what formed it, then its level and the Nodes beneath
+   * when the row has room for a second line; turned upright where not even a
+   * few characters fit across, left out where neither way fits (the tooltip
+   * has it).
+   */
+  var FEW = 4;
   function cellText(n, left, y, w, rowH, text) {
     var dark = DARK[colourClass(hns[n])] ? ' on-dark' : '';
     var two = rowH >= 36, beneath = plural(weight[n], 'Node');
-    var first = two ? labelOf(n) : labelOf(n) + ' \\u00b7 ' + kindOf(n);
-    text.push('<text class="name' + dark + '" data-i="' + n + '" x="' + (left + 4) + '" y="' + (y + Math.min(rowH - 5, 16)) + '">' + esc(fit(first, Math.floor((w - 8) / 7.2))) + '</text>');
-    var chars = Math.floor((w - 8) / 6), second = kindOf(n) + ' \\u00b7 ' + beneath;
-    if (two) text.push('<text class="kind' + dark + '" x="' + (left + 4) + '" y="' + (y + 31) + '">' + esc(fit(second.length <= chars ? second : kindOf(n), chars)) + '</text>');
+    var first = two ? labelOf(n) : labelOf(n) + ' \\u00b7 ' + kindOf(n), chars = Math.floor((w - 8) / 7.2);
+    if (chars < Math.min(FEW, first.length)) {
+      // Narrow but tall (a zone among thirty): the label turned upright.
+      if (w >= 14 && rowH >= 48) text.push('<text class="name' + dark + '" data-i="' + n + '" transform="translate(' + (left + w / 2 + 4) + ',' + (y + rowH - 6) + ') rotate(-90)">' + esc(fit(labelOf(n), Math.floor((rowH - 10) / 7.2))) + '</text>');
+      return;
+    }
+    text.push('<text class="name' + dark + '" data-i="' + n + '" x="' + (left + 4) + '" y="' + (y + Math.min(rowH - 5, 16)) + '">' + esc(fit(first, chars)) + '</text>');
+    var small = Math.floor((w - 8) / 6), second = kindOf(n) + ' \\u00b7 ' + beneath;
+    if (two && small >= Math.min(FEW, kindOf(n).length)) text.push('<text class="kind' + dark + '" x="' + (left + 4) + '" y="' + (y + 31) + '">' + esc(fit(second.length <= small ? second : kindOf(n), small)) + '</text>');
   }
 
   /**
@@ -326,7 +337,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `
     var n = t.i !== undefined ? Number(t.i) : t.h !== undefined ? Number(t.h) : -1;
     if (n < 0) return;
     select(n, true);
-    zoom(kids[n].length || hns[n].nodes.length ? n : layoutParent(n));
+    zoom(kids[n].length ? n : layoutParent(n));
   });
 
   // The tooltip: what the pointer is over, in full.

@@ -34,6 +34,7 @@ main { flex: 1; display: flex; min-height: 0; }
 #crumbs .crumb { border: 0; background: none; color: var(--ink); padding: 1px 3px; cursor: pointer; text-decoration: underline dotted; }
 #keys { margin-left: auto; padding-left: 12px; font-size: 11px; overflow: hidden; text-overflow: ellipsis; }
 #icicle { flex: 1; width: 100%; display: block; }
+#icicle:focus { outline: none; }
 #icicle:focus-visible { outline: 2px solid var(--update); outline-offset: -2px; }
 #icicle rect { stroke: #fff; stroke-width: 0.5; cursor: pointer; }
 #icicle rect.nd { fill: var(--node); stroke: var(--node-line); }
