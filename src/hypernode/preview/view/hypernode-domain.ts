@@ -17,22 +17,13 @@ import { LLDP_FABRIC_LABEL } from '../../discovery/lldp/lldp-discoverer.ts';
 const FABRIC_LABELS = [UFM_FABRIC_LABEL, LLDP_FABRIC_LABEL];
 
 /** Labels that say who made a HyperNode, not which Nodes it groups. */
-export const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([NETWORK_TOPOLOGY_SOURCE_LABEL, NETWORK_TOPOLOGY_PROFILE_LABEL, ...FABRIC_LABELS]);
+const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([NETWORK_TOPOLOGY_SOURCE_LABEL, NETWORK_TOPOLOGY_PROFILE_LABEL, ...FABRIC_LABELS]);
 
 export interface HyperNodeDomain {
   /** The label value, or the switch id. */
   readonly value: string;
   /** The Node label whose value it is; absent for a fabric switch. */
   readonly labelKey?: string;
-}
-
-/** The fabric a HyperNode's source labelled it with (UFM fabric mode, LLDP), if any. */
-export function fabricOf(hn: HyperNode): string | undefined {
-  for (const key of FABRIC_LABELS) {
-    const fabric = labelValue(hn.metadata.labels, key);
-    if (fabric) return fabric;
-  }
-  return undefined;
 }
 
 /**
@@ -57,7 +48,7 @@ export function hyperNodeDomain(hn: HyperNode): HyperNodeDomain | undefined {
   if (key !== undefined) return { labelKey: key, value: labels[key]! };
   if (!tierName || labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === undefined) return undefined;
   const name = hn.metadata.name;
-  const fabric = fabricOf(hn);
+  const fabric = FABRIC_LABELS.map((key) => labelValue(labels, key)).find((f) => f);
   const infix = `-${tierName}-`;
   const at = fabric !== undefined ? (name.startsWith(`${fabric}${infix}`) ? fabric.length : -1) : name.indexOf(infix, 1);
   const id = at < 0 ? '' : name.slice(at + infix.length);

@@ -12,7 +12,6 @@ import { UFM_FABRIC_LABEL } from '../../discovery/ufm/ufm-fabric-graph.ts';
 import { UFM_SOURCE } from '../../discovery/ufm/ufm-config.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
-import { OWNERSHIP_LABELS } from './hypernode-domain.ts';
 
 export interface Membership {
   readonly hyperNode: string;
@@ -24,6 +23,9 @@ export interface Membership {
   /** For a direct container: how the Node got in, one reason a line. */
   readonly reasons: readonly string[];
 }
+
+/** Labels that say who made a HyperNode, not which Nodes it groups. */
+const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([NETWORK_TOPOLOGY_SOURCE_LABEL, NETWORK_TOPOLOGY_PROFILE_LABEL, UFM_FABRIC_LABEL]);
 
 /** Every HyperNode holding `node`, lowest tier first (then by name); empty when none does. */
 export function nodeMemberships(node: NodeMeta, hyperNodes: readonly HyperNode[]): Membership[] {

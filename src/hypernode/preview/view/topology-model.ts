@@ -1,19 +1,22 @@
 // The data the HTML topology view draws (topology-html.ts): one flat, indexed
-// list of HyperNodes with what a person asks about each one (what formed its
-// domain, tier, tierName, source, label profile or fabric, nodeCount,
-// children, the Nodes it holds), the legend's levels (view-levels.ts) and,
-// for a plan, what the controller would do to each with the field-level
+// list of HyperNodes with what a person asks about each one (tier, tierName,
+// source, label profile or UFM fabric, nodeCount, children, the Nodes it holds)
+// and, for a plan, what the controller would do to it with the field-level
 // diff. Built from HyperNodes as they are (render, `kubectl hypernode tree`)
 // or from a Plan over the cluster's objects (plan). Go has no equivalent.
+// Each HyperNode also carries what formed its domain, to be labelled for
+// people (hypernode-domain.ts), and the view lists the legend's levels, one per
+// tierName with its colour (view-levels.ts).
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../discovery/label/profile/profile-config.ts';
+import { UFM_FABRIC_LABEL } from '../../discovery/ufm/ufm-fabric-graph.ts';
 import { describeDiff } from '../../reconcile/hypernode-diff.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import type { Plan } from '../cluster-plan.ts';
-import { fabricOf, hyperNodeDomain } from './hypernode-domain.ts';
+import { hyperNodeDomain } from './hypernode-domain.ts';
 import { levelsOf, type ViewLevel } from './view-levels.ts';
 
 /** What a plan does to one HyperNode; `held` is a delete the mass-delete guard holds. */
@@ -27,18 +30,18 @@ export interface ViewHyperNode {
   readonly source?: string;
   /** The label profile that grouped it (label source with profiles). */
   readonly profile?: string;
-  /** The fabric it belongs to (ufm source in fabric mode, lldp). */
+  /** The UFM fabric it belongs to (ufm source, fabric mode). */
   readonly fabric?: string;
-  /** What formed its domain (hypernode-domain.ts): the label value, or the switch id a fabric group is named after. */
-  readonly domain?: string;
-  /** The Node label key whose value `domain` is; absent for a switch. */
-  readonly domainLabel?: string;
   /** status.nodeCount as written (or as a plan would write it). */
   readonly nodeCount: number;
   /** Indexes of its HyperNode members in the view's list, byte-sorted by name. */
   readonly children: readonly number[];
   /** Names of the Nodes its members select, byte-sorted. */
   readonly nodes: readonly string[];
+  /** What formed its domain (hypernode-domain.ts): the label value, or the switch id a fabric group is named after. */
+  readonly domain?: string;
+  /** The Node label key whose value `domain` is; absent for a switch. */
+  readonly domainLabel?: string;
   readonly change?: ViewChange;
   /** For a change: one line per changed field (describeDiff). */
   readonly diff?: readonly string[];
@@ -102,12 +105,12 @@ function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMe
       ...optional('tierName', hn.spec?.tierName),
       ...optional('source', labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL)),
       ...optional('profile', labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL)),
-      ...optional('fabric', fabricOf(hn)),
-      ...optional('domain', domain?.value),
-      ...optional('domainLabel', domain?.labelKey),
+      ...optional('fabric', labelValue(labels, UFM_FABRIC_LABEL)),
       nodeCount: hn.status?.nodeCount ?? 0,
       children: [...children].sort((a, b) => a - b),
       nodes: [...members].sort(compareBytes),
+      ...optional('domain', domain?.value),
+      ...optional('domainLabel', domain?.labelKey),
       ...(planned ? { change: planned.change, diff: planned.diff } : {}),
     };
   });
