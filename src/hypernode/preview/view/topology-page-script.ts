@@ -287,6 +287,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `
     var n = Number(s.dataset.i);
     fill(n);
     select(n, false);
+    bringIntoView(n);
   });
 
   // Details of one HyperNode (and a plan's diff), at the top of the side panel.
@@ -378,11 +379,15 @@ export const TOPOLOGY_PAGE_SCRIPT = `
     var r = byRow[depth[n]], at = r.indexOf(n) + step;
     return at >= 0 && at < r.length ? r[at] : -1;
   }
+  /** Zooms the picture, if it must, so that n is drawn: to its parent, else to n itself. */
+  function bringIntoView(n) {
+    if (!shown[n]) zoom(layoutParent(n));
+    if (!shown[n]) zoom(n);
+  }
   function moveTo(n) {
     if (n < 0) return;
     select(n, true);
-    if (!shown[n]) zoom(layoutParent(n));
-    if (!shown[n]) zoom(n);
+    bringIntoView(n);
     status.className = '';
     status.textContent = called(n) + ': ' + hns[n].name;
   }
