@@ -162,7 +162,11 @@ export const TOPOLOGY_PAGE_SCRIPT = `
       if (!shown[n]) { drawn.appendChild(r); shown[n] = 1; }
       var hidden = 0;
       for (var k = 0; k < kids[n].length; k++) if (weight[kids[n][k]] * scale < MIN_PX) hidden++;
-      if (hidden) fold.push('<rect class="fold" data-i="' + n + '" data-fold="' + hidden + '" x="' + left + '" y="' + (depth[n] + 1) * rowH + '" width="' + w + '" height="' + ((below[n] - depth[n]) * rowH - 1) + '" fill="url(#folded)"></rect>');
+      if (hidden) {
+        // Over the children's part of n's span: its own Nodes, on the left, stay in view.
+        var fl = Math.min(right, Math.max(left, (x0[n] + hns[n].nodes.length - view.from) * scale));
+        fold.push('<rect class="fold" data-i="' + n + '" data-fold="' + hidden + '" x="' + fl + '" y="' + (depth[n] + 1) * rowH + '" width="' + (right - fl) + '" height="' + ((below[n] - depth[n]) * rowH - 1) + '" fill="url(#folded)"></rect>');
+      }
       if (hns[n].nodes.length) nodeCells(n, scale, width, y + rowH, rowH, cells, text);
       cellText(n, left, y, w, rowH, text);
     }
