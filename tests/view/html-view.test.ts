@@ -3,9 +3,14 @@
 // Chromium, headless. The page opens from disk with no console error and no
 // network request; the picture has exactly one rectangle per HyperNode; a
 // search for a Node highlights exactly the HyperNodes that contain it, directly
-// or through children, and a search for a HyperNode its own path; a plan shows
-// creates, updates, deletes and held deletes each in its own colour, with the
-// field-level diff on click. The label, fabric (UFM) and plan pictures are
+// or through children, and a search for a HyperNode its own path. On the demo
+// cluster at 1400×900 the cells say the label values (rack-1, not a hash name),
+// the legend the tierNames, a row holds every Node under its rack, a search
+// for node-13 highlights its cell and its rack, spine and zone, and the side
+// panel never scrolls sideways; the keyboard moves and zooms; Nodes too narrow
+// for a cell each are counted per rack; a fabric group shows its switch id. A
+// plan shows creates, updates, deletes and held deletes each in its own colour,
+// with the field-level diff on click. The label, fabric (UFM) and plan pictures are
 // saved as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
 // the test's temporary directory. Skipped, visibly, where Chromium is missing.
 // (The DOM library above types the callbacks that run in the browser.)
