@@ -218,6 +218,11 @@ browserTest('searching node-13 highlights its cell in the Node row and its rack,
   assert.equal(await page.$$eval('#icicle rect.nd.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.node)), ['node-13']);
   assert.match(await textOf(page, '#status'), 'node-13 ← rack-1 (hypernode) ← spine-0 (hypercluster) ← zone-0 (zone)');
   assert.match(await textOf(page, '#details'), rack, 'the side panel shows the rack, with its full name');
+  // Clicking another Node's cell finds that Node.
+  await page.click('#icicle rect.nd[data-node="node-20"]');
+  await page.waitForFunction(() => document.documentElement.dataset.searched === 'node-20');
+  assert.equal(await page.$$eval('#icicle rect.nd.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.node)), ['node-20']);
+  await searchFor(page, 'node-13');
   assert.equal(await sidewaysOverflow(page), []);
   // Narrower still, the panel wraps and truncates rather than scrolling.
   await page.setViewportSize({ width: 900, height: 700 });
