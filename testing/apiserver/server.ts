@@ -4,6 +4,7 @@
 // of kube-apiserver (k8s.io/apiserver pkg/endpoints) as strictly as the tests
 // need: where it differs from a real server, it is never more permissive.
 
+import { runKueueTopologyController } from './kueue-topology-controller.ts';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -68,6 +69,11 @@ export interface ApiServerOptions {
    * each filed under plural.group: `store.get('topologies.kueue.x-k8s.io', name)`.
    */
   extraCrds?: readonly string[];
+  /**
+   * Runs the model of Kueue's Topology controller (kueue-topology-controller.ts):
+   * its finalizer on every Kueue Topology, released once no ResourceFlavor names it.
+   */
+  kueueTopologyController?: boolean;
 }
 
 /** The plural the HyperNode CRD registers (absent while withoutHyperNodeCrd). */
@@ -136,7 +142,10 @@ export class ApiServer {
     // The watch cache starts once the server has bootstrapped, as a real one does: a watch from an earlier revision is 410.
     this.objects.resetWatchCache();
     this.server = this.createServer();
+    if (opts.kueueTopologyController) this.stopKueue = runKueueTopologyController(this.objects, this.store);
   }
+
+  private stopKueue?: () => void;
 
   /** Serves HyperNodes from now on, as when an operator applies the CRD (only after withoutHyperNodeCrd). */
   installHyperNodeCrd(): void {
@@ -261,6 +270,7 @@ export class ApiServer {
   }
 
   async close(): Promise<void> {
+    this.stopKueue?.();
     await this.stopListening();
   }
 
@@ -481,6 +491,8 @@ export class ApiServer {
   private deleteResponse(rt: ResourceType, deleted: Stored): string {
     // Namespaces answer the object (they are finalized, not gone); everything else, CRDs included, a Success Status.
     if (rt.resource === 'namespaces') return objectJson(deleted, 'full');
+    // A deletion a finalizer holds answers the object, marked with its deletionTimestamp.
+    if (deleted.obj.metadata.deletionTimestamp !== undefined) return objectJson(deleted, 'full');
     const details: Record<string, string> = { name: deleted.obj.metadata.name, kind: rt.resource, uid: deleted.obj.metadata.uid };
     if (rt.group) details.group = rt.group;
     return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
