@@ -126,6 +126,23 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
   });
 
+  // Each of the two follows the other: labels keep what live Topology objects name, a Topology waits for its labels.
+  const topologies = deps.topologyObjectClient
+    ? new TopologyObjectSync({
+        configMaps: deps.configMaps,
+        configMap: deps.configMap,
+        nodes: deps.nodes,
+        client: deps.topologyObjectClient,
+        clock,
+        logger: writeLogger,
+        queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
+        events: deps.events,
+        regarding: () => manager.configMapRef(),
+        metrics: writeMetrics,
+        onRetainedLabelsChanged: () => labels?.recheck(),
+        waitForLabels: !deps.dryRun,
+      })
+    : undefined;
   const labels = deps.nodeLabelClient
     ? new NodeLabelSync({
         nodes: deps.nodes,
@@ -135,16 +152,8 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         clock,
         logger: writeLogger,
         queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
-      })
-    : undefined;
-  const topologies = deps.topologyObjectClient
-    ? new TopologyObjectSync({
-        configMaps: deps.configMaps,
-        configMap: deps.configMap,
-        client: deps.topologyObjectClient,
-        clock,
-        logger: writeLogger,
-        queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
+        metrics: writeMetrics,
+        ...(topologies ? { retainedLabels: () => topologies.retainedLabelKeys() } : {}),
       })
     : undefined;
 
@@ -156,7 +165,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
     ...(labels ? [deps.nodes.addEventHandler(labels.nodeHandler()), deps.configMaps.addEventHandler(labels.configMapHandler())] : []),
-    ...(topologies ? [deps.configMaps.addEventHandler(topologies.configMapHandler())] : []),
+    ...(topologies ? [deps.configMaps.addEventHandler(topologies.configMapHandler()), deps.nodes.addEventHandler(topologies.nodeHandler())] : []),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   state?.started();

@@ -25,7 +25,7 @@ import { managerFromUserAgent } from './managed-fields.ts';
 import { Registry, type DeletePreconditions } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
-import { customResource, defaultResourceTypes, type ResourceType } from './resources.ts';
+import { customResource, defaultResourceTypes, type Obj, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { badRequest, methodNotAllowed, pageNotFound, status, StatusError, unauthorized, unsupportedMediaType } from './status.ts';
 import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Stored } from './store.ts';
@@ -69,10 +69,7 @@ export interface ApiServerOptions {
    * each filed under plural.group: `store.get('topologies.kueue.x-k8s.io', name)`.
    */
   extraCrds?: readonly string[];
-  /**
-   * Runs the model of Kueue's Topology controller (kueue-topology-controller.ts):
-   * its finalizer on every Kueue Topology, released once no ResourceFlavor names it.
-   */
+  /** Runs the model of Kueue's Topology controller from the start (see startKueueTopologyController). */
   kueueTopologyController?: boolean;
 }
 
@@ -142,10 +139,29 @@ export class ApiServer {
     // The watch cache starts once the server has bootstrapped, as a real one does: a watch from an earlier revision is 410.
     this.objects.resetWatchCache();
     this.server = this.createServer();
-    if (opts.kueueTopologyController) this.stopKueue = runKueueTopologyController(this.objects, this.store);
+    if (opts.kueueTopologyController) this.startKueueTopologyController();
   }
 
   private stopKueue?: () => void;
+
+  /**
+   * Runs the model of Kueue's Topology controller (kueue-topology-controller.ts)
+   * until close(): its finalizer on every Kueue Topology, released once no
+   * ResourceFlavor names it. Serve the Kueue CRDs first.
+   */
+  startKueueTopologyController(): void {
+    this.stopKueue ??= runKueueTopologyController(this.objects, this.store);
+  }
+
+  /**
+   * Calls `listener` synchronously with every stored state of `resource`
+   * (`plural` or `plural.group` as store.get takes it) and whether it was
+   * deleted, so a test can check an invariant at every step; returns the
+   * unsubscribe.
+   */
+  onStoreChange(resource: string, listener: (obj: Obj, deleted: boolean) => void): () => void {
+    return this.objects.subscribe(resource, (ev) => listener(JSON.parse(JSON.stringify(ev.object.obj)) as Obj, ev.type === 'DELETED'));
+  }
 
   /** Serves HyperNodes from now on, as when an operator applies the CRD (only after withoutHyperNodeCrd). */
   installHyperNodeCrd(): void {

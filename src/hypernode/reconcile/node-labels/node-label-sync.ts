@@ -19,10 +19,11 @@ import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../../model/hyper
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
 import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
-import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch } from './node-label-changes.ts';
+import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch, type RetainedLabels } from './node-label-changes.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
 import { isOwnershipAnnotation } from './node-label-values.ts';
+import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 
 export const NODE_LABEL_QUEUE_NAME = 'hypernode-node-labels';
 /** Triggers within this window cause one pass: a snapshot and the Node events it caused are decided together. */
@@ -39,6 +40,14 @@ export interface NodeLabelSyncDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Counts the patches in hypernode_api_writes_total. */
+  metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
+  /**
+   * The label keys live Topology objects of ours name, per source, which
+   * are never removed (undefined while unknown: every label is kept);
+   * absent when no Topology object is written.
+   */
+  retainedLabels?: () => RetainedLabels | undefined;
 }
 
 /** The label worker: one queue key, one pass at a time, a pass per coalesced trigger. */
@@ -81,6 +90,11 @@ export class NodeLabelSync {
     };
   }
 
+  /** What the labels depend on besides snapshots, Nodes and the ConfigMap changed (the labels live Topology objects name). */
+  recheck(): void {
+    this.schedule();
+  }
+
   /** A ConfigMap change may turn labels on or off for a source. */
   configMapHandler(): EventHandler<ConfigMap> {
     return { onAdd: () => this.schedule(), onUpdate: () => this.schedule(), onDelete: () => this.schedule() };
@@ -105,7 +119,7 @@ export class NodeLabelSync {
       // The discovery manager reports a configuration it cannot load; labels stay as they are meanwhile.
     }
     const states = sourceLabelStates(config, this.snapshots, nodes, (m) => this.reportOnce(m));
-    return nodeLabelChanges(nodes, states);
+    return nodeLabelChanges(nodes, states, this.deps.retainedLabels ? (this.deps.retainedLabels() ?? 'all') : new Map());
   }
 
   private async pass(): Promise<SyncResult> {
@@ -131,6 +145,8 @@ export class NodeLabelSync {
         await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
         this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
         patched++;
+        // One patch may carry several sources' labels: counted once, with no source.
+        this.deps.metrics?.apiWrite('', 'patch', 'Node');
       } catch (err) {
         if (isNotFound(err)) return; // deleted meanwhile: nothing left to label
         failed++;
