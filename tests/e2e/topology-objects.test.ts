@@ -21,7 +21,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plan } from '../../src/cmd/plan.ts';
@@ -89,6 +89,41 @@ test('one Kueue and one KAI Topology, levels from the label keys with the hostna
   await s.converge(() => rounds() > before, 'another round of the same snapshot');
   await s.converge(() => api.requests.all().filter((r) => r.resource === 'topologies' && r.verb === 'list').length >= 4, 'the Topology objects listed again');
   assert.is(topologyWrites(api).length, 2, 'nothing written for an unchanged topology');
+  assert.equal(
+    api.requests.all((r) => r.user === CONTROLLER_USER && r.code === 403),
+    [],
+    'nothing refused under the chart RBAC and the node-labels component',
+  );
+  // Each label was on its Node before the Topology naming it was created.
+  const order = api.requests.all((r) => r.user === CONTROLLER_USER);
+  const firstCreate = order.findIndex((r) => r.resource === 'topologies' && r.verb === 'create');
+  const lastPatch = order.findLastIndex((r) => r.resource === 'nodes' && r.verb === 'patch');
+  assert.ok(lastPatch >= 0 && lastPatch < firstCreate, 'the Node labels were written before the Topology');
+});
+
+test('with Node labels but no Topology export: a Topology of ours a past configuration left is deleted, then topologies are not asked about again', async () => {
+  const labelsOnly = config('');
+  const api = await start(labelsOnly, true, {}, false);
+  api.store.create({
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'Topology',
+    metadata: { name: 'hypernode-label', labels: { 'volcano.sh/network-topology-source': 'label' } },
+    spec: { levels: [{ nodeLabel: `${PREFIX}/hypernode` }, { nodeLabel: HOST }] },
+  });
+  s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
+  await s.converge(() => levels(api, KUEUE) === undefined, 'the left-over Topology deleted');
+  await s.converge(() => api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypernode`]), 'the Nodes labelled');
+  const asked = () => api.requests.all((r) => r.user === CONTROLLER_USER && r.resource === 'topologies').length;
+  const after = asked();
+  const rounds = () => (s.log().match(/Topology reconciliation completed source="label"/g) ?? []).length;
+  const before = rounds();
+  setDiscoveryConfig(api, labelsOnly.replace('    enabled: true\n', '    enabled: true\n    interval: 2h\n'));
+  await s.converge(() => rounds() > before, 'another round after a ConfigMap change');
+  assert.is(asked(), after, 'no further request once none of ours is left and no entry exports the kind');
+  assert.equal(
+    api.requests.all((r) => r.user === CONTROLLER_USER && r.code === 403),
+    [],
+  );
 });
 
 test('a change of levels replaces the objects (delete, then create); turning one export off deletes only its kind', async () => {
@@ -310,8 +345,21 @@ test('a change of levels while a ResourceFlavor uses the Topology: held and repo
       spec: { nodeLabels: { [RACK]: 's0' }, topologyName: 'hypernode-label' },
     });
     const writesBefore = api.requests.writes((r) => r.user === CONTROLLER_USER).length;
+    const dir = mkdtempSync(join(tmpdir(), 'hn-plan-held-'));
+    const reader = api.writeKubeconfig(dir, { fileName: 'admin.yaml' });
+    const planned = (...args: string[]) => plan([`--kubeconfig=${reader}`, ...args], 'x', { color: false, env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' } });
+    const newLevels = `${PREFIX}/hypernode, ${HOST}`;
+    const racksOnly = config('      kueueTopology: true\n      kaiTopology: true\n', [RACK]);
+    writeFileSync(join(dir, 'racks.conf'), racksOnly);
 
-    setDiscoveryConfig(api, config('      kueueTopology: true\n      kaiTopology: true\n', [RACK]));
+    // Tried before it is applied (--config): the whole sequence, the finalizer and what to do.
+    const ahead = await planned(`--config=${join(dir, 'racks.conf')}`);
+    setDiscoveryConfig(api, racksOnly);
+    assert.match(
+      ahead.stdout,
+      `      1. delete hypernode-label; it carries finalizer kueue.x-k8s.io/resource-in-use, so the deletion is held until that goes: Kueue keeps kueue.x-k8s.io/resource-in-use while a ResourceFlavor has spec.topologyName: hypernode-label; delete those ResourceFlavors (their topologyName cannot change) and create them again once the new Topology exists\n      2. create it again, once it is gone, with levels ${newLevels}\n      3. then the Node labels ${PREFIX}/hypercluster, which no live Topology names any more, are removed\n`,
+      `plan shows the whole sequence, the finalizer and what to do:\n${ahead.stdout}${ahead.stderr}`,
+    );
     await s.converge(() => levels(api, KAI)?.join() === `${PREFIX}/hypernode,${HOST}`, 'the KAI Topology, which nothing holds, replaced');
     const held =
       /Kueue Topology hypernode-label of discovery source "label" is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use: Kueue keeps kueue\.x-k8s\.io\/resource-in-use while a ResourceFlavor has spec\.topologyName: hypernode-label; delete those ResourceFlavors \(their topologyName cannot change\) and create them again once the new Topology exists; then it is created again with levels topo\.example\.com\/hypernode,kubernetes\.io\/hostname\./;
@@ -327,6 +375,11 @@ test('a change of levels while a ResourceFlavor uses the Topology: held and repo
       api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypercluster`] !== undefined),
       'the Nodes keep the label of the level the held Topology still names',
     );
+    const during = await planned();
+    rmSync(dir, { recursive: true, force: true });
+    assert.match(during.stdout, / {2}- Kueue Topology hypernode-label \(source "label"\)\n/);
+    assert.match(during.stdout, / {6}1\. Kueue Topology hypernode-label of discovery source "label" is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use: /);
+    assert.match(during.stdout, /Topology objects: 0 to create, 0 to replace, 0 to delete, 1 being deleted \(held\)\./);
 
     const released = Date.now();
     api.store.delete('resourceflavors.kueue.x-k8s.io', 'tas');

@@ -43,7 +43,9 @@ export function topologySequence(kind: TopologyKind, source: string, change: Top
   if (change.action === 'replace' || change.action === 'delete') {
     const holders = change.finalizers ?? [];
     steps.push(
-      holders.length > 0 ? `delete ${change.name}: held by finalizer ${holders.join(', ')}; ${holders.map((f) => release(f, change.name)).join('; ')}` : `delete ${change.name}`,
+      holders.length > 0
+        ? `delete ${change.name}; it carries finalizer ${holders.join(', ')}, so the deletion is held until that goes: ${holders.map((f) => release(f, change.name)).join('; ')}`
+        : `delete ${change.name}`,
     );
   }
   if (change.levels) steps.push(`${change.action === 'create' ? 'create' : 'create it again, once it is gone,'} with levels ${change.levels.join(', ')}`);
