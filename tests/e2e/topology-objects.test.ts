@@ -21,7 +21,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plan } from '../../src/cmd/plan.ts';
@@ -381,22 +381,15 @@ test('a change of levels while a ResourceFlavor uses the Topology: held and repo
     assert.match(during.stdout, / {6}1\. Kueue Topology hypernode-label of discovery source "label" is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use: /);
     assert.match(during.stdout, /Topology objects: 0 to create, 0 to replace, 0 to delete, 1 being deleted \(held\)\./);
 
-    const released = Date.now();
     api.store.delete('resourceflavors.kueue.x-k8s.io', 'tas');
     await s.converge(
       () => levels(api, KUEUE)?.join() === `${PREFIX}/hypernode,${HOST}` && !(api.store.get(KUEUE, 'hypernode-label') as Topo).metadata.deletionTimestamp,
       'the new Kueue Topology made',
     );
-    const madeAfterMs = Date.now() - released;
     await s.converge(() => api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypercluster`] === undefined), 'the old level label removed once nothing names it');
     assert.equal(violations, []);
     const writes = api.requests.writes((r) => r.user === CONTROLLER_USER).slice(writesBefore);
     const perKind = (resource: string, verb: string) => writes.filter((r) => r.resource === resource && r.verb === verb).length;
-    if (process.env.TOPOLOGY_FIGURES)
-      appendFileSync(
-        process.env.TOPOLOGY_FIGURES,
-        `release to new Topology: ${madeAfterMs} ms; writes: ${JSON.stringify(writes.map((r) => `${r.verb} ${r.resource} ${r.path} ${r.code}`))}`,
-      );
     assert.equal(
       [perKind('topologies', 'delete'), perKind('topologies', 'create'), perKind('nodes', 'patch')],
       [2, 2, 8],

@@ -39,6 +39,12 @@ import { HOSTNAME_LEVEL, levelsOf, TOPOLOGY_KINDS, topologyObject, type Topology
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
+/**
+ * Node label changes while a create waits are gathered over this window: a
+ * labelling round patches every Node, and each pass asks discovery and lists
+ * under the client rate limit the patches also use.
+ */
+export const LABEL_WAIT_COALESCE_MS = 1_000;
 
 export interface TopologyObjectSyncDeps {
   configMaps: Lister<ConfigMap>;
@@ -77,6 +83,8 @@ export class TopologyObjectSync {
   /** A create waits for Node labels: Node label changes trigger a pass (also those during a pass, which may decide to wait). */
   private waitingForLabels = false;
   private passing = false;
+  private nodeTriggerArmed = false;
+  private readonly stopTimers = new AbortController();
   /** `<group>/<name>` of creates whose wait for labels was said (said once per wait). */
   private readonly waitSaid = new Set<string>();
   private retained: ReadonlyMap<string, ReadonlySet<string>> | undefined;
@@ -100,7 +108,15 @@ export class TopologyObjectSync {
   /** While a create waits for its labels, a Node whose labels change may complete them. */
   nodeHandler(): EventHandler<NodeMeta> {
     const trigger = () => {
-      if (this.waitingForLabels || this.passing) this.queue.add(PASS_KEY);
+      if (!(this.waitingForLabels || this.passing) || this.nodeTriggerArmed || this.queue.isShuttingDown()) return;
+      this.nodeTriggerArmed = true;
+      this.deps.clock.sleep(LABEL_WAIT_COALESCE_MS, this.stopTimers.signal).then(
+        () => {
+          this.nodeTriggerArmed = false;
+          this.queue.add(PASS_KEY);
+        },
+        () => {},
+      );
     };
     return { onAdd: trigger, onUpdate: (old, node) => void (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) && trigger()) };
   }
@@ -119,6 +135,7 @@ export class TopologyObjectSync {
   }
 
   shutDown(): void {
+    this.stopTimers.abort();
     for (const k of this.kinds.values()) k.watch?.stop.abort();
     this.queue.shutDown();
   }
