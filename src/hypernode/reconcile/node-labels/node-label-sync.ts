@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../kube/clock.ts';
 import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { errorMessage } from '../../../util/error-message.ts';
@@ -62,13 +62,13 @@ export class NodeLabelSync {
    */
   private readonly sent = new Map<string, { resourceVersion: string | undefined; patch: string }>();
   private readonly firstTime = firstTimeSeen();
-  private coalescing = false;
   /** A snapshot arrived since the last pass: that pass reports even when it writes nothing. */
   private roundPending = false;
-  private readonly stopCoalescing = new AbortController();
+  private readonly coalesced: ReturnType<typeof coalescingTrigger>;
 
   constructor(private readonly deps: NodeLabelSyncDeps) {
     this.queue = new RateLimitingQueue({ name: NODE_LABEL_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.coalesced = coalescingTrigger(this.queue, PASS_KEY, NODE_LABEL_COALESCE_MS, deps.clock);
   }
 
   /** A source's snapshot was accepted by the reconciler: its labels follow it. */
@@ -105,7 +105,7 @@ export class NodeLabelSync {
   }
 
   shutDown(): void {
-    this.stopCoalescing.abort();
+    this.coalesced.stop();
     this.queue.shutDown();
   }
 
@@ -178,15 +178,7 @@ export class NodeLabelSync {
   }
 
   private schedule(): void {
-    if (this.coalescing || this.queue.isShuttingDown()) return;
-    this.coalescing = true;
-    this.deps.clock.sleep(NODE_LABEL_COALESCE_MS, this.stopCoalescing.signal).then(
-      () => {
-        this.coalescing = false;
-        this.queue.add(PASS_KEY);
-      },
-      () => {},
-    );
+    this.coalesced.trigger();
   }
 }
 

@@ -21,7 +21,7 @@
 import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { isDeepStrictEqual } from 'node:util';
@@ -83,14 +83,14 @@ export class TopologyObjectSync {
   /** A create waits for Node labels: Node label changes trigger a pass (also those during a pass, which may decide to wait). */
   private waitingForLabels = false;
   private passing = false;
-  private nodeTriggerArmed = false;
-  private readonly stopTimers = new AbortController();
+  private readonly labelWait: ReturnType<typeof coalescingTrigger>;
   /** `<group>/<name>` of creates whose wait for labels was said (said once per wait). */
   private readonly waitSaid = new Set<string>();
   private retained: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 
   constructor(private readonly deps: TopologyObjectSyncDeps) {
     this.queue = new RateLimitingQueue({ name: TOPOLOGY_OBJECT_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.labelWait = coalescingTrigger(this.queue, PASS_KEY, LABEL_WAIT_COALESCE_MS, deps.clock);
   }
 
   /** A source's snapshot was accepted: its Topology objects follow it. */
@@ -108,15 +108,7 @@ export class TopologyObjectSync {
   /** While a create waits for its labels, a Node whose labels change may complete them. */
   nodeHandler(): EventHandler<NodeMeta> {
     const trigger = () => {
-      if (!(this.waitingForLabels || this.passing) || this.nodeTriggerArmed || this.queue.isShuttingDown()) return;
-      this.nodeTriggerArmed = true;
-      this.deps.clock.sleep(LABEL_WAIT_COALESCE_MS, this.stopTimers.signal).then(
-        () => {
-          this.nodeTriggerArmed = false;
-          this.queue.add(PASS_KEY);
-        },
-        () => {},
-      );
+      if (this.waitingForLabels || this.passing) this.labelWait.trigger();
     };
     return { onAdd: trigger, onUpdate: (old, node) => void (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) && trigger()) };
   }
@@ -135,7 +127,7 @@ export class TopologyObjectSync {
   }
 
   shutDown(): void {
-    this.stopTimers.abort();
+    this.labelWait.stop();
     for (const k of this.kinds.values()) k.watch?.stop.abort();
     this.queue.shutDown();
   }
