@@ -161,6 +161,12 @@ test('a label a live Topology of ours names is kept (and stays owned) when its l
   const held = nodeLabelChanges(labelled, racksOnly, new Map([['label', new Set([`${P}/zone`])]]));
   assert.equal(held.patches, [], 'the zone label stays while a Topology of ours names it, and the record still lists it');
   assert.equal(nodeLabelChanges(labelled, racksOnly, 'all').patches, [], 'nothing is removed while the Topology objects are unknown');
+  const n3Left = desired(SNAPSHOT.slice(0, 1), labelled);
+  assert.equal(
+    nodeLabelChanges(labelled, n3Left, new Map([['label', new Set([`${P}/zone`])]])).patches.map((p) => [p.node, p.labels]),
+    [['n3', { [`${P}/rack`]: null, [`${P}/zone`]: null }]],
+    'a Node that left the topology loses every label, kept ones too; the others keep the zone label',
+  );
   assert.equal(
     nodeLabelChanges(labelled, new Map([['label', { kind: 'off' }]]), new Map([['label', new Set([`${P}/zone`])]])).patches.map((p) => [p.node, p.labels, p.annotations]),
     [

@@ -135,7 +135,8 @@ export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap
       const keeping: string[] = [];
       for (const key of owned) {
         if (want.has(key) || labelValue(current, key) === undefined) continue;
-        if (kept(source, key)) {
+        // Kept for a Node still in the topology, or for all while the export is off; a Node that left it loses them.
+        if (kept(source, key) && (state.kind === 'off' || want.size > 0)) {
           keeping.push(key);
           continue;
         }
