@@ -140,7 +140,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         regarding: () => manager.configMapRef(),
         metrics: writeMetrics,
         onRetainedLabelsChanged: () => labels?.recheck(),
-        waitForLabels: !deps.dryRun,
+        dryRun: deps.dryRun ?? false,
       })
     : undefined;
   const labels = deps.nodeLabelClient

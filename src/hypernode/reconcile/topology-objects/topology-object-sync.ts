@@ -62,8 +62,11 @@ export interface TopologyObjectSyncDeps {
   metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
   /** The label keys live Topology objects of ours name have changed (the label worker may remove others now). */
   onRetainedLabelsChanged?: () => void;
-  /** False where Node label patches are never applied (--dry-run): a create does not wait for them. Default true. */
-  waitForLabels?: boolean;
+  /**
+   * Writes are recorded, not sent (--dry-run): a create waits for no label
+   * patch (none is applied) and a delete is not looked at again (it stays).
+   */
+  dryRun?: boolean;
 }
 
 /** Per kind: the objects of ours at the last pass (undefined before it was known) and the running watch. */
@@ -177,7 +180,7 @@ export class TopologyObjectSync {
       }
       state.live = decision.ours;
       this.watch(kind, state, decision.version);
-      if (!(await this.apply(kind, decision))) return;
+      if (!(await this.apply(kind, decision)) || this.deps.dryRun) return;
     }
   }
 
@@ -207,7 +210,7 @@ export class TopologyObjectSync {
             });
             break;
           case 'create':
-            if (labelsPending > 0 && this.deps.waitForLabels !== false) {
+            if (labelsPending > 0 && !this.deps.dryRun) {
               this.waitingForLabels = true;
               if (!this.waitSaid.has(key)) logger.info(labelsPendingMessage(kind, source, c.name, labelsPending));
               this.waitSaid.add(key);
