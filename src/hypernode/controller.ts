@@ -126,7 +126,20 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
   });
 
-  // Each of the two follows the other: labels keep what live Topology objects name, a Topology waits for its labels.
+  const labels = deps.nodeLabelClient
+    ? new NodeLabelSync({
+        nodes: deps.nodes,
+        configMaps: deps.configMaps,
+        configMap: deps.configMap,
+        client: deps.nodeLabelClient,
+        clock,
+        logger: writeLogger,
+        queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
+        metrics: writeMetrics,
+        // Labels a live Topology object of ours names stay; the Topology worker knows them.
+        ...(deps.topologyObjectClient ? { retainedLabels: () => topologies?.retainedLabelKeys() } : {}),
+      })
+    : undefined;
   const topologies = deps.topologyObjectClient
     ? new TopologyObjectSync({
         configMaps: deps.configMaps,
@@ -141,19 +154,6 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         metrics: writeMetrics,
         onRetainedLabelsChanged: () => labels?.recheck(),
         dryRun: deps.dryRun ?? false,
-      })
-    : undefined;
-  const labels = deps.nodeLabelClient
-    ? new NodeLabelSync({
-        nodes: deps.nodes,
-        configMaps: deps.configMaps,
-        configMap: deps.configMap,
-        client: deps.nodeLabelClient,
-        clock,
-        logger: writeLogger,
-        queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
-        metrics: writeMetrics,
-        ...(topologies ? { retainedLabels: () => topologies.retainedLabelKeys() } : {}),
       })
     : undefined;
 
