@@ -236,6 +236,8 @@ export class TopologyObjectSync {
       return true;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
+      // Being deleted since the list (the API server says so): the watch brings the pass that creates it once gone.
+      if (errorMessage(err).includes('object is being deleted')) return false;
       // Ours (any source) were listed just now, those being deleted included: this one carries no label of this source.
       this.reportOnce(
         `${kind.title} ${name} already exists without the ${NETWORK_TOPOLOGY_SOURCE_LABEL}=${source} label, so it is not discovery source "${source}"'s and is left alone; delete or rename it to let "${source}" write its own`,
