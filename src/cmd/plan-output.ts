@@ -24,7 +24,7 @@ export interface PlanSummary {
   /** Present when Node labels change: Nodes to patch, labels set and removed, Nodes whose removals are held. */
   readonly nodeLabels?: { readonly nodes: number; readonly set: number; readonly removed: number; readonly held: number };
   /** Present when Kueue or KAI Topology objects change: a replace is a delete and a create (levels are immutable). */
-  readonly topologies?: { readonly create: number; readonly replace: number; readonly delete: number };
+  readonly topologies?: { readonly create: number; readonly replace: number; readonly delete: number; readonly held: number };
 }
 
 export function summarize(plan: Plan): PlanSummary {
@@ -40,7 +40,7 @@ export function summarize(plan: Plan): PlanSummary {
         }
       : undefined;
   const topo = (action: string) => plan.topologies.filter((t) => t.action === action).length;
-  const topologies = plan.topologies.length > 0 ? { create: topo('create'), replace: topo('replace'), delete: topo('delete') } : undefined;
+  const topologies = plan.topologies.length > 0 ? { create: topo('create'), replace: topo('replace'), delete: topo('delete'), held: topo('held') } : undefined;
   return {
     create: count('create'),
     update: count('update'),
@@ -76,12 +76,17 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
   }
   if (plan.topologies.length > 0) lines.push('Topology objects:');
   for (const t of plan.topologies) {
-    const marker = t.action === 'create' ? style.marker('create', MARKERS.create) : t.action === 'delete' ? style.marker('delete', MARKERS.delete) : style.marker('update', '-/+');
+    const marker =
+      t.action === 'create'
+        ? style.marker('create', MARKERS.create)
+        : t.action === 'delete' || t.action === 'held'
+          ? style.marker('delete', MARKERS.delete)
+          : style.marker('update', '-/+');
     const detail =
       t.action === 'replace'
         ? `levels ${t.previous!.join(', ')} -> ${t.levels!.join(', ')} (levels are immutable: deleted and created)`
         : `levels ${(t.levels ?? t.previous)!.join(', ')}`;
-    lines.push(`  ${marker} ${t.kind} ${t.name} (source "${t.source}")`, `${DETAIL_INDENT}${detail}`);
+    lines.push(`  ${marker} ${t.kind} ${t.name} (source "${t.source}")`, `${DETAIL_INDENT}${detail}`, ...t.steps.map((step, i) => `${DETAIL_INDENT}${i + 1}. ${step}`));
   }
   if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0)
     lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
@@ -96,7 +101,7 @@ export function planHeadline(plan: Plan): string {
   const l = s.nodeLabels;
   const labels = l ? `. Node labels: ${l.nodes} Nodes to patch (${l.set} set, ${l.removed} removed${l.held > 0 ? `, ${l.held} Nodes held` : ''})` : '';
   const t = s.topologies;
-  const topologies = t ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.delete} to delete` : '';
+  const topologies = t ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.delete} to delete${t.held > 0 ? `, ${t.held} being deleted (held)` : ''}` : '';
   return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}${topologies}`;
 }
 

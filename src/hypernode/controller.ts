@@ -135,16 +135,25 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         clock,
         logger: writeLogger,
         queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
+        metrics: writeMetrics,
+        // Labels a live Topology object of ours names stay; the Topology worker knows them.
+        ...(deps.topologyObjectClient ? { retainedLabels: () => topologies?.retainedLabelKeys() } : {}),
       })
     : undefined;
   const topologies = deps.topologyObjectClient
     ? new TopologyObjectSync({
         configMaps: deps.configMaps,
         configMap: deps.configMap,
+        nodes: deps.nodes,
         client: deps.topologyObjectClient,
         clock,
         logger: writeLogger,
         queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
+        events: deps.events,
+        regarding: () => manager.configMapRef(),
+        metrics: writeMetrics,
+        onRetainedLabelsChanged: () => labels?.recheck(),
+        dryRun: deps.dryRun ?? false,
       })
     : undefined;
 
@@ -156,7 +165,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
     ...(labels ? [deps.nodes.addEventHandler(labels.nodeHandler()), deps.configMaps.addEventHandler(labels.configMapHandler())] : []),
-    ...(topologies ? [deps.configMaps.addEventHandler(topologies.configMapHandler())] : []),
+    ...(topologies ? [deps.configMaps.addEventHandler(topologies.configMapHandler()), deps.nodes.addEventHandler(topologies.nodeHandler())] : []),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   state?.started();

@@ -58,6 +58,11 @@ export const FABRIC_MISCABLED = define(
   'Warning',
   'Links of a fabric join no group (a host on two units, an unpolled switch, a neighbour without a name); once per distinct list.',
 );
+export const TOPOLOGY_DELETION_HELD = define(
+  'TopologyDeletionHeld',
+  'Warning',
+  "A Kueue or KAI Topology of ours is being deleted (its levels changed, or its export is off) but a finalizer holds it (Kueue's while a ResourceFlavor names it); once per object and set of finalizers, naming what to do.",
+);
 
 /** The catalogue, in the order the docs list it. */
 export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
@@ -76,4 +81,5 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   CLEARTEXT_CREDENTIALS,
   SWITCH_UNREACHABLE,
   FABRIC_MISCABLED,
+  TOPOLOGY_DELETION_HELD,
 ]);

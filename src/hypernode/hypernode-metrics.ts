@@ -13,8 +13,16 @@ import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './model/hypernode
 export const SNAPSHOT_RULES = ['member-selector', 'cycle', 'parents', 'tier-order', 'name', 'label', 'size'] as const;
 export type SnapshotRule = (typeof SNAPSHOT_RULES)[number];
 
-/** The verbs counted by `hypernode_api_writes_total`. */
+/** The verbs of HyperNode writes. */
 export type WriteVerb = 'create' | 'update' | 'update_status' | 'delete';
+/** The verbs counted by `hypernode_api_writes_total`: HyperNode writes, and `patch` for a Node's labels. */
+export type ApiWriteVerb = WriteVerb | 'patch';
+/**
+ * The kinds `hypernode_api_writes_total` counts by: HyperNodes, the Node
+ * label patches of exports.nodeLabels, and the Topology objects of
+ * exports.kueueTopology / kaiTopology (`Topology.<group>`).
+ */
+export type WriteKind = 'HyperNode' | 'Node' | `Topology.${string}`;
 /** The status code classes of `hypernode_api_write_failures_total`. */
 export const WRITE_FAILURE_CODE_CLASSES = ['4xx', '5xx', 'network'] as const;
 /** The verbs a source's own writes use (`update_status` is written with `source=""`). */
@@ -40,8 +48,8 @@ export interface HyperNodeMetrics extends DiscovererMetrics {
   reconcileDuration(source: string, seconds: number): void;
   /** HyperNodes currently owned by `source` after its last reconcile. */
   managed(source: string, count: number): void;
-  /** A successful API write; `source` is empty for status (nodeCount) writes. */
-  apiWrite(source: string, verb: WriteVerb): void;
+  /** A successful API write of `kind` (default HyperNode); `source` is empty for status (nodeCount) writes. */
+  apiWrite(source: string, verb: ApiWriteVerb, kind?: WriteKind): void;
   /**
    * A HyperNode write the API server rejected (or that never got an answer);
    * `codeClass` is `4xx`, `5xx` or `network`. The write is retried.
@@ -67,10 +75,12 @@ const RECONCILE_DURATION_BUCKETS_S = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30,
 export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const results = counter(registry, 'hypernode_discovery_results_total', 'Discovery snapshots received by the controller, per source.', ['source']);
   const failures = counter(registry, 'hypernode_reconcile_failures_total', 'Failed HyperNode writes while reconciling a snapshot, per source.', ['source']);
-  const writes = counter(registry, 'hypernode_api_writes_total', 'Successful HyperNode API writes by source and verb (source is empty for nodeCount status writes).', [
-    'source',
-    'verb',
-  ]);
+  const writes = counter(
+    registry,
+    'hypernode_api_writes_total',
+    'Successful API writes by kind (HyperNode, Node, Topology.<group>), source and verb (source is empty for nodeCount status writes).',
+    ['kind', 'source', 'verb'],
+  );
   const writeFailures = counter(
     registry,
     'hypernode_api_write_failures_total',
@@ -158,7 +168,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     reconcileFailed: (source) => failures.inc({ source }),
     reconcileDuration: (source, seconds) => duration.observe({ source }, seconds),
     managed: (source, count) => managed.set({ source }, count),
-    apiWrite: (source, verb) => writes.inc({ source, verb }),
+    apiWrite: (source, verb, kind = 'HyperNode') => writes.inc({ kind, source, verb }),
     apiWriteFailed: (source, verb, codeClass) => writeFailures.inc({ source, verb, code_class: codeClass }),
     discovererFailed: (source) => discovererFailures.inc({ source }),
     discoveryFailed: (source) => discoveryFailures.inc({ source }),

@@ -266,3 +266,27 @@ export async function runWorker(queue: RateLimitingQueue, sync: (key: string) =>
     }
   }
 }
+
+/**
+ * Adds `key` to `queue` `delayMs` after the first of a burst of triggers;
+ * triggers while one is pending ride along, so a burst of events costs one
+ * sync. `stop` drops the pending add (at shutdown).
+ */
+export function coalescingTrigger(queue: RateLimitingQueue, key: string, delayMs: number, clock: Clock): { trigger(): void; stop(): void } {
+  const stopped = new AbortController();
+  let armed = false;
+  return {
+    trigger() {
+      if (armed || queue.isShuttingDown()) return;
+      armed = true;
+      clock.sleep(delayMs, stopped.signal).then(
+        () => {
+          armed = false;
+          queue.add(key);
+        },
+        () => {},
+      );
+    },
+    stop: () => stopped.abort(),
+  };
+}

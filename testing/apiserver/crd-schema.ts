@@ -183,6 +183,18 @@ export function validateSchema(value: Json, schema: Schema, path: string, errs: 
 /** A rule's check: `oldSelf` is the stored value at the same path, for transition rules on an update. */
 type Rule = (self: any, oldSelf: Json) => boolean;
 
+/** A value with its object keys sorted, so CEL's order-free equality can be a JSON comparison. */
+const sortedKeys = (v: Json): Json =>
+  Array.isArray(v)
+    ? v.map(sortedKeys)
+    : isObject(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, sortedKeys(v[k])]),
+        )
+      : v;
+
 const levelLabels = (self: Array<{ nodeLabel?: string }>) => self.map((l) => l.nodeLabel);
 
 /** The CEL rules this stand-in understands, keyed by their exact text. */
@@ -190,11 +202,15 @@ const KNOWN_RULES: Record<string, Rule> = {
   'has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)': (self) => 'exactMatch' in self || 'regexMatch' in self || 'labelMatch' in self,
   '(has(self.exactMatch) ? 1 : 0) + (has(self.regexMatch) ? 1 : 0) + (has(self.labelMatch) ? 1 : 0) <= 1': (self) =>
     ['exactMatch', 'regexMatch', 'labelMatch'].filter((k) => k in self).length <= 1,
-  // Topology levels (Kueue, KAI): fixed once created, no label twice, the hostname level only last.
+  // Topology levels (Kueue, KAI), as published: fixed once created, no level twice, the hostname level only last.
   'self == oldSelf': (self, oldSelf) => JSON.stringify(self) === JSON.stringify(oldSelf),
-  'self.all(l, self.exists_one(m, m.nodeLabel == l.nodeLabel))': (self) => new Set(levelLabels(self)).size === self.length,
-  "!self.exists(l, l.nodeLabel == 'kubernetes.io/hostname') || self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'": (self) =>
+  'size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0': (self) => new Set(self.map((l: unknown) => JSON.stringify(l))).size === self.length,
+  "size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'": (self) =>
     !levelLabels(self).includes('kubernetes.io/hostname') || levelLabels(self).at(-1) === 'kubernetes.io/hostname',
+  // Kueue's ResourceFlavor spec. Without nodeLabels CEL fails on the missing key; the stand-in reports the rule's message instead.
+  '!has(self.topologyName) || self.nodeLabels.size() >= 1': (self) => !('topologyName' in self) || Object.keys(self.nodeLabels ?? {}).length >= 1,
+  '!has(oldSelf.topologyName) || self == oldSelf': (self, oldSelf) =>
+    !(isObject(oldSelf) && 'topologyName' in oldSelf) || JSON.stringify(sortedKeys(self)) === JSON.stringify(sortedKeys(oldSelf)),
 };
 
 /** A transition rule compares with the stored object: not run on create, nor where the old value is absent. */

@@ -9,4 +9,12 @@ export type { RequestRecord, RequestMatch, Verb } from './request-log.ts';
 export type { FailureSpec } from './faults.ts';
 export { StatusError, type Status, type StatusCause } from './status.ts';
 export type { Obj } from './resources.ts';
-export { HYPERNODE_CRD_FILE, KAI_TOPOLOGY_CRD_FILE, KUEUE_TOPOLOGY_CRD_FILE } from './resources.ts';
+export {
+  HYPERNODE_CRD_FILE,
+  KAI_TOPOLOGY_CRD_FILE,
+  KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE,
+  KUEUE_0_13_TOPOLOGY_CRD_FILE,
+  KUEUE_RESOURCE_FLAVOR_CRD_FILE,
+  KUEUE_TOPOLOGY_CRD_FILE,
+} from './resources.ts';
+export { KUEUE_RESOURCE_IN_USE_FINALIZER } from './kueue-topology-controller.ts';

@@ -15,6 +15,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  fieldForbidden,
   fieldInvalid,
   etcdTooLarge,
   ETCD_MAX_REQUEST_BYTES,
@@ -27,6 +28,32 @@ import {
   unknownError,
   unsupportedMediaType,
 } from './status.ts';
+
+/**
+ * An update of an object being deleted keeps its deletionTimestamp and may
+ * only remove finalizers (apiserver's ValidateObjectMetaUpdate: "no new
+ * finalizers can be added if the object is being deleted").
+ */
+function keepDeletionState(rt: ResourceType, prev: Obj, next: Obj): void {
+  const at = prev.metadata.deletionTimestamp;
+  if (at === undefined) {
+    delete next.metadata.deletionTimestamp;
+    delete next.metadata.deletionGracePeriodSeconds;
+    return;
+  }
+  next.metadata.deletionTimestamp = at;
+  next.metadata.deletionGracePeriodSeconds = prev.metadata.deletionGracePeriodSeconds;
+  const had = new Set<string>(prev.metadata.finalizers ?? []);
+  const added = ((next.metadata.finalizers ?? []) as string[]).filter((f) => !had.has(f));
+  if (added.length > 0) {
+    throw invalid(rt, prev.metadata.name, [
+      fieldForbidden(
+        'metadata.finalizers',
+        `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+      ),
+    ]);
+  }
+}
 
 /** Namespaces every real cluster has; they survive a data wipe. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -218,7 +245,8 @@ export class Registry {
     if (opts.manager) recordWrite(obj, undefined, opts.manager, rt.apiVersion, meta.creationTimestamp);
     this.validate(rt, obj);
     const key = keyOf(meta.namespace, meta.name);
-    if (this.store.get(rt.key, key)) throw alreadyExists(rt, meta.name);
+    const existing = this.store.get(rt.key, key);
+    if (existing) throw alreadyExists(rt, meta.name, existing.obj.metadata.deletionTimestamp !== undefined);
     checkStorable(obj);
     return this.store.put(rt.key, key, (rv) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
   }
@@ -285,6 +313,7 @@ export class Registry {
         else delete next.status;
       }
       next.metadata = { ...next.metadata, uid: prev.metadata.uid, creationTimestamp: prev.metadata.creationTimestamp };
+      keepDeletionState(rt, prev, next);
       if (rt.tracksGeneration) {
         const changed = withoutMetaAndStatus(next) !== withoutMetaAndStatus(prev);
         next.metadata.generation = (prev.metadata.generation ?? 1) + (changed ? 1 : 0);
@@ -298,6 +327,8 @@ export class Registry {
     if (comparable(next) === comparable(prev)) return old;
     if (opts.manager) recordWrite(next, prev.metadata.managedFields, opts.manager, rt.apiVersion, now(), opts.subresource);
     if (!next.metadata.managedFields) delete next.metadata.managedFields;
+    // The last finalizer of an object being deleted removed: the deletion completes (store.go's finalize).
+    if (prev.metadata.deletionTimestamp !== undefined && !next.metadata.finalizers?.length) return this.store.remove(rt.key, old.key)!;
     checkStorable(next);
     return this.store.put(rt.key, old.key, (rv) => ({ ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } }));
   }
@@ -311,6 +342,14 @@ export class Registry {
         if (!t.namespaced) continue;
         for (const s of this.store.list(t.key)) if (s.obj.metadata.namespace === name) this.store.remove(t.key, s.key);
       }
+    }
+    const finalizers: unknown = old.obj.metadata.finalizers;
+    if (rt.resource !== 'namespaces' && Array.isArray(finalizers) && finalizers.length > 0) {
+      // Graceful deletion held by finalizers: the object stays, marked, until the last one is removed (an update).
+      if (old.obj.metadata.deletionTimestamp !== undefined) return old;
+      const marked = { ...clone(old.obj), metadata: { ...clone(old.obj.metadata), deletionTimestamp: now(), deletionGracePeriodSeconds: 0 } };
+      if (rt.tracksGeneration) marked.metadata.generation = (old.obj.metadata.generation ?? 1) + 1;
+      return this.store.put(rt.key, old.key, (rv) => ({ ...marked, metadata: { ...marked.metadata, resourceVersion: String(rv) } }));
     }
     return this.store.remove(rt.key, old.key)!;
   }

@@ -218,12 +218,18 @@ const leases = builtin({
 export const HYPERNODE_CRD_FILE = fileURLToPath(new URL('./topology.volcano.sh_hypernodes.yaml', import.meta.url));
 
 /**
- * Test schemas of the Topology objects the controller may write (written for
- * these tests from Kueue's and KAI Scheduler's published API, not copies of
- * their CRDs); served only when a test asks (ApiServerOptions.extraCrds).
+ * Kueue's and KAI Scheduler's kinds the controller meets, with the validation
+ * of their published CRDs (see each file's header for where the facts come
+ * from); served only when a test asks (ApiServerOptions.extraCrds). Kueue
+ * comes as a current release (Topology and ResourceFlavor at v1beta2) or as
+ * 0.9 to 0.13 (Topology at v1alpha1 beside ResourceFlavor at v1beta1).
  */
-export const KUEUE_TOPOLOGY_CRD_FILE = fileURLToPath(new URL('./kueue.x-k8s.io_topologies.yaml', import.meta.url));
-export const KAI_TOPOLOGY_CRD_FILE = fileURLToPath(new URL('./kai.scheduler_topologies.yaml', import.meta.url));
+const here = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
+export const KUEUE_TOPOLOGY_CRD_FILE = here('kueue.x-k8s.io_topologies.yaml');
+export const KUEUE_RESOURCE_FLAVOR_CRD_FILE = here('kueue.x-k8s.io_resourceflavors.yaml');
+export const KUEUE_0_13_TOPOLOGY_CRD_FILE = here('kueue-v0.13.topologies.yaml');
+export const KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE = here('kueue-v0.13.resourceflavors.yaml');
+export const KAI_TOPOLOGY_CRD_FILE = here('kai.scheduler_topologies.yaml');
 
 /** A custom resource type enforced from a CRD manifest; `qualified` files it under plural.group. */
 export function customResource(crdFile: string, qualified = false): ResourceType {

@@ -4,6 +4,7 @@
 // of kube-apiserver (k8s.io/apiserver pkg/endpoints) as strictly as the tests
 // need: where it differs from a real server, it is never more permissive.
 
+import { runKueueTopologyController } from './kueue-topology-controller.ts';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -24,7 +25,7 @@ import { managerFromUserAgent } from './managed-fields.ts';
 import { Registry, type DeletePreconditions } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
-import { customResource, defaultResourceTypes, type ResourceType } from './resources.ts';
+import { customResource, defaultResourceTypes, type Obj, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { badRequest, methodNotAllowed, pageNotFound, status, StatusError, unauthorized, unsupportedMediaType } from './status.ts';
 import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Stored } from './store.ts';
@@ -68,6 +69,8 @@ export interface ApiServerOptions {
    * each filed under plural.group: `store.get('topologies.kueue.x-k8s.io', name)`.
    */
   extraCrds?: readonly string[];
+  /** Runs the model of Kueue's Topology controller from the start (see startKueueTopologyController). */
+  kueueTopologyController?: boolean;
 }
 
 /** The plural the HyperNode CRD registers (absent while withoutHyperNodeCrd). */
@@ -136,6 +139,28 @@ export class ApiServer {
     // The watch cache starts once the server has bootstrapped, as a real one does: a watch from an earlier revision is 410.
     this.objects.resetWatchCache();
     this.server = this.createServer();
+    if (opts.kueueTopologyController) this.startKueueTopologyController();
+  }
+
+  private stopKueue?: () => void;
+
+  /**
+   * Runs the model of Kueue's Topology controller (kueue-topology-controller.ts)
+   * until close(): its finalizer on every Kueue Topology, released once no
+   * ResourceFlavor names it. Serve the Kueue CRDs first.
+   */
+  startKueueTopologyController(): void {
+    this.stopKueue ??= runKueueTopologyController(this.objects, this.store);
+  }
+
+  /**
+   * Calls `listener` synchronously with every stored state of `resource`
+   * (`plural` or `plural.group` as store.get takes it) and whether it was
+   * deleted, so a test can check an invariant at every step; returns the
+   * unsubscribe.
+   */
+  onStoreChange(resource: string, listener: (obj: Obj, deleted: boolean) => void): () => void {
+    return this.objects.subscribe(resource, (ev) => listener(JSON.parse(JSON.stringify(ev.object.obj)) as Obj, ev.type === 'DELETED'));
   }
 
   /** Serves HyperNodes from now on, as when an operator applies the CRD (only after withoutHyperNodeCrd). */
@@ -261,6 +286,7 @@ export class ApiServer {
   }
 
   async close(): Promise<void> {
+    this.stopKueue?.();
     await this.stopListening();
   }
 
@@ -481,6 +507,8 @@ export class ApiServer {
   private deleteResponse(rt: ResourceType, deleted: Stored): string {
     // Namespaces answer the object (they are finalized, not gone); everything else, CRDs included, a Success Status.
     if (rt.resource === 'namespaces') return objectJson(deleted, 'full');
+    // A deletion a finalizer holds answers the object, marked with its deletionTimestamp.
+    if (deleted.obj.metadata.deletionTimestamp !== undefined) return objectJson(deleted, 'full');
     const details: Record<string, string> = { name: deleted.obj.metadata.name, kind: rt.resource, uid: deleted.obj.metadata.uid };
     if (rt.group) details.group = rt.group;
     return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });

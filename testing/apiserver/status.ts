@@ -65,8 +65,9 @@ function details(s: ErrorSubject, name: string): Status['details'] {
 
 export const notFound = (s: ErrorSubject, name: string): StatusError => new StatusError(status(404, 'NotFound', `${groupResource(s)} "${name}" not found`, details(s, name)));
 
-export const alreadyExists = (s: ErrorSubject, name: string): StatusError =>
-  new StatusError(status(409, 'AlreadyExists', `${groupResource(s)} "${name}" already exists`, details(s, name)));
+/** `terminating`: the name is held by an object being deleted (the store's "object is being deleted: " prefix). */
+export const alreadyExists = (s: ErrorSubject, name: string, terminating = false): StatusError =>
+  new StatusError(status(409, 'AlreadyExists', `${terminating ? 'object is being deleted: ' : ''}${groupResource(s)} "${name}" already exists`, details(s, name)));
 
 export const MODIFIED_DETAIL = 'the object has been modified; please apply your changes to the latest version and try again';
 

@@ -112,13 +112,13 @@ test('the monitoring and two-replica components are offered, commented out, in t
   assert.equal(pdb.spec, { minAvailable: 1, selector: { matchLabels: selector } });
 });
 
-test('the Node label component grants patch on Nodes and list/create/delete on Kueue and KAI topologies only, to the controller ServiceAccount, and is offered commented out', () => {
+test('the Node label component grants patch on Nodes and list/watch/create/delete on Kueue and KAI topologies only, to the controller ServiceAccount, and is offered commented out', () => {
   assert.match(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), /^\s*# - \.\.\/node-labels /m);
   assert.is(parse(readFileSync(join(repoRoot, 'deploy/node-labels/kustomization.yaml'), 'utf8')).kind, 'Component');
   const [role, binding] = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/node-labels/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Obj);
   assert.equal(role!.rules, [
     { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
-    { apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'], resources: ['topologies'], verbs: ['list', 'create', 'delete'] },
+    { apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'], resources: ['topologies'], verbs: ['list', 'watch', 'create', 'delete'] },
   ]);
   assert.equal(binding!.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
   assert.equal(binding!.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role!.metadata.name });

@@ -99,6 +99,7 @@ test('every alert has a summary, a description, a severity and a runbook link to
     'HyperNodeReconcileFailing',
     'HyperNodeTopologyNotRefreshed',
     'HyperNodeWorkqueueStuck',
+    'HyperNodeWritesNeverSettle',
   ]);
   for (const a of alerts) {
     assert.ok(a.annotations.summary && a.annotations.description, a.alert);

@@ -1,24 +1,38 @@
 // exports.kueueTopology / kaiTopology end to end: the controller in this
 // process against the API server stand-in serving the Kueue and KAI Topology
-// test schemas, with the chart's RBAC plus the deploy/node-labels overlay.
-// From the label worked example it writes one Topology of each kind whose
-// levels are the Node label keys, highest tier first and
-// kubernetes.io/hostname last; an unchanged round writes nothing; a change
-// of levels (immutable in both) is a delete and a create; turning one export
-// off deletes only that kind's object; without a CRD it logs once and
-// writes nothing until the CRD is served; and a tree of more than 8 levels
-// is refused with a line saying why; --dry-run only logs; an object of
-// the same name that is not ours is left alone. `plan` lists the creates and the
-// replace (as delete + create) beside the other changes, and still plans
-// when its user may not read Topology objects.
+// schemas as published, with the chart's RBAC plus the deploy/node-labels
+// overlay. From the label worked example it writes one Topology of each kind
+// whose levels are the Node label keys, highest tier first and
+// kubernetes.io/hostname last, only once the Nodes carry those labels; an
+// unchanged round writes nothing; a change of levels (immutable in both) is
+// a delete and a create of the same name, and while Kueue's finalizer holds
+// the delete (a ResourceFlavor names the Topology) the hold is reported, the
+// Nodes keep every label it names, and the new object follows within
+// moments of the flavor letting go, without a ConfigMap edit; one deleted by
+// someone else is made again; Kueue 0.13 gets its Topology at v1alpha1 (8
+// levels), a current Kueue 12 levels; turning one export off deletes only
+// that kind's object; without a CRD it logs once and writes nothing until
+// the CRD is served; a tree of more levels than the version takes is refused
+// with a line saying why; --dry-run only logs; an object of the same name
+// that is not ours is left alone; with no export and the chart's RBAC no
+// request reaches `topologies`. `plan` lists the creates and the replace
+// with their whole sequence, and still plans when its user may not read
+// Topology objects.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plan } from '../../src/cmd/plan.ts';
-import { KAI_TOPOLOGY_CRD_FILE, KUEUE_TOPOLOGY_CRD_FILE, type ApiServer } from '../../testing/apiserver/index.ts';
+import {
+  KAI_TOPOLOGY_CRD_FILE,
+  KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE,
+  KUEUE_0_13_TOPOLOGY_CRD_FILE,
+  KUEUE_RESOURCE_FLAVOR_CRD_FILE,
+  KUEUE_TOPOLOGY_CRD_FILE,
+  type ApiServer,
+} from '../../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { startControllerBinary, startControllerInProcess } from '../support/controller-process.ts';
 import { CLUSTER, CONTROLLER_USER, NS, RACK, node, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
@@ -37,13 +51,18 @@ function config(exports: string, keys: string[] = [CLUSTER, RACK]): string {
 }
 const BOTH = config('      kueueTopology: true\n      kaiTopology: true\n');
 
-type Topo = { metadata: { name: string; uid: string; labels?: Record<string, string> }; spec: { levels: Array<{ nodeLabel: string }> } };
+type Topo = {
+  metadata: { name: string; uid: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string };
+  spec: { levels: Array<{ nodeLabel: string }> };
+};
 const levels = (api: ApiServer, resource: string, name = 'hypernode-label') => (api.store.get(resource, name) as Topo | undefined)?.spec.levels.map((l) => l.nodeLabel);
 const topologyWrites = (api: ApiServer) => api.requests.writes((r) => r.resource === 'topologies' && r.user === CONTROLLER_USER);
 
-async function start(conf: string, crds = true, extraLabels: Record<string, string> = {}, run = true) {
+const CURRENT = [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KAI_TOPOLOGY_CRD_FILE];
+
+async function start(conf: string, crds: boolean | string[] = true, extraLabels: Record<string, string> = {}, run = true) {
   const { api, kubeconfig } = await s.startCluster(nodeLabelOverlayRules());
-  if (crds) for (const f of [KUEUE_TOPOLOGY_CRD_FILE, KAI_TOPOLOGY_CRD_FILE]) api.installCrd(f);
+  for (const f of crds === true ? CURRENT : crds === false ? [] : crds) api.installCrd(f);
   for (let i = 0; i < 8; i++) api.store.create(node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5', ...extraLabels }));
   seedConfigMap(api, conf);
   if (run) s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
@@ -70,6 +89,41 @@ test('one Kueue and one KAI Topology, levels from the label keys with the hostna
   await s.converge(() => rounds() > before, 'another round of the same snapshot');
   await s.converge(() => api.requests.all().filter((r) => r.resource === 'topologies' && r.verb === 'list').length >= 4, 'the Topology objects listed again');
   assert.is(topologyWrites(api).length, 2, 'nothing written for an unchanged topology');
+  assert.equal(
+    api.requests.all((r) => r.user === CONTROLLER_USER && r.code === 403),
+    [],
+    'nothing refused under the chart RBAC and the node-labels component',
+  );
+  // Each label was on its Node before the Topology naming it was created.
+  const order = api.requests.all((r) => r.user === CONTROLLER_USER);
+  const firstCreate = order.findIndex((r) => r.resource === 'topologies' && r.verb === 'create');
+  const lastPatch = order.findLastIndex((r) => r.resource === 'nodes' && r.verb === 'patch');
+  assert.ok(lastPatch >= 0 && lastPatch < firstCreate, 'the Node labels were written before the Topology');
+});
+
+test('with Node labels but no Topology export: a Topology of ours a past configuration left is deleted, then topologies are not asked about again', async () => {
+  const labelsOnly = config('');
+  const api = await start(labelsOnly, true, {}, false);
+  api.store.create({
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'Topology',
+    metadata: { name: 'hypernode-label', labels: { 'volcano.sh/network-topology-source': 'label' } },
+    spec: { levels: [{ nodeLabel: `${PREFIX}/hypernode` }, { nodeLabel: HOST }] },
+  });
+  s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
+  await s.converge(() => levels(api, KUEUE) === undefined, 'the left-over Topology deleted');
+  await s.converge(() => api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypernode`]), 'the Nodes labelled');
+  const asked = () => api.requests.all((r) => r.user === CONTROLLER_USER && r.resource === 'topologies').length;
+  const after = asked();
+  const rounds = () => (s.log().match(/Topology reconciliation completed source="label"/g) ?? []).length;
+  const before = rounds();
+  setDiscoveryConfig(api, labelsOnly.replace('    enabled: true\n', '    enabled: true\n    interval: 2h\n'));
+  await s.converge(() => rounds() > before, 'another round after a ConfigMap change');
+  assert.is(asked(), after, 'no further request once none of ours is left and no entry exports the kind');
+  assert.equal(
+    api.requests.all((r) => r.user === CONTROLLER_USER && r.code === 403),
+    [],
+  );
 });
 
 test('a change of levels replaces the objects (delete, then create); turning one export off deletes only its kind', async () => {
@@ -109,17 +163,42 @@ test('without the CRDs: one log line per kind and no write; once served, the nex
   assert.is((s.log().match(/The KAI Topology CRD/g) ?? []).length, 1, 'the still-missing KAI CRD is said once');
 });
 
-test('a tree of more than 8 levels writes no Topology and says why; exports without nodeLabels are a config error', async () => {
-  const deep = Array.from({ length: 8 }, (_, i) => `example.com/l${i}`);
-  const api = await start(config('      kueueTopology: true\n', deep), true, Object.fromEntries(deep.map((k, i) => [k, `v${i}`])));
+test('a current Kueue and KAI get 12 levels; a tree of more than 16 writes no Topology and says why; exports without nodeLabels are a config error', async () => {
+  const eleven = Array.from({ length: 11 }, (_, i) => `example.com/l${i}`);
+  const api = await start(config('      kueueTopology: true\n      kaiTopology: true\n', eleven), true, Object.fromEntries(eleven.map((k, i) => [k, `v${i}`])));
+  await s.converge(() => levels(api, KUEUE)?.length === 12 && levels(api, KAI)?.length === 12, '12 levels written to both');
+  assert.is(levels(api, KUEUE)!.at(-1), HOST);
+
+  const sixteen = Array.from({ length: 16 }, (_, i) => `example.com/l${i}`);
+  for (const n of api.store.list('nodes'))
+    api.store.update({ ...n, metadata: { ...n.metadata, labels: { ...n.metadata.labels, ...Object.fromEntries(sixteen.map((k, i) => [k, `v${i}`])) } } });
+  setDiscoveryConfig(api, config('      kueueTopology: true\n', sixteen));
   await s.converge(
-    () => /needs 9 Topology levels \(with kubernetes\.io\/hostname\), more than the 8 a Kueue or KAI Topology holds; no Topology hypernode-label is written/.test(s.log()),
+    () =>
+      /needs 17 Topology levels \(with kubernetes\.io\/hostname\), more than the 16 a Kueue Topology kueue\.x-k8s\.io\/v1beta2 holds; no Topology hypernode-label is written/.test(
+        s.log(),
+      ),
     'the refusal said',
   );
-  assert.equal(topologyWrites(api), []);
 
   setDiscoveryConfig(api, config('      kueueTopology: true\n').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    exports:\n'));
   await s.converge(() => /exports\.kueueTopology needs exports\.nodeLabels: its levels are the Node label keys/.test(s.log()), 'the config error names the missing key');
+});
+
+test('Kueue 0.13 (Topology served only at v1alpha1 beside v1beta1 kinds) gets its Topology; 9 levels are refused there', async () => {
+  const api = await start(config('      kueueTopology: true\n'), [KUEUE_0_13_TOPOLOGY_CRD_FILE, KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE]);
+  await s.converge(() => levels(api, KUEUE)?.length === 3, 'the Kueue Topology written');
+  assert.is(api.store.get(KUEUE, 'hypernode-label')!.apiVersion, 'kueue.x-k8s.io/v1alpha1');
+  assert.equal(
+    api.requests.all((r) => r.resource === 'topologies' && r.user === CONTROLLER_USER && r.code === 404),
+    [],
+    'never asked at a version the kind is not served at',
+  );
+  const eight = Array.from({ length: 8 }, (_, i) => `example.com/l${i}`);
+  for (const n of api.store.list('nodes'))
+    api.store.update({ ...n, metadata: { ...n.metadata, labels: { ...n.metadata.labels, ...Object.fromEntries(eight.map((k, i) => [k, `v${i}`])) } } });
+  setDiscoveryConfig(api, config('      kueueTopology: true\n', eight));
+  await s.converge(() => /more than the 8 a Kueue Topology kueue\.x-k8s\.io\/v1alpha1 holds/.test(s.log()), 'the 9-level refusal said');
 });
 
 test('a Topology of that name someone else made is left alone, said once, and the other kind is still written', async () => {
@@ -128,7 +207,10 @@ test('a Topology of that name someone else made is left alone, said once, and th
   s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
   await s.converge(() => levels(api, KAI)?.length === 3, 'the KAI Topology written');
   await s.converge(
-    () => /Kueue Topology hypernode-label already exists without the volcano\.sh\/network-topology-source label, so it is not ours and is left alone/.test(s.log()),
+    () =>
+      /Kueue Topology hypernode-label already exists without the volcano\.sh\/network-topology-source=label label, so it is not discovery source "label"'s and is left alone/.test(
+        s.log(),
+      ),
     'the foreign object reported',
   );
   assert.equal(levels(api, KUEUE), ['example.com/theirs']);
@@ -150,15 +232,32 @@ test('--dry-run creates no Topology and logs each it would create', async () => 
   assert.is(api.store.list(KUEUE).length, 0);
 });
 
-test('with Kueue installed but neither the export nor its RBAC, the controller says nothing about Topology objects', async () => {
+test('with Kueue installed and the chart RBAC but no export, no request reaches topologies and none is refused', async () => {
   const { api, kubeconfig } = await s.startCluster();
-  for (const f of [KUEUE_TOPOLOGY_CRD_FILE, KAI_TOPOLOGY_CRD_FILE]) api.installCrd(f);
+  for (const f of CURRENT) api.installCrd(f);
   for (let i = 0; i < 8; i++) api.store.create(node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5' }));
-  seedConfigMap(api, config('').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, ''));
+  const plain = config('').replace(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '');
+  seedConfigMap(api, plain);
   s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
-  await s.converge(() => api.requests.all({ user: CONTROLLER_USER }).filter((r) => r.resource === 'topologies' && r.code === 403).length >= 2, 'both lists refused');
   await s.converge(() => api.store.list('hypernodes').length === 6, 'the HyperNodes written');
+  const rounds = () => (s.log().match(/Topology reconciliation completed source="label"/g) ?? []).length;
+  const before = rounds();
+  setDiscoveryConfig(api, plain.replace('    enabled: true\n', '    enabled: true\n    interval: 2h\n'));
+  await s.converge(() => rounds() > before, 'another round after a ConfigMap change');
+  assert.equal(
+    api.requests.all((r) => r.user === CONTROLLER_USER && (r.resource === 'topologies' || r.code === 403)).map((r) => `${r.verb} ${r.path} ${r.code}`),
+    [],
+  );
   assert.not.match(s.log(), /Kueue|KAI|topologies/);
+});
+
+test('a Topology deleted by someone else is made again from the watch, without a ConfigMap edit', async () => {
+  const api = await start(BOTH);
+  await s.converge(() => levels(api, KUEUE)?.length === 3 && levels(api, KAI)?.length === 3, 'written');
+  const uid = (api.store.get(KUEUE, 'hypernode-label') as Topo).metadata.uid;
+  api.store.delete(KUEUE, 'hypernode-label');
+  await s.converge(() => (api.store.get(KUEUE, 'hypernode-label') as Topo | undefined)?.metadata.uid !== uid && levels(api, KUEUE)?.length === 3, 'made again');
+  assert.ok(api.requests.all((r) => r.resource === 'topologies' && r.user === CONTROLLER_USER && r.verb === 'watch').length >= 2, 'both kinds watched');
 });
 
 test('plan shows the Topology creates, nothing once written, and a change of levels as a replace', async () => {
@@ -177,11 +276,11 @@ test('plan shows the Topology creates, nothing once written, and a change of lev
     assert.is(before.code, 2, before.stderr);
     assert.match(
       before.stdout,
-      `\nTopology objects:\n  + Kueue Topology hypernode-label (source "label")\n      levels ${want}\n  + KAI Topology hypernode-label (source "label")\n      levels ${want}\n`,
+      `\nTopology objects:\n  + Kueue Topology hypernode-label (source "label")\n      levels ${want}\n      1. the Node labels above are written first (8 Nodes)\n      2. create with levels ${want}\n  + KAI Topology hypernode-label (source "label")\n`,
     );
     assert.match(before.stdout, /\. Topology objects: 2 to create, 0 to replace, 0 to delete\.\n$/);
     const json = JSON.parse((await run(reader, '-o', 'json')).stdout) as { summary: { topologies: unknown } };
-    assert.equal(json.summary.topologies, { create: 2, replace: 0, delete: 0 });
+    assert.equal(json.summary.topologies, { create: 2, replace: 0, delete: 0, held: 0 });
 
     const denied = await run(blind);
     assert.is(denied.code, 2, 'the HyperNode creates are still planned');
@@ -205,11 +304,99 @@ test('plan shows the Topology creates, nothing once written, and a change of lev
     const replace = await run(reader);
     assert.match(
       replace.stdout,
-      `  -/+ Kueue Topology hypernode-label (source "label")\n      levels ${want} -> ${PREFIX}/hypernode, ${HOST} (levels are immutable: deleted and created)\n`,
+      `  -/+ Kueue Topology hypernode-label (source "label")\n      levels ${want} -> ${PREFIX}/hypernode, ${HOST} (levels are immutable: deleted and created)\n` +
+        `      1. delete hypernode-label\n      2. create it again, once it is gone, with levels ${PREFIX}/hypernode, ${HOST}\n` +
+        `      3. then the Node labels ${PREFIX}/hypercluster, which no live Topology names any more, are removed\n`,
     );
+    assert.not.match(replace.stdout, /hypercluster removed/, 'the label the live Topology names is not removed yet');
     assert.match(replace.stdout, /Topology objects: 0 to create, 2 to replace, 0 to delete\.\n$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a change of levels while a ResourceFlavor uses the Topology: held and reported, every label it names kept, the new one made once the flavor lets go', async () => {
+  const api = await start(BOTH, true, {}, false);
+  api.startKueueTopologyController();
+  // The invariant, at every stored state: no Topology of ours names a label one of its Nodes lacks.
+  const violations: string[] = [];
+  const check = () => {
+    for (const resource of [KUEUE, KAI]) {
+      for (const t of api.store.list(resource) as Topo[]) {
+        if (!t.metadata.labels?.['volcano.sh/network-topology-source']) continue;
+        for (const n of api.store.list('nodes')) {
+          const lacking = t.spec.levels.map((l) => l.nodeLabel).filter((k) => n.metadata.labels?.[k] === undefined);
+          if (lacking.length > 0) violations.push(`${resource} ${t.metadata.name} names ${lacking.join(',')}, which ${n.metadata.name} lacks`);
+        }
+      }
+    }
+  };
+  const stops = [api.onStoreChange('nodes', check), api.onStoreChange(KUEUE, check), api.onStoreChange(KAI, check)];
+  try {
+    s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
+    await s.converge(
+      () => (api.store.get(KUEUE, 'hypernode-label') as Topo | undefined)?.metadata.finalizers?.includes('kueue.x-k8s.io/resource-in-use') && levels(api, KAI)?.length === 3,
+      'both written, Kueue holding its Topology',
+    );
+    api.store.create({
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'ResourceFlavor',
+      metadata: { name: 'tas' },
+      spec: { nodeLabels: { [RACK]: 's0' }, topologyName: 'hypernode-label' },
+    });
+    const writesBefore = api.requests.writes((r) => r.user === CONTROLLER_USER).length;
+    const dir = mkdtempSync(join(tmpdir(), 'hn-plan-held-'));
+    const reader = api.writeKubeconfig(dir, { fileName: 'admin.yaml' });
+    const planned = (...args: string[]) => plan([`--kubeconfig=${reader}`, ...args], 'x', { color: false, env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' } });
+    const newLevels = `${PREFIX}/hypernode, ${HOST}`;
+    const racksOnly = config('      kueueTopology: true\n      kaiTopology: true\n', [RACK]);
+    writeFileSync(join(dir, 'racks.conf'), racksOnly);
+
+    // Tried before it is applied (--config): the whole sequence, the finalizer and what to do.
+    const ahead = await planned(`--config=${join(dir, 'racks.conf')}`);
+    setDiscoveryConfig(api, racksOnly);
+    assert.match(
+      ahead.stdout,
+      `      1. delete hypernode-label; it carries finalizer kueue.x-k8s.io/resource-in-use, so the deletion is held until that goes: Kueue keeps kueue.x-k8s.io/resource-in-use while a ResourceFlavor has spec.topologyName: hypernode-label; delete those ResourceFlavors (their topologyName cannot change) and create them again once the new Topology exists\n      2. create it again, once it is gone, with levels ${newLevels}\n      3. then the Node labels ${PREFIX}/hypercluster, which no live Topology names any more, are removed\n`,
+      `plan shows the whole sequence, the finalizer and what to do:\n${ahead.stdout}${ahead.stderr}`,
+    );
+    await s.converge(() => levels(api, KAI)?.join() === `${PREFIX}/hypernode,${HOST}`, 'the KAI Topology, which nothing holds, replaced');
+    const held =
+      /Kueue Topology hypernode-label of discovery source "label" is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use: Kueue keeps kueue\.x-k8s\.io\/resource-in-use while a ResourceFlavor has spec\.topologyName: hypernode-label; delete those ResourceFlavors \(their topologyName cannot change\) and create them again once the new Topology exists; then it is created again with levels topo\.example\.com\/hypernode,kubernetes\.io\/hostname\./;
+    await s.converge(() => held.test(s.log()), 'the hold reported');
+    await s.converge(
+      () => api.store.list('events', NS).some((e) => e.reason === 'TopologyDeletionHeld' && /held by finalizer kueue\.x-k8s\.io\/resource-in-use/.test(e.message)),
+      'the hold filed as an Event',
+    );
+    const terminating = api.store.get(KUEUE, 'hypernode-label') as Topo;
+    assert.ok(terminating.metadata.deletionTimestamp, 'held, not gone');
+    assert.equal(levels(api, KUEUE), [`${PREFIX}/hypercluster`, `${PREFIX}/hypernode`, HOST]);
+    assert.ok(
+      api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypercluster`] !== undefined),
+      'the Nodes keep the label of the level the held Topology still names',
+    );
+    const during = await planned();
+    rmSync(dir, { recursive: true, force: true });
+    assert.match(during.stdout, / {2}- Kueue Topology hypernode-label \(source "label"\)\n/);
+    assert.match(during.stdout, / {6}1\. Kueue Topology hypernode-label of discovery source "label" is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use: /);
+    assert.match(during.stdout, /Topology objects: 0 to create, 0 to replace, 0 to delete, 1 being deleted \(held\)\./);
+
+    api.store.delete('resourceflavors.kueue.x-k8s.io', 'tas');
+    await s.converge(
+      () => levels(api, KUEUE)?.join() === `${PREFIX}/hypernode,${HOST}` && !(api.store.get(KUEUE, 'hypernode-label') as Topo).metadata.deletionTimestamp,
+      'the new Kueue Topology made',
+    );
+    await s.converge(() => api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypercluster`] === undefined), 'the old level label removed once nothing names it');
+    assert.equal(violations, []);
+    const writes = api.requests.writes((r) => r.user === CONTROLLER_USER).slice(writesBefore);
+    const perKind = (resource: string, verb: string) => writes.filter((r) => r.resource === resource && r.verb === verb).length;
+    assert.equal(
+      [perKind('topologies', 'delete'), perKind('topologies', 'create'), perKind('nodes', 'patch')],
+      [2, 2, 8],
+      'one delete and one create per kind, one patch per Node',
+    );
+  } finally {
+    for (const stop of stops) stop();
   }
 });
 

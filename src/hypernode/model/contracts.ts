@@ -5,6 +5,7 @@
 import type { Preconditions } from '../../kube/resource.ts';
 import type { Informer, KubeObject } from '../../kube/types.ts';
 import type { Clock } from '../../kube/clock.ts';
+import type { SharedInformer } from '../../kube/informer.ts';
 import type { QueueMetrics } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
@@ -90,19 +91,34 @@ export interface NodeLabelClient {
 export interface TopologyObject {
   readonly apiVersion: string;
   readonly kind: 'Topology';
-  readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>>; readonly resourceVersion?: string; readonly uid?: string };
+  readonly metadata: {
+    readonly name: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly resourceVersion?: string;
+    readonly uid?: string;
+    /** Set once a delete was accepted while finalizers hold the object. */
+    readonly deletionTimestamp?: string;
+    /** Whoever still holds it (Kueue's kueue.x-k8s.io/resource-in-use while a ResourceFlavor names it). */
+    readonly finalizers?: readonly string[];
+  };
   readonly spec: { readonly levels: ReadonlyArray<{ readonly nodeLabel: string }> };
 }
 
 /** Reads and writes the cluster-scoped `topologies` of one API group (exports.kueueTopology / kaiTopology). */
 export interface TopologyObjectClient {
-  /** The versions of `group` the API server serves (discovery), empty when the group is not served (no CRD). */
-  servedVersions(group: string, signal?: AbortSignal): Promise<string[]>;
+  /**
+   * The versions of `group` at which `resource` is served (discovery), empty
+   * when it is not (no CRD). A group's kinds may be served at different
+   * versions (Kueue 0.9 to 0.13: Topology only at v1alpha1).
+   */
+  servedVersions(group: string, resource: string, signal?: AbortSignal): Promise<string[]>;
   /** The Topology objects of `group`/`version` carrying `labelSelector`. */
   list(group: string, version: string, labelSelector: string, signal?: AbortSignal): Promise<TopologyObject[]>;
   create(group: string, version: string, obj: TopologyObject, signal?: AbortSignal): Promise<void>;
   /** Deletes the object if it still has `uid` (it is gone or replaced otherwise). */
   delete(group: string, version: string, name: string, uid: string | undefined, signal?: AbortSignal): Promise<void>;
+  /** An informer (not yet run) over the objects carrying `labelSelector`; absent where nothing is watched (plan). */
+  informer?(group: string, version: string, labelSelector: string, logger: Logger): SharedInformer<KubeObject>;
 }
 
 export type EventType = 'Normal' | 'Warning';

@@ -23,7 +23,8 @@ import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { NodeCountSync } from '../reconcile/node-count-sync.ts';
 import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
 import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
-import { TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
+import { HOSTNAME_LEVEL, levelsOf, TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
+import { topologySequence } from '../reconcile/topology-objects/topology-object-messages.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 
@@ -62,6 +63,8 @@ export interface PlannedTopologyChange extends Omit<TopologyChange, 'uid'> {
   /** `Kueue Topology`, `KAI Topology`. */
   readonly kind: string;
   readonly source: string;
+  /** The whole sequence the change goes through, in order, one sentence each (topology-object-messages.ts). */
+  readonly steps: readonly string[];
 }
 
 const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
@@ -140,13 +143,14 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       rank(a.source) - rank(b.source) || compareBytes(a.source, b.source) || ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) || compareBytes(a.name, b.name),
   );
   const desired = new Map([...snapshots].map(([source, snapshot]) => [source, [...snapshot.desired.values()]]));
-  const labels = planNodeLabels(input.config, desired, input.nodes);
   const topologies: PlannedTopologyChange[] = [];
+  // The labels live Topology objects of ours name stay on the Nodes (node-label-changes.ts): known from those read.
+  const retained = new Map<string, Set<string>>();
   if (deps.topologyObjects) {
     for (const kind of TOPOLOGY_KINDS) {
       let decision: Awaited<ReturnType<typeof decideTopologyObjects>>;
       try {
-        decision = await decideTopologyObjects(kind, input.config, desired, deps.topologyObjects);
+        decision = await decideTopologyObjects(kind, input.config, desired, deps.topologyObjects, input.nodes);
       } catch (err) {
         // A plan user may not read Topology objects (no grant for the opt-in feature): the rest of the plan still stands.
         warnings.push(`could not read the ${kind.title} objects, so their changes are not shown: ${errorMessage(err)}`);
@@ -156,12 +160,19 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
         if (decision.wanted) warnings.push(decision.message);
         continue;
       }
-      for (const { source, changes: planned, errors } of decision.sources) {
+      for (const o of decision.ours) {
+        const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+        const keys = retained.get(source) ?? new Set<string>();
+        for (const k of levelsOf(o)) if (k !== HOSTNAME_LEVEL) keys.add(k);
+        retained.set(source, keys);
+      }
+      for (const { source, changes: planned, errors, labelsPending } of decision.sources) {
         warnings.push(...errors);
-        for (const { uid: _uid, ...c } of planned) topologies.push({ kind: kind.title, source, ...c });
+        for (const { uid: _uid, ...c } of planned) topologies.push({ kind: kind.title, source, ...c, steps: topologySequence(kind, source, c, labelsPending) });
       }
     }
   }
+  const labels = planNodeLabels(input.config, desired, input.nodes, retained);
   return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held, nodeLabelsOff: labels.off, topologies };
 }
 

@@ -141,8 +141,9 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
 
 function recordingTopologyClient(real: TopologyObjectClient, logger: Logger, writes: Counter): TopologyObjectClient {
   return {
-    servedVersions: (group, signal) => real.servedVersions(group, signal),
+    servedVersions: (group, resource, signal) => real.servedVersions(group, resource, signal),
     list: (group, version, selector, signal) => real.list(group, version, selector, signal),
+    ...(real.informer ? { informer: real.informer.bind(real) } : {}),
     async create(group, _version, obj) {
       writes.inc({ source: obj.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '', verb: 'create_topology' });
       logger.info('Dry run: would create Topology', { group, name: obj.metadata.name, levels: obj.spec.levels.map((l) => l.nodeLabel).join(',') });

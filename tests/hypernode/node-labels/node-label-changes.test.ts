@@ -2,7 +2,8 @@
 // values naming the HyperNode, valid and stable however long the name), the
 // exact patches against the Nodes (none when they already match), removal of
 // only the keys the ownership annotation lists, sources off or unknown, the
-// guard, and the `exports` validation.
+// guard, labels a live Topology object names kept whatever the snapshot
+// says, and the `exports` validation.
 
 import { isLabelValue } from '../../../src/kube/name-validation.ts';
 import { test } from 'uvu';
@@ -142,6 +143,39 @@ test('exports is validated naming the field; the prefix defaults per source', ()
   assert.equal(parseExports({ nodeLabels: {}, kueueTopology: true, kaiTopology: false }, 'ufm'), { nodeLabels: { prefix: 'ufm.topology.volcano.sh' }, kueueTopology: true });
   assert.throws(() => parseExports({ kaiTopology: true }, 'ufm'), /exports\.kaiTopology needs exports\.nodeLabels: its levels are the Node label keys/);
   assert.throws(() => parseExports({ nodeLabels: {}, kueueTopology: 'yes' }, 'ufm'), /exports\.kueueTopology must be true or false, got "yes"/);
+});
+
+test('a label a live Topology of ours names is kept (and stays owned) when its level goes; others go; unknown Topologies keep all', () => {
+  const labelled = apply(NODES, nodeLabelChanges(NODES, desired()).patches);
+  // The zone level is dropped from the snapshot: only racks are left.
+  const racksOnly = desired(SNAPSHOT.slice(0, 2), labelled);
+  const unguarded = nodeLabelChanges(labelled, racksOnly);
+  assert.equal(
+    unguarded.patches.map((p) => [p.node, p.labels]),
+    [
+      ['n1', { [`${P}/zone`]: null }],
+      ['n2', { [`${P}/zone`]: null }],
+      ['n3', { [`${P}/zone`]: null }],
+    ],
+  );
+  const held = nodeLabelChanges(labelled, racksOnly, new Map([['label', new Set([`${P}/zone`])]]));
+  assert.equal(held.patches, [], 'the zone label stays while a Topology of ours names it, and the record still lists it');
+  assert.equal(nodeLabelChanges(labelled, racksOnly, 'all').patches, [], 'nothing is removed while the Topology objects are unknown');
+  const n3Left = desired(SNAPSHOT.slice(0, 1), labelled);
+  assert.equal(
+    nodeLabelChanges(labelled, n3Left, new Map([['label', new Set([`${P}/zone`])]])).patches.map((p) => [p.node, p.labels]),
+    [['n3', { [`${P}/rack`]: null, [`${P}/zone`]: null }]],
+    'a Node that left the topology loses every label, kept ones too; the others keep the zone label',
+  );
+  assert.equal(
+    nodeLabelChanges(labelled, new Map([['label', { kind: 'off' }]]), new Map([['label', new Set([`${P}/zone`])]])).patches.map((p) => [p.node, p.labels, p.annotations]),
+    [
+      ['n1', { [`${P}/rack`]: null }, { [OWNED]: `${P}/zone` }],
+      ['n2', { [`${P}/rack`]: null }, { [OWNED]: `${P}/zone` }],
+      ['n3', { [`${P}/rack`]: null }, { [OWNED]: `${P}/zone` }],
+    ],
+    'an export turned off keeps the label a held Topology names until it is gone',
+  );
 });
 
 test.run();

@@ -10,7 +10,10 @@
 // labels as they are; a source that is off loses all it wrote, unguarded
 // (reported apart, see RemovalsOfOffSource); and a run that would strip more
 // than maxDeletePercent of a source's labelled Nodes (Nodes leaving the
-// topology) holds those removals, like HyperNode deletes.
+// topology) holds those removals, like HyperNode deletes. A label a live
+// Kueue or KAI Topology of ours names is never removed (`retained`): the
+// Topology may outlive the level, held by Kueue's finalizer, and Kueue skips
+// Nodes that lack any of its levels.
 
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
@@ -73,8 +76,15 @@ export interface NodeLabelChanges {
 
 const EMPTY: ReadonlyMap<string, string> = new Map();
 
+/**
+ * Per source, the label keys to keep whatever it wants now (those live
+ * Topology objects name); 'all' keeps every label while they are unknown.
+ */
+export type RetainedLabels = ReadonlyMap<string, ReadonlySet<string>> | 'all';
+
 /** The changes for `nodes`; `states` holds every source whose labels are decided this round. */
-export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap<string, SourceLabelState>): NodeLabelChanges {
+export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap<string, SourceLabelState>, retained: RetainedLabels = new Map()): NodeLabelChanges {
+  const kept = (source: string, key: string) => retained === 'all' || retained.get(source)?.has(key) === true;
   // First the guard: per source, how many labelled Nodes would lose everything.
   const heldSources = new Set<string>();
   const held: HeldLabelRemovals[] = [];
@@ -122,14 +132,20 @@ export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap
         countsOf(source).set++;
       }
       let removing = false;
+      const keeping: string[] = [];
       for (const key of owned) {
         if (want.has(key) || labelValue(current, key) === undefined) continue;
+        // Kept for a Node still in the topology, or for all while the export is off; a Node that left it loses them.
+        if (kept(source, key) && (state.kind === 'off' || want.size > 0)) {
+          keeping.push(key);
+          continue;
+        }
         removals[key] = null;
         countsOf(source).removed++;
         removing = true;
       }
       if (removing && state.kind === 'off') offNodes.set(source, (offNodes.get(source) ?? 0) + 1);
-      const nowOwned = [...want.keys()].sort(compareBytes).join(',');
+      const nowOwned = [...want.keys(), ...keeping].sort(compareBytes).join(',');
       if (nowOwned !== owned.join(',')) annotations[ownershipAnnotation(source)] = nowOwned === '' ? null : nowOwned;
     }
     // A key one source sets and another gives up (a prefix moved between sources) is set.

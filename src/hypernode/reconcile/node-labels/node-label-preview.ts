@@ -6,7 +6,7 @@
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { nodeLabelChanges, type RemovalsOfOffSource } from './node-label-changes.ts';
+import { nodeLabelChanges, type RemovalsOfOffSource, type RetainedLabels } from './node-label-changes.ts';
 import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 
@@ -27,11 +27,18 @@ export interface LabelPlan {
   readonly warnings: string[];
 }
 
-export function planNodeLabels(config: DiscoveryConfig, snapshots: ReadonlyMap<string, readonly DiscoveredHyperNode[]>, nodes: readonly NodeMeta[]): LabelPlan {
+/** `retained`: per source, the label keys live Topology objects of ours name, which stay. */
+export function planNodeLabels(
+  config: DiscoveryConfig,
+  snapshots: ReadonlyMap<string, readonly DiscoveredHyperNode[]>,
+  nodes: readonly NodeMeta[],
+  retained: RetainedLabels = new Map(),
+): LabelPlan {
   const warnings: string[] = [];
   const decided = nodeLabelChanges(
     nodes,
     sourceLabelStates(config, snapshots, nodes, (m) => warnings.push(m)),
+    retained,
   );
   warnings.push(...decided.held.map(heldLabelRemovalsMessage));
   const changes = decided.patches

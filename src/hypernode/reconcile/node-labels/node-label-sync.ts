@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../kube/clock.ts';
 import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { errorMessage } from '../../../util/error-message.ts';
@@ -19,10 +19,11 @@ import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../../model/hyper
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
 import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
-import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch } from './node-label-changes.ts';
+import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch, type RetainedLabels } from './node-label-changes.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
 import { isOwnershipAnnotation } from './node-label-values.ts';
+import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 
 export const NODE_LABEL_QUEUE_NAME = 'hypernode-node-labels';
 /** Triggers within this window cause one pass: a snapshot and the Node events it caused are decided together. */
@@ -39,6 +40,14 @@ export interface NodeLabelSyncDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Counts the patches in hypernode_api_writes_total. */
+  metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
+  /**
+   * The label keys live Topology objects of ours name, per source, which
+   * are never removed (undefined while unknown: every label is kept);
+   * absent when no Topology object is written.
+   */
+  retainedLabels?: () => RetainedLabels | undefined;
 }
 
 /** The label worker: one queue key, one pass at a time, a pass per coalesced trigger. */
@@ -53,13 +62,13 @@ export class NodeLabelSync {
    */
   private readonly sent = new Map<string, { resourceVersion: string | undefined; patch: string }>();
   private readonly firstTime = firstTimeSeen();
-  private coalescing = false;
   /** A snapshot arrived since the last pass: that pass reports even when it writes nothing. */
   private roundPending = false;
-  private readonly stopCoalescing = new AbortController();
+  private readonly coalesced: ReturnType<typeof coalescingTrigger>;
 
   constructor(private readonly deps: NodeLabelSyncDeps) {
     this.queue = new RateLimitingQueue({ name: NODE_LABEL_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.coalesced = coalescingTrigger(this.queue, PASS_KEY, NODE_LABEL_COALESCE_MS, deps.clock);
   }
 
   /** A source's snapshot was accepted by the reconciler: its labels follow it. */
@@ -81,6 +90,11 @@ export class NodeLabelSync {
     };
   }
 
+  /** What the labels depend on besides snapshots, Nodes and the ConfigMap changed (the labels live Topology objects name). */
+  recheck(): void {
+    this.schedule();
+  }
+
   /** A ConfigMap change may turn labels on or off for a source. */
   configMapHandler(): EventHandler<ConfigMap> {
     return { onAdd: () => this.schedule(), onUpdate: () => this.schedule(), onDelete: () => this.schedule() };
@@ -91,7 +105,7 @@ export class NodeLabelSync {
   }
 
   shutDown(): void {
-    this.stopCoalescing.abort();
+    this.coalesced.stop();
     this.queue.shutDown();
   }
 
@@ -105,7 +119,7 @@ export class NodeLabelSync {
       // The discovery manager reports a configuration it cannot load; labels stay as they are meanwhile.
     }
     const states = sourceLabelStates(config, this.snapshots, nodes, (m) => this.reportOnce(m));
-    return nodeLabelChanges(nodes, states);
+    return nodeLabelChanges(nodes, states, this.deps.retainedLabels ? (this.deps.retainedLabels() ?? 'all') : new Map());
   }
 
   private async pass(): Promise<SyncResult> {
@@ -131,6 +145,8 @@ export class NodeLabelSync {
         await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
         this.sent.set(patch.node, { resourceVersion, patch: patchKey(patch) });
         patched++;
+        // One patch may carry several sources' labels: counted once, with no source.
+        this.deps.metrics?.apiWrite('', 'patch', 'Node');
       } catch (err) {
         if (isNotFound(err)) return; // deleted meanwhile: nothing left to label
         failed++;
@@ -162,15 +178,7 @@ export class NodeLabelSync {
   }
 
   private schedule(): void {
-    if (this.coalescing || this.queue.isShuttingDown()) return;
-    this.coalescing = true;
-    this.deps.clock.sleep(NODE_LABEL_COALESCE_MS, this.stopCoalescing.signal).then(
-      () => {
-        this.coalescing = false;
-        this.queue.add(PASS_KEY);
-      },
-      () => {},
-    );
+    this.coalesced.trigger();
   }
 }
 

@@ -6,11 +6,12 @@
 // deleted), and no state (objects left alone) for a broken entry or a source
 // with no snapshot yet. Ours, no Go counterpart.
 
-import type { DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { exportingEntry, type DiscoveryConfig } from '../../config/loader.ts';
-import { desiredTopologies, type DesiredTopologies, type TopologyKind } from './topology-object-specs.ts';
+import { ownersOf } from '../node-labels/node-label-values.ts';
+import type { TopologyKind } from './topology-object-specs.ts';
 
-export type TopologyExportState = ({ readonly kind: 'desired' } & DesiredTopologies) | { readonly kind: 'off' };
+export type TopologyExportState = { readonly kind: 'desired'; readonly prefix: string; readonly snapshot: readonly DiscoveredHyperNode[] } | { readonly kind: 'off' };
 
 /**
  * Every source to decide for `kind`: those configured or with a snapshot,
@@ -35,7 +36,24 @@ export function topologyExportStates(
     }
     const snapshot = snapshots.get(source);
     if (!snapshot) continue;
-    states.set(source, { kind: 'desired', ...desiredTopologies(source, exported.nodeLabels.prefix, snapshot) });
+    states.set(source, { kind: 'desired', prefix: exported.nodeLabels.prefix, snapshot });
   }
   return states;
+}
+
+/** True when an enabled entry of the configuration turns `kind` on. */
+export function kindExported(kind: TopologyKind, config: DiscoveryConfig): boolean {
+  return config.entries.some((r) => 'entry' in r && r.entry.enabled && r.entry.exports?.[kind.exportKey] === true);
+}
+
+/**
+ * Whether objects of ours of a kind nobody exports may still exist, so that
+ * they are worth listing (to delete them): only where this controller could
+ * have written them. It writes Topology objects only with Node labels on,
+ * under the opt-in RBAC that also grants `topologies`; so while no entry
+ * has exports.nodeLabels and no Node carries a label of ours, none exists,
+ * and asking (refused, 403, under the chart's RBAC) is not done at all.
+ */
+export function oursMayExist(config: DiscoveryConfig, nodes: readonly NodeMeta[]): boolean {
+  return config.entries.some((r) => 'entry' in r && r.entry.exports?.nodeLabels !== undefined) || nodes.some((n) => ownersOf(n).length > 0);
 }

@@ -4,8 +4,10 @@
 // tiers (node-label-values.ts) from the highest tier down, then
 // kubernetes.io/hostname; and the changes that bring the cluster's objects
 // there. Levels cannot change in Kueue (nor in KAI), so a change of levels is
-// a delete and a create. Pure, shared by the writer and `plan`. Ours, no Go
-// counterpart (docs/configuration.md, "Kueue and KAI Topology objects").
+// a delete and a create of the same name; an object of ours being deleted
+// (a finalizer holds it) is waited for. Pure, shared by the writer and
+// `plan`. Ours, no Go counterpart (docs/configuration.md, "Kueue and KAI
+// Topology objects").
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { isDNS1123Subdomain } from '../../../kube/name-validation.ts';
@@ -16,8 +18,11 @@ import { tierKey } from '../node-labels/node-label-values.ts';
 
 /** The Node label every Topology ends with: the Node itself. */
 export const HOSTNAME_LEVEL = 'kubernetes.io/hostname';
-/** Levels a Topology may hold: Kueue's smallest limit among the versions written (v1beta1 and older take 8). */
-export const MAX_TOPOLOGY_LEVELS = 8;
+/** A version this controller writes, with the most levels its published CRD accepts (spec.levels maxItems). */
+export interface TopologyVersion {
+  readonly version: string;
+  readonly maxLevels: number;
+}
 
 export interface TopologyKind {
   /** The exports key that turns it on. */
@@ -25,14 +30,34 @@ export interface TopologyKind {
   /** For log lines and plan: `Kueue Topology`. */
   readonly title: string;
   readonly group: string;
-  /** Versions this controller writes, newest first: the newest the server serves is used. */
-  readonly versions: readonly string[];
+  /** Versions this controller writes, newest first: the newest at which the server serves `topologies` is used. */
+  readonly versions: readonly TopologyVersion[];
 }
 
+export const TOPOLOGY_RESOURCE = 'topologies';
+
+// Limits from the published CRDs (docs/compatibility.md): Kueue v1beta2 (0.15 and later) and KAI v1alpha1
+// take 16 levels, Kueue v1alpha1 (0.9 to 0.13) 8; v1beta1 (0.14) is held to 8 as well.
 export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
-  { exportKey: 'kueueTopology', title: 'Kueue Topology', group: 'kueue.x-k8s.io', versions: ['v1beta2', 'v1beta1', 'v1alpha1'] },
-  { exportKey: 'kaiTopology', title: 'KAI Topology', group: 'kai.scheduler', versions: ['v1alpha1'] },
+  {
+    exportKey: 'kueueTopology',
+    title: 'Kueue Topology',
+    group: 'kueue.x-k8s.io',
+    versions: [
+      { version: 'v1beta2', maxLevels: 16 },
+      { version: 'v1beta1', maxLevels: 8 },
+      { version: 'v1alpha1', maxLevels: 8 },
+    ],
+  },
+  { exportKey: 'kaiTopology', title: 'KAI Topology', group: 'kai.scheduler', versions: [{ version: 'v1alpha1', maxLevels: 16 }] },
 ];
+
+/** Where levels are written: the kind at its served version, which bounds their number. */
+export interface LevelLimit {
+  /** `Kueue Topology kueue.x-k8s.io/v1alpha1`, for the message. */
+  readonly holder: string;
+  readonly maxLevels: number;
+}
 
 /** The Topology objects' names and levels for one source, and the trees that cannot be written. */
 export interface DesiredTopologies {
@@ -47,7 +72,7 @@ export interface DesiredTopologies {
  * trees all have the same levels, else one per distinct set of levels,
  * `hypernode-<source>-<its tier keys>` (the profile or fabric the tree is).
  */
-export function desiredTopologies(source: string, prefix: string, snapshot: readonly DiscoveredHyperNode[]): DesiredTopologies {
+export function desiredTopologies(source: string, prefix: string, snapshot: readonly DiscoveredHyperNode[], limit: LevelLimit): DesiredTopologies {
   const byName = new Map(snapshot.map((hn) => [hn.metadata.name, hn]));
   const children = new Set(snapshot.flatMap((hn) => membersOf(hn).flatMap((m) => (m.type === 'HyperNode' && m.selector?.exactMatch ? [m.selector.exactMatch.name] : []))));
   const trees = new Map<string, { keys: string[]; tiers: string[] }>();
@@ -74,9 +99,9 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
   for (const { keys, tiers } of trees.values()) {
     const name = single ? `hypernode-${source}` : objectName(source, tiers);
     const all = [...keys, HOSTNAME_LEVEL];
-    if (all.length > MAX_TOPOLOGY_LEVELS) {
+    if (all.length > limit.maxLevels) {
       errors.push(
-        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LEVEL}), more than the ${MAX_TOPOLOGY_LEVELS} a Kueue or KAI Topology holds; no Topology ${name} is written (turn off exports.kueueTopology/kaiTopology on the "${source}" entry, or use fewer tiers)`,
+        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LEVEL}), more than the ${limit.maxLevels} a ${limit.holder} holds; no Topology ${name} is written (turn off the export on the "${source}" entry, use fewer tiers, or upgrade to a version that takes more levels)`,
       );
       continue;
     }
@@ -110,7 +135,11 @@ export function topologyObject(kind: TopologyKind, version: string, source: stri
 }
 
 export interface TopologyChange {
-  readonly action: 'create' | 'replace' | 'delete';
+  /**
+   * `held`: an object of ours being deleted that a finalizer still holds; it
+   * is waited for, and with `levels` created anew once it is gone.
+   */
+  readonly action: 'create' | 'replace' | 'delete' | 'held';
   readonly name: string;
   /** The levels after the change (absent for a delete). */
   readonly levels?: readonly string[];
@@ -118,26 +147,35 @@ export interface TopologyChange {
   readonly previous?: readonly string[];
   /** The existing object's uid, for the delete's precondition. */
   readonly uid?: string;
+  /** Who holds the existing object (its finalizers): a delete of it waits for them. */
+  readonly finalizers?: readonly string[];
 }
 
-const levelsOf = (o: TopologyObject) => o.spec.levels.map((l) => l.nodeLabel);
+export const levelsOf = (o: TopologyObject) => o.spec.levels.map((l) => l.nodeLabel);
 
 /**
  * From the source's existing objects (those carrying its label) to `desired`:
  * creates, replaces where the levels differ, deletes of objects no longer
- * asked for. `desired` undefined means the export is off: delete them all.
+ * asked for, and waits for objects already being deleted. `desired`
+ * undefined means the export is off: delete them all.
  */
 export function topologyChanges(existing: readonly TopologyObject[], desired: ReadonlyMap<string, readonly string[]> | undefined): TopologyChange[] {
   const have = new Map(existing.map((o) => [o.metadata.name, o]));
   const out: TopologyChange[] = [];
+  const about = (o: TopologyObject) => ({
+    previous: levelsOf(o),
+    ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
+    ...(o.metadata.finalizers?.length ? { finalizers: o.metadata.finalizers } : {}),
+  });
   for (const [name, levels] of desired ?? []) {
     const current = have.get(name);
     if (!current) out.push({ action: 'create', name, levels });
-    else if (levelsOf(current).join('\n') !== levels.join('\n'))
-      out.push({ action: 'replace', name, levels, previous: levelsOf(current), ...(current.metadata.uid ? { uid: current.metadata.uid } : {}) });
+    else if (current.metadata.deletionTimestamp !== undefined) out.push({ action: 'held', name, levels, ...about(current) });
+    else if (levelsOf(current).join('\n') !== levels.join('\n')) out.push({ action: 'replace', name, levels, ...about(current) });
   }
   for (const [name, o] of have) {
-    if (!desired?.has(name)) out.push({ action: 'delete', name, previous: levelsOf(o), ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) });
+    if (desired?.has(name)) continue;
+    out.push({ action: o.metadata.deletionTimestamp !== undefined ? 'held' : 'delete', name, ...about(o) });
   }
   return out.sort((a, b) => compareBytes(a.name, b.name));
 }

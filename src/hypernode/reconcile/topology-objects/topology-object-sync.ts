@@ -1,46 +1,99 @@
 // Keeps the opt-in Kueue and KAI Topology objects (exports.kueueTopology /
 // kaiTopology) equal to what the sources' latest accepted snapshots ask for:
-// one worker, one pass per trigger (a snapshot, a ConfigMap change). Each
-// pass asks discovery which versions of the group are served, so a CRD
-// installed later is picked up at the next trigger and an absent one costs a
-// log line, not a failure. Writes go through the HyperNode writes' client
-// set (its rate limit and the leader's write fence). Ours, no Go
-// counterpart (docs/configuration.md, "Kueue and KAI Topology objects").
+// one worker, one pass per trigger (a snapshot, a ConfigMap change, a change
+// of our Topology objects seen by their watch, a Node relabelled while a
+// create waits for its labels). Each pass asks discovery at which version the
+// kind's `topologies` are served, so a CRD installed later is picked up at
+// the next trigger and an absent one costs a log line, not a failure.
+//
+// A change of levels (immutable in both projects) deletes the object and
+// creates it again under the same name once it is gone; Kueue holds a
+// deletion with its finalizer while a ResourceFlavor names the Topology, so
+// the hold is reported (log, Event) and the watch sees the object go. A
+// create waits until the Nodes carry the labels its levels name, and the
+// label worker keeps every label a live Topology of ours names
+// (retainedLabelKeys), so no Topology of ours names a label its Nodes lack.
+//
+// Writes go through the HyperNode writes' client set (its rate limit and the
+// leader's write fence). Ours, no Go counterpart (docs/configuration.md,
+// "Kueue and KAI Topology objects").
 
 import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
-import type { EventHandler, Lister } from '../../../kube/types.ts';
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
+import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import { nullLogger, type Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
-import type { TopologyObjectClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type { EventRecorder, TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
+import { TOPOLOGY_DELETION_HELD } from '../../event-reasons.ts';
 import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
 import type { ConfigMapLocation } from '../../config/location.ts';
 import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
-import { decideTopologyObjects } from './topology-object-decisions.ts';
-import { TOPOLOGY_KINDS, topologyObject, type TopologyKind } from './topology-object-specs.ts';
+import { decideTopologyObjects, type TopologyDecision } from './topology-object-decisions.ts';
+import { kindExported, oursMayExist } from './topology-export-states.ts';
+import { heldDeletionMessage, labelsPendingMessage } from './topology-object-messages.ts';
+import { HOSTNAME_LEVEL, levelsOf, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
+/**
+ * Node label changes while a create waits are gathered over this window: a
+ * labelling round patches every Node, and each pass asks discovery and lists
+ * under the client rate limit the patches also use.
+ */
+export const LABEL_WAIT_COALESCE_MS = 1_000;
 
 export interface TopologyObjectSyncDeps {
   configMaps: Lister<ConfigMap>;
   configMap: ConfigMapLocation;
+  /** The Node cache: a create waits until the Nodes carry the labels its levels name. */
+  nodes: Lister<NodeMeta>;
   client: TopologyObjectClient;
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Where a held deletion is reported (the discovery ConfigMap); without them only the log says it. */
+  events?: EventRecorder;
+  regarding?: () => KubeObject;
+  /** Counts the writes in hypernode_api_writes_total. */
+  metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
+  /** The label keys live Topology objects of ours name have changed (the label worker may remove others now). */
+  onRetainedLabelsChanged?: () => void;
+  /**
+   * Writes are recorded, not sent (--dry-run): a create waits for no label
+   * patch (none is applied) and a delete is not looked at again (it stays).
+   */
+  dryRun?: boolean;
+}
+
+/** Per kind: the objects of ours at the last pass (undefined before it was known) and the running watch. */
+interface KindState {
+  live: readonly TopologyObject[] | undefined;
+  watch?: { readonly version: string; readonly stop: AbortController };
 }
 
 export class TopologyObjectSync {
   readonly queue: RateLimitingQueue;
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
-  /** Messages already logged (an absent CRD, a tree with too many levels): said once while they hold. */
+  /** Messages already logged (an absent CRD, a tree with too many levels, a hold): said once while they hold. */
   private readonly firstTime = firstTimeSeen();
+  private readonly kinds = new Map<string, KindState>(TOPOLOGY_KINDS.map((k) => [k.exportKey, { live: undefined }]));
+  /** Objects deleted to change their levels, by `<group>/<name>`: their create is logged as a replace. */
+  private readonly replacing = new Set<string>();
+  /** A create waits for Node labels: Node label changes trigger a pass (also those during a pass, which may decide to wait). */
+  private waitingForLabels = false;
+  private passing = false;
+  private readonly labelWait: ReturnType<typeof coalescingTrigger>;
+  /** `<group>/<name>` of creates whose wait for labels was said (said once per wait). */
+  private readonly waitSaid = new Set<string>();
+  private retained: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 
   constructor(private readonly deps: TopologyObjectSyncDeps) {
     this.queue = new RateLimitingQueue({ name: TOPOLOGY_OBJECT_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.labelWait = coalescingTrigger(this.queue, PASS_KEY, LABEL_WAIT_COALESCE_MS, deps.clock);
   }
 
   /** A source's snapshot was accepted: its Topology objects follow it. */
@@ -55,11 +108,30 @@ export class TopologyObjectSync {
     return { onAdd: trigger, onUpdate: trigger, onDelete: trigger };
   }
 
+  /** While a create waits for its labels, a Node whose labels change may complete them. */
+  nodeHandler(): EventHandler<NodeMeta> {
+    const trigger = () => {
+      if (this.waitingForLabels || this.passing) this.labelWait.trigger();
+    };
+    return { onAdd: trigger, onUpdate: (old, node) => void (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) && trigger()) };
+  }
+
+  /**
+   * Per source, the Node label keys that live Topology objects of ours name
+   * (those being deleted included): the label worker keeps them on the
+   * Nodes. Undefined until every kind's objects are known: keep them all.
+   */
+  retainedLabelKeys(): ReadonlyMap<string, ReadonlySet<string>> | undefined {
+    return this.retained;
+  }
+
   run(): Promise<void> {
     return runWorker(this.queue, () => this.pass());
   }
 
   shutDown(): void {
+    this.labelWait.stop();
+    for (const k of this.kinds.values()) k.watch?.stop.abort();
     this.queue.shutDown();
   }
 
@@ -70,64 +142,161 @@ export class TopologyObjectSync {
     } catch {
       return 'done'; // the discovery manager reports a configuration it cannot load; objects stay meanwhile
     }
+    const nodes = this.deps.nodes.list();
+    this.waitingForLabels = false;
+    this.passing = true;
     let retry = false;
-    for (const kind of TOPOLOGY_KINDS) {
-      try {
-        await this.syncKind(kind, config);
-      } catch (err) {
-        this.reportOnce(`Failed to write ${kind.title} objects, will retry: ${errorMessage(err)}`);
-        retry = true;
+    try {
+      for (const kind of TOPOLOGY_KINDS) {
+        try {
+          await this.syncKind(kind, this.kinds.get(kind.exportKey)!, config, nodes);
+        } catch (err) {
+          this.reportOnce(`Failed to write ${kind.title} objects, will retry: ${errorMessage(err)}`);
+          retry = true;
+        }
       }
+    } finally {
+      this.passing = false;
     }
+    this.updateRetained();
     return retry ? 'retry' : 'done';
   }
 
-  private async syncKind(kind: TopologyKind, config: DiscoveryConfig): Promise<void> {
-    const { client, logger } = this.deps;
-    const decision = await decideTopologyObjects(kind, config, this.snapshots, client);
-    if (!decision.served) {
-      // Without the CRD there is nothing to write or to clean up; said once, only when a source wants the objects.
-      if (decision.wanted) this.reportOnce(decision.message, 'info');
+  private async syncKind(kind: TopologyKind, state: KindState, config: DiscoveryConfig, nodes: readonly NodeMeta[]): Promise<void> {
+    // No request at all for a kind nobody exports while none of our objects can exist (topology-export-states.ts).
+    const worthAsking = kindExported(kind, config) || (state.live === undefined ? oursMayExist(config, nodes) : state.live.length > 0);
+    if (!worthAsking) {
+      this.forget(state);
       return;
     }
-    const { version } = decision;
-    for (const { source, changes, errors } of decision.sources) {
-      for (const e of errors) this.reportOnce(e);
-      for (const c of changes) {
-        if (c.action !== 'create') await this.deleteIgnoringGone(kind, version, c.name, c.uid);
-        if (c.levels && !(await this.createUnlessForeign(kind, version, source, c.name, c.levels))) continue;
-        // Whole messages, so docs/troubleshooting.md can quote them.
-        const message = c.action === 'create' ? `Created ${kind.title}` : c.action === 'replace' ? `Replaced ${kind.title}` : `Deleted ${kind.title}`;
-        logger.info(message, {
-          name: c.name,
-          source,
-          ...(c.levels ? { levels: c.levels.join(',') } : {}),
-          ...(c.action === 'replace' ? { reason: 'levels changed; levels are immutable' } : {}),
-        });
+    // A replace deletes first; once the delete is answered the pass decides again, to create at once what is already gone.
+    for (let round = 0; round < 2; round++) {
+      const decision = await decideTopologyObjects(kind, config, this.snapshots, this.deps.client, nodes);
+      if (!decision.served) {
+        // Without the CRD there is nothing to write or to clean up; said once, only when a source wants the objects.
+        if (decision.wanted) this.reportOnce(decision.message, 'info');
+        this.forget(state);
+        return;
       }
+      state.live = decision.ours;
+      this.watch(kind, state, decision.version);
+      if (!(await this.apply(kind, decision)) || this.deps.dryRun) return;
     }
   }
 
-  /** Creates the object; false when one of that name exists that is not ours (no source label): it is left alone, said once. */
+  /** Sends one decision's writes; true when something was deleted (decide again). */
+  private async apply(kind: TopologyKind, decision: Extract<TopologyDecision, { served: true }>): Promise<boolean> {
+    const { logger } = this.deps;
+    const { version } = decision;
+    let deleted = false;
+    for (const { source, changes, errors, labelsPending } of decision.sources) {
+      for (const e of errors) this.reportOnce(e);
+      for (const c of changes) {
+        const key = `${kind.group}/${c.name}`;
+        switch (c.action) {
+          case 'held':
+            this.reportHeld(kind, source, c);
+            break;
+          case 'delete':
+          case 'replace':
+            await this.delete(kind, version, source, c);
+            deleted = true;
+            if (c.action === 'replace') this.replacing.add(key);
+            // Whole messages, so docs/troubleshooting.md can quote them.
+            logger.info(c.action === 'delete' ? `Deleted ${kind.title}` : `Deleting ${kind.title} to replace it`, {
+              name: c.name,
+              source,
+              ...(c.action === 'replace' ? { reason: 'levels changed; levels are immutable' } : {}),
+            });
+            break;
+          case 'create':
+            if (labelsPending > 0 && !this.deps.dryRun) {
+              this.waitingForLabels = true;
+              if (!this.waitSaid.has(key)) logger.info(labelsPendingMessage(kind, source, c.name, labelsPending));
+              this.waitSaid.add(key);
+              break;
+            }
+            this.waitSaid.delete(key);
+            if (!(await this.createUnlessForeign(kind, version, source, c.name, c.levels!))) break;
+            if (this.replacing.delete(key))
+              logger.info(`Replaced ${kind.title}`, { name: c.name, source, levels: c.levels!.join(','), reason: 'levels changed; levels are immutable' });
+            else logger.info(`Created ${kind.title}`, { name: c.name, source, levels: c.levels!.join(',') });
+            break;
+        }
+      }
+    }
+    return deleted;
+  }
+
+  /** Creates the object; false when one of that name exists that is not this source's: it is left alone, said once. */
   private async createUnlessForeign(kind: TopologyKind, version: string, source: string, name: string, levels: readonly string[]): Promise<boolean> {
     try {
       await this.deps.client.create(kind.group, version, topologyObject(kind, version, source, name, levels));
+      this.deps.metrics?.apiWrite(source, 'create', `Topology.${kind.group}`);
       return true;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
+      // Being deleted since the list (the API server says so): the watch brings the pass that creates it once gone.
+      if (errorMessage(err).includes('object is being deleted')) return false;
+      // Ours (any source) were listed just now, those being deleted included: this one carries no label of this source.
       this.reportOnce(
-        `${kind.title} ${name} already exists without the ${NETWORK_TOPOLOGY_SOURCE_LABEL} label, so it is not ours and is left alone; delete it, or rename it, to let discovery source "${source}" write its own`,
+        `${kind.title} ${name} already exists without the ${NETWORK_TOPOLOGY_SOURCE_LABEL}=${source} label, so it is not discovery source "${source}"'s and is left alone; delete or rename it to let "${source}" write its own`,
       );
       return false;
     }
   }
 
-  private async deleteIgnoringGone(kind: TopologyKind, version: string, name: string, uid: string | undefined): Promise<void> {
+  private async delete(kind: TopologyKind, version: string, source: string, c: TopologyChange): Promise<void> {
     try {
-      await this.deps.client.delete(kind.group, version, name, uid);
+      await this.deps.client.delete(kind.group, version, c.name, c.uid);
+      this.deps.metrics?.apiWrite(source, 'delete', `Topology.${kind.group}`);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
+  }
+
+  /** A deletion a finalizer holds: logged and filed as an Event once per object and set of holders. */
+  private reportHeld(kind: TopologyKind, source: string, c: TopologyChange): void {
+    const message = heldDeletionMessage(kind, source, c);
+    if (!this.firstTime(`${c.uid}\n${message}`)) return;
+    this.deps.logger.warn(message);
+    if (this.deps.events && this.deps.regarding) this.deps.events.event(this.deps.regarding(), TOPOLOGY_DELETION_HELD.type, TOPOLOGY_DELETION_HELD.reason, message);
+  }
+
+  /** Watches the kind's objects of ours at `version` (a later version once served replaces the watch). */
+  private watch(kind: TopologyKind, state: KindState, version: string): void {
+    if (state.watch?.version === version || !this.deps.client.informer) return;
+    state.watch?.stop.abort();
+    const stop = new AbortController();
+    const informer = this.deps.client.informer(kind.group, version, NETWORK_TOPOLOGY_SOURCE_LABEL, this.deps.logger);
+    const trigger = () => this.queue.add(PASS_KEY);
+    informer.addEventHandler({ onAdd: trigger, onUpdate: trigger, onDelete: trigger });
+    informer.run(stop.signal).catch((err) => this.deps.logger.error(`Watching ${kind.title} objects stopped`, { err: errorMessage(err) }));
+    state.watch = { version, stop };
+  }
+
+  /** The kind is not asked about: no watch, and no objects of ours to keep labels for. */
+  private forget(state: KindState): void {
+    state.watch?.stop.abort();
+    delete state.watch;
+    state.live = [];
+  }
+
+  private updateRetained(): void {
+    const states = [...this.kinds.values()];
+    let next: Map<string, Set<string>> | undefined;
+    if (states.every((s) => s.live !== undefined)) {
+      next = new Map();
+      for (const o of states.flatMap((s) => s.live!)) {
+        const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+        const keys = next.get(source) ?? new Set<string>();
+        for (const k of levelsOf(o)) if (k !== HOSTNAME_LEVEL) keys.add(k);
+        next.set(source, keys);
+      }
+    }
+    if (isDeepStrictEqual(next, this.retained)) return;
+    this.retained = next;
+    this.deps.onRetainedLabelsChanged?.();
   }
 
   private reportOnce(message: string, level: 'info' | 'warn' = 'warn'): void {
