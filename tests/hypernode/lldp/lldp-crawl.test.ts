@@ -68,7 +68,7 @@ test('the allow-list bounds the crawl: switches outside it are not walked and ar
     r.walked.join(','),
   );
   assert.ok(
-    r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .* is a bridge or router that is not polled/.test(w)),
+    r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .*capabilities bridge\) is no polled switch and maps to no Node/.test(w)),
     r.problems.warnings.join('\n'),
   );
 });

@@ -23,7 +23,7 @@ import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
-import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
+import { lldpGraph, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
@@ -153,22 +153,22 @@ class LldpDiscoverer implements Discoverer {
   }
 
   /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
-  private async poll(fabric: LldpFabric): Promise<PolledWalk[]> {
+  private async poll(fabric: LldpFabric, identity: LldpIdentity): Promise<PolledWalk[]> {
     if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
     const walk = this.tuning.walker ?? (await this.walker(fabric));
     const walkAll = (targets: readonly SwitchAddress[]) =>
       mapBounded(targets, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
-    return fabric.crawl ? this.crawl(fabric, fabric.crawl, walkAll) : walkAll(fabric.switches);
+    return fabric.crawl ? this.crawl(fabric, fabric.crawl, identity, walkAll) : walkAll(fabric.switches);
   }
 
   /**
    * Breadth-first from the listed switches and the seeds: each walked switch's
-   * neighbours that are bridges or routers are walked next at their first
+   * neighbours that are bridges or routers and no Node are walked next at their first
    * management address in the allow-list (a silent switch's last table stands
    * in). Finding more than maxSwitches fails the fabric: part of a fabric
    * would delete the rest's HyperNodes.
    */
-  private async crawl(fabric: LldpFabric, crawl: LldpCrawl, walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>): Promise<PolledWalk[]> {
+  private async crawl(fabric: LldpFabric, crawl: LldpCrawl, identity: LldpIdentity, walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>): Promise<PolledWalk[]> {
     const seen = new Set<string>();
     let frontier: SwitchAddress[] = [];
     const visit = (target: SwitchAddress): boolean => {
@@ -189,7 +189,8 @@ class LldpDiscoverer implements Discoverer {
         results.push(w);
         const table = 'table' in w.result ? w.result.table : this.lastTables.get(fabric.name)?.get(w.address)?.table;
         for (const n of table?.neighbours ?? []) {
-          const host = n.networkDevice ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow)) : undefined;
+          // Kubernetes nodes announce Router or Bridge too: a neighbour that is a Node is never walked.
+          const host = n.networkDevice && identity.nodeOf(n) === undefined ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow)) : undefined;
           if (host !== undefined && !visit({ host, port: SNMP_PORT })) beyond.add(host);
         }
       }
@@ -219,7 +220,8 @@ class LldpDiscoverer implements Discoverer {
 
   private async discoverFabric(fabric: LldpFabric, mapHost: HostMapper): Promise<Snapshot> {
     const started = this.opts.clock.now();
-    const results = await this.poll(fabric);
+    const identity = this.identity(mapHost);
+    const results = await this.poll(fabric, identity);
     if (this.stopping.signal.aborted) throw new Error('stopped');
     const now = this.opts.clock.now();
     let last = this.lastTables.get(fabric.name);
@@ -245,11 +247,11 @@ class LldpDiscoverer implements Discoverer {
         polled.push({ address, table: kept.table });
         if (!this.silent.has(key)) {
           this.silent.add(key);
-          newlySilent.push({ who: `${address} (${kept.table.sysName || kept.table.chassisHex}, table from ${Math.round((now - kept.at) / 1000)}s ago)`, error: result.error });
+          newlySilent.push({ who: `${address} (${kept.table.sysName || kept.table.chassis.text}, table from ${Math.round((now - kept.at) / 1000)}s ago)`, error: result.error });
         }
         continue;
       }
-      lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassisHex}, table older than config.staleAfter)` : address, error: result.error });
+      lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassis.text}, table older than config.staleAfter)` : address, error: result.error });
     }
     if (newlySilent.length > 0) {
       // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
@@ -266,27 +268,48 @@ class LldpDiscoverer implements Discoverer {
     if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
     if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
-    const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
+    const { graph, problems, unidentified } = lldpGraph(polled, identity);
     const tree = fabricHyperNodes({
       graph,
       fabric: fabric.name,
       source: LLDP_SOURCE,
       labels: { [LLDP_FABRIC_LABEL]: fabric.name },
-      mapHost,
+      // The graph's hosts are already Node names (lldp-graph.ts identifies them).
+      mapHost: (node) => node,
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
     // The duration of a fabric that yields HyperNodes covers the walks and the snapshot built from them.
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
     this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length, durationSeconds });
-    this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
-    this.unmapped.report(fabric.name, tree.leafHosts, mapHost, 'LLDP hosts that match no Node are left out');
-    if (tree.hostCount === 0)
+    const incomplete = polled.filter((p) => p.table.incompleteRows > 0);
+    for (const p of polled) this.opts.metrics?.incompleteLldpRows?.(fabric.name, p.address, p.table.incompleteRows);
+    this.reportProblems(fabric.name, [...incomplete.map(incompleteRowsProblem), ...problems, ...tree.problems.map((p) => p.message)]);
+    this.unmapped.report(fabric.name, unidentified, () => undefined, 'LLDP neighbours that are neither a polled switch nor a Node are left out');
+    if (graph.hosts.length === 0) {
+      const rows = polled.reduce((a, p) => a + p.table.neighbours.length, 0);
       throw new Error(
-        `no switch of the fabric reports a host neighbour (${graph.switches.length} switches, ${graph.links.length} links): do the hosts run lldpd or enable NIC LLDP?`,
+        unidentified.length > 0
+          ? `no neighbour of the fabric's ${graph.switches.length} switches is a Kubernetes Node (${unidentified.length} of ${rows} neighbours are neither a polled switch nor a Node, named in the FabricMiscabled warning): check config.hostMapping, or map chassis MACs with config.hostMacs`
+          : `no switch of the fabric reports a neighbour other than the fabric's switches (${graph.switches.length} switches, ${rows} neighbours): do the hosts run lldpd or enable NIC LLDP?`,
       );
+    }
     if (tree.snapshot.length === 0) throw new Error(`none of the ${tree.hostCount} hosts the switches report is a Kubernetes Node; check config.hostMapping`);
     return tree.snapshot;
+  }
+
+  /** A neighbour's Node: its chassis MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
+  private identity(mapHost: HostMapper): LldpIdentity {
+    const nodes = new Set(this.opts.nodes.list().map((n) => n.metadata.name));
+    const { hostMacs, managementPorts } = this.config;
+    return {
+      managementPort: (labels) => managementPorts !== undefined && labels.some((l) => managementPorts.matches(l)),
+      nodeOf: (n) => {
+        const byMac = n.chassis?.kind === 'mac' ? hostMacs.get(n.chassis.text) : undefined;
+        if (byMac !== undefined && nodes.has(byMac)) return byMac;
+        return n.sysName === '' ? undefined : mapHost(n.sysName);
+      },
+    };
   }
 
   /** Logs and emits the fabric's miscabling once per distinct list. */
@@ -295,8 +318,16 @@ class LldpDiscoverer implements Discoverer {
     if (this.reportedProblems.get(fabric) === key) return;
     this.reportedProblems.set(fabric, key);
     if (problems.length === 0) return;
-    this.opts.problems.warning(FABRIC_MISCABLED.reason, `fabric ${fabric}: ${problems.length} link(s) join no group and merge no domains: ${listed(problems)}`);
+    this.opts.problems.warning(
+      FABRIC_MISCABLED.reason,
+      `fabric ${fabric}: ${problems.length} neighbour(s), link(s) or switch table(s) join no group and merge no domains: ${listed(problems)}`,
+    );
   }
+}
+
+/** Names the switch whose walk holds rows that cannot say who the neighbour is by chassis. */
+function incompleteRowsProblem(p: PolledSwitch): string {
+  return `switch ${p.table.sysName || p.table.chassis.text} (${p.address}): ${p.table.incompleteRows} of ${p.table.neighbours.length} LLDP rows lack lldpRemChassisIdSubtype/lldpRemChassisId, so those neighbours are identified by system name only (the agent omits the column; serve it if it can)`;
 }
 
 /** One switch that failed this poll, and why. */

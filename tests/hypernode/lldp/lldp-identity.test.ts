@@ -1,0 +1,126 @@
+// Who is a host is decided by identity, not by capability bits, through the
+// whole lldp source (captured walks in, snapshot and warnings out): an Arista
+// spine (MAC chassis ids as 6 bytes) over an Arista leaf and a SONiC leaf
+// (its own and its neighbours' MACs as text), Kubernetes hosts announcing
+// Router and Bridge, and a Cisco neighbour announcing no capabilities on the
+// spine. The tree is spine over both leaves and the Cisco is named.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Buffer } from 'node:buffer';
+import { createLldpDiscovererFactory, type CapturedWalk } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
+import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { realClock } from '../../../src/kube/clock.ts';
+import { nullLogger } from '../../../src/log.ts';
+import { CAP_BRIDGE, lldpVarbinds, type LldpNeighbourRow, type SwitchLldp } from '../../../testing/lldp-fabric.ts';
+import { memberNames } from '../../../testing/hypernode-members.ts';
+import { within } from '../../../testing/wait.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { RecordingProblems } from '../../support/recording-problems.ts';
+
+const CAP_ROUTER = 0x08;
+const KUBERNETES_NODE = CAP_BRIDGE | CAP_ROUTER;
+const SPINE_MAC = '001c73aa0001';
+const ARISTA_LEAF_MAC = '001c73bb0002';
+/** The SONiC leaf's base MAC, which it and its peers' tables print as text. */
+const SONIC_LEAF_MAC = '7486e20a0c04';
+const bin = (hex: string) => Buffer.from(hex, 'hex');
+const text = (hex: string) => Buffer.from(hex.match(/../g)!.join(':'));
+
+const row = (localPort: number, chassis: Buffer, portId: string, sysName: string, capEnabled: number): LldpNeighbourRow => ({
+  timeMark: 0,
+  localPort,
+  remIndex: localPort,
+  chassis,
+  portId,
+  sysName,
+  capEnabled,
+});
+const ports = (n: number, prefix: string) => new Map(Array.from({ length: n }, (_, i) => [i + 1, `${prefix}${i + 1}`]));
+
+function fabric(sonicChassis: (hex: string) => Buffer): SwitchLldp[] {
+  const spine: SwitchLldp = {
+    name: 'spine-1',
+    id: SPINE_MAC,
+    chassis: bin(SPINE_MAC),
+    ports: ports(3, 'Ethernet'),
+    neighbours: [
+      row(1, bin(ARISTA_LEAF_MAC), 'Ethernet49', 'leaf-a', CAP_BRIDGE),
+      // SONiC sends its chassis as text; an Arista stores what it received.
+      row(2, sonicChassis(SONIC_LEAF_MAC), 'Ethernet0', 'leaf-b', CAP_BRIDGE | CAP_ROUTER),
+      // A real Cisco 3750E row on an Arista: enabled capabilities 00.
+      row(3, bin('0019aa000003'), 'Gi1/0/1', 'lab-3750e', 0),
+    ],
+  };
+  const leaf = (name: string, chassis: Buffer, uplink: string, hosts: string[]): SwitchLldp => ({
+    name,
+    id: '',
+    chassis,
+    ports: ports(3, uplink === 'Ethernet49' ? 'Ethernet' : 'Ethernet'),
+    neighbours: [
+      row(1, bin(SPINE_MAC), name === 'leaf-a' ? 'Ethernet1' : 'Ethernet2', 'spine-1', CAP_BRIDGE),
+      ...hosts.map((h, i) => row(i + 2, bin(`0202000000${(i + (name === 'leaf-a' ? 1 : 5)).toString(16).padStart(2, '0')}`), 'eth0', h, KUBERNETES_NODE)),
+    ],
+  });
+  const a = leaf('leaf-a', bin(ARISTA_LEAF_MAC), 'Ethernet49', ['node-1', 'node-2']);
+  const b = leaf('leaf-b', text(SONIC_LEAF_MAC), 'Ethernet0', ['node-3', 'node-4']);
+  // Local port names as the uplinks' far ends name them.
+  a.ports.set(1, 'Ethernet49');
+  b.ports.set(1, 'Ethernet0');
+  return [spine, a, b];
+}
+
+async function firstRun(walks: readonly CapturedWalk[]): Promise<{ snapshot?: Snapshot; problems: RecordingProblems }> {
+  const problems = new RecordingProblems(nullLogger);
+  const d = await createLldpDiscovererFactory({ captured: async () => walks })(
+    {
+      source: 'lldp',
+      enabled: true,
+      intervalMs: 60_000,
+      maxDeletePercent: 50,
+      credentials: { secretRef: { name: 's', namespace: 'ns' } },
+      config: { switches: ['10.0.0.1'], minSharedHosts: 1 },
+    },
+    {
+      nodes: new FakeInformer({ initial: ['node-1', 'node-2', 'node-3', 'node-4'].map((name) => ({ metadata: { name } })) }),
+      hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
+      secrets: { get: () => Promise.reject(new Error('unused')) },
+      clock: realClock,
+      logger: nullLogger,
+      problems,
+    },
+  );
+  const out = await d.start();
+  const first = await within(Promise.race([out.recv(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2_000))]), 5_000, 'the first poll');
+  await d.stop();
+  return { snapshot: first && !first.done ? first.value : undefined, problems };
+}
+
+const shape = (snapshot: Snapshot | undefined) =>
+  (snapshot ?? []).map((hn) => `${hn.metadata.name} tier ${hn.spec.tier}: ${(memberNames(hn as HyperNode) as string[]).sort().join(',')}`).sort();
+
+test('a spine over an Arista leaf and a SONiC leaf (binary vs text MACs), Router+Bridge hosts, a capability-less neighbour on the spine: spine over leaves, the neighbour named', async () => {
+  for (const sonic of [text, bin]) {
+    const walks = fabric(sonic).map((sw) => ({ address: sw.name, varbinds: lldpVarbinds(sw) }));
+    const { snapshot, problems } = await firstRun(walks);
+    assert.equal(
+      shape(snapshot),
+      [
+        `lldp-leaf-${ARISTA_LEAF_MAC} tier 1: node-1,node-2`,
+        `lldp-leaf-${SONIC_LEAF_MAC} tier 1: node-3,node-4`,
+        `lldp-spine-${SPINE_MAC} tier 2: lldp-leaf-${ARISTA_LEAF_MAC},lldp-leaf-${SONIC_LEAF_MAC}`,
+      ],
+      `the SONiC chassis as ${sonic === text ? 'text' : 'bytes'}`,
+    );
+    const warnings = problems.warnings.join('\n');
+    assert.match(
+      warnings,
+      /FabricMiscabled: fabric lldp: 1 .*switch spine-1 \(spine-1\) port Ethernet3: neighbour "lab-3750e" \(chassis mac 00:19:aa:00:00:03, port Gi1\/0\/1, capabilities none\) maps to no Node/,
+    );
+    assert.not.match(warnings, /leaf-b|node-\d/, 'the SONiC leaf and the hosts are not reported');
+    assert.equal(problems.failures, []);
+  }
+});
+
+test.run();
