@@ -84,9 +84,12 @@ function integer(v: Buffer | number | undefined): number | undefined {
   return typeof v === 'number' ? v : undefined;
 }
 
-/** A port's name from its id when the id is a name (interface name, alias, local), else its description. */
-function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buffer | number | string | undefined, namedSubtypes: readonly number[]): string {
-  const idText = id && subtype !== undefined && namedSubtypes.includes(subtype) ? printable(id)?.trim() : undefined;
+/** Port id subtypes that hold the port's name; a locally assigned id (Junos: the ifIndex) yields to the description. */
+const NAMED_PORT_SUBTYPES = [PORT_SUBTYPE.interfaceAlias, PORT_SUBTYPE.interfaceName];
+
+/** A port's name from its id when the id is a name (interface name or alias), else its description, else the id. */
+function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buffer | number | string | undefined): string {
+  const idText = id && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype) ? printable(id)?.trim() : undefined;
   if (idText) return idText;
   const descText = typeof desc === 'string' ? desc : displayText(desc).trim();
   if (descText || !id) return descText;
@@ -97,8 +100,6 @@ function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buf
 function portIdOf(subtype: number, id: Buffer): LldpId | undefined {
   return id.length > 0 ? portId(subtype, id) : undefined;
 }
-
-const LOCAL_NAMED = [PORT_SUBTYPE.interfaceAlias, PORT_SUBTYPE.interfaceName, PORT_SUBTYPE.local];
 
 function capabilityNames(caps: Buffer | undefined): string[] {
   if (!caps) return [];
@@ -187,10 +188,10 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       timeMark: r.timeMark,
       localPort: r.localPort,
       remIndex: r.remIndex,
-      localPortName: portName(localSubtype, localId, localDesc, LOCAL_NAMED) || String(r.localPort),
+      localPortName: portName(localSubtype, localId, localDesc) || String(r.localPort),
       localPortLabels: [localId && localSubtype !== undefined ? portIdOf(localSubtype, localId)?.text : undefined, localDesc].filter((l): l is string => !!l),
       ...(chassis ? { chassis } : {}),
-      portName: portName(integer(r.columns.get(REM.portSubtype)), bytes(r.columns.get(REM.portId)), r.columns.get(REM.portDesc), LOCAL_NAMED),
+      portName: portName(integer(r.columns.get(REM.portSubtype)), bytes(r.columns.get(REM.portId)), r.columns.get(REM.portDesc)),
       sysName: displayText(r.columns.get(REM.sysName)).trim(),
       capabilities: capabilityNames(caps),
       networkDevice: caps !== undefined && caps.length > 0 && (caps[0]! & (CAP_BRIDGE | CAP_ROUTER)) !== 0,
