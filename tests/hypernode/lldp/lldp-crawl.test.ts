@@ -1,5 +1,5 @@
 // The crawl from seed switches (config.seeds): neighbours that are bridges or
-// routers are walked at their management address (lldpRemManAddrTable) when
+// routers and no Node are walked at their management address (lldpRemManAddrTable) when
 // it is in config.allow; the whole fabric is found from one leaf, and finding
 // more than config.maxSwitches fails the fabric instead of publishing part of it.
 
@@ -20,7 +20,10 @@ const tree = generateFatTree({ sus: 3, tiers: 2, nodesPerSu: 2, rails: 2, uplink
 const switches = lldpSwitches(tree);
 /** Switch i answers at 10.1.0.i; spines at 10.2.0.i, outside an allow-list of 10.1.0.0/16. */
 const addressOf = new Map(switches.map((sw, i) => [sw.id, `${sw.name.startsWith('spine') ? '10.2' : '10.1'}.0.${i + 1}`]));
-const walks = new Map(switches.map((sw) => [`${addressOf.get(sw.id)}:161`, lldpVarbinds(sw, (hex) => addressOf.get(hex))]));
+/** Hosts announce a management address in the allowed networks too, and Router and Bridge, as Kubernetes nodes' lldpd does. */
+const HOST_NETWORK = '10.1.9.';
+const hostAddress = (hex: string) => `${HOST_NETWORK}${Number.parseInt(hex.slice(-2), 16)}`;
+const walks = new Map(switches.map((sw) => [`${addressOf.get(sw.id)}:161`, lldpVarbinds(sw, (hex) => addressOf.get(hex) ?? hostAddress(hex))]));
 
 async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: Snapshot; problems: RecordingProblems; walked: string[] }> {
   const walked: string[] = [];
@@ -55,6 +58,10 @@ test('one leaf as seed finds every switch: the same tree as the explicit switch 
   assert.ok(all.snapshot && all.snapshot.length > 0);
   assert.equal(crawled.snapshot, all.snapshot);
   assert.is(new Set(crawled.walked).size, crawled.walked.length, 'no switch walked twice');
+  assert.not.ok(
+    crawled.walked.some((a) => a.startsWith(HOST_NETWORK)),
+    `a Node announcing Router and Bridge is never walked: ${crawled.walked.join(',')}`,
+  );
   assert.ok(
     crawled.walked.some((a) => a.startsWith('10.2.')) && crawled.walked.some((a) => a !== leaf && a.startsWith('10.1.')),
     'spines, then the other leaves, found through management addresses',

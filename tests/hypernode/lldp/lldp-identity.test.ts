@@ -13,14 +13,12 @@ import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../../src/kube/clock.ts';
 import { nullLogger } from '../../../src/log.ts';
-import { CAP_BRIDGE, lldpVarbinds, type LldpNeighbourRow, type SwitchLldp } from '../../../testing/lldp-fabric.ts';
+import { CAP_BRIDGE, CAP_KUBERNETES_NODE, CAP_ROUTER, lldpVarbinds, type LldpNeighbourRow, type SwitchLldp } from '../../../testing/lldp-fabric.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
 import { within } from '../../../testing/wait.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 
-const CAP_ROUTER = 0x08;
-const KUBERNETES_NODE = CAP_BRIDGE | CAP_ROUTER;
 const SPINE_MAC = '001c73aa0001';
 const ARISTA_LEAF_MAC = '001c73bb0002';
 /** The SONiC leaf's base MAC, which it and its peers' tables print as text. */
@@ -53,21 +51,19 @@ function fabric(sonicChassis: (hex: string) => Buffer): SwitchLldp[] {
       row(3, bin('0019aa000003'), 'Gi1/0/1', 'lab-3750e', 0),
     ],
   };
-  const leaf = (name: string, chassis: Buffer, uplink: string, hosts: string[]): SwitchLldp => ({
+  /** A leaf whose port 1 (named as the spine's table names it) goes up to the spine and ports 2.. to its hosts. */
+  const leaf = (name: string, chassis: Buffer, uplink: string, spinePort: string, hosts: string[], firstHostMac: number): SwitchLldp => ({
     name,
     id: '',
     chassis,
-    ports: ports(3, uplink === 'Ethernet49' ? 'Ethernet' : 'Ethernet'),
+    ports: new Map([...ports(3, 'Ethernet'), [1, uplink]]),
     neighbours: [
-      row(1, bin(SPINE_MAC), name === 'leaf-a' ? 'Ethernet1' : 'Ethernet2', 'spine-1', CAP_BRIDGE),
-      ...hosts.map((h, i) => row(i + 2, bin(`0202000000${(i + (name === 'leaf-a' ? 1 : 5)).toString(16).padStart(2, '0')}`), 'eth0', h, KUBERNETES_NODE)),
+      row(1, bin(SPINE_MAC), spinePort, 'spine-1', CAP_BRIDGE),
+      ...hosts.map((h, i) => row(i + 2, bin(`0202000000${(firstHostMac + i).toString(16).padStart(2, '0')}`), 'eth0', h, CAP_KUBERNETES_NODE)),
     ],
   });
-  const a = leaf('leaf-a', bin(ARISTA_LEAF_MAC), 'Ethernet49', ['node-1', 'node-2']);
-  const b = leaf('leaf-b', text(SONIC_LEAF_MAC), 'Ethernet0', ['node-3', 'node-4']);
-  // Local port names as the uplinks' far ends name them.
-  a.ports.set(1, 'Ethernet49');
-  b.ports.set(1, 'Ethernet0');
+  const a = leaf('leaf-a', bin(ARISTA_LEAF_MAC), 'Ethernet49', 'Ethernet1', ['node-1', 'node-2'], 1);
+  const b = leaf('leaf-b', text(SONIC_LEAF_MAC), 'Ethernet0', 'Ethernet2', ['node-3', 'node-4'], 5);
   return [spine, a, b];
 }
 
