@@ -98,10 +98,10 @@ const mib = (rows: { tm: number; port: number; idx: number; mac: string; name: s
   ]),
 ];
 
-test('every (timeMark, port, index) row is a neighbour: two neighbours on one port under two timeMarks are both kept, in any order', () => {
+test('every (timeMark, port, index) row is a neighbour: two neighbours on one port and index under two timeMarks are both kept, in any order', () => {
   const vbs = mib([
     { tm: 100, port: 3, idx: 1, mac: '0200000000b1', name: 'host-1' },
-    { tm: 250, port: 3, idx: 2, mac: '0200000000b2', name: 'host-2' },
+    { tm: 250, port: 3, idx: 1, mac: '0200000000b2', name: 'host-2' },
   ]);
   for (const order of [vbs, [...vbs].reverse()]) {
     const t = parseLldpTable(order);
