@@ -285,7 +285,7 @@ class LldpDiscoverer implements Discoverer {
     const incomplete = polled.filter((p) => p.table.incompleteRows > 0);
     for (const p of polled) this.opts.metrics?.incompleteLldpRows?.(fabric.name, p.address, p.table.incompleteRows);
     this.reportProblems(fabric.name, [...incomplete.map(incompleteRowsProblem), ...problems, ...tree.problems.map((p) => p.message)]);
-    this.unmapped.report(fabric.name, unidentified, () => undefined, 'LLDP neighbours that are neither a polled switch nor a Node are left out');
+    this.unmapped.reportUnmapped(fabric.name, unidentified, 'LLDP neighbours that are neither a polled switch nor a Node are left out');
     if (graph.hosts.length === 0) {
       const rows = polled.reduce((a, p) => a + p.table.neighbours.length, 0);
       throw new Error(
