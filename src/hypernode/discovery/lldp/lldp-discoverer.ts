@@ -77,6 +77,8 @@ class LldpDiscoverer implements Discoverer {
   private readonly lastTables = new Map<string, Map<string, SwitchState>>();
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
   private readonly silent = new Set<string>();
+  /** Per fabric, the switches whose rows lacked a chassis id at the last poll (their gauge goes back to 0 when fixed). */
+  private readonly incompleteSwitches = new Map<string, Set<string>>();
   /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
   private readonly reportedProblems = new Map<string, string>();
 
@@ -283,7 +285,7 @@ class LldpDiscoverer implements Discoverer {
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
     this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length, durationSeconds });
     const incomplete = polled.filter((p) => p.table.incompleteRows > 0);
-    for (const p of polled) this.opts.metrics?.incompleteLldpRows?.(fabric.name, p.address, p.table.incompleteRows);
+    this.countIncompleteRows(fabric.name, incomplete);
     this.reportProblems(fabric.name, [...incomplete.map(incompleteRowsProblem), ...problems, ...tree.problems.map((p) => p.message)]);
     this.unmapped.reportUnmapped(fabric.name, unidentified, 'LLDP neighbours that are neither a polled switch nor a Node are left out');
     if (graph.hosts.length === 0) {
@@ -310,6 +312,19 @@ class LldpDiscoverer implements Discoverer {
         return n.sysName === '' ? undefined : mapHost(n.sysName);
       },
     };
+  }
+
+  /**
+   * Sets the incomplete-row gauge of the switches that have such rows, and
+   * back to 0 for those that had some at the last poll: a series per switch
+   * only where there is something to see, not one per switch of the fabric.
+   */
+  private countIncompleteRows(fabric: string, incomplete: readonly PolledSwitch[]): void {
+    const before = this.incompleteSwitches.get(fabric) ?? new Set<string>();
+    const now = new Set(incomplete.map((p) => p.address));
+    for (const address of before) if (!now.has(address)) this.opts.metrics?.incompleteLldpRows?.(fabric, address, 0);
+    for (const p of incomplete) this.opts.metrics?.incompleteLldpRows?.(fabric, p.address, p.table.incompleteRows);
+    this.incompleteSwitches.set(fabric, now);
   }
 
   /** Logs and emits the fabric's miscabling once per distinct list. */
