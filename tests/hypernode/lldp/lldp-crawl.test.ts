@@ -5,16 +5,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
-import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { realClock } from '../../../src/kube/clock.ts';
-import { nullLogger } from '../../../src/log.ts';
 import { generateFatTree } from '../../../testing/fat-tree.ts';
 import { lldpSwitches, lldpVarbinds } from '../../../testing/lldp-fabric.ts';
-import { within } from '../../../testing/wait.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { RecordingProblems } from '../../support/recording-problems.ts';
+import { lldpPolls, type LldpPolls } from '../../support/lldp-polls.ts';
 
 const tree = generateFatTree({ sus: 3, tiers: 2, nodesPerSu: 2, rails: 2, uplinks: 2 });
 const switches = lldpSwitches(tree);
@@ -25,7 +19,7 @@ const HOST_NETWORK = '10.1.9.';
 const hostAddress = (hex: string) => `${HOST_NETWORK}${Number.parseInt(hex.slice(-2), 16)}`;
 const walks = new Map(switches.map((sw) => [`${addressOf.get(sw.id)}:161`, lldpVarbinds(sw, (hex) => addressOf.get(hex) ?? hostAddress(hex))]));
 
-async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: Snapshot; problems: RecordingProblems; walked: string[] }> {
+async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: Snapshot; problems: LldpPolls['problems']; walked: string[] }> {
   const walked: string[] = [];
   const walker = async (t: { host: string; port: number }) => {
     walked.push(`${t.host}:${t.port}`);
@@ -33,22 +27,8 @@ async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: S
     if (!w) throw new Error('SNMP walk failed: no answer (timed out)');
     return w;
   };
-  const problems = new RecordingProblems(nullLogger);
-  const d = await createLldpDiscovererFactory({ walker })(
-    { source: 'lldp', enabled: true, intervalMs: 60_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config },
-    {
-      nodes: new FakeInformer({ initial: tree.hosts.map((name) => ({ metadata: { name } })) }),
-      hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
-      secrets: { get: () => Promise.reject(new Error('unused')) },
-      clock: realClock,
-      logger: nullLogger,
-      problems,
-    },
-  );
-  const out = await d.start();
-  const first = await within(Promise.race([out.recv(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2_000))]), 5_000, 'the first poll');
-  await d.stop();
-  return { snapshot: first && !first.done ? first.value : undefined, problems, walked };
+  const { snapshots, problems } = await lldpPolls(config, { walker }, tree.hosts);
+  return { snapshot: snapshots[0], problems, walked };
 }
 
 test('one leaf as seed finds every switch: the same tree as the explicit switch list', async () => {

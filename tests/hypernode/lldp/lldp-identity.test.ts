@@ -8,16 +8,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Buffer } from 'node:buffer';
-import { createLldpDiscovererFactory, type CapturedWalk } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
+import type { CapturedWalk } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { realClock } from '../../../src/kube/clock.ts';
-import { nullLogger } from '../../../src/log.ts';
 import { CAP_BRIDGE, CAP_KUBERNETES_NODE, CAP_ROUTER, lldpVarbinds, type LldpNeighbourRow, type SwitchLldp } from '../../../testing/lldp-fabric.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
-import { within } from '../../../testing/wait.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { RecordingProblems } from '../../support/recording-problems.ts';
+import { lldpPolls } from '../../support/lldp-polls.ts';
 
 const SPINE_MAC = '001c73aa0001';
 const ARISTA_LEAF_MAC = '001c73bb0002';
@@ -67,31 +63,10 @@ function fabric(sonicChassis: (hex: string) => Buffer): SwitchLldp[] {
   return [spine, a, b];
 }
 
-async function firstRun(walks: readonly CapturedWalk[]): Promise<{ snapshot?: Snapshot; problems: RecordingProblems }> {
-  const problems = new RecordingProblems(nullLogger);
-  const d = await createLldpDiscovererFactory({ captured: async () => walks })(
-    {
-      source: 'lldp',
-      enabled: true,
-      intervalMs: 60_000,
-      maxDeletePercent: 50,
-      credentials: { secretRef: { name: 's', namespace: 'ns' } },
-      config: { switches: ['10.0.0.1'], minSharedHosts: 1 },
-    },
-    {
-      nodes: new FakeInformer({ initial: ['node-1', 'node-2', 'node-3', 'node-4'].map((name) => ({ metadata: { name } })) }),
-      hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
-      secrets: { get: () => Promise.reject(new Error('unused')) },
-      clock: realClock,
-      logger: nullLogger,
-      problems,
-    },
-  );
-  const out = await d.start();
-  const first = await within(Promise.race([out.recv(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2_000))]), 5_000, 'the first poll');
-  await d.stop();
-  return { snapshot: first && !first.done ? first.value : undefined, problems };
-}
+const firstRun = async (walks: readonly CapturedWalk[]) => {
+  const { snapshots, problems } = await lldpPolls({ switches: ['10.0.0.1'], minSharedHosts: 1 }, { captured: async () => walks }, ['node-1', 'node-2', 'node-3', 'node-4']);
+  return { snapshot: snapshots[0], problems };
+};
 
 const shape = (snapshot: Snapshot | undefined) =>
   (snapshot ?? []).map((hn) => `${hn.metadata.name} tier ${hn.spec.tier}: ${(memberNames(hn as HyperNode) as string[]).sort().join(',')}`).sort();
@@ -117,6 +92,22 @@ test('a spine over an Arista leaf and a SONiC leaf (binary vs text MACs), Router
     assert.not.match(warnings, /leaf-b|node-\d/, 'the SONiC leaf and the hosts are not reported');
     assert.equal(problems.failures, []);
   }
+});
+
+test('rows without a chassis id are counted per switch and named once; the count goes back to 0 once the agent serves the column', async () => {
+  const full = fabric(text).map((sw) => ({ address: sw.name, varbinds: lldpVarbinds(sw) }));
+  const chassisColumns = /^1\.0\.8802\.1\.1\.2\.1\.4\.1\.1\.[45]\./;
+  const stripped = full.map((w) => (w.address === 'leaf-b' ? { ...w, varbinds: w.varbinds.filter((v) => !chassisColumns.test(v.oid)) } : w));
+  let poll = 0;
+  const { snapshots, problems, metrics } = await lldpPolls(
+    { switches: ['10.0.0.1'], minSharedHosts: 1 },
+    { captured: async () => (poll++ === 0 ? stripped : full) },
+    ['node-1', 'node-2', 'node-3', 'node-4'],
+    2,
+  );
+  assert.equal(shape(snapshots[0]), shape(snapshots[1]), "the same tree: leaf-b's neighbours are identified by system name");
+  assert.is(problems.warnings.filter((w) => /switch leaf-b \(leaf-b\): 3 of 3 LLDP rows lack lldpRemChassisId/.test(w)).length, 1, problems.warnings.join('\n'));
+  assert.is(metrics.incompleteRows.get('leaf-b'), 0, 'set at the first poll, back to 0 at the second');
 });
 
 test.run();

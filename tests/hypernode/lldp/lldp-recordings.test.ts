@@ -11,22 +11,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLldpDiscovererFactory, type CapturedWalk } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
+import type { CapturedWalk } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import { lldpGraph, type PolledSwitch } from '../../../src/hypernode/discovery/lldp/lldp-graph.ts';
 import { parseLldpTable, type LldpTable } from '../../../src/hypernode/discovery/lldp/lldp-mib.ts';
 import { parseSnmpCapture } from '../../../src/hypernode/discovery/lldp/snmp-capture.ts';
 import { snmpWalker } from '../../../src/hypernode/discovery/lldp/snmp-walker.ts';
 import { parseHostMacs } from '../../../src/hypernode/discovery/lldp/host-macs.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { realClock } from '../../../src/kube/clock.ts';
-import { nullLogger } from '../../../src/log.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
 import { Snmpsim, snmpsimUnavailable } from '../../../testing/snmpsim.ts';
-import { within } from '../../../testing/wait.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { RecordingMetrics } from '../../support/recording-metrics.ts';
-import { RecordingProblems } from '../../support/recording-problems.ts';
 import { testNeeding } from '../../support/skip.ts';
+import { lldpPolls } from '../../support/lldp-polls.ts';
 
 const RECORDINGS = join(import.meta.dirname, 'snmprec');
 const DEVICES = readdirSync(RECORDINGS)
@@ -126,31 +121,12 @@ withSnmpsim('a capture made with -Oa is refused naming the flag', () => {
 
 withSnmpsim('the whole recorded fabric through the source: the spine over seven leaves of seven OSes; the unrelated neighbours and the incomplete rows reported', async () => {
   const walks: CapturedWalk[] = DEVICES.map((d) => ({ address: d, varbinds: parseSnmpCapture(sim.capture(d), d) }));
-  const problems = new RecordingProblems(nullLogger);
-  const metrics = new RecordingMetrics();
-  const d = await createLldpDiscovererFactory({ captured: async () => walks })(
-    {
-      source: 'lldp',
-      enabled: true,
-      intervalMs: 60_000,
-      maxDeletePercent: 50,
-      credentials: { secretRef: { name: 's', namespace: 'ns' } },
-      config: { switches: ['10.0.0.1'], minSharedHosts: 1, hostMacs: HOST_MACS, hostMapping: HOST_MAPPING },
-    },
-    {
-      nodes: new FakeInformer({ initial: NODES.map((name) => ({ metadata: { name } })) }),
-      hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
-      secrets: { get: () => Promise.reject(new Error('unused')) },
-      clock: realClock,
-      logger: nullLogger,
-      problems,
-      metrics,
-    },
+  const { snapshots, problems, metrics } = await lldpPolls(
+    { switches: ['10.0.0.1'], minSharedHosts: 1, hostMacs: HOST_MACS, hostMapping: HOST_MAPPING },
+    { captured: async () => walks },
+    NODES,
   );
-  const out = await d.start();
-  const first = await within(out.recv(), 10_000, 'the first poll');
-  await d.stop();
-  const snapshot = first.done ? [] : first.value;
+  const snapshot = snapshots[0] ?? [];
   const spine = snapshot.filter((hn) => hn.spec.tier === 2);
   assert.is(spine.length, 1);
   assert.is(spine[0]!.metadata.name, 'lldp-spine-001c73aa0001');
