@@ -68,8 +68,8 @@ test.after(() => sim.close());
 
 const polled = (): PolledSwitch[] => DEVICES.map((d) => ({ address: d, table: captured.get(d)! }));
 const macs = parseHostMacs(HOST_MACS, 'hostMacs');
-const nodeOf = (n: { sysName: string; chassis?: { kind: string; text: string } }) => {
-  const byMac = n.chassis?.kind === 'mac' ? macs.get(n.chassis.text) : undefined;
+const nodeOf = (n: LldpTable['neighbours'][number]) => {
+  const byMac = n.chassisKey === undefined ? undefined : macs.get(n.chassisKey);
   const name = byMac ?? n.sysName.replace(/\.example\.net$/, '');
   return NODES.includes(name) ? name : undefined;
 };
@@ -95,9 +95,9 @@ for (const device of DEVICES) {
         own.some((p) => re.test(p)),
         `${re}: ${own.join('\n')}`,
       );
-    const switchKeys = new Set(others.map((p) => p.table.chassis.key));
+    const switchKeys = new Set(others.map((p) => p.table.chassisKey));
     const switchNames = new Set(others.map((p) => p.table.sysName));
-    const isSwitch = (n: LldpTable['neighbours'][number]) => (n.chassis ? switchKeys.has(n.chassis.key) : switchNames.has(n.sysName));
+    const isSwitch = (n: LldpTable['neighbours'][number]) => (n.chassisKey !== undefined ? switchKeys.has(n.chassisKey) : switchNames.has(n.sysName));
     const switchRows = table.neighbours.filter(isSwitch).length;
     const nodeRows = table.neighbours.filter((n) => !isSwitch(n) && nodeOf(n) !== undefined).length;
     assert.is(switchRows, want.switches, 'switch neighbours');

@@ -7,7 +7,7 @@
 
 import { macText, parseMacText } from './lldp-ids.ts';
 
-/** Node names by MAC (`aa:bb:cc:dd:ee:ff`). */
+/** Node names by MAC as 12 hex digits (a MAC chassis key, lldp-ids.ts). */
 export type HostMacs = ReadonlyMap<string, string>;
 
 /** Parses the lines; throws naming the line that is not `MAC node` or that maps one MAC twice. */
@@ -21,9 +21,9 @@ export function parseHostMacs(raw: unknown, where: string): HostMacs {
     const m = /^(\S+)\s+([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(text);
     const mac = m ? parseMacText(m[1]!) : undefined;
     if (!m || !mac) throw new Error(`${where} line ${i + 1} ${JSON.stringify(line.trim())} is not "MAC node" (e.g. "b8:ce:f6:01:02:03 gpu-node-17")`);
-    const key = macText(mac);
+    const key = mac.toString('hex');
     const have = out.get(key);
-    if (have !== undefined && have !== m[2]) throw new Error(`${where} line ${i + 1} maps ${key} to ${m[2]}, but an earlier line maps it to ${have}`);
+    if (have !== undefined && have !== m[2]) throw new Error(`${where} line ${i + 1} maps ${macText(mac)} to ${m[2]}, but an earlier line maps it to ${have}`);
     out.set(key, m[2]!);
   });
   return out;

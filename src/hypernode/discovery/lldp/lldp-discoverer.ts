@@ -23,6 +23,7 @@ import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
+import { describeChassis, macHex } from './lldp-ids.ts';
 import { lldpGraph, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
@@ -249,11 +250,14 @@ class LldpDiscoverer implements Discoverer {
         polled.push({ address, table: kept.table });
         if (!this.silent.has(key)) {
           this.silent.add(key);
-          newlySilent.push({ who: `${address} (${kept.table.sysName || kept.table.chassis.text}, table from ${Math.round((now - kept.at) / 1000)}s ago)`, error: result.error });
+          newlySilent.push({
+            who: `${address} (${kept.table.sysName || describeChassis(kept.table.chassisKey)}, table from ${Math.round((now - kept.at) / 1000)}s ago)`,
+            error: result.error,
+          });
         }
         continue;
       }
-      lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassis.text}, table older than config.staleAfter)` : address, error: result.error });
+      lost.push({ who: kept ? `${address} (${kept.table.sysName || describeChassis(kept.table.chassisKey)}, table older than config.staleAfter)` : address, error: result.error });
     }
     if (newlySilent.length > 0) {
       // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
@@ -305,9 +309,10 @@ class LldpDiscoverer implements Discoverer {
     const nodes = new Set(this.opts.nodes.list().map((n) => n.metadata.name));
     const { hostMacs, managementPorts } = this.config;
     return {
-      managementPort: (labels) => managementPorts !== undefined && labels.some((l) => managementPorts.matches(l)),
+      managementPort: (names) => managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
       nodeOf: (n) => {
-        const byMac = n.chassis?.kind === 'mac' ? hostMacs.get(n.chassis.text) : undefined;
+        const mac = n.chassisKey === undefined ? undefined : macHex(n.chassisKey);
+        const byMac = mac === undefined ? undefined : hostMacs.get(mac);
         if (byMac !== undefined && nodes.has(byMac)) return byMac;
         return n.sysName === '' ? undefined : mapHost(n.sysName);
       },
@@ -342,7 +347,7 @@ class LldpDiscoverer implements Discoverer {
 
 /** Names the switch whose walk holds rows that cannot say who the neighbour is by chassis. */
 function incompleteRowsProblem(p: PolledSwitch): string {
-  return `switch ${p.table.sysName || p.table.chassis.text} (${p.address}): ${p.table.incompleteRows} of ${p.table.neighbours.length} LLDP rows lack lldpRemChassisIdSubtype/lldpRemChassisId, so those neighbours are identified by system name only (the agent omits the column; serve it if it can)`;
+  return `switch ${p.table.sysName || describeChassis(p.table.chassisKey)} (${p.address}): ${p.table.incompleteRows} of ${p.table.neighbours.length} LLDP rows lack lldpRemChassisIdSubtype/lldpRemChassisId, so those neighbours are identified by system name only (the agent omits the column; serve it if it can)`;
 }
 
 /** One switch that failed this poll, and why. */

@@ -15,7 +15,7 @@
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
-import { macHex } from './lldp-ids.ts';
+import { describeChassis, macHex } from './lldp-ids.ts';
 import type { LldpNeighbour, LldpTable } from './lldp-mib.ts';
 
 /** One polled switch: where it answered and what it said. */
@@ -27,8 +27,8 @@ export interface PolledSwitch {
 
 /** How a neighbour that is no polled switch is recognised as a Node. */
 export interface LldpIdentity {
-  /** Whether a local port (any of its id and description) is a management port. */
-  readonly managementPort: (labels: readonly string[]) => boolean;
+  /** Whether a local port is a management port, given its id and description. */
+  readonly managementPort: (names: readonly string[]) => boolean;
   /** The Node a neighbour is, by chassis MAC or system name; undefined when it is no Node. */
   readonly nodeOf: (n: LldpNeighbour) => string | undefined;
 }
@@ -44,7 +44,7 @@ export interface LldpGraph {
 
 /** A group-name fragment: a MAC chassis id as 12 hex digits, else the system name as a DNS-1123 fragment. */
 export function switchId(table: LldpTable): string {
-  const mac = macHex(table.chassis);
+  const mac = macHex(table.chassisKey);
   if (mac) return mac;
   const fragment = (text: string) =>
     text
@@ -53,12 +53,12 @@ export function switchId(table: LldpTable): string {
       .replace(/^-+|-+$/g, '')
       .slice(0, 40)
       .replace(/-+$/, '');
-  return fragment(table.sysName) || fragment(table.chassis.text);
+  return fragment(table.sysName) || fragment(table.chassisKey);
 }
 
 /** `"name" (chassis mac 02:.., port eth0, capabilities bridge,router)`: everything an operator needs to find it. */
 export function describeNeighbour(n: LldpNeighbour): string {
-  const chassis = n.chassis ? `chassis ${n.chassis.key}` : 'no chassis id';
+  const chassis = n.chassisKey === undefined ? 'no chassis id' : `chassis ${describeChassis(n.chassisKey)}`;
   const caps = n.capabilities.length > 0 ? n.capabilities.join(',') : 'none';
   return `${n.sysName ? `"${n.sysName}"` : 'a neighbour without system name'} (${chassis}, port ${n.portName || '?'}, capabilities ${caps})`;
 }
@@ -74,18 +74,20 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
   const ids = new Set<string>();
   for (const p of ordered) {
     const id = switchId(p.table);
-    const have = byChassis.get(p.table.chassis.key);
+    const have = byChassis.get(p.table.chassisKey);
     if (have) {
-      problems.push(`switches ${have.address} and ${p.address} report the same chassis id ${p.table.chassis.key}; ${p.address} is ignored (listed twice under two addresses?)`);
+      problems.push(
+        `switches ${have.address} and ${p.address} report the same chassis id ${describeChassis(p.table.chassisKey)}; ${p.address} is ignored (listed twice under two addresses?)`,
+      );
       continue;
     }
     if (ids.has(id)) {
-      problems.push(`switch ${p.address} (${p.table.sysName || p.table.chassis.key}) has the id ${id} of another switch; it is ignored`);
+      problems.push(`switch ${p.address} (${p.table.sysName || describeChassis(p.table.chassisKey)}) has the id ${id} of another switch; it is ignored`);
       continue;
     }
     ids.add(id);
     const sw = { id, name: p.table.sysName || id, address: p.address };
-    byChassis.set(p.table.chassis.key, sw);
+    byChassis.set(p.table.chassisKey, sw);
     // Two switches sharing a system name make the name useless as an identity: null marks it ambiguous.
     if (p.table.sysName) bySysName.set(p.table.sysName, bySysName.has(p.table.sysName) ? null : sw);
   }
@@ -93,11 +95,11 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
   const switchLinks = new Set<string>();
   const hosts = new Set<string>();
   for (const p of ordered) {
-    const self = byChassis.get(p.table.chassis.key);
+    const self = byChassis.get(p.table.chassisKey);
     if (!self || self.address !== p.address) continue;
     const where = `switch ${self.name} (${p.address})`;
     for (const n of p.table.neighbours) {
-      const peer = n.chassis ? byChassis.get(n.chassis.key) : n.sysName ? (bySysName.get(n.sysName) ?? undefined) : undefined;
+      const peer = n.chassisKey !== undefined ? byChassis.get(n.chassisKey) : n.sysName ? (bySysName.get(n.sysName) ?? undefined) : undefined;
       if (peer) {
         if (peer === self) continue;
         const ends = [`${self.id}/${n.localPortName}`, `${peer.id}/${n.portName}`].sort(compareBytes);
@@ -108,7 +110,7 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
         links.push({ a: { kind: 'switch', id: self.id, port: n.localPortName }, b: { kind: 'switch', id: peer.id, port: n.portName } });
         continue;
       }
-      if (identity.managementPort(n.localPortLabels)) {
+      if (identity.managementPort([n.localPortId, n.localPortDescription])) {
         problems.push(`${where} port ${n.localPortName} is a management port; its neighbour ${describeNeighbour(n)} is ignored`);
         continue;
       }

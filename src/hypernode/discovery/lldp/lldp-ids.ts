@@ -3,8 +3,10 @@
 // switches describing one device must produce the same key: Arista EOS and
 // NX-OS send a MAC chassis id as 6 bytes, SONiC, Dell OS9 and AOS-CX send the
 // same MAC as text ("74:86:e2:0a:0c:04", "e4 f0 04 fb 1f fb"), and network
-// addresses come as an IANA family byte plus the address, or as text. The
-// key is also the readable form every message prints.
+// addresses come as an IANA family byte plus the address, or as text. A key
+// is one short string (a neighbour table holds one per row, a large fabric
+// a million rows): a MAC is its 12 hex digits, a network address `ip <addr>`,
+// anything else `<subtype> <text or hex>`; `describeChassis` prints it.
 
 import { Buffer } from 'node:buffer';
 
@@ -13,12 +15,8 @@ export const CHASSIS_SUBTYPE = { component: 1, interfaceAlias: 2, portComponent:
 /** LldpPortIdSubtype values: numbered differently from the chassis ones. */
 export const PORT_SUBTYPE = { interfaceAlias: 1, portComponent: 2, mac: 3, networkAddress: 4, interfaceName: 5, agentCircuitId: 6, local: 7 } as const;
 
-/** A canonical id: `kind` says what it is; `text` is its readable form; `key` compares ids across switches. */
-export interface LldpId {
-  readonly kind: 'mac' | 'ip' | 'name' | 'bytes';
-  readonly text: string;
-  readonly key: string;
-}
+/** A canonical chassis id, compared across switches (see the module comment for its forms). */
+export type ChassisKey = string;
 
 const MAC_BYTES = 6;
 /** MAC text forms: colon, dash or space separated pairs, Cisco dotted triples, 12 bare hex digits. */
@@ -30,7 +28,9 @@ const MAC_TEXT = [
 
 /** `aa:bb:cc:dd:ee:ff` from 6 bytes. */
 export function macText(bytes: Uint8Array): string {
-  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(':');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1:');
 }
 
 /** The 6 bytes of a MAC written as text in any of the forms vendors use, or undefined. */
@@ -76,29 +76,23 @@ export function inetText(family: number, bytes: ArrayLike<number>): string | und
   return undefined;
 }
 
-const mac = (bytes: Uint8Array): LldpId => {
-  const text = macText(bytes);
-  return { kind: 'mac', text, key: `mac ${text}` };
-};
-const ip = (text: string): LldpId => ({ kind: 'ip', text, key: `ip ${text}` });
+const MAC_KEY = /^[0-9a-f]{12}$/;
+const ipKey = (text: string) => `ip ${text}`;
 
-/** A name or opaque value: text when printable, else hex. Names compare within their subtype. */
-function other(subtype: number, bytes: Buffer): LldpId {
-  const text = printable(bytes);
-  if (text !== undefined) return { kind: 'name', text, key: `${subtype} ${text}` };
-  const hex = macText(bytes);
-  return { kind: 'bytes', text: hex, key: `${subtype} ${hex}` };
+/** A name or opaque value: text when printable, else colon-separated hex, after its subtype. */
+function other(subtype: number, bytes: Buffer): string {
+  return `${subtype} ${printable(bytes) ?? macText(bytes)}`;
 }
 
-/** A network address id: family byte + address, or the address as text. */
-function networkAddress(bytes: Buffer): LldpId | undefined {
+/** A network address id (family byte + address, or the address as text) as `ip <addr>`, or undefined. */
+function networkAddress(bytes: Buffer): string | undefined {
   const binary = bytes.length > 1 ? inetText(bytes[0]!, bytes.subarray(1)) : undefined;
-  if (binary) return ip(binary);
+  if (binary) return ipKey(binary);
   const text = printable(bytes)?.trim();
-  if (text && /^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return ip(text);
+  if (text && /^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return ipKey(text);
   if (text && /^[0-9a-f:]+$/i.test(text) && text.includes(':')) {
     const parsed = parseIpv6(text);
-    if (parsed) return ip(ipv6Text(parsed));
+    if (parsed) return ipKey(ipv6Text(parsed));
   }
   return undefined;
 }
@@ -120,26 +114,34 @@ function parseIpv6(text: string): number[] | undefined {
  * MAC subtype and in any text form under any subtype (agents that send the
  * base MAC as a local or interface-name id mean the same chassis).
  */
-export function chassisId(subtype: number, bytes: Buffer): LldpId {
-  if (subtype === CHASSIS_SUBTYPE.mac && bytes.length === MAC_BYTES) return mac(bytes);
+export function chassisKey(subtype: number, bytes: Buffer): ChassisKey {
+  if (subtype === CHASSIS_SUBTYPE.mac && bytes.length === MAC_BYTES) return bytes.toString('hex');
   const text = printable(bytes);
   const fromText = text === undefined ? undefined : parseMacText(text);
-  if (fromText) return mac(fromText);
+  if (fromText) return fromText.toString('hex');
   if (subtype === CHASSIS_SUBTYPE.networkAddress) return networkAddress(bytes) ?? other(subtype, bytes);
   return other(subtype, bytes);
 }
 
-/** The canonical port id; interface names and locally assigned ids stay text. */
-export function portId(subtype: number, bytes: Buffer): LldpId {
-  if (subtype === PORT_SUBTYPE.mac) {
-    const m = bytes.length === MAC_BYTES ? bytes : parseMacText(printable(bytes) ?? '');
-    if (m) return mac(m);
-  }
-  if (subtype === PORT_SUBTYPE.networkAddress) return networkAddress(bytes) ?? other(subtype, bytes);
-  return other(subtype, bytes);
+/** The 12 hex digits of a MAC chassis key (switch ids, group names, config.hostMacs), or undefined for other kinds. */
+export function macHex(key: ChassisKey): string | undefined {
+  return MAC_KEY.test(key) ? key : undefined;
 }
 
-/** The 12 hex digits of a MAC id (switch ids, group names), or undefined for other kinds. */
-export function macHex(id: LldpId): string | undefined {
-  return id.kind === 'mac' ? id.text.replaceAll(':', '') : undefined;
+/** A chassis key as messages print it: `mac aa:bb:cc:dd:ee:ff`, `ip 10.0.0.9`, `7 <local id>`. */
+export function describeChassis(key: ChassisKey): string {
+  return MAC_KEY.test(key) ? `mac ${macText(Buffer.from(key, 'hex'))}` : key;
+}
+
+/** A port id in readable form: a MAC with colons, a network address, a name as is, else hex. */
+export function portText(subtype: number, bytes: Buffer): string {
+  if (subtype === PORT_SUBTYPE.mac) {
+    const m = bytes.length === MAC_BYTES ? bytes : parseMacText(printable(bytes) ?? '');
+    if (m) return macText(m);
+  }
+  if (subtype === PORT_SUBTYPE.networkAddress) {
+    const address = networkAddress(bytes);
+    if (address) return address.slice('ip '.length);
+  }
+  return printable(bytes) ?? macText(bytes);
 }

@@ -9,7 +9,7 @@
 
 import { Buffer } from 'node:buffer';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { chassisId, inetText, type LldpId, macText, PORT_SUBTYPE, portId, printable } from './lldp-ids.ts';
+import { type ChassisKey, chassisKey, inetText, macText, PORT_SUBTYPE, portText, printable } from './lldp-ids.ts';
 
 /** One varbind: a numeric OID without a leading dot, and an OCTET STRING (bytes) or an integer value. */
 export interface MibVarbind {
@@ -45,10 +45,11 @@ export interface LldpNeighbour {
   readonly remIndex: number;
   /** The local port's name (its id when that is a name, else its description, else its number). */
   readonly localPortName: string;
-  /** Its id and description, for matching config.managementPorts against either. */
-  readonly localPortLabels: readonly string[];
-  /** Undefined when the row has no lldpRemChassisIdSubtype/lldpRemChassisId (some agents omit the column). */
-  readonly chassis?: LldpId;
+  /** Its id in readable form and its description ('' when absent), for matching config.managementPorts against either. */
+  readonly localPortId: string;
+  readonly localPortDescription: string;
+  /** Canonical (lldp-ids.ts); undefined when the row has no lldpRemChassisIdSubtype/lldpRemChassisId (some agents omit the column). */
+  readonly chassisKey: ChassisKey | undefined;
   /** The neighbour's port (its id when that is a name, else its description). */
   readonly portName: string;
   readonly sysName: string;
@@ -61,7 +62,7 @@ export interface LldpNeighbour {
 }
 
 export interface LldpTable {
-  readonly chassis: LldpId;
+  readonly chassisKey: ChassisKey;
   readonly sysName: string;
   /** Sorted by local port, then by the neighbour's chassis, port, index. */
   readonly neighbours: readonly LldpNeighbour[];
@@ -87,23 +88,26 @@ function integer(v: Buffer | number | undefined): number | undefined {
 /** Port id subtypes that hold the port's name; a locally assigned id (Junos: the ifIndex) yields to the description. */
 const NAMED_PORT_SUBTYPES = [PORT_SUBTYPE.interfaceAlias, PORT_SUBTYPE.interfaceName];
 
-/** A port's name from its id when the id is a name (interface name or alias), else its description, else the id. */
-function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buffer | number | string | undefined): string {
+/** A neighbour's port name from its id when the id is a name (interface name or alias), else its description, else the id. */
+function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buffer | number | undefined): string {
   const idText = id && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype) ? printable(id)?.trim() : undefined;
   if (idText) return idText;
-  const descText = typeof desc === 'string' ? desc : displayText(desc).trim();
+  const descText = displayText(desc).trim();
   if (descText || !id) return descText;
   // Neither a name nor a description: the id in its readable form (a MAC, an address), or as text without a subtype.
-  return subtype === undefined ? displayText(id).trim() : (portIdOf(subtype, id)?.text ?? '');
+  return subtype === undefined ? displayText(id).trim() : portText(subtype, id);
 }
 
-function portIdOf(subtype: number, id: Buffer): LldpId | undefined {
-  return id.length > 0 ? portId(subtype, id) : undefined;
-}
+/** The names of the bits of each first capability byte seen, shared by every neighbour announcing it. */
+const capabilitySets = new Map<number, readonly string[]>();
+const NO_CAPABILITIES: readonly string[] = Object.freeze([]);
 
-function capabilityNames(caps: Buffer | undefined): string[] {
-  if (!caps) return [];
-  return CAPABILITY_BITS.filter((_, bit) => (caps[0] ?? 0) & (0x80 >> bit));
+function capabilityNames(caps: Buffer | undefined): readonly string[] {
+  if (!caps || caps.length === 0) return NO_CAPABILITIES;
+  const first = caps[0]!;
+  let names = capabilitySets.get(first);
+  if (!names) capabilitySets.set(first, (names = Object.freeze(CAPABILITY_BITS.filter((_, bit) => first & (0x80 >> bit)))));
+  return names;
 }
 
 interface RemoteRow {
@@ -172,25 +176,40 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
     throw new Error('the walk holds no lldpLocChassisId (1.0.8802.1.1.2.1.3.2.0): is LLDP enabled and is the LLDP-MIB served?');
   }
   joinAddresses(remote, addressRows);
+  // One set of names per local port, the same string instances for all its neighbours (a table holds a row per cable).
+  const localPorts = new Map<number, { name: string; id: string; description: string }>();
+  const localPort = (num: number) => {
+    let known = localPorts.get(num);
+    if (!known) {
+      const port = portColumns.get(num);
+      const id = bytes(port?.get(LOC_PORT.id));
+      const subtype = integer(port?.get(LOC_PORT.idSubtype));
+      const idText = id && id.length > 0 && subtype !== undefined ? portText(subtype, id) : '';
+      const descText = displayText(port?.get(LOC_PORT.desc)).trim();
+      const description = descText === idText ? idText : descText;
+      const named = idText !== '' && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype);
+      known = { name: (named ? idText : description || idText) || String(num), id: idText, description };
+      localPorts.set(num, known);
+    }
+    return known;
+  };
   const neighbours: LldpNeighbour[] = [];
   let incompleteRows = 0;
   for (const r of remote.values()) {
     const subtype = integer(r.columns.get(REM.chassisSubtype));
     const id = bytes(r.columns.get(REM.chassisId));
-    const chassis = subtype !== undefined && id && id.length > 0 ? chassisId(subtype, id) : undefined;
-    if (!chassis) incompleteRows++;
-    const port = portColumns.get(r.localPort);
-    const localId = bytes(port?.get(LOC_PORT.id));
-    const localDesc = displayText(port?.get(LOC_PORT.desc)).trim();
-    const localSubtype = integer(port?.get(LOC_PORT.idSubtype));
+    const chassis = subtype !== undefined && id && id.length > 0 ? chassisKey(subtype, id) : undefined;
+    if (chassis === undefined) incompleteRows++;
+    const local = localPort(r.localPort);
     const caps = bytes(r.columns.get(REM.capEnabled));
     neighbours.push({
       timeMark: r.timeMark,
       localPort: r.localPort,
       remIndex: r.remIndex,
-      localPortName: portName(localSubtype, localId, localDesc) || String(r.localPort),
-      localPortLabels: [localId && localSubtype !== undefined ? portIdOf(localSubtype, localId)?.text : undefined, localDesc].filter((l): l is string => !!l),
-      ...(chassis ? { chassis } : {}),
+      localPortName: local.name,
+      localPortId: local.id,
+      localPortDescription: local.description,
+      chassisKey: chassis,
       portName: portName(integer(r.columns.get(REM.portSubtype)), bytes(r.columns.get(REM.portId)), r.columns.get(REM.portDesc)),
       sysName: displayText(r.columns.get(REM.sysName)).trim(),
       capabilities: capabilityNames(caps),
@@ -201,12 +220,12 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
   neighbours.sort(
     (x, y) =>
       x.localPort - y.localPort ||
-      compareBytes(x.chassis?.key ?? '', y.chassis?.key ?? '') ||
+      compareBytes(x.chassisKey ?? '', y.chassisKey ?? '') ||
       compareBytes(x.portName, y.portName) ||
       x.timeMark - y.timeMark ||
       x.remIndex - y.remIndex,
   );
-  return { chassis: chassisId(chassisSubtype ?? 0, ownChassis), sysName: sysName.trim(), neighbours, incompleteRows };
+  return { chassisKey: chassisKey(chassisSubtype ?? 0, ownChassis), sysName: sysName.trim(), neighbours, incompleteRows };
 }
 
 /**
