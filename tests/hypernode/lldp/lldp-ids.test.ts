@@ -29,6 +29,7 @@ test('network addresses (family byte + address, or text), IPv6 compressed; names
   assert.is(ipv6Text([0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]), '1:0:0:1::1', 'the longest zero run is the one shortened');
   assert.is(ipv6Text(new Array(16).fill(0)), '::');
   assert.is(chassisKey(7, Buffer.from('leaf-1')), '7 leaf-1');
+  assert.is(chassisKey(1, Buffer.from('202412310042')), '1 202412310042', 'twelve bare digits are a MAC only under the MAC subtype');
   assert.is(macHex('7 leaf-1'), undefined);
   assert.is(chassisKey(7, Buffer.from([0, 1, 0x1f])), '7 00:01:1f');
   assert.is(portText(5, Buffer.from('Ethernet1/1')), 'Ethernet1/1');

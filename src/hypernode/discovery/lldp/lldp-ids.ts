@@ -33,10 +33,14 @@ export function macText(bytes: Uint8Array): string {
     .replace(/(..)(?!$)/g, '$1:');
 }
 
-/** The 6 bytes of a MAC written as text in any of the forms vendors use, or undefined. */
-export function parseMacText(text: string): Buffer | undefined {
+/**
+ * The 6 bytes of a MAC written as text in any of the forms vendors use, or
+ * undefined. `bare` also accepts 12 hex digits without separators, which
+ * only a MAC-typed value can be trusted to mean (a serial number may look so).
+ */
+export function parseMacText(text: string, bare = true): Buffer | undefined {
   const t = text.trim();
-  for (const re of MAC_TEXT) {
+  for (const re of bare ? MAC_TEXT : MAC_TEXT.slice(0, 2)) {
     const m = re.exec(t);
     if (!m) continue;
     const groups = m.slice(1).filter((_, i) => !(re === MAC_TEXT[0] && i === 1));
@@ -117,7 +121,7 @@ function parseIpv6(text: string): number[] | undefined {
 export function chassisKey(subtype: number, bytes: Buffer): ChassisKey {
   if (subtype === CHASSIS_SUBTYPE.mac && bytes.length === MAC_BYTES) return bytes.toString('hex');
   const text = printable(bytes);
-  const fromText = text === undefined ? undefined : parseMacText(text);
+  const fromText = text === undefined ? undefined : parseMacText(text, subtype === CHASSIS_SUBTYPE.mac);
   if (fromText) return fromText.toString('hex');
   if (subtype === CHASSIS_SUBTYPE.networkAddress) return networkAddress(bytes) ?? other(subtype, bytes);
   return other(subtype, bytes);
