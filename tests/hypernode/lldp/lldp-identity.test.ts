@@ -94,6 +94,27 @@ test('a spine over an Arista leaf and a SONiC leaf (binary vs text MACs), Router
   }
 });
 
+test('a Node cabled to the spine makes it a leaf: the lost tier is reported, naming the spine, its Node and the leaves', async () => {
+  const [spine, ...leaves] = fabric(text);
+  spine!.neighbours.push(row(4, bin('020200000009'), 'eth0', 'node-9', CAP_KUBERNETES_NODE));
+  const walks = [spine!, ...leaves].map((sw) => ({ address: sw.name, varbinds: lldpVarbinds(sw) }));
+  const { snapshots, problems } = await lldpPolls({ switches: ['10.0.0.1'], minSharedHosts: 1 }, { captured: async () => walks }, [
+    'node-1',
+    'node-2',
+    'node-3',
+    'node-4',
+    'node-9',
+  ]);
+  assert.ok(
+    shape(snapshots[0]).every((hn) => / tier 1: /.test(hn)),
+    shape(snapshots[0]).join('\n'),
+  );
+  assert.match(
+    problems.warnings.join('\n'),
+    /switch spine-1 is cabled to Nodes \(node-9\) and to 2 switches cabled to Nodes \(leaf-a, leaf-b\): it counts as a leaf, so no tier sits over them/,
+  );
+});
+
 test('rows without a chassis id are counted per switch and named once; the count goes back to 0 once the agent serves the column', async () => {
   const full = fabric(text).map((sw) => ({ address: sw.name, varbinds: lldpVarbinds(sw) }));
   const chassisColumns = /^1\.0\.8802\.1\.1\.2\.1\.4\.1\.1\.[45]\./;
