@@ -3,8 +3,9 @@
 // lldpd, as rows (for the SNMP stand-in) and as walk varbinds (for the
 // property tests). Shared by the tests and the benchmark. A switch's chassis
 // id is a MAC made from its GUID (kind byte + low 5 bytes), hosts announce
-// their system name and "station", switches "bridge"; timeMarks and remote
-// indices start at 1 and callers permute them as they please.
+// their system name and "bridge, router" as Kubernetes nodes do (IPv4
+// forwarding, a CNI bridge), switches "bridge"; timeMarks and remote indices
+// start at 1 and callers permute them as they please.
 
 import { Buffer } from 'node:buffer';
 import type { MibVarbind } from '../src/hypernode/discovery/lldp/lldp-mib.ts';
@@ -12,6 +13,9 @@ import type { FatTree } from './fat-tree.ts';
 
 export const CAP_BRIDGE = 0x20;
 export const CAP_STATION = 0x01;
+export const CAP_ROUTER = 0x08;
+/** What a Kubernetes node's lldpd announces: Router (ip_forward=1) and Bridge (cni0). */
+export const CAP_KUBERNETES_NODE = CAP_BRIDGE | CAP_ROUTER;
 const LOC = '1.0.8802.1.1.2.1.3';
 const REM = '1.0.8802.1.1.2.1.4.1.1';
 const MAN_ADDR = '1.0.8802.1.1.2.1.4.2.1';
@@ -66,7 +70,7 @@ export function lldpSwitches(tree: FatTree): SwitchLldp[] {
       chassis: guidMac(peerGuid),
       portId: peer.type === 'switch' ? `swp${peerPort}` : `eth${peerPort}`,
       sysName: peer.name,
-      capEnabled: peer.type === 'switch' ? CAP_BRIDGE : CAP_STATION,
+      capEnabled: peer.type === 'switch' ? CAP_BRIDGE : CAP_KUBERNETES_NODE,
     });
   }
   return [...switches.values()];

@@ -103,12 +103,24 @@ export class LldpLab {
     return sw;
   }
 
-  async addHost(name: string): Promise<Device> {
+  /**
+   * A host as a Kubernetes node is set up: IPv4 forwarding on (kubeadm
+   * requires it) and a `cni0` bridge (a CNI's), so its lldpd announces Router
+   * and Bridge, as on a real cluster. `station` keeps the station-only host of
+   * a plain server instead.
+   */
+  async addHost(name: string, kind: 'kubernetes' | 'station' = 'kubernetes'): Promise<Device> {
     const n = ++this.devices;
     const host: Device = { name, netns: `${this.tag}-${n}`, mac: mac(0xbb, n), ends: 0 };
     run('ip', ['netns', 'add', host.netns]);
     this.hosts.set(name, host);
-    this.startLldpd(host, [], 'station');
+    if (kind === 'kubernetes') {
+      run('ip', ['netns', 'exec', host.netns, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+      run('ip', ['-n', host.netns, 'link', 'add', 'cni0', 'type', 'bridge']);
+      run('ip', ['-n', host.netns, 'link', 'set', 'cni0', 'up']);
+    }
+    // lldpd works out a host's capabilities itself (forwarding → Router, a bridge → Bridge); only a station is told.
+    this.startLldpd(host, [], kind === 'station' ? 'station' : undefined);
     return host;
   }
 
@@ -191,12 +203,11 @@ export class LldpLab {
     sw.snmpd = undefined;
   }
 
-  private startLldpd(d: Device, extra: string[], capability: string): void {
+  private startLldpd(d: Device, extra: string[], capability: string | undefined): void {
     const conf = join(this.dir, `${d.name}-lldpd.conf`);
-    writeFileSync(
-      conf,
-      [`configure system hostname ${d.name}`, `configure lldp tx-interval ${TX_INTERVAL_S}`, `configure system capabilities enabled ${capability}`, ''].join('\n'),
-    );
+    const lines = [`configure system hostname ${d.name}`, `configure lldp tx-interval ${TX_INTERVAL_S}`];
+    if (capability) lines.push(`configure system capabilities enabled ${capability}`);
+    writeFileSync(conf, [...lines, ''].join('\n'));
     const sock = join(this.dir, `${d.name}.sock`);
     // -d: stay in the foreground (the pid is ours); -I: only the lab's veths, also those cabled later.
     d.lldpd = this.spawnChild('ip', ['netns', 'exec', d.netns, 'lldpd', '-d', '-u', sock, '-O', conf, '-I', `${this.tag}c*`, ...extra], `${d.name}-lldpd.log`);

@@ -137,6 +137,12 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     'source',
     'fabric',
   ]);
+  const incompleteRows = gauge(
+    registry,
+    'hypernode_lldp_incomplete_rows',
+    "LLDP neighbour rows a switch serves without lldpRemChassisId at its fabric's last poll; such neighbours are identified by system name only.",
+    ['fabric', 'switch'],
+  );
   const fabricPollDuration = gauge(registry, 'hypernode_fabric_poll_duration_seconds', "Wall time of a fabric's last poll (every switch walked).", ['source', 'fabric']);
   const uncovered = gauge(
     registry,
@@ -184,6 +190,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
       }
       fabricPollDuration.set({ source, fabric }, poll.durationSeconds);
     },
+    incompleteLldpRows: (fabric, switchAddress, count) => incompleteRows.set({ fabric, switch: switchAddress }, count),
   };
 }
 

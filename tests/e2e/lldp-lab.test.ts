@@ -2,7 +2,9 @@
 // namespaces cabled by veth pairs, one real lldpd per namespace and one real
 // snmpd per switch with its lldpd as AgentX subagent. The built executable
 // runs as the controller under the chart's RBAC and walks the switches over
-// SNMP on 127.0.0.1. A rail-optimised fabric (two scalable units of three
+// SNMP on 127.0.0.1. The hosts are set up as Kubernetes nodes are (IPv4
+// forwarding on, a cni0 bridge), so their lldpd announces Router and Bridge.
+// A rail-optimised fabric (two scalable units of three
 // hosts on two rail leaves each, two spines) gives its tree; then a third
 // unit is added, a host is recabled onto another unit's leaf, the source moves
 // to SNMPv3, the v3 key goes wrong and a switch's snmpd stops: each step's
@@ -98,12 +100,13 @@ const uids = (api: Parameters<typeof hyperNodes>[0]) => new Map(hyperNodes(api, 
 const leafName = (lab: LldpLab, su: number) => `${FABRIC}-leaf-${[switchId(lab, `leaf-su${su}-r1`), switchId(lab, `leaf-su${su}-r2`)].sort()[0]}`;
 const hostsOf = (su: number, n: number) => Array.from({ length: n }, (_, i) => `su${su}-h${i + 1}`);
 
-/** How many LLDP neighbours a lab switch reports over SNMP right now. */
-async function neighbours(lab: LldpLab, name: string): Promise<number> {
+/** The LLDP neighbours a lab switch reports over SNMP right now. */
+async function neighbourRows(lab: LldpLab, name: string) {
   const [host, port] = lab.address(name).split(':');
   const walk = snmpWalker({ version: '2c', community: LAB_COMMUNITY }, { timeoutMs: 1_000, retries: 0, maxRepetitions: 50, maxVarbinds: 10_000 });
-  return parseLldpTable(await walk({ host: host!, port: Number(port) }, AbortSignal.timeout(5_000))).neighbours.length;
+  return parseLldpTable(await walk({ host: host!, port: Number(port) }, AbortSignal.timeout(5_000))).neighbours;
 }
+const neighbours = async (lab: LldpLab, name: string) => (await neighbourRows(lab, name)).length;
 
 const withLab = testNeeding(lldpLabUnavailable());
 
@@ -139,6 +142,13 @@ withLab(
     };
     const sortedJson = (o: Record<string, Seen>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
     await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the two-unit tree from real LLDP');
+    // The hosts are set up as Kubernetes nodes (forwarding, a cni0 bridge): their lldpd announces Router and Bridge, as in the field.
+    const hostRows = (await neighbourRows(l, 'leaf-su1-r1')).filter((n) => n.sysName.startsWith('su1-'));
+    assert.equal(
+      hostRows.map((n) => n.capabilities),
+      hostsOf(1, 3).map(() => ['bridge', 'router']),
+      'every host neighbour announces bridge and router',
+    );
     for (const hn of hyperNodes(api, 'lldp')) assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'lldp', [FABRIC_LABEL]: FABRIC });
     await converge(() => events('CleartextCredentials').some((e) => e.message.includes('SNMPv2c')), 'one Warning about the v2c community');
     const switches = async (state: string) => seriesValue(await controller.metrics(), 'hypernode_fabric_switches', { source: 'lldp', fabric: FABRIC, state });

@@ -22,4 +22,9 @@ export class RecordingMetrics implements DiscovererMetrics {
   fabricPolled(_source: string, fabric: string, poll: FabricPoll): void {
     this.polls.set(fabric, poll);
   }
+  /** Switch address → rows without a chassis id at its fabric's last poll. */
+  readonly incompleteRows = new Map<string, number>();
+  incompleteLldpRows(_fabric: string, switchAddress: string, count: number): void {
+    this.incompleteRows.set(switchAddress, count);
+  }
 }

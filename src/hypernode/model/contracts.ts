@@ -156,6 +156,8 @@ export interface DiscovererMetrics {
   uncoveredNodes(source: string, count: number, detail?: UncoveredDetail): void;
   /** One poll of a fabric whose switches are walked one by one (lldp), whether or not it published. */
   fabricPolled(source: string, fabric: string, poll: FabricPoll): void;
+  /** LLDP rows a switch serves without a chassis id (identified by system name only), at its fabric's last poll. */
+  incompleteLldpRows?(fabric: string, switchAddress: string, count: number): void;
 }
 
 /** What `uncoveredNodes` may add to a count. */

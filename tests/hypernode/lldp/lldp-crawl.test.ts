@@ -1,28 +1,25 @@
 // The crawl from seed switches (config.seeds): neighbours that are bridges or
-// routers are walked at their management address (lldpRemManAddrTable) when
+// routers and no Node are walked at their management address (lldpRemManAddrTable) when
 // it is in config.allow; the whole fabric is found from one leaf, and finding
 // more than config.maxSwitches fails the fabric instead of publishing part of it.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
-import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { realClock } from '../../../src/kube/clock.ts';
-import { nullLogger } from '../../../src/log.ts';
 import { generateFatTree } from '../../../testing/fat-tree.ts';
 import { lldpSwitches, lldpVarbinds } from '../../../testing/lldp-fabric.ts';
-import { within } from '../../../testing/wait.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { RecordingProblems } from '../../support/recording-problems.ts';
+import { lldpPolls, type LldpPolls } from '../../support/lldp-polls.ts';
 
 const tree = generateFatTree({ sus: 3, tiers: 2, nodesPerSu: 2, rails: 2, uplinks: 2 });
 const switches = lldpSwitches(tree);
 /** Switch i answers at 10.1.0.i; spines at 10.2.0.i, outside an allow-list of 10.1.0.0/16. */
 const addressOf = new Map(switches.map((sw, i) => [sw.id, `${sw.name.startsWith('spine') ? '10.2' : '10.1'}.0.${i + 1}`]));
-const walks = new Map(switches.map((sw) => [`${addressOf.get(sw.id)}:161`, lldpVarbinds(sw, (hex) => addressOf.get(hex))]));
+/** Hosts announce a management address in the allowed networks too, and Router and Bridge, as Kubernetes nodes' lldpd does. */
+const HOST_NETWORK = '10.1.9.';
+const hostAddress = (hex: string) => `${HOST_NETWORK}${Number.parseInt(hex.slice(-2), 16)}`;
+const walks = new Map(switches.map((sw) => [`${addressOf.get(sw.id)}:161`, lldpVarbinds(sw, (hex) => addressOf.get(hex) ?? hostAddress(hex))]));
 
-async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: Snapshot; problems: RecordingProblems; walked: string[] }> {
+async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: Snapshot; problems: LldpPolls['problems']; walked: string[] }> {
   const walked: string[] = [];
   const walker = async (t: { host: string; port: number }) => {
     walked.push(`${t.host}:${t.port}`);
@@ -30,22 +27,8 @@ async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: S
     if (!w) throw new Error('SNMP walk failed: no answer (timed out)');
     return w;
   };
-  const problems = new RecordingProblems(nullLogger);
-  const d = await createLldpDiscovererFactory({ walker })(
-    { source: 'lldp', enabled: true, intervalMs: 60_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config },
-    {
-      nodes: new FakeInformer({ initial: tree.hosts.map((name) => ({ metadata: { name } })) }),
-      hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
-      secrets: { get: () => Promise.reject(new Error('unused')) },
-      clock: realClock,
-      logger: nullLogger,
-      problems,
-    },
-  );
-  const out = await d.start();
-  const first = await within(Promise.race([out.recv(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2_000))]), 5_000, 'the first poll');
-  await d.stop();
-  return { snapshot: first && !first.done ? first.value : undefined, problems, walked };
+  const { snapshots, problems } = await lldpPolls(config, { walker }, tree.hosts);
+  return { snapshot: snapshots[0], problems, walked };
 }
 
 test('one leaf as seed finds every switch: the same tree as the explicit switch list', async () => {
@@ -55,6 +38,10 @@ test('one leaf as seed finds every switch: the same tree as the explicit switch 
   assert.ok(all.snapshot && all.snapshot.length > 0);
   assert.equal(crawled.snapshot, all.snapshot);
   assert.is(new Set(crawled.walked).size, crawled.walked.length, 'no switch walked twice');
+  assert.not.ok(
+    crawled.walked.some((a) => a.startsWith(HOST_NETWORK)),
+    `a Node announcing Router and Bridge is never walked: ${crawled.walked.join(',')}`,
+  );
   assert.ok(
     crawled.walked.some((a) => a.startsWith('10.2.')) && crawled.walked.some((a) => a !== leaf && a.startsWith('10.1.')),
     'spines, then the other leaves, found through management addresses',
@@ -68,7 +55,7 @@ test('the allow-list bounds the crawl: switches outside it are not walked and ar
     r.walked.join(','),
   );
   assert.ok(
-    r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .* is a bridge or router that is not polled/.test(w)),
+    r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .*capabilities bridge\) is no polled switch and maps to no Node/.test(w)),
     r.problems.warnings.join('\n'),
   );
 });

@@ -1,6 +1,7 @@
-// Reading LLDP-MIB walks: the capture format of `snmpbulkwalk -On`, one
-// switch's tables (rows keyed without the timeMark), and the graph of a
-// fabric with the neighbours that must not become hosts reported by name.
+// Reading LLDP-MIB walks: the capture format of `snmpbulkwalk -On` (every
+// value form, byte-losing options refused), one switch's tables (every
+// (timeMark, port, index) row kept, canonical ids), and the graph of a fabric
+// where identity, not capability bits, decides who is a host.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,7 +20,7 @@ const lab = (): PolledSwitch[] =>
 test('a capture from the real lab: the leaf, its chassis, its two spines and three hosts', () => {
   const leaf = lab().find((p) => p.address === 'leaf-su1-r1.txt')!.table;
   assert.is(leaf.sysName, 'leaf-su1-r1');
-  assert.is(leaf.chassisSubtype, 4);
+  assert.is(leaf.chassisKey, '02aa00030001');
   assert.is(switchId(leaf), '02aa00030001');
   assert.equal(leaf.neighbours.map((n) => n.sysName).sort(), ['spine-1', 'spine-2', 'su1-h1.fabric.example.com', 'su1-h2.fabric.example.com', 'su1-h3.fabric.example.com']);
   assert.equal(
@@ -55,6 +56,34 @@ test('capture syntax: wrapped Hex-STRING, multi-line and escaped STRING, empty s
   assert.throws(() => parseLldpTable(parseSnmpCapture('.1.3.6.1.2.1.1.5.0 = STRING: "x"\n', 'sw3')), /no lldpLocChassisId/);
 });
 
+test('value forms with and without MIBs loaded: BITS with bit names, Hex-STRING with -OT text, named INTEGER; the capabilities read the same', () => {
+  const row = '1.0.8802.1.1.2.1.4.1.1';
+  const head = ['.1.0.8802.1.1.2.1.3.1.0 = INTEGER: macAddress(4)', '.1.0.8802.1.1.2.1.3.2.0 = Hex-STRING: 00 11 22 33 44 55  [.."3DU]'];
+  const neighbour = (caps: string) => [
+    `.${row}.4.0.1.1 = INTEGER: macAddress(4)`,
+    `.${row}.5.0.1.1 = STRING: "74:86:e2:0a:0c:04"`,
+    `.${row}.9.0.1.1 = STRING: "spine-a"`,
+    `.${row}.12.0.1.1 = ${caps}`,
+  ];
+  const read = (caps: string) => parseLldpTable(parseSnmpCapture([...head, ...neighbour(caps), ''].join('\n'), 'sw')).neighbours[0]!;
+  for (const caps of ['BITS: 28 00 bridge(2) router(4) ', 'Hex-STRING: 28 00 ']) {
+    const n = read(caps);
+    assert.equal(n.capabilities, ['bridge', 'router'], caps);
+    assert.is(n.chassisKey, '7486e20a0c04');
+  }
+});
+
+test('captures whose options lose bytes or types are refused, the flag named', () => {
+  const oa = ['.1.0.8802.1.1.2.1.3.1.0 = INTEGER: 4', '.1.0.8802.1.1.2.1.3.2.0 = STRING: "t..\n.."', ''].join('\n');
+  assert.throws(() => parseSnmpCapture(oa, 'oa'), /capture was made with -Oa, which replaces bytes with '\.'/);
+  assert.throws(() => parseSnmpCapture('.1.0.8802.1.1.2.1.3.3.0 = "leaf-1"\n', 'oq'), /oq:1: .* captured with -OQ/);
+  assert.throws(() => parseSnmpCapture('.1.0.8802.1.1.2.1.3.3.0 "leaf-1"\n', 'q'), /q:1: a line without "= TYPE:" \(captured with -Oq, -OQ or -Ov/);
+  assert.throws(() => parseSnmpCapture('LLDP-MIB::lldpLocSysName.0 = STRING: leaf\n', 's'), /s:1: a symbolic OID: capture with -On/);
+  // Six printable bytes are printed as a STRING without -Oa too: that MAC is kept.
+  const printable = parseSnmpCapture(['.1.0.8802.1.1.2.1.3.1.0 = INTEGER: 4', '.1.0.8802.1.1.2.1.3.2.0 = STRING: "ABCDEF"', ''].join('\n'), 'p');
+  assert.is(parseLldpTable(printable).chassisKey, '414243444546');
+});
+
 const oid = (col: number, tm: number, port: number, idx: number) => `1.0.8802.1.1.2.1.4.1.1.${col}.${tm}.${port}.${idx}`;
 const mib = (rows: { tm: number; port: number; idx: number; mac: string; name: string; caps?: number }[]) => [
   { oid: '1.0.8802.1.1.2.1.3.1.0', value: 4 },
@@ -69,28 +98,62 @@ const mib = (rows: { tm: number; port: number; idx: number; mac: string; name: s
   ]),
 ];
 
-test('a row refreshed during the walk (two timeMarks for one port and index) counts once, with the newer values, in any order', () => {
+test('every (timeMark, port, index) row is a neighbour: two neighbours on one port and index under two timeMarks are both kept, in any order', () => {
   const vbs = mib([
-    { tm: 100, port: 3, idx: 1, mac: '0200000000b1', name: 'old-name' },
-    { tm: 250, port: 3, idx: 1, mac: '0200000000b1', name: 'host-1' },
+    { tm: 100, port: 3, idx: 1, mac: '0200000000b1', name: 'host-1' },
+    { tm: 250, port: 3, idx: 1, mac: '0200000000b2', name: 'host-2' },
   ]);
   for (const order of [vbs, [...vbs].reverse()]) {
     const t = parseLldpTable(order);
     assert.equal(
-      t.neighbours.map((n) => [n.localPort, n.sysName]),
-      [[3, 'host-1']],
+      t.neighbours.map((n) => [n.localPort, n.timeMark, n.sysName]),
+      [
+        [3, 100, 'host-1'],
+        [3, 250, 'host-2'],
+      ],
     );
   }
 });
 
-test('the graph: switch cables kept once, hosts by system name; an unpolled bridge, a nameless neighbour and a management-port neighbour are reported and join nothing', () => {
+test('management addresses join on the full index, and on port and index when the switch writes another timeMark there (SONiC: 0 in lldpRemTable)', () => {
+  const manAddr = (tm: number, port: number, idx: number, ip: number[]) => ({ oid: `1.0.8802.1.1.2.1.4.2.1.3.${tm}.${port}.${idx}.1.4.${ip.join('.')}`, value: 2 });
+  const t = parseLldpTable([
+    ...mib([
+      { tm: 0, port: 7, idx: 1, mac: '0200000000cc', name: 'spine', caps: 0x28 },
+      { tm: 5, port: 8, idx: 1, mac: '0200000000dd', name: 'spine-2', caps: 0x28 },
+    ]),
+    manAddr(8123, 7, 1, [10, 0, 0, 7]),
+    manAddr(5, 8, 1, [10, 0, 0, 8]),
+    { oid: '1.0.8802.1.1.2.1.4.2.1.3.5.8.1.2.16.32.1.13.184.0.0.0.0.0.0.0.0.0.0.0.1', value: 2 },
+  ]);
+  assert.equal(
+    t.neighbours.map((n) => [n.sysName, n.managementAddresses]),
+    [
+      ['spine', ['10.0.0.7']],
+      ['spine-2', ['10.0.0.8', '2001:db8::1']],
+    ],
+  );
+});
+
+test('a row without a chassis id is kept and counted; it is identified by its system name', () => {
+  const vbs = mib([{ tm: 1, port: 2, idx: 1, mac: '0200000000b1', name: 'host-1', caps: 0x28 }]).filter((v) => !/^1\.0\.8802\.1\.1\.2\.1\.4\.1\.1\.[45]\./.test(v.oid));
+  const t = parseLldpTable(vbs);
+  assert.is(t.incompleteRows, 1);
+  assert.is(t.neighbours.length, 1);
+  assert.is(t.neighbours[0]!.chassisKey, undefined);
+  const { graph } = lldpGraph([{ address: 'a', table: t }], { managementPort: () => false, nodeOf: (n) => (n.sysName === 'host-1' ? 'node-1' : undefined) });
+  assert.equal(graph.hosts, [{ name: 'node-1' }]);
+});
+
+test('the graph: hosts by identity whatever their capabilities (Router and Bridge, as Kubernetes nodes announce); a neighbour neither polled nor a Node and a management-port neighbour are reported with chassis, port and capabilities', () => {
   const leaf = parseLldpTable([
     ...mib([
       { tm: 1, port: 1, idx: 1, mac: '0200000000cc', name: 'spine', caps: 0x20 },
-      { tm: 1, port: 2, idx: 1, mac: '0200000000b1', name: 'host-1' },
+      { tm: 1, port: 2, idx: 1, mac: '0200000000b1', name: 'host-1', caps: 0x28 },
       { tm: 1, port: 3, idx: 1, mac: '0200000000dd', name: 'other-switch', caps: 0x28 },
       { tm: 1, port: 4, idx: 1, mac: '0200000000b2', name: '' },
       { tm: 1, port: 5, idx: 1, mac: '0200000000ee', name: 'mgmt-switch' },
+      { tm: 1, port: 6, idx: 1, mac: '0200000000b3', name: 'Intel(R) Ethernet Controller E810-C', caps: 0x00 },
     ]),
     { oid: '1.0.8802.1.1.2.1.3.7.1.4.5', value: Buffer.from('mgmt0') },
   ]);
@@ -103,22 +166,30 @@ test('the graph: switch cables kept once, hosts by system name; an unpolled brid
     { oid: oid(7, 1, 9, 1), value: Buffer.from('1') },
     { oid: '1.0.8802.1.1.2.1.3.7.1.4.9', value: Buffer.from('eth0') },
   ]);
-  const { graph, problems } = lldpGraph(
+  const macs = new Map([['0200000000b3', 'node-3']]);
+  const { graph, problems, unidentified } = lldpGraph(
     [
       { address: '10.0.0.1:161', table: leaf },
       { address: '10.0.0.2:161', table: spine },
     ],
-    (p) => p.startsWith('mgmt'),
+    {
+      managementPort: (labels) => labels.some((l) => l.startsWith('mgmt')),
+      nodeOf: (n) => (n.sysName === 'host-1' ? 'node-1' : n.chassisKey && macs.get(n.chassisKey)),
+    },
   );
   assert.equal(graph.switches, [
     { id: '0200000000aa', name: 'leaf' },
     { id: '0200000000cc', name: 'spine' },
   ]);
-  assert.equal(graph.hosts, [{ name: 'host-1' }]);
+  assert.equal(graph.hosts, [{ name: 'node-1' }, { name: 'node-3' }], 'a Router+Bridge host by name, a NIC-firmware host by MAC');
   assert.is(graph.links.filter((l) => l.a.kind === 'switch' && l.b.kind === 'switch').length, 1, 'the leaf-spine cable once');
   assert.is(problems.length, 3, problems.join('\n'));
-  assert.match(problems.join('\n'), /switch leaf \(10\.0\.0\.1:161\) port 3: neighbour "other-switch" .* is a bridge or router that is not polled/);
-  assert.match(problems.join('\n'), /port 4: neighbour a neighbour .* announces no system name/);
+  assert.is(unidentified.length, 2);
+  assert.match(
+    problems.join('\n'),
+    /switch leaf \(10\.0\.0\.1:161\) port 3: neighbour "other-switch" \(chassis mac 02:00:00:00:00:dd, port eth0, capabilities bridge,router\) is no polled switch and maps to no Node/,
+  );
+  assert.match(problems.join('\n'), /port 4: neighbour a neighbour without system name \(chassis mac 02:00:00:00:00:b2, port eth0, capabilities stationOnly\) maps to no Node/);
   assert.match(problems.join('\n'), /port mgmt0 is a management port; its neighbour "mgmt-switch"/);
 });
 
@@ -128,7 +199,7 @@ test('two addresses of one switch: the second is reported and ignored, whatever 
     [a!, { ...a!, address: 'zz' }],
     [{ ...a!, address: 'zz' }, a!],
   ]) {
-    const { graph, problems } = lldpGraph(order, () => false);
+    const { graph, problems } = lldpGraph(order, { managementPort: () => false, nodeOf: () => undefined });
     assert.is(graph.switches.length, 1);
     assert.match(problems[0]!, /report the same chassis id .* zz is ignored/);
   }

@@ -57,12 +57,12 @@ function permuted(varbinds: readonly MibVarbind[], seed: number): MibVarbind[] {
 }
 
 function snapshotOf(walks: readonly { address: string; varbinds: readonly MibVarbind[] }[], nodes: readonly string[]): Snapshot {
+  const known = new Set(nodes);
   const { graph } = lldpGraph(
     walks.map((w) => ({ address: w.address, table: parseLldpTable(w.varbinds) })),
-    () => false,
+    { managementPort: () => false, nodeOf: (n) => (known.has(n.sysName) ? n.sysName : undefined) },
   );
-  const known = new Set(nodes);
-  return fabricHyperNodes({ graph, fabric: 'f', source: 'lldp', mapHost: (h) => (known.has(h) ? h : undefined), minSharedHosts: 2, logger: nullLogger }).snapshot;
+  return fabricHyperNodes({ graph, fabric: 'f', source: 'lldp', mapHost: (h) => h, minSharedHosts: 2, logger: nullLogger }).snapshot;
 }
 
 test('the snapshot does not depend on answer order, varbind order or table indices', () => {

@@ -26,7 +26,16 @@ export class UnmappedHostReport {
 
   /** Counts `hosts` that `mapHost` maps to no Node and logs `message` with the first few when the list changed. */
   report(fabric: string, hosts: readonly string[], mapHost: HostMapper, message: string): void {
-    const unmapped = [...new Set(hosts)].filter((h) => mapHost(h) === undefined).sort(compareBytes);
+    this.reportUnmapped(
+      fabric,
+      hosts.filter((h) => mapHost(h) === undefined),
+      message,
+    );
+  }
+
+  /** The same for a source that already knows which hosts match no Node (lldp: descriptions of its unidentified neighbours). */
+  reportUnmapped(fabric: string, hosts: readonly string[], message: string): void {
+    const unmapped = [...new Set(hosts)].sort(compareBytes);
     this.metrics?.unmappedHosts(this.source, fabric, unmapped.length);
     this.counts.set(fabric, unmapped.length);
     this.metrics?.uncoveredNodes(

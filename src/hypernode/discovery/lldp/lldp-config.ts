@@ -6,6 +6,8 @@
 //     managementPorts: "^(mgmt|eth0)$" # RE2 over local port names; their neighbours join nothing
 //     minSharedHosts: 2                # hosts two leaves share to be one scalable unit
 //     hostMapping: {lowercase: true}   # LLDP system names → Node names, as for UFM fabric mode
+//     hostMacs: |                      # chassis MAC → Node, for hosts without a usable system name
+//       b8:ce:f6:01:02:03 gpu-node-17
 //     fabrics:
 //       - {name: compute, switches: ["10.0.0.1", "10.0.0.2:1161"]}
 //       - {name: storage, switches: [...], secretRef: {name: storage-snmp}}
@@ -22,13 +24,14 @@ import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import type { SecretRef } from '../ufm/credentials.ts';
+import { parseHostMacs, type HostMacs } from './host-macs.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
-export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'fabric', 'switches', 'seeds', 'maxSwitches', 'allow', 'fabrics'];
+export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'hostMacs', 'fabric', 'switches', 'seeds', 'maxSwitches', 'allow', 'fabrics'];
 const SNMP_KEYS = ['version', 'timeout', 'retries', 'maxRepetitions', 'maxVarbinds', 'concurrency'];
 const FABRIC_KEYS = ['name', 'switches', 'seeds', 'maxSwitches', 'allow', 'secretRef'];
 /** Switches a crawl from seeds may walk per fabric before the fabric fails (raise it with maxSwitches). */
@@ -85,6 +88,7 @@ export interface LldpConfig {
   readonly minSharedHosts: number;
   readonly managementPorts?: RE2JS;
   readonly hostMapping: HostMapping;
+  readonly hostMacs: HostMacs;
   readonly fabrics: readonly LldpFabric[];
 }
 
@@ -188,6 +192,14 @@ function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefine
   return { name: r.name as string, namespace: namespace! };
 }
 
+function hostMacsOf(raw: unknown): HostMacs {
+  try {
+    return parseHostMacs(raw, 'config.hostMacs');
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+}
+
 export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   const c = entry.config;
   checkKeys(c, CONFIG_KEYS, 'config');
@@ -252,6 +264,7 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     minSharedHosts: positiveInt(c.minSharedHosts, 'config.minSharedHosts', DEFAULT_MIN_SHARED_HOSTS),
     managementPorts,
     hostMapping,
+    hostMacs: hostMacsOf(c.hostMacs),
     fabrics: Object.freeze(fabrics.map((f) => Object.freeze({ ...f, switches: Object.freeze(f.switches) }))),
   });
 }

@@ -23,7 +23,8 @@ import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
-import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
+import { describeChassis, macHex } from './lldp-ids.ts';
+import { lldpGraph, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
@@ -77,6 +78,8 @@ class LldpDiscoverer implements Discoverer {
   private readonly lastTables = new Map<string, Map<string, SwitchState>>();
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
   private readonly silent = new Set<string>();
+  /** Per fabric, the switches whose rows lacked a chassis id at the last poll (their gauge goes back to 0 when fixed). */
+  private readonly incompleteSwitches = new Map<string, Set<string>>();
   /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
   private readonly reportedProblems = new Map<string, string>();
 
@@ -153,22 +156,22 @@ class LldpDiscoverer implements Discoverer {
   }
 
   /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
-  private async poll(fabric: LldpFabric): Promise<PolledWalk[]> {
+  private async poll(fabric: LldpFabric, identity: LldpIdentity): Promise<PolledWalk[]> {
     if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
     const walk = this.tuning.walker ?? (await this.walker(fabric));
     const walkAll = (targets: readonly SwitchAddress[]) =>
       mapBounded(targets, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
-    return fabric.crawl ? this.crawl(fabric, fabric.crawl, walkAll) : walkAll(fabric.switches);
+    return fabric.crawl ? this.crawl(fabric, fabric.crawl, identity, walkAll) : walkAll(fabric.switches);
   }
 
   /**
    * Breadth-first from the listed switches and the seeds: each walked switch's
-   * neighbours that are bridges or routers are walked next at their first
+   * neighbours that are bridges or routers and no Node are walked next at their first
    * management address in the allow-list (a silent switch's last table stands
    * in). Finding more than maxSwitches fails the fabric: part of a fabric
    * would delete the rest's HyperNodes.
    */
-  private async crawl(fabric: LldpFabric, crawl: LldpCrawl, walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>): Promise<PolledWalk[]> {
+  private async crawl(fabric: LldpFabric, crawl: LldpCrawl, identity: LldpIdentity, walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>): Promise<PolledWalk[]> {
     const seen = new Set<string>();
     let frontier: SwitchAddress[] = [];
     const visit = (target: SwitchAddress): boolean => {
@@ -189,7 +192,8 @@ class LldpDiscoverer implements Discoverer {
         results.push(w);
         const table = 'table' in w.result ? w.result.table : this.lastTables.get(fabric.name)?.get(w.address)?.table;
         for (const n of table?.neighbours ?? []) {
-          const host = n.networkDevice ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow)) : undefined;
+          // Kubernetes nodes announce Router or Bridge too: a neighbour that is a Node is never walked.
+          const host = n.networkDevice && identity.nodeOf(n) === undefined ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow)) : undefined;
           if (host !== undefined && !visit({ host, port: SNMP_PORT })) beyond.add(host);
         }
       }
@@ -219,7 +223,8 @@ class LldpDiscoverer implements Discoverer {
 
   private async discoverFabric(fabric: LldpFabric, mapHost: HostMapper): Promise<Snapshot> {
     const started = this.opts.clock.now();
-    const results = await this.poll(fabric);
+    const identity = this.identity(mapHost);
+    const results = await this.poll(fabric, identity);
     if (this.stopping.signal.aborted) throw new Error('stopped');
     const now = this.opts.clock.now();
     let last = this.lastTables.get(fabric.name);
@@ -245,11 +250,14 @@ class LldpDiscoverer implements Discoverer {
         polled.push({ address, table: kept.table });
         if (!this.silent.has(key)) {
           this.silent.add(key);
-          newlySilent.push({ who: `${address} (${kept.table.sysName || kept.table.chassisHex}, table from ${Math.round((now - kept.at) / 1000)}s ago)`, error: result.error });
+          newlySilent.push({
+            who: `${address} (${kept.table.sysName || describeChassis(kept.table.chassisKey)}, table from ${Math.round((now - kept.at) / 1000)}s ago)`,
+            error: result.error,
+          });
         }
         continue;
       }
-      lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassisHex}, table older than config.staleAfter)` : address, error: result.error });
+      lost.push({ who: kept ? `${address} (${kept.table.sysName || describeChassis(kept.table.chassisKey)}, table older than config.staleAfter)` : address, error: result.error });
     }
     if (newlySilent.length > 0) {
       // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
@@ -266,27 +274,62 @@ class LldpDiscoverer implements Discoverer {
     if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
     if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
-    const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
+    const { graph, problems, unidentified } = lldpGraph(polled, identity);
     const tree = fabricHyperNodes({
       graph,
       fabric: fabric.name,
       source: LLDP_SOURCE,
       labels: { [LLDP_FABRIC_LABEL]: fabric.name },
-      mapHost,
+      // The graph's hosts are already Node names (lldp-graph.ts identifies them).
+      mapHost: (node) => node,
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
     // The duration of a fabric that yields HyperNodes covers the walks and the snapshot built from them.
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
     this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length, durationSeconds });
-    this.reportProblems(fabric.name, [...problems, ...tree.problems.map((p) => p.message)]);
-    this.unmapped.report(fabric.name, tree.leafHosts, mapHost, 'LLDP hosts that match no Node are left out');
-    if (tree.hostCount === 0)
+    const incomplete = polled.filter((p) => p.table.incompleteRows > 0);
+    this.countIncompleteRows(fabric.name, incomplete);
+    this.reportProblems(fabric.name, [...incomplete.map(incompleteRowsProblem), ...problems, ...tree.problems.map((p) => p.message)]);
+    this.unmapped.reportUnmapped(fabric.name, unidentified, 'LLDP neighbours that are neither a polled switch nor a Node are left out');
+    if (graph.hosts.length === 0) {
+      const rows = polled.reduce((a, p) => a + p.table.neighbours.length, 0);
       throw new Error(
-        `no switch of the fabric reports a host neighbour (${graph.switches.length} switches, ${graph.links.length} links): do the hosts run lldpd or enable NIC LLDP?`,
+        unidentified.length > 0
+          ? `no neighbour of the fabric's ${graph.switches.length} switches is a Kubernetes Node (${unidentified.length} of ${rows} neighbours are neither a polled switch nor a Node, named in the FabricMiscabled warning): check config.hostMapping, or map chassis MACs with config.hostMacs`
+          : `no switch of the fabric reports a neighbour other than the fabric's switches (${graph.switches.length} switches, ${rows} neighbours): do the hosts run lldpd or enable NIC LLDP?`,
       );
+    }
     if (tree.snapshot.length === 0) throw new Error(`none of the ${tree.hostCount} hosts the switches report is a Kubernetes Node; check config.hostMapping`);
     return tree.snapshot;
+  }
+
+  /** A neighbour's Node: its chassis MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
+  private identity(mapHost: HostMapper): LldpIdentity {
+    const nodes = new Set(this.opts.nodes.list().map((n) => n.metadata.name));
+    const { hostMacs, managementPorts } = this.config;
+    return {
+      managementPort: (names) => managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
+      nodeOf: (n) => {
+        const mac = n.chassisKey === undefined ? undefined : macHex(n.chassisKey);
+        const byMac = mac === undefined ? undefined : hostMacs.get(mac);
+        if (byMac !== undefined && nodes.has(byMac)) return byMac;
+        return n.sysName === '' ? undefined : mapHost(n.sysName);
+      },
+    };
+  }
+
+  /**
+   * Sets the incomplete-row gauge of the switches that have such rows, and
+   * back to 0 for those that had some at the last poll: a series per switch
+   * only where there is something to see, not one per switch of the fabric.
+   */
+  private countIncompleteRows(fabric: string, incomplete: readonly PolledSwitch[]): void {
+    const before = this.incompleteSwitches.get(fabric) ?? new Set<string>();
+    const now = new Set(incomplete.map((p) => p.address));
+    for (const address of before) if (!now.has(address)) this.opts.metrics?.incompleteLldpRows?.(fabric, address, 0);
+    for (const p of incomplete) this.opts.metrics?.incompleteLldpRows?.(fabric, p.address, p.table.incompleteRows);
+    this.incompleteSwitches.set(fabric, now);
   }
 
   /** Logs and emits the fabric's miscabling once per distinct list. */
@@ -295,8 +338,16 @@ class LldpDiscoverer implements Discoverer {
     if (this.reportedProblems.get(fabric) === key) return;
     this.reportedProblems.set(fabric, key);
     if (problems.length === 0) return;
-    this.opts.problems.warning(FABRIC_MISCABLED.reason, `fabric ${fabric}: ${problems.length} link(s) join no group and merge no domains: ${listed(problems)}`);
+    this.opts.problems.warning(
+      FABRIC_MISCABLED.reason,
+      `fabric ${fabric}: ${problems.length} neighbour(s), link(s) or switch table(s) join no group and merge no domains: ${listed(problems)}`,
+    );
   }
+}
+
+/** Names the switch whose walk holds rows that cannot say who the neighbour is by chassis. */
+function incompleteRowsProblem(p: PolledSwitch): string {
+  return `switch ${p.table.sysName || describeChassis(p.table.chassisKey)} (${p.address}): ${p.table.incompleteRows} of ${p.table.neighbours.length} LLDP rows lack lldpRemChassisIdSubtype/lldpRemChassisId, so those neighbours are identified by system name only (the agent omits the column; serve it if it can)`;
 }
 
 /** One switch that failed this poll, and why. */

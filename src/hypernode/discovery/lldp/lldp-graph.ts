@@ -1,14 +1,22 @@
 // From the LLDP tables of one fabric's switches to the source-neutral fabric
-// graph (../fabric/fabric-graph.ts). A neighbour whose chassis is one of the
-// polled switches is a switch-to-switch cable (seen from both ends, kept
-// once); any other neighbour is a host named by its LLDP system name, which
-// is its hostname. Neighbours that must not become hosts join nothing and are
-// reported naming the switch and port: a bridge or router that is not
-// polled, a neighbour without a system name, and one on a management port.
+// graph (../fabric/fabric-graph.ts). Who a neighbour is comes from its
+// identity, never from the capabilities it announces (a Kubernetes node with
+// IPv4 forwarding announces Router, one with a CNI bridge Bridge):
+//
+// - a neighbour whose chassis is one of the polled switches is a
+//   switch-to-switch cable (seen from both ends, kept once); a row without a
+//   chassis id matches a polled switch by its system name;
+// - otherwise it is a host when it maps to a Kubernetes Node, by its chassis
+//   MAC (config.hostMacs) or by its system name (config.hostMapping);
+// - anything else joins nothing and is named in the report (switch, port,
+//   chassis, system name, capabilities), as is a neighbour on a management
+//   port. So a switch's tier comes from its switch links and its Nodes: an
+//   unrelated neighbour on a spine cannot turn it into a leaf.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
-import { CHASSIS_SUBTYPE_MAC, type LldpTable } from './lldp-mib.ts';
+import { describeChassis, macHex } from './lldp-ids.ts';
+import type { LldpNeighbour, LldpTable } from './lldp-mib.ts';
 
 /** One polled switch: where it answered and what it said. */
 export interface PolledSwitch {
@@ -17,46 +25,71 @@ export interface PolledSwitch {
   readonly table: LldpTable;
 }
 
+/** How a neighbour that is no polled switch is recognised as a Node. */
+export interface LldpIdentity {
+  /** Whether a local port is a management port, given its id and description. */
+  readonly managementPort: (names: readonly string[]) => boolean;
+  /** The Node a neighbour is, by chassis MAC or system name; undefined when it is no Node. */
+  readonly nodeOf: (n: LldpNeighbour) => string | undefined;
+}
+
 export interface LldpGraph {
+  /** Hosts are named by their Node names. */
   readonly graph: FabricGraph;
   /** Neighbours and switches that joined nothing, each message naming the switch, port and neighbour. */
   readonly problems: readonly string[];
+  /** Neighbours that are neither a polled switch nor a Node (management ports aside), described for the report. */
+  readonly unidentified: readonly string[];
 }
-
-const MAC_BYTES = 6;
 
 /** A group-name fragment: a MAC chassis id as 12 hex digits, else the system name as a DNS-1123 fragment. */
 export function switchId(table: LldpTable): string {
-  if (table.chassisSubtype === CHASSIS_SUBTYPE_MAC && table.chassisHex.length === MAC_BYTES * 2) return table.chassisHex;
-  const fromName = table.sysName
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return fromName || table.chassisHex.slice(0, 40);
+  const mac = macHex(table.chassisKey);
+  if (mac) return mac;
+  const fragment = (text: string) =>
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40)
+      .replace(/-+$/, '');
+  return fragment(table.sysName) || fragment(table.chassisKey);
 }
 
-/** Builds the graph; `managementPort` says which local ports are management ports. */
-export function lldpGraph(polled: readonly PolledSwitch[], managementPort: (portName: string) => boolean): LldpGraph {
+/** `"name" (chassis mac 02:.., port eth0, capabilities bridge,router)`: everything an operator needs to find it. */
+export function describeNeighbour(n: LldpNeighbour): string {
+  const chassis = n.chassisKey === undefined ? 'no chassis id' : `chassis ${describeChassis(n.chassisKey)}`;
+  const caps = n.capabilities.length > 0 ? n.capabilities.join(',') : 'none';
+  return `${n.sysName ? `"${n.sysName}"` : 'a neighbour without system name'} (${chassis}, port ${n.portName || '?'}, capabilities ${caps})`;
+}
+
+/** Builds the graph from the polled switches' tables. */
+export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentity): LldpGraph {
   const problems: string[] = [];
+  const unidentified: string[] = [];
   // Sorted by address so a duplicate is resolved the same way whatever the answer order.
   const ordered = [...polled].sort((a, b) => compareBytes(a.address, b.address));
   const byChassis = new Map<string, FabricSwitch & { address: string }>();
+  const bySysName = new Map<string, (FabricSwitch & { address: string }) | null>();
   const ids = new Set<string>();
   for (const p of ordered) {
     const id = switchId(p.table);
     const have = byChassis.get(p.table.chassisKey);
     if (have) {
-      problems.push(`switches ${have.address} and ${p.address} report the same chassis id ${p.table.chassisHex}; ${p.address} is ignored (listed twice under two addresses?)`);
+      problems.push(
+        `switches ${have.address} and ${p.address} report the same chassis id ${describeChassis(p.table.chassisKey)}; ${p.address} is ignored (listed twice under two addresses?)`,
+      );
       continue;
     }
     if (ids.has(id)) {
-      problems.push(`switch ${p.address} (${p.table.sysName || p.table.chassisHex}) has the id ${id} of another switch; it is ignored`);
+      problems.push(`switch ${p.address} (${p.table.sysName || describeChassis(p.table.chassisKey)}) has the id ${id} of another switch; it is ignored`);
       continue;
     }
     ids.add(id);
-    byChassis.set(p.table.chassisKey, { id, name: p.table.sysName || id, address: p.address });
+    const sw = { id, name: p.table.sysName || id, address: p.address };
+    byChassis.set(p.table.chassisKey, sw);
+    // Two switches sharing a system name make the name useless as an identity: null marks it ambiguous.
+    if (p.table.sysName) bySysName.set(p.table.sysName, bySysName.has(p.table.sysName) ? null : sw);
   }
   const links: FabricLink[] = [];
   const switchLinks = new Set<string>();
@@ -66,7 +99,7 @@ export function lldpGraph(polled: readonly PolledSwitch[], managementPort: (port
     if (!self || self.address !== p.address) continue;
     const where = `switch ${self.name} (${p.address})`;
     for (const n of p.table.neighbours) {
-      const peer = byChassis.get(n.chassisKey);
+      const peer = n.chassisKey !== undefined ? byChassis.get(n.chassisKey) : n.sysName ? (bySysName.get(n.sysName) ?? undefined) : undefined;
       if (peer) {
         if (peer === self) continue;
         const ends = [`${self.id}/${n.localPortName}`, `${peer.id}/${n.portName}`].sort(compareBytes);
@@ -77,19 +110,62 @@ export function lldpGraph(polled: readonly PolledSwitch[], managementPort: (port
         links.push({ a: { kind: 'switch', id: self.id, port: n.localPortName }, b: { kind: 'switch', id: peer.id, port: n.portName } });
         continue;
       }
-      const who = `${n.sysName ? `"${n.sysName}"` : 'a neighbour'} (chassis ${n.chassisKey.slice(n.chassisKey.indexOf(':') + 1)}, port ${n.portName || '?'})`;
-      if (managementPort(n.localPortName)) {
-        problems.push(`${where} port ${n.localPortName} is a management port; its neighbour ${who} is ignored`);
-      } else if (n.networkDevice) {
-        problems.push(`${where} port ${n.localPortName}: neighbour ${who} is a bridge or router that is not polled; add it to the fabric's switches, or its link is ignored`);
-      } else if (n.sysName === '') {
-        problems.push(`${where} port ${n.localPortName}: neighbour ${who} announces no system name, so it cannot be mapped to a Node; its link is ignored`);
-      } else {
-        hosts.add(n.sysName);
-        links.push({ a: { kind: 'switch', id: self.id, port: n.localPortName }, b: { kind: 'host', name: n.sysName, port: n.portName } });
+      if (identity.managementPort([n.localPortId, n.localPortDescription])) {
+        problems.push(`${where} port ${n.localPortName} is a management port; its neighbour ${describeNeighbour(n)} is ignored`);
+        continue;
       }
+      const node = identity.nodeOf(n);
+      if (node !== undefined) {
+        hosts.add(node);
+        links.push({ a: { kind: 'switch', id: self.id, port: n.localPortName }, b: { kind: 'host', name: node, port: n.portName } });
+        continue;
+      }
+      const who = `${where} port ${n.localPortName}: neighbour ${describeNeighbour(n)}`;
+      unidentified.push(who);
+      problems.push(
+        n.networkDevice
+          ? `${who} is no polled switch and maps to no Node; if it is a switch of this fabric add it to the fabric's switches, if it is a Node add its system name mapping or config.hostMacs; its link is ignored`
+          : `${who} maps to no Node (by system name or config.hostMacs); its link is ignored`,
+      );
     }
   }
   const switches = [...byChassis.values()].map(({ id, name }) => ({ id, name })).sort((a, b) => compareBytes(a.id, b.id));
-  return { graph: { switches, hosts: [...hosts].sort(compareBytes).map((name) => ({ name })), links }, problems };
+  problems.push(...nodesOnSpines(links, new Map(switches.map((sw) => [sw.id, sw.name]))));
+  return { graph: { switches, hosts: [...hosts].sort(compareBytes).map((name) => ({ name })), links }, problems, unidentified };
+}
+
+/** Nodes named in a report about a switch; the count says how many there are. */
+const NODES_NAMED = 3;
+
+/**
+ * A switch with Nodes is a leaf, so a Node cabled to a spine turns the spine
+ * into a leaf and the tier over the leaves disappears. That shape is told
+ * apart from leaves cabled to each other (an MLAG pair, whose peers are
+ * few and cabled together) by a switch with Nodes cabled to two or more
+ * other switches with Nodes that are not cabled to each other; it is only
+ * reported (a ring of leaves looks the same).
+ */
+function nodesOnSpines(links: readonly FabricLink[], names: ReadonlyMap<string, string>): string[] {
+  const nodesOf = new Map<string, Set<string>>();
+  const peersOf = new Map<string, Set<string>>();
+  const add = (m: Map<string, Set<string>>, k: string, v: string) => (m.get(k) ?? m.set(k, new Set()).get(k)!).add(v);
+  for (const { a, b } of links) {
+    if (a.kind !== 'switch') continue;
+    if (b.kind === 'host') add(nodesOf, a.id, b.name);
+    else {
+      add(peersOf, a.id, b.id);
+      add(peersOf, b.id, a.id);
+    }
+  }
+  const out: string[] = [];
+  for (const [sw, nodes] of nodesOf) {
+    const leaves = [...(peersOf.get(sw) ?? [])].filter((p) => nodesOf.has(p)).sort(compareBytes);
+    if (leaves.length < 2 || leaves.some((x, i) => leaves.slice(i + 1).some((y) => peersOf.get(x)!.has(y)))) continue;
+    const named = [...nodes].sort(compareBytes);
+    const shown = named.slice(0, NODES_NAMED).join(', ') + (named.length > NODES_NAMED ? ` and ${named.length - NODES_NAMED} more` : '');
+    out.push(
+      `switch ${names.get(sw)} is cabled to Nodes (${shown}) and to ${leaves.length} switches cabled to Nodes (${leaves.map((l) => names.get(l)).join(', ')}): it counts as a leaf, so no tier sits over them; if it is a spine, cable its Nodes to leaves`,
+    );
+  }
+  return out;
 }

@@ -3,10 +3,16 @@
 // file per switch, so operators capture with standard tools. Each line is
 // `.<numeric oid> = <TYPE>: <value>`; a STRING with a line break and a long
 // Hex-STRING continue on the following lines, which never start with `.<digit>`.
-// Only the types the LLDP-MIB uses matter (STRING, Hex-STRING, INTEGER);
-// others are kept as numbers where they have one, and ignored otherwise.
+// Only the types the LLDP-MIB uses matter (STRING, Hex-STRING, BITS, INTEGER),
+// printed with or without the MIBs loaded (`BITS: 28 00 bridge(2) router(4)`
+// or `Hex-STRING: 28 00`, `INTEGER: macAddress(4)` or `INTEGER: 4`); others
+// are kept as numbers where they have one, and ignored otherwise. Output
+// options that lose bytes or types (-Oa prints every byte string as text,
+// replacing bytes with '.'; -Oq, -OQ, -Ov drop the types) are refused, the
+// flag named: a silent misreading would merge or split switches.
 
 import { Buffer } from 'node:buffer';
+import { parseMacText } from './lldp-ids.ts';
 import type { MibVarbind } from './lldp-mib.ts';
 
 const LINE = /^\.?((?:\d+\.)*\d+) = (?:([A-Za-z0-9-]+): ?)?(.*)$/;
@@ -14,17 +20,21 @@ const LINE = /^\.?((?:\d+\.)*\d+) = (?:([A-Za-z0-9-]+): ?)?(.*)$/;
 function decodeValue(type: string | undefined, raw: string, where: string): Buffer | number | undefined {
   switch (type) {
     case undefined:
-      // `= ""`: an empty string is printed without a type.
-      return raw === '""' ? Buffer.alloc(0) : undefined;
+      // `= ""`: an empty string is printed without a type; any other value without one is -OQ's.
+      if (raw === '""') return Buffer.alloc(0);
+      throw new Error(`${where}: the value ${JSON.stringify(raw.slice(0, 40))} has no type: captured with -OQ, which drops types; capture again with -On only`);
     case 'STRING': {
       if (raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2) {
         return Buffer.from(raw.slice(1, -1).replace(/\\(["\\])/g, '$1'), 'utf8');
       }
       return Buffer.from(raw, 'utf8');
     }
+    case 'BITS':
     case 'Hex-STRING': {
-      const hex = raw.replace(/\s+/g, '');
-      if (!/^([0-9A-Fa-f]{2})*$/.test(hex)) throw new Error(`${where}: Hex-STRING ${JSON.stringify(raw)} is not hex bytes`);
+      // BITS: the hex octets, then the names of the bits set; -OT appends the bytes as text in brackets.
+      const octets = type === 'BITS' ? raw.replace(/\s\S*\(\d+\).*$/, '') : raw.replace(/\s*\[.*\]\s*$/s, '');
+      const hex = octets.replace(/\s+/g, '');
+      if (!/^([0-9A-Fa-f]{2})*$/.test(hex)) throw new Error(`${where}: ${type} ${JSON.stringify(raw)} is not hex bytes`);
       return Buffer.from(hex, 'hex');
     }
     case 'INTEGER':
@@ -45,15 +55,18 @@ function decodeValue(type: string | undefined, raw: string, where: string): Buff
 export function parseSnmpCapture(text: string, name: string): MibVarbind[] {
   const out: MibVarbind[] = [];
   const lines = text.split(/\r?\n/);
+  const textValues = new Set<string>();
   let current: { oid: string; type: string | undefined; raw: string; line: number } | undefined;
   const flush = () => {
     if (!current) return;
     const value = decodeValue(current.type, current.raw, `${name}:${current.line}`);
     if (value !== undefined) out.push({ oid: current.oid, value });
+    if (current.type === 'STRING') textValues.add(current.oid);
     current = undefined;
   };
   lines.forEach((line, i) => {
     const m = /^\.?\d+\.\d/.test(line) ? LINE.exec(line) : null;
+    if (m && m[2] === undefined && /^No (more variables|Such)/.test(m[3]!)) return;
     if (m) {
       flush();
       current = { oid: m[1]!, type: m[2], raw: m[3]!, line: i + 1 };
@@ -68,10 +81,42 @@ export function parseSnmpCapture(text: string, name: string): MibVarbind[] {
       return;
     }
     if (/^\.?[\d.]+ = No (more variables|Such)/.test(line) || /^End of MIB/.test(line)) return;
+    if (/^\.?\d+(\.\d+)+ \S/.test(line) || /^(STRING|INTEGER|Hex-STRING|BITS|"|\d)/.test(line)) {
+      throw new Error(`${name}:${i + 1}: a line without "= TYPE:" (captured with -Oq, -OQ or -Ov, which drop types or OIDs): capture again with -On only`);
+    }
+    if (/^[A-Za-z][\w-]*::/.test(line) || /^\.?iso\./.test(line)) {
+      throw new Error(`${name}:${i + 1}: a symbolic OID: capture with -On (numeric OIDs)`);
+    }
     throw new Error(`${name}:${i + 1}: not a line of \`snmpbulkwalk -On\` output (want ".<numeric oid> = TYPE: value"): ${JSON.stringify(line.slice(0, 120))}`);
   });
   flush();
+  refuseLostBytes(out, textValues, name);
   return out;
+}
+
+const LOC_CHASSIS = { subtype: '1.0.8802.1.1.2.1.3.1.0', id: '1.0.8802.1.1.2.1.3.2.0' };
+const REM_TABLE = '1.0.8802.1.1.2.1.4.1.1.';
+const MAC_SUBTYPE = 4;
+const MAC_BYTES = 6;
+
+/**
+ * A MAC chassis id (subtype 4) printed as a 6-character STRING holding '.':
+ * net-snmp prints 6 bytes as a STRING only when all are printable, but under
+ * -Oa it prints every byte string as text with unprintable bytes as '.', so
+ * two switches' MACs may read the same.
+ */
+function refuseLostBytes(varbinds: readonly MibVarbind[], textValues: ReadonlySet<string>, name: string): void {
+  const values = new Map(varbinds.map((v) => [v.oid, v.value]));
+  const idOf = (subtypeOid: string) =>
+    subtypeOid === LOC_CHASSIS.subtype ? LOC_CHASSIS.id : subtypeOid.startsWith(`${REM_TABLE}4.`) ? `${REM_TABLE}5.${subtypeOid.slice(REM_TABLE.length + 2)}` : undefined;
+  for (const [oid, value] of values) {
+    const idOid = value === MAC_SUBTYPE ? idOf(oid) : undefined;
+    const id = idOid === undefined ? undefined : values.get(idOid);
+    if (!idOid || !textValues.has(idOid) || !Buffer.isBuffer(id) || id.length !== MAC_BYTES || !id.includes(0x2e) || parseMacText(id.toString('latin1'))) continue;
+    throw new Error(
+      `${name}: the MAC chassis id at .${idOid} is printed as the text ${JSON.stringify(id.toString('latin1'))}: the capture was made with -Oa, which replaces bytes with '.', so MACs are lost; capture again without -Oa (snmpbulkwalk -On)`,
+    );
+  }
 }
 
 /** A quoted STRING is complete once it ends with an unescaped quote. */
