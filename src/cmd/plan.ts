@@ -18,7 +18,8 @@ import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-di
 import { captureWalks, parseLldpCaptures, type LldpCaptures } from './lldp-capture.ts';
 import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
-import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
+import { loadConfig, warnConfigProblems, type DiscoveryConfig } from '../hypernode/config/loader.ts';
+import { noSourceReason, unusedLabelKeyWarnings } from './empty-result.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { planChanges, type Plan, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
@@ -131,6 +132,10 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.nodes(),
       reader.hyperNodes(),
     ]);
+    if (values.config !== '') warnConfigProblems(config, warningsOnly(logger));
+    const none = noSourceReason(config);
+    if (none !== undefined) throw new Error(`${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`);
+    stderr.warnings(unusedLabelKeyWarnings(config, nodes));
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
       ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),

@@ -230,7 +230,7 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, no Co
   writeFileSync(broken, 'networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    interval: 10\n');
   const [closedPort] = await freePorts(1);
   const cases: [string[], RegExp][] = [
-    [[`--kubeconfig=${kubeconfig}`, '--config', broken], /^error: source "label": networkTopologyDiscovery\[0\] \(source "label"\): interval: 10 is a bare number/m],
+    [[`--kubeconfig=${kubeconfig}`, '--config', broken], /^error: source "label": networkTopologyDiscovery\[0\] \(source "label", line \d+\): interval: 10 is a bare number/m],
     [['--master', `http://127.0.0.1:${closedPort}`], /^error: GET http:\/\/127\.0\.0\.1:\d+\/.*ECONNREFUSED/m],
     [[`--kubeconfig=${kubeconfig}`, '--bogus'], /unknown flag: --bogus\n$/],
     [[`--kubeconfig=${kubeconfig}`, '--kube-api-qps=0'], /kube-api-qps must be greater than zero\n$/],

@@ -69,7 +69,15 @@ export interface SourceSnapshot {
 
 /** One or more sources would publish nothing (or something the checks refuse). */
 export class PreviewError extends Error {
-  constructor(readonly failures: readonly SourceFailure[]) {
+  /**
+   * @param warnings what every source warned about before the run failed (a
+   * refused neighbour, a Node left out), as the controller's Warning Events
+   * would say it: often the reason of the failure.
+   */
+  constructor(
+    readonly failures: readonly SourceFailure[],
+    readonly warnings: readonly string[] = [],
+  ) {
     super(failures.map((f) => `source "${f.source}": ${f.message}`).join('\n'));
     this.name = 'PreviewError';
   }
@@ -126,15 +134,15 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
   const sources = [...new Set(enabledSources(input.config))];
   const outcomes = await Promise.all(
     sources.map(async (source) => {
+      const warnings: string[] = [];
       try {
         const result = sourceEntry(input.config, source)!;
         const entry = entryOf(result);
         if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
-        const warnings: string[] = [];
         const desired = checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps, (message) => warnings.push(`source "${source}": ${message}`)));
         return { source, entry, desired, warnings };
       } catch (err) {
-        return { source, failure: errorMessage(err) };
+        return { source, failure: errorMessage(err), warnings };
       }
     }),
   );
@@ -153,7 +161,11 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
     }
     bySource.set(outcome.source, { desired: outcome.desired, maxDeletePercent: outcome.entry.maxDeletePercent, warnings: outcome.warnings });
   }
-  if (failures.length > 0) throw new PreviewError(failures);
+  if (failures.length > 0)
+    throw new PreviewError(
+      failures,
+      outcomes.flatMap((o) => o.warnings),
+    );
   return bySource;
 }
 
