@@ -44,6 +44,8 @@ export interface ClusterFlags {
   readonly kubeconfig: string;
   /** A kubeconfig context other than its current one. */
   readonly context?: string;
+  /** Kubeconfig files merged after `kubeconfig`, as kubectl merges $KUBECONFIG (the plugin). */
+  readonly mergedKubeconfigs?: readonly string[];
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
 }

@@ -7,7 +7,7 @@
 // keeps its own (2 = changes).
 
 import { plan } from './plan.ts';
-import { resolveKubeconfig, takeConnectionFlags, type PluginConnection } from './plugin-kubeconfig.ts';
+import { kubeconfigFlags, resolveKubeconfig, takeConnectionFlags, type PluginConnection } from './plugin-kubeconfig.ts';
 import { pluginTree } from './plugin-tree.ts';
 import { pluginWhy } from './plugin-why.ts';
 import type { SubcommandResult } from './subcommand-flags.ts';
@@ -74,8 +74,14 @@ export async function kubectlHypernode(argv: readonly string[], environment: Plu
     case 'why':
       return pluginWhy(args, `${COMMAND} why`, connection);
     case 'plan': {
-      const target = [...(connection.kubeconfig ? [`--kubeconfig=${connection.kubeconfig}`] : []), ...(connection.context ? [`--context=${connection.context}`] : [])];
-      return plan([...target, ...args], COMMAND, { color: connection.color, env, ...(connection.serviceAccountDir ? { serviceAccountDir: connection.serviceAccountDir } : {}) });
+      const { kubeconfig, mergedKubeconfigs } = kubeconfigFlags(connection.kubeconfig);
+      const target = [...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : []), ...(connection.context ? [`--context=${connection.context}`] : [])];
+      return plan([...target, ...args], COMMAND, {
+        color: connection.color,
+        env,
+        mergedKubeconfigs,
+        ...(connection.serviceAccountDir ? { serviceAccountDir: connection.serviceAccountDir } : {}),
+      });
     }
     default:
       return { code: EXIT_ERROR, stdout: '', stderr: `${USAGE}error: unknown command ${JSON.stringify(command)} for "${COMMAND}"${didYouMean(command, PLUGIN_COMMANDS)}\n` };

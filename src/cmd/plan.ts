@@ -87,6 +87,8 @@ export interface PlanEnvironment {
   /** Where KUBE_POD_NAMESPACE, HELM_RELEASE_NAME and the in-cluster variables are read. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly serviceAccountDir?: string;
+  /** Kubeconfig files merged after --kubeconfig, as kubectl merges $KUBECONFIG (`kubectl hypernode plan`). */
+  readonly mergedKubeconfigs?: readonly string[];
 }
 
 export type PlanResult = SubcommandResult;
@@ -107,6 +109,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     context: values.context,
     kubeApiQps: values['kube-api-qps'],
     kubeApiBurst: Number(values['kube-api-burst']),
+    mergedKubeconfigs: environment.mergedKubeconfigs ?? [],
   };
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
