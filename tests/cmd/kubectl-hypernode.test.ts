@@ -99,6 +99,7 @@ test("tree draws the HyperNodes, one source's, those holding a Node, or the HTML
       hn.metadata.name,
     );
   assert.match(lines[0]!, /^hypernode-topologya3-tier2-/, 'a root first, highest tier');
+  assert.not.match(all.stdout, /nodes: /, 'the overview lists no Nodes (only html, the Slurm files and --node do)');
 
   const rack = nameOf(hns, (hn) => hn.metadata.labels?.[RACK] === 's0');
   const cluster = nameOf(hns, (hn) => hn.metadata.labels?.[CLUSTER] === 's4');
@@ -110,6 +111,11 @@ test("tree draws the HyperNodes, one source's, those holding a Node, or the HTML
       .split('\n')
       .map((l) => l.replace(/^[└├│ ─]+/, '').split(' ')[0]),
     [cluster, rack],
+  );
+  assert.match(
+    holding.stdout,
+    /^\S.*\n└─ hypernode-\S+ {2}tier=1 \S+ {2}nodeCount=\d+ {2}nodes: node1 and \d+ more\n$/,
+    'the Node asked about is named, not hidden in a compacted list',
   );
 
   const none = await run(kubeconfig, 'tree', '--source', 'ufm');
