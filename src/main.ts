@@ -156,6 +156,10 @@ async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
 /** A word that is no subcommand: named with the nearest one, as cobra does; the usage exit code. */
 async function unknownCommand(word: string, argv0: string): Promise<number> {
   const commands = COMMAND_WORDS.join(', ');
+  if (COMMAND_WORDS.includes(word)) {
+    await write(process.stderr, `the command ${JSON.stringify(word)} must come first, before any flag: ${basename(argv0)} ${word} [flags]\n`);
+    return EXIT_USAGE;
+  }
   await write(
     process.stderr,
     `unknown command ${JSON.stringify(word)} for ${basename(argv0)}${didYouMean(word, COMMAND_WORDS)}; the commands are ${commands}, and a bare command line (flags only) runs the controller. Run '${basename(argv0)} --help' for usage.\n`,

@@ -136,8 +136,9 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.hyperNodes(),
     ]);
     if (values.config !== '') warnConfigProblems(config, warningsOnly(logger));
+    // A warning, not a failure: turning every source off is a change worth planning (what its Node labels lose).
     const none = noSourceReason(config);
-    if (none !== undefined) throw new Error(`${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`);
+    if (none !== undefined) stderr.warnings([`${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`]);
     stderr.warnings(unusedLabelKeyWarnings(config, nodes));
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
