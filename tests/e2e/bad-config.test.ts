@@ -68,13 +68,13 @@ const VARIANTS: Variant[] = [
   {
     what: 'integer interval',
     conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 600\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)),
-    expect: /\(source \\?"ufm\\?"\): interval: 600 is a bare number/,
+    expect: /\(source \\?"ufm\\?", line \d+\): interval: 600 is a bare number/,
     event: true,
   },
   {
     what: 'interval 1d',
     conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 1d\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)),
-    expect: /\(source \\?"ufm\\?"\): interval: string \\?"1d\\?" is not a Go duration/,
+    expect: /\(source \\?"ufm\\?", line \d+\): interval: string \\?"1d\\?" is not a Go duration/,
     event: true,
   },
   {
@@ -105,7 +105,7 @@ const VARIANTS: Variant[] = [
   {
     what: 'ufm credentials not a mapping',
     conf: doc(TOPOLOGY_A3_ENTRY, ufm('    credentials: secret\n    config: {endpoint: https://127.0.0.1:1}\n')),
-    expect: /\(source \\?"ufm\\?"\): credentials: must be a mapping/,
+    expect: /\(source \\?"ufm\\?", line \d+\): credentials: must be a mapping/,
     event: true,
   },
   {
