@@ -69,6 +69,15 @@ test('`enable: true` is warned about with its line and the run fails: no source 
   );
 });
 
+test("an unknown key in a source's config is warned about with the entry and line it comes from", async () => {
+  const result = await renderText(labelEntry(`tierOrder: bottom-up\n${RACK_TYPES}`));
+  assert.is(result.code, 0, result.stderr);
+  assert.match(
+    result.stderr,
+    /Ignoring unknown keys in the discovery configuration; check their spelling entry="networkTopologyDiscovery\[0\] \(source \\"label\\", line 2\)" source="label" where="label config" unknown=\["tierOrder"\]/,
+  );
+});
+
 test('label keys no Node carries: a warning when something is still published, a failure naming the counts when nothing is', async () => {
   const zoned = await renderText(
     labelEntry(`networkTopologyTypes:\n  racks:\n    - nodeLabel: example.com/zone\n    - nodeLabel: example.com/rack\n    - nodeLabel: kubernetes.io/hostname\n`),

@@ -18,6 +18,7 @@ import { abortReason } from '../../util/abort.ts';
 import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot, TopologyObjectClient } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../model/hypernode-types.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
+import { entryLocation } from '../config/entry.ts';
 import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
@@ -139,7 +140,9 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
         const result = sourceEntry(input.config, source)!;
         const entry = entryOf(result);
         if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
-        const desired = checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps, (message) => warnings.push(`source "${source}": ${message}`)));
+        // The discoverer's log lines (unknown keys of its config) name the entry they come from, with its line.
+        const logged = { ...deps, logger: deps.logger.with({ entry: entryLocation(result) }) };
+        const desired = checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, logged, (message) => warnings.push(`source "${source}": ${message}`)));
         return { source, entry, desired, warnings };
       } catch (err) {
         return { source, failure: errorMessage(err), warnings };
