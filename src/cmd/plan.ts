@@ -136,9 +136,11 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.hyperNodes(),
     ]);
     if (values.config !== '') warnConfigProblems(config, warningsOnly(logger));
-    // A warning, not a failure: turning every source off is a change worth planning (what its Node labels lose).
+    // Turning every source off is a change worth planning (what its Node labels lose): a warning
+    // while there is something to plan, the error (exit 1) when there is nothing at all.
     const none = noSourceReason(config);
-    if (none !== undefined) stderr.warnings([`${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`]);
+    const noSource = none === undefined ? undefined : `${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`;
+    if (noSource !== undefined) stderr.warnings([noSource]);
     stderr.warnings(unusedLabelKeyWarnings(config, nodes));
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
@@ -156,8 +158,11 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       },
     );
     stderr.warnings(result.warnings);
+    const changes = result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0;
+    if (!changes && noSource !== undefined)
+      return { code: EXIT_ERROR, stdout: '', stderr: `${stderr.text()}error: nothing to plan: no source is enabled and nothing in the cluster would change\n` };
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
-    return { code: result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
+    return { code: changes ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {
