@@ -1,0 +1,61 @@
+// The log lines docs/troubleshooting.md tells an operator to grep for are the
+// ones the shipped executable prints when the trouble happens: leader
+// election starting and failing to read its Lease, the configuration being
+// loaded, a failed watch, and HyperNode creates, updates and deletes the API
+// server refuses (each retried), and a standby replica seeing the leader,
+// lines no other test produced.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startControllerBinary } from '../support/controller-process.ts';
+import { CLUSTER, groupOf, NS, RACK, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
+import { session } from './session.ts';
+
+const s = session(test);
+
+test('leader election, the configuration, a failed watch and refused HyperNode writes are logged as troubleshooting.md quotes them', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (const n of workedExampleNodes()) api.store.create(n);
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  api.failNext(1, { code: 403, match: { resource: 'leases', verb: 'get' } });
+  api.failNext(1, { code: 403, match: { resource: 'nodes', verb: 'watch' } });
+  api.failNext(1, { code: 422, match: { resource: 'hypernodes', verb: 'create' } });
+  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
+  await s.converge(() => workedExampleConverged(api), 'the worked example, after the refused create is retried');
+
+  // An update (a Node moves to a new rack under s4) and a delete (rack s3 emptied), each refused once.
+  api.failNext(1, { code: 422, match: { resource: 'hypernodes', verb: 'update' } });
+  api.failNext(1, { code: 422, match: { resource: 'hypernodes', verb: 'delete' } });
+  setNodeLabels(api, 'node1', { [RACK]: 's9', [CLUSTER]: 's4' });
+  for (const name of ['node6', 'node7']) api.store.delete('nodes', name);
+  await s.converge(() => groupOf(api, RACK, 's9') !== undefined && groupOf(api, RACK, 's3') === undefined, 'rack s9 created and rack s3 deleted');
+
+  const log = controller.log();
+  for (const line of [
+    'Attempting to acquire leader lease',
+    'Error retrieving resource lock',
+    'Loading config from ConfigMap',
+    'Failed to watch',
+    'Failed to create HyperNode, will retry',
+    'Failed to update HyperNode, will retry',
+    'Failed to delete HyperNode, will retry',
+  ])
+    assert.ok(log.includes(line), `${line}\n--- controller log ---\n${log}`);
+});
+
+test('a standby replica reports the leader it observes', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  seedConfigMap(api, TOPOLOGY_A3_CONFIG);
+  const now = new Date().toISOString().replace(/Z$/, '000Z');
+  api.store.create({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'vc-hypernode-controller-manager', namespace: NS },
+    spec: { holderIdentity: 'the-other-replica', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+  });
+  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
+  await s.converge(() => controller.log().includes('Observed HyperNode controller leader'), 'the standby to observe the leader');
+  assert.match(controller.log(), /Observed HyperNode controller leader identity="the-other-replica"/);
+});
+
+test.run();
