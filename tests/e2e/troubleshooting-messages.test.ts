@@ -2,11 +2,13 @@
 // ones the shipped executable prints when the trouble happens: leader
 // election starting and failing to read its Lease, the configuration being
 // loaded, a failed watch, and HyperNode creates, updates and deletes the API
-// server refuses (each retried), and a standby replica seeing the leader,
-// lines no other test produced.
+// server refuses (each retried), a refused Kueue Topology write, and a
+// standby replica seeing the leader: lines no other test produced.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { KUEUE_TOPOLOGY_CRD_FILE } from '../../testing/apiserver/index.ts';
+import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { CLUSTER, groupOf, NS, RACK, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
 import { session } from './session.ts';
@@ -41,6 +43,20 @@ test('leader election, the configuration, a failed watch and refused HyperNode w
     'Failed to delete HyperNode, will retry',
   ])
     assert.ok(log.includes(line), `${line}\n--- controller log ---\n${log}`);
+});
+
+test('a refused Kueue Topology write is logged as troubleshooting.md quotes it, then retried', async () => {
+  const { api, kubeconfig } = await s.startCluster(nodeLabelOverlayRules());
+  api.installCrd(KUEUE_TOPOLOGY_CRD_FILE);
+  for (const n of workedExampleNodes()) api.store.create(n);
+  seedConfigMap(
+    api,
+    TOPOLOGY_A3_CONFIG.replace('    enabled: true\n', '    enabled: true\n    exports:\n      nodeLabels: {prefix: topo.example.com}\n      kueueTopology: true\n'),
+  );
+  api.failNext(1, { code: 422, match: { resource: 'topologies', verb: 'create' } });
+  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
+  await s.converge(() => api.store.get('topologies.kueue.x-k8s.io', 'hypernode-label'), 'the Kueue Topology written on retry');
+  assert.match(controller.log(), /Failed to write Kueue Topology objects, will retry: /);
 });
 
 test('a standby replica reports the leader it observes', async () => {
