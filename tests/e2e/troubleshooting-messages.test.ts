@@ -2,11 +2,19 @@
 // ones the shipped executable prints when the trouble happens: leader
 // election starting and failing to read its Lease, the configuration being
 // loaded, a failed watch, and HyperNode creates, updates and deletes the API
-// server refuses (each retried), a refused Kueue Topology write, and a
-// standby replica seeing the leader: lines no other test produced.
+// server refuses (each retried), a refused Kueue Topology write, LLDP hosts
+// that match no Node, and a standby replica seeing the leader: lines no
+// other test produced.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { captureWalks, parseLldpCaptures } from '../../src/cmd/lldp-capture.ts';
+import { parseConfig } from '../../src/hypernode/config/loader.ts';
+import { createLldpDiscovererFactory } from '../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
+import { newDiscovererRegistry } from '../../src/hypernode/discovery/registry.ts';
+import { previewDiscovery } from '../../src/hypernode/preview/preview.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
 import { KUEUE_TOPOLOGY_CRD_FILE } from '../../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
@@ -57,6 +65,21 @@ test('a refused Kueue Topology write is logged as troubleshooting.md quotes it, 
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
   await s.converge(() => api.store.get('topologies.kueue.x-k8s.io', 'hypernode-label'), 'the Kueue Topology written on retry');
   assert.match(controller.log(), /Failed to write Kueue Topology objects, will retry: /);
+});
+
+test('LLDP hosts that match no Node are logged by name, as troubleshooting.md quotes it', async () => {
+  const log = capturingLogger({ verbosity: 0 });
+  const config = parseConfig(
+    'networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: volcano-system}}\n    config: {fabric: roce, switches: [10.0.0.1], hostMapping: {stripSuffix: .fabric.example.com}}\n',
+  );
+  const nodes = ['su1-h1', 'su1-h2', 'su1-h3', 'su2-h1', 'su2-h2'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
+  const captures = parseLldpCaptures([join(import.meta.dirname, '../cmd/lldp-capture')]);
+  const registry = newDiscovererRegistry({ lldp: createLldpDiscovererFactory({ captured: captureWalks(captures ?? { byKey: new Map() }) }) });
+  await previewDiscovery({ config, nodes, existing: [] }, { registry, secrets: { get: () => Promise.reject(new Error('no Secrets')) }, logger: log.logger });
+  assert.ok(
+    log.lines.some((l) => l.startsWith('LLDP hosts that match no Node are left out') && l.includes('su2-h3')),
+    log.lines.join('\n'),
+  );
 });
 
 test('a standby replica reports the leader it observes', async () => {
