@@ -110,6 +110,12 @@ test('a misspelled source name gets the near one, two entries of one source name
   );
 });
 
+test('a Node list that is not YAML names the file, line and column', async () => {
+  const nodes = dir.write('nodes.yaml', 'items:\n  - metadata: {name: a}\n   - metadata: {name: b}\n');
+  const result = await render(['--config', dir.write('conf.yaml', labelEntry(RACK_TYPES)), '--nodes', nodes], ARGV0);
+  assertFails(result, /^error: \S+nodes\.yaml: not valid YAML or JSON: line 3, column \d+: \S/m);
+});
+
 test('a configuration followed by its Secret reads the configuration, naming the document it ignores', async () => {
   const result = await renderText(`${labelEntry(RACK_TYPES)}---\napiVersion: v1\nkind: Secret\nmetadata: {name: ufm-credentials}\n`);
   assert.is(result.code, 0, result.stderr);
