@@ -90,11 +90,15 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
     const run = await subcommand();
     return printed(await run(argv.slice(1), argv0, { color: useColor() }));
   }
-  if (argv[0] === VERSION_COMMAND && argv.length === 1) {
+  if ((argv[0] === VERSION_COMMAND && argv.length > 1) || (argv[0] === HELP_COMMAND && argv.length > 2)) {
+    await write(process.stderr, `${argv[0]} takes ${argv[0] === HELP_COMMAND ? 'at most a command name' : 'no arguments'}: ${argv.slice(1).join(' ')}\n`);
+    return EXIT_USAGE;
+  }
+  if (argv[0] === VERSION_COMMAND) {
     await write(process.stdout, versionText());
     return EXIT_SUCCESS;
   }
-  if (argv[0] === HELP_COMMAND && argv.length <= 2) {
+  if (argv[0] === HELP_COMMAND) {
     const about = argv[1];
     if (about !== undefined && Object.hasOwn(SUBCOMMANDS, about)) return main([about, '--help'], argv0);
     if (about !== undefined && about !== HELP_COMMAND && about !== VERSION_COMMAND) return unknownCommand(about, argv0);

@@ -72,6 +72,8 @@ test('`help render` is `render --help`; `version` is --version', () => {
   const version = main('version');
   assert.is(version.status, 0);
   assert.is(version.stdout, VERSION_FROM_SOURCES);
+  const extra = main('version', '--short');
+  assert.equal([extra.status, extra.stdout, extra.stderr], [2, '', 'version takes no arguments: --short\n']);
 });
 
 test('a stray word is an error naming the nearest command (exit 2); the chart’s 2>&1 and a boolean still are not', () => {
