@@ -7,6 +7,11 @@
 // The server and the subcommands (src/commands.ts) are loaded lazily so that
 // --version, --help and bad flags never evaluate the Kubernetes client code:
 // they stay as fast as a bare runtime.
+//
+// Unlike Go, a stray word (`rendr`, `serve`) is an error naming the nearest
+// subcommand instead of starting the controller (docs/differences-from-go.md);
+// other positional arguments (the Helm chart's literal `2>&1`, the `false` of
+// `--leader-elect false`) are still ignored with a warning.
 
 import { basename } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -15,6 +20,7 @@ import { ineffectiveFlags, parse, usage, validate, type ResolvedOptions } from '
 import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
 import { errorMessage } from './util/error-message.ts';
+import { didYouMean } from './util/closest-word.ts';
 import type { SubcommandResult } from './cmd/subcommand-flags.ts';
 
 const EXIT_SUCCESS = 0;
@@ -29,6 +35,37 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   render: async () => (await import('./commands.ts')).render,
   plan: async () => (await import('./commands.ts')).plan,
 };
+
+/** Words answered without a subcommand module: `help [COMMAND]` and `version`, as people type them. */
+const HELP_COMMAND = 'help';
+const VERSION_COMMAND = 'version';
+const COMMAND_WORDS = [...Object.keys(SUBCOMMANDS), HELP_COMMAND, VERSION_COMMAND];
+
+/** What `--help` adds after Go's flag listing: the subcommands and the kubectl plugin. */
+function subcommandsHelp(argv0: string): string {
+  const name = basename(argv0);
+  return `
+Subcommands:
+  render          print the HyperNodes a discovery configuration would create, offline from
+                  files (no cluster): ${name} render --config conf.yaml --nodes nodes.json -o tree
+  plan            print what the controller would change in a cluster; writes nothing
+  help [COMMAND]  this help, or a subcommand's (also: ${name} COMMAND --help)
+  version         the version, as --version
+
+kubectl plugin: the same executable, run under the name ${PLUGIN_NAME} (install.sh links it),
+is \`kubectl hypernode tree|why|plan\`; to link it by hand:
+  ln -s "$(command -v ${name})" /usr/local/bin/${PLUGIN_NAME}
+`;
+}
+
+/**
+ * A positional argument that looks like a mistyped command rather than the
+ * chart's `2>&1`: a bare word, but not a boolean (pflag leaves the `false` of
+ * `--leader-elect false` as a positional, and Go then ignores it).
+ */
+function isStrayWord(arg: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9-]*$/.test(arg) && !/^(t|f|true|false)$/i.test(arg);
+}
 
 /**
  * The name under which the executable is a kubectl plugin (`kubectl hypernode`):
@@ -53,9 +90,24 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
     const run = await subcommand();
     return printed(await run(argv.slice(1), argv0, { color: useColor() }));
   }
+  if ((argv[0] === VERSION_COMMAND && argv.length > 1) || (argv[0] === HELP_COMMAND && argv.length > 2)) {
+    await write(process.stderr, `${argv[0]} takes ${argv[0] === HELP_COMMAND ? 'at most a command name' : 'no arguments'}: ${argv.slice(1).join(' ')}\n`);
+    return EXIT_USAGE;
+  }
+  if (argv[0] === VERSION_COMMAND) {
+    await write(process.stdout, versionText());
+    return EXIT_SUCCESS;
+  }
+  if (argv[0] === HELP_COMMAND) {
+    const about = argv[1];
+    if (about !== undefined && Object.hasOwn(SUBCOMMANDS, about)) return main([about, '--help'], argv0);
+    if (about !== undefined && about !== HELP_COMMAND && about !== VERSION_COMMAND) return unknownCommand(about, argv0);
+    await write(process.stderr, usage(argv0) + subcommandsHelp(argv0));
+    return EXIT_SUCCESS;
+  }
   const commandLine = parse(argv);
   if (commandLine.kind === 'help') {
-    await write(process.stderr, usage(argv0));
+    await write(process.stderr, usage(argv0) + subcommandsHelp(argv0));
     return EXIT_SUCCESS;
   }
   if (commandLine.kind === 'error') {
@@ -63,6 +115,8 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
     return EXIT_USAGE;
   }
   const { options, flags, positionals } = commandLine;
+  const stray = positionals.find(isStrayWord);
+  if (stray !== undefined) return unknownCommand(stray, argv0);
   const logger = createLogger({ verbosity: options.log.verbosity, skipHeaders: options.log.skipHeaders });
   for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
   // Go ignores them silently; one line helps whoever wonders why `2>&1` (Helm's chart) did nothing.
@@ -101,6 +155,20 @@ async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
     await write(process.stderr, `${errorMessage(err)}\n`);
     return EXIT_FAILURE;
   }
+}
+
+/** A word that is no subcommand: named with the nearest one, as cobra does; the usage exit code. */
+async function unknownCommand(word: string, argv0: string): Promise<number> {
+  const commands = COMMAND_WORDS.join(', ');
+  if (COMMAND_WORDS.includes(word)) {
+    await write(process.stderr, `the command ${JSON.stringify(word)} must come first, before any flag: ${basename(argv0)} ${word} [flags]\n`);
+    return EXIT_USAGE;
+  }
+  await write(
+    process.stderr,
+    `unknown command ${JSON.stringify(word)} for ${basename(argv0)}${didYouMean(word, COMMAND_WORDS)}; the commands are ${commands}, and a bare command line (flags only) runs the controller. Run '${basename(argv0)} --help' for usage.\n`,
+  );
+  return EXIT_USAGE;
 }
 
 /** Colour on a terminal, unless NO_COLOR is set. */

@@ -20,7 +20,8 @@ import {
 } from '../hypernode/model/hypernode-types.ts';
 import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
-import { keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
+import { explainMissing, keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
+import { HYPERNODE_CRD_MISSING_HINT } from '../app/server.ts';
 import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
 import { listItems } from '../kube/list-items.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
@@ -44,6 +45,8 @@ export interface ClusterFlags {
   readonly kubeconfig: string;
   /** A kubeconfig context other than its current one. */
   readonly context?: string;
+  /** Kubeconfig files merged after `kubeconfig`, as kubectl merges $KUBECONFIG (the plugin). */
+  readonly mergedKubeconfigs?: readonly string[];
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
 }
@@ -87,7 +90,13 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
     nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT })).map((n) => keepNameLabelsAnd(isOwnershipAnnotation)(n) as NodeMeta),
     node: async (name) => keepNameLabelsAnd(isOwnershipAnnotation)(await nodes.get(name)) as NodeMeta,
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
-    hyperNodes: async () => (await listAll(hyperNodes, {})).map((hn) => ({ ...hn, apiVersion: HYPERNODE_API_VERSION, kind: HYPERNODE_KIND })),
+    // A cluster without the CRD answers 404: say what is missing, as the controller does.
+    hyperNodes: async () =>
+      (await listAll(hyperNodes, {}).catch(explainMissing(hyperNodes.descriptor, HYPERNODE_CRD_MISSING_HINT))).map((hn) => ({
+        ...hn,
+        apiVersion: HYPERNODE_API_VERSION,
+        kind: HYPERNODE_KIND,
+      })),
     // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.
     configMap: async (where) => (await listAll(configMaps, { namespace: where.namespace, fieldSelector: `metadata.name=${where.name}` }))[0],
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },

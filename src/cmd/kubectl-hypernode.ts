@@ -7,12 +7,15 @@
 // keeps its own (2 = changes).
 
 import { plan } from './plan.ts';
-import { resolveKubeconfig, takeConnectionFlags, type PluginConnection } from './plugin-kubeconfig.ts';
+import { kubeconfigFlags, resolveKubeconfig, takeConnectionFlags, type PluginConnection } from './plugin-kubeconfig.ts';
 import { pluginTree } from './plugin-tree.ts';
 import { pluginWhy } from './plugin-why.ts';
 import type { SubcommandResult } from './subcommand-flags.ts';
+import { didYouMean } from '../util/closest-word.ts';
+import { versionText } from '../version.ts';
 
 const COMMAND = 'kubectl hypernode';
+const PLUGIN_COMMANDS = ['tree', 'why', 'plan', 'version', 'help'];
 const EXIT_SUCCESS = 0;
 const EXIT_ERROR = 1;
 
@@ -31,6 +34,7 @@ Usage:
   ${COMMAND} tree [--source SOURCE] [--node NODE] [-o text|html|slurm-topology-yaml|slurm-topology-conf]
   ${COMMAND} why NODE
   ${COMMAND} plan [-o text|json|html] [--config FILE]
+  ${COMMAND} version
 
 Commands:
   tree   the HyperNodes, highest tier first; --node keeps only the ones holding NODE,
@@ -40,6 +44,7 @@ Commands:
   why    every HyperNode holding NODE, directly or through a child, with the reason:
          the member selector, the label values, the label profile or the UFM fabric
   plan   what the HyperNode controller would create, update and delete (exit 2 on changes)
+  version  the version of this executable (the controller's)
 
 Flags for every command:
       --kubeconfig string   the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)
@@ -54,6 +59,7 @@ export async function kubectlHypernode(argv: readonly string[], environment: Plu
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
     return { code: command === undefined ? EXIT_ERROR : EXIT_SUCCESS, stdout: '', stderr: USAGE };
   }
+  if (command === 'version') return { code: EXIT_SUCCESS, stdout: versionText(), stderr: '' };
   const env = environment.env ?? process.env;
   const connection: PluginConnection = {
     kubeconfig: resolveKubeconfig(taken.kubeconfig, env),
@@ -68,10 +74,16 @@ export async function kubectlHypernode(argv: readonly string[], environment: Plu
     case 'why':
       return pluginWhy(args, `${COMMAND} why`, connection);
     case 'plan': {
-      const target = [...(connection.kubeconfig ? [`--kubeconfig=${connection.kubeconfig}`] : []), ...(connection.context ? [`--context=${connection.context}`] : [])];
-      return plan([...target, ...args], COMMAND, { color: connection.color, env, ...(connection.serviceAccountDir ? { serviceAccountDir: connection.serviceAccountDir } : {}) });
+      const { kubeconfig, mergedKubeconfigs } = kubeconfigFlags(connection.kubeconfig);
+      const target = [...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : []), ...(connection.context ? [`--context=${connection.context}`] : [])];
+      return plan([...target, ...args], COMMAND, {
+        color: connection.color,
+        env,
+        mergedKubeconfigs,
+        ...(connection.serviceAccountDir ? { serviceAccountDir: connection.serviceAccountDir } : {}),
+      });
     }
     default:
-      return { code: EXIT_ERROR, stdout: '', stderr: `${USAGE}error: unknown command ${JSON.stringify(command)} for "${COMMAND}"\n` };
+      return { code: EXIT_ERROR, stdout: '', stderr: `${USAGE}error: unknown command ${JSON.stringify(command)} for "${COMMAND}"${didYouMean(command, PLUGIN_COMMANDS)}\n` };
   }
 }

@@ -18,7 +18,8 @@ import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-di
 import { captureWalks, parseLldpCaptures, type LldpCaptures } from './lldp-capture.ts';
 import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
-import { loadConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
+import { loadConfig, warnConfigProblems, type DiscoveryConfig } from '../hypernode/config/loader.ts';
+import { noSourceReason, unusedLabelKeyWarnings } from './empty-result.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { planChanges, type Plan, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
@@ -86,6 +87,8 @@ export interface PlanEnvironment {
   /** Where KUBE_POD_NAMESPACE, HELM_RELEASE_NAME and the in-cluster variables are read. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly serviceAccountDir?: string;
+  /** Kubeconfig files merged after --kubeconfig, as kubectl merges $KUBECONFIG (`kubectl hypernode plan`). */
+  readonly mergedKubeconfigs?: readonly string[];
 }
 
 export type PlanResult = SubcommandResult;
@@ -106,6 +109,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     context: values.context,
     kubeApiQps: values['kube-api-qps'],
     kubeApiBurst: Number(values['kube-api-burst']),
+    mergedKubeconfigs: environment.mergedKubeconfigs ?? [],
   };
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
@@ -131,6 +135,13 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       reader.nodes(),
       reader.hyperNodes(),
     ]);
+    if (values.config !== '') warnConfigProblems(config, warningsOnly(logger));
+    // Turning every source off is a change worth planning (what its Node labels lose): a warning
+    // while there is something to plan, the error (exit 1) when there is nothing at all.
+    const none = noSourceReason(config);
+    const noSource = none === undefined ? undefined : `${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`;
+    if (noSource !== undefined) stderr.warnings([noSource]);
+    stderr.warnings(unusedLabelKeyWarnings(config, nodes));
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
       ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
@@ -147,8 +158,11 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       },
     );
     stderr.warnings(result.warnings);
+    const changes = result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0;
+    if (!changes && noSource !== undefined)
+      return { code: EXIT_ERROR, stdout: '', stderr: `${stderr.text()}error: nothing to plan: no source is enabled and nothing in the cluster would change\n` };
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
-    return { code: result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0 ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
+    return { code: changes ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {

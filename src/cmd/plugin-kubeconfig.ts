@@ -1,8 +1,8 @@
 // Where `kubectl hypernode` finds its cluster, as kubectl and its plugins do:
-// --kubeconfig (and --context) anywhere on the command line, else the first
-// file of $KUBECONFIG that exists, else ~/.kube/config, else the in-cluster
-// service account. kubectl merges every file of $KUBECONFIG; the plugin reads
-// the first existing one (docs/differences-from-go.md says so).
+// --kubeconfig (and --context) anywhere on the command line, else the files
+// of $KUBECONFIG that exist, merged as kubectl merges them (the first file to
+// name a cluster, user or context, or to set current-context, wins), else
+// ~/.kube/config, else the in-cluster service account.
 
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -16,8 +16,8 @@ const PLUGIN_BURST = 100;
 
 /** How a plugin command reaches the cluster, resolved once for all of them. */
 export interface PluginConnection {
-  /** '' for in-cluster. */
-  readonly kubeconfig: string;
+  /** The kubeconfig files, merged in this order; none for in-cluster. */
+  readonly kubeconfig: readonly string[];
   readonly context: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly serviceAccountDir?: string;
@@ -57,19 +57,31 @@ export function takeConnectionFlags(argv: readonly string[]): ConnectionFlags | 
   return { ...found, rest };
 }
 
-/** The kubeconfig file to read ('' for in-cluster), from the flag, `KUBECONFIG` and the home directory. */
-export function resolveKubeconfig(flag: string, env: Readonly<Record<string, string | undefined>>): string {
-  if (flag !== '') return flag;
-  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
-  if (listed.length > 0) return listed.find((p) => existsSync(p)) ?? listed[0]!;
+/**
+ * The kubeconfig files to merge (none for in-cluster), from the flag,
+ * `KUBECONFIG` (its files that exist, as kubectl skips the others; the first
+ * when none does, so that the error names it) and the home directory.
+ */
+export function resolveKubeconfig(flag: string, env: Readonly<Record<string, string | undefined>>): readonly string[] {
+  if (flag !== '') return [flag];
+  const listed = [...new Set((env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== ''))];
+  if (listed.length > 0) {
+    const existing = listed.filter((p) => existsSync(p));
+    return existing.length > 0 ? existing : [listed[0]!];
+  }
   const home = env.HOME;
   const fallback = home ? join(home, '.kube', 'config') : '';
-  return fallback !== '' && existsSync(fallback) ? fallback : '';
+  return fallback !== '' && existsSync(fallback) ? [fallback] : [];
+}
+
+/** The client flags naming `files`: the first as --kubeconfig, the others merged after it. */
+export function kubeconfigFlags(files: readonly string[]): { readonly kubeconfig: string; readonly mergedKubeconfigs: readonly string[] } {
+  return { kubeconfig: files[0] ?? '', mergedKubeconfigs: files.slice(1) };
 }
 
 /** A reader of the cluster `connection` names; `command` ends the User-Agent. Throws on a bad kubeconfig. */
 export function connectPlugin(connection: PluginConnection, command: string, logger: Logger): ClusterReader {
-  const flags = { master: '', kubeconfig: connection.kubeconfig, context: connection.context, kubeApiQps: PLUGIN_QPS, kubeApiBurst: PLUGIN_BURST };
+  const flags = { master: '', ...kubeconfigFlags(connection.kubeconfig), context: connection.context, kubeApiQps: PLUGIN_QPS, kubeApiBurst: PLUGIN_BURST };
   return connectCluster(flags, { program: COMPONENT, version: buildInfo(), suffix: command }, logger, {
     env: connection.env,
     ...(connection.serviceAccountDir ? { serviceAccountDir: connection.serviceAccountDir } : {}),

@@ -82,7 +82,9 @@ export async function pluginTree(argv: readonly string[], command: string, conne
       return { code: EXIT_SUCCESS, stdout: text, stderr: stderr.text() };
     }
     if (hyperNodes.length === 0) return { code: EXIT_SUCCESS, stdout: '', stderr: `${stderr.text()}No HyperNodes${scope ? ` (${scope})` : ''}.\n` };
-    return { code: EXIT_SUCCESS, stdout: `${renderHyperNodeTree(hyperNodes.map(withSpec))}\n`, stderr: stderr.text() };
+    // Node lists only for --node, narrowed to that Node (previewing-changes.md): a rack's list would hide it.
+    const members = node === '' ? ({ show: 'none' } as const) : ({ show: 'focus', focus: node } as const);
+    return { code: EXIT_SUCCESS, stdout: `${renderHyperNodeTree(hyperNodes.map(withSpec), undefined, members)}\n`, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {

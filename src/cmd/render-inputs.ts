@@ -11,6 +11,7 @@ import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts'
 import { parseConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { CONFIG_KEY } from '../hypernode/config/location.ts';
 import { wrapError } from '../util/error-message.ts';
+import { describeSyntaxError } from '../util/syntax-error.ts';
 import { isMapping } from '../util/is-mapping.ts';
 
 type Mapping = Record<string, unknown>;
@@ -30,12 +31,12 @@ function documents(path: string, text: string): unknown[] {
   } catch {
     // not JSON: a YAML stream
   }
-  const docs = parseAllDocuments(text, { prettyErrors: false });
+  const docs = parseAllDocuments(text);
   if (!Array.isArray(docs)) return [];
   const out: unknown[] = [];
   for (const doc of docs) {
     const error = doc.errors[0];
-    if (error) throw new Error(`${path}: not valid YAML or JSON: ${error.message.split('\n')[0]}`);
+    if (error) throw new Error(`${path}: not valid YAML or JSON: ${describeSyntaxError(error) ?? error.message.split('\n')[0]}`);
     const value: unknown = doc.toJS();
     if (value !== null && value !== undefined) out.push(value);
   }

@@ -29,6 +29,8 @@ import { parseSubcommandFlags, usageError, type SubcommandResult, type Subcomman
 import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { warnConfigProblems } from '../hypernode/config/loader.ts';
+import { emptyResultReason, noSourceReason, unusedLabelKeyWarnings } from './empty-result.ts';
 
 export const RENDER_COMMAND = 'render';
 
@@ -75,9 +77,9 @@ const RENDER_FLAGS = {
 
 const DESCRIPTION = `Prints the HyperNodes that the enabled discovery sources would create, computed
 offline from files: no cluster, no UFM, no switch, no credentials. Every enabled source runs
-once with the real discoverer; a source that would publish nothing, or a snapshot
-the controller would refuse to write, fails the command (exit 1) with the reason
-on stderr and nothing on stdout.
+once with the real discoverer; a configuration that enables no source, a source that fails,
+a result with no HyperNode at all, or a snapshot the controller would refuse to write fails
+the command (exit 1) with the reason on stderr and nothing on stdout.
 
 `;
 
@@ -118,6 +120,10 @@ export async function render(argv: readonly string[], argv0: string, env: Render
       readNodes(values.nodes),
       values.existing === '' ? [] : readHyperNodes(values.existing),
     ]);
+    warnConfigProblems(config, logger);
+    const none = noSourceReason(config);
+    if (none !== undefined) throw new Error(`${values.config}: ${none}`);
+    stderr.warnings(unusedLabelKeyWarnings(config, nodes));
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
       ufm: createUfmDiscovererFactory({ readResourceBody: captureReader(captures) }),
@@ -128,6 +134,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });
     stderr.warnings(preview.warnings);
+    if (preview.hyperNodes.length === 0) throw new Error(emptyResultReason(config, nodes));
     const format = values.output;
     const stdout = isSlurmFormat(format)
       ? slurmOutput(format, { hyperNodes: preview.hyperNodes, nodes, config, flags: values })

@@ -1,10 +1,12 @@
 // What `render` and `plan` write on stderr, in the order things happened: the
 // log lines of the discovery code they run (klog text without headers), then
 // one `warning: …` line a warning, and when the run fails a last `error: …`
-// line, with nothing on stdout.
+// line, with nothing on stdout. The warnings of a failed run are written
+// too: they often say why it failed (a neighbour refused, a Node left out).
 
 import { createLogger, type Logger } from '../log.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { PreviewError } from '../hypernode/preview/preview.ts';
 import type { SubcommandResult } from './subcommand-flags.ts';
 
 export class SubcommandStderr {
@@ -23,6 +25,7 @@ export class SubcommandStderr {
 
   /** The run failed with `err`: what was written so far and the reason. */
   failure(code: number, err: unknown): SubcommandResult {
+    if (err instanceof PreviewError) this.warnings(err.warnings);
     return { code, stdout: '', stderr: `${this.written}error: ${errorMessage(err)}\n` };
   }
 }

@@ -13,7 +13,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
-import { dirname } from 'node:path';
+import { delimiter, dirname } from 'node:path';
 import type { RequestOptions } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
@@ -61,6 +61,11 @@ export interface ConfigFlags {
   readonly kubeconfig: string;
   /** The kubeconfig context to use instead of its current-context (kubectl's --context); the controller has no such flag. */
   readonly context?: string;
+  /**
+   * More kubeconfig files merged after `kubeconfig`, as kubectl merges the
+   * files of $KUBECONFIG (the kubectl plugin); the controller reads one file, as Go.
+   */
+  readonly mergedKubeconfigs?: readonly string[];
 }
 
 export interface ConfigEnvironment {
@@ -90,7 +95,7 @@ export function buildClientConfig(flags: ConfigFlags, logger: Logger, environmen
     }
   }
   if (flags.kubeconfig === '') return masterOnlyConfig(flags.master);
-  return kubeconfigFileConfig(flags.kubeconfig, flags.master, flags.context ?? '');
+  return kubeconfigFileConfig([flags.kubeconfig, ...(flags.mergedKubeconfigs ?? [])], flags.master, flags.context ?? '');
 }
 
 /** `--master` alone: that URL, no credentials, system roots for https. */
@@ -180,7 +185,8 @@ class RotatingToken {
   }
 }
 
-function kubeconfigFileConfig(path: string, master: string, context: string): ClientConfig {
+/** One kubeconfig file, its certificate and key paths made absolute. */
+function loadKubeconfigFile(path: string): KubeConfig {
   const kc = new KubeConfig();
   try {
     // Parsed here with the YAML parser the discovery ConfigMap uses and handed
@@ -194,11 +200,35 @@ function kubeconfigFileConfig(path: string, master: string, context: string): Cl
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e?.code === 'ENOENT') throw new Error(`stat ${path}: no such file or directory`, { cause: err });
+    if (e?.code === 'EISDIR') throw new Error(`error loading config file "${path}": it is a directory; give the kubeconfig file itself (e.g. ~/.kube/config)`, { cause: err });
     // The parser's own message quotes the lines around the error, tokens and passwords included.
     const syntax = describeSyntaxError(err);
     if (syntax !== undefined) throw new Error(`error loading config file "${path}": ${syntax}`, { cause: quietCause(err) });
     throw new Error(`error loading config file "${path}": ${truncateText(errorMessage(err))}`, { cause: err });
   }
+  return kc;
+}
+
+/**
+ * The files merged as kubectl merges $KUBECONFIG: the first file to name a
+ * cluster, user or context wins, and the first current-context set wins.
+ */
+function mergedKubeconfig(paths: readonly string[]): KubeConfig {
+  const [first, ...rest] = paths.map(loadKubeconfigFile);
+  const kc = first!;
+  for (const other of rest) {
+    const add = <T extends { name: string }>(mine: T[], theirs: T[]) => mine.concat(theirs.filter((t) => !mine.some((m) => m.name === t.name)));
+    kc.clusters = add(kc.clusters, other.clusters);
+    kc.users = add(kc.users, other.users);
+    kc.contexts = add(kc.contexts, other.contexts);
+    if (!kc.currentContext) kc.currentContext = other.currentContext;
+  }
+  return kc;
+}
+
+function kubeconfigFileConfig(paths: readonly string[], master: string, context: string): ClientConfig {
+  const kc = mergedKubeconfig(paths);
+  const path = paths.join(delimiter);
   if (context !== '') {
     if (!kc.getContextObject(context)) throw new Error(`context "${context}" does not exist in ${path}`);
     kc.setCurrentContext(context);

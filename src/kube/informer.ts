@@ -192,7 +192,8 @@ export function resourceInformer<T extends KubeObject>(client: ResourceClient<Ku
  * the server's own text ("the server could not find the requested resource")
  * names neither, and the usual cause is a CRD that was never installed.
  */
-function explainMissing(descriptor: ResourceDescriptor, hint: string): (err: unknown) => never {
+/** Rethrows a NotFound of `descriptor`'s list with `hint` (what to install) added; any other error as it is. */
+export function explainMissing(descriptor: ResourceDescriptor, hint: string): (err: unknown) => never {
   const fullName = descriptor.group === '' ? descriptor.resource : `${descriptor.resource}.${descriptor.group}`;
   return (err) => {
     if (!(err instanceof ApiError) || !isNotFound(err)) throw err;

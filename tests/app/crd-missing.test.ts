@@ -1,8 +1,9 @@
 // The controller started in a cluster where the HyperNode CRD is not
 // installed: the HyperNode list's 404 says to check the CRD, once, however
-// many times the list is retried.
+// many times the list is retried. `plan` and `kubectl hypernode` give the
+// same hint.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -10,6 +11,8 @@ import * as assert from 'uvu/assert';
 import { startApiServer } from '../../testing/apiserver/index.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { waitFor } from '../../testing/wait.ts';
+import { plan } from '../../src/cmd/plan.ts';
+import { kubectlHypernode } from '../../src/cmd/kubectl-hypernode.ts';
 
 const NS = 'volcano-system';
 
@@ -29,6 +32,29 @@ test('without the HyperNode CRD: one log line asks whether it is installed, whil
     ]);
   } finally {
     await run.stop();
+    await api.close();
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test('without the HyperNode CRD: plan and kubectl hypernode tree ask whether it is installed', async () => {
+  const api = await startApiServer({ namespaces: [NS], withoutHyperNodeCrd: true });
+  const dir = mkdtempSync(join(tmpdir(), 'crd-missing-'));
+  try {
+    const kubeconfig = api.writeKubeconfig(dir);
+    const hint = /^error: the server could not find the requested resource \(hypernodes\.topology\.volcano\.sh: is the HyperNode CRD installed\?\)$/m;
+    const config = join(dir, 'conf.yaml');
+    writeFileSync(
+      config,
+      'networkTopologyDiscovery:\n  - {source: label, enabled: true, config: {networkTopologyTypes: {t: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}}}\n',
+    );
+    const planned = await plan([`--kubeconfig=${kubeconfig}`, '--config', config], 'vc-hypernode-controller-manager', { color: false, env: {} });
+    assert.is(planned.code, 1);
+    assert.match(planned.stderr, hint);
+    const tree = await kubectlHypernode([`--kubeconfig=${kubeconfig}`, 'tree'], { color: false, env: {} });
+    assert.is(tree.code, 1);
+    assert.match(tree.stderr, hint);
+  } finally {
     await api.close();
     rmSync(dir, { recursive: true });
   }

@@ -3,6 +3,9 @@
 // a failure that creates its series), the per-source last-success, interval and
 // uncovered-Node gauges, HyperNodes per source and tier, the in-flight workqueue
 // gauges of every queue (the label discoverer's included) and the build-info gauge.
+// What it exports is what docs/metrics.md lists, both ways: every family has a
+// row and every row (but those marked "with `--dry-run` only") is exported;
+// the documented work queues are the running ones.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import { nullLogger } from '../../src/log.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { computerPorts, UfmServer } from '../../testing/ufm-server.ts';
 import { waitFor, within } from '../../testing/wait.ts';
+import { documentedMetrics, documentedQueues } from '../deploy/support/metrics-doc.ts';
 import { testOptions } from './options-fixture.ts';
 
 const NS = 'volcano-system';
@@ -81,7 +85,8 @@ test('right after start: every failure counter at 0 for each configured source, 
   });
   try {
     const address = await waitFor(() => metricsServer && boundAddress(metricsServer), { what: 'metrics server' });
-    const scrape = async () => samples(await (await fetch(`http://${address}/metrics`)).text());
+    const scrapeText = async () => (await fetch(`http://${address}/metrics`)).text();
+    const scrape = async () => samples(await scrapeText());
     // The first scrape after both sources were configured.
     const first = await waitFor(
       async () => {
@@ -108,6 +113,7 @@ test('right after start: every failure counter at 0 for each configured source, 
       }
     }
     assert.is(first.get('hypernode_discovery_interval_seconds{source="ufm"}'), 600);
+    assert.not.ok(first.has('hypernode_discovery_interval_seconds{source="label"}'), 'the label source runs on Node changes: no interval (docs/metrics.md)');
     assert.ok(
       [...first.keys()].some((k) => k.startsWith(`${BUILD_INFO_METRIC}{`)),
       'build info',
@@ -133,6 +139,20 @@ test('right after start: every failure counter at 0 for each configured source, 
         assert.ok(later.has(`${family}{name="${queue}"}`), `${family} for ${queue}`);
       }
     }
+
+    // docs/metrics.md against this scrape, both ways.
+    const text = await scrapeText();
+    const families = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const rows = documentedMetrics();
+    const runtime = (name: string) => name.startsWith('process_') || name.startsWith('nodejs_');
+    assert.equal([...families.keys()].filter((n) => !runtime(n) && !rows.has(n)).sort(), [], 'exported families without a row in docs/metrics.md');
+    assert.equal(
+      [...rows].filter(([n, row]) => !row.dryRunOnly && !families.has(n)).map(([n]) => n),
+      [],
+      'rows of docs/metrics.md the running controller does not export',
+    );
+    const queues = [...new Set([...text.matchAll(/^workqueue_longest_running_processor_seconds\{name="([^"]+)"\}/gm)].map((m) => m[1]!))].sort();
+    assert.equal(documentedQueues(), queues, 'the work queues docs/metrics.md names');
   } finally {
     stop.abort();
     await within(done, 10_000, 'runServer after stop');

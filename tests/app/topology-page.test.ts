@@ -152,6 +152,12 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
       assert.is(denied.code, 403, `${path} for a user RBAC does not allow`);
       assert.match(denied.body, 'stranger');
     }
+    // The lines docs/troubleshooting.md quotes for the 401 and the 403.
+    for (const line of ['Refused a request: the token did not authenticate', 'Refused a request: not authorized'])
+      assert.ok(
+        log.lines.some((l) => l.includes(line)),
+        line,
+      );
     const scrape = await get(run.address, '/metrics', c.viewer);
     assert.is(scrape.code, 200);
     assert.match(scrape.body, 'hypernode_controller_manager_build_info');

@@ -54,6 +54,49 @@ test('-h and --help print the usage on stderr and exit 0', () => {
   }
 });
 
+test('--help keeps the Go flag listing and ends with the subcommands and the kubectl plugin', () => {
+  const goListing = main('--bogus').stderr.replace(/unknown flag: --bogus\n$/, '');
+  const r = main('--help');
+  assert.ok(r.stderr.startsWith(goListing), 'the flag listing is the one printed before a flag error');
+  const tail = r.stderr.slice(goListing.length);
+  assert.match(tail, /^\nSubcommands:\n {2}render {10}print the HyperNodes/);
+  for (const word of ['plan', 'help [COMMAND]', 'version', 'kubectl hypernode tree|why|plan', 'kubectl-hypernode']) assert.ok(tail.includes(word), word);
+  assert.is(main('help').stderr, r.stderr, '`help` is --help');
+});
+
+test('`help render` is `render --help`; `version` is --version', () => {
+  const help = main('help', 'render');
+  assert.is(help.status, 0);
+  assert.is(help.stderr, main('render', '--help').stderr);
+  assert.match(help.stderr, /main\.ts render:\n {6}--config string/);
+  const version = main('version');
+  assert.is(version.status, 0);
+  assert.is(version.stdout, VERSION_FROM_SOURCES);
+  const extra = main('version', '--short');
+  assert.equal([extra.status, extra.stdout, extra.stderr], [2, '', 'version takes no arguments: --short\n']);
+});
+
+test('a stray word is an error naming the nearest command (exit 2); the chart’s 2>&1 and a boolean still are not', () => {
+  for (const [args, near] of [
+    [['rendr'], ' (did you mean "render"?)'],
+    [['--kube-api-qps=5', 'pln'], ' (did you mean "plan"?)'],
+    [['serve'], ''],
+    [['help', 'bogus'], ''],
+  ] as const) {
+    const r = main(...args);
+    assert.is(r.status, 2, args.join(' '));
+    assert.is(r.stdout, '');
+    const word = args.at(-1)!;
+    assert.is(
+      r.stderr,
+      `unknown command "${word}" for main.ts${near}; the commands are render, plan, help, version, and a bare command line (flags only) runs the controller. Run 'main.ts --help' for usage.\n`,
+    );
+  }
+  const r = main('--leader-elect', 'false', '--version');
+  assert.is(r.status, 0);
+  assert.match(r.stderr, /Ignoring positional command-line arguments args=\["false"\]/);
+});
+
 test('validation failures: all messages on stderr, one per line, exit 1', () => {
   const r = main('--kube-api-qps=0', '--leader-elect-lease-duration=5s');
   assert.is(r.status, 1);
@@ -61,11 +104,11 @@ test('validation failures: all messages on stderr, one per line, exit 1', () => 
   assert.is(r.stderr, 'kube-api-qps must be greater than zero\nleaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`\n');
 });
 
-test('positional arguments are ignored with one warning naming them', () => {
-  const r = main('2>&1', '--version', 'extra');
+test('positional arguments that are no word are ignored with one warning naming them', () => {
+  const r = main('2>&1', '--version', './extra');
   assert.is(r.status, 0);
   assert.is(r.stdout, VERSION_FROM_SOURCES);
-  assert.match(r.stderr, /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+\] Ignoring positional command-line arguments args=\["2>&1","extra"\]\n$/);
+  assert.match(r.stderr, /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+\] Ignoring positional command-line arguments args=\["2>&1","\.\/extra"\]\n$/);
 });
 
 test('-v=2 logs every flag as FLAG: --name="value"; --skip-headers drops the klog header', () => {

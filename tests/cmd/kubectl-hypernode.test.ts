@@ -99,6 +99,7 @@ test("tree draws the HyperNodes, one source's, those holding a Node, or the HTML
       hn.metadata.name,
     );
   assert.match(lines[0]!, /^hypernode-topologya3-tier2-/, 'a root first, highest tier');
+  assert.not.match(all.stdout, /nodes: /, 'the overview lists no Nodes (only html, the Slurm files and --node do)');
 
   const rack = nameOf(hns, (hn) => hn.metadata.labels?.[RACK] === 's0');
   const cluster = nameOf(hns, (hn) => hn.metadata.labels?.[CLUSTER] === 's4');
@@ -110,6 +111,11 @@ test("tree draws the HyperNodes, one source's, those holding a Node, or the HTML
       .split('\n')
       .map((l) => l.replace(/^[└├│ ─]+/, '').split(' ')[0]),
     [cluster, rack],
+  );
+  assert.match(
+    holding.stdout,
+    /^\S.*\n└─ hypernode-\S+ {2}tier=1 \S+ {2}nodeCount=\d+ {2}nodes: node1 and \d+ more\n$/,
+    'the Node asked about is named, not hidden in a compacted list',
   );
 
   const none = await run(kubeconfig, 'tree', '--source', 'ufm');
@@ -237,34 +243,43 @@ test("plan plans with the user's kubeconfig: creates listed, exit 2, and the HTM
   assertReadOnly();
 });
 
-test('--context picks a context, KUBECONFIG its first existing file; an unknown context is an error', async () => {
+test('--context picks a context; the files of KUBECONFIG are merged as kubectl merges them; an unknown context or a directory is an error', async () => {
   await seed(workedExampleNodes(), TOPOLOGY_A3_CONFIG);
   const token = api.addUser(READER, [{ apiGroups: ['', 'topology.volcano.sh'], resources: ['nodes', 'hypernodes'], verbs: ['get', 'list'] }]);
   const cluster = { server: api.url, 'certificate-authority': api.caFile };
-  const config = {
+  // The cluster and the current context in one file, the reader's user and context in another: only a merge finds both.
+  const base = {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'stand-in', cluster }],
-    users: [
-      { name: 'nobody', user: { token: 'not-a-token' } },
-      { name: 'reader', user: { token } },
-    ],
-    contexts: [
-      { name: 'default', context: { cluster: 'stand-in', user: 'nobody' } },
-      { name: 'reader', context: { cluster: 'stand-in', user: 'reader' } },
-    ],
+    users: [{ name: 'nobody', user: { token: 'not-a-token' } }],
+    contexts: [{ name: 'default', context: { cluster: 'stand-in', user: 'nobody' } }],
     'current-context': 'default',
   };
-  const file = write('contexts.yaml', stringify(config));
-  const env = { KUBECONFIG: [join(dir, 'absent.yaml'), file].join(':') };
+  const reader = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    users: [
+      { name: 'reader', user: { token } },
+      { name: 'nobody', user: { token } },
+    ],
+    contexts: [{ name: 'reader', context: { cluster: 'stand-in', user: 'reader' } }],
+    'current-context': 'reader',
+  };
+  const [file, second] = [write('contexts.yaml', stringify(base)), write('reader.yaml', stringify(reader))];
+  const env = { KUBECONFIG: [join(dir, 'absent.yaml'), file, second].join(':') };
   const denied = await kubectlHypernode(['tree'], { color: false, env });
-  assert.is(denied.code, 1, "the current context's user is refused");
+  assert.is(denied.code, 1, "the first file's current context and its user win");
   assert.match(denied.stderr, /^error: .*Unauthorized/im);
   const allowed = await kubectlHypernode(['--context', 'reader', 'tree'], { color: false, env });
   assert.is(allowed.code, 0, allowed.stderr);
   assert.match(allowed.stdout, /hypernode-topologya3-tier2-/);
+  const planned = await kubectlHypernode(['--context', 'reader', 'plan', '--config', write('conf.yaml', TOPOLOGY_A3_CONFIG)], { color: false, env });
+  assert.not.match(planned.stderr, /Unauthorized|does not exist/, 'plan reads the merged files too');
   const unknown = await kubectlHypernode(['tree', '--context=nope'], { color: false, env });
-  assert.equal([unknown.code, unknown.stderr], [1, `error: context "nope" does not exist in ${file}\n`]);
+  assert.equal([unknown.code, unknown.stderr], [1, `error: context "nope" does not exist in ${file}:${second}\n`]);
+  const directory = await kubectlHypernode(['tree', `--kubeconfig=${dir}`], { color: false, env });
+  assert.equal([directory.code, directory.stderr], [1, `error: error loading config file "${dir}": it is a directory; give the kubeconfig file itself (e.g. ~/.kube/config)\n`]);
 });
 
 /** Runs `argv` asynchronously (the stand-in answers from this process) with KUBECONFIG set; its stdout. */

@@ -224,13 +224,15 @@ test('--config tries a configuration that is not applied: the ConfigMap is not r
   assert.is(api.requests.count({ user: READER, resource: 'secrets' }), 0);
 });
 
-test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, no ConfigMap, an unreachable server, bad flags, an argument', async () => {
+test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, nothing to plan, no ConfigMap, an unreachable server, bad flags, an argument', async () => {
   const { api, kubeconfig } = await seedCluster();
   const broken = join(dir, 'broken.yaml');
   writeFileSync(broken, 'networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    interval: 10\n');
+  const fragment = join(dir, 'fragment.yaml');
+  writeFileSync(fragment, 'config:\n  networkTopologyTypes: {t: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}\n');
   const [closedPort] = await freePorts(1);
   const cases: [string[], RegExp][] = [
-    [[`--kubeconfig=${kubeconfig}`, '--config', broken], /^error: source "label": networkTopologyDiscovery\[0\] \(source "label"\): interval: 10 is a bare number/m],
+    [[`--kubeconfig=${kubeconfig}`, '--config', broken], /^error: source "label": networkTopologyDiscovery\[0\] \(source "label", line \d+\): interval: 10 is a bare number/m],
     [['--master', `http://127.0.0.1:${closedPort}`], /^error: GET http:\/\/127\.0\.0\.1:\d+\/.*ECONNREFUSED/m],
     [[`--kubeconfig=${kubeconfig}`, '--bogus'], /unknown flag: --bogus\n$/],
     [[`--kubeconfig=${kubeconfig}`, '--kube-api-qps=0'], /kube-api-qps must be greater than zero\n$/],
@@ -243,6 +245,14 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, no Co
     assert.is(result.stdout, '');
     assert.match(result.stderr, stderr);
   }
+  // A fragment plans nothing on a cluster with no HyperNode: an error, not an empty plan.
+  for (const hn of api.store.list('hypernodes')) api.store.delete('hypernodes', (hn as { metadata: { name: string } }).metadata.name);
+  const nothing = await plan([`--kubeconfig=${kubeconfig}`, '--config', fragment], ARGV0, { color: false, env: ENV });
+  assert.equal([nothing.code, nothing.stdout], [1, ''], nothing.stderr);
+  assert.match(
+    nothing.stderr,
+    /^warning: \S+fragment\.yaml: the configuration has no top-level key networkTopologyDiscovery \(its keys: config;[\s\S]*\nerror: nothing to plan: no source is enabled and nothing in the cluster would change\n$/,
+  );
   api.store.delete('configmaps', 'volcano-controller-configmap', NS);
   const missing = await runPlan(kubeconfig);
   assert.is(missing.code, 1);

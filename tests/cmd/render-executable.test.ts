@@ -1,7 +1,7 @@
 // `render` through what ships (the SEA, else the bundle on this Node): the
 // subcommand is recognised only as the first argument, prints the demo
 // cluster's tree, answers --help, and the root command line is unchanged
-// (`render` anywhere else is a positional argument, warned about as before).
+// (`render` anywhere else is an error saying it must come first).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,11 +44,11 @@ test('render --help prints its usage on stderr and exits 0; without flags it exi
   assert.ok(bare.stderr.endsWith('required flag(s) "config", "nodes" not set\n'), bare.stderr);
 });
 
-test('render after a flag is a positional argument of the root command, warned about as before', () => {
+test('render after a flag is an error saying it must come first (Go would ignore it and start the controller)', () => {
   const result = shipped(['--version', 'render']);
-  assert.is(result.status, 0, result.stderr);
-  assert.match(result.stdout, /^Version: /m);
-  assert.match(result.stderr, /Ignoring positional command-line arguments.*render/);
+  assert.is(result.status, 2, result.stderr);
+  assert.is(result.stdout, '');
+  assert.match(result.stderr, /^the command "render" must come first, before any flag: vc-hypernode-controller-manager render \[flags\]\n$/);
 });
 
 test.run();

@@ -166,7 +166,7 @@ test('a broken entry exits 1 naming the source and the field, with nothing on st
   const result = await render(['--config', file('conf.yaml', conf), '--nodes', file('nodes.json', list([]))], ARGV0);
   assert.is(result.code, 1);
   assert.is(result.stdout, '');
-  assert.match(result.stderr, /source "label": networkTopologyDiscovery\[0\] \(source "label"\): interval: 10 is a bare number/);
+  assert.match(result.stderr, /source "label": networkTopologyDiscovery\[0\] \(source "label", line \d+\): interval: 10 is a bare number/);
 });
 
 test('a ConfigMap manifest whose label types cannot be decoded exits 1 naming the source and field', async () => {

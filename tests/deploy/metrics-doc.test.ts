@@ -3,14 +3,11 @@
 // defaults, named there as a group) has a table row with its type and exactly
 // its label names, and no row names a family that does not exist.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { exportedFamilyList } from './support/metric-families.ts';
-import { repoRoot } from './support/releases.ts';
+import { documentedMetrics as documented } from './support/metrics-doc.ts';
 
-const doc = readFileSync(join(repoRoot, 'docs/metrics.md'), 'utf8');
 /** The scrape handler's families, registered when the /metrics server starts (src/app/metrics.ts, metricsHandler). */
 const HANDLER_FAMILIES: ReadonlyArray<{ name: string; type: string; labelNames: string[] }> = [
   { name: 'promhttp_metric_handler_requests_total', type: 'counter', labelNames: ['code'] },
@@ -18,34 +15,11 @@ const HANDLER_FAMILIES: ReadonlyArray<{ name: string; type: string; labelNames: 
 ];
 const isRuntimeDefault = (name: string) => name.startsWith('process_') || name.startsWith('nodejs_');
 
-interface Row {
-  /** The type column, e.g. `gauge (always 1)`. */
-  type: string;
-  labels: string[];
-}
-
 /** Family name → its type and label names (sorted), as the running controller registers them. */
-function exported(): Map<string, Row> {
-  const families = new Map<string, Row>();
+function exported(): Map<string, { type: string; labels: string[] }> {
+  const families = new Map<string, { type: string; labels: string[] }>();
   for (const f of [...exportedFamilyList(), ...HANDLER_FAMILIES]) if (!isRuntimeDefault(f.name)) families.set(f.name, { type: f.type, labels: [...f.labelNames].sort() });
   return families;
-}
-
-/**
- * Family name → the label names of its docs/metrics.md row: the backquoted
- * words of the third column, leaving out what parentheses say about them
- * (`verb` (`create`, `update`) names one label).
- */
-function documented(): Map<string, Row> {
-  const rows = new Map<string, Row>();
-  for (const line of doc.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    const name = cells[1]?.match(/^`([a-z_]+)`$/)?.[1];
-    if (!name || cells.length < 5) continue;
-    const labels = [...(cells[3] ?? '').replace(/\([^)]*\)/g, '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
-    rows.set(name, { type: cells[2] ?? '', labels: labels.sort() });
-  }
-  return rows;
 }
 
 test('every exported family has a row in docs/metrics.md, and every row is an exported family', () => {

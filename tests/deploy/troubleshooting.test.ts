@@ -2,7 +2,8 @@
 // is a message the code logs, every `Event:` item a reason it emits, every
 // `Metric:` item a family it exports. Messages and reasons are looked up among
 // the string literals of src/ (a template literal matches with any text in
-// place of its ${…} parts).
+// place of its ${…} parts). Every quoted line and reason is also produced
+// and asserted by some test: its longest fixed part appears in a test file.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,6 +64,29 @@ test('every quoted Event reason is one the code emits', () => {
 test('every quoted metric is a family the controller exports', () => {
   const families = exportedFamilies();
   for (const metric of items('Metric')) assert.ok(families.has(metric), `${metric} is not exported`);
+});
+
+/** Every test file's text, regular-expression escapes undone (`\(` reads `(`), this file left out. */
+function testTexts(): string {
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && e.name !== 'troubleshooting.test.ts' ? [join(dir, e.name)] : [],
+    );
+  return files(join(repoRoot, 'tests'))
+    .map((f) => readFileSync(f, 'utf8').replace(/\\(.)/g, '$1'))
+    .join('\n');
+}
+
+test('every quoted log line and Event reason is asserted by a test', () => {
+  const texts = testTexts();
+  const unasserted = [...items('Log'), ...items('Event')].filter((quote) => {
+    const fixed = quote
+      .split(/\$\{[^}]*\}/)
+      .map((part) => part.trim())
+      .sort((a, b) => b.length - a.length)[0]!;
+    return !texts.includes(fixed);
+  });
+  assert.equal(unasserted, [], 'quoted in docs/troubleshooting.md but produced by no test (tests/e2e/troubleshooting-messages.test.ts is a place for them)');
 });
 
 test('the check itself catches a message the code does not print', () => {

@@ -62,19 +62,19 @@ const VARIANTS: Variant[] = [
   {
     what: 'enabled "true" quoted',
     conf: doc(TOPOLOGY_A3_ENTRY.replace('enabled: true', 'enabled: "true"')),
-    expect: /networkTopologyDiscovery\[0\] \(source \\?"label\\?"\): enabled: must be a YAML boolean/,
+    expect: /networkTopologyDiscovery\[0\] \(source \\?"label\\?", line \d+\): enabled: must be a YAML boolean/,
     event: true,
   },
   {
     what: 'integer interval',
     conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 600\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)),
-    expect: /\(source \\?"ufm\\?"\): interval: 600 is a bare number/,
+    expect: /\(source \\?"ufm\\?", line \d+\): interval: 600 is a bare number/,
     event: true,
   },
   {
     what: 'interval 1d',
     conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 1d\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)),
-    expect: /\(source \\?"ufm\\?"\): interval: string \\?"1d\\?" is not a Go duration/,
+    expect: /\(source \\?"ufm\\?", line \d+\): interval: string \\?"1d\\?" is not a Go duration/,
     event: true,
   },
   {
@@ -105,7 +105,7 @@ const VARIANTS: Variant[] = [
   {
     what: 'ufm credentials not a mapping',
     conf: doc(TOPOLOGY_A3_ENTRY, ufm('    credentials: secret\n    config: {endpoint: https://127.0.0.1:1}\n')),
-    expect: /\(source \\?"ufm\\?"\): credentials: must be a mapping/,
+    expect: /\(source \\?"ufm\\?", line \d+\): credentials: must be a mapping/,
     event: true,
   },
   {
@@ -123,16 +123,21 @@ const VARIANTS: Variant[] = [
   {
     what: 'label config a list',
     conf: doc('  - source: label\n    enabled: true\n    config: [topologyA3]\n'),
-    expect: /\(source \\?"label\\?"\): config: must be a mapping/,
+    expect: /\(source \\?"label\\?", line \d+\): config: must be a mapping/,
     event: true,
   },
   {
     what: 'empty source name',
     conf: doc(TOPOLOGY_A3_ENTRY, '  - source: ""\n    enabled: true\n'),
-    expect: /failed to create discoverer: unsupported discoverer type: "?$/m,
+    expect: /failed to create discoverer: unsupported discoverer type: {2}\(the sources are graph, label, lldp, ufm\)"?$/m,
     event: true,
   },
-  { what: 'source a number', conf: doc(TOPOLOGY_A3_ENTRY, '  - source: 5\n    enabled: true\n'), expect: /networkTopologyDiscovery\[1\]: source: must be a string/, event: true },
+  {
+    what: 'source a number',
+    conf: doc(TOPOLOGY_A3_ENTRY, '  - source: 5\n    enabled: true\n'),
+    expect: /networkTopologyDiscovery\[1\] \(line \d+\): source: must be a string/,
+    event: true,
+  },
   {
     what: 'type name longer than 20 bytes',
     conf: doc(labelWithTypes('        averyveryverylongtypename:\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n')),

@@ -12,6 +12,7 @@ import { ApiError } from '../../src/kube/errors.ts';
 import { settle } from './fake-clock.ts';
 import { FakeResource, gone } from './fake-lister-watcher.ts';
 import { cachedNames, startInformer } from './informer-rig.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
 
 const tooLarge = () =>
   new ApiError('Too large resource version: 99, current: 7', 504, 'Timeout', {
@@ -29,10 +30,13 @@ function filled(n: number): FakeResource {
 test('a 410 on the resourceVersion=0 list is followed at once (no backoff) by a consistent paged list', async () => {
   const res = filled(1100);
   res.listFailures.push(gone());
-  const { informer, stop, done } = startInformer(res);
+  const log = capturingLogger({ verbosity: 2 });
+  const { informer, stop, done } = startInformer(res, { logger: log.logger });
   await informer.waitForSync();
   assert.equal(res.listCalls, [{ limit: 500, resourceVersion: '0' }, { limit: 500 }, { limit: 500, continue: '500' }, { limit: 500, continue: '1000' }]);
   assert.is(informer.list().length, 1100);
+  // The line docs/troubleshooting.md quotes for it, at -v=2.
+  assert.ok(log.messages().includes('The cache cannot serve the list, reading consistently'), log.lines.join('\n'));
   stop.abort();
   await done;
 });

@@ -19,6 +19,9 @@ export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
 /** Used when `maxDeletePercent` is absent or null: one run may delete up to half of a source's HyperNodes. */
 export const DEFAULT_MAX_DELETE_PERCENT = 50;
 
+/** The document's one top-level key the controller reads: the list of entries. */
+export const DISCOVERY_KEY = 'networkTopologyDiscovery';
+
 /** The keys of one entry (yaml.v2 matches them case-sensitively). */
 export const ENTRY_KEYS = ['source', 'enabled', 'interval', 'credentials', 'config', 'maxDeletePercent', 'exports'];
 
@@ -34,6 +37,8 @@ export type EntryResult = (
 ) & {
   /** Keys of the entry that are none of ENTRY_KEYS, most likely typos (`enable`, `confg`); ignored as in Go. */
   readonly unknownKeys: readonly string[];
+  /** The 1-based line the entry starts on in its document; absent when not known. */
+  readonly line?: number;
 };
 
 const describe = (x: unknown): string => (x === null ? 'null' : Array.isArray(x) ? 'a list' : typeof x === 'object' ? 'a mapping' : `${typeof x} ${JSON.stringify(x)}`);
@@ -91,33 +96,40 @@ const entrySchema = v.looseObject(
   'must be a mapping with source, enabled, interval, credentials and config',
 );
 
+/** `networkTopologyDiscovery[1] (source "label", line 7)`: where an entry is, for messages. */
+export function entryLocation(r: { readonly index: number; readonly source: string; readonly line?: number | undefined }): string {
+  const details = [...(r.source ? [`source "${r.source}"`] : []), ...(r.line ? [`line ${r.line}`] : [])];
+  return `${DISCOVERY_KEY}[${r.index}]${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
+}
+
 /** The best guess at an entry's source and enabled flag, for naming a broken entry. */
 function peek(raw: unknown): { source: string; enabled: boolean } {
   const obj = isMapping(raw) ? (raw as Record<string, unknown>) : {};
   return { source: typeof obj.source === 'string' ? obj.source : '', enabled: obj.enabled !== false };
 }
 
-/** Validates entry number `index` (0-based) of networkTopologyDiscovery. */
-export function parseEntry(raw: unknown, index: number): EntryResult {
+/** Validates entry number `index` (0-based) of networkTopologyDiscovery, which starts on `line` of its document. */
+export function parseEntry(raw: unknown, index: number, line?: number): EntryResult {
+  const at = line ? { line } : {};
   // valibot's object schemas accept arrays; an entry must be a mapping.
   const parsed = v.safeParse(entrySchema, isMapping(raw) ? raw : null);
   const unknown = Object.freeze(isMapping(raw) ? unknownKeys(raw as Record<string, unknown>, ENTRY_KEYS, { ignoreCase: false }) : []);
   if (!parsed.success) {
     const { source, enabled } = peek(raw);
-    const where = `networkTopologyDiscovery[${index}]${source ? ` (source "${source}")` : ''}`;
+    const where = entryLocation({ index, source, line });
     const problems = parsed.issues.map((issue) => {
       const path = v.getDotPath(issue);
       return path ? `${path}: ${issue.message}` : issue.message;
     });
-    return Object.freeze({ index, source, enabled, error: `${where}: ${problems.join('; ')}`, unknownKeys: unknown });
+    return Object.freeze({ index, source, enabled, error: `${where}: ${problems.join('; ')}`, unknownKeys: unknown, ...at });
   }
   const out = parsed.output;
   let exports: ReturnType<typeof parseExports>;
   try {
     exports = parseExports((raw as Record<string, unknown>).exports, out.source);
   } catch (err) {
-    const where = `networkTopologyDiscovery[${index}]${out.source ? ` (source "${out.source}")` : ''}`;
-    return Object.freeze({ index, source: out.source, enabled: out.enabled, error: `${where}: ${errorMessage(err)}`, unknownKeys: unknown });
+    const where = entryLocation({ index, source: out.source, line });
+    return Object.freeze({ index, source: out.source, enabled: out.enabled, error: `${where}: ${errorMessage(err)}`, unknownKeys: unknown, ...at });
   }
   const ref = out.credentials?.secretRef;
   const entry: DiscoveryEntry = deepFreeze({
@@ -129,5 +141,5 @@ export function parseEntry(raw: unknown, index: number): EntryResult {
     maxDeletePercent: out.maxDeletePercent,
     ...(exports.nodeLabels ? { exports } : {}),
   });
-  return Object.freeze({ index, source: entry.source, enabled: entry.enabled, entry, unknownKeys: unknown });
+  return Object.freeze({ index, source: entry.source, enabled: entry.enabled, entry, unknownKeys: unknown, ...at });
 }

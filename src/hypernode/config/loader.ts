@@ -6,42 +6,108 @@
 // or whose networkTopologyDiscovery is not a list fails the whole load; a bad
 // field fails only its own entry (see entry.ts).
 
-import { parse as parseYaml } from 'yaml';
+import { isMap, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { ApiError } from '../../kube/errors.ts';
 import type { Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { DiscoveryEntry } from '../model/contracts.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
-import { ENTRY_KEYS, parseEntry, type EntryResult } from './entry.ts';
+import { DISCOVERY_KEY, ENTRY_KEYS, entryLocation, parseEntry, type EntryResult } from './entry.ts';
 import type { ConfigMapLocation } from './location.ts';
 import { warnUnknownKeys } from './unknown-keys.ts';
-import { errorMessage } from '../../util/error-message.ts';
+import { describeSyntaxError } from '../../util/syntax-error.ts';
+import { isMapping } from '../../util/is-mapping.ts';
 
 export interface DiscoveryConfig {
   /** One result per networkTopologyDiscovery entry, in document order. */
   readonly entries: readonly EntryResult[];
+  /** The document's top-level keys, in order (a fragment of the docs shows here as `config` or `networkTopologyTypes`). */
+  readonly topLevelKeys: readonly string[];
+  /** The documents after the first (`---` then a Secret), which Go's yaml.v2 ignores too: `line N: kind name`. */
+  readonly ignoredDocuments: readonly string[];
 }
 
-export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({ entries: Object.freeze([]) });
+export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({ entries: Object.freeze([]), topLevelKeys: Object.freeze([]), ignoredDocuments: Object.freeze([]) });
 
-const firstLine = (msg: string) => msg.split('\n')[0]!.trim();
-
-/** Parses the YAML document (YAML 1.1 scalars, as Go's yaml.v2). Throws `failed to parse config: …`. */
+/**
+ * Parses the YAML text (YAML 1.1 scalars, as Go's yaml.v2). Throws
+ * `failed to parse config: line L, column C: …`. As yaml.v2's Unmarshal, the
+ * first document is the configuration and the ones after it are ignored
+ * (named in ignoredDocuments, for a warning).
+ */
 export function parseConfig(text: string): DiscoveryConfig {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text, { version: '1.1', prettyErrors: false });
-  } catch (err) {
-    throw new Error(`failed to parse config: ${firstLine(errorMessage(err))}`, { cause: err });
+  const lines = new LineCounter();
+  const docs = parseAllDocuments(text, { version: '1.1', lineCounter: lines });
+  const all = Array.isArray(docs) ? docs : [];
+  for (const doc of all) {
+    const error = doc.errors[0];
+    if (error) throw new Error(`failed to parse config: ${describeSyntaxError(error) ?? 'not YAML'}`, { cause: error });
   }
-  if (doc === null || doc === undefined) return EMPTY_CONFIG;
-  if (typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new Error('failed to parse config: the document must be a mapping with a networkTopologyDiscovery list');
+  const [first, ...rest] = all;
+  const ignoredDocuments = Object.freeze(rest.filter((d) => d.contents !== null).map((d) => describeDocument(d, lines)));
+  const doc: unknown = first?.toJS();
+  if (doc === null || doc === undefined) return Object.freeze({ ...EMPTY_CONFIG, ignoredDocuments });
+  if (!isMapping(doc)) {
+    throw new Error(`failed to parse config: the document must be a mapping with a ${DISCOVERY_KEY} list`);
   }
-  const list = (doc as Record<string, unknown>).networkTopologyDiscovery;
-  if (list === undefined || list === null) return EMPTY_CONFIG;
-  if (!Array.isArray(list)) throw new Error('failed to parse config: networkTopologyDiscovery must be a list of sources');
-  return Object.freeze({ entries: Object.freeze(list.map(parseEntry)) });
+  const topLevelKeys = Object.freeze(Object.keys(doc));
+  const list = doc[DISCOVERY_KEY];
+  if (list === undefined || list === null) return Object.freeze({ entries: Object.freeze([]), topLevelKeys, ignoredDocuments });
+  if (!Array.isArray(list)) throw new Error(`failed to parse config: ${DISCOVERY_KEY} must be a list of sources`);
+  const entryLines = entryLineNumbers(first!, lines);
+  const entries = refuseDuplicates(list.map((raw, i) => parseEntry(raw, i, entryLines[i])));
+  return Object.freeze({ entries: Object.freeze(entries), topLevelKeys, ignoredDocuments });
+}
+
+/** The 1-based line each networkTopologyDiscovery entry starts on. */
+function entryLineNumbers(doc: Document, lines: LineCounter): number[] {
+  const list = isMap(doc.contents) ? doc.contents.get(DISCOVERY_KEY, true) : undefined;
+  if (!isSeq(list)) return [];
+  return list.items.map((item) => {
+    const offset = (item as { range?: [number, number, number] }).range?.[0];
+    return offset === undefined ? 0 : lines.linePos(offset).line;
+  });
+}
+
+/** `line N: Secret ufm-credentials` for a document the configuration does not use. */
+function describeDocument(doc: Document, lines: LineCounter): string {
+  const value: unknown = doc.toJS();
+  const offset = doc.contents?.range?.[0] ?? 0;
+  const meta = isMapping(value) && isMapping(value.metadata) ? value.metadata : {};
+  const what = isMapping(value) && typeof value.kind === 'string' ? `${value.kind}${typeof meta.name === 'string' ? ` ${meta.name}` : ''}` : 'a YAML document';
+  return `line ${lines.linePos(offset).line}: ${what}`;
+}
+
+/**
+ * Go reads the first enabled entry of a source and drops the others without
+ * a word; two entries of one source are more likely a mistake (two graph
+ * fabrics meant as one) than a wish. Every wanted entry of such a source fails,
+ * naming all of them, so the source stops (its HyperNodes kept) until one
+ * entry is left (docs/configuration.md, "What happens with bad input").
+ */
+function refuseDuplicates(entries: EntryResult[]): EntryResult[] {
+  const bySource = new Map<string, EntryResult[]>();
+  for (const r of entries) if (r.enabled) bySource.set(r.source, [...(bySource.get(r.source) ?? []), r]);
+  return entries.map((r) => {
+    const same = bySource.get(r.source) ?? [];
+    // A broken entry keeps its own, more precise error.
+    if (!r.enabled || same.length < 2 || 'error' in r) return r;
+    const named = same.map(entryLocation).join(' and ');
+    const error = `${entryLocation(r)}: source "${r.source}" has ${same.length} enabled entries, ${named}; keep one (merge their config, or set enabled: false on the others)`;
+    return Object.freeze({ index: r.index, source: r.source, enabled: true, ...(r.line ? { line: r.line } : {}), error, unknownKeys: r.unknownKeys });
+  });
+}
+
+/**
+ * Logs what the controller ignores in the configuration: unknown keys of an
+ * entry (typos such as `enable`) and the documents after the first. The
+ * controller and the `render` and `plan` subcommands log the same lines.
+ */
+export function warnConfigProblems(config: DiscoveryConfig, logger: Logger): void {
+  for (const r of config.entries) warnUnknownKeys(logger, entryLocation(r), r.unknownKeys, ENTRY_KEYS);
+  if (config.ignoredDocuments.length > 0) {
+    logger.warn('Ignoring the documents after the first in the discovery configuration, as Go does; only the first is read', { documents: config.ignoredDocuments });
+  }
 }
 
 /**
@@ -55,10 +121,7 @@ export function loadConfig(configMaps: Lister<ConfigMap>, where: ConfigMapLocati
   const text = cm.data?.[where.key];
   if (text === undefined) throw new Error(`config key not found in ConfigMap: ${where.key}`);
   const config = parseConfig(text);
-  for (const r of config.entries) {
-    const at = `networkTopologyDiscovery[${r.index}]${r.source ? ` (source "${r.source}")` : ''}`;
-    warnUnknownKeys(logger, at, r.unknownKeys, ENTRY_KEYS);
-  }
+  warnConfigProblems(config, logger);
   return config;
 }
 

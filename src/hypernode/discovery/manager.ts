@@ -20,6 +20,7 @@ import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snap
 import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
 import type { EntryResult } from '../config/entry.ts';
+import { LABEL_SOURCE } from './label/label-naming.ts';
 import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
 import type { ConfigMapLocation } from '../config/location.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
@@ -237,7 +238,8 @@ export class DiscoveryManager {
   /** Brings one wanted source in line with its entry. A bad entry leaves a running instance alone. */
   private async applySource(source: string, result: EntryResult): Promise<'unchanged' | 'started' | 'failed'> {
     const entry = entryOf(result);
-    this.deps.metrics.sourceConfigured(source, entry?.intervalMs);
+    // The label source runs on Node changes: its `interval` means nothing, and a staleness rule must not measure it (docs/metrics.md).
+    this.deps.metrics.sourceConfigured(source, source === LABEL_SOURCE ? undefined : entry?.intervalMs);
     if (!entry) {
       this.reportSourceFailure(source, new Error('error' in result ? result.error : `invalid entry for source ${source}`));
       return 'failed';

@@ -5,6 +5,7 @@
 // test passes its own registry instead of mutating a process-global one.
 
 import type { DiscovererFactory } from '../model/contracts.ts';
+import { closestWord } from '../../util/closest-word.ts';
 import { graphDiscovererFactory } from './graph/graph-discoverer.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
 import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
@@ -20,8 +21,15 @@ export function newDiscovererRegistry(factories: Record<string, DiscovererFactor
 /** The factory for `source`, or the error Go reports for an unregistered key. */
 export function lookupDiscoverer(registry: DiscovererRegistry, source: string): DiscovererFactory {
   const factory = registry.get(source);
-  if (!factory) throw new Error(`unsupported discoverer type: ${source}`);
+  if (!factory) throw new Error(`unsupported discoverer type: ${source} (${suggestion(registry, source)})`);
   return factory;
+}
+
+/** Go's text is followed by what to write instead: the near miss (`Label`, `ufn`) and the registered keys. */
+function suggestion(registry: DiscovererRegistry, source: string): string {
+  const known = [...registry.keys()].sort();
+  const near = closestWord(source, known);
+  return `${near === undefined ? '' : `did you mean "${near}"? `}the sources are ${known.join(', ')}`;
 }
 
 /** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph and `lldp` (Ethernet/RoCE fabrics over SNMP). */

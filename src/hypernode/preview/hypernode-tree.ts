@@ -1,7 +1,8 @@
 // Renders HyperNodes as the tree a person reads: highest tier first, each
 // HyperNode with its tier, tierName, nodeCount and members; Node members are
-// listed compactly (first … last) since racks hold many of them. Used by
-// `render -o tree` and by the demo (scripts/demo.ts).
+// listed compactly (first … last) since racks hold many of them, or left out,
+// or narrowed to the one Node asked about. Used by `render -o tree`,
+// `kubectl hypernode tree` and the demo (scripts/demo.ts).
 
 import { compareBytes } from '../../util/compare-bytes.ts';
 
@@ -20,6 +21,20 @@ export interface TreeStyle {
 
 const PLAIN: TreeStyle = { name: (t) => t, detail: (t) => t };
 
+/**
+ * Which Node members a line shows: all of them (compacted), none (the
+ * plugin's overview, where a rack's list is noise), or only `focus` (the Node
+ * asked about, which a compacted list could hide) with how many others share it.
+ */
+export type NodeMembers = { readonly show: 'all' } | { readonly show: 'none' } | { readonly show: 'focus'; readonly focus: string };
+
+function nodeList(names: string[], members: NodeMembers): string {
+  if (members.show === 'none' || names.length === 0) return '';
+  if (members.show === 'all') return `  nodes: ${compact(names)}`;
+  if (!names.includes(members.focus)) return '';
+  return `  nodes: ${members.focus}${names.length > 1 ? ` and ${names.length - 1} more` : ''}`;
+}
+
 function memberNames(hn: TreeHyperNode, type: string): string[] {
   return (hn.spec.members ?? []).filter((m) => m.type === type && m.selector.exactMatch).map((m) => m.selector.exactMatch!.name);
 }
@@ -29,7 +44,7 @@ function compact(names: string[]): string {
   return `${names[0]}, ${names[1]} … ${names[names.length - 1]} (${names.length} nodes)`;
 }
 
-export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style: TreeStyle = PLAIN): string {
+export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style: TreeStyle = PLAIN, members: NodeMembers = { show: 'all' }): string {
   const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
   const children = new Set(hyperNodes.flatMap((hn) => memberNames(hn, 'HyperNode')));
   const roots = hyperNodes.filter((hn) => !children.has(hn.metadata.name)).sort((a, b) => b.spec.tier - a.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
@@ -38,7 +53,7 @@ export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style:
     const head = isRoot ? '' : `${prefix}${last ? '└─ ' : '├─ '}`;
     const details = `tier=${hn.spec.tier}${hn.spec.tierName ? ` (${hn.spec.tierName})` : ''}  nodeCount=${hn.status?.nodeCount ?? 0}`;
     const nodes = memberNames(hn, 'Node');
-    lines.push(`${head}${style.name(hn.metadata.name)}  ${style.detail(details)}${nodes.length > 0 ? `  nodes: ${compact(nodes)}` : ''}`);
+    lines.push(`${head}${style.name(hn.metadata.name)}  ${style.detail(details)}${nodeList(nodes, members)}`);
     const kids = memberNames(hn, 'HyperNode')
       .map((n) => byName.get(n))
       .filter((c): c is TreeHyperNode => c !== undefined);

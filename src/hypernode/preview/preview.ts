@@ -18,6 +18,7 @@ import { abortReason } from '../../util/abort.ts';
 import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot, TopologyObjectClient } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../model/hypernode-types.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
+import { entryLocation } from '../config/entry.ts';
 import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
@@ -69,7 +70,15 @@ export interface SourceSnapshot {
 
 /** One or more sources would publish nothing (or something the checks refuse). */
 export class PreviewError extends Error {
-  constructor(readonly failures: readonly SourceFailure[]) {
+  /**
+   * @param warnings what every source warned about before the run failed (a
+   * refused neighbour, a Node left out), as the controller's Warning Events
+   * would say it: often the reason of the failure.
+   */
+  constructor(
+    readonly failures: readonly SourceFailure[],
+    readonly warnings: readonly string[] = [],
+  ) {
     super(failures.map((f) => `source "${f.source}": ${f.message}`).join('\n'));
     this.name = 'PreviewError';
   }
@@ -126,15 +135,17 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
   const sources = [...new Set(enabledSources(input.config))];
   const outcomes = await Promise.all(
     sources.map(async (source) => {
+      const warnings: string[] = [];
       try {
         const result = sourceEntry(input.config, source)!;
         const entry = entryOf(result);
         if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
-        const warnings: string[] = [];
-        const desired = checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, deps, (message) => warnings.push(`source "${source}": ${message}`)));
+        // The discoverer's log lines (unknown keys of its config) name the entry they come from, with its line.
+        const logged = { ...deps, logger: deps.logger.with({ entry: entryLocation(result) }) };
+        const desired = checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, logged, (message) => warnings.push(`source "${source}": ${message}`)));
         return { source, entry, desired, warnings };
       } catch (err) {
-        return { source, failure: errorMessage(err) };
+        return { source, failure: errorMessage(err), warnings };
       }
     }),
   );
@@ -153,7 +164,11 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
     }
     bySource.set(outcome.source, { desired: outcome.desired, maxDeletePercent: outcome.entry.maxDeletePercent, warnings: outcome.warnings });
   }
-  if (failures.length > 0) throw new PreviewError(failures);
+  if (failures.length > 0)
+    throw new PreviewError(
+      failures,
+      outcomes.flatMap((o) => o.warnings),
+    );
   return bySource;
 }
 

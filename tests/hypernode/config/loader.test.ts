@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { enabledSources, entryOf, loadConfig, parseConfig, sourceEntry } from '../../../src/hypernode/config/loader.ts';
+import { enabledSources, entryOf, loadConfig, parseConfig, sourceEntry, warnConfigProblems } from '../../../src/hypernode/config/loader.ts';
 import { configMapLocation } from '../../../src/hypernode/config/location.ts';
 import { isNotFound } from '../../../src/kube/errors.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -108,7 +108,7 @@ test('a quoted "true" fails that entry only, naming the source and the field', (
   assert.equal(enabledSources(cfg), ['ufm', 'label'], 'the broken entry is reported, not silently disabled');
   const bad = sourceEntry(cfg, 'ufm')!;
   assert.ok('error' in bad);
-  assert.match((bad as { error: string }).error, /networkTopologyDiscovery\[0\] \(source "ufm"\): enabled: must be a YAML boolean/);
+  assert.match((bad as { error: string }).error, /networkTopologyDiscovery\[0\] \(source "ufm", line 2\): enabled: must be a YAML boolean/);
   assert.ok(entryOf(sourceEntry(cfg, 'label')));
 });
 
@@ -136,7 +136,7 @@ for (const bad of ['600', '1.5', '1d', 'ten minutes', '1h30', '.s', 'true']) {
   test(`interval: ${bad} fails that source with advice`, () => {
     const cfg = parseConfig(`networkTopologyDiscovery:\n- source: label\n  enabled: yes\n- source: ufm\n  enabled: yes\n  interval: ${bad}`);
     const r = sourceEntry(cfg, 'ufm') as { error: string };
-    assert.match(r.error, /source "ufm"\): interval: /);
+    assert.match(r.error, /source "ufm", line 4\): interval: /);
     assert.match(r.error, /"10m"/);
     assert.ok(entryOf(sourceEntry(cfg, 'label')), 'other sources still load');
   });
@@ -154,13 +154,31 @@ test('schema keys are case-sensitive and unknown keys are ignored', () => {
   assert.equal(enabledSources(cfg2), []);
 });
 
-test('enabled sources keep document order and duplicates; the entry is the first enabled one', () => {
+test('enabled sources keep document order; two enabled entries of one source fail it, naming both', () => {
   const cfg = parseConfig(
     'networkTopologyDiscovery:\n- {source: ufm, enabled: false, interval: 1m}\n- {source: label, enabled: true}\n- {source: ufm, enabled: true, interval: 2m}\n- {source: ufm, enabled: true, interval: 3m}',
   );
   assert.equal(enabledSources(cfg), ['label', 'ufm', 'ufm']);
-  assert.is(entryOf(sourceEntry(cfg, 'ufm'))?.intervalMs, 120_000);
+  const ufm = sourceEntry(cfg, 'ufm') as { error: string };
+  assert.is(
+    ufm.error,
+    'networkTopologyDiscovery[2] (source "ufm", line 4): source "ufm" has 2 enabled entries, networkTopologyDiscovery[2] (source "ufm", line 4) and networkTopologyDiscovery[3] (source "ufm", line 5); keep one (merge their config, or set enabled: false on the others)',
+  );
+  assert.ok(entryOf(sourceEntry(cfg, 'label')), 'the other sources load');
   assert.is(sourceEntry(cfg, 'roce'), undefined);
+});
+
+test('YAML errors give the line and column; the documents after the first are ignored and named', () => {
+  assert.match(errorOf(() => parseConfig('networkTopologyDiscovery:\n- source: label\n  config:\n    - a\n    b: c\n')).message, /^failed to parse config: line 5, column \d+: \S/);
+  const cfg = parseConfig('networkTopologyDiscovery:\n- {source: lldp, enabled: true}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: lldp-snmp}\n');
+  assert.equal(enabledSources(cfg), ['lldp']);
+  assert.equal(cfg.ignoredDocuments, ['line 4: Secret lldp-snmp']);
+  const { logger, lines } = capturingLogger({ verbosity: 0 });
+  warnConfigProblems(cfg, logger);
+  assert.match(
+    lines.join(''),
+    /Ignoring the documents after the first in the discovery configuration, as Go does; only the first is read documents=\["line 4: Secret lldp-snmp"\]/,
+  );
 });
 
 test('config values keep YAML 1.1 scalar types', () => {
@@ -176,9 +194,9 @@ test('wrong types in credentials or config fail that entry', () => {
 
 test('an entry that is not a mapping is reported by position', () => {
   const cfg = parseConfig('networkTopologyDiscovery:\n- label\n- {source: ufm, enabled: true}\n- [source, ufm]');
-  assert.match((cfg.entries[0] as { error: string }).error, /^networkTopologyDiscovery\[0\]: must be a mapping/);
+  assert.match((cfg.entries[0] as { error: string }).error, /^networkTopologyDiscovery\[0\] \(line 2\): must be a mapping/);
   assert.ok(entryOf(sourceEntry(cfg, 'ufm')));
-  assert.match((cfg.entries[2] as { error: string }).error, /^networkTopologyDiscovery\[2\]: must be a mapping/);
+  assert.match((cfg.entries[2] as { error: string }).error, /^networkTopologyDiscovery\[2\] \(line 4\): must be a mapping/);
 });
 
 test('misspelled entry keys are warned about by name; the entry is read as Go reads it', () => {
@@ -188,7 +206,7 @@ test('misspelled entry keys are warned about by name; the entry is read as Go re
   assert.equal(enabledSources(config), [], '`enable` is not `enabled`: the label source stays off, as in Go');
   const warning = lines.find((l) => l.includes('Ignoring unknown keys'));
   assert.ok(warning, lines.join(''));
-  assert.match(warning!, /where="networkTopologyDiscovery\[0\] \(source \\"label\\"\)" unknown=\["enable","confg"\]/);
+  assert.match(warning!, /where="networkTopologyDiscovery\[0\] \(source \\"label\\", line 2\)" unknown=\["enable","confg"\]/);
   assert.is(lines.filter((l) => l.includes('Ignoring unknown keys')).length, 1, 'nothing about the well-formed entry');
 });
 

@@ -15,11 +15,19 @@ test('the built-in registry has exactly graph, label, lldp and ufm', () => {
   assert.is(lookupDiscoverer(builtinDiscoverers, 'ufm'), ufmDiscovererFactory);
 });
 
-test('an unregistered key is rejected with Go’s message: roce, wrong case, empty', () => {
-  for (const key of ['roce', 'Label', 'UFM', '']) {
+test('an unregistered key is rejected with Go’s message, the near miss and the known keys', () => {
+  const cases: [string, string][] = [
+    ['roce', ''],
+    ['Label', 'did you mean "label"? '],
+    ['UFM', 'did you mean "ufm"? '],
+    ['grpah', 'did you mean "graph"? '],
+    ['', ''],
+  ];
+  for (const [key, near] of cases) {
     assert.throws(
       () => lookupDiscoverer(builtinDiscoverers, key),
-      (err: Error) => err.message === `unsupported discoverer type: ${key}`,
+      (err: Error) => err.message === `unsupported discoverer type: ${key} (${near}the sources are graph, label, lldp, ufm)`,
+      key,
     );
   }
 });

@@ -150,6 +150,11 @@ test('a failed patch is retried after its backoff; a Node deleted meanwhile is n
   r.sync.snapshot('label', SNAPSHOT);
   await r.pass();
   assert.equal(r.sent, [], 'n1 failed once, n2 is gone');
+  // The warning docs/troubleshooting.md quotes, counting n1 only.
+  assert.ok(
+    r.lines.some((l) => l.startsWith('Failed to patch the labels of 1 Node(s), will retry: etcdserver: request timed out')),
+    r.lines.join('\n'),
+  );
   await r.clock.advance(1_000);
   await waitFor(() => r.sent.length === 1, { timeoutMs: 2_000, what: 'the retried patch' });
   assert.is(r.sent[0]!.node, 'n1');
