@@ -131,6 +131,23 @@ const netSnmpWithoutMibParser = {
 };
 
 /**
+ * prom-client requires @opentelemetry/api at load time but calls it only for
+ * exemplars on the process CPU counter, which src/app/metrics.ts never
+ * enables. Leaving the tracing API out keeps ~24 kB of minified code out of
+ * the bundle; enabling exemplars would fail loudly instead of tracing.
+ */
+const promClientWithoutTracing = {
+  name: 'prom-client-without-tracing',
+  setup(b) {
+    b.onResolve({ filter: /^@opentelemetry\/api$/ }, (args) => (args.importer.includes('/node_modules/prom-client/') ? { path: args.path, namespace: 'prom-client-no-otel' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'prom-client-no-otel' }, () => ({
+      contents: "const off = () => { throw new Error('exemplars are not supported: this build leaves out the OpenTelemetry API'); }; module.exports = { trace: { getSpan: off }, context: { active: off } };",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * client-node's KubeConfig parses kubeconfig files with js-yaml's `load`, the
  * only js-yaml function the bundle reaches, while we ship the `yaml` package
  * for the discovery ConfigMap anyway. Both read YAML 1.2's core schema, which
@@ -189,7 +206,7 @@ async function bundleLazyHalf(info) {
     write: false,
     outfile: join(mapBase, 'commands.cjs'),
     sourcemap: 'inline',
-    plugins: [missingOptionalModules, urlFromRuntime, clientNodeSideEffectFree, netSnmpWithoutMibParser, oneYamlParser],
+    plugins: [missingOptionalModules, urlFromRuntime, clientNodeSideEffectFree, netSnmpWithoutMibParser, promClientWithoutTracing, oneYamlParser],
   });
   return { code: result.outputFiles[0].text, inputs: inputsInOutput(result.metafile) };
 }
