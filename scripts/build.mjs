@@ -139,9 +139,12 @@ const netSnmpWithoutMibParser = {
 const promClientWithoutTracing = {
   name: 'prom-client-without-tracing',
   setup(b) {
-    b.onResolve({ filter: /^@opentelemetry\/api$/ }, (args) => (args.importer.includes('/node_modules/prom-client/') ? { path: args.path, namespace: 'prom-client-no-otel' } : undefined));
+    b.onResolve({ filter: /^@opentelemetry\/api$/ }, (args) =>
+      args.importer.includes('/node_modules/prom-client/') ? { path: args.path, namespace: 'prom-client-no-otel' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'prom-client-no-otel' }, () => ({
-      contents: "const off = () => { throw new Error('exemplars are not supported: this build leaves out the OpenTelemetry API'); }; module.exports = { trace: { getSpan: off }, context: { active: off } };",
+      contents:
+        "const off = () => { throw new Error('exemplars are not supported: this build leaves out the OpenTelemetry API'); }; module.exports = { trace: { getSpan: off }, context: { active: off } };",
       loader: 'js',
     }));
   },

@@ -3,7 +3,8 @@
 // schemas as published, with the chart's RBAC plus the deploy/node-labels
 // overlay. From the label worked example it writes one Topology of each kind
 // whose levels are the Node label keys, highest tier first and
-// kubernetes.io/hostname last, only once the Nodes carry those labels; an
+// kubernetes.io/hostname last, only once the Nodes carry those labels (a
+// create held back by failing label writes says so once, and follows them); an
 // unchanged round writes nothing; a change of levels (immutable in both) is
 // a delete and a create of the same name, and while Kueue's finalizer holds
 // the delete (a ResourceFlavor names the Topology) the hold is reported, the
@@ -101,6 +102,25 @@ test('one Kueue and one KAI Topology, levels from the label keys with the hostna
   assert.ok(lastPatch >= 0 && lastPatch < firstCreate, 'the Node labels were written before the Topology');
 });
 
+test('a create waits for the Node labels its levels name, says so once, and is made once they are written', async () => {
+  const api = await start(BOTH, true, {}, false);
+  // The label writes fail until released, so the Nodes lack the labels when the Topology pass runs.
+  api.failNext(1_000_000, { code: 500, match: { resource: 'nodes', verb: 'patch' } });
+  s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
+  const waits = (kind: string) =>
+    `${kind} Topology hypernode-label of discovery source "label" waits for the Node labels its levels name (8 Nodes not yet labelled); it is created once they are written\n`;
+  await s.converge(() => s.log().includes(waits('Kueue')) && s.log().includes(waits('KAI')), 'the wait for the labels said');
+  assert.is(topologyWrites(api).length, 0, 'no Topology names labels its Nodes lack');
+  api.clearFaults();
+  const want = [`${PREFIX}/hypercluster`, `${PREFIX}/hypernode`, HOST].join();
+  await s.converge(() => levels(api, KUEUE)?.join() === want && levels(api, KAI)?.join() === want, 'both created once the labels are written');
+  assert.ok(
+    api.store.list('nodes').every((n) => n.metadata.labels?.[`${PREFIX}/hypercluster`] && n.metadata.labels[`${PREFIX}/hypernode`]),
+    'every Node carries the labels the levels name',
+  );
+  assert.is(s.log().split(waits('Kueue')).length - 1, 1, 'the wait is said once, not at every pass');
+});
+
 test('with Node labels but no Topology export: a Topology of ours a past configuration left is deleted, then topologies are not asked about again', async () => {
   const labelsOnly = config('');
   const api = await start(labelsOnly, true, {}, false);
@@ -139,6 +159,7 @@ test('a change of levels replaces the objects (delete, then create); turning one
       .map((r) => r.verb),
     ['delete', 'create', 'delete', 'create'],
   );
+  assert.match(s.log(), /Deleting Kueue Topology to replace it name="hypernode-label" source="label" reason="levels changed; levels are immutable"\n/);
   assert.match(
     s.log(),
     /Replaced Kueue Topology name="hypernode-label" source="label" levels="topo\.example\.com\/hypernode,kubernetes\.io\/hostname" reason="levels changed; levels are immutable"/,
@@ -362,7 +383,7 @@ test('a change of levels while a ResourceFlavor uses the Topology: held and repo
     );
     await s.converge(() => levels(api, KAI)?.join() === `${PREFIX}/hypernode,${HOST}`, 'the KAI Topology, which nothing holds, replaced');
     const held =
-      /Kueue Topology hypernode-label of discovery source "label" is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use: Kueue keeps kueue\.x-k8s\.io\/resource-in-use while a ResourceFlavor has spec\.topologyName: hypernode-label; delete those ResourceFlavors \(their topologyName cannot change\) and create them again once the new Topology exists; then it is created again with levels topo\.example\.com\/hypernode,kubernetes\.io\/hostname\./;
+      /Kueue Topology hypernode-label of discovery source "label" is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use: Kueue keeps kueue\.x-k8s\.io\/resource-in-use while a ResourceFlavor has spec\.topologyName: hypernode-label; delete those ResourceFlavors \(their topologyName cannot change\) and create them again once the new Topology exists; then it is created again with levels topo\.example\.com\/hypernode,kubernetes\.io\/hostname\. Until then the Nodes keep the labels of its levels topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname\n/;
     await s.converge(() => held.test(s.log()), 'the hold reported');
     await s.converge(
       () => api.store.list('events', NS).some((e) => e.reason === 'TopologyDeletionHeld' && /held by finalizer kueue\.x-k8s\.io\/resource-in-use/.test(e.message)),

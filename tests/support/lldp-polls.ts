@@ -1,7 +1,7 @@
 // Runs the lldp source in process for discoverer tests: the factory with a
 // replaced walker or captured walks, Nodes by name, and the first `polls`
-// snapshots it publishes (each within a deadline), with the problems and
-// metrics it reported.
+// snapshots it publishes (each within a deadline), with the problems,
+// metrics and log lines it reported.
 
 import { MIN_INTERVAL_MS } from '../../src/hypernode/discovery/poll-loop.ts';
 import { createLldpDiscovererFactory, type LldpTuning } from '../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
@@ -10,6 +10,7 @@ import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../src/kube/clock.ts';
 import { nullLogger } from '../../src/log.ts';
 import { within } from '../../testing/wait.ts';
+import { capturingLogger } from './capturing-logger.ts';
 import { FakeInformer } from './fake-informer.ts';
 import { RecordingMetrics } from './recording-metrics.ts';
 import { RecordingProblems } from './recording-problems.ts';
@@ -22,12 +23,15 @@ export interface LldpPolls {
   readonly snapshots: (Snapshot | undefined)[];
   readonly problems: RecordingProblems;
   readonly metrics: RecordingMetrics;
+  /** The source's log lines (no headers). */
+  readonly log: readonly string[];
 }
 
 /** Starts the source with `config` (credentials are a placeholder: `tuning` replaces SNMP) and collects `polls` results. */
 export async function lldpPolls(config: Record<string, unknown>, tuning: LldpTuning, nodes: readonly string[], polls = 1): Promise<LldpPolls> {
   const problems = new RecordingProblems(nullLogger);
   const metrics = new RecordingMetrics();
+  const { logger, lines } = capturingLogger();
   const d = await createLldpDiscovererFactory(tuning)(
     { source: 'lldp', enabled: true, intervalMs: polls > 1 ? MIN_INTERVAL_MS : 60_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config },
     {
@@ -35,7 +39,7 @@ export async function lldpPolls(config: Record<string, unknown>, tuning: LldpTun
       hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
       secrets: { get: () => Promise.reject(new Error('unused')) },
       clock: realClock,
-      logger: nullLogger,
+      logger,
       problems,
       metrics,
     },
@@ -54,5 +58,5 @@ export async function lldpPolls(config: Record<string, unknown>, tuning: LldpTun
   } finally {
     await d.stop();
   }
-  return { snapshots, problems, metrics };
+  return { snapshots, problems, metrics, log: lines };
 }

@@ -5,7 +5,8 @@
 // leaves of seven OSes. Per device: the neighbours found equal the rows
 // recorded, each neighbour is a switch, a Node or reported, and rows the
 // agent left incomplete are counted. Then the whole fabric through the
-// source: spine over leaves, the unrelated neighbours named in the warning.
+// source: spine over leaves, the unrelated neighbours named in the warning
+// and in the log line that leaves them out.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -121,7 +122,7 @@ withSnmpsim('a capture made with -Oa is refused naming the flag', () => {
 
 withSnmpsim('the whole recorded fabric through the source: the spine over seven leaves of seven OSes; the unrelated neighbours and the incomplete rows reported', async () => {
   const walks: CapturedWalk[] = DEVICES.map((d) => ({ address: d, varbinds: parseSnmpCapture(sim.capture(d), d) }));
-  const { snapshots, problems, metrics } = await lldpPolls(
+  const { snapshots, problems, metrics, log } = await lldpPolls(
     { switches: ['10.0.0.1'], minSharedHosts: 1, hostMacs: HOST_MACS, hostMapping: HOST_MAPPING },
     { captured: async () => walks },
     NODES,
@@ -146,6 +147,15 @@ withSnmpsim('the whole recorded fabric through the source: the spine over seven 
   assert.is(metrics.incompleteRows.get('sonic-edgecore'), 3);
   assert.is(metrics.incompleteRows.has('arista-eos'), false, 'no series for a switch without incomplete rows');
   assert.is(metrics.unmapped.get('lldp'), 2, 'two neighbours neither switch nor Node');
+  assert.equal(
+    log.filter((l) => l.startsWith('LLDP neighbours')),
+    [
+      'LLDP neighbours that are neither a polled switch nor a Node are left out source="lldp" fabric="lldp" count=2 hosts="' +
+        'switch leaf-4 (junos) port xe-0/0/1: neighbour \\"Mellanox ConnectX-6 Dx\\" (chassis mac b8:ce:f6:00:08:01, port b8:ce:f6:00:08:01, capabilities none),' +
+        'switch spine-1 (arista-eos) port Ethernet8: neighbour \\"lab-3750e\\" (chassis mac 00:19:aa:00:00:03, port Gi1/0/1, capabilities none)"',
+    ],
+    'the neighbours left out, logged once with what each is and where it is cabled',
+  );
 });
 
 test.run();
