@@ -17,7 +17,7 @@
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import type { SecretRef } from '../ufm/credentials.ts';
+import type { SecretRef } from '../remote/credentials.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 
 /** The source key, and the value of the source label on its HyperNodes. */

@@ -3,8 +3,8 @@
 // graph of switches, hosts and links (graph-document.ts) from a ConfigMap key,
 // a file or an HTTPS URL every `interval` and builds its tiers through the fabric layer,
 // so names, host → Node mapping and growth behave as for the other fabric
-// sources. The URL is fetched with the UFM source's HTTP client and Secret
-// reading (a bearer token, a private CA). A missing ConfigMap key, an unreachable
+// sources. The URL is fetched with the shared remote-access client and Secret
+// reading (discovery/remote/: a bearer token, a private CA). A missing ConfigMap key, an unreachable
 // URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
 
 import { readFile } from 'node:fs/promises';
@@ -18,10 +18,13 @@ import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
-import { readCredentials } from '../ufm/credentials.ts';
-import { UfmHttpClient, type HttpClientOptions, type HttpResponse } from '../ufm/http-client.ts';
+import { readCredentials } from '../remote/credentials.ts';
+import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
 import { describeLocation, GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { parseGraphDocument } from './graph-document.ts';
+
+/** What a Secret without `token` lacks, said after its name. */
+const GRAPH_TOKEN_HINT = 'the fabric graph URL needs its bearer token under the key "token"';
 
 /** Where the graph's text comes from instead of its file or URL (the offline `render` and `plan` pass `--graph-file`). */
 export type GraphReader = (location: GraphLocation, signal: AbortSignal) => Promise<string>;
@@ -151,12 +154,12 @@ class GraphDiscoverer implements Discoverer {
     let ca = this.tuning.ca;
     const ref = this.config.secretRef;
     if (ref) {
-      const credentials = await readCredentials(this.opts.secrets, ref, signal, 'token');
+      const credentials = await readCredentials(this.opts.secrets, ref, signal, 'token', GRAPH_TOKEN_HINT);
       authorization = `Bearer ${credentials.token!.toString('latin1')}`;
       // The Secret's CA replaces every other root for this URL: trust is pinned to the private CA.
       ca = credentials.ca ?? ca;
     }
-    const client = new UfmHttpClient({ insecureSkipVerify: false, ...(ca === undefined ? {} : { ca }), timeoutMs: this.tuning.timeoutMs, maxBodyBytes: this.tuning.maxBodyBytes });
+    const client = new HttpGetClient({ insecureSkipVerify: false, ...(ca === undefined ? {} : { ca }), timeoutMs: this.tuning.timeoutMs, maxBodyBytes: this.tuning.maxBodyBytes });
     this.logger.v(4).info('Fetching the fabric graph', { url: location.url });
     let res: HttpResponse;
     try {

@@ -21,7 +21,7 @@ import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import type { SecretRef } from '../ufm/credentials.ts';
+import type { SecretRef } from '../remote/credentials.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 import { isMapping } from '../../../util/is-mapping.ts';

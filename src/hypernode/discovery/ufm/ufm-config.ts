@@ -16,7 +16,7 @@
 // owns every fabric's HyperNodes and each fabric's share stays identifiable.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
+import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from '../remote/credentials.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import { isMapping } from '../../../util/is-mapping.ts';

@@ -16,11 +16,11 @@ import { Channel } from '../../../util/channel.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop } from '../poll-loop.ts';
-import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
-import type { HttpClientOptions } from './http-client.ts';
+import { NO_CREDENTIALS, readCredentials, type Credentials } from '../remote/credentials.ts';
+import type { HttpClientOptions } from '../remote/http-client.ts';
 import { PORTS_RESOURCE_PATH } from './legacy-ports.ts';
 import { CONFIG_KEYS, parseUfmConfig, UFM_SOURCE, type UfmConfig } from './ufm-config.ts';
-import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
+import { resourceUrl, UFM_TOKEN_HINT, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
 import { UfmFabricMode } from './ufm-fabric-mode.ts';
 import { UfmLegacyMode } from './ufm-legacy-mode.ts';
 import type { UfmStrategy } from './ufm-strategy.ts';
@@ -149,7 +149,7 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       // Bodies served without UFM (readResourceBody) need no credentials: the Secret is never read.
       if (ref && !tuning.readResourceBody) {
         try {
-          credentials = await readCredentials(opts.secrets, ref, undefined, fabric.auth);
+          credentials = await readCredentials(opts.secrets, ref, undefined, fabric.auth, UFM_TOKEN_HINT);
         } catch (err) {
           credentialsError = errorMessage(err);
           logger.error('Failed to get credentials from secret', { err });
