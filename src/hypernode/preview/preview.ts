@@ -17,6 +17,7 @@ import type { Logger } from '../../log.ts';
 import { abortReason } from '../../util/abort.ts';
 import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot, TopologyObjectClient } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../model/hypernode-types.ts';
+import { isOwnedBy, sourceOf } from '../model/hypernode-labels.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
 import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
@@ -99,7 +100,7 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
     if (held) warnings.push(held);
     for (const [name, want] of desired) {
       const current = hyperNodes.get(name);
-      const owner = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
+      const owner = sourceOf(current);
       if (current && owner !== source) {
         warnings.push(
           `HyperNode ${name} exists and is ${owner ? `owned by source "${owner}"` : `not labelled ${NETWORK_TOPOLOGY_SOURCE_LABEL}`}; source "${source}" would leave it alone`,
@@ -170,7 +171,7 @@ function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, Discov
 
 /** The controller's mass-delete guard over the existing objects `source` owns: what it would hold, if anything. */
 function heldDeletes(source: string, desired: ReadonlyMap<string, HyperNode>, existing: readonly HyperNode[], maxDeletePercent: number): string | undefined {
-  const owned = existing.filter((hn) => hn.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] === source).map((hn) => hn.metadata.name);
+  const owned = existing.filter((hn) => isOwnedBy(hn, source)).map((hn) => hn.metadata.name);
   const doomed = owned.filter((name) => !desired.has(name)).sort(compareBytes);
   if (!deleteGuard(owned.length, doomed.length, maxDeletePercent).hold) return undefined;
   return `${heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent)}. The controller would keep: ${doomed.join(', ')}`;

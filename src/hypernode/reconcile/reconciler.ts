@@ -21,6 +21,7 @@ import type { EventRecorder, HyperNodeClient } from '../model/contracts.ts';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
 import { describeDiff, diffHyperNodes } from './hypernode-diff.ts';
 import { labelValue } from '../model/label-reads.ts';
+import { isOwnedBy, sourceOf } from '../model/hypernode-labels.ts';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../config/entry.ts';
 import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
 import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
@@ -284,7 +285,7 @@ export class TopologyReconciler {
     if (!snapshot) return 'absent';
     const want = snapshot.get(name);
     const current = this.deps.hyperNodes.get(name);
-    const owned = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] === source;
+    const owned = isOwnedBy(current, source);
     let outcome: Outcome;
     if (want && !current) outcome = await this.create(source, want);
     else if (want && owned) outcome = await this.update(source, want, current!);
@@ -410,7 +411,7 @@ export class TopologyReconciler {
     const version = holder.metadata.resourceVersion ?? '';
     conflicts.set(name, version);
     if (this.reportedConflicts.get(source)?.get(name) === version) return 'foreign';
-    const owner = labelValue(holder.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL);
+    const owner = sourceOf(holder);
     const message = owner
       ? `HyperNode ${name} is owned by discovery source "${owner}"; source "${source}" also describes it and leaves it alone`
       : `HyperNode ${name} has no ${NETWORK_TOPOLOGY_SOURCE_LABEL} label; discovery source "${source}" describes it but does not take over objects it did not create`;

@@ -20,8 +20,6 @@ import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import type { SecretRef } from '../remote/credentials.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 
-/** The source key, and the value of the source label on its HyperNodes. */
-export const GRAPH_SOURCE = 'graph';
 const DEFAULT_GRAPH_FABRIC = 'graph';
 const GRAPH_CONFIG_KEYS = ['fabric', 'configMap', 'file', 'url', 'hostMapping', 'minSharedHosts'];
 const CONFIG_MAP_KEYS = ['namespace', 'name', 'key'];

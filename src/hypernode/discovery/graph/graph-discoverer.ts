@@ -20,7 +20,8 @@ import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
 import { readCredentials } from '../remote/credentials.ts';
 import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
-import { describeLocation, GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
+import { GRAPH_SOURCE } from '../../model/hypernode-labels.ts';
+import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { parseGraphDocument } from './graph-document.ts';
 
 /** What a Secret without `token` lacks, said after its name. */

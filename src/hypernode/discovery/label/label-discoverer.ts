@@ -17,7 +17,7 @@ import { truncateText } from '../../../util/truncate.ts';
 import { discoverTopology, type AmbiguousTierName, type UncoveredNode } from './label-grouping.ts';
 import { LEFT_OUT_REASONS } from './preset/preset-stack.ts';
 import { NODES_LEFT_OUT, TIER_NAME_AMBIGUOUS } from '../../event-reasons.ts';
-import { LABEL_SOURCE } from './label-naming.ts';
+import { LABEL_SOURCE } from '../../model/hypernode-labels.ts';
 import { topologyTypes, type TopologyType } from './label-config.ts';
 
 /**

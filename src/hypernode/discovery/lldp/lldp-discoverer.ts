@@ -18,6 +18,7 @@ import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
+import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
@@ -28,9 +29,6 @@ import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
 
-export const LLDP_SOURCE = 'lldp';
-/** Which fabric of the lldp source a HyperNode describes. */
-export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
 /** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
 export const WALK_DEADLINE_REQUESTS = 20;
 /** Problems named in one log line or Event; the count says how many there are. */

@@ -21,8 +21,6 @@ import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 
-/** The source key, and the value of the source label on its HyperNodes. */
-export const UFM_SOURCE = 'ufm';
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */

@@ -7,6 +7,7 @@
 
 import type { TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { sourceOf } from '../../model/hypernode-labels.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { isForbidden } from '../../../kube/errors.ts';
 import { topologyChanges, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
@@ -46,7 +47,7 @@ export async function decideTopologyObjects(
   }
   const bySource = new Map<string, TopologyObject[]>();
   for (const o of ours) {
-    const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+    const source = sourceOf(o) ?? '';
     bySource.set(source, [...(bySource.get(source) ?? []), o]);
   }
   const sources: SourceTopologyDecision[] = [];

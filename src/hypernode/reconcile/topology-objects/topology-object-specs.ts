@@ -11,11 +11,11 @@ import { compareBytes } from '../../../util/compare-bytes.ts';
 import { isDNS1123Subdomain } from '../../../kube/name-validation.ts';
 import type { TopologyObject } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { HOSTNAME_LABEL } from '../../model/hypernode-labels.ts';
 import { membersOf } from '../../model/member-selector.ts';
 import { tierKey } from '../node-labels/node-label-values.ts';
 
 /** The Node label every Topology ends with: the Node itself. */
-export const HOSTNAME_LEVEL = 'kubernetes.io/hostname';
 /** Levels a Topology may hold: Kueue's smallest limit among the versions written (v1beta1 and older take 8). */
 export const MAX_TOPOLOGY_LEVELS = 8;
 
@@ -73,10 +73,10 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
   const single = trees.size === 1;
   for (const { keys, tiers } of trees.values()) {
     const name = single ? `hypernode-${source}` : objectName(source, tiers);
-    const all = [...keys, HOSTNAME_LEVEL];
+    const all = [...keys, HOSTNAME_LABEL];
     if (all.length > MAX_TOPOLOGY_LEVELS) {
       errors.push(
-        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LEVEL}), more than the ${MAX_TOPOLOGY_LEVELS} a Kueue or KAI Topology holds; no Topology ${name} is written (turn off exports.kueueTopology/kaiTopology on the "${source}" entry, or use fewer tiers)`,
+        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LABEL}), more than the ${MAX_TOPOLOGY_LEVELS} a Kueue or KAI Topology holds; no Topology ${name} is written (turn off exports.kueueTopology/kaiTopology on the "${source}" entry, or use fewer tiers)`,
       );
       continue;
     }
