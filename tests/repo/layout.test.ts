@@ -189,6 +189,11 @@ test('the previews read no source internals: only model/, the shared layers and 
   );
 });
 
+test('the reconcile core is given the configuration: nothing under reconcile/ loads the ConfigMap', () => {
+  const loaders = filesUnder('src/hypernode/reconcile', SOURCE).filter((f) => /\bloadConfig\b/.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.equal(loaders, [], 'followers receive what the discovery manager applied (reconcile/follower.ts)');
+});
+
 test('src/kube knows nothing of HyperNodes', () => {
   assert.equal(
     violations('src/kube', (t) => t.startsWith('src/hypernode/') || t.startsWith('src/app/') || t.startsWith('src/cmd/')),

@@ -6,6 +6,9 @@
 // the sources whose resolved entry changed (Volcano issue #5191), and a source
 // that cannot be created or started is reported once per distinct error and
 // retried with its own backoff without blocking or restarting the others.
+// Each configuration it applies is published (`onConfiguration`), so the
+// followers act on the document discovery runs with instead of parsing the
+// ConfigMap again.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../kube/clock.ts';
@@ -50,6 +53,12 @@ export interface DiscoveryManagerDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /**
+   * Told the configuration of every ConfigMap change before its sources are
+   * brought in line with it; undefined when there is none to apply (the
+   * ConfigMap is missing or cannot be loaded).
+   */
+  onConfiguration?: (config: DiscoveryConfig | undefined) => void;
 }
 
 /** A started discoverer and its result processor. */
@@ -179,7 +188,7 @@ export class DiscoveryManager {
    */
   private async sync(key: string): Promise<boolean> {
     this.deps.logger.info('Received configuration update', { key });
-    const wanted = this.wantedSources(this.load());
+    const wanted = this.wantedSources(this.load(true));
     this.lastConfigError = undefined;
     for (const source of [...this.running.keys()]) {
       if (wanted.has(source)) continue;
@@ -217,14 +226,18 @@ export class DiscoveryManager {
     return outcome !== 'failed';
   }
 
-  /** The configuration from the cache; a missing ConfigMap means no sources. */
-  private load(): DiscoveryConfig {
+  /** The configuration from the cache, published when asked; a missing ConfigMap means no sources. */
+  private load(publish = false): DiscoveryConfig {
+    let config: DiscoveryConfig;
     try {
-      return loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
+      config = loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
     } catch (err) {
+      if (publish) this.deps.onConfiguration?.(undefined);
       if (isNotFound(err)) return EMPTY_CONFIG;
       throw err;
     }
+    if (publish) this.deps.onConfiguration?.(config);
+    return config;
   }
 
   /** Enabled sources in document order; the first enabled entry of a source wins (Go GetDiscoveryConfig). */

@@ -1,6 +1,7 @@
 // Keeps the opt-in Kueue and KAI Topology objects (exports.kueueTopology /
 // kaiTopology) equal to what the sources' latest accepted snapshots ask for:
-// one worker, one pass per trigger (a snapshot, a ConfigMap change). Each
+// one worker, one pass per trigger (a snapshot, the configuration the
+// discovery manager applied). Each
 // pass asks discovery which versions of the group are served, so a CRD
 // installed later is picked up at the next trigger and an absent one costs a
 // log line, not a failure. Writes go through the HyperNode writes' client
@@ -9,14 +10,13 @@
 
 import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
-import type { EventHandler, Lister } from '../../../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
-import { nullLogger, type Logger } from '../../../log.ts';
+import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { TopologyObjectClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
-import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
-import type { ConfigMapLocation } from '../../config/location.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import type { DiscoveryConfig } from '../../config/loader.ts';
+import type { Follower } from '../follower.ts';
 import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
 import { decideTopologyObjects } from './topology-object-decisions.ts';
 import { TOPOLOGY_KINDS, topologyObject, type TopologyKind } from './topology-object-specs.ts';
@@ -25,17 +25,17 @@ export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
 
 export interface TopologyObjectSyncDeps {
-  configMaps: Lister<ConfigMap>;
-  configMap: ConfigMapLocation;
   client: TopologyObjectClient;
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
 }
 
-export class TopologyObjectSync {
+export class TopologyObjectSync implements Follower {
   readonly queue: RateLimitingQueue;
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
+  /** The configuration the discovery manager applied last; undefined leaves every object as it is. */
+  private config: DiscoveryConfig | undefined;
   /** Messages already logged (an absent CRD, a tree with too many levels): said once while they hold. */
   private readonly firstTime = firstTimeSeen();
 
@@ -49,10 +49,10 @@ export class TopologyObjectSync {
     this.queue.add(PASS_KEY);
   }
 
-  /** A ConfigMap change may turn the exports on or off. */
-  configMapHandler(): EventHandler<ConfigMap> {
-    const trigger = () => this.queue.add(PASS_KEY);
-    return { onAdd: trigger, onUpdate: trigger, onDelete: trigger };
+  /** A new configuration may turn the exports on or off. */
+  configuration(config: DiscoveryConfig | undefined): void {
+    this.config = config;
+    this.queue.add(PASS_KEY);
   }
 
   run(): Promise<void> {
@@ -64,12 +64,8 @@ export class TopologyObjectSync {
   }
 
   private async pass(): Promise<SyncResult> {
-    let config: DiscoveryConfig | undefined;
-    try {
-      config = loadConfig(this.deps.configMaps, this.deps.configMap, nullLogger);
-    } catch {
-      return 'done'; // the discovery manager reports a configuration it cannot load; objects stay meanwhile
-    }
+    const config = this.config;
+    if (!config) return 'done'; // the discovery manager reports a configuration it cannot load; objects stay meanwhile
     let retry = false;
     for (const kind of TOPOLOGY_KINDS) {
       try {
