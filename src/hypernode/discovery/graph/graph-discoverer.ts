@@ -8,16 +8,15 @@
 // URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
 
 import { readFile } from 'node:fs/promises';
-import type { Logger } from '../../../log.ts';
-import type { Channel } from '../../../util/channel.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
-import type { ConfigMapReader, Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { readCredentials } from '../remote/credentials.ts';
 import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
 import { GRAPH_SOURCE } from '../../model/hypernode-labels.ts';
@@ -36,28 +35,27 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
   readGraph?: GraphReader;
 }
 
-class GraphDiscoverer implements Discoverer {
-  private readonly logger: Logger;
-  private readonly stopping = new AbortController();
-  private readonly intervalMs: number;
+class GraphDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** The layer's problems last logged, so an unchanged list is logged once. */
   private loggedProblems = '';
 
   constructor(
     entry: DiscoveryEntry,
-    private readonly opts: DiscovererOptions,
+    opts: DiscovererOptions,
     private readonly config: GraphConfig,
     private readonly tuning: GraphTuning,
   ) {
-    this.logger = opts.logger.with({ source: GRAPH_SOURCE });
-    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    super(entry, opts, {
+      source: GRAPH_SOURCE,
+      title: 'Fabric graph',
+      stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
+      retryBaseMs: tuning.retryBaseMs,
+    });
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
   }
 
-  resultSynced(): void {}
-
-  async start(): Promise<Channel<Snapshot>> {
+  protected announce(): void {
     const where = this.config.location;
     if (!this.tuning.readGraph && where.kind === 'url' && where.url.startsWith('http://') && this.config.secretRef) {
       this.opts.problems.warning(
@@ -66,21 +64,9 @@ class GraphDiscoverer implements Discoverer {
       );
     }
     this.logger.info('Starting fabric graph discovery', { fabric: this.config.fabric, from: describeLocation(where), interval: `${this.intervalMs}ms` });
-    return startPollLoop(() => this.run(), {
-      intervalMs: this.intervalMs,
-      retryBaseMs: this.tuning.retryBaseMs ?? RETRY_BASE_MS,
-      clock: this.opts.clock,
-      logger: this.logger,
-      signal: this.stopping.signal,
-      stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
-    });
   }
 
-  async stop(): Promise<void> {
-    this.stopping.abort();
-  }
-
-  private async run(): Promise<PollRun> {
+  protected async runOnce(): Promise<PollRun> {
     const { opts, config } = this;
     const signal = this.stopping.signal;
     const where = describeLocation(config.location);

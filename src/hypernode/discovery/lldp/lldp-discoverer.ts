@@ -11,12 +11,11 @@
 // last result, or after a restart those in the cache), so no HyperNode is
 // ever deleted because a switch did not answer.
 
-import type { Logger } from '../../../log.ts';
-import type { Channel } from '../../../util/channel.ts';
-import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
-import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
@@ -63,11 +62,7 @@ interface PolledWalk {
 /** A switch's walk this run: a table, or why there is none. */
 type WalkResult = { readonly table: LldpTable } | { readonly error: string; readonly garbage: boolean };
 
-class LldpDiscoverer implements Discoverer {
-  private readonly logger: Logger;
-  private readonly stopping = new AbortController();
-  private readonly intervalMs: number;
-  private readonly retryBaseMs: number;
+class LldpDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** Each fabric's last published HyperNodes, kept while it fails. */
   private readonly parts: FabricParts;
@@ -80,13 +75,11 @@ class LldpDiscoverer implements Discoverer {
 
   constructor(
     entry: DiscoveryEntry,
-    private readonly opts: DiscovererOptions,
+    opts: DiscovererOptions,
     private readonly config: LldpConfig,
     private readonly tuning: LldpTuning,
   ) {
-    this.logger = opts.logger.with({ source: LLDP_SOURCE });
-    this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
-    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    super(entry, opts, { source: LLDP_SOURCE, title: 'LLDP', stoppedMessage: 'LLDP fabric discovery stopped, closing output channel', retryBaseMs: tuning.retryBaseMs });
     this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
     this.parts = new FabricParts({
       nodes: opts.nodes,
@@ -99,9 +92,7 @@ class LldpDiscoverer implements Discoverer {
     });
   }
 
-  resultSynced(): void {}
-
-  async start(): Promise<Channel<Snapshot>> {
+  protected announce(): void {
     if (this.config.version === '2c' && !this.tuning.captured && !this.tuning.walker) {
       this.opts.problems.warning(
         CLEARTEXT_CREDENTIALS.reason,
@@ -117,22 +108,10 @@ class LldpDiscoverer implements Discoverer {
         interval: `${this.intervalMs}ms`,
       });
     }
-    return startPollLoop(() => this.discover(), {
-      intervalMs: this.intervalMs,
-      retryBaseMs: this.retryBaseMs,
-      clock: this.opts.clock,
-      logger: this.logger,
-      signal: this.stopping.signal,
-      stoppedMessage: 'LLDP fabric discovery stopped, closing output channel',
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.stopping.abort();
   }
 
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. Ok when all succeeded. */
-  private async discover(): Promise<PollRun> {
+  protected async runOnce(): Promise<PollRun> {
     return this.parts.round(
       this.config.fabrics.map((f) => f.name),
       (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
