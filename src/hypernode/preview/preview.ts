@@ -3,7 +3,7 @@
 // computed without writing anything (`render` and `plan`). Each enabled
 // source's real discoverer runs once against caches built from the given
 // objects; its first snapshot goes
-// through the reconciler's desiredByName (the objects a create would send),
+// through desiredByName (desired-objects.ts) (the objects a create would send),
 // the snapshot checks, the reconciler's ownership rule for names already
 // taken, the mass-delete guard, and the status sync's nodeCount. Nothing here
 // reads files or talks to the API server: the caller supplies the objects and
@@ -22,7 +22,7 @@ import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../c
 import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
-import { desiredByName } from '../reconcile/reconciler.ts';
+import { desiredByName } from '../reconcile/desired-objects.ts';
 import { describeViolations, validateSnapshot } from '../reconcile/snapshot-validation.ts';
 import { errorMessage, wrapError } from '../../util/error-message.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
