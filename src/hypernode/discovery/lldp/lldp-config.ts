@@ -25,6 +25,7 @@ import type { SecretRef } from '../remote/credentials.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
@@ -93,8 +94,8 @@ const fail = (message: string): never => {
 };
 
 function checkKeys(obj: Record<string, unknown>, known: readonly string[], where: string): void {
-  const extra = Object.keys(obj).filter((k) => !known.includes(k));
-  if (extra.length > 0) fail(`${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
+  const problem = unknownKeysProblem(obj, known, where);
+  if (problem) fail(problem);
 }
 
 function mapping(raw: unknown, where: string): Record<string, unknown> {
