@@ -25,6 +25,7 @@ import type { ObjectList } from './resource.ts';
 import { BodyTooLargeError } from '../util/body-too-large-error.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { LastReported } from '../util/reported-once.ts';
 
 /** client-go: watches time out server-side after 5–10 minutes, randomised to spread reconnects. */
 export const MIN_WATCH_TIMEOUT_SECONDS = 300;
@@ -79,7 +80,7 @@ export class Reflector<T extends KubeObject> {
   /** The server paged a resourceVersion=0 list: its watch cache is off, so every list is paged. */
   private paginatedResult = false;
   /** The failure last logged as an error; the same one again, retry after retry, is logged only at V(4). */
-  private lastReported = '';
+  private readonly lastReported = new LastReported();
 
   constructor(opts: ReflectorOptions<T>) {
     this.opts = opts;
@@ -96,7 +97,7 @@ export class Reflector<T extends KubeObject> {
         try {
           await this.list(signal);
           needList = false;
-          this.lastReported = '';
+          this.lastReported.forget();
         } catch (err) {
           if (signal.aborted) break;
           this.report(log, 'Failed to list', err);
@@ -198,7 +199,7 @@ export class Reflector<T extends KubeObject> {
         if (rv) this.lastSyncResourceVersion = rv;
         events++;
         this.backoff.reset();
-        this.lastReported = '';
+        this.lastReported.forget();
       }
       if (events === 0 && this.opts.clock.now() - started < VERY_SHORT_WATCH_MS && !signal.aborted) {
         // Reconnecting at once would hammer a server (or proxy) that keeps closing on us.
@@ -221,8 +222,7 @@ export class Reflector<T extends KubeObject> {
 
   private report(log: Logger, what: string, err: unknown): void {
     const text = `${what}: ${errorMessage(err)}`;
-    if (text === this.lastReported) log.v(4).info(what, { err: errorMessage(err) });
-    else log.error(what, { err: errorMessage(err) });
-    this.lastReported = text;
+    if (this.lastReported.isNew(text)) log.error(what, { err: errorMessage(err) });
+    else log.v(4).info(what, { err: errorMessage(err) });
   }
 }

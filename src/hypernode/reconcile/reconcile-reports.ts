@@ -12,6 +12,7 @@ import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { DELETES_HELD, SNAPSHOT_REJECTED, TOPOLOGY_CHANGED } from '../event-reasons.ts';
 import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
 import { describeViolations, type SnapshotViolation } from './snapshot-validation.ts';
+import { LastReported } from '../../util/reported-once.ts';
 
 /** How many violations or object names one log line or Event spells out; the rest are counted. */
 const MAX_LISTED = 5;
@@ -34,11 +35,11 @@ export interface RunChanges {
 
 export class ReconcileReports {
   /** Per source: the violations of the rejected snapshot last reported, so a repeat is not reported again. */
-  private readonly reportedRejections = new Map<string, string>();
+  private readonly reportedRejections = new LastReported();
   /** Per source: names whose delete the mass-delete guard holds; retries do not delete them either. */
   private readonly heldDeletes = new Map<string, ReadonlySet<string>>();
   /** Per source: the hold last reported (limit and names), so an unchanged hold is not reported every run. */
-  private readonly reportedHolds = new Map<string, string>();
+  private readonly reportedHolds = new LastReported();
 
   constructor(private readonly deps: ReconcileReportsDeps) {}
 
@@ -51,11 +52,10 @@ export class ReconcileReports {
     const { logger, metrics, events } = this.deps;
     for (const rule of new Set(violations.map((v) => v.rule))) metrics.snapshotRejected(source, rule);
     const text = describeViolations(violations);
-    if (this.reportedRejections.get(source) === text) {
+    if (!this.reportedRejections.isNew(text, source)) {
       logger.v(2).info('Discovery snapshot rejected again, nothing written', { source, violations: violations.length });
       return;
     }
-    this.reportedRejections.set(source, text);
     const objects = listed([...new Set(violations.flatMap((v) => v.objects))]);
     const broken = listed(
       violations.map((v) => `${v.rule}: ${v.message}`),
@@ -72,7 +72,7 @@ export class ReconcileReports {
 
   /** The source's snapshot passed the rules: a rejection reported before is over. */
   accepted(source: string): void {
-    if (this.reportedRejections.delete(source)) this.deps.logger.info('Discovery snapshot accepted again after rejected ones', { source });
+    if (this.reportedRejections.forget(source)) this.deps.logger.info('Discovery snapshot accepted again after rejected ones', { source });
   }
 
   /** The violations of `source`'s rejected snapshot, one per line, while its latest snapshot is rejected. */
@@ -86,18 +86,17 @@ export class ReconcileReports {
     const doomed = owned.map((hn) => hn.metadata.name).filter((name) => !desired.has(name));
     const decision = deleteGuard(owned.length, doomed.length, maxDeletePercent);
     if (!decision.hold) {
-      this.reportedHolds.delete(source);
+      this.reportedHolds.forget(source);
       const released = this.heldDeletes.get(source);
       if (this.heldDeletes.delete(source)) logger.info('HyperNode deletes no longer held', { source, previouslyHeld: released!.size, deletes: doomed.length, maxDeletePercent });
       return;
     }
     this.heldDeletes.set(source, new Set(doomed));
     const key = `${maxDeletePercent} ${[...doomed].sort().join(' ')}`;
-    if (this.reportedHolds.get(source) === key) {
+    if (!this.reportedHolds.isNew(key, source)) {
       logger.v(2).info('HyperNode deletes still held', { source, held: doomed.length, maxDeletePercent });
       return;
     }
-    this.reportedHolds.set(source, key);
     logger.warn('Holding HyperNode deletes of a discovery run', {
       source,
       held: doomed.length,

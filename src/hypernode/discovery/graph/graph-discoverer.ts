@@ -9,6 +9,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { LastReported } from '../../../util/reported-once.ts';
 import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
@@ -38,7 +39,7 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
 class GraphDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** The layer's problems last logged, so an unchanged list is logged once. */
-  private loggedProblems = '';
+  private readonly loggedProblems = new LastReported();
 
   constructor(
     entry: DiscoveryEntry,
@@ -159,9 +160,7 @@ class GraphDiscoverer extends PollingDiscoverer {
   }
 
   private logProblems(messages: readonly string[]): void {
-    const key = messages.join('\n');
-    if (key === this.loggedProblems) return;
-    this.loggedProblems = key;
+    if (!this.loggedProblems.isNew(messages.join('\n'))) return;
     for (const problem of messages) this.logger.warn('Fabric graph entry joins no group as written', { fabric: this.config.fabric, problem });
   }
 }

@@ -15,6 +15,7 @@ import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
+import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
@@ -71,7 +72,7 @@ class LldpDiscoverer extends PollingDiscoverer {
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
   private readonly silent = new Set<string>();
   /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
-  private readonly reportedProblems = new Map<string, string>();
+  private readonly reportedProblems = new LastReported();
 
   constructor(
     entry: DiscoveryEntry,
@@ -268,9 +269,7 @@ class LldpDiscoverer extends PollingDiscoverer {
 
   /** Logs and emits the fabric's miscabling once per distinct list. */
   private reportProblems(fabric: string, problems: readonly string[]): void {
-    const key = problems.join('\n');
-    if (this.reportedProblems.get(fabric) === key) return;
-    this.reportedProblems.set(fabric, key);
+    if (!this.reportedProblems.isNew(problems.join('\n'), fabric)) return;
     if (problems.length === 0) return;
     this.opts.problems.warning(FABRIC_MISCABLED.reason, `fabric ${fabric}: ${problems.length} link(s) join no group and merge no domains: ${listed(problems)}`);
   }

@@ -17,7 +17,8 @@ import type { TopologyObjectClient } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import type { Follower } from '../follower.ts';
-import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
+import { writeRetryRateLimiter } from '../write-failures.ts';
+import { firstTimeSeen } from '../../../util/reported-once.ts';
 import { decideTopologyObjects } from './topology-object-decisions.ts';
 import { TOPOLOGY_KINDS, topologyObject, type TopologyKind } from './topology-object-specs.ts';
 
