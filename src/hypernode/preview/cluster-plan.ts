@@ -14,7 +14,8 @@ import { nullLogger } from '../../log.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { EventRecorder, EventType } from '../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
+import type { HyperNode } from '../model/hypernode-types.ts';
+import { sourceOf } from '../model/hypernode-labels.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
 import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from '../reconcile/hypernode-diff.ts';
 import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
@@ -129,7 +130,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     const diff = diffHyperNodes(from, to);
     if (isEmptyDiff(diff)) continue;
     const action: PlanAction = !from ? 'create' : !to ? 'delete' : 'update';
-    const source = (to ?? from)!.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+    const source = sourceOf(to ?? from) ?? '';
     changes.push({ action, source, name, diff, ...(to ? { object: to } : {}) });
   }
   // Held deletes were never written, so the objects are still in `after`: listed from the reconciler's own decision.
