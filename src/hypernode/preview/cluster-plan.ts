@@ -13,7 +13,7 @@ import { StaticInformer } from '../../kube/static-informer.ts';
 import { nullLogger } from '../../log.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import type { EventRecorder, EventType } from '../model/contracts.ts';
+import type { EventRecorder, EventType, TopologyObject } from '../model/contracts.ts';
 import type { HyperNode } from '../model/hypernode-types.ts';
 import { sourceOf } from '../model/hypernode-labels.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
@@ -24,7 +24,7 @@ import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { NodeCountSync } from '../reconcile/node-count-sync.ts';
 import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
 import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
-import { HOSTNAME_LEVEL, levelsOf, TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
+import { levelLabelKeysBySource, TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
 import { topologySequence } from '../reconcile/topology-objects/topology-object-messages.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
@@ -146,7 +146,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
   const desired = new Map([...snapshots].map(([source, snapshot]) => [source, [...snapshot.desired.values()]]));
   const topologies: PlannedTopologyChange[] = [];
   // The labels live Topology objects of ours name stay on the Nodes (node-label-changes.ts): known from those read.
-  const retained = new Map<string, Set<string>>();
+  const live: TopologyObject[] = [];
   if (deps.topologyObjects) {
     for (const kind of TOPOLOGY_KINDS) {
       let decision: Awaited<ReturnType<typeof decideTopologyObjects>>;
@@ -161,19 +161,14 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
         if (decision.wanted) warnings.push(decision.message);
         continue;
       }
-      for (const o of decision.ours) {
-        const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
-        const keys = retained.get(source) ?? new Set<string>();
-        for (const k of levelsOf(o)) if (k !== HOSTNAME_LEVEL) keys.add(k);
-        retained.set(source, keys);
-      }
+      live.push(...decision.ours);
       for (const { source, changes: planned, errors, labelsPending } of decision.sources) {
         warnings.push(...errors);
         for (const { uid: _uid, ...c } of planned) topologies.push({ kind: kind.title, source, ...c, steps: topologySequence(kind, source, c, labelsPending) });
       }
     }
   }
-  const labels = planNodeLabels(input.config, desired, input.nodes, retained);
+  const labels = planNodeLabels(input.config, desired, input.nodes, levelLabelKeysBySource(live));
   return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held, nodeLabelsOff: labels.off, topologies };
 }
 

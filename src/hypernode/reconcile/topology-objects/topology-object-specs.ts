@@ -13,7 +13,7 @@ import { compareBytes } from '../../../util/compare-bytes.ts';
 import { isDNS1123Subdomain } from '../../../kube/name-validation.ts';
 import type { TopologyObject } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
-import { HOSTNAME_LABEL } from '../../model/hypernode-labels.ts';
+import { HOSTNAME_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { membersOf } from '../../model/member-selector.ts';
 import { tierKey } from '../node-labels/node-label-values.ts';
 
@@ -151,6 +151,22 @@ export interface TopologyChange {
 }
 
 export const levelsOf = (o: TopologyObject) => o.spec.levels.map((l) => l.nodeLabel);
+
+/**
+ * Per source, the Node label keys that `objects` (Topology objects of ours)
+ * name as levels, the hostname aside: the labels the label worker keeps
+ * while those objects live. Shared by the writer and `plan`.
+ */
+export function levelLabelKeysBySource(objects: Iterable<TopologyObject>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const o of objects) {
+    const source = sourceOf(o) ?? '';
+    const keys = out.get(source) ?? new Set<string>();
+    for (const k of levelsOf(o)) if (k !== HOSTNAME_LABEL) keys.add(k);
+    out.set(source, keys);
+  }
+  return out;
+}
 
 /**
  * From the source's existing objects (those carrying its label) to `desired`:

@@ -37,7 +37,7 @@ import { firstTimeSeen } from '../../../util/reported-once.ts';
 import { decideTopologyObjects, type TopologyDecision } from './topology-object-decisions.ts';
 import { kindExported, oursMayExist } from './topology-export-states.ts';
 import { heldDeletionMessage, labelsPendingMessage } from './topology-object-messages.ts';
-import { HOSTNAME_LEVEL, levelsOf, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
+import { levelLabelKeysBySource, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
@@ -282,16 +282,8 @@ export class TopologyObjectSync implements Follower {
 
   private updateRetained(): void {
     const states = [...this.kinds.values()];
-    let next: Map<string, Set<string>> | undefined;
-    if (states.every((s) => s.live !== undefined)) {
-      next = new Map();
-      for (const o of states.flatMap((s) => s.live!)) {
-        const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
-        const keys = next.get(source) ?? new Set<string>();
-        for (const k of levelsOf(o)) if (k !== HOSTNAME_LEVEL) keys.add(k);
-        next.set(source, keys);
-      }
-    }
+    // Undefined until every kind's objects are known.
+    const next = states.every((s) => s.live !== undefined) ? levelLabelKeysBySource(states.flatMap((s) => s.live!)) : undefined;
     if (isDeepStrictEqual(next, this.retained)) return;
     this.retained = next;
     this.deps.onRetainedLabelsChanged?.();
