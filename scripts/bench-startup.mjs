@@ -5,13 +5,19 @@
 //   - wall time of `--version` (SEA) against `node -e 0` on the same pinned node,
 //     median of N interleaved runs after warm-up, and the same for the bundle on
 //     this machine's Node and on Deno for comparison
+//   - the paired median ratio of `--version` and `--help` against `node -e 0`:
+//     each run is paired with the `node -e 0` run next to it and the median of
+//     the N ratios is taken, in wall time and in CPU time (user + system of the
+//     child, from bash's `times`, to the millisecond); on a loaded machine the
+//     CPU ratio is the steadier figure, load shifts wall times of both alike
 //   - where the SEA's extra time goes: an empty SEA (same node, flags and code
 //     cache, a main script that does nothing) separates the runtime's SEA
 //     start-up from the evaluation of our code up to printing the version
 //   - peak RSS (max resident set size from /usr/bin/time) of `--version`, and of
 //     a start that loads and evaluates the whole server before failing on a
 //     missing kubeconfig (all code loaded, no API traffic)
-// Targets: --version <= 1.10 x `node -e 0`; binary <= 1.05 x stripped node.
+// Targets: --version and --help <= 1.10 x `node -e 0` (paired median ratio);
+// binary <= 1.05 x stripped node.
 // Prints figures only; it asserts nothing.
 //
 // Usage: node scripts/bench-startup.mjs [runs]   (default 30)
@@ -70,16 +76,35 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Runs the commands interleaved so that machine load hits them alike; returns each median. */
-function timeInterleaved(commands) {
+/** User + system CPU time of one run of the child, in ms (bash's `times`: its children's line). */
+function cpuTimeMs(command, args) {
+  const r = spawnSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', '_', command, ...args], { env, encoding: 'utf8', timeout: 30_000 });
+  const children = r.stdout.trim().split('\n').at(-1) ?? '';
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  if (seconds.length !== 2) throw new Error(`cannot read the CPU time of ${command} ${args.join(' ')} from ${JSON.stringify(r.stdout)}`);
+  return (seconds[0] + seconds[1]) * 1000;
+}
+
+/** Runs the commands interleaved so that machine load hits them alike; returns each one's samples. */
+function sampleInterleaved(commands, measure = wallTimeMs) {
   const samples = commands.map(() => []);
   for (let i = 0; i < WARM_UP_RUNS + runs; i++) {
     commands.forEach(([command, args], j) => {
-      const t = wallTimeMs(command, args);
+      const t = measure(command, args);
       if (i >= WARM_UP_RUNS) samples[j].push(t);
     });
   }
-  return samples.map(median);
+  return samples;
+}
+
+/** Each command's median, interleaved runs. */
+function timeInterleaved(commands) {
+  return sampleInterleaved(commands).map(median);
+}
+
+/** The median of run-by-run ratios of `measured` to `baseline` (sampled interleaved, so each pair shared the machine's load). */
+function pairedMedianRatio(measured, baseline) {
+  return median(measured.map((t, i) => t / baseline[i]));
 }
 
 /** Max resident set size in MB, as /usr/bin/time reports it for the whole run. */
@@ -119,6 +144,25 @@ console.log(`  empty SEA (runtime start-up alone)  ${ms(emptySeaRun)}  (${ms(emp
 console.log(`  our code until the version is out   ${ms(seaVersion - emptySeaRun)}  (executable − empty SEA)`);
 console.log(`--version, bundle on node ${process.version}  ${ms(bundleOnNode)}  (node -e 0 there: ${ms(nodeHereBaseline)})`);
 console.log(`--version, bundle on deno           ${ms(bundleOnDeno)}\n`);
+
+const verdict = (ratio) => `${ratio.toFixed(3)}  (target <= ${TARGET_TIME_RATIO}: ${ratio <= TARGET_TIME_RATIO ? 'met' : 'MISSED'})`;
+console.log(`paired median ratio against node -e 0 (pinned node), ${runs} pairs`);
+for (const [what, measure] of [
+  ['wall', wallTimeMs],
+  ['cpu ', cpuTimeMs],
+]) {
+  const [version, help, baseline] = sampleInterleaved(
+    [
+      [sea, ['--version']],
+      [sea, ['--help']],
+      [pinnedNode, ['-e', '0']],
+    ],
+    measure,
+  );
+  console.log(`  ${what}  --version ${verdict(pairedMedianRatio(version, baseline))}`);
+  console.log(`  ${what}  --help    ${verdict(pairedMedianRatio(help, baseline))}`);
+}
+console.log('');
 
 const serverStart = ['--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig'];
 console.log('peak RSS (max resident set size over the whole run, /usr/bin/time)');

@@ -24,7 +24,7 @@ const TARGET_RSS_MB = 300;
 
 const { generateFatTree } = await import('../testing/fat-tree.ts');
 const { UfmServer, TEST_CA } = await import('../testing/ufm-server.ts');
-const { UfmHttpClient } = await import('../src/hypernode/discovery/ufm/http-client.ts');
+const { HttpGetClient } = await import('../src/hypernode/discovery/remote/http-client.ts');
 
 const sus = option('sus', 64);
 const runs = option('runs', 3);
@@ -33,7 +33,7 @@ const server = await new UfmServer().start();
 server.answer = { kind: 'fabric', fabric };
 const dir = mkdtempSync(join(tmpdir(), 'bench-ufm-fabric-'));
 try {
-  const client = new UfmHttpClient({ insecureSkipVerify: false, ca: TEST_CA });
+  const client = new HttpGetClient({ insecureSkipVerify: false, ca: TEST_CA });
   const auth = `Basic ${Buffer.from('admin:secret').toString('base64')}`;
   const sizes = {};
   for (const [file, path] of [

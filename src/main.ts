@@ -14,7 +14,6 @@
 // `--leader-elect false`) are still ignored with a warning.
 
 import { basename } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { quote } from './app/flags/go-strconv.ts';
 import { ineffectiveFlags, parse, usage, validate, type ResolvedOptions } from './app/options.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -118,7 +117,8 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
   const stray = positionals.find(isStrayWord);
   if (stray !== undefined) return unknownCommand(stray, argv0);
   const logger = createLogger({ verbosity: options.log.verbosity, skipHeaders: options.log.skipHeaders });
-  for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
+  // Guarded, not only filtered by level: quoting compiles a Unicode regex that --version does not need.
+  if (logger.enabled(2)) for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
   // Go ignores them silently; one line helps whoever wonders why `2>&1` (Helm's chart) did nothing.
   if (positionals.length > 0) logger.warn('Ignoring positional command-line arguments', { args: positionals });
   const ignored = ineffectiveFlags(flags);
@@ -146,6 +146,8 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
 const LONG_RUNNING_V8_FLAGS = '--optimize-for-size';
 
 async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
+  // node:v8 is loaded here, not on top: loading it brings in the streams and costs --version ~6 %.
+  const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString(LONG_RUNNING_V8_FLAGS);
   const { runServer } = await import('./commands.ts');
   try {

@@ -3,10 +3,11 @@
 // that describes it with a label source (Volcano's example configuration,
 // extended by a three-tier type).
 
+import { HOSTNAME_LABEL } from '../src/hypernode/model/hypernode-labels.ts';
+
 export const ZONE_LABEL = 'topology.example.com/zone';
 export const SPINE_LABEL = 'volcano.sh/hypercluster';
 export const RACK_LABEL = 'volcano.sh/hypernode';
-export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 export interface SampleShape {
   zones: number;

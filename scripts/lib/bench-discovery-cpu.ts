@@ -24,7 +24,7 @@ import {
 } from '../../src/hypernode/model/hypernode-types.ts';
 import { entryOf, parseConfig, sourceEntry } from '../../src/hypernode/config/loader.ts';
 import { discoverSnapshot } from '../../src/hypernode/discovery/label/label-grouping.ts';
-import { LABEL_SOURCE } from '../../src/hypernode/discovery/label/label-naming.ts';
+import { LABEL_SOURCE } from '../../src/hypernode/model/hypernode-labels.ts';
 import { topologyTypes } from '../../src/hypernode/discovery/label/label-config.ts';
 import { newHyperNodeMetrics } from '../../src/hypernode/hypernode-metrics.ts';
 import { TopologyReconciler } from '../../src/hypernode/reconcile/reconciler.ts';

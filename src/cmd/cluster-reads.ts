@@ -2,7 +2,8 @@
 // client (same configuration resolution, User-Agent, QPS and burst): the
 // Nodes (metadata only, as the controller caches them), the HyperNodes, the
 // discovery ConfigMap and, for the UFM source, its Secret. Lists are paged
-// and nothing is watched or written: the calls need get/list only.
+// by the reflector's pager (a continue token that expires mid-list restarts
+// the list whole) and nothing is watched or written: the calls need get/list only.
 
 import { topologyObjects } from '../app/topology-object-client.ts';
 import type { TopologyObjectClient } from '../hypernode/model/contracts.ts';
@@ -23,7 +24,7 @@ import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
 import { explainMissing, keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
 import { HYPERNODE_CRD_MISSING_HINT } from '../app/server.ts';
 import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
-import { listItems } from '../kube/list-items.ts';
+import { LIST_PAGE_SIZE, listAllPages } from '../kube/list-pager.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
 import { Transport } from '../kube/transport.ts';
@@ -32,8 +33,6 @@ import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
 import { goPlatform } from '../version.ts';
 
-/** Items per list page, as the controller's reflector asks. */
-const LIST_PAGE_SIZE = 500;
 /**
  * A one-shot command should fail in about a second when the API server cannot
  * be reached, not after the controller's five retries.
@@ -87,7 +86,7 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
   const configMaps = resourceClient<ConfigMap>(rest, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
   const secrets = resourceClient<Secret>(rest, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   return {
-    nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT })).map((n) => keepNameLabelsAnd(isOwnershipAnnotation)(n) as NodeMeta),
+    nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT, eachItem: keepNameLabelsAnd(isOwnershipAnnotation) })) as NodeMeta[],
     node: async (name) => keepNameLabelsAnd(isOwnershipAnnotation)(await nodes.get(name)) as NodeMeta,
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
     // A cluster without the CRD answers 404: say what is missing, as the controller does.
@@ -105,13 +104,7 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
   };
 }
 
+/** Every item, LIST_PAGE_SIZE a page, as a consistent read. */
 async function listAll<T extends KubeObject>(client: ResourceClient<T>, opts: ListOptions): Promise<T[]> {
-  const items: T[] = [];
-  let next: string | undefined;
-  do {
-    const page = await client.list({ ...opts, limit: LIST_PAGE_SIZE, ...(next ? { continue: next } : {}) });
-    for (const item of listItems(page, client.descriptor.resource)) items.push(item);
-    next = page.metadata?.continue || undefined;
-  } while (next);
-  return items;
+  return (await listAllPages((request) => client.list({ ...opts, ...request }), { resource: client.descriptor.resource, limit: LIST_PAGE_SIZE })).items;
 }

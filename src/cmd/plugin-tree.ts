@@ -5,9 +5,9 @@
 
 import { stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { renderHyperNodeTree, type TreeHyperNode } from '../hypernode/preview/hypernode-tree.ts';
-import { labelValue } from '../hypernode/model/label-reads.ts';
+import { isOwnedBy } from '../hypernode/model/hypernode-labels.ts';
 import { membersOf } from '../hypernode/model/member-selector.ts';
 import { nodeMemberships } from '../hypernode/preview/view/node-membership.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
@@ -67,7 +67,7 @@ export async function pluginTree(argv: readonly string[], command: string, conne
       output === 'html' || slurm ? reader.nodes() : Promise.resolve([] as NodeMeta[]),
       node === '' ? Promise.resolve(undefined) : reader.node(node),
     ]);
-    let hyperNodes: HyperNode[] = source === '' ? all : all.filter((hn) => labelValue(hn.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === source);
+    let hyperNodes: HyperNode[] = source === '' ? all : all.filter((hn) => isOwnedBy(hn, source));
     if (target) {
       const holding = new Set(nodeMemberships(target, hyperNodes).map((m) => m.hyperNode));
       hyperNodes = hyperNodes.filter((hn) => holding.has(hn.metadata.name));

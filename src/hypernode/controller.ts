@@ -1,6 +1,7 @@
 // The HyperNode controller: wires the discovery manager, the topology
-// reconciler and the nodeCount status sync to the informers, runs them until
-// the stop signal, and stops them in order. Mirrors
+// reconciler, the nodeCount status sync and the followers (the opt-in
+// exports, reconcile/follower.ts) to the informers, runs them until the stop
+// signal, and stops them in order. Mirrors
 // pkg/controllers/hypernode/hypernode_controller.go (Run, the result watcher,
 // the handler registration of hypernode_handler.go and configmap_handler.go;
 // docs/design.md §3.1 step 10) and the shutdown order of docs/design.md §3.2. The caller has
@@ -8,7 +9,7 @@
 
 import type { Registry } from 'prom-client';
 import type { Clock } from '../kube/clock.ts';
-import type { HandlerRegistration, Informer } from '../kube/types.ts';
+import type { HandlerRegistration, Informer, KubeObject } from '../kube/types.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient, NodeLabelClient, SecretClient, ConfigMapReader, TopologyObjectClient } from './model/contracts.ts';
@@ -22,6 +23,7 @@ import { NodeCountSync, STATUS_QUEUE_NAME } from './reconcile/node-count-sync.ts
 import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
 import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
+import type { Follower } from './reconcile/follower.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
@@ -86,6 +88,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         },
       }
     : metrics;
+  const followers = newFollowers(deps, writeLogger, writeMetrics, () => manager.configMapRef());
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
     configMap: deps.configMap,
@@ -105,6 +108,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     clock,
     logger,
     queueMetrics: deps.queueMetrics?.(CONFIG_QUEUE_NAME),
+    onConfiguration: (config) => {
+      for (const f of followers) f.configuration(config);
+    },
   });
   const reconciler = new TopologyReconciler({
     hyperNodes: deps.hyperNodes,
@@ -126,37 +132,6 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
   });
 
-  const labels = deps.nodeLabelClient
-    ? new NodeLabelSync({
-        nodes: deps.nodes,
-        configMaps: deps.configMaps,
-        configMap: deps.configMap,
-        client: deps.nodeLabelClient,
-        clock,
-        logger: writeLogger,
-        queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
-        metrics: writeMetrics,
-        // Labels a live Topology object of ours names stay; the Topology worker knows them.
-        ...(deps.topologyObjectClient ? { retainedLabels: () => topologies?.retainedLabelKeys() } : {}),
-      })
-    : undefined;
-  const topologies = deps.topologyObjectClient
-    ? new TopologyObjectSync({
-        configMaps: deps.configMaps,
-        configMap: deps.configMap,
-        nodes: deps.nodes,
-        client: deps.topologyObjectClient,
-        clock,
-        logger: writeLogger,
-        queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
-        events: deps.events,
-        regarding: () => manager.configMapRef(),
-        metrics: writeMetrics,
-        onRetainedLabelsChanged: () => labels?.recheck(),
-        dryRun: deps.dryRun ?? false,
-      })
-    : undefined;
-
   // The informers have synced, so each registration first replays every cached
   // object as an add: every HyperNode's nodeCount is checked once, and the
   // ConfigMap's add is what starts the discoverers.
@@ -164,32 +139,24 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
-    ...(labels ? [deps.nodes.addEventHandler(labels.nodeHandler()), deps.configMaps.addEventHandler(labels.configMapHandler())] : []),
-    ...(topologies ? [deps.configMaps.addEventHandler(topologies.configMapHandler()), deps.nodes.addEventHandler(topologies.nodeHandler())] : []),
+    ...followers.flatMap((f) => (f.nodeHandler ? [deps.nodes.addEventHandler(f.nodeHandler())] : [])),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   state?.started();
   manager.start();
   onStarted();
 
-  const watcher = watchResults(
-    manager,
-    reconciler,
-    [labels, topologies].filter((f) => f !== undefined),
-    metrics,
-    logger,
-    (source, summary) =>
-      state?.reconciled(source, {
-        at: clock.now(),
-        summary,
-        desired: reconciler.desiredOf(source),
-        heldDeletes: reconciler.heldDeletesOf(source),
-        rejection: reconciler.rejectionOf(source),
-      }),
+  const watcher = watchResults(manager, reconciler, followers, metrics, logger, (source, summary) =>
+    state?.reconciled(source, {
+      at: clock.now(),
+      summary,
+      desired: reconciler.desiredOf(source),
+      heldDeletes: reconciler.heldDeletesOf(source),
+      rejection: reconciler.rejectionOf(source),
+    }),
   );
   const retryWorker = reconciler.run();
-  const labelWorker = labels?.run();
-  const topologyWorker = topologies?.run();
+  const followerWorkers = followers.map((f) => f.run());
   const statusWorker = status.run();
   logger.info('HyperNode controller started');
 
@@ -206,11 +173,11 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   await manager.stop();
   await watcher;
   await retryWorker;
-  // Label patches follow snapshots; with the watcher gone no new one comes.
-  labels?.shutDown();
-  await labelWorker;
-  topologies?.shutDown();
-  await topologyWorker;
+  // Followers follow snapshots; with the watcher gone no new one comes. In list order.
+  for (const [i, f] of followers.entries()) {
+    f.shutDown();
+    await followerWorkers[i];
+  }
   status.shutDown();
   await statusWorker;
   for (const r of registrations) r.remove();
@@ -219,12 +186,48 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   logger.info('HyperNode controller stopped');
 }
 
+/**
+ * The followers the clients allow, in start (and stop) order: Node labels,
+ * then Topology objects. The two are tied: the label worker keeps the labels
+ * a live Topology object of ours names, which only the Topology worker knows.
+ */
+function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject): Follower[] {
+  const { clock } = deps;
+  const labels = deps.nodeLabelClient
+    ? new NodeLabelSync({
+        nodes: deps.nodes,
+        client: deps.nodeLabelClient,
+        clock,
+        logger,
+        queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
+        metrics,
+        // Labels a live Topology object of ours names stay; the Topology worker knows them.
+        ...(deps.topologyObjectClient ? { retainedLabels: () => topologies?.retainedLabelKeys() } : {}),
+      })
+    : undefined;
+  const topologies = deps.topologyObjectClient
+    ? new TopologyObjectSync({
+        nodes: deps.nodes,
+        client: deps.topologyObjectClient,
+        clock,
+        logger,
+        queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
+        events: deps.events,
+        regarding,
+        metrics,
+        onRetainedLabelsChanged: () => labels?.recheck(),
+        dryRun: deps.dryRun ?? false,
+      })
+    : undefined;
+  return [labels, topologies].filter((f) => f !== undefined);
+}
+
 /** The result watcher (docs/design.md §2.1 step 6): one result at a time across all sources; always acknowledged. */
 async function watchResults(
   manager: DiscoveryManager,
   reconciler: TopologyReconciler,
   /** What follows accepted snapshots: the Node labels and the Topology objects. */
-  followers: ReadonlyArray<Pick<NodeLabelSync, 'snapshot'>>,
+  followers: readonly Follower[],
   metrics: HyperNodeMetrics,
   logger: Logger,
   onReconciled: (source: string, summary: ReconcileSummary) => void,

@@ -7,7 +7,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DiscovererMetrics } from './model/contracts.ts';
 import type { Lister } from '../kube/types.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from './model/hypernode-types.ts';
+import type { HyperNode } from './model/hypernode-types.ts';
+import { sourceOf } from './model/hypernode-labels.ts';
 
 /** Every rule of snapshot validation (reconcile/snapshot-validation.ts), as `hypernode_snapshot_rejected_total` labels them. */
 export const SNAPSHOT_RULES = ['member-selector', 'cycle', 'parents', 'tier-order', 'name', 'label', 'size'] as const;
@@ -222,7 +223,7 @@ export function exportTopologyCounts(registry: Registry, hyperNodes: Lister<Hype
       collect() {
         this.reset();
         for (const hn of topologyCaches.get(registry)?.list() ?? []) {
-          const labels = { source: hn.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '', tier: String(hn.spec?.tier ?? 0) };
+          const labels = { source: sourceOf(hn) ?? '', tier: String(hn.spec?.tier ?? 0) };
           this.inc(labels, 1);
         }
       },

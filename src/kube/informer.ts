@@ -28,7 +28,7 @@ export interface InformerOptions<T> {
   /** For logs, e.g. `nodes`. */
   name: string;
   listerWatcher: ListerWatcher<KubeObject>;
-  /** Applied to every object before it is cached (e.g. keep only name + labels). */
+  /** Applied to every object before it is cached (e.g. keep only name + labels), once: listed items by the lister as it reads them. */
   transform?: (obj: KubeObject) => T;
   clock?: Clock;
   logger?: Logger;
@@ -61,8 +61,10 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
       logger: this.logger,
       ...(this.opts.random ? { random: this.opts.random } : {}),
       ...(this.opts.minWatchTimeoutSeconds ? { minWatchTimeoutSeconds: this.opts.minWatchTimeoutSeconds } : {}),
+      ...(this.opts.transform ? { eachItem: this.opts.transform } : {}),
       sink: {
-        replace: (items) => this.replace(items.map(transform)),
+        // Listed items come transformed (eachItem); watched objects are transformed here.
+        replace: (items) => this.replace(items as T[]),
         apply: (ev) => this.apply({ type: ev.type, object: transform(ev.object) }),
       },
     });
@@ -144,7 +146,7 @@ export interface ResourceInformerOptions<T> {
   fieldSelector?: string;
   /** List/watch as PartialObjectMetadata (server sends metadata only). */
   metadataOnly?: boolean;
-  /** Applied to every object before it is cached; also while a whole list is read, so it must be idempotent. */
+  /** Applied to every object before it is cached, once; a whole list's items as it is read. */
   transform?: (obj: KubeObject) => T;
   clock?: Clock;
   logger?: Logger;
@@ -169,11 +171,8 @@ export function resourceInformer<T extends KubeObject>(client: ResourceClient<Ku
   };
   const explain = explainMissing(client.descriptor, opts.missingHint ?? DEFAULT_MISSING_HINT);
   const listerWatcher: ListerWatcher<KubeObject> = {
-    // The transform also runs as a whole list is read, so 100,000 full items are never held at once (it must be idempotent).
-    list: (o) =>
-      client
-        .list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}), ...(opts.transform ? { eachItem: opts.transform } : {}) })
-        .catch(explain),
+    // The transform (eachItem) runs as a whole list is read, so 100,000 full items are never held at once.
+    list: (o) => client.list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}) }).catch(explain),
     watch: (o) => client.watch({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}) }).catch(explain),
   };
   return new SharedInformer<T>({

@@ -13,20 +13,20 @@
 // reached) the list is retried at once as a consistent read from etcd, paged.
 // A server that pages a resourceVersion=0 list (its watch cache is off) is
 // paged from then on; a continue token that expires mid-way restarts the list
-// unpaged at the same resourceVersion.
+// unpaged at the same resourceVersion (list-pager.ts).
 
 import type { Logger } from '../log.ts';
 import { Backoff } from './backoff.ts';
 import { isAbort } from '../util/abort.ts';
 import type { Clock } from './clock.ts';
 import { ApiError, isGone, isTooLargeResourceVersion } from './errors.ts';
-import { listItems } from './list-items.ts';
+import { LIST_PAGE_SIZE, listAllPages, type ListedPages, type PageRequest } from './list-pager.ts';
 import type { ObjectList } from './resource.ts';
 import { BodyTooLargeError } from '../util/body-too-large-error.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { LastReported } from '../util/reported-once.ts';
 
-export const LIST_PAGE_SIZE = 500;
 /** client-go: watches time out server-side after 5–10 minutes, randomised to spread reconnects. */
 export const MIN_WATCH_TIMEOUT_SECONDS = 300;
 /** A watch with no bytes for its timeout plus this margin is considered dead. */
@@ -35,8 +35,12 @@ const WATCH_IDLE_MARGIN_MS = 30_000;
 const VERY_SHORT_WATCH_MS = 1_000;
 
 export interface ListerWatcher<T> {
-  /** `limit` absent = unpaged; `resourceVersion` absent = a consistent read, `0` = any cached state. */
-  list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal: AbortSignal }): Promise<ObjectList<T>>;
+  /**
+   * One list request (PageRequest). With `eachItem`, every item comes back
+   * passed through it exactly once (a whole list as it is read), so the
+   * caller never transforms a list again.
+   */
+  list(opts: PageRequest & { signal: AbortSignal; eachItem?: (item: T) => T }): Promise<ObjectList<T>>;
   watch(opts: { resourceVersion: string; timeoutSeconds: number; allowWatchBookmarks: boolean; idleTimeoutMs: number; signal: AbortSignal }): Promise<AsyncIterable<WatchEvent<T>>>;
 }
 
@@ -53,6 +57,8 @@ export interface ReflectorOptions<T> {
   resource: string;
   listerWatcher: ListerWatcher<T>;
   sink: ReflectorSink<T>;
+  /** Applied to every listed item before `sink.replace` (the lister applies it, once). */
+  eachItem?: (item: T) => T;
   clock: Clock;
   /** Carries the resource name for context. */
   logger: Logger;
@@ -74,7 +80,7 @@ export class Reflector<T extends KubeObject> {
   /** The server paged a resourceVersion=0 list: its watch cache is off, so every list is paged. */
   private paginatedResult = false;
   /** The failure last logged as an error; the same one again, retry after retry, is logged only at V(4). */
-  private lastReported = '';
+  private readonly lastReported = new LastReported();
 
   constructor(opts: ReflectorOptions<T>) {
     this.opts = opts;
@@ -91,7 +97,7 @@ export class Reflector<T extends KubeObject> {
         try {
           await this.list(signal);
           needList = false;
-          this.lastReported = '';
+          this.lastReported.forget();
         } catch (err) {
           if (signal.aborted) break;
           this.report(log, 'Failed to list', err);
@@ -137,7 +143,7 @@ export class Reflector<T extends KubeObject> {
     // A list at a set, non-zero resourceVersion is served from the watch cache
     // only when unpaged; paging it would read etcd (client-go opts out too).
     const unpaged = !this.paginatedResult && resourceVersion !== '' && resourceVersion !== '0';
-    let result: { items: T[]; resourceVersion: string; paged: boolean };
+    let result: ListedPages<T>;
     try {
       result = await this.pagedList(resourceVersion, unpaged ? undefined : LIST_PAGE_SIZE, signal);
     } catch (err) {
@@ -158,27 +164,15 @@ export class Reflector<T extends KubeObject> {
     this.backoff.reset();
   }
 
-  /** client-go's ListPager: all pages of one list; a continue token that expires restarts it unpaged. */
-  private async pagedList(resourceVersion: string, limit: number | undefined, signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string; paged: boolean }> {
-    const items: T[] = [];
-    const rv = resourceVersion === '' ? {} : { resourceVersion };
-    let cont: string | undefined;
-    let page: ObjectList<T>;
-    let paged = false;
-    do {
-      try {
-        page = await this.opts.listerWatcher.list(cont ? { limit: limit!, continue: cont, signal } : { ...(limit ? { limit } : {}), ...rv, signal });
-      } catch (err) {
-        if (!cont || !isGone(err)) throw err;
-        this.opts.logger.v(2).info('The list expired while paging, listing it whole', { err: errorMessage(err) });
-        const whole = await this.opts.listerWatcher.list({ ...rv, signal });
-        return { items: listItems(whole, this.opts.resource), resourceVersion: whole.metadata?.resourceVersion ?? '', paged };
-      }
-      for (const item of listItems(page, this.opts.resource)) items.push(item);
-      cont = page.metadata?.continue || undefined;
-      if (cont) paged = true;
-    } while (cont);
-    return { items, resourceVersion: page.metadata?.resourceVersion ?? '', paged };
+  /** All pages of one list (list-pager.ts), each item through `eachItem` as the lister reads it. */
+  private pagedList(resourceVersion: string, limit: number | undefined, signal: AbortSignal): Promise<ListedPages<T>> {
+    const { listerWatcher, eachItem } = this.opts;
+    return listAllPages((request) => listerWatcher.list({ ...request, signal, ...(eachItem ? { eachItem } : {}) }), {
+      resource: this.opts.resource,
+      resourceVersion,
+      ...(limit ? { limit } : {}),
+      logger: this.opts.logger,
+    });
   }
 
   private async watch(signal: AbortSignal, log: Logger): Promise<WatchEnd> {
@@ -205,7 +199,7 @@ export class Reflector<T extends KubeObject> {
         if (rv) this.lastSyncResourceVersion = rv;
         events++;
         this.backoff.reset();
-        this.lastReported = '';
+        this.lastReported.forget();
       }
       if (events === 0 && this.opts.clock.now() - started < VERY_SHORT_WATCH_MS && !signal.aborted) {
         // Reconnecting at once would hammer a server (or proxy) that keeps closing on us.
@@ -228,8 +222,7 @@ export class Reflector<T extends KubeObject> {
 
   private report(log: Logger, what: string, err: unknown): void {
     const text = `${what}: ${errorMessage(err)}`;
-    if (text === this.lastReported) log.v(4).info(what, { err: errorMessage(err) });
-    else log.error(what, { err: errorMessage(err) });
-    this.lastReported = text;
+    if (this.lastReported.isNew(text)) log.error(what, { err: errorMessage(err) });
+    else log.v(4).info(what, { err: errorMessage(err) });
   }
 }

@@ -5,6 +5,7 @@
 
 import type { QueryValue, RestClient } from './rest.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
+import { isMapping } from '../util/is-mapping.ts';
 
 export interface ResourceDescriptor {
   /** '' for the core group. */
@@ -39,7 +40,7 @@ export interface ListOptions extends CallOptions {
   resourceVersion?: string;
   /** Override of the Accept header (metadata-only lists). */
   accept?: string;
-  /** Applied to each item of a list that comes whole, as it is read (see rest.ts `eachItem`). */
+  /** Applied once to each item: as a whole list is read (see rest.ts `eachItem`), or to a page's items. */
   eachItem?: (item: KubeObject) => KubeObject;
 }
 
@@ -103,16 +104,19 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
   return {
     descriptor,
     get: (name, opts) => rest.request<T>({ method: 'GET', path: item(name, opts?.namespace), ...signalOf(opts) }),
-    list: (opts = {}) =>
-      rest.request<ObjectList<T>>({
+    list: async (opts = {}) => {
+      // Without a limit, or at resourceVersion=0 (the watch cache ignores limit), the whole list comes in one answer.
+      const whole = !opts.limit || opts.resourceVersion === '0';
+      const list = await rest.request<ObjectList<T>>({
         method: 'GET',
         path: collection(opts.namespace),
         query: listQuery(opts),
-        // Without a limit, or at resourceVersion=0 (the watch cache ignores limit), the whole list comes in one answer.
-        ...(!opts.limit || opts.resourceVersion === '0' ? { wholeList: true, ...(opts.eachItem ? { eachItem: opts.eachItem as (item: unknown) => unknown } : {}) } : {}),
+        ...(whole ? { wholeList: true, ...(opts.eachItem ? { eachItem: opts.eachItem as (item: unknown) => unknown } : {}) } : {}),
         ...(opts.accept ? { accept: opts.accept } : {}),
         ...signalOf(opts),
-      }),
+      });
+      return whole || !opts.eachItem ? list : withEachItem(list, opts.eachItem);
+    },
     watch: (opts) =>
       rest.watch<T>({
         method: 'GET',
@@ -136,4 +140,14 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
       await rest.request<unknown>({ method: 'DELETE', path: item(name, opts?.namespace), ...(body ? { body } : {}), ...signalOf(opts) });
     },
   };
+}
+
+/**
+ * A page's items through `eachItem`. Items without metadata are left as they
+ * are, for the caller's list check (list-items.ts) to refuse with its message.
+ */
+function withEachItem<T>(list: ObjectList<T>, eachItem: (item: KubeObject) => KubeObject): ObjectList<T> {
+  if (!Array.isArray(list?.items)) return list;
+  const hasMetadata = (item: unknown): item is KubeObject => isMapping(item) && isMapping(item.metadata);
+  return { ...list, items: list.items.map((item) => (hasMetadata(item) ? eachItem(item) : item) as T) };
 }

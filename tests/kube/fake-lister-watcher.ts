@@ -75,7 +75,14 @@ export class FakeResource implements ListerWatcher<KubeObject> {
     for (const s of this.streams) s.push(ev);
   }
 
-  async list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal: AbortSignal }): Promise<ObjectList<KubeObject>> {
+  /** As the API client does: every item through `eachItem`, once. */
+  async list(opts: {
+    limit?: number;
+    continue?: string;
+    resourceVersion?: string;
+    signal: AbortSignal;
+    eachItem?: (item: KubeObject) => KubeObject;
+  }): Promise<ObjectList<KubeObject>> {
     this.listCalls.push({
       ...(opts.limit ? { limit: opts.limit } : {}),
       ...(opts.continue ? { continue: opts.continue } : {}),
@@ -88,7 +95,8 @@ export class FakeResource implements ListerWatcher<KubeObject> {
     const limit = !opts.limit || (this.watchCache && opts.resourceVersion === '0') ? all.length : opts.limit;
     const page = all.slice(start, start + limit);
     const next = start + limit < all.length ? String(start + limit) : undefined;
-    return { metadata: { resourceVersion: String(this.rv), ...(next ? { continue: next } : {}) }, items: structuredClone(page) };
+    const items = structuredClone(page);
+    return { metadata: { resourceVersion: String(this.rv), ...(next ? { continue: next } : {}) }, items: opts.eachItem ? items.map(opts.eachItem) : items };
   }
 
   async watch(opts: { resourceVersion: string; timeoutSeconds: number; allowWatchBookmarks: boolean; signal: AbortSignal }): Promise<AsyncIterable<WatchEvent<KubeObject>>> {

@@ -104,6 +104,20 @@ test('metadata-only list/watch: the server sends PartialObjectMetadata and the c
   await run.stop();
 });
 
+test('each object of a whole list goes through the transform once, as the list is read', async () => {
+  resetNodes();
+  for (let i = 0; i < 30; i++) setNode(`n${i}`);
+  let transformed = 0;
+  const counting = (o: KubeObject) => (transformed++, keepNameAndLabels(o));
+  const whole = resourceInformer<KubeObject>(nodesClient, { metadataOnly: true, transform: counting, logger: nullLogger });
+  const stop = new AbortController();
+  const done = whole.run(stop.signal);
+  running.push(async () => (stop.abort(), await done));
+  await whole.waitForSync();
+  assert.is(api.requests.count({ resource: 'nodes', verb: 'list' }), 1, 'one whole list from the watch cache');
+  assert.is(transformed, 30);
+});
+
 test('watch cuts: resumes from the last resourceVersion without relisting and converges', async () => {
   resetNodes();
   for (let i = 0; i < 5; i++) setNode(`n${i}`);

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/kube/errors.ts';
 import { keepNameAndLabels } from '../../src/kube/informer.ts';
-import { LIST_PAGE_SIZE } from '../../src/kube/reflector.ts';
+import { LIST_PAGE_SIZE } from '../../src/kube/list-pager.ts';
 import { isTombstone, type KubeObject, type Tombstone } from '../../src/kube/types.ts';
 import { settle } from './fake-clock.ts';
 import { FakeResource, gone } from './fake-lister-watcher.ts';

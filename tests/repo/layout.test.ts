@@ -2,7 +2,9 @@
 // text so that a new import that breaks one fails here, not in a review:
 // src/ is a stack of layers and every import points down it (or stays in its
 // layer), no import cycle exists anywhere, src/hypernode/ never reaches the
-// process (src/app/) or the subcommands (src/cmd/), src never imports test
+// process (src/app/) or the subcommands (src/cmd/), no discovery source
+// imports another and the previews import none (shared plumbing lives in
+// discovery/fabric/ and discovery/remote/, shared words in model/), src never imports test
 // infrastructure, scripts and testing never import tests/, no file points at
 // documents outside the repository, and the shape that keeps the tree
 // navigable holds: src/hypernode/ has at most eight entries on top, and no
@@ -155,6 +157,41 @@ test('the fabric layer is source-neutral: no word of UFM, and no import of any s
     violations('src/hypernode/discovery/fabric', (t) => /^src\/hypernode\/discovery\/(?!fabric\/)[^/]+\//.test(t)),
     [],
   );
+});
+
+/** The folders of discovery/ every source may use: they belong to none. */
+const SHARED_DISCOVERY = ['fabric', 'remote'];
+
+/** Each discovery source's folder (discovery/label/, discovery/ufm/, ...): every folder of discovery/ but the shared ones. */
+function sourceFolders(): string[] {
+  return readdirSync(join(ROOT, 'src/hypernode/discovery'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !SHARED_DISCOVERY.includes(e.name))
+    .map((e) => `src/hypernode/discovery/${e.name}/`);
+}
+
+test('no discovery source imports another: what two sources share lives in a shared layer or model/', () => {
+  const sources = sourceFolders();
+  assert.ok(
+    ['label', 'ufm', 'graph', 'lldp'].every((s) => sources.includes(`src/hypernode/discovery/${s}/`)),
+    `sources found: ${sources.join(', ')}`,
+  );
+  assert.equal(
+    sources.flatMap((own) => violations(own, (t) => sources.some((other) => other !== own && t.startsWith(other)))),
+    [],
+  );
+});
+
+test('the previews read no source internals: only model/, the shared layers and the discovery manager and registry', () => {
+  const sources = sourceFolders();
+  assert.equal(
+    violations('src/hypernode/preview', (t) => sources.some((s) => t.startsWith(s))),
+    [],
+  );
+});
+
+test('the reconcile core is given the configuration: nothing under reconcile/ loads the ConfigMap', () => {
+  const loaders = filesUnder('src/hypernode/reconcile', SOURCE).filter((f) => /\bloadConfig\b/.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.equal(loaders, [], 'followers receive what the discovery manager applied (reconcile/follower.ts)');
 });
 
 test('src/kube knows nothing of HyperNodes', () => {

@@ -54,6 +54,21 @@ test('the model indexes children and resolves exact, regex and label members aga
   assert.is(view.plan, false);
 });
 
+test('an LLDP fabric is named like a UFM one: the view carries it and why gives it as the reason', () => {
+  const leaf = hn('roce-leaf-02aa00030001', 1, [exact('Node', 'gpu-1')], { [SOURCE]: 'lldp', 'volcano.sh/lldp-fabric': 'roce' }, 'leaf');
+  const [viewed] = topologyView('t', [leaf], NODES).hyperNodes;
+  assert.equal([viewed!.source, viewed!.fabric], ['lldp', 'roce']);
+  assert.equal(nodeMemberships(NODES[0]!, [leaf]), [
+    {
+      hyperNode: 'roce-leaf-02aa00030001',
+      tier: 1,
+      tierName: 'leaf',
+      source: 'lldp',
+      reasons: ['member by name (exactMatch gpu-1)', "LLDP fabric roce: the Node's host ports link to the switches of this group"],
+    },
+  ]);
+});
+
 test('a plan view keeps deleted objects in place, marks each change and carries its diff', () => {
   const existing = [
     hn('spine', 2, [exact('HyperNode', 'a'), exact('HyperNode', 'b'), exact('HyperNode', 'c')]),

@@ -7,6 +7,8 @@
 
 import { isQualifiedName } from '../../kube/name-validation.ts';
 import type { EntryExports } from '../model/contracts.ts';
+import { unknownKeysProblem } from './unknown-keys.ts';
+import { isMapping } from '../../util/is-mapping.ts';
 
 export const EXPORTS_KEYS = ['nodeLabels', 'kueueTopology', 'kaiTopology'];
 const TOPOLOGY_KEYS = ['kueueTopology', 'kaiTopology'] as const;
@@ -15,11 +17,9 @@ const NODE_LABELS_KEYS = ['prefix'];
 /** Where the labels go when `prefix` is not given: one prefix per source, so two sources never write the same key. */
 export const defaultLabelPrefix = (source: string) => `${source}.topology.volcano.sh`;
 
-const isMapping = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-
 function unknownIn(raw: Record<string, unknown>, known: readonly string[], where: string): void {
-  const extra = Object.keys(raw).filter((k) => !known.includes(k));
-  if (extra.length > 0) throw new Error(`${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
+  const problem = unknownKeysProblem(raw, known, where);
+  if (problem) throw new Error(problem);
 }
 
 /** Validates an entry's `exports` (absent or null: nothing exported); throws naming the field. */

@@ -2,7 +2,9 @@
 // free-form maps loosely and drops keys it does not know without a word, so
 // `nodeLable` or `insecureSkipVerfy` silently mean "not set". We still ignore
 // them (a configuration that worked in Go keeps working) but name them in a
-// warning, so the typo can be found from the log.
+// warning, so the typo can be found from the log. The sections that are
+// ours (no Go configuration to stay compatible with) refuse them instead,
+// with one message naming the unknown keys and the known ones.
 
 import type { Logger } from '../../log.ts';
 
@@ -20,4 +22,14 @@ export function unknownKeys(obj: Readonly<Record<string, unknown>>, known: reado
 export function warnUnknownKeys(logger: Logger, where: string, keys: readonly string[], known: readonly string[]): void {
   if (keys.length === 0) return;
   logger.warn('Ignoring unknown keys in the discovery configuration; check their spelling', { where, unknown: keys, known });
+}
+
+/**
+ * For a strict section: `<where> has unknown keys "a", "b"; known: x, y` for
+ * the keys of `obj` outside `known` (case matters), or undefined when there
+ * are none. The caller throws it with its own prefix.
+ */
+export function unknownKeysProblem(obj: Readonly<Record<string, unknown>>, known: readonly string[], where: string): string | undefined {
+  const extra = unknownKeys(obj, known, { ignoreCase: false });
+  return extra.length === 0 ? undefined : `${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`;
 }

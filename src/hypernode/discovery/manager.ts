@@ -6,6 +6,9 @@
 // the sources whose resolved entry changed (Volcano issue #5191), and a source
 // that cannot be created or started is reported once per distinct error and
 // retried with its own backoff without blocking or restarting the others.
+// Each configuration it applies is published (`onConfiguration`), so the
+// followers act on the document discovery runs with instead of parsing the
+// ConfigMap again.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../kube/clock.ts';
@@ -16,6 +19,7 @@ import type { Logger } from '../../log.ts';
 import { untilAborted } from '../../util/abort.ts';
 import { Channel } from '../../util/channel.ts';
 import { errorMessage, wrapError } from '../../util/error-message.ts';
+import { LastReported } from '../../util/reported-once.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../model/contracts.ts';
 import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
@@ -51,6 +55,12 @@ export interface DiscoveryManagerDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /**
+   * Told the configuration of every ConfigMap change before its sources are
+   * brought in line with it; undefined when there is none to apply (the
+   * ConfigMap is missing or cannot be loaded).
+   */
+  onConfiguration?: (config: DiscoveryConfig | undefined) => void;
 }
 
 /** A started discoverer and its result processor. */
@@ -96,8 +106,9 @@ export class DiscoveryManager {
   readonly queue: RateLimitingQueue;
   private readonly running = new Map<string, Instance>();
   /** Last reported error per failing source, to log and emit each distinct error once. */
-  private readonly failures = new Map<string, string>();
-  private lastConfigError: string | undefined;
+  private readonly failures = new LastReported();
+  /** The configuration error last reported. */
+  private readonly configError = new LastReported();
   private readonly stopping = new AbortController();
   private workerDone: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
@@ -180,14 +191,14 @@ export class DiscoveryManager {
    */
   private async sync(key: string): Promise<boolean> {
     this.deps.logger.info('Received configuration update', { key });
-    const wanted = this.wantedSources(this.load());
-    this.lastConfigError = undefined;
+    const wanted = this.wantedSources(this.load(true));
+    this.configError.forget();
     for (const source of [...this.running.keys()]) {
       if (wanted.has(source)) continue;
       await this.stopSource(source);
       this.deps.logger.info('Stopped network topology discoverer', { source, reason: 'removed or disabled' });
     }
-    for (const source of [...this.failures.keys()]) if (!wanted.has(source)) this.failures.delete(source);
+    for (const source of this.failures.keys()) if (!wanted.has(source)) this.failures.forget(source);
     let started = 0;
     for (const [source, result] of wanted) {
       if (this.stopping.signal.aborted) return true;
@@ -218,14 +229,18 @@ export class DiscoveryManager {
     return outcome !== 'failed';
   }
 
-  /** The configuration from the cache; a missing ConfigMap means no sources. */
-  private load(): DiscoveryConfig {
+  /** The configuration from the cache, published when asked; a missing ConfigMap means no sources. */
+  private load(publish = false): DiscoveryConfig {
+    let config: DiscoveryConfig;
     try {
-      return loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
+      config = loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
     } catch (err) {
+      if (publish) this.deps.onConfiguration?.(undefined);
       if (isNotFound(err)) return EMPTY_CONFIG;
       throw err;
     }
+    if (publish) this.deps.onConfiguration?.(config);
+    return config;
   }
 
   /** Enabled sources in document order; the first enabled entry of a source wins (Go GetDiscoveryConfig). */
@@ -256,7 +271,7 @@ export class DiscoveryManager {
       this.reportSourceFailure(source, err);
       return 'failed';
     }
-    if (this.failures.delete(source)) this.deps.logger.info('Network topology discoverer recovered', { source });
+    if (this.failures.forget(source)) this.deps.logger.info('Network topology discoverer recovered', { source });
     return 'started';
   }
 
@@ -339,8 +354,7 @@ export class DiscoveryManager {
   private reportSourceFailure(source: string, err: unknown): void {
     this.deps.metrics.discovererFailed(source);
     const message = errorMessage(err);
-    if (this.failures.get(source) === message) return;
-    this.failures.set(source, message);
+    if (!this.failures.isNew(message, source)) return;
     this.deps.logger.error('Failed to start network topology discoverer', { source, err: message });
     const state = this.running.has(source) ? 'keeps running with its previous configuration' : 'is not running';
     this.deps.events.event(this.configMapRef(), DISCOVERER_FAILED.type, DISCOVERER_FAILED.reason, `Discovery source "${source}" ${state}: ${message}`);
@@ -348,8 +362,7 @@ export class DiscoveryManager {
 
   private reportConfigError(key: string, err: unknown): void {
     const message = errorMessage(err);
-    if (this.lastConfigError === message) return;
-    this.lastConfigError = message;
+    if (!this.configError.isNew(message)) return;
     this.deps.logger.error('Failed to process network topology discoverer', { key, err: message });
     this.deps.events.event(
       this.configMapRef(),

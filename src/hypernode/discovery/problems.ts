@@ -9,6 +9,7 @@ import type { Logger } from '../../log.ts';
 import type { DiscoveryProblems, EventRecorder } from '../model/contracts.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { errorMessage } from '../../util/error-message.ts';
+import { LastReported } from '../../util/reported-once.ts';
 import { DISCOVERY_FAILED } from '../event-reasons.ts';
 
 export interface SourceProblemsDeps {
@@ -23,7 +24,7 @@ export interface SourceProblemsDeps {
 }
 
 export class SourceProblems implements DiscoveryProblems {
-  private lastError: string | undefined;
+  private readonly lastError = new LastReported();
 
   constructor(private readonly deps: SourceProblemsDeps) {}
 
@@ -31,11 +32,10 @@ export class SourceProblems implements DiscoveryProblems {
     const { source, logger, events, metrics } = this.deps;
     metrics.discoveryFailed(source);
     const message = errorMessage(err);
-    if (this.lastError === message) {
+    if (!this.lastError.isNew(message)) {
       logger.v(2).info(what, { source, err: message, repeated: true });
       return;
     }
-    this.lastError = message;
     logger.error(what, { source, err: message });
     events.event(
       this.deps.regarding(),
@@ -53,8 +53,7 @@ export class SourceProblems implements DiscoveryProblems {
 
   recovered(): void {
     this.deps.metrics.discoverySucceeded(this.deps.source, this.deps.clock.now());
-    if (this.lastError === undefined) return;
-    this.lastError = undefined;
+    if (!this.lastError.forget()) return;
     this.deps.logger.info('Network topology discovery recovered', { source: this.deps.source });
   }
 }

@@ -13,8 +13,9 @@ import { StaticInformer } from '../../kube/static-informer.ts';
 import { nullLogger } from '../../log.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import type { EventRecorder, EventType } from '../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
+import type { EventRecorder, EventType, TopologyObject } from '../model/contracts.ts';
+import type { HyperNode } from '../model/hypernode-types.ts';
+import { sourceOf } from '../model/hypernode-labels.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
 import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from '../reconcile/hypernode-diff.ts';
 import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
@@ -23,7 +24,7 @@ import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { NodeCountSync } from '../reconcile/node-count-sync.ts';
 import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
 import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
-import { HOSTNAME_LEVEL, levelsOf, TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
+import { levelLabelKeysBySource, TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
 import { topologySequence } from '../reconcile/topology-objects/topology-object-messages.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
@@ -129,7 +130,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     const diff = diffHyperNodes(from, to);
     if (isEmptyDiff(diff)) continue;
     const action: PlanAction = !from ? 'create' : !to ? 'delete' : 'update';
-    const source = (to ?? from)!.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+    const source = sourceOf(to ?? from) ?? '';
     changes.push({ action, source, name, diff, ...(to ? { object: to } : {}) });
   }
   // Held deletes were never written, so the objects are still in `after`: listed from the reconciler's own decision.
@@ -145,7 +146,7 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
   const desired = new Map([...snapshots].map(([source, snapshot]) => [source, [...snapshot.desired.values()]]));
   const topologies: PlannedTopologyChange[] = [];
   // The labels live Topology objects of ours name stay on the Nodes (node-label-changes.ts): known from those read.
-  const retained = new Map<string, Set<string>>();
+  const live: TopologyObject[] = [];
   if (deps.topologyObjects) {
     for (const kind of TOPOLOGY_KINDS) {
       let decision: Awaited<ReturnType<typeof decideTopologyObjects>>;
@@ -160,19 +161,14 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
         if (decision.wanted) warnings.push(decision.message);
         continue;
       }
-      for (const o of decision.ours) {
-        const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
-        const keys = retained.get(source) ?? new Set<string>();
-        for (const k of levelsOf(o)) if (k !== HOSTNAME_LEVEL) keys.add(k);
-        retained.set(source, keys);
-      }
+      live.push(...decision.ours);
       for (const { source, changes: planned, errors, labelsPending } of decision.sources) {
         warnings.push(...errors);
         for (const { uid: _uid, ...c } of planned) topologies.push({ kind: kind.title, source, ...c, steps: topologySequence(kind, source, c, labelsPending) });
       }
     }
   }
-  const labels = planNodeLabels(input.config, desired, input.nodes, retained);
+  const labels = planNodeLabels(input.config, desired, input.nodes, levelLabelKeysBySource(live));
   return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held, nodeLabelsOff: labels.off, topologies };
 }
 

@@ -17,7 +17,8 @@ import type { Preconditions } from '../../kube/resource.ts';
 import type { Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { EventRecorder, HyperNodeClient, NodeLabelClient, TopologyObjectClient } from '../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../model/hypernode-types.ts';
+import type { HyperNode } from '../model/hypernode-types.ts';
+import { sourceOf } from '../model/hypernode-labels.ts';
 import { describeDiff, diffHyperNodes } from '../reconcile/hypernode-diff.ts';
 import type { WriteVerb } from '../hypernode-metrics.ts';
 
@@ -35,15 +36,13 @@ export interface RecordedWrite {
   readonly after?: HyperNode;
 }
 
-const sourceOf = (hn: HyperNode | undefined) => hn?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
-
 /** A HyperNodeClient that hands every write to `record` and answers like a server that accepted it. */
 export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (write: RecordedWrite) => void): HyperNodeClient {
   return {
     async create(hn) {
       // The server drops status on create; the status sync writes it afterwards.
       const { status: _status, ...after } = structuredClone(hn);
-      record({ verb: 'create', name: hn.metadata.name, source: sourceOf(hn), after });
+      record({ verb: 'create', name: hn.metadata.name, source: sourceOf(hn) ?? '', after });
       return after;
     },
     async update(hn) {
@@ -51,7 +50,7 @@ export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (writ
       // The main resource ignores status: it stays what the server holds.
       const { status: _status, ...rest } = structuredClone(hn);
       const after: HyperNode = before?.status ? { ...rest, status: structuredClone(before.status) } : rest;
-      record({ verb: 'update', name: hn.metadata.name, source: sourceOf(after), ...(before ? { before } : {}), after });
+      record({ verb: 'update', name: hn.metadata.name, source: sourceOf(after) ?? '', ...(before ? { before } : {}), after });
       return after;
     },
     async updateStatus(hn) {
@@ -60,12 +59,12 @@ export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (writ
       const after = structuredClone(before ?? hn);
       if (hn.status) after.status = structuredClone(hn.status);
       else delete after.status;
-      record({ verb: 'update_status', name: hn.metadata.name, source: sourceOf(after), ...(before ? { before } : {}), after });
+      record({ verb: 'update_status', name: hn.metadata.name, source: sourceOf(after) ?? '', ...(before ? { before } : {}), after });
       return after;
     },
     async delete(name: string, _preconditions: Preconditions) {
       const before = cache.get(name);
-      record({ verb: 'delete', name, source: sourceOf(before), ...(before ? { before } : {}) });
+      record({ verb: 'delete', name, source: sourceOf(before) ?? '', ...(before ? { before } : {}) });
     },
   };
 }
@@ -145,7 +144,7 @@ function recordingTopologyClient(real: TopologyObjectClient, logger: Logger, wri
     list: (group, version, selector, signal) => real.list(group, version, selector, signal),
     ...(real.informer ? { informer: real.informer.bind(real) } : {}),
     async create(group, _version, obj) {
-      writes.inc({ source: obj.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '', verb: 'create_topology' });
+      writes.inc({ source: sourceOf(obj) ?? '', verb: 'create_topology' });
       logger.info('Dry run: would create Topology', { group, name: obj.metadata.name, levels: obj.spec.levels.map((l) => l.nodeLabel).join(',') });
     },
     async delete(group, _version, name) {

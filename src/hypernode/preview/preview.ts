@@ -3,7 +3,7 @@
 // computed without writing anything (`render` and `plan`). Each enabled
 // source's real discoverer runs once against caches built from the given
 // objects; its first snapshot goes
-// through the reconciler's desiredByName (the objects a create would send),
+// through desiredByName (desired-objects.ts) (the objects a create would send),
 // the snapshot checks, the reconciler's ownership rule for names already
 // taken, the mass-delete guard, and the status sync's nodeCount. Nothing here
 // reads files or talks to the API server: the caller supplies the objects and
@@ -17,12 +17,13 @@ import type { Logger } from '../../log.ts';
 import { abortReason } from '../../util/abort.ts';
 import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot, TopologyObjectClient } from '../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../model/hypernode-types.ts';
+import { isOwnedBy, sourceOf } from '../model/hypernode-labels.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
 import { entryLocation } from '../config/entry.ts';
 import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
-import { desiredByName } from '../reconcile/reconciler.ts';
+import { desiredByName } from '../reconcile/desired-objects.ts';
 import { describeViolations, validateSnapshot } from '../reconcile/snapshot-validation.ts';
 import { errorMessage, wrapError } from '../../util/error-message.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
@@ -108,7 +109,7 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
     if (held) warnings.push(held);
     for (const [name, want] of desired) {
       const current = hyperNodes.get(name);
-      const owner = current?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];
+      const owner = sourceOf(current);
       if (current && owner !== source) {
         warnings.push(
           `HyperNode ${name} exists and is ${owner ? `owned by source "${owner}"` : `not labelled ${NETWORK_TOPOLOGY_SOURCE_LABEL}`}; source "${source}" would leave it alone`,
@@ -185,7 +186,7 @@ function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, Discov
 
 /** The controller's mass-delete guard over the existing objects `source` owns: what it would hold, if anything. */
 function heldDeletes(source: string, desired: ReadonlyMap<string, HyperNode>, existing: readonly HyperNode[], maxDeletePercent: number): string | undefined {
-  const owned = existing.filter((hn) => hn.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] === source).map((hn) => hn.metadata.name);
+  const owned = existing.filter((hn) => isOwnedBy(hn, source)).map((hn) => hn.metadata.name);
   const doomed = owned.filter((name) => !desired.has(name)).sort(compareBytes);
   if (!deleteGuard(owned.length, doomed.length, maxDeletePercent).hold) return undefined;
   return `${heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent)}. The controller would keep: ${doomed.join(', ')}`;

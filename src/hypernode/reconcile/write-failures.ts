@@ -4,8 +4,6 @@
 // create for an hour yields one log line, not one per retry — and the
 // object's recovery is logged. Shared by the topology reconciler and the
 // nodeCount status sync; neither Go path retries or counts failed writes.
-// The Node label and Topology object workers log their messages once while
-// they repeat (firstTimeSeen).
 
 import type { Clock } from '../../kube/clock.ts';
 import { ApiError } from '../../kube/errors.ts';
@@ -13,6 +11,7 @@ import { defaultControllerRateLimiter, type RateLimiter } from '../../kube/workq
 import type { Logger } from '../../log.ts';
 import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
 import { errorMessage } from '../../util/error-message.ts';
+import { LastReported } from '../../util/reported-once.ts';
 
 /**
  * The per-object backoff cap: client-go's 5 ms doubling, capped at 5 minutes
@@ -35,7 +34,7 @@ export function codeClass(err: unknown): string {
 
 export class WriteFailures {
   /** Object key → text of its last reported error. */
-  private readonly lastError = new Map<string, string>();
+  private readonly lastError = new LastReported();
 
   constructor(private readonly deps: { metrics: HyperNodeMetrics; logger: Logger }) {}
 
@@ -47,39 +46,18 @@ export class WriteFailures {
   failed(key: string, source: string, verb: WriteVerb, err: unknown): boolean {
     this.deps.metrics.apiWriteFailed(source, verb, codeClass(err));
     const text = errorMessage(err);
-    if (this.lastError.get(key) === text) {
-      this.deps.logger.v(2).info('HyperNode write failed again, retrying', { key, verb, err: text });
-      return false;
-    }
-    this.lastError.set(key, text);
-    return true;
+    if (this.lastError.isNew(text, key)) return true;
+    this.deps.logger.v(2).info('HyperNode write failed again, retrying', { key, verb, err: text });
+    return false;
   }
 
   /** `key` was written, or needs no write any more: logs the recovery when it had failed. */
   resolved(key: string): void {
-    if (this.lastError.delete(key)) this.deps.logger.info('HyperNode write recovered after failures', { key });
+    if (this.lastError.forget(key)) this.deps.logger.info('HyperNode write recovered after failures', { key });
   }
 
   /** Keys with an unresolved failure. */
   keys(): string[] {
-    return [...this.lastError.keys()];
+    return this.lastError.keys();
   }
-}
-
-/** Distinct messages a firstTimeSeen remembers; past that it forgets them all, so the memory stays small. */
-const MAX_REMEMBERED_MESSAGES = 1_000;
-
-/**
- * The once-while-it-repeats rule of the Node label and Topology object
- * workers: true the first time a message is given (and again once the
- * memory has been cleared), so the caller logs it then.
- */
-export function firstTimeSeen(): (message: string) => boolean {
-  const seen = new Set<string>();
-  return (message) => {
-    if (seen.has(message)) return false;
-    if (seen.size >= MAX_REMEMBERED_MESSAGES) seen.clear();
-    seen.add(message);
-    return true;
-  };
 }

@@ -210,7 +210,13 @@ for (const [what, secret, answer, expect] of [
   ['a revoked token', { token: 'old-token', 'ca.crt': TEST_CA }, { status: 200, body: '' }, /unexpected status code 401 Unauthorized/],
   ['a wrong private CA', { token: TOKEN, 'ca.crt': OTHER_CA }, { status: 200, body: '' }, /certificate/],
   ['a server error', { token: TOKEN, 'ca.crt': TEST_CA }, { status: 503, body: '' }, /unexpected status code 503 Service Unavailable/],
-  ['a Secret without token', { 'ca.crt': TEST_CA }, { status: 200, body: '' }, /token not found in secret volcano-system\/inventory/],
+  // The graph's own words: no talk of UFM, whose client and Secret reading it shares.
+  [
+    'a Secret without token',
+    { 'ca.crt': TEST_CA },
+    { status: 200, body: '' },
+    /token not found in secret volcano-system\/inventory \(the fabric graph URL needs its bearer token under the key "token"\)$/,
+  ],
 ] as const) {
   test(`${what} at the URL publishes nothing and is reported`, async () => {
     const server = await new GraphServer().start();

@@ -12,6 +12,7 @@ import { waitFor, within } from '../../../testing/wait.ts';
 import { CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from '../controller/fixtures.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
+import type { DiscoveryConfig } from '../../../src/hypernode/config/loader.ts';
 
 function setup(registered: string[]) {
   const clock = new FakeClock();
@@ -20,6 +21,8 @@ function setup(registered: string[]) {
   const events = new RecordingEvents();
   const log = capturingLogger();
   const registry = new Registry();
+  /** What the followers were given, in order. */
+  const published: (DiscoveryConfig | undefined)[] = [];
   const manager = new DiscoveryManager({
     configMaps,
     configMap: CM_LOCATION,
@@ -35,6 +38,7 @@ function setup(registered: string[]) {
     metrics: newHyperNodeMetrics(registry),
     clock,
     logger: log.logger,
+    onConfiguration: (config) => published.push(config),
   });
   const registration = configMaps.addEventHandler(manager.configMapHandler());
   manager.start();
@@ -49,7 +53,7 @@ function setup(registered: string[]) {
     await within(manager.stop(), 2000, 'manager stop');
     registration.remove();
   };
-  return { clock, configMaps, sources, events, log, registry, manager, applied, apply, stop };
+  return { clock, configMaps, sources, events, log, registry, manager, published, applied, apply, stop };
 }
 
 const snapshot = (...names: string[]) => names.map((n) => build(n, 1, [], {}));
@@ -68,6 +72,23 @@ test('a ConfigMap add starts every enabled source once; a disabled one is not st
   assert.is(t.sources.ufm!.attempts, 0);
   assert.ok(t.log.messages().includes('Successfully started all network topology discoverers'));
   assert.ok(t.log.messages().includes('Started network topology discoverer'));
+  await t.stop();
+});
+
+test('the configuration of each ConfigMap change is published once, and none while it cannot be loaded or is gone', async () => {
+  const t = setup(['label']);
+  await t.apply(discoveryConfigMap(discoveryYaml([{ source: 'label', config: { a: 1 } }])));
+  assert.equal(
+    t.published.map((c) => c?.entries.map((e) => e.source)),
+    [['label']],
+  );
+  const broken = discoveryConfigMap('networkTopologyDiscovery: [unclosed');
+  t.configMaps.apply(broken);
+  await waitFor(() => t.published.length === 2, { what: 'the broken document published' });
+  assert.is(t.published[1], undefined, 'a document that cannot be loaded leaves the followers as they are');
+  t.configMaps.remove(`${broken.metadata.namespace}/${broken.metadata.name}`);
+  await waitFor(() => t.published.length === 3, { what: 'the deletion published' });
+  assert.is(t.published[2], undefined, 'a missing ConfigMap leaves them as they are too');
   await t.stop();
 });
 

@@ -10,8 +10,8 @@ import * as assert from 'uvu/assert';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { MetadataChanges } from '../../../src/hypernode/model/contracts.ts';
-import type { ConfigMap, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import { configMapLocation } from '../../../src/hypernode/config/location.ts';
+import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import { parseConfig, type DiscoveryConfig } from '../../../src/hypernode/config/loader.ts';
 import { NodeLabelSync, NODE_LABEL_COALESCE_MS } from '../../../src/hypernode/reconcile/node-labels/node-label-sync.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
@@ -19,12 +19,18 @@ import { capturingLogger } from '../../support/capturing-logger.ts';
 import { waitFor } from '../../../testing/wait.ts';
 import { mergePatch } from '../../../testing/apiserver/patch.ts';
 
-const WHERE = configMapLocation({});
 const P = 'topo.example.com';
 const OWNED = 'topology.volcano.sh/owned-labels.label';
 const CONF = (exports: boolean) =>
   `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n${exports ? `    exports:\n      nodeLabels: {prefix: ${P}}\n` : ''}    config: {networkTopologyTypes: {t: [{nodeLabel: example.com/rack}, {nodeLabel: kubernetes.io/hostname}]}}\n`;
-const configMap = (text: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: WHERE.name, namespace: WHERE.namespace }, data: { [WHERE.key]: text } });
+/** The configuration the discovery manager would publish for `text`: none when it cannot be loaded. */
+function published(text: string): DiscoveryConfig | undefined {
+  try {
+    return parseConfig(text);
+  } catch {
+    return undefined;
+  }
+}
 const SNAPSHOT = [
   buildWithTierName(
     'rack-a',
@@ -44,14 +50,11 @@ const PASS_DONE = (l: string) => /Updated Node labels|Node labels match the topo
 function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { metadata: { name: 'n2' } }]) {
   const clock = new FakeClock();
   const nodeCache = new FakeInformer<NodeMeta>({ initial: nodes });
-  const configMaps = new FakeInformer<ConfigMap>({ initial: [configMap(conf)] });
   const sent: Array<{ node: string; changes: MetadataChanges }> = [];
   let fail: (node: string) => Error | undefined = () => undefined;
   const log = capturingLogger();
   const sync = new NodeLabelSync({
     nodes: nodeCache,
-    configMaps,
-    configMap: WHERE,
     clock,
     logger: log.logger,
     client: {
@@ -63,6 +66,7 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
     },
   });
   nodeCache.addEventHandler(sync.nodeHandler());
+  sync.configuration(published(conf));
   const worker = sync.run();
   /** The label changes arrive in the cache, as the watch delivers the patched Node. */
   const echo = () => {

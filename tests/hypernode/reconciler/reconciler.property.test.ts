@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
-import { desiredByName, desiredUpdate, needsUpdate } from '../../../src/hypernode/reconcile/reconciler.ts';
+import { desiredByName, desiredUpdate, needsUpdate } from '../../../src/hypernode/reconcile/desired-objects.ts';
 import { anyHyperNode, hyperNodeWithNulls, NODE_NAMES } from '../../support/hypernode-arbitraries.ts';
 import { propertyParameters } from '../../support/property.ts';
 

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import { UFM_FABRIC_LABEL } from '../../../src/hypernode/discovery/ufm/ufm-fabric-graph.ts';
+import { UFM_FABRIC_LABEL } from '../../../src/hypernode/model/hypernode-labels.ts';
 import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../../src/kube/clock.ts';

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateFatTree } from '../../../testing/fat-tree.ts';
 import { TEST_CA, UfmServer } from '../../../testing/ufm-server.ts';
-import { UfmHttpClient } from '../../../src/hypernode/discovery/ufm/http-client.ts';
+import { HttpGetClient } from '../../../src/hypernode/discovery/remote/http-client.ts';
 
 const count = (tree: ReturnType<typeof generateFatTree>, type: string) => tree.systems.filter((s) => s.type === type).length;
 
@@ -43,7 +43,7 @@ test('the stand-in serves ports, brief ports, links (bare and enveloped) and sys
   try {
     const fabric = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, site: 'pod-a' });
     server.answer = { kind: 'fabric', fabric, linksEnvelope: true };
-    const client = new UfmHttpClient({ insecureSkipVerify: false, ca: TEST_CA });
+    const client = new HttpGetClient({ insecureSkipVerify: false, ca: TEST_CA });
     const basic = `Basic ${Buffer.from('admin:secret').toString('base64')}`;
     const get = async (path: string, auth = basic) => client.get(server.endpoint() + path, auth);
     const ports = JSON.parse((await get('/ufmRest/resources/ports')).body);

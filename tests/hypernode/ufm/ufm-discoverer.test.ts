@@ -3,7 +3,7 @@ import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory, type UfmTuning } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import { MAX_BODY_BYTES } from '../../../src/hypernode/discovery/ufm/http-client.ts';
+import { MAX_BODY_BYTES } from '../../../src/hypernode/discovery/remote/http-client.ts';
 import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../../src/kube/clock.ts';

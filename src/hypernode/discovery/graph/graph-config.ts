@@ -17,11 +17,10 @@
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import type { SecretRef } from '../ufm/credentials.ts';
+import type { SecretRef } from '../remote/credentials.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
-/** The source key, and the value of the source label on its HyperNodes. */
-export const GRAPH_SOURCE = 'graph';
 const DEFAULT_GRAPH_FABRIC = 'graph';
 const GRAPH_CONFIG_KEYS = ['fabric', 'configMap', 'file', 'url', 'hostMapping', 'minSharedHosts'];
 const CONFIG_MAP_KEYS = ['namespace', 'name', 'key'];
@@ -53,8 +52,8 @@ function configMapOf(raw: unknown): GraphLocation {
   const want = 'config.configMap must be {namespace, name, key}: the ConfigMap and its data key holding the graph';
   if (!isMapping(raw)) throw fail(want);
   const m = raw;
-  const extra = Object.keys(m).filter((k) => !CONFIG_MAP_KEYS.includes(k));
-  if (extra.length > 0) throw fail(`config.configMap has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${CONFIG_MAP_KEYS.join(', ')}`);
+  const extra = unknownKeysProblem(m, CONFIG_MAP_KEYS, 'config.configMap');
+  if (extra) throw fail(extra);
   for (const k of CONFIG_MAP_KEYS)
     if (typeof m[k] !== 'string' || m[k] === '') throw fail(`config.configMap.${k} must be a non-empty string (${want.slice(want.indexOf(': ') + 2)})`);
   return { kind: 'configMap', namespace: m.namespace as string, name: m.name as string, key: m.key as string };
@@ -82,8 +81,8 @@ function location(c: Readonly<Record<string, unknown>>): GraphLocation {
 /** Validates the entry's config; throws naming the field. */
 export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   const c = entry.config;
-  const unknown = Object.keys(c).filter((k) => !GRAPH_CONFIG_KEYS.includes(k));
-  if (unknown.length > 0) throw fail(`config has unknown keys ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${GRAPH_CONFIG_KEYS.join(', ')}`);
+  const unknown = unknownKeysProblem(c, GRAPH_CONFIG_KEYS, 'config');
+  if (unknown) throw fail(unknown);
   const fabric = c.fabric ?? DEFAULT_GRAPH_FABRIC;
   if (typeof fabric !== 'string' || !isFabricName(fabric)) {
     throw fail(`config.fabric must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(fabric)}`);

@@ -3,25 +3,29 @@
 // graph of switches, hosts and links (graph-document.ts) from a ConfigMap key,
 // a file or an HTTPS URL every `interval` and builds its tiers through the fabric layer,
 // so names, host → Node mapping and growth behave as for the other fabric
-// sources. The URL is fetched with the UFM source's HTTP client and Secret
-// reading (a bearer token, a private CA). A missing ConfigMap key, an unreachable
+// sources. The URL is fetched with the shared remote-access client and Secret
+// reading (discovery/remote/: a bearer token, a private CA). A missing ConfigMap key, an unreachable
 // URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
 
 import { readFile } from 'node:fs/promises';
-import type { Logger } from '../../../log.ts';
-import type { Channel } from '../../../util/channel.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
-import type { ConfigMapReader, Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { LastReported } from '../../../util/reported-once.ts';
+import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
-import { readCredentials } from '../ufm/credentials.ts';
-import { UfmHttpClient, type HttpClientOptions, type HttpResponse } from '../ufm/http-client.ts';
-import { describeLocation, GRAPH_SOURCE, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { PollingDiscoverer } from '../polling-discoverer.ts';
+import { readCredentials } from '../remote/credentials.ts';
+import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
+import { GRAPH_SOURCE } from '../../model/hypernode-labels.ts';
+import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { parseGraphDocument } from './graph-document.ts';
+
+/** What a Secret without `token` lacks, said after its name. */
+const GRAPH_TOKEN_HINT = 'the fabric graph URL needs its bearer token under the key "token"';
 
 /** Where the graph's text comes from instead of its file or URL (the offline `render` and `plan` pass `--graph-file`). */
 export type GraphReader = (location: GraphLocation, signal: AbortSignal) => Promise<string>;
@@ -32,28 +36,27 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
   readGraph?: GraphReader;
 }
 
-class GraphDiscoverer implements Discoverer {
-  private readonly logger: Logger;
-  private readonly stopping = new AbortController();
-  private readonly intervalMs: number;
+class GraphDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** The layer's problems last logged, so an unchanged list is logged once. */
-  private loggedProblems = '';
+  private readonly loggedProblems = new LastReported();
 
   constructor(
     entry: DiscoveryEntry,
-    private readonly opts: DiscovererOptions,
+    opts: DiscovererOptions,
     private readonly config: GraphConfig,
     private readonly tuning: GraphTuning,
   ) {
-    this.logger = opts.logger.with({ source: GRAPH_SOURCE });
-    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    super(entry, opts, {
+      source: GRAPH_SOURCE,
+      title: 'Fabric graph',
+      stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
+      retryBaseMs: tuning.retryBaseMs,
+    });
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
   }
 
-  resultSynced(): void {}
-
-  async start(): Promise<Channel<Snapshot>> {
+  protected announce(): void {
     const where = this.config.location;
     if (!this.tuning.readGraph && where.kind === 'url' && where.url.startsWith('http://') && this.config.secretRef) {
       this.opts.problems.warning(
@@ -62,21 +65,9 @@ class GraphDiscoverer implements Discoverer {
       );
     }
     this.logger.info('Starting fabric graph discovery', { fabric: this.config.fabric, from: describeLocation(where), interval: `${this.intervalMs}ms` });
-    return startPollLoop(() => this.run(), {
-      intervalMs: this.intervalMs,
-      retryBaseMs: this.tuning.retryBaseMs ?? RETRY_BASE_MS,
-      clock: this.opts.clock,
-      logger: this.logger,
-      signal: this.stopping.signal,
-      stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
-    });
   }
 
-  async stop(): Promise<void> {
-    this.stopping.abort();
-  }
-
-  private async run(): Promise<PollRun> {
+  protected async runOnce(): Promise<PollRun> {
     const { opts, config } = this;
     const signal = this.stopping.signal;
     const where = describeLocation(config.location);
@@ -151,12 +142,12 @@ class GraphDiscoverer implements Discoverer {
     let ca = this.tuning.ca;
     const ref = this.config.secretRef;
     if (ref) {
-      const credentials = await readCredentials(this.opts.secrets, ref, signal, 'token');
+      const credentials = await readCredentials(this.opts.secrets, ref, signal, 'token', GRAPH_TOKEN_HINT);
       authorization = `Bearer ${credentials.token!.toString('latin1')}`;
       // The Secret's CA replaces every other root for this URL: trust is pinned to the private CA.
       ca = credentials.ca ?? ca;
     }
-    const client = new UfmHttpClient({ insecureSkipVerify: false, ...(ca === undefined ? {} : { ca }), timeoutMs: this.tuning.timeoutMs, maxBodyBytes: this.tuning.maxBodyBytes });
+    const client = new HttpGetClient({ insecureSkipVerify: false, ...(ca === undefined ? {} : { ca }), timeoutMs: this.tuning.timeoutMs, maxBodyBytes: this.tuning.maxBodyBytes });
     this.logger.v(4).info('Fetching the fabric graph', { url: location.url });
     let res: HttpResponse;
     try {
@@ -169,9 +160,7 @@ class GraphDiscoverer implements Discoverer {
   }
 
   private logProblems(messages: readonly string[]): void {
-    const key = messages.join('\n');
-    if (key === this.loggedProblems) return;
-    this.loggedProblems = key;
+    if (!this.loggedProblems.isNew(messages.join('\n'))) return;
     for (const problem of messages) this.logger.warn('Fabric graph entry joins no group as written', { fabric: this.config.fabric, problem });
   }
 }

@@ -14,6 +14,7 @@ import { isMapping } from '../../../util/is-mapping.ts';
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
+import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 const DOCUMENT_KEYS = ['switches', 'hosts', 'links'];
 const SWITCH_KEYS = ['id', 'name'];
@@ -25,8 +26,8 @@ const SWITCH_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const quote = (x: unknown) => JSON.stringify(x) ?? String(x);
 
 function checkKeys(m: Record<string, unknown>, known: readonly string[], where: string): void {
-  const extra = Object.keys(m).filter((k) => !known.includes(k));
-  if (extra.length > 0) throw new Error(`${where} has unknown keys ${extra.map(quote).join(', ')}; known: ${known.join(', ')}`);
+  const problem = unknownKeysProblem(m, known, where);
+  if (problem) throw new Error(problem);
 }
 
 function list(raw: unknown, where: string, required: boolean): unknown[] {

@@ -14,10 +14,11 @@ import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, 
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../model/hypernode-types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
+import { LastReported } from '../../../util/reported-once.ts';
 import { discoverTopology, type AmbiguousTierName, type UncoveredNode } from './label-grouping.ts';
 import { LEFT_OUT_REASONS } from './preset/preset-stack.ts';
 import { NODES_LEFT_OUT, TIER_NAME_AMBIGUOUS } from '../../event-reasons.ts';
-import { LABEL_SOURCE } from './label-naming.ts';
+import { LABEL_SOURCE } from '../../model/hypernode-labels.ts';
 import { topologyTypes, type TopologyType } from './label-config.ts';
 
 /**
@@ -55,11 +56,11 @@ export class LabelDiscoverer implements Discoverer {
   private triggerArmed = false;
   private worker: Promise<void> | undefined;
   /** Digest of the uncovered Nodes (and why) last logged, so an unchanged set is logged once. */
-  private loggedUncovered = '';
+  private readonly loggedUncovered = new LastReported();
   /** Per left-out reason, the digest of the Nodes last reported in a Warning Event. */
-  private readonly reportedLeftOut = new Map<string, string>();
+  private readonly reportedLeftOut = new LastReported();
   /** The ambiguous tierName message last reported, so it is logged and emitted once. */
-  private reportedAmbiguity = '';
+  private readonly reportedAmbiguity = new LastReported();
 
   constructor(
     entry: DiscoveryEntry,
@@ -180,9 +181,8 @@ export class LabelDiscoverer implements Discoverer {
     for (const reason of LEFT_OUT_REASONS) this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.filter((u) => u.reason === reason).length, { reason });
     this.reportLeftOut(uncovered);
     const digest = uncovered.length === 0 ? '' : createHash('sha256').update(JSON.stringify(uncovered)).digest('hex');
-    if (digest === this.loggedUncovered) return;
-    const before = this.loggedUncovered;
-    this.loggedUncovered = digest;
+    const before = this.loggedUncovered.get() ?? '';
+    if (!this.loggedUncovered.isNew(digest)) return;
     if (uncovered.length === 0) {
       if (before !== '') this.logger.info('All Nodes with topology labels are in a HyperNode again');
       return;
@@ -200,8 +200,7 @@ export class LabelDiscoverer implements Discoverer {
     for (const reason of LEFT_OUT_REASONS) {
       const these = uncovered.filter((u) => u.reason === reason && u.preset);
       const digest = these.length === 0 ? '' : createHash('sha256').update(JSON.stringify(these)).digest('hex');
-      if (digest === (this.reportedLeftOut.get(reason) ?? '')) continue;
-      this.reportedLeftOut.set(reason, digest);
+      if (!this.reportedLeftOut.isNew(digest, reason)) continue;
       if (these.length === 0) continue;
       const named = these.slice(0, UNCOVERED_LOGGED_NODES).map((u) => `${u.name}: ${u.why}`);
       const more = these.length > named.length ? `; and ${these.length - named.length} more` : '';
@@ -215,8 +214,7 @@ export class LabelDiscoverer implements Discoverer {
   /** Logs and emits once per distinct set: a tierName at several tiers means one of them at random to a released Volcano scheduler. */
   private reportAmbiguity(ambiguous: readonly AmbiguousTierName[]): void {
     const message = ambiguous.length === 0 ? '' : ambiguousTierNamesMessage(ambiguous);
-    if (message === this.reportedAmbiguity) return;
-    this.reportedAmbiguity = message;
+    if (!this.reportedAmbiguity.isNew(message)) return;
     if (message !== '') this.opts.problems.warning(TIER_NAME_AMBIGUOUS.reason, truncateText(message));
   }
 

@@ -13,13 +13,13 @@ import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { hasLabel, labelValue } from '../../model/label-reads.ts';
-import { LABEL_SOURCE, NameBook } from './label-naming.ts';
+import { NameBook } from './label-naming.ts';
 import type { TopologyType } from './label-config.ts';
 import { explicitOwner, ProfileTrees, type Claimant } from './profile/profile-grouping.ts';
 import type { Group } from './label-group.ts';
 import { PresetTrees } from './preset/preset-grouping.ts';
 import { addToList } from './list/list-grouping.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL } from './profile/profile-config.ts';
+import { LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../model/hypernode-labels.ts';
 import type { LeftOutReason } from './preset/preset-stack.ts';
 
 /** A Node the configuration meant to place that is in no label HyperNode, and why. */

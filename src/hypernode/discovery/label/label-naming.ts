@@ -10,12 +10,12 @@ import { createHash } from 'node:crypto';
 import type { Lister } from '../../../kube/types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../../model/hypernode-types.ts';
+import { LABEL_SOURCE } from '../../model/hypernode-labels.ts';
 
 /** Go's alphabet: consonants and digits without 0, 1, 3 (no look-alikes, no words). */
 export const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 export const SUFFIX_LENGTH = 5;
 export const MAX_NAME_ATTEMPTS = 20;
-export const LABEL_SOURCE = 'label';
 
 /**
  * Go's clean(): ASCII letters lower-cased, ASCII digits, `.` and `-` kept,

@@ -23,11 +23,12 @@ import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import type { SecretRef } from '../ufm/credentials.ts';
+import type { SecretRef } from '../remote/credentials.ts';
 import { parseHostMacs, type HostMacs } from './host-macs.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
@@ -97,8 +98,8 @@ const fail = (message: string): never => {
 };
 
 function checkKeys(obj: Record<string, unknown>, known: readonly string[], where: string): void {
-  const extra = Object.keys(obj).filter((k) => !known.includes(k));
-  if (extra.length > 0) fail(`${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
+  const problem = unknownKeysProblem(obj, known, where);
+  if (problem) fail(problem);
 }
 
 function mapping(raw: unknown, where: string): Record<string, unknown> {

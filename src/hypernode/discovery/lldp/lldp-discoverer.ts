@@ -11,13 +11,14 @@
 // last result, or after a restart those in the cache), so no HyperNode is
 // ever deleted because a switch did not answer.
 
-import type { Logger } from '../../../log.ts';
-import type { Channel } from '../../../util/channel.ts';
-import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
-import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { LastReported } from '../../../util/reported-once.ts';
+import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
+import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
@@ -29,9 +30,6 @@ import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
 
-export const LLDP_SOURCE = 'lldp';
-/** Which fabric of the lldp source a HyperNode describes. */
-export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
 /** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
 export const WALK_DEADLINE_REQUESTS = 20;
 /** Problems named in one log line or Event; the count says how many there are. */
@@ -66,11 +64,7 @@ interface PolledWalk {
 /** A switch's walk this run: a table, or why there is none. */
 type WalkResult = { readonly table: LldpTable } | { readonly error: string; readonly garbage: boolean };
 
-class LldpDiscoverer implements Discoverer {
-  private readonly logger: Logger;
-  private readonly stopping = new AbortController();
-  private readonly intervalMs: number;
-  private readonly retryBaseMs: number;
+class LldpDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** Each fabric's last published HyperNodes, kept while it fails. */
   private readonly parts: FabricParts;
@@ -81,17 +75,15 @@ class LldpDiscoverer implements Discoverer {
   /** Per fabric, the switches whose rows lacked a chassis id at the last poll (their gauge goes back to 0 when fixed). */
   private readonly incompleteSwitches = new Map<string, Set<string>>();
   /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
-  private readonly reportedProblems = new Map<string, string>();
+  private readonly reportedProblems = new LastReported();
 
   constructor(
     entry: DiscoveryEntry,
-    private readonly opts: DiscovererOptions,
+    opts: DiscovererOptions,
     private readonly config: LldpConfig,
     private readonly tuning: LldpTuning,
   ) {
-    this.logger = opts.logger.with({ source: LLDP_SOURCE });
-    this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
-    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
+    super(entry, opts, { source: LLDP_SOURCE, title: 'LLDP', stoppedMessage: 'LLDP fabric discovery stopped, closing output channel', retryBaseMs: tuning.retryBaseMs });
     this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
     this.parts = new FabricParts({
       nodes: opts.nodes,
@@ -104,9 +96,7 @@ class LldpDiscoverer implements Discoverer {
     });
   }
 
-  resultSynced(): void {}
-
-  async start(): Promise<Channel<Snapshot>> {
+  protected announce(): void {
     if (this.config.version === '2c' && !this.tuning.captured && !this.tuning.walker) {
       this.opts.problems.warning(
         CLEARTEXT_CREDENTIALS.reason,
@@ -122,22 +112,10 @@ class LldpDiscoverer implements Discoverer {
         interval: `${this.intervalMs}ms`,
       });
     }
-    return startPollLoop(() => this.discover(), {
-      intervalMs: this.intervalMs,
-      retryBaseMs: this.retryBaseMs,
-      clock: this.opts.clock,
-      logger: this.logger,
-      signal: this.stopping.signal,
-      stoppedMessage: 'LLDP fabric discovery stopped, closing output channel',
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.stopping.abort();
   }
 
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. Ok when all succeeded. */
-  private async discover(): Promise<PollRun> {
+  protected async runOnce(): Promise<PollRun> {
     return this.parts.round(
       this.config.fabrics.map((f) => f.name),
       (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
@@ -334,9 +312,7 @@ class LldpDiscoverer implements Discoverer {
 
   /** Logs and emits the fabric's miscabling once per distinct list. */
   private reportProblems(fabric: string, problems: readonly string[]): void {
-    const key = problems.join('\n');
-    if (this.reportedProblems.get(fabric) === key) return;
-    this.reportedProblems.set(fabric, key);
+    if (!this.reportedProblems.isNew(problems.join('\n'), fabric)) return;
     if (problems.length === 0) return;
     this.opts.problems.warning(
       FABRIC_MISCABLED.reason,

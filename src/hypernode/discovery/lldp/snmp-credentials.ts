@@ -7,7 +7,7 @@
 
 import { Buffer } from 'node:buffer';
 import type { SecretClient } from '../../model/contracts.ts';
-import { readSecretData, type SecretRef } from '../ufm/credentials.ts';
+import { readSecretData, type SecretRef } from '../remote/credentials.ts';
 
 export type SnmpVersion = '2c' | '3';
 export const SNMP_VERSIONS: readonly SnmpVersion[] = ['2c', '3'];

@@ -8,7 +8,7 @@ import { build, buildMembers } from '../../model/hypernode-builders.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { UfmPort } from './legacy-ports.ts';
-import { UFM_SOURCE } from './ufm-config.ts';
+import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 
 const COMPUTER_PORT = 'Computer';

@@ -16,13 +16,12 @@
 // owns every fabric's HyperNodes and each fabric's share stays identifiable.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from './credentials.ts';
+import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from '../remote/credentials.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
-/** The source key, and the value of the source label on its HyperNodes. */
-export const UFM_SOURCE = 'ufm';
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
@@ -111,8 +110,8 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
     const where = `config.fabrics[${i}]`;
     if (!isMapping(raw)) throw new Error(`ufm source: ${where} must be a mapping with name and endpoint`);
     const f = raw;
-    const extra = Object.keys(f).filter((k) => !FABRIC_KEYS.includes(k));
-    if (extra.length > 0) throw new Error(`ufm source: ${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${FABRIC_KEYS.join(', ')}`);
+    const extra = unknownKeysProblem(f, FABRIC_KEYS, where);
+    if (extra) throw new Error(`ufm source: ${extra}`);
     const name = fabricName(f.name, `${where}.name`);
     if (seen.has(name)) throw new Error(`ufm source: ${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
     seen.add(name);

@@ -8,19 +8,20 @@
 // construction error instead of a crash. `config.mode: fabric` instead reads
 // systems, links and port states from one or more UFM fabrics and builds each
 // fabric's whole tree. The two modes are strategies (ufm-legacy-mode.ts,
-// ufm-fabric-mode.ts) behind this one poll loop.
+// ufm-fabric-mode.ts) behind this one poll loop (the polling base,
+// polling-discoverer.ts).
 
-import type { Logger } from '../../../log.ts';
-import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { Channel } from '../../../util/channel.ts';
+import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry } from '../../model/contracts.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop } from '../poll-loop.ts';
-import { NO_CREDENTIALS, readCredentials, type Credentials } from './credentials.ts';
-import type { HttpClientOptions } from './http-client.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { PollingDiscoverer } from '../polling-discoverer.ts';
+import { NO_CREDENTIALS, readCredentials, type Credentials } from '../remote/credentials.ts';
+import type { HttpClientOptions } from '../remote/http-client.ts';
 import { PORTS_RESOURCE_PATH } from './legacy-ports.ts';
-import { CONFIG_KEYS, parseUfmConfig, UFM_SOURCE, type UfmConfig } from './ufm-config.ts';
-import { resourceUrl, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
+import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
+import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
+import { resourceUrl, UFM_TOKEN_HINT, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
 import { UfmFabricMode } from './ufm-fabric-mode.ts';
 import { UfmLegacyMode } from './ufm-legacy-mode.ts';
 import type { UfmStrategy } from './ufm-strategy.ts';
@@ -36,30 +37,26 @@ export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkip
   readResourceBody?: ResourceBodyReader;
 }
 
-class UfmDiscoverer implements Discoverer {
-  private readonly logger: Logger;
-  private readonly stopping = new AbortController();
-  private readonly retryBaseMs: number;
-  private readonly intervalMs: number;
+class UfmDiscoverer extends PollingDiscoverer {
   private readonly reader: ResourceBodyReader | undefined;
   private readonly strategy: UfmStrategy;
 
   constructor(
     entry: DiscoveryEntry,
-    private readonly opts: DiscovererOptions,
+    opts: DiscovererOptions,
     private readonly config: UfmConfig,
     private readonly endpoints: readonly UfmEndpoint[],
     /** Why reading each endpoint's Secret at construction failed, for start()'s error. */
     private readonly credentialsErrors: readonly (string | undefined)[],
     tuning: UfmTuning,
   ) {
-    this.logger = opts.logger.with({ source: UFM_SOURCE });
-    this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
+    super(entry, opts, {
+      source: UFM_SOURCE,
+      title: 'UFM',
+      stoppedMessage: 'UFM network topology discovery stopped, closing output channel',
+      retryBaseMs: tuning.retryBaseMs,
+    });
     this.reader = tuning.readResourceBody;
-    this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
-    if (this.intervalMs !== entry.intervalMs) {
-      this.logger.warn('UFM poll interval too short, using the minimum', { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
-    }
     const context = {
       opts,
       logger: this.logger,
@@ -73,9 +70,7 @@ class UfmDiscoverer implements Discoverer {
     this.strategy = config.mode === 'fabric' ? new UfmFabricMode(context) : new UfmLegacyMode(context);
   }
 
-  resultSynced(): void {}
-
-  async start(): Promise<Channel<Snapshot>> {
+  protected announce(): void {
     const fabricMode = this.config.mode === 'fabric';
     this.endpoints.forEach((ep, i) => {
       const which = fabricMode ? `fabric ${ep.fabric.name}: ` : '';
@@ -102,18 +97,10 @@ class UfmDiscoverer implements Discoverer {
     } else {
       this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoints[0]!.fabric.endpoint, interval: `${this.intervalMs}ms` });
     }
-    return startPollLoop(() => this.strategy.run(), {
-      intervalMs: this.intervalMs,
-      retryBaseMs: this.retryBaseMs,
-      clock: this.opts.clock,
-      logger: this.logger,
-      signal: this.stopping.signal,
-      stoppedMessage: 'UFM network topology discovery stopped, closing output channel',
-    });
   }
 
-  async stop(): Promise<void> {
-    this.stopping.abort();
+  protected runOnce(): Promise<PollRun> {
+    return this.strategy.run();
   }
 
   private async body(ep: UfmEndpoint, resource: UfmResource, path: string): Promise<string> {
@@ -149,7 +136,7 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       // Bodies served without UFM (readResourceBody) need no credentials: the Secret is never read.
       if (ref && !tuning.readResourceBody) {
         try {
-          credentials = await readCredentials(opts.secrets, ref, undefined, fabric.auth);
+          credentials = await readCredentials(opts.secrets, ref, undefined, fabric.auth, UFM_TOKEN_HINT);
         } catch (err) {
           credentialsError = errorMessage(err);
           logger.error('Failed to get credentials from secret', { err });

@@ -6,8 +6,9 @@
 
 import * as http from 'node:http';
 import type { SecretClient } from '../../model/contracts.ts';
-import { authorizationHeader, hasCredentials, readCredentials, type AuthScheme, type Credentials } from './credentials.ts';
-import { UfmHttpClient, type HttpClientOptions } from './http-client.ts';
+import { Buffer } from 'node:buffer';
+import { basicAuthorization, hasCredentials, readCredentials, type AuthScheme, type Credentials } from '../remote/credentials.ts';
+import { HttpGetClient, type HttpClientOptions } from '../remote/http-client.ts';
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 import type { FabricEndpoint } from './ufm-config.ts';
 import { wrapError } from '../../../util/error-message.ts';
@@ -23,6 +24,13 @@ export type UfmResource = 'ports' | 'links' | 'systems';
 export type ResourceBodyReader = (endpoint: string, resource: UfmResource, signal: AbortSignal) => Promise<string>;
 
 const PREFIX: Record<AuthScheme, string> = { basic: '/ufmRest', token: '/ufmRestV3' };
+/** What a Secret without `token` lacks, said after its name. */
+export const UFM_TOKEN_HINT = 'auth: token needs the UFM access token under the key "token"';
+
+/** The Authorization header: basic credentials, or the access token after the word Basic, as UFM's /ufmRestV3 takes it. */
+function authorizationHeader(c: Credentials, auth: AuthScheme): string {
+  return auth === 'token' ? `Basic ${(c.token ?? Buffer.alloc(0)).toString('latin1')}` : basicAuthorization(c);
+}
 
 /** `endpoint` as the base of every URL: the scheme defaults to https and trailing slashes go (Go's URL building). */
 export function endpointBase(endpoint: string): string {
@@ -36,7 +44,7 @@ export function resourceUrl(endpoint: string, auth: AuthScheme, path: string): s
 }
 
 export class UfmEndpoint {
-  private client: UfmHttpClient;
+  private client: HttpGetClient;
   private clientCa: string | undefined;
 
   constructor(
@@ -55,7 +63,7 @@ export class UfmEndpoint {
   /** Re-reads the Secret; a changed ca.crt gets a new client. Throws with Go's secret error texts. */
   async refresh(secrets: SecretClient, signal: AbortSignal): Promise<void> {
     if (!this.fabric.secretRef) return;
-    this.credentials = await readCredentials(secrets, this.fabric.secretRef, signal, this.fabric.auth);
+    this.credentials = await readCredentials(secrets, this.fabric.secretRef, signal, this.fabric.auth, UFM_TOKEN_HINT);
     if (this.credentials.ca !== this.clientCa) {
       this.clientCa = this.credentials.ca;
       this.client = this.newClient();
@@ -89,9 +97,9 @@ export class UfmEndpoint {
     return res.body;
   }
 
-  private newClient(): UfmHttpClient {
+  private newClient(): HttpGetClient {
     // The Secret's CA replaces every other root for this endpoint: trust is pinned to the private CA.
     const ca = this.credentials.ca ?? this.tuning.ca;
-    return new UfmHttpClient({ ...this.tuning, ...(ca === undefined ? {} : { ca }), insecureSkipVerify: this.fabric.insecureSkipVerify });
+    return new HttpGetClient({ ...this.tuning, ...(ca === undefined ? {} : { ca }), insecureSkipVerify: this.fabric.insecureSkipVerify });
   }
 }

@@ -14,8 +14,6 @@
 import type { FabricGraph, FabricHost, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
 import type { PortStates, UfmLink, UfmSystem } from './fabric-resources.ts';
 
-/** Which fabric (UFM endpoint) a HyperNode describes. */
-export const UFM_FABRIC_LABEL = 'volcano.sh/ufm-fabric';
 const AGGREGATION_NODE = 'aggregation node';
 
 export interface FabricData {

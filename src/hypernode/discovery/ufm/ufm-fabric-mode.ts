@@ -12,8 +12,8 @@ import { FabricParts } from '../fabric/fabric-parts.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
-import { UFM_SOURCE } from './ufm-config.ts';
-import { UFM_FABRIC_LABEL, ufmFabricGraph } from './ufm-fabric-graph.ts';
+import { UFM_FABRIC_LABEL, UFM_SOURCE } from '../../model/hypernode-labels.ts';
+import { ufmFabricGraph } from './ufm-fabric-graph.ts';
 import type { UfmEndpoint, UfmResource } from './ufm-endpoint.ts';
 import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
 

@@ -1,5 +1,6 @@
 // Slurm knows a machine by its host name; Kubernetes by its Node name, which
-// the UFM source reaches from UFM's host names through `config.hostMapping`.
+// the UFM source reaches from UFM's host names through `config.hostMapping`
+// (read with the fabric layer's decoder, as the source reads it).
 // Where that mapping looks Nodes up by a label (`hostMapping.nodeLabel`), the
 // label's value is the host name and Slurm gets it back; otherwise the Node
 // name is the host name (lowercasing and suffix stripping cannot be undone,
@@ -7,13 +8,14 @@
 
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { entryOf, sourceEntry, type DiscoveryConfig } from '../../config/loader.ts';
-import { parseUfmConfig, UFM_SOURCE } from '../../discovery/ufm/ufm-config.ts';
+import { parseHostMapping } from '../../discovery/fabric/host-mapping.ts';
+import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 
 /** Node name → Slurm node name for the enabled UFM sources' host mappings (identity where none applies). */
 export function slurmHostNames(config: DiscoveryConfig, nodes: readonly NodeMeta[]): (nodeName: string) => string {
   const entry = entryOf(sourceEntry(config, UFM_SOURCE));
-  const label = entry ? parseUfmConfig(entry, []).hostMapping.nodeLabel : undefined;
+  const label = entry ? parseHostMapping(entry.config?.hostMapping).nodeLabel : undefined;
   if (label === undefined) return (name) => name;
   const hosts = new Map<string, string>();
   for (const n of nodes) {

@@ -7,17 +7,8 @@
 // tells a person nothing. Go has no equivalent.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../../model/hypernode-types.ts';
-import { labelValue } from '../../model/label-reads.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../discovery/label/profile/profile-config.ts';
-import { UFM_FABRIC_LABEL } from '../../discovery/ufm/ufm-fabric-graph.ts';
-import { LLDP_FABRIC_LABEL } from '../../discovery/lldp/lldp-discoverer.ts';
-
-/** The labels a source writes to say which fabric a HyperNode belongs to. */
-const FABRIC_LABELS = [UFM_FABRIC_LABEL, LLDP_FABRIC_LABEL];
-
-/** Labels that say who made a HyperNode, not which Nodes it groups. */
-const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([NETWORK_TOPOLOGY_SOURCE_LABEL, NETWORK_TOPOLOGY_PROFILE_LABEL, ...FABRIC_LABELS]);
+import type { HyperNode } from '../../model/hypernode-types.ts';
+import { fabricOf, OWNERSHIP_LABELS, sourceOf } from '../../model/hypernode-labels.ts';
 
 export interface HyperNodeDomain {
   /** The label value, or the switch id. */
@@ -46,9 +37,9 @@ export function hyperNodeDomain(hn: HyperNode): HyperNodeDomain | undefined {
     .sort(compareBytes);
   const key = keys.find((k) => k === tierName) ?? keys[0];
   if (key !== undefined) return { labelKey: key, value: labels[key]! };
-  if (!tierName || labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === undefined) return undefined;
+  if (!tierName || sourceOf(hn) === undefined) return undefined;
   const name = hn.metadata.name;
-  const fabric = FABRIC_LABELS.map((key) => labelValue(labels, key)).find((f) => f);
+  const fabric = fabricOf(hn)?.fabric;
   const infix = `-${tierName}-`;
   const at = fabric !== undefined ? (name.startsWith(`${fabric}${infix}`) ? fabric.length : -1) : name.indexOf(infix, 1);
   const id = at < 0 ? '' : name.slice(at + infix.length);

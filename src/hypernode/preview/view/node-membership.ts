@@ -1,15 +1,13 @@
 // Why a Node sits where it does: every HyperNode that contains it, directly
 // (a member selector picks it) or through a child HyperNode, each with the
 // reasons a person can check — the selector that picks it, the label values
-// it shares with a label-discovered group, the label profile, the UFM fabric
-// whose switches its ports are linked to — and the source that owns it.
+// it shares with a label-discovered group, the label profile, the UFM or LLDP
+// fabric whose switches its ports are linked to — and the source that owns it.
 // `kubectl hypernode why NODE` prints this. Go has no equivalent.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type MemberSelector, type NodeMeta } from '../../model/hypernode-types.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../discovery/label/profile/profile-config.ts';
-import { UFM_FABRIC_LABEL } from '../../discovery/ufm/ufm-fabric-graph.ts';
-import { UFM_SOURCE } from '../../discovery/ufm/ufm-config.ts';
+import type { HyperNode, MemberSelector, NodeMeta } from '../../model/hypernode-types.ts';
+import { fabricOf, NETWORK_TOPOLOGY_PROFILE_LABEL, OWNERSHIP_LABELS, sourceOf, UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 
@@ -23,9 +21,6 @@ export interface Membership {
   /** For a direct container: how the Node got in, one reason a line. */
   readonly reasons: readonly string[];
 }
-
-/** Labels that say who made a HyperNode, not which Nodes it groups. */
-const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([NETWORK_TOPOLOGY_SOURCE_LABEL, NETWORK_TOPOLOGY_PROFILE_LABEL, UFM_FABRIC_LABEL]);
 
 /** Every HyperNode holding `node`, lowest tier first (then by name); empty when none does. */
 export function nodeMemberships(node: NodeMeta, hyperNodes: readonly HyperNode[]): Membership[] {
@@ -56,7 +51,7 @@ export function nodeMemberships(node: NodeMeta, hyperNodes: readonly HyperNode[]
 }
 
 function describe(hn: HyperNode): Omit<Membership, 'reasons'> {
-  const source = labelValue(hn.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL);
+  const source = sourceOf(hn);
   return {
     hyperNode: hn.metadata.name,
     tier: hn.spec?.tier ?? 0,
@@ -71,7 +66,7 @@ function selectorReason(selector: MemberSelector): string {
   return `its labels match labelMatch ${JSON.stringify(selector.labelMatch)}`;
 }
 
-/** What grouped the Node here: shared label values, the profile, the UFM fabric. */
+/** What grouped the Node here: shared label values, the profile, the UFM or LLDP fabric. */
 function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
   const labels = hn.metadata.labels ?? {};
   const reasons: string[] = [];
@@ -83,8 +78,8 @@ function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
   }
   const profile = labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL);
   if (profile) reasons.push(`label profile ${profile}`);
-  const fabric = labelValue(labels, UFM_FABRIC_LABEL);
-  if (fabric) reasons.push(`UFM fabric ${fabric}: the Node's host ports link to the switches of this group`);
-  else if (labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === UFM_SOURCE) reasons.push("UFM: the Node's host ports link to the leaf switches of this group");
+  const fabric = fabricOf(hn);
+  if (fabric) reasons.push(`${fabric.label.system} fabric ${fabric.fabric}: the Node's host ports link to the switches of this group`);
+  else if (sourceOf(hn) === UFM_SOURCE) reasons.push("UFM: the Node's host ports link to the leaf switches of this group");
   return reasons;
 }

@@ -1,6 +1,6 @@
 // The data the HTML topology view draws (topology-html.ts): one flat, indexed
 // list of HyperNodes with what a person asks about each one (tier, tierName,
-// source, label profile or UFM fabric, nodeCount, children, the Nodes it holds)
+// source, label profile or UFM / LLDP fabric, nodeCount, children, the Nodes it holds)
 // and, for a plan, what the controller would do to it with the field-level
 // diff. Built from HyperNodes as they are (render, `kubectl hypernode tree`)
 // or from a Plan over the cluster's objects (plan). Go has no equivalent.
@@ -9,9 +9,8 @@
 // tierName with its colour (view-levels.ts).
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../discovery/label/profile/profile-config.ts';
-import { UFM_FABRIC_LABEL } from '../../discovery/ufm/ufm-fabric-graph.ts';
+import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import { fabricOf, NETWORK_TOPOLOGY_PROFILE_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { describeDiff } from '../../reconcile/hypernode-diff.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
@@ -30,7 +29,7 @@ export interface ViewHyperNode {
   readonly source?: string;
   /** The label profile that grouped it (label source with profiles). */
   readonly profile?: string;
-  /** The UFM fabric it belongs to (ufm source, fabric mode). */
+  /** The fabric it belongs to (ufm source in fabric mode, lldp source). */
   readonly fabric?: string;
   /** status.nodeCount as written (or as a plan would write it). */
   readonly nodeCount: number;
@@ -103,9 +102,9 @@ function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMe
       name: hn.metadata.name,
       tier: hn.spec?.tier ?? 0,
       ...optional('tierName', hn.spec?.tierName),
-      ...optional('source', labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL)),
+      ...optional('source', sourceOf(hn)),
       ...optional('profile', labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL)),
-      ...optional('fabric', labelValue(labels, UFM_FABRIC_LABEL)),
+      ...optional('fabric', fabricOf(hn)?.fabric),
       nodeCount: hn.status?.nodeCount ?? 0,
       children: [...children].sort((a, b) => a - b),
       nodes: [...members].sort(compareBytes),

@@ -1,7 +1,7 @@
 // Keeps the opt-in Node labels (`exports.nodeLabels` on a discovery entry)
 // equal to the sources' latest accepted snapshots: level-based, one worker,
-// one pass over the Node cache per trigger (a snapshot, a ConfigMap change,
-// a Node added or relabelled, coalesced), writing one merge patch per Node
+// one pass over the Node cache per trigger (a snapshot, the configuration
+// the discovery manager applied, a Node added or relabelled, coalesced), writing one merge patch per Node
 // that differs and nothing otherwise. The patches go through the same client
 // set as the HyperNode writes, so they share its rate limit and the leader's
 // write fence. Ours, no Go counterpart (docs/configuration.md, "Node labels").
@@ -11,14 +11,15 @@ import type { Clock } from '../../../kube/clock.ts';
 import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
 import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
-import { nullLogger, type Logger } from '../../../log.ts';
+import type { Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { NodeLabelClient } from '../../model/contracts.ts';
-import type { ConfigMap, DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
-import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
-import type { ConfigMapLocation } from '../../config/location.ts';
-import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import type { DiscoveryConfig } from '../../config/loader.ts';
+import type { Follower } from '../follower.ts';
+import { writeRetryRateLimiter } from '../write-failures.ts';
+import { firstTimeSeen } from '../../../util/reported-once.ts';
 import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch, type RetainedLabels } from './node-label-changes.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
@@ -34,8 +35,6 @@ const PASS_KEY = 'nodes';
 
 export interface NodeLabelSyncDeps {
   nodes: Lister<NodeMeta>;
-  configMaps: Lister<ConfigMap>;
-  configMap: ConfigMapLocation;
   client: NodeLabelClient;
   clock: Clock;
   logger: Logger;
@@ -51,10 +50,12 @@ export interface NodeLabelSyncDeps {
 }
 
 /** The label worker: one queue key, one pass at a time, a pass per coalesced trigger. */
-export class NodeLabelSync {
+export class NodeLabelSync implements Follower {
   readonly queue: RateLimitingQueue;
   /** Per source: its latest accepted snapshot. */
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
+  /** The configuration the discovery manager applied last; undefined leaves every label as it is. */
+  private config: DiscoveryConfig | undefined;
   /**
    * Per Node: the patch last sent and the cached resourceVersion it was
    * decided on. Until the cache shows the Node changed, the same patch is
@@ -90,14 +91,15 @@ export class NodeLabelSync {
     };
   }
 
-  /** What the labels depend on besides snapshots, Nodes and the ConfigMap changed (the labels live Topology objects name). */
+  /** What the labels depend on besides snapshots, Nodes and the configuration changed (the labels live Topology objects name). */
   recheck(): void {
     this.schedule();
   }
 
-  /** A ConfigMap change may turn labels on or off for a source. */
-  configMapHandler(): EventHandler<ConfigMap> {
-    return { onAdd: () => this.schedule(), onUpdate: () => this.schedule(), onDelete: () => this.schedule() };
+  /** A new configuration may turn labels on or off for a source. */
+  configuration(config: DiscoveryConfig | undefined): void {
+    this.config = config;
+    this.schedule();
   }
 
   run(): Promise<void> {
@@ -112,13 +114,7 @@ export class NodeLabelSync {
   /** The changes a pass makes now, from the caches and the snapshots received. */
   private decide(): NodeLabelChanges {
     const nodes = this.deps.nodes.list();
-    let config: DiscoveryConfig | undefined;
-    try {
-      config = loadConfig(this.deps.configMaps, this.deps.configMap, nullLogger);
-    } catch {
-      // The discovery manager reports a configuration it cannot load; labels stay as they are meanwhile.
-    }
-    const states = sourceLabelStates(config, this.snapshots, nodes, (m) => this.reportOnce(m));
+    const states = sourceLabelStates(this.config, this.snapshots, nodes, (m) => this.reportOnce(m));
     return nodeLabelChanges(nodes, states, this.deps.retainedLabels ? (this.deps.retainedLabels() ?? 'all') : new Map());
   }
 

@@ -9,6 +9,7 @@
 
 import type { TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import { sourceOf } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { isForbidden } from '../../../kube/errors.ts';
@@ -55,7 +56,7 @@ export async function decideTopologyObjects(
   }
   const bySource = new Map<string, TopologyObject[]>();
   for (const o of ours) {
-    const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
+    const source = sourceOf(o) ?? '';
     bySource.set(source, [...(bySource.get(source) ?? []), o]);
   }
   const limit = { holder: `${kind.title} ${kind.group}/${version}`, maxLevels };

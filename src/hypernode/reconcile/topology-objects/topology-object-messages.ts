@@ -2,6 +2,7 @@
 // and about a create waiting for its Node labels, shared by the writer's log
 // lines and Events and by `plan`. Ours, no Go counterpart.
 
+import { HOSTNAME_LABEL } from '../../model/hypernode-labels.ts';
 import type { TopologyChange, TopologyKind } from './topology-object-specs.ts';
 
 /** The finalizer Kueue's Topology controller keeps on a Topology while a ResourceFlavor names it. */
@@ -49,7 +50,7 @@ export function topologySequence(kind: TopologyKind, source: string, change: Top
     );
   }
   if (change.levels) steps.push(`${change.action === 'create' ? 'create' : 'create it again, once it is gone,'} with levels ${change.levels.join(', ')}`);
-  const dropped = (change.previous ?? []).filter((k) => !change.levels?.includes(k) && k !== 'kubernetes.io/hostname');
+  const dropped = (change.previous ?? []).filter((k) => !change.levels?.includes(k) && k !== HOSTNAME_LABEL);
   if (dropped.length > 0) steps.push(`then the Node labels ${dropped.join(', ')}, which no live Topology names any more, are removed`);
   return steps;
 }

@@ -13,11 +13,10 @@ import { compareBytes } from '../../../util/compare-bytes.ts';
 import { isDNS1123Subdomain } from '../../../kube/name-validation.ts';
 import type { TopologyObject } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { HOSTNAME_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { membersOf } from '../../model/member-selector.ts';
 import { tierKey } from '../node-labels/node-label-values.ts';
 
-/** The Node label every Topology ends with: the Node itself. */
-export const HOSTNAME_LEVEL = 'kubernetes.io/hostname';
 /** A version this controller writes, with the most levels its published CRD accepts (spec.levels maxItems). */
 export interface TopologyVersion {
   readonly version: string;
@@ -98,10 +97,10 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
   const single = trees.size === 1;
   for (const { keys, tiers } of trees.values()) {
     const name = single ? `hypernode-${source}` : objectName(source, tiers);
-    const all = [...keys, HOSTNAME_LEVEL];
+    const all = [...keys, HOSTNAME_LABEL];
     if (all.length > limit.maxLevels) {
       errors.push(
-        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LEVEL}), more than the ${limit.maxLevels} a ${limit.holder} holds; no Topology ${name} is written (turn off the export on the "${source}" entry, use fewer tiers, or upgrade to a version that takes more levels)`,
+        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LABEL}), more than the ${limit.maxLevels} a ${limit.holder} holds; no Topology ${name} is written (turn off the export on the "${source}" entry, use fewer tiers, or upgrade to a version that takes more levels)`,
       );
       continue;
     }
@@ -152,6 +151,22 @@ export interface TopologyChange {
 }
 
 export const levelsOf = (o: TopologyObject) => o.spec.levels.map((l) => l.nodeLabel);
+
+/**
+ * Per source, the Node label keys that `objects` (Topology objects of ours)
+ * name as levels, the hostname aside: the labels the label worker keeps
+ * while those objects live. Shared by the writer and `plan`.
+ */
+export function levelLabelKeysBySource(objects: Iterable<TopologyObject>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const o of objects) {
+    const source = sourceOf(o) ?? '';
+    const keys = out.get(source) ?? new Set<string>();
+    for (const k of levelsOf(o)) if (k !== HOSTNAME_LABEL) keys.add(k);
+    out.set(source, keys);
+  }
+  return out;
+}
 
 /**
  * From the source's existing objects (those carrying its label) to `desired`:

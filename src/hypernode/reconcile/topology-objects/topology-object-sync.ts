@@ -1,10 +1,11 @@
 // Keeps the opt-in Kueue and KAI Topology objects (exports.kueueTopology /
 // kaiTopology) equal to what the sources' latest accepted snapshots ask for:
-// one worker, one pass per trigger (a snapshot, a ConfigMap change, a change
-// of our Topology objects seen by their watch, a Node relabelled while a
-// create waits for its labels). Each pass asks discovery at which version the
-// kind's `topologies` are served, so a CRD installed later is picked up at
-// the next trigger and an absent one costs a log line, not a failure.
+// one worker, one pass per trigger (a snapshot, the configuration the
+// discovery manager applied, a change of our Topology objects seen by their
+// watch, a Node relabelled while a create waits for its labels). Each pass
+// asks discovery at which version the kind's `topologies` are served, so a
+// CRD installed later is picked up at the next trigger and an absent one
+// costs a log line, not a failure.
 //
 // A change of levels (immutable in both projects) deletes the object and
 // creates it again under the same name once it is gone; Kueue holds a
@@ -22,20 +23,21 @@ import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
 import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
-import { nullLogger, type Logger } from '../../../log.ts';
+import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { EventRecorder, TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type ConfigMap, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
 import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 import { TOPOLOGY_DELETION_HELD } from '../../event-reasons.ts';
-import { loadConfig, type DiscoveryConfig } from '../../config/loader.ts';
-import type { ConfigMapLocation } from '../../config/location.ts';
-import { firstTimeSeen, writeRetryRateLimiter } from '../write-failures.ts';
+import type { DiscoveryConfig } from '../../config/loader.ts';
+import type { Follower } from '../follower.ts';
+import { writeRetryRateLimiter } from '../write-failures.ts';
+import { firstTimeSeen } from '../../../util/reported-once.ts';
 import { decideTopologyObjects, type TopologyDecision } from './topology-object-decisions.ts';
 import { kindExported, oursMayExist } from './topology-export-states.ts';
 import { heldDeletionMessage, labelsPendingMessage } from './topology-object-messages.ts';
-import { HOSTNAME_LEVEL, levelsOf, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
+import { levelLabelKeysBySource, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
@@ -47,8 +49,6 @@ const PASS_KEY = 'topologies';
 export const LABEL_WAIT_COALESCE_MS = 1_000;
 
 export interface TopologyObjectSyncDeps {
-  configMaps: Lister<ConfigMap>;
-  configMap: ConfigMapLocation;
   /** The Node cache: a create waits until the Nodes carry the labels its levels name. */
   nodes: Lister<NodeMeta>;
   client: TopologyObjectClient;
@@ -75,9 +75,11 @@ interface KindState {
   watch?: { readonly version: string; readonly stop: AbortController };
 }
 
-export class TopologyObjectSync {
+export class TopologyObjectSync implements Follower {
   readonly queue: RateLimitingQueue;
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
+  /** The configuration the discovery manager applied last; undefined leaves every object as it is. */
+  private config: DiscoveryConfig | undefined;
   /** Messages already logged (an absent CRD, a tree with too many levels, a hold): said once while they hold. */
   private readonly firstTime = firstTimeSeen();
   private readonly kinds = new Map<string, KindState>(TOPOLOGY_KINDS.map((k) => [k.exportKey, { live: undefined }]));
@@ -102,10 +104,10 @@ export class TopologyObjectSync {
     this.queue.add(PASS_KEY);
   }
 
-  /** A ConfigMap change may turn the exports on or off. */
-  configMapHandler(): EventHandler<ConfigMap> {
-    const trigger = () => this.queue.add(PASS_KEY);
-    return { onAdd: trigger, onUpdate: trigger, onDelete: trigger };
+  /** A new configuration may turn the exports on or off. */
+  configuration(config: DiscoveryConfig | undefined): void {
+    this.config = config;
+    this.queue.add(PASS_KEY);
   }
 
   /** While a create waits for its labels, a Node whose labels change may complete them. */
@@ -136,12 +138,8 @@ export class TopologyObjectSync {
   }
 
   private async pass(): Promise<SyncResult> {
-    let config: DiscoveryConfig | undefined;
-    try {
-      config = loadConfig(this.deps.configMaps, this.deps.configMap, nullLogger);
-    } catch {
-      return 'done'; // the discovery manager reports a configuration it cannot load; objects stay meanwhile
-    }
+    const config = this.config;
+    if (!config) return 'done'; // the discovery manager reports a configuration it cannot load; objects stay meanwhile
     const nodes = this.deps.nodes.list();
     this.waitingForLabels = false;
     this.passing = true;
@@ -284,16 +282,8 @@ export class TopologyObjectSync {
 
   private updateRetained(): void {
     const states = [...this.kinds.values()];
-    let next: Map<string, Set<string>> | undefined;
-    if (states.every((s) => s.live !== undefined)) {
-      next = new Map();
-      for (const o of states.flatMap((s) => s.live!)) {
-        const source = o.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] ?? '';
-        const keys = next.get(source) ?? new Set<string>();
-        for (const k of levelsOf(o)) if (k !== HOSTNAME_LEVEL) keys.add(k);
-        next.set(source, keys);
-      }
-    }
+    // Undefined until every kind's objects are known.
+    const next = states.every((s) => s.live !== undefined) ? levelLabelKeysBySource(states.flatMap((s) => s.live!)) : undefined;
     if (isDeepStrictEqual(next, this.retained)) return;
     this.retained = next;
     this.deps.onRetainedLabelsChanged?.();

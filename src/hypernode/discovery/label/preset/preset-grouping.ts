@@ -10,11 +10,11 @@
 // the level they have in common.
 
 import type { Lister } from '../../../../kube/types.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../../model/hypernode-types.ts';
+import type { HyperNode, NodeMeta } from '../../../model/hypernode-types.ts';
 import { labelValue } from '../../../model/label-reads.ts';
-import { LABEL_SOURCE, presetHyperNodeName } from '../label-naming.ts';
+import { presetHyperNodeName } from '../label-naming.ts';
 import type { Group } from '../label-group.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../profile/profile-config.ts';
+import { isOwnedBy, LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../../model/hypernode-labels.ts';
 import type { ChainLink, LeftOutReason, PresetStack } from './preset-stack.ts';
 
 export interface NamedPreset {
@@ -113,10 +113,7 @@ export class PresetTrees {
     const existing = this.hyperNodes.get(name);
     if (!existing) return undefined;
     const labels = existing.metadata.labels;
-    const ours =
-      labelValue(labels, NETWORK_TOPOLOGY_SOURCE_LABEL) === LABEL_SOURCE &&
-      labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL) === preset.labelValue &&
-      labelValue(labels, link.key) === link.value;
+    const ours = isOwnedBy(existing, LABEL_SOURCE) && labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL) === preset.labelValue && labelValue(labels, link.key) === link.value;
     return ours ? undefined : 'is held by an existing HyperNode of another domain; delete or relabel that object';
   }
 }

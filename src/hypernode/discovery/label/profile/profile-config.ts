@@ -16,12 +16,10 @@ import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from '
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';
 import { compileValuePattern, wholeValue, type DomainOf } from './value-pattern.ts';
 import { cleanTypeName } from '../label-naming.ts';
+import { HOSTNAME_LABEL } from '../../../model/hypernode-labels.ts';
 import { wrapError } from '../../../../util/error-message.ts';
 
 export const MAX_PROFILE_NAME_BYTES = 20;
-export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
-/** On every HyperNode a profile produces: which profile's tree it belongs to. */
-export const NETWORK_TOPOLOGY_PROFILE_LABEL = 'volcano.sh/network-topology-profile';
 
 /** The keys that make a mapping a profile rather than a legacy level entry. */
 export const PROFILE_KEYS = ['nodeSelector', 'levels', 'preset', 'nvlink'] as const;

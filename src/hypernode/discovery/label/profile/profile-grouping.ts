@@ -11,7 +11,8 @@ import type { Lister } from '../../../../kube/types.ts';
 import type { HyperNode, NodeMeta } from '../../../model/hypernode-types.ts';
 import { labelValue } from '../../../model/label-reads.ts';
 import { namePrefix, profileHyperNodeName, type NameBook } from '../label-naming.ts';
-import { NETWORK_TOPOLOGY_PROFILE_LABEL, type Profile } from './profile-config.ts';
+import type { Profile } from './profile-config.ts';
+import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../../model/hypernode-labels.ts';
 import type { Group } from '../label-group.ts';
 
 export interface NamedProfile {

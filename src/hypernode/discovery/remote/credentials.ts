@@ -1,10 +1,12 @@
-// UFM credentials from a Secret, with the error texts of
-// pkg/controllers/hypernode/discovery/ufm/ufm.go. We read the Secret at
-// construction (as Go) and again before every discovery run, so a rotated
-// Secret applies without restarting the source; every read checks that the
-// values the scheme needs are present and non-empty. Besides Go's basic auth
-// (`username`, `password`) a Secret may hold a UFM access token (`token`, for
-// `auth: token`) and a private CA (`ca.crt`, PEM) trusted for this endpoint only.
+// Credentials of a remote system from a Kubernetes Secret, shared by every
+// source that reads one (a fabric manager's REST API, a graph URL, SNMP
+// agents). The error texts are those of Go's UFM source
+// (pkg/controllers/hypernode/discovery/ufm/ufm.go). Sources read the Secret
+// before every discovery run, so a rotated Secret applies without restarting
+// the source; every read checks that the values the scheme needs are present
+// and non-empty. A Secret holds `username` and `password` (basic auth) or a
+// `token`, and optionally a private CA (`ca.crt`, PEM) trusted for that
+// system only. What a missing token means is the caller's to say.
 
 import { Buffer } from 'node:buffer';
 import type { SecretClient } from '../../model/contracts.ts';
@@ -23,13 +25,13 @@ export interface SecretRef {
 export interface Credentials {
   readonly username: Buffer;
   readonly password: Buffer;
-  /** A UFM access token (auth: token). */
+  /** An access token (scheme token). */
   readonly token?: Buffer;
   /** PEM certificates from `ca.crt`: the only roots trusted for the endpoint when present. */
   readonly ca?: string;
 }
 
-/** basic: HTTP basic auth on /ufmRest (Go's only scheme); token: a UFM access token on /ufmRestV3. */
+/** basic: a username and a password (Go's only scheme); token: one access token. */
 export type AuthScheme = 'basic' | 'token';
 export const AUTH_SCHEMES: readonly AuthScheme[] = ['basic', 'token'];
 
@@ -49,12 +51,17 @@ export async function readSecretData(secrets: SecretClient, ref: SecretRef, sign
   }
 }
 
-export async function readCredentials(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal, auth: AuthScheme = 'basic'): Promise<Credentials> {
+/**
+ * The Secret's values for `auth`; errors name the Secret and the key, never a
+ * value. `tokenHint` says, in the caller's words, what a missing token is
+ * (e.g. which system's token belongs under the key), after the Secret's name.
+ */
+export async function readCredentials(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal, auth: AuthScheme = 'basic', tokenHint?: string): Promise<Credentials> {
   const where = `${ref.namespace}/${ref.name}`;
   const data = await readSecretData(secrets, ref, signal);
   const decode = (key: 'username' | 'password' | 'token'): Buffer => {
     const value = data?.[key];
-    if (value === undefined) throw new Error(`${key} not found in secret ${where}${key === 'token' ? ' (auth: token needs the UFM access token under the key "token")' : ''}`);
+    if (value === undefined) throw new Error(`${key} not found in secret ${where}${key === 'token' && tokenHint ? ` (${tokenHint})` : ''}`);
     const bytes = Buffer.from(value, 'base64');
     if (bytes.length === 0) throw new Error(`${key} is empty in secret ${where}`);
     return bytes;
@@ -72,11 +79,6 @@ export async function readCredentials(secrets: SecretClient, ref: SecretRef, sig
 
 export function hasCredentials(c: Credentials, auth: AuthScheme = 'basic'): boolean {
   return auth === 'token' ? (c.token?.length ?? 0) > 0 : c.username.length > 0 && c.password.length > 0;
-}
-
-/** The Authorization header: basic credentials, or the access token after the word Basic, as UFM's /ufmRestV3 takes it. */
-export function authorizationHeader(c: Credentials, auth: AuthScheme): string {
-  return auth === 'token' ? `Basic ${(c.token ?? Buffer.alloc(0)).toString('latin1')}` : basicAuthorization(c);
 }
 
 /** `Basic base64(username ":" password)` over the raw bytes, as RFC 7617 and Go's SetBasicAuth do. */

@@ -1,7 +1,9 @@
-// The UFM HTTP client: one GET with basic auth, TLS verification unless told
-// otherwise, no proxies, a deadline for the whole exchange, a cap on the body
-// size and at most 10 redirects. Mirrors the http.Client that
-// pkg/controllers/hypernode/discovery/ufm/ufm.go builds, with two changes:
+// The HTTP(S) GET client of the sources that read a remote system (a fabric
+// manager's REST API, a graph URL): one GET with an Authorization header, TLS
+// verification unless told otherwise, no proxies, a deadline for the whole
+// exchange, a cap on the body size and at most 10 redirects. Mirrors the
+// http.Client that Go's pkg/controllers/hypernode/discovery/ufm/ufm.go builds,
+// with two changes:
 // the Authorization header follows a redirect only to the same scheme, host
 // and port (Go also keeps it for subdomains and across an https → http
 // downgrade), and a body over the cap is an error naming the cap and the URL.
@@ -93,7 +95,7 @@ class BodyBuffer {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-export class UfmHttpClient {
+export class HttpGetClient {
   private readonly agentOptions: https.AgentOptions;
 
   constructor(private readonly opts: HttpClientOptions) {

@@ -1,0 +1,63 @@
+// The label vocabulary of HyperNodes: every label key the controller writes
+// on a HyperNode or reads on a Node, the names of the discovery sources (the
+// values of the ownership label), and the helpers that read them. One home,
+// so a source, the reconcile core and every preview (`kubectl hypernode why`,
+// the topology view, the Slurm files) agree on what a label means without
+// importing a source's internals. The ownership label itself stays with the
+// API types (hypernode-types.ts), as in Volcano's labels.go.
+
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from './hypernode-types.ts';
+import { labelValue } from './label-reads.ts';
+
+/** The discovery sources' keys in the ConfigMap, and the values of the ownership label. */
+export const LABEL_SOURCE = 'label';
+export const UFM_SOURCE = 'ufm';
+export const GRAPH_SOURCE = 'graph';
+export const LLDP_SOURCE = 'lldp';
+
+/** The label profile that grouped a HyperNode (label source with profiles). */
+export const NETWORK_TOPOLOGY_PROFILE_LABEL = 'volcano.sh/network-topology-profile';
+/** Which fabric of the ufm source (fabric mode) a HyperNode describes. */
+export const UFM_FABRIC_LABEL = 'volcano.sh/ufm-fabric';
+/** Which fabric of the lldp source a HyperNode describes. */
+export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
+/** The well-known Node label holding the host name; also the lowest level of the Kueue and KAI Topology objects. */
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+
+/** A fabric label and how people call the system whose fabric it names. */
+export interface FabricLabel {
+  readonly key: string;
+  readonly source: string;
+  /** As a person names the fabric's system: `UFM fabric pod-a`, `LLDP fabric roce`. */
+  readonly system: string;
+}
+
+/** Every fabric label a source writes. */
+export const FABRIC_LABELS: readonly FabricLabel[] = [
+  { key: UFM_FABRIC_LABEL, source: UFM_SOURCE, system: 'UFM' },
+  { key: LLDP_FABRIC_LABEL, source: LLDP_SOURCE, system: 'LLDP' },
+];
+
+/** Labels that say who made a HyperNode (owner, profile, fabric), not which Nodes it groups. */
+export const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([NETWORK_TOPOLOGY_SOURCE_LABEL, NETWORK_TOPOLOGY_PROFILE_LABEL, ...FABRIC_LABELS.map((f) => f.key)]);
+
+type Labelled = { readonly metadata: { readonly labels?: Readonly<Record<string, string>> } } | undefined;
+
+/** The discovery source that owns `obj` (its ownership label), or undefined for a hand-made object. */
+export function sourceOf(obj: Labelled): string | undefined {
+  return labelValue(obj?.metadata.labels, NETWORK_TOPOLOGY_SOURCE_LABEL);
+}
+
+/** Whether `source` owns `obj`. */
+export function isOwnedBy(obj: Labelled, source: string): boolean {
+  return sourceOf(obj) === source;
+}
+
+/** The fabric a HyperNode describes and its label, when a fabric source wrote one. */
+export function fabricOf(obj: Labelled): { readonly label: FabricLabel; readonly fabric: string } | undefined {
+  for (const label of FABRIC_LABELS) {
+    const fabric = labelValue(obj?.metadata.labels, label.key);
+    if (fabric) return { label, fabric };
+  }
+  return undefined;
+}

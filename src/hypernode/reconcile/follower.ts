@@ -1,0 +1,28 @@
+// What follows the accepted topology (the opt-in Node labels, the Kueue and
+// KAI Topology objects, and any later export): one interface, so the
+// controller starts, feeds and stops them as a list. A follower is given
+// what the core already knows — the configuration the discovery manager
+// applied, and each snapshot the reconciler accepted — and never reads the
+// ConfigMap itself, so every reader acts on the same document
+// (controller-runtime: runnables are given their dependencies).
+
+import type { EventHandler } from '../../kube/types.ts';
+import type { DiscoveryConfig } from '../config/loader.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../model/hypernode-types.ts';
+
+export interface Follower {
+  /**
+   * The configuration the discovery manager applied; undefined while none can
+   * be loaded (the ConfigMap is missing or broken), which leaves what the
+   * follower wrote as it is.
+   */
+  configuration(config: DiscoveryConfig | undefined): void;
+  /** A source's snapshot was accepted by the reconciler (a rejected one is not passed on). */
+  snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void;
+  /** Node events, for a follower whose output depends on the Nodes. */
+  nodeHandler?(): EventHandler<NodeMeta>;
+  /** Runs the follower's worker until shutDown(). */
+  run(): Promise<void>;
+  /** Drops pending work; run() ends after the write in flight. */
+  shutDown(): void;
+}
