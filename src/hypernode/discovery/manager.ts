@@ -24,7 +24,7 @@ import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snap
 import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
 import type { EntryResult } from '../config/entry.ts';
-import { LABEL_SOURCE } from './label/label-naming.ts';
+import { LABEL_SOURCE } from '../model/hypernode-labels.ts';
 import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
 import type { ConfigMapLocation } from '../config/location.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
