@@ -22,6 +22,8 @@ import { NodeCountSync, STATUS_QUEUE_NAME } from './reconcile/node-count-sync.ts
 import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
 import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
+import { HEALTH_QUEUE_NAME } from './health/condition-writer.ts';
+import { HealthRunner, type NodeHealthInformerFactory } from './health/health-runner.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
@@ -51,6 +53,8 @@ export interface HyperNodeControllerDeps {
   dryRun?: boolean;
   /** Where the topology page's state is recorded (--enable-topology-page). */
   topologyState?: TopologyStateRecorder;
+  /** Starts a full Node watch for NodesReady (health.nodes); without it health.nodes has no effect. */
+  nodeHealthInformer?: NodeHealthInformerFactory;
 }
 
 export interface HyperNodeController {
@@ -86,6 +90,20 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         },
       }
     : metrics;
+  // The conditions (docs/health.md); fabric sources report to it, so it exists before they start.
+  const health = new HealthRunner({
+    hyperNodes: deps.hyperNodes,
+    client: deps.hyperNodeClient,
+    events: deps.events,
+    regarding: () => manager.configMapRef(),
+    metrics: writeMetrics,
+    clock,
+    logger: writeLogger,
+    queueMetrics: deps.queueMetrics?.(HEALTH_QUEUE_NAME),
+    configMap: deps.configMap,
+    registry: deps.registry,
+    ...(deps.nodeHealthInformer ? { nodeHealthInformer: deps.nodeHealthInformer } : {}),
+  });
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
     configMap: deps.configMap,
@@ -96,6 +114,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
       secrets: deps.secrets,
       configMaps: deps.configMapReader,
       metrics: discovererMetrics,
+      fabricHealth: health.fabric,
       clock,
       logger,
       queueMetrics: deps.queueMetrics,
@@ -155,6 +174,8 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
+    deps.hyperNodes.addEventHandler(health.writer.hyperNodeHandler()),
+    deps.configMaps.addEventHandler(health.configMapHandler()),
     ...(labels ? [deps.nodes.addEventHandler(labels.nodeHandler()), deps.configMaps.addEventHandler(labels.configMapHandler())] : []),
     ...(topologies ? [deps.configMaps.addEventHandler(topologies.configMapHandler())] : []),
   ];
@@ -182,6 +203,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   const labelWorker = labels?.run();
   const topologyWorker = topologies?.run();
   const statusWorker = status.run();
+  const healthWorker = health.run();
   logger.info('HyperNode controller started');
 
   await new Promise<void>((resolve) => {
@@ -204,6 +226,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   await topologyWorker;
   status.shutDown();
   await statusWorker;
+  await health.shutDown(healthWorker);
   for (const r of registrations) r.remove();
   stopTopologyCounts();
   state?.stopped();

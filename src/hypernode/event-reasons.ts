@@ -58,6 +58,12 @@ export const FABRIC_MISCABLED = define(
   'Warning',
   'Links of a fabric join no group (a host on two units, an unpolled switch, a neighbour without a name); once per distinct list.',
 );
+export const HYPERNODE_UNHEALTHY = define(
+  'HyperNodeUnhealthy',
+  'Warning',
+  'A condition of a HyperNode (NodesReady, FabricHealthy; docs/health.md) turned False; the message names the Nodes or links.',
+);
+export const HYPERNODE_HEALTHY = define('HyperNodeHealthy', 'Normal', 'A condition of a HyperNode that was False is True again.');
 
 /** The catalogue, in the order the docs list it. */
 export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
@@ -76,4 +82,6 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   CLEARTEXT_CREDENTIALS,
   SWITCH_UNREACHABLE,
   FABRIC_MISCABLED,
+  HYPERNODE_UNHEALTHY,
+  HYPERNODE_HEALTHY,
 ]);

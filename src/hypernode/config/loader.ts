@@ -15,14 +15,17 @@ import type { ConfigMap } from '../model/hypernode-types.ts';
 import { ENTRY_KEYS, parseEntry, type EntryResult } from './entry.ts';
 import type { ConfigMapLocation } from './location.ts';
 import { warnUnknownKeys } from './unknown-keys.ts';
+import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from '../health/health-config.ts';
 import { errorMessage } from '../../util/error-message.ts';
 
 export interface DiscoveryConfig {
   /** One result per networkTopologyDiscovery entry, in document order. */
   readonly entries: readonly EntryResult[];
+  /** The top-level `health` mapping: which HyperNode conditions are kept (docs/health.md). */
+  readonly health: HealthSettings;
 }
 
-export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({ entries: Object.freeze([]) });
+export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({ entries: Object.freeze([]), health: DEFAULT_HEALTH });
 
 const firstLine = (msg: string) => msg.split('\n')[0]!.trim();
 
@@ -39,9 +42,10 @@ export function parseConfig(text: string): DiscoveryConfig {
     throw new Error('failed to parse config: the document must be a mapping with a networkTopologyDiscovery list');
   }
   const list = (doc as Record<string, unknown>).networkTopologyDiscovery;
-  if (list === undefined || list === null) return EMPTY_CONFIG;
+  const health = parseHealth((doc as Record<string, unknown>).health);
+  if (list === undefined || list === null) return health === DEFAULT_HEALTH ? EMPTY_CONFIG : Object.freeze({ ...EMPTY_CONFIG, health });
   if (!Array.isArray(list)) throw new Error('failed to parse config: networkTopologyDiscovery must be a list of sources');
-  return Object.freeze({ entries: Object.freeze(list.map(parseEntry)) });
+  return Object.freeze({ entries: Object.freeze(list.map(parseEntry)), health });
 }
 
 /**

@@ -1,0 +1,35 @@
+// The NodesReady condition of one HyperNode from the Nodes below it
+// (docs/health.md): False when one of them is NotReady, Unknown or gone (no
+// Node object); True otherwise, with cordoned Nodes counted in the message and
+// their own reason: cordoning is an operator's decision, not a failure.
+
+import type { Lister } from '../../kube/types.ts';
+import { ALL_NODES_READY, firstFew, NODES_CORDONED, NODES_NOT_READY, type DesiredCondition } from './conditions.ts';
+import type { NodeHealth } from './node-health.ts';
+
+export interface NodesReadyJudgement {
+  readonly condition: DesiredCondition;
+  /** The Nodes that make it False, with why: `node-3 (NotReady)`. */
+  readonly unhealthy: readonly string[];
+}
+
+/** Why a Node counts as unhealthy, or undefined when it is Ready. */
+export function unhealthyBecause(node: string, health: Lister<NodeHealth>): string | undefined {
+  const h = health.get(node);
+  if (!h) return 'gone';
+  return h.ready === 'True' ? undefined : h.ready === 'False' ? 'NotReady' : 'Unknown';
+}
+
+export function judgeNodesReady(nodes: readonly string[], health: Lister<NodeHealth>): NodesReadyJudgement {
+  const unhealthy: string[] = [];
+  const cordoned: string[] = [];
+  for (const n of nodes) {
+    const why = unhealthyBecause(n, health);
+    if (why !== undefined) unhealthy.push(`${n} (${why})`);
+    else if (health.get(n)?.unschedulable) cordoned.push(n);
+  }
+  const of = (r: typeof ALL_NODES_READY, message: string): DesiredCondition => ({ type: r.type, status: r.status, reason: r.reason, message });
+  if (unhealthy.length > 0) return { condition: of(NODES_NOT_READY, `${unhealthy.length} of ${nodes.length} Nodes not ready: ${firstFew(unhealthy)}.`), unhealthy };
+  if (cordoned.length > 0) return { condition: of(NODES_CORDONED, `All ${nodes.length} Nodes are Ready; ${cordoned.length} cordoned: ${firstFew(cordoned)}.`), unhealthy };
+  return { condition: of(ALL_NODES_READY, `All ${nodes.length} Nodes are Ready.`), unhealthy };
+}
