@@ -12,6 +12,7 @@ import type { ConfigMapLocation } from '../config/location.ts';
 import type { FabricHealthReporter } from '../model/contracts.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
 import { ConditionWriter, type ConditionWriterDeps } from './condition-writer.ts';
+import type { HealthSettings } from './health-config.ts';
 import { exportHealthGauges } from './health-metrics.ts';
 import type { NodeHealth } from './node-health.ts';
 
@@ -61,14 +62,15 @@ export class HealthRunner {
     const apply = (cm: ConfigMap) => {
       const { name, namespace, key } = this.deps.configMap;
       if (cm.metadata.name !== name || cm.metadata.namespace !== namespace) return;
-      let health;
+      let health: HealthSettings;
       try {
         health = parseConfig(cm.data?.[key] ?? '').health;
       } catch {
         return;
       }
       this.writer.setSettings(health);
-      this.nodeWatch(health.nodes);
+      // A stop resolves when the old watch ended; nothing waits for it here.
+      void this.nodeWatch(health.nodes);
     };
     return { onAdd: apply, onUpdate: (_old, cm) => apply(cm) };
   }
