@@ -40,7 +40,7 @@ test('a NotReady Node marks its rack, spine and zone only; a gone Node counts to
   r.client.actions.length = 0;
   await r.clock.advance(60_000);
   r.nodes.remove('n2');
-  await r.settle(() => r.condition('rack-1', 'NodesReady')?.message.includes('n2 (gone)'), 'n2 gone');
+  await r.settle(() => r.condition('rack-1', 'NodesReady')?.message.includes('n2 (gone)') === true, 'n2 gone');
   assert.is(r.condition('rack-1', 'NodesReady')!.message, '2 of 2 Nodes not ready: n2 (gone), n3 (NotReady).');
   assert.is(r.condition('rack-1', 'NodesReady')!.lastTransitionTime, t1, 'still False: the transition time stays');
   assert.equal(statusWrites(r).sort(), ['rack-1', 'spine-0', 'zone']);
