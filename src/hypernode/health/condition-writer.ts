@@ -73,6 +73,7 @@ export class ConditionWriter {
 
   /** The `health` settings of the configuration in force (hot-reloaded). */
   setSettings(settings: HealthSettings): void {
+    this.fabric.setLinkGraceMs(settings.linkGracePeriodMs);
     if (isDeepStrictEqual(settings, this.settings)) return;
     this.settings = settings;
     this.rescan();

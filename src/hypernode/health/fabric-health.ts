@@ -5,6 +5,7 @@
 
 import type { FabricHealthProblem, FabricHealthReporter } from '../model/contracts.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
+import { DEFAULT_LINK_GRACE_PERIOD_MS } from './health-config.ts';
 
 /** `leaf-1 port 7 (link to node-3 missing)`: how a problem reads in a condition message. */
 export function describeProblem(p: FabricHealthProblem): string {
@@ -14,6 +15,8 @@ export function describeProblem(p: FabricHealthProblem): string {
 export class FabricHealthBoard implements FabricHealthReporter {
   /** source → fabric → HyperNode name → problems (non-empty lists only). */
   private readonly reports = new Map<string, Map<string, ReadonlyMap<string, readonly FabricHealthProblem[]>>>();
+
+  private graceMs = DEFAULT_LINK_GRACE_PERIOD_MS;
 
   /** `changed` receives the HyperNodes whose problems a report changed (all of them at a source's first report). */
   constructor(private readonly changed: (source: string, hyperNodes: readonly string[]) => void) {}
@@ -31,6 +34,14 @@ export class FabricHealthBoard implements FabricHealthReporter {
     }
     // At a source's first report every HyperNode of it needs FabricHealthy: the writer rescans the source.
     if (first || names.size > 0) this.changed(source, first ? [] : [...names]);
+  }
+
+  linkGraceMs(): number {
+    return this.graceMs;
+  }
+
+  setLinkGraceMs(ms: number): void {
+    this.graceMs = ms;
   }
 
   /** Whether `source` reports fabric health (it then gets FabricHealthy on all its HyperNodes). */

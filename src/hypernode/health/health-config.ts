@@ -4,6 +4,7 @@
 // broken `health` fails the load like broken YAML (DiscoveryConfigInvalid) and
 // the running settings stay.
 
+import { durationToMs, parseDuration } from '../../util/go-duration.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 
 export interface HealthSettings {
@@ -11,11 +12,20 @@ export interface HealthSettings {
   readonly nodes: boolean;
   /** FabricHealthy on the HyperNodes of the fabric sources (ufm, lldp, graph); on by default. */
   readonly fabric: boolean;
+  /**
+   * How long a link missing since the last good poll keeps its host or switch
+   * where it was (FabricHealthy=False naming it) before the topology follows;
+   * 0 applies a vanished link at once, as before fabric health.
+   */
+  readonly linkGracePeriodMs: number;
 }
 
-export const DEFAULT_HEALTH: HealthSettings = Object.freeze({ nodes: false, fabric: true });
+/** A host rebooting or a NIC reset takes minutes; a cable pulled for good shows in the topology after half an hour. */
+export const DEFAULT_LINK_GRACE_PERIOD_MS = 30 * 60_000;
 
-const HEALTH_KEYS: readonly (keyof HealthSettings)[] = ['nodes', 'fabric'];
+export const DEFAULT_HEALTH: HealthSettings = Object.freeze({ nodes: false, fabric: true, linkGracePeriodMs: DEFAULT_LINK_GRACE_PERIOD_MS });
+
+const HEALTH_KEYS = ['nodes', 'fabric', 'linkGracePeriod'];
 
 /** Decodes `health` (absent or null: the defaults). Throws an error naming the key to change. */
 export function parseHealth(value: unknown): HealthSettings {
@@ -23,11 +33,25 @@ export function parseHealth(value: unknown): HealthSettings {
   if (!isMapping(value)) throw new Error('failed to parse config: health must be a mapping, e.g. "health: {nodes: true}"');
   const unknown = Object.keys(value).filter((k) => !(HEALTH_KEYS as readonly string[]).includes(k));
   if (unknown.length > 0) throw new Error(`failed to parse config: health has unknown key ${unknown.map((k) => `"${k}"`).join(', ')} (known keys: ${HEALTH_KEYS.join(', ')})`);
-  const flag = (key: keyof HealthSettings): boolean => {
+  const flag = (key: 'nodes' | 'fabric'): boolean => {
     const v = value[key];
     if (v === undefined || v === null) return DEFAULT_HEALTH[key];
     if (typeof v !== 'boolean') throw new Error(`failed to parse config: health.${key} must be true or false, got ${JSON.stringify(v)}`);
     return v;
   };
-  return Object.freeze({ nodes: flag('nodes'), fabric: flag('fabric') });
+  return Object.freeze({ nodes: flag('nodes'), fabric: flag('fabric'), linkGracePeriodMs: gracePeriod(value.linkGracePeriod) });
+}
+
+function gracePeriod(v: unknown): number {
+  if (v === undefined || v === null) return DEFAULT_LINK_GRACE_PERIOD_MS;
+  const bad = () => new Error(`failed to parse config: health.linkGracePeriod must be a duration such as "30m" or "0s", got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string') throw bad();
+  let ms: number;
+  try {
+    ms = durationToMs(parseDuration(v));
+  } catch (err) {
+    throw new Error(bad().message, { cause: err });
+  }
+  if (ms < 0) throw bad();
+  return ms;
 }

@@ -175,6 +175,8 @@ export interface FabricHealthProblem {
 export interface FabricHealthReporter {
   /** After a poll that built `fabric`'s HyperNodes: the problems of each (a HyperNode not named has none). */
   report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void;
+  /** How long a link missing since the last good poll is kept in the topology (health.linkGracePeriod), read at every poll. */
+  linkGraceMs(): number;
 }
 
 export interface DiscovererOptions {

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import { registryValue } from '../../support/metric-registry.ts';
+import { DEFAULT_HEALTH } from '../../../src/hypernode/health/health-config.ts';
 import { health, rig, SOURCE, tree } from './health-rig.ts';
 
 const ALL = ['rack-0', 'rack-1', 'rack-2', 'rack-3', 'spine-0', 'spine-1', 'zone'];
@@ -87,15 +88,15 @@ test('turning health.nodes off removes NodesReady; health.fabric off removes Fab
   await r.settle(() => ALL.every((n) => r.condition(n, 'FabricHealthy')), 'FabricHealthy on all');
   assert.is(r.condition('rack-2', 'FabricHealthy')!.message, '1 fabric problem: leaf-2 port 7 (link to n5 missing).');
   assert.is(r.condition('rack-3', 'FabricHealthy')!.reason, 'LinksUp');
-  r.writer.setSettings({ nodes: false, fabric: true });
+  r.writer.setSettings({ ...DEFAULT_HEALTH, nodes: false, fabric: true });
   await r.settle(() => ALL.every((n) => !r.condition(n, 'NodesReady')), 'NodesReady removed');
-  r.writer.setSettings({ nodes: false, fabric: false });
+  r.writer.setSettings({ ...DEFAULT_HEALTH, nodes: false, fabric: false });
   await r.settle(() => ALL.every((n) => r.client.server(n)!.status?.conditions === undefined), 'every condition removed');
   await r.stop();
 });
 
 test('a fabric report marks only the HyperNodes it names, and a later report without the problem clears it', async () => {
-  const r = rig(tree(), { nodes: false, fabric: true });
+  const r = rig(tree(), { ...DEFAULT_HEALTH, nodes: false, fabric: true });
   r.writer.fabric.report(SOURCE, 'f', new Map());
   await r.settle(() => ALL.every((n) => r.condition(n, 'FabricHealthy')?.status === 'True'), 'FabricHealthy True on all');
   r.client.actions.length = 0;

@@ -4,7 +4,7 @@
 
 import { Registry } from 'prom-client';
 import { ConditionWriter, HEALTH_COALESCE_MS } from '../../../src/hypernode/health/condition-writer.ts';
-import type { HealthSettings } from '../../../src/hypernode/health/health-config.ts';
+import { DEFAULT_HEALTH, type HealthSettings } from '../../../src/hypernode/health/health-config.ts';
 import { exportHealthGauges } from '../../../src/hypernode/health/health-metrics.ts';
 import type { NodeHealth } from '../../../src/hypernode/health/node-health.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
@@ -30,7 +30,7 @@ export const NODES = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'];
 
 export const health = (name: string, ready: NodeHealth['ready'] = 'True', unschedulable = false): NodeHealth => ({ metadata: { name }, ready, unschedulable });
 
-export function rig(hyperNodes: HyperNode[] = tree(), settings: HealthSettings = { nodes: true, fabric: true }) {
+export function rig(hyperNodes: HyperNode[] = tree(), settings: HealthSettings = { ...DEFAULT_HEALTH, nodes: true, fabric: true }) {
   const clock = new FakeClock();
   const client = new FakeHyperNodeClient();
   for (const hn of hyperNodes) client.seed(hn);

@@ -14,7 +14,7 @@ import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import type { ConfigMapReader, Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
-import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { FabricMemory } from '../fabric/link-memory.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from '../poll-loop.ts';
@@ -37,6 +37,8 @@ class GraphDiscoverer implements Discoverer {
   private readonly stopping = new AbortController();
   private readonly intervalMs: number;
   private readonly unmapped: UnmappedHostReport;
+  /** Links of the last good poll, kept through the grace period (fabric health). */
+  private readonly memory: FabricMemory;
   /** The layer's problems last logged, so an unchanged list is logged once. */
   private loggedProblems = '';
 
@@ -47,6 +49,7 @@ class GraphDiscoverer implements Discoverer {
     private readonly tuning: GraphTuning,
   ) {
     this.logger = opts.logger.with({ source: GRAPH_SOURCE });
+    this.memory = new FabricMemory(GRAPH_SOURCE, opts);
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
   }
@@ -100,7 +103,7 @@ class GraphDiscoverer implements Discoverer {
       return { ok: false };
     }
     const mapHost = hostMapper(config.hostMapping, opts.nodes.list());
-    const tree = fabricHyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
+    const tree = this.memory.hyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
     this.logProblems(tree.problems.map((p) => p.message));
     if (tree.hostCount === 0) {
       opts.problems.failed(

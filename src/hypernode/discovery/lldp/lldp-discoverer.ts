@@ -19,7 +19,7 @@ import { mapBounded } from '../../../util/bounded-map.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
-import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
@@ -71,6 +71,8 @@ class LldpDiscoverer implements Discoverer {
   private readonly intervalMs: number;
   private readonly retryBaseMs: number;
   private readonly unmapped: UnmappedHostReport;
+  /** Links of the last good poll, kept through the grace period (fabric health). */
+  private readonly memory: FabricMemory;
   /** Each fabric's last published HyperNodes, kept while it fails. */
   private readonly parts: FabricParts;
   /** Per fabric, per switch address: its last good table. */
@@ -87,6 +89,7 @@ class LldpDiscoverer implements Discoverer {
     private readonly tuning: LldpTuning,
   ) {
     this.logger = opts.logger.with({ source: LLDP_SOURCE });
+    this.memory = new FabricMemory(LLDP_SOURCE, opts);
     this.retryBaseMs = tuning.retryBaseMs ?? RETRY_BASE_MS;
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
@@ -267,7 +270,7 @@ class LldpDiscoverer implements Discoverer {
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
     if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
     const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
-    const tree = fabricHyperNodes({
+    const tree = this.memory.hyperNodes({
       graph,
       fabric: fabric.name,
       source: LLDP_SOURCE,
