@@ -26,7 +26,7 @@ import type { Logger } from '../log.ts';
 import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
-import { nodeHealthOf, type NodeHealth } from '../hypernode/health/node-health.ts';
+import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
 import { TopologyStateRecorder, type TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';

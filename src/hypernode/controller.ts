@@ -22,8 +22,8 @@ import { NodeCountSync, STATUS_QUEUE_NAME } from './reconcile/node-count-sync.ts
 import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
 import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
-import { HEALTH_QUEUE_NAME } from './health/condition-writer.ts';
-import { HealthRunner, type NodeHealthInformerFactory } from './health/health-runner.ts';
+import { HEALTH_QUEUE_NAME } from './reconcile/health/condition-writer.ts';
+import { HealthRunner, type NodeHealthInformerFactory } from './reconcile/health/health-runner.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;

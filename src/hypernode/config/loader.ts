@@ -15,7 +15,7 @@ import type { ConfigMap } from '../model/hypernode-types.ts';
 import { ENTRY_KEYS, parseEntry, type EntryResult } from './entry.ts';
 import type { ConfigMapLocation } from './location.ts';
 import { warnUnknownKeys } from './unknown-keys.ts';
-import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from '../health/health-config.ts';
+import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from './health-config.ts';
 import { errorMessage } from '../../util/error-message.ts';
 
 export interface DiscoveryConfig {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import { registryValue } from '../../support/metric-registry.ts';
-import { DEFAULT_HEALTH } from '../../../src/hypernode/health/health-config.ts';
+import { DEFAULT_HEALTH } from '../../../src/hypernode/config/health-config.ts';
 import { health, rig, SOURCE, tree } from './health-rig.ts';
 
 const ALL = ['rack-0', 'rack-1', 'rack-2', 'rack-3', 'spine-0', 'spine-1', 'zone'];

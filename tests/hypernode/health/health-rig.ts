@@ -3,10 +3,10 @@
 // a FakeInformer of NodeHealth, a fake clock to fire the coalescing window.
 
 import { Registry } from 'prom-client';
-import { ConditionWriter, HEALTH_COALESCE_MS } from '../../../src/hypernode/health/condition-writer.ts';
-import { DEFAULT_HEALTH, type HealthSettings } from '../../../src/hypernode/health/health-config.ts';
-import { exportHealthGauges } from '../../../src/hypernode/health/health-metrics.ts';
-import type { NodeHealth } from '../../../src/hypernode/health/node-health.ts';
+import { ConditionWriter, HEALTH_COALESCE_MS } from '../../../src/hypernode/reconcile/health/condition-writer.ts';
+import { DEFAULT_HEALTH, type HealthSettings } from '../../../src/hypernode/config/health-config.ts';
+import { exportHealthGauges } from '../../../src/hypernode/reconcile/health/health-metrics.ts';
+import type { NodeHealth } from '../../../src/hypernode/reconcile/health/node-health.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { EventType } from '../../../src/hypernode/model/contracts.ts';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { NodeHealth } from '../../../src/hypernode/health/node-health.ts';
+import type { NodeHealth } from '../../../src/hypernode/reconcile/health/node-health.ts';
 import { propertyParameters } from '../../support/property.ts';
 import { health, NODES, rig, tree } from './health-rig.ts';
 

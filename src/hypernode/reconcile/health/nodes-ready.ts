@@ -3,7 +3,7 @@
 // Node object); True otherwise, with cordoned Nodes counted in the message and
 // their own reason: cordoning is an operator's decision, not a failure.
 
-import type { Lister } from '../../kube/types.ts';
+import type { Lister } from '../../../kube/types.ts';
 import { ALL_NODES_READY, firstFew, NODES_CORDONED, NODES_NOT_READY, type DesiredCondition } from './conditions.ts';
 import type { NodeHealth } from './node-health.ts';
 

@@ -3,7 +3,7 @@
 // arrives (list items as their bytes are read, watch events), so 100,000 full
 // Nodes are never held: the cache stays a few dozen bytes per Node.
 
-import type { KubeObject } from '../../kube/types.ts';
+import type { KubeObject } from '../../../kube/types.ts';
 import type { ConditionStatus } from './conditions.ts';
 
 export interface NodeHealth extends KubeObject {

@@ -3,9 +3,9 @@
 // writer (FabricHealthy). A source reports after every poll that built a
 // fabric's HyperNodes; a HyperNode it does not name has no problem.
 
-import type { FabricHealthProblem, FabricHealthReporter } from '../model/contracts.ts';
-import { compareBytes } from '../../util/compare-bytes.ts';
-import { DEFAULT_LINK_GRACE_PERIOD_MS } from './health-config.ts';
+import type { FabricHealthProblem, FabricHealthReporter } from '../../model/contracts.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
+import { DEFAULT_LINK_GRACE_PERIOD_MS } from '../../config/health-config.ts';
 
 /** `leaf-1 port 7 (link to node-3 missing)`: how a problem reads in a condition message. */
 export function describeProblem(p: FabricHealthProblem): string {

@@ -4,8 +4,8 @@
 // HyperNodes name their members exactly; regex and label members (hand-made
 // objects, which carry no health conditions) are not followed.
 
-import type { HyperNode, MemberType } from '../model/hypernode-types.ts';
-import { compareBytes } from '../../util/compare-bytes.ts';
+import type { HyperNode, MemberType } from '../../model/hypernode-types.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
 
 export class TopologyIndex {
   /** `Node:<name>` / `HyperNode:<name>` → the HyperNodes naming it as a member. */

@@ -4,7 +4,7 @@
 // them), and the rule for merging them into a HyperNode's status. Ours:
 // Volcano's controller fills no condition.
 
-import type { HyperNodeCondition } from '../model/hypernode-types.ts';
+import type { HyperNodeCondition } from '../../model/hypernode-types.ts';
 
 export type ConditionStatus = HyperNodeCondition['status'];
 
@@ -12,6 +12,8 @@ export interface ConditionReason {
   readonly type: string;
   readonly status: ConditionStatus;
   readonly reason: string;
+  /** When it is set, in one line (the catalogue's description). */
+  readonly when: string;
   /** The message's shape, for the catalogue. */
   readonly message: string;
 }
@@ -21,18 +23,37 @@ export const FABRIC_HEALTHY = 'FabricHealthy';
 /** The condition types this controller owns; any other condition on a HyperNode is left as it is. */
 export const HEALTH_CONDITION_TYPES: readonly string[] = Object.freeze([NODES_READY, FABRIC_HEALTHY]);
 
-const define = (type: string, status: ConditionStatus, reason: string, message: string): ConditionReason => Object.freeze({ type, status, reason, message });
+const define = (type: string, status: ConditionStatus, reason: string, when: string, message: string): ConditionReason => Object.freeze({ type, status, reason, when, message });
 
-export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady', 'All <n> Nodes are Ready.');
-export const NODES_CORDONED = define(NODES_READY, 'True', 'NodesCordoned', 'All <n> Nodes are Ready; <k> cordoned: <first names>.');
+export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady', 'Every Node below the HyperNode has Ready=True.', 'All <n> Nodes are Ready.');
+export const NODES_CORDONED = define(
+  NODES_READY,
+  'True',
+  'NodesCordoned',
+  'Every Node below is Ready and some are cordoned (spec.unschedulable): an operator decision, not a failure.',
+  'All <n> Nodes are Ready; <k> cordoned: <first names>.',
+);
 export const NODES_NOT_READY = define(
   NODES_READY,
   'False',
   'NodesNotReady',
+  'A Node below is NotReady, Unknown (or never reported Ready) or gone (named as a member, no Node object).',
   '<k> of <n> Nodes not ready: <name> (NotReady | Unknown | gone), … (the first 5, then "and <m> more").',
 );
-export const LINKS_UP = define(FABRIC_HEALTHY, 'True', 'LinksUp', 'Every link of the last good poll is up and every switch answers.');
-export const LINKS_DOWN = define(FABRIC_HEALTHY, 'False', 'LinksDown', '<k> fabric problems: <switch> port <port> (<what>), … (the first 5, then "and <m> more").');
+export const LINKS_UP = define(
+  FABRIC_HEALTHY,
+  'True',
+  'LinksUp',
+  "The source's last poll of the fabric found every link of the last good poll.",
+  'Every link of the last good poll is present.',
+);
+export const LINKS_DOWN = define(
+  FABRIC_HEALTHY,
+  'False',
+  'LinksDown',
+  "A link of a switch in the HyperNode's group is missing or down against the last good poll (within health.linkGracePeriod).",
+  '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
+);
 
 /** The catalogue, in the order docs/health.md lists it. */
 export const HEALTH_CONDITION_REASONS: readonly ConditionReason[] = Object.freeze([ALL_NODES_READY, NODES_CORDONED, NODES_NOT_READY, LINKS_UP, LINKS_DOWN]);

@@ -8,21 +8,21 @@
 // controller fills no condition.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { Clock } from '../../kube/clock.ts';
-import { isConflict } from '../../kube/errors.ts';
-import type { EventHandler, KubeObject, Lister, Tombstone } from '../../kube/types.ts';
-import { isTombstone } from '../../kube/types.ts';
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
-import type { Logger } from '../../log.ts';
-import { HYPERNODE_HEALTHY, HYPERNODE_UNHEALTHY } from '../event-reasons.ts';
-import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
-import type { EventRecorder, HyperNodeClient } from '../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type HyperNodeCondition } from '../model/hypernode-types.ts';
-import { codeClass, WriteFailures, writeRetryRateLimiter } from '../reconcile/write-failures.ts';
-import { errorMessage } from '../../util/error-message.ts';
+import type { Clock } from '../../../kube/clock.ts';
+import { isConflict } from '../../../kube/errors.ts';
+import type { EventHandler, KubeObject, Lister, Tombstone } from '../../../kube/types.ts';
+import { isTombstone } from '../../../kube/types.ts';
+import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import type { Logger } from '../../../log.ts';
+import { HYPERNODE_HEALTHY, HYPERNODE_UNHEALTHY } from '../../event-reasons.ts';
+import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
+import type { EventRecorder, HyperNodeClient } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type HyperNodeCondition } from '../../model/hypernode-types.ts';
+import { codeClass, WriteFailures, writeRetryRateLimiter } from '../write-failures.ts';
+import { errorMessage } from '../../../util/error-message.ts';
 import { conditionTime, FABRIC_HEALTHY, firstFew, HEALTH_CONDITION_TYPES, LINKS_DOWN, LINKS_UP, mergeConditions, NODES_READY, type DesiredCondition } from './conditions.ts';
 import { describeProblem, FabricHealthBoard } from './fabric-health.ts';
-import { DEFAULT_HEALTH, type HealthSettings } from './health-config.ts';
+import { DEFAULT_HEALTH, type HealthSettings } from '../../config/health-config.ts';
 import type { HealthJudgement } from './health-metrics.ts';
 import { healthChanged, type NodeHealth } from './node-health.ts';
 import { judgeNodesReady } from './nodes-ready.ts';

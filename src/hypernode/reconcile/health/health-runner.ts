@@ -6,13 +6,13 @@
 // turning it off stops it and removes the NodesReady conditions.
 
 import type { Registry } from 'prom-client';
-import type { EventHandler, HandlerRegistration, Informer } from '../../kube/types.ts';
-import { parseConfig } from '../config/loader.ts';
-import type { ConfigMapLocation } from '../config/location.ts';
-import type { FabricHealthReporter } from '../model/contracts.ts';
-import type { ConfigMap } from '../model/hypernode-types.ts';
+import type { EventHandler, HandlerRegistration, Informer } from '../../../kube/types.ts';
+import { parseConfig } from '../../config/loader.ts';
+import type { ConfigMapLocation } from '../../config/location.ts';
+import type { FabricHealthReporter } from '../../model/contracts.ts';
+import type { ConfigMap } from '../../model/hypernode-types.ts';
 import { ConditionWriter, type ConditionWriterDeps } from './condition-writer.ts';
-import type { HealthSettings } from './health-config.ts';
+import type { HealthSettings } from '../../config/health-config.ts';
 import { exportHealthGauges } from './health-metrics.ts';
 import type { NodeHealth } from './node-health.ts';
 
