@@ -22,6 +22,7 @@ import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
 import { keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
 import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
+import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { listItems } from '../kube/list-items.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
@@ -59,6 +60,8 @@ export interface ClusterReader {
   nodes(): Promise<NodeMeta[]>;
   /** One Node by name (its labels are what `kubectl hypernode why` explains). */
   node(name: string): Promise<NodeMeta>;
+  /** One Node's readiness and cordon (`kubectl hypernode why` says why it counts as unhealthy). */
+  nodeHealth(name: string): Promise<NodeHealth>;
   hyperNodes(): Promise<HyperNode[]>;
   /** The ConfigMap at `where`, or undefined when there is none. */
   configMap(where: ConfigMapLocation): Promise<ConfigMap | undefined>;
@@ -86,6 +89,7 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
   return {
     nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT })).map((n) => keepNameLabelsAnd(isOwnershipAnnotation)(n) as NodeMeta),
     node: async (name) => keepNameLabelsAnd(isOwnershipAnnotation)(await nodes.get(name)) as NodeMeta,
+    nodeHealth: async (name) => nodeHealthOf(await nodes.get(name)),
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
     hyperNodes: async () => (await listAll(hyperNodes, {})).map((hn) => ({ ...hn, apiVersion: HYPERNODE_API_VERSION, kind: HYPERNODE_KIND })),
     // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.

@@ -58,6 +58,11 @@ export const LINKS_DOWN = define(
 /** The catalogue, in the order docs/health.md lists it. */
 export const HEALTH_CONDITION_REASONS: readonly ConditionReason[] = Object.freeze([ALL_NODES_READY, NODES_CORDONED, NODES_NOT_READY, LINKS_UP, LINKS_DOWN]);
 
+/** The health conditions (this controller's types) a HyperNode holds False: what the tree and `why` mark. */
+export function falseHealthConditions(conditions: readonly { type: string; status: string; message: string }[] | undefined): { type: string; message: string }[] {
+  return (conditions ?? []).filter((c) => HEALTH_CONDITION_TYPES.includes(c.type) && c.status === 'False').map((c) => ({ type: c.type, message: c.message }));
+}
+
 /** One condition as this controller wants it, before the times are stamped. */
 export interface DesiredCondition {
   readonly type: string;

@@ -38,3 +38,9 @@ export function nodeHealthOf(obj: KubeObject): NodeHealth {
 export function healthChanged(a: NodeHealth, b: NodeHealth): boolean {
   return a.ready !== b.ready || a.unschedulable !== b.unschedulable;
 }
+
+/** Why a Node counts as unhealthy in NodesReady, or undefined when it is Ready (absent: no Node object). */
+export function readinessProblem(h: NodeHealth | undefined): 'gone' | 'NotReady' | 'Unknown' | undefined {
+  if (!h) return 'gone';
+  return h.ready === 'True' ? undefined : h.ready === 'False' ? 'NotReady' : 'Unknown';
+}

@@ -5,7 +5,7 @@
 
 import type { Lister } from '../../../kube/types.ts';
 import { ALL_NODES_READY, firstFew, NODES_CORDONED, NODES_NOT_READY, type DesiredCondition } from './conditions.ts';
-import type { NodeHealth } from './node-health.ts';
+import { readinessProblem, type NodeHealth } from './node-health.ts';
 
 export interface NodesReadyJudgement {
   readonly condition: DesiredCondition;
@@ -13,18 +13,11 @@ export interface NodesReadyJudgement {
   readonly unhealthy: readonly string[];
 }
 
-/** Why a Node counts as unhealthy, or undefined when it is Ready. */
-export function unhealthyBecause(node: string, health: Lister<NodeHealth>): string | undefined {
-  const h = health.get(node);
-  if (!h) return 'gone';
-  return h.ready === 'True' ? undefined : h.ready === 'False' ? 'NotReady' : 'Unknown';
-}
-
 export function judgeNodesReady(nodes: readonly string[], health: Lister<NodeHealth>): NodesReadyJudgement {
   const unhealthy: string[] = [];
   const cordoned: string[] = [];
   for (const n of nodes) {
-    const why = unhealthyBecause(n, health);
+    const why = readinessProblem(health.get(n));
     if (why !== undefined) unhealthy.push(`${n} (${why})`);
     else if (health.get(n)?.unschedulable) cordoned.push(n);
   }
