@@ -108,8 +108,20 @@ export class LldpLab {
     const host: Device = { name, netns: `${this.tag}-${n}`, mac: mac(0xbb, n), ends: 0 };
     run('ip', ['netns', 'add', host.netns]);
     this.hosts.set(name, host);
-    this.startLldpd(host, [], 'station');
+    this.startHostLldpd(name);
     return host;
+  }
+
+  /** (Re)starts a host's lldpd: its leaves learn it again at its next frame. */
+  startHostLldpd(name: string): void {
+    this.startLldpd(this.hosts.get(name)!, [], 'station');
+  }
+
+  /** Stops a host's lldpd, as a reboot or a NIC reset does: it sends a shutdown frame and its leaves drop it as a neighbour. */
+  async stopHostLldpd(name: string): Promise<void> {
+    const host = this.hosts.get(name)!;
+    await this.kill(host.lldpd);
+    host.lldpd = undefined;
   }
 
   private device(name: string): Device {

@@ -11,7 +11,7 @@ import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hy
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
-import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, describeWrites, hyperNodes, node, seedConfigMap } from './cluster.ts';
+import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -56,7 +56,7 @@ async function start(health = '') {
   s.startInProcess(kubeconfig);
   await s.converge(() => {
     const all = hyperNodes(api, 'ufm');
-    return all.length === 3 && all.every((hn) => fabricHealthy(hn)?.reason === 'LinksUp');
+    return all.length === 3 && all.every((hn) => fabricHealthy(hn)?.reason === 'LinksUp') && nodeCountsSettled(api);
   }, 'three ufm HyperNodes with FabricHealthy=True');
   return { api, ufm };
 }

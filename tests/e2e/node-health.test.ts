@@ -11,7 +11,18 @@ import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hy
 import { SAMPLE_DISCOVERY_CONFIG, sampleNodes, type SampleShape } from '../../testing/sample-cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
-import { answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, byName, describeWrites, hyperNodes, NS, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
+import {
+  answeredHyperNodeWrites,
+  assertNoDeletes,
+  assertNoForbidden,
+  byName,
+  describeWrites,
+  hyperNodes,
+  NS,
+  nodeCountsSettled,
+  seedConfigMap,
+  setDiscoveryConfig,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -68,7 +79,7 @@ async function startHealthy() {
   const controller = s.startInProcess(kubeconfig);
   await s.converge(() => {
     const all = hyperNodes(api, 'label');
-    return all.length === 7 && all.every((hn) => nodesReady(hn)?.reason === 'AllNodesReady' && (hn.status?.nodeCount ?? 0) > 0);
+    return all.length === 7 && all.every((hn) => nodesReady(hn)?.reason === 'AllNodesReady') && nodeCountsSettled(api);
   }, 'seven label HyperNodes with NodesReady=True');
   return { api, controller };
 }
@@ -104,7 +115,7 @@ test('a NotReady, then Unknown, then Ready Node marks exactly the HyperNodes abo
 
   api.requests.clear();
   setNode(api, 'node-2', { ready: 'Unknown' });
-  await s.converge(() => nodesReady(byName(hyperNodes(api)).get(rack.metadata.name))?.message.includes('(Unknown)'), 'the message to say Unknown');
+  await s.converge(() => marked.every((n) => nodesReady(byName(hyperNodes(api)).get(n))?.message.includes('node-2 (Unknown)')), 'the messages above node-2 to say Unknown');
   await expectAbove(api, 'node-2', 'False NodesNotReady', healthy, 'node-2 Unknown');
 
   api.requests.clear();
@@ -169,8 +180,15 @@ test('turning health.nodes off removes NodesReady (one write each) and stops the
   api.requests.clear();
   setNode(api, 'node-1', { ready: 'False' });
   setDiscoveryConfig(api, HEALTH_ON);
-  await s.converge(() => readiness(api).get(above(api, 'node-1')[0]!) === 'False NodesNotReady', 'NodesReady back, node-1 judged');
-  assert.is(hyperNodes(api, 'label').filter((hn) => nodesReady(hn)?.status === 'False').length, 3);
+  await s.converge(() => hyperNodes(api, 'label').every((hn) => nodesReady(hn) !== undefined), 'NodesReady back on every HyperNode');
+  await s.converge(() => above(api, 'node-1').every((n) => readiness(api).get(n) === 'False NodesNotReady'), 'node-1 judged NotReady above it');
+  assert.equal(
+    hyperNodes(api, 'label')
+      .filter((hn) => nodesReady(hn)?.status === 'False')
+      .map((hn) => hn.metadata.name)
+      .sort(),
+    above(api, 'node-1'),
+  );
 });
 
 test.run();

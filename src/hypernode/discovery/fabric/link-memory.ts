@@ -61,8 +61,15 @@ class FabricLinks {
 }
 
 /** The fabric layer with remembered links and a health report per fabric. */
+/** What the last report of a fabric said, for marking it when a later poll cannot build it. */
+interface LastReport {
+  readonly switchHyperNodes: ReadonlyMap<string, string>;
+  readonly problems: ReadonlyMap<string, readonly FabricHealthProblem[]>;
+}
+
 export class FabricMemory {
   private readonly fabrics = new Map<string, FabricLinks>();
+  private readonly lastReports = new Map<string, LastReport>();
 
   /** Without `fabricHealth` (previews) nothing is remembered or reported: the fabric layer runs as it is. */
   constructor(
@@ -96,8 +103,28 @@ export class FabricMemory {
         problems.set(hyperNode, list);
       }
     }
+    this.lastReports.set(input.fabric, { switchHyperNodes: tree.switchHyperNodes, problems });
     reporter.report(source, input.fabric, problems);
     return tree;
+  }
+
+  /**
+   * A poll of `fabric` built nothing because `switches` stopped answering
+   * (its HyperNodes are kept): the HyperNodes of its last good poll holding
+   * them are marked, beside the problems that poll found. Nothing without a
+   * good poll in this process.
+   */
+  silent(fabric: string, switches: readonly { readonly id: string; readonly name: string }[], what: string): void {
+    const reporter = this.opts.fabricHealth;
+    const last = this.lastReports.get(fabric);
+    if (!reporter || !last) return;
+    const problems = new Map([...last.problems].map(([name, ps]) => [name, [...ps]]));
+    for (const s of switches) {
+      const hyperNode = last.switchHyperNodes.get(s.id);
+      if (hyperNode === undefined) continue;
+      problems.set(hyperNode, [...(problems.get(hyperNode) ?? []), { switch: s.name, what }]);
+    }
+    reporter.report(this.source, fabric, problems);
   }
 }
 

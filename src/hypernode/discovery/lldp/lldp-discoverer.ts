@@ -23,7 +23,7 @@ import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
-import { lldpGraph, type PolledSwitch } from './lldp-graph.ts';
+import { lldpGraph, switchId, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
@@ -230,6 +230,8 @@ class LldpDiscoverer implements Discoverer {
     const polled: PolledSwitch[] = [];
     const garbage: Failure[] = [];
     const lost: Failure[] = [];
+    /** The last tables of the lost switches, to mark their HyperNodes (fabric health). */
+    const lostTables: LldpTable[] = [];
     const newlySilent: Failure[] = [];
     for (const { address, result } of results) {
       const key = `${fabric.name}/${address}`;
@@ -253,6 +255,7 @@ class LldpDiscoverer implements Discoverer {
         continue;
       }
       lost.push({ who: kept ? `${address} (${kept.table.sysName || kept.table.chassisHex}, table older than config.staleAfter)` : address, error: result.error });
+      if (kept) lostTables.push(kept.table);
     }
     if (newlySilent.length > 0) {
       // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
@@ -268,7 +271,11 @@ class LldpDiscoverer implements Discoverer {
       .info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered, stale: poll.stale, unreachable: poll.unreachable, durationMs: now - started });
     if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
-    if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
+    if (lost.length > 0) {
+      const silent = lostTables.map((t) => ({ id: switchId(t), name: t.sysName || switchId(t) }));
+      this.memory.silent(fabric.name, silent, 'not answering SNMP for longer than config.staleAfter');
+      throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
+    }
     const { graph, problems } = lldpGraph(polled, (port) => this.config.managementPorts?.matches(port) ?? false);
     const tree = this.memory.hyperNodes({
       graph,
