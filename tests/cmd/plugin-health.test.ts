@@ -47,7 +47,7 @@ function seed(): void {
       status,
     } as never);
   hn('rack-a', 1, 'Node', ['n0', 'n1'], { nodeCount: 2, conditions: [condition('False', 'NodesNotReady', '1 of 2 Nodes not ready: n1 (NotReady).')] });
-  hn('rack-b', 1, 'Node', ['n2', 'n3'], { nodeCount: 2, conditions: [condition('True', 'NodesCordoned', 'All 2 Nodes are Ready; 1 cordoned: n2.')] });
+  hn('rack-b', 1, 'Node', ['n2', 'n3'], { nodeCount: 2, conditions: [condition('True', 'NodesCordoned', 'Every Node is Ready; 1 cordoned: n2.')] });
   hn('spine', 2, 'HyperNode', ['rack-a', 'rack-b'], { nodeCount: 2, conditions: [condition('False', 'NodesNotReady', '1 of 4 Nodes not ready: n1 (NotReady).')] });
 }
 

@@ -145,7 +145,7 @@ test('a cordoned Node keeps NodesReady True with its own reason; a deleted Node 
   const rackOf5 = above(api, 'node-5')
     .map((n) => byName(hyperNodes(api)).get(n)!)
     .find((hn) => hn.spec?.tier === 1)!;
-  assert.is(nodesReady(rackOf5)!.message, 'All 2 Nodes are Ready; 1 cordoned: node-5.');
+  assert.is(nodesReady(rackOf5)!.message, 'Every Node is Ready; 1 cordoned: node-5.');
 
   setNode(api, 'node-5', { unschedulable: false });
   await s.converge(() => [...readiness(api).values()].every((r) => r === 'True AllNodesReady'), 'node-5 uncordoned');
@@ -153,7 +153,7 @@ test('a cordoned Node keeps NodesReady True with its own reason; a deleted Node 
   api.store.delete('nodes', 'node-5');
   await s.converge(() => {
     const rack = byName(hyperNodes(api)).get(rackOf5.metadata.name);
-    return memberNames(rack).join() === 'node-4' && nodesReady(rack)?.message === 'All 1 Nodes are Ready.';
+    return memberNames(rack).join() === 'node-4' && nodesReady(rack)?.message === 'Every Node is Ready.';
   }, 'the rack without node-5, judged on its remaining Node');
   assert.equal(
     topology(api).filter((t) => !t.includes(rackOf5.metadata.name)),

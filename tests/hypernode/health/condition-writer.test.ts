@@ -4,6 +4,7 @@ import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts'
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { DEFAULT_HEALTH } from '../../../src/hypernode/config/health-config.ts';
+import { HEALTH_COALESCE_MS } from '../../../src/hypernode/reconcile/health/condition-writer.ts';
 import { health, rig, SOURCE, tree } from './health-rig.ts';
 
 const ALL = ['rack-0', 'rack-1', 'rack-2', 'rack-3', 'spine-0', 'spine-1', 'zone'];
@@ -14,7 +15,7 @@ test('every owned HyperNode gets NodesReady=True once; an unchanged judgement wr
   const r = rig();
   await r.settle(allReady(r), 'NodesReady on all');
   assert.equal(statusWrites(r).sort(), ALL);
-  assert.is(r.condition('zone', 'NodesReady')!.message, 'All 8 Nodes are Ready.');
+  assert.is(r.condition('zone', 'NodesReady')!.message, 'Every Node is Ready.');
   r.client.actions.length = 0;
   for (const n of ALL) await r.writer.sync(n);
   assert.equal(r.client.actions, [], 'no write for an unchanged judgement');
@@ -109,6 +110,18 @@ test('a fabric report marks only the HyperNodes it names, and a later report wit
     r.events.map((e) => e.reason),
     ['HyperNodeUnhealthy', 'HyperNodeHealthy'],
   );
+  await r.stop();
+});
+
+test('a tree created HyperNode by HyperNode is judged once it stands: one write each, none half-built', async () => {
+  const r = rig([]);
+  await r.clock.advance(HEALTH_COALESCE_MS);
+  for (const hn of tree()) {
+    r.client.seed(hn);
+    await r.clock.advance(HEALTH_COALESCE_MS / 4);
+  }
+  await r.settle(allReady(r), 'NodesReady on all');
+  assert.equal(statusWrites(r).sort(), ALL, 'one write per HyperNode');
   await r.stop();
 });
 

@@ -59,6 +59,13 @@ export class ConditionWriter {
   private settings: HealthSettings = DEFAULT_HEALTH;
   private nodes: Lister<NodeHealth> | undefined;
   private index: TopologyIndex | undefined;
+  /**
+   * HyperNodes were added, deleted or had their members changed since the
+   * index was built: it is rebuilt at the next flush (at most once per
+   * coalescing window, however many HyperNodes a reconcile writes), and
+   * judgements wait for it, so a half-built tree is never written.
+   */
+  private dirty = true;
   private readonly pendingNodes = new Set<string>();
   private rescanPending = false;
   private flushScheduled = false;
@@ -88,21 +95,14 @@ export class ConditionWriter {
   /** HyperNode events: a membership change re-judges everything above; any other update re-checks that object. */
   hyperNodeHandler(): EventHandler<HyperNode> {
     return {
-      onAdd: () => {
-        this.index = undefined;
-        this.rescan();
-      },
+      onAdd: () => this.membershipChanged(),
       onUpdate: (old, hn) => {
-        if (!isDeepStrictEqual(old.spec, hn.spec)) {
-          this.index = undefined;
-          this.rescan();
-        }
-        this.queue.add(hn.metadata.name);
+        if (!isDeepStrictEqual(old.spec, hn.spec)) this.membershipChanged();
+        else this.queue.add(hn.metadata.name);
       },
       onDelete: (hn: HyperNode | Tombstone<HyperNode>) => {
         this.judgements.delete(isTombstone(hn) ? hn.obj.metadata.name : hn.metadata.name);
-        this.index = undefined;
-        this.rescan();
+        this.membershipChanged();
       },
     };
   }
@@ -125,6 +125,11 @@ export class ConditionWriter {
   shutDown(): void {
     this.stop.abort();
     this.queue.shutDown();
+  }
+
+  private membershipChanged(): void {
+    this.dirty = true;
+    this.rescan();
   }
 
   private nodeChanged(name: string): void {
@@ -160,6 +165,10 @@ export class ConditionWriter {
   }
 
   private flush(): void {
+    if (this.dirty) {
+      this.index = new TopologyIndex(this.deps.hyperNodes.list());
+      this.dirty = false;
+    }
     if (this.rescanPending) {
       this.rescanPending = false;
       this.pendingNodes.clear();
@@ -200,7 +209,8 @@ export class ConditionWriter {
   async sync(name: string): Promise<void> {
     const hn = this.deps.hyperNodes.get(name);
     const source = hn && ownerOf(hn);
-    if (!hn || source === undefined) return;
+    // While the tree is changing the flush to come judges every HyperNode again.
+    if (!hn || source === undefined || this.dirty) return;
     const desired = new Map<string, DesiredCondition | null>();
     let unhealthyNodes = 0;
     if (!this.settings.nodes) desired.set(NODES_READY, null);

@@ -25,13 +25,13 @@ export const HEALTH_CONDITION_TYPES: readonly string[] = Object.freeze([NODES_RE
 
 const define = (type: string, status: ConditionStatus, reason: string, when: string, message: string): ConditionReason => Object.freeze({ type, status, reason, when, message });
 
-export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady', 'Every Node below the HyperNode has Ready=True.', 'All <n> Nodes are Ready.');
+export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady', 'Every Node below the HyperNode has Ready=True.', 'Every Node is Ready.');
 export const NODES_CORDONED = define(
   NODES_READY,
   'True',
   'NodesCordoned',
   'Every Node below is Ready and some are cordoned (spec.unschedulable): an operator decision, not a failure.',
-  'All <n> Nodes are Ready; <k> cordoned: <first names>.',
+  'Every Node is Ready; <k> cordoned: <first names>.',
 );
 export const NODES_NOT_READY = define(
   NODES_READY,

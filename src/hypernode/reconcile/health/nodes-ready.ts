@@ -23,6 +23,7 @@ export function judgeNodesReady(nodes: readonly string[], health: Lister<NodeHea
   }
   const of = (r: typeof ALL_NODES_READY, message: string): DesiredCondition => ({ type: r.type, status: r.status, reason: r.reason, message });
   if (unhealthy.length > 0) return { condition: of(NODES_NOT_READY, `${unhealthy.length} of ${nodes.length} Nodes not ready: ${firstFew(unhealthy)}.`), unhealthy };
-  if (cordoned.length > 0) return { condition: of(NODES_CORDONED, `All ${nodes.length} Nodes are Ready; ${cordoned.length} cordoned: ${firstFew(cordoned)}.`), unhealthy };
-  return { condition: of(ALL_NODES_READY, `All ${nodes.length} Nodes are Ready.`), unhealthy };
+  // No count in a True message: a tree that grows would otherwise rewrite every HyperNode above it.
+  if (cordoned.length > 0) return { condition: of(NODES_CORDONED, `Every Node is Ready; ${cordoned.length} cordoned: ${firstFew(cordoned)}.`), unhealthy };
+  return { condition: of(ALL_NODES_READY, 'Every Node is Ready.'), unhealthy };
 }
