@@ -79,7 +79,8 @@ export const TOPOLOGY_PAGE_SCRIPT = `
 
   var svg = document.getElementById('icicle');
   var NS = 'http://www.w3.org/2000/svg';
-  function colourClass(h) { return data.plan ? (h.change || 'same') : 't' + (Math.max(0, h.tier) % 6); }
+  // Health: outside a plan, a HyperNode with a False condition is drawn in the unhealthy colour.
+  function colourClass(h) { return data.plan ? (h.change || 'same') : h.unhealthy ? 'unhealthy' : 't' + (Math.max(0, h.tier) % 6); }
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
 
   // Every HyperNode has its <rect>; one narrower than a pixel waits in a
@@ -214,6 +215,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `
     field('tier', String(h.tier) + (h.tierName ? ' (' + h.tierName + ')' : ''));
     field('source', h.source); field('profile', h.profile); field('fabric', h.fabric);
     field('nodeCount', String(h.nodeCount));
+    if (h.unhealthy) field('unhealthy', h.unhealthy.join('; '));
     field('parents', parents[n].map(function (p) { return hns[p].name; }).join(', '));
     if (h.children.length) field('HyperNodes', h.children.length + ': ' + h.children.slice(0, 20).map(function (c) { return hns[c].name; }).join(', ') + (h.children.length > 20 ? ', \\u2026' : ''));
     if (h.nodes.length) field('Nodes', h.nodes.length + ': ' + h.nodes.slice(0, 20).join(', ') + (h.nodes.length > 20 ? ', \\u2026' : ''));

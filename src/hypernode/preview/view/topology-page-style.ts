@@ -55,6 +55,7 @@ summary.selected { outline: 1px solid var(--hit); }
 .delete { fill: var(--delete); background: var(--delete); }
 .held { fill: var(--held); background: var(--held); }
 .same { fill: var(--same); background: var(--same); }
+.unhealthy { fill: var(--delete); background: var(--delete); }
 .t0 { fill: var(--t0); background: var(--t0); } .t1 { fill: var(--t1); background: var(--t1); }
 .t2 { fill: var(--t2); background: var(--t2); } .t3 { fill: var(--t3); background: var(--t3); }
 .t4 { fill: var(--t4); background: var(--t4); } .t5 { fill: var(--t5); background: var(--t5); }
