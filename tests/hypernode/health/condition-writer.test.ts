@@ -113,6 +113,20 @@ test('a fabric report marks only the HyperNodes it names, and a later report wit
   await r.stop();
 });
 
+test('Nodes failing one after another within a burst cost one write per HyperNode above them', async () => {
+  const r = rig();
+  await r.settle(allReady(r), 'NodesReady on all');
+  r.client.actions.length = 0;
+  for (const n of ['n0', 'n2', 'n4', 'n6', 'n7']) {
+    r.nodes.apply(health(n, 'False'));
+    await r.clock.advance(HEALTH_COALESCE_MS / 2);
+  }
+  await r.settle(() => r.condition('zone', 'NodesReady')?.message.startsWith('5 of 8') === true, 'the zone judged on all five');
+  assert.equal(statusWrites(r).sort(), ALL, 'one write per HyperNode');
+  assert.is(r.condition('zone', 'NodesReady')!.message, '5 of 8 Nodes not ready: n0 (NotReady), n2 (NotReady), n4 (NotReady), n6 (NotReady), n7 (NotReady).');
+  await r.stop();
+});
+
 test('a tree created HyperNode by HyperNode is judged once it stands: one write each, none half-built', async () => {
   const r = rig([]);
   await r.clock.advance(HEALTH_COALESCE_MS);

@@ -29,8 +29,14 @@ import { judgeNodesReady } from './nodes-ready.ts';
 import { TopologyIndex } from './topology-index.ts';
 
 export const HEALTH_QUEUE_NAME = 'hypernode-conditions';
-/** Node and fabric changes within this window are judged together: a rack losing power is one write per HyperNode. */
+/**
+ * A burst of Node and fabric changes is judged once it has been quiet this
+ * long: a rack losing power, its events arriving over a second, is one write
+ * per HyperNode above it.
+ */
 export const HEALTH_COALESCE_MS = 100;
+/** A burst that never goes quiet is judged this long after it began, so a steady stream of changes still shows. */
+export const HEALTH_BURST_MAX_MS = 1_000;
 
 export interface ConditionWriterDeps {
   hyperNodes: Lister<HyperNode>;
@@ -69,6 +75,8 @@ export class ConditionWriter {
   private readonly pendingNodes = new Set<string>();
   private rescanPending = false;
   private flushScheduled = false;
+  private burstStart = 0;
+  private lastChange = 0;
   private readonly stop = new AbortController();
   private readonly failures: WriteFailures;
 
@@ -149,10 +157,24 @@ export class ConditionWriter {
   }
 
   private scheduleFlush(): void {
+    const now = this.deps.clock.now();
+    this.lastChange = now;
     if (this.flushScheduled || this.queue.isShuttingDown()) return;
     this.flushScheduled = true;
-    this.deps.clock.sleep(HEALTH_COALESCE_MS, this.stop.signal).then(
+    this.burstStart = now;
+    this.flushWhenQuiet(HEALTH_COALESCE_MS);
+  }
+
+  /** Flushes once no change came for HEALTH_COALESCE_MS, or HEALTH_BURST_MAX_MS into the burst. */
+  private flushWhenQuiet(delayMs: number): void {
+    this.deps.clock.sleep(delayMs, this.stop.signal).then(
       () => {
+        const now = this.deps.clock.now();
+        const quietMs = now - this.lastChange;
+        if (quietMs < HEALTH_COALESCE_MS && now - this.burstStart < HEALTH_BURST_MAX_MS) {
+          this.flushWhenQuiet(HEALTH_COALESCE_MS - quietMs);
+          return;
+        }
         this.flushScheduled = false;
         try {
           this.flush();
