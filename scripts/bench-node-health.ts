@@ -117,12 +117,18 @@ async function main(): Promise<void> {
     await waitFor(async () => (await fetch(`${launched.healthUrl}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 120_000, intervalMs: 10, what: '/readyz 200' });
     const readyMs = performance.now() - launched.started;
     const hyperNodes = () => api.store.list(HYPERNODE_RESOURCE) as unknown as StoredHn[];
-    await waitFor(
+    /** Waits for `probe`, or ends the run at once (with the controller's log) when the controller exits. */
+    const until = async (probe: () => boolean, what: string, intervalMs: number) => {
+      await waitFor(() => c.exitCode !== null || probe(), { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs, what });
+      if (c.exitCode !== null) throw new Error(`the controller exited with ${c.exitCode} while waiting for ${what}`);
+    };
+    await until(
       () => {
         const hns = hyperNodes();
         return hns.length === expected && hns.every((hn) => readyStatus(hn) === 'True');
       },
-      { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 500, what: `${expected} HyperNodes with NodesReady=True` },
+      `${expected} HyperNodes with NodesReady=True`,
+      500,
     );
     const judgedMs = performance.now() - launched.started;
     console.log(`start → ready ${readyMs.toFixed(0)} ms; → every HyperNode NodesReady=True ${(judgedMs / 1000).toFixed(1)} s`);
@@ -167,11 +173,7 @@ async function main(): Promise<void> {
     const flipStart = performance.now();
     const heartbeat = new Date().toISOString().slice(0, 19) + 'Z';
     for (const n of nodes) if (flipped.has(n.metadata.name)) api.store.update(withStatus(n, 'False', heartbeat) as never);
-    await waitFor(() => hyperNodes().every((hn) => readyStatus(hn) === (marked.has(hn.metadata.name) ? 'False' : 'True')), {
-      timeoutMs: CONVERGE_TIMEOUT_MS,
-      intervalMs: 50,
-      what: `${marked.size} HyperNodes NodesReady=False`,
-    });
+    await until(() => hyperNodes().every((hn) => readyStatus(hn) === (marked.has(hn.metadata.name) ? 'False' : 'True')), `${marked.size} HyperNodes NodesReady=False`, 50);
     const flipMs = performance.now() - flipStart;
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const flipWrites = api.requests.writes(isControllerHyperNodeWrite).slice(writesBeforeFlip);
