@@ -78,7 +78,7 @@ export async function pluginTree(argv: readonly string[], command: string, conne
     }
     if (slurm) {
       const config = parsed.values.config === '' ? EMPTY_CONFIG : await readDiscoveryConfig(parsed.values.config);
-      const text = slurmOutput(slurm, { hyperNodes, nodes, config, plugin: parsed.values['slurm-plugin'], blockTiers: parsed.values['slurm-block-tier'] });
+      const text = slurmOutput(slurm, { hyperNodes, nodes, config, flags: parsed.values });
       return { code: EXIT_SUCCESS, stdout: text, stderr: stderr.text() };
     }
     if (hyperNodes.length === 0) return { code: EXIT_SUCCESS, stdout: '', stderr: `${stderr.text()}No HyperNodes${scope ? ` (${scope})` : ''}.\n` };

@@ -130,7 +130,7 @@ export async function render(argv: readonly string[], argv0: string, env: Render
     stderr.warnings(preview.warnings);
     const format = values.output;
     const stdout = isSlurmFormat(format)
-      ? slurmOutput(format, { hyperNodes: preview.hyperNodes, nodes, config, plugin: values['slurm-plugin'], blockTiers: values['slurm-block-tier'] })
+      ? slurmOutput(format, { hyperNodes: preview.hyperNodes, nodes, config, flags: values })
       : formatOutput(preview.hyperNodes, nodes, format, env);
     return { code: EXIT_SUCCESS, stdout, stderr: stderr.text() };
   } catch (err) {

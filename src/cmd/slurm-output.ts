@@ -2,7 +2,7 @@
 // HyperNodes as Slurm's topology files, with their two flags. Kept out of
 // render.ts so each output format stays in its own module.
 
-import { stringArrayKind } from '../app/flags/flag-kinds.ts';
+import { intKind, stringArrayKind } from '../app/flags/flag-kinds.ts';
 import { flag } from '../app/flags/flag-set.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../hypernode/config/loader.ts';
@@ -29,14 +29,26 @@ export const SLURM_FLAGS = {
     [],
     `For the Slurm outputs: a tierName whose HyperNodes are Slurm blocks. Repeatable; default ${NVLINK_BLOCK_TIERS.join(', ')} (NVLink domains).`,
   ),
+  'slurm-block-size': flag(
+    intKind,
+    0n,
+    "For the Slurm outputs: Nodes per NVLink domain (e.g. 18 for GB200 NVL72), written as the base of BlockSizes / block_sizes; a block with fewer Nodes fails the command, as Slurm would not start. 0: the smallest block's Node count.",
+  ),
 };
+
+/** The values of SLURM_FLAGS, as the commands that spread them into their flag sets parse them. */
+export interface SlurmFlagValues {
+  readonly 'slurm-plugin': SlurmPlugin;
+  readonly 'slurm-block-tier': readonly string[];
+  /** 0 when not stated. */
+  readonly 'slurm-block-size': bigint;
+}
 
 export interface SlurmOutputInput {
   readonly hyperNodes: readonly HyperNode[];
   readonly nodes: readonly NodeMeta[];
   readonly config: DiscoveryConfig;
-  readonly plugin: SlurmPlugin;
-  readonly blockTiers: readonly string[];
+  readonly flags: SlurmFlagValues;
 }
 
 export function isSlurmFormat(format: string): format is SlurmFormat {
@@ -45,9 +57,11 @@ export function isSlurmFormat(format: string): format is SlurmFormat {
 
 /** The file's text; throws when the HyperNodes cannot be written for Slurm. */
 export function slurmOutput(format: SlurmFormat, input: SlurmOutputInput): string {
+  const { flags } = input;
   const topology = slurmTopology(input.hyperNodes, input.nodes, {
-    blockTiers: input.blockTiers.length > 0 ? input.blockTiers : NVLINK_BLOCK_TIERS,
+    blockTiers: flags['slurm-block-tier'].length > 0 ? flags['slurm-block-tier'] : NVLINK_BLOCK_TIERS,
+    blockSize: flags['slurm-block-size'] === 0n ? undefined : Number(flags['slurm-block-size']),
     hostName: slurmHostNames(input.config, input.nodes),
   });
-  return format === 'slurm-topology-yaml' ? slurmTopologyYaml(topology) : slurmTopologyConf(topology, input.plugin);
+  return format === 'slurm-topology-yaml' ? slurmTopologyYaml(topology) : slurmTopologyConf(topology, flags['slurm-plugin']);
 }

@@ -9,8 +9,10 @@ import { parse as parseYaml } from 'yaml';
 export interface ReadTopology {
   /** Switch name → its child switches and nodes, expanded and sorted. */
   readonly switches: Map<string, { switches: string[]; nodes: string[] }>;
-  /** Block name → its nodes, expanded and sorted. */
+  /** Block name → its nodes, expanded and sorted, in file order (the order Slurm joins blocks in). */
   readonly blocks: Map<string, string[]>;
+  /** BlockSizes / block_sizes; empty when not written. */
+  readonly blockSizes: number[];
 }
 
 /** Top-level commas only: `a[1,2],b` → `a[1,2]`, `b`. */
@@ -63,10 +65,27 @@ function unique(map: Map<string, unknown>, name: string, what: string): void {
   if (map.has(name)) throw new Error(`${what} ${name} is defined twice`);
 }
 
+/**
+ * The block plugin's rules on BlockSizes (topology.conf(5)): whole numbers,
+ * each the previous one times a power of two, and no block smaller than the
+ * first (the planning base block size).
+ */
+function checkBlockSizes(sizes: number[], blocks: Map<string, string[]>): void {
+  if (sizes.length === 0) return;
+  for (const s of sizes) if (!Number.isSafeInteger(s) || s < 1) throw new Error(`BlockSizes ${sizes.join(',')}: ${s} is not a positive whole number`);
+  for (let i = 1; i < sizes.length; i++) {
+    const ratio = sizes[i]! / sizes[i - 1]!;
+    if (!Number.isInteger(ratio) || ratio < 2 || (ratio & (ratio - 1)) !== 0)
+      throw new Error(`BlockSizes ${sizes.join(',')}: ${sizes[i]} is not a power of two times ${sizes[i - 1]}`);
+  }
+  for (const [name, nodes] of blocks) if (nodes.length < sizes[0]!) throw new Error(`block ${name} has ${nodes.length} nodes, fewer than the base block size ${sizes[0]}`);
+}
+
 /** topology.conf of either plugin; a file mixing SwitchName and BlockName lines is refused. */
 export function readTopologyConf(text: string): ReadTopology {
   const switches = new Map<string, { switches: string[]; nodes: string[] }>();
   const blocks = new Map<string, string[]>();
+  let blockSizes: number[] | undefined;
   for (const raw of text.split('\n')) {
     const line = raw.replace(/#.*$/, '').trim();
     if (line === '') continue;
@@ -92,12 +111,16 @@ export function readTopologyConf(text: string): ReadTopology {
       unique(blocks, name, 'block');
       if (!fields.has('nodes')) throw new Error(`block ${name} has no Nodes=`);
       blocks.set(name, sorted(expandHostlist(fields.get('nodes')!)));
+    } else if (first === 'blocksizes') {
+      if (fields.size !== 1 || blockSizes !== undefined) throw new Error(`BlockSizes must stand alone, once: ${JSON.stringify(line)}`);
+      blockSizes = fields.get('blocksizes')!.split(',').map(Number);
     } else {
-      throw new Error(`a line must start with SwitchName= or BlockName=: ${JSON.stringify(line)}`);
+      throw new Error(`a line must start with SwitchName=, BlockName= or BlockSizes=: ${JSON.stringify(line)}`);
     }
   }
-  if (switches.size > 0 && blocks.size > 0) throw new Error('one topology.conf holds the lines of one plugin only');
-  return { switches, blocks };
+  if (switches.size > 0 && (blocks.size > 0 || blockSizes)) throw new Error('one topology.conf holds the lines of one plugin only');
+  checkBlockSizes(blockSizes ?? [], blocks);
+  return { switches, blocks, blockSizes: blockSizes ?? [] };
 }
 
 /** topology.yaml: the switches of its tree topologies and the blocks of its block topologies. */
@@ -106,6 +129,7 @@ export function readTopologyYaml(text: string): ReadTopology & { topologies: str
   if (!Array.isArray(doc)) throw new Error('topology.yaml must be a list of topologies');
   const switches = new Map<string, { switches: string[]; nodes: string[] }>();
   const blocks = new Map<string, string[]>();
+  let blockSizes: number[] = [];
   const topologies: string[] = [];
   let clusterDefault: string | undefined;
   for (const t of doc as Record<string, unknown>[]) {
@@ -127,7 +151,12 @@ export function readTopologyYaml(text: string): ReadTopology & { topologies: str
     }
     if (t.block) {
       for (const k of Object.keys(t.block)) if (!['blocks', 'block_sizes'].includes(k)) throw new Error(`unknown block attribute ${k}`);
-      for (const b of (t.block as { blocks: Record<string, unknown>[] }).blocks) {
+      const block = t.block as { blocks: Record<string, unknown>[]; block_sizes?: unknown };
+      if (block.block_sizes !== undefined) {
+        if (!Array.isArray(block.block_sizes)) throw new Error('block_sizes must be a list');
+        blockSizes = block.block_sizes as number[];
+      }
+      for (const b of block.blocks) {
         const name = b.block as string;
         if (!name) throw new Error('a block needs a name');
         unique(blocks, name, 'block');
@@ -135,5 +164,37 @@ export function readTopologyYaml(text: string): ReadTopology & { topologies: str
       }
     }
   }
-  return { switches, blocks, topologies, clusterDefault };
+  checkBlockSizes(blockSizes, blocks);
+  return { switches, blocks, blockSizes, topologies, clusterDefault };
+}
+
+/** A switch as `scontrol show topology` reports it. */
+export interface LoadedSwitch {
+  /** Child switches, expanded and sorted. */
+  readonly switches: string[];
+  /** Every node under the switch at any depth (Slurm aggregates them), expanded and sorted. */
+  readonly nodes: string[];
+}
+
+/** `scontrol show topology` of the tree plugin: one `SwitchName=… Level=… Nodes=… Switches=…` line per switch. */
+export function readScontrolTopology(text: string): Map<string, LoadedSwitch> {
+  const out = new Map<string, LoadedSwitch>();
+  for (const line of text.split('\n').map((l) => l.trim())) {
+    if (line === '') continue;
+    const fields = new Map(
+      line.split(/\s+/).map((tok) => {
+        const eq = tok.indexOf('=');
+        return [tok.slice(0, eq), tok.slice(eq + 1)] as const;
+      }),
+    );
+    const name = fields.get('SwitchName');
+    if (name === undefined) throw new Error(`not a switch line: ${JSON.stringify(line)}`);
+    unique(out, name, 'switch');
+    const list = (key: string) => {
+      const v = fields.get(key);
+      return sorted(v === undefined || v === '' || v === '(null)' ? [] : expandHostlist(v));
+    };
+    out.set(name, { switches: list('Switches'), nodes: list('Nodes') });
+  }
+  return out;
 }

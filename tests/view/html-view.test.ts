@@ -3,9 +3,14 @@
 // Chromium, headless. The page opens from disk with no console error and no
 // network request; the picture has exactly one rectangle per HyperNode; a
 // search for a Node highlights exactly the HyperNodes that contain it, directly
-// or through children, and a search for a HyperNode its own path; a plan shows
-// creates, updates, deletes and held deletes each in its own colour, with the
-// field-level diff on click. The label, fabric (UFM) and plan pictures are
+// or through children, and a search for a HyperNode its own path. On the demo
+// cluster at 1400×900 the cells say the label values (rack-1, not a hash name),
+// the legend the tierNames, a row holds every Node under its rack, a search
+// for node-13 highlights its cell and its rack, spine and zone, and the side
+// panel never scrolls sideways; the keyboard moves and zooms; Nodes too narrow
+// for a cell each are counted per rack; a fabric group shows its switch id. A
+// plan shows creates, updates, deletes and held deletes each in its own colour,
+// with the field-level diff on click. The label, fabric (UFM) and plan pictures are
 // saved as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
 // the test's temporary directory. Skipped, visibly, where Chromium is missing.
 // (The DOM library above types the callbacks that run in the browser.)
@@ -27,7 +32,7 @@ import { launchChromium, missingChromium, openPage } from '../../testing/browser
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { drawnNames } from '../../testing/view-page.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
+import { DEMO_SHAPE, RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, SPINE_LABEL, ZONE_LABEL, sampleNodes } from '../../testing/sample-cluster.ts';
 import { testNeeding } from '../support/skip.ts';
 
 const browserTest = testNeeding(missingChromium());
@@ -102,6 +107,13 @@ function containing(items: HyperNode[], start: string): string[] {
   return [...found].sort();
 }
 
+/** The legend's levels as it names them (the tierName's last segment), top first. */
+const legendLevels = (page: Page) => page.$$eval('#legend .level', (ls) => ls.map((l) => l.textContent ?? ''));
+
+/** Whether any of the side panel's boxes is wider inside than it shows (it would scroll sideways). */
+const sidewaysOverflow = (page: Page) =>
+  page.$$eval('#side, #side #details, #side #list', (es) => es.filter((e) => e.scrollWidth > e.clientWidth).map((e) => `${e.id}: ${e.scrollWidth} > ${e.clientWidth}`));
+
 async function screenshot(page: Page, name: string): Promise<void> {
   const target = process.env.UPDATE_DOC_SCREENSHOTS === '1' ? DOC_IMAGES : dir;
   mkdirSync(target, { recursive: true });
@@ -147,14 +159,142 @@ browserTest('a search for a Node highlights exactly the HyperNodes above it; a H
   await page.close();
 });
 
-browserTest('a UFM fabric topology shows its fabric and draws one rectangle per HyperNode', async () => {
+browserTest('the demo cluster at 1400×900: cells say rack, spine and zone values, the legend the tierNames, a row holds every Node', async () => {
+  const { items, html } = await renderBoth('label', labelInputs());
+  const { page, errors, requests } = await openPage(browser!, html, { width: 1400, height: 900 });
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  const nodes = sampleNodes(DEMO_SHAPE);
+  const names = await drawnNames(page);
+  // Each leaf cell shows the rack label its Nodes carry, not the HyperNode's hash name.
+  for (const rack of items.filter((hn) => hn.spec!.tier === 1)) {
+    const member = nodes.find((n) => n.metadata.name === memberNames(rack)[0])!;
+    const shown = await textOf(page, `#icicle text.name[data-i="${names.indexOf(rack.metadata.name)}"]`);
+    assert.is(shown, member.metadata.labels[RACK_LABEL], rack.metadata.name);
+  }
+  const cellTexts = await page.$$eval('#icicle text', (ts) => ts.map((t) => t.textContent ?? ''));
+  assert.equal(
+    cellTexts.filter((t) => t.startsWith('hypernode-')),
+    [],
+    'no cell is labelled with a hash name',
+  );
+  // The legend names the levels by tierName, highest tier first, each with its label key and tier.
+  assert.equal(await legendLevels(page), ['zone', 'hypercluster', 'hypernode']);
+  const legend = await textOf(page, '#legend');
+  for (const [key, tier] of [
+    [ZONE_LABEL, 3],
+    [SPINE_LABEL, 2],
+    [RACK_LABEL, 1],
+  ] as const)
+    assert.match(legend, `${key} · tier ${tier}`);
+  // The Node row holds every Node once, each under its own rack's cell.
+  const row = await page.$$eval('#icicle rect.nd', (rs) =>
+    rs.map((r) => ({ node: (r as SVGRectElement).dataset.node ?? '', h: Number((r as SVGRectElement).dataset.h), x: Number(r.getAttribute('x')) })),
+  );
+  assert.equal(row.map((c) => c.node).sort(), nodes.map((n) => n.metadata.name).sort());
+  for (const cell of row) {
+    const rack = await page.$eval(`#icicle rect.hn[data-i="${cell.h}"]`, (r) => [Number(r.getAttribute('x')), Number(r.getAttribute('width'))]);
+    assert.ok(cell.x >= rack[0]! && cell.x < rack[0]! + rack[1]!, `${cell.node} lies under its rack`);
+    assert.ok(memberNames(items.find((hn) => hn.metadata.name === names[cell.h])).includes(cell.node), `${cell.node} is a member of ${names[cell.h]}`);
+  }
+  // Hovering a rack names it in full: HyperNode name, tier, source and counts.
+  const rack1 = names.indexOf(items.find((hn) => hn.spec!.tier === 1)!.metadata.name);
+  await page.hover(`#icicle rect.hn[data-i="${rack1}"]`);
+  const tip = await textOf(page, '#tip');
+  for (const part of [names[rack1]!, `tier 1 (${RACK_LABEL})`, 'label', '8 Nodes beneath']) assert.match(tip, part);
+  assert.equal(await sidewaysOverflow(page), []);
+  assert.equal([errors, requests], [[], []]);
+  await page.close();
+});
+
+browserTest('searching node-13 highlights its cell in the Node row and its rack, spine and zone; the side panel never scrolls sideways', async () => {
+  const { items, html } = await renderBoth('label', labelInputs());
+  const { page, errors } = await openPage(browser!, html, { width: 1400, height: 900 });
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  const highlightedHyperNodes = await searchFor(page, 'node-13');
+  const rack = items.find((hn) => memberNames(hn).includes('node-13'))!.metadata.name;
+  assert.equal(highlightedHyperNodes, containing(items, 'node-13'));
+  assert.equal(highlightedHyperNodes.length, 3, 'its rack and the rack’s two ancestors');
+  assert.ok(highlightedHyperNodes.includes(rack));
+  assert.equal(await page.$$eval('#icicle rect.nd.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.node)), ['node-13']);
+  assert.match(await textOf(page, '#status'), 'node-13 ← rack-1 (hypernode) ← spine-0 (hypercluster) ← zone-0 (zone)');
+  assert.match(await textOf(page, '#details'), rack, 'the side panel shows the rack, with its full name');
+  // Clicking another Node's cell finds that Node.
+  await page.click('#icicle rect.nd[data-node="node-20"]');
+  await page.waitForFunction(() => document.documentElement.dataset.searched === 'node-20');
+  assert.equal(await page.$$eval('#icicle rect.nd.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.node)), ['node-20']);
+  await searchFor(page, 'node-13');
+  assert.equal(await sidewaysOverflow(page), []);
+  // Narrower still, the panel wraps and truncates rather than scrolling.
+  await page.setViewportSize({ width: 900, height: 700 });
+  await page.waitForFunction(() => document.getElementById('side')!.clientWidth < 400);
+  assert.equal(await sidewaysOverflow(page), []);
+  assert.equal(errors, []);
+  await page.close();
+});
+
+browserTest('the keyboard moves along the picture, Enter zooms into a subtree and Escape back out', async () => {
+  const { html } = await renderBoth('label', labelInputs());
+  const { page, errors } = await openPage(browser!, html);
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  const crumbs = () => page.$$eval('#crumbs .crumb', (bs) => bs.map((b) => b.textContent));
+  const selected = () => textOf(page, '#details h2 .label');
+  await page.focus('#icicle');
+  await page.keyboard.press('ArrowRight');
+  assert.is(await selected(), 'zone-0');
+  await page.keyboard.press('ArrowDown');
+  assert.is(await selected(), 'spine-0');
+  await page.keyboard.press('ArrowRight');
+  assert.is(await selected(), 'spine-1');
+  await page.keyboard.press('Enter');
+  assert.equal(await crumbs(), ['zone-0 (zone)', 'spine-1 (hypercluster)']);
+  // Zoomed into spine-1: its two racks share the whole width, and spine-0's are out of the picture.
+  const drawnCells = await page.$$eval('#icicle #labels text.name', (ts) => ts.map((t) => t.textContent).sort());
+  assert.equal(drawnCells, ['rack-2', 'rack-3', 'spine-1', 'zone-0']);
+  await page.keyboard.press('ArrowUp');
+  assert.is(await selected(), 'zone-0');
+  assert.equal(await crumbs(), ['zone-0 (zone)', 'spine-1 (hypercluster)'], 'an ancestor is in view: moving to it keeps the zoom');
+  await page.keyboard.press('Escape');
+  assert.equal(await crumbs(), ['zone-0 (zone)']);
+  await page.keyboard.press('Escape');
+  assert.equal(await crumbs(), []);
+  assert.equal(errors, []);
+  await page.close();
+});
+
+browserTest('where a Node would be narrower than a few pixels, its rack shows one cell with the count; a search zooms to the Node', async () => {
+  const shape = { zones: 2, spinesPerZone: 4, racksPerSpine: 8, nodesPerRack: 16 };
+  const nodes = sampleNodes(shape);
+  const { items, html } = await renderBoth('many', ['--config', write('many.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', write('many-nodes.json', nodeList(nodes))]);
+  const { page, errors } = await openPage(browser!, html);
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  const names = await drawnNames(page);
+  const racks = items.filter((hn) => hn.spec!.tier === 1);
+  assert.equal(await page.$$eval('#icicle rect.nd:not(.agg)', (rs) => rs.length), 0, `${nodes.length} Nodes in ~800 px get no cell each`);
+  const counted = await page.$$eval('#icicle rect.nd.agg', (rs) => rs.map((r) => Number((r as SVGRectElement).dataset.h)));
+  assert.equal(counted.map((i) => names[i]).sort(), racks.map((r) => r.metadata.name).sort(), 'one counted cell per rack');
+  const node = nodes[200]!.metadata.name;
+  await searchFor(page, node);
+  assert.equal(await page.$$eval('#icicle rect.nd.hit', (rs) => rs.map((r) => (r as SVGRectElement).dataset.node)), [node]);
+  assert.equal(errors, []);
+  await page.close();
+});
+
+browserTest('a UFM fabric topology labels each group by its switch and names its fabric on hover', async () => {
   const { items, html } = await renderBoth('fabric', fabricInputs());
   const { page, errors, requests } = await openPage(browser!, html);
   await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
   assert.equal([errors, requests], [[], []]);
   assert.is(await page.$$eval('#icicle rect.hn', (rs) => rs.length), items.length);
-  assert.match(await textOf(page, '#tree summary'), 'fabric pod-a');
-  const host = memberNames(items.find((hn) => hn.spec!.tier === 1)!)[0]!;
+  // Fabric groups are named <fabric>-<tierName>-<lowest switch id>: the cell shows the switch id.
+  const names = await drawnNames(page);
+  const leaf = items.find((hn) => hn.spec!.tier === 1)!;
+  const i = names.indexOf(leaf.metadata.name);
+  assert.is(await textOf(page, `#icicle text.name[data-i="${i}"]`), leaf.metadata.name.slice('pod-a-leaf-'.length));
+  assert.equal(await legendLevels(page), ['spine', 'leaf']);
+  await page.hover(`#icicle rect.hn[data-i="${i}"]`);
+  assert.match(await textOf(page, '#tip'), `${leaf.metadata.name}`);
+  assert.match(await textOf(page, '#tip'), 'fabric pod-a');
+  const host = memberNames(leaf)[0]!;
   assert.equal(await searchFor(page, host), containing(items, host));
   await screenshot(page, 'view-fabric.png');
   await page.close();
@@ -237,6 +377,7 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   await page.waitForSelector('#details:not([hidden])');
   assert.equal(await page.$$eval('#details .diff li', (ls) => ls.map((l) => l.textContent)), ['members: +n6', 'nodeCount: 2 → 3']);
   assert.match(await textOf(page, '#details'), 'changeupdate');
+  await page.mouse.move(0, 0);
   await screenshot(page, 'view-plan.png');
   await page.close();
 });

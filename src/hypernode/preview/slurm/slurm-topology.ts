@@ -4,14 +4,21 @@
 // of the topology/block plugin. `render -o slurm-topology-yaml|conf` writes
 // it (slurm-files.ts). Ours, no Go counterpart.
 //
-// Slurm names must survive its hostlist parser, so switch and block names
-// are sanitised (slurmName) and Node names, which Slurm takes as they are,
-// are checked and refused with the offending name when they cannot be
-// written.
+// Slurm's tree plugin refuses a switch with both child switches and nodes
+// (22.05 to 26.05 exit; 26.05's topology.yaml drops the children), which
+// the label presets make by design (a leaf holding NVLink domains and the
+// GB200 Nodes not in one yet). Such a HyperNode's Nodes go under a synthetic
+// leaf switch of their own (slurm-names.ts), a child of the HyperNode's
+// switch, so every Node keeps its place in the tree. Switch and block names
+// are sanitised and shortened (slurm-names.ts); Node names, which Slurm
+// takes as they are, are checked and refused with the offending name when
+// they cannot be written.
 
 import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
+import { treeOrder } from './slurm-blocks.ts';
+import { SlurmNameRegistry, slurmName, slurmNodesLeafName, slurmSwitchName } from './slurm-names.ts';
 
 export interface SlurmSwitch {
   readonly name: string;
@@ -28,24 +35,21 @@ export interface SlurmBlock {
 }
 
 export interface SlurmTopology {
-  /** Lowest tier first, then by name. */
+  /** Lowest tier first, then by name; a synthetic leaf just before its HyperNode's switch. */
   readonly switches: readonly SlurmSwitch[];
+  /** In tree order (slurm-blocks.ts), so the blocks of one parent are neighbours. */
   readonly blocks: readonly SlurmBlock[];
+  /** The base block size the operator stated; BlockSizes follows from it and the blocks (slurm-blocks.ts) where blocks are written. */
+  readonly blockSize: number | undefined;
 }
 
 export interface SlurmTopologyOptions {
   /** tierNames whose HyperNodes are blocks. */
   readonly blockTiers: readonly string[];
+  /** The base block size the operator states (`--slurm-block-size`); undefined: the smallest block's. */
+  readonly blockSize?: number | undefined;
   /** The Slurm node name of a Node (its host name); the Node name when there is no mapping. */
   readonly hostName: (nodeName: string) => string;
-}
-
-/** Characters a name keeps; anything else would be read as hostlist syntax, a separator or a comment by Slurm. */
-const SLURM_NAME_CHAR = /[A-Za-z0-9._-]/;
-
-/** A switch or block name Slurm parses back unchanged: other characters become `_`. */
-export function slurmName(name: string): string {
-  return [...name].map((c) => (SLURM_NAME_CHAR.test(c) ? c : '_')).join('') || '_';
 }
 
 function checkedHostName(host: string, node: string): string {
@@ -55,55 +59,69 @@ function checkedHostName(host: string, node: string): string {
   return host;
 }
 
-/** The HyperNode tree as Slurm switches and blocks; throws when two HyperNodes sanitise to one name or a host name cannot be written. */
-export function slurmTopology(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], opts: SlurmTopologyOptions): SlurmTopology {
-  const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
-  const slurmNames = new Map<string, string>();
-  const taken = new Map<string, string>();
-  for (const name of byName.keys()) {
-    const safe = slurmName(name);
-    const other = taken.get(safe);
-    if (other !== undefined) throw new Error(`HyperNodes ${other} and ${name} would both be named ${safe} in Slurm`);
-    taken.set(safe, name);
-    slurmNames.set(name, safe);
+/** A HyperNode's direct child HyperNodes and Slurm node names. */
+interface Direct {
+  readonly children: readonly string[];
+  readonly nodes: readonly string[];
+}
+
+function directMembers(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], host: (node: string) => string): Map<string, Direct> {
+  const names = new Set(hyperNodes.map((hn) => hn.metadata.name));
+  const direct = new Map<string, Direct>();
+  for (const hn of hyperNodes) {
+    const children = new Set<string>();
+    const members = new Set<string>();
+    for (const m of membersOf(hn)) {
+      if (m.type === 'HyperNode') for (const c of resolveMembers(m.selector, hyperNodes)) if (c !== hn.metadata.name && names.has(c)) children.add(c);
+      if (m.type === 'Node') for (const n of resolveMembers(m.selector, nodes)) members.add(host(n));
+    }
+    direct.set(hn.metadata.name, { children: [...children], nodes: [...members].sort(compareBytes) });
   }
+  return direct;
+}
+
+/** Every Slurm node name under `name`, at any depth. */
+function nodesUnder(direct: ReadonlyMap<string, Direct>, name: string, seen = new Set<string>(), out = new Set<string>()): Set<string> {
+  if (seen.has(name)) return out;
+  seen.add(name);
+  const d = direct.get(name)!;
+  for (const n of d.nodes) out.add(n);
+  for (const c of d.children) nodesUnder(direct, c, seen, out);
+  return out;
+}
+
+/** The HyperNode tree as Slurm switches and blocks; throws when two names collide in Slurm or a host name cannot be written. */
+export function slurmTopology(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], opts: SlurmTopologyOptions): SlurmTopology {
   const hosts = new Map<string, string>();
   const host = (node: string) => {
     let h = hosts.get(node);
     if (h === undefined) hosts.set(node, (h = checkedHostName(opts.hostName(node), node)));
     return h;
   };
-  const direct = new Map<string, { children: string[]; nodes: string[] }>();
-  for (const hn of byName.values()) {
-    const children = new Set<string>();
-    const members = new Set<string>();
-    for (const m of membersOf(hn)) {
-      if (m.type === 'HyperNode') for (const c of resolveMembers(m.selector, hyperNodes)) if (c !== hn.metadata.name && byName.has(c)) children.add(c);
-      if (m.type === 'Node') for (const n of resolveMembers(m.selector, nodes)) members.add(host(n));
-    }
-    direct.set(hn.metadata.name, { children: [...children], nodes: [...members] });
-  }
-  const sorted = [...byName.values()].sort((a, b) => (a.spec?.tier ?? 0) - (b.spec?.tier ?? 0) || compareBytes(a.metadata.name, b.metadata.name));
-  const switches = sorted.map((hn) => {
-    const d = direct.get(hn.metadata.name)!;
-    return { name: slurmNames.get(hn.metadata.name)!, switches: d.children.map((c) => slurmNames.get(c)!).sort(compareBytes), nodes: d.nodes.sort(compareBytes) };
-  });
-  const under = (name: string, seen: Set<string>, out: Set<string>) => {
-    if (seen.has(name)) return;
-    seen.add(name);
+  const direct = directMembers(hyperNodes, nodes, host);
+  const registry = new SlurmNameRegistry();
+  const switchNames = new Map(hyperNodes.map((hn) => [hn.metadata.name, registry.claim(slurmSwitchName(hn.metadata.name), `HyperNode ${hn.metadata.name}`)]));
+  const sorted = [...hyperNodes].sort((a, b) => (a.spec?.tier ?? 0) - (b.spec?.tier ?? 0) || compareBytes(a.metadata.name, b.metadata.name));
+  const switches = sorted.flatMap((hn): SlurmSwitch[] => {
+    const name = hn.metadata.name;
     const d = direct.get(name)!;
-    for (const n of d.nodes) out.add(n);
-    for (const c of d.children) under(c, seen, out);
-  };
+    const children = d.children.map((c) => switchNames.get(c)!);
+    if (children.length === 0 || d.nodes.length === 0) return [{ name: switchNames.get(name)!, switches: children.sort(compareBytes), nodes: d.nodes }];
+    const leaf = registry.claim(slurmNodesLeafName(name), `the Nodes of HyperNode ${name}`);
+    return [
+      { name: leaf, switches: [], nodes: d.nodes },
+      { name: switchNames.get(name)!, switches: [...children, leaf].sort(compareBytes), nodes: [] },
+    ];
+  });
   const blockTiers = new Set(opts.blockTiers);
-  const blocks = sorted
-    .filter((hn) => hn.spec?.tierName !== undefined && blockTiers.has(hn.spec.tierName))
-    .map((hn) => {
-      const all = new Set<string>();
-      under(hn.metadata.name, new Set(), all);
-      return { name: slurmNames.get(hn.metadata.name)!, nodes: [...all].sort(compareBytes) };
+  const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
+  const blocks = treeOrder(new Map([...direct].map(([name, d]) => [name, d.children])))
+    .filter((name) => {
+      const tierName = byName.get(name)!.spec?.tierName;
+      return tierName !== undefined && blockTiers.has(tierName);
     })
+    .map((name) => ({ name: switchNames.get(name)!, nodes: [...nodesUnder(direct, name)].sort(compareBytes) }))
     // A block without nodes would only make Slurm complain.
     .filter((b) => b.nodes.length > 0);
-  return { switches, blocks };
+  return { switches, blocks, blockSize: opts.blockSize };
 }

@@ -39,10 +39,9 @@ export function topologyHtml(view: TopologyView): string {
 </header>
 <div id="notes"></div>
 <main>
-<section id="picture"><div id="crumbs"><button id="reset" type="button">whole topology</button><span id="crumbs-path"></span> <span id="hover"></span></div><svg id="icicle" role="img" aria-label="HyperNode tree, one rectangle per HyperNode, rows by depth, widths by Nodes beneath"></svg></section>
-<section id="list"><div id="tree"></div></section>
+<section id="picture"><nav id="crumbs" aria-label="zoom"><button id="reset" type="button">whole topology</button><span id="crumbs-path"></span><span id="keys">keys on the picture: ← ↑ → ↓ select · Enter zoom in · Esc zoom out</span></nav><svg id="icicle" tabindex="0" role="img" aria-label="HyperNode tree, one rectangle per HyperNode, rows by depth, widths by Nodes beneath, each HyperNode's Nodes in the row below it"></svg><div id="tip" role="tooltip" hidden></div></section>
+<aside id="side"><section id="details" aria-live="polite" hidden></section><section id="list"><div id="tree"></div></section></aside>
 </main>
-<aside id="details" hidden></aside>
 <noscript>This view draws with JavaScript; the same data is in the page as JSON (script#topology-data).</noscript>
 <script type="application/json" id="topology-data">${scriptSafeJson(view)}</script>
 <script>${TOPOLOGY_PAGE_SCRIPT}</script>

@@ -4,6 +4,9 @@
 // and, for a plan, what the controller would do to it with the field-level
 // diff. Built from HyperNodes as they are (render, `kubectl hypernode tree`)
 // or from a Plan over the cluster's objects (plan). Go has no equivalent.
+// Each HyperNode also carries what formed its domain, to be labelled for
+// people (hypernode-domain.ts), and the view lists the legend's levels, one per
+// tierName with its colour (view-levels.ts).
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
@@ -14,6 +17,8 @@ import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import type { Plan } from '../cluster-plan.ts';
 import { falseHealthConditions } from '../../reconcile/health/conditions.ts';
+import { hyperNodeDomain } from './hypernode-domain.ts';
+import { levelsOf, type ViewLevel } from './view-levels.ts';
 
 /** What a plan does to one HyperNode; `held` is a delete the mass-delete guard holds. */
 export type ViewChange = 'create' | 'update' | 'delete' | 'held';
@@ -34,6 +39,10 @@ export interface ViewHyperNode {
   readonly children: readonly number[];
   /** Names of the Nodes its members select, byte-sorted. */
   readonly nodes: readonly string[];
+  /** What formed its domain (hypernode-domain.ts): the label value, or the switch id a fabric group is named after. */
+  readonly domain?: string;
+  /** The Node label key whose value `domain` is; absent for a switch. */
+  readonly domainLabel?: string;
   readonly change?: ViewChange;
   /** For a change: one line per changed field (describeDiff). */
   readonly diff?: readonly string[];
@@ -48,13 +57,16 @@ export interface TopologyView {
   readonly plan: boolean;
   /** Byte-sorted by name. */
   readonly hyperNodes: readonly ViewHyperNode[];
+  /** The legend: one level per tierName, highest tier first, each with its colour. */
+  readonly levels: readonly ViewLevel[];
   /** Lines shown above the picture (a plan's warnings, a filter in force). */
   readonly notes: readonly string[];
 }
 
 /** The view of HyperNodes as they are; `nodes` resolve regex and label members (exact names need none). */
 export function topologyView(title: string, hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], notes: readonly string[] = []): TopologyView {
-  return { title, plan: false, hyperNodes: viewHyperNodes(hyperNodes, nodes, new Map()), notes };
+  const viewed = viewHyperNodes(hyperNodes, nodes, new Map());
+  return { title, plan: false, hyperNodes: viewed, levels: levelsOf(viewed), notes };
 }
 
 /**
@@ -68,7 +80,8 @@ export function planView(title: string, plan: Plan, existing: readonly HyperNode
     if (c.object) objects.set(c.name, c.object);
     changes.set(c.name, { change: c.held ? 'held' : c.action, diff: describeDiff(c.diff) });
   }
-  return { title, plan: true, hyperNodes: viewHyperNodes([...objects.values()], nodes, changes), notes: plan.warnings };
+  const viewed = viewHyperNodes([...objects.values()], nodes, changes);
+  return { title, plan: true, hyperNodes: viewed, levels: levelsOf(viewed), notes: plan.warnings };
 }
 
 /** Health (docs/health.md): the page colours a HyperNode with a False condition and lists the messages. */
@@ -94,6 +107,7 @@ function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMe
     const labels = hn.metadata.labels;
     const optional = (key: string, value: string | undefined) => (value === undefined || value === '' ? {} : { [key]: value });
     const planned = changes.get(hn.metadata.name);
+    const domain = hyperNodeDomain(hn);
     return {
       name: hn.metadata.name,
       tier: hn.spec?.tier ?? 0,
@@ -104,6 +118,8 @@ function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMe
       nodeCount: hn.status?.nodeCount ?? 0,
       children: [...children].sort((a, b) => a - b),
       nodes: [...members].sort(compareBytes),
+      ...optional('domain', domain?.value),
+      ...optional('domainLabel', domain?.labelKey),
       ...(planned ? { change: planned.change, diff: planned.diff } : {}),
       ...unhealthyOf(hn),
     };
