@@ -123,15 +123,10 @@ test('a NotReady, then Unknown, then Ready Node marks exactly the HyperNodes abo
   await expectAbove(api, 'node-2', 'True AllNodesReady', healthy, 'node-2 Ready again');
 
   assert.equal(topology(api), shape, 'members, names and uids unchanged');
-  const events = (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).filter((e) => e.message.includes(rack.metadata.name));
-  assert.ok(
-    events.some((e) => e.reason === 'HyperNodeUnhealthy'),
-    'a Warning on the way down',
-  );
-  assert.ok(
-    events.some((e) => e.reason === 'HyperNodeHealthy'),
-    'a Normal Event on the way up',
-  );
+  const events = () => (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).filter((e) => e.message.includes(rack.metadata.name));
+  // Events are filed after the write they follow, best effort: wait for them.
+  await s.converge(() => events().some((e) => e.reason === 'HyperNodeUnhealthy'), 'a Warning on the way down');
+  await s.converge(() => events().some((e) => e.reason === 'HyperNodeHealthy'), 'a Normal Event on the way up');
   assertNoDeletes(api);
   assertNoForbidden(api);
 });

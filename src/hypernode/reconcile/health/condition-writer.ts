@@ -35,6 +35,13 @@ export const HEALTH_QUEUE_NAME = 'hypernode-conditions';
  * per HyperNode above it.
  */
 export const HEALTH_COALESCE_MS = 100;
+/**
+ * Status writes in flight at once: a write waits a round trip, so one worker
+ * would bound a rack-wide failure by latency, not by the client's token
+ * bucket (which still bounds the rate). The queue never hands one HyperNode
+ * to two workers.
+ */
+export const HEALTH_WORKERS = 4;
 /** A burst that never goes quiet is judged this long after it began, so a steady stream of changes still shows. */
 export const HEALTH_BURST_MAX_MS = 1_000;
 
@@ -127,7 +134,7 @@ export class ConditionWriter {
   }
 
   run(): Promise<void> {
-    return runWorker(this.queue, (name) => this.syncOrRetry(name));
+    return Promise.all(Array.from({ length: HEALTH_WORKERS }, () => runWorker(this.queue, (name) => this.syncOrRetry(name)))).then(() => {});
   }
 
   shutDown(): void {
