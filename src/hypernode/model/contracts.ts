@@ -177,6 +177,12 @@ export interface FabricHealthReporter {
   report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void;
   /** How long a link missing since the last good poll is kept in the topology (health.linkGracePeriod), read at every poll. */
   linkGraceMs(): number;
+  /**
+   * What a source remembers for fabric health under `key`, kept for the
+   * controller's lifetime: a discoverer restarted by a configuration change
+   * still knows the links of the last good poll. `create` makes it the first time.
+   */
+  kept<T>(key: string, create: () => T): T;
 }
 
 export interface DiscovererOptions {

@@ -51,8 +51,14 @@ const shape = (graph: FabricGraph) => sorted(fabricHyperNodes(input(graph)).snap
 function memory() {
   const clock = new FakeClock();
   const reports: ReadonlyMap<string, readonly FabricHealthProblem[]>[] = [];
-  const mem = new FabricMemory('lldp', { clock, fabricHealth: { report: (_s, _f, p) => void reports.push(p), linkGraceMs: () => GRACE_MS } });
-  return { clock, reports, mem };
+  const kept = new Map<string, unknown>();
+  const fabricHealth = {
+    report: (_s: string, _f: string, p: ReadonlyMap<string, readonly FabricHealthProblem[]>) => void reports.push(p),
+    linkGraceMs: () => GRACE_MS,
+    kept: <T>(key: string, create: () => T): T => (kept.has(key) ? (kept.get(key) as T) : (kept.set(key, create()), kept.get(key) as T)),
+  };
+  const mem = new FabricMemory('lldp', { clock, fabricHealth });
+  return { clock, reports, mem, restarted: () => new FabricMemory('lldp', { clock, fabricHealth }) };
 }
 
 test('links missing for less than the grace period leave the HyperNodes as the healthy fabric has them, each missing link reported', () => {
@@ -92,6 +98,15 @@ test('a link missing past the grace period is forgotten: the topology is the pol
     }),
     propertyParameters(),
   );
+});
+
+test('a discoverer restarted by a configuration change still knows the links of the last good poll', () => {
+  const { clock, reports, mem, restarted } = memory();
+  mem.hyperNodes(input(healthyGraph()));
+  clock.jump(1);
+  const tree = restarted().hyperNodes(input(polled(new Set([0]))));
+  assert.is(sorted(tree.snapshot), shape(healthyGraph()));
+  assert.equal([...reports.at(-1)!.keys()], ['f-leaf-l0']);
 });
 
 test.run();

@@ -68,14 +68,19 @@ interface LastReport {
 }
 
 export class FabricMemory {
-  private readonly fabrics = new Map<string, FabricLinks>();
-  private readonly lastReports = new Map<string, LastReport>();
+  /** Per fabric; kept by the reporter, so a restarted discoverer of the source finds them again. */
+  private readonly fabrics: Map<string, FabricLinks>;
+  private readonly lastReports: Map<string, LastReport>;
 
   /** Without `fabricHealth` (previews) nothing is remembered or reported: the fabric layer runs as it is. */
   constructor(
     private readonly source: string,
     private readonly opts: Pick<DiscovererOptions, 'fabricHealth' | 'clock'>,
-  ) {}
+  ) {
+    const kept = <T>(what: string, create: () => T) => opts.fabricHealth?.kept(`${source}/${what}`, create) ?? create();
+    this.fabrics = kept('links', () => new Map<string, FabricLinks>());
+    this.lastReports = kept('last-reports', () => new Map<string, LastReport>());
+  }
 
   /** fabricHyperNodes over the fabric's graph with its recently missing links put back; reports what is missing. */
   hyperNodes(input: FabricInput): FabricHyperNodes {

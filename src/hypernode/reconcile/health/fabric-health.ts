@@ -17,6 +17,7 @@ export class FabricHealthBoard implements FabricHealthReporter {
   private readonly reports = new Map<string, Map<string, ReadonlyMap<string, readonly FabricHealthProblem[]>>>();
 
   private graceMs = DEFAULT_LINK_GRACE_PERIOD_MS;
+  private readonly memories = new Map<string, unknown>();
 
   /** `changed` receives the HyperNodes whose problems a report changed (all of them at a source's first report). */
   constructor(private readonly changed: (source: string, hyperNodes: readonly string[]) => void) {}
@@ -38,6 +39,11 @@ export class FabricHealthBoard implements FabricHealthReporter {
 
   linkGraceMs(): number {
     return this.graceMs;
+  }
+
+  kept<T>(key: string, create: () => T): T {
+    if (!this.memories.has(key)) this.memories.set(key, create());
+    return this.memories.get(key) as T;
   }
 
   setLinkGraceMs(ms: number): void {
