@@ -270,9 +270,9 @@ export class ConditionWriter {
 
   private fabricCondition(source: string, name: string): DesiredCondition {
     const problems = this.fabric.problemsOf(source, name);
-    if (problems.length === 0) return { type: FABRIC_HEALTHY, status: LINKS_UP.status, reason: LINKS_UP.reason, message: LINKS_UP.message };
+    if (problems.length === 0) return { ...LINKS_UP, message: 'Every link of the last good poll is present.' };
     const count = problems.length === 1 ? '1 fabric problem' : `${problems.length} fabric problems`;
-    return { type: FABRIC_HEALTHY, status: LINKS_DOWN.status, reason: LINKS_DOWN.reason, message: `${count}: ${firstFew(problems.map(describeProblem))}.` };
+    return { ...LINKS_DOWN, message: `${count}: ${firstFew(problems.map(describeProblem))}.` };
   }
 
   /** One Event per condition that turned False (Warning) or back to True (Normal). */

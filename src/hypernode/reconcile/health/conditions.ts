@@ -1,8 +1,8 @@
 // The HyperNode conditions this controller maintains (status.conditions,
-// standard metav1.Condition): their types and reasons in one place, so the
-// code and the catalogue in docs/health.md cannot drift apart (a test compares
-// them), and the rule for merging them into a HyperNode's status. Ours:
-// Volcano's controller fills no condition.
+// standard metav1.Condition): their types and reasons in one place (the
+// catalogue of docs/health.md describes each, condition-catalogue.ts), and the
+// rule for merging them into a HyperNode's status. Ours: Volcano's controller
+// fills no condition.
 
 import type { HyperNodeCondition } from '../../model/hypernode-types.ts';
 
@@ -12,10 +12,6 @@ export interface ConditionReason {
   readonly type: string;
   readonly status: ConditionStatus;
   readonly reason: string;
-  /** When it is set, in one line (the catalogue's description). */
-  readonly when: string;
-  /** The message's shape, for the catalogue. */
-  readonly message: string;
 }
 
 export const NODES_READY = 'NodesReady';
@@ -23,40 +19,14 @@ export const FABRIC_HEALTHY = 'FabricHealthy';
 /** The condition types this controller owns; any other condition on a HyperNode is left as it is. */
 export const HEALTH_CONDITION_TYPES: readonly string[] = Object.freeze([NODES_READY, FABRIC_HEALTHY]);
 
-const define = (type: string, status: ConditionStatus, reason: string, when: string, message: string): ConditionReason => Object.freeze({ type, status, reason, when, message });
+const define = (type: string, status: ConditionStatus, reason: string): ConditionReason => Object.freeze({ type, status, reason });
 
-export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady', 'Every Node below the HyperNode has Ready=True.', 'Every Node is Ready.');
-export const NODES_CORDONED = define(
-  NODES_READY,
-  'True',
-  'NodesCordoned',
-  'Every Node below is Ready and some are cordoned (spec.unschedulable): an operator decision, not a failure.',
-  'Every Node is Ready; <k> cordoned: <first names>.',
-);
-export const NODES_NOT_READY = define(
-  NODES_READY,
-  'False',
-  'NodesNotReady',
-  'A Node below is NotReady, Unknown (or never reported Ready) or gone (named as a member, no Node object).',
-  '<k> of <n> Nodes not ready: <name> (NotReady | Unknown | gone), … (the first 5, then "and <m> more").',
-);
-export const LINKS_UP = define(
-  FABRIC_HEALTHY,
-  'True',
-  'LinksUp',
-  "The source's last poll of the fabric found every link of the last good poll.",
-  'Every link of the last good poll is present.',
-);
-export const LINKS_DOWN = define(
-  FABRIC_HEALTHY,
-  'False',
-  'LinksDown',
-  "A link of a switch in the HyperNode's group is missing or down against the last good poll (within health.linkGracePeriod).",
-  '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
-);
-
-/** The catalogue, in the order docs/health.md lists it. */
-export const HEALTH_CONDITION_REASONS: readonly ConditionReason[] = Object.freeze([ALL_NODES_READY, NODES_CORDONED, NODES_NOT_READY, LINKS_UP, LINKS_DOWN]);
+// Each reason's description and message shape are in condition-catalogue.ts.
+export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady');
+export const NODES_CORDONED = define(NODES_READY, 'True', 'NodesCordoned');
+export const NODES_NOT_READY = define(NODES_READY, 'False', 'NodesNotReady');
+export const LINKS_UP = define(FABRIC_HEALTHY, 'True', 'LinksUp');
+export const LINKS_DOWN = define(FABRIC_HEALTHY, 'False', 'LinksDown');
 
 /** The health conditions (this controller's types) a HyperNode holds False: what the tree and `why` mark. */
 export function falseHealthConditions(conditions: readonly { type: string; status: string; message: string }[] | undefined): { type: string; message: string }[] {

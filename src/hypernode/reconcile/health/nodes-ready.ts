@@ -4,7 +4,7 @@
 // their own reason: cordoning is an operator's decision, not a failure.
 
 import type { Lister } from '../../../kube/types.ts';
-import { ALL_NODES_READY, firstFew, NODES_CORDONED, NODES_NOT_READY, type DesiredCondition } from './conditions.ts';
+import { ALL_NODES_READY, firstFew, NODES_CORDONED, NODES_NOT_READY, type ConditionReason, type DesiredCondition } from './conditions.ts';
 import { readinessProblem, type NodeHealth } from './node-health.ts';
 
 export interface NodesReadyJudgement {
@@ -21,7 +21,7 @@ export function judgeNodesReady(nodes: readonly string[], health: Lister<NodeHea
     if (why !== undefined) unhealthy.push(`${n} (${why})`);
     else if (health.get(n)?.unschedulable) cordoned.push(n);
   }
-  const of = (r: typeof ALL_NODES_READY, message: string): DesiredCondition => ({ type: r.type, status: r.status, reason: r.reason, message });
+  const of = (r: ConditionReason, message: string): DesiredCondition => ({ ...r, message });
   if (unhealthy.length > 0) return { condition: of(NODES_NOT_READY, `${unhealthy.length} of ${nodes.length} Nodes not ready: ${firstFew(unhealthy)}.`), unhealthy };
   // No count in a True message: a tree that grows would otherwise rewrite every HyperNode above it.
   if (cordoned.length > 0) return { condition: of(NODES_CORDONED, `Every Node is Ready; ${cordoned.length} cordoned: ${firstFew(cordoned)}.`), unhealthy };
