@@ -13,7 +13,7 @@ import { startControllerBinary } from '../support/controller-process.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { GraphServer, railGraphDocument } from '../../testing/graph-server.ts';
 import { TEST_CA } from '../../testing/ufm-server.ts';
-import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, fabricHealthSettled, seedConfigMap } from './cluster.ts';
+import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, fabricHealthSettled, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
 import { session } from './session.ts';
 
 const TOKEN = 'e2e-inventory-token-51b9';

@@ -13,7 +13,18 @@ import { seriesValue } from '../../testing/prometheus-text.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../testing/fat-tree.ts';
 import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
-import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, fabricHealthSettled, seedConfigMap } from './cluster.ts';
+import {
+  NS,
+  SOURCE_LABEL,
+  answeredHyperNodeWrites,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthSettled,
+  hyperNodes,
+  node,
+  nodeCountsSettled,
+  seedConfigMap,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const FABRIC_LABEL = 'volcano.sh/ufm-fabric';
