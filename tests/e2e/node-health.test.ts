@@ -186,4 +186,20 @@ test('turning health.nodes off removes NodesReady (one write each) and stops the
   );
 });
 
+test('a broken health mapping is reported and changes nothing: node health stays on and keeps judging', async () => {
+  const { api } = await startHealthy();
+  setDiscoveryConfig(api, `${SAMPLE_DISCOVERY_CONFIG}health:\n  nodes: maybe\n`);
+  const warning = await s.converge(
+    () => (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).find((e) => e.reason === 'DiscoveryConfigInvalid'),
+    'a DiscoveryConfigInvalid Warning',
+  );
+  assert.match(warning.message, 'health.nodes must be true or false, got "maybe"');
+  setNode(api, 'node-6', { ready: 'False' });
+  await s.converge(() => above(api, 'node-6').every((n) => readiness(api).get(n) === 'False NodesNotReady'), 'node-6 still judged');
+  assert.ok(
+    hyperNodes(api, 'label').every((hn) => nodesReady(hn) !== undefined),
+    'NodesReady kept everywhere',
+  );
+});
+
 test.run();
