@@ -52,6 +52,8 @@ interface Device {
   /** The switch MAC its veth ends carry; hosts get one per cable. */
   readonly mac: string;
   lldpd?: ChildProcess;
+  /** A host's capability given to lldpd (`station`), or undefined to let lldpd work it out. */
+  capability?: string;
   /** veth ends in this namespace. */
   ends: number;
 }
@@ -111,7 +113,7 @@ export class LldpLab {
    */
   async addHost(name: string, kind: 'kubernetes' | 'station' = 'kubernetes'): Promise<Device> {
     const n = ++this.devices;
-    const host: Device = { name, netns: `${this.tag}-${n}`, mac: mac(0xbb, n), ends: 0 };
+    const host: Device = { name, netns: `${this.tag}-${n}`, mac: mac(0xbb, n), ends: 0, ...(kind === 'station' ? { capability: 'station' } : {}) };
     run('ip', ['netns', 'add', host.netns]);
     this.hosts.set(name, host);
     if (kind === 'kubernetes') {
@@ -119,9 +121,25 @@ export class LldpLab {
       run('ip', ['-n', host.netns, 'link', 'add', 'cni0', 'type', 'bridge']);
       run('ip', ['-n', host.netns, 'link', 'set', 'cni0', 'up']);
     }
-    // lldpd works out a host's capabilities itself (forwarding → Router, a bridge → Bridge); only a station is told.
-    this.startLldpd(host, [], kind === 'station' ? 'station' : undefined);
+    this.startHostLldpd(name);
     return host;
+  }
+
+  /**
+   * (Re)starts a host's lldpd: its leaves learn it again at its next frame.
+   * lldpd works out a host's capabilities itself (forwarding → Router, a
+   * bridge → Bridge); only a station is told.
+   */
+  startHostLldpd(name: string): void {
+    const host = this.hosts.get(name)!;
+    this.startLldpd(host, [], host.capability);
+  }
+
+  /** Stops a host's lldpd, as a reboot or a NIC reset does: it sends a shutdown frame and its leaves drop it as a neighbour. */
+  async stopHostLldpd(name: string): Promise<void> {
+    const host = this.hosts.get(name)!;
+    await this.kill(host.lldpd);
+    host.lldpd = undefined;
   }
 
   private device(name: string): Device {

@@ -26,6 +26,7 @@ import type { Logger } from '../log.ts';
 import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
 import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
+import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
 import { TopologyStateRecorder, type TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';
@@ -228,6 +229,8 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     registry: metrics.registry,
     queueMetrics: (name) => metrics.queue(name),
     ...(topologyState ? { topologyState } : {}),
+    // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its health on arrival.
+    nodeHealthInformer: () => resourceInformer<NodeHealth>(resourceClient(core, nodeResource), { transform: nodeHealthOf, clock, logger }),
   };
   const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];

@@ -25,6 +25,7 @@ import { explainMissing, keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT 
 import { HYPERNODE_CRD_MISSING_HINT } from '../app/server.ts';
 import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
 import { LIST_PAGE_SIZE, listAllPages } from '../kube/list-pager.ts';
+import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
 import { Transport } from '../kube/transport.ts';
@@ -61,6 +62,8 @@ export interface ClusterReader {
   nodes(): Promise<NodeMeta[]>;
   /** One Node by name (its labels are what `kubectl hypernode why` explains). */
   node(name: string): Promise<NodeMeta>;
+  /** One Node's readiness and cordon (`kubectl hypernode why` says why it counts as unhealthy). */
+  nodeHealth(name: string): Promise<NodeHealth>;
   hyperNodes(): Promise<HyperNode[]>;
   /** The ConfigMap at `where`, or undefined when there is none. */
   configMap(where: ConfigMapLocation): Promise<ConfigMap | undefined>;
@@ -88,6 +91,7 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
   return {
     nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT, eachItem: keepNameLabelsAnd(isOwnershipAnnotation) })) as NodeMeta[],
     node: async (name) => keepNameLabelsAnd(isOwnershipAnnotation)(await nodes.get(name)) as NodeMeta,
+    nodeHealth: async (name) => nodeHealthOf(await nodes.get(name)),
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
     // A cluster without the CRD answers 404: say what is missing, as the controller does.
     hyperNodes: async () =>

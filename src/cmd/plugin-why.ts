@@ -5,6 +5,8 @@
 
 import { formatUsage, parseFlags } from '../app/flags/flag-set.ts';
 import { nodeMemberships, type Membership } from '../hypernode/preview/view/node-membership.ts';
+import { falseHealthConditions, NODES_READY } from '../hypernode/reconcile/health/conditions.ts';
+import { readinessProblem, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
 import type { ClusterReader } from './cluster-reads.ts';
 import { usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
@@ -29,18 +31,33 @@ export async function pluginWhy(argv: readonly string[], command: string, connec
   let cluster: ClusterReader | undefined;
   try {
     cluster = connectPlugin(connection, 'kubectl-hypernode-why', stderr.logger);
-    const [node, hyperNodes] = await Promise.all([cluster.node(name), cluster.hyperNodes()]);
+    const [node, health, hyperNodes] = await Promise.all([cluster.node(name), cluster.nodeHealth(name), cluster.hyperNodes()]);
     const memberships = nodeMemberships(node, hyperNodes);
     if (memberships.length === 0)
       return { code: EXIT_SUCCESS, stdout: `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`, stderr: stderr.text() };
     const lines = [`Node ${name} is in ${memberships.length} HyperNode${memberships.length === 1 ? '' : 's'}:`];
-    for (const m of memberships) lines.push(`  ${m.hyperNode}  ${describe(m)}`, ...reasons(m).map((r) => `    - ${r}`));
+    const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
+    for (const m of memberships) {
+      const unhealthy = falseHealthConditions(byName.get(m.hyperNode)?.status?.conditions).map((c) => `${c.type}=False: ${c.message}`);
+      lines.push(`  ${m.hyperNode}  ${describe(m)}`, ...[...reasons(m), ...unhealthy].map((r) => `    - ${r}`));
+    }
+    // Only where node health is on (a HyperNode above carries NodesReady) does the Node's own readiness count.
+    const judged = memberships.some((m) => byName.get(m.hyperNode)?.status?.conditions?.some((c) => c.type === NODES_READY));
+    if (judged) lines.push(...healthLines(name, health, memberships.length));
     return { code: EXIT_SUCCESS, stdout: `${lines.join('\n')}\n`, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {
     cluster?.close();
   }
+}
+
+/** Why the Node counts as unhealthy in NodesReady (docs/health.md); nothing for a Ready, uncordoned Node. */
+function healthLines(name: string, health: NodeHealth, above: number): string[] {
+  const why = readinessProblem(health);
+  if (why !== undefined) return [`Node ${name} is ${why}: it makes NodesReady False on the ${above} HyperNode(s) above it.`];
+  if (health.unschedulable) return [`Node ${name} is Ready and cordoned: NodesReady stays True above it, with reason NodesCordoned.`];
+  return [];
 }
 
 function describe(m: Membership): string {

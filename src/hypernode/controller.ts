@@ -24,6 +24,8 @@ import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/no
 import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 import type { Follower } from './reconcile/follower.ts';
+import { HEALTH_QUEUE_NAME } from './reconcile/health/condition-writer.ts';
+import { HealthRunner, type NodeHealthInformerFactory } from './reconcile/health/health-runner.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
@@ -53,6 +55,8 @@ export interface HyperNodeControllerDeps {
   dryRun?: boolean;
   /** Where the topology page's state is recorded (--enable-topology-page). */
   topologyState?: TopologyStateRecorder;
+  /** Starts a full Node watch for NodesReady (health.nodes); without it health.nodes has no effect. */
+  nodeHealthInformer?: NodeHealthInformerFactory;
 }
 
 export interface HyperNodeController {
@@ -88,7 +92,20 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         },
       }
     : metrics;
-  const followers = newFollowers(deps, writeLogger, writeMetrics, () => manager.configMapRef());
+  // The conditions (docs/health.md); fabric sources report to it, so it exists before they start.
+  const health = new HealthRunner({
+    hyperNodes: deps.hyperNodes,
+    client: deps.hyperNodeClient,
+    events: deps.events,
+    regarding: () => manager.configMapRef(),
+    metrics: writeMetrics,
+    clock,
+    logger: writeLogger,
+    queueMetrics: deps.queueMetrics?.(HEALTH_QUEUE_NAME),
+    registry: deps.registry,
+    ...(deps.nodeHealthInformer ? { nodeHealthInformer: deps.nodeHealthInformer } : {}),
+  });
+  const followers = newFollowers(deps, writeLogger, writeMetrics, () => manager.configMapRef(), health);
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
     configMap: deps.configMap,
@@ -99,6 +116,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
       secrets: deps.secrets,
       configMaps: deps.configMapReader,
       metrics: discovererMetrics,
+      fabricHealth: health.fabric,
       clock,
       logger,
       queueMetrics: deps.queueMetrics,
@@ -140,6 +158,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     deps.nodes.addEventHandler(status.nodeHandler()),
     deps.configMaps.addEventHandler(manager.configMapHandler()),
     ...followers.flatMap((f) => (f.nodeHandler ? [deps.nodes.addEventHandler(f.nodeHandler())] : [])),
+    ...followers.flatMap((f) => (f.hyperNodeHandler ? [deps.hyperNodes.addEventHandler(f.hyperNodeHandler())] : [])),
   ];
   const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
   state?.started();
@@ -188,10 +207,12 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
 
 /**
  * The followers the clients allow, in start (and stop) order: Node labels,
- * then Topology objects. The two are tied: the label worker keeps the labels
- * a live Topology object of ours names, which only the Topology worker knows.
+ * then Topology objects, then the HyperNode conditions (`health`, always
+ * there: the fabric sources report to it). The first two are tied: the label
+ * worker keeps the labels a live Topology object of ours names, which only
+ * the Topology worker knows.
  */
-function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject): Follower[] {
+function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject, health: HealthRunner): Follower[] {
   const { clock } = deps;
   const labels = deps.nodeLabelClient
     ? new NodeLabelSync({
@@ -219,14 +240,14 @@ function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: Hy
         dryRun: deps.dryRun ?? false,
       })
     : undefined;
-  return [labels, topologies].filter((f) => f !== undefined);
+  return [labels, topologies, health].filter((f) => f !== undefined);
 }
 
 /** The result watcher (docs/design.md §2.1 step 6): one result at a time across all sources; always acknowledged. */
 async function watchResults(
   manager: DiscoveryManager,
   reconciler: TopologyReconciler,
-  /** What follows accepted snapshots: the Node labels and the Topology objects. */
+  /** What follows accepted snapshots: the Node labels, the Topology objects, the conditions. */
   followers: readonly Follower[],
   metrics: HyperNodeMetrics,
   logger: Logger,

@@ -63,6 +63,12 @@ export const TOPOLOGY_DELETION_HELD = define(
   'Warning',
   "A Kueue or KAI Topology of ours is being deleted (its levels changed, or its export is off) but a finalizer holds it (Kueue's while a ResourceFlavor names it); once per object and set of finalizers, naming what to do.",
 );
+export const HYPERNODE_UNHEALTHY = define(
+  'HyperNodeUnhealthy',
+  'Warning',
+  'A condition of a HyperNode (NodesReady, FabricHealthy; docs/health.md) turned False; the message names the Nodes or links.',
+);
+export const HYPERNODE_HEALTHY = define('HyperNodeHealthy', 'Normal', 'A condition of a HyperNode that was False is True again.');
 
 /** The catalogue, in the order the docs list it. */
 export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
@@ -82,4 +88,6 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   SWITCH_UNREACHABLE,
   FABRIC_MISCABLED,
   TOPOLOGY_DELETION_HELD,
+  HYPERNODE_UNHEALTHY,
+  HYPERNODE_HEALTHY,
 ]);

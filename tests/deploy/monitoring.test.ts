@@ -98,6 +98,7 @@ test('every alert has a summary, a description, a severity and a runbook link to
     'HyperNodeNodesUncovered',
     'HyperNodeReconcileFailing',
     'HyperNodeTopologyNotRefreshed',
+    'HyperNodeUnhealthy',
     'HyperNodeWorkqueueStuck',
     'HyperNodeWritesNeverSettle',
   ]);

@@ -125,6 +125,18 @@ export function nodeCountsSettled(api: ApiServer): boolean {
   return hyperNodes(api).every((hn) => nodeCount(hn) === new Set((hn.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name)).size);
 }
 
+/**
+ * Every HyperNode of a fabric source (lldp, graph, ufm fabric mode) carries
+ * FabricHealthy (docs/health.md): the condition writer has caught up with the
+ * tree, so a later window sees no status write left over from it.
+ */
+export function fabricHealthSettled(api: ApiServer): boolean {
+  const fabric = (hn: HyperNode) => ['lldp', 'graph'].includes(hn.metadata.labels?.[SOURCE_LABEL] ?? '') || hn.metadata.labels?.['volcano.sh/ufm-fabric'] !== undefined;
+  return hyperNodes(api)
+    .filter(fabric)
+    .every((hn) => hn.status?.conditions?.some((c) => c.type === 'FabricHealthy'));
+}
+
 /** HyperNode writes the controller sent (create, update, status update, delete, patch), answered or not. */
 export function hyperNodeWrites(api: ApiServer): RequestRecord[] {
   return api.requests.writes((r) => r.resource === 'hypernodes' && r.user === CONTROLLER_USER);

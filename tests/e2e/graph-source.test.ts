@@ -13,7 +13,7 @@ import { startControllerBinary } from '../support/controller-process.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { GraphServer, railGraphDocument } from '../../testing/graph-server.ts';
 import { TEST_CA } from '../../testing/ufm-server.ts';
-import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
+import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, fabricHealthSettled, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
 import { session } from './session.ts';
 
 const TOKEN = 'e2e-inventory-token-51b9';
@@ -83,7 +83,7 @@ test('graph source (the executable, chart RBAC, -v=10): the served graph gives i
     [{ status: 200, body: 'switches: [leaf-1]\nlinks: [{a: {host: su1-h1}, b: {switch: leaf-7}}]\n' }, 'links[0].b.switch \\"leaf-7\\" is not in switches'],
     [{ status: 503, body: '' }, 'unexpected status code 503'],
   ] as const) {
-    await converge(() => nodeCountsSettled(api) || undefined, 'every nodeCount caught up with the tree');
+    await converge(() => (nodeCountsSettled(api) && fabricHealthSettled(api)) || undefined, 'every nodeCount and FabricHealthy caught up with the tree');
     await answeredHyperNodeWrites(api);
     api.requests.clear();
     const mark = controller.log().length;
@@ -111,7 +111,7 @@ test('graph source from a ConfigMap key (the executable, chart RBAC): the tree, 
   };
   edit({ 'graph.json': graph(3) });
   await converge(() => tree(api)['lab-leaf-leaf-su3-r1'] === '1 leaf: su3-h1,su3-h2' || undefined, 'the third unit from the edited key');
-  await converge(() => nodeCountsSettled(api) || undefined, 'every nodeCount caught up with the tree');
+  await converge(() => (nodeCountsSettled(api) && fabricHealthSettled(api)) || undefined, 'every nodeCount and FabricHealthy caught up with the tree');
   await answeredHyperNodeWrites(api);
   api.requests.clear();
   const before = tree(api);

@@ -109,6 +109,9 @@ async function neighbourRows(lab: LldpLab, name: string) {
 const neighbours = async (lab: LldpLab, name: string) => (await neighbourRows(lab, name)).length;
 
 const withLab = testNeeding(lldpLabUnavailable());
+/** Creates, updates and deletes, leaving out status writes (nodeCount, health conditions). */
+const topologyWrites = (writes: Parameters<typeof describeWrites>[0]) => describeWrites(writes.filter((w) => w.subresource !== 'status'));
+const fabricHealthy = (hn: HyperNode | undefined) => hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy')?.status;
 
 withLab(
   'a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names; a new unit renames nothing; a recabled host merges nothing; SNMPv3; a wrong key and a silent switch delete nothing',
@@ -208,7 +211,9 @@ withLab(
     for (const sw of l.switches.keys()) assert.ok(silent.message.includes(`${l.address(sw)} (${sw},`), `the Warning names ${sw}: ${silent.message}`);
     await converge(() => events('DiscoveryFailed').find((e) => /fabric lab/.test(e.message) && /no recent table/.test(e.message)), 'past staleAfter the fabric publishes nothing');
     assert.equal(tree(api), recabled, 'every HyperNode kept');
-    assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write while the key is wrong');
+    // Health (docs/health.md): past staleAfter the silent switches mark their HyperNodes, a status write each; nothing else.
+    assert.equal(topologyWrites(await answeredHyperNodeWrites(api)), [], 'no topology write while the key is wrong');
+    await converge(() => hyperNodes(api, 'lldp').every((hn) => fabricHealthy(hn) === 'False') || undefined, 'every lldp HyperNode FabricHealthy=False');
 
     // 6. The key is fixed, then one leaf's snmpd stops: it is reported by name; nothing is written or deleted.
     updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
@@ -224,7 +229,8 @@ withLab(
     await converge(() => events('DiscoveryFailed').find((e) => e.message.includes(l.address('leaf-su3-r2'))), 'past staleAfter the fabric fails naming the switch');
     await converge(async () => (await switches('unreachable')) === 1 && (await switches('answered')) === l.switches.size - 1, 'one unreachable switch in the metrics');
     assert.equal(tree(api), recabled, 'every HyperNode kept');
-    assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write while a switch is silent');
+    assert.equal(topologyWrites(await answeredHyperNodeWrites(api)), [], 'no topology write while a switch is silent');
+    await converge(() => fabricHealthy(hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === leafName(l, 3))) === 'False' || undefined, 'the silent leaf marks its HyperNode');
 
     for (const credential of [LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY]) assert.not.ok(controller.log().includes(credential), `the log holds the credential ${credential}`);
     assertNoForbidden(api);

@@ -13,7 +13,18 @@ import { seriesValue } from '../../testing/prometheus-text.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../testing/fat-tree.ts';
 import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
-import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
+import {
+  NS,
+  SOURCE_LABEL,
+  answeredHyperNodeWrites,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthSettled,
+  hyperNodes,
+  node,
+  nodeCountsSettled,
+  seedConfigMap,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const FABRIC_LABEL = 'volcano.sh/ufm-fabric';
@@ -187,7 +198,7 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   );
   const after = uids(api);
   for (const [name, uid] of before) assert.is(after.get(name), uid, `${name} kept (not renamed or recreated)`);
-  await converge(() => nodeCountsSettled(api) || undefined, 'every nodeCount caught up with the grown tree');
+  await converge(() => (nodeCountsSettled(api) && fabricHealthSettled(api)) || undefined, 'every nodeCount and FabricHealthy caught up with the grown tree');
 
   // 3. pod-a's token expires: UFM answers 401; pod-a keeps its HyperNodes, pod-b goes on, nothing is written.
   const unchanged = fabricTree(api);

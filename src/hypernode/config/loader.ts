@@ -17,6 +17,7 @@ import type { ConfigMapLocation } from './location.ts';
 import { warnUnknownKeys } from './unknown-keys.ts';
 import { describeSyntaxError } from '../../util/syntax-error.ts';
 import { isMapping } from '../../util/is-mapping.ts';
+import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from './health-config.ts';
 
 export interface DiscoveryConfig {
   /** One result per networkTopologyDiscovery entry, in document order. */
@@ -25,9 +26,16 @@ export interface DiscoveryConfig {
   readonly topLevelKeys: readonly string[];
   /** The documents after the first (`---` then a Secret), which Go's yaml.v2 ignores too: `line N: kind name`. */
   readonly ignoredDocuments: readonly string[];
+  /** The top-level `health` mapping: which HyperNode conditions are kept (docs/health.md). */
+  readonly health: HealthSettings;
 }
 
-export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({ entries: Object.freeze([]), topLevelKeys: Object.freeze([]), ignoredDocuments: Object.freeze([]) });
+export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({
+  entries: Object.freeze([]),
+  topLevelKeys: Object.freeze([]),
+  ignoredDocuments: Object.freeze([]),
+  health: DEFAULT_HEALTH,
+});
 
 /**
  * Parses the YAML text (YAML 1.1 scalars, as Go's yaml.v2). Throws
@@ -51,12 +59,13 @@ export function parseConfig(text: string): DiscoveryConfig {
     throw new Error(`failed to parse config: the document must be a mapping with a ${DISCOVERY_KEY} list`);
   }
   const topLevelKeys = Object.freeze(Object.keys(doc));
+  const health = parseHealth(doc.health);
   const list = doc[DISCOVERY_KEY];
-  if (list === undefined || list === null) return Object.freeze({ entries: Object.freeze([]), topLevelKeys, ignoredDocuments });
+  if (list === undefined || list === null) return Object.freeze({ entries: Object.freeze([]), topLevelKeys, ignoredDocuments, health });
   if (!Array.isArray(list)) throw new Error(`failed to parse config: ${DISCOVERY_KEY} must be a list of sources`);
   const entryLines = entryLineNumbers(first!, lines);
   const entries = refuseDuplicates(list.map((raw, i) => parseEntry(raw, i, entryLines[i])));
-  return Object.freeze({ entries: Object.freeze(entries), topLevelKeys, ignoredDocuments });
+  return Object.freeze({ entries: Object.freeze(entries), topLevelKeys, ignoredDocuments, health });
 }
 
 /** The 1-based line each networkTopologyDiscovery entry starts on. */

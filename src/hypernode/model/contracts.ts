@@ -180,8 +180,33 @@ export interface FabricPoll {
   readonly durationSeconds: number;
 }
 
+/** One problem of a fabric domain (FabricHealthy, docs/health.md): a link down or missing, a switch not answering. */
+export interface FabricHealthProblem {
+  /** The switch as the fabric names it. */
+  readonly switch: string;
+  readonly port?: string;
+  /** What is wrong, in a few words: `link to node-3 missing`, `not answering`. */
+  readonly what: string;
+}
+
+/** Where the fabric sources report the health of the HyperNodes they publish (health/fabric-health.ts). */
+export interface FabricHealthReporter {
+  /** After a poll that built `fabric`'s HyperNodes: the problems of each (a HyperNode not named has none). */
+  report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void;
+  /** How long a link missing since the last good poll is kept in the topology (health.linkGracePeriod), read at every poll. */
+  linkGraceMs(): number;
+  /**
+   * What a source remembers for fabric health under `key`, kept for the
+   * controller's lifetime: a discoverer restarted by a configuration change
+   * still knows the links of the last good poll. `create` makes it the first time.
+   */
+  kept<T>(key: string, create: () => T): T;
+}
+
 export interface DiscovererOptions {
   problems: DiscoveryProblems;
+  /** Absent where no condition is written (previews). */
+  fabricHealth?: FabricHealthReporter;
   /** Absent where nothing is exported (offline previews). */
   metrics?: DiscovererMetrics;
   /** workqueue_* metrics for a queue the discoverer runs, by queue name, when the caller exports them. */

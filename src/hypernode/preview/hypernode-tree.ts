@@ -5,12 +5,13 @@
 // `kubectl hypernode tree` and the demo (scripts/demo.ts).
 
 import { compareBytes } from '../../util/compare-bytes.ts';
+import { falseHealthConditions } from '../reconcile/health/conditions.ts';
 
 /** The parts of a HyperNode the tree shows (also fits objects read back from a store). */
 export interface TreeHyperNode {
   metadata: { name: string };
   spec: { tier: number; tierName?: string; members?: Array<{ type: string; selector: { exactMatch?: { name: string } } }> };
-  status?: { nodeCount?: number };
+  status?: { nodeCount?: number; conditions?: Array<{ type: string; status: string; message: string }> };
 }
 
 /** How names and details are decorated; plain text by default (colour is the caller's choice). */
@@ -54,6 +55,9 @@ export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style:
     const details = `tier=${hn.spec.tier}${hn.spec.tierName ? ` (${hn.spec.tierName})` : ''}  nodeCount=${hn.status?.nodeCount ?? 0}`;
     const nodes = memberNames(hn, 'Node');
     lines.push(`${head}${style.name(hn.metadata.name)}  ${style.detail(details)}${nodeList(nodes, members)}`);
+    // Health (docs/health.md): a False condition is marked under its HyperNode, with the controller's message.
+    const pad = isRoot ? '   ' : `${prefix}${last ? '   ' : '│  '}   `;
+    for (const c of falseHealthConditions(hn.status?.conditions)) lines.push(`${pad}✗ UNHEALTHY ${c.type}=False: ${c.message}`);
     const kids = memberNames(hn, 'HyperNode')
       .map((n) => byName.get(n))
       .filter((c): c is TreeHyperNode => c !== undefined);

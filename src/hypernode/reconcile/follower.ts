@@ -1,5 +1,5 @@
 // What follows the accepted topology (the opt-in Node labels, the Kueue and
-// KAI Topology objects, and any later export): one interface, so the
+// KAI Topology objects, the HyperNode conditions, and any later export): one interface, so the
 // controller starts, feeds and stops them as a list. A follower is given
 // what the core already knows — the configuration the discovery manager
 // applied, and each snapshot the reconciler accepted — and never reads the
@@ -8,7 +8,7 @@
 
 import type { EventHandler } from '../../kube/types.ts';
 import type { DiscoveryConfig } from '../config/loader.ts';
-import type { DiscoveredHyperNode, NodeMeta } from '../model/hypernode-types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../model/hypernode-types.ts';
 
 export interface Follower {
   /**
@@ -21,6 +21,8 @@ export interface Follower {
   snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void;
   /** Node events, for a follower whose output depends on the Nodes. */
   nodeHandler?(): EventHandler<NodeMeta>;
+  /** HyperNode events, for a follower that judges the HyperNodes as they are in the cluster. */
+  hyperNodeHandler?(): EventHandler<HyperNode>;
   /** Runs the follower's worker until shutDown(). */
   run(): Promise<void>;
   /** Drops pending work; run() ends after the write in flight. */

@@ -6,6 +6,7 @@ import { createMetrics } from '../../../src/app/metrics.ts';
 import { dryRunSinks } from '../../../src/hypernode/preview/dry-run.ts';
 import { exportTopologyCounts, newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
 import { nullLogger } from '../../../src/log.ts';
+import { exportHealthGauges } from '../../../src/hypernode/reconcile/health/health-metrics.ts';
 
 export interface ExportedFamily {
   readonly name: string;
@@ -20,6 +21,7 @@ export function exportedFamilyList(): ExportedFamily[] {
   const noHyperNodes = { get: () => undefined, list: () => [] };
   newHyperNodeMetrics(metrics.registry);
   exportTopologyCounts(metrics.registry, noHyperNodes);
+  exportHealthGauges(metrics.registry, new Map());
   dryRunSinks({ hyperNodes: noHyperNodes, logger: nullLogger, registry: metrics.registry });
   return (metrics.registry.getMetricsAsArray() as unknown as Array<{ name: string; type: unknown; labelNames?: string[] }>).map((m) => ({
     name: m.name,

@@ -65,7 +65,8 @@ test('run() starts everything, signals started once, and on abort stops in order
   const t = setup({ configMap: discoveryConfigMap(discoveryYaml([{ source: 'label' }])), scripted: ['label'] });
   await waitFor(() => t.sources.label!.instances.length === 1, { what: 'discoverer started from the ConfigMap add' });
   assert.is(t.started(), 1);
-  assert.equal([t.nodes.handlerCount(), t.client.informer.handlerCount(), t.configMaps.handlerCount()], [1, 1, 1]);
+  // HyperNodes and the ConfigMap each feed the status sync or the manager, and the condition writer (health).
+  assert.equal([t.nodes.handlerCount(), t.client.informer.handlerCount(), t.configMaps.handlerCount()], [1, 2, 2]);
 
   await t.stop();
   assert.equal([t.nodes.handlerCount(), t.client.informer.handlerCount(), t.configMaps.handlerCount()], [0, 0, 0]);

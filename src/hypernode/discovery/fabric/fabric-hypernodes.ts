@@ -38,11 +38,12 @@ export interface FabricNaming {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-/** The HyperNodes of the levels' groups that have a mapped host below them. */
-function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): Snapshot {
+/** The HyperNodes of the levels' groups that have a mapped host below them, and which one holds each switch. */
+function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };
   const named = new Map<FabricGroup, string>();
   const snapshot: Snapshot = [];
+  const switchHyperNodes = new Map<string, string>();
   for (const groups of levels.levels) {
     for (const g of groups) {
       const name = `${naming.fabric}-${tierName(g.level)}-${g.switches[0]}`;
@@ -55,11 +56,12 @@ function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost
             );
       if (members.length === 0) continue;
       named.set(g, name);
+      for (const id of g.switches) switchHyperNodes.set(id, name);
       logger.v(4).info('Created fabric HyperNode', { name, tier: g.level, members: members.length });
       snapshot.push(buildWithTierName(name, g.level, tierName(g.level), members, labels));
     }
   }
-  return snapshot;
+  return { snapshot, switchHyperNodes };
 }
 
 export interface FabricInput extends FabricNaming {
@@ -77,13 +79,17 @@ export interface FabricHyperNodes {
   /** Every host of a leaf group, for the source's report of hosts that match no Node. */
   readonly leafHosts: readonly string[];
   readonly problems: readonly FabricProblem[];
+  /** Switch id → the HyperNode whose group holds it (switches of groups without a Node are absent), for fabric health. */
+  readonly switchHyperNodes: ReadonlyMap<string, string>;
 }
 
 /** One fabric's HyperNodes from its graph, with what the layer could not place. */
 export function fabricHyperNodes(input: FabricInput): FabricHyperNodes {
   const levels = fabricLevels(input.graph, { minSharedHosts: input.minSharedHosts });
+  const { snapshot, switchHyperNodes } = buildFabricSnapshot(input, levels, input.mapHost, input.logger);
   return {
-    snapshot: buildFabricSnapshot(input, levels, input.mapHost, input.logger),
+    snapshot,
+    switchHyperNodes,
     hostCount: levels.hostCount,
     leafHosts: levels.levels[0]!.flatMap((g) => g.hosts),
     problems: levels.problems,

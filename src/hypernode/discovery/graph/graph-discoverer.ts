@@ -13,7 +13,7 @@ import { LastReported } from '../../../util/reported-once.ts';
 import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
-import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { FabricMemory } from '../fabric/link-memory.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
@@ -38,6 +38,8 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
 
 class GraphDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
+  /** Links of the last good poll, kept through the grace period (fabric health). */
+  private readonly memory: FabricMemory;
   /** The layer's problems last logged, so an unchanged list is logged once. */
   private readonly loggedProblems = new LastReported();
 
@@ -53,6 +55,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
       retryBaseMs: tuning.retryBaseMs,
     });
+    this.memory = new FabricMemory(GRAPH_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
   }
 
@@ -91,7 +94,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       return { ok: false };
     }
     const mapHost = hostMapper(config.hostMapping, opts.nodes.list());
-    const tree = fabricHyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
+    const tree = this.memory.hyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
     this.logProblems(tree.problems.map((p) => p.message));
     if (tree.hostCount === 0) {
       opts.problems.failed(

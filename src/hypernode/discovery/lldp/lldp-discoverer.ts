@@ -20,12 +20,12 @@ import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } f
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
-import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
 import { describeChassis, macHex } from './lldp-ids.ts';
-import { lldpGraph, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
+import { lldpGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
@@ -66,6 +66,8 @@ type WalkResult = { readonly table: LldpTable } | { readonly error: string; read
 
 class LldpDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
+  /** Links of the last good poll, kept through the grace period (fabric health). */
+  private readonly memory: FabricMemory;
   /** Each fabric's last published HyperNodes, kept while it fails. */
   private readonly parts: FabricParts;
   /** Per fabric, per switch address: its last good table. */
@@ -84,6 +86,7 @@ class LldpDiscoverer extends PollingDiscoverer {
     private readonly tuning: LldpTuning,
   ) {
     super(entry, opts, { source: LLDP_SOURCE, title: 'LLDP', stoppedMessage: 'LLDP fabric discovery stopped, closing output channel', retryBaseMs: tuning.retryBaseMs });
+    this.memory = new FabricMemory(LLDP_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
     this.parts = new FabricParts({
       nodes: opts.nodes,
@@ -210,6 +213,8 @@ class LldpDiscoverer extends PollingDiscoverer {
     const polled: PolledSwitch[] = [];
     const garbage: Failure[] = [];
     const lost: Failure[] = [];
+    /** The last tables of the lost switches, to mark their HyperNodes (fabric health). */
+    const lostTables: LldpTable[] = [];
     const newlySilent: Failure[] = [];
     for (const { address, result } of results) {
       const key = `${fabric.name}/${address}`;
@@ -236,6 +241,7 @@ class LldpDiscoverer extends PollingDiscoverer {
         continue;
       }
       lost.push({ who: kept ? `${address} (${kept.table.sysName || describeChassis(kept.table.chassisKey)}, table older than config.staleAfter)` : address, error: result.error });
+      if (kept) lostTables.push(kept.table);
     }
     if (newlySilent.length > 0) {
       // One Event per poll naming every switch that fell silent in it: a fabric-wide outage is one Event, not hundreds.
@@ -251,9 +257,13 @@ class LldpDiscoverer extends PollingDiscoverer {
       .info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered, stale: poll.stale, unreachable: poll.unreachable, durationMs: now - started });
     if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
     if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
-    if (lost.length > 0) throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
+    if (lost.length > 0) {
+      const silent = lostTables.map((t) => ({ id: switchId(t), name: t.sysName || switchId(t) }));
+      this.memory.silent(fabric.name, silent, 'not answering SNMP for longer than config.staleAfter');
+      throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
+    }
     const { graph, problems, unidentified } = lldpGraph(polled, identity);
-    const tree = fabricHyperNodes({
+    const tree = this.memory.hyperNodes({
       graph,
       fabric: fabric.name,
       source: LLDP_SOURCE,

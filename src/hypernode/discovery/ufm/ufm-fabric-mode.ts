@@ -7,7 +7,7 @@
 
 import type { Snapshot } from '../../model/contracts.ts';
 import { wrapError } from '../../../util/error-message.ts';
-import { fabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
+import { FabricMemory } from '../fabric/link-memory.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
@@ -20,9 +20,12 @@ import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
 export class UfmFabricMode implements UfmStrategy {
   /** Each fabric's last published HyperNodes, kept while its UFM fails. */
   private readonly parts: FabricParts;
+  /** Links of the last good poll, kept through the grace period (fabric health). */
+  private readonly memory: FabricMemory;
 
   constructor(private readonly ctx: UfmRunContext) {
     const { opts } = ctx;
+    this.memory = new FabricMemory(UFM_SOURCE, opts);
     this.parts = new FabricParts({
       nodes: opts.nodes,
       hostMapping: ctx.config.hostMapping,
@@ -66,7 +69,7 @@ export class UfmFabricMode implements UfmStrategy {
     const links = await decoded('links', decodeLinks);
     const ports = await decoded('ports', decodePortStates);
     logger.v(3).info('Successfully retrieved UFM fabric', { fabric, systems: systems.length, links: links.length, ports: ports.size });
-    const tree = fabricHyperNodes({ graph: ufmFabricGraph({ systems, links, ports }), fabric, source: UFM_SOURCE, labels: { [UFM_FABRIC_LABEL]: fabric }, mapHost, logger });
+    const tree = this.memory.hyperNodes({ graph: ufmFabricGraph({ systems, links, ports }), fabric, source: UFM_SOURCE, labels: { [UFM_FABRIC_LABEL]: fabric }, mapHost, logger });
     if (tree.hostCount === 0) {
       throw new Error(`UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`);
     }

@@ -15,6 +15,7 @@ import { describeDiff } from '../../reconcile/hypernode-diff.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import type { Plan } from '../cluster-plan.ts';
+import { falseHealthConditions } from '../../reconcile/health/conditions.ts';
 import { hyperNodeDomain } from './hypernode-domain.ts';
 import { levelsOf, type ViewLevel } from './view-levels.ts';
 
@@ -44,6 +45,8 @@ export interface ViewHyperNode {
   readonly change?: ViewChange;
   /** For a change: one line per changed field (describeDiff). */
   readonly diff?: readonly string[];
+  /** Its health conditions held False, `Type: message` (docs/health.md); absent when none is. */
+  readonly unhealthy?: readonly string[];
 }
 
 export interface TopologyView {
@@ -80,6 +83,12 @@ export function planView(title: string, plan: Plan, existing: readonly HyperNode
   return { title, plan: true, hyperNodes: viewed, levels: levelsOf(viewed), notes: plan.warnings };
 }
 
+/** Health (docs/health.md): the page colours a HyperNode with a False condition and lists the messages. */
+function unhealthyOf(hn: HyperNode): { unhealthy?: string[] } {
+  const unhealthy = falseHealthConditions(hn.status?.conditions).map((c) => `${c.type}: ${c.message}`);
+  return unhealthy.length > 0 ? { unhealthy } : {};
+}
+
 function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], changes: ReadonlyMap<string, { change: ViewChange; diff: string[] }>): ViewHyperNode[] {
   const sorted = [...hyperNodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
   const index = new Map(sorted.map((hn, i) => [hn.metadata.name, i]));
@@ -111,6 +120,7 @@ function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMe
       ...optional('domain', domain?.value),
       ...optional('domainLabel', domain?.labelKey),
       ...(planned ? { change: planned.change, diff: planned.diff } : {}),
+      ...unhealthyOf(hn),
     };
   });
 }

@@ -113,7 +113,8 @@ export const TOPOLOGY_PAGE_SCRIPT = `
   performance.mark('view:laid-out');
 
   var svg = document.getElementById('icicle');
-  function colourClass(h) { return data.plan ? (h.change || 'same') : 'c' + levelOf(h).colour; }
+  // Health: outside a plan, a HyperNode with a False condition is drawn in the unhealthy colour.
+  function colourClass(h) { return data.plan ? (h.change || 'same') : h.unhealthy ? 'unhealthy' : 'c' + levelOf(h).colour; }
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
   function fit(s, chars) { return s.length > chars ? s.slice(0, Math.max(1, chars - 1)) + '\\u2026' : s; }
 
@@ -318,6 +319,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `
     field('formed by', formedBy(h));
     field('source', h.source); field('profile', h.profile); field('fabric', h.fabric);
     field('Nodes beneath', weight[n] + ' (nodeCount ' + h.nodeCount + ')');
+    if (h.unhealthy) field('unhealthy', h.unhealthy.join('; '));
     field('path', pathOf(n).map(called).join(' \\u203a '));
     if (parents[n].length > 1) field('parents', parents[n].map(function (p) { return called(p) + ' ' + hns[p].name; }).join(', '));
     if (h.children.length) field('HyperNodes', h.children.length + ': ' + h.children.slice(0, 20).map(called).join(', ') + (h.children.length > 20 ? ', \\u2026' : ''));

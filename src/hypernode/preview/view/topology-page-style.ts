@@ -82,6 +82,7 @@ summary.selected { outline: 1px solid var(--hit); outline-offset: -1px; }
 .delete { fill: var(--delete); background: var(--delete); }
 .held { fill: var(--held); background: var(--held); }
 .same { fill: var(--same); background: var(--same); }
+.unhealthy { fill: var(--delete); background: var(--delete); }
 .c0 { fill: var(--c0); background: var(--c0); } .c1 { fill: var(--c1); background: var(--c1); }
 .c2 { fill: var(--c2); background: var(--c2); } .c3 { fill: var(--c3); background: var(--c3); }
 .c4 { fill: var(--c4); background: var(--c4); } .c5 { fill: var(--c5); background: var(--c5); }

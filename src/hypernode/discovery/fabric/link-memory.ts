@@ -1,0 +1,145 @@
+// Links remembered from the last good poll (docs/health.md, FabricHealthy):
+// the topology is the cabling, so a link that vanished from a poll (a host
+// rebooting, a NIC reset, a port down) keeps its host or switch where it was
+// for the grace period (health.linkGracePeriod), and the source reports it as
+// a problem of the HyperNode holding the switch. Past the grace period the
+// link is forgotten and the topology follows, through the mass-delete guard
+// like any other change. Used by every fabric source around the fabric layer.
+
+import type { DiscovererOptions, FabricHealthProblem } from '../../model/contracts.ts';
+import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from './fabric-graph.ts';
+import { fabricHyperNodes, type FabricHyperNodes, type FabricInput } from './fabric-hypernodes.ts';
+
+interface Remembered {
+  readonly link: FabricLink;
+  /** When it was first missing from a poll; undefined while it is present. */
+  missingSince?: number;
+}
+
+/** One fabric's remembered links, switches and hosts. */
+class FabricLinks {
+  private readonly links = new Map<string, Remembered>();
+  private readonly switches = new Map<string, FabricSwitch>();
+  private readonly hosts = new Map<string, FabricHost>();
+
+  /** The graph with the links missing for at most `graceMs` put back, and those links. */
+  recall(graph: FabricGraph, now: number, graceMs: number): { graph: FabricGraph; missing: FabricLink[] } {
+    const present = new Set(graph.links.map(linkKey));
+    for (const link of graph.links) this.links.set(linkKey(link), { link });
+    for (const s of graph.switches) this.switches.set(s.id, s);
+    for (const h of graph.hosts) this.hosts.set(h.name, h);
+    const missing: FabricLink[] = [];
+    for (const [key, r] of this.links) {
+      if (present.has(key)) continue;
+      r.missingSince ??= now;
+      if (now - r.missingSince >= graceMs) this.links.delete(key);
+      else missing.push(r.link);
+    }
+    this.forgetUnlinked();
+    if (missing.length === 0) return { graph, missing };
+    const switches = new Map(graph.switches.map((s) => [s.id, s]));
+    const hosts = new Map(graph.hosts.map((h) => [h.name, h]));
+    for (const end of missing.flatMap((l) => [l.a, l.b])) {
+      if (end.kind === 'switch' && !switches.has(end.id)) switches.set(end.id, this.switches.get(end.id) ?? { id: end.id, name: end.id });
+      if (end.kind === 'host' && !hosts.has(end.name)) hosts.set(end.name, this.hosts.get(end.name) ?? { name: end.name });
+    }
+    return { graph: { switches: [...switches.values()], hosts: [...hosts.values()], links: [...graph.links, ...missing] }, missing };
+  }
+
+  /** Names of the switch (the switch end's name as the fabric calls it). */
+  switchName(id: string): string {
+    return this.switches.get(id)?.name || id;
+  }
+
+  private forgetUnlinked(): void {
+    const ends = [...this.links.values()].flatMap((r) => [r.link.a, r.link.b]);
+    const switchIds = new Set(ends.flatMap((e) => (e.kind === 'switch' ? [e.id] : [])));
+    const hostNames = new Set(ends.flatMap((e) => (e.kind === 'host' ? [e.name] : [])));
+    for (const id of this.switches.keys()) if (!switchIds.has(id)) this.switches.delete(id);
+    for (const name of this.hosts.keys()) if (!hostNames.has(name)) this.hosts.delete(name);
+  }
+}
+
+/** The fabric layer with remembered links and a health report per fabric. */
+/** What the last report of a fabric said, for marking it when a later poll cannot build it. */
+interface LastReport {
+  readonly switchHyperNodes: ReadonlyMap<string, string>;
+  readonly problems: ReadonlyMap<string, readonly FabricHealthProblem[]>;
+}
+
+export class FabricMemory {
+  /** Per fabric; kept by the reporter, so a restarted discoverer of the source finds them again. */
+  private readonly fabrics: Map<string, FabricLinks>;
+  private readonly lastReports: Map<string, LastReport>;
+
+  /** Without `fabricHealth` (previews) nothing is remembered or reported: the fabric layer runs as it is. */
+  constructor(
+    private readonly source: string,
+    private readonly opts: Pick<DiscovererOptions, 'fabricHealth' | 'clock'>,
+  ) {
+    const kept = <T>(what: string, create: () => T) => opts.fabricHealth?.kept(`${source}/${what}`, create) ?? create();
+    this.fabrics = kept('links', () => new Map<string, FabricLinks>());
+    this.lastReports = kept('last-reports', () => new Map<string, LastReport>());
+  }
+
+  /** fabricHyperNodes over the fabric's graph with its recently missing links put back; reports what is missing. */
+  hyperNodes(input: FabricInput): FabricHyperNodes {
+    const { source } = this;
+    const { fabricHealth: reporter, clock } = this.opts;
+    if (!reporter) return fabricHyperNodes(input);
+    let links = this.fabrics.get(input.fabric);
+    if (!links) {
+      links = new FabricLinks();
+      this.fabrics.set(input.fabric, links);
+    }
+    const recalled = links.recall(input.graph, clock.now(), reporter.linkGraceMs());
+    const tree = fabricHyperNodes({ ...input, graph: recalled.graph });
+    const problems = new Map<string, FabricHealthProblem[]>();
+    for (const link of recalled.missing) {
+      for (const [end, other] of [
+        [link.a, link.b],
+        [link.b, link.a],
+      ] as const) {
+        if (end.kind !== 'switch') continue;
+        const hyperNode = tree.switchHyperNodes.get(end.id);
+        if (hyperNode === undefined) continue;
+        const list = problems.get(hyperNode) ?? [];
+        list.push({ switch: links.switchName(end.id), port: end.port, what: `link to ${describeEnd(other, links)} missing` });
+        problems.set(hyperNode, list);
+      }
+    }
+    this.lastReports.set(input.fabric, { switchHyperNodes: tree.switchHyperNodes, problems });
+    reporter.report(source, input.fabric, problems);
+    return tree;
+  }
+
+  /**
+   * A poll of `fabric` built nothing because `switches` stopped answering
+   * (its HyperNodes are kept): the HyperNodes of its last good poll holding
+   * them are marked, beside the problems that poll found. Nothing without a
+   * good poll in this process.
+   */
+  silent(fabric: string, switches: readonly { readonly id: string; readonly name: string }[], what: string): void {
+    const reporter = this.opts.fabricHealth;
+    const last = this.lastReports.get(fabric);
+    if (!reporter || !last) return;
+    const problems = new Map([...last.problems].map(([name, ps]) => [name, [...ps]]));
+    for (const s of switches) {
+      const hyperNode = last.switchHyperNodes.get(s.id);
+      if (hyperNode === undefined) continue;
+      problems.set(hyperNode, [...(problems.get(hyperNode) ?? []), { switch: s.name, what }]);
+    }
+    reporter.report(this.source, fabric, problems);
+  }
+}
+
+const endKey = (e: FabricLinkEnd) => (e.kind === 'switch' ? `s:${e.id}:${e.port}` : `h:${e.name}:${e.port}`);
+/** The same cable whichever end a poll names first. */
+function linkKey(l: FabricLink): string {
+  const [a, b] = [endKey(l.a), endKey(l.b)];
+  return a < b ? `${a}|${b}` : `${b}|${a}`;
+}
+
+function describeEnd(e: FabricLinkEnd, links: FabricLinks): string {
+  return e.kind === 'host' ? `host ${e.name}` : `switch ${links.switchName(e.id)} port ${e.port}`;
+}

@@ -1,0 +1,101 @@
+// FabricHealthy end to end on the UFM stand-in (runServer in-process, chart
+// RBAC; docs/health.md): a host port going down makes UFM drop its link; the
+// host keeps its place in its leaf HyperNode, which turns FabricHealthy=False
+// naming the leaf switch and port, and nothing else is written. The port
+// coming back turns it True. Past health.linkGracePeriod the topology follows
+// the fabric, as before fabric health.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
+import { generateFatTree } from '../../testing/fat-tree.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
+import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
+import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
+import { session } from './session.ts';
+
+const s = session(test);
+const b64 = (v: string) => Buffer.from(v).toString('base64');
+/** Two units of two hosts with one rail each, under two spines. */
+const fabric = (downHostPorts: string[] = []) => generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 2, rails: 1, uplinks: 2, downHostPorts });
+const HOSTS = ['su01-n01', 'su01-n02', 'su02-n01', 'su02-n02'];
+
+function config(ufm: UfmServer, health = ''): string {
+  return `networkTopologyDiscovery:
+  - source: ufm
+    enabled: true
+    interval: 1s
+    config:
+      mode: fabric
+      fabrics:
+        - {name: pod, endpoint: "${ufm.endpoint()}", secretRef: {name: ufm-pod, namespace: ${NS}}}
+${health}`;
+}
+
+const fabricHealthy = (hn: HyperNode | undefined): HyperNodeCondition | undefined => hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
+const state = (api: Parameters<typeof hyperNodes>[0]) =>
+  new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, `${fabricHealthy(hn)?.status} ${fabricHealthy(hn)?.reason}`]));
+const shape = (api: Parameters<typeof hyperNodes>[0]) =>
+  hyperNodes(api, 'ufm')
+    .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
+    .sort();
+const leafOf = (api: Parameters<typeof hyperNodes>[0], host: string) => hyperNodes(api, 'ufm').find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
+
+async function start(health = '') {
+  const { api, kubeconfig } = await s.startCluster();
+  const ufm = (s.ufm = await new UfmServer().start());
+  ufm.answer = { kind: 'fabric', fabric: fabric() };
+  for (const h of HOSTS) api.store.create(node(h, {}));
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ufm-pod', namespace: NS },
+    data: { username: b64('admin'), password: b64('secret'), 'ca.crt': b64(TEST_CA) },
+  });
+  seedConfigMap(api, config(ufm, health));
+  s.startInProcess(kubeconfig);
+  await s.converge(() => {
+    const all = hyperNodes(api, 'ufm');
+    return all.length === 3 && all.every((hn) => fabricHealthy(hn)?.reason === 'LinksUp') && nodeCountsSettled(api);
+  }, 'three ufm HyperNodes with FabricHealthy=True');
+  return { api, ufm };
+}
+
+test('a host port going down keeps the host in its leaf and marks only that leaf, naming switch and port; up again clears it', async () => {
+  const { api, ufm } = await start();
+  const before = shape(api);
+  const healthy = state(api);
+  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  api.requests.clear();
+
+  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
+  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False`);
+  const marked = fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))!;
+  assert.is(marked.reason, 'LinksDown');
+  assert.match(marked.message, /^1 fabric problem: \S+ port \d+ \(link to host su01-n02 missing\)\.$/);
+  assert.equal(shape(api), before, 'members, names and uids unchanged');
+  for (const [name, r] of state(api)) if (name !== leaf) assert.is(r, healthy.get(name), `${name} unchanged`);
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
+
+  api.requests.clear();
+  ufm.answer = { kind: 'fabric', fabric: fabric() };
+  await s.converge(() => [...state(api).values()].every((r) => r === 'True LinksUp'), 'every ufm HyperNode FabricHealthy=True again');
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
+  assert.equal(shape(api), before);
+  assertNoDeletes(api);
+  assertNoForbidden(api);
+});
+
+test('past health.linkGracePeriod the host leaves its leaf (an update, no delete) and the leaf is healthy again', async () => {
+  const { api, ufm } = await start('health:\n  linkGracePeriod: 3s\n');
+  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
+  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False within the grace period`);
+  await s.converge(() => {
+    const hn = hyperNodes(api, 'ufm').find((h) => h.metadata.name === leaf);
+    return memberNames(hn).join() === 'su01-n01' && fabricHealthy(hn)?.status === 'True';
+  }, `${leaf} without su01-n02 and healthy once the grace period is over`);
+  assertNoDeletes(api);
+});
+
+test.run();

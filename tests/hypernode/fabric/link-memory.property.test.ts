@@ -1,0 +1,112 @@
+// Health never changes membership on the fabric side: whatever links vanish
+// from polls (hosts rebooting, ports down, uplinks flapping) and come back,
+// while each stays missing for less than the grace period the fabric
+// HyperNodes are exactly those of the healthy fabric, and every missing
+// link is reported on the HyperNode holding its switch. Once a link stays
+// missing past the grace period the topology is that of the fabric as polled.
+
+import fc from 'fast-check';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
+import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
+import { FabricMemory } from '../../../src/hypernode/discovery/fabric/link-memory.ts';
+import type { FabricHealthProblem } from '../../../src/hypernode/model/contracts.ts';
+import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { compareBytes } from '../../../src/util/compare-bytes.ts';
+import { nullLogger } from '../../../src/log.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { propertyParameters } from '../../support/property.ts';
+
+const GRACE_MS = 60_000;
+const LEAVES = 4;
+const HOSTS_PER_LEAF = 3;
+
+/** Four leaves of three hosts, each leaf cabled to two spines. */
+function healthyGraph(): FabricGraph {
+  const links: FabricLink[] = [];
+  for (let l = 0; l < LEAVES; l++) {
+    for (let h = 0; h < HOSTS_PER_LEAF; h++) links.push({ a: { kind: 'switch', id: `l${l}`, port: `p${h}` }, b: { kind: 'host', name: `h${l}-${h}`, port: 'eth0' } });
+    for (const s of [0, 1]) links.push({ a: { kind: 'switch', id: `l${l}`, port: `up${s}` }, b: { kind: 'switch', id: `s${s}`, port: `d${l}` } });
+  }
+  const hosts = links.flatMap((k) => (k.b.kind === 'host' ? [{ name: k.b.name }] : []));
+  const switches = [...Array.from({ length: LEAVES }, (_, l) => `l${l}`), 's0', 's1'].map((id) => ({ id, name: `sw-${id}` }));
+  return { switches, hosts, links };
+}
+const ALL_LINKS = healthyGraph().links.length;
+
+/** The poll's graph without the links at `gone` (hosts and switches left unlinked drop out, as a poll shows them). */
+function polled(gone: ReadonlySet<number>): FabricGraph {
+  const g = healthyGraph();
+  const links = g.links.filter((_, i) => !gone.has(i));
+  const ends = new Set(links.flatMap((k) => [k.a, k.b]).map((e) => (e.kind === 'host' ? `h:${e.name}` : `s:${e.id}`)));
+  return { switches: g.switches.filter((s) => ends.has(`s:${s.id}`)), hosts: g.hosts.filter((h) => ends.has(`h:${h.name}`)), links };
+}
+
+const input = (graph: FabricGraph) => ({ graph, fabric: 'f', source: 'lldp', mapHost: (h: string) => h, logger: nullLogger });
+/** A snapshot is a set: its HyperNodes by name. */
+const sorted = (snapshot: readonly DiscoveredHyperNode[]) => JSON.stringify([...snapshot].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name)));
+const shape = (graph: FabricGraph) => sorted(fabricHyperNodes(input(graph)).snapshot);
+
+function memory() {
+  const clock = new FakeClock();
+  const reports: ReadonlyMap<string, readonly FabricHealthProblem[]>[] = [];
+  const kept = new Map<string, unknown>();
+  const fabricHealth = {
+    report: (_s: string, _f: string, p: ReadonlyMap<string, readonly FabricHealthProblem[]>) => void reports.push(p),
+    linkGraceMs: () => GRACE_MS,
+    kept: <T>(key: string, create: () => T): T => (kept.has(key) ? (kept.get(key) as T) : (kept.set(key, create()), kept.get(key) as T)),
+  };
+  const mem = new FabricMemory('lldp', { clock, fabricHealth });
+  return { clock, reports, mem, restarted: () => new FabricMemory('lldp', { clock, fabricHealth }) };
+}
+
+test('links missing for less than the grace period leave the HyperNodes as the healthy fabric has them, each missing link reported', () => {
+  fc.assert(
+    fc.property(fc.array(fc.uniqueArray(fc.nat(ALL_LINKS - 1), { maxLength: ALL_LINKS }), { minLength: 1, maxLength: 8 }), (polls) => {
+      const { clock, reports, mem } = memory();
+      const healthy = shape(healthyGraph());
+      assert.is(sorted(mem.hyperNodes(input(healthyGraph())).snapshot), healthy);
+      for (const gone of polls) {
+        // Every link returns at the poll after it vanished at the latest, so none stays missing for the grace period.
+        clock.jump(GRACE_MS / 4);
+        const tree = mem.hyperNodes(input(polled(new Set(gone))));
+        assert.is(sorted(tree.snapshot), healthy, 'members and names as the healthy fabric');
+        const reported = [...reports.at(-1)!.values()].flat().length;
+        // A host link is reported on its leaf, a leaf–spine link on both ends' groups.
+        const expected = gone.reduce((n, i) => n + (healthyGraph().links[i]!.b.kind === 'host' ? 1 : 2), 0);
+        assert.is(reported, expected, 'every missing link reported');
+        clock.jump(GRACE_MS / 4);
+        mem.hyperNodes(input(healthyGraph()));
+        assert.is([...reports.at(-1)!.values()].flat().length, 0, 'nothing reported once every link is back');
+      }
+    }),
+    propertyParameters(),
+  );
+});
+
+test('a link missing past the grace period is forgotten: the topology is the polled fabric', () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.nat(ALL_LINKS - 1), { minLength: 1, maxLength: ALL_LINKS - 1 }), (gone) => {
+      const { clock, mem } = memory();
+      mem.hyperNodes(input(healthyGraph()));
+      const graph = polled(new Set(gone));
+      clock.jump(1);
+      mem.hyperNodes(input(graph));
+      clock.jump(GRACE_MS);
+      assert.is(sorted(mem.hyperNodes(input(graph)).snapshot), shape(graph));
+    }),
+    propertyParameters(),
+  );
+});
+
+test('a discoverer restarted by a configuration change still knows the links of the last good poll', () => {
+  const { clock, reports, mem, restarted } = memory();
+  mem.hyperNodes(input(healthyGraph()));
+  clock.jump(1);
+  const tree = restarted().hyperNodes(input(polled(new Set([0]))));
+  assert.is(sorted(tree.snapshot), shape(healthyGraph()));
+  assert.equal([...reports.at(-1)!.keys()], ['f-leaf-l0']);
+});
+
+test.run();
