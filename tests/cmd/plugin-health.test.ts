@@ -60,9 +60,9 @@ test('tree marks exactly the HyperNodes with a False condition, with the message
     [
       'spine  tier=2  nodeCount=2',
       '   ✗ UNHEALTHY NodesReady=False: 1 of 4 Nodes not ready: n1 (NotReady).',
-      '├─ rack-a  tier=1  nodeCount=2  nodes: n0, n1',
+      '├─ rack-a  tier=1  nodeCount=2',
       '│     ✗ UNHEALTHY NodesReady=False: 1 of 2 Nodes not ready: n1 (NotReady).',
-      '└─ rack-b  tier=1  nodeCount=2  nodes: n2, n3',
+      '└─ rack-b  tier=1  nodeCount=2',
       '',
     ].join('\n'),
   );
