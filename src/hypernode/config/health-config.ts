@@ -6,6 +6,7 @@
 
 import { durationToMs, parseDuration } from '../../util/go-duration.ts';
 import { isMapping } from '../../util/is-mapping.ts';
+import { unknownKeysProblem } from './unknown-keys.ts';
 
 export interface HealthSettings {
   /** NodesReady from full Node objects (a second, full Node watch); off by default. */
@@ -31,8 +32,8 @@ const HEALTH_KEYS = ['nodes', 'fabric', 'linkGracePeriod'];
 export function parseHealth(value: unknown): HealthSettings {
   if (value === undefined || value === null) return DEFAULT_HEALTH;
   if (!isMapping(value)) throw new Error('failed to parse config: health must be a mapping, e.g. "health: {nodes: true}"');
-  const unknown = Object.keys(value).filter((k) => !(HEALTH_KEYS as readonly string[]).includes(k));
-  if (unknown.length > 0) throw new Error(`failed to parse config: health has unknown key ${unknown.map((k) => `"${k}"`).join(', ')} (known keys: ${HEALTH_KEYS.join(', ')})`);
+  const unknown = unknownKeysProblem(value, HEALTH_KEYS, 'health');
+  if (unknown) throw new Error(`failed to parse config: ${unknown}`);
   const flag = (key: 'nodes' | 'fabric'): boolean => {
     const v = value[key];
     if (v === undefined || v === null) return DEFAULT_HEALTH[key];

@@ -30,7 +30,7 @@ test('a bad health fails the document, naming the key and what it takes', () => 
       yaml,
     );
   fails('health: [nodes]', 'failed to parse config: health must be a mapping, e.g. "health: {nodes: true}"');
-  fails('health: {node: true}', 'failed to parse config: health has unknown key "node" (known keys: nodes, fabric, linkGracePeriod)');
+  fails('health: {node: true}', 'failed to parse config: health has unknown keys "node"; known: nodes, fabric, linkGracePeriod');
   fails('health: {nodes: "sure"}', 'failed to parse config: health.nodes must be true or false, got "sure"');
   fails('health: {fabric: 1}', 'failed to parse config: health.fabric must be true or false, got 1');
   fails('health: {linkGracePeriod: 30}', 'failed to parse config: health.linkGracePeriod must be a duration such as "30m" or "0s", got 30');

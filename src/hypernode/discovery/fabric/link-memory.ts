@@ -60,13 +60,13 @@ class FabricLinks {
   }
 }
 
-/** The fabric layer with remembered links and a health report per fabric. */
 /** What the last report of a fabric said, for marking it when a later poll cannot build it. */
 interface LastReport {
   readonly switchHyperNodes: ReadonlyMap<string, string>;
   readonly problems: ReadonlyMap<string, readonly FabricHealthProblem[]>;
 }
 
+/** The fabric layer with remembered links and a health report per fabric. */
 export class FabricMemory {
   /** Per fabric; kept by the reporter, so a restarted discoverer of the source finds them again. */
   private readonly fabrics: Map<string, FabricLinks>;

@@ -17,7 +17,8 @@ import type { Logger } from '../../../log.ts';
 import { HYPERNODE_HEALTHY, HYPERNODE_UNHEALTHY } from '../../event-reasons.ts';
 import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 import type { EventRecorder, HyperNodeClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode, type HyperNodeCondition } from '../../model/hypernode-types.ts';
+import type { HyperNode, HyperNodeCondition } from '../../model/hypernode-types.ts';
+import { isOwnedBy, sourceOf } from '../../model/hypernode-labels.ts';
 import { codeClass, WriteFailures, writeRetryRateLimiter } from '../write-failures.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { conditionTime, FABRIC_HEALTHY, firstFew, HEALTH_CONDITION_TYPES, LINKS_DOWN, LINKS_UP, mergeConditions, NODES_READY, type DesiredCondition } from './conditions.ts';
@@ -160,7 +161,7 @@ export class ConditionWriter {
   }
 
   private enqueueOwned(source: string, names: readonly string[]): void {
-    for (const name of names) if (this.deps.hyperNodes.get(name)?.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL] === source) this.queue.add(name);
+    for (const name of names) if (isOwnedBy(this.deps.hyperNodes.get(name), source)) this.queue.add(name);
   }
 
   private scheduleFlush(): void {
@@ -201,7 +202,7 @@ export class ConditionWriter {
     if (this.rescanPending) {
       this.rescanPending = false;
       this.pendingNodes.clear();
-      for (const hn of this.deps.hyperNodes.list()) if (ownerOf(hn) !== undefined) this.queue.add(hn.metadata.name);
+      for (const hn of this.deps.hyperNodes.list()) if (sourceOf(hn) !== undefined) this.queue.add(hn.metadata.name);
       return;
     }
     const index = this.topology();
@@ -237,7 +238,8 @@ export class ConditionWriter {
   /** Judges one HyperNode and writes its conditions if (and only if) they changed. */
   async sync(name: string): Promise<void> {
     const hn = this.deps.hyperNodes.get(name);
-    const source = hn && ownerOf(hn);
+    // Hand-made objects have no source label and get no condition.
+    const source = sourceOf(hn);
     // While the tree is changing the flush to come judges every HyperNode again.
     if (!hn || source === undefined || this.dirty) return;
     const desired = new Map<string, DesiredCondition | null>();
@@ -288,6 +290,3 @@ export class ConditionWriter {
     }
   }
 }
-
-/** The source owning a HyperNode (its network-topology-source label); hand-made objects have none and get no condition. */
-const ownerOf = (hn: HyperNode): string | undefined => hn.metadata.labels?.[NETWORK_TOPOLOGY_SOURCE_LABEL];

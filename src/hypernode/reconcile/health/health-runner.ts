@@ -12,6 +12,7 @@ import type { DiscoveryConfig } from '../../config/loader.ts';
 import type { FabricHealthReporter } from '../../model/contracts.ts';
 import type { HyperNode } from '../../model/hypernode-types.ts';
 import type { Follower } from '../follower.ts';
+import { LastReported } from '../../../util/reported-once.ts';
 import { ConditionWriter, type ConditionWriterDeps } from './condition-writer.ts';
 import { exportHealthGauges } from './health-metrics.ts';
 import type { NodeHealth } from './node-health.ts';
@@ -40,7 +41,8 @@ export class HealthRunner implements Follower {
   readonly writer: ConditionWriter;
   private watch: NodeWatch | undefined;
   private readonly stopGauges: () => void;
-  private warnedNoInformer = false;
+  /** The missing Node watch is logged once, not at every configuration. */
+  private readonly noWatchLogged = new LastReported();
 
   constructor(private readonly deps: HealthRunnerDeps) {
     this.writer = new ConditionWriter(deps);
@@ -91,8 +93,8 @@ export class HealthRunner implements Follower {
     if (on && !this.watch) {
       const factory = this.deps.nodeHealthInformer;
       if (!factory) {
-        if (!this.warnedNoInformer) logger.info('health.nodes is set but this process has no full Node watch; NodesReady is not written');
-        this.warnedNoInformer = true;
+        const message = 'health.nodes is set but this process has no full Node watch; NodesReady is not written';
+        if (this.noWatchLogged.isNew(message)) logger.info(message);
         return;
       }
       const informer = factory();
