@@ -181,6 +181,27 @@ export class LldpLab {
     return `127.0.0.1:${this.switches.get(name)!.snmpPort}`;
   }
 
+  /**
+   * The discovery configuration of one `lldp` source polling every switch of
+   * the lab each second, its credentials in the Secret `secret`, and a silent
+   * switch's table standing in for it for 6 s.
+   */
+  discoveryConfig(o: { readonly secret: { readonly name: string; readonly namespace: string }; readonly version: '2c' | '3'; readonly fabric: string }): string {
+    const switches = [...this.switches.keys()].map((n) => `"${this.address(n)}"`).join(', ');
+    return `networkTopologyDiscovery:
+  - source: lldp
+    enabled: true
+    interval: 1s
+    credentials:
+      secretRef: {name: ${o.secret.name}, namespace: ${o.secret.namespace}}
+    config:
+      snmp: {version: "${o.version}", timeout: 500ms, retries: 1}
+      staleAfter: 6s
+      fabric: ${o.fabric}
+      switches: [${switches}]
+`;
+  }
+
   private spawnChild(cmd: string, args: string[], log: string, env: NodeJS.ProcessEnv = process.env): ChildProcess {
     const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
     let tail = '';

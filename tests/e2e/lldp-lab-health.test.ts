@@ -33,21 +33,7 @@ const shape = (api: Api) =>
 const leafOf = (api: Api, host: string) => hyperNodes(api, 'lldp').find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
 const named = (api: Api, name: string) => hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === name);
 
-function config(l: LldpLab): string {
-  const switches = [...l.switches.keys()].map((n) => `"${l.address(n)}"`).join(', ');
-  return `networkTopologyDiscovery:
-  - source: lldp
-    enabled: true
-    interval: 1s
-    credentials:
-      secretRef: {name: ${SECRET}, namespace: ${NS}}
-    config:
-      snmp: {version: "2c", timeout: 500ms, retries: 1}
-      staleAfter: 6s
-      fabric: lab
-      switches: [${switches}]
-`;
-}
+const config = (l: LldpLab) => l.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version: '2c', fabric: 'lab' });
 
 testNeeding(lldpLabUnavailable())(
   'a host whose lldpd stops keeps its leaf, which names the port; it comes back; a silent leaf past staleAfter marks its HyperNode; nothing deleted',

@@ -54,21 +54,7 @@ function updateSecret(api: Parameters<typeof hyperNodes>[0], next: ReturnType<ty
   api.store.update({ ...have, data: next.data });
 }
 
-function config(lab: LldpLab, version: '2c' | '3'): string {
-  const switches = [...lab.switches.keys()].map((n) => `"${lab.address(n)}"`).join(', ');
-  return `networkTopologyDiscovery:
-  - source: lldp
-    enabled: true
-    interval: 1s
-    credentials:
-      secretRef: {name: ${SECRET}, namespace: ${NS}}
-    config:
-      snmp: {version: "${version}", timeout: 500ms, retries: 1}
-      staleAfter: 6s
-      fabric: ${FABRIC}
-      switches: [${switches}]
-`;
-}
+const config = (lab: LldpLab, version: '2c' | '3') => lab.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version, fabric: FABRIC });
 
 /** A unit: two rail leaves, `hosts` hosts with one NIC on each, both leaves cabled to every spine. */
 async function addUnit(lab: LldpLab, su: number, hosts: number, spines: readonly string[]): Promise<void> {

@@ -8,7 +8,6 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../kube/clock.ts';
-import { isConflict } from '../../kube/errors.ts';
 import type { EventHandler, Lister, Tombstone } from '../../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
@@ -16,8 +15,7 @@ import type { HyperNodeClient } from '../model/contracts.ts';
 import type { HyperNode, NodeMeta } from '../model/hypernode-types.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
-import { codeClass, WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
-import { errorMessage } from '../../util/error-message.ts';
+import { StatusWriteError, syncStatusOrRetry, WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
 
 export const STATUS_QUEUE_NAME = 'hypernode-status';
 /**
@@ -34,13 +32,6 @@ export interface NodeCountSyncDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
-}
-
-/** The status write itself failed (not the count): `cause` is the API error. */
-class StatusWriteError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(`Failed to update HyperNode status: ${errorMessage(cause)}`, { cause });
-  }
 }
 
 export class NodeCountSync {
@@ -79,29 +70,12 @@ export class NodeCountSync {
     return runWorker(this.queue, (name) => this.syncOrRetry(name));
   }
 
-  /**
-   * One sync; a failure is retried after the name's backoff until it
-   * succeeds, whatever the error: a rejected status write leaves a wrong
-   * nodeCount that no later event may correct.
-   */
-  private async syncOrRetry(name: string): Promise<SyncResult> {
-    try {
-      await this.sync(name);
-      this.failures.resolved(name);
-      return 'done';
-    } catch (err) {
-      const { logger, metrics } = this.deps;
-      if (!(err instanceof StatusWriteError)) {
-        logger.error('Error syncing HyperNode, will retry', { name, err });
-      } else if (isConflict(err.cause)) {
-        // A 409 only means our cache was behind; the informer's update re-queues it anyway.
-        metrics.apiWriteFailed('', 'update_status', codeClass(err.cause));
-        logger.v(2).info('Error syncing HyperNode', { name, err });
-      } else if (this.failures.failed(name, '', 'update_status', err.cause)) {
-        logger.error('Error syncing HyperNode, will retry', { name, err });
-      }
-      return 'retry';
-    }
+  private syncOrRetry(name: string): Promise<SyncResult> {
+    return syncStatusOrRetry(name, (n) => this.sync(n), this.failures, this.deps, {
+      failed: 'Error syncing HyperNode, will retry',
+      writeFailed: 'Error syncing HyperNode, will retry',
+      conflicted: 'Error syncing HyperNode',
+    });
   }
 
   /** Stops accepting work; run() finishes the current item and returns. */
@@ -129,7 +103,7 @@ export class NodeCountSync {
     try {
       await client.updateStatus(body);
     } catch (err) {
-      throw new StatusWriteError(err);
+      throw new StatusWriteError('status', err);
     }
     metrics.apiWrite('', 'update_status');
     logger.v(3).info('Updated HyperNode nodeCount', { name, nodeCount: count });

@@ -9,7 +9,6 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../kube/clock.ts';
-import { isConflict } from '../../../kube/errors.ts';
 import type { EventHandler, KubeObject, Lister, Tombstone } from '../../../kube/types.ts';
 import { isTombstone } from '../../../kube/types.ts';
 import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
@@ -19,8 +18,7 @@ import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 import type { EventRecorder, HyperNodeClient } from '../../model/contracts.ts';
 import type { HyperNode, HyperNodeCondition } from '../../model/hypernode-types.ts';
 import { isOwnedBy, sourceOf } from '../../model/hypernode-labels.ts';
-import { codeClass, WriteFailures, writeRetryRateLimiter } from '../write-failures.ts';
-import { errorMessage } from '../../../util/error-message.ts';
+import { StatusWriteError, syncStatusOrRetry, WriteFailures, writeRetryRateLimiter } from '../write-failures.ts';
 import { conditionTime, FABRIC_HEALTHY, firstFew, HEALTH_CONDITION_TYPES, LINKS_DOWN, LINKS_UP, mergeConditions, NODES_READY, type DesiredCondition } from './conditions.ts';
 import { describeProblem, FabricHealthBoard } from './fabric-health.ts';
 import { DEFAULT_HEALTH, type HealthSettings } from '../../config/health-config.ts';
@@ -56,12 +54,6 @@ export interface ConditionWriterDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
-}
-
-class StatusWriteError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(`Failed to update HyperNode conditions: ${errorMessage(cause)}`, { cause });
-  }
 }
 
 export class ConditionWriter {
@@ -215,24 +207,13 @@ export class ConditionWriter {
     return this.index;
   }
 
-  private async syncOrRetry(name: string): Promise<SyncResult> {
-    try {
-      await this.sync(name);
-      this.failures.resolved(name);
-      return 'done';
-    } catch (err) {
-      const { logger, metrics } = this.deps;
-      if (!(err instanceof StatusWriteError)) {
-        logger.error('Error judging HyperNode health, will retry', { name, err });
-      } else if (isConflict(err.cause)) {
-        // Our cache was behind (another status write came first); the informer's update re-queues it too.
-        metrics.apiWriteFailed('', 'update_status', codeClass(err.cause));
-        logger.v(2).info('Error writing HyperNode conditions', { name, err });
-      } else if (this.failures.failed(name, '', 'update_status', err.cause)) {
-        logger.error('Error writing HyperNode conditions, will retry', { name, err });
-      }
-      return 'retry';
-    }
+  private syncOrRetry(name: string): Promise<SyncResult> {
+    return syncStatusOrRetry(name, (n) => this.sync(n), this.failures, this.deps, {
+      failed: 'Error judging HyperNode health, will retry',
+      writeFailed: 'Error writing HyperNode conditions, will retry',
+      // Our cache was behind (another status write came first).
+      conflicted: 'Error writing HyperNode conditions',
+    });
   }
 
   /** Judges one HyperNode and writes its conditions if (and only if) they changed. */
@@ -263,7 +244,7 @@ export class ConditionWriter {
     try {
       await this.deps.client.updateStatus(body);
     } catch (err) {
-      throw new StatusWriteError(err);
+      throw new StatusWriteError('conditions', err);
     }
     this.deps.metrics.apiWrite('', 'update_status');
     this.deps.logger.v(3).info('Updated HyperNode conditions', { name, conditions: next.map((c) => `${c.type}=${c.status}`).join(',') });
