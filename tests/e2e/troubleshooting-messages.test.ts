@@ -2,8 +2,8 @@
 // ones the shipped executable prints when the trouble happens: leader
 // election starting and failing to read its Lease, the configuration being
 // loaded, a failed watch, and HyperNode creates, updates and deletes the API
-// server refuses (each retried), a refused Kueue Topology write, LLDP hosts
-// that match no Node, and a standby replica seeing the leader: lines no
+// server refuses (each retried), a refused Kueue Topology write, LLDP neighbours
+// that are neither a switch nor a Node, and a standby replica seeing the leader: lines no
 // other test produced.
 
 import { test } from 'uvu';
@@ -67,7 +67,7 @@ test('a refused Kueue Topology write is logged as troubleshooting.md quotes it, 
   assert.match(controller.log(), /Failed to write Kueue Topology objects, will retry: /);
 });
 
-test('LLDP hosts that match no Node are logged by name, as troubleshooting.md quotes it', async () => {
+test('LLDP neighbours that are neither a switch nor a Node are logged by name, as troubleshooting.md quotes it', async () => {
   const log = capturingLogger({ verbosity: 0 });
   const config = parseConfig(
     'networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: volcano-system}}\n    config: {fabric: roce, switches: [10.0.0.1], hostMapping: {stripSuffix: .fabric.example.com}}\n',
@@ -77,7 +77,12 @@ test('LLDP hosts that match no Node are logged by name, as troubleshooting.md qu
   const registry = newDiscovererRegistry({ lldp: createLldpDiscovererFactory({ captured: captureWalks(captures ?? { byKey: new Map() }) }) });
   await previewDiscovery({ config, nodes, existing: [] }, { registry, secrets: { get: () => Promise.reject(new Error('no Secrets')) }, logger: log.logger });
   assert.ok(
-    log.lines.some((l) => l.startsWith('LLDP hosts that match no Node are left out') && l.includes('su2-h3')),
+    log.lines.some(
+      (l) =>
+        l.startsWith('LLDP neighbours that are neither a polled switch nor a Node are left out') &&
+        l.includes('su2-h3.fabric.example.com') &&
+        l.includes('chassis mac 02:cc:00:13:01:01'),
+    ),
     log.lines.join('\n'),
   );
 });
