@@ -76,6 +76,19 @@ export interface LabCable {
 const mac = (kind: number, n: number, port = 0) =>
   `02:${kind.toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:${port.toString(16).padStart(2, '0')}:01`;
 
+/**
+ * A new lab for each test of a suite (uvu's `test`), closed after the test
+ * whatever its outcome: call the returned function to build it.
+ */
+export function labPerTest(suite: { readonly after: { each(fn: () => Promise<void>): void } }): () => LldpLab {
+  let lab: LldpLab | undefined;
+  suite.after.each(async () => {
+    await lab?.close();
+    lab = undefined;
+  });
+  return () => (lab = new LldpLab());
+}
+
 export class LldpLab {
   readonly dir = mkdtempSync(join(tmpdir(), 'lldp-lab-'));
   /** Unique per lab: namespace names and interface names start with it. */

@@ -10,18 +10,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
-import { LAB_COMMUNITY, LldpLab, lldpLabUnavailable } from '../../testing/lldp-lab.ts';
+import { LAB_COMMUNITY, LldpLab, lldpLabUnavailable, labPerTest } from '../../testing/lldp-lab.ts';
 import { testNeeding } from '../support/skip.ts';
 import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
 import { session } from './session.ts';
 
 const SECRET = 'lldp-snmp';
 const s = session(test);
-let lab: LldpLab | undefined;
-test.after.each(async () => {
-  await lab?.close();
-  lab = undefined;
-});
+const newLab = labPerTest(test);
 
 const b64 = (v: string) => Buffer.from(v).toString('base64');
 const fabricHealthy = (hn: HyperNode | undefined): HyperNodeCondition | undefined => hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
@@ -39,7 +35,7 @@ testNeeding(lldpLabUnavailable())(
   'a host whose lldpd stops keeps its leaf, which names the port; it comes back; a silent leaf past staleAfter marks its HyperNode; nothing deleted',
   async () => {
     const { api, kubeconfig } = await s.startCluster();
-    const l = (lab = new LldpLab());
+    const l = newLab();
     await l.addSwitch('spine-1');
     const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
     for (const su of [1, 2]) {

@@ -17,7 +17,7 @@ import { parseLldpTable } from '../../src/hypernode/discovery/lldp/lldp-mib.ts';
 import { snmpWalker } from '../../src/hypernode/discovery/lldp/snmp-walker.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
-import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable } from '../../testing/lldp-lab.ts';
+import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable, labPerTest } from '../../testing/lldp-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
 import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
@@ -37,11 +37,7 @@ interface Ev {
 }
 
 const s = session(test);
-let lab: LldpLab | undefined;
-test.after.each(async () => {
-  await lab?.close();
-  lab = undefined;
-});
+const newLab = labPerTest(test);
 
 const b64 = (v: string) => Buffer.from(v).toString('base64');
 function secret(data: Record<string, string>) {
@@ -103,7 +99,7 @@ withLab(
   'a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names; a new unit renames nothing; a recabled host merges nothing; SNMPv3; a wrong key and a silent switch delete nothing',
   async () => {
     const { api, kubeconfig } = await s.startCluster();
-    const l = (lab = new LldpLab());
+    const l = newLab();
     const spines = ['spine-1', 'spine-2'];
     for (const sp of spines) await l.addSwitch(sp);
     await addUnit(l, 1, 3, spines);
