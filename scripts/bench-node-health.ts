@@ -16,18 +16,15 @@
 // Run with: node --import tsx scripts/bench-node-health.ts [nodes=100000] [churn-seconds=30]
 // (build dist/ first: node scripts/build.mjs).
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_RESOURCE } from '../src/hypernode/model/hypernode-types.ts';
-import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
 import { SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, type SampleNode, type SampleShape } from '../testing/sample-cluster.ts';
 import { memberNames } from '../testing/hypernode-members.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchNodes } from './lib/bench-cluster.ts';
-import type { ControllerProcess } from './lib/bench-controller-process.ts';
-import { NAMESPACE, isControllerHyperNodeWrite, launchController } from './lib/bench-launch.ts';
+import { NAMESPACE, benchRound, isControllerHyperNodeWrite, launchController } from './lib/bench-launch.ts';
 import { verdictSummary, type Verdict } from './lib/bench-stats.ts';
 
 /** The bench-scale rate limit: 100,000 Nodes' HyperNodes and their first conditions converge in a minute or two. */
@@ -107,14 +104,12 @@ async function main(): Promise<void> {
   const expected = expectedHyperNodeCount(shape);
   console.log(`Node health benchmark on ${binary}: ${nodes.length} Nodes, ${expected} HyperNodes, health.nodes on, qps=${RATE_LIMIT.qps} burst=${RATE_LIMIT.burst}.`);
   console.log('The machine is shared with other work running at the same time: wall times and CPU figures are under that load.\n');
-  const api: ApiServer = await startApiServer({ namespaces: [NAMESPACE] });
-  const work = mkdtempSync(join(tmpdir(), 'bench-node-health-'));
-  let controller: ControllerProcess | undefined;
-  try {
+  return benchRound('bench-node-health-', async (round) => {
+    const { api, work } = round;
     for (const n of nodes) api.store.create(withStatus(n, 'True', '2026-12-01T00:00:00Z'));
     api.store.create(discoveryConfigMap(NAMESPACE, HEALTH_CONFIG));
     const launched = await launchController(api, work, binary, RATE_LIMIT);
-    controller = launched.controller;
+    const controller = (round.controller = launched.controller);
     const c = controller;
     await waitFor(async () => (await fetch(`${launched.healthUrl}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 120_000, intervalMs: 10, what: '/readyz 200' });
     const readyMs = performance.now() - launched.started;
@@ -196,14 +191,7 @@ async function main(): Promise<void> {
       { figure: 'status writes per marked HyperNode (1 % flip)', measured: (statusWrites / marked.size).toFixed(2), target: '1.00', pass: statusWrites === marked.size },
     ];
     console.log(`\n${verdictSummary(`Targets at ${nodes.length.toLocaleString('en')} Nodes:`, verdicts)}`);
-  } catch (err) {
-    if (controller) console.error(`controller log tail:\n${controller.log}`);
-    throw err;
-  } finally {
-    await controller?.stop();
-    await api.close();
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 main().then(

@@ -25,17 +25,14 @@
 // Run with: node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000,100000] [relabels=20] [idle-seconds=30]
 // (build dist/ first: node scripts/build.mjs). It prints; it never fails on a figure.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_RESOURCE } from '../src/hypernode/model/hypernode-types.ts';
-import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, type SampleShape } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchNodes } from './lib/bench-cluster.ts';
-import type { ControllerProcess } from './lib/bench-controller-process.ts';
-import { NAMESPACE, isControllerHyperNodeWrite, launchController, rateLimitBoundMs } from './lib/bench-launch.ts';
+import { NAMESPACE, benchRound, isControllerHyperNodeWrite, launchController, rateLimitBoundMs } from './lib/bench-launch.ts';
 import { measureDiscoveryCpu } from './lib/bench-discovery-cpu.ts';
 import { percentile, verdictSummary, type Verdict } from './lib/bench-stats.ts';
 
@@ -92,15 +89,13 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
   const nodes = benchNodes(shape);
   const expected = expectedHyperNodeCount(shape);
   const discovery = await measureDiscoveryCpu(nodes, SAMPLE_DISCOVERY_CONFIG, DISCOVERY_RUNS, DISCOVERY_WARMUP);
-  const api: ApiServer = await startApiServer({ namespaces: [NAMESPACE] });
-  const work = mkdtempSync(join(tmpdir(), 'bench-scale-'));
-  let controller: ControllerProcess | undefined;
-  try {
+  return benchRound('bench-scale-', async (round) => {
+    const { api, work } = round;
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
     const launched = await launchController(api, work, binary, RATE_LIMIT);
     const { started, pageCacheDropped: dropped } = launched;
-    controller = launched.controller;
+    const controller = (round.controller = launched.controller);
     const c = controller;
     await waitFor(async () => (await fetch(`${launched.healthUrl}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 60_000, intervalMs: 10, what: '/readyz 200' });
     const readyMs = performance.now() - started;
@@ -169,14 +164,7 @@ async function measure(label: string, shape: SampleShape, relabels: number, idle
       relabelP99Ms: percentile(latencies, 99),
       idleCpuMsPerMin,
     };
-  } catch (err) {
-    if (controller) console.error(`controller log tail:\n${controller.log}`);
-    throw err;
-  } finally {
-    await controller?.stop();
-    await api.close();
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Least-squares slope of log(y) over log(x). */

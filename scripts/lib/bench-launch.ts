@@ -4,9 +4,11 @@
 // computed from it), and optionally an empty page cache first.
 
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { HYPERNODE_RESOURCE } from '../../src/hypernode/model/hypernode-types.ts';
-import { hypernodeControllerRbac, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
+import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { freePorts } from '../../testing/ports.ts';
 import { ControllerProcess } from './bench-controller-process.ts';
 
@@ -86,4 +88,30 @@ export async function launchController(api: ApiServer, work: string, binary: str
   const started = performance.now();
   const controller = new ControllerProcess(binary, args, env, `http://127.0.0.1:${metricsPort}/metrics`);
   return { controller, healthUrl: `http://127.0.0.1:${healthPort}`, pageCacheDropped, spawnedAt, started };
+}
+
+/** One benchmark round's stand-in, work directory and, once launched, controller. */
+export interface BenchRound {
+  readonly api: ApiServer;
+  readonly work: string;
+  controller?: ControllerProcess;
+}
+
+/**
+ * Runs one benchmark round against a fresh API server stand-in: prints the
+ * controller's log when the round fails, and always stops the controller and
+ * the stand-in and removes the work directory.
+ */
+export async function benchRound<T>(workPrefix: string, body: (round: BenchRound) => Promise<T>): Promise<T> {
+  const round: BenchRound = { api: await startApiServer({ namespaces: [NAMESPACE] }), work: mkdtempSync(join(tmpdir(), workPrefix)) };
+  try {
+    return await body(round);
+  } catch (err) {
+    if (round.controller) console.error(`controller log tail:\n${round.controller.log}`);
+    throw err;
+  } finally {
+    await round.controller?.stop();
+    await round.api.close();
+    rmSync(round.work, { recursive: true, force: true });
+  }
 }
