@@ -78,7 +78,7 @@ function fabricInputs(): { args: string[]; systemNames: Map<string, string> } {
   const nodes = tree.hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
   return {
     args: ['--config', write('fabric.yaml', conf), '--nodes', write('fabric-nodes.json', nodeList(nodes)), '--ufm-capture', `https://ufm-a=${capture}`],
-    systemNames: new Map(tree.systems.map((s) => [s.guid, s.system_name])),
+    systemNames: new Map(tree.systems.map((s) => [String(s.guid), String(s.system_name)])),
   };
 }
 
