@@ -5,7 +5,8 @@
 // server write nothing (no HyperNode is deleted) and say why in the log;
 // the token never appears in the log at -v=10. A graph in a ConfigMap key is
 // read under the same RBAC (a list narrowed to the name) and an edit of the
-// key publishes the new tree.
+// key publishes the new tree. An upgrade from a version that wrote no switch
+// names updates each fabric HyperNode once to add them, renaming nothing.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -120,6 +121,38 @@ test('graph source from a ConfigMap key (the executable, chart RBAC): the tree, 
   await converge(() => controller.log().slice(mark).includes('has no key \\"graph.json\\"') || undefined, 'the missing key in the log');
   assert.equal(tree(api), before, 'the tree is unchanged');
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no HyperNode write');
+  assertNoForbidden(api);
+});
+
+test('upgrade (the executable): HyperNodes written without switch names are each updated once to add them; names, uids and other annotations kept', async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  for (let su = 1; su <= 2; su++) for (let h = 1; h <= 2; h++) api.store.create(node(`su${su}-h${h}`, {}));
+  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fabric-graph', namespace: NS }, data: { 'graph.json': graph(2) } });
+  // The two-unit tree as the previous version wrote it: no switch names; one annotated by someone else.
+  const members = (type: 'Node' | 'HyperNode', names: string[]) => names.map((name) => ({ type, selector: { exactMatch: { name } } }));
+  const previous = (name: string, tier: number, tierName: string, type: 'Node' | 'HyperNode', names: string[], annotations?: Record<string, string>) =>
+    api.store.create({
+      apiVersion: 'topology.volcano.sh/v1alpha1',
+      kind: 'HyperNode',
+      metadata: { name, labels: { 'volcano.sh/network-topology-source': 'graph' }, ...(annotations ? { annotations } : {}) },
+      spec: { tier, tierName, members: members(type, names) },
+    });
+  previous('lab-leaf-leaf-su1-r1', 1, 'leaf', 'Node', ['su1-h1', 'su1-h2'], { 'example.com/owner': 'network-team' });
+  previous('lab-leaf-leaf-su2-r1', 1, 'leaf', 'Node', ['su2-h1', 'su2-h2']);
+  previous('lab-spine-spine-1', 2, 'spine', 'HyperNode', ['lab-leaf-leaf-su1-r1', 'lab-leaf-leaf-su2-r1']);
+  const uids = new Map(hyperNodes(api, 'graph').map((hn) => [hn.metadata.name, hn.metadata.uid]));
+  seedConfigMap(api, graphEntry(`configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}`));
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS });
+
+  const switchNames = () => Object.fromEntries(hyperNodes(api, 'graph').map((hn) => [hn.metadata.name, hn.metadata.annotations?.['volcano.sh/fabric-switches']]));
+  const named = { 'lab-leaf-leaf-su1-r1': 'LEAF-SU1-R1 +1', 'lab-leaf-leaf-su2-r1': 'LEAF-SU2-R1 +1', 'lab-spine-spine-1': 'SPINE-1 +1' };
+  await converge(() => JSON.stringify(switchNames()) === JSON.stringify(named) || undefined, 'every graph HyperNode names its switches');
+  await converge(() => (nodeCountsSettled(api) && fabricHealthSettled(api)) || undefined, 'every nodeCount and FabricHealthy caught up with the tree');
+  const writes = describeWrites(await answeredHyperNodeWrites(api)).filter((w) => !w.includes('/status'));
+  assert.equal(writes.sort(), ['update lab-leaf-leaf-su1-r1 → 200', 'update lab-leaf-leaf-su2-r1 → 200', 'update lab-spine-spine-1 → 200']);
+  for (const hn of hyperNodes(api, 'graph')) assert.is(hn.metadata.uid, uids.get(hn.metadata.name), `${hn.metadata.name} kept`);
+  const annotated = hyperNodes(api, 'graph').find((hn) => hn.metadata.name === 'lab-leaf-leaf-su1-r1')!;
+  assert.is(annotated.metadata.annotations?.['example.com/owner'], 'network-team', "another tool's annotation is kept");
   assertNoForbidden(api);
 });
 

@@ -8,7 +8,7 @@
 // the legend the tierNames, a row holds every Node under its rack, a search
 // for node-13 highlights its cell and its rack, spine and zone, and the side
 // panel never scrolls sideways; the keyboard moves and zooms; Nodes too narrow
-// for a cell each are counted per rack; a fabric group shows its switch id. A
+// for a cell each are counted per rack; a fabric group shows its switch names. A
 // plan shows creates, updates, deletes and held deletes each in its own colour,
 // with the field-level diff on click. The label, fabric (UFM) and plan pictures are
 // saved as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
@@ -67,7 +67,8 @@ async function renderBoth(name: string, args: string[]): Promise<{ items: HyperN
 
 const labelInputs = () => ['--config', write('label.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', write('label-nodes.json', nodeList(sampleNodes(DEMO_SHAPE)))];
 
-function fabricInputs(): string[] {
+/** The UFM capture of a fabric of four units of two rails, and what UFM calls each system (GUID → name). */
+function fabricInputs(): { args: string[]; systemNames: Map<string, string> } {
   const tree = generateFatTree({ sus: 4, nodesPerSu: 4, rails: 2, tiers: 2, fabricId: 1 });
   const capture = join(dir, 'pod-a');
   mkdirSync(capture, { recursive: true });
@@ -75,7 +76,10 @@ function fabricInputs(): string[] {
   const conf =
     'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n';
   const nodes = tree.hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
-  return ['--config', write('fabric.yaml', conf), '--nodes', write('fabric-nodes.json', nodeList(nodes)), '--ufm-capture', `https://ufm-a=${capture}`];
+  return {
+    args: ['--config', write('fabric.yaml', conf), '--nodes', write('fabric-nodes.json', nodeList(nodes)), '--ufm-capture', `https://ufm-a=${capture}`],
+    systemNames: new Map(tree.systems.map((s) => [String(s.guid), String(s.system_name)])),
+  };
 }
 
 /** The names of the HyperNodes drawn highlighted. */
@@ -279,17 +283,27 @@ browserTest('where a Node would be narrower than a few pixels, its rack shows on
   await page.close();
 });
 
-browserTest('a UFM fabric topology labels each group by its switch and names its fabric on hover', async () => {
-  const { items, html } = await renderBoth('fabric', fabricInputs());
+browserTest('a UFM fabric topology labels each group by its switch names, not GUIDs, and names its fabric on hover', async () => {
+  const { args, systemNames } = fabricInputs();
+  const { items, html } = await renderBoth('fabric', args);
   const { page, errors, requests } = await openPage(browser!, html);
   await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
   assert.equal([errors, requests], [[], []]);
   assert.is(await page.$$eval('#icicle rect.hn', (rs) => rs.length), items.length);
-  // Fabric groups are named <fabric>-<tierName>-<lowest switch id>: the cell shows the switch id.
+  // Fabric groups are named <fabric>-<tierName>-<lowest switch GUID>: the cell shows that
+  // switch's name as UFM reports it and how many more switches the group holds (its two rails).
   const names = await drawnNames(page);
   const leaf = items.find((hn) => hn.spec!.tier === 1)!;
+  const guid = leaf.metadata.name.slice('pod-a-leaf-'.length);
   const i = names.indexOf(leaf.metadata.name);
-  assert.is(await textOf(page, `#icicle text.name[data-i="${i}"]`), leaf.metadata.name.slice('pod-a-leaf-'.length));
+  assert.is(await textOf(page, `#icicle text.name[data-i="${i}"]`), `${systemNames.get(guid)} +1`);
+  const cellTexts = await page.$$eval('#icicle text.name', (ts) => ts.map((t) => t.textContent ?? ''));
+  assert.is(cellTexts.length, items.length, "every group's cell is labelled");
+  assert.equal(
+    cellTexts.filter((t) => /^[0-9a-f]{6}/.test(t)),
+    [],
+    'no cell shows a GUID, even cut short',
+  );
   assert.equal(await legendLevels(page), ['spine', 'leaf']);
   await page.hover(`#icicle rect.hn[data-i="${i}"]`);
   assert.match(await textOf(page, '#tip'), `${leaf.metadata.name}`);

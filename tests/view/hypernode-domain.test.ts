@@ -1,7 +1,8 @@
 // What the HTML view labels a HyperNode with: the label value a label source
-// wrote (list form and profiles), the switch id a fabric group is named after
-// (UFM fabric mode and LLDP with their fabric label, the graph source without
-// one), and nothing for a HyperNode that does not say.
+// wrote (list form and profiles), the switch names the fabric layer annotates a
+// group with, else (a HyperNode written before that annotation) the switch id it
+// is named after (UFM fabric mode and LLDP with their fabric label, the graph
+// source without one), and nothing for a HyperNode that does not say.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,10 +10,10 @@ import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { hyperNodeDomain } from '../../src/hypernode/preview/view/hypernode-domain.ts';
 
 const SOURCE = 'volcano.sh/network-topology-source';
-const hn = (name: string, labels: Record<string, string>, tierName?: string): HyperNode => ({
+const hn = (name: string, labels: Record<string, string>, tierName?: string, annotations?: Record<string, string>): HyperNode => ({
   apiVersion: 'topology.volcano.sh/v1alpha1',
   kind: 'HyperNode',
-  metadata: { name, labels },
+  metadata: { name, labels, ...(annotations ? { annotations } : {}) },
   spec: { tier: 1, members: [], ...(tierName ? { tierName } : {}) },
 });
 
@@ -39,6 +40,13 @@ test('a fabric group: the switch id after <fabric>-<tierName>-, with or without 
   assert.equal(hyperNodeDomain(hn('hall-1-spine-sw-spine-01', { [SOURCE]: 'lldp', 'volcano.sh/lldp-fabric': 'hall-1' }, 'spine')), { value: 'sw-spine-01' });
   // The graph source writes no fabric label: the first -<tierName>- ends the fabric.
   assert.equal(hyperNodeDomain(hn('lab-leaf-leaf-a1', { [SOURCE]: 'graph' }, 'leaf')), { value: 'leaf-a1' });
+});
+
+test('a fabric group with its switch names annotated: the names, not the id', () => {
+  const annotated = hn('pod-a-leaf-e41d2d0300a1b2c3', { [SOURCE]: 'ufm', 'volcano.sh/ufm-fabric': 'pod-a' }, 'leaf', { 'volcano.sh/fabric-switches': 'su01-leaf-r1 +1' });
+  assert.equal(hyperNodeDomain(annotated), { value: 'su01-leaf-r1 +1' });
+  // A hand-made HyperNode is no source's: an annotation alone does not make it a fabric group.
+  assert.is(hyperNodeDomain(hn('rack-manual', {}, 'rack', { 'volcano.sh/fabric-switches': 'sw-1' })), undefined);
 });
 
 test('nothing to say: a hand-made HyperNode, UFM legacy names, a name that does not follow the fabric form', () => {

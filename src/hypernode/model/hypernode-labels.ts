@@ -21,6 +21,15 @@ export const NETWORK_TOPOLOGY_PROFILE_LABEL = 'volcano.sh/network-topology-profi
 export const UFM_FABRIC_LABEL = 'volcano.sh/ufm-fabric';
 /** Which fabric of the lldp source a HyperNode describes. */
 export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
+/**
+ * The annotation on a fabric HyperNode naming, for people, the switches that
+ * formed its group: the name of the switch its HyperNode name derives from
+ * (the lowest id), then ` +<n>` when the group holds n more (`sw-leaf-01 +3`).
+ * HyperNode names carry switch ids (an InfiniBand GUID tells a person
+ * nothing), and names stay content-named from ids, so the human name rides
+ * along here. Written by the fabric layer only.
+ */
+export const FABRIC_SWITCHES_ANNOTATION = 'volcano.sh/fabric-switches';
 /** The well-known Node label holding the host name; also the lowest level of the Kueue and KAI Topology objects. */
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 

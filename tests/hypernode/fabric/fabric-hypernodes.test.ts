@@ -39,6 +39,18 @@ test('leaves sharing hosts form one group per unit; spines above them; names fro
   assert.equal([r.hostCount, [...r.leafHosts].sort(), r.problems], [4, ['u1-a', 'u1-b', 'u2-a', 'u2-b'], []]);
 });
 
+test('each HyperNode names its switches for people: the one it is named after, then how many more; the id when a switch has no name', () => {
+  const switches = (g: FabricGraph) => run(g).snapshot.map((h) => [h.metadata.name, h.metadata.annotations]);
+  assert.equal(switches(twoUnits()), [
+    ['f-leaf-l11', { 'volcano.sh/fabric-switches': 'L11 +1' }],
+    ['f-leaf-l21', { 'volcano.sh/fabric-switches': 'L21 +1' }],
+    ['f-spine-s1', { 'volcano.sh/fabric-switches': 'S1 +1' }],
+  ]);
+  const unnamed = twoUnits();
+  const nameless = { ...unnamed, switches: unnamed.switches.map((s) => (s.id === 'l11' ? { id: s.id, name: '' } : s)) };
+  assert.equal(switches(nameless)[0], ['f-leaf-l11', { 'volcano.sh/fabric-switches': 'l11 +1' }]);
+});
+
 test('hosts that map to no Node are no members and are listed for the report; mapped names are used', () => {
   const r = run(twoUnits(), { mapHost: (h) => (h.startsWith('u2') ? undefined : `node-${h}`) });
   assert.equal(shape(r.snapshot), ['f-leaf-l11 1 leaf: node-u1-a,node-u1-b', 'f-spine-s1 2 spine: f-leaf-l11']);

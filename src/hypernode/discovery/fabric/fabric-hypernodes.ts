@@ -5,12 +5,15 @@
 // the group grows. Adding a scalable unit therefore adds groups and renames
 // none, even when it adds a tier (a lone spine group that gains a sibling
 // keeps its name; the new core group gets a new one). Groups without a mapped
-// host below them are left out.
+// host below them are left out. Each HyperNode also carries the switches'
+// names for people (FABRIC_SWITCHES_ANNOTATION): a name may change without
+// renaming the HyperNode, which then only updates the annotation.
 
 import type { Logger } from '../../../log.ts';
 import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
+import { FABRIC_SWITCHES_ANNOTATION } from '../../model/hypernode-labels.ts';
 import type { FabricGraph } from './fabric-graph.ts';
 import { fabricLevels, type FabricGroup, type FabricLevels, type FabricProblem } from './fabric-levels.ts';
 import type { HostMapper } from './host-mapping.ts';
@@ -38,8 +41,26 @@ export interface FabricNaming {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
+/**
+ * The value of FABRIC_SWITCHES_ANNOTATION for a group's switches (sorted ids):
+ * the name of the first, the one the HyperNode is named after, falling back to
+ * its id when the fabric gives none, and how many more the group holds.
+ */
+function fabricSwitchesText(switches: readonly string[], nameOf: ReadonlyMap<string, string>): string {
+  const first = switches[0]!;
+  const name = nameOf.get(first) || first;
+  return switches.length > 1 ? `${name} +${switches.length - 1}` : name;
+}
+
 /** The HyperNodes of the levels' groups that have a mapped host below them, and which one holds each switch. */
-function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost: HostMapper, logger: Logger): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
+function buildFabricSnapshot(
+  naming: FabricNaming,
+  levels: FabricLevels,
+  graph: FabricGraph,
+  mapHost: HostMapper,
+  logger: Logger,
+): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
+  const switchNames = new Map(graph.switches.map((s) => [s.id, s.name]));
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };
   const named = new Map<FabricGroup, string>();
   const snapshot: Snapshot = [];
@@ -58,7 +79,9 @@ function buildFabricSnapshot(naming: FabricNaming, levels: FabricLevels, mapHost
       named.set(g, name);
       for (const id of g.switches) switchHyperNodes.set(id, name);
       logger.v(4).info('Created fabric HyperNode', { name, tier: g.level, members: members.length });
-      snapshot.push(buildWithTierName(name, g.level, tierName(g.level), members, labels));
+      const hn = buildWithTierName(name, g.level, tierName(g.level), members, labels);
+      hn.metadata.annotations = { [FABRIC_SWITCHES_ANNOTATION]: fabricSwitchesText(g.switches, switchNames) };
+      snapshot.push(hn);
     }
   }
   return { snapshot, switchHyperNodes };
@@ -86,7 +109,7 @@ export interface FabricHyperNodes {
 /** One fabric's HyperNodes from its graph, with what the layer could not place. */
 export function fabricHyperNodes(input: FabricInput): FabricHyperNodes {
   const levels = fabricLevels(input.graph, { minSharedHosts: input.minSharedHosts });
-  const { snapshot, switchHyperNodes } = buildFabricSnapshot(input, levels, input.mapHost, input.logger);
+  const { snapshot, switchHyperNodes } = buildFabricSnapshot(input, levels, input.graph, input.mapHost, input.logger);
   return {
     snapshot,
     switchHyperNodes,

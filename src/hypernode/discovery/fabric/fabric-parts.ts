@@ -7,6 +7,8 @@
 import type { Informer } from '../../../kube/types.ts';
 import type { DiscoveryProblems, Snapshot } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import { FABRIC_SWITCHES_ANNOTATION } from '../../model/hypernode-labels.ts';
+import { labelValue } from '../../model/label-reads.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { hostMapper, type HostMapper, type HostMapping } from './host-mapping.ts';
 
@@ -62,14 +64,15 @@ export class FabricParts {
     return { snapshot, ok: failed === 0 };
   }
 
-  /** The fabric's HyperNodes in the cache, as discovered HyperNodes. */
+  /** The fabric's HyperNodes in the cache, as discovered HyperNodes (switch names kept, so a restart writes nothing). */
   private cached(fabric: string): Snapshot {
     const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: this.deps.source, [this.deps.fabricLabel]: fabric };
-    return this.deps.hyperNodes.list(labels).flatMap((hn): DiscoveredHyperNode[] =>
-      hn.spec
+    return this.deps.hyperNodes.list(labels).flatMap((hn): DiscoveredHyperNode[] => {
+      const switches = labelValue(hn.metadata.annotations, FABRIC_SWITCHES_ANNOTATION);
+      return hn.spec
         ? [
             {
-              metadata: { name: hn.metadata.name, labels: { ...labels } },
+              metadata: { name: hn.metadata.name, labels: { ...labels }, ...(switches === undefined ? {} : { annotations: { [FABRIC_SWITCHES_ANNOTATION]: switches } }) },
               spec: {
                 tier: hn.spec.tier,
                 ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }),
@@ -77,7 +80,7 @@ export class FabricParts {
               },
             },
           ]
-        : [],
-    );
+        : [];
+    });
   }
 }
