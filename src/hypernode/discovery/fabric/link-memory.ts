@@ -5,7 +5,7 @@
 // a problem of the HyperNode holding the switch. Past the grace period the
 // link is forgotten and the topology follows, through the mass-delete guard
 // like any other change. Used by every fabric source around the fabric layer,
-// and by UFM legacy mode around its leaf groups.
+// or around a grouping of its own (remembered()).
 
 import type { DiscovererOptions, FabricHealthProblem } from '../../model/contracts.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from './fabric-graph.ts';
@@ -97,7 +97,7 @@ export class FabricMemory {
    * What `build` makes of `fabric`'s graph with its recently missing links put
    * back (`missing`, empty without a reporter); reports each missing link on
    * the HyperNode `build` says holds its switch. The one home of link memory
-   * for every grouping: the fabric layer's tiers and UFM legacy mode's leaf groups.
+   * for every grouping: the fabric layer's tiers and a source's own.
    */
   remembered<T extends SwitchHolders>(fabric: string, graph: FabricGraph, build: (graph: FabricGraph, missing: readonly FabricLink[]) => T): T {
     const { source } = this;
