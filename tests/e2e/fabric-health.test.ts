@@ -3,7 +3,9 @@
 // host keeps its place in its leaf HyperNode, which turns FabricHealthy=False
 // naming the leaf switch and port, and nothing else is written. The port
 // coming back turns it True. Past health.linkGracePeriod the topology follows
-// the fabric, as before fabric health.
+// the fabric, as before fabric health. Legacy mode (the default, Volcano's
+// leaf-hn-N/spine-hn) reports the same way from UFM's port list, where a down
+// port stays listed with its peer fields N/A.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -20,15 +22,24 @@ const b64 = (v: string) => Buffer.from(v).toString('base64');
 const fabric = (downHostPorts: string[] = []) => generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 2, rails: 1, uplinks: 2, downHostPorts });
 const HOSTS = ['su01-n01', 'su01-n02', 'su02-n01', 'su02-n02'];
 
-function config(ufm: UfmServer, health = ''): string {
+type Mode = 'fabric' | 'legacy';
+
+function config(ufm: UfmServer, health: string, mode: Mode): string {
+  const entry =
+    mode === 'fabric'
+      ? `    config:
+      mode: fabric
+      fabrics:
+        - {name: pod, endpoint: "${ufm.endpoint()}", secretRef: {name: ufm-pod, namespace: ${NS}}}`
+      : `    credentials:
+      secretRef: {name: ufm-pod, namespace: ${NS}}
+    config:
+      endpoint: "${ufm.endpoint()}"`;
   return `networkTopologyDiscovery:
   - source: ufm
     enabled: true
     interval: 1s
-    config:
-      mode: fabric
-      fabrics:
-        - {name: pod, endpoint: "${ufm.endpoint()}", secretRef: {name: ufm-pod, namespace: ${NS}}}
+${entry}
 ${health}`;
 }
 
@@ -41,7 +52,7 @@ const shape = (api: Parameters<typeof hyperNodes>[0]) =>
     .sort();
 const leafOf = (api: Parameters<typeof hyperNodes>[0], host: string) => hyperNodes(api, 'ufm').find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
 
-async function start(health = '') {
+async function start(health = '', mode: Mode = 'fabric') {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'fabric', fabric: fabric() };
@@ -52,7 +63,7 @@ async function start(health = '') {
     metadata: { name: 'ufm-pod', namespace: NS },
     data: { username: b64('admin'), password: b64('secret'), 'ca.crt': b64(TEST_CA) },
   });
-  seedConfigMap(api, config(ufm, health));
+  seedConfigMap(api, config(ufm, health, mode));
   s.startInProcess(kubeconfig);
   await s.converge(() => {
     const all = hyperNodes(api, 'ufm');
@@ -96,6 +107,60 @@ test('past health.linkGracePeriod the host leaves its leaf (an update, no delete
     return memberNames(hn).join() === 'su01-n01' && fabricHealthy(hn)?.status === 'True';
   }, `${leaf} without su01-n02 and healthy once the grace period is over`);
   assertNoDeletes(api);
+});
+
+test('legacy mode: a host port going down keeps every leaf-hn/spine-hn byte and marks the leaf naming its switch and port', async () => {
+  const { api, ufm } = await start('', 'legacy');
+  // What Volcano's controller writes; a status write moves only resourceVersion and the status managedFields entry.
+  const objects = () =>
+    JSON.stringify(
+      hyperNodes(api, 'ufm').map(({ apiVersion, kind, metadata: { name, uid, labels, annotations, generation }, spec }) => ({
+        apiVersion,
+        kind,
+        name,
+        uid,
+        labels,
+        annotations,
+        generation,
+        spec,
+      })),
+    );
+  const before = objects();
+  assert.equal(
+    shape(api).map((l) => l.split(' ')[0]),
+    ['leaf-hn-0', 'leaf-hn-1', 'spine-hn'],
+  );
+  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  api.requests.clear();
+
+  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
+  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False`);
+  const marked = fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))!;
+  assert.is(marked.reason, 'LinksDown');
+  assert.match(marked.message, /^1 fabric problem: \S+ port \S+ \(link to host su01-n02 missing\)\.$/);
+  assert.is(objects(), before, 'every HyperNode byte-identical outside its status: members, names, uids, labels');
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
+
+  api.requests.clear();
+  ufm.answer = { kind: 'fabric', fabric: fabric() };
+  await s.converge(() => [...state(api).values()].every((r) => r === 'True LinksUp'), 'every ufm HyperNode FabricHealthy=True again');
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
+  assert.is(objects(), before);
+  assertNoDeletes(api);
+  assertNoForbidden(api);
+});
+
+test('legacy mode: past health.linkGracePeriod the down port counts as Volcano counts it, through the ordinary reconcile', async () => {
+  const { api, ufm } = await start('health:\n  linkGracePeriod: 3s\n', 'legacy');
+  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
+  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False within the grace period`);
+  // Volcano groups a port without a peer under a leaf named N/A: su01-n02 gets a leaf of its own.
+  await s.converge(
+    () => hyperNodes(api, 'ufm').filter((hn) => hn.spec?.tier === 1).length === 3 && [...state(api).values()].every((r) => r === 'True LinksUp'),
+    'three leaf HyperNodes, all healthy, once the grace period is over',
+  );
+  assert.equal(memberNames(leafOf(api, 'su01-n02')), ['su01-n02']);
 });
 
 test.run();

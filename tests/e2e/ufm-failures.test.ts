@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import { UfmServer, type UfmAnswer } from '../../testing/ufm-server.ts';
+import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import {
   NS,
   UFM_WORKED_EXAMPLE,
@@ -41,7 +42,12 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   const trusting = `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`;
   seedConfigMap(api, trusting);
   const controller = s.startInProcess(kubeconfig);
-  await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes of the UFM worked example');
+  // Legacy mode reports fabric health too: each HyperNode's first FabricHealthy write belongs to the good start.
+  const fabricHealthy = (hn: HyperNode) => hn.status?.conditions?.some((c) => c.type === 'FabricHealthy' && c.status === 'True');
+  await converge(
+    () => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0 && fabricHealthy(hn)),
+    'the three ufm HyperNodes of the UFM worked example, FabricHealthy',
+  );
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   api.requests.clear();
 

@@ -11,12 +11,12 @@ import * as assert from 'uvu/assert';
 import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
 import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
 import { FabricMemory } from '../../../src/hypernode/discovery/fabric/link-memory.ts';
-import type { FabricHealthProblem } from '../../../src/hypernode/model/contracts.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { compareBytes } from '../../../src/util/compare-bytes.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { propertyParameters } from '../../support/property.ts';
+import { RecordingFabricHealth } from '../../support/recording-fabric-health.ts';
 
 const GRACE_MS = 60_000;
 const LEAVES = 4;
@@ -50,15 +50,9 @@ const shape = (graph: FabricGraph) => sorted(fabricHyperNodes(input(graph)).snap
 
 function memory() {
   const clock = new FakeClock();
-  const reports: ReadonlyMap<string, readonly FabricHealthProblem[]>[] = [];
-  const kept = new Map<string, unknown>();
-  const fabricHealth = {
-    report: (_s: string, _f: string, p: ReadonlyMap<string, readonly FabricHealthProblem[]>) => void reports.push(p),
-    linkGraceMs: () => GRACE_MS,
-    kept: <T>(key: string, create: () => T): T => (kept.has(key) ? (kept.get(key) as T) : (kept.set(key, create()), kept.get(key) as T)),
-  };
+  const fabricHealth = new RecordingFabricHealth(GRACE_MS);
   const mem = new FabricMemory('lldp', { clock, fabricHealth });
-  return { clock, reports, mem, restarted: () => new FabricMemory('lldp', { clock, fabricHealth }) };
+  return { clock, reports: fabricHealth.reports, mem, restarted: () => new FabricMemory('lldp', { clock, fabricHealth }) };
 }
 
 test('links missing for less than the grace period leave the HyperNodes as the healthy fabric has them, each missing link reported', () => {

@@ -4,7 +4,8 @@
 // for the grace period (health.linkGracePeriod), and the source reports it as
 // a problem of the HyperNode holding the switch. Past the grace period the
 // link is forgotten and the topology follows, through the mass-delete guard
-// like any other change. Used by every fabric source around the fabric layer.
+// like any other change. Used by every fabric source around the fabric layer,
+// or around a grouping of its own (remembered()).
 
 import type { DiscovererOptions, FabricHealthProblem } from '../../model/contracts.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from './fabric-graph.ts';
@@ -60,6 +61,11 @@ class FabricLinks {
   }
 }
 
+/** A grouping's answer to which HyperNode holds each switch (by switch id), for fabric health. */
+export interface SwitchHolders {
+  readonly switchHyperNodes: ReadonlyMap<string, string>;
+}
+
 /** What the last report of a fabric said, for marking it when a later poll cannot build it. */
 interface LastReport {
   readonly switchHyperNodes: ReadonlyMap<string, string>;
@@ -84,16 +90,26 @@ export class FabricMemory {
 
   /** fabricHyperNodes over the fabric's graph with its recently missing links put back; reports what is missing. */
   hyperNodes(input: FabricInput): FabricHyperNodes {
+    return this.remembered(input.fabric, input.graph, (graph) => fabricHyperNodes({ ...input, graph }));
+  }
+
+  /**
+   * What `build` makes of `fabric`'s graph with its recently missing links put
+   * back (`missing`, empty without a reporter); reports each missing link on
+   * the HyperNode `build` says holds its switch. The one home of link memory
+   * for every grouping: the fabric layer's tiers and a source's own.
+   */
+  remembered<T extends SwitchHolders>(fabric: string, graph: FabricGraph, build: (graph: FabricGraph, missing: readonly FabricLink[]) => T): T {
     const { source } = this;
     const { fabricHealth: reporter, clock } = this.opts;
-    if (!reporter) return fabricHyperNodes(input);
-    let links = this.fabrics.get(input.fabric);
+    if (!reporter) return build(graph, []);
+    let links = this.fabrics.get(fabric);
     if (!links) {
       links = new FabricLinks();
-      this.fabrics.set(input.fabric, links);
+      this.fabrics.set(fabric, links);
     }
-    const recalled = links.recall(input.graph, clock.now(), reporter.linkGraceMs());
-    const tree = fabricHyperNodes({ ...input, graph: recalled.graph });
+    const recalled = links.recall(graph, clock.now(), reporter.linkGraceMs());
+    const tree = build(recalled.graph, recalled.missing);
     const problems = new Map<string, FabricHealthProblem[]>();
     for (const link of recalled.missing) {
       for (const [end, other] of [
@@ -108,8 +124,8 @@ export class FabricMemory {
         problems.set(hyperNode, list);
       }
     }
-    this.lastReports.set(input.fabric, { switchHyperNodes: tree.switchHyperNodes, problems });
-    reporter.report(source, input.fabric, problems);
+    this.lastReports.set(fabric, { switchHyperNodes: tree.switchHyperNodes, problems });
+    reporter.report(source, fabric, problems);
     return tree;
   }
 

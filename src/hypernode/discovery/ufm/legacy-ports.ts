@@ -2,7 +2,8 @@
 // (GET <endpoint>/ufmRest/resources/ports). Mirrors the URL building and the json.Decoder use in
 // pkg/controllers/hypernode/discovery/ufm/ufm.go: only the first JSON value
 // counts, field names match case-insensitively, and a type mismatch fails
-// the whole response.
+// the whole response. A few more fields of a Computer port (its port names and
+// state) are read leniently for fabric health.
 
 import { isMapping } from '../../../util/is-mapping.ts';
 
@@ -16,9 +17,15 @@ export interface UfmPort {
   system_name: string;
   node_description: string;
   peer_node_name: string;
+  /** Read for fabric health only (legacy-links.ts), and leniently: Go ignores them, so a value of another type is left out, never an error. */
+  dname?: string;
+  number?: number;
+  logical_state?: string;
+  peer_port_dname?: string;
 }
 
 const STRING_FIELDS = ['description', 'system_name', 'node_description', 'peer_node_name'] as const;
+const LINK_FIELDS = ['dname', 'logical_state', 'peer_port_dname'] as const;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -99,7 +106,9 @@ function decodePort(raw: unknown, index: number): UfmPort {
     } else if ((STRING_FIELDS as readonly string[]).includes(name)) {
       if (typeof value !== 'string') throw new Error(`cannot decode ${describe(value)} into port [${index}].${name} of type string`);
       port[name as (typeof STRING_FIELDS)[number]] = value;
-    }
+    } else if ((LINK_FIELDS as readonly string[]).includes(name)) {
+      if (typeof value === 'string') port[name as (typeof LINK_FIELDS)[number]] = value;
+    } else if (name === 'number' && Number.isInteger(value)) port.number = value as number;
   }
   return port;
 }

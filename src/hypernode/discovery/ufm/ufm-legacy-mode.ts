@@ -2,18 +2,31 @@
 // grouped as Volcano does (legacy-topology.ts). Mirrors one run of
 // pkg/controllers/hypernode/discovery/ufm/ufm.go, except that a failed
 // fetch, a malformed body or an answer without Computer ports publishes
-// nothing (docs/differences-from-go.md items 3 and 10).
+// nothing (docs/differences-from-go.md items 3 and 10), and that a host port
+// going down keeps its place for health.linkGracePeriod while its leaf
+// HyperNode reports FabricHealthy=False (legacy-links.ts).
 
 import { wrapError } from '../../../util/error-message.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './legacy-ports.ts';
-import { buildSnapshot, computerHosts } from './legacy-topology.ts';
+import { computerHosts } from './legacy-topology.ts';
+import { rememberedLegacySnapshot } from './legacy-links.ts';
+import { FabricMemory } from '../fabric/link-memory.ts';
+import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import type { UfmEndpoint } from './ufm-endpoint.ts';
 import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
 
+/** The link memory's fabric key for legacy mode's one endpoint: no DNS label, so never that of a fabric-mode fabric. */
+const LEGACY_FABRIC = '(legacy mode)';
+
 export class UfmLegacyMode implements UfmStrategy {
-  constructor(private readonly ctx: UfmRunContext) {}
+  /** Cables of the last good poll, kept through the grace period (fabric health). */
+  private readonly memory: FabricMemory;
+
+  constructor(private readonly ctx: UfmRunContext) {
+    this.memory = new FabricMemory(UFM_SOURCE, ctx.opts);
+  }
 
   async run(): Promise<PollRun> {
     const { opts, signal } = this.ctx;
@@ -34,22 +47,24 @@ export class UfmLegacyMode implements UfmStrategy {
       return { ok: false };
     }
     this.ctx.logger.v(3).info('Successfully retrieved UFM data', { interfaceCount: ports.length });
-    const snapshot = buildSnapshot(ports, this.ctx.logger);
-    if (snapshot.length === 0) {
+    const hosts = computerHosts(ports);
+    if (hosts.length === 0) {
       // Go would delete every ufm HyperNode here; an empty fabric is far more
-      // likely a UFM fault than reality.
+      // likely a UFM fault than reality. Judged before the link memory, which
+      // would otherwise stand in for every port of such an answer.
       opts.problems.failed(
         'UFM reported no Computer ports; keeping the existing ufm HyperNodes and retrying',
         new Error(`${ports.length} ports in the answer, none of them a Computer port`),
       );
       return { ok: false };
     }
+    const snapshot = rememberedLegacySnapshot(this.memory, LEGACY_FABRIC, ports, this.ctx.logger);
     // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
     // The controller starts sources once its caches synced; an unsynced one would count every host.
     if (opts.nodes.hasSynced()) {
       this.ctx.unmapped.report(
         ep.fabric.name,
-        computerHosts(ports),
+        hosts,
         hostMapper(this.ctx.config.hostMapping, opts.nodes.list()),
         'UFM hosts that match no Node are leaf members that select nothing',
       );
