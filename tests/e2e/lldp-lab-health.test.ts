@@ -12,7 +12,18 @@ import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hy
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { LAB_COMMUNITY, LldpLab, lldpLabUnavailable, labPerTest } from '../../testing/lldp-lab.ts';
 import { testNeeding } from '../support/skip.ts';
-import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
+import {
+  NS,
+  answeredHyperNodeWrites,
+  assertNoDeletes,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthSettled,
+  hyperNodes,
+  node,
+  nodeCountsSettled,
+  seedConfigMap,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const SECRET = 'lldp-snmp';
@@ -52,7 +63,13 @@ testNeeding(lldpLabUnavailable())(
     s.startInProcess(kubeconfig);
     await s.converge(() => {
       const all = hyperNodes(api, 'lldp');
-      return all.length === 3 && all.every((hn) => fabricHealthy(hn)?.status === 'True') && hosts.every((h) => memberNames(leafOf(api, h)).length === 2) && nodeCountsSettled(api);
+      return (
+        all.length === 3 &&
+        all.every((hn) => fabricHealthy(hn)?.status === 'True') &&
+        hosts.every((h) => memberNames(leafOf(api, h)).length === 2) &&
+        nodeCountsSettled(api) &&
+        fabricHealthSettled(api)
+      );
     }, 'two leaves and a spine from real LLDP, all FabricHealthy=True');
     const before = shape(api);
     const leaf1 = leafOf(api, 'su1-h2')!.metadata.name;
