@@ -34,6 +34,16 @@ test('the executable renders the demo cluster as a tree from a ConfigMap manifes
   assert.is(lines.filter((l) => /^hypernode-datacenter-tier3-\S+ {2}tier=3 /.test(l)).length, DEMO_SHAPE.zones);
 });
 
+test('a configuration with a collection as a key fails with our one error line, no Node.js warning on stderr', () => {
+  const config = join(dir, 'odd-key.yaml');
+  writeFileSync(config, '[a]: b\n');
+  writeFileSync(join(dir, 'none.json'), '{"apiVersion": "v1", "kind": "List", "items": []}');
+  const result = shipped(['render', '--config', config, '--nodes', join(dir, 'none.json')]);
+  assert.is(result.status, 1);
+  assert.match(result.stderr, /^error: \S+odd-key\.yaml: the configuration has no top-level key networkTopologyDiscovery \(its keys: \[ a \];/);
+  assert.not.match(result.stderr, /Warning|--trace-warnings/);
+});
+
 test('render --help prints its usage on stderr and exits 0; without flags it exits 2', () => {
   const help = shipped(['render', '--help']);
   assert.is(help.status, 0);

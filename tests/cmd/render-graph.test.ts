@@ -37,6 +37,20 @@ test('render --graph-file prints the tree of the document, offline', async () =>
   assert.match(tree.stdout, /lab-spine-spine-1\s+tier=2 \(spine\)/);
 });
 
+test('render names the graph hosts that match no Node on stderr, and what to change', async () => {
+  const graph = write('graph.json', JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 })));
+  const r = await render(['--config', conf(), '--nodes', nodesFile(['su1-h1', 'su1-h2']), '--graph-file', graph, '-o', 'tree'], 'x');
+  assert.is(r.code, 0, r.stderr);
+  assert.ok(
+    r.stderr
+      .split('\n')
+      .includes(
+        'Fabric graph hosts that match no Node are left out entry="networkTopologyDiscovery[0] (source \\"graph\\", line 2)" source="graph" fabric="lab" count=2 hosts="su2-h1,su2-h2" change="if some are Nodes, set config.hostMapping so that their names become Node names"',
+      ),
+    r.stderr,
+  );
+});
+
 test('render without --graph-file names the flag and the configured URL; a bad entry is named; nothing on stdout', async () => {
   const none = await render(['--config', conf(), '--nodes', nodesFile(hosts)], 'x');
   assert.is(none.code, 1);

@@ -49,6 +49,14 @@ test('a fragment of the docs as the whole file names the top-level key it lacks'
   }
 });
 
+test('a list of entries as the whole file says to put it under networkTopologyDiscovery', async () => {
+  const entries = `- source: label\n  enabled: true\n  config:\n${indent(RACK_TYPES, '    ')}`;
+  assertFails(
+    await renderText(entries),
+    /^error: \S+conf\.yaml: failed to parse config: the document is a list of 1 source entries, not a configuration: put the list under the top-level key networkTopologyDiscovery \(a line "networkTopologyDiscovery:" above it, the entries indented\)$/m,
+  );
+});
+
 test('an empty file and an empty list say what to write', async () => {
   assertFails(
     await renderText(''),

@@ -66,6 +66,21 @@ test("legacy mode renders the same capture's ports.json as leaf-hn-N and spine-h
   );
 });
 
+test('fabric mode names the UFM hosts that match no Node on stderr, and what to change', async () => {
+  const t = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, hostName: (s, n) => `gpu-${s}-${n}.ib.example.com` });
+  const conf = write('conf.yaml', entry('      mode: fabric\n      endpoint: "https://ufm"\n      hostMapping: {stripSuffix: .ib.example.com}\n'));
+  const r = await render(['--config', conf, '--nodes', nodesFile(['gpu-1-1', 'gpu-1-2', 'gpu-2-1']), '--ufm-capture', capture('c', t), '-o', 'tree'], 'x');
+  assert.is(r.code, 0, r.stderr);
+  assert.ok(
+    r.stderr
+      .split('\n')
+      .includes(
+        'UFM hosts that match no Node are left out entry="networkTopologyDiscovery[0] (source \\"ufm\\", line 2)" source="ufm" fabric="ufm" count=1 hosts="gpu-2-2.ib.example.com" change="if some are Nodes, set config.hostMapping so that their names become Node names"',
+      ),
+    r.stderr,
+  );
+});
+
 test('a fabric capture without links.json fails naming the file to save', async () => {
   const t = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 });
   const conf = write('conf.yaml', entry('      mode: fabric\n      endpoint: "https://ufm"\n'));

@@ -8,7 +8,8 @@
 //   - sh: every call of the executable or of `kubectl hypernode` names an
 //     existing subcommand and only flags its --help lists;
 //   - `<!-- example: file NAME -->`: the fence is saved as NAME for the commands
-//     after it in the same file (beside the fixtures of tests/repo/docs-examples/);
+//     after it in the same file (beside the fixtures of tests/repo/docs-examples/
+//     and the LLDP lab's walks as capture/);
 //   - `<!-- example: run -->`: the sh fence's commands run there and succeed;
 //   - `<!-- example: output of: COMMAND -->`: COMMAND's stdout is the fence;
 //   - `<!-- example: not run: REASON -->`: skipped, with the reason;
@@ -27,6 +28,8 @@ import { documentedFiles, type Fence, fencesOf, where } from './support/doc-fenc
 const PROGRAM = 'vc-hypernode-controller-manager';
 const PLUGIN = 'kubectl-hypernode';
 const FIXTURES = join(REPO_ROOT, 'tests/repo/docs-examples');
+/** Walks of the LLDP lab: what the capture loop of configuration.md's LLDP example writes to capture/. */
+const LLDP_CAPTURE = join(REPO_ROOT, 'tests/cmd/lldp-capture');
 /** What `render` says about a configuration the controller would not read as written. */
 const CONFIG_PROBLEM =
   /failed to parse config|networkTopologyDiscovery\[\d+\][^\n]*\): |Ignoring unknown keys|unsupported discoverer type|has no top-level key|no source is enabled|must be a mapping|is not a Go duration/;
@@ -209,6 +212,7 @@ for (const file of documentedFiles(REPO_ROOT)) {
     const dir = mkdtempSync(join(tmpdir(), 'hn-docs-'));
     try {
       if (existsSync(FIXTURES)) cpSync(FIXTURES, dir, { recursive: true });
+      cpSync(LLDP_CAPTURE, join(dir, 'capture'), { recursive: true });
       const flags = helpFlags(dir);
       const problems = fencesOf(REPO_ROOT, file).flatMap((f) => checkFence(f, dir, flags));
       assert.equal(problems, [], problems.join('\n'));

@@ -45,7 +45,9 @@ export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({
  */
 export function parseConfig(text: string): DiscoveryConfig {
   const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { version: '1.1', lineCounter: lines });
+  // logLevel 'error': a key that is a collection (`[a]: b`) would otherwise print a Node.js
+  // process warning about stringifying it; the key is reported as unknown like any other.
+  const docs = parseAllDocuments(text, { version: '1.1', lineCounter: lines, logLevel: 'error' });
   const all = Array.isArray(docs) ? docs : [];
   for (const doc of all) {
     const error = doc.errors[0];
@@ -56,7 +58,13 @@ export function parseConfig(text: string): DiscoveryConfig {
   const doc: unknown = first?.toJS();
   if (doc === null || doc === undefined) return Object.freeze({ ...EMPTY_CONFIG, ignoredDocuments });
   if (!isMapping(doc)) {
-    throw new Error(`failed to parse config: the document must be a mapping with a ${DISCOVERY_KEY} list`);
+    // The docs show most sources as a list entry (`- source: label`); pasted as the whole file, it needs its key.
+    const entryList = Array.isArray(doc) && doc.length > 0 && doc.every((e) => isMapping(e) && 'source' in e);
+    throw new Error(
+      entryList
+        ? `failed to parse config: the document is a list of ${doc.length} source entries, not a configuration: put the list under the top-level key ${DISCOVERY_KEY} (a line "${DISCOVERY_KEY}:" above it, the entries indented)`
+        : `failed to parse config: the document must be a mapping with a ${DISCOVERY_KEY} list`,
+    );
   }
   const topLevelKeys = Object.freeze(Object.keys(doc));
   const health = parseHealth(doc.health);

@@ -152,7 +152,8 @@ withSnmpsim('the whole recorded fabric through the source: the spine over seven 
     [
       'LLDP neighbours that are neither a polled switch nor a Node are left out source="lldp" fabric="lldp" count=2 hosts="' +
         'switch leaf-4 (junos) port xe-0/0/1: neighbour \\"Mellanox ConnectX-6 Dx\\" (chassis mac b8:ce:f6:00:08:01, port b8:ce:f6:00:08:01, capabilities none),' +
-        'switch spine-1 (arista-eos) port Ethernet8: neighbour \\"lab-3750e\\" (chassis mac 00:19:aa:00:00:03, port Gi1/0/1, capabilities none)"',
+        'switch spine-1 (arista-eos) port Ethernet8: neighbour \\"lab-3750e\\" (chassis mac 00:19:aa:00:00:03, port Gi1/0/1, capabilities none)" ' +
+        'change="add a switch to the fabric\'s switches; map a host by config.hostMapping, or by its chassis MAC in config.hostMacs"',
     ],
     'the neighbours left out, logged once with what each is and where it is cabled',
   );

@@ -1,9 +1,14 @@
 // The report of fabric hosts that match no Kubernetes Node, for every source
 // that maps host names to Nodes: a gauge per fabric, their sum as the
-// source's uncovered count, and a log line naming the first few hosts each
-// time a fabric's list changes (an unchanged list is logged once, not every poll).
+// source's uncovered count, and a log line naming the first few hosts and
+// what to change each time a fabric's list changes (an unchanged list is
+// logged once, not every poll). The line is an info line: a fabric may well
+// hold hosts that are no Kubernetes Node (storage, login, management hosts),
+// so the controller does not warn about them; `render` and `plan` show it as
+// a warning (isUnmappedHostLine), since there it is what a user previewing a
+// fabric needs to see.
 
-import type { Logger } from '../../../log.ts';
+import type { KV, Logger } from '../../../log.ts';
 import type { DiscovererMetrics } from '../../model/contracts.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { truncateText } from '../../../util/truncate.ts';
@@ -11,6 +16,17 @@ import type { HostMapper } from './host-mapping.ts';
 
 /** Unmapped hosts named in the log line; the count says how many there are in all. */
 export const UNMAPPED_LOGGED_HOSTS = 20;
+
+/** What to change for a host that is a Node, as the report's `change` value says it unless the source words it otherwise. */
+export const HOST_MAPPING_CHANGE = 'if some are Nodes, set config.hostMapping so that their names become Node names';
+
+/** The key of the report's line that says what to change; it marks the line as this report's. */
+const CHANGE_KEY = 'change';
+
+/** True for a line of this report: the subcommands show it as a warning. */
+export function isUnmappedHostLine(kv: KV | undefined): boolean {
+  return kv !== undefined && typeof kv[CHANGE_KEY] === 'string' && typeof kv.hosts === 'string';
+}
 
 export class UnmappedHostReport {
   /** The unmapped hosts last logged per fabric. */
@@ -22,6 +38,8 @@ export class UnmappedHostReport {
     private readonly source: string,
     private readonly logger: Logger,
     private readonly metrics: DiscovererMetrics | undefined,
+    /** What to change, in the log line (a source with other means than hostMapping names them). */
+    private readonly change = HOST_MAPPING_CHANGE,
   ) {}
 
   /** Counts `hosts` that `mapHost` maps to no Node and logs `message` with the first few when the list changed. */
@@ -45,6 +63,12 @@ export class UnmappedHostReport {
     const key = unmapped.join(',');
     if (this.logged.get(fabric) === key) return;
     this.logged.set(fabric, key);
-    if (unmapped.length > 0) this.logger.info(message, { fabric, count: unmapped.length, hosts: truncateText(unmapped.slice(0, UNMAPPED_LOGGED_HOSTS).join(',')) });
+    if (unmapped.length > 0)
+      this.logger.info(message, {
+        fabric,
+        count: unmapped.length,
+        hosts: truncateText(unmapped.slice(0, UNMAPPED_LOGGED_HOSTS).join(',')),
+        [CHANGE_KEY]: this.change,
+      });
   }
 }

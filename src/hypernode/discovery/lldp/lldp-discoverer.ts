@@ -87,7 +87,12 @@ class LldpDiscoverer extends PollingDiscoverer {
   ) {
     super(entry, opts, { source: LLDP_SOURCE, title: 'LLDP', stoppedMessage: 'LLDP fabric discovery stopped, closing output channel', retryBaseMs: tuning.retryBaseMs });
     this.memory = new FabricMemory(LLDP_SOURCE, opts);
-    this.unmapped = new UnmappedHostReport(LLDP_SOURCE, this.logger, opts.metrics);
+    this.unmapped = new UnmappedHostReport(
+      LLDP_SOURCE,
+      this.logger,
+      opts.metrics,
+      "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis MAC in config.hostMacs",
+    );
     this.parts = new FabricParts({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,
