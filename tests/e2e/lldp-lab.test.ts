@@ -128,7 +128,11 @@ withLab(
     const sortedJson = (o: Record<string, Seen>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
     await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the two-unit tree from real LLDP');
     // The hosts are set up as Kubernetes nodes (forwarding, a cni0 bridge): their lldpd announces Router and Bridge, as in the field.
-    const hostRows = (await neighbourRows(l, 'leaf-su1-r1')).filter((n) => n.sysName.startsWith('su1-'));
+    // lldpd on each host sends on its own schedule: the tree can be complete (through the unit's other leaf) before this leaf has heard every host.
+    const hostRows = await converge(async () => {
+      const rows = (await neighbourRows(l, 'leaf-su1-r1')).filter((n) => n.sysName.startsWith('su1-'));
+      return rows.length === hostsOf(1, 3).length ? rows : undefined;
+    }, 'leaf-su1-r1 hears each of its hosts');
     assert.equal(
       hostRows.map((n) => n.capabilities),
       hostsOf(1, 3).map(() => ['bridge', 'router']),
