@@ -7,7 +7,7 @@
 
 import { isQualifiedName } from '../../kube/name-validation.ts';
 import type { EntryExports } from '../model/contracts.ts';
-import { unknownKeysProblem } from './unknown-keys.ts';
+import { refuseUnknownKeys } from './unknown-keys.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 
 export const EXPORTS_KEYS = ['nodeLabels', 'kueueTopology', 'kaiTopology'];
@@ -17,16 +17,11 @@ const NODE_LABELS_KEYS = ['prefix'];
 /** Where the labels go when `prefix` is not given: one prefix per source, so two sources never write the same key. */
 export const defaultLabelPrefix = (source: string) => `${source}.topology.volcano.sh`;
 
-function unknownIn(raw: Record<string, unknown>, known: readonly string[], where: string): void {
-  const problem = unknownKeysProblem(raw, known, where);
-  if (problem) throw new Error(problem);
-}
-
 /** Validates an entry's `exports` (absent or null: nothing exported); throws naming the field. */
 export function parseExports(raw: unknown, source: string): EntryExports {
   if (raw === undefined || raw === null) return {};
   if (!isMapping(raw)) throw new Error(`exports must be a mapping (keys: ${EXPORTS_KEYS.join(', ')})`);
-  unknownIn(raw, EXPORTS_KEYS, 'exports');
+  refuseUnknownKeys(raw, EXPORTS_KEYS, 'exports');
   const topologies: { kueueTopology?: true; kaiTopology?: true } = {};
   for (const key of TOPOLOGY_KEYS) {
     const v = raw[key];
@@ -42,7 +37,7 @@ export function parseExports(raw: unknown, source: string): EntryExports {
   }
   if (nl !== true && !isMapping(nl)) throw new Error('exports.nodeLabels must be a mapping such as {prefix: example.com/topology} or {} for the default prefix');
   const spec = isMapping(nl) ? nl : {};
-  unknownIn(spec, NODE_LABELS_KEYS, 'exports.nodeLabels');
+  refuseUnknownKeys(spec, NODE_LABELS_KEYS, 'exports.nodeLabels');
   const prefix = spec.prefix ?? defaultLabelPrefix(source);
   // A prefix is valid when `<prefix>/x` is a valid label key.
   if (typeof prefix !== 'string' || !isQualifiedName(`${prefix}/x`)) {

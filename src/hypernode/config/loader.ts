@@ -16,6 +16,7 @@ import { DISCOVERY_KEY, ENTRY_KEYS, entryLocation, parseEntry, type EntryResult 
 import type { ConfigMapLocation } from './location.ts';
 import { warnUnknownKeys } from './unknown-keys.ts';
 import { describeSyntaxError } from '../../util/syntax-error.ts';
+import { wrapError } from '../../util/error-message.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from './health-config.ts';
 
@@ -55,7 +56,7 @@ export function parseConfig(text: string): DiscoveryConfig {
   }
   const [first, ...rest] = all;
   const ignoredDocuments = Object.freeze(rest.filter((d) => d.contents !== null).map((d) => describeDocument(d, lines)));
-  const doc: unknown = first?.toJS();
+  const doc = first === undefined ? undefined : toJs(first);
   if (doc === null || doc === undefined) return Object.freeze({ ...EMPTY_CONFIG, ignoredDocuments });
   if (!isMapping(doc)) {
     // The docs show most sources as a list entry (`- source: label`); pasted as the whole file, it needs its key.
@@ -76,6 +77,19 @@ export function parseConfig(text: string): DiscoveryConfig {
   return Object.freeze({ entries: Object.freeze(entries), topLevelKeys, ignoredDocuments, health });
 }
 
+/**
+ * The document's value. Building it can still fail after a clean parse (an
+ * alias whose anchor is never set, `*a`): that fails the load like any other
+ * YAML error instead of escaping as a bare ReferenceError.
+ */
+function toJs(doc: Document): unknown {
+  try {
+    return doc.toJS();
+  } catch (err) {
+    throw wrapError('failed to parse config', err);
+  }
+}
+
 /** The 1-based line each networkTopologyDiscovery entry starts on. */
 function entryLineNumbers(doc: Document, lines: LineCounter): number[] {
   const list = isMap(doc.contents) ? doc.contents.get(DISCOVERY_KEY, true) : undefined;
@@ -88,7 +102,12 @@ function entryLineNumbers(doc: Document, lines: LineCounter): number[] {
 
 /** `line N: Secret ufm-credentials` for a document the configuration does not use. */
 function describeDocument(doc: Document, lines: LineCounter): string {
-  const value: unknown = doc.toJS();
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch {
+    value = undefined; // not readable as a value: named by its line only
+  }
   const offset = doc.contents?.range?.[0] ?? 0;
   const meta = isMapping(value) && isMapping(value.metadata) ? value.metadata : {};
   const what = isMapping(value) && typeof value.kind === 'string' ? `${value.kind}${typeof meta.name === 'string' ? ` ${meta.name}` : ''}` : 'a YAML document';

@@ -33,3 +33,9 @@ export function unknownKeysProblem(obj: Readonly<Record<string, unknown>>, known
   const extra = unknownKeys(obj, known, { ignoreCase: false });
   return extra.length === 0 ? undefined : `${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`;
 }
+
+/** For a strict section whose message needs no prefix: throws unknownKeysProblem's message, if any. */
+export function refuseUnknownKeys(obj: Readonly<Record<string, unknown>>, known: readonly string[], where: string): void {
+  const problem = unknownKeysProblem(obj, known, where);
+  if (problem) throw new Error(problem);
+}

@@ -48,6 +48,11 @@ test('text that is not YAML fails the whole load with the contractual prefix', (
   assert.not.match(err.message, /\n/);
 });
 
+test('an alias whose anchor is never set fails the load with the prefix; in an ignored document it is only named', () => {
+  assert.match(errorOf(() => parseConfig('*a')).message, /^failed to parse config: Unresolved alias/);
+  assert.equal(parseConfig('networkTopologyDiscovery: []\n---\n*x\n').ignoredDocuments, ['line 3: a YAML document']);
+});
+
 test('a non-list networkTopologyDiscovery or a non-mapping document fails the whole load', () => {
   assert.match(errorOf(() => parseConfig('networkTopologyDiscovery: label')).message, /^failed to parse config: networkTopologyDiscovery must be a list/);
   assert.match(errorOf(() => parseConfig('- source: label')).message, /^failed to parse config: /);

@@ -53,13 +53,8 @@ function fabricSwitchesText(switches: readonly string[], nameOf: ReadonlyMap<str
 }
 
 /** The HyperNodes of the levels' groups that have a mapped host below them, and which one holds each switch. */
-function buildFabricSnapshot(
-  naming: FabricNaming,
-  levels: FabricLevels,
-  graph: FabricGraph,
-  mapHost: HostMapper,
-  logger: Logger,
-): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
+function buildFabricSnapshot(input: FabricInput, levels: FabricLevels): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
+  const { graph, mapHost, logger, ...naming } = input;
   const switchNames = new Map(graph.switches.map((s) => [s.id, s.name]));
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };
   const named = new Map<FabricGroup, string>();
@@ -109,7 +104,7 @@ export interface FabricHyperNodes {
 /** One fabric's HyperNodes from its graph, with what the layer could not place. */
 export function fabricHyperNodes(input: FabricInput): FabricHyperNodes {
   const levels = fabricLevels(input.graph, { minSharedHosts: input.minSharedHosts });
-  const { snapshot, switchHyperNodes } = buildFabricSnapshot(input, levels, input.graph, input.mapHost, input.logger);
+  const { snapshot, switchHyperNodes } = buildFabricSnapshot(input, levels);
   return {
     snapshot,
     switchHyperNodes,

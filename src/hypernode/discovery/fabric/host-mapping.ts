@@ -11,7 +11,7 @@ import { labelValue } from '../../model/label-reads.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import type { RE2JS } from 're2js';
 import { isMapping } from '../../../util/is-mapping.ts';
-import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { refuseUnknownKeys } from '../../config/unknown-keys.ts';
 
 /** Maps a fabric's host name to its Kubernetes Node name, or undefined when no Node matches. */
 export type HostMapper = (host: string) => string | undefined;
@@ -34,8 +34,7 @@ export function parseHostMapping(raw: unknown): HostMapping {
   if (raw === undefined || raw === null) return IDENTITY_MAPPING;
   if (!isMapping(raw)) throw new Error('config.hostMapping must be a mapping (keys: lowercase, stripSuffix, pattern, template, nodeLabel)');
   const m = raw;
-  const unknown = unknownKeysProblem(m, HOST_MAPPING_KEYS, 'config.hostMapping');
-  if (unknown) throw new Error(unknown);
+  refuseUnknownKeys(m, HOST_MAPPING_KEYS, 'config.hostMapping');
   if (m.lowercase !== undefined && typeof m.lowercase !== 'boolean') throw new Error('config.hostMapping.lowercase must be true or false');
   const suffixes = m.stripSuffix === undefined ? [] : Array.isArray(m.stripSuffix) ? m.stripSuffix : [m.stripSuffix];
   if (!suffixes.every((s) => typeof s === 'string' && s !== ''))

@@ -18,7 +18,7 @@ import type { HostMapper } from './host-mapping.ts';
 export const UNMAPPED_LOGGED_HOSTS = 20;
 
 /** What to change for a host that is a Node, as the report's `change` value says it unless the source words it otherwise. */
-export const HOST_MAPPING_CHANGE = 'if some are Nodes, set config.hostMapping so that their names become Node names';
+const HOST_MAPPING_CHANGE = 'if some are Nodes, set config.hostMapping so that their names become Node names';
 
 /** The key of the report's line that says what to change; it marks the line as this report's. */
 const CHANGE_KEY = 'change';

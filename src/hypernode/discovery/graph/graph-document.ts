@@ -14,7 +14,7 @@ import { isMapping } from '../../../util/is-mapping.ts';
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
-import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { refuseUnknownKeys } from '../../config/unknown-keys.ts';
 
 const DOCUMENT_KEYS = ['switches', 'hosts', 'links'];
 const SWITCH_KEYS = ['id', 'name'];
@@ -24,11 +24,6 @@ const END_KEYS = ['switch', 'host', 'port'];
 const SWITCH_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 const quote = (x: unknown) => JSON.stringify(x) ?? String(x);
-
-function checkKeys(m: Record<string, unknown>, known: readonly string[], where: string): void {
-  const problem = unknownKeysProblem(m, known, where);
-  if (problem) throw new Error(problem);
-}
 
 function list(raw: unknown, where: string, required: boolean): unknown[] {
   if (raw === undefined || raw === null) {
@@ -47,7 +42,7 @@ function text(raw: unknown, where: string): string {
 
 function parseSwitch(raw: unknown, where: string): FabricSwitch {
   const m = isMapping(raw) ? raw : { id: raw };
-  checkKeys(m, SWITCH_KEYS, where);
+  refuseUnknownKeys(m, SWITCH_KEYS, where);
   const id = text(m.id, `${where}.id`);
   if (!SWITCH_ID.test(id))
     throw new Error(`${where}.id ${quote(id)} is not usable in HyperNode names: want at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`);
@@ -56,7 +51,7 @@ function parseSwitch(raw: unknown, where: string): FabricSwitch {
 
 function parseEnd(raw: unknown, where: string, switches: ReadonlySet<string>): FabricLinkEnd {
   if (!isMapping(raw)) throw new Error(`${where} must be a mapping {switch: <id>, port: <port>} or {host: <name>, port: <port>}, got ${quote(raw)}`);
-  checkKeys(raw, END_KEYS, where);
+  refuseUnknownKeys(raw, END_KEYS, where);
   if ((raw.switch === undefined) === (raw.host === undefined)) throw new Error(`${where} must name exactly one of switch or host`);
   const port = raw.port === undefined ? '' : text(raw.port, `${where}.port`);
   if (raw.host !== undefined) return { kind: 'host', name: text(raw.host, `${where}.host`), port };
@@ -91,7 +86,7 @@ export function parseGraphDocument(body: string): FabricGraph {
     throw new Error(`not JSON or YAML: ${errorMessage(err)}`, { cause: err });
   }
   if (!isMapping(doc)) throw new Error(`want a mapping with switches, hosts and links, got ${doc === null || doc === undefined ? 'an empty document' : quote(doc)}`);
-  checkKeys(doc, DOCUMENT_KEYS, 'the graph');
+  refuseUnknownKeys(doc, DOCUMENT_KEYS, 'the graph');
   const switches = list(doc.switches, 'switches', true).map((s, i) => parseSwitch(s, `switches[${i}]`));
   if (switches.length === 0) throw new Error('switches is empty: a fabric needs at least one switch');
   const ids = new Set<string>();
@@ -102,7 +97,7 @@ export function parseGraphDocument(body: string): FabricGraph {
   const hostNames = new Set<string>();
   list(doc.hosts, 'hosts', false).forEach((h, i) => {
     const where = `hosts[${i}]`;
-    if (isMapping(h)) checkKeys(h, ['name'], where);
+    if (isMapping(h)) refuseUnknownKeys(h, ['name'], where);
     const name = text(isMapping(h) ? h.name : h, isMapping(h) ? `${where}.name` : where);
     if (hostNames.has(name)) throw new Error(`${where} ${quote(name)} is listed twice`);
     hostNames.add(name);
@@ -110,7 +105,7 @@ export function parseGraphDocument(body: string): FabricGraph {
   const links = list(doc.links, 'links', true).map((raw, i): FabricLink => {
     const where = `links[${i}]`;
     if (!isMapping(raw)) throw new Error(`${where} must be a mapping {a: <end>, b: <end>}, got ${quote(raw)}`);
-    checkKeys(raw, LINK_KEYS, where);
+    refuseUnknownKeys(raw, LINK_KEYS, where);
     const link = { a: parseEnd(raw.a, `${where}.a`, ids), b: parseEnd(raw.b, `${where}.b`, ids) };
     for (const end of [link.a, link.b]) if (end.kind === 'host') hostNames.add(end.name);
     return link;

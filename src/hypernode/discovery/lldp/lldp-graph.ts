@@ -57,7 +57,7 @@ export function switchId(table: LldpTable): string {
 }
 
 /** `"name" (chassis mac 02:.., port eth0, capabilities bridge,router)`: everything an operator needs to find it. */
-export function describeNeighbour(n: LldpNeighbour): string {
+function describeNeighbour(n: LldpNeighbour): string {
   const chassis = n.chassisKey === undefined ? 'no chassis id' : `chassis ${describeChassis(n.chassisKey)}`;
   const caps = n.capabilities.length > 0 ? n.capabilities.join(',') : 'none';
   return `${n.sysName ? `"${n.sysName}"` : 'a neighbour without system name'} (${chassis}, port ${n.portName || '?'}, capabilities ${caps})`;

@@ -30,7 +30,7 @@ const REM_TABLE = `${LLDP_REMOTE_SUBTREE}.1.1.`;
 const REM_MAN_ADDR_TABLE = `${LLDP_REMOTE_SUBTREE}.2.1.`;
 
 /** lldpRemSysCapEnabled bits (BITS, most significant bit first), by name, as snmpbulkwalk prints them. */
-export const CAPABILITY_BITS = ['other', 'repeater', 'bridge', 'wlanAccessPoint', 'router', 'telephone', 'docsisCableDevice', 'stationOnly'] as const;
+const CAPABILITY_BITS = ['other', 'repeater', 'bridge', 'wlanAccessPoint', 'router', 'telephone', 'docsisCableDevice', 'stationOnly'] as const;
 const CAP_BRIDGE = 0x20;
 const CAP_ROUTER = 0x08;
 /** lldpRemTable columns this module reads. */

@@ -29,7 +29,7 @@ function isUp(p: UfmPort): boolean {
 }
 
 /** The cables of the Computer ports that are up: host end to leaf switch end (switches are named, so a name is their id). */
-export function legacyLinkGraph(ports: readonly UfmPort[]): FabricGraph {
+function legacyLinkGraph(ports: readonly UfmPort[]): FabricGraph {
   const links: FabricLink[] = [];
   const leaves = new Set<string>();
   const hosts = new Set<string>();
