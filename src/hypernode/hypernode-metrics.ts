@@ -49,7 +49,7 @@ export interface HyperNodeMetrics extends DiscovererMetrics {
   reconcileDuration(source: string, seconds: number): void;
   /** HyperNodes currently owned by `source` after its last reconcile. */
   managed(source: string, count: number): void;
-  /** A successful API write of `kind` (default HyperNode); `source` is empty for status (nodeCount) writes. */
+  /** A successful API write of `kind` (default HyperNode); `source` is empty for status (nodeCount, conditions) writes. */
   apiWrite(source: string, verb: ApiWriteVerb, kind?: WriteKind): void;
   /**
    * A HyperNode write the API server rejected (or that never got an answer);
@@ -79,7 +79,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const writes = counter(
     registry,
     'hypernode_api_writes_total',
-    'Successful API writes by kind (HyperNode, Node, Topology.<group>), source and verb (source is empty for nodeCount status writes).',
+    'Successful API writes by kind (HyperNode, Node, Topology.<group>), source and verb (source is empty for status writes: nodeCount, conditions).',
     ['kind', 'source', 'verb'],
   );
   const writeFailures = counter(
