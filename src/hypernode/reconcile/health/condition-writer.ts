@@ -19,7 +19,18 @@ import type { EventRecorder, HyperNodeClient } from '../../model/contracts.ts';
 import type { HyperNode, HyperNodeCondition } from '../../model/hypernode-types.ts';
 import { isOwnedBy, sourceOf } from '../../model/hypernode-labels.ts';
 import { StatusWriteError, syncStatusOrRetry, WriteFailures, writeRetryRateLimiter } from '../write-failures.ts';
-import { conditionTime, FABRIC_HEALTHY, HEALTH_CONDITION_TYPES, LINKS_DOWN, LINKS_UP, MESSAGE_NAMES, mergeConditions, NODES_READY, type DesiredCondition } from './conditions.ts';
+import {
+  conditionTime,
+  FABRIC_HEALTHY,
+  falseHealthConditions,
+  HEALTH_CONDITION_TYPES,
+  LINKS_DOWN,
+  LINKS_UP,
+  MESSAGE_NAMES,
+  mergeConditions,
+  NODES_READY,
+  type DesiredCondition,
+} from './conditions.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { describeProblem, FabricHealthBoard } from './fabric-health.ts';
 import { DEFAULT_HEALTH, type HealthSettings } from '../../config/health-config.ts';
@@ -236,7 +247,7 @@ export class ConditionWriter {
     else if (this.fabric.covers(source)) desired.set(FABRIC_HEALTHY, this.fabricCondition(source, name));
     const current = hn.status?.conditions;
     const next = mergeConditions(current, desired, conditionTime(this.deps.clock.now()), hn.metadata.generation);
-    const falseConditions = (next ?? current ?? []).filter((c) => HEALTH_CONDITION_TYPES.includes(c.type) && c.status === 'False').map((c) => c.type);
+    const falseConditions = falseHealthConditions(next ?? current).map((c) => c.type);
     this.judgements.set(name, { source, tier: hn.spec?.tier ?? 0, unhealthyNodes, falseConditions });
     if (!next) return;
     const body = structuredClone(hn);
