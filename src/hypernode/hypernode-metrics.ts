@@ -49,7 +49,7 @@ export interface HyperNodeMetrics extends DiscovererMetrics {
   reconcileDuration(source: string, seconds: number): void;
   /** HyperNodes currently owned by `source` after its last reconcile. */
   managed(source: string, count: number): void;
-  /** A successful API write of `kind` (default HyperNode); `source` is empty for status (nodeCount) writes. */
+  /** A successful API write of `kind` (default HyperNode); `source` is empty for status (nodeCount, conditions) writes. */
   apiWrite(source: string, verb: ApiWriteVerb, kind?: WriteKind): void;
   /**
    * A HyperNode write the API server rejected (or that never got an answer);
@@ -79,7 +79,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const writes = counter(
     registry,
     'hypernode_api_writes_total',
-    'Successful API writes by kind (HyperNode, Node, Topology.<group>), source and verb (source is empty for nodeCount status writes).',
+    'Successful API writes by kind (HyperNode, Node, Topology.<group>), source and verb (source is empty for status writes: nodeCount, conditions).',
     ['kind', 'source', 'verb'],
   );
   const writeFailures = counter(
@@ -203,35 +203,65 @@ function gauge(registry: Registry, name: string, help: string, labelNames: strin
   return existing<Gauge>(registry, name) ?? new Gauge({ name, help, labelNames, registers: [registry] });
 }
 
-/** The HyperNode cache each registry's `hypernode_hypernodes` reads at scrape time (the running controller's). */
-const topologyCaches = new WeakMap<Registry, Lister<HyperNode>>();
+/** A gauge family counted at scrape time from what the running controller attached. */
+export interface ScrapeGauge<S> {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: string[];
+  /** Adds this scrape's series to `gauge` (reset just before) from the attached `source`. */
+  collect(gauge: Gauge, source: S): void;
+}
+
+/** Per registry, the source each family group reads at scrape time, by the group's first family name. */
+const scrapeSources = new WeakMap<Registry, Map<string, unknown>>();
 
 /**
- * Registers `hypernode_hypernodes{source,tier}`, counted from `hyperNodes` (the
- * informer cache, so it shows what the cluster holds, whoever wrote it) at every
- * scrape. Returns the function that detaches the cache when the controller stops;
- * the family then reads empty until the next controller attaches its cache.
+ * Registers `gauges` once per registry, each counted at every scrape from the
+ * `source` attached last (a new controller run replaces the old one's), so a
+ * deleted object leaves no stale series. Returns the function that detaches
+ * `source` when the controller stops; the families then read empty until the
+ * next controller attaches its own.
  */
-export function exportTopologyCounts(registry: Registry, hyperNodes: Lister<HyperNode>): () => void {
-  topologyCaches.set(registry, hyperNodes);
-  if (!existing(registry, 'hypernode_hypernodes')) {
+export function attachScrapeGauges<S>(registry: Registry, source: S, gauges: readonly ScrapeGauge<S>[]): () => void {
+  const key = gauges[0]!.name;
+  let sources = scrapeSources.get(registry);
+  if (!sources) scrapeSources.set(registry, (sources = new Map()));
+  const attached = sources;
+  attached.set(key, source);
+  for (const g of gauges) {
+    if (existing(registry, g.name)) continue;
     new Gauge({
-      name: 'hypernode_hypernodes',
-      help: 'HyperNodes in the cluster per owning source (the network-topology-source label, "" when absent) and tier.',
-      labelNames: ['source', 'tier'],
+      name: g.name,
+      help: g.help,
+      labelNames: g.labelNames,
       registers: [registry],
       collect() {
         this.reset();
-        for (const hn of topologyCaches.get(registry)?.list() ?? []) {
-          const labels = { source: sourceOf(hn) ?? '', tier: String(hn.spec?.tier ?? 0) };
-          this.inc(labels, 1);
-        }
+        if (attached.has(key)) g.collect(this, attached.get(key) as S);
       },
     });
   }
   return () => {
-    if (topologyCaches.get(registry) === hyperNodes) topologyCaches.delete(registry);
+    if (attached.get(key) === source) attached.delete(key);
   };
+}
+
+/**
+ * Registers `hypernode_hypernodes{source,tier}`, counted from `hyperNodes` (the
+ * informer cache, so it shows what the cluster holds, whoever wrote it) at every
+ * scrape. Returns the function that detaches the cache when the controller stops.
+ */
+export function exportTopologyCounts(registry: Registry, hyperNodes: Lister<HyperNode>): () => void {
+  return attachScrapeGauges(registry, hyperNodes, [
+    {
+      name: 'hypernode_hypernodes',
+      help: 'HyperNodes in the cluster per owning source (the network-topology-source label, "" when absent) and tier.',
+      labelNames: ['source', 'tier'],
+      collect(gauge, cache) {
+        for (const hn of cache.list()) gauge.inc({ source: sourceOf(hn) ?? '', tier: String(hn.spec?.tier ?? 0) }, 1);
+      },
+    },
+  ]);
 }
 
 function existing<M>(registry: Registry, name: string): M | undefined {

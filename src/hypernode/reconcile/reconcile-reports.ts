@@ -12,6 +12,7 @@ import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { DELETES_HELD, SNAPSHOT_REJECTED, TOPOLOGY_CHANGED } from '../event-reasons.ts';
 import { deleteGuard, heldDeletesMessage } from './delete-guard.ts';
 import { describeViolations, type SnapshotViolation } from './snapshot-validation.ts';
+import { firstFew } from '../../util/first-few.ts';
 import { LastReported } from '../../util/reported-once.ts';
 
 /** How many violations or object names one log line or Event spells out; the rest are counted. */
@@ -56,9 +57,10 @@ export class ReconcileReports {
       logger.v(2).info('Discovery snapshot rejected again, nothing written', { source, violations: violations.length });
       return;
     }
-    const objects = listed([...new Set(violations.flatMap((v) => v.objects))]);
-    const broken = listed(
+    const objects = firstFew([...new Set(violations.flatMap((v) => v.objects))], MAX_LISTED);
+    const broken = firstFew(
       violations.map((v) => `${v.rule}: ${v.message}`),
+      MAX_LISTED,
       '; ',
     );
     logger.error('Discovery snapshot rejected, nothing written for this source', { source, objects, violations: broken });
@@ -103,7 +105,7 @@ export class ReconcileReports {
       owned: owned.length,
       maxDeletePercent,
       allow: `set maxDeletePercent to ${decision.allowedFrom} or more on this source's entry`,
-      names: listed(doomed),
+      names: firstFew(doomed, MAX_LISTED),
     });
     events.event(this.deps.regarding(), DELETES_HELD.type, DELETES_HELD.reason, heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent));
   }
@@ -125,10 +127,4 @@ export class ReconcileReports {
     const message = `Discovery source "${source}": ${run.created} created, ${run.updated} updated, ${run.deleted} deleted${held}`;
     this.deps.events.event(this.deps.regarding(), TOPOLOGY_CHANGED.type, TOPOLOGY_CHANGED.reason, message);
   }
-}
-
-/** The first MAX_LISTED items, and how many more there are: a 10,000-object snapshot must not make a 10,000-name line. */
-function listed(items: readonly string[], separator = ', '): string {
-  const shown = items.slice(0, MAX_LISTED).join(separator);
-  return items.length > MAX_LISTED ? `${shown} and ${items.length - MAX_LISTED} more` : shown;
 }

@@ -2,8 +2,9 @@
 // failure is counted (by source, verb and status code class), each distinct
 // error of one object is reported once — a webhook that rejects the same
 // create for an hour yields one log line, not one per retry — and the
-// object's recovery is logged. Shared by the topology reconciler and the
-// nodeCount status sync; neither Go path retries or counts failed writes.
+// object's recovery is logged. Shared by the topology reconciler and the two
+// status workers (nodeCount, conditions); no Go path retries or counts failed
+// writes.
 
 import type { Clock } from '../../kube/clock.ts';
 import { ApiError, isConflict } from '../../kube/errors.ts';

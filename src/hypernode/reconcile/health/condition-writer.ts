@@ -19,7 +19,19 @@ import type { EventRecorder, HyperNodeClient } from '../../model/contracts.ts';
 import type { HyperNode, HyperNodeCondition } from '../../model/hypernode-types.ts';
 import { isOwnedBy, sourceOf } from '../../model/hypernode-labels.ts';
 import { StatusWriteError, syncStatusOrRetry, WriteFailures, writeRetryRateLimiter } from '../write-failures.ts';
-import { conditionTime, FABRIC_HEALTHY, firstFew, HEALTH_CONDITION_TYPES, LINKS_DOWN, LINKS_UP, mergeConditions, NODES_READY, type DesiredCondition } from './conditions.ts';
+import {
+  conditionTime,
+  FABRIC_HEALTHY,
+  falseHealthConditions,
+  HEALTH_CONDITION_TYPES,
+  LINKS_DOWN,
+  LINKS_UP,
+  MESSAGE_NAMES,
+  mergeConditions,
+  NODES_READY,
+  type DesiredCondition,
+} from './conditions.ts';
+import { firstFew } from '../../../util/first-few.ts';
 import { describeProblem, FabricHealthBoard } from './fabric-health.ts';
 import { DEFAULT_HEALTH, type HealthSettings } from '../../config/health-config.ts';
 import type { HealthJudgement } from './health-metrics.ts';
@@ -235,7 +247,7 @@ export class ConditionWriter {
     else if (this.fabric.covers(source)) desired.set(FABRIC_HEALTHY, this.fabricCondition(source, name));
     const current = hn.status?.conditions;
     const next = mergeConditions(current, desired, conditionTime(this.deps.clock.now()), hn.metadata.generation);
-    const falseConditions = (next ?? current ?? []).filter((c) => HEALTH_CONDITION_TYPES.includes(c.type) && c.status === 'False').map((c) => c.type);
+    const falseConditions = falseHealthConditions(next ?? current).map((c) => c.type);
     this.judgements.set(name, { source, tier: hn.spec?.tier ?? 0, unhealthyNodes, falseConditions });
     if (!next) return;
     const body = structuredClone(hn);
@@ -255,7 +267,7 @@ export class ConditionWriter {
     const problems = this.fabric.problemsOf(source, name);
     if (problems.length === 0) return { ...LINKS_UP, message: 'Every link of the last good poll is present.' };
     const count = problems.length === 1 ? '1 fabric problem' : `${problems.length} fabric problems`;
-    return { ...LINKS_DOWN, message: `${count}: ${firstFew(problems.map(describeProblem))}.` };
+    return { ...LINKS_DOWN, message: `${count}: ${firstFew(problems.map(describeProblem), MESSAGE_NAMES)}.` };
   }
 
   /** One Event per condition that turned False (Warning) or back to True (Normal). */

@@ -44,12 +44,6 @@ export interface DesiredCondition {
 /** How many names a condition message lists before "and <m> more". */
 export const MESSAGE_NAMES = 5;
 
-/** `a, b, c and 4 more`: the first MESSAGE_NAMES items of a (sorted) list. */
-export function firstFew(items: readonly string[]): string {
-  const shown = items.slice(0, MESSAGE_NAMES).join(', ');
-  return items.length > MESSAGE_NAMES ? `${shown} and ${items.length - MESSAGE_NAMES} more` : shown;
-}
-
 /**
  * The conditions after applying `desired` to `current`: a type mapped to a
  * condition is set, one mapped to null is removed, others are kept. As
