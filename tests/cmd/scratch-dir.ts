@@ -12,18 +12,26 @@ export interface ScratchDir {
   path(name: string): string;
   /** Writes `text` to `name` in the current test's directory; returns its path. */
   write(name: string, text: string): string;
+  /** Writes nodes.json, a kubectl List of bare Nodes with these names; returns its path. */
+  nodesFile(names: string[]): string;
 }
+
+/** Whether `text` (a command's stderr) has `line` as one of its lines. */
+export const hasLine = (text: string, line: string): boolean => text.split('\n').includes(line);
 
 export function scratchDir(prefix: string): ScratchDir {
   let dir = '';
   test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), prefix))));
   test.after.each(() => rmSync(dir, { recursive: true, force: true }));
   const path = (name: string) => join(dir, name);
+  const write = (name: string, text: string) => {
+    writeFileSync(path(name), text);
+    return path(name);
+  };
   return {
     path,
-    write(name, text) {
-      writeFileSync(path(name), text);
-      return path(name);
-    },
+    write,
+    nodesFile: (names) =>
+      write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) })),
   };
 }
