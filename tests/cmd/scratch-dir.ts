@@ -6,14 +6,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
+import type { NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 
 export interface ScratchDir {
   /** The path of `name` in the current test's directory. */
   path(name: string): string;
   /** Writes `text` to `name` in the current test's directory; returns its path. */
   write(name: string, text: string): string;
-  /** Writes nodes.json, a kubectl List of bare Nodes with these names; returns its path. */
-  nodesFile(names: string[]): string;
+  /** Writes nodes.json, a kubectl List of these Nodes (a bare name is a Node without labels); returns its path. */
+  nodesFile(nodes: readonly (string | NodeMeta)[]): string;
 }
 
 /** Whether `text` (a command's stderr) has `line` as one of its lines. */
@@ -31,7 +32,14 @@ export function scratchDir(prefix: string): ScratchDir {
   return {
     path,
     write,
-    nodesFile: (names) =>
-      write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) })),
+    nodesFile: (nodes) =>
+      write(
+        'nodes.json',
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', ...(typeof n === 'string' ? { metadata: { name: n } } : n) })),
+        }),
+      ),
   };
 }
