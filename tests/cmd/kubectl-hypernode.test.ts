@@ -4,7 +4,7 @@
 // Node's place for the label source (shared label values), a label profile
 // (the profile and the value the valuePattern grouped by) and a UFM fabric,
 // `plan` plans with the user's kubeconfig. Every request is a GET and none is
-// refused. --context, KUBECONFIG (first existing file) and a missing context
+// refused. --context, KUBECONFIG (its existing files merged) and a missing context
 // behave as for kubectl. The built executable becomes the plugin when run
 // through a symlink named kubectl-hypernode, and the bundle when its file is
 // so named, under node and deno.
