@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { render } from '../src/cmd/render.ts';
-import { launchChromium, missingChromium, preparePage } from '../testing/browser.ts';
+import { launchChromium, missingChromium, preparePage, waitUntilDrawn } from '../testing/browser.ts';
 import { SAMPLE_DISCOVERY_CONFIG, sampleNodes, type SampleShape } from '../testing/sample-cluster.ts';
 import { percentile } from './lib/bench-stats.ts';
 
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       const tabMs = performance.now() - tabStarted;
       const started = performance.now();
       await page.goto(url, { waitUntil: 'load' });
-      await page.waitForFunction(() => document.documentElement.dataset.state === 'ready', undefined, { timeout: 30_000, polling: 'raf' });
+      await waitUntilDrawn(page, { timeout: 30_000, polling: 'raf' });
       const drawnMs = performance.now() - started;
       await page.fill('#q', query);
       const asked = performance.now();

@@ -114,6 +114,21 @@ const clientNodeSideEffectFree = {
 };
 
 /**
+ * A plugin that gives `contents` (CommonJS) for `module` wherever a file whose
+ * path contains `importer` imports it, in its own `namespace`: how the build
+ * leaves out a dependency's dependency that our code never reaches.
+ */
+function standIn({ name, namespace, module, importer, contents, resolveDir }) {
+  return {
+    name,
+    setup(b) {
+      b.onResolve({ filter: module }, (args) => (args.importer.includes(importer) ? { path: args.path, namespace } : undefined));
+      b.onLoad({ filter: /.*/, namespace }, () => ({ contents, loader: 'js', ...(resolveDir ? { resolveDir } : {}) }));
+    },
+  };
+}
+
+/**
  * client-node's KubeConfig builds an HTTP agent in applyToHTTPSOptions, a
  * SOCKS one when the cluster has a `socks…` proxy-url; src/kube/config.ts
  * keeps only the headers of those options and src/kube/transport.ts builds
@@ -121,18 +136,13 @@ const clientNodeSideEffectFree = {
  * empty class for it keeps socks-proxy-agent, socks and ip-address (~62 kB of
  * minified code) out of the bundle and changes nothing a request does.
  */
-const clientNodeWithoutSocksAgent = {
+const clientNodeWithoutSocksAgent = standIn({
   name: 'client-node-without-socks-agent',
-  setup(b) {
-    b.onResolve({ filter: /^socks-proxy-agent$/ }, (args) =>
-      args.importer.includes('/@kubernetes/client-node/') ? { path: args.path, namespace: 'client-node-no-socks' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'client-node-no-socks' }, () => ({
-      contents: '/* The agent KubeConfig builds is discarded: src/kube/transport.ts has its own. */ class SocksProxyAgent {} module.exports = { SocksProxyAgent };',
-      loader: 'js',
-    }));
-  },
-};
+  namespace: 'client-node-no-socks',
+  module: /^socks-proxy-agent$/,
+  importer: '/@kubernetes/client-node/',
+  contents: '/* The agent KubeConfig builds is discarded: src/kube/transport.ts has its own. */ class SocksProxyAgent {} module.exports = { SocksProxyAgent };',
+});
 
 /**
  * net-snmp requires its MIB-file parser at load time but calls it only from
@@ -140,16 +150,13 @@ const clientNodeWithoutSocksAgent = {
  * Leaving the parser out keeps ~12 kB of minified code out of the bundle; a
  * call into it would fail loudly instead of parsing.
  */
-const netSnmpWithoutMibParser = {
+const netSnmpWithoutMibParser = standIn({
   name: 'net-snmp-without-mib-parser',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/lib\/mib$/ }, (args) => (args.importer.includes('/node_modules/net-snmp/') ? { path: args.path, namespace: 'net-snmp-no-mib' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'net-snmp-no-mib' }, () => ({
-      contents: "module.exports = () => { throw new Error('MIB files are not supported: this build walks numeric OIDs only'); };",
-      loader: 'js',
-    }));
-  },
-};
+  namespace: 'net-snmp-no-mib',
+  module: /^\.\/lib\/mib$/,
+  importer: '/node_modules/net-snmp/',
+  contents: "module.exports = () => { throw new Error('MIB files are not supported: this build walks numeric OIDs only'); };",
+});
 
 /**
  * prom-client requires @opentelemetry/api at load time but calls it only for
@@ -157,19 +164,14 @@ const netSnmpWithoutMibParser = {
  * enables. Leaving the tracing API out keeps ~24 kB of minified code out of
  * the bundle; enabling exemplars would fail loudly instead of tracing.
  */
-const promClientWithoutTracing = {
+const promClientWithoutTracing = standIn({
   name: 'prom-client-without-tracing',
-  setup(b) {
-    b.onResolve({ filter: /^@opentelemetry\/api$/ }, (args) =>
-      args.importer.includes('/node_modules/prom-client/') ? { path: args.path, namespace: 'prom-client-no-otel' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'prom-client-no-otel' }, () => ({
-      contents:
-        "const off = () => { throw new Error('exemplars are not supported: this build leaves out the OpenTelemetry API'); }; module.exports = { trace: { getSpan: off }, context: { active: off } };",
-      loader: 'js',
-    }));
-  },
-};
+  namespace: 'prom-client-no-otel',
+  module: /^@opentelemetry\/api$/,
+  importer: '/node_modules/prom-client/',
+  contents:
+    "const off = () => { throw new Error('exemplars are not supported: this build leaves out the OpenTelemetry API'); }; module.exports = { trace: { getSpan: off }, context: { active: off } };",
+});
 
 /**
  * client-node's KubeConfig parses kubeconfig files with js-yaml's `load`, the
@@ -179,17 +181,14 @@ const promClientWithoutTracing = {
  * code stay out of the bundle. src/util/syntax-error.ts reads either parser's
  * errors.
  */
-const oneYamlParser = {
+const oneYamlParser = standIn({
   name: 'one-yaml-parser',
-  setup(b) {
-    b.onResolve({ filter: /^js-yaml$/ }, (args) => (args.importer.includes('/@kubernetes/client-node/') ? { path: args.path, namespace: 'js-yaml-on-yaml' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'js-yaml-on-yaml' }, () => ({
-      contents: "const { parse } = require('yaml'); module.exports = { load: (text) => parse(text) };",
-      loader: 'js',
-      resolveDir: root,
-    }));
-  },
-};
+  namespace: 'js-yaml-on-yaml',
+  module: /^js-yaml$/,
+  importer: '/@kubernetes/client-node/',
+  contents: "const { parse } = require('yaml'); module.exports = { load: (text) => parse(text) };",
+  resolveDir: root,
+});
 
 /** What both esbuild passes share. */
 function commonOptions(info) {

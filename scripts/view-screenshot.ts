@@ -8,7 +8,7 @@
 //
 // Run with: node --import tsx scripts/view-screenshot.ts PAGE.html OUT.png [width=1400] [height=900]
 
-import { launchChromium, missingChromium, openPage } from '../testing/browser.ts';
+import { launchChromium, missingChromium, openPage, waitUntilDrawn } from '../testing/browser.ts';
 
 async function main(): Promise<void> {
   const [page, out, width = '1400', height = '900'] = process.argv.slice(2);
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const browser = await launchChromium();
   try {
     const opened = await openPage(browser, page, { width: Number(width), height: Number(height) });
-    await opened.page.waitForFunction(() => document.documentElement.dataset.state === 'ready', undefined, { timeout: 30_000 });
+    await waitUntilDrawn(opened.page, { timeout: 30_000 });
     if (opened.errors.length > 0 || opened.requests.length > 0)
       throw new Error(`the page reported ${JSON.stringify(opened.errors)} and requested ${JSON.stringify(opened.requests)}`);
     await opened.page.screenshot({ path: out });

@@ -71,3 +71,8 @@ export async function openPage(browser: Browser, file: string, viewport = DEFAUL
   await opened.page.goto(opened.url, { waitUntil: 'load' });
   return opened;
 }
+
+/** Waits until the topology view has drawn: its script sets `data-state="ready"` on the root element once laid out. */
+export async function waitUntilDrawn(page: Page, opts?: { timeout?: number; polling?: number | 'raf' }): Promise<void> {
+  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready', undefined, opts);
+}

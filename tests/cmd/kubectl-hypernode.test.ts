@@ -4,7 +4,7 @@
 // Node's place for the label source (shared label values), a label profile
 // (the profile and the value the valuePattern grouped by) and a UFM fabric,
 // `plan` plans with the user's kubeconfig. Every request is a GET and none is
-// refused. --context, KUBECONFIG (first existing file) and a missing context
+// refused. --context, KUBECONFIG (its existing files merged) and a missing context
 // behave as for kubectl. The built executable becomes the plugin when run
 // through a symlink named kubectl-hypernode, and the bundle when its file is
 // so named, under node and deno.
@@ -26,9 +26,9 @@ import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../testing/mixed-cluster.ts';
 import { readTopologyConf, readTopologyYaml } from '../support/slurm-topology-reader.ts';
+import { READER, readerKubeconfig } from './reader-kubeconfig.ts';
 import { CLUSTER, RACK, TOPOLOGY_A3_CONFIG, workedExampleNodes } from '../e2e/cluster.ts';
 
-const READER = 'topology-reader';
 const DENO = join(REPO_ROOT, 'node_modules/.bin/deno');
 let dir = '';
 let api: ApiServer;
@@ -44,13 +44,6 @@ test.after.each(async () => {
 function write(name: string, text: string): string {
   writeFileSync(join(dir, name), text);
   return join(dir, name);
-}
-
-/** A kubeconfig whose user may only get and list HyperNodes and Nodes. */
-function readerKubeconfig(): string {
-  const read = (apiGroups: string[], resources: string[]) => ({ apiGroups, resources, verbs: ['get', 'list'] });
-  const token = api.addUser(READER, [read([''], ['nodes']), read(['topology.volcano.sh'], ['hypernodes'])]);
-  return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
 }
 
 /** Seeds `nodes` and the HyperNodes `render` computes for them with `conf` (and `extra` render flags). */
@@ -88,7 +81,7 @@ const nameOf = (hns: HyperNode[], pred: (hn: HyperNode) => boolean) => hns.find(
 
 test("tree draws the HyperNodes, one source's, those holding a Node, or the HTML page", async () => {
   const hns = await seed(workedExampleNodes(), TOPOLOGY_A3_CONFIG);
-  const kubeconfig = readerKubeconfig();
+  const kubeconfig = readerKubeconfig(api, dir);
   const all = await run(kubeconfig, 'tree');
   assert.is(all.code, 0, all.stderr);
   const lines = all.stdout.trimEnd().split('\n');
@@ -133,7 +126,7 @@ test('tree -o slurm-topology-yaml|conf writes the live HyperNodes as render writ
   const nodes = mixedNodes().map((n) => ({ metadata: { ...n.metadata, labels: { ...n.metadata.labels, [HOST]: `host-${n.metadata.name}` } } }));
   const conf = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }] });
   const hns = await seed(nodes, conf);
-  const kubeconfig = readerKubeconfig();
+  const kubeconfig = readerKubeconfig(api, dir);
   const rendered = async (...flags: string[]) => {
     const items = nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: n.metadata }));
     const out = await render(['--config', write('conf.yaml', conf), '--nodes', write('nodes.json', JSON.stringify({ kind: 'List', items })), ...flags], 'render');
@@ -172,7 +165,7 @@ test('why explains a label-discovered Node: the member, the label values, and ea
   const hns = await seed(workedExampleNodes(), TOPOLOGY_A3_CONFIG);
   const rack = nameOf(hns, (hn) => hn.metadata.labels?.[RACK] === 's1');
   const cluster = nameOf(hns, (hn) => hn.metadata.labels?.[CLUSTER] === 's4');
-  const why = await run(readerKubeconfig(), 'why', 'node3');
+  const why = await run(readerKubeconfig(api, dir), 'why', 'node3');
   assert.is(why.code, 0, why.stderr);
   assert.is(
     why.stdout,
@@ -192,7 +185,7 @@ test('why explains a label-discovered Node: the member, the label values, and ea
 test('why names the label profile and the value a valuePattern grouped by', async () => {
   const conf = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }] });
   await seed(mixedNodes(), conf);
-  const why = await run(readerKubeconfig(), 'why', 'gb200-0');
+  const why = await run(readerKubeconfig(api, dir), 'why', 'gb200-0');
   assert.is(why.code, 0, why.stderr);
   const clique = mixedNodes().find((n) => n.metadata.name === 'gb200-0')!.metadata.labels!['nvidia.com/gpu.clique'];
   assert.match(why.stdout, /^Node gb200-0 is in 3 HyperNodes:\n/);
@@ -216,7 +209,7 @@ test('why names the UFM fabric whose switches the Node is linked to', async () =
   );
   const host = tree.hosts[0]!;
   const leaf = nameOf(hns, (hn) => hn.spec!.tier === 1 && memberNames(hn).includes(host));
-  const why = await run(readerKubeconfig(), 'why', host);
+  const why = await run(readerKubeconfig(api, dir), 'why', host);
   assert.is(why.code, 0, why.stderr);
   assert.match(
     why.stdout,
@@ -224,7 +217,7 @@ test('why names the UFM fabric whose switches the Node is linked to', async () =
   );
   assert.match(why.stdout, `source ufm\n    - through ${leaf}\n`);
 
-  const missing = await run(readerKubeconfig(), 'why', 'no-such-node');
+  const missing = await run(readerKubeconfig(api, dir), 'why', 'no-such-node');
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /^error: .*nodes "no-such-node" not found/m);
   assertReadOnly();
@@ -232,7 +225,7 @@ test('why names the UFM fabric whose switches the Node is linked to', async () =
 
 test("plan plans with the user's kubeconfig: creates listed, exit 2, and the HTML page", async () => {
   for (const n of workedExampleNodes()) api.store.create(n);
-  const kubeconfig = readerKubeconfig();
+  const kubeconfig = readerKubeconfig(api, dir);
   const conf = write('conf.yaml', TOPOLOGY_A3_CONFIG);
   const text = await run(kubeconfig, 'plan', '--config', conf);
   assert.is(text.code, 2, text.stderr);
@@ -291,7 +284,7 @@ async function runFile(file: string, argv: string[], kubeconfig: string): Promis
 
 test('the executable is the plugin when run as kubectl-hypernode, and so is the bundle under node and deno', async () => {
   await seed(workedExampleNodes(), TOPOLOGY_A3_CONFIG);
-  const kubeconfig = readerKubeconfig();
+  const kubeconfig = readerKubeconfig(api, dir);
   const link = join(dir, 'kubectl-hypernode');
   symlinkSync(BINARY, link);
   const expected = /^Node node0 is in 2 HyperNodes:\n/;

@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kubectlHypernode } from '../../src/cmd/kubectl-hypernode.ts';
 import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import { readerKubeconfig } from './reader-kubeconfig.ts';
 
 let dir = '';
 let api: ApiServer;
@@ -23,12 +24,7 @@ test.after.each(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function readerKubeconfig(): string {
-  const read = (apiGroups: string[], resources: string[]) => ({ apiGroups, resources, verbs: ['get', 'list'] });
-  const token = api.addUser('topology-reader', [read([''], ['nodes']), read(['topology.volcano.sh'], ['hypernodes'])]);
-  return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
-}
-const run = (...argv: string[]) => kubectlHypernode([`--kubeconfig=${readerKubeconfig()}`, ...argv], { color: false, env: {} });
+const run = (...argv: string[]) => kubectlHypernode([`--kubeconfig=${readerKubeconfig(api, dir)}`, ...argv], { color: false, env: {} });
 
 function seed(): void {
   const node = (name: string, ready: string, unschedulable = false) =>

@@ -13,11 +13,9 @@ import { scratchDir } from './scratch-dir.ts';
 
 const CAPTURE = join(import.meta.dirname, 'lldp-capture');
 const scratch = scratchDir('hn-render-lldp-');
-const { write } = scratch;
+const { write, nodesFile } = scratch;
 
 const hosts = [1, 2].flatMap((su) => [1, 2, 3].map((h) => `su${su}-h${h}`));
-const nodesFile = (names: string[]) =>
-  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
 const entry = (config: string) =>
   `networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: volcano-system}}\n    config:\n      hostMapping: {stripSuffix: .fabric.example.com}\n${config}`;
 const members = (hn: HyperNode) => (hn.spec!.members ?? []).map((m) => m.selector?.exactMatch?.name).sort();

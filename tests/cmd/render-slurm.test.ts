@@ -19,10 +19,7 @@ import { readTopologyConf, readTopologyYaml, type ReadTopology } from '../suppor
 import { scratchDir } from './scratch-dir.ts';
 
 const scratch = scratchDir('hn-render-slurm-');
-const { write } = scratch;
-
-const nodesFile = (nodes: NodeMeta[]) =>
-  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', ...n })) }));
+const { write, nodesFile } = scratch;
 
 async function run(args: string[]): Promise<string> {
   const r = await render(args, 'x');

@@ -29,12 +29,10 @@ import { testNeeding } from '../support/skip.ts';
 import { scratchDir } from './scratch-dir.ts';
 
 const scratch = scratchDir('hn-render-slurmctld-');
-const { write } = scratch;
+const { write, nodesFile } = scratch;
 const withSlurmctld = testNeeding(slurmctldUnavailable());
 
 const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });
-const nodesFile = (nodes: NodeMeta[]) =>
-  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', ...n })) }));
 const labelConfig = (types: object) => write('conf.yaml', stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: types } }] }));
 
 async function run(args: string[]): Promise<string> {

@@ -11,10 +11,10 @@ import { parse as parseYaml } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../testing/fat-tree.ts';
-import { scratchDir } from './scratch-dir.ts';
+import { hasLine, scratchDir } from './scratch-dir.ts';
 
 const scratch = scratchDir('hn-render-ufm-');
-const { write } = scratch;
+const { write, nodesFile } = scratch;
 
 function capture(name: string, tree: FatTree, files = ['ports', 'links', 'systems']): string {
   const d = scratch.path(name);
@@ -22,8 +22,6 @@ function capture(name: string, tree: FatTree, files = ['ports', 'links', 'system
   for (const f of files) writeFileSync(join(d, `${f}.json`), JSON.stringify(tree[f as 'ports' | 'links' | 'systems']));
   return d;
 }
-const nodesFile = (hosts: string[]) =>
-  write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
 const entry = (config: string) => `networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n${config}`;
 
 test("fabric mode renders each fabric's tree from its capture directory", async () => {
@@ -72,11 +70,10 @@ test('fabric mode names the UFM hosts that match no Node on stderr, and what to 
   const r = await render(['--config', conf, '--nodes', nodesFile(['gpu-1-1', 'gpu-1-2', 'gpu-2-1']), '--ufm-capture', capture('c', t), '-o', 'tree'], 'x');
   assert.is(r.code, 0, r.stderr);
   assert.ok(
-    r.stderr
-      .split('\n')
-      .includes(
-        'UFM hosts that match no Node are left out entry="networkTopologyDiscovery[0] (source \\"ufm\\", line 2)" source="ufm" fabric="ufm" count=1 hosts="gpu-2-2.ib.example.com" change="if some are Nodes, set config.hostMapping so that their names become Node names"',
-      ),
+    hasLine(
+      r.stderr,
+      'UFM hosts that match no Node are left out entry="networkTopologyDiscovery[0] (source \\"ufm\\", line 2)" source="ufm" fabric="ufm" count=1 hosts="gpu-2-2.ib.example.com" change="if some are Nodes, set config.hostMapping so that their names become Node names"',
+    ),
     r.stderr,
   );
 });

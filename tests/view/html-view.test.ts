@@ -28,7 +28,7 @@ import { diffHyperNodes } from '../../src/hypernode/reconcile/hypernode-diff.ts'
 import type { Plan, PlannedChange } from '../../src/hypernode/preview/cluster-plan.ts';
 import { topologyHtml } from '../../src/hypernode/preview/view/topology-html.ts';
 import { planView } from '../../src/hypernode/preview/view/topology-model.ts';
-import { launchChromium, missingChromium, openPage } from '../../testing/browser.ts';
+import { launchChromium, missingChromium, openPage, waitUntilDrawn } from '../../testing/browser.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { drawnNames } from '../../testing/view-page.ts';
@@ -127,7 +127,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 browserTest('a label topology opens from disk without errors or requests, one rectangle per HyperNode', async () => {
   const { items, html } = await renderBoth('label', labelInputs());
   const { page, errors, requests } = await openPage(browser!, html);
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   assert.equal(errors, []);
   assert.equal(requests, []);
   const drawn = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => (r as SVGRectElement).dataset.i));
@@ -145,7 +145,7 @@ browserTest('a label topology opens from disk without errors or requests, one re
 browserTest('a search for a Node highlights exactly the HyperNodes above it; a HyperNode its path; an unknown name says so', async () => {
   const { items, html } = await renderBoth('label', labelInputs());
   const { page, errors } = await openPage(browser!, html);
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   const node = sampleNodes(DEMO_SHAPE)[13]!.metadata.name;
   const expected = containing(items, node);
   assert.is(expected.length, 3, 'zone, spine and rack');
@@ -166,7 +166,7 @@ browserTest('a search for a Node highlights exactly the HyperNodes above it; a H
 browserTest('the demo cluster at 1400×900: cells say rack, spine and zone values, the legend the tierNames, a row holds every Node', async () => {
   const { items, html } = await renderBoth('label', labelInputs());
   const { page, errors, requests } = await openPage(browser!, html, { width: 1400, height: 900 });
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   const nodes = sampleNodes(DEMO_SHAPE);
   const names = await drawnNames(page);
   // Each leaf cell shows the rack label its Nodes carry, not the HyperNode's hash name.
@@ -213,7 +213,7 @@ browserTest('the demo cluster at 1400×900: cells say rack, spine and zone value
 browserTest('searching node-13 highlights its cell in the Node row and its rack, spine and zone; the side panel never scrolls sideways', async () => {
   const { items, html } = await renderBoth('label', labelInputs());
   const { page, errors } = await openPage(browser!, html, { width: 1400, height: 900 });
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   const highlightedHyperNodes = await searchFor(page, 'node-13');
   const rack = items.find((hn) => memberNames(hn).includes('node-13'))!.metadata.name;
   assert.equal(highlightedHyperNodes, containing(items, 'node-13'));
@@ -239,7 +239,7 @@ browserTest('searching node-13 highlights its cell in the Node row and its rack,
 browserTest('the keyboard moves along the picture, Enter zooms into a subtree and Escape back out', async () => {
   const { html } = await renderBoth('label', labelInputs());
   const { page, errors } = await openPage(browser!, html);
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   const crumbs = () => page.$$eval('#crumbs .crumb', (bs) => bs.map((b) => b.textContent));
   const selected = () => textOf(page, '#details h2 .label');
   await page.focus('#icicle');
@@ -270,7 +270,7 @@ browserTest('where a Node would be narrower than a few pixels, its rack shows on
   const nodes = sampleNodes(shape);
   const { items, html } = await renderBoth('many', ['--config', write('many.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', write('many-nodes.json', nodeList(nodes))]);
   const { page, errors } = await openPage(browser!, html);
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   const names = await drawnNames(page);
   const racks = items.filter((hn) => hn.spec!.tier === 1);
   assert.equal(await page.$$eval('#icicle rect.nd:not(.agg)', (rs) => rs.length), 0, `${nodes.length} Nodes in ~800 px get no cell each`);
@@ -287,7 +287,7 @@ browserTest('a UFM fabric topology labels each group by its switch names, not GU
   const { args, systemNames } = fabricInputs();
   const { items, html } = await renderBoth('fabric', args);
   const { page, errors, requests } = await openPage(browser!, html);
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   assert.equal([errors, requests], [[], []]);
   assert.is(await page.$$eval('#icicle rect.hn', (rs) => rs.length), items.length);
   // Fabric groups are named <fabric>-<tierName>-<lowest switch GUID>: the cell shows that
@@ -364,7 +364,7 @@ browserTest('a plan shows creates, updates, deletes and held deletes in their ow
   const nodes = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
   const html = write('plan.html', topologyHtml(planView('plan: test', plan, existing, nodes)));
   const { page, errors, requests } = await openPage(browser!, html);
-  await page.waitForFunction(() => document.documentElement.dataset.state === 'ready');
+  await waitUntilDrawn(page);
   assert.equal([errors, requests], [[], []]);
   const fills = await page.$$eval('#icicle rect.hn', (rs) => {
     const names = (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name);

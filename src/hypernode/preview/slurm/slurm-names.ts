@@ -9,11 +9,11 @@
 import { createHash } from 'node:crypto';
 
 /** The longest switch name Slurm accepts. */
-export const SLURM_NAME_MAX = 64;
+const SLURM_NAME_MAX = 64;
 /** Hex digits of the SHA-256 a shortened name ends with. */
 const HASH_HEX_DIGITS = 10;
 /** What the synthetic leaf switch's name adds to its HyperNode's switch name. */
-export const SLURM_NODES_LEAF_SUFFIX = '.nodes';
+const SLURM_NODES_LEAF_SUFFIX = '.nodes';
 
 /** Characters a name keeps; anything else would be read as hostlist syntax, a separator or a comment by Slurm. */
 const SLURM_NAME_CHAR = /[A-Za-z0-9._-]/;

@@ -29,7 +29,7 @@ export interface LevelMember {
 }
 
 /** The level a HyperNode is drawn in: its tierName, else its tier. */
-export function levelName(h: LevelMember): string {
+function levelName(h: LevelMember): string {
   return h.tierName ?? `tier ${h.tier}`;
 }
 
