@@ -24,7 +24,16 @@ import type { KubeObject, Lister } from '../kube/types.ts';
 import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
 import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
-import { HYPERNODE_GROUP, HYPERNODE_RESOURCE, HYPERNODE_VERSION, type ConfigMap, type HyperNode, type NodeMeta, type Secret } from '../hypernode/model/hypernode-types.ts';
+import {
+  HYPERNODE_CRD_MISSING_HINT,
+  HYPERNODE_GROUP,
+  HYPERNODE_RESOURCE,
+  HYPERNODE_VERSION,
+  type ConfigMap,
+  type HyperNode,
+  type NodeMeta,
+  type Secret,
+} from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
 import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
@@ -44,8 +53,6 @@ export const COMPONENT = 'vc-hypernode-controller-manager';
 /** Shutdown must finish within Kubernetes' default 30 s termination grace period. */
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
 export const LOST_LEASE = 'lost lease';
-/** Added to the 404 the API server answers for HyperNodes when the CRD is not installed. */
-export const HYPERNODE_CRD_MISSING_HINT = 'is the HyperNode CRD installed?';
 /** How long one TokenReview or SubjectAccessReview may take before the request is refused (503). */
 export const ACCESS_REVIEW_TIMEOUT_MS = 5_000;
 

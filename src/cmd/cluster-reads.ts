@@ -11,6 +11,7 @@ import type { SecretClient } from '../hypernode/model/contracts.ts';
 import {
   HYPERNODE_API_VERSION,
   HYPERNODE_GROUP,
+  HYPERNODE_CRD_MISSING_HINT,
   HYPERNODE_KIND,
   HYPERNODE_RESOURCE,
   HYPERNODE_VERSION,
@@ -22,7 +23,6 @@ import {
 import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
 import { explainMissing, keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
-import { HYPERNODE_CRD_MISSING_HINT } from '../app/server.ts';
 import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
 import { LIST_PAGE_SIZE, listAllPages } from '../kube/list-pager.ts';
 import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';

@@ -9,6 +9,8 @@ export const HYPERNODE_VERSION = 'v1alpha1';
 export const HYPERNODE_API_VERSION = `${HYPERNODE_GROUP}/${HYPERNODE_VERSION}`;
 export const HYPERNODE_KIND = 'HyperNode';
 export const HYPERNODE_RESOURCE = 'hypernodes';
+/** Added to the 404 the API server answers for HyperNodes when the CRD is not installed. */
+export const HYPERNODE_CRD_MISSING_HINT = 'is the HyperNode CRD installed?';
 
 /** Ownership label: the discovery source that manages a HyperNode. */
 export const NETWORK_TOPOLOGY_SOURCE_LABEL = 'volcano.sh/network-topology-source';

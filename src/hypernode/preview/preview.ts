@@ -3,7 +3,7 @@
 // computed without writing anything (`render` and `plan`). Each enabled
 // source's real discoverer runs once against caches built from the given
 // objects; its first snapshot goes
-// through desiredByName (desired-objects.ts) (the objects a create would send),
+// through desiredByName in desired-objects.ts (the objects a create would send),
 // the snapshot checks, the reconciler's ownership rule for names already
 // taken, the mass-delete guard, and the status sync's nodeCount. Nothing here
 // reads files or talks to the API server: the caller supplies the objects and
