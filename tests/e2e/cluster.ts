@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
+import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { discoveryConfigMap } from '../../testing/sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../../testing/ufm-server.ts';
@@ -102,6 +102,23 @@ export function setNodeLabels(api: ApiServer, name: string, labels: Record<strin
 export function hyperNodes(api: ApiServer, source?: string): HyperNode[] {
   const all = api.store.list('hypernodes') as unknown as HyperNode[];
   return source === undefined ? all : all.filter((hn) => hn.metadata.labels?.[SOURCE_LABEL] === source);
+}
+
+/** A HyperNode's FabricHealthy condition (docs/health.md), if it carries one. */
+export function fabricHealthy(hn: HyperNode | undefined): HyperNodeCondition | undefined {
+  return hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
+}
+
+/** One sorted line per HyperNode of `source` (every source when omitted): `name uid member,member…`, to compare a tree before and after. */
+export function topologyShape(api: ApiServer, source?: string): string[] {
+  return hyperNodes(api, source)
+    .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
+    .sort();
+}
+
+/** The tier-1 HyperNode of `source` that has `host` as a member. */
+export function leafOf(api: ApiServer, source: string, host: string): HyperNode | undefined {
+  return hyperNodes(api, source).find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
 }
 
 export function byName(hns: HyperNode[]): Map<string, HyperNode> {

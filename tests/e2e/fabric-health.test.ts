@@ -9,11 +9,23 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
-import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
+import {
+  NS,
+  answeredHyperNodeWrites,
+  assertNoDeletes,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthy,
+  hyperNodes,
+  leafOf,
+  node,
+  nodeCountsSettled,
+  seedConfigMap,
+  topologyShape,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -43,14 +55,9 @@ ${entry}
 ${health}`;
 }
 
-const fabricHealthy = (hn: HyperNode | undefined): HyperNodeCondition | undefined => hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
 const state = (api: Parameters<typeof hyperNodes>[0]) =>
   new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, `${fabricHealthy(hn)?.status} ${fabricHealthy(hn)?.reason}`]));
-const shape = (api: Parameters<typeof hyperNodes>[0]) =>
-  hyperNodes(api, 'ufm')
-    .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
-    .sort();
-const leafOf = (api: Parameters<typeof hyperNodes>[0], host: string) => hyperNodes(api, 'ufm').find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
+const shape = (api: Parameters<typeof hyperNodes>[0]) => topologyShape(api, 'ufm');
 
 async function start(health = '', mode: Mode = 'fabric') {
   const { api, kubeconfig } = await s.startCluster();
@@ -76,7 +83,7 @@ test('a host port going down keeps the host in its leaf and marks only that leaf
   const { api, ufm } = await start();
   const before = shape(api);
   const healthy = state(api);
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
   api.requests.clear();
 
   ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
@@ -99,7 +106,7 @@ test('a host port going down keeps the host in its leaf and marks only that leaf
 
 test('past health.linkGracePeriod the host leaves its leaf (an update, no delete) and the leaf is healthy again', async () => {
   const { api, ufm } = await start('health:\n  linkGracePeriod: 3s\n');
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
   ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
   await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False within the grace period`);
   await s.converge(() => {
@@ -130,7 +137,7 @@ test('legacy mode: a host port going down keeps every leaf-hn/spine-hn byte and 
     shape(api).map((l) => l.split(' ')[0]),
     ['leaf-hn-0', 'leaf-hn-1', 'spine-hn'],
   );
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
   api.requests.clear();
 
   ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
@@ -152,7 +159,7 @@ test('legacy mode: a host port going down keeps every leaf-hn/spine-hn byte and 
 
 test('legacy mode: past health.linkGracePeriod the down port counts as Volcano counts it, through the ordinary reconcile', async () => {
   const { api, ufm } = await start('health:\n  linkGracePeriod: 3s\n', 'legacy');
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
   ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
   await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False within the grace period`);
   // Volcano groups a port without a peer under a leaf named N/A: su01-n02 gets a leaf of its own.
@@ -160,7 +167,7 @@ test('legacy mode: past health.linkGracePeriod the down port counts as Volcano c
     () => hyperNodes(api, 'ufm').filter((hn) => hn.spec?.tier === 1).length === 3 && [...state(api).values()].every((r) => r === 'True LinksUp'),
     'three leaf HyperNodes, all healthy, once the grace period is over',
   );
-  assert.equal(memberNames(leafOf(api, 'su01-n02')), ['su01-n02']);
+  assert.equal(memberNames(leafOf(api, 'ufm', 'su01-n02')), ['su01-n02']);
 });
 
 test.run();
