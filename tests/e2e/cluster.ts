@@ -205,12 +205,21 @@ export function workedExamplePorts(): UfmPortJson[] {
   ];
 }
 
+/** A Secret in NS whose `data` values are given as plain text and stored base64-encoded, as the API serves them. */
+export function secretObject(name: string, data: Record<string, string>) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: NS },
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  };
+}
+
 export const UFM_SECRET = 'ufm-credentials';
 
 /** Creates or replaces the UFM credentials Secret. */
 export function seedUfmSecret(api: ApiServer, username: string, password: string): void {
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  api.store.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: UFM_SECRET, namespace: NS }, data: { username: b64(username), password: b64(password) } });
+  api.store.apply(secretObject(UFM_SECRET, { username, password }));
 }
 
 export function ufmEntry(endpoint: string, opts: { interval?: string; insecureSkipVerify?: boolean } = {}): string {

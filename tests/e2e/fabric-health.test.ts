@@ -24,13 +24,13 @@ import {
   leafOf,
   node,
   nodeCountsSettled,
+  secretObject,
   seedConfigMap,
   topologyShape,
 } from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
-const b64 = (v: string) => Buffer.from(v).toString('base64');
 /** Two units of two hosts with one rail each, under two spines. */
 const fabric = (downHostPorts: string[] = []) => generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 2, rails: 1, uplinks: 2, downHostPorts });
 const HOSTS = ['su01-n01', 'su01-n02', 'su02-n01', 'su02-n02'];
@@ -83,12 +83,7 @@ async function start(health = '', mode: Mode = 'fabric') {
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'fabric', fabric: fabric() };
   for (const h of HOSTS) api.store.create(node(h, {}));
-  api.store.create({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'ufm-pod', namespace: NS },
-    data: { username: b64('admin'), password: b64('secret'), 'ca.crt': b64(TEST_CA) },
-  });
+  api.store.create(secretObject('ufm-pod', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA }));
   seedConfigMap(api, config(ufm, health, mode));
   s.startInProcess(kubeconfig);
   await s.converge(() => {

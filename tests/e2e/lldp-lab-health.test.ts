@@ -23,6 +23,7 @@ import {
   leafOf,
   node,
   nodeCountsSettled,
+  secretObject,
   seedConfigMap,
   topologyShape,
 } from './cluster.ts';
@@ -32,7 +33,6 @@ const SECRET = 'lldp-snmp';
 const s = session(test);
 const newLab = labPerTest(test);
 
-const b64 = (v: string) => Buffer.from(v).toString('base64');
 type Api = Parameters<typeof hyperNodes>[0];
 const shape = (api: Api) => topologyShape(api, 'lldp');
 const named = (api: Api, name: string) => hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === name);
@@ -55,7 +55,7 @@ testNeeding(lldpLabUnavailable())(
       l.cable(`leaf-${h.slice(0, 3)}`, h);
       api.store.create(node(h, {}));
     }
-    api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace: NS }, data: { community: b64(LAB_COMMUNITY) } });
+    api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }));
     seedConfigMap(api, config(l));
     s.startInProcess(kubeconfig);
     await s.converge(() => {

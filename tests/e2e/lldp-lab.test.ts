@@ -20,7 +20,19 @@ import { seriesValue } from '../../testing/prometheus-text.ts';
 import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable, labPerTest } from '../../testing/lldp-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
-import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, fabricHealthy, hyperNodes, node, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
+import {
+  NS,
+  SOURCE_LABEL,
+  answeredHyperNodeWrites,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthy,
+  hyperNodes,
+  node,
+  secretObject,
+  seedConfigMap,
+  setDiscoveryConfig,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const FABRIC = 'lab';
@@ -39,10 +51,7 @@ interface Ev {
 const s = session(test);
 const newLab = labPerTest(test);
 
-const b64 = (v: string) => Buffer.from(v).toString('base64');
-function secret(data: Record<string, string>) {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace: NS }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) };
-}
+const secret = (data: Record<string, string>) => secretObject(SECRET, data);
 const v3Secret = (authKey: string) => secret({ username: LAB_V3_USER, authProtocol: 'SHA-256', authKey, privProtocol: 'AES', privKey: LAB_V3_PRIV_KEY });
 /** Replaces the Secret's data as `kubectl apply` would. */
 function updateSecret(api: Parameters<typeof hyperNodes>[0], next: ReturnType<typeof secret>): void {
