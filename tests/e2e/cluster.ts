@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
+import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
 import { discoveryConfigMap } from '../../testing/sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../../testing/ufm-server.ts';
@@ -104,6 +104,23 @@ export function hyperNodes(api: ApiServer, source?: string): HyperNode[] {
   return source === undefined ? all : all.filter((hn) => hn.metadata.labels?.[SOURCE_LABEL] === source);
 }
 
+/** A HyperNode's FabricHealthy condition (docs/health.md), if it carries one. */
+export function fabricHealthy(hn: HyperNode | undefined): HyperNodeCondition | undefined {
+  return hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
+}
+
+/** One sorted line per HyperNode of `source` (every source when omitted): `name uid member,member…`, to compare a tree before and after. */
+export function topologyShape(api: ApiServer, source?: string): string[] {
+  return hyperNodes(api, source)
+    .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
+    .sort();
+}
+
+/** The tier-1 HyperNode of `source` that has `host` as a member. */
+export function leafOf(api: ApiServer, source: string, host: string): HyperNode | undefined {
+  return hyperNodes(api, source).find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
+}
+
 export function byName(hns: HyperNode[]): Map<string, HyperNode> {
   return new Map(hns.map((hn) => [hn.metadata.name, hn]));
 }
@@ -188,12 +205,21 @@ export function workedExamplePorts(): UfmPortJson[] {
   ];
 }
 
+/** A Secret in NS whose `data` values are given as plain text and stored base64-encoded, as the API serves them. */
+export function secretObject(name: string, data: Record<string, string>) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: NS },
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  };
+}
+
 export const UFM_SECRET = 'ufm-credentials';
 
 /** Creates or replaces the UFM credentials Secret. */
 export function seedUfmSecret(api: ApiServer, username: string, password: string): void {
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  api.store.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: UFM_SECRET, namespace: NS }, data: { username: b64(username), password: b64(password) } });
+  api.store.apply(secretObject(UFM_SECRET, { username, password }));
 }
 
 export function ufmEntry(endpoint: string, opts: { interval?: string; insecureSkipVerify?: boolean } = {}): string {

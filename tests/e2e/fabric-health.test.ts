@@ -9,15 +9,28 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
+import type { HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
-import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
+import {
+  NS,
+  answeredHyperNodeWrites,
+  assertNoDeletes,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthy,
+  hyperNodes,
+  leafOf,
+  node,
+  nodeCountsSettled,
+  secretObject,
+  seedConfigMap,
+  topologyShape,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
-const b64 = (v: string) => Buffer.from(v).toString('base64');
 /** Two units of two hosts with one rail each, under two spines. */
 const fabric = (downHostPorts: string[] = []) => generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 2, rails: 1, uplinks: 2, downHostPorts });
 const HOSTS = ['su01-n01', 'su01-n02', 'su02-n01', 'su02-n02'];
@@ -43,26 +56,34 @@ ${entry}
 ${health}`;
 }
 
-const fabricHealthy = (hn: HyperNode | undefined): HyperNodeCondition | undefined => hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
 const state = (api: Parameters<typeof hyperNodes>[0]) =>
   new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, `${fabricHealthy(hn)?.status} ${fabricHealthy(hn)?.reason}`]));
-const shape = (api: Parameters<typeof hyperNodes>[0]) =>
-  hyperNodes(api, 'ufm')
-    .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
-    .sort();
-const leafOf = (api: Parameters<typeof hyperNodes>[0], host: string) => hyperNodes(api, 'ufm').find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
+const shape = (api: Parameters<typeof hyperNodes>[0]) => topologyShape(api, 'ufm');
+
+/** su01-n02's port goes down; waits for `leaf` to turn FabricHealthy=False and returns that condition. */
+async function portDown(api: Parameters<typeof hyperNodes>[0], ufm: UfmServer, leaf: string, when = ''): Promise<HyperNodeCondition> {
+  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
+  return s.converge(
+    () => {
+      const c = fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf));
+      return c?.status === 'False' ? c : undefined;
+    },
+    `${leaf} FabricHealthy=False${when && ` ${when}`}`,
+  );
+}
+
+/** Every port up again; waits for every ufm HyperNode to be FabricHealthy=True. */
+async function portUp(api: Parameters<typeof hyperNodes>[0], ufm: UfmServer): Promise<void> {
+  ufm.answer = { kind: 'fabric', fabric: fabric() };
+  await s.converge(() => [...state(api).values()].every((r) => r === 'True LinksUp'), 'every ufm HyperNode FabricHealthy=True again');
+}
 
 async function start(health = '', mode: Mode = 'fabric') {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'fabric', fabric: fabric() };
   for (const h of HOSTS) api.store.create(node(h, {}));
-  api.store.create({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'ufm-pod', namespace: NS },
-    data: { username: b64('admin'), password: b64('secret'), 'ca.crt': b64(TEST_CA) },
-  });
+  api.store.create(secretObject('ufm-pod', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA }));
   seedConfigMap(api, config(ufm, health, mode));
   s.startInProcess(kubeconfig);
   await s.converge(() => {
@@ -76,12 +97,10 @@ test('a host port going down keeps the host in its leaf and marks only that leaf
   const { api, ufm } = await start();
   const before = shape(api);
   const healthy = state(api);
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
   api.requests.clear();
 
-  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
-  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False`);
-  const marked = fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))!;
+  const marked = await portDown(api, ufm, leaf);
   assert.is(marked.reason, 'LinksDown');
   assert.match(marked.message, /^1 fabric problem: \S+ port \d+ \(link to host su01-n02 missing\)\.$/);
   assert.equal(shape(api), before, 'members, names and uids unchanged');
@@ -89,8 +108,7 @@ test('a host port going down keeps the host in its leaf and marks only that leaf
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
 
   api.requests.clear();
-  ufm.answer = { kind: 'fabric', fabric: fabric() };
-  await s.converge(() => [...state(api).values()].every((r) => r === 'True LinksUp'), 'every ufm HyperNode FabricHealthy=True again');
+  await portUp(api, ufm);
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
   assert.equal(shape(api), before);
   assertNoDeletes(api);
@@ -99,9 +117,8 @@ test('a host port going down keeps the host in its leaf and marks only that leaf
 
 test('past health.linkGracePeriod the host leaves its leaf (an update, no delete) and the leaf is healthy again', async () => {
   const { api, ufm } = await start('health:\n  linkGracePeriod: 3s\n');
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
-  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
-  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False within the grace period`);
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
+  await portDown(api, ufm, leaf, 'within the grace period');
   await s.converge(() => {
     const hn = hyperNodes(api, 'ufm').find((h) => h.metadata.name === leaf);
     return memberNames(hn).join() === 'su01-n01' && fabricHealthy(hn)?.status === 'True';
@@ -130,20 +147,17 @@ test('legacy mode: a host port going down keeps every leaf-hn/spine-hn byte and 
     shape(api).map((l) => l.split(' ')[0]),
     ['leaf-hn-0', 'leaf-hn-1', 'spine-hn'],
   );
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
   api.requests.clear();
 
-  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
-  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False`);
-  const marked = fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))!;
+  const marked = await portDown(api, ufm, leaf);
   assert.is(marked.reason, 'LinksDown');
   assert.match(marked.message, /^1 fabric problem: \S+ port \S+ \(link to host su01-n02 missing\)\.$/);
   assert.is(objects(), before, 'every HyperNode byte-identical outside its status: members, names, uids, labels');
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
 
   api.requests.clear();
-  ufm.answer = { kind: 'fabric', fabric: fabric() };
-  await s.converge(() => [...state(api).values()].every((r) => r === 'True LinksUp'), 'every ufm HyperNode FabricHealthy=True again');
+  await portUp(api, ufm);
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf}/status → 200`]);
   assert.is(objects(), before);
   assertNoDeletes(api);
@@ -152,15 +166,14 @@ test('legacy mode: a host port going down keeps every leaf-hn/spine-hn byte and 
 
 test('legacy mode: past health.linkGracePeriod the down port counts as Volcano counts it, through the ordinary reconcile', async () => {
   const { api, ufm } = await start('health:\n  linkGracePeriod: 3s\n', 'legacy');
-  const leaf = leafOf(api, 'su01-n02')!.metadata.name;
-  ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
-  await s.converge(() => fabricHealthy(hyperNodes(api, 'ufm').find((hn) => hn.metadata.name === leaf))?.status === 'False', `${leaf} FabricHealthy=False within the grace period`);
+  const leaf = leafOf(api, 'ufm', 'su01-n02')!.metadata.name;
+  await portDown(api, ufm, leaf, 'within the grace period');
   // Volcano groups a port without a peer under a leaf named N/A: su01-n02 gets a leaf of its own.
   await s.converge(
     () => hyperNodes(api, 'ufm').filter((hn) => hn.spec?.tier === 1).length === 3 && [...state(api).values()].every((r) => r === 'True LinksUp'),
     'three leaf HyperNodes, all healthy, once the grace period is over',
   );
-  assert.equal(memberNames(leafOf(api, 'su01-n02')), ['su01-n02']);
+  assert.equal(memberNames(leafOf(api, 'ufm', 'su01-n02')), ['su01-n02']);
 });
 
 test.run();

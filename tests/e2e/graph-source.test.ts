@@ -14,11 +14,21 @@ import { startControllerBinary } from '../support/controller-process.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { GraphServer, railGraphDocument } from '../../testing/graph-server.ts';
 import { TEST_CA } from '../../testing/ufm-server.ts';
-import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, fabricHealthSettled, hyperNodes, node, nodeCountsSettled, seedConfigMap } from './cluster.ts';
+import {
+  NS,
+  answeredHyperNodeWrites,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthSettled,
+  hyperNodes,
+  node,
+  nodeCountsSettled,
+  secretObject,
+  seedConfigMap,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const TOKEN = 'e2e-inventory-token-51b9';
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 const s = session(test);
 const converge = s.converge.bind(s);
@@ -48,7 +58,7 @@ test('graph source (the executable, chart RBAC, -v=10): the served graph gives i
   server.token = TOKEN;
   server.answer = { status: 200, body: graph(2) };
   for (let su = 1; su <= 3; su++) for (let h = 1; h <= 2; h++) api.store.create(node(`su${su}-h${h}`, {}));
-  api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'inventory', namespace: NS }, data: { token: b64(TOKEN), 'ca.crt': b64(TEST_CA) } });
+  api.store.create(secretObject('inventory', { token: TOKEN, 'ca.crt': TEST_CA }));
   seedConfigMap(api, graphEntry(`url: "${server.url()}"`, `credentials:\n      secretRef: {name: inventory, namespace: ${NS}}`));
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=10'] }));
 

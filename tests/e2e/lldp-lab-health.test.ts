@@ -8,7 +8,6 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { LAB_COMMUNITY, LldpLab, lldpLabUnavailable, labPerTest } from '../../testing/lldp-lab.ts';
 import { testNeeding } from '../support/skip.ts';
@@ -19,10 +18,14 @@ import {
   assertNoForbidden,
   describeWrites,
   fabricHealthSettled,
+  fabricHealthy,
   hyperNodes,
+  leafOf,
   node,
   nodeCountsSettled,
+  secretObject,
   seedConfigMap,
+  topologyShape,
 } from './cluster.ts';
 import { session } from './session.ts';
 
@@ -30,14 +33,8 @@ const SECRET = 'lldp-snmp';
 const s = session(test);
 const newLab = labPerTest(test);
 
-const b64 = (v: string) => Buffer.from(v).toString('base64');
-const fabricHealthy = (hn: HyperNode | undefined): HyperNodeCondition | undefined => hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
 type Api = Parameters<typeof hyperNodes>[0];
-const shape = (api: Api) =>
-  hyperNodes(api, 'lldp')
-    .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
-    .sort();
-const leafOf = (api: Api, host: string) => hyperNodes(api, 'lldp').find((hn) => hn.spec?.tier === 1 && memberNames(hn).includes(host));
+const shape = (api: Api) => topologyShape(api, 'lldp');
 const named = (api: Api, name: string) => hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === name);
 
 const config = (l: LldpLab) => l.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version: '2c', fabric: 'lab' });
@@ -58,7 +55,7 @@ testNeeding(lldpLabUnavailable())(
       l.cable(`leaf-${h.slice(0, 3)}`, h);
       api.store.create(node(h, {}));
     }
-    api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace: NS }, data: { community: b64(LAB_COMMUNITY) } });
+    api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }));
     seedConfigMap(api, config(l));
     s.startInProcess(kubeconfig);
     await s.converge(() => {
@@ -66,14 +63,14 @@ testNeeding(lldpLabUnavailable())(
       return (
         all.length === 3 &&
         all.every((hn) => fabricHealthy(hn)?.status === 'True') &&
-        hosts.every((h) => memberNames(leafOf(api, h)).length === 2) &&
+        hosts.every((h) => memberNames(leafOf(api, 'lldp', h)).length === 2) &&
         nodeCountsSettled(api) &&
         fabricHealthSettled(api)
       );
     }, 'two leaves and a spine from real LLDP, all FabricHealthy=True');
     const before = shape(api);
-    const leaf1 = leafOf(api, 'su1-h2')!.metadata.name;
-    const leaf2 = leafOf(api, 'su2-h1')!.metadata.name;
+    const leaf1 = leafOf(api, 'lldp', 'su1-h2')!.metadata.name;
+    const leaf2 = leafOf(api, 'lldp', 'su2-h1')!.metadata.name;
     api.requests.clear();
 
     // 1. su1-h2's lldpd stops: leaf-su1 drops it as a neighbour.

@@ -20,7 +20,19 @@ import { seriesValue } from '../../testing/prometheus-text.ts';
 import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable, labPerTest } from '../../testing/lldp-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
-import { NS, SOURCE_LABEL, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
+import {
+  NS,
+  SOURCE_LABEL,
+  answeredHyperNodeWrites,
+  assertNoForbidden,
+  describeWrites,
+  fabricHealthy,
+  hyperNodes,
+  node,
+  secretObject,
+  seedConfigMap,
+  setDiscoveryConfig,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const FABRIC = 'lab';
@@ -39,10 +51,7 @@ interface Ev {
 const s = session(test);
 const newLab = labPerTest(test);
 
-const b64 = (v: string) => Buffer.from(v).toString('base64');
-function secret(data: Record<string, string>) {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace: NS }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) };
-}
+const secret = (data: Record<string, string>) => secretObject(SECRET, data);
 const v3Secret = (authKey: string) => secret({ username: LAB_V3_USER, authProtocol: 'SHA-256', authKey, privProtocol: 'AES', privKey: LAB_V3_PRIV_KEY });
 /** Replaces the Secret's data as `kubectl apply` would. */
 function updateSecret(api: Parameters<typeof hyperNodes>[0], next: ReturnType<typeof secret>): void {
@@ -93,7 +102,6 @@ const neighbours = async (lab: LldpLab, name: string) => (await neighbourRows(la
 const withLab = testNeeding(lldpLabUnavailable());
 /** Creates, updates and deletes, leaving out status writes (nodeCount, health conditions). */
 const topologyWrites = (writes: Parameters<typeof describeWrites>[0]) => describeWrites(writes.filter((w) => w.subresource !== 'status'));
-const fabricHealthy = (hn: HyperNode | undefined) => hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy')?.status;
 
 withLab(
   'a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names; a new unit renames nothing; a recabled host merges nothing; SNMPv3; a wrong key and a silent switch delete nothing',
@@ -199,7 +207,7 @@ withLab(
     assert.equal(tree(api), recabled, 'every HyperNode kept');
     // Health (docs/health.md): past staleAfter the silent switches mark their HyperNodes, a status write each; nothing else.
     assert.equal(topologyWrites(await answeredHyperNodeWrites(api)), [], 'no topology write while the key is wrong');
-    await converge(() => hyperNodes(api, 'lldp').every((hn) => fabricHealthy(hn) === 'False') || undefined, 'every lldp HyperNode FabricHealthy=False');
+    await converge(() => hyperNodes(api, 'lldp').every((hn) => fabricHealthy(hn)?.status === 'False') || undefined, 'every lldp HyperNode FabricHealthy=False');
 
     // 6. The key is fixed, then one leaf's snmpd stops: it is reported by name; nothing is written or deleted.
     updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
@@ -216,7 +224,10 @@ withLab(
     await converge(async () => (await switches('unreachable')) === 1 && (await switches('answered')) === l.switches.size - 1, 'one unreachable switch in the metrics');
     assert.equal(tree(api), recabled, 'every HyperNode kept');
     assert.equal(topologyWrites(await answeredHyperNodeWrites(api)), [], 'no topology write while a switch is silent');
-    await converge(() => fabricHealthy(hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === leafName(l, 3))) === 'False' || undefined, 'the silent leaf marks its HyperNode');
+    await converge(
+      () => fabricHealthy(hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === leafName(l, 3)))?.status === 'False' || undefined,
+      'the silent leaf marks its HyperNode',
+    );
 
     for (const credential of [LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY]) assert.not.ok(controller.log().includes(credential), `the log holds the credential ${credential}`);
     assertNoForbidden(api);

@@ -22,6 +22,7 @@ import {
   nodeCountsSettled,
   seedConfigMap,
   setDiscoveryConfig,
+  topologyShape,
 } from './cluster.ts';
 import { session } from './session.ts';
 
@@ -66,10 +67,6 @@ function above(api: ApiServer, node: string): string[] {
   }
   return [...found].sort();
 }
-const topology = (api: ApiServer) =>
-  hyperNodes(api)
-    .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
-    .sort();
 
 async function startHealthy() {
   const { api, kubeconfig } = await s.startCluster();
@@ -102,7 +99,7 @@ async function expectAbove(api: ApiServer, node: string, want: string, before: M
 test('a NotReady, then Unknown, then Ready Node marks exactly the HyperNodes above it, one write each per flip', async () => {
   const { api } = await startHealthy();
   const healthy = readiness(api);
-  const shape = topology(api);
+  const shape = topologyShape(api);
   api.requests.clear();
 
   setNode(api, 'node-2', { ready: 'False' });
@@ -122,7 +119,7 @@ test('a NotReady, then Unknown, then Ready Node marks exactly the HyperNodes abo
   setNode(api, 'node-2', { ready: 'True' });
   await expectAbove(api, 'node-2', 'True AllNodesReady', healthy, 'node-2 Ready again');
 
-  assert.equal(topology(api), shape, 'members, names and uids unchanged');
+  assert.equal(topologyShape(api), shape, 'members, names and uids unchanged');
   const events = () => (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).filter((e) => e.message.includes(rack.metadata.name));
   // Events are filed after the write they follow, best effort: wait for them.
   await s.converge(() => events().some((e) => e.reason === 'HyperNodeUnhealthy'), 'a Warning on the way down');
@@ -144,14 +141,14 @@ test('a cordoned Node keeps NodesReady True with its own reason; a deleted Node 
 
   setNode(api, 'node-5', { unschedulable: false });
   await s.converge(() => [...readiness(api).values()].every((r) => r === 'True AllNodesReady'), 'node-5 uncordoned');
-  const others = topology(api).filter((t) => !t.includes(rackOf5.metadata.name));
+  const others = topologyShape(api).filter((t) => !t.includes(rackOf5.metadata.name));
   api.store.delete('nodes', 'node-5');
   await s.converge(() => {
     const rack = byName(hyperNodes(api)).get(rackOf5.metadata.name);
     return memberNames(rack).join() === 'node-4' && nodesReady(rack)?.message === 'Every Node is Ready.';
   }, 'the rack without node-5, judged on its remaining Node');
   assert.equal(
-    topology(api).filter((t) => !t.includes(rackOf5.metadata.name)),
+    topologyShape(api).filter((t) => !t.includes(rackOf5.metadata.name)),
     others,
     'every other HyperNode unchanged',
   );

@@ -23,6 +23,7 @@ import {
   hyperNodes,
   node,
   nodeCountsSettled,
+  secretObject,
   seedConfigMap,
 } from './cluster.ts';
 import { session } from './session.ts';
@@ -113,10 +114,6 @@ function fabricTree(api: Parameters<typeof hyperNodes>[0]): Record<string, Expec
 const sorted = (o: Record<string, Expected>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 const uids = (api: Parameters<typeof hyperNodes>[0]) => new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, hn.metadata.uid]));
 
-function secret(name: string, data: Record<string, string>) {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: NS }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) };
-}
-
 function fabricConfig(a: UfmServer, b: UfmServer): string {
   return `networkTopologyDiscovery:
   - source: ufm
@@ -149,8 +146,8 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   const hosts = [...podA(5).hosts, ...treeB.hosts].map(nodeName).filter((n) => n !== NOT_A_NODE);
   for (const h of hosts) api.store.create(node(h, {}));
   // Both Secrets carry the stand-ins' private CA: the executable trusts it for these endpoints only (no insecureSkipVerify).
-  api.store.create(secret('ufm-pod-a', { token: TOKEN, 'ca.crt': TEST_CA }));
-  api.store.create(secret('ufm-pod-b', { username: USERNAME, password: PASSWORD, 'ca.crt': TEST_CA }));
+  api.store.create(secretObject('ufm-pod-a', { token: TOKEN, 'ca.crt': TEST_CA }));
+  api.store.create(secretObject('ufm-pod-b', { username: USERNAME, password: PASSWORD, 'ca.crt': TEST_CA }));
   seedConfigMap(api, fabricConfig(ufmA, ufmB));
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=10'] }));
 
