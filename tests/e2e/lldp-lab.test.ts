@@ -27,6 +27,7 @@ import {
   assertNoForbidden,
   describeWrites,
   fabricHealthy,
+  hyperNodeWrites,
   hyperNodes,
   node,
   secretObject,
@@ -125,6 +126,15 @@ withLab(
       const at = polls();
       await converge(() => polls() >= at + 2 || undefined, what);
     };
+    /** Settles until two polls pass without a HyperNode write: the condition writer has judged what came before. */
+    const quiet = async (what: string) => {
+      for (let round = 0; round < 10; round++) {
+        const written = hyperNodeWrites(api).length;
+        await settle(what);
+        if (hyperNodeWrites(api).length === written) return;
+      }
+      throw new Error(`HyperNode writes kept coming: ${what}`);
+    };
 
     // 1. Two units under one spine layer: two leaf HyperNodes named after their lowest leaf, one spine HyperNode over them.
     const spineName = `${FABRIC}-spine-${spines.map((sp) => switchId(l, sp)).sort()[0]}`;
@@ -190,6 +200,8 @@ withLab(
     );
 
     // 4. SNMPv3 (authPriv, SHA-256 + AES): the source restarts with the new config, reads the same fabric, writes nothing.
+    // The recabling's health judgement (a status write on the leaves it touched) may still be on its way: let it land first.
+    await quiet('the recabled fabric judged');
     api.requests.clear();
     updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
     setDiscoveryConfig(api, config(l, '3'));
