@@ -124,9 +124,11 @@ test('right after start: every failure counter at 0 for each configured source, 
     const later = await waitFor(
       async () => {
         const s = await scrape();
-        return SOURCES.every((source) => (s.get(`hypernode_reconcile_last_success_timestamp_seconds{source="${source}"}`) ?? 0) > 0) ? s : undefined;
+        // hypernode_hypernodes counts the HyperNode cache, which sees the written objects a watch event after the reconcile.
+        const reconciled = SOURCES.every((source) => (s.get(`hypernode_reconcile_last_success_timestamp_seconds{source="${source}"}`) ?? 0) > 0);
+        return reconciled && s.has('hypernode_hypernodes{source="label",tier="1"}') ? s : undefined;
       },
-      { what: 'both sources reconciled' },
+      { what: 'both sources reconciled, their HyperNodes in the cache' },
     );
     for (const source of SOURCES) {
       const discovered = later.get(`hypernode_discovery_last_success_timestamp_seconds{source="${source}"}`)!;
