@@ -28,10 +28,10 @@ import { join } from 'node:path';
 import { plan } from '../../src/cmd/plan.ts';
 import {
   KAI_TOPOLOGY_CRD_FILE,
-  KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE,
-  KUEUE_0_13_TOPOLOGY_CRD_FILE,
+  KUEUE_0_12_TOPOLOGY_CRD_FILE,
   KUEUE_RESOURCE_FLAVOR_CRD_FILE,
   KUEUE_TOPOLOGY_CRD_FILE,
+  KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE,
   type ApiServer,
 } from '../../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
@@ -206,8 +206,8 @@ test('a current Kueue and KAI get 12 levels; a tree of more than 16 writes no To
   await s.converge(() => /exports\.kueueTopology needs exports\.nodeLabels: its levels are the Node label keys/.test(s.log()), 'the config error names the missing key');
 });
 
-test('Kueue 0.13 (Topology served only at v1alpha1 beside v1beta1 kinds) gets its Topology; 9 levels are refused there', async () => {
-  const api = await start(config('      kueueTopology: true\n'), [KUEUE_0_13_TOPOLOGY_CRD_FILE, KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE]);
+test('Kueue 0.12 (Topology served only at v1alpha1 beside v1beta1 kinds) gets its Topology; 9 levels are refused there', async () => {
+  const api = await start(config('      kueueTopology: true\n'), [KUEUE_0_12_TOPOLOGY_CRD_FILE, KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE]);
   await s.converge(() => levels(api, KUEUE)?.length === 3, 'the Kueue Topology written');
   assert.is(api.store.get(KUEUE, 'hypernode-label')!.apiVersion, 'kueue.x-k8s.io/v1alpha1');
   assert.equal(

@@ -44,7 +44,7 @@ export interface PreviewDeps {
   /** ConfigMaps a source reads its input from (plan reads the cluster's; render has none). */
   readonly configMaps?: ConfigMapReader;
   /** Reads the cluster's Kueue and KAI Topology objects (plan); without it none is planned. */
-  readonly topologyObjects?: Pick<TopologyObjectClient, 'servedVersions' | 'list'>;
+  readonly topologyObjects?: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema' | 'list'>;
   readonly logger: Logger;
   readonly deadlineMs?: number;
 }
