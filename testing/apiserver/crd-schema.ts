@@ -51,7 +51,15 @@ export interface CrdVersion {
 /** Reads a CRD manifest and returns its served versions, the storage version first. */
 export function loadCrd(file: string): CrdVersion[] {
   const crd = parse(readFileSync(file, 'utf8'));
-  type Version = { name: string; served?: boolean; storage: boolean; deprecated?: boolean; deprecationWarning?: string; subresources?: object; schema: { openAPIV3Schema: Schema } };
+  type Version = {
+    name: string;
+    served?: boolean;
+    storage: boolean;
+    deprecated?: boolean;
+    deprecationWarning?: string;
+    subresources?: object;
+    schema: { openAPIV3Schema: Schema };
+  };
   const versions = (crd.spec.versions as Version[]).filter((v) => v.served !== false);
   if (!versions.some((v) => v.storage)) throw new Error(`${file}: no storage version`);
   return versions

@@ -50,7 +50,10 @@ export function openApiDocument(path: string, types: readonly ResourceType[]): u
   if (path === ROOT) {
     const paths: Record<string, { serverRelativeURL: string }> = {};
     for (const [p, ts] of [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const hash = createHash('sha512').update(JSON.stringify(groupVersionDocument(ts))).digest('hex').toUpperCase();
+      const hash = createHash('sha512')
+        .update(JSON.stringify(groupVersionDocument(ts)))
+        .digest('hex')
+        .toUpperCase();
       paths[p] = { serverRelativeURL: `${ROOT}/${p}?hash=${hash}` };
     }
     return { paths };

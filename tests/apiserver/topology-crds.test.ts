@@ -142,7 +142,7 @@ test('/openapi/v3 lists each served group-version with a hashed URL; its documen
   }
 });
 
-test("KAI 0.17: aliases may change in place, the nodeLabels may not; its webhook refuses a repeated alias and one equal to a nodeLabel; KAI 0.16 drops an alias", async () => {
+test('KAI 0.17: aliases may change in place, the nodeLabels may not; its webhook refuses a repeated alias and one equal to a nodeLabel; KAI 0.16 drops an alias', async () => {
   const made = await create(KAI, 'fabric', [{ nodeLabel: 't.example.com/spine', alias: 'spine' }, { nodeLabel: HOST }]);
   assert.is(made.status, 201, made.text);
   const patch = (body: unknown) => call(api, 'PATCH', `${KAI.path}/fabric`, { body, headers: { 'content-type': 'application/merge-patch+json' } });
@@ -152,9 +152,15 @@ test("KAI 0.17: aliases may change in place, the nodeLabels may not; its webhook
   const moved = await patch({ spec: { levels: [{ nodeLabel: 't.example.com/leaf', alias: 'row' }, { nodeLabel: HOST }] } });
   assert.is(moved.status, 422);
   assert.is(moved.body.message, 'Topology.kai.scheduler "fabric" is invalid: spec.levels: Invalid value: "array": nodeLabel structure is immutable; only aliases may be edited');
-  const twice = await create(KAI, 'twice', [{ nodeLabel: 't.example.com/a', alias: 'x' }, { nodeLabel: 't.example.com/b', alias: 'x' }]);
+  const twice = await create(KAI, 'twice', [
+    { nodeLabel: 't.example.com/a', alias: 'x' },
+    { nodeLabel: 't.example.com/b', alias: 'x' },
+  ]);
   assert.is(twice.status, 403);
-  assert.is(twice.body.message, 'admission webhook "topology.admission.run.ai" denied the request: invalid topology aliases: aliases must be unique within the topology; duplicated: [x]');
+  assert.is(
+    twice.body.message,
+    'admission webhook "topology.admission.run.ai" denied the request: invalid topology aliases: aliases must be unique within the topology; duplicated: [x]',
+  );
   const clash = await create(KAI, 'clash', [{ nodeLabel: 't.example.com/a', alias: 't.example.com/b' }, { nodeLabel: 't.example.com/b' }]);
   assert.is(clash.status, 403);
   assert.match(clash.body.message, /an alias must not equal a nodeLabel; conflicting: \[t\.example\.com\/b\]$/);

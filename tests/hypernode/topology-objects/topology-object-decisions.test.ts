@@ -45,7 +45,15 @@ function chain(depth: number): DiscoveredHyperNode[] {
 /** A Topology schema as /openapi/v3 publishes it: spec.levels with maxItems, and an alias per level where asked. */
 function schema(maxItems: number, alias = false) {
   const label = { type: 'string', maxLength: 316 };
-  return { type: 'object', properties: { spec: { type: 'object', properties: { levels: { type: 'array', maxItems, items: { type: 'object', properties: { nodeLabel: label, ...(alias ? { alias: label } : {}) } } } } } } };
+  return {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: { levels: { type: 'array', maxItems, items: { type: 'object', properties: { nodeLabel: label, ...(alias ? { alias: label } : {}) } } } },
+      },
+    },
+  };
 }
 /** Kueue 0.11.0 to 0.11.2's `v1beta1` Topology: levels as strings at the top, no spec. */
 const MISSHAPEN = { type: 'object', properties: { levels: { type: 'array', maxItems: 8, items: { type: 'string' } }, name: { type: 'string' } } };
@@ -104,11 +112,7 @@ test('KAI levels carry their tierName as alias where the served schema has the f
   const with17 = await decideTopologyObjects(KAI, CONFIG, snapshots, server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16, true) }).client, labelled);
   assert.ok(with17.served);
   if (!with17.served) return;
-  assert.equal(with17.sources[0]!.changes[0]!.levels, [
-    { nodeLabel: `${P}/l1`, alias: 'l1' },
-    { nodeLabel: `${P}/l0`, alias: 'l0' },
-    { nodeLabel: HOST },
-  ]);
+  assert.equal(with17.sources[0]!.changes[0]!.levels, [{ nodeLabel: `${P}/l1`, alias: 'l1' }, { nodeLabel: `${P}/l0`, alias: 'l0' }, { nodeLabel: HOST }]);
   const with16 = await decideTopologyObjects(KAI, CONFIG, snapshots, server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16) }).client, labelled);
   assert.ok(with16.served && with16.sources[0]!.changes[0]!.levels!.every((l) => l.alias === undefined));
 

@@ -76,7 +76,11 @@ test('aliases: each tierName where the version takes them, none for the hostname
   ]);
   // The label source names tiers after label keys: `example.com/rack` and `other.com/rack` give one level `rack` (two tierNames: no alias).
   const mixed = [...chain('a', ['example.com/rack', 'zone']), ...chain('b', ['other.com/rack', 'zone'])];
-  assert.equal(desiredTopologies('label', P, mixed, KAI17).levels.get('hypernode-label'), [{ nodeLabel: `${P}/zone`, alias: 'zone' }, { nodeLabel: `${P}/rack` }, { nodeLabel: HOST }]);
+  assert.equal(desiredTopologies('label', P, mixed, KAI17).levels.get('hypernode-label'), [
+    { nodeLabel: `${P}/zone`, alias: 'zone' },
+    { nodeLabel: `${P}/rack` },
+    { nodeLabel: HOST },
+  ]);
   // A tierName equal to the prefixed key would collide with that level's nodeLabel.
   assert.equal(desiredTopologies('label', P, chain('a', [`${P}/rack`]), KAI17).levels.get('hypernode-label'), lv(`${P}/rack`, HOST));
 });
@@ -122,7 +126,12 @@ test('changes: create what is missing, replace where nodeLabels differ, update w
   );
   const held = (o: ReturnType<typeof obj>) => ({ ...o, metadata: { ...o.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['kueue.x-k8s.io/resource-in-use'] } });
   assert.equal(
-    topologyChanges([held(obj('moved', ['a', HOST], 'u2')), held(obj('gone', ['b', HOST], 'u3'))], desired).map((c) => [c.action, c.name, c.levels && labelsOf(c.levels), c.finalizers]),
+    topologyChanges([held(obj('moved', ['a', HOST], 'u2')), held(obj('gone', ['b', HOST], 'u3'))], desired).map((c) => [
+      c.action,
+      c.name,
+      c.levels && labelsOf(c.levels),
+      c.finalizers,
+    ]),
     [
       ['held', 'gone', undefined, ['kueue.x-k8s.io/resource-in-use']],
       ['held', 'moved', ['c', 'a', HOST], ['kueue.x-k8s.io/resource-in-use']],

@@ -19,15 +19,7 @@ import { labelValue } from '../../model/label-reads.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { isForbidden } from '../../../kube/errors.ts';
 import { desiredNodeLabels } from '../node-labels/node-label-values.ts';
-import {
-  desiredTopologies,
-  TOPOLOGY_KIND,
-  TOPOLOGY_RESOURCE,
-  topologyChanges,
-  type TopologyChange,
-  type TopologyKind,
-  type TopologyWait,
-} from './topology-object-specs.ts';
+import { desiredTopologies, TOPOLOGY_KIND, TOPOLOGY_RESOURCE, topologyChanges, type TopologyChange, type TopologyKind, type TopologyWait } from './topology-object-specs.ts';
 import { topologyExportStates, type TopologyExportState } from './topology-export-states.ts';
 import { servedLevels } from './topology-served-schema.ts';
 

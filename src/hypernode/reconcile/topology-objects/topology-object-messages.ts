@@ -66,7 +66,12 @@ export function waitMessage(kind: TopologyKind, source: string, change: Topology
  */
 export function topologySequence(kind: TopologyKind, source: string, change: TopologyChange): string[] {
   const steps: string[] = [];
-  if (change.waits) steps.push(change.waits.cause === 'labels' ? `the Node labels above are written first (${change.waits.nodes} Nodes)${change.previous ? `; until then ${change.name} stays as it is` : ''}` : waitMessage(kind, source, change, change.waits));
+  if (change.waits)
+    steps.push(
+      change.waits.cause === 'labels'
+        ? `the Node labels above are written first (${change.waits.nodes} Nodes)${change.previous ? `; until then ${change.name} stays as it is` : ''}`
+        : waitMessage(kind, source, change, change.waits),
+    );
   if (change.action === 'held') steps.push(heldDeletionMessage(kind, source, change));
   if (change.action === 'update') steps.push(`update the aliases of ${change.name} in place: ${describeLevels(change.levels ?? [])}`);
   if (change.action === 'replace' || change.action === 'delete') {

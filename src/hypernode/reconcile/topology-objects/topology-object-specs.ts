@@ -146,9 +146,7 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
  */
 function levelAliases(tierNames: ReadonlyArray<ReadonlySet<string>>, nodeLabels: readonly string[]): Array<string | undefined> {
   const candidates = tierNames.map((names) => (names.size === 1 ? [...names][0]! : undefined)).map((n) => (n !== undefined && isQualifiedName(n) ? n : undefined));
-  return candidates.map((alias) =>
-    alias !== undefined && candidates.filter((other) => other === alias).length === 1 && !nodeLabels.includes(alias) ? alias : undefined,
-  );
+  return candidates.map((alias) => (alias !== undefined && candidates.filter((other) => other === alias).length === 1 && !nodeLabels.includes(alias) ? alias : undefined));
 }
 
 /** `hypernode-<source>-<tier keys>`, lowercased and cut to a valid name (readable rather than hashed; a clash is reported). */

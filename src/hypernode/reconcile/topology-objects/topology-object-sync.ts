@@ -94,7 +94,7 @@ export class TopologyObjectSync implements Follower {
   private waitingForLabels = false;
   private passing = false;
   private readonly labelWait: ReturnType<typeof coalescingTrigger>;
-  /** `<group>/<name>` and cause of the changes whose wait was said (said once per wait). */
+  /** `<group>/<name>`, action and cause of the changes whose wait was said (said once per wait). */
   private readonly waitSaid = new Set<string>();
   /** Per source: why its latest snapshot was rejected, while it is; nothing of such a source's objects changes. */
   private readonly rejections = new Map<string, string>();
@@ -215,8 +215,9 @@ export class TopologyObjectSync implements Follower {
         // --dry-run writes no label, so a change never waits for one.
         if (c.waits && !(c.waits.cause === 'labels' && this.deps.dryRun)) {
           if (c.waits.cause === 'labels') this.waitingForLabels = true;
-          waiting.add(`${key}\n${c.waits.cause}`);
-          this.reportWait(kind, source, c, `${key}\n${c.waits.cause}`);
+          const wait = `${key}\n${c.action}\n${c.waits.cause}`;
+          waiting.add(wait);
+          this.reportWait(kind, source, c, wait);
           continue;
         }
         switch (c.action) {
