@@ -6,7 +6,9 @@
 // it serves, the limit read from the served schema; KAI 0.17 gets each
 // level's tierName as its alias (the hostname none), changes them in place
 // when the tierNames change (one update, the same object), and `plan` shows
-// them; KAI 0.16, whose schema has no alias, gets none.
+// them; KAI 0.16, whose schema has no alias, gets none, nor does any kind
+// where the server publishes no schema to read (the version's known limit
+// then holds, said once).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -94,6 +96,22 @@ test("KAI 0.17: each level's tierName is its alias, the hostname none; a change 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("without /openapi/v3 to read (an older API server): the version's known limit and no aliases, said once", async () => {
+  const api = await startTopologyCluster(s, BOTH, true, {}, false);
+  api.failNext(1_000_000, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', match: { path: '/openapi/v3' } });
+  s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
+  await s.converge(() => topo(api, KAI)?.spec.levels.length === 3 && topo(api, KUEUE)?.spec.levels.length === 3, 'both written');
+  assert.ok(
+    topo(api, KAI)!.spec.levels.every((l) => l.alias === undefined),
+    'no alias without a schema saying the version takes one',
+  );
+  assert.match(
+    s.log(),
+    'The served schema of KAI Topology kai.scheduler/v1alpha1 cannot be read (no /openapi/v3 document this client may read): levels are held to 16 and written without aliases\n',
+  );
+  assert.is(s.log().split('The served schema of Kueue Topology kueue.x-k8s.io/v1beta2 cannot be read').length - 1, 1, 'said once');
 });
 
 test('KAI 0.16, whose schema has no alias: levels without one', async () => {

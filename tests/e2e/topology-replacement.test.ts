@@ -9,11 +9,16 @@
 // written each object is replaced once (its delete and its create one step
 // apart) and carries the new levels. A rejected snapshot: turning the exports
 // off, or changing the levels (another prefix), while the source's snapshot is rejected
-// touches neither object, says why, and takes effect once a snapshot is
-// accepted again.
+// touches neither object, says why (the log, an Event, and `plan`, which
+// refuses to plan the source and says what stays), and takes effect once a
+// snapshot is accepted again.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { plan } from '../../src/cmd/plan.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { CLUSTER, CONTROLLER_USER, NS, RACK, setDiscoveryConfig } from './cluster.ts';
@@ -127,6 +132,20 @@ test('while the snapshot is rejected, neither a change of levels (another label 
     'filed as an Event',
   );
   assert.is(topologyWrites(api).length, writes, 'no Topology write while the snapshot is rejected');
+  const dir = mkdtempSync(join(tmpdir(), 'hn-plan-rejected-'));
+  try {
+    const planned = await plan([`--kubeconfig=${api.writeKubeconfig(dir, { fileName: 'admin.yaml' })}`], 'x', {
+      color: false,
+      env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' },
+    });
+    assert.is(planned.code, 1);
+    assert.match(
+      planned.stderr,
+      /parents: HyperNode .* a HyperNode has at most one parent\nThe controller refuses it whole: .* Kueue and KAI Topology objects stay as they are \(no Topology is replaced or deleted, even with its export turned off\) until a snapshot passes/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   assert.equal([topo(api, KUEUE)?.metadata.resourceVersion, topo(api, KAI)?.metadata.resourceVersion], before, 'both objects untouched');
 
   api.store.update({ ...node1, metadata: { ...node1.metadata, resourceVersion: undefined } });

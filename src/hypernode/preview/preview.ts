@@ -179,7 +179,9 @@ function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, Discov
   const violations = validateSnapshot([...desired.values()]);
   if (violations.length > 0) {
     const objects = [...new Set(violations.flatMap((v) => v.objects))];
-    throw new Error(`the snapshot would not be written (${objects.join(', ')}):\n${describeViolations(violations)}`);
+    throw new Error(
+      `the snapshot would not be written (${objects.join(', ')}):\n${describeViolations(violations)}\nThe controller refuses it whole: the source's HyperNodes, its Node labels and its Kueue and KAI Topology objects stay as they are (no Topology is replaced or deleted, even with its export turned off) until a snapshot passes`,
+    );
   }
   return desired;
 }

@@ -124,22 +124,25 @@ withSnmpsim('SONiC writes timeMark 0 in lldpRemTable and the real one in lldpRem
   assert.equal(spine.managementAddresses, ['10.0.0.1']);
 });
 
-withSnmpsim('AOS-CX with ConnectX NIC-firmware LLDP: unmapped, a host is reported with its chassis MAC and the port MAC its OS shows; mapped by that port MAC, it is a Node', () => {
-  const table = captured.get('aruba-aoscx')!;
-  const unmapped = lldpGraph([{ address: 'aruba-aoscx', table }], { managementPort: () => false, nodeOf: () => undefined });
-  assert.ok(
-    unmapped.problems.includes(
-      'switch leaf-7 (aruba-aoscx) port 1/1/3: neighbour a neighbour without system name (chassis mac b8:ce:f6:00:11:03, port mac b8:ce:f6:00:11:01 "ConnectX-6 Dx, 100G QSFP56", capabilities none) maps to no Node (by system name, or by chassis or port MAC in config.hostMacs); its link is ignored',
-    ),
-    unmapped.problems.join('\n'),
-  );
-  const byChassis = parseHostMacs('b8:ce:f6:00:11:03 node-17\n', 'hostMacs');
-  const byPort = parseHostMacs('b8:ce:f6:00:11:01 node-17\n', 'hostMacs');
-  const connectx = table.neighbours.find((n) => n.localPortName === '1/1/3')!;
-  assert.is(nodeByMac(byChassis, connectx), 'node-17', 'the chassis MAC still maps');
-  assert.is(nodeByMac(byPort, connectx), 'node-17', 'the MAC the OS shows maps too');
-  assert.is(nodeByMac(byPort, captured.get('aruba-aoscx')!.neighbours.find((n) => n.localPortName === '1/1/49')!), undefined, 'a switch port named by interface has no port MAC');
-});
+withSnmpsim(
+  'AOS-CX with ConnectX NIC-firmware LLDP: unmapped, a host is reported with its chassis MAC and the port MAC its OS shows; mapped by that port MAC, it is a Node',
+  () => {
+    const table = captured.get('aruba-aoscx')!;
+    const unmapped = lldpGraph([{ address: 'aruba-aoscx', table }], { managementPort: () => false, nodeOf: () => undefined });
+    assert.ok(
+      unmapped.problems.includes(
+        'switch leaf-7 (aruba-aoscx) port 1/1/3: neighbour a neighbour without system name (chassis mac b8:ce:f6:00:11:03, port mac b8:ce:f6:00:11:01 "ConnectX-6 Dx, 100G QSFP56", capabilities none) maps to no Node (by system name, or by chassis or port MAC in config.hostMacs); its link is ignored',
+      ),
+      unmapped.problems.join('\n'),
+    );
+    const byChassis = parseHostMacs('b8:ce:f6:00:11:03 node-17\n', 'hostMacs');
+    const byPort = parseHostMacs('b8:ce:f6:00:11:01 node-17\n', 'hostMacs');
+    const connectx = table.neighbours.find((n) => n.localPortName === '1/1/3')!;
+    assert.is(nodeByMac(byChassis, connectx), 'node-17', 'the chassis MAC still maps');
+    assert.is(nodeByMac(byPort, connectx), 'node-17', 'the MAC the OS shows maps too');
+    assert.is(nodeByMac(byPort, captured.get('aruba-aoscx')!.neighbours.find((n) => n.localPortName === '1/1/49')!), undefined, 'a switch port named by interface has no port MAC');
+  },
+);
 
 withSnmpsim('a switch serving only IEEE8021-LLDP-V2-MIB is not read: its LLDP-MIB walk is empty and its fabric fails saying so, publishing nothing', async () => {
   const walk = snmpWalker({ version: '2c', community: V2_ONLY }, { timeoutMs: 2_000, retries: 1, maxRepetitions: 25, maxVarbinds: 10_000 });

@@ -19,6 +19,7 @@ import type { TopologyObject, TopologyObjectClient } from '../../../src/hypernod
 import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { decideTopologyObjects } from '../../../src/hypernode/reconcile/topology-objects/topology-object-decisions.ts';
 import { TOPOLOGY_KINDS, topologyObject } from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
+import { waitMessage } from '../../../src/hypernode/reconcile/topology-objects/topology-object-messages.ts';
 
 const P = 'topo.example.com';
 const HOST = 'kubernetes.io/hostname';
@@ -172,6 +173,14 @@ test("nothing of a source changes while its latest snapshot is rejected, nor a r
   const exportOff = parseConfig(entry(''));
   assert.equal(await waits(exportOff, snapshots), [['delete', 'rejected']], 'the export turned off while rejected: the delete waits');
   assert.equal(await waits(exportOff, new Map(), { rejected: new Map() }), [['delete', 'no-snapshot']], 'before the running source says anything: the delete waits');
+  const before = await decideTopologyObjects(KUEUE, exportOff, new Map(), client, labelled, { rejected: new Map() });
+  assert.ok(before.served);
+  if (!before.served) return;
+  const change = before.sources[0]!.changes[0]!;
+  assert.is(
+    waitMessage(KUEUE, 'label', change, change.waits!),
+    `Kueue Topology hypernode-label of discovery source "label" is not deleted before discovery source "label", which still runs, produces a snapshot that is accepted; until then it stays with its levels ${P}/l0,${HOST}`,
+  );
   assert.equal(await waits(exportOff, snapshots, { rejected: new Map() }), [['delete', undefined]], 'an accepted snapshot: deleted');
   assert.equal(await waits(parseConfig(entry('      kueueTopology: true\n', false)), new Map()), [['delete', undefined]], 'the entry disabled: its objects go');
 });
