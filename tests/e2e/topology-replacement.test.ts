@@ -5,7 +5,7 @@
 // write of anyone (Nodes, both kinds of Topology, HyperNodes, the ConfigMap,
 // Events), and in every sampled state
 // in which a Node lacks the new level's label both objects exist with their
-// old levels; the wait is logged and filed as an Event; once the labels are
+// old levels; the wait is logged, filed as an Event and shown by `plan`; once the labels are
 // written each object is replaced once (its delete and its create one step
 // apart) and carries the new levels. A rejected snapshot: turning the exports
 // off, or changing the levels (another prefix), while the source's snapshot is rejected
@@ -73,6 +73,20 @@ test('a level added before its Node label can be written: both Topology objects 
     );
     assert.is(topologyWrites(api).length, writesBefore, 'no Topology write while the label is missing');
     assert.equal([levels(api, KUEUE)?.join(), levels(api, KAI)?.join()], [OLD, OLD]);
+    const dir = mkdtempSync(join(tmpdir(), 'hn-plan-waits-'));
+    try {
+      const planned = await plan([`--kubeconfig=${api.writeKubeconfig(dir, { fileName: 'admin.yaml' })}`], 'x', {
+        color: false,
+        env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' },
+      });
+      assert.match(
+        planned.stdout,
+        `  -/+ Kueue Topology hypernode-label (source "label")\n      levels ${OLD.replaceAll(',', ', ')} -> ${NEW.replaceAll(',', ', ')} (levels are immutable: deleted and created)\n      1. the Node labels above are written first (8 Nodes); until then hypernode-label stays as it is\n      2. delete hypernode-label; it carries finalizer kueue.x-k8s.io/resource-in-use`,
+        `plan says why the replace waits:\n${planned.stdout}${planned.stderr}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
 
     api.clearFaults();
     await s.converge(() => levels(api, KUEUE)?.join() === NEW && levels(api, KAI)?.join() === NEW, 'both replaced once the labels are written');
