@@ -63,6 +63,11 @@ export const TOPOLOGY_DELETION_HELD = define(
   'Warning',
   "A Kueue or KAI Topology of ours is being deleted (its levels changed, or its export is off) but a finalizer holds it (Kueue's while a ResourceFlavor names it); once per object and set of finalizers, naming what to do.",
 );
+export const TOPOLOGY_CHANGE_WAITING = define(
+  'TopologyChangeWaiting',
+  'Normal',
+  "A create, replace, update or delete of a Kueue or KAI Topology of ours waits until it can be made at once (the Nodes lack the labels of the new levels, or the source's latest snapshot was rejected); the old object stays meanwhile; once per object and cause.",
+);
 export const HYPERNODE_UNHEALTHY = define(
   'HyperNodeUnhealthy',
   'Warning',
@@ -88,6 +93,7 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   SWITCH_UNREACHABLE,
   FABRIC_MISCABLED,
   TOPOLOGY_DELETION_HELD,
+  TOPOLOGY_CHANGE_WAITING,
   HYPERNODE_UNHEALTHY,
   HYPERNODE_HEALTHY,
 ]);

@@ -118,7 +118,7 @@ test('the Node label component grants patch on Nodes and list/watch/create/delet
   const [role, binding] = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/node-labels/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Obj);
   assert.equal(role!.rules, [
     { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
-    { apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'], resources: ['topologies'], verbs: ['list', 'watch', 'create', 'delete'] },
+    { apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'], resources: ['topologies'], verbs: ['list', 'watch', 'create', 'patch', 'delete'] },
   ]);
   assert.equal(binding!.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
   assert.equal(binding!.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role!.metadata.name });

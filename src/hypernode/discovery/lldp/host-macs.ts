@@ -1,11 +1,15 @@
-// `config.hostMacs`: chassis MAC → Node lines, for hosts whose LLDP system
-// name cannot name their Node (NIC-firmware LLDP on Intel, ConnectX and
-// Broadcom NICs sends no system name, or the NIC model shared by every
-// server). One `MAC node` pair per line, `#` starts a comment; a Node with
-// several NICs has one line per NIC MAC. Any MAC form vendors print is
-// accepted (aa:bb:.., aa-bb-.., aabb.ccdd.eeff, 12 hex digits).
+// `config.hostMacs`: MAC → Node lines, for hosts whose LLDP system name
+// cannot name their Node (NIC-firmware LLDP on Intel, ConnectX and Broadcom
+// NICs sends no system name, or the NIC model shared by every server). One
+// `MAC node` pair per line, `#` starts a comment; a Node with several NICs
+// has one line per NIC MAC. Any MAC form vendors print is accepted (aa:bb:..,
+// aa-bb-.., aabb.ccdd.eeff, 12 hex digits). A line matches a neighbour's
+// chassis MAC, or its port id when that is a MAC: lldpd sends the port's own
+// MAC there, and ConnectX firmware the MAC the host's OS shows (its chassis
+// id is another MAC, the port MAC + 2, which the OS never shows).
 
-import { macText, parseMacText } from './lldp-ids.ts';
+import { macHex, macText, parseMacText } from './lldp-ids.ts';
+import type { LldpNeighbour } from './lldp-mib.ts';
 
 /** Node names by MAC as 12 hex digits (a MAC chassis key, lldp-ids.ts). */
 export type HostMacs = ReadonlyMap<string, string>;
@@ -27,4 +31,10 @@ export function parseHostMacs(raw: unknown, where: string): HostMacs {
     out.set(key, m[2]!);
   });
   return out;
+}
+
+/** The Node a line names for `n`: by its chassis MAC, else by its MAC-type port id; undefined when none does. */
+export function nodeByMac(macs: HostMacs, n: Pick<LldpNeighbour, 'chassisKey' | 'portMac'>): string | undefined {
+  const chassis = n.chassisKey === undefined ? undefined : macHex(n.chassisKey);
+  return (chassis === undefined ? undefined : macs.get(chassis)) ?? (n.portMac === undefined ? undefined : macs.get(n.portMac));
 }

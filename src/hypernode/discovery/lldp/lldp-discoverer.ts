@@ -24,7 +24,8 @@ import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
-import { describeChassis, macHex } from './lldp-ids.ts';
+import { describeChassis } from './lldp-ids.ts';
+import { nodeByMac } from './host-macs.ts';
 import { lldpGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
@@ -91,7 +92,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       LLDP_SOURCE,
       this.logger,
       opts.metrics,
-      "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis MAC in config.hostMacs",
+      "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis or port MAC in config.hostMacs",
     );
     this.parts = new FabricParts({
       nodes: opts.nodes,
@@ -289,7 +290,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       const rows = polled.reduce((a, p) => a + p.table.neighbours.length, 0);
       throw new Error(
         unidentified.length > 0
-          ? `no neighbour of the fabric's ${graph.switches.length} switches is a Kubernetes Node (${unidentified.length} of ${rows} neighbours are neither a polled switch nor a Node, named in the FabricMiscabled warning): check config.hostMapping, or map chassis MACs with config.hostMacs`
+          ? `no neighbour of the fabric's ${graph.switches.length} switches is a Kubernetes Node (${unidentified.length} of ${rows} neighbours are neither a polled switch nor a Node, named in the FabricMiscabled warning): check config.hostMapping, or map chassis or port MACs with config.hostMacs`
           : `no switch of the fabric reports a neighbour other than the fabric's switches (${graph.switches.length} switches, ${rows} neighbours): do the hosts run lldpd or enable NIC LLDP?`,
       );
     }
@@ -297,15 +298,14 @@ class LldpDiscoverer extends PollingDiscoverer {
     return tree.snapshot;
   }
 
-  /** A neighbour's Node: its chassis MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
+  /** A neighbour's Node: its chassis or port MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
   private identity(mapHost: HostMapper): LldpIdentity {
     const nodes = new Set(this.opts.nodes.list().map((n) => n.metadata.name));
     const { hostMacs, managementPorts } = this.config;
     return {
       managementPort: (names) => managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
       nodeOf: (n) => {
-        const mac = n.chassisKey === undefined ? undefined : macHex(n.chassisKey);
-        const byMac = mac === undefined ? undefined : hostMacs.get(mac);
+        const byMac = nodeByMac(hostMacs, n);
         if (byMac !== undefined && nodes.has(byMac)) return byMac;
         return n.sysName === '' ? undefined : mapHost(n.sysName);
       },
