@@ -183,7 +183,13 @@ for (const mode of ['fabric', 'legacy'] as const) {
     // The blocks are the domains, each leaf group's two next to each other: Slurm joins them first.
     const read = readTopologyConf(await run([...args, '-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-size', '4']));
     assert.equal(read.blockSizes, [4, 8, 16]);
-    const leafOf = new Map(items.flatMap((leaf) => memberNames(leaf).filter((m) => domains.some((d) => d.metadata.name === m)).map((d) => [d, leaf.metadata.name] as const)));
+    const leafOf = new Map(
+      items.flatMap((leaf) =>
+        memberNames(leaf)
+          .filter((m) => domains.some((d) => d.metadata.name === m))
+          .map((d) => [d, leaf.metadata.name] as const),
+      ),
+    );
     const order = [...read.blocks.keys()];
     assert.equal(order.sort(), domains.map((d) => d.metadata.name).sort());
     const fileOrder = [...read.blocks.keys()].map((b) => leafOf.get(b));

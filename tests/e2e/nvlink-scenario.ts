@@ -126,7 +126,11 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
     [f.spine]: { tier: 3, tierName: spineTier, members: sortedNames([leaf1, leaf2]) },
   };
   await converge(() => JSON.stringify(tree(api, f.source)) === sorted(withNvlink) || undefined, 'the NVLink domains inside the fabric tree');
-  assert.equal(specWrites(await answeredHyperNodeWrites(api)), [...domains.map(() => 'create <new> → 201'), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(), 'in place');
+  assert.equal(
+    specWrites(await answeredHyperNodeWrites(api)),
+    [...domains.map(() => 'create <new> → 201'), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(),
+    'in place',
+  );
   const on = uids(api, f.source);
   for (const [name, uid] of before) assert.is(on.get(name), uid, `${name} kept its uid`);
   for (const d of domains) assert.is(hyperNodes(api, f.source).find((hn) => hn.metadata.name === d)!.metadata.labels?.[CLIQUE], d === b ? RACK_B : d === a ? RACK_A : RACK_C);
@@ -152,7 +156,11 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
   api.requests.clear();
   setDiscoveryConfig(api, f.config());
   await converge(() => JSON.stringify(tree(api, f.source)) === sorted(fabricTree) || undefined, 'the fabric tree again');
-  assert.equal(specWrites(await answeredHyperNodeWrites(api)), [...domains.map((d) => `delete ${d} → 200`), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(), 'in place');
+  assert.equal(
+    specWrites(await answeredHyperNodeWrites(api)),
+    [...domains.map((d) => `delete ${d} → 200`), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(),
+    'in place',
+  );
   const off = uids(api, f.source);
   for (const [name, uid] of before) assert.is(off.get(name), uid, `${name} still has its uid`);
 }

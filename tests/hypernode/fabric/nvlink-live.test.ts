@@ -115,7 +115,7 @@ const CASES: readonly SourceCase[] = [
 function picture(s: Snapshot) {
   const domains = s
     .filter((h) => h.spec.tierName === 'nvl-domain')
-    .map((h) => `${h.metadata.labels?.[CLIQUE]}: ${h.spec.members.map((m) => m.selector.exactMatch!.name).join(',')}`)
+    .map((h) => `${h.metadata.labels?.[CLIQUE]}: ${h.spec.members.map((m) => m.selector!.exactMatch!.name).join(',')}`)
     .sort();
   const tiers = [...new Set(s.filter((h) => h.spec.tierName !== 'nvl-domain').map((h) => h.spec.tier))].sort();
   return { domains, tiers };
@@ -126,8 +126,7 @@ for (const c of CASES) {
     const clock = new FakeClock();
     const { logger, lines } = capturingLogger();
     const [u1, u2] = c.units as [string[], string[]];
-    const labels = (name: string): Record<string, string> =>
-      u1.slice(0, 2).includes(name) ? { [CLIQUE]: `${RACK[0]}.1` } : u2.includes(name) ? { [CLIQUE]: `${RACK[1]}.1` } : {};
+    const labels = (name: string): Record<string, string> => (u1.slice(0, 2).includes(name) ? { [CLIQUE]: `${RACK[0]}.1` } : u2.includes(name) ? { [CLIQUE]: `${RACK[1]}.1` } : {});
     const nodes = new FakeInformer<NodeMeta>({ initial: [...u1, ...u2].map((name) => ({ metadata: { name, labels: labels(name) } })) });
     const reads = { count: 0 };
     const entry: DiscoveryEntry = {
@@ -153,7 +152,7 @@ for (const c of CASES) {
       const first = await taken();
       assert.ok(first, `the first poll published:\n${lines.join('\n')}`);
       assert.equal(picture(first!), { domains: [`${RACK[0]}: ${u1.slice(0, 2).join(',')}`, `${RACK[1]}: ${u2.join(',')}`], tiers: [2, 3] });
-      const leafOf = (s: Snapshot, node: string) => s.find((h) => h.spec.members.some((m) => m.type === 'Node' && m.selector.exactMatch?.name === node));
+      const leafOf = (s: Snapshot, node: string) => s.find((h) => h.spec.members.some((m) => m.type === 'Node' && m.selector!.exactMatch?.name === node));
       assert.is(leafOf(first!, u1[2]!)!.spec.tierName === 'nvl-domain', false, `${u1[2]} without a clique sits in its leaf group`);
       assert.is(reads.count, 1);
 

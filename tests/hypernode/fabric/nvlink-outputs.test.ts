@@ -72,7 +72,7 @@ test('why: the domain holds the Node by its clique, the leaf group and spine thr
   assert.equal(memberships[0]!.reasons, [
     `member by name (exactMatch n0)`,
     `label ${CLIQUE}=${RACK_A}.1 (grouped as ${RACK_A})`,
-    'NVLink nvl-domain inside a leaf group of UFM fabric pod: its Nodes share the domain and that group\'s switches',
+    "NVLink nvl-domain inside a leaf group of UFM fabric pod: its Nodes share the domain and that group's switches",
   ]);
   // The Node without a clique is held by its leaf group directly, for its cables.
   assert.equal(nodeMemberships(NODES[2]!, snapshot())[0]!.reasons, ['member by name (exactMatch n2)', "UFM fabric pod: the Node's host ports link to the switches of this group"]);

@@ -82,7 +82,7 @@ function fabricTree(opts: FatTreeOptions): DiscoveredHyperNode[] {
   return fabricHyperNodes({ graph, fabric: 'fab', source: 'ufm', mapHost: (h) => h, logger: nullLogger }).snapshot;
 }
 
-const memberNames = (hn: DiscoveredHyperNode, type: string) => hn.spec.members.filter((m) => m.type === type).map((m) => m.selector.exactMatch!.name);
+const memberNames = (hn: DiscoveredHyperNode, type: string) => hn.spec.members.filter((m) => m.type === type).map((m) => m.selector!.exactMatch!.name);
 
 test('the NVLink tier keeps a tree: each Node once, in its own leaf group, in a domain of its value when it has one; fabric names and members kept one tier up', () => {
   fc.assert(
