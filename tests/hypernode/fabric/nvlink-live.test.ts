@@ -4,7 +4,8 @@
 // the first poll places the racks' domains below their leaf groups; a clique
 // that appears later, or a burst of them, makes one new snapshot soon after,
 // built from the last poll without reading the fabric again, and the poll
-// schedule stays; a label the tier does not read changes nothing.
+// schedule stays; a label the tier does not read changes nothing; a wrong
+// config.nvlink fails the source with the field named.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -181,6 +182,36 @@ for (const c of CASES) {
     } finally {
       await d.stop();
     }
+  });
+}
+
+for (const c of CASES) {
+  test(`${c.name}: a wrong config.nvlink fails the source naming the field, its source and what to write`, async () => {
+    const { logger } = capturingLogger();
+    const entry: DiscoveryEntry = {
+      source: c.source,
+      enabled: true,
+      intervalMs: INTERVAL_MS,
+      maxDeletePercent: 50,
+      config: { ...c.config, nvlink: { level: 'rack' } },
+      ...(c.source === 'graph' ? {} : { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } }),
+    };
+    const opts = {
+      nodes: new FakeInformer<NodeMeta>(),
+      hyperNodes: new FakeInformer(),
+      secrets: new FakeSecrets(),
+      clock: new FakeClock(),
+      logger,
+      problems: new RecordingProblems(logger),
+    };
+    const refused = await c
+      .factory({ count: 0 })(entry, opts)
+      .then(() => 'created')
+      .catch((err: Error) => err.message);
+    assert.is(
+      refused,
+      `${c.source} source: config.nvlink.level must be domain or partition (domain: the NVLink domain, e.g. one NVL72 rack; partition: the fabric manager's partition), got "rack"`,
+    );
   });
 }
 
