@@ -35,12 +35,26 @@ const ufmEntry = (config: string) => `networkTopologyDiscovery:
     config:
 ${config}`;
 
+/** The UFM stand-in with its Secret (basic auth and the stand-in's CA) in the cluster. */
+async function startUfm(api: Parameters<typeof seedNvlinkCluster>[0]): Promise<UfmServer> {
+  const ufm = (s.ufm = await new UfmServer().start());
+  api.store.apply(secretObject(UFM_SECRET, { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA }));
+  return ufm;
+}
+
+/** Seeds the Nodes and the document, starts the executable (chart RBAC, -v=3) and runs the scenario; no request may be refused. */
+async function runScenario(api: Parameters<typeof seedNvlinkCluster>[0], kubeconfig: string, f: NvlinkFabric): Promise<void> {
+  seedNvlinkCluster(api, f);
+  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
+  await nvlinkScenario(s, api, f);
+  assertNoForbidden(api);
+}
+
 test('UFM fabric mode (the executable): NVLink domains inside the fabric tree, turned on and off in place, a later clique moved without a poll', async () => {
   const { api, kubeconfig } = await s.startCluster();
-  const ufm = (s.ufm = await new UfmServer().start());
+  const ufm = await startUfm(api);
   const fabric = generateFatTree({ sus: 2, tiers: 2, uplinks: 2, nodesPerSu: 4, rails: 2, fabricId: 3, hostName: (su, n) => `gb-su${pad2(su)}-n${pad2(n)}` });
   ufm.answer = { kind: 'fabric', fabric };
-  api.store.apply(secretObject(UFM_SECRET, { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA }));
   const f: NvlinkFabric = {
     source: 'ufm',
     config: (nvlink) => ufmEntry(`      mode: fabric\n      fabric: gb200\n      endpoint: "${ufm.endpoint()}"\n${nvlinkLine(nvlink)}`),
@@ -51,18 +65,14 @@ test('UFM fabric mode (the executable): NVLink domains inside the fabric tree, t
     tierNames: { leaf: 'leaf', spine: 'spine' },
     reads: () => ufm.requests.length,
   };
-  seedNvlinkCluster(api, f);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-  await nvlinkScenario(s, api, f);
-  assertNoForbidden(api);
+  await runScenario(api, kubeconfig, f);
 });
 
 test("UFM legacy mode (the executable): NVLink domains below Volcano's leaf-hn-<i>, spine-hn on top, in place both ways", async () => {
   const { api, kubeconfig } = await s.startCluster();
-  const ufm = (s.ufm = await new UfmServer().start());
+  const ufm = await startUfm(api);
   const units = [1, 2].map((su) => [1, 2, 3, 4].map((n) => `gb-su${pad2(su)}-n${pad2(n)}`)) as [string[], string[]];
   ufm.answer = { kind: 'ports', ports: [...computerPorts(units[0], ['su01-leaf-r1', 'su01-leaf-r2']), ...computerPorts(units[1], ['su02-leaf-r1', 'su02-leaf-r2'])] };
-  api.store.apply(secretObject(UFM_SECRET, { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA }));
   const f: NvlinkFabric = {
     source: 'ufm',
     config: (nvlink) => ufmEntry(`      endpoint: "${ufm.endpoint()}"\n${nvlinkLine(nvlink)}`),
@@ -73,10 +83,7 @@ test("UFM legacy mode (the executable): NVLink domains below Volcano's leaf-hn-<
     spine: 'spine-hn',
     reads: () => ufm.requests.length,
   };
-  seedNvlinkCluster(api, f);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-  await nvlinkScenario(s, api, f);
-  assertNoForbidden(api);
+  await runScenario(api, kubeconfig, f);
 });
 
 test('graph source (the executable): NVLink domains inside the graph tree, in place both ways, a later clique moved without fetching the graph', async () => {
@@ -103,10 +110,7 @@ ${nvlinkLine(nvlink)}`,
     tierNames: { leaf: 'leaf', spine: 'spine' },
     reads: () => server.authorizations.length,
   };
-  seedNvlinkCluster(api, f);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-  await nvlinkScenario(s, api, f);
-  assertNoForbidden(api);
+  await runScenario(api, kubeconfig, f);
 });
 
 test.run();

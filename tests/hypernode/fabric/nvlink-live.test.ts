@@ -112,6 +112,16 @@ const CASES: readonly SourceCase[] = [
   },
 ];
 
+/** The source's entry, polling every INTERVAL_MS, with a Secret where the source reads one. */
+const entryOf = (c: SourceCase, config: Record<string, unknown>): DiscoveryEntry => ({
+  source: c.source,
+  enabled: true,
+  intervalMs: INTERVAL_MS,
+  maxDeletePercent: 50,
+  config,
+  ...(c.source === 'graph' ? {} : { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } }),
+});
+
 /** Tier-1 domains as `domain: nodes`, and which HyperNode holds each Node directly. */
 function picture(s: Snapshot) {
   const domains = s
@@ -130,14 +140,7 @@ for (const c of CASES) {
     const labels = (name: string): Record<string, string> => (u1.slice(0, 2).includes(name) ? { [CLIQUE]: `${RACK[0]}.1` } : u2.includes(name) ? { [CLIQUE]: `${RACK[1]}.1` } : {});
     const nodes = new FakeInformer<NodeMeta>({ initial: [...u1, ...u2].map((name) => ({ metadata: { name, labels: labels(name) } })) });
     const reads = { count: 0 };
-    const entry: DiscoveryEntry = {
-      source: c.source,
-      enabled: true,
-      intervalMs: INTERVAL_MS,
-      maxDeletePercent: 50,
-      config: c.config,
-      ...(c.source === 'graph' ? {} : { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } }),
-    };
+    const entry = entryOf(c, c.config);
     const problems = new RecordingProblems(logger);
     const d: Discoverer = await c.factory(reads)(entry, { nodes, hyperNodes: new FakeInformer({ initial: [] }), secrets: new FakeSecrets(), clock, logger, problems });
     const out: Channel<Snapshot> = await d.start();
@@ -188,24 +191,9 @@ for (const c of CASES) {
 for (const c of CASES) {
   test(`${c.name}: a wrong config.nvlink fails the source naming the field, its source and what to write`, async () => {
     const { logger } = capturingLogger();
-    const entry: DiscoveryEntry = {
-      source: c.source,
-      enabled: true,
-      intervalMs: INTERVAL_MS,
-      maxDeletePercent: 50,
-      config: { ...c.config, nvlink: { level: 'rack' } },
-      ...(c.source === 'graph' ? {} : { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } }),
-    };
-    const opts = {
-      nodes: new FakeInformer<NodeMeta>(),
-      hyperNodes: new FakeInformer(),
-      secrets: new FakeSecrets(),
-      clock: new FakeClock(),
-      logger,
-      problems: new RecordingProblems(logger),
-    };
+    const opts = { nodes: new FakeInformer<NodeMeta>(), hyperNodes: new FakeInformer(), secrets: new FakeSecrets(), clock: new FakeClock(), logger, problems: new RecordingProblems(logger) };
     const refused = await c
-      .factory({ count: 0 })(entry, opts)
+      .factory({ count: 0 })(entryOf(c, { ...c.config, nvlink: { level: 'rack' } }), opts)
       .then(() => 'created')
       .catch((err: Error) => err.message);
     assert.is(

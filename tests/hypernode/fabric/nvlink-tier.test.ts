@@ -12,7 +12,7 @@ import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/f
 import { parseNvlinkConfig, type NvlinkConfig } from '../../../src/hypernode/discovery/fabric/nvlink-config.ts';
 import { nvlinkHyperNodeName, nvlinkTier } from '../../../src/hypernode/discovery/fabric/nvlink-tier.ts';
 import { NvlinkDomains } from '../../../src/hypernode/discovery/fabric/nvlink-domains.ts';
-import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
@@ -167,7 +167,7 @@ test('the source reports a split domain once per distinct list (an NvlinkDomainS
   const { logger, lines } = capturingLogger({ verbosity: 3 });
   const problems = new RecordingProblems(logger);
   const cliques: Record<string, string> = { 'u1-1': `${RACK_A}.1`, 'u2-1': `${RACK_A}.1`, 'u2-2': RACK_B };
-  const nodes = new FakeInformer({ initial: Object.entries(cliques).map(([name, v]) => ({ metadata: { name, labels: { [CLIQUE]: v } } })) });
+  const nodes = new FakeInformer<NodeMeta>({ initial: Object.entries(cliques).map(([name, v]) => ({ metadata: { name, labels: { [CLIQUE]: v } } })) });
   const domains = new NvlinkDomains(config('domain'), { nodes, problems, logger });
   for (let i = 0; i < 3; i++) domains.place('lab', base(), SOURCE);
   assert.equal(problems.warnings, [
