@@ -16,7 +16,8 @@ import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/ll
 import { parseSnmpCapture } from '../../../src/hypernode/discovery/lldp/snmp-capture.ts';
 import { REBUILD_COALESCE_MS } from '../../../src/hypernode/discovery/poll-loop.ts';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import type { Discoverer, DiscovererFactory, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { Logger } from '../../../src/log.ts';
 import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { briefPort, generateFatTree } from '../../../testing/fat-tree.ts';
@@ -122,6 +123,16 @@ const entryOf = (c: SourceCase, config: Record<string, unknown>): DiscoveryEntry
   ...(c.source === 'graph' ? {} : { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } }),
 });
 
+/** What a source is given, over `nodes`: no HyperNode yet, no Secret read, problems logged. */
+const optionsOf = (nodes: FakeInformer<NodeMeta>, clock: FakeClock, logger: Logger): DiscovererOptions => ({
+  nodes,
+  hyperNodes: new FakeInformer({ initial: [] }),
+  secrets: new FakeSecrets(),
+  clock,
+  logger,
+  problems: new RecordingProblems(logger),
+});
+
 /** Tier-1 domains as `domain: nodes`, and which HyperNode holds each Node directly. */
 function picture(s: Snapshot) {
   const domains = s
@@ -141,8 +152,7 @@ for (const c of CASES) {
     const nodes = new FakeInformer<NodeMeta>({ initial: [...u1, ...u2].map((name) => ({ metadata: { name, labels: labels(name) } })) });
     const reads = { count: 0 };
     const entry = entryOf(c, c.config);
-    const problems = new RecordingProblems(logger);
-    const d: Discoverer = await c.factory(reads)(entry, { nodes, hyperNodes: new FakeInformer({ initial: [] }), secrets: new FakeSecrets(), clock, logger, problems });
+    const d: Discoverer = await c.factory(reads)(entry, optionsOf(nodes, clock, logger));
     const out: Channel<Snapshot> = await d.start();
     try {
       /** The snapshot published and not yet taken, without waiting. */
@@ -191,9 +201,8 @@ for (const c of CASES) {
 for (const c of CASES) {
   test(`${c.name}: a wrong config.nvlink fails the source naming the field, its source and what to write`, async () => {
     const { logger } = capturingLogger();
-    const opts = { nodes: new FakeInformer<NodeMeta>(), hyperNodes: new FakeInformer(), secrets: new FakeSecrets(), clock: new FakeClock(), logger, problems: new RecordingProblems(logger) };
     const refused = await c
-      .factory({ count: 0 })(entryOf(c, { ...c.config, nvlink: { level: 'rack' } }), opts)
+      .factory({ count: 0 })(entryOf(c, { ...c.config, nvlink: { level: 'rack' } }), optionsOf(new FakeInformer<NodeMeta>(), new FakeClock(), logger))
       .then(() => 'created')
       .catch((err: Error) => err.message);
     assert.is(
