@@ -38,11 +38,6 @@ export class NvlinkDomains {
     private readonly deps: NvlinkDomainsDeps,
   ) {}
 
-  /** The Node label a change of which changes the trees this places (undefined without the tier). */
-  get label(): string | undefined {
-    return this.config?.label;
-  }
-
   /** `fabric`'s tree with the NVLink tier, from the Nodes' labels in the cache now; `labels` are the fabric's own HyperNode labels. */
   place(fabric: string, base: Snapshot, labels: Readonly<Record<string, string>>): Snapshot {
     const { config } = this;
