@@ -58,6 +58,11 @@ export const FABRIC_MISCABLED = define(
   'Warning',
   'Links of a fabric join no group (a host on two units, an unpolled switch, a neighbour without a name); once per distinct list.',
 );
+export const NVLINK_DOMAIN_SPLIT = define(
+  'NvlinkDomainSplit',
+  'Warning',
+  "An NVLink domain's Nodes sit under several leaf groups of a fabric (miscabled, or a rack split over units); each part becomes its own domain HyperNode under its leaf group; once per distinct list.",
+);
 export const TOPOLOGY_DELETION_HELD = define(
   'TopologyDeletionHeld',
   'Warning',
@@ -92,6 +97,7 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   CLEARTEXT_CREDENTIALS,
   SWITCH_UNREACHABLE,
   FABRIC_MISCABLED,
+  NVLINK_DOMAIN_SPLIT,
   TOPOLOGY_DELETION_HELD,
   TOPOLOGY_CHANGE_WAITING,
   HYPERNODE_UNHEALTHY,

@@ -8,6 +8,7 @@
 //     hostMapping: {lowercase: true}   # LLDP system names → Node names, as for UFM fabric mode
 //     hostMacs: |                      # chassis MAC → Node, for hosts without a usable system name
 //       b8:ce:f6:01:02:03 gpu-node-17
+//     nvlink: domain                   # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
 //     fabrics:
 //       - {name: compute, switches: ["10.0.0.1", "10.0.0.2:1161"]}
 //       - {name: storage, switches: [...], secretRef: {name: storage-snmp}}
@@ -23,6 +24,7 @@ import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
 import { parseHostMacs, type HostMacs } from './host-macs.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
@@ -32,7 +34,21 @@ import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
-export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'hostMacs', 'fabric', 'switches', 'seeds', 'maxSwitches', 'allow', 'fabrics'];
+export const CONFIG_KEYS = [
+  'snmp',
+  'staleAfter',
+  'managementPorts',
+  'minSharedHosts',
+  'hostMapping',
+  'hostMacs',
+  'fabric',
+  'switches',
+  'seeds',
+  'maxSwitches',
+  'allow',
+  'fabrics',
+  NVLINK_KEY,
+];
 const SNMP_KEYS = ['version', 'timeout', 'retries', 'maxRepetitions', 'maxVarbinds', 'concurrency'];
 const FABRIC_KEYS = ['name', 'switches', 'seeds', 'maxSwitches', 'allow', 'secretRef'];
 /** Switches a crawl from seeds may walk per fabric before the fabric fails (raise it with maxSwitches). */
@@ -91,6 +107,7 @@ export interface LldpConfig {
   readonly hostMapping: HostMapping;
   readonly hostMacs: HostMacs;
   readonly fabrics: readonly LldpFabric[];
+  readonly nvlink?: NvlinkConfig;
 }
 
 const fail = (message: string): never => {
@@ -222,8 +239,10 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     else managementPorts = compiled.re;
   }
   let hostMapping: HostMapping;
+  let nvlink: NvlinkConfig | undefined;
   try {
     hostMapping = parseHostMapping(c.hostMapping);
+    nvlink = parseNvlinkConfig(c.nvlink);
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -267,5 +286,6 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     hostMapping,
     hostMacs: hostMacsOf(c.hostMacs),
     fabrics: Object.freeze(fabrics.map((f) => Object.freeze({ ...f, switches: Object.freeze(f.switches) }))),
+    nvlink,
   });
 }

@@ -17,6 +17,7 @@ import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
@@ -102,6 +103,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       source: LLDP_SOURCE,
       fabricLabel: LLDP_FABRIC_LABEL,
       kind: 'LLDP',
+      nvlink: new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger }),
     });
   }
 
@@ -130,6 +132,14 @@ class LldpDiscoverer extends PollingDiscoverer {
       (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
       this.stopping.signal,
     );
+  }
+
+  protected override watchedNodeLabel(): string | undefined {
+    return this.config.nvlink?.label;
+  }
+
+  protected override rebuild(): Snapshot | undefined {
+    return this.parts.rebuild();
   }
 
   private async walker(fabric: LldpFabric): Promise<SwitchWalker> {

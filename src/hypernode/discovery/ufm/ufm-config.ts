@@ -14,18 +14,21 @@
 // its name, default "ufm"). Fabric names are DNS labels: they prefix the
 // HyperNode names and are the value of the fabric label, so one ufm source
 // owns every fabric's HyperNodes and each fabric's share stays identifiable.
+// `nvlink` (fabric/nvlink-config.ts) puts NVLink domains below the leaf
+// groups in both modes.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from '../remote/credentials.ts';
 import { isFabricName } from '../fabric/fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
-export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping'];
+export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping', NVLINK_KEY];
 const FABRIC_KEYS = ['name', 'endpoint', 'auth', 'insecureSkipVerify', 'secretRef'];
 
 export interface FabricEndpoint {
@@ -42,6 +45,8 @@ export interface UfmConfig {
   readonly mode: UfmMode;
   readonly fabrics: readonly FabricEndpoint[];
   readonly hostMapping: HostMapping;
+  /** The NVLink tier below the leaf groups; undefined without one. */
+  readonly nvlink?: NvlinkConfig;
 }
 
 function auth(raw: unknown, where: string, fallback: AuthScheme): AuthScheme {
@@ -86,6 +91,12 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
   const entryRef = entry.credentials?.secretRef;
   const typo = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
   const hostMapping = parseHostMapping(c.hostMapping);
+  let nvlink: NvlinkConfig | undefined;
+  try {
+    nvlink = parseNvlinkConfig(c.nvlink);
+  } catch (err) {
+    throw new Error(`ufm source: ${(err as Error).message}`);
+  }
   if (mode === 'legacy') {
     for (const key of ['fabrics', 'fabric', 'hostMapping']) {
       if (c[key] !== undefined) throw new Error(`ufm source: config.${key} needs config.mode: fabric (legacy mode reads one endpoint and builds Volcano's leaf-hn-N/spine-hn)`);
@@ -101,7 +112,7 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
       skipVerifyRaw: c.insecureSkipVerify,
       secretRef: entryRef,
     };
-    return Object.freeze({ mode, fabrics: Object.freeze([Object.freeze(fabric)]), hostMapping });
+    return Object.freeze({ mode, fabrics: Object.freeze([Object.freeze(fabric)]), hostMapping, nvlink });
   }
   if (c.endpoint !== undefined || c.fabric !== undefined) throw new Error('ufm source: write either config.endpoint (one fabric) or config.fabrics (a list), not both');
   if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) throw new Error('ufm source: config.fabrics must be a non-empty list of {name, endpoint}');
@@ -125,5 +136,5 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
       secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef),
     });
   });
-  return Object.freeze({ mode, fabrics: Object.freeze(fabrics), hostMapping });
+  return Object.freeze({ mode, fabrics: Object.freeze(fabrics), hostMapping, nvlink });
 }
