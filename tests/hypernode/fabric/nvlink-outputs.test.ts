@@ -54,9 +54,18 @@ test('Node labels: nvl-domain on the Nodes of a domain, leaf and spine on all; K
   const labels = desiredNodeLabels(P, snapshot(), NODES);
   assert.equal(Object.fromEntries(labels.get('n0')!), { [`${P}/leaf`]: 'pod-leaf-l1', [`${P}/nvl-domain`]: A, [`${P}/spine`]: 'pod-spine-s' });
   assert.equal(Object.fromEntries(labels.get('n2')!), { [`${P}/leaf`]: 'pod-leaf-l1', [`${P}/spine`]: 'pod-spine-s' }, 'no clique yet: no domain label');
-  const { levels, errors } = desiredTopologies('ufm', P, snapshot(), { holder: 'Kueue Topology kueue.x-k8s.io/v1beta2', maxLevels: 16 });
-  assert.equal([...levels], [['hypernode-ufm', [`${P}/spine`, `${P}/leaf`, `${P}/nvl-domain`, 'kubernetes.io/hostname']]]);
-  assert.equal(errors, []);
+  const kueue = desiredTopologies('ufm', P, snapshot(), { holder: 'Kueue Topology kueue.x-k8s.io/v1beta2', maxLevels: 16, alias: false });
+  const keys = [`${P}/spine`, `${P}/leaf`, `${P}/nvl-domain`, 'kubernetes.io/hostname'];
+  assert.equal([...kueue.levels], [['hypernode-ufm', keys.map((nodeLabel) => ({ nodeLabel }))]]);
+  assert.equal(kueue.errors, []);
+  const kai = desiredTopologies('ufm', P, snapshot(), { holder: 'KAI Topology kai.scheduler/v1alpha1', maxLevels: 16, alias: true });
+  const aliases = ['spine', 'leaf', 'nvl-domain', undefined];
+  assert.equal(
+    [...kai.levels],
+    [['hypernode-ufm', keys.map((nodeLabel, i) => (aliases[i] ? { nodeLabel, alias: aliases[i] } : { nodeLabel }))]],
+    'KAI names the NVLink level by its tierName',
+  );
+  assert.equal(kai.errors, []);
 });
 
 test('why: the domain holds the Node by its clique, the leaf group and spine through it', () => {
