@@ -236,3 +236,39 @@ export function addRailFabric(fabric: IbFabric, opts: RailFabricOptions): IbFabr
   }
   return fabric;
 }
+
+/** The description of an HCA that kept its firmware's default, as about one in eight does in production. */
+export const FIRMWARE_DEFAULT_DESCRIPTION = 'MT4129 ConnectX7   Mellanox Technologies';
+
+/**
+ * The small fabric docs/configuration.md renders (and tests/cmd/ibnetdiscover-capture holds
+ * as the real ibnetdiscover printed it on ibsim): the SM server `ufm-01` first, two
+ * rail-optimised units of three hosts (gpu001-gpu003 described `mlx5_N`; gpu004-gpu006
+ * `HCA-N`) on two rails, every leaf cabled twice to each of two spines but one cable out
+ * (unit 2's rail-2 leaf misses spine 2), gpu002's rail-2 HCA with the firmware's
+ * description, a box named `ubuntu` on a leaf, and a storage leaf on the same subnet with one
+ * more HCA of every host (`mlx5_8`, `HCA-9`).
+ */
+export function ibExampleFabric(): IbFabric {
+  const f = new IbFabric().addCa('ufm-01', 1, 'ufm-01 mlx5_0');
+  addRailFabric(f, {
+    units: 2,
+    hostsPerUnit: 3,
+    rails: 2,
+    spines: 2,
+    parallel: 2,
+    hostName: (u, h) => `gpu00${(u - 1) * 3 + h}`,
+    device: (r, u) => (u === 1 ? `mlx5_${r}` : `HCA-${r + 1}`),
+    caDescription: (host, device) => (host === 'gpu002' && device === 'mlx5_1' ? FIRMWARE_DEFAULT_DESCRIPTION : `${host} ${device}`),
+    missingUplinks: [[2, 2, 2]],
+  });
+  f.cable('ufm-01', leafId(1, 1));
+  f.addCa('ubuntu', 1, 'ubuntu mlx5_0').cable('ubuntu', leafId(2, 1));
+  f.addSwitch('storage-1', 64, quantumDescription('STORAGE-1'));
+  for (let s = 1; s <= 2; s++) f.cable('storage-1', spineId(s));
+  for (let h = 1; h <= 6; h++) {
+    const host = `gpu00${h}`;
+    f.addCa(`${host} storage`, 1, `${host} ${h <= 3 ? 'mlx5_8' : 'HCA-9'}`).cable(`${host} storage`, 'storage-1');
+  }
+  return f;
+}
