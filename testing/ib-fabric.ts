@@ -86,6 +86,18 @@ export class IbFabric {
     return cable;
   }
 
+  /** Takes every cable of a node out, as ibsim's `Unlink "node"` does: a CA left without one is not printed. */
+  uncable(id: string): this {
+    const gone = new Set(this.used.get(id)?.values() ?? []);
+    if (gone.size === 0) throw new Error(`${id} has no cable`);
+    for (const cable of gone) {
+      this.used.get(cable.a)!.delete(cable.aPort);
+      this.used.get(cable.b)!.delete(cable.bPort);
+      this.cables.splice(this.cables.indexOf(cable), 1);
+    }
+    return this;
+  }
+
   private freePort(id: string): number {
     const node = this.nodes.get(id);
     const used = this.used.get(id);

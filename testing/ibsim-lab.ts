@@ -167,12 +167,15 @@ export class IbsimLab {
   }
 }
 
-/** A new lab for each test of a suite (uvu's `test`), closed after the test whatever its outcome. */
+/** New labs for a test of a suite (uvu's `test`), every one closed after the test whatever its outcome. */
 export function ibsimLabPerTest(suite: { readonly after: { each(fn: () => Promise<void>): void } }): (fabric: IbFabric) => Promise<IbsimLab> {
-  let lab: IbsimLab | undefined;
+  const labs: IbsimLab[] = [];
   suite.after.each(async () => {
-    await lab?.close();
-    lab = undefined;
+    await Promise.all(labs.splice(0).map((lab) => lab.close()));
   });
-  return async (fabric) => (lab = await IbsimLab.start(fabric));
+  return async (fabric) => {
+    const lab = await IbsimLab.start(fabric);
+    labs.push(lab);
+    return lab;
+  };
 }

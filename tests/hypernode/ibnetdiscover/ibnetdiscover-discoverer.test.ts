@@ -24,6 +24,7 @@ import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeSecrets } from '../../support/fake-secrets.ts';
 import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
+import { RecordingFabricHealth } from '../../support/recording-fabric-health.ts';
 
 const AGGREGATION_NODE = 'Mellanox Technologies Aggregation Node';
 const FIRMWARE_DEFAULT = 'MT4129 ConnectX7   Mellanox Technologies';
@@ -69,6 +70,8 @@ interface Rig {
   lines: string[];
   metrics: RecordingMetrics;
   problems: RecordingProblems;
+  /** Link memory with a grace period of an hour, as the controller gives every fabric source. */
+  health: RecordingFabricHealth;
   start(config: Record<string, unknown>, read?: IbOutputReader, nodes?: readonly string[]): Promise<Channel<Snapshot>>;
 }
 
@@ -79,6 +82,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
     lines,
     metrics: new RecordingMetrics(),
     problems: new RecordingProblems(logger),
+    health: new RecordingFabricHealth(3_600_000),
     async start(config, readOutput, nodes = NODES) {
       const entry: DiscoveryEntry = { source: 'ibnetdiscover', enabled: true, intervalMs: 1_000, maxDeletePercent: 50, config };
       const d = await createIbnetdiscoverDiscovererFactory({ retryBaseMs: 20, ...(readOutput ? { readOutput } : {}) })(entry, {
@@ -89,6 +93,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         logger,
         problems: rig.problems,
         metrics: rig.metrics,
+        fabricHealth: rig.health,
       });
       started.push(d);
       return d.start();
@@ -170,6 +175,24 @@ test('hostMapping maps described host names to Nodes, and hostGuids names a Node
     const snapshot = await next(await rig.start(config, serve(OUTPUT), nodes));
     assert.equal(members(snapshot[1]!), ['node-b01.cluster.example.com', 'node-b02.cluster.example.com', 'node-b03.cluster.example.com']);
     assert.equal(snapshot[2]!.metadata.name, `ib-spine-${guidOf(spineId(1))}`);
+  }));
+
+test("a host whose HCAs vanish from the output keeps its place through the grace period, its leaf's problems naming switch, port and host", () =>
+  withRig(async (rig) => {
+    let text = OUTPUT;
+    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, async () => text);
+    const before = shape(await next(ch));
+    const gone = productionSlice();
+    for (let r = 0; r < 4; r++) gone.uncable(`node-a03 mlx5_${r}`);
+    text = gone.ibnetdiscoverText();
+    assert.equal(shape(await next(ch)), before);
+    const problems = rig.health.reports.at(-1)!.get(leaf1)!;
+    const port = (rail: number) => String(FABRIC.portsOf(leafId(1, rail)).find((p) => p.peer.id === `node-a03 mlx5_${rail - 1}`)!.port);
+    assert.equal(
+      problems.map((p) => `${p.switch} port ${p.port}: ${p.what}`).sort(),
+      [1, 2, 3, 4].map((r) => `LEAF-SU1-R${r} port ${port(r)}: link to host node-a03 missing`),
+    );
+    assert.equal([...rig.health.reports.at(-1)!.keys()], [leaf1]);
   }));
 
 test('a miscabled host is reported once as FabricMiscabled and joins the unit holding most of its HCAs', () =>

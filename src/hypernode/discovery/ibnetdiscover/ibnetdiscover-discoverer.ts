@@ -139,18 +139,21 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       throw wrapError('the ibnetdiscover output is not usable', err);
     }
     const { hostGuids } = this.config;
-    const ib = ibFabricGraph(subnet, { hostGuids, hcas: fabric.hcas, nodeOf: mapHost, isNode: (name) => this.opts.nodes.get(name) !== undefined });
+    const isNode = (name: string) => this.opts.nodes.get(name) !== undefined;
+    const ib = ibFabricGraph(subnet, { hostGuids, hcas: fabric.hcas, nodeOf: mapHost, isNode });
     const { graph } = ib;
     if (graph.switches.length === 0) {
       throw new Error(`the output shows no switch (${subnet.nodes.size} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`);
     }
+    const present = new Set(graph.hosts.map((h) => h.name));
     const tree = this.memory.hyperNodes({
       graph,
       fabric: fabric.name,
       source: IBNETDISCOVER_SOURCE,
       labels: { [IBNETDISCOVER_FABRIC_LABEL]: fabric.name },
-      // The graph's hosts are Node names where they are Nodes (ib-fabric-graph.ts).
-      mapHost: (host) => (ib.nodes.has(host) ? host : undefined),
+      // The graph's hosts are Node names where they are Nodes (ib-fabric-graph.ts); a host the link
+      // memory puts back (its HCAs are gone from this output) was named by its Node when it was placed.
+      mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && isNode(host)) ? host : undefined),
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
