@@ -17,7 +17,7 @@ const DEFAULT = captured('default');
 /** Links as `description:port – description:port`, sorted, so a test reads as the cabling. */
 function cabling(subnet: IbSubnet): string[] {
   const d = (guid: string) => subnet.nodes.get(guid)!.description;
-  return subnet.links.map((l) => [`${d(l.a.node)}:${l.a.port}`, `${d(l.b.node)}:${l.b.port}`].sort().join(' – ')).sort();
+  return subnet.links.map((l) => [`${d(l.a)}:${l.aPort}`, `${d(l.b)}:${l.bPort}`].sort().join(' – ')).sort();
 }
 
 const refused = (text: string, message: RegExp) => assert.throws(() => parseIbnetdiscoverOutput(text), message);
@@ -46,7 +46,7 @@ test('the real default output: every switch and CA with its description, every c
     'MF0;LEAF-SU1-R2:MQM9700/U1:4 – gpu02 HCA-2:1',
   ]);
   // A CA's own port GUID, from the parentheses of its port line.
-  assert.equal([...subnet.nodes.get('0000000000100002')!.portGuids], [[1, '0000000000100003']]);
+  assert.equal(subnet.nodes.get('0000000000100002')!.portGuids, ['0000000000100003']);
 });
 
 test('-f (port details) and -s (DR path lines first) are the default format too', () => {
@@ -116,7 +116,7 @@ test('Switch, Ca and Rt blocks; a description keeps its quotes and #; short GUID
     'MF0;LEAF-07:MQM9701/U1:2 – gw-01:1',
     'MF0;LEAF-07:MQM9701/U1:65 – Mellanox Technologies Aggregation Node:1',
   ]);
-  assert.equal([...subnet.nodes.get('0002c90300001234')!.portGuids], [[1, '0002c90300001235']]);
+  assert.equal(subnet.nodes.get('0002c90300001234')!.portGuids, ['0002c90300001235']);
 });
 
 test('the other formats are refused naming the flag that prints them', () => {

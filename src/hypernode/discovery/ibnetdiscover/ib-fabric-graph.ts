@@ -24,7 +24,7 @@ import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { HostGuids } from './host-guids.ts';
-import { caName, isAggregationNode, switchName } from './ib-node-names.ts';
+import { caName, isAggregationNode, switchName, type CaName } from './ib-node-names.ts';
 import type { IbNode, IbSubnet } from './ibnetdiscover-output.ts';
 
 /** How CAs become hosts and hosts become Nodes. */
@@ -51,23 +51,39 @@ export interface IbFabricGraph {
   readonly skipped: { readonly aggregationNodes: number; readonly routers: number; readonly otherHcas: number };
 }
 
-/** One CA as the graph sees it: the host it is part of and the name of its ports there. */
+/** One CA as the graph sees it: the host it is part of, and its ports' names there (`mlx5_3/1`, the GUID for a CA without a device word). */
 interface CaHost {
   readonly host: string;
-  /** `mlx5_3`, or the GUID when the description names no device: a port is `<this>/<port>`. */
   readonly label: string;
+  /** Port names made so far, by port number (a CA has one or two). */
+  readonly ports: string[];
 }
+
+/** A switch port's name, made once per number. */
+const SWITCH_PORTS: readonly string[] = Array.from({ length: 256 }, (_, p) => String(p));
 
 const guidText = (guid: string) => `0x${guid}`;
 
 function hostGuidNode(ca: IbNode, hostGuids: HostGuids): string | undefined {
+  if (hostGuids.size === 0) return undefined;
   const byNode = hostGuids.get(ca.guid);
   if (byNode !== undefined) return byNode;
-  for (const portGuid of ca.portGuids.values()) {
+  for (const portGuid of ca.portGuids) {
     const byPort = hostGuids.get(portGuid);
     if (byPort !== undefined) return byPort;
   }
   return undefined;
+}
+
+/** `fn` answering each argument once. */
+function memoize<T>(fn: (key: string) => T): (key: string) => T {
+  const known = new Map<string, T>();
+  return (key) => {
+    if (known.has(key)) return known.get(key)!;
+    const value = fn(key);
+    known.set(key, value);
+    return value;
+  };
 }
 
 /** The fabric graph of one subnet, with what joined no Node. */
@@ -84,40 +100,43 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
   }
 
   // Descriptions two CAs share cannot say which machine is which.
-  const described = new Map<string, IbNode[]>();
-  for (const ca of cas) {
-    const name = caName(ca.description);
-    if (name?.device === undefined) continue;
-    const key = `${name.host} ${name.device}`;
-    const list = described.get(key);
-    if (list) list.push(ca);
-    else described.set(key, [ca]);
+  const names = new Map(cas.map((ca) => [ca, caName(ca.description)]));
+  const describedKey = (name: CaName | undefined) => (name?.device === undefined ? undefined : `${name.host} ${name.device}`);
+  const described = new Map<string, number>();
+  for (const name of names.values()) {
+    const key = describedKey(name);
+    if (key !== undefined) described.set(key, (described.get(key) ?? 0) + 1);
   }
+  /** The other CAs described as `ca` is (a few test boxes, if any). */
+  const twinsOf = (ca: IbNode) => cas.filter((other) => other !== ca && describedKey(names.get(other)) === describedKey(names.get(ca)));
 
+  // Tens of thousands of HCAs share a few device words and a few thousand host names: each is matched once.
+  const counts = memoize((device: string) => rules.hcas!.matcher(device).find());
+  const nodeOf = memoize(rules.nodeOf);
   const hostOf = new Map<string, CaHost>();
   const nodes = new Set<string>();
   const notNodes = new Set<string>();
   const unnamed: string[] = [];
   let otherHcas = 0;
   for (const ca of cas) {
-    const name = caName(ca.description);
-    const own = { host: guidText(ca.guid), label: name?.device ?? guidText(ca.guid) };
+    const name = names.get(ca);
+    const label = name?.device ?? guidText(ca.guid);
+    const own: CaHost = { host: guidText(ca.guid), label, ports: [] };
     const byGuid = hostGuidNode(ca, rules.hostGuids);
-    if (rules.hcas && name?.device !== undefined && !rules.hcas.matcher(name.device).find()) {
+    if (rules.hcas && name?.device !== undefined && !counts(name.device)) {
       otherHcas++;
       hostOf.set(ca.guid, own);
       continue;
     }
     if (byGuid !== undefined) {
       (rules.isNode(byGuid) ? nodes : notNodes).add(byGuid);
-      hostOf.set(ca.guid, { host: byGuid, label: own.label });
+      hostOf.set(ca.guid, { host: byGuid, label, ports: [] });
       continue;
     }
-    const twins = name?.device === undefined ? undefined : described.get(`${name.host} ${name.device}`);
-    if (!name || (twins && twins.length > 1)) {
+    const shared = (described.get(describedKey(name) ?? '') ?? 0) > 1;
+    if (!name || shared) {
       const why = name
-        ? `its description is also that of ${twins!
-            .filter((t) => t !== ca)
+        ? `its description is also that of ${twinsOf(ca)
             .map((t) => guidText(t.guid))
             .join(' and ')}`
         : 'its description names no host';
@@ -125,22 +144,23 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
       hostOf.set(ca.guid, own);
       continue;
     }
-    const node = rules.nodeOf(name.host);
+    const node = nodeOf(name.host);
     if (node === undefined) notNodes.add(name.host);
     else nodes.add(node);
-    hostOf.set(ca.guid, { host: node ?? name.host, label: own.label });
+    hostOf.set(ca.guid, { host: node ?? name.host, label, ports: [] });
   }
 
-  const kindOf = new Map([...subnet.nodes.values()].map((n) => [n.guid, n.kind]));
   const end = (guid: string, port: number): FabricLinkEnd | undefined => {
-    if (kindOf.get(guid) === 'switch') return { kind: 'switch', id: guid, port: String(port) };
+    if (subnet.nodes.get(guid)!.kind === 'switch') return { kind: 'switch', id: guid, port: SWITCH_PORTS[port]! };
     const host = hostOf.get(guid);
-    return host && { kind: 'host', name: host.host, port: `${host.label}/${port}` };
+    if (!host) return undefined;
+    host.ports[port] ??= `${host.label}/${port}`;
+    return { kind: 'host', name: host.host, port: host.ports[port] };
   };
   const links: FabricLink[] = [];
   for (const link of subnet.links) {
-    const a = end(link.a.node, link.a.port);
-    const b = end(link.b.node, link.b.port);
+    const a = end(link.a, link.aPort);
+    const b = end(link.b, link.bPort);
     if (a && b) links.push({ a, b });
   }
   const hosts: FabricHost[] = [...new Set([...hostOf.values()].map((h) => h.host))].map((name) => ({ name }));
