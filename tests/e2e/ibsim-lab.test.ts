@@ -14,9 +14,16 @@
 //   HyperNode FabricHealthy=False naming switch, port and host; ReLink turns
 //   it True; each is one status write.
 //
+// - The Kubernetes variant's sidecar script (deploy/infiniband) saves what the
+//   real ibnetdiscover prints; the controller reading it with config.file
+//   builds the same tree, and once the writer stops, the file ages past
+//   maxAge and the source publishes nothing, keeping every HyperNode.
+//
 // Each lab has its own ibsim socket (IBSIM_SOCKNAME), so labs never meet.
 
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -42,6 +49,8 @@ import {
   topologyShape,
 } from './cluster.ts';
 import { session } from './session.ts';
+import { REPO_ROOT } from '../../testing/executables.ts';
+import { waitFor } from '../../testing/wait.ts';
 
 const FABRIC = 'lab';
 const s = session(test);
@@ -181,6 +190,52 @@ withLab("unlinking a host's cables keeps it in its leaf and marks the leaf's Fab
   assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf1}/status → 200`]);
   assertNoDeletes(api);
   assertNoForbidden(api);
+});
+
+withLab("the Kubernetes variant's writer saves the real output whole; the controller reads it with config.file; a stopped writer is noticed by maxAge", async () => {
+  const { api, kubeconfig } = await s.startCluster();
+  const fabric = labFabric();
+  const lab = await newLab(fabric);
+  const dir = mkdtempSync(join(tmpdir(), 'ibnetdiscover-writer-'));
+  const output = join(dir, 'fabric.txt');
+  const writer = spawn('sh', [join(REPO_ROOT, 'deploy/infiniband/ibnetdiscover-writer.sh'), '-C', 'ibsim0', '-P', '1'], {
+    env: { ...process.env, OUTPUT: output, INTERVAL: '1', TIMEOUT: '20', IBNETDISCOVER: lab.ibnetdiscover },
+    stdio: 'ignore',
+    detached: true,
+  });
+  const stopWriter = () => {
+    try {
+      process.kill(-writer.pid!, 'SIGTERM');
+    } catch {
+      // gone
+    }
+  };
+  try {
+    await waitFor(() => existsSync(output), { timeoutMs: 20_000, what: 'the writer saving the first output' });
+    assert.equal(blocks(readFileSync(output, 'utf8')), blocks(lab.discover()), 'the saved output is what ibnetdiscover prints');
+    for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
+    seedConfigMap(
+      api,
+      `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    interval: 1s\n    config:\n      fabric: ${FABRIC}\n      file: ${output}\n      maxAge: 4s\n      hcas: "^mlx5_[01]$"\n`,
+    );
+    s.startInProcess(kubeconfig);
+    await s.converge(() => hyperNodes(api, 'ibnetdiscover').length === 4 && nodeCountsSettled(api), 'the tree from the saved output');
+    const before = topologyShape(api, 'ibnetdiscover');
+    stopWriter();
+    const failed = await s.converge(
+      () =>
+        (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).find(
+          (e) => e.reason === 'DiscoveryFailed' && e.message.includes('more than maxAge (4s): is the job that writes it running?'),
+        ),
+      'a DiscoveryFailed Event for the stale file',
+    );
+    assert.match(failed.message, `Failed to discover InfiniBand fabric ${FABRIC}; keeping its 4 HyperNodes: cannot use ${output}: it was written`);
+    assert.equal(topologyShape(api, 'ibnetdiscover'), before, 'every HyperNode kept');
+    assertNoDeletes(api);
+  } finally {
+    stopWriter();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
