@@ -168,6 +168,9 @@ withLab("unlinking a host's cables keeps it in its leaf and marks the leaf's Fab
     'the tree, every HyperNode FabricHealthy=True',
   );
   const before = topologyShape(api, 'ibnetdiscover');
+  // What the controller said: the fabric it runs, and ibsim's greeting on ibnetdiscover's stderr, once.
+  assert.match(s.log(), `Starting InfiniBand fabric discovery source="ibnetdiscover" fabric="${FABRIC}" command="${lab.ibnetdiscover} -C ibsim0 -P 1"`);
+  assert.is(s.log().split('ibnetdiscover wrote to stderr').length - 1, 1, s.log());
   api.requests.clear();
 
   // su1-h2's two compute HCAs lose their cables, as when the host powers off.
