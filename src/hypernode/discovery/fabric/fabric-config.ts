@@ -1,10 +1,11 @@
 // The part of a fabric source's `config` every such source shares: fabric
-// names, and a source that reads several fabrics written either as one fabric
-// at the top level (`fabric: NAME` beside that fabric's keys) or as
+// names, positive durations, and a source that reads several fabrics written
+// either as one fabric at the top level (`fabric: NAME` beside that fabric's keys) or as
 // `fabrics: [{name, ...}]`. One home, so every fabric source refuses the
 // same mistakes with the same words; what a fabric holds besides its name
 // stays with each source.
 
+import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 import { isFabricName } from './fabric-hypernodes.ts';
@@ -70,4 +71,20 @@ export function fabricList<T>(c: Readonly<Record<string, unknown>>, form: Fabric
     names.add(name);
     return decode({ name, raw, where });
   });
+}
+
+/**
+ * A positive Go duration (`90s`, `30m`) of a fabric source's config in ms, or
+ * undefined when absent; `fail` throws the source's error, `example` shows the form.
+ */
+export function positiveDuration(raw: unknown, where: string, example: string, fail: (message: string) => never): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  let ms: number;
+  try {
+    ms = durationToMs(parseDuration(String(raw)));
+  } catch {
+    return fail(`${where} must be a duration like ${example}, got ${JSON.stringify(raw)}`);
+  }
+  if (ms <= 0) fail(`${where} must be positive, got ${JSON.stringify(raw)}`);
+  return ms;
 }

@@ -23,8 +23,7 @@ import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
-import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
-import { fabricList, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
+import { fabricList, positiveDuration, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import { parseHostGuids, type HostGuids } from './host-guids.ts';
 
@@ -99,17 +98,7 @@ function positiveInt(raw: unknown, where: string, fallback: number): number {
   return raw as number;
 }
 
-function duration(raw: unknown, where: string): number | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  let ms: number;
-  try {
-    ms = durationToMs(parseDuration(String(raw)));
-  } catch {
-    return fail(`${where} must be a duration like 90s or 5m, got ${JSON.stringify(raw)}`);
-  }
-  if (ms <= 0) fail(`${where} must be positive, got ${JSON.stringify(raw)}`);
-  return ms;
-}
+const duration = (raw: unknown, where: string) => positiveDuration(raw, where, '90s or 5m', fail);
 
 /** Refuses an argument list that makes ibnetdiscover print another format, naming the flag. */
 function refuseFormatFlags(argv: readonly string[], where: string): void {

@@ -20,8 +20,7 @@
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
-import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
-import { fabricList, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
+import { fabricList, positiveDuration, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import type { SecretRef } from '../remote/credentials.ts';
 import { parseHostMacs, type HostMacs } from './host-macs.ts';
@@ -120,15 +119,7 @@ function positiveInt(raw: unknown, where: string, fallback: number, min = 1): nu
 }
 
 function duration(raw: unknown, where: string, fallback: number): number {
-  if (raw === undefined || raw === null) return fallback;
-  let ms: number;
-  try {
-    ms = durationToMs(parseDuration(String(raw)));
-  } catch {
-    return fail(`${where} must be a duration like 2s or 30m, got ${JSON.stringify(raw)}`);
-  }
-  if (ms <= 0) fail(`${where} must be positive, got ${JSON.stringify(raw)}`);
-  return ms;
+  return positiveDuration(raw, where, '2s or 30m', fail) ?? fallback;
 }
 
 /** `host`, `host:port`, `[v6]` or `[v6]:port`. */
