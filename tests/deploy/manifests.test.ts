@@ -280,6 +280,8 @@ testNeeding(missingCommand('kubectl'))(
     // The controller container is the chart's, restricted as before, with the output read-only.
     assert.equal(controller!.args, CHART_ARGS);
     assert.equal(controller!.securityContext, container.securityContext);
+    // Room for a large fabric's output beside the caches; the requests stay the chart's sizing.
+    assert.equal(controller!.resources, { requests: container.resources.requests, limits: { ...container.resources.limits, memory: '512Mi' } });
     assert.equal(controller!.volumeMounts, [{ name: 'ibnetdiscover', mountPath: '/var/run/ibnetdiscover', readOnly: true }]);
     // The sidecar runs the writer with ibnetdiscover's arguments, as root and privileged (the umad device).
     assert.is(sidecar!.name, 'ibnetdiscover');

@@ -25,9 +25,9 @@ import { FabricMemory } from '../fabric/link-memory.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
-import { ibFabricGraph } from './ib-fabric-graph.ts';
+import { ibFabricGraph, type IbFabricGraph } from './ib-fabric-graph.ts';
 import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } from './ibnetdiscover-config.ts';
-import { parseIbnetdiscoverOutput } from './ibnetdiscover-output.ts';
+import { IbnetdiscoverFormatError, parseIbnetdiscoverOutput, type IbSubnet } from './ibnetdiscover-output.ts';
 import { runBounded } from './ibnetdiscover-run.ts';
 
 /** Problems named in one log line or Event; the count says how many there are. */
@@ -129,21 +129,28 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     }
   }
 
+  /**
+   * The fabric's graph and its node count, from a fresh output. Its own step, so the output
+   * and the parsed subnet (tens of MB on a large fabric) can be collected before the tree is built.
+   */
+  private async readGraph(fabric: IbFabric, mapHost: HostMapper, isNode: (name: string) => boolean): Promise<{ ib: IbFabricGraph; nodeCount: number }> {
+    let subnet: IbSubnet;
+    try {
+      subnet = parseIbnetdiscoverOutput(await this.output(fabric));
+    } catch (err) {
+      throw err instanceof IbnetdiscoverFormatError ? wrapError('the ibnetdiscover output is not usable', err) : err;
+    }
+    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: mapHost, isNode });
+    return { ib, nodeCount: subnet.nodes.size };
+  }
+
   private async discoverFabric(fabric: IbFabric, mapHost: HostMapper): Promise<Snapshot> {
     const started = this.opts.clock.now();
-    const output = await this.output(fabric);
-    let subnet: ReturnType<typeof parseIbnetdiscoverOutput>;
-    try {
-      subnet = parseIbnetdiscoverOutput(output);
-    } catch (err) {
-      throw wrapError('the ibnetdiscover output is not usable', err);
-    }
-    const { hostGuids } = this.config;
     const isNode = (name: string) => this.opts.nodes.get(name) !== undefined;
-    const ib = ibFabricGraph(subnet, { hostGuids, hcas: fabric.hcas, nodeOf: mapHost, isNode });
+    const { ib, nodeCount } = await this.readGraph(fabric, mapHost, isNode);
     const { graph } = ib;
     if (graph.switches.length === 0) {
-      throw new Error(`the output shows no switch (${subnet.nodes.size} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`);
+      throw new Error(`the output shows no switch (${nodeCount} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`);
     }
     const present = new Set(graph.hosts.map((h) => h.name));
     const tree = this.memory.hyperNodes({
@@ -169,7 +176,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     this.logger.v(3).info('Read InfiniBand fabric', {
       fabric: fabric.name,
       switches: graph.switches.length,
-      cas: subnet.nodes.size - graph.switches.length,
+      cas: nodeCount - graph.switches.length,
       hosts: graph.hosts.length,
       nodes: ib.nodes.size,
       ...ib.skipped,
@@ -181,7 +188,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     );
     this.unmapped.reportUnmapped(fabric.name, ib.notNodes, 'InfiniBand hosts that match no Node are left out');
     this.unmapped.reportUnmapped(fabric.name, ib.unnamed, 'InfiniBand HCAs without a host name are left out', { part: 'unnamed', change: UNNAMED_HCA_CHANGE });
-    if (tree.hostCount === 0) throw new Error(`no host is cabled to a switch (${graph.switches.length} switches, ${subnet.nodes.size - graph.switches.length} CAs and routers)`);
+    if (tree.hostCount === 0) throw new Error(`no host is cabled to a switch (${graph.switches.length} switches, ${nodeCount - graph.switches.length} CAs and routers)`);
     if (tree.snapshot.length === 0) {
       throw new Error(
         `none of the ${tree.hostCount} hosts is a Kubernetes Node (${ib.notNodes.length} named, ${ib.unnamed.length} HCAs without a host name): check config.hostMapping and config.hostGuids`,

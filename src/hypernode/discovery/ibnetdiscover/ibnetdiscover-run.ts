@@ -48,8 +48,11 @@ export function runBounded(argv: readonly string[], limits: RunLimits, signal: A
       clearTimeout(deadline);
       clearTimeout(grace);
       signal.removeEventListener('abort', onAbort);
-      if (err !== undefined) reject(err);
-      else resolve({ stdout: Buffer.concat(chunks, bytes), stderr: stderr.trim() });
+      // The chunks go as soon as they are joined: a large fabric prints tens of MB.
+      const stdout = err === undefined ? Buffer.concat(chunks, bytes) : undefined;
+      chunks.length = 0;
+      if (stdout === undefined) reject(err);
+      else resolve({ stdout, stderr: stderr.trim() });
     };
     let grace: NodeJS.Timeout | undefined;
     /** Ends the run with `err`: the group is killed, and the run settles once its pipes close (or soon after regardless). */
