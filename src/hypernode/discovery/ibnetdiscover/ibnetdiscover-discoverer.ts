@@ -40,13 +40,11 @@ export const UNNAMED_HCA_CHANGE =
 /** Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests). */
 export type IbOutputReader = (fabric: IbFabric, signal: AbortSignal) => Promise<Buffer | string>;
 
-/** Knobs tests, previews and the lab set; production uses the defaults. */
+/** Knobs tests and previews set; production uses the defaults. */
 export interface IbnetdiscoverTuning {
   retryBaseMs?: number;
   /** Replaces running the command and reading the file. */
   readOutput?: IbOutputReader;
-  /** The command's working directory (ibsim's preload writes a scratch directory there). */
-  cwd?: string;
 }
 
 class IbnetdiscoverDiscoverer extends PollingDiscoverer {
@@ -105,7 +103,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     if (this.tuning.readOutput) return this.tuning.readOutput(fabric, signal);
     const { output } = fabric;
     if (output.kind === 'command') {
-      const run = await runBounded(output.argv, { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes, cwd: this.tuning.cwd }, signal);
+      const run = await runBounded(output.argv, { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes }, signal);
       // ibnetdiscover warns on stderr about nodes it could not query, beside a topology it still prints.
       const warnings = run.stderr.replace(/\[\d+\]/g, '[…]');
       if (warnings !== '' && this.loggedStderr.isNew(warnings, fabric.name)) this.logger.info('ibnetdiscover wrote to stderr', { fabric: fabric.name, stderr: run.stderr });
@@ -207,7 +205,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   }
 }
 
-/** Builds ibnetdiscover discoverers; `tuning` serves outputs (previews, tests) or sets the command's directory (the lab). */
+/** Builds ibnetdiscover discoverers; `tuning` serves outputs (previews, tests) or shortens retries. */
 export function createIbnetdiscoverDiscovererFactory(tuning: IbnetdiscoverTuning = {}): DiscovererFactory {
   return async (entry, opts) => {
     const config = parseIbnetdiscoverConfig(entry);

@@ -17,8 +17,6 @@ const KILLED_CLOSE_GRACE_MS = 2_000;
 export interface RunLimits {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
-  /** Working directory of the command (default: the controller's). */
-  readonly cwd?: string;
 }
 
 /** A run that exited 0: what it printed, and its stderr's end (warnings ibnetdiscover may print beside a topology). */
@@ -35,7 +33,7 @@ export function runBounded(argv: readonly string[], limits: RunLimits, signal: A
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
     const command = shown(argv);
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(limits.cwd ? { cwd: limits.cwd } : {}) });
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const chunks: Buffer[] = [];
     let bytes = 0;
     let stderr = '';
