@@ -195,6 +195,24 @@ test("a host whose HCAs vanish from the output keeps its place through the grace
     assert.equal([...rig.health.reports.at(-1)!.keys()], [leaf1]);
   }));
 
+test('a leaf that vanishes (powered off) keeps its unit and hosts; its cables are named on the leaf and spine HyperNodes', () =>
+  withRig(async (rig) => {
+    let text = OUTPUT;
+    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, async () => text);
+    const before = shape(await next(ch));
+    text = productionSlice().uncable(leafId(1, 2)).ibnetdiscoverText();
+    assert.equal(shape(await next(ch)), before);
+    const report = rig.health.reports.at(-1)!;
+    const leafProblems = report.get(leaf1)!.map((p) => `${p.switch} port ${p.port}: ${p.what}`);
+    assert.ok(
+      leafProblems.includes(`LEAF-SU1-R2 port ${FABRIC.portsOf(leafId(1, 2)).find((p) => p.peer.id === 'node-a01 mlx5_1')!.port}: link to host node-a01 missing`),
+      leafProblems.join('\n'),
+    );
+    // The spines lose their cables to it, 2 each (parallel uplinks), named on the spine HyperNode.
+    const spineProblems = report.get(spine)!.map((p) => `${p.switch}: ${p.what}`);
+    assert.is(spineProblems.filter((p) => /^SPINE-\d: link to switch LEAF-SU1-R2 port \d+ missing$/.test(p)).length, 4, spineProblems.join('\n'));
+  }));
+
 test('a miscabled host is reported once as FabricMiscabled and joins the unit holding most of its HCAs', () =>
   withRig(async (rig) => {
     const f = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 2, rails: 4, spines: 1, hostName: (u, h) => `su${u}-h${h}` });
