@@ -1,5 +1,5 @@
 // The base of the sources that read a remote system on an interval (ufm,
-// graph, lldp): it owns what they share — the source's logger, the interval
+// graph, lldp, ibnetdiscover): it owns what they share — the source's logger, the interval
 // with its floor (a too-short one is raised, with a warning), start() running
 // the poll loop and stop() ending it, and the watch of a Node label the
 // source's trees read (NVLink), whose changes make the loop rebuild the

@@ -16,7 +16,7 @@
 //       nvlink: domain                     # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { isFabricName } from '../fabric/fabric-hypernodes.ts';
+import { fabricName } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
@@ -86,10 +86,7 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   const c = entry.config;
   const unknown = unknownKeysProblem(c, GRAPH_CONFIG_KEYS, 'config');
   if (unknown) throw fail(unknown);
-  const fabric = c.fabric ?? DEFAULT_GRAPH_FABRIC;
-  if (typeof fabric !== 'string' || !isFabricName(fabric)) {
-    throw fail(`config.fabric must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(fabric)}`);
-  }
+  const fabric = c.fabric === undefined || c.fabric === null ? DEFAULT_GRAPH_FABRIC : fabricName(c.fabric, 'config.fabric', 'graph source');
   const minShared = c.minSharedHosts ?? 1;
   if (typeof minShared !== 'number' || !Number.isInteger(minShared) || minShared < 1)
     throw fail(`config.minSharedHosts must be a whole number of at least 1, got ${JSON.stringify(minShared)}`);

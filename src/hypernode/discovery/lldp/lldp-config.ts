@@ -21,8 +21,7 @@
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
-import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
-import { isFabricName } from '../fabric/fabric-hypernodes.ts';
+import { fabricList, positiveDuration, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
@@ -110,8 +109,15 @@ export interface LldpConfig {
   readonly nvlink?: NvlinkConfig;
 }
 
+const SOURCE = 'lldp source';
 const fail = (message: string): never => {
-  throw new Error(`lldp source: ${message}`);
+  throw new Error(`${SOURCE}: ${message}`);
+};
+const FABRIC_LIST: FabricListForm = {
+  source: SOURCE,
+  singleKeys: ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches'],
+  itemKeys: FABRIC_KEYS,
+  itemShape: '{name, switches}',
 };
 
 function checkKeys(obj: Record<string, unknown>, known: readonly string[], where: string): void {
@@ -130,15 +136,7 @@ function positiveInt(raw: unknown, where: string, fallback: number, min = 1): nu
 }
 
 function duration(raw: unknown, where: string, fallback: number): number {
-  if (raw === undefined || raw === null) return fallback;
-  let ms: number;
-  try {
-    ms = durationToMs(parseDuration(String(raw)));
-  } catch {
-    return fail(`${where} must be a duration like 2s or 30m, got ${JSON.stringify(raw)}`);
-  }
-  if (ms <= 0) fail(`${where} must be positive, got ${JSON.stringify(raw)}`);
-  return ms;
+  return positiveDuration(raw, where, '2s or 30m', fail) ?? fallback;
 }
 
 /** `host`, `host:port`, `[v6]` or `[v6]:port`. */
@@ -195,11 +193,6 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
   return Object.freeze({ seeds: Object.freeze(seeds), allow: Object.freeze(allow), maxSwitches: positiveInt(f.maxSwitches, `${where}maxSwitches`, DEFAULT_MAX_SWITCHES) });
 }
 
-function fabricName(raw: unknown, where: string): string {
-  if (typeof raw !== 'string' || !isFabricName(raw)) fail(`${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
-  return raw as string;
-}
-
 function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefined): SecretRef | undefined {
   if (raw === undefined || raw === null) return fallback;
   const r = mapping(raw, where);
@@ -251,20 +244,10 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   if (c.fabrics === undefined || c.fabrics === null) {
     if (c.switches === undefined && c.seeds === undefined)
       fail('config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})');
-    const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
+    const name = singleFabricName(c, DEFAULT_FABRIC_NAME, SOURCE);
     fabrics = [{ name, switches: c.switches === undefined ? [] : switchList(c.switches, 'config.switches'), crawl: crawlOf(c, 'config.'), secretRef: entryRef }];
   } else {
-    for (const key of ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches'])
-      if (c[key] !== undefined) fail(`write either config.${key} (one fabric) or config.fabrics (a list), not both`);
-    if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) fail('config.fabrics must be a non-empty list of {name, switches}');
-    const names = new Set<string>();
-    fabrics = (c.fabrics as unknown[]).map((raw, i) => {
-      const where = `config.fabrics[${i}]`;
-      const f = mapping(raw, where);
-      checkKeys(f, FABRIC_KEYS, where);
-      const name = fabricName(f.name, `${where}.name`);
-      if (names.has(name)) fail(`${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
-      names.add(name);
+    fabrics = fabricList(c, FABRIC_LIST, ({ name, raw: f, where }) => {
       if (f.switches === undefined && f.seeds === undefined) fail(`${where} needs switches or seeds`);
       const switches = f.switches === undefined ? [] : switchList(f.switches, `${where}.switches`);
       return { name, switches, crawl: crawlOf(f, `${where}.`), secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef) };

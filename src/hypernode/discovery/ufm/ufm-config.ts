@@ -19,17 +19,24 @@
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from '../remote/credentials.ts';
-import { isFabricName } from '../fabric/fabric-hypernodes.ts';
+import { fabricList, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
-import { isMapping } from '../../../util/is-mapping.ts';
-import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
 export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping', NVLINK_KEY];
 const FABRIC_KEYS = ['name', 'endpoint', 'auth', 'insecureSkipVerify', 'secretRef'];
+const SOURCE = 'ufm source';
+const FABRIC_LIST: FabricListForm = {
+  source: SOURCE,
+  singleKeys: ['endpoint', 'fabric'],
+  singleKeyNamed: 'endpoint',
+  itemKeys: FABRIC_KEYS,
+  itemShape: '{name, endpoint}',
+  itemMappingHint: ' with name and endpoint',
+};
 
 export interface FabricEndpoint {
   readonly name: string;
@@ -60,13 +67,6 @@ function endpointOf(raw: unknown, where: string, typo: string): string {
     throw new Error(
       `ufm source: ${where} must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}${typo}`,
     );
-  }
-  return raw;
-}
-
-function fabricName(raw: unknown, where: string): string {
-  if (typeof raw !== 'string' || !isFabricName(raw)) {
-    throw new Error(`ufm source: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
   }
   return raw;
 }
@@ -103,7 +103,7 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
     }
   }
   if (c.fabrics === undefined || c.fabrics === null) {
-    const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
+    const name = singleFabricName(c, DEFAULT_FABRIC_NAME, SOURCE);
     const fabric = {
       name,
       endpoint: endpointOf(c.endpoint, 'config.endpoint', typo),
@@ -114,18 +114,7 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
     };
     return Object.freeze({ mode, fabrics: Object.freeze([Object.freeze(fabric)]), hostMapping, nvlink });
   }
-  if (c.endpoint !== undefined || c.fabric !== undefined) throw new Error('ufm source: write either config.endpoint (one fabric) or config.fabrics (a list), not both');
-  if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) throw new Error('ufm source: config.fabrics must be a non-empty list of {name, endpoint}');
-  const seen = new Set<string>();
-  const fabrics = c.fabrics.map((raw: unknown, i: number) => {
-    const where = `config.fabrics[${i}]`;
-    if (!isMapping(raw)) throw new Error(`ufm source: ${where} must be a mapping with name and endpoint`);
-    const f = raw;
-    const extra = unknownKeysProblem(f, FABRIC_KEYS, where);
-    if (extra) throw new Error(`ufm source: ${extra}`);
-    const name = fabricName(f.name, `${where}.name`);
-    if (seen.has(name)) throw new Error(`ufm source: ${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
-    seen.add(name);
+  const fabrics = fabricList(c, FABRIC_LIST, ({ name, raw: f, where }) => {
     const skip = f.insecureSkipVerify ?? c.insecureSkipVerify;
     return Object.freeze({
       name,
