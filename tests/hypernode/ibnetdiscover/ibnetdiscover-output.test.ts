@@ -9,31 +9,44 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseIbnetdiscoverOutput, type IbSubnet } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
+import type { IbSubnet } from '../../../src/hypernode/discovery/ibnetdiscover/ib-subnet.ts';
+import { parseIbnetdiscoverOutput } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
 
 const captured = (name: string) => readFileSync(join(import.meta.dirname, 'captured', `${name}.txt`), 'utf8');
 const DEFAULT = captured('default');
 
 /** Links as `description:port – description:port`, sorted, so a test reads as the cabling. */
 function cabling(subnet: IbSubnet): string[] {
-  const d = (guid: string) => subnet.nodes.get(guid)!.description;
-  return subnet.links.map((l) => [`${d(l.a)}:${l.aPort}`, `${d(l.b)}:${l.bPort}`].sort().join(' – ')).sort();
+  const { links } = subnet;
+  return Array.from({ length: links.count }, (_, c) =>
+    [`${subnet.description(links.a[c]!)}:${links.aPort[c]}`, `${subnet.description(links.b[c]!)}:${links.bPort[c]}`].sort().join(' – '),
+  ).sort();
 }
+
+/** Each node as [kind, GUID, description], in the order printed. */
+const listed = (subnet: IbSubnet) => Array.from({ length: subnet.nodeCount }, (_, n) => [subnet.kind(n), subnet.guid(n), subnet.description(n)]);
+/** The port GUIDs of the node with `guid`. */
+const portGuidsOf = (subnet: IbSubnet, guid: string) => subnet.portGuids(listed(subnet).findIndex(([, g]) => g === guid));
 
 const refused = (text: string, message: RegExp) => assert.throws(() => parseIbnetdiscoverOutput(text), message);
 
 test('the real default output: every switch and CA with its description, every cable once, parallel uplinks apart', () => {
   const subnet = parseIbnetdiscoverOutput(DEFAULT);
-  assert.equal([...subnet.nodes.values()].map((n) => `${n.kind} ${n.guid} ${n.description}`).sort(), [
-    'ca 0000000000100000 ufm-01 mlx5_0',
-    'ca 0000000000100002 gpu01 HCA-1',
-    'ca 0000000000100004 gpu01 HCA-2',
-    'ca 0000000000100006 gpu02 HCA-1',
-    'ca 0000000000100008 gpu02 HCA-2',
-    'switch 0000000000200000 MF0;SPINE-1:MQM9700/U1',
-    'switch 0000000000200001 MF0;LEAF-SU1-R1:MQM9700/U1',
-    'switch 0000000000200002 MF0;LEAF-SU1-R2:MQM9700/U1',
-  ]);
+  assert.equal(
+    listed(subnet)
+      .map((n) => n.join(' '))
+      .sort(),
+    [
+      'ca 0000000000100000 ufm-01 mlx5_0',
+      'ca 0000000000100002 gpu01 HCA-1',
+      'ca 0000000000100004 gpu01 HCA-2',
+      'ca 0000000000100006 gpu02 HCA-1',
+      'ca 0000000000100008 gpu02 HCA-2',
+      'switch 0000000000200000 MF0;SPINE-1:MQM9700/U1',
+      'switch 0000000000200001 MF0;LEAF-SU1-R1:MQM9700/U1',
+      'switch 0000000000200002 MF0;LEAF-SU1-R2:MQM9700/U1',
+    ],
+  );
   assert.equal(cabling(subnet), [
     'MF0;LEAF-SU1-R1:MQM9700/U1:1 – MF0;SPINE-1:MQM9700/U1:1',
     'MF0;LEAF-SU1-R1:MQM9700/U1:2 – MF0;SPINE-1:MQM9700/U1:2',
@@ -46,7 +59,7 @@ test('the real default output: every switch and CA with its description, every c
     'MF0;LEAF-SU1-R2:MQM9700/U1:4 – gpu02 HCA-2:1',
   ]);
   // A CA's own port GUID, from the parentheses of its port line.
-  assert.equal(subnet.nodes.get('0000000000100002')!.portGuids, ['0000000000100003']);
+  assert.equal(portGuidsOf(subnet, '0000000000100002'), ['0000000000100003']);
 });
 
 test('-f (port details) and -s (DR path lines first) are the default format too', () => {
@@ -102,21 +115,18 @@ Ca\t1 "H-e09d7303007a4bd8"\t\t# "node "a01" #7 mlx5_5"
 
 test('Switch, Ca and Rt blocks; a description keeps its quotes and #; short GUIDs are widened to 16 digits', () => {
   const subnet = parseIbnetdiscoverOutput(ROUTER_AND_ODD_DESCRIPTIONS);
-  assert.equal(
-    [...subnet.nodes.values()].map((n) => [n.kind, n.guid, n.description]),
-    [
-      ['switch', '2c5eab0300b87b40', 'MF0;LEAF-07:MQM9701/U1'],
-      ['ca', '2c5eab0300b87b48', 'Mellanox Technologies Aggregation Node'],
-      ['router', '0002c90300001234', 'gw-01'],
-      ['ca', 'e09d7303007a4bd8', 'node "a01" #7 mlx5_5'],
-    ],
-  );
+  assert.equal(listed(subnet), [
+    ['switch', '2c5eab0300b87b40', 'MF0;LEAF-07:MQM9701/U1'],
+    ['ca', '2c5eab0300b87b48', 'Mellanox Technologies Aggregation Node'],
+    ['router', '0002c90300001234', 'gw-01'],
+    ['ca', 'e09d7303007a4bd8', 'node "a01" #7 mlx5_5'],
+  ]);
   assert.equal(cabling(subnet), [
     'MF0;LEAF-07:MQM9701/U1:1 – node "a01" #7 mlx5_5:1',
     'MF0;LEAF-07:MQM9701/U1:2 – gw-01:1',
     'MF0;LEAF-07:MQM9701/U1:65 – Mellanox Technologies Aggregation Node:1',
   ]);
-  assert.equal(subnet.nodes.get('0002c90300001234')!.portGuids, ['0002c90300001235']);
+  assert.equal(portGuidsOf(subnet, '0002c90300001234'), ['0002c90300001235']);
 });
 
 test('the other formats are refused naming the flag that prints them', () => {
