@@ -3,14 +3,15 @@
 // format it prints for routers and odd descriptions: every block kind, port
 // lines with and without the peer's port GUID, parallel cables, the other
 // formats refused by flag, and outputs cut short or broken refused with the
-// line named, never read as a smaller fabric.
+// line named, never read as a smaller fabric; and all of it the same when the
+// output arrives in chunks split anywhere, as a pipe or a file delivers it.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IbSubnet } from '../../../src/hypernode/discovery/ibnetdiscover/ib-subnet.ts';
-import { parseIbnetdiscoverOutput } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
+import { IbnetdiscoverReader, parseIbnetdiscoverOutput } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
 
 const captured = (name: string) => readFileSync(join(import.meta.dirname, 'captured', `${name}.txt`), 'utf8');
 const DEFAULT = captured('default');
@@ -172,6 +173,88 @@ test('garbage is refused naming the line: a stray line, a port before any block,
   refused(DEFAULT.replace('Switch\t64 "S-0000000000200002"', 'Switch\t64 "H-0000000000200002"'), /names a Switch "H-…"; the letter does not match/);
   refused(DEFAULT.replace('[3]\t"H-0000000000100004"', '[3]\t"S-0000000000100004"'), /names 0000000000100004 a switch, but its block is a CA's/);
   refused(DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'), /line 13 .* is not a port line of switch 0000000000200002/);
+});
+
+/** What the reader makes of `bytes` fed in chunks ending at `ends`: the subnet as lines a test compares, or the refusal. */
+function readChunked(bytes: Buffer, ends: readonly number[]): string[] | string {
+  const reader = new IbnetdiscoverReader();
+  let from = 0;
+  for (const to of [...ends, bytes.length]) {
+    reader.write(bytes.subarray(from, to));
+    from = to;
+  }
+  try {
+    const subnet = reader.end();
+    return [...listed(subnet).map((node, n) => `${node.join(' ')} ${subnet.portGuids(n).join(',')}`), ...cabling(subnet)];
+  } catch (err) {
+    return `refused: ${(err as Error).message}`;
+  }
+}
+
+/** Asserts that `text` reads the same (or is refused with the same message) split in two at every byte, and one byte at a time. */
+function sameInChunks(text: string): void {
+  const bytes = Buffer.from(text);
+  const whole = readChunked(bytes, []);
+  for (let at = 0; at <= bytes.length; at++) assert.equal(readChunked(bytes, [at]), whole, `split at byte ${at}`);
+  assert.equal(
+    readChunked(
+      bytes,
+      Array.from({ length: bytes.length }, (_, i) => i),
+    ),
+    whole,
+    'one byte at a time',
+  );
+}
+
+test('split anywhere, even inside a UTF-8 character or a CRLF, an output reads as it does whole', () => {
+  const lines = DEFAULT.split('\n');
+  for (const text of [
+    DEFAULT,
+    DEFAULT.replaceAll('\n', '\r\n'),
+    captured('full'),
+    captured('show'),
+    ROUTER_AND_ODD_DESCRIPTIONS.replaceAll('LEAF-07', 'LEAF-07-é€'),
+    // Without a newline after the last line.
+    DEFAULT.trimEnd(),
+    lines
+      .slice(
+        0,
+        lines.findLastIndex((l) => l.startsWith('[')),
+      )
+      .join('\n'),
+  ]) {
+    sameInChunks(text);
+  }
+  assert.match(readChunked(Buffer.from(DEFAULT), [1000]).toString(), /MF0;LEAF-SU1-R1/);
+});
+
+test('split anywhere, a cut, broken or other-format output is refused naming the same line, ports or flag', () => {
+  const lines = DEFAULT.split('\n');
+  const port1 = lines.find((l) => l.startsWith('[1]\t'))!;
+  const refusals = [
+    DEFAULT.slice(0, DEFAULT.indexOf('(100003) ') + 4),
+    lines.slice(0, lines.indexOf('caguid=0x100008') - 4).join('\n'),
+    `${DEFAULT}hello world\n`,
+    DEFAULT.replace(port1, `${port1}\n${port1}`),
+    DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'),
+    captured('grouping'),
+    captured('list'),
+    '\n \n',
+  ];
+  for (const text of refusals) {
+    assert.match(readChunked(Buffer.from(text), []).toString(), /^refused: /);
+    sameInChunks(text);
+  }
+});
+
+test('an output that stops early is refused naming the ports whose other end never came, with their descriptions', () => {
+  const reader = new IbnetdiscoverReader();
+  // The first 1,024 bytes end in the middle of the third block's id lines.
+  reader.write(Buffer.from(DEFAULT).subarray(0, 1024));
+  assert.throws(
+    () => reader.end(),
+    /4 port\(s\) are printed by one end only \(line 13: port 3 of 0000000000200002 leads to CA 0000000000100004 \("gpu01 HCA-2"\), which has no block; .*; line 21: port 1 of 0000000000200000 leads to switch 0000000000200001 \("MF0;LEAF-SU1-R1:MQM9700\/U1"\), which has no block; and 1 more\)/,
+  );
 });
 
 test.run();

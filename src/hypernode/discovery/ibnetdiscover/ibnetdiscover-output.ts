@@ -179,10 +179,10 @@ export class IbnetdiscoverReader {
   private portLine(bytes: Uint8Array, start: number, end: number): string | undefined {
     const { port, nodes } = this;
     if (this.block < 0) return 'is a port line outside a node block';
-    const what = `${KIND_WORD[nodes.kind(this.block)!]} ${nodes.guid(this.block)}`;
-    if (!port.read(bytes, start, end)) return `is not a port line of ${what}`;
+    const what = () => `${KIND_WORD[nodes.kind(this.block)!]} ${nodes.guid(this.block)}`;
+    if (!port.read(bytes, start, end)) return `is not a port line of ${what()}`;
     if (port.port >= PORTS_PER_NODE || port.peerPort >= PORTS_PER_NODE) return 'names a port past 255';
-    if (this.printed[port.port]) return `prints port ${port.port} of ${what} a second time`;
+    if (this.printed[port.port]) return `prints port ${port.port} of ${what()} a second time`;
     this.printed[port.port] = 1;
     if (port.ownGuid) nodes.addPortGuid(this.block, port.ownHi, port.ownLo);
     const peer = nodes.index(port.peerHi, port.peerLo);
