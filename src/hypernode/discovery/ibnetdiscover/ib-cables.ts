@@ -90,11 +90,14 @@ export class CableSides {
         cables.aPort[c] = port(lo);
         cables.b[c] = Math.floor(hi / PORTS_PER_NODE);
         cables.bPort[c] = port(hi);
-      } else {
-        // Printed by one end (a cut output); the side is found for its line (a peer without a block is counted above).
-        const i = keys.indexOf(key);
-        const to = this.to[i]!;
-        if (nodes.kindCode(Math.floor(to / PORTS_PER_NODE)) !== 0) half(() => `${at(i)} leads to port ${port(to)} of ${node(to)}, whose block does not lead back`);
+      } else if (nodes.kindCode(Math.floor(lo / PORTS_PER_NODE)) !== 0 && nodes.kindCode(Math.floor(hi / PORTS_PER_NODE)) !== 0) {
+        // Printed by one end although both have blocks (a peer without a block is counted above). The side is
+        // looked up for its line only when named: a cut output of a large fabric has 10^5 of them.
+        half(() => {
+          const i = keys.indexOf(key);
+          const to = this.to[i]!;
+          return `${at(i)} leads to port ${port(to)} of ${node(to)}, whose block does not lead back`;
+        });
       }
       k += run;
     }

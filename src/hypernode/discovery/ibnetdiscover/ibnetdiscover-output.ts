@@ -85,6 +85,9 @@ function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
+/** A copy of bytes[from, to): a chunk's memory is its producer's, and a line of it must not keep the whole chunk alive. */
+const copyOf = (bytes: Uint8Array, from: number, to: number) => new Uint8Array(bytes.subarray(from, to));
+
 /** bytes[start, end) as text, without a CRLF's CR. */
 function lineText(bytes: Uint8Array, start: number, end: number): string {
   const to = end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
@@ -119,7 +122,7 @@ export class IbnetdiscoverReader {
     if (this.partial.length > 0) {
       const newline = chunk.indexOf(NEWLINE);
       if (newline < 0) {
-        this.partial.push(chunk.slice());
+        this.partial.push(copyOf(chunk, 0, chunk.length));
         return;
       }
       const line = Buffer.concat([...this.partial, chunk.subarray(0, newline)]);
@@ -131,8 +134,7 @@ export class IbnetdiscoverReader {
       this.line(chunk, start, newline, false);
       start = newline + 1;
     }
-    // A copy: the chunk's memory is its producer's, and one line of it must not keep a whole chunk alive.
-    if (start < chunk.length && this.failure === undefined) this.partial.push(chunk.slice(start));
+    if (start < chunk.length && this.failure === undefined) this.partial.push(copyOf(chunk, start, chunk.length));
   }
 
   /**
@@ -157,7 +159,7 @@ export class IbnetdiscoverReader {
 
   private keepHead(chunk: Uint8Array): void {
     if (this.headBytes >= FORMAT_SNIFF_BYTES) return;
-    const part = chunk.slice(0, FORMAT_SNIFF_BYTES - this.headBytes);
+    const part = copyOf(chunk, 0, Math.min(chunk.length, FORMAT_SNIFF_BYTES - this.headBytes));
     this.head.push(part);
     this.headBytes += part.length;
   }
