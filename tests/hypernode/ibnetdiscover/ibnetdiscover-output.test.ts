@@ -175,6 +175,25 @@ test('garbage is refused naming the line: a stray line, a port before any block,
   refused(DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'), /line 13 .* is not a port line of switch 0000000000200002/);
 });
 
+test('a node header is read whole: its word, port count, letter, a GUID of at most 16 digits and a quoted description', () => {
+  const header = 'Switch\t64 "S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1" base port 0 lid 0 lmc 0';
+  assert.ok(DEFAULT.includes(header));
+  for (const broken of [
+    'Switches\t64 "S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t"S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "X-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "S-00000000002000020"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "S-0000000000200002"\t\t"MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1',
+  ]) {
+    refused(DEFAULT.replace(header, broken), /^line 10 .* is neither a node header, a port line nor a block line of the default format$/);
+  }
+  // Blanks of any width, a GUID without its leading zeros and an empty description are read as printed.
+  const loose = parseIbnetdiscoverOutput(DEFAULT.replace(header, 'Switch  64  "S-200002"  #  ""').replaceAll('"S-0000000000200002"', '"S-200002"'));
+  assert.equal(listed(loose)[0], ['switch', '0000000000200002', '']);
+  assert.equal(cabling(loose).length, cabling(parseIbnetdiscoverOutput(DEFAULT)).length);
+});
+
 /** What the reader makes of `bytes` fed in chunks ending at `ends`: the subnet as lines a test compares, or the refusal. */
 function readChunked(bytes: Buffer, ends: readonly number[]): string[] | string {
   const reader = new IbnetdiscoverReader();

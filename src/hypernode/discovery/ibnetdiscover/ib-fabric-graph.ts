@@ -154,13 +154,14 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
   const notNodes = new Set<string>();
   const unnamed: string[] = [];
   let otherHcas = 0;
+  /** A CA's own host, for a CA that joins no host of others: its GUID. */
+  const own = (ca: number) => guidText(subnet.guid(ca));
   cas.forEach((ca, i) => {
     const name = names[i];
-    const own = () => guidText(subnet.guid(ca));
-    labelOf[ca] = name?.device ?? own();
+    labelOf[ca] = name?.device ?? own(ca);
     if (rules.hcas && name?.device !== undefined && !counts(name.device)) {
       otherHcas++;
-      hostOf[ca] = own();
+      hostOf[ca] = own(ca);
       return;
     }
     const byGuid = hostGuidNode(subnet, ca, rules.hostGuids);
@@ -172,8 +173,8 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
     const twins = described.twins(ca, name);
     if (!name || twins.length > 0) {
       const why = name ? `its description is also that of ${twins.map((t) => guidText(subnet.guid(t))).join(' and ')}` : 'its description names no host';
-      unnamed.push(`${own()} (${JSON.stringify(subnet.description(ca))}: ${why})`);
-      hostOf[ca] = own();
+      unnamed.push(`${own(ca)} (${JSON.stringify(subnet.description(ca))}: ${why})`);
+      hostOf[ca] = own(ca);
       return;
     }
     const node = nodeOf(name.host);

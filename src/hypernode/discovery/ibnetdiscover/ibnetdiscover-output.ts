@@ -11,15 +11,15 @@
 // A large fabric prints tens of MB, so the output is never held: the reader
 // takes it chunk by chunk (a pipe's or a file's), keeps only the line a chunk
 // ends in the middle of and the head it searches for another format's lines,
-// and turns each line into numbers at once (ib-port-line.ts, ib-node-table.ts).
+// and turns each line into numbers at once (ib-line-readers.ts, ib-node-table.ts).
 // A line that does not parse is remembered, the rest is passed over, and the
 // error is raised at the end, as for an output read whole.
 
 import { grown } from '../../../util/grow-array.ts';
 import { CableSides, MAX_NODES, PORTS_PER_NODE } from './ib-cables.ts';
 import { IbnetdiscoverFormatError } from './ib-format-error.ts';
-import { IbNodeTable, type IbNodeKind } from './ib-node-table.ts';
-import { PortLineReader, quotedAfter } from './ib-port-line.ts';
+import { IbNodeTable, KIND_CODE, type IbNodeKind } from './ib-node-table.ts';
+import { HeaderLineReader, PortLineReader, quotedAfter, startsWith } from './ib-line-readers.ts';
 import { IbSubnet } from './ib-subnet.ts';
 
 /** A quoted line is cut to this many characters in messages. */
@@ -28,12 +28,8 @@ const QUOTED_LINE_CHARS = 160;
 const FORMAT_SNIFF_BYTES = 256 * 1024;
 
 const NEWLINE = 0x0a;
-const KIND_OF_HEADER: Readonly<Record<string, IbNodeKind>> = { Switch: 'switch', Ca: 'ca', Rt: 'router' };
-const KIND_OF_LETTER: Readonly<Record<string, IbNodeKind>> = { S: 'switch', H: 'ca', R: 'router' };
 const KIND_WORD: Readonly<Record<IbNodeKind, string>> = { switch: 'switch', ca: 'CA', router: 'router' };
 
-/** `Switch	36 "S-…"		# "description" base port 0 …`; `Ca	2 "H-…"		# "description"`. */
-const HEADER = /^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]{1,16})"\s*#\s*"(.*)"/;
 /** Lines of a block that carry nothing the topology needs, by the word before `=`. */
 const ID_WORDS = ['vendid', 'devid', 'sysimgguid', 'switchguid', 'caguid', 'rtguid'].map((w) => Buffer.from(`${w}=`, 'latin1'));
 /** The progress lines of `ibnetdiscover -s`, printed before the topology. */
@@ -67,16 +63,10 @@ const TOO_MANY_NODES = `names more than ${MAX_NODES} nodes`;
 
 const quote = (line: string) => JSON.stringify(line.length > QUOTED_LINE_CHARS ? `${line.slice(0, QUOTED_LINE_CHARS)}…` : line);
 
-/** A GUID of up to 16 hex digits as its upper and lower 32 bits (exact in doubles). */
-function hexHalves(hex: string): [number, number] {
-  return [Number.parseInt(hex.slice(0, -8) || '0', 16), Number.parseInt(hex.slice(-8), 16)];
-}
-
-/** Whether bytes[start, end) begin with `prefix`. */
-function startsWith(bytes: Uint8Array, start: number, end: number, prefix: Uint8Array): boolean {
-  if (end - start < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[start + i] !== prefix[i]) return false;
-  return true;
+/** Whether bytes[start, end) are a block's id line (`vendid=`, `caguid=`, …). */
+function isIdLine(bytes: Uint8Array, start: number, end: number): boolean {
+  for (const word of ID_WORDS) if (startsWith(bytes, start, end, word)) return true;
+  return false;
 }
 
 /** Whether bytes[start, end) hold only blanks (a line between blocks). */
@@ -99,6 +89,7 @@ export class IbnetdiscoverReader {
   private readonly nodes = new IbNodeTable();
   private readonly sides = new CableSides();
   private readonly port = new PortLineReader();
+  private readonly header = new HeaderLineReader();
   /** The table index of each block, in the order printed. */
   private order = new Int32Array(0);
   private blocks = 0;
@@ -170,8 +161,8 @@ export class IbnetdiscoverReader {
     const first = bytes[start];
     let why: string | undefined;
     if (first === 0x5b /* [ */) why = this.portLine(bytes, start, end);
-    else if (isBlank(bytes, start, end) || ID_WORDS.some((word) => startsWith(bytes, start, end, word))) this.block = -1;
-    else if (first !== 0x23 /* # */ && !startsWith(bytes, start, end, DR_PATH)) why = this.header(lineText(bytes, start, end), bytes, start, end);
+    else if (isBlank(bytes, start, end) || isIdLine(bytes, start, end)) this.block = -1;
+    else if (first !== 0x23 /* # */ && !startsWith(bytes, start, end, DR_PATH)) why = this.headerLine(bytes, start, end);
     if (why === undefined) return;
     const line = quote(lineText(bytes, start, end));
     this.failure = last ? `the output ends in the middle of line ${this.lineNo} ${line}: it is cut short` : `line ${this.lineNo} ${line} ${why}`;
@@ -181,10 +172,9 @@ export class IbnetdiscoverReader {
   private portLine(bytes: Uint8Array, start: number, end: number): string | undefined {
     const { port, nodes } = this;
     if (this.block < 0) return 'is a port line outside a node block';
-    const what = () => `${KIND_WORD[nodes.kind(this.block)!]} ${nodes.guid(this.block)}`;
-    if (!port.read(bytes, start, end)) return `is not a port line of ${what()}`;
+    if (!port.read(bytes, start, end)) return `is not a port line of ${this.blockName()}`;
     if (port.port >= PORTS_PER_NODE || port.peerPort >= PORTS_PER_NODE) return 'names a port past 255';
-    if (this.printed[port.port]) return `prints port ${port.port} of ${what()} a second time`;
+    if (this.printed[port.port]) return `prints port ${port.port} of ${this.blockName()} a second time`;
     this.printed[port.port] = 1;
     if (port.ownGuid) nodes.addPortGuid(this.block, port.ownHi, port.ownLo);
     const peer = nodes.index(port.peerHi, port.peerLo);
@@ -198,21 +188,21 @@ export class IbnetdiscoverReader {
     return undefined;
   }
 
-  /** Reads a node's header `line` (one a node: matched whole), which is bytes[start, end); why it cannot, if it cannot. */
-  private header(line: string, bytes: Uint8Array, start: number, end: number): string | undefined {
-    const { nodes } = this;
-    const h = HEADER.exec(line);
-    if (!h) return 'is neither a node header, a port line nor a block line of the default format';
-    const kind = KIND_OF_HEADER[h[1]!]!;
-    if (KIND_OF_LETTER[h[3]!] !== kind) return `names a ${h[1]} "${h[3]}-…"; the letter does not match`;
-    const [hi, lo] = hexHalves(h[4]!);
-    const index = nodes.index(hi, lo);
+  /** The open block's node as messages name it (made only for a message: a closure per line costs the shipped bundle a name). */
+  private blockName(): string {
+    return `${KIND_WORD[this.nodes.kind(this.block)!]} ${this.nodes.guid(this.block)}`;
+  }
+
+  /** Reads a node's header; why it cannot, if it cannot. */
+  private headerLine(bytes: Uint8Array, start: number, end: number): string | undefined {
+    const { nodes, header } = this;
+    if (!header.read(bytes, start, end)) return 'is neither a node header, a port line nor a block line of the default format';
+    if (header.letterKind !== KIND_CODE[header.kind]) return `names a ${header.word} "${String.fromCharCode(header.letter)}-…"; the letter does not match`;
+    const index = nodes.index(header.guidHi, header.guidLo);
     if (index >= MAX_NODES) return TOO_MANY_NODES;
     if (nodes.kind(index) !== undefined) return `prints node ${nodes.guid(index)} a second time`;
-    nodes.setBlock(index, kind);
-    // The description from its own bytes: exact in UTF-8 (the line's quotes and `#` are ASCII).
-    const described = quotedAfter(bytes, bytes.indexOf(0x23, start), end)!;
-    nodes.describe(index, bytes, described.from, described.to);
+    nodes.setBlock(index, header.kind);
+    nodes.describe(index, bytes, header.descFrom, header.descTo);
     this.order = grown(this.order, this.blocks + 1);
     this.order[this.blocks++] = index;
     this.block = index;
