@@ -3,7 +3,9 @@
 // watch (re)starts, a deadline on every call except watches (which carry
 // timeoutSeconds and an idle guard instead), Status error bodies as ApiError,
 // retries of 429/5xx with backoff honouring Retry-After, the rest_client_*
-// metrics, and an optional write fence consulted before every write.
+// metrics, an optional write fence consulted before every write, and the
+// writes' answer times, from which the client set's callers size how many
+// writes they keep in flight (write-pace.ts).
 
 import type { IncomingMessage } from 'node:http';
 import { parseJson } from '../util/syntax-error.ts';
@@ -17,6 +19,7 @@ import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
 import { TokenBucket } from './workqueue.ts';
 import { FencedError, type WriteFence } from './write-fence.ts';
+import { WritePace } from './write-pace.ts';
 import { wrapError } from '../util/error-message.ts';
 import { BodyTooLargeError } from '../util/body-too-large-error.ts';
 
@@ -101,6 +104,8 @@ function bodyTooLarge(limitBytes: number, what: string, request: string): BodyTo
 
 export class RestClient {
   readonly userAgent: string;
+  /** How many writes to keep in flight through this client set, from its rate limit and measured answer times. */
+  readonly pace: WritePace;
   private readonly transport: Transport;
   private readonly bucket: TokenBucket;
   private readonly clock: Clock;
@@ -117,6 +122,7 @@ export class RestClient {
     this.clock = opts.clock ?? realClock;
     // Go: burst < 1 with a positive QPS still lets single requests through.
     this.bucket = new TokenBucket(opts.qps, Math.max(1, opts.burst), this.clock);
+    this.pace = new WritePace(opts.qps, Math.max(1, opts.burst));
     this.metrics = opts.metrics;
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -193,7 +199,10 @@ export class RestClient {
         { method: req.method, path, headers, signal, ...(body !== undefined ? { body } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}) },
         credentials,
       );
-      this.metrics?.requestDone(this.transport.host, req.method, String(res.statusCode), performance.now() - started);
+      const tookMs = performance.now() - started;
+      this.metrics?.requestDone(this.transport.host, req.method, String(res.statusCode), tookMs);
+      // A 429 is answered before any work: it says nothing of how long a write takes.
+      if (req.method !== 'GET' && res.statusCode !== 429) this.pace.observe(tookMs);
       return res;
     } catch (err) {
       // Refused by the fence: nothing was sent, so no request to count, and never retried (not a GET).

@@ -139,6 +139,26 @@ test('GET is retried on 5xx and 429, honouring Retry-After; POST is retried only
   assert.is(clock.slept.at(-1), 2000);
 });
 
+test("writes' answer times feed the client set's write pace; reads and 429s do not", async () => {
+  const f = await fixture();
+  const { rest } = client(f);
+  const before = rest.pace.latency();
+  const slowly =
+    (ms: number): Handler =>
+    (_q, r) =>
+      void setTimeout(() => json(r, 200, { kind: 'Thing', metadata: { name: 'x' } }), ms);
+  f.handlers.push(slowly(120));
+  await rest.request({ method: 'GET', path: '/api/v1/things/x' });
+  assert.is(rest.pace.latency(), before, 'a read says nothing of writes');
+  f.handlers.push((_q, r) => json(r, 429, status(429, 'TooManyRequests', 'later'), { 'Retry-After': '0' }));
+  f.handlers.push(slowly(120));
+  await rest.request({ method: 'POST', path: '/api/v1/things', body: {} });
+  // One write answered after >= 120 ms moves the average a tenth of the way there; the
+  // 429 before it, answered at once, would have pulled it below that had it counted.
+  assert.ok(rest.pace.latency() >= before + (120 - before) / 10, `latency ${rest.pace.latency()}`);
+  assert.ok(rest.pace.latency() < before + (200 - before) / 10, `latency ${rest.pace.latency()}`);
+});
+
 test('retries stop after the limit and the last error is returned', async () => {
   const f = await fixture();
   const { rest } = client(f, { maxRetries: 2 });
