@@ -318,7 +318,7 @@ export interface CoalescingTrigger {
 /**
  * Gathers a burst of triggers into one call of `fire` (deno std's debounce,
  * with a cap): a rollout relabelling hundreds of Nodes costs one pass, a
- * rack losing power one judgement of each HyperNode above it. A trigger
+ * rack losing power one judgement of each object that depends on it. A trigger
  * during `fire` starts the next burst. Pass `() => queue.add(key)` to put a
  * key on a work queue.
  */
