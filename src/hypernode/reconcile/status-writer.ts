@@ -139,7 +139,13 @@ export class StatusWriter {
     };
     return {
       onAdd: changed,
-      onUpdate: (_old, hn) => changed(hn),
+      onUpdate: (old, hn) => {
+        // The API server moves the generation with every spec change and with nothing else
+        // (status, labels): the same generation, the same members, nothing to index.
+        const gen = hn.metadata.generation;
+        if (gen !== undefined && gen === old.metadata.generation) this.queue.add(hn.metadata.name);
+        else changed(hn);
+      },
       onDelete: (hn: HyperNode | Tombstone<HyperNode>) => {
         const name = isTombstone(hn) ? hn.obj.metadata.name : hn.metadata.name;
         const above = this.index.ancestorsOf(name);
@@ -225,8 +231,8 @@ export class StatusWriter {
     }
     const status = nextStatus(hn.status, count, conditions);
     if (!status) return;
-    const body = structuredClone(hn);
-    body.status = status;
+    // A new object around the cached one's frozen parts: the cache is never written to.
+    const body: HyperNode = { ...hn, status };
     try {
       await this.deps.client.updateStatus(body);
     } catch (err) {

@@ -125,6 +125,25 @@ test('before any configuration is applied the count is written and the condition
   await s.stop();
 });
 
+test('a member change (a new generation) judges the HyperNodes above it again; a status-only update (the same generation) only itself', async () => {
+  const withGeneration = (hn: HyperNode, generation: number): HyperNode => ({ ...hn, metadata: { ...hn.metadata, generation } });
+  const s = writer({ hyperNodes: tree().map((hn) => withGeneration(hn, 1)) });
+  s.nodeHealth.apply(health('n1', 'False'));
+  s.w.setSettings({ ...DEFAULT_HEALTH, nodes: true });
+  s.w.setNodeHealth(s.nodeHealth);
+  await s.clock.advance(STATUS_QUIET_MS);
+  const reason = (name: string) => s.client.server(name)?.status?.conditions?.[0]?.reason;
+  await waitFor(() => reason('zone') === 'NodesNotReady' && s.w.queue.len() === 0, { what: 'n1 marks rack-0, spine-0 and zone' });
+  s.client.clearActions();
+  // n1 leaves rack-0: the API server gives the new spec generation 2.
+  s.client.seed(withGeneration(build('rack-0', 1, buildMembers(['n0'], 'Node'), tree()[0]!.metadata.labels!), 2));
+  await s.clock.advance(STATUS_QUIET_MS);
+  await waitFor(() => ['rack-0', 'spine-0', 'zone'].every((n) => reason(n) === 'AllNodesReady'), { what: 'everything above rack-0 judged again' });
+  assert.equal(statusWrites(s.client).sort(), ['rack-0', 'spine-0', 'zone']);
+  assert.is(s.client.server('rack-0')!.status!.nodeCount, 1);
+  await s.stop();
+});
+
 test('status writes run side by side, no more at once than the write pace allows', async () => {
   let held!: HeldHyperNodeClient;
   const s = writer({ hyperNodes: tree(), wrap: (fake) => (held = new HeldHyperNodeClient(fake)), writeConcurrency: () => 3 });
