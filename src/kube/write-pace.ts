@@ -13,7 +13,7 @@ export const MIN_WRITE_CONCURRENCY = 4;
 /**
  * Never more in flight: kube-apiserver serves 200 writes at once by default
  * (--max-mutating-requests-inflight) for every client of the cluster, and
- * answers the rest 429; one controller takes at most a quarter of that.
+ * answers the rest 429; one client set takes at most a quarter of that.
  */
 export const MAX_WRITE_CONCURRENCY = 50;
 /** Room for answer times that vary, and for the work between one write and the next. */

@@ -102,9 +102,12 @@ export class StatusWriter {
   private readonly failures: WriteFailures;
 
   constructor(private readonly deps: StatusWriterDeps) {
-    this.queue = new RateLimitingQueue({ name: STATUS_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    const rateLimiter = writeRetryRateLimiter(deps.clock);
+    this.queue = new RateLimitingQueue({ name: STATUS_QUEUE_NAME, clock: deps.clock, rateLimiter, metrics: deps.queueMetrics });
     this.failures = new WriteFailures(deps);
-    this.fabric = new FabricHealthBoard((source, names) => (names.length === 0 ? this.rescan() : this.later(names.filter((n) => isOwnedBy(deps.hyperNodes.get(n), source)))));
+    // A source's first report names no HyperNode: all of that source's are judged.
+    const owned = (source: string, names: readonly string[]) => names.filter((n) => isOwnedBy(deps.hyperNodes.get(n), source));
+    this.fabric = new FabricHealthBoard((source, names) => (names.length === 0 ? this.rescan() : this.later(owned(source, names))));
     this.coalesced = coalescingTrigger(() => this.flush(), {
       quietMs: STATUS_QUIET_MS,
       maxMs: STATUS_BURST_MAX_MS,
@@ -200,7 +203,7 @@ export class StatusWriter {
 
   /** Judges one HyperNode and writes its status if (and only if) it changed. */
   async sync(name: string): Promise<void> {
-    const { hyperNodes, nodes, logger, clock } = this.deps;
+    const { hyperNodes, nodes, logger } = this.deps;
     const hn = hyperNodes.get(name);
     if (!hn) {
       logger.v(4).info('HyperNode has been deleted, no status update needed', { name });
@@ -220,15 +223,7 @@ export class StatusWriter {
     // Go counts 0 when the Node cache cannot be read; a throw here is retried instead of writing a wrong 0.
     // Exact-name HyperNodes (all discovered ones) need no copy of the Node cache.
     const count = nodeCount(hn, dependsOnNodes(hn) ? nodes.list() : [], logger);
-    let conditions: HyperNodeCondition[] | undefined;
-    if (health) {
-      const nodeHealth = this.nodeHealth === 'syncing' ? undefined : this.nodeHealth;
-      const fabricProblems = this.fabric.covers(source) ? this.fabric.problemsOf(source, name) : undefined;
-      const verdict = judgeHealth({ settings, nodeHealth, nodesBelow: () => this.index.nodesBelow(name), fabricProblems });
-      conditions = mergeConditions(hn.status?.conditions, verdict.desired, conditionTime(clock.now()), hn.metadata.generation);
-      const falseConditions = falseHealthConditions(conditions ?? hn.status?.conditions).map((c) => c.type);
-      this.judgements.set(name, { source, tier: hn.spec?.tier ?? 0, unhealthyNodes: verdict.unhealthyNodes, falseConditions });
-    }
+    const conditions = health ? this.judgeConditions(hn, source, settings) : undefined;
     const status = nextStatus(hn.status, count, conditions);
     if (!status) return;
     // A new object around the cached one's frozen parts: the cache is never written to.
@@ -240,8 +235,25 @@ export class StatusWriter {
     }
     if (version !== undefined) this.writtenFrom.set(name, version);
     this.deps.metrics.apiWrite('', 'update_status');
-    logger.v(3).info('Updated HyperNode status', { name, nodeCount: count, conditions: (status.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(',') });
+    const written = (status.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(',');
+    logger.v(3).info('Updated HyperNode status', { name, nodeCount: count, conditions: written });
     if (conditions) this.reportTransitions(name, hn.status?.conditions ?? [], conditions);
+  }
+
+  /**
+   * The conditions of a HyperNode a source owns once judged, or undefined
+   * when they stay as they are; the judgement is kept for the health gauges.
+   */
+  private judgeConditions(hn: HyperNode, source: string, settings: HealthSettings): HyperNodeCondition[] | undefined {
+    const name = hn.metadata.name;
+    const nodeHealth = this.nodeHealth === 'syncing' ? undefined : this.nodeHealth;
+    const fabricProblems = this.fabric.covers(source) ? this.fabric.problemsOf(source, name) : undefined;
+    const verdict = judgeHealth({ settings, nodeHealth, nodesBelow: () => this.index.nodesBelow(name), fabricProblems });
+    const now = conditionTime(this.deps.clock.now());
+    const conditions = mergeConditions(hn.status?.conditions, verdict.desired, now, hn.metadata.generation);
+    const falseConditions = falseHealthConditions(conditions ?? hn.status?.conditions).map((c) => c.type);
+    this.judgements.set(name, { source, tier: hn.spec?.tier ?? 0, unhealthyNodes: verdict.unhealthyNodes, falseConditions });
+    return conditions;
   }
 
   /**
