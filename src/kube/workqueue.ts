@@ -266,7 +266,7 @@ export async function runWorkers(queue: RateLimitingQueue, workers: Limit, sync:
   const slots = new Slots(workers);
   const running = new Set<Promise<void>>();
   for (;;) {
-    await slots.acquire();
+    if (!slots.tryAcquire()) await slots.acquire();
     const key = await queue.get();
     if (key === undefined) {
       slots.release();

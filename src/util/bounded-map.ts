@@ -18,6 +18,16 @@ export class Slots {
     this.limit = typeof limit === 'number' ? () => limit : limit;
   }
 
+  /**
+   * Takes a free slot now, if there is one. For a single caller (a loop that
+   * hands out work): callers that wait in acquire() could be passed by it.
+   */
+  tryAcquire(): boolean {
+    if (this.taken >= Math.max(1, this.limit())) return false;
+    this.taken++;
+    return true;
+  }
+
   /** Resolves once a slot is free (at least one slot always exists); give it back with release(). */
   async acquire(): Promise<void> {
     while (this.taken >= Math.max(1, this.limit())) await new Promise<void>((resolve) => this.waiting.push(resolve));
@@ -53,27 +63,28 @@ export class Slots {
 export async function mapBounded<T, R>(items: readonly T[], limit: Limit, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   const slots = new Slots(limit);
-  const running = new Set<Promise<void>>();
+  const started: Promise<void>[] = [];
   let failure: { err: unknown } | undefined;
+  // Called at once, up to its first await; a synchronous throw counts as a failed call.
+  const run = async (index: number) => {
+    try {
+      results[index] = await fn(items[index]!, index);
+    } catch (err) {
+      failure ??= { err };
+    } finally {
+      slots.release();
+    }
+  };
   for (let i = 0; i < items.length && !failure; i++) {
-    await slots.acquire();
+    // A free slot is taken without a turn of the event loop: most items of a large round write nothing.
+    if (!slots.tryAcquire()) await slots.acquire();
     if (failure) {
       slots.release();
       break;
     }
-    const index = i;
-    // Called at once, and a synchronous throw counts as a failed call.
-    const call = new Promise<R>((resolve) => resolve(fn(items[index]!, index))).then(
-      (r) => void (results[index] = r),
-      (err: unknown) => void (failure ??= { err }),
-    );
-    const tracked = call.finally(() => {
-      running.delete(tracked);
-      slots.release();
-    });
-    running.add(tracked);
+    started.push(run(i));
   }
-  await Promise.all(running);
+  await Promise.all(started);
   if (failure) throw failure.err;
   return results;
 }
