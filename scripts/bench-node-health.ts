@@ -35,6 +35,7 @@ import {
   NAMESPACE,
   benchRound,
   describeWriteFigures,
+  flagValue,
   isControllerHyperNodeWrite,
   launchController,
   qpsRatio,
@@ -117,7 +118,7 @@ function withStatus(n: SampleNode, ready: 'True' | 'False', heartbeat: string) {
 
 async function main(): Promise<void> {
   const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const flag = (name: string) => flagValue(process.argv, name);
   const count = Number(positional[0] ?? 100_000);
   const churnS = Number(positional[1] ?? 30);
   const limit: RateLimit = { qps: Number(flag('qps') ?? RATE_LIMIT.qps), burst: Number(flag('burst') ?? RATE_LIMIT.burst) };

@@ -42,6 +42,7 @@ import {
   NAMESPACE,
   benchRound,
   describeWriteFigures,
+  flagValue,
   isControllerHyperNodeWrite,
   latencyRatio,
   launchController,
@@ -323,7 +324,7 @@ function table(rows: Figures[]): string {
 
 async function main(): Promise<void> {
   const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const flag = (name: string) => flagValue(process.argv, name);
   const sizes = (positional[0] ?? '1000,10000,30000,65000,100000').split(',').map(Number);
   const relabels = Number(positional[1] ?? 20);
   const idleS = Number(positional[2] ?? 30);

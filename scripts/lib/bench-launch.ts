@@ -41,10 +41,14 @@ export function rateLimitBoundMs(requests: number, limit: RateLimit): number {
 export const REAL_WRITE_LATENCY_MS = 10;
 export const DEFAULT_WRITE_LATENCIES_MS: readonly number[] = [0, REAL_WRITE_LATENCY_MS];
 
+/** The value of `--name=value` among a benchmark's arguments, undefined when absent. */
+export function flagValue(argv: readonly string[], name: string): string | undefined {
+  return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
 /** `--write-latency-ms=0,10` (default both): the latencies per write to run a benchmark with. */
 export function writeLatenciesArg(argv: readonly string[]): number[] {
-  const arg = argv.find((a) => a.startsWith('--write-latency-ms='));
-  return arg ? arg.slice('--write-latency-ms='.length).split(',').map(Number) : [...DEFAULT_WRITE_LATENCIES_MS];
+  return flagValue(argv, 'write-latency-ms')?.split(',').map(Number) ?? [...DEFAULT_WRITE_LATENCIES_MS];
 }
 
 /** The three figures of a write benchmark. */

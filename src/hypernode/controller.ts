@@ -1,8 +1,7 @@
 // The HyperNode controller: wires the discovery manager, the topology
 // reconciler, the status writer (nodeCount and conditions) and the followers
 // (the opt-in exports and health, reconcile/follower.ts) to the informers,
-// runs them until the stop
-// signal, and stops them in order. Mirrors
+// runs them until the stop signal, and stops them in order. Mirrors
 // pkg/controllers/hypernode/hypernode_controller.go (Run, the result watcher,
 // the handler registration of hypernode_handler.go and configmap_handler.go;
 // docs/design.md §3.1 step 10) and the shutdown order of docs/design.md §3.2. The caller has
@@ -212,9 +211,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
 /**
  * The followers the clients allow, in start (and stop) order: Node labels,
  * then Topology objects, then health (always there: it hands the `health`
- * settings to the status writer and runs the full Node watch). The first two are tied: the label
- * worker keeps the labels a live Topology object of ours names, which only
- * the Topology worker knows.
+ * settings to the status writer and runs the full Node watch). The first two
+ * are tied: the label worker keeps the labels a live Topology object of ours
+ * names, which only the Topology worker knows.
  */
 function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject, health: HealthRunner): Follower[] {
   const { clock } = deps;
