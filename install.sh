@@ -18,6 +18,10 @@
 #   --kubeconfig FILE  INSTALL_VC_HNC_KUBECONFIG   default /etc/vc-hypernode-controller-manager/kubeconfig
 #   --flags "..."      INSTALL_VC_HNC_EXTRA_FLAGS  extra controller flags (environment file)
 #   --skip-systemd     INSTALL_VC_HNC_SKIP_SYSTEMD=true   binary and uninstall script only
+#   --infiniband       INSTALL_VC_HNC_INFINIBAND=true     also the unit's drop-in for an InfiniBand
+#                                                  host (the ibnetdiscover source: access to
+#                                                  /dev/infiniband/umad*); kept and updated
+#                                                  on later runs
 #   --skip-start       INSTALL_VC_HNC_SKIP_START=true     enable but do not (re)start
 #   --uninstall        INSTALL_VC_HNC_UNINSTALL=true      remove everything installed
 #   --root DIR         INSTALL_ROOT                prefix for every path written (packaging);
@@ -65,6 +69,7 @@ EXTRA_FLAGS=${INSTALL_VC_HNC_EXTRA_FLAGS:-}
 EXTRA_FLAGS_GIVEN=${INSTALL_VC_HNC_EXTRA_FLAGS+yes}
 SKIP_SYSTEMD=${INSTALL_VC_HNC_SKIP_SYSTEMD:-false}
 SKIP_START=${INSTALL_VC_HNC_SKIP_START:-false}
+INFINIBAND=${INSTALL_VC_HNC_INFINIBAND:-false}
 UNINSTALL=${INSTALL_VC_HNC_UNINSTALL:-false}
 ROOT=${INSTALL_ROOT:-}
 
@@ -74,7 +79,7 @@ while [ $# -gt 0 ]; do
         opt=${1%%=*}
         val=${1#*=}
         case $opt in
-        --skip-systemd | --skip-start | --uninstall) fatal "option $opt takes no value (the INSTALL_VC_HNC_* variables take true/false)" ;;
+        --skip-systemd | --skip-start | --uninstall | --infiniband) fatal "option $opt takes no value (the INSTALL_VC_HNC_* variables take true/false)" ;;
         esac
         shift
         set -- "$opt" "$val" "$@"
@@ -97,6 +102,7 @@ while [ $# -gt 0 ]; do
         ;;
     --skip-systemd) SKIP_SYSTEMD=true && shift ;;
     --skip-start) SKIP_START=true && shift ;;
+    --infiniband) INFINIBAND=true && shift ;;
     --uninstall) UNINSTALL=true && shift ;;
     -h | --help)
         usage
@@ -132,6 +138,8 @@ UNINSTALL_PATH=$ROOT$BIN_DIR/$NAME-uninstall.sh
 # becomes the plugin when started under this name.
 PLUGIN_PATH=$ROOT$BIN_DIR/kubectl-hypernode
 UNIT_PATH=$ROOT$SYSTEMD_DIR/$NAME.service
+DROPIN_DIR=$ROOT$SYSTEMD_DIR/$NAME.service.d
+DROPIN_PATH=$DROPIN_DIR/infiniband.conf
 ENV_PATH=$ROOT$CONFIG_DIR/env
 
 # systemd is managed only on the live system, never inside a staging prefix.
@@ -160,6 +168,7 @@ if ls /lib/ld-musl-* >/dev/null 2>&1 || { command -v ldd >/dev/null 2>&1 && ldd 
 fi
 ASSET=$NAME-linux-$ARCH
 UNIT_ASSET=$NAME.service
+DROPIN_ASSET=$NAME-infiniband.conf
 
 if command -v sha256sum >/dev/null 2>&1; then
     sha256() { sha256sum "$1" | cut -d ' ' -f 1; }
@@ -264,6 +273,11 @@ if ! is_true INSTALL_VC_HNC_SKIP_SYSTEMD "$SKIP_SYSTEMD"; then
         "$TMP_DIR/unit" >"$TMP_DIR/$NAME.service"
     grep -q "^ExecStart=$BIN_DIR/$NAME " "$TMP_DIR/$NAME.service" ||
         fatal "$UNIT_ASSET from $SOURCE has no ExecStart line this installer understands"
+    # Once installed, the drop-in is kept, and updated with the unit, on every later run.
+    if is_true INSTALL_VC_HNC_INFINIBAND "$INFINIBAND" || [ -f "$DROPIN_PATH" ]; then
+        fetch "$DROPIN_ASSET" "$TMP_DIR/infiniband.conf"
+        verify "$DROPIN_ASSET" "$TMP_DIR/infiniband.conf"
+    fi
     if [ -n "$EXTRA_FLAGS_GIVEN" ] || [ ! -f "$ENV_PATH" ]; then
         {
             echo "# Written by install.sh. Extra flags for $NAME, appended after the unit's own"
@@ -282,7 +296,8 @@ ROOT=\${INSTALL_ROOT:-}
 if [ -z "\$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
     systemctl disable --now $NAME.service >/dev/null 2>&1 || true
 fi
-rm -f "\$ROOT$SYSTEMD_DIR/$NAME.service" "\$ROOT$CONFIG_DIR/env" "\$ROOT$BIN_DIR/$NAME" "\$ROOT$BIN_DIR/kubectl-hypernode"
+rm -f "\$ROOT$SYSTEMD_DIR/$NAME.service" "\$ROOT$SYSTEMD_DIR/$NAME.service.d/infiniband.conf" "\$ROOT$CONFIG_DIR/env" "\$ROOT$BIN_DIR/$NAME" "\$ROOT$BIN_DIR/kubectl-hypernode"
+rmdir "\$ROOT$SYSTEMD_DIR/$NAME.service.d" 2>/dev/null || true
 if [ -d "\$ROOT$CONFIG_DIR" ] && ! rmdir "\$ROOT$CONFIG_DIR" 2>/dev/null; then
     echo "[INFO]  kept \$ROOT$CONFIG_DIR: it still holds your files (such as the kubeconfig)"
 fi
@@ -326,6 +341,7 @@ if is_true INSTALL_VC_HNC_SKIP_SYSTEMD "$SKIP_SYSTEMD"; then
     exit 0
 fi
 if install_file "$TMP_DIR/$NAME.service" "$UNIT_PATH" 644; then UNIT_CHANGED=true; fi
+if [ -f "$TMP_DIR/infiniband.conf" ] && install_file "$TMP_DIR/infiniband.conf" "$DROPIN_PATH" 644; then UNIT_CHANGED=true; fi
 if [ -f "$TMP_DIR/env" ] && install_file "$TMP_DIR/env" "$ENV_PATH" 600; then UNIT_CHANGED=true; fi
 [ "$UNIT_CHANGED" = false ] || CHANGED=true
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Assembles the release directory: the executables as
 // vc-hypernode-controller-manager-linux-<arch> (every architecture built in
-// DIST), the bundle and its source map, the systemd unit, install.sh, a
-// tarball of the Kubernetes manifests, the multi-arch OCI image archive,
+// DIST), the bundle and its source map, the systemd unit and its drop-in for
+// InfiniBand hosts, install.sh, a tarball of the Kubernetes manifests, the
+// multi-arch OCI image archive,
 // LICENSE, THIRD_PARTY_NOTICES, an SPDX 2.3 SBOM per executable and per image
 // platform, the kubectl plugin's archives (kubectl-hypernode-linux-<arch>.tar.gz)
 // and its krew manifest filled from deploy/krew/hypernode.yaml, and SHA256SUMS
@@ -119,6 +120,7 @@ async function release({ dist, out, withImage, krewBaseUrl }) {
     [bundle, `${NAME}.cjs`, 0o644],
     [sourceMap, `${NAME}.cjs.map`, 0o644],
     [join(root, 'deploy/systemd', `${NAME}.service`), `${NAME}.service`, 0o644],
+    [join(root, 'deploy/systemd/infiniband.conf'), `${NAME}-infiniband.conf`, 0o644],
     [join(root, 'install.sh'), 'install.sh', 0o755],
     [licensePath(), 'LICENSE', 0o644],
   ];

@@ -1,5 +1,5 @@
 // The grants of the opt-in deploy/node-labels component (patch on Nodes; list,
-// watch, create and delete on Kueue's and KAI's topologies), read from the manifest
+// watch, create, patch and delete on Kueue's and KAI's topologies), read from the manifest
 // an operator applies, for the stand-in's users in tests and the demo.
 
 import { readFileSync } from 'node:fs';

@@ -69,7 +69,7 @@ export interface ClusterReader {
   configMap(where: ConfigMapLocation): Promise<ConfigMap | undefined>;
   readonly secrets: SecretClient;
   /** Reads the Kueue and KAI Topology objects (discovery and list only). */
-  readonly topologyObjects: Pick<TopologyObjectClient, 'servedVersions' | 'list'>;
+  readonly topologyObjects: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema' | 'list'>;
   /** Closes the kept-alive connections. */
   close(): void;
 }

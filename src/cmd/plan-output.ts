@@ -5,6 +5,7 @@
 import type { MemberSpec } from '../hypernode/model/hypernode-types.ts';
 import { describeDiff, describeMember } from '../hypernode/reconcile/hypernode-diff.ts';
 import type { Plan, PlanAction, PlannedChange } from '../hypernode/preview/cluster-plan.ts';
+import { describeLevels } from '../hypernode/reconcile/topology-objects/topology-object-specs.ts';
 
 export interface PlanStyle {
   marker(action: PlanAction, text: string): string;
@@ -23,8 +24,8 @@ export interface PlanSummary {
   readonly held: number;
   /** Present when Node labels change: Nodes to patch, labels set and removed, Nodes whose removals are held. */
   readonly nodeLabels?: { readonly nodes: number; readonly set: number; readonly removed: number; readonly held: number };
-  /** Present when Kueue or KAI Topology objects change: a replace is a delete and a create (levels are immutable). */
-  readonly topologies?: { readonly create: number; readonly replace: number; readonly delete: number; readonly held: number };
+  /** Present when Kueue or KAI Topology objects change: a replace is a delete and a create (levels are immutable), an update changes aliases. */
+  readonly topologies?: { readonly create: number; readonly replace: number; readonly update: number; readonly delete: number; readonly held: number };
 }
 
 export function summarize(plan: Plan): PlanSummary {
@@ -40,7 +41,8 @@ export function summarize(plan: Plan): PlanSummary {
         }
       : undefined;
   const topo = (action: string) => plan.topologies.filter((t) => t.action === action).length;
-  const topologies = plan.topologies.length > 0 ? { create: topo('create'), replace: topo('replace'), delete: topo('delete'), held: topo('held') } : undefined;
+  const topologies =
+    plan.topologies.length > 0 ? { create: topo('create'), replace: topo('replace'), update: topo('update'), delete: topo('delete'), held: topo('held') } : undefined;
   return {
     create: count('create'),
     update: count('update'),
@@ -81,11 +83,15 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
         ? style.marker('create', MARKERS.create)
         : t.action === 'delete' || t.action === 'held'
           ? style.marker('delete', MARKERS.delete)
-          : style.marker('update', '-/+');
+          : t.action === 'update'
+            ? style.marker('update', MARKERS.update)
+            : style.marker('update', '-/+');
     const detail =
       t.action === 'replace'
-        ? `levels ${t.previous!.join(', ')} -> ${t.levels!.join(', ')} (levels are immutable: deleted and created)`
-        : `levels ${(t.levels ?? t.previous)!.join(', ')}`;
+        ? `levels ${describeLevels(t.previous!)} -> ${describeLevels(t.levels!)} (levels are immutable: deleted and created)`
+        : t.action === 'update'
+          ? `levels ${describeLevels(t.previous!)} -> ${describeLevels(t.levels!)} (aliases change in place)`
+          : `levels ${describeLevels((t.levels ?? t.previous)!)}`;
     lines.push(`  ${marker} ${t.kind} ${t.name} (source "${t.source}")`, `${DETAIL_INDENT}${detail}`, ...t.steps.map((step, i) => `${DETAIL_INDENT}${i + 1}. ${step}`));
   }
   if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0)
@@ -101,7 +107,9 @@ export function planHeadline(plan: Plan): string {
   const l = s.nodeLabels;
   const labels = l ? `. Node labels: ${l.nodes} Nodes to patch (${l.set} set, ${l.removed} removed${l.held > 0 ? `, ${l.held} Nodes held` : ''})` : '';
   const t = s.topologies;
-  const topologies = t ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.delete} to delete${t.held > 0 ? `, ${t.held} being deleted (held)` : ''}` : '';
+  const topologies = t
+    ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.update > 0 ? `${t.update} to update, ` : ''}${t.delete} to delete${t.held > 0 ? `, ${t.held} being deleted (held)` : ''}`
+    : '';
   return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}${topologies}`;
 }
 

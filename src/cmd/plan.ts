@@ -18,6 +18,9 @@ import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-di
 import { captureWalks, parseLldpCaptures, type LldpCaptures } from './lldp-capture.ts';
 import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
+import { createIbnetdiscoverDiscovererFactory } from '../hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
+import { capturedOutputs, IBNETDISCOVER_CAPTURE_HELP, parseIbnetdiscoverCaptures } from './ibnetdiscover-capture.ts';
+import type { CaptureDirs } from './capture-dirs.ts';
 import { loadConfig, warnConfigProblems, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { noSourceReason, unusedLabelKeyWarnings } from './empty-result.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
@@ -63,6 +66,7 @@ const PLAN_FLAGS = {
     "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric's switch list. Repeatable. Without it the switches are walked over SNMP.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
+  'ibnetdiscover-capture': flag(stringArrayKind, [], `${IBNETDISCOVER_CAPTURE_HELP} Without it plan runs config.command (or reads config.file) on this host.`),
   output: flag(
     choiceKind<OutputFormat>(OUTPUT_FORMATS),
     'text',
@@ -72,9 +76,9 @@ const PLAN_FLAGS = {
 };
 
 const DESCRIPTION = `Prints what the controller would change in the cluster: every enabled discovery
-source runs once (UFM and LLDP switches are asked, with their Secrets read), and the controller's own
-reconciler decides against the HyperNodes there. Nothing is written: no
-HyperNode, no Event, no Lease; get and list rights are enough.
+source runs once (UFM and LLDP switches are asked, with their Secrets read; ibnetdiscover
+runs here), and the controller's own reconciler decides against the HyperNodes there.
+Nothing is written: no HyperNode, no Event, no Lease; get and list rights are enough.
 Deletes the mass-delete guard would hold are listed as "- name (held)".
 Exit codes: 0 no changes, 2 changes (held deletes included: the controller
 would report them, and the cluster differs from the sources), 1 an error.
@@ -114,8 +118,10 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
   let lldpCaptures: LldpCaptures | undefined;
+  let ibCaptures: CaptureDirs | undefined;
   try {
     lldpCaptures = parseLldpCaptures(values['lldp-capture']);
+    ibCaptures = parseIbnetdiscoverCaptures(values['ibnetdiscover-capture']);
   } catch (err) {
     return usageError(usage, errorMessage(err));
   }
@@ -146,6 +152,7 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
       ...Object.fromEntries(builtinDiscoverers),
       ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
       ...(lldpCaptures ? { lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) } : {}),
+      ...(ibCaptures ? { ibnetdiscover: createIbnetdiscoverDiscovererFactory({ readOutput: capturedOutputs(ibCaptures) }) } : {}),
     });
     const result = await planChanges(
       { config, nodes, existing },

@@ -1,8 +1,8 @@
 // `vc-hypernode-controller-manager render`: prints the HyperNodes the enabled
 // discovery sources would write, computed offline from files, so an operator
 // sees the result of a discovery configuration before turning it on. It runs
-// the real discoverers (UFM and LLDP served from captured answers, the graph
-// one from --graph-file) through
+// the real discoverers (UFM, LLDP and ibnetdiscover served from captured
+// answers, the graph one from --graph-file) through
 // previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
 // (nothing on stdout), 2 bad flags.
 
@@ -25,6 +25,8 @@ import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.
 import { captureReader, CAPTURE_FILES, parseUfmCaptures, type UfmCaptures } from './ufm-capture.ts';
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
 import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
+import { createIbnetdiscoverDiscovererFactory } from '../hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
+import { capturedOutputs, IBNETDISCOVER_CAPTURE_HELP, parseIbnetdiscoverCaptures } from './ibnetdiscover-capture.ts';
 import { parseSubcommandFlags, usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
@@ -66,6 +68,7 @@ const RENDER_FLAGS = {
     "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`. The files replace the fabric's switch list. Repeatable. No switch is contacted and the SNMP Secret is not read.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
+  'ibnetdiscover-capture': flag(stringArrayKind, [], IBNETDISCOVER_CAPTURE_HELP),
   output: flag(
     outputKind,
     'yaml',
@@ -76,7 +79,7 @@ const RENDER_FLAGS = {
 };
 
 const DESCRIPTION = `Prints the HyperNodes that the enabled discovery sources would create, computed
-offline from files: no cluster, no UFM, no switch, no credentials. Every enabled source runs
+offline from files: no cluster, no UFM, no switch, no ibnetdiscover run, no credentials. Every enabled source runs
 once with the real discoverer; a configuration that enables no source, a source that fails,
 a result with no HyperNode at all, or a snapshot the controller would refuse to write fails
 the command (exit 1) with the reason on stderr and nothing on stdout.
@@ -105,9 +108,11 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   if (missing.length > 0) return usageError(usage, `required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
   let captures: UfmCaptures;
   let lldpCaptures: ReturnType<typeof parseLldpCaptures>;
+  let ibCaptures: ReturnType<typeof parseIbnetdiscoverCaptures>;
   try {
     captures = parseUfmCaptures(values['ufm-capture']);
     lldpCaptures = parseLldpCaptures(values['lldp-capture']);
+    ibCaptures = parseIbnetdiscoverCaptures(values['ibnetdiscover-capture']);
   } catch (err) {
     return usageError(usage, errorMessage(err));
   }
@@ -130,6 +135,8 @@ export async function render(argv: readonly string[], argv0: string, env: Render
       // Without a capture the lldp source fails on the Secret render cannot read, naming --lldp-capture.
       lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures ?? { byKey: new Map() }) }),
       graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }),
+      // render never runs ibnetdiscover: without a capture a fabric fails naming --ibnetdiscover-capture.
+      ibnetdiscover: createIbnetdiscoverDiscovererFactory({ readOutput: capturedOutputs(ibCaptures) }),
     });
     const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });

@@ -6,7 +6,7 @@ import { intKind, stringArrayKind } from '../app/flags/flag-kinds.ts';
 import { flag } from '../app/flags/flag-set.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../hypernode/config/loader.ts';
-import { NVLINK_TIER_NAMES } from '../hypernode/discovery/label/preset/preset-families.ts';
+import { NVLINK_TIER_NAMES } from '../hypernode/model/nvlink.ts';
 import { SLURM_PLUGINS, slurmTopologyConf, slurmTopologyYaml, type SlurmPlugin } from '../hypernode/preview/slurm/slurm-files.ts';
 import { slurmHostNames } from '../hypernode/preview/slurm/slurm-host-names.ts';
 import { slurmTopology } from '../hypernode/preview/slurm/slurm-topology.ts';

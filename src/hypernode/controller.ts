@@ -264,6 +264,7 @@ async function watchResults(
       const summary = await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
       // A rejected snapshot changes no label or Topology either: the last accepted one stays in force.
       if (!summary.rejected) for (const f of followers) f.snapshot(source, hyperNodes);
+      else for (const f of followers) f.rejected?.(source, reconciler.rejectionOf(source) ?? '');
       onReconciled(source, summary);
     } catch (err) {
       logger.error('Failed to reconcile topology', { source, err });

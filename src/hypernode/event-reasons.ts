@@ -58,10 +58,20 @@ export const FABRIC_MISCABLED = define(
   'Warning',
   'Links of a fabric join no group (a host on two units, an unpolled switch, a neighbour without a name); once per distinct list.',
 );
+export const NVLINK_DOMAIN_SPLIT = define(
+  'NvlinkDomainSplit',
+  'Warning',
+  "An NVLink domain's Nodes sit under several leaf groups of a fabric (miscabled, or a rack split over units); each part becomes its own domain HyperNode under its leaf group; once per distinct list.",
+);
 export const TOPOLOGY_DELETION_HELD = define(
   'TopologyDeletionHeld',
   'Warning',
   "A Kueue or KAI Topology of ours is being deleted (its levels changed, or its export is off) but a finalizer holds it (Kueue's while a ResourceFlavor names it); once per object and set of finalizers, naming what to do.",
+);
+export const TOPOLOGY_CHANGE_WAITING = define(
+  'TopologyChangeWaiting',
+  'Normal',
+  "A create, replace, update or delete of a Kueue or KAI Topology of ours waits until it can be made at once (the Nodes lack the labels of the new levels, or the source's latest snapshot was rejected); the old object stays meanwhile; once per object and cause.",
 );
 export const HYPERNODE_UNHEALTHY = define(
   'HyperNodeUnhealthy',
@@ -87,7 +97,9 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   CLEARTEXT_CREDENTIALS,
   SWITCH_UNREACHABLE,
   FABRIC_MISCABLED,
+  NVLINK_DOMAIN_SPLIT,
   TOPOLOGY_DELETION_HELD,
+  TOPOLOGY_CHANGE_WAITING,
   HYPERNODE_UNHEALTHY,
   HYPERNODE_HEALTHY,
 ]);

@@ -42,25 +42,43 @@ export interface CrdVersion {
   namespaced: boolean;
   subresources: string[];
   schema: Schema;
+  /** The version objects are stored at (the others are converted to and from it). */
+  storage: boolean;
+  /** The Warning a request at this version gets when the CRD marks it deprecated. */
+  deprecationWarning?: string;
 }
 
-/** Reads a CRD manifest and returns its served storage version. */
-export function loadCrd(file: string): CrdVersion {
+/** Reads a CRD manifest and returns its served versions, the storage version first. */
+export function loadCrd(file: string): CrdVersion[] {
   const crd = parse(readFileSync(file, 'utf8'));
-  const v = crd.spec.versions.find((x: { storage: boolean }) => x.storage);
-  if (!v) throw new Error(`${file}: no storage version`);
-  return {
-    group: crd.spec.group,
-    version: v.name,
-    kind: crd.spec.names.kind,
-    listKind: crd.spec.names.listKind,
-    plural: crd.spec.names.plural,
-    singular: crd.spec.names.singular,
-    shortNames: crd.spec.names.shortNames ?? [],
-    namespaced: crd.spec.scope === 'Namespaced',
-    subresources: Object.keys(v.subresources ?? {}),
-    schema: v.schema.openAPIV3Schema,
+  type Version = {
+    name: string;
+    served?: boolean;
+    storage: boolean;
+    deprecated?: boolean;
+    deprecationWarning?: string;
+    subresources?: object;
+    schema: { openAPIV3Schema: Schema };
   };
+  const versions = (crd.spec.versions as Version[]).filter((v) => v.served !== false);
+  if (!versions.some((v) => v.storage)) throw new Error(`${file}: no storage version`);
+  return versions
+    .sort((a, b) => Number(b.storage) - Number(a.storage))
+    .map((v) => ({
+      group: crd.spec.group,
+      version: v.name,
+      kind: crd.spec.names.kind,
+      listKind: crd.spec.names.listKind,
+      plural: crd.spec.names.plural,
+      singular: crd.spec.names.singular,
+      shortNames: crd.spec.names.shortNames ?? [],
+      namespaced: crd.spec.scope === 'Namespaced',
+      subresources: Object.keys(v.subresources ?? {}),
+      schema: v.schema.openAPIV3Schema,
+      storage: v.storage,
+      // apiextensions-apiserver's default text when the CRD gives none.
+      ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${crd.spec.names.kind} is deprecated` } : {}),
+    }));
 }
 
 type Json = unknown;
@@ -207,6 +225,10 @@ const KNOWN_RULES: Record<string, Rule> = {
   'size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0': (self) => new Set(self.map((l: unknown) => JSON.stringify(l))).size === self.length,
   "size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'": (self) =>
     !levelLabels(self).includes('kubernetes.io/hostname') || levelLabels(self).at(-1) === 'kubernetes.io/hostname',
+  // KAI 0.17 levels with an alias: only the nodeLabel sequence is fixed (aliases may change), no nodeLabel twice.
+  'self.map(l, l.nodeLabel) == oldSelf.map(l, l.nodeLabel)': (self, oldSelf) =>
+    Array.isArray(oldSelf) && JSON.stringify(levelLabels(self)) === JSON.stringify(levelLabels(oldSelf)),
+  'size(self.filter(i, size(self.filter(j, j.nodeLabel == i.nodeLabel)) > 1)) == 0': (self) => new Set(levelLabels(self)).size === self.length,
   // Kueue's ResourceFlavor spec. Without nodeLabels CEL fails on the missing key; the stand-in reports the rule's message instead.
   '!has(self.topologyName) || self.nodeLabels.size() >= 1': (self) => !('topologyName' in self) || Object.keys(self.nodeLabels ?? {}).length >= 1,
   '!has(oldSelf.topologyName) || self == oldSelf': (self, oldSelf) =>

@@ -11,15 +11,20 @@ export type Form = 'full' | 'meta';
 
 export const META_API_VERSION = 'meta.k8s.io/v1';
 
-export function objectJson(s: Stored, form: Form): string {
+/**
+ * The object as `apiVersion` shows it: a CRD served at several versions
+ * without a conversion webhook converts by rewriting apiVersion alone.
+ */
+export function objectJson(s: Stored, form: Form, apiVersion: string = s.obj.apiVersion): string {
   if (form === 'meta') {
     return s.memo('meta', () => JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION, metadata: s.obj.metadata }));
   }
+  if (apiVersion !== s.obj.apiVersion) return s.memo(`full:${apiVersion}`, () => JSON.stringify({ ...s.obj, apiVersion }));
   return s.memo('full', () => JSON.stringify(s.obj));
 }
 
 function itemJson(rt: ResourceType, s: Stored, form: Form): string {
-  if (form === 'meta' || !rt.builtin) return objectJson(s, form);
+  if (form === 'meta' || !rt.builtin) return objectJson(s, form, rt.apiVersion);
   return s.memo('item', () => JSON.stringify({ ...s.obj, apiVersion: undefined, kind: undefined }));
 }
 
@@ -58,8 +63,8 @@ export function* listPieces(rt: ResourceType, items: Stored[], meta: ListMeta, f
   yield ']}';
 }
 
-export function eventLine(type: string, s: Stored, form: Form): string {
-  return s.memo(`line:${type}:${form}`, () => `{"type":"${type}","object":${objectJson(s, form)}}\n`);
+export function eventLine(type: string, s: Stored, form: Form, apiVersion: string = s.obj.apiVersion): string {
+  return s.memo(`line:${type}:${form}:${apiVersion}`, () => `{"type":"${type}","object":${objectJson(s, form, apiVersion)}}\n`);
 }
 
 /**

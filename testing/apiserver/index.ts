@@ -11,10 +11,13 @@ export { StatusError, type Status, type StatusCause } from './status.ts';
 export type { Obj } from './resources.ts';
 export {
   HYPERNODE_CRD_FILE,
+  KAI_0_16_TOPOLOGY_CRD_FILE,
   KAI_TOPOLOGY_CRD_FILE,
-  KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE,
+  KUEUE_0_12_TOPOLOGY_CRD_FILE,
   KUEUE_0_13_TOPOLOGY_CRD_FILE,
+  KUEUE_0_14_TOPOLOGY_CRD_FILE,
   KUEUE_RESOURCE_FLAVOR_CRD_FILE,
   KUEUE_TOPOLOGY_CRD_FILE,
+  KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE,
 } from './resources.ts';
 export { KUEUE_RESOURCE_IN_USE_FINALIZER } from './kueue-topology-controller.ts';

@@ -116,6 +116,9 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** The apiVersion an object of `rt` is stored at (another served version of its CRD is converted to it). */
+const storedAs = (rt: ResourceType) => rt.storageApiVersion ?? rt.apiVersion;
+
 function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v));
 }
@@ -217,9 +220,12 @@ export class Registry {
     this.placeNamespace(rt, obj, namespace);
   }
 
+  /** Validation, then the vendor's validating webhook (403 with its message), as admission runs after validation. */
   private validate(rt: ResourceType, obj: Obj, old?: Obj): void {
     const errs = admissionErrors(rt, obj, old);
     if (errs.length) throw invalid(rt, obj.metadata.name ?? '', errs);
+    const denied = rt.webhook?.deny(obj);
+    if (denied !== undefined) throw new StatusError(status(403, 'Forbidden', `admission webhook "${rt.webhook!.name}" denied the request: ${denied}`));
   }
 
   create(rt: ResourceType, namespace: string | undefined, body: unknown, opts: WriteOptions = {}): Stored {
@@ -248,7 +254,7 @@ export class Registry {
     const existing = this.store.get(rt.key, key);
     if (existing) throw alreadyExists(rt, meta.name, existing.obj.metadata.deletionTimestamp !== undefined);
     checkStorable(obj);
-    return this.store.put(rt.key, key, (rv) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
+    return this.store.put(rt.key, key, (rv) => ({ ...obj, apiVersion: storedAs(rt), metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
   }
 
   update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): Stored {
@@ -280,9 +286,11 @@ export class Registry {
       throw badRequest(`error decoding patch: ${(err as Error).message}`);
     }
     const old = this.get(rt, namespace, name);
+    // The patch applies to the object as read at the request's version.
+    const current = { ...clone(old.obj), apiVersion: rt.apiVersion };
     let patched: unknown;
     try {
-      patched = contentType === JSON_PATCH ? jsonPatch(old.obj, patch) : mergePatch(clone(old.obj), patch);
+      patched = contentType === JSON_PATCH ? jsonPatch(current, patch) : mergePatch(current, patch);
     } catch (err) {
       if (err instanceof PatchError) throw new StatusError(status(422, 'Invalid', err.message));
       throw err;
@@ -323,6 +331,8 @@ export class Registry {
     }
     next.metadata.resourceVersion = prev.metadata.resourceVersion;
     next.metadata.managedFields = prev.metadata.managedFields;
+    // Decoded at the request's version; compared and stored at the storage version.
+    next.apiVersion = storedAs(rt);
     this.validate(rt, next, prev);
     if (comparable(next) === comparable(prev)) return old;
     if (opts.manager) recordWrite(next, prev.metadata.managedFields, opts.manager, rt.apiVersion, now(), opts.subresource);

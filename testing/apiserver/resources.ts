@@ -5,7 +5,8 @@
 
 import { fileURLToPath } from 'node:url';
 import { decodeBuiltin } from './builtin-types.ts';
-import { checkRulesKnown, loadCrd, prune, ruleErrors, validateSchema } from './crd-schema.ts';
+import { checkRulesKnown, loadCrd, prune, ruleErrors, validateSchema, type CrdVersion, type Schema } from './crd-schema.ts';
+import { KAI_TOPOLOGY_WEBHOOK, type ValidatingWebhook } from './kai-topology-webhook.ts';
 import { objectMetaErrors, type NameRule } from './meta-validation.ts';
 import { configKeyErrors, eventErrors, leaseErrors } from './builtin-validation.ts';
 import { badRequest, type ErrorSubject, type FieldError } from './status.ts';
@@ -48,6 +49,20 @@ export interface ResourceType extends ErrorSubject {
   validate(obj: Obj, old?: Obj): FieldError[];
   /** A CRD's x-kubernetes-validations: run after the other checks, which may block them. */
   rules?(obj: Obj, prior: readonly FieldError[], old?: Obj): FieldError[];
+  /** A CRD version's schema, as /openapi/v3 publishes it. */
+  schema?: Schema;
+  /**
+   * For a CRD served at several versions: the apiVersion objects are stored
+   * at. Without a conversion webhook the API server converts by rewriting
+   * apiVersion alone, so a read at any version shows the same object.
+   */
+  storageApiVersion?: string;
+  /** On the storage version's type: the CRD's other served versions, each a type over the same store bucket. */
+  otherVersions?: readonly ResourceType[];
+  /** The Warning header a request at this (deprecated) version gets. */
+  deprecationWarning?: string;
+  /** A validating admission webhook its vendor installs with the CRD, run after validation on create and update. */
+  webhook?: ValidatingWebhook;
 }
 
 interface BuiltinSpec {
@@ -221,52 +236,78 @@ export const HYPERNODE_CRD_FILE = fileURLToPath(new URL('./topology.volcano.sh_h
  * Kueue's and KAI Scheduler's kinds the controller meets, with the validation
  * of their published CRDs (see each file's header for where the facts come
  * from); served only when a test asks (ApiServerOptions.extraCrds). Kueue
- * comes as a current release (Topology and ResourceFlavor at v1beta2) or as
- * 0.9 to 0.13 (Topology at v1alpha1 beside ResourceFlavor at v1beta1).
+ * comes as a current release (Topology at v1beta2 and, deprecated, v1beta1;
+ * ResourceFlavor at v1beta2), as 0.14 (Topology only at v1beta1, 16 levels),
+ * 0.13 (only at v1alpha1, 16 levels) or 0.9 to 0.12 (only at v1alpha1, 8
+ * levels), the older ones beside ResourceFlavor at v1beta1; KAI as 0.17
+ * (levels with an `alias`, and its validating webhook) or 0.12 to 0.16.
  */
 const here = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
 export const KUEUE_TOPOLOGY_CRD_FILE = here('kueue.x-k8s.io_topologies.yaml');
 export const KUEUE_RESOURCE_FLAVOR_CRD_FILE = here('kueue.x-k8s.io_resourceflavors.yaml');
+export const KUEUE_0_14_TOPOLOGY_CRD_FILE = here('kueue-v0.14.topologies.yaml');
 export const KUEUE_0_13_TOPOLOGY_CRD_FILE = here('kueue-v0.13.topologies.yaml');
-export const KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE = here('kueue-v0.13.resourceflavors.yaml');
+export const KUEUE_0_12_TOPOLOGY_CRD_FILE = here('kueue-v0.12.topologies.yaml');
+export const KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE = here('kueue-v1beta1.resourceflavors.yaml');
 export const KAI_TOPOLOGY_CRD_FILE = here('kai.scheduler_topologies.yaml');
+export const KAI_0_16_TOPOLOGY_CRD_FILE = here('kai-v0.16.topologies.yaml');
 
-/** A custom resource type enforced from a CRD manifest; `qualified` files it under plural.group. */
+/** The validating webhooks vendors install with a CRD, by CRD file. */
+const WEBHOOKS: ReadonlyMap<string, ValidatingWebhook> = new Map([[KAI_TOPOLOGY_CRD_FILE, KAI_TOPOLOGY_WEBHOOK]]);
+
+/**
+ * A custom resource type enforced from a CRD manifest, at its storage
+ * version, its other served versions in `otherVersions`; `qualified` files
+ * it under plural.group.
+ */
 export function customResource(crdFile: string, qualified = false): ResourceType {
-  const crd = loadCrd(crdFile);
-  checkRulesKnown(crd.schema);
-  const apiVersion = `${crd.group}/${crd.version}`;
-  return {
-    key: qualified ? `${crd.plural}.${crd.group}` : crd.plural,
-    resource: crd.plural,
-    group: crd.group,
-    version: crd.version,
-    apiVersion,
-    kind: crd.kind,
-    listKind: crd.listKind,
-    singular: crd.singular,
-    shortNames: crd.shortNames,
-    namespaced: crd.namespaced,
-    subresources: crd.subresources,
-    builtin: false,
-    nameRule: 'subdomain',
-    allowUnconditionalUpdate: false,
-    allowCreateOnUpdate: false,
-    tracksGeneration: true,
-    decode(obj) {
-      // Unstructured decoding needs apiVersion and kind in the body.
-      if (typeof obj.kind !== 'string' || !obj.kind) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
-      if (typeof obj.apiVersion !== 'string' || !obj.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(obj)}'`);
-      return prune(obj, crd.schema) as Obj;
-    },
-    prepareCreate() {},
-    validate(obj) {
-      const errs: FieldError[] = [];
-      validateSchema(obj, crd.schema, '', errs);
-      return errs;
-    },
-    rules: (obj, prior, old) => ruleErrors(obj, crd.schema, prior, old),
+  const [stored, ...others] = loadCrd(crdFile);
+  const storageApiVersion = `${stored!.group}/${stored!.version}`;
+  const webhook = WEBHOOKS.get(crdFile);
+  const typeOf = (crd: CrdVersion): ResourceType => {
+    checkRulesKnown(crd.schema);
+    return {
+      key: qualified ? `${crd.plural}.${crd.group}` : crd.plural,
+      resource: crd.plural,
+      group: crd.group,
+      version: crd.version,
+      apiVersion: `${crd.group}/${crd.version}`,
+      kind: crd.kind,
+      listKind: crd.listKind,
+      singular: crd.singular,
+      shortNames: crd.shortNames,
+      namespaced: crd.namespaced,
+      subresources: crd.subresources,
+      builtin: false,
+      nameRule: 'subdomain',
+      allowUnconditionalUpdate: false,
+      allowCreateOnUpdate: false,
+      tracksGeneration: true,
+      decode(obj) {
+        // Unstructured decoding needs apiVersion and kind in the body.
+        if (typeof obj.kind !== 'string' || !obj.kind) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
+        if (typeof obj.apiVersion !== 'string' || !obj.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(obj)}'`);
+        return prune(obj, crd.schema) as Obj;
+      },
+      prepareCreate() {},
+      validate(obj) {
+        const errs: FieldError[] = [];
+        validateSchema(obj, crd.schema, '', errs);
+        return errs;
+      },
+      rules: (obj, prior, old) => ruleErrors(obj, crd.schema, prior, old),
+      schema: crd.schema,
+      storageApiVersion,
+      ...(crd.deprecationWarning ? { deprecationWarning: crd.deprecationWarning } : {}),
+      ...(webhook ? { webhook } : {}),
+    };
   };
+  return { ...typeOf(stored!), ...(others.length > 0 ? { otherVersions: others.map(typeOf) } : {}) };
+}
+
+/** Every version of every type: each type and the other versions it is served at. */
+export function everyVersion(types: Iterable<ResourceType>): ResourceType[] {
+  return [...types].flatMap((t) => [t, ...(t.otherVersions ?? [])]);
 }
 
 /** Every resource type served, by plural name. */

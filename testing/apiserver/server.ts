@@ -33,7 +33,8 @@ import {
 import { Registry, type DeletePreconditions } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
-import { customResource, defaultResourceTypes, type Obj, type ResourceType } from './resources.ts';
+import { openApiDocument } from './openapi.ts';
+import { customResource, defaultResourceTypes, everyVersion, type Obj, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { badRequest, methodNotAllowed, pageNotFound, status, StatusError, unauthorized, unsupportedMediaType } from './status.ts';
 import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Stored } from './store.ts';
@@ -473,7 +474,8 @@ export class ApiServer {
       if (!info.isResource) {
         // Discovery is for authenticated users only (system:discovery), as on a real server.
         if (caller === ANONYMOUS) throw new StatusError(status(403, 'Forbidden', `forbidden: User "${caller.name}" cannot get path "${url.pathname}"`, {}));
-        const doc = discovery(info.parts, [...this.registry.types.values()], `127.0.0.1:${this.port}`);
+        const types = everyVersion(this.registry.types.values());
+        const doc = openApiDocument(url.pathname, types) ?? discovery(info.parts, types, `127.0.0.1:${this.port}`);
         if (doc === undefined || method !== 'GET') throw pageNotFound();
         return this.send(res, record, 200, `${JSON.stringify(doc)}\n`);
       }
@@ -485,8 +487,9 @@ export class ApiServer {
   }
 
   private resolveType(info: RequestInfo): ResourceType {
-    const rt = this.registry.types.get(info.resource) ?? this.registry.types.get(`${info.resource}.${info.group}`);
-    if (!rt || rt.group !== info.group || rt.version !== info.version) throw pageNotFound();
+    const served = this.registry.types.get(info.resource) ?? this.registry.types.get(`${info.resource}.${info.group}`);
+    const rt = served && [served, ...(served.otherVersions ?? [])].find((t) => t.version === info.version);
+    if (!rt || rt.group !== info.group) throw pageNotFound();
     if (info.subresource && !rt.subresources.includes(info.subresource)) throw pageNotFound();
     if (!rt.namespaced && info.namespace && info.resource !== 'namespaces') throw pageNotFound();
     if (rt.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch') throw pageNotFound();
@@ -507,6 +510,8 @@ export class ApiServer {
     if (!user.grants.some((g) => allowed(g, attrs))) throw forbidden(attrs);
     if (isAccessReview(info)) return this.send(res, record, 201, JSON.stringify(await answerAccessReview(info, async () => parseJson(await readBody(req)), this.users)));
     const rt = this.resolveType(info);
+    // apiextensions-apiserver warns on every request at a version its CRD marks deprecated.
+    if (rt.deprecationWarning) res.setHeader('Warning', `299 - ${JSON.stringify(rt.deprecationWarning)}`);
     const ns = rt.namespaced ? info.namespace : undefined;
     const write = { subresource: info.subresource, manager: q.get('fieldManager') || managerFromUserAgent(record.userAgent) };
     if (info.verb === 'create' || info.verb === 'update') {
@@ -516,7 +521,7 @@ export class ApiServer {
     switch (info.verb) {
       case 'get': {
         const form = negotiateForm(req.headers.accept, false, rt);
-        return this.send(res, record, 200, `${objectJson(this.registry.get(rt, ns, info.name), form)}\n`);
+        return this.send(res, record, 200, `${objectJson(this.registry.get(rt, ns, info.name), form, rt.apiVersion)}\n`);
       }
       case 'list': {
         const form = negotiateForm(req.headers.accept, true, rt);
@@ -527,20 +532,20 @@ export class ApiServer {
       case 'create': {
         if (info.name || info.subresource) throw methodNotAllowed();
         const created = this.registry.create(rt, ns, parseJson(await readBody(req)), write);
-        return this.send(res, record, 201, `${objectJson(created, 'full')}\n`);
+        return this.send(res, record, 201, `${objectJson(created, 'full', rt.apiVersion)}\n`);
       }
       case 'update': {
         if (!info.name) throw methodNotAllowed();
         const body = parseJson(await readBody(req));
         const existed = this.registry.exists(rt, ns, info.name);
         const updated = this.registry.update(rt, ns, info.name, body, write);
-        return this.send(res, record, existed ? 200 : 201, `${objectJson(updated, 'full')}\n`);
+        return this.send(res, record, existed ? 200 : 201, `${objectJson(updated, 'full', rt.apiVersion)}\n`);
       }
       case 'patch': {
         if (!info.name) throw methodNotAllowed();
         const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
         const patched = this.registry.patch(rt, ns, info.name, type, await readBody(req), write);
-        return this.send(res, record, 200, `${objectJson(patched, 'full')}\n`);
+        return this.send(res, record, 200, `${objectJson(patched, 'full', rt.apiVersion)}\n`);
       }
       case 'delete': {
         if (info.subresource) throw methodNotAllowed();
@@ -568,7 +573,7 @@ export class ApiServer {
     // Namespaces answer the object (they are finalized, not gone); everything else, CRDs included, a Success Status.
     if (rt.resource === 'namespaces') return objectJson(deleted, 'full');
     // A deletion a finalizer holds answers the object, marked with its deletionTimestamp.
-    if (deleted.obj.metadata.deletionTimestamp !== undefined) return objectJson(deleted, 'full');
+    if (deleted.obj.metadata.deletionTimestamp !== undefined) return objectJson(deleted, 'full', rt.apiVersion);
     const details: Record<string, string> = { name: deleted.obj.metadata.name, kind: rt.resource, uid: deleted.obj.metadata.uid };
     if (rt.group) details.group = rt.group;
     return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });

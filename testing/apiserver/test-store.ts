@@ -4,7 +4,7 @@
 // API by an all-powerful client. Returned objects are copies.
 
 import { keyOf, type Registry } from './registry.ts';
-import type { Obj, ResourceType } from './resources.ts';
+import { everyVersion, type Obj, type ResourceType } from './resources.ts';
 import type { Stored } from './store.ts';
 
 const copy = (s: Stored): Obj => JSON.parse(JSON.stringify(s.obj));
@@ -16,7 +16,7 @@ export class TestStore {
   constructor(private readonly registry: Registry) {}
 
   private typeOfObject(obj: Obj): ResourceType {
-    for (const t of this.registry.types.values()) if (t.kind === obj.kind && (!obj.apiVersion || t.apiVersion === obj.apiVersion)) return t;
+    for (const t of everyVersion(this.registry.types.values())) if (t.kind === obj.kind && (!obj.apiVersion || t.apiVersion === obj.apiVersion)) return t;
     throw new Error(`the API server stand-in serves no kind ${obj.apiVersion ?? ''} ${obj.kind}; set apiVersion and kind on the object`);
   }
 

@@ -49,6 +49,8 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
       socket.destroy();
     },
   };
+  // A custom resource is shown at the watched version; a typed one as stored.
+  const shownAs = (s: Stored): string => (p.rt.builtin ? s.obj.apiVersion : p.rt.apiVersion);
   const inScope = (s: Stored): boolean => !p.rt.namespaced || !p.namespace || s.obj.metadata.namespace === p.namespace;
 
   if (p.sinceRv !== undefined && p.sinceRv < store.watchFloorRv) {
@@ -87,12 +89,12 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
     const shown = leaving
       ? new Stored(ev.resource, ev.object.key, ev.rv, { ...ev.previous!.obj, metadata: { ...ev.previous!.obj.metadata, resourceVersion: String(ev.rv) } })
       : ev.object;
-    send(eventLine(type, shown, p.form));
+    send(eventLine(type, shown, p.form, shownAs(shown)));
   };
 
   if (p.sinceRv === undefined) {
     const initial = store.list(p.rt.key).filter((s) => inScope(s) && p.matches(s.obj));
-    for (const s of initial) send(eventLine('ADDED', s, p.form));
+    for (const s of initial) send(eventLine('ADDED', s, p.form, shownAs(s)));
   } else {
     for (const ev of store.eventsSince(p.rt.key, p.sinceRv)) deliver(ev);
   }

@@ -105,7 +105,7 @@ test('label keys no Node carries: a warning when something is still published, a
 test('a misspelled source name gets the near one, two entries of one source name both, a YAML error its line and column', async () => {
   assertFails(
     await renderText(labelEntry(RACK_TYPES).replace('source: label', 'source: Label')),
-    /unsupported discoverer type: Label \(did you mean "label"\? the sources are graph, label, lldp, ufm\)/,
+    /unsupported discoverer type: Label \(did you mean "label"\? the sources are graph, ibnetdiscover, label, lldp, ufm\)/,
   );
   const twice = `${labelEntry(RACK_TYPES)}${labelEntry(RACK_TYPES).replace('networkTopologyDiscovery:\n', '')}`;
   assertFails(

@@ -6,9 +6,12 @@
 // preset with an NVLink level, NVLink domains of unequal sizes and GB200
 // Nodes whose clique is not published yet (a leaf holding both Nodes and
 // NVLink domains, which Slurm refuses unless its Nodes get a leaf switch of
-// their own), and a graph fabric whose HyperNode names run past Slurm's 64
-// characters. The expected names follow the rules of docs/configuration.md
-// ("Slurm topology files"), computed here from the HyperNode names.
+// their own), a graph fabric whose HyperNode names run past Slurm's 64
+// characters, and a GB200 UFM fabric with `nvlink: domain` in fabric and in
+// legacy mode (NVLink domains inside the fabric's leaf groups, beside a Node
+// whose clique is not published yet). The expected names follow the rules of
+// docs/configuration.md ("Slurm topology files"), computed here from the
+// HyperNode names.
 //
 // Debian's Slurm (22.05) has no topology/block plugin, so the block file of
 // the unequal domains is checked against the block plugin's documented rules
@@ -22,6 +25,9 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { slurmctldTopology, slurmctldUnavailable } from '../support/slurmctld.ts';
 import { readScontrolTopology, readTopologyConf, readTopologyYaml, type LoadedSwitch } from '../support/slurm-topology-reader.ts';
@@ -141,6 +147,56 @@ withSlurmctld('a graph fabric with long switch ids: names shortened to 64 charac
     'the case needs HyperNode names over 64 characters',
   );
 });
+
+/**
+ * A GB200 UFM fabric of two units of nine trays on two rails, rendered with
+ * `nvlink: domain` in `mode`: two racks of four trays per unit, and a ninth
+ * tray per unit whose clique is not published yet (so each leaf group holds
+ * Nodes beside NVLink domains).
+ */
+function nvlinkUfmCluster(mode: 'fabric' | 'legacy'): { args: string[]; hosts: string[] } {
+  const tree = generateFatTree({ sus: 2, nodesPerSu: 9, rails: 2, tiers: 2, uplinks: 2, hostName: (su, n) => `gb-${su}-${String(n).padStart(2, '0')}` });
+  const capture = scratch.path('capture');
+  mkdirSync(capture);
+  for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(capture, `${f}.json`), JSON.stringify(tree[f]));
+  const rack = (su: number, n: number) => (n > 8 ? undefined : `0${su}00000${n <= 4 ? 1 : 2}-0000-4000-8000-00000000000${su}`);
+  const nodes = tree.hosts.map((h) => {
+    const [su, n] = h.split('-').slice(1).map(Number) as [number, number];
+    const uuid = rack(su, n);
+    return node(h, uuid ? { 'nvidia.com/gpu.clique': `${uuid}.1` } : {});
+  });
+  const config = { ...(mode === 'fabric' ? { mode: 'fabric', fabric: 'gb200' } : {}), endpoint: 'https://ufm', nvlink: 'domain' };
+  const conf = write('ufm-conf.yaml', stringify({ networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config }] }));
+  return { args: ['--config', conf, '--nodes', nodesFile(nodes), '--ufm-capture', capture], hosts: tree.hosts };
+}
+
+for (const mode of ['fabric', 'legacy'] as const) {
+  withSlurmctld(`UFM ${mode} mode with nvlink: domain: NVLink domains inside the leaf groups load in slurmctld as the HyperNode tree, and are the blocks`, async () => {
+    const { args, hosts } = nvlinkUfmCluster(mode);
+    const items = await loadsAsTheHyperNodeTree(args, hosts);
+    const domains = items.filter((h) => h.spec!.tierName === 'nvl-domain');
+    assert.equal(
+      domains.map((d) => memberNames(d).length),
+      [4, 4, 4, 4],
+      'four racks of four trays',
+    );
+    // The blocks are the domains, each leaf group's two next to each other: Slurm joins them first.
+    const read = readTopologyConf(await run([...args, '-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-size', '4']));
+    assert.equal(read.blockSizes, [4, 8, 16]);
+    const leafOf = new Map(
+      items.flatMap((leaf) =>
+        memberNames(leaf)
+          .filter((m) => domains.some((d) => d.metadata.name === m))
+          .map((d) => [d, leaf.metadata.name] as const),
+      ),
+    );
+    const order = [...read.blocks.keys()];
+    assert.equal(order.sort(), domains.map((d) => d.metadata.name).sort());
+    const fileOrder = [...read.blocks.keys()].map((b) => leafOf.get(b));
+    assert.equal(fileOrder, [fileOrder[0], fileOrder[0], fileOrder[2], fileOrder[2]]);
+    assert.not.equal(fileOrder[0], fileOrder[2]);
+  });
+}
 
 test('NVLink domains of unequal sizes as blocks: BlockSizes from the smallest domain, the domains of one leaf next to each other', async () => {
   const { args } = presetCluster();

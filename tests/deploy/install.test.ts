@@ -113,6 +113,27 @@ test('upgrading replaces only the binary', async () => {
   }
 });
 
+test('--infiniband adds the verified drop-in an InfiniBand host needs; later runs keep and update it; uninstall removes it', async () => {
+  const ibRoot = join(work, 'root-ib');
+  const dropIn = join(ibRoot, 'etc/systemd/system', `${NAME}.service.d`, 'infiniband.conf');
+  const res = await install('fresh install --infiniband', ['--root', ibRoot, '--base-url', server.baseUrl, '--version', '0.1.0', '--infiniband']);
+  expectOk(res);
+  assert.is(readFileSync(dropIn, 'utf8'), readFileSync(join(repoRoot, 'deploy/systemd/infiniband.conf'), 'utf8'));
+  assert.is(statSync(dropIn).mode & 0o777, 0o644);
+  assert.ok(res.requests.includes(`/releases/0.1.0/${NAME}-infiniband.conf`));
+  // An upgrade without the flag keeps the drop-in, fetched and verified again with the unit.
+  const upgrade = await install('upgrade, drop-in kept', ['--root', ibRoot, '--base-url', server.baseUrl, '--version', '0.2.0']);
+  expectOk(upgrade);
+  assert.ok(upgrade.requests.includes(`/releases/0.2.0/${NAME}-infiniband.conf`));
+  assert.ok(existsSync(dropIn));
+  // Without --infiniband nothing of it is fetched on a host that never had it.
+  const plain = await install('install without --infiniband', ['--root', join(work, 'root-plain'), '--base-url', server.baseUrl, '--version', '0.1.0']);
+  assert.not.ok(plain.requests.some((r) => r.endsWith('-infiniband.conf')));
+  const gone = await runScript(join(ibRoot, 'usr/local/bin', `${NAME}-uninstall.sh`), [], { INSTALL_ROOT: ibRoot });
+  assert.is(gone.code, 0, gone.stderr);
+  assert.not.ok(existsSync(join(ibRoot, 'etc/systemd/system', `${NAME}.service.d`)), 'the drop-in directory is gone');
+});
+
 test('a binary that does not match SHA256SUMS fails closed and leaves the installed one intact', async () => {
   const before = snapshot(root);
   const res = await install('checksum mismatch (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '0.3.0']);

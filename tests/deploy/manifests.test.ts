@@ -1,7 +1,9 @@
 // deploy/kubernetes: every object parses, and RBAC, Deployment and Service are
 // exactly what Volcano's chart renders in standalone mode (docs/deploy.md §4).
 // deploy/secure-endpoints: the opt-in component that alone grants the review
-// rights the topology page and --secure-metrics need.
+// rights the topology page and --secure-metrics need. deploy/infiniband: the
+// opt-in component that runs the ibnetdiscover sidecar on an InfiniBand node,
+// the only container that touches the HCA.
 
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -118,7 +120,7 @@ test('the Node label component grants patch on Nodes and list/watch/create/delet
   const [role, binding] = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/node-labels/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Obj);
   assert.equal(role!.rules, [
     { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
-    { apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'], resources: ['topologies'], verbs: ['list', 'watch', 'create', 'delete'] },
+    { apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'], resources: ['topologies'], verbs: ['list', 'watch', 'create', 'patch', 'delete'] },
   ]);
   assert.equal(binding!.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
   assert.equal(binding!.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role!.metadata.name });
@@ -239,6 +241,75 @@ testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the secure-end
   } finally {
     rmSync(tmp, { recursive: true });
   }
+});
+
+/** `kubectl kustomize` of deploy/kubernetes with the commented-out component `name` turned on. */
+function renderWith(name: string): Obj[] {
+  const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
+  try {
+    cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
+    const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(`# - ../${name}`, `- ../${name}`));
+    const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 60_000 });
+    assert.is(r.status, 0, r.stderr);
+    return parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+  } finally {
+    rmSync(tmp, { recursive: true });
+  }
+}
+
+const ibDir = join(repoRoot, 'deploy/infiniband');
+
+test('the infiniband component is offered commented out, and its image builds the sidecar from infiniband-diags and the writer script', () => {
+  assert.match(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), /^\s*# - \.\.\/infiniband /m);
+  const component: Obj = parse(readFileSync(join(ibDir, 'kustomization.yaml'), 'utf8'));
+  assert.is(component.kind, 'Component');
+  assert.equal(component.images, [{ name: 'ibnetdiscover', newName: 'ibnetdiscover', newTag: 'latest' }]);
+  const dockerfile = readFileSync(join(ibDir, 'Dockerfile'), 'utf8');
+  assert.match(dockerfile, /apt-get install -y --no-install-recommends infiniband-diags/);
+  assert.match(dockerfile, /^COPY ibnetdiscover-writer\.sh /m);
+});
+
+testNeeding(missingCommand('kubectl'))(
+  'kubectl kustomize renders the infiniband component: the sidecar alone privileged on an RDMA node, the controller restricted and reading the output',
+  () => {
+    const rendered = renderWith('infiniband');
+    const dep = rendered.find((o) => o.kind === 'Deployment')!;
+    const pod = dep.spec.template.spec;
+    const [controller, sidecar] = pod.containers as Obj[];
+    // The controller container is the chart's, restricted as before, with the output read-only.
+    assert.equal(controller!.args, CHART_ARGS);
+    assert.equal(controller!.securityContext, container.securityContext);
+    // Room for a large fabric's output beside the caches; the requests stay the chart's sizing.
+    assert.equal(controller!.resources, { requests: container.resources.requests, limits: { ...container.resources.limits, memory: '512Mi' } });
+    assert.equal(controller!.volumeMounts, [{ name: 'ibnetdiscover', mountPath: '/var/run/ibnetdiscover', readOnly: true }]);
+    // The sidecar runs the writer with ibnetdiscover's arguments, as root and privileged (the umad device).
+    assert.is(sidecar!.name, 'ibnetdiscover');
+    assert.is(sidecar!.image, 'ibnetdiscover:latest');
+    assert.equal(sidecar!.command, ['sh', '/opt/ibnetdiscover-writer/ibnetdiscover-writer.sh']);
+    assert.equal(sidecar!.args, ['-C', 'mlx5_0', '-P', '1']);
+    assert.equal(sidecar!.env, [
+      { name: 'OUTPUT', value: '/var/run/ibnetdiscover/fabric.txt' },
+      { name: 'INTERVAL', value: '300' },
+    ]);
+    assert.equal(sidecar!.securityContext, { privileged: true, runAsNonRoot: false, runAsUser: 0 });
+    assert.equal(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, [
+      { matchExpressions: [{ key: 'feature.node.kubernetes.io/rdma.available', operator: 'In', values: ['true'] }] },
+    ]);
+    // The script the sidecar runs is the one in the repository, in the generated ConfigMap the volume names.
+    const writer = pod.volumes.find((v: Obj) => v.name === 'ibnetdiscover-writer').configMap.name as string;
+    const cm = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === writer)!;
+    assert.is(cm.data['ibnetdiscover-writer.sh'], readFileSync(join(ibDir, 'ibnetdiscover-writer.sh'), 'utf8'));
+    assert.equal(
+      pod.volumes.find((v: Obj) => v.name === 'ibnetdiscover'),
+      { name: 'ibnetdiscover', emptyDir: { sizeLimit: '1Gi' } },
+    );
+  },
+);
+
+testNeeding(missingCommand('shellcheck'))("the sidecar's writer script is clean under shellcheck", () => {
+  const r = spawnSync('shellcheck', ['-s', 'sh', join(ibDir, 'ibnetdiscover-writer.sh')], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stdout);
 });
 
 test.run();

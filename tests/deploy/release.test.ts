@@ -30,13 +30,14 @@ test('the release holds both executables with their SBOMs, bundle, map, unit, in
       `${NAME}.cjs`,
       `${NAME}.cjs.map`,
       `${NAME}.service`,
+      `${NAME}-infiniband.conf`,
       'kubectl-hypernode-linux-amd64.tar.gz',
       'kubectl-hypernode-linux-arm64.tar.gz',
       'kubectl-hypernode.krew.yaml',
     ].sort(),
   );
   const check = execFileSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
-  assert.is(check.trim().split('\n').length, 14);
+  assert.is(check.trim().split('\n').length, 15);
   assert.match(execFileSync(join(dir, ASSET), ['--version'], { encoding: 'utf8' }), /^Version: 1\.2\.3$/m);
 });
 

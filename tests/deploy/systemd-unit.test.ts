@@ -1,6 +1,8 @@
 // deploy/systemd/vc-hypernode-controller-manager.service: systemd accepts it,
 // it passes the chart's flags plus the kubeconfig credential, and it keeps its
-// hardening (the exposure score is printed for the operator docs).
+// hardening (the exposure score is printed for the operator docs). Its drop-in
+// for an InfiniBand host (deploy/systemd/infiniband.conf) opens only the MAD
+// devices ibnetdiscover needs, and the unit with it keeps the rest.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,13 +41,14 @@ const analyzeTest = testNeeding(missingCommand('systemd-analyze', 'systemd'));
  * Calls `check` with a copy of the unit whose ExecStart points at a stand-in
  * executable (verify checks that the binary exists).
  */
-function withVerifiableUnit(check: (unitPath: string) => void): void {
+function withVerifiableUnit(check: (unitPath: string) => void, dropIn = ''): void {
   const dir = mkdtempSync(join(tmpdir(), 'unit-test-'));
   try {
     const exe = join(dir, NAME);
     standInExecutable(exe, '0.0.0');
     const path = join(dir, `${NAME}.service`);
-    writeFileSync(path, unitText.replace(`ExecStart=/usr/local/bin/${NAME} `, `ExecStart=${exe} `));
+    // A drop-in's settings apply after the unit's, as if its sections followed them in the unit file.
+    writeFileSync(path, `${unitText.replace(`ExecStart=/usr/local/bin/${NAME} `, `ExecStart=${exe} `)}\n${dropIn}`);
     check(path);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -112,6 +115,35 @@ analyzeTest('systemd-analyze security rates the unit at most 2.0 (exposure print
     console.log(`systemd-analyze security: exposure ${m![1]} ${m![2]}`);
     assert.ok(Number(m![1]) <= 2.0, out);
   });
+});
+
+const dropInText = readFileSync(join(repoRoot, 'deploy/systemd/infiniband.conf'), 'utf8');
+
+test('the InfiniBand drop-in lets the service reach the MAD devices, and changes nothing else', () => {
+  const dropIn = serviceSection(dropInText);
+  assert.equal(Object.fromEntries([...dropIn].map(([k, v]) => [k, v.join(' | ')])), {
+    DynamicUser: 'no',
+    PrivateDevices: 'no',
+    DevicePolicy: 'closed',
+    DeviceAllow: 'char-infiniband_mad rw',
+    RestrictAddressFamilies: 'AF_NETLINK',
+  });
+  // What it leaves: no capability, no new privileges, the system read-only.
+  for (const key of ['CapabilityBoundingSet', 'NoNewPrivileges', 'ProtectSystem', 'SystemCallFilter']) assert.not.ok(dropIn.has(key), key);
+  assert.match(dropInText, /^# +\/etc\/systemd\/system\/vc-hypernode-controller-manager\.service\.d\/infiniband\.conf$/m, 'says where it goes');
+});
+
+analyzeTest('systemd-analyze verify accepts the unit with the InfiniBand drop-in, and rates it at most 2.5 (exposure printed)', () => {
+  withVerifiableUnit((unit) => {
+    const res = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+    assert.is(res.status, 0, res.stderr);
+    assert.not.match(res.stderr, NAME, res.stderr);
+    const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { encoding: 'utf8' });
+    const m = out.match(/Overall exposure level for \S+: ([\d.]+) (\w+)/);
+    assert.ok(m, out);
+    console.log(`systemd-analyze security, with the InfiniBand drop-in: exposure ${m![1]} ${m![2]}`);
+    assert.ok(Number(m![1]) <= 2.5, out);
+  }, dropInText);
 });
 
 test.run();

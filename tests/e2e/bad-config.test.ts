@@ -129,7 +129,7 @@ const VARIANTS: Variant[] = [
   {
     what: 'empty source name',
     conf: doc(TOPOLOGY_A3_ENTRY, '  - source: ""\n    enabled: true\n'),
-    expect: /failed to create discoverer: unsupported discoverer type: {2}\(the sources are graph, label, lldp, ufm\)"?$/m,
+    expect: /failed to create discoverer: unsupported discoverer type: {2}\(the sources are graph, ibnetdiscover, label, lldp, ufm\)"?$/m,
     event: true,
   },
   {

@@ -143,14 +143,15 @@ export function nodeCountsSettled(api: ApiServer): boolean {
 }
 
 /**
- * Every HyperNode of a fabric source (lldp, graph, ufm fabric mode) carries
+ * Every HyperNode of a fabric source (lldp, graph, ibnetdiscover, ufm fabric mode) carries
  * FabricHealthy (docs/health.md) for its current generation: the condition
  * writer has caught up with the tree, so a later window sees no status write
  * left over from it (a member update bumps the generation, and the writer then
  * restamps observedGeneration).
  */
 export function fabricHealthSettled(api: ApiServer): boolean {
-  const fabric = (hn: HyperNode) => ['lldp', 'graph'].includes(hn.metadata.labels?.[SOURCE_LABEL] ?? '') || hn.metadata.labels?.['volcano.sh/ufm-fabric'] !== undefined;
+  const fabric = (hn: HyperNode) =>
+    ['lldp', 'graph', 'ibnetdiscover'].includes(hn.metadata.labels?.[SOURCE_LABEL] ?? '') || hn.metadata.labels?.['volcano.sh/ufm-fabric'] !== undefined;
   return hyperNodes(api)
     .filter(fabric)
     .every((hn) => hn.status?.conditions?.some((c) => c.type === 'FabricHealthy' && c.observedGeneration === hn.metadata.generation));

@@ -10,7 +10,7 @@
 // the delete (a ResourceFlavor names the Topology) the hold is reported, the
 // Nodes keep every label it names, and the new object follows within
 // moments of the flavor letting go, without a ConfigMap edit; one deleted by
-// someone else is made again; Kueue 0.13 gets its Topology at v1alpha1 (8
+// someone else is made again; Kueue 0.12 gets its Topology at v1alpha1 (8
 // levels), a current Kueue 12 levels; turning one export off deletes only
 // that kind's object; without a CRD it logs once and writes nothing until
 // the CRD is served; a tree of more levels than the version takes is refused
@@ -26,49 +26,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plan } from '../../src/cmd/plan.ts';
-import {
-  KAI_TOPOLOGY_CRD_FILE,
-  KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE,
-  KUEUE_0_13_TOPOLOGY_CRD_FILE,
-  KUEUE_RESOURCE_FLAVOR_CRD_FILE,
-  KUEUE_TOPOLOGY_CRD_FILE,
-  type ApiServer,
-} from '../../testing/apiserver/index.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { KUEUE_0_12_TOPOLOGY_CRD_FILE, KUEUE_TOPOLOGY_CRD_FILE, KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE } from '../../testing/apiserver/index.ts';
 import { startControllerBinary, startControllerInProcess } from '../support/controller-process.ts';
 import { CLUSTER, CONTROLLER_USER, NS, RACK, node, seedConfigMap, setDiscoveryConfig } from './cluster.ts';
 import { session } from './session.ts';
+import { BOTH, config, CURRENT, HOST, KAI, KUEUE, levels, PREFIX, startTopologyCluster, topologyWrites, type Topo } from './topology-cluster.ts';
 
 const s = session(test);
-const PREFIX = 'topo.example.com';
-const HOST = 'kubernetes.io/hostname';
-const KUEUE = 'topologies.kueue.x-k8s.io';
-const KAI = 'topologies.kai.scheduler';
-
-/** The label source over `keys` (highest first) with the given exports. */
-function config(exports: string, keys: string[] = [CLUSTER, RACK]): string {
-  const levels = [...keys, HOST].map((k) => `          - nodeLabel: ${k}\n`).join('');
-  return `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n${exports}    config:\n      networkTopologyTypes:\n        topologyA3:\n${levels}`;
-}
-const BOTH = config('      kueueTopology: true\n      kaiTopology: true\n');
-
-type Topo = {
-  metadata: { name: string; uid: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string };
-  spec: { levels: Array<{ nodeLabel: string }> };
-};
-const levels = (api: ApiServer, resource: string, name = 'hypernode-label') => (api.store.get(resource, name) as Topo | undefined)?.spec.levels.map((l) => l.nodeLabel);
-const topologyWrites = (api: ApiServer) => api.requests.writes((r) => r.resource === 'topologies' && r.user === CONTROLLER_USER);
-
-const CURRENT = [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KAI_TOPOLOGY_CRD_FILE];
-
-async function start(conf: string, crds: boolean | string[] = true, extraLabels: Record<string, string> = {}, run = true) {
-  const { api, kubeconfig } = await s.startCluster(nodeLabelOverlayRules());
-  for (const f of crds === true ? CURRENT : crds === false ? [] : crds) api.installCrd(f);
-  for (let i = 0; i < 8; i++) api.store.create(node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5', ...extraLabels }));
-  seedConfigMap(api, conf);
-  if (run) s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
-  return api;
-}
+const start = (conf: string, crds: boolean | string[] = true, extraLabels: Record<string, string> = {}, run = true) => startTopologyCluster(s, conf, crds, extraLabels, run);
 
 test('one Kueue and one KAI Topology, levels from the label keys with the hostname last; an unchanged round writes nothing', async () => {
   const api = await start(BOTH);
@@ -206,8 +171,8 @@ test('a current Kueue and KAI get 12 levels; a tree of more than 16 writes no To
   await s.converge(() => /exports\.kueueTopology needs exports\.nodeLabels: its levels are the Node label keys/.test(s.log()), 'the config error names the missing key');
 });
 
-test('Kueue 0.13 (Topology served only at v1alpha1 beside v1beta1 kinds) gets its Topology; 9 levels are refused there', async () => {
-  const api = await start(config('      kueueTopology: true\n'), [KUEUE_0_13_TOPOLOGY_CRD_FILE, KUEUE_0_13_RESOURCE_FLAVOR_CRD_FILE]);
+test('Kueue 0.12 (Topology served only at v1alpha1 beside v1beta1 kinds) gets its Topology; 9 levels are refused there', async () => {
+  const api = await start(config('      kueueTopology: true\n'), [KUEUE_0_12_TOPOLOGY_CRD_FILE, KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE]);
   await s.converge(() => levels(api, KUEUE)?.length === 3, 'the Kueue Topology written');
   assert.is(api.store.get(KUEUE, 'hypernode-label')!.apiVersion, 'kueue.x-k8s.io/v1alpha1');
   assert.equal(
@@ -301,7 +266,7 @@ test('plan shows the Topology creates, nothing once written, and a change of lev
     );
     assert.match(before.stdout, /\. Topology objects: 2 to create, 0 to replace, 0 to delete\.\n$/);
     const json = JSON.parse((await run(reader, '-o', 'json')).stdout) as { summary: { topologies: unknown } };
-    assert.equal(json.summary.topologies, { create: 2, replace: 0, delete: 0, held: 0 });
+    assert.equal(json.summary.topologies, { create: 2, replace: 0, update: 0, delete: 0, held: 0 });
 
     const denied = await run(blind);
     assert.is(denied.code, 2, 'the HyperNode creates are still planned');

@@ -1,4 +1,4 @@
-// What the three polling sources (ufm, graph, lldp) share through their base:
+// What the polling sources (ufm, graph, lldp, ibnetdiscover) share through their base:
 // an interval under the floor is raised to it and said once, in the same
 // words, by each of them.
 
@@ -9,6 +9,7 @@ import type { NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { createUfmDiscovererFactory } from '../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { createGraphDiscovererFactory } from '../../src/hypernode/discovery/graph/graph-discoverer.ts';
 import { createLldpDiscovererFactory } from '../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
+import { createIbnetdiscoverDiscovererFactory } from '../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
 import { FakeClock } from '../kube/fake-clock.ts';
 import { FakeInformer } from '../support/fake-informer.ts';
 import { FakeSecrets } from '../support/fake-secrets.ts';
@@ -16,13 +17,15 @@ import { RecordingMetrics } from '../support/recording-metrics.ts';
 import { RecordingProblems } from '../support/recording-problems.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 
-const SOURCES: ReadonlyArray<readonly [string, string, DiscovererFactory, Record<string, unknown>]> = [
+/** Source, title, factory, config, and whether its entry names a Secret (ibnetdiscover uses none and refuses one). */
+const SOURCES: ReadonlyArray<readonly [string, string, DiscovererFactory, Record<string, unknown>, boolean?]> = [
   ['ufm', 'UFM', createUfmDiscovererFactory({ readResourceBody: async () => '[]' }), { endpoint: 'https://ufm' }],
   ['graph', 'Fabric graph', createGraphDiscovererFactory({ readGraph: async () => '' }), { fabric: 'lab', url: 'https://inventory.example.com/lab.yaml' }],
   ['lldp', 'LLDP', createLldpDiscovererFactory({ captured: async () => [] }), { fabric: 'roce', switches: ['10.0.0.1'], snmp: { version: '2c' } }],
+  ['ibnetdiscover', 'InfiniBand', createIbnetdiscoverDiscovererFactory({ readOutput: async () => '' }), { fabric: 'compute' }, false],
 ];
 
-for (const [source, title, factory, config] of SOURCES) {
+for (const [source, title, factory, config, secret = true] of SOURCES) {
   test(`${source}: an interval under one second is raised to it, with a warning`, async () => {
     const { logger, lines } = capturingLogger();
     const entry: DiscoveryEntry = {
@@ -31,7 +34,7 @@ for (const [source, title, factory, config] of SOURCES) {
       intervalMs: 10,
       maxDeletePercent: 50,
       config,
-      credentials: { secretRef: { name: 's', namespace: 'volcano-system' } },
+      ...(secret ? { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } } : {}),
     };
     await factory(entry, {
       nodes: new FakeInformer<NodeMeta>(),

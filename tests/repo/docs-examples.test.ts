@@ -8,8 +8,9 @@
 //   - sh: every call of the executable or of `kubectl hypernode` names an
 //     existing subcommand and only flags its --help lists;
 //   - `<!-- example: file NAME -->`: the fence is saved as NAME for the commands
-//     after it in the same file (beside the fixtures of tests/repo/docs-examples/
-//     and the LLDP lab's walks as capture/);
+//     after it in the same file (beside the fixtures of tests/repo/docs-examples/,
+//     the LLDP lab's walks as capture/ and the ibsim lab's ibnetdiscover output
+//     as compute.txt);
 //   - `<!-- example: run -->`: the sh fence's commands run there and succeed;
 //   - `<!-- example: output of: COMMAND -->`: COMMAND's stdout is the fence;
 //   - `<!-- example: not run: REASON -->`: skipped, with the reason;
@@ -30,6 +31,8 @@ const PLUGIN = 'kubectl-hypernode';
 const FIXTURES = join(REPO_ROOT, 'tests/repo/docs-examples');
 /** Walks of the LLDP lab: what the capture loop of configuration.md's LLDP example writes to capture/. */
 const LLDP_CAPTURE = join(REPO_ROOT, 'tests/cmd/lldp-capture');
+/** What ibnetdiscover printed on the ibsim lab: the output configuration.md's InfiniBand example saves as compute.txt. */
+const IB_CAPTURE = join(REPO_ROOT, 'tests/cmd/ibnetdiscover-capture/compute.txt');
 /** What `render` says about a configuration the controller would not read as written. */
 const CONFIG_PROBLEM =
   /failed to parse config|networkTopologyDiscovery\[\d+\][^\n]*\): |Ignoring unknown keys|unsupported discoverer type|has no top-level key|no source is enabled|must be a mapping|is not a Go duration/;
@@ -213,6 +216,7 @@ for (const file of documentedFiles(REPO_ROOT)) {
     try {
       if (existsSync(FIXTURES)) cpSync(FIXTURES, dir, { recursive: true });
       cpSync(LLDP_CAPTURE, join(dir, 'capture'), { recursive: true });
+      cpSync(IB_CAPTURE, join(dir, 'compute.txt'));
       const flags = helpFlags(dir);
       const problems = fencesOf(REPO_ROOT, file).flatMap((f) => checkFence(f, dir, flags));
       assert.equal(problems, [], problems.join('\n'));

@@ -2,7 +2,11 @@
 // a graph file or URL): discover now, then on a fixed-rate schedule; a failed
 // run retries sooner with exponential backoff, never later than the next tick.
 // A run that yields no snapshot publishes nothing, so the controller keeps the
-// source's HyperNodes as they are (a fault never deletes them).
+// source's HyperNodes as they are (a fault never deletes them). Between polls
+// the loop may be asked to rebuild the snapshot from what the last poll read
+// (a Node label the tree reads changed): the requests of a short burst make
+// one rebuild, in the loop, so a rebuild never overlaps a poll, and the poll
+// schedule stays as it was.
 
 import type { Logger } from '../../log.ts';
 import type { Clock } from '../../kube/clock.ts';
@@ -16,11 +20,41 @@ export const MIN_INTERVAL_MS = 1_000;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 5 * 60_000;
+/** A rebuild waits this long after the first request of a burst (a rollout relabelling a rack), so the burst costs one. */
+export const REBUILD_COALESCE_MS = 100;
 
 /** One run's outcome: what to publish (nothing when undefined) and whether it fully succeeded. */
 export interface PollRun {
   readonly snapshot?: Snapshot;
   readonly ok: boolean;
+}
+
+/**
+ * Rebuilds asked of a running loop: `request()` from anywhere (an informer
+ * handler); the loop wakes from its wait, lets the burst gather, and runs one
+ * rebuild. A request made while a poll runs is served right after it.
+ */
+export class RebuildRequests {
+  private pending = false;
+  private waker = new AbortController();
+
+  request(): void {
+    this.pending = true;
+    this.waker.abort();
+  }
+
+  /** Aborted at the next request, or already when one is pending. */
+  wakeSignal(): AbortSignal {
+    if (!this.pending) this.waker = new AbortController();
+    return this.waker.signal;
+  }
+
+  /** Whether a rebuild was asked for since the last take; clears it. */
+  take(): boolean {
+    const pending = this.pending;
+    this.pending = false;
+    return pending;
+  }
 }
 
 export interface PollLoopOptions {
@@ -31,6 +65,8 @@ export interface PollLoopOptions {
   readonly signal: AbortSignal;
   /** Logged when the loop ends. */
   readonly stoppedMessage: string;
+  /** Rebuilds between polls: what a rebuild publishes (nothing when undefined), and who asks for them. */
+  readonly rebuild?: { readonly requests: RebuildRequests; run(): Snapshot | undefined };
 }
 
 /** Hands `snapshot` to the manager without waiting; a full channel drops it with a warning (the next run sends again). */
@@ -53,6 +89,8 @@ async function runPollLoop(out: Channel<Snapshot>, once: () => Promise<PollRun>,
   let failures = 0;
   try {
     while (!signal.aborted) {
+      // The poll reads the labels as they are now: requests made before it are served by it.
+      opts.rebuild?.requests.take();
       const run = await once();
       if (run.snapshot) sendSnapshot(out, run.snapshot, opts.logger);
       failures = run.ok ? 0 : failures + 1;
@@ -60,12 +98,37 @@ async function runPollLoop(out: Channel<Snapshot>, once: () => Promise<PollRun>,
       // Ticks missed while a run was in flight are coalesced into the next one.
       const nextTick = origin + (Math.floor((now - origin) / interval) + 1) * interval;
       const retryAt = now + Math.min(opts.retryBaseMs * 2 ** (failures - 1), RETRY_MAX_MS);
-      await clock.sleep((run.ok ? nextTick : Math.min(nextTick, retryAt)) - now, signal);
+      await waitServingRebuilds(run.ok ? nextTick : Math.min(nextTick, retryAt), out, opts);
     }
   } catch {
     // the sleep was aborted: stopped
   } finally {
     opts.logger.info(opts.stoppedMessage);
     out.close();
+  }
+}
+
+/** Waits until `until`, running a rebuild (and publishing it) for each burst of requests meanwhile. Rejects when stopped. */
+async function waitServingRebuilds(until: number, out: Channel<Snapshot>, opts: PollLoopOptions): Promise<void> {
+  const { clock, signal, rebuild } = opts;
+  if (!rebuild) return clock.sleep(until - clock.now(), signal);
+  for (let left = until - clock.now(); left > 0; left = until - clock.now()) {
+    const wake = rebuild.requests.wakeSignal();
+    try {
+      await clock.sleep(left, AbortSignal.any([signal, wake]));
+      return;
+    } catch (err) {
+      if (signal.aborted) throw err;
+    }
+    await clock.sleep(REBUILD_COALESCE_MS, signal);
+    if (!rebuild.requests.take()) continue;
+    let snapshot: Snapshot | undefined;
+    try {
+      snapshot = rebuild.run();
+    } catch (err) {
+      // The last published snapshot stands; the next poll tries again.
+      opts.logger.error('Failed to rebuild the topology from the last poll', { err });
+    }
+    if (snapshot) sendSnapshot(out, snapshot, opts.logger);
   }
 }

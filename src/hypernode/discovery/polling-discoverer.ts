@@ -1,13 +1,18 @@
 // The base of the sources that read a remote system on an interval (ufm,
-// graph, lldp): it owns what they share — the source's logger, the interval
+// graph, lldp, ibnetdiscover): it owns what they share — the source's logger, the interval
 // with its floor (a too-short one is raised, with a warning), start() running
-// the poll loop and stop() ending it — so a new polling source writes only
-// what it announces when it starts and what one run does.
+// the poll loop and stop() ending it, and the watch of a Node label the
+// source's trees read (NVLink), whose changes make the loop rebuild the
+// snapshot from the last poll — so a new polling source writes only what it
+// announces when it starts, what one run does and what a rebuild does.
 
 import type { Logger } from '../../log.ts';
+import type { EventHandler, HandlerRegistration } from '../../kube/types.ts';
 import type { Channel } from '../../util/channel.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, Snapshot } from '../model/contracts.ts';
-import { MIN_INTERVAL_MS, RETRY_BASE_MS, startPollLoop, type PollRun } from './poll-loop.ts';
+import type { NodeMeta } from '../model/hypernode-types.ts';
+import { labelValue } from '../model/label-reads.ts';
+import { MIN_INTERVAL_MS, RebuildRequests, RETRY_BASE_MS, startPollLoop, type PollRun } from './poll-loop.ts';
 
 export interface PollingSource {
   /** The source key (the logger's `source=`). */
@@ -26,6 +31,8 @@ export abstract class PollingDiscoverer implements Discoverer {
   protected readonly stopping = new AbortController();
   /** The poll period in force: the entry's interval, at least MIN_INTERVAL_MS. */
   protected readonly intervalMs: number;
+  private readonly rebuilds = new RebuildRequests();
+  private labelWatch: HandlerRegistration | undefined;
 
   constructor(
     entry: DiscoveryEntry,
@@ -44,6 +51,9 @@ export abstract class PollingDiscoverer implements Discoverer {
   /** Announces the source (may refuse to start by throwing), then polls now and every interval. */
   async start(): Promise<Channel<Snapshot>> {
     this.announce();
+    const key = this.watchedNodeLabel();
+    // Registering replays the cache as adds: the request it makes is served by the first poll.
+    if (key !== undefined) this.labelWatch = this.opts.nodes.addEventHandler(labelChanges(key, () => this.rebuilds.request()));
     return startPollLoop(() => this.runOnce(), {
       intervalMs: this.intervalMs,
       retryBaseMs: this.polling.retryBaseMs ?? RETRY_BASE_MS,
@@ -51,11 +61,23 @@ export abstract class PollingDiscoverer implements Discoverer {
       logger: this.logger,
       signal: this.stopping.signal,
       stoppedMessage: this.polling.stoppedMessage,
+      ...(key === undefined ? {} : { rebuild: { requests: this.rebuilds, run: () => this.rebuild() } }),
     });
   }
 
   async stop(): Promise<void> {
+    this.labelWatch?.remove();
     this.stopping.abort();
+  }
+
+  /** The Node label the published trees read (config.nvlink), whose changes rebuild them; none by default. */
+  protected watchedNodeLabel(): string | undefined {
+    return undefined;
+  }
+
+  /** The snapshot of the last poll placed again with the Nodes' labels as they are now; undefined publishes nothing. */
+  protected rebuild(): Snapshot | undefined {
+    return undefined;
   }
 
   /** The checks and log lines of a start, before the first run. */
@@ -63,4 +85,21 @@ export abstract class PollingDiscoverer implements Discoverer {
 
   /** One poll: what to publish, and whether it fully succeeded. */
   protected abstract runOnce(): Promise<PollRun>;
+}
+
+/**
+ * Calls `changed` when a Node is added with `key` or an update changes it. A
+ * deleted Node is left to the next poll, which drops it from the tree; a
+ * rebuild before it would only move it out of its domain.
+ */
+function labelChanges(key: string, changed: () => void): EventHandler<NodeMeta> {
+  const value = (n: NodeMeta) => labelValue(n.metadata.labels, key);
+  return {
+    onAdd: (n) => {
+      if (value(n) !== undefined) changed();
+    },
+    onUpdate: (before, after) => {
+      if (value(before) !== value(after)) changed();
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { graphDiscovererFactory } from './graph/graph-discoverer.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
 import { ufmDiscovererFactory } from './ufm/ufm-discoverer.ts';
 import { lldpDiscovererFactory } from './lldp/lldp-discoverer.ts';
+import { ibnetdiscoverDiscovererFactory } from './ibnetdiscover/ibnetdiscover-discoverer.ts';
 
 export type DiscovererRegistry = ReadonlyMap<string, DiscovererFactory>;
 
@@ -32,10 +33,11 @@ function suggestion(registry: DiscovererRegistry, source: string): string {
   return `${near === undefined ? '' : `did you mean "${near}"? `}the sources are ${known.join(', ')}`;
 }
 
-/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph and `lldp` (Ethernet/RoCE fabrics over SNMP). */
+/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph, `lldp` (Ethernet/RoCE fabrics over SNMP) and `ibnetdiscover` (InfiniBand without UFM). */
 export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({
   label: labelDiscovererFactory,
   ufm: ufmDiscovererFactory,
   graph: graphDiscovererFactory,
   lldp: lldpDiscovererFactory,
+  ibnetdiscover: ibnetdiscoverDiscovererFactory,
 });

@@ -101,7 +101,13 @@ export interface TopologyObject {
     /** Whoever still holds it (Kueue's kueue.x-k8s.io/resource-in-use while a ResourceFlavor names it). */
     readonly finalizers?: readonly string[];
   };
-  readonly spec: { readonly levels: ReadonlyArray<{ readonly nodeLabel: string }> };
+  readonly spec: { readonly levels: readonly TopologyLevel[] };
+}
+
+/** One level of a Topology: the Node label it names and, where the served schema has the field (KAI 0.17), a name users may write instead. */
+export interface TopologyLevel {
+  readonly nodeLabel: string;
+  readonly alias?: string;
 }
 
 /** Reads and writes the cluster-scoped `topologies` of one API group (exports.kueueTopology / kaiTopology). */
@@ -112,9 +118,18 @@ export interface TopologyObjectClient {
    * versions (Kueue 0.9 to 0.13: Topology only at v1alpha1).
    */
   servedVersions(group: string, resource: string, signal?: AbortSignal): Promise<string[]>;
+  /**
+   * The schema the server publishes (OpenAPI v3) for `kind` of
+   * `group`/`version`: what it enforces, such as the most levels and whether
+   * a level has an alias. Undefined when the server publishes none this
+   * client may read (no /openapi/v3, or not allowed).
+   */
+  servedSchema(group: string, version: string, kind: string, signal?: AbortSignal): Promise<unknown>;
   /** The Topology objects of `group`/`version` carrying `labelSelector`. */
   list(group: string, version: string, labelSelector: string, signal?: AbortSignal): Promise<TopologyObject[]>;
   create(group: string, version: string, obj: TopologyObject, signal?: AbortSignal): Promise<void>;
+  /** Replaces the levels of the object at `resourceVersion` (only aliases may change: the nodeLabels are immutable). */
+  updateLevels(group: string, version: string, name: string, resourceVersion: string | undefined, levels: readonly TopologyLevel[], signal?: AbortSignal): Promise<void>;
   /** Deletes the object if it still has `uid` (it is gone or replaced otherwise). */
   delete(group: string, version: string, name: string, uid: string | undefined, signal?: AbortSignal): Promise<void>;
   /** An informer (not yet run) over the objects carrying `labelSelector`; absent where nothing is watched (plan). */

@@ -14,6 +14,7 @@ export const LABEL_SOURCE = 'label';
 export const UFM_SOURCE = 'ufm';
 export const GRAPH_SOURCE = 'graph';
 export const LLDP_SOURCE = 'lldp';
+export const IBNETDISCOVER_SOURCE = 'ibnetdiscover';
 
 /** The label profile that grouped a HyperNode (label source with profiles). */
 export const NETWORK_TOPOLOGY_PROFILE_LABEL = 'volcano.sh/network-topology-profile';
@@ -21,6 +22,8 @@ export const NETWORK_TOPOLOGY_PROFILE_LABEL = 'volcano.sh/network-topology-profi
 export const UFM_FABRIC_LABEL = 'volcano.sh/ufm-fabric';
 /** Which fabric of the lldp source a HyperNode describes. */
 export const LLDP_FABRIC_LABEL = 'volcano.sh/lldp-fabric';
+/** Which InfiniBand subnet of the ibnetdiscover source a HyperNode describes. */
+export const IBNETDISCOVER_FABRIC_LABEL = 'volcano.sh/ibnetdiscover-fabric';
 /**
  * The annotation on a fabric HyperNode naming, for people, the switches that
  * formed its group: the name of the switch its HyperNode name derives from
@@ -37,7 +40,7 @@ export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 export interface FabricLabel {
   readonly key: string;
   readonly source: string;
-  /** As a person names the fabric's system: `UFM fabric pod-a`, `LLDP fabric roce`. */
+  /** As a person names the fabric's system: `UFM fabric pod-a`, `LLDP fabric roce`, `InfiniBand fabric compute`. */
   readonly system: string;
 }
 
@@ -45,6 +48,7 @@ export interface FabricLabel {
 export const FABRIC_LABELS: readonly FabricLabel[] = [
   { key: UFM_FABRIC_LABEL, source: UFM_SOURCE, system: 'UFM' },
   { key: LLDP_FABRIC_LABEL, source: LLDP_SOURCE, system: 'LLDP' },
+  { key: IBNETDISCOVER_FABRIC_LABEL, source: IBNETDISCOVER_SOURCE, system: 'InfiniBand' },
 ];
 
 /** Labels that say who made a HyperNode (owner, profile, fabric), not which Nodes it groups. */

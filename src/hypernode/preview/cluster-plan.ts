@@ -62,7 +62,7 @@ export interface Plan {
   readonly topologies: readonly PlannedTopologyChange[];
 }
 
-export interface PlannedTopologyChange extends Omit<TopologyChange, 'uid'> {
+export interface PlannedTopologyChange extends Omit<TopologyChange, 'uid' | 'resourceVersion'> {
   /** `Kueue Topology`, `KAI Topology`. */
   readonly kind: string;
   readonly source: string;
@@ -153,9 +153,9 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
         continue;
       }
       live.push(...decision.ours);
-      for (const { source, changes: planned, errors, labelsPending } of decision.sources) {
+      for (const { source, changes: planned, errors } of decision.sources) {
         warnings.push(...errors);
-        for (const { uid: _uid, ...c } of planned) topologies.push({ kind: kind.title, source, ...c, steps: topologySequence(kind, source, c, labelsPending) });
+        for (const { uid: _uid, resourceVersion: _rv, ...c } of planned) topologies.push({ kind: kind.title, source, ...c, steps: topologySequence(kind, source, c) });
       }
     }
   }

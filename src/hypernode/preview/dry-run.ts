@@ -20,6 +20,7 @@ import type { EventRecorder, HyperNodeClient, NodeLabelClient, TopologyObjectCli
 import type { HyperNode } from '../model/hypernode-types.ts';
 import { sourceOf } from '../model/hypernode-labels.ts';
 import { describeDiff, diffHyperNodes } from '../reconcile/hypernode-diff.ts';
+import { describeLevels } from '../reconcile/topology-objects/topology-object-specs.ts';
 import type { WriteVerb } from '../hypernode-metrics.ts';
 
 export const DRY_RUN_WRITES_METRIC = 'hypernode_dry_run_writes_total';
@@ -141,11 +142,16 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
 function recordingTopologyClient(real: TopologyObjectClient, logger: Logger, writes: Counter): TopologyObjectClient {
   return {
     servedVersions: (group, resource, signal) => real.servedVersions(group, resource, signal),
+    servedSchema: (group, version, kind, signal) => real.servedSchema(group, version, kind, signal),
     list: (group, version, selector, signal) => real.list(group, version, selector, signal),
     ...(real.informer ? { informer: real.informer.bind(real) } : {}),
     async create(group, _version, obj) {
       writes.inc({ source: sourceOf(obj) ?? '', verb: 'create_topology' });
-      logger.info('Dry run: would create Topology', { group, name: obj.metadata.name, levels: obj.spec.levels.map((l) => l.nodeLabel).join(',') });
+      logger.info('Dry run: would create Topology', { group, name: obj.metadata.name, levels: describeLevels(obj.spec.levels, ',') });
+    },
+    async updateLevels(group, _version, name, _resourceVersion, levels) {
+      writes.inc({ source: '', verb: 'update_topology' });
+      logger.info('Dry run: would update Topology aliases', { group, name, levels: describeLevels(levels, ',') });
     },
     async delete(group, _version, name) {
       writes.inc({ source: '', verb: 'delete_topology' });

@@ -44,7 +44,7 @@ export interface PreviewDeps {
   /** ConfigMaps a source reads its input from (plan reads the cluster's; render has none). */
   readonly configMaps?: ConfigMapReader;
   /** Reads the cluster's Kueue and KAI Topology objects (plan); without it none is planned. */
-  readonly topologyObjects?: Pick<TopologyObjectClient, 'servedVersions' | 'list'>;
+  readonly topologyObjects?: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema' | 'list'>;
   readonly logger: Logger;
   readonly deadlineMs?: number;
 }
@@ -179,7 +179,9 @@ function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, Discov
   const violations = validateSnapshot([...desired.values()]);
   if (violations.length > 0) {
     const objects = [...new Set(violations.flatMap((v) => v.objects))];
-    throw new Error(`the snapshot would not be written (${objects.join(', ')}):\n${describeViolations(violations)}`);
+    throw new Error(
+      `the snapshot would not be written (${objects.join(', ')}):\n${describeViolations(violations)}\nThe controller refuses it whole: the source's HyperNodes, its Node labels and its Kueue and KAI Topology objects stay as they are (no Topology is replaced or deleted, even with its export turned off) until a snapshot passes`,
+    );
   }
   return desired;
 }

@@ -19,6 +19,11 @@ export interface Follower {
   configuration(config: DiscoveryConfig | undefined): void;
   /** A source's snapshot was accepted by the reconciler (a rejected one is not passed on). */
   snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void;
+  /**
+   * A source's snapshot was rejected (`violations`, one per line), for a
+   * follower that holds changes back until one is accepted again.
+   */
+  rejected?(source: string, violations: string): void;
   /** Node events, for a follower whose output depends on the Nodes. */
   nodeHandler?(): EventHandler<NodeMeta>;
   /** HyperNode events, for a follower that judges the HyperNodes as they are in the cluster. */

@@ -5,8 +5,10 @@
 // leaves of seven OSes. Per device: the neighbours found equal the rows
 // recorded, each neighbour is a switch, a Node or reported, and rows the
 // agent left incomplete are counted. Then the whole fabric through the
-// source: spine over leaves, the unrelated neighbours named in the warning
-// and in the log line that leaves them out.
+// source: spine over leaves, the ConnectX NIC-firmware hosts on the AOS-CX
+// leaf placed by the port MAC their OS shows (config.hostMacs), the
+// unrelated neighbours named in the warning, with their chassis and port
+// MACs, and in the log line that leaves them out.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,7 +19,7 @@ import { lldpGraph, type PolledSwitch } from '../../../src/hypernode/discovery/l
 import { parseLldpTable, type LldpTable } from '../../../src/hypernode/discovery/lldp/lldp-mib.ts';
 import { parseSnmpCapture } from '../../../src/hypernode/discovery/lldp/snmp-capture.ts';
 import { snmpWalker } from '../../../src/hypernode/discovery/lldp/snmp-walker.ts';
-import { parseHostMacs } from '../../../src/hypernode/discovery/lldp/host-macs.ts';
+import { nodeByMac, parseHostMacs } from '../../../src/hypernode/discovery/lldp/host-macs.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
 import { Snmpsim, snmpsimUnavailable } from '../../../testing/snmpsim.ts';
@@ -25,19 +27,26 @@ import { testNeeding } from '../../support/skip.ts';
 import { lldpPolls } from '../../support/lldp-polls.ts';
 
 const RECORDINGS = join(import.meta.dirname, 'snmprec');
+/** A switch serving only IEEE8021-LLDP-V2-MIB: not part of the fabric, it shows how such a switch fails. */
+const V2_ONLY = 'lldp-v2-only';
 const DEVICES = readdirSync(RECORDINGS)
   .filter((f) => f.endsWith('.snmprec'))
   .map((f) => f.slice(0, -'.snmprec'.length))
+  .filter((d) => d !== V2_ONLY)
   .sort();
-const NODES = Array.from({ length: 16 }, (_, i) => `node-${i + 1}`);
-/** The Junos leaf's NIC-firmware host announces no system name: it is mapped by its MAC. */
-const HOST_MACS = 'b8:ce:f6:00:07:01 node-7\n';
+const NODES = Array.from({ length: 18 }, (_, i) => `node-${i + 1}`);
+/**
+ * NIC-firmware hosts announce no system name: the Junos leaf's is mapped by
+ * its chassis MAC, the AOS-CX leaf's ConnectX hosts by the MAC their OS shows,
+ * which ConnectX firmware sends as port id (its chassis id is that MAC + 2).
+ */
+const HOST_MACS = 'b8:ce:f6:00:07:01 node-7\nb8:ce:f6:00:11:01 node-17\nb8:ce:f6:00:12:01 node-18\n';
 const HOST_MAPPING = { stripSuffix: '.example.net' };
 
 /** What the source must make of each device's neighbours. */
 const EXPECTED: Record<string, { switches: number; hosts: string[]; reported: RegExp[]; incomplete: number }> = {
   'arista-eos': { switches: 7, hosts: [], reported: [/"lab-3750e" \(chassis mac 00:19:aa:00:00:03, port Gi1\/0\/1, capabilities none\) maps to no Node/], incomplete: 0 },
-  'aruba-aoscx': { switches: 1, hosts: ['node-15', 'node-16'], reported: [], incomplete: 0 },
+  'aruba-aoscx': { switches: 1, hosts: ['node-15', 'node-16', 'node-17', 'node-18'], reported: [], incomplete: 0 },
   'cisco-nxos': { switches: 1, hosts: ['node-1', 'node-2'], reported: [], incomplete: 0 },
   'dell-os10': { switches: 1, hosts: ['node-11', 'node-12'], reported: [], incomplete: 0 },
   'dell-os9': { switches: 1, hosts: ['node-13', 'node-14'], reported: [], incomplete: 0 },
@@ -70,8 +79,7 @@ test.after(() => sim.close());
 const polled = (): PolledSwitch[] => DEVICES.map((d) => ({ address: d, table: captured.get(d)! }));
 const macs = parseHostMacs(HOST_MACS, 'hostMacs');
 const nodeOf = (n: LldpTable['neighbours'][number]) => {
-  const byMac = n.chassisKey === undefined ? undefined : macs.get(n.chassisKey);
-  const name = byMac ?? n.sysName.replace(/\.example\.net$/, '');
+  const name = nodeByMac(macs, n) ?? n.sysName.replace(/\.example\.net$/, '');
   return NODES.includes(name) ? name : undefined;
 };
 
@@ -116,6 +124,37 @@ withSnmpsim('SONiC writes timeMark 0 in lldpRemTable and the real one in lldpRem
   assert.equal(spine.managementAddresses, ['10.0.0.1']);
 });
 
+withSnmpsim(
+  'AOS-CX with ConnectX NIC-firmware LLDP: unmapped, a host is reported with its chassis MAC and the port MAC its OS shows; mapped by that port MAC, it is a Node',
+  () => {
+    const table = captured.get('aruba-aoscx')!;
+    const unmapped = lldpGraph([{ address: 'aruba-aoscx', table }], { managementPort: () => false, nodeOf: () => undefined });
+    assert.ok(
+      unmapped.problems.includes(
+        'switch leaf-7 (aruba-aoscx) port 1/1/3: neighbour a neighbour without system name (chassis mac b8:ce:f6:00:11:03, port mac b8:ce:f6:00:11:01 "ConnectX-6 Dx, 100G QSFP56", capabilities none) maps to no Node (by system name, or by chassis or port MAC in config.hostMacs); its link is ignored',
+      ),
+      unmapped.problems.join('\n'),
+    );
+    const byChassis = parseHostMacs('b8:ce:f6:00:11:03 node-17\n', 'hostMacs');
+    const byPort = parseHostMacs('b8:ce:f6:00:11:01 node-17\n', 'hostMacs');
+    const connectx = table.neighbours.find((n) => n.localPortName === '1/1/3')!;
+    assert.is(nodeByMac(byChassis, connectx), 'node-17', 'the chassis MAC still maps');
+    assert.is(nodeByMac(byPort, connectx), 'node-17', 'the MAC the OS shows maps too');
+    assert.is(nodeByMac(byPort, captured.get('aruba-aoscx')!.neighbours.find((n) => n.localPortName === '1/1/49')!), undefined, 'a switch port named by interface has no port MAC');
+  },
+);
+
+withSnmpsim('a switch serving only IEEE8021-LLDP-V2-MIB is not read: its LLDP-MIB walk is empty and its fabric fails saying so, publishing nothing', async () => {
+  const walk = snmpWalker({ version: '2c', community: V2_ONLY }, { timeoutMs: 2_000, retries: 1, maxRepetitions: 25, maxVarbinds: 10_000 });
+  const at = { host: '127.0.0.1', port: sim.port };
+  assert.equal(await walk(at, AbortSignal.timeout(20_000)), [], 'nothing under 1.0.8802.1.1.2.1');
+  const { snapshots, problems } = await lldpPolls({ switches: ['10.0.0.9'], minSharedHosts: 1 }, { walker: (_t, signal) => walk(at, signal) }, ['node-19']);
+  assert.equal(snapshots, [undefined], 'no snapshot: the HyperNodes stay');
+  assert.equal(problems.failures, [
+    'Failed to discover LLDP fabric lldp; keeping its 0 HyperNodes: 1 switch walk(s) are not a usable LLDP-MIB: the walk holds no lldpLocChassisId (1.0.8802.1.1.2.1.3.2.0): is LLDP enabled and is the LLDP-MIB served?: 10.0.0.9:161',
+  ]);
+});
+
 withSnmpsim('a capture made with -Oa is refused naming the flag', () => {
   assert.throws(() => parseSnmpCapture(sim.capture('arista-eos', ['-On', '-Oa']), 'eos-oa.txt'), /eos-oa\.txt: the MAC chassis id .* -Oa/);
 });
@@ -151,9 +190,9 @@ withSnmpsim('the whole recorded fabric through the source: the spine over seven 
     log.filter((l) => l.startsWith('LLDP neighbours')),
     [
       'LLDP neighbours that are neither a polled switch nor a Node are left out source="lldp" fabric="lldp" count=2 hosts="' +
-        'switch leaf-4 (junos) port xe-0/0/1: neighbour \\"Mellanox ConnectX-6 Dx\\" (chassis mac b8:ce:f6:00:08:01, port b8:ce:f6:00:08:01, capabilities none),' +
+        'switch leaf-4 (junos) port xe-0/0/1: neighbour \\"Mellanox ConnectX-6 Dx\\" (chassis mac b8:ce:f6:00:08:01, port mac b8:ce:f6:00:08:01, capabilities none),' +
         'switch spine-1 (arista-eos) port Ethernet8: neighbour \\"lab-3750e\\" (chassis mac 00:19:aa:00:00:03, port Gi1/0/1, capabilities none)" ' +
-        'change="add a switch to the fabric\'s switches; map a host by config.hostMapping, or by its chassis MAC in config.hostMacs"',
+        'change="add a switch to the fabric\'s switches; map a host by config.hostMapping, or by its chassis or port MAC in config.hostMacs"',
     ],
     'the neighbours left out, logged once with what each is and where it is cabled',
   );

@@ -2,7 +2,9 @@
 // fabric in turn, one answer in memory at a time. A fabric that fails keeps
 // its last HyperNodes in the snapshot (after a restart, those in the cache
 // labelled with its name), so a fabric that does not answer never loses its
-// HyperNodes and never holds back the others.
+// HyperNodes and never holds back the others. Each fabric's tree is kept as
+// its poll made it and gets the NVLink tier (nvlink-domains.ts) as it is
+// published, so a changed NVLink label rebuilds every fabric without a poll.
 
 import type { Informer } from '../../../kube/types.ts';
 import type { DiscoveryProblems, Snapshot } from '../../model/contracts.ts';
@@ -11,6 +13,7 @@ import { FABRIC_SWITCHES_ANNOTATION } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { hostMapper, type HostMapper, type HostMapping } from './host-mapping.ts';
+import type { NvlinkDomains } from './nvlink-domains.ts';
 
 export interface FabricPartsDeps {
   readonly nodes: Informer<NodeMeta>;
@@ -22,11 +25,15 @@ export interface FabricPartsDeps {
   readonly fabricLabel: string;
   /** Names the kind of fabric in failure messages, as the producing source calls it. */
   readonly kind: string;
+  /** The source's NVLink tier (a pass-through without config.nvlink). */
+  readonly nvlink: NvlinkDomains;
 }
 
 export class FabricParts {
-  /** Each fabric's last published HyperNodes. */
+  /** Each fabric's last tree, as its poll made it (without the NVLink tier). */
   private readonly last = new Map<string, Snapshot>();
+  /** The fabrics of the last round, in order. */
+  private fabrics: readonly string[] = [];
 
   constructor(private readonly deps: FabricPartsDeps) {}
 
@@ -43,6 +50,7 @@ export class FabricParts {
     } catch {
       return { ok: false };
     }
+    this.fabrics = fabrics;
     const mapHost = hostMapper(this.deps.hostMapping, this.deps.nodes.list());
     const snapshot: Snapshot = [];
     let failed = 0;
@@ -50,11 +58,11 @@ export class FabricParts {
       try {
         const part = await discover(i, mapHost);
         this.last.set(fabric, part);
-        snapshot.push(...part);
+        snapshot.push(...this.placed(fabric, part));
       } catch (err) {
         if (signal.aborted) return { ok: false };
         failed++;
-        const kept = this.last.get(fabric) ?? this.cached(fabric);
+        const kept = this.kept(fabric);
         this.deps.problems.failed(`Failed to discover ${this.deps.kind} fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
         snapshot.push(...kept);
       }
@@ -62,6 +70,22 @@ export class FabricParts {
     if (failed === fabrics.length) return { ok: false };
     if (failed === 0) this.deps.problems.recovered();
     return { snapshot, ok: failed === 0 };
+  }
+
+  /** The last round's snapshot with the NVLink tier placed again from the Nodes' labels now; undefined before a fabric succeeded. */
+  rebuild(): Snapshot | undefined {
+    if (!this.fabrics.some((f) => this.last.has(f))) return undefined;
+    return this.fabrics.flatMap((fabric) => this.kept(fabric));
+  }
+
+  /** What a fabric publishes without a poll: its last tree with the NVLink tier, else (none since the start) its cached HyperNodes. */
+  private kept(fabric: string): Snapshot {
+    const last = this.last.get(fabric);
+    return last ? this.placed(fabric, last) : this.cached(fabric);
+  }
+
+  private placed(fabric: string, tree: Snapshot): Snapshot {
+    return this.deps.nvlink.place(fabric, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: this.deps.source, [this.deps.fabricLabel]: fabric });
   }
 
   /** The fabric's HyperNodes in the cache, as discovered HyperNodes (switch names kept, so a restart writes nothing). */

@@ -12,9 +12,11 @@ import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch }
 import { fabricHyperNodes, type FabricHyperNodes, type FabricInput } from './fabric-hypernodes.ts';
 
 interface Remembered {
-  readonly link: FabricLink;
+  link: FabricLink;
   /** When it was first missing from a poll; undefined while it is present. */
   missingSince?: number;
+  /** The last recall that saw it. */
+  seen: number;
 }
 
 /** One fabric's remembered links, switches and hosts. */
@@ -23,15 +25,26 @@ class FabricLinks {
   private readonly switches = new Map<string, FabricSwitch>();
   private readonly hosts = new Map<string, FabricHost>();
 
+  /** Recalls so far: what `seen` counts (a fabric of 10^5 links is read every poll; each key is made once). */
+  private round = 0;
+
   /** The graph with the links missing for at most `graceMs` put back, and those links. */
   recall(graph: FabricGraph, now: number, graceMs: number): { graph: FabricGraph; missing: FabricLink[] } {
-    const present = new Set(graph.links.map(linkKey));
-    for (const link of graph.links) this.links.set(linkKey(link), { link });
+    const round = ++this.round;
+    for (const link of graph.links) {
+      const key = linkKey(link);
+      const r = this.links.get(key);
+      if (r) {
+        r.link = link;
+        r.missingSince = undefined;
+        r.seen = round;
+      } else this.links.set(key, { link, seen: round });
+    }
     for (const s of graph.switches) this.switches.set(s.id, s);
     for (const h of graph.hosts) this.hosts.set(h.name, h);
     const missing: FabricLink[] = [];
     for (const [key, r] of this.links) {
-      if (present.has(key)) continue;
+      if (r.seen === round) continue;
       r.missingSince ??= now;
       if (now - r.missingSince >= graceMs) this.links.delete(key);
       else missing.push(r.link);
@@ -53,9 +66,13 @@ class FabricLinks {
   }
 
   private forgetUnlinked(): void {
-    const ends = [...this.links.values()].flatMap((r) => [r.link.a, r.link.b]);
-    const switchIds = new Set(ends.flatMap((e) => (e.kind === 'switch' ? [e.id] : [])));
-    const hostNames = new Set(ends.flatMap((e) => (e.kind === 'host' ? [e.name] : [])));
+    const switchIds = new Set<string>();
+    const hostNames = new Set<string>();
+    const note = (e: FabricLinkEnd) => (e.kind === 'switch' ? switchIds.add(e.id) : hostNames.add(e.name));
+    for (const { link } of this.links.values()) {
+      note(link.a);
+      note(link.b);
+    }
     for (const id of this.switches.keys()) if (!switchIds.has(id)) this.switches.delete(id);
     for (const name of this.hosts.keys()) if (!hostNames.has(name)) this.hosts.delete(name);
   }

@@ -28,11 +28,17 @@ export function isUnmappedHostLine(kv: KV | undefined): boolean {
   return kv !== undefined && typeof kv[CHANGE_KEY] === 'string' && typeof kv.hosts === 'string';
 }
 
+/** A list of its own in a fabric's report (a source that leaves hosts out for more than one reason), and what places its hosts. */
+export interface UnmappedPart {
+  readonly part: string;
+  readonly change: string;
+}
+
 export class UnmappedHostReport {
-  /** The unmapped hosts last logged per fabric. */
+  /** The unmapped hosts last logged per fabric and part. */
   private readonly logged = new Map<string, string>();
-  /** Each fabric's unmapped host count at its last discovery. */
-  private readonly counts = new Map<string, number>();
+  /** Each fabric's unmapped host count per part at its last discovery. */
+  private readonly counts = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly source: string,
@@ -51,24 +57,28 @@ export class UnmappedHostReport {
     );
   }
 
-  /** The same for a source that already knows which hosts match no Node (lldp: descriptions of its unidentified neighbours). */
-  reportUnmapped(fabric: string, hosts: readonly string[], message: string): void {
+  /**
+   * The same for a source that already knows which hosts match no Node (lldp:
+   * descriptions of its unidentified neighbours); with `part`, one of several
+   * lists of the fabric, each logged with its own change and counted together.
+   */
+  reportUnmapped(fabric: string, hosts: readonly string[], message: string, part?: UnmappedPart): void {
     const unmapped = [...new Set(hosts)].sort(compareBytes);
-    this.metrics?.unmappedHosts(this.source, fabric, unmapped.length);
-    this.counts.set(fabric, unmapped.length);
-    this.metrics?.uncoveredNodes(
-      this.source,
-      [...this.counts.values()].reduce((a, b) => a + b, 0),
-    );
+    const parts = this.counts.get(fabric) ?? new Map<string, number>();
+    this.counts.set(fabric, parts.set(part?.part ?? '', unmapped.length));
+    const sum = (counts: Iterable<number>) => [...counts].reduce((a, b) => a + b, 0);
+    this.metrics?.unmappedHosts(this.source, fabric, sum(parts.values()));
+    this.metrics?.uncoveredNodes(this.source, sum([...this.counts.values()].map((p) => sum(p.values()))));
     const key = unmapped.join(',');
-    if (this.logged.get(fabric) === key) return;
-    this.logged.set(fabric, key);
+    const loggedKey = part === undefined ? fabric : `${fabric}\n${part.part}`;
+    if (this.logged.get(loggedKey) === key) return;
+    this.logged.set(loggedKey, key);
     if (unmapped.length > 0)
       this.logger.info(message, {
         fabric,
         count: unmapped.length,
         hosts: truncateText(unmapped.slice(0, UNMAPPED_LOGGED_HOSTS).join(',')),
-        [CHANGE_KEY]: this.change,
+        [CHANGE_KEY]: part?.change ?? this.change,
       });
   }
 }

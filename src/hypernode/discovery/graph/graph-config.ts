@@ -13,16 +13,18 @@
 //       # or file: /etc/fabric-graph/graph.yaml
 //       hostMapping: {stripSuffix: .lab.example.com}
 //       minSharedHosts: 1
+//       nvlink: domain                     # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { isFabricName } from '../fabric/fabric-hypernodes.ts';
+import { fabricName } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 const DEFAULT_GRAPH_FABRIC = 'graph';
-const GRAPH_CONFIG_KEYS = ['fabric', 'configMap', 'file', 'url', 'hostMapping', 'minSharedHosts'];
+const GRAPH_CONFIG_KEYS = ['fabric', 'configMap', 'file', 'url', 'hostMapping', 'minSharedHosts', NVLINK_KEY];
 const CONFIG_MAP_KEYS = ['namespace', 'name', 'key'];
 const LOCATION_KEYS = ['configMap', 'file', 'url'] as const;
 
@@ -38,6 +40,7 @@ export interface GraphConfig {
   readonly secretRef?: SecretRef;
   readonly hostMapping: HostMapping;
   readonly minSharedHosts: number;
+  readonly nvlink?: NvlinkConfig;
 }
 
 /** Where the graph comes from, as messages name it. */
@@ -83,10 +86,7 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   const c = entry.config;
   const unknown = unknownKeysProblem(c, GRAPH_CONFIG_KEYS, 'config');
   if (unknown) throw fail(unknown);
-  const fabric = c.fabric ?? DEFAULT_GRAPH_FABRIC;
-  if (typeof fabric !== 'string' || !isFabricName(fabric)) {
-    throw fail(`config.fabric must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(fabric)}`);
-  }
+  const fabric = c.fabric === undefined || c.fabric === null ? DEFAULT_GRAPH_FABRIC : fabricName(c.fabric, 'config.fabric', 'graph source');
   const minShared = c.minSharedHosts ?? 1;
   if (typeof minShared !== 'number' || !Number.isInteger(minShared) || minShared < 1)
     throw fail(`config.minSharedHosts must be a whole number of at least 1, got ${JSON.stringify(minShared)}`);
@@ -94,10 +94,12 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   const secretRef = entry.credentials?.secretRef;
   if (secretRef && where.kind !== 'url') throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
   let hostMapping: HostMapping;
+  let nvlink: NvlinkConfig | undefined;
   try {
     hostMapping = parseHostMapping(c.hostMapping);
+    nvlink = parseNvlinkConfig(c.nvlink);
   } catch (err) {
     throw fail((err as Error).message);
   }
-  return Object.freeze({ fabric, location: where, secretRef, hostMapping, minSharedHosts: minShared });
+  return Object.freeze({ fabric, location: where, secretRef, hostMapping, minSharedHosts: minShared, nvlink });
 }

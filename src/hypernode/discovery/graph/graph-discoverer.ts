@@ -6,15 +6,18 @@
 // sources. The URL is fetched with the shared remote-access client and Secret
 // reading (discovery/remote/: a bearer token, a private CA). A missing ConfigMap key, an unreachable
 // URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
+// With config.nvlink the last tree is kept and placed again when a Node's NVLink label changes.
 
 import { readFile } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { LastReported } from '../../../util/reported-once.ts';
-import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry } from '../../model/contracts.ts';
+import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
+import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -42,6 +45,9 @@ class GraphDiscoverer extends PollingDiscoverer {
   private readonly memory: FabricMemory;
   /** The layer's problems last logged, so an unchanged list is logged once. */
   private readonly loggedProblems = new LastReported();
+  private readonly nvlink: NvlinkDomains;
+  /** The last good poll's tree, without the NVLink tier. */
+  private last: Snapshot | undefined;
 
   constructor(
     entry: DiscoveryEntry,
@@ -57,6 +63,7 @@ class GraphDiscoverer extends PollingDiscoverer {
     });
     this.memory = new FabricMemory(GRAPH_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
+    this.nvlink = new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger });
   }
 
   protected announce(): void {
@@ -112,8 +119,22 @@ class GraphDiscoverer extends PollingDiscoverer {
       return { ok: false };
     }
     this.logger.v(3).info('Built the fabric graph HyperNodes', { fabric: config.fabric, switches: graph.switches.length, hosts: tree.hostCount, hyperNodes: tree.snapshot.length });
+    this.last = tree.snapshot;
+    const snapshot = this.placed(this.last);
     opts.problems.recovered();
-    return { snapshot: tree.snapshot, ok: true };
+    return { snapshot, ok: true };
+  }
+
+  protected override watchedNodeLabel(): string | undefined {
+    return this.config.nvlink?.label;
+  }
+
+  protected override rebuild(): Snapshot | undefined {
+    return this.last && this.placed(this.last);
+  }
+
+  private placed(tree: Snapshot): Snapshot {
+    return this.nvlink.place(this.config.fabric, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: GRAPH_SOURCE });
   }
 
   /** The graph's text from its ConfigMap key, its file, or its URL with the Secret's token and CA (re-read every run). */

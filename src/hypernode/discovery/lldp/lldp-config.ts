@@ -8,6 +8,7 @@
 //     hostMapping: {lowercase: true}   # LLDP system names → Node names, as for UFM fabric mode
 //     hostMacs: |                      # chassis MAC → Node, for hosts without a usable system name
 //       b8:ce:f6:01:02:03 gpu-node-17
+//     nvlink: domain                   # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
 //     fabrics:
 //       - {name: compute, switches: ["10.0.0.1", "10.0.0.2:1161"]}
 //       - {name: storage, switches: [...], secretRef: {name: storage-snmp}}
@@ -20,9 +21,9 @@
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
-import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
-import { isFabricName } from '../fabric/fabric-hypernodes.ts';
+import { fabricList, positiveDuration, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
 import { parseHostMacs, type HostMacs } from './host-macs.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
@@ -32,7 +33,21 @@ import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
-export const CONFIG_KEYS = ['snmp', 'staleAfter', 'managementPorts', 'minSharedHosts', 'hostMapping', 'hostMacs', 'fabric', 'switches', 'seeds', 'maxSwitches', 'allow', 'fabrics'];
+export const CONFIG_KEYS = [
+  'snmp',
+  'staleAfter',
+  'managementPorts',
+  'minSharedHosts',
+  'hostMapping',
+  'hostMacs',
+  'fabric',
+  'switches',
+  'seeds',
+  'maxSwitches',
+  'allow',
+  'fabrics',
+  NVLINK_KEY,
+];
 const SNMP_KEYS = ['version', 'timeout', 'retries', 'maxRepetitions', 'maxVarbinds', 'concurrency'];
 const FABRIC_KEYS = ['name', 'switches', 'seeds', 'maxSwitches', 'allow', 'secretRef'];
 /** Switches a crawl from seeds may walk per fabric before the fabric fails (raise it with maxSwitches). */
@@ -91,10 +106,18 @@ export interface LldpConfig {
   readonly hostMapping: HostMapping;
   readonly hostMacs: HostMacs;
   readonly fabrics: readonly LldpFabric[];
+  readonly nvlink?: NvlinkConfig;
 }
 
+const SOURCE = 'lldp source';
 const fail = (message: string): never => {
-  throw new Error(`lldp source: ${message}`);
+  throw new Error(`${SOURCE}: ${message}`);
+};
+const FABRIC_LIST: FabricListForm = {
+  source: SOURCE,
+  singleKeys: ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches'],
+  itemKeys: FABRIC_KEYS,
+  itemShape: '{name, switches}',
 };
 
 function checkKeys(obj: Record<string, unknown>, known: readonly string[], where: string): void {
@@ -113,15 +136,7 @@ function positiveInt(raw: unknown, where: string, fallback: number, min = 1): nu
 }
 
 function duration(raw: unknown, where: string, fallback: number): number {
-  if (raw === undefined || raw === null) return fallback;
-  let ms: number;
-  try {
-    ms = durationToMs(parseDuration(String(raw)));
-  } catch {
-    return fail(`${where} must be a duration like 2s or 30m, got ${JSON.stringify(raw)}`);
-  }
-  if (ms <= 0) fail(`${where} must be positive, got ${JSON.stringify(raw)}`);
-  return ms;
+  return positiveDuration(raw, where, '2s or 30m', fail) ?? fallback;
 }
 
 /** `host`, `host:port`, `[v6]` or `[v6]:port`. */
@@ -178,11 +193,6 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
   return Object.freeze({ seeds: Object.freeze(seeds), allow: Object.freeze(allow), maxSwitches: positiveInt(f.maxSwitches, `${where}maxSwitches`, DEFAULT_MAX_SWITCHES) });
 }
 
-function fabricName(raw: unknown, where: string): string {
-  if (typeof raw !== 'string' || !isFabricName(raw)) fail(`${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
-  return raw as string;
-}
-
 function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefined): SecretRef | undefined {
   if (raw === undefined || raw === null) return fallback;
   const r = mapping(raw, where);
@@ -222,8 +232,10 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     else managementPorts = compiled.re;
   }
   let hostMapping: HostMapping;
+  let nvlink: NvlinkConfig | undefined;
   try {
     hostMapping = parseHostMapping(c.hostMapping);
+    nvlink = parseNvlinkConfig(c.nvlink);
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -232,20 +244,10 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   if (c.fabrics === undefined || c.fabrics === null) {
     if (c.switches === undefined && c.seeds === undefined)
       fail('config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})');
-    const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
+    const name = singleFabricName(c, DEFAULT_FABRIC_NAME, SOURCE);
     fabrics = [{ name, switches: c.switches === undefined ? [] : switchList(c.switches, 'config.switches'), crawl: crawlOf(c, 'config.'), secretRef: entryRef }];
   } else {
-    for (const key of ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches'])
-      if (c[key] !== undefined) fail(`write either config.${key} (one fabric) or config.fabrics (a list), not both`);
-    if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) fail('config.fabrics must be a non-empty list of {name, switches}');
-    const names = new Set<string>();
-    fabrics = (c.fabrics as unknown[]).map((raw, i) => {
-      const where = `config.fabrics[${i}]`;
-      const f = mapping(raw, where);
-      checkKeys(f, FABRIC_KEYS, where);
-      const name = fabricName(f.name, `${where}.name`);
-      if (names.has(name)) fail(`${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
-      names.add(name);
+    fabrics = fabricList(c, FABRIC_LIST, ({ name, raw: f, where }) => {
       if (f.switches === undefined && f.seeds === undefined) fail(`${where} needs switches or seeds`);
       const switches = f.switches === undefined ? [] : switchList(f.switches, `${where}.switches`);
       return { name, switches, crawl: crawlOf(f, `${where}.`), secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef) };
@@ -267,5 +269,6 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     hostMapping,
     hostMacs: hostMacsOf(c.hostMacs),
     fabrics: Object.freeze(fabrics.map((f) => Object.freeze({ ...f, switches: Object.freeze(f.switches) }))),
+    nvlink,
   });
 }

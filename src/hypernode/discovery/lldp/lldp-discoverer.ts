@@ -17,6 +17,7 @@ import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
@@ -24,7 +25,8 @@ import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
-import { describeChassis, macHex } from './lldp-ids.ts';
+import { describeChassis } from './lldp-ids.ts';
+import { nodeByMac } from './host-macs.ts';
 import { lldpGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
@@ -91,7 +93,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       LLDP_SOURCE,
       this.logger,
       opts.metrics,
-      "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis MAC in config.hostMacs",
+      "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis or port MAC in config.hostMacs",
     );
     this.parts = new FabricParts({
       nodes: opts.nodes,
@@ -101,6 +103,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       source: LLDP_SOURCE,
       fabricLabel: LLDP_FABRIC_LABEL,
       kind: 'LLDP',
+      nvlink: new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger }),
     });
   }
 
@@ -129,6 +132,14 @@ class LldpDiscoverer extends PollingDiscoverer {
       (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
       this.stopping.signal,
     );
+  }
+
+  protected override watchedNodeLabel(): string | undefined {
+    return this.config.nvlink?.label;
+  }
+
+  protected override rebuild(): Snapshot | undefined {
+    return this.parts.rebuild();
   }
 
   private async walker(fabric: LldpFabric): Promise<SwitchWalker> {
@@ -289,7 +300,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       const rows = polled.reduce((a, p) => a + p.table.neighbours.length, 0);
       throw new Error(
         unidentified.length > 0
-          ? `no neighbour of the fabric's ${graph.switches.length} switches is a Kubernetes Node (${unidentified.length} of ${rows} neighbours are neither a polled switch nor a Node, named in the FabricMiscabled warning): check config.hostMapping, or map chassis MACs with config.hostMacs`
+          ? `no neighbour of the fabric's ${graph.switches.length} switches is a Kubernetes Node (${unidentified.length} of ${rows} neighbours are neither a polled switch nor a Node, named in the FabricMiscabled warning): check config.hostMapping, or map chassis or port MACs with config.hostMacs`
           : `no switch of the fabric reports a neighbour other than the fabric's switches (${graph.switches.length} switches, ${rows} neighbours): do the hosts run lldpd or enable NIC LLDP?`,
       );
     }
@@ -297,15 +308,14 @@ class LldpDiscoverer extends PollingDiscoverer {
     return tree.snapshot;
   }
 
-  /** A neighbour's Node: its chassis MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
+  /** A neighbour's Node: its chassis or port MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
   private identity(mapHost: HostMapper): LldpIdentity {
     const nodes = new Set(this.opts.nodes.list().map((n) => n.metadata.name));
     const { hostMacs, managementPorts } = this.config;
     return {
       managementPort: (names) => managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
       nodeOf: (n) => {
-        const mac = n.chassisKey === undefined ? undefined : macHex(n.chassisKey);
-        const byMac = mac === undefined ? undefined : hostMacs.get(mac);
+        const byMac = nodeByMac(hostMacs, n);
         if (byMac !== undefined && nodes.has(byMac)) return byMac;
         return n.sysName === '' ? undefined : mapHost(n.sysName);
       },

@@ -7,7 +7,8 @@
 //   switch-to-switch cable (seen from both ends, kept once); a row without a
 //   chassis id matches a polled switch by its system name;
 // - otherwise it is a host when it maps to a Kubernetes Node, by its chassis
-//   MAC (config.hostMacs) or by its system name (config.hostMapping);
+//   MAC or MAC-type port id (config.hostMacs) or by its system name
+//   (config.hostMapping);
 // - anything else joins nothing and is named in the report (switch, port,
 //   chassis, system name, capabilities), as is a neighbour on a management
 //   port. So a switch's tier comes from its switch links and its Nodes: an
@@ -15,7 +16,8 @@
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
-import { describeChassis, macHex } from './lldp-ids.ts';
+import { Buffer } from 'node:buffer';
+import { describeChassis, macHex, macText } from './lldp-ids.ts';
 import type { LldpNeighbour, LldpTable } from './lldp-mib.ts';
 
 /** One polled switch: where it answered and what it said. */
@@ -56,11 +58,18 @@ export function switchId(table: LldpTable): string {
   return fragment(table.sysName) || fragment(table.chassisKey);
 }
 
-/** `"name" (chassis mac 02:.., port eth0, capabilities bridge,router)`: everything an operator needs to find it. */
+/**
+ * `"name" (chassis mac 02:.., port eth0, capabilities bridge,router)`:
+ * everything an operator needs to find it, and both MACs config.hostMacs
+ * matches (`port mac 02:.. "ConnectX-6 Dx"` when the port id is a MAC,
+ * with the port's description).
+ */
 function describeNeighbour(n: LldpNeighbour): string {
   const chassis = n.chassisKey === undefined ? 'no chassis id' : `chassis ${describeChassis(n.chassisKey)}`;
   const caps = n.capabilities.length > 0 ? n.capabilities.join(',') : 'none';
-  return `${n.sysName ? `"${n.sysName}"` : 'a neighbour without system name'} (${chassis}, port ${n.portName || '?'}, capabilities ${caps})`;
+  const portMac = n.portMac === undefined ? undefined : macText(Buffer.from(n.portMac, 'hex'));
+  const port = portMac === undefined ? `port ${n.portName || '?'}` : `port mac ${portMac}${n.portName && n.portName !== portMac ? ` "${n.portName}"` : ''}`;
+  return `${n.sysName ? `"${n.sysName}"` : 'a neighbour without system name'} (${chassis}, ${port}, capabilities ${caps})`;
 }
 
 /** Builds the graph from the polled switches' tables. */
@@ -124,8 +133,8 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
       unidentified.push(who);
       problems.push(
         n.networkDevice
-          ? `${who} is no polled switch and maps to no Node; if it is a switch of this fabric add it to the fabric's switches, if it is a Node add its system name mapping or config.hostMacs; its link is ignored`
-          : `${who} maps to no Node (by system name or config.hostMacs); its link is ignored`,
+          ? `${who} is no polled switch and maps to no Node; if it is a switch of this fabric add it to the fabric's switches, if it is a Node add its system name mapping or its chassis or port MAC to config.hostMacs; its link is ignored`
+          : `${who} maps to no Node (by system name, or by chassis or port MAC in config.hostMacs); its link is ignored`,
       );
     }
   }

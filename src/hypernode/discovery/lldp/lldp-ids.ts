@@ -137,12 +137,21 @@ export function describeChassis(key: ChassisKey): string {
   return MAC_KEY.test(key) ? `mac ${macText(Buffer.from(key, 'hex'))}` : key;
 }
 
+/**
+ * The 12 hex digits of a MAC-type port id (6 bytes, or the MAC as text, as
+ * AOS-CX sends it), else undefined. NIC-firmware LLDP (ConnectX) sends there
+ * the MAC the host's OS shows, and another MAC as chassis id.
+ */
+export function portMacHex(subtype: number, bytes: Buffer): string | undefined {
+  if (subtype !== PORT_SUBTYPE.mac) return undefined;
+  const m = bytes.length === MAC_BYTES ? bytes : parseMacText(printable(bytes) ?? '');
+  return m?.toString('hex');
+}
+
 /** A port id in readable form: a MAC with colons, a network address, a name as is, else hex. */
 export function portText(subtype: number, bytes: Buffer): string {
-  if (subtype === PORT_SUBTYPE.mac) {
-    const m = bytes.length === MAC_BYTES ? bytes : parseMacText(printable(bytes) ?? '');
-    if (m) return macText(m);
-  }
+  const mac = portMacHex(subtype, bytes);
+  if (mac) return macText(Buffer.from(mac, 'hex'));
   if (subtype === PORT_SUBTYPE.networkAddress) {
     const address = networkAddress(bytes);
     if (address) return address.slice('ip '.length);

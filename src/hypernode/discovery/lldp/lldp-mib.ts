@@ -9,7 +9,7 @@
 
 import { Buffer } from 'node:buffer';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { type ChassisKey, chassisKey, inetText, macText, PORT_SUBTYPE, portText, printable } from './lldp-ids.ts';
+import { type ChassisKey, chassisKey, inetText, macText, PORT_SUBTYPE, portMacHex, portText, printable } from './lldp-ids.ts';
 
 /** One varbind: a numeric OID without a leading dot, and an OCTET STRING (bytes) or an integer value. */
 export interface MibVarbind {
@@ -52,6 +52,8 @@ export interface LldpNeighbour {
   readonly chassisKey: ChassisKey | undefined;
   /** The neighbour's port (its id when that is a name, else its description). */
   readonly portName: string;
+  /** Its port id as 12 hex digits when that id is a MAC (subtype 3), for config.hostMacs. */
+  readonly portMac: string | undefined;
   readonly sysName: string;
   /** Enabled capabilities by name (lldpRemSysCapEnabled), e.g. ["bridge", "router"]. */
   readonly capabilities: readonly string[];
@@ -202,6 +204,8 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
     if (chassis === undefined) incompleteRows++;
     const local = localPort(r.localPort);
     const caps = bytes(r.columns.get(REM.capEnabled));
+    const portSubtype = integer(r.columns.get(REM.portSubtype));
+    const portId = bytes(r.columns.get(REM.portId));
     neighbours.push({
       timeMark: r.timeMark,
       localPort: r.localPort,
@@ -210,7 +214,8 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       localPortId: local.id,
       localPortDescription: local.description,
       chassisKey: chassis,
-      portName: portName(integer(r.columns.get(REM.portSubtype)), bytes(r.columns.get(REM.portId)), r.columns.get(REM.portDesc)),
+      portName: portName(portSubtype, portId, r.columns.get(REM.portDesc)),
+      portMac: portSubtype !== undefined && portId ? portMacHex(portSubtype, portId) : undefined,
       sysName: displayText(r.columns.get(REM.sysName)).trim(),
       capabilities: capabilityNames(caps),
       networkDevice: caps !== undefined && caps.length > 0 && (caps[0]! & (CAP_BRIDGE | CAP_ROUTER)) !== 0,

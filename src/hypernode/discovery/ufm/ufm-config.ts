@@ -14,19 +14,29 @@
 // its name, default "ufm"). Fabric names are DNS labels: they prefix the
 // HyperNode names and are the value of the fabric label, so one ufm source
 // owns every fabric's HyperNodes and each fabric's share stays identifiable.
+// `nvlink` (fabric/nvlink-config.ts) puts NVLink domains below the leaf
+// groups in both modes.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from '../remote/credentials.ts';
-import { isFabricName } from '../fabric/fabric-hypernodes.ts';
+import { fabricList, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
 import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import { isMapping } from '../../../util/is-mapping.ts';
-import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
-export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping'];
+export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping', NVLINK_KEY];
 const FABRIC_KEYS = ['name', 'endpoint', 'auth', 'insecureSkipVerify', 'secretRef'];
+const SOURCE = 'ufm source';
+const FABRIC_LIST: FabricListForm = {
+  source: SOURCE,
+  singleKeys: ['endpoint', 'fabric'],
+  singleKeyNamed: 'endpoint',
+  itemKeys: FABRIC_KEYS,
+  itemShape: '{name, endpoint}',
+  itemMappingHint: ' with name and endpoint',
+};
 
 export interface FabricEndpoint {
   readonly name: string;
@@ -42,6 +52,8 @@ export interface UfmConfig {
   readonly mode: UfmMode;
   readonly fabrics: readonly FabricEndpoint[];
   readonly hostMapping: HostMapping;
+  /** The NVLink tier below the leaf groups; undefined without one. */
+  readonly nvlink?: NvlinkConfig;
 }
 
 function auth(raw: unknown, where: string, fallback: AuthScheme): AuthScheme {
@@ -55,13 +67,6 @@ function endpointOf(raw: unknown, where: string, typo: string): string {
     throw new Error(
       `ufm source: ${where} must be a string with the UFM address (e.g. "https://ufm.example.com"), got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}${typo}`,
     );
-  }
-  return raw;
-}
-
-function fabricName(raw: unknown, where: string): string {
-  if (typeof raw !== 'string' || !isFabricName(raw)) {
-    throw new Error(`ufm source: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
   }
   return raw;
 }
@@ -86,13 +91,19 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
   const entryRef = entry.credentials?.secretRef;
   const typo = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
   const hostMapping = parseHostMapping(c.hostMapping);
+  let nvlink: NvlinkConfig | undefined;
+  try {
+    nvlink = parseNvlinkConfig(c.nvlink);
+  } catch (err) {
+    throw new Error(`ufm source: ${(err as Error).message}`);
+  }
   if (mode === 'legacy') {
     for (const key of ['fabrics', 'fabric', 'hostMapping']) {
       if (c[key] !== undefined) throw new Error(`ufm source: config.${key} needs config.mode: fabric (legacy mode reads one endpoint and builds Volcano's leaf-hn-N/spine-hn)`);
     }
   }
   if (c.fabrics === undefined || c.fabrics === null) {
-    const name = c.fabric === undefined ? DEFAULT_FABRIC_NAME : fabricName(c.fabric, 'config.fabric');
+    const name = singleFabricName(c, DEFAULT_FABRIC_NAME, SOURCE);
     const fabric = {
       name,
       endpoint: endpointOf(c.endpoint, 'config.endpoint', typo),
@@ -101,20 +112,9 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
       skipVerifyRaw: c.insecureSkipVerify,
       secretRef: entryRef,
     };
-    return Object.freeze({ mode, fabrics: Object.freeze([Object.freeze(fabric)]), hostMapping });
+    return Object.freeze({ mode, fabrics: Object.freeze([Object.freeze(fabric)]), hostMapping, nvlink });
   }
-  if (c.endpoint !== undefined || c.fabric !== undefined) throw new Error('ufm source: write either config.endpoint (one fabric) or config.fabrics (a list), not both');
-  if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) throw new Error('ufm source: config.fabrics must be a non-empty list of {name, endpoint}');
-  const seen = new Set<string>();
-  const fabrics = c.fabrics.map((raw: unknown, i: number) => {
-    const where = `config.fabrics[${i}]`;
-    if (!isMapping(raw)) throw new Error(`ufm source: ${where} must be a mapping with name and endpoint`);
-    const f = raw;
-    const extra = unknownKeysProblem(f, FABRIC_KEYS, where);
-    if (extra) throw new Error(`ufm source: ${extra}`);
-    const name = fabricName(f.name, `${where}.name`);
-    if (seen.has(name)) throw new Error(`ufm source: ${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
-    seen.add(name);
+  const fabrics = fabricList(c, FABRIC_LIST, ({ name, raw: f, where }) => {
     const skip = f.insecureSkipVerify ?? c.insecureSkipVerify;
     return Object.freeze({
       name,
@@ -125,5 +125,5 @@ export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]
       secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef),
     });
   });
-  return Object.freeze({ mode, fabrics: Object.freeze(fabrics), hostMapping });
+  return Object.freeze({ mode, fabrics: Object.freeze(fabrics), hostMapping, nvlink });
 }

@@ -11,8 +11,9 @@
 // ufm-fabric-mode.ts) behind this one poll loop (the polling base,
 // polling-discoverer.ts).
 
-import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry } from '../../model/contracts.ts';
+import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
+import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -65,6 +66,7 @@ class UfmDiscoverer extends PollingDiscoverer {
       signal: this.stopping.signal,
       offline: this.reader !== undefined,
       unmapped: new UnmappedHostReport(UFM_SOURCE, this.logger, opts.metrics),
+      nvlink: new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger }),
       body: (ep: UfmEndpoint, resource: UfmResource, path: string) => this.body(ep, resource, path),
     };
     this.strategy = config.mode === 'fabric' ? new UfmFabricMode(context) : new UfmLegacyMode(context);
@@ -101,6 +103,14 @@ class UfmDiscoverer extends PollingDiscoverer {
 
   protected runOnce(): Promise<PollRun> {
     return this.strategy.run();
+  }
+
+  protected override watchedNodeLabel(): string | undefined {
+    return this.config.nvlink?.label;
+  }
+
+  protected override rebuild(): Snapshot | undefined {
+    return this.strategy.rebuild();
   }
 
   private async body(ep: UfmEndpoint, resource: UfmResource, path: string): Promise<string> {

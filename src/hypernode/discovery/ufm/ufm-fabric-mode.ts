@@ -34,6 +34,7 @@ export class UfmFabricMode implements UfmStrategy {
       source: UFM_SOURCE,
       fabricLabel: UFM_FABRIC_LABEL,
       kind: 'UFM',
+      nvlink: ctx.nvlink,
     });
   }
 
@@ -45,6 +46,10 @@ export class UfmFabricMode implements UfmStrategy {
       (i, mapHost) => this.discoverFabric(endpoints[i]!, mapHost),
       this.ctx.signal,
     );
+  }
+
+  rebuild(): Snapshot | undefined {
+    return this.parts.rebuild();
   }
 
   private async discoverFabric(ep: UfmEndpoint, mapHost: HostMapper): Promise<Snapshot> {

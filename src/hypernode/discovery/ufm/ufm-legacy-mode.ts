@@ -2,13 +2,16 @@
 // grouped as Volcano does (legacy-topology.ts). Mirrors one run of
 // pkg/controllers/hypernode/discovery/ufm/ufm.go, except that a failed
 // fetch, a malformed body or an answer without Computer ports publishes
-// nothing (docs/differences-from-go.md items 3 and 10), and that a host port
+// nothing (docs/differences-from-go.md items 3 and 10), that a host port
 // going down keeps its place for health.linkGracePeriod while its leaf
-// HyperNode reports FabricHealthy=False (legacy-links.ts).
+// HyperNode reports FabricHealthy=False (legacy-links.ts), and that
+// config.nvlink puts NVLink domains below the leaf-hn-<i> groups.
 
 import { wrapError } from '../../../util/error-message.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
+import type { Snapshot } from '../../model/contracts.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './legacy-ports.ts';
 import { computerHosts } from './legacy-topology.ts';
 import { rememberedLegacySnapshot } from './legacy-links.ts';
@@ -23,6 +26,8 @@ const LEGACY_FABRIC = '(legacy mode)';
 export class UfmLegacyMode implements UfmStrategy {
   /** Cables of the last good poll, kept through the grace period (fabric health). */
   private readonly memory: FabricMemory;
+  /** The last good poll's grouping, without the NVLink tier. */
+  private last: Snapshot | undefined;
 
   constructor(private readonly ctx: UfmRunContext) {
     this.memory = new FabricMemory(UFM_SOURCE, ctx.opts);
@@ -58,7 +63,8 @@ export class UfmLegacyMode implements UfmStrategy {
       );
       return { ok: false };
     }
-    const snapshot = rememberedLegacySnapshot(this.memory, LEGACY_FABRIC, ports, this.ctx.logger);
+    this.last = rememberedLegacySnapshot(this.memory, LEGACY_FABRIC, ports, this.ctx.logger);
+    const snapshot = this.placed(this.last);
     // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
     // The controller starts sources once its caches synced; an unsynced one would count every host.
     if (opts.nodes.hasSynced()) {
@@ -71,6 +77,15 @@ export class UfmLegacyMode implements UfmStrategy {
     }
     opts.problems.recovered();
     return { snapshot, ok: true };
+  }
+
+  rebuild(): Snapshot | undefined {
+    return this.last && this.placed(this.last);
+  }
+
+  /** The grouping with the NVLink tier: domains named after the endpoint's fabric name, labelled as Volcano's objects are. */
+  private placed(tree: Snapshot): Snapshot {
+    return this.ctx.nvlink.place(this.ctx.endpoints[0]!.fabric.name, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE });
   }
 
   private async fetchPorts(ep: UfmEndpoint): Promise<UfmPort[]> {

@@ -2,14 +2,16 @@
 // (a member selector picks it) or through a child HyperNode, each with the
 // reasons a person can check — the selector that picks it, the label values
 // it shares with a label-discovered group, the label profile, the UFM or LLDP
-// fabric whose switches its ports are linked to — and the source that owns it.
+// fabric whose switches its ports are linked to, the NVLink domain a fabric
+// source put inside a leaf group — and the source that owns it.
 // `kubectl hypernode why NODE` prints this. Go has no equivalent.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { HyperNode, MemberSelector, NodeMeta } from '../../model/hypernode-types.ts';
-import { fabricOf, NETWORK_TOPOLOGY_PROFILE_LABEL, OWNERSHIP_LABELS, sourceOf, UFM_SOURCE } from '../../model/hypernode-labels.ts';
+import { fabricOf, LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL, OWNERSHIP_LABELS, sourceOf, UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
+import { isNvlinkTierName } from '../../model/nvlink.ts';
 
 export interface Membership {
   readonly hyperNode: string;
@@ -79,7 +81,11 @@ function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
   const profile = labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL);
   if (profile) reasons.push(`label profile ${profile}`);
   const fabric = fabricOf(hn);
-  if (fabric) reasons.push(`${fabric.label.system} fabric ${fabric.fabric}: the Node's host ports link to the switches of this group`);
-  else if (sourceOf(hn) === UFM_SOURCE) reasons.push("UFM: the Node's host ports link to the leaf switches of this group");
+  const system = fabric ? `${fabric.label.system} fabric ${fabric.fabric}` : sourceOf(hn) === UFM_SOURCE ? 'UFM' : undefined;
+  // A fabric source's NVLink domain holds no switch: its Nodes share the domain and the leaf group above it.
+  if (isNvlinkTierName(hn.spec?.tierName) && sourceOf(hn) !== LABEL_SOURCE) {
+    reasons.push(`NVLink ${hn.spec!.tierName} inside a leaf group of ${system ?? `the ${sourceOf(hn)} fabric`}: its Nodes share the domain and that group's switches`);
+  } else if (fabric) reasons.push(`${system}: the Node's host ports link to the switches of this group`);
+  else if (system) reasons.push("UFM: the Node's host ports link to the leaf switches of this group");
   return reasons;
 }

@@ -3,15 +3,19 @@
 // writer and `plan`. The same rules as the Node labels (node-label-states.ts):
 // `desired` for a source with the export on and a snapshot, `off` for one
 // whose entry is disabled, removed or has the export off (its objects are
-// deleted), and no state (objects left alone) for a broken entry or a source
-// with no snapshot yet. Ours, no Go counterpart.
+// deleted; `running` when its entry is still enabled, so that its snapshots
+// decide when), and no state (objects left alone) for a broken entry or a
+// source with no snapshot yet. Ours, no Go counterpart.
 
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { exportingEntry, type DiscoveryConfig } from '../../config/loader.ts';
 import { ownersOf } from '../node-labels/node-label-values.ts';
 import type { TopologyKind } from './topology-object-specs.ts';
 
-export type TopologyExportState = { readonly kind: 'desired'; readonly prefix: string; readonly snapshot: readonly DiscoveredHyperNode[] } | { readonly kind: 'off' };
+export type TopologyExportState =
+  | { readonly kind: 'desired'; readonly prefix: string; readonly snapshot: readonly DiscoveredHyperNode[] }
+  /** `running`: the entry is enabled and only the export is off; the source still produces snapshots. */
+  | { readonly kind: 'off'; readonly running: boolean };
 
 /**
  * Every source to decide for `kind`: those configured or with a snapshot,
@@ -31,7 +35,7 @@ export function topologyExportStates(
     if (entry === 'broken') continue;
     const exported = entry === 'off' ? undefined : entry.exports;
     if (!exported?.[kind.exportKey] || !exported.nodeLabels) {
-      states.set(source, { kind: 'off' });
+      states.set(source, { kind: 'off', running: entry !== 'off' });
       continue;
     }
     const snapshot = snapshots.get(source);

@@ -2,22 +2,28 @@
 // (exports.kueueTopology / kaiTopology): one per tree of the snapshot (a tree
 // per label type or fabric), its levels the Node label keys of that tree's
 // tiers (node-label-values.ts) from the highest tier down, then
-// kubernetes.io/hostname; and the changes that bring the cluster's objects
-// there. Levels cannot change in Kueue (nor in KAI), so a change of levels is
-// a delete and a create of the same name; an object of ours being deleted
-// (a finalizer holds it) is waited for. Pure, shared by the writer and
-// `plan`. Ours, no Go counterpart (docs/configuration.md, "Kueue and KAI
-// Topology objects").
+// kubernetes.io/hostname, each with its tierName as alias where the served
+// schema has the field (KAI 0.17); and the changes that bring the cluster's
+// objects there. The nodeLabels of a Topology cannot change in Kueue (nor in
+// KAI), so a change of levels is a delete and a create of the same name; a
+// change of aliases alone is an update; an object of ours being deleted (a
+// finalizer holds it) is waited for. Pure, shared by the writer and `plan`.
+// Ours, no Go counterpart (docs/configuration.md, "Kueue and KAI Topology
+// objects").
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { isDNS1123Subdomain } from '../../../kube/name-validation.ts';
-import type { TopologyObject } from '../../model/contracts.ts';
+import { isDNS1123Subdomain, isQualifiedName } from '../../../kube/name-validation.ts';
+import type { TopologyLevel, TopologyObject } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import { HOSTNAME_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { membersOf } from '../../model/member-selector.ts';
 import { tierKey } from '../node-labels/node-label-values.ts';
 
-/** A version this controller writes, with the most levels its published CRD accepts (spec.levels maxItems). */
+/**
+ * A version this controller writes, with the most levels it assumes there
+ * when the server publishes no schema to read (the served schema's maxItems
+ * decides otherwise: topology-served-schema.ts).
+ */
 export interface TopologyVersion {
   readonly version: string;
   readonly maxLevels: number;
@@ -29,14 +35,16 @@ export interface TopologyKind {
   /** For log lines and plan: `Kueue Topology`. */
   readonly title: string;
   readonly group: string;
-  /** Versions this controller writes, newest first: the newest at which the server serves `topologies` is used. */
+  /** Versions this controller writes, newest first: the newest at which the server serves `topologies` in the shape written is used. */
   readonly versions: readonly TopologyVersion[];
 }
 
 export const TOPOLOGY_RESOURCE = 'topologies';
+/** The kind's name in both groups, as the OpenAPI schemas are tagged. */
+export const TOPOLOGY_KIND = 'Topology';
 
-// Limits from the published CRDs (docs/compatibility.md): Kueue v1beta2 (0.15 and later) and KAI v1alpha1
-// take 16 levels, Kueue v1alpha1 (0.9 to 0.13) 8; v1beta1 (0.14) is held to 8 as well.
+// Without a schema to read, the limits of the published CRDs (docs/compatibility.md): Kueue v1beta2 (0.15 on) and
+// v1beta1 (0.14 on) take 16 levels, v1alpha1 8 (0.9 to 0.12; 0.13's v1alpha1 takes 16, which its schema says); KAI 16.
 export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
   {
     exportKey: 'kueueTopology',
@@ -44,25 +52,29 @@ export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
     group: 'kueue.x-k8s.io',
     versions: [
       { version: 'v1beta2', maxLevels: 16 },
-      { version: 'v1beta1', maxLevels: 8 },
+      { version: 'v1beta1', maxLevels: 16 },
       { version: 'v1alpha1', maxLevels: 8 },
     ],
   },
   { exportKey: 'kaiTopology', title: 'KAI Topology', group: 'kai.scheduler', versions: [{ version: 'v1alpha1', maxLevels: 16 }] },
 ];
 
-/** Where levels are written: the kind at its served version, which bounds their number. */
-export interface LevelLimit {
+/** Where levels are written: the kind at its served version, which bounds their number and says whether they take an alias. */
+export interface LevelTarget {
   /** `Kueue Topology kueue.x-k8s.io/v1alpha1`, for the message. */
   readonly holder: string;
   readonly maxLevels: number;
+  /** Each level but the hostname carries its tierName as alias. */
+  readonly alias: boolean;
 }
 
 /** The Topology objects' names and levels for one source, and the trees that cannot be written. */
 export interface DesiredTopologies {
   /** Name → levels (label keys, highest first, hostname last). */
-  readonly levels: ReadonlyMap<string, readonly string[]>;
-  /** Why a tree gets no object (too many levels), one sentence each. */
+  readonly levels: ReadonlyMap<string, readonly TopologyLevel[]>;
+  /** Names whose tree cannot be written (too many levels), with why: an object of ours of that name keeps its levels. */
+  readonly refused: ReadonlyMap<string, string>;
+  /** Other trees that get no object (a name two trees would share), one sentence each. */
   readonly errors: readonly string[];
 }
 
@@ -71,16 +83,19 @@ export interface DesiredTopologies {
  * trees all have the same levels, else one per distinct set of levels,
  * `hypernode-<source>-<its tier keys>` (the profile or fabric the tree is).
  */
-export function desiredTopologies(source: string, prefix: string, snapshot: readonly DiscoveredHyperNode[], limit: LevelLimit): DesiredTopologies {
+export function desiredTopologies(source: string, prefix: string, snapshot: readonly DiscoveredHyperNode[], target: LevelTarget): DesiredTopologies {
   const byName = new Map(snapshot.map((hn) => [hn.metadata.name, hn]));
   const children = new Set(snapshot.flatMap((hn) => membersOf(hn).flatMap((m) => (m.type === 'HyperNode' && m.selector?.exactMatch ? [m.selector.exactMatch.name] : []))));
-  const trees = new Map<string, { keys: string[]; tiers: string[] }>();
+  const trees = new Map<string, { keys: string[]; tiers: string[]; tierNames: Array<Set<string>> }>();
   for (const root of snapshot.filter((hn) => !children.has(hn.metadata.name)).sort((a, b) => compareBytes(a.metadata.name, b.metadata.name))) {
-    // tier key → highest tier it appears at in this tree; a key is one level however many HyperNodes carry it.
-    const tiers = new Map<string, number>();
+    // tier key → highest tier it appears at in this tree, and the tierNames giving it; a key is one level however many HyperNodes carry it.
+    const tiers = new Map<string, { tier: number; names: Set<string> }>();
     const walk = (hn: DiscoveredHyperNode, path: Set<string>) => {
       const key = tierKey(hn);
-      tiers.set(key, Math.max(tiers.get(key) ?? 0, hn.spec.tier));
+      const seen = tiers.get(key) ?? { tier: 0, names: new Set<string>() };
+      seen.tier = Math.max(seen.tier, hn.spec.tier);
+      if (hn.spec.tierName) seen.names.add(hn.spec.tierName);
+      tiers.set(key, seen);
       path.add(hn.metadata.name);
       for (const m of membersOf(hn)) {
         const child = m.type === 'HyperNode' && m.selector?.exactMatch ? byName.get(m.selector.exactMatch.name) : undefined;
@@ -89,28 +104,49 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
       path.delete(hn.metadata.name);
     };
     walk(root, new Set());
-    const ordered = [...tiers].sort(([ka, ta], [kb, tb]) => tb - ta || compareBytes(ka, kb)).map(([k]) => k);
-    trees.set(ordered.join('/'), { keys: ordered.map((k) => `${prefix}/${k}`), tiers: ordered });
+    const ordered = [...tiers].sort(([ka, a], [kb, b]) => b.tier - a.tier || compareBytes(ka, kb));
+    const key = ordered.map(([k]) => k).join('/');
+    // Trees with the same levels are one object; the tierNames of all of them give its aliases.
+    const same = trees.get(key);
+    if (same) ordered.forEach(([, t], i) => t.names.forEach((n) => same.tierNames[i]!.add(n)));
+    else trees.set(key, { keys: ordered.map(([k]) => `${prefix}/${k}`), tiers: ordered.map(([k]) => k), tierNames: ordered.map(([, t]) => t.names) });
   }
-  const levels = new Map<string, readonly string[]>();
+  const levels = new Map<string, readonly TopologyLevel[]>();
+  const refused = new Map<string, string>();
   const errors: string[] = [];
   const single = trees.size === 1;
-  for (const { keys, tiers } of trees.values()) {
+  for (const { keys, tiers, tierNames } of trees.values()) {
     const name = single ? `hypernode-${source}` : objectName(source, tiers);
     const all = [...keys, HOSTNAME_LABEL];
-    if (all.length > limit.maxLevels) {
-      errors.push(
-        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LABEL}), more than the ${limit.maxLevels} a ${limit.holder} holds; no Topology ${name} is written (turn off the export on the "${source}" entry, use fewer tiers, or upgrade to a version that takes more levels)`,
+    if (all.length > target.maxLevels) {
+      refused.set(
+        name,
+        `the tree of tiers ${tiers.join(', ')} of discovery source "${source}" needs ${all.length} Topology levels (with ${HOSTNAME_LABEL}), more than the ${target.maxLevels} a ${target.holder} holds; no Topology ${name} is written, and one of ours of that name keeps its levels (turn off the export on the "${source}" entry, use fewer tiers, or upgrade to a version that takes more levels)`,
       );
       continue;
     }
-    if (levels.has(name)) {
+    if (levels.has(name) || refused.has(name)) {
       errors.push(`two trees of discovery source "${source}" would both be Topology ${name}; only the first is written`);
       continue;
     }
-    levels.set(name, all);
+    const aliases = target.alias ? levelAliases(tierNames, all) : [];
+    levels.set(
+      name,
+      all.map((nodeLabel, i) => (aliases[i] ? { nodeLabel, alias: aliases[i] } : { nodeLabel })),
+    );
   }
-  return { levels, errors };
+  return { levels, refused, errors };
+}
+
+/**
+ * Each level's alias (the hostname level gets none): its tierName, where
+ * exactly one tierName gives the level, it is a valid name, no other level
+ * has it and no level's nodeLabel is it (KAI's webhook refuses a repeated
+ * alias and an alias equal to a nodeLabel).
+ */
+function levelAliases(tierNames: ReadonlyArray<ReadonlySet<string>>, nodeLabels: readonly string[]): Array<string | undefined> {
+  const candidates = tierNames.map((names) => (names.size === 1 ? [...names][0]! : undefined)).map((n) => (n !== undefined && isQualifiedName(n) ? n : undefined));
+  return candidates.map((alias) => (alias !== undefined && candidates.filter((other) => other === alias).length === 1 && !nodeLabels.includes(alias) ? alias : undefined));
 }
 
 /** `hypernode-<source>-<tier keys>`, lowercased and cut to a valid name (readable rather than hashed; a clash is reported). */
@@ -124,33 +160,52 @@ function objectName(source: string, tiers: readonly string[]): string {
 }
 
 /** The object for `name` with `levels`, owned by `source` through the network-topology-source label. */
-export function topologyObject(kind: TopologyKind, version: string, source: string, name: string, levels: readonly string[]): TopologyObject {
+export function topologyObject(kind: TopologyKind, version: string, source: string, name: string, levels: readonly TopologyLevel[]): TopologyObject {
   return {
     apiVersion: `${kind.group}/${version}`,
-    kind: 'Topology',
+    kind: TOPOLOGY_KIND,
     metadata: { name, labels: { [NETWORK_TOPOLOGY_SOURCE_LABEL]: source } },
-    spec: { levels: levels.map((nodeLabel) => ({ nodeLabel })) },
+    spec: { levels: levels.map((l) => ({ ...l })) },
   };
 }
 
+/** Why a change cannot be made at once; the object of ours it would replace or delete stays meanwhile. */
+export type TopologyWait =
+  /** Nodes of the source's topology lack the labels the new levels name. */
+  | { readonly cause: 'labels'; readonly nodes: number }
+  /** The source's latest snapshot was rejected (the rules it breaks, one per line). */
+  | { readonly cause: 'rejected'; readonly violations: string }
+  /** The source runs but has produced no snapshot since the controller started. */
+  | { readonly cause: 'no-snapshot' };
+
 export interface TopologyChange {
   /**
-   * `held`: an object of ours being deleted that a finalizer still holds; it
-   * is waited for, and with `levels` created anew once it is gone.
+   * `update`: the same nodeLabels with other aliases, changed in place.
+   * `held`: an object of ours being deleted that a finalizer still holds;
+   * it is waited for, and with `levels` created anew once it is gone.
    */
-  readonly action: 'create' | 'replace' | 'delete' | 'held';
+  readonly action: 'create' | 'replace' | 'update' | 'delete' | 'held';
   readonly name: string;
   /** The levels after the change (absent for a delete). */
-  readonly levels?: readonly string[];
+  readonly levels?: readonly TopologyLevel[];
   /** The levels before (absent for a create). */
-  readonly previous?: readonly string[];
+  readonly previous?: readonly TopologyLevel[];
   /** The existing object's uid, for the delete's precondition. */
   readonly uid?: string;
+  /** The existing object's resourceVersion, for the update's. */
+  readonly resourceVersion?: string;
   /** Who holds the existing object (its finalizers): a delete of it waits for them. */
   readonly finalizers?: readonly string[];
+  /** Set when the change cannot be made now: nothing is written, the existing object stays. */
+  readonly waits?: TopologyWait;
 }
 
-export const levelsOf = (o: TopologyObject) => o.spec.levels.map((l) => l.nodeLabel);
+/** The nodeLabels of levels, in order. */
+export const labelsOf = (levels: readonly TopologyLevel[]) => levels.map((l) => l.nodeLabel);
+export const levelsOf = (o: TopologyObject) => labelsOf(o.spec.levels);
+/** `zone=topo.example.com/zone`, or the bare nodeLabel where there is no alias: levels as plan and the log print them. */
+export const describeLevels = (levels: readonly TopologyLevel[], separator = ', ') =>
+  levels.map((l) => (l.alias ? `${l.nodeLabel} (alias ${l.alias})` : l.nodeLabel)).join(separator);
 
 /**
  * Per source, the Node label keys that `objects` (Topology objects of ours)
@@ -170,26 +225,36 @@ export function levelLabelKeysBySource(objects: Iterable<TopologyObject>): Map<s
 
 /**
  * From the source's existing objects (those carrying its label) to `desired`:
- * creates, replaces where the levels differ, deletes of objects no longer
- * asked for, and waits for objects already being deleted. `desired`
- * undefined means the export is off: delete them all.
+ * creates, replaces where the nodeLabels differ, updates where only the
+ * aliases do (compared only where the served schema has them, `aliases`),
+ * deletes of objects no longer asked for, and waits for objects already
+ * being deleted. A name in `refused` (a tree that cannot be written) keeps
+ * its object. `desired` undefined means the export is off: delete them all.
  */
-export function topologyChanges(existing: readonly TopologyObject[], desired: ReadonlyMap<string, readonly string[]> | undefined): TopologyChange[] {
+export function topologyChanges(
+  existing: readonly TopologyObject[],
+  desired: ReadonlyMap<string, readonly TopologyLevel[]> | undefined,
+  refused: ReadonlyMap<string, string> = new Map(),
+  aliases = false,
+): TopologyChange[] {
   const have = new Map(existing.map((o) => [o.metadata.name, o]));
   const out: TopologyChange[] = [];
   const about = (o: TopologyObject) => ({
-    previous: levelsOf(o),
+    previous: o.spec.levels,
     ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
+    ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
     ...(o.metadata.finalizers?.length ? { finalizers: o.metadata.finalizers } : {}),
   });
+  const aliasesOf = (levels: readonly TopologyLevel[]) => levels.map((l) => l.alias ?? '').join('\n');
   for (const [name, levels] of desired ?? []) {
     const current = have.get(name);
     if (!current) out.push({ action: 'create', name, levels });
     else if (current.metadata.deletionTimestamp !== undefined) out.push({ action: 'held', name, levels, ...about(current) });
-    else if (levelsOf(current).join('\n') !== levels.join('\n')) out.push({ action: 'replace', name, levels, ...about(current) });
+    else if (levelsOf(current).join('\n') !== labelsOf(levels).join('\n')) out.push({ action: 'replace', name, levels, ...about(current) });
+    else if (aliases && aliasesOf(current.spec.levels) !== aliasesOf(levels)) out.push({ action: 'update', name, levels, ...about(current) });
   }
   for (const [name, o] of have) {
-    if (desired?.has(name)) continue;
+    if (desired?.has(name) || (desired !== undefined && refused.has(name) && o.metadata.deletionTimestamp === undefined)) continue;
     out.push({ action: o.metadata.deletionTimestamp !== undefined ? 'held' : 'delete', name, ...about(o) });
   }
   return out.sort((a, b) => compareBytes(a.name, b.name));

@@ -1,19 +1,24 @@
 // Keeps the opt-in Kueue and KAI Topology objects (exports.kueueTopology /
 // kaiTopology) equal to what the sources' latest accepted snapshots ask for:
-// one worker, one pass per trigger (a snapshot, the configuration the
-// discovery manager applied, a change of our Topology objects seen by their
-// watch, a Node relabelled while a create waits for its labels). Each pass
-// asks discovery at which version the kind's `topologies` are served, so a
-// CRD installed later is picked up at the next trigger and an absent one
-// costs a log line, not a failure.
+// one worker, one pass per trigger (a snapshot accepted or rejected, the
+// configuration the discovery manager applied, a change of our Topology
+// objects seen by their watch, a Node relabelled while a change waits for its
+// labels). Each pass asks discovery at which version the kind's `topologies`
+// are served and what that version's published schema takes, so a CRD
+// installed or upgraded later is picked up at the next trigger and an absent
+// one costs a log line, not a failure.
 //
-// A change of levels (immutable in both projects) deletes the object and
-// creates it again under the same name once it is gone; Kueue holds a
-// deletion with its finalizer while a ResourceFlavor names the Topology, so
-// the hold is reported (log, Event) and the watch sees the object go. A
-// create waits until the Nodes carry the labels its levels name, and the
-// label worker keeps every label a live Topology of ours names
-// (retainedLabelKeys), so no Topology of ours names a label its Nodes lack.
+// A Topology of ours is replaced only when the replacement can be written at
+// once: a change of levels (immutable in both projects) deletes the object
+// and creates it again under the same name as soon as it is gone, and is
+// started only once the Nodes carry the labels the new levels name and the
+// source's latest snapshot was accepted; until then the old object stays and
+// the wait is reported (log, Event). Kueue holds a deletion with its
+// finalizer while a ResourceFlavor names the Topology, so the hold is
+// reported too and the watch sees the object go. A change of aliases alone
+// (KAI) is an update in place. The label worker keeps every label a live
+// Topology of ours names (retainedLabelKeys), so no Topology of ours names a
+// label its Nodes lack.
 //
 // Writes go through the HyperNode writes' client set (its rate limit and the
 // leader's write fence). Ours, no Go counterpart (docs/configuration.md,
@@ -27,18 +32,18 @@ import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { isDeepStrictEqual } from 'node:util';
-import type { EventRecorder, TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
+import type { EventRecorder, TopologyLevel, TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
 import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
-import { TOPOLOGY_DELETION_HELD } from '../../event-reasons.ts';
+import { TOPOLOGY_CHANGE_WAITING, TOPOLOGY_DELETION_HELD } from '../../event-reasons.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import type { Follower } from '../follower.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
 import { firstTimeSeen } from '../../../util/reported-once.ts';
 import { decideTopologyObjects, type TopologyDecision } from './topology-object-decisions.ts';
 import { kindExported, oursMayExist } from './topology-export-states.ts';
-import { heldDeletionMessage, labelsPendingMessage } from './topology-object-messages.ts';
-import { levelLabelKeysBySource, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
+import { heldDeletionMessage, waitMessage } from './topology-object-messages.ts';
+import { describeLevels, labelsOf, levelLabelKeysBySource, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
@@ -88,12 +93,14 @@ export class TopologyObjectSync implements Follower {
   private readonly kinds = new Map<string, KindState>(TOPOLOGY_KINDS.map((k) => [k.exportKey, { live: undefined }]));
   /** Objects deleted to change their levels, by `<group>/<name>`: their create is logged as a replace. */
   private readonly replacing = new Set<string>();
-  /** A create waits for Node labels: Node label changes trigger a pass (also those during a pass, which may decide to wait). */
+  /** A change waits for Node labels: Node label changes trigger a pass (also those during a pass, which may decide to wait). */
   private waitingForLabels = false;
   private passing = false;
   private readonly labelWait: ReturnType<typeof coalescingTrigger>;
-  /** `<group>/<name>` of creates whose wait for labels was said (said once per wait). */
+  /** `<group>/<name>`, action and cause of the changes whose wait was said (said once per wait). */
   private readonly waitSaid = new Set<string>();
+  /** Per source: why its latest snapshot was rejected, while it is; nothing of such a source's objects changes. */
+  private readonly rejections = new Map<string, string>();
   private retained: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 
   constructor(private readonly deps: TopologyObjectSyncDeps) {
@@ -105,6 +112,13 @@ export class TopologyObjectSync implements Follower {
   /** A source's snapshot was accepted: its Topology objects follow it. */
   snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void {
     this.snapshots.set(source, hyperNodes);
+    this.rejections.delete(source);
+    this.queue.add(PASS_KEY);
+  }
+
+  /** A source's snapshot was rejected: its objects stay as they are until one is accepted again. */
+  rejected(source: string, violations: string): void {
+    this.rejections.set(source, violations);
     this.queue.add(PASS_KEY);
   }
 
@@ -114,7 +128,7 @@ export class TopologyObjectSync implements Follower {
     this.queue.add(PASS_KEY);
   }
 
-  /** While a create waits for its labels, a Node whose labels change may complete them. */
+  /** While a change waits for its labels, a Node whose labels change may complete them. */
   nodeHandler(): EventHandler<NodeMeta> {
     const trigger = () => {
       if (this.waitingForLabels || this.passing) this.labelWait.trigger();
@@ -173,7 +187,7 @@ export class TopologyObjectSync implements Follower {
     }
     // A replace deletes first; once the delete is answered the pass decides again, to create at once what is already gone.
     for (let round = 0; round < 2; round++) {
-      const decision = await decideTopologyObjects(kind, config, this.snapshots, this.deps.client, nodes);
+      const decision = await decideTopologyObjects(kind, config, this.snapshots, this.deps.client, nodes, { rejected: this.rejections });
       if (!decision.served) {
         // Without the CRD there is nothing to write or to clean up; said once, only when a source wants the objects.
         if (decision.wanted) this.reportOnce(decision.message, 'info');
@@ -190,11 +204,26 @@ export class TopologyObjectSync implements Follower {
   private async apply(kind: TopologyKind, decision: Extract<TopologyDecision, { served: true }>): Promise<boolean> {
     const { logger } = this.deps;
     const { version } = decision;
+    if (!decision.schemaRead) {
+      this.reportOnce(
+        `The served schema of ${kind.title} ${kind.group}/${version} cannot be read (no /openapi/v3 document this client may read): levels are held to ${decision.maxLevels} and written without aliases`,
+        'info',
+      );
+    }
     let deleted = false;
-    for (const { source, changes, errors, labelsPending } of decision.sources) {
+    const waiting = new Set<string>();
+    for (const { source, changes, errors } of decision.sources) {
       for (const e of errors) this.reportOnce(e);
       await mapBounded(changes, this.deps.writeConcurrency ?? 1, async (c) => {
         const key = `${kind.group}/${c.name}`;
+        // --dry-run writes no label, so a change never waits for one.
+        if (c.waits && !(c.waits.cause === 'labels' && this.deps.dryRun)) {
+          if (c.waits.cause === 'labels') this.waitingForLabels = true;
+          const wait = `${key}\n${c.action}\n${c.waits.cause}`;
+          waiting.add(wait);
+          this.reportWait(kind, source, c, wait);
+          return;
+        }
         switch (c.action) {
           case 'held':
             this.reportHeld(kind, source, c);
@@ -211,27 +240,36 @@ export class TopologyObjectSync implements Follower {
               ...(c.action === 'replace' ? { reason: 'levels changed; levels are immutable' } : {}),
             });
             break;
+          case 'update':
+            await this.deps.client.updateLevels(kind.group, version, c.name, c.resourceVersion, c.levels!);
+            this.deps.metrics?.apiWrite(source, 'patch', `Topology.${kind.group}`);
+            logger.info(`Updated ${kind.title} aliases`, { name: c.name, source, levels: describeLevels(c.levels!, ',') });
+            break;
           case 'create':
-            if (labelsPending > 0 && !this.deps.dryRun) {
-              this.waitingForLabels = true;
-              if (!this.waitSaid.has(key)) logger.info(labelsPendingMessage(kind, source, c.name, labelsPending));
-              this.waitSaid.add(key);
-              break;
-            }
-            this.waitSaid.delete(key);
             if (!(await this.createUnlessForeign(kind, version, source, c.name, c.levels!))) break;
             if (this.replacing.delete(key))
-              logger.info(`Replaced ${kind.title}`, { name: c.name, source, levels: c.levels!.join(','), reason: 'levels changed; levels are immutable' });
-            else logger.info(`Created ${kind.title}`, { name: c.name, source, levels: c.levels!.join(',') });
+              logger.info(`Replaced ${kind.title}`, { name: c.name, source, levels: labelsOf(c.levels!).join(','), reason: 'levels changed; levels are immutable' });
+            else logger.info(`Created ${kind.title}`, { name: c.name, source, levels: labelsOf(c.levels!).join(',') });
             break;
         }
       });
     }
+    // A wait that is over is said again if it comes back.
+    for (const k of this.waitSaid) if (k.startsWith(`${kind.group}/`) && !waiting.has(k)) this.waitSaid.delete(k);
     return deleted;
   }
 
+  /** A change that waits: logged and filed as an Event once per object and cause while it waits. */
+  private reportWait(kind: TopologyKind, source: string, c: TopologyChange, key: string): void {
+    if (this.waitSaid.has(key)) return;
+    this.waitSaid.add(key);
+    const message = waitMessage(kind, source, c, c.waits!);
+    this.deps.logger.info(message);
+    if (this.deps.events && this.deps.regarding) this.deps.events.event(this.deps.regarding(), TOPOLOGY_CHANGE_WAITING.type, TOPOLOGY_CHANGE_WAITING.reason, message);
+  }
+
   /** Creates the object; false when one of that name exists that is not this source's: it is left alone, said once. */
-  private async createUnlessForeign(kind: TopologyKind, version: string, source: string, name: string, levels: readonly string[]): Promise<boolean> {
+  private async createUnlessForeign(kind: TopologyKind, version: string, source: string, name: string, levels: readonly TopologyLevel[]): Promise<boolean> {
     try {
       await this.deps.client.create(kind.group, version, topologyObject(kind, version, source, name, levels));
       this.deps.metrics?.apiWrite(source, 'create', `Topology.${kind.group}`);

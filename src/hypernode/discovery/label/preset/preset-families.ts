@@ -6,17 +6,13 @@
 // the NVIDIA GPU clique), in what order, and which NVLink key each vendor
 // writes. Only data: preset-stack.ts turns a family into tiers.
 
+import { GPU_CLIQUE_LABEL, type DomainTake } from '../../../model/nvlink.ts';
+
 /** One label a level reads; the first source a Node carries gives the level's value. */
 export interface LevelSource {
   readonly key: string;
-  /**
-   * How the domain is taken from the value: whole (default); `cluster-uuid`,
-   * the part before the last `.<digits>` of a clique value (`<ClusterUUID>.<CliqueID>`),
-   * which must have that form; `cluster-uuid-or-whole`, the same when the value has
-   * that form and else the whole value (Topograph's accelerator domain is a clique
-   * value on InfiniBand but a capacity block id on AWS).
-   */
-  readonly take?: 'whole' | 'cluster-uuid' | 'cluster-uuid-or-whole';
+  /** How the domain is taken from the value (model/nvlink.ts); whole by default. */
+  readonly take?: DomainTake;
 }
 
 /** One level of a family. */
@@ -51,10 +47,6 @@ export interface Family {
   /** Where the vendor's own NVLink key sits beside `nvidia.com/gpu.clique`. */
   readonly nvlink: NvlinkLevels;
 }
-
-export const GPU_CLIQUE_LABEL = 'nvidia.com/gpu.clique';
-export const NVLINK_MODES = ['domain', 'partition'] as const;
-export const NVLINK_TIER_NAMES: Readonly<Record<(typeof NVLINK_MODES)[number], string>> = { domain: 'nvl-domain', partition: 'nvl-partition' };
 
 const clique = { domain: { key: GPU_CLIQUE_LABEL, take: 'cluster-uuid' }, partition: { key: GPU_CLIQUE_LABEL } } as const;
 /** A vendor NVLink key that names the physical domain: it comes first, the clique's ClusterUUID after. */

@@ -9,20 +9,10 @@
 // its labels do not fit (the Node is then left out, not the whole run).
 
 import type { NodeSelectorSpec } from '../profile/profile-selector.ts';
-import { isLabelValue } from '../../../../kube/name-validation.ts';
 import { compileNodeSelector } from '../profile/profile-selector.ts';
 import { hasLabel, labelValue } from '../../../model/label-reads.ts';
-import {
-  FAMILIES,
-  K8S_ZONE_PRESET,
-  NVLINK_MODES,
-  NVLINK_PRESET,
-  NVLINK_TIER_NAMES,
-  PRESET_NAMES,
-  GPU_CLIQUE_LABEL,
-  type FamilyLevel,
-  type LevelSource,
-} from './preset-families.ts';
+import { domainOfValue, GPU_CLIQUE_LABEL, NVLINK_LEVELS, NVLINK_TIER_NAMES, type DomainTake } from '../../../model/nvlink.ts';
+import { FAMILIES, K8S_ZONE_PRESET, NVLINK_PRESET, PRESET_NAMES, type FamilyLevel } from './preset-families.ts';
 
 /** Why a Node's labels leave it out of a preset's tree: the reason label of hypernode_uncovered_nodes. */
 export const LEFT_OUT_REASONS = ['missing-level', 'empty-value', 'bad-value', 'conflicting-parent', 'name-taken'] as const;
@@ -64,10 +54,9 @@ interface Slot {
   readonly level: StackLevel;
   readonly key: string;
   readonly raw: string;
-  readonly take?: LevelSource['take'];
+  readonly take?: DomainTake;
 }
 
-const CLIQUE_VALUE = /^(.+)\.[0-9]+$/;
 const CANONICAL_NUMBER = /^(0|[1-9][0-9]*)$/;
 
 /** The compiled preset profile. */
@@ -88,8 +77,8 @@ export class PresetStack {
 
   /** The stack `spec` describes, or why it cannot be built. */
   static compile(spec: PresetSpecInput): PresetStack | string {
-    const nvlinkMode = spec.nvlink === '' ? undefined : NVLINK_MODES.find((m) => m === spec.nvlink);
-    if (spec.nvlink !== '' && !nvlinkMode) return `nvlink ${JSON.stringify(spec.nvlink)} is none of ${NVLINK_MODES.join(', ')}`;
+    const nvlinkMode = spec.nvlink === '' ? undefined : NVLINK_LEVELS.find((m) => m === spec.nvlink);
+    if (spec.nvlink !== '' && !nvlinkMode) return `nvlink ${JSON.stringify(spec.nvlink)} is none of ${NVLINK_LEVELS.join(', ')}`;
     for (const p of spec.presets) if (p !== NVLINK_PRESET && !FAMILIES[p]) return `unknown preset ${JSON.stringify(p)} (known presets: ${PRESET_NAMES.join(', ')})`;
     const stackError = checkStack(spec.presets);
     if (stackError) return stackError;
@@ -186,7 +175,7 @@ export class PresetStack {
     for (const i of present) {
       const { level, key, raw, take } = slots[i]!;
       if (raw === '') return { kind: 'bad', reason: 'empty-value', why: `its ${key} is empty` };
-      const value = domainValue(raw, take);
+      const value = domainOfValue(raw, take);
       if (value === undefined) return { kind: 'bad', reason: 'bad-value', why: `its ${key}=${raw} is not of the form <ClusterUUID>.<CliqueID>` };
       links.push({ key, value, tier: level.tier, tierName: level.tierName, scoped: level.scoped });
     }
@@ -238,14 +227,6 @@ function numberedTier(key: string, stem: string): number | undefined {
   const n = key.slice(stem.length);
   // Two digits are plenty for switch tiers and bound the levels a stray label can make a Node walk.
   return n.length <= 2 && CANONICAL_NUMBER.test(n) ? Number(n) : undefined;
-}
-
-/** The domain a level's label value gives (LevelSource.take), or undefined when it gives none a HyperNode label could hold. */
-function domainValue(raw: string, take: LevelSource['take']): string | undefined {
-  if (take === undefined || take === 'whole') return raw;
-  const m = CLIQUE_VALUE.exec(raw);
-  if (m) return isLabelValue(m[1]!) ? m[1] : undefined;
-  return take === 'cluster-uuid-or-whole' ? raw : undefined;
 }
 
 /** Why the presets cannot be stacked in this order, or undefined. */

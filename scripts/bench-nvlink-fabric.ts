@@ -1,0 +1,218 @@
+// The NVLink tier at GB200 scale: a UFM fabric of 64 scalable units × 8 NVL72
+// racks × 18 compute trays (9,216 hosts, 8 rails, three tiers of switches;
+// testing/fat-tree.ts) served by the UFM stand-in, every tray a Node with its
+// rack's `nvidia.com/gpu.clique`, polled by the built executable in UFM fabric
+// mode against the API server stand-in (its writes delayed by WRITE_LATENCY_MS,
+// as an etcd-backed server answers them), once without and once with
+// `nvlink: domain`. For each it prints:
+//   - first poll: from the spawn to the first successful discovery run (the
+//     three UFM answers read, parsed, grouped and, with nvlink, the domains
+//     placed), and to every HyperNode written;
+//   - the controller's VmRSS and peak (VmHWM) once every write is done;
+//   - the HyperNode writes until then, by verb (status writes apart);
+// and with nvlink:
+//   - one tray whose clique appears later: the writes and the time until it
+//     sits in its rack's domain (a rebuild from the last poll, no UFM request);
+// against the targets: first poll ≤ 10 s with and without nvlink, RSS ≤ 400
+// MB, a later clique in 2 writes and no UFM request, each PASS or MISS. It
+// prints; it never fails on a figure.
+//
+// Run with: node --import tsx scripts/bench-nvlink-fabric.ts [sus=64] [racksPerSu=8] [traysPerRack=18]
+// (build dist/ first: node scripts/build.mjs).
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nvlinkHyperNodeName } from '../src/hypernode/discovery/fabric/nvlink-tier.ts';
+import { BINARY as binary } from '../testing/executables.ts';
+import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
+import { generateFatTree, type FatTree } from '../testing/fat-tree.ts';
+import { memberNames } from '../testing/hypernode-members.ts';
+import { seriesValue } from '../testing/prometheus-text.ts';
+import { discoveryConfigMap } from '../testing/sample-cluster.ts';
+import { TEST_CA, UfmServer } from '../testing/ufm-server.ts';
+import { waitFor } from '../testing/wait.ts';
+import { NAMESPACE, isControllerHyperNodeWrite, launchController, type RateLimit } from './lib/bench-launch.ts';
+import { seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
+
+const [sus = 64, racksPerSu = 8, traysPerRack = 18] = process.argv.slice(2).map(Number);
+const RAILS = 8;
+const LIMIT: RateLimit = { qps: 300, burst: 600 };
+/** What one HyperNode write costs on a real API server (an etcd round trip and admission), added to each by the stand-in. */
+const WRITE_LATENCY_MS = 10;
+const CLIQUE = 'nvidia.com/gpu.clique';
+const FABRIC = 'gb200';
+const TARGETS = { firstPollS: 10, rssMB: 400, laterCliqueWrites: 2 };
+const CONVERGE_TIMEOUT_MS = 600_000;
+const SCRAPE_EVERY_MS = 500;
+
+/** Rack r of unit su: a ClusterUUID of its own. */
+const rackUuid = (su: number, rack: number) => `${su.toString(16).padStart(8, '0')}-${rack.toString(16).padStart(4, '0')}-4000-8000-000000000000`;
+const trayName = (su: number, n: number) => `gb-su${String(su).padStart(2, '0')}-t${String(n).padStart(3, '0')}`;
+const rackOf = (n: number) => Math.ceil(n / traysPerRack);
+
+interface Figures {
+  firstPollMs: number;
+  writtenMs: number;
+  hyperNodes: number;
+  writes: Record<string, number>;
+  statusWrites: number;
+  rssMB: number;
+  hwmMB: number;
+  laterClique?: { writes: string[]; ms: number; ufmRequests: number };
+}
+
+function writesByVerb(api: ApiServer): { writes: Record<string, number>; status: number } {
+  const writes: Record<string, number> = {};
+  let status = 0;
+  for (const r of api.requests.writes(isControllerHyperNodeWrite)) {
+    if (r.subresource === 'status') status++;
+    else writes[r.verb] = (writes[r.verb] ?? 0) + 1;
+  }
+  return { writes, status };
+}
+
+async function round(tree: FatTree, nvlink: boolean): Promise<Figures> {
+  const api = await startApiServer({ namespaces: [NAMESPACE] });
+  const ufm = await new UfmServer().start();
+  const work = mkdtempSync(join(tmpdir(), 'bench-nvlink-'));
+  let controller: Awaited<ReturnType<typeof launchController>>['controller'] | undefined;
+  try {
+    ufm.answer = { kind: 'fabric', fabric: tree };
+    // The last tray of the first rack has no clique yet: it appears later.
+    const late = trayName(1, traysPerRack);
+    for (let su = 1; su <= sus; su++) {
+      for (let n = 1; n <= racksPerSu * traysPerRack; n++) {
+        const name = trayName(su, n);
+        const labels = name === late ? {} : { [CLIQUE]: `${rackUuid(su, rackOf(n))}.1` };
+        api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } });
+      }
+    }
+    const secret = { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA };
+    api.store.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'ufm', namespace: NAMESPACE },
+      data: Object.fromEntries(Object.entries(secret).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    });
+    const conf = `networkTopologyDiscovery:
+  - source: ufm
+    enabled: true
+    interval: 1h
+    credentials: {secretRef: {name: ufm, namespace: ${NAMESPACE}}}
+    config:
+      mode: fabric
+      fabric: ${FABRIC}
+      endpoint: "${ufm.endpoint()}"
+${nvlink ? '      nvlink: domain\n' : ''}`;
+    api.store.create(discoveryConfigMap(NAMESPACE, conf));
+    api.latency(WRITE_LATENCY_MS, (r) => isControllerHyperNodeWrite(r) && ['create', 'update', 'delete'].includes(r.verb));
+    const launched = await launchController(api, work, binary, LIMIT);
+    controller = launched.controller;
+    const c = controller;
+    const metric = async (name: string) => seriesValue(await c.metrics(), name, { source: 'ufm' });
+    const firstSuccess = await waitFor(async () => (await metric('hypernode_discovery_last_success_timestamp_seconds').catch(() => 0)) || undefined, {
+      timeoutMs: CONVERGE_TIMEOUT_MS,
+      intervalMs: SCRAPE_EVERY_MS,
+      what: 'the first poll',
+    });
+    const hyperNodes = () => api.store.list('hypernodes').length;
+    await waitFor(async () => (hyperNodes() > 0 && (await metric('hypernode_managed')) === hyperNodes()) || undefined, {
+      timeoutMs: CONVERGE_TIMEOUT_MS,
+      intervalMs: SCRAPE_EVERY_MS,
+      what: 'every HyperNode written',
+    });
+    const writtenMs = Date.now() - launched.spawnedAt;
+    const mem = c.memory();
+    const { writes, status } = writesByVerb(api);
+    const figures: Figures = {
+      firstPollMs: firstSuccess * 1000 - launched.spawnedAt,
+      writtenMs,
+      hyperNodes: hyperNodes(),
+      writes,
+      statusWrites: status,
+      rssMB: mem.rssMB,
+      hwmMB: mem.hwmMB,
+    };
+    if (nvlink) {
+      // Let the status writes of the new tree land (every HyperNode judged at its generation), then the late tray's clique appears.
+      type Judged = { metadata: { generation?: number }; status?: { nodeCount?: number; conditions?: { type: string; observedGeneration?: number }[] } };
+      const judged = (hn: Judged) =>
+        hn.status?.nodeCount !== undefined && hn.status.conditions?.some((k) => k.type === 'FabricHealthy' && k.observedGeneration === hn.metadata.generation);
+      await waitFor(() => (api.store.list('hypernodes') as Judged[]).every(judged) || undefined, {
+        timeoutMs: CONVERGE_TIMEOUT_MS,
+        intervalMs: SCRAPE_EVERY_MS,
+        what: 'every status written',
+      });
+      await waitFor(() => api.requests.writes(isControllerHyperNodeWrite).every((r) => r.code !== 0) || undefined, { timeoutMs: 60_000, what: 'every write answered' });
+      api.requests.clear();
+      const ufmBefore = ufm.requests.length;
+      const domain = nvlinkHyperNodeName(FABRIC, 'nvl-domain', rackUuid(1, 1));
+      const leaf = (api.store.list('hypernodes') as { metadata: { name: string } }[]).find((hn) => memberNames(hn as never).includes(late))!.metadata.name;
+      const node = api.store.get('nodes', late) as { metadata: { labels: Record<string, string> } };
+      const started = performance.now();
+      api.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, [CLIQUE]: `${rackUuid(1, 1)}.1` } } });
+      const moved = () => memberNames(api.store.get('hypernodes', domain) as never).includes(late) && !memberNames(api.store.get('hypernodes', leaf) as never).includes(late);
+      await waitFor(() => moved() || undefined, { timeoutMs: 60_000, intervalMs: 5, what: 'the late tray in its domain, out of its leaf group' });
+      const ms = performance.now() - started;
+      await waitFor(() => api.requests.writes(isControllerHyperNodeWrite).every((r) => r.code !== 0) || undefined, { timeoutMs: 60_000, what: 'every write answered' });
+      figures.laterClique = {
+        ms,
+        writes: api.requests.writes((r) => isControllerHyperNodeWrite(r) && r.subresource !== 'status').map((r) => `${r.verb} ${r.name}`),
+        ufmRequests: ufm.requests.length - ufmBefore,
+      };
+    }
+    return figures;
+  } catch (err) {
+    if (controller) console.error(`--- controller log tail ---\n${controller.log}`);
+    throw err;
+  } finally {
+    await controller?.stop();
+    await ufm.close();
+    await api.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/build.mjs first`);
+  const trays = racksPerSu * traysPerRack;
+  const tree = generateFatTree({ sus, nodesPerSu: trays, rails: RAILS, tiers: 3, hostName: trayName });
+  console.log(
+    `fabric: ${sus} units × ${racksPerSu} NVL72 racks × ${traysPerRack} trays = ${tree.hosts.length} Nodes on ${RAILS} rails; ${tree.systems.length - tree.hosts.length} switches, ${tree.links.length} links, ${tree.ports.length} ports; client limit qps ${LIMIT.qps} / burst ${LIMIT.burst}, ${WRITE_LATENCY_MS} ms per HyperNode write`,
+  );
+  const rows: [string, Figures][] = [];
+  for (const nvlink of [false, true]) {
+    const f = await round(tree, nvlink);
+    rows.push([nvlink ? 'nvlink: domain' : 'without nvlink', f]);
+    const writes = Object.entries(f.writes)
+      .map(([verb, n]) => `${n} ${verb}`)
+      .join(', ');
+    console.log(
+      `${nvlink ? 'nvlink: domain' : 'without nvlink'}: first poll ${seconds(f.firstPollMs)} after the spawn; ${f.hyperNodes} HyperNodes written ${seconds(f.writtenMs)} after it (${writes}; ${f.statusWrites} status writes); VmRSS ${f.rssMB.toFixed(0)} MB, peak ${f.hwmMB.toFixed(0)} MB`,
+    );
+    if (f.laterClique)
+      console.log(
+        `  a tray's clique appearing later: in its domain after ${f.laterClique.ms.toFixed(0)} ms with ${f.laterClique.writes.length} writes (${f.laterClique.writes.join(', ')}) and ${f.laterClique.ufmRequests} UFM requests`,
+      );
+  }
+  console.log(
+    `load average during the run: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
+  );
+  const verdicts: Verdict[] = rows.flatMap(([name, f]) => [
+    { figure: `${name}: first poll`, measured: seconds(f.firstPollMs), target: `≤ ${TARGETS.firstPollS} s`, pass: f.firstPollMs <= TARGETS.firstPollS * 1000 },
+    { figure: `${name}: peak RSS`, measured: `${f.hwmMB.toFixed(0)} MB`, target: `≤ ${TARGETS.rssMB} MB`, pass: f.hwmMB <= TARGETS.rssMB },
+  ]);
+  const later = rows[1]![1].laterClique!;
+  verdicts.push({
+    figure: 'a later clique',
+    measured: `${later.writes.length} writes, ${later.ufmRequests} UFM requests`,
+    target: `${TARGETS.laterCliqueWrites} writes, 0 UFM requests`,
+    pass: later.writes.length === TARGETS.laterCliqueWrites && later.ufmRequests === 0,
+  });
+  console.log(verdictSummary('targets:', verdicts));
+}
+
+await main();

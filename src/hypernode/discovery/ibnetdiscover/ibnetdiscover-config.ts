@@ -1,0 +1,196 @@
+// The `config` of an ibnetdiscover entry, validated once into a frozen value:
+//
+//   config:
+//     command: [ibnetdiscover, -C, mlx5_0, -P, "1"]  # default [ibnetdiscover]; no shell
+//     # or file: /var/run/ibnetdiscover/fabric.txt   (+ maxAge: 15m)
+//     fabric: compute                  # default "ib"
+//     hcas: "^mlx5_[0-7]$"             # RE2 over the device word: the planes that count
+//     hostMapping: {stripSuffix: .cluster.example.com}
+//     hostGuids: |                     # HCAs that kept the firmware's description
+//       0xe09d7303007a4bd8 node-a17
+//     minSharedHosts: 2
+//     nvlink: domain                   # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
+//     timeout: 5m                      # a run that takes longer is killed
+//     maxOutputMiB: 256                # an output that grows past this is refused
+//     fabrics:                         # instead of command/file/fabric: several subnets
+//       - {name: compute, command: [ibnetdiscover, -C, mlx5_0, -P, "1"], hcas: "^mlx5_[0-7]$"}
+//       - {name: storage, file: /var/run/ibnetdiscover/storage.txt, maxAge: 15m}
+//
+// A new source, so unknown keys are errors. A command that asks ibnetdiscover
+// for another format than its default one (-p, -g, -l, -H, -S, -R) is refused
+// here, naming the flag, rather than at the first run.
+
+import type { RE2JS } from 're2js';
+import type { DiscoveryEntry } from '../../model/contracts.ts';
+import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
+import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { fabricList, positiveDuration, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
+import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
+import { parseHostGuids, type HostGuids } from './host-guids.ts';
+
+export const DEFAULT_FABRIC_NAME = 'ib';
+export const DEFAULT_COMMAND: readonly string[] = Object.freeze(['ibnetdiscover']);
+/** A fabric of 65,536 CAs takes ibnetdiscover well under a minute; a hung run (no SM port, a stuck MAD) ends here. */
+export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/** 65,536 CAs and 2,048 switches print about 26 MiB (scripts/bench-ibnetdiscover.ts); more than 256 MiB is garbage or a loop. */
+export const DEFAULT_MAX_OUTPUT_MIB = 256;
+/** Hosts two leaves must share to be one scalable unit: one miscabled host then merges nothing. */
+export const DEFAULT_MIN_SHARED_HOSTS = 2;
+
+export const CONFIG_KEYS = ['command', 'file', 'maxAge', 'fabric', 'fabrics', 'hcas', 'hostMapping', 'hostGuids', 'minSharedHosts', 'timeout', 'maxOutputMiB', NVLINK_KEY];
+const FABRIC_KEYS = ['name', 'command', 'file', 'maxAge', 'hcas'];
+
+const SOURCE = 'ibnetdiscover source';
+const FABRIC_LIST: FabricListForm = { source: SOURCE, singleKeys: ['fabric', 'command', 'file', 'maxAge'], itemKeys: FABRIC_KEYS, itemShape: '{name, command or file}' };
+
+/** Short options of ibnetdiscover that print another format than the default one. */
+const FORMAT_FLAGS: Readonly<Record<string, string>> = { p: 'the ports report', g: 'the grouping', l: 'a node list', H: 'a node list', S: 'a node list', R: 'a node list' };
+const LONG_FORMAT_FLAGS: Readonly<Record<string, string>> = {
+  '--ports': 'p',
+  '--grouping': 'g',
+  '--list': 'l',
+  '--Hca_list': 'H',
+  '--Switch_list': 'S',
+  '--Router_list': 'R',
+};
+/** Short options that take a value (the rest of the word, or the next argument). */
+const VALUE_FLAGS = new Set(['C', 'P', 't', 'y', 'o', 'z']);
+/** Long options that take the next argument as their value. */
+const LONG_VALUE_FLAGS = new Set([
+  '--Ca',
+  '--Port',
+  '--timeout',
+  '--m_key',
+  '--outstanding_smps',
+  '--config',
+  '--node-name-map',
+  '--cache',
+  '--load-cache',
+  '--diff',
+  '--diffcheck',
+]);
+
+/** Where a fabric's output comes from. */
+export type IbOutputSource = { readonly kind: 'command'; readonly argv: readonly string[] } | { readonly kind: 'file'; readonly path: string; readonly maxAgeMs?: number };
+
+export interface IbFabric {
+  readonly name: string;
+  readonly output: IbOutputSource;
+  /** Only CAs whose device word matches count as host HCAs (undefined: every CA). */
+  readonly hcas?: RE2JS;
+}
+
+export interface IbnetdiscoverConfig {
+  readonly fabrics: readonly IbFabric[];
+  readonly hostMapping: HostMapping;
+  readonly hostGuids: HostGuids;
+  readonly minSharedHosts: number;
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+  readonly nvlink?: NvlinkConfig;
+}
+
+const fail = (message: string): never => {
+  throw new Error(`${SOURCE}: ${message}`);
+};
+
+function positiveInt(raw: unknown, where: string, fallback: number): number {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) fail(`${where} must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
+  return raw as number;
+}
+
+const duration = (raw: unknown, where: string) => positiveDuration(raw, where, '90s or 5m', fail);
+
+/** Refuses an argument list that makes ibnetdiscover print another format, naming the flag. */
+function refuseFormatFlags(argv: readonly string[], where: string): void {
+  const refuse = (flag: string, letter: string) =>
+    fail(`${where} asks for ${FORMAT_FLAGS[letter]} (${flag}); this source reads ibnetdiscover's default topology format: drop ${flag}`);
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return;
+    if (arg.startsWith('--')) {
+      const name = arg.split('=')[0]!;
+      const letter = LONG_FORMAT_FLAGS[name];
+      if (letter) refuse(name, letter);
+      if (LONG_VALUE_FLAGS.has(name) && !arg.includes('=')) i++;
+      continue;
+    }
+    if (!arg.startsWith('-') || arg === '-') continue;
+    // A cluster of short options, as getopt reads it: `-sp`, `-Cmlx5_0`.
+    for (let j = 1; j < arg.length; j++) {
+      const letter = arg[j]!;
+      if (FORMAT_FLAGS[letter]) refuse(`-${letter}`, letter);
+      if (VALUE_FLAGS.has(letter)) {
+        if (j === arg.length - 1) i++;
+        break;
+      }
+    }
+  }
+}
+
+function commandOf(raw: unknown, where: string): readonly string[] {
+  const want = `${where} must be a list of arguments, e.g. [ibnetdiscover, -C, mlx5_0, -P, "1"] (it runs without a shell)`;
+  if (!Array.isArray(raw) || raw.length === 0) return fail(`${want}, got ${JSON.stringify(raw)}`);
+  const argv = raw.map((a, i) => {
+    // YAML reads `-P 1`'s 1 as a number; an argument is text either way.
+    if (typeof a === 'number' && Number.isFinite(a)) return String(a);
+    if (typeof a !== 'string' || (i === 0 && a === '')) return fail(`${want}; argument ${i} is ${JSON.stringify(a)}`);
+    return a;
+  });
+  refuseFormatFlags(argv, where);
+  return Object.freeze(argv);
+}
+
+/** The fabric's output source from its `command`, `file` and `maxAge` (keys under `prefix`). */
+function outputOf(f: Readonly<Record<string, unknown>>, prefix: string): IbOutputSource {
+  if (f.command !== undefined && f.file !== undefined) fail(`set either ${prefix}command (run ibnetdiscover) or ${prefix}file (read its saved output), not both`);
+  const maxAgeMs = duration(f.maxAge, `${prefix}maxAge`);
+  if (f.file === undefined || f.file === null) {
+    if (maxAgeMs !== undefined) fail(`${prefix}maxAge is for ${prefix}file (how old a saved output may be)`);
+    return Object.freeze({ kind: 'command', argv: f.command === undefined || f.command === null ? DEFAULT_COMMAND : commandOf(f.command, `${prefix}command`) });
+  }
+  if (typeof f.file !== 'string' || !f.file.startsWith('/')) fail(`${prefix}file must be an absolute path, got ${JSON.stringify(f.file)}`);
+  return Object.freeze({ kind: 'file', path: f.file as string, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) });
+}
+
+function hcasOf(raw: unknown, where: string, fallback: RE2JS | undefined): RE2JS | undefined {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== 'string' || raw === '') return fail(`${where} must be an RE2 pattern over the HCA's device word, e.g. "^mlx5_[0-7]$"`);
+  const compiled = compileNodeNamePattern(raw);
+  if (!compiled.ok) return fail(`${where} ${JSON.stringify(raw)} is not a usable RE2 pattern: ${compiled.detail}`);
+  return compiled.re;
+}
+
+/** Validates the entry's config; throws naming the key. */
+export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverConfig {
+  const c = entry.config;
+  const unknown = unknownKeysProblem(c, CONFIG_KEYS, 'config');
+  if (unknown) fail(unknown);
+  if (entry.credentials !== undefined) fail("credentials are not used: ibnetdiscover reads the fabric through the host's HCA, with no Secret");
+  const hcas = hcasOf(c.hcas, 'config.hcas', undefined);
+  const fabrics =
+    c.fabrics === undefined || c.fabrics === null
+      ? [{ name: singleFabricName(c, DEFAULT_FABRIC_NAME, SOURCE), output: outputOf(c, 'config.'), hcas }]
+      : fabricList(c, FABRIC_LIST, ({ name, raw, where }) => ({ name, output: outputOf(raw, `${where}.`), hcas: hcasOf(raw.hcas, `${where}.hcas`, hcas) }));
+  let hostMapping: HostMapping;
+  let hostGuids: HostGuids;
+  let nvlink: NvlinkConfig | undefined;
+  try {
+    hostMapping = parseHostMapping(c.hostMapping);
+    hostGuids = parseHostGuids(c.hostGuids, 'config.hostGuids');
+    nvlink = parseNvlinkConfig(c.nvlink);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  return Object.freeze({
+    fabrics: Object.freeze(fabrics.map((f) => Object.freeze(f))),
+    hostMapping,
+    hostGuids,
+    minSharedHosts: positiveInt(c.minSharedHosts, 'config.minSharedHosts', DEFAULT_MIN_SHARED_HOSTS),
+    timeoutMs: duration(c.timeout, 'config.timeout') ?? DEFAULT_TIMEOUT_MS,
+    maxOutputBytes: positiveInt(c.maxOutputMiB, 'config.maxOutputMiB', DEFAULT_MAX_OUTPUT_MIB) * 2 ** 20,
+    nvlink,
+  });
+}

@@ -1,0 +1,227 @@
+// The ibnetdiscover discoverer (`source: ibnetdiscover`, docs/configuration.md
+// "InfiniBand without UFM"): for fabrics that run OpenSM and no UFM, reads
+// each subnet from the default output of infiniband-diags' `ibnetdiscover`,
+// run here on a host with an HCA on that subnet or saved to a file by a job
+// that runs it, and hands the subnet's graph to the source-neutral fabric
+// layer, so tiers, names, host → Node mapping and link memory behave as for
+// UFM fabric mode and LLDP. No Go counterpart: Volcano reads InfiniBand only
+// through UFM.
+//
+// Failing safe comes first: a run that fails, times out, prints nothing,
+// prints another format or is cut short publishes nothing for its fabric,
+// which keeps its HyperNodes (its last result, or after a restart those in
+// the cache carrying its fabric label).
+
+import { readFile, stat } from 'node:fs/promises';
+import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { firstFew } from '../../../util/first-few.ts';
+import { LastReported } from '../../../util/reported-once.ts';
+import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import { FABRIC_MISCABLED } from '../../event-reasons.ts';
+import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
+import { FabricParts } from '../fabric/fabric-parts.ts';
+import type { HostMapper } from '../fabric/host-mapping.ts';
+import { FabricMemory } from '../fabric/link-memory.ts';
+import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
+import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
+import type { PollRun } from '../poll-loop.ts';
+import { PollingDiscoverer } from '../polling-discoverer.ts';
+import { ibFabricGraph, type IbFabricGraph } from './ib-fabric-graph.ts';
+import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } from './ibnetdiscover-config.ts';
+import { IbnetdiscoverFormatError, parseIbnetdiscoverOutput, type IbSubnet } from './ibnetdiscover-output.ts';
+import { runBounded } from './ibnetdiscover-run.ts';
+
+/** Problems named in one log line or Event; the count says how many there are. */
+export const PROBLEMS_LISTED = 10;
+
+/** What the report of HCAs without a host name tells the operator to change. */
+export const UNNAMED_HCA_CHANGE =
+  'map each GUID to its Node with a "GUID node" line in config.hostGuids, or set the HCA\'s node description to "<hostname> <device>" (rdma-ndd does)';
+
+/** Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests). */
+export type IbOutputReader = (fabric: IbFabric, signal: AbortSignal) => Promise<Buffer | string>;
+
+/** Knobs tests and previews set; production uses the defaults. */
+export interface IbnetdiscoverTuning {
+  retryBaseMs?: number;
+  /** Replaces running the command and reading the file. */
+  readOutput?: IbOutputReader;
+}
+
+class IbnetdiscoverDiscoverer extends PollingDiscoverer {
+  /** Each fabric's last published HyperNodes, kept while it fails. */
+  private readonly parts: FabricParts;
+  /** Links of the last good poll, kept through the grace period (fabric health). */
+  private readonly memory: FabricMemory;
+  private readonly unmapped: UnmappedHostReport;
+  /** Per fabric, the miscabling last reported, and the stderr last logged. */
+  private readonly reportedProblems = new LastReported();
+  private readonly loggedStderr = new LastReported();
+
+  constructor(
+    entry: DiscoveryEntry,
+    opts: DiscovererOptions,
+    private readonly config: IbnetdiscoverConfig,
+    private readonly tuning: IbnetdiscoverTuning,
+  ) {
+    super(entry, opts, {
+      source: IBNETDISCOVER_SOURCE,
+      title: 'InfiniBand',
+      stoppedMessage: 'InfiniBand fabric discovery stopped, closing output channel',
+      retryBaseMs: tuning.retryBaseMs,
+    });
+    this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
+    this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, this.logger, opts.metrics);
+    this.parts = new FabricParts({
+      nodes: opts.nodes,
+      hostMapping: config.hostMapping,
+      hyperNodes: opts.hyperNodes,
+      problems: opts.problems,
+      source: IBNETDISCOVER_SOURCE,
+      fabricLabel: IBNETDISCOVER_FABRIC_LABEL,
+      kind: 'InfiniBand',
+      nvlink: new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger }),
+    });
+  }
+
+  protected override watchedNodeLabel(): string | undefined {
+    return this.config.nvlink?.label;
+  }
+
+  protected override rebuild(): Snapshot | undefined {
+    return this.parts.rebuild();
+  }
+
+  protected announce(): void {
+    for (const f of this.config.fabrics) {
+      const from = f.output.kind === 'command' ? { command: f.output.argv.join(' ') } : { file: f.output.path };
+      this.logger.info('Starting InfiniBand fabric discovery', { fabric: f.name, ...from, interval: `${this.intervalMs}ms` });
+    }
+  }
+
+  protected runOnce(): Promise<PollRun> {
+    return this.parts.round(
+      this.config.fabrics.map((f) => f.name),
+      (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
+      this.stopping.signal,
+    );
+  }
+
+  /** The fabric's output: served (previews), the command's stdout, or the saved file. */
+  private async output(fabric: IbFabric): Promise<Buffer | string> {
+    const signal = this.stopping.signal;
+    if (this.tuning.readOutput) return this.tuning.readOutput(fabric, signal);
+    const { output } = fabric;
+    if (output.kind === 'command') {
+      const run = await runBounded(output.argv, { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes }, signal);
+      // ibnetdiscover warns on stderr about nodes it could not query, beside a topology it still prints.
+      const warnings = run.stderr.replace(/\[\d+\]/g, '[…]');
+      if (warnings !== '' && this.loggedStderr.isNew(warnings, fabric.name)) this.logger.info('ibnetdiscover wrote to stderr', { fabric: fabric.name, stderr: run.stderr });
+      return run.stdout;
+    }
+    return this.readSaved(output.path, output.maxAgeMs);
+  }
+
+  private async readSaved(path: string, maxAgeMs: number | undefined): Promise<Buffer> {
+    try {
+      const st = await stat(path);
+      if (st.size > this.config.maxOutputBytes) throw new Error(`it holds ${st.size} bytes, more than config.maxOutputMiB (${this.config.maxOutputBytes / 2 ** 20} MiB)`);
+      const ageMs = this.opts.clock.now() - st.mtimeMs;
+      if (maxAgeMs !== undefined && ageMs > maxAgeMs) {
+        throw new Error(`it was written ${Math.round(ageMs / 1000)}s ago, more than maxAge (${Math.round(maxAgeMs / 1000)}s): is the job that writes it running?`);
+      }
+      return await readFile(path);
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (is the job that writes it running, and its directory mounted here?)' : errorMessage(err);
+      throw new Error(`cannot use ${path}: ${reason}`, { cause: err });
+    }
+  }
+
+  /**
+   * The fabric's graph and its node count, from a fresh output. Its own step, so the output
+   * and the parsed subnet (tens of MB on a large fabric) can be collected before the tree is built.
+   */
+  private async readGraph(fabric: IbFabric, mapHost: HostMapper, isNode: (name: string) => boolean): Promise<{ ib: IbFabricGraph; nodeCount: number }> {
+    let subnet: IbSubnet;
+    try {
+      subnet = parseIbnetdiscoverOutput(await this.output(fabric));
+    } catch (err) {
+      throw err instanceof IbnetdiscoverFormatError ? wrapError('the ibnetdiscover output is not usable', err) : err;
+    }
+    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: mapHost, isNode });
+    return { ib, nodeCount: subnet.nodes.size };
+  }
+
+  private async discoverFabric(fabric: IbFabric, mapHost: HostMapper): Promise<Snapshot> {
+    const started = this.opts.clock.now();
+    const isNode = (name: string) => this.opts.nodes.get(name) !== undefined;
+    const { ib, nodeCount } = await this.readGraph(fabric, mapHost, isNode);
+    const { graph } = ib;
+    if (graph.switches.length === 0) {
+      throw new Error(`the output shows no switch (${nodeCount} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`);
+    }
+    const present = new Set(graph.hosts.map((h) => h.name));
+    const tree = this.memory.hyperNodes({
+      graph,
+      fabric: fabric.name,
+      source: IBNETDISCOVER_SOURCE,
+      labels: { [IBNETDISCOVER_FABRIC_LABEL]: fabric.name },
+      // The graph's hosts are Node names where they are Nodes (ib-fabric-graph.ts); a host the link
+      // memory puts back (its HCAs are gone from this output) was named by its Node when it was placed.
+      mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && isNode(host)) ? host : undefined),
+      minSharedHosts: this.config.minSharedHosts,
+      logger: this.logger,
+    });
+    const durationSeconds = (this.opts.clock.now() - started) / 1000;
+    this.opts.metrics?.fabricPolled(IBNETDISCOVER_SOURCE, fabric.name, {
+      answered: graph.switches.length,
+      stale: 0,
+      unreachable: 0,
+      links: graph.links.length,
+      hosts: graph.hosts.length,
+      durationSeconds,
+    });
+    this.logger.v(3).info('Read InfiniBand fabric', {
+      fabric: fabric.name,
+      switches: graph.switches.length,
+      cas: nodeCount - graph.switches.length,
+      hosts: graph.hosts.length,
+      nodes: ib.nodes.size,
+      ...ib.skipped,
+      durationMs: Math.round(durationSeconds * 1000),
+    });
+    this.reportProblems(
+      fabric.name,
+      tree.problems.map((p) => p.message),
+    );
+    this.unmapped.reportUnmapped(fabric.name, ib.notNodes, 'InfiniBand hosts that match no Node are left out');
+    this.unmapped.reportUnmapped(fabric.name, ib.unnamed, 'InfiniBand HCAs without a host name are left out', { part: 'unnamed', change: UNNAMED_HCA_CHANGE });
+    if (tree.hostCount === 0) throw new Error(`no host is cabled to a switch (${graph.switches.length} switches, ${nodeCount - graph.switches.length} CAs and routers)`);
+    if (tree.snapshot.length === 0) {
+      throw new Error(
+        `none of the ${tree.hostCount} hosts is a Kubernetes Node (${ib.notNodes.length} named, ${ib.unnamed.length} HCAs without a host name): check config.hostMapping and config.hostGuids`,
+      );
+    }
+    return tree.snapshot;
+  }
+
+  /** Logs and emits the fabric's miscabling once per distinct list. */
+  private reportProblems(fabric: string, problems: readonly string[]): void {
+    if (!this.reportedProblems.isNew(problems.join('\n'), fabric) || problems.length === 0) return;
+    this.opts.problems.warning(
+      FABRIC_MISCABLED.reason,
+      `fabric ${fabric}: ${problems.length} link(s) or host(s) join no group as cabled: ${firstFew(problems, PROBLEMS_LISTED, '; ')}`,
+    );
+  }
+}
+
+/** Builds ibnetdiscover discoverers; `tuning` serves outputs (previews, tests) or shortens retries. */
+export function createIbnetdiscoverDiscovererFactory(tuning: IbnetdiscoverTuning = {}): DiscovererFactory {
+  return async (entry, opts) => {
+    const config = parseIbnetdiscoverConfig(entry);
+    opts.logger.with({ source: IBNETDISCOVER_SOURCE }).info('InfiniBand discoverer initialized', { fabrics: config.fabrics.map((f) => f.name).join(',') });
+    return new IbnetdiscoverDiscoverer(entry, opts, config, tuning);
+  };
+}
+
+export const ibnetdiscoverDiscovererFactory: DiscovererFactory = createIbnetdiscoverDiscovererFactory();

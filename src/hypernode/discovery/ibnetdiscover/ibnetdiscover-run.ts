@@ -1,0 +1,99 @@
+// Running `config.command` (ibnetdiscover, or a wrapper around it) with
+// bounds: no shell, a deadline, a cap on the output, and the tail of stderr
+// kept for the error. ibnetdiscover waits on MADs forever when its port has
+// no subnet behind it, so the deadline is what ends such a run: the command
+// runs in its own process group and the whole group is killed, a wrapper's
+// children included.
+
+import { spawn } from 'node:child_process';
+import { abortReason } from '../../../util/abort.ts';
+import { truncateText } from '../../../util/truncate.ts';
+
+/** The end of stderr kept for the error message (the last lines say why). */
+const STDERR_KEPT_BYTES = 4 * 1024;
+/** After killing the group, how long to wait for its pipes to close before giving up on them. */
+const KILLED_CLOSE_GRACE_MS = 2_000;
+
+export interface RunLimits {
+  readonly timeoutMs: number;
+  readonly maxOutputBytes: number;
+}
+
+/** A run that exited 0: what it printed, and its stderr's end (warnings ibnetdiscover may print beside a topology). */
+export interface RunOutput {
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+const shown = (argv: readonly string[]) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+const durationText = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
+
+/** Runs `argv`; rejects naming the command and why it gave no usable output (stderr's end included). */
+export function runBounded(argv: readonly string[], limits: RunLimits, signal: AbortSignal): Promise<RunOutput> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortReason(signal));
+    const command = shown(argv);
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let stderr = '';
+    let failure: unknown;
+    let settled = false;
+    const stderrTail = () => truncateText(stderr.trim().split('\n').slice(-10).join('\n')) || 'nothing on stderr';
+    const settle = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearTimeout(grace);
+      signal.removeEventListener('abort', onAbort);
+      // The chunks go as soon as they are joined: a large fabric prints tens of MB.
+      const stdout = err === undefined ? Buffer.concat(chunks, bytes) : undefined;
+      chunks.length = 0;
+      if (stdout === undefined) reject(err);
+      else resolve({ stdout, stderr: stderr.trim() });
+    };
+    let grace: NodeJS.Timeout | undefined;
+    /** Ends the run with `err`: the group is killed, and the run settles once its pipes close (or soon after regardless). */
+    const stop = (err: unknown) => {
+      failure ??= err;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      grace ??= setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        settle(failure);
+      }, KILLED_CLOSE_GRACE_MS);
+    };
+    const deadline = setTimeout(
+      () => stop(new Error(`${command} did not finish within ${durationText(limits.timeoutMs)} (config.timeout) and was killed; stderr: ${stderrTail()}`)),
+      limits.timeoutMs,
+    );
+    const onAbort = () => stop(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (failure !== undefined) return;
+      bytes += chunk.length;
+      if (bytes > limits.maxOutputBytes) {
+        stop(new Error(`${command} printed more than ${limits.maxOutputBytes / 2 ** 20} MiB (config.maxOutputMiB) and was killed`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      stderr = (stderr + text).slice(-STDERR_KEPT_BYTES);
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      const why = err.code === 'ENOENT' ? 'not found (install infiniband-diags, or give config.command the full path)' : err.code === 'EACCES' ? 'permission denied' : err.message;
+      settle(new Error(`cannot run ${argv[0]}: ${why}`, { cause: err }));
+    });
+    child.on('close', (code, sig) => {
+      if (failure !== undefined) return settle(failure);
+      if (code === 0) return settle(undefined);
+      settle(new Error(`${command} ${code === null ? `was killed by ${sig}` : `exited with code ${code}`}; stderr: ${stderrTail()}`));
+    });
+  });
+}

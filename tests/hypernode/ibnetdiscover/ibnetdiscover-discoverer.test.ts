@@ -1,0 +1,272 @@
+// The ibnetdiscover source on outputs in the forms production fabrics print
+// (spec 12 §4): Quantum switch descriptions, hosts described `<host> mlx5_N`
+// in one unit and `<host> HCA-N` in the other, one HCA with the firmware's
+// default description, a SHARP aggregation node on port 65 of every switch,
+// the SM server, a box named `ubuntu` and two named `localhost` on the leaves,
+// a storage plane on the same subnet, two parallel uplinks per leaf and spine,
+// and a leaf missing a spine. Each test checks the tree a user gets and what
+// the source names as left out, with the change that places it.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createIbnetdiscoverDiscovererFactory, type IbOutputReader } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
+import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import { realClock } from '../../../src/kube/clock.ts';
+import type { Channel } from '../../../src/util/channel.ts';
+import { addRailFabric, IbFabric, leafId, quantumDescription, spineId } from '../../../testing/ib-fabric.ts';
+import { waitFor, within } from '../../../testing/wait.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { FakeSecrets } from '../../support/fake-secrets.ts';
+import { RecordingMetrics } from '../../support/recording-metrics.ts';
+import { RecordingProblems } from '../../support/recording-problems.ts';
+import { RecordingFabricHealth } from '../../support/recording-fabric-health.ts';
+
+const AGGREGATION_NODE = 'Mellanox Technologies Aggregation Node';
+const FIRMWARE_DEFAULT = 'MT4129 ConnectX7   Mellanox Technologies';
+const NODES = ['node-a01', 'node-a02', 'node-a03', 'node-b01', 'node-b02', 'node-b03'];
+/** The compute rails: mlx5_0..3 in unit 1, HCA-1..4 in unit 2; mlx5_8 and HCA-9 are the storage plane. */
+const COMPUTE_HCAS = '^(mlx5_[0-3]|HCA-[1-4])$';
+
+/** The slice of a production fabric this file reads, as ibnetdiscover prints it on Quantum-2 switches. */
+function productionSlice(): IbFabric {
+  const f = new IbFabric().addCa('ufm-01', 1, 'ufm-01 mlx5_0');
+  addRailFabric(f, {
+    units: 2,
+    hostsPerUnit: 3,
+    rails: 4,
+    spines: 2,
+    parallel: 2,
+    hostName: (u, h) => `node-${u === 1 ? 'a' : 'b'}0${h}`,
+    device: (r, u) => (u === 1 ? `mlx5_${r}` : `HCA-${r + 1}`),
+    caDescription: (host, device) => (host === 'node-a02' && device === 'mlx5_2' ? FIRMWARE_DEFAULT : `${host} ${device}`),
+    missingUplinks: [[2, 4, 1]],
+    aggregationNode: () => AGGREGATION_NODE,
+  });
+  f.cable('ufm-01', leafId(1, 1));
+  f.addCa('ubuntu', 1, 'ubuntu mlx5_0').cable('ubuntu', leafId(1, 2));
+  f.addCa('localhost-1', 1, 'localhost mlx5_0').cable('localhost-1', leafId(1, 3));
+  f.addCa('localhost-2', 1, 'localhost mlx5_0').cable('localhost-2', leafId(2, 3));
+  // A storage leaf on the same subnet, cabled to the spines, with one HCA of every host.
+  f.addSwitch('storage-1', 64, quantumDescription('STORAGE-1'));
+  for (let s = 1; s <= 2; s++) f.cable('storage-1', spineId(s));
+  for (const host of NODES) {
+    const device = host.startsWith('node-a') ? 'mlx5_8' : 'HCA-9';
+    f.addCa(`${host}-storage`, 1, `${host} ${device}`).cable(`${host}-storage`, 'storage-1');
+  }
+  return f;
+}
+
+const FABRIC = productionSlice();
+const OUTPUT = FABRIC.ibnetdiscoverText({ speed: 'NDR', port0: 'enhanced', vendorId: '0x2c9', switchDeviceId: '0xd2f0', caDeviceId: '0x1021' });
+const guidOf = (id: string) => FABRIC.nodes.get(id)!.guid.toString(16).padStart(16, '0');
+const firmwareCa = `0x${guidOf('node-a02 mlx5_2')}`;
+
+interface Rig {
+  lines: string[];
+  metrics: RecordingMetrics;
+  problems: RecordingProblems;
+  /** Link memory with a grace period of an hour, as the controller gives every fabric source. */
+  health: RecordingFabricHealth;
+  start(config: Record<string, unknown>, read?: IbOutputReader, nodes?: readonly string[]): Promise<Channel<Snapshot>>;
+}
+
+async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
+  const { logger, lines } = capturingLogger({ verbosity: 4 });
+  const started: Discoverer[] = [];
+  const rig: Rig = {
+    lines,
+    metrics: new RecordingMetrics(),
+    problems: new RecordingProblems(logger),
+    health: new RecordingFabricHealth(3_600_000),
+    async start(config, readOutput, nodes = NODES) {
+      const entry: DiscoveryEntry = { source: 'ibnetdiscover', enabled: true, intervalMs: 1_000, maxDeletePercent: 50, config };
+      const d = await createIbnetdiscoverDiscovererFactory({ retryBaseMs: 20, ...(readOutput ? { readOutput } : {}) })(entry, {
+        nodes: new FakeInformer<NodeMeta>({ initial: nodes.map((name) => ({ metadata: { name } })) }),
+        hyperNodes: new FakeInformer({ initial: [] }),
+        secrets: new FakeSecrets(),
+        clock: realClock,
+        logger,
+        problems: rig.problems,
+        metrics: rig.metrics,
+        fabricHealth: rig.health,
+      });
+      started.push(d);
+      return d.start();
+    },
+  };
+  try {
+    await fn(rig);
+  } finally {
+    for (const d of started) await d.stop();
+  }
+}
+
+const serve =
+  (text: string): IbOutputReader =>
+  async () =>
+    text;
+/** The next snapshot, by tier and name (the order a user reads). */
+const next = (ch: Channel<Snapshot>) =>
+  within(ch.recv(), 10_000, 'a snapshot').then((r) => [...r.value!].sort((a, b) => a.spec.tier - b.spec.tier || a.metadata.name.localeCompare(b.metadata.name)));
+const members = (hn: Snapshot[number]) => hn.spec.members.map((m) => m.selector!.exactMatch!.name);
+/** `name tier tierName (switches): members`, the tree a user reads. */
+const shape = (s: Snapshot) =>
+  s.map((hn) => `${hn.metadata.name} ${hn.spec.tier} ${hn.spec.tierName} (${hn.metadata.annotations?.['volcano.sh/fabric-switches']}): ${members(hn).join(',')}`);
+/** No snapshot within a short while (the source published nothing). */
+async function nothingPublished(ch: Channel<Snapshot>): Promise<void> {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 150);
+  assert.is((await ch.recv(ac.signal).catch(() => ({ value: undefined }))).value, undefined, 'no snapshot');
+}
+const logLine = (rig: Rig, message: string) => rig.lines.find((l) => l.startsWith(message));
+
+const leaf1 = `compute-leaf-${guidOf(leafId(1, 1))}`;
+const leaf2 = `compute-leaf-${guidOf(leafId(2, 1))}`;
+const spine = `compute-spine-${guidOf(spineId(1))}`;
+
+test('the production forms give one leaf group per unit under the spines, named by GUID, annotated with the Quantum names, labelled', () =>
+  withRig(async (rig) => {
+    const hostGuids = `${firmwareCa} node-a02  # kept the firmware description\n`;
+    const snapshot = await next(await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS, hostGuids }, serve(OUTPUT)));
+    assert.equal(shape(snapshot), [
+      `${leaf1} 1 leaf (LEAF-SU1-R1 +3): node-a01,node-a02,node-a03`,
+      `${leaf2} 1 leaf (LEAF-SU2-R1 +3): node-b01,node-b02,node-b03`,
+      `${spine} 2 spine (SPINE-1 +1): ${leaf1},${leaf2}`,
+    ]);
+    assert.equal(snapshot[0]!.metadata.labels, { 'volcano.sh/network-topology-source': 'ibnetdiscover', 'volcano.sh/ibnetdiscover-fabric': 'compute' });
+    // Aggregation nodes are no hosts (else every switch would be a leaf); nothing is miscabled.
+    assert.equal(rig.problems.warnings, []);
+    // Named once: the hosts that are no Node, with the change; the two boxes that share `localhost mlx5_0`, by GUID.
+    assert.match(logLine(rig, 'InfiniBand hosts that match no Node are left out')!, 'count=2 hosts="ubuntu,ufm-01" change="if some are Nodes, set config.hostMapping');
+    const unnamed = logLine(rig, 'InfiniBand HCAs without a host name are left out')!;
+    assert.match(unnamed, `count=2 hosts="0x${guidOf('localhost-1')} (\\"localhost mlx5_0\\": its description is also that of 0x${guidOf('localhost-2')})`);
+    assert.match(unnamed, 'change="map each GUID to its Node with a \\"GUID node\\" line in config.hostGuids');
+    assert.equal(rig.metrics.unmapped.get('compute'), 4);
+    assert.equal(rig.metrics.polls.get('compute')?.answered, 11);
+  }));
+
+test('without hostGuids the firmware-default HCA is named by GUID with the hostGuids fix; its host still stands on its other rails', () =>
+  withRig(async (rig) => {
+    const snapshot = await next(await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, serve(OUTPUT)));
+    assert.equal(members(snapshot[0]!), ['node-a01', 'node-a02', 'node-a03']);
+    const unnamed = logLine(rig, 'InfiniBand HCAs without a host name are left out')!;
+    assert.match(unnamed, 'count=3', unnamed);
+    assert.match(unnamed, `${firmwareCa} (\\"${FIRMWARE_DEFAULT}\\": its description names no host)`);
+    assert.equal(rig.metrics.unmapped.get('compute'), 5);
+  }));
+
+test('without hcas the storage HCAs on the same subnet merge the two units into one leaf group; hcas is what keeps them apart', () =>
+  withRig(async (rig) => {
+    const snapshot = await next(await rig.start({ fabric: 'compute' }, serve(OUTPUT)));
+    const storage = `compute-leaf-${[guidOf(leafId(1, 1)), guidOf('storage-1')].sort()[0]}`;
+    assert.equal(shape(snapshot), [`${storage} 1 leaf (LEAF-SU1-R1 +8): ${NODES.join(',')}`]);
+  }));
+
+test('hostMapping maps described host names to Nodes, and hostGuids names a Node directly', () =>
+  withRig(async (rig) => {
+    const nodes = NODES.map((n) => `${n}.cluster.example.com`);
+    const hostGuids = `${firmwareCa} node-a02.cluster.example.com\n`;
+    const config = { hcas: COMPUTE_HCAS, hostGuids, hostMapping: { pattern: '^(.*)$', template: '$1.cluster.example.com' } };
+    const snapshot = await next(await rig.start(config, serve(OUTPUT), nodes));
+    assert.equal(members(snapshot[1]!), ['node-b01.cluster.example.com', 'node-b02.cluster.example.com', 'node-b03.cluster.example.com']);
+    assert.equal(snapshot[2]!.metadata.name, `ib-spine-${guidOf(spineId(1))}`);
+  }));
+
+test("a host whose HCAs vanish from the output keeps its place through the grace period, its leaf's problems naming switch, port and host", () =>
+  withRig(async (rig) => {
+    let text = OUTPUT;
+    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, async () => text);
+    const before = shape(await next(ch));
+    const gone = productionSlice();
+    for (let r = 0; r < 4; r++) gone.uncable(`node-a03 mlx5_${r}`);
+    text = gone.ibnetdiscoverText();
+    assert.equal(shape(await next(ch)), before);
+    const problems = rig.health.reports.at(-1)!.get(leaf1)!;
+    const port = (rail: number) => String(FABRIC.portsOf(leafId(1, rail)).find((p) => p.peer.id === `node-a03 mlx5_${rail - 1}`)!.port);
+    assert.equal(
+      problems.map((p) => `${p.switch} port ${p.port}: ${p.what}`).sort(),
+      [1, 2, 3, 4].map((r) => `LEAF-SU1-R${r} port ${port(r)}: link to host node-a03 missing`),
+    );
+    assert.equal([...rig.health.reports.at(-1)!.keys()], [leaf1]);
+  }));
+
+test('a leaf that vanishes (powered off) keeps its unit and hosts; its cables are named on the leaf and spine HyperNodes', () =>
+  withRig(async (rig) => {
+    let text = OUTPUT;
+    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, async () => text);
+    const before = shape(await next(ch));
+    text = productionSlice().uncable(leafId(1, 2)).ibnetdiscoverText();
+    assert.equal(shape(await next(ch)), before);
+    const report = rig.health.reports.at(-1)!;
+    const leafProblems = report.get(leaf1)!.map((p) => `${p.switch} port ${p.port}: ${p.what}`);
+    assert.ok(
+      leafProblems.includes(`LEAF-SU1-R2 port ${FABRIC.portsOf(leafId(1, 2)).find((p) => p.peer.id === 'node-a01 mlx5_1')!.port}: link to host node-a01 missing`),
+      leafProblems.join('\n'),
+    );
+    // The spines lose their cables to it, 2 each (parallel uplinks), named on the spine HyperNode.
+    const spineProblems = report.get(spine)!.map((p) => `${p.switch}: ${p.what}`);
+    assert.is(spineProblems.filter((p) => /^SPINE-\d: link to switch LEAF-SU1-R2 port \d+ missing$/.test(p)).length, 4, spineProblems.join('\n'));
+  }));
+
+test('a miscabled host is reported once as FabricMiscabled and joins the unit holding most of its HCAs', () =>
+  withRig(async (rig) => {
+    const f = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 2, rails: 4, spines: 1, hostName: (u, h) => `su${u}-h${h}` });
+    f.addCa('su1-h1 mlx5_7').cable('su1-h1 mlx5_7', leafId(2, 1));
+    const ch = await rig.start({}, serve(f.ibnetdiscoverText()), ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2']);
+    const snapshot = await next(ch);
+    assert.equal(members(snapshot[0]!), ['su1-h1', 'su1-h2']);
+    await next(ch);
+    assert.is(rig.problems.warnings.length, 1);
+    assert.match(rig.problems.warnings[0]!, /^FabricMiscabled: fabric ib: 1 link\(s\) or host\(s\) join no group as cabled: host su1-h1 is cabled to the leaves of 2 groups/);
+  }));
+
+test('a wrong format, a cut output, an output without a switch or without Nodes publish nothing and say why', () =>
+  withRig(async (rig) => {
+    let text = "SW     0 36 0x0000000000200001 4x SDR                                    'MF0;SPINE-01:MQM9700/U1'\n";
+    const ch = await rig.start({}, async () => text);
+    const failed = async (pattern: string) => {
+      const before = rig.problems.failures.length;
+      await waitFor(() => rig.problems.failures.length > before && rig.problems.failures.at(-1), { what: pattern });
+      assert.match(rig.problems.failures.at(-1)!, pattern, rig.problems.failures.at(-1));
+    };
+    await failed('Failed to discover InfiniBand fabric ib; keeping its 0 HyperNodes: the ibnetdiscover output is not usable: this is the ports report of `ibnetdiscover -p`');
+    text = OUTPUT.slice(0, OUTPUT.length / 2);
+    await failed('the ibnetdiscover output is not usable: the output');
+    const lone = new IbFabric().addCa('a', 1, 'a mlx5_0').addCa('b', 1, 'b mlx5_0');
+    lone.cable('a', 'b');
+    text = lone.ibnetdiscoverText();
+    await failed('the output shows no switch (2 nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric');
+    text = OUTPUT.replaceAll('node-', 'other-');
+    await failed('none of the 11 hosts is a Kubernetes Node (8 named, 3 HCAs without a host name): check config.hostMapping and config.hostGuids');
+    await nothingPublished(ch);
+    assert.is(rig.problems.recoveries, 0);
+  }));
+
+test('a saved file is read at every poll; a missing or stale file publishes nothing and says which and why', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ibnetdiscover-file-'));
+  try {
+    await withRig(async (rig) => {
+      const file = join(dir, 'compute.txt');
+      const ch = await rig.start({ fabric: 'compute', file, maxAge: '1h', hcas: COMPUTE_HCAS });
+      await waitFor(() => rig.problems.failures.length > 0, { what: 'the missing file reported' });
+      assert.match(rig.problems.failures[0]!, `cannot use ${file}: no such file (is the job that writes it running, and its directory mounted here?)`);
+      writeFileSync(file, OUTPUT);
+      assert.is((await next(ch)).length, 3);
+      const { utimesSync } = await import('node:fs');
+      const old = new Date(Date.now() - 2 * 3600_000);
+      utimesSync(file, old, old);
+      await waitFor(() => rig.problems.failures.some((f) => /it was written 72\d\ds ago, more than maxAge \(3600s\): is the job that writes it running\?/.test(f)), {
+        what: 'the stale file reported',
+      });
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,167 @@
+// The parser of ibnetdiscover's default format, on outputs the real
+// ibnetdiscover printed (captured/, see its README) and on the lines of the
+// format it prints for routers and odd descriptions: every block kind, port
+// lines with and without the peer's port GUID, parallel cables, the other
+// formats refused by flag, and outputs cut short or broken refused with the
+// line named, never read as a smaller fabric.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseIbnetdiscoverOutput, type IbSubnet } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
+
+const captured = (name: string) => readFileSync(join(import.meta.dirname, 'captured', `${name}.txt`), 'utf8');
+const DEFAULT = captured('default');
+
+/** Links as `description:port – description:port`, sorted, so a test reads as the cabling. */
+function cabling(subnet: IbSubnet): string[] {
+  const d = (guid: string) => subnet.nodes.get(guid)!.description;
+  return subnet.links.map((l) => [`${d(l.a)}:${l.aPort}`, `${d(l.b)}:${l.bPort}`].sort().join(' – ')).sort();
+}
+
+const refused = (text: string, message: RegExp) => assert.throws(() => parseIbnetdiscoverOutput(text), message);
+
+test('the real default output: every switch and CA with its description, every cable once, parallel uplinks apart', () => {
+  const subnet = parseIbnetdiscoverOutput(DEFAULT);
+  assert.equal([...subnet.nodes.values()].map((n) => `${n.kind} ${n.guid} ${n.description}`).sort(), [
+    'ca 0000000000100000 ufm-01 mlx5_0',
+    'ca 0000000000100002 gpu01 HCA-1',
+    'ca 0000000000100004 gpu01 HCA-2',
+    'ca 0000000000100006 gpu02 HCA-1',
+    'ca 0000000000100008 gpu02 HCA-2',
+    'switch 0000000000200000 MF0;SPINE-1:MQM9700/U1',
+    'switch 0000000000200001 MF0;LEAF-SU1-R1:MQM9700/U1',
+    'switch 0000000000200002 MF0;LEAF-SU1-R2:MQM9700/U1',
+  ]);
+  assert.equal(cabling(subnet), [
+    'MF0;LEAF-SU1-R1:MQM9700/U1:1 – MF0;SPINE-1:MQM9700/U1:1',
+    'MF0;LEAF-SU1-R1:MQM9700/U1:2 – MF0;SPINE-1:MQM9700/U1:2',
+    'MF0;LEAF-SU1-R1:MQM9700/U1:3 – gpu01 HCA-1:1',
+    'MF0;LEAF-SU1-R1:MQM9700/U1:4 – gpu02 HCA-1:1',
+    'MF0;LEAF-SU1-R1:MQM9700/U1:5 – ufm-01 mlx5_0:1',
+    'MF0;LEAF-SU1-R2:MQM9700/U1:1 – MF0;SPINE-1:MQM9700/U1:3',
+    'MF0;LEAF-SU1-R2:MQM9700/U1:2 – MF0;SPINE-1:MQM9700/U1:4',
+    'MF0;LEAF-SU1-R2:MQM9700/U1:3 – gpu01 HCA-2:1',
+    'MF0;LEAF-SU1-R2:MQM9700/U1:4 – gpu02 HCA-2:1',
+  ]);
+  // A CA's own port GUID, from the parentheses of its port line.
+  assert.equal(subnet.nodes.get('0000000000100002')!.portGuids, ['0000000000100003']);
+});
+
+test('-f (port details) and -s (DR path lines first) are the default format too', () => {
+  const plain = cabling(parseIbnetdiscoverOutput(DEFAULT));
+  assert.match(captured('full'), / s=1 w=2 v=4$/m);
+  assert.equal(cabling(parseIbnetdiscoverOutput(captured('full'))), plain);
+  assert.match(captured('show'), /^DR path /m);
+  assert.equal(cabling(parseIbnetdiscoverOutput(captured('show'))), plain);
+});
+
+test('a Buffer, CRLF line ends and upper-case GUIDs read the same', () => {
+  const plain = cabling(parseIbnetdiscoverOutput(DEFAULT));
+  assert.equal(cabling(parseIbnetdiscoverOutput(Buffer.from(DEFAULT.replaceAll('\n', '\r\n')))), plain);
+  assert.equal(cabling(parseIbnetdiscoverOutput(DEFAULT.replace(/"([SH])-([0-9a-f]{16})"/g, (_all, k: string, g: string) => `"${k}-${g.toUpperCase()}"`))), plain);
+});
+
+/** A router between a switch and a CA, and descriptions holding quotes and `#`, as out_ca and out_switch print them. */
+const ROUTER_AND_ODD_DESCRIPTIONS = `#
+# Topology file: generated on Thu Jan  1 00:00:00 2026
+#
+# Initiated from node e09d7303007a4bd8 port e09d7303007a4bd9
+
+vendid=0x2c9
+devid=0xd2f0
+sysimgguid=0x2c5eab0300b87b40
+switchguid=0x2c5eab0300b87b40(2c5eab0300b87b40)
+Switch\t65 "S-2c5eab0300b87b40"\t\t# "MF0;LEAF-07:MQM9701/U1" enhanced port 0 lid 73 lmc 0
+[1]\t"H-e09d7303007a4bd8"[1](e09d7303007a4bd9) \t\t# "node "a01" #7 mlx5_5" lid 647 4xNDR
+[2]\t"R-0002c90300001234"[1](2c90300001235) \t\t# "gw-01" lid 12 4xHDR
+[65]\t"H-2c5eab0300b87b48"[1](2c5eab0300b87b48) \t\t# "Mellanox Technologies Aggregation Node" lid 90 4xNDR
+
+vendid=0x2c9
+devid=0xa2dc
+sysimgguid=0x2c5eab0300b87b48
+caguid=0x2c5eab0300b87b48
+Ca\t1 "H-2c5eab0300b87b48"\t\t# "Mellanox Technologies Aggregation Node"
+[1](2c5eab0300b87b48) \t"S-2c5eab0300b87b40"[65]\t\t# lid 90 lmc 0 "MF0;LEAF-07:MQM9701/U1" lid 73 4xNDR
+
+vendid=0x2c9
+devid=0x1021
+sysimgguid=0x2c90300001234
+rtguid=0x2c90300001234
+Rt\t2 "R-0002c90300001234"\t\t# "gw-01"
+[1](2c90300001235) \t"S-2c5eab0300b87b40"[2]\t\t# lid 12 lmc 0 "MF0;LEAF-07:MQM9701/U1" lid 73 4xHDR
+
+vendid=0x2c9
+devid=0x1021
+sysimgguid=0xe09d7303007a4bd8
+caguid=0xe09d7303007a4bd8
+Ca\t1 "H-e09d7303007a4bd8"\t\t# "node "a01" #7 mlx5_5"
+[1](e09d7303007a4bd9) \t"S-2c5eab0300b87b40"[1]\t\t# lid 647 lmc 0 "MF0;LEAF-07:MQM9701/U1" lid 73 4xNDR
+`;
+
+test('Switch, Ca and Rt blocks; a description keeps its quotes and #; short GUIDs are widened to 16 digits', () => {
+  const subnet = parseIbnetdiscoverOutput(ROUTER_AND_ODD_DESCRIPTIONS);
+  assert.equal(
+    [...subnet.nodes.values()].map((n) => [n.kind, n.guid, n.description]),
+    [
+      ['switch', '2c5eab0300b87b40', 'MF0;LEAF-07:MQM9701/U1'],
+      ['ca', '2c5eab0300b87b48', 'Mellanox Technologies Aggregation Node'],
+      ['router', '0002c90300001234', 'gw-01'],
+      ['ca', 'e09d7303007a4bd8', 'node "a01" #7 mlx5_5'],
+    ],
+  );
+  assert.equal(cabling(subnet), [
+    'MF0;LEAF-07:MQM9701/U1:1 – node "a01" #7 mlx5_5:1',
+    'MF0;LEAF-07:MQM9701/U1:2 – gw-01:1',
+    'MF0;LEAF-07:MQM9701/U1:65 – Mellanox Technologies Aggregation Node:1',
+  ]);
+  assert.equal(subnet.nodes.get('0002c90300001234')!.portGuids, ['0002c90300001235']);
+});
+
+test('the other formats are refused naming the flag that prints them', () => {
+  refused(captured('ports'), /the ports report of `ibnetdiscover -p`, not its default topology format: run ibnetdiscover without that flag/);
+  refused(captured('grouping'), /the grouping of `ibnetdiscover -g`/);
+  refused(captured('list'), /a node list of `ibnetdiscover -l`/);
+  refused(captured('hca-list'), /a node list of `ibnetdiscover -H \(or -l\)`/);
+  refused(captured('switch-list'), /a node list of `ibnetdiscover -S \(or -l\)`/);
+  refused('Router\t : 0x0002c90300001234 ports 2 devid 0x1021 vendid 0x2c9 "gw-01"\n', /`ibnetdiscover -R \(or -l\)`/);
+});
+
+test('an empty output, or one without a node, is refused with what to check', () => {
+  refused('', /the output is empty \(ibnetdiscover printed nothing; a file argument makes it write the topology there/);
+  refused('\n\n  \n', /the output is empty/);
+  refused('#\n# Topology file: generated on Thu Jan  1 00:00:00 2026\n#\n', /the output holds no node block \(no Switch, Ca or Rt line\)/);
+});
+
+test('an output cut short is refused: mid-line, mid-block, or before a peer block', () => {
+  const lines = DEFAULT.split('\n');
+  refused(DEFAULT.slice(0, DEFAULT.indexOf('(100003) ') + 4), /the output ends in the middle of line 33 "\[3\]\\t\\"H-0000000000100002\\"\[1\]\(100": it is cut short/);
+  // The last block loses its port line: its switch still prints the cable.
+  const lastPort = lines.findLastIndex((l) => l.startsWith('['));
+  refused(
+    lines.slice(0, lastPort).join('\n'),
+    /the output is cut short or edited: 1 port\(s\) are printed by one end only \(line \d+: port \d+ of 0000000000200001 leads to port 1 of 0000000000100000, whose block does not lead back\)/,
+  );
+  // Whole blocks missing: peers named on switch ports have no block.
+  const firstCa = lines.indexOf('caguid=0x100008') - 4;
+  refused(
+    lines.slice(0, firstCa).join('\n'),
+    /5 port\(s\) are printed by one end only \(line \d+: port 3 of 0000000000200002 leads to CA 0000000000100004 \("gpu01 HCA-2"\), which has no block; .* and 2 more\)/,
+  );
+});
+
+test('garbage is refused naming the line: a stray line, a port before any block, a node twice, a port twice, a wrong letter', () => {
+  const lines = DEFAULT.split('\n');
+  refused(`${DEFAULT}hello world\n`, /line 71 "hello world" is neither a node header, a port line nor a block line of the default format/);
+  refused(`[1]\t"S-0000000000200000"[1]\t\t# "x" lid 0 4xSDR\n${DEFAULT}`, /line 1 .* is a port line outside a node block/);
+  const block = DEFAULT.split('\n\n')[1]!;
+  refused(`${DEFAULT}\n${block}\n`, /prints node 0000000000200002 a second time/);
+  const port1 = lines.find((l) => l.startsWith('[1]\t'))!;
+  refused(DEFAULT.replace(port1, `${port1}\n${port1}`), /line 12 .* prints port 1 of switch 0000000000200002 a second time/);
+  refused(DEFAULT.replace('Switch\t64 "S-0000000000200002"', 'Switch\t64 "H-0000000000200002"'), /names a Switch "H-…"; the letter does not match/);
+  refused(DEFAULT.replace('[3]\t"H-0000000000100004"', '[3]\t"S-0000000000100004"'), /names 0000000000100004 a switch, but its block is a CA's/);
+  refused(DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'), /line 13 .* is not a port line of switch 0000000000200002/);
+});
+
+test.run();

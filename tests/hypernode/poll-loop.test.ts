@@ -1,0 +1,134 @@
+// The poll loop's rebuilds between polls (discovery/poll-loop.ts), driven by
+// a fake clock: a burst of requests costs one rebuild after the coalescing
+// window; a request made while a poll runs is served right after that poll;
+// a request made before a poll is served by the poll itself; a rebuild that
+// throws is logged and publishes nothing, and the loop goes on; the poll
+// schedule never moves.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { REBUILD_COALESCE_MS, RebuildRequests, startPollLoop, type PollRun } from '../../src/hypernode/discovery/poll-loop.ts';
+import type { Snapshot } from '../../src/hypernode/model/contracts.ts';
+import { buildMembers, buildWithTierName } from '../../src/hypernode/model/hypernode-builders.ts';
+import type { Channel } from '../../src/util/channel.ts';
+import { FakeClock, settle } from '../kube/fake-clock.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
+
+const INTERVAL_MS = 10_000;
+const snapshotOf = (what: string): Snapshot => [buildWithTierName(what, 1, 'leaf', buildMembers(['n'], 'Node'), {})];
+
+/** A loop whose polls and rebuilds are recorded; a poll stays in flight until `finishPoll`. */
+function loop() {
+  const clock = new FakeClock();
+  const { logger, lines } = capturingLogger();
+  const requests = new RebuildRequests();
+  const stop = new AbortController();
+  const log: string[] = [];
+  let finishPoll: (() => void) | undefined;
+  let rebuild = (): Snapshot | undefined => snapshotOf('rebuild');
+  const start = clock.now();
+  const out: Channel<Snapshot> = startPollLoop(
+    () =>
+      new Promise<PollRun>((resolve) => {
+        log.push(`poll at ${clock.now() - start}`);
+        finishPoll = () => resolve({ snapshot: snapshotOf('poll'), ok: true });
+      }),
+    {
+      intervalMs: INTERVAL_MS,
+      retryBaseMs: 1_000,
+      clock,
+      logger,
+      signal: stop.signal,
+      stoppedMessage: 'stopped',
+      rebuild: {
+        requests,
+        run: () => {
+          log.push(`rebuild at ${clock.now() - start}`);
+          return rebuild();
+        },
+      },
+    },
+  );
+  /** Names of the snapshots published and not yet taken. */
+  const published = async (): Promise<string[]> => {
+    const names: string[] = [];
+    for (;;) {
+      const now = new AbortController();
+      const r = out.recv(now.signal);
+      now.abort();
+      const got = await r.then((x) => x.value).catch(() => undefined);
+      if (!got) return names;
+      names.push(got[0]!.metadata.name);
+    }
+  };
+  return {
+    clock,
+    lines,
+    requests,
+    log,
+    published,
+    finishPoll: async () => {
+      finishPoll!();
+      await settle();
+    },
+    setRebuild: (fn: () => Snapshot | undefined) => void (rebuild = fn),
+    stop: () => stop.abort(),
+  };
+}
+
+test('a burst of requests between polls is one rebuild after the window; the next poll stays at the interval', async () => {
+  const l = loop();
+  await settle();
+  await l.finishPoll();
+  assert.equal(await l.published(), ['poll']);
+  await l.clock.advance(1_000);
+  for (let i = 0; i < 5; i++) l.requests.request();
+  await l.clock.advance(REBUILD_COALESCE_MS - 1);
+  assert.equal(l.log, ['poll at 0'], 'not before the window closes');
+  l.requests.request();
+  await l.clock.advance(1);
+  assert.equal(l.log, ['poll at 0', `rebuild at ${1_000 + REBUILD_COALESCE_MS}`]);
+  assert.equal(await l.published(), ['rebuild']);
+  await l.clock.advance(INTERVAL_MS - 1_000 - REBUILD_COALESCE_MS);
+  assert.equal(l.log.at(-1), `poll at ${INTERVAL_MS}`);
+  l.stop();
+});
+
+test('a request during a poll is served right after it; one before the poll is served by the poll', async () => {
+  const l = loop();
+  l.requests.request(); // before the first poll (an informer replaying its cache): the poll reads the labels
+  await settle();
+  l.requests.request(); // while the poll runs
+  await l.clock.advance(5);
+  await l.finishPoll();
+  await l.clock.advance(REBUILD_COALESCE_MS);
+  assert.equal(l.log, ['poll at 0', `rebuild at ${5 + REBUILD_COALESCE_MS}`]);
+  assert.equal(await l.published(), ['poll', 'rebuild']);
+  await l.clock.advance(REBUILD_COALESCE_MS * 3);
+  assert.equal(l.log.length, 2, 'no further rebuild without a request');
+  l.stop();
+});
+
+test('a rebuild that throws publishes nothing and is logged; the loop serves the next request', async () => {
+  const l = loop();
+  await settle();
+  await l.finishPoll();
+  await l.published();
+  l.setRebuild(() => {
+    throw new Error('two domains share a name');
+  });
+  l.requests.request();
+  await l.clock.advance(REBUILD_COALESCE_MS);
+  assert.equal(await l.published(), []);
+  assert.ok(
+    l.lines.some((line) => line.includes('Failed to rebuild the topology from the last poll') && line.includes('two domains share a name')),
+    l.lines.join('\n'),
+  );
+  l.setRebuild(() => snapshotOf('again'));
+  l.requests.request();
+  await l.clock.advance(REBUILD_COALESCE_MS);
+  assert.equal(await l.published(), ['again']);
+  l.stop();
+});
+
+test.run();
