@@ -1,11 +1,11 @@
 // config.nvlink on every fabric source path (UFM fabric mode, UFM legacy
-// mode, graph, lldp, ibnetdiscover), each run as the controller runs it (the factory, the
-// poll loop, a fake clock) over a Node cache whose clique labels change:
-// the first poll places the racks' domains below their leaf groups; a clique
-// that appears later, or a burst of them, makes one new snapshot soon after,
-// built from the last poll without reading the fabric again, and the poll
-// schedule stays; a label the tier does not read changes nothing; a wrong
-// config.nvlink fails the source with the field named.
+// mode, graph, lldp, ibnetdiscover), each run as the controller runs it (the
+// factory, the poll loop, a fake clock) over a Node cache whose clique labels
+// change: the first poll places the racks' domains below their leaf groups; a
+// clique that appears later, or a burst of them, makes one new snapshot soon
+// after, built from the last poll without reading the fabric again, and the
+// poll schedule stays; a label the tier does not read changes nothing; a
+// wrong config.nvlink fails the source with the field named.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
