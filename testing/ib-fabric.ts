@@ -284,3 +284,18 @@ export function ibExampleFabric(): IbFabric {
   }
   return f;
 }
+
+/**
+ * The GB200 fabric docs/configuration.md renders with `nvlink: domain` (and
+ * tests/repo/docs-examples/gb200-ib.txt holds as the real ibnetdiscover printed it on
+ * ibsim): the SM server `sm-01` first, two rail-optimised units of three compute trays
+ * (su1-h1 … su2-h3, HCAs `mlx5_0` and `mlx5_1`) on two rails, every leaf cabled twice to
+ * each of two spines: the trays of the docs' other GB200 examples, so the same Nodes give
+ * the same racks.
+ */
+export function ibGb200ExampleFabric(): IbFabric {
+  const f = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
+  addRailFabric(f, { units: 2, hostsPerUnit: 3, rails: 2, spines: 2, parallel: 2 });
+  f.cable('sm-01', leafId(1, 1));
+  return f;
+}

@@ -238,6 +238,8 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     ...(topologyState ? { topologyState } : {}),
     // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its health on arrival.
     nodeHealthInformer: () => resourceInformer<NodeHealth>(resourceClient(core, nodeResource), { transform: nodeHealthOf, clock, logger }),
+    // Every controller write goes through the volcano client set: its rate limit and measured answer times say how many to keep in flight.
+    writeConcurrency: () => volcano.pace.concurrency(),
   };
   const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) } : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];

@@ -47,7 +47,7 @@ function sourceNotes(s: SourceTopologyState): string[] {
 
 /** The view of the state: every source's desired HyperNodes; `nodes` resolve regex and label members. */
 function topologyPageView(state: TopologyState, generatedAt: number, nodes: readonly NodeMeta[]): TopologyView {
-  // The desired objects carry no status (the status sync writes it after the create): show the nodeCount it writes.
+  // The desired objects carry no status (the status writer writes it after the create): show the nodeCount it writes.
   const hyperNodes: HyperNode[] = state.sources.flatMap((s) => s.desired.map((hn) => ({ ...hn, status: { nodeCount: nodeCount(hn, nodes) } })));
   const replica = state.running ? 'This replica runs the controller.' : 'This replica does not run the controller now (a standby, or stopping); what it last recorded is shown.';
   const notes = [

@@ -1,7 +1,7 @@
 // The HyperNode controller: wires the discovery manager, the topology
-// reconciler, the nodeCount status sync and the followers (the opt-in
-// exports, reconcile/follower.ts) to the informers, runs them until the stop
-// signal, and stops them in order. Mirrors
+// reconciler, the status writer (nodeCount and conditions) and the followers
+// (the opt-in exports and health, reconcile/follower.ts) to the informers,
+// runs them until the stop signal, and stops them in order. Mirrors
 // pkg/controllers/hypernode/hypernode_controller.go (Run, the result watcher,
 // the handler registration of hypernode_handler.go and configmap_handler.go;
 // docs/design.md §3.1 step 10) and the shutdown order of docs/design.md §3.2. The caller has
@@ -19,12 +19,11 @@ import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
 import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
 import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './hypernode-metrics.ts';
 import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME, type ReconcileSummary } from './reconcile/reconciler.ts';
-import { NodeCountSync, STATUS_QUEUE_NAME } from './reconcile/node-count-sync.ts';
+import { STATUS_QUEUE_NAME, StatusWriter } from './reconcile/status-writer.ts';
 import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
 import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 import type { Follower } from './reconcile/follower.ts';
-import { HEALTH_QUEUE_NAME } from './reconcile/health/condition-writer.ts';
 import { HealthRunner, type NodeHealthInformerFactory } from './reconcile/health/health-runner.ts';
 
 export interface HyperNodeControllerDeps {
@@ -57,6 +56,12 @@ export interface HyperNodeControllerDeps {
   topologyState?: TopologyStateRecorder;
   /** Starts a full Node watch for NodesReady (health.nodes); without it health.nodes has no effect. */
   nodeHealthInformer?: NodeHealthInformerFactory;
+  /**
+   * Writes of one kind in flight at once: the write pace of the client set
+   * the writes go through (kube/write-pace.ts), read before each write.
+   * Without it every writer writes one object at a time.
+   */
+  writeConcurrency?: () => number;
 }
 
 export interface HyperNodeController {
@@ -92,17 +97,23 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
         },
       }
     : metrics;
-  // The conditions (docs/health.md); fabric sources report to it, so it exists before they start.
-  const health = new HealthRunner({
+  // The one writer of status (nodeCount and conditions); fabric sources report to it, so it exists before they start.
+  const status = new StatusWriter({
     hyperNodes: deps.hyperNodes,
+    nodes: deps.nodes,
     client: deps.hyperNodeClient,
     events: deps.events,
     regarding: () => manager.configMapRef(),
     metrics: writeMetrics,
     clock,
     logger: writeLogger,
-    queueMetrics: deps.queueMetrics?.(HEALTH_QUEUE_NAME),
+    queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
+    ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
+  });
+  const health = new HealthRunner({
+    writer: status,
     registry: deps.registry,
+    logger,
     ...(deps.nodeHealthInformer ? { nodeHealthInformer: deps.nodeHealthInformer } : {}),
   });
   const followers = newFollowers(deps, writeLogger, writeMetrics, () => manager.configMapRef(), health);
@@ -116,7 +127,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
       secrets: deps.secrets,
       configMaps: deps.configMapReader,
       metrics: discovererMetrics,
-      fabricHealth: health.fabric,
+      fabricHealth: status.fabric,
       clock,
       logger,
       queueMetrics: deps.queueMetrics,
@@ -139,19 +150,11 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     logger: writeLogger,
     queueMetrics: deps.queueMetrics?.(WRITE_RETRY_QUEUE_NAME),
     regarding: () => manager.configMapRef(),
-  });
-  const status = new NodeCountSync({
-    hyperNodes: deps.hyperNodes,
-    nodes: deps.nodes,
-    client: deps.hyperNodeClient,
-    metrics: writeMetrics,
-    clock,
-    logger: writeLogger,
-    queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
+    ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
   });
 
   // The informers have synced, so each registration first replays every cached
-  // object as an add: every HyperNode's nodeCount is checked once, and the
+  // object as an add: every HyperNode's status is checked once, and the
   // ConfigMap's add is what starts the discoverers.
   const registrations: HandlerRegistration[] = [
     deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
@@ -207,10 +210,10 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
 
 /**
  * The followers the clients allow, in start (and stop) order: Node labels,
- * then Topology objects, then the HyperNode conditions (`health`, always
- * there: the fabric sources report to it). The first two are tied: the label
- * worker keeps the labels a live Topology object of ours names, which only
- * the Topology worker knows.
+ * then Topology objects, then health (always there: it hands the `health`
+ * settings to the status writer and runs the full Node watch). The first two
+ * are tied: the label worker keeps the labels a live Topology object of ours
+ * names, which only the Topology worker knows.
  */
 function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject, health: HealthRunner): Follower[] {
   const { clock } = deps;
@@ -221,6 +224,7 @@ function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: Hy
         clock,
         logger,
         queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
+        ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
         metrics,
         // Labels a live Topology object of ours names stay; the Topology worker knows them.
         ...(deps.topologyObjectClient ? { retainedLabels: () => topologies?.retainedLabelKeys() } : {}),
@@ -233,6 +237,7 @@ function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: Hy
         clock,
         logger,
         queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
+        ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
         events: deps.events,
         regarding,
         metrics,

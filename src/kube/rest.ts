@@ -3,7 +3,10 @@
 // watch (re)starts, a deadline on every call except watches (which carry
 // timeoutSeconds and an idle guard instead), Status error bodies as ApiError,
 // retries of 429/5xx with backoff honouring Retry-After, the rest_client_*
-// metrics, and an optional write fence consulted before every write.
+// metrics, an optional write fence consulted before every write, and a
+// bound on the writes on the wire at once, sized from the rate limit and the
+// writes' answer times (write-pace.ts): the callers' own bounds use the same
+// pace, and this one holds for all of them together.
 
 import type { IncomingMessage } from 'node:http';
 import { parseJson } from '../util/syntax-error.ts';
@@ -17,8 +20,10 @@ import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
 import { TokenBucket } from './workqueue.ts';
 import { FencedError, type WriteFence } from './write-fence.ts';
+import { WritePace } from './write-pace.ts';
 import { wrapError } from '../util/error-message.ts';
 import { BodyTooLargeError } from '../util/body-too-large-error.ts';
+import { Slots } from '../util/bounded-map.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 5;
@@ -101,6 +106,10 @@ function bodyTooLarge(limitBytes: number, what: string, request: string): BodyTo
 
 export class RestClient {
   readonly userAgent: string;
+  /** How many writes to keep in flight through this client set, from its rate limit and measured answer times. */
+  readonly pace: WritePace;
+  /** Writes on the wire at once through this client set, whoever sends them. */
+  private readonly writeSlots: Slots;
   private readonly transport: Transport;
   private readonly bucket: TokenBucket;
   private readonly clock: Clock;
@@ -117,6 +126,8 @@ export class RestClient {
     this.clock = opts.clock ?? realClock;
     // Go: burst < 1 with a positive QPS still lets single requests through.
     this.bucket = new TokenBucket(opts.qps, Math.max(1, opts.burst), this.clock);
+    this.pace = new WritePace(opts.qps, Math.max(1, opts.burst));
+    this.writeSlots = new Slots(() => this.pace.concurrency());
     this.metrics = opts.metrics;
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -182,18 +193,24 @@ export class RestClient {
       headers['Content-Type'] = req.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
+    // A write takes its slot after its token: a write waiting for the rate limiter holds none.
+    const write = req.method !== 'GET';
+    if (write) await this.writeSlots.acquire();
     const started = performance.now();
     const path = this.url(req);
     try {
       const credentials = await this.transport.credentials();
       // Last moment before the request goes on the wire, after every wait (rate
       // limiter, credentials): the process may have been frozen during any of them.
-      if (req.method !== 'GET') this.fence?.check();
+      if (write) this.fence?.check();
       const res = await this.transport.send(
         { method: req.method, path, headers, signal, ...(body !== undefined ? { body } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}) },
         credentials,
       );
-      this.metrics?.requestDone(this.transport.host, req.method, String(res.statusCode), performance.now() - started);
+      const tookMs = performance.now() - started;
+      this.metrics?.requestDone(this.transport.host, req.method, String(res.statusCode), tookMs);
+      // A 429 is answered before any work: it says nothing of how long a write takes.
+      if (write && res.statusCode !== 429) this.pace.observe(tookMs);
       return res;
     } catch (err) {
       // Refused by the fence: nothing was sent, so no request to count, and never retried (not a GET).
@@ -201,6 +218,8 @@ export class RestClient {
       this.metrics?.requestDone(this.transport.host, req.method, '<error>', performance.now() - started);
       if (signal.aborted) throw signal.reason;
       throw wrapError(`${req.method} ${this.transport.config.server}${path}`, err);
+    } finally {
+      if (write) this.writeSlots.release();
     }
   }
 

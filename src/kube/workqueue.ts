@@ -4,6 +4,7 @@
 // drains. The default rate limiter is client-go's DefaultControllerRateLimiter:
 // max(per-key exponential backoff, overall token bucket).
 
+import { Slots, type Limit } from '../util/bounded-map.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { WorkQueue } from './types.ts';
 
@@ -250,42 +251,109 @@ export type SyncResult = 'done' | 'retry';
  * re-adds it after its per-key backoff. `sync` reports its own errors; a
  * rejection counts as 'retry' so one bad key never ends the worker.
  */
-export async function runWorker(queue: RateLimitingQueue, sync: (key: string) => Promise<SyncResult>): Promise<void> {
-  for (;;) {
-    const key = await queue.get();
-    if (key === undefined) return;
-    let result: SyncResult = 'retry';
-    try {
-      result = await sync(key);
-    } catch {
-      // counted as a retry below
-    } finally {
-      if (result === 'done') queue.forget(key);
-      else queue.addRateLimited(key);
-      queue.done(key);
-    }
-  }
+export function runWorker(queue: RateLimitingQueue, sync: (key: string) => Promise<SyncResult>): Promise<void> {
+  return runWorkers(queue, 1, sync);
 }
 
 /**
- * Adds `key` to `queue` `delayMs` after the first of a burst of triggers;
- * triggers while one is pending ride along, so a burst of events costs one
- * sync. `stop` drops the pending add (at shutdown).
+ * Workers draining `queue` until it shuts down and every key taken is done,
+ * at most `workers` keys in sync at once (client-go starts that many
+ * goroutines; here the number may follow a figure measured meanwhile, read
+ * again before each key is taken). The queue never hands one key to two
+ * workers, so one key's syncs stay in sequence.
  */
-export function coalescingTrigger(queue: RateLimitingQueue, key: string, delayMs: number, clock: Clock): { trigger(): void; stop(): void } {
+export async function runWorkers(queue: RateLimitingQueue, workers: Limit, sync: (key: string) => Promise<SyncResult>): Promise<void> {
+  const slots = new Slots(workers);
+  const running = new Set<Promise<void>>();
+  for (;;) {
+    if (!slots.tryAcquire()) await slots.acquire();
+    const key = await queue.get();
+    if (key === undefined) {
+      slots.release();
+      break;
+    }
+    const processed = processKey(queue, key, sync).finally(() => {
+      running.delete(processed);
+      slots.release();
+    });
+    running.add(processed);
+  }
+  await Promise.all(running);
+}
+
+async function processKey(queue: RateLimitingQueue, key: string, sync: (key: string) => Promise<SyncResult>): Promise<void> {
+  let result: SyncResult = 'retry';
+  try {
+    result = await sync(key);
+  } catch {
+    // counted as a retry below
+  } finally {
+    if (result === 'done') queue.forget(key);
+    else queue.addRateLimited(key);
+    queue.done(key);
+  }
+}
+
+export interface CoalescingOptions {
+  /** Fire once no trigger has come for this long (a debounce)... */
+  readonly quietMs: number;
+  /**
+   * ...but at the latest this long after the first trigger of the burst, so
+   * a stream of triggers that never goes quiet still fires. Defaults to
+   * quietMs: a fixed window from the first trigger.
+   */
+  readonly maxMs?: number;
+  readonly clock: Clock;
+  /** Where a throw of the callback goes: it runs from a timer nobody awaits. */
+  readonly onError: (err: unknown) => void;
+}
+
+export interface CoalescingTrigger {
+  /** Starts a burst, or joins the one waiting. */
+  trigger(): void;
+  /** Drops the burst waiting and ignores later triggers (at shutdown). */
+  stop(): void;
+}
+
+/**
+ * Gathers a burst of triggers into one call of `fire` (deno std's debounce,
+ * with a cap): a rollout relabelling hundreds of Nodes costs one pass, a
+ * rack losing power one judgement of each object that depends on it. A trigger
+ * during `fire` starts the next burst. Pass `() => queue.add(key)` to put a
+ * key on a work queue.
+ */
+export function coalescingTrigger(fire: () => void, opts: CoalescingOptions): CoalescingTrigger {
+  const { quietMs, clock, onError } = opts;
+  const maxMs = Math.max(quietMs, opts.maxMs ?? quietMs);
   const stopped = new AbortController();
-  let armed = false;
+  /** When the waiting burst began; undefined while none waits. */
+  let burstStart: number | undefined;
+  let lastTrigger = 0;
+  const waitThenCheck = (ms: number): void => {
+    clock.sleep(ms, stopped.signal).then(check, () => {});
+  };
+  const check = (): void => {
+    const now = clock.now();
+    const quietFor = now - lastTrigger;
+    const age = now - burstStart!;
+    if (quietFor < quietMs && age < maxMs) {
+      waitThenCheck(Math.min(quietMs - quietFor, maxMs - age));
+      return;
+    }
+    burstStart = undefined;
+    try {
+      fire();
+    } catch (err) {
+      onError(err);
+    }
+  };
   return {
     trigger() {
-      if (armed || queue.isShuttingDown()) return;
-      armed = true;
-      clock.sleep(delayMs, stopped.signal).then(
-        () => {
-          armed = false;
-          queue.add(key);
-        },
-        () => {},
-      );
+      if (stopped.signal.aborted) return;
+      lastTrigger = clock.now();
+      if (burstStart !== undefined) return;
+      burstStart = lastTrigger;
+      waitThenCheck(quietMs);
     },
     stop: () => stopped.abort(),
   };

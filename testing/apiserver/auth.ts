@@ -93,10 +93,12 @@ export interface User {
   name: string;
   /** The user's own grant plus those of its groups. */
   grants: Grant[];
+  /** Its groups (a certificate's O entries; the built-in admin is in system:masters, as a cluster's admin token is). */
+  groups: readonly string[];
 }
 
 /** A request without credentials: allowed nothing a grant could name, so resources answer 403. */
-export const ANONYMOUS: User = { name: 'system:anonymous', grants: [] };
+export const ANONYMOUS: User = { name: 'system:anonymous', grants: [], groups: ['system:unauthenticated'] };
 
 /** The group whose members may do anything, as in every cluster. */
 export const MASTERS_GROUP = 'system:masters';
@@ -105,14 +107,16 @@ export const MASTERS_GROUP = 'system:masters';
 export class Users {
   private grants = new Map<string, Grant>();
   private tokens = new Map<string, string>();
+  private userGroups = new Map<string, readonly string[]>();
   private groupGrants = new Map<string, Grant>([[MASTERS_GROUP, 'admin']]);
 
   addGroup(group: string, grant: Grant): void {
     this.groupGrants.set(group, grant);
   }
 
-  add(name: string, grant: Grant, token?: string): void {
+  add(name: string, grant: Grant, token?: string, groups: readonly string[] = []): void {
     this.grants.set(name, grant);
+    this.userGroups.set(name, groups);
     if (token) this.tokens.set(token, name);
   }
 
@@ -123,11 +127,11 @@ export class Users {
   /** A verified client certificate's CN is the user; without a grant it may do nothing (403, not 401). */
   byCertificate(cn: string, groups: string[]): User {
     const grants = [this.grants.get(cn) ?? [], ...groups.map((g) => this.groupGrants.get(g) ?? [])];
-    return { name: cn, grants };
+    return { name: cn, grants, groups };
   }
 
   byToken(token: string): User | undefined {
     const name = this.tokens.get(token);
-    return name === undefined ? undefined : { name, grants: [this.grants.get(name)!] };
+    return name === undefined ? undefined : { name, grants: [this.grants.get(name)!], groups: this.userGroups.get(name) ?? [] };
   }
 }

@@ -5,7 +5,7 @@ export { startApiServer, ApiServer, ADMIN_TOKEN, ADMIN_USER, type ApiServerOptio
 export type { KubeconfigOptions } from './kubeconfig.ts';
 export { hypernodeControllerRbac, type Grant, type PolicyRule } from './auth.ts';
 export { accessReviewerRbac } from './access-reviews.ts';
-export type { RequestRecord, RequestMatch, Verb } from './request-log.ts';
+export { isWriteRequest, type RequestRecord, type RequestMatch, type Verb } from './request-log.ts';
 export type { FailureSpec } from './faults.ts';
 export { StatusError, type Status, type StatusCause } from './status.ts';
 export type { Obj } from './resources.ts';

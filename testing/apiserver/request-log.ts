@@ -21,18 +21,23 @@ export interface RequestRecord {
   /** HTTP status sent (200 for a watch that started streaming). */
   code: number;
   userAgent: string;
+  /** Milliseconds from arrival until the answer was sent (a watch: until it ended); 0 until then. */
+  durationMs: number;
 }
+
+const WRITE_VERBS = new Set<Verb>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 /** A partial record to compare field by field, or a predicate. */
 export type RequestMatch = Partial<Omit<RequestRecord, 'query'>> | ((r: RequestRecord) => boolean);
+
+/** A create, update, patch or delete (what the in-flight limit counts as mutating, watches aside). */
+export const isWriteRequest = (r: RequestRecord): boolean => WRITE_VERBS.has(r.verb);
 
 export function matchesRequest(r: RequestRecord, m: RequestMatch | undefined): boolean {
   if (!m) return true;
   if (typeof m === 'function') return m(r);
   return Object.entries(m).every(([k, v]) => v === undefined || r[k as keyof RequestRecord] === v);
 }
-
-const WRITE_VERBS = new Set<Verb>(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
 export class RequestLog {
   private records: RequestRecord[] = [];
@@ -48,7 +53,7 @@ export class RequestLog {
 
   /** create/update/patch/delete requests, optionally filtered further. */
   writes(match?: RequestMatch): RequestRecord[] {
-    return this.all((r) => WRITE_VERBS.has(r.verb) && matchesRequest(r, match));
+    return this.all((r) => isWriteRequest(r) && matchesRequest(r, match));
   }
 
   count(match?: RequestMatch): number {

@@ -14,7 +14,7 @@ import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { gzip } from 'node:zlib';
 import { answerAccessReview, isAccessReview } from './access-reviews.ts';
-import { allowed, ANONYMOUS, forbidden, Users, type Attributes, type Grant, type User } from './auth.ts';
+import { allowed, ANONYMOUS, forbidden, MASTERS_GROUP, Users, type Attributes, type Grant, type User } from './auth.ts';
 import { discovery, VERSION_INFO } from './discovery.ts';
 import { negotiateForm, objectJson, type Form } from './encoding.ts';
 import { Faults, type FailureSpec } from './faults.ts';
@@ -22,6 +22,14 @@ import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
 import { listBody, parseRv, type Query } from './list.ts';
 import { validateListOptions } from './list-options.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
+import {
+  DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
+  DEFAULT_MAX_REQUESTS_INFLIGHT,
+  MaxInFlight,
+  TOO_MANY_REQUESTS_RETRY_AFTER,
+  TOO_MANY_REQUESTS_TEXT,
+  type InFlightCounts,
+} from './max-in-flight.ts';
 import { Registry, type DeletePreconditions } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
@@ -72,10 +80,23 @@ export interface ApiServerOptions {
   extraCrds?: readonly string[];
   /** Runs the model of Kueue's Topology controller from the start (see startKueueTopologyController). */
   kueueTopologyController?: boolean;
+  /**
+   * Time each matching request spends being served, in its in-flight seat, as
+   * a real server spends it in admission and etcd (default none; the same as
+   * latency() called at once). A real kube-apiserver took ~11 ms a HyperNode create.
+   */
+  latency?: { ms: number; match?: RequestMatch };
+  /** kube-apiserver's --max-requests-inflight (default 400; 0 = no limit): seats for reads. */
+  maxRequestsInflight?: number;
+  /** kube-apiserver's --max-mutating-requests-inflight (default 200; 0 = no limit): seats for writes. */
+  maxMutatingRequestsInflight?: number;
 }
 
 /** The plural the HyperNode CRD registers (absent while withoutHyperNodeCrd). */
 const HYPERNODE_RESOURCE = 'hypernodes';
+
+/** Answered without credentials: the health checks and the version. */
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
 /** kube-apiserver's limit on a request body (--max-request-bytes default for JSON writes). */
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -117,6 +138,7 @@ export class ApiServer {
   private readonly registry: Registry;
   private readonly users = new Users();
   private readonly faults = new Faults();
+  private readonly inFlight: MaxInFlight;
   private readonly openWatches = new Set<OpenWatch>();
   private readonly sockets = new Set<Socket>();
   private server: Server;
@@ -129,12 +151,15 @@ export class ApiServer {
     this.tls = opts.tls ?? true;
     this.maxWatchSeconds = opts.maxWatchSeconds ?? DEFAULT_MAX_WATCH_SECONDS;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
+    this.inFlight = new MaxInFlight(opts.maxRequestsInflight ?? DEFAULT_MAX_REQUESTS_INFLIGHT, opts.maxMutatingRequestsInflight ?? DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT);
+    if (opts.latency) this.faults.latency(opts.latency.ms, opts.latency.match);
     this.objects = new ObjectStore(opts.historyLimit ?? DEFAULT_HISTORY_EVENTS);
     this.registry = new Registry(this.objects, defaultResourceTypes());
     if (opts.withoutHyperNodeCrd) this.registry.types.delete(HYPERNODE_RESOURCE);
     for (const file of opts.extraCrds ?? []) this.installCrd(file);
     this.store = new TestStore(this.registry);
-    this.users.add(ADMIN_USER, 'admin', ADMIN_TOKEN);
+    // As a cluster's admin token: in system:masters, so never turned away by the in-flight limit.
+    this.users.add(ADMIN_USER, 'admin', ADMIN_TOKEN, [MASTERS_GROUP]);
     for (const [name, u] of Object.entries(opts.users ?? {})) this.users.add(name, u.grant, u.token);
     this.registry.ensureSystemNamespaces(opts.namespaces);
     // The watch cache starts once the server has bootstrapped, as a real one does: a watch from an earlier revision is 410.
@@ -243,9 +268,14 @@ export class ApiServer {
     this.faults.failNext(n, spec);
   }
 
-  /** Delays matching requests by `ms` until the returned function is called. */
+  /** Delays matching requests by `ms` (in their in-flight seat) until the returned function is called. */
   latency(ms: number, match?: RequestMatch): () => void {
     return this.faults.latency(ms, match);
+  }
+
+  /** Seats of the in-flight limit taken now, and the most taken at once since the start. */
+  inFlightRequests(): { now: InFlightCounts; peak: InFlightCounts; rejected: number } {
+    return { now: this.inFlight.inFlight(), peak: this.inFlight.peakInFlight(), rejected: this.inFlight.rejectedCount() };
   }
 
   clearFaults(): void {
@@ -399,27 +429,57 @@ export class ApiServer {
       query: Object.fromEntries(url.searchParams),
       code: 0,
       userAgent: req.headers['user-agent'] ?? '',
+      durationMs: 0,
     };
     this.requests.add(record);
+    const arrived = performance.now();
+    // The answer is complete when the handler ends it, as kube-apiserver's filters count it; 'finish'
+    // and 'close' come a turn of the event loop later, which on a busy loop is many milliseconds.
+    const whenAnswered = new Set<() => void>();
+    const answered = () => {
+      for (const f of whenAnswered) f();
+      whenAnswered.clear();
+    };
+    const end = res.end.bind(res);
+    res.end = ((...args: Parameters<typeof end>) => {
+      answered();
+      return end(...args);
+    }) as typeof res.end;
+    res.once('close', answered);
+    whenAnswered.add(() => {
+      record.durationMs = performance.now() - arrived;
+    });
     const user = this.authenticate(req);
     record.user = user?.name ?? '';
     try {
+      // As in kube-apiserver's handler chain: authentication (the health checks and the version
+      // are answered to anyone), then the in-flight limit, then the rest.
+      const publicPath = PUBLIC_PATHS.has(url.pathname);
+      const caller = user ?? (publicPath ? ANONYMOUS : undefined);
+      if (!caller) throw unauthorized();
+      const seat = this.inFlight.admit(info.verb, method, info.subresource, caller.groups);
+      if (seat === 'rejected') {
+        record.code = 429;
+        res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Retry-After': TOO_MANY_REQUESTS_RETRY_AFTER });
+        res.end(TOO_MANY_REQUESTS_TEXT);
+        return;
+      }
+      if (seat !== 'exempt') whenAnswered.add(seat.release);
       const delay = this.faults.delayFor(record);
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      if (['/healthz', '/livez', '/readyz'].includes(url.pathname)) return this.send(res, record, 200, 'ok', {}, 'text/plain; charset=utf-8');
       if (url.pathname === '/version') return this.send(res, record, 200, JSON.stringify(VERSION_INFO));
-      if (!user) throw unauthorized();
+      if (publicPath) return this.send(res, record, 200, 'ok', {}, 'text/plain; charset=utf-8');
       const injected = this.faults.take(record);
       if (injected) throw injected;
       if (!info.isResource) {
         // Discovery is for authenticated users only (system:discovery), as on a real server.
-        if (user === ANONYMOUS) throw new StatusError(status(403, 'Forbidden', `forbidden: User "${user.name}" cannot get path "${url.pathname}"`, {}));
+        if (caller === ANONYMOUS) throw new StatusError(status(403, 'Forbidden', `forbidden: User "${caller.name}" cannot get path "${url.pathname}"`, {}));
         const types = everyVersion(this.registry.types.values());
         const doc = openApiDocument(url.pathname, types) ?? discovery(info.parts, types, `127.0.0.1:${this.port}`);
         if (doc === undefined || method !== 'GET') throw pageNotFound();
         return this.send(res, record, 200, `${JSON.stringify(doc)}\n`);
       }
-      await this.serveResource(req, res, url.searchParams, info, user, record);
+      await this.serveResource(req, res, url.searchParams, info, caller, record);
     } catch (err) {
       if (err instanceof StatusError) return this.sendStatus(res, record, err.status, err.headers);
       throw err;

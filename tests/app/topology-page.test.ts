@@ -186,13 +186,13 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
     assert.is(html.type, 'text/html; charset=utf-8');
     assert.match(html.body, 'stray-node');
     assert.equal(pageNames(html.body).sort(), written);
-    // Each HyperNode's nodeCount is the one the status sync writes, though the desired objects carry no status.
+    // Each HyperNode's nodeCount is the one the status writer writes, though the desired objects carry no status.
     const counts = await waitFor(
       () => {
         const objects = c.api.store.list('hypernodes') as HyperNode[];
         return objects.every((hn) => hn.status?.nodeCount !== undefined) ? Object.fromEntries(objects.map((hn) => [hn.metadata.name, hn.status!.nodeCount])) : undefined;
       },
-      { what: 'the status sync writing every nodeCount' },
+      { what: 'the status writer writing every nodeCount' },
     );
     assert.equal(Object.fromEntries(viewData(html.body).hyperNodes.map((hn) => [hn.name, hn.nodeCount])), counts);
   });

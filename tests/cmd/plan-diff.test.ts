@@ -1,7 +1,7 @@
 // The plan's field-level diff, decided by the controller's own reconciler and
-// status sync over in-memory caches: an update shows the tier, the members
+// status writer's nodeCount over in-memory caches: an update shows the tier, the members
 // added and removed, labels added and changed (never removed: the controller
-// keeps labels it did not set), and the nodeCount the status sync would
+// keeps labels it did not set), and the nodeCount the status writer would
 // write; an object already in line is not in the plan; a name another source
 // owns is a warning, not a change; deletes the mass-delete guard holds are
 // listed as held, with the guard's warning, and the run summary Event is no

@@ -2,16 +2,16 @@
 // slurmctld, tests/support/slurmctld.ts): the controller must start on the
 // file, and the tree `scontrol show topology` reports must be the HyperNode
 // tree `render -o json` prints from the same input, switch by switch (the
-// same child switches and the same Nodes below). Two clusters: a topograph
+// same child switches and the same Nodes below). Three clusters: a topograph
 // preset with an NVLink level, NVLink domains of unequal sizes and GB200
 // Nodes whose clique is not published yet (a leaf holding both Nodes and
 // NVLink domains, which Slurm refuses unless its Nodes get a leaf switch of
 // their own), a graph fabric whose HyperNode names run past Slurm's 64
-// characters, and a GB200 UFM fabric with `nvlink: domain` in fabric and in
-// legacy mode (NVLink domains inside the fabric's leaf groups, beside a Node
-// whose clique is not published yet). The expected names follow the rules of
-// docs/configuration.md ("Slurm topology files"), computed here from the
-// HyperNode names.
+// characters, and a GB200 fabric with `nvlink: domain` from UFM in fabric and
+// in legacy mode and from ibnetdiscover's output (NVLink domains inside the
+// fabric's leaf groups, beside a Node whose clique is not published yet). The
+// expected names follow the rules of docs/configuration.md ("Slurm topology
+// files"), computed here from the HyperNode names.
 //
 // Debian's Slurm (22.05) has no topology/block plugin, so the block file of
 // the unequal domains is checked against the block plugin's documented rules
@@ -28,6 +28,7 @@ import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-ty
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateFatTree } from '../../testing/fat-tree.ts';
+import { addRailFabric, IbFabric } from '../../testing/ib-fabric.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { slurmctldTopology, slurmctldUnavailable } from '../support/slurmctld.ts';
 import { readScontrolTopology, readTopologyConf, readTopologyYaml, type LoadedSwitch } from '../support/slurm-topology-reader.ts';
@@ -148,31 +149,45 @@ withSlurmctld('a graph fabric with long switch ids: names shortened to 64 charac
   );
 });
 
+/** A GB200 tray of unit `su`: trays 1–4 in one rack, 5–8 in another, the ninth without a published clique. */
+function gb200Tray(host: string): NodeMeta {
+  const [su, n] = host.split('-').slice(1).map(Number) as [number, number];
+  return node(host, n > 8 ? {} : { 'nvidia.com/gpu.clique': `0${su}00000${n <= 4 ? 1 : 2}-0000-4000-8000-00000000000${su}.1` });
+}
+const trayName = (su: number, n: number) => `gb-${su}-${String(n).padStart(2, '0')}`;
+const nvlinkConfig = (source: string, config: object) =>
+  write('conf.yaml', stringify({ networkTopologyDiscovery: [{ source, enabled: true, config: { ...config, nvlink: 'domain' } }] }));
+
 /**
- * A GB200 UFM fabric of two units of nine trays on two rails, rendered with
- * `nvlink: domain` in `mode`: two racks of four trays per unit, and a ninth
- * tray per unit whose clique is not published yet (so each leaf group holds
- * Nodes beside NVLink domains).
+ * GB200 fabrics of two units of nine trays on two rails (gb200Tray: two racks
+ * of four trays per unit and a ninth tray per unit whose clique is not
+ * published yet, so each leaf group holds Nodes beside NVLink domains),
+ * rendered with `nvlink: domain` from each fabric source's captured answers.
  */
-function nvlinkUfmCluster(mode: 'fabric' | 'legacy'): { args: string[]; hosts: string[] } {
-  const tree = generateFatTree({ sus: 2, nodesPerSu: 9, rails: 2, tiers: 2, uplinks: 2, hostName: (su, n) => `gb-${su}-${String(n).padStart(2, '0')}` });
+const NVLINK_CLUSTERS: Record<string, () => { args: string[]; hosts: string[] }> = {
+  'UFM fabric mode': () => ufmCluster({ mode: 'fabric', fabric: 'gb200', endpoint: 'https://ufm' }),
+  'UFM legacy mode': () => ufmCluster({ endpoint: 'https://ufm' }),
+  ibnetdiscover: () => {
+    const fabric = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 9, rails: 2, spines: 2, parallel: 2, hostName: trayName });
+    const hosts = [1, 2].flatMap((su) => Array.from({ length: 9 }, (_, i) => trayName(su, i + 1)));
+    const capture = write('gb200.txt', fabric.ibnetdiscoverText({ speed: 'NDR', port0: 'enhanced' }));
+    const conf = nvlinkConfig('ibnetdiscover', { fabric: 'gb200' });
+    return { args: ['--config', conf, '--nodes', nodesFile(hosts.map(gb200Tray)), '--ibnetdiscover-capture', `gb200=${capture}`], hosts };
+  },
+};
+
+/** The UFM fabric of NVLINK_CLUSTERS as its captured answers, in the mode `config` gives. */
+function ufmCluster(config: object): { args: string[]; hosts: string[] } {
+  const tree = generateFatTree({ sus: 2, nodesPerSu: 9, rails: 2, tiers: 2, uplinks: 2, hostName: trayName });
   const capture = scratch.path('capture');
   mkdirSync(capture);
   for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(capture, `${f}.json`), JSON.stringify(tree[f]));
-  const rack = (su: number, n: number) => (n > 8 ? undefined : `0${su}00000${n <= 4 ? 1 : 2}-0000-4000-8000-00000000000${su}`);
-  const nodes = tree.hosts.map((h) => {
-    const [su, n] = h.split('-').slice(1).map(Number) as [number, number];
-    const uuid = rack(su, n);
-    return node(h, uuid ? { 'nvidia.com/gpu.clique': `${uuid}.1` } : {});
-  });
-  const config = { ...(mode === 'fabric' ? { mode: 'fabric', fabric: 'gb200' } : {}), endpoint: 'https://ufm', nvlink: 'domain' };
-  const conf = write('ufm-conf.yaml', stringify({ networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config }] }));
-  return { args: ['--config', conf, '--nodes', nodesFile(nodes), '--ufm-capture', capture], hosts: tree.hosts };
+  return { args: ['--config', nvlinkConfig('ufm', config), '--nodes', nodesFile(tree.hosts.map(gb200Tray)), '--ufm-capture', capture], hosts: tree.hosts };
 }
 
-for (const mode of ['fabric', 'legacy'] as const) {
-  withSlurmctld(`UFM ${mode} mode with nvlink: domain: NVLink domains inside the leaf groups load in slurmctld as the HyperNode tree, and are the blocks`, async () => {
-    const { args, hosts } = nvlinkUfmCluster(mode);
+for (const [name, cluster] of Object.entries(NVLINK_CLUSTERS)) {
+  withSlurmctld(`${name} with nvlink: domain: NVLink domains inside the leaf groups load in slurmctld as the HyperNode tree, and are the blocks`, async () => {
+    const { args, hosts } = cluster();
     const items = await loadsAsTheHyperNodeTree(args, hosts);
     const domains = items.filter((h) => h.spec!.tierName === 'nvl-domain');
     assert.equal(

@@ -6,7 +6,7 @@
 // two parallel uplinks per leaf and spine, and one uplink out.
 //
 // - The text testing/ib-fabric.ts writes (the benchmark's, the unit tests')
-//   is what the real ibnetdiscover prints, and so is the docs' capture.
+//   is what the real ibnetdiscover prints, and so are the docs' captures.
 // - The built executable, under the chart's RBAC, builds the tree; a unit
 //   whose cables come in adds its leaf HyperNode and a spine member, renames,
 //   recreates and deletes nothing.
@@ -29,7 +29,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
-import { addRailFabric, caId, ibExampleFabric, IbFabric, leafId, quantumDescription, spineId } from '../../testing/ib-fabric.ts';
+import { addRailFabric, caId, ibExampleFabric, ibGb200ExampleFabric, IbFabric, leafId, quantumDescription, spineId } from '../../testing/ib-fabric.ts';
 import { ibsimLabPerTest, ibsimLabUnavailable, type IbsimLab } from '../../testing/ibsim-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
@@ -101,14 +101,19 @@ const blocks = (text: string) =>
     .map((b) => b.trim())
     .sort();
 
-withLab('the text testing/ib-fabric.ts writes, and the docs capture, are what the real ibnetdiscover prints', async () => {
+withLab('the text testing/ib-fabric.ts writes, and the docs captures, are what the real ibnetdiscover prints', async () => {
   const fabric = labFabric();
   const lab = await newLab(fabric);
   assert.equal(blocks(lab.discover()), blocks(fabric.ibnetdiscoverText()));
-  // The docs' capture (tests/cmd/ibnetdiscover-capture) of the example fabric.
-  const example = await newLab(ibExampleFabric());
-  const capture = readFileSync(join(import.meta.dirname, '../cmd/ibnetdiscover-capture/compute.txt'), 'utf8');
-  assert.equal(blocks(example.discover(['-C', 'ibsim0', '-P', '1'])), blocks(capture));
+  // The docs' captures: the InfiniBand example's (tests/cmd/ibnetdiscover-capture) and the GB200 example's.
+  for (const [example, capture] of [
+    [ibExampleFabric(), '../cmd/ibnetdiscover-capture/compute.txt'],
+    [ibGb200ExampleFabric(), '../repo/docs-examples/gb200-ib.txt'],
+  ] as const) {
+    const real = (await newLab(example)).discover(['-C', 'ibsim0', '-P', '1']);
+    assert.equal(blocks(real), blocks(readFileSync(join(import.meta.dirname, capture), 'utf8')), capture);
+    assert.equal(blocks(real), blocks(example.ibnetdiscoverText()), `testing/ib-fabric.ts writes ${capture}`);
+  }
 });
 
 withLab('the executable builds the tree from the real ibnetdiscover; a unit whose cables come in adds its leaf and renames nothing', async () => {

@@ -126,7 +126,7 @@ withLab(
       const at = polls();
       await converge(() => polls() >= at + 2 || undefined, what);
     };
-    /** Settles until two polls pass without a HyperNode write: the condition writer has judged what came before. */
+    /** Settles until two polls pass without a HyperNode write: the status writer has judged what came before. */
     const quiet = async (what: string) => {
       for (let round = 0; round < 10; round++) {
         const written = hyperNodeWrites(api).length;

@@ -71,7 +71,7 @@ test('nodeCount of hand-made regexMatch and labelMatch HyperNodes follows Nodes 
   };
   const expectCounts = (want: [number, number], what: string) =>
     converge(() => counts().join() === want.join() && true, `${what}: nodeCounts ${want.join(', ')} (now ${counts().join(', ')})`);
-  await converge(async () => seriesValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) >= 2, 'the status sync to see both HyperNodes');
+  await converge(async () => seriesValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' }) >= 2, 'the status writer to see both HyperNodes');
   assert.equal(counts(), [0, 0]);
 
   api.store.create(node('gpu-0', { pool: 'gpu' }));

@@ -1,10 +1,11 @@
 // The NVLink scenario every fabric source's end-to-end test runs against the
-// built executable (UFM fabric and legacy mode, graph, the lldpd/snmpd lab):
-// two scalable units of four Nodes under one spine layer, three racks' cliques
-// on them (rack A: two Nodes of unit 1; rack B: three of unit 2; rack C: one
-// Node in each unit, a rack split over units) and one Node of unit 1 without
-// a clique yet. Step by step, with the HyperNode writes the API server
-// stand-in records (status writes left out: nodeCount and conditions follow):
+// built executable (UFM fabric and legacy mode, graph, the lldpd/snmpd lab,
+// the ibsim lab with the real ibnetdiscover): two scalable units of four
+// Nodes under one spine layer, three racks' cliques on them (rack A: two
+// Nodes of unit 1; rack B: three of unit 2; rack C: one Node in each unit, a
+// rack split over units) and one Node of unit 1 without a clique yet. Step
+// by step, with the HyperNode writes the API server stand-in records (status
+// writes left out: nodeCount and conditions follow):
 //
 // 1. without config.nvlink: the fabric tree;
 // 2. nvlink turned on, on the running fabric: the fabric's HyperNodes are

@@ -10,7 +10,7 @@ import { FAULT_KINDS, faultSchedule } from '../../testing/soak/schedule.ts';
 
 let clock = 0;
 function record(user: string, verb: RequestRecord['verb'], resource: string, name = ''): RequestRecord {
-  return { time: `t${++clock}`, user, verb, method: '', path: '', resource, subresource: '', namespace: '', name, query: {}, code: 200, userAgent: '' };
+  return { time: `t${++clock}`, user, verb, method: '', path: '', resource, subresource: '', namespace: '', name, query: {}, code: 200, userAgent: '', durationMs: 0 };
 }
 
 test('single writer: a handover passes; the deposed process writing again is reported; Lease writes and reads do not count', () => {

@@ -16,7 +16,8 @@ import { BodyTooLargeError } from '../../src/util/body-too-large-error.ts';
 import { createRestMetrics } from '../../src/kube/rest-metrics.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/types.ts';
-import { within } from '../../testing/wait.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { MIN_WRITE_CONCURRENCY } from '../../src/kube/write-pace.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -137,6 +138,59 @@ test('GET is retried on 5xx and 429, honouring Retry-After; POST is retried only
   await rest.request({ method: 'POST', path: '/api/v1/things', body: {} });
   assert.is(f.requests.length, 6, 'a 429 was not processed: the POST is sent again');
   assert.is(clock.slept.at(-1), 2000);
+});
+
+test("writes' answer times feed the client set's write pace; reads and 429s do not", async () => {
+  const f = await fixture();
+  const { rest } = client(f);
+  const before = rest.pace.latency();
+  const slowly =
+    (ms: number): Handler =>
+    (_q, r) =>
+      void setTimeout(() => json(r, 200, { kind: 'Thing', metadata: { name: 'x' } }), ms);
+  f.handlers.push(slowly(120));
+  await rest.request({ method: 'GET', path: '/api/v1/things/x' });
+  assert.is(rest.pace.latency(), before, 'a read says nothing of writes');
+  f.handlers.push((_q, r) => json(r, 429, status(429, 'TooManyRequests', 'later'), { 'Retry-After': '0' }));
+  f.handlers.push(slowly(120));
+  await rest.request({ method: 'POST', path: '/api/v1/things', body: {} });
+  // One write answered after >= 120 ms moves the average a tenth of the way there; the
+  // 429 before it, answered at once, would have pulled it below that had it counted.
+  assert.ok(rest.pace.latency() >= before + (120 - before) / 10, `latency ${rest.pace.latency()}`);
+  assert.ok(rest.pace.latency() < before + (200 - before) / 10, `latency ${rest.pace.latency()}`);
+});
+
+test('writes on the wire through one client set never exceed the write pace, whoever sends them; reads pass beside them', async () => {
+  const f = await fixture();
+  // qps 100, an assumed 10 ms a write: 2 wanted, the floor of 4 in flight.
+  const { rest } = client(f, { qps: 100, burst: 100 });
+  assert.is(rest.pace.concurrency(), MIN_WRITE_CONCURRENCY);
+  const held: ServerResponse[] = [];
+  const hold: Handler = (_q, r) => void held.push(r);
+  for (let i = 0; i < 10; i++) f.handlers.push(hold);
+  const things = resourceClient<KubeObject>(rest, { group: 'example.io', version: 'v1', resource: 'things', namespaced: false });
+  // Two callers, as the reconciler and the status writer share a client set.
+  const writes = [
+    ...Array.from({ length: 5 }, (_, i) => things.create({ metadata: { name: `a${i}` } })),
+    ...Array.from({ length: 5 }, (_, i) => things.update({ metadata: { name: `b${i}`, resourceVersion: '1' } })),
+  ];
+  await waitFor(() => held.length === MIN_WRITE_CONCURRENCY, { what: 'the first writes on the wire' });
+  await new Promise((r) => setTimeout(r, 50));
+  assert.is(held.length, MIN_WRITE_CONCURRENCY, 'no more writes on the wire than the pace');
+  f.handlers.unshift((_q, r) => json(r, 200, { kind: 'Thing', metadata: { name: 'read' } }));
+  assert.is((await rest.request<KubeObject>({ method: 'GET', path: '/apis/example.io/v1/things/read' })).metadata.name, 'read', 'a read is not held');
+  held.shift()!.end(JSON.stringify({ kind: 'Thing', metadata: { name: 'x' } }));
+  await waitFor(() => held.length === MIN_WRITE_CONCURRENCY && f.requests.length === MIN_WRITE_CONCURRENCY + 2, { what: 'the next write in the freed slot' });
+  const answer = () => {
+    for (const r of held.splice(0)) r.end(JSON.stringify({ kind: 'Thing', metadata: { name: 'x' } }));
+  };
+  const drained = Promise.all(writes);
+  while (f.requests.length < 11) {
+    answer();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  answer();
+  await drained;
 });
 
 test('retries stop after the limit and the last error is returned', async () => {

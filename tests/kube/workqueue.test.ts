@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RateLimitingQueue, ExponentialFailureRateLimiter, TokenBucket } from '../../src/kube/workqueue.ts';
-import { within } from '../../testing/wait.ts';
+import { coalescingTrigger, RateLimitingQueue, ExponentialFailureRateLimiter, runWorkers, TokenBucket } from '../../src/kube/workqueue.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { FakeClock, settle } from './fake-clock.ts';
 
 test('a key added twice while waiting is processed once', async () => {
   const q = new RateLimitingQueue({ name: 't' });
@@ -69,6 +70,131 @@ test('addRateLimited delivers the key after the backoff', async () => {
   q.addRateLimited('x');
   assert.is(await within(q.get(), 1000, 'rate-limited add'), 'x');
   q.shutDown();
+});
+
+/** A sync whose calls stay open until the test ends them, by key. */
+function heldSync() {
+  const open = new Map<string, () => void>();
+  const started: string[] = [];
+  const sync = (key: string) =>
+    new Promise<'done'>((resolve) => {
+      started.push(key);
+      open.set(key, () => {
+        open.delete(key);
+        resolve('done');
+      });
+    });
+  return { open, started, sync, finish: (key: string) => open.get(key)!() };
+}
+
+test('runWorkers syncs up to its limit of keys at once, reading the limit again before each key', async () => {
+  const q = new RateLimitingQueue({ name: 't' });
+  const held = heldSync();
+  let limit = 2;
+  const workers = runWorkers(q, () => limit, held.sync);
+  for (const k of ['a', 'b', 'c', 'd', 'e']) q.add(k);
+  await waitFor(() => held.open.size === 2, { what: 'two keys in sync' });
+  await settle();
+  assert.equal(held.started, ['a', 'b'], 'no third key while two are in sync');
+  limit = 3;
+  held.finish('a');
+  await waitFor(() => held.open.size === 3, { what: 'three keys in sync under the raised limit' });
+  assert.equal(held.started, ['a', 'b', 'c', 'd']);
+  q.shutDown();
+  for (const k of ['b', 'c', 'd']) held.finish(k);
+  await waitFor(() => held.open.size === 1, { what: 'the last queued key' });
+  held.finish('e');
+  await within(workers, 1000, 'the workers end once the queue is drained');
+  assert.equal(held.started, ['a', 'b', 'c', 'd', 'e']);
+});
+
+test('runWorkers never syncs one key twice at once: a re-add waits for the sync in flight', async () => {
+  const q = new RateLimitingQueue({ name: 't' });
+  const held = heldSync();
+  const workers = runWorkers(q, 4, held.sync);
+  q.add('a');
+  await waitFor(() => held.open.size === 1, { what: 'a in sync' });
+  q.add('a');
+  q.add('b');
+  await waitFor(() => held.open.has('b'), { what: 'b in sync' });
+  assert.equal(held.started, ['a', 'b'], 'a is not started again while in sync');
+  held.finish('a');
+  await waitFor(() => held.started.length === 3, { what: 'a again' });
+  assert.equal(held.started, ['a', 'b', 'a']);
+  q.shutDown();
+  held.finish('a');
+  held.finish('b');
+  await within(workers, 1000, 'workers exit');
+});
+
+test('coalescingTrigger fires once a burst has been quiet for quietMs', async () => {
+  const clock = new FakeClock();
+  let fired = 0;
+  const c = coalescingTrigger(() => fired++, { quietMs: 100, maxMs: 1000, clock, onError: () => {} });
+  c.trigger();
+  for (let i = 0; i < 5; i++) {
+    await clock.advance(60);
+    c.trigger();
+  }
+  assert.is(fired, 0, 'triggers 60 ms apart keep the burst open');
+  await clock.advance(99);
+  assert.is(fired, 0);
+  await clock.advance(1);
+  assert.is(fired, 1);
+  await clock.advance(1000);
+  assert.is(fired, 1, 'nothing more without a trigger');
+});
+
+test('coalescingTrigger fires maxMs after the first trigger of a burst that never goes quiet', async () => {
+  const clock = new FakeClock();
+  const firedAt: number[] = [];
+  const start = clock.now();
+  const c = coalescingTrigger(() => firedAt.push(clock.now() - start), { quietMs: 100, maxMs: 1000, clock, onError: () => {} });
+  for (let t = 0; t < 2500; t += 50) {
+    c.trigger();
+    await clock.advance(50);
+  }
+  assert.equal(firedAt, [1000, 2000], 'every 1000 ms from the first trigger of each burst');
+});
+
+test('coalescingTrigger without maxMs fires quietMs after the first trigger, later triggers riding along', async () => {
+  const clock = new FakeClock();
+  let fired = 0;
+  const c = coalescingTrigger(() => fired++, { quietMs: 100, clock, onError: () => {} });
+  c.trigger();
+  await clock.advance(90);
+  c.trigger();
+  await clock.advance(10);
+  assert.is(fired, 1);
+  c.trigger();
+  c.stop();
+  await clock.advance(200);
+  assert.is(fired, 1, 'stop() drops the waiting burst');
+  c.trigger();
+  await clock.advance(200);
+  assert.is(fired, 1, 'and ignores later triggers');
+  assert.is(clock.pending(), 0);
+});
+
+test('coalescingTrigger hands a throw of its callback to onError, and a trigger during the callback starts the next burst', async () => {
+  const clock = new FakeClock();
+  const errors: unknown[] = [];
+  let calls = 0;
+  const c = coalescingTrigger(
+    () => {
+      calls++;
+      if (calls === 1) {
+        c.trigger();
+        throw new Error('boom');
+      }
+    },
+    { quietMs: 100, clock, onError: (err) => errors.push(err) },
+  );
+  c.trigger();
+  await clock.advance(100);
+  assert.is((errors[0] as Error).message, 'boom');
+  await clock.advance(100);
+  assert.is(calls, 2);
 });
 
 test.run();

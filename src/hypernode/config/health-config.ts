@@ -11,7 +11,7 @@ import { unknownKeysProblem } from './unknown-keys.ts';
 export interface HealthSettings {
   /** NodesReady from full Node objects (a second, full Node watch); off by default. */
   readonly nodes: boolean;
-  /** FabricHealthy on the HyperNodes of the fabric sources (ufm, lldp, graph); on by default. */
+  /** FabricHealthy on the HyperNodes of the fabric sources (ufm, lldp, graph, ibnetdiscover); on by default. */
   readonly fabric: boolean;
   /**
    * How long a link missing since the last good poll keeps its host or switch

@@ -1,10 +1,11 @@
 // The base of the sources that read a remote system on an interval (ufm,
-// graph, lldp, ibnetdiscover): it owns what they share — the source's logger, the interval
-// with its floor (a too-short one is raised, with a warning), start() running
-// the poll loop and stop() ending it, and the watch of a Node label the
-// source's trees read (NVLink), whose changes make the loop rebuild the
-// snapshot from the last poll — so a new polling source writes only what it
-// announces when it starts, what one run does and what a rebuild does.
+// graph, lldp, ibnetdiscover): it owns what they share — the source's logger,
+// the interval with its floor (a too-short one is raised, with a warning),
+// start() running the poll loop and stop() ending it, the source's NVLink
+// tier (config.nvlink) and the watch of the Node label it reads, whose
+// changes make the loop rebuild the snapshot from the last poll — so a new
+// polling source writes only what it announces when it starts, what one run
+// does (its trees through `nvlink`) and what a rebuild does.
 
 import type { Logger } from '../../log.ts';
 import type { EventHandler, HandlerRegistration } from '../../kube/types.ts';
@@ -12,13 +13,17 @@ import type { Channel } from '../../util/channel.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, Snapshot } from '../model/contracts.ts';
 import type { NodeMeta } from '../model/hypernode-types.ts';
 import { labelValue } from '../model/label-reads.ts';
+import type { NvlinkConfig } from './fabric/nvlink-config.ts';
+import { NvlinkDomains } from './fabric/nvlink-domains.ts';
 import { MIN_INTERVAL_MS, RebuildRequests, RETRY_BASE_MS, startPollLoop, type PollRun } from './poll-loop.ts';
 
 export interface PollingSource {
   /** The source key (the logger's `source=`). */
   readonly source: string;
-  /** How log lines name what polls: `UFM`, `Fabric graph`, `LLDP`. */
+  /** How log lines name what polls: `UFM`, `Fabric graph`, `LLDP`, `InfiniBand`. */
   readonly title: string;
+  /** The source's config.nvlink; undefined: no NVLink tier, no label watched. */
+  readonly nvlink: NvlinkConfig | undefined;
   /** Logged when the loop ends. */
   readonly stoppedMessage: string;
   /** First retry after a failed run (tests shorten it); RETRY_BASE_MS by default. */
@@ -31,6 +36,8 @@ export abstract class PollingDiscoverer implements Discoverer {
   protected readonly stopping = new AbortController();
   /** The poll period in force: the entry's interval, at least MIN_INTERVAL_MS. */
   protected readonly intervalMs: number;
+  /** The NVLink tier the source passes its trees through (a pass-through without config.nvlink). */
+  protected readonly nvlink: NvlinkDomains;
   private readonly rebuilds = new RebuildRequests();
   private labelWatch: HandlerRegistration | undefined;
 
@@ -44,6 +51,7 @@ export abstract class PollingDiscoverer implements Discoverer {
     if (this.intervalMs !== entry.intervalMs) {
       this.logger.warn(`${polling.title} poll interval too short, using the minimum`, { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
     }
+    this.nvlink = new NvlinkDomains(polling.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger });
   }
 
   resultSynced(): void {}
@@ -51,7 +59,7 @@ export abstract class PollingDiscoverer implements Discoverer {
   /** Announces the source (may refuse to start by throwing), then polls now and every interval. */
   async start(): Promise<Channel<Snapshot>> {
     this.announce();
-    const key = this.watchedNodeLabel();
+    const key = this.nvlink.config?.label;
     // Registering replays the cache as adds: the request it makes is served by the first poll.
     if (key !== undefined) this.labelWatch = this.opts.nodes.addEventHandler(labelChanges(key, () => this.rebuilds.request()));
     return startPollLoop(() => this.runOnce(), {
@@ -70,12 +78,7 @@ export abstract class PollingDiscoverer implements Discoverer {
     this.stopping.abort();
   }
 
-  /** The Node label the published trees read (config.nvlink), whose changes rebuild them; none by default. */
-  protected watchedNodeLabel(): string | undefined {
-    return undefined;
-  }
-
-  /** The snapshot of the last poll placed again with the Nodes' labels as they are now; undefined publishes nothing. */
+  /** With config.nvlink: the snapshot of the last poll placed again with the Nodes' labels as they are now; undefined publishes nothing. */
   protected rebuild(): Snapshot | undefined {
     return undefined;
   }

@@ -1,7 +1,8 @@
 // What the controller would change in a cluster: each enabled source runs
-// once (discoverSources), and the controller's own TopologyReconciler and
-// NodeCountSync then decide over caches holding the cluster's objects, writing
-// into a recording client instead of the API server. So the plan is, by
+// once (discoverSources), the controller's own TopologyReconciler then
+// decides over caches holding the cluster's objects, writing into a
+// recording client instead of the API server, and the status writer's own
+// nodeCount judgement follows on the result. So the plan is, by
 // construction, the controller's decision: creates, updates (spec, labels,
 // nodeCount) and deletes per source, each with its field-level diff, the
 // deletes its mass-delete guard would hold, and the warnings it would raise
@@ -21,7 +22,8 @@ import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from '../reconcile/hy
 import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
-import { NodeCountSync } from '../reconcile/node-count-sync.ts';
+import { nextStatus } from '../reconcile/status-writer.ts';
+import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
 import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
 import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
 import { levelLabelKeysBySource, TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
@@ -103,23 +105,12 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     reconciler.shutDown();
   }
 
-  // Round two: the status sync over the objects as those writes leave them.
+  // Round two: nodeCount, as the status writer judges it, of the objects as those writes leave them.
   const after = new Map(input.existing.map((hn) => [hn.metadata.name, hn]));
-  const apply = (w: RecordedWrite) => (w.after ? after.set(w.name, w.after) : after.delete(w.name));
-  writes.forEach(apply);
-  const written = new StaticInformer([...after.values()]);
-  const status = new NodeCountSync({
-    hyperNodes: written,
-    nodes: new StaticInformer(input.nodes),
-    client: recordingHyperNodeClient(written, apply),
-    metrics,
-    clock: realClock,
-    logger: nullLogger,
-  });
-  try {
-    for (const name of [...after.keys()]) await status.sync(name);
-  } finally {
-    status.shutDown();
+  for (const w of writes) w.after ? after.set(w.name, w.after) : after.delete(w.name);
+  for (const [name, hn] of after) {
+    const status = nextStatus(hn.status, nodeCount(hn, dependsOnNodes(hn) ? input.nodes : [], nullLogger), undefined);
+    if (status) after.set(name, { ...hn, status });
   }
 
   const before = new Map(input.existing.map((hn) => [hn.metadata.name, hn]));

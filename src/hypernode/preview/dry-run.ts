@@ -41,7 +41,7 @@ export interface RecordedWrite {
 export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (write: RecordedWrite) => void): HyperNodeClient {
   return {
     async create(hn) {
-      // The server drops status on create; the status sync writes it afterwards.
+      // The server drops status on create; the status writer writes it afterwards.
       const { status: _status, ...after } = structuredClone(hn);
       record({ verb: 'create', name: hn.metadata.name, source: sourceOf(hn) ?? '', after });
       return after;

@@ -5,7 +5,7 @@
 // objects; its first snapshot goes
 // through desiredByName in desired-objects.ts (the objects a create would send),
 // the snapshot checks, the reconciler's ownership rule for names already
-// taken, the mass-delete guard, and the status sync's nodeCount. Nothing here
+// taken, the mass-delete guard, and the status writer's nodeCount. Nothing here
 // reads files or talks to the API server: the caller supplies the objects and
 // the discoverer registry (render serves UFM from captured bodies; plan passes
 // the built-in registry, whose UFM discoverer reads its Secret and asks UFM itself).
@@ -245,7 +245,7 @@ function adopted(current: HyperNode, want: DiscoveredHyperNode): DiscoveredHyper
 }
 
 /**
- * The object with status.nodeCount as the status sync would write it (absent
+ * The object with status.nodeCount as the status writer would write it (absent
  * when 0, as Go omits it), its fields in the order kubectl prints them.
  */
 function withStatus(hn: DiscoveredHyperNode, nodes: readonly NodeMeta[]): DiscoveredHyperNode {

@@ -44,7 +44,7 @@ export function needsUpdate(current: HyperNode, want: HyperNode): boolean {
  * The object to PUT for an existing HyperNode: a copy of the cached one (its
  * resourceVersion included) with the spec replaced and the desired labels and
  * annotations merged over the current ones (Go never removes labels). Status is
- * left out: the main resource ignores it, and nodeCount belongs to status sync.
+ * left out: the main resource ignores it, and nodeCount belongs to the status writer.
  */
 export function desiredUpdate(current: HyperNode, want: HyperNode): HyperNode {
   const body = structuredClone(current);

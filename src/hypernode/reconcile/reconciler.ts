@@ -12,8 +12,12 @@
 // snapshot), a run that would delete too much of a source's topology holds its
 // deletes (delete-guard.ts), and every run that changed something is summed up
 // in one Normal Event, while a run that changed nothing stays silent.
+// Writes run side by side, as many at once as the client set's write pace
+// allows (a real API server takes ~10 ms a write, so one at a time is bound
+// by latency, not by the rate limit); one object's writes stay in sequence.
 
-import { RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
+import { RateLimitingQueue, runWorkers, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
+import { mapBounded } from '../../util/bounded-map.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../config/entry.ts';
 import { validateSnapshot } from './snapshot-validation.ts';
@@ -28,6 +32,8 @@ export const WRITE_RETRY_QUEUE_NAME = 'hypernode-write-retry';
 export interface ReconcilerDeps extends HyperNodeWritesDeps, ReconcileReportsDeps {
   /** workqueue_* metrics of the write retry queue. */
   queueMetrics?: QueueMetrics;
+  /** Writes in flight at once (the client set's write pace, read before each write); one at a time without it. */
+  writeConcurrency?: () => number;
 }
 
 export interface ReconcileSummary {
@@ -61,8 +67,15 @@ export class TopologyReconciler {
   private readonly failures: WriteFailures;
   private readonly reports: ReconcileReports;
   private readonly writes: HyperNodeWrites;
-  /** Snapshot rounds and retries take turns, so one object never has two writes in flight. */
+  /**
+   * One object never has two writes in flight: a snapshot round has the
+   * objects to itself (rounds and retries wait for each other), while
+   * retries, one per object (the queue never hands out a key twice), run
+   * beside each other. `turn` ends when the last round queued ends;
+   * `retrying` holds the retries running.
+   */
   private turn: Promise<unknown> = Promise.resolve();
+  private readonly retrying = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.retries = new RateLimitingQueue({ name: WRITE_RETRY_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
@@ -79,7 +92,7 @@ export class TopologyReconciler {
 
   /** The retry worker: returns once shutDown() was called and the current retry ended. */
   run(): Promise<void> {
-    return runWorker(this.retries, (key) => this.exclusive(() => this.retry(key)));
+    return runWorkers(this.retries, this.concurrency, (key) => this.besideOtherRetries(() => this.retry(key)));
   }
 
   /** The names whose delete the mass-delete guard holds after `source`'s last run (empty when none are held). */
@@ -129,15 +142,22 @@ export class TopologyReconciler {
     this.writes.forgetGoneDeletes(source, owned);
     this.reports.guardDeletes(source, owned, desired, maxDeletePercent);
     const conflicts = new Map<string, string>();
-    // Desired objects first (creates and updates), then what the source no longer describes (deletes).
-    const names = new Set([...desired.keys(), ...owned.map((hn) => hn.metadata.name)]);
-    for (const name of names) {
+    const decideOne = async (name: string) => {
       const key = retryKey(source, name);
       const outcome = await this.writes.decide(source, name, conflicts);
       if (outcome === 'failed') this.retries.addRateLimited(key);
       else this.retries.forget(key);
       count(summary, outcome);
-    }
+    };
+    // Desired objects first (creates and updates), then what the source no longer describes
+    // (deletes), so the new topology stands before the old one goes.
+    const names = new Set([...desired.keys(), ...owned.map((hn) => hn.metadata.name)]);
+    await mapBounded([...desired.keys()], this.concurrency, decideOne);
+    await mapBounded(
+      owned.map((hn) => hn.metadata.name).filter((name) => !desired.has(name)),
+      this.concurrency,
+      decideOne,
+    );
     // A failed object this snapshot neither describes nor finds owned is superseded: nothing left to retry.
     for (const key of this.failures.keys()) {
       const parsed = parseRetryKey(key);
@@ -172,9 +192,21 @@ export class TopologyReconciler {
     return 'done';
   }
 
+  private readonly concurrency = (): number => this.deps.writeConcurrency?.() ?? 1;
+
+  /** Runs `fn` once the rounds queued before it and the retries running have ended, alone. */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.turn.then(fn);
+    const result = Promise.all([this.turn, ...this.retrying]).then(fn);
     this.turn = result.catch(() => {});
+    return result;
+  }
+
+  /** Runs `fn` once the rounds queued before it have ended, beside other retries. */
+  private besideOtherRetries<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(fn);
+    const running = result.catch(() => {});
+    this.retrying.add(running);
+    void running.then(() => this.retrying.delete(running));
     return result;
   }
 }

@@ -2,13 +2,12 @@
 // failure is counted (by source, verb and status code class), each distinct
 // error of one object is reported once — a webhook that rejects the same
 // create for an hour yields one log line, not one per retry — and the
-// object's recovery is logged. Shared by the topology reconciler and the two
-// status workers (nodeCount, conditions); no Go path retries or counts failed
-// writes.
+// object's recovery is logged. Shared by the topology reconciler and the
+// status writer; no Go path retries or counts failed writes.
 
 import type { Clock } from '../../kube/clock.ts';
-import { ApiError, isConflict } from '../../kube/errors.ts';
-import { defaultControllerRateLimiter, type RateLimiter, type SyncResult } from '../../kube/workqueue.ts';
+import { ApiError } from '../../kube/errors.ts';
+import { defaultControllerRateLimiter, type RateLimiter } from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -60,54 +59,5 @@ export class WriteFailures {
   /** Keys with an unresolved failure. */
   keys(): string[] {
     return this.lastError.keys();
-  }
-}
-
-/** A status write (PUT …/status) failed, as opposed to deciding what to write: `cause` is the API error. */
-export class StatusWriteError extends Error {
-  constructor(
-    what: string,
-    override readonly cause: unknown,
-  ) {
-    super(`Failed to update HyperNode ${what}: ${errorMessage(cause)}`, { cause });
-  }
-}
-
-/** The log lines of a status worker: deciding failed, a write was refused (once per error), a write conflicted. */
-export interface StatusFailureLines {
-  readonly failed: string;
-  readonly writeFailed: string;
-  readonly conflicted: string;
-}
-
-/**
- * One status sync of `name` by a worker that writes only `/status` (nodeCount,
- * conditions); a failure is retried after the name's backoff until it
- * succeeds, whatever the error: a rejected status write leaves a wrong status
- * that no later event may correct. A 409 only means our cache was behind (the
- * informer's update re-queues the object anyway): counted, logged at -v=2.
- */
-export async function syncStatusOrRetry(
-  name: string,
-  sync: (name: string) => Promise<void>,
-  failures: WriteFailures,
-  deps: { readonly logger: Logger; readonly metrics: HyperNodeMetrics },
-  lines: StatusFailureLines,
-): Promise<SyncResult> {
-  try {
-    await sync(name);
-    failures.resolved(name);
-    return 'done';
-  } catch (err) {
-    const { logger, metrics } = deps;
-    if (!(err instanceof StatusWriteError)) {
-      logger.error(lines.failed, { name, err });
-    } else if (isConflict(err.cause)) {
-      metrics.apiWriteFailed('', 'update_status', codeClass(err.cause));
-      logger.v(2).info(lines.conflicted, { name, err });
-    } else if (failures.failed(name, '', 'update_status', err.cause)) {
-      logger.error(lines.writeFailed, { name, err });
-    }
-    return 'retry';
   }
 }

@@ -65,9 +65,9 @@ test('run() starts everything, signals started once, and on abort stops in order
   const t = setup({ configMap: discoveryConfigMap(discoveryYaml([{ source: 'label' }])), scripted: ['label'] });
   await waitFor(() => t.sources.label!.instances.length === 1, { what: 'discoverer started from the ConfigMap add' });
   assert.is(t.started(), 1);
-  // HyperNodes feed the status sync and the condition writer (health); the ConfigMap only the
+  // HyperNodes feed the one status writer (nodeCount and conditions); the ConfigMap only the
   // manager, which hands the configuration it applied to the followers, health among them.
-  assert.equal([t.nodes.handlerCount(), t.client.informer.handlerCount(), t.configMaps.handlerCount()], [1, 2, 1]);
+  assert.equal([t.nodes.handlerCount(), t.client.informer.handlerCount(), t.configMaps.handlerCount()], [1, 1, 1]);
 
   await t.stop();
   assert.equal([t.nodes.handlerCount(), t.client.informer.handlerCount(), t.configMaps.handlerCount()], [0, 0, 0]);

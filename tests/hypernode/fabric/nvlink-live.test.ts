@@ -1,17 +1,18 @@
 // config.nvlink on every fabric source path (UFM fabric mode, UFM legacy
-// mode, graph, lldp), each run as the controller runs it (the factory, the
-// poll loop, a fake clock) over a Node cache whose clique labels change:
-// the first poll places the racks' domains below their leaf groups; a clique
-// that appears later, or a burst of them, makes one new snapshot soon after,
-// built from the last poll without reading the fabric again, and the poll
-// schedule stays; a label the tier does not read changes nothing; a wrong
-// config.nvlink fails the source with the field named.
+// mode, graph, lldp, ibnetdiscover), each run as the controller runs it (the
+// factory, the poll loop, a fake clock) over a Node cache whose clique labels
+// change: the first poll places the racks' domains below their leaf groups; a
+// clique that appears later, or a burst of them, makes one new snapshot soon
+// after, built from the last poll without reading the fabric again, and the
+// poll schedule stays; a label the tier does not read changes nothing; a
+// wrong config.nvlink fails the source with the field named.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGraphDiscovererFactory } from '../../../src/hypernode/discovery/graph/graph-discoverer.ts';
+import { createIbnetdiscoverDiscovererFactory } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
 import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import { parseSnmpCapture } from '../../../src/hypernode/discovery/lldp/snmp-capture.ts';
 import { REBUILD_COALESCE_MS } from '../../../src/hypernode/discovery/poll-loop.ts';
@@ -21,6 +22,7 @@ import type { Logger } from '../../../src/log.ts';
 import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { briefPort, generateFatTree } from '../../../testing/fat-tree.ts';
+import { addRailFabric, IbFabric } from '../../../testing/ib-fabric.ts';
 import { railGraphDocument } from '../../../testing/graph-server.ts';
 import { computerPorts } from '../../../testing/ufm-server.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
@@ -38,6 +40,8 @@ interface SourceCase {
   readonly name: string;
   readonly source: string;
   readonly config: Record<string, unknown>;
+  /** Whether the entry names a Secret (the sources that read a remote system with one). */
+  readonly secret: boolean;
   /** Two units of three Nodes: the Node names, unit by unit. */
   readonly units: readonly (readonly string[])[];
   /** The factory, counting each read of the fabric in `reads`. */
@@ -56,6 +60,7 @@ const legacyUnits = [
 ];
 const legacyPorts = JSON.stringify([...computerPorts(legacyUnits[0]!, ['leaf-a1', 'leaf-a2']), ...computerPorts(legacyUnits[1]!, ['leaf-b1', 'leaf-b2'])]);
 const labHosts = (su: number) => [1, 2, 3].map((h) => `su${su}-h${h}`);
+const ibOutput = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 3, rails: 2, spines: 2 }).ibnetdiscoverText();
 const walks = readdirSync(LLDP_CAPTURE).map((f) => ({ address: f, varbinds: parseSnmpCapture(readFileSync(join(LLDP_CAPTURE, f), 'utf8'), f) }));
 
 const CASES: readonly SourceCase[] = [
@@ -63,6 +68,7 @@ const CASES: readonly SourceCase[] = [
     name: 'UFM fabric mode',
     source: 'ufm',
     config: { mode: 'fabric', fabric: 'pod', endpoint: 'https://ufm', nvlink: 'domain' },
+    secret: true,
     units: [fatTree.hosts.slice(0, 3), fatTree.hosts.slice(3)],
     factory: (reads) =>
       createUfmDiscovererFactory({
@@ -76,6 +82,7 @@ const CASES: readonly SourceCase[] = [
     name: 'UFM legacy mode',
     source: 'ufm',
     config: { endpoint: 'https://ufm', nvlink: 'domain' },
+    secret: true,
     units: legacyUnits,
     factory: (reads) =>
       createUfmDiscovererFactory({
@@ -89,6 +96,7 @@ const CASES: readonly SourceCase[] = [
     name: 'graph',
     source: 'graph',
     config: { fabric: 'lab', file: '/unused', nvlink: 'domain' },
+    secret: false,
     units: [1, 2].map((su) => [1, 2, 3].map((h) => `su${su}-h${h}`)),
     factory: (reads) =>
       createGraphDiscovererFactory({
@@ -102,12 +110,27 @@ const CASES: readonly SourceCase[] = [
     name: 'lldp',
     source: 'lldp',
     config: { fabric: 'roce', switches: walks.map((w) => w.address), hostMapping: { stripSuffix: '.fabric.example.com' }, nvlink: 'domain' },
+    secret: true,
     units: [labHosts(1), labHosts(2)],
     factory: (reads) =>
       createLldpDiscovererFactory({
         captured: async () => {
           reads.count++;
           return walks;
+        },
+      }),
+  },
+  {
+    name: 'ibnetdiscover',
+    source: 'ibnetdiscover',
+    config: { fabric: 'lab', nvlink: 'domain' },
+    secret: false,
+    units: [labHosts(1), labHosts(2)],
+    factory: (reads) =>
+      createIbnetdiscoverDiscovererFactory({
+        readOutput: async () => {
+          reads.count++;
+          return ibOutput;
         },
       }),
   },
@@ -120,7 +143,7 @@ const entryOf = (c: SourceCase, config: Record<string, unknown>): DiscoveryEntry
   intervalMs: INTERVAL_MS,
   maxDeletePercent: 50,
   config,
-  ...(c.source === 'graph' ? {} : { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } }),
+  ...(c.secret ? { credentials: { secretRef: { name: 's', namespace: 'volcano-system' } } } : {}),
 });
 
 /** What a source is given, over `nodes`: no HyperNode yet, no Secret read, problems logged. */

@@ -1,16 +1,16 @@
-// A condition writer over in-memory caches for the health tests: a FakeHyperNodeClient
+// The status writer over in-memory caches for the health tests: a FakeHyperNodeClient
 // holding a small tree (zone → spines → racks → Nodes) owned by one source,
 // a FakeInformer of NodeHealth, a fake clock to fire the coalescing window.
 
 import { Registry } from 'prom-client';
-import { ConditionWriter, HEALTH_COALESCE_MS } from '../../../src/hypernode/reconcile/health/condition-writer.ts';
+import { STATUS_QUIET_MS, StatusWriter } from '../../../src/hypernode/reconcile/status-writer.ts';
 import { DEFAULT_HEALTH, type HealthSettings } from '../../../src/hypernode/config/health-config.ts';
 import { exportHealthGauges } from '../../../src/hypernode/reconcile/health/health-metrics.ts';
 import type { NodeHealth } from '../../../src/hypernode/reconcile/health/node-health.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { EventType } from '../../../src/hypernode/model/contracts.ts';
-import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
@@ -37,8 +37,9 @@ export function rig(hyperNodes: HyperNode[] = tree(), settings: HealthSettings =
   const nodes = new FakeInformer<NodeHealth>({ initial: NODES.map((n) => health(n)) });
   const events: { type: EventType; reason: string; message: string }[] = [];
   const registry = new Registry();
-  const writer = new ConditionWriter({
+  const writer = new StatusWriter({
     hyperNodes: client.informer,
+    nodes: new FakeInformer<NodeMeta>(),
     client,
     events: { event: (_o, type, reason, message) => events.push({ type, reason, message }) },
     regarding: () => ({ metadata: { name: 'cm', namespace: 'ns' } }),
@@ -53,12 +54,12 @@ export function rig(hyperNodes: HyperNode[] = tree(), settings: HealthSettings =
   const worker = writer.run();
   /** Fires the coalescing window and waits until `probe` holds. */
   const settle = async (probe: () => boolean, what: string) => {
-    await clock.advance(HEALTH_COALESCE_MS);
+    await clock.advance(STATUS_QUIET_MS);
     await waitFor(probe, { timeoutMs: 5_000, what });
   };
   const stop = async () => {
     writer.shutDown();
-    await within(worker, 2000, 'condition worker exit');
+    await within(worker, 2000, 'status worker exit');
     for (const r of registrations) r.remove();
   };
   const condition = (name: string, type: string) => client.server(name)?.status?.conditions?.find((c) => c.type === type);

@@ -3,7 +3,8 @@
 // has, a round writes nothing; a discovery configuration that cannot be
 // loaded changes no label (where a loaded one without the option would
 // remove them all); a failed patch is retried after its backoff, and a Node
-// deleted meanwhile (404) is no failure.
+// deleted meanwhile (404) is no failure; patches go side by side, as many as
+// the write pace allows.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -163,6 +164,46 @@ test('a failed patch is retried after its backoff; a Node deleted meanwhile is n
   await waitFor(() => r.sent.length === 1, { timeoutMs: 2_000, what: 'the retried patch' });
   assert.is(r.sent[0]!.node, 'n1');
   await r.stop();
+});
+
+test('patches go side by side, no more at once than the write pace allows', async () => {
+  const names = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
+  const clock = new FakeClock();
+  const inFlight = new Map<string, () => void>();
+  let peak = 0;
+  const sync = new NodeLabelSync({
+    nodes: new FakeInformer<NodeMeta>({ initial: names.map((name) => ({ metadata: { name } })) }),
+    clock,
+    logger: capturingLogger().logger,
+    writeConcurrency: () => 3,
+    client: {
+      patchMetadata: (node) =>
+        new Promise<void>((resolve) => {
+          inFlight.set(node, resolve);
+          peak = Math.max(peak, inFlight.size);
+        }),
+    },
+  });
+  sync.configuration(published(CONF(true)));
+  const worker = sync.run();
+  const members = names.map((name) => ({ type: 'Node' as const, selector: { exactMatch: { name } } }));
+  sync.snapshot('label', [buildWithTierName('rack-a', 1, 'example.com/rack', members, {})]);
+  await clock.advance(NODE_LABEL_COALESCE_MS);
+  await waitFor(() => inFlight.size === 3, { what: 'three patches in flight' });
+  await new Promise((r) => setImmediate(r));
+  assert.equal([...inFlight.keys()], ['n1', 'n2', 'n3'], 'the others wait for a free slot');
+  const release = (node: string) => {
+    inFlight.get(node)!();
+    inFlight.delete(node);
+  };
+  release('n2');
+  await waitFor(() => inFlight.has('n4'), { what: 'the next patch in the freed slot' });
+  for (const n of ['n1', 'n3', 'n4']) release(n);
+  await waitFor(() => inFlight.has('n6'), { what: 'the last patches' });
+  for (const n of [...inFlight.keys()]) release(n);
+  assert.is(peak, 3);
+  sync.shutDown();
+  await worker;
 });
 
 test.run();

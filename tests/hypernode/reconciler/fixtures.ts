@@ -6,6 +6,7 @@
 import { Registry } from 'prom-client';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { HyperNodeClient } from '../../../src/hypernode/model/contracts.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
 import { TopologyReconciler } from '../../../src/hypernode/reconcile/reconciler.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
@@ -17,8 +18,12 @@ import { capturingLogger } from '../../support/capturing-logger.ts';
 /** What the controller attaches source-level Events to: the discovery ConfigMap. */
 export const CONFIG_MAP_REF: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: CM_NAMESPACE, name: CM_NAME } };
 
-/** The reconciler with its fakes, its retry worker not yet running. */
-export function newReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock()) {
+/** The reconciler with its fakes, its retry worker not yet running; `wrapClient` puts a client in front of the fake. */
+export function newReconciler(
+  seed: HyperNode[] = [],
+  clock: FakeClock = new FakeClock(),
+  o: { wrapClient?: (fake: FakeHyperNodeClient) => HyperNodeClient; writeConcurrency?: () => number } = {},
+) {
   const client = new FakeHyperNodeClient();
   for (const hn of seed) client.seed(hn);
   const events = new RecordingEvents();
@@ -26,18 +31,19 @@ export function newReconciler(seed: HyperNode[] = [], clock: FakeClock = new Fak
   const { logger, lines } = capturingLogger();
   const reconciler = new TopologyReconciler({
     hyperNodes: client.informer,
-    client,
+    client: o.wrapClient ? o.wrapClient(client) : client,
     events,
     metrics: newHyperNodeMetrics(registry),
     clock,
     logger,
     regarding: () => CONFIG_MAP_REF,
+    ...(o.writeConcurrency ? { writeConcurrency: o.writeConcurrency } : {}),
   });
   return { client, events, registry, reconciler, clock, lines };
 }
 
-export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock()) {
-  const { client, events, registry, reconciler, lines } = newReconciler(seed, clock);
+export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock(), o: Parameters<typeof newReconciler>[2] = {}) {
+  const { client, events, registry, reconciler, lines } = newReconciler(seed, clock, o);
   const worker = reconciler.run();
   const stop = async () => {
     reconciler.shutDown();

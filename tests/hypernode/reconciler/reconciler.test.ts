@@ -75,7 +75,7 @@ test('a Node moving between racks of a 3-tier topology costs at most tiers+1 wri
 });
 
 test('objects that already exist with the source label are adopted: same names, no delete or create', async () => {
-  // As left by the Go controller: its label, a uid, a status written by the status sync.
+  // As left by the Go controller: its label, a uid, a status written by the status writer.
   const goMade = { ...rack('hypernode-rack-tier1-abcde', ['n1', 'n2']), status: { nodeCount: 2 } };
   const { client, reconciler } = setup([goMade]);
   const uid = client.informer.get(goMade.metadata.name)!.metadata.uid;
@@ -84,7 +84,7 @@ test('objects that already exist with the source label are adopted: same names, 
   await reconciler.reconcile('label', [rack('hypernode-rack-tier1-abcde', ['n1', 'n2', 'n3'])]);
   assert.equal(client.verbs(), ['update hypernode-rack-tier1-abcde']);
   assert.is(client.server(goMade.metadata.name)!.metadata.uid, uid);
-  assert.equal(client.server(goMade.metadata.name)!.status, { nodeCount: 2 }, 'the status is left to the status sync');
+  assert.equal(client.server(goMade.metadata.name)!.status, { nodeCount: 2 }, 'the status is left to the status writer');
 });
 
 test('labels and annotations on existing objects are merged, never removed', async () => {

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
-import { NODE_EVENT_COALESCE_MS, NodeCountSync } from '../../../src/hypernode/reconcile/node-count-sync.ts';
+import { STATUS_QUIET_MS, StatusWriter } from '../../../src/hypernode/reconcile/status-writer.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { anyHyperNode, hyperNodeWithNulls, nodeLabels, NODE_NAMES, nodes, referenceNodeCount, wellFormedHyperNode } from '../../support/hypernode-arbitraries.ts';
@@ -27,7 +27,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constantFrom(...NODE_NAMES).map((removeNode) => ({ removeNode })),
 );
 
-test('the nodeCount sync survives any stream of HyperNodes and Node changes and writes the reference count', async () => {
+test('the status writer survives any stream of HyperNodes and Node changes and writes the reference count', async () => {
   await fc.assert(
     fc.asyncProperty(nodes, fc.array(step, { minLength: 1, maxLength: 12 }), async (initialNodes, steps) => {
       fatal.length = 0;
@@ -35,7 +35,16 @@ test('the nodeCount sync survives any stream of HyperNodes and Node changes and 
       const client = new FakeHyperNodeClient();
       const nodeInformer = new FakeInformer<NodeMeta>({ initial: initialNodes });
       const { logger } = capturingLogger();
-      const sync = new NodeCountSync({ hyperNodes: client.informer, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(new Registry()), clock, logger });
+      const sync = new StatusWriter({
+        hyperNodes: client.informer,
+        nodes: nodeInformer,
+        client,
+        events: { event() {} },
+        regarding: () => ({ metadata: { name: 'cm' } }),
+        metrics: newHyperNodeMetrics(new Registry()),
+        clock,
+        logger,
+      });
       const registrations = [client.informer.addEventHandler(sync.hyperNodeHandler()), nodeInformer.addEventHandler(sync.nodeHandler())];
       const worker = sync.run();
       /** Name → whether the HyperNode last written under it is well-formed. */
@@ -50,7 +59,7 @@ test('the nodeCount sync survives any stream of HyperNodes and Node changes and 
           } else if (nodeInformer.get(s.removeNode)) {
             nodeInformer.remove(s.removeNode, { tombstone: true });
           }
-          await clock.advance(NODE_EVENT_COALESCE_MS);
+          await clock.advance(STATUS_QUIET_MS);
         }
         const settled = () =>
           sync.queue.len() === 0 &&
@@ -60,7 +69,7 @@ test('the nodeCount sync survives any stream of HyperNodes and Node changes and 
           });
         await waitFor(
           async () => {
-            await clock.advance(NODE_EVENT_COALESCE_MS);
+            await clock.advance(STATUS_QUIET_MS);
             return settled();
           },
           { timeoutMs: 3000, intervalMs: 1, what: 'every nodeCount equal to the reference' },

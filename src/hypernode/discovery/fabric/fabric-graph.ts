@@ -1,8 +1,8 @@
 // The source-neutral graph of one fabric: switches, hosts and the active links
-// between them. Every link-based source (the InfiniBand fabric manager, LLDP, a static graph
-// file) produces one per fabric and hands it to the fabric layer
-// (fabric-levels.ts, fabric-hypernodes.ts), so tiers, names and host → Node
-// mapping behave the same whatever the source.
+// between them. Every link-based source (the InfiniBand fabric manager,
+// ibnetdiscover's output, LLDP, a static graph file) produces one per fabric and
+// hands it to the fabric layer (fabric-levels.ts, fabric-hypernodes.ts), so
+// tiers, names and host → Node mapping behave the same whatever the source.
 
 /** A switch of one fabric. `id` is stable across polls and unique in the fabric (InfiniBand: system GUID;
  *  LLDP: chassis id as lower-case hex without separators, or the system name); it is what group names

@@ -4,8 +4,9 @@
 // groups (a Warning Event) and which Nodes carry a value that gives no domain
 // (a log line). Without config.nvlink it hands trees back unchanged. This is
 // the one thing a fabric source calls to get the tier; the polling base
-// (polling-discoverer.ts) watches the label and asks the source to place its
-// last trees again when a Node's value changes.
+// (polling-discoverer.ts) builds it from the source's config.nvlink, watches
+// the label and asks the source to place its last trees again when a Node's
+// value changes.
 
 import type { Logger } from '../../../log.ts';
 import type { Lister } from '../../../kube/types.ts';

@@ -17,7 +17,6 @@ import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
-import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -45,7 +44,6 @@ class GraphDiscoverer extends PollingDiscoverer {
   private readonly memory: FabricMemory;
   /** The layer's problems last logged, so an unchanged list is logged once. */
   private readonly loggedProblems = new LastReported();
-  private readonly nvlink: NvlinkDomains;
   /** The last good poll's tree, without the NVLink tier. */
   private last: Snapshot | undefined;
 
@@ -60,10 +58,10 @@ class GraphDiscoverer extends PollingDiscoverer {
       title: 'Fabric graph',
       stoppedMessage: 'Fabric graph discovery stopped, closing output channel',
       retryBaseMs: tuning.retryBaseMs,
+      nvlink: config.nvlink,
     });
     this.memory = new FabricMemory(GRAPH_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
-    this.nvlink = new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger });
   }
 
   protected announce(): void {
@@ -123,10 +121,6 @@ class GraphDiscoverer extends PollingDiscoverer {
     const snapshot = this.placed(this.last);
     opts.problems.recovered();
     return { snapshot, ok: true };
-  }
-
-  protected override watchedNodeLabel(): string | undefined {
-    return this.config.nvlink?.label;
   }
 
   protected override rebuild(): Snapshot | undefined {

@@ -26,7 +26,6 @@ import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hy
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
-import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -99,6 +98,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       title: 'InfiniBand',
       stoppedMessage: 'InfiniBand fabric discovery stopped, closing output channel',
       retryBaseMs: tuning.retryBaseMs,
+      nvlink: config.nvlink,
     });
     this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, this.logger, opts.metrics);
@@ -110,12 +110,8 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       source: IBNETDISCOVER_SOURCE,
       fabricLabel: IBNETDISCOVER_FABRIC_LABEL,
       kind: 'InfiniBand',
-      nvlink: new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger }),
+      nvlink: this.nvlink,
     });
-  }
-
-  protected override watchedNodeLabel(): string | undefined {
-    return this.config.nvlink?.label;
   }
 
   protected override rebuild(): Snapshot | undefined {

@@ -17,7 +17,6 @@ import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
@@ -87,7 +86,13 @@ class LldpDiscoverer extends PollingDiscoverer {
     private readonly config: LldpConfig,
     private readonly tuning: LldpTuning,
   ) {
-    super(entry, opts, { source: LLDP_SOURCE, title: 'LLDP', stoppedMessage: 'LLDP fabric discovery stopped, closing output channel', retryBaseMs: tuning.retryBaseMs });
+    super(entry, opts, {
+      source: LLDP_SOURCE,
+      title: 'LLDP',
+      stoppedMessage: 'LLDP fabric discovery stopped, closing output channel',
+      retryBaseMs: tuning.retryBaseMs,
+      nvlink: config.nvlink,
+    });
     this.memory = new FabricMemory(LLDP_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(
       LLDP_SOURCE,
@@ -103,7 +108,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       source: LLDP_SOURCE,
       fabricLabel: LLDP_FABRIC_LABEL,
       kind: 'LLDP',
-      nvlink: new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger }),
+      nvlink: this.nvlink,
     });
   }
 
@@ -132,10 +137,6 @@ class LldpDiscoverer extends PollingDiscoverer {
       (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
       this.stopping.signal,
     );
-  }
-
-  protected override watchedNodeLabel(): string | undefined {
-    return this.config.nvlink?.label;
   }
 
   protected override rebuild(): Snapshot | undefined {

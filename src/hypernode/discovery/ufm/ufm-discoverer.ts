@@ -13,7 +13,6 @@
 
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
-import { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -56,6 +55,7 @@ class UfmDiscoverer extends PollingDiscoverer {
       title: 'UFM',
       stoppedMessage: 'UFM network topology discovery stopped, closing output channel',
       retryBaseMs: tuning.retryBaseMs,
+      nvlink: config.nvlink,
     });
     this.reader = tuning.readResourceBody;
     const context = {
@@ -66,7 +66,7 @@ class UfmDiscoverer extends PollingDiscoverer {
       signal: this.stopping.signal,
       offline: this.reader !== undefined,
       unmapped: new UnmappedHostReport(UFM_SOURCE, this.logger, opts.metrics),
-      nvlink: new NvlinkDomains(config.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger }),
+      nvlink: this.nvlink,
       body: (ep: UfmEndpoint, resource: UfmResource, path: string) => this.body(ep, resource, path),
     };
     this.strategy = config.mode === 'fabric' ? new UfmFabricMode(context) : new UfmLegacyMode(context);
@@ -103,10 +103,6 @@ class UfmDiscoverer extends PollingDiscoverer {
 
   protected runOnce(): Promise<PollRun> {
     return this.strategy.run();
-  }
-
-  protected override watchedNodeLabel(): string | undefined {
-    return this.config.nvlink?.label;
   }
 
   protected override rebuild(): Snapshot | undefined {

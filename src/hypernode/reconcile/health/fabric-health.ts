@@ -1,15 +1,25 @@
 // The fabric health board: what the fabric sources (ufm, lldp, graph) last
-// reported about the HyperNodes they publish, per fabric, for the condition
-// writer (FabricHealthy). A source reports after every poll that built a
-// fabric's HyperNodes; a HyperNode it does not name has no problem.
+// reported about the HyperNodes they publish, per fabric, for the status
+// writer, and the FabricHealthy judgement of one HyperNode's problems. A
+// source reports after every poll that built a fabric's HyperNodes; a
+// HyperNode it does not name has no problem.
 
 import type { FabricHealthProblem, FabricHealthReporter } from '../../model/contracts.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { DEFAULT_LINK_GRACE_PERIOD_MS } from '../../config/health-config.ts';
+import { firstFew } from '../../../util/first-few.ts';
+import { LINKS_DOWN, LINKS_UP, MESSAGE_NAMES, type DesiredCondition } from './conditions.ts';
 
 /** `leaf-1 port 7 (link to node-3 missing)`: how a problem reads in a condition message. */
 export function describeProblem(p: FabricHealthProblem): string {
   return `${p.switch}${p.port ? ` port ${p.port}` : ''} (${p.what})`;
+}
+
+/** FabricHealthy from a HyperNode's problems (sorted, as problemsOf gives them). */
+export function judgeFabricHealthy(problems: readonly FabricHealthProblem[]): DesiredCondition {
+  if (problems.length === 0) return { ...LINKS_UP, message: 'Every link of the last good poll is present.' };
+  const count = problems.length === 1 ? '1 fabric problem' : `${problems.length} fabric problems`;
+  return { ...LINKS_DOWN, message: `${count}: ${firstFew(problems.map(describeProblem), MESSAGE_NAMES)}.` };
 }
 
 export class FabricHealthBoard implements FabricHealthReporter {
@@ -19,7 +29,7 @@ export class FabricHealthBoard implements FabricHealthReporter {
   private graceMs = DEFAULT_LINK_GRACE_PERIOD_MS;
   private readonly memories = new Map<string, unknown>();
 
-  /** `changed` receives the HyperNodes whose problems a report changed (all of them at a source's first report). */
+  /** `changed` receives the HyperNodes whose problems a report changed (none named at a source's first report: all of them). */
   constructor(private readonly changed: (source: string, hyperNodes: readonly string[]) => void) {}
 
   report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void {

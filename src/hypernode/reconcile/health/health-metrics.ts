@@ -1,6 +1,6 @@
 // The health gauges (docs/metrics.md): per source and tier, the Nodes below
 // HyperNodes with NodesReady=False and the HyperNodes each condition marks
-// False. Read from the condition writer's last judgement of every HyperNode
+// False. Read from the status writer's last judgement of every HyperNode
 // at scrape time, so a deleted HyperNode leaves no stale series.
 
 import type { Registry } from 'prom-client';

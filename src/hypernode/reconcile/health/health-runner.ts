@@ -1,21 +1,24 @@
 // Node and fabric health as one follower of the controller (docs/health.md,
-// reconcile/follower.ts): the condition writer, the opt-in full Node watch it
-// judges NodesReady from, and the `health` settings of the configuration the
-// discovery manager applied, hot-reloaded. The full Node watch runs only
-// while `health.nodes` is true: turning it on starts a second Node informer
-// that keeps a few fields per Node (node-health.ts); turning it off stops it
-// and removes the NodesReady conditions.
+// reconcile/follower.ts): it hands the `health` settings of the
+// configuration the discovery manager applied to the status writer, which
+// judges and writes the conditions (../status-writer.ts), runs the opt-in
+// full Node watch NodesReady is judged from, and exports the health gauges.
+// The full Node watch runs only while `health.nodes` is true: turning it on
+// starts a second Node informer that keeps a few fields per Node
+// (node-health.ts); turning it off stops it and the status writer removes
+// the NodesReady conditions.
 
 import type { Registry } from 'prom-client';
 import type { EventHandler, HandlerRegistration, Informer } from '../../../kube/types.ts';
+import type { Logger } from '../../../log.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
-import type { FabricHealthReporter } from '../../model/contracts.ts';
-import type { HyperNode } from '../../model/hypernode-types.ts';
 import type { Follower } from '../follower.ts';
 import { LastReported } from '../../../util/reported-once.ts';
-import { ConditionWriter, type ConditionWriterDeps } from './condition-writer.ts';
-import { exportHealthGauges } from './health-metrics.ts';
+import { Latch } from '../../../util/latch.ts';
+import type { NodeHealthState } from '../status-writer.ts';
+import { exportHealthGauges, type HealthJudgement } from './health-metrics.ts';
 import type { NodeHealth } from './node-health.ts';
+import type { HealthSettings } from '../../config/health-config.ts';
 
 /** An informer the health part starts and stops itself. */
 export interface RunnableInformer<T> extends Informer<T> {
@@ -25,10 +28,20 @@ export interface RunnableInformer<T> extends Informer<T> {
 /** A new full Node watch, transformed to NodeHealth (each informer runs once). */
 export type NodeHealthInformerFactory = () => RunnableInformer<NodeHealth>;
 
-export interface HealthRunnerDeps extends ConditionWriterDeps {
+/** What of the status writer health drives. */
+export interface HealthTarget {
+  readonly judgements: ReadonlyMap<string, HealthJudgement>;
+  setSettings(settings: HealthSettings): void;
+  setNodeHealth(state: NodeHealthState): void;
+  nodeHealthHandler(): EventHandler<NodeHealth>;
+}
+
+export interface HealthRunnerDeps {
+  writer: HealthTarget;
   /** Absent: health.nodes cannot be turned on (it is logged once when asked for). */
   nodeHealthInformer?: NodeHealthInformerFactory;
   registry: Registry;
+  logger: Logger;
 }
 
 interface NodeWatch {
@@ -38,20 +51,14 @@ interface NodeWatch {
 }
 
 export class HealthRunner implements Follower {
-  readonly writer: ConditionWriter;
   private watch: NodeWatch | undefined;
   private readonly stopGauges: () => void;
   /** The missing Node watch is logged once, not at every configuration. */
   private readonly noWatchLogged = new LastReported();
+  private readonly stopped = new Latch();
 
   constructor(private readonly deps: HealthRunnerDeps) {
-    this.writer = new ConditionWriter(deps);
-    this.stopGauges = exportHealthGauges(deps.registry, this.writer.judgements);
-  }
-
-  /** Where the fabric sources report (DiscovererOptions.fabricHealth). */
-  get fabric(): FabricHealthReporter {
-    return this.writer.fabric;
+    this.stopGauges = exportHealthGauges(deps.registry, deps.writer.judgements);
   }
 
   /**
@@ -61,35 +68,30 @@ export class HealthRunner implements Follower {
    */
   configuration(config: DiscoveryConfig | undefined): void {
     if (!config) return;
-    this.writer.setSettings(config.health);
+    this.deps.writer.setSettings(config.health);
     // A stop resolves when the old watch ended; nothing waits for it here.
     void this.nodeWatch(config.health.nodes);
   }
 
-  /** Conditions follow the HyperNode objects themselves (hyperNodeHandler), not the snapshots that write them. */
+  /** Conditions follow the HyperNode objects themselves (the status writer's handlers), not the snapshots that write them. */
   snapshot(): void {}
 
-  hyperNodeHandler(): EventHandler<HyperNode> {
-    return this.writer.hyperNodeHandler();
-  }
-
-  /** The writer's worker; once it ends, the Node watch and the gauges stop too. */
+  /** Runs until shutDown(); then the Node watch and the gauges stop. */
   async run(): Promise<void> {
     try {
-      await this.writer.run();
+      await this.stopped.wait();
     } finally {
       await this.nodeWatch(false);
       this.stopGauges();
     }
   }
 
-  /** Drops pending writes; run() ends after the write in flight and the Node watch's end. */
   shutDown(): void {
-    this.writer.shutDown();
+    this.stopped.open();
   }
 
   private async nodeWatch(on: boolean): Promise<void> {
-    const { logger } = this.deps;
+    const { logger, writer } = this.deps;
     if (on && !this.watch) {
       const factory = this.deps.nodeHealthInformer;
       if (!factory) {
@@ -101,12 +103,13 @@ export class HealthRunner implements Follower {
       const stop = new AbortController();
       const watch: NodeWatch = { stop, run: informer.run(stop.signal).catch((err) => logger.error('Node health watch stopped', { err })) };
       this.watch = watch;
+      writer.setNodeHealth('syncing');
       logger.info('Node health on: watching full Node objects');
       informer.waitForSync(stop.signal).then(
         () => {
           if (stop.signal.aborted) return;
-          this.writer.setNodeHealth(informer);
-          watch.registration = informer.addEventHandler(this.writer.nodeHealthHandler());
+          writer.setNodeHealth(informer);
+          watch.registration = informer.addEventHandler(writer.nodeHealthHandler());
         },
         () => {},
       );
@@ -115,7 +118,7 @@ export class HealthRunner implements Follower {
       this.watch = undefined;
       registration?.remove();
       stop.abort();
-      this.writer.setNodeHealth(undefined);
+      writer.setNodeHealth(undefined);
       logger.info('Node health off: full Node watch stopped');
       await run;
     }

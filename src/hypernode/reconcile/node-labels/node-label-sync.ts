@@ -2,7 +2,8 @@
 // equal to the sources' latest accepted snapshots: level-based, one worker,
 // one pass over the Node cache per trigger (a snapshot, the configuration
 // the discovery manager applied, a Node added or relabelled, coalesced), writing one merge patch per Node
-// that differs and nothing otherwise. The patches go through the same client
+// that differs and nothing otherwise, as many in flight as the client set's
+// write pace allows. The patches go through the same client
 // set as the HyperNode writes, so they share its rate limit and the leader's
 // write fence. Ours, no Go counterpart (docs/configuration.md, "Node labels").
 
@@ -29,8 +30,6 @@ import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 export const NODE_LABEL_QUEUE_NAME = 'hypernode-node-labels';
 /** Triggers within this window cause one pass: a snapshot and the Node events it caused are decided together. */
 export const NODE_LABEL_COALESCE_MS = 100;
-/** Patches in flight at once: enough to keep the rate limiter, not the round trip, the bound. */
-export const NODE_LABEL_WRITE_CONCURRENCY = 8;
 const PASS_KEY = 'nodes';
 
 export interface NodeLabelSyncDeps {
@@ -39,6 +38,8 @@ export interface NodeLabelSyncDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Patches in flight at once (the client set's write pace); one at a time without it. */
+  writeConcurrency?: () => number;
   /** Counts the patches in hypernode_api_writes_total. */
   metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
   /**
@@ -69,7 +70,11 @@ export class NodeLabelSync implements Follower {
 
   constructor(private readonly deps: NodeLabelSyncDeps) {
     this.queue = new RateLimitingQueue({ name: NODE_LABEL_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
-    this.coalesced = coalescingTrigger(this.queue, PASS_KEY, NODE_LABEL_COALESCE_MS, deps.clock);
+    this.coalesced = coalescingTrigger(() => this.queue.add(PASS_KEY), {
+      quietMs: NODE_LABEL_COALESCE_MS,
+      clock: deps.clock,
+      onError: (err) => deps.logger.error('Failed to queue a Node label pass', { err }),
+    });
   }
 
   /** A source's snapshot was accepted by the reconciler: its labels follow it. */
@@ -134,7 +139,7 @@ export class NodeLabelSync implements Follower {
     let failed = 0;
     let patched = 0;
     let firstError: unknown;
-    await mapBounded(todo, NODE_LABEL_WRITE_CONCURRENCY, async (patch) => {
+    await mapBounded(todo, this.deps.writeConcurrency ?? 1, async (patch) => {
       if (this.queue.isShuttingDown()) return;
       const resourceVersion = this.deps.nodes.get(patch.node)?.metadata.resourceVersion;
       try {

@@ -30,6 +30,7 @@ import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
 import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
+import { mapBounded } from '../../../util/bounded-map.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { EventRecorder, TopologyLevel, TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
@@ -65,6 +66,8 @@ export interface TopologyObjectSyncDeps {
   regarding?: () => KubeObject;
   /** Counts the writes in hypernode_api_writes_total. */
   metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
+  /** Writes of one source in flight at once (the client set's write pace); one at a time without it. */
+  writeConcurrency?: () => number;
   /** The label keys live Topology objects of ours name have changed (the label worker may remove others now). */
   onRetainedLabelsChanged?: () => void;
   /**
@@ -102,7 +105,8 @@ export class TopologyObjectSync implements Follower {
 
   constructor(private readonly deps: TopologyObjectSyncDeps) {
     this.queue = new RateLimitingQueue({ name: TOPOLOGY_OBJECT_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
-    this.labelWait = coalescingTrigger(this.queue, PASS_KEY, LABEL_WAIT_COALESCE_MS, deps.clock);
+    const onError = (err: unknown) => deps.logger.error('Failed to queue a Topology object pass', { err });
+    this.labelWait = coalescingTrigger(() => this.queue.add(PASS_KEY), { quietMs: LABEL_WAIT_COALESCE_MS, clock: deps.clock, onError });
   }
 
   /** A source's snapshot was accepted: its Topology objects follow it. */
@@ -210,7 +214,7 @@ export class TopologyObjectSync implements Follower {
     const waiting = new Set<string>();
     for (const { source, changes, errors } of decision.sources) {
       for (const e of errors) this.reportOnce(e);
-      for (const c of changes) {
+      await mapBounded(changes, this.deps.writeConcurrency ?? 1, async (c) => {
         const key = `${kind.group}/${c.name}`;
         // --dry-run writes no label, so a change never waits for one.
         if (c.waits && !(c.waits.cause === 'labels' && this.deps.dryRun)) {
@@ -218,7 +222,7 @@ export class TopologyObjectSync implements Follower {
           const wait = `${key}\n${c.action}\n${c.waits.cause}`;
           waiting.add(wait);
           this.reportWait(kind, source, c, wait);
-          continue;
+          return;
         }
         switch (c.action) {
           case 'held':
@@ -248,7 +252,7 @@ export class TopologyObjectSync implements Follower {
             else logger.info(`Created ${kind.title}`, { name: c.name, source, levels: labelsOf(c.levels!).join(',') });
             break;
         }
-      }
+      });
     }
     // A wait that is over is said again if it comes back.
     for (const k of this.waitSaid) if (k.startsWith(`${kind.group}/`) && !waiting.has(k)) this.waitSaid.delete(k);

@@ -4,7 +4,7 @@ import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts'
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { DEFAULT_HEALTH } from '../../../src/hypernode/config/health-config.ts';
-import { HEALTH_COALESCE_MS } from '../../../src/hypernode/reconcile/health/condition-writer.ts';
+import { STATUS_QUIET_MS } from '../../../src/hypernode/reconcile/status-writer.ts';
 import { health, rig, SOURCE, tree } from './health-rig.ts';
 
 const ALL = ['rack-0', 'rack-1', 'rack-2', 'rack-3', 'spine-0', 'spine-1', 'zone'];
@@ -63,15 +63,16 @@ test('a heartbeat that changes neither Ready nor cordon costs no judgement and n
   await r.stop();
 });
 
-test('hand-made HyperNodes get no condition; other conditions and nodeCount are kept; only status is written', async () => {
-  const handMade: HyperNode = build('hand', 1, buildMembers(['n0'], 'Node'), {});
+test('hand-made HyperNodes get their nodeCount but no condition; other conditions are kept; only status is written', async () => {
+  const handMade: HyperNode = { ...build('hand', 1, buildMembers(['n0'], 'Node'), {}), status: { nodeCount: 1 } };
   const rack = {
     ...tree()[0]!,
     status: { nodeCount: 2, conditions: [{ type: 'Example', status: 'True' as const, reason: 'Other', message: 'kept', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
   };
   const r = rig([rack, handMade]);
   await r.settle(() => r.condition('rack-0', 'NodesReady') !== undefined, 'rack-0 judged');
-  assert.equal(statusWrites(r), ['rack-0']);
+  assert.equal(statusWrites(r), ['rack-0'], 'the hand-made one has its count already, and no condition');
+  assert.equal(r.client.server('hand')!.status, { nodeCount: 1 });
   const status = r.client.server('rack-0')!.status!;
   assert.is(status.nodeCount, 2);
   assert.equal(
@@ -119,7 +120,7 @@ test('Nodes failing one after another within a burst cost one write per HyperNod
   r.client.actions.length = 0;
   for (const n of ['n0', 'n2', 'n4', 'n6', 'n7']) {
     r.nodes.apply(health(n, 'False'));
-    await r.clock.advance(HEALTH_COALESCE_MS / 2);
+    await r.clock.advance(STATUS_QUIET_MS / 2);
   }
   await r.settle(() => r.condition('zone', 'NodesReady')?.message.startsWith('5 of 8') === true, 'the zone judged on all five');
   assert.equal(statusWrites(r).sort(), ALL, 'one write per HyperNode');
@@ -127,15 +128,19 @@ test('Nodes failing one after another within a burst cost one write per HyperNod
   await r.stop();
 });
 
-test('a tree created HyperNode by HyperNode is judged once it stands: one write each, none half-built', async () => {
+test('a tree created HyperNode by HyperNode costs one status write each, count and conditions together', async () => {
   const r = rig([]);
-  await r.clock.advance(HEALTH_COALESCE_MS);
+  await r.clock.advance(STATUS_QUIET_MS);
   for (const hn of tree()) {
     r.client.seed(hn);
-    await r.clock.advance(HEALTH_COALESCE_MS / 4);
+    await r.clock.advance(STATUS_QUIET_MS / 4);
   }
   await r.settle(allReady(r), 'NodesReady on all');
   assert.equal(statusWrites(r).sort(), ALL, 'one write per HyperNode');
+  assert.ok(
+    ALL.every((n) => r.client.server(n)!.status!.nodeCount === 2),
+    'each carrying the count too',
+  );
   await r.stop();
 });
 

@@ -5,7 +5,8 @@ import { nullLogger } from '../../../src/log.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
-import { NODE_EVENT_COALESCE_MS, NodeCountSync } from '../../../src/hypernode/reconcile/node-count-sync.ts';
+import { STATUS_QUIET_MS } from '../../../src/hypernode/reconcile/status-writer.ts';
+import { statusWriter } from './status-rig.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
@@ -13,6 +14,7 @@ import { waitFor, within } from '../../../testing/wait.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
+import { DEFAULT_HEALTH } from '../../../src/hypernode/config/health-config.ts';
 
 const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });
 
@@ -22,7 +24,7 @@ function setup(hyperNodes: HyperNode[], nodes: NodeMeta[] = [], logger = nullLog
   for (const hn of hyperNodes) client.seed(hn);
   const nodeInformer = new FakeInformer<NodeMeta>({ initial: nodes });
   const registry = new Registry();
-  const sync = new NodeCountSync({ hyperNodes: client.informer, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(registry), clock, logger });
+  const sync = statusWriter({ hyperNodes: client.informer, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(registry), clock, logger });
   return { clock, client, nodeInformer, sync, registry };
 }
 
@@ -108,56 +110,57 @@ test('Node add, relabel and delete recompute label- and regex-selected HyperNode
   await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1 && ctx.client.server('gpus')!.status?.nodeCount === 1, { what: 'initial counts' });
 
   ctx.nodeInformer.apply(node('gpu-2', { zone: 'east' }));
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await ctx.clock.advance(STATUS_QUIET_MS);
   await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 2 && ctx.client.server('gpus')!.status?.nodeCount === 2, { what: 'counts after add' });
 
   ctx.nodeInformer.apply(node('gpu-2', { zone: 'west' }));
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await ctx.clock.advance(STATUS_QUIET_MS);
   await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1, { what: 'count after relabel' });
 
   ctx.nodeInformer.remove('gpu-1', { tombstone: true });
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await ctx.clock.advance(STATUS_QUIET_MS);
   await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 1 && ctx.client.server('east')!.status?.nodeCount === undefined, { what: 'counts after delete' });
   await stop();
 });
 
 test('Node events leave exact-match HyperNodes and unchanged labels alone', async () => {
-  // A deliberately wrong count shows whether the HyperNode was recomputed.
-  const ctx = setup(
-    [
-      { ...exact('rack-a', ['n1', 'n2']), status: { nodeCount: 7 } },
-      { ...byLabel('east', { zone: 'east' }), status: { nodeCount: 9 } },
-    ],
-    [node('n1', { zone: 'east' })],
-  );
-  // Only the Node handler is registered: HyperNode changes enqueue nothing here.
-  const registration = ctx.nodeInformer.addEventHandler(ctx.sync.nodeHandler());
-  const worker = ctx.sync.run();
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS); // the replayed add of n1
-  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1, { what: 'east recomputed' });
-  ctx.client.seed({ ...structuredClone(ctx.client.informer.get('east')!), status: { nodeCount: 5 } });
-  ctx.client.clearActions();
+  const clock = new FakeClock();
+  const client = new FakeHyperNodeClient();
+  client.seed(exact('rack-a', ['n1', 'n2']));
+  client.seed(byLabel('east', { zone: 'east' }));
+  const nodeInformer = new FakeInformer<NodeMeta>({ initial: [node('n1', { zone: 'east' })] });
+  /** The HyperNodes the writer judged (it reads each from the cache to judge it). */
+  const judged: string[] = [];
+  const hyperNodes = { list: () => client.informer.list(), get: (name: string) => (judged.push(name), client.informer.get(name)) };
+  const sync = statusWriter({ hyperNodes, nodes: nodeInformer, client, clock });
+  const registrations = [client.informer.addEventHandler(sync.hyperNodeHandler()), nodeInformer.addEventHandler(sync.nodeHandler())];
+  const worker = sync.run();
+  await clock.advance(STATUS_QUIET_MS);
+  await waitFor(() => client.server('east')!.status?.nodeCount === 1 && client.server('rack-a')!.status?.nodeCount === 2, { what: 'initial counts' });
+  await waitFor(() => sync.queue.len() === 0, { what: 'the echoes judged' });
+  judged.length = 0;
+  client.clearActions();
 
-  ctx.nodeInformer.apply(node('n1', { zone: 'east' })); // a resync: same labels
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
-  assert.equal(ctx.client.actions, [], 'no recomputation for unchanged labels');
-  assert.is(ctx.clock.pending(), 0);
+  nodeInformer.apply(node('n1', { zone: 'east' })); // a resync: same labels
+  await clock.advance(STATUS_QUIET_MS);
+  assert.equal(judged, [], 'no recomputation for unchanged labels');
+  assert.is(clock.pending(), 0);
 
-  ctx.nodeInformer.apply(node('n3'));
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
-  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1, { what: 'east recomputed after a new Node' });
-  assert.equal(ctx.client.verbs(), ['updateStatus east']);
-  assert.is(ctx.client.server('rack-a')!.status?.nodeCount, 7, 'exact-match counts do not depend on Nodes');
-  ctx.sync.shutDown();
+  nodeInformer.apply(node('n3', { zone: 'east' }));
+  await clock.advance(STATUS_QUIET_MS);
+  await waitFor(() => client.server('east')!.status?.nodeCount === 2, { what: 'east recomputed after a new Node' });
+  assert.equal(client.verbs(), ['updateStatus east']);
+  assert.not.ok(judged.includes('rack-a'), 'rack-a names its Nodes exactly: its count does not depend on Nodes');
+  sync.shutDown();
   await within(worker, 2000, 'worker exit');
-  registration.remove();
+  for (const r of registrations) r.remove();
 });
 
 test('a burst of Node additions is coalesced into one recomputation', async () => {
   const ctx = setup([byRegex('all', '.')]);
   const stop = start(ctx);
   for (let i = 0; i < 50; i++) ctx.nodeInformer.apply(node(`n${i}`));
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await ctx.clock.advance(STATUS_QUIET_MS);
   await waitFor(() => ctx.client.server('all')!.status?.nodeCount === 50, { what: 'count of 50' });
   assert.equal(ctx.client.verbs(), ['updateStatus all']);
   await stop();
@@ -204,41 +207,44 @@ test('hand-made HyperNodes without spec or selector count 0 and Node changes sti
   const stop = start(ctx);
   await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 1, { what: 'initial count' });
   ctx.nodeInformer.apply(node('gpu-2'));
-  await ctx.clock.advance(NODE_EVENT_COALESCE_MS);
+  await ctx.clock.advance(STATUS_QUIET_MS);
   await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 2, { what: 'count after a Node add' });
   assert.equal(ctx.client.verbs(), ['updateStatus gpus', 'updateStatus gpus'], 'nothing is written for the hand-made ones: their count is 0');
   assert.equal(unhandled, []);
   await stop();
 });
 
-test('a failure inside the coalesced Node scan is logged, and later scans still run', async () => {
+test('a failure while queueing a burst is logged, and later bursts still run', async () => {
   const { logger, lines } = capturingLogger();
   const clock = new FakeClock();
   const client = new FakeHyperNodeClient();
-  client.seed(byRegex('gpus', '^gpu-'));
+  client.seed({ ...byRegex('gpus', '^gpu-'), metadata: { name: 'gpus', labels: { 'volcano.sh/network-topology-source': 'label' } } });
   let poisoned = true;
-  // A cache entry whose every read throws stands for any bug in the scan.
-  const bad = Object.defineProperty({ metadata: { name: 'bad' } }, 'spec', {
-    get: () => {
-      throw new Error('unreadable spec');
+  // A cache whose list throws stands for any bug in the window's callback.
+  const hyperNodes = {
+    list: () => {
+      if (poisoned) throw new Error('unreadable cache');
+      return client.informer.list();
     },
-  }) as HyperNode;
-  const hyperNodes = { list: () => [...(poisoned ? [bad] : []), ...client.informer.list()], get: (name: string) => client.informer.get(name) };
+    get: (name: string) => client.informer.get(name),
+  };
   const nodeInformer = new FakeInformer<NodeMeta>();
-  const sync = new NodeCountSync({ hyperNodes, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(new Registry()), clock, logger });
-  const registration = nodeInformer.addEventHandler(sync.nodeHandler());
+  const sync = statusWriter({ hyperNodes, nodes: nodeInformer, client, clock, logger });
+  const registrations = [client.informer.addEventHandler(sync.hyperNodeHandler()), nodeInformer.addEventHandler(sync.nodeHandler())];
   const worker = sync.run();
-  nodeInformer.apply(node('gpu-1'));
-  await clock.advance(NODE_EVENT_COALESCE_MS);
-  await waitFor(() => lines.some((l) => l.includes('HyperNode status callback failed') && l.includes('unreadable spec')), { what: 'the logged failure' });
+  await waitFor(() => sync.queue.len() === 0, { what: 'the replayed add synced' });
+  sync.setSettings(DEFAULT_HEALTH); // a rescan lists every HyperNode at the end of the window
+  await clock.advance(STATUS_QUIET_MS);
+  await waitFor(() => lines.some((l) => l.includes('Failed to queue HyperNodes for their status') && l.includes('unreadable cache')), { what: 'the logged failure' });
   poisoned = false;
+  nodeInformer.apply(node('gpu-1'));
   nodeInformer.apply(node('gpu-2'));
-  await clock.advance(NODE_EVENT_COALESCE_MS);
-  await waitFor(() => client.server('gpus')!.status?.nodeCount === 2, { what: 'the next scan' });
+  await clock.advance(STATUS_QUIET_MS);
+  await waitFor(() => client.server('gpus')!.status?.nodeCount === 2, { what: 'the next burst' });
   assert.equal(unhandled, []);
   sync.shutDown();
   await within(worker, 2000, 'worker exit');
-  registration.remove();
+  for (const r of registrations) r.remove();
 });
 
 test.run();
