@@ -3,9 +3,10 @@
 // source, `--ibnetdiscover-capture FABRIC=FILE` one fabric. A FILE is what
 // `ibnetdiscover` (with the arguments of the fabric's config.command) printed
 // on a host of that subnet, so an operator previews a fabric from a copy of
-// its output: the command is not run and config.file is not read.
+// its output: the command is not run and config.file is not read. The file is
+// read as a stream, as the source reads a command's output.
 
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import type { IbOutputReader } from '../hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
 import { errorMessage } from '../util/error-message.ts';
 import { CAPTURE_FILE, parseCaptureDirs, type CaptureDirs } from './capture-dirs.ts';
@@ -29,11 +30,16 @@ export function capturedOutputs(captures: CaptureDirs | undefined): IbOutputRead
         `no ibnetdiscover output for fabric ${fabric.name}: pass --${IBNETDISCOVER_CAPTURE_FLAG} ${fabric.name}=FILE with what \`ibnetdiscover\` prints on a host of that fabric`,
       );
     }
-    try {
-      return await readFile(file);
-    } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(err);
-      throw new Error(`cannot read the --${IBNETDISCOVER_CAPTURE_FLAG} ${file} (${reason})`, { cause: err });
-    }
+    return chunksOf(file);
   };
+}
+
+/** The file's chunks; a file that cannot be read is named with the flag. */
+async function* chunksOf(file: string): AsyncIterable<Uint8Array> {
+  try {
+    for await (const chunk of createReadStream(file)) yield chunk as Buffer;
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(err);
+    throw new Error(`cannot read the --${IBNETDISCOVER_CAPTURE_FLAG} ${file} (${reason})`, { cause: err });
+  }
 }

@@ -5,7 +5,10 @@
 // the SM server, a box named `ubuntu` and two named `localhost` on the leaves,
 // a storage plane on the same subnet, two parallel uplinks per leaf and spine,
 // and a leaf missing a spine. Each test checks the tree a user gets and what
-// the source names as left out, with the change that places it.
+// the source names as left out, with the change that places it; and that an
+// output that did not change publishes its tree again without grouping it,
+// while a changed output, changed Nodes or a link in its grace period group
+// anew.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,23 +73,27 @@ interface Rig {
   lines: string[];
   metrics: RecordingMetrics;
   problems: RecordingProblems;
-  /** Link memory with a grace period of an hour, as the controller gives every fabric source. */
+  /** Link memory with a grace period (an hour unless a test says), as the controller gives every fabric source. */
   health: RecordingFabricHealth;
+  /** The Nodes of the discoverer started last. */
+  nodes: FakeInformer<NodeMeta>;
   start(config: Record<string, unknown>, read?: IbOutputReader, nodes?: readonly string[]): Promise<Channel<Snapshot>>;
 }
 
-async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
+async function withRig(fn: (rig: Rig) => Promise<void>, linkGraceMs = 3_600_000): Promise<void> {
   const { logger, lines } = capturingLogger({ verbosity: 4 });
   const started: Discoverer[] = [];
   const rig: Rig = {
     lines,
     metrics: new RecordingMetrics(),
     problems: new RecordingProblems(logger),
-    health: new RecordingFabricHealth(3_600_000),
+    health: new RecordingFabricHealth(linkGraceMs),
+    nodes: new FakeInformer<NodeMeta>(),
     async start(config, readOutput, nodes = NODES) {
+      rig.nodes = new FakeInformer<NodeMeta>({ initial: nodes.map((name) => ({ metadata: { name } })) });
       const entry: DiscoveryEntry = { source: 'ibnetdiscover', enabled: true, intervalMs: 1_000, maxDeletePercent: 50, config };
       const d = await createIbnetdiscoverDiscovererFactory({ retryBaseMs: 20, ...(readOutput ? { readOutput } : {}) })(entry, {
-        nodes: new FakeInformer<NodeMeta>({ initial: nodes.map((name) => ({ metadata: { name } })) }),
+        nodes: rig.nodes,
         hyperNodes: new FakeInformer({ initial: [] }),
         secrets: new FakeSecrets(),
         clock: realClock,
@@ -124,6 +131,18 @@ async function nothingPublished(ch: Channel<Snapshot>): Promise<void> {
   assert.is((await ch.recv(ac.signal).catch(() => ({ value: undefined }))).value, undefined, 'no snapshot');
 }
 const logLine = (rig: Rig, message: string) => rig.lines.find((l) => l.startsWith(message));
+/** Per poll so far, whether its output was the last one's and its tree was published again (`unchanged=`). */
+const unchangedPolls = (rig: Rig) => rig.lines.filter((l) => l.startsWith('Read InfiniBand fabric')).map((l) => /\bunchanged=(\w+)/.exec(l)?.[1]);
+
+/** What the production slice prints once a unit-1 host's compute HCAs are uncabled (cables out, or the host down). */
+function withoutHost(host: string): string {
+  const gone = productionSlice();
+  for (let r = 0; r < 4; r++) gone.uncable(`${host} mlx5_${r}`);
+  return gone.ibnetdiscoverText();
+}
+
+/** A grace period a test can see end: a poll or two after a link goes missing. */
+const LINK_GRACE_MS = 1_500;
 
 const leaf1 = `compute-leaf-${guidOf(leafId(1, 1))}`;
 const leaf2 = `compute-leaf-${guidOf(leafId(2, 1))}`;
@@ -177,14 +196,12 @@ test('hostMapping maps described host names to Nodes, and hostGuids names a Node
     assert.equal(snapshot[2]!.metadata.name, `ib-spine-${guidOf(spineId(1))}`);
   }));
 
-test("a host whose HCAs vanish from the output keeps its place through the grace period, its leaf's problems naming switch, port and host", () =>
+test("a host whose HCAs vanish keeps its place through the grace period, its leaf's problems naming switch, port and host, then leaves though the output stays the same", () =>
   withRig(async (rig) => {
     let text = OUTPUT;
     const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, async () => text);
     const before = shape(await next(ch));
-    const gone = productionSlice();
-    for (let r = 0; r < 4; r++) gone.uncable(`node-a03 mlx5_${r}`);
-    text = gone.ibnetdiscoverText();
+    text = withoutHost('node-a03');
     assert.equal(shape(await next(ch)), before);
     const problems = rig.health.reports.at(-1)!.get(leaf1)!;
     const port = (rail: number) => String(FABRIC.portsOf(leafId(1, rail)).find((p) => p.peer.id === `node-a03 mlx5_${rail - 1}`)!.port);
@@ -193,7 +210,21 @@ test("a host whose HCAs vanish from the output keeps its place through the grace
       [1, 2, 3, 4].map((r) => `LEAF-SU1-R${r} port ${port(r)}: link to host node-a03 missing`),
     );
     assert.equal([...rig.health.reports.at(-1)!.keys()], [leaf1]);
-  }));
+    // Every poll since reads the same output; each groups anew while a link is missing, so the grace period can end.
+    const after = await waitFor(
+      async () => {
+        const snapshot = await next(ch);
+        return members(snapshot[0]!).includes('node-a03') ? undefined : snapshot;
+      },
+      { timeoutMs: 15_000, what: 'node-a03 to leave its unit at the end of the grace period' },
+    );
+    assert.equal(members(after[0]!), ['node-a01', 'node-a02']);
+    assert.is(rig.health.reports.at(-1)!.get(leaf1), undefined);
+    assert.not.ok(unchangedPolls(rig).includes('true'));
+    // Nothing is missing any more: the same output's tree is published again.
+    await next(ch);
+    assert.is(unchangedPolls(rig).at(-1), 'true');
+  }, LINK_GRACE_MS));
 
 test('a leaf that vanishes (powered off) keeps its unit and hosts; its cables are named on the leaf and spine HyperNodes', () =>
   withRig(async (rig) => {
@@ -224,6 +255,59 @@ test('a miscabled host is reported once as FabricMiscabled and joins the unit ho
     assert.is(rig.problems.warnings.length, 1);
     assert.match(rig.problems.warnings[0]!, /^FabricMiscabled: fabric ib: 1 link\(s\) or host\(s\) join no group as cabled: host su1-h1 is cabled to the leaves of 2 groups/);
   }));
+
+test("an output byte for byte the last one's publishes its tree and health again without grouping; a changed output groups anew", () =>
+  withRig(async (rig) => {
+    let text = OUTPUT;
+    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, async () => text, [...NODES, 'node-a04']);
+    const first = shape(await next(ch));
+    assert.equal(shape(await next(ch)), first);
+    assert.equal(unchangedPolls(rig), ['false', 'true']);
+    // Every poll reports the fabric's health, as a grouping would: FabricHealthy stays current.
+    assert.equal(
+      rig.health.reports.map((r) => r.size),
+      [0, 0],
+    );
+    // A new host on unit 1's rail leaves changes the output: the next poll groups it into the unit.
+    const grown = productionSlice();
+    for (let r = 0; r < 4; r++) grown.addCa(`node-a04 mlx5_${r}`).cable(`node-a04 mlx5_${r}`, leafId(1, r + 1));
+    text = grown.ibnetdiscoverText({ speed: 'NDR', port0: 'enhanced', vendorId: '0x2c9', switchDeviceId: '0xd2f0', caDeviceId: '0x1021' });
+    const after = await next(ch);
+    assert.equal(members(after[0]!), ['node-a01', 'node-a02', 'node-a03', 'node-a04']);
+    assert.equal(unchangedPolls(rig), ['false', 'true', 'false']);
+  }));
+
+test('an unchanged output groups anew when a Node its hosts map to is added or deleted', () =>
+  withRig(async (rig) => {
+    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, serve(OUTPUT), ['node-a01', 'node-a02', 'node-b01', 'node-b02', 'node-b03']);
+    assert.equal(members((await next(ch))[0]!), ['node-a01', 'node-a02']);
+    rig.nodes.apply({ metadata: { name: 'node-a03' } });
+    assert.equal(members((await next(ch))[0]!), ['node-a01', 'node-a02', 'node-a03']);
+    rig.nodes.remove('node-a01');
+    assert.equal(members((await next(ch))[0]!), ['node-a02', 'node-a03']);
+    assert.equal(members((await next(ch))[0]!), ['node-a02', 'node-a03']);
+    assert.equal(unchangedPolls(rig), ['false', 'false', 'false', 'true']);
+  }));
+
+test('a saved file larger than one read is read in chunks to the tree of the same output served whole', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ibnetdiscover-file-'));
+  try {
+    await withRig(async (rig) => {
+      const big = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 48, rails: 8, spines: 4 });
+      const text = big.ibnetdiscoverText();
+      assert.ok(text.length > 3 * 64 * 1024, `${text.length} bytes: several reads`);
+      const file = join(dir, 'big.txt');
+      writeFileSync(file, text);
+      const hosts = Array.from({ length: 2 * 48 }, (_, i) => `su${Math.floor(i / 48) + 1}-h${(i % 48) + 1}`);
+      const fromFile = await next(await rig.start({ fabric: 'big', file }, undefined, hosts));
+      const served = await next(await rig.start({ fabric: 'big' }, serve(text), hosts));
+      assert.equal(shape(fromFile), shape(served));
+      assert.equal(members(fromFile[0]!).length, 48);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('a wrong format, a cut output, an output without a switch or without Nodes publish nothing and say why', () =>
   withRig(async (rig) => {

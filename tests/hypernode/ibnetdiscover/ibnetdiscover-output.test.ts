@@ -3,37 +3,51 @@
 // format it prints for routers and odd descriptions: every block kind, port
 // lines with and without the peer's port GUID, parallel cables, the other
 // formats refused by flag, and outputs cut short or broken refused with the
-// line named, never read as a smaller fabric.
+// line named, never read as a smaller fabric; and all of it the same when the
+// output arrives in chunks split anywhere, as a pipe or a file delivers it.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseIbnetdiscoverOutput, type IbSubnet } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
+import type { IbSubnet } from '../../../src/hypernode/discovery/ibnetdiscover/ib-subnet.ts';
+import { IbnetdiscoverReader, parseIbnetdiscoverOutput } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
 
 const captured = (name: string) => readFileSync(join(import.meta.dirname, 'captured', `${name}.txt`), 'utf8');
 const DEFAULT = captured('default');
 
 /** Links as `description:port – description:port`, sorted, so a test reads as the cabling. */
 function cabling(subnet: IbSubnet): string[] {
-  const d = (guid: string) => subnet.nodes.get(guid)!.description;
-  return subnet.links.map((l) => [`${d(l.a)}:${l.aPort}`, `${d(l.b)}:${l.bPort}`].sort().join(' – ')).sort();
+  const { links } = subnet;
+  return Array.from({ length: links.count }, (_, c) =>
+    [`${subnet.description(links.a[c]!)}:${links.aPort[c]}`, `${subnet.description(links.b[c]!)}:${links.bPort[c]}`].sort().join(' – '),
+  ).sort();
 }
+
+/** Each node as [kind, GUID, description], in the order printed. */
+const listed = (subnet: IbSubnet) => Array.from({ length: subnet.nodeCount }, (_, n) => [subnet.kind(n), subnet.guid(n), subnet.description(n)]);
+/** The port GUIDs of the node with `guid`. */
+const portGuidsOf = (subnet: IbSubnet, guid: string) => subnet.portGuids(listed(subnet).findIndex(([, g]) => g === guid));
 
 const refused = (text: string, message: RegExp) => assert.throws(() => parseIbnetdiscoverOutput(text), message);
 
 test('the real default output: every switch and CA with its description, every cable once, parallel uplinks apart', () => {
   const subnet = parseIbnetdiscoverOutput(DEFAULT);
-  assert.equal([...subnet.nodes.values()].map((n) => `${n.kind} ${n.guid} ${n.description}`).sort(), [
-    'ca 0000000000100000 ufm-01 mlx5_0',
-    'ca 0000000000100002 gpu01 HCA-1',
-    'ca 0000000000100004 gpu01 HCA-2',
-    'ca 0000000000100006 gpu02 HCA-1',
-    'ca 0000000000100008 gpu02 HCA-2',
-    'switch 0000000000200000 MF0;SPINE-1:MQM9700/U1',
-    'switch 0000000000200001 MF0;LEAF-SU1-R1:MQM9700/U1',
-    'switch 0000000000200002 MF0;LEAF-SU1-R2:MQM9700/U1',
-  ]);
+  assert.equal(
+    listed(subnet)
+      .map((n) => n.join(' '))
+      .sort(),
+    [
+      'ca 0000000000100000 ufm-01 mlx5_0',
+      'ca 0000000000100002 gpu01 HCA-1',
+      'ca 0000000000100004 gpu01 HCA-2',
+      'ca 0000000000100006 gpu02 HCA-1',
+      'ca 0000000000100008 gpu02 HCA-2',
+      'switch 0000000000200000 MF0;SPINE-1:MQM9700/U1',
+      'switch 0000000000200001 MF0;LEAF-SU1-R1:MQM9700/U1',
+      'switch 0000000000200002 MF0;LEAF-SU1-R2:MQM9700/U1',
+    ],
+  );
   assert.equal(cabling(subnet), [
     'MF0;LEAF-SU1-R1:MQM9700/U1:1 – MF0;SPINE-1:MQM9700/U1:1',
     'MF0;LEAF-SU1-R1:MQM9700/U1:2 – MF0;SPINE-1:MQM9700/U1:2',
@@ -46,7 +60,7 @@ test('the real default output: every switch and CA with its description, every c
     'MF0;LEAF-SU1-R2:MQM9700/U1:4 – gpu02 HCA-2:1',
   ]);
   // A CA's own port GUID, from the parentheses of its port line.
-  assert.equal(subnet.nodes.get('0000000000100002')!.portGuids, ['0000000000100003']);
+  assert.equal(portGuidsOf(subnet, '0000000000100002'), ['0000000000100003']);
 });
 
 test('-f (port details) and -s (DR path lines first) are the default format too', () => {
@@ -102,21 +116,18 @@ Ca\t1 "H-e09d7303007a4bd8"\t\t# "node "a01" #7 mlx5_5"
 
 test('Switch, Ca and Rt blocks; a description keeps its quotes and #; short GUIDs are widened to 16 digits', () => {
   const subnet = parseIbnetdiscoverOutput(ROUTER_AND_ODD_DESCRIPTIONS);
-  assert.equal(
-    [...subnet.nodes.values()].map((n) => [n.kind, n.guid, n.description]),
-    [
-      ['switch', '2c5eab0300b87b40', 'MF0;LEAF-07:MQM9701/U1'],
-      ['ca', '2c5eab0300b87b48', 'Mellanox Technologies Aggregation Node'],
-      ['router', '0002c90300001234', 'gw-01'],
-      ['ca', 'e09d7303007a4bd8', 'node "a01" #7 mlx5_5'],
-    ],
-  );
+  assert.equal(listed(subnet), [
+    ['switch', '2c5eab0300b87b40', 'MF0;LEAF-07:MQM9701/U1'],
+    ['ca', '2c5eab0300b87b48', 'Mellanox Technologies Aggregation Node'],
+    ['router', '0002c90300001234', 'gw-01'],
+    ['ca', 'e09d7303007a4bd8', 'node "a01" #7 mlx5_5'],
+  ]);
   assert.equal(cabling(subnet), [
     'MF0;LEAF-07:MQM9701/U1:1 – node "a01" #7 mlx5_5:1',
     'MF0;LEAF-07:MQM9701/U1:2 – gw-01:1',
     'MF0;LEAF-07:MQM9701/U1:65 – Mellanox Technologies Aggregation Node:1',
   ]);
-  assert.equal(subnet.nodes.get('0002c90300001234')!.portGuids, ['0002c90300001235']);
+  assert.equal(portGuidsOf(subnet, '0002c90300001234'), ['0002c90300001235']);
 });
 
 test('the other formats are refused naming the flag that prints them', () => {
@@ -162,6 +173,107 @@ test('garbage is refused naming the line: a stray line, a port before any block,
   refused(DEFAULT.replace('Switch\t64 "S-0000000000200002"', 'Switch\t64 "H-0000000000200002"'), /names a Switch "H-…"; the letter does not match/);
   refused(DEFAULT.replace('[3]\t"H-0000000000100004"', '[3]\t"S-0000000000100004"'), /names 0000000000100004 a switch, but its block is a CA's/);
   refused(DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'), /line 13 .* is not a port line of switch 0000000000200002/);
+});
+
+test('a node header is read whole: its word, port count, letter, a GUID of at most 16 digits and a quoted description', () => {
+  const header = 'Switch\t64 "S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1" base port 0 lid 0 lmc 0';
+  assert.ok(DEFAULT.includes(header));
+  for (const broken of [
+    'Switches\t64 "S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t"S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "X-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "S-00000000002000020"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "S-0000000000200002"\t\t"MF0;LEAF-SU1-R2:MQM9700/U1"',
+    'Switch\t64 "S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1',
+  ]) {
+    refused(DEFAULT.replace(header, broken), /^line 10 .* is neither a node header, a port line nor a block line of the default format$/);
+  }
+  // Blanks of any width, a GUID without its leading zeros and an empty description are read as printed.
+  const loose = parseIbnetdiscoverOutput(DEFAULT.replace(header, 'Switch  64  "S-200002"  #  ""').replaceAll('"S-0000000000200002"', '"S-200002"'));
+  assert.equal(listed(loose)[0], ['switch', '0000000000200002', '']);
+  assert.equal(cabling(loose).length, cabling(parseIbnetdiscoverOutput(DEFAULT)).length);
+});
+
+/** What the reader makes of `bytes` fed in chunks ending at `ends`: the subnet as lines a test compares, or the refusal. */
+function readChunked(bytes: Buffer, ends: readonly number[]): string[] | string {
+  const reader = new IbnetdiscoverReader();
+  let from = 0;
+  for (const to of [...ends, bytes.length]) {
+    reader.write(bytes.subarray(from, to));
+    from = to;
+  }
+  try {
+    const subnet = reader.end();
+    return [...listed(subnet).map((node, n) => `${node.join(' ')} ${subnet.portGuids(n).join(',')}`), ...cabling(subnet)];
+  } catch (err) {
+    return `refused: ${(err as Error).message}`;
+  }
+}
+
+/** Asserts that `text` reads the same (or is refused with the same message) split in two at every byte, and one byte at a time. */
+function sameInChunks(text: string): void {
+  const bytes = Buffer.from(text);
+  const whole = readChunked(bytes, []);
+  for (let at = 0; at <= bytes.length; at++) assert.equal(readChunked(bytes, [at]), whole, `split at byte ${at}`);
+  assert.equal(
+    readChunked(
+      bytes,
+      Array.from({ length: bytes.length }, (_, i) => i),
+    ),
+    whole,
+    'one byte at a time',
+  );
+}
+
+test('split anywhere, even inside a UTF-8 character or a CRLF, an output reads as it does whole', () => {
+  const lines = DEFAULT.split('\n');
+  for (const text of [
+    DEFAULT,
+    DEFAULT.replaceAll('\n', '\r\n'),
+    captured('full'),
+    captured('show'),
+    ROUTER_AND_ODD_DESCRIPTIONS.replaceAll('LEAF-07', 'LEAF-07-é€'),
+    // Without a newline after the last line.
+    DEFAULT.trimEnd(),
+    lines
+      .slice(
+        0,
+        lines.findLastIndex((l) => l.startsWith('[')),
+      )
+      .join('\n'),
+  ]) {
+    sameInChunks(text);
+  }
+  assert.match(readChunked(Buffer.from(DEFAULT), [1000]).toString(), /MF0;LEAF-SU1-R1/);
+});
+
+test('split anywhere, a cut, broken or other-format output is refused naming the same line, ports or flag', () => {
+  const lines = DEFAULT.split('\n');
+  const port1 = lines.find((l) => l.startsWith('[1]\t'))!;
+  const refusals = [
+    DEFAULT.slice(0, DEFAULT.indexOf('(100003) ') + 4),
+    lines.slice(0, lines.indexOf('caguid=0x100008') - 4).join('\n'),
+    `${DEFAULT}hello world\n`,
+    DEFAULT.replace(port1, `${port1}\n${port1}`),
+    DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'),
+    captured('grouping'),
+    captured('list'),
+    '\n \n',
+  ];
+  for (const text of refusals) {
+    assert.match(readChunked(Buffer.from(text), []).toString(), /^refused: /);
+    sameInChunks(text);
+  }
+});
+
+test('an output that stops early is refused naming the ports whose other end never came, with their descriptions', () => {
+  const reader = new IbnetdiscoverReader();
+  // The first 1,024 bytes end in the middle of the third block's id lines.
+  reader.write(Buffer.from(DEFAULT).subarray(0, 1024));
+  assert.throws(
+    () => reader.end(),
+    /4 port\(s\) are printed by one end only \(line 13: port 3 of 0000000000200002 leads to CA 0000000000100004 \("gpu01 HCA-2"\), which has no block; .*; line 21: port 1 of 0000000000200000 leads to switch 0000000000200001 \("MF0;LEAF-SU1-R1:MQM9700\/U1"\), which has no block; and 1 more\)/,
+  );
 });
 
 test.run();

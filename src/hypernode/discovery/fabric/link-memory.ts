@@ -27,6 +27,8 @@ class FabricLinks {
 
   /** Recalls so far: what `seen` counts (a fabric of 10^5 links is read every poll; each key is made once). */
   private round = 0;
+  /** How many links the last recall put back. */
+  missingAtLastRecall = 0;
 
   /** The graph with the links missing for at most `graceMs` put back, and those links. */
   recall(graph: FabricGraph, now: number, graceMs: number): { graph: FabricGraph; missing: FabricLink[] } {
@@ -50,6 +52,7 @@ class FabricLinks {
       else missing.push(r.link);
     }
     this.forgetUnlinked();
+    this.missingAtLastRecall = missing.length;
     if (missing.length === 0) return { graph, missing };
     const switches = new Map(graph.switches.map((s) => [s.id, s]));
     const hosts = new Map(graph.hosts.map((h) => [h.name, h]));
@@ -144,6 +147,22 @@ export class FabricMemory {
     this.lastReports.set(fabric, { switchHyperNodes: tree.switchHyperNodes, problems });
     reporter.report(source, fabric, problems);
     return tree;
+  }
+
+  /**
+   * Whether a graph equal to the one `fabric` was last built from would build
+   * the same tree and report the same: its last recall put no link back, so
+   * nothing is in a grace period that time could end. Then the last report is
+   * sent again (as a build would send it) and a source may publish its last
+   * tree without building. Without a reporter nothing is remembered: true.
+   */
+  unchanged(fabric: string): boolean {
+    const reporter = this.opts.fabricHealth;
+    if (!reporter) return true;
+    const last = this.lastReports.get(fabric);
+    if (this.fabrics.get(fabric)?.missingAtLastRecall !== 0 || !last) return false;
+    reporter.report(this.source, fabric, last.problems);
+    return true;
   }
 
   /**

@@ -25,7 +25,7 @@ import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch }
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { HostGuids } from './host-guids.ts';
 import { caName, isAggregationNode, switchName, type CaName } from './ib-node-names.ts';
-import type { IbNode, IbSubnet } from './ibnetdiscover-output.ts';
+import type { IbSubnet } from './ib-subnet.ts';
 
 /** How CAs become hosts and hosts become Nodes. */
 export interface IbHostRules {
@@ -51,24 +51,16 @@ export interface IbFabricGraph {
   readonly skipped: { readonly aggregationNodes: number; readonly routers: number; readonly otherHcas: number };
 }
 
-/** One CA as the graph sees it: the host it is part of, and its ports' names there (`mlx5_3/1`, the GUID for a CA without a device word). */
-interface CaHost {
-  readonly host: string;
-  readonly label: string;
-  /** Port names made so far, by port number (a CA has one or two). */
-  readonly ports: string[];
-}
-
 /** A switch port's name, made once per number. */
 const SWITCH_PORTS: readonly string[] = Array.from({ length: 256 }, (_, p) => String(p));
 
 const guidText = (guid: string) => `0x${guid}`;
 
-function hostGuidNode(ca: IbNode, hostGuids: HostGuids): string | undefined {
+function hostGuidNode(subnet: IbSubnet, ca: number, hostGuids: HostGuids): string | undefined {
   if (hostGuids.size === 0) return undefined;
-  const byNode = hostGuids.get(ca.guid);
+  const byNode = hostGuids.get(subnet.guid(ca));
   if (byNode !== undefined) return byNode;
-  for (const portGuid of ca.portGuids) {
+  for (const portGuid of subnet.portGuids(ca)) {
     const byPort = hostGuids.get(portGuid);
     if (byPort !== undefined) return byPort;
   }
@@ -86,84 +78,126 @@ function memoize<T>(fn: (key: string) => T): (key: string) => T {
   };
 }
 
+/**
+ * Host port names (`mlx5_3/1`): tens of thousands of HCAs share a few device
+ * words, so each name is made once and shared by every HCA that has it.
+ */
+class PortNames {
+  private readonly byLabel = new Map<string, string[]>();
+
+  of(label: string, port: number): string {
+    let byPort = this.byLabel.get(label);
+    if (!byPort) this.byLabel.set(label, (byPort = []));
+    byPort[port] ??= `${label}/${port}`;
+    return byPort[port];
+  }
+}
+
+/** The CAs of a subnet that describe themselves `<host> <device>`, by host and device: two of one description are two machines. */
+class Descriptions {
+  private readonly byHost = new Map<string, Map<string, number[]>>();
+
+  add(ca: number, name: CaName | undefined): void {
+    if (name?.device === undefined) return;
+    let byDevice = this.byHost.get(name.host);
+    if (!byDevice) this.byHost.set(name.host, (byDevice = new Map()));
+    const cas = byDevice.get(name.device);
+    if (cas) cas.push(ca);
+    else byDevice.set(name.device, [ca]);
+  }
+
+  /** The other CAs described as `name` says (a few test boxes, if any). */
+  twins(ca: number, name: CaName | undefined): number[] {
+    if (name?.device === undefined) return [];
+    return (this.byHost.get(name.host)?.get(name.device) ?? []).filter((other) => other !== ca);
+  }
+}
+
 /** The fabric graph of one subnet, with what joined no Node. */
 export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGraph {
   const switches: FabricSwitch[] = [];
-  const cas: IbNode[] = [];
+  /** Each node's id when it is a switch. */
+  const switchIds: (string | undefined)[] = new Array(subnet.nodeCount);
+  const cas: number[] = [];
+  /** What each CA's description names (by CA, as `cas`). */
+  const names: (CaName | undefined)[] = [];
+  const described = new Descriptions();
   let routers = 0;
   let aggregationNodes = 0;
-  for (const node of subnet.nodes.values()) {
-    if (node.kind === 'switch') switches.push({ id: node.guid, name: switchName(node.description) || node.guid });
-    else if (node.kind === 'router') routers++;
-    else if (isAggregationNode(node.description)) aggregationNodes++;
-    else cas.push(node);
+  for (let n = 0; n < subnet.nodeCount; n++) {
+    const kind = subnet.kind(n);
+    if (kind === 'router') {
+      routers++;
+      continue;
+    }
+    const description = subnet.description(n);
+    if (kind === 'switch') {
+      const id = subnet.guid(n);
+      switchIds[n] = id;
+      switches.push({ id, name: switchName(description) || id });
+    } else if (isAggregationNode(description)) aggregationNodes++;
+    else {
+      const name = caName(description);
+      cas.push(n);
+      names.push(name);
+      described.add(n, name);
+    }
   }
-
-  // Descriptions two CAs share cannot say which machine is which.
-  const names = new Map(cas.map((ca) => [ca, caName(ca.description)]));
-  const describedKey = (name: CaName | undefined) => (name?.device === undefined ? undefined : `${name.host} ${name.device}`);
-  const described = new Map<string, number>();
-  for (const name of names.values()) {
-    const key = describedKey(name);
-    if (key !== undefined) described.set(key, (described.get(key) ?? 0) + 1);
-  }
-  /** The other CAs described as `ca` is (a few test boxes, if any). */
-  const twinsOf = (ca: IbNode) => cas.filter((other) => other !== ca && describedKey(names.get(other)) === describedKey(names.get(ca)));
 
   // Tens of thousands of HCAs share a few device words and a few thousand host names: each is matched once.
   const counts = memoize((device: string) => rules.hcas!.matcher(device).find());
   const nodeOf = memoize(rules.nodeOf);
-  const hostOf = new Map<string, CaHost>();
+  /** Each CA's host and the label of its ports (its device word, else its GUID), by node number; CAs of no host are absent. */
+  const hostOf: (string | undefined)[] = new Array(subnet.nodeCount);
+  const labelOf: (string | undefined)[] = new Array(subnet.nodeCount);
   const nodes = new Set<string>();
   const notNodes = new Set<string>();
   const unnamed: string[] = [];
   let otherHcas = 0;
-  for (const ca of cas) {
-    const name = names.get(ca);
-    const label = name?.device ?? guidText(ca.guid);
-    const own: CaHost = { host: guidText(ca.guid), label, ports: [] };
-    const byGuid = hostGuidNode(ca, rules.hostGuids);
+  /** A CA's own host, for a CA that joins no host of others: its GUID. */
+  const own = (ca: number) => guidText(subnet.guid(ca));
+  cas.forEach((ca, i) => {
+    const name = names[i];
+    labelOf[ca] = name?.device ?? own(ca);
     if (rules.hcas && name?.device !== undefined && !counts(name.device)) {
       otherHcas++;
-      hostOf.set(ca.guid, own);
-      continue;
+      hostOf[ca] = own(ca);
+      return;
     }
+    const byGuid = hostGuidNode(subnet, ca, rules.hostGuids);
     if (byGuid !== undefined) {
       (rules.isNode(byGuid) ? nodes : notNodes).add(byGuid);
-      hostOf.set(ca.guid, { host: byGuid, label, ports: [] });
-      continue;
+      hostOf[ca] = byGuid;
+      return;
     }
-    const shared = (described.get(describedKey(name) ?? '') ?? 0) > 1;
-    if (!name || shared) {
-      const why = name
-        ? `its description is also that of ${twinsOf(ca)
-            .map((t) => guidText(t.guid))
-            .join(' and ')}`
-        : 'its description names no host';
-      unnamed.push(`${guidText(ca.guid)} (${JSON.stringify(ca.description)}: ${why})`);
-      hostOf.set(ca.guid, own);
-      continue;
+    const twins = described.twins(ca, name);
+    if (!name || twins.length > 0) {
+      const why = name ? `its description is also that of ${twins.map((t) => guidText(subnet.guid(t))).join(' and ')}` : 'its description names no host';
+      unnamed.push(`${own(ca)} (${JSON.stringify(subnet.description(ca))}: ${why})`);
+      hostOf[ca] = own(ca);
+      return;
     }
     const node = nodeOf(name.host);
     if (node === undefined) notNodes.add(name.host);
     else nodes.add(node);
-    hostOf.set(ca.guid, { host: node ?? name.host, label, ports: [] });
-  }
+    hostOf[ca] = node ?? name.host;
+  });
 
-  const end = (guid: string, port: number): FabricLinkEnd | undefined => {
-    if (subnet.nodes.get(guid)!.kind === 'switch') return { kind: 'switch', id: guid, port: SWITCH_PORTS[port]! };
-    const host = hostOf.get(guid);
-    if (!host) return undefined;
-    host.ports[port] ??= `${host.label}/${port}`;
-    return { kind: 'host', name: host.host, port: host.ports[port] };
+  const ports = new PortNames();
+  const end = (n: number, port: number): FabricLinkEnd | undefined => {
+    const id = switchIds[n];
+    if (id !== undefined) return { kind: 'switch', id, port: SWITCH_PORTS[port]! };
+    const host = hostOf[n];
+    return host === undefined ? undefined : { kind: 'host', name: host, port: ports.of(labelOf[n]!, port) };
   };
+  const { links: cables } = subnet;
   const links: FabricLink[] = [];
-  for (const link of subnet.links) {
-    const a = end(link.a, link.aPort);
-    const b = end(link.b, link.bPort);
+  for (let c = 0; c < cables.count; c++) {
+    const a = end(cables.a[c]!, cables.aPort[c]!);
+    const b = end(cables.b[c]!, cables.bPort[c]!);
     if (a && b) links.push({ a, b });
   }
-  const hosts: FabricHost[] = [...new Set([...hostOf.values()].map((h) => h.host))].map((name) => ({ name }));
+  const hosts: FabricHost[] = [...new Set(cas.map((ca) => hostOf[ca]!))].map((name) => ({ name }));
   return {
     graph: { switches, hosts, links },
     nodes,

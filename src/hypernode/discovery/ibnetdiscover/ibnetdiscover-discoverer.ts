@@ -10,9 +10,13 @@
 // Failing safe comes first: a run that fails, times out, prints nothing,
 // prints another format or is cut short publishes nothing for its fabric,
 // which keeps its HyperNodes (its last result, or after a restart those in
-// the cache carrying its fabric label).
+// the cache carrying its fabric label). The output is read as it arrives and
+// never held whole; an output byte for byte the last good one's publishes that
+// poll's tree again without grouping it anew (unchanged-output.ts).
 
-import { readFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { LastReported } from '../../../util/reported-once.ts';
@@ -26,9 +30,12 @@ import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { ibFabricGraph, type IbFabricGraph } from './ib-fabric-graph.ts';
+import { IbnetdiscoverFormatError } from './ib-format-error.ts';
+import type { IbSubnet } from './ib-subnet.ts';
 import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } from './ibnetdiscover-config.ts';
-import { IbnetdiscoverFormatError, parseIbnetdiscoverOutput, type IbSubnet } from './ibnetdiscover-output.ts';
+import { IbnetdiscoverReader } from './ibnetdiscover-output.ts';
 import { runBounded } from './ibnetdiscover-run.ts';
+import { LastBuilds, NodeLookups } from './unchanged-output.ts';
 
 /** Problems named in one log line or Event; the count says how many there are. */
 export const PROBLEMS_LISTED = 10;
@@ -37,8 +44,29 @@ export const PROBLEMS_LISTED = 10;
 export const UNNAMED_HCA_CHANGE =
   'map each GUID to its Node with a "GUID node" line in config.hostGuids, or set the HCA\'s node description to "<hostname> <device>" (rdma-ndd does)';
 
-/** Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests). */
-export type IbOutputReader = (fabric: IbFabric, signal: AbortSignal) => Promise<Buffer | string>;
+/** Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests): whole, or chunk by chunk. */
+export type IbOutputReader = (fabric: IbFabric, signal: AbortSignal) => Promise<Buffer | string | AsyncIterable<Uint8Array>>;
+
+/** A fresh output's graph, and what the tree built from it will stand on. */
+interface FreshGraph {
+  readonly ib: IbFabricGraph;
+  readonly nodeCount: number;
+  readonly digest: string;
+  readonly lookups: NodeLookups;
+}
+
+/** What a fabric's tree is and says: all a later poll of the same output needs to publish it again. */
+interface FabricBuild {
+  readonly snapshot: Snapshot;
+  /** Links and hosts that join no group as cabled. */
+  readonly problems: readonly string[];
+  /** Hosts cabled to a leaf, Node or not. */
+  readonly hostCount: number;
+  readonly counts: { readonly switches: number; readonly cas: number; readonly hosts: number; readonly links: number; readonly nodes: number };
+  readonly notNodes: readonly string[];
+  readonly unnamed: readonly string[];
+  readonly skipped: IbFabricGraph['skipped'];
+}
 
 /** Knobs tests and previews set; production uses the defaults. */
 export interface IbnetdiscoverTuning {
@@ -56,6 +84,8 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   /** Per fabric, the miscabling last reported, and the stderr last logged. */
   private readonly reportedProblems = new LastReported();
   private readonly loggedStderr = new LastReported();
+  /** Each fabric's last good build, published again while its output does not change. */
+  private readonly lastBuilds = new LastBuilds<FabricBuild>();
 
   constructor(
     entry: DiscoveryEntry,
@@ -103,22 +133,28 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     );
   }
 
-  /** The fabric's output: served (previews), the command's stdout, or the saved file. */
-  private async output(fabric: IbFabric): Promise<Buffer | string> {
+  /** Hands the fabric's output to `sink` as it arrives: served (previews), the command's stdout, or the saved file. */
+  private async output(fabric: IbFabric, sink: (chunk: Uint8Array) => void): Promise<void> {
     const signal = this.stopping.signal;
-    if (this.tuning.readOutput) return this.tuning.readOutput(fabric, signal);
+    if (this.tuning.readOutput) {
+      const served = await this.tuning.readOutput(fabric, signal);
+      if (typeof served === 'string') sink(Buffer.from(served));
+      else if (served instanceof Uint8Array) sink(served);
+      else for await (const chunk of served) sink(chunk);
+      return;
+    }
     const { output } = fabric;
     if (output.kind === 'command') {
-      const run = await runBounded(output.argv, { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes }, signal);
+      const run = await runBounded(output.argv, { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes }, signal, sink);
       // ibnetdiscover warns on stderr about nodes it could not query, beside a topology it still prints.
       const warnings = run.stderr.replace(/\[\d+\]/g, '[…]');
       if (warnings !== '' && this.loggedStderr.isNew(warnings, fabric.name)) this.logger.info('ibnetdiscover wrote to stderr', { fabric: fabric.name, stderr: run.stderr });
-      return run.stdout;
+      return;
     }
-    return this.readSaved(output.path, output.maxAgeMs);
+    await this.readSaved(output.path, output.maxAgeMs, sink);
   }
 
-  private async readSaved(path: string, maxAgeMs: number | undefined): Promise<Buffer> {
+  private async readSaved(path: string, maxAgeMs: number | undefined, sink: (chunk: Uint8Array) => void): Promise<void> {
     try {
       const st = await stat(path);
       if (st.size > this.config.maxOutputBytes) throw new Error(`it holds ${st.size} bytes, more than config.maxOutputMiB (${this.config.maxOutputBytes / 2 ** 20} MiB)`);
@@ -126,7 +162,9 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       if (maxAgeMs !== undefined && ageMs > maxAgeMs) {
         throw new Error(`it was written ${Math.round(ageMs / 1000)}s ago, more than maxAge (${Math.round(maxAgeMs / 1000)}s): is the job that writes it running?`);
       }
-      return await readFile(path);
+      if (st.size === 0) return;
+      // No more than the size checked: a file that grows while it is read (its writer's next run) reads as cut short and is refused.
+      for await (const chunk of createReadStream(path, { end: st.size - 1, signal: this.stopping.signal })) sink(chunk as Buffer);
     } catch (err) {
       const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (is the job that writes it running, and its directory mounted here?)' : errorMessage(err);
       throw new Error(`cannot use ${path}: ${reason}`, { cause: err });
@@ -134,24 +172,36 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   }
 
   /**
-   * The fabric's graph and its node count, from a fresh output. Its own step, so the output
-   * and the parsed subnet (tens of MB on a large fabric) can be collected before the tree is built.
+   * Reads a fresh output: the last build when the output is the same and it still
+   * stands, else the output's graph. Its own step, so the parsed subnet can be
+   * collected before the tree is built.
    */
-  private async readGraph(fabric: IbFabric, mapHost: HostMapper, isNode: (name: string) => boolean): Promise<{ ib: IbFabricGraph; nodeCount: number }> {
+  private async readGraph(fabric: IbFabric, mapHost: HostMapper, isNode: (name: string) => boolean): Promise<{ last: FabricBuild } | { fresh: FreshGraph }> {
+    const reader = new IbnetdiscoverReader();
+    const hash = createHash('sha256');
+    await this.output(fabric, (chunk) => {
+      hash.update(chunk);
+      reader.write(chunk);
+    });
     let subnet: IbSubnet;
     try {
-      subnet = parseIbnetdiscoverOutput(await this.output(fabric));
+      subnet = reader.end();
     } catch (err) {
       throw err instanceof IbnetdiscoverFormatError ? wrapError('the ibnetdiscover output is not usable', err) : err;
     }
-    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: mapHost, isNode });
-    return { ib, nodeCount: subnet.nodes.size };
+    const digest = hash.digest('hex');
+    // memory.unchanged() sends the last health report again, so it is asked only when the last build can stand.
+    const last = this.lastBuilds.unchanged(fabric.name, digest, mapHost, isNode);
+    if (last && this.memory.unchanged(fabric.name)) return { last };
+    const lookups = new NodeLookups(mapHost, isNode);
+    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: lookups.nodeOf, isNode: lookups.isNode });
+    return { fresh: { ib, nodeCount: subnet.nodeCount, digest, lookups } };
   }
 
-  private async discoverFabric(fabric: IbFabric, mapHost: HostMapper): Promise<Snapshot> {
-    const started = this.opts.clock.now();
-    const isNode = (name: string) => this.opts.nodes.get(name) !== undefined;
-    const { ib, nodeCount } = await this.readGraph(fabric, mapHost, isNode);
+  /** The tree of a fresh graph, grouped through the link memory. */
+  private build(fabric: IbFabric, { ib, nodeCount }: FreshGraph, isNode: (name: string) => boolean): FabricBuild {
+    // The link memory changes now: the last build no longer stands, whatever this one ends in.
+    this.lastBuilds.forget(fabric.name);
     const { graph } = ib;
     if (graph.switches.length === 0) {
       throw new Error(`the output shows no switch (${nodeCount} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`);
@@ -168,37 +218,53 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
+    return {
+      snapshot: tree.snapshot,
+      problems: tree.problems.map((p) => p.message),
+      hostCount: tree.hostCount,
+      counts: { switches: graph.switches.length, cas: nodeCount - graph.switches.length, hosts: graph.hosts.length, links: graph.links.length, nodes: ib.nodes.size },
+      notNodes: ib.notNodes,
+      unnamed: ib.unnamed,
+      skipped: ib.skipped,
+    };
+  }
+
+  private async discoverFabric(fabric: IbFabric, mapHost: HostMapper): Promise<Snapshot> {
+    const started = this.opts.clock.now();
+    const isNode = (name: string) => this.opts.nodes.get(name) !== undefined;
+    const read = await this.readGraph(fabric, mapHost, isNode);
+    const build = 'last' in read ? read.last : this.build(fabric, read.fresh, isNode);
+    const { counts } = build;
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
     this.opts.metrics?.fabricPolled(IBNETDISCOVER_SOURCE, fabric.name, {
-      answered: graph.switches.length,
+      answered: counts.switches,
       stale: 0,
       unreachable: 0,
-      links: graph.links.length,
-      hosts: graph.hosts.length,
+      links: counts.links,
+      hosts: counts.hosts,
       durationSeconds,
     });
     this.logger.v(3).info('Read InfiniBand fabric', {
       fabric: fabric.name,
-      switches: graph.switches.length,
-      cas: nodeCount - graph.switches.length,
-      hosts: graph.hosts.length,
-      nodes: ib.nodes.size,
-      ...ib.skipped,
+      switches: counts.switches,
+      cas: counts.cas,
+      hosts: counts.hosts,
+      nodes: counts.nodes,
+      ...build.skipped,
+      unchanged: 'last' in read,
       durationMs: Math.round(durationSeconds * 1000),
     });
-    this.reportProblems(
-      fabric.name,
-      tree.problems.map((p) => p.message),
-    );
-    this.unmapped.reportUnmapped(fabric.name, ib.notNodes, 'InfiniBand hosts that match no Node are left out');
-    this.unmapped.reportUnmapped(fabric.name, ib.unnamed, 'InfiniBand HCAs without a host name are left out', { part: 'unnamed', change: UNNAMED_HCA_CHANGE });
-    if (tree.hostCount === 0) throw new Error(`no host is cabled to a switch (${graph.switches.length} switches, ${nodeCount - graph.switches.length} CAs and routers)`);
-    if (tree.snapshot.length === 0) {
+    this.reportProblems(fabric.name, build.problems);
+    this.unmapped.reportUnmapped(fabric.name, build.notNodes, 'InfiniBand hosts that match no Node are left out');
+    this.unmapped.reportUnmapped(fabric.name, build.unnamed, 'InfiniBand HCAs without a host name are left out', { part: 'unnamed', change: UNNAMED_HCA_CHANGE });
+    if (build.hostCount === 0) throw new Error(`no host is cabled to a switch (${counts.switches} switches, ${counts.cas} CAs and routers)`);
+    if (build.snapshot.length === 0) {
       throw new Error(
-        `none of the ${tree.hostCount} hosts is a Kubernetes Node (${ib.notNodes.length} named, ${ib.unnamed.length} HCAs without a host name): check config.hostMapping and config.hostGuids`,
+        `none of the ${build.hostCount} hosts is a Kubernetes Node (${build.notNodes.length} named, ${build.unnamed.length} HCAs without a host name): check config.hostMapping and config.hostGuids`,
       );
     }
-    return tree.snapshot;
+    if ('fresh' in read) this.lastBuilds.set(fabric.name, read.fresh.digest, read.fresh.lookups, build);
+    return build.snapshot;
   }
 
   /** Logs and emits the fabric's miscabling once per distinct list. */

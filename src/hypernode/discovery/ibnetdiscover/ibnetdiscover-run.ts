@@ -1,6 +1,7 @@
 // Running `config.command` (ibnetdiscover, or a wrapper around it) with
 // bounds: no shell, a deadline, a cap on the output, and the tail of stderr
-// kept for the error. ibnetdiscover waits on MADs forever when its port has
+// kept for the error. Its stdout goes to the caller chunk by chunk as it
+// arrives (a large fabric prints tens of MB, which are never held here). ibnetdiscover waits on MADs forever when its port has
 // no subnet behind it, so the deadline is what ends such a run: the command
 // runs in its own process group and the whole group is killed, a wrapper's
 // children included.
@@ -19,22 +20,24 @@ export interface RunLimits {
   readonly maxOutputBytes: number;
 }
 
-/** A run that exited 0: what it printed, and its stderr's end (warnings ibnetdiscover may print beside a topology). */
+/** A run that exited 0: its stderr's end (warnings ibnetdiscover may print beside a topology). */
 export interface RunOutput {
-  readonly stdout: Buffer;
   readonly stderr: string;
 }
 
 const shown = (argv: readonly string[]) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
 const durationText = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
 
-/** Runs `argv`; rejects naming the command and why it gave no usable output (stderr's end included). */
-export function runBounded(argv: readonly string[], limits: RunLimits, signal: AbortSignal): Promise<RunOutput> {
+/**
+ * Runs `argv`, handing each chunk of its stdout to `onStdout`; rejects naming
+ * the command and why it gave no usable output (stderr's end included). What
+ * `onStdout` was handed is only usable when the run resolves.
+ */
+export function runBounded(argv: readonly string[], limits: RunLimits, signal: AbortSignal, onStdout: (chunk: Buffer) => void): Promise<RunOutput> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
     const command = shown(argv);
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const chunks: Buffer[] = [];
     let bytes = 0;
     let stderr = '';
     let failure: unknown;
@@ -46,11 +49,8 @@ export function runBounded(argv: readonly string[], limits: RunLimits, signal: A
       clearTimeout(deadline);
       clearTimeout(grace);
       signal.removeEventListener('abort', onAbort);
-      // The chunks go as soon as they are joined: a large fabric prints tens of MB.
-      const stdout = err === undefined ? Buffer.concat(chunks, bytes) : undefined;
-      chunks.length = 0;
-      if (stdout === undefined) reject(err);
-      else resolve({ stdout, stderr: stderr.trim() });
+      if (err === undefined) resolve({ stderr: stderr.trim() });
+      else reject(err);
     };
     let grace: NodeJS.Timeout | undefined;
     /** Ends the run with `err`: the group is killed, and the run settles once its pipes close (or soon after regardless). */
@@ -80,7 +80,12 @@ export function runBounded(argv: readonly string[], limits: RunLimits, signal: A
         stop(new Error(`${command} printed more than ${limits.maxOutputBytes / 2 ** 20} MiB (config.maxOutputMiB) and was killed`));
         return;
       }
-      chunks.push(chunk);
+      try {
+        onStdout(chunk);
+      } catch (err) {
+        // A consumer that cannot take more ends the run with its reason, rather than crashing the process from an event.
+        stop(err);
+      }
     });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
