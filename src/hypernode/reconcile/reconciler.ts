@@ -18,7 +18,8 @@
 
 import { RateLimitingQueue, runWorkers, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
 import { mapBounded } from '../../util/bounded-map.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
+import type { DiscoveredHyperNode, HyperNode } from '../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../model/hypernode-labels.ts';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../config/entry.ts';
 import { validateSnapshot } from './snapshot-validation.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';

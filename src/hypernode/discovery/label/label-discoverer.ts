@@ -11,14 +11,14 @@ import { coalescingTrigger, RateLimitingQueue, type CoalescingTrigger } from '..
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../model/hypernode-types.ts';
+import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import { discoverTopology, type AmbiguousTierName, type UncoveredNode } from './label-grouping.ts';
 import { LEFT_OUT_REASONS } from './preset/preset-stack.ts';
 import { NODES_LEFT_OUT, TIER_NAME_AMBIGUOUS } from '../../event-reasons.ts';
-import { LABEL_SOURCE } from '../../model/hypernode-labels.ts';
+import { LABEL_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { topologyTypes, type TopologyType } from './label-config.ts';
 
 /**

@@ -13,8 +13,8 @@
 // no Go counterpart.
 
 import type { TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
-import { sourceOf } from '../../model/hypernode-labels.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { isForbidden } from '../../../kube/errors.ts';

@@ -14,8 +14,8 @@
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { isDNS1123Subdomain, isQualifiedName } from '../../../kube/name-validation.ts';
 import type { TopologyLevel, TopologyObject } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
-import { HOSTNAME_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
+import type { DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { HOSTNAME_LABEL, NETWORK_TOPOLOGY_SOURCE_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { membersOf } from '../../model/member-selector.ts';
 import { tierKey } from '../node-labels/node-label-values.ts';
 
