@@ -5,7 +5,7 @@ import { build, buildMembers } from '../../../src/hypernode/model/hypernode-buil
 import type { DiscoveredHyperNode, HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/model/hypernode-labels.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
-import { AutoClock } from '../controller/fixtures.ts';
+import { AutoClock } from '../../support/controller-fixtures.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { waitFor } from '../../../testing/wait.ts';
 import { newReconciler } from './fixtures.ts';
