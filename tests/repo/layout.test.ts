@@ -176,7 +176,7 @@ function sourceFolders(): string[] {
 test('no discovery source imports another: what two sources share lives in a shared layer or model/', () => {
   const sources = sourceFolders();
   assert.ok(
-    ['label', 'ufm', 'graph', 'lldp'].every((s) => sources.includes(`src/hypernode/discovery/${s}/`)),
+    ['label', 'ufm', 'graph', 'lldp', 'ibnetdiscover'].every((s) => sources.includes(`src/hypernode/discovery/${s}/`)),
     `sources found: ${sources.join(', ')}`,
   );
   assert.equal(
