@@ -45,7 +45,10 @@ export interface RunnerOptions {
  */
 export async function runController(opts: RunnerOptions, signal: AbortSignal): Promise<void> {
   // A replica that is shutting down or lost the lease is not ready, from the first moment.
-  const readiness: Runnable = { name: 'readiness', start: ({ stopping }) => stopping.addEventListener('abort', () => opts.setReady(false), { once: true }) };
+  const readiness: Runnable = {
+    name: 'readiness',
+    start: ({ stopping }) => stopping.addEventListener('abort', () => opts.setReady(false), { once: true }),
+  };
   await runGroup(signal, { start: [readiness, informersRunnable(opts.informers), controllerRunnable(opts)] });
 }
 

@@ -171,9 +171,13 @@ class Listeners {
     return {
       name: 'metrics server',
       start: () => {
-        if (options.metrics) this.metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit, listenerOptions());
-        const health = this.healthServer;
-        if (deps.onListening) void this.metricsServer.then((metrics) => deps.onListening!({ ...(health ? { health } : {}), ...(metrics ? { metrics } : {}) }));
+        const address = options.metrics;
+        const { registry } = deps.metrics;
+        if (address) this.metricsServer = startMetricsServer(address, registry, logger, deps.exit, listenerOptions());
+        const health = this.healthServer ? { health: this.healthServer } : {};
+        const onListening = deps.onListening;
+        const listening = (metrics: Server | undefined) => ({ ...health, ...(metrics ? { metrics } : {}) });
+        if (onListening) void this.metricsServer.then((metrics) => onListening(listening(metrics)));
       },
       stop: async () => {
         const metrics = await this.metricsServer;
@@ -191,7 +195,8 @@ function workRunnable(options: ResolvedOptions, logger: Logger, run: ReturnType<
     start({ stopping, failed }) {
       // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
       if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
-      work = options.leaderElection && !options.dryRun ? run.withLeaderElection(options.leaderElection, stopping) : run.controller(stopping);
+      const leaderElection = options.dryRun ? undefined : options.leaderElection;
+      work = leaderElection ? run.withLeaderElection(leaderElection, stopping) : run.controller(stopping);
       work.catch(failed);
     },
     stop: () => work.catch(() => {}),

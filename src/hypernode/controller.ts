@@ -75,7 +75,8 @@ export function newHyperNodeController(deps: HyperNodeControllerDeps): HyperNode
   return {
     async run(signal, onStarted) {
       const parts = newParts(deps);
-      await runGroup(signal, runnables(deps, parts, onStarted), { onStarted: () => deps.logger.info('HyperNode controller started') });
+      const started = () => deps.logger.info('HyperNode controller started');
+      await runGroup(signal, runnables(deps, parts, onStarted), { onStarted: started });
       deps.logger.info('HyperNode controller stopped');
     },
   };
@@ -190,7 +191,11 @@ function runnables(deps: HyperNodeControllerDeps, parts: Parts, onStarted: () =>
     start: () => void (stopGauges = exportTopologyCounts(deps.registry, deps.hyperNodes)),
     stop: () => stopGauges(),
   };
-  const topologyState: Runnable = { name: 'topology state', start: () => state?.started(), stop: () => state?.stopped() };
+  const topologyState: Runnable = {
+    name: 'topology state',
+    start: () => state?.started(),
+    stop: () => state?.stopped(),
+  };
   const discovery: Runnable = { name: 'discovery manager', start: () => manager.start(), stop: () => manager.stop() };
   const readiness: Runnable = { name: 'readiness', start: onStarted };
   const watcher = workerRunnable('result watcher', { run: () => watchResults(deps, parts) });
@@ -215,9 +220,13 @@ function handlerRunnable(deps: HyperNodeControllerDeps, { status, manager, follo
         deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
         deps.nodes.addEventHandler(status.nodeHandler()),
         deps.configMaps.addEventHandler(manager.configMapHandler()),
-        ...followers.flatMap(({ follower: f }) => (f.nodeHandler ? [deps.nodes.addEventHandler(f.nodeHandler())] : [])),
-        ...followers.flatMap(({ follower: f }) => (f.hyperNodeHandler ? [deps.hyperNodes.addEventHandler(f.hyperNodeHandler())] : [])),
       ];
+      for (const { follower: f } of followers) {
+        if (f.nodeHandler) registrations.push(deps.nodes.addEventHandler(f.nodeHandler()));
+      }
+      for (const { follower: f } of followers) {
+        if (f.hyperNodeHandler) registrations.push(deps.hyperNodes.addEventHandler(f.hyperNodeHandler()));
+      }
     },
     stop() {
       for (const r of registrations) r.remove();
@@ -274,7 +283,8 @@ function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: Hy
 }
 
 /** The result watcher (docs/design.md §2.1 step 6): one result at a time across all sources; always acknowledged. */
-async function watchResults(deps: HyperNodeControllerDeps, { manager, reconciler, followers, metrics }: Parts): Promise<void> {
+async function watchResults(deps: HyperNodeControllerDeps, parts: Parts): Promise<void> {
+  const { manager, reconciler, followers, metrics } = parts;
   for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
     try {

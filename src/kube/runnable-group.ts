@@ -58,7 +58,7 @@ export interface RunGroupOptions {
 export async function runGroup(signal: AbortSignal, order: RunnableOrder, opts: RunGroupOptions = {}): Promise<void> {
   const stopOrder = checkedStopOrder(order);
   const stopping = new AbortController();
-  let failure: { readonly err: unknown } | undefined;
+  let failure: Kept;
   const failed = (err: unknown): void => {
     failure ??= { err };
     stopping.abort();
@@ -100,13 +100,20 @@ function checkedStopOrder(order: RunnableOrder): readonly Runnable[] {
   const missing = order.start.filter((r) => r.stop && !stop.includes(r)).map((r) => r.name);
   const unknown = stop.filter((r, i) => !order.start.includes(r) || stop.indexOf(r) !== i).map((r) => r.name);
   if (missing.length > 0 || unknown.length > 0) {
-    throw new Error(`runnable group: stop order lacks [${missing.join(', ')}], names unstarted or twice [${unknown.join(', ')}]`);
+    const lacks = `stop order lacks [${missing.join(', ')}]`;
+    throw new Error(`runnable group: ${lacks}, names unstarted or twice [${unknown.join(', ')}]`);
   }
   return stop;
 }
 
-/** Awaits each stop in turn; an error is kept and the rest still stop. Past the deadline the rest are called, not awaited. */
-async function stopInOrder(runnables: readonly Runnable[], deadline: RunGroupOptions['stopDeadline']): Promise<{ readonly err: unknown } | undefined> {
+/** An error kept for the end of the run; undefined when there was none. */
+type Kept = { readonly err: unknown } | undefined;
+
+/**
+ * Awaits each stop in turn; an error is kept and the rest still stop. Past
+ * the deadline the rest are called, not awaited.
+ */
+async function stopInOrder(runnables: readonly Runnable[], deadline: RunGroupOptions['stopDeadline']): Promise<Kept> {
   const timer = new AbortController();
   const expired = new Promise<typeof EXPIRED>((resolve) => {
     deadline?.clock.sleep(deadline.ms, timer.signal).then(
@@ -114,7 +121,7 @@ async function stopInOrder(runnables: readonly Runnable[], deadline: RunGroupOpt
       () => {},
     );
   });
-  let first: { readonly err: unknown } | undefined;
+  let first: Kept;
   let overran = false;
   try {
     for (const r of runnables) {
@@ -123,7 +130,8 @@ async function stopInOrder(runnables: readonly Runnable[], deadline: RunGroupOpt
       const outcome = await Promise.race([stopped, expired]);
       if (outcome === EXPIRED) {
         overran = true;
-        first ??= { err: new Error(`shutdown did not finish within ${deadline!.ms / 1000} s (still stopping: ${r.name})`) };
+        const within = `within ${deadline!.ms / 1000} s`;
+        first ??= { err: new Error(`shutdown did not finish ${within} (still stopping: ${r.name})`) };
       } else if (outcome) first ??= outcome;
     }
   } finally {
@@ -135,7 +143,7 @@ async function stopInOrder(runnables: readonly Runnable[], deadline: RunGroupOpt
 const EXPIRED = Symbol('stop deadline expired');
 
 /** Calls `r.stop()` at once; resolves when it has ended, with its error if it threw. */
-async function stopOne(r: Runnable): Promise<{ readonly err: unknown } | undefined> {
+async function stopOne(r: Runnable): Promise<Kept> {
   try {
     await r.stop?.();
     return undefined;
@@ -151,13 +159,18 @@ export interface WorkLoop {
   shutDown?(): void;
 }
 
+export interface WorkerOptions {
+  /** Call shutDown() the moment the group begins to stop, not in the worker's turn. */
+  readonly shutDownAtOnce?: boolean;
+}
+
 /**
  * A worker as a runnable: started by run(), stopped by shutDown() and waiting
  * for the loop to end. With `shutDownAtOnce`, shutDown() is called the moment
  * the group begins to stop (what waits in its queue is dropped), and the loop
  * is still awaited in its turn.
  */
-export function workerRunnable(name: string, worker: WorkLoop, opts: { readonly shutDownAtOnce?: boolean } = {}): Runnable {
+export function workerRunnable(name: string, worker: WorkLoop, opts: WorkerOptions = {}): Runnable {
   let loop: Promise<void> = Promise.resolve();
   return {
     name,

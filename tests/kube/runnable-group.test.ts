@@ -6,8 +6,13 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runGroup, workerRunnable, type Runnable } from '../../src/kube/runnable-group.ts';
+import { runGroup, workerRunnable, type RunContext, type Runnable } from '../../src/kube/runnable-group.ts';
 import { FakeClock, settle } from './fake-clock.ts';
+
+/** What a start cut short by the stop rejects with. */
+const CUT_SHORT = new Error('stopped before it started');
+/** A signal that never aborts: the run ends on a failure. */
+const RUNS_ON = new AbortController().signal;
 
 /** Runnables that record their starts and stops in one log. */
 function recorder() {
@@ -24,7 +29,8 @@ function recorder() {
 test('starts in the order given, reports started, and stops in reverse once the signal aborts', async () => {
   const { log, runnable } = recorder();
   const stop = new AbortController();
-  const run = runGroup(stop.signal, { start: [runnable('a'), runnable('b'), runnable('c')] }, { onStarted: () => log.push('started') });
+  const started = () => log.push('started');
+  const run = runGroup(stop.signal, { start: [runnable('a'), runnable('b'), runnable('c')] }, { onStarted: started });
   await settle();
   assert.equal(log, ['start a', 'start b', 'start c', 'started']);
   stop.abort();
@@ -32,10 +38,11 @@ test('starts in the order given, reports started, and stops in reverse once the 
   assert.equal(log.slice(4), ['stop c', 'stop b', 'stop a']);
 });
 
-test('stops in the declared order, each stop awaited before the next, after telling every runnable at once', async () => {
+test('stops in the declared order, each stop awaited in turn, after telling every runnable at once', async () => {
   const { log, runnable } = recorder();
   let finishB!: () => void;
-  const a = runnable('a', { start: ({ stopping }) => stopping.addEventListener('abort', () => log.push('a drops what waits')) });
+  const dropsAtOnce = ({ stopping }: RunContext) => stopping.addEventListener('abort', () => log.push('a drops'));
+  const a = runnable('a', { start: dropsAtOnce });
   const b = runnable('b', { stop: () => new Promise<void>((r) => (finishB = () => (log.push('stop b'), r()))) });
   const c = runnable('c');
   const stop = new AbortController();
@@ -43,10 +50,10 @@ test('stops in the declared order, each stop awaited before the next, after tell
   await settle();
   stop.abort();
   await settle();
-  assert.equal(log, ['start b', 'start c', 'a drops what waits'], 'a waits for b to stop');
+  assert.equal(log, ['start b', 'start c', 'a drops'], 'a waits for b to stop');
   finishB();
   await run;
-  assert.equal(log.slice(2), ['a drops what waits', 'stop b', 'stop a', 'stop c']);
+  assert.equal(log.slice(2), ['a drops', 'stop b', 'stop a', 'stop c']);
 });
 
 test('a start that fails stops the ones started before it and fails the run with its error', async () => {
@@ -56,7 +63,7 @@ test('a start that fails stops the ones started before it and fails the run with
       throw new Error('bind: address already in use');
     },
   });
-  const err = await runGroup(new AbortController().signal, { start: [runnable('a'), broken, runnable('c')] }).catch((e: Error) => e);
+  const err = await runGroup(RUNS_ON, { start: [runnable('a'), broken, runnable('c')] }).catch((e: Error) => e);
   assert.is((err as Error).message, 'bind: address already in use');
   assert.equal(log, ['start a', 'stop a'], 'c never starts; b, which did not start, is not stopped');
 });
@@ -65,7 +72,7 @@ test('a runnable that fails while running ends the run with its error, after eve
   const { log, runnable } = recorder();
   let fail!: (err: Error) => void;
   const lease = runnable('lease', { start: ({ failed }) => void (fail = failed) });
-  const run = runGroup(new AbortController().signal, { start: [runnable('a'), lease] });
+  const run = runGroup(RUNS_ON, { start: [runnable('a'), lease] });
   await settle();
   fail(new Error('lost lease'));
   const err = await run.catch((e: Error) => e);
@@ -77,9 +84,10 @@ test('a start cut short by the stop is no error, and nothing after it starts', a
   const { log, runnable } = recorder();
   const stop = new AbortController();
   const syncing = runnable('informers', {
-    start: ({ stopping }) => new Promise<void>((_, reject) => stopping.addEventListener('abort', () => reject(new Error('stopped before the caches synced')))),
+    start: ({ stopping }) => new Promise<void>((_, reject) => stopping.addEventListener('abort', () => reject(CUT_SHORT))),
   });
-  const run = runGroup(stop.signal, { start: [runnable('a'), syncing, runnable('c')] }, { onStarted: () => log.push('started') });
+  const started = () => log.push('started');
+  const run = runGroup(stop.signal, { start: [runnable('a'), syncing, runnable('c')] }, { onStarted: started });
   await settle();
   stop.abort();
   await run;
@@ -91,7 +99,8 @@ test('a stop that overruns the deadline fails the run naming it; the stops after
   const { log, runnable } = recorder();
   const stuck = runnable('controller', { stop: () => new Promise<void>(() => log.push('stop controller')) });
   const stop = new AbortController();
-  const run = runGroup(stop.signal, { start: [runnable('health server'), stuck] }, { stopDeadline: { ms: 300, clock } });
+  const stopDeadline = { ms: 300, clock };
+  const run = runGroup(stop.signal, { start: [runnable('health server'), stuck] }, { stopDeadline });
   const outcome = run.catch((e: Error) => e);
   await settle();
   stop.abort();
@@ -106,7 +115,7 @@ test('a stop that overruns the deadline fails the run naming it; the stops after
 test('a stop order that leaves out a runnable with a stop is refused before anything starts', async () => {
   const { log, runnable } = recorder();
   const a = runnable('a');
-  const err = await runGroup(new AbortController().signal, { start: [a, runnable('b')], stop: [a] }).catch((e: Error) => e);
+  const err = await runGroup(RUNS_ON, { start: [a, runnable('b')], stop: [a] }).catch((e: Error) => e);
   assert.match((err as Error).message, /stop order lacks \[b\]/);
   assert.equal(log, []);
 });
@@ -115,7 +124,8 @@ test('a worker with shutDownAtOnce drops its queue when the stop begins and is a
   const log: string[] = [];
   let endLoop!: () => void;
   const loop = new Promise<void>((r) => (endLoop = r));
-  const retries = workerRunnable('retries', { run: () => loop, shutDown: () => log.push('retries shut down') }, { shutDownAtOnce: true });
+  const queue = { run: () => loop, shutDown: () => log.push('retries shut down') };
+  const retries = workerRunnable('retries', queue, { shutDownAtOnce: true });
   let finishFirst!: () => void;
   const first: Runnable = { name: 'manager', stop: () => new Promise<void>((r) => (finishFirst = r)) };
   const stop = new AbortController();

@@ -47,7 +47,11 @@ export class RebuildRequests {
         this.pending = true;
         this.waker.abort();
       },
-      { quietMs: REBUILD_COALESCE_MS, clock, onError: (err) => logger.error('Failed to wake the poll loop for a rebuild', { err }) },
+      {
+        quietMs: REBUILD_COALESCE_MS,
+        clock,
+        onError: (err) => logger.error('Failed to wake the poll loop for a rebuild', { err }),
+      },
     );
   }
 

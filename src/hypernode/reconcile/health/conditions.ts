@@ -22,40 +22,48 @@ export const FABRIC_HEALTHY = 'FabricHealthy';
 /** The condition types this controller owns; any other condition on a HyperNode is left as it is. */
 export const HEALTH_CONDITION_TYPES: readonly string[] = Object.freeze([NODES_READY, FABRIC_HEALTHY]);
 
-const define = (type: string, status: ConditionStatus, reason: string, when: string, message: string): ConditionReason => Object.freeze({ type, status, reason, when, message });
+const define = (r: ConditionReason): ConditionReason => Object.freeze(r);
 
-export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady', 'Every Node below the HyperNode has Ready=True.', 'Every Node is Ready.');
-export const NODES_CORDONED = define(
-  NODES_READY,
-  'True',
-  'NodesCordoned',
-  'Every Node below is Ready and some are cordoned (spec.unschedulable): an operator decision, not a failure.',
-  'Every Node is Ready; <k> cordoned: <first names>.',
-);
-export const NODES_NOT_READY = define(
-  NODES_READY,
-  'False',
-  'NodesNotReady',
-  'A Node below is NotReady, Unknown (or never reported Ready) or gone (named as a member, no Node object).',
-  '<k> of <n> Nodes not ready: <name> (NotReady | Unknown | gone), … (the first 5, then "and <m> more").',
-);
-export const LINKS_UP = define(
-  FABRIC_HEALTHY,
-  'True',
-  'LinksUp',
-  "The source's last poll of the fabric found every link of the last good poll.",
-  'Every link of the last good poll is present.',
-);
-export const LINKS_DOWN = define(
-  FABRIC_HEALTHY,
-  'False',
-  'LinksDown',
-  "A link of a switch in the HyperNode's group is missing or down against the last good poll (within health.linkGracePeriod).",
-  '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
-);
+export const ALL_NODES_READY = define({
+  type: NODES_READY,
+  status: 'True',
+  reason: 'AllNodesReady',
+  when: 'Every Node below the HyperNode has Ready=True.',
+  message: 'Every Node is Ready.',
+});
+export const NODES_CORDONED = define({
+  type: NODES_READY,
+  status: 'True',
+  reason: 'NodesCordoned',
+  when: 'Every Node below is Ready and some are cordoned (spec.unschedulable): an operator decision, not a failure.',
+  message: 'Every Node is Ready; <k> cordoned: <first names>.',
+});
+export const NODES_NOT_READY = define({
+  type: NODES_READY,
+  status: 'False',
+  reason: 'NodesNotReady',
+  when: 'A Node below is NotReady, Unknown (or never reported Ready) or gone (named as a member, no Node object).',
+  message: '<k> of <n> Nodes not ready: <name> (NotReady | Unknown | gone), … (the first 5, then "and <m> more").',
+});
+export const LINKS_UP = define({
+  type: FABRIC_HEALTHY,
+  status: 'True',
+  reason: 'LinksUp',
+  when: "The source's last poll of the fabric found every link of the last good poll.",
+  message: 'Every link of the last good poll is present.',
+});
+export const LINKS_DOWN = define({
+  type: FABRIC_HEALTHY,
+  status: 'False',
+  reason: 'LinksDown',
+  when: "A link of a switch in the HyperNode's group is missing or down against the last good poll (within health.linkGracePeriod).",
+  message: '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
+});
 
 /** Every reason, in the order docs/health.md lists them (its table is checked against this list). */
-export const CONDITION_REASONS: readonly ConditionReason[] = Object.freeze([ALL_NODES_READY, NODES_CORDONED, NODES_NOT_READY, LINKS_UP, LINKS_DOWN]);
+const NODES_READY_REASONS = [ALL_NODES_READY, NODES_CORDONED, NODES_NOT_READY];
+const FABRIC_HEALTHY_REASONS = [LINKS_UP, LINKS_DOWN];
+export const CONDITION_REASONS: readonly ConditionReason[] = [...NODES_READY_REASONS, ...FABRIC_HEALTHY_REASONS];
 
 /** The health conditions (this controller's types) a HyperNode holds False: what the tree and `why` mark. */
 export function falseHealthConditions(conditions: readonly { type: string; status: string; message: string }[] | undefined): { type: string; message: string }[] {
