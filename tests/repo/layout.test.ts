@@ -5,7 +5,8 @@
 // process (src/app/) or the subcommands (src/cmd/), no discovery source
 // imports another and the previews import none (shared plumbing lives in
 // discovery/fabric/ and discovery/remote/, shared words in model/), src never imports test
-// infrastructure, scripts and testing never import tests/, no file points at
+// infrastructure, scripts and testing never import tests/, every label key
+// of ours is spelled in model/hypernode-labels.ts only, no file points at
 // documents outside the repository, and the shape that keeps the tree
 // navigable holds: src/hypernode/ has at most eight entries on top, and no
 // two files under src/ share a base name.
@@ -196,6 +197,13 @@ test('the previews read no source internals: only model/, the shared layers and 
 test('the reconcile core is given the configuration: nothing under reconcile/ loads the ConfigMap', () => {
   const loaders = filesUnder('src/hypernode/reconcile', SOURCE).filter((f) => /\bloadConfig\b/.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.equal(loaders, [], 'followers receive what the discovery manager applied (reconcile/follower.ts)');
+});
+
+test('every volcano.sh/ label key src/ writes or reads is defined in model/hypernode-labels.ts', () => {
+  const home = 'src/hypernode/model/hypernode-labels.ts';
+  assert.match(readFileSync(join(ROOT, home), 'utf8'), /'volcano\.sh\/network-topology-source'/);
+  const elsewhere = filesUnder('src', SOURCE).filter((f) => f !== home && /['"]volcano\.sh\//.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.equal(elsewhere, []);
 });
 
 test('src/kube knows nothing of HyperNodes', () => {
