@@ -1,12 +1,8 @@
-// klog-style logging on stderr: one line per call, written synchronously.
-// Plain on purpose: severities are four letters and verbosity one number, so
-// no logging library is needed underneath.
-//
-// Line format (klog text): `Lmmdd hh:mm:ss.uuuuuu <pid>] <msg> key="value" ...`
-// with L = I/W/E/F. klog also prints the caller's `file:line` before the `]`;
-// we leave it out (finding it costs a stack trace per line, and operators grep
-// the message and key=value pairs, not the caller).
-// Verbosity: `logger.v(n).info(...)` is emitted only when n <= -v.
+// klog-style lines on stderr, one per call, written synchronously. Plain on
+// purpose: severities are four letters and verbosity one number, so no
+// logging library is needed. Unlike klog no caller `file:line` is printed:
+// finding it costs a stack trace per line, and operators grep the message
+// and its key=value pairs.
 
 import { truncateText } from './util/truncate.ts';
 

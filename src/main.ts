@@ -1,17 +1,9 @@
 // Entry point of vc-hypernode-controller-manager and the only place that
-// turns outcomes into exit codes (docs/design.md §3.1, §3.4). Mirrors Volcano's
-// cmd/hypernode-controller-manager/main.go: parse the flags (2 on error, 0 on
-// help), dump them at V(2), answer --version (0), validate (1), then run the
-// server (0 after a graceful shutdown, 1 with its error on stderr).
-//
-// The server and the subcommands (src/commands.ts) are loaded lazily so that
-// --version, --help and bad flags never evaluate the Kubernetes client code:
-// they stay as fast as a bare runtime.
-//
-// Unlike Go, a stray word (`rendr`, `serve`) is an error naming the nearest
-// subcommand instead of starting the controller (docs/differences-from-go.md);
-// other positional arguments (the Helm chart's literal `2>&1`, the `false` of
-// `--leader-elect false`) are still ignored with a warning.
+// turns outcomes into exit codes (docs/design.md §3.4). Mirrors Volcano's
+// cmd/hypernode-controller-manager/main.go. The server and the subcommands
+// (src/commands.ts) are loaded lazily, so --version, --help and bad flags
+// never evaluate the Kubernetes client code and stay as fast as a bare
+// runtime.
 
 import { basename } from 'node:path';
 import { quote } from './app/flags/go-strconv.ts';

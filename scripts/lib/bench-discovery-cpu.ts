@@ -14,17 +14,10 @@ import { realClock } from '../../src/kube/clock.ts';
 import { Store } from '../../src/kube/store.ts';
 import { keepNameAndLabels } from '../../src/kube/informer.ts';
 import type { HyperNodeClient } from '../../src/hypernode/model/contracts.ts';
-import {
-  HYPERNODE_API_VERSION,
-  HYPERNODE_KIND,
-  NETWORK_TOPOLOGY_SOURCE_LABEL,
-  type DiscoveredHyperNode,
-  type HyperNode,
-  type NodeMeta,
-} from '../../src/hypernode/model/hypernode-types.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { entryOf, parseConfig, sourceEntry } from '../../src/hypernode/config/loader.ts';
 import { discoverSnapshot } from '../../src/hypernode/discovery/label/label-grouping.ts';
-import { LABEL_SOURCE } from '../../src/hypernode/model/hypernode-labels.ts';
+import { LABEL_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../src/hypernode/model/hypernode-labels.ts';
 import { topologyTypes } from '../../src/hypernode/discovery/label/label-config.ts';
 import { newHyperNodeMetrics } from '../../src/hypernode/hypernode-metrics.ts';
 import { TopologyReconciler } from '../../src/hypernode/reconcile/reconciler.ts';

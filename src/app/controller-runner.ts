@@ -1,13 +1,13 @@
-// The controller runner (docs/design.md §3.1 steps 9–10) and the plug point for the
-// HyperNode controller: start the three informers, wait until all synced, build
-// the controller from the factory, run it, mark ready once it reports started,
-// and when the signal aborts wait until it and the informers have stopped.
-// Mirrors the runner closure in cmd/hypernode-controller-manager/app/server.go.
+// The runner of what leadership starts (docs/design.md §3.1 steps 9–10): the
+// informers, then the controller built from the factory, the plug point that
+// keeps src/app/ free of HyperNode wiring. Mirrors the runner closure in
+// cmd/hypernode-controller-manager/app/server.go.
 
 import type { SharedInformer } from '../kube/informer.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { Logger } from '../log.ts';
 import type { HyperNodeControllerDeps } from '../hypernode/controller.ts';
+import { runGroup, type Runnable } from '../kube/runnable-group.ts';
 import { wrapError } from '../util/error-message.ts';
 
 /**
@@ -44,35 +44,49 @@ export interface RunnerOptions {
  * controller ends on its own.
  */
 export async function runController(opts: RunnerOptions, signal: AbortSignal): Promise<void> {
-  // Informers share the stop signal (docs/design.md §3.2) and also stop when the
-  // controller ends on its own; their caches stay readable meanwhile.
-  const stopInformers = new AbortController();
-  const abort = () => {
-    opts.setReady(false); // a replica that is shutting down or lost the lease is not ready
-    stopInformers.abort();
+  // A replica that is shutting down or lost the lease is not ready, from the first moment.
+  const readiness: Runnable = {
+    name: 'readiness',
+    start: ({ stopping }) => stopping.addEventListener('abort', () => opts.setReady(false), { once: true }),
   };
-  signal.addEventListener('abort', abort, { once: true });
-  const informerRuns = opts.informers.map((i) => i.run(stopInformers.signal));
-  try {
-    try {
-      await Promise.all(opts.informers.map((i) => i.waitForSync(signal)));
-    } catch {
-      return; // stopped before the caches synced
-    }
-    let controller: RunnableController;
-    try {
-      controller = opts.factory(opts.context);
-    } catch (err) {
-      throw wrapError('failed to initialize HyperNode controller', err);
-    }
-    await controller.run(signal, () => opts.setReady(true));
-    if (!signal.aborted) {
-      opts.setReady(false);
-      throw new Error(CONTROLLER_STOPPED_UNEXPECTEDLY);
-    }
-  } finally {
-    signal.removeEventListener('abort', abort);
-    stopInformers.abort();
-    await Promise.all(informerRuns);
-  }
+  await runGroup(signal, { start: [readiness, informersRunnable(opts.informers), controllerRunnable(opts)] });
+}
+
+/**
+ * The informers watch until the stop begins (docs/design.md §3.2), their
+ * caches readable meanwhile; started means synced, and the stop waits until
+ * they have ended.
+ */
+function informersRunnable(informers: RunnerOptions['informers']): Runnable {
+  let runs: Promise<void>[] = [];
+  return {
+    name: 'informers',
+    async start({ stopping }) {
+      runs = informers.map((i) => i.run(stopping));
+      await Promise.all(informers.map((i) => i.waitForSync(stopping)));
+    },
+    stop: async () => void (await Promise.all(runs)),
+  };
+}
+
+/** The controller built from the factory; it reports readiness itself, and ending on its own fails the run. */
+function controllerRunnable(opts: RunnerOptions): Runnable {
+  let running: Promise<void> = Promise.resolve();
+  return {
+    name: 'HyperNode controller',
+    start({ stopping, failed }) {
+      let controller: RunnableController;
+      try {
+        controller = opts.factory(opts.context);
+      } catch (err) {
+        throw wrapError('failed to initialize HyperNode controller', err);
+      }
+      running = controller
+        .run(stopping, () => opts.setReady(true))
+        .then(() => {
+          if (!stopping.aborted) failed(new Error(CONTROLLER_STOPPED_UNEXPECTEDLY));
+        }, failed);
+    },
+    stop: () => running,
+  };
 }

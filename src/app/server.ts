@@ -1,8 +1,7 @@
-// Process wiring (docs/design.md §3.1, §3.2; Volcano's
-// cmd/hypernode-controller-manager/app/server.go): client configuration,
-// health and metrics servers, the three informers, SIGINT/SIGTERM handling,
-// leader election or not, the controller runner, and the shutdown order with
-// a deadline.
+// The process: clients, listeners, signals and the controller (under leader
+// election or not), run as one group so that the first signal starts one
+// ordered stop under one deadline. Mirrors Run in Volcano's
+// cmd/hypernode-controller-manager/app/server.go.
 
 import { hostname as osHostname } from 'node:os';
 import type { Server } from 'node:http';
@@ -48,6 +47,7 @@ import { accessReviewGate } from './request-auth.ts';
 import { TOPOLOGY_PAGE_PATH, topologyPageRoute } from './topology-page.ts';
 import { logStartup } from './startup.ts';
 import { Readiness } from './readiness.ts';
+import { runGroup, type Runnable } from '../kube/runnable-group.ts';
 
 export const COMPONENT = 'vc-hypernode-controller-manager';
 /** Shutdown must finish within Kubernetes' default 30 s termination grace period. */
@@ -105,37 +105,102 @@ export async function runServer(options: ResolvedOptions, logger: Logger, overri
   logStartup(logger, options);
   const readiness = new Readiness();
   const config = buildClientConfig(options, logger, { env: deps.env, serviceAccountDir: deps.serviceAccountDir, clock: deps.clock });
-
   const transport = new Transport(config);
+  const topologyState = options.topologyPage ? new TopologyStateRecorder() : undefined;
+  // Clients and informers do no I/O until they run; the topology page reads the Node cache.
+  const run = wire(options, logger, deps, transport, readiness, topologyState);
+  const page = topologyState ? { state: topologyState, nodes: run.nodes } : undefined;
   const root = new AbortController();
-  const removeSignalHandlers = deps.handleSignals ? installSignalHandlers(root, logger, deps.exit) : () => {};
-  const onExternalStop = () => root.abort(new Error('stopped'));
-  deps.signal?.addEventListener('abort', onExternalStop, { once: true });
-  let health: Server | undefined;
-  let metricsServer: Promise<Server | undefined> = Promise.resolve(undefined);
-  try {
-    if (options.healthz) health = await startHealthServer(options.healthz, readiness);
-    const topologyState = options.topologyPage ? new TopologyStateRecorder() : undefined;
-    // Wired before the listener starts (no I/O): the topology page reads the Node cache.
-    const run = wire(options, logger, deps, transport, readiness, topologyState);
-    const page = topologyState ? { state: topologyState, nodes: run.nodes } : undefined;
-    if (options.metrics)
-      metricsServer = startMetricsServer(options.metrics, deps.metrics.registry, logger, deps.exit, metricsListenerOptions(options, logger, deps, transport, page));
-    if (deps.onListening) void metricsServer.then((metrics) => deps.onListening!({ ...(health ? { health } : {}), ...(metrics ? { metrics } : {}) }));
+  const listeners = new Listeners(deps);
+  await runGroup(
+    root.signal,
+    {
+      start: [
+        signalsRunnable(root, logger, deps),
+        { name: 'connection pool', stop: () => transport.close() },
+        listeners.health(options.healthz, readiness),
+        listeners.metrics(options, logger, () => metricsListenerOptions(options, logger, deps, transport, page)),
+        { name: 'readiness', stop: () => readiness.set(false) },
+        workRunnable(options, logger, run),
+      ],
+    },
+    // The first signal starts the stop; everything after it must finish in time (docs/design.md §3.2).
+    { stopDeadline: { ms: deps.shutdownTimeoutMs, clock: deps.clock } },
+  );
+}
 
-    if (deps.signal?.aborted) root.abort();
-    // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
-    if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
-    const work = options.leaderElection && !options.dryRun ? run.withLeaderElection(options.leaderElection, root.signal) : run.controller(root.signal);
-    await withShutdownDeadline(work, root.signal, deps);
-  } finally {
-    readiness.set(false);
-    removeSignalHandlers();
-    deps.signal?.removeEventListener('abort', onExternalStop);
-    transport.close();
-    const metrics = await metricsServer;
-    await Promise.all([health, metrics].filter((s): s is Server => s !== undefined).map(closeHttp));
+/** SIGINT/SIGTERM handling (when asked for) and the caller's stop signal, both ending in `root`. */
+function signalsRunnable(root: AbortController, logger: Logger, deps: ServerDeps): Runnable {
+  let removeSignalHandlers = () => {};
+  const onExternalStop = () => root.abort(new Error('stopped'));
+  return {
+    name: 'signal handlers',
+    start() {
+      if (deps.handleSignals) removeSignalHandlers = installSignalHandlers(root, logger, deps.exit);
+      deps.signal?.addEventListener('abort', onExternalStop, { once: true });
+      if (deps.signal?.aborted) onExternalStop();
+    },
+    stop() {
+      removeSignalHandlers();
+      deps.signal?.removeEventListener('abort', onExternalStop);
+    },
+  };
+}
+
+/** The health and metrics listeners: bound, reported to `onListening`, closed at stop. */
+class Listeners {
+  private healthServer: Server | undefined;
+  private metricsServer: Promise<Server | undefined> = Promise.resolve(undefined);
+
+  constructor(private readonly deps: ServerDeps) {}
+
+  /** Bound and awaited: a bind error fails the start. */
+  health(address: ResolvedOptions['healthz'], readiness: Readiness): Runnable {
+    return {
+      name: 'health server',
+      start: async () => {
+        if (address) this.healthServer = await startHealthServer(address, readiness);
+      },
+      stop: () => (this.healthServer ? closeHttp(this.healthServer) : undefined),
+    };
   }
+
+  /** Bound in the background: a bind error is fatal as klog.Fatal is (exit 255). */
+  metrics(options: ResolvedOptions, logger: Logger, listenerOptions: () => MetricsListenerOptions): Runnable {
+    const { deps } = this;
+    return {
+      name: 'metrics server',
+      start: () => {
+        const address = options.metrics;
+        const { registry } = deps.metrics;
+        if (address) this.metricsServer = startMetricsServer(address, registry, logger, deps.exit, listenerOptions());
+        const health = this.healthServer ? { health: this.healthServer } : {};
+        const onListening = deps.onListening;
+        const listening = (metrics: Server | undefined) => ({ ...health, ...(metrics ? { metrics } : {}) });
+        if (onListening) void this.metricsServer.then((metrics) => onListening(listening(metrics)));
+      },
+      stop: async () => {
+        const metrics = await this.metricsServer;
+        if (metrics) await closeHttp(metrics);
+      },
+    };
+  }
+}
+
+/** The controller, under leader election unless it is off or a dry run; ending on its own fails the run. */
+function workRunnable(options: ResolvedOptions, logger: Logger, run: ReturnType<typeof wire>): Runnable {
+  let work: Promise<void> = Promise.resolve();
+  return {
+    name: 'controller',
+    start({ stopping, failed }) {
+      // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
+      if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
+      const leaderElection = options.dryRun ? undefined : options.leaderElection;
+      work = leaderElection ? run.withLeaderElection(leaderElection, stopping) : run.controller(stopping);
+      work.catch(failed);
+    },
+    stop: () => work.catch(() => {}),
+  };
 }
 
 function clientUserAgent(deps: ServerDeps, suffix: string): string {
@@ -286,26 +351,6 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
   }
 
   return { controller, withLeaderElection, nodes };
-}
-
-/** After the first signal, the rest of the shutdown must finish within the deadline. */
-async function withShutdownDeadline(work: Promise<void>, signal: AbortSignal, deps: ServerDeps): Promise<void> {
-  const timer = new AbortController();
-  const deadline = new Promise<never>((_, reject) => {
-    const arm = () => {
-      void deps.clock.sleep(deps.shutdownTimeoutMs, timer.signal).then(
-        () => reject(new Error(`shutdown did not finish within ${deps.shutdownTimeoutMs / 1000} s`)),
-        () => {},
-      );
-    };
-    if (signal.aborted) arm();
-    else signal.addEventListener('abort', arm, { once: true });
-  });
-  try {
-    await Promise.race([work, deadline]);
-  } finally {
-    timer.abort();
-  }
 }
 
 /** First SIGINT/SIGTERM stops gracefully; a second one exits 1 at once (pkg/signals). */

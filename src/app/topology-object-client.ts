@@ -1,11 +1,8 @@
-// The Kubernetes client of the opt-in Kueue and KAI Topology objects
-// (exports.kueueTopology / kaiTopology): discovery says at which versions of
-// a group `topologies` are served (looked up per resource: a group may serve
-// its kinds at different versions), the server's OpenAPI v3 document says
-// what each version's schema takes (the most levels, an alias per level),
-// and they are listed, watched, created, updated and deleted. Built on the
-// REST client it is given: the controller's HyperNode write client (its rate
-// limit and write fence), or plan's reader.
+// The Kubernetes client of the opt-in Kueue and KAI Topology objects: which
+// versions serve `topologies`, what each version's published schema takes,
+// and the verbs. Built on the REST client it is given, so the controller's
+// writes share the HyperNode writes' rate limit and write fence, and `plan`
+// reads through its own.
 
 import { isForbidden, isNotFound } from '../kube/errors.ts';
 import { resourceInformer } from '../kube/informer.ts';

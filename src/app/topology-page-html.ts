@@ -1,10 +1,7 @@
-// The HTML form of /debug/topology: the controller's state drawn by the same
-// topology view `render -o html` writes (src/hypernode/preview/view/): the
-// desired HyperNodes of every source as one picture and tree list (each
-// HyperNode names its source), and, as the view's notes above the picture,
-// per source the last snapshot and its result, the rejected snapshot, held
-// deletes and uncovered Nodes. The page's data and notes go through the view's
-// script-safe JSON and are shown as text, so no value can become markup.
+// The HTML form of /debug/topology, drawn by the same topology view
+// `render -o html` writes (src/hypernode/preview/view/), so the controller's
+// state reads like a preview. Every value goes through the view's
+// script-safe JSON and is shown as text, so none can become markup.
 
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { nodeCount } from '../hypernode/model/member-selector.ts';

@@ -1,24 +1,22 @@
-// The HyperNode controller: wires the discovery manager, the topology
-// reconciler, the status writer (nodeCount and conditions) and the followers
-// (the opt-in exports and health, reconcile/follower.ts) to the informers,
-// runs them until the stop signal, and stops them in order. Mirrors
-// pkg/controllers/hypernode/hypernode_controller.go (Run, the result watcher,
-// the handler registration of hypernode_handler.go and configmap_handler.go;
-// docs/design.md §3.1 step 10) and the shutdown order of docs/design.md §3.2. The caller has
-// started the informers and waited for their sync before calling run().
+// The HyperNode controller: the discovery manager, the topology reconciler,
+// the status writer and the followers, run as one group over informers the
+// caller has synced, so their start and stop orders are two lists. Mirrors
+// pkg/controllers/hypernode/hypernode_controller.go (Run, the result watcher)
+// and the handler registration of hypernode_handler.go and configmap_handler.go.
 
 import type { Registry } from 'prom-client';
 import type { Clock } from '../kube/clock.ts';
 import type { HandlerRegistration, Informer, KubeObject } from '../kube/types.ts';
 import type { QueueMetrics } from '../kube/workqueue.ts';
+import { runGroup, workerRunnable, type Runnable, type RunnableOrder } from '../kube/runnable-group.ts';
 import type { Logger } from '../log.ts';
 import type { EventRecorder, HyperNodeClient, NodeLabelClient, SecretClient, ConfigMapReader, TopologyObjectClient } from './model/contracts.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from './model/hypernode-types.ts';
-import type { ConfigMapLocation } from './config/location.ts';
+import { configMapRef, type ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
 import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registry.ts';
 import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './hypernode-metrics.ts';
-import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME, type ReconcileSummary } from './reconcile/reconciler.ts';
+import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME } from './reconcile/reconciler.ts';
 import { STATUS_QUEUE_NAME, StatusWriter } from './reconcile/status-writer.ts';
 import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
 import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
@@ -46,7 +44,7 @@ export interface HyperNodeControllerDeps {
   logger: Logger;
   /** prom-client registry for the hypernode_* families. */
   registry: Registry;
-  /** Replaces the built-in `label` / `ufm` registry (tests). */
+  /** Replaces the built-in registry of sources (tests). */
   discoverers?: DiscovererRegistry;
   /** workqueue_* metrics per queue name, when the caller exports them. */
   queueMetrics?: (queueName: string) => QueueMetrics;
@@ -74,10 +72,26 @@ export interface HyperNodeController {
 }
 
 export function newHyperNodeController(deps: HyperNodeControllerDeps): HyperNodeController {
-  return { run: (signal, onStarted) => run(deps, signal, onStarted) };
+  return {
+    async run(signal, onStarted) {
+      const parts = newParts(deps);
+      const started = () => deps.logger.info('HyperNode controller started');
+      await runGroup(signal, runnables(deps, parts, onStarted), { onStarted: started });
+      deps.logger.info('HyperNode controller stopped');
+    },
+  };
 }
 
-async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted: () => void): Promise<void> {
+/** What the controller runs, built from the dependencies; nothing runs yet. */
+interface Parts {
+  readonly metrics: HyperNodeMetrics;
+  readonly status: StatusWriter;
+  readonly followers: readonly NamedFollower[];
+  readonly manager: DiscoveryManager;
+  readonly reconciler: TopologyReconciler;
+}
+
+function newParts(deps: HyperNodeControllerDeps): Parts {
   const { logger, clock } = deps;
   const metrics = newHyperNodeMetrics(deps.registry);
   // In a dry run the recording client answers like the server, so the write
@@ -86,29 +100,20 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
   // counts its own), and the write paths' lines carry dryRun=true.
   const writeMetrics: HyperNodeMetrics = deps.dryRun ? { ...metrics, apiWrite() {} } : metrics;
   const writeLogger = deps.dryRun ? logger.with({ dryRun: true }) : logger;
-  const state = deps.topologyState;
-  // The page lists the uncovered Nodes the metric only counts.
-  const discovererMetrics: HyperNodeMetrics = state
-    ? {
-        ...metrics,
-        uncoveredNodes(source, count, detail) {
-          metrics.uncoveredNodes(source, count, detail);
-          if (detail?.reason === undefined) state.uncovered(source, count, detail?.nodes);
-        },
-      }
-    : metrics;
+  const writeConcurrency = deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {};
+  const regarding = () => configMapRef(deps.configMap);
   // The one writer of status (nodeCount and conditions); fabric sources report to it, so it exists before they start.
   const status = new StatusWriter({
     hyperNodes: deps.hyperNodes,
     nodes: deps.nodes,
     client: deps.hyperNodeClient,
     events: deps.events,
-    regarding: () => manager.configMapRef(),
+    regarding,
     metrics: writeMetrics,
     clock,
     logger: writeLogger,
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
-    ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
+    ...writeConcurrency,
   });
   const health = new HealthRunner({
     writer: status,
@@ -116,7 +121,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     logger,
     ...(deps.nodeHealthInformer ? { nodeHealthInformer: deps.nodeHealthInformer } : {}),
   });
-  const followers = newFollowers(deps, writeLogger, writeMetrics, () => manager.configMapRef(), health);
+  const followers = newFollowers(deps, writeLogger, writeMetrics, regarding, health);
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
     configMap: deps.configMap,
@@ -126,7 +131,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
       hyperNodes: deps.hyperNodes,
       secrets: deps.secrets,
       configMaps: deps.configMapReader,
-      metrics: discovererMetrics,
+      metrics: discovererMetrics(metrics, deps.topologyState),
       fabricHealth: status.fabric,
       clock,
       logger,
@@ -138,7 +143,7 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     logger,
     queueMetrics: deps.queueMetrics?.(CONFIG_QUEUE_NAME),
     onConfiguration: (config) => {
-      for (const f of followers) f.configuration(config);
+      for (const { follower } of followers) follower.configuration(config);
     },
   });
   const reconciler = new TopologyReconciler({
@@ -149,63 +154,90 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
     clock,
     logger: writeLogger,
     queueMetrics: deps.queueMetrics?.(WRITE_RETRY_QUEUE_NAME),
-    regarding: () => manager.configMapRef(),
-    ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
+    regarding,
+    ...writeConcurrency,
   });
+  return { metrics, status, followers, manager, reconciler };
+}
 
-  // The informers have synced, so each registration first replays every cached
-  // object as an add: every HyperNode's status is checked once, and the
-  // ConfigMap's add is what starts the discoverers.
-  const registrations: HandlerRegistration[] = [
-    deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
-    deps.nodes.addEventHandler(status.nodeHandler()),
-    deps.configMaps.addEventHandler(manager.configMapHandler()),
-    ...followers.flatMap((f) => (f.nodeHandler ? [deps.nodes.addEventHandler(f.nodeHandler())] : [])),
-    ...followers.flatMap((f) => (f.hyperNodeHandler ? [deps.hyperNodes.addEventHandler(f.hyperNodeHandler())] : [])),
-  ];
-  const stopTopologyCounts = exportTopologyCounts(deps.registry, deps.hyperNodes);
-  state?.started();
-  manager.start();
-  onStarted();
+/** The page lists the uncovered Nodes the metric only counts. */
+function discovererMetrics(metrics: HyperNodeMetrics, state: TopologyStateRecorder | undefined): HyperNodeMetrics {
+  if (!state) return metrics;
+  return {
+    ...metrics,
+    uncoveredNodes(source, count, detail) {
+      metrics.uncoveredNodes(source, count, detail);
+      if (detail?.reason === undefined) state.uncovered(source, count, detail?.nodes);
+    },
+  };
+}
 
-  const watcher = watchResults(manager, reconciler, followers, metrics, logger, (source, summary) =>
-    state?.reconciled(source, {
-      at: clock.now(),
-      summary,
-      desired: reconciler.desiredOf(source),
-      heldDeletes: reconciler.heldDeletesOf(source),
-      rejection: reconciler.rejectionOf(source),
-    }),
-  );
-  const retryWorker = reconciler.run();
-  const followerWorkers = followers.map((f) => f.run());
-  const statusWorker = status.run();
-  logger.info('HyperNode controller started');
-
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-
+/**
+ * The start order (docs/design.md §3.1 step 10) and the stop order (§3.2).
+ * The informers have synced, so each handler registration first replays every
+ * cached object as an add: every HyperNode's status is checked once, and the
+ * ConfigMap's add is what starts the discoverers. Workers stop downstream of
+ * each other: the manager closes the result stream, which ends the watcher
+ * after its current reconcile; with no new snapshot the followers drain, in
+ * list order, then the status queue.
+ */
+function runnables(deps: HyperNodeControllerDeps, parts: Parts, onStarted: () => void): RunnableOrder {
+  const { manager, reconciler, followers, status } = parts;
+  const state = deps.topologyState;
+  const handlers = handlerRunnable(deps, parts);
+  let stopGauges = () => {};
+  const gauges: Runnable = {
+    name: 'topology gauges',
+    start: () => void (stopGauges = exportTopologyCounts(deps.registry, deps.hyperNodes)),
+    stop: () => stopGauges(),
+  };
+  const topologyState: Runnable = {
+    name: 'topology state',
+    start: () => state?.started(),
+    stop: () => state?.stopped(),
+  };
+  const discovery: Runnable = { name: 'discovery manager', start: () => manager.start(), stop: () => manager.stop() };
+  const readiness: Runnable = { name: 'readiness', start: onStarted };
+  const watcher = workerRunnable('result watcher', { run: () => watchResults(deps, parts) });
   // Pending write retries are dropped at once (waiting out a backoff would
   // delay shutdown by minutes); the worker ends after the write in flight.
-  // The manager then closes the result stream, which ends the watcher after
-  // its current reconcile; then the status queue drains.
-  reconciler.shutDown();
-  await manager.stop();
-  await watcher;
-  await retryWorker;
-  // Followers follow snapshots; with the watcher gone no new one comes. In list order.
-  for (const [i, f] of followers.entries()) {
-    f.shutDown();
-    await followerWorkers[i];
-  }
-  status.shutDown();
-  await statusWorker;
-  for (const r of registrations) r.remove();
-  stopTopologyCounts();
-  state?.stopped();
-  logger.info('HyperNode controller stopped');
+  const retries = workerRunnable('write retries', reconciler, { shutDownAtOnce: true });
+  const followerWorkers = followers.map(({ name, follower }) => workerRunnable(name, follower));
+  const statusWorker = workerRunnable('status writer', status);
+  return {
+    start: [handlers, gauges, topologyState, discovery, readiness, watcher, retries, ...followerWorkers, statusWorker],
+    stop: [discovery, watcher, retries, ...followerWorkers, statusWorker, handlers, gauges, topologyState],
+  };
+}
+
+/** The status writer's, the manager's and the followers' informer handlers, removed at stop. */
+function handlerRunnable(deps: HyperNodeControllerDeps, { status, manager, followers }: Parts): Runnable {
+  let registrations: HandlerRegistration[] = [];
+  return {
+    name: 'informer handlers',
+    start() {
+      registrations = [
+        deps.hyperNodes.addEventHandler(status.hyperNodeHandler()),
+        deps.nodes.addEventHandler(status.nodeHandler()),
+        deps.configMaps.addEventHandler(manager.configMapHandler()),
+      ];
+      for (const { follower: f } of followers) {
+        if (f.nodeHandler) registrations.push(deps.nodes.addEventHandler(f.nodeHandler()));
+      }
+      for (const { follower: f } of followers) {
+        if (f.hyperNodeHandler) registrations.push(deps.hyperNodes.addEventHandler(f.hyperNodeHandler()));
+      }
+    },
+    stop() {
+      for (const r of registrations) r.remove();
+    },
+  };
+}
+
+/** A follower and what the runnable group calls it. */
+interface NamedFollower {
+  readonly name: string;
+  readonly follower: Follower;
 }
 
 /**
@@ -215,8 +247,9 @@ async function run(deps: HyperNodeControllerDeps, signal: AbortSignal, onStarted
  * are tied: the label worker keeps the labels a live Topology object of ours
  * names, which only the Topology worker knows.
  */
-function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject, health: HealthRunner): Follower[] {
+function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject, health: HealthRunner): NamedFollower[] {
   const { clock } = deps;
+  const writeConcurrency = deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {};
   const labels = deps.nodeLabelClient
     ? new NodeLabelSync({
         nodes: deps.nodes,
@@ -224,7 +257,7 @@ function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: Hy
         clock,
         logger,
         queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
-        ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
+        ...writeConcurrency,
         metrics,
         // Labels a live Topology object of ours names stay; the Topology worker knows them.
         ...(deps.topologyObjectClient ? { retainedLabels: () => topologies?.retainedLabelKeys() } : {}),
@@ -237,7 +270,7 @@ function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: Hy
         clock,
         logger,
         queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
-        ...(deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {}),
+        ...writeConcurrency,
         events: deps.events,
         regarding,
         metrics,
@@ -245,29 +278,29 @@ function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: Hy
         dryRun: deps.dryRun ?? false,
       })
     : undefined;
-  return [labels, topologies, health].filter((f) => f !== undefined);
+  const named = (name: string, follower: Follower | undefined) => (follower ? [{ name, follower }] : []);
+  return [...named('Node labels', labels), ...named('Topology objects', topologies), ...named('health', health)];
 }
 
 /** The result watcher (docs/design.md §2.1 step 6): one result at a time across all sources; always acknowledged. */
-async function watchResults(
-  manager: DiscoveryManager,
-  reconciler: TopologyReconciler,
-  /** What follows accepted snapshots: the Node labels, the Topology objects, the conditions. */
-  followers: readonly Follower[],
-  metrics: HyperNodeMetrics,
-  logger: Logger,
-  onReconciled: (source: string, summary: ReconcileSummary) => void,
-): Promise<void> {
+async function watchResults(deps: HyperNodeControllerDeps, parts: Parts): Promise<void> {
+  const { manager, reconciler, followers, metrics } = parts;
   for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
     try {
       const summary = await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
       // A rejected snapshot changes no label or Topology either: the last accepted one stays in force.
-      if (!summary.rejected) for (const f of followers) f.snapshot(source, hyperNodes);
-      else for (const f of followers) f.rejected?.(source, reconciler.rejectionOf(source) ?? '');
-      onReconciled(source, summary);
+      if (!summary.rejected) for (const { follower } of followers) follower.snapshot(source, hyperNodes);
+      else for (const { follower } of followers) follower.rejected?.(source, reconciler.rejectionOf(source) ?? '');
+      deps.topologyState?.reconciled(source, {
+        at: deps.clock.now(),
+        summary,
+        desired: reconciler.desiredOf(source),
+        heldDeletes: reconciler.heldDeletesOf(source),
+        rejection: reconciler.rejectionOf(source),
+      });
     } catch (err) {
-      logger.error('Failed to reconcile topology', { source, err });
+      deps.logger.error('Failed to reconcile topology', { source, err });
     } finally {
       manager.resultSynced(source);
     }

@@ -118,7 +118,7 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
   const interval = gauge(
     registry,
     'hypernode_discovery_interval_seconds',
-    "Each source's configured interval (the UFM poll period; the label source runs on Node changes instead), what the alert rules measure staleness in.",
+    "Each polling source's configured interval (ufm, graph, lldp, ibnetdiscover; the label source runs on Node changes instead), what the alert rules measure staleness in.",
     ['source'],
   );
   const unmapped = gauge(

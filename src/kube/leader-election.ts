@@ -1,20 +1,9 @@
-// Leader election with client-go semantics (tools/leaderelection/leaderelection.go,
-// docs/design.md §3.1 step 8): an acquire loop retrying every retry period with jitter 1.2,
-// a renew loop that gives up after the renew deadline, the lease record rules
-// (acquireTime/leaseTransitions preserved by the same holder, bumped by a new
-// one), OnNewLeader reported asynchronously, and Events on the Lease.
-//
-// One deliberate improvement (docs/differences-from-go.md item 9): when the elector's signal
-// aborts while leading, it waits for OnStartedLeading's work to finish and then
-// releases the Lease (empty holder, leaseDurationSeconds 1, as client-go's
-// ReleaseOnCancel) so a standby takes over within about one retry period.
-//
-// A second one: the elector feeds a LeadershipFence (write-fence.ts) that the
-// REST clients consult before every write. Once leading, nothing is written,
-// the Lease renewal included, unless the last successful renewal was sent less
-// than the renew deadline ago on the monotonic clock; when the fence refuses a
-// write, leadership ends at once. Lease observation times are monotonic too, as
-// Go's time.Now() comparisons are.
+// Leader election with client-go's timing and Lease record
+// (tools/leaderelection/leaderelection.go), so this binary and Go's can take
+// over from each other. Two additions keep two replicas from writing at once
+// for long: a graceful stop releases the Lease, and the elector feeds the
+// write fence (write-fence.ts) every client checks before a write
+// (docs/differences-from-go.md items 9 and 17).
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';

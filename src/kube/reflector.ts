@@ -1,19 +1,8 @@
-// Keeps a cache equal to the server's state of one resource (client-go's
-// tools/cache/reflector.go and tools/pager; docs/differences-from-go.md item 7): a list, then
-// a watch from the list's resourceVersion with bookmarks and a randomised
-// server timeout; relist on 410 Gone; jittered exponential backoff on errors;
-// never gives up until its signal aborts.
-//
-// Which list, as client-go chooses it: the first asks for resourceVersion=0,
-// which the API server answers in one response from its watch cache (limit is
-// ignored there), so 100,000 Nodes cost one request instead of 200 sequential
-// pages read from etcd. A relist after an expired watch asks for the last
-// resourceVersion seen, also from the cache and unpaged. When the server
-// cannot serve that (410 Expired, or 504 for a resourceVersion it has not
-// reached) the list is retried at once as a consistent read from etcd, paged.
-// A server that pages a resourceVersion=0 list (its watch cache is off) is
-// paged from then on; a continue token that expires mid-way restarts the list
-// unpaged at the same resourceVersion (list-pager.ts).
+// Keeps a cache equal to the server's state of one resource, and never gives
+// up until stopped. Mirrors client-go's tools/cache/reflector.go and
+// tools/pager, including which list it asks for (the watch cache first, a
+// consistent paged read when that fails): that choice decides what a
+// 100,000-Node cluster costs the API server (docs/design.md §2, "Listing").
 
 import type { Logger } from '../log.ts';
 import { Backoff } from './backoff.ts';

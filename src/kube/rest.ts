@@ -1,12 +1,7 @@
-// The request layer of one client set (client-go's rest.RESTClient): a token
-// bucket enforcing --kube-api-qps/--kube-api-burst on every request including
-// watch (re)starts, a deadline on every call except watches (which carry
-// timeoutSeconds and an idle guard instead), Status error bodies as ApiError,
-// retries of 429/5xx with backoff honouring Retry-After, the rest_client_*
-// metrics, an optional write fence consulted before every write, and a
-// bound on the writes on the wire at once, sized from the rate limit and the
-// writes' answer times (write-pace.ts): the callers' own bounds use the same
-// pace, and this one holds for all of them together.
+// The request layer of one client set, as client-go's rest.RESTClient: every
+// request goes through here so the rate limit, deadlines, safe retries, the
+// write fence and the bound on writes in flight (write-pace.ts) hold for all
+// callers together, and every error comes back as an ApiError.
 
 import type { IncomingMessage } from 'node:http';
 import { parseJson } from '../util/syntax-error.ts';

@@ -311,6 +311,8 @@ export interface CoalescingOptions {
 export interface CoalescingTrigger {
   /** Starts a burst, or joins the one waiting. */
   trigger(): void;
+  /** Drops the burst waiting, if any (whoever asked has been served another way); later triggers start a new one. */
+  cancel(): void;
   /** Drops the burst waiting and ignores later triggers (at shutdown). */
   stop(): void;
 }
@@ -325,36 +327,49 @@ export interface CoalescingTrigger {
 export function coalescingTrigger(fire: () => void, opts: CoalescingOptions): CoalescingTrigger {
   const { quietMs, clock, onError } = opts;
   const maxMs = Math.max(quietMs, opts.maxMs ?? quietMs);
-  const stopped = new AbortController();
-  /** When the waiting burst began; undefined while none waits. */
-  let burstStart: number | undefined;
+  let stopped = false;
+  /** The burst waiting: when it began and what ends its wait; undefined while none waits. */
+  let burst: { readonly start: number; readonly wait: AbortController } | undefined;
   let lastTrigger = 0;
-  const waitThenCheck = (ms: number): void => {
-    clock.sleep(ms, stopped.signal).then(check, () => {});
+  const waitThenCheck = (waiting: NonNullable<typeof burst>, ms: number): void => {
+    const from = clock.now();
+    // Time slept counts as passed: the previews' clock skips every wait without moving now().
+    clock.sleep(ms, waiting.wait.signal).then(
+      () => check(waiting, Math.max(clock.now(), from + ms)),
+      () => {},
+    );
   };
-  const check = (): void => {
-    const now = clock.now();
+  const check = (waiting: NonNullable<typeof burst>, now: number): void => {
+    if (burst !== waiting) return; // cancelled while its wait was ending
     const quietFor = now - lastTrigger;
-    const age = now - burstStart!;
+    const age = now - waiting.start;
     if (quietFor < quietMs && age < maxMs) {
-      waitThenCheck(Math.min(quietMs - quietFor, maxMs - age));
+      waitThenCheck(waiting, Math.min(quietMs - quietFor, maxMs - age));
       return;
     }
-    burstStart = undefined;
+    burst = undefined;
     try {
       fire();
     } catch (err) {
       onError(err);
     }
   };
+  const cancel = (): void => {
+    burst?.wait.abort();
+    burst = undefined;
+  };
   return {
     trigger() {
-      if (stopped.signal.aborted) return;
+      if (stopped) return;
       lastTrigger = clock.now();
-      if (burstStart !== undefined) return;
-      burstStart = lastTrigger;
-      waitThenCheck(quietMs);
+      if (burst !== undefined) return;
+      burst = { start: lastTrigger, wait: new AbortController() };
+      waitThenCheck(burst, quietMs);
     },
-    stop: () => stopped.abort(),
+    cancel,
+    stop() {
+      stopped = true;
+      cancel();
+    },
   };
 }

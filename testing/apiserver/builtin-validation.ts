@@ -5,7 +5,7 @@
 
 import { fieldInvalid, fieldRequired, type FieldError } from './status.ts';
 import { dns1123SubdomainErrors, qualifiedNameErrors } from './meta-validation.ts';
-import type { Obj } from './resources.ts';
+import type { Obj } from './store.ts';
 
 const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
 

@@ -8,7 +8,7 @@ export { accessReviewerRbac } from './access-reviews.ts';
 export { isWriteRequest, type RequestRecord, type RequestMatch, type Verb } from './request-log.ts';
 export type { FailureSpec } from './faults.ts';
 export { StatusError, type Status, type StatusCause } from './status.ts';
-export type { Obj } from './resources.ts';
+export type { Obj } from './store.ts';
 export {
   HYPERNODE_CRD_FILE,
   KAI_0_16_TOPOLOGY_CRD_FILE,

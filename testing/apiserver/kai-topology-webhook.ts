@@ -7,7 +7,7 @@
 // denial is what kube-apiserver makes of the webhook's answer: 403 Forbidden,
 // `admission webhook "<name>" denied the request: <its message>`.
 
-import type { Obj } from './resources.ts';
+import type { Obj } from './store.ts';
 
 export interface ValidatingWebhook {
   /** The webhook's name, as the API server quotes it in a denial. */

@@ -9,7 +9,7 @@
 
 import type { ObjectStore, StoreEvent } from './store.ts';
 import type { TestStore } from './test-store.ts';
-import type { Obj } from './resources.ts';
+import type { Obj } from './store.ts';
 
 export const KUEUE_RESOURCE_IN_USE_FINALIZER = 'kueue.x-k8s.io/resource-in-use';
 const TOPOLOGIES = 'topologies.kueue.x-k8s.io';

@@ -3,8 +3,12 @@
 // does it: a 422 for `ListOptions.meta.k8s.io ""` listing every problem.
 // This server behaves as one without the WatchList feature.
 
-import type { Query } from './list.ts';
 import { fieldForbidden, fieldNotSupported, invalid, type FieldError } from './status.ts';
+
+/** A list or watch request's query parameters (URLSearchParams). */
+export interface Query {
+  get(name: string): string | null;
+}
 
 const LIST_OPTIONS = { resource: 'listoptions', group: 'meta.k8s.io', kind: 'ListOptions' };
 

@@ -5,15 +5,11 @@
 // the cache, limit ignored; N = not older than N; Exact = the state at N).
 
 import { listPieces, type Form } from './encoding.ts';
-import { validateListOptions } from './list-options.ts';
+import { validateListOptions, type Query } from './list-options.ts';
 import type { ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { badRequest, expired, status, StatusError } from './status.ts';
 import type { ObjectStore, Stored } from './store.ts';
-
-export interface Query {
-  get(name: string): string | null;
-}
 
 /** How long a list or watch waits for a resourceVersion newer than the store's before 504. */
 const TOO_LARGE_RV_WAIT_MS = 3_000;

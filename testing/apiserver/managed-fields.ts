@@ -5,7 +5,7 @@
 // label keys): enough that clients meet managedFields in every object and
 // must not treat them as content, not a server-side-apply implementation.
 
-import type { Obj } from './resources.ts';
+import type { Obj } from './store.ts';
 
 interface ManagedFieldsEntry {
   manager: string;

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { recordWrite } from './managed-fields.ts';
 import { jsonPatch, mergePatch, PatchError } from './patch.ts';
-import { admissionErrors, type Obj, type ResourceType } from './resources.ts';
-import type { ObjectStore, Stored } from './store.ts';
+import { admissionErrors, type ResourceType } from './resources.ts';
+import type { Obj, ObjectStore, Stored } from './store.ts';
 import {
   alreadyExists,
   badRequest,

@@ -10,8 +10,7 @@ import { KAI_TOPOLOGY_WEBHOOK, type ValidatingWebhook } from './kai-topology-web
 import { objectMetaErrors, type NameRule } from './meta-validation.ts';
 import { configKeyErrors, eventErrors, leaseErrors } from './builtin-validation.ts';
 import { badRequest, type ErrorSubject, type FieldError } from './status.ts';
-
-export type Obj = Record<string, any>;
+import type { Obj } from './store.ts';
 
 export interface ResourceType extends ErrorSubject {
   /**

@@ -4,7 +4,7 @@
 // metadata.name and metadata.namespace for fields.
 
 import { badRequest } from './status.ts';
-import type { Obj } from './resources.ts';
+import type { Obj } from './store.ts';
 
 type Requirement = { key: string; op: 'in' | 'notin'; values: string[] } | { key: string; op: 'exists' | '!' };
 

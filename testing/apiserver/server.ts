@@ -19,7 +19,8 @@ import { discovery, VERSION_INFO } from './discovery.ts';
 import { negotiateForm, objectJson, type Form } from './encoding.ts';
 import { Faults, type FailureSpec } from './faults.ts';
 import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.ts';
-import { listBody, parseRv, type Query } from './list.ts';
+import { listBody, parseRv } from './list.ts';
+import type { Query } from './list-options.ts';
 import { validateListOptions } from './list-options.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import {
@@ -34,10 +35,10 @@ import { Registry, type DeletePreconditions } from './registry.ts';
 import { RequestLog, matchesRequest, type RequestMatch, type RequestRecord } from './request-log.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
 import { openApiDocument } from './openapi.ts';
-import { customResource, defaultResourceTypes, everyVersion, type Obj, type ResourceType } from './resources.ts';
+import { customResource, defaultResourceTypes, everyVersion, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { badRequest, methodNotAllowed, pageNotFound, status, StatusError, unauthorized, unsupportedMediaType } from './status.ts';
-import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Stored } from './store.ts';
+import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Obj, type Stored } from './store.ts';
 import { TestStore } from './test-store.ts';
 import { serveWatch, type OpenWatch } from './watch.ts';
 

@@ -5,7 +5,8 @@
 // apiserver/pkg/storage/etcd3 + cacher: resourceVersions are revisions, a
 // compacted revision is gone for good.
 
-import type { Obj } from './resources.ts';
+/** An object as the server decodes, stores and serves it: JSON, any kind. */
+export type Obj = Record<string, any>;
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -4,8 +4,8 @@
 // API by an all-powerful client. Returned objects are copies.
 
 import { keyOf, type Registry } from './registry.ts';
-import { everyVersion, type Obj, type ResourceType } from './resources.ts';
-import type { Stored } from './store.ts';
+import { everyVersion, type ResourceType } from './resources.ts';
+import type { Obj, Stored } from './store.ts';
 
 const copy = (s: Stored): Obj => JSON.parse(JSON.stringify(s.obj));
 

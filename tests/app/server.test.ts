@@ -267,7 +267,7 @@ test('a shutdown that overruns its deadline fails the run', async () => {
     10_000,
     'deadline',
   );
-  assert.is((err as Error).message, 'shutdown did not finish within 0.3 s');
+  assert.is((err as Error).message, 'shutdown did not finish within 0.3 s (still stopping: controller)');
   release();
 });
 

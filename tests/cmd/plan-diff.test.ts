@@ -17,7 +17,7 @@ import { planChanges } from '../../src/hypernode/preview/cluster-plan.ts';
 import { formatPlanText } from '../../src/cmd/plan-output.ts';
 import { createLogger } from '../../src/log.ts';
 import { Channel } from '../../src/util/channel.ts';
-import { discoveryYaml } from '../hypernode/controller/fixtures.ts';
+import { discoveryYaml } from '../support/controller-fixtures.ts';
 
 const SOURCE = 'fixed';
 const SOURCE_LABEL = 'volcano.sh/network-topology-source';

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { BINARY, BUNDLE } from '../../testing/executables.ts';
-import { cleanEnv } from '../cli/support/run-command.ts';
+import { cleanEnv } from '../support/run-command.ts';
 import { within } from '../../testing/wait.ts';
 import { NS, TOPOLOGY_A3_CONFIG, seedConfigMap, workedExampleNodes } from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BINARY, BUNDLE } from '../../testing/executables.ts';
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
-import { cleanEnv, runCommand } from '../cli/support/run-command.ts';
+import { cleanEnv, runCommand } from '../support/run-command.ts';
 
 const shipped = (args: string[]) => (existsSync(BINARY) ? runCommand(BINARY, args, { env: cleanEnv() }) : runCommand(process.execPath, [BUNDLE, ...args], { env: cleanEnv() }));
 

@@ -1,7 +1,8 @@
 // The poll loop's rebuilds between polls (discovery/poll-loop.ts), driven by
 // a fake clock: a burst of requests costs one rebuild after the coalescing
 // window; a request made while a poll runs is served right after that poll;
-// a request made before a poll is served by the poll itself; a rebuild that
+// a request made before a poll, or whose window is still open when the poll
+// starts, is served by the poll itself; a rebuild that
 // throws is logged and publishes nothing, and the loop goes on; the poll
 // schedule never moves.
 
@@ -21,7 +22,7 @@ const snapshotOf = (what: string): Snapshot => [buildWithTierName(what, 1, 'leaf
 function loop() {
   const clock = new FakeClock();
   const { logger, lines } = capturingLogger();
-  const requests = new RebuildRequests();
+  const requests = new RebuildRequests(clock, logger);
   const stop = new AbortController();
   const log: string[] = [];
   let finishPoll: (() => void) | undefined;
@@ -98,14 +99,29 @@ test('a request during a poll is served right after it; one before the poll is s
   const l = loop();
   l.requests.request(); // before the first poll (an informer replaying its cache): the poll reads the labels
   await settle();
-  l.requests.request(); // while the poll runs
-  await l.clock.advance(5);
+  l.requests.request(); // while the poll runs, which outlasts the window
+  await l.clock.advance(REBUILD_COALESCE_MS * 3);
+  assert.equal(l.log, ['poll at 0'], 'a rebuild never overlaps a poll');
   await l.finishPoll();
-  await l.clock.advance(REBUILD_COALESCE_MS);
-  assert.equal(l.log, ['poll at 0', `rebuild at ${5 + REBUILD_COALESCE_MS}`]);
+  assert.equal(l.log, ['poll at 0', `rebuild at ${REBUILD_COALESCE_MS * 3}`]);
   assert.equal(await l.published(), ['poll', 'rebuild']);
   await l.clock.advance(REBUILD_COALESCE_MS * 3);
   assert.equal(l.log.length, 2, 'no further rebuild without a request');
+  l.stop();
+});
+
+test('a burst still gathering when the poll starts is served by the poll', async () => {
+  const l = loop();
+  await settle();
+  await l.finishPoll();
+  await l.published();
+  await l.clock.advance(INTERVAL_MS - REBUILD_COALESCE_MS / 2);
+  l.requests.request();
+  await l.clock.advance(REBUILD_COALESCE_MS / 2);
+  assert.equal(l.log, ['poll at 0', `poll at ${INTERVAL_MS}`]);
+  await l.finishPoll();
+  await l.clock.advance(REBUILD_COALESCE_MS * 3);
+  assert.equal(l.log.length, 2, 'no rebuild after the poll that read the labels');
   l.stop();
 });
 

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { SourceProblems } from '../../src/hypernode/discovery/problems.ts';
 import { newHyperNodeMetrics } from '../../src/hypernode/hypernode-metrics.ts';
 import { FakeClock } from '../kube/fake-clock.ts';
-import { RecordingEvents } from './controller/fixtures.ts';
+import { RecordingEvents } from '../support/controller-fixtures.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { registryValue } from '../support/metric-registry.ts';
 

@@ -14,7 +14,7 @@ import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
-import { KUBECONFIG_WITH_SYNTAX_ERROR, SECRETS } from '../cli/support/secret-kubeconfig.ts';
+import { KUBECONFIG_WITH_SYNTAX_ERROR, SECRETS } from '../support/secret-kubeconfig.ts';
 import { FakeClock } from './fake-clock.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 

@@ -197,4 +197,33 @@ test('coalescingTrigger hands a throw of its callback to onError, and a trigger 
   assert.is(calls, 2);
 });
 
+test('coalescingTrigger cancel() drops the waiting burst; the next trigger starts a new one', async () => {
+  const clock = new FakeClock();
+  const firedAt: number[] = [];
+  const start = clock.now();
+  const c = coalescingTrigger(() => firedAt.push(clock.now() - start), { quietMs: 100, clock, onError: () => {} });
+  c.trigger();
+  await clock.advance(50);
+  c.cancel();
+  assert.is(clock.pending(), 0, 'no timer is left waiting');
+  await clock.advance(200);
+  assert.equal(firedAt, [], 'the cancelled burst never fires');
+  c.trigger();
+  await clock.advance(100);
+  assert.equal(firedAt, [350]);
+});
+
+test('coalescingTrigger counts time slept as passed, for a clock whose sleep returns at once', async () => {
+  const t = Date.now();
+  // A clock like the previews': every wait skipped, now() standing still.
+  const skipping = { now: () => t, sleep: () => new Promise<void>((r) => setImmediate(r)) };
+  let fired = 0;
+  const c = coalescingTrigger(() => fired++, { quietMs: 100, maxMs: 1000, clock: skipping, onError: () => {} });
+  c.trigger();
+  c.trigger();
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  assert.is(fired, 1, 'fired after one skipped wait, not spinning until now() moves');
+});
+
 test.run();

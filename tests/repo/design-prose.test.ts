@@ -36,7 +36,7 @@ const picture = dataFlow.slice(dataFlow.indexOf('```'), dataFlow.indexOf('```', 
 
 test('the checks see the sources and the picture (checks that see neither would pass anything)', () => {
   assert.ok(
-    ['label', 'ufm', 'graph', 'lldp'].every((s) => sources.includes(s)),
+    ['label', 'ufm', 'graph', 'lldp', 'ibnetdiscover'].every((s) => sources.includes(s)),
     `sources found: ${sources.join(', ')}`,
   );
   assert.ok(picture.includes('TopologyReconciler'));

@@ -5,7 +5,8 @@
 // process (src/app/) or the subcommands (src/cmd/), no discovery source
 // imports another and the previews import none (shared plumbing lives in
 // discovery/fabric/ and discovery/remote/, shared words in model/), src never imports test
-// infrastructure, scripts and testing never import tests/, no file points at
+// infrastructure, scripts and testing never import tests/, every label key
+// of ours is spelled in model/hypernode-labels.ts only, no file points at
 // documents outside the repository, and the shape that keeps the tree
 // navigable holds: src/hypernode/ has at most eight entries on top, and no
 // two files under src/ share a base name.
@@ -77,8 +78,8 @@ function layerOf(path: string): number | undefined {
 }
 
 /** Every import cycle among `files`, each as its files in order (Tarjan's strongly connected components). */
-function importCycles(files: string[]): string[][] {
-  const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => t !== f)]));
+function importCycles(files: string[], imports: (file: string) => string[] = importsOf): string[][] {
+  const graph = new Map(files.map((f) => [f, imports(f).filter((t) => t !== f)]));
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -115,7 +116,11 @@ test('the rule finder sees imports (a check that sees none would pass anything)'
 });
 
 test('the cycle finder finds a cycle and the layer table places every file of src/', () => {
-  assert.equal(importCycles(['testing/apiserver/list.ts', 'testing/apiserver/list-options.ts']), [['testing/apiserver/list-options.ts', 'testing/apiserver/list.ts']]);
+  const edges: Record<string, string[]> = { 'a.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': ['a.ts'], 'd.ts': ['a.ts'] };
+  assert.equal(
+    importCycles(Object.keys(edges), (f) => edges[f] ?? []),
+    [['a.ts', 'b.ts', 'c.ts']],
+  );
   assert.equal(
     filesUnder('src', SOURCE).filter((f) => layerOf(f) === undefined),
     [],
@@ -128,9 +133,9 @@ test('every import in src/ points down the layers or stays in its layer', () => 
   assert.equal(upward, []);
 });
 
-test('no import cycles in src/ (type-only imports included: they tie modules as tightly)', () => {
+test('no import cycles in src/, testing/ or scripts/ (type-only imports included: they tie modules as tightly)', () => {
   assert.equal(
-    importCycles(filesUnder('src', SOURCE)).map((c) => c.join(' <-> ')),
+    importCycles([...filesUnder('src', SOURCE), ...filesUnder('testing', SOURCE), ...filesUnder('scripts', SOURCE)]).map((c) => c.join(' <-> ')),
     [],
   );
 });
@@ -172,7 +177,7 @@ function sourceFolders(): string[] {
 test('no discovery source imports another: what two sources share lives in a shared layer or model/', () => {
   const sources = sourceFolders();
   assert.ok(
-    ['label', 'ufm', 'graph', 'lldp'].every((s) => sources.includes(`src/hypernode/discovery/${s}/`)),
+    ['label', 'ufm', 'graph', 'lldp', 'ibnetdiscover'].every((s) => sources.includes(`src/hypernode/discovery/${s}/`)),
     `sources found: ${sources.join(', ')}`,
   );
   assert.equal(
@@ -192,6 +197,13 @@ test('the previews read no source internals: only model/, the shared layers and 
 test('the reconcile core is given the configuration: nothing under reconcile/ loads the ConfigMap', () => {
   const loaders = filesUnder('src/hypernode/reconcile', SOURCE).filter((f) => /\bloadConfig\b/.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.equal(loaders, [], 'followers receive what the discovery manager applied (reconcile/follower.ts)');
+});
+
+test('every volcano.sh/ label key src/ writes or reads is defined in model/hypernode-labels.ts', () => {
+  const home = 'src/hypernode/model/hypernode-labels.ts';
+  assert.match(readFileSync(join(ROOT, home), 'utf8'), /'volcano\.sh\/network-topology-source'/);
+  const elsewhere = filesUnder('src', SOURCE).filter((f) => f !== home && /['"]volcano\.sh\//.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.equal(elsewhere, []);
 });
 
 test('src/kube knows nothing of HyperNodes', () => {

@@ -18,7 +18,7 @@ import { hypernodeControllerRbac, startApiServer } from '../../testing/apiserver
 import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
 import { freePorts } from '../../testing/ports.ts';
 import { waitFor, within } from '../../testing/wait.ts';
-import { repoRoot, runCommand } from '../cli/support/run-command.ts';
+import { repoRoot, runCommand } from '../support/run-command.ts';
 import { missingCommand, testNeeding } from '../support/skip.ts';
 
 const arm64 = TARGETS.arm64;

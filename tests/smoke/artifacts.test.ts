@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, repoRoot, runCommand, type CommandResult } from '../cli/support/run-command.ts';
+import { cleanEnv, repoRoot, runCommand, type CommandResult } from '../support/run-command.ts';
 
 const dist = join(repoRoot, 'dist');
 const bundle = join(dist, 'vc-hypernode-controller-manager.cjs');

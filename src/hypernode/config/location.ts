@@ -2,6 +2,8 @@
 // aggregate vc-controller-manager. Mirrors the constants and environment
 // look-ups of pkg/controllers/hypernode/config/loader.go (docs/configuration.md).
 
+import type { KubeObject } from '../../kube/types.ts';
+
 export const DEFAULT_CONFIGMAP_NAMESPACE = 'volcano-system';
 export const DEFAULT_HELM_RELEASE_NAME = 'volcano';
 export const CONFIGMAP_NAME_SUFFIX = '-controller-configmap';
@@ -19,4 +21,9 @@ export function configMapLocation(env: Readonly<Record<string, string | undefine
   const namespace = env.KUBE_POD_NAMESPACE || DEFAULT_CONFIGMAP_NAMESPACE;
   const release = env.HELM_RELEASE_NAME || DEFAULT_HELM_RELEASE_NAME;
   return Object.freeze({ namespace, name: `${release}${CONFIGMAP_NAME_SUFFIX}`, key: CONFIG_KEY });
+}
+
+/** The ConfigMap as the regarding object of Events (the recorder looks up the cached one for its uid). */
+export function configMapRef({ namespace, name }: ConfigMapLocation): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name } };
 }

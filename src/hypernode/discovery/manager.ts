@@ -26,7 +26,7 @@ import type { ConfigMap } from '../model/hypernode-types.ts';
 import type { EntryResult } from '../config/entry.ts';
 import { LABEL_SOURCE } from '../model/hypernode-labels.ts';
 import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
-import type { ConfigMapLocation } from '../config/location.ts';
+import { configMapRef, type ConfigMapLocation } from '../config/location.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './registry.ts';
 import { DISCOVERER_FAILED, DISCOVERY_CONFIG_INVALID } from '../event-reasons.ts';
@@ -378,9 +378,8 @@ export class DiscoveryManager {
     }
   }
 
-  /** The ConfigMap as the regarding object of Events (the recorder looks up the cached one for its uid). */
-  configMapRef(): KubeObject {
-    const { namespace, name } = this.deps.configMap;
-    return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name } };
+  /** The ConfigMap as the regarding object of Events. */
+  private configMapRef(): KubeObject {
+    return configMapRef(this.deps.configMap);
   }
 }

@@ -5,11 +5,12 @@
 // source's HyperNodes as they are (a fault never deletes them). Between polls
 // the loop may be asked to rebuild the snapshot from what the last poll read
 // (a Node label the tree reads changed): the requests of a short burst make
-// one rebuild, in the loop, so a rebuild never overlaps a poll, and the poll
-// schedule stays as it was.
+// one rebuild (kube/workqueue.ts coalescingTrigger), in the loop, so a rebuild
+// never overlaps a poll, and the poll schedule stays as it was.
 
 import type { Logger } from '../../log.ts';
 import type { Clock } from '../../kube/clock.ts';
+import { coalescingTrigger, type CoalescingTrigger } from '../../kube/workqueue.ts';
 import { Channel } from '../../util/channel.ts';
 import type { Snapshot } from '../model/contracts.ts';
 
@@ -31,29 +32,50 @@ export interface PollRun {
 
 /**
  * Rebuilds asked of a running loop: `request()` from anywhere (an informer
- * handler); the loop wakes from its wait, lets the burst gather, and runs one
- * rebuild. A request made while a poll runs is served right after it.
+ * handler); the requests of a burst gather for REBUILD_COALESCE_MS from the
+ * first, then wake the loop for one rebuild. A burst still gathering when a
+ * poll starts is served by the poll.
  */
 export class RebuildRequests {
   private pending = false;
   private waker = new AbortController();
+  private readonly burst: CoalescingTrigger;
 
-  request(): void {
-    this.pending = true;
-    this.waker.abort();
+  constructor(clock: Clock, logger: Logger) {
+    this.burst = coalescingTrigger(
+      () => {
+        this.pending = true;
+        this.waker.abort();
+      },
+      {
+        quietMs: REBUILD_COALESCE_MS,
+        clock,
+        onError: (err) => logger.error('Failed to wake the poll loop for a rebuild', { err }),
+      },
+    );
   }
 
-  /** Aborted at the next request, or already when one is pending. */
+  request(): void {
+    this.burst.trigger();
+  }
+
+  /** Aborted when a burst of requests has gathered, or already when one has. */
   wakeSignal(): AbortSignal {
     if (!this.pending) this.waker = new AbortController();
     return this.waker.signal;
   }
 
-  /** Whether a rebuild was asked for since the last take; clears it. */
+  /** Whether a rebuild was asked for since the last take; clears it and drops a burst still gathering. */
   take(): boolean {
+    this.burst.cancel();
     const pending = this.pending;
     this.pending = false;
     return pending;
+  }
+
+  /** Ignores later requests (the source stopped). */
+  stop(): void {
+    this.burst.stop();
   }
 }
 
@@ -120,7 +142,6 @@ async function waitServingRebuilds(until: number, out: Channel<Snapshot>, opts: 
     } catch (err) {
       if (signal.aborted) throw err;
     }
-    await clock.sleep(REBUILD_COALESCE_MS, signal);
     if (!rebuild.requests.take()) continue;
     let snapshot: Snapshot | undefined;
     try {

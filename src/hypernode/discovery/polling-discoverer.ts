@@ -38,7 +38,7 @@ export abstract class PollingDiscoverer implements Discoverer {
   protected readonly intervalMs: number;
   /** The NVLink tier the source passes its trees through (a pass-through without config.nvlink). */
   protected readonly nvlink: NvlinkDomains;
-  private readonly rebuilds = new RebuildRequests();
+  private readonly rebuilds: RebuildRequests;
   private labelWatch: HandlerRegistration | undefined;
 
   constructor(
@@ -52,6 +52,7 @@ export abstract class PollingDiscoverer implements Discoverer {
       this.logger.warn(`${polling.title} poll interval too short, using the minimum`, { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
     }
     this.nvlink = new NvlinkDomains(polling.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger });
+    this.rebuilds = new RebuildRequests(opts.clock, this.logger);
   }
 
   resultSynced(): void {}
@@ -75,6 +76,7 @@ export abstract class PollingDiscoverer implements Discoverer {
 
   async stop(): Promise<void> {
     this.labelWatch?.remove();
+    this.rebuilds.stop();
     this.stopping.abort();
   }
 

@@ -158,7 +158,7 @@ export interface DiscoveryProblems {
 
 /** Figures a discoverer reports beside its snapshots. */
 export interface DiscovererMetrics {
-  /** Hosts a fabric (UFM, a graph document) reports that match no Node (left out of the HyperNodes). */
+  /** Hosts a fabric source reports that match no Node (left out of the HyperNodes). */
   unmappedHosts(source: string, fabric: string, count: number): void;
   /**
    * Nodes the source's configuration says it should cover that are in none of

@@ -1,13 +1,12 @@
-// The label vocabulary of HyperNodes: every label key the controller writes
-// on a HyperNode or reads on a Node, the names of the discovery sources (the
-// values of the ownership label), and the helpers that read them. One home,
-// so a source, the reconcile core and every preview (`kubectl hypernode why`,
-// the topology view, the Slurm files) agree on what a label means without
-// importing a source's internals. The ownership label itself stays with the
-// API types (hypernode-types.ts), as in Volcano's labels.go.
+// Every label key the controller writes on a HyperNode or reads on a Node,
+// the sources' names and the reads of them, in one home: a source, the
+// reconcile core and every preview agree on what a label means without
+// importing a source's internals. Mirrors Volcano's labels.go.
 
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from './hypernode-types.ts';
 import { labelValue } from './label-reads.ts';
+
+/** The ownership label: the discovery source that manages a HyperNode. */
+export const NETWORK_TOPOLOGY_SOURCE_LABEL = 'volcano.sh/network-topology-source';
 
 /** The discovery sources' keys in the ConfigMap, and the values of the ownership label. */
 export const LABEL_SOURCE = 'label';

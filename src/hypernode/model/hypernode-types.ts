@@ -1,6 +1,7 @@
-// HyperNode API types (topology.volcano.sh/v1alpha1) and the well-known labels.
-// Mirrors volcano.sh/apis pkg/apis/topology/v1alpha1/hypernode_types.go and
-// labels.go. The CRD is Volcano's topology.volcano.sh_hypernodes.yaml (the tests' API server enforces a copy).
+// The HyperNode API types (topology.volcano.sh/v1alpha1), typed once for every
+// wing. Mirrors volcano.sh/apis pkg/apis/topology/v1alpha1/hypernode_types.go;
+// the CRD is Volcano's topology.volcano.sh_hypernodes.yaml (the tests' API
+// server enforces a copy). The labels are in hypernode-labels.ts.
 
 import type { KubeObject, ObjectMeta } from '../../kube/types.ts';
 
@@ -11,9 +12,6 @@ export const HYPERNODE_KIND = 'HyperNode';
 export const HYPERNODE_RESOURCE = 'hypernodes';
 /** Added to the 404 the API server answers for HyperNodes when the CRD is not installed. */
 export const HYPERNODE_CRD_MISSING_HINT = 'is the HyperNode CRD installed?';
-
-/** Ownership label: the discovery source that manages a HyperNode. */
-export const NETWORK_TOPOLOGY_SOURCE_LABEL = 'volcano.sh/network-topology-source';
 
 export type MemberType = 'Node' | 'HyperNode';
 

@@ -5,7 +5,8 @@
 // pkg/controllers/hypernode/utils/utils.go, without Go's status writes and
 // label removal.
 
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../model/hypernode-labels.ts';
 import { labelValue } from '../model/label-reads.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
 

@@ -11,8 +11,8 @@ import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../../kube/er
 import type { KubeObject, Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { EventRecorder, HyperNodeClient } from '../model/contracts.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
-import { isOwnedBy, sourceOf } from '../model/hypernode-labels.ts';
+import { HYPERNODE_API_VERSION, HYPERNODE_KIND, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, isOwnedBy, sourceOf } from '../model/hypernode-labels.ts';
 import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
 import { FAILED_CREATE, FAILED_DELETE, FAILED_UPDATE, NAME_CONFLICT, type EventReason } from '../event-reasons.ts';
 import { errorMessage } from '../../util/error-message.ts';

@@ -1,24 +1,15 @@
-// Applies one discovery snapshot of one source to the cluster: create what is
-// missing, update what differs, delete what the source no longer describes.
-// Mirrors reconcileTopology in pkg/controllers/hypernode/hypernode_controller.go
-// (docs/design.md §2.2), with the improvements of docs/differences-from-go.md
-// item 1. This file is the loop: a snapshot round over every name the source
-// describes or owns, and the retry worker that decides one failed object
-// again; what one name needs is decided in hypernode-writes.ts, the objects
-// are built in desired-objects.ts, and what a whole run says (a refused
-// snapshot, held deletes, the summary Event) is in reconcile-reports.ts.
-// Three guards Go does not have: a snapshot that breaks a snapshot rule is
-// refused whole before anything is written (the source keeps its last accepted
-// snapshot), a run that would delete too much of a source's topology holds its
-// deletes (delete-guard.ts), and every run that changed something is summed up
-// in one Normal Event, while a run that changed nothing stays silent.
-// Writes run side by side, as many at once as the client set's write pace
-// allows (a real API server takes ~10 ms a write, so one at a time is bound
-// by latency, not by the rate limit); one object's writes stay in sequence.
+// Applies one source's snapshot to the cluster: the loop of snapshot rounds,
+// and the retry worker that decides one failed object again. Mirrors
+// reconcileTopology in pkg/controllers/hypernode/hypernode_controller.go.
+// What one name needs is in hypernode-writes.ts, the objects written in
+// desired-objects.ts, what a run reports in reconcile-reports.ts; the rules
+// (checks before writing, held deletes, writes side by side at the write
+// pace, one object's writes in sequence) are docs/design.md §2.2.
 
 import { RateLimitingQueue, runWorkers, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
 import { mapBounded } from '../../util/bounded-map.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
+import type { DiscoveredHyperNode, HyperNode } from '../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../model/hypernode-labels.ts';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../config/entry.ts';
 import { validateSnapshot } from './snapshot-validation.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';

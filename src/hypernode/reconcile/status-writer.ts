@@ -1,19 +1,9 @@
-// The one writer of HyperNode status (docs/design.md §2.3): status.nodeCount
-// of every HyperNode and, for those a source owns, the health conditions
-// (docs/health.md), in one PUT …/status per HyperNode per change. Mirrors
-// the status worker of pkg/controllers/hypernode/hypernode_controller.go and
-// the handlers of hypernode_handler.go, improved per
-// docs/differences-from-go.md items 1, 2 and 27: nothing is written when
-// nothing changed, counts follow Node changes, conditions are ours.
-//
-// One queue keyed by HyperNode name. A HyperNode's own events put it on the
-// queue at once; Node label changes, Node health changes, fabric reports and
-// membership changes reach the HyperNodes they concern through one index
-// (topology-index.ts) and one coalescing window, so a burst costs one
-// judgement of each. The judgements are pure functions: nodeCount
-// (model/member-selector.ts) and judgeHealth (health/health-judgement.ts).
-// With one owner of status no two of our writes meet in a 409, and a
-// HyperNode whose last write the cache has not yet shown waits for it.
+// The one writer of HyperNode status: nodeCount and, for HyperNodes a source
+// owns, the health conditions, in one PUT …/status per HyperNode per change.
+// One writer, as controller-runtime gives each kind one reconciler, so our
+// own writes never meet in a 409 (docs/design.md §2.3). Mirrors the status
+// worker of pkg/controllers/hypernode/hypernode_controller.go and the
+// handlers of hypernode_handler.go.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../kube/clock.ts';

@@ -8,7 +8,7 @@ import { discoverSnapshot } from '../../../src/hypernode/discovery/label/label-g
 import { topologyTypes } from '../../../src/hypernode/discovery/label/label-config.ts';
 import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
-import { startReconciler } from '../reconciler/fixtures.ts';
+import { startReconciler } from '../reconcile/fixtures.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../../testing/mixed-cluster.ts';
 
 const PROFILE = 'volcano.sh/network-topology-profile';

@@ -9,7 +9,7 @@ import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/mode
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
-import { CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from '../controller/fixtures.ts';
+import { CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from '../../support/controller-fixtures.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import type { DiscoveryConfig } from '../../../src/hypernode/config/loader.ts';

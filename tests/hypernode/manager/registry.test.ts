@@ -6,7 +6,7 @@ import { graphDiscovererFactory } from '../../../src/hypernode/discovery/graph/g
 import { ufmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
 import { lldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import { ibnetdiscoverDiscovererFactory } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
-import { ScriptedSource } from '../controller/fixtures.ts';
+import { ScriptedSource } from '../../support/controller-fixtures.ts';
 
 test('the built-in registry has exactly graph, ibnetdiscover, label, lldp and ufm', () => {
   assert.equal([...builtinDiscoverers.keys()].sort(), ['graph', 'ibnetdiscover', 'label', 'lldp', 'ufm']);

@@ -15,7 +15,7 @@ import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-vali
 import { nullLogger } from '../../../src/log.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { briefPort, generateFatTree, lowestGuid, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
-import { startReconciler } from '../reconciler/fixtures.ts';
+import { startReconciler } from '../reconcile/fixtures.ts';
 
 function discover(tree: FatTree, fabric = 'ufm', isNode: (h: string) => boolean = () => true): DiscoveredHyperNode[] {
   const graph = ufmFabricGraph({

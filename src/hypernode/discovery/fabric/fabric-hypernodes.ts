@@ -12,8 +12,7 @@
 import type { Logger } from '../../../log.ts';
 import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.ts';
 import type { Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
-import { FABRIC_SWITCHES_ANNOTATION } from '../../model/hypernode-labels.ts';
+import { FABRIC_SWITCHES_ANNOTATION, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import type { FabricGraph } from './fabric-graph.ts';
 import { fabricLevels, type FabricGroup, type FabricLevels, type FabricProblem } from './fabric-levels.ts';
 import type { HostMapper } from './host-mapping.ts';

@@ -8,8 +8,8 @@
 
 import type { Informer } from '../../../kube/types.ts';
 import type { DiscoveryProblems, Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
-import { FABRIC_SWITCHES_ANNOTATION } from '../../model/hypernode-labels.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import { FABRIC_SWITCHES_ANNOTATION, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { hostMapper, type HostMapper, type HostMapping } from './host-mapping.ts';

@@ -12,7 +12,6 @@ import { readFile } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
@@ -22,7 +21,7 @@ import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { readCredentials } from '../remote/credentials.ts';
 import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
-import { GRAPH_SOURCE } from '../../model/hypernode-labels.ts';
+import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { parseGraphDocument } from './graph-document.ts';
 

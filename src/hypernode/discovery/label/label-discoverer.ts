@@ -7,18 +7,18 @@
 // Node events are coalesced by a short debounce.
 
 import { isTombstone, type EventHandler, type HandlerRegistration, type Tombstone } from '../../../kube/types.ts';
-import { RateLimitingQueue } from '../../../kube/workqueue.ts';
+import { coalescingTrigger, RateLimitingQueue, type CoalescingTrigger } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type NodeMeta } from '../../model/hypernode-types.ts';
+import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import { discoverTopology, type AmbiguousTierName, type UncoveredNode } from './label-grouping.ts';
 import { LEFT_OUT_REASONS } from './preset/preset-stack.ts';
 import { NODES_LEFT_OUT, TIER_NAME_AMBIGUOUS } from '../../event-reasons.ts';
-import { LABEL_SOURCE } from '../../model/hypernode-labels.ts';
+import { LABEL_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { topologyTypes, type TopologyType } from './label-config.ts';
 
 /**
@@ -52,8 +52,13 @@ export class LabelDiscoverer implements Discoverer {
   private readonly stopping = new AbortController();
   private readonly logger: Logger;
   private registrations: HandlerRegistration[] = [];
-  /** A debounce delay is running; further triggers ride on it. */
-  private triggerArmed = false;
+  /**
+   * Wants a run TRIGGER_DEBOUNCE_MS after the first trigger of a burst; later
+   * triggers ride along. A trigger during a run starts a new burst, and the
+   * queue defers its key until the run is done, so a burst costs at most one
+   * further run.
+   */
+  private readonly runWanted: CoalescingTrigger;
   private worker: Promise<void> | undefined;
   /** Digest of the uncovered Nodes (and why) last logged, so an unchanged set is logged once. */
   private readonly loggedUncovered = new LastReported();
@@ -73,12 +78,17 @@ export class LabelDiscoverer implements Discoverer {
     const presets = this.types.flatMap((t) => (t.preset ? [t.preset.stack] : []));
     this.relevantKey = (key) => keys.has(key) || presets.some((p) => p.watches(key));
     this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock, metrics: opts.queueMetrics?.('label-discovery') });
+    this.runWanted = coalescingTrigger(() => this.queue.add(RUN_KEY), {
+      quietMs: TRIGGER_DEBOUNCE_MS,
+      clock: opts.clock,
+      onError: (err) => this.logger.error('Failed to queue a label discovery run', { err }),
+    });
   }
 
   async start(): Promise<Channel<Snapshot>> {
     this.registrations.push(this.opts.nodes.addEventHandler(this.nodeHandler()));
-    this.registrations.push(this.opts.hyperNodes.addEventHandler({ onDelete: () => this.enqueue() }));
-    this.enqueue();
+    this.registrations.push(this.opts.hyperNodes.addEventHandler({ onDelete: () => this.runWanted.trigger() }));
+    this.runWanted.trigger();
     this.worker = this.runWorker();
     return this.out;
   }
@@ -96,42 +106,26 @@ export class LabelDiscoverer implements Discoverer {
         this.logger.error('Failed to remove event handler', { err });
       }
     }
+    this.runWanted.stop();
     this.stopping.abort();
     this.queue.shutDown();
     await this.worker;
-  }
-
-  /**
-   * Wants a run after the debounce delay. Triggers during the delay join it;
-   * triggers during a run arm a new delay, and the queue defers that key until
-   * the run is done, so a burst costs at most one further run.
-   */
-  private enqueue(): void {
-    if (this.triggerArmed || this.stopping.signal.aborted) return;
-    this.triggerArmed = true;
-    this.opts.clock.sleep(TRIGGER_DEBOUNCE_MS, this.stopping.signal).then(
-      () => {
-        this.triggerArmed = false;
-        this.queue.add(RUN_KEY);
-      },
-      () => {}, // stopped
-    );
   }
 
   private nodeHandler(): EventHandler<NodeMeta> {
     const relevant = (n: NodeMeta) => relevantLabels(n, this.relevantKey);
     return {
       onAdd: (node) => {
-        if (relevant(node).size > 0) this.enqueue();
+        if (relevant(node).size > 0) this.runWanted.trigger();
       },
       onUpdate: (oldNode, newNode) => {
-        if (!sameLabels(relevant(oldNode), relevant(newNode))) this.enqueue();
+        if (!sameLabels(relevant(oldNode), relevant(newNode))) this.runWanted.trigger();
       },
       onDelete: (obj: NodeMeta | Tombstone<NodeMeta>) => {
         // Unlike Go, a "final state unknown" tombstone is unwrapped: its Node
         // still leaves groups behind.
         const node = isTombstone(obj) ? obj.obj : obj;
-        if (relevant(node).size > 0) this.enqueue();
+        if (relevant(node).size > 0) this.runWanted.trigger();
       },
     };
   }

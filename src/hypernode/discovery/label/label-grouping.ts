@@ -10,7 +10,7 @@
 import type { Lister } from '../../../kube/types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { hasLabel, labelValue } from '../../model/label-reads.ts';
 import { NameBook } from './label-naming.ts';
@@ -19,7 +19,7 @@ import { explicitOwner, ProfileTrees, type Claimant } from './profile/profile-gr
 import type { Group } from './label-group.ts';
 import { PresetTrees } from './preset/preset-grouping.ts';
 import { addToList } from './list/list-grouping.ts';
-import { LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../model/hypernode-labels.ts';
+import { LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import type { LeftOutReason } from './preset/preset-stack.ts';
 
 /** A Node the configuration meant to place that is in no label HyperNode, and why. */

@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { Lister } from '../../../kube/types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type HyperNode } from '../../model/hypernode-types.ts';
-import { LABEL_SOURCE } from '../../model/hypernode-labels.ts';
+import type { HyperNode } from '../../model/hypernode-types.ts';
+import { LABEL_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 
 /** Go's alphabet: consonants and digits without 0, 1, 3 (no look-alikes, no words). */
 export const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

@@ -6,9 +6,8 @@
 import type { Logger } from '../../../log.ts';
 import { build, buildMembers } from '../../model/hypernode-builders.ts';
 import type { Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { UfmPort } from './legacy-ports.ts';
-import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 
 export const COMPUTER_PORT = 'Computer';

@@ -11,12 +11,11 @@ import { wrapError } from '../../../util/error-message.ts';
 import { hostMapper } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import type { Snapshot } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './legacy-ports.ts';
 import { computerHosts } from './legacy-topology.ts';
 import { rememberedLegacySnapshot } from './legacy-links.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
-import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import type { UfmEndpoint } from './ufm-endpoint.ts';
 import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
 

@@ -1,8 +1,7 @@
 // The HyperNode conditions this controller maintains (status.conditions,
-// standard metav1.Condition): their types and reasons in one place (the
-// catalogue of docs/health.md describes each, condition-catalogue.ts), and the
-// rule for merging them into a HyperNode's status. Ours: Volcano's controller
-// fills no condition.
+// standard metav1.Condition): each reason defined once with what docs/health.md
+// says of it, and the rule for merging them into a HyperNode's status. Ours:
+// Volcano's controller fills no condition.
 
 import type { HyperNodeCondition } from '../../model/hypernode-types.ts';
 
@@ -12,6 +11,10 @@ export interface ConditionReason {
   readonly type: string;
   readonly status: ConditionStatus;
   readonly reason: string;
+  /** When it is set, in one line (docs/health.md). */
+  readonly when: string;
+  /** The message's shape (docs/health.md). */
+  readonly message: string;
 }
 
 export const NODES_READY = 'NodesReady';
@@ -19,14 +22,48 @@ export const FABRIC_HEALTHY = 'FabricHealthy';
 /** The condition types this controller owns; any other condition on a HyperNode is left as it is. */
 export const HEALTH_CONDITION_TYPES: readonly string[] = Object.freeze([NODES_READY, FABRIC_HEALTHY]);
 
-const define = (type: string, status: ConditionStatus, reason: string): ConditionReason => Object.freeze({ type, status, reason });
+const define = (r: ConditionReason): ConditionReason => Object.freeze(r);
 
-// Each reason's description and message shape are in condition-catalogue.ts.
-export const ALL_NODES_READY = define(NODES_READY, 'True', 'AllNodesReady');
-export const NODES_CORDONED = define(NODES_READY, 'True', 'NodesCordoned');
-export const NODES_NOT_READY = define(NODES_READY, 'False', 'NodesNotReady');
-export const LINKS_UP = define(FABRIC_HEALTHY, 'True', 'LinksUp');
-export const LINKS_DOWN = define(FABRIC_HEALTHY, 'False', 'LinksDown');
+export const ALL_NODES_READY = define({
+  type: NODES_READY,
+  status: 'True',
+  reason: 'AllNodesReady',
+  when: 'Every Node below the HyperNode has Ready=True.',
+  message: 'Every Node is Ready.',
+});
+export const NODES_CORDONED = define({
+  type: NODES_READY,
+  status: 'True',
+  reason: 'NodesCordoned',
+  when: 'Every Node below is Ready and some are cordoned (spec.unschedulable): an operator decision, not a failure.',
+  message: 'Every Node is Ready; <k> cordoned: <first names>.',
+});
+export const NODES_NOT_READY = define({
+  type: NODES_READY,
+  status: 'False',
+  reason: 'NodesNotReady',
+  when: 'A Node below is NotReady, Unknown (or never reported Ready) or gone (named as a member, no Node object).',
+  message: '<k> of <n> Nodes not ready: <name> (NotReady | Unknown | gone), … (the first 5, then "and <m> more").',
+});
+export const LINKS_UP = define({
+  type: FABRIC_HEALTHY,
+  status: 'True',
+  reason: 'LinksUp',
+  when: "The source's last poll of the fabric found every link of the last good poll.",
+  message: 'Every link of the last good poll is present.',
+});
+export const LINKS_DOWN = define({
+  type: FABRIC_HEALTHY,
+  status: 'False',
+  reason: 'LinksDown',
+  when: "A link of a switch in the HyperNode's group is missing or down against the last good poll (within health.linkGracePeriod).",
+  message: '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
+});
+
+/** Every reason, in the order docs/health.md lists them (its table is checked against this list). */
+const NODES_READY_REASONS = [ALL_NODES_READY, NODES_CORDONED, NODES_NOT_READY];
+const FABRIC_HEALTHY_REASONS = [LINKS_UP, LINKS_DOWN];
+export const CONDITION_REASONS: readonly ConditionReason[] = [...NODES_READY_REASONS, ...FABRIC_HEALTHY_REASONS];
 
 /** The health conditions (this controller's types) a HyperNode holds False: what the tree and `why` mark. */
 export function falseHealthConditions(conditions: readonly { type: string; status: string; message: string }[] | undefined): { type: string; message: string }[] {
@@ -39,6 +76,11 @@ export interface DesiredCondition {
   readonly status: ConditionStatus;
   readonly reason: string;
   readonly message: string;
+}
+
+/** The condition `reason` stands for, with `message` (a reason whose message is fixed text needs none). */
+export function conditionOf(reason: ConditionReason, message = reason.message): DesiredCondition {
+  return { type: reason.type, status: reason.status, reason: reason.reason, message };
 }
 
 /** How many names a condition message lists before "and <m> more". */

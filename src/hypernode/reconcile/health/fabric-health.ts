@@ -1,4 +1,4 @@
-// The fabric health board: what the fabric sources (ufm, lldp, graph) last
+// The fabric health board: what the fabric sources (ufm, graph, lldp, ibnetdiscover) last
 // reported about the HyperNodes they publish, per fabric, for the status
 // writer, and the FabricHealthy judgement of one HyperNode's problems. A
 // source reports after every poll that built a fabric's HyperNodes; a
@@ -8,7 +8,7 @@ import type { FabricHealthProblem, FabricHealthReporter } from '../../model/cont
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { DEFAULT_LINK_GRACE_PERIOD_MS } from '../../config/health-config.ts';
 import { firstFew } from '../../../util/first-few.ts';
-import { LINKS_DOWN, LINKS_UP, MESSAGE_NAMES, type DesiredCondition } from './conditions.ts';
+import { conditionOf, LINKS_DOWN, LINKS_UP, MESSAGE_NAMES, type DesiredCondition } from './conditions.ts';
 
 /** `leaf-1 port 7 (link to node-3 missing)`: how a problem reads in a condition message. */
 export function describeProblem(p: FabricHealthProblem): string {
@@ -17,9 +17,9 @@ export function describeProblem(p: FabricHealthProblem): string {
 
 /** FabricHealthy from a HyperNode's problems (sorted, as problemsOf gives them). */
 export function judgeFabricHealthy(problems: readonly FabricHealthProblem[]): DesiredCondition {
-  if (problems.length === 0) return { ...LINKS_UP, message: 'Every link of the last good poll is present.' };
+  if (problems.length === 0) return conditionOf(LINKS_UP);
   const count = problems.length === 1 ? '1 fabric problem' : `${problems.length} fabric problems`;
-  return { ...LINKS_DOWN, message: `${count}: ${firstFew(problems.map(describeProblem), MESSAGE_NAMES)}.` };
+  return conditionOf(LINKS_DOWN, `${count}: ${firstFew(problems.map(describeProblem), MESSAGE_NAMES)}.`);
 }
 
 export class FabricHealthBoard implements FabricHealthReporter {

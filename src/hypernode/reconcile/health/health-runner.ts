@@ -1,12 +1,7 @@
-// Node and fabric health as one follower of the controller (docs/health.md,
-// reconcile/follower.ts): it hands the `health` settings of the
-// configuration the discovery manager applied to the status writer, which
-// judges and writes the conditions (../status-writer.ts), runs the opt-in
-// full Node watch NodesReady is judged from, and exports the health gauges.
-// The full Node watch runs only while `health.nodes` is true: turning it on
-// starts a second Node informer that keeps a few fields per Node
-// (node-health.ts); turning it off stops it and the status writer removes
-// the NodesReady conditions.
+// Node and fabric health as one follower (follower.ts): it hands the applied
+// `health` settings to the status writer, which judges and writes the
+// conditions, and runs what those settings turn on: the full Node watch
+// NodesReady is judged from, and the health gauges. Ours; docs/health.md.
 
 import type { Registry } from 'prom-client';
 import type { EventHandler, HandlerRegistration, Informer } from '../../../kube/types.ts';

@@ -4,7 +4,7 @@
 // their own reason: cordoning is an operator's decision, not a failure.
 
 import type { Lister } from '../../../kube/types.ts';
-import { ALL_NODES_READY, MESSAGE_NAMES, NODES_CORDONED, NODES_NOT_READY, type ConditionReason, type DesiredCondition } from './conditions.ts';
+import { ALL_NODES_READY, conditionOf, MESSAGE_NAMES, NODES_CORDONED, NODES_NOT_READY, type DesiredCondition } from './conditions.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { readinessProblem, type NodeHealth } from './node-health.ts';
 
@@ -22,9 +22,9 @@ export function judgeNodesReady(nodes: readonly string[], health: Lister<NodeHea
     if (why !== undefined) unhealthy.push(`${n} (${why})`);
     else if (health.get(n)?.unschedulable) cordoned.push(n);
   }
-  const of = (r: ConditionReason, message: string): DesiredCondition => ({ ...r, message });
-  if (unhealthy.length > 0) return { condition: of(NODES_NOT_READY, `${unhealthy.length} of ${nodes.length} Nodes not ready: ${firstFew(unhealthy, MESSAGE_NAMES)}.`), unhealthy };
+  if (unhealthy.length > 0)
+    return { condition: conditionOf(NODES_NOT_READY, `${unhealthy.length} of ${nodes.length} Nodes not ready: ${firstFew(unhealthy, MESSAGE_NAMES)}.`), unhealthy };
   // No count in a True message: a tree that grows would otherwise rewrite every HyperNode above it.
-  if (cordoned.length > 0) return { condition: of(NODES_CORDONED, `Every Node is Ready; ${cordoned.length} cordoned: ${firstFew(cordoned, MESSAGE_NAMES)}.`), unhealthy };
-  return { condition: of(ALL_NODES_READY, 'Every Node is Ready.'), unhealthy };
+  if (cordoned.length > 0) return { condition: conditionOf(NODES_CORDONED, `Every Node is Ready; ${cordoned.length} cordoned: ${firstFew(cordoned, MESSAGE_NAMES)}.`), unhealthy };
+  return { condition: conditionOf(ALL_NODES_READY), unhealthy };
 }

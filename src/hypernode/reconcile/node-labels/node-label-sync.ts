@@ -1,11 +1,9 @@
-// Keeps the opt-in Node labels (`exports.nodeLabels` on a discovery entry)
-// equal to the sources' latest accepted snapshots: level-based, one worker,
-// one pass over the Node cache per trigger (a snapshot, the configuration
-// the discovery manager applied, a Node added or relabelled, coalesced), writing one merge patch per Node
-// that differs and nothing otherwise, as many in flight as the client set's
-// write pace allows. The patches go through the same client
-// set as the HyperNode writes, so they share its rate limit and the leader's
-// write fence. Ours, no Go counterpart (docs/configuration.md, "Node labels").
+// Keeps the opt-in Node labels (`exports.nodeLabels`) equal to the sources'
+// accepted snapshots: the worker that writes what node-label-changes.ts
+// decides, level-based, one pass over the Node cache per burst of triggers.
+// Its patches go through the HyperNode writes' client set, so they share its
+// rate limit and the leader's write fence. Ours, no Go counterpart; how it
+// behaves is in docs/configuration.md, "Node labels".
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../kube/clock.ts';

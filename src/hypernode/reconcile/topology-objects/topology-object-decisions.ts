@@ -1,20 +1,11 @@
-// What one pass decides for one kind of Topology object, shared by the writer
-// (topology-object-sync.ts) and `plan`: the newest version at which the
-// server serves the kind's `topologies` in the shape written, with what its
-// published schema takes (the most levels, an alias per level), or none (the
-// CRD is absent); the objects this controller owns (listed by the source
-// label, which finds those of sources no longer configured, and those being
-// deleted); and per source the changes, the trees that cannot be written,
-// and which changes wait. A change is made only when the replacement can be
-// written at once: a create or replace waits until the Nodes carry the labels
-// its levels name, and nothing of a source changes while its latest snapshot
-// is rejected (or, for a source whose export is off while it runs, before
-// its first snapshot); the object of ours stays meanwhile. Reads only. Ours,
-// no Go counterpart.
+// What one pass decides for one kind of Topology object: the version written,
+// the changes per source, and which of them wait until they can be made at
+// once. Reads only, so the writer (topology-object-sync.ts) and `plan` decide
+// alike. Ours, no Go counterpart.
 
 import type { TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
-import { sourceOf } from '../../model/hypernode-labels.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { isForbidden } from '../../../kube/errors.ts';

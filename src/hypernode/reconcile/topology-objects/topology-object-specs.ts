@@ -1,21 +1,15 @@
-// The Kueue and KAI Topology objects one source's snapshot asks for
-// (exports.kueueTopology / kaiTopology): one per tree of the snapshot (a tree
-// per label type or fabric), its levels the Node label keys of that tree's
-// tiers (node-label-values.ts) from the highest tier down, then
-// kubernetes.io/hostname, each with its tierName as alias where the served
-// schema has the field (KAI 0.17); and the changes that bring the cluster's
-// objects there. The nodeLabels of a Topology cannot change in Kueue (nor in
-// KAI), so a change of levels is a delete and a create of the same name; a
-// change of aliases alone is an update; an object of ours being deleted (a
-// finalizer holds it) is waited for. Pure, shared by the writer and `plan`.
-// Ours, no Go counterpart (docs/configuration.md, "Kueue and KAI Topology
-// objects").
+// The Kueue and KAI Topology objects one source's snapshot asks for (one per
+// tree, its levels the tiers' Node label keys, then kubernetes.io/hostname),
+// and the changes that bring the cluster's objects there. Pure, shared by the
+// writer and `plan`. The levels of a Topology are immutable in both projects,
+// which is why a change of levels is a delete and a create of the same name.
+// Ours, no Go counterpart.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { isDNS1123Subdomain, isQualifiedName } from '../../../kube/name-validation.ts';
 import type { TopologyLevel, TopologyObject } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode } from '../../model/hypernode-types.ts';
-import { HOSTNAME_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
+import type { DiscoveredHyperNode } from '../../model/hypernode-types.ts';
+import { HOSTNAME_LABEL, NETWORK_TOPOLOGY_SOURCE_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
 import { membersOf } from '../../model/member-selector.ts';
 import { tierKey } from '../node-labels/node-label-values.ts';
 

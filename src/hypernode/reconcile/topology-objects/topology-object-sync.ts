@@ -1,28 +1,9 @@
-// Keeps the opt-in Kueue and KAI Topology objects (exports.kueueTopology /
-// kaiTopology) equal to what the sources' latest accepted snapshots ask for:
-// one worker, one pass per trigger (a snapshot accepted or rejected, the
-// configuration the discovery manager applied, a change of our Topology
-// objects seen by their watch, a Node relabelled while a change waits for its
-// labels). Each pass asks discovery at which version the kind's `topologies`
-// are served and what that version's published schema takes, so a CRD
-// installed or upgraded later is picked up at the next trigger and an absent
-// one costs a log line, not a failure.
-//
-// A Topology of ours is replaced only when the replacement can be written at
-// once: a change of levels (immutable in both projects) deletes the object
-// and creates it again under the same name as soon as it is gone, and is
-// started only once the Nodes carry the labels the new levels name and the
-// source's latest snapshot was accepted; until then the old object stays and
-// the wait is reported (log, Event). Kueue holds a deletion with its
-// finalizer while a ResourceFlavor names the Topology, so the hold is
-// reported too and the watch sees the object go. A change of aliases alone
-// (KAI) is an update in place. The label worker keeps every label a live
-// Topology of ours names (retainedLabelKeys), so no Topology of ours names a
-// label its Nodes lack.
-//
-// Writes go through the HyperNode writes' client set (its rate limit and the
-// leader's write fence). Ours, no Go counterpart (docs/configuration.md,
-// "Kueue and KAI Topology objects").
+// Keeps the opt-in Kueue and KAI Topology objects equal to what the sources'
+// accepted snapshots ask for: the worker that writes, watches and reports
+// what topology-object-decisions.ts decides. A Topology is replaced only once
+// its replacement can be written at once, so no scheduler reads a Topology of
+// ours that names labels its Nodes lack. Ours, no Go counterpart; how it
+// behaves is in docs/configuration.md, "Kueue and KAI Topology objects".
 
 import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
@@ -33,7 +14,8 @@ import { errorMessage } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { EventRecorder, TopologyLevel, TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type NodeMeta } from '../../model/hypernode-types.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 import { TOPOLOGY_CHANGE_WAITING, TOPOLOGY_DELETION_HELD } from '../../event-reasons.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';

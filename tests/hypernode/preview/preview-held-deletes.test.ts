@@ -5,12 +5,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nullLogger } from '../../src/log.ts';
-import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
-import { parseConfig } from '../../src/hypernode/config/loader.ts';
-import { builtinDiscoverers } from '../../src/hypernode/discovery/registry.ts';
-import { PreviewError, previewDiscovery } from '../../src/hypernode/preview/preview.ts';
-import { CLUSTER, RACK, TOPOLOGY_A3_ENTRY, node } from '../e2e/cluster.ts';
+import { nullLogger } from '../../../src/log.ts';
+import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { parseConfig } from '../../../src/hypernode/config/loader.ts';
+import { builtinDiscoverers } from '../../../src/hypernode/discovery/registry.ts';
+import { PreviewError, previewDiscovery } from '../../../src/hypernode/preview/preview.ts';
+import { CLUSTER, RACK, TOPOLOGY_A3_ENTRY, node } from '../../e2e/cluster.ts';
 
 const deps = { registry: builtinDiscoverers, secrets: { get: () => Promise.reject(new Error('no Secrets offline')) }, logger: nullLogger };
 /** Each Node in its own rack, all in one cluster: `count` rack HyperNodes and 1 cluster HyperNode. */

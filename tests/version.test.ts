@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { API_VERSION, BUILT, GIT_SHA, goPlatform, runtimeVersion, VERSION, versionText } from '../../src/version.ts';
+import { API_VERSION, BUILT, GIT_SHA, goPlatform, runtimeVersion, VERSION, versionText } from '../src/version.ts';
 
 test('from the sources nothing is injected: each build field reads "Not provided."', () => {
   assert.is(VERSION, 'Not provided.');

@@ -12,7 +12,7 @@ import { TopologyReconciler } from '../../../src/hypernode/reconcile/reconciler.
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { within } from '../../../testing/wait.ts';
-import { CM_NAME, CM_NAMESPACE, RecordingEvents } from '../controller/fixtures.ts';
+import { CM_NAME, CM_NAMESPACE, RecordingEvents } from '../../support/controller-fixtures.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 
 /** What the controller attaches source-level Events to: the discovery ConfigMap. */

@@ -6,13 +6,13 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode, MemberSpec, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
-import { diffHyperNodes } from '../../src/hypernode/reconcile/hypernode-diff.ts';
-import type { Plan } from '../../src/hypernode/preview/cluster-plan.ts';
-import { nodeMemberships } from '../../src/hypernode/preview/view/node-membership.ts';
-import { topologyHtml } from '../../src/hypernode/preview/view/topology-html.ts';
-import { planView, topologyView } from '../../src/hypernode/preview/view/topology-model.ts';
-import { viewData } from '../../testing/view-page.ts';
+import type { HyperNode, MemberSpec, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import { diffHyperNodes } from '../../../src/hypernode/reconcile/hypernode-diff.ts';
+import type { Plan } from '../../../src/hypernode/preview/cluster-plan.ts';
+import { nodeMemberships } from '../../../src/hypernode/preview/view/node-membership.ts';
+import { topologyHtml } from '../../../src/hypernode/preview/view/topology-html.ts';
+import { planView, topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
+import { viewData } from '../../../testing/view-page.ts';
 
 const SOURCE = 'volcano.sh/network-topology-source';
 const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });

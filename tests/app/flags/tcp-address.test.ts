@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseServices } from '../../src/app/flags/services.ts';
-import { ipBytes, lookupPort, resolveTcpAddress, splitHostPort, systemResolver, tcpAddressesConflict } from '../../src/app/flags/tcp-address.ts';
-import { errorOf } from './support/error-of.ts';
+import { parseServices } from '../../../src/app/flags/services.ts';
+import { ipBytes, lookupPort, resolveTcpAddress, splitHostPort, systemResolver, tcpAddressesConflict } from '../../../src/app/flags/tcp-address.ts';
+import { errorOf } from '../../support/error-of.ts';
 
 test('SplitHostPort splits like Go, including bracketed IPv6', () => {
   const table: [string, string, string][] = [

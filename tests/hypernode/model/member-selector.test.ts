@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dependsOnNodes, nodeCount, resolveMembers } from '../../src/hypernode/model/member-selector.ts';
-import type { HyperNode, MemberSelector, MemberSpec, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
-import { CACHE_MAX_PROGRAM_SIZE, MAX_PATTERN_BYTES, MAX_PROGRAM_SIZE, patternCacheStats } from '../../src/hypernode/model/node-name-pattern.ts';
-import { capturingLogger } from '../support/capturing-logger.ts';
+import { dependsOnNodes, nodeCount, resolveMembers } from '../../../src/hypernode/model/member-selector.ts';
+import type { HyperNode, MemberSelector, MemberSpec, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import { CACHE_MAX_PROGRAM_SIZE, MAX_PATTERN_BYTES, MAX_PROGRAM_SIZE, patternCacheStats } from '../../../src/hypernode/model/node-name-pattern.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const node = (name: string, labels?: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const exact = (name: string): MemberSpec => ({ type: 'Node', selector: { exactMatch: { name } } });

@@ -1,11 +1,11 @@
 // Shared stand-ins for the HyperNode controller tests: a clock that runs itself,
 // an Event recorder that remembers what it was told, and scriptable discoverers.
 
-import { FakeClock } from '../../kube/fake-clock.ts';
-import type { KubeObject } from '../../../src/kube/types.ts';
-import { Channel } from '../../../src/util/channel.ts';
-import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../../src/hypernode/model/contracts.ts';
-import type { ConfigMap } from '../../../src/hypernode/model/hypernode-types.ts';
+import { FakeClock } from '../kube/fake-clock.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { Channel } from '../../src/util/channel.ts';
+import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../src/hypernode/model/contracts.ts';
+import type { ConfigMap } from '../../src/hypernode/model/hypernode-types.ts';
 
 /**
  * A FakeClock that also moves on by itself: each sleep is woken on the next

@@ -3,7 +3,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger, FATAL_EXIT_CODE, logFatal, nullLogger, type Logger } from '../../src/log.ts';
+import { createLogger, FATAL_EXIT_CODE, logFatal, nullLogger, type Logger } from '../src/log.ts';
 
 function capture(opts: { verbosity: number; skipHeaders?: boolean }) {
   const lines: string[] = [];

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RE2JS } from 're2js';
-import type { LabelSelector, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
-import { dependsOnNodes, membersOf, nodeCount, resolveMembers } from '../../src/hypernode/model/member-selector.ts';
-import { estimateProgramSize } from '../../src/hypernode/model/node-name-pattern.ts';
-import { anyHyperNode, hyperNodeWithNulls, nodeLabels, nodes, PROTOTYPE_KEYS, referenceNodeCount, wellFormedHyperNode } from '../support/hypernode-arbitraries.ts';
-import { propertyParameters } from '../support/property.ts';
+import type { LabelSelector, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import { dependsOnNodes, membersOf, nodeCount, resolveMembers } from '../../../src/hypernode/model/member-selector.ts';
+import { estimateProgramSize } from '../../../src/hypernode/model/node-name-pattern.ts';
+import { anyHyperNode, hyperNodeWithNulls, nodeLabels, nodes, PROTOTYPE_KEYS, referenceNodeCount, wellFormedHyperNode } from '../../support/hypernode-arbitraries.ts';
+import { propertyParameters } from '../../support/property.ts';
 
 test('nodeCount, dependsOnNodes and resolveMembers never throw on a HyperNode the CRD admits', () => {
   fc.assert(

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatFloat32, parseBool, parseFloat32, parseGoInt, parseUint, quote, quoteRune } from '../../src/app/flags/go-strconv.ts';
-import { errorOf } from './support/error-of.ts';
+import { formatFloat32, parseBool, parseFloat32, parseGoInt, parseUint, quote, quoteRune } from '../../../src/app/flags/go-strconv.ts';
+import { errorOf } from '../../support/error-of.ts';
 
 test('ParseBool accepts exactly Go spellings and names the input in its error', () => {
   for (const t of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.is(parseBool(t), true, t);

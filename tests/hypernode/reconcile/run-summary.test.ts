@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/model/hypernode-labels.ts';
 import { startReconciler } from './fixtures.ts';
 
 const rack = (name: string, nodes: string[]) => build(name, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });

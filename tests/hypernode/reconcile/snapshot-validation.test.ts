@@ -4,8 +4,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { DiscoveredHyperNode, DiscoveredMember } from '../../src/hypernode/model/hypernode-types.ts';
-import { MAX_OBJECT_BYTES, describeViolations, validateSnapshot } from '../../src/hypernode/reconcile/snapshot-validation.ts';
+import type { DiscoveredHyperNode, DiscoveredMember } from '../../../src/hypernode/model/hypernode-types.ts';
+import { MAX_OBJECT_BYTES, describeViolations, validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 
 const nodes = (...names: string[]): DiscoveredMember[] => names.map((name) => ({ type: 'Node', selector: { exactMatch: { name } } }));
 const children = (...names: string[]): DiscoveredMember[] => names.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } }));

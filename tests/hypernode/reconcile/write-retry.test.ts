@@ -7,9 +7,9 @@ import * as assert from 'uvu/assert';
 import type { Registry } from 'prom-client';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/model/hypernode-labels.ts';
 import { settle } from '../../kube/fake-clock.ts';
-import { AutoClock } from '../controller/fixtures.ts';
+import { AutoClock } from '../../support/controller-fixtures.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
-import { topologyHtml } from '../../src/hypernode/preview/view/topology-html.ts';
-import { topologyView } from '../../src/hypernode/preview/view/topology-model.ts';
-import { launchChromium, missingChromium, openPage } from '../../testing/browser.ts';
-import { drawnNames } from '../../testing/view-page.ts';
-import { testNeeding } from '../support/skip.ts';
+import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { topologyHtml } from '../../../src/hypernode/preview/view/topology-html.ts';
+import { topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
+import { launchChromium, missingChromium, openPage } from '../../../testing/browser.ts';
+import { drawnNames } from '../../../testing/view-page.ts';
+import { testNeeding } from '../../support/skip.ts';
 
 const condition = (type: string, status: 'True' | 'False', message: string) => ({
   type,

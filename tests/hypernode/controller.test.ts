@@ -1,19 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
-import { newHyperNodeController } from '../../../src/hypernode/controller.ts';
-import { newDiscovererRegistry, type DiscovererRegistry } from '../../../src/hypernode/discovery/registry.ts';
-import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
-import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { settle } from '../../kube/fake-clock.ts';
-import { waitFor, within } from '../../../testing/wait.ts';
-import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from './fixtures.ts';
-import { capturingLogger } from '../../support/capturing-logger.ts';
-import { registryValue } from '../../support/metric-registry.ts';
-import { memberNames } from '../../../testing/hypernode-members.ts';
-import { TopologyStateRecorder } from '../../../src/hypernode/reconcile/topology-state.ts';
+import { newHyperNodeController } from '../../src/hypernode/controller.ts';
+import { newDiscovererRegistry, type DiscovererRegistry } from '../../src/hypernode/discovery/registry.ts';
+import { build, buildMembers } from '../../src/hypernode/model/hypernode-builders.ts';
+import type { ConfigMap, HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
+import { FakeHyperNodeClient } from '../support/fake-hypernode-client.ts';
+import { FakeInformer } from '../support/fake-informer.ts';
+import { settle } from '../kube/fake-clock.ts';
+import { waitFor, within } from '../../testing/wait.ts';
+import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from '../support/controller-fixtures.ts';
+import { capturingLogger } from '../support/capturing-logger.ts';
+import { registryValue } from '../support/metric-registry.ts';
+import { memberNames } from '../../testing/hypernode-members.ts';
+import { TopologyStateRecorder } from '../../src/hypernode/reconcile/topology-state.ts';
 
 interface SetupOptions {
   configMap?: ConfigMap;

@@ -6,8 +6,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
-import { hyperNodeDomain } from '../../src/hypernode/preview/view/hypernode-domain.ts';
+import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { hyperNodeDomain } from '../../../src/hypernode/preview/view/hypernode-domain.ts';
 
 const SOURCE = 'volcano.sh/network-topology-source';
 const hn = (name: string, labels: Record<string, string>, tierName?: string, annotations?: Record<string, string>): HyperNode => ({

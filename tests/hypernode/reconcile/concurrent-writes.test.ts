@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { build, buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
-import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/model/hypernode-types.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL as SOURCE } from '../../../src/hypernode/model/hypernode-labels.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
 import { settle } from '../../kube/fake-clock.ts';
 import { HeldHyperNodeClient } from '../../support/held-hypernode-client.ts';
