@@ -4,7 +4,8 @@
 // layer), no import cycle exists anywhere, src/hypernode/ never reaches the
 // process (src/app/) or the subcommands (src/cmd/), no discovery source
 // imports another and the previews import none (shared plumbing lives in
-// discovery/fabric/ and discovery/remote/, shared words in model/), src never imports test
+// discovery/fabric/ and discovery/remote/, shared words in model/), the
+// subcommands (src/cmd/) never reach into discovery/fabric/, src never imports test
 // infrastructure, scripts and testing never import tests/, no file points at
 // documents outside the repository, and the shape that keeps the tree
 // navigable holds: src/hypernode/ has at most eight entries on top, and no
@@ -186,6 +187,14 @@ test('the previews read no source internals: only model/, the shared layers and 
   assert.equal(
     violations('src/hypernode/preview', (t) => sources.some((s) => t.startsWith(s))),
     [],
+  );
+});
+
+test('the subcommands reach discovery through the sources and the registry, never the fabric layer', () => {
+  assert.equal(
+    violations('src/cmd', (t) => t.startsWith('src/hypernode/discovery/fabric/')),
+    [],
+    'how loud a report is, is chosen where it is written (DiscoveryProblems), not recognised by a subcommand',
   );
 });
 

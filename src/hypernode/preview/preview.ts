@@ -211,6 +211,8 @@ async function firstSnapshot(
     failed: (what, err) => reportFailure(new Error(`${what}: ${errorMessage(err)}`)),
     recovered() {},
     warning: (_reason, message) => warn(message),
+    // The controller logs this at info; here it is why a Node is missing from the output.
+    leftOut: (message, kv) => deps.logger.warn(message, { source: entry.source, ...kv }),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
   const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, configMaps: deps.configMaps, clock: noWaitClock, logger: deps.logger }).catch(

@@ -61,7 +61,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       nvlink: config.nvlink,
     });
     this.memory = new FabricMemory(GRAPH_SOURCE, opts);
-    this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
+    this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, opts.problems, opts.metrics);
   }
 
   protected announce(): void {

@@ -71,7 +71,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       nvlink: config.nvlink,
     });
     this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
-    this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, this.logger, opts.metrics);
+    this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, opts.problems, opts.metrics);
     this.parts = new FabricParts({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,

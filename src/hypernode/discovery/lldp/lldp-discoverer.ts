@@ -96,7 +96,7 @@ class LldpDiscoverer extends PollingDiscoverer {
     this.memory = new FabricMemory(LLDP_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(
       LLDP_SOURCE,
-      this.logger,
+      opts.problems,
       opts.metrics,
       "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis or port MAC in config.hostMacs",
     );

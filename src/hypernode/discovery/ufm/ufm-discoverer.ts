@@ -65,7 +65,7 @@ class UfmDiscoverer extends PollingDiscoverer {
       endpoints,
       signal: this.stopping.signal,
       offline: this.reader !== undefined,
-      unmapped: new UnmappedHostReport(UFM_SOURCE, this.logger, opts.metrics),
+      unmapped: new UnmappedHostReport(UFM_SOURCE, opts.problems, opts.metrics),
       nvlink: this.nvlink,
       body: (ep: UfmEndpoint, resource: UfmResource, path: string) => this.body(ep, resource, path),
     };
