@@ -12,7 +12,7 @@ import { NETWORK_TOPOLOGY_SOURCE_LABEL, type DiscoveredHyperNode, type HyperNode
 import { FABRIC_SWITCHES_ANNOTATION } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import type { PollRun } from '../poll-loop.ts';
-import { hostMapper, type HostMapper, type HostMapping } from './host-mapping.ts';
+import { hostIndex, type HostIndex, type HostMapping } from './host-mapping.ts';
 import type { NvlinkDomains } from './nvlink-domains.ts';
 
 export interface FabricPartsDeps {
@@ -29,6 +29,9 @@ export interface FabricPartsDeps {
   readonly nvlink: NvlinkDomains;
 }
 
+/** One fabric's discovery in a round: the fabric's index in the round's list, and the round's index of the Nodes. */
+export type FabricDiscovery = (fabric: number, hosts: HostIndex) => Promise<Snapshot>;
+
 export class FabricParts {
   /** Each fabric's last tree, as its poll made it (without the NVLink tier). */
   private readonly last = new Map<string, Snapshot>();
@@ -39,24 +42,24 @@ export class FabricParts {
 
   /**
    * Once the Node cache synced, discovers each fabric of `fabrics` with
-   * `discover` (given the host → Node mapping over the current Nodes), each
+   * `discover`, given the round's one index of the current Nodes, each
    * failure reported to the source's problems. Publishes the whole snapshot
    * unless `signal` aborted or every fabric failed; ok (and the problems
    * recovered) when every fabric succeeded.
    */
-  async round(fabrics: readonly string[], discover: (index: number, mapHost: HostMapper) => Promise<Snapshot>, signal: AbortSignal): Promise<PollRun> {
+  async round(fabrics: readonly string[], discover: FabricDiscovery, signal: AbortSignal): Promise<PollRun> {
     try {
       await this.deps.nodes.waitForSync(signal);
     } catch {
       return { ok: false };
     }
     this.fabrics = fabrics;
-    const mapHost = hostMapper(this.deps.hostMapping, this.deps.nodes.list());
+    const hosts = hostIndex(this.deps.hostMapping, this.deps.nodes.list());
     const snapshot: Snapshot = [];
     let failed = 0;
     for (const [i, fabric] of fabrics.entries()) {
       try {
-        const part = await discover(i, mapHost);
+        const part = await discover(i, hosts);
         this.last.set(fabric, part);
         snapshot.push(...this.placed(fabric, part));
       } catch (err) {

@@ -16,7 +16,7 @@ import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-types.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
-import { hostMapper } from '../fabric/host-mapping.ts';
+import { hostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -98,7 +98,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       opts.problems.failed(`The fabric graph from ${where} is invalid; keeping the existing graph HyperNodes`, err);
       return { ok: false };
     }
-    const mapHost = hostMapper(config.hostMapping, opts.nodes.list());
+    const { mapHost } = hostIndex(config.hostMapping, opts.nodes.list());
     const tree = this.memory.hyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
     this.logProblems(tree.problems.map((p) => p.message));
     if (tree.hostCount === 0) {

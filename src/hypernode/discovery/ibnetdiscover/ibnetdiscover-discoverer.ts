@@ -20,7 +20,7 @@ import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } f
 import { FABRIC_MISCABLED } from '../../event-reasons.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
-import type { HostMapper } from '../fabric/host-mapping.ts';
+import type { HostIndex } from '../fabric/host-mapping.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
@@ -98,7 +98,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   protected runOnce(): Promise<PollRun> {
     return this.parts.round(
       this.config.fabrics.map((f) => f.name),
-      (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
+      (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,
     );
   }
@@ -137,21 +137,21 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
    * The fabric's graph and its node count, from a fresh output. Its own step, so the output
    * and the parsed subnet (tens of MB on a large fabric) can be collected before the tree is built.
    */
-  private async readGraph(fabric: IbFabric, mapHost: HostMapper, isNode: (name: string) => boolean): Promise<{ ib: IbFabricGraph; nodeCount: number }> {
+  private async readGraph(fabric: IbFabric, hosts: HostIndex): Promise<{ ib: IbFabricGraph; nodeCount: number }> {
     let subnet: IbSubnet;
     try {
       subnet = parseIbnetdiscoverOutput(await this.output(fabric));
     } catch (err) {
       throw err instanceof IbnetdiscoverFormatError ? wrapError('the ibnetdiscover output is not usable', err) : err;
     }
-    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: mapHost, isNode });
+    const { mapHost: nodeOf, isNode } = hosts;
+    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf, isNode });
     return { ib, nodeCount: subnet.nodes.size };
   }
 
-  private async discoverFabric(fabric: IbFabric, mapHost: HostMapper): Promise<Snapshot> {
+  private async discoverFabric(fabric: IbFabric, hosts: HostIndex): Promise<Snapshot> {
     const started = this.opts.clock.now();
-    const isNode = (name: string) => this.opts.nodes.get(name) !== undefined;
-    const { ib, nodeCount } = await this.readGraph(fabric, mapHost, isNode);
+    const { ib, nodeCount } = await this.readGraph(fabric, hosts);
     const { graph } = ib;
     if (graph.switches.length === 0) {
       throw new Error(`the output shows no switch (${nodeCount} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`);
@@ -164,7 +164,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       labels: { [IBNETDISCOVER_FABRIC_LABEL]: fabric.name },
       // The graph's hosts are Node names where they are Nodes (ib-fabric-graph.ts); a host the link
       // memory puts back (its HCAs are gone from this output) was named by its Node when it was placed.
-      mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && isNode(host)) ? host : undefined),
+      mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && hosts.isNode(host)) ? host : undefined),
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });

@@ -21,7 +21,7 @@ import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
-import type { HostMapper } from '../fabric/host-mapping.ts';
+import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
 import { describeChassis } from './lldp-ids.ts';
@@ -134,7 +134,7 @@ class LldpDiscoverer extends PollingDiscoverer {
   protected async runOnce(): Promise<PollRun> {
     return this.parts.round(
       this.config.fabrics.map((f) => f.name),
-      (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
+      (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,
     );
   }
@@ -219,9 +219,9 @@ class LldpDiscoverer extends PollingDiscoverer {
     return parsed(varbinds);
   }
 
-  private async discoverFabric(fabric: LldpFabric, mapHost: HostMapper): Promise<Snapshot> {
+  private async discoverFabric(fabric: LldpFabric, hosts: HostIndex): Promise<Snapshot> {
     const started = this.opts.clock.now();
-    const identity = this.identity(mapHost);
+    const identity = this.identity(hosts);
     const results = await this.poll(fabric, identity);
     if (this.stopping.signal.aborted) throw new Error('stopped');
     const now = this.opts.clock.now();
@@ -310,14 +310,13 @@ class LldpDiscoverer extends PollingDiscoverer {
   }
 
   /** A neighbour's Node: its chassis or port MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
-  private identity(mapHost: HostMapper): LldpIdentity {
-    const nodes = new Set(this.opts.nodes.list().map((n) => n.metadata.name));
+  private identity({ mapHost, isNode }: HostIndex): LldpIdentity {
     const { hostMacs, managementPorts } = this.config;
     return {
       managementPort: (names) => managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
       nodeOf: (n) => {
         const byMac = nodeByMac(hostMacs, n);
-        if (byMac !== undefined && nodes.has(byMac)) return byMac;
+        if (byMac !== undefined && isNode(byMac)) return byMac;
         return n.sysName === '' ? undefined : mapHost(n.sysName);
       },
     };
