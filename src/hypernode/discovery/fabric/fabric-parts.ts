@@ -1,5 +1,6 @@
-// The round of a source with several fabrics (each fabric its own fabric manager or set of switches): every
-// fabric in turn, one answer in memory at a time. A fabric that fails keeps
+// The round of a source with several fabrics (each its own fabric manager,
+// set of switches or subnet): every fabric in turn, one answer in memory at a
+// time, all of them given one index of the Nodes. A fabric that fails keeps
 // its last HyperNodes in the snapshot (after a restart, those in the cache
 // labelled with its name), so a fabric that does not answer never loses its
 // HyperNodes and never holds back the others. Each fabric's tree is kept as

@@ -3,8 +3,9 @@
 // LLDP system name), which often differs from the Node name: a domain suffix,
 // upper case, an adapter suffix. `config.hostMapping` rewrites the name in a
 // fixed order (lowercase, strip suffixes, an RE2 pattern with a template) and
-// then looks it up among the Nodes, by name or by the value of a Node label.
-// A host that matches no Node never becomes a member.
+// then looks it up among the Nodes, by name or by the value of a Node label,
+// in an index built once per poll (HostIndex). A host that matches no Node
+// never becomes a member.
 
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { labelValue } from '../../model/label-reads.ts';

@@ -1,19 +1,7 @@
-// The `config` of a graph entry, validated once into a frozen value: where the
-// static fabric graph is read from (a ConfigMap key, a file such as a mounted
-// ConfigMap key, or an HTTPS URL), the fabric name that prefixes its
-// HyperNodes, host → Node mapping and the leaf-join threshold.
-//
-//   - source: graph
-//     interval: 10m
-//     credentials: {secretRef: {name: inventory-token, namespace: volcano-system}}  # url only: token, ca.crt
-//     config:
-//       fabric: lab                        # default "graph"
-//       url: https://inventory.example.com/fabrics/lab.yaml
-//       # or configMap: {namespace: volcano-system, name: fabric-graph, key: graph.json}
-//       # or file: /etc/fabric-graph/graph.yaml
-//       hostMapping: {stripSuffix: .lab.example.com}
-//       minSharedHosts: 1
-//       nvlink: domain                     # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
+// The graph entry's `config` (docs/configuration.md, `graph`), decoded once
+// into a frozen value: where the document is read from, the fabric it names,
+// and the keys every fabric source shares (fabric/fabric-config.ts). A source
+// of ours, so an unknown key is an error.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { fabricName, hostsAndNvlink, wholeNumber } from '../fabric/fabric-config.ts';

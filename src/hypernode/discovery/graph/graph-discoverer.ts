@@ -1,12 +1,9 @@
-// The graph discoverer (`source: graph`): for fabrics reachable by neither UFM
-// nor SNMP (an inventory system's export, a hand-written lab), reads a static
-// graph of switches, hosts and links (graph-document.ts) from a ConfigMap key,
-// a file or an HTTPS URL every `interval` and builds its tiers through the fabric layer,
-// so names, host → Node mapping and growth behave as for the other fabric
-// sources. The URL is fetched with the shared remote-access client and Secret
-// reading (discovery/remote/: a bearer token, a private CA). A missing ConfigMap key, an unreachable
-// URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
-// With config.nvlink the last tree is kept and placed again when a Node's NVLink label changes.
+// The graph source (`source: graph`): for fabrics neither UFM nor SNMP can
+// read (an inventory system's export, a hand-written lab), a static document
+// (graph-document.ts) read every interval from a ConfigMap key, a file or a
+// URL, through the fabric layer as every fabric source is. No Go counterpart.
+// A document that cannot be read or trusted publishes nothing: the
+// HyperNodes stay.
 
 import { readFile } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';

@@ -1,24 +1,9 @@
-// The `config` of an ibnetdiscover entry, validated once into a frozen value:
-//
-//   config:
-//     command: [ibnetdiscover, -C, mlx5_0, -P, "1"]  # default [ibnetdiscover]; no shell
-//     # or file: /var/run/ibnetdiscover/fabric.txt   (+ maxAge: 15m)
-//     fabric: compute                  # default "ib"
-//     hcas: "^mlx5_[0-7]$"             # RE2 over the device word: the planes that count
-//     hostMapping: {stripSuffix: .cluster.example.com}
-//     hostGuids: |                     # HCAs that kept the firmware's description
-//       0xe09d7303007a4bd8 node-a17
-//     minSharedHosts: 2
-//     nvlink: domain                   # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
-//     timeout: 5m                      # a run that takes longer is killed
-//     maxOutputMiB: 256                # an output that grows past this is refused
-//     fabrics:                         # instead of command/file/fabric: several subnets
-//       - {name: compute, command: [ibnetdiscover, -C, mlx5_0, -P, "1"], hcas: "^mlx5_[0-7]$"}
-//       - {name: storage, file: /var/run/ibnetdiscover/storage.txt, maxAge: 15m}
-//
-// A new source, so unknown keys are errors. A command that asks ibnetdiscover
-// for another format than its default one (-p, -g, -l, -H, -S, -R) is refused
-// here, naming the flag, rather than at the first run.
+// The ibnetdiscover entry's `config` (docs/configuration.md, `ibnetdiscover`),
+// decoded once into a frozen value, the fabrics through the decoder every
+// fabric source shares (fabric/fabric-config.ts). A source of ours, so an
+// unknown key is an error; and a command that asks ibnetdiscover for another
+// format than the one this source reads is refused here, naming the flag,
+// rather than at the first run.
 
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';

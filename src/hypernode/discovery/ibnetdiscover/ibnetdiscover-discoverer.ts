@@ -1,16 +1,10 @@
-// The ibnetdiscover discoverer (`source: ibnetdiscover`, docs/configuration.md
-// "InfiniBand without UFM"): for fabrics that run OpenSM and no UFM, reads
-// each subnet from the default output of infiniband-diags' `ibnetdiscover`,
-// run here on a host with an HCA on that subnet or saved to a file by a job
-// that runs it, and hands the subnet's graph to the source-neutral fabric
-// layer, so tiers, names, host → Node mapping and link memory behave as for
-// UFM fabric mode and LLDP. No Go counterpart: Volcano reads InfiniBand only
-// through UFM.
-//
-// Failing safe comes first: a run that fails, times out, prints nothing,
-// prints another format or is cut short publishes nothing for its fabric,
-// which keeps its HyperNodes (its last result, or after a restart those in
-// the cache carrying its fabric label).
+// The ibnetdiscover source (`source: ibnetdiscover`). InfiniBand fabrics run
+// by OpenSM have no UFM to ask, but `ibnetdiscover` (infiniband-diags) prints
+// the whole subnet from any host on it: this source reads that output, run
+// here or saved to a file by a job, and hands each subnet's graph to the
+// fabric layer, as every fabric source does. No Go counterpart: Volcano reads
+// InfiniBand only through UFM. An output it cannot trust (failed, cut short,
+// another format) never deletes a HyperNode: its fabric keeps what it has.
 
 import { readFile, stat } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';

@@ -1,22 +1,8 @@
-// The `config` of an lldp entry, validated once into a frozen value:
-//
-//   config:
-//     snmp: {version: "3", timeout: 2s, retries: 1, maxRepetitions: 25, maxVarbinds: 100000, concurrency: 32}
-//     staleAfter: 30m                  # how long a silent switch's last table stands in for it
-//     managementPorts: "^(mgmt|eth0)$" # RE2 over local port names; their neighbours join nothing
-//     minSharedHosts: 2                # hosts two leaves share to be one scalable unit
-//     hostMapping: {lowercase: true}   # LLDP system names → Node names, as for UFM fabric mode
-//     hostMacs: |                      # chassis MAC → Node, for hosts without a usable system name
-//       b8:ce:f6:01:02:03 gpu-node-17
-//     nvlink: domain                   # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
-//     fabrics:
-//       - {name: compute, switches: ["10.0.0.1", "10.0.0.2:1161"]}
-//       - {name: storage, switches: [...], secretRef: {name: storage-snmp}}
-//
-// A single fabric may be written as top-level `switches` (+ optional
-// `fabric`, its name, default "lldp"). Fabric names prefix the HyperNode
-// names and label them, so each fabric's share stays apart: a storage plane
-// never merges compute domains. New source, so unknown keys are errors.
+// The lldp entry's `config` (docs/configuration.md, `lldp`), decoded once into
+// a frozen value: SNMP settings and limits, the crawl, how hosts are
+// identified, and the fabrics through the decoder every fabric source shares
+// (fabric/fabric-config.ts). A source of ours with no Go configuration to stay
+// compatible with, so an unknown key is an error.
 
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';

@@ -1,15 +1,10 @@
-// The LLDP discoverer (`source: lldp`, docs/configuration.md "Ethernet / RoCE
-// fabrics from LLDP"): walks the LLDP-MIB of every switch of each configured
-// fabric over SNMP, builds the fabric's graph of switches, hosts and cables
-// (lldp-graph.ts) and hands it to the source-neutral fabric layer, so tiers,
-// names and host → Node mapping are those of UFM fabric mode. No Go
-// counterpart: Volcano lists RoCE discovery as unsupported.
-//
-// Failing safe comes first. A switch that does not answer keeps its last good
-// table for `staleAfter` (reported once, by name); past that, or when a walk
-// is garbage, the fabric publishes nothing new and keeps its HyperNodes (its
-// last result, or after a restart those in the cache), so no HyperNode is
-// ever deleted because a switch did not answer.
+// The lldp source (`source: lldp`). Ethernet/RoCE fabrics have no fabric
+// manager to ask, but every switch serves its LLDP neighbours over SNMP: this
+// source walks them, makes each fabric's graph (lldp-graph.ts) and hands it to
+// the fabric layer, as every fabric source does. No Go counterpart: Volcano
+// lists RoCE discovery as unsupported. A switch that stops answering never
+// deletes a HyperNode: its last table stands in for a while, then its fabric
+// keeps what it has (docs/configuration.md, `lldp`).
 
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';

@@ -1,21 +1,8 @@
-// The `config` of a ufm entry, validated once into a frozen value. Two modes:
-// `legacy` (the default) is Volcano's output byte for byte from one endpoint;
-// `fabric` builds each fabric's whole tree and may name several endpoints:
-//
-//   config:
-//     mode: fabric
-//     auth: token                     # default for every fabric; basic is the default
-//     hostMapping: {lowercase: true}  # UFM host names → Node names (host-mapping.ts)
-//     fabrics:
-//       - {name: pod-a, endpoint: https://ufm-a.example.com}
-//       - {name: pod-b, endpoint: https://ufm-b.example.com, secretRef: {name: ufm-b}}
-//
-// A single fabric may instead be written as `endpoint` (+ optional `fabric`,
-// its name, default "ufm"). Fabric names are DNS labels: they prefix the
-// HyperNode names and are the value of the fabric label, so one ufm source
-// owns every fabric's HyperNodes and each fabric's share stays identifiable.
-// `nvlink` (fabric/nvlink-config.ts) puts NVLink domains below the leaf
-// groups in both modes.
+// The ufm entry's `config` (docs/configuration.md, `ufm`), decoded once into a
+// frozen value: legacy mode with Volcano's one endpoint, or fabric mode with
+// one or several fabrics through the decoder every fabric source shares
+// (fabric/fabric-config.ts). Volcano's keys keep Go's leniency: an unknown
+// key is warned about (ufm-discoverer.ts), not refused.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from '../remote/credentials.ts';
