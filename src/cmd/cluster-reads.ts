@@ -1,9 +1,9 @@
-// The reads `plan` makes against a cluster, through the controller's own
-// client (same configuration resolution, User-Agent, QPS and burst): the
-// Nodes (metadata only, as the controller caches them), the HyperNodes, the
-// discovery ConfigMap and, for the UFM source, its Secret. Lists are paged
-// by the reflector's pager (a continue token that expires mid-list restarts
-// the list whole) and nothing is watched or written: the calls need get/list only.
+// The reads `plan` and `kubectl hypernode` make against a cluster, through the
+// controller's own client (the same configuration resolution, User-Agent, QPS
+// and burst), so they see what the controller would: Nodes as it caches them
+// (metadata only), HyperNodes, the discovery ConfigMap, the Secrets the
+// sources name and the Topology objects. Lists are paged by the reflector's
+// pager; nothing is watched or written, so get and list rights are enough.
 
 import { topologyObjects } from '../app/topology-object-client.ts';
 import type { TopologyObjectClient } from '../hypernode/model/contracts.ts';

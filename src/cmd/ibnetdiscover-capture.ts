@@ -1,10 +1,9 @@
 // Saved outputs of `ibnetdiscover` on disk, for `render` and `plan`:
 // `--ibnetdiscover-capture FILE` serves every fabric of the ibnetdiscover
-// source, `--ibnetdiscover-capture FABRIC=FILE` one fabric. A FILE is what
-// `ibnetdiscover` (with the arguments of the fabric's config.command) printed
-// on a host of that subnet, so an operator previews a fabric from a copy of
-// its output: the command is not run and config.file is not read. The file is
-// read as a stream, as the source reads a command's output.
+// source, `--ibnetdiscover-capture FABRIC=FILE` one, so an operator previews
+// a subnet from a copy of its output: the command is not run and config.file
+// is not read. The file is read as a stream, as the source reads a command's
+// output.
 
 import { createReadStream } from 'node:fs';
 import type { IbOutputReader } from '../hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';

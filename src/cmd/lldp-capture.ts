@@ -1,8 +1,7 @@
 // Captured LLDP walks on disk, for `render` and `plan`: `--lldp-capture DIR`
-// serves every fabric of the lldp source, `--lldp-capture FABRIC=DIR` one
-// fabric. DIR holds one file per switch, any name, each the plain output of
-// `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1` (net-snmp's tools), so
-// operators capture with what they already have. The files stand in for the
+// serves every fabric of the lldp source, `--lldp-capture FABRIC=DIR` one. A
+// walk is the plain output of `snmpbulkwalk -On` (snmp-capture.ts), so
+// operators capture with the tools they have. The files stand in for the
 // fabric's switch list: no switch is contacted and no Secret is read.
 
 import { readdir, readFile } from 'node:fs/promises';

@@ -1,12 +1,12 @@
-// `vc-hypernode-controller-manager plan`: reads a cluster (Nodes, HyperNodes,
-// the discovery ConfigMap or a configuration from --config; the UFM Secret and
-// UFM itself for a ufm source), runs every enabled source once and prints what
-// the controller would create, update and delete there (planChanges). It
-// writes nothing and needs only get/list rights. Exit codes, as
-// `terraform plan -detailed-exitcode`: 0 no changes, 2 changes, 1 an error
-// (bad flags included, so that 2 always means "changes"). Deletes the
-// mass-delete guard would hold count as changes: the controller still acts on
-// them (a DeletesHeld Event) and the cluster still differs from the sources.
+// `vc-hypernode-controller-manager plan`: what the controller would change in
+// a cluster, before it does (planChanges). It reads the cluster, runs every
+// enabled source once as the controller would (UFM and the switches asked with
+// their Secrets, a graph read, ibnetdiscover run, unless captures or a graph
+// file stand in) and writes nothing, so get and list rights are enough. Exit
+// codes, as `terraform plan -detailed-exitcode`: 0 no changes, 2 changes, 1 an
+// error (bad flags included, so that 2 always means "changes"). Deletes the
+// mass-delete guard would hold count as changes: the controller still reports
+// them, and the cluster still differs from the sources.
 
 import { styleText } from 'node:util';
 import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';

@@ -1,10 +1,9 @@
-// `vc-hypernode-controller-manager render`: prints the HyperNodes the enabled
-// discovery sources would write, computed offline from files, so an operator
-// sees the result of a discovery configuration before turning it on. It runs
-// the real discoverers (UFM, LLDP and ibnetdiscover served from captured
-// answers, the graph one from --graph-file) through
-// previewDiscovery. Exit codes: 0 printed, 1 a bad input or a failing source
-// (nothing on stdout), 2 bad flags.
+// `vc-hypernode-controller-manager render`: the HyperNodes a discovery
+// configuration would give, computed offline from files, so an operator sees
+// them before turning the configuration on. Every enabled source runs its
+// real discoverer (previewDiscovery): label over the Nodes file, ufm, lldp and
+// ibnetdiscover over captured answers, graph over --graph-file. Exit codes: 0
+// printed, 1 a bad input or a failing source (nothing on stdout), 2 bad flags.
 
 import { styleText } from 'node:util';
 import { stringify as toYaml } from 'yaml';

@@ -1,11 +1,9 @@
-// UFM answers captured on disk, for `render`: `--ufm-capture DIR` serves
-// every UFM entry, `--ufm-capture ENDPOINT=DIR` the entry with that endpoint.
-// DIR holds the bodies of the UFM resources the UFM source reads, one file
-// per resource: ports.json (GET <endpoint>/ufmRest/resources/ports; legacy
-// mode reads only this one), links.json and systems.json (fabric mode). A
-// full ports answer serves fabric mode too, which reads only each port's name
-// and state. Endpoints are compared by the base URL the discoverer requests
-// from, so `ufm:8080`, `https://ufm:8080` and `https://ufm:8080/` are the same endpoint.
+// UFM answers captured on disk, for `render`: `--ufm-capture DIR` serves every
+// UFM endpoint, `--ufm-capture ENDPOINT=DIR` one, so an operator previews a
+// UFM fabric from files: UFM is not asked and no Secret is read. A directory
+// holds one body per resource the source reads (CAPTURE_FILES). Endpoints
+// compare by the base URL the discoverer requests from, so `ufm:8080` and
+// `https://ufm:8080/` are one endpoint.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

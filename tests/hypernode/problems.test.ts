@@ -8,10 +8,10 @@ import { RecordingEvents } from '../support/controller-fixtures.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { registryValue } from '../support/metric-registry.ts';
 
-function rig() {
+function rig(logOptions: Parameters<typeof capturingLogger>[0] = {}) {
   const registry = new Registry();
   const events = new RecordingEvents();
-  const log = capturingLogger();
+  const log = capturingLogger(logOptions);
   const clock = new FakeClock();
   const problems = new SourceProblems({
     clock,
@@ -55,6 +55,17 @@ test('a warning is one log line and one Warning Event with its own reason, count
     [['Warning', 'CleartextCredentials', 'Discovery source "ufm": WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http']],
   );
   assert.is(log.lines.filter((l) => l.includes('is plain http')).length, 1);
+  assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
+});
+
+test('what a run left out is an info line naming the source, with no Event and no failure counted', async () => {
+  const { registry, events, log, problems } = rig({ headers: true });
+  problems.leftOut('UFM hosts that match no Node are left out', { fabric: 'ufm', count: 1, hosts: 'storage-1' });
+  assert.is(log.lines.length, 1);
+  const line = 'UFM hosts that match no Node are left out source="ufm" fabric="ufm" count=1 hosts="storage-1"';
+  assert.ok(/^I\d{4} [\d:.]+ +\d+\] /.test(log.lines[0]!), log.lines[0]);
+  assert.ok(log.lines[0]!.endsWith(`] ${line}`), log.lines[0]);
+  assert.equal(events.events, []);
   assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
 });
 

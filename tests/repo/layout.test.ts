@@ -4,12 +4,13 @@
 // layer), no import cycle exists anywhere, src/hypernode/ never reaches the
 // process (src/app/) or the subcommands (src/cmd/), no discovery source
 // imports another and the previews import none (shared plumbing lives in
-// discovery/fabric/ and discovery/remote/, shared words in model/), src never imports test
-// infrastructure, scripts and testing never import tests/, every label key
-// of ours is spelled in model/hypernode-labels.ts only, no file points at
-// documents outside the repository, and the shape that keeps the tree
-// navigable holds: src/hypernode/ has at most eight entries on top, and no
-// two files under src/ share a base name.
+// discovery/fabric/ and discovery/remote/, shared words in model/), the
+// subcommands (src/cmd/) never reach into discovery/fabric/, src never
+// imports test infrastructure, scripts and testing never import tests/,
+// every label key of ours is spelled in model/hypernode-labels.ts only, no
+// file points at documents outside the repository, and the shape that keeps
+// the tree navigable holds: src/hypernode/ has at most eight entries on top,
+// and no two files under src/ share a base name.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -154,18 +155,22 @@ test('src/util imports nothing of ours outside src/util', () => {
   );
 });
 
+/** The folders of discovery/ every source may use: they belong to none. */
+const SHARED_DISCOVERY = ['fabric', 'remote'];
+
 test('the fabric layer is source-neutral: no word of UFM, and no import of any source', () => {
   const sources = /\bufm\b/i;
   const mentions = filesUnder('src/hypernode/discovery/fabric', SOURCE).filter((f) => sources.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.equal(mentions, []);
+  const folder = (t: string) => /^src\/hypernode\/discovery\/([^/]+)\//.exec(t)?.[1];
   assert.equal(
-    violations('src/hypernode/discovery/fabric', (t) => /^src\/hypernode\/discovery\/(?!fabric\/)[^/]+\//.test(t)),
+    violations('src/hypernode/discovery/fabric', (t) => {
+      const f = folder(t);
+      return f !== undefined && !SHARED_DISCOVERY.includes(f);
+    }),
     [],
   );
 });
-
-/** The folders of discovery/ every source may use: they belong to none. */
-const SHARED_DISCOVERY = ['fabric', 'remote'];
 
 /** Each discovery source's folder (discovery/label/, discovery/ufm/, ...): every folder of discovery/ but the shared ones. */
 function sourceFolders(): string[] {
@@ -191,6 +196,14 @@ test('the previews read no source internals: only model/, the shared layers and 
   assert.equal(
     violations('src/hypernode/preview', (t) => sources.some((s) => t.startsWith(s))),
     [],
+  );
+});
+
+test('the subcommands reach discovery through the sources and the registry, never the fabric layer', () => {
+  assert.equal(
+    violations('src/cmd', (t) => t.startsWith('src/hypernode/discovery/fabric/')),
+    [],
+    'how loud a report is, is chosen where it is written (DiscoveryProblems), not recognised by a subcommand',
   );
 });
 

@@ -8,7 +8,6 @@ import { createLldpDiscovererFactory, type LldpTuning } from '../../src/hypernod
 import type { Snapshot } from '../../src/hypernode/model/contracts.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../src/kube/clock.ts';
-import { nullLogger } from '../../src/log.ts';
 import { within } from '../../testing/wait.ts';
 import { capturingLogger } from './capturing-logger.ts';
 import { FakeInformer } from './fake-informer.ts';
@@ -29,9 +28,10 @@ export interface LldpPolls {
 
 /** Starts the source with `config` (credentials are a placeholder: `tuning` replaces SNMP) and collects `polls` results. */
 export async function lldpPolls(config: Record<string, unknown>, tuning: LldpTuning, nodes: readonly string[], polls = 1): Promise<LldpPolls> {
-  const problems = new RecordingProblems(nullLogger);
   const metrics = new RecordingMetrics();
   const { logger, lines } = capturingLogger();
+  // As the controller's: its lines name the source.
+  const problems = new RecordingProblems(logger.with({ source: 'lldp' }));
   const d = await createLldpDiscovererFactory(tuning)(
     { source: 'lldp', enabled: true, intervalMs: polls > 1 ? MIN_INTERVAL_MS : 60_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config },
     {

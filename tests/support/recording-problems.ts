@@ -1,9 +1,10 @@
 // A DiscoveryProblems for discoverer unit tests: logs every failure through
 // the test's logger (so tests can wait on log lines) and records failures and
-// recoveries. The once-per-error policy itself is tested with SourceProblems.
+// recoveries, and logs what a run left out at info, as the controller does.
+// The once-per-error policy itself is tested with SourceProblems.
 
 import type { DiscoveryProblems } from '../../src/hypernode/model/contracts.ts';
-import type { Logger } from '../../src/log.ts';
+import type { KV, Logger } from '../../src/log.ts';
 
 export class RecordingProblems implements DiscoveryProblems {
   readonly failures: string[] = [];
@@ -18,6 +19,9 @@ export class RecordingProblems implements DiscoveryProblems {
   warning(reason: string, message: string): void {
     this.warnings.push(`${reason}: ${message}`);
     this.logger.warn(message, { reason });
+  }
+  leftOut(message: string, kv: KV): void {
+    this.logger.info(message, kv);
   }
   recovered(): void {
     this.recoveries++;

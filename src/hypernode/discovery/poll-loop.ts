@@ -1,5 +1,5 @@
-// The poll loop of the sources that read a remote system on an interval (UFM,
-// a graph file or URL): discover now, then on a fixed-rate schedule; a failed
+// The poll loop of the sources that read a fabric on an interval (ufm, graph,
+// lldp, ibnetdiscover): discover now, then on a fixed-rate schedule; a failed
 // run retries sooner with exponential backoff, never later than the next tick.
 // A run that yields no snapshot publishes nothing, so the controller keeps the
 // source's HyperNodes as they are (a fault never deletes them). Between polls

@@ -1,11 +1,13 @@
-// Reporting of discovery runs that failed (docs/differences-from-go.md item 3): every
-// failure is counted, each distinct error is logged and emitted as a Warning
-// Event once — a UFM that stays down for a day yields one Event, not one per
-// retry — and the return to health is logged. Go only logs, at every attempt.
+// How the controller reports what its discoverers run into (docs/differences-from-go.md
+// item 3): every failed run is counted, each distinct error is logged and
+// emitted as a Warning Event once — a UFM that stays down for a day yields
+// one Event, not one per retry — and the return to health is logged. Go only
+// logs, at every attempt. What a run left out that may be meant so is an
+// info line here: the controller runs beside fabrics that hold more than Nodes.
 
 import type { Clock } from '../../kube/clock.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import type { Logger } from '../../log.ts';
+import type { KV, Logger } from '../../log.ts';
 import type { DiscoveryProblems, EventRecorder } from '../model/contracts.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { errorMessage } from '../../util/error-message.ts';
@@ -49,6 +51,10 @@ export class SourceProblems implements DiscoveryProblems {
     const { source, logger, events } = this.deps;
     logger.warn(message, { source, reason });
     events.event(this.deps.regarding(), 'Warning', reason, `Discovery source "${source}": ${message}`);
+  }
+
+  leftOut(message: string, kv: KV): void {
+    this.deps.logger.info(message, { source: this.deps.source, ...kv });
   }
 
   recovered(): void {

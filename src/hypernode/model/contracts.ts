@@ -7,7 +7,7 @@ import type { Informer, KubeObject } from '../../kube/types.ts';
 import type { Clock } from '../../kube/clock.ts';
 import type { SharedInformer } from '../../kube/informer.ts';
 import type { QueueMetrics } from '../../kube/workqueue.ts';
-import type { Logger } from '../../log.ts';
+import type { KV, Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './hypernode-types.ts';
 
@@ -146,7 +146,9 @@ export interface EventRecorder {
 /**
  * Where a discoverer reports runs that produced no snapshot (UFM unreachable,
  * a bad answer, a cache error): counted every time, logged and emitted as a
- * Warning Event once per distinct error, and a recovery is logged.
+ * Warning Event once per distinct error, and a recovery is logged. Whoever
+ * hands it to the discoverer decides how loud each report is, so a preview
+ * and the controller tell the same story at the level each needs.
  */
 export interface DiscoveryProblems {
   failed(what: string, err: unknown): void;
@@ -154,6 +156,13 @@ export interface DiscoveryProblems {
   recovered(): void;
   /** A risk in a working configuration (e.g. a password over plain http): logged and emitted as a Warning Event. */
   warning(reason: string, message: string): void;
+  /**
+   * What a run left out that may well be meant so (fabric hosts that are no
+   * Node: storage, login, management hosts), with the line's context. The
+   * controller logs it at info; `render` and `plan` show it as a warning,
+   * since there it says why a Node is missing from the tree.
+   */
+  leftOut(message: string, kv: KV): void;
 }
 
 /** Figures a discoverer reports beside its snapshots. */

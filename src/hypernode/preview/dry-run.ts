@@ -9,7 +9,7 @@
 // A recorded write counts as a success, so the reconciler never queues a
 // retry for it; and since nothing reaches the server, no informer event
 // follows, so nothing is decided again until an input (a Node, the
-// ConfigMap, a UFM poll) changes.
+// ConfigMap, a poll) changes.
 
 import { compareBytes } from '../../util/compare-bytes.ts';
 import { Counter, type Registry } from 'prom-client';

@@ -1,14 +1,12 @@
-// A dry run of discovery: what the controller would write for a discovery
-// configuration, a set of Nodes and the HyperNodes already in the cluster,
-// computed without writing anything (`render` and `plan`). Each enabled
-// source's real discoverer runs once against caches built from the given
-// objects; its first snapshot goes
-// through desiredByName in desired-objects.ts (the objects a create would send),
-// the snapshot checks, the reconciler's ownership rule for names already
-// taken, the mass-delete guard, and the status writer's nodeCount. Nothing here
-// reads files or talks to the API server: the caller supplies the objects and
-// the discoverer registry (render serves UFM from captured bodies; plan passes
-// the built-in registry, whose UFM discoverer reads its Secret and asks UFM itself).
+// A dry run of discovery, for `render` and `plan`: what the controller would
+// write for a configuration, a set of Nodes and the HyperNodes already there,
+// decided by the controller's own code and written nowhere. Each enabled
+// source's real discoverer runs once over caches of the given objects, and its
+// first snapshot goes through what the controller applies before a write (the
+// objects a create sends, the snapshot checks, the ownership rule, the
+// mass-delete guard, nodeCount). The caller supplies the objects and the
+// registry (captured answers for render, the real sources for plan); what the
+// sources report is said at a preview's level (a host left out is a warning).
 
 import type { Clock } from '../../kube/clock.ts';
 import type { Informer } from '../../kube/types.ts';
@@ -211,6 +209,8 @@ async function firstSnapshot(
     failed: (what, err) => reportFailure(new Error(`${what}: ${errorMessage(err)}`)),
     recovered() {},
     warning: (_reason, message) => warn(message),
+    // The controller logs this at info; here it is why a Node is missing from the output.
+    leftOut: (message, kv) => deps.logger.warn(message, { source: entry.source, ...kv }),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
   const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, configMaps: deps.configMaps, clock: noWaitClock, logger: deps.logger }).catch(

@@ -1,14 +1,19 @@
-// The part of a fabric source's `config` every such source shares: fabric
-// names, positive durations, and a source that reads several fabrics written
-// either as one fabric at the top level (`fabric: NAME` beside that fabric's keys) or as
-// `fabrics: [{name, ...}]`. One home, so every fabric source refuses the
-// same mistakes with the same words; what a fabric holds besides its name
-// stays with each source.
+// The part of a fabric source's `config` every such source shares, decoded in
+// one place so every fabric source refuses the same mistakes in the same
+// words: fabric names, whole numbers and positive durations, `hostMapping`
+// and `nvlink`, and the fabrics themselves, written either as one fabric at
+// the top level (`fabric: NAME` beside that fabric's keys) or as
+// `fabrics: [{name, ...}]`, each with the Secret its credentials come from.
+// What a fabric holds besides its name and Secret stays with each source.
 
+import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { durationToMs, parseDuration } from '../../../util/go-duration.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { secretRefOf, type SecretRef } from '../remote/credentials.ts';
 import { isFabricName } from './fabric-hypernodes.ts';
+import { parseHostMapping, type HostMapping } from './host-mapping.ts';
+import { parseNvlinkConfig, type NvlinkConfig } from './nvlink-config.ts';
 
 /** `raw` as a fabric name; throws `<source>: <where> must be a DNS label …` otherwise. */
 export function fabricName(raw: unknown, where: string, source: string): string {
@@ -18,15 +23,17 @@ export function fabricName(raw: unknown, where: string, source: string): string 
   return raw;
 }
 
-/** The name of the one fabric written at the top level: `config.fabric`, or `defaultName` when absent. */
-export function singleFabricName(c: Readonly<Record<string, unknown>>, defaultName: string, source: string): string {
-  return c.fabric === undefined ? defaultName : fabricName(c.fabric, 'config.fabric', source);
-}
+/** A source's `config`, as the decoders here read it. */
+type Config = Readonly<Record<string, unknown>>;
+/** Throws a message with the source's prefix. */
+type Fail = (message: string) => never;
 
-/** How a source writes its list of fabrics, for the checks and messages of fabricList. */
+/** How a source writes its fabrics, for the checks and messages of fabricsOf. */
 export interface FabricListForm {
   /** What every message starts with: `lldp source`. */
   readonly source: string;
+  /** The name of the one fabric written at the top level when `config.fabric` is absent. */
+  readonly defaultName: string;
   /** Top-level keys of the one-fabric form, refused beside `fabrics`, in the order they are checked. */
   readonly singleKeys: readonly string[];
   /** The one-fabric key the refusal names whichever of singleKeys is set; the one set by default. */
@@ -39,23 +46,36 @@ export interface FabricListForm {
   readonly itemMappingHint?: string;
 }
 
-/** One item of `config.fabrics`, checked: a mapping of known keys with a fabric name used once. */
+/** One fabric of the config, checked: the one at the top level, or an item of `config.fabrics`. */
 export interface FabricItem {
   readonly name: string;
+  /** The mapping holding the fabric's keys: the config itself for the one-fabric form. */
   readonly raw: Readonly<Record<string, unknown>>;
-  /** `config.fabrics[2]`, for the source's own messages. */
+  /** `config` or `config.fabrics[2]`, for the source's own messages about the fabric's keys. */
   readonly where: string;
+  /** True for an item of `config.fabrics`. */
+  readonly listed: boolean;
+  /** Where its credentials are: the item's `secretRef`, else the entry's `credentials.secretRef`. */
+  readonly secretRef: SecretRef | undefined;
 }
 
 /**
- * `config.fabrics` (the caller checked that it is set), each item checked and
- * handed to `decode` in order, so an item's own problems are found before the
- * next item's.
+ * The fabrics of a fabric source's entry, each checked and handed to
+ * `decode` in order, so an item's own problems are found before the next
+ * item's: without `config.fabrics`, the one fabric at the top level, named by
+ * `config.fabric` or the form's default; with it, each item, a mapping of
+ * known keys with a fabric name used once and its own optional `secretRef`.
  */
-export function fabricList<T>(c: Readonly<Record<string, unknown>>, form: FabricListForm, decode: (item: FabricItem) => T): T[] {
-  const fail = (message: string): never => {
+export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode: (fabric: FabricItem) => T): T[] {
+  const c = entry.config;
+  const entryRef = entry.credentials?.secretRef;
+  const fail: Fail = (message) => {
     throw new Error(`${form.source}: ${message}`);
   };
+  if (c.fabrics === undefined || c.fabrics === null) {
+    const name = c.fabric === undefined ? form.defaultName : fabricName(c.fabric, 'config.fabric', form.source);
+    return [decode({ name, raw: c, where: 'config', listed: false, secretRef: entryRef })];
+  }
   for (const key of form.singleKeys) {
     if (c[key] !== undefined) fail(`write either config.${form.singleKeyNamed ?? key} (one fabric) or config.fabrics (a list), not both`);
   }
@@ -69,15 +89,44 @@ export function fabricList<T>(c: Readonly<Record<string, unknown>>, form: Fabric
     const name = fabricName(raw.name, `${where}.name`, form.source);
     if (names.has(name)) fail(`${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
     names.add(name);
-    return decode({ name, raw, where });
+    let secretRef: SecretRef | undefined;
+    try {
+      secretRef = secretRefOf(raw.secretRef, `${where}.secretRef`, entryRef);
+    } catch (err) {
+      return fail((err as Error).message);
+    }
+    return decode({ name, raw, where, listed: true, secretRef });
   });
+}
+
+/** The keys every fabric source reads alike, besides its fabrics. */
+export interface FabricHosts {
+  readonly hostMapping: HostMapping;
+  readonly nvlink: NvlinkConfig | undefined;
+}
+
+/** `config.hostMapping` and `config.nvlink`; an error starts with `<source>: `. */
+export function hostsAndNvlink(c: Config, source: string): FabricHosts {
+  try {
+    return { hostMapping: parseHostMapping(c.hostMapping), nvlink: parseNvlinkConfig(c.nvlink) };
+  } catch (err) {
+    throw new Error(`${source}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** A whole number of at least `min` of a fabric source's config, `fallback` when absent. */
+export function wholeNumber(raw: unknown, where: string, fallback: number, fail: Fail, min = 1): number {
+  if (raw === undefined || raw === null) return fallback;
+  const whole = typeof raw === 'number' && Number.isInteger(raw) && raw >= min;
+  if (!whole) fail(`${where} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
+  return raw as number;
 }
 
 /**
  * A positive Go duration (`90s`, `30m`) of a fabric source's config in ms, or
  * undefined when absent; `fail` throws the source's error, `example` shows the form.
  */
-export function positiveDuration(raw: unknown, where: string, example: string, fail: (message: string) => never): number | undefined {
+export function positiveDuration(raw: unknown, where: string, example: string, fail: Fail): number | undefined {
   if (raw === undefined || raw === null) return undefined;
   let ms: number;
   try {

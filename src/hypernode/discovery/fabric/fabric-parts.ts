@@ -1,5 +1,6 @@
-// The round of a source with several fabrics (each fabric its own fabric manager or set of switches): every
-// fabric in turn, one answer in memory at a time. A fabric that fails keeps
+// The round of a source with several fabrics (each its own fabric manager,
+// set of switches or subnet): every fabric in turn, one answer in memory at a
+// time, all of them given one index of the Nodes. A fabric that fails keeps
 // its last HyperNodes in the snapshot (after a restart, those in the cache
 // labelled with its name), so a fabric that does not answer never loses its
 // HyperNodes and never holds back the others. Each fabric's tree is kept as
@@ -12,7 +13,7 @@ import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../model/hyper
 import { FABRIC_SWITCHES_ANNOTATION, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import type { PollRun } from '../poll-loop.ts';
-import { hostMapper, type HostMapper, type HostMapping } from './host-mapping.ts';
+import { hostIndex, type HostIndex, type HostMapping } from './host-mapping.ts';
 import type { NvlinkDomains } from './nvlink-domains.ts';
 
 export interface FabricPartsDeps {
@@ -29,6 +30,9 @@ export interface FabricPartsDeps {
   readonly nvlink: NvlinkDomains;
 }
 
+/** One fabric's discovery in a round: the fabric's index in the round's list, and the round's index of the Nodes. */
+export type FabricDiscovery = (fabric: number, hosts: HostIndex) => Promise<Snapshot>;
+
 export class FabricParts {
   /** Each fabric's last tree, as its poll made it (without the NVLink tier). */
   private readonly last = new Map<string, Snapshot>();
@@ -39,24 +43,24 @@ export class FabricParts {
 
   /**
    * Once the Node cache synced, discovers each fabric of `fabrics` with
-   * `discover` (given the host → Node mapping over the current Nodes), each
+   * `discover`, given the round's one index of the current Nodes, each
    * failure reported to the source's problems. Publishes the whole snapshot
    * unless `signal` aborted or every fabric failed; ok (and the problems
    * recovered) when every fabric succeeded.
    */
-  async round(fabrics: readonly string[], discover: (index: number, mapHost: HostMapper) => Promise<Snapshot>, signal: AbortSignal): Promise<PollRun> {
+  async round(fabrics: readonly string[], discover: FabricDiscovery, signal: AbortSignal): Promise<PollRun> {
     try {
       await this.deps.nodes.waitForSync(signal);
     } catch {
       return { ok: false };
     }
     this.fabrics = fabrics;
-    const mapHost = hostMapper(this.deps.hostMapping, this.deps.nodes.list());
+    const hosts = hostIndex(this.deps.hostMapping, this.deps.nodes.list());
     const snapshot: Snapshot = [];
     let failed = 0;
     for (const [i, fabric] of fabrics.entries()) {
       try {
-        const part = await discover(i, mapHost);
+        const part = await discover(i, hosts);
         this.last.set(fabric, part);
         snapshot.push(...this.placed(fabric, part));
       } catch (err) {

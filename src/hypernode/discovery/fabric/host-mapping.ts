@@ -3,8 +3,9 @@
 // LLDP system name), which often differs from the Node name: a domain suffix,
 // upper case, an adapter suffix. `config.hostMapping` rewrites the name in a
 // fixed order (lowercase, strip suffixes, an RE2 pattern with a template) and
-// then looks it up among the Nodes, by name or by the value of a Node label.
-// A host that matches no Node never becomes a member.
+// then looks it up among the Nodes, by name or by the value of a Node label,
+// in an index built once per poll (HostIndex). A host that matches no Node
+// never becomes a member.
 
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { labelValue } from '../../model/label-reads.ts';
@@ -92,12 +93,26 @@ export function rewriteHost(mapping: HostMapping, host: string): string {
   return name;
 }
 
-/** A mapper over the current Nodes; with `nodeLabel`, the rewritten name is looked up among that label's values. */
-export function hostMapper(mapping: HostMapping, nodes: readonly NodeMeta[]): HostMapper {
-  const index = new Map<string, string>();
+/**
+ * The Nodes of one poll as a fabric source asks about them, built once over
+ * one Node list and handed to every fabric of the poll, so a 100,000-Node
+ * cluster is indexed once per poll, not once per fabric and question.
+ */
+export interface HostIndex {
+  /** A fabric's host name → its Node through config.hostMapping, or undefined. */
+  readonly mapHost: HostMapper;
+  /** Whether a Node of this name exists: for names a source resolved itself (hostMacs, hostGuids). */
+  readonly isNode: (name: string) => boolean;
+}
+
+/** The index over `nodes`; with `nodeLabel`, a rewritten host name is looked up among that label's values. */
+export function hostIndex(mapping: HostMapping, nodes: readonly NodeMeta[]): HostIndex {
+  const byKey = new Map<string, string>();
+  const names = new Set<string>();
   for (const n of nodes) {
+    names.add(n.metadata.name);
     const key = mapping.nodeLabel === undefined ? n.metadata.name : labelValue(n.metadata.labels, mapping.nodeLabel);
-    if (key !== undefined && !index.has(key)) index.set(key, n.metadata.name);
+    if (key !== undefined && !byKey.has(key)) byKey.set(key, n.metadata.name);
   }
-  return (host) => index.get(rewriteHost(mapping, host));
+  return { mapHost: (host) => byKey.get(rewriteHost(mapping, host)), isNode: (name) => names.has(name) };
 }

@@ -1,16 +1,8 @@
-// The `nvlink` key every fabric source's config takes (whether its tree comes
-// from the fabric layer or from a grouping of its own), decoded in one place
-// so it means the same on each:
-//
-//   nvlink: domain                    # the ClusterUUID of nvidia.com/gpu.clique: one NVL72 rack
-//   nvlink: partition                 # the whole clique value: the fabric manager's partition
-//   nvlink: {level: domain, label: accelerator.topograph.run/domain}
-//
-// The levels are the label presets' (model/nvlink.ts). Another label holds
-// what its writer put there: at `domain`, a clique-shaped value
-// (`<ClusterUUID>.<CliqueID>`, as Topograph writes on InfiniBand) gives its
-// ClusterUUID and any other value is the domain as it is; at `partition` the
-// whole value is the partition.
+// The `nvlink` key of every fabric source's config (docs/configuration.md,
+// "NVLink domains inside a fabric tree"), decoded in one place so it means the
+// same on each, whether the source's tree comes from the fabric layer or from
+// a grouping of its own. Its levels and the rule that takes a domain from a
+// label value are the label presets' (model/nvlink.ts).
 
 import { isQualifiedName } from '../../../kube/name-validation.ts';
 import { isMapping } from '../../../util/is-mapping.ts';

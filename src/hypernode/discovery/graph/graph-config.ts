@@ -1,24 +1,12 @@
-// The `config` of a graph entry, validated once into a frozen value: where the
-// static fabric graph is read from (a ConfigMap key, a file such as a mounted
-// ConfigMap key, or an HTTPS URL), the fabric name that prefixes its
-// HyperNodes, host → Node mapping and the leaf-join threshold.
-//
-//   - source: graph
-//     interval: 10m
-//     credentials: {secretRef: {name: inventory-token, namespace: volcano-system}}  # url only: token, ca.crt
-//     config:
-//       fabric: lab                        # default "graph"
-//       url: https://inventory.example.com/fabrics/lab.yaml
-//       # or configMap: {namespace: volcano-system, name: fabric-graph, key: graph.json}
-//       # or file: /etc/fabric-graph/graph.yaml
-//       hostMapping: {stripSuffix: .lab.example.com}
-//       minSharedHosts: 1
-//       nvlink: domain                     # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
+// The graph entry's `config` (docs/configuration.md, `graph`), decoded once
+// into a frozen value: where the document is read from, the fabric it names,
+// and the keys every fabric source shares (fabric/fabric-config.ts). A source
+// of ours, so an unknown key is an error.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { fabricName } from '../fabric/fabric-config.ts';
-import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
+import { fabricName, hostsAndNvlink, wholeNumber } from '../fabric/fabric-config.ts';
+import type { HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
@@ -87,19 +75,12 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   const unknown = unknownKeysProblem(c, GRAPH_CONFIG_KEYS, 'config');
   if (unknown) throw fail(unknown);
   const fabric = c.fabric === undefined || c.fabric === null ? DEFAULT_GRAPH_FABRIC : fabricName(c.fabric, 'config.fabric', 'graph source');
-  const minShared = c.minSharedHosts ?? 1;
-  if (typeof minShared !== 'number' || !Number.isInteger(minShared) || minShared < 1)
-    throw fail(`config.minSharedHosts must be a whole number of at least 1, got ${JSON.stringify(minShared)}`);
+  const minShared = wholeNumber(c.minSharedHosts, 'config.minSharedHosts', 1, (message) => {
+    throw fail(message);
+  });
   const where = location(c);
   const secretRef = entry.credentials?.secretRef;
   if (secretRef && where.kind !== 'url') throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
-  let hostMapping: HostMapping;
-  let nvlink: NvlinkConfig | undefined;
-  try {
-    hostMapping = parseHostMapping(c.hostMapping);
-    nvlink = parseNvlinkConfig(c.nvlink);
-  } catch (err) {
-    throw fail((err as Error).message);
-  }
+  const { hostMapping, nvlink } = hostsAndNvlink(c, 'graph source');
   return Object.freeze({ fabric, location: where, secretRef, hostMapping, minSharedHosts: minShared, nvlink });
 }

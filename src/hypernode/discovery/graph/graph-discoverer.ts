@@ -1,12 +1,9 @@
-// The graph discoverer (`source: graph`): for fabrics reachable by neither UFM
-// nor SNMP (an inventory system's export, a hand-written lab), reads a static
-// graph of switches, hosts and links (graph-document.ts) from a ConfigMap key,
-// a file or an HTTPS URL every `interval` and builds its tiers through the fabric layer,
-// so names, host → Node mapping and growth behave as for the other fabric
-// sources. The URL is fetched with the shared remote-access client and Secret
-// reading (discovery/remote/: a bearer token, a private CA). A missing ConfigMap key, an unreachable
-// URL, an unreadable file or a bad document publishes nothing for that run: the HyperNodes stay.
-// With config.nvlink the last tree is kept and placed again when a Node's NVLink label changes.
+// The graph source (`source: graph`): for fabrics neither UFM nor SNMP can
+// read (an inventory system's export, a hand-written lab), a static document
+// (graph-document.ts) read every interval from a ConfigMap key, a file or a
+// URL, through the fabric layer as every fabric source is. No Go counterpart.
+// A document that cannot be read or trusted publishes nothing: the
+// HyperNodes stay.
 
 import { readFile } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
@@ -15,7 +12,7 @@ import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEn
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
-import { hostMapper } from '../fabric/host-mapping.ts';
+import { hostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -60,7 +57,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       nvlink: config.nvlink,
     });
     this.memory = new FabricMemory(GRAPH_SOURCE, opts);
-    this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, this.logger, opts.metrics);
+    this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, opts.problems, opts.metrics);
   }
 
   protected announce(): void {
@@ -97,7 +94,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       opts.problems.failed(`The fabric graph from ${where} is invalid; keeping the existing graph HyperNodes`, err);
       return { ok: false };
     }
-    const mapHost = hostMapper(config.hostMapping, opts.nodes.list());
+    const { mapHost } = hostIndex(config.hostMapping, opts.nodes.list());
     const tree = this.memory.hyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
     this.logProblems(tree.problems.map((p) => p.message));
     if (tree.hostCount === 0) {

@@ -1,14 +1,8 @@
-// The static fabric graph document of the `graph` source (docs/configuration.md,
-// "Static fabric graph"): JSON or YAML text with the switches, hosts and links
-// of one fabric, checked entry by entry into the fabric layer's graph. Any bad
-// entry rejects the whole document with an error that names the entry (e.g.
-// `links[3].b`), so a half-read file never publishes a half tree.
-//
-//   switches:
-//     - {id: leaf-su1-r1, name: LEAF-SU1-R1}
-//   hosts: [gpu001]                      # optional: hosts named by links count too
-//   links:
-//     - {a: {host: gpu001, port: eth0}, b: {switch: leaf-su1-r1, port: swp1}}
+// The graph source's document (docs/configuration.md, "The graph document"):
+// the switches, hosts and links of one fabric, JSON or YAML, checked entry by
+// entry into the fabric layer's graph. Any bad entry rejects the whole
+// document with an error naming the entry (`links[3].b`), so a half-read
+// file never publishes half a tree.
 
 import { isMapping } from '../../../util/is-mapping.ts';
 import { parse as parseYaml } from 'yaml';

@@ -1,32 +1,18 @@
-// The `config` of an ibnetdiscover entry, validated once into a frozen value:
-//
-//   config:
-//     command: [ibnetdiscover, -C, mlx5_0, -P, "1"]  # default [ibnetdiscover]; no shell
-//     # or file: /var/run/ibnetdiscover/fabric.txt   (+ maxAge: 15m)
-//     fabric: compute                  # default "ib"
-//     hcas: "^mlx5_[0-7]$"             # RE2 over the device word: the planes that count
-//     hostMapping: {stripSuffix: .cluster.example.com}
-//     hostGuids: |                     # HCAs that kept the firmware's description
-//       0xe09d7303007a4bd8 node-a17
-//     minSharedHosts: 2
-//     nvlink: domain                   # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
-//     timeout: 5m                      # a run that takes longer is killed
-//     maxOutputMiB: 256                # an output that grows past this is refused
-//     fabrics:                         # instead of command/file/fabric: several subnets
-//       - {name: compute, command: [ibnetdiscover, -C, mlx5_0, -P, "1"], hcas: "^mlx5_[0-7]$"}
-//       - {name: storage, file: /var/run/ibnetdiscover/storage.txt, maxAge: 15m}
-//
-// A new source, so unknown keys are errors. A command that asks ibnetdiscover
-// for another format than its default one (-p, -g, -l, -H, -S, -R) is refused
-// here, naming the flag, rather than at the first run.
+// The ibnetdiscover entry's `config` (docs/configuration.md, `ibnetdiscover`),
+// decoded once into a frozen value, the fabrics through the decoder every
+// fabric source shares (fabric/fabric-config.ts). A source of ours, so an
+// unknown key is an error; and a command that asks ibnetdiscover for another
+// format than the one this source reads is refused here, naming the flag,
+// rather than at the first run.
 
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
-import { fabricList, positiveDuration, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
-import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
+import type { FabricListForm } from '../fabric/fabric-config.ts';
+import { fabricsOf, hostsAndNvlink, positiveDuration, wholeNumber } from '../fabric/fabric-config.ts';
+import type { HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import { parseHostGuids, type HostGuids } from './host-guids.ts';
 
 export const DEFAULT_FABRIC_NAME = 'ib';
@@ -42,7 +28,13 @@ export const CONFIG_KEYS = ['command', 'file', 'maxAge', 'fabric', 'fabrics', 'h
 const FABRIC_KEYS = ['name', 'command', 'file', 'maxAge', 'hcas'];
 
 const SOURCE = 'ibnetdiscover source';
-const FABRIC_LIST: FabricListForm = { source: SOURCE, singleKeys: ['fabric', 'command', 'file', 'maxAge'], itemKeys: FABRIC_KEYS, itemShape: '{name, command or file}' };
+const FABRIC_LIST: FabricListForm = {
+  source: SOURCE,
+  defaultName: DEFAULT_FABRIC_NAME,
+  singleKeys: ['fabric', 'command', 'file', 'maxAge'],
+  itemKeys: FABRIC_KEYS,
+  itemShape: '{name, command or file}',
+};
 
 /** Short options of ibnetdiscover that print another format than the default one. */
 const FORMAT_FLAGS: Readonly<Record<string, string>> = { p: 'the ports report', g: 'the grouping', l: 'a node list', H: 'a node list', S: 'a node list', R: 'a node list' };
@@ -95,12 +87,7 @@ const fail = (message: string): never => {
   throw new Error(`${SOURCE}: ${message}`);
 };
 
-function positiveInt(raw: unknown, where: string, fallback: number): number {
-  if (raw === undefined || raw === null) return fallback;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) fail(`${where} must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
-  return raw as number;
-}
-
+const positiveInt = (raw: unknown, where: string, fallback: number) => wholeNumber(raw, where, fallback, fail);
 const duration = (raw: unknown, where: string) => positiveDuration(raw, where, '90s or 5m', fail);
 
 /** Refuses an argument list that makes ibnetdiscover print another format, naming the flag. */
@@ -170,17 +157,15 @@ export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverCo
   if (unknown) fail(unknown);
   if (entry.credentials !== undefined) fail("credentials are not used: ibnetdiscover reads the fabric through the host's HCA, with no Secret");
   const hcas = hcasOf(c.hcas, 'config.hcas', undefined);
-  const fabrics =
-    c.fabrics === undefined || c.fabrics === null
-      ? [{ name: singleFabricName(c, DEFAULT_FABRIC_NAME, SOURCE), output: outputOf(c, 'config.'), hcas }]
-      : fabricList(c, FABRIC_LIST, ({ name, raw, where }) => ({ name, output: outputOf(raw, `${where}.`), hcas: hcasOf(raw.hcas, `${where}.hcas`, hcas) }));
-  let hostMapping: HostMapping;
+  const fabrics = fabricsOf(entry, FABRIC_LIST, ({ name, raw, where, listed }) => ({
+    name,
+    output: outputOf(raw, `${where}.`),
+    hcas: listed ? hcasOf(raw.hcas, `${where}.hcas`, hcas) : hcas,
+  }));
+  const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
   let hostGuids: HostGuids;
-  let nvlink: NvlinkConfig | undefined;
   try {
-    hostMapping = parseHostMapping(c.hostMapping);
     hostGuids = parseHostGuids(c.hostGuids, 'config.hostGuids');
-    nvlink = parseNvlinkConfig(c.nvlink);
   } catch (err) {
     return fail((err as Error).message);
   }

@@ -1,18 +1,12 @@
-// The ibnetdiscover discoverer (`source: ibnetdiscover`, docs/configuration.md
-// "InfiniBand without UFM"): for fabrics that run OpenSM and no UFM, reads
-// each subnet from the default output of infiniband-diags' `ibnetdiscover`,
-// run here on a host with an HCA on that subnet or saved to a file by a job
-// that runs it, and hands the subnet's graph to the source-neutral fabric
-// layer, so tiers, names, host → Node mapping and link memory behave as for
-// UFM fabric mode and LLDP. No Go counterpart: Volcano reads InfiniBand only
-// through UFM.
-//
-// Failing safe comes first: a run that fails, times out, prints nothing,
-// prints another format or is cut short publishes nothing for its fabric,
-// which keeps its HyperNodes (its last result, or after a restart those in
-// the cache carrying its fabric label). The output is read as it arrives and
-// never held whole; an output byte for byte the last good one's publishes that
-// poll's tree again without grouping it anew (unchanged-output.ts).
+// The ibnetdiscover source (`source: ibnetdiscover`). InfiniBand fabrics run
+// by OpenSM have no UFM to ask, but `ibnetdiscover` (infiniband-diags) prints
+// the whole subnet from any host on it: this source reads that output, run
+// here or saved to a file by a job, and hands each subnet's graph to the
+// fabric layer, as every fabric source does. No Go counterpart: Volcano reads
+// InfiniBand only through UFM. An output it cannot trust (failed, cut short,
+// another format) never deletes a HyperNode: its fabric keeps what it has.
+// The output is read as it arrives and never held whole; an unchanged output
+// publishes the last tree again (unchanged-output.ts).
 
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -24,7 +18,7 @@ import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } f
 import { FABRIC_MISCABLED } from '../../event-reasons.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
-import type { HostMapper } from '../fabric/host-mapping.ts';
+import type { HostIndex } from '../fabric/host-mapping.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
@@ -101,7 +95,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       nvlink: config.nvlink,
     });
     this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
-    this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, this.logger, opts.metrics);
+    this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, opts.problems, opts.metrics);
     this.parts = new FabricParts({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,
@@ -128,7 +122,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   protected runOnce(): Promise<PollRun> {
     return this.parts.round(
       this.config.fabrics.map((f) => f.name),
-      (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
+      (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,
     );
   }
@@ -176,7 +170,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
    * stands, else the output's graph. Its own step, so the parsed subnet can be
    * collected before the tree is built.
    */
-  private async readGraph(fabric: IbFabric, mapHost: HostMapper, isNode: (name: string) => boolean): Promise<{ last: FabricBuild } | { fresh: FreshGraph }> {
+  private async readGraph(fabric: IbFabric, hosts: HostIndex): Promise<{ last: FabricBuild } | { fresh: FreshGraph }> {
     const reader = new IbnetdiscoverReader();
     const hash = createHash('sha256');
     await this.output(fabric, (chunk) => {
@@ -191,15 +185,15 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     }
     const digest = hash.digest('hex');
     // memory.unchanged() sends the last health report again, so it is asked only when the last build can stand.
-    const last = this.lastBuilds.unchanged(fabric.name, digest, mapHost, isNode);
+    const last = this.lastBuilds.unchanged(fabric.name, digest, hosts);
     if (last && this.memory.unchanged(fabric.name)) return { last };
-    const lookups = new NodeLookups(mapHost, isNode);
-    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: lookups.nodeOf, isNode: lookups.isNode });
+    const lookups = new NodeLookups(hosts);
+    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: lookups.mapHost, isNode: lookups.isNode });
     return { fresh: { ib, nodeCount: subnet.nodeCount, digest, lookups } };
   }
 
   /** The tree of a fresh graph, grouped through the link memory. */
-  private build(fabric: IbFabric, { ib, nodeCount }: FreshGraph, isNode: (name: string) => boolean): FabricBuild {
+  private build(fabric: IbFabric, { ib, nodeCount }: FreshGraph, hosts: HostIndex): FabricBuild {
     // The link memory changes now: the last build no longer stands, whatever this one ends in.
     this.lastBuilds.forget(fabric.name);
     const { graph } = ib;
@@ -214,7 +208,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       labels: { [IBNETDISCOVER_FABRIC_LABEL]: fabric.name },
       // The graph's hosts are Node names where they are Nodes (ib-fabric-graph.ts); a host the link
       // memory puts back (its HCAs are gone from this output) was named by its Node when it was placed.
-      mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && isNode(host)) ? host : undefined),
+      mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && hosts.isNode(host)) ? host : undefined),
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
@@ -229,11 +223,10 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     };
   }
 
-  private async discoverFabric(fabric: IbFabric, mapHost: HostMapper): Promise<Snapshot> {
+  private async discoverFabric(fabric: IbFabric, hosts: HostIndex): Promise<Snapshot> {
     const started = this.opts.clock.now();
-    const isNode = (name: string) => this.opts.nodes.get(name) !== undefined;
-    const read = await this.readGraph(fabric, mapHost, isNode);
-    const build = 'last' in read ? read.last : this.build(fabric, read.fresh, isNode);
+    const read = await this.readGraph(fabric, hosts);
+    const build = 'last' in read ? read.last : this.build(fabric, read.fresh, hosts);
     const { counts } = build;
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
     this.opts.metrics?.fabricPolled(IBNETDISCOVER_SOURCE, fabric.name, {

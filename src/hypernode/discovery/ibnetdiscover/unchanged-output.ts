@@ -7,34 +7,31 @@
 // same (a Node added, deleted or relabelled rebuilds it), and the link memory
 // holds no link the last build was missing (ib: FabricMemory.unchanged).
 
-import type { HostMapper } from '../fabric/host-mapping.ts';
+import type { HostIndex, HostMapper } from '../fabric/host-mapping.ts';
 
-/** The Node lookups one build made, each answer recorded, for telling whether they still hold. */
-export class NodeLookups {
+/** A round's host index that records each answer it gives, for telling whether they still hold. */
+export class NodeLookups implements HostIndex {
   private readonly hosts = new Map<string, string | undefined>();
   private readonly names = new Map<string, boolean>();
 
-  constructor(
-    private readonly mapHost: HostMapper,
-    private readonly isNodeNow: (name: string) => boolean,
-  ) {}
+  constructor(private readonly index: HostIndex) {}
 
-  readonly nodeOf: HostMapper = (host) => {
-    const node = this.mapHost(host);
+  readonly mapHost: HostMapper = (host) => {
+    const node = this.index.mapHost(host);
     this.hosts.set(host, node);
     return node;
   };
 
   readonly isNode = (name: string): boolean => {
-    const is = this.isNodeNow(name);
+    const is = this.index.isNode(name);
     this.names.set(name, is);
     return is;
   };
 
-  /** Whether `mapHost` and `isNode` (over the Nodes now) answer every lookup made as it was answered. */
-  stillHold(mapHost: HostMapper, isNode: (name: string) => boolean): boolean {
-    for (const [host, node] of this.hosts) if (mapHost(host) !== node) return false;
-    for (const [name, is] of this.names) if (isNode(name) !== is) return false;
+  /** Whether a later round's index answers every lookup made as it was answered. */
+  stillHold(now: HostIndex): boolean {
+    for (const [host, node] of this.hosts) if (now.mapHost(host) !== node) return false;
+    for (const [name, is] of this.names) if (now.isNode(name) !== is) return false;
     return true;
   }
 }
@@ -50,9 +47,9 @@ export class LastBuilds<T> {
   private readonly byFabric = new Map<string, LastBuild<T>>();
 
   /** The fabric's last build, when its output had `digest` and its lookups still hold. */
-  unchanged(fabric: string, digest: string, mapHost: HostMapper, isNode: (name: string) => boolean): T | undefined {
+  unchanged(fabric: string, digest: string, hosts: HostIndex): T | undefined {
     const last = this.byFabric.get(fabric);
-    return last?.digest === digest && last.lookups.stillHold(mapHost, isNode) ? last.build : undefined;
+    return last?.digest === digest && last.lookups.stillHold(hosts) ? last.build : undefined;
   }
 
   set(fabric: string, digest: string, lookups: NodeLookups, build: T): void {

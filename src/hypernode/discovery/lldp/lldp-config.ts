@@ -1,29 +1,16 @@
-// The `config` of an lldp entry, validated once into a frozen value:
-//
-//   config:
-//     snmp: {version: "3", timeout: 2s, retries: 1, maxRepetitions: 25, maxVarbinds: 100000, concurrency: 32}
-//     staleAfter: 30m                  # how long a silent switch's last table stands in for it
-//     managementPorts: "^(mgmt|eth0)$" # RE2 over local port names; their neighbours join nothing
-//     minSharedHosts: 2                # hosts two leaves share to be one scalable unit
-//     hostMapping: {lowercase: true}   # LLDP system names → Node names, as for UFM fabric mode
-//     hostMacs: |                      # chassis MAC → Node, for hosts without a usable system name
-//       b8:ce:f6:01:02:03 gpu-node-17
-//     nvlink: domain                   # NVLink domains below the leaf groups (fabric/nvlink-config.ts)
-//     fabrics:
-//       - {name: compute, switches: ["10.0.0.1", "10.0.0.2:1161"]}
-//       - {name: storage, switches: [...], secretRef: {name: storage-snmp}}
-//
-// A single fabric may be written as top-level `switches` (+ optional
-// `fabric`, its name, default "lldp"). Fabric names prefix the HyperNode
-// names and label them, so each fabric's share stays apart: a storage plane
-// never merges compute domains. New source, so unknown keys are errors.
+// The lldp entry's `config` (docs/configuration.md, `lldp`), decoded once into
+// a frozen value: SNMP settings and limits, the crawl, how hosts are
+// identified, and the fabrics through the decoder every fabric source shares
+// (fabric/fabric-config.ts). A source of ours with no Go configuration to stay
+// compatible with, so an unknown key is an error.
 
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
-import { fabricList, positiveDuration, singleFabricName, type FabricListForm } from '../fabric/fabric-config.ts';
-import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
-import { NVLINK_KEY, parseNvlinkConfig, type NvlinkConfig } from '../fabric/nvlink-config.ts';
+import type { FabricListForm } from '../fabric/fabric-config.ts';
+import { fabricsOf, hostsAndNvlink, positiveDuration, wholeNumber } from '../fabric/fabric-config.ts';
+import type { HostMapping } from '../fabric/host-mapping.ts';
+import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
 import { parseHostMacs, type HostMacs } from './host-macs.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
@@ -110,11 +97,14 @@ export interface LldpConfig {
 }
 
 const SOURCE = 'lldp source';
+/** What a config without a fabric list and without switches lacks. */
+const NO_SWITCHES = 'config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})';
 const fail = (message: string): never => {
   throw new Error(`${SOURCE}: ${message}`);
 };
 const FABRIC_LIST: FabricListForm = {
   source: SOURCE,
+  defaultName: DEFAULT_FABRIC_NAME,
   singleKeys: ['switches', 'fabric', 'seeds', 'allow', 'maxSwitches'],
   itemKeys: FABRIC_KEYS,
   itemShape: '{name, switches}',
@@ -130,9 +120,7 @@ function mapping(raw: unknown, where: string): Record<string, unknown> {
 }
 
 function positiveInt(raw: unknown, where: string, fallback: number, min = 1): number {
-  if (raw === undefined || raw === null) return fallback;
-  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min) fail(`${where} must be an integer of at least ${min}, got ${JSON.stringify(raw)}`);
-  return raw as number;
+  return wholeNumber(raw, where, fallback, fail, min);
 }
 
 function duration(raw: unknown, where: string, fallback: number): number {
@@ -193,16 +181,6 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
   return Object.freeze({ seeds: Object.freeze(seeds), allow: Object.freeze(allow), maxSwitches: positiveInt(f.maxSwitches, `${where}maxSwitches`, DEFAULT_MAX_SWITCHES) });
 }
 
-function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefined): SecretRef | undefined {
-  if (raw === undefined || raw === null) return fallback;
-  const r = mapping(raw, where);
-  if (typeof r.name !== 'string' || r.name === '' || (r.namespace !== undefined && typeof r.namespace !== 'string'))
-    fail(`${where} must be {name: <secret>, namespace: <namespace>}`);
-  const namespace = (r.namespace as string | undefined) ?? fallback?.namespace;
-  if (!namespace) fail(`${where}.namespace is needed when the entry has no credentials.secretRef`);
-  return { name: r.name as string, namespace: namespace! };
-}
-
 function hostMacsOf(raw: unknown): HostMacs {
   try {
     return parseHostMacs(raw, 'config.hostMacs');
@@ -231,28 +209,13 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
     if (!compiled.ok) fail(`config.managementPorts ${JSON.stringify(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`);
     else managementPorts = compiled.re;
   }
-  let hostMapping: HostMapping;
-  let nvlink: NvlinkConfig | undefined;
-  try {
-    hostMapping = parseHostMapping(c.hostMapping);
-    nvlink = parseNvlinkConfig(c.nvlink);
-  } catch (err) {
-    return fail((err as Error).message);
-  }
-  const entryRef = entry.credentials?.secretRef;
-  let fabrics: LldpFabric[];
-  if (c.fabrics === undefined || c.fabrics === null) {
-    if (c.switches === undefined && c.seeds === undefined)
-      fail('config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})');
-    const name = singleFabricName(c, DEFAULT_FABRIC_NAME, SOURCE);
-    fabrics = [{ name, switches: c.switches === undefined ? [] : switchList(c.switches, 'config.switches'), crawl: crawlOf(c, 'config.'), secretRef: entryRef }];
-  } else {
-    fabrics = fabricList(c, FABRIC_LIST, ({ name, raw: f, where }) => {
-      if (f.switches === undefined && f.seeds === undefined) fail(`${where} needs switches or seeds`);
-      const switches = f.switches === undefined ? [] : switchList(f.switches, `${where}.switches`);
-      return { name, switches, crawl: crawlOf(f, `${where}.`), secretRef: secretRefOf(f.secretRef, `${where}.secretRef`, entryRef) };
-    });
-  }
+  const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
+  const fabrics: LldpFabric[] = fabricsOf(entry, FABRIC_LIST, ({ name, raw: f, where, listed, secretRef }) => {
+    const walksNothing = f.switches === undefined && f.seeds === undefined;
+    if (walksNothing) fail(listed ? `${where} needs switches or seeds` : NO_SWITCHES);
+    const switches = f.switches === undefined ? [] : switchList(f.switches, `${where}.switches`);
+    return { name, switches, crawl: crawlOf(f, `${where}.`), secretRef };
+  });
   for (const f of fabrics) {
     if (!f.secretRef)
       fail(

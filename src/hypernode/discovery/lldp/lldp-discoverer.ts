@@ -1,15 +1,10 @@
-// The LLDP discoverer (`source: lldp`, docs/configuration.md "Ethernet / RoCE
-// fabrics from LLDP"): walks the LLDP-MIB of every switch of each configured
-// fabric over SNMP, builds the fabric's graph of switches, hosts and cables
-// (lldp-graph.ts) and hands it to the source-neutral fabric layer, so tiers,
-// names and host → Node mapping are those of UFM fabric mode. No Go
-// counterpart: Volcano lists RoCE discovery as unsupported.
-//
-// Failing safe comes first. A switch that does not answer keeps its last good
-// table for `staleAfter` (reported once, by name); past that, or when a walk
-// is garbage, the fabric publishes nothing new and keeps its HyperNodes (its
-// last result, or after a restart those in the cache), so no HyperNode is
-// ever deleted because a switch did not answer.
+// The lldp source (`source: lldp`). Ethernet/RoCE fabrics have no fabric
+// manager to ask, but every switch serves its LLDP neighbours over SNMP: this
+// source walks them, makes each fabric's graph (lldp-graph.ts) and hands it to
+// the fabric layer, as every fabric source does. No Go counterpart: Volcano
+// lists RoCE discovery as unsupported. A switch that stops answering never
+// deletes a HyperNode: its last table stands in for a while, then its fabric
+// keeps what it has (docs/configuration.md, `lldp`).
 
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -21,7 +16,7 @@ import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
-import type { HostMapper } from '../fabric/host-mapping.ts';
+import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
 import { describeChassis } from './lldp-ids.ts';
@@ -96,7 +91,7 @@ class LldpDiscoverer extends PollingDiscoverer {
     this.memory = new FabricMemory(LLDP_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(
       LLDP_SOURCE,
-      this.logger,
+      opts.problems,
       opts.metrics,
       "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis or port MAC in config.hostMacs",
     );
@@ -134,7 +129,7 @@ class LldpDiscoverer extends PollingDiscoverer {
   protected async runOnce(): Promise<PollRun> {
     return this.parts.round(
       this.config.fabrics.map((f) => f.name),
-      (i, mapHost) => this.discoverFabric(this.config.fabrics[i]!, mapHost),
+      (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,
     );
   }
@@ -219,9 +214,9 @@ class LldpDiscoverer extends PollingDiscoverer {
     return parsed(varbinds);
   }
 
-  private async discoverFabric(fabric: LldpFabric, mapHost: HostMapper): Promise<Snapshot> {
+  private async discoverFabric(fabric: LldpFabric, hosts: HostIndex): Promise<Snapshot> {
     const started = this.opts.clock.now();
-    const identity = this.identity(mapHost);
+    const identity = this.identity(hosts);
     const results = await this.poll(fabric, identity);
     if (this.stopping.signal.aborted) throw new Error('stopped');
     const now = this.opts.clock.now();
@@ -310,14 +305,13 @@ class LldpDiscoverer extends PollingDiscoverer {
   }
 
   /** A neighbour's Node: its chassis or port MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
-  private identity(mapHost: HostMapper): LldpIdentity {
-    const nodes = new Set(this.opts.nodes.list().map((n) => n.metadata.name));
+  private identity({ mapHost, isNode }: HostIndex): LldpIdentity {
     const { hostMacs, managementPorts } = this.config;
     return {
       managementPort: (names) => managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
       nodeOf: (n) => {
         const byMac = nodeByMac(hostMacs, n);
-        if (byMac !== undefined && nodes.has(byMac)) return byMac;
+        if (byMac !== undefined && isNode(byMac)) return byMac;
         return n.sysName === '' ? undefined : mapHost(n.sysName);
       },
     };

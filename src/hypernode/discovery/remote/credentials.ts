@@ -1,4 +1,5 @@
-// Credentials of a remote system from a Kubernetes Secret, shared by every
+// Credentials of a remote system from a Kubernetes Secret, and the
+// `secretRef` naming that Secret in a source's config, shared by every
 // source that reads one (a fabric manager's REST API, a graph URL, SNMP
 // agents). The error texts are those of Go's UFM source
 // (pkg/controllers/hypernode/discovery/ufm/ufm.go). Sources read the Secret
@@ -15,6 +16,27 @@ import { wrapError } from '../../../util/error-message.ts';
 export interface SecretRef {
   readonly name: string;
   readonly namespace: string;
+}
+
+/** How a `secretRef` is written, as its error says. */
+const SECRET_REF_SHAPE = '{name: <secret>, namespace: <namespace>}';
+const NAMESPACE_DEFAULT = "(namespace defaults to the entry's credentials.secretRef namespace)";
+
+/**
+ * A `secretRef` written in a source's config, `where` naming it in errors;
+ * its namespace defaults to `fallback`'s (the entry's credentials.secretRef),
+ * and without it `fallback` itself is the answer.
+ */
+export function secretRefOf(raw: unknown, where: string, fallback: SecretRef | undefined): SecretRef | undefined {
+  if (raw === undefined || raw === null) return fallback;
+  const r = (typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const { name, namespace = fallback?.namespace } = r;
+  const namespaceWritten = r.namespace === undefined || typeof r.namespace === 'string';
+  if (typeof name !== 'string' || name === '' || !namespaceWritten) {
+    throw new Error(`${where} must be ${SECRET_REF_SHAPE} ${NAMESPACE_DEFAULT}`);
+  }
+  if (!namespace) throw new Error(`${where}.namespace is needed when the entry has no credentials.secretRef`);
+  return { name, namespace: namespace as string };
 }
 
 /**

@@ -1,15 +1,10 @@
-// The UFM discoverer (`source: ufm`, docs/design.md §2.1): polls NVIDIA UFM for
-// its port list every `interval` and emits leaf/spine HyperNodes. Mirrors
-// pkg/controllers/hypernode/discovery/ufm/ufm.go, with the improvements of
-// docs/differences-from-go.md items 3 and 10: a failed fetch, a malformed body or an
-// answer without Computer ports yields no snapshot (nothing is deleted) and is
-// retried with backoff before the next tick; credentials are re-read from the
-// Secret before every run; every request has a deadline; a bad endpoint is a
-// construction error instead of a crash. `config.mode: fabric` instead reads
-// systems, links and port states from one or more UFM fabrics and builds each
-// fabric's whole tree. The two modes are strategies (ufm-legacy-mode.ts,
-// ufm-fabric-mode.ts) behind this one poll loop (the polling base,
-// polling-discoverer.ts).
+// The ufm source (`source: ufm`): one poll loop over NVIDIA UFM (the polling
+// base) running one of two strategies (ufm-strategy.ts), legacy mode's
+// leaf-hn/spine-hn as Volcano writes them or fabric mode's whole tree per
+// fabric. Mirrors pkg/controllers/hypernode/discovery/ufm/ufm.go, with the
+// fixes of docs/differences-from-go.md items 3 and 10: a failed or empty answer
+// publishes nothing, credentials are re-read every run, every request has a
+// deadline, and a bad endpoint is refused at construction instead of crashing.
 
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
@@ -65,7 +60,7 @@ class UfmDiscoverer extends PollingDiscoverer {
       endpoints,
       signal: this.stopping.signal,
       offline: this.reader !== undefined,
-      unmapped: new UnmappedHostReport(UFM_SOURCE, this.logger, opts.metrics),
+      unmapped: new UnmappedHostReport(UFM_SOURCE, opts.problems, opts.metrics),
       nvlink: this.nvlink,
       body: (ep: UfmEndpoint, resource: UfmResource, path: string) => this.body(ep, resource, path),
     };

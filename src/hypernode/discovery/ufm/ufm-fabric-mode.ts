@@ -9,7 +9,7 @@ import type { Snapshot } from '../../model/contracts.ts';
 import { wrapError } from '../../../util/error-message.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
-import type { HostMapper } from '../fabric/host-mapping.ts';
+import type { HostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
 import { UFM_FABRIC_LABEL, UFM_SOURCE } from '../../model/hypernode-labels.ts';
@@ -43,7 +43,7 @@ export class UfmFabricMode implements UfmStrategy {
     const { endpoints } = this.ctx;
     return this.parts.round(
       endpoints.map((ep) => ep.fabric.name),
-      (i, mapHost) => this.discoverFabric(endpoints[i]!, mapHost),
+      (i, hosts) => this.discoverFabric(endpoints[i]!, hosts),
       this.ctx.signal,
     );
   }
@@ -52,7 +52,7 @@ export class UfmFabricMode implements UfmStrategy {
     return this.parts.rebuild();
   }
 
-  private async discoverFabric(ep: UfmEndpoint, mapHost: HostMapper): Promise<Snapshot> {
+  private async discoverFabric(ep: UfmEndpoint, { mapHost }: HostIndex): Promise<Snapshot> {
     const { logger, signal } = this.ctx;
     const fabric = ep.fabric.name;
     if (!this.ctx.offline) {

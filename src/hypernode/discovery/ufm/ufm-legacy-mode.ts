@@ -8,7 +8,7 @@
 // config.nvlink puts NVLink domains below the leaf-hn-<i> groups.
 
 import { wrapError } from '../../../util/error-message.ts';
-import { hostMapper } from '../fabric/host-mapping.ts';
+import { hostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './legacy-ports.ts';
@@ -70,7 +70,7 @@ export class UfmLegacyMode implements UfmStrategy {
       this.ctx.unmapped.report(
         ep.fabric.name,
         hosts,
-        hostMapper(this.ctx.config.hostMapping, opts.nodes.list()),
+        hostIndex(this.ctx.config.hostMapping, opts.nodes.list()).mapHost,
         'UFM hosts that match no Node are leaf members that select nothing',
       );
     }

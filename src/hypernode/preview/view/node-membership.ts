@@ -1,8 +1,8 @@
 // Why a Node sits where it does: every HyperNode that contains it, directly
 // (a member selector picks it) or through a child HyperNode, each with the
 // reasons a person can check — the selector that picks it, the label values
-// it shares with a label-discovered group, the label profile, the UFM or LLDP
-// fabric whose switches its ports are linked to, the NVLink domain a fabric
+// it shares with a label-discovered group, the label profile, the fabric
+// (UFM, LLDP, InfiniBand) whose switches its ports are linked to, the NVLink domain a fabric
 // source put inside a leaf group — and the source that owns it.
 // `kubectl hypernode why NODE` prints this. Go has no equivalent.
 
@@ -68,7 +68,7 @@ function selectorReason(selector: MemberSelector): string {
   return `its labels match labelMatch ${JSON.stringify(selector.labelMatch)}`;
 }
 
-/** What grouped the Node here: shared label values, the profile, the UFM or LLDP fabric. */
+/** What grouped the Node here: shared label values, the profile, a fabric source's fabric. */
 function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
   const labels = hn.metadata.labels ?? {};
   const reasons: string[] = [];

@@ -1,6 +1,6 @@
 // The data the HTML topology view draws (topology-html.ts): one flat, indexed
 // list of HyperNodes with what a person asks about each one (tier, tierName,
-// source, label profile or UFM / LLDP fabric, nodeCount, children, the Nodes it holds)
+// source, label profile or fabric, nodeCount, children, the Nodes it holds)
 // and, for a plan, what the controller would do to it with the field-level
 // diff. Built from HyperNodes as they are (render, `kubectl hypernode tree`)
 // or from a Plan over the cluster's objects (plan). Go has no equivalent.
@@ -30,7 +30,7 @@ export interface ViewHyperNode {
   readonly source?: string;
   /** The label profile that grouped it (label source with profiles). */
   readonly profile?: string;
-  /** The fabric it belongs to (ufm source in fabric mode, lldp source). */
+  /** The fabric it belongs to (ufm in fabric mode, lldp, ibnetdiscover). */
   readonly fabric?: string;
   /** status.nodeCount as written (or as a plan would write it). */
   readonly nodeCount: number;
