@@ -8,12 +8,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { REBUILD_COALESCE_MS, RebuildRequests, startPollLoop, type PollRun } from '../../src/hypernode/discovery/poll-loop.ts';
-import type { Snapshot } from '../../src/hypernode/model/contracts.ts';
-import { buildMembers, buildWithTierName } from '../../src/hypernode/model/hypernode-builders.ts';
-import type { Channel } from '../../src/util/channel.ts';
-import { FakeClock, settle } from '../kube/fake-clock.ts';
-import { capturingLogger } from '../support/capturing-logger.ts';
+import { REBUILD_COALESCE_MS, RebuildRequests, startPollLoop, type PollRun } from '../../../src/hypernode/discovery/poll-loop.ts';
+import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import { buildMembers, buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
+import type { Channel } from '../../../src/util/channel.ts';
+import { FakeClock, settle } from '../../kube/fake-clock.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const INTERVAL_MS = 10_000;
 const snapshotOf = (what: string): Snapshot => [buildWithTierName(what, 1, 'leaf', buildMembers(['n'], 'Node'), {})];

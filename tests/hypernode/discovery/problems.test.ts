@@ -1,12 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
-import { SourceProblems } from '../../src/hypernode/discovery/problems.ts';
-import { newHyperNodeMetrics } from '../../src/hypernode/hypernode-metrics.ts';
-import { FakeClock } from '../kube/fake-clock.ts';
-import { RecordingEvents } from '../support/controller-fixtures.ts';
-import { capturingLogger } from '../support/capturing-logger.ts';
-import { registryValue } from '../support/metric-registry.ts';
+import { SourceProblems } from '../../../src/hypernode/discovery/problems.ts';
+import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { RecordingEvents } from '../../support/controller-fixtures.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
+import { registryValue } from '../../support/metric-registry.ts';
 
 function rig(logOptions: Parameters<typeof capturingLogger>[0] = {}) {
   const registry = new Registry();

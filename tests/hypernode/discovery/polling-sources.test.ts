@@ -7,21 +7,21 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DiscovererFactory, DiscoveryEntry } from '../../src/hypernode/model/contracts.ts';
-import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
-import { createUfmDiscovererFactory } from '../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import { createGraphDiscovererFactory } from '../../src/hypernode/discovery/graph/graph-discoverer.ts';
-import { createLldpDiscovererFactory } from '../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
-import { createIbnetdiscoverDiscovererFactory } from '../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
-import { FakeClock } from '../kube/fake-clock.ts';
-import { FakeInformer } from '../support/fake-informer.ts';
-import { FakeSecrets } from '../support/fake-secrets.ts';
-import { RecordingMetrics } from '../support/recording-metrics.ts';
-import { RecordingProblems } from '../support/recording-problems.ts';
-import { capturingLogger } from '../support/capturing-logger.ts';
-import { nullLogger } from '../../src/log.ts';
-import { REPO_ROOT } from '../../testing/executables.ts';
-import { waitFor } from '../../testing/wait.ts';
+import type { DiscovererFactory, DiscoveryEntry } from '../../../src/hypernode/model/contracts.ts';
+import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
+import { createGraphDiscovererFactory } from '../../../src/hypernode/discovery/graph/graph-discoverer.ts';
+import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
+import { createIbnetdiscoverDiscovererFactory } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
+import { FakeInformer } from '../../support/fake-informer.ts';
+import { FakeSecrets } from '../../support/fake-secrets.ts';
+import { RecordingMetrics } from '../../support/recording-metrics.ts';
+import { RecordingProblems } from '../../support/recording-problems.ts';
+import { capturingLogger } from '../../support/capturing-logger.ts';
+import { nullLogger } from '../../../src/log.ts';
+import { REPO_ROOT } from '../../../testing/executables.ts';
+import { waitFor } from '../../../testing/wait.ts';
 
 /** Source, title, factory, config, and whether its entry names a Secret (ibnetdiscover uses none and refuses one). */
 const SOURCES: ReadonlyArray<readonly [string, string, DiscovererFactory, Record<string, unknown>, boolean?]> = [
