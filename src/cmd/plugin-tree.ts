@@ -7,7 +7,7 @@ import { stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { renderHyperNodeTree, type TreeHyperNode } from '../hypernode/preview/hypernode-tree.ts';
-import { isOwnedBy } from '../hypernode/model/hypernode-labels.ts';
+import { isOwnedBy, SOURCE_KEYS } from '../hypernode/model/hypernode-labels.ts';
 import { membersOf } from '../hypernode/model/member-selector.ts';
 import { nodeMemberships } from '../hypernode/preview/view/node-membership.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
@@ -28,7 +28,7 @@ const OUTPUT_FORMATS = ['text', 'html', ...SLURM_FORMATS] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 const TREE_FLAGS = {
-  source: flag(stringKind, '', 'Only the HyperNodes of this discovery source (label, ufm): their volcano.sh/network-topology-source label.'),
+  source: flag(stringKind, '', `Only the HyperNodes of this discovery source (${SOURCE_KEYS.join(', ')}): their volcano.sh/network-topology-source label.`),
   node: flag(stringKind, '', 'Only the HyperNodes holding this Node, directly or through a child.'),
   output: flag(
     choiceKind<OutputFormat>(OUTPUT_FORMATS),

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { kubectlHypernode } from '../../src/cmd/kubectl-hypernode.ts';
 import { render } from '../../src/cmd/render.ts';
+import { builtinDiscoverers } from '../../src/hypernode/discovery/registry.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { BINARY, BUNDLE, REPO_ROOT } from '../../testing/executables.ts';
@@ -119,6 +120,13 @@ test("tree draws the HyperNodes, one source's, those holding a Node, or the HTML
   assert.match(html.stdout, /^<!doctype html>/);
   assert.match(html.stdout, `"name":"${rack}"`);
   assertReadOnly();
+});
+
+test('tree --help offers every source the controller runs for --source', async () => {
+  const help = await kubectlHypernode(['tree', '--help'], { color: false, env: {} });
+  assert.is(help.code, 0);
+  const offered = /--source string +Only the HyperNodes of this discovery source \(([^)]*)\)/.exec(help.stderr)?.[1];
+  assert.equal(offered?.split(', ').sort(), [...builtinDiscoverers.keys()].sort(), help.stderr);
 });
 
 test('tree -o slurm-topology-yaml|conf writes the live HyperNodes as render writes them; --config maps Nodes to host names', async () => {

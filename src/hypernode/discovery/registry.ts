@@ -5,6 +5,7 @@
 // test passes its own registry instead of mutating a process-global one.
 
 import type { DiscovererFactory } from '../model/contracts.ts';
+import { GRAPH_SOURCE, IBNETDISCOVER_SOURCE, LABEL_SOURCE, LLDP_SOURCE, UFM_SOURCE, type SourceKey } from '../model/hypernode-labels.ts';
 import { closestWord } from '../../util/closest-word.ts';
 import { graphDiscovererFactory } from './graph/graph-discoverer.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';
@@ -34,10 +35,11 @@ function suggestion(registry: DiscovererRegistry, source: string): string {
 }
 
 /** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph, `lldp` (Ethernet/RoCE fabrics over SNMP) and `ibnetdiscover` (InfiniBand without UFM). */
-export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry({
-  label: labelDiscovererFactory,
-  ufm: ufmDiscovererFactory,
-  graph: graphDiscovererFactory,
-  lldp: lldpDiscovererFactory,
-  ibnetdiscover: ibnetdiscoverDiscovererFactory,
-});
+const BUILTIN_FACTORIES: Record<SourceKey, DiscovererFactory> = {
+  [LABEL_SOURCE]: labelDiscovererFactory,
+  [UFM_SOURCE]: ufmDiscovererFactory,
+  [GRAPH_SOURCE]: graphDiscovererFactory,
+  [LLDP_SOURCE]: lldpDiscovererFactory,
+  [IBNETDISCOVER_SOURCE]: ibnetdiscoverDiscovererFactory,
+};
+export const builtinDiscoverers: DiscovererRegistry = newDiscovererRegistry(BUILTIN_FACTORIES);

@@ -14,6 +14,9 @@ export const UFM_SOURCE = 'ufm';
 export const GRAPH_SOURCE = 'graph';
 export const LLDP_SOURCE = 'lldp';
 export const IBNETDISCOVER_SOURCE = 'ibnetdiscover';
+/** Every source the controller runs; the registry must have a factory for each. */
+export const SOURCE_KEYS = [LABEL_SOURCE, UFM_SOURCE, GRAPH_SOURCE, LLDP_SOURCE, IBNETDISCOVER_SOURCE] as const;
+export type SourceKey = (typeof SOURCE_KEYS)[number];
 
 /** The label profile that grouped a HyperNode (label source with profiles). */
 export const NETWORK_TOPOLOGY_PROFILE_LABEL = 'volcano.sh/network-topology-profile';
