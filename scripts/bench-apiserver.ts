@@ -16,7 +16,10 @@ function node(i: number, extra: Record<string, string> = {}) {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: `node-${String(i).padStart(5, '0')}`, labels: { 'kubernetes.io/hostname': `node-${i}`, 'volcano.sh/tor': `tor-${i % 100}`, ...extra } },
+    metadata: {
+      name: `node-${String(i).padStart(5, '0')}`,
+      labels: { 'kubernetes.io/hostname': `node-${i}`, 'volcano.sh/tor': `tor-${i % 100}`, ...extra },
+    },
     spec: { podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24` },
     status: { capacity: { cpu: '64', memory: '512Gi' }, conditions: [{ type: 'Ready', status: 'True' }] },
   };
@@ -52,16 +55,24 @@ try {
   await timed('list all nodes (warm)', () => call(api, 'GET', '/api/v1/nodes'));
   console.log(`  items=${full.body.items.length} bytes=${full.text.length}`);
   await timed('list all nodes, bytes only (no client parse)', () => drain(api, '/api/v1/nodes'));
-  await timed('metadata list, bytes only (no client parse)', () => drain(api, '/api/v1/nodes', 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io'));
+  await timed('metadata list, bytes only (no client parse)', () =>
+    drain(api, '/api/v1/nodes', 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io'),
+  );
   const meta = await timed('list all nodes as PartialObjectMetadataList', () =>
-    call(api, 'GET', '/api/v1/nodes', { headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' } }),
+    call(api, 'GET', '/api/v1/nodes', {
+      headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' },
+    }),
   );
   console.log(`  items=${meta.body.items.length} bytes=${meta.text.length}`);
   await timed('paged list, limit=500', async () => {
     let token = '';
     let n = 0;
     do {
-      const r = await call(api, 'GET', `/api/v1/nodes?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+      const r = await call(
+        api,
+        'GET',
+        `/api/v1/nodes?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`,
+      );
       n += r.body.items.length;
       token = r.body.metadata.continue ?? '';
     } while (token);
@@ -70,7 +81,11 @@ try {
   const rv = api.resourceVersion;
   const streams = await Promise.all(
     Array.from({ length: WATCHERS }, (_, i) =>
-      watch(api, `/api/v1/nodes?watch=1&resourceVersion=${rv}`, i % 2 ? { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' } } : {}),
+      watch(
+        api,
+        `/api/v1/nodes?watch=1&resourceVersion=${rv}`,
+        i % 2 ? { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' } } : {},
+      ),
     ),
   );
   await timed(`${UPDATES} updates fanned out to ${WATCHERS} watchers`, async () => {

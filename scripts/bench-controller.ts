@@ -29,7 +29,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_API_VERSION, HYPERNODE_KIND, HYPERNODE_RESOURCE } from '../src/hypernode/model/hypernode-types.ts';
 import { startApiServer, type ApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
-import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount } from '../testing/sample-cluster.ts';
+import {
+  RACK_LABEL,
+  SAMPLE_DISCOVERY_CONFIG,
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+} from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { ControllerProcess } from './lib/bench-controller-process.ts';
 import type { ProcMemory } from '../testing/proc-stats.ts';
@@ -123,7 +128,8 @@ function ensureBuilt(): void {
   if (binary !== builtBinary) throw new Error(`the executable ${binary} does not exist`);
   console.log(`${binary} is missing: running npm run build`);
   const built = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
-  if (built.status !== 0 || !existsSync(binary)) throw new Error('`npm run build` did not produce the executable; fix the build first');
+  if (built.status !== 0 || !existsSync(binary))
+    throw new Error('`npm run build` did not produce the executable; fix the build first');
 }
 
 async function labelDiscoveryCounters(controller: ControllerProcess): Promise<{ results: number; reconciles: number }> {
@@ -199,7 +205,9 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
   for (let j = 0; j < count; j++) {
     // A stride coprime with the Node count visits distinct Nodes spread over the cluster.
     const nodeName = `node-${String((j * 337 + 11) % total).padStart(String(total - 1).length, '0')}`;
-    const node = api.store.get('nodes', nodeName) as (Obj & { metadata: { labels: Record<string, string> } }) | undefined;
+    const node = api.store.get('nodes', nodeName) as
+      | (Obj & { metadata: { labels: Record<string, string> } })
+      | undefined;
     if (!node) throw new Error(`Node ${nodeName} is missing from the store`);
     const from = node.metadata.labels[RACK_LABEL]!;
     const rack = Number(from.slice('rack-'.length));
@@ -209,12 +217,19 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
     const toHn = rackHyperNode.get(to);
     if (!fromHn || !toHn) throw new Error(`no rack HyperNode for ${from} or ${to}`);
     const started = performance.now();
-    api.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, [RACK_LABEL]: to } } });
-    await waitFor(() => memberNames(hyperNode(api, toHn)).includes(nodeName) && !memberNames(hyperNode(api, fromHn)).includes(nodeName), {
-      timeoutMs: RELABEL_TIMEOUT_MS,
-      intervalMs: RELABEL_POLL_MS,
-      what: `${nodeName} to move from ${fromHn} to ${toHn}`,
+    api.store.update({
+      ...node,
+      metadata: { ...node.metadata, labels: { ...node.metadata.labels, [RACK_LABEL]: to } },
     });
+    await waitFor(
+      () =>
+        memberNames(hyperNode(api, toHn)).includes(nodeName) && !memberNames(hyperNode(api, fromHn)).includes(nodeName),
+      {
+        timeoutMs: RELABEL_TIMEOUT_MS,
+        intervalMs: RELABEL_POLL_MS,
+        what: `${nodeName} to move from ${fromHn} to ${toHn}`,
+      },
+    );
     memberLatencies.push(performance.now() - started);
     await waitFor(() => countWritten(hyperNode(api, toHn)) && countWritten(hyperNode(api, fromHn)), {
       timeoutMs: RELABEL_TIMEOUT_MS,
@@ -234,13 +249,19 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
     `   relabel → both nodeCounts written: p50 ${ms(percentile(countLatencies, 50))}, p99 ${ms(percentile(countLatencies, 99))}; ` +
       `HyperNode writes ${(writes.length / count).toFixed(2)} per relabel (${byVerb(writes)}); controller CPU ${ms(cpuPerRelabel, 0)}/relabel`,
   );
-  return { figure: `5. relabel → members visible, p99 of ${count}`, measured: ms(p99), target: `<= ${ms(TARGET_RELABEL_P99_MS, 0)}`, pass: p99 <= TARGET_RELABEL_P99_MS };
+  return {
+    figure: `5. relabel → members visible, p99 of ${count}`,
+    measured: ms(p99),
+    target: `<= ${ms(TARGET_RELABEL_P99_MS, 0)}`,
+    pass: p99 <= TARGET_RELABEL_P99_MS,
+  };
 }
 
 /** Where the memory goes: the V8 heap (used of committed, and the young and old generations' share) and buffers outside it, from the process's own /metrics. */
 async function heapBreakdown(controller: ControllerProcess): Promise<string> {
   const text = await controller.metrics();
-  const mb = (family: string, labels?: Record<string, string>) => (familySum(text, family, labels) / (1024 * 1024)).toFixed(1);
+  const mb = (family: string, labels?: Record<string, string>) =>
+    (familySum(text, family, labels) / (1024 * 1024)).toFixed(1);
   const committed = (space: string) => mb('nodejs_heap_space_size_total_bytes', { space });
   return (
     `V8 heap ${mb('nodejs_heap_size_used_bytes')} MB used of ${mb('nodejs_heap_size_total_bytes')} MB committed ` +
@@ -292,13 +313,22 @@ async function converge(api: ApiServer, launched: Launched, expected: number): P
   console.log(
     `3. converge from empty: ${seconds(convergeMs)} wall from spawn to ${expected} HyperNodes with nodeCount (first HyperNode write at ${seconds(firstWriteMs)}); controller CPU ${seconds(cpuMs)} from spawn`,
   );
-  console.log(`   writes: ${writes.length} (${byVerb(writes)}); besides them: ${byVerb(requests.filter((r) => !writes.includes(r)))}`);
-  console.log(`   first HyperNode write → converged: ${describeWriteFigures(writeFigures(writes, convergeMs - firstWriteMs, RATE_LIMIT), RATE_LIMIT)}`);
+  console.log(
+    `   writes: ${writes.length} (${byVerb(writes)}); besides them: ${byVerb(requests.filter((r) => !writes.includes(r)))}`,
+  );
+  console.log(
+    `   first HyperNode write → converged: ${describeWriteFigures(writeFigures(writes, convergeMs - firstWriteMs, RATE_LIMIT), RATE_LIMIT)}`,
+  );
   console.log(
     `   QPS bound for ${writes.length} writes at qps=${QPS} burst=${BURST}: ${seconds(boundMs)} → measured/bound = ${ratio.toFixed(2)}x ` +
       `(bound counting all ${requests.length} requests, which share the bucket: ${seconds(rateLimitBoundMs(requests.length, RATE_LIMIT))})`,
   );
-  return { figure: '3. converge wall time / QPS bound of its writes', measured: `${ratio.toFixed(2)}x`, target: `<= ${TARGET_QPS_RATIO}x`, pass: ratio <= TARGET_QPS_RATIO };
+  return {
+    figure: '3. converge wall time / QPS bound of its writes',
+    measured: `${ratio.toFixed(2)}x`,
+    target: `<= ${TARGET_QPS_RATIO}x`,
+    pass: ratio <= TARGET_QPS_RATIO,
+  };
 }
 
 async function main(): Promise<number> {
@@ -315,7 +345,9 @@ async function main(): Promise<number> {
   // Figure 1 on the runtime we ship (the pinned Node.js in a child) and on this process's.
   const shipped = measureDiscoveryCpuOn(pinnedNode, DISCOVERY_RUNS, DISCOVERY_WARMUP_RUNS);
   const here = await measureDiscoveryCpu(nodes, SAMPLE_DISCOVERY_CONFIG, DISCOVERY_RUNS, DISCOVERY_WARMUP_RUNS);
-  console.log(`1. label discovery CPU (${shipped.hyperNodes} HyperNodes from ${nodes.length} cached Nodes), first run cold / median of ${DISCOVERY_RUNS} after warm-up:`);
+  console.log(
+    `1. label discovery CPU (${shipped.hyperNodes} HyperNodes from ${nodes.length} cached Nodes), first run cold / median of ${DISCOVERY_RUNS} after warm-up:`,
+  );
   console.log(`   ${discoveryCpuLine(shipped.runtime + ' (pinned, shipped)', shipped)}`);
   console.log(`   ${discoveryCpuLine(`node ${process.version} (this process)`, here)}`);
   const worstMedian = Math.max(shipped.emptyCacheMedianMs, shipped.fullCacheMedianMs);
@@ -350,7 +382,9 @@ async function main(): Promise<number> {
         ? '   (page cache emptied before each start, as on a node after a reboot; a freshly written binary maps up to ~30 MB more of its own file pages)'
         : '   (page cache NOT emptied (not root): file-backed pages include fault-around over a freshly written binary, up to ~30 MB more than on a rebooted node)',
     );
-    console.log(`   ${await heapBreakdown(controller)}; VmRSS right after converging ${afterConverge.rssMB.toFixed(1)} MB`);
+    console.log(
+      `   ${await heapBreakdown(controller)}; VmRSS right after converging ${afterConverge.rssMB.toFixed(1)} MB`,
+    );
     console.log(`   baseline, the same executable with no Nodes: ${memoryLine(baseline.memory)}; ${baseline.heap}`);
     verdicts.push({
       figure: '2. controller RSS at steady state',
@@ -360,7 +394,9 @@ async function main(): Promise<number> {
     });
 
     verdicts.push(await relabels(api, controller, relabelCount));
-    console.log(`   after the relabels: VmRSS ${controller.memory().rssMB.toFixed(1)} MB, ${await heapBreakdown(controller)}`);
+    console.log(
+      `   after the relabels: VmRSS ${controller.memory().rssMB.toFixed(1)} MB, ${await heapBreakdown(controller)}`,
+    );
   } catch (err) {
     if (launched) console.error(`\nThe controller's log (tail):\n${launched.controller.log}`);
     throw err;

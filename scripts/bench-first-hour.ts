@@ -15,7 +15,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { hypernodeControllerRbac, startApiServer } from '../testing/apiserver/index.ts';
 import { REPO_ROOT } from '../testing/executables.ts';
-import { DEMO_SHAPE, discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../testing/sample-cluster.ts';
+import {
+  DEMO_SHAPE,
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+  SAMPLE_DISCOVERY_CONFIG,
+  sampleNodes,
+} from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 
 const NS = 'volcano-system';
@@ -52,40 +58,65 @@ const work = mkdtempSync(join(tmpdir(), 'first-hour-'));
 const clone = join(work, 'clone');
 try {
   await timed('git clone', () => execFileSync('git', ['clone', '-q', REPO_ROOT, clone]));
-  await timed('npm ci', () => execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, stdio: 'ignore' }));
+  await timed('npm ci', () =>
+    execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, stdio: 'ignore' }),
+  );
   await timed('npm run build', () => execFileSync('npm', ['run', 'build'], { cwd: clone, stdio: 'ignore' }));
   const binary = join(clone, 'dist/vc-hypernode-controller-manager');
   const nodes = ['a1', 'a2', 'b1', 'b2'].map((n) => ({
-    metadata: { name: `gpu-${n}`, labels: { 'kubernetes.io/hostname': `gpu-${n}`, 'topology.kubernetes.io/region': 'eu-west', 'topology.kubernetes.io/zone': `eu-west-${n[0]}` } },
+    metadata: {
+      name: `gpu-${n}`,
+      labels: {
+        'kubernetes.io/hostname': `gpu-${n}`,
+        'topology.kubernetes.io/region': 'eu-west',
+        'topology.kubernetes.io/zone': `eu-west-${n[0]}`,
+      },
+    },
   }));
   writeFileSync(join(work, 'nodes.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes }));
   writeFileSync(join(work, 'conf.yaml'), CONFIG);
   const tree = await timed('render -o tree', () =>
-    execFileSync(binary, ['render', '--config', 'conf.yaml', '--nodes', 'nodes.json', '-o', 'tree'], { cwd: work, encoding: 'utf8' }),
+    execFileSync(binary, ['render', '--config', 'conf.yaml', '--nodes', 'nodes.json', '-o', 'tree'], {
+      cwd: work,
+      encoding: 'utf8',
+    }),
   );
 
   // A cluster: the demo's stand-in and sample Nodes, the controller from the clone.
   const api = await startApiServer({ namespaces: [NS] });
   try {
-    const token = api.addUser(`system:serviceaccount:${NS}:volcano-hypernode-controller`, hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'));
+    const token = api.addUser(
+      `system:serviceaccount:${NS}:volcano-hypernode-controller`,
+      hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'),
+    );
     const kubeconfig = api.writeKubeconfig(work, { token });
     for (const n of sampleNodes(DEMO_SHAPE)) api.store.create(n);
     api.store.create(discoveryConfigMap(NS, SAMPLE_DISCOVERY_CONFIG));
-    const controller = spawn(binary, [`--kubeconfig=${kubeconfig}`], { stdio: 'ignore', env: { ...process.env, KUBE_POD_NAMESPACE: NS } });
+    const controller = spawn(binary, [`--kubeconfig=${kubeconfig}`], {
+      stdio: 'ignore',
+      env: { ...process.env, KUBE_POD_NAMESPACE: NS },
+    });
     try {
       await timed('controller start to every HyperNode written', () =>
-        waitFor(() => api.store.list('hypernodes').length === expectedHyperNodeCount(DEMO_SHAPE), { timeoutMs: 60_000, what: 'the HyperNodes' }),
+        waitFor(() => api.store.list('hypernodes').length === expectedHyperNodeCount(DEMO_SHAPE), {
+          timeoutMs: 60_000,
+          what: 'the HyperNodes',
+        }),
       );
       const bin = join(work, 'bin');
       mkdirSync(bin);
       symlinkSync(binary, join(bin, 'kubectl-hypernode'));
       const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, KUBECONFIG: kubeconfig };
       // Asynchronous: the stand-in answers from this process.
-      const [cmd, args] = hasKubectl() ? ['kubectl', ['hypernode', 'tree']] : [join(bin, 'kubectl-hypernode'), ['tree']];
+      const [cmd, args] = hasKubectl()
+        ? ['kubectl', ['hypernode', 'tree']]
+        : [join(bin, 'kubectl-hypernode'), ['tree']];
       const live = await timed(`${cmd === 'kubectl' ? 'kubectl hypernode' : 'kubectl-hypernode'} tree`, () =>
         promisify(execFile)(cmd, args as string[], { env, encoding: 'utf8' }),
       );
-      console.log(`render -o tree:\n${tree}\nkubectl hypernode tree (first lines):\n${live.stdout.split('\n').slice(0, 3).join('\n')}\n`);
+      console.log(
+        `render -o tree:\n${tree}\nkubectl hypernode tree (first lines):\n${live.stdout.split('\n').slice(0, 3).join('\n')}\n`,
+      );
     } finally {
       controller.kill('SIGTERM');
     }
@@ -93,9 +124,12 @@ try {
     await api.close();
   }
   for (const [what, seconds] of figures) console.log(`${what.padEnd(46)} ${seconds.toFixed(2)} s`);
-  const upTo = (step: string) => figures.slice(0, figures.findIndex(([w]) => w === step) + 1).reduce((sum, [, s]) => sum + s, 0);
+  const upTo = (step: string) =>
+    figures.slice(0, figures.findIndex(([w]) => w === step) + 1).reduce((sum, [, s]) => sum + s, 0);
   console.log(`${'fresh clone to render -o tree'.padEnd(46)} ${upTo('render -o tree').toFixed(2)} s`);
-  console.log(`${'fresh clone to kubectl hypernode tree'.padEnd(46)} ${figures.reduce((sum, [w, s]) => sum + (w === 'render -o tree' ? 0 : s), 0).toFixed(2)} s`);
+  console.log(
+    `${'fresh clone to kubectl hypernode tree'.padEnd(46)} ${figures.reduce((sum, [w, s]) => sum + (w === 'render -o tree' ? 0 : s), 0).toFixed(2)} s`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -41,7 +41,10 @@ function generate(sus) {
         const spine = `spine-g${g}-r${r}-${k}`;
         switches.push({ id: spine });
         for (let c = 1; c <= CORES_PER_RAIL / SPINES_PER_RAIL; c++)
-          links.push({ a: { switch: spine, port: `up${c}` }, b: { switch: `core-r${r}-${(k - 1) * (CORES_PER_RAIL / SPINES_PER_RAIL) + c}`, port: `g${g}` } });
+          links.push({
+            a: { switch: spine, port: `up${c}` },
+            b: { switch: `core-r${r}-${(k - 1) * (CORES_PER_RAIL / SPINES_PER_RAIL) + c}`, port: `g${g}` },
+          });
       }
     }
   }
@@ -51,8 +54,10 @@ function generate(sus) {
     for (let r = 1; r <= RAILS; r++) {
       const leaf = `leaf-su${s}-r${r}`;
       switches.push({ id: leaf });
-      for (let k = 1; k <= SPINES_PER_RAIL; k++) links.push({ a: { switch: leaf, port: `up${k}` }, b: { switch: `spine-g${g}-r${r}-${k}`, port: `su${s}` } });
-      for (let h = 1; h <= HOSTS_PER_SU; h++) links.push({ a: { host: `su${s}-h${h}`, port: `eth${r}` }, b: { switch: leaf, port: `p${h}` } });
+      for (let k = 1; k <= SPINES_PER_RAIL; k++)
+        links.push({ a: { switch: leaf, port: `up${k}` }, b: { switch: `spine-g${g}-r${r}-${k}`, port: `su${s}` } });
+      for (let h = 1; h <= HOSTS_PER_SU; h++)
+        links.push({ a: { host: `su${s}-h${h}`, port: `eth${r}` }, b: { switch: leaf, port: `p${h}` } });
     }
   }
   return { doc: { switches, links }, hosts };
@@ -92,18 +97,37 @@ try {
   const graphFile = join(dir, 'graph.json');
   writeFileSync(graphFile, text);
   const conf = join(dir, 'conf.yaml');
-  writeFileSync(conf, 'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: bench\n      file: /etc/fabric-graph/graph.json\n');
+  writeFileSync(
+    conf,
+    'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: bench\n      file: /etc/fabric-graph/graph.json\n',
+  );
   const nodes = join(dir, 'nodes.json');
-  writeFileSync(nodes, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+  writeFileSync(
+    nodes,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })),
+    }),
+  );
   const figures = [];
   for (let i = 0; i < runs; i++) {
-    const { hyperNodes, cpuMs, rssMb } = timedRender(binary, ['--config', conf, '--nodes', nodes, '--graph-file', graphFile]);
+    const { hyperNodes, cpuMs, rssMb } = timedRender(binary, [
+      '--config',
+      conf,
+      '--nodes',
+      nodes,
+      '--graph-file',
+      graphFile,
+    ]);
     figures.push({ cpuMs, rssMb });
     console.log(`render run ${i + 1}: ${hyperNodes.length} HyperNodes, CPU ${cpuMs} ms, peak RSS ${rssMb} MB`);
   }
   const worst = { cpuMs: Math.max(...figures.map((f) => f.cpuMs)), rssMb: Math.max(...figures.map((f) => f.rssMb)) };
   const ok = worst.cpuMs <= TARGET_CPU_MS && worst.rssMb <= TARGET_RSS_MB;
-  console.log(`worst render: CPU ${worst.cpuMs} ms (target ${TARGET_CPU_MS}), peak RSS ${worst.rssMb} MB (target ${TARGET_RSS_MB}): ${ok ? 'ok' : 'OVER'}`);
+  console.log(
+    `worst render: CPU ${worst.cpuMs} ms (target ${TARGET_CPU_MS}), peak RSS ${worst.rssMb} MB (target ${TARGET_RSS_MB}): ${ok ? 'ok' : 'OVER'}`,
+  );
   process.exitCode = ok ? 0 : 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });

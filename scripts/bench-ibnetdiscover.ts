@@ -106,15 +106,31 @@ async function main(): Promise<void> {
     const confFile = join(work, 'conf.yaml');
     writeFileSync(confFile, conf(['ibnetdiscover']));
     const nodesFile = join(work, 'nodes.json');
-    writeFileSync(nodesFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+    writeFileSync(
+      nodesFile,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })),
+      }),
+    );
 
     // 1. Read and group, in a render of the executable.
     const renders: { cpuMs: number; rssMb: number }[] = [];
     for (let i = 0; i < runs; i++) {
-      const { hyperNodes, cpuMs, rssMb } = timedRender(binary, ['--config', confFile, '--nodes', nodesFile, '--ibnetdiscover-capture', `bench=${output}`]);
+      const { hyperNodes, cpuMs, rssMb } = timedRender(binary, [
+        '--config',
+        confFile,
+        '--nodes',
+        nodesFile,
+        '--ibnetdiscover-capture',
+        `bench=${output}`,
+      ]);
       const tiers = [...new Set((hyperNodes as { spec: { tier: number } }[]).map((h) => h.spec.tier))].join(',');
       renders.push({ cpuMs, rssMb });
-      console.log(`render ${i + 1}: ${hyperNodes.length} HyperNodes (tiers ${tiers}), CPU ${cpuMs} ms, peak RSS ${rssMb} MB`);
+      console.log(
+        `render ${i + 1}: ${hyperNodes.length} HyperNodes (tiers ${tiers}), CPU ${cpuMs} ms, peak RSS ${rssMb} MB`,
+      );
     }
     const render = { cpuMs: Math.max(...renders.map((r) => r.cpuMs)), rssMb: Math.max(...renders.map((r) => r.rssMb)) };
 
@@ -133,23 +149,37 @@ async function main(): Promise<void> {
             return 0;
           }
         };
-        const lastSuccess = () => metric('hypernode_discovery_last_success_timestamp_seconds', { source: 'ibnetdiscover' });
+        const lastSuccess = () =>
+          metric('hypernode_discovery_last_success_timestamp_seconds', { source: 'ibnetdiscover' });
         const managed = () => metric('hypernode_managed', { source: 'ibnetdiscover' });
-        await waitFor(async () => (await lastSuccess()) > 0 || undefined, { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: SCRAPE_EVERY_MS, what: 'the first poll' });
+        await waitFor(async () => (await lastSuccess()) > 0 || undefined, {
+          timeoutMs: CONVERGE_TIMEOUT_MS,
+          intervalMs: SCRAPE_EVERY_MS,
+          what: 'the first poll',
+        });
         const written = () => api.store.list('hypernodes').length;
         await waitFor(async () => (written() > 0 && (await managed()) === written()) || undefined, {
           timeoutMs: CONVERGE_TIMEOUT_MS,
           intervalMs: SCRAPE_EVERY_MS,
           what: 'every HyperNode written',
         });
-        const pollS = await metric('hypernode_fabric_poll_duration_seconds', { source: 'ibnetdiscover', fabric: 'bench' });
-        console.log(`controller: ${written()} HyperNodes written; a poll (run, read, group) takes ${pollS.toFixed(2)} s of wall time`);
+        const pollS = await metric('hypernode_fabric_poll_duration_seconds', {
+          source: 'ibnetdiscover',
+          fabric: 'bench',
+        });
+        console.log(
+          `controller: ${written()} HyperNodes written; a poll (run, read, group) takes ${pollS.toFixed(2)} s of wall time`,
+        );
         // Each /metrics scrape costs the controller CPU the figures should not include: between two
         // polls, the next is only asked for once it is due (the last success + the interval).
         const nextPoll = async (what: string) => {
           const at = await lastSuccess();
           await new Promise((resolve) => setTimeout(resolve, Math.max(0, (at + INTERVAL_S) * 1000 - Date.now())));
-          await waitFor(async () => (await lastSuccess()) > at || undefined, { timeoutMs: (INTERVAL_S + 60) * 1000, intervalMs: QUIET_SCRAPE_EVERY_MS, what });
+          await waitFor(async () => (await lastSuccess()) > at || undefined, {
+            timeoutMs: (INTERVAL_S + 60) * 1000,
+            intervalMs: QUIET_SCRAPE_EVERY_MS,
+            what,
+          });
         };
         // One poll first: the nodeCount and condition writes of the new HyperNodes are done by then.
         await nextPoll('the poll after converging');
@@ -162,7 +192,9 @@ async function main(): Promise<void> {
         }
         const quietWrites = api.requests.writes(isControllerHyperNodeWrite).length - writesBefore;
         const mem = controller.memory();
-        console.log(`controller CPU over one ${INTERVAL_S} s interval of the unchanged fabric (a poll and an idle wait): ${intervalCpuMs} ms`);
+        console.log(
+          `controller CPU over one ${INTERVAL_S} s interval of the unchanged fabric (a poll and an idle wait): ${intervalCpuMs} ms`,
+        );
         console.log(`controller VmRSS ${mem.rssMB.toFixed(0)} MB (peak VmHWM ${mem.hwmMB.toFixed(0)} MB)`);
         console.log(`HyperNode writes over ${QUIET_POLLS} unchanged polls: ${quietWrites}`);
         console.log(

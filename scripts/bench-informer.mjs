@@ -44,8 +44,20 @@ function node(i) {
     },
     spec: { podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24`, providerID: `example://${name}` },
     status: {
-      capacity: { cpu: '128', memory: '1056462848Ki', 'nvidia.com/gpu': '8', pods: '110', 'ephemeral-storage': '3750000000Ki' },
-      allocatable: { cpu: '127', memory: '1050000000Ki', 'nvidia.com/gpu': '8', pods: '110', 'ephemeral-storage': '3450000000Ki' },
+      capacity: {
+        cpu: '128',
+        memory: '1056462848Ki',
+        'nvidia.com/gpu': '8',
+        pods: '110',
+        'ephemeral-storage': '3750000000Ki',
+      },
+      allocatable: {
+        cpu: '127',
+        memory: '1050000000Ki',
+        'nvidia.com/gpu': '8',
+        pods: '110',
+        'ephemeral-storage': '3450000000Ki',
+      },
       conditions: ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready'].map((type) => ({
         type,
         status: type === 'Ready' ? 'True' : 'False',
@@ -71,7 +83,10 @@ function node(i) {
         architecture: 'amd64',
       },
       images: Array.from({ length: 12 }, (_, k) => ({
-        names: [`registry.example.com/team/image-${k}@sha256:${'d'.repeat(64)}`, `registry.example.com/team/image-${k}:v${k}`],
+        names: [
+          `registry.example.com/team/image-${k}@sha256:${'d'.repeat(64)}`,
+          `registry.example.com/team/image-${k}:v${k}`,
+        ],
         sizeBytes: 100_000_000 + k,
       })),
     },
@@ -91,7 +106,9 @@ async function child(mode, kubeconfig) {
   globalThis.gc();
   const before = process.memoryUsage();
   const informer =
-    mode === 'metadata' ? resourceInformer(nodes, { metadataOnly: true, transform: keepNameAndLabels, logger: nullLogger }) : resourceInformer(nodes, { logger: nullLogger });
+    mode === 'metadata'
+      ? resourceInformer(nodes, { metadataOnly: true, transform: keepNameAndLabels, logger: nullLogger })
+      : resourceInformer(nodes, { logger: nullLogger });
   const stop = new AbortController();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -120,7 +137,10 @@ async function child(mode, kubeconfig) {
 
 function runChild(mode, kubeconfig) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', self, 'child', mode, kubeconfig], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, ['--expose-gc', self, 'child', mode, kubeconfig], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${mode} child exited ${code}`))));
@@ -137,7 +157,9 @@ async function main() {
     const seeded = performance.now();
     for (let i = 0; i < count; i++) api.store.create(node(i));
     const bytes = JSON.stringify(node(0)).length;
-    console.log(`seeded ${count} Nodes (~${(bytes / 1024).toFixed(1)} KB JSON each) in ${Math.round(performance.now() - seeded)} ms`);
+    console.log(
+      `seeded ${count} Nodes (~${(bytes / 1024).toFixed(1)} KB JSON each) in ${Math.round(performance.now() - seeded)} ms`,
+    );
     const kubeconfig = api.writeKubeconfig(dir);
     const rows = [];
     for (let r = 0; r < runs; r++) for (const mode of ['metadata', 'full']) rows.push(await runChild(mode, kubeconfig));

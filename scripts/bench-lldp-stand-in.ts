@@ -12,7 +12,8 @@ import { startSnmpStandIn } from '../testing/snmp-stand-in.ts';
 import { benchFabric } from './bench-lldp-fabric.ts';
 
 const [sus, community] = process.argv.slice(2);
-if (!process.send || sus === undefined || community === undefined) throw new Error('usage: forked by scripts/bench-lldp.ts with <sus> <community>');
+if (!process.send || sus === undefined || community === undefined)
+  throw new Error('usage: forked by scripts/bench-lldp.ts with <sus> <community>');
 const agents = await startSnmpStandIn(lldpSwitches(benchFabric(Number(sus))), community);
 process.send({ addresses: agents.addresses });
 process.on('disconnect', () => {

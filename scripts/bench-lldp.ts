@@ -46,14 +46,20 @@ async function main(): Promise<void> {
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/build.mjs first`);
   const tree = benchFabric(sus);
   const work = mkdtempSync(join(tmpdir(), 'bench-lldp-'));
-  const standIn = fork(fileURLToPath(new URL('./bench-lldp-stand-in.ts', import.meta.url)), [String(sus), COMMUNITY], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const standIn = fork(fileURLToPath(new URL('./bench-lldp-stand-in.ts', import.meta.url)), [String(sus), COMMUNITY], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
   const api = await startApiServer({ namespaces: [NAMESPACE] }).catch((err) => {
     standIn.disconnect();
     throw err;
   });
   try {
     const agents = await new Promise<{ addresses: string[] }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the SNMP stand-in process did not start in time')), STAND_IN_START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error('the SNMP stand-in process did not start in time')),
+        STAND_IN_START_TIMEOUT_MS,
+      );
       standIn.once('message', (m) => {
         clearTimeout(timer);
         resolve(m as { addresses: string[] });
@@ -62,7 +68,12 @@ async function main(): Promise<void> {
     });
     const switchCount = agents.addresses.length;
     for (const name of tree.hosts) api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
-    api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'lldp-snmp', namespace: NAMESPACE }, data: { community: Buffer.from(COMMUNITY).toString('base64') } });
+    api.store.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'lldp-snmp', namespace: NAMESPACE },
+      data: { community: Buffer.from(COMMUNITY).toString('base64') },
+    });
     const conf = `networkTopologyDiscovery:
   - source: lldp
     enabled: true
@@ -75,16 +86,22 @@ async function main(): Promise<void> {
       switches: [${agents.addresses.map((a) => `"${a}"`).join(', ')}]
 `;
     api.store.create(discoveryConfigMap(NAMESPACE, conf));
-    console.log(`fabric: ${sus} SUs, ${tree.hosts.length} hosts, ${switchCount} switches; SNMPv2c, concurrency ${concurrency}; SNMP stand-in in its own process`);
+    console.log(
+      `fabric: ${sus} SUs, ${tree.hosts.length} hosts, ${switchCount} switches; SNMPv2c, concurrency ${concurrency}; SNMP stand-in in its own process`,
+    );
     const launched = await launchController(api, work, binary, { qps: 300, burst: 600 });
     const { controller } = launched;
     try {
-      const poll = async (name: string, labels: Record<string, string> = {}) => seriesValue(await controller.metrics(), name, { source: 'lldp', fabric: 'bench', ...labels });
-      await waitFor(async () => (await poll('hypernode_fabric_switches', { state: 'answered' }).catch(() => 0)) === switchCount, {
-        timeoutMs: CONVERGE_TIMEOUT_MS,
-        intervalMs: SCRAPE_EVERY_MS,
-        what: 'the first full poll',
-      });
+      const poll = async (name: string, labels: Record<string, string> = {}) =>
+        seriesValue(await controller.metrics(), name, { source: 'lldp', fabric: 'bench', ...labels });
+      await waitFor(
+        async () => (await poll('hypernode_fabric_switches', { state: 'answered' }).catch(() => 0)) === switchCount,
+        {
+          timeoutMs: CONVERGE_TIMEOUT_MS,
+          intervalMs: SCRAPE_EVERY_MS,
+          what: 'the first full poll',
+        },
+      );
       const pollS = await poll('hypernode_fabric_poll_duration_seconds');
       const pollCpuMs = controller.cpuMs();
       const hyperNodes = () => api.store.list('hypernodes').length;
@@ -98,10 +115,17 @@ async function main(): Promise<void> {
       console.log(
         `first poll + snapshot: ${pollS.toFixed(2)} s wall for ${switchCount} switches; controller CPU from start to the end of that poll: ${(pollCpuMs / 1000).toFixed(1)} s; start → ${hyperNodes()} HyperNodes written: ${convergedS.toFixed(1)} s`,
       );
-      const lastSuccess = async () => seriesValue(await controller.metrics(), 'hypernode_discovery_last_success_timestamp_seconds', { source: 'lldp' });
+      const lastSuccess = async () =>
+        seriesValue(await controller.metrics(), 'hypernode_discovery_last_success_timestamp_seconds', {
+          source: 'lldp',
+        });
       const nextPoll = async (what: string) => {
         const at = await lastSuccess();
-        await waitFor(async () => (await lastSuccess()) > at || undefined, { timeoutMs: (INTERVAL_S + 60) * 1000, intervalMs: SCRAPE_EVERY_MS, what });
+        await waitFor(async () => (await lastSuccess()) > at || undefined, {
+          timeoutMs: (INTERVAL_S + 60) * 1000,
+          intervalMs: SCRAPE_EVERY_MS,
+          what,
+        });
       };
       // One poll first: the nodeCount status writes of the new HyperNodes are done by then.
       await nextPoll('the poll after converging');
@@ -119,7 +143,9 @@ async function main(): Promise<void> {
       console.log(
         `later poll + snapshot: ${quietPollS.toFixed(2)} s wall; controller CPU over that ${INTERVAL_S} s interval (the poll and an idle wait): ${(intervalCpuMs / 1000).toFixed(1)} s`,
       );
-      console.log(`HyperNode writes over ${QUIET_POLLS} unchanged polls after ${new Date(firstSuccess * 1000).toISOString()}: ${quietWrites}`);
+      console.log(
+        `HyperNode writes over ${QUIET_POLLS} unchanged polls after ${new Date(firstSuccess * 1000).toISOString()}: ${quietWrites}`,
+      );
       console.log(
         `load average during the run: ${loadavg()
           .map((l) => l.toFixed(1))

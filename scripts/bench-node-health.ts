@@ -27,7 +27,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HYPERNODE_RESOURCE } from '../src/hypernode/model/hypernode-types.ts';
-import { SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, type SampleNode, type SampleShape } from '../testing/sample-cluster.ts';
+import {
+  SAMPLE_DISCOVERY_CONFIG,
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+  type SampleNode,
+  type SampleShape,
+} from '../testing/sample-cluster.ts';
 import { memberNames } from '../testing/hypernode-members.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchNodes } from './lib/bench-cluster.ts';
@@ -63,7 +69,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const binary = join(root, 'dist/vc-hypernode-controller-manager');
 const HEALTH_CONFIG = `${SAMPLE_DISCOVERY_CONFIG}health:\n  nodes: true\n`;
 
-const fourTier = (nodes: number): SampleShape => ({ zones: Math.max(1, Math.round(nodes / 1000)), spinesPerZone: 5, racksPerSpine: 10, nodesPerRack: 20 });
+const fourTier = (nodes: number): SampleShape => ({
+  zones: Math.max(1, Math.round(nodes / 1000)),
+  spinesPerZone: 5,
+  racksPerSpine: 10,
+  nodesPerRack: 20,
+});
 
 interface StoredHn {
   metadata: { name: string };
@@ -98,8 +109,20 @@ function withStatus(n: SampleNode, ready: 'True' | 'False', heartbeat: string) {
         { type: 'InternalIP', address: '10.1.2.3' },
         { type: 'Hostname', address: n.metadata.name },
       ],
-      capacity: { cpu: '128', memory: '2113632484Ki', 'nvidia.com/gpu': '8', pods: '110', 'ephemeral-storage': '7650410852Ki' },
-      allocatable: { cpu: '127', memory: '2103146724Ki', 'nvidia.com/gpu': '8', pods: '110', 'ephemeral-storage': '7050616741684' },
+      capacity: {
+        cpu: '128',
+        memory: '2113632484Ki',
+        'nvidia.com/gpu': '8',
+        pods: '110',
+        'ephemeral-storage': '7650410852Ki',
+      },
+      allocatable: {
+        cpu: '127',
+        memory: '2103146724Ki',
+        'nvidia.com/gpu': '8',
+        pods: '110',
+        'ephemeral-storage': '7050616741684',
+      },
       nodeInfo: {
         machineID: 'f0e1d2c3b4a5968778695a4b3c2d1e0f',
         systemUUID: '4c4c4544-0047-3510-8036-b4c04f4e4d32',
@@ -121,10 +144,14 @@ async function main(): Promise<void> {
   const flag = (name: string) => flagValue(process.argv, name);
   const count = Number(positional[0] ?? 100_000);
   const churnS = Number(positional[1] ?? 30);
-  const limit: RateLimit = { qps: Number(flag('qps') ?? RATE_LIMIT.qps), burst: Number(flag('burst') ?? RATE_LIMIT.burst) };
+  const limit: RateLimit = {
+    qps: Number(flag('qps') ?? RATE_LIMIT.qps),
+    burst: Number(flag('burst') ?? RATE_LIMIT.burst),
+  };
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/build.mjs first`);
   const verdicts: Verdict[] = [];
-  for (const latency of writeLatenciesArg(process.argv)) verdicts.push(...(await measure(count, churnS, limit, latency)));
+  for (const latency of writeLatenciesArg(process.argv))
+    verdicts.push(...(await measure(count, churnS, limit, latency)));
   console.log(`\n${verdictSummary(`Targets at ${count.toLocaleString('en')} Nodes:`, verdicts)}`);
 }
 
@@ -136,7 +163,9 @@ async function measure(count: number, churnS: number, limit: RateLimit, writeLat
   console.log(
     `\nNode health benchmark on ${binary}: ${nodes.length} Nodes, ${expected} HyperNodes, health.nodes on, qps=${limit.qps} burst=${limit.burst}, ${writeLatencyMs} ms a write on the stand-in.`,
   );
-  console.log('The machine is shared with other work running at the same time: wall times and CPU figures are under that load.');
+  console.log(
+    'The machine is shared with other work running at the same time: wall times and CPU figures are under that load.',
+  );
   return benchRound(
     'bench-node-health-',
     async (round) => {
@@ -147,7 +176,11 @@ async function measure(count: number, churnS: number, limit: RateLimit, writeLat
       const launched = await launchController(api, work, binary, limit);
       const controller = (round.controller = launched.controller);
       const c = controller;
-      await waitFor(async () => (await fetch(`${launched.healthUrl}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 120_000, intervalMs: 10, what: '/readyz 200' });
+      await waitFor(async () => (await fetch(`${launched.healthUrl}/readyz`).catch(() => undefined))?.status === 200, {
+        timeoutMs: 120_000,
+        intervalMs: 10,
+        what: '/readyz 200',
+      });
       const readyMs = performance.now() - launched.started;
       const hyperNodes = () => api.store.list(HYPERNODE_RESOURCE) as unknown as StoredHn[];
       /** Waits for `probe`, or ends the run at once (with the controller's log) when the controller exits. */
@@ -155,16 +188,26 @@ async function measure(count: number, churnS: number, limit: RateLimit, writeLat
         await waitFor(() => c.exitCode !== null || probe(), { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs, what });
         if (c.exitCode !== null) throw new Error(`the controller exited with ${c.exitCode} while waiting for ${what}`);
       };
-      await until(() => judgedAll.at() !== undefined, `${expected} HyperNodes with NodesReady=True and their nodeCount`, 100);
+      await until(
+        () => judgedAll.at() !== undefined,
+        `${expected} HyperNodes with NodesReady=True and their nodeCount`,
+        100,
+      );
       judgedAll.stop();
       const judgedAt = judgedAll.at()!;
       const judgedMs = judgedAt - launched.spawnedAt;
-      const firstWrites = api.requests.writes((r) => isControllerHyperNodeWrite(r) && Date.parse(r.time) <= judgedAt && r.code !== 429);
+      const firstWrites = api.requests.writes(
+        (r) => isControllerHyperNodeWrite(r) && Date.parse(r.time) <= judgedAt && r.code !== 429,
+      );
       const firstWriteAt = Date.parse(firstWrites[0]!.time);
       // A create and one status write (count and condition together) per HyperNode.
       const figures = writeFigures(firstWrites, judgedAt - firstWriteAt, limit, 2 * expected);
-      console.log(`start → ready ${readyMs.toFixed(0)} ms; → every HyperNode NodesReady=True ${(judgedMs / 1000).toFixed(1)} s`);
-      console.log(`  first HyperNode write → every HyperNode judged: ${describeWriteFigures(figures, limit)} (${2 * expected} needed)`);
+      console.log(
+        `start → ready ${readyMs.toFixed(0)} ms; → every HyperNode NodesReady=True ${(judgedMs / 1000).toFixed(1)} s`,
+      );
+      console.log(
+        `  first HyperNode write → every HyperNode judged: ${describeWriteFigures(figures, limit)} (${2 * expected} needed)`,
+      );
       await new Promise((r) => setTimeout(r, SETTLE_MS));
       const steady = c.memory();
       console.log(`RSS at steady state ${steady.rssMB.toFixed(1)} MB (peak ${steady.hwmMB.toFixed(1)} MB)`);
@@ -179,7 +222,8 @@ async function measure(count: number, churnS: number, limit: RateLimit, writeLat
         const tickStart = performance.now();
         const due = Math.floor(((tickStart - churnStart) / 1000) * CHURN_PER_S) - updates;
         const heartbeat = new Date().toISOString().slice(0, 19) + 'Z';
-        for (let k = 0; k < due; k++, i++) api.store.update(withStatus(nodes[(i * 7919) % nodes.length]!, 'True', heartbeat) as never);
+        for (let k = 0; k < due; k++, i++)
+          api.store.update(withStatus(nodes[(i * 7919) % nodes.length]!, 'True', heartbeat) as never);
         updates += Math.max(0, due);
         await new Promise((r) => setTimeout(r, Math.max(0, CHURN_TICK_MS - (performance.now() - tickStart))));
       }
@@ -194,17 +238,24 @@ async function measure(count: number, churnS: number, limit: RateLimit, writeLat
       // 1 % of the Nodes turn NotReady at once.
       await new Promise((r) => setTimeout(r, SETTLE_MS));
       const flipped = new Set<string>();
-      for (let k = 0; flipped.size < Math.round(nodes.length * FLIP_SHARE); k++) flipped.add(nodes[(k * 104729 + 17) % nodes.length]!.metadata.name);
+      for (let k = 0; flipped.size < Math.round(nodes.length * FLIP_SHARE); k++)
+        flipped.add(nodes[(k * 104729 + 17) % nodes.length]!.metadata.name);
       const all = hyperNodes();
       const racks = all.filter((hn) => memberNames(hn).some((m) => flipped.has(m)));
       const marked = new Set(racks.map((hn) => hn.metadata.name));
       for (let grown = true; grown; ) {
         grown = false;
-        for (const hn of all) if (!marked.has(hn.metadata.name) && memberNames(hn).some((m) => marked.has(m))) marked.add(hn.metadata.name), (grown = true);
+        for (const hn of all)
+          if (!marked.has(hn.metadata.name) && memberNames(hn).some((m) => marked.has(m)))
+            marked.add(hn.metadata.name), (grown = true);
       }
       const writesBeforeFlip = api.requests.writes(isControllerHyperNodeWrite).length;
       // Followed write by write: listing 5,600 HyperNodes every few ms would take the stand-in's CPU.
-      const marking = whenHyperNodes(api, all.length, (hn) => readyStatus(hn as unknown as StoredHn) === (marked.has(hn.metadata.name) ? 'False' : 'True'));
+      const marking = whenHyperNodes(
+        api,
+        all.length,
+        (hn) => readyStatus(hn as unknown as StoredHn) === (marked.has(hn.metadata.name) ? 'False' : 'True'),
+      );
       const flipStartedAt = Date.now();
       const heartbeat = new Date().toISOString().slice(0, 19) + 'Z';
       // As kubelets report: all within a fraction of a second, the stand-in's event loop (the API server's) free between batches.
@@ -225,16 +276,36 @@ async function measure(count: number, churnS: number, limit: RateLimit, writeLat
 
       const judgedRatio = qpsRatio(figures);
       return [
-        { figure: `RSS at steady state ${of}`, measured: `${steady.rssMB.toFixed(1)} MB`, target: `<= ${TARGETS.rssMB} MB`, pass: steady.rssMB <= TARGETS.rssMB },
-        { figure: `start → ready ${of}`, measured: `${readyMs.toFixed(0)} ms`, target: `<= ${TARGETS.readyMs} ms`, pass: readyMs <= TARGETS.readyMs },
+        {
+          figure: `RSS at steady state ${of}`,
+          measured: `${steady.rssMB.toFixed(1)} MB`,
+          target: `<= ${TARGETS.rssMB} MB`,
+          pass: steady.rssMB <= TARGETS.rssMB,
+        },
+        {
+          figure: `start → ready ${of}`,
+          measured: `${readyMs.toFixed(0)} ms`,
+          target: `<= ${TARGETS.readyMs} ms`,
+          pass: readyMs <= TARGETS.readyMs,
+        },
         {
           figure: `every HyperNode NodesReady=True / QPS bound of the writes it needs ${of}`,
           measured: `${judgedRatio.toFixed(2)}x`,
           target: `<= ${TARGETS.judgedBoundRatio}x`,
           pass: judgedRatio <= TARGETS.judgedBoundRatio,
         },
-        { figure: `HyperNode writes under status churn ${of}`, measured: String(churnWrites), target: '0', pass: churnWrites === 0 },
-        { figure: `status writes per marked HyperNode (1 % flip) ${of}`, measured: (statusWrites / marked.size).toFixed(2), target: '1.00', pass: statusWrites === marked.size },
+        {
+          figure: `HyperNode writes under status churn ${of}`,
+          measured: String(churnWrites),
+          target: '0',
+          pass: churnWrites === 0,
+        },
+        {
+          figure: `status writes per marked HyperNode (1 % flip) ${of}`,
+          measured: (statusWrites / marked.size).toFixed(2),
+          target: '1.00',
+          pass: statusWrites === marked.size,
+        },
       ];
     },
     { writeLatencyMs },

@@ -39,7 +39,10 @@ import {
 import { verdictSummary, type Verdict } from './lib/bench-stats.ts';
 
 const OWNED = 'topology.volcano.sh/owned-labels.label';
-const LABELS_ON = SAMPLE_DISCOVERY_CONFIG.replace('  - source: label\n    enabled: true\n', '  - source: label\n    enabled: true\n    exports:\n      nodeLabels: {}\n');
+const LABELS_ON = SAMPLE_DISCOVERY_CONFIG.replace(
+  '  - source: label\n    enabled: true\n',
+  '  - source: label\n    enabled: true\n    exports:\n      nodeLabels: {}\n',
+);
 /** The same topology with another interval: the source restarts and delivers an equal snapshot. */
 const LABELS_ON_RESTARTED = LABELS_ON.replace('    exports:\n', '    interval: 2h\n    exports:\n');
 const LABEL_TIMEOUT_MS = 1_800_000;
@@ -47,7 +50,8 @@ const QUIET_LINE = /Node labels match the topology, nothing to write/g;
 /** Labelling 65,000 Nodes from empty: within 1.1x of the QPS bound of its writes, also at 10 ms a write. */
 const TARGET_BOUND_RATIO = 1.1;
 
-const controllerWrite = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && (r.resource === 'hypernodes' || r.resource === 'nodes');
+const controllerWrite = (r: RequestRecord) =>
+  r.user === SERVICE_ACCOUNT && (r.resource === 'hypernodes' || r.resource === 'nodes');
 const nodePatch = (r: RequestRecord) => r.user === SERVICE_ACCOUNT && r.resource === 'nodes';
 
 async function main(): Promise<void> {
@@ -71,10 +75,16 @@ async function measure(count: number, limit: RateLimit, writeLatencyMs: number):
   try {
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NAMESPACE, LABELS_ON));
-    const launched = await launchController(api, work, binary, limit, { rules: nodeLabelOverlayRules(), flags: { v: 2 } });
+    const launched = await launchController(api, work, binary, limit, {
+      rules: nodeLabelOverlayRules(),
+      flags: { v: 2 },
+    });
     const c = launched.controller;
     stop = () => c.stop();
-    const labelled = () => (api.store.list('nodes') as Array<{ metadata: { annotations?: Record<string, string> } }>).every((n) => n.metadata.annotations?.[OWNED]);
+    const labelled = () =>
+      (api.store.list('nodes') as Array<{ metadata: { annotations?: Record<string, string> } }>).every(
+        (n) => n.metadata.annotations?.[OWNED],
+      );
     // Polled on the request log once a second (listing 65,000 Nodes would cost the stand-in, this
     // process, CPU the controller's writes need); the Nodes themselves are checked once at the end.
     const answered = () => api.requests.writes((r) => nodePatch(r) && r.code === 200).length;
@@ -83,8 +93,12 @@ async function measure(count: number, limit: RateLimit, writeLatencyMs: number):
       intervalMs: 1_000,
       what: `${nodes.length} Node patches answered`,
     });
-    if (outcome === 'exited') throw new Error(`the controller exited with ${c.exitCode}\n--- controller log tail ---\n${c.log}`);
-    if (!labelled()) throw new Error(`every Node patched, but not every Node carries its ownership record\n--- controller log tail ---\n${c.log}`);
+    if (outcome === 'exited')
+      throw new Error(`the controller exited with ${c.exitCode}\n--- controller log tail ---\n${c.log}`);
+    if (!labelled())
+      throw new Error(
+        `every Node patched, but not every Node carries its ownership record\n--- controller log tail ---\n${c.log}`,
+      );
     // Answered writes only: a 429 of the in-flight limit is sent again, and counts once.
     const writes = api.requests.writes((r) => controllerWrite(r) && r.code !== 429);
     const patchRecords = writes.filter(nodePatch);
@@ -99,18 +113,32 @@ async function measure(count: number, limit: RateLimit, writeLatencyMs: number):
     // An unchanged round: the source restarts, the snapshot is equal, the label pass decides and writes nothing.
     const quietBefore = (c.log.match(QUIET_LINE) ?? []).length;
     const patchesBefore = api.requests.writes(nodePatch).length;
-    const cm = api.store.get('configmaps', 'volcano-controller-configmap', NAMESPACE) as { data: Record<string, string> };
+    const cm = api.store.get('configmaps', 'volcano-controller-configmap', NAMESPACE) as {
+      data: Record<string, string>;
+    };
     const changedAt = performance.now();
     api.store.update({ ...cm, data: { 'volcano-controller.conf': LABELS_ON_RESTARTED } });
-    await waitFor(() => (c.log.match(QUIET_LINE) ?? []).length > quietBefore, { timeoutMs: 120_000, intervalMs: 20, what: 'the unchanged label round' });
+    await waitFor(() => (c.log.match(QUIET_LINE) ?? []).length > quietBefore, {
+      timeoutMs: 120_000,
+      intervalMs: 20,
+      what: 'the unchanged label round',
+    });
     const roundMs = performance.now() - changedAt;
     const quietPatches = api.requests.writes(nodePatch).length - patchesBefore;
 
-    console.log(`\nNode labels at ${nodes.length} Nodes (client rate limit qps=${qps} burst=${burst}, ${writeLatencyMs} ms a write on the stand-in):`);
-    console.log(`  labelling from empty: ${(windowMs / 1000).toFixed(1)} s for ${writes.length} writes (${patches} Node patches, ${writes.length - patches} HyperNode writes)`);
-    console.log(`  first → last Node patch: ${(patchWindowMs / 1000).toFixed(1)} s (${Math.round(patches / Math.max(patchWindowMs / 1000, 0.001))} patches/s)`);
+    console.log(
+      `\nNode labels at ${nodes.length} Nodes (client rate limit qps=${qps} burst=${burst}, ${writeLatencyMs} ms a write on the stand-in):`,
+    );
+    console.log(
+      `  labelling from empty: ${(windowMs / 1000).toFixed(1)} s for ${writes.length} writes (${patches} Node patches, ${writes.length - patches} HyperNode writes)`,
+    );
+    console.log(
+      `  first → last Node patch: ${(patchWindowMs / 1000).toFixed(1)} s (${Math.round(patches / Math.max(patchWindowMs / 1000, 0.001))} patches/s)`,
+    );
     console.log(`  ${describeWriteFigures(figures, limit)}`);
-    console.log(`  unchanged round: ${quietPatches} Node patches; ConfigMap change → label pass done in ${Math.round(roundMs)} ms (source restart and discovery included)`);
+    console.log(
+      `  unchanged round: ${quietPatches} Node patches; ConfigMap change → label pass done in ${Math.round(roundMs)} ms (source restart and discovery included)`,
+    );
     console.log(`  controller VmRSS once labelled: ${rssMB.toFixed(0)} MB`);
     const ratio = qpsRatio(figures);
     return {

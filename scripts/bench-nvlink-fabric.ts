@@ -47,7 +47,8 @@ const CONVERGE_TIMEOUT_MS = 600_000;
 const SCRAPE_EVERY_MS = 500;
 
 /** Rack r of unit su: a ClusterUUID of its own. */
-const rackUuid = (su: number, rack: number) => `${su.toString(16).padStart(8, '0')}-${rack.toString(16).padStart(4, '0')}-4000-8000-000000000000`;
+const rackUuid = (su: number, rack: number) =>
+  `${su.toString(16).padStart(8, '0')}-${rack.toString(16).padStart(4, '0')}-4000-8000-000000000000`;
 const trayName = (su: number, n: number) => `gb-su${String(su).padStart(2, '0')}-t${String(n).padStart(3, '0')}`;
 const rackOf = (n: number) => Math.ceil(n / traysPerRack);
 
@@ -85,7 +86,11 @@ async function round(tree: FatTree, nvlink: boolean): Promise<Figures> {
       for (let n = 1; n <= racksPerSu * traysPerRack; n++) {
         const name = trayName(su, n);
         const labels = name === late ? {} : { [CLIQUE]: `${rackUuid(su, rackOf(n))}.1` };
-        api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } });
+        api.store.create({
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+        });
       }
     }
     const secret = { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA };
@@ -106,16 +111,22 @@ async function round(tree: FatTree, nvlink: boolean): Promise<Figures> {
       endpoint: "${ufm.endpoint()}"
 ${nvlink ? '      nvlink: domain\n' : ''}`;
     api.store.create(discoveryConfigMap(NAMESPACE, conf));
-    api.latency(WRITE_LATENCY_MS, (r) => isControllerHyperNodeWrite(r) && ['create', 'update', 'delete'].includes(r.verb));
+    api.latency(
+      WRITE_LATENCY_MS,
+      (r) => isControllerHyperNodeWrite(r) && ['create', 'update', 'delete'].includes(r.verb),
+    );
     const launched = await launchController(api, work, binary, LIMIT);
     controller = launched.controller;
     const c = controller;
     const metric = async (name: string) => seriesValue(await c.metrics(), name, { source: 'ufm' });
-    const firstSuccess = await waitFor(async () => (await metric('hypernode_discovery_last_success_timestamp_seconds').catch(() => 0)) || undefined, {
-      timeoutMs: CONVERGE_TIMEOUT_MS,
-      intervalMs: SCRAPE_EVERY_MS,
-      what: 'the first poll',
-    });
+    const firstSuccess = await waitFor(
+      async () => (await metric('hypernode_discovery_last_success_timestamp_seconds').catch(() => 0)) || undefined,
+      {
+        timeoutMs: CONVERGE_TIMEOUT_MS,
+        intervalMs: SCRAPE_EVERY_MS,
+        what: 'the first poll',
+      },
+    );
     const hyperNodes = () => api.store.list('hypernodes').length;
     await waitFor(async () => (hyperNodes() > 0 && (await metric('hypernode_managed')) === hyperNodes()) || undefined, {
       timeoutMs: CONVERGE_TIMEOUT_MS,
@@ -136,29 +147,54 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
     };
     if (nvlink) {
       // Let the status writes of the new tree land (every HyperNode judged at its generation), then the late tray's clique appears.
-      type Judged = { metadata: { generation?: number }; status?: { nodeCount?: number; conditions?: { type: string; observedGeneration?: number }[] } };
+      type Judged = {
+        metadata: { generation?: number };
+        status?: { nodeCount?: number; conditions?: { type: string; observedGeneration?: number }[] };
+      };
       const judged = (hn: Judged) =>
-        hn.status?.nodeCount !== undefined && hn.status.conditions?.some((k) => k.type === 'FabricHealthy' && k.observedGeneration === hn.metadata.generation);
+        hn.status?.nodeCount !== undefined &&
+        hn.status.conditions?.some(
+          (k) => k.type === 'FabricHealthy' && k.observedGeneration === hn.metadata.generation,
+        );
       await waitFor(() => (api.store.list('hypernodes') as Judged[]).every(judged) || undefined, {
         timeoutMs: CONVERGE_TIMEOUT_MS,
         intervalMs: SCRAPE_EVERY_MS,
         what: 'every status written',
       });
-      await waitFor(() => api.requests.writes(isControllerHyperNodeWrite).every((r) => r.code !== 0) || undefined, { timeoutMs: 60_000, what: 'every write answered' });
+      await waitFor(() => api.requests.writes(isControllerHyperNodeWrite).every((r) => r.code !== 0) || undefined, {
+        timeoutMs: 60_000,
+        what: 'every write answered',
+      });
       api.requests.clear();
       const ufmBefore = ufm.requests.length;
       const domain = nvlinkHyperNodeName(FABRIC, 'nvl-domain', rackUuid(1, 1));
-      const leaf = (api.store.list('hypernodes') as { metadata: { name: string } }[]).find((hn) => memberNames(hn as never).includes(late))!.metadata.name;
+      const leaf = (api.store.list('hypernodes') as { metadata: { name: string } }[]).find((hn) =>
+        memberNames(hn as never).includes(late),
+      )!.metadata.name;
       const node = api.store.get('nodes', late) as { metadata: { labels: Record<string, string> } };
       const started = performance.now();
-      api.store.update({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, [CLIQUE]: `${rackUuid(1, 1)}.1` } } });
-      const moved = () => memberNames(api.store.get('hypernodes', domain) as never).includes(late) && !memberNames(api.store.get('hypernodes', leaf) as never).includes(late);
-      await waitFor(() => moved() || undefined, { timeoutMs: 60_000, intervalMs: 5, what: 'the late tray in its domain, out of its leaf group' });
+      api.store.update({
+        ...node,
+        metadata: { ...node.metadata, labels: { ...node.metadata.labels, [CLIQUE]: `${rackUuid(1, 1)}.1` } },
+      });
+      const moved = () =>
+        memberNames(api.store.get('hypernodes', domain) as never).includes(late) &&
+        !memberNames(api.store.get('hypernodes', leaf) as never).includes(late);
+      await waitFor(() => moved() || undefined, {
+        timeoutMs: 60_000,
+        intervalMs: 5,
+        what: 'the late tray in its domain, out of its leaf group',
+      });
       const ms = performance.now() - started;
-      await waitFor(() => api.requests.writes(isControllerHyperNodeWrite).every((r) => r.code !== 0) || undefined, { timeoutMs: 60_000, what: 'every write answered' });
+      await waitFor(() => api.requests.writes(isControllerHyperNodeWrite).every((r) => r.code !== 0) || undefined, {
+        timeoutMs: 60_000,
+        what: 'every write answered',
+      });
       figures.laterClique = {
         ms,
-        writes: api.requests.writes((r) => isControllerHyperNodeWrite(r) && r.subresource !== 'status').map((r) => `${r.verb} ${r.name}`),
+        writes: api.requests
+          .writes((r) => isControllerHyperNodeWrite(r) && r.subresource !== 'status')
+          .map((r) => `${r.verb} ${r.name}`),
         ufmRequests: ufm.requests.length - ufmBefore,
       };
     }
@@ -202,8 +238,18 @@ async function main(): Promise<void> {
       .join(' ')} on ${cpus().length} cores`,
   );
   const verdicts: Verdict[] = rows.flatMap(([name, f]) => [
-    { figure: `${name}: first poll`, measured: seconds(f.firstPollMs), target: `≤ ${TARGETS.firstPollS} s`, pass: f.firstPollMs <= TARGETS.firstPollS * 1000 },
-    { figure: `${name}: peak RSS`, measured: `${f.hwmMB.toFixed(0)} MB`, target: `≤ ${TARGETS.rssMB} MB`, pass: f.hwmMB <= TARGETS.rssMB },
+    {
+      figure: `${name}: first poll`,
+      measured: seconds(f.firstPollMs),
+      target: `≤ ${TARGETS.firstPollS} s`,
+      pass: f.firstPollMs <= TARGETS.firstPollS * 1000,
+    },
+    {
+      figure: `${name}: peak RSS`,
+      measured: `${f.hwmMB.toFixed(0)} MB`,
+      target: `≤ ${TARGETS.rssMB} MB`,
+      pass: f.hwmMB <= TARGETS.rssMB,
+    },
   ]);
   const later = rows[1]![1].laterClique!;
   verdicts.push({

@@ -81,7 +81,10 @@ function main() {
     for (let run = 0; run < runs; run++) {
       const cpuBefore = childrenCpuMs();
       const started = process.hrtime.bigint();
-      const result = spawnSync(binary, ['render', '--config', config, '--nodes', nodes, '-o', 'json'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+      const result = spawnSync(binary, ['render', '--config', config, '--nodes', nodes, '-o', 'json'], {
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (result.status !== 0) throw new Error(`render exited ${result.status}: ${result.stderr}`);
       items = JSON.parse(result.stdout).items.length;
@@ -90,7 +93,9 @@ function main() {
       console.log(`run ${run + 1}: ${ms.toFixed(0)} ms wall${cpu === undefined ? '' : `, ${cpu} ms CPU`}`);
     }
     const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
-    console.log(`render of ${count} Nodes (3 tiers, ${items} HyperNodes): median ${median.toFixed(0)} ms over ${runs} runs (target < ${TARGET_MS} ms)`);
+    console.log(
+      `render of ${count} Nodes (3 tiers, ${items} HyperNodes): median ${median.toFixed(0)} ms over ${runs} runs (target < ${TARGET_MS} ms)`,
+    );
     return median < TARGET_MS ? 0 : 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -78,10 +78,15 @@ function median(values) {
 
 /** User + system CPU time of one run of the child, in ms (bash's `times`: its children's line). */
 function cpuTimeMs(command, args) {
-  const r = spawnSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', '_', command, ...args], { env, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', '_', command, ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   const children = r.stdout.trim().split('\n').at(-1) ?? '';
   const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
-  if (seconds.length !== 2) throw new Error(`cannot read the CPU time of ${command} ${args.join(' ')} from ${JSON.stringify(r.stdout)}`);
+  if (seconds.length !== 2)
+    throw new Error(`cannot read the CPU time of ${command} ${args.join(' ')} from ${JSON.stringify(r.stdout)}`);
   return (seconds[0] + seconds[1]) * 1000;
 }
 
@@ -121,7 +126,9 @@ const strippedSize = statSync(strippedNode(hostTarget())).size;
 const sizeRatio = seaSize / strippedSize;
 console.log(`single executable       ${mb(seaSize)}`);
 console.log(`stripped pinned node    ${mb(strippedSize)}`);
-console.log(`  ratio                 ${sizeRatio.toFixed(3)}  (target <= ${TARGET_SIZE_RATIO}: ${sizeRatio <= TARGET_SIZE_RATIO ? 'met' : 'MISSED'})`);
+console.log(
+  `  ratio                 ${sizeRatio.toFixed(3)}  (target <= ${TARGET_SIZE_RATIO}: ${sizeRatio <= TARGET_SIZE_RATIO ? 'met' : 'MISSED'})`,
+);
 const bundleBytes = readFileSync(bundle);
 console.log(`bundle                  ${mb(bundleBytes.length)} raw, ${mb(gzipSync(bundleBytes).length)} gzip\n`);
 
@@ -139,13 +146,20 @@ const [seaVersion, nodeBaseline, emptySeaRun, bundleOnNode, nodeHereBaseline, bu
 const timeRatio = seaVersion / nodeBaseline;
 console.log(`--version, single executable        ${ms(seaVersion)}`);
 console.log(`node -e 0, pinned node ${pinnedVersion}   ${ms(nodeBaseline)}`);
-console.log(`  ratio                             ${timeRatio.toFixed(2)}  (target <= ${TARGET_TIME_RATIO}: ${timeRatio <= TARGET_TIME_RATIO ? 'met' : 'MISSED'})`);
-console.log(`  empty SEA (runtime start-up alone)  ${ms(emptySeaRun)}  (${ms(emptySeaRun - nodeBaseline)} against node -e 0)`);
+console.log(
+  `  ratio                             ${timeRatio.toFixed(2)}  (target <= ${TARGET_TIME_RATIO}: ${timeRatio <= TARGET_TIME_RATIO ? 'met' : 'MISSED'})`,
+);
+console.log(
+  `  empty SEA (runtime start-up alone)  ${ms(emptySeaRun)}  (${ms(emptySeaRun - nodeBaseline)} against node -e 0)`,
+);
 console.log(`  our code until the version is out   ${ms(seaVersion - emptySeaRun)}  (executable − empty SEA)`);
-console.log(`--version, bundle on node ${process.version}  ${ms(bundleOnNode)}  (node -e 0 there: ${ms(nodeHereBaseline)})`);
+console.log(
+  `--version, bundle on node ${process.version}  ${ms(bundleOnNode)}  (node -e 0 there: ${ms(nodeHereBaseline)})`,
+);
 console.log(`--version, bundle on deno           ${ms(bundleOnDeno)}\n`);
 
-const verdict = (ratio) => `${ratio.toFixed(3)}  (target <= ${TARGET_TIME_RATIO}: ${ratio <= TARGET_TIME_RATIO ? 'met' : 'MISSED'})`;
+const verdict = (ratio) =>
+  `${ratio.toFixed(3)}  (target <= ${TARGET_TIME_RATIO}: ${ratio <= TARGET_TIME_RATIO ? 'met' : 'MISSED'})`;
 console.log(`paired median ratio against node -e 0 (pinned node), ${runs} pairs`);
 for (const [what, measure] of [
   ['wall', wallTimeMs],

@@ -20,7 +20,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BINARY as binary } from '../testing/executables.ts';
-import { KAI_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KUEUE_TOPOLOGY_CRD_FILE, startApiServer, type Obj, type RequestRecord } from '../testing/apiserver/index.ts';
+import {
+  KAI_TOPOLOGY_CRD_FILE,
+  KUEUE_RESOURCE_FLAVOR_CRD_FILE,
+  KUEUE_TOPOLOGY_CRD_FILE,
+  startApiServer,
+  type Obj,
+  type RequestRecord,
+} from '../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../testing/node-label-overlay.ts';
 import { RACK_LABEL, SPINE_LABEL, ZONE_LABEL, discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
@@ -38,30 +45,52 @@ function config(labels: string[]): string {
   return `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n      kueueTopology: true\n      kaiTopology: true\n    config:\n      networkTopologyTypes:\n        datacenter:\n${levels}`;
 }
 
-const levelsOf = (o: Obj | undefined): string[] | undefined => o?.spec.levels.map((l: { nodeLabel: string }) => l.nodeLabel);
+const levelsOf = (o: Obj | undefined): string[] | undefined =>
+  o?.spec.levels.map((l: { nodeLabel: string }) => l.nodeLabel);
 
 async function main(): Promise<void> {
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`node scripts/build.mjs\` first`);
   const [count = 2_000, qps = 50, burst = 100] = process.argv.slice(2).map(Number);
   const nodesPerRack = 20;
   const racks = Math.max(1, Math.round(count / nodesPerRack));
-  const nodes = benchNodes({ zones: Math.max(1, Math.round(racks / 50)), spinesPerZone: 5, racksPerSpine: 10, nodesPerRack });
-  const api = await startApiServer({ namespaces: [NAMESPACE], extraCrds: [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KAI_TOPOLOGY_CRD_FILE] });
+  const nodes = benchNodes({
+    zones: Math.max(1, Math.round(racks / 50)),
+    spinesPerZone: 5,
+    racksPerSpine: 10,
+    nodesPerRack,
+  });
+  const api = await startApiServer({
+    namespaces: [NAMESPACE],
+    extraCrds: [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KAI_TOPOLOGY_CRD_FILE],
+  });
   api.startKueueTopologyController();
   const work = mkdtempSync(join(tmpdir(), 'bench-topology-levels-'));
   let stop: (() => Promise<unknown>) | undefined;
   try {
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NAMESPACE, config([ZONE_LABEL, SPINE_LABEL, RACK_LABEL])));
-    const { controller: c } = await launchController(api, work, binary, { qps, burst }, { rules: nodeLabelOverlayRules() });
+    const { controller: c } = await launchController(
+      api,
+      work,
+      binary,
+      { qps, burst },
+      { rules: nodeLabelOverlayRules() },
+    );
     stop = () => c.stop();
-    const wait = (what: string, ok: () => boolean, intervalMs = 20) => waitFor(() => c.exitCode === null && ok(), { timeoutMs: TIMEOUT_MS, intervalMs, what });
+    const wait = (what: string, ok: () => boolean, intervalMs = 20) =>
+      waitFor(() => c.exitCode === null && ok(), { timeoutMs: TIMEOUT_MS, intervalMs, what });
     await wait(
       'both Topology objects written and held by Kueue',
-      () => levelsOf(api.store.get(KAI, NAME))?.length === 4 && api.store.get(KUEUE, NAME)?.metadata.finalizers?.length > 0,
+      () =>
+        levelsOf(api.store.get(KAI, NAME))?.length === 4 && api.store.get(KUEUE, NAME)?.metadata.finalizers?.length > 0,
       200,
     );
-    api.store.create({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ResourceFlavor', metadata: { name: 'tas' }, spec: { nodeLabels: { pool: 'gpu' }, topologyName: NAME } });
+    api.store.create({
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'ResourceFlavor',
+      metadata: { name: 'tas' },
+      spec: { nodeLabels: { pool: 'gpu' }, topologyName: NAME },
+    });
 
     // Every stored state of Nodes and Topology objects checked: no Topology of ours may name a label a Node lacks.
     let violations = 0;
@@ -89,17 +118,24 @@ async function main(): Promise<void> {
     const changedAt = performance.now();
     const cm = api.store.get('configmaps', 'volcano-controller-configmap', NAMESPACE)!;
     api.store.update({ ...cm, data: { 'volcano-controller.conf': config([SPINE_LABEL, RACK_LABEL]) } });
-    await wait('the hold reported', () => /is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use/.test(c.log));
+    await wait('the hold reported', () =>
+      /is being deleted, held by finalizer kueue\.x-k8s\.io\/resource-in-use/.test(c.log),
+    );
     const heldAfterMs = performance.now() - changedAt;
 
     let madeAt = 0;
     const madeStop = api.onStoreChange(KUEUE, (t, deleted) => {
-      if (!deleted && t.metadata.deletionTimestamp === undefined && levelsOf(t)?.length === 3) madeAt ||= performance.now();
+      if (!deleted && t.metadata.deletionTimestamp === undefined && levelsOf(t)?.length === 3)
+        madeAt ||= performance.now();
     });
     const releasedAt = performance.now();
     api.store.delete('resourceflavors.kueue.x-k8s.io', 'tas');
     await wait('the new Kueue Topology', () => madeAt > 0, 5);
-    await wait('the zone label removed from every Node', () => api.store.list('nodes').every((n) => n.metadata.labels?.[zoneKey] === undefined), 50);
+    await wait(
+      'the zone label removed from every Node',
+      () => api.store.list('nodes').every((n) => n.metadata.labels?.[zoneKey] === undefined),
+      50,
+    );
     const labelsGoneMs = performance.now() - releasedAt;
     madeStop();
     for (const s of stops) s();
@@ -107,9 +143,16 @@ async function main(): Promise<void> {
     const writes = api.requests
       .all()
       .slice(from)
-      .filter((r: RequestRecord) => r.user === SERVICE_ACCOUNT && ['create', 'update', 'patch', 'delete'].includes(r.verb) && r.resource !== 'events' && r.resource !== 'leases');
+      .filter(
+        (r: RequestRecord) =>
+          r.user === SERVICE_ACCOUNT &&
+          ['create', 'update', 'patch', 'delete'].includes(r.verb) &&
+          r.resource !== 'events' &&
+          r.resource !== 'leases',
+      );
     const byKind = new Map<string, number>();
-    const group = (r: RequestRecord) => (r.path.includes('/kai.scheduler/') ? ' (KAI)' : r.path.includes('/kueue.x-k8s.io/') ? ' (Kueue)' : '');
+    const group = (r: RequestRecord) =>
+      r.path.includes('/kai.scheduler/') ? ' (KAI)' : r.path.includes('/kueue.x-k8s.io/') ? ' (Kueue)' : '';
     for (const r of writes) {
       const key = `${r.verb} ${r.resource}${group(r)}`;
       byKind.set(key, (byKind.get(key) ?? 0) + 1);
@@ -118,7 +161,9 @@ async function main(): Promise<void> {
     console.log(`  writes: ${[...byKind].map(([k, n]) => `${n} ${k}`).join(', ')}`);
     console.log(`  hold reported ${heldAfterMs.toFixed(0)} ms after the ConfigMap change`);
     console.log(`  ResourceFlavor deleted -> new Kueue Topology stored: ${(madeAt - releasedAt).toFixed(0)} ms`);
-    console.log(`  ResourceFlavor deleted -> the dropped level's label gone from every Node: ${labelsGoneMs.toFixed(0)} ms`);
+    console.log(
+      `  ResourceFlavor deleted -> the dropped level's label gone from every Node: ${labelsGoneMs.toFixed(0)} ms`,
+    );
     console.log(`  states where a Topology of ours named a label a Node lacked: ${violations}`);
   } finally {
     await stop?.();

@@ -21,7 +21,10 @@ const RUNS = 5;
 function topology(nodes: number): DiscoveredHyperNode[] {
   const racks: DiscoveredHyperNode[] = [];
   for (let r = 0; r * 8 < nodes; r++) {
-    const members = Array.from({ length: Math.min(8, nodes - r * 8) }, (_, i) => `node-${String(r * 8 + i).padStart(5, '0')}`);
+    const members = Array.from(
+      { length: Math.min(8, nodes - r * 8) },
+      (_, i) => `node-${String(r * 8 + i).padStart(5, '0')}`,
+    );
     racks.push(build(`rack-${r}`, 1, buildMembers(members, 'Node'), {}));
   }
   const group = (prefix: string, tier: number, children: DiscoveredHyperNode[], size: number) =>
@@ -62,7 +65,17 @@ const state: TopologyState = {
     {
       source: 'label',
       lastSnapshotAt: Date.now(),
-      lastResult: { discovered: desired.length, created: 0, updated: 0, unchanged: desired.length, deleted: 0, failed: 0, foreign: 0, held: 0, rejected: false },
+      lastResult: {
+        discovered: desired.length,
+        created: 0,
+        updated: 0,
+        unchanged: desired.length,
+        deleted: 0,
+        failed: 0,
+        foreign: 0,
+        held: 0,
+        rejected: false,
+      },
       desired,
       heldDeletes: [],
       uncoveredNodes: { count: 0, listed: [] },

@@ -52,19 +52,37 @@ try {
     `networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabric: superpod\n      endpoint: ${server.endpoint()}\n`,
   );
   const nodes = join(dir, 'nodes.json');
-  writeFileSync(nodes, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: fabric.hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+  writeFileSync(
+    nodes,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: fabric.hosts.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })),
+    }),
+  );
   console.log(
     `fabric: ${sus} SUs, ${fabric.hosts.length} hosts, ${fabric.systems.length - fabric.hosts.length} switches, ${fabric.links.length} links, ${fabric.ports.length} ports; answers ${JSON.stringify(sizes)}`,
   );
   const figures = [];
   for (let i = 0; i < runs; i++) {
-    const { hyperNodes, cpuMs, rssMb } = timedRender(binary, ['--config', conf, '--nodes', nodes, '--ufm-capture', dir]);
+    const { hyperNodes, cpuMs, rssMb } = timedRender(binary, [
+      '--config',
+      conf,
+      '--nodes',
+      nodes,
+      '--ufm-capture',
+      dir,
+    ]);
     figures.push({ cpuMs, rssMb });
-    console.log(`run ${i + 1}: ${hyperNodes.length} HyperNodes (tiers ${[...new Set(hyperNodes.map((h) => h.spec.tier))].join(',')}), CPU ${cpuMs} ms, peak RSS ${rssMb} MB`);
+    console.log(
+      `run ${i + 1}: ${hyperNodes.length} HyperNodes (tiers ${[...new Set(hyperNodes.map((h) => h.spec.tier))].join(',')}), CPU ${cpuMs} ms, peak RSS ${rssMb} MB`,
+    );
   }
   const worst = { cpuMs: Math.max(...figures.map((f) => f.cpuMs)), rssMb: Math.max(...figures.map((f) => f.rssMb)) };
   const ok = worst.cpuMs <= TARGET_CPU_MS && worst.rssMb <= TARGET_RSS_MB;
-  console.log(`worst: CPU ${worst.cpuMs} ms (target ${TARGET_CPU_MS}), peak RSS ${worst.rssMb} MB (target ${TARGET_RSS_MB}): ${ok ? 'ok' : 'OVER'}`);
+  console.log(
+    `worst: CPU ${worst.cpuMs} ms (target ${TARGET_CPU_MS}), peak RSS ${worst.rssMb} MB (target ${TARGET_RSS_MB}): ${ok ? 'ok' : 'OVER'}`,
+  );
   process.exitCode = ok ? 0 : 1;
 } finally {
   await server.close();

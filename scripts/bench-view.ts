@@ -42,7 +42,9 @@ async function main(): Promise<void> {
     const html = join(dir, 'view.html');
     writeFileSync(html, out.stdout);
     const hyperNodes = Number(/render: (\d+) HyperNodes/.exec(out.stdout)?.[1]);
-    console.log(`${nodes.length} Nodes, ${hyperNodes} HyperNodes: page ${(statSync(html).size / 1e6).toFixed(1)} MB, written by render in ${renderMs.toFixed(0)} ms`);
+    console.log(
+      `${nodes.length} Nodes, ${hyperNodes} HyperNodes: page ${(statSync(html).size / 1e6).toFixed(1)} MB, written by render in ${renderMs.toFixed(0)} ms`,
+    );
 
     const totals: number[] = [];
     for (let run = 1; run <= runs; run++) {
@@ -57,11 +59,17 @@ async function main(): Promise<void> {
       await page.fill('#q', query);
       const asked = performance.now();
       await page.press('#q', 'Enter');
-      await page.waitForFunction((q) => document.documentElement.dataset.searched === q, query, { timeout: 30_000, polling: 'raf' });
+      await page.waitForFunction((q) => document.documentElement.dataset.searched === q, query, {
+        timeout: 30_000,
+        polling: 'raf',
+      });
       const searchMs = performance.now() - asked;
       const hits = await page.$$eval('#icicle rect.hn.hit', (rs) => rs.length);
-      const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)])));
-      if (errors.length > 0 || hits !== 3) throw new Error(`run ${run}: errors ${JSON.stringify(errors)}, ${hits} highlighted`);
+      const marks = await page.evaluate(() =>
+        Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, Math.round(m.startTime)])),
+      );
+      if (errors.length > 0 || hits !== 3)
+        throw new Error(`run ${run}: errors ${JSON.stringify(errors)}, ${hits} highlighted`);
       await page.close();
       totals.push(drawnMs + searchMs);
       const inPage = `in the page: script from ${marks['view:start']} ms, drawn at ${marks['view:drawn']} ms, search answered in ${marks['view:searched']! - marks['view:search']!} ms`;

@@ -174,9 +174,13 @@ export function readDockerfile(path = join(root, 'deploy/image/Dockerfile')) {
     if (instruction === 'COPY' && rest === 'rootfs/ /') continue;
     if (instruction === 'USER') result.user = rest;
     else if (instruction === 'ENTRYPOINT') result.entrypoint = JSON.parse(rest);
-    else throw new Error(`${path}: scripts/build-image.mjs reproduces only FROM scratch, COPY rootfs/ /, USER and ENTRYPOINT; found "${line}"`);
+    else
+      throw new Error(
+        `${path}: scripts/build-image.mjs reproduces only FROM scratch, COPY rootfs/ /, USER and ENTRYPOINT; found "${line}"`,
+      );
   }
-  if (!result.user || result.entrypoint.length === 0) throw new Error(`${path}: needs USER and an exec-form ENTRYPOINT`);
+  if (!result.user || result.entrypoint.length === 0)
+    throw new Error(`${path}: needs USER and an exec-form ENTRYPOINT`);
   return result;
 }
 
@@ -185,9 +189,14 @@ export function sharedLibraries(target, executable) {
   let out;
   try {
     const [command, ...args] = runner(target, target.loader);
-    out = execFileSync(command, [...args, '--list', executable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    out = execFileSync(command, [...args, '--list', executable], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
-    throw new Error(`${target.loader} --list ${executable} failed (is it a dynamically linked ${target.arch} ELF executable?): ${err.stderr || err.message}`);
+    throw new Error(
+      `${target.loader} --list ${executable} failed (is it a dynamically linked ${target.arch} ELF executable?): ${err.stderr || err.message}`,
+    );
   }
   const libs = [];
   for (const line of out.split('\n')) {
@@ -213,7 +222,9 @@ function owningPackage(path) {
       // not under this name; try the next
     }
   }
-  throw new Error(`no Debian package owns ${path} (tried ${candidates.join(', ')}): the image can only carry libraries with package metadata`);
+  throw new Error(
+    `no Debian package owns ${path} (tried ${candidates.join(', ')}): the image can only carry libraries with package metadata`,
+  );
 }
 
 const STATUS_FIELDS = [
@@ -234,8 +245,10 @@ const STATUS_FIELDS = [
 
 /** `{ name, version, architecture, source, distroVersion, status }` of an installed package (`status`: its dpkg status stanza). */
 export function debianPackage(pkg) {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a dpkg-query format field, not a template
-  const format = STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') + 'Source-Package: ${source:Package}\nSource-Version: ${source:Version}\n';
+  const format =
+    STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') +
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a dpkg-query format field, not a template
+    'Source-Package: ${source:Package}\nSource-Version: ${source:Version}\n';
   const text = execFileSync('dpkg-query', ['-W', `-f=${format}`, pkg], { encoding: 'utf8' });
   const field = (f) => text.match(new RegExp(`^${f}: (.*)$`, 'm'))?.[1] ?? '';
   const status = text
@@ -300,7 +313,11 @@ async function platformImage({ target, executable, out, blobs, mtime, docs, user
   const layer = await writeTar(treeEntries(rootfs, mtime), layerTmp, { gzip: true });
   renameSync(layerTmp, join(blobs, layer.digest.slice('sha256:'.length)));
 
-  const labels = { 'org.opencontainers.image.title': NAME, 'org.opencontainers.image.version': version, 'org.opencontainers.image.licenses': 'Apache-2.0' };
+  const labels = {
+    'org.opencontainers.image.title': NAME,
+    'org.opencontainers.image.version': version,
+    'org.opencontainers.image.licenses': 'Apache-2.0',
+  };
   const config = {
     created,
     architecture: target.arch,
@@ -322,8 +339,20 @@ async function platformImage({ target, executable, out, blobs, mtime, docs, user
     .filter((e) => e.type === 'file')
     .reduce((sum, e) => sum + statSync(e.path).size, 0);
   return {
-    descriptor: { mediaType: manifest.mediaType, ...manifestBlob, platform: { architecture: target.arch, os: 'linux' } },
-    platform: { arch: target.arch, version, rootfs, debs, layerSize: layer.size, rootfsSize, manifestDigest: manifestBlob.digest },
+    descriptor: {
+      mediaType: manifest.mediaType,
+      ...manifestBlob,
+      platform: { architecture: target.arch, os: 'linux' },
+    },
+    platform: {
+      arch: target.arch,
+      version,
+      rootfs,
+      debs,
+      layerSize: layer.size,
+      rootfsSize,
+      manifestDigest: manifestBlob.digest,
+    },
   };
 }
 
@@ -343,9 +372,22 @@ export async function buildImage({ dist = join(root, 'dist'), out = join(dist, '
   rmSync(layout, { recursive: true, force: true });
   mkdirSync(blobs, { recursive: true });
   const built = [];
-  for (const target of targets) built.push(await platformImage({ target, executable: executablePath(target, dist), out, blobs, mtime, docs, user, entrypoint }));
+  for (const target of targets)
+    built.push(
+      await platformImage({
+        target,
+        executable: executablePath(target, dist),
+        out,
+        blobs,
+        mtime,
+        docs,
+        user,
+        entrypoint,
+      }),
+    );
   const versions = new Set(built.map((b) => b.platform.version));
-  if (versions.size !== 1) throw new Error(`the executables in ${dist} report different versions: ${[...versions].join(', ')}`);
+  if (versions.size !== 1)
+    throw new Error(`the executables in ${dist} report different versions: ${[...versions].join(', ')}`);
   const [version] = versions;
   const index = {
     schemaVersion: 2,
@@ -365,7 +407,9 @@ function mib(bytes) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { dist: { type: 'string' }, out: { type: 'string' }, notices: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { dist: { type: 'string' }, out: { type: 'string' }, notices: { type: 'string' } },
+  });
   const started = Date.now();
   const docs = { LICENSE: join(root, 'LICENSE'), ...(values.notices ? { THIRD_PARTY_NOTICES: values.notices } : {}) };
   const image = await buildImage({ dist: values.dist, out: values.out, docs });
@@ -375,7 +419,9 @@ async function main() {
       `  linux/${p.arch} ${p.manifestDigest}: root filesystem ${mib(p.rootfsSize)}, compressed layer ${mib(p.layerSize)}; Debian packages ${p.debs.map((d) => `${d.name} ${d.version}`).join(', ')}`,
     );
   }
-  console.log(`  ${relative(process.cwd(), image.archive)} ${mib(statSync(image.archive).size)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `  ${relative(process.cwd(), image.archive)} ${mib(statSync(image.archive).size)} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -88,7 +88,10 @@ const urlFromRuntime = {
   name: 'url-from-runtime',
   setup(b) {
     b.onResolve({ filter: /^whatwg-url$/ }, () => ({ path: 'whatwg-url', namespace: 'url-from-runtime' }));
-    b.onLoad({ filter: /.*/, namespace: 'url-from-runtime' }, () => ({ contents: 'module.exports = { URL: globalThis.URL };', loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'url-from-runtime' }, () => ({
+      contents: 'module.exports = { URL: globalThis.URL };',
+      loader: 'js',
+    }));
   },
 };
 
@@ -104,9 +107,15 @@ const clientNodeSideEffectFree = {
   setup(b) {
     b.onResolve({ filter: /.*/ }, async (args) => {
       if (args.pluginData?.resolving) return undefined;
-      const fromClientNode = args.path.startsWith('@kubernetes/client-node') || args.importer.includes('/@kubernetes/client-node/');
+      const fromClientNode =
+        args.path.startsWith('@kubernetes/client-node') || args.importer.includes('/@kubernetes/client-node/');
       if (!fromClientNode) return undefined;
-      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { resolving: true } });
+      const resolved = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { resolving: true },
+      });
       if (resolved.errors.length > 0 || resolved.external) return resolved;
       return { path: resolved.path, namespace: resolved.namespace, sideEffects: false };
     });
@@ -122,7 +131,9 @@ function standIn({ name, namespace, module, importer, contents, resolveDir }) {
   return {
     name,
     setup(b) {
-      b.onResolve({ filter: module }, (args) => (args.importer.includes(importer) ? { path: args.path, namespace } : undefined));
+      b.onResolve({ filter: module }, (args) =>
+        args.importer.includes(importer) ? { path: args.path, namespace } : undefined,
+      );
       b.onLoad({ filter: /.*/, namespace }, () => ({ contents, loader: 'js', ...(resolveDir ? { resolveDir } : {}) }));
     },
   };
@@ -141,7 +152,8 @@ const clientNodeWithoutSocksAgent = standIn({
   namespace: 'client-node-no-socks',
   module: /^socks-proxy-agent$/,
   importer: '/@kubernetes/client-node/',
-  contents: '/* The agent KubeConfig builds is discarded: src/kube/transport.ts has its own. */ class SocksProxyAgent {} module.exports = { SocksProxyAgent };',
+  contents:
+    '/* The agent KubeConfig builds is discarded: src/kube/transport.ts has its own. */ class SocksProxyAgent {} module.exports = { SocksProxyAgent };',
 });
 
 /**
@@ -155,7 +167,8 @@ const netSnmpWithoutMibParser = standIn({
   namespace: 'net-snmp-no-mib',
   module: /^\.\/lib\/mib$/,
   importer: '/node_modules/net-snmp/',
-  contents: "module.exports = () => { throw new Error('MIB files are not supported: this build walks numeric OIDs only'); };",
+  contents:
+    "module.exports = () => { throw new Error('MIB files are not supported: this build walks numeric OIDs only'); };",
 });
 
 /**
@@ -229,7 +242,15 @@ async function bundleLazyHalf(info) {
     write: false,
     outfile: join(mapBase, 'commands.cjs'),
     sourcemap: 'inline',
-    plugins: [missingOptionalModules, urlFromRuntime, clientNodeWithoutSocksAgent, clientNodeSideEffectFree, netSnmpWithoutMibParser, promClientWithoutTracing, oneYamlParser],
+    plugins: [
+      missingOptionalModules,
+      urlFromRuntime,
+      clientNodeWithoutSocksAgent,
+      clientNodeSideEffectFree,
+      netSnmpWithoutMibParser,
+      promClientWithoutTracing,
+      oneYamlParser,
+    ],
   });
   return { code: result.outputFiles[0].text, inputs: inputsInOutput(result.metafile) };
 }
@@ -241,7 +262,11 @@ function prebundledLazyHalf(code) {
     name: 'prebundled-commands',
     setup(b) {
       b.onResolve({ filter }, (args) => ({ path: join(args.resolveDir, args.path), namespace: 'prebundled' }));
-      b.onLoad({ filter: /.*/, namespace: 'prebundled' }, () => ({ contents: code, loader: 'js', resolveDir: join(root, 'src') }));
+      b.onLoad({ filter: /.*/, namespace: 'prebundled' }, () => ({
+        contents: code,
+        loader: 'js',
+        resolveDir: join(root, 'src'),
+      }));
     },
   };
 }
@@ -259,7 +284,10 @@ async function buildBundle(info) {
     plugins: [prebundledLazyHalf(lazy.code)],
   });
   for (const file of result.outputFiles) writeFileSync(join(dist, basename(file.path)), file.contents);
-  writeFileSync(packagesPath, `${JSON.stringify(bundledPackages([...lazy.inputs, ...inputsInOutput(result.metafile)]), null, 2)}\n`);
+  writeFileSync(
+    packagesPath,
+    `${JSON.stringify(bundledPackages([...lazy.inputs, ...inputsInOutput(result.metafile)]), null, 2)}\n`,
+  );
 }
 
 /** The input files that left code in the output (esbuild lists files it parsed and then shook out, too). */
@@ -283,7 +311,10 @@ function bundledPackages(inputs) {
   }
   const packages = [...dirs].map((dir) => {
     const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
-    const license = typeof pkg.license === 'string' ? pkg.license : (pkg.licenses ?? []).map((l) => l.type).join(' OR ') || 'NOASSERTION';
+    const license =
+      typeof pkg.license === 'string'
+        ? pkg.license
+        : (pkg.licenses ?? []).map((l) => l.type).join(' OR ') || 'NOASSERTION';
     return { name: pkg.name, version: pkg.version, license, dir };
   });
   return packages.sort((x, y) => x.name.localeCompare(y.name) || x.version.localeCompare(y.version));
@@ -299,7 +330,8 @@ function buildSea(target) {
 /** --version without the runtime lines (the bundle runs on another Node than the executable), and what it wrote on stderr. */
 function versionOf(command, args) {
   const r = spawnSync(command, [...args, '--version'], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${[command, ...args].join(' ')} --version exited ${r.status ?? r.signal}: ${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`${[command, ...args].join(' ')} --version exited ${r.status ?? r.signal}: ${r.stderr}`);
   const stdout = r.stdout
     .split('\n')
     .filter((line) => !line.startsWith('Go Version:') && !line.startsWith('Go OS/Arch:'))
@@ -316,8 +348,12 @@ function checkAgrees(target, executable) {
   const fromBundle = versionOf(process.execPath, [bundlePath]).stdout;
   const [command, ...args] = runner(target, executable);
   const fromExecutable = versionOf(command, args);
-  if (fromExecutable.stdout !== fromBundle) throw new Error(`${relative(root, executable)} reports\n${fromExecutable.stdout}\nbut the bundle reports\n${fromBundle}`);
-  if (fromExecutable.stderr !== '') throw new Error(`${relative(root, executable)} --version wrote on stderr:\n${fromExecutable.stderr}`);
+  if (fromExecutable.stdout !== fromBundle)
+    throw new Error(
+      `${relative(root, executable)} reports\n${fromExecutable.stdout}\nbut the bundle reports\n${fromBundle}`,
+    );
+  if (fromExecutable.stderr !== '')
+    throw new Error(`${relative(root, executable)} --version wrote on stderr:\n${fromExecutable.stderr}`);
 }
 
 function sizes(executables) {
@@ -346,5 +382,7 @@ for (const target of targets) {
   executables.push(executable);
   console.log(`  linux/${target.arch} executable in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
-console.log(`built ${NAME} ${info.version} (${info.gitSha.slice(0, 12)}, ${info.built} UTC) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `built ${NAME} ${info.version} (${info.gitSha.slice(0, 12)}, ${info.built} UTC) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
 sizes(executables);

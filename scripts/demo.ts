@@ -16,7 +16,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { hypernodeControllerRbac, startApiServer } from '../testing/apiserver/index.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../testing/sample-cluster.ts';
+import {
+  DEMO_SHAPE,
+  SAMPLE_DISCOVERY_CONFIG,
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+  sampleNodes,
+} from '../testing/sample-cluster.ts';
 import { nodeLabelOverlayRules } from '../testing/node-label-overlay.ts';
 import { waitFor } from '../testing/wait.ts';
 import { renderHyperNodeTree } from '../src/hypernode/preview/hypernode-tree.ts';
@@ -33,14 +39,21 @@ const htmlView = join(root, 'dist/demo/topology.html');
 async function writeHtmlView(work: string, kubeconfig: string): Promise<string> {
   const plugin = join(work, 'kubectl-hypernode');
   symlinkSync(binary, plugin);
-  const { stdout } = await promisify(execFile)(plugin, ['tree', '-o', 'html'], { env: { ...process.env, KUBECONFIG: kubeconfig }, maxBuffer: 64 * 1024 * 1024, timeout: 30_000 });
+  const { stdout } = await promisify(execFile)(plugin, ['tree', '-o', 'html'], {
+    env: { ...process.env, KUBECONFIG: kubeconfig },
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 30_000,
+  });
   mkdirSync(join(root, 'dist/demo'), { recursive: true });
   writeFileSync(htmlView, stdout);
   return htmlView;
 }
 
 /** The sample configuration with the label source's Node labels on, under their default prefix. */
-const LABELS_ON = SAMPLE_DISCOVERY_CONFIG.replace('  - source: label\n    enabled: true\n', '  - source: label\n    enabled: true\n    exports:\n      nodeLabels: {}\n');
+const LABELS_ON = SAMPLE_DISCOVERY_CONFIG.replace(
+  '  - source: label\n    enabled: true\n',
+  '  - source: label\n    enabled: true\n    exports:\n      nodeLabels: {}\n',
+);
 const PREFIX = 'label.topology.volcano.sh/';
 const OWNED = 'topology.volcano.sh/owned-labels.label';
 
@@ -48,7 +61,10 @@ type DemoNode = { metadata: { name: string; labels?: Record<string, string>; ann
 
 /** The table `kubectl get nodes -L k1,k2,…` prints (NAME and one column per key, headed by its last segment). */
 function labelColumns(nodes: DemoNode[], keys: string[]): string {
-  const rows = [['NAME', ...keys.map((k) => k.split('/').pop()!.toUpperCase())], ...nodes.map((n) => [n.metadata.name, ...keys.map((k) => n.metadata.labels?.[k] ?? '')])];
+  const rows = [
+    ['NAME', ...keys.map((k) => k.split('/').pop()!.toUpperCase())],
+    ...nodes.map((n) => [n.metadata.name, ...keys.map((k) => n.metadata.labels?.[k] ?? '')]),
+  ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows
     .map((r) =>
@@ -74,14 +90,19 @@ async function main(): Promise<number> {
   const api = await startApiServer({ namespaces: [NAMESPACE] });
   try {
     // The chart's RBAC plus the deploy/node-labels component (patch on Nodes).
-    const token = api.addUser(`system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`, [...hypernodeControllerRbac(NAMESPACE, LEASE), ...nodeLabelOverlayRules()]);
+    const token = api.addUser(`system:serviceaccount:${NAMESPACE}:volcano-hypernode-controller`, [
+      ...hypernodeControllerRbac(NAMESPACE, LEASE),
+      ...nodeLabelOverlayRules(),
+    ]);
     const kubeconfig = api.writeKubeconfig(work, { token });
     const nodes = sampleNodes(DEMO_SHAPE);
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NAMESPACE, LABELS_ON));
     const expected = expectedHyperNodeCount(DEMO_SHAPE);
     console.log(`API server stand-in: ${api.url} (TLS, least-privilege RBAC token)`);
-    console.log(`Seeded ${nodes.length} Nodes labelled zone → spine → rack, and ConfigMap ${NAMESPACE}/volcano-controller-configmap (label source, exports.nodeLabels on).`);
+    console.log(
+      `Seeded ${nodes.length} Nodes labelled zone → spine → rack, and ConfigMap ${NAMESPACE}/volcano-controller-configmap (label source, exports.nodeLabels on).`,
+    );
 
     const [healthPort, metricsPort] = await freePorts(2);
     const args = [
@@ -96,16 +117,26 @@ async function main(): Promise<number> {
       '-v=2',
     ];
     console.log(`\n$ vc-hypernode-controller-manager ${args.join(' ')}\n`);
-    const child = spawn(binary, args, { env: { ...process.env, KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' }, stdio: ['ignore', 'inherit', 'pipe'] });
+    const child = spawn(binary, args, {
+      env: { ...process.env, KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' },
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
     let log = '';
     child.stderr.on('data', (d) => (log += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await waitFor(async () => (await httpStatus(`http://127.0.0.1:${healthPort}/readyz`)) === 200, { timeoutMs: 30_000, what: '/readyz to answer 200' });
+      await waitFor(async () => (await httpStatus(`http://127.0.0.1:${healthPort}/readyz`)) === 200, {
+        timeoutMs: 30_000,
+        what: '/readyz to answer 200',
+      });
       // Converged: every expected HyperNode exists and its nodeCount is written.
       const hyperNodes = await waitFor(
         () => {
-          const hns = api.store.list('hypernodes') as Array<{ metadata: { name: string }; spec: { tier: number }; status?: { nodeCount?: number } }>;
+          const hns = api.store.list('hypernodes') as Array<{
+            metadata: { name: string };
+            spec: { tier: number };
+            status?: { nodeCount?: number };
+          }>;
           return hns.length === expected && hns.every((hn) => (hn.status?.nodeCount ?? 0) > 0) && hns;
         },
         { timeoutMs: 30_000, what: `${expected} HyperNodes with nodeCount` },
@@ -113,7 +144,9 @@ async function main(): Promise<number> {
       console.log(`HyperNode tree (${hyperNodes.length} HyperNodes):\n`);
       console.log(renderHyperNodeTree(hyperNodes as never));
       const html = await writeHtmlView(work, kubeconfig);
-      console.log(`\n$ kubectl hypernode tree -o html > ${html}\nThe HTML view (a picture of the tree, a collapsible list, a search box), to open in a browser:\n  ${html}`);
+      console.log(
+        `\n$ kubectl hypernode tree -o html > ${html}\nThe HTML view (a picture of the tree, a collapsible list, a search box), to open in a browser:\n  ${html}`,
+      );
       const listNodes = () => api.store.list('nodes') as DemoNode[];
       const labelled = await waitFor(
         () => {
@@ -122,8 +155,12 @@ async function main(): Promise<number> {
         },
         { timeoutMs: 30_000, what: 'every Node labelled' },
       );
-      const keys = [...new Set(labelled.flatMap((n) => Object.keys(n.metadata.labels ?? {}).filter((k) => k.startsWith(PREFIX))))].sort();
-      console.log(`\nNode labels written from the tree (exports.nodeLabels):\n\n$ kubectl get nodes -L ${keys.join(',')}\n`);
+      const keys = [
+        ...new Set(labelled.flatMap((n) => Object.keys(n.metadata.labels ?? {}).filter((k) => k.startsWith(PREFIX)))),
+      ].sort();
+      console.log(
+        `\nNode labels written from the tree (exports.nodeLabels):\n\n$ kubectl get nodes -L ${keys.join(',')}\n`,
+      );
       console.log(labelColumns(labelled, keys));
       const lease = api.store.get('leases', LEASE, NAMESPACE) as { spec?: { holderIdentity?: string } } | undefined;
       const writes = api.requests.writes();
@@ -139,7 +176,9 @@ async function main(): Promise<number> {
       if (hnMetrics.length > 0) console.log(`\n/metrics (HyperNode families):\n${hnMetrics.slice(0, 12).join('\n')}`);
 
       // Turning the labels off removes exactly what the controller wrote.
-      const cm = api.store.get('configmaps', 'volcano-controller-configmap', NAMESPACE) as { data: Record<string, string> };
+      const cm = api.store.get('configmaps', 'volcano-controller-configmap', NAMESPACE) as {
+        data: Record<string, string>;
+      };
       api.store.update({ ...cm, data: { 'volcano-controller.conf': SAMPLE_DISCOVERY_CONFIG } });
       const cleared = await waitFor(
         () => {

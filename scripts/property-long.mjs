@@ -19,7 +19,9 @@ if (!Number.isSafeInteger(runs) || runs <= 0) {
   process.exit(2);
 }
 
-const files = findTestFiles(join(root, 'tests'), '.property.test.ts').filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
+const files = findTestFiles(join(root, 'tests'), '.property.test.ts').filter(
+  (f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)),
+);
 let failed = 0;
 for (const f of files) {
   const started = Date.now();

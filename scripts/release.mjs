@@ -24,10 +24,31 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { IMAGE_ARCHIVE, NAME, buildEpoch, buildImage, builtTargets, executableVersion, treeEntries, versionText, writeTar } from './build-image.mjs';
+import {
+  IMAGE_ARCHIVE,
+  NAME,
+  buildEpoch,
+  buildImage,
+  builtTargets,
+  executableVersion,
+  treeEntries,
+  versionText,
+  writeTar,
+} from './build-image.mjs';
 import { executableSbom, imageSbom, licensePath, spdxDate, thirdPartyNotices } from './lib/supply-chain.mjs';
 import { ARCHES, executablePath, nodePackageDir, root } from './lib/targets.mjs';
 
@@ -63,7 +84,13 @@ async function executableFacts(target, path, packages) {
   const text = versionText(target, path);
   const nodeVersion = text.match(/^Go Version: node (v\S+)$/m)?.[1];
   if (!nodeVersion) throw new Error(`${path} --version names no Node.js runtime:\n${text}`);
-  return { arch: target.arch, version: executableVersion(target, path), sha256: await sha256File(path), packages, node: { version: nodeVersion, package: target.nodePackage } };
+  return {
+    arch: target.arch,
+    version: executableVersion(target, path),
+    sha256: await sha256File(path),
+    packages,
+    node: { version: nodeVersion, package: target.nodePackage },
+  };
 }
 
 /** The name under which the executable is the kubectl plugin (src/main.ts). */
@@ -86,7 +113,12 @@ async function krewPlugin(out, targets, version, epoch, baseUrl) {
     await writeTar(entries, archive, { gzip: true });
     sums[target.arch] = await sha256File(archive);
   }
-  const fill = { VERSION: version, BASE_URL: baseUrl, SHA256_AMD64: sums.amd64 ?? 'NOT-BUILT', SHA256_ARM64: sums.arm64 ?? 'NOT-BUILT' };
+  const fill = {
+    VERSION: version,
+    BASE_URL: baseUrl,
+    SHA256_AMD64: sums.amd64 ?? 'NOT-BUILT',
+    SHA256_ARM64: sums.arm64 ?? 'NOT-BUILT',
+  };
   const template = readFileSync(join(root, 'deploy/krew/hypernode.yaml'), 'utf8');
   const manifest = template.replace(/\{\{([A-Z0-9_]+)\}\}/g, (_, key) => fill[key]).replace(/^#.*\n/gm, '');
   writeFileSync(join(out, `${PLUGIN}.krew.yaml`), manifest);
@@ -101,7 +133,8 @@ async function release({ dist, out, withImage, krewBaseUrl }) {
   const targets = builtTargets(dist);
   if (targets.length === 0) requireFile(join(dist, NAME), hint);
   const versions = new Set(targets.map((t) => executableVersion(t, executablePath(t, dist))));
-  if (versions.size !== 1) throw new Error(`the executables in ${dist} report different versions: ${[...versions].join(', ')}`);
+  if (versions.size !== 1)
+    throw new Error(`the executables in ${dist} report different versions: ${[...versions].join(', ')}`);
   const [version] = versions;
   const epoch = buildEpoch(Math.max(...targets.map((t) => statSync(executablePath(t, dist)).mtimeMs)) / 1000);
   const created = spdxDate(epoch);
@@ -129,10 +162,16 @@ async function release({ dist, out, withImage, krewBaseUrl }) {
     const path = executablePath(target, dist);
     copies.push([path, `${NAME}-linux-${target.arch}`, 0o755]);
     facts[target.arch] = await executableFacts(target, path, packages);
-    writeFileSync(join(out, `${NAME}-linux-${target.arch}.spdx.json`), `${JSON.stringify(executableSbom(facts[target.arch], created), null, 2)}\n`);
+    writeFileSync(
+      join(out, `${NAME}-linux-${target.arch}.spdx.json`),
+      `${JSON.stringify(executableSbom(facts[target.arch], created), null, 2)}\n`,
+    );
   }
   if (withImage) {
-    const built = await image(dist, join(dist, 'image'), targets, { LICENSE: licensePath(), THIRD_PARTY_NOTICES: notices });
+    const built = await image(dist, join(dist, 'image'), targets, {
+      LICENSE: licensePath(),
+      THIRD_PARTY_NOTICES: notices,
+    });
     copies.push([built.archive, IMAGE_ARCHIVE, 0o644]);
     // A reused archive comes with no platform facts: its SBOMs were written by the release that built it.
     for (const p of built.platforms ?? []) {
@@ -144,7 +183,11 @@ async function release({ dist, out, withImage, krewBaseUrl }) {
     copyFileSync(src, join(out, name));
     chmodSync(join(out, name), mode);
   }
-  await writeTar(treeEntries(join(root, 'deploy/kubernetes'), epoch, 'kubernetes/'), join(out, `${NAME}-kubernetes.tar.gz`), { gzip: true });
+  await writeTar(
+    treeEntries(join(root, 'deploy/kubernetes'), epoch, 'kubernetes/'),
+    join(out, `${NAME}-kubernetes.tar.gz`),
+    { gzip: true },
+  );
   await krewPlugin(out, targets, version, epoch, krewBaseUrl);
 
   const names = readdirSync(out).sort();
@@ -196,19 +239,30 @@ async function main() {
   const started = Date.now();
   const once = async (into) => {
     if (values.build) build(dist);
-    return release({ dist, out: into, withImage: !values['no-image'], krewBaseUrl: (values['krew-base-url'] ?? KREW_BASE_URL_PLACEHOLDER).replace(/\/+$/, '') });
+    return release({
+      dist,
+      out: into,
+      withImage: !values['no-image'],
+      krewBaseUrl: (values['krew-base-url'] ?? KREW_BASE_URL_PLACEHOLDER).replace(/\/+$/, ''),
+    });
   };
   const result = await once(out);
-  console.log(`release ${result.version} (linux/${result.arches.join(', linux/')}) in ${relative(process.cwd(), out) || out} (${((Date.now() - started) / 1000).toFixed(0)} s):`);
-  for (const name of result.names) console.log(`  ${(statSync(join(out, name)).size / 1024 / 1024).toFixed(1).padStart(7)} MiB  ${name}`);
+  console.log(
+    `release ${result.version} (linux/${result.arches.join(', linux/')}) in ${relative(process.cwd(), out) || out} (${((Date.now() - started) / 1000).toFixed(0)} s):`,
+  );
+  for (const name of result.names)
+    console.log(`  ${(statSync(join(out, name)).size / 1024 / 1024).toFixed(1).padStart(7)} MiB  ${name}`);
   if (values['check-reproducible']) {
     const again = `${out}.again`;
     if (!values.build) rmSync(join(dist, 'image'), { recursive: true, force: true });
     await once(again);
     const differ = differences(out, again);
-    if (differ.length > 0) throw new Error(`a second build differs in: ${differ.join(', ')} (compare ${out} with ${again})`);
+    if (differ.length > 0)
+      throw new Error(`a second build differs in: ${differ.join(', ')} (compare ${out} with ${again})`);
     rmSync(again, { recursive: true, force: true });
-    console.log(`reproducible: a second build gave byte-identical files (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
+    console.log(
+      `reproducible: a second build gave byte-identical files (${((Date.now() - started) / 1000).toFixed(0)} s in all)`,
+    );
   }
 }
 

@@ -93,7 +93,9 @@ function record(name, res) {
   totals.failed += failed;
   totals.skipped += skipped;
   const mark = failed > 0 ? 'FAIL' : 'ok  ';
-  console.log(`${mark} ${name}  (${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}; ${(res.ms / 1000).toFixed(1)} s)`);
+  console.log(
+    `${mark} ${name}  (${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}; ${(res.ms / 1000).toFixed(1)} s)`,
+  );
   if (failed > 0) failures.push({ name, output: res.output });
 }
 
@@ -118,7 +120,11 @@ if (filters.length === 0 || checksOnly) {
   record('lint and format (biome ci)', { ...lint, output: lint.code === 0 ? 'Total: 1\nPassed: 1\n' : lint.output });
 }
 
-const files = checksOnly ? [] : findTestFiles(join(root, 'tests'), '.test.ts').filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)));
+const files = checksOnly
+  ? []
+  : findTestFiles(join(root, 'tests'), '.test.ts').filter(
+      (f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)),
+    );
 const queue = [...files];
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {

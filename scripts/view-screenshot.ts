@@ -20,7 +20,9 @@ async function main(): Promise<void> {
     const opened = await openPage(browser, page, { width: Number(width), height: Number(height) });
     await waitUntilDrawn(opened.page, { timeout: 30_000 });
     if (opened.errors.length > 0 || opened.requests.length > 0)
-      throw new Error(`the page reported ${JSON.stringify(opened.errors)} and requested ${JSON.stringify(opened.requests)}`);
+      throw new Error(
+        `the page reported ${JSON.stringify(opened.errors)} and requested ${JSON.stringify(opened.requests)}`,
+      );
     await opened.page.screenshot({ path: out });
     console.log(`${out}: ${page} at ${width}×${height}`);
   } finally {

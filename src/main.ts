@@ -67,7 +67,9 @@ const PLUGIN_NAME = 'kubectl-hypernode';
 
 /** process.argv0 is the name the process was started by (a symlink's, under the SEA); argv[1] the script's. */
 function invokedAsPlugin(): boolean {
-  return [process.argv0, process.argv[1]].some((path) => path !== undefined && basename(path).replace(/\.c?js$/, '') === PLUGIN_NAME);
+  return [process.argv0, process.argv[1]].some(
+    (path) => path !== undefined && basename(path).replace(/\.c?js$/, '') === PLUGIN_NAME,
+  );
 }
 
 async function main(argv: readonly string[], argv0: string): Promise<number> {
@@ -82,7 +84,10 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
     return printed(await run(argv.slice(1), argv0, { color: useColor() }));
   }
   if ((argv[0] === VERSION_COMMAND && argv.length > 1) || (argv[0] === HELP_COMMAND && argv.length > 2)) {
-    await write(process.stderr, `${argv[0]} takes ${argv[0] === HELP_COMMAND ? 'at most a command name' : 'no arguments'}: ${argv.slice(1).join(' ')}\n`);
+    await write(
+      process.stderr,
+      `${argv[0]} takes ${argv[0] === HELP_COMMAND ? 'at most a command name' : 'no arguments'}: ${argv.slice(1).join(' ')}\n`,
+    );
     return EXIT_USAGE;
   }
   if (argv[0] === VERSION_COMMAND) {
@@ -110,11 +115,15 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
   if (stray !== undefined) return unknownCommand(stray, argv0);
   const logger = createLogger({ verbosity: options.log.verbosity, skipHeaders: options.log.skipHeaders });
   // Guarded, not only filtered by level: quoting compiles a Unicode regex that --version does not need.
-  if (logger.enabled(2)) for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
+  if (logger.enabled(2))
+    for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
   // Go ignores them silently; one line helps whoever wonders why `2>&1` (Helm's chart) did nothing.
   if (positionals.length > 0) logger.warn('Ignoring positional command-line arguments', { args: positionals });
   const ignored = ineffectiveFlags(flags);
-  if (ignored.length > 0) logger.warn('Accepted klog flags that have no effect: logs always go to standard error, unbuffered', { flags: ignored });
+  if (ignored.length > 0)
+    logger.warn('Accepted klog flags that have no effect: logs always go to standard error, unbuffered', {
+      flags: ignored,
+    });
 
   if (options.version) {
     await write(process.stdout, versionText());
@@ -155,7 +164,10 @@ async function run(config: ResolvedOptions, logger: Logger): Promise<number> {
 async function unknownCommand(word: string, argv0: string): Promise<number> {
   const commands = COMMAND_WORDS.join(', ');
   if (COMMAND_WORDS.includes(word)) {
-    await write(process.stderr, `the command ${JSON.stringify(word)} must come first, before any flag: ${basename(argv0)} ${word} [flags]\n`);
+    await write(
+      process.stderr,
+      `the command ${JSON.stringify(word)} must come first, before any flag: ${basename(argv0)} ${word} [flags]\n`,
+    );
     return EXIT_USAGE;
   }
   await write(

@@ -38,7 +38,14 @@ export function goPlatform(platform: string = process.platform, arch: string = p
 
 /** The six lines `--version` prints, each ending in a newline. */
 export function versionText(): string {
-  return [`API Version: ${API_VERSION}`, `Version: ${VERSION}`, `Git SHA: ${GIT_SHA}`, `Built At: ${BUILT}`, `Go Version: ${runtimeVersion()}`, `Go OS/Arch: ${goPlatform()}`]
+  return [
+    `API Version: ${API_VERSION}`,
+    `Version: ${VERSION}`,
+    `Git SHA: ${GIT_SHA}`,
+    `Built At: ${BUILT}`,
+    `Go Version: ${runtimeVersion()}`,
+    `Go OS/Arch: ${goPlatform()}`,
+  ]
     .map((line) => `${line}\n`)
     .join('');
 }

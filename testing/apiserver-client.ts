@@ -24,7 +24,10 @@ export interface Reply {
   body: any;
 }
 
-function clientCertOptions(api: ApiServer, c: true | { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
+function clientCertOptions(
+  api: ApiServer,
+  c: true | { certFile: string; keyFile: string },
+): { cert: Buffer; key: Buffer } {
   const files = c === true ? { certFile: api.clientCertFile, keyFile: api.clientKeyFile } : c;
   return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
 }
@@ -110,7 +113,8 @@ export async function watch(api: ApiServer, path: string, o: CallOptions = {}): 
     status: res.statusCode ?? 0,
     events,
     ended,
-    waitForEvents: (n, what = `${n} watch events`) => waitFor(() => events.length >= n && events, { what, timeoutMs: 5_000 }),
+    waitForEvents: (n, what = `${n} watch events`) =>
+      waitFor(() => events.length >= n && events, { what, timeoutMs: 5_000 }),
     close: () => res.destroy(),
   };
 }

@@ -12,7 +12,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /** Flags that work on a shared CI machine with no GPU, no sandbox rights and no network. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 
@@ -49,7 +57,12 @@ export async function preparePage(browser: Browser, file: string, viewport = DEF
  * `headers` (say a bearer token) with every request, recording like openPage,
  * and waits for the load event.
  */
-export async function openUrl(browser: Browser, url: string, headers: Record<string, string> = {}, viewport = DEFAULT_VIEWPORT): Promise<OpenedPage> {
+export async function openUrl(
+  browser: Browser,
+  url: string,
+  headers: Record<string, string> = {},
+  viewport = DEFAULT_VIEWPORT,
+): Promise<OpenedPage> {
   const opened = recording(await browser.newPage({ viewport, extraHTTPHeaders: headers }), url);
   await opened.page.goto(url, { waitUntil: 'load' });
   return opened;

@@ -69,7 +69,8 @@ const SLG_SPINES = 32;
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 /** 16 lowercase hex digits: fabric, kind, two indices. */
-const guid = (fabric: number, kind: number, x: number, y: number) => `${hex(fabric, 2)}${hex(kind, 2)}${hex(x, 6)}${hex(y, 6)}`;
+const guid = (fabric: number, kind: number, x: number, y: number) =>
+  `${hex(fabric, 2)}${hex(kind, 2)}${hex(x, 6)}${hex(y, 6)}`;
 const KIND = { hostSystem: 0x01, hca: 0x02, leaf: 0x10, spine: 0x20, core: 0x30, sharp: 0x40 } as const;
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -173,7 +174,8 @@ export function generateFatTree(opts: FatTreeOptions): FatTree {
   const leafGuids: string[][] = [];
   for (let s = 1; s <= opts.sus; s++) {
     const row: Device[] = [];
-    for (let r = 1; r <= rails; r++) row.push(device(guid(f, KIND.leaf, s, r), `su${pad2(s)}-leaf-r${r}`, 'switch', 'tor', 'MQM9700'));
+    for (let r = 1; r <= rails; r++)
+      row.push(device(guid(f, KIND.leaf, s, r), `su${pad2(s)}-leaf-r${r}`, 'switch', 'tor', 'MQM9700'));
     leaves.push(row);
     leafGuids.push(row.map((d) => d.guid));
   }
@@ -209,25 +211,35 @@ export function generateFatTree(opts: FatTreeOptions): FatTree {
   const spines: Device[] = [];
   if (tiers === 2) {
     const count = 4 * opts.sus;
-    for (let j = 0; j < count; j++) spines.push(device(guid(f, KIND.spine, 0, j), `spine-${pad2(j + 1)}`, 'switch', 'core', 'MQM9700'));
-    for (const leaf of leaves.flat()) for (let u = 0; u < uplinks; u++) cable(switchEnd(leaf), switchEnd(spines[u % count]!));
+    for (let j = 0; j < count; j++)
+      spines.push(device(guid(f, KIND.spine, 0, j), `spine-${pad2(j + 1)}`, 'switch', 'core', 'MQM9700'));
+    for (const leaf of leaves.flat())
+      for (let u = 0; u < uplinks; u++) cable(switchEnd(leaf), switchEnd(spines[u % count]!));
   } else {
     const slgs = Math.ceil(opts.sus / slgSus);
     const coresPerGroup = Math.max(1, Math.ceil(opts.sus / 8));
     const cores: Device[][] = [];
     for (let j = 0; j < slgSpines; j++) {
       const group: Device[] = [];
-      for (let c = 0; c < coresPerGroup; c++) group.push(device(guid(f, KIND.core, j, c), `cg${pad2(j + 1)}-core-${c + 1}`, 'switch', 'core', 'MQM9700'));
+      for (let c = 0; c < coresPerGroup; c++)
+        group.push(device(guid(f, KIND.core, j, c), `cg${pad2(j + 1)}-core-${c + 1}`, 'switch', 'core', 'MQM9700'));
       cores.push(group);
     }
     for (let g = 0; g < slgs; g++) {
       const groupSpines: Device[] = [];
       for (let j = 0; j < slgSpines; j++) {
-        const spine = device(guid(f, KIND.spine, g, j), `slg${pad2(g + 1)}-spine-${j + 1}`, 'switch', 'core', 'MQM9700');
+        const spine = device(
+          guid(f, KIND.spine, g, j),
+          `slg${pad2(g + 1)}-spine-${j + 1}`,
+          'switch',
+          'core',
+          'MQM9700',
+        );
         groupSpines.push(spine);
         spines.push(spine);
       }
-      for (const row of leaves.slice(g * slgSus, (g + 1) * slgSus)) for (const leaf of row) for (const spine of groupSpines) cable(switchEnd(leaf), switchEnd(spine));
+      for (const row of leaves.slice(g * slgSus, (g + 1) * slgSus))
+        for (const leaf of row) for (const spine of groupSpines) cable(switchEnd(leaf), switchEnd(spine));
       for (let j = 0; j < slgSpines; j++) {
         for (let u = 0; u < uplinks; u++) cable(switchEnd(groupSpines[j]!), switchEnd(cores[j]![u % coresPerGroup]!));
       }
@@ -235,7 +247,13 @@ export function generateFatTree(opts: FatTreeOptions): FatTree {
   }
   if (opts.aggregationNodes) {
     spines.forEach((spine, i) => {
-      const agg = device(guid(f, KIND.sharp, 0, i), `${spine.name} Mellanox Technologies Aggregation Node`, 'host', 'endpoint', 'Mellanox Technologies Aggregation Node');
+      const agg = device(
+        guid(f, KIND.sharp, 0, i),
+        `${spine.name} Mellanox Technologies Aggregation Node`,
+        'host',
+        'endpoint',
+        'Mellanox Technologies Aggregation Node',
+      );
       cable({ dev: agg, port: 1, portGuid: agg.guid, dname: '1' }, switchEnd(spine));
       agg.ports.push(`${agg.guid}_1`);
     });

@@ -50,7 +50,10 @@ export class GraphServer {
  * `hostsPerSu` hosts (`su<s>-h<h>`), each host on one leaf per rail
  * (`leaf-su<s>-r<r>`), every leaf cabled to `spines` spines (`spine-<n>`).
  */
-export function railGraphDocument(opts: { sus: number; rails: number; hostsPerSu: number; spines: number }): { switches: { id: string; name: string }[]; links: unknown[] } {
+export function railGraphDocument(opts: { sus: number; rails: number; hostsPerSu: number; spines: number }): {
+  switches: { id: string; name: string }[];
+  links: unknown[];
+} {
   const switches: { id: string; name: string }[] = [];
   const links: unknown[] = [];
   for (let n = 1; n <= opts.spines; n++) switches.push({ id: `spine-${n}`, name: `SPINE-${n}` });
@@ -58,8 +61,13 @@ export function railGraphDocument(opts: { sus: number; rails: number; hostsPerSu
     for (let r = 1; r <= opts.rails; r++) {
       const leaf = `leaf-su${s}-r${r}`;
       switches.push({ id: leaf, name: leaf.toUpperCase() });
-      for (let n = 1; n <= opts.spines; n++) links.push({ a: { switch: leaf, port: `swp${60 + n}` }, b: { switch: `spine-${n}`, port: `swp${s * opts.rails + r}` } });
-      for (let h = 1; h <= opts.hostsPerSu; h++) links.push({ a: { host: `su${s}-h${h}`, port: `eth${r}` }, b: { switch: leaf, port: `swp${h}` } });
+      for (let n = 1; n <= opts.spines; n++)
+        links.push({
+          a: { switch: leaf, port: `swp${60 + n}` },
+          b: { switch: `spine-${n}`, port: `swp${s * opts.rails + r}` },
+        });
+      for (let h = 1; h <= opts.hostsPerSu; h++)
+        links.push({ a: { host: `su${s}-h${h}`, port: `eth${r}` }, b: { switch: leaf, port: `swp${h}` } });
     }
   }
   return { switches, links };

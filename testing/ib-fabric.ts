@@ -110,7 +110,11 @@ export class IbFabric {
   portsOf(id: string): { port: number; peer: IbFabricNode; peerPort: number }[] {
     return [...this.used.get(id)!]
       .sort(([p], [q]) => p - q)
-      .map(([port, c]) => (c.a === id && c.aPort === port ? { port, peer: this.nodes.get(c.b)!, peerPort: c.bPort } : { port, peer: this.nodes.get(c.a)!, peerPort: c.aPort }));
+      .map(([port, c]) =>
+        c.a === id && c.aPort === port
+          ? { port, peer: this.nodes.get(c.b)!, peerPort: c.bPort }
+          : { port, peer: this.nodes.get(c.a)!, peerPort: c.aPort },
+      );
   }
 
   /** The GUID of port `port` of a node, as ibnetdiscover prints it in parentheses. */
@@ -128,11 +132,15 @@ export class IbFabric {
     const records: string[] = [];
     for (const node of this.nodes.values()) {
       const other = seen.get(node.description);
-      if (other !== undefined) throw new Error(`ibsim needs unique descriptions: ${node.id} and ${other} are both ${JSON.stringify(node.description)}`);
+      if (other !== undefined)
+        throw new Error(
+          `ibsim needs unique descriptions: ${node.id} and ${other} are both ${JSON.stringify(node.description)}`,
+        );
       if (node.description.includes('"')) throw new Error(`an ibsim node id cannot hold a quote: ${node.description}`);
       seen.set(node.description, node.id);
       const lines = [`${node.kind === 'switch' ? 'Switch' : 'Hca'}\t${node.ports} "${node.description}"`];
-      for (const { port, peer, peerPort } of this.portsOf(node.id)) lines.push(`[${port}]\t"${peer.description}"[${peerPort}]`);
+      for (const { port, peer, peerPort } of this.portsOf(node.id))
+        lines.push(`[${port}]\t"${peer.description}"[${peerPort}]`);
       records.push(lines.join('\n'));
     }
     return `${records.join('\n\n')}\n`;
@@ -157,7 +165,13 @@ export class IbFabric {
     ];
     const name = (n: IbFabricNode) => `"${n.kind === 'switch' ? 'S' : 'H'}-${guid16(n.guid)}"`;
     for (const sw of all.filter((n) => n.kind === 'switch').reverse()) {
-      out.push('', `vendid=${vendor}`, `devid=${style.switchDeviceId ?? '0x0'}`, `sysimgguid=0x${hexShort(sw.guid)}`, `switchguid=0x${hexShort(sw.guid)}(${hexShort(sw.guid)})`);
+      out.push(
+        '',
+        `vendid=${vendor}`,
+        `devid=${style.switchDeviceId ?? '0x0'}`,
+        `sysimgguid=0x${hexShort(sw.guid)}`,
+        `switchguid=0x${hexShort(sw.guid)}(${hexShort(sw.guid)})`,
+      );
       out.push(`Switch\t${sw.ports} ${name(sw)}\t\t# "${sw.description}" ${style.port0 ?? 'base'} port 0 lid 0 lmc 0`);
       for (const { port, peer, peerPort } of this.portsOf(sw.id)) {
         const peerGuid = peer.kind === 'switch' ? '' : `(${hexShort(this.portGuid(peer, peerPort))}) `;
@@ -166,11 +180,19 @@ export class IbFabric {
     }
     for (const ca of all.filter((n) => n.kind === 'ca').reverse()) {
       if (this.used.get(ca.id)!.size === 0) continue; // a CA without a cable is not reached
-      out.push('', `vendid=${vendor}`, `devid=${style.caDeviceId ?? '0x0'}`, `sysimgguid=0x${hexShort(ca.guid)}`, `caguid=0x${hexShort(ca.guid)}`);
+      out.push(
+        '',
+        `vendid=${vendor}`,
+        `devid=${style.caDeviceId ?? '0x0'}`,
+        `sysimgguid=0x${hexShort(ca.guid)}`,
+        `caguid=0x${hexShort(ca.guid)}`,
+      );
       out.push(`Ca\t${ca.ports} ${name(ca)}\t\t# "${ca.description}"`);
       for (const { port, peer, peerPort } of this.portsOf(ca.id)) {
         const peerGuid = peer.kind === 'switch' ? '' : ` (${hexShort(this.portGuid(peer, peerPort))}) `;
-        out.push(`[${port}](${hexShort(this.portGuid(ca, port))}) \t${name(peer)}[${peerPort}]${peerGuid}\t\t# lid 0 lmc 0 "${peer.description}" lid 0 ${speed}`);
+        out.push(
+          `[${port}](${hexShort(this.portGuid(ca, port))}) \t${name(peer)}[${peerPort}]${peerGuid}\t\t# lid 0 lmc 0 "${peer.description}" lid 0 ${speed}`,
+        );
       }
     }
     return `${out.join('\n')}\n`;
@@ -204,7 +226,12 @@ export interface RailFabricOptions {
 }
 
 /** A 64-port Quantum switch, with its SHARP aggregation node on port 65 when `aggregationNode` describes one. */
-function addQuantumSwitch(fabric: IbFabric, id: string, description: string, aggregationNode?: (switchId: string) => string): void {
+function addQuantumSwitch(
+  fabric: IbFabric,
+  id: string,
+  description: string,
+  aggregationNode?: (switchId: string) => string,
+): void {
   fabric.addSwitch(id, aggregationNode ? 65 : 64, description);
   if (!aggregationNode) return;
   fabric.addCa(`${id}-aggregation-node`, 1, aggregationNode(id));
@@ -271,7 +298,8 @@ export function ibExampleFabric(): IbFabric {
     parallel: 2,
     hostName: (u, h) => `gpu00${(u - 1) * 3 + h}`,
     device: (r, u) => (u === 1 ? `mlx5_${r}` : `HCA-${r + 1}`),
-    caDescription: (host, device) => (host === 'gpu002' && device === 'mlx5_1' ? FIRMWARE_DEFAULT_DESCRIPTION : `${host} ${device}`),
+    caDescription: (host, device) =>
+      host === 'gpu002' && device === 'mlx5_1' ? FIRMWARE_DEFAULT_DESCRIPTION : `${host} ${device}`,
     missingUplinks: [[2, 2, 2]],
   });
   f.cable('ufm-01', leafId(1, 1));

@@ -33,7 +33,8 @@ const PROMPT = 'sim> ';
 /** Why the lab cannot run here, or undefined when it can. */
 export function ibsimLabUnavailable(): string | undefined {
   for (const tool of ['ibsim', 'ibsim-run', 'ibnetdiscover']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `needs ${tool} (Debian packages ibsim-utils infiniband-diags)`;
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      return `needs ${tool} (Debian packages ibsim-utils infiniband-diags)`;
   }
   return undefined;
 }
@@ -143,8 +144,13 @@ export class IbsimLab {
 
   /** One run of the real ibnetdiscover against the lab, with `args`. */
   discover(args: readonly string[] = []): string {
-    const r = spawnSync(this.ibnetdiscover, [...args], { encoding: 'utf8', timeout: DISCOVER_TIMEOUT_MS, maxBuffer: 256 * 2 ** 20 });
-    if (r.status !== 0) throw new Error(`ibnetdiscover ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr}`);
+    const r = spawnSync(this.ibnetdiscover, [...args], {
+      encoding: 'utf8',
+      timeout: DISCOVER_TIMEOUT_MS,
+      maxBuffer: 256 * 2 ** 20,
+    });
+    if (r.status !== 0)
+      throw new Error(`ibnetdiscover ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr}`);
     return r.stdout;
   }
 
@@ -168,7 +174,9 @@ export class IbsimLab {
 }
 
 /** New labs for a test of a suite (uvu's `test`), every one closed after the test whatever its outcome. */
-export function ibsimLabPerTest(suite: { readonly after: { each(fn: () => Promise<void>): void } }): (fabric: IbFabric) => Promise<IbsimLab> {
+export function ibsimLabPerTest(suite: {
+  readonly after: { each(fn: () => Promise<void>): void };
+}): (fabric: IbFabric) => Promise<IbsimLab> {
   const labs: IbsimLab[] = [];
   suite.after.each(async () => {
     await Promise.all(labs.splice(0).map((lab) => lab.close()));

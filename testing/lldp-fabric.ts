@@ -49,10 +49,18 @@ function guidMac(guid: string): Buffer {
 /** Every switch's LLDP tables, in the switches' order in the tree. */
 export function lldpSwitches(tree: FatTree): SwitchLldp[] {
   const systems = new Map<string, { name: string; type: string }>();
-  for (const s of tree.systems) systems.set(String(s.system_guid), { name: String(s.system_name), type: String(s.type) });
+  for (const s of tree.systems)
+    systems.set(String(s.system_guid), { name: String(s.system_name), type: String(s.type) });
   const switches = new Map<string, SwitchLldp>();
   for (const [guid, s] of systems) {
-    if (s.type === 'switch') switches.set(guid, { name: s.name, id: guidMac(guid).toString('hex'), chassis: guidMac(guid), ports: new Map(), neighbours: [] });
+    if (s.type === 'switch')
+      switches.set(guid, {
+        name: s.name,
+        id: guidMac(guid).toString('hex'),
+        chassis: guidMac(guid),
+        ports: new Map(),
+        neighbours: [],
+      });
   }
   for (const p of tree.ports) {
     const sw = switches.get(String(p.systemID));
@@ -88,7 +96,11 @@ export function lldpVarbinds(sw: SwitchLldp, addressOf?: (chassisHex: string) =>
     { oid: `${LOC}.3.0`, value: Buffer.from(sw.name) },
   ];
   for (const [port, name] of sw.ports)
-    out.push({ oid: `${LOC}.7.1.2.${port}`, value: 5 }, { oid: `${LOC}.7.1.3.${port}`, value: Buffer.from(name) }, { oid: `${LOC}.7.1.4.${port}`, value: Buffer.from(name) });
+    out.push(
+      { oid: `${LOC}.7.1.2.${port}`, value: 5 },
+      { oid: `${LOC}.7.1.3.${port}`, value: Buffer.from(name) },
+      { oid: `${LOC}.7.1.4.${port}`, value: Buffer.from(name) },
+    );
   for (const n of sw.neighbours) {
     const index = `${n.timeMark}.${n.localPort}.${n.remIndex}`;
     out.push(

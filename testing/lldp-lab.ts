@@ -32,7 +32,8 @@ const COMMAND_TIMEOUT_MS = 10_000;
 export function lldpLabUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root (network namespaces)';
   for (const tool of ['ip', 'lldpd', 'lldpcli', 'snmpd']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `needs ${tool} (Debian packages lldpd snmpd iproute2)`;
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      return `needs ${tool} (Debian packages lldpd snmpd iproute2)`;
   }
   const probe = `lp${process.pid}probe`;
   const made = spawnSync('ip', ['netns', 'add', probe], { timeout: COMMAND_TIMEOUT_MS });
@@ -43,7 +44,8 @@ export function lldpLabUnavailable(): string | undefined {
 
 function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { timeout: COMMAND_TIMEOUT_MS });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr?.toString().trim()}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr?.toString().trim()}`);
 }
 
 interface Device {
@@ -108,12 +110,22 @@ export class LldpLab {
   async addSwitch(name: string): Promise<LabSwitch> {
     const [snmpPort] = await freeUdpPorts(1);
     const n = ++this.devices;
-    const sw: LabSwitch = { name, netns: `${this.tag}-${n}`, mac: mac(0xaa, n), ends: 0, snmpPort: snmpPort!, agentx: join(this.dir, `${name}.agentx`) };
+    const sw: LabSwitch = {
+      name,
+      netns: `${this.tag}-${n}`,
+      mac: mac(0xaa, n),
+      ends: 0,
+      snmpPort: snmpPort!,
+      agentx: join(this.dir, `${name}.agentx`),
+    };
     run('ip', ['netns', 'add', sw.netns]);
     this.switches.set(name, sw);
     this.startSnmpd(sw);
     // lldpd retries a missing AgentX master only every 15 s: start it once snmpd listens.
-    await waitFor(() => existsSync(sw.agentx), { timeoutMs: COMMAND_TIMEOUT_MS, what: `${name}'s snmpd AgentX socket` });
+    await waitFor(() => existsSync(sw.agentx), {
+      timeoutMs: COMMAND_TIMEOUT_MS,
+      what: `${name}'s snmpd AgentX socket`,
+    });
     this.startLldpd(sw, ['-x', '-X', sw.agentx], 'bridge');
     return sw;
   }
@@ -126,7 +138,13 @@ export class LldpLab {
    */
   async addHost(name: string, kind: 'kubernetes' | 'station' = 'kubernetes'): Promise<Device> {
     const n = ++this.devices;
-    const host: Device = { name, netns: `${this.tag}-${n}`, mac: mac(0xbb, n), ends: 0, ...(kind === 'station' ? { capability: 'station' } : {}) };
+    const host: Device = {
+      name,
+      netns: `${this.tag}-${n}`,
+      mac: mac(0xbb, n),
+      ends: 0,
+      ...(kind === 'station' ? { capability: 'station' } : {}),
+    };
     run('ip', ['netns', 'add', host.netns]);
     this.hosts.set(name, host);
     if (kind === 'kubernetes') {
@@ -199,7 +217,11 @@ export class LldpLab {
    * the lab each second, its credentials in the Secret `secret`, and a silent
    * switch's table standing in for it for 6 s.
    */
-  discoveryConfig(o: { readonly secret: { readonly name: string; readonly namespace: string }; readonly version: '2c' | '3'; readonly fabric: string }): string {
+  discoveryConfig(o: {
+    readonly secret: { readonly name: string; readonly namespace: string };
+    readonly version: '2c' | '3';
+    readonly fabric: string;
+  }): string {
     const switches = [...this.switches.keys()].map((n) => `"${this.address(n)}"`).join(', ');
     return `networkTopologyDiscovery:
   - source: lldp
@@ -245,7 +267,10 @@ export class LldpLab {
         '',
       ].join('\n'),
     );
-    sw.snmpd = this.spawnChild('snmpd', ['-f', '-C', '-c', conf, '-Le'], `${sw.name}-snmpd.log`, { ...process.env, SNMP_PERSISTENT_DIR: persistent });
+    sw.snmpd = this.spawnChild('snmpd', ['-f', '-C', '-c', conf, '-Le'], `${sw.name}-snmpd.log`, {
+      ...process.env,
+      SNMP_PERSISTENT_DIR: persistent,
+    });
   }
 
   /** Stops a switch's snmpd (its lldpd goes on exchanging frames): the switch stops answering SNMP. */
@@ -262,7 +287,11 @@ export class LldpLab {
     writeFileSync(conf, [...lines, ''].join('\n'));
     const sock = join(this.dir, `${d.name}.sock`);
     // -d: stay in the foreground (the pid is ours); -I: only the lab's veths, also those cabled later.
-    d.lldpd = this.spawnChild('ip', ['netns', 'exec', d.netns, 'lldpd', '-d', '-u', sock, '-O', conf, '-I', `${this.tag}c*`, ...extra], `${d.name}-lldpd.log`);
+    d.lldpd = this.spawnChild(
+      'ip',
+      ['netns', 'exec', d.netns, 'lldpd', '-d', '-u', sock, '-O', conf, '-I', `${this.tag}c*`, ...extra],
+      `${d.name}-lldpd.log`,
+    );
   }
 
   private async kill(child: ChildProcess | undefined): Promise<void> {
@@ -277,7 +306,8 @@ export class LldpLab {
   /** Stops every process the lab started (by pid) and deletes its namespaces and files. */
   async close(): Promise<void> {
     await Promise.all([...this.children].map((c) => this.kill(c)));
-    for (const d of [...this.switches.values(), ...this.hosts.values()]) spawnSync('ip', ['netns', 'del', d.netns], { timeout: COMMAND_TIMEOUT_MS });
+    for (const d of [...this.switches.values(), ...this.hosts.values()])
+      spawnSync('ip', ['netns', 'del', d.netns], { timeout: COMMAND_TIMEOUT_MS });
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

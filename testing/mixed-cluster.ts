@@ -14,10 +14,17 @@ const node = (name: string, labels: Record<string, string>): NodeMeta => ({ meta
 export const MIXED_CONFIG = {
   h100: {
     nodeSelector: { matchLabels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' } },
-    levels: [{ nodeLabel: 'example.com/spine', tierName: 'spine' }, { nodeLabel: 'example.com/leaf', tierName: 'leaf' }, HOST],
+    levels: [
+      { nodeLabel: 'example.com/spine', tierName: 'spine' },
+      { nodeLabel: 'example.com/leaf', tierName: 'leaf' },
+      HOST,
+    ],
   },
   gb200: {
-    nodeSelector: { matchLabels: { 'nvidia.com/gpu.product': 'NVIDIA-GB200' }, matchExpressions: [{ key: 'nvidia.com/gpu.clique', operator: 'Exists' }] },
+    nodeSelector: {
+      matchLabels: { 'nvidia.com/gpu.product': 'NVIDIA-GB200' },
+      matchExpressions: [{ key: 'nvidia.com/gpu.clique', operator: 'Exists' }],
+    },
     levels: [
       { nodeLabel: 'example.com/spine', tierName: 'spine' },
       { nodeLabel: 'example.com/leaf', tierName: 'leaf' },
@@ -26,18 +33,35 @@ export const MIXED_CONFIG = {
     ],
   },
   'gb200-pending': {
-    nodeSelector: { matchLabels: { 'nvidia.com/gpu.product': 'NVIDIA-GB200' }, matchExpressions: [{ key: 'nvidia.com/gpu.clique', operator: 'DoesNotExist' }] },
-    levels: [{ nodeLabel: 'example.com/spine', tierName: 'spine' }, { nodeLabel: 'example.com/leaf', tierName: 'leaf' }, HOST],
+    nodeSelector: {
+      matchLabels: { 'nvidia.com/gpu.product': 'NVIDIA-GB200' },
+      matchExpressions: [{ key: 'nvidia.com/gpu.clique', operator: 'DoesNotExist' }],
+    },
+    levels: [
+      { nodeLabel: 'example.com/spine', tierName: 'spine' },
+      { nodeLabel: 'example.com/leaf', tierName: 'leaf' },
+      HOST,
+    ],
   },
 };
 export const MIXED_UUIDS = ['7b968a6d-c8aa-45e1-9e07-e1e51be99c31', '0f3c1e2a-5b6d-4e7f-8a9b-0c1d2e3f4a5b'];
 export function mixedNodes(): NodeMeta[] {
   const out: NodeMeta[] = [];
   for (let i = 0; i < 8; i++) {
-    out.push(node(`h100-${i}`, { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3', 'example.com/leaf': `leaf-h${i >> 2}`, 'example.com/spine': 'spine-h' }));
+    out.push(
+      node(`h100-${i}`, {
+        'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3',
+        'example.com/leaf': `leaf-h${i >> 2}`,
+        'example.com/spine': 'spine-h',
+      }),
+    );
   }
   for (let i = 0; i < 8; i++) {
-    const labels: Record<string, string> = { 'nvidia.com/gpu.product': 'NVIDIA-GB200', 'example.com/leaf': 'leaf-g0', 'example.com/spine': 'spine-g' };
+    const labels: Record<string, string> = {
+      'nvidia.com/gpu.product': 'NVIDIA-GB200',
+      'example.com/leaf': 'leaf-g0',
+      'example.com/spine': 'spine-g',
+    };
     // Two NVL72 racks (4 Nodes each here), the first split into two partitions; g-7 has no clique yet.
     if (i < 7) labels['nvidia.com/gpu.clique'] = `${MIXED_UUIDS[i >> 2]}.${i < 2 ? 1 : 2}`;
     out.push(node(`gb200-${i}`, labels));

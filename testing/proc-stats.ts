@@ -25,7 +25,12 @@ export function procMemory(pid: number): ProcMemory {
     if (!m) throw new Error(`/proc/${pid}/status has no ${field} line`);
     return Number(m[1]);
   };
-  return { rssMB: kB('VmRSS') / 1024, hwmMB: kB('VmHWM') / 1024, anonMB: kB('RssAnon') / 1024, fileMB: kB('RssFile') / 1024 };
+  return {
+    rssMB: kB('VmRSS') / 1024,
+    hwmMB: kB('VmHWM') / 1024,
+    anonMB: kB('RssAnon') / 1024,
+    fileMB: kB('RssFile') / 1024,
+  };
 }
 
 /** User + system CPU time a live process has used so far, ms (10 ms resolution). */

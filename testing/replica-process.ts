@@ -69,9 +69,15 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     `--leader-elect-retry-period=${opts.timings.retryPeriod}`,
     '-v=2',
   ];
-  if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
+  if (!existsSync(BINARY) && !existsSync(BUNDLE))
+    throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
   const [cmd, args] = existsSync(BINARY) ? [BINARY, flags] : [process.execPath, [BUNDLE, ...flags]];
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    KUBE_POD_NAMESPACE: opts.namespace,
+    HELM_RELEASE_NAME: 'volcano',
+  };
   const child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let log = '';
@@ -139,7 +145,12 @@ export async function startReplicaCluster(opts: ReplicaClusterOptions): Promise<
   const kubeconfigOf = (user: string): string => {
     let path = kubeconfigs.get(user);
     if (path === undefined) {
-      path = api.writeKubeconfig(dir, { token: api.addUser(user, [...hypernodeControllerRbac(opts.namespace, opts.leaseName), ...(opts.extraRules ?? [])]) });
+      path = api.writeKubeconfig(dir, {
+        token: api.addUser(user, [
+          ...hypernodeControllerRbac(opts.namespace, opts.leaseName),
+          ...(opts.extraRules ?? []),
+        ]),
+      });
       kubeconfigs.set(user, path);
     }
     return path;
@@ -148,12 +159,19 @@ export async function startReplicaCluster(opts: ReplicaClusterOptions): Promise<
     api,
     replicas,
     async start(user) {
-      const replica = await startReplica({ kubeconfig: kubeconfigOf(user), namespace: opts.namespace, leaseName: opts.leaseName, timings: opts.timings });
+      const replica = await startReplica({
+        kubeconfig: kubeconfigOf(user),
+        namespace: opts.namespace,
+        leaseName: opts.leaseName,
+        timings: opts.timings,
+      });
       replicas.push(replica);
       return replica;
     },
     holder() {
-      const lease = api.store.get('leases', opts.leaseName, opts.namespace) as (KubeObject & { spec?: { holderIdentity?: string } }) | undefined;
+      const lease = api.store.get('leases', opts.leaseName, opts.namespace) as
+        | (KubeObject & { spec?: { holderIdentity?: string } })
+        | undefined;
       return lease?.spec?.holderIdentity ?? '';
     },
     async close() {

@@ -141,7 +141,12 @@ function answer(msg: Buffer, community: Buffer, table: readonly Entry[], looping
     }
     at = vb.end;
   }
-  const body = Buffer.concat([msg.subarray(pdu.start, reqId.end), integer(0), integer(0), tlv(SEQUENCE, Buffer.concat(out))]);
+  const body = Buffer.concat([
+    msg.subarray(pdu.start, reqId.end),
+    integer(0),
+    integer(0),
+    tlv(SEQUENCE, Buffer.concat(out)),
+  ]);
   return tlv(SEQUENCE, Buffer.concat([integer(VERSION_2C), tlv(OCTET_STRING, community), tlv(RESPONSE, body)]));
 }
 
@@ -157,7 +162,11 @@ export interface SnmpStandInOptions {
 }
 
 /** One agent per switch on 127.0.0.1, answering SNMPv2c `community`. */
-export async function startSnmpStandIn(switches: readonly SwitchLldp[], community: string, options: SnmpStandInOptions = {}): Promise<SnmpStandIn> {
+export async function startSnmpStandIn(
+  switches: readonly SwitchLldp[],
+  community: string,
+  options: SnmpStandInOptions = {},
+): Promise<SnmpStandIn> {
   const comm = Buffer.from(community);
   const sockets: Socket[] = [];
   for (const sw of switches) {

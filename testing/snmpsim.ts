@@ -23,7 +23,8 @@ export function snmpsimUnavailable(): string | undefined {
     ['snmpget', 'snmp'],
     ['snmpbulkwalk', 'snmp'],
   ]) {
-    if (spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool!], { stdio: 'ignore' }).status !== 0) return `needs ${tool} (apt-get install -y ${pkg})`;
+    if (spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool!], { stdio: 'ignore' }).status !== 0)
+      return `needs ${tool} (apt-get install -y ${pkg})`;
   }
   return undefined;
 }
@@ -52,7 +53,13 @@ export class Snmpsim {
       for (const f of readdirSync(data)) chmodSync(join(data, f), 0o644);
     }
     [this.port] = await freeUdpPorts(1);
-    const args = [`--data-dir=${data}`, `--cache-dir=${cache}`, `--agent-udpv4-endpoint=127.0.0.1:${this.port}`, '--v2c-arch', '--logging-method=null'];
+    const args = [
+      `--data-dir=${data}`,
+      `--cache-dir=${cache}`,
+      `--agent-udpv4-endpoint=127.0.0.1:${this.port}`,
+      '--v2c-arch',
+      '--logging-method=null',
+    ];
     if (root) args.push(`--process-user=${NOBODY.user}`, `--process-group=${NOBODY.group}`);
     // Nothing piped: the captures run synchronously, and a full pipe would stall the agent mid-walk.
     const child = spawn('snmpsimd', args, { stdio: 'ignore' });
@@ -60,8 +67,15 @@ export class Snmpsim {
     child.on('error', () => {});
     await waitFor(
       () => {
-        if (child.exitCode !== null) throw new Error(`snmpsimd exited (${child.exitCode}); run it by hand with the same flags and --logging-method=stderr to see why`);
-        const r = spawnSync('snmpget', ['-v2c', '-c', probe, '-On', '-t', '1', '-r', '0', `127.0.0.1:${this.port}`, '1.0.8802.1.1.2.1.3.1.0'], { timeout: 5_000 });
+        if (child.exitCode !== null)
+          throw new Error(
+            `snmpsimd exited (${child.exitCode}); run it by hand with the same flags and --logging-method=stderr to see why`,
+          );
+        const r = spawnSync(
+          'snmpget',
+          ['-v2c', '-c', probe, '-On', '-t', '1', '-r', '0', `127.0.0.1:${this.port}`, '1.0.8802.1.1.2.1.3.1.0'],
+          { timeout: 5_000 },
+        );
         return r.status === 0 && r.stdout.toString().includes('INTEGER');
       },
       { timeoutMs: START_TIMEOUT_MS, what: 'snmpsimd answering' },
@@ -70,8 +84,13 @@ export class Snmpsim {
 
   /** `snmpbulkwalk -v2c -c <community> <extra> 127.0.0.1:port 1.0.8802.1.1.2.1`, as an operator captures a switch. */
   capture(community: string, options: readonly string[] = ['-On']): string {
-    const r = spawnSync('snmpbulkwalk', ['-v2c', '-c', community, ...options, '-t', '2', '-r', '1', `127.0.0.1:${this.port}`, '1.0.8802.1.1.2.1'], { timeout: 30_000 });
-    if (r.status !== 0) throw new Error(`snmpbulkwalk ${community} failed (${r.status ?? r.signal}): ${r.stderr.toString().trim()}`);
+    const r = spawnSync(
+      'snmpbulkwalk',
+      ['-v2c', '-c', community, ...options, '-t', '2', '-r', '1', `127.0.0.1:${this.port}`, '1.0.8802.1.1.2.1'],
+      { timeout: 30_000 },
+    );
+    if (r.status !== 0)
+      throw new Error(`snmpbulkwalk ${community} failed (${r.status ?? r.signal}): ${r.stderr.toString().trim()}`);
     return r.stdout.toString();
   }
 

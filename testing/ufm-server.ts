@@ -49,11 +49,17 @@ export interface RecordedRequest {
 
 /** Computer ports: every `node` connected to every leaf in `leaves`. */
 export function computerPorts(nodes: string[], leaves: string[], description = 'Computer IB Port'): UfmPortJson[] {
-  return nodes.flatMap((n) => leaves.map((l) => ({ description, tier: 1, system_name: n, node_description: `${n} HCA-1`, peer_node_name: l })));
+  return nodes.flatMap((n) =>
+    leaves.map((l) => ({ description, tier: 1, system_name: n, node_description: `${n} HCA-1`, peer_node_name: l })),
+  );
 }
 
 /** Runs `fn` with `count` started stand-ins and closes them afterwards, also when `fn` throws. */
-export async function withUfmServers<T>(count: number, fn: (servers: UfmServer[]) => Promise<T>, opts: { plain?: boolean } = {}): Promise<T> {
+export async function withUfmServers<T>(
+  count: number,
+  fn: (servers: UfmServer[]) => Promise<T>,
+  opts: { plain?: boolean } = {},
+): Promise<T> {
   const servers = await Promise.all(Array.from({ length: count }, () => new UfmServer(opts).start()));
   try {
     return await fn(servers);
@@ -74,7 +80,11 @@ export class UfmServer {
   /** `plain` serves http instead of https (for the cleartext-credentials cases). */
   constructor(private readonly opts: { plain?: boolean } = {}) {
     const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res);
-    this.server = new LoopbackServer(opts.plain ? createPlainServer(handler) : createServer({ cert: tls('server.crt'), key: tls('server.key') }, handler));
+    this.server = new LoopbackServer(
+      opts.plain
+        ? createPlainServer(handler)
+        : createServer({ cert: tls('server.crt'), key: tls('server.key') }, handler),
+    );
   }
 
   async start(): Promise<this> {
@@ -132,7 +142,10 @@ export class UfmServer {
       case 'hang':
         return;
       case 'huge': {
-        res.writeHead(200, { 'Content-Type': 'application/json', ...(a.announce ? { 'Content-Length': String(a.bytes) } : {}) });
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          ...(a.announce ? { 'Content-Length': String(a.bytes) } : {}),
+        });
         const chunk = Buffer.alloc(64 * 1024, ' ');
         let left = a.bytes - 2;
         res.write('[');
@@ -151,14 +164,22 @@ export class UfmServer {
   }
 
   private authorized(header: string | undefined, token: boolean): boolean {
-    if (token) return header !== undefined && header.startsWith('Basic ') && this.tokens.has(header.slice('Basic '.length));
+    if (token)
+      return header !== undefined && header.startsWith('Basic ') && this.tokens.has(header.slice('Basic '.length));
     return header === `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`;
   }
 
-  private serveFabric(a: Extract<UfmAnswer, { kind: 'fabric' }>, resource: string, url: URL, res: ServerResponse): void {
+  private serveFabric(
+    a: Extract<UfmAnswer, { kind: 'fabric' }>,
+    resource: string,
+    url: URL,
+    res: ServerResponse,
+  ): void {
     let body: unknown;
-    if (resource === 'ports') body = url.searchParams.get('brief') === 'true' ? a.fabric.ports.map(briefPort) : a.fabric.ports;
-    else if (resource === 'links') body = a.linksEnvelope ? { data: a.fabric.links, total_resources: a.fabric.links.length } : a.fabric.links;
+    if (resource === 'ports')
+      body = url.searchParams.get('brief') === 'true' ? a.fabric.ports.map(briefPort) : a.fabric.ports;
+    else if (resource === 'links')
+      body = a.linksEnvelope ? { data: a.fabric.links, total_resources: a.fabric.links.length } : a.fabric.links;
     else if (resource === 'systems') body = a.fabric.systems;
     else return void res.writeHead(404).end();
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));

@@ -14,5 +14,9 @@ export function viewData(html: string): TopologyView {
 
 /** The HyperNode names of the view open in `page`, in the order the rectangles' data-i index. */
 export function drawnNames(page: Page): Promise<string[]> {
-  return page.evaluate(() => (JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }).hyperNodes.map((h) => h.name));
+  return page.evaluate(() =>
+    (
+      JSON.parse(document.getElementById('topology-data')!.textContent!) as { hyperNodes: { name: string }[] }
+    ).hyperNodes.map((h) => h.name),
+  );
 }

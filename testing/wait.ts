@@ -13,7 +13,10 @@ export interface WaitOptions {
  * Polls `probe` until it returns a value other than undefined/false, and returns
  * that value. Throws with `what` and the last probe error after the deadline.
  */
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, opts: WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  opts: WaitOptions = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
   let lastError: unknown;
   for (;;) {

@@ -23,7 +23,10 @@ const programs: { name: string; command: () => [string, string[]] }[] = [
 for (const { name, command } of programs) {
   test(`${name}: a broken kubeconfig is reported by file, line and reason, without its secrets`, () => {
     const [cmd, args] = command();
-    assert.ok(existsSync(cmd) && args.every((a) => !a.startsWith('/') || existsSync(a)), `${cmd} ${args.join(' ')} missing: run node scripts/build.mjs`);
+    assert.ok(
+      existsSync(cmd) && args.every((a) => !a.startsWith('/') || existsSync(a)),
+      `${cmd} ${args.join(' ')} missing: run node scripts/build.mjs`,
+    );
     const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-secrets-'));
     try {
       const file = join(dir, 'kubeconfig');
@@ -31,7 +34,12 @@ for (const { name, command } of programs) {
       const r = runCommand(cmd, [...args, `--kubeconfig=${file}`, '-v=10']);
       assert.is(r.status, 1);
       assert.is(r.stdout, '');
-      assert.ok(r.stderr.endsWith(`error loading config file "${file}": line 11, column 15: Nested mappings are not allowed in compact mappings\n`), r.stderr.slice(-300));
+      assert.ok(
+        r.stderr.endsWith(
+          `error loading config file "${file}": line 11, column 15: Nested mappings are not allowed in compact mappings\n`,
+        ),
+        r.stderr.slice(-300),
+      );
       assert.not.match(r.stderr, SECRETS);
     } finally {
       rmSync(dir, { recursive: true });

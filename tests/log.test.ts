@@ -7,7 +7,12 @@ import { createLogger, FATAL_EXIT_CODE, logFatal, nullLogger, type Logger } from
 
 function capture(opts: { verbosity: number; skipHeaders?: boolean }) {
   const lines: string[] = [];
-  const logger = createLogger({ ...opts, sink: { write: (l) => lines.push(l) }, now: () => new Date(Date.UTC(2026, 0, 2, 15, 4, 5, 123)), pid: 42 });
+  const logger = createLogger({
+    ...opts,
+    sink: { write: (l) => lines.push(l) },
+    now: () => new Date(Date.UTC(2026, 0, 2, 15, 4, 5, 123)),
+    pid: 42,
+  });
   return { logger, lines };
 }
 
@@ -36,13 +41,20 @@ test('--skip-headers leaves only the message and key/values', () => {
 test('logFatal writes an F line with the logger context and exits 255', () => {
   const { logger, lines } = capture({ verbosity: 0 });
   try {
-    logFatal(logger.with({ server: 'metrics' }), 'Prometheus HTTP server failed', { err: new Error('listen tcp :8081: bind: address already in use') }, exit);
+    logFatal(
+      logger.with({ server: 'metrics' }),
+      'Prometheus HTTP server failed',
+      { err: new Error('listen tcp :8081: bind: address already in use') },
+      exit,
+    );
     assert.unreachable('logFatal returned');
   } catch (err) {
     assert.instance(err, Exited);
     assert.is((err as Exited).code, FATAL_EXIT_CODE);
   }
-  assert.equal(lines, ['F0102 15:04:05.123000      42] Prometheus HTTP server failed server="metrics" err="listen tcp :8081: bind: address already in use"\n']);
+  assert.equal(lines, [
+    'F0102 15:04:05.123000      42] Prometheus HTTP server failed server="metrics" err="listen tcp :8081: bind: address already in use"\n',
+  ]);
   assert.is(FATAL_EXIT_CODE, 255);
 });
 

@@ -20,7 +20,11 @@ const VERSION_FROM_SOURCES = [
 ].join('\n');
 
 test('--version prints six lines on stdout and exits 0, before validation', () => {
-  for (const args of [['--version'], ['--version', '--kube-api-qps=-1'], ['--version=true', '--leader-elect-lease-duration=0']]) {
+  for (const args of [
+    ['--version'],
+    ['--version', '--kube-api-qps=-1'],
+    ['--version=true', '--leader-elect-lease-duration=0'],
+  ]) {
     const r = main(...args);
     assert.is(r.status, 0, args.join(' '));
     assert.is(r.stdout, VERSION_FROM_SOURCES);
@@ -33,7 +37,10 @@ test('a bad flag prints the usage, then the message, on stderr and exits 2, even
     [['--version', '--bogus'], 'unknown flag: --bogus'],
     [['-version'], 'invalid argument "ersion" for "-v, --v" flag: strconv.ParseInt: parsing "ersion": invalid syntax'],
     [['--kubeconfig'], 'flag needs an argument: --kubeconfig'],
-    [['--leader-elect-retry-period=5'], 'invalid argument "5" for "--leader-elect-retry-period" flag: time: missing unit in duration "5"'],
+    [
+      ['--leader-elect-retry-period=5'],
+      'invalid argument "5" for "--leader-elect-retry-period" flag: time: missing unit in duration "5"',
+    ],
   ];
   for (const [args, message] of table) {
     const r = main(...args);
@@ -60,7 +67,8 @@ test('--help keeps the Go flag listing and ends with the subcommands and the kub
   assert.ok(r.stderr.startsWith(goListing), 'the flag listing is the one printed before a flag error');
   const tail = r.stderr.slice(goListing.length);
   assert.match(tail, /^\nSubcommands:\n {2}render {10}print the HyperNodes/);
-  for (const word of ['plan', 'help [COMMAND]', 'version', 'kubectl hypernode tree|why|plan', 'kubectl-hypernode']) assert.ok(tail.includes(word), word);
+  for (const word of ['plan', 'help [COMMAND]', 'version', 'kubectl hypernode tree|why|plan', 'kubectl-hypernode'])
+    assert.ok(tail.includes(word), word);
   assert.is(main('help').stderr, r.stderr, '`help` is --help');
 });
 
@@ -101,14 +109,20 @@ test('validation failures: all messages on stderr, one per line, exit 1', () => 
   const r = main('--kube-api-qps=0', '--leader-elect-lease-duration=5s');
   assert.is(r.status, 1);
   assert.is(r.stdout, '');
-  assert.is(r.stderr, 'kube-api-qps must be greater than zero\nleaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`\n');
+  assert.is(
+    r.stderr,
+    'kube-api-qps must be greater than zero\nleaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`\n',
+  );
 });
 
 test('positional arguments that are no word are ignored with one warning naming them', () => {
   const r = main('2>&1', '--version', './extra');
   assert.is(r.status, 0);
   assert.is(r.stdout, VERSION_FROM_SOURCES);
-  assert.match(r.stderr, /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+\] Ignoring positional command-line arguments args=\["2>&1","\.\/extra"\]\n$/);
+  assert.match(
+    r.stderr,
+    /^W\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+\] Ignoring positional command-line arguments args=\["2>&1","\.\/extra"\]\n$/,
+  );
 });
 
 test('-v=2 logs every flag as FLAG: --name="value"; --skip-headers drops the klog header', () => {
@@ -130,7 +144,14 @@ test('-v=2 logs every flag as FLAG: --name="value"; --skip-headers drops the klo
 });
 
 test('the run starts with one line naming version, commit, runtime and the effective configuration; no-effect klog flags are named once', () => {
-  const r = main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig', '--kube-api-qps=7', '--log-file=/var/log/hn.log', '--logtostderr=false', '--log-dir=/var/log');
+  const r = main(
+    '--leader-elect=false',
+    '--kubeconfig=/nonexistent/kubeconfig',
+    '--kube-api-qps=7',
+    '--log-file=/var/log/hn.log',
+    '--logtostderr=false',
+    '--log-dir=/var/log',
+  );
   assert.is(r.status, 1, r.stderr);
   const starts = r.stderr.split('\n').filter((l) => l.includes('] Starting vc-hypernode-controller-manager '));
   assert.is(starts.length, 1, r.stderr);
@@ -152,7 +173,9 @@ test('the run starts with one line naming version, commit, runtime and the effec
     /^W.*Accepted klog flags that have no effect: logs always go to standard error, unbuffered flags=\["--log-dir=\/var\/log","--log-file=\/var\/log\/hn.log","--logtostderr=false"\]$/,
   );
   assert.not.ok(
-    main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig', '--logtostderr').stderr.includes('have no effect'),
+    main('--leader-elect=false', '--kubeconfig=/nonexistent/kubeconfig', '--logtostderr').stderr.includes(
+      'have no effect',
+    ),
     'the default --logtostderr=true is no news',
   );
 });

@@ -21,7 +21,10 @@ function loadedModules(args: readonly string[]): Set<string> {
   try {
     const preload = join(dir, 'record.cjs');
     const out = join(dir, 'loaded.txt');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`,
+    );
     try {
       execFileSync(PINNED_NODE, ['-r', preload, ...args], { stdio: 'ignore' });
     } catch {

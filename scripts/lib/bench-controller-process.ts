@@ -62,7 +62,9 @@ export class ControllerProcess {
     if (this.child.exitCode !== null) return this.child.exitCode;
     this.child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_DEADLINE_MS)));
+    const deadline = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_DEADLINE_MS)),
+    );
     const code = await Promise.race([this.exited, deadline]);
     clearTimeout(timer);
     if (code !== 'timeout') return code;

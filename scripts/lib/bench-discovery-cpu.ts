@@ -14,7 +14,13 @@ import { realClock } from '../../src/kube/clock.ts';
 import { Store } from '../../src/kube/store.ts';
 import { keepNameAndLabels } from '../../src/kube/informer.ts';
 import type { HyperNodeClient } from '../../src/hypernode/model/contracts.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, type DiscoveredHyperNode, type HyperNode, type NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
+import {
+  HYPERNODE_API_VERSION,
+  HYPERNODE_KIND,
+  type DiscoveredHyperNode,
+  type HyperNode,
+  type NodeMeta,
+} from '../../src/hypernode/model/hypernode-types.ts';
 import { entryOf, parseConfig, sourceEntry } from '../../src/hypernode/config/loader.ts';
 import { discoverSnapshot } from '../../src/hypernode/discovery/label/label-grouping.ts';
 import { LABEL_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../src/hypernode/model/hypernode-labels.ts';
@@ -70,7 +76,15 @@ function asCached(hn: HyperNode, revision: number): HyperNode {
       resourceVersion: String(revision),
       generation: 1,
       creationTimestamp: '2026-01-01T00:00:00Z',
-      managedFields: [{ manager: 'vc-hypernode-controller-manager', operation: 'Update', apiVersion: HYPERNODE_API_VERSION, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1' }],
+      managedFields: [
+        {
+          manager: 'vc-hypernode-controller-manager',
+          operation: 'Update',
+          apiVersion: HYPERNODE_API_VERSION,
+          time: '2026-01-01T00:00:00Z',
+          fieldsType: 'FieldsV1',
+        },
+      ],
     } as HyperNode['metadata'],
     spec: copy.spec,
     status: { nodeCount: copy.spec!.members?.length ?? 0 },
@@ -85,7 +99,12 @@ const refusingClient: HyperNodeClient = {
   delete: () => Promise.reject(new Error('unexpected delete: the snapshot is unchanged')),
 };
 
-export async function measureDiscoveryCpu(nodeObjects: readonly KubeObject[], discoveryConfig: string, runs: number, warmup: number): Promise<DiscoveryCpuFigures> {
+export async function measureDiscoveryCpu(
+  nodeObjects: readonly KubeObject[],
+  discoveryConfig: string,
+  runs: number,
+  warmup: number,
+): Promise<DiscoveryCpuFigures> {
   const entry = entryOf(sourceEntry(parseConfig(discoveryConfig), LABEL_SOURCE));
   if (!entry) throw new Error(`the discovery configuration has no usable "${LABEL_SOURCE}" entry`);
   const types = topologyTypes(entry.config, nullLogger);
@@ -109,7 +128,8 @@ export async function measureDiscoveryCpu(nodeObjects: readonly KubeObject[], di
   });
   const reconcileUnchanged = async () => {
     const summary = await reconciler.reconcile(LABEL_SOURCE, snapshot);
-    if (summary.unchanged !== snapshot.length) throw new Error(`reconciling the unchanged snapshot did not find it unchanged: ${JSON.stringify(summary)}`);
+    if (summary.unchanged !== snapshot.length)
+      throw new Error(`reconciling the unchanged snapshot did not find it unchanged: ${JSON.stringify(summary)}`);
   };
   return {
     hyperNodes: snapshot.length,
@@ -122,13 +142,20 @@ export async function measureDiscoveryCpu(nodeObjects: readonly KubeObject[], di
 }
 
 /** The same figures for benchNodes() measured by `nodeExecutable` in a child process. */
-export function measureDiscoveryCpuOn(nodeExecutable: string, runs: number, warmup: number): DiscoveryCpuFigures & { runtime: string } {
+export function measureDiscoveryCpuOn(
+  nodeExecutable: string,
+  runs: number,
+  warmup: number,
+): DiscoveryCpuFigures & { runtime: string } {
   const child = spawnSync(nodeExecutable, ['--import', 'tsx', import.meta.filename, String(runs), String(warmup)], {
     encoding: 'utf8',
     timeout: CHILD_TIMEOUT_MS,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  if (child.status !== 0) throw new Error(`${nodeExecutable} could not measure label discovery (exit ${child.status ?? child.signal}); run it by hand to see why`);
+  if (child.status !== 0)
+    throw new Error(
+      `${nodeExecutable} could not measure label discovery (exit ${child.status ?? child.signal}); run it by hand to see why`,
+    );
   return JSON.parse(child.stdout) as DiscoveryCpuFigures & { runtime: string };
 }
 

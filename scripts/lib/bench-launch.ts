@@ -11,7 +11,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HYPERNODE_RESOURCE } from '../../src/hypernode/model/hypernode-types.ts';
-import { hypernodeControllerRbac, isWriteRequest, startApiServer, type ApiServer, type Obj, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
+import {
+  hypernodeControllerRbac,
+  isWriteRequest,
+  startApiServer,
+  type ApiServer,
+  type Obj,
+  type PolicyRule,
+  type RequestRecord,
+} from '../../testing/apiserver/index.ts';
 import { percentile } from './bench-stats.ts';
 import { freePorts } from '../../testing/ports.ts';
 import { ControllerProcess } from './bench-controller-process.ts';
@@ -26,7 +34,8 @@ export interface RateLimit {
 }
 
 /** A HyperNode write the controller sent (the benchmark's own writes are another user). */
-export const isControllerHyperNodeWrite = (r: RequestRecord): boolean => r.user === SERVICE_ACCOUNT && r.resource === HYPERNODE_RESOURCE;
+export const isControllerHyperNodeWrite = (r: RequestRecord): boolean =>
+  r.user === SERVICE_ACCOUNT && r.resource === HYPERNODE_RESOURCE;
 
 /** Milliseconds the token bucket needs for `requests` when it starts full: max(0, n − burst) / qps. */
 export function rateLimitBoundMs(requests: number, limit: RateLimit): number {
@@ -71,7 +80,12 @@ export interface WriteFigures {
  * of those), and against the latency bound of writing them one at a time
  * (below 1 = faster than one at a time could ever be).
  */
-export function writeFigures(writes: readonly RequestRecord[], windowMs: number, limit: RateLimit, needed = writes.length): WriteFigures {
+export function writeFigures(
+  writes: readonly RequestRecord[],
+  windowMs: number,
+  limit: RateLimit,
+  needed = writes.length,
+): WriteFigures {
   const medianAnswerMs = percentile(
     writes.map((r) => r.durationMs),
     50,
@@ -136,7 +150,13 @@ export interface LaunchExtras {
   flags?: Record<string, string | number | boolean>;
 }
 
-export async function launchController(api: ApiServer, work: string, binary: string, limit: RateLimit, extras: LaunchExtras = {}): Promise<Launched> {
+export async function launchController(
+  api: ApiServer,
+  work: string,
+  binary: string,
+  limit: RateLimit,
+  extras: LaunchExtras = {},
+): Promise<Launched> {
   const pageCacheDropped = dropPageCache();
   const token = api.addUser(SERVICE_ACCOUNT, [...hypernodeControllerRbac(NAMESPACE, LEASE), ...(extras.rules ?? [])]);
   const [healthPort, metricsPort] = await freePorts(2);
@@ -167,7 +187,11 @@ export async function launchController(api: ApiServer, work: string, binary: str
  * (Date.now()) at which it first held `expected` HyperNodes that all satisfy
  * `done`, undefined until then.
  */
-export function whenHyperNodes(api: ApiServer, expected: number, done: (hn: Obj) => boolean): { at: () => number | undefined; stop: () => void } {
+export function whenHyperNodes(
+  api: ApiServer,
+  expected: number,
+  done: (hn: Obj) => boolean,
+): { at: () => number | undefined; stop: () => void } {
   const state = new Map<string, boolean>();
   let satisfied = 0;
   let reachedAt: number | undefined;
@@ -187,7 +211,10 @@ export function whenHyperNodes(api: ApiServer, expected: number, done: (hn: Obj)
 
 /** A stand-in for a benchmark: every write (the Lease's and Events' too) answered after `writeLatencyMs`, in its in-flight seat. */
 export function benchApiServer(writeLatencyMs: number): Promise<ApiServer> {
-  return startApiServer({ namespaces: [NAMESPACE], ...(writeLatencyMs > 0 ? { latency: { ms: writeLatencyMs, match: isWriteRequest } } : {}) });
+  return startApiServer({
+    namespaces: [NAMESPACE],
+    ...(writeLatencyMs > 0 ? { latency: { ms: writeLatencyMs, match: isWriteRequest } } : {}),
+  });
 }
 
 /** One benchmark round's stand-in, work directory and, once launched, controller. */
@@ -202,8 +229,15 @@ export interface BenchRound {
  * controller's log when the round fails, and always stops the controller and
  * the stand-in and removes the work directory.
  */
-export async function benchRound<T>(workPrefix: string, body: (round: BenchRound) => Promise<T>, o: { writeLatencyMs?: number } = {}): Promise<T> {
-  const round: BenchRound = { api: await benchApiServer(o.writeLatencyMs ?? 0), work: mkdtempSync(join(tmpdir(), workPrefix)) };
+export async function benchRound<T>(
+  workPrefix: string,
+  body: (round: BenchRound) => Promise<T>,
+  o: { writeLatencyMs?: number } = {},
+): Promise<T> {
+  const round: BenchRound = {
+    api: await benchApiServer(o.writeLatencyMs ?? 0),
+    work: mkdtempSync(join(tmpdir(), workPrefix)),
+  };
   try {
     return await body(round);
   } catch (err) {

@@ -25,8 +25,15 @@ export function builtBinary() {
 
 /** Runs `binary render ...args -o json`; its HyperNodes, CPU ms and peak RSS in MB. Throws when render fails. */
 export function timedRender(binary, args) {
-  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', binary, 'render', ...args, '-o', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', binary, 'render', ...args, '-o', 'json'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (r.status !== 0) throw new Error(`render failed (${r.status}): ${r.stderr}`);
   const [user, sys, rssKb] = r.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-  return { hyperNodes: JSON.parse(r.stdout).items, cpuMs: Math.round((user + sys) * 1000), rssMb: Math.round(rssKb / 1024) };
+  return {
+    hyperNodes: JSON.parse(r.stdout).items,
+    cpuMs: Math.round((user + sys) * 1000),
+    rssMb: Math.round(rssKb / 1024),
+  };
 }

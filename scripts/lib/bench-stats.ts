@@ -29,6 +29,8 @@ export interface Verdict {
 
 /** The summary a benchmark ends with: one PASS or MISS line per figure, sorted by figure. */
 export function verdictSummary(title: string, verdicts: readonly Verdict[]): string {
-  const lines = [...verdicts].sort((a, b) => a.figure.localeCompare(b.figure)).map((v) => `  ${v.pass ? 'PASS' : 'MISS'}  ${v.figure}: ${v.measured} (target ${v.target})`);
+  const lines = [...verdicts]
+    .sort((a, b) => a.figure.localeCompare(b.figure))
+    .map((v) => `  ${v.pass ? 'PASS' : 'MISS'}  ${v.figure}: ${v.measured} (target ${v.target})`);
   return [title, ...lines].join('\n');
 }

@@ -87,7 +87,10 @@ export function makeSea({ target, main, out, config }) {
     }),
   );
   const [command, ...args] = runner(target, node);
-  execFileSync(command, [...args, ...SEA_V8_FLAGS, ...BLOB_BUILDER_V8_FLAGS, '--build-sea', config], { cwd: dirname(main), stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(command, [...args, ...SEA_V8_FLAGS, ...BLOB_BUILDER_V8_FLAGS, '--build-sea', config], {
+    cwd: dirname(main),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   chmodSync(partial, 0o755);
   renameSync(partial, out);
 }

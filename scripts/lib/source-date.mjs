@@ -19,7 +19,8 @@ export function git(args) {
 export function sourceDateEpoch() {
   const epoch = process.env.SOURCE_DATE_EPOCH;
   if (epoch !== undefined && epoch !== '') {
-    if (!/^\d+$/.test(epoch)) throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got ${JSON.stringify(epoch)}`);
+    if (!/^\d+$/.test(epoch))
+      throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got ${JSON.stringify(epoch)}`);
     return Number(epoch);
   }
   try {

@@ -37,9 +37,19 @@ export function thirdPartyNotices(packages, runtimes) {
   const seen = new Set();
   const runtimeSections = runtimes
     .filter((r) => !seen.has(r.version) && seen.add(r.version))
-    .map((r) => section(`Node.js ${r.version} (MIT, with the licences of the code it bundles)`, licenceFiles(r.dir), 'no licence file found'));
+    .map((r) =>
+      section(
+        `Node.js ${r.version} (MIT, with the licences of the code it bundles)`,
+        licenceFiles(r.dir),
+        'no licence file found',
+      ),
+    );
   const packageSections = packages.map((p) =>
-    section(`${p.name} ${p.version} (${p.license})`, licenceFiles(join(root, p.dir)), `The package ships no licence file; package.json declares: ${p.license}.`),
+    section(
+      `${p.name} ${p.version} (${p.license})`,
+      licenceFiles(join(root, p.dir)),
+      `The package ships no licence file; package.json declares: ${p.license}.`,
+    ),
   );
   return `${[head, ...runtimeSections, ...packageSections].join('\n\n')}\n`;
 }
@@ -51,7 +61,9 @@ const purlNpm = (name, version) => `pkg:npm/${name.replace('@', '%40')}@${versio
 
 /** A package.json licence field as an SPDX expression, or NOASSERTION when it is not one. */
 function spdxLicence(licence) {
-  return /^[A-Za-z0-9.+-]+( (AND|OR|WITH) [A-Za-z0-9.+-]+)*$/.test(licence ?? '') && licence !== 'NOASSERTION' ? licence : 'NOASSERTION';
+  return /^[A-Za-z0-9.+-]+( (AND|OR|WITH) [A-Za-z0-9.+-]+)*$/.test(licence ?? '') && licence !== 'NOASSERTION'
+    ? licence
+    : 'NOASSERTION';
 }
 
 function basePackage(id, name, version, extra) {
@@ -79,7 +91,13 @@ function executableParts({ arch, version, sha256, packages, node }) {
   const runtime = basePackage(spdxId('Package', `node-${arch}`), 'node', node.version.replace(/^v/, ''), {
     licenseDeclared: 'MIT',
     downloadLocation: `https://registry.npmjs.org/${node.package}/-/${node.package}-${node.version.replace(/^v/, '')}.tgz`,
-    externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: purlNpm(node.package, node.version.replace(/^v/, '')) }],
+    externalRefs: [
+      {
+        referenceCategory: 'PACKAGE-MANAGER',
+        referenceType: 'purl',
+        referenceLocator: purlNpm(node.package, node.version.replace(/^v/, '')),
+      },
+    ],
     primaryPackagePurpose: 'FRAMEWORK',
     comment: `The Node.js runtime embedded in the executable (npm package ${node.package}); the licences of the code Node.js bundles are in THIRD_PARTY_NOTICES`,
   });
@@ -87,16 +105,28 @@ function executableParts({ arch, version, sha256, packages, node }) {
     basePackage(spdxId('Package', `npm-${p.name}-${p.version}`), p.name, p.version, {
       licenseDeclared: spdxLicence(p.license),
       downloadLocation: `https://registry.npmjs.org/${p.name}/-/${p.name.split('/').pop()}-${p.version}.tgz`,
-      externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: purlNpm(p.name, p.version) }],
+      externalRefs: [
+        { referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: purlNpm(p.name, p.version) },
+      ],
       primaryPackagePurpose: 'LIBRARY',
     }),
   );
-  const contains = [runtime, ...npm].map((p) => ({ spdxElementId: exe.SPDXID, relationshipType: 'CONTAINS', relatedSpdxElement: p.SPDXID }));
+  const contains = [runtime, ...npm].map((p) => ({
+    spdxElementId: exe.SPDXID,
+    relationshipType: 'CONTAINS',
+    relatedSpdxElement: p.SPDXID,
+  }));
   return { root: exe, packages: [exe, runtime, ...npm], relationships: contains };
 }
 
 function document(name, created, rootId, packages, relationships) {
-  const body = { packages, relationships: [{ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: rootId }, ...relationships] };
+  const body = {
+    packages,
+    relationships: [
+      { spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: rootId },
+      ...relationships,
+    ],
+  };
   // The namespace must be unique per document: derive it from the content, not from a random UUID.
   const digest = createHash('sha256').update(JSON.stringify(body)).digest('hex');
   return {
@@ -117,7 +147,13 @@ export const spdxDate = (seconds) => new Date(seconds * 1000).toISOString().repl
 /** The SBOM of one executable. `exe`: `{ arch, version, sha256, packages, node: { version, package } }`. */
 export function executableSbom(exe, created) {
   const parts = executableParts(exe);
-  return document(`${NAME}-linux-${exe.arch}-${exe.version}`, created, parts.root.SPDXID, parts.packages, parts.relationships);
+  return document(
+    `${NAME}-linux-${exe.arch}-${exe.version}`,
+    created,
+    parts.root.SPDXID,
+    parts.packages,
+    parts.relationships,
+  );
 }
 
 /**
@@ -131,7 +167,11 @@ export function imageSbom(exe, image, debs, created) {
     licenseDeclared: 'Apache-2.0',
     checksums: [{ algorithm: 'SHA256', checksumValue: image.manifestDigest.replace(/^sha256:/, '') }],
     externalRefs: [
-      { referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: `pkg:oci/${NAME}@${image.manifestDigest.replace(':', '%3A')}?arch=${exe.arch}` },
+      {
+        referenceCategory: 'PACKAGE-MANAGER',
+        referenceType: 'purl',
+        referenceLocator: `pkg:oci/${NAME}@${image.manifestDigest.replace(':', '%3A')}?arch=${exe.arch}`,
+      },
     ],
     primaryPackagePurpose: 'CONTAINER',
     comment: `FROM scratch image for linux/${exe.arch}; the checksum is its OCI manifest digest`,
@@ -150,8 +190,21 @@ export function imageSbom(exe, image, debs, created) {
       comment: `licence terms: /usr/share/doc/${d.name}/copyright in the image`,
     }),
   );
-  const relationships = [...[parts.root, ...deb].map((p) => ({ spdxElementId: img.SPDXID, relationshipType: 'CONTAINS', relatedSpdxElement: p.SPDXID })), ...parts.relationships];
-  return document(`${NAME}-image-linux-${exe.arch}-${exe.version}`, created, img.SPDXID, [img, ...parts.packages, ...deb], relationships);
+  const relationships = [
+    ...[parts.root, ...deb].map((p) => ({
+      spdxElementId: img.SPDXID,
+      relationshipType: 'CONTAINS',
+      relatedSpdxElement: p.SPDXID,
+    })),
+    ...parts.relationships,
+  ];
+  return document(
+    `${NAME}-image-linux-${exe.arch}-${exe.version}`,
+    created,
+    img.SPDXID,
+    [img, ...parts.packages, ...deb],
+    relationships,
+  );
 }
 
 /** The repository's LICENSE, required in every release. */

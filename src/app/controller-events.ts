@@ -9,7 +9,11 @@ import { referenceTo, type EventSink } from '../kube/events.ts';
 import type { Informer, KubeObject } from '../kube/types.ts';
 import type { EventRecorder } from '../hypernode/model/contracts.ts';
 
-export function configMapEventRecorder(sink: EventSink, configMaps: Informer<KubeObject>, where: { namespace: string; name: string }): EventRecorder {
+export function configMapEventRecorder(
+  sink: EventSink,
+  configMaps: Informer<KubeObject>,
+  where: { namespace: string; name: string },
+): EventRecorder {
   return {
     event(regarding, type, reason, message) {
       const cached = configMaps.get(`${where.namespace}/${where.name}`);

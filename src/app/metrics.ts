@@ -52,7 +52,11 @@ export function createMetrics(): Metrics {
     buckets: QUEUE_BUCKETS,
     ...reg,
   });
-  const retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', ...reg });
+  const retries = new Counter({
+    name: 'workqueue_retries_total',
+    help: 'Total number of retries handled by workqueue',
+    ...reg,
+  });
   // client-go updates these two every 500 ms; read at scrape time here, from each queue's in-flight keys.
   const inFlight = new Map<string, () => number[]>();
   const agesByQueue = () => [...inFlight].map(([name, ages]) => ({ name, ages: ages() }));
@@ -82,7 +86,10 @@ export function createMetrics(): Metrics {
     help: 'A metric with a constant value of 1, labelled by the version, git commit, build date and JavaScript runtime the controller was built and runs with.',
     labelNames: ['version', 'git_commit', 'build_date', 'runtime', 'platform'],
     registers: [registry],
-  }).set({ version: VERSION, git_commit: GIT_SHA, build_date: BUILT, runtime: runtimeVersion(), platform: goPlatform() }, 1);
+  }).set(
+    { version: VERSION, git_commit: GIT_SHA, build_date: BUILT, runtime: runtimeVersion(), platform: goPlatform() },
+    1,
+  );
   return {
     registry,
     rest: createRestMetrics(registry),
@@ -114,7 +121,11 @@ function metricsHandler(registry: Registry) {
     labelNames: ['code'],
     registers: [registry],
   });
-  const inFlight = new Gauge({ name: 'promhttp_metric_handler_requests_in_flight', help: 'Current number of scrapes being served.', registers: [registry] });
+  const inFlight = new Gauge({
+    name: 'promhttp_metric_handler_requests_in_flight',
+    help: 'Current number of scrapes being served.',
+    registers: [registry],
+  });
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     inFlight.inc();
     try {
@@ -159,7 +170,10 @@ export function startMetricsServer(
   options: MetricsListenerOptions = {},
 ): Promise<Server | undefined> {
   const scrape = metricsHandler(registry);
-  const routes = new Map<string, ListenerRoute>([['/metrics', options.metricsGate ? gated(options.metricsGate, scrape) : scrape], ...(options.routes ?? [])]);
+  const routes = new Map<string, ListenerRoute>([
+    ['/metrics', options.metricsGate ? gated(options.metricsGate, scrape) : scrape],
+    ...(options.routes ?? []),
+  ]);
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = requestPath(req);
     const route = routes.get(path);

@@ -95,7 +95,9 @@ export interface ResolvedOptions {
   readonly configMap: ConfigMapLocation;
 }
 
-export type Validation = { readonly ok: true; readonly config: ResolvedOptions } | { readonly ok: false; readonly problems: readonly string[] };
+export type Validation =
+  | { readonly ok: true; readonly config: ResolvedOptions }
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 export interface ValidationInputs {
   /** Where KUBE_POD_NAMESPACE and HELM_RELEASE_NAME are read (default: process.env). */
@@ -141,35 +143,83 @@ export const FLAGS = {
   ),
 
   // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
-  'leader-elect': flag(boolKind, true, 'Run leader election before the controller loop, so that only one replica works at a time.'),
-  'leader-elect-lease-duration': flag(durationKind, 15n * SECOND, 'How long a standby waits after the last renewal before it may take over the lease.'),
+  'leader-elect': flag(
+    boolKind,
+    true,
+    'Run leader election before the controller loop, so that only one replica works at a time.',
+  ),
+  'leader-elect-lease-duration': flag(
+    durationKind,
+    15n * SECOND,
+    'How long a standby waits after the last renewal before it may take over the lease.',
+  ),
   'leader-elect-renew-deadline': flag(
     durationKind,
     10n * SECOND,
     'How long the leader keeps retrying to renew its lease before it gives up. Must be shorter than the lease duration.',
   ),
-  'leader-elect-retry-period': flag(durationKind, 2n * SECOND, 'How long to wait between attempts to acquire or renew the lease.'),
-  'leader-elect-resource-lock': flag(stringKind, LEASES_RESOURCE_LOCK, "The type of object used for locking during leader election. Only 'leases' is supported."),
-  'leader-elect-resource-name': flag(stringKind, DEFAULT_LEADER_ELECTION_NAME, 'The name of the Lease object used for leader election.'),
-  'leader-elect-resource-namespace': flag(stringKind, DEFAULT_LEADER_ELECTION_NAMESPACE, 'The namespace of the Lease object used for leader election.'),
+  'leader-elect-retry-period': flag(
+    durationKind,
+    2n * SECOND,
+    'How long to wait between attempts to acquire or renew the lease.',
+  ),
+  'leader-elect-resource-lock': flag(
+    stringKind,
+    LEASES_RESOURCE_LOCK,
+    "The type of object used for locking during leader election. Only 'leases' is supported.",
+  ),
+  'leader-elect-resource-name': flag(
+    stringKind,
+    DEFAULT_LEADER_ELECTION_NAME,
+    'The name of the Lease object used for leader election.',
+  ),
+  'leader-elect-resource-namespace': flag(
+    stringKind,
+    DEFAULT_LEADER_ELECTION_NAMESPACE,
+    'The namespace of the Lease object used for leader election.',
+  ),
 
   // klog (Go flags merged into the set; only -v and --skip-headers change what we do)
   v: flag(klogLevelKind, 0, 'Log verbosity: V(n) messages are printed when n <= this number.', 'v'),
-  vmodule: flag(klogVmoduleKind, [], 'Comma-separated pattern=N settings for per-file verbosity (accepted, not applied).'),
+  vmodule: flag(
+    klogVmoduleKind,
+    [],
+    'Comma-separated pattern=N settings for per-file verbosity (accepted, not applied).',
+  ),
   logtostderr: flag(goBoolKind, true, 'Log to standard error instead of files (logs always go to standard error).'),
   alsologtostderr: flag(goBoolKind, false, 'Also log to standard error when logging to files (accepted, no effect).'),
-  alsologtostderrthreshold: flag(klogSeverityKind, 0, 'Severity threshold for --alsologtostderr (accepted, no effect).'),
+  alsologtostderrthreshold: flag(
+    klogSeverityKind,
+    0,
+    'Severity threshold for --alsologtostderr (accepted, no effect).',
+  ),
   stderrthreshold: flag(klogSeverityKind, 0, 'Logs at or above this severity go to standard error (all of them do).'),
-  'legacy-stderr-threshold-behavior': flag(goBoolKind, false, 'Ignore --stderrthreshold when --logtostderr is true (accepted, no effect).'),
+  'legacy-stderr-threshold-behavior': flag(
+    goBoolKind,
+    false,
+    'Ignore --stderrthreshold when --logtostderr is true (accepted, no effect).',
+  ),
   'log-dir': flag(stringKind, '', 'Directory for log files (accepted, no effect: logs go to standard error).'),
   'log-file': flag(stringKind, '', 'Log file (accepted, no effect: logs go to standard error).'),
-  'log-file-max-size': flag(goUint64Kind, 1800n, 'Maximum log file size in megabytes, 0 for unlimited (accepted, no effect).'),
+  'log-file-max-size': flag(
+    goUint64Kind,
+    1800n,
+    'Maximum log file size in megabytes, 0 for unlimited (accepted, no effect).',
+  ),
   'one-output': flag(goBoolKind, false, 'Write logs only to their own severity file (accepted, no effect).'),
   'skip-headers': flag(goBoolKind, false, 'Omit the severity/time/pid header of each log line.'),
   'skip-log-headers': flag(goBoolKind, false, 'Omit headers when opening log files (accepted, no effect).'),
   'add-dir-header': flag(goBoolKind, false, 'Include the directory in the header file name (accepted, no effect).'),
-  'log-backtrace-at': flag(klogTraceLocationKind, { file: '', line: 0 }, 'Print a stack trace when logging at file:N (accepted, no effect).'),
-  'log-flush-frequency': flag(durationKind, 5n * SECOND, 'Maximum time between log flushes (logs are written immediately; must be positive).'),
+  'log-backtrace-at': flag(
+    klogTraceLocationKind,
+    { file: '', line: 0 },
+    'Print a stack trace when logging at file:N (accepted, no effect).',
+  ),
+  'log-flush-frequency': flag(
+    durationKind,
+    5n * SECOND,
+    'Maximum time between log flushes (logs are written immediately; must be positive).',
+  ),
 };
 
 /**
@@ -212,7 +262,12 @@ export interface FlagSetting {
 }
 
 export type CommandLine =
-  | { readonly kind: 'ok'; readonly options: Options; readonly flags: readonly FlagSetting[]; readonly positionals: readonly string[] }
+  | {
+      readonly kind: 'ok';
+      readonly options: Options;
+      readonly flags: readonly FlagSetting[];
+      readonly positionals: readonly string[];
+    }
   | { readonly kind: 'help' }
   | { readonly kind: 'error'; readonly message: string };
 
@@ -295,8 +350,11 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
 
   // Both live on the metrics listener: without it they would silently do nothing.
   if (options.enableTopologyPage && !options.enableMetrics)
-    problems.push('enable-topology-page requires enable-metrics: the page is served on the metrics listener (--listen-address)');
-  if (options.secureMetrics && !options.enableMetrics) problems.push('secure-metrics requires enable-metrics: there is no /metrics endpoint to protect');
+    problems.push(
+      'enable-topology-page requires enable-metrics: the page is served on the metrics listener (--listen-address)',
+    );
+  if (options.secureMetrics && !options.enableMetrics)
+    problems.push('secure-metrics requires enable-metrics: there is no /metrics endpoint to protect');
 
   const leaderElection = validateLeaderElection(options.leaderElection);
   if (leaderElection) problems.push(leaderElection);
@@ -345,7 +403,9 @@ export function validateClientFlags(options: Pick<Options, 'kubeApiQps' | 'kubeA
  */
 const HTTP_SERVER_DEFAULT_ADDRESS = ':http';
 
-type AddressCheck = { readonly address: ListenAddress; readonly problem?: undefined } | { readonly address?: undefined; readonly problem: string };
+type AddressCheck =
+  | { readonly address: ListenAddress; readonly problem?: undefined }
+  | { readonly address?: undefined; readonly problem: string };
 
 async function resolveListenAddress(flagName: string, text: string, resolver: ResolverDeps): Promise<AddressCheck> {
   const effective = text === '' ? HTTP_SERVER_DEFAULT_ADDRESS : text;
@@ -366,7 +426,8 @@ function validateLeaderElection(le: LeaderElectionOptions): string | undefined {
   const lease = durationFromMs(le.leaseDurationMs);
   const renew = durationFromMs(le.renewDeadlineMs);
   const retry = durationFromMs(le.retryPeriodMs);
-  const invalid = (field: string, value: bigint, why: string) => `leaderElection.${field}: Invalid value: "${formatDuration(value)}": ${why}`;
+  const invalid = (field: string, value: bigint, why: string) =>
+    `leaderElection.${field}: Invalid value: "${formatDuration(value)}": ${why}`;
   const required = (field: string) => `leaderElection.${field}: Required value`;
   const errors: string[] = [];
   if (lease <= 0n) errors.push(invalid('leaseDuration', lease, 'must be greater than zero'));
@@ -399,7 +460,9 @@ function leaderElectorProblems(le: LeaderElectionOptions): string[] {
   if (!le.leaderElect) return [];
   const problems: string[] = [];
   if (le.resourceLock !== '' && le.resourceLock !== LEASES_RESOURCE_LOCK) {
-    const reason = Object.hasOwn(REMOVED_LOCKS, le.resourceLock) ? REMOVED_LOCKS[le.resourceLock] : `Invalid lock-type ${le.resourceLock}`;
+    const reason = Object.hasOwn(REMOVED_LOCKS, le.resourceLock)
+      ? REMOVED_LOCKS[le.resourceLock]
+      : `Invalid lock-type ${le.resourceLock}`;
     problems.push(`couldn't create resource lock: ${reason}`);
   }
   const renew = durationFromMs(le.renewDeadlineMs);

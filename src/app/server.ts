@@ -99,12 +99,20 @@ function defaultDeps(): Omit<ServerDeps, 'metrics'> {
   };
 }
 
-export async function runServer(options: ResolvedOptions, logger: Logger, overrides: Partial<ServerDeps> = {}): Promise<void> {
+export async function runServer(
+  options: ResolvedOptions,
+  logger: Logger,
+  overrides: Partial<ServerDeps> = {},
+): Promise<void> {
   // A registry is made only when none is passed (its default collectors start on creation).
   const deps: ServerDeps = { ...defaultDeps(), ...overrides, metrics: overrides.metrics ?? createMetrics() };
   logStartup(logger, options);
   const readiness = new Readiness();
-  const config = buildClientConfig(options, logger, { env: deps.env, serviceAccountDir: deps.serviceAccountDir, clock: deps.clock });
+  const config = buildClientConfig(options, logger, {
+    env: deps.env,
+    serviceAccountDir: deps.serviceAccountDir,
+    clock: deps.clock,
+  });
   const transport = new Transport(config);
   const topologyState = options.topologyPage ? new TopologyStateRecorder() : undefined;
   // Clients and informers do no I/O until they run; the topology page reads the Node cache.
@@ -194,7 +202,10 @@ function workRunnable(options: ResolvedOptions, logger: Logger, run: ReturnType<
     name: 'controller',
     start({ stopping, failed }) {
       // A dry-run replica must never hold the Lease: it would keep the real controller from leading.
-      if (options.dryRun) logger.info('Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead');
+      if (options.dryRun)
+        logger.info(
+          'Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead',
+        );
       const leaderElection = options.dryRun ? undefined : options.leaderElection;
       work = leaderElection ? run.withLeaderElection(leaderElection, stopping) : run.controller(stopping);
       work.catch(failed);
@@ -204,7 +215,10 @@ function workRunnable(options: ResolvedOptions, logger: Logger, run: ReturnType<
 }
 
 function clientUserAgent(deps: ServerDeps, suffix: string): string {
-  return userAgent({ program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit }, suffix);
+  return userAgent(
+    { program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit },
+    suffix,
+  );
 }
 
 /**
@@ -234,25 +248,47 @@ function metricsListenerOptions(
   const gate = accessReviewGate(new AccessReviewer({ rest, clock: deps.clock }), logger);
   return {
     ...(options.secureMetrics ? { metricsGate: gate } : {}),
-    ...(page ? { routes: new Map([[TOPOLOGY_PAGE_PATH, gated(gate, topologyPageRoute(page.state, page.nodes, deps.clock))]]) } : {}),
+    ...(page
+      ? { routes: new Map([[TOPOLOGY_PAGE_PATH, gated(gate, topologyPageRoute(page.state, page.nodes, deps.clock))]]) }
+      : {}),
   };
 }
 
 /** Builds the clients and informers (no network I/O) and returns the two ways to run. */
-function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transport: Transport, readiness: Readiness, topologyState: TopologyStateRecorder | undefined) {
+function wire(
+  options: ResolvedOptions,
+  logger: Logger,
+  deps: ServerDeps,
+  transport: Transport,
+  readiness: Readiness,
+  topologyState: TopologyStateRecorder | undefined,
+) {
   const { clock, metrics } = deps;
   const ua = (suffix: string) => clientUserAgent(deps, suffix);
   // With leader election, every client set's writes pass the elector's fence:
   // a leader frozen past its lease must not write after it resumes.
   const fence = options.leaderElection ? new LeadershipFence(clock) : undefined;
   const clientSet = (suffix: string) =>
-    new RestClient({ transport, userAgent: ua(suffix), qps: options.kubeApiQps, burst: options.kubeApiBurst, clock, metrics: metrics.rest, ...(fence ? { fence } : {}) });
+    new RestClient({
+      transport,
+      userAgent: ua(suffix),
+      qps: options.kubeApiQps,
+      burst: options.kubeApiBurst,
+      clock,
+      metrics: metrics.rest,
+      ...(fence ? { fence } : {}),
+    });
   // Each client set has its own token bucket, as in Go.
   const core = clientSet(COMPONENT);
   const volcano = clientSet(COMPONENT);
 
   const nodeResource = { group: '', version: 'v1', resource: 'nodes', namespaced: false };
-  const configMapClient = resourceClient<ConfigMap>(core, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+  const configMapClient = resourceClient<ConfigMap>(core, {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    namespaced: true,
+  });
   const nodes = resourceInformer<NodeMeta>(resourceClient(core, nodeResource), {
     metadataOnly: true,
     // The label export's ownership records ride along; every other annotation is dropped.
@@ -266,14 +302,30 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     clock,
     logger,
   });
-  const hyperNodeResource = { group: HYPERNODE_GROUP, version: HYPERNODE_VERSION, resource: HYPERNODE_RESOURCE, namespaced: false };
-  const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), { clock, logger, missingHint: HYPERNODE_CRD_MISSING_HINT });
+  const hyperNodeResource = {
+    group: HYPERNODE_GROUP,
+    version: HYPERNODE_VERSION,
+    resource: HYPERNODE_RESOURCE,
+    namespaced: false,
+  };
+  const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), {
+    clock,
+    logger,
+    missingHint: HYPERNODE_CRD_MISSING_HINT,
+  });
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
   // Node label patches share the HyperNode writes' client set, so one rate limit bounds both.
   const nodeWriter = resourceClient<NodeMeta>(volcano, nodeResource);
   const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
-  const eventSink = (rest: RestClient) => createEventSink({ client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE), component: COMPONENT, host: deps.hostname, clock, logger });
+  const eventSink = (rest: RestClient) =>
+    createEventSink({
+      client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE),
+      component: COMPONENT,
+      host: deps.hostname,
+      clock,
+      logger,
+    });
 
   const apiContext: ControllerContext = {
     nodes,
@@ -283,16 +335,25 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
       create: (hn, signal) => hyperNodeClient.create(hn, signal ? { signal } : {}),
       update: (hn, signal) => hyperNodeClient.update(hn, signal ? { signal } : {}),
       updateStatus: (hn, signal) => hyperNodeClient.updateStatus(hn, signal ? { signal } : {}),
-      delete: (name, preconditions, signal) => hyperNodeClient.delete(name, { preconditions, ...(signal ? { signal } : {}) }),
+      delete: (name, preconditions, signal) =>
+        hyperNodeClient.delete(name, { preconditions, ...(signal ? { signal } : {}) }),
     },
     nodeLabelClient: {
-      patchMetadata: async (node, changes, signal) => void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
+      patchMetadata: async (node, changes, signal) =>
+        void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
     },
     topologyObjectClient,
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
     // A list narrowed to the one name, as for the discovery ConfigMap: the chart's Role grants list, not get.
     configMapReader: {
-      get: async (namespace, name, signal) => (await configMapClient.list({ namespace, fieldSelector: `metadata.name=${name}`, ...(signal ? { signal } : {}) })).items[0],
+      get: async (namespace, name, signal) =>
+        (
+          await configMapClient.list({
+            namespace,
+            fieldSelector: `metadata.name=${name}`,
+            ...(signal ? { signal } : {}),
+          })
+        ).items[0],
     },
     events: configMapEventRecorder(eventSink(core), configMaps, options.configMap),
     configMap: options.configMap,
@@ -302,13 +363,20 @@ function wire(options: ResolvedOptions, logger: Logger, deps: ServerDeps, transp
     queueMetrics: (name) => metrics.queue(name),
     ...(topologyState ? { topologyState } : {}),
     // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its health on arrival.
-    nodeHealthInformer: () => resourceInformer<NodeHealth>(resourceClient(core, nodeResource), { transform: nodeHealthOf, clock, logger }),
+    nodeHealthInformer: () =>
+      resourceInformer<NodeHealth>(resourceClient(core, nodeResource), { transform: nodeHealthOf, clock, logger }),
     // Every controller write goes through the volcano client set: its rate limit and measured answer times say how many to keep in flight.
     writeConcurrency: () => volcano.pace.concurrency(),
   };
-  const context: ControllerContext = options.dryRun ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) } : apiContext;
+  const context: ControllerContext = options.dryRun
+    ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) }
+    : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
-  const controller = (signal: AbortSignal) => runController({ informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger }, signal);
+  const controller = (signal: AbortSignal) =>
+    runController(
+      { informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger },
+      signal,
+    );
 
   async function withLeaderElection(le: LeaderElectionConfig, signal: AbortSignal): Promise<void> {
     const rest = clientSet('hypernode-leader-election');

@@ -15,13 +15,24 @@ import type { TopologyObject, TopologyObjectClient } from '../hypernode/model/co
 const OPENAPI_V3 = '/openapi/v3';
 
 interface OpenApiDocument {
-  components?: { schemas?: Record<string, { 'x-kubernetes-group-version-kind'?: Array<{ group?: string; version?: string; kind?: string }> }> };
+  components?: {
+    schemas?: Record<
+      string,
+      { 'x-kubernetes-group-version-kind'?: Array<{ group?: string; version?: string; kind?: string }> }
+    >;
+  };
 }
 
 export function topologyObjects(rest: RestClient): TopologyObjectClient {
-  const client = (group: string, version: string) => resourceClient<TopologyObject & KubeObject>(rest, { group, version, resource: 'topologies', namespaced: false });
+  const client = (group: string, version: string) =>
+    resourceClient<TopologyObject & KubeObject>(rest, { group, version, resource: 'topologies', namespaced: false });
   /** A GET that answers undefined where the server has nothing at `path`, or (`unreadable`) may not show it. */
-  const get = async <T>(path: string, signal: AbortSignal | undefined, unreadable = false, query?: Record<string, string>): Promise<T | undefined> => {
+  const get = async <T>(
+    path: string,
+    signal: AbortSignal | undefined,
+    unreadable = false,
+    query?: Record<string, string>,
+  ): Promise<T | undefined> => {
     try {
       return await rest.request<T>({ method: 'GET', path, ...(query ? { query } : {}), ...(signal ? { signal } : {}) });
     } catch (err) {
@@ -54,14 +65,32 @@ export function topologyObjects(rest: RestClient): TopologyObjectClient {
         documents.set(key, (cached = { url, doc }));
       }
       const schemas = Object.values(cached.doc?.components?.schemas ?? {});
-      return schemas.find((s) => s['x-kubernetes-group-version-kind']?.some((gvk) => gvk.group === group && gvk.version === version && gvk.kind === kind));
+      return schemas.find((s) =>
+        s['x-kubernetes-group-version-kind']?.some(
+          (gvk) => gvk.group === group && gvk.version === version && gvk.kind === kind,
+        ),
+      );
     },
     informer: (group, version, labelSelector, logger) =>
-      resourceInformer(client(group, version) as ResourceClient<KubeObject>, { labelSelector, logger, missingHint: `is the ${group} Topology CRD still installed?` }),
-    list: async (group, version, labelSelector, signal) => (await client(group, version).list({ labelSelector, ...(signal ? { signal } : {}) })).items,
-    create: async (group, version, obj, signal) => void (await client(group, version).create(obj as TopologyObject & KubeObject, signal ? { signal } : {})),
+      resourceInformer(client(group, version) as ResourceClient<KubeObject>, {
+        labelSelector,
+        logger,
+        missingHint: `is the ${group} Topology CRD still installed?`,
+      }),
+    list: async (group, version, labelSelector, signal) =>
+      (await client(group, version).list({ labelSelector, ...(signal ? { signal } : {}) })).items,
+    create: async (group, version, obj, signal) =>
+      void (await client(group, version).create(obj as TopologyObject & KubeObject, signal ? { signal } : {})),
     updateLevels: async (group, version, name, resourceVersion, levels, signal) =>
-      void (await client(group, version).patch(name, { metadata: { ...(resourceVersion ? { resourceVersion } : {}) }, spec: { levels } }, signal ? { signal } : {})),
-    delete: (group, version, name, uid, signal) => client(group, version).delete(name, { ...(uid ? { preconditions: { uid } } : {}), ...(signal ? { signal } : {}) }),
+      void (await client(group, version).patch(
+        name,
+        { metadata: { ...(resourceVersion ? { resourceVersion } : {}) }, spec: { levels } },
+        signal ? { signal } : {},
+      )),
+    delete: (group, version, name, uid, signal) =>
+      client(group, version).delete(name, {
+        ...(uid ? { preconditions: { uid } } : {}),
+        ...(signal ? { signal } : {}),
+      }),
   };
 }

@@ -29,14 +29,21 @@ function resultNote(s: SourceTopologyState): string {
 function sourceNotes(s: SourceTopologyState): string[] {
   const notes = [resultNote(s)];
   if (s.rejected) {
-    notes.push(`Source ${s.source}: snapshot rejected since ${time(s.rejected.at)}; the last accepted one is drawn. It breaks:`);
+    notes.push(
+      `Source ${s.source}: snapshot rejected since ${time(s.rejected.at)}; the last accepted one is drawn. It breaks:`,
+    );
     // Listed items start with a dash: the page collapses leading spaces.
     for (const line of s.rejected.violations.split('\n')) notes.push(`- ${line}`);
   }
-  if (s.heldDeletes.length > 0) notes.push(`Source ${s.source}: ${s.heldDeletes.length} deletes held by the mass-delete guard: ${s.heldDeletes.join(', ')}`);
+  if (s.heldDeletes.length > 0)
+    notes.push(
+      `Source ${s.source}: ${s.heldDeletes.length} deletes held by the mass-delete guard: ${s.heldDeletes.join(', ')}`,
+    );
   if (s.uncoveredNodes && s.uncoveredNodes.count > 0) {
     const { count, listed } = s.uncoveredNodes;
-    notes.push(`Source ${s.source}: Nodes in no HyperNode (${count}${listed.length < count ? `, the first ${listed.length} named` : ''}):`);
+    notes.push(
+      `Source ${s.source}: Nodes in no HyperNode (${count}${listed.length < count ? `, the first ${listed.length} named` : ''}):`,
+    );
     for (const u of listed) notes.push(`- ${u.name}: ${u.why}`);
   }
   return notes;
@@ -45,14 +52,25 @@ function sourceNotes(s: SourceTopologyState): string[] {
 /** The view of the state: every source's desired HyperNodes; `nodes` resolve regex and label members. */
 function topologyPageView(state: TopologyState, generatedAt: number, nodes: readonly NodeMeta[]): TopologyView {
   // The desired objects carry no status (the status writer writes it after the create): show the nodeCount it writes.
-  const hyperNodes: HyperNode[] = state.sources.flatMap((s) => s.desired.map((hn) => ({ ...hn, status: { nodeCount: nodeCount(hn, nodes) } })));
-  const replica = state.running ? 'This replica runs the controller.' : 'This replica does not run the controller now (a standby, or stopping); what it last recorded is shown.';
+  const hyperNodes: HyperNode[] = state.sources.flatMap((s) =>
+    s.desired.map((hn) => ({ ...hn, status: { nodeCount: nodeCount(hn, nodes) } })),
+  );
+  const replica = state.running
+    ? 'This replica runs the controller.'
+    : 'This replica does not run the controller now (a standby, or stopping); what it last recorded is shown.';
   const notes = [
     `${replica} Generated ${time(generatedAt)}.`,
-    ...(state.sources.length > 0 ? state.sources.flatMap(sourceNotes) : ['No discovery source has produced a snapshot yet.']),
+    ...(state.sources.length > 0
+      ? state.sources.flatMap(sourceNotes)
+      : ['No discovery source has produced a snapshot yet.']),
   ];
   const sources = state.sources.map((s) => s.source).join(', ');
-  return topologyView(`HyperNode topology: ${hyperNodes.length} desired HyperNodes${sources ? ` from ${sources}` : ''}`, hyperNodes, nodes, notes);
+  return topologyView(
+    `HyperNode topology: ${hyperNodes.length} desired HyperNodes${sources ? ` from ${sources}` : ''}`,
+    hyperNodes,
+    nodes,
+    notes,
+  );
 }
 
 export function renderTopologyPage(state: TopologyState, generatedAt: number, nodes: readonly NodeMeta[]): string {

@@ -53,7 +53,12 @@ export function topologyPageRoute(view: TopologyStateView, nodes: Lister<NodeMet
     const state = view.current();
     const now = clock.now();
     // Gzipped when asked: the JSON of a 65,000-Node topology is about 5 MiB.
-    if (/\bapplication\/json\b/.test(String(req.headers.accept ?? ''))) sendOk(req, res, topologyJson(state, now), { ...PAGE_HEADERS, 'Content-Type': 'application/json' });
-    else sendOk(req, res, renderTopologyPage(state, now, nodes.list()), { ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
+    if (/\bapplication\/json\b/.test(String(req.headers.accept ?? '')))
+      sendOk(req, res, topologyJson(state, now), { ...PAGE_HEADERS, 'Content-Type': 'application/json' });
+    else
+      sendOk(req, res, renderTopologyPage(state, now, nodes.list()), {
+        ...PAGE_HEADERS,
+        'Content-Type': 'text/html; charset=utf-8',
+      });
   };
 }

@@ -33,7 +33,10 @@ export function parseCaptureDirs(
     const eq = value.indexOf('=');
     if (eq < 0) {
       if (value === '') throw new Error(`${flag} needs a ${noun}`);
-      if (any !== undefined) throw new Error(`${flag} ${value}: a ${noun} for every ${what} is already given (${any}); use ${KEY}=${placeholder} for more than one`);
+      if (any !== undefined)
+        throw new Error(
+          `${flag} ${value}: a ${noun} for every ${what} is already given (${any}); use ${KEY}=${placeholder} for more than one`,
+        );
       any = value;
       continue;
     }

@@ -75,33 +75,63 @@ export interface ClusterReader {
 }
 
 /** Resolves the client configuration (no network I/O yet); throws with client-go's texts on a bad one. */
-export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, logger: Logger, environment: ConfigEnvironment): ClusterReader {
+export function connectCluster(
+  flags: ClusterFlags,
+  identity: ClusterIdentity,
+  logger: Logger,
+  environment: ConfigEnvironment,
+): ClusterReader {
   const transport = new Transport(buildClientConfig(flags, logger, environment));
   const rest = new RestClient({
     transport,
-    userAgent: userAgent({ program: identity.program, version: identity.version.gitVersion, platform: goPlatform(), commit: identity.version.gitCommit }, identity.suffix),
+    userAgent: userAgent(
+      {
+        program: identity.program,
+        version: identity.version.gitVersion,
+        platform: goPlatform(),
+        commit: identity.version.gitCommit,
+      },
+      identity.suffix,
+    ),
     qps: flags.kubeApiQps,
     burst: flags.kubeApiBurst,
     maxRetries: MAX_RETRIES,
   });
   const nodes = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
-  const hyperNodes = resourceClient<HyperNode>(rest, { group: HYPERNODE_GROUP, version: HYPERNODE_VERSION, resource: HYPERNODE_RESOURCE, namespaced: false });
-  const configMaps = resourceClient<ConfigMap>(rest, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+  const hyperNodes = resourceClient<HyperNode>(rest, {
+    group: HYPERNODE_GROUP,
+    version: HYPERNODE_VERSION,
+    resource: HYPERNODE_RESOURCE,
+    namespaced: false,
+  });
+  const configMaps = resourceClient<ConfigMap>(rest, {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    namespaced: true,
+  });
   const secrets = resourceClient<Secret>(rest, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   return {
-    nodes: async () => (await listAll(nodes, { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT, eachItem: keepNameLabelsAnd(isOwnershipAnnotation) })) as NodeMeta[],
+    nodes: async () =>
+      (await listAll(nodes, {
+        accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
+        eachItem: keepNameLabelsAnd(isOwnershipAnnotation),
+      })) as NodeMeta[],
     node: async (name) => keepNameLabelsAnd(isOwnershipAnnotation)(await nodes.get(name)) as NodeMeta,
     nodeHealth: async (name) => nodeHealthOf(await nodes.get(name)),
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
     // A cluster without the CRD answers 404: say what is missing, as the controller does.
     hyperNodes: async () =>
-      (await listAll(hyperNodes, {}).catch(explainMissing(hyperNodes.descriptor, HYPERNODE_CRD_MISSING_HINT))).map((hn) => ({
-        ...hn,
-        apiVersion: HYPERNODE_API_VERSION,
-        kind: HYPERNODE_KIND,
-      })),
+      (await listAll(hyperNodes, {}).catch(explainMissing(hyperNodes.descriptor, HYPERNODE_CRD_MISSING_HINT))).map(
+        (hn) => ({
+          ...hn,
+          apiVersion: HYPERNODE_API_VERSION,
+          kind: HYPERNODE_KIND,
+        }),
+      ),
     // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.
-    configMap: async (where) => (await listAll(configMaps, { namespace: where.namespace, fieldSelector: `metadata.name=${where.name}` }))[0],
+    configMap: async (where) =>
+      (await listAll(configMaps, { namespace: where.namespace, fieldSelector: `metadata.name=${where.name}` }))[0],
     secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
     topologyObjects: topologyObjects(rest),
     close: () => transport.close(),
@@ -110,5 +140,10 @@ export function connectCluster(flags: ClusterFlags, identity: ClusterIdentity, l
 
 /** Every item, LIST_PAGE_SIZE a page, as a consistent read. */
 async function listAll<T extends KubeObject>(client: ResourceClient<T>, opts: ListOptions): Promise<T[]> {
-  return (await listAllPages((request) => client.list({ ...opts, ...request }), { resource: client.descriptor.resource, limit: LIST_PAGE_SIZE })).items;
+  return (
+    await listAllPages((request) => client.list({ ...opts, ...request }), {
+      resource: client.descriptor.resource,
+      limit: LIST_PAGE_SIZE,
+    })
+  ).items;
 }

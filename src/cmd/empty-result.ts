@@ -20,7 +20,10 @@ export function noSourceReason(config: DiscoveryConfig): string | undefined {
   if (enabledSources(config).length > 0) return undefined;
   if (!config.topLevelKeys.includes(DISCOVERY_KEY)) {
     const keys = config.topLevelKeys;
-    const found = keys.length === 0 ? 'is empty' : `has no top-level key ${DISCOVERY_KEY} (its keys: ${keys.join(', ')}; a part of an entry rather than the whole configuration?)`;
+    const found =
+      keys.length === 0
+        ? 'is empty'
+        : `has no top-level key ${DISCOVERY_KEY} (its keys: ${keys.join(', ')}; a part of an entry rather than the whole configuration?)`;
     return `the configuration ${found}: it must start with the key ${DISCOVERY_KEY}, a list of sources, e.g.\n${SKELETON}`;
   }
   if (config.entries.length === 0) return `${DISCOVERY_KEY} lists no source: add an entry, e.g.\n${SKELETON}`;
@@ -48,7 +51,11 @@ function labelKeyCoverage(config: DiscoveryConfig, nodes: readonly NodeMeta[]): 
   } catch {
     return []; // the source fails with its own message
   }
-  return types.flatMap((t) => [...t.tiers].reverse().map((key) => ({ type: t.name, key, nodes: nodes.filter((n) => n.metadata.labels?.[key] !== undefined).length })));
+  return types.flatMap((t) =>
+    [...t.tiers]
+      .reverse()
+      .map((key) => ({ type: t.name, key, nodes: nodes.filter((n) => n.metadata.labels?.[key] !== undefined).length })),
+  );
 }
 
 function describeCoverage(coverage: readonly KeyCoverage[], nodes: number): string {
@@ -69,6 +76,9 @@ export function unusedLabelKeyWarnings(config: DiscoveryConfig, nodes: readonly 
 export function emptyResultReason(config: DiscoveryConfig, nodes: readonly NodeMeta[]): string {
   const coverage = labelKeyCoverage(config, nodes);
   const sources = [...new Set(enabledSources(config))].map((s) => `"${s}"`).join(', ');
-  const keys = coverage.length > 0 ? `; label keys: ${describeCoverage(coverage, nodes.length)} (label the Nodes, or fix the nodeLabel keys)` : '';
+  const keys =
+    coverage.length > 0
+      ? `; label keys: ${describeCoverage(coverage, nodes.length)} (label the Nodes, or fix the nodeLabel keys)`
+      : '';
   return `nothing would be published: the enabled sources (${sources}) describe no HyperNode for these ${nodes.length} Nodes${keys}`;
 }

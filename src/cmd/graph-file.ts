@@ -15,7 +15,10 @@ export const GRAPH_FILE_HELP =
 /** Reads `path` for every graph source; with no path, each read fails naming the flag. */
 export function graphFileReader(path: string): GraphReader {
   return async (location) => {
-    if (path === '') throw new Error(`no fabric graph for the graph source: pass --graph-file F with the document of ${describeLocation(location)}`);
+    if (path === '')
+      throw new Error(
+        `no fabric graph for the graph source: pass --graph-file F with the document of ${describeLocation(location)}`,
+      );
     try {
       return await readFile(path, 'utf8');
     } catch (err) {

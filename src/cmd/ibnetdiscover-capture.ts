@@ -17,7 +17,9 @@ export const IBNETDISCOVER_CAPTURE_HELP =
 
 /** Parses the `--ibnetdiscover-capture` values (undefined when there are none); throws on an empty part or a repeated fabric. */
 export function parseIbnetdiscoverCaptures(values: readonly string[]): CaptureDirs | undefined {
-  return values.length === 0 ? undefined : parseCaptureDirs(`--${IBNETDISCOVER_CAPTURE_FLAG}`, 'fabric', values, undefined, CAPTURE_FILE);
+  return values.length === 0
+    ? undefined
+    : parseCaptureDirs(`--${IBNETDISCOVER_CAPTURE_FLAG}`, 'fabric', values, undefined, CAPTURE_FILE);
 }
 
 /** Serves each fabric's saved output; a fabric without one fails naming the flag. */

@@ -52,7 +52,10 @@ Flags for every command:
 `;
 
 /** Runs the plugin with the arguments kubectl passes (those after `kubectl hypernode`). Never throws. */
-export async function kubectlHypernode(argv: readonly string[], environment: PluginEnvironment): Promise<SubcommandResult> {
+export async function kubectlHypernode(
+  argv: readonly string[],
+  environment: PluginEnvironment,
+): Promise<SubcommandResult> {
   const taken = takeConnectionFlags(argv);
   if ('error' in taken) return { code: EXIT_ERROR, stdout: '', stderr: `${USAGE}error: ${taken.error}\n` };
   const [command, ...args] = taken.rest;
@@ -75,7 +78,10 @@ export async function kubectlHypernode(argv: readonly string[], environment: Plu
       return pluginWhy(args, `${COMMAND} why`, connection);
     case 'plan': {
       const { kubeconfig, mergedKubeconfigs } = kubeconfigFlags(connection.kubeconfig);
-      const target = [...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : []), ...(connection.context ? [`--context=${connection.context}`] : [])];
+      const target = [
+        ...(kubeconfig ? [`--kubeconfig=${kubeconfig}`] : []),
+        ...(connection.context ? [`--context=${connection.context}`] : []),
+      ];
       return plan([...target, ...args], COMMAND, {
         color: connection.color,
         env,
@@ -84,6 +90,10 @@ export async function kubectlHypernode(argv: readonly string[], environment: Plu
       });
     }
     default:
-      return { code: EXIT_ERROR, stdout: '', stderr: `${USAGE}error: unknown command ${JSON.stringify(command)} for "${COMMAND}"${didYouMean(command, PLUGIN_COMMANDS)}\n` };
+      return {
+        code: EXIT_ERROR,
+        stdout: '',
+        stderr: `${USAGE}error: unknown command ${JSON.stringify(command)} for "${COMMAND}"${didYouMean(command, PLUGIN_COMMANDS)}\n`,
+      };
   }
 }

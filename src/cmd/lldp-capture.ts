@@ -23,7 +23,9 @@ export function captureWalks(captures: LldpCaptures): (fabric: string) => Promis
   return async (fabric) => {
     const dir = captures.byKey.get(fabric) ?? captures.any;
     if (dir === undefined)
-      throw new Error(`no LLDP capture for fabric ${fabric}: pass --lldp-capture ${fabric}=DIR with one \`snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1\` output per switch in DIR`);
+      throw new Error(
+        `no LLDP capture for fabric ${fabric}: pass --lldp-capture ${fabric}=DIR with one \`snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1\` output per switch in DIR`,
+      );
     let names: string[];
     try {
       names = (await readdir(dir, { withFileTypes: true }))
@@ -33,7 +35,15 @@ export function captureWalks(captures: LldpCaptures): (fabric: string) => Promis
     } catch (err) {
       throw new Error(`cannot read the LLDP capture directory ${dir}: ${errorMessage(err)}`, { cause: err });
     }
-    if (names.length === 0) throw new Error(`the LLDP capture directory ${dir} holds no file: save one \`snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1\` output per switch there`);
-    return Promise.all(names.map(async (name) => ({ address: name, varbinds: parseSnmpCapture(await readFile(join(dir, name), 'utf8'), join(dir, name)) })));
+    if (names.length === 0)
+      throw new Error(
+        `the LLDP capture directory ${dir} holds no file: save one \`snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1\` output per switch there`,
+      );
+    return Promise.all(
+      names.map(async (name) => ({
+        address: name,
+        varbinds: parseSnmpCapture(await readFile(join(dir, name), 'utf8'), join(dir, name)),
+      })),
+    );
   };
 }

@@ -23,13 +23,25 @@ export interface PlanSummary {
   /** Deletes the mass-delete guard would hold. */
   readonly held: number;
   /** Present when Node labels change: Nodes to patch, labels set and removed, Nodes whose removals are held. */
-  readonly nodeLabels?: { readonly nodes: number; readonly set: number; readonly removed: number; readonly held: number };
+  readonly nodeLabels?: {
+    readonly nodes: number;
+    readonly set: number;
+    readonly removed: number;
+    readonly held: number;
+  };
   /** Present when Kueue or KAI Topology objects change: a replace is a delete and a create (levels are immutable), an update changes aliases. */
-  readonly topologies?: { readonly create: number; readonly replace: number; readonly update: number; readonly delete: number; readonly held: number };
+  readonly topologies?: {
+    readonly create: number;
+    readonly replace: number;
+    readonly update: number;
+    readonly delete: number;
+    readonly held: number;
+  };
 }
 
 export function summarize(plan: Plan): PlanSummary {
-  const count = (action: PlanAction, held = false) => plan.changes.filter((c) => c.action === action && (c.held ?? false) === held).length;
+  const count = (action: PlanAction, held = false) =>
+    plan.changes.filter((c) => c.action === action && (c.held ?? false) === held).length;
   const labels = plan.nodeLabels;
   const nodeLabels =
     labels.length > 0 || plan.nodeLabelsHeld > 0
@@ -42,7 +54,15 @@ export function summarize(plan: Plan): PlanSummary {
       : undefined;
   const topo = (action: string) => plan.topologies.filter((t) => t.action === action).length;
   const topologies =
-    plan.topologies.length > 0 ? { create: topo('create'), replace: topo('replace'), update: topo('update'), delete: topo('delete'), held: topo('held') } : undefined;
+    plan.topologies.length > 0
+      ? {
+          create: topo('create'),
+          replace: topo('replace'),
+          update: topo('update'),
+          delete: topo('delete'),
+          held: topo('held'),
+        }
+      : undefined;
   return {
     create: count('create'),
     update: count('update'),
@@ -66,7 +86,10 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
       source = change.source;
       lines.push(source === '' ? 'HyperNodes without a discovery source (nodeCount only):' : `source "${source}":`);
     }
-    lines.push(`  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`, ...details(change).map((d) => `${DETAIL_INDENT}${d}`));
+    lines.push(
+      `  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`,
+      ...details(change).map((d) => `${DETAIL_INDENT}${d}`),
+    );
   }
   if (plan.nodeLabels.length > 0) lines.push('Node labels:', ...plan.nodeLabelsOff.map((r) => `  ${r.message}`));
   for (const c of plan.nodeLabels) {
@@ -92,7 +115,11 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
         : t.action === 'update'
           ? `levels ${describeLevels(t.previous!)} -> ${describeLevels(t.levels!)} (aliases change in place)`
           : `levels ${describeLevels((t.levels ?? t.previous)!)}`;
-    lines.push(`  ${marker} ${t.kind} ${t.name} (source "${t.source}")`, `${DETAIL_INDENT}${detail}`, ...t.steps.map((step, i) => `${DETAIL_INDENT}${i + 1}. ${step}`));
+    lines.push(
+      `  ${marker} ${t.kind} ${t.name} (source "${t.source}")`,
+      `${DETAIL_INDENT}${detail}`,
+      ...t.steps.map((step, i) => `${DETAIL_INDENT}${i + 1}. ${step}`),
+    );
   }
   if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0)
     lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
@@ -105,7 +132,9 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
 export function planHeadline(plan: Plan): string {
   const s = summarize(plan);
   const l = s.nodeLabels;
-  const labels = l ? `. Node labels: ${l.nodes} Nodes to patch (${l.set} set, ${l.removed} removed${l.held > 0 ? `, ${l.held} Nodes held` : ''})` : '';
+  const labels = l
+    ? `. Node labels: ${l.nodes} Nodes to patch (${l.set} set, ${l.removed} removed${l.held > 0 ? `, ${l.held} Nodes held` : ''})`
+    : '';
   const t = s.topologies;
   const topologies = t
     ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.update > 0 ? `${t.update} to update, ` : ''}${t.delete} to delete${t.held > 0 ? `, ${t.held} being deleted (held)` : ''}`

@@ -66,7 +66,11 @@ const PLAN_FLAGS = {
     "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric's switch list. Repeatable. Without it the switches are walked over SNMP.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
-  'ibnetdiscover-capture': flag(stringArrayKind, [], `${IBNETDISCOVER_CAPTURE_HELP} Without it plan runs config.command (or reads config.file) on this host.`),
+  'ibnetdiscover-capture': flag(
+    stringArrayKind,
+    [],
+    `${IBNETDISCOVER_CAPTURE_HELP} Without it plan runs config.command (or reads config.file) on this host.`,
+  ),
   output: flag(
     choiceKind<OutputFormat>(OUTPUT_FORMATS),
     'text',
@@ -102,8 +106,17 @@ export function planUsage(argv0: string): string {
 }
 
 /** Runs `plan` with the arguments after the subcommand's name. Never throws. */
-export async function plan(argv: readonly string[], argv0: string, environment: PlanEnvironment = { color: false }): Promise<PlanResult> {
-  const usage: SubcommandUsage = { command: PLAN_COMMAND, text: planUsage(argv0), helpCode: EXIT_NO_CHANGES, errorCode: EXIT_ERROR };
+export async function plan(
+  argv: readonly string[],
+  argv0: string,
+  environment: PlanEnvironment = { color: false },
+): Promise<PlanResult> {
+  const usage: SubcommandUsage = {
+    command: PLAN_COMMAND,
+    text: planUsage(argv0),
+    helpCode: EXIT_NO_CHANGES,
+    errorCode: EXIT_ERROR,
+  };
   const parsed = parseSubcommandFlags(PLAN_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
   const { values } = parsed;
@@ -145,14 +158,19 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     // Turning every source off is a change worth planning (what its Node labels lose): a warning
     // while there is something to plan, the error (exit 1) when there is nothing at all.
     const none = noSourceReason(config);
-    const noSource = none === undefined ? undefined : `${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`;
+    const noSource =
+      none === undefined ? undefined : `${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`;
     if (noSource !== undefined) stderr.warnings([noSource]);
     stderr.warnings(unusedLabelKeyWarnings(config, nodes));
     const registry = newDiscovererRegistry({
       ...Object.fromEntries(builtinDiscoverers),
-      ...(values['graph-file'] === '' ? {} : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
+      ...(values['graph-file'] === ''
+        ? {}
+        : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
       ...(lldpCaptures ? { lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) } : {}),
-      ...(ibCaptures ? { ibnetdiscover: createIbnetdiscoverDiscovererFactory({ readOutput: capturedOutputs(ibCaptures) }) } : {}),
+      ...(ibCaptures
+        ? { ibnetdiscover: createIbnetdiscoverDiscovererFactory({ readOutput: capturedOutputs(ibCaptures) }) }
+        : {}),
     });
     const result = await planChanges(
       { config, nodes, existing },
@@ -167,7 +185,11 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
     stderr.warnings(result.warnings);
     const changes = result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0;
     if (!changes && noSource !== undefined)
-      return { code: EXIT_ERROR, stdout: '', stderr: `${stderr.text()}error: nothing to plan: no source is enabled and nothing in the cluster would change\n` };
+      return {
+        code: EXIT_ERROR,
+        stdout: '',
+        stderr: `${stderr.text()}error: nothing to plan: no source is enabled and nothing in the cluster would change\n`,
+      };
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
     return { code: changes ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
   } catch (err) {
@@ -178,21 +200,39 @@ export async function plan(argv: readonly string[], argv0: string, environment: 
 }
 
 /** The configuration the controller runs with: the discovery ConfigMap, read as its loader reads it. */
-async function clusterConfig(cluster: ClusterReader, where: ConfigMapLocation, logger: Logger): Promise<DiscoveryConfig> {
+async function clusterConfig(
+  cluster: ClusterReader,
+  where: ConfigMapLocation,
+  logger: Logger,
+): Promise<DiscoveryConfig> {
   const cm = await cluster.configMap(where);
   try {
     return loadConfig(new StaticInformer(cm ? [cm] : []), where, warningsOnly(logger));
   } catch (err) {
-    const hint = cm ? '' : ' (set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME as the controller has them, or pass --config FILE)';
-    throw new Error(`discovery ConfigMap ${where.namespace}/${where.name}: ${errorMessage(err)}${hint}`, { cause: err });
+    const hint = cm
+      ? ''
+      : ' (set KUBE_POD_NAMESPACE and HELM_RELEASE_NAME as the controller has them, or pass --config FILE)';
+    throw new Error(`discovery ConfigMap ${where.namespace}/${where.name}: ${errorMessage(err)}${hint}`, {
+      cause: err,
+    });
   }
 }
 
-function formatPlan(result: Plan, cluster: { existing: readonly HyperNode[]; nodes: readonly NodeMeta[] }, format: OutputFormat, color: boolean): string {
+function formatPlan(
+  result: Plan,
+  cluster: { existing: readonly HyperNode[]; nodes: readonly NodeMeta[] },
+  format: OutputFormat,
+  color: boolean,
+): string {
   if (format === 'json') return formatPlanJson(result);
-  if (format === 'html') return topologyHtml(planView(`plan: ${planHeadline(result)}`, result, cluster.existing, cluster.nodes));
+  if (format === 'html')
+    return topologyHtml(planView(`plan: ${planHeadline(result)}`, result, cluster.existing, cluster.nodes));
   return formatPlanText(result, color ? COLOURED : undefined);
 }
 
-const COLOURS: Readonly<Record<PlanAction, 'green' | 'yellow' | 'red'>> = { create: 'green', update: 'yellow', delete: 'red' };
+const COLOURS: Readonly<Record<PlanAction, 'green' | 'yellow' | 'red'>> = {
+  create: 'green',
+  update: 'yellow',
+  delete: 'red',
+};
 const COLOURED: PlanStyle = { marker: (action, text) => styleText(COLOURS[action], text) };

@@ -75,13 +75,22 @@ export function resolveKubeconfig(flag: string, env: Readonly<Record<string, str
 }
 
 /** The client flags naming `files`: the first as --kubeconfig, the others merged after it. */
-export function kubeconfigFlags(files: readonly string[]): { readonly kubeconfig: string; readonly mergedKubeconfigs: readonly string[] } {
+export function kubeconfigFlags(files: readonly string[]): {
+  readonly kubeconfig: string;
+  readonly mergedKubeconfigs: readonly string[];
+} {
   return { kubeconfig: files[0] ?? '', mergedKubeconfigs: files.slice(1) };
 }
 
 /** A reader of the cluster `connection` names; `command` ends the User-Agent. Throws on a bad kubeconfig. */
 export function connectPlugin(connection: PluginConnection, command: string, logger: Logger): ClusterReader {
-  const flags = { master: '', ...kubeconfigFlags(connection.kubeconfig), context: connection.context, kubeApiQps: PLUGIN_QPS, kubeApiBurst: PLUGIN_BURST };
+  const flags = {
+    master: '',
+    ...kubeconfigFlags(connection.kubeconfig),
+    context: connection.context,
+    kubeApiQps: PLUGIN_QPS,
+    kubeApiBurst: PLUGIN_BURST,
+  };
   return connectCluster(flags, { program: COMPONENT, version: buildInfo(), suffix: command }, logger, {
     env: connection.env,
     ...(connection.serviceAccountDir ? { serviceAccountDir: connection.serviceAccountDir } : {}),

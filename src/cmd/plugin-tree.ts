@@ -28,7 +28,11 @@ const OUTPUT_FORMATS = ['text', 'html', ...SLURM_FORMATS] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 const TREE_FLAGS = {
-  source: flag(stringKind, '', `Only the HyperNodes of this discovery source (${SOURCE_KEYS.join(', ')}): their volcano.sh/network-topology-source label.`),
+  source: flag(
+    stringKind,
+    '',
+    `Only the HyperNodes of this discovery source (${SOURCE_KEYS.join(', ')}): their volcano.sh/network-topology-source label.`,
+  ),
   node: flag(stringKind, '', 'Only the HyperNodes holding this Node, directly or through a child.'),
   output: flag(
     choiceKind<OutputFormat>(OUTPUT_FORMATS),
@@ -45,7 +49,11 @@ const TREE_FLAGS = {
   ),
 };
 
-export async function pluginTree(argv: readonly string[], command: string, connection: PluginConnection): Promise<SubcommandResult> {
+export async function pluginTree(
+  argv: readonly string[],
+  command: string,
+  connection: PluginConnection,
+): Promise<SubcommandResult> {
   const usage: SubcommandUsage = {
     command,
     text: `Draws the cluster's HyperNodes, highest tier first.\n\n${formatUsage(TREE_FLAGS, command)}`,
@@ -72,19 +80,36 @@ export async function pluginTree(argv: readonly string[], command: string, conne
       const holding = new Set(nodeMemberships(target, hyperNodes).map((m) => m.hyperNode));
       hyperNodes = hyperNodes.filter((hn) => holding.has(hn.metadata.name));
     }
-    const scope = [source === '' ? '' : `source ${source}`, node === '' ? '' : `holding Node ${node}`].filter((s) => s !== '').join(', ');
+    const scope = [source === '' ? '' : `source ${source}`, node === '' ? '' : `holding Node ${node}`]
+      .filter((s) => s !== '')
+      .join(', ');
     if (output === 'html') {
-      return { code: EXIT_SUCCESS, stdout: topologyHtml(topologyView(`HyperNodes${scope ? ` (${scope})` : ''}: ${hyperNodes.length}`, hyperNodes, nodes)), stderr: stderr.text() };
+      return {
+        code: EXIT_SUCCESS,
+        stdout: topologyHtml(
+          topologyView(`HyperNodes${scope ? ` (${scope})` : ''}: ${hyperNodes.length}`, hyperNodes, nodes),
+        ),
+        stderr: stderr.text(),
+      };
     }
     if (slurm) {
       const config = parsed.values.config === '' ? EMPTY_CONFIG : await readDiscoveryConfig(parsed.values.config);
       const text = slurmOutput(slurm, { hyperNodes, nodes, config, flags: parsed.values });
       return { code: EXIT_SUCCESS, stdout: text, stderr: stderr.text() };
     }
-    if (hyperNodes.length === 0) return { code: EXIT_SUCCESS, stdout: '', stderr: `${stderr.text()}No HyperNodes${scope ? ` (${scope})` : ''}.\n` };
+    if (hyperNodes.length === 0)
+      return {
+        code: EXIT_SUCCESS,
+        stdout: '',
+        stderr: `${stderr.text()}No HyperNodes${scope ? ` (${scope})` : ''}.\n`,
+      };
     // Node lists only for --node, narrowed to that Node (previewing-changes.md): a rack's list would hide it.
     const members = node === '' ? ({ show: 'none' } as const) : ({ show: 'focus', focus: node } as const);
-    return { code: EXIT_SUCCESS, stdout: `${renderHyperNodeTree(hyperNodes.map(withSpec), undefined, members)}\n`, stderr: stderr.text() };
+    return {
+      code: EXIT_SUCCESS,
+      stdout: `${renderHyperNodeTree(hyperNodes.map(withSpec), undefined, members)}\n`,
+      stderr: stderr.text(),
+    };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {

@@ -15,7 +15,11 @@ import { SubcommandStderr } from './subcommand-stderr.ts';
 const EXIT_SUCCESS = 0;
 const EXIT_ERROR = 1;
 
-export async function pluginWhy(argv: readonly string[], command: string, connection: PluginConnection): Promise<SubcommandResult> {
+export async function pluginWhy(
+  argv: readonly string[],
+  command: string,
+  connection: PluginConnection,
+): Promise<SubcommandResult> {
   const usage: SubcommandUsage = {
     command,
     text: `Explains which HyperNodes hold NODE, and why.\n\n${formatUsage({}, `${command} NODE`)}`,
@@ -31,18 +35,30 @@ export async function pluginWhy(argv: readonly string[], command: string, connec
   let cluster: ClusterReader | undefined;
   try {
     cluster = connectPlugin(connection, 'kubectl-hypernode-why', stderr.logger);
-    const [node, health, hyperNodes] = await Promise.all([cluster.node(name), cluster.nodeHealth(name), cluster.hyperNodes()]);
+    const [node, health, hyperNodes] = await Promise.all([
+      cluster.node(name),
+      cluster.nodeHealth(name),
+      cluster.hyperNodes(),
+    ]);
     const memberships = nodeMemberships(node, hyperNodes);
     if (memberships.length === 0)
-      return { code: EXIT_SUCCESS, stdout: `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`, stderr: stderr.text() };
+      return {
+        code: EXIT_SUCCESS,
+        stdout: `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`,
+        stderr: stderr.text(),
+      };
     const lines = [`Node ${name} is in ${memberships.length} HyperNode${memberships.length === 1 ? '' : 's'}:`];
     const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
     for (const m of memberships) {
-      const unhealthy = falseHealthConditions(byName.get(m.hyperNode)?.status?.conditions).map((c) => `${c.type}=False: ${c.message}`);
+      const unhealthy = falseHealthConditions(byName.get(m.hyperNode)?.status?.conditions).map(
+        (c) => `${c.type}=False: ${c.message}`,
+      );
       lines.push(`  ${m.hyperNode}  ${describe(m)}`, ...[...reasons(m), ...unhealthy].map((r) => `    - ${r}`));
     }
     // Only where node health is on (a HyperNode above carries NodesReady) does the Node's own readiness count.
-    const judged = memberships.some((m) => byName.get(m.hyperNode)?.status?.conditions?.some((c) => c.type === NODES_READY));
+    const judged = memberships.some((m) =>
+      byName.get(m.hyperNode)?.status?.conditions?.some((c) => c.type === NODES_READY),
+    );
     if (judged) lines.push(...healthLines(name, health, memberships.length));
     return { code: EXIT_SUCCESS, stdout: `${lines.join('\n')}\n`, stderr: stderr.text() };
   } catch (err) {
@@ -55,8 +71,10 @@ export async function pluginWhy(argv: readonly string[], command: string, connec
 /** Why the Node counts as unhealthy in NodesReady (docs/health.md); nothing for a Ready, uncordoned Node. */
 function healthLines(name: string, health: NodeHealth, above: number): string[] {
   const why = readinessProblem(health);
-  if (why !== undefined) return [`Node ${name} is ${why}: it makes NodesReady False on the ${above} HyperNode(s) above it.`];
-  if (health.unschedulable) return [`Node ${name} is Ready and cordoned: NodesReady stays True above it, with reason NodesCordoned.`];
+  if (why !== undefined)
+    return [`Node ${name} is ${why}: it makes NodesReady False on the ${above} HyperNode(s) above it.`];
+  if (health.unschedulable)
+    return [`Node ${name} is Ready and cordoned: NodesReady stays True above it, with reason NodesCordoned.`];
   return [];
 }
 

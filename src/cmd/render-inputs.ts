@@ -37,7 +37,8 @@ function documents(path: string, text: string): unknown[] {
   const out: unknown[] = [];
   for (const doc of docs) {
     const error = doc.errors[0];
-    if (error) throw new Error(`${path}: not valid YAML or JSON: ${describeSyntaxError(error) ?? error.message.split('\n')[0]}`);
+    if (error)
+      throw new Error(`${path}: not valid YAML or JSON: ${describeSyntaxError(error) ?? error.message.split('\n')[0]}`);
     const value: unknown = doc.toJS();
     if (value !== null && value !== undefined) out.push(value);
   }
@@ -48,7 +49,10 @@ function documents(path: string, text: string): unknown[] {
 function objects(path: string, text: string): Mapping[] {
   const out: Mapping[] = [];
   for (const doc of documents(path, text)) {
-    const items = isMapping(doc) && typeof doc.kind === 'string' && doc.kind.endsWith('List') && Array.isArray(doc.items) ? doc.items : [doc];
+    const items =
+      isMapping(doc) && typeof doc.kind === 'string' && doc.kind.endsWith('List') && Array.isArray(doc.items)
+        ? doc.items
+        : [doc];
     for (const item of items) {
       if (!isMapping(item)) throw new Error(`${path}: item ${out.length} is not an object`);
       out.push(item);
@@ -58,10 +62,17 @@ function objects(path: string, text: string): Mapping[] {
 }
 
 /** metadata.name and metadata.labels of an object of `kind`, checked. */
-function nameAndLabels(path: string, obj: Mapping, index: number, kind: string): { name: string; labels: Record<string, string> } {
-  if (obj.kind !== undefined && obj.kind !== kind) throw new Error(`${path}: item ${index} is a ${String(obj.kind)}, not a ${kind}`);
+function nameAndLabels(
+  path: string,
+  obj: Mapping,
+  index: number,
+  kind: string,
+): { name: string; labels: Record<string, string> } {
+  if (obj.kind !== undefined && obj.kind !== kind)
+    throw new Error(`${path}: item ${index} is a ${String(obj.kind)}, not a ${kind}`);
   const meta = isMapping(obj.metadata) ? obj.metadata : {};
-  if (typeof meta.name !== 'string' || meta.name === '') throw new Error(`${path}: item ${index} (${kind}) has no metadata.name`);
+  if (typeof meta.name !== 'string' || meta.name === '')
+    throw new Error(`${path}: item ${index} (${kind}) has no metadata.name`);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(isMapping(meta.labels) ? meta.labels : {})) {
     if (typeof v !== 'string') throw new Error(`${path}: ${kind} ${meta.name}: label ${k} is not a string`);
@@ -98,10 +109,15 @@ function configValue(path: string, configMaps: Mapping[]): string {
     return `${meta.namespace ? `${String(meta.namespace)}/` : ''}${String(meta.name ?? '')}`;
   };
   const holding = configMaps.filter((cm) => isMapping(cm.data) && CONFIG_KEY in cm.data);
-  if (holding.length === 0) throw new Error(`${path}: ConfigMap ${configMaps.map(name).join(', ')} has no data key ${CONFIG_KEY}`);
-  if (holding.length > 1) throw new Error(`${path}: ${holding.length} ConfigMaps hold ${CONFIG_KEY} (${holding.map(name).join(', ')}); give one`);
+  if (holding.length === 0)
+    throw new Error(`${path}: ConfigMap ${configMaps.map(name).join(', ')} has no data key ${CONFIG_KEY}`);
+  if (holding.length > 1)
+    throw new Error(
+      `${path}: ${holding.length} ConfigMaps hold ${CONFIG_KEY} (${holding.map(name).join(', ')}); give one`,
+    );
   const value = (holding[0]!.data as Mapping)[CONFIG_KEY];
-  if (typeof value !== 'string') throw new Error(`${path}: ConfigMap ${name(holding[0]!)}: data.${CONFIG_KEY} is not a string`);
+  if (typeof value !== 'string')
+    throw new Error(`${path}: ConfigMap ${name(holding[0]!)}: data.${CONFIG_KEY} is not a string`);
   return value;
 }
 

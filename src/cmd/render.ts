@@ -50,7 +50,11 @@ const RENDER_FLAGS = {
     '',
     `File with the discovery configuration: the ${'`volcano-controller.conf`'} document, or the whole ConfigMap manifest holding it (YAML or JSON). Required.`,
   ),
-  nodes: flag(stringKind, '', 'File with the Nodes, as `kubectl get nodes -o json` (or -o yaml) writes them, or a YAML stream of Nodes; only names and labels are used. Required.'),
+  nodes: flag(
+    stringKind,
+    '',
+    'File with the Nodes, as `kubectl get nodes -o json` (or -o yaml) writes them, or a YAML stream of Nodes; only names and labels are used. Required.',
+  ),
   existing: flag(
     stringKind,
     '',
@@ -98,13 +102,23 @@ function renderUsage(argv0: string): string {
 }
 
 /** Runs `render` with the arguments after the subcommand's name. Never throws for user input. */
-export async function render(argv: readonly string[], argv0: string, env: RenderEnvironment = { color: false }): Promise<RenderResult> {
-  const usage: SubcommandUsage = { command: RENDER_COMMAND, text: renderUsage(argv0), helpCode: EXIT_SUCCESS, errorCode: EXIT_USAGE };
+export async function render(
+  argv: readonly string[],
+  argv0: string,
+  env: RenderEnvironment = { color: false },
+): Promise<RenderResult> {
+  const usage: SubcommandUsage = {
+    command: RENDER_COMMAND,
+    text: renderUsage(argv0),
+    helpCode: EXIT_SUCCESS,
+    errorCode: EXIT_USAGE,
+  };
   const parsed = parseSubcommandFlags(RENDER_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
   const { values } = parsed;
   const missing = (['config', 'nodes'] as const).filter((name) => values[name] === '');
-  if (missing.length > 0) return usageError(usage, `required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
+  if (missing.length > 0)
+    return usageError(usage, `required flag(s) ${missing.map((m) => `"${m}"`).join(', ')} not set`);
   let captures: UfmCaptures;
   let lldpCaptures: ReturnType<typeof parseLldpCaptures>;
   let ibCaptures: ReturnType<typeof parseIbnetdiscoverCaptures>;
@@ -151,11 +165,21 @@ export async function render(argv: readonly string[], argv0: string, env: Render
   }
 }
 
-function formatOutput(hyperNodes: DiscoveredHyperNode[], nodes: readonly NodeMeta[], format: Exclude<OutputFormat, SlurmFormat>, env: RenderEnvironment): string {
+function formatOutput(
+  hyperNodes: DiscoveredHyperNode[],
+  nodes: readonly NodeMeta[],
+  format: Exclude<OutputFormat, SlurmFormat>,
+  env: RenderEnvironment,
+): string {
   if (format === 'tree') return `${renderHyperNodeTree(hyperNodes, env.color ? COLOURED : undefined)}\n`;
-  if (format === 'html') return topologyHtml(topologyView(`render: ${hyperNodes.length} HyperNodes over ${nodes.length} Nodes`, hyperNodes, nodes));
+  if (format === 'html')
+    return topologyHtml(
+      topologyView(`render: ${hyperNodes.length} HyperNodes over ${nodes.length} Nodes`, hyperNodes, nodes),
+    );
   const list = { apiVersion: 'v1', kind: 'List', items: hyperNodes };
-  return format === 'json' ? `${JSON.stringify(list, null, 2)}\n` : toYaml(list, { aliasDuplicateObjects: false, lineWidth: 0 });
+  return format === 'json'
+    ? `${JSON.stringify(list, null, 2)}\n`
+    : toYaml(list, { aliasDuplicateObjects: false, lineWidth: 0 });
 }
 
 /**

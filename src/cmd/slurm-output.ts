@@ -7,7 +7,12 @@ import { flag } from '../app/flags/flag-set.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { NVLINK_TIER_NAMES } from '../hypernode/model/nvlink.ts';
-import { SLURM_PLUGINS, slurmTopologyConf, slurmTopologyYaml, type SlurmPlugin } from '../hypernode/preview/slurm/slurm-files.ts';
+import {
+  SLURM_PLUGINS,
+  slurmTopologyConf,
+  slurmTopologyYaml,
+  type SlurmPlugin,
+} from '../hypernode/preview/slurm/slurm-files.ts';
 import { slurmHostNames } from '../hypernode/preview/slurm/slurm-host-names.ts';
 import { slurmTopology } from '../hypernode/preview/slurm/slurm-topology.ts';
 import { choiceKind } from './choice-flag.ts';
@@ -63,5 +68,7 @@ export function slurmOutput(format: SlurmFormat, input: SlurmOutputInput): strin
     blockSize: flags['slurm-block-size'] === 0n ? undefined : Number(flags['slurm-block-size']),
     hostName: slurmHostNames(input.config, input.nodes),
   });
-  return format === 'slurm-topology-yaml' ? slurmTopologyYaml(topology) : slurmTopologyConf(topology, flags['slurm-plugin']);
+  return format === 'slurm-topology-yaml'
+    ? slurmTopologyYaml(topology)
+    : slurmTopologyConf(topology, flags['slurm-plugin']);
 }

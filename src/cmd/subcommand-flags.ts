@@ -39,6 +39,9 @@ export function parseSubcommandFlags<T extends FlagTable>(
   if (parsed.kind === 'help') return { result: { code: usage.helpCode, stdout: '', stderr: usage.text } };
   if (parsed.kind === 'error') return { result: usageError(usage, parsed.message) };
   const [extra] = parsed.positionals;
-  if (extra !== undefined) return { result: usageError(usage, `unexpected argument ${JSON.stringify(extra)}: ${usage.command} takes only flags`) };
+  if (extra !== undefined)
+    return {
+      result: usageError(usage, `unexpected argument ${JSON.stringify(extra)}: ${usage.command} takes only flags`),
+    };
   return { values: parsed.values };
 }

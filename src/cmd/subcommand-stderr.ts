@@ -12,7 +12,11 @@ import type { SubcommandResult } from './subcommand-flags.ts';
 export class SubcommandStderr {
   private written = '';
   /** Every level it is given, written here; wrap it (warningsOnly) to keep progress lines out. */
-  readonly logger: Logger = createLogger({ verbosity: 0, skipHeaders: true, sink: { write: (line) => (this.written += line.endsWith('\n') ? line : `${line}\n`) } });
+  readonly logger: Logger = createLogger({
+    verbosity: 0,
+    skipHeaders: true,
+    sink: { write: (line) => (this.written += line.endsWith('\n') ? line : `${line}\n`) },
+  });
 
   /** Everything so far, for a run that succeeds. */
   text(): string {

@@ -13,7 +13,11 @@ import { errorMessage } from '../util/error-message.ts';
 import { parseCaptureDirs } from './capture-dirs.ts';
 
 /** The file holding the body of each resource inside a capture directory. */
-export const CAPTURE_FILES: Readonly<Record<UfmResource, string>> = Object.freeze({ ports: 'ports.json', links: 'links.json', systems: 'systems.json' });
+export const CAPTURE_FILES: Readonly<Record<UfmResource, string>> = Object.freeze({
+  ports: 'ports.json',
+  links: 'links.json',
+  systems: 'systems.json',
+});
 
 export interface UfmCaptures {
   /** The directory for every endpoint without its own. */
@@ -36,14 +40,18 @@ export function captureReader(captures: UfmCaptures): ResourceBodyReader {
     const name = CAPTURE_FILES[resource];
     const dir = captures.byEndpoint.get(key) ?? captures.anyEndpoint;
     if (dir === undefined) {
-      throw new Error(`no UFM capture for endpoint ${endpoint}: pass --ufm-capture ${endpoint}=DIR with the body of GET ${url} saved as DIR/${name}`);
+      throw new Error(
+        `no UFM capture for endpoint ${endpoint}: pass --ufm-capture ${endpoint}=DIR with the body of GET ${url} saved as DIR/${name}`,
+      );
     }
     const file = join(dir, name);
     try {
       return await readFile(file, 'utf8');
     } catch (err) {
       const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(err);
-      throw new Error(`cannot read the UFM capture ${file} (${reason}): save the body of GET ${url} there`, { cause: err });
+      throw new Error(`cannot read the UFM capture ${file} (${reason}): save the body of GET ${url} there`, {
+        cause: err,
+      });
     }
   };
 }

@@ -10,7 +10,14 @@ import type { HandlerRegistration, Informer, KubeObject } from '../kube/types.ts
 import type { QueueMetrics } from '../kube/workqueue.ts';
 import { runGroup, workerRunnable, type Runnable, type RunnableOrder } from '../kube/runnable-group.ts';
 import type { Logger } from '../log.ts';
-import type { EventRecorder, HyperNodeClient, NodeLabelClient, SecretClient, ConfigMapReader, TopologyObjectClient } from './model/contracts.ts';
+import type {
+  EventRecorder,
+  HyperNodeClient,
+  NodeLabelClient,
+  SecretClient,
+  ConfigMapReader,
+  TopologyObjectClient,
+} from './model/contracts.ts';
 import type { ConfigMap, HyperNode, NodeMeta } from './model/hypernode-types.ts';
 import { configMapRef, type ConfigMapLocation } from './config/location.ts';
 import { CONFIG_QUEUE_NAME, DiscoveryManager } from './discovery/manager.ts';
@@ -247,7 +254,13 @@ interface NamedFollower {
  * are tied: the label worker keeps the labels a live Topology object of ours
  * names, which only the Topology worker knows.
  */
-function newFollowers(deps: HyperNodeControllerDeps, logger: Logger, metrics: HyperNodeMetrics, regarding: () => KubeObject, health: HealthRunner): NamedFollower[] {
+function newFollowers(
+  deps: HyperNodeControllerDeps,
+  logger: Logger,
+  metrics: HyperNodeMetrics,
+  regarding: () => KubeObject,
+  health: HealthRunner,
+): NamedFollower[] {
   const { clock } = deps;
   const writeConcurrency = deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {};
   const labels = deps.nodeLabelClient

@@ -17,17 +17,54 @@ export interface EventReason {
   readonly description: string;
 }
 
-const define = (reason: string, type: EventType, description: string): EventReason => Object.freeze({ reason, type, description });
+const define = (reason: string, type: EventType, description: string): EventReason =>
+  Object.freeze({ reason, type, description });
 
-export const FAILED_CREATE = define('FailedCreate', 'Warning', 'Creating a discovered HyperNode failed; retried with backoff, once per distinct error.');
-export const FAILED_UPDATE = define('FailedUpdate', 'Warning', 'Updating a HyperNode to its discovered spec failed; retried with backoff, once per distinct error.');
-export const FAILED_DELETE = define('FailedDelete', 'Warning', 'Deleting a HyperNode its source no longer reports failed; retried with backoff, once per distinct error.');
-export const NAME_CONFLICT = define('NameConflict', 'Warning', 'A discovered name is held by a HyperNode this source does not own; that object is left alone.');
-export const SNAPSHOT_REJECTED = define('SnapshotRejected', 'Warning', "A source's snapshot breaks the HyperNode rules; nothing of it is written.");
-export const DELETES_HELD = define('DeletesHeld', 'Warning', "One run would delete more of a source's HyperNodes than its maxDeletePercent allows; the deletes are held.");
-export const TOPOLOGY_CHANGED = define('TopologyChanged', 'Normal', 'A discovery run created, updated or deleted HyperNodes (counts in the message).');
-export const DISCOVERY_FAILED = define('DiscoveryFailed', 'Warning', 'A running source produced no result (e.g. UFM unreachable); its HyperNodes are kept.');
-export const DISCOVERER_FAILED = define('DiscovererFailed', 'Warning', 'A source could not be created or started; retried with backoff, others unaffected.');
+export const FAILED_CREATE = define(
+  'FailedCreate',
+  'Warning',
+  'Creating a discovered HyperNode failed; retried with backoff, once per distinct error.',
+);
+export const FAILED_UPDATE = define(
+  'FailedUpdate',
+  'Warning',
+  'Updating a HyperNode to its discovered spec failed; retried with backoff, once per distinct error.',
+);
+export const FAILED_DELETE = define(
+  'FailedDelete',
+  'Warning',
+  'Deleting a HyperNode its source no longer reports failed; retried with backoff, once per distinct error.',
+);
+export const NAME_CONFLICT = define(
+  'NameConflict',
+  'Warning',
+  'A discovered name is held by a HyperNode this source does not own; that object is left alone.',
+);
+export const SNAPSHOT_REJECTED = define(
+  'SnapshotRejected',
+  'Warning',
+  "A source's snapshot breaks the HyperNode rules; nothing of it is written.",
+);
+export const DELETES_HELD = define(
+  'DeletesHeld',
+  'Warning',
+  "One run would delete more of a source's HyperNodes than its maxDeletePercent allows; the deletes are held.",
+);
+export const TOPOLOGY_CHANGED = define(
+  'TopologyChanged',
+  'Normal',
+  'A discovery run created, updated or deleted HyperNodes (counts in the message).',
+);
+export const DISCOVERY_FAILED = define(
+  'DiscoveryFailed',
+  'Warning',
+  'A running source produced no result (e.g. UFM unreachable); its HyperNodes are kept.',
+);
+export const DISCOVERER_FAILED = define(
+  'DiscovererFailed',
+  'Warning',
+  'A source could not be created or started; retried with backoff, others unaffected.',
+);
 export const DISCOVERY_CONFIG_INVALID = define(
   'DiscoveryConfigInvalid',
   'Warning',
@@ -78,7 +115,11 @@ export const HYPERNODE_UNHEALTHY = define(
   'Warning',
   'A condition of a HyperNode (NodesReady, FabricHealthy; docs/health.md) turned False; the message names the Nodes or links.',
 );
-export const HYPERNODE_HEALTHY = define('HyperNodeHealthy', 'Normal', 'A condition of a HyperNode that was False is True again.');
+export const HYPERNODE_HEALTHY = define(
+  'HyperNodeHealthy',
+  'Normal',
+  'A condition of a HyperNode that was False is True again.',
+);
 
 /** The catalogue, in the order the docs list it. */
 export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([

@@ -74,8 +74,18 @@ const RECONCILE_DURATION_BUCKETS_S = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30,
  * the HyperNode metric families on `registry`.
  */
 export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
-  const results = counter(registry, 'hypernode_discovery_results_total', 'Discovery snapshots received by the controller, per source.', ['source']);
-  const failures = counter(registry, 'hypernode_reconcile_failures_total', 'Failed HyperNode writes while reconciling a snapshot, per source.', ['source']);
+  const results = counter(
+    registry,
+    'hypernode_discovery_results_total',
+    'Discovery snapshots received by the controller, per source.',
+    ['source'],
+  );
+  const failures = counter(
+    registry,
+    'hypernode_reconcile_failures_total',
+    'Failed HyperNode writes while reconciling a snapshot, per source.',
+    ['source'],
+  );
   const writes = counter(
     registry,
     'hypernode_api_writes_total',
@@ -88,15 +98,27 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     'Failed HyperNode API writes by source, verb and status code class (4xx, 5xx, network); each is retried with backoff.',
     ['source', 'verb', 'code_class'],
   );
-  const discovererFailures = counter(registry, 'hypernode_discoverer_failures_total', 'Failed attempts to create or start a discoverer, per source.', ['source']);
-  const discoveryFailures = counter(registry, 'hypernode_discovery_failures_total', 'Discovery runs that produced no snapshot (nothing was changed), per source.', ['source']);
+  const discovererFailures = counter(
+    registry,
+    'hypernode_discoverer_failures_total',
+    'Failed attempts to create or start a discoverer, per source.',
+    ['source'],
+  );
+  const discoveryFailures = counter(
+    registry,
+    'hypernode_discovery_failures_total',
+    'Discovery runs that produced no snapshot (nothing was changed), per source.',
+    ['source'],
+  );
   const snapshotsRejected = counter(
     registry,
     'hypernode_snapshot_rejected_total',
     'Discovery snapshots refused before any write because they break a snapshot rule, per source and rule (one snapshot may count under several rules).',
     ['source', 'rule'],
   );
-  const managed = gauge(registry, 'hypernode_managed', 'HyperNodes owned by each source after its last reconcile.', ['source']);
+  const managed = gauge(registry, 'hypernode_managed', 'HyperNodes owned by each source after its last reconcile.', [
+    'source',
+  ]);
   const held = gauge(
     registry,
     'hypernode_deletes_held',
@@ -133,18 +155,30 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     'Switches of a fabric at its last poll by state: answered, stale (silent, its last table standing in for it within config.staleAfter) or unreachable (silent past it, or a garbage walk: the fabric published nothing new).',
     ['source', 'fabric', 'state'],
   );
-  const fabricLinks = gauge(registry, 'hypernode_fabric_links', "Links in a fabric's graph at its last poll that built one.", ['source', 'fabric']);
-  const fabricHosts = gauge(registry, 'hypernode_fabric_hosts', "Hosts (LLDP neighbours named as hosts) in a fabric's graph at its last poll that built one.", [
-    'source',
-    'fabric',
-  ]);
+  const fabricLinks = gauge(
+    registry,
+    'hypernode_fabric_links',
+    "Links in a fabric's graph at its last poll that built one.",
+    ['source', 'fabric'],
+  );
+  const fabricHosts = gauge(
+    registry,
+    'hypernode_fabric_hosts',
+    "Hosts (LLDP neighbours named as hosts) in a fabric's graph at its last poll that built one.",
+    ['source', 'fabric'],
+  );
   const incompleteRows = gauge(
     registry,
     'hypernode_lldp_incomplete_rows',
     "LLDP neighbour rows a switch serves without lldpRemChassisId at its fabric's last poll; such neighbours are identified by system name only.",
     ['fabric', 'switch'],
   );
-  const fabricPollDuration = gauge(registry, 'hypernode_fabric_poll_duration_seconds', "Wall time of a fabric's last poll (every switch walked).", ['source', 'fabric']);
+  const fabricPollDuration = gauge(
+    registry,
+    'hypernode_fabric_poll_duration_seconds',
+    "Wall time of a fabric's last poll (every switch walked).",
+    ['source', 'fabric'],
+  );
   const uncovered = gauge(
     registry,
     'hypernode_uncovered_nodes',
@@ -164,7 +198,8 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     sourceConfigured(source, intervalMs) {
       // inc by 0 creates a missing series at 0 and leaves an existing one alone.
       for (const c of [results, failures, discovererFailures, discoveryFailures]) c.inc({ source }, 0);
-      for (const verb of SOURCE_WRITE_VERBS) for (const code_class of WRITE_FAILURE_CODE_CLASSES) writeFailures.inc({ source, verb, code_class }, 0);
+      for (const verb of SOURCE_WRITE_VERBS)
+        for (const code_class of WRITE_FAILURE_CODE_CLASSES) writeFailures.inc({ source, verb, code_class }, 0);
       for (const rule of SNAPSHOT_RULES) snapshotsRejected.inc({ source, rule }, 0);
       for (const g of [held, discoverySuccess, reconcileSuccess, uncovered]) g.inc({ source }, 0);
       if (intervalMs !== undefined) interval.set({ source }, intervalMs / 1000);
@@ -182,9 +217,11 @@ export function newHyperNodeMetrics(registry: Registry): HyperNodeMetrics {
     snapshotRejected: (source, rule) => snapshotsRejected.inc({ source, rule }),
     deletesHeld: (source, count) => held.set({ source }, count),
     unmappedHosts: (source, fabric, count) => unmapped.set({ source, fabric }, count),
-    uncoveredNodes: (source, count, detail) => uncovered.set(detail?.reason === undefined ? { source } : { source, reason: detail.reason }, count),
+    uncoveredNodes: (source, count, detail) =>
+      uncovered.set(detail?.reason === undefined ? { source } : { source, reason: detail.reason }, count),
     fabricPolled(source, fabric, poll) {
-      for (const state of ['answered', 'stale', 'unreachable'] as const) fabricSwitches.set({ source, fabric, state }, poll[state]);
+      for (const state of ['answered', 'stale', 'unreachable'] as const)
+        fabricSwitches.set({ source, fabric, state }, poll[state]);
       if (poll.links > 0 || poll.hosts > 0) {
         fabricLinks.set({ source, fabric }, poll.links);
         fabricHosts.set({ source, fabric }, poll.hosts);

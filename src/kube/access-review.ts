@@ -41,7 +41,11 @@ export type AccessDecision =
 
 interface TokenReview extends KubeObject {
   spec: { token: string };
-  status?: { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> }; error?: string };
+  status?: {
+    authenticated?: boolean;
+    user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+    error?: string;
+  };
 }
 
 interface SubjectAccessReview extends KubeObject {
@@ -72,8 +76,18 @@ export class AccessReviewer {
   private readonly verdicts: ExpiringCache<Verdict>;
 
   constructor(opts: AccessReviewerOptions) {
-    this.tokenReviews = resourceClient(opts.rest, { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', namespaced: false });
-    this.accessReviews = resourceClient(opts.rest, { group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', namespaced: false });
+    this.tokenReviews = resourceClient(opts.rest, {
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      resource: 'tokenreviews',
+      namespaced: false,
+    });
+    this.accessReviews = resourceClient(opts.rest, {
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      resource: 'subjectaccessreviews',
+      namespaced: false,
+    });
     const ttl = opts.ttlMs ?? ACCESS_REVIEW_CACHE_TTL_MS;
     const size = opts.maxEntries ?? ACCESS_REVIEW_CACHE_ENTRIES;
     this.users = new ExpiringCache(opts.clock, ttl, size);
@@ -87,7 +101,9 @@ export class AccessReviewer {
       const user = await this.users.get(key, () => this.authenticate(token));
       if (!user) return { kind: 'unauthenticated' };
       const verdict = await this.verdicts.get(`${key} ${verb} ${path}`, () => this.authorize(user, path, verb));
-      return verdict.allowed ? { kind: 'allowed', user: user.username } : { kind: 'denied', user: user.username, reason: verdict.reason };
+      return verdict.allowed
+        ? { kind: 'allowed', user: user.username }
+        : { kind: 'denied', user: user.username, reason: verdict.reason };
     } catch (err) {
       // The error names the request (method and URL) and the server's Status message, never a body we sent.
       return { kind: 'unavailable', error: errorMessage(err) };
@@ -95,7 +111,12 @@ export class AccessReviewer {
   }
 
   private async authenticate(token: string): Promise<ReviewedUser | undefined> {
-    const answer = await this.tokenReviews.create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: {}, spec: { token } } as TokenReview);
+    const answer = await this.tokenReviews.create({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      metadata: {},
+      spec: { token },
+    } as TokenReview);
     const status = answer.status;
     if (status?.authenticated !== true || !status.user?.username) return undefined;
     const { username, uid, groups, extra } = status.user;

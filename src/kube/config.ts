@@ -27,9 +27,12 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 /** client-go's CachedFileTokenSource re-reads the token at most this often. */
 export const TOKEN_REREAD_PERIOD_MS = 60_000;
 
-export const IN_CLUSTER_WARNING = 'Neither --kubeconfig nor --master was specified.  Using the inClusterConfig.  This might not work.';
-export const NO_CONFIGURATION_ERROR = 'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable';
-export const NOT_IN_CLUSTER_ERROR = 'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined';
+export const IN_CLUSTER_WARNING =
+  'Neither --kubeconfig nor --master was specified.  Using the inClusterConfig.  This might not work.';
+export const NO_CONFIGURATION_ERROR =
+  'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable';
+export const NOT_IN_CLUSTER_ERROR =
+  'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined';
 
 /** TLS settings fixed for the life of the process (one keep-alive agent is built from them). */
 export interface TlsSettings {
@@ -79,7 +82,11 @@ export interface ConfigEnvironment {
  * Resolves the client configuration from the flags exactly as client-go's
  * BuildConfigFromFlags does. Performs no network I/O.
  */
-export function buildClientConfig(flags: ConfigFlags, logger: Logger, environment: ConfigEnvironment = {}): ClientConfig {
+export function buildClientConfig(
+  flags: ConfigFlags,
+  logger: Logger,
+  environment: ConfigEnvironment = {},
+): ClientConfig {
   const env = environment.env ?? process.env;
   if (flags.kubeconfig === '' && flags.master === '') {
     logger.warn(IN_CLUSTER_WARNING);
@@ -88,14 +95,23 @@ export function buildClientConfig(flags: ConfigFlags, logger: Logger, environmen
       logger.warn('KUBECONFIG is set but ignored: pass --kubeconfig to use that file', { KUBECONFIG: env.KUBECONFIG });
     }
     try {
-      return inClusterConfig(env, environment.serviceAccountDir ?? SERVICE_ACCOUNT_DIR, logger, environment.clock ?? realClock);
+      return inClusterConfig(
+        env,
+        environment.serviceAccountDir ?? SERVICE_ACCOUNT_DIR,
+        logger,
+        environment.clock ?? realClock,
+      );
     } catch (err) {
       logger.warn(`error creating inClusterConfig, falling back to default config: ${errorMessage(err)}`);
       throw new Error(NO_CONFIGURATION_ERROR, { cause: err });
     }
   }
   if (flags.kubeconfig === '') return masterOnlyConfig(flags.master);
-  return kubeconfigFileConfig([flags.kubeconfig, ...(flags.mergedKubeconfigs ?? [])], flags.master, flags.context ?? '');
+  return kubeconfigFileConfig(
+    [flags.kubeconfig, ...(flags.mergedKubeconfigs ?? [])],
+    flags.master,
+    flags.context ?? '',
+  );
 }
 
 /** `--master` alone: that URL, no credentials, system roots for https. */
@@ -122,7 +138,12 @@ function normaliseServer(server: string): string {
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-function inClusterConfig(env: Readonly<Record<string, string | undefined>>, dir: string, logger: Logger, clock: Clock): ClientConfig {
+function inClusterConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  dir: string,
+  logger: Logger,
+  clock: Clock,
+): ClientConfig {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) throw new Error(NOT_IN_CLUSTER_ERROR);
@@ -200,10 +221,15 @@ function loadKubeconfigFile(path: string): KubeConfig {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e?.code === 'ENOENT') throw new Error(`stat ${path}: no such file or directory`, { cause: err });
-    if (e?.code === 'EISDIR') throw new Error(`error loading config file "${path}": it is a directory; give the kubeconfig file itself (e.g. ~/.kube/config)`, { cause: err });
+    if (e?.code === 'EISDIR')
+      throw new Error(
+        `error loading config file "${path}": it is a directory; give the kubeconfig file itself (e.g. ~/.kube/config)`,
+        { cause: err },
+      );
     // The parser's own message quotes the lines around the error, tokens and passwords included.
     const syntax = describeSyntaxError(err);
-    if (syntax !== undefined) throw new Error(`error loading config file "${path}": ${syntax}`, { cause: quietCause(err) });
+    if (syntax !== undefined)
+      throw new Error(`error loading config file "${path}": ${syntax}`, { cause: quietCause(err) });
     throw new Error(`error loading config file "${path}": ${truncateText(errorMessage(err))}`, { cause: err });
   }
   return kc;
@@ -217,7 +243,8 @@ function mergedKubeconfig(paths: readonly string[]): KubeConfig {
   const [first, ...rest] = paths.map(loadKubeconfigFile);
   const kc = first!;
   for (const other of rest) {
-    const add = <T extends { name: string }>(mine: T[], theirs: T[]) => mine.concat(theirs.filter((t) => !mine.some((m) => m.name === t.name)));
+    const add = <T extends { name: string }>(mine: T[], theirs: T[]) =>
+      mine.concat(theirs.filter((t) => !mine.some((m) => m.name === t.name)));
     kc.clusters = add(kc.clusters, other.clusters);
     kc.users = add(kc.users, other.users);
     kc.contexts = add(kc.contexts, other.contexts);
@@ -322,8 +349,13 @@ async function credentialsFrom(kc: KubeConfig): Promise<Credentials> {
 function credentialsError(kc: KubeConfig, err: unknown): Error {
   const user = kc.getCurrentUser();
   const exec = user?.exec ?? user?.authProvider?.config?.exec;
-  const plugin = exec?.command ? `exec plugin "${exec.command}"` : `auth provider "${user?.authProvider?.name ?? 'unknown'}"`;
+  const plugin = exec?.command
+    ? `exec plugin "${exec.command}"`
+    : `auth provider "${user?.authProvider?.name ?? 'unknown'}"`;
   const syntax = describeSyntaxError(err);
-  const detail = syntax !== undefined ? `its output is not valid JSON: ${syntax}` : `failed: ${truncateText(errorMessage(err).trim())}`;
+  const detail =
+    syntax !== undefined
+      ? `its output is not valid JSON: ${syntax}`
+      : `failed: ${truncateText(errorMessage(err).trim())}`;
   return new Error(`getting credentials: ${plugin} ${detail}`, { cause: quietCause(err) });
 }

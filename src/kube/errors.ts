@@ -54,7 +54,8 @@ export const isNotFound = (err: unknown): boolean => reasonOf(err) === 'NotFound
 export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'AlreadyExists';
 export const isConflict = (err: unknown): boolean => reasonOf(err) === 'Conflict';
 export const isForbidden = (err: unknown): boolean => reasonOf(err) === 'Forbidden';
-export const isGone = (err: unknown): boolean => err instanceof ApiError && (err.code === 410 || err.reason === 'Gone' || err.reason === 'Expired');
+export const isGone = (err: unknown): boolean =>
+  err instanceof ApiError && (err.code === 410 || err.reason === 'Gone' || err.reason === 'Expired');
 
 /**
  * A list that asked for a resourceVersion the server's cache has not reached
@@ -64,4 +65,7 @@ export const isGone = (err: unknown): boolean => err instanceof ApiError && (err
 export const isTooLargeResourceVersion = (err: unknown): boolean =>
   err instanceof ApiError &&
   err.code === 504 &&
-  ((err.status?.details?.causes ?? []).some((c) => (c as { reason?: unknown } | null)?.reason === 'ResourceVersionTooLarge') || err.message.includes('Too large resource version'));
+  ((err.status?.details?.causes ?? []).some(
+    (c) => (c as { reason?: unknown } | null)?.reason === 'ResourceVersionTooLarge',
+  ) ||
+    err.message.includes('Too large resource version'));

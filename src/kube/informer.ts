@@ -17,7 +17,14 @@ import { ApiError, isNotFound } from './errors.ts';
 import type { ListOptions, ResourceClient, ResourceDescriptor } from './resource.ts';
 import { Store } from './store.ts';
 import { deepFreeze } from '../util/deep-freeze.ts';
-import { objectKey, type EventHandler, type HandlerRegistration, type Informer, type KubeObject, type WatchEvent } from './types.ts';
+import {
+  objectKey,
+  type EventHandler,
+  type HandlerRegistration,
+  type Informer,
+  type KubeObject,
+  type WatchEvent,
+} from './types.ts';
 import { errorMessage } from '../util/error-message.ts';
 
 /** Accept headers of a metadata-only list/watch: the cache then holds metadata, not whole objects. */
@@ -163,7 +170,10 @@ export interface ResourceInformerOptions<T> {
 const DEFAULT_MISSING_HINT = 'is it served by this API server, or its CustomResourceDefinition installed?';
 
 /** A shared informer listing and watching `client`'s resource. */
-export function resourceInformer<T extends KubeObject>(client: ResourceClient<KubeObject>, opts: ResourceInformerOptions<T> = {}): SharedInformer<T> {
+export function resourceInformer<T extends KubeObject>(
+  client: ResourceClient<KubeObject>,
+  opts: ResourceInformerOptions<T> = {},
+): SharedInformer<T> {
   const scope: ListOptions = {
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
@@ -172,8 +182,14 @@ export function resourceInformer<T extends KubeObject>(client: ResourceClient<Ku
   const explain = explainMissing(client.descriptor, opts.missingHint ?? DEFAULT_MISSING_HINT);
   const listerWatcher: ListerWatcher<KubeObject> = {
     // The transform (eachItem) runs as a whole list is read, so 100,000 full items are never held at once.
-    list: (o) => client.list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}) }).catch(explain),
-    watch: (o) => client.watch({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}) }).catch(explain),
+    list: (o) =>
+      client
+        .list({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT } : {}) })
+        .catch(explain),
+    watch: (o) =>
+      client
+        .watch({ ...scope, ...o, ...(opts.metadataOnly ? { accept: PARTIAL_OBJECT_METADATA_ACCEPT } : {}) })
+        .catch(explain),
   };
   return new SharedInformer<T>({
     name: client.descriptor.resource,
@@ -196,7 +212,14 @@ export function explainMissing(descriptor: ResourceDescriptor, hint: string): (e
   const fullName = descriptor.group === '' ? descriptor.resource : `${descriptor.resource}.${descriptor.group}`;
   return (err) => {
     if (!(err instanceof ApiError) || !isNotFound(err)) throw err;
-    throw new ApiError(`${err.message} (${fullName}: ${hint})`, err.code, err.reason, err.status, err.retryAfterSeconds, { cause: err });
+    throw new ApiError(
+      `${err.message} (${fullName}: ${hint})`,
+      err.code,
+      err.reason,
+      err.status,
+      err.retryAfterSeconds,
+      { cause: err },
+    );
   };
 }
 

@@ -69,7 +69,8 @@ export class LeaderElector {
 
   constructor(cfg: LeaderElectionConfig) {
     if (cfg.leaseDurationMs <= cfg.renewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
-    if (cfg.renewDeadlineMs <= JITTER_FACTOR * cfg.retryPeriodMs) throw new Error('renewDeadline must be greater than retryPeriod*JitterFactor');
+    if (cfg.renewDeadlineMs <= JITTER_FACTOR * cfg.retryPeriodMs)
+      throw new Error('renewDeadline must be greater than retryPeriod*JitterFactor');
     this.cfg = cfg;
     this.fence = cfg.fence ?? new LeadershipFence(cfg.clock);
     this.log = cfg.logger.with({ lock: cfg.lock.describe(), identity: cfg.identity });
@@ -176,7 +177,8 @@ export class LeaderElector {
       this.fence.ended.removeEventListener('abort', onFenceShut);
       renewing.dispose();
     }
-    if (!signal.aborted) this.log.error('Failed to renew lease, leadership lost', { reason: errorMessage(this.fence.ended.reason) });
+    if (!signal.aborted)
+      this.log.error('Failed to renew lease, leadership lost', { reason: errorMessage(this.fence.ended.reason) });
   }
 
   private isLeaseValid(monotonicNow: number): boolean {
@@ -222,7 +224,9 @@ export class LeaderElector {
         return succeeded(renewal);
       } catch (err) {
         if (signal.aborted || err instanceof FencedError) return false;
-        this.log.v(2).info('Failed to update lock optimistically, falling back to slow path', { err: errorMessage(err) });
+        this.log
+          .v(2)
+          .info('Failed to update lock optimistically, falling back to slow path', { err: errorMessage(err) });
       }
     }
 
@@ -238,8 +242,15 @@ export class LeaderElector {
       // holder's term: the holder keeps writing until its renew deadline. Until
       // the lease last observed would have expired, treat it as still held, or
       // two processes lead at once. client-go creates the Lease at once.
-      if (this.observedRecord && this.observedRecord.holderIdentity !== '' && !this.isLeader() && this.isLeaseValid(sentAt)) {
-        this.log.v(4).info('Lock is missing, but the lease last observed has not yet expired', { holder: this.observedRecord.holderIdentity });
+      if (
+        this.observedRecord &&
+        this.observedRecord.holderIdentity !== '' &&
+        !this.isLeader() &&
+        this.isLeaseValid(sentAt)
+      ) {
+        this.log.v(4).info('Lock is missing, but the lease last observed has not yet expired', {
+          holder: this.observedRecord.holderIdentity,
+        });
         return false;
       }
       try {
@@ -254,7 +265,9 @@ export class LeaderElector {
 
     if (current.raw !== this.observedRaw) this.setObserved(current.record, current.raw);
     if (current.record.holderIdentity !== '' && this.isLeaseValid(sentAt) && !this.isLeader()) {
-      this.log.v(4).info('Lock is held by another identity and has not yet expired', { holder: current.record.holderIdentity });
+      this.log
+        .v(4)
+        .info('Lock is held by another identity and has not yet expired', { holder: current.record.holderIdentity });
       return false;
     }
 
@@ -340,6 +353,11 @@ export class LeaderElector {
   }
 }
 
-function newRecord(holderIdentity: string, leaseDurationSeconds: number, now: number, leaderTransitions: number): LeaderElectionRecord {
+function newRecord(
+  holderIdentity: string,
+  leaseDurationSeconds: number,
+  now: number,
+  leaderTransitions: number,
+): LeaderElectionRecord {
   return { holderIdentity, leaseDurationSeconds, renewTime: now, acquireTime: now, leaderTransitions };
 }

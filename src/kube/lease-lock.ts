@@ -5,7 +5,12 @@
 import type { ResourceClient } from './resource.ts';
 import type { KubeObject, ObjectMeta } from './types.ts';
 
-export const LEASE_RESOURCE = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true } as const;
+export const LEASE_RESOURCE = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  resource: 'leases',
+  namespaced: true,
+} as const;
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -100,7 +105,10 @@ export class LeaseLock implements ResourceLock {
 
   async update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void> {
     if (!this.lease) throw new Error('lease not initialized, call get or create first');
-    this.lease = await this.client.update({ ...this.lease, spec: specFromRecord(record) }, { namespace: this.namespace, ...(signal ? { signal } : {}) });
+    this.lease = await this.client.update(
+      { ...this.lease, spec: specFromRecord(record) },
+      { namespace: this.namespace, ...(signal ? { signal } : {}) },
+    );
   }
 
   describe(): string {

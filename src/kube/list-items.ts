@@ -27,16 +27,21 @@ class MalformedListError extends Error {
 export function listItems<T extends KubeObject>(page: ObjectList<T>, resource: string): T[] {
   const raw: unknown = page;
   if (!isMapping(raw)) {
-    throw new MalformedListError(resource, `the body is ${Array.isArray(raw) ? 'an array' : String(raw)}, not a List object`);
+    throw new MalformedListError(
+      resource,
+      `the body is ${Array.isArray(raw) ? 'an array' : String(raw)}, not a List object`,
+    );
   }
   const { kind, items } = raw;
-  if (typeof kind === 'string' && !kind.endsWith('List')) throw new MalformedListError(resource, `its kind is "${kind}", not a List`);
+  if (typeof kind === 'string' && !kind.endsWith('List'))
+    throw new MalformedListError(resource, `its kind is "${kind}", not a List`);
   if (items === null) return [];
   if (items === undefined) throw new MalformedListError(resource, 'it has no items field');
   if (!Array.isArray(items)) throw new MalformedListError(resource, `items is ${typeof items}, not an array`);
   for (let i = 0; i < items.length; i++) {
     const name = (items[i] as { metadata?: { name?: unknown } } | null)?.metadata?.name;
-    if (typeof name !== 'string' || name === '') throw new MalformedListError(resource, `item ${i} has no metadata.name`);
+    if (typeof name !== 'string' || name === '')
+      throw new MalformedListError(resource, `item ${i} has no metadata.name`);
   }
   return items as T[];
 }

@@ -40,7 +40,10 @@ export interface PagerOptions {
 }
 
 /** Every item of one list; `list` sends one request. */
-export async function listAllPages<T extends KubeObject>(list: (request: PageRequest) => Promise<ObjectList<T>>, opts: PagerOptions): Promise<ListedPages<T>> {
+export async function listAllPages<T extends KubeObject>(
+  list: (request: PageRequest) => Promise<ObjectList<T>>,
+  opts: PagerOptions,
+): Promise<ListedPages<T>> {
   const { resource, limit } = opts;
   const rv = opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {};
   const items: T[] = [];
@@ -52,7 +55,9 @@ export async function listAllPages<T extends KubeObject>(list: (request: PageReq
       page = await list(cont ? { limit: limit!, continue: cont } : { ...(limit ? { limit } : {}), ...rv });
     } catch (err) {
       if (!cont || !isGone(err)) throw err;
-      (opts.logger ?? nullLogger).v(2).info('The list expired while paging, listing it whole', { err: errorMessage(err) });
+      (opts.logger ?? nullLogger)
+        .v(2)
+        .info('The list expired while paging, listing it whole', { err: errorMessage(err) });
       const whole = await list(rv);
       return { items: listItems(whole, resource), resourceVersion: whole.metadata?.resourceVersion ?? '', paged };
     }

@@ -73,7 +73,17 @@ export class ListStreamReader {
           break;
         default:
           // Between items only commas and whitespace belong; anything else is not an object.
-          if (this.inItems && this.depth === 2 && !this.itemOpen && b !== 0x2c && b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) this.stray = true;
+          if (
+            this.inItems &&
+            this.depth === 2 &&
+            !this.itemOpen &&
+            b !== 0x2c &&
+            b !== 0x20 &&
+            b !== 0x0a &&
+            b !== 0x0d &&
+            b !== 0x09
+          )
+            this.stray = true;
       }
     }
     if (skeletonFrom >= 0) this.skeleton.push(chunk.subarray(skeletonFrom));

@@ -8,7 +8,9 @@ export interface MetadataKeyChanges {
   readonly annotations?: Readonly<Record<string, string | null>>;
 }
 
-export function metadataMergePatch(changes: MetadataKeyChanges): { metadata: Record<string, Readonly<Record<string, string | null>>> } {
+export function metadataMergePatch(changes: MetadataKeyChanges): {
+  metadata: Record<string, Readonly<Record<string, string | null>>>;
+} {
   const metadata: Record<string, Readonly<Record<string, string | null>>> = {};
   if (changes.labels && Object.keys(changes.labels).length > 0) metadata.labels = changes.labels;
   if (changes.annotations && Object.keys(changes.annotations).length > 0) metadata.annotations = changes.annotations;

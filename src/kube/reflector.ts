@@ -30,7 +30,13 @@ export interface ListerWatcher<T> {
    * caller never transforms a list again.
    */
   list(opts: PageRequest & { signal: AbortSignal; eachItem?: (item: T) => T }): Promise<ObjectList<T>>;
-  watch(opts: { resourceVersion: string; timeoutSeconds: number; allowWatchBookmarks: boolean; idleTimeoutMs: number; signal: AbortSignal }): Promise<AsyncIterable<WatchEvent<T>>>;
+  watch(opts: {
+    resourceVersion: string;
+    timeoutSeconds: number;
+    allowWatchBookmarks: boolean;
+    idleTimeoutMs: number;
+    signal: AbortSignal;
+  }): Promise<AsyncIterable<WatchEvent<T>>>;
 }
 
 /** Where the reflector delivers what it learns (the informer). */
@@ -139,7 +145,9 @@ export class Reflector<T extends KubeObject> {
       // Too large matters only for an answer that came whole: unpaged, or from the watch cache (resourceVersion=0 ignores limit).
       const tooBig = err instanceof BodyTooLargeError && (unpaged || resourceVersion === '0');
       if (signal.aborted || !(isGone(err) || isTooLargeResourceVersion(err) || tooBig)) throw err;
-      this.opts.logger.v(2).info('The cache cannot serve the list, reading consistently', { resourceVersion, err: errorMessage(err) });
+      this.opts.logger
+        .v(2)
+        .info('The cache cannot serve the list, reading consistently', { resourceVersion, err: errorMessage(err) });
       this.lastSyncResourceVersionUnavailable = true;
       // A whole list too large to read at once: pages from now on (ours, not client-go's, which has no size limit).
       if (tooBig) this.paginatedResult = true;

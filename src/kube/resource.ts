@@ -77,8 +77,12 @@ export interface ResourceClient<T extends KubeObject> {
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
-export function resourceClient<T extends KubeObject>(rest: RestClient, descriptor: ResourceDescriptor): ResourceClient<T> {
-  const base = descriptor.group === '' ? `/api/${descriptor.version}` : `/apis/${descriptor.group}/${descriptor.version}`;
+export function resourceClient<T extends KubeObject>(
+  rest: RestClient,
+  descriptor: ResourceDescriptor,
+): ResourceClient<T> {
+  const base =
+    descriptor.group === '' ? `/api/${descriptor.version}` : `/apis/${descriptor.group}/${descriptor.version}`;
 
   const collection = (namespace: string | undefined): string => {
     if (!descriptor.namespaced) return `${base}/${descriptor.resource}`;
@@ -111,7 +115,9 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
         method: 'GET',
         path: collection(opts.namespace),
         query: listQuery(opts),
-        ...(whole ? { wholeList: true, ...(opts.eachItem ? { eachItem: opts.eachItem as (item: unknown) => unknown } : {}) } : {}),
+        ...(whole
+          ? { wholeList: true, ...(opts.eachItem ? { eachItem: opts.eachItem as (item: unknown) => unknown } : {}) }
+          : {}),
         ...(opts.accept ? { accept: opts.accept } : {}),
         ...signalOf(opts),
       });
@@ -131,13 +137,35 @@ export function resourceClient<T extends KubeObject>(rest: RestClient, descripto
         ...(opts.accept ? { accept: opts.accept } : {}),
         ...signalOf(opts),
       }),
-    create: (obj, opts) => rest.request<T>({ method: 'POST', path: collection(nsOf(obj, opts)), body: obj, ...signalOf(opts) }),
-    update: (obj, opts) => rest.request<T>({ method: 'PUT', path: item(obj.metadata.name, nsOf(obj, opts)), body: obj, ...signalOf(opts) }),
-    updateStatus: (obj, opts) => rest.request<T>({ method: 'PUT', path: `${item(obj.metadata.name, nsOf(obj, opts))}/status`, body: obj, ...signalOf(opts) }),
-    patch: (name, patch, opts) => rest.request<T>({ method: 'PATCH', path: item(name, opts?.namespace), body: patch, contentType: MERGE_PATCH, ...signalOf(opts) }),
+    create: (obj, opts) =>
+      rest.request<T>({ method: 'POST', path: collection(nsOf(obj, opts)), body: obj, ...signalOf(opts) }),
+    update: (obj, opts) =>
+      rest.request<T>({ method: 'PUT', path: item(obj.metadata.name, nsOf(obj, opts)), body: obj, ...signalOf(opts) }),
+    updateStatus: (obj, opts) =>
+      rest.request<T>({
+        method: 'PUT',
+        path: `${item(obj.metadata.name, nsOf(obj, opts))}/status`,
+        body: obj,
+        ...signalOf(opts),
+      }),
+    patch: (name, patch, opts) =>
+      rest.request<T>({
+        method: 'PATCH',
+        path: item(name, opts?.namespace),
+        body: patch,
+        contentType: MERGE_PATCH,
+        ...signalOf(opts),
+      }),
     delete: async (name, opts) => {
-      const body = opts?.preconditions ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: opts.preconditions } : undefined;
-      await rest.request<unknown>({ method: 'DELETE', path: item(name, opts?.namespace), ...(body ? { body } : {}), ...signalOf(opts) });
+      const body = opts?.preconditions
+        ? { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: opts.preconditions }
+        : undefined;
+      await rest.request<unknown>({
+        method: 'DELETE',
+        path: item(name, opts?.namespace),
+        ...(body ? { body } : {}),
+        ...signalOf(opts),
+      });
     },
   };
 }

@@ -141,9 +141,11 @@ export class RestClient {
       req,
       async ({ signal }) => {
         const res = await this.send(req, signal);
-        if (req.wholeList && req.eachItem && res.statusCode! < 300) return (await readListStream(res, this.bodyLimits.wholeList, req, req.eachItem)) as T;
+        if (req.wholeList && req.eachItem && res.statusCode! < 300)
+          return (await readListStream(res, this.bodyLimits.wholeList, req, req.eachItem)) as T;
         const text = await readBody(res, req.wholeList ? this.bodyLimits.wholeList : this.bodyLimits.response, req);
-        if (res.statusCode! >= 300) throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
+        if (res.statusCode! >= 300)
+          throw errorFromResponse(res.statusCode!, text, parseRetryAfter(res.headers['retry-after']));
         return (text ? parseJson(text, `${req.method} ${req.path}: the response`) : undefined) as T;
       },
       true,
@@ -161,7 +163,11 @@ export class RestClient {
       async (call) => {
         const res = await this.send(req, call.signal, req.idleTimeoutMs);
         if (res.statusCode! >= 300) {
-          throw errorFromResponse(res.statusCode!, await readBody(res, this.bodyLimits.response, req), parseRetryAfter(res.headers['retry-after']));
+          throw errorFromResponse(
+            res.statusCode!,
+            await readBody(res, this.bodyLimits.response, req),
+            parseRetryAfter(res.headers['retry-after']),
+          );
         }
         return { res, call };
       },
@@ -199,7 +205,14 @@ export class RestClient {
       // limiter, credentials): the process may have been frozen during any of them.
       if (write) this.fence?.check();
       const res = await this.transport.send(
-        { method: req.method, path, headers, signal, ...(body !== undefined ? { body } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}) },
+        {
+          method: req.method,
+          path,
+          headers,
+          signal,
+          ...(body !== undefined ? { body } : {}),
+          ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+        },
         credentials,
       );
       const tookMs = performance.now() - started;
@@ -224,11 +237,21 @@ export class RestClient {
    * and 5xx or a broken connection only for GET (never a write that may have
    * been applied).
    */
-  private async withRetries<R>(req: RestRequest, attempt: (call: ChildSignal) => Promise<R>, deadline: boolean): Promise<R> {
+  private async withRetries<R>(
+    req: RestRequest,
+    attempt: (call: ChildSignal) => Promise<R>,
+    deadline: boolean,
+  ): Promise<R> {
     for (let retry = 0; ; retry++) {
       const call = childSignal(req.signal);
       const timer = deadline
-        ? setTimeout(() => call.abort(new Error(`${req.method} ${req.path}: no answer from the API server within ${this.timeoutMs} ms`)), this.timeoutMs)
+        ? setTimeout(
+            () =>
+              call.abort(
+                new Error(`${req.method} ${req.path}: no answer from the API server within ${this.timeoutMs} ms`),
+              ),
+            this.timeoutMs,
+          )
         : undefined;
       try {
         return await attempt(call);
@@ -253,7 +276,8 @@ export class RestClient {
   }
 
   private retryDelay(retry: number, err: unknown): number {
-    if (err instanceof ApiError && err.retryAfterSeconds !== undefined) return Math.min(err.retryAfterSeconds * 1000, RETRY_AFTER_CAP_MS);
+    if (err instanceof ApiError && err.retryAfterSeconds !== undefined)
+      return Math.min(err.retryAfterSeconds * 1000, RETRY_AFTER_CAP_MS);
     const base = Math.min(RETRY_BASE_DELAY_MS * 2 ** retry, RETRY_MAX_DELAY_MS);
     return base * (0.5 + this.random() / 2);
   }
@@ -293,7 +317,12 @@ async function readBody(res: IncomingMessage, limit: number, req: RestRequest): 
 }
 
 /** A List body read item by item (each transformed as it arrives), refused once it exceeds `limit` bytes. */
-async function readListStream(res: IncomingMessage, limit: number, req: RestRequest, eachItem: (item: unknown) => unknown): Promise<unknown> {
+async function readListStream(
+  res: IncomingMessage,
+  limit: number,
+  req: RestRequest,
+  eachItem: (item: unknown) => unknown,
+): Promise<unknown> {
   const reader = new ListStreamReader(eachItem);
   try {
     for await (const chunk of boundedChunks(res, limit, req)) reader.push(chunk);
@@ -311,7 +340,12 @@ async function readListStream(res: IncomingMessage, limit: number, req: RestRequ
  * character split across chunks survives; a line longer than `maxLineBytes`
  * ends the stream with BodyTooLargeError instead of growing without bound.
  */
-async function* watchEvents<T>(res: IncomingMessage, call: ChildSignal, maxLineBytes: number, req: RestRequest): AsyncGenerator<WatchEvent<T>> {
+async function* watchEvents<T>(
+  res: IncomingMessage,
+  call: ChildSignal,
+  maxLineBytes: number,
+  req: RestRequest,
+): AsyncGenerator<WatchEvent<T>> {
   const request = `${req.method} ${req.path}`;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -347,7 +381,9 @@ function decodeEvent<T>(line: string, request: string): WatchEvent<T> {
   const ev = parseJson(line, `${request}: a watch event`) as WatchEvent<T>;
   if (ev.type === 'ERROR') {
     const status = ev.object as unknown;
-    throw isStatusBody(status) ? statusToError(status, status.code ?? 500) : new Error(`${request}: watch ERROR event: ${truncateText(line, 200)}`);
+    throw isStatusBody(status)
+      ? statusToError(status, status.code ?? 500)
+      : new Error(`${request}: watch ERROR event: ${truncateText(line, 200)}`);
   }
   return ev;
 }

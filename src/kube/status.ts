@@ -43,7 +43,8 @@ export function isStatusBody(x: unknown): x is StatusBody {
 export function statusToError(status: StatusBody, fallbackCode: number, retryAfterHeader?: number): ApiError {
   const code = status.code || fallbackCode;
   const reason = status.reason || reasonForCode(code);
-  const message = status.message || `the server responded with the status code ${code} but did not return more information`;
+  const message =
+    status.message || `the server responded with the status code ${code} but did not return more information`;
   return new ApiError(message, code, reason, status, retryAfterHeader ?? status.details?.retryAfterSeconds);
 }
 
@@ -57,5 +58,11 @@ export function errorFromResponse(code: number, text: string, retryAfterHeader?:
   }
   if (isStatusBody(body)) return statusToError(body, code, retryAfterHeader);
   const detail = text.trim() ? ` (${truncateText(text.trim(), PLAIN_ERROR_BODY_MAX_BYTES)})` : '';
-  return new ApiError(`the server responded with the status code ${code} but did not return more information${detail}`, code, reasonForCode(code), undefined, retryAfterHeader);
+  return new ApiError(
+    `the server responded with the status code ${code} but did not return more information${detail}`,
+    code,
+    reasonForCode(code),
+    undefined,
+    retryAfterHeader,
+  );
 }

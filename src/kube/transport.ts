@@ -57,7 +57,9 @@ export class Transport {
       );
       r.on('error', reject);
       if (req.idleTimeoutMs) {
-        r.setTimeout(req.idleTimeoutMs, () => r.destroy(new Error(`no data from the API server for ${req.idleTimeoutMs} ms`)));
+        r.setTimeout(req.idleTimeoutMs, () =>
+          r.destroy(new Error(`no data from the API server for ${req.idleTimeoutMs} ms`)),
+        );
       }
       r.end(req.body);
     });

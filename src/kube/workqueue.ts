@@ -262,7 +262,11 @@ export function runWorker(queue: RateLimitingQueue, sync: (key: string) => Promi
  * again before each key is taken). The queue never hands one key to two
  * workers, so one key's syncs stay in sequence.
  */
-export async function runWorkers(queue: RateLimitingQueue, workers: Limit, sync: (key: string) => Promise<SyncResult>): Promise<void> {
+export async function runWorkers(
+  queue: RateLimitingQueue,
+  workers: Limit,
+  sync: (key: string) => Promise<SyncResult>,
+): Promise<void> {
   const slots = new Slots(workers);
   const running = new Set<Promise<void>>();
   for (;;) {
@@ -281,7 +285,11 @@ export async function runWorkers(queue: RateLimitingQueue, workers: Limit, sync:
   await Promise.all(running);
 }
 
-async function processKey(queue: RateLimitingQueue, key: string, sync: (key: string) => Promise<SyncResult>): Promise<void> {
+async function processKey(
+  queue: RateLimitingQueue,
+  key: string,
+  sync: (key: string) => Promise<SyncResult>,
+): Promise<void> {
   let result: SyncResult = 'retry';
   try {
     result = await sync(key);

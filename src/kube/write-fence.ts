@@ -70,7 +70,9 @@ export class LeadershipFence implements WriteFence {
       if (!this.leading) return;
       const age = this.clock.monotonic() - this.renewedAt;
       if (age < this.validForMs) return;
-      this.end(`the last successful lease renewal is ${Math.round(age)} ms old, past the renew deadline of ${this.validForMs} ms`);
+      this.end(
+        `the last successful lease renewal is ${Math.round(age)} ms old, past the renew deadline of ${this.validForMs} ms`,
+      );
     }
     throw new FencedError(`write refused, this process no longer leads: ${errorMessage(this.shut.signal.reason)}`);
   }

@@ -60,7 +60,11 @@ export class Slots {
  * order. After a call throws no new one starts; the first error is thrown
  * once every started call has ended.
  */
-export async function mapBounded<T, R>(items: readonly T[], limit: Limit, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: Limit,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   const slots = new Slots(limit);
   const started: Promise<void>[] = [];

@@ -10,7 +10,11 @@ export function closestWord(word: string, known: readonly string[]): string | un
   let best: { word: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = editDistance(wanted, candidate.toLowerCase());
-    if (distance <= Math.max(candidate.length > 3 ? 2 : 1, Math.floor(candidate.length / 3)) && (!best || distance < best.distance)) best = { word: candidate, distance };
+    if (
+      distance <= Math.max(candidate.length > 3 ? 2 : 1, Math.floor(candidate.length / 3)) &&
+      (!best || distance < best.distance)
+    )
+      best = { word: candidate, distance };
   }
   return best?.word;
 }
@@ -25,7 +29,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = row;
   }
   return previous[b.length]!;

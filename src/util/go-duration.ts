@@ -90,7 +90,8 @@ export function formatDuration(ns: bigint): string {
   if (u === 0n) return '0s';
   if (u < SECOND) {
     // Below one second Go switches to the largest sub-second unit.
-    const [unit, suffix] = u < MICROSECOND ? [NANOSECOND, 'ns'] : u < MILLISECOND ? [MICROSECOND, '\u00b5s'] : [MILLISECOND, 'ms'];
+    const [unit, suffix] =
+      u < MICROSECOND ? [NANOSECOND, 'ns'] : u < MILLISECOND ? [MICROSECOND, '\u00b5s'] : [MILLISECOND, 'ms'];
     out = withFraction(u, unit) + suffix;
   } else {
     const seconds = withFraction(u % MINUTE, SECOND) + 's';

@@ -2,7 +2,13 @@
 // from discovery sources) passes through here, so none can open a tag or an
 // attribute.
 
-const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** `text` safe inside an element or a quoted attribute value. */
 export function escapeHtml(text: string): string {

@@ -18,10 +18,17 @@ const REASON_MAX_BYTES = 120;
  */
 export function describeSyntaxError(err: unknown, text?: string): string | undefined {
   if (!(err instanceof Error)) return undefined;
-  const e = err as Error & { reason?: unknown; mark?: { line?: unknown; column?: unknown }; linePos?: { line: number; col: number }[] };
+  const e = err as Error & {
+    reason?: unknown;
+    mark?: { line?: unknown; column?: unknown };
+    linePos?: { line: number; col: number }[];
+  };
   // js-yaml's YAMLException: zero-based mark, the reason without the frame.
   if (e.name === 'YAMLException' && typeof e.reason === 'string') {
-    const at = typeof e.mark?.line === 'number' && typeof e.mark.column === 'number' ? position(e.mark.line + 1, e.mark.column + 1) : '';
+    const at =
+      typeof e.mark?.line === 'number' && typeof e.mark.column === 'number'
+        ? position(e.mark.line + 1, e.mark.column + 1)
+        : '';
     return at + reason(e.reason);
   }
   // yaml's YAMLParseError / YAMLWarning: one-based linePos, the frame after "at line".
@@ -39,7 +46,9 @@ export function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`${what} is not valid JSON: ${describeSyntaxError(err, text) ?? 'syntax error'}`, { cause: quietCause(err) });
+    throw new Error(`${what} is not valid JSON: ${describeSyntaxError(err, text) ?? 'syntax error'}`, {
+      cause: quietCause(err),
+    });
   }
 }
 

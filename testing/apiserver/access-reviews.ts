@@ -21,7 +21,14 @@ interface ReviewSpec {
   token?: string;
   user?: string;
   groups?: string[];
-  resourceAttributes?: { verb?: string; group?: string; resource?: string; subresource?: string; namespace?: string; name?: string };
+  resourceAttributes?: {
+    verb?: string;
+    group?: string;
+    resource?: string;
+    subresource?: string;
+    namespace?: string;
+    name?: string;
+  };
   nonResourceAttributes?: { path?: string; verb?: string };
 }
 
@@ -47,9 +54,18 @@ function tokenStatus(spec: ReviewSpec, users: Users): object {
 
 function accessStatus(spec: ReviewSpec, users: Users): object {
   // Kubernetes' ValidateSubjectAccessReviewSpec: 422 for a spec no review can answer.
-  if (!spec.user && !spec.groups?.length) throw invalid(ACCESS_REVIEW, '', [fieldInvalid('spec.user', '', 'at least one of user or group must be specified')]);
+  if (!spec.user && !spec.groups?.length)
+    throw invalid(ACCESS_REVIEW, '', [
+      fieldInvalid('spec.user', '', 'at least one of user or group must be specified'),
+    ]);
   if (!spec.resourceAttributes === !spec.nonResourceAttributes) {
-    throw invalid(ACCESS_REVIEW, '', [fieldInvalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified')]);
+    throw invalid(ACCESS_REVIEW, '', [
+      fieldInvalid(
+        'spec.resourceAttributes',
+        null,
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
+    ]);
   }
   const subject = users.byCertificate(spec.user ?? '', spec.groups ?? []);
   const nr = spec.nonResourceAttributes;
@@ -71,11 +87,21 @@ function accessStatus(spec: ReviewSpec, users: Users): object {
 }
 
 /** The created review, with its status, for a POST the caller was allowed to make; other verbs are 405 before the body is read. */
-export async function answerAccessReview(info: RequestInfo, readBody: () => Promise<unknown>, users: Users): Promise<object> {
+export async function answerAccessReview(
+  info: RequestInfo,
+  readBody: () => Promise<unknown>,
+  users: Users,
+): Promise<object> {
   if (info.verb !== 'create' || info.name) throw methodNotAllowed();
   const body = await readBody();
   const kind = info.resource === TOKEN_REVIEW.resource ? TOKEN_REVIEW : ACCESS_REVIEW;
   const spec = ((body as { spec?: ReviewSpec } | undefined)?.spec ?? {}) as ReviewSpec;
   const statusOf = kind === TOKEN_REVIEW ? tokenStatus(spec, users) : accessStatus(spec, users);
-  return { kind: kind.kind, apiVersion: `${kind.group}/v1`, metadata: { creationTimestamp: null }, spec, status: statusOf };
+  return {
+    kind: kind.kind,
+    apiVersion: `${kind.group}/v1`,
+    metadata: { creationTimestamp: null },
+    spec,
+    status: statusOf,
+  };
 }

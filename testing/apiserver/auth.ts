@@ -38,7 +38,8 @@ function ruleAllows(rule: PolicyRule, a: Attributes): boolean {
   if (rule.namespaces && (!a.namespace || !rule.namespaces.includes(a.namespace))) return false;
   if (!has(rule.apiGroups, a.group) || !has(rule.verbs, a.verb)) return false;
   const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-  if (!rule.resources.some((r) => r === '*' || r === res || (a.subresource && r === `*/${a.subresource}`))) return false;
+  if (!rule.resources.some((r) => r === '*' || r === res || (a.subresource && r === `*/${a.subresource}`)))
+    return false;
   if (rule.resourceNames?.length && !rule.resourceNames.includes(a.name)) return false;
   return true;
 }
@@ -52,7 +53,11 @@ export function allowed(grant: Grant | undefined, a: Attributes): boolean {
 export function allowedNonResource(grant: Grant, path: string, verb: string): boolean {
   if (grant === 'admin') return true;
   return grant.some(
-    (rule) => has(rule.verbs, verb) && (rule.nonResourceURLs ?? []).some((url) => url === '*' || url === path || (url.endsWith('*') && path.startsWith(url.slice(0, -1)))),
+    (rule) =>
+      has(rule.verbs, verb) &&
+      (rule.nonResourceURLs ?? []).some(
+        (url) => url === '*' || url === path || (url.endsWith('*') && path.startsWith(url.slice(0, -1))),
+      ),
   );
 }
 
@@ -79,13 +84,23 @@ export function forbidden(a: Attributes): StatusError {
 export function hypernodeControllerRbac(namespace: string, leaseName: string): PolicyRule[] {
   return [
     { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
-    { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
+    {
+      apiGroups: ['topology.volcano.sh'],
+      resources: ['hypernodes'],
+      verbs: ['list', 'watch', 'create', 'update', 'delete'],
+    },
     { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes/status'], verbs: ['update'] },
     { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'], namespaces: [namespace] },
     { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespaces: [namespace] },
     { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'update'], namespaces: [namespace] },
     { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'], namespaces: [namespace] },
-    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], namespaces: [namespace], resourceNames: [leaseName] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['get', 'update'],
+      namespaces: [namespace],
+      resourceNames: [leaseName],
+    },
   ];
 }
 
@@ -132,6 +147,8 @@ export class Users {
 
   byToken(token: string): User | undefined {
     const name = this.tokens.get(token);
-    return name === undefined ? undefined : { name, grants: [this.grants.get(name)!], groups: this.userGroups.get(name) ?? [] };
+    return name === undefined
+      ? undefined
+      : { name, grants: [this.grants.get(name)!], groups: this.userGroups.get(name) ?? [] };
   }
 }

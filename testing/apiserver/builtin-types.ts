@@ -6,7 +6,17 @@
 
 import { badRequest } from './status.ts';
 
-type Field = 'string' | 'int32' | 'int64' | 'bool' | 'time' | 'microtime' | 'any' | { map: 'string' | 'bytes' } | { array: Field } | Struct;
+type Field =
+  | 'string'
+  | 'int32'
+  | 'int64'
+  | 'bool'
+  | 'time'
+  | 'microtime'
+  | 'any'
+  | { map: 'string' | 'bytes' }
+  | { array: Field }
+  | Struct;
 
 interface Struct {
   struct: string;
@@ -77,7 +87,11 @@ export const BUILTIN_TYPES: Record<string, Struct> = {
   },
   Namespace: {
     struct: 'Namespace',
-    fields: { ...typeMeta, spec: { struct: 'NamespaceSpec', fields: { finalizers: { array: 'string' } } }, status: 'any' },
+    fields: {
+      ...typeMeta,
+      spec: { struct: 'NamespaceSpec', fields: { finalizers: { array: 'string' } } },
+      status: 'any',
+    },
   },
   Node: { struct: 'Node', fields: { ...typeMeta, spec: 'any', status: 'any' } },
 };
@@ -98,7 +112,9 @@ class DecodeError extends Error {}
 function decode(value: unknown, field: Field, path: string, owner: string): unknown {
   if (value === null) return null;
   const mismatch = (goType: string): never => {
-    throw new DecodeError(`json: cannot unmarshal ${jsonKind(value)} into Go struct field ${owner}.${path} of type ${goType}`);
+    throw new DecodeError(
+      `json: cannot unmarshal ${jsonKind(value)} into Go struct field ${owner}.${path} of type ${goType}`,
+    );
   };
   if (field === 'any') return value;
   if (field === 'string') return typeof value === 'string' ? value : mismatch('string');
@@ -111,21 +127,30 @@ function decode(value: unknown, field: Field, path: string, owner: string): unkn
   if (field === 'time' || field === 'microtime') {
     if (typeof value !== 'string') mismatch(field === 'time' ? 'v1.Time' : 'v1.MicroTime');
     const s = value as string;
-    if (field === 'time' && !TIME_RE.test(s)) throw new DecodeError(`parsing time "${s}" as "2006-01-02T15:04:05Z07:00": cannot parse "${s}" as "2006"`);
+    if (field === 'time' && !TIME_RE.test(s))
+      throw new DecodeError(`parsing time "${s}" as "2006-01-02T15:04:05Z07:00": cannot parse "${s}" as "2006"`);
     if (field === 'microtime' && !MICROTIME_RE.test(s)) {
       const rest = s.replace(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/, '');
       // More than six digits: Go's layout takes six, then meets the rest where the zone belongs.
       const beyond = /^\.\d{6}(\d.*)$/.exec(rest);
-      if (beyond) throw new DecodeError(`parsing time "${s}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "${beyond[1]}" as "Z07:00"`);
-      throw new DecodeError(`parsing time "${s}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "${rest}" as ".000000"`);
+      if (beyond)
+        throw new DecodeError(
+          `parsing time "${s}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "${beyond[1]}" as "Z07:00"`,
+        );
+      throw new DecodeError(
+        `parsing time "${s}" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "${rest}" as ".000000"`,
+      );
     }
     return s;
   }
   if ('map' in field) {
-    if (typeof value !== 'object' || Array.isArray(value)) mismatch(`map[string]${field.map === 'bytes' ? '[]uint8' : 'string'}`);
+    if (typeof value !== 'object' || Array.isArray(value))
+      mismatch(`map[string]${field.map === 'bytes' ? '[]uint8' : 'string'}`);
     for (const v of Object.values(value as Record<string, unknown>)) {
       if (typeof v !== 'string')
-        throw new DecodeError(`json: cannot unmarshal ${jsonKind(v)} into Go struct field ${owner}.${path} of type ${field.map === 'bytes' ? '[]uint8' : 'string'}`);
+        throw new DecodeError(
+          `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${owner}.${path} of type ${field.map === 'bytes' ? '[]uint8' : 'string'}`,
+        );
       if (field.map === 'bytes' && !BASE64_RE.test(v)) {
         throw new DecodeError(`illegal base64 data at input byte ${Math.max(0, v.search(/[^A-Za-z0-9+/=]/))}`);
       }
@@ -156,7 +181,8 @@ export function decodeBuiltin(kind: string, version: string, obj: Record<string,
   try {
     return decode(obj, type, '', type.struct) as Record<string, unknown>;
   } catch (err) {
-    if (err instanceof DecodeError) throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${err.message}`);
+    if (err instanceof DecodeError)
+      throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${err.message}`);
     throw err;
   }
 }

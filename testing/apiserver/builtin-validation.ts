@@ -24,7 +24,8 @@ export function configKeyErrors(obj: Obj, maps: string[]): FieldError[] {
         );
       }
       // ValidateConfigMap reports a binaryData key that data also has against data.
-      if (m === 'binaryData' && obj.data && key in obj.data) errs.push(fieldInvalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
+      if (m === 'binaryData' && obj.data && key in obj.data)
+        errs.push(fieldInvalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
     }
   }
   return errs;
@@ -67,14 +68,16 @@ export function eventErrors(obj: Obj): FieldError[] {
     for (const m of qualifiedNameErrors(controller)) errs.push(fieldInvalid('reportingController', controller, m));
     const instance: string = obj.reportingInstance ?? '';
     if (!instance) errs.push(fieldRequired('reportingInstance', ''));
-    if (instance.length > REPORTING_INSTANCE_MAX) errs.push(fieldInvalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_MAX} characters`));
+    if (instance.length > REPORTING_INSTANCE_MAX)
+      errs.push(fieldInvalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_MAX} characters`));
     const action: string = obj.action ?? '';
     if (!action) errs.push(fieldRequired('action', ''));
     if (action.length > ACTION_MAX) errs.push(fieldInvalid('action', '', `can have at most ${ACTION_MAX} characters`));
     const reason: string = obj.reason ?? '';
     if (!reason) errs.push(fieldRequired('reason', ''));
     if (reason.length > REASON_MAX) errs.push(fieldInvalid('reason', '', `can have at most ${REASON_MAX} characters`));
-    if ((obj.message ?? '').length > NOTE_MAX) errs.push(fieldInvalid('message', '', `can have at most ${NOTE_MAX} characters`));
+    if ((obj.message ?? '').length > NOTE_MAX)
+      errs.push(fieldInvalid('message', '', `can have at most ${NOTE_MAX} characters`));
   }
   for (const m of dns1123SubdomainErrors(ns)) errs.push(fieldInvalid('namespace', ns, m));
   return errs;

@@ -9,7 +9,14 @@
 
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTypeInvalid, type FieldError } from './status.ts';
+import {
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  fieldTooLong,
+  fieldTypeInvalid,
+  type FieldError,
+} from './status.ts';
 
 export interface Schema {
   type?: string;
@@ -77,7 +84,12 @@ export function loadCrd(file: string): CrdVersion[] {
       schema: v.schema.openAPIV3Schema,
       storage: v.storage,
       // apiextensions-apiserver's default text when the CRD gives none.
-      ...(v.deprecated ? { deprecationWarning: v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${crd.spec.names.kind} is deprecated` } : {}),
+      ...(v.deprecated
+        ? {
+            deprecationWarning:
+              v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${crd.spec.names.kind} is deprecated`,
+          }
+        : {}),
     }));
 }
 
@@ -119,7 +131,8 @@ export function prune(value: Json, schema: Schema | undefined, root = true): Jso
       else out[k] = v;
       continue;
     }
-    const sub = schema.properties?.[k] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+    const sub =
+      schema.properties?.[k] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
     if (!sub && schema.additionalProperties !== true) continue;
     if (v === null && !sub?.nullable) continue;
     out[k] = prune(v, sub, false);
@@ -145,7 +158,10 @@ const INT64_MAX = 2 ** 63;
 /** Validates a pruned object against the schema; field paths like `spec.members[0].type`. */
 export function validateSchema(value: Json, schema: Schema, path: string, errs: FieldError[]): void {
   const wrongType = schema.type !== undefined && !typeMatches(value, schema.type);
-  if (wrongType) errs.push(fieldTypeInvalid(path, typeName(value), `${path} in body must be of type ${schema.type}: "${typeName(value)}"`));
+  if (wrongType)
+    errs.push(
+      fieldTypeInvalid(path, typeName(value), `${path} in body must be of type ${schema.type}: "${typeName(value)}"`),
+    );
   // The enum is checked even on a wrong type, as kube-openapi does; nothing else is.
   if (schema.enum && !schema.enum.some((e) => e === value)) {
     errs.push(fieldNotSupported(path, value, schema.enum.map(String)));
@@ -188,7 +204,8 @@ export function validateSchema(value: Json, schema: Schema, path: string, errs: 
     for (const r of schema.required ?? []) if (!(r in value)) errs.push(fieldRequired(path ? `${path}.${r}` : r, ''));
     // Schema order (alphabetical in generated CRDs) keeps the error list stable whatever the body's key order.
     for (const [k, sub] of Object.entries(schema.properties ?? {})) {
-      if (k in value && !(path === '' && k === 'metadata')) validateSchema(value[k], sub, path ? `${path}.${k}` : k, errs);
+      if (k in value && !(path === '' && k === 'metadata'))
+        validateSchema(value[k], sub, path ? `${path}.${k}` : k, errs);
     }
     if (isObject(schema.additionalProperties)) {
       for (const [k, v] of Object.entries(value)) {
@@ -217,22 +234,28 @@ const levelLabels = (self: Array<{ nodeLabel?: string }>) => self.map((l) => l.n
 
 /** The CEL rules this stand-in understands, keyed by their exact text. */
 const KNOWN_RULES: Record<string, Rule> = {
-  'has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)': (self) => 'exactMatch' in self || 'regexMatch' in self || 'labelMatch' in self,
+  'has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)': (self) =>
+    'exactMatch' in self || 'regexMatch' in self || 'labelMatch' in self,
   '(has(self.exactMatch) ? 1 : 0) + (has(self.regexMatch) ? 1 : 0) + (has(self.labelMatch) ? 1 : 0) <= 1': (self) =>
     ['exactMatch', 'regexMatch', 'labelMatch'].filter((k) => k in self).length <= 1,
   // Topology levels (Kueue, KAI), as published: fixed once created, no level twice, the hostname level only last.
   'self == oldSelf': (self, oldSelf) => JSON.stringify(self) === JSON.stringify(oldSelf),
-  'size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0': (self) => new Set(self.map((l: unknown) => JSON.stringify(l))).size === self.length,
-  "size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'": (self) =>
-    !levelLabels(self).includes('kubernetes.io/hostname') || levelLabels(self).at(-1) === 'kubernetes.io/hostname',
+  'size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0': (self) =>
+    new Set(self.map((l: unknown) => JSON.stringify(l))).size === self.length,
+  "size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'":
+    (self) =>
+      !levelLabels(self).includes('kubernetes.io/hostname') || levelLabels(self).at(-1) === 'kubernetes.io/hostname',
   // KAI 0.17 levels with an alias: only the nodeLabel sequence is fixed (aliases may change), no nodeLabel twice.
   'self.map(l, l.nodeLabel) == oldSelf.map(l, l.nodeLabel)': (self, oldSelf) =>
     Array.isArray(oldSelf) && JSON.stringify(levelLabels(self)) === JSON.stringify(levelLabels(oldSelf)),
-  'size(self.filter(i, size(self.filter(j, j.nodeLabel == i.nodeLabel)) > 1)) == 0': (self) => new Set(levelLabels(self)).size === self.length,
+  'size(self.filter(i, size(self.filter(j, j.nodeLabel == i.nodeLabel)) > 1)) == 0': (self) =>
+    new Set(levelLabels(self)).size === self.length,
   // Kueue's ResourceFlavor spec. Without nodeLabels CEL fails on the missing key; the stand-in reports the rule's message instead.
-  '!has(self.topologyName) || self.nodeLabels.size() >= 1': (self) => !('topologyName' in self) || Object.keys(self.nodeLabels ?? {}).length >= 1,
+  '!has(self.topologyName) || self.nodeLabels.size() >= 1': (self) =>
+    !('topologyName' in self) || Object.keys(self.nodeLabels ?? {}).length >= 1,
   '!has(oldSelf.topologyName) || self == oldSelf': (self, oldSelf) =>
-    !(isObject(oldSelf) && 'topologyName' in oldSelf) || JSON.stringify(sortedKeys(self)) === JSON.stringify(sortedKeys(oldSelf)),
+    !(isObject(oldSelf) && 'topologyName' in oldSelf) ||
+    JSON.stringify(sortedKeys(self)) === JSON.stringify(sortedKeys(oldSelf)),
 };
 
 /** A transition rule compares with the stored object: not run on create, nor where the old value is absent. */
@@ -241,7 +264,8 @@ const isTransitionRule = (rule: string) => rule.includes('oldSelf');
 /** Fails at load time if the schema carries a rule that is not implemented above. */
 export function checkRulesKnown(schema: Schema, path = ''): void {
   for (const v of schema['x-kubernetes-validations'] ?? []) {
-    if (!KNOWN_RULES[v.rule]) throw new Error(`CRD rule at ${path || '<root>'} is not implemented by the API server stand-in: ${v.rule}`);
+    if (!KNOWN_RULES[v.rule])
+      throw new Error(`CRD rule at ${path || '<root>'} is not implemented by the API server stand-in: ${v.rule}`);
   }
   for (const [k, sub] of Object.entries(schema.properties ?? {})) checkRulesKnown(sub, path ? `${path}.${k}` : k);
   if (schema.items) checkRulesKnown(schema.items, `${path}[]`);
@@ -282,15 +306,18 @@ function validateRules(value: Json, schema: Schema, path: string, errs: FieldErr
   if (isObject(value) || Array.isArray(value)) {
     for (const v of schema['x-kubernetes-validations'] ?? []) {
       if (isTransitionRule(v.rule) && old === undefined) continue;
-      if (!KNOWN_RULES[v.rule]!(value, old)) errs.push(fieldInvalid(path, isObject(value) ? 'object' : 'array', v.message ?? `failed rule: ${v.rule}`));
+      if (!KNOWN_RULES[v.rule]!(value, old))
+        errs.push(fieldInvalid(path, isObject(value) ? 'object' : 'array', v.message ?? `failed rule: ${v.rule}`));
     }
   }
   if (isObject(value)) {
     const before = isObject(old) ? old : undefined;
     for (const [k, sub] of Object.entries(schema.properties ?? {})) {
-      if (k in value && !(path === '' && k === 'metadata')) validateRules(value[k], sub, path ? `${path}.${k}` : k, errs, before?.[k]);
+      if (k in value && !(path === '' && k === 'metadata'))
+        validateRules(value[k], sub, path ? `${path}.${k}` : k, errs, before?.[k]);
     }
   }
   // List items have no stable identity to pair old and new by: their transition rules are not run.
-  if (Array.isArray(value) && schema.items) value.forEach((item, i) => validateRules(item, schema.items!, `${path}[${i}]`, errs));
+  if (Array.isArray(value) && schema.items)
+    value.forEach((item, i) => validateRules(item, schema.items!, `${path}[${i}]`, errs));
 }

@@ -32,7 +32,13 @@ function resourceList(groupVersion: string, types: ResourceType[]): unknown {
       shortNames: t.shortNames.length ? t.shortNames : undefined,
     });
     for (const sub of t.subresources) {
-      resources.push({ name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
+      resources.push({
+        name: `${t.resource}/${sub}`,
+        singularName: '',
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
@@ -61,11 +67,16 @@ export function discovery(parts: string[], types: ResourceType[], serverAddress:
   const groups = new Map<string, Set<string>>();
   for (const t of types) if (t.group) groups.set(t.group, (groups.get(t.group) ?? new Set()).add(t.version));
   if (parts.length === 1 && parts[0] === 'api') {
-    return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+    return {
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+    };
   }
   if (parts.length === 2 && parts[0] === 'api' && parts[1] === 'v1') return resourceList('v1', core);
   if (parts[0] !== 'apis') return undefined;
-  if (parts.length === 1) return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups].map(([g, v]) => groupDoc(g, [...v])) };
+  if (parts.length === 1)
+    return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups].map(([g, v]) => groupDoc(g, [...v])) };
   const versions = groups.get(parts[1]!);
   if (!versions) return undefined;
   if (parts.length === 2) return groupDoc(parts[1]!, [...versions]);

@@ -17,9 +17,12 @@ export const META_API_VERSION = 'meta.k8s.io/v1';
  */
 export function objectJson(s: Stored, form: Form, apiVersion: string = s.obj.apiVersion): string {
   if (form === 'meta') {
-    return s.memo('meta', () => JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION, metadata: s.obj.metadata }));
+    return s.memo('meta', () =>
+      JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION, metadata: s.obj.metadata }),
+    );
   }
-  if (apiVersion !== s.obj.apiVersion) return s.memo(`full:${apiVersion}`, () => JSON.stringify({ ...s.obj, apiVersion }));
+  if (apiVersion !== s.obj.apiVersion)
+    return s.memo(`full:${apiVersion}`, () => JSON.stringify({ ...s.obj, apiVersion }));
   return s.memo('full', () => JSON.stringify(s.obj));
 }
 
@@ -64,7 +67,10 @@ export function* listPieces(rt: ResourceType, items: Stored[], meta: ListMeta, f
 }
 
 export function eventLine(type: string, s: Stored, form: Form, apiVersion: string = s.obj.apiVersion): string {
-  return s.memo(`line:${type}:${form}:${apiVersion}`, () => `{"type":"${type}","object":${objectJson(s, form, apiVersion)}}\n`);
+  return s.memo(
+    `line:${type}:${form}:${apiVersion}`,
+    () => `{"type":"${type}","object":${objectJson(s, form, apiVersion)}}\n`,
+  );
 }
 
 /**
@@ -73,7 +79,10 @@ export function eventLine(type: string, s: Stored, form: Form, apiVersion: strin
  * ones) say `creationTimestamp: null` and a typed kind its defaulted fields.
  */
 export function bookmarkLine(rt: ResourceType, rv: number, form: Form): string {
-  const head = form === 'meta' ? { kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION } : { kind: rt.kind, apiVersion: rt.apiVersion };
+  const head =
+    form === 'meta'
+      ? { kind: 'PartialObjectMetadata', apiVersion: META_API_VERSION }
+      : { kind: rt.kind, apiVersion: rt.apiVersion };
   const typed = form === 'meta' || rt.builtin;
   const metadata = typed ? { resourceVersion: String(rv), creationTimestamp: null } : { resourceVersion: String(rv) };
   const rest = form === 'full' ? rt.emptyFields : undefined;
@@ -107,7 +116,13 @@ export function negotiateForm(accept: string | undefined, list: boolean, rt: Res
   }
   if (mismatch) {
     const what = list ? 'is a list' : 'is not a list';
-    throw new StatusError(status(406, 'NotAcceptable', `you requested ${mismatch}, but the requested object ${what} (${goTypeName(rt, list)})`));
+    throw new StatusError(
+      status(
+        406,
+        'NotAcceptable',
+        `you requested ${mismatch}, but the requested object ${what} (${goTypeName(rt, list)})`,
+      ),
+    );
   }
   throw notAcceptable('application/json, application/yaml, application/vnd.kubernetes.protobuf');
 }

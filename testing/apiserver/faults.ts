@@ -24,7 +24,10 @@ const DEFAULTS: Record<number, [string, string]> = {
   500: ['InternalError', 'Internal error occurred: injected fault'],
   502: ['InternalError', 'Bad Gateway'],
   503: ['ServiceUnavailable', 'The server is currently unable to handle the request'],
-  504: ['Timeout', 'The server was unable to return a response in the time allotted, but may still be processing the request'],
+  504: [
+    'Timeout',
+    'The server was unable to return a response in the time allotted, but may still be processing the request',
+  ],
 };
 
 interface Pending {
@@ -72,7 +75,12 @@ export class Faults {
     const { code } = p.spec;
     const [reason, message] = DEFAULTS[code] ?? ['InternalError', `injected failure ${code}`];
     const retry = p.spec.retryAfterSeconds ?? (code === 429 ? 1 : undefined);
-    const body = status(code, p.spec.reason ?? reason, p.spec.message ?? message, retry !== undefined ? { retryAfterSeconds: retry } : undefined);
+    const body = status(
+      code,
+      p.spec.reason ?? reason,
+      p.spec.message ?? message,
+      retry !== undefined ? { retryAfterSeconds: retry } : undefined,
+    );
     return new StatusError(body, retry !== undefined ? { 'Retry-After': String(retry) } : {});
   }
 }

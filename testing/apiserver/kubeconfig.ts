@@ -25,11 +25,17 @@ export interface KubeconfigTarget {
 }
 
 /** Writes a v1 Config with one cluster, one user and current-context set; returns its path. */
-export function writeKubeconfigFile(dir: string, fileName: string, target: KubeconfigTarget, o: KubeconfigOptions): string {
+export function writeKubeconfigFile(
+  dir: string,
+  fileName: string,
+  target: KubeconfigTarget,
+  o: KubeconfigOptions,
+): string {
   mkdirSync(dir, { recursive: true });
   const user: Record<string, string> = {};
   if (o.clientCert) {
-    const files = o.clientCert === true ? { certFile: target.clientCertFile, keyFile: target.clientKeyFile } : o.clientCert;
+    const files =
+      o.clientCert === true ? { certFile: target.clientCertFile, keyFile: target.clientKeyFile } : o.clientCert;
     user['client-certificate'] = files.certFile;
     user['client-key'] = files.keyFile;
   }

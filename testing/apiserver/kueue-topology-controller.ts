@@ -26,11 +26,19 @@ export function runKueueTopologyController(objects: ObjectStore, store: TestStor
     const finalizers: string[] = topology.metadata.finalizers ?? [];
     const has = finalizers.includes(KUEUE_RESOURCE_IN_USE_FINALIZER);
     if (topology.metadata.deletionTimestamp === undefined) {
-      if (!has) store.update({ ...topology, metadata: { ...topology.metadata, finalizers: [...finalizers, KUEUE_RESOURCE_IN_USE_FINALIZER] } });
+      if (!has)
+        store.update({
+          ...topology,
+          metadata: { ...topology.metadata, finalizers: [...finalizers, KUEUE_RESOURCE_IN_USE_FINALIZER] },
+        });
       return;
     }
     const inUse = store.list(FLAVORS).some((rf: Obj) => rf.spec?.topologyName === name);
-    if (has && !inUse) store.update({ ...topology, metadata: { ...topology.metadata, finalizers: finalizers.filter((f) => f !== KUEUE_RESOURCE_IN_USE_FINALIZER) } });
+    if (has && !inUse)
+      store.update({
+        ...topology,
+        metadata: { ...topology.metadata, finalizers: finalizers.filter((f) => f !== KUEUE_RESOURCE_IN_USE_FINALIZER) },
+      });
   };
   const enqueue = (name: string | undefined) => {
     if (name === undefined || pending.has(name)) return;

@@ -16,14 +16,22 @@ function listErrors(q: Query): FieldError[] {
   const errs: FieldError[] = [];
   const match = q.get('resourceVersionMatch');
   if (match) {
-    if (!q.get('resourceVersion')) errs.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (q.get('continue')) errs.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldNotSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (!q.get('resourceVersion'))
+      errs.push(
+        fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'),
+      );
+    if (q.get('continue'))
+      errs.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan')
+      errs.push(fieldNotSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
     if (match === 'Exact' && q.get('resourceVersion') === '0') {
-      errs.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      errs.push(
+        fieldForbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+      );
     }
   }
-  if (q.get('sendInitialEvents') !== null) errs.push(fieldForbidden('sendInitialEvents', 'sendInitialEvents is only supported on watch requests'));
+  if (q.get('sendInitialEvents') !== null)
+    errs.push(fieldForbidden('sendInitialEvents', 'sendInitialEvents is only supported on watch requests'));
   return errs;
 }
 
@@ -32,13 +40,31 @@ function watchErrors(q: Query): FieldError[] {
   const match = q.get('resourceVersionMatch');
   const initial = q.get('sendInitialEvents') !== null;
   if (initial) {
-    if (match !== 'NotOlderThan') errs.push(fieldForbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
-    errs.push(fieldForbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+    if (match !== 'NotOlderThan')
+      errs.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        ),
+      );
+    errs.push(
+      fieldForbidden(
+        'sendInitialEvents',
+        'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+      ),
+    );
   }
   if (match) {
-    if (!initial) errs.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (!initial)
+      errs.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
+      );
     if (match !== 'NotOlderThan') errs.push(fieldNotSupported('resourceVersionMatch', match, ['NotOlderThan']));
-    if (q.get('continue')) errs.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (q.get('continue'))
+      errs.push(fieldForbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
   }
   return errs;
 }

@@ -24,10 +24,12 @@ function encodeContinue(rv: number, start: string): string {
 function decodeContinue(token: string): { rv: number; start: string } {
   // Go's base64 decoder names the first byte that is not in the (URL) alphabet.
   const bad = token.search(/[^A-Za-z0-9_-]/);
-  if (bad >= 0) throw badRequest(`invalid continue token: continue key is not valid: illegal base64 data at input byte ${bad}`);
+  if (bad >= 0)
+    throw badRequest(`invalid continue token: continue key is not valid: illegal base64 data at input byte ${bad}`);
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string') throw new Error('bad token');
+    if (t.v !== 'meta.k8s.io/v1' || !Number.isInteger(t.rv) || typeof t.start !== 'string')
+      throw new Error('bad token');
     return { rv: t.rv, start: t.start };
   } catch {
     throw badRequest(`continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
@@ -58,13 +60,20 @@ async function waitForRevision(store: ObjectStore, resource: string, rv: number)
 }
 
 /** The list answer (typed list or PartialObjectMetadataList) for a list request's query, in pieces to stream. */
-export async function listBody(store: ObjectStore, rt: ResourceType, namespace: string, q: Query, form: Form): Promise<Generator<string>> {
+export async function listBody(
+  store: ObjectStore,
+  rt: ResourceType,
+  namespace: string,
+  q: Query,
+  form: Form,
+): Promise<Generator<string>> {
   validateListOptions(q, false);
   const labels = parseLabelSelector(q.get('labelSelector'));
   const fields = parseFieldSelector(q.get('fieldSelector'));
   const limitRaw = q.get('limit');
   let limit = limitRaw ? Number(limitRaw) : 0;
-  if (!Number.isInteger(limit) || limit < 0) throw badRequest(`limit: Invalid value: "${limitRaw}": must be a non-negative integer`);
+  if (!Number.isInteger(limit) || limit < 0)
+    throw badRequest(`limit: Invalid value: "${limitRaw}": must be a non-negative integer`);
   const token = q.get('continue');
   const rvParam = q.get('resourceVersion');
   const match = q.get('resourceVersionMatch');
@@ -101,8 +110,16 @@ export async function listBody(store: ObjectStore, rt: ResourceType, namespace: 
       listRv = fromCache ? store.cacheRv(rt.key) : store.rv;
     }
   }
-  let selected = items.filter((s) => (!rt.namespaced || !namespace || s.obj.metadata.namespace === namespace) && s.key > start && labels(s.obj) && fields.matches(s.obj));
-  const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(listRv) };
+  let selected = items.filter(
+    (s) =>
+      (!rt.namespaced || !namespace || s.obj.metadata.namespace === namespace) &&
+      s.key > start &&
+      labels(s.obj) &&
+      fields.matches(s.obj),
+  );
+  const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = {
+    resourceVersion: String(listRv),
+  };
   if (limit > 0 && selected.length > limit) {
     const rest = selected.length - limit;
     selected = selected.slice(0, limit);

@@ -32,10 +32,24 @@ function fieldSet(obj: Obj, subresource: string | undefined): Record<string, unk
 }
 
 /** Sets `obj.metadata.managedFields` from `previous` plus this write's entry. */
-export function recordWrite(obj: Obj, previous: readonly ManagedFieldsEntry[] | undefined, manager: string, apiVersion: string, time: string, subresourceName?: string): void {
+export function recordWrite(
+  obj: Obj,
+  previous: readonly ManagedFieldsEntry[] | undefined,
+  manager: string,
+  apiVersion: string,
+  time: string,
+  subresourceName?: string,
+): void {
   // '' (a request to the resource itself) and absent are the same: one entry per manager there.
   const subresource = subresourceName || undefined;
-  const entry: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: fieldSet(obj, subresource) };
+  const entry: ManagedFieldsEntry = {
+    manager,
+    operation: 'Update',
+    apiVersion,
+    time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: fieldSet(obj, subresource),
+  };
   if (subresource) entry.subresource = subresource;
   const others = (previous ?? []).filter((e) => e.manager !== manager || e.subresource !== subresource);
   obj.metadata.managedFields = [...others, entry];

@@ -96,7 +96,8 @@ export function objectMetaErrors(meta: Record<string, unknown>, namespaced: bool
   const nameErrors = nameRule === 'label' ? dns1123LabelErrors : dns1123SubdomainErrors;
   if (typeof meta.generateName === 'string' && meta.generateName) {
     // Go validates the prefix with a trailing character stripped, as the suffix is appended later.
-    for (const m of nameErrors(meta.generateName.replace(/-$/, '') || 'a')) errs.push(fieldInvalid('metadata.generateName', meta.generateName, m));
+    for (const m of nameErrors(meta.generateName.replace(/-$/, '') || 'a'))
+      errs.push(fieldInvalid('metadata.generateName', meta.generateName, m));
   }
   if (!name) errs.push(fieldRequired('metadata.name', 'name or generateName is required'));
   else for (const m of nameErrors(name)) errs.push(fieldInvalid('metadata.name', name, m));

@@ -28,7 +28,10 @@ function kindSchema(t: ResourceType): Schema & Record<string, unknown> {
   if (!t.schema) return { type: 'object', 'x-kubernetes-group-version-kind': gvk };
   return {
     ...t.schema,
-    properties: { ...t.schema.properties, metadata: { allOf: [{ $ref: `#/components/schemas/${OBJECT_META}` }] } as Schema },
+    properties: {
+      ...t.schema.properties,
+      metadata: { allOf: [{ $ref: `#/components/schemas/${OBJECT_META}` }] } as Schema,
+    },
     'x-kubernetes-group-version-kind': gvk,
   };
 }

@@ -68,7 +68,8 @@ function read(doc: Json, path: string): Json {
 function arrayIndex(arr: Json[], key: string, forInsert: boolean): number {
   if (forInsert && key === '-') return arr.length;
   const i = Number(key);
-  if (!/^\d+$/.test(key) || i > arr.length || (!forInsert && i === arr.length)) throw new PatchError(`Unable to access invalid index: ${key}`);
+  if (!/^\d+$/.test(key) || i > arr.length || (!forInsert && i === arr.length))
+    throw new PatchError(`Unable to access invalid index: ${key}`);
   return i;
 }
 
@@ -109,7 +110,8 @@ export function jsonPatch(doc: Json, ops: Json): Json {
         add(out, raw.path, clone(read(out, raw.from ?? '')));
         break;
       case 'test':
-        if (JSON.stringify(read(out, raw.path)) !== JSON.stringify(raw.value)) throw new PatchError('testing value /' + raw.path.slice(1) + ' failed: test failed');
+        if (JSON.stringify(read(out, raw.path)) !== JSON.stringify(raw.value))
+          throw new PatchError('testing value /' + raw.path.slice(1) + ' failed: test failed');
         break;
       default:
         throw new PatchError(`Unexpected kind: ${raw.op}`);

@@ -88,18 +88,31 @@ export interface DeletePreconditions {
  * (rest.BeforeDelete), naming the kind in the conflict; the namespace storage
  * checks them itself first, worded as the storage layer does.
  */
-function checkDeletePreconditions(rt: ResourceType, name: string, meta: { uid?: string; resourceVersion?: string }, pre: DeletePreconditions): void {
+function checkDeletePreconditions(
+  rt: ResourceType,
+  name: string,
+  meta: { uid?: string; resourceVersion?: string },
+  pre: DeletePreconditions,
+): void {
   const uid = pre.uid ?? undefined;
   const resourceVersion = pre.resourceVersion ?? undefined;
   const byKind = { resource: rt.kind, group: rt.group, kind: rt.kind };
   if (uid !== undefined && uid !== meta.uid) {
     throw rt.resource === 'namespaces'
       ? conflict(rt, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${meta.uid}`)
-      : conflict(byKind, name, `the UID in the precondition (${uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`);
+      : conflict(
+          byKind,
+          name,
+          `the UID in the precondition (${uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`,
+        );
   }
   if (resourceVersion !== undefined && resourceVersion !== meta.resourceVersion) {
     throw rt.resource === 'namespaces'
-      ? conflict(rt, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`)
+      ? conflict(
+          rt,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+        )
       : conflict(
           byKind,
           name,
@@ -180,7 +193,9 @@ export class Registry {
     }
     const b = body as Obj;
     if (b.apiVersion !== undefined && b.apiVersion !== rt.apiVersion) {
-      throw badRequest(`the API version in the data (${b.apiVersion}) does not match the expected API version (${rt.apiVersion})`);
+      throw badRequest(
+        `the API version in the data (${b.apiVersion}) does not match the expected API version (${rt.apiVersion})`,
+      );
     }
     if (b.kind !== undefined && b.kind !== rt.kind) {
       throw badRequest(`the kind in the data (${b.kind}) does not match the expected kind (${rt.kind})`);
@@ -194,7 +209,8 @@ export class Registry {
   }
 
   private requireNamespace(rt: ResourceType, namespace: string | undefined): void {
-    if (rt.namespaced && namespace && !this.store.get('namespaces', namespace)) throw notFound(this.type('namespaces'), namespace);
+    if (rt.namespaced && namespace && !this.store.get('namespaces', namespace))
+      throw notFound(this.type('namespaces'), namespace);
   }
 
   /** Puts the request's namespace into the object, or rejects a mismatch (400). */
@@ -212,10 +228,14 @@ export class Registry {
   /** For writes to a named URL: the body must name the same object (checkName in the update handler). */
   private placeNamed(rt: ResourceType, obj: Obj, namespace: string | undefined, name: string): void {
     if (obj.metadata.name !== name) {
-      throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      throw badRequest(
+        `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`,
+      );
     }
     if (rt.namespaced && obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
-      throw badRequest(`the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the URL (${namespace})`);
+      throw badRequest(
+        `the namespace of the object (${obj.metadata.namespace}) does not match the namespace on the URL (${namespace})`,
+      );
     }
     this.placeNamespace(rt, obj, namespace);
   }
@@ -225,7 +245,10 @@ export class Registry {
     const errs = admissionErrors(rt, obj, old);
     if (errs.length) throw invalid(rt, obj.metadata.name ?? '', errs);
     const denied = rt.webhook?.deny(obj);
-    if (denied !== undefined) throw new StatusError(status(403, 'Forbidden', `admission webhook "${rt.webhook!.name}" denied the request: ${denied}`));
+    if (denied !== undefined)
+      throw new StatusError(
+        status(403, 'Forbidden', `admission webhook "${rt.webhook!.name}" denied the request: ${denied}`),
+      );
   }
 
   create(rt: ResourceType, namespace: string | undefined, body: unknown, opts: WriteOptions = {}): Stored {
@@ -234,9 +257,12 @@ export class Registry {
     this.requireNamespace(rt, obj.metadata.namespace);
     const meta = obj.metadata;
     if (!meta.name && typeof meta.generateName === 'string' && meta.generateName) {
-      meta.name = meta.generateName + Array.from({ length: 5 }, () => NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * 27)]).join('');
+      meta.name =
+        meta.generateName +
+        Array.from({ length: 5 }, () => NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * 27)]).join('');
     }
-    if (meta.resourceVersion && !opts.direct) throw unknownError('resourceVersion should not be set on objects to be created');
+    if (meta.resourceVersion && !opts.direct)
+      throw unknownError('resourceVersion should not be set on objects to be created');
     meta.uid = randomUUID();
     meta.creationTimestamp = now();
     delete meta.deletionTimestamp;
@@ -254,10 +280,20 @@ export class Registry {
     const existing = this.store.get(rt.key, key);
     if (existing) throw alreadyExists(rt, meta.name, existing.obj.metadata.deletionTimestamp !== undefined);
     checkStorable(obj);
-    return this.store.put(rt.key, key, (rv) => ({ ...obj, apiVersion: storedAs(rt), metadata: { ...obj.metadata, resourceVersion: String(rv) } }));
+    return this.store.put(rt.key, key, (rv) => ({
+      ...obj,
+      apiVersion: storedAs(rt),
+      metadata: { ...obj.metadata, resourceVersion: String(rv) },
+    }));
   }
 
-  update(rt: ResourceType, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): Stored {
+  update(
+    rt: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Stored {
     const obj = this.decode(rt, body);
     this.placeNamed(rt, obj, namespace, name);
     if (rt.allowCreateOnUpdate && !this.exists(rt, namespace, name)) {
@@ -268,7 +304,12 @@ export class Registry {
     if (!rv) {
       if (!rt.allowUnconditionalUpdate && !opts.direct) {
         // Worded by the registry, not the type's validation: it names the resource, not the kind.
-        throw invalid({ ...rt, kind: rt.resource }, name, [fieldInvalid('metadata.resourceVersion', new GoLiteral('0x0'), 'must be specified for an update')], groupResource(rt));
+        throw invalid(
+          { ...rt, kind: rt.resource },
+          name,
+          [fieldInvalid('metadata.resourceVersion', new GoLiteral('0x0'), 'must be specified for an update')],
+          groupResource(rt),
+        );
       }
     } else if (rv !== old.obj.metadata.resourceVersion) {
       throw conflict(rt, name);
@@ -276,8 +317,17 @@ export class Registry {
     return this.commit(rt, old, obj, opts);
   }
 
-  patch(rt: ResourceType, namespace: string | undefined, name: string, contentType: string, body: string, opts: WriteOptions = {}): Stored {
-    const accepted = rt.builtin ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
+  patch(
+    rt: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    body: string,
+    opts: WriteOptions = {},
+  ): Stored {
+    const accepted = rt.builtin
+      ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH]
+      : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
     if (!accepted.includes(contentType) || contentType === APPLY_PATCH) throw unsupportedMediaType(accepted);
     let patch: unknown;
     try {
@@ -335,12 +385,17 @@ export class Registry {
     next.apiVersion = storedAs(rt);
     this.validate(rt, next, prev);
     if (comparable(next) === comparable(prev)) return old;
-    if (opts.manager) recordWrite(next, prev.metadata.managedFields, opts.manager, rt.apiVersion, now(), opts.subresource);
+    if (opts.manager)
+      recordWrite(next, prev.metadata.managedFields, opts.manager, rt.apiVersion, now(), opts.subresource);
     if (!next.metadata.managedFields) delete next.metadata.managedFields;
     // The last finalizer of an object being deleted removed: the deletion completes (store.go's finalize).
-    if (prev.metadata.deletionTimestamp !== undefined && !next.metadata.finalizers?.length) return this.store.remove(rt.key, old.key)!;
+    if (prev.metadata.deletionTimestamp !== undefined && !next.metadata.finalizers?.length)
+      return this.store.remove(rt.key, old.key)!;
     checkStorable(next);
-    return this.store.put(rt.key, old.key, (rv) => ({ ...next, metadata: { ...next.metadata, resourceVersion: String(rv) } }));
+    return this.store.put(rt.key, old.key, (rv) => ({
+      ...next,
+      metadata: { ...next.metadata, resourceVersion: String(rv) },
+    }));
   }
 
   delete(rt: ResourceType, namespace: string | undefined, name: string, pre: DeletePreconditions = {}): Stored {
@@ -357,9 +412,15 @@ export class Registry {
     if (rt.resource !== 'namespaces' && Array.isArray(finalizers) && finalizers.length > 0) {
       // Graceful deletion held by finalizers: the object stays, marked, until the last one is removed (an update).
       if (old.obj.metadata.deletionTimestamp !== undefined) return old;
-      const marked = { ...clone(old.obj), metadata: { ...clone(old.obj.metadata), deletionTimestamp: now(), deletionGracePeriodSeconds: 0 } };
+      const marked = {
+        ...clone(old.obj),
+        metadata: { ...clone(old.obj.metadata), deletionTimestamp: now(), deletionGracePeriodSeconds: 0 },
+      };
       if (rt.tracksGeneration) marked.metadata.generation = (old.obj.metadata.generation ?? 1) + 1;
-      return this.store.put(rt.key, old.key, (rv) => ({ ...marked, metadata: { ...marked.metadata, resourceVersion: String(rv) } }));
+      return this.store.put(rt.key, old.key, (rv) => ({
+        ...marked,
+        metadata: { ...marked.metadata, resourceVersion: String(rv) },
+      }));
     }
     return this.store.remove(rt.key, old.key)!;
   }

@@ -22,7 +22,17 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const parts = path.split('/').filter(Boolean);
-  const info: RequestInfo = { isResource: false, verb: '', group: '', version: '', resource: '', subresource: '', namespace: '', name: '', parts };
+  const info: RequestInfo = {
+    isResource: false,
+    verb: '',
+    group: '',
+    version: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+    parts,
+  };
   let rest: string[];
   if (parts[0] === 'api' && parts.length >= 3) {
     info.version = parts[1];

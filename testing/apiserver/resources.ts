@@ -5,7 +5,15 @@
 
 import { fileURLToPath } from 'node:url';
 import { decodeBuiltin } from './builtin-types.ts';
-import { checkRulesKnown, loadCrd, prune, ruleErrors, validateSchema, type CrdVersion, type Schema } from './crd-schema.ts';
+import {
+  checkRulesKnown,
+  loadCrd,
+  prune,
+  ruleErrors,
+  validateSchema,
+  type CrdVersion,
+  type Schema,
+} from './crd-schema.ts';
 import { KAI_TOPOLOGY_WEBHOOK, type ValidatingWebhook } from './kai-topology-webhook.ts';
 import { objectMetaErrors, type NameRule } from './meta-validation.ts';
 import { configKeyErrors, eventErrors, leaseErrors } from './builtin-validation.ts';
@@ -145,7 +153,8 @@ const nodes = builtin({
     // The default admission plugins taint a new Node until its kubelet reports it ready (TaintNodesByCondition).
     const spec = (obj.spec ?? {}) as { taints?: unknown[] };
     const taints = spec.taints ?? [];
-    if (!taints.some((t) => (t as { key?: string }).key === 'node.kubernetes.io/not-ready')) taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
+    if (!taints.some((t) => (t as { key?: string }).key === 'node.kubernetes.io/not-ready'))
+      taints.push({ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
     obj.spec = { ...spec, taints };
     obj.status = { ...structuredClone(NODE_STATUS_DEFAULTS), ...(obj.status as object | undefined) };
   },
@@ -186,7 +195,10 @@ const secrets = builtin({
   prepareWrite(obj) {
     // stringData is write-only: the v1 conversion folds it into data (base64) and never stores it.
     if (obj.stringData) {
-      const encoded = Object.entries(obj.stringData as Record<string, string>).map(([k, v]) => [k, Buffer.from(v).toString('base64')]);
+      const encoded = Object.entries(obj.stringData as Record<string, string>).map(([k, v]) => [
+        k,
+        Buffer.from(v).toString('base64'),
+      ]);
       obj.data = { ...obj.data, ...Object.fromEntries(encoded) };
     }
     delete obj.stringData;
@@ -284,8 +296,10 @@ export function customResource(crdFile: string, qualified = false): ResourceType
       tracksGeneration: true,
       decode(obj) {
         // Unstructured decoding needs apiVersion and kind in the body.
-        if (typeof obj.kind !== 'string' || !obj.kind) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
-        if (typeof obj.apiVersion !== 'string' || !obj.apiVersion) throw badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(obj)}'`);
+        if (typeof obj.kind !== 'string' || !obj.kind)
+          throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
+        if (typeof obj.apiVersion !== 'string' || !obj.apiVersion)
+          throw badRequest(`Object 'apiVersion' is missing in '${JSON.stringify(obj)}'`);
         return prune(obj, crd.schema) as Obj;
       },
       prepareCreate() {},

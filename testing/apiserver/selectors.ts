@@ -10,7 +10,8 @@ type Requirement = { key: string; op: 'in' | 'notin'; values: string[] } | { key
 
 export type Matcher = (obj: Readonly<Obj>) => boolean;
 
-const KEY_RE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const KEY_RE =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
 /** Splits on commas that are not inside parentheses. */
 function splitTerms(s: string): string[] {
@@ -36,7 +37,9 @@ function parseRequirement(term: string): Requirement {
   };
   const checkKey = (k: string): string => {
     if (!KEY_RE.test(k))
-      fail(`invalid label key "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+      fail(
+        `invalid label key "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      );
     return k;
   };
   let m: RegExpMatchArray | null;

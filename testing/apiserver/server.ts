@@ -37,7 +37,15 @@ import { requestInfo, type RequestInfo } from './request-info.ts';
 import { openApiDocument } from './openapi.ts';
 import { customResource, defaultResourceTypes, everyVersion, type ResourceType } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
-import { badRequest, methodNotAllowed, pageNotFound, status, StatusError, unauthorized, unsupportedMediaType } from './status.ts';
+import {
+  badRequest,
+  methodNotAllowed,
+  pageNotFound,
+  status,
+  StatusError,
+  unauthorized,
+  unsupportedMediaType,
+} from './status.ts';
 import { ObjectStore, DEFAULT_HISTORY_EVENTS, type Obj, type Stored } from './store.ts';
 import { TestStore } from './test-store.ts';
 import { serveWatch, type OpenWatch } from './watch.ts';
@@ -107,7 +115,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new StatusError(status(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`));
+    if (size > MAX_BODY_BYTES)
+      throw new StatusError(
+        status(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${MAX_BODY_BYTES}`),
+      );
     chunks.push(c as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -152,7 +163,10 @@ export class ApiServer {
     this.tls = opts.tls ?? true;
     this.maxWatchSeconds = opts.maxWatchSeconds ?? DEFAULT_MAX_WATCH_SECONDS;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS;
-    this.inFlight = new MaxInFlight(opts.maxRequestsInflight ?? DEFAULT_MAX_REQUESTS_INFLIGHT, opts.maxMutatingRequestsInflight ?? DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT);
+    this.inFlight = new MaxInFlight(
+      opts.maxRequestsInflight ?? DEFAULT_MAX_REQUESTS_INFLIGHT,
+      opts.maxMutatingRequestsInflight ?? DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
+    );
     if (opts.latency) this.faults.latency(opts.latency.ms, opts.latency.match);
     this.objects = new ObjectStore(opts.historyLimit ?? DEFAULT_HISTORY_EVENTS);
     this.registry = new Registry(this.objects, defaultResourceTypes());
@@ -187,7 +201,9 @@ export class ApiServer {
    * unsubscribe.
    */
   onStoreChange(resource: string, listener: (obj: Obj, deleted: boolean) => void): () => void {
-    return this.objects.subscribe(resource, (ev) => listener(JSON.parse(JSON.stringify(ev.object.obj)) as Obj, ev.type === 'DELETED'));
+    return this.objects.subscribe(resource, (ev) =>
+      listener(JSON.parse(JSON.stringify(ev.object.obj)) as Obj, ev.type === 'DELETED'),
+    );
   }
 
   /** Serves HyperNodes from now on, as when an operator applies the CRD (only after withoutHyperNodeCrd). */
@@ -204,7 +220,12 @@ export class ApiServer {
   private createServer(): Server {
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((err) => {
-        if (!res.headersSent) this.sendStatus(res, undefined, status(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`));
+        if (!res.headersSent)
+          this.sendStatus(
+            res,
+            undefined,
+            status(500, 'InternalError', `Internal error occurred: ${(err as Error).message}`),
+          );
         else res.destroy();
       });
     };
@@ -242,7 +263,11 @@ export class ApiServer {
   }
 
   /** Registers a user with a grant; returns its bearer token (generated when not given). */
-  addUser(name: string, grant: Grant, token = `token-${name.replace(/[^A-Za-z0-9]/g, '-')}-${Math.random().toString(36).slice(2, 10)}`): string {
+  addUser(
+    name: string,
+    grant: Grant,
+    token = `token-${name.replace(/[^A-Za-z0-9]/g, '-')}-${Math.random().toString(36).slice(2, 10)}`,
+  ): string {
     this.users.add(name, grant, token);
     return token;
   }
@@ -276,7 +301,11 @@ export class ApiServer {
 
   /** Seats of the in-flight limit taken now, and the most taken at once since the start. */
   inFlightRequests(): { now: InFlightCounts; peak: InFlightCounts; rejected: number } {
-    return { now: this.inFlight.inFlight(), peak: this.inFlight.peakInFlight(), rejected: this.inFlight.rejectedCount() };
+    return {
+      now: this.inFlight.inFlight(),
+      peak: this.inFlight.peakInFlight(),
+      rejected: this.inFlight.rejectedCount(),
+    };
   }
 
   clearFaults(): void {
@@ -343,7 +372,12 @@ export class ApiServer {
   // ---- request handling ----
 
   /** A Status body ends with a newline, except towards a request that asked for a transformed (`as=`) answer: Go's encoders differ there. */
-  private sendStatus(res: ServerResponse, record: RequestRecord | undefined, s: StatusError['status'], headers: Record<string, string> = {}): void {
+  private sendStatus(
+    res: ServerResponse,
+    record: RequestRecord | undefined,
+    s: StatusError['status'],
+    headers: Record<string, string> = {},
+  ): void {
     const transformed = /;\s*as=/.test(String(res.req.headers.accept ?? ''));
     this.send(res, record, s.code, transformed ? JSON.stringify(s) : `${JSON.stringify(s)}\n`, headers);
   }
@@ -381,7 +415,14 @@ export class ApiServer {
     res.end('\n');
   }
 
-  private send(res: ServerResponse, record: RequestRecord | undefined, code: number, body: string, headers: Record<string, string> = {}, contentType = 'application/json'): void {
+  private send(
+    res: ServerResponse,
+    record: RequestRecord | undefined,
+    code: number,
+    body: string,
+    headers: Record<string, string> = {},
+    contentType = 'application/json',
+  ): void {
     if (record) record.code = code;
     const head = { 'Content-Type': contentType, ...headers };
     const acceptsGzip = /\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''));
@@ -461,7 +502,11 @@ export class ApiServer {
       const seat = this.inFlight.admit(info.verb, method, info.subresource, caller.groups);
       if (seat === 'rejected') {
         record.code = 429;
-        res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Retry-After': TOO_MANY_REQUESTS_RETRY_AFTER });
+        res.writeHead(429, {
+          'Content-Type': 'text/plain; charset=utf-8',
+          'X-Content-Type-Options': 'nosniff',
+          'Retry-After': TOO_MANY_REQUESTS_RETRY_AFTER,
+        });
         res.end(TOO_MANY_REQUESTS_TEXT);
         return;
       }
@@ -474,7 +519,10 @@ export class ApiServer {
       if (injected) throw injected;
       if (!info.isResource) {
         // Discovery is for authenticated users only (system:discovery), as on a real server.
-        if (caller === ANONYMOUS) throw new StatusError(status(403, 'Forbidden', `forbidden: User "${caller.name}" cannot get path "${url.pathname}"`, {}));
+        if (caller === ANONYMOUS)
+          throw new StatusError(
+            status(403, 'Forbidden', `forbidden: User "${caller.name}" cannot get path "${url.pathname}"`, {}),
+          );
         const types = everyVersion(this.registry.types.values());
         const doc = openApiDocument(url.pathname, types) ?? discovery(info.parts, types, `127.0.0.1:${this.port}`);
         if (doc === undefined || method !== 'GET') throw pageNotFound();
@@ -497,7 +545,14 @@ export class ApiServer {
     return rt;
   }
 
-  private async serveResource(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, info: RequestInfo, user: User, record: RequestRecord): Promise<void> {
+  private async serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    q: URLSearchParams,
+    info: RequestInfo,
+    user: User,
+    record: RequestRecord,
+  ): Promise<void> {
     const fieldSel = parseFieldSelector(q.get('fieldSelector'));
     const attrs: Attributes = {
       user: user.name,
@@ -509,12 +564,21 @@ export class ApiServer {
       name: info.name || ((info.verb === 'list' || info.verb === 'watch') && fieldSel.name) || '',
     };
     if (!user.grants.some((g) => allowed(g, attrs))) throw forbidden(attrs);
-    if (isAccessReview(info)) return this.send(res, record, 201, JSON.stringify(await answerAccessReview(info, async () => parseJson(await readBody(req)), this.users)));
+    if (isAccessReview(info))
+      return this.send(
+        res,
+        record,
+        201,
+        JSON.stringify(await answerAccessReview(info, async () => parseJson(await readBody(req)), this.users)),
+      );
     const rt = this.resolveType(info);
     // apiextensions-apiserver warns on every request at a version its CRD marks deprecated.
     if (rt.deprecationWarning) res.setHeader('Warning', `299 - ${JSON.stringify(rt.deprecationWarning)}`);
     const ns = rt.namespaced ? info.namespace : undefined;
-    const write = { subresource: info.subresource, manager: q.get('fieldManager') || managerFromUserAgent(record.userAgent) };
+    const write = {
+      subresource: info.subresource,
+      manager: q.get('fieldManager') || managerFromUserAgent(record.userAgent),
+    };
     if (info.verb === 'create' || info.verb === 'update') {
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
       if (type && type !== 'application/json') throw unsupportedMediaType(['application/json']);
@@ -522,7 +586,12 @@ export class ApiServer {
     switch (info.verb) {
       case 'get': {
         const form = negotiateForm(req.headers.accept, false, rt);
-        return this.send(res, record, 200, `${objectJson(this.registry.get(rt, ns, info.name), form, rt.apiVersion)}\n`);
+        return this.send(
+          res,
+          record,
+          200,
+          `${objectJson(this.registry.get(rt, ns, info.name), form, rt.apiVersion)}\n`,
+        );
       }
       case 'list': {
         const form = negotiateForm(req.headers.accept, true, rt);
@@ -562,7 +631,12 @@ export class ApiServer {
             this.registry.delete(rt, s.obj.metadata.namespace, s.obj.metadata.name);
           }
         }
-        return this.send(res, record, 200, `${JSON.stringify({ ...status(200, '', ''), status: 'Success', message: undefined, reason: undefined })}\n`);
+        return this.send(
+          res,
+          record,
+          200,
+          `${JSON.stringify({ ...status(200, '', ''), status: 'Success', message: undefined, reason: undefined })}\n`,
+        );
       }
       default:
         throw methodNotAllowed();
@@ -575,12 +649,23 @@ export class ApiServer {
     if (rt.resource === 'namespaces') return objectJson(deleted, 'full');
     // A deletion a finalizer holds answers the object, marked with its deletionTimestamp.
     if (deleted.obj.metadata.deletionTimestamp !== undefined) return objectJson(deleted, 'full', rt.apiVersion);
-    const details: Record<string, string> = { name: deleted.obj.metadata.name, kind: rt.resource, uid: deleted.obj.metadata.uid };
+    const details: Record<string, string> = {
+      name: deleted.obj.metadata.name,
+      kind: rt.resource,
+      uid: deleted.obj.metadata.uid,
+    };
     if (rt.group) details.group = rt.group;
     return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
   }
 
-  private async watch(req: IncomingMessage, res: ServerResponse, q: Query, rt: ResourceType, info: RequestInfo, record: RequestRecord): Promise<void> {
+  private async watch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    q: Query,
+    rt: ResourceType,
+    info: RequestInfo,
+    record: RequestRecord,
+  ): Promise<void> {
     // A watch asked for as a PartialObjectMetadataList is served, and ends silently at its first event.
     const listAccept = /;\s*as=PartialObjectMetadataList\b/.test(String(req.headers.accept ?? ''));
     const form: Form = listAccept ? 'meta' : negotiateForm(req.headers.accept, false, rt);

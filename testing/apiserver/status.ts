@@ -27,7 +27,14 @@ export interface Status {
   status: 'Failure' | 'Success';
   message: string;
   reason: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[]; retryAfterSeconds?: number };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: StatusCause[];
+    retryAfterSeconds?: number;
+  };
   code: number;
 }
 
@@ -63,32 +70,57 @@ function details(s: ErrorSubject, name: string): Status['details'] {
   return d;
 }
 
-export const notFound = (s: ErrorSubject, name: string): StatusError => new StatusError(status(404, 'NotFound', `${groupResource(s)} "${name}" not found`, details(s, name)));
+export const notFound = (s: ErrorSubject, name: string): StatusError =>
+  new StatusError(status(404, 'NotFound', `${groupResource(s)} "${name}" not found`, details(s, name)));
 
 /** `terminating`: the name is held by an object being deleted (the store's "object is being deleted: " prefix). */
 export const alreadyExists = (s: ErrorSubject, name: string, terminating = false): StatusError =>
-  new StatusError(status(409, 'AlreadyExists', `${terminating ? 'object is being deleted: ' : ''}${groupResource(s)} "${name}" already exists`, details(s, name)));
+  new StatusError(
+    status(
+      409,
+      'AlreadyExists',
+      `${terminating ? 'object is being deleted: ' : ''}${groupResource(s)} "${name}" already exists`,
+      details(s, name),
+    ),
+  );
 
-export const MODIFIED_DETAIL = 'the object has been modified; please apply your changes to the latest version and try again';
+export const MODIFIED_DETAIL =
+  'the object has been modified; please apply your changes to the latest version and try again';
 
 export const conflict = (s: ErrorSubject, name: string, detail = MODIFIED_DETAIL): StatusError =>
-  new StatusError(status(409, 'Conflict', `Operation cannot be fulfilled on ${groupResource(s)} "${name}": ${detail}`, details(s, name)));
+  new StatusError(
+    status(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${groupResource(s)} "${name}": ${detail}`,
+      details(s, name),
+    ),
+  );
 
 export const badRequest = (message: string): StatusError => new StatusError(status(400, 'BadRequest', message));
 
 /** A storage error that is not a Status: ErrorToAPIStatus answers 500 with reason Unknown and the bare text. */
 export const unknownError = (message: string): StatusError => new StatusError(status(500, 'Unknown', message));
 
-export const methodNotAllowed = (): StatusError => new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
+export const methodNotAllowed = (): StatusError =>
+  new StatusError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
 
-export const pageNotFound = (): StatusError => new StatusError(status(404, 'NotFound', 'the server could not find the requested resource', {}));
+export const pageNotFound = (): StatusError =>
+  new StatusError(status(404, 'NotFound', 'the server could not find the requested resource', {}));
 
 export const unauthorized = (): StatusError => new StatusError(status(401, 'Unauthorized', 'Unauthorized'));
 
-export const notAcceptable = (accepted: string): StatusError => new StatusError(status(406, 'NotAcceptable', `only the following media types are accepted: ${accepted}`));
+export const notAcceptable = (accepted: string): StatusError =>
+  new StatusError(status(406, 'NotAcceptable', `only the following media types are accepted: ${accepted}`));
 
 export const unsupportedMediaType = (accepted: string[]): StatusError =>
-  new StatusError(status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`));
+  new StatusError(
+    status(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    ),
+  );
 
 /** 410 with reason Expired: a resourceVersion or continue token the server no longer has. */
 export const expired = (message: string): StatusError => new StatusError(status(410, 'Expired', message));
@@ -139,9 +171,24 @@ export interface FieldError {
   detail: string;
 }
 
-export const fieldRequired = (field: string, detail = ''): FieldError => ({ type: 'Required', field, value: OMIT, detail });
-export const fieldInvalid = (field: string, value: unknown, detail: string): FieldError => ({ type: 'Invalid', field, value, detail });
-export const fieldTypeInvalid = (field: string, value: unknown, detail: string): FieldError => ({ type: 'TypeInvalid', field, value, detail });
+export const fieldRequired = (field: string, detail = ''): FieldError => ({
+  type: 'Required',
+  field,
+  value: OMIT,
+  detail,
+});
+export const fieldInvalid = (field: string, value: unknown, detail: string): FieldError => ({
+  type: 'Invalid',
+  field,
+  value,
+  detail,
+});
+export const fieldTypeInvalid = (field: string, value: unknown, detail: string): FieldError => ({
+  type: 'TypeInvalid',
+  field,
+  value,
+  detail,
+});
 export const fieldTooLong = (field: string, max: number): FieldError => ({
   type: 'TooLong',
   field,
@@ -154,7 +201,12 @@ export const fieldNotSupported = (field: string, value: unknown, supported: stri
   value,
   detail: `supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}`,
 });
-export const fieldForbidden = (field: string, detail: string): FieldError => ({ type: 'Forbidden', field, value: OMIT, detail });
+export const fieldForbidden = (field: string, detail: string): FieldError => ({
+  type: 'Forbidden',
+  field,
+  value: OMIT,
+  detail,
+});
 
 /** Go's ErrorBody(): `Invalid value: "x": detail`; strings quoted, numbers and booleans bare. */
 export function fieldErrorBody(e: FieldError): string {

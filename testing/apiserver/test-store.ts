@@ -16,8 +16,11 @@ export class TestStore {
   constructor(private readonly registry: Registry) {}
 
   private typeOfObject(obj: Obj): ResourceType {
-    for (const t of everyVersion(this.registry.types.values())) if (t.kind === obj.kind && (!obj.apiVersion || t.apiVersion === obj.apiVersion)) return t;
-    throw new Error(`the API server stand-in serves no kind ${obj.apiVersion ?? ''} ${obj.kind}; set apiVersion and kind on the object`);
+    for (const t of everyVersion(this.registry.types.values()))
+      if (t.kind === obj.kind && (!obj.apiVersion || t.apiVersion === obj.apiVersion)) return t;
+    throw new Error(
+      `the API server stand-in serves no kind ${obj.apiVersion ?? ''} ${obj.kind}; set apiVersion and kind on the object`,
+    );
   }
 
   /** Creates an object (kind and apiVersion say which resource); status is kept as given. */
@@ -29,13 +32,21 @@ export class TestStore {
   /** Replaces an object, spec and status alike; a resourceVersion, if given, must be current. */
   update(obj: Obj): Obj {
     const rt = this.typeOfObject(obj);
-    return copy(this.registry.update(rt, obj.metadata?.namespace, obj.metadata?.name, obj, { direct: true, manager: STORE_MANAGER }));
+    return copy(
+      this.registry.update(rt, obj.metadata?.namespace, obj.metadata?.name, obj, {
+        direct: true,
+        manager: STORE_MANAGER,
+      }),
+    );
   }
 
   /** Creates the object, or replaces it (ignoring its resourceVersion) when it exists. */
   apply(obj: Obj): Obj {
     const rt = this.typeOfObject(obj);
-    const existing = this.registry.store.get(rt.key, keyOf(rt.namespaced ? obj.metadata?.namespace : undefined, obj.metadata?.name));
+    const existing = this.registry.store.get(
+      rt.key,
+      keyOf(rt.namespaced ? obj.metadata?.namespace : undefined, obj.metadata?.name),
+    );
     if (!existing) return this.create(obj);
     return this.update({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } });
   }

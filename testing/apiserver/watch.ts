@@ -39,8 +39,19 @@ export interface OpenWatch {
 }
 
 /** Streams a watch into `res` until it times out or the client goes away; it sits in `open` meanwhile. */
-export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Socket, p: WatchParams, request: RequestRecord, open: Set<OpenWatch>): void {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+export function serveWatch(
+  store: ObjectStore,
+  res: ServerResponse,
+  socket: Socket,
+  p: WatchParams,
+  request: RequestRecord,
+  open: Set<OpenWatch>,
+): void {
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
   res.flushHeaders();
   const handle: OpenWatch = {
     request,
@@ -87,7 +98,10 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, socket: Sock
     // An object that stops matching a selector leaves as it was (old labels), at the new resourceVersion.
     const leaving = ev.type === 'MODIFIED' && type === 'DELETED' && ev.previous;
     const shown = leaving
-      ? new Stored(ev.resource, ev.object.key, ev.rv, { ...ev.previous!.obj, metadata: { ...ev.previous!.obj.metadata, resourceVersion: String(ev.rv) } })
+      ? new Stored(ev.resource, ev.object.key, ev.rv, {
+          ...ev.previous!.obj,
+          metadata: { ...ev.previous!.obj.metadata, resourceVersion: String(ev.rv) },
+        })
       : ev.object;
     send(eventLine(type, shown, p.form, shownAs(shown)));
   };

@@ -53,7 +53,10 @@ export class Fleet {
     const generation = this.processes.filter((p) => p.slot === slot).length;
     const user = `system:serviceaccount:${NS}:replica-${slot}-${generation}`;
     const token = this.api.addUser(user, hypernodeControllerRbac(NS, LEASE));
-    const kubeconfig = this.api.writeKubeconfig(this.dir, { token, fileName: `replica-${slot}-${generation}.kubeconfig` });
+    const kubeconfig = this.api.writeKubeconfig(this.dir, {
+      token,
+      fileName: `replica-${slot}-${generation}.kubeconfig`,
+    });
     const replica = await startReplica({ kubeconfig, namespace: NS, leaseName: LEASE, timings: this.timings });
     const p: ReplicaProcess = { slot, user, replica, startedAt: Date.now(), killedBySoak: false, rss: [] };
     this.processes.push(p);
@@ -70,14 +73,18 @@ export class Fleet {
       this.exits.other++;
       this.problems.push(`${p.user} exited ${code} unexpectedly; log tail:\n${p.replica.log().slice(-2_000)}`);
     }
-    const restart = new Promise<void>((r) => setTimeout(r, RESTART_PAUSE_MS)).then(() => (this.stopping ? undefined : this.spawn(p.slot)));
+    const restart = new Promise<void>((r) => setTimeout(r, RESTART_PAUSE_MS)).then(() =>
+      this.stopping ? undefined : this.spawn(p.slot),
+    );
     this.restarts.add(restart);
     void restart.finally(() => this.restarts.delete(restart));
   }
 
   /** The Lease holder's identity ('' when none). */
   holder(): string {
-    const lease = this.api.store.get('leases', LEASE, NS) as (KubeObject & { spec?: { holderIdentity?: string } }) | undefined;
+    const lease = this.api.store.get('leases', LEASE, NS) as
+      | (KubeObject & { spec?: { holderIdentity?: string } })
+      | undefined;
     return lease?.spec?.holderIdentity ?? '';
   }
 

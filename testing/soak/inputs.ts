@@ -7,7 +7,14 @@
 // the offline `render` at the end.
 
 import type { ApiServer } from '../apiserver/index.ts';
-import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, sampleNodes, type SampleNode, type SampleShape } from '../sample-cluster.ts';
+import {
+  RACK_LABEL,
+  SAMPLE_DISCOVERY_CONFIG,
+  discoveryConfigMap,
+  sampleNodes,
+  type SampleNode,
+  type SampleShape,
+} from '../sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../ufm-server.ts';
 
 export const NS = 'volcano-system';
@@ -44,7 +51,10 @@ export class SoakInputs {
   /** The discovery document: the sample label source (4 tiers) and a ufm source polling every 2 s. */
   config(variant = 0): string {
     // A valid reload changes the text, not the meaning: a comment and the disabled roce entry's interval.
-    const base = variant === 0 ? SAMPLE_DISCOVERY_CONFIG : `# reloaded ${variant}\n${SAMPLE_DISCOVERY_CONFIG.replace('interval: 15m', `interval: ${15 + variant}m`)}`;
+    const base =
+      variant === 0
+        ? SAMPLE_DISCOVERY_CONFIG
+        : `# reloaded ${variant}\n${SAMPLE_DISCOVERY_CONFIG.replace('interval: 15m', `interval: ${15 + variant}m`)}`;
     return `${base}  - source: ufm
     enabled: true
     interval: 2s
@@ -58,7 +68,8 @@ export class SoakInputs {
 
   /** Writes every input into the store: at start, and after a restart that lost the data. */
   seed(api: ApiServer, configText = this.config()): void {
-    if (!api.store.get('namespaces', NS)) api.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    if (!api.store.get('namespaces', NS))
+      api.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     api.store.apply({
       apiVersion: 'v1',
@@ -88,19 +99,29 @@ export class SoakInputs {
   private siblings(rack: string, racks: Map<string, SampleNode[]>): string[] {
     const index = Number(rack.slice('rack-'.length));
     const first = index - (index % this.shape.racksPerSpine);
-    return Array.from({ length: this.shape.racksPerSpine }, (_, i) => `rack-${first + i}`).filter((r) => r !== rack && racks.has(r));
+    return Array.from({ length: this.shape.racksPerSpine }, (_, i) => `rack-${first + i}`).filter(
+      (r) => r !== rack && racks.has(r),
+    );
   }
 
   private move(api: ApiServer, node: SampleNode, rack: string): void {
     node.metadata.labels[RACK_LABEL] = rack;
     const stored = api.store.get('nodes', node.metadata.name) as SampleNode | undefined;
-    if (stored) api.store.update({ ...stored, metadata: { ...stored.metadata, labels: { ...stored.metadata.labels, [RACK_LABEL]: rack } } });
+    if (stored)
+      api.store.update({
+        ...stored,
+        metadata: { ...stored.metadata, labels: { ...stored.metadata.labels, [RACK_LABEL]: rack } },
+      });
   }
 
   /** Moves one Node to another rack of its spine, never emptying a rack. Returns the Node's name, or undefined when no move is possible. */
   relabel(api: ApiServer, pick: number): string | undefined {
     const racks = this.racks();
-    const candidates = this.nodes.filter((n) => racks.get(n.metadata.labels[RACK_LABEL]!)!.length > 1 && this.siblings(n.metadata.labels[RACK_LABEL]!, racks).length > 0);
+    const candidates = this.nodes.filter(
+      (n) =>
+        racks.get(n.metadata.labels[RACK_LABEL]!)!.length > 1 &&
+        this.siblings(n.metadata.labels[RACK_LABEL]!, racks).length > 0,
+    );
     if (candidates.length === 0) return undefined;
     const node = candidates[Math.floor(pick * candidates.length)]!;
     const targets = this.siblings(node.metadata.labels[RACK_LABEL]!, racks);

@@ -31,7 +31,9 @@ export class SingleWriterCheck {
       if (!isLeaderWrite(r) || r.user === '') continue;
       if (r.user === this.current) continue;
       if (this.deposed.has(r.user)) {
-        this.violations.push(`${r.time} ${r.user} wrote (${r.verb} ${r.resource}${r.name ? `/${r.name}` : ''}) after ${this.current} had taken over`);
+        this.violations.push(
+          `${r.time} ${r.user} wrote (${r.verb} ${r.resource}${r.name ? `/${r.name}` : ''}) after ${this.current} had taken over`,
+        );
       }
       if (this.current) {
         this.deposed.add(this.current);
@@ -54,7 +56,11 @@ export interface HyperNodeIdentity {
  * takes Nodes out of UFM, so no ufm HyperNode may go, and a name the soak
  * never saw in the store cannot be justified.
  */
-export function unjustifiedDeletes(records: Iterable<RequestRecord>, seen: ReadonlyMap<string, HyperNodeIdentity>, retiredGroups: ReadonlySet<string>): string[] {
+export function unjustifiedDeletes(
+  records: Iterable<RequestRecord>,
+  seen: ReadonlyMap<string, HyperNodeIdentity>,
+  retiredGroups: ReadonlySet<string>,
+): string[] {
   const out: string[] = [];
   for (const r of records) {
     if (r.resource !== 'hypernodes' || (r.verb !== 'delete' && r.verb !== 'deletecollection')) continue;
@@ -70,7 +76,13 @@ export function unjustifiedDeletes(records: Iterable<RequestRecord>, seen: Reado
 }
 
 /** Lines of a replica's log that show a bug rather than a handled condition. */
-const BUG_PATTERNS = [/^panic: /m, /FATAL ERROR/, /unhandled/i, /uncaught/i, /\b(TypeError|RangeError|ReferenceError)\b/];
+const BUG_PATTERNS = [
+  /^panic: /m,
+  /FATAL ERROR/,
+  /unhandled/i,
+  /uncaught/i,
+  /\b(TypeError|RangeError|ReferenceError)\b/,
+];
 
 export function bugLines(log: string): string[] {
   return log.split('\n').filter((line) => BUG_PATTERNS.some((p) => p.test(line)));

@@ -21,7 +21,11 @@ interface HyperNodeLike {
 }
 
 /** One line per HyperNode: name, labels, tier, members (sorted), and nodeCount when `withCount`. */
-function describe(hns: HyperNodeLike[], labelKeys: (hn: HyperNodeLike) => string[], withCount: (name: string) => boolean): string[] {
+function describe(
+  hns: HyperNodeLike[],
+  labelKeys: (hn: HyperNodeLike) => string[],
+  withCount: (name: string) => boolean,
+): string[] {
   return hns
     .map((hn) => {
       const labels = Object.fromEntries(labelKeys(hn).map((k) => [k, hn.metadata.labels?.[k]]));
@@ -65,6 +69,9 @@ export async function compareWithRender(api: ApiServer, inputs: SoakInputs, dir:
   const have = describe(stored, labelKeys, (n) => counted.has(n));
   const wantSet = new Set(want);
   const haveSet = new Set(have);
-  const diff = [...have.filter((l) => !wantSet.has(l)).map((l) => `- ${l}`), ...want.filter((l) => !haveSet.has(l)).map((l) => `+ ${l}`)];
+  const diff = [
+    ...have.filter((l) => !wantSet.has(l)).map((l) => `- ${l}`),
+    ...want.filter((l) => !haveSet.has(l)).map((l) => `+ ${l}`),
+  ];
   return { equal: diff.length === 0, diff: diff.slice(0, 8), expected: rendered.length };
 }

@@ -99,5 +99,10 @@ export function faultSchedule(o: ScheduleOptions): Fault[] {
   }
   for (let i = 0; i < o.extra; i++) kinds.push(weightedKind(random));
   const [lo, hi] = o.gapMs;
-  return kinds.map((kind) => ({ kind, gapMs: Math.round(lo + random() * (hi - lo)), size: sizeOf(kind, random), pick: random() }));
+  return kinds.map((kind) => ({
+    kind,
+    gapMs: Math.round(lo + random() * (hi - lo)),
+    size: sizeOf(kind, random),
+    pick: random(),
+  }));
 }

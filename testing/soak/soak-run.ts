@@ -81,7 +81,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const random = seededRandom(o.seed ^ 0x5eed);
 
   const monitor = (): void => {
-    for (const hn of api.store.list('hypernodes') as Array<{ metadata: { name: string; labels?: Record<string, string> } }>) {
+    for (const hn of api.store.list('hypernodes') as Array<{
+      metadata: { name: string; labels?: Record<string, string> };
+    }>) {
       if (!seen.has(hn.metadata.name)) seen.set(hn.metadata.name, identityOf(hn.metadata.labels));
     }
     const all = api.requests.all();
@@ -96,12 +98,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   let relabelTimer: NodeJS.Timeout | undefined;
 
   const takeover = async (kind: FaultKind, signal: 'SIGKILL' | 'SIGSTOP'): Promise<void> => {
-    const leader = await waitFor(() => fleet.leader(), { timeoutMs: TAKEOVER_DEADLINE_MS, what: 'a leader to fault' }).catch(() => undefined);
+    const leader = await waitFor(() => fleet.leader(), {
+      timeoutMs: TAKEOVER_DEADLINE_MS,
+      what: 'a leader to fault',
+    }).catch(() => undefined);
     if (!leader) return void violations.push(`${kind}: no leader for ${TAKEOVER_DEADLINE_MS} ms`);
     const identity = leader.replica.identity();
     const started = Date.now();
     fleet.kill(leader, signal);
-    const ok = await waitFor(() => fleet.holder() !== identity && fleet.leader(), { timeoutMs: TAKEOVER_DEADLINE_MS, what: 'a standby taking over' }).catch(() => undefined);
+    const ok = await waitFor(() => fleet.holder() !== identity && fleet.leader(), {
+      timeoutMs: TAKEOVER_DEADLINE_MS,
+      what: 'a standby taking over',
+    }).catch(() => undefined);
     if (ok) failovers.push({ kind, ms: Date.now() - started });
     else violations.push(`${kind}: no standby took over within ${TAKEOVER_DEADLINE_MS} ms`);
     if (signal === 'SIGSTOP') fleet.kill(leader, 'SIGCONT');
@@ -133,13 +141,21 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       case 'ufm-500':
       case 'ufm-garbage':
       case 'ufm-empty':
-        ufm.answer = f.kind === 'ufm-500' ? { kind: 'status', status: 500 } : f.kind === 'ufm-garbage' ? { kind: 'raw', body: '[{"system_name": ' } : { kind: 'ports', ports: [] };
+        ufm.answer =
+          f.kind === 'ufm-500'
+            ? { kind: 'status', status: 500 }
+            : f.kind === 'ufm-garbage'
+              ? { kind: 'raw', body: '[{"system_name": ' }
+              : { kind: 'ports', ports: [] };
         await sleep(f.size);
         ufm.answer = { kind: 'ports', ports: inputs.ufmPorts };
         return;
       case 'config-reload-valid':
       case 'config-reload-broken':
-        inputs.setConfig(api, f.kind === 'config-reload-broken' ? BROKEN_CONFIG : inputs.config(1 + Math.floor(f.pick * 100)));
+        inputs.setConfig(
+          api,
+          f.kind === 'config-reload-broken' ? BROKEN_CONFIG : inputs.config(1 + Math.floor(f.pick * 100)),
+        );
         await sleep(f.size);
         inputs.setConfig(api, inputs.config());
         return;
@@ -165,7 +181,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     });
     warmedUpAt = Date.now();
     fleet.sampleRss();
-    progress(`[${elapsed()}] converged: ${render!.expected} HyperNodes for ${inputs.nodes.length} Nodes; faults begin (seed ${o.seed})`);
+    progress(
+      `[${elapsed()}] converged: ${render!.expected} HyperNodes for ${inputs.nodes.length} Nodes; faults begin (seed ${o.seed})`,
+    );
     relabelTimer = setInterval(() => {
       if (inputs.relabel(api, random())) relabels++;
     }, relabelEveryMs);
@@ -188,7 +206,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       what: 'the topology render gives',
     }).then(
       () => (convergedMs = Date.now() - lastFault),
-      () => violations.push(`the topology differs from render's ${o.convergeDeadlineMs} ms after the last fault:\n${render?.diff.join('\n')}`),
+      () =>
+        violations.push(
+          `the topology differs from render's ${o.convergeDeadlineMs} ms after the last fault:\n${render?.diff.join('\n')}`,
+        ),
     );
     fleet.sampleRss();
     monitor();
@@ -215,7 +236,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const what = `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`;
     writes.set(what, (writes.get(what) ?? 0) + 1);
   }
-  const byKind = (kind: FaultKind) => failovers.filter((f) => f.kind === kind).map((f) => `${(f.ms / 1000).toFixed(1)} s`);
+  const byKind = (kind: FaultKind) =>
+    failovers.filter((f) => f.kind === kind).map((f) => `${(f.ms / 1000).toFixed(1)} s`);
   const summary = [
     `soak: seed ${o.seed}, ${inputs.nodes.length} Nodes, ${o.replicas} replicas, ${((Date.now() - t0) / 60_000).toFixed(1)} min in all (the machine is shared: timings are under load)`,
     `faults: ${FAULT_KINDS.map((k) => `${k} ${faultCounts.get(k) ?? 0}`).join(', ')}`,
@@ -231,19 +253,32 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 }
 
 /** RSS over time per process; with `check`, a process alive from warm-up to the end must end within 10 % of its RSS at warm-up. */
-function rssReport(processes: ReplicaProcess[], aliveAtEnd: ReadonlySet<ReplicaProcess>, warmedUpAt: number, check: boolean, violations: string[]): string[] {
+function rssReport(
+  processes: ReplicaProcess[],
+  aliveAtEnd: ReadonlySet<ReplicaProcess>,
+  warmedUpAt: number,
+  check: boolean,
+  violations: string[],
+): string[] {
   const lines = ['RSS (MB) over time, per process (s since the process started: MB):'];
   for (const p of processes) {
     if (p.rss.length === 0) continue;
     const step = Math.max(1, Math.ceil(p.rss.length / 12));
     const samples = p.rss.filter((_, i) => i % step === 0 || i === p.rss.length - 1);
-    lines.push(`  ${p.user.slice(REPLICA_USER.length - 'replica-'.length)}: ${samples.map((s) => `${Math.round((s.at - p.startedAt) / 1000)}:${s.mb.toFixed(0)}`).join(' ')}`);
+    lines.push(
+      `  ${p.user.slice(REPLICA_USER.length - 'replica-'.length)}: ${samples.map((s) => `${Math.round((s.at - p.startedAt) / 1000)}:${s.mb.toFixed(0)}`).join(' ')}`,
+    );
     const atWarmUp = p.rss.find((s) => s.at >= warmedUpAt);
     const last = p.rss.at(-1)!;
     if (!check || !atWarmUp || p.startedAt > warmedUpAt || !aliveAtEnd.has(p)) continue;
     const ratio = last.mb / atWarmUp.mb;
-    lines.push(`    from warm-up to the end: ${atWarmUp.mb.toFixed(1)} → ${last.mb.toFixed(1)} MB (${((ratio - 1) * 100).toFixed(1)} %)`);
-    if (ratio > 1.1) violations.push(`${p.user}: RSS grew from ${atWarmUp.mb.toFixed(1)} MB after warm-up to ${last.mb.toFixed(1)} MB at the end`);
+    lines.push(
+      `    from warm-up to the end: ${atWarmUp.mb.toFixed(1)} → ${last.mb.toFixed(1)} MB (${((ratio - 1) * 100).toFixed(1)} %)`,
+    );
+    if (ratio > 1.1)
+      violations.push(
+        `${p.user}: RSS grew from ${atWarmUp.mb.toFixed(1)} MB after warm-up to ${last.mb.toFixed(1)} MB at the end`,
+      );
   }
   return lines;
 }

@@ -26,7 +26,11 @@ test.after(async () => {
   await api.close();
 });
 
-const tokenReview = (token: string) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+const tokenReview = (token: string) => ({
+  apiVersion: 'authentication.k8s.io/v1',
+  kind: 'TokenReview',
+  spec: { token },
+});
 const accessReview = (spec: object) => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec });
 
 test('a TokenReview names the user of a known token and answers an unknown one with an empty user', async () => {
@@ -56,15 +60,23 @@ test('a SubjectAccessReview allows what a grant covers: non-resource URLs exactl
   assert.not.ok(await allowed({ user: 'viewer', nonResourceAttributes: { path: '/metricsx', verb: 'get' } }));
   assert.not.ok(await allowed({ user: 'someone', nonResourceAttributes: { path: '/metrics', verb: 'get' } }));
   assert.ok(await allowed({ user: 'viewer', resourceAttributes: { verb: 'list', resource: 'nodes' } }));
-  assert.not.ok(await allowed({ user: 'viewer', resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n1' } }));
+  assert.not.ok(
+    await allowed({ user: 'viewer', resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n1' } }),
+  );
   assert.ok(await allowed({ user: 'admin', nonResourceAttributes: { path: '/anything', verb: 'get' } }));
 });
 
 test('creating a review needs RBAC; a spec without subject or with both attribute kinds is 422; they cannot be listed (405)', async () => {
   const denied = await call(api, 'POST', TOKEN_REVIEWS, { token: viewer, body: tokenReview(viewer) });
   assert.is(denied.status, 403);
-  assert.match(denied.body.message, 'tokenreviews.authentication.k8s.io is forbidden: User "viewer" cannot create resource "tokenreviews"');
-  for (const spec of [{ nonResourceAttributes: { path: '/metrics', verb: 'get' } }, { user: 'viewer', nonResourceAttributes: {}, resourceAttributes: {} }]) {
+  assert.match(
+    denied.body.message,
+    'tokenreviews.authentication.k8s.io is forbidden: User "viewer" cannot create resource "tokenreviews"',
+  );
+  for (const spec of [
+    { nonResourceAttributes: { path: '/metrics', verb: 'get' } },
+    { user: 'viewer', nonResourceAttributes: {}, resourceAttributes: {} },
+  ]) {
     const r = await call(api, 'POST', ACCESS_REVIEWS, { token: reviewer, body: accessReview(spec) });
     assert.is(r.status, 422);
     assert.is(r.body.reason, 'Invalid');

@@ -27,12 +27,23 @@ test.after(async () => {
 test('an unknown token is 401; no credentials or an empty bearer token is the anonymous user, 403', async () => {
   const r = await call(api, 'GET', '/api/v1/nodes', { token: 'not-a-token' });
   assert.is(r.status, 401);
-  assert.equal(r.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  assert.equal(r.body, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'Unauthorized',
+    reason: 'Unauthorized',
+    code: 401,
+  });
   assert.is(api.requests.all({ path: '/api/v1/nodes', code: 401 }).length, 1);
   for (const headers of [{}, { authorization: 'Bearer ' }] as Array<Record<string, string>>) {
     const anon = await call(api, 'GET', '/api/v1/nodes', { token: '', headers });
     assert.is(anon.status, 403);
-    assert.is(anon.body.message, 'nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope');
+    assert.is(
+      anon.body.message,
+      'nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope',
+    );
   }
 });
 
@@ -43,7 +54,9 @@ test('health and version answer without credentials; discovery needs them', asyn
   assert.is(anonymous.status, 403);
   assert.is(anonymous.body.message, 'forbidden: User "system:anonymous" cannot get path "/apis"');
   const apis = await call(api, 'GET', '/apis', { token: sa });
-  assert.ok(apis.body.groups.some((g: any) => g.name === 'topology.volcano.sh' && g.preferredVersion.version === 'v1alpha1'));
+  assert.ok(
+    apis.body.groups.some((g: any) => g.name === 'topology.volcano.sh' && g.preferredVersion.version === 'v1alpha1'),
+  );
   const core = await call(api, 'GET', '/api/v1', { token: sa });
   assert.ok(core.body.resources.some((r: any) => r.name === 'nodes' && !r.namespaced));
   const hn = await call(api, 'GET', '/apis/topology.volcano.sh/v1alpha1', { token: sa });
@@ -65,7 +78,10 @@ test('the controller grant allows exactly the chart rules', async () => {
   }
   const created = await call(api, 'POST', HN, { token: sa, body: hyperNode('rbac') });
   assert.is(created.status, 201);
-  const st = await call(api, 'PUT', `${HN}/rbac/status`, { token: sa, body: { ...created.body, status: { nodeCount: 1 } } });
+  const st = await call(api, 'PUT', `${HN}/rbac/status`, {
+    token: sa,
+    body: { ...created.body, status: { nodeCount: 1 } },
+  });
   assert.is(st.status, 200);
   const lease = await call(api, 'POST', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`, {
     token: sa,
@@ -74,7 +90,11 @@ test('the controller grant allows exactly the chart rules', async () => {
   assert.is(lease.status, 201);
   const ev = await call(api, 'POST', `/api/v1/namespaces/${NS}/events`, {
     token: sa,
-    body: { metadata: { name: 'e1' }, involvedObject: { kind: 'Lease', namespace: NS, name: LEASE }, reason: 'LeaderElection' },
+    body: {
+      metadata: { name: 'e1' },
+      involvedObject: { kind: 'Lease', namespace: NS, name: LEASE },
+      reason: 'LeaderElection',
+    },
   });
   assert.is(ev.status, 201);
   assert.is((await call(api, 'DELETE', `${HN}/rbac`, { token: sa })).status, 200);
@@ -82,17 +102,41 @@ test('the controller grant allows exactly the chart rules', async () => {
 
 test('denials carry the Kubernetes Forbidden message', async () => {
   const cases: [string, string, string][] = [
-    ['GET', `${HN}/x`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot get resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope'],
-    ['PATCH', `${HN}/x`, 'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope'],
+    [
+      'GET',
+      `${HN}/x`,
+      'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot get resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope',
+    ],
+    [
+      'PATCH',
+      `${HN}/x`,
+      'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes" in API group "topology.volcano.sh" at the cluster scope',
+    ],
     [
       'PATCH',
       `${HN}/x/status`,
       'hypernodes.topology.volcano.sh "x" is forbidden: User "SA" cannot patch resource "hypernodes/status" in API group "topology.volcano.sh" at the cluster scope',
     ],
-    ['GET', '/api/v1/namespaces/default/secrets/s', 'secrets "s" is forbidden: User "SA" cannot get resource "secrets" in API group "" in the namespace "default"'],
-    ['GET', `/api/v1/namespaces/${NS}/pods`, 'pods is forbidden: User "SA" cannot list resource "pods" in API group "" in the namespace "volcano-system"'],
-    ['GET', '/api/v1/configmaps', 'configmaps is forbidden: User "SA" cannot list resource "configmaps" in API group "" at the cluster scope'],
-    ['POST', '/api/v1/nodes', 'nodes is forbidden: User "SA" cannot create resource "nodes" in API group "" at the cluster scope'],
+    [
+      'GET',
+      '/api/v1/namespaces/default/secrets/s',
+      'secrets "s" is forbidden: User "SA" cannot get resource "secrets" in API group "" in the namespace "default"',
+    ],
+    [
+      'GET',
+      `/api/v1/namespaces/${NS}/pods`,
+      'pods is forbidden: User "SA" cannot list resource "pods" in API group "" in the namespace "volcano-system"',
+    ],
+    [
+      'GET',
+      '/api/v1/configmaps',
+      'configmaps is forbidden: User "SA" cannot list resource "configmaps" in API group "" at the cluster scope',
+    ],
+    [
+      'POST',
+      '/api/v1/nodes',
+      'nodes is forbidden: User "SA" cannot create resource "nodes" in API group "" at the cluster scope',
+    ],
     [
       'GET',
       `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/other-lease`,
@@ -100,7 +144,11 @@ test('denials carry the Kubernetes Forbidden message', async () => {
     ],
   ];
   for (const [m, p, msg] of cases) {
-    const r = await call(api, m, p, { token: sa, body: m === 'GET' ? undefined : {}, headers: m === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {} });
+    const r = await call(api, m, p, {
+      token: sa,
+      body: m === 'GET' ? undefined : {},
+      headers: m === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {},
+    });
     assert.is(r.status, 403, `${m} ${p}`);
     assert.is(r.body.reason, 'Forbidden');
     assert.is(r.body.message, msg.replace('"SA"', JSON.stringify(SA)));
@@ -117,7 +165,10 @@ test("a revoked token is 401 while the user's new token works (rotation)", async
 });
 
 test('users given at start authenticate with their token', async () => {
-  const other = await startApiServer({ tls: false, users: { viewer: { grant: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] }], token: 'view' } } });
+  const other = await startApiServer({
+    tls: false,
+    users: { viewer: { grant: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list'] }], token: 'view' } },
+  });
   try {
     assert.is((await call(other, 'GET', '/api/v1/nodes', { token: 'view' })).status, 200);
     assert.is((await call(other, 'DELETE', '/api/v1/nodes/x', { token: 'view' })).status, 403);
@@ -127,8 +178,21 @@ test('users given at start authenticate with their token', async () => {
 });
 
 test('a field selector on metadata.name counts as the name for resourceNames rules', async () => {
-  const u = api.addUser('one-lease', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'watch'], namespaces: [NS], resourceNames: ['mine'] }]);
-  const ok = await call(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases?fieldSelector=metadata.name%3Dmine`, { token: u });
+  const u = api.addUser('one-lease', [
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      verbs: ['list', 'watch'],
+      namespaces: [NS],
+      resourceNames: ['mine'],
+    },
+  ]);
+  const ok = await call(
+    api,
+    'GET',
+    `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases?fieldSelector=metadata.name%3Dmine`,
+    { token: u },
+  );
   assert.is(ok.status, 200);
   const all = await call(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`, { token: u });
   assert.is(all.status, 403);
@@ -158,8 +222,26 @@ test('a certificate in group system:masters may do anything', async () => {
     const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe', timeout: 10_000 });
     run('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'k.pem');
     run('req', '-new', '-key', 'k.pem', '-subj', '/CN=root/O=system:masters', '-out', 'r.csr');
-    run('x509', '-req', '-in', 'r.csr', '-CA', tlsFile('ca.crt'), '-CAkey', tlsFile('ca.key'), '-set_serial', '7', '-days', '1', '-out', 'c.pem');
-    const r = await call(api, 'GET', '/api/v1/namespaces/default/secrets', { token: '', clientCert: { certFile: join(dir, 'c.pem'), keyFile: join(dir, 'k.pem') } });
+    run(
+      'x509',
+      '-req',
+      '-in',
+      'r.csr',
+      '-CA',
+      tlsFile('ca.crt'),
+      '-CAkey',
+      tlsFile('ca.key'),
+      '-set_serial',
+      '7',
+      '-days',
+      '1',
+      '-out',
+      'c.pem',
+    );
+    const r = await call(api, 'GET', '/api/v1/namespaces/default/secrets', {
+      token: '',
+      clientCert: { certFile: join(dir, 'c.pem'), keyFile: join(dir, 'k.pem') },
+    });
     assert.is(r.status, 200);
     assert.is(api.requests.all({ path: '/api/v1/namespaces/default/secrets' }).at(-1)?.user, 'root');
   } finally {
@@ -168,7 +250,10 @@ test('a certificate in group system:masters may do anything', async () => {
 });
 
 test('a certificate from another CA does not authenticate', async () => {
-  const r = await call(api, 'GET', '/api/v1/nodes', { token: '', clientCert: { certFile: tlsFile('other-ca.crt'), keyFile: tlsFile('other-ca.key') } });
+  const r = await call(api, 'GET', '/api/v1/nodes', {
+    token: '',
+    clientCert: { certFile: tlsFile('other-ca.crt'), keyFile: tlsFile('other-ca.key') },
+  });
   assert.is(r.status, 401);
 });
 
@@ -181,7 +266,9 @@ test('writeKubeconfig writes a v1 Config for a token or a client certificate', (
     assert.is(t.clusters.find((c: any) => c.name === ctx.cluster).cluster.server, api.url);
     assert.is(t.clusters[0].cluster['certificate-authority'], api.caFile);
     assert.is(t.users.find((u: any) => u.name === ctx.user).user.token, sa);
-    const c = parse(readFileSync(api.writeKubeconfig(dir, { clientCert: true, master: 'https://127.0.0.1:1' }), 'utf8'));
+    const c = parse(
+      readFileSync(api.writeKubeconfig(dir, { clientCert: true, master: 'https://127.0.0.1:1' }), 'utf8'),
+    );
     assert.is(c.users[0].user['client-certificate'], api.clientCertFile);
     assert.is(c.users[0].user.token, undefined);
     assert.is(c.clusters[0].cluster.server, 'https://127.0.0.1:1');

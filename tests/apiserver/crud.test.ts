@@ -17,7 +17,9 @@ test.before.each(() => {
 });
 
 test('create fills server metadata, ignores a namespace on a cluster-scoped object, and get returns it', async () => {
-  const r = await call(api, 'POST', HN, { body: hyperNode('hn-a', { metadata: { name: 'hn-a', namespace: 'oops', uid: 'mine' } }) });
+  const r = await call(api, 'POST', HN, {
+    body: hyperNode('hn-a', { metadata: { name: 'hn-a', namespace: 'oops', uid: 'mine' } }),
+  });
   assert.is(r.status, 201);
   const m = r.body.metadata;
   assert.is(m.namespace, undefined);
@@ -87,16 +89,23 @@ test('update of a custom resource without resourceVersion is 422, of a built-in 
   delete c.metadata.resourceVersion;
   const r = await call(api, 'PUT', `${HN}/norv`, { body: c });
   assert.is(r.status, 422);
-  assert.is(r.body.message, 'hypernodes.topology.volcano.sh "norv" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+  assert.is(
+    r.body.message,
+    'hypernodes.topology.volcano.sh "norv" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+  );
   assert.is(r.body.details.kind, 'hypernodes');
   await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'n-norv' } } });
-  const n = await call(api, 'PUT', '/api/v1/nodes/n-norv', { body: { metadata: { name: 'n-norv', labels: { a: 'b' } } } });
+  const n = await call(api, 'PUT', '/api/v1/nodes/n-norv', {
+    body: { metadata: { name: 'n-norv', labels: { a: 'b' } } },
+  });
   assert.is(n.status, 200);
   assert.equal(n.body.metadata.labels, { a: 'b' });
 });
 
 test('PUT of a missing object is 404 (no create on update)', async () => {
-  const r = await call(api, 'PUT', `${HN}/ghost`, { body: { ...hyperNode('ghost'), metadata: { name: 'ghost', resourceVersion: '1' } } });
+  const r = await call(api, 'PUT', `${HN}/ghost`, {
+    body: { ...hyperNode('ghost'), metadata: { name: 'ghost', resourceVersion: '1' } },
+  });
   assert.is(r.status, 404);
   const n = await call(api, 'PUT', '/api/v1/nodes/ghost', { body: { metadata: { name: 'ghost' } } });
   assert.is(n.status, 404);
@@ -111,13 +120,23 @@ test('PUT whose body names another object is 400', async () => {
 
 test('generation moves on spec changes only; a normal PUT ignores status; /status changes only status', async () => {
   const c = (await call(api, 'POST', HN, { body: hyperNode('gen') })).body;
-  const labelsOnly = (await call(api, 'PUT', `${HN}/gen`, { body: { ...c, metadata: { ...c.metadata, labels: { x: 'y' } }, status: { nodeCount: 9 } } })).body;
+  const labelsOnly = (
+    await call(api, 'PUT', `${HN}/gen`, {
+      body: { ...c, metadata: { ...c.metadata, labels: { x: 'y' } }, status: { nodeCount: 9 } },
+    })
+  ).body;
   assert.is(labelsOnly.metadata.generation, 1);
   assert.is(labelsOnly.status, undefined);
-  const spec = (await call(api, 'PUT', `${HN}/gen`, { body: { ...labelsOnly, spec: { ...labelsOnly.spec, tier: 5 } } })).body;
+  const spec = (await call(api, 'PUT', `${HN}/gen`, { body: { ...labelsOnly, spec: { ...labelsOnly.spec, tier: 5 } } }))
+    .body;
   assert.is(spec.metadata.generation, 2);
   const st = await call(api, 'PUT', `${HN}/gen/status`, {
-    body: { ...spec, metadata: { ...spec.metadata, labels: { changed: 'no' } }, spec: { tier: 9 }, status: { nodeCount: 4 } },
+    body: {
+      ...spec,
+      metadata: { ...spec.metadata, labels: { changed: 'no' } },
+      spec: { tier: 9 },
+      status: { nodeCount: 4 },
+    },
   });
   assert.is(st.status, 200);
   assert.equal(st.body.status, { nodeCount: 4 });
@@ -133,17 +152,30 @@ test('an update that changes nothing keeps the resourceVersion and writes no eve
   assert.is(r.status, 200);
   assert.is(r.body.metadata.resourceVersion, c.metadata.resourceVersion);
   assert.is(api.resourceVersion, before);
-  const reordered = { status: c.status, spec: { members: c.spec.members, tier: c.spec.tier }, metadata: c.metadata, kind: c.kind, apiVersion: c.apiVersion };
+  const reordered = {
+    status: c.status,
+    spec: { members: c.spec.members, tier: c.spec.tier },
+    metadata: c.metadata,
+    kind: c.kind,
+    apiVersion: c.apiVersion,
+  };
   const r2 = await call(api, 'PUT', `${HN}/same`, { body: reordered });
   assert.is(r2.body.metadata.resourceVersion, c.metadata.resourceVersion, 'key order is not a change');
 });
 
 test('store.apply creates, then replaces whatever the resourceVersion', async () => {
   const a = api.store.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'applied', labels: { v: '1' } } });
-  const b = api.store.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'applied', labels: { v: '2' }, resourceVersion: '1' } });
+  const b = api.store.apply({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'applied', labels: { v: '2' }, resourceVersion: '1' },
+  });
   assert.is(b.metadata.uid, a.metadata.uid);
   assert.equal(b.metadata.labels, { v: '2' });
-  assert.throws(() => api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'Bad Name' } }), /is invalid: metadata.name/);
+  assert.throws(
+    () => api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'Bad Name' } }),
+    /is invalid: metadata.name/,
+  );
 });
 
 test('delete answers a Success Status naming the object (HyperNodes too), and 404 when missing', async () => {
@@ -152,7 +184,12 @@ test('delete answers a Success Status naming the object (HyperNodes too), and 40
   assert.is(d.status, 200);
   assert.is(d.body.kind, 'Status');
   assert.is(d.body.status, 'Success');
-  assert.equal(d.body.details, { name: 'del', kind: 'hypernodes', uid: created.metadata.uid, group: 'topology.volcano.sh' });
+  assert.equal(d.body.details, {
+    name: 'del',
+    kind: 'hypernodes',
+    uid: created.metadata.uid,
+    group: 'topology.volcano.sh',
+  });
   const again = await call(api, 'DELETE', `${HN}/del`);
   assert.is(again.status, 404);
   await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'n-del' } } });
@@ -164,7 +201,9 @@ test('delete answers a Success Status naming the object (HyperNodes too), and 40
 
 test('delete honours uid and resourceVersion preconditions, answering 409 as kube-apiserver does', async () => {
   const c = (await call(api, 'POST', HN, { body: hyperNode('pre') })).body;
-  const badUid = await call(api, 'DELETE', `${HN}/pre`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'other' } } });
+  const badUid = await call(api, 'DELETE', `${HN}/pre`, {
+    body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'other' } },
+  });
   assert.is(badUid.status, 409);
   assert.is(badUid.body.reason, 'Conflict');
   assert.is(
@@ -172,14 +211,18 @@ test('delete honours uid and resourceVersion preconditions, answering 409 as kub
     `Operation cannot be fulfilled on HyperNode.topology.volcano.sh "pre": the UID in the precondition (other) does not match the UID in record (${c.metadata.uid}). The object might have been deleted and then recreated`,
   );
   assert.equal(badUid.body.details, { name: 'pre', group: 'topology.volcano.sh', kind: 'HyperNode' });
-  const badVersion = await call(api, 'DELETE', `${HN}/pre`, { body: { preconditions: { uid: c.metadata.uid, resourceVersion: '1' } } });
+  const badVersion = await call(api, 'DELETE', `${HN}/pre`, {
+    body: { preconditions: { uid: c.metadata.uid, resourceVersion: '1' } },
+  });
   assert.is(badVersion.status, 409);
   assert.is(
     badVersion.body.message,
     `Operation cannot be fulfilled on HyperNode.topology.volcano.sh "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${c.metadata.resourceVersion}). The object might have been modified`,
   );
   assert.ok(api.store.get('hypernodes', 'pre'), 'a failed precondition deletes nothing');
-  const ok = await call(api, 'DELETE', `${HN}/pre`, { body: { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } } });
+  const ok = await call(api, 'DELETE', `${HN}/pre`, {
+    body: { preconditions: { uid: c.metadata.uid, resourceVersion: c.metadata.resourceVersion } },
+  });
   assert.is(ok.status, 200);
 });
 
@@ -187,23 +230,37 @@ test('a namespace delete words a failed precondition as the namespace storage do
   const ns = (await call(api, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'pre-ns' } } })).body;
   const bad = await call(api, 'DELETE', '/api/v1/namespaces/pre-ns', { body: { preconditions: { uid: 'other' } } });
   assert.is(bad.status, 409);
-  assert.is(bad.body.message, `Operation cannot be fulfilled on namespaces "pre-ns": Precondition failed: UID in precondition: other, UID in object meta: ${ns.metadata.uid}`);
+  assert.is(
+    bad.body.message,
+    `Operation cannot be fulfilled on namespaces "pre-ns": Precondition failed: UID in precondition: other, UID in object meta: ${ns.metadata.uid}`,
+  );
 });
 
 test('namespaced objects need an existing namespace and get it from the URL', async () => {
-  const missing = await call(api, 'POST', '/api/v1/namespaces/nowhere/configmaps', { body: { metadata: { name: 'c' } } });
+  const missing = await call(api, 'POST', '/api/v1/namespaces/nowhere/configmaps', {
+    body: { metadata: { name: 'c' } },
+  });
   assert.is(missing.status, 404);
   assert.is(missing.body.message, 'namespaces "nowhere" not found');
-  const ok = await call(api, 'POST', '/api/v1/namespaces/volcano-system/configmaps', { body: { metadata: { name: 'c' }, data: { k: 'v' } } });
+  const ok = await call(api, 'POST', '/api/v1/namespaces/volcano-system/configmaps', {
+    body: { metadata: { name: 'c' }, data: { k: 'v' } },
+  });
   assert.is(ok.status, 201);
   assert.is(ok.body.metadata.namespace, 'volcano-system');
-  const mismatch = await call(api, 'POST', '/api/v1/namespaces/volcano-system/configmaps', { body: { metadata: { name: 'd', namespace: 'default' } } });
+  const mismatch = await call(api, 'POST', '/api/v1/namespaces/volcano-system/configmaps', {
+    body: { metadata: { name: 'd', namespace: 'default' } },
+  });
   assert.is(mismatch.status, 400);
-  assert.is(mismatch.body.message, 'the namespace of the provided object does not match the namespace sent on the request');
+  assert.is(
+    mismatch.body.message,
+    'the namespace of the provided object does not match the namespace sent on the request',
+  );
 });
 
 test('a body of another kind is 400', async () => {
-  const r = await call(api, 'POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } } });
+  const r = await call(api, 'POST', '/api/v1/nodes', {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+  });
   assert.is(r.status, 400);
   const crd = await call(api, 'POST', HN, { body: { metadata: { name: 'nokind' }, spec: { tier: 1 } } });
   assert.is(crd.status, 400);
@@ -248,7 +305,10 @@ test('?fieldManager= names the manager instead of the User-Agent', async () => {
 });
 
 test('create and update bodies must be JSON (415 otherwise)', async () => {
-  const r = await call(api, 'POST', '/api/v1/nodes', { body: 'name: x', headers: { 'content-type': 'application/yaml' } });
+  const r = await call(api, 'POST', '/api/v1/nodes', {
+    body: 'name: x',
+    headers: { 'content-type': 'application/yaml' },
+  });
   assert.is(r.status, 415);
   assert.is(r.body.reason, 'UnsupportedMediaType');
   const bad = await call(api, 'POST', '/api/v1/nodes', { body: '{not json' });
@@ -259,7 +319,9 @@ test('PUT or PATCH on a collection is 405; a body over 3 MiB is 413', async () =
   const put = await call(api, 'PUT', HN, { body: hyperNode('coll') });
   assert.is(put.status, 405);
   assert.is(put.body.reason, 'MethodNotAllowed');
-  const big = await call(api, 'POST', '/api/v1/nodes', { body: { metadata: { name: 'big', annotations: { a: 'x'.repeat(3 * 1024 * 1024) } } } });
+  const big = await call(api, 'POST', '/api/v1/nodes', {
+    body: { metadata: { name: 'big', annotations: { a: 'x'.repeat(3 * 1024 * 1024) } } },
+  });
   assert.is(big.status, 413);
   assert.is(big.body.reason, 'RequestEntityTooLarge');
 });

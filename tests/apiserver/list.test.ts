@@ -9,8 +9,20 @@ let api: ApiServer;
 test.before(async () => {
   api = await startApiServer({ namespaces: ['ns-a', 'ns-b'] });
   const racks = ['r1', 'r1', 'r2', 'r3'];
-  racks.forEach((rack, i) => api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: `node-${i}`, labels: { rack, ...(i === 0 ? { gpu: 'true' } : {}) } } }));
-  for (const ns of ['ns-a', 'ns-b']) api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: ns }, data: { k: ns } });
+  racks.forEach((rack, i) =>
+    api.store.create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: `node-${i}`, labels: { rack, ...(i === 0 ? { gpu: 'true' } : {}) } },
+    }),
+  );
+  for (const ns of ['ns-a', 'ns-b'])
+    api.store.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cfg', namespace: ns },
+      data: { k: ns },
+    });
 });
 test.after(async () => {
   await api.close();
@@ -46,7 +58,8 @@ test('label selectors: =, ==, !=, in, notin, exists, !key', async () => {
     ['rack=r1,!gpu', ['node-1']],
     ['rack in (r1),gpu', ['node-0']],
   ];
-  for (const [sel, want] of cases) assert.equal(names(await listNodes(`labelSelector=${encodeURIComponent(sel)}`)), want, sel);
+  for (const [sel, want] of cases)
+    assert.equal(names(await listNodes(`labelSelector=${encodeURIComponent(sel)}`)), want, sel);
   const bad = await listNodes(`labelSelector=${encodeURIComponent('rack in r1')}`);
   assert.is(bad.status, 400);
 });
@@ -87,7 +100,10 @@ test('limit/continue pages a consistent snapshot taken at the first page', async
 
 test('a continue token from before a compaction is 410 Expired', async () => {
   const p1 = await listNodes('limit=1');
-  api.store.update({ ...api.store.get('nodes', 'node-1')!, metadata: { name: 'node-1', labels: { rack: 'r1', touched: 'yes' } } });
+  api.store.update({
+    ...api.store.get('nodes', 'node-1')!,
+    metadata: { name: 'node-1', labels: { rack: 'r1', touched: 'yes' } },
+  });
   api.compact();
   const p2 = await listNodes(`limit=1&continue=${encodeURIComponent(p1.body.metadata.continue)}`);
   assert.is(p2.status, 410);
@@ -117,7 +133,10 @@ test('resourceVersionMatch=Exact lists the past state; NotOlderThan lists the pr
   api.store.delete('nodes', 'node-late');
   const noRv = await listNodes('resourceVersionMatch=Exact');
   assert.is(noRv.status, 422);
-  assert.is(noRv.body.message, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+  assert.is(
+    noRv.body.message,
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+  );
   const exactZero = await listNodes('resourceVersion=0&resourceVersionMatch=Exact');
   assert.is(exactZero.status, 422);
   assert.match(exactZero.body.message, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
@@ -135,16 +154,28 @@ test('a resourceVersion newer than the store is 504 Timeout "Too large resource 
 test('PartialObjectMetadataList carries metadata only', async () => {
   const r = await call(api, 'GET', '/api/v1/nodes?limit=2', { headers: { accept: `${META_LIST},application/json` } });
   assert.is(r.body.kind, 'PartialObjectMetadataList');
-  assert.is(r.headers['content-type'], 'application/json', 'a real server names no transformed type in the Content-Type');
+  assert.is(
+    r.headers['content-type'],
+    'application/json',
+    'a real server names no transformed type in the Content-Type',
+  );
   assert.is(r.body.apiVersion, 'meta.k8s.io/v1');
   assert.ok(r.body.metadata.continue);
   assert.equal(Object.keys(r.body.items[0]).sort(), ['apiVersion', 'kind', 'metadata']);
   assert.is(r.body.items[0].kind, 'PartialObjectMetadata');
   assert.equal(r.body.items[0].metadata.labels, { rack: 'r1', gpu: 'true' });
-  assert.is(r.body.items[0].metadata.managedFields[0].manager, 'test-store', 'metadata includes managedFields, as in a real cluster');
-  const one = await call(api, 'GET', '/api/v1/nodes/node-1', { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' } });
+  assert.is(
+    r.body.items[0].metadata.managedFields[0].manager,
+    'test-store',
+    'metadata includes managedFields, as in a real cluster',
+  );
+  const one = await call(api, 'GET', '/api/v1/nodes/node-1', {
+    headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' },
+  });
   assert.is(one.body.kind, 'PartialObjectMetadata');
-  const wrong = await call(api, 'GET', '/api/v1/nodes', { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' } });
+  const wrong = await call(api, 'GET', '/api/v1/nodes', {
+    headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' },
+  });
   assert.is(wrong.status, 406);
 });
 

@@ -22,7 +22,10 @@ test('merge patch sets and removes fields and bumps generation on spec changes',
   const c = api.store.create(hyperNode('mp'));
   const r = await call(api, 'PATCH', `${HN}/mp`, {
     headers: MERGE,
-    body: { metadata: { labels: { extra: 'yes', 'volcano.sh/network-topology-source': null } }, spec: { tierName: 'rack' } },
+    body: {
+      metadata: { labels: { extra: 'yes', 'volcano.sh/network-topology-source': null } },
+      spec: { tierName: 'rack' },
+    },
   });
   assert.is(r.status, 200);
   assert.equal(r.body.metadata.labels, { extra: 'yes' });
@@ -46,12 +49,18 @@ test('JSON patch applies operations in order; a failed test op is 422', async ()
   assert.is(r.body.spec.tier, 2);
   assert.is(r.body.spec.members.length, 2);
   assert.is(r.body.metadata.labels['a/b'], 'c');
-  const failed = await call(api, 'PATCH', `${HN}/jp`, { headers: JSONP, body: [{ op: 'test', path: '/spec/tier', value: 7 }] });
+  const failed = await call(api, 'PATCH', `${HN}/jp`, {
+    headers: JSONP,
+    body: [{ op: 'test', path: '/spec/tier', value: 7 }],
+  });
   assert.is(failed.status, 422);
 });
 
 test('JSON patch move, copy and remove work on nested paths', async () => {
-  api.store.create({ ...hyperNode('jp2'), spec: { tier: 1, tierName: 'rack', members: [{ type: 'Node', selector: { exactMatch: { name: 'a' } } }] } });
+  api.store.create({
+    ...hyperNode('jp2'),
+    spec: { tier: 1, tierName: 'rack', members: [{ type: 'Node', selector: { exactMatch: { name: 'a' } } }] },
+  });
   const r = await call(api, 'PATCH', `${HN}/jp2`, {
     headers: JSONP,
     body: [
@@ -64,7 +73,10 @@ test('JSON patch move, copy and remove work on nested paths', async () => {
   assert.is(r.status, 200, r.text);
   assert.equal(r.body.spec, { tier: 1, members: [{ type: 'Node', selector: { exactMatch: { name: 'b' } } }] });
   assert.is(r.body.metadata.labels['tier-name'], 'rack');
-  const missing = await call(api, 'PATCH', `${HN}/jp2`, { headers: JSONP, body: [{ op: 'remove', path: '/spec/nothing/here' }] });
+  const missing = await call(api, 'PATCH', `${HN}/jp2`, {
+    headers: JSONP,
+    body: [{ op: 'remove', path: '/spec/nothing/here' }],
+  });
   assert.is(missing.status, 422);
 });
 
@@ -72,13 +84,19 @@ test('a patched object is validated like an update', async () => {
   api.store.create(hyperNode('pv'));
   const r = await call(api, 'PATCH', `${HN}/pv`, { headers: MERGE, body: { spec: { tier: null } } });
   assert.is(r.status, 422);
-  assert.match(r.body.message, 'HyperNode.topology.volcano.sh "pv" is invalid: [spec.tier: Required value, <nil>: Invalid value: "null": some validation rules were not checked');
+  assert.match(
+    r.body.message,
+    'HyperNode.topology.volcano.sh "pv" is invalid: [spec.tier: Required value, <nil>: Invalid value: "null": some validation rules were not checked',
+  );
 });
 
 test('a patch carrying a stale resourceVersion is 409; without one it applies unconditionally', async () => {
   const c = api.store.create(hyperNode('prv'));
   api.store.update({ ...c, spec: { ...c.spec, tier: 3 } });
-  const stale = await call(api, 'PATCH', `${HN}/prv`, { headers: MERGE, body: { metadata: { resourceVersion: c.metadata.resourceVersion }, spec: { tier: 4 } } });
+  const stale = await call(api, 'PATCH', `${HN}/prv`, {
+    headers: MERGE,
+    body: { metadata: { resourceVersion: c.metadata.resourceVersion }, spec: { tier: 4 } },
+  });
   assert.is(stale.status, 409);
   assert.is(stale.body.reason, 'Conflict');
   const ok = await call(api, 'PATCH', `${HN}/prv`, { headers: MERGE, body: { spec: { tier: 4 } } });
@@ -87,7 +105,10 @@ test('a patch carrying a stale resourceVersion is 409; without one it applies un
 
 test('patching the status subresource changes only status; patching the object ignores status', async () => {
   api.store.create(hyperNode('ps'));
-  const st = await call(api, 'PATCH', `${HN}/ps/status`, { headers: MERGE, body: { status: { nodeCount: 3 }, spec: { tier: 9 } } });
+  const st = await call(api, 'PATCH', `${HN}/ps/status`, {
+    headers: MERGE,
+    body: { status: { nodeCount: 3 }, spec: { tier: 9 } },
+  });
   assert.is(st.status, 200);
   assert.equal(st.body.status, { nodeCount: 3 });
   assert.is(st.body.spec.tier, 1);
@@ -98,7 +119,10 @@ test('patching the status subresource changes only status; patching the object i
 
 test('strategic merge patch works on built-ins and is 415 on custom resources; missing objects are 404', async () => {
   api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'sn' } });
-  const n = await call(api, 'PATCH', '/api/v1/nodes/sn', { headers: STRATEGIC, body: { metadata: { labels: { a: 'b' } } } });
+  const n = await call(api, 'PATCH', '/api/v1/nodes/sn', {
+    headers: STRATEGIC,
+    body: { metadata: { labels: { a: 'b' } } },
+  });
   assert.is(n.status, 200);
   assert.equal(n.body.metadata.labels, { a: 'b' });
   api.store.create(hyperNode('smp'));

@@ -11,7 +11,16 @@ import { call, HN } from '../../testing/apiserver-client.ts';
 import { startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { waitFor } from '../../testing/wait.ts';
 import { readdirSync } from 'node:fs';
-import { Bindings, compareReply, loadRecording, RECORDER_USER_AGENT, RECORDINGS_DIR, replay, type Identities, type RecordedCase } from './real-api-replay.ts';
+import {
+  Bindings,
+  compareReply,
+  loadRecording,
+  RECORDER_USER_AGENT,
+  RECORDINGS_DIR,
+  replay,
+  type Identities,
+  type RecordedCase,
+} from './real-api-replay.ts';
 
 const NS = 'volcano-system';
 const RECORDER = { 'user-agent': RECORDER_USER_AGENT };
@@ -87,7 +96,13 @@ async function start(): Promise<Rig> {
   return { api, ids: { admin: api.adminToken, noRbac }, b: new Bindings() };
 }
 
-async function write(api: ApiServer, method: string, path: string, body: unknown, headers: Record<string, string> = RECORDER): Promise<any> {
+async function write(
+  api: ApiServer,
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = RECORDER,
+): Promise<any> {
   const r = await call(api, method, path, { headers, body });
   if (r.status >= 300) throw new Error(`setup ${method} ${path}: ${r.status} ${r.text}`);
   return r.body;
@@ -97,7 +112,11 @@ async function write(api: ApiServer, method: string, path: string, body: unknown
 async function populate(api: ApiServer): Promise<void> {
   for (const [i, rack] of ['r1', 'r1', 'r2', 'r2', 'r2'].entries()) {
     const name = `node-${i + 1}`;
-    await write(api, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'realapi.test/rack': rack, 'kubernetes.io/hostname': name } } });
+    await write(api, 'POST', '/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels: { 'realapi.test/rack': rack, 'kubernetes.io/hostname': name } },
+    });
   }
   const hyperNode = (name: string, set: string, spec: unknown) => ({
     apiVersion: 'topology.volcano.sh/v1alpha1',
@@ -106,8 +125,21 @@ async function populate(api: ApiServer): Promise<void> {
     spec,
   });
   const node = (name: string) => ({ type: 'Node', selector: { exactMatch: { name } } });
-  await write(api, 'POST', HN, hyperNode('hn-a', 'a', { tier: 1, tierName: 'leaf', members: [node('node-1'), node('node-2')] }));
-  await write(api, 'POST', HN, hyperNode('hn-b', 'b', { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: 'node-[34]' } } }] }));
+  await write(
+    api,
+    'POST',
+    HN,
+    hyperNode('hn-a', 'a', { tier: 1, tierName: 'leaf', members: [node('node-1'), node('node-2')] }),
+  );
+  await write(
+    api,
+    'POST',
+    HN,
+    hyperNode('hn-b', 'b', {
+      tier: 1,
+      members: [{ type: 'Node', selector: { regexMatch: { pattern: 'node-[34]' } } }],
+    }),
+  );
   const member = (name: string) => ({ type: 'HyperNode', selector: { exactMatch: { name } } });
   await write(api, 'POST', HN, hyperNode('hn-c', 'b', { tier: 2, members: [member('hn-a'), member('hn-b')] }));
   const cms = `/api/v1/namespaces/${NS}/configmaps`;
@@ -117,8 +149,19 @@ async function populate(api: ApiServer): Promise<void> {
     metadata: { name: 'volcano-controller-configmap', namespace: NS },
     data: { 'volcano-controller.conf': 'networkTopologyDiscovery: []\n' },
   });
-  await write(api, 'POST', cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other-configmap', namespace: NS }, data: { a: 'b' } }, {});
-  await write(api, 'POST', `/api/v1/namespaces/${NS}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'realapi-secret', namespace: NS }, data: { k: 'dg==' } });
+  await write(
+    api,
+    'POST',
+    cms,
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other-configmap', namespace: NS }, data: { a: 'b' } },
+    {},
+  );
+  await write(api, 'POST', `/api/v1/namespaces/${NS}/secrets`, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'realapi-secret', namespace: NS },
+    data: { k: 'dg==' },
+  });
   const t0 = '2020-01-01T00:00:00.000000Z';
   await write(api, 'POST', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`, {
     apiVersion: 'coordination.k8s.io/v1',
@@ -155,13 +198,20 @@ const labelPatch = (labels: Record<string, string | null>) => ({ metadata: { lab
 /** The writes each recorded watch saw (`actionsDuringWatch`), made once the watch is open. */
 const WATCH_ACTIONS: Record<string, (api: ApiServer) => Promise<void>> = {
   'nodes-metadata-bookmarks': async (api) => {
-    await write(api, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-w', labels: { 'realapi.test/rack': 'r3' } } });
+    await write(api, 'POST', '/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-w', labels: { 'realapi.test/rack': 'r3' } },
+    });
     await write(api, 'PATCH', '/api/v1/nodes/node-w', labelPatch({ 'realapi.test/rack': 'r4' }), MERGE);
     await write(api, 'DELETE', '/api/v1/nodes/node-w', undefined);
   },
-  'nodes-metadata-fallback-accept': (api) => write(api, 'PATCH', '/api/v1/nodes/node-1', labelPatch({ 'realapi.test/touched': 'yes' }), MERGE),
-  'nodes-watch-with-list-accept': (api) => write(api, 'PATCH', '/api/v1/nodes/node-2', labelPatch({ 'realapi.test/touched': 'yes' }), MERGE),
-  'nodes-full-bookmarks': (api) => write(api, 'PATCH', '/api/v1/nodes/node-3', labelPatch({ 'realapi.test/touched': 'yes' }), MERGE),
+  'nodes-metadata-fallback-accept': (api) =>
+    write(api, 'PATCH', '/api/v1/nodes/node-1', labelPatch({ 'realapi.test/touched': 'yes' }), MERGE),
+  'nodes-watch-with-list-accept': (api) =>
+    write(api, 'PATCH', '/api/v1/nodes/node-2', labelPatch({ 'realapi.test/touched': 'yes' }), MERGE),
+  'nodes-full-bookmarks': (api) =>
+    write(api, 'PATCH', '/api/v1/nodes/node-3', labelPatch({ 'realapi.test/touched': 'yes' }), MERGE),
   'hypernodes-bookmarks': async (api) => {
     const members = (names: string[]) => names.map((name) => ({ type: 'Node', selector: { exactMatch: { name } } }));
     const created = await write(api, 'POST', HN, {
@@ -170,7 +220,10 @@ const WATCH_ACTIONS: Record<string, (api: ApiServer) => Promise<void>> = {
       metadata: { name: 'hn-w', labels: { 'realapi.test/set': 'w' } },
       spec: { tier: 1, members: members(['node-5']) },
     });
-    const updated = await write(api, 'PUT', `${HN}/hn-w`, { ...created, spec: { ...created.spec, members: members(['node-5', 'node-4']) } });
+    const updated = await write(api, 'PUT', `${HN}/hn-w`, {
+      ...created,
+      spec: { ...created.spec, members: members(['node-5', 'node-4']) },
+    });
     await write(api, 'PUT', `${HN}/hn-w/status`, { ...updated, status: { nodeCount: 2 } });
     await write(api, 'DELETE', `${HN}/hn-w`, undefined);
   },
@@ -182,7 +235,10 @@ const WATCH_ACTIONS: Record<string, (api: ApiServer) => Promise<void>> = {
     const cms = `/api/v1/namespaces/${NS}/configmaps`;
     await write(api, 'PATCH', `${cms}/other-configmap`, { data: { a: 'c' } }, MERGE);
     const cur = (await call(api, 'GET', `${cms}/volcano-controller-configmap`)).body;
-    await write(api, 'PUT', `${cms}/volcano-controller-configmap`, { ...cur, data: { 'volcano-controller.conf': 'networkTopologyDiscovery: [{source: ufm}]\n' } });
+    await write(api, 'PUT', `${cms}/volcano-controller-configmap`, {
+      ...cur,
+      data: { 'volcano-controller.conf': 'networkTopologyDiscovery: [{source: ufm}]\n' },
+    });
     await write(api, 'DELETE', `${cms}/volcano-controller-configmap`, undefined);
     await write(api, 'POST', cms, {
       apiVersion: 'v1',
@@ -196,19 +252,25 @@ const WATCH_ACTIONS: Record<string, (api: ApiServer) => Promise<void>> = {
 /** Cases that are notes, not requests: what the recorder did between requests. */
 const NOTES: Record<string, (rig: Rig, c: RecordedCase) => Promise<void>> = {
   'nodes-list-before-watch': async ({ api, b }, c) => {
-    const r = await call(api, 'GET', '/api/v1/nodes', { headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' } });
+    const r = await call(api, 'GET', '/api/v1/nodes', {
+      headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' },
+    });
     b.matches((c.list as { resourceVersion: string }).resourceVersion, r.body.metadata.resourceVersion);
   },
   // Between the first page and the compaction the recorder relabelled node-1 twice (the revisions the old watch then replays).
   'etcd-compaction': async ({ api, b }, c) => {
-    for (const phase of ['before', 'after']) await write(api, 'PATCH', '/api/v1/nodes/node-1', labelPatch({ 'realapi.test/compaction': phase }), MERGE);
+    for (const phase of ['before', 'after'])
+      await write(api, 'PATCH', '/api/v1/nodes/node-1', labelPatch({ 'realapi.test/compaction': phase }), MERGE);
     api.compact({ watchCache: false });
     b.matches((c.compactedAt as { resourceVersion: string }).resourceVersion, api.resourceVersion);
   },
 };
 
 /** Replays one recording; returns its differences not listed as known, and the known ones it met. */
-async function conformance(file: string, setup: (api: ApiServer) => Promise<void>): Promise<{ unexplained: string[]; met: Set<number> }> {
+async function conformance(
+  file: string,
+  setup: (api: ApiServer) => Promise<void>,
+): Promise<{ unexplained: string[]; met: Set<number> }> {
   const rig = await start();
   const unexplained: string[] = [];
   const met = new Set<number>();
@@ -248,7 +310,8 @@ const empty = async () => {};
 async function afterTheOthers(api: ApiServer): Promise<void> {
   await populate(api);
   await write(api, 'DELETE', '/api/v1/nodes/node-5', undefined);
-  for (const n of ['node-1', 'node-2', 'node-3']) await write(api, 'PATCH', `/api/v1/nodes/${n}`, labelPatch({ 'realapi.test/touched': 'yes' }), MERGE);
+  for (const n of ['node-1', 'node-2', 'node-3'])
+    await write(api, 'PATCH', `/api/v1/nodes/${n}`, labelPatch({ 'realapi.test/touched': 'yes' }), MERGE);
 }
 const FILES: Array<[string, (api: ApiServer) => Promise<void>]> = [
   ['lists-empty.json', empty],
@@ -277,7 +340,10 @@ for (const [file, setup] of FILES) {
   test(`the stand-in answers ${file} as the real API server did`, async () => {
     const { unexplained, met } = await conformance(file, setup);
     for (const i of met) metAll.add(i);
-    assert.ok(unexplained.length === 0, `${unexplained.length} differences from the recorded answers:\n${unexplained.join('\n')}`);
+    assert.ok(
+      unexplained.length === 0,
+      `${unexplained.length} differences from the recorded answers:\n${unexplained.join('\n')}`,
+    );
   });
 }
 

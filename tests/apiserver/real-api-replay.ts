@@ -68,27 +68,38 @@ export class Bindings {
 
   /** `template` with every bound placeholder replaced by its value; unbound RVs by `fallbackRv`. */
   fill(template: string, fallbackRv: string): string {
-    return template.replace(PLACEHOLDER, (whole, kind: string | undefined, n: string | undefined, _six, len: string | undefined, ch: string | undefined) => {
-      if (len) return (ch ?? 'x').repeat(Number(len));
-      if (!kind) return whole;
-      const bound = this.values.get(`${kind}#${n}`);
-      if (bound !== undefined) return bound;
-      // An RV the recording learnt outside the replayed requests: the stand-in's current one.
-      if (kind === 'RV') return fallbackRv;
-      // A token no answer gave: the recorder sent garbage on purpose.
-      if (kind === 'CONTINUE') return 'abcdefgh!';
-      // A uid of an object the replay never met (an Event's subject): any uid, the same each time.
-      const uid = randomUUID();
-      this.values.set(`${kind}#${n}`, uid);
-      return uid;
-    });
+    return template.replace(
+      PLACEHOLDER,
+      (
+        whole,
+        kind: string | undefined,
+        n: string | undefined,
+        _six,
+        len: string | undefined,
+        ch: string | undefined,
+      ) => {
+        if (len) return (ch ?? 'x').repeat(Number(len));
+        if (!kind) return whole;
+        const bound = this.values.get(`${kind}#${n}`);
+        if (bound !== undefined) return bound;
+        // An RV the recording learnt outside the replayed requests: the stand-in's current one.
+        if (kind === 'RV') return fallbackRv;
+        // A token no answer gave: the recorder sent garbage on purpose.
+        if (kind === 'CONTINUE') return 'abcdefgh!';
+        // A uid of an object the replay never met (an Event's subject): any uid, the same each time.
+        const uid = randomUUID();
+        this.values.set(`${kind}#${n}`, uid);
+        return uid;
+      },
+    );
   }
 
   /** A recorded request body with placeholders filled (strings only; structure kept). */
   fillValue(v: unknown, fallbackRv: string): unknown {
     if (typeof v === 'string') return this.fill(v, fallbackRv);
     if (Array.isArray(v)) return v.map((x) => this.fillValue(x, fallbackRv));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.fillValue(x, fallbackRv)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.fillValue(x, fallbackRv)]));
     return v;
   }
 
@@ -107,7 +118,9 @@ export class Bindings {
         kinds.push(`${m[1]}#${m[2]}`);
         source += m[1] === 'RV' ? '(\\d+)' : m[1] === 'UID' ? '([0-9a-f-]{36})' : '([A-Za-z0-9_=-]+)';
       } else if (m[0].startsWith('<TIME')) {
-        source += m[3] ? '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z' : '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
+        source += m[3]
+          ? '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z'
+          : '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
       } else if (m[0].startsWith('hn-gen-')) {
         source += 'hn-gen-[a-z0-9]{5}';
       } else {
@@ -131,7 +144,15 @@ export class Bindings {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const describe = (v: unknown): string =>
-  v === undefined ? 'absent' : v === null ? 'null' : Array.isArray(v) ? `[${v.length} items]` : typeof v === 'object' ? 'an object' : JSON.stringify(v).slice(0, 400);
+  v === undefined
+    ? 'absent'
+    : v === null
+      ? 'null'
+      : Array.isArray(v)
+        ? `[${v.length} items]`
+        : typeof v === 'object'
+          ? 'an object'
+          : JSON.stringify(v).slice(0, 400);
 
 /** Objects in an array are matched by metadata.name when they have one (a watch cache lists in no order). */
 function nameOf(v: unknown): string | undefined {
@@ -158,10 +179,18 @@ function compareValues(recorded: unknown, actual: unknown, path: string, b: Bind
     }
     return;
   }
-  if (recorded && actual && typeof recorded === 'object' && typeof actual === 'object' && !Array.isArray(recorded) && !Array.isArray(actual)) {
+  if (
+    recorded &&
+    actual &&
+    typeof recorded === 'object' &&
+    typeof actual === 'object' &&
+    !Array.isArray(recorded) &&
+    !Array.isArray(actual)
+  ) {
     const r = recorded as Record<string, unknown>;
     const a = actual as Record<string, unknown>;
-    for (const key of new Set([...Object.keys(r), ...Object.keys(a)])) compareValues(r[key], a[key], `${path}.${key}`, b, out);
+    for (const key of new Set([...Object.keys(r), ...Object.keys(a)]))
+      compareValues(r[key], a[key], `${path}.${key}`, b, out);
     return;
   }
   if (recorded !== actual) out.push(`${path}: recorded ${describe(recorded)}, stand-in ${describe(actual)}`);
@@ -201,7 +230,8 @@ export function compareReply(rec: RecordedResponse, reply: Reply, b: Bindings): 
   for (const name of ['content-type', 'retry-after', 'warning']) {
     const want = header(rec.headers, name);
     const got = header(reply.headers, name);
-    if (want !== got && !(want !== undefined && got !== undefined && b.matches(want, got))) out.push(`header ${name}: recorded ${describe(want)}, stand-in ${describe(got)}`);
+    if (want !== got && !(want !== undefined && got !== undefined && b.matches(want, got)))
+      out.push(`header ${name}: recorded ${describe(want)}, stand-in ${describe(got)}`);
   }
   if (rec.events) {
     const lines = reply.text
@@ -220,7 +250,8 @@ export function compareReply(rec: RecordedResponse, reply: Reply, b: Bindings): 
     out.push(`trailing newline: recorded ${rec.bodyTrailingNewline}, stand-in ${reply.text.endsWith('\n')}`);
   }
   if (rec.bodyText !== undefined) {
-    if (!b.matches(rec.bodyText.trim(), reply.text.trim())) out.push(`body text: recorded ${describe(rec.bodyText)}, stand-in ${describe(reply.text)}`);
+    if (!b.matches(rec.bodyText.trim(), reply.text.trim()))
+      out.push(`body text: recorded ${describe(rec.bodyText)}, stand-in ${describe(reply.text)}`);
   } else compareValues(rec.body ?? undefined, reply.body, 'body', b, out);
   return out;
 }
@@ -230,7 +261,12 @@ export function compareReply(rec: RecordedResponse, reply: Reply, b: Bindings): 
  * bookmarks only whether any came and the shape of the first (their number and
  * timing depend on the server's bookmark timer).
  */
-function compareEvents(recorded: Array<{ type: string; object: unknown }>, actual: Array<{ type: string; object: unknown }>, b: Bindings, out: string[]): void {
+function compareEvents(
+  recorded: Array<{ type: string; object: unknown }>,
+  actual: Array<{ type: string; object: unknown }>,
+  b: Bindings,
+  out: string[],
+): void {
   const real = (evs: typeof recorded) => evs.filter((e) => e.type !== 'BOOKMARK');
   const rec = real(recorded);
   const got = real(actual);
@@ -242,6 +278,7 @@ function compareEvents(recorded: Array<{ type: string; object: unknown }>, actua
   }
   const recBookmark = recorded.find((e) => e.type === 'BOOKMARK');
   const gotBookmark = actual.find((e) => e.type === 'BOOKMARK');
-  if (!recBookmark !== !gotBookmark) out.push(`bookmarks: recorded ${recBookmark ? 'some' : 'none'}, stand-in ${gotBookmark ? 'some' : 'none'}`);
+  if (!recBookmark !== !gotBookmark)
+    out.push(`bookmarks: recorded ${recBookmark ? 'some' : 'none'}, stand-in ${gotBookmark ? 'some' : 'none'}`);
   else if (recBookmark && gotBookmark) compareValues(recBookmark.object, gotBookmark.object, 'BOOKMARK', b, out);
 }

@@ -12,7 +12,11 @@ let api: ApiServer;
 test.before(async () => {
   api = await startApiServer();
   for (let i = 0; i < NODES; i++) {
-    api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: `node-${String(i).padStart(5, '0')}`, labels: { rack: `r${i % 50}` } } });
+    api.store.create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: `node-${String(i).padStart(5, '0')}`, labels: { rack: `r${i % 50}` } },
+    });
   }
 });
 test.after(async () => {
@@ -24,7 +28,12 @@ test('10,000 Nodes page out completely, in order, at one resourceVersion, metada
   const rvs = new Set<string>();
   let token = '';
   do {
-    const r = await call(api, 'GET', `/api/v1/nodes?limit=1000${token ? `&continue=${encodeURIComponent(token)}` : ''}`, { headers: { accept: META } });
+    const r = await call(
+      api,
+      'GET',
+      `/api/v1/nodes?limit=1000${token ? `&continue=${encodeURIComponent(token)}` : ''}`,
+      { headers: { accept: META } },
+    );
     assert.is(r.status, 200);
     for (const item of r.body.items) seen.push(item.metadata.name);
     rvs.add(r.body.metadata.resourceVersion);
@@ -43,7 +52,10 @@ test('large answers are gzipped for clients that accept gzip, and only for them'
   const { readFileSync } = await import('node:fs');
   const get = (encoding?: string) =>
     new Promise<{ encoding?: string; body: Buffer }>((resolve, reject) => {
-      const headers: Record<string, string> = { authorization: `Bearer ${api.adminToken}`, ...(encoding ? { 'accept-encoding': encoding } : {}) };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${api.adminToken}`,
+        ...(encoding ? { 'accept-encoding': encoding } : {}),
+      };
       const req = request(`${api.url}/api/v1/nodes`, { ca: readFileSync(api.caFile), headers, agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
@@ -56,16 +68,25 @@ test('large answers are gzipped for clients that accept gzip, and only for them'
   assert.is(plain.encoding, undefined);
   const zipped = await get('gzip, deflate');
   assert.is(zipped.encoding, 'gzip');
-  assert.equal(JSON.parse(gunzipSync(zipped.body).toString()).items.length, JSON.parse(plain.body.toString()).items.length);
+  assert.equal(
+    JSON.parse(gunzipSync(zipped.body).toString()).items.length,
+    JSON.parse(plain.body.toString()).items.length,
+  );
   const small = await call(api, 'GET', '/api/v1/namespaces', { headers: { 'accept-encoding': 'gzip' } });
   assert.is(small.headers['content-encoding'], undefined);
 });
 
 test('dozens of watchers each receive every update in order', async () => {
   const rv = api.resourceVersion;
-  const streams = await Promise.all(Array.from({ length: WATCHERS }, () => watch(api, `/api/v1/nodes?watch=1&resourceVersion=${rv}`)));
+  const streams = await Promise.all(
+    Array.from({ length: WATCHERS }, () => watch(api, `/api/v1/nodes?watch=1&resourceVersion=${rv}`)),
+  );
   for (let i = 0; i < UPDATES; i++) {
-    api.store.update({ apiVersion: 'v1', kind: 'Node', metadata: { name: `node-${String(i).padStart(5, '0')}`, labels: { rack: 'moved' } } });
+    api.store.update({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: `node-${String(i).padStart(5, '0')}`, labels: { rack: 'moved' } },
+    });
   }
   for (const s of streams) {
     const events = await s.waitForEvents(UPDATES);

@@ -28,14 +28,21 @@ const condition = {
 };
 
 async function created(name: string) {
-  const r = await call(api, 'POST', HN, { body: { ...hyperNode(name), spec: { tier: 1, members: [{ type: 'Node', selector: { exactMatch: { name: 'n1' } } }] } } });
+  const r = await call(api, 'POST', HN, {
+    body: {
+      ...hyperNode(name),
+      spec: { tier: 1, members: [{ type: 'Node', selector: { exactMatch: { name: 'n1' } } }] },
+    },
+  });
   assert.is(r.status, 201);
   return r.body;
 }
 
 test('a condition is stored through /status; a spec sent with it is ignored', async () => {
   const hn = await created('ok');
-  const r = await call(api, 'PUT', `${HN}/ok/status`, { body: { ...hn, spec: { tier: 2 }, status: { conditions: [condition] } } });
+  const r = await call(api, 'PUT', `${HN}/ok/status`, {
+    body: { ...hn, spec: { tier: 2 }, status: { conditions: [condition] } },
+  });
   assert.is(r.status, 200);
   assert.equal(r.body.status.conditions, [condition]);
   assert.is(r.body.spec.tier, 1, 'spec unchanged through /status');
@@ -44,10 +51,14 @@ test('a condition is stored through /status; a spec sent with it is ignored', as
 
 test('a reason off the pattern, a status off the enum and a time that is no date-time are refused', async () => {
   const hn = await created('bad');
-  const put = (c: Record<string, unknown>) => call(api, 'PUT', `${HN}/bad/status`, { body: { ...hn, status: { conditions: [{ ...condition, ...c }] } } });
+  const put = (c: Record<string, unknown>) =>
+    call(api, 'PUT', `${HN}/bad/status`, { body: { ...hn, status: { conditions: [{ ...condition, ...c }] } } });
   const reason = await put({ reason: 'Nodes not ready' });
   assert.is(reason.status, 422);
-  assert.match(reason.body.message, "status.conditions[0].reason in body should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'");
+  assert.match(
+    reason.body.message,
+    "status.conditions[0].reason in body should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'",
+  );
   const status = await put({ status: 'Maybe' });
   assert.is(status.status, 422);
   assert.match(status.body.message, 'status.conditions[0].status: Unsupported value: "Maybe"');

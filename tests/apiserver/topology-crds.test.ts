@@ -31,8 +31,16 @@ import {
 import { waitFor } from '../../testing/wait.ts';
 import { call } from '../../testing/apiserver-client.ts';
 
-const KUEUE = { path: '/apis/kueue.x-k8s.io/v1beta2/topologies', apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'Topology.kueue.x-k8s.io' };
-const KAI = { path: '/apis/kai.scheduler/v1alpha1/topologies', apiVersion: 'kai.scheduler/v1alpha1', kind: 'Topology.kai.scheduler' };
+const KUEUE = {
+  path: '/apis/kueue.x-k8s.io/v1beta2/topologies',
+  apiVersion: 'kueue.x-k8s.io/v1beta2',
+  kind: 'Topology.kueue.x-k8s.io',
+};
+const KAI = {
+  path: '/apis/kai.scheduler/v1alpha1/topologies',
+  apiVersion: 'kai.scheduler/v1alpha1',
+  kind: 'Topology.kai.scheduler',
+};
 const HOST = 'kubernetes.io/hostname';
 
 let api: ApiServer;
@@ -44,8 +52,14 @@ test.after.each(async () => {
 });
 
 const levels = (...keys: string[]) => keys.map((nodeLabel) => ({ nodeLabel }));
-const topology = (t: typeof KUEUE, name: string, lv: unknown) => ({ apiVersion: t.apiVersion, kind: 'Topology', metadata: { name }, spec: { levels: lv } });
-const create = (t: typeof KUEUE, name: string, lv: unknown) => call(api, 'POST', t.path, { body: topology(t, name, lv) });
+const topology = (t: typeof KUEUE, name: string, lv: unknown) => ({
+  apiVersion: t.apiVersion,
+  kind: 'Topology',
+  metadata: { name },
+  spec: { levels: lv },
+});
+const create = (t: typeof KUEUE, name: string, lv: unknown) =>
+  call(api, 'POST', t.path, { body: topology(t, name, lv) });
 
 test('without the CRDs nothing is served; with them both groups are, apart, and discovery lists them', async () => {
   const bare = await startApiServer({});
@@ -70,11 +84,21 @@ test('without the CRDs nothing is served; with them both groups are, apart, and 
   );
 });
 
-const KUEUE_V1ALPHA1 = { path: '/apis/kueue.x-k8s.io/v1alpha1/topologies', apiVersion: 'kueue.x-k8s.io/v1alpha1', kind: 'Topology.kueue.x-k8s.io' };
-const KUEUE_V1BETA1 = { path: '/apis/kueue.x-k8s.io/v1beta1/topologies', apiVersion: 'kueue.x-k8s.io/v1beta1', kind: 'Topology.kueue.x-k8s.io' };
+const KUEUE_V1ALPHA1 = {
+  path: '/apis/kueue.x-k8s.io/v1alpha1/topologies',
+  apiVersion: 'kueue.x-k8s.io/v1alpha1',
+  kind: 'Topology.kueue.x-k8s.io',
+};
+const KUEUE_V1BETA1 = {
+  path: '/apis/kueue.x-k8s.io/v1beta1/topologies',
+  apiVersion: 'kueue.x-k8s.io/v1beta1',
+  kind: 'Topology.kueue.x-k8s.io',
+};
 
 test('Kueue 0.12 serves Topology only as v1alpha1 while its ResourceFlavor is v1beta1; discovery lists each version with its own kinds', async () => {
-  const old = await startApiServer({ extraCrds: [KUEUE_0_12_TOPOLOGY_CRD_FILE, KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE] });
+  const old = await startApiServer({
+    extraCrds: [KUEUE_0_12_TOPOLOGY_CRD_FILE, KUEUE_V1BETA1_RESOURCE_FLAVOR_CRD_FILE],
+  });
   try {
     const group = await call(old, 'GET', '/apis/kueue.x-k8s.io');
     assert.equal(
@@ -82,7 +106,8 @@ test('Kueue 0.12 serves Topology only as v1alpha1 while its ResourceFlavor is v1
       ['v1beta1', 'v1alpha1'],
     );
     assert.is(group.body.preferredVersion.version, 'v1beta1');
-    const names = async (v: string) => (await call(old, 'GET', `/apis/kueue.x-k8s.io/${v}`)).body.resources.map((r: { name: string }) => r.name);
+    const names = async (v: string) =>
+      (await call(old, 'GET', `/apis/kueue.x-k8s.io/${v}`)).body.resources.map((r: { name: string }) => r.name);
     assert.equal(await names('v1beta1'), ['resourceflavors']);
     assert.equal(await names('v1alpha1'), ['topologies']);
     assert.is((await call(old, 'GET', '/apis/kueue.x-k8s.io/v1beta1/topologies')).status, 404);
@@ -101,7 +126,11 @@ test('a current Kueue serves one Topology at v1beta2 and v1beta1, stored once, t
   assert.is(read.body.apiVersion, 'kueue.x-k8s.io/v1beta2');
   assert.is(read.body.metadata.uid, made.body.metadata.uid, 'one object, read at either version');
   assert.is(read.headers.warning, undefined);
-  assert.is(api.store.get('topologies.kueue.x-k8s.io', 'fabric')!.apiVersion, 'kueue.x-k8s.io/v1beta2', 'stored at the storage version');
+  assert.is(
+    api.store.get('topologies.kueue.x-k8s.io', 'fabric')!.apiVersion,
+    'kueue.x-k8s.io/v1beta2',
+    'stored at the storage version',
+  );
   const list = await call(api, 'GET', KUEUE_V1BETA1.path);
   assert.equal(
     list.body.items.map((i: { apiVersion: string }) => i.apiVersion),
@@ -124,19 +153,36 @@ test('/openapi/v3 lists each served group-version with a hashed URL; its documen
     assert.is(index.status, 200);
     const url: string = index.body.paths['apis/kai.scheduler/v1alpha1'].serverRelativeURL;
     assert.match(url, /^\/openapi\/v3\/apis\/kai\.scheduler\/v1alpha1\?hash=[0-9A-F]{128}$/);
-    assert.ok(index.body.paths['apis/kueue.x-k8s.io/v1beta1'] && index.body.paths['apis/kueue.x-k8s.io/v1beta2'] && index.body.paths['api/v1']);
+    assert.ok(
+      index.body.paths['apis/kueue.x-k8s.io/v1beta1'] &&
+        index.body.paths['apis/kueue.x-k8s.io/v1beta2'] &&
+        index.body.paths['api/v1'],
+    );
     const kai = (await call(api, 'GET', url)).body.components.schemas['scheduler.kai.v1alpha1.Topology'];
-    assert.equal(kai['x-kubernetes-group-version-kind'], [{ group: 'kai.scheduler', kind: 'Topology', version: 'v1alpha1' }]);
+    assert.equal(kai['x-kubernetes-group-version-kind'], [
+      { group: 'kai.scheduler', kind: 'Topology', version: 'v1alpha1' },
+    ]);
     assert.is(kai.properties.spec.properties.levels.maxItems, 16);
     assert.ok(kai.properties.spec.properties.levels.items.properties.alias, 'KAI 0.17 levels have an alias');
     const oldIndex = await call(old, 'GET', '/openapi/v3');
-    assert.is.not(oldIndex.body.paths['apis/kai.scheduler/v1alpha1'].serverRelativeURL, url, 'another schema, another hash');
-    const oldKai = (await call(old, 'GET', oldIndex.body.paths['apis/kai.scheduler/v1alpha1'].serverRelativeURL)).body.components.schemas['scheduler.kai.v1alpha1.Topology'];
+    assert.is.not(
+      oldIndex.body.paths['apis/kai.scheduler/v1alpha1'].serverRelativeURL,
+      url,
+      'another schema, another hash',
+    );
+    const oldKai = (await call(old, 'GET', oldIndex.body.paths['apis/kai.scheduler/v1alpha1'].serverRelativeURL)).body
+      .components.schemas['scheduler.kai.v1alpha1.Topology'];
     assert.is(oldKai.properties.spec.properties.levels.items.properties.alias, undefined, 'KAI 0.16 has none');
-    const kueue = (await call(old, 'GET', '/openapi/v3/apis/kueue.x-k8s.io/v1alpha1')).body.components.schemas['io.x-k8s.kueue.v1alpha1.Topology'];
+    const kueue = (await call(old, 'GET', '/openapi/v3/apis/kueue.x-k8s.io/v1alpha1')).body.components.schemas[
+      'io.x-k8s.kueue.v1alpha1.Topology'
+    ];
     assert.is(kueue.properties.spec.properties.levels.maxItems, 8);
     assert.is((await call(api, 'GET', '/openapi/v3/apis/kueue.x-k8s.io/v1alpha1')).status, 404);
-    assert.is((await call(api, 'GET', '/openapi/v3', { token: '' })).status, 403, 'for authenticated users only (system:discovery)');
+    assert.is(
+      (await call(api, 'GET', '/openapi/v3', { token: '' })).status,
+      403,
+      'for authenticated users only (system:discovery)',
+    );
   } finally {
     await old.close();
   }
@@ -145,13 +191,21 @@ test('/openapi/v3 lists each served group-version with a hashed URL; its documen
 test('KAI 0.17: aliases may change in place, the nodeLabels may not; its webhook refuses a repeated alias and one equal to a nodeLabel; KAI 0.16 drops an alias', async () => {
   const made = await create(KAI, 'fabric', [{ nodeLabel: 't.example.com/spine', alias: 'spine' }, { nodeLabel: HOST }]);
   assert.is(made.status, 201, made.text);
-  const patch = (body: unknown) => call(api, 'PATCH', `${KAI.path}/fabric`, { body, headers: { 'content-type': 'application/merge-patch+json' } });
-  const renamed = await patch({ spec: { levels: [{ nodeLabel: 't.example.com/spine', alias: 'row' }, { nodeLabel: HOST }] } });
+  const patch = (body: unknown) =>
+    call(api, 'PATCH', `${KAI.path}/fabric`, { body, headers: { 'content-type': 'application/merge-patch+json' } });
+  const renamed = await patch({
+    spec: { levels: [{ nodeLabel: 't.example.com/spine', alias: 'row' }, { nodeLabel: HOST }] },
+  });
   assert.is(renamed.status, 200, renamed.text);
   assert.is(renamed.body.spec.levels[0].alias, 'row');
-  const moved = await patch({ spec: { levels: [{ nodeLabel: 't.example.com/leaf', alias: 'row' }, { nodeLabel: HOST }] } });
+  const moved = await patch({
+    spec: { levels: [{ nodeLabel: 't.example.com/leaf', alias: 'row' }, { nodeLabel: HOST }] },
+  });
   assert.is(moved.status, 422);
-  assert.is(moved.body.message, 'Topology.kai.scheduler "fabric" is invalid: spec.levels: Invalid value: "array": nodeLabel structure is immutable; only aliases may be edited');
+  assert.is(
+    moved.body.message,
+    'Topology.kai.scheduler "fabric" is invalid: spec.levels: Invalid value: "array": nodeLabel structure is immutable; only aliases may be edited',
+  );
   const twice = await create(KAI, 'twice', [
     { nodeLabel: 't.example.com/a', alias: 'x' },
     { nodeLabel: 't.example.com/b', alias: 'x' },
@@ -161,14 +215,23 @@ test('KAI 0.17: aliases may change in place, the nodeLabels may not; its webhook
     twice.body.message,
     'admission webhook "topology.admission.run.ai" denied the request: invalid topology aliases: aliases must be unique within the topology; duplicated: [x]',
   );
-  const clash = await create(KAI, 'clash', [{ nodeLabel: 't.example.com/a', alias: 't.example.com/b' }, { nodeLabel: 't.example.com/b' }]);
+  const clash = await create(KAI, 'clash', [
+    { nodeLabel: 't.example.com/a', alias: 't.example.com/b' },
+    { nodeLabel: 't.example.com/b' },
+  ]);
   assert.is(clash.status, 403);
   assert.match(clash.body.message, /an alias must not equal a nodeLabel; conflicting: \[t\.example\.com\/b\]$/);
   const old = await startApiServer({ extraCrds: [KAI_0_16_TOPOLOGY_CRD_FILE] });
   try {
-    const pruned = await call(old, 'POST', KAI.path, { body: topology(KAI, 'fabric', [{ nodeLabel: 't.example.com/spine', alias: 'spine' }, { nodeLabel: HOST }]) });
+    const pruned = await call(old, 'POST', KAI.path, {
+      body: topology(KAI, 'fabric', [{ nodeLabel: 't.example.com/spine', alias: 'spine' }, { nodeLabel: HOST }]),
+    });
     assert.is(pruned.status, 201);
-    assert.equal(pruned.body.spec.levels, levels('t.example.com/spine', HOST), 'an unknown field is pruned, not refused');
+    assert.equal(
+      pruned.body.spec.levels,
+      levels('t.example.com/spine', HOST),
+      'an unknown field is pruned, not refused',
+    );
   } finally {
     await old.close();
   }
@@ -192,13 +255,22 @@ for (const [t, max, crds, unique] of LIMITS) {
       assert.is((await make('most', levels(...most, HOST))).status, 201);
       const over = await make('over', levels(...most, 't.example.com/x', HOST));
       assert.is(over.status, 422);
-      assert.is(over.body.message, `${t.kind} "over" is invalid: spec.levels: Invalid value: ${max + 1}: spec.levels in body should have at most ${max} items`);
+      assert.is(
+        over.body.message,
+        `${t.kind} "over" is invalid: spec.levels: Invalid value: ${max + 1}: spec.levels in body should have at most ${max} items`,
+      );
       const none = await make('none', []);
       assert.is(none.status, 422);
-      assert.match(none.body.message, /spec\.levels: Invalid value: 0: spec\.levels in body should have at least 1 items/);
+      assert.match(
+        none.body.message,
+        /spec\.levels: Invalid value: 0: spec\.levels in body should have at least 1 items/,
+      );
       const bad = await make('bad', levels('not a key'));
       assert.is(bad.status, 422);
-      assert.match(bad.body.message, /spec\.levels\[0\]\.nodeLabel: Invalid value: "not a key": spec\.levels\[0\]\.nodeLabel in body should match/);
+      assert.match(
+        bad.body.message,
+        /spec\.levels\[0\]\.nodeLabel: Invalid value: "not a key": spec\.levels\[0\]\.nodeLabel in body should match/,
+      );
       const twice = await make('twice', levels('t.example.com/a', 't.example.com/a'));
       assert.is(twice.body.message, `${t.kind} "twice" is invalid: spec.levels: Invalid value: "array": ${unique}`);
       const hostFirst = await make('host-first', levels(HOST, 't.example.com/a'));
@@ -221,7 +293,9 @@ for (const t of [KUEUE, KAI]) {
     assert.is(put.status, 422);
     const immutable = t === KAI ? 'nodeLabel structure is immutable; only aliases may be edited' : 'field is immutable';
     assert.is(put.body.message, `${t.kind} "fabric" is invalid: spec.levels: Invalid value: "array": ${immutable}`);
-    const relabelled = await call(api, 'PUT', `${t.path}/fabric`, { body: { ...made.body, metadata: { ...made.body.metadata, labels: { a: 'b' } } } });
+    const relabelled = await call(api, 'PUT', `${t.path}/fabric`, {
+      body: { ...made.body, metadata: { ...made.body.metadata, labels: { a: 'b' } } },
+    });
     assert.is(relabelled.status, 200, relabelled.text);
     assert.is((await call(api, 'DELETE', `${t.path}/fabric`)).status, 200);
     assert.is((await create(t, 'fabric', changed.spec.levels)).status, 201);
@@ -229,39 +303,68 @@ for (const t of [KUEUE, KAI]) {
 }
 
 const FLAVORS = '/apis/kueue.x-k8s.io/v1beta2/resourceflavors';
-const flavor = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'ResourceFlavor', metadata: { name }, spec });
+const flavor = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'kueue.x-k8s.io/v1beta2',
+  kind: 'ResourceFlavor',
+  metadata: { name },
+  spec,
+});
 
 test('a ResourceFlavor naming a Topology needs nodeLabels, and its spec cannot change once topologyName is set', async () => {
   const kueue = await startApiServer({ extraCrds: [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE] });
   try {
     const bare = await call(kueue, 'POST', FLAVORS, { body: flavor('tas', { topologyName: 'hypernode-label' }) });
     assert.is(bare.status, 422);
-    assert.is(bare.body.message, 'ResourceFlavor.kueue.x-k8s.io "tas" is invalid: spec: Invalid value: "object": at least one nodeLabel is required when topology is set');
-    const made = await call(kueue, 'POST', FLAVORS, { body: flavor('tas', { topologyName: 'hypernode-label', nodeLabels: { pool: 'gpu' } }) });
+    assert.is(
+      bare.body.message,
+      'ResourceFlavor.kueue.x-k8s.io "tas" is invalid: spec: Invalid value: "object": at least one nodeLabel is required when topology is set',
+    );
+    const made = await call(kueue, 'POST', FLAVORS, {
+      body: flavor('tas', { topologyName: 'hypernode-label', nodeLabels: { pool: 'gpu' } }),
+    });
     assert.is(made.status, 201, made.text);
-    const moved = await call(kueue, 'PUT', `${FLAVORS}/tas`, { body: { ...made.body, spec: { ...made.body.spec, topologyName: 'other' } } });
+    const moved = await call(kueue, 'PUT', `${FLAVORS}/tas`, {
+      body: { ...made.body, spec: { ...made.body.spec, topologyName: 'other' } },
+    });
     assert.is(moved.status, 422);
-    assert.match(moved.body.message, /spec: Invalid value: "object": resourceFlavorSpec are immutable when topologyName is set/);
+    assert.match(
+      moved.body.message,
+      /spec: Invalid value: "object": resourceFlavorSpec are immutable when topologyName is set/,
+    );
   } finally {
     await kueue.close();
   }
 });
 
 test("Kueue's finalizer: added to every Topology, a deletion waits while a ResourceFlavor names it, and completes once none does", async () => {
-  const kueue = await startApiServer({ extraCrds: [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE], kueueTopologyController: true });
+  const kueue = await startApiServer({
+    extraCrds: [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE],
+    kueueTopologyController: true,
+  });
   const get = () => kueue.store.get('topologies.kueue.x-k8s.io', 'fabric');
   try {
     const wait = async (what: string, ok: () => boolean) => {
       await waitFor(ok, { timeoutMs: 10_000, what });
     };
-    assert.is((await call(kueue, 'POST', KUEUE.path, { body: topology(KUEUE, 'fabric', levels('t.example.com/spine', HOST)) })).status, 201);
-    await wait('the finalizer added', () => get()?.metadata.finalizers?.includes(KUEUE_RESOURCE_IN_USE_FINALIZER) === true);
-    await call(kueue, 'POST', FLAVORS, { body: flavor('tas', { topologyName: 'fabric', nodeLabels: { pool: 'gpu' } }) });
+    assert.is(
+      (await call(kueue, 'POST', KUEUE.path, { body: topology(KUEUE, 'fabric', levels('t.example.com/spine', HOST)) }))
+        .status,
+      201,
+    );
+    await wait(
+      'the finalizer added',
+      () => get()?.metadata.finalizers?.includes(KUEUE_RESOURCE_IN_USE_FINALIZER) === true,
+    );
+    await call(kueue, 'POST', FLAVORS, {
+      body: flavor('tas', { topologyName: 'fabric', nodeLabels: { pool: 'gpu' } }),
+    });
     const deleted = await call(kueue, 'DELETE', `${KUEUE.path}/fabric`);
     assert.is(deleted.status, 200);
     assert.ok(deleted.body.metadata.deletionTimestamp, 'the answer is the object, marked for deletion');
     assert.ok(get()?.metadata.deletionTimestamp, 'held while the flavor names it');
-    const again = await call(kueue, 'POST', KUEUE.path, { body: topology(KUEUE, 'fabric', levels('t.example.com/leaf', HOST)) });
+    const again = await call(kueue, 'POST', KUEUE.path, {
+      body: topology(KUEUE, 'fabric', levels('t.example.com/leaf', HOST)),
+    });
     assert.is(again.status, 409);
     assert.is(again.body.message, 'object is being deleted: topologies.kueue.x-k8s.io "fabric" already exists');
     const held = get()!;
@@ -271,7 +374,11 @@ test("Kueue's finalizer: added to every Topology, a deletion waits while a Resou
     assert.is(added.status, 422, 'no finalizer may be added while deleting');
     assert.is((await call(kueue, 'DELETE', `${FLAVORS}/tas`)).status, 200);
     await wait('the deletion completed once no flavor names it', () => get() === undefined);
-    assert.is((await call(kueue, 'POST', KUEUE.path, { body: topology(KUEUE, 'fabric', levels('t.example.com/leaf', HOST)) })).status, 201);
+    assert.is(
+      (await call(kueue, 'POST', KUEUE.path, { body: topology(KUEUE, 'fabric', levels('t.example.com/leaf', HOST)) }))
+        .status,
+      201,
+    );
   } finally {
     await kueue.close();
   }

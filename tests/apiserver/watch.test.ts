@@ -16,8 +16,13 @@ test.before.each(() => {
   for (const h of api.store.list('hypernodes')) api.store.delete('hypernodes', h.metadata.name);
 });
 
-const node = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
-const summary = (events: any[]) => events.map((e) => `${e.type} ${e.object.metadata.name ?? e.object.metadata.resourceVersion}`);
+const node = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, labels },
+});
+const summary = (events: any[]) =>
+  events.map((e) => `${e.type} ${e.object.metadata.name ?? e.object.metadata.resourceVersion}`);
 
 test('a watch without resourceVersion starts with ADDED for every object, then streams changes', async () => {
   api.store.create(node('a'));
@@ -31,7 +36,10 @@ test('a watch without resourceVersion starts with ADDED for every object, then s
   assert.equal(summary(events), ['ADDED a', 'ADDED b', 'MODIFIED a', 'DELETED b']);
   assert.is(events[0].object.kind, 'Node');
   assert.is(events[0].object.apiVersion, 'v1');
-  assert.ok(Number(events[3].object.metadata.resourceVersion) > Number(events[2].object.metadata.resourceVersion), 'DELETED carries the deletion revision');
+  assert.ok(
+    Number(events[3].object.metadata.resourceVersion) > Number(events[2].object.metadata.resourceVersion),
+    'DELETED carries the deletion revision',
+  );
   w.close();
 });
 
@@ -58,7 +66,10 @@ test('the legacy /watch/ path prefix is a watch', async () => {
 test('label selectors turn changes in and out of the selection into ADDED and DELETED', async () => {
   api.store.create(node('m', { rack: 'r2' }));
   const list = await call(api, 'GET', '/api/v1/nodes?labelSelector=rack%3Dr1');
-  const w = await watch(api, `/api/v1/nodes?watch=1&labelSelector=rack%3Dr1&resourceVersion=${list.body.metadata.resourceVersion}`);
+  const w = await watch(
+    api,
+    `/api/v1/nodes?watch=1&labelSelector=rack%3Dr1&resourceVersion=${list.body.metadata.resourceVersion}`,
+  );
   api.store.update(node('m', { rack: 'r1' }));
   api.store.update(node('m', { rack: 'r1', more: 'x' }));
   api.store.update(node('m', { rack: 'r3' }));
@@ -122,12 +133,23 @@ test('watch options are validated like ListOptions (no WatchList); a future reso
     'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
   );
   // Unlike a list (504 after ~3 s), a watch from the future streams nothing, bookmarks included, until its timeout.
-  const future = await call(api, 'GET', `/api/v1/nodes?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${Number(api.resourceVersion) + 50}`);
+  const future = await call(
+    api,
+    'GET',
+    `/api/v1/nodes?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${Number(api.resourceVersion) + 50}`,
+  );
   assert.is(future.status, 200);
   assert.is(future.text, '');
-  const list = await call(api, 'GET', '/api/v1/nodes?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
+  const list = await call(
+    api,
+    'GET',
+    '/api/v1/nodes?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+  );
   assert.is(list.status, 422);
-  assert.match(list.body.message, 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+  assert.match(
+    list.body.message,
+    'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+  );
 });
 
 test('history beyond historyLimit is forgotten: resuming from before it gets 410', async () => {
@@ -157,7 +179,10 @@ test('bookmarks carry only metadata.resourceVersion and are sent only when allow
   api.sendBookmarks();
   const [, bm] = await withB.waitForEvents(2);
   // The HyperNode watch cache's own revision: a Node written since does not move it.
-  assert.equal(bm, { type: 'BOOKMARK', object: { kind: 'HyperNode', apiVersion: 'topology.volcano.sh/v1alpha1', metadata: { resourceVersion: hbRv } } });
+  assert.equal(bm, {
+    type: 'BOOKMARK',
+    object: { kind: 'HyperNode', apiVersion: 'topology.volcano.sh/v1alpha1', metadata: { resourceVersion: hbRv } },
+  });
   api.store.delete('hypernodes', 'hb');
   await without.waitForEvents(2);
   assert.equal(
@@ -208,7 +233,9 @@ test('cutWatches drops matching watch connections abruptly', async () => {
 });
 
 test('a metadata-only watch streams PartialObjectMetadata objects', async () => {
-  const w = await watch(api, '/api/v1/nodes?watch=1', { headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' } });
+  const w = await watch(api, '/api/v1/nodes?watch=1', {
+    headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' },
+  });
   api.store.create({ ...node('pm', { rack: 'r1' }), spec: { podCIDR: '10.0.0.0/24' } });
   const [ev] = await w.waitForEvents(1);
   assert.is(ev.type, 'ADDED');
@@ -228,7 +255,11 @@ test('restart drops watches and forgets history; keepData:false empties the stor
   const page = await call(api, 'GET', '/api/v1/nodes?limit=1');
   const port = api.port;
   await api.restart({ keepData: true });
-  const next = await call(api, 'GET', `/api/v1/nodes?limit=1&continue=${encodeURIComponent(page.body.metadata.continue)}`);
+  const next = await call(
+    api,
+    'GET',
+    `/api/v1/nodes?limit=1&continue=${encodeURIComponent(page.body.metadata.continue)}`,
+  );
   assert.is(next.status, 200, 'etcd history, hence a continue token, survives a restart');
   assert.equal(await w.ended, { aborted: true });
   assert.is(api.port, port);

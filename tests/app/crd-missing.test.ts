@@ -22,7 +22,10 @@ test('without the HyperNode CRD: one log line asks whether it is installed, whil
   const run = startControllerInProcess({ kubeconfig: api.writeKubeconfig(dir), namespace: NS });
   try {
     // The reflector's backoff starts at 0.8 s and doubles (with jitter): three attempts within ~6 s.
-    await waitFor(() => api.requests.count({ resource: 'hypernodes', verb: 'list' }) >= 3, { what: 'three HyperNode list attempts', timeoutMs: 15_000 });
+    await waitFor(() => api.requests.count({ resource: 'hypernodes', verb: 'list' }) >= 3, {
+      what: 'three HyperNode list attempts',
+      timeoutMs: 15_000,
+    });
     const hinted = run
       .log()
       .split('\n')
@@ -42,13 +45,17 @@ test('without the HyperNode CRD: plan and kubectl hypernode tree ask whether it 
   const dir = mkdtempSync(join(tmpdir(), 'crd-missing-'));
   try {
     const kubeconfig = api.writeKubeconfig(dir);
-    const hint = /^error: the server could not find the requested resource \(hypernodes\.topology\.volcano\.sh: is the HyperNode CRD installed\?\)$/m;
+    const hint =
+      /^error: the server could not find the requested resource \(hypernodes\.topology\.volcano\.sh: is the HyperNode CRD installed\?\)$/m;
     const config = join(dir, 'conf.yaml');
     writeFileSync(
       config,
       'networkTopologyDiscovery:\n  - {source: label, enabled: true, config: {networkTopologyTypes: {t: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}}}\n',
     );
-    const planned = await plan([`--kubeconfig=${kubeconfig}`, '--config', config], 'vc-hypernode-controller-manager', { color: false, env: {} });
+    const planned = await plan([`--kubeconfig=${kubeconfig}`, '--config', config], 'vc-hypernode-controller-manager', {
+      color: false,
+      env: {},
+    });
     assert.is(planned.code, 1);
     assert.match(planned.stderr, hint);
     const tree = await kubectlHypernode([`--kubeconfig=${kubeconfig}`, 'tree'], { color: false, env: {} });

@@ -37,7 +37,10 @@ test('one leader among three replicas; kill -9 fails over within the lease; SIGT
 
   await waitFor(() => replicas.every((r) => r.identity()), { timeoutMs: 20_000, what: 'every replica campaigning' });
   for (const r of replicas) {
-    await waitFor(async () => (await httpStatus(r.health, '/readyz')) === 200, { timeoutMs: 20_000, what: `replica ${r.identity()} ready` });
+    await waitFor(async () => (await httpStatus(r.health, '/readyz')) === 200, {
+      timeoutMs: 20_000,
+      what: `replica ${r.identity()} ready`,
+    });
     assert.is(await httpStatus(r.health, '/healthz'), 200);
   }
   const leaders = () => replicas.filter((r) => r.identity() === cluster.holder());
@@ -64,12 +67,18 @@ test('one leader among three replicas; kill -9 fails over within the lease; SIGT
     what: 'a survivor leading after kill -9',
   });
   const second = leaders()[0]!;
-  await waitFor(async () => (await httpStatus(second.health, '/readyz')) === 200, { timeoutMs: 20_000, what: 'new leader ready' });
+  await waitFor(async () => (await httpStatus(second.health, '/readyz')) === 200, {
+    timeoutMs: 20_000,
+    what: 'new leader ready',
+  });
 
   // SIGTERM: the leader releases the Lease; the standby takes over long before the lease would expire.
   const third = survivors.find((r) => r !== second)!;
   second.child.kill('SIGTERM');
-  await waitFor(() => cluster.holder() === third.identity(), { timeoutMs: 2 * RETRY_MS + SLACK_MS, what: 'standby leading after SIGTERM' });
+  await waitFor(() => cluster.holder() === third.identity(), {
+    timeoutMs: 2 * RETRY_MS + SLACK_MS,
+    what: 'standby leading after SIGTERM',
+  });
   assert.ok(2 * RETRY_MS + SLACK_MS < LEASE_S * 1000, 'the deadline proves the Lease was released, not expired');
   assert.is(await second.exit, 0);
   assert.match(second.log(), 'Released leader lease');

@@ -38,8 +38,14 @@ test.before(async () => {
   ufm.answer = { kind: 'ports', ports: computerPorts(['n1', 'n2'], ['leaf-1']) };
   dir = mkdtempSync(join(tmpdir(), 'first-scrape-'));
   const b64 = (s: string) => Buffer.from(s).toString('base64');
-  api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ufm', namespace: NS }, data: { username: b64(ufm.username), password: b64(ufm.password) } });
-  for (const name of ['n1', 'n2']) api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack: 'r1' } } });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ufm', namespace: NS },
+    data: { username: b64(ufm.username), password: b64(ufm.password) },
+  });
+  for (const name of ['n1', 'n2'])
+    api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack: 'r1' } } });
   const conf = [
     'networkTopologyDiscovery:',
     '  - source: label',
@@ -51,7 +57,12 @@ test.before(async () => {
     `    credentials: {secretRef: {name: ufm, namespace: ${NS}}}`,
     `    config: {endpoint: "${ufm.endpoint()}"}`,
   ].join('\n');
-  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'volcano-controller-configmap', namespace: NS }, data: { 'volcano-controller.conf': conf } });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'volcano-controller-configmap', namespace: NS },
+    data: { 'volcano-controller.conf': conf },
+  });
 });
 test.after(async () => {
   await ufm.close();
@@ -71,7 +82,9 @@ function samples(text: string): Map<string, number> {
 }
 
 test('right after start: every failure counter at 0 for each configured source, and the alerting families present', async () => {
-  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(SA, hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager')) });
+  const kubeconfig = api.writeKubeconfig(dir, {
+    token: api.addUser(SA, hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager')),
+  });
   const stop = new AbortController();
   let metricsServer: Server | undefined;
   const done = runServer({ ...testOptions(), kubeconfig }, nullLogger, {
@@ -91,7 +104,9 @@ test('right after start: every failure counter at 0 for each configured source, 
     const first = await waitFor(
       async () => {
         const s = await scrape();
-        return SOURCES.every((source) => s.has(`hypernode_discoverer_failures_total{source="${source}"}`)) ? s : undefined;
+        return SOURCES.every((source) => s.has(`hypernode_discoverer_failures_total{source="${source}"}`))
+          ? s
+          : undefined;
       },
       { what: 'both sources configured' },
     );
@@ -101,19 +116,27 @@ test('right after start: every failure counter at 0 for each configured source, 
         `hypernode_discovery_failures_total{source="${source}"}`,
         `hypernode_reconcile_failures_total{source="${source}"}`,
         ...['create', 'update', 'delete'].flatMap((verb) =>
-          ['4xx', '5xx', 'network'].map((c) => `hypernode_api_write_failures_total{source="${source}",verb="${verb}",code_class="${c}"}`),
+          ['4xx', '5xx', 'network'].map(
+            (c) => `hypernode_api_write_failures_total{source="${source}",verb="${verb}",code_class="${c}"}`,
+          ),
         ),
         ...SNAPSHOT_RULES.map((rule) => `hypernode_snapshot_rejected_total{source="${source}",rule="${rule}"}`),
         `hypernode_deletes_held{source="${source}"}`,
         `hypernode_uncovered_nodes{source="${source}"}`,
       ];
       for (const sample of zero) assert.is(first.get(sample), 0, sample);
-      for (const family of ['hypernode_discovery_last_success_timestamp_seconds', 'hypernode_reconcile_last_success_timestamp_seconds']) {
+      for (const family of [
+        'hypernode_discovery_last_success_timestamp_seconds',
+        'hypernode_reconcile_last_success_timestamp_seconds',
+      ]) {
         assert.ok(first.has(`${family}{source="${source}"}`), `${family} for ${source}`);
       }
     }
     assert.is(first.get('hypernode_discovery_interval_seconds{source="ufm"}'), 600);
-    assert.not.ok(first.has('hypernode_discovery_interval_seconds{source="label"}'), 'the label source runs on Node changes: no interval (docs/metrics.md)');
+    assert.not.ok(
+      first.has('hypernode_discovery_interval_seconds{source="label"}'),
+      'the label source runs on Node changes: no interval (docs/metrics.md)',
+    );
     assert.ok(
       [...first.keys()].some((k) => k.startsWith(`${BUILD_INFO_METRIC}{`)),
       'build info',
@@ -125,7 +148,9 @@ test('right after start: every failure counter at 0 for each configured source, 
       async () => {
         const s = await scrape();
         // hypernode_hypernodes counts the HyperNode cache, which sees the written objects a watch event after the reconcile.
-        const reconciled = SOURCES.every((source) => (s.get(`hypernode_reconcile_last_success_timestamp_seconds{source="${source}"}`) ?? 0) > 0);
+        const reconciled = SOURCES.every(
+          (source) => (s.get(`hypernode_reconcile_last_success_timestamp_seconds{source="${source}"}`) ?? 0) > 0,
+        );
         return reconciled && s.has('hypernode_hypernodes{source="label",tier="1"}') ? s : undefined;
       },
       { what: 'both sources reconciled, their HyperNodes in the cache' },
@@ -147,13 +172,21 @@ test('right after start: every failure counter at 0 for each configured source, 
     const families = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
     const rows = documentedMetrics();
     const runtime = (name: string) => name.startsWith('process_') || name.startsWith('nodejs_');
-    assert.equal([...families.keys()].filter((n) => !runtime(n) && !rows.has(n)).sort(), [], 'exported families without a row in docs/metrics.md');
+    assert.equal(
+      [...families.keys()].filter((n) => !runtime(n) && !rows.has(n)).sort(),
+      [],
+      'exported families without a row in docs/metrics.md',
+    );
     assert.equal(
       [...rows].filter(([n, row]) => !row.dryRunOnly && !families.has(n)).map(([n]) => n),
       [],
       'rows of docs/metrics.md the running controller does not export',
     );
-    const queues = [...new Set([...text.matchAll(/^workqueue_longest_running_processor_seconds\{name="([^"]+)"\}/gm)].map((m) => m[1]!))].sort();
+    const queues = [
+      ...new Set(
+        [...text.matchAll(/^workqueue_longest_running_processor_seconds\{name="([^"]+)"\}/gm)].map((m) => m[1]!),
+      ),
+    ].sort();
     assert.equal(documentedQueues(), queues, 'the work queues docs/metrics.md names');
   } finally {
     stop.abort();

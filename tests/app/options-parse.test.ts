@@ -195,13 +195,34 @@ test('parse errors have pflag texts', () => {
     [['-v'], "flag needs an argument: 'v' in -v"],
     [['---x'], 'bad flag syntax: ---x'],
     [['--=x'], 'bad flag syntax: --=x'],
-    [['--kube-api-qps=abc'], 'invalid argument "abc" for "--kube-api-qps" flag: strconv.ParseFloat: parsing "abc": invalid syntax'],
-    [['--kube-api-qps=1e39'], 'invalid argument "1e39" for "--kube-api-qps" flag: strconv.ParseFloat: parsing "1e39": value out of range'],
-    [['--kube-api-burst=1.5'], 'invalid argument "1.5" for "--kube-api-burst" flag: strconv.ParseInt: parsing "1.5": invalid syntax'],
-    [['--enable-healthz=yes'], 'invalid argument "yes" for "--enable-healthz" flag: strconv.ParseBool: parsing "yes": invalid syntax'],
-    [['--leader-elect-lease-duration=5'], 'invalid argument "5" for "--leader-elect-lease-duration" flag: time: missing unit in duration "5"'],
-    [['--leader-elect-retry-period', 'abc'], 'invalid argument "abc" for "--leader-elect-retry-period" flag: time: invalid duration "abc"'],
-    [['--log-flush-frequency=1d'], 'invalid argument "1d" for "--log-flush-frequency" flag: time: unknown unit "d" in duration "1d"'],
+    [
+      ['--kube-api-qps=abc'],
+      'invalid argument "abc" for "--kube-api-qps" flag: strconv.ParseFloat: parsing "abc": invalid syntax',
+    ],
+    [
+      ['--kube-api-qps=1e39'],
+      'invalid argument "1e39" for "--kube-api-qps" flag: strconv.ParseFloat: parsing "1e39": value out of range',
+    ],
+    [
+      ['--kube-api-burst=1.5'],
+      'invalid argument "1.5" for "--kube-api-burst" flag: strconv.ParseInt: parsing "1.5": invalid syntax',
+    ],
+    [
+      ['--enable-healthz=yes'],
+      'invalid argument "yes" for "--enable-healthz" flag: strconv.ParseBool: parsing "yes": invalid syntax',
+    ],
+    [
+      ['--leader-elect-lease-duration=5'],
+      'invalid argument "5" for "--leader-elect-lease-duration" flag: time: missing unit in duration "5"',
+    ],
+    [
+      ['--leader-elect-retry-period', 'abc'],
+      'invalid argument "abc" for "--leader-elect-retry-period" flag: time: invalid duration "abc"',
+    ],
+    [
+      ['--log-flush-frequency=1d'],
+      'invalid argument "1d" for "--log-flush-frequency" flag: time: unknown unit "d" in duration "1d"',
+    ],
     [['-v=abc'], 'invalid argument "abc" for "-v, --v" flag: strconv.ParseInt: parsing "abc": invalid syntax'],
     [['--v=0x10'], 'invalid argument "0x10" for "-v, --v" flag: strconv.ParseInt: parsing "0x10": invalid syntax'],
     [['-v='], 'invalid argument "=" for "-v, --v" flag: strconv.ParseInt: parsing "=": invalid syntax'],
@@ -210,14 +231,32 @@ test('parse errors have pflag texts', () => {
     // klog's booleans and sizes are Go flags: their errors are Go's flag package texts.
     [['--logtostderr=yes'], 'invalid argument "yes" for "--logtostderr" flag: parse error'],
     [['--log-file-max-size=-1'], 'invalid argument "-1" for "--log-file-max-size" flag: parse error'],
-    [['--log-file-max-size=18446744073709551616'], 'invalid argument "18446744073709551616" for "--log-file-max-size" flag: value out of range'],
-    [['--stderrthreshold=LOUD'], 'invalid argument "LOUD" for "--stderrthreshold" flag: strconv.ParseInt: parsing "LOUD": invalid syntax'],
-    [['--vmodule=foo'], 'invalid argument "foo" for "--vmodule" flag: syntax error: expect comma-separated list of filename=N'],
+    [
+      ['--log-file-max-size=18446744073709551616'],
+      'invalid argument "18446744073709551616" for "--log-file-max-size" flag: value out of range',
+    ],
+    [
+      ['--stderrthreshold=LOUD'],
+      'invalid argument "LOUD" for "--stderrthreshold" flag: strconv.ParseInt: parsing "LOUD": invalid syntax',
+    ],
+    [
+      ['--vmodule=foo'],
+      'invalid argument "foo" for "--vmodule" flag: syntax error: expect comma-separated list of filename=N',
+    ],
     [['--vmodule=foo=-1'], 'invalid argument "foo=-1" for "--vmodule" flag: negative value for vmodule level'],
-    [['--log-backtrace-at=main:1'], 'invalid argument "main:1" for "--log-backtrace-at" flag: syntax error: expect file.go:234'],
-    [['--log-backtrace-at=main.go:0'], 'invalid argument "main.go:0" for "--log-backtrace-at" flag: negative or zero value for level'],
+    [
+      ['--log-backtrace-at=main:1'],
+      'invalid argument "main:1" for "--log-backtrace-at" flag: syntax error: expect file.go:234',
+    ],
+    [
+      ['--log-backtrace-at=main.go:0'],
+      'invalid argument "main.go:0" for "--log-backtrace-at" flag: negative or zero value for level',
+    ],
     // The value is quoted with Go's %q.
-    [['--kube-api-qps=a"b'], 'invalid argument "a\\"b" for "--kube-api-qps" flag: strconv.ParseFloat: parsing "a\\"b": invalid syntax'],
+    [
+      ['--kube-api-qps=a"b'],
+      'invalid argument "a\\"b" for "--kube-api-qps" flag: strconv.ParseFloat: parsing "a\\"b": invalid syntax',
+    ],
   ];
   for (const [argv, want] of table) assert.is(parseError(argv), want, argv.join(' '));
 });
@@ -227,7 +266,12 @@ test('parsing stops at the first error, even after --version', () => {
 });
 
 test('the V(2) dump lists every flag once, sorted, in Go String() form', () => {
-  const flags = ok(['--kube-api-qps=1e6', '--leader-elect-retry-period=1500ms', '--vmodule=a=0,b=2', '--stderrthreshold=WARNING']).flags;
+  const flags = ok([
+    '--kube-api-qps=1e6',
+    '--leader-elect-retry-period=1500ms',
+    '--vmodule=a=0,b=2',
+    '--stderrthreshold=WARNING',
+  ]).flags;
   const names = flags.map((f) => f.name);
   assert.equal(names, [...names].sort());
   assert.is(new Set(names).size, names.length);
@@ -250,7 +294,10 @@ test('usage starts with `Usage of <argv0>:` and lists every flag sorted, with ty
   assert.ok(names.includes('leader-elect-resource-namespace'));
   assert.ok(names.includes('log-flush-frequency'));
   assert.match(text, /^ {2}-v, --v Level +Log verbosity/m);
-  assert.match(text, /--kube-api-qps float32 +QPS to use while talking with the Kubernetes API server\. \(default 50\)$/m);
+  assert.match(
+    text,
+    /--kube-api-qps float32 +QPS to use while talking with the Kubernetes API server\. \(default 50\)$/m,
+  );
   assert.match(text, /--healthz-address string +The address on which to serve health checks\. \(default ":11251"\)$/m);
   assert.match(text, /--leader-elect-lease-duration duration +.*\(default 15s\)$/m);
   assert.match(text, /--leader-elect +Run leader election.*\(default true\)$/m);

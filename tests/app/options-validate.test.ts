@@ -24,7 +24,11 @@ const fakeResolver: ResolverDeps = {
   lookupService: (name) => ({ http: 80, https: 443 })[name],
 };
 
-function validated(argv: string[], resolver: ResolverDeps = fakeResolver, env: Record<string, string> = {}): Promise<Validation> {
+function validated(
+  argv: string[],
+  resolver: ResolverDeps = fakeResolver,
+  env: Record<string, string> = {},
+): Promise<Validation> {
   const result = parse(argv);
   if (result.kind !== 'ok') throw new Error(`${JSON.stringify(argv)} did not parse: ${JSON.stringify(result)}`);
   return validate(result.options, { env, resolver });
@@ -41,7 +45,8 @@ async function resolved(argv: string[], env: Record<string, string> = {}): Promi
   return validation.config;
 }
 
-const renewNotLess = (renew: string) => `leaderElection.leaseDuration: Invalid value: "${renew}": must be greater than \`RenewDeadline\``;
+const renewNotLess = (renew: string) =>
+  `leaderElection.leaseDuration: Invalid value: "${renew}": must be greater than \`RenewDeadline\``;
 
 test('the defaults validate', async () => {
   assert.equal(await problems([]), []);
@@ -93,9 +98,18 @@ test('QPS and burst must be positive; NaN QPS is rejected too (unlike Go)', asyn
 
 test('leader-election field errors: one alone, several aggregated as [a, b] in check order', async () => {
   const table: [string[], string[]][] = [
-    [['--leader-elect-lease-duration=0'], ['[leaderElection.leaseDuration: Invalid value: "0s": must be greater than zero, ' + renewNotLess('10s') + ']']],
-    [['--leader-elect-renew-deadline=0'], ['leaderElection.renewDeadline: Invalid value: "0s": must be greater than zero']],
-    [['--leader-elect-retry-period=-2s'], ['leaderElection.retryPeriod: Invalid value: "-2s": must be greater than zero']],
+    [
+      ['--leader-elect-lease-duration=0'],
+      ['[leaderElection.leaseDuration: Invalid value: "0s": must be greater than zero, ' + renewNotLess('10s') + ']'],
+    ],
+    [
+      ['--leader-elect-renew-deadline=0'],
+      ['leaderElection.renewDeadline: Invalid value: "0s": must be greater than zero'],
+    ],
+    [
+      ['--leader-elect-retry-period=-2s'],
+      ['leaderElection.retryPeriod: Invalid value: "-2s": must be greater than zero'],
+    ],
     [['--leader-elect-lease-duration=10s'], [renewNotLess('10s')]],
     [['--leader-elect-lease-duration=1m', '--leader-elect-renew-deadline=1m30s'], [renewNotLess('1m30s')]],
     [['--leader-elect-resource-lock='], ['leaderElection.resourceLock: Required value']],
@@ -103,7 +117,9 @@ test('leader-election field errors: one alone, several aggregated as [a, b] in c
     [['--leader-elect-resource-name='], ['leaderElection.resourceName: Required value']],
     [
       ['--leader-elect-resource-name=', '--leader-elect-resource-lock=', '--leader-elect-resource-namespace='],
-      ['[leaderElection.resourceLock: Required value, leaderElection.resourceNamespace: Required value, leaderElection.resourceName: Required value]'],
+      [
+        '[leaderElection.resourceLock: Required value, leaderElection.resourceNamespace: Required value, leaderElection.resourceName: Required value]',
+      ],
     ],
     [
       ['--leader-elect-lease-duration=-1s', '--leader-elect-renew-deadline=0', '--leader-elect-retry-period=0'],
@@ -129,7 +145,11 @@ test('durations in messages use Go Duration.String()', async () => {
   ];
   for (const [flagValue, rendered] of table) {
     assert.equal(
-      await problems([`--leader-elect-renew-deadline=${flagValue}`, '--leader-elect-lease-duration=1ns', '--leader-elect-retry-period=1ns']),
+      await problems([
+        `--leader-elect-renew-deadline=${flagValue}`,
+        '--leader-elect-lease-duration=1ns',
+        '--leader-elect-retry-period=1ns',
+      ]),
       [renewNotLess(rendered)],
       flagValue,
     );
@@ -159,7 +179,11 @@ test('a lock type other than leases is reported up front with client-go reasons'
     ['toString', 'Invalid lock-type toString'],
   ];
   for (const [lock, reason] of table) {
-    assert.equal(await problems([`--leader-elect-resource-lock=${lock}`]), [`couldn't create resource lock: ${reason}`], lock);
+    assert.equal(
+      await problems([`--leader-elect-resource-lock=${lock}`]),
+      [`couldn't create resource lock: ${reason}`],
+      lock,
+    );
   }
 });
 
@@ -180,8 +204,12 @@ test('--log-flush-frequency must be positive (Go would panic at start-up)', asyn
 
 test('addresses are only resolved for enabled endpoints', async () => {
   assert.equal(await problems(['--healthz-address=bad', '--listen-address=also bad']), []);
-  assert.equal(await problems(['--enable-healthz', '--healthz-address=bad', '--listen-address=also bad']), ['invalid healthz-address: address bad: missing port in address']);
-  assert.equal(await problems(['--enable-metrics', '--healthz-address=bad', '--listen-address=127.0.0.1']), ['invalid listen-address: address 127.0.0.1: missing port in address']);
+  assert.equal(await problems(['--enable-healthz', '--healthz-address=bad', '--listen-address=also bad']), [
+    'invalid healthz-address: address bad: missing port in address',
+  ]);
+  assert.equal(await problems(['--enable-metrics', '--healthz-address=bad', '--listen-address=127.0.0.1']), [
+    'invalid listen-address: address 127.0.0.1: missing port in address',
+  ]);
 });
 
 test('address failures carry the contractual prefix and Go resolver text', async () => {
@@ -196,23 +224,51 @@ test('address failures carry the contractual prefix and Go resolver text', async
     ['[::1:80', "address [::1:80: missing ']' in address"],
   ];
   for (const [address, why] of table) {
-    assert.equal(await problems(['--enable-healthz', `--healthz-address=${address}`]), [`invalid healthz-address: ${why}`], address);
-    assert.equal(await problems(['--enable-metrics', `--listen-address=${address}`]), [`invalid listen-address: ${why}`], address);
+    assert.equal(
+      await problems(['--enable-healthz', `--healthz-address=${address}`]),
+      [`invalid healthz-address: ${why}`],
+      address,
+    );
+    assert.equal(
+      await problems(['--enable-metrics', `--listen-address=${address}`]),
+      [`invalid listen-address: ${why}`],
+      address,
+    );
   }
 });
 
 test('valid addresses: empty, wildcard, IPs, bracketed IPv6, names and service ports', async () => {
-  for (const address of ['', ':0', ':11251', '0.0.0.0:1', '127.0.0.1:8080', '[::1]:8080', '[::]:80', 'api.example.test:https', ':HTTP', ':+80']) {
+  for (const address of [
+    '',
+    ':0',
+    ':11251',
+    '0.0.0.0:1',
+    '127.0.0.1:8080',
+    '[::1]:8080',
+    '[::]:80',
+    'api.example.test:https',
+    ':HTTP',
+    ':+80',
+  ]) {
     assert.equal(await problems(['--enable-healthz', `--healthz-address=${address}`]), [], address);
   }
 });
 
 test('healthz and metrics messages keep their order even when both fail', async () => {
-  assert.equal(await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=nohost.invalid:80', '--listen-address=x', '--kube-api-burst=0']), [
-    'kube-api-burst must be greater than zero',
-    'invalid healthz-address: lookup nohost.invalid: no such host',
-    'invalid listen-address: address x: missing port in address',
-  ]);
+  assert.equal(
+    await problems([
+      '--enable-healthz',
+      '--enable-metrics',
+      '--healthz-address=nohost.invalid:80',
+      '--listen-address=x',
+      '--kube-api-burst=0',
+    ]),
+    [
+      'kube-api-burst must be greater than zero',
+      'invalid healthz-address: lookup nohost.invalid: no such host',
+      'invalid listen-address: address x: missing port in address',
+    ],
+  );
 });
 
 test('both endpoints on one port conflict when either listens everywhere or both name the same IP', async () => {
@@ -233,14 +289,20 @@ test('both endpoints on one port conflict when either listens everywhere or both
     ['[::1]:8080', '127.0.0.1:8080', false],
   ];
   for (const [healthz, metrics, conflicts] of table) {
-    const got = await problems(['--enable-healthz', '--enable-metrics', `--healthz-address=${healthz}`, `--listen-address=${metrics}`]);
+    const got = await problems([
+      '--enable-healthz',
+      '--enable-metrics',
+      `--healthz-address=${healthz}`,
+      `--listen-address=${metrics}`,
+    ]);
     assert.equal(got, conflicts ? [conflict] : [], `${healthz} vs ${metrics}`);
   }
   // Only checked when both are enabled and valid.
   assert.equal(await problems(['--enable-healthz', '--healthz-address=:8080', '--listen-address=:8080']), []);
-  assert.equal(await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=:8080', '--listen-address=8080']), [
-    'invalid listen-address: address 8080: missing port in address',
-  ]);
+  assert.equal(
+    await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=:8080', '--listen-address=8080']),
+    ['invalid listen-address: address 8080: missing port in address'],
+  );
 });
 
 test('all checks run and report in Go order, our additions last', async () => {
@@ -298,7 +360,12 @@ test('the defaults resolve to the configuration the server runs with, deep-froze
 });
 
 test('enabled endpoints resolve to the IP and port they bind, keeping the text as given', async () => {
-  const config = await resolved(['--enable-healthz', '--enable-metrics', '--healthz-address=api.example.test:HTTPS', '--listen-address=[::1]:8080']);
+  const config = await resolved([
+    '--enable-healthz',
+    '--enable-metrics',
+    '--healthz-address=api.example.test:HTTPS',
+    '--listen-address=[::1]:8080',
+  ]);
   assert.equal(config.healthz, { ip: '10.0.0.7', port: 443, text: 'api.example.test:HTTPS' });
   assert.equal(config.metrics, { ip: '::1', port: 8080, text: '[::1]:8080' });
   assert.ok(Object.isFrozen(config.healthz) && Object.isFrozen(config.metrics));
@@ -306,14 +373,25 @@ test('enabled endpoints resolve to the IP and port they bind, keeping the text a
 });
 
 test("an empty address is net/http's :http: port 80 is what binds, so it is what conflicts", async () => {
-  assert.equal((await resolved(['--enable-healthz', '--healthz-address='])).healthz, { ip: undefined, port: 80, text: ':http' });
-  assert.equal(await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=', '--listen-address=127.0.0.1:80']), [
-    'healthz-address and listen-address must be different when both endpoints are enabled',
-  ]);
+  assert.equal((await resolved(['--enable-healthz', '--healthz-address='])).healthz, {
+    ip: undefined,
+    port: 80,
+    text: ':http',
+  });
+  assert.equal(
+    await problems(['--enable-healthz', '--enable-metrics', '--healthz-address=', '--listen-address=127.0.0.1:80']),
+    ['healthz-address and listen-address must be different when both endpoints are enabled'],
+  );
 });
 
 test('with --leader-elect=false there are no leader-election settings; --dry-run is carried', async () => {
-  const config = await resolved(['--leader-elect=false', '--leader-elect-lease-duration=0', '--dry-run', '--master=https://api:6443', '--kube-api-qps=7.5']);
+  const config = await resolved([
+    '--leader-elect=false',
+    '--leader-elect-lease-duration=0',
+    '--dry-run',
+    '--master=https://api:6443',
+    '--kube-api-qps=7.5',
+  ]);
   assert.is(config.leaderElection, undefined);
   assert.is(config.dryRun, true);
   assert.is(config.master, 'https://api:6443');

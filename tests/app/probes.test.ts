@@ -6,7 +6,13 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundAddress, closeHttp, MAX_CONNECTIONS, READ_HEADER_TIMEOUT_MS, type ListenAddress } from '../../src/app/http-listen.ts';
+import {
+  boundAddress,
+  closeHttp,
+  MAX_CONNECTIONS,
+  READ_HEADER_TIMEOUT_MS,
+  type ListenAddress,
+} from '../../src/app/http-listen.ts';
 import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
 import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
 import { Readiness } from '../../src/app/readiness.ts';
@@ -77,7 +83,10 @@ test('health server: /healthz 200 always, /readyz 503 with Go text until ready, 
 test('health listener bind failure is returned with the Go wording', async () => {
   const busy = await busyPort();
   const err = await startHealthServer(busy.address, new Readiness()).catch((e: Error) => e);
-  assert.is((err as Error).message, `failed to create health listener: listen tcp ${busy.address.text}: bind: address already in use`);
+  assert.is(
+    (err as Error).message,
+    `failed to create health listener: listen tcp ${busy.address.text}: bind: address already in use`,
+  );
 });
 
 test('metrics server: /metrics in Prometheus text with process, rest_client, workqueue and leader families; gzip on request; 404 elsewhere', async () => {
@@ -86,7 +95,9 @@ test('metrics server: /metrics in Prometheus text with process, rest_client, wor
   metrics.queue('hypernode-status').depth(3);
   metrics.leaderStatus('vc-hypernode-controller-manager', true);
   metrics.rest.requestDone('10.0.0.1:443', 'GET', '200', 12);
-  const server = tracked((await startMetricsServer(loopback(), metrics.registry, nullLogger, () => assert.unreachable('exit')))!);
+  const server = tracked(
+    (await startMetricsServer(loopback(), metrics.registry, nullLogger, () => assert.unreachable('exit')))!,
+  );
   const at = boundAddress(server);
   const r = await get(at, '/metrics');
   assert.is(r.code, 200);
@@ -120,7 +131,10 @@ test('metrics bind failure is fatal: an F line and exit 255', async () => {
   });
   assert.is(server, undefined);
   assert.is(code, 255);
-  assert.match(lines.join(''), new RegExp(`^F.*Failed to start metrics server: listen tcp ${busy.address.text}: bind: address already in use`));
+  assert.match(
+    lines.join(''),
+    new RegExp(`^F.*Failed to start metrics server: listen tcp ${busy.address.text}: bind: address already in use`),
+  );
 });
 
 test('readiness: followers are ready on seeing another leader; a new leader only after its caches synced, even if a stale OnNewLeader arrives late', () => {
@@ -158,7 +172,9 @@ async function rawConnection(address: string): Promise<{ socket: Socket; closed:
 for (const kind of ['health', 'metrics'] as const) {
   test(`${kind} server: a client sending half a header is disconnected within seconds (slowloris)`, async () => {
     const server = tracked(
-      kind === 'health' ? await startHealthServer(loopback(), new Readiness()) : await startMetricsServer(loopback(), createMetrics().registry, nullLogger, () => {}),
+      kind === 'health'
+        ? await startHealthServer(loopback(), new Readiness())
+        : await startMetricsServer(loopback(), createMetrics().registry, nullLogger, () => {}),
     )!;
     const { socket, closed } = await rawConnection(boundAddress(server));
     socket.write(`GET /${kind === 'health' ? 'healthz' : 'metrics'} HTTP/1.1\r\nHost: probe\r\nX-Slow: `);
@@ -173,7 +189,9 @@ test('health server: connections beyond the cap are dropped, and the probe answe
   const at = boundAddress(server);
   const held = [];
   for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await rawConnection(at));
-  await waitFor(() => new Promise<boolean>((r) => server.getConnections((_e, n) => r(n === MAX_CONNECTIONS))), { what: 'the held connections to be accepted' });
+  await waitFor(() => new Promise<boolean>((r) => server.getConnections((_e, n) => r(n === MAX_CONNECTIONS))), {
+    what: 'the held connections to be accepted',
+  });
   const refused = await within(
     get(at, '/healthz').then(
       () => undefined,

@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONTROLLER_STOPPED_UNEXPECTEDLY, type ControllerContext, type ControllerFactory } from '../../src/app/controller-runner.ts';
+import {
+  CONTROLLER_STOPPED_UNEXPECTEDLY,
+  type ControllerContext,
+  type ControllerFactory,
+} from '../../src/app/controller-runner.ts';
 import { boundAddress, closeHttp } from '../../src/app/http-listen.ts';
 import { createMetrics } from '../../src/app/metrics.ts';
 import { LOST_LEASE, runServer, type ServerDeps } from '../../src/app/server.ts';
@@ -36,10 +40,30 @@ test.before(async () => {
   api = await startApiServer({ namespaces: [NS] });
   dir = mkdtempSync(join(tmpdir(), 'server-'));
   kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(SA, hypernodeControllerRbac(NS, LEASE)) });
-  api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { rack: 'r1' }, annotations: { big: 'x' } }, status: { capacity: { cpu: '8' } } });
-  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'volcano-controller-configmap', namespace: NS }, data: { 'volcano-controller.conf': '' } });
-  api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'someone-else', namespace: NS }, data: {} });
-  api.store.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ufm', namespace: NS }, data: { username: 'YQ==' } });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1', labels: { rack: 'r1' }, annotations: { big: 'x' } },
+    status: { capacity: { cpu: '8' } },
+  });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'volcano-controller-configmap', namespace: NS },
+    data: { 'volcano-controller.conf': '' },
+  });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'someone-else', namespace: NS },
+    data: {},
+  });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ufm', namespace: NS },
+    data: { username: 'YQ==' },
+  });
   api.store.create({
     apiVersion: 'topology.volcano.sh/v1alpha1',
     kind: 'HyperNode',
@@ -84,8 +108,15 @@ function start(options: ResolvedOptions, deps: Partial<ServerDeps> = {}): Runnin
     ...deps,
   });
   done.catch(() => {});
-  const address = (which: 'health' | 'metrics') => waitFor(() => listening?.[which] && boundAddress(listening[which]!), { what: `${which} server` });
-  const run: Running = { done, stop: () => stop.abort(), health: () => address('health'), metrics: () => address('metrics'), exits };
+  const address = (which: 'health' | 'metrics') =>
+    waitFor(() => listening?.[which] && boundAddress(listening[which]!), { what: `${which} server` });
+  const run: Running = {
+    done,
+    stop: () => stop.abort(),
+    health: () => address('health'),
+    metrics: () => address('metrics'),
+    exits,
+  };
   runs.push(run);
   return run;
 }
@@ -126,13 +157,19 @@ test('without leader election: synced informers reach the controller, /readyz fo
   release();
   await waitFor(async () => (await status(health, '/readyz')) === 200, { what: 'ready' });
 
-  assert.equal(ctx.nodes.get('n1'), { metadata: { name: 'n1', labels: { rack: 'r1' }, resourceVersion: ctx.nodes.get('n1')!.metadata.resourceVersion } });
+  assert.equal(ctx.nodes.get('n1'), {
+    metadata: { name: 'n1', labels: { rack: 'r1' }, resourceVersion: ctx.nodes.get('n1')!.metadata.resourceVersion },
+  });
   assert.equal(
     ctx.configMaps.list().map((c) => c.metadata.name),
     ['volcano-controller-configmap'],
   );
   assert.ok(ctx.hyperNodes.get('hn-1'));
-  assert.equal(ctx.configMap, { namespace: NS, name: 'volcano-controller-configmap', key: 'volcano-controller.conf' }, 'the location validation resolved, data key included');
+  assert.equal(
+    ctx.configMap,
+    { namespace: NS, name: 'volcano-controller-configmap', key: 'volcano-controller.conf' },
+    'the location validation resolved, data key included',
+  );
   assert.is((await ctx.secrets.get(NS, 'ufm')).data?.username, 'YQ==');
   const created = await ctx.hyperNodeClient.create({
     apiVersion: 'topology.volcano.sh/v1alpha1',
@@ -143,7 +180,12 @@ test('without leader election: synced informers reach the controller, /readyz fo
   await waitFor(() => ctx.hyperNodes.get('hn-2'), { what: 'the HyperNode informer sees the create' });
   ctx.events.event(created, 'Warning', 'FailedUpdate', 'failed to update: boom');
   const event = await waitFor(
-    () => (api.store.list('events', NS) as Array<KubeObject & { message: string; involvedObject: { kind: string; name: string } }>).find((e) => e.message.includes('boom')),
+    () =>
+      (
+        api.store.list('events', NS) as Array<
+          KubeObject & { message: string; involvedObject: { kind: string; name: string } }
+        >
+      ).find((e) => e.message.includes('boom')),
     { what: 'event' },
   );
   assert.is(event.message, 'HyperNode hn-2: failed to update: boom');
@@ -155,14 +197,24 @@ test('without leader election: synced informers reach the controller, /readyz fo
     [],
     'the chart RBAC is enough',
   );
-  const lists = mine.filter((r) => r.verb === 'list').map((r) => `${r.resource} ${r.namespace} ${r.query.fieldSelector ?? ''}`.trim());
-  assert.equal(lists.sort(), ['configmaps volcano-system metadata.name=volcano-controller-configmap', 'hypernodes', 'nodes']);
+  const lists = mine
+    .filter((r) => r.verb === 'list')
+    .map((r) => `${r.resource} ${r.namespace} ${r.query.fieldSelector ?? ''}`.trim());
+  assert.equal(lists.sort(), [
+    'configmaps volcano-system metadata.name=volcano-controller-configmap',
+    'hypernodes',
+    'nodes',
+  ]);
   assert.equal(
     mine.filter((r) => r.verb === 'watch').map((r) => r.query.allowWatchBookmarks),
     ['true', 'true', 'true'],
   );
   assert.ok(
-    mine.every((r) => /^vc-hypernode-controller-manager\/\S+ \(linux\/\w+\) kubernetes\/\S+\/vc-hypernode-controller-manager$/.test(r.userAgent)),
+    mine.every((r) =>
+      /^vc-hypernode-controller-manager\/\S+ \(linux\/\w+\) kubernetes\/\S+\/vc-hypernode-controller-manager$/.test(
+        r.userAgent,
+      ),
+    ),
     mine[0]!.userAgent,
   );
 
@@ -182,9 +234,14 @@ test('an unreachable API server: alive but never ready, and a stop still ends th
   });
   const { factory, seen } = gatedController();
   const metrics = createMetrics();
-  const run = start(testOptions({ master: `https://127.0.0.1:${port}`, metrics: undefined }), { controllerFactory: factory, metrics });
+  const run = start(testOptions({ master: `https://127.0.0.1:${port}`, metrics: undefined }), {
+    controllerFactory: factory,
+    metrics,
+  });
   const health = await run.health();
-  await waitFor(async () => (await metrics.registry.metrics()).includes('code="<error>"'), { what: 'failed list attempts' });
+  await waitFor(async () => (await metrics.registry.metrics()).includes('code="<error>"'), {
+    what: 'failed list attempts',
+  });
   assert.is(await status(health, '/healthz'), 200);
   assert.is(await status(health, '/readyz'), 503);
   assert.is(seen.ctx, undefined, 'no controller before the caches synced');
@@ -193,7 +250,9 @@ test('an unreachable API server: alive but never ready, and a stop still ends th
 });
 
 test('a controller that stops on its own fails the run with the Go message', async () => {
-  const run = start(testOptions({ metrics: undefined }), { controllerFactory: () => ({ run: async (_s, onStarted) => onStarted() }) });
+  const run = start(testOptions({ metrics: undefined }), {
+    controllerFactory: () => ({ run: async (_s, onStarted) => onStarted() }),
+  });
   const err = await run.done.catch((e: Error) => e);
   assert.is((err as Error).message, CONTROLLER_STOPPED_UNEXPECTEDLY);
 });
@@ -201,10 +260,16 @@ test('a controller that stops on its own fails the run with the Go message', asy
 test('a busy health address fails the start with the Go message, quoting the address as given', async () => {
   const busy = createServer();
   await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
-  const options = await validated(['--enable-healthz', '--healthz-address=127.0.0.1:vc-busy', '--leader-elect=false'], { 'vc-busy': (busy.address() as AddressInfo).port });
+  const options = await validated(['--enable-healthz', '--healthz-address=127.0.0.1:vc-busy', '--leader-elect=false'], {
+    'vc-busy': (busy.address() as AddressInfo).port,
+  });
   const run = start(options);
   const err = await run.done.catch((e: Error) => e);
-  assert.is((err as Error).message, 'failed to create health listener: listen tcp 127.0.0.1:vc-busy: bind: address already in use', 'the address as the user wrote it');
+  assert.is(
+    (err as Error).message,
+    'failed to create health listener: listen tcp 127.0.0.1:vc-busy: bind: address already in use',
+    'the address as the user wrote it',
+  );
   await closeHttp(busy);
 });
 
@@ -220,7 +285,10 @@ async function validated(argv: string[], services: Record<string, number>): Prom
 
 test('a service-name port that validation accepted is the port the health server binds', async () => {
   const [port] = await freePorts(1);
-  const options = await validated(['--enable-healthz', '--healthz-address=127.0.0.1:vc-probes', '--leader-elect=false'], { 'vc-probes': port! });
+  const options = await validated(
+    ['--enable-healthz', '--healthz-address=127.0.0.1:vc-probes', '--leader-elect=false'],
+    { 'vc-probes': port! },
+  );
   const run = start(options);
   const health = await Promise.race([run.health(), run.done.then(() => 'stopped')]);
   assert.is(health, `127.0.0.1:${port}`);
@@ -281,7 +349,10 @@ test('leader election: leads with a client-go Lease, Events on the Lease, ready 
   assert.is(lease.spec.leaseDurationSeconds, 2);
   assert.match(String(lease.spec.renewTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   const became = await waitFor(
-    () => (api.store.list('events', NS) as Array<KubeObject & { message: string; involvedObject: { kind: string } }>).find((e) => e.message.endsWith('became leader')),
+    () =>
+      (api.store.list('events', NS) as Array<KubeObject & { message: string; involvedObject: { kind: string } }>).find(
+        (e) => e.message.endsWith('became leader'),
+      ),
     { what: 'event' },
   );
   assert.is(became.involvedObject.kind, 'Lease');

@@ -30,16 +30,37 @@ test('the served schema: read from /openapi/v3, fetched again only when its hash
     });
     const client = topologyObjects(rest);
     const documents = () => api.requests.count((r) => r.path === '/openapi/v3/apis/kai.scheduler/v1alpha1');
-    assert.equal(servedLevels(await client.servedSchema('kai.scheduler', 'v1alpha1', 'Topology')), { fits: true, maxLevels: 16, alias: false });
-    assert.equal(servedLevels(await client.servedSchema('kai.scheduler', 'v1alpha1', 'Topology')), { fits: true, maxLevels: 16, alias: false });
+    assert.equal(servedLevels(await client.servedSchema('kai.scheduler', 'v1alpha1', 'Topology')), {
+      fits: true,
+      maxLevels: 16,
+      alias: false,
+    });
+    assert.equal(servedLevels(await client.servedSchema('kai.scheduler', 'v1alpha1', 'Topology')), {
+      fits: true,
+      maxLevels: 16,
+      alias: false,
+    });
     assert.is(documents(), 1, 'the same hash: the document is not fetched again');
-    assert.is(await client.servedSchema('kai.scheduler', 'v1beta1', 'Topology'), undefined, 'a version not served has no schema');
+    assert.is(
+      await client.servedSchema('kai.scheduler', 'v1beta1', 'Topology'),
+      undefined,
+      'a version not served has no schema',
+    );
 
     api.installCrd(KAI_TOPOLOGY_CRD_FILE); // KAI upgraded in place: the same group-version, another schema
-    assert.equal(servedLevels(await client.servedSchema('kai.scheduler', 'v1alpha1', 'Topology')), { fits: true, maxLevels: 16, alias: true });
+    assert.equal(servedLevels(await client.servedSchema('kai.scheduler', 'v1alpha1', 'Topology')), {
+      fits: true,
+      maxLevels: 16,
+      alias: true,
+    });
     assert.is(documents(), 2, 'another hash: fetched again');
 
-    api.failNext(10, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', match: { path: '/openapi/v3' } });
+    api.failNext(10, {
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+      match: { path: '/openapi/v3' },
+    });
     const older = topologyObjects(rest);
     assert.is(await older.servedSchema('kai.scheduler', 'v1alpha1', 'Topology'), undefined);
     api.clearFaults();
@@ -55,9 +76,15 @@ test('the served schema: read from /openapi/v3, fetched again only when its hash
       { nodeLabel: 'example.com/rack', alias: 'row' },
       { nodeLabel: 'kubernetes.io/hostname' },
     ]);
-    assert.equal(api.store.get('topologies.kai.scheduler', 't')!.spec.levels, [{ nodeLabel: 'example.com/rack', alias: 'row' }, { nodeLabel: 'kubernetes.io/hostname' }]);
+    assert.equal(api.store.get('topologies.kai.scheduler', 't')!.spec.levels, [
+      { nodeLabel: 'example.com/rack', alias: 'row' },
+      { nodeLabel: 'kubernetes.io/hostname' },
+    ]);
     assert.equal(api.store.get('topologies.kai.scheduler', 't')!.metadata.uid, made.metadata.uid);
-    await rejectsWith(() => client.updateLevels('kai.scheduler', 'v1alpha1', 't', made.metadata.resourceVersion, []), /409|Conflict|modified/);
+    await rejectsWith(
+      () => client.updateLevels('kai.scheduler', 'v1alpha1', 't', made.metadata.resourceVersion, []),
+      /409|Conflict|modified/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await api.close();

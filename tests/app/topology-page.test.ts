@@ -24,10 +24,27 @@ import type { ResolvedOptions } from '../../src/app/options.ts';
 import { runServer } from '../../src/app/server.ts';
 import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
-import type { DiscoveredHyperNode, HyperNode, MemberSelector, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
-import { accessReviewerRbac, hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import type {
+  DiscoveredHyperNode,
+  HyperNode,
+  MemberSelector,
+  NodeMeta,
+} from '../../src/hypernode/model/hypernode-types.ts';
+import {
+  accessReviewerRbac,
+  hypernodeControllerRbac,
+  startApiServer,
+  type ApiServer,
+} from '../../testing/apiserver/index.ts';
 import { launchChromium, missingChromium, openUrl } from '../../testing/browser.ts';
-import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, SPINE_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
+import {
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+  SAMPLE_DISCOVERY_CONFIG,
+  sampleNodes,
+  SPINE_LABEL,
+  ZONE_LABEL,
+} from '../../testing/sample-cluster.ts';
 import { drawnNames, viewData } from '../../testing/view-page.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { testNeeding } from '../support/skip.ts';
@@ -55,13 +72,22 @@ interface Cluster {
 async function cluster(): Promise<Cluster> {
   const api = await startApiServer({ namespaces: [NS] });
   const kubeconfig = api.writeKubeconfig(dir, {
-    token: api.addUser(`system:serviceaccount:${NS}:hn`, [...hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'), ...accessReviewerRbac()]),
+    token: api.addUser(`system:serviceaccount:${NS}:hn`, [
+      ...hypernodeControllerRbac(NS, 'vc-hypernode-controller-manager'),
+      ...accessReviewerRbac(),
+    ]),
   });
   for (const node of sampleNodes()) api.store.create(node);
   // Level labels but no rack label: in no HyperNode, so listed as uncovered.
-  api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'stray-node', labels: { [ZONE_LABEL]: 'zone-0', [SPINE_LABEL]: 'spine-0-0' } } });
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'stray-node', labels: { [ZONE_LABEL]: 'zone-0', [SPINE_LABEL]: 'spine-0-0' } },
+  });
   api.store.create(discoveryConfigMap(NS, SAMPLE_DISCOVERY_CONFIG));
-  const viewer = api.addUser('viewer', [{ apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: [PAGE, '/metrics'] }]);
+  const viewer = api.addUser('viewer', [
+    { apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: [PAGE, '/metrics'] },
+  ]);
   const stranger = api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
   tokens.push(viewer, stranger);
   return { api, kubeconfig, viewer, stranger };
@@ -75,15 +101,19 @@ interface Running {
 async function start(c: Cluster, over: Partial<ResolvedOptions>): Promise<Running> {
   const stop = new AbortController();
   let metrics: Server | undefined;
-  const done = runServer(testOptions({ kubeconfig: c.kubeconfig, configMap: configMapLocation(ENV), healthz: undefined, ...over }), log.logger, {
-    env: ENV,
-    handleSignals: false,
-    hostname: 'page-test',
-    metrics: createMetrics(),
-    signal: stop.signal,
-    exit: () => {},
-    onListening: (s) => (metrics = s.metrics),
-  });
+  const done = runServer(
+    testOptions({ kubeconfig: c.kubeconfig, configMap: configMapLocation(ENV), healthz: undefined, ...over }),
+    log.logger,
+    {
+      env: ENV,
+      handleSignals: false,
+      hostname: 'page-test',
+      metrics: createMetrics(),
+      signal: stop.signal,
+      exit: () => {},
+      onListening: (s) => (metrics = s.metrics),
+    },
+  );
   done.catch(() => {});
   const address = await waitFor(() => metrics && boundAddress(metrics), { what: 'the metrics listener' });
   return {
@@ -99,7 +129,12 @@ async function start(c: Cluster, over: Partial<ResolvedOptions>): Promise<Runnin
   };
 }
 
-async function get(address: string, path: string, token?: string, accept?: string): Promise<{ code: number; type: string; body: string }> {
+async function get(
+  address: string,
+  path: string,
+  token?: string,
+  accept?: string,
+): Promise<{ code: number; type: string; body: string }> {
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.Authorization = `Bearer ${token}`;
   if (accept) headers.Accept = accept;
@@ -108,7 +143,10 @@ async function get(address: string, path: string, token?: string, accept?: strin
 }
 
 /** Runs `body` against a fresh cluster and controller, both stopped afterwards even when it fails. */
-async function withController(over: Partial<ResolvedOptions>, body: (c: Cluster, run: Running) => Promise<void>): Promise<void> {
+async function withController(
+  over: Partial<ResolvedOptions>,
+  body: (c: Cluster, run: Running) => Promise<void>,
+): Promise<void> {
   const c = await cluster();
   const run = await start(c, over);
   try {
@@ -134,7 +172,9 @@ async function labelSnapshot(run: Running, token: string) {
     async () => {
       const r = await get(run.address, PAGE, token, 'application/json');
       const body = r.code === 200 ? JSON.parse(r.body) : undefined;
-      return body?.sources?.some((s: { source: string; lastResult: unknown }) => s.source === 'label' && s.lastResult) ? { r, body } : undefined;
+      return body?.sources?.some((s: { source: string; lastResult: unknown }) => s.source === 'label' && s.lastResult)
+        ? { r, body }
+        : undefined;
     },
     { timeoutMs: 30_000, what: 'the label source on the topology page' },
   );
@@ -147,7 +187,11 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
   await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
     for (const path of [PAGE, '/metrics']) {
       assert.is((await get(run.address, path)).code, 401, `${path} without a token`);
-      assert.is((await get(run.address, path, 'not-a-valid-token')).code, 401, `${path} with a token the TokenReview rejects`);
+      assert.is(
+        (await get(run.address, path, 'not-a-valid-token')).code,
+        401,
+        `${path} with a token the TokenReview rejects`,
+      );
       const denied = await get(run.address, path, c.stranger);
       assert.is(denied.code, 403, `${path} for a user RBAC does not allow`);
       assert.match(denied.body, 'stranger');
@@ -190,7 +234,9 @@ test('with --enable-topology-page and --secure-metrics: 401 without or with a ba
     const counts = await waitFor(
       () => {
         const objects = c.api.store.list('hypernodes') as HyperNode[];
-        return objects.every((hn) => hn.status?.nodeCount !== undefined) ? Object.fromEntries(objects.map((hn) => [hn.metadata.name, hn.status!.nodeCount])) : undefined;
+        return objects.every((hn) => hn.status?.nodeCount !== undefined)
+          ? Object.fromEntries(objects.map((hn) => [hn.metadata.name, hn.status!.nodeCount]))
+          : undefined;
       },
       { what: 'the status writer writing every nodeCount' },
     );
@@ -202,10 +248,19 @@ test('regex and label members are resolved through the cached Nodes', () => {
   const member = (selector: MemberSelector) => ({ type: 'Node' as const, selector });
   const desired: DiscoveredHyperNode[] = [
     { metadata: { name: 'by-regex' }, spec: { tier: 1, members: [member({ regexMatch: { pattern: '^gpu-' } })] } },
-    { metadata: { name: 'by-label' }, spec: { tier: 1, members: [member({ labelMatch: { matchLabels: { rack: 'r1' } } })] } },
+    {
+      metadata: { name: 'by-label' },
+      spec: { tier: 1, members: [member({ labelMatch: { matchLabels: { rack: 'r1' } } })] },
+    },
   ];
-  const nodes: NodeMeta[] = ['gpu-1', 'gpu-2', 'cpu-1'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack: name === 'gpu-1' ? 'r1' : 'r2' } } }));
-  const page = viewData(renderTopologyPage({ running: true, sources: [{ source: 'label', desired, heldDeletes: [] }] }, 0, nodes));
+  const nodes: NodeMeta[] = ['gpu-1', 'gpu-2', 'cpu-1'].map((name) => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { rack: name === 'gpu-1' ? 'r1' : 'r2' } },
+  }));
+  const page = viewData(
+    renderTopologyPage({ running: true, sources: [{ source: 'label', desired, heldDeletes: [] }] }, 0, nodes),
+  );
   assert.equal(
     page.hyperNodes.map((hn) => [hn.name, hn.nodes, hn.nodeCount]),
     [
@@ -216,31 +271,40 @@ test('regex and label members are resolved through the cached Nodes', () => {
   assert.equal(page.notes.slice(1), ['Source label: no snapshot yet.']);
 });
 
-browserTest('in Chromium, an authorised user sees one rectangle per desired HyperNode and the state as notes, with no error or request', async () => {
-  await withController({ topologyPage: true }, async (c, run) => {
-    const desired = (await labelSnapshot(run, c.viewer)).body.sources
-      .flatMap((s: { hyperNodes: { metadata: { name: string } }[] }) => s.hyperNodes.map((hn) => hn.metadata.name))
-      .sort();
-    // Served, so the CSP header applies on top of the page's own: a stricter one would stop the script.
-    const { page, errors, requests } = await openUrl(browser!, `http://${run.address}${PAGE}`, { Authorization: `Bearer ${c.viewer}` });
-    try {
-      await page.waitForFunction(() => document.documentElement.dataset.state === 'ready', undefined, { timeout: 30_000 });
-      assert.equal(errors, []);
-      assert.equal(requests, []);
-      const drawn = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => Number((r as SVGRectElement).dataset.i)));
-      assert.is(drawn.length, desired.length);
-      const names = await drawnNames(page);
-      assert.equal(drawn.map((i) => names[i]).sort(), desired);
-      const notes = (await page.textContent('#notes')) ?? '';
-      assert.match(notes, 'This replica runs the controller.');
-      assert.match(notes, /Source label: last snapshot \S+Z: \d+ discovered/);
-      assert.match(notes, 'Source label: Nodes in no HyperNode (1):');
-      assert.match(notes, /- stray-node: \S/);
-    } finally {
-      await page.close();
-    }
-  });
-});
+browserTest(
+  'in Chromium, an authorised user sees one rectangle per desired HyperNode and the state as notes, with no error or request',
+  async () => {
+    await withController({ topologyPage: true }, async (c, run) => {
+      const desired = (await labelSnapshot(run, c.viewer)).body.sources
+        .flatMap((s: { hyperNodes: { metadata: { name: string } }[] }) => s.hyperNodes.map((hn) => hn.metadata.name))
+        .sort();
+      // Served, so the CSP header applies on top of the page's own: a stricter one would stop the script.
+      const { page, errors, requests } = await openUrl(browser!, `http://${run.address}${PAGE}`, {
+        Authorization: `Bearer ${c.viewer}`,
+      });
+      try {
+        await page.waitForFunction(() => document.documentElement.dataset.state === 'ready', undefined, {
+          timeout: 30_000,
+        });
+        assert.equal(errors, []);
+        assert.equal(requests, []);
+        const drawn = await page.$$eval('#icicle rect.hn', (rs) =>
+          rs.map((r) => Number((r as SVGRectElement).dataset.i)),
+        );
+        assert.is(drawn.length, desired.length);
+        const names = await drawnNames(page);
+        assert.equal(drawn.map((i) => names[i]).sort(), desired);
+        const notes = (await page.textContent('#notes')) ?? '';
+        assert.match(notes, 'This replica runs the controller.');
+        assert.match(notes, /Source label: last snapshot \S+Z: \d+ discovered/);
+        assert.match(notes, 'Source label: Nodes in no HyperNode (1):');
+        assert.match(notes, /- stray-node: \S/);
+      } finally {
+        await page.close();
+      }
+    });
+  },
+);
 
 test('answers are cached per token: one TokenReview and one SubjectAccessReview per token and path within the TTL', async () => {
   await withController({ topologyPage: true, secureMetrics: true }, async (c, run) => {
@@ -290,8 +354,27 @@ test('the HTML page cannot be turned into markup by any value it shows', () => {
         {
           source: `src${evil}`,
           lastSnapshotAt: 0,
-          lastResult: { discovered: 1, created: 0, updated: 0, unchanged: 1, deleted: 0, failed: 0, foreign: 0, held: 0, rejected: false },
-          desired: [{ metadata: { name: 'hn-a' }, spec: { tier: 1, tierName: evil, members: [{ type: 'Node', selector: { regexMatch: { pattern: `"${evil}` } } }] } }],
+          lastResult: {
+            discovered: 1,
+            created: 0,
+            updated: 0,
+            unchanged: 1,
+            deleted: 0,
+            failed: 0,
+            foreign: 0,
+            held: 0,
+            rejected: false,
+          },
+          desired: [
+            {
+              metadata: { name: 'hn-a' },
+              spec: {
+                tier: 1,
+                tierName: evil,
+                members: [{ type: 'Node', selector: { regexMatch: { pattern: `"${evil}` } } }],
+              },
+            },
+          ],
           heldDeletes: [`held${evil}`],
           rejected: { at: 0, violations: `rule: ${evil}` },
           uncoveredNodes: { count: 1, listed: [{ name: 'n', why: evil }] },
@@ -303,7 +386,10 @@ test('the HTML page cannot be turned into markup by any value it shows', () => {
   );
   // The title is escaped; names, notes and tier names travel as JSON that cannot close its element.
   assert.not.match(html, '<script>alert');
-  assert.match(html, '<title>HyperNode topology: 1 desired HyperNodes from src&lt;script&gt;alert(1)&lt;/script&gt;</title>');
+  assert.match(
+    html,
+    '<title>HyperNode topology: 1 desired HyperNodes from src&lt;script&gt;alert(1)&lt;/script&gt;</title>',
+  );
   assert.match(html, '\\u003cscript>alert(1)\\u003c/script>');
   assert.equal(pageNames(html), ['hn-a']);
 });

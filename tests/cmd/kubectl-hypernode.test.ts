@@ -48,10 +48,22 @@ function write(name: string, text: string): string {
 }
 
 /** Seeds `nodes` and the HyperNodes `render` computes for them with `conf` (and `extra` render flags). */
-async function seed(nodes: Array<{ metadata: { name: string; labels?: Record<string, string> } }>, conf: string, extra: string[] = []): Promise<HyperNode[]> {
+async function seed(
+  nodes: Array<{ metadata: { name: string; labels?: Record<string, string> } }>,
+  conf: string,
+  extra: string[] = [],
+): Promise<HyperNode[]> {
   const items = nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: n.metadata }));
   const out = await render(
-    ['--config', write('conf.yaml', conf), '--nodes', write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items })), ...extra, '-o', 'json'],
+    [
+      '--config',
+      write('conf.yaml', conf),
+      '--nodes',
+      write('nodes.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items })),
+      ...extra,
+      '-o',
+      'json',
+    ],
     'render',
   );
   assert.is(out.code, 0, out.stderr);
@@ -61,7 +73,8 @@ async function seed(nodes: Array<{ metadata: { name: string; labels?: Record<str
   return hyperNodes;
 }
 
-const run = (kubeconfig: string, ...argv: string[]) => kubectlHypernode([`--kubeconfig=${kubeconfig}`, ...argv], { color: false, env: {} });
+const run = (kubeconfig: string, ...argv: string[]) =>
+  kubectlHypernode([`--kubeconfig=${kubeconfig}`, ...argv], { color: false, env: {} });
 
 /** Only GETs, none refused: the plugin reads, within get/list (plan also asks discovery whether Kueue or KAI is served). */
 function assertReadOnly(): void {
@@ -131,13 +144,26 @@ test('tree --help offers every source the controller runs for --source', async (
 
 test('tree -o slurm-topology-yaml|conf writes the live HyperNodes as render writes them; --config maps Nodes to host names', async () => {
   const HOST = 'example.com/ib-host';
-  const nodes = mixedNodes().map((n) => ({ metadata: { ...n.metadata, labels: { ...n.metadata.labels, [HOST]: `host-${n.metadata.name}` } } }));
-  const conf = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }] });
+  const nodes = mixedNodes().map((n) => ({
+    metadata: { ...n.metadata, labels: { ...n.metadata.labels, [HOST]: `host-${n.metadata.name}` } },
+  }));
+  const conf = stringify({
+    networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }],
+  });
   const hns = await seed(nodes, conf);
   const kubeconfig = readerKubeconfig(api, dir);
   const rendered = async (...flags: string[]) => {
     const items = nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: n.metadata }));
-    const out = await render(['--config', write('conf.yaml', conf), '--nodes', write('nodes.json', JSON.stringify({ kind: 'List', items })), ...flags], 'render');
+    const out = await render(
+      [
+        '--config',
+        write('conf.yaml', conf),
+        '--nodes',
+        write('nodes.json', JSON.stringify({ kind: 'List', items })),
+        ...flags,
+      ],
+      'render',
+    );
     assert.is(out.code, 0, out.stderr);
     return out.stdout;
   };
@@ -157,10 +183,21 @@ test('tree -o slurm-topology-yaml|conf writes the live HyperNodes as render writ
   // Host names come back through a UFM hostMapping.nodeLabel in --config (the plugin reads no ConfigMap).
   const ufm = write(
     'ufm.yaml',
-    stringify({ networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { nodeLabel: HOST } } }] }),
+    stringify({
+      networkTopologyDiscovery: [
+        {
+          source: 'ufm',
+          enabled: true,
+          config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { nodeLabel: HOST } },
+        },
+      ],
+    }),
   );
   const mapped = readTopologyConf((await run(kubeconfig, 'tree', '-o', 'slurm-topology-conf', '--config', ufm)).stdout);
-  assert.equal([...mapped.switches.values()].flatMap((s) => s.nodes).sort(), nodes.map((n) => `host-${n.metadata.name}`).sort());
+  assert.equal(
+    [...mapped.switches.values()].flatMap((s) => s.nodes).sort(),
+    nodes.map((n) => `host-${n.metadata.name}`).sort(),
+  );
 
   const none = await run(kubeconfig, 'tree', '--source', 'ufm', '-o', 'slurm-topology-conf');
   assert.is(none.code, 1);
@@ -191,13 +228,18 @@ test('why explains a label-discovered Node: the member, the label values, and ea
 });
 
 test('why names the label profile and the value a valuePattern grouped by', async () => {
-  const conf = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }] });
+  const conf = stringify({
+    networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }],
+  });
   await seed(mixedNodes(), conf);
   const why = await run(readerKubeconfig(api, dir), 'why', 'gb200-0');
   assert.is(why.code, 0, why.stderr);
   const clique = mixedNodes().find((n) => n.metadata.name === 'gb200-0')!.metadata.labels!['nvidia.com/gpu.clique'];
   assert.match(why.stdout, /^Node gb200-0 is in 3 HyperNodes:\n/);
-  assert.match(why.stdout, `    - label nvidia.com/gpu.clique=${clique} (grouped as ${MIXED_UUIDS[0]})\n    - label profile gb200\n`);
+  assert.match(
+    why.stdout,
+    `    - label nvidia.com/gpu.clique=${clique} (grouped as ${MIXED_UUIDS[0]})\n    - label profile gb200\n`,
+  );
   assert.match(why.stdout, / {2}\S+ {2}tier 1 \(nvl-domain\), source label\n/);
   assert.match(why.stdout, / {2}\S+ {2}tier 3 \(spine\), source label\n {4}- through \S+\n$/);
   assertReadOnly();
@@ -207,7 +249,8 @@ test('why names the UFM fabric whose switches the Node is linked to', async () =
   const tree = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 1 });
   const capture = join(dir, 'pod-a');
   mkdirSync(capture);
-  for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(capture, `${f}.json`), JSON.stringify(tree[f]));
+  for (const f of ['ports', 'links', 'systems'] as const)
+    writeFileSync(join(capture, `${f}.json`), JSON.stringify(tree[f]));
   const conf =
     'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n';
   const hns = await seed(
@@ -246,7 +289,9 @@ test("plan plans with the user's kubeconfig: creates listed, exit 2, and the HTM
 
 test('--context picks a context; the files of KUBECONFIG are merged as kubectl merges them; an unknown context or a directory is an error', async () => {
   await seed(workedExampleNodes(), TOPOLOGY_A3_CONFIG);
-  const token = api.addUser(READER, [{ apiGroups: ['', 'topology.volcano.sh'], resources: ['nodes', 'hypernodes'], verbs: ['get', 'list'] }]);
+  const token = api.addUser(READER, [
+    { apiGroups: ['', 'topology.volcano.sh'], resources: ['nodes', 'hypernodes'], verbs: ['get', 'list'] },
+  ]);
   const cluster = { server: api.url, 'certificate-authority': api.caFile };
   // The cluster and the current context in one file, the reader's user and context in another: only a merge finds both.
   const base = {
@@ -275,17 +320,30 @@ test('--context picks a context; the files of KUBECONFIG are merged as kubectl m
   const allowed = await kubectlHypernode(['--context', 'reader', 'tree'], { color: false, env });
   assert.is(allowed.code, 0, allowed.stderr);
   assert.match(allowed.stdout, /hypernode-topologya3-tier2-/);
-  const planned = await kubectlHypernode(['--context', 'reader', 'plan', '--config', write('conf.yaml', TOPOLOGY_A3_CONFIG)], { color: false, env });
+  const planned = await kubectlHypernode(
+    ['--context', 'reader', 'plan', '--config', write('conf.yaml', TOPOLOGY_A3_CONFIG)],
+    { color: false, env },
+  );
   assert.not.match(planned.stderr, /Unauthorized|does not exist/, 'plan reads the merged files too');
   const unknown = await kubectlHypernode(['tree', '--context=nope'], { color: false, env });
   assert.equal([unknown.code, unknown.stderr], [1, `error: context "nope" does not exist in ${file}:${second}\n`]);
   const directory = await kubectlHypernode(['tree', `--kubeconfig=${dir}`], { color: false, env });
-  assert.equal([directory.code, directory.stderr], [1, `error: error loading config file "${dir}": it is a directory; give the kubeconfig file itself (e.g. ~/.kube/config)\n`]);
+  assert.equal(
+    [directory.code, directory.stderr],
+    [
+      1,
+      `error: error loading config file "${dir}": it is a directory; give the kubeconfig file itself (e.g. ~/.kube/config)\n`,
+    ],
+  );
 });
 
 /** Runs `argv` asynchronously (the stand-in answers from this process) with KUBECONFIG set; its stdout. */
 async function runFile(file: string, argv: string[], kubeconfig: string): Promise<string> {
-  const r = await promisify(execFile)(file, argv, { env: { PATH: process.env.PATH, KUBECONFIG: kubeconfig }, encoding: 'utf8', timeout: 60_000 });
+  const r = await promisify(execFile)(file, argv, {
+    env: { PATH: process.env.PATH, KUBECONFIG: kubeconfig },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.is(r.stderr, '');
   return r.stdout;
 }

@@ -31,16 +31,30 @@ function fixedSource(snapshot: Snapshot): DiscovererFactory {
   };
 }
 
-const hn = (name: string, tier: number, members: string[], labels: Record<string, string>, nodeCount?: number): DiscoveredHyperNode => ({
+const hn = (
+  name: string,
+  tier: number,
+  members: string[],
+  labels: Record<string, string>,
+  nodeCount?: number,
+): DiscoveredHyperNode => ({
   apiVersion: 'topology.volcano.sh/v1alpha1',
   kind: 'HyperNode',
   metadata: { name, labels, resourceVersion: '7', uid: `uid-${name}` },
-  spec: { tier, tierName: 'rack', members: members.map((n) => ({ type: 'Node', selector: { exactMatch: { name: n } } })) },
+  spec: {
+    tier,
+    tierName: 'rack',
+    members: members.map((n) => ({ type: 'Node', selector: { exactMatch: { name: n } } })),
+  },
   ...(nodeCount ? { status: { nodeCount } } : {}),
 });
 
 function planFor(snapshot: Snapshot, existing: HyperNode[]) {
-  const nodes = ['node0', 'node1', 'node2', 'node3'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
+  const nodes = ['node0', 'node1', 'node2', 'node3'].map((name) => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+  }));
   return planChanges(
     { config: parseConfig(discoveryYaml([{ source: SOURCE }])), nodes, existing },
     {
@@ -84,13 +98,19 @@ test('an update shows tier, members added and removed, labels added and changed 
 test('an object already in line is not in the plan; a name owned by another source is a warning, not a change', async () => {
   const inLine = hn('rack-a', 1, ['node0', 'node1'], { [SOURCE_LABEL]: SOURCE }, 2);
   const foreign = hn('rack-b', 1, ['node2'], { [SOURCE_LABEL]: 'ufm' }, 1);
-  const plan = await planFor([hn('rack-a', 1, ['node0', 'node1'], {}), hn('rack-b', 1, ['node2', 'node3'], {})], [inLine, foreign]);
+  const plan = await planFor(
+    [hn('rack-a', 1, ['node0', 'node1'], {}), hn('rack-b', 1, ['node2', 'node3'], {})],
+    [inLine, foreign],
+  );
   assert.equal(plan.changes, []);
-  assert.equal(plan.warnings, [`HyperNode rack-b is owned by discovery source "ufm"; source "${SOURCE}" also describes it and leaves it alone`]);
+  assert.equal(plan.warnings, [
+    `HyperNode rack-b is owned by discovery source "ufm"; source "${SOURCE}" also describes it and leaves it alone`,
+  ]);
 });
 
 test('deletes the guard holds are listed as held, with its warning and no other: 12 of 20 owned objects going, 50 % allowed', async () => {
-  const rack = (i: number, labels: Record<string, string>, nodeCount?: number) => hn(`rack-${String(i).padStart(2, '0')}`, 1, [`n${i}`], labels, nodeCount);
+  const rack = (i: number, labels: Record<string, string>, nodeCount?: number) =>
+    hn(`rack-${String(i).padStart(2, '0')}`, 1, [`n${i}`], labels, nodeCount);
   // In line with the snapshot (an exactMatch member counts as one Node), so only the deletes are left.
   const existing = Array.from({ length: 20 }, (_, i) => rack(i, { [SOURCE_LABEL]: SOURCE }, 1));
   const plan = await planFor(
@@ -107,7 +127,13 @@ test('deletes the guard holds are listed as held, with its warning and no other:
   assert.match(plan.warnings[0]!, `Discovery source "${SOURCE}" would delete 12 of the 20 HyperNodes it owns (60%)`);
   assert.is(
     formatPlanText(plan),
-    [`source "${SOURCE}":`, ...heldNames.map((name) => `  - ${name} (held)`), '', 'Plan: 0 to create, 0 to update, 0 to delete, 12 held.', ''].join('\n'),
+    [
+      `source "${SOURCE}":`,
+      ...heldNames.map((name) => `  - ${name} (held)`),
+      '',
+      'Plan: 0 to create, 0 to update, 0 to delete, 12 held.',
+      '',
+    ].join('\n'),
   );
 });
 

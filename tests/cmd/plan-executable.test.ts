@@ -18,8 +18,12 @@ const s = session(test);
 const RUN_DEADLINE_MS = 60_000;
 
 /** Runs the shipped executable without blocking this process (the stand-in answers from it). */
-function shipped(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
+function shipped(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  if (!existsSync(BINARY) && !existsSync(BUNDLE))
+    throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
   const [cmd, argv] = existsSync(BINARY) ? [BINARY, args] : [process.execPath, [BUNDLE, ...args]];
   const run = new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(cmd, argv, { env: cleanEnv(env), encoding: 'utf8' }, (err, stdout, stderr) => {
@@ -34,7 +38,10 @@ test('the executable plans the worked example from the discovery ConfigMap: six 
   const { api, kubeconfig } = await s.startCluster();
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  const result = await shipped(['plan', `--kubeconfig=${kubeconfig}`, '-o', 'json'], { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' });
+  const result = await shipped(['plan', `--kubeconfig=${kubeconfig}`, '-o', 'json'], {
+    KUBE_POD_NAMESPACE: NS,
+    HELM_RELEASE_NAME: 'volcano',
+  });
   assert.is(result.code, 2, result.stderr);
   assert.equal(JSON.parse(result.stdout).summary, { create: 6, update: 0, delete: 0, held: 0 });
   assert.equal(api.requests.writes(), []);
@@ -44,8 +51,14 @@ test('plan --help prints its usage with the controller client flags and exits 0'
   const help = await shipped(['plan', '--help']);
   assert.is(help.code, 0);
   assert.match(help.stderr, /Usage of \S+ plan:/);
-  assert.match(help.stderr, /--kube-api-qps float32 +QPS to use while talking with the Kubernetes API server\. \(default 50\)/);
-  assert.match(help.stderr, /-o, --output string +Output format: text \(for people\), json \(the same as data\), or html/);
+  assert.match(
+    help.stderr,
+    /--kube-api-qps float32 +QPS to use while talking with the Kubernetes API server\. \(default 50\)/,
+  );
+  assert.match(
+    help.stderr,
+    /-o, --output string +Output format: text \(for people\), json \(the same as data\), or html/,
+  );
   assert.match(help.stderr, /Exit codes: 0 no changes, 2 changes \(held deletes included/);
 });
 

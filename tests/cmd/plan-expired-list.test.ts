@@ -13,7 +13,13 @@ import { plan } from '../../src/cmd/plan.ts';
 import { LIST_PAGE_SIZE } from '../../src/kube/list-pager.ts';
 import { startApiServer } from '../../testing/apiserver/index.ts';
 import type { RequestRecord } from '../../testing/apiserver/request-log.ts';
-import { discoveryConfigMap, expectedHyperNodeCount, SAMPLE_DISCOVERY_CONFIG, sampleNodes, type SampleShape } from '../../testing/sample-cluster.ts';
+import {
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+  SAMPLE_DISCOVERY_CONFIG,
+  sampleNodes,
+  type SampleShape,
+} from '../../testing/sample-cluster.ts';
 
 const NS = 'volcano-system';
 /** 640 Nodes: two pages of LIST_PAGE_SIZE. */
@@ -27,22 +33,32 @@ test('plan survives a continue token that expires mid-list: the list restarts wh
     assert.ok(nodes.length > LIST_PAGE_SIZE, 'the Nodes take more than one page');
     for (const n of nodes) api.store.create(n);
     api.store.create(discoveryConfigMap(NS, SAMPLE_DISCOVERY_CONFIG));
-    const secondNodePage = (r: RequestRecord) => r.resource === 'nodes' && r.verb === 'list' && r.query.continue !== undefined;
+    const secondNodePage = (r: RequestRecord) =>
+      r.resource === 'nodes' && r.verb === 'list' && r.query.continue !== undefined;
     let compacted = false;
     // Evaluated as each request arrives, before it is served: the cluster moves on (any write) and
     // etcd compacts past the revision the list started from.
     api.latency(0, (r) => {
       if (!compacted && secondNodePage(r)) {
         compacted = true;
-        api.store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unrelated', namespace: NS }, data: {} });
+        api.store.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'unrelated', namespace: NS },
+          data: {},
+        });
         api.compact();
       }
       return false;
     });
-    const result = await plan([`--kubeconfig=${api.writeKubeconfig(dir)}`, '-o', 'json'], 'vc-hypernode-controller-manager', {
-      color: false,
-      env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' },
-    });
+    const result = await plan(
+      [`--kubeconfig=${api.writeKubeconfig(dir)}`, '-o', 'json'],
+      'vc-hypernode-controller-manager',
+      {
+        color: false,
+        env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' },
+      },
+    );
     assert.is(result.code, 2, result.stderr);
     const nodeLists = api.requests.all((r) => r.resource === 'nodes' && r.verb === 'list');
     assert.equal(

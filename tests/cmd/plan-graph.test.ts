@@ -24,12 +24,19 @@ test("plan --graph-file plans the document's tree as creates; without it the unr
   const { api, kubeconfig } = await s.startCluster();
   for (const n of ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2']) api.store.create(node(n, {}));
   // Port 9 on loopback: nothing listens, so only --graph-file can make this plan succeed.
-  seedConfigMap(api, 'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: lab\n      url: https://127.0.0.1:9/lab.yaml\n');
+  seedConfigMap(
+    api,
+    'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: lab\n      url: https://127.0.0.1:9/lab.yaml\n',
+  );
   const file = join(dir, 'graph.json');
   writeFileSync(file, JSON.stringify(railGraphDocument({ sus: 2, rails: 1, hostsPerSu: 2, spines: 1 })));
-  const withFile = await plan([`--kubeconfig=${kubeconfig}`, '--graph-file', file, '-o', 'json'], 'x', { color: false, env: ENV });
+  const withFile = await plan([`--kubeconfig=${kubeconfig}`, '--graph-file', file, '-o', 'json'], 'x', {
+    color: false,
+    env: ENV,
+  });
   assert.is(withFile.code, 2, withFile.stderr);
-  const changes = (JSON.parse(withFile.stdout) as { changes: { action: string; source: string; name: string }[] }).changes;
+  const changes = (JSON.parse(withFile.stdout) as { changes: { action: string; source: string; name: string }[] })
+    .changes;
   assert.equal(
     changes.map((c) => `${c.action} ${c.source} ${c.name}`),
     ['create graph lab-leaf-leaf-su1-r1', 'create graph lab-leaf-leaf-su2-r1', 'create graph lab-spine-spine-1'],
@@ -48,7 +55,10 @@ test("plan reads a graph source's ConfigMap key from the cluster", async () => {
     metadata: { name: 'fabric-graph', namespace: NS },
     data: { 'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) },
   });
-  seedConfigMap(api, `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}\n`);
+  seedConfigMap(
+    api,
+    `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}\n`,
+  );
   const r = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json'], 'x', { color: false, env: ENV });
   assert.is(r.code, 2, r.stderr);
   assert.equal(

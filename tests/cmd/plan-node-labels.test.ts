@@ -28,8 +28,15 @@ const WITH = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enable
 const WITHOUT = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY}`;
 
 function reader(api: ApiServer): string {
-  const read = (apiGroups: string[], resources: string[]) => ({ apiGroups, resources, verbs: ['get', 'list', 'watch'] });
-  const token = api.addUser('system:serviceaccount:volcano-system:hypernode-plan', [read([''], ['nodes', 'configmaps', 'secrets']), read(['topology.volcano.sh'], ['hypernodes'])]);
+  const read = (apiGroups: string[], resources: string[]) => ({
+    apiGroups,
+    resources,
+    verbs: ['get', 'list', 'watch'],
+  });
+  const token = api.addUser('system:serviceaccount:volcano-system:hypernode-plan', [
+    read([''], ['nodes', 'configmaps', 'secrets']),
+    read(['topology.volcano.sh'], ['hypernodes']),
+  ]);
   return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
 }
 
@@ -37,8 +44,18 @@ async function planOf(kubeconfig: string) {
   const text = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
   const json = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json'], 'x', { color: false, env: ENV });
   assert.is(json.code, text.code, json.stderr);
-  const data = JSON.parse(json.stdout) as { nodeLabels?: PlannedLabelChange[]; nodeLabelsOff?: unknown[]; summary: { nodeLabels?: Record<string, number> } };
-  return { code: text.code, text: text.stdout, labels: data.nodeLabels ?? [], off: data.nodeLabelsOff, summary: data.summary.nodeLabels };
+  const data = JSON.parse(json.stdout) as {
+    nodeLabels?: PlannedLabelChange[];
+    nodeLabelsOff?: unknown[];
+    summary: { nodeLabels?: Record<string, number> };
+  };
+  return {
+    code: text.code,
+    text: text.stdout,
+    labels: data.nodeLabels ?? [],
+    off: data.nodeLabelsOff,
+    summary: data.summary.nodeLabels,
+  };
 }
 
 test('plan lists the label patches the controller then makes, and none once it has', async () => {
@@ -55,13 +72,25 @@ test('plan lists the label patches the controller then makes, and none once it h
     ['node0', 'node1', 'node2', 'node3', 'node4', 'node5', 'node6', 'node7'],
   );
   assert.equal(Object.keys(before.labels[0]!.set), [`${PREFIX}/hypercluster`, `${PREFIX}/hypernode`]);
-  assert.match(before.text, /\nNode labels:\n {2}~ node0\n {6}topo\.example\.com\/hypercluster=hypernode-topologya3-tier2-\w{5}\n/);
-  assert.match(before.text, /\nPlan: 6 to create, 0 to update, 0 to delete\. Node labels: 8 Nodes to patch \(16 set, 0 removed\)\.\n$/);
+  assert.match(
+    before.text,
+    /\nNode labels:\n {2}~ node0\n {6}topo\.example\.com\/hypercluster=hypernode-topologya3-tier2-\w{5}\n/,
+  );
+  assert.match(
+    before.text,
+    /\nPlan: 6 to create, 0 to update, 0 to delete\. Node labels: 8 Nodes to patch \(16 set, 0 removed\)\.\n$/,
+  );
 
   const kubeconfigController = s.cluster!.kubeconfig;
   s.startInProcess(kubeconfigController);
-  const labelled = (n: string) => ((api.store.get('nodes', n) as { metadata: { labels: Record<string, string> } }).metadata.labels[`${PREFIX}/hypernode`] ?? '') !== '';
-  await s.converge(() => ['node0', 'node7'].every(labelled) && /Updated Node labels nodes=8/.test(s.log()), 'the controller labelled the Nodes');
+  const labelled = (n: string) =>
+    ((api.store.get('nodes', n) as { metadata: { labels: Record<string, string> } }).metadata.labels[
+      `${PREFIX}/hypernode`
+    ] ?? '') !== '';
+  await s.converge(
+    () => ['node0', 'node7'].every(labelled) && /Updated Node labels nodes=8/.test(s.log()),
+    'the controller labelled the Nodes',
+  );
   await s.controller!.stop();
   s.controller = undefined;
 
@@ -80,13 +109,20 @@ test('plan lists the label patches the controller then makes, and none once it h
     /^Node labels:\n {2}Node labels of discovery source "label" are off \(its entry is disabled, removed, or has no exports\.nodeLabels\): its labels are removed from 8 Nodes, not held by maxDeletePercent; its HyperNodes stay\n {2}~ node0\n/;
   assert.match(off.text, reason, off.text);
   assert.equal(off.off, [{ source: 'label', nodes: 8 }]);
-  for (const conf of [WITHOUT.replace('    enabled: true\n', '    enabled: false\n'), 'networkTopologyDiscovery: []\n']) {
+  for (const conf of [
+    WITHOUT.replace('    enabled: true\n', '    enabled: false\n'),
+    'networkTopologyDiscovery: []\n',
+  ]) {
     setDiscoveryConfig(api, conf);
     const gone = await planOf(kubeconfig);
     assert.is(gone.code, 2, conf);
     assert.equal(gone.summary, { nodes: 8, set: 0, removed: 16, held: 0 }, conf);
     assert.match(gone.text, reason, conf);
-    assert.match(gone.text, /\nPlan: 0 to create, 0 to update, 0 to delete\. Node labels: 8 Nodes to patch \(0 set, 16 removed\)\.\n$/, conf);
+    assert.match(
+      gone.text,
+      /\nPlan: 0 to create, 0 to update, 0 to delete\. Node labels: 8 Nodes to patch \(0 set, 16 removed\)\.\n$/,
+      conf,
+    );
   }
 });
 

@@ -52,27 +52,44 @@ test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A kubeconfig whose token may only read the four resources plan needs. */
 function readOnlyKubeconfig(api: ApiServer): string {
-  const read = (apiGroups: string[], resources: string[]) => ({ apiGroups, resources, verbs: ['get', 'list', 'watch'] });
-  const token = api.addUser(READER, [read([''], ['nodes', 'configmaps', 'secrets']), read(['topology.volcano.sh'], ['hypernodes'])]);
+  const read = (apiGroups: string[], resources: string[]) => ({
+    apiGroups,
+    resources,
+    verbs: ['get', 'list', 'watch'],
+  });
+  const token = api.addUser(READER, [
+    read([''], ['nodes', 'configmaps', 'secrets']),
+    read(['topology.volcano.sh'], ['hypernodes']),
+  ]);
   return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
 }
 
-const runPlan = (kubeconfig: string, ...args: string[]): Promise<PlanResult> => plan([`--kubeconfig=${kubeconfig}`, ...args], ARGV0, { color: false, env: ENV });
+const runPlan = (kubeconfig: string, ...args: string[]): Promise<PlanResult> =>
+  plan([`--kubeconfig=${kubeconfig}`, ...args], ARGV0, { color: false, env: ENV });
 
-async function planJson(kubeconfig: string, ...args: string[]): Promise<{ code: number; changes: PlannedChange[]; summary: Record<string, number>; warnings: string[] }> {
+async function planJson(
+  kubeconfig: string,
+  ...args: string[]
+): Promise<{ code: number; changes: PlannedChange[]; summary: Record<string, number>; warnings: string[] }> {
   const result = await runPlan(kubeconfig, '-o', 'json', ...args);
   assert.ok(result.code === 0 || result.code === 2, `exit ${result.code}: ${result.stderr}`);
   return { code: result.code, ...JSON.parse(result.stdout) };
 }
 
-const hyperNode = (name: string, labels: Record<string, string>, spec: HyperNode['spec'], status?: HyperNode['status']): HyperNode => ({
+const hyperNode = (
+  name: string,
+  labels: Record<string, string>,
+  spec: HyperNode['spec'],
+  status?: HyperNode['status'],
+): HyperNode => ({
   apiVersion: 'topology.volcano.sh/v1alpha1',
   kind: 'HyperNode',
   metadata: { name, labels },
   spec,
   ...(status ? { status } : {}),
 });
-const exact = (type: 'Node' | 'HyperNode', ...names: string[]) => names.map((name) => ({ type, selector: { exactMatch: { name } } }));
+const exact = (type: 'Node' | 'HyperNode', ...names: string[]) =>
+  names.map((name) => ({ type, selector: { exactMatch: { name } } }));
 
 /** The worked examples (§4.7 label, §5.6 UFM) with one object each to adopt, delete, and recount. */
 async function seedCluster(): Promise<{ api: ApiServer; kubeconfig: string; controllerKubeconfig: string }> {
@@ -81,7 +98,10 @@ async function seedCluster(): Promise<{ api: ApiServer; kubeconfig: string; cont
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
   seedUfmSecret(api, ufm.username, ufm.password);
   for (const n of workedExampleNodes()) api.store.create(n);
-  seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: true })}${TOPOLOGY_A3_ENTRY}`);
+  seedConfigMap(
+    api,
+    `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: true })}${TOPOLOGY_A3_ENTRY}`,
+  );
   for (const hn of [
     // Adopted by its label (rack s0), with a retired member and an extra label the controller keeps.
     hyperNode(
@@ -91,11 +111,20 @@ async function seedCluster(): Promise<{ api: ApiServer; kubeconfig: string; cont
       { nodeCount: 2 },
     ),
     // A rack that no longer exists.
-    hyperNode('hypernode-topologya3-tier1-stale', { [SOURCE_LABEL]: 'label', [RACK]: 'gone' }, { tier: 1, members: exact('Node', 'old-node') }),
+    hyperNode(
+      'hypernode-topologya3-tier1-stale',
+      { [SOURCE_LABEL]: 'label', [RACK]: 'gone' },
+      { tier: 1, members: exact('Node', 'old-node') },
+    ),
     // The UFM leaf, seen with one member only.
     hyperNode('leaf-hn-0', { [SOURCE_LABEL]: 'ufm' }, { tier: 1, members: exact('Node', 'node0') }, { nodeCount: 1 }),
     // Made by hand (no source): only its nodeCount is the controller's business.
-    hyperNode('rack-manual', {}, { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^node[01]$' } } }] }, { nodeCount: 5 }),
+    hyperNode(
+      'rack-manual',
+      {},
+      { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^node[01]$' } } }] },
+      { nodeCount: 5 },
+    ),
   ]) {
     api.store.create(hn);
   }
@@ -119,15 +148,21 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   const reads = api.requests.all({ user: READER });
   assert.ok(reads.length >= 4, 'nodes, hypernodes, configmaps and the secret are read');
   // Discovery of the Kueue and KAI groups answers 404 where their CRDs are not installed: no Topology object to plan.
-  const absentGroup = (r: (typeof reads)[number]) => r.code === 404 && /^\/apis\/(kueue\.x-k8s\.io|kai\.scheduler)$/.test(r.path);
+  const absentGroup = (r: (typeof reads)[number]) =>
+    r.code === 404 && /^\/apis\/(kueue\.x-k8s\.io|kai\.scheduler)$/.test(r.path);
   assert.equal(
-    reads.filter((r) => r.method !== 'GET' || (r.code !== 200 && !absentGroup(r))).map((r) => `${r.method} ${r.path} → ${r.code}`),
+    reads
+      .filter((r) => r.method !== 'GET' || (r.code !== 200 && !absentGroup(r)))
+      .map((r) => `${r.method} ${r.path} → ${r.code}`),
     [],
   );
   assert.equal(api.requests.writes(), []);
   assert.ok(reads.some((r) => r.resource === 'secrets' && r.verb === 'get'));
   assert.is(s.ufm!.requests.length, ufmRequests + 1);
-  assert.is(s.ufm!.requests.at(-1)!.authorization, `Basic ${Buffer.from(`${s.ufm!.username}:${s.ufm!.password}`).toString('base64')}`);
+  assert.is(
+    s.ufm!.requests.at(-1)!.authorization,
+    `Basic ${Buffer.from(`${s.ufm!.username}:${s.ufm!.password}`).toString('base64')}`,
+  );
 
   api.requests.clear();
   s.controller = startControllerInProcess({ kubeconfig: controllerKubeconfig, namespace: NS });
@@ -138,7 +173,12 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
     const ufm = hyperNodes(api, 'ufm')
       .map((hn) => `${hn.metadata.name}=${nodeCount(hn)}`)
       .sort();
-    return label.length === 6 && label.every((hn) => nodeCount(hn) === 2) && ufm.join() === 'leaf-hn-0=4,leaf-hn-1=4,spine-hn=2' && nodeCount(manual) === 2;
+    return (
+      label.length === 6 &&
+      label.every((hn) => nodeCount(hn) === 2) &&
+      ufm.join() === 'leaf-hn-0=4,leaf-hn-1=4,spine-hn=2' &&
+      nodeCount(manual) === 2
+    );
   }, 'the controller to converge');
   // Stopped, so every write it made is in the log and answered.
   await s.controller.stop();
@@ -151,7 +191,13 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
     .filter((r) => r.verb === 'delete')
     .map((r) => r.name)
     .sort();
-  const updated = [...new Set(writes.filter((r) => r.verb === 'update' && !created.includes(r.name) && !deleted.includes(r.name)).map((r) => r.name))].sort();
+  const updated = [
+    ...new Set(
+      writes
+        .filter((r) => r.verb === 'update' && !created.includes(r.name) && !deleted.includes(r.name))
+        .map((r) => r.name),
+    ),
+  ].sort();
   assert.is(writes.filter((r) => r.verb === 'create').length, created.length, 'one POST per created HyperNode');
   assert.equal(names(planned.changes, 'create'), created);
   assert.equal(names(planned.changes, 'update'), updated);
@@ -163,7 +209,10 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   // Converged: nothing left to do, exit 0.
   const again = await runPlan(kubeconfig);
   assert.is(again.code, 0, again.stderr);
-  assert.match(again.stdout, /^No changes: the HyperNodes match what the enabled discovery sources describe\.\n\nPlan: 0 to create, 0 to update, 0 to delete\.\n$/);
+  assert.match(
+    again.stdout,
+    /^No changes: the HyperNodes match what the enabled discovery sources describe\.\n\nPlan: 0 to create, 0 to update, 0 to delete\.\n$/,
+  );
 });
 
 test('an update is shown field by field: members added and removed, tierName, labels kept, nodeCount; deletes and the hand-made object per source', async () => {
@@ -177,12 +226,21 @@ test('an update is shown field by field: members added and removed, tierName, la
   );
   assert.match(out, /^ {2}~ leaf-hn-0\n {6}members: \+node1 \+node2 \+node3\n {6}nodeCount: 1 → 4\n/m);
   assert.match(out, /^source "label":\n/m);
-  assert.match(out, /^ {2}~ hypernode-topologya3-tier1-zzzzz\n {6}tierName: \(none\) → volcano\.sh\/hypernode\n {6}members: \+node1 -retired-node\n(?! {6})/m);
+  assert.match(
+    out,
+    /^ {2}~ hypernode-topologya3-tier1-zzzzz\n {6}tierName: \(none\) → volcano\.sh\/hypernode\n {6}members: \+node1 -retired-node\n(?! {6})/m,
+  );
   assert.match(out, /^ {2}- hypernode-topologya3-tier1-stale\n/m);
-  assert.match(out, /^HyperNodes without a discovery source \(nodeCount only\):\n {2}~ rack-manual\n {6}nodeCount: 5 → 2\n/m);
+  assert.match(
+    out,
+    /^HyperNodes without a discovery source \(nodeCount only\):\n {2}~ rack-manual\n {6}nodeCount: 5 → 2\n/m,
+  );
   assert.match(out, /\nPlan: 7 to create, 3 to update, 1 to delete\.\n$/);
   // Sources in configuration order (ufm first here), unowned objects last.
-  assert.ok(out.indexOf('source "ufm"') < out.indexOf('source "label"') && out.indexOf('source "label"') < out.indexOf('without a discovery source'));
+  assert.ok(
+    out.indexOf('source "ufm"') < out.indexOf('source "label"') &&
+      out.indexOf('source "label"') < out.indexOf('without a discovery source'),
+  );
 });
 
 test('-o json carries the plan as data: changes with source, action, name, diff and the object; warnings; summary', async () => {
@@ -208,7 +266,10 @@ test('-o json carries the plan as data: changes with source, action, name, diff 
     ['create', 'ufm', { to: 2 }, { added: ['leaf-hn-0', 'leaf-hn-1'], removed: [] }, { from: 0, to: 2 }],
   );
   const stale = byName.get('hypernode-topologya3-tier1-stale')!;
-  assert.equal([stale.action, stale.source, stale.object, stale.diff.members], ['delete', 'label', undefined, { added: [], removed: ['old-node'] }]);
+  assert.equal(
+    [stale.action, stale.source, stale.object, stale.diff.members],
+    ['delete', 'label', undefined, { added: [], removed: ['old-node'] }],
+  );
 });
 
 test('--config tries a configuration that is not applied: the ConfigMap is not read, and its sources are planned', async () => {
@@ -229,15 +290,27 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, nothi
   const broken = join(dir, 'broken.yaml');
   writeFileSync(broken, 'networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    interval: 10\n');
   const fragment = join(dir, 'fragment.yaml');
-  writeFileSync(fragment, 'config:\n  networkTopologyTypes: {t: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}\n');
+  writeFileSync(
+    fragment,
+    'config:\n  networkTopologyTypes: {t: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}\n',
+  );
   const [closedPort] = await freePorts(1);
   const cases: [string[], RegExp][] = [
-    [[`--kubeconfig=${kubeconfig}`, '--config', broken], /^error: source "label": networkTopologyDiscovery\[0\] \(source "label", line \d+\): interval: 10 is a bare number/m],
+    [
+      [`--kubeconfig=${kubeconfig}`, '--config', broken],
+      /^error: source "label": networkTopologyDiscovery\[0\] \(source "label", line \d+\): interval: 10 is a bare number/m,
+    ],
     [['--master', `http://127.0.0.1:${closedPort}`], /^error: GET http:\/\/127\.0\.0\.1:\d+\/.*ECONNREFUSED/m],
     [[`--kubeconfig=${kubeconfig}`, '--bogus'], /unknown flag: --bogus\n$/],
     [[`--kubeconfig=${kubeconfig}`, '--kube-api-qps=0'], /kube-api-qps must be greater than zero\n$/],
-    [[`--kubeconfig=${kubeconfig}`, '-o', 'yaml'], /invalid argument "yaml" for "-o, --output" flag: must be one of text, json, html\n$/],
-    [[`--kubeconfig=${kubeconfig}`, 'extra'], /Usage of \S+ plan:[\s\S]*\nunexpected argument "extra": plan takes only flags\n$/],
+    [
+      [`--kubeconfig=${kubeconfig}`, '-o', 'yaml'],
+      /invalid argument "yaml" for "-o, --output" flag: must be one of text, json, html\n$/,
+    ],
+    [
+      [`--kubeconfig=${kubeconfig}`, 'extra'],
+      /Usage of \S+ plan:[\s\S]*\nunexpected argument "extra": plan takes only flags\n$/,
+    ],
   ];
   for (const [args, stderr] of cases) {
     const result = await plan(args, ARGV0, { color: false, env: ENV });
@@ -246,7 +319,8 @@ test('exit 1 with the reason on stderr and nothing on stdout: a bad entry, nothi
     assert.match(result.stderr, stderr);
   }
   // A fragment plans nothing on a cluster with no HyperNode: an error, not an empty plan.
-  for (const hn of api.store.list('hypernodes')) api.store.delete('hypernodes', (hn as { metadata: { name: string } }).metadata.name);
+  for (const hn of api.store.list('hypernodes'))
+    api.store.delete('hypernodes', (hn as { metadata: { name: string } }).metadata.name);
   const nothing = await plan([`--kubeconfig=${kubeconfig}`, '--config', fragment], ARGV0, { color: false, env: ENV });
   assert.equal([nothing.code, nothing.stdout], [1, ''], nothing.stderr);
   assert.match(
@@ -287,8 +361,15 @@ test('deletes the guard would hold are listed as held (exit 2), a higher maxDele
   );
   assert.match(text.stdout, new RegExp(`^ {2}~ ${clusterName}\n {6}members: -\\S+`, 'm'));
   assert.match(text.stdout, /\nPlan: 0 to create, 1 to update, 0 to delete, 12 held\.\n$/);
-  assert.match(text.stderr, /^warning: Discovery source "label" would delete 12 of the 21 HyperNodes it owns \(57\.1%\)/m);
-  assert.is(text.stderr.split('\n').filter((l) => l.startsWith('warning: ')).length, 1, `only the held deletes are a warning: ${text.stderr}`);
+  assert.match(
+    text.stderr,
+    /^warning: Discovery source "label" would delete 12 of the 21 HyperNodes it owns \(57\.1%\)/m,
+  );
+  assert.is(
+    text.stderr.split('\n').filter((l) => l.startsWith('warning: ')).length,
+    1,
+    `only the held deletes are a warning: ${text.stderr}`,
+  );
 
   const held = await planJson(kubeconfig);
   assert.is(held.code, 2);
@@ -314,7 +395,10 @@ test('deletes the guard would hold are listed as held (exit 2), a higher maxDele
   // The controller, with the ConfigMap's default limit, makes exactly the planned update and deletes nothing.
   api.requests.clear();
   const controller = (s.controller = startControllerInProcess({ kubeconfig: controllerKubeconfig, namespace: NS }));
-  await s.converge(async () => seriesValue(await controller.metrics(), 'hypernode_deletes_held', { source: 'label' }) === 12, 'hypernode_deletes_held{source="label"} = 12');
+  await s.converge(
+    async () => seriesValue(await controller.metrics(), 'hypernode_deletes_held', { source: 'label' }) === 12,
+    'hypernode_deletes_held{source="label"} = 12',
+  );
   await s.converge(
     () => memberNames(groupOf(api, CLUSTER, 'c0')).length === 8 && nodeCount(groupOf(api, CLUSTER, 'c0')) === 8,
     'the cluster HyperNode updated to the 8 remaining racks',
@@ -341,7 +425,11 @@ test('--lldp-capture plans an lldp source from captured walks: the Secret and th
   const kubeconfig = readOnlyKubeconfig(api);
   const planned = await planJson(kubeconfig, '--lldp-capture', join(import.meta.dirname, 'lldp-capture'));
   assert.is(planned.code, 2);
-  assert.equal(names(planned.changes, 'create'), ['roce-leaf-02aa00030001', 'roce-leaf-02aa00080001', 'roce-spine-02aa00010001']);
+  assert.equal(names(planned.changes, 'create'), [
+    'roce-leaf-02aa00030001',
+    'roce-leaf-02aa00080001',
+    'roce-spine-02aa00010001',
+  ]);
   assert.not.ok(
     api.requests.all().some((r) => r.resource === 'secrets'),
     'no Secret read',

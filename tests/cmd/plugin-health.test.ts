@@ -24,16 +24,29 @@ test.after.each(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (...argv: string[]) => kubectlHypernode([`--kubeconfig=${readerKubeconfig(api, dir)}`, ...argv], { color: false, env: {} });
+const run = (...argv: string[]) =>
+  kubectlHypernode([`--kubeconfig=${readerKubeconfig(api, dir)}`, ...argv], { color: false, env: {} });
 
 function seed(): void {
   const node = (name: string, ready: string, unschedulable = false) =>
-    api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { unschedulable }, status: { conditions: [{ type: 'Ready', status: ready }] } } as never);
+    api.store.create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name },
+      spec: { unschedulable },
+      status: { conditions: [{ type: 'Ready', status: ready }] },
+    } as never);
   node('n0', 'True');
   node('n1', 'False');
   node('n2', 'True', true);
   node('n3', 'True');
-  const condition = (status: string, reason: string, message: string) => ({ type: 'NodesReady', status, reason, message, lastTransitionTime: '2026-12-01T00:00:00Z' });
+  const condition = (status: string, reason: string, message: string) => ({
+    type: 'NodesReady',
+    status,
+    reason,
+    message,
+    lastTransitionTime: '2026-12-01T00:00:00Z',
+  });
   const hn = (name: string, tier: number, type: string, members: string[], status: object) =>
     api.store.create({
       apiVersion: 'topology.volcano.sh/v1alpha1',
@@ -42,9 +55,18 @@ function seed(): void {
       spec: { tier, members: members.map((m) => ({ type, selector: { exactMatch: { name: m } } })) },
       status,
     } as never);
-  hn('rack-a', 1, 'Node', ['n0', 'n1'], { nodeCount: 2, conditions: [condition('False', 'NodesNotReady', '1 of 2 Nodes not ready: n1 (NotReady).')] });
-  hn('rack-b', 1, 'Node', ['n2', 'n3'], { nodeCount: 2, conditions: [condition('True', 'NodesCordoned', 'Every Node is Ready; 1 cordoned: n2.')] });
-  hn('spine', 2, 'HyperNode', ['rack-a', 'rack-b'], { nodeCount: 2, conditions: [condition('False', 'NodesNotReady', '1 of 4 Nodes not ready: n1 (NotReady).')] });
+  hn('rack-a', 1, 'Node', ['n0', 'n1'], {
+    nodeCount: 2,
+    conditions: [condition('False', 'NodesNotReady', '1 of 2 Nodes not ready: n1 (NotReady).')],
+  });
+  hn('rack-b', 1, 'Node', ['n2', 'n3'], {
+    nodeCount: 2,
+    conditions: [condition('True', 'NodesCordoned', 'Every Node is Ready; 1 cordoned: n2.')],
+  });
+  hn('spine', 2, 'HyperNode', ['rack-a', 'rack-b'], {
+    nodeCount: 2,
+    conditions: [condition('False', 'NodesNotReady', '1 of 4 Nodes not ready: n1 (NotReady).')],
+  });
 }
 
 test('tree marks exactly the HyperNodes with a False condition, with the message', async () => {
@@ -68,15 +90,27 @@ test('why says a NotReady Node makes NodesReady False above it, and a cordoned o
   seed();
   const notReady = await run('why', 'n1');
   assert.is(notReady.code, 0, notReady.stderr);
-  assert.match(notReady.stdout, '  rack-a  tier 1, source label\n    - member by name (exactMatch n1)\n    - NodesReady=False: 1 of 2 Nodes not ready: n1 (NotReady).\n');
+  assert.match(
+    notReady.stdout,
+    '  rack-a  tier 1, source label\n    - member by name (exactMatch n1)\n    - NodesReady=False: 1 of 2 Nodes not ready: n1 (NotReady).\n',
+  );
   assert.match(notReady.stdout, '    - NodesReady=False: 1 of 4 Nodes not ready: n1 (NotReady).\n');
-  assert.match(notReady.stdout, /\nNode n1 is NotReady: it makes NodesReady False on the 2 HyperNode\(s\) above it\.\n$/);
+  assert.match(
+    notReady.stdout,
+    /\nNode n1 is NotReady: it makes NodesReady False on the 2 HyperNode\(s\) above it\.\n$/,
+  );
   const cordoned = await run('why', 'n2');
-  assert.match(cordoned.stdout, /\nNode n2 is Ready and cordoned: NodesReady stays True above it, with reason NodesCordoned\.\n$/);
+  assert.match(
+    cordoned.stdout,
+    /\nNode n2 is Ready and cordoned: NodesReady stays True above it, with reason NodesCordoned\.\n$/,
+  );
   // A Ready Node gets no line of its own; the HyperNodes above it still show their health.
   const healthy = await run('why', 'n3');
   assert.not.match(healthy.stdout, /^Node n3 is (?!in)/m);
-  assert.match(healthy.stdout, '  spine  tier 2, source label\n    - through rack-b\n    - NodesReady=False: 1 of 4 Nodes not ready: n1 (NotReady).\n');
+  assert.match(
+    healthy.stdout,
+    '  spine  tier 2, source label\n    - through rack-b\n    - NodesReady=False: 1 of 4 Nodes not ready: n1 (NotReady).\n',
+  );
 });
 
 test.run();

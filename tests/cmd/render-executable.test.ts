@@ -9,14 +9,24 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BINARY, BUNDLE } from '../../testing/executables.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
+import {
+  DEMO_SHAPE,
+  SAMPLE_DISCOVERY_CONFIG,
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+  sampleNodes,
+} from '../../testing/sample-cluster.ts';
 import { cleanEnv, runCommand } from '../support/run-command.ts';
 
-const shipped = (args: string[]) => (existsSync(BINARY) ? runCommand(BINARY, args, { env: cleanEnv() }) : runCommand(process.execPath, [BUNDLE, ...args], { env: cleanEnv() }));
+const shipped = (args: string[]) =>
+  existsSync(BINARY)
+    ? runCommand(BINARY, args, { env: cleanEnv() })
+    : runCommand(process.execPath, [BUNDLE, ...args], { env: cleanEnv() });
 
 let dir = '';
 test.before(() => {
-  if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
+  if (!existsSync(BINARY) && !existsSync(BUNDLE))
+    throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
   dir = mkdtempSync(join(tmpdir(), 'hn-render-exe-'));
 });
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,7 +50,10 @@ test('a configuration with a collection as a key fails with our one error line, 
   writeFileSync(join(dir, 'none.json'), '{"apiVersion": "v1", "kind": "List", "items": []}');
   const result = shipped(['render', '--config', config, '--nodes', join(dir, 'none.json')]);
   assert.is(result.status, 1);
-  assert.match(result.stderr, /^error: \S+odd-key\.yaml: the configuration has no top-level key networkTopologyDiscovery \(its keys: \[ a \];/);
+  assert.match(
+    result.stderr,
+    /^error: \S+odd-key\.yaml: the configuration has no top-level key networkTopologyDiscovery \(its keys: \[ a \];/,
+  );
   assert.not.match(result.stderr, /Warning|--trace-warnings/);
 });
 
@@ -58,7 +71,10 @@ test('render after a flag is an error saying it must come first (Go would ignore
   const result = shipped(['--version', 'render']);
   assert.is(result.status, 2, result.stderr);
   assert.is(result.stdout, '');
-  assert.match(result.stderr, /^the command "render" must come first, before any flag: vc-hypernode-controller-manager render \[flags\]\n$/);
+  assert.match(
+    result.stderr,
+    /^the command "render" must come first, before any flag: vc-hypernode-controller-manager render \[flags\]\n$/,
+  );
 });
 
 test.run();

@@ -15,7 +15,10 @@ const scratch = scratchDir('hn-render-graph-');
 const { write, nodesFile } = scratch;
 
 const conf = () =>
-  write('conf.yaml', 'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: lab\n      url: https://inventory.example.com/lab.yaml\n');
+  write(
+    'conf.yaml',
+    'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      fabric: lab\n      url: https://inventory.example.com/lab.yaml\n',
+  );
 const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
 
 test('render --graph-file prints the tree of the document, offline', async () => {
@@ -24,20 +27,31 @@ test('render --graph-file prints the tree of the document, offline', async () =>
   assert.is(r.code, 0, r.stderr);
   const items = (parseYaml(r.stdout) as { items: HyperNode[] }).items;
   assert.equal(
-    items.map((h) => [h.metadata.name, h.spec!.tier, h.spec!.tierName, h.metadata.labels!['volcano.sh/network-topology-source']]),
+    items.map((h) => [
+      h.metadata.name,
+      h.spec!.tier,
+      h.spec!.tierName,
+      h.metadata.labels!['volcano.sh/network-topology-source'],
+    ]),
     [
       ['lab-leaf-leaf-su1-r1', 1, 'leaf', 'graph'],
       ['lab-leaf-leaf-su2-r1', 1, 'leaf', 'graph'],
       ['lab-spine-spine-1', 2, 'spine', 'graph'],
     ],
   );
-  const tree = await render(['--config', conf(), '--nodes', nodesFile(hosts), '--graph-file', graph, '-o', 'tree'], 'x');
+  const tree = await render(
+    ['--config', conf(), '--nodes', nodesFile(hosts), '--graph-file', graph, '-o', 'tree'],
+    'x',
+  );
   assert.match(tree.stdout, /lab-spine-spine-1\s+tier=2 \(spine\)/);
 });
 
 test('render names the graph hosts that match no Node on stderr, and what to change', async () => {
   const graph = write('graph.json', JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 })));
-  const r = await render(['--config', conf(), '--nodes', nodesFile(['su1-h1', 'su1-h2']), '--graph-file', graph, '-o', 'tree'], 'x');
+  const r = await render(
+    ['--config', conf(), '--nodes', nodesFile(['su1-h1', 'su1-h2']), '--graph-file', graph, '-o', 'tree'],
+    'x',
+  );
   assert.is(r.code, 0, r.stderr);
   assert.ok(
     hasLine(

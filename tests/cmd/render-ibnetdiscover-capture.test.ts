@@ -25,7 +25,8 @@ const firmwareGuid = `0x${guid('gpu002 mlx5_1')}`;
 
 const scratch = scratchDir('hn-render-ib-');
 const s = session(test);
-const entry = (config: string) => `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    config:\n${config}`;
+const entry = (config: string) =>
+  `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    config:\n${config}`;
 const items = (stdout: string) => (parseYaml(stdout) as { items: HyperNode[] }).items;
 const shape = (hns: HyperNode[]) =>
   hns.map(
@@ -34,8 +35,14 @@ const shape = (hns: HyperNode[]) =>
   );
 
 test('the saved output renders one leaf group per unit under the spines, and names the hosts and HCAs left out with their fixes', async () => {
-  const conf = scratch.write('conf.yaml', entry(`      fabric: compute\n      command: [ibnetdiscover, -C, mlx5_0, -P, "1"]\n      hcas: ${HCAS}\n`));
-  const r = await render(['--config', conf, '--nodes', scratch.nodesFile(NODES), '--ibnetdiscover-capture', `compute=${CAPTURE}`], 'x');
+  const conf = scratch.write(
+    'conf.yaml',
+    entry(`      fabric: compute\n      command: [ibnetdiscover, -C, mlx5_0, -P, "1"]\n      hcas: ${HCAS}\n`),
+  );
+  const r = await render(
+    ['--config', conf, '--nodes', scratch.nodesFile(NODES), '--ibnetdiscover-capture', `compute=${CAPTURE}`],
+    'x',
+  );
   assert.is(r.code, 0, r.stderr);
   const leaf1 = `compute-leaf-${guid(leafId(1, 1))}`;
   const leaf2 = `compute-leaf-${guid(leafId(2, 1))}`;
@@ -44,7 +51,10 @@ test('the saved output renders one leaf group per unit under the spines, and nam
     `${leaf2} 1 LEAF-SU2-R1 +1: gpu004,gpu005,gpu006`,
     `compute-spine-${guid(spineId(1))} 2 SPINE-1 +1: ${leaf1},${leaf2}`,
   ]);
-  assert.equal(items(r.stdout)[0]!.metadata.labels, { 'volcano.sh/network-topology-source': 'ibnetdiscover', 'volcano.sh/ibnetdiscover-fabric': 'compute' });
+  assert.equal(items(r.stdout)[0]!.metadata.labels, {
+    'volcano.sh/network-topology-source': 'ibnetdiscover',
+    'volcano.sh/ibnetdiscover-fabric': 'compute',
+  });
   assert.equal(
     r.stderr.split('\n').filter((l) => l !== ''),
     [
@@ -53,8 +63,14 @@ test('the saved output renders one leaf group per unit under the spines, and nam
     ],
   );
   // The change it names: the HCA's line in hostGuids, and the report is gone.
-  const fixed = scratch.write('fixed.yaml', entry(`      fabric: compute\n      hcas: ${HCAS}\n      hostGuids: |\n        ${firmwareGuid} gpu002\n`));
-  const again = await render(['--config', fixed, '--nodes', scratch.nodesFile(NODES), '--ibnetdiscover-capture', CAPTURE], 'x');
+  const fixed = scratch.write(
+    'fixed.yaml',
+    entry(`      fabric: compute\n      hcas: ${HCAS}\n      hostGuids: |\n        ${firmwareGuid} gpu002\n`),
+  );
+  const again = await render(
+    ['--config', fixed, '--nodes', scratch.nodesFile(NODES), '--ibnetdiscover-capture', CAPTURE],
+    'x',
+  );
   assert.is(again.code, 0, again.stderr);
   assert.not.match(again.stderr, 'HCAs without a host name');
   assert.equal(shape(items(again.stdout)), shape(items(r.stdout)));
@@ -62,15 +78,29 @@ test('the saved output renders one leaf group per unit under the spines, and nam
 
 test('without hcas the storage HCAs join both units into one leaf group, the tree a user would otherwise not see coming', async () => {
   const conf = scratch.write('conf.yaml', entry('      fabric: compute\n'));
-  const r = await render(['--config', conf, '--nodes', scratch.nodesFile(NODES), '--ibnetdiscover-capture', CAPTURE, '-o', 'tree'], 'x');
+  const r = await render(
+    ['--config', conf, '--nodes', scratch.nodesFile(NODES), '--ibnetdiscover-capture', CAPTURE, '-o', 'tree'],
+    'x',
+  );
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^compute-leaf-\w+ {2}tier=1 \(leaf\) {2}nodeCount=6 {2}nodes: gpu001, gpu002 … gpu006 \(6 nodes\)\n$/);
+  assert.match(
+    r.stdout,
+    /^compute-leaf-\w+ {2}tier=1 \(leaf\) {2}nodeCount=6 {2}nodes: gpu001, gpu002 … gpu006 \(6 nodes\)\n$/,
+  );
 });
 
 test('each fabric needs its capture; a missing file, another format and a bad flag are named with what to do', async () => {
-  const two = scratch.write('two.yaml', entry('      fabrics:\n        - {name: compute}\n        - {name: storage, file: /var/run/ibnetdiscover/storage.txt}\n'));
+  const two = scratch.write(
+    'two.yaml',
+    entry(
+      '      fabrics:\n        - {name: compute}\n        - {name: storage, file: /var/run/ibnetdiscover/storage.txt}\n',
+    ),
+  );
   const nodes = scratch.nodesFile(NODES);
-  const missing = await render(['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', `compute=${CAPTURE}`], 'x');
+  const missing = await render(
+    ['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', `compute=${CAPTURE}`],
+    'x',
+  );
   assert.is(missing.code, 1);
   assert.equal(missing.stdout, '');
   assert.match(
@@ -79,25 +109,47 @@ test('each fabric needs its capture; a missing file, another format and a bad fl
   );
   const none = await render(['--config', two, '--nodes', nodes], 'x');
   assert.match(none.stderr, 'no ibnetdiscover output for fabric compute: pass --ibnetdiscover-capture compute=FILE');
-  const gone = await render(['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', scratch.path('nope.txt')], 'x');
+  const gone = await render(
+    ['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', scratch.path('nope.txt')],
+    'x',
+  );
   assert.match(gone.stderr, `cannot read the --ibnetdiscover-capture ${scratch.path('nope.txt')} (no such file)`);
-  const ports = scratch.write('ports.txt', "SW     0  1 0x0000000000200001 4x SDR - SW     0 36 0x0000000000200000 ( 'SPINE-1' - 'LEAF-1' )\n");
+  const ports = scratch.write(
+    'ports.txt',
+    "SW     0  1 0x0000000000200001 4x SDR - SW     0 36 0x0000000000200000 ( 'SPINE-1' - 'LEAF-1' )\n",
+  );
   const wrong = await render(['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', ports], 'x');
-  assert.match(wrong.stderr, 'the ibnetdiscover output is not usable: this is the ports report of `ibnetdiscover -p`, not its default topology format');
+  assert.match(
+    wrong.stderr,
+    'the ibnetdiscover output is not usable: this is the ports report of `ibnetdiscover -p`, not its default topology format',
+  );
   const flag = await render(['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', 'compute='], 'x');
   assert.is(flag.code, 2);
   assert.match(flag.stderr, '--ibnetdiscover-capture compute=: want FABRIC=FILE or FILE');
-  const twice = await render(['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', 'a.txt', '--ibnetdiscover-capture', 'b.txt'], 'x');
-  assert.match(twice.stderr, '--ibnetdiscover-capture b.txt: a file for every fabric is already given (a.txt); use FABRIC=FILE for more than one');
+  const twice = await render(
+    ['--config', two, '--nodes', nodes, '--ibnetdiscover-capture', 'a.txt', '--ibnetdiscover-capture', 'b.txt'],
+    'x',
+  );
+  assert.match(
+    twice.stderr,
+    '--ibnetdiscover-capture b.txt: a file for every fabric is already given (a.txt); use FABRIC=FILE for more than one',
+  );
 });
 
 test('plan --ibnetdiscover-capture plans the tree as creates against a cluster, never running ibnetdiscover', async () => {
   const { api, kubeconfig } = await s.startCluster();
   for (const n of NODES) api.store.create(node(n, {}));
   // A command that cannot run here: only the capture can make this plan succeed.
-  seedConfigMap(api, entry(`      fabric: compute\n      command: [/nonexistent/ibnetdiscover]\n      hcas: ${HCAS}\n`));
+  seedConfigMap(
+    api,
+    entry(`      fabric: compute\n      command: [/nonexistent/ibnetdiscover]\n      hcas: ${HCAS}\n`),
+  );
   const env = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
-  const r = await plan([`--kubeconfig=${kubeconfig}`, '--ibnetdiscover-capture', `compute=${CAPTURE}`, '-o', 'json'], 'x', { color: false, env });
+  const r = await plan(
+    [`--kubeconfig=${kubeconfig}`, '--ibnetdiscover-capture', `compute=${CAPTURE}`, '-o', 'json'],
+    'x',
+    { color: false, env },
+  );
   assert.is(r.code, 2, r.stderr);
   const changes = (JSON.parse(r.stdout) as { changes: { action: string; source: string; name: string }[] }).changes;
   assert.equal(
@@ -111,7 +163,10 @@ test('plan --ibnetdiscover-capture plans the tree as creates against a cluster, 
   assert.match(r.stderr, 'InfiniBand HCAs without a host name are left out');
   const without = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env });
   assert.is(without.code, 1);
-  assert.match(without.stderr, 'cannot run /nonexistent/ibnetdiscover: not found (install infiniband-diags, or give config.command the full path)');
+  assert.match(
+    without.stderr,
+    'cannot run /nonexistent/ibnetdiscover: not found (install infiniband-diags, or give config.command the full path)',
+  );
 });
 
 test.run();

@@ -33,8 +33,14 @@ test('a captured rail-optimised fabric renders as two scalable units under one s
       ['roce-spine-02aa00010001', 2, 'spine', ['roce-leaf-02aa00030001', 'roce-leaf-02aa00080001']],
     ],
   );
-  assert.equal(items[0]!.metadata.labels, { 'volcano.sh/network-topology-source': 'lldp', 'volcano.sh/lldp-fabric': 'roce' });
-  const tree = await render(['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', CAPTURE, '-o', 'tree'], 'x');
+  assert.equal(items[0]!.metadata.labels, {
+    'volcano.sh/network-topology-source': 'lldp',
+    'volcano.sh/lldp-fabric': 'roce',
+  });
+  const tree = await render(
+    ['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', CAPTURE, '-o', 'tree'],
+    'x',
+  );
   assert.match(tree.stdout, /roce-spine-02aa00010001 +tier=2 \(spine\)/);
 });
 
@@ -43,8 +49,25 @@ test('FABRIC=DIR gives each fabric its captures: a storage plane never merges co
   mkdirSync(storage);
   // The storage plane: one of the lab's leaves alone, as if the hosts' storage NICs hung off it.
   cpSync(join(CAPTURE, 'leaf-su1-r1.txt'), join(storage, 'st-leaf.txt'));
-  const conf = write('conf.yaml', entry('      fabrics:\n        - {name: compute, switches: [10.0.0.1]}\n        - {name: storage, switches: [10.1.0.1]}\n'));
-  const r = await render(['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', `compute=${CAPTURE}`, '--lldp-capture', `storage=${storage}`], 'x');
+  const conf = write(
+    'conf.yaml',
+    entry(
+      '      fabrics:\n        - {name: compute, switches: [10.0.0.1]}\n        - {name: storage, switches: [10.1.0.1]}\n',
+    ),
+  );
+  const r = await render(
+    [
+      '--config',
+      conf,
+      '--nodes',
+      nodesFile(hosts),
+      '--lldp-capture',
+      `compute=${CAPTURE}`,
+      '--lldp-capture',
+      `storage=${storage}`,
+    ],
+    'x',
+  );
   assert.is(r.code, 0, r.stderr);
   assert.match(
     r.stderr,
@@ -52,7 +75,12 @@ test('FABRIC=DIR gives each fabric its captures: a storage plane never merges co
     "the storage leaf's uplinks are reported",
   );
   const names = (parseYaml(r.stdout) as { items: HyperNode[] }).items.map((hn) => hn.metadata.name).sort();
-  assert.equal(names, ['compute-leaf-02aa00030001', 'compute-leaf-02aa00080001', 'compute-spine-02aa00010001', 'storage-leaf-02aa00030001']);
+  assert.equal(names, [
+    'compute-leaf-02aa00030001',
+    'compute-leaf-02aa00080001',
+    'compute-spine-02aa00010001',
+    'storage-leaf-02aa00030001',
+  ]);
 });
 
 test('a missing capture, an unreadable walk and a bad flag are named with what to do', async () => {
@@ -66,7 +94,10 @@ test('a missing capture, an unreadable walk and a bad flag are named with what t
   const garbled = await render(['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', bad], 'x');
   assert.is(garbled.code, 1);
   assert.match(garbled.stderr, /sw1:2: not a line of `snmpbulkwalk -On` output/);
-  const twice = await render(['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', 'a', '--lldp-capture', 'b'], 'x');
+  const twice = await render(
+    ['--config', conf, '--nodes', nodesFile(hosts), '--lldp-capture', 'a', '--lldp-capture', 'b'],
+    'x',
+  );
   assert.is(twice.code, 2);
   assert.match(twice.stderr, /a directory for every fabric is already given/);
 });

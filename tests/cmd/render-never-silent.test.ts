@@ -14,20 +14,27 @@ import { scratchDir } from './scratch-dir.ts';
 const ARGV0 = 'vc-hypernode-controller-manager';
 const dir = scratchDir('hn-render-silent-');
 
-const RACK_TYPES = 'networkTopologyTypes:\n  racks:\n    - nodeLabel: example.com/rack\n    - nodeLabel: kubernetes.io/hostname\n';
+const RACK_TYPES =
+  'networkTopologyTypes:\n  racks:\n    - nodeLabel: example.com/rack\n    - nodeLabel: kubernetes.io/hostname\n';
 const NODES = JSON.stringify({
   apiVersion: 'v1',
   kind: 'List',
-  items: ['n1', 'n2', 'n3'].map((name, i) => ({ metadata: { name, labels: { 'kubernetes.io/hostname': name, 'example.com/rack': `r${i % 2}` } } })),
+  items: ['n1', 'n2', 'n3'].map((name, i) => ({
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'example.com/rack': `r${i % 2}` } },
+  })),
 });
 
 /** `render -o tree` of the configuration text over three Nodes on two racks. */
 async function renderText(config: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return render(['--config', dir.write('conf.yaml', config), '--nodes', dir.write('nodes.json', NODES), '-o', 'tree'], ARGV0);
+  return render(
+    ['--config', dir.write('conf.yaml', config), '--nodes', dir.write('nodes.json', NODES), '-o', 'tree'],
+    ARGV0,
+  );
 }
 
 const indent = (text: string, by: string) => text.replace(/^(?=.)/gm, by);
-const labelEntry = (types: string, extra = '') => `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n${extra}    config:\n${indent(types, '      ')}`;
+const labelEntry = (types: string, extra = '') =>
+  `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n${extra}    config:\n${indent(types, '      ')}`;
 
 /** The run failed: exit 1, nothing on stdout, and stderr ends with `error: <matching>`. */
 function assertFails(result: { code: number; stdout: string; stderr: string }, error: RegExp): void {
@@ -62,7 +69,10 @@ test('an empty file and an empty list say what to write', async () => {
     await renderText(''),
     /error: \S+: the configuration is empty: it must start with the key networkTopologyDiscovery, a list of sources, e\.g\.\nnetworkTopologyDiscovery:\n {2}- source: label/,
   );
-  assertFails(await renderText('networkTopologyDiscovery: []\n'), /error: \S+: networkTopologyDiscovery lists no source: add an entry/);
+  assertFails(
+    await renderText('networkTopologyDiscovery: []\n'),
+    /error: \S+: networkTopologyDiscovery lists no source: add an entry/,
+  );
 });
 
 test('`enable: true` is warned about with its line and the run fails: no source is enabled', async () => {
@@ -88,7 +98,9 @@ test("an unknown key in a source's config is warned about with the entry and lin
 
 test('label keys no Node carries: a warning when something is still published, a failure naming the counts when nothing is', async () => {
   const zoned = await renderText(
-    labelEntry(`networkTopologyTypes:\n  racks:\n    - nodeLabel: example.com/zone\n    - nodeLabel: example.com/rack\n    - nodeLabel: kubernetes.io/hostname\n`),
+    labelEntry(
+      `networkTopologyTypes:\n  racks:\n    - nodeLabel: example.com/zone\n    - nodeLabel: example.com/rack\n    - nodeLabel: kubernetes.io/hostname\n`,
+    ),
   );
   assert.is(zoned.code, 0, zoned.stderr);
   assert.match(zoned.stdout, /tier=1 \(example\.com\/rack\)/);
@@ -125,7 +137,9 @@ test('a Node list that is not YAML names the file, line and column', async () =>
 });
 
 test('a configuration followed by its Secret reads the configuration, naming the document it ignores', async () => {
-  const result = await renderText(`${labelEntry(RACK_TYPES)}---\napiVersion: v1\nkind: Secret\nmetadata: {name: ufm-credentials}\n`);
+  const result = await renderText(
+    `${labelEntry(RACK_TYPES)}---\napiVersion: v1\nkind: Secret\nmetadata: {name: ufm-credentials}\n`,
+  );
   assert.is(result.code, 0, result.stderr);
   assert.match(result.stdout, /tier=1 \(example\.com\/rack\)/);
   assert.match(
@@ -139,12 +153,21 @@ test('when a source fails, the warnings gathered before it are printed with the 
   const nodes = JSON.stringify({
     apiVersion: 'v1',
     kind: 'List',
-    items: [{ metadata: { name: 'half', labels: { [layer(1)]: 'nn-1' } } }, { metadata: { name: 'p5', labels: { [layer(1)]: 'nn-1', [layer(2)]: 'nn-2', [layer(3)]: 'nn-3' } } }],
+    items: [
+      { metadata: { name: 'half', labels: { [layer(1)]: 'nn-1' } } },
+      { metadata: { name: 'p5', labels: { [layer(1)]: 'nn-1', [layer(2)]: 'nn-2', [layer(3)]: 'nn-3' } } },
+    ],
   });
   const config = `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    config: {networkTopologyTypes: {aws: {preset: aws}}}\n  - source: ufm\n    enabled: true\n    config: {endpoint: https://ufm.example:8443}\n`;
-  const result = await render(['--config', dir.write('conf.yaml', config), '--nodes', dir.write('nodes.json', nodes)], ARGV0);
+  const result = await render(
+    ['--config', dir.write('conf.yaml', config), '--nodes', dir.write('nodes.json', nodes)],
+    ARGV0,
+  );
   assertFails(result, /^error: source "ufm": /m);
-  assert.match(result.stderr, /^warning: source "label": 1 Node\(s\) left out of the topology \(missing-level\)[^\n]*half/m);
+  assert.match(
+    result.stderr,
+    /^warning: source "label": 1 Node\(s\) left out of the topology \(missing-level\)[^\n]*half/m,
+  );
 });
 
 test.run();

@@ -19,16 +19,30 @@ test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-render-presets
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
 const layer = (n: number) => `topology.k8s.aws/network-node-layer-${n}`;
-const node = (name: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } });
+const node = (name: string, labels: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+});
 
 /** Renders `types` over `nodes` with `-o json`: exit code, items, stderr. */
-async function renderJson(types: Record<string, unknown>, nodes: unknown[]): Promise<{ code: number; items: HyperNode[]; stderr: string }> {
+async function renderJson(
+  types: Record<string, unknown>,
+  nodes: unknown[],
+): Promise<{ code: number; items: HyperNode[]; stderr: string }> {
   const config = join(dir, 'conf.yaml');
-  writeFileSync(config, toYaml({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: types } }] }));
+  writeFileSync(
+    config,
+    toYaml({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: types } }] }),
+  );
   const nodesFile = join(dir, 'nodes.json');
   writeFileSync(nodesFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: nodes }));
   const result = await render(['--config', config, '--nodes', nodesFile, '-o', 'json'], ARGV0);
-  return { code: result.code, items: result.code === 0 ? (JSON.parse(result.stdout) as { items: HyperNode[] }).items : [], stderr: result.stderr };
+  return {
+    code: result.code,
+    items: result.code === 0 ? (JSON.parse(result.stdout) as { items: HyperNode[] }).items : [],
+    stderr: result.stderr,
+  };
 }
 
 /** tierName → the tier numbers the output gives it. */
@@ -51,7 +65,10 @@ test('aws on 3- and 4-layer instances: every tierName at one tier, a shared laye
   const layer3 = items.filter((h) => h.spec!.tierName === 'aws-layer-3');
   assert.is(layer3.length, 1, 'one HyperNode for the layer-3 node both instance types hang from');
   assert.equal(
-    layer3[0]!.spec!.members!.map((m) => [m.type, m.selector!.exactMatch!.name.startsWith('hypernode-aws-tier1-') ? 'layer-4' : m.selector!.exactMatch!.name]),
+    layer3[0]!.spec!.members!.map((m) => [
+      m.type,
+      m.selector!.exactMatch!.name.startsWith('hypernode-aws-tier1-') ? 'layer-4' : m.selector!.exactMatch!.name,
+    ]),
     [
       ['HyperNode', 'layer-4'],
       ['Node', 'p5-0'],
@@ -78,7 +95,11 @@ test('topograph with and without cliques, nebius with and without tier-0, corewe
     [
       'topograph',
       { fabric: { preset: 'topograph', nvlink: 'domain' } },
-      [node('gb-0', { [t(0)]: 'S-1', [t(1)]: 'S-9', [CLIQUE]: `${uuid}.1` }), node('gb-1', { [t(0)]: 'S-1', [t(1)]: 'S-9' }), node('h-0', { [t(0)]: 'S-2' })],
+      [
+        node('gb-0', { [t(0)]: 'S-1', [t(1)]: 'S-9', [CLIQUE]: `${uuid}.1` }),
+        node('gb-1', { [t(0)]: 'S-1', [t(1)]: 'S-9' }),
+        node('h-0', { [t(0)]: 'S-2' }),
+      ],
       t(0),
       'S-1',
     ],
@@ -86,7 +107,12 @@ test('topograph with and without cliques, nebius with and without tier-0, corewe
       'nebius',
       { nebius: { preset: 'nebius', nvlink: 'domain' } },
       [
-        node('gb-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1', [nb('tier-0')]: 'nvl-1' }),
+        node('gb-0', {
+          [nb('gpu-cluster-id')]: 'c1',
+          [nb('tier-2')]: 's1',
+          [nb('tier-1')]: 'l1',
+          [nb('tier-0')]: 'nvl-1',
+        }),
         node('h-0', { [nb('gpu-cluster-id')]: 'c1', [nb('tier-2')]: 's1', [nb('tier-1')]: 'l1' }),
       ],
       nb('tier-1'),
@@ -103,7 +129,8 @@ test('topograph with and without cliques, nebius with and without tier-0, corewe
   for (const [what, types, nodes, leafKey, leafValue] of cases) {
     const { code, items, stderr } = await renderJson(types, nodes);
     assert.is(code, 0, `${what}: ${stderr}`);
-    for (const [tierName, tiers] of Object.entries(tiersByName(items))) assert.is(tiers.length, 1, `${what}: ${tierName} at tiers ${tiers}`);
+    for (const [tierName, tiers] of Object.entries(tiersByName(items)))
+      assert.is(tiers.length, 1, `${what}: ${tierName} at tiers ${tiers}`);
     const leaves = items.filter((h) => h.metadata.labels?.[leafKey] === leafValue);
     assert.is(leaves.length, 1, `${what}: one HyperNode for ${leafKey}=${leafValue}`);
     assert.not.match(stderr, /warning:/, what);
@@ -113,13 +140,23 @@ test('topograph with and without cliques, nebius with and without tier-0, corewe
 test('hand-written profiles giving one tierName two tiers: rendered as written, with a warning line naming the tierName, the tiers and the consequence', async () => {
   const HOST = { nodeLabel: 'kubernetes.io/hostname' };
   const types = {
-    h100: { nodeSelector: { matchLabels: { gpu: 'h100' } }, levels: [{ nodeLabel: 'example.com/leaf', tierName: 'leaf' }, HOST] },
+    h100: {
+      nodeSelector: { matchLabels: { gpu: 'h100' } },
+      levels: [{ nodeLabel: 'example.com/leaf', tierName: 'leaf' }, HOST],
+    },
     gb200: {
       nodeSelector: { matchLabels: { gpu: 'gb200' } },
-      levels: [{ nodeLabel: 'example.com/leaf', tierName: 'leaf' }, { nodeLabel: 'nvidia.com/gpu.clique', tierName: 'nvl-partition' }, HOST],
+      levels: [
+        { nodeLabel: 'example.com/leaf', tierName: 'leaf' },
+        { nodeLabel: 'nvidia.com/gpu.clique', tierName: 'nvl-partition' },
+        HOST,
+      ],
     },
   };
-  const nodes = [node('h-0', { gpu: 'h100', 'example.com/leaf': 'l1' }), node('g-0', { gpu: 'gb200', 'example.com/leaf': 'l2', 'nvidia.com/gpu.clique': 'u.1' })];
+  const nodes = [
+    node('h-0', { gpu: 'h100', 'example.com/leaf': 'l1' }),
+    node('g-0', { gpu: 'gb200', 'example.com/leaf': 'l2', 'nvidia.com/gpu.clique': 'u.1' }),
+  ];
   const { code, items, stderr } = await renderJson(types, nodes);
   assert.is(code, 0, stderr);
   assert.equal(tiersByName(items), { leaf: [1, 2], 'nvl-partition': [1] });

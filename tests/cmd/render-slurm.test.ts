@@ -30,8 +30,10 @@ async function run(args: string[]): Promise<string> {
 /** What Slurm should see, from the HyperNodes: every HyperNode a switch, its Node members under their host names. */
 function expectedSwitches(items: HyperNode[], host: (node: string) => string): ReadTopology['switches'] {
   const out: ReadTopology['switches'] = new Map();
-  const kind = (hn: HyperNode, type: string) => memberNames({ spec: { members: (hn.spec!.members ?? []).filter((m) => m.type === type) } });
-  for (const hn of items) out.set(hn.metadata.name, { switches: kind(hn, 'HyperNode').sort(), nodes: kind(hn, 'Node').map(host).sort() });
+  const kind = (hn: HyperNode, type: string) =>
+    memberNames({ spec: { members: (hn.spec!.members ?? []).filter((m) => m.type === type) } });
+  for (const hn of items)
+    out.set(hn.metadata.name, { switches: kind(hn, 'HyperNode').sort(), nodes: kind(hn, 'Node').map(host).sort() });
   return out;
 }
 
@@ -49,13 +51,28 @@ async function railOptimised() {
   });
   const cap = scratch.path('capture');
   mkdirSync(cap);
-  for (const f of ['ports', 'links', 'systems'] as const) writeFileSync(join(cap, `${f}.json`), JSON.stringify(tree[f]));
+  for (const f of ['ports', 'links', 'systems'] as const)
+    writeFileSync(join(cap, `${f}.json`), JSON.stringify(tree[f]));
   // Nodes named after their cloud instance; the IB host name is a label.
-  const nodes = tree.hosts.map((h, i): NodeMeta => ({ metadata: { name: `i-${(0x1000 + i).toString(16)}`, labels: { [IB_HOST_LABEL]: h.toLowerCase() } } }));
+  const nodes = tree.hosts.map(
+    (h, i): NodeMeta => ({
+      metadata: { name: `i-${(0x1000 + i).toString(16)}`, labels: { [IB_HOST_LABEL]: h.toLowerCase() } },
+    }),
+  );
   const conf = write(
     'conf.yaml',
     stringify({
-      networkTopologyDiscovery: [{ source: 'ufm', enabled: true, config: { mode: 'fabric', endpoint: 'https://ufm', hostMapping: { lowercase: true, nodeLabel: IB_HOST_LABEL } } }],
+      networkTopologyDiscovery: [
+        {
+          source: 'ufm',
+          enabled: true,
+          config: {
+            mode: 'fabric',
+            endpoint: 'https://ufm',
+            hostMapping: { lowercase: true, nodeLabel: IB_HOST_LABEL },
+          },
+        },
+      ],
     }),
   );
   const args = ['--config', conf, '--nodes', nodesFile(nodes), '--ufm-capture', cap];
@@ -71,10 +88,15 @@ test('a rail-optimised fabric as topology.conf: every HyperNode a switch, hosts 
   const read = readTopologyConf(text);
   assert.equal(read.switches, expectedSwitches(items, host));
   assert.is(read.blocks.size, 0);
-  assert.is([...read.switches.values()].flatMap((s) => s.nodes).length, hostCount, 'every host under exactly one switch');
+  assert.is(
+    [...read.switches.values()].flatMap((s) => s.nodes).length,
+    hostCount,
+    'every host under exactly one switch',
+  );
   // A leaf group's four hosts of one SU are one range: su01-n[01-04].
   assert.match(text, /Nodes=gpu-su01-n\[01-04\]\n/);
-  for (const line of text.split('\n').filter((l) => l && !l.startsWith('#'))) assert.match(line, /^SwitchName=[A-Za-z0-9._-]+( Switches=\S+)?( Nodes=\S+)?$/);
+  for (const line of text.split('\n').filter((l) => l && !l.startsWith('#')))
+    assert.match(line, /^SwitchName=[A-Za-z0-9._-]+( Switches=\S+)?( Nodes=\S+)?$/);
 });
 
 test('a rail-optimised fabric as topology.yaml: one tree topology, the cluster default, equal to the HyperNode tree', async () => {
@@ -86,7 +108,12 @@ test('a rail-optimised fabric as topology.yaml: one tree topology, the cluster d
 });
 
 async function mixedCluster() {
-  const conf = write('conf.yaml', stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }] }));
+  const conf = write(
+    'conf.yaml',
+    stringify({
+      networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }],
+    }),
+  );
   const args = ['--config', conf, '--nodes', nodesFile(mixedNodes())];
   const items = (JSON.parse(await run([...args, '-o', 'json'])) as { items: HyperNode[] }).items;
   return { args, items };
@@ -107,7 +134,8 @@ test('a mixed-depth label cluster: H100 Nodes under leaves, GB200 Nodes under NV
   );
   assert.equal(yaml.blocks, expectedBlocks);
   // Depths differ: an H100 Node sits two switches below the top, a GB200 Node three.
-  const parentOf = (name: string) => [...yaml.switches].find(([, s]) => s.nodes.includes(name) || s.switches.includes(name))?.[0];
+  const parentOf = (name: string) =>
+    [...yaml.switches].find(([, s]) => s.nodes.includes(name) || s.switches.includes(name))?.[0];
   const depth = (name: string) => {
     let d = 0;
     for (let p = parentOf(name); p !== undefined; p = parentOf(p)) d++;
@@ -125,11 +153,16 @@ test('a mixed-depth label cluster: H100 Nodes under leaves, GB200 Nodes under NV
 test('--slurm-block-tier chooses which tier is written as blocks; a tier nobody has fails the block file naming the flag', async () => {
   const { args, items } = await mixedCluster();
   const leaves = items.filter((h) => h.spec!.tierName === 'leaf');
-  const read = readTopologyConf(await run([...args, '-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-tier', 'leaf']));
+  const read = readTopologyConf(
+    await run([...args, '-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-tier', 'leaf']),
+  );
   assert.equal([...read.blocks.keys()].sort(), leaves.map((l) => l.metadata.name).sort());
   // A leaf block holds every Node below it, through the NVLink domains.
   assert.is([...read.blocks.values()].flat().length, 16);
-  const none = await render([...args, '-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-tier', 'rack'], 'x');
+  const none = await render(
+    [...args, '-o', 'slurm-topology-conf', '--slurm-plugin', 'block', '--slurm-block-tier', 'rack'],
+    'x',
+  );
   assert.is(none.code, 1);
   assert.is(none.stdout, '');
   assert.match(none.stderr, /no HyperNode of a block tier \(see --slurm-block-tier\) holds Nodes/);

@@ -22,14 +22,17 @@ function capture(name: string, tree: FatTree, files = ['ports', 'links', 'system
   for (const f of files) writeFileSync(join(d, `${f}.json`), JSON.stringify(tree[f as 'ports' | 'links' | 'systems']));
   return d;
 }
-const entry = (config: string) => `networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n${config}`;
+const entry = (config: string) =>
+  `networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    config:\n${config}`;
 
 test("fabric mode renders each fabric's tree from its capture directory", async () => {
   const a = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 1 });
   const b = generateFatTree({ sus: 16, nodesPerSu: 1, rails: 1, fabricId: 2, hostName: (s, n) => `b-${s}-${n}` });
   const conf = write(
     'conf.yaml',
-    entry('      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n        - {name: pod-b, endpoint: "https://ufm-b"}\n'),
+    entry(
+      '      mode: fabric\n      fabrics:\n        - {name: pod-a, endpoint: "https://ufm-a"}\n        - {name: pod-b, endpoint: "https://ufm-b"}\n',
+    ),
   );
   const args = [
     '--config',
@@ -44,7 +47,8 @@ test("fabric mode renders each fabric's tree from its capture directory", async 
   const yaml = await render(args, 'x');
   assert.is(yaml.code, 0, yaml.stderr);
   const items = (parseYaml(yaml.stdout) as { items: HyperNode[] }).items;
-  const count = (fabric: string, tier: number) => items.filter((h) => h.metadata.labels?.['volcano.sh/ufm-fabric'] === fabric && h.spec!.tier === tier).length;
+  const count = (fabric: string, tier: number) =>
+    items.filter((h) => h.metadata.labels?.['volcano.sh/ufm-fabric'] === fabric && h.spec!.tier === tier).length;
   assert.equal([count('pod-a', 1), count('pod-a', 2), count('pod-a', 3)], [2, 1, 0]);
   assert.equal([count('pod-b', 1), count('pod-b', 2), count('pod-b', 3)], [16, 4, 1]);
   const tree = await render([...args, '-o', 'tree'], 'x');
@@ -65,9 +69,30 @@ test("legacy mode renders the same capture's ports.json as leaf-hn-N and spine-h
 });
 
 test('fabric mode names the UFM hosts that match no Node on stderr, and what to change', async () => {
-  const t = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, hostName: (s, n) => `gpu-${s}-${n}.ib.example.com` });
-  const conf = write('conf.yaml', entry('      mode: fabric\n      endpoint: "https://ufm"\n      hostMapping: {stripSuffix: .ib.example.com}\n'));
-  const r = await render(['--config', conf, '--nodes', nodesFile(['gpu-1-1', 'gpu-1-2', 'gpu-2-1']), '--ufm-capture', capture('c', t), '-o', 'tree'], 'x');
+  const t = generateFatTree({
+    sus: 2,
+    nodesPerSu: 2,
+    rails: 2,
+    tiers: 2,
+    hostName: (s, n) => `gpu-${s}-${n}.ib.example.com`,
+  });
+  const conf = write(
+    'conf.yaml',
+    entry('      mode: fabric\n      endpoint: "https://ufm"\n      hostMapping: {stripSuffix: .ib.example.com}\n'),
+  );
+  const r = await render(
+    [
+      '--config',
+      conf,
+      '--nodes',
+      nodesFile(['gpu-1-1', 'gpu-1-2', 'gpu-2-1']),
+      '--ufm-capture',
+      capture('c', t),
+      '-o',
+      'tree',
+    ],
+    'x',
+  );
   assert.is(r.code, 0, r.stderr);
   assert.ok(
     hasLine(
@@ -81,9 +106,15 @@ test('fabric mode names the UFM hosts that match no Node on stderr, and what to 
 test('a fabric capture without links.json fails naming the file to save', async () => {
   const t = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 });
   const conf = write('conf.yaml', entry('      mode: fabric\n      endpoint: "https://ufm"\n'));
-  const r = await render(['--config', conf, '--nodes', nodesFile(t.hosts), '--ufm-capture', capture('c', t, ['ports', 'systems'])], 'x');
+  const r = await render(
+    ['--config', conf, '--nodes', nodesFile(t.hosts), '--ufm-capture', capture('c', t, ['ports', 'systems'])],
+    'x',
+  );
   assert.is(r.code, 1);
-  assert.match(r.stderr, /links\.json \(no such file\): save the body of GET https:\/\/ufm\/ufmRest\/resources\/links there/);
+  assert.match(
+    r.stderr,
+    /links\.json \(no such file\): save the body of GET https:\/\/ufm\/ufmRest\/resources\/links there/,
+  );
 });
 
 test.run();

@@ -16,9 +16,26 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { render } from '../../src/cmd/render.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap, expectedHyperNodeCount, sampleNodes, RACK_LABEL, ZONE_LABEL } from '../../testing/sample-cluster.ts';
+import {
+  DEMO_SHAPE,
+  SAMPLE_DISCOVERY_CONFIG,
+  discoveryConfigMap,
+  expectedHyperNodeCount,
+  sampleNodes,
+  RACK_LABEL,
+  ZONE_LABEL,
+} from '../../testing/sample-cluster.ts';
 import { UfmServer } from '../../testing/ufm-server.ts';
-import { NS, TOPOLOGY_A3_ENTRY, hyperNodes, nodeCount, seedUfmSecret, ufmEntry, workedExampleNodes, workedExamplePorts } from '../e2e/cluster.ts';
+import {
+  NS,
+  TOPOLOGY_A3_ENTRY,
+  hyperNodes,
+  nodeCount,
+  seedUfmSecret,
+  ufmEntry,
+  workedExampleNodes,
+  workedExamplePorts,
+} from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';
 
 const ARGV0 = 'vc-hypernode-controller-manager';
@@ -94,10 +111,16 @@ test('with --existing holding Go-named HyperNodes, render adopts the same names 
     apiVersion: 'topology.volcano.sh/v1alpha1',
     kind: 'HyperNode',
     // A label the controller keeps on update, and members from an older topology.
-    metadata: { name, labels: { 'volcano.sh/network-topology-source': 'label', [key]: value, 'example.com/owner': 'ops' } },
+    metadata: {
+      name,
+      labels: { 'volcano.sh/network-topology-source': 'label', [key]: value, 'example.com/owner': 'ops' },
+    },
     spec: { tier, members: [{ type: 'Node', selector: { exactMatch: { name: 'retired-node' } } }] },
   });
-  const existing = [goNamed('hypernode-datacenter-tier1-zqxwv', 1, RACK_LABEL, 'rack-0'), goNamed('hypernode-datacenter-tier3-bbkkm', 3, ZONE_LABEL, 'zone-1')];
+  const existing = [
+    goNamed('hypernode-datacenter-tier1-zqxwv', 1, RACK_LABEL, 'rack-0'),
+    goNamed('hypernode-datacenter-tier3-bbkkm', 3, ZONE_LABEL, 'zone-1'),
+  ];
   const { rendered, written } = await renderAndRunDemo(existing);
   assert.equal(shapes(rendered), shapes(written));
   const names = rendered.map((hn) => hn.metadata.name);
@@ -141,13 +164,20 @@ test('the UFM source is rendered from a captured ports body exactly as the contr
   }, 'the three ufm and six label HyperNodes with nodeCount');
   assert.equal(shapes(rendered), shapes(written));
   assert.equal(
-    rendered.filter((hn) => hn.metadata.labels?.['volcano.sh/network-topology-source'] === 'ufm').map((hn) => hn.metadata.name),
+    rendered
+      .filter((hn) => hn.metadata.labels?.['volcano.sh/network-topology-source'] === 'ufm')
+      .map((hn) => hn.metadata.name),
     ['leaf-hn-0', 'leaf-hn-1', 'spine-hn'],
   );
 });
 
 test('-o json prints the same List as yaml; -o tree prints the tree', async () => {
-  const args = ['--config', file('conf.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', file('nodes.json', list(sampleNodes(DEMO_SHAPE)))];
+  const args = [
+    '--config',
+    file('conf.yaml', SAMPLE_DISCOVERY_CONFIG),
+    '--nodes',
+    file('nodes.json', list(sampleNodes(DEMO_SHAPE))),
+  ];
   const yaml = await render(args, ARGV0);
   const json = await render([...args, '-o', 'json'], ARGV0);
   assert.is(json.code, 0, json.stderr);
@@ -156,8 +186,18 @@ test('-o json prints the same List as yaml; -o tree prints the tree', async () =
   assert.is(tree.code, 0, tree.stderr);
   const lines = tree.stdout.trimEnd().split('\n');
   assert.is(lines.length, expectedHyperNodeCount(DEMO_SHAPE));
-  assert.is(lines.filter((l) => /^hypernode-datacenter-tier3-\S+ {2}tier=3 \(topology\.example\.com\/zone\) {2}nodeCount=2$/.test(l)).length, DEMO_SHAPE.zones);
-  assert.is(lines.filter((l) => /└─ hypernode-datacenter-tier1-\S+ {2}tier=1 \(volcano\.sh\/hypernode\) {2}nodeCount=8 {2}nodes: /.test(l)).length, 4);
+  assert.is(
+    lines.filter((l) =>
+      /^hypernode-datacenter-tier3-\S+ {2}tier=3 \(topology\.example\.com\/zone\) {2}nodeCount=2$/.test(l),
+    ).length,
+    DEMO_SHAPE.zones,
+  );
+  assert.is(
+    lines.filter((l) =>
+      /└─ hypernode-datacenter-tier1-\S+ {2}tier=1 \(volcano\.sh\/hypernode\) {2}nodeCount=8 {2}nodes: /.test(l),
+    ).length,
+    4,
+  );
   assert.not.ok(tree.stdout.includes('\x1b['), 'no colour when not asked for');
 });
 
@@ -166,16 +206,25 @@ test('a broken entry exits 1 naming the source and the field, with nothing on st
   const result = await render(['--config', file('conf.yaml', conf), '--nodes', file('nodes.json', list([]))], ARGV0);
   assert.is(result.code, 1);
   assert.is(result.stdout, '');
-  assert.match(result.stderr, /source "label": networkTopologyDiscovery\[0\] \(source "label", line \d+\): interval: 10 is a bare number/);
+  assert.match(
+    result.stderr,
+    /source "label": networkTopologyDiscovery\[0\] \(source "label", line \d+\): interval: 10 is a bare number/,
+  );
 });
 
 test('a ConfigMap manifest whose label types cannot be decoded exits 1 naming the source and field', async () => {
   const conf = `networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    config:\n      networkTopologyTypes: [a, b]\n`;
   const cm = discoveryConfigMap(NS, conf);
-  const result = await render(['--config', file('cm.json', cm), '--nodes', file('nodes.json', list(sampleNodes(DEMO_SHAPE)))], ARGV0);
+  const result = await render(
+    ['--config', file('cm.json', cm), '--nodes', file('nodes.json', list(sampleNodes(DEMO_SHAPE)))],
+    ARGV0,
+  );
   assert.is(result.code, 1);
   assert.is(result.stdout, '');
-  assert.match(result.stderr, /source "label": failed to create discoverer: Cannot get networkTopologyTypes: networkTopologyTypes: expected a mapping/);
+  assert.match(
+    result.stderr,
+    /source "label": failed to create discoverer: Cannot get networkTopologyTypes: networkTopologyTypes: expected a mapping/,
+  );
 });
 
 test('an enabled UFM entry without a capture fails naming the source, the endpoint and the file to capture', async () => {
@@ -194,7 +243,10 @@ test('a source whose run would publish nothing (UFM without Computer ports) exit
   mkdirSync(capture);
   writeFileSync(join(capture, 'ports.json'), '[]');
   const conf = `networkTopologyDiscovery:\n${ufmEntry('ufm.example.com')}`;
-  const result = await render(['--config', file('conf.yaml', conf), '--nodes', file('nodes.json', list([])), '--ufm-capture', capture], ARGV0);
+  const result = await render(
+    ['--config', file('conf.yaml', conf), '--nodes', file('nodes.json', list([])), '--ufm-capture', capture],
+    ARGV0,
+  );
   assert.is(result.code, 1);
   assert.is(result.stdout, '');
   assert.match(result.stderr, /source "ufm": UFM reported no Computer ports/);
@@ -203,9 +255,14 @@ test('a source whose run would publish nothing (UFM without Computer ports) exit
 test('a snapshot breaking a pre-write rule exits 1 naming the source and the objects', async () => {
   // The API server would refuse this label value on the HyperNode; the controller must not get that far.
   const nodes = sampleNodes(DEMO_SHAPE).map((n) =>
-    n.metadata.labels[RACK_LABEL] === 'rack-3' ? { ...n, metadata: { ...n.metadata, labels: { ...n.metadata.labels, [RACK_LABEL]: 'rack 3!' } } } : n,
+    n.metadata.labels[RACK_LABEL] === 'rack-3'
+      ? { ...n, metadata: { ...n.metadata, labels: { ...n.metadata.labels, [RACK_LABEL]: 'rack 3!' } } }
+      : n,
   );
-  const result = await render(['--config', file('conf.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', file('nodes.json', list(nodes))], ARGV0);
+  const result = await render(
+    ['--config', file('conf.yaml', SAMPLE_DISCOVERY_CONFIG), '--nodes', file('nodes.json', list(nodes))],
+    ARGV0,
+  );
   assert.is(result.code, 1);
   assert.is(result.stdout, '');
   assert.match(

@@ -38,7 +38,11 @@ export function scratchDir(prefix: string): ScratchDir {
         JSON.stringify({
           apiVersion: 'v1',
           kind: 'List',
-          items: nodes.map((n) => ({ apiVersion: 'v1', kind: 'Node', ...(typeof n === 'string' ? { metadata: { name: n } } : n) })),
+          items: nodes.map((n) => ({
+            apiVersion: 'v1',
+            kind: 'Node',
+            ...(typeof n === 'string' ? { metadata: { name: n } } : n),
+          })),
         }),
       ),
   };

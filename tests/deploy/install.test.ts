@@ -4,13 +4,34 @@
 
 import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { missingCommand, missingRoot, testNeeding } from '../support/skip.ts';
-import { ASSET, NAME, makeRelease, repoRoot, runScript, startReleaseServer, type ReleaseServer, type RunResult } from './support/releases.ts';
+import {
+  ASSET,
+  NAME,
+  makeRelease,
+  repoRoot,
+  runScript,
+  startReleaseServer,
+  type ReleaseServer,
+  type RunResult,
+} from './support/releases.ts';
 
 const installSh = join(repoRoot, 'install.sh');
 const work = mkdtempSync(join(tmpdir(), 'install-test-'));
@@ -37,7 +58,11 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-async function install(label: string, args: string[], env: Record<string, string> = {}): Promise<RunResult & { requests: string[] }> {
+async function install(
+  label: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<RunResult & { requests: string[] }> {
   const before = server.requests.length;
   const res = await runScript(installSh, args, env);
   timings.push(`${label}: ${res.ms.toFixed(0)} ms`);
@@ -102,7 +127,14 @@ test('re-running the same install downloads no binary and rewrites nothing', asy
 
 test('upgrading replaces only the binary', async () => {
   const before = snapshot(root);
-  const res = await install('upgrade 0.1.0 -> 0.2.0', ['--root', root, '--base-url', server.baseUrl, '--version', '0.2.0']);
+  const res = await install('upgrade 0.1.0 -> 0.2.0', [
+    '--root',
+    root,
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    '0.2.0',
+  ]);
   expectOk(res);
   assert.is(sha256(bin), sha256(join(releases['0.2.0']!, ASSET)));
   assert.match(res.stdout, /Version: 0\.2\.0/);
@@ -116,18 +148,40 @@ test('upgrading replaces only the binary', async () => {
 test('--infiniband adds the verified drop-in an InfiniBand host needs; later runs keep and update it; uninstall removes it', async () => {
   const ibRoot = join(work, 'root-ib');
   const dropIn = join(ibRoot, 'etc/systemd/system', `${NAME}.service.d`, 'infiniband.conf');
-  const res = await install('fresh install --infiniband', ['--root', ibRoot, '--base-url', server.baseUrl, '--version', '0.1.0', '--infiniband']);
+  const res = await install('fresh install --infiniband', [
+    '--root',
+    ibRoot,
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    '0.1.0',
+    '--infiniband',
+  ]);
   expectOk(res);
   assert.is(readFileSync(dropIn, 'utf8'), readFileSync(join(repoRoot, 'deploy/systemd/infiniband.conf'), 'utf8'));
   assert.is(statSync(dropIn).mode & 0o777, 0o644);
   assert.ok(res.requests.includes(`/releases/0.1.0/${NAME}-infiniband.conf`));
   // An upgrade without the flag keeps the drop-in, fetched and verified again with the unit.
-  const upgrade = await install('upgrade, drop-in kept', ['--root', ibRoot, '--base-url', server.baseUrl, '--version', '0.2.0']);
+  const upgrade = await install('upgrade, drop-in kept', [
+    '--root',
+    ibRoot,
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    '0.2.0',
+  ]);
   expectOk(upgrade);
   assert.ok(upgrade.requests.includes(`/releases/0.2.0/${NAME}-infiniband.conf`));
   assert.ok(existsSync(dropIn));
   // Without --infiniband nothing of it is fetched on a host that never had it.
-  const plain = await install('install without --infiniband', ['--root', join(work, 'root-plain'), '--base-url', server.baseUrl, '--version', '0.1.0']);
+  const plain = await install('install without --infiniband', [
+    '--root',
+    join(work, 'root-plain'),
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    '0.1.0',
+  ]);
   assert.not.ok(plain.requests.some((r) => r.endsWith('-infiniband.conf')));
   const gone = await runScript(join(ibRoot, 'usr/local/bin', `${NAME}-uninstall.sh`), [], { INSTALL_ROOT: ibRoot });
   assert.is(gone.code, 0, gone.stderr);
@@ -136,7 +190,14 @@ test('--infiniband adds the verified drop-in an InfiniBand host needs; later run
 
 test('a binary that does not match SHA256SUMS fails closed and leaves the installed one intact', async () => {
   const before = snapshot(root);
-  const res = await install('checksum mismatch (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '0.3.0']);
+  const res = await install('checksum mismatch (fails)', [
+    '--root',
+    root,
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    '0.3.0',
+  ]);
   assert.is.not(res.code, 0);
   assert.match(res.stderr, new RegExp(`checksum mismatch for ${ASSET}.*nothing was installed or changed`));
   assert.equal(snapshot(root), before, 'no file added, removed or rewritten (no temporary file left either)');
@@ -144,7 +205,14 @@ test('a binary that does not match SHA256SUMS fails closed and leaves the instal
 
 test('a release whose binary reports another version than requested is refused', async () => {
   const before = snapshot(root);
-  const res = await install('wrong version (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '9.9.9']);
+  const res = await install('wrong version (fails)', [
+    '--root',
+    root,
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    '9.9.9',
+  ]);
   assert.is.not(res.code, 0);
   assert.match(res.stderr, /is not version 9\.9\.9; it reports: Version: 0\.1\.0/);
   assert.equal(snapshot(root), before);
@@ -153,12 +221,22 @@ test('a release whose binary reports another version than requested is refused',
 test('a version given with a leading v, as release tags are, installs and is checked against the bare version', async () => {
   server.publish('v0.2.0', releases['0.2.0']!);
   const r = join(work, 'v-root');
-  const res = await install('v-prefixed version', ['--root', r, '--base-url', server.baseUrl, '--skip-systemd'], { INSTALL_VC_HNC_VERSION: 'v0.2.0' });
+  const res = await install('v-prefixed version', ['--root', r, '--base-url', server.baseUrl, '--skip-systemd'], {
+    INSTALL_VC_HNC_VERSION: 'v0.2.0',
+  });
   expectOk(res);
   assert.ok(res.requests.includes(`/releases/v0.2.0/${ASSET}`));
   assert.is(sha256(join(r, 'usr/local/bin', NAME)), sha256(join(releases['0.2.0']!, ASSET)));
   server.publish('v9.9.9', releases['0.1.0']!);
-  const wrong = await install('v-prefixed wrong version (fails)', ['--root', join(work, 'v-wrong-root'), '--base-url', server.baseUrl, '--version', 'v9.9.9', '--skip-systemd']);
+  const wrong = await install('v-prefixed wrong version (fails)', [
+    '--root',
+    join(work, 'v-wrong-root'),
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    'v9.9.9',
+    '--skip-systemd',
+  ]);
   assert.is.not(wrong.code, 0);
   assert.match(wrong.stderr, /is not version 9\.9\.9; it reports: Version: 0\.1\.0/);
 });
@@ -178,7 +256,11 @@ test('the executable is chosen by uname -m: x86_64 and aarch64 each get their ow
     ['aarch64', 'arm64'],
   ] as const) {
     const r = join(work, `machine-${machine}`);
-    const res = await install(`uname -m ${machine}`, ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0', '--skip-systemd'], { PATH: machinePath(machine, machine) });
+    const res = await install(
+      `uname -m ${machine}`,
+      ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0', '--skip-systemd'],
+      { PATH: machinePath(machine, machine) },
+    );
     expectOk(res);
     const asset = `${NAME}-linux-${arch}`;
     assert.ok(res.requests.includes(`/releases/0.2.0/${asset}`), res.requests.join(', '));
@@ -190,14 +272,25 @@ test('the executable is chosen by uname -m: x86_64 and aarch64 each get their ow
 test('other architectures and musl systems are refused before anything is downloaded or written', async () => {
   for (const machine of ['armv7l', 'riscv64', 's390x']) {
     const r = join(work, `refused-${machine}`);
-    const res = await install(`uname -m ${machine} (refused)`, ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'], { PATH: machinePath(machine, machine) });
+    const res = await install(
+      `uname -m ${machine} (refused)`,
+      ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'],
+      { PATH: machinePath(machine, machine) },
+    );
     assert.is.not(res.code, 0);
-    assert.match(res.stderr, new RegExp(`unsupported machine architecture ${machine}: releases exist for amd64 \\(x86_64\\) and arm64 \\(aarch64\\) only`));
+    assert.match(
+      res.stderr,
+      new RegExp(
+        `unsupported machine architecture ${machine}: releases exist for amd64 \\(x86_64\\) and arm64 \\(aarch64\\) only`,
+      ),
+    );
     assert.equal(res.requests, []);
     assert.not.ok(existsSync(r));
   }
   const r = join(work, 'refused-musl');
-  const res = await install('musl (refused)', ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'], { PATH: machinePath('musl', 'x86_64', true) });
+  const res = await install('musl (refused)', ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'], {
+    PATH: machinePath('musl', 'x86_64', true),
+  });
   assert.is.not(res.code, 0);
   assert.match(res.stderr, /this system uses the musl C library; the release executables need glibc/);
   assert.equal(res.requests, []);
@@ -205,7 +298,14 @@ test('other architectures and musl systems are refused before anything is downlo
 });
 
 test('an unknown version fails with the URL it tried', async () => {
-  const res = await install('missing version (fails)', ['--root', root, '--base-url', server.baseUrl, '--version', '7.0.0']);
+  const res = await install('missing version (fails)', [
+    '--root',
+    root,
+    '--base-url',
+    server.baseUrl,
+    '--version',
+    '7.0.0',
+  ]);
   assert.is.not(res.code, 0);
   assert.match(res.stderr, new RegExp(`could not download ${server.baseUrl}/7\\.0\\.0/SHA256SUMS`));
 });
@@ -218,11 +318,29 @@ test('without a release source the installer says how to give one', async () => 
 });
 
 test('extra flags go to the environment file and survive a re-run that does not mention them', async () => {
-  expectOk(await install('set extra flags', ['--root', root, '--base-url', server.baseUrl, '--version', '0.2.0', '--flags', '-v=2 --kube-api-qps=20']));
+  expectOk(
+    await install('set extra flags', [
+      '--root',
+      root,
+      '--base-url',
+      server.baseUrl,
+      '--version',
+      '0.2.0',
+      '--flags',
+      '-v=2 --kube-api-qps=20',
+    ]),
+  );
   assert.match(readFileSync(envFile, 'utf8'), /^VC_HNC_EXTRA_FLAGS="-v=2 --kube-api-qps=20"$/m);
   expectOk(await install('re-run keeping flags', ['--root', root, '--base-url', server.baseUrl, '--version', '0.2.0']));
   assert.match(readFileSync(envFile, 'utf8'), /^VC_HNC_EXTRA_FLAGS="-v=2 --kube-api-qps=20"$/m);
-  const bad = await install('quoted flags (fails)', ['--root', root, '--base-url', server.baseUrl, '--flags', '--master="x"']);
+  const bad = await install('quoted flags (fails)', [
+    '--root',
+    root,
+    '--base-url',
+    server.baseUrl,
+    '--flags',
+    '--master="x"',
+  ]);
   assert.is.not(bad.code, 0);
   assert.match(bad.stderr, /extra flags cannot contain quotes/);
 });
@@ -259,7 +377,12 @@ test('a local file installs from the environment variables, into custom paths, v
   const forged = join(work, 'forged');
   cpSync(releases['0.2.0']!, forged, { recursive: true });
   writeFileSync(join(forged, 'SHA256SUMS'), readFileSync(join(releases['0.1.0']!, 'SHA256SUMS')));
-  const refused = await install('local file, bad SHA256SUMS (fails)', ['--root', join(work, 'forged-root'), '--bin-file', join(forged, ASSET)]);
+  const refused = await install('local file, bad SHA256SUMS (fails)', [
+    '--root',
+    join(work, 'forged-root'),
+    '--bin-file',
+    join(forged, ASSET),
+  ]);
   assert.is.not(refused.code, 0);
   assert.match(refused.stderr, /checksum mismatch/);
   assert.equal(snapshot(join(work, 'forged-root')), {});
@@ -269,42 +392,91 @@ test('a local file installs from the environment variables, into custom paths, v
   mkdirSync(build);
   cpSync(join(releases['0.1.0']!, ASSET), join(build, NAME));
   cpSync(join(releases['0.1.0']!, `${NAME}.service`), join(build, `${NAME}.service`));
-  const unverified = await install('local build, no SHA256SUMS', ['--root', join(work, 'build-root'), '--bin-file', join(build, NAME)]);
+  const unverified = await install('local build, no SHA256SUMS', [
+    '--root',
+    join(work, 'build-root'),
+    '--bin-file',
+    join(build, NAME),
+  ]);
   expectOk(unverified);
   assert.match(unverified.stderr, /no SHA256SUMS beside .*: installing it unverified/);
   assert.is(sha256(join(work, 'build-root/usr/local/bin', NAME)), sha256(join(build, NAME)));
 
-  expectOk(await install('uninstall custom paths', ['--uninstall', '--root', localRoot, '--install-dir', '/opt/vc/bin']));
+  expectOk(
+    await install('uninstall custom paths', ['--uninstall', '--root', localRoot, '--install-dir', '/opt/vc/bin']),
+  );
   assert.equal(snapshot(localRoot), {});
 });
 
 test('--skip-systemd installs only the binary, its kubectl plugin link and the uninstall script', async () => {
   const r = join(work, 'skip-root');
-  expectOk(await install('skip systemd', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']));
-  assert.equal(Object.keys(snapshot(r)).sort(), ['usr/local/bin/kubectl-hypernode', `usr/local/bin/${NAME}`, `usr/local/bin/${NAME}-uninstall.sh`]);
-  assert.is(readlinkSync(join(r, 'usr/local/bin/kubectl-hypernode')), NAME, 'a relative link, valid wherever the prefix is');
+  expectOk(
+    await install('skip systemd', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']),
+  );
+  assert.equal(Object.keys(snapshot(r)).sort(), [
+    'usr/local/bin/kubectl-hypernode',
+    `usr/local/bin/${NAME}`,
+    `usr/local/bin/${NAME}-uninstall.sh`,
+  ]);
+  assert.is(
+    readlinkSync(join(r, 'usr/local/bin/kubectl-hypernode')),
+    NAME,
+    'a relative link, valid wherever the prefix is',
+  );
 });
 
-testNeeding(missingCommand('wget'))('without curl the installer downloads with wget, and without either it says so', async () => {
-  // A PATH holding only the tools install.sh uses, curl left out.
-  const tools = ['awk', 'cat', 'chmod', 'cmp', 'cp', 'cut', 'dirname', 'grep', 'id', 'ln', 'mkdir', 'mktemp', 'mv', 'rm', 'rmdir', 'sed', 'sh', 'sha256sum', 'uname', 'wget'];
-  const pathDir = join(work, 'no-curl-bin');
-  mkdirSync(pathDir);
-  for (const tool of tools) {
-    const found = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
-    symlinkSync(found, join(pathDir, tool));
-  }
-  const r = join(work, 'wget-root');
-  const res = await install('fresh install with wget', ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'], { PATH: pathDir });
-  expectOk(res);
-  assert.is(sha256(join(r, 'usr/local/bin', NAME)), sha256(join(releases['0.2.0']!, ASSET)));
-  assert.ok(res.requests.some((q) => q.endsWith(ASSET)));
+testNeeding(missingCommand('wget'))(
+  'without curl the installer downloads with wget, and without either it says so',
+  async () => {
+    // A PATH holding only the tools install.sh uses, curl left out.
+    const tools = [
+      'awk',
+      'cat',
+      'chmod',
+      'cmp',
+      'cp',
+      'cut',
+      'dirname',
+      'grep',
+      'id',
+      'ln',
+      'mkdir',
+      'mktemp',
+      'mv',
+      'rm',
+      'rmdir',
+      'sed',
+      'sh',
+      'sha256sum',
+      'uname',
+      'wget',
+    ];
+    const pathDir = join(work, 'no-curl-bin');
+    mkdirSync(pathDir);
+    for (const tool of tools) {
+      const found = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+      symlinkSync(found, join(pathDir, tool));
+    }
+    const r = join(work, 'wget-root');
+    const res = await install(
+      'fresh install with wget',
+      ['--root', r, '--base-url', server.baseUrl, '--version', '0.2.0'],
+      { PATH: pathDir },
+    );
+    expectOk(res);
+    assert.is(sha256(join(r, 'usr/local/bin', NAME)), sha256(join(releases['0.2.0']!, ASSET)));
+    assert.ok(res.requests.some((q) => q.endsWith(ASSET)));
 
-  rmSync(join(pathDir, 'wget'));
-  const none = await install('neither curl nor wget (fails)', ['--root', join(work, 'no-tool-root'), '--base-url', server.baseUrl], { PATH: pathDir });
-  assert.is.not(none.code, 0);
-  assert.match(none.stderr, /neither curl nor wget is installed/);
-});
+    rmSync(join(pathDir, 'wget'));
+    const none = await install(
+      'neither curl nor wget (fails)',
+      ['--root', join(work, 'no-tool-root'), '--base-url', server.baseUrl],
+      { PATH: pathDir },
+    );
+    assert.is.not(none.code, 0);
+    assert.match(none.stderr, /neither curl nor wget is installed/);
+  },
+);
 
 /**
  * Runs `script` in a private mount namespace where /etc and /usr/local/bin are
@@ -341,64 +513,80 @@ function missingMountNamespace(): string | undefined {
   return probe.status === 0 ? undefined : `unshare --mount fails here: ${probe.stderr.trim()}`;
 }
 
-testNeeding(missingMountNamespace())('with systemd running: reload, enable and restart only when something changed; uninstall disables', async () => {
-  const fakeBin = join(work, 'fake-systemctl');
-  mkdirSync(fakeBin);
-  const calls = join(work, 'systemctl.log');
-  writeFileSync(join(fakeBin, 'systemctl'), `#!/bin/sh\necho "systemctl $*" >> "${calls}"\n`, { mode: 0o755 });
-  const step = (name: string, args: string) => `echo "== ${name}" >> "${calls}"\nsh "${installSh}" ${args}`;
-  const src = `--base-url ${server.baseUrl}`;
-  const script = [
-    `mkdir -p /etc/${NAME} && echo 'apiVersion: v1' > /etc/${NAME}/kubeconfig`,
-    step('install', `${src} --version 0.1.0`),
-    step('re-run', `${src} --version 0.1.0`),
-    step('new flags', `${src} --version 0.1.0 --flags -v=2`),
-    step('upgrade', `${src} --version 0.2.0`),
-    step('downgrade, no start', `${src} --version 0.1.0 --skip-start`),
-    step('uninstall', '--uninstall'),
-    `test ! -e /usr/local/bin/${NAME} && test ! -e /etc/systemd/system/${NAME}.service && test ! -e /etc/${NAME}/env`,
-  ].join('\n');
-  const res = await inSystemdLookalike(script, { PATH: `${fakeBin}:${process.env.PATH}` });
-  timings.push(`systemd look-alike sequence (6 runs): ${res.ms.toFixed(0)} ms`);
-  expectOk(res);
-  const log = readFileSync(calls, 'utf8');
-  const unit = `${NAME}.service`;
-  assert.is(
-    log,
-    [
-      '== install',
-      'systemctl daemon-reload',
-      `systemctl enable ${unit}`,
-      `systemctl restart ${unit}`,
-      '== re-run',
-      '== new flags',
-      'systemctl daemon-reload',
-      `systemctl enable ${unit}`,
-      `systemctl restart ${unit}`,
-      '== upgrade',
-      `systemctl enable ${unit}`,
-      `systemctl restart ${unit}`,
-      '== downgrade, no start',
-      `systemctl enable ${unit}`,
-      '== uninstall',
-      `systemctl disable --now ${unit}`,
-      'systemctl daemon-reload',
-      '',
-    ].join('\n'),
-  );
-  assert.not.ok(existsSync(`/etc/${NAME}`), 'the host was not touched');
-});
+testNeeding(missingMountNamespace())(
+  'with systemd running: reload, enable and restart only when something changed; uninstall disables',
+  async () => {
+    const fakeBin = join(work, 'fake-systemctl');
+    mkdirSync(fakeBin);
+    const calls = join(work, 'systemctl.log');
+    writeFileSync(join(fakeBin, 'systemctl'), `#!/bin/sh\necho "systemctl $*" >> "${calls}"\n`, { mode: 0o755 });
+    const step = (name: string, args: string) => `echo "== ${name}" >> "${calls}"\nsh "${installSh}" ${args}`;
+    const src = `--base-url ${server.baseUrl}`;
+    const script = [
+      `mkdir -p /etc/${NAME} && echo 'apiVersion: v1' > /etc/${NAME}/kubeconfig`,
+      step('install', `${src} --version 0.1.0`),
+      step('re-run', `${src} --version 0.1.0`),
+      step('new flags', `${src} --version 0.1.0 --flags -v=2`),
+      step('upgrade', `${src} --version 0.2.0`),
+      step('downgrade, no start', `${src} --version 0.1.0 --skip-start`),
+      step('uninstall', '--uninstall'),
+      `test ! -e /usr/local/bin/${NAME} && test ! -e /etc/systemd/system/${NAME}.service && test ! -e /etc/${NAME}/env`,
+    ].join('\n');
+    const res = await inSystemdLookalike(script, { PATH: `${fakeBin}:${process.env.PATH}` });
+    timings.push(`systemd look-alike sequence (6 runs): ${res.ms.toFixed(0)} ms`);
+    expectOk(res);
+    const log = readFileSync(calls, 'utf8');
+    const unit = `${NAME}.service`;
+    assert.is(
+      log,
+      [
+        '== install',
+        'systemctl daemon-reload',
+        `systemctl enable ${unit}`,
+        `systemctl restart ${unit}`,
+        '== re-run',
+        '== new flags',
+        'systemctl daemon-reload',
+        `systemctl enable ${unit}`,
+        `systemctl restart ${unit}`,
+        '== upgrade',
+        `systemctl enable ${unit}`,
+        `systemctl restart ${unit}`,
+        '== downgrade, no start',
+        `systemctl enable ${unit}`,
+        '== uninstall',
+        `systemctl disable --now ${unit}`,
+        'systemctl daemon-reload',
+        '',
+      ].join('\n'),
+    );
+    assert.not.ok(existsSync(`/etc/${NAME}`), 'the host was not touched');
+  },
+);
 
-testNeeding(missingCommand('shellcheck'))('install.sh and the uninstall script it writes are clean under shellcheck', async () => {
-  const r = join(work, 'lint-root');
-  expectOk(await install('install for lint', ['--root', r, '--base-url', server.baseUrl, '--version', '0.1.0', '--skip-systemd']));
-  for (const script of [installSh, join(r, 'usr/local/bin', `${NAME}-uninstall.sh`)]) {
-    try {
-      execFileSync('shellcheck', ['-s', 'sh', script], { encoding: 'utf8' });
-    } catch (err) {
-      assert.unreachable(`shellcheck ${script}:\n${(err as { stdout?: string }).stdout}`);
+testNeeding(missingCommand('shellcheck'))(
+  'install.sh and the uninstall script it writes are clean under shellcheck',
+  async () => {
+    const r = join(work, 'lint-root');
+    expectOk(
+      await install('install for lint', [
+        '--root',
+        r,
+        '--base-url',
+        server.baseUrl,
+        '--version',
+        '0.1.0',
+        '--skip-systemd',
+      ]),
+    );
+    for (const script of [installSh, join(r, 'usr/local/bin', `${NAME}-uninstall.sh`)]) {
+      try {
+        execFileSync('shellcheck', ['-s', 'sh', script], { encoding: 'utf8' });
+      } catch (err) {
+        assert.unreachable(`shellcheck ${script}:\n${(err as { stdout?: string }).stdout}`);
+      }
     }
-  }
-});
+  },
+);
 
 test.run();

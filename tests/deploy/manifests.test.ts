@@ -87,7 +87,11 @@ test('the Deployment passes the chart arguments, environment, ports and probes',
     { name: 'healthz', containerPort: 11251, protocol: 'TCP' },
     { name: 'metrics', containerPort: 8081, protocol: 'TCP' },
   ]);
-  assert.equal(container.livenessProbe, { httpGet: { path: '/healthz', port: 'healthz' }, initialDelaySeconds: 5, periodSeconds: 10 });
+  assert.equal(container.livenessProbe, {
+    httpGet: { path: '/healthz', port: 'healthz' },
+    initialDelaySeconds: 5,
+    periodSeconds: 10,
+  });
   assert.equal(container.readinessProbe, { httpGet: { path: '/readyz', port: 'healthz' }, periodSeconds: 5 });
   const pod = deployment.spec.template.spec;
   assert.is(pod.serviceAccountName, 'volcano-hypernode-controller');
@@ -98,7 +102,10 @@ test('the Deployment passes the chart arguments, environment, ports and probes',
 });
 
 test('the container has requests and limits sized from the measured figures, and the probe timings are explained', () => {
-  assert.equal(container.resources, { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '256Mi' } });
+  assert.equal(container.resources, {
+    requests: { cpu: '100m', memory: '128Mi' },
+    limits: { cpu: '1', memory: '256Mi' },
+  });
   const text = readFileSync(join(dir, 'deployment.yaml'), 'utf8');
   assert.match(text, /# Sized from scripts\/bench-controller\.ts/);
   assert.match(text, /# Probe timings are the chart's/);
@@ -117,37 +124,63 @@ test('the monitoring and two-replica components are offered, commented out, in t
 test('the Node label component grants patch on Nodes and list/watch/create/delete on Kueue and KAI topologies only, to the controller ServiceAccount, and is offered commented out', () => {
   assert.match(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), /^\s*# - \.\.\/node-labels /m);
   assert.is(parse(readFileSync(join(repoRoot, 'deploy/node-labels/kustomization.yaml'), 'utf8')).kind, 'Component');
-  const [role, binding] = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/node-labels/rbac.yaml'), 'utf8')).map((d) => d.toJS() as Obj);
+  const [role, binding] = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/node-labels/rbac.yaml'), 'utf8')).map(
+    (d) => d.toJS() as Obj,
+  );
   assert.equal(role!.rules, [
     { apiGroups: [''], resources: ['nodes'], verbs: ['patch'] },
-    { apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'], resources: ['topologies'], verbs: ['list', 'watch', 'create', 'patch', 'delete'] },
+    {
+      apiGroups: ['kueue.x-k8s.io', 'kai.scheduler'],
+      resources: ['topologies'],
+      verbs: ['list', 'watch', 'create', 'patch', 'delete'],
+    },
   ]);
-  assert.equal(binding!.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
-  assert.equal(binding!.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role!.metadata.name });
+  assert.equal(binding!.subjects, [
+    { kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE },
+  ]);
+  assert.equal(binding!.roleRef, {
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    name: role!.metadata.name,
+  });
 });
 
-testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the manifests with both components: two spread replicas, a PDB, the ServiceMonitor and rules', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
-  try {
-    cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
-    const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('# - ../monitoring', '- ../monitoring').replace('# - ../ha', '- ../ha'));
-    const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 60_000 });
-    assert.is(r.status, 0, r.stderr);
-    const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
-    const kinds = rendered.map((o) => o.kind).sort();
-    for (const kind of ['Deployment', 'PodDisruptionBudget', 'PrometheusRule', 'ServiceMonitor', 'Service']) assert.ok(kinds.includes(kind), kind);
-    const dep = rendered.find((o) => o.kind === 'Deployment')!;
-    assert.is(dep.spec.replicas, 2);
-    assert.is(dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
-    assert.ok(
-      rendered.every((o) => o.kind.startsWith('Cluster') || o.metadata.namespace === NAMESPACE),
-      'everything in the namespace',
-    );
-  } finally {
-    rmSync(tmp, { recursive: true });
-  }
-});
+testNeeding(missingCommand('kubectl'))(
+  'kubectl kustomize renders the manifests with both components: two spread replicas, a PDB, the ServiceMonitor and rules',
+  () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    try {
+      cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
+      const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8').replace('# - ../monitoring', '- ../monitoring').replace('# - ../ha', '- ../ha'),
+      );
+      const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.is(r.status, 0, r.stderr);
+      const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+      const kinds = rendered.map((o) => o.kind).sort();
+      for (const kind of ['Deployment', 'PodDisruptionBudget', 'PrometheusRule', 'ServiceMonitor', 'Service'])
+        assert.ok(kinds.includes(kind), kind);
+      const dep = rendered.find((o) => o.kind === 'Deployment')!;
+      assert.is(dep.spec.replicas, 2);
+      assert.is(
+        dep.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]
+          .podAffinityTerm.topologyKey,
+        'kubernetes.io/hostname',
+      );
+      assert.ok(
+        rendered.every((o) => o.kind.startsWith('Cluster') || o.metadata.namespace === NAMESPACE),
+        'everything in the namespace',
+      );
+    } finally {
+      rmSync(tmp, { recursive: true });
+    }
+  },
+);
 
 test('the container runs restricted: non-root 1000, read-only root, no capabilities, no escalation, RuntimeDefault seccomp', () => {
   assert.equal(container.securityContext, {
@@ -164,7 +197,11 @@ test('the container runs restricted: non-root 1000, read-only root, no capabilit
 test('the metrics Service selects the controller pods and carries the Prometheus annotations', () => {
   const svc = find('Service');
   assert.is(svc.metadata.name, 'volcano-hypernode-controller-service');
-  assert.equal(svc.metadata.annotations, { 'prometheus.io/path': '/metrics', 'prometheus.io/port': '8081', 'prometheus.io/scrape': 'true' });
+  assert.equal(svc.metadata.annotations, {
+    'prometheus.io/path': '/metrics',
+    'prometheus.io/port': '8081',
+    'prometheus.io/scrape': 'true',
+  });
   assert.equal(svc.spec.selector, selector);
   assert.equal(svc.spec.ports, [{ name: 'metrics', port: 8081, protocol: 'TCP', targetPort: 'metrics' }]);
 });
@@ -183,7 +220,9 @@ test('the example discovery ConfigMap sits where the controller looks and enable
 
 const secureDir = join(repoRoot, 'deploy/secure-endpoints');
 const secure: Obj = parse(readFileSync(join(secureDir, 'kustomization.yaml'), 'utf8'));
-const secureObjects: Obj[] = (secure.resources as string[]).flatMap((file) => parseAllDocuments(readFileSync(join(secureDir, file), 'utf8')).map((d) => d.toJS() as Obj));
+const secureObjects: Obj[] = (secure.resources as string[]).flatMap((file) =>
+  parseAllDocuments(readFileSync(join(secureDir, file), 'utf8')).map((d) => d.toJS() as Obj),
+);
 /** The arguments the component's patch appends to the Deployment's. */
 const secureArgs: string[] = secure.patches.flatMap((p: Obj) =>
   (parse(p.patch) as Obj[]).filter((op) => op.path === '/spec/template/spec/containers/0/args/-').map((op) => op.value),
@@ -204,8 +243,14 @@ test('the review rights are granted only by the opt-in secure-endpoints componen
   // Exactly what the stand-in's tests grant the controller for its reviews.
   assert.equal(delegator.rules, accessReviewerRbac());
   const binding = secureObjects.find((o) => o.kind === 'ClusterRoleBinding')!;
-  assert.equal(binding.subjects, [{ kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE }]);
-  assert.equal(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: delegator.metadata.name });
+  assert.equal(binding.subjects, [
+    { kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE },
+  ]);
+  assert.equal(binding.roleRef, {
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    name: delegator.metadata.name,
+  });
   // The reader role is offered for binding (to Prometheus, to people); none is shipped.
   const reader = roles.find((r) => r.metadata.name === 'volcano-hypernode-controller-reader')!;
   assert.equal(reader.rules, [{ nonResourceURLs: ['/metrics', TOPOLOGY_PAGE_PATH], verbs: ['get'] }]);
@@ -222,26 +267,32 @@ test('the component turns on the page and secure metrics with flags the controll
   if (v.ok) assert.equal([v.config.topologyPage, v.config.secureMetrics], [true, true]);
 });
 
-testNeeding(missingCommand('kubectl'))('kubectl kustomize renders the secure-endpoints component: the flags on the container, the review rights bound', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
-  try {
-    cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
-    const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('# - ../secure-endpoints', '- ../secure-endpoints'));
-    const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 60_000 });
-    assert.is(r.status, 0, r.stderr);
-    const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
-    const dep = rendered.find((o) => o.kind === 'Deployment')!;
-    assert.equal(dep.spec.template.spec.containers[0].args, [...CHART_ARGS, ...secureArgs]);
-    const names = rendered
-      .filter((o) => o.kind === 'ClusterRoleBinding')
-      .map((o) => o.roleRef.name)
-      .sort();
-    assert.equal(names, ['volcano-hypernode-controller', 'volcano-hypernode-controller-auth-delegator']);
-  } finally {
-    rmSync(tmp, { recursive: true });
-  }
-});
+testNeeding(missingCommand('kubectl'))(
+  'kubectl kustomize renders the secure-endpoints component: the flags on the container, the review rights bound',
+  () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    try {
+      cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
+      const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('# - ../secure-endpoints', '- ../secure-endpoints'));
+      const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.is(r.status, 0, r.stderr);
+      const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+      const dep = rendered.find((o) => o.kind === 'Deployment')!;
+      assert.equal(dep.spec.template.spec.containers[0].args, [...CHART_ARGS, ...secureArgs]);
+      const names = rendered
+        .filter((o) => o.kind === 'ClusterRoleBinding')
+        .map((o) => o.roleRef.name)
+        .sort();
+      assert.equal(names, ['volcano-hypernode-controller', 'volcano-hypernode-controller-auth-delegator']);
+    } finally {
+      rmSync(tmp, { recursive: true });
+    }
+  },
+);
 
 /** `kubectl kustomize` of deploy/kubernetes with the commented-out component `name` turned on. */
 function renderWith(name: string): Obj[] {
@@ -250,7 +301,10 @@ function renderWith(name: string): Obj[] {
     cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
     const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace(`# - ../${name}`, `- ../${name}`));
-    const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.is(r.status, 0, r.stderr);
     return parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
   } finally {
@@ -281,8 +335,13 @@ testNeeding(missingCommand('kubectl'))(
     assert.equal(controller!.args, CHART_ARGS);
     assert.equal(controller!.securityContext, container.securityContext);
     // Room for a large fabric's output beside the caches; the requests stay the chart's sizing.
-    assert.equal(controller!.resources, { requests: container.resources.requests, limits: { ...container.resources.limits, memory: '512Mi' } });
-    assert.equal(controller!.volumeMounts, [{ name: 'ibnetdiscover', mountPath: '/var/run/ibnetdiscover', readOnly: true }]);
+    assert.equal(controller!.resources, {
+      requests: container.resources.requests,
+      limits: { ...container.resources.limits, memory: '512Mi' },
+    });
+    assert.equal(controller!.volumeMounts, [
+      { name: 'ibnetdiscover', mountPath: '/var/run/ibnetdiscover', readOnly: true },
+    ]);
     // The sidecar runs the writer with ibnetdiscover's arguments, as root and privileged (the umad device).
     assert.is(sidecar!.name, 'ibnetdiscover');
     assert.is(sidecar!.image, 'ibnetdiscover:latest');

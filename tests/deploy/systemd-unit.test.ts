@@ -109,7 +109,9 @@ analyzeTest('systemd-analyze verify accepts the unit', () => {
 
 analyzeTest('systemd-analyze security rates the unit at most 2.0 (exposure printed)', () => {
   withVerifiableUnit((unit) => {
-    const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { encoding: 'utf8' });
+    const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], {
+      encoding: 'utf8',
+    });
     const m = out.match(/Overall exposure level for \S+: ([\d.]+) (\w+)/);
     assert.ok(m, out);
     console.log(`systemd-analyze security: exposure ${m![1]} ${m![2]}`);
@@ -129,21 +131,31 @@ test('the InfiniBand drop-in lets the service reach the MAD devices, and changes
     RestrictAddressFamilies: 'AF_NETLINK',
   });
   // What it leaves: no capability, no new privileges, the system read-only.
-  for (const key of ['CapabilityBoundingSet', 'NoNewPrivileges', 'ProtectSystem', 'SystemCallFilter']) assert.not.ok(dropIn.has(key), key);
-  assert.match(dropInText, /^# +\/etc\/systemd\/system\/vc-hypernode-controller-manager\.service\.d\/infiniband\.conf$/m, 'says where it goes');
+  for (const key of ['CapabilityBoundingSet', 'NoNewPrivileges', 'ProtectSystem', 'SystemCallFilter'])
+    assert.not.ok(dropIn.has(key), key);
+  assert.match(
+    dropInText,
+    /^# +\/etc\/systemd\/system\/vc-hypernode-controller-manager\.service\.d\/infiniband\.conf$/m,
+    'says where it goes',
+  );
 });
 
-analyzeTest('systemd-analyze verify accepts the unit with the InfiniBand drop-in, and rates it at most 2.5 (exposure printed)', () => {
-  withVerifiableUnit((unit) => {
-    const res = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
-    assert.is(res.status, 0, res.stderr);
-    assert.not.match(res.stderr, NAME, res.stderr);
-    const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { encoding: 'utf8' });
-    const m = out.match(/Overall exposure level for \S+: ([\d.]+) (\w+)/);
-    assert.ok(m, out);
-    console.log(`systemd-analyze security, with the InfiniBand drop-in: exposure ${m![1]} ${m![2]}`);
-    assert.ok(Number(m![1]) <= 2.5, out);
-  }, dropInText);
-});
+analyzeTest(
+  'systemd-analyze verify accepts the unit with the InfiniBand drop-in, and rates it at most 2.5 (exposure printed)',
+  () => {
+    withVerifiableUnit((unit) => {
+      const res = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
+      assert.is(res.status, 0, res.stderr);
+      assert.not.match(res.stderr, NAME, res.stderr);
+      const out = execFileSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], {
+        encoding: 'utf8',
+      });
+      const m = out.match(/Overall exposure level for \S+: ([\d.]+) (\w+)/);
+      assert.ok(m, out);
+      console.log(`systemd-analyze security, with the InfiniBand drop-in: exposure ${m![1]} ${m![2]}`);
+      assert.ok(Number(m![1]) <= 2.5, out);
+    }, dropInText);
+  },
+);
 
 test.run();

@@ -15,7 +15,9 @@ import { repoRoot } from './support/releases.ts';
 const doc = readFileSync(join(repoRoot, 'docs/troubleshooting.md'), 'utf8');
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Every string literal of src/ as a whole-string pattern (templates with 8 or more literal characters). */
@@ -24,7 +26,8 @@ function literals(): RegExp[] {
   const out: RegExp[] = [];
   for (const file of sourceFiles(join(repoRoot, 'src'))) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g)) out.push(new RegExp(`^${escapeRegExp(m[1] ?? m[2] ?? '')}$`));
+    for (const m of text.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g))
+      out.push(new RegExp(`^${escapeRegExp(m[1] ?? m[2] ?? '')}$`));
     for (const m of text.matchAll(/`((?:[^`\\]|\\.)*)`/g)) {
       const parts = m[1]!.split(/\$\{[^}]*\}/);
       // A template that is mostly placeholders (`${what}: ${err}`) would match anything.
@@ -70,7 +73,11 @@ test('every quoted metric is a family the controller exports', () => {
 function testTexts(): string {
   const files = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && e.name !== 'troubleshooting.test.ts' ? [join(dir, e.name)] : [],
+      e.isDirectory()
+        ? files(join(dir, e.name))
+        : e.name.endsWith('.ts') && e.name !== 'troubleshooting.test.ts'
+          ? [join(dir, e.name)]
+          : [],
     );
   return files(join(repoRoot, 'tests'))
     .map((f) => readFileSync(f, 'utf8').replace(/\\(.)/g, '$1'))
@@ -86,7 +93,11 @@ test('every quoted log line and Event reason is asserted by a test', () => {
       .sort((a, b) => b.length - a.length)[0]!;
     return !texts.includes(fixed);
   });
-  assert.equal(unasserted, [], 'quoted in docs/troubleshooting.md but produced by no test (tests/e2e/troubleshooting-messages.test.ts is a place for them)');
+  assert.equal(
+    unasserted,
+    [],
+    'quoted in docs/troubleshooting.md but produced by no test (tests/e2e/troubleshooting-messages.test.ts is a place for them)',
+  );
 });
 
 test('the check itself catches a message the code does not print', () => {

@@ -56,9 +56,24 @@ interface Variant {
 
 const VARIANTS: Variant[] = [
   { what: 'not YAML', conf: 'networkTopologyDiscovery: [unclosed', expect: /failed to parse config: /, event: true },
-  { what: 'a scalar document', conf: 'just some text', expect: /failed to parse config: the document must be a mapping/, event: true },
-  { what: 'networkTopologyDiscovery not a list', conf: 'networkTopologyDiscovery: label', expect: /networkTopologyDiscovery must be a list of sources/, event: true },
-  { what: 'key missing', conf: undefined, expect: /config key not found in ConfigMap: volcano-controller.conf/, event: true },
+  {
+    what: 'a scalar document',
+    conf: 'just some text',
+    expect: /failed to parse config: the document must be a mapping/,
+    event: true,
+  },
+  {
+    what: 'networkTopologyDiscovery not a list',
+    conf: 'networkTopologyDiscovery: label',
+    expect: /networkTopologyDiscovery must be a list of sources/,
+    event: true,
+  },
+  {
+    what: 'key missing',
+    conf: undefined,
+    expect: /config key not found in ConfigMap: volcano-controller.conf/,
+    event: true,
+  },
   {
     what: 'enabled "true" quoted',
     conf: doc(TOPOLOGY_A3_ENTRY.replace('enabled: true', 'enabled: "true"')),
@@ -67,7 +82,10 @@ const VARIANTS: Variant[] = [
   },
   {
     what: 'integer interval',
-    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    interval: 600\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`)),
+    conf: doc(
+      TOPOLOGY_A3_ENTRY,
+      ufm(`    interval: 600\n${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1}\n`),
+    ),
     expect: /\(source \\?"ufm\\?", line \d+\): interval: 600 is a bare number/,
     event: true,
   },
@@ -97,8 +115,14 @@ const VARIANTS: Variant[] = [
   },
   {
     what: 'ufm secret missing',
-    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`    credentials:\n      secretRef: {name: absent, namespace: ${NS}}\n    config: {endpoint: https://127.0.0.1:1}\n`)),
-    expect: /failed to get secret volcano-system\/absent[\s\S]*failed to start discoverer: UFM authentication credentials are not configured/,
+    conf: doc(
+      TOPOLOGY_A3_ENTRY,
+      ufm(
+        `    credentials:\n      secretRef: {name: absent, namespace: ${NS}}\n    config: {endpoint: https://127.0.0.1:1}\n`,
+      ),
+    ),
+    expect:
+      /failed to get secret volcano-system\/absent[\s\S]*failed to start discoverer: UFM authentication credentials are not configured/,
     // The Event carries the start error only; the log line before it names the Secret.
     event: /source "ufm" is not running: failed to start discoverer: UFM authentication credentials are not configured/,
   },
@@ -116,7 +140,9 @@ const VARIANTS: Variant[] = [
   },
   {
     what: 'nodeLabel items as plain strings',
-    conf: doc(`  - source: label\n    enabled: true\n    config:\n      networkTopologyTypes:\n        topologyA3: [${CLUSTER}, ${RACK}, kubernetes.io/hostname]\n`),
+    conf: doc(
+      `  - source: label\n    enabled: true\n    config:\n      networkTopologyTypes:\n        topologyA3: [${CLUSTER}, ${RACK}, kubernetes.io/hostname]\n`,
+    ),
     expect: /networkTopologyTypes.topologyA3\[0\]: expected a mapping \{nodeLabel: <key>\}/,
     event: true,
   },
@@ -129,7 +155,8 @@ const VARIANTS: Variant[] = [
   {
     what: 'empty source name',
     conf: doc(TOPOLOGY_A3_ENTRY, '  - source: ""\n    enabled: true\n'),
-    expect: /failed to create discoverer: unsupported discoverer type: {2}\(the sources are graph, ibnetdiscover, label, lldp, ufm\)"?$/m,
+    expect:
+      /failed to create discoverer: unsupported discoverer type: {2}\(the sources are graph, ibnetdiscover, label, lldp, ufm\)"?$/m,
     event: true,
   },
   {
@@ -140,23 +167,36 @@ const VARIANTS: Variant[] = [
   },
   {
     what: 'type name longer than 20 bytes',
-    conf: doc(labelWithTypes('        averyveryverylongtypename:\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n')),
+    conf: doc(
+      labelWithTypes(
+        '        averyveryverylongtypename:\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n',
+      ),
+    ),
     expect: /The length of topologyTypeName exceeds 20. topologyTypeName is averyveryverylongtypename/,
   },
   {
     what: 'duplicate labels in a type',
-    conf: doc(labelWithTypes('        twice:\n          - nodeLabel: example.com/rack\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n')),
+    conf: doc(
+      labelWithTypes(
+        '        twice:\n          - nodeLabel: example.com/rack\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n',
+      ),
+    ),
     expect: /The configMap format is incorrect, there are duplicate labels.* topologyTypeName="twice"/,
   },
   {
     what: 'type name that cannot form a DNS-1123 name',
-    conf: doc(labelWithTypes('        "topo.":\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n')),
+    conf: doc(
+      labelWithTypes(
+        '        "topo.":\n          - nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io/hostname\n',
+      ),
+    ),
     expect: /not valid DNS-1123 subdomains; rename the type.* topologyTypeName="topo\."/,
   },
   {
     what: 'networkTopologyTypes misspelled',
     conf: doc(TOPOLOGY_A3_ENTRY.replace('networkTopologyTypes:', 'networkTopolgyTypes:')),
-    expect: /networkTopologyTypes is missing from the label source's config \(the config has \\?"networkTopolgyTypes\\?"; misspelled\?\)/,
+    expect:
+      /networkTopologyTypes is missing from the label source's config \(the config has \\?"networkTopolgyTypes\\?"; misspelled\?\)/,
     event: true,
   },
   {
@@ -180,12 +220,17 @@ const VARIANTS: Variant[] = [
   {
     what: 'an unknown key in the label config (the source still runs)',
     conf: doc(TOPOLOGY_A3_ENTRY.replace('    config:\n', '    config:\n      tierOrder: bottom-up\n')),
-    expect: /Ignoring unknown keys in the discovery configuration.* where=\\?"label config\\?" unknown=\[\\?"tierOrder\\?"\]/,
+    expect:
+      /Ignoring unknown keys in the discovery configuration.* where=\\?"label config\\?" unknown=\[\\?"tierOrder\\?"\]/,
   },
   {
     what: 'a misspelled ufm key (warned, the source still starts)',
-    conf: doc(TOPOLOGY_A3_ENTRY, ufm(`${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1, insecureSkipVerfy: true}\n`)),
-    expect: /Ignoring unknown keys in the discovery configuration.* where=\\?"ufm config\\?" unknown=\[\\?"insecureSkipVerfy\\?"\]/,
+    conf: doc(
+      TOPOLOGY_A3_ENTRY,
+      ufm(`${GOOD_UFM_REF}    config: {endpoint: https://127.0.0.1:1, insecureSkipVerfy: true}\n`),
+    ),
+    expect:
+      /Ignoring unknown keys in the discovery configuration.* where=\\?"ufm config\\?" unknown=\[\\?"insecureSkipVerfy\\?"\]/,
   },
 ];
 
@@ -196,15 +241,23 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
   await converge(() => workedExampleConverged(api), 'the six label HyperNodes of the worked example');
   const before = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   type Ev = { type: string; message: string; involvedObject: { kind: string; name: string } };
-  const warnings = () => (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.involvedObject.kind === 'ConfigMap');
+  const warnings = () =>
+    (api.store.list('events', NS) as unknown as Ev[]).filter(
+      (e) => e.type === 'Warning' && e.involvedObject.kind === 'ConfigMap',
+    );
 
   for (const v of VARIANTS) {
     const mark = controller.log().length;
     setDiscoveryConfig(api, v.conf);
     await converge(() => v.expect.test(controller.log().slice(mark)), `${v.what}: a log line matching ${v.expect}`);
     const event = v.event === true ? v.expect : v.event;
-    if (event) await converge(() => warnings().some((e) => event.test(e.message)), `${v.what}: a Warning Event on the ConfigMap matching ${event}`);
-    for (const [name, uid] of before) assert.is(api.store.get('hypernodes', name)?.metadata?.uid, uid, `${v.what}: ${name} still there`);
+    if (event)
+      await converge(
+        () => warnings().some((e) => event.test(e.message)),
+        `${v.what}: a Warning Event on the ConfigMap matching ${event}`,
+      );
+    for (const [name, uid] of before)
+      assert.is(api.store.get('hypernodes', name)?.metadata?.uid, uid, `${v.what}: ${name} still there`);
     assertNoDeletes(api);
 
     if (v.what === 'unknown source roce enabled') {
@@ -214,17 +267,22 @@ test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with
         const hn = groupOf(api, RACK, 's6');
         return nodeCount(hn) === 1 && hn;
       }, 'the HyperNode of the new rack s6');
-      await converge(() => memberNames(groupOf(api, CLUSTER, 's5')).includes(rack.metadata.name) && true, 'rack s6 under s5');
+      await converge(
+        () => memberNames(groupOf(api, CLUSTER, 's5')).includes(rack.metadata.name) && true,
+        'rack s6 under s5',
+      );
     }
   }
 
   // Fixed again: the label source runs a fresh round (new HyperNode deletion trigger aside) and keeps every object.
-  const rounds = async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () =>
+    seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const done = await rounds();
   setDiscoveryConfig(api, TOPOLOGY_A3_CONFIG);
   await converge(async () => (await rounds()) > done, 'a label round after the configuration is fixed');
   assert.is(hyperNodes(api).length, 7);
-  for (const [name, uid] of before) assert.is(api.store.get('hypernodes', name)?.metadata?.uid, uid, `${name} survived every variant`);
+  for (const [name, uid] of before)
+    assert.is(api.store.get('hypernodes', name)?.metadata?.uid, uid, `${name} survived every variant`);
   assertNoDeletes(api);
   assertNoForbidden(api);
 });
@@ -234,7 +292,8 @@ test('disabling the label source or deleting the ConfigMap stops discovery and k
   await converge(() => workedExampleConverged(api), 'the six label HyperNodes of the worked example');
   const uids = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   const stops = () => controller.log().match(/Stopped network topology discoverer source="label"/g)?.length ?? 0;
-  const rounds = async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () =>
+    seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   await converge(async () => (await rounds()) >= 1, 'the first label round to be reconciled');
   api.requests.clear();
 
@@ -248,7 +307,11 @@ test('disabling the label source or deleting the ConfigMap stops discovery and k
   await converge(async () => (await rounds()) >= 3, 'a label round once the ConfigMap is back');
 
   assert.equal(new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid])), uids, 'every HyperNode kept');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no HyperNode write while stopped or when restarted');
+  assert.equal(
+    describeWrites(await answeredHyperNodeWrites(api)),
+    [],
+    'no HyperNode write while stopped or when restarted',
+  );
   assertNoForbidden(api);
 });
 

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
-import { hypernodeControllerRbac, startApiServer, type ApiServer, type PolicyRule, type RequestRecord } from '../../testing/apiserver/index.ts';
+import {
+  hypernodeControllerRbac,
+  startApiServer,
+  type ApiServer,
+  type PolicyRule,
+  type RequestRecord,
+} from '../../testing/apiserver/index.ts';
 import { discoveryConfigMap } from '../../testing/sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../../testing/ufm-server.ts';
 import { waitFor } from '../../testing/wait.ts';
@@ -29,7 +35,8 @@ export const FAST_LEASE_TIMINGS = { leaseDuration: '4s', renewDeadline: '3s', re
 /** The verbs that change the store, as the request log records them. */
 export const WRITE_VERBS: readonly string[] = ['create', 'update', 'patch', 'delete', 'deletecollection'];
 /** Label names: `hypernode-<type>-tier<N>-` and five of the 27 symbols Go draws from. */
-export const LABEL_NAME = (type: string, tier: number) => new RegExp(`^hypernode-${type}-tier${tier}-[bcdfghjklmnpqrstvwxz2456789]{5}$`);
+export const LABEL_NAME = (type: string, tier: number) =>
+  new RegExp(`^hypernode-${type}-tier${tier}-[bcdfghjklmnpqrstvwxz2456789]{5}$`);
 
 export interface Cluster {
   api: ApiServer;
@@ -41,7 +48,9 @@ export interface Cluster {
 export async function startCluster(extraRules: PolicyRule[] = []): Promise<Cluster> {
   const api = await startApiServer({ namespaces: [NS] });
   const dir = mkdtempSync(join(tmpdir(), 'hn-e2e-'));
-  const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser(CONTROLLER_USER, [...hypernodeControllerRbac(NS, LEASE), ...extraRules]) });
+  const kubeconfig = api.writeKubeconfig(dir, {
+    token: api.addUser(CONTROLLER_USER, [...hypernodeControllerRbac(NS, LEASE), ...extraRules]),
+  });
   return {
     api,
     kubeconfig,
@@ -66,7 +75,9 @@ export const TOPOLOGY_A3_CONFIG = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTR
 
 /** The label worked example: node0..7 in racks s0..s3, racks s0,s1 under s4 and s2,s3 under s5. */
 export function workedExampleNodes() {
-  return [0, 1, 2, 3, 4, 5, 6, 7].map((i) => node(`node${i}`, { [RACK]: `s${Math.floor(i / 2)}`, [CLUSTER]: i < 4 ? 's4' : 's5' }));
+  return [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
+    node(`node${i}`, { [RACK]: `s${Math.floor(i / 2)}`, [CLUSTER]: i < 4 ? 's4' : 's5' }),
+  );
 }
 
 /** The six HyperNodes of the label worked example, every one with nodeCount 2 (tier 2 counts its children). */
@@ -139,7 +150,9 @@ export const nodeCount = (hn: HyperNode | undefined) => hn?.status?.nodeCount ??
  * later window sees no status write left over from it.
  */
 export function nodeCountsSettled(api: ApiServer): boolean {
-  return hyperNodes(api).every((hn) => nodeCount(hn) === new Set((hn.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name)).size);
+  return hyperNodes(api).every(
+    (hn) => nodeCount(hn) === new Set((hn.spec?.members ?? []).map((m) => m.selector?.exactMatch?.name)).size,
+  );
 }
 
 /**
@@ -151,10 +164,13 @@ export function nodeCountsSettled(api: ApiServer): boolean {
  */
 export function fabricHealthSettled(api: ApiServer): boolean {
   const fabric = (hn: HyperNode) =>
-    ['lldp', 'graph', 'ibnetdiscover'].includes(hn.metadata.labels?.[SOURCE_LABEL] ?? '') || hn.metadata.labels?.['volcano.sh/ufm-fabric'] !== undefined;
+    ['lldp', 'graph', 'ibnetdiscover'].includes(hn.metadata.labels?.[SOURCE_LABEL] ?? '') ||
+    hn.metadata.labels?.['volcano.sh/ufm-fabric'] !== undefined;
   return hyperNodes(api)
     .filter(fabric)
-    .every((hn) => hn.status?.conditions?.some((c) => c.type === 'FabricHealthy' && c.observedGeneration === hn.metadata.generation));
+    .every((hn) =>
+      hn.status?.conditions?.some((c) => c.type === 'FabricHealthy' && c.observedGeneration === hn.metadata.generation),
+    );
 }
 
 /** HyperNode writes the controller sent (create, update, status update, delete, patch), answered or not. */
@@ -168,12 +184,16 @@ export function hyperNodeWrites(api: ApiServer): RequestRecord[] {
  * may otherwise read a record whose code is still 0.
  */
 export async function answeredHyperNodeWrites(api: ApiServer): Promise<RequestRecord[]> {
-  await waitFor(() => hyperNodeWrites(api).every((r) => r.code !== 0), { timeoutMs: 10_000, what: 'every HyperNode write to be answered' });
+  await waitFor(() => hyperNodeWrites(api).every((r) => r.code !== 0), {
+    timeoutMs: 10_000,
+    what: 'every HyperNode write to be answered',
+  });
   return hyperNodeWrites(api);
 }
 
 /** `verb name[/subresource] → code`; a create (POST to the collection) has no name in its path: `create <new>`. */
-export const describeWrites = (rs: RequestRecord[]) => rs.map((r) => `${r.verb} ${r.name || '<new>'}${r.subresource ? `/${r.subresource}` : ''} → ${r.code}`);
+export const describeWrites = (rs: RequestRecord[]) =>
+  rs.map((r) => `${r.verb} ${r.name || '<new>'}${r.subresource ? `/${r.subresource}` : ''} → ${r.code}`);
 
 /** Every request beyond the chart's RBAC is a failure of the product: none may be refused. */
 export function assertNoForbidden(api: ApiServer): void {
@@ -244,7 +264,13 @@ export const UFM_WORKED_EXAMPLE: Record<string, { tier: number; type: string; me
 export function ufmTree(api: ApiServer) {
   return Object.fromEntries(
     hyperNodes(api, 'ufm')
-      .map((hn) => [hn.metadata.name, { tier: hn.spec!.tier, type: hn.spec!.members?.[0]?.type ?? '', members: memberNames(hn) }] as const)
+      .map(
+        (hn) =>
+          [
+            hn.metadata.name,
+            { tier: hn.spec!.tier, type: hn.spec!.members?.[0]?.type ?? '', members: memberNames(hn) },
+          ] as const,
+      )
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }

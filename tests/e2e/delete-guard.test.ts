@@ -64,27 +64,48 @@ test('deleting or relabelling 60 % of the Nodes holds the 12 HyperNode deletes u
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
   const metrics = async () => controller.metrics();
 
-  await converge(async () => seriesValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === GONE, `hypernode_deletes_held{source="label"} = ${GONE}`);
-  await converge(() => memberNames(groupOf(api, CLUSTER, 'c0')).length === NODES - GONE, 'the cluster HyperNode updated to the 8 remaining racks');
+  await converge(
+    async () => seriesValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === GONE,
+    `hypernode_deletes_held{source="label"} = ${GONE}`,
+  );
+  await converge(
+    () => memberNames(groupOf(api, CLUSTER, 'c0')).length === NODES - GONE,
+    'the cluster HyperNode updated to the 8 remaining racks',
+  );
   assertNoDeletes(api);
   assert.is(hyperNodes(api, 'label').length, NODES + 1, 'every HyperNode is still there');
-  assert.ok(describeWrites(await answeredHyperNodeWrites(api)).includes(`update ${clusterName} → 200`), 'the update was applied');
+  assert.ok(
+    describeWrites(await answeredHyperNodeWrites(api)).includes(`update ${clusterName} → 200`),
+    'the update was applied',
+  );
 
   const events = () => api.store.list('events', NS) as unknown as Ev[];
-  const onConfigMap = (reason: string) => events().filter((e) => e.reason === reason && e.involvedObject.kind === 'ConfigMap' && e.involvedObject.name === CONFIG_MAP);
+  const onConfigMap = (reason: string) =>
+    events().filter(
+      (e) => e.reason === reason && e.involvedObject.kind === 'ConfigMap' && e.involvedObject.name === CONFIG_MAP,
+    );
   const heldEvent = await converge(() => onConfigMap('DeletesHeld')[0], 'a DeletesHeld Event on the ConfigMap');
   assert.is(heldEvent.type, 'Warning');
   assert.match(heldEvent.message, `would delete ${GONE} of the ${NODES + 1} HyperNodes it owns`);
   assert.match(heldEvent.message, 'set maxDeletePercent to 58 or more on the "label" entry');
-  const summary = await converge(() => onConfigMap('TopologyChanged').find((e) => e.message.includes('deletes held')), 'a TopologyChanged Event naming the held deletes');
+  const summary = await converge(
+    () => onConfigMap('TopologyChanged').find((e) => e.message.includes('deletes held')),
+    'a TopologyChanged Event naming the held deletes',
+  );
   assert.is(summary.type, 'Normal');
   assert.is(summary.message, `Discovery source "label": 0 created, 1 updated, 0 deleted, ${GONE} deletes held`);
   assert.match(controller.log(), /Holding HyperNode deletes of a discovery run.*held=12/);
 
   // The operator confirms the deletion by raising the limit for the label source.
   setDiscoveryConfig(api, config(70));
-  await converge(() => hyperNodes(api, 'label').length === NODES - GONE + 1, `the ${GONE} racks deleted after maxDeletePercent was raised`);
-  await converge(async () => seriesValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === 0, 'hypernode_deletes_held back to 0');
+  await converge(
+    () => hyperNodes(api, 'label').length === NODES - GONE + 1,
+    `the ${GONE} racks deleted after maxDeletePercent was raised`,
+  );
+  await converge(
+    async () => seriesValue(await metrics(), 'hypernode_deletes_held', { source: 'label' }) === 0,
+    'hypernode_deletes_held back to 0',
+  );
   const deletes = (await answeredHyperNodeWrites(api)).filter((r) => r.verb === 'delete');
   assert.equal(
     deletes.map((r) => `${r.name} → ${r.code}`).sort(),

@@ -12,7 +12,17 @@ import * as assert from 'uvu/assert';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
-import { CLUSTER, NS, RACK, SOURCE_LABEL, TOPOLOGY_A3_ENTRY, assertNoForbidden, node, seedConfigMap, workedExampleNodes } from './cluster.ts';
+import {
+  CLUSTER,
+  NS,
+  RACK,
+  SOURCE_LABEL,
+  TOPOLOGY_A3_ENTRY,
+  assertNoForbidden,
+  node,
+  seedConfigMap,
+  workedExampleNodes,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -29,7 +39,8 @@ const UNSUPPORTED_ENTRY = '  - source: roce\n    enabled: true\n';
 
 const count = (log: string, re: RegExp) => log.split('\n').filter((l) => re.test(l)).length;
 /** The samples of `name` that are not 0 (absent counts as 0). */
-const nonZero = (metrics: string, name: string) => metrics.split('\n').filter((l) => l.startsWith(`${name}{`) && !l.endsWith(' 0'));
+const nonZero = (metrics: string, name: string) =>
+  metrics.split('\n').filter((l) => l.startsWith(`${name}{`) && !l.endsWith(' 0'));
 
 test('--dry-run logs and counts every write it would make and sends none: no HyperNode, status, Event or Lease write', async () => {
   const { api, kubeconfig } = await s.startCluster();
@@ -41,7 +52,11 @@ test('--dry-run logs and counts every write it would make and sends none: no Hyp
   const creates =
     /^I.*\] Dry run: would create HyperNode name="hypernode-topologya3-tier[12]-\w{5}" source="label" diff="tier: \(none\) → [12]; tierName: \(none\) → volcano\.sh\/\w+; members: \+\S+ \+\S+; labels: /;
   await s.converge(() => count(controller.log(), creates) === 6, 'six would-be creates in the log');
-  await s.converge(() => /Dry run: would delete HyperNode name="hypernode-topologya3-tier1-stale" source="label"/.test(controller.log()), 'the would-be delete of the stale rack');
+  await s.converge(
+    () =>
+      /Dry run: would delete HyperNode name="hypernode-topologya3-tier1-stale" source="label"/.test(controller.log()),
+    'the would-be delete of the stale rack',
+  );
   await s.converge(
     () =>
       /Dry run: would emit Event kind="ConfigMap" name="volcano-controller-configmap" type="Warning" reason="\w+" message=".*unsupported discoverer type: roce/.test(
@@ -52,26 +67,42 @@ test('--dry-run logs and counts every write it would make and sends none: no Hyp
   assert.match(controller.log(), /Dry run: leader election skipped and nothing is written/);
   // The run's summary counts what it would have done, and says so.
   await s.converge(
-    () => /^I.*\] Topology reconciliation completed dryRun=true source="label" discovered=6 created=6 .*deleted=1 /m.test(controller.log()),
+    () =>
+      /^I.*\] Topology reconciliation completed dryRun=true source="label" discovered=6 created=6 .*deleted=1 /m.test(
+        controller.log(),
+      ),
     'the completion line with dryRun=true',
   );
 
   const metrics = await controller.metrics();
   assert.is(seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 6);
   assert.is(seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 1);
-  assert.is(seriesValue(metrics, 'hypernode_discovery_results_total', { source: 'label' }), 1, 'one round: a recorded write is not retried');
+  assert.is(
+    seriesValue(metrics, 'hypernode_discovery_results_total', { source: 'label' }),
+    1,
+    'one round: a recorded write is not retried',
+  );
   // Nothing reached the server, so no API write is counted; the recorded status writes are counted as dry-run ones.
   assert.equal(nonZero(metrics, 'hypernode_api_writes_total'), []);
-  assert.ok(seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'update_status' }) > 0, 'the would-be nodeCount writes');
+  assert.ok(
+    seriesValue(metrics, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'update_status' }) > 0,
+    'the would-be nodeCount writes',
+  );
 
   // A new Node is an input change: one more round, wanting the same creates again (nothing was written).
   api.store.create(node('node8', { [RACK]: 's3', [CLUSTER]: 's5' }));
-  await s.converge(async () => seriesValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) === 2, 'a second round after the new Node');
+  await s.converge(
+    async () => seriesValue(await controller.metrics(), 'hypernode_discovery_results_total', { source: 'label' }) === 2,
+    'a second round after the new Node',
+  );
   const after = await controller.metrics();
   assert.is(seriesValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'create' }), 12);
   // The stale rack's delete is not wanted again: the reconciler remembers the uid it deleted until the cache drops it.
   assert.is(seriesValue(after, 'hypernode_dry_run_writes_total', { source: 'label', verb: 'delete' }), 1);
-  assert.match(controller.log(), /Dry run: would create HyperNode name="hypernode-topologya3-tier1-\w{5}" source="label" diff="[^"]*members: \+node6 \+node7 \+node8;/);
+  assert.match(
+    controller.log(),
+    /Dry run: would create HyperNode name="hypernode-topologya3-tier1-\w{5}" source="label" diff="[^"]*members: \+node6 \+node7 \+node8;/,
+  );
   assert.equal(nonZero(after, 'hypernode_api_writes_total'), []);
 
   assert.equal(

@@ -47,7 +47,8 @@ test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-empty-'))));
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The controller's Node lists: a metadata-only list of an empty cluster is what a real server answers with items: null. */
-const nodeLists = (api: Parameters<typeof hyperNodeWrites>[0]) => api.requests.all({ verb: 'list', resource: 'nodes' }).filter((r) => r.user !== 'admin');
+const nodeLists = (api: Parameters<typeof hyperNodeWrites>[0]) =>
+  api.requests.all({ verb: 'list', resource: 'nodes' }).filter((r) => r.user !== 'admin');
 
 test('the stand-in answers an empty metadata-only Node list with items: null, as a real API server does', async () => {
   const { api } = await s.startCluster();
@@ -81,7 +82,10 @@ test('label source on an empty cluster: ready with nothing to do, then label Hyp
   // Hosts join through the API, as kubelets register them.
   const joining = workedExampleNodes();
   for (const n of joining.slice(0, 2)) assert.is((await call(api, 'POST', '/api/v1/nodes', { body: n })).status, 201);
-  await s.converge(() => hyperNodes(api, 'label').some((hn) => hn.metadata.labels?.[RACK] === 's0' && nodeCount(hn) === 2), 'the rack of the first two Nodes');
+  await s.converge(
+    () => hyperNodes(api, 'label').some((hn) => hn.metadata.labels?.[RACK] === 's0' && nodeCount(hn) === 2),
+    'the rack of the first two Nodes',
+  );
   for (const n of joining.slice(2)) assert.is((await call(api, 'POST', '/api/v1/nodes', { body: n })).status, 201);
   await s.converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example');
   assert.not.match(controller.log(), /Failed to list|refusing to delete/);
@@ -101,9 +105,15 @@ test('UFM source on a cluster without Nodes writes its HyperNodes; their nodeCou
   const { api, kubeconfig } = await s.startCluster();
   seedConfigMap(api, `networkTopologyDiscovery:\n${await startUfm(api)}`);
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
-  await s.converge(() => JSON.stringify(ufmTree(api)) === JSON.stringify(UFM_WORKED_EXAMPLE) && ufmTree(api), 'the three ufm HyperNodes with no Node in the cluster');
+  await s.converge(
+    () => JSON.stringify(ufmTree(api)) === JSON.stringify(UFM_WORKED_EXAMPLE) && ufmTree(api),
+    'the three ufm HyperNodes with no Node in the cluster',
+  );
   for (const n of workedExampleNodes()) api.store.create(n);
-  await s.converge(() => hyperNodes(api, 'ufm').every((hn) => nodeCount(hn) > 0), 'nodeCount of every ufm HyperNode once Nodes joined');
+  await s.converge(
+    () => hyperNodes(api, 'ufm').every((hn) => nodeCount(hn) > 0),
+    'nodeCount of every ufm HyperNode once Nodes joined',
+  );
   assert.not.match(controller.log(), /Failed to list/);
   assertNoForbidden(api);
 });
@@ -113,10 +123,14 @@ test('plan on an empty cluster: the UFM HyperNodes as creates, nothing for the l
   // No ConfigMap in the cluster: the configuration is tried from a file.
   const conf = join(dir, 'conf.yaml');
   writeFileSync(conf, `${TOPOLOGY_A3_CONFIG}${await startUfm(api)}`);
-  const result = await plan([`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json'], 'vc-hypernode-controller-manager', {
-    color: false,
-    env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' },
-  });
+  const result = await plan(
+    [`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json'],
+    'vc-hypernode-controller-manager',
+    {
+      color: false,
+      env: { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' },
+    },
+  );
   assert.is(result.code, 2, result.stderr);
   const changes = (JSON.parse(result.stdout) as { changes: PlannedChange[] }).changes;
   assert.equal(
@@ -138,7 +152,13 @@ test('the empty-cache rule holds: no Nodes while label HyperNodes exist deletes 
     spec: { tier: 1, members: [{ type: 'Node', selector: { exactMatch: { name: 'node0' } } }] },
   });
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
-  await s.converge(() => /the Node cache is empty while 1 label HyperNodes exist; refusing to delete them all, will retry/.test(controller.log()), 'the refusal in the log');
+  await s.converge(
+    () =>
+      /the Node cache is empty while 1 label HyperNodes exist; refusing to delete them all, will retry/.test(
+        controller.log(),
+      ),
+    'the refusal in the log',
+  );
   assert.equal(
     hyperNodes(api).map((hn) => hn.metadata.name),
     ['hypernode-topologya3-tier1-kept1'],
@@ -146,7 +166,10 @@ test('the empty-cache rule holds: no Nodes while label HyperNodes exist deletes 
   assertNoDeletes(api);
   // A Node joining ends the refusal: the rack is then reconciled as usual.
   api.store.create(node('node0', { [RACK]: 's0', 'volcano.sh/hypercluster': 's4' }));
-  await s.converge(() => nodeCount(hyperNodes(api).find((hn) => hn.metadata.labels?.[RACK] === 's0')) === 1, 'the rack counting its Node');
+  await s.converge(
+    () => nodeCount(hyperNodes(api).find((hn) => hn.metadata.labels?.[RACK] === 's0')) === 1,
+    'the rack counting its Node',
+  );
 });
 
 test.run();

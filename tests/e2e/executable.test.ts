@@ -54,7 +54,9 @@ const converge = s.converge.bind(s);
 
 /** The eight Nodes of the label worked example, `conf` as discovery document, the executable (or the bundle on Deno) running. */
 const startWorkedExample = (conf: string, runtime: RunOptions['runtime'] = 'sea') =>
-  s.startWorkedExample(conf, (kubeconfig) => startControllerBinary({ kubeconfig, namespace: NS, runtime, env: runtimeEnv(runtime) }));
+  s.startWorkedExample(conf, (kubeconfig) =>
+    startControllerBinary({ kubeconfig, namespace: NS, runtime, env: runtimeEnv(runtime) }),
+  );
 
 /**
  * Deno 2.9.6 reuses its V8 code cache for a rebuilt bundle of the same size
@@ -77,10 +79,17 @@ for (const { name, runtime } of RUNTIMES)
   test(`the label worked example (${name}): eight labelled Nodes and topologyA3 give exactly the six HyperNodes of the table, nodeCount 2 each`, async () => {
     const { api } = await startWorkedExample(TOPOLOGY_A3_CONFIG, runtime);
 
-    await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
+    await converge(
+      () => workedExampleConverged(api),
+      'the six HyperNodes of the label worked example with nodeCount 2',
+    );
     const racks = ['s0', 's1', 's2', 's3'].map((v) => groupOf(api, RACK, v)!);
     const clusters = ['s4', 's5'].map((v) => groupOf(api, CLUSTER, v)!);
-    assert.is(new Set([...racks, ...clusters].map((hn) => hn?.metadata.name)).size, 6, 'one HyperNode per (label, value)');
+    assert.is(
+      new Set([...racks, ...clusters].map((hn) => hn?.metadata.name)).size,
+      6,
+      'one HyperNode per (label, value)',
+    );
     for (const [i, hn] of racks.entries()) {
       assert.match(hn.metadata.name, LABEL_NAME('topologya3', 1));
       assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'label', [RACK]: `s${i}` });
@@ -106,7 +115,11 @@ for (const { name, runtime } of RUNTIMES)
     await converge(() => hyperNodeWrites(api).length >= 12 && true, 'the nodeCount writes');
     const writes = await answeredHyperNodeWrites(api);
     assert.is(writes.filter((r) => r.verb === 'create' && r.code === 201).length, 6, describeWrites(writes).join('\n'));
-    assert.is(writes.filter((r) => r.verb === 'update' && r.subresource === 'status').length, 6, describeWrites(writes).join('\n'));
+    assert.is(
+      writes.filter((r) => r.verb === 'update' && r.subresource === 'status').length,
+      6,
+      describeWrites(writes).join('\n'),
+    );
     assert.is(writes.length, 12, describeWrites(writes).join('\n'));
     assertNoForbidden(api);
   });
@@ -125,10 +138,21 @@ for (const { name, runtime } of RUNTIMES)
       const ufm = (s.ufm = await new UfmServer().start());
       ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
       seedUfmSecret(api, ufm.username, ufm.password);
-      seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`);
-      s.controller = await startControllerBinary({ kubeconfig, namespace: NS, env: { ...trust.env, ...runtimeEnv(runtime) }, runtime });
+      seedConfigMap(
+        api,
+        `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`,
+      );
+      s.controller = await startControllerBinary({
+        kubeconfig,
+        namespace: NS,
+        env: { ...trust.env, ...runtimeEnv(runtime) },
+        runtime,
+      });
 
-      await converge(() => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0), 'the three ufm HyperNodes with nodeCount');
+      await converge(
+        () => hyperNodes(api, 'ufm').length === 3 && hyperNodes(api).every((hn) => nodeCount(hn) > 0),
+        'the three ufm HyperNodes with nodeCount',
+      );
       assert.equal(ufmTree(api), UFM_WORKED_EXAMPLE);
       const all = byName(hyperNodes(api));
       assert.equal([...all.keys()].sort(), ['leaf-hn-0', 'leaf-hn-1', 'spine-hn']);
@@ -136,9 +160,17 @@ for (const { name, runtime } of RUNTIMES)
         assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'ufm' });
         assert.is(hn.spec!.tierName, undefined, 'UFM HyperNodes have no tierName');
       }
-      assert.equal([nodeCount(all.get('leaf-hn-0')), nodeCount(all.get('leaf-hn-1')), nodeCount(all.get('spine-hn'))], [4, 4, 2]);
+      assert.equal(
+        [nodeCount(all.get('leaf-hn-0')), nodeCount(all.get('leaf-hn-1')), nodeCount(all.get('spine-hn'))],
+        [4, 4, 2],
+      );
       const auth = `Basic ${Buffer.from(`${ufm.username}:${ufm.password}`).toString('base64')}`;
-      assert.ok(ufm.requests.length > 0 && ufm.requests.every((r) => r.method === 'GET' && r.path === '/ufmRest/resources/ports' && r.authorization === auth));
+      assert.ok(
+        ufm.requests.length > 0 &&
+          ufm.requests.every(
+            (r) => r.method === 'GET' && r.path === '/ufmRest/resources/ports' && r.authorization === auth,
+          ),
+      );
       assertNoForbidden(api);
     });
 
@@ -162,7 +194,13 @@ function seedGoHyperNodes(api: Cluster['api'], drift: boolean): Map<string, stri
     apiVersion: 'topology.volcano.sh/v1alpha1',
     kind: 'HyperNode',
     metadata: { name: GO_NAMES[value], labels: { [SOURCE_LABEL]: 'label', [key]: value } },
-    spec: { tier, tierName: key, members: members.sort().map((name) => ({ type: tier === 1 ? 'Node' : 'HyperNode', selector: { exactMatch: { name } } })) },
+    spec: {
+      tier,
+      tierName: key,
+      members: members
+        .sort()
+        .map((name) => ({ type: tier === 1 ? 'Node' : 'HyperNode', selector: { exactMatch: { name } } })),
+    },
     status: { nodeCount: members.length },
   });
   api.store.create(hn('s0', RACK, 1, ['node0', 'node1']));
@@ -179,11 +217,16 @@ async function adopt(api: Cluster['api'], kubeconfig: string): Promise<void> {
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
   await converge(
-    async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1,
+    async () =>
+      seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1,
     'the first label round to be reconciled',
   );
   await converge(() => workedExampleConverged(api), 'the six HyperNodes with nodeCount 2');
-  assert.equal(new Set(hyperNodes(api).map((h) => h.metadata.name)), new Set(Object.values(GO_NAMES)), 'no HyperNode added');
+  assert.equal(
+    new Set(hyperNodes(api).map((h) => h.metadata.name)),
+    new Set(Object.values(GO_NAMES)),
+    'no HyperNode added',
+  );
 }
 
 test('adoption: HyperNodes named by the Go controller that already match keep names and UIDs, and cost zero writes', async () => {
@@ -203,16 +246,21 @@ test('adoption with drift: only the drifted Go-named HyperNode is written (membe
   await adopt(api, kubeconfig);
   assert.equal(memberNames(byName(hyperNodes(api)).get(GO_NAMES.s3)), ['node6', 'node7']);
   assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${GO_NAMES.s3} → 200`, `update ${GO_NAMES.s3}/status → 200`]);
+  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [
+    `update ${GO_NAMES.s3} → 200`,
+    `update ${GO_NAMES.s3}/status → 200`,
+  ]);
   assertNoForbidden(api);
 });
 
 test('steady state: discovery rounds over an unchanged topology write nothing (HyperNode deleted elsewhere, label source restarted)', async () => {
   const { api, controller } = await startWorkedExample(TOPOLOGY_A3_CONFIG);
   await converge(() => workedExampleConverged(api), 'the six HyperNodes of the label worked example with nodeCount 2');
-  const rounds = async () => seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
+  const rounds = async () =>
+    seriesValue(await controller.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' });
   const settled = await converge(async () => (await rounds()) || false, 'the first label round to be reconciled');
-  const statusAdds = async () => seriesValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' });
+  const statusAdds = async () =>
+    seriesValue(await controller.metrics(), 'workqueue_adds_total', { name: 'hypernode-status' });
   const addsBefore = await statusAdds();
   // A hand-made HyperNode (no source label, nodeCount already right) that an operator then deletes.
   api.store.create({
@@ -229,7 +277,10 @@ test('steady state: discovery rounds over an unchanged topology write nothing (H
   api.store.delete('hypernodes', 'hand-made');
   await converge(async () => (await rounds()) >= settled + 1, 'a label round after the HyperNode delete');
   // A changed label entry that describes the same topology restarts the source: one more round.
-  setDiscoveryConfig(api, `${TOPOLOGY_A3_CONFIG}        unused:\n          - nodeLabel: example.com/nothing\n          - nodeLabel: kubernetes.io/hostname\n`);
+  setDiscoveryConfig(
+    api,
+    `${TOPOLOGY_A3_CONFIG}        unused:\n          - nodeLabel: example.com/nothing\n          - nodeLabel: kubernetes.io/hostname\n`,
+  );
   await converge(async () => (await rounds()) >= settled + 2, 'a label round after the label source restarted');
   assert.ok(controller.log().includes('Restarting network discovery'), 'the label source was restarted');
 
@@ -248,7 +299,8 @@ test('a restarted executable adopts its own HyperNodes: same names and UIDs, zer
 
   const second = (s.controller = await startControllerBinary({ kubeconfig: s.cluster!.kubeconfig, namespace: NS }));
   await converge(
-    async () => seriesValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1,
+    async () =>
+      seriesValue(await second.metrics(), 'hypernode_reconcile_duration_seconds_count', { source: 'label' }) >= 1,
     'the first label round after the restart',
   );
   assert.equal(new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid])), uids, 'same names, same UIDs');
@@ -260,9 +312,17 @@ test('a source that cannot run gets a Warning Event on the discovery ConfigMap, 
   const { api, controller } = await startWorkedExample(`${TOPOLOGY_A3_CONFIG}  - source: roce\n    enabled: true\n`);
 
   const cm = api.store.get('configmaps', CONFIG_MAP, NS) as { metadata: { uid: string } };
-  type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string; name: string; namespace: string; uid?: string } };
+  type Ev = {
+    type: string;
+    reason: string;
+    message: string;
+    involvedObject: { kind: string; name: string; namespace: string; uid?: string };
+  };
   const event = await converge(
-    () => (api.store.list('events', NS) as unknown as Ev[]).find((e) => e.type === 'Warning' && e.message.includes('unsupported discoverer type: roce')),
+    () =>
+      (api.store.list('events', NS) as unknown as Ev[]).find(
+        (e) => e.type === 'Warning' && e.message.includes('unsupported discoverer type: roce'),
+      ),
     'a Warning Event about the roce source',
   );
   assert.equal(event.involvedObject.kind, 'ConfigMap');
@@ -271,7 +331,10 @@ test('a source that cannot run gets a Warning Event on the discovery ConfigMap, 
   assert.equal(event.involvedObject.uid, cm.metadata.uid);
   assert.match(controller.log(), /failed to create discoverer: unsupported discoverer type: roce/);
   await converge(() => workedExampleConverged(api), 'the label HyperNodes despite the broken roce entry');
-  await converge(() => api.requests.count({ resource: 'events', verb: 'create', code: 201, user: CONTROLLER_USER }) >= 1, 'the Event create answered 201');
+  await converge(
+    () => api.requests.count({ resource: 'events', verb: 'create', code: 201, user: CONTROLLER_USER }) >= 1,
+    'the Event create answered 201',
+  );
   assertNoDeletes(api);
   assertNoForbidden(api);
 });

@@ -32,7 +32,8 @@ import { session } from './session.ts';
 
 const s = session(test);
 /** Two units of two hosts with one rail each, under two spines. */
-const fabric = (downHostPorts: string[] = []) => generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 2, rails: 1, uplinks: 2, downHostPorts });
+const fabric = (downHostPorts: string[] = []) =>
+  generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 2, rails: 1, uplinks: 2, downHostPorts });
 const HOSTS = ['su01-n01', 'su01-n02', 'su02-n01', 'su02-n02'];
 
 type Mode = 'fabric' | 'legacy';
@@ -57,11 +58,18 @@ ${health}`;
 }
 
 const state = (api: Parameters<typeof hyperNodes>[0]) =>
-  new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, `${fabricHealthy(hn)?.status} ${fabricHealthy(hn)?.reason}`]));
+  new Map(
+    hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, `${fabricHealthy(hn)?.status} ${fabricHealthy(hn)?.reason}`]),
+  );
 const shape = (api: Parameters<typeof hyperNodes>[0]) => topologyShape(api, 'ufm');
 
 /** su01-n02's port goes down; waits for `leaf` to turn FabricHealthy=False and returns that condition. */
-async function portDown(api: Parameters<typeof hyperNodes>[0], ufm: UfmServer, leaf: string, when = ''): Promise<HyperNodeCondition> {
+async function portDown(
+  api: Parameters<typeof hyperNodes>[0],
+  ufm: UfmServer,
+  leaf: string,
+  when = '',
+): Promise<HyperNodeCondition> {
   ufm.answer = { kind: 'fabric', fabric: fabric(['su01-n02/1']) };
   return s.converge(
     () => {
@@ -75,7 +83,10 @@ async function portDown(api: Parameters<typeof hyperNodes>[0], ufm: UfmServer, l
 /** Every port up again; waits for every ufm HyperNode to be FabricHealthy=True. */
 async function portUp(api: Parameters<typeof hyperNodes>[0], ufm: UfmServer): Promise<void> {
   ufm.answer = { kind: 'fabric', fabric: fabric() };
-  await s.converge(() => [...state(api).values()].every((r) => r === 'True LinksUp'), 'every ufm HyperNode FabricHealthy=True again');
+  await s.converge(
+    () => [...state(api).values()].every((r) => r === 'True LinksUp'),
+    'every ufm HyperNode FabricHealthy=True again',
+  );
 }
 
 async function start(health = '', mode: Mode = 'fabric') {
@@ -131,16 +142,18 @@ test('legacy mode: a host port going down keeps every leaf-hn/spine-hn byte and 
   // What Volcano's controller writes; a status write moves only resourceVersion and the status managedFields entry.
   const objects = () =>
     JSON.stringify(
-      hyperNodes(api, 'ufm').map(({ apiVersion, kind, metadata: { name, uid, labels, annotations, generation }, spec }) => ({
-        apiVersion,
-        kind,
-        name,
-        uid,
-        labels,
-        annotations,
-        generation,
-        spec,
-      })),
+      hyperNodes(api, 'ufm').map(
+        ({ apiVersion, kind, metadata: { name, uid, labels, annotations, generation }, spec }) => ({
+          apiVersion,
+          kind,
+          name,
+          uid,
+          labels,
+          annotations,
+          generation,
+          spec,
+        }),
+      ),
     );
   const before = objects();
   assert.equal(
@@ -170,7 +183,9 @@ test('legacy mode: past health.linkGracePeriod the down port counts as Volcano c
   await portDown(api, ufm, leaf, 'within the grace period');
   // Volcano groups a port without a peer under a leaf named N/A: su01-n02 gets a leaf of its own.
   await s.converge(
-    () => hyperNodes(api, 'ufm').filter((hn) => hn.spec?.tier === 1).length === 3 && [...state(api).values()].every((r) => r === 'True LinksUp'),
+    () =>
+      hyperNodes(api, 'ufm').filter((hn) => hn.spec?.tier === 1).length === 3 &&
+      [...state(api).values()].every((r) => r === 'True LinksUp'),
     'three leaf HyperNodes, all healthy, once the grace period is over',
   );
   assert.equal(memberNames(leafOf(api, 'ufm', 'su01-n02')), ['su01-n02']);

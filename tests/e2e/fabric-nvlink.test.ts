@@ -43,7 +43,11 @@ async function startUfm(api: Parameters<typeof seedNvlinkCluster>[0]): Promise<U
 }
 
 /** Seeds the Nodes and the document, starts the executable (chart RBAC, -v=3) and runs the scenario; no request may be refused. */
-async function runScenario(api: Parameters<typeof seedNvlinkCluster>[0], kubeconfig: string, f: NvlinkFabric): Promise<void> {
+async function runScenario(
+  api: Parameters<typeof seedNvlinkCluster>[0],
+  kubeconfig: string,
+  f: NvlinkFabric,
+): Promise<void> {
   seedNvlinkCluster(api, f);
   s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
   await nvlinkScenario(s, api, f);
@@ -53,14 +57,26 @@ async function runScenario(api: Parameters<typeof seedNvlinkCluster>[0], kubecon
 test('UFM fabric mode (the executable): NVLink domains inside the fabric tree, turned on and off in place, a later clique moved without a poll', async () => {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = await startUfm(api);
-  const fabric = generateFatTree({ sus: 2, tiers: 2, uplinks: 2, nodesPerSu: 4, rails: 2, fabricId: 3, hostName: (su, n) => `gb-su${pad2(su)}-n${pad2(n)}` });
+  const fabric = generateFatTree({
+    sus: 2,
+    tiers: 2,
+    uplinks: 2,
+    nodesPerSu: 4,
+    rails: 2,
+    fabricId: 3,
+    hostName: (su, n) => `gb-su${pad2(su)}-n${pad2(n)}`,
+  });
   ufm.answer = { kind: 'fabric', fabric };
   const f: NvlinkFabric = {
     source: 'ufm',
-    config: (nvlink) => ufmEntry(`      mode: fabric\n      fabric: gb200\n      endpoint: "${ufm.endpoint()}"\n${nvlinkLine(nvlink)}`),
+    config: (nvlink) =>
+      ufmEntry(`      mode: fabric\n      fabric: gb200\n      endpoint: "${ufm.endpoint()}"\n${nvlinkLine(nvlink)}`),
     units: [fabric.hosts.slice(0, 4), fabric.hosts.slice(4)],
     fabric: 'gb200',
-    leafGroups: [`gb200-leaf-${[...fabric.leafGuids[0]!].sort()[0]}`, `gb200-leaf-${[...fabric.leafGuids[1]!].sort()[0]}`],
+    leafGroups: [
+      `gb200-leaf-${[...fabric.leafGuids[0]!].sort()[0]}`,
+      `gb200-leaf-${[...fabric.leafGuids[1]!].sort()[0]}`,
+    ],
     spine: `gb200-spine-${lowestGuid(fabric, 'spine-')}`,
     tierNames: { leaf: 'leaf', spine: 'spine' },
     reads: () => ufm.requests.length,
@@ -72,7 +88,13 @@ test("UFM legacy mode (the executable): NVLink domains below Volcano's leaf-hn-<
   const { api, kubeconfig } = await s.startCluster();
   const ufm = await startUfm(api);
   const units = [1, 2].map((su) => [1, 2, 3, 4].map((n) => `gb-su${pad2(su)}-n${pad2(n)}`)) as [string[], string[]];
-  ufm.answer = { kind: 'ports', ports: [...computerPorts(units[0], ['su01-leaf-r1', 'su01-leaf-r2']), ...computerPorts(units[1], ['su02-leaf-r1', 'su02-leaf-r2'])] };
+  ufm.answer = {
+    kind: 'ports',
+    ports: [
+      ...computerPorts(units[0], ['su01-leaf-r1', 'su01-leaf-r2']),
+      ...computerPorts(units[1], ['su02-leaf-r1', 'su02-leaf-r2']),
+    ],
+  };
   const f: NvlinkFabric = {
     source: 'ufm',
     config: (nvlink) => ufmEntry(`      endpoint: "${ufm.endpoint()}"\n${nvlinkLine(nvlink)}`),
@@ -90,7 +112,10 @@ test('graph source (the executable): NVLink domains inside the graph tree, in pl
   const { api, kubeconfig } = await s.startCluster();
   const server = (graphServer = await new GraphServer().start());
   server.token = 'inventory-token';
-  server.answer = { status: 200, body: JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 4, spines: 2 })) };
+  server.answer = {
+    status: 200,
+    body: JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 4, spines: 2 })),
+  };
   api.store.create(secretObject('inventory', { token: 'inventory-token', 'ca.crt': TEST_CA }));
   const f: NvlinkFabric = {
     source: 'graph',

@@ -74,14 +74,21 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   await step(() => a.identity() && cluster.holder() === a.identity(), 'A leading');
   await step(() => workedExampleConverged(api), 'A writing the six HyperNodes of the worked example');
   const b = await cluster.start(REPLICA_B);
-  await step(async () => b.identity() && (await fetch(`http://127.0.0.1:${b.health}/readyz`)).status === 200, 'B standing by (ready as a follower)');
+  await step(
+    async () => b.identity() && (await fetch(`http://127.0.0.1:${b.health}/readyz`)).status === 200,
+    'B standing by (ready as a follower)',
+  );
 
   // A is frozen in the middle of a reconcile, with one HyperNode write in
   // flight: node0 moves into a new rack s6 while A's HyperNode writes are slow.
-  const hyperNodeWriteByA = (r: RequestRecord) => r.user === REPLICA_A && r.resource === 'hypernodes' && WRITE_VERBS.includes(r.verb);
+  const hyperNodeWriteByA = (r: RequestRecord) =>
+    r.user === REPLICA_A && r.resource === 'hypernodes' && WRITE_VERBS.includes(r.verb);
   const slowWrites = api.latency(WRITE_IN_FLIGHT_MS, hyperNodeWriteByA);
   setNodeLabels(api, 'node0', { [RACK]: 's6' });
-  await step(() => api.requests.all((r) => hyperNodeWriteByA(r) && r.code === 0).length > 0, 'a HyperNode write by A in flight');
+  await step(
+    () => api.requests.all((r) => hyperNodeWriteByA(r) && r.code === 0).length > 0,
+    'a HyperNode write by A in flight',
+  );
   a.child.kill('SIGSTOP');
   const stoppedAt = Date.now();
   slowWrites();
@@ -98,8 +105,18 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
     groupOf(api, RACK, 's3') === undefined &&
     memberNames(groupOf(api, CLUSTER, 's5')).length === 1 &&
     // nodeCount: Nodes in a rack, member racks in a cluster.
-    [nodeCount(groupOf(api, RACK, 's6')), nodeCount(groupOf(api, RACK, 's2')), nodeCount(groupOf(api, CLUSTER, 's4')), nodeCount(groupOf(api, CLUSTER, 's5'))].join() === '1,4,3,1';
-  await step(() => newTopology() && api.requests.writes((r) => r.user === REPLICA_B && r.resource === 'hypernodes').every((r) => r.code !== 0), 'B writing the new topology');
+    [
+      nodeCount(groupOf(api, RACK, 's6')),
+      nodeCount(groupOf(api, RACK, 's2')),
+      nodeCount(groupOf(api, CLUSTER, 's4')),
+      nodeCount(groupOf(api, CLUSTER, 's5')),
+    ].join() === '1,4,3,1';
+  await step(
+    () =>
+      newTopology() &&
+      api.requests.writes((r) => r.user === REPLICA_B && r.resource === 'hypernodes').every((r) => r.code !== 0),
+    'B writing the new topology',
+  );
   const byB = snapshot();
 
   const resumedIndex = api.requests.all().length;
@@ -115,7 +132,10 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   assert.is(code, 1, `A exits 1 like Go on a lost lease\n${a.log()}`);
   assert.match(a.log(), /Failed to renew lease, leadership lost/);
   assert.match(a.log(), /^lost lease$/m);
-  assert.ok(/write refused, this process no longer leads/.test(a.log()), `A acted on its input and the fence refused the write\n--- replica A log ---\n${a.log()}`);
+  assert.ok(
+    /write refused, this process no longer leads/.test(a.log()),
+    `A acted on its input and the fence refused the write\n--- replica A log ---\n${a.log()}`,
+  );
 
   // B still leads and the topology is the one B wrote, untouched.
   assert.is(cluster.holder(), b.identity());
@@ -125,7 +145,8 @@ test('a leader frozen past its lease writes nothing after it resumes and exits w
   const refused = (a.log().match(/write refused/g) ?? []).length;
   const inFlight = afterResume.filter((r) => r.user === REPLICA_A).length;
   console.log(
-    `  frozen ${frozenMs} ms (takeover after ${takeoverMs} ms); A exited ${code}; ` + `A's requests after resuming: ${inFlight}, writes refused by the fence: ${refused}`,
+    `  frozen ${frozenMs} ms (takeover after ${takeoverMs} ms); A exited ${code}; ` +
+      `A's requests after resuming: ${inFlight}, writes refused by the fence: ${refused}`,
   );
 });
 

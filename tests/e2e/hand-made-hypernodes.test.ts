@@ -29,7 +29,11 @@ const converge = s.converge.bind(s);
 const HN = { apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode' };
 const NO_SPEC = { ...HN, metadata: { name: 'hand-no-spec' } };
 const NO_SELECTOR = { ...HN, metadata: { name: 'hand-no-selector' }, spec: { tier: 1, members: [{ type: 'Node' }] } };
-const BY_REGEX = { ...HN, metadata: { name: 'hand-regex' }, spec: { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^node[0-3]' } } }] } };
+const BY_REGEX = {
+  ...HN,
+  metadata: { name: 'hand-regex' },
+  spec: { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^node[0-3]' } } }] },
+};
 
 test('hand-made HyperNodes without spec or selector neither stop the controller nor the work on other HyperNodes', async () => {
   const { api } = await s.startCluster();
@@ -50,7 +54,10 @@ test('hand-made HyperNodes without spec or selector neither stop the controller 
   api.requests.clear();
   api.store.create(node('node0b', { [RACK]: 's0', [CLUSTER]: 's4' }));
   await converge(() => regexCount() === 5, 'nodeCount of the regex HyperNode follows the new Node');
-  await converge(() => hyperNodes(api, 'label').filter((hn) => nodeCount(hn) === 3).length === 1, 'the label rack of the new Node reconciled');
+  await converge(
+    () => hyperNodes(api, 'label').filter((hn) => nodeCount(hn) === 3).length === 1,
+    'the label rack of the new Node reconciled',
+  );
 
   const byName = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn]));
   assert.ok(byName.has('hand-no-spec') && byName.has('hand-no-selector'), 'the hand-made HyperNodes are left in place');

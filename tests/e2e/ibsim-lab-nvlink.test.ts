@@ -29,18 +29,20 @@ const withLab = testNeeding(ibsimLabUnavailable());
 
 const hostsOf = (unit: number) => Array.from({ length: HOSTS_PER_UNIT }, (_, i) => `su${unit}-h${i + 1}`);
 
-withLab('the real ibnetdiscover on ibsim (the executable): GB200 cliques on the lab Nodes give NVLink domains inside the InfiniBand tree, in place both ways', async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  const fabric = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
-  addRailFabric(fabric, { units: 2, hostsPerUnit: HOSTS_PER_UNIT, rails: 2, spines: 2, parallel: 2 });
-  fabric.cable('sm-01', leafId(1, 1));
-  const lab = await newLab(fabric);
-  const runs = join(lab.dir, 'runs');
-  writeFileSync(runs, '');
-  const counted = join(lab.dir, 'counted-ibnetdiscover');
-  writeFileSync(counted, `#!/bin/sh\necho run >> ${runs}\nexec ${lab.ibnetdiscover} "$@"\n`, { mode: 0o755 });
-  const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
-  const base = `networkTopologyDiscovery:
+withLab(
+  'the real ibnetdiscover on ibsim (the executable): GB200 cliques on the lab Nodes give NVLink domains inside the InfiniBand tree, in place both ways',
+  async () => {
+    const { api, kubeconfig } = await s.startCluster();
+    const fabric = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
+    addRailFabric(fabric, { units: 2, hostsPerUnit: HOSTS_PER_UNIT, rails: 2, spines: 2, parallel: 2 });
+    fabric.cable('sm-01', leafId(1, 1));
+    const lab = await newLab(fabric);
+    const runs = join(lab.dir, 'runs');
+    writeFileSync(runs, '');
+    const counted = join(lab.dir, 'counted-ibnetdiscover');
+    writeFileSync(counted, `#!/bin/sh\necho run >> ${runs}\nexec ${lab.ibnetdiscover} "$@"\n`, { mode: 0o755 });
+    const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
+    const base = `networkTopologyDiscovery:
   - source: ibnetdiscover
     enabled: true
     interval: 1h
@@ -49,21 +51,22 @@ withLab('the real ibnetdiscover on ibsim (the executable): GB200 cliques on the 
       command: [${counted}, -C, ibsim0, -P, "1"]
       hcas: "^mlx5_[01]$"
 `;
-  const f: NvlinkFabric = {
-    source: 'ibnetdiscover',
-    config: (nvlink) => (nvlink === undefined ? base : `${base}      nvlink: ${nvlink}\n`),
-    units: [hostsOf(1), hostsOf(2)],
-    fabric: FABRIC,
-    // A unit's group is named by its lowest switch GUID (rail 1's leaf), the spines' by spine 1's.
-    leafGroups: [`${FABRIC}-leaf-${guid(leafId(1, 1))}`, `${FABRIC}-leaf-${guid(leafId(2, 1))}`],
-    spine: `${FABRIC}-spine-${guid(spineId(1))}`,
-    tierNames: { leaf: 'leaf', spine: 'spine' },
-    reads: () => readFileSync(runs, 'utf8').split('\n').length - 1,
-  };
-  seedNvlinkCluster(api, f);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-  await nvlinkScenario(s, api, f);
-  assertNoForbidden(api);
-});
+    const f: NvlinkFabric = {
+      source: 'ibnetdiscover',
+      config: (nvlink) => (nvlink === undefined ? base : `${base}      nvlink: ${nvlink}\n`),
+      units: [hostsOf(1), hostsOf(2)],
+      fabric: FABRIC,
+      // A unit's group is named by its lowest switch GUID (rail 1's leaf), the spines' by spine 1's.
+      leafGroups: [`${FABRIC}-leaf-${guid(leafId(1, 1))}`, `${FABRIC}-leaf-${guid(leafId(2, 1))}`],
+      spine: `${FABRIC}-spine-${guid(spineId(1))}`,
+      tierNames: { leaf: 'leaf', spine: 'spine' },
+      reads: () => readFileSync(runs, 'utf8').split('\n').length - 1,
+    };
+    seedNvlinkCluster(api, f);
+    s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
+    await nvlinkScenario(s, api, f);
+    assertNoForbidden(api);
+  },
+);
 
 test.run();

@@ -29,7 +29,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
-import { addRailFabric, caId, ibExampleFabric, ibGb200ExampleFabric, IbFabric, leafId, quantumDescription, spineId } from '../../testing/ib-fabric.ts';
+import {
+  addRailFabric,
+  caId,
+  ibExampleFabric,
+  ibGb200ExampleFabric,
+  IbFabric,
+  leafId,
+  quantumDescription,
+  spineId,
+} from '../../testing/ib-fabric.ts';
 import { ibsimLabPerTest, ibsimLabUnavailable, type IbsimLab } from '../../testing/ibsim-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
@@ -101,149 +110,208 @@ const blocks = (text: string) =>
     .map((b) => b.trim())
     .sort();
 
-withLab('the text testing/ib-fabric.ts writes, and the docs captures, are what the real ibnetdiscover prints', async () => {
-  const fabric = labFabric();
-  const lab = await newLab(fabric);
-  assert.equal(blocks(lab.discover()), blocks(fabric.ibnetdiscoverText()));
-  // The docs' captures: the InfiniBand example's (tests/cmd/ibnetdiscover-capture) and the GB200 example's.
-  for (const [example, capture] of [
-    [ibExampleFabric(), '../cmd/ibnetdiscover-capture/compute.txt'],
-    [ibGb200ExampleFabric(), '../repo/docs-examples/gb200-ib.txt'],
-  ] as const) {
-    const real = (await newLab(example)).discover(['-C', 'ibsim0', '-P', '1']);
-    assert.equal(blocks(real), blocks(readFileSync(join(import.meta.dirname, capture), 'utf8')), capture);
-    assert.equal(blocks(real), blocks(example.ibnetdiscoverText()), `testing/ib-fabric.ts writes ${capture}`);
-  }
-});
-
-withLab('the executable builds the tree from the real ibnetdiscover; a unit whose cables come in adds its leaf and renames nothing', async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  const fabric = labFabric();
-  const lab = await newLab(fabric);
-  // Unit 3 is cabled later: its leaves' cables are out, so it is not on the subnet yet.
-  for (let r = 1; r <= 2; r++) await lab.unlink(fabric.nodes.get(leafId(3, r))!.description);
-  for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
-  seedConfigMap(api, config(lab));
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-  const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
-  const leaf = (unit: number) => `${FABRIC}-leaf-${guid(leafId(unit, 1))}`;
-  const spine = `${FABRIC}-spine-${guid(spineId(1))}`;
-  const tree = () =>
-    hyperNodes(api, 'ibnetdiscover')
-      .map((hn: HyperNode) => `${hn.metadata.name} ${hn.spec!.tier} ${hn.metadata.annotations?.['volcano.sh/fabric-switches']}: ${memberNames(hn).join(',')}`)
-      .sort();
-  const twoUnits = [`${leaf(1)} 1 LEAF-SU1-R1 +1: ${hostsOf(1).join(',')}`, `${leaf(2)} 1 LEAF-SU2-R1 +1: ${hostsOf(2).join(',')}`, `${spine} 2 SPINE-1 +1: ${leaf(1)},${leaf(2)}`];
-  await s.converge(
-    () => JSON.stringify(tree()) === JSON.stringify(twoUnits) && nodeCountsSettled(api) && fabricHealthSettled(api),
-    'the two-unit tree from the real ibnetdiscover',
-  );
-  for (const hn of hyperNodes(api, 'ibnetdiscover')) assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'ibnetdiscover', 'volcano.sh/ibnetdiscover-fabric': FABRIC });
-  assert.ok(
-    hyperNodes(api, 'ibnetdiscover').every((hn) => fabricHealthy(hn)?.status === 'True'),
-    'the missing uplink was never there: no problem',
-  );
-
-  const before = topologyShape(api, 'ibnetdiscover');
-  api.requests.clear();
-  for (let r = 1; r <= 2; r++) await lab.relink(fabric.nodes.get(leafId(3, r))!.description);
-  const threeUnits = [...twoUnits.slice(0, 2), `${leaf(3)} 1 LEAF-SU3-R1 +1: ${hostsOf(3).join(',')}`, `${spine} 2 SPINE-1 +1: ${leaf(1)},${leaf(2)},${leaf(3)}`];
-  await s.converge(() => JSON.stringify(tree()) === JSON.stringify(threeUnits) && nodeCountsSettled(api) && fabricHealthSettled(api), 'the third unit');
-  const writes = describeWrites(await answeredHyperNodeWrites(api));
-  assert.equal(
-    writes.filter((w) => !w.includes('/status')),
-    ['create <new> → 201', `update ${spine} → 200`],
-    `the new leaf created, the spine given its member: ${writes.join(', ')}`,
-  );
-  for (const line of before.filter((l) => !l.startsWith(spine))) assert.ok(topologyShape(api, 'ibnetdiscover').includes(line), `${line} kept its name, uid and members`);
-  assertNoDeletes(api);
-  assertNoForbidden(api);
-});
-
-withLab("unlinking a host's cables keeps it in its leaf and marks the leaf's FabricHealthy, naming switch, port and host; ReLink clears it", async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  const fabric = labFabric();
-  const lab = await newLab(fabric);
-  for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
-  seedConfigMap(api, config(lab));
-  s.startInProcess(kubeconfig);
-  const leaf1 = `${FABRIC}-leaf-${fabric.nodes.get(leafId(1, 1))!.guid.toString(16).padStart(16, '0')}`;
-  const named = () => hyperNodes(api, 'ibnetdiscover').find((hn) => hn.metadata.name === leaf1);
-  await s.converge(
-    () => hyperNodes(api, 'ibnetdiscover').length === 4 && fabricHealthy(named())?.status === 'True' && nodeCountsSettled(api) && fabricHealthSettled(api),
-    'the tree, every HyperNode FabricHealthy=True',
-  );
-  const before = topologyShape(api, 'ibnetdiscover');
-  // What the controller said: the fabric it runs, and ibsim's greeting on ibnetdiscover's stderr, once.
-  assert.match(s.log(), `Starting InfiniBand fabric discovery source="ibnetdiscover" fabric="${FABRIC}" command="${lab.ibnetdiscover} -C ibsim0 -P 1"`);
-  assert.is(s.log().split('ibnetdiscover wrote to stderr').length - 1, 1, s.log());
-  api.requests.clear();
-
-  // su1-h2's two compute HCAs lose their cables, as when the host powers off.
-  for (const device of ['mlx5_0', 'mlx5_1']) await lab.unlink(caId('su1-h2', device));
-  assert.not.match(lab.discover(), '"su1-h2 mlx5_0"', 'ibnetdiscover no longer shows the HCA');
-  const port = (rail: number) => fabric.portsOf(leafId(1, rail)).find((p) => p.peer.id === caId('su1-h2', `mlx5_${rail - 1}`))!.port;
-  const down = await s.converge(() => {
-    const c = fabricHealthy(named());
-    return c?.status === 'False' ? c : undefined;
-  }, `${leaf1} FabricHealthy=False`);
-  assert.is(down.reason, 'LinksDown');
-  assert.is(down.message, `2 fabric problems: LEAF-SU1-R1 port ${port(1)} (link to host su1-h2 missing), LEAF-SU1-R2 port ${port(2)} (link to host su1-h2 missing).`);
-  assert.equal(topologyShape(api, 'ibnetdiscover'), before, 'members, names and uids unchanged');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf1}/status → 200`], 'one status write, on the leaf');
-
-  api.requests.clear();
-  for (const device of ['mlx5_0', 'mlx5_1']) await lab.relink(caId('su1-h2', device));
-  await s.converge(() => fabricHealthy(named())?.status === 'True', `${leaf1} FabricHealthy=True again`);
-  assert.equal(topologyShape(api, 'ibnetdiscover'), before);
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf1}/status → 200`]);
-  assertNoDeletes(api);
-  assertNoForbidden(api);
-});
-
-withLab("the Kubernetes variant's writer saves the real output whole; the controller reads it with config.file; a stopped writer is noticed by maxAge", async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  const fabric = labFabric();
-  const lab = await newLab(fabric);
-  const dir = mkdtempSync(join(tmpdir(), 'ibnetdiscover-writer-'));
-  const output = join(dir, 'fabric.txt');
-  const writer = spawn('sh', [join(REPO_ROOT, 'deploy/infiniband/ibnetdiscover-writer.sh'), '-C', 'ibsim0', '-P', '1'], {
-    env: { ...process.env, OUTPUT: output, INTERVAL: '1', TIMEOUT: '20', IBNETDISCOVER: lab.ibnetdiscover },
-    stdio: 'ignore',
-    detached: true,
-  });
-  const stopWriter = () => {
-    try {
-      process.kill(-writer.pid!, 'SIGTERM');
-    } catch {
-      // gone
+withLab(
+  'the text testing/ib-fabric.ts writes, and the docs captures, are what the real ibnetdiscover prints',
+  async () => {
+    const fabric = labFabric();
+    const lab = await newLab(fabric);
+    assert.equal(blocks(lab.discover()), blocks(fabric.ibnetdiscoverText()));
+    // The docs' captures: the InfiniBand example's (tests/cmd/ibnetdiscover-capture) and the GB200 example's.
+    for (const [example, capture] of [
+      [ibExampleFabric(), '../cmd/ibnetdiscover-capture/compute.txt'],
+      [ibGb200ExampleFabric(), '../repo/docs-examples/gb200-ib.txt'],
+    ] as const) {
+      const real = (await newLab(example)).discover(['-C', 'ibsim0', '-P', '1']);
+      assert.equal(blocks(real), blocks(readFileSync(join(import.meta.dirname, capture), 'utf8')), capture);
+      assert.equal(blocks(real), blocks(example.ibnetdiscoverText()), `testing/ib-fabric.ts writes ${capture}`);
     }
-  };
-  try {
-    await waitFor(() => existsSync(output), { timeoutMs: 20_000, what: 'the writer saving the first output' });
-    assert.equal(blocks(readFileSync(output, 'utf8')), blocks(lab.discover()), 'the saved output is what ibnetdiscover prints');
+  },
+);
+
+withLab(
+  'the executable builds the tree from the real ibnetdiscover; a unit whose cables come in adds its leaf and renames nothing',
+  async () => {
+    const { api, kubeconfig } = await s.startCluster();
+    const fabric = labFabric();
+    const lab = await newLab(fabric);
+    // Unit 3 is cabled later: its leaves' cables are out, so it is not on the subnet yet.
+    for (let r = 1; r <= 2; r++) await lab.unlink(fabric.nodes.get(leafId(3, r))!.description);
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
-    seedConfigMap(
-      api,
-      `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    interval: 1s\n    config:\n      fabric: ${FABRIC}\n      file: ${output}\n      maxAge: 4s\n      hcas: "^mlx5_[01]$"\n`,
+    seedConfigMap(api, config(lab));
+    s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
+    const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
+    const leaf = (unit: number) => `${FABRIC}-leaf-${guid(leafId(unit, 1))}`;
+    const spine = `${FABRIC}-spine-${guid(spineId(1))}`;
+    const tree = () =>
+      hyperNodes(api, 'ibnetdiscover')
+        .map(
+          (hn: HyperNode) =>
+            `${hn.metadata.name} ${hn.spec!.tier} ${hn.metadata.annotations?.['volcano.sh/fabric-switches']}: ${memberNames(hn).join(',')}`,
+        )
+        .sort();
+    const twoUnits = [
+      `${leaf(1)} 1 LEAF-SU1-R1 +1: ${hostsOf(1).join(',')}`,
+      `${leaf(2)} 1 LEAF-SU2-R1 +1: ${hostsOf(2).join(',')}`,
+      `${spine} 2 SPINE-1 +1: ${leaf(1)},${leaf(2)}`,
+    ];
+    await s.converge(
+      () => JSON.stringify(tree()) === JSON.stringify(twoUnits) && nodeCountsSettled(api) && fabricHealthSettled(api),
+      'the two-unit tree from the real ibnetdiscover',
     );
-    s.startInProcess(kubeconfig);
-    await s.converge(() => hyperNodes(api, 'ibnetdiscover').length === 4 && nodeCountsSettled(api), 'the tree from the saved output');
+    for (const hn of hyperNodes(api, 'ibnetdiscover'))
+      assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'ibnetdiscover', 'volcano.sh/ibnetdiscover-fabric': FABRIC });
+    assert.ok(
+      hyperNodes(api, 'ibnetdiscover').every((hn) => fabricHealthy(hn)?.status === 'True'),
+      'the missing uplink was never there: no problem',
+    );
+
     const before = topologyShape(api, 'ibnetdiscover');
-    stopWriter();
-    const failed = await s.converge(
-      () =>
-        (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).find(
-          (e) => e.reason === 'DiscoveryFailed' && e.message.includes('more than maxAge (4s): is the job that writes it running?'),
-        ),
-      'a DiscoveryFailed Event for the stale file',
+    api.requests.clear();
+    for (let r = 1; r <= 2; r++) await lab.relink(fabric.nodes.get(leafId(3, r))!.description);
+    const threeUnits = [
+      ...twoUnits.slice(0, 2),
+      `${leaf(3)} 1 LEAF-SU3-R1 +1: ${hostsOf(3).join(',')}`,
+      `${spine} 2 SPINE-1 +1: ${leaf(1)},${leaf(2)},${leaf(3)}`,
+    ];
+    await s.converge(
+      () => JSON.stringify(tree()) === JSON.stringify(threeUnits) && nodeCountsSettled(api) && fabricHealthSettled(api),
+      'the third unit',
     );
-    assert.match(failed.message, `Failed to discover InfiniBand fabric ${FABRIC}; keeping its 4 HyperNodes: cannot use ${output}: it was written`);
-    assert.equal(topologyShape(api, 'ibnetdiscover'), before, 'every HyperNode kept');
+    const writes = describeWrites(await answeredHyperNodeWrites(api));
+    assert.equal(
+      writes.filter((w) => !w.includes('/status')),
+      ['create <new> → 201', `update ${spine} → 200`],
+      `the new leaf created, the spine given its member: ${writes.join(', ')}`,
+    );
+    for (const line of before.filter((l) => !l.startsWith(spine)))
+      assert.ok(topologyShape(api, 'ibnetdiscover').includes(line), `${line} kept its name, uid and members`);
     assertNoDeletes(api);
-  } finally {
-    stopWriter();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    assertNoForbidden(api);
+  },
+);
+
+withLab(
+  "unlinking a host's cables keeps it in its leaf and marks the leaf's FabricHealthy, naming switch, port and host; ReLink clears it",
+  async () => {
+    const { api, kubeconfig } = await s.startCluster();
+    const fabric = labFabric();
+    const lab = await newLab(fabric);
+    for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
+    seedConfigMap(api, config(lab));
+    s.startInProcess(kubeconfig);
+    const leaf1 = `${FABRIC}-leaf-${fabric.nodes.get(leafId(1, 1))!.guid.toString(16).padStart(16, '0')}`;
+    const named = () => hyperNodes(api, 'ibnetdiscover').find((hn) => hn.metadata.name === leaf1);
+    await s.converge(
+      () =>
+        hyperNodes(api, 'ibnetdiscover').length === 4 &&
+        fabricHealthy(named())?.status === 'True' &&
+        nodeCountsSettled(api) &&
+        fabricHealthSettled(api),
+      'the tree, every HyperNode FabricHealthy=True',
+    );
+    const before = topologyShape(api, 'ibnetdiscover');
+    // What the controller said: the fabric it runs, and ibsim's greeting on ibnetdiscover's stderr, once.
+    assert.match(
+      s.log(),
+      `Starting InfiniBand fabric discovery source="ibnetdiscover" fabric="${FABRIC}" command="${lab.ibnetdiscover} -C ibsim0 -P 1"`,
+    );
+    assert.is(s.log().split('ibnetdiscover wrote to stderr').length - 1, 1, s.log());
+    api.requests.clear();
+
+    // su1-h2's two compute HCAs lose their cables, as when the host powers off.
+    for (const device of ['mlx5_0', 'mlx5_1']) await lab.unlink(caId('su1-h2', device));
+    assert.not.match(lab.discover(), '"su1-h2 mlx5_0"', 'ibnetdiscover no longer shows the HCA');
+    const port = (rail: number) =>
+      fabric.portsOf(leafId(1, rail)).find((p) => p.peer.id === caId('su1-h2', `mlx5_${rail - 1}`))!.port;
+    const down = await s.converge(() => {
+      const c = fabricHealthy(named());
+      return c?.status === 'False' ? c : undefined;
+    }, `${leaf1} FabricHealthy=False`);
+    assert.is(down.reason, 'LinksDown');
+    assert.is(
+      down.message,
+      `2 fabric problems: LEAF-SU1-R1 port ${port(1)} (link to host su1-h2 missing), LEAF-SU1-R2 port ${port(2)} (link to host su1-h2 missing).`,
+    );
+    assert.equal(topologyShape(api, 'ibnetdiscover'), before, 'members, names and uids unchanged');
+    assert.equal(
+      describeWrites(await answeredHyperNodeWrites(api)),
+      [`update ${leaf1}/status → 200`],
+      'one status write, on the leaf',
+    );
+
+    api.requests.clear();
+    for (const device of ['mlx5_0', 'mlx5_1']) await lab.relink(caId('su1-h2', device));
+    await s.converge(() => fabricHealthy(named())?.status === 'True', `${leaf1} FabricHealthy=True again`);
+    assert.equal(topologyShape(api, 'ibnetdiscover'), before);
+    assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf1}/status → 200`]);
+    assertNoDeletes(api);
+    assertNoForbidden(api);
+  },
+);
+
+withLab(
+  "the Kubernetes variant's writer saves the real output whole; the controller reads it with config.file; a stopped writer is noticed by maxAge",
+  async () => {
+    const { api, kubeconfig } = await s.startCluster();
+    const fabric = labFabric();
+    const lab = await newLab(fabric);
+    const dir = mkdtempSync(join(tmpdir(), 'ibnetdiscover-writer-'));
+    const output = join(dir, 'fabric.txt');
+    const writer = spawn(
+      'sh',
+      [join(REPO_ROOT, 'deploy/infiniband/ibnetdiscover-writer.sh'), '-C', 'ibsim0', '-P', '1'],
+      {
+        env: { ...process.env, OUTPUT: output, INTERVAL: '1', TIMEOUT: '20', IBNETDISCOVER: lab.ibnetdiscover },
+        stdio: 'ignore',
+        detached: true,
+      },
+    );
+    const stopWriter = () => {
+      try {
+        process.kill(-writer.pid!, 'SIGTERM');
+      } catch {
+        // gone
+      }
+    };
+    try {
+      await waitFor(() => existsSync(output), { timeoutMs: 20_000, what: 'the writer saving the first output' });
+      assert.equal(
+        blocks(readFileSync(output, 'utf8')),
+        blocks(lab.discover()),
+        'the saved output is what ibnetdiscover prints',
+      );
+      for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
+      seedConfigMap(
+        api,
+        `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    interval: 1s\n    config:\n      fabric: ${FABRIC}\n      file: ${output}\n      maxAge: 4s\n      hcas: "^mlx5_[01]$"\n`,
+      );
+      s.startInProcess(kubeconfig);
+      await s.converge(
+        () => hyperNodes(api, 'ibnetdiscover').length === 4 && nodeCountsSettled(api),
+        'the tree from the saved output',
+      );
+      const before = topologyShape(api, 'ibnetdiscover');
+      stopWriter();
+      const failed = await s.converge(
+        () =>
+          (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).find(
+            (e) =>
+              e.reason === 'DiscoveryFailed' &&
+              e.message.includes('more than maxAge (4s): is the job that writes it running?'),
+          ),
+        'a DiscoveryFailed Event for the stale file',
+      );
+      assert.match(
+        failed.message,
+        `Failed to discover InfiniBand fabric ${FABRIC}; keeping its 4 HyperNodes: cannot use ${output}: it was written`,
+      );
+      assert.equal(topologyShape(api, 'ibnetdiscover'), before, 'every HyperNode kept');
+      assertNoDeletes(api);
+    } finally {
+      stopWriter();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test.run();

@@ -14,7 +14,17 @@ import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, MIXED_UUIDS, mixedNodes } from '../../testing/mixed-cluster.ts';
-import { NS, answeredHyperNodeWrites, assertNoForbidden, describeWrites, hyperNodes, node, nodeCount, seedConfigMap, setNodeLabels } from './cluster.ts';
+import {
+  NS,
+  answeredHyperNodeWrites,
+  assertNoForbidden,
+  describeWrites,
+  hyperNodes,
+  node,
+  nodeCount,
+  seedConfigMap,
+  setNodeLabels,
+} from './cluster.ts';
 import { session } from './session.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 
@@ -23,12 +33,15 @@ const CLIQUE = 'nvidia.com/gpu.clique';
 const s = session(test);
 test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 after SIGTERM'));
 
-const CONFIG = stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }] });
+const CONFIG = stringify({
+  networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: MIXED_CONFIG } }],
+});
 
 /** `profile tier tierName value ← members #nodeCount` (a HyperNode above tier 1 counts its children), sorted. */
 function trees(hns: HyperNode[]): string[] {
   const byName = new Map(hns.map((h) => [h.metadata.name, h]));
-  const value = (h: HyperNode) => Object.entries(h.metadata.labels ?? {}).find(([k]) => !k.startsWith('volcano.sh/network-topology-'))![1];
+  const value = (h: HyperNode) =>
+    Object.entries(h.metadata.labels ?? {}).find(([k]) => !k.startsWith('volcano.sh/network-topology-'))![1];
   return hns
     .map(
       (h) =>
@@ -59,30 +72,49 @@ test('a mixed H100 + GB200 fleet becomes independent profile trees; a clique arr
   ].sort();
   let seen: string[] = [];
   await s
-    .converge(() => JSON.stringify((seen = trees(hyperNodes(api, 'label')))) === JSON.stringify(want), 'the three profile trees')
+    .converge(
+      () => JSON.stringify((seen = trees(hyperNodes(api, 'label')))) === JSON.stringify(want),
+      'the three profile trees',
+    )
     .catch((err: Error) => {
       throw new Error(`${err.message}\n--- trees seen ---\n${seen.join('\n')}`);
     });
   const before = new Map(
     hyperNodes(api).map((h) => [
-      h.metadata.labels?.[PROFILE] + ' ' + h.metadata.labels?.['example.com/leaf'] + ' ' + h.metadata.labels?.['example.com/spine'] + ' ' + h.metadata.labels?.[CLIQUE],
+      h.metadata.labels?.[PROFILE] +
+        ' ' +
+        h.metadata.labels?.['example.com/leaf'] +
+        ' ' +
+        h.metadata.labels?.['example.com/spine'] +
+        ' ' +
+        h.metadata.labels?.[CLIQUE],
       h.metadata.name,
     ]),
   );
-  const pending = [before.get('gb200-pending leaf-g0 undefined undefined')!, before.get('gb200-pending undefined spine-g undefined')!];
+  const pending = [
+    before.get('gb200-pending leaf-g0 undefined undefined')!,
+    before.get('gb200-pending undefined spine-g undefined')!,
+  ];
   const domain = before.get(`gb200 undefined undefined ${u1}`)!;
   assert.ok(pending.every(Boolean) && domain, [...before.keys()].join('\n'));
   api.requests.clear();
 
   setNodeLabels(api, 'gb200-7', { [CLIQUE]: `${u1}.2` });
   await s.converge(
-    () => hyperNodes(api, 'label').length === 7 && memberNames(hyperNodes(api).find((h) => h.metadata.name === domain)).includes('gb200-7'),
+    () =>
+      hyperNodes(api, 'label').length === 7 &&
+      memberNames(hyperNodes(api).find((h) => h.metadata.name === domain)).includes('gb200-7'),
     'gb200-7 in its NVLink domain, the pending tree gone',
   );
   const writes = describeWrites(await answeredHyperNodeWrites(api));
   const touched = new Set(writes.map((w) => w.split(' ')[1]!.split('/')[0]));
   assert.equal([...touched].sort(), [...pending, domain].sort(), writes.join('\n'));
-  assert.ok(writes.includes(`delete ${pending[0]} → 200`) && writes.includes(`delete ${pending[1]} → 200`) && writes.includes(`update ${domain} → 200`), writes.join('\n'));
+  assert.ok(
+    writes.includes(`delete ${pending[0]} → 200`) &&
+      writes.includes(`delete ${pending[1]} → 200`) &&
+      writes.includes(`update ${domain} → 200`),
+    writes.join('\n'),
+  );
   assertNoForbidden(api);
 });
 
@@ -91,18 +123,31 @@ test('a preset with one mislabelled Node: the others are placed and updated; the
   const k = (n: number) => `fabric.topograph.run/tier-${n}`;
   for (let i = 0; i < 4; i++) api.store.create(node(`dgx-${i}`, { [k(0)]: `S-${i >> 1}`, [k(1)]: 'S-spine' }));
   api.store.create(node('dgx-bad', { [k(1)]: 'S-spine' }));
-  seedConfigMap(api, stringify({ networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: { fabric: { preset: 'topograph' } } } }] }));
+  seedConfigMap(
+    api,
+    stringify({
+      networkTopologyDiscovery: [
+        { source: 'label', enabled: true, config: { networkTopologyTypes: { fabric: { preset: 'topograph' } } } },
+      ],
+    }),
+  );
   s.controller = await startControllerBinary({ kubeconfig, namespace: NS });
   const leafOf = (n: string) => hyperNodes(api, 'label').find((h) => h.spec?.tier === 1 && memberNames(h).includes(n));
-  await s.converge(() => hyperNodes(api, 'label').length === 3 && leafOf('dgx-0') && leafOf('dgx-3'), 'two leaves and a spine for the well-labelled Nodes');
+  await s.converge(
+    () => hyperNodes(api, 'label').length === 3 && leafOf('dgx-0') && leafOf('dgx-3'),
+    'two leaves and a spine for the well-labelled Nodes',
+  );
   type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string } };
   const leftOut = () =>
-    (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === 'NodesLeftOut' && e.involvedObject.kind === 'ConfigMap');
+    (api.store.list('events', NS) as unknown as Ev[]).filter(
+      (e) => e.type === 'Warning' && e.reason === 'NodesLeftOut' && e.involvedObject.kind === 'ConfigMap',
+    );
   await s.converge(() => leftOut().length === 1, 'a NodesLeftOut Warning Event');
   assert.match(leftOut()[0]!.message, `dgx-bad: it carries ${k(1)}=S-spine but no ${k(0)}`);
   const metrics = async () => s.controller!.metrics();
   await s.converge(
-    async () => seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 1,
+    async () =>
+      seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 1,
     'hypernode_uncovered_nodes{reason="missing-level"} = 1',
   );
 
@@ -111,7 +156,11 @@ test('a preset with one mislabelled Node: the others are placed and updated; the
   await s.converge(() => memberNames(leafOf('dgx-0')).includes('dgx-4'), 'dgx-4 joins leaf S-0');
   setNodeLabels(api, 'dgx-bad', { [k(0)]: 'S-1' });
   await s.converge(() => memberNames(leafOf('dgx-3')).includes('dgx-bad'), 'fixed, dgx-bad joins leaf S-1');
-  await s.converge(async () => seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 0, 'back to 0');
+  await s.converge(
+    async () =>
+      seriesValue(await metrics(), 'hypernode_uncovered_nodes', { source: 'label', reason: 'missing-level' }) === 0,
+    'back to 0',
+  );
   assertNoForbidden(api);
 });
 

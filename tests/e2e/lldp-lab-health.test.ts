@@ -37,7 +37,8 @@ type Api = Parameters<typeof hyperNodes>[0];
 const shape = (api: Api) => topologyShape(api, 'lldp');
 const named = (api: Api, name: string) => hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === name);
 
-const config = (l: LldpLab) => l.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version: '2c', fabric: 'lab' });
+const config = (l: LldpLab) =>
+  l.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version: '2c', fabric: 'lab' });
 
 testNeeding(lldpLabUnavailable())(
   'a host whose lldpd stops keeps its leaf, which names the port; it comes back; a silent leaf past staleAfter marks its HyperNode; nothing deleted',
@@ -83,7 +84,11 @@ testNeeding(lldpLabUnavailable())(
     assert.is(down.reason, 'LinksDown');
     assert.is(down.message, `1 fabric problem: leaf-su1 port ${port} (link to host su1-h2 missing).`);
     assert.equal(shape(api), before, 'members, names and uids unchanged');
-    assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [`update ${leaf1}/status → 200`], 'one status write, on the leaf');
+    assert.equal(
+      describeWrites(await answeredHyperNodeWrites(api)),
+      [`update ${leaf1}/status → 200`],
+      'one status write, on the leaf',
+    );
 
     // 2. It starts again: True, still the same tree.
     api.requests.clear();

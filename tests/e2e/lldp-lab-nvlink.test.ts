@@ -31,46 +31,58 @@ const hostsOf = (su: number) => Array.from({ length: HOSTS_PER_UNIT }, (_, i) =>
 /** How many LLDP neighbours a lab switch reports over SNMP right now. */
 async function neighbours(lab: LldpLab, name: string): Promise<number> {
   const [host, port] = lab.address(name).split(':');
-  const walk = snmpWalker({ version: '2c', community: LAB_COMMUNITY }, { timeoutMs: 1_000, retries: 0, maxRepetitions: 50, maxVarbinds: 10_000 });
+  const walk = snmpWalker(
+    { version: '2c', community: LAB_COMMUNITY },
+    { timeoutMs: 1_000, retries: 0, maxRepetitions: 50, maxVarbinds: 10_000 },
+  );
   return parseLldpTable(await walk({ host: host!, port: Number(port) }, AbortSignal.timeout(5_000))).neighbours.length;
 }
 
-withLab('a real lldpd + snmpd lab (the executable): GB200 cliques on the lab Nodes give NVLink domains inside the LLDP tree, in place both ways', async () => {
-  const { api, kubeconfig } = await s.startCluster();
-  const lab = newLab();
-  const spines = ['spine-1', 'spine-2'];
-  for (const sp of spines) await lab.addSwitch(sp);
-  for (const su of [1, 2]) {
-    for (const rail of [1, 2]) {
-      await lab.addSwitch(`leaf-su${su}-r${rail}`);
-      for (const sp of spines) lab.cable(`leaf-su${su}-r${rail}`, sp);
+withLab(
+  'a real lldpd + snmpd lab (the executable): GB200 cliques on the lab Nodes give NVLink domains inside the LLDP tree, in place both ways',
+  async () => {
+    const { api, kubeconfig } = await s.startCluster();
+    const lab = newLab();
+    const spines = ['spine-1', 'spine-2'];
+    for (const sp of spines) await lab.addSwitch(sp);
+    for (const su of [1, 2]) {
+      for (const rail of [1, 2]) {
+        await lab.addSwitch(`leaf-su${su}-r${rail}`);
+        for (const sp of spines) lab.cable(`leaf-su${su}-r${rail}`, sp);
+      }
+      for (const host of hostsOf(su)) {
+        await lab.addHost(host);
+        for (const rail of [1, 2]) lab.cable(`leaf-su${su}-r${rail}`, host);
+      }
     }
-    for (const host of hostsOf(su)) {
-      await lab.addHost(host);
-      for (const rail of [1, 2]) lab.cable(`leaf-su${su}-r${rail}`, host);
-    }
-  }
-  // One walk a start: every leaf must have heard its hosts and spines before the source starts.
-  for (const su of [1, 2])
-    for (const rail of [1, 2])
-      await s.converge(async () => (await neighbours(lab, `leaf-su${su}-r${rail}`)) === HOSTS_PER_UNIT + spines.length || undefined, `leaf-su${su}-r${rail} hears its cables`);
-  api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }));
-  const base = lab.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version: '2c', fabric: FABRIC }).replace('interval: 1s', 'interval: 1h');
-  const leafGroup = (su: number) => `${FABRIC}-leaf-${[switchId(lab, `leaf-su${su}-r1`), switchId(lab, `leaf-su${su}-r2`)].sort()[0]}`;
-  const f: NvlinkFabric = {
-    source: 'lldp',
-    config: (nvlink) => (nvlink === undefined ? base : `${base}      nvlink: ${nvlink}\n`),
-    units: [hostsOf(1), hostsOf(2)],
-    fabric: FABRIC,
-    leafGroups: [leafGroup(1), leafGroup(2)],
-    spine: `${FABRIC}-spine-${spines.map((sp) => switchId(lab, sp)).sort()[0]}`,
-    tierNames: { leaf: 'leaf', spine: 'spine' },
-    reads: () => (s.log().match(/Polled LLDP fabric/g) ?? []).length,
-  };
-  seedNvlinkCluster(api, f);
-  s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-  await nvlinkScenario(s, api, f);
-  assertNoForbidden(api);
-});
+    // One walk a start: every leaf must have heard its hosts and spines before the source starts.
+    for (const su of [1, 2])
+      for (const rail of [1, 2])
+        await s.converge(
+          async () => (await neighbours(lab, `leaf-su${su}-r${rail}`)) === HOSTS_PER_UNIT + spines.length || undefined,
+          `leaf-su${su}-r${rail} hears its cables`,
+        );
+    api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }));
+    const base = lab
+      .discoveryConfig({ secret: { name: SECRET, namespace: NS }, version: '2c', fabric: FABRIC })
+      .replace('interval: 1s', 'interval: 1h');
+    const leafGroup = (su: number) =>
+      `${FABRIC}-leaf-${[switchId(lab, `leaf-su${su}-r1`), switchId(lab, `leaf-su${su}-r2`)].sort()[0]}`;
+    const f: NvlinkFabric = {
+      source: 'lldp',
+      config: (nvlink) => (nvlink === undefined ? base : `${base}      nvlink: ${nvlink}\n`),
+      units: [hostsOf(1), hostsOf(2)],
+      fabric: FABRIC,
+      leafGroups: [leafGroup(1), leafGroup(2)],
+      spine: `${FABRIC}-spine-${spines.map((sp) => switchId(lab, sp)).sort()[0]}`,
+      tierNames: { leaf: 'leaf', spine: 'spine' },
+      reads: () => (s.log().match(/Polled LLDP fabric/g) ?? []).length,
+    };
+    seedNvlinkCluster(api, f);
+    s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
+    await nvlinkScenario(s, api, f);
+    assertNoForbidden(api);
+  },
+);
 
 test.run();

@@ -17,7 +17,15 @@ import { parseLldpTable } from '../../src/hypernode/discovery/lldp/lldp-mib.ts';
 import { snmpWalker } from '../../src/hypernode/discovery/lldp/snmp-walker.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
-import { LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY, LAB_V3_USER, LldpLab, lldpLabUnavailable, labPerTest } from '../../testing/lldp-lab.ts';
+import {
+  LAB_COMMUNITY,
+  LAB_V3_AUTH_KEY,
+  LAB_V3_PRIV_KEY,
+  LAB_V3_USER,
+  LldpLab,
+  lldpLabUnavailable,
+  labPerTest,
+} from '../../testing/lldp-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
 import {
@@ -53,14 +61,16 @@ const s = session(test);
 const newLab = labPerTest(test);
 
 const secret = (data: Record<string, string>) => secretObject(SECRET, data);
-const v3Secret = (authKey: string) => secret({ username: LAB_V3_USER, authProtocol: 'SHA-256', authKey, privProtocol: 'AES', privKey: LAB_V3_PRIV_KEY });
+const v3Secret = (authKey: string) =>
+  secret({ username: LAB_V3_USER, authProtocol: 'SHA-256', authKey, privProtocol: 'AES', privKey: LAB_V3_PRIV_KEY });
 /** Replaces the Secret's data as `kubectl apply` would. */
 function updateSecret(api: Parameters<typeof hyperNodes>[0], next: ReturnType<typeof secret>): void {
   const have = api.store.get('secrets', SECRET, NS) as { metadata: object };
   api.store.update({ ...have, data: next.data });
 }
 
-const config = (lab: LldpLab, version: '2c' | '3') => lab.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version, fabric: FABRIC });
+const config = (lab: LldpLab, version: '2c' | '3') =>
+  lab.discoveryConfig({ secret: { name: SECRET, namespace: NS }, version, fabric: FABRIC });
 
 /** A unit: two rail leaves, `hosts` hosts with one NIC on each, both leaves cabled to every spine. */
 async function addUnit(lab: LldpLab, su: number, hosts: number, spines: readonly string[]): Promise<void> {
@@ -84,25 +94,37 @@ interface Seen {
 function tree(api: Parameters<typeof hyperNodes>[0]): Record<string, Seen> {
   return Object.fromEntries(
     hyperNodes(api, 'lldp')
-      .map((hn: HyperNode) => [hn.metadata.name, { tier: hn.spec!.tier, tierName: hn.spec!.tierName ?? '', members: (memberNames(hn) as string[]).sort() }] as const)
+      .map(
+        (hn: HyperNode) =>
+          [
+            hn.metadata.name,
+            { tier: hn.spec!.tier, tierName: hn.spec!.tierName ?? '', members: (memberNames(hn) as string[]).sort() },
+          ] as const,
+      )
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }
-const uids = (api: Parameters<typeof hyperNodes>[0]) => new Map(hyperNodes(api, 'lldp').map((hn) => [hn.metadata.name, hn.metadata.uid]));
-const leafName = (lab: LldpLab, su: number) => `${FABRIC}-leaf-${[switchId(lab, `leaf-su${su}-r1`), switchId(lab, `leaf-su${su}-r2`)].sort()[0]}`;
+const uids = (api: Parameters<typeof hyperNodes>[0]) =>
+  new Map(hyperNodes(api, 'lldp').map((hn) => [hn.metadata.name, hn.metadata.uid]));
+const leafName = (lab: LldpLab, su: number) =>
+  `${FABRIC}-leaf-${[switchId(lab, `leaf-su${su}-r1`), switchId(lab, `leaf-su${su}-r2`)].sort()[0]}`;
 const hostsOf = (su: number, n: number) => Array.from({ length: n }, (_, i) => `su${su}-h${i + 1}`);
 
 /** The LLDP neighbours a lab switch reports over SNMP right now. */
 async function neighbourRows(lab: LldpLab, name: string) {
   const [host, port] = lab.address(name).split(':');
-  const walk = snmpWalker({ version: '2c', community: LAB_COMMUNITY }, { timeoutMs: 1_000, retries: 0, maxRepetitions: 50, maxVarbinds: 10_000 });
+  const walk = snmpWalker(
+    { version: '2c', community: LAB_COMMUNITY },
+    { timeoutMs: 1_000, retries: 0, maxRepetitions: 50, maxVarbinds: 10_000 },
+  );
   return parseLldpTable(await walk({ host: host!, port: Number(port) }, AbortSignal.timeout(5_000))).neighbours;
 }
 const neighbours = async (lab: LldpLab, name: string) => (await neighbourRows(lab, name)).length;
 
 const withLab = testNeeding(lldpLabUnavailable());
 /** Creates, updates and deletes, leaving out status writes (nodeCount, health conditions). */
-const topologyWrites = (writes: Parameters<typeof describeWrites>[0]) => describeWrites(writes.filter((w) => w.subresource !== 'status'));
+const topologyWrites = (writes: Parameters<typeof describeWrites>[0]) =>
+  describeWrites(writes.filter((w) => w.subresource !== 'status'));
 
 withLab(
   'a real lldpd + snmpd lab (the executable, chart RBAC): tiers and names; a new unit renames nothing; a recabled host merges nothing; SNMPv3; a wrong key and a silent switch delete nothing',
@@ -119,7 +141,9 @@ withLab(
     const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] }));
     const converge = s.converge.bind(s);
     const events = (reason: string) =>
-      (api.store.list('events', NS) as unknown as Ev[]).filter((e) => e.type === 'Warning' && e.reason === reason && e.involvedObject.kind === 'ConfigMap');
+      (api.store.list('events', NS) as unknown as Ev[]).filter(
+        (e) => e.type === 'Warning' && e.reason === reason && e.involvedObject.kind === 'ConfigMap',
+      );
     const polls = () => (controller.log().match(/Polled LLDP fabric/g) ?? []).length;
     /** Two more polls: the snapshot of the first one is reconciled by the end of the second. */
     const settle = async (what: string) => {
@@ -143,8 +167,12 @@ withLab(
       [leafName(l, 2)]: { tier: 1, tierName: 'leaf', members: hostsOf(2, 3) },
       [spineName]: { tier: 2, tierName: 'spine', members: [leafName(l, 1), leafName(l, 2)].sort() },
     };
-    const sortedJson = (o: Record<string, Seen>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
-    await converge(() => JSON.stringify(tree(api)) === sortedJson(expected) || undefined, 'the two-unit tree from real LLDP');
+    const sortedJson = (o: Record<string, Seen>) =>
+      JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+    await converge(
+      () => JSON.stringify(tree(api)) === sortedJson(expected) || undefined,
+      'the two-unit tree from real LLDP',
+    );
     // The hosts are set up as Kubernetes nodes (forwarding, a cni0 bridge): their lldpd announces Router and Bridge, as in the field.
     // lldpd on each host sends on its own schedule: the tree can be complete (through the unit's other leaf) before this leaf has heard every host.
     const hostRows = await converge(async () => {
@@ -156,17 +184,29 @@ withLab(
       hostsOf(1, 3).map(() => ['bridge', 'router']),
       'every host neighbour announces bridge and router',
     );
-    for (const hn of hyperNodes(api, 'lldp')) assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'lldp', [FABRIC_LABEL]: FABRIC });
-    await converge(() => events('CleartextCredentials').some((e) => e.message.includes('SNMPv2c')), 'one Warning about the v2c community');
-    const switches = async (state: string) => seriesValue(await controller.metrics(), 'hypernode_fabric_switches', { source: 'lldp', fabric: FABRIC, state });
-    await converge(async () => (await switches('answered')) === 6 || undefined, 'six switches answered, in the metrics');
+    for (const hn of hyperNodes(api, 'lldp'))
+      assert.equal(hn.metadata.labels, { [SOURCE_LABEL]: 'lldp', [FABRIC_LABEL]: FABRIC });
+    await converge(
+      () => events('CleartextCredentials').some((e) => e.message.includes('SNMPv2c')),
+      'one Warning about the v2c community',
+    );
+    const switches = async (state: string) =>
+      seriesValue(await controller.metrics(), 'hypernode_fabric_switches', { source: 'lldp', fabric: FABRIC, state });
+    await converge(
+      async () => (await switches('answered')) === 6 || undefined,
+      'six switches answered, in the metrics',
+    );
 
     // 2. A third unit: one leaf HyperNode more, the spine gains a member; nothing renamed or recreated, nothing deleted.
     const before = uids(api);
     api.requests.clear();
     await addUnit(l, 3, 3, spines);
     // The unit joins the configuration once its leaves have heard every cable, as an operator adds a cabled unit.
-    for (const leaf of ['leaf-su3-r1', 'leaf-su3-r2']) await converge(async () => (await neighbours(l, leaf)) === 5 || undefined, `${leaf} sees its 3 hosts and 2 spines`);
+    for (const leaf of ['leaf-su3-r1', 'leaf-su3-r2'])
+      await converge(
+        async () => (await neighbours(l, leaf)) === 5 || undefined,
+        `${leaf} sees its 3 hosts and 2 spines`,
+      );
     setDiscoveryConfig(api, config(l, '2c'));
     expected = { ...expected, [leafName(l, 3)]: { tier: 1, tierName: 'leaf', members: hostsOf(3, 3) } };
     expected[spineName] = { tier: 2, tierName: 'spine', members: [1, 2, 3].map((su) => leafName(l, su)).sort() };
@@ -188,13 +228,22 @@ withLab(
     api.requests.clear();
     l.uncable(l.cablesBetween('leaf-su1-r1', 'su1-h1')[0]!);
     l.cable('leaf-su2-r1', 'su1-h1');
-    const miscabled = await converge(() => events('FabricMiscabled').find((e) => e.message.includes('su1-h1')), 'a Warning naming the recabled host');
+    const miscabled = await converge(
+      () => events('FabricMiscabled').find((e) => e.message.includes('su1-h1')),
+      'a Warning naming the recabled host',
+    );
     assert.match(miscabled.message, /fabric lab/);
     await settle('the recabled fabric reconciled');
     const recabled = tree(api);
-    assert.equal(Object.keys(recabled), Object.keys(expected).sort(), 'the same HyperNodes: no unit merged, none renamed');
     assert.equal(
-      describeWrites(await answeredHyperNodeWrites(api)).filter((w) => w.startsWith('delete') || w.startsWith('create')),
+      Object.keys(recabled),
+      Object.keys(expected).sort(),
+      'the same HyperNodes: no unit merged, none renamed',
+    );
+    assert.equal(
+      describeWrites(await answeredHyperNodeWrites(api)).filter(
+        (w) => w.startsWith('delete') || w.startsWith('create'),
+      ),
       [],
       'no create or delete',
     );
@@ -205,43 +254,71 @@ withLab(
     api.requests.clear();
     updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
     setDiscoveryConfig(api, config(l, '3'));
-    await converge(() => /Starting LLDP fabric discovery.*snmp="?3"?/.test(controller.log()) || undefined, 'the source restarted with SNMPv3');
+    await converge(
+      () => /Starting LLDP fabric discovery.*snmp="?3"?/.test(controller.log()) || undefined,
+      'the source restarted with SNMPv3',
+    );
     await settle('two polls over SNMPv3');
     assert.equal(tree(api), recabled, 'the same tree over SNMPv3');
     assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write after the move to SNMPv3');
 
     // 5. The v3 key goes wrong (the Secret is re-read each poll): every switch fails; each is reported, then the fabric, and nothing is written.
     updateSecret(api, v3Secret('a-wrong-auth-key-0000'));
-    const silent = await converge(() => events('SwitchUnreachable').find((e) => e.message.includes('Wrong Digest')), 'one SwitchUnreachable Warning for the poll');
+    const silent = await converge(
+      () => events('SwitchUnreachable').find((e) => e.message.includes('Wrong Digest')),
+      'one SwitchUnreachable Warning for the poll',
+    );
     assert.match(silent.message, new RegExp(`${l.switches.size} switch\\(es\\) did not answer`));
-    for (const sw of l.switches.keys()) assert.ok(silent.message.includes(`${l.address(sw)} (${sw},`), `the Warning names ${sw}: ${silent.message}`);
-    await converge(() => events('DiscoveryFailed').find((e) => /fabric lab/.test(e.message) && /no recent table/.test(e.message)), 'past staleAfter the fabric publishes nothing');
+    for (const sw of l.switches.keys())
+      assert.ok(silent.message.includes(`${l.address(sw)} (${sw},`), `the Warning names ${sw}: ${silent.message}`);
+    await converge(
+      () => events('DiscoveryFailed').find((e) => /fabric lab/.test(e.message) && /no recent table/.test(e.message)),
+      'past staleAfter the fabric publishes nothing',
+    );
     assert.equal(tree(api), recabled, 'every HyperNode kept');
     // Health (docs/health.md): past staleAfter the silent switches mark their HyperNodes, a status write each; nothing else.
     assert.equal(topologyWrites(await answeredHyperNodeWrites(api)), [], 'no topology write while the key is wrong');
-    await converge(() => hyperNodes(api, 'lldp').every((hn) => fabricHealthy(hn)?.status === 'False') || undefined, 'every lldp HyperNode FabricHealthy=False');
+    await converge(
+      () => hyperNodes(api, 'lldp').every((hn) => fabricHealthy(hn)?.status === 'False') || undefined,
+      'every lldp HyperNode FabricHealthy=False',
+    );
 
     // 6. The key is fixed, then one leaf's snmpd stops: it is reported by name; nothing is written or deleted.
     updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
     const fixed = polls();
-    await converge(() => /Network topology discovery recovered/.test(controller.log()) && polls() > fixed, 'the source recovered');
+    await converge(
+      () => /Network topology discovery recovered/.test(controller.log()) && polls() > fixed,
+      'the source recovered',
+    );
     api.requests.clear();
     await l.stopSnmpd('leaf-su3-r2');
     await converge(
-      () => events('SwitchUnreachable').find((e) => e.message.includes(`${l.address('leaf-su3-r2')} (leaf-su3-r2,`) && e.message.includes('timed out')),
+      () =>
+        events('SwitchUnreachable').find(
+          (e) => e.message.includes(`${l.address('leaf-su3-r2')} (leaf-su3-r2,`) && e.message.includes('timed out'),
+        ),
       'a Warning naming the silent switch',
     );
     await converge(async () => (await switches('stale')) === 1 || undefined, 'one stale switch in the metrics');
-    await converge(() => events('DiscoveryFailed').find((e) => e.message.includes(l.address('leaf-su3-r2'))), 'past staleAfter the fabric fails naming the switch');
-    await converge(async () => (await switches('unreachable')) === 1 && (await switches('answered')) === l.switches.size - 1, 'one unreachable switch in the metrics');
+    await converge(
+      () => events('DiscoveryFailed').find((e) => e.message.includes(l.address('leaf-su3-r2'))),
+      'past staleAfter the fabric fails naming the switch',
+    );
+    await converge(
+      async () => (await switches('unreachable')) === 1 && (await switches('answered')) === l.switches.size - 1,
+      'one unreachable switch in the metrics',
+    );
     assert.equal(tree(api), recabled, 'every HyperNode kept');
     assert.equal(topologyWrites(await answeredHyperNodeWrites(api)), [], 'no topology write while a switch is silent');
     await converge(
-      () => fabricHealthy(hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === leafName(l, 3)))?.status === 'False' || undefined,
+      () =>
+        fabricHealthy(hyperNodes(api, 'lldp').find((hn) => hn.metadata.name === leafName(l, 3)))?.status === 'False' ||
+        undefined,
       'the silent leaf marks its HyperNode',
     );
 
-    for (const credential of [LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY]) assert.not.ok(controller.log().includes(credential), `the log holds the credential ${credential}`);
+    for (const credential of [LAB_COMMUNITY, LAB_V3_AUTH_KEY, LAB_V3_PRIV_KEY])
+      assert.not.ok(controller.log().includes(credential), `the log holds the credential ${credential}`);
     assertNoForbidden(api);
   },
 );

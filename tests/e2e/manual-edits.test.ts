@@ -6,7 +6,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
-import { RACK, TOPOLOGY_A3_CONFIG, assertNoForbidden, byName, describeWrites, groupOf, answeredHyperNodeWrites, hyperNodes, nodeCount, workedExampleConverged } from './cluster.ts';
+import {
+  RACK,
+  TOPOLOGY_A3_CONFIG,
+  assertNoForbidden,
+  byName,
+  describeWrites,
+  groupOf,
+  answeredHyperNodeWrites,
+  hyperNodes,
+  nodeCount,
+  workedExampleConverged,
+} from './cluster.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { session } from './session.ts';
 
@@ -31,7 +42,11 @@ test('a label HyperNode deleted by hand is recreated under the same name; a hand
     const all = byName(hyperNodes(api));
     const back = all.get(s0.metadata.name);
     return (
-      back && back.metadata.uid !== s0.metadata.uid && nodeCount(back) === 2 && memberNames(all.get(s1.metadata.name)).length === 2 && nodeCount(all.get(s1.metadata.name)) === 2
+      back &&
+      back.metadata.uid !== s0.metadata.uid &&
+      nodeCount(back) === 2 &&
+      memberNames(all.get(s1.metadata.name)).length === 2 &&
+      nodeCount(all.get(s1.metadata.name)) === 2
     );
   }, 's0 recreated under its name and s1 repaired, both with nodeCount 2');
   assert.equal(memberNames(groupOf(api, RACK, 's0')), ['node0', 'node1']);

@@ -32,7 +32,10 @@ const HEALTH_ON = `${SAMPLE_DISCOVERY_CONFIG}health:\n  nodes: true\n`;
 
 type Ready = 'True' | 'False' | 'Unknown';
 function setNode(api: ApiServer, name: string, change: { ready?: Ready; unschedulable?: boolean }): void {
-  const n = api.store.get('nodes', name) as { spec?: Record<string, unknown>; status?: { conditions?: { type: string; status: string }[] } };
+  const n = api.store.get('nodes', name) as {
+    spec?: Record<string, unknown>;
+    status?: { conditions?: { type: string; status: string }[] };
+  };
   const ready = change.ready ?? n.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'True';
   api.store.update({
     ...n,
@@ -52,9 +55,13 @@ function setNode(api: ApiServer, name: string, change: { ready?: Ready; unschedu
   } as never);
 }
 
-const nodesReady = (hn: HyperNode | undefined): HyperNodeCondition | undefined => hn?.status?.conditions?.find((c) => c.type === 'NodesReady');
+const nodesReady = (hn: HyperNode | undefined): HyperNodeCondition | undefined =>
+  hn?.status?.conditions?.find((c) => c.type === 'NodesReady');
 /** name → `status reason` of NodesReady, for whole-cluster comparisons. */
-const readiness = (api: ApiServer) => new Map(hyperNodes(api, 'label').map((hn) => [hn.metadata.name, `${nodesReady(hn)?.status} ${nodesReady(hn)?.reason}`]));
+const readiness = (api: ApiServer) =>
+  new Map(
+    hyperNodes(api, 'label').map((hn) => [hn.metadata.name, `${nodesReady(hn)?.status} ${nodesReady(hn)?.reason}`]),
+  );
 /** The HyperNodes above a Node: its rack, then every HyperNode naming one already found. */
 function above(api: ApiServer, node: string): string[] {
   const all = hyperNodes(api, 'label');
@@ -92,7 +99,11 @@ async function expectAbove(api: ApiServer, node: string, want: string, before: M
     `${what}: ${marked.join(', ')} ${want}, the others unchanged (now ${JSON.stringify([...readiness(api)])})`,
   );
   const writes = await answeredHyperNodeWrites(api);
-  assert.equal(describeWrites(writes).sort(), marked.map((n) => `update ${n}/status → 200`).sort(), `${what}: one status write per HyperNode above ${node}`);
+  assert.equal(
+    describeWrites(writes).sort(),
+    marked.map((n) => `update ${n}/status → 200`).sort(),
+    `${what}: one status write per HyperNode above ${node}`,
+  );
   return marked;
 }
 
@@ -105,14 +116,19 @@ test('a NotReady, then Unknown, then Ready Node marks exactly the HyperNodes abo
   setNode(api, 'node-2', { ready: 'False' });
   const marked = await expectAbove(api, 'node-2', 'False NodesNotReady', healthy, 'node-2 NotReady');
   assert.is(marked.length, 3, 'rack, spine and zone');
-  const rack = byName(hyperNodes(api)).get(marked.find((n) => memberNames(byName(hyperNodes(api)).get(n)).includes('node-2'))!)!;
+  const rack = byName(hyperNodes(api)).get(
+    marked.find((n) => memberNames(byName(hyperNodes(api)).get(n)).includes('node-2'))!,
+  )!;
   assert.is(nodesReady(rack)!.message, '1 of 2 Nodes not ready: node-2 (NotReady).');
   const zone = hyperNodes(api, 'label').find((hn) => hn.spec?.tier === 3)!;
   assert.is(nodesReady(zone)!.message, '1 of 8 Nodes not ready: node-2 (NotReady).');
 
   api.requests.clear();
   setNode(api, 'node-2', { ready: 'Unknown' });
-  await s.converge(() => marked.every((n) => nodesReady(byName(hyperNodes(api)).get(n))?.message.includes('node-2 (Unknown)')), 'the messages above node-2 to say Unknown');
+  await s.converge(
+    () => marked.every((n) => nodesReady(byName(hyperNodes(api)).get(n))?.message.includes('node-2 (Unknown)')),
+    'the messages above node-2 to say Unknown',
+  );
   await expectAbove(api, 'node-2', 'False NodesNotReady', healthy, 'node-2 Unknown');
 
   api.requests.clear();
@@ -120,7 +136,10 @@ test('a NotReady, then Unknown, then Ready Node marks exactly the HyperNodes abo
   await expectAbove(api, 'node-2', 'True AllNodesReady', healthy, 'node-2 Ready again');
 
   assert.equal(topologyShape(api), shape, 'members, names and uids unchanged');
-  const events = () => (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).filter((e) => e.message.includes(rack.metadata.name));
+  const events = () =>
+    (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).filter((e) =>
+      e.message.includes(rack.metadata.name),
+    );
   // Events are filed after the write they follow, best effort: wait for them.
   await s.converge(() => events().some((e) => e.reason === 'HyperNodeUnhealthy'), 'a Warning on the way down');
   await s.converge(() => events().some((e) => e.reason === 'HyperNodeHealthy'), 'a Normal Event on the way up');
@@ -172,8 +191,14 @@ test('turning health.nodes off removes NodesReady (one write each) and stops the
   api.requests.clear();
   setNode(api, 'node-1', { ready: 'False' });
   setDiscoveryConfig(api, HEALTH_ON);
-  await s.converge(() => hyperNodes(api, 'label').every((hn) => nodesReady(hn) !== undefined), 'NodesReady back on every HyperNode');
-  await s.converge(() => above(api, 'node-1').every((n) => readiness(api).get(n) === 'False NodesNotReady'), 'node-1 judged NotReady above it');
+  await s.converge(
+    () => hyperNodes(api, 'label').every((hn) => nodesReady(hn) !== undefined),
+    'NodesReady back on every HyperNode',
+  );
+  await s.converge(
+    () => above(api, 'node-1').every((n) => readiness(api).get(n) === 'False NodesNotReady'),
+    'node-1 judged NotReady above it',
+  );
   assert.equal(
     hyperNodes(api, 'label')
       .filter((hn) => nodesReady(hn)?.status === 'False')
@@ -187,12 +212,18 @@ test('a broken health mapping is reported and changes nothing: node health stays
   const { api } = await startHealthy();
   setDiscoveryConfig(api, `${SAMPLE_DISCOVERY_CONFIG}health:\n  nodes: maybe\n`);
   const warning = await s.converge(
-    () => (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).find((e) => e.reason === 'DiscoveryConfigInvalid'),
+    () =>
+      (api.store.list('events', NS) as unknown as { reason: string; message: string }[]).find(
+        (e) => e.reason === 'DiscoveryConfigInvalid',
+      ),
     'a DiscoveryConfigInvalid Warning',
   );
   assert.match(warning.message, 'health.nodes must be true or false, got "maybe"');
   setNode(api, 'node-6', { ready: 'False' });
-  await s.converge(() => above(api, 'node-6').every((n) => readiness(api).get(n) === 'False NodesNotReady'), 'node-6 still judged');
+  await s.converge(
+    () => above(api, 'node-6').every((n) => readiness(api).get(n) === 'False NodesNotReady'),
+    'node-6 still judged',
+  );
   assert.ok(
     hyperNodes(api, 'label').every((hn) => nodesReady(hn) !== undefined),
     'NodesReady kept everywhere',

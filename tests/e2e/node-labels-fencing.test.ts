@@ -43,7 +43,12 @@ let cluster: ReplicaCluster;
 let api: ApiServer;
 
 test.before(async () => {
-  cluster = await startReplicaCluster({ namespace: NS, leaseName: LEASE, timings: FAST_LEASE_TIMINGS, extraRules: nodeLabelOverlayRules() });
+  cluster = await startReplicaCluster({
+    namespace: NS,
+    leaseName: LEASE,
+    timings: FAST_LEASE_TIMINGS,
+    extraRules: nodeLabelOverlayRules(),
+  });
   api = cluster.api;
 });
 test.after(() => cluster.close());
@@ -52,14 +57,19 @@ async function step<T>(probe: () => T | undefined | false | Promise<T | undefine
   try {
     return await waitFor(probe, { timeoutMs: STEP_TIMEOUT_MS, what });
   } catch (err) {
-    throw new Error(`${(err as Error).message}\n${cluster.replicas.map((r, i) => `--- replica ${'AB'[i]} log ---\n${r.log()}`).join('\n')}`);
+    throw new Error(
+      `${(err as Error).message}\n${cluster.replicas.map((r, i) => `--- replica ${'AB'[i]} log ---\n${r.log()}`).join('\n')}`,
+    );
   }
 }
 
-const label = (node: string) => (api.store.get('nodes', node) as { metadata: { labels?: Record<string, string> } }).metadata.labels?.[KEY];
+const label = (node: string) =>
+  (api.store.get('nodes', node) as { metadata: { labels?: Record<string, string> } }).metadata.labels?.[KEY];
 /** The rack label value each Node should carry: the name of the rack HyperNode holding it. */
-const rackOf = (node: string) => (api.store.get('nodes', node) as { metadata: { labels: Record<string, string> } }).metadata.labels[RACK]!;
-const labelsFollowRacks = (nodes: string[]) => nodes.every((n) => label(n) !== undefined && label(n) === groupOf(api, RACK, rackOf(n))?.metadata.name);
+const rackOf = (node: string) =>
+  (api.store.get('nodes', node) as { metadata: { labels: Record<string, string> } }).metadata.labels[RACK]!;
+const labelsFollowRacks = (nodes: string[]) =>
+  nodes.every((n) => label(n) !== undefined && label(n) === groupOf(api, RACK, rackOf(n))?.metadata.name);
 
 test("a leader frozen with a Node patch in flight patches nothing after it resumes; the labels stay the new leader's", async () => {
   const extra = Array.from({ length: 24 }, (_, i) => node(`extra${i}`, { [RACK]: `r${i >> 2}`, [CLUSTER]: 's4' }));
@@ -69,9 +79,15 @@ test("a leader frozen with a Node patch in flight patches nothing after it resum
   const names = nodes.map((n) => n.metadata.name);
 
   const a = await cluster.start(REPLICA_A);
-  await step(() => a.identity() && cluster.holder() === a.identity() && labelsFollowRacks(names), 'A leading and every Node labelled');
+  await step(
+    () => a.identity() && cluster.holder() === a.identity() && labelsFollowRacks(names),
+    'A leading and every Node labelled',
+  );
   const b = await cluster.start(REPLICA_B);
-  await step(async () => b.identity() && (await fetch(`http://127.0.0.1:${b.health}/readyz`)).status === 200, 'B standing by');
+  await step(
+    async () => b.identity() && (await fetch(`http://127.0.0.1:${b.health}/readyz`)).status === 200,
+    'B standing by',
+  );
 
   const patchByA = (r: RequestRecord) => r.user === REPLICA_A && r.resource === 'nodes' && r.verb === 'patch';
   const slow = api.latency(PATCH_IN_FLIGHT_MS, patchByA);
@@ -80,7 +96,10 @@ test("a leader frozen with a Node patch in flight patches nothing after it resum
   a.child.kill('SIGSTOP');
   slow();
   await step(() => cluster.holder() === b.identity(), 'B holding the Lease while A is frozen');
-  await step(() => labelsFollowRacks(names) && api.requests.writes((r) => r.user === REPLICA_B).every((r) => r.code !== 0), 'B relabelling the Nodes that moved');
+  await step(
+    () => labelsFollowRacks(names) && api.requests.writes((r) => r.user === REPLICA_B).every((r) => r.code !== 0),
+    'B relabelling the Nodes that moved',
+  );
   const byB = Object.fromEntries(names.map((n) => [n, label(n)]));
 
   const resumedIndex = api.requests.all().length;

@@ -10,7 +10,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startControllerBinary, startControllerInProcess } from '../support/controller-process.ts';
-import { CLUSTER, CONTROLLER_USER, NS, RACK, TOPOLOGY_A3_ENTRY, hyperNodes, node, seedConfigMap, setDiscoveryConfig, setNodeLabels } from './cluster.ts';
+import {
+  CLUSTER,
+  CONTROLLER_USER,
+  NS,
+  RACK,
+  TOPOLOGY_A3_ENTRY,
+  hyperNodes,
+  node,
+  seedConfigMap,
+  setDiscoveryConfig,
+  setNodeLabels,
+} from './cluster.ts';
 import { session } from './session.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 
@@ -20,18 +31,24 @@ const RACK_KEY = `${PREFIX}/hypernode`;
 const CLUSTER_KEY = `${PREFIX}/hypercluster`;
 const OWNED = 'topology.volcano.sh/owned-labels.label';
 
-const config = (exports: string, extra = '') => `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', `    enabled: true\n${extra}${exports}`)}`;
+const config = (exports: string, extra = '') =>
+  `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', `    enabled: true\n${extra}${exports}`)}`;
 const WITH_LABELS = config(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`);
 const WITHOUT_LABELS = config('');
 
 type Meta = { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-const nodeMeta = (api: Parameters<typeof hyperNodes>[0], name: string) => (api.store.get('nodes', name) as { metadata: Meta }).metadata;
-const ourLabels = (m: Meta) => Object.fromEntries(Object.entries(m.labels ?? {}).filter(([k]) => k.startsWith(`${PREFIX}/`)));
-const nodePatches = (api: Parameters<typeof hyperNodes>[0]) => api.requests.writes((r) => r.resource === 'nodes' && r.user === CONTROLLER_USER);
+const nodeMeta = (api: Parameters<typeof hyperNodes>[0], name: string) =>
+  (api.store.get('nodes', name) as { metadata: Meta }).metadata;
+const ourLabels = (m: Meta) =>
+  Object.fromEntries(Object.entries(m.labels ?? {}).filter(([k]) => k.startsWith(`${PREFIX}/`)));
+const nodePatches = (api: Parameters<typeof hyperNodes>[0]) =>
+  api.requests.writes((r) => r.resource === 'nodes' && r.user === CONTROLLER_USER);
 
 /** 8 Nodes of the worked example (racks s0..s3 of two Nodes, clusters s4/s5) plus `more` Nodes in racks r0.. of cluster s6. */
 function nodes(more = 0) {
-  const out = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5' }));
+  const out = [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
+    node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5' }),
+  );
   for (let i = 0; i < more; i++) out.push(node(`extra${i}`, { [RACK]: `r${i >> 2}`, [CLUSTER]: 's6' }));
   return out;
 }
@@ -46,7 +63,11 @@ function labelsMatchHyperNodes(api: Parameters<typeof hyperNodes>[0], names: str
         h.spec!.tier === tier &&
         (tier === 1
           ? h.spec!.members!.some((m) => m.selector?.exactMatch?.name === n)
-          : h.spec!.members!.some((m) => hns.find((c) => c.metadata.name === m.selector?.exactMatch?.name)?.spec?.members?.some((x) => x.selector?.exactMatch?.name === n))),
+          : h.spec!.members!.some((m) =>
+              hns
+                .find((c) => c.metadata.name === m.selector?.exactMatch?.name)
+                ?.spec?.members?.some((x) => x.selector?.exactMatch?.name === n),
+            )),
     )?.metadata.name;
   return names.every((n) => {
     const l = nodeMeta(api, n).labels ?? {};
@@ -59,10 +80,20 @@ async function start(extraFlags: string[] = [], conf = WITH_LABELS, more = 0) {
   for (const n of nodes(more)) api.store.create(n);
   // Someone else's label under our prefix, and an unrelated annotation.
   const n0 = api.store.get('nodes', 'node0') as { metadata: Meta };
-  api.store.update({ ...n0, metadata: { ...n0.metadata, labels: { ...n0.metadata.labels, [`${PREFIX}/owner`]: 'ops' }, annotations: { 'example.com/note': 'keep' } } });
+  api.store.update({
+    ...n0,
+    metadata: {
+      ...n0.metadata,
+      labels: { ...n0.metadata.labels, [`${PREFIX}/owner`]: 'ops' },
+      annotations: { 'example.com/note': 'keep' },
+    },
+  });
   seedConfigMap(api, conf);
   // Flags need the built executable; the rest runs in this process, which is faster.
-  s.controller = extraFlags.length === 0 ? startControllerInProcess({ kubeconfig, namespace: NS }) : await startControllerBinary({ kubeconfig, namespace: NS, flags: extraFlags });
+  s.controller =
+    extraFlags.length === 0
+      ? startControllerInProcess({ kubeconfig, namespace: NS })
+      : await startControllerBinary({ kubeconfig, namespace: NS, flags: extraFlags });
   return api;
 }
 
@@ -71,7 +102,10 @@ const ALL = nodes().map((n) => n.metadata.name);
 test('every Node gets one label per tier naming its HyperNode, once; an unchanged round writes nothing; a foreign label under the prefix survives', async () => {
   const api = await start();
   await s.converge(() => labelsMatchHyperNodes(api, ALL), 'every Node labelled after its HyperNodes');
-  await s.converge(() => nodePatches(api).length === 8 && nodePatches(api).every((r) => r.code === 200), 'eight answered Node patches');
+  await s.converge(
+    () => nodePatches(api).length === 8 && nodePatches(api).every((r) => r.code === 200),
+    'eight answered Node patches',
+  );
   assert.equal(
     nodePatches(api)
       .map((r) => `${r.verb} ${r.name}`)
@@ -89,7 +123,10 @@ test('every Node gets one label per tier naming its HyperNode, once; an unchange
   const before = quiet();
   setDiscoveryConfig(api, WITH_LABELS.replace('    enabled: true\n', '    enabled: true\n    interval: 2h\n'));
   await s.converge(() => quiet() > before, 'a label round after the unchanged snapshot');
-  assert.match(s.log(), /Topology reconciliation completed source="label" discovered=6 created=0 updated=0 unchanged=6/);
+  assert.match(
+    s.log(),
+    /Topology reconciliation completed source="label" discovered=6 created=0 updated=0 unchanged=6/,
+  );
   assert.is(nodePatches(api).length, 8, 'no patch for an unchanged topology');
 });
 
@@ -99,7 +136,11 @@ test('a Node moving racks is patched alone with its new value; a Node leaving th
   await s.converge(() => nodePatches(api).length === 8, 'eight patches');
   setNodeLabels(api, 'node0', { [RACK]: 's1' });
   await s.converge(
-    () => (labelsMatchHyperNodes(api, ALL) && nodeMeta(api, 'node0').labels![RACK_KEY] === nodeMeta(api, 'node2').labels![RACK_KEY] ? true : undefined),
+    () =>
+      labelsMatchHyperNodes(api, ALL) &&
+      nodeMeta(api, 'node0').labels![RACK_KEY] === nodeMeta(api, 'node2').labels![RACK_KEY]
+        ? true
+        : undefined,
     'node0 relabelled to the rack of node2',
   );
   assert.equal(
@@ -111,7 +152,10 @@ test('a Node moving racks is patched alone with its new value; a Node leaving th
 
   // node0 leaves the topology: its cluster label goes, so the label source drops it.
   setNodeLabels(api, 'node0', { [CLUSTER]: undefined, [RACK]: undefined });
-  await s.converge(() => Object.keys(ourLabels(nodeMeta(api, 'node0'))).join() === `${PREFIX}/owner`, 'node0 keeps only the foreign label');
+  await s.converge(
+    () => Object.keys(ourLabels(nodeMeta(api, 'node0'))).join() === `${PREFIX}/owner`,
+    'node0 keeps only the foreign label',
+  );
   assert.is(nodeMeta(api, 'node0').annotations?.[OWNED], undefined, 'the ownership record goes with the last label');
   assert.is(nodeMeta(api, 'node0').annotations?.['example.com/note'], 'keep');
   assert.ok(labelsMatchHyperNodes(api, ALL.slice(1)));
@@ -122,7 +166,10 @@ test('turning the option off removes exactly the labels written, and nothing els
   await s.converge(() => labelsMatchHyperNodes(api, ALL), 'labelled');
   const before = Object.fromEntries(ALL.map((n) => [n, nodeMeta(api, n)]));
   setDiscoveryConfig(api, WITHOUT_LABELS);
-  await s.converge(() => ALL.every((n) => nodeMeta(api, n).annotations?.[OWNED] === undefined), 'every ownership record removed');
+  await s.converge(
+    () => ALL.every((n) => nodeMeta(api, n).annotations?.[OWNED] === undefined),
+    'every ownership record removed',
+  );
   for (const n of ALL) {
     const after = nodeMeta(api, n);
     const { [RACK_KEY]: _r, [CLUSTER_KEY]: _c, ...rest } = before[n]!.labels!;
@@ -148,13 +195,23 @@ test('a round that would strip more than maxDeletePercent of the labelled Nodes 
     every.every((n) => nodeMeta(api, n).labels![RACK_KEY] !== undefined),
     'every label kept',
   );
-  setDiscoveryConfig(api, config(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    maxDeletePercent: 70\n'));
-  await s.converge(() => Array.from({ length: 16 }, (_, i) => `extra${i}`).every((n) => nodeMeta(api, n).labels![RACK_KEY] === undefined), 'the removals go through once allowed');
+  setDiscoveryConfig(
+    api,
+    config(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`, '    maxDeletePercent: 70\n'),
+  );
+  await s.converge(
+    () =>
+      Array.from({ length: 16 }, (_, i) => `extra${i}`).every((n) => nodeMeta(api, n).labels![RACK_KEY] === undefined),
+    'the removals go through once allowed',
+  );
 });
 
 test('--dry-run patches no Node and logs each patch it would send', async () => {
   const api = await start(['--dry-run']);
-  await s.converge(() => (s.log().match(/Dry run: would patch Node labels/g) ?? []).length === 8, 'eight logged patches');
+  await s.converge(
+    () => (s.log().match(/Dry run: would patch Node labels/g) ?? []).length === 8,
+    'eight logged patches',
+  );
   assert.match(
     s.log(),
     /Dry run: would patch Node labels node="node0" set="topo\.example\.com\/hypercluster=hypernode-topologya3-tier2-\w{5},topo\.example\.com\/hypernode=hypernode-topologya3-tier1-\w{5}"/,

@@ -22,7 +22,17 @@ import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { nvlinkHyperNodeName } from '../../src/hypernode/discovery/fabric/nvlink-tier.ts';
 import type { ApiServer, RequestRecord } from '../../testing/apiserver/index.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
-import { NS, answeredHyperNodeWrites, describeWrites, hyperNodes, node, nodeCountsSettled, seedConfigMap, setDiscoveryConfig, setNodeLabels } from './cluster.ts';
+import {
+  NS,
+  answeredHyperNodeWrites,
+  describeWrites,
+  hyperNodes,
+  node,
+  nodeCountsSettled,
+  seedConfigMap,
+  setDiscoveryConfig,
+  setNodeLabels,
+} from './cluster.ts';
 import type { Session } from './session.ts';
 
 export const CLIQUE = 'nvidia.com/gpu.clique';
@@ -56,12 +66,20 @@ interface Seen {
 function tree(api: ApiServer, source: string): Record<string, Seen> {
   return Object.fromEntries(
     hyperNodes(api, source)
-      .map((hn: HyperNode) => [hn.metadata.name, { tier: hn.spec!.tier, tierName: hn.spec!.tierName ?? '', members: memberNames(hn) }] as const)
+      .map(
+        (hn: HyperNode) =>
+          [
+            hn.metadata.name,
+            { tier: hn.spec!.tier, tierName: hn.spec!.tierName ?? '', members: memberNames(hn) },
+          ] as const,
+      )
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }
-const sorted = (o: Record<string, Seen>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
-const uids = (api: ApiServer, source: string) => new Map(hyperNodes(api, source).map((hn) => [hn.metadata.name, hn.metadata.uid]));
+const sorted = (o: Record<string, Seen>) =>
+  JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+const uids = (api: ApiServer, source: string) =>
+  new Map(hyperNodes(api, source).map((hn) => [hn.metadata.name, hn.metadata.uid]));
 /** Creates, updates and deletes of HyperNodes, sorted; status writes left out. */
 const specWrites = (rs: RequestRecord[]) => describeWrites(rs.filter((r) => r.subresource !== 'status')).sort();
 
@@ -71,8 +89,12 @@ const specWrites = (rs: RequestRecord[]) => describeWrites(rs.filter((r) => r.su
  * the writes of what the test does next.
  */
 async function quiet(s: Session, api: ApiServer, source: string, what: string): Promise<void> {
-  const judged = (hn: HyperNode) => hn.status?.conditions?.some((c) => c.type === 'FabricHealthy' && c.observedGeneration === hn.metadata.generation);
-  await s.converge(() => (nodeCountsSettled(api) && hyperNodes(api, source).every(judged)) || undefined, `every status caught up: ${what}`);
+  const judged = (hn: HyperNode) =>
+    hn.status?.conditions?.some((c) => c.type === 'FabricHealthy' && c.observedGeneration === hn.metadata.generation);
+  await s.converge(
+    () => (nodeCountsSettled(api) && hyperNodes(api, source).every(judged)) || undefined,
+    `every status caught up: ${what}`,
+  );
   await answeredHyperNodeWrites(api);
 }
 
@@ -88,7 +110,8 @@ export function seedNvlinkCluster(api: ApiServer, f: NvlinkFabric): void {
     [u2[2]!]: `${RACK_B}.1`,
     [u2[3]!]: `${RACK_C}.1`,
   };
-  for (const name of [...u1, ...u2]) api.store.create(node(name, cliques[name] === undefined ? {} : { [CLIQUE]: cliques[name] }));
+  for (const name of [...u1, ...u2])
+    api.store.create(node(name, cliques[name] === undefined ? {} : { [CLIQUE]: cliques[name] }));
   seedConfigMap(api, f.config());
 }
 
@@ -108,7 +131,10 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
     [leaf2]: { tier: 1, tierName: leafTier, members: sortedNames(u2) },
     [f.spine]: { tier: 2, tierName: spineTier, members: sortedNames([leaf1, leaf2]) },
   };
-  await converge(() => JSON.stringify(tree(api, f.source)) === sorted(fabricTree) || undefined, 'the fabric tree without nvlink');
+  await converge(
+    () => JSON.stringify(tree(api, f.source)) === sorted(fabricTree) || undefined,
+    'the fabric tree without nvlink',
+  );
   const before = uids(api, f.source);
   await quiet(s, api, f.source, 'the fabric tree');
 
@@ -126,7 +152,10 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
     [leaf2]: { tier: 2, tierName: leafTier, members: sortedNames([b, c2]) },
     [f.spine]: { tier: 3, tierName: spineTier, members: sortedNames([leaf1, leaf2]) },
   };
-  await converge(() => JSON.stringify(tree(api, f.source)) === sorted(withNvlink) || undefined, 'the NVLink domains inside the fabric tree');
+  await converge(
+    () => JSON.stringify(tree(api, f.source)) === sorted(withNvlink) || undefined,
+    'the NVLink domains inside the fabric tree',
+  );
   assert.equal(
     specWrites(await answeredHyperNodeWrites(api)),
     [...domains.map(() => 'create <new> → 201'), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(),
@@ -134,9 +163,15 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
   );
   const on = uids(api, f.source);
   for (const [name, uid] of before) assert.is(on.get(name), uid, `${name} kept its uid`);
-  for (const d of domains) assert.is(hyperNodes(api, f.source).find((hn) => hn.metadata.name === d)!.metadata.labels?.[CLIQUE], d === b ? RACK_B : d === a ? RACK_A : RACK_C);
+  for (const d of domains)
+    assert.is(
+      hyperNodes(api, f.source).find((hn) => hn.metadata.name === d)!.metadata.labels?.[CLIQUE],
+      d === b ? RACK_B : d === a ? RACK_A : RACK_C,
+    );
   const splits = await converge(() => {
-    const found = (api.store.list('events', NS) as unknown as { reason: string; message: string; count?: number }[]).filter((e) => e.reason === 'NvlinkDomainSplit');
+    const found = (
+      api.store.list('events', NS) as unknown as { reason: string; message: string; count?: number }[]
+    ).filter((e) => e.reason === 'NvlinkDomainSplit');
     return found.length > 0 ? found : undefined;
   }, 'the NvlinkDomainSplit Event');
   assert.is(splits.length, 1, 'one Event');
@@ -147,16 +182,30 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
   const reads = f.reads();
   api.requests.clear();
   setNodeLabels(api, u1[3]!, { [CLIQUE]: `${RACK_A}.3` });
-  const moved = { ...withNvlink, [a]: { ...withNvlink[a]!, members: sortedNames([...u1.slice(0, 2), u1[3]!]) }, [leaf1]: { ...withNvlink[leaf1]!, members: sortedNames([a, c1]) } };
-  await converge(() => JSON.stringify(tree(api, f.source)) === sorted(moved) || undefined, `${u1[3]} in rack A's domain`);
-  assert.equal(specWrites(await answeredHyperNodeWrites(api)), [`update ${a} → 200`, `update ${leaf1} → 200`].sort(), 'only the move');
+  const moved = {
+    ...withNvlink,
+    [a]: { ...withNvlink[a]!, members: sortedNames([...u1.slice(0, 2), u1[3]!]) },
+    [leaf1]: { ...withNvlink[leaf1]!, members: sortedNames([a, c1]) },
+  };
+  await converge(
+    () => JSON.stringify(tree(api, f.source)) === sorted(moved) || undefined,
+    `${u1[3]} in rack A's domain`,
+  );
+  assert.equal(
+    specWrites(await answeredHyperNodeWrites(api)),
+    [`update ${a} → 200`, `update ${leaf1} → 200`].sort(),
+    'only the move',
+  );
   assert.is(f.reads(), reads, 'no poll of the fabric for a label change');
 
   // 4. nvlink off: back to the fabric tree in place; the domains deleted.
   await quiet(s, api, f.source, 'the moved Node');
   api.requests.clear();
   setDiscoveryConfig(api, f.config());
-  await converge(() => JSON.stringify(tree(api, f.source)) === sorted(fabricTree) || undefined, 'the fabric tree again');
+  await converge(
+    () => JSON.stringify(tree(api, f.source)) === sorted(fabricTree) || undefined,
+    'the fabric tree again',
+  );
   assert.equal(
     specWrites(await answeredHyperNodeWrites(api)),
     [...domains.map((d) => `delete ${d} → 200`), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(),

@@ -36,7 +36,8 @@ export class Session {
    */
   async startWorkedExample(
     conf: string,
-    start: (kubeconfig: string) => ControllerRun | Promise<ControllerRun> = (kubeconfig) => this.startInProcess(kubeconfig),
+    start: (kubeconfig: string) => ControllerRun | Promise<ControllerRun> = (kubeconfig) =>
+      this.startInProcess(kubeconfig),
   ): Promise<{ api: Cluster['api']; controller: ControllerRun }> {
     const { api, kubeconfig } = await this.startCluster();
     for (const n of workedExampleNodes()) api.store.create(n);

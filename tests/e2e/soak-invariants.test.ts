@@ -10,7 +10,21 @@ import { FAULT_KINDS, faultSchedule } from '../../testing/soak/schedule.ts';
 
 let clock = 0;
 function record(user: string, verb: RequestRecord['verb'], resource: string, name = ''): RequestRecord {
-  return { time: `t${++clock}`, user, verb, method: '', path: '', resource, subresource: '', namespace: '', name, query: {}, code: 200, userAgent: '', durationMs: 0 };
+  return {
+    time: `t${++clock}`,
+    user,
+    verb,
+    method: '',
+    path: '',
+    resource,
+    subresource: '',
+    namespace: '',
+    name,
+    query: {},
+    code: 200,
+    userAgent: '',
+    durationMs: 0,
+  };
 }
 
 test('single writer: a handover passes; the deposed process writing again is reported; Lease writes and reads do not count', () => {
@@ -53,14 +67,22 @@ test('deletes: only a label HyperNode of a retired group may go; a ufm one, a wa
   );
   assert.equal(
     found.map((f) => f.replace(/^t\d+ p deleted /, '')),
-    ['rack-b: label HyperNode of rack=r2, still wanted by the inputs', 'leaf: ufm HyperNode, still wanted by the inputs', 'ghost: a HyperNode the soak never saw'],
+    [
+      'rack-b: label HyperNode of rack=r2, still wanted by the inputs',
+      'leaf: ufm HyperNode, still wanted by the inputs',
+      'ghost: a HyperNode the soak never saw',
+    ],
   );
 });
 
 test('bug lines: panics, unhandled rejections and TypeErrors are found; handled errors are not', () => {
-  const log = ['E0515 Failed to fetch UFM data: unexpected status code: 500', 'panic: boom', 'I0515 lost lease', 'TypeError: x is undefined', 'Unhandled promise rejection'].join(
-    '\n',
-  );
+  const log = [
+    'E0515 Failed to fetch UFM data: unexpected status code: 500',
+    'panic: boom',
+    'I0515 lost lease',
+    'TypeError: x is undefined',
+    'Unhandled promise rejection',
+  ].join('\n');
   assert.equal(bugLines(log), ['panic: boom', 'TypeError: x is undefined', 'Unhandled promise rejection']);
 });
 

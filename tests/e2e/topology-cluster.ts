@@ -5,7 +5,12 @@
 // deploy/node-labels overlay, serving the Kueue and KAI CRDs given.
 
 import type { Session } from './session.ts';
-import { KAI_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KUEUE_TOPOLOGY_CRD_FILE, type ApiServer } from '../../testing/apiserver/index.ts';
+import {
+  KAI_TOPOLOGY_CRD_FILE,
+  KUEUE_RESOURCE_FLAVOR_CRD_FILE,
+  KUEUE_TOPOLOGY_CRD_FILE,
+  type ApiServer,
+} from '../../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { CLUSTER, CONTROLLER_USER, NS, RACK, node, seedConfigMap } from './cluster.ts';
@@ -25,21 +30,38 @@ export const BOTH = config(BOTH_EXPORTS);
 
 export type Topo = {
   apiVersion: string;
-  metadata: { name: string; uid: string; resourceVersion: string; labels?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string };
+  metadata: {
+    name: string;
+    uid: string;
+    resourceVersion: string;
+    labels?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
   spec: { levels: Array<{ nodeLabel: string; alias?: string }> };
 };
-export const topo = (api: ApiServer, resource: string, name = 'hypernode-label') => api.store.get(resource, name) as Topo | undefined;
-export const levels = (api: ApiServer, resource: string, name = 'hypernode-label') => topo(api, resource, name)?.spec.levels.map((l) => l.nodeLabel);
-export const topologyWrites = (api: ApiServer) => api.requests.writes((r) => r.resource === 'topologies' && r.user === CONTROLLER_USER);
+export const topo = (api: ApiServer, resource: string, name = 'hypernode-label') =>
+  api.store.get(resource, name) as Topo | undefined;
+export const levels = (api: ApiServer, resource: string, name = 'hypernode-label') =>
+  topo(api, resource, name)?.spec.levels.map((l) => l.nodeLabel);
+export const topologyWrites = (api: ApiServer) =>
+  api.requests.writes((r) => r.resource === 'topologies' && r.user === CONTROLLER_USER);
 
 /** A current Kueue (Topology at v1beta2 and v1beta1) and KAI 0.17. */
 export const CURRENT = [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KAI_TOPOLOGY_CRD_FILE];
 
 /** Starts the cluster with `crds` (true: CURRENT), Nodes carrying `extraLabels` too, and (unless `run` is false) the controller. */
-export async function startTopologyCluster(s: Session, conf: string, crds: boolean | string[] = true, extraLabels: Record<string, string> = {}, run = true): Promise<ApiServer> {
+export async function startTopologyCluster(
+  s: Session,
+  conf: string,
+  crds: boolean | string[] = true,
+  extraLabels: Record<string, string> = {},
+  run = true,
+): Promise<ApiServer> {
   const { api, kubeconfig } = await s.startCluster(nodeLabelOverlayRules());
   for (const f of crds === true ? CURRENT : crds === false ? [] : crds) api.installCrd(f);
-  for (let i = 0; i < 8; i++) api.store.create(node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5', ...extraLabels }));
+  for (let i = 0; i < 8; i++)
+    api.store.create(node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5', ...extraLabels }));
   seedConfigMap(api, conf);
   if (run) s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
   return api;

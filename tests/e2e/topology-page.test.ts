@@ -22,11 +22,20 @@ test('the executable serves /debug/topology and /metrics only to a token RBAC al
   api.addUser(CONTROLLER_USER, [...hypernodeControllerRbac(NS, LEASE), ...accessReviewerRbac()]);
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  const viewer = api.addUser('viewer', [{ apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: ['/debug/topology', '/metrics'] }]);
+  const viewer = api.addUser('viewer', [
+    { apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: ['/debug/topology', '/metrics'] },
+  ]);
   const stranger = api.addUser('stranger', []);
-  const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['--enable-topology-page=true', '--secure-metrics=true'] }));
+  const controller = (s.controller = await startControllerBinary({
+    kubeconfig,
+    namespace: NS,
+    flags: ['--enable-topology-page=true', '--secure-metrics=true'],
+  }));
   const get = async (path: string, token?: string, accept?: string) => {
-    const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(accept ? { Accept: accept } : {}) };
+    const headers: Record<string, string> = {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(accept ? { Accept: accept } : {}),
+    };
     const res = await fetch(`${controller.metricsOrigin}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
     return { code: res.status, body: await res.text() };
   };

@@ -23,7 +23,18 @@ import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { CLUSTER, CONTROLLER_USER, NS, RACK, setDiscoveryConfig } from './cluster.ts';
 import { session } from './session.ts';
-import { BOTH_EXPORTS, config, HOST, KAI, KUEUE, levels, PREFIX, startTopologyCluster, topo, topologyWrites } from './topology-cluster.ts';
+import {
+  BOTH_EXPORTS,
+  config,
+  HOST,
+  KAI,
+  KUEUE,
+  levels,
+  PREFIX,
+  startTopologyCluster,
+  topo,
+  topologyWrites,
+} from './topology-cluster.ts';
 
 const s = session(test);
 const NEW_LABEL = `${PREFIX}/hypercluster`;
@@ -55,7 +66,10 @@ test('a level added before its Node label can be written: both Topology objects 
   api.startKueueTopologyController();
   s.controller = startControllerInProcess({ kubeconfig: s.cluster!.kubeconfig, namespace: NS });
   await s.converge(
-    () => levels(api, KUEUE)?.join() === OLD && levels(api, KAI)?.join() === OLD && topo(api, KUEUE)!.metadata.finalizers?.length,
+    () =>
+      levels(api, KUEUE)?.join() === OLD &&
+      levels(api, KAI)?.join() === OLD &&
+      topo(api, KUEUE)!.metadata.finalizers?.length,
     'both written, Kueue holding its own',
   );
   const { samples, stop } = sampleEveryWrite(api);
@@ -66,9 +80,15 @@ test('a level added before its Node label can be written: both Topology objects 
     setDiscoveryConfig(api, config(BOTH_EXPORTS, [CLUSTER, RACK]));
     const waits = (kind: string) =>
       `${kind} Topology hypernode-label of discovery source "label" waits for the Node labels its new levels ${NEW} name (8 Nodes not yet labelled); once they are written it is deleted and created again with them at once; until then it stays with its levels ${OLD}\n`;
-    await s.converge(() => s.log().includes(waits('Kueue')) && s.log().includes(waits('KAI')), 'the wait said, for both kinds');
     await s.converge(
-      () => api.store.list('events', NS).filter((e) => e.reason === 'TopologyChangeWaiting' && e.message.includes('its new levels')).length === 2,
+      () => s.log().includes(waits('Kueue')) && s.log().includes(waits('KAI')),
+      'the wait said, for both kinds',
+    );
+    await s.converge(
+      () =>
+        api.store
+          .list('events', NS)
+          .filter((e) => e.reason === 'TopologyChangeWaiting' && e.message.includes('its new levels')).length === 2,
       'the wait filed as an Event per kind',
     );
     assert.is(topologyWrites(api).length, writesBefore, 'no Topology write while the label is missing');
@@ -89,7 +109,10 @@ test('a level added before its Node label can be written: both Topology objects 
     }
 
     api.clearFaults();
-    await s.converge(() => levels(api, KUEUE)?.join() === NEW && levels(api, KAI)?.join() === NEW, 'both replaced once the labels are written');
+    await s.converge(
+      () => levels(api, KUEUE)?.join() === NEW && levels(api, KAI)?.join() === NEW,
+      'both replaced once the labels are written',
+    );
   } finally {
     stop();
   }
@@ -128,8 +151,14 @@ test('while the snapshot is rejected, neither a change of levels (another label 
   const writes = topologyWrites(api).length;
   // node1 moves to cluster s5 while its rack s0 stays in s4: rack s0 would have two parents, which the rules refuse.
   const node1 = api.store.get('nodes', 'node1')!;
-  api.store.update({ ...node1, metadata: { ...node1.metadata, labels: { ...node1.metadata.labels, [CLUSTER]: 's5' } } });
-  await s.converge(() => /Discovery snapshot rejected, nothing written for this source source="label"/.test(s.log()), 'the snapshot rejected');
+  api.store.update({
+    ...node1,
+    metadata: { ...node1.metadata, labels: { ...node1.metadata.labels, [CLUSTER]: 's5' } },
+  });
+  await s.converge(
+    () => /Discovery snapshot rejected, nothing written for this source source="label"/.test(s.log()),
+    'the snapshot rejected',
+  );
 
   setDiscoveryConfig(api, config(BOTH_EXPORTS).replace(`prefix: ${PREFIX}`, 'prefix: other.example.com'));
   const levelsWait = (kind: string) =>
@@ -139,10 +168,18 @@ test('while the snapshot is rejected, neither a change of levels (another label 
   await s.converge(() => levelsWait('Kueue').test(s.log()) && levelsWait('KAI').test(s.log()), 'the held replace said');
 
   setDiscoveryConfig(api, config(''));
-  const offWait = (kind: string) => new RegExp(`${kind} Topology hypernode-label of discovery source "label" is not deleted while the latest snapshot of "label" is rejected`);
+  const offWait = (kind: string) =>
+    new RegExp(
+      `${kind} Topology hypernode-label of discovery source "label" is not deleted while the latest snapshot of "label" is rejected`,
+    );
   await s.converge(() => offWait('Kueue').test(s.log()) && offWait('KAI').test(s.log()), 'the held delete said');
   await s.converge(
-    () => api.store.list('events', NS).some((e) => e.reason === 'TopologyChangeWaiting' && /is not deleted while the latest snapshot/.test(e.message)),
+    () =>
+      api.store
+        .list('events', NS)
+        .some(
+          (e) => e.reason === 'TopologyChangeWaiting' && /is not deleted while the latest snapshot/.test(e.message),
+        ),
     'filed as an Event',
   );
   assert.is(topologyWrites(api).length, writes, 'no Topology write while the snapshot is rejected');
@@ -160,10 +197,17 @@ test('while the snapshot is rejected, neither a change of levels (another label 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  assert.equal([topo(api, KUEUE)?.metadata.resourceVersion, topo(api, KAI)?.metadata.resourceVersion], before, 'both objects untouched');
+  assert.equal(
+    [topo(api, KUEUE)?.metadata.resourceVersion, topo(api, KAI)?.metadata.resourceVersion],
+    before,
+    'both objects untouched',
+  );
 
   api.store.update({ ...node1, metadata: { ...node1.metadata, resourceVersion: undefined } });
-  await s.converge(() => levels(api, KUEUE) === undefined && levels(api, KAI) === undefined, 'deleted once a snapshot is accepted, the exports being off');
+  await s.converge(
+    () => levels(api, KUEUE) === undefined && levels(api, KAI) === undefined,
+    'deleted once a snapshot is accepted, the exports being off',
+  );
 });
 
 test.run();

@@ -18,7 +18,17 @@ import { capturingLogger } from '../support/capturing-logger.ts';
 import { KUEUE_TOPOLOGY_CRD_FILE } from '../../testing/apiserver/index.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
-import { CLUSTER, groupOf, NS, RACK, seedConfigMap, setNodeLabels, TOPOLOGY_A3_CONFIG, workedExampleConverged, workedExampleNodes } from './cluster.ts';
+import {
+  CLUSTER,
+  groupOf,
+  NS,
+  RACK,
+  seedConfigMap,
+  setNodeLabels,
+  TOPOLOGY_A3_CONFIG,
+  workedExampleConverged,
+  workedExampleNodes,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -38,7 +48,10 @@ test('leader election, the configuration, a failed watch and refused HyperNode w
   api.failNext(1, { code: 422, match: { resource: 'hypernodes', verb: 'delete' } });
   setNodeLabels(api, 'node1', { [RACK]: 's9', [CLUSTER]: 's4' });
   for (const name of ['node6', 'node7']) api.store.delete('nodes', name);
-  await s.converge(() => groupOf(api, RACK, 's9') !== undefined && groupOf(api, RACK, 's3') === undefined, 'rack s9 created and rack s3 deleted');
+  await s.converge(
+    () => groupOf(api, RACK, 's9') !== undefined && groupOf(api, RACK, 's3') === undefined,
+    'rack s9 created and rack s3 deleted',
+  );
 
   const log = controller.log();
   for (const line of [
@@ -59,11 +72,17 @@ test('a refused Kueue Topology write is logged as troubleshooting.md quotes it, 
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(
     api,
-    TOPOLOGY_A3_CONFIG.replace('    enabled: true\n', '    enabled: true\n    exports:\n      nodeLabels: {prefix: topo.example.com}\n      kueueTopology: true\n'),
+    TOPOLOGY_A3_CONFIG.replace(
+      '    enabled: true\n',
+      '    enabled: true\n    exports:\n      nodeLabels: {prefix: topo.example.com}\n      kueueTopology: true\n',
+    ),
   );
   api.failNext(1, { code: 422, match: { resource: 'topologies', verb: 'create' } });
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
-  await s.converge(() => api.store.get('topologies.kueue.x-k8s.io', 'hypernode-label'), 'the Kueue Topology written on retry');
+  await s.converge(
+    () => api.store.get('topologies.kueue.x-k8s.io', 'hypernode-label'),
+    'the Kueue Topology written on retry',
+  );
   assert.match(controller.log(), /Failed to write Kueue Topology objects, will retry: /);
 });
 
@@ -72,10 +91,19 @@ test('LLDP neighbours that are neither a switch nor a Node are logged by name, a
   const config = parseConfig(
     'networkTopologyDiscovery:\n  - source: lldp\n    enabled: true\n    credentials: {secretRef: {name: lldp-snmp, namespace: volcano-system}}\n    config: {fabric: roce, switches: [10.0.0.1], hostMapping: {stripSuffix: .fabric.example.com}}\n',
   );
-  const nodes = ['su1-h1', 'su1-h2', 'su1-h3', 'su2-h1', 'su2-h2'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } }));
+  const nodes = ['su1-h1', 'su1-h2', 'su1-h3', 'su2-h1', 'su2-h2'].map((name) => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+  }));
   const captures = parseLldpCaptures([join(import.meta.dirname, '../cmd/lldp-capture')]);
-  const registry = newDiscovererRegistry({ lldp: createLldpDiscovererFactory({ captured: captureWalks(captures ?? { byKey: new Map() }) }) });
-  await previewDiscovery({ config, nodes, existing: [] }, { registry, secrets: { get: () => Promise.reject(new Error('no Secrets')) }, logger: log.logger });
+  const registry = newDiscovererRegistry({
+    lldp: createLldpDiscovererFactory({ captured: captureWalks(captures ?? { byKey: new Map() }) }),
+  });
+  await previewDiscovery(
+    { config, nodes, existing: [] },
+    { registry, secrets: { get: () => Promise.reject(new Error('no Secrets')) }, logger: log.logger },
+  );
   assert.ok(
     log.lines.some(
       (l) =>
@@ -95,10 +123,19 @@ test('a standby replica reports the leader it observes', async () => {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name: 'vc-hypernode-controller-manager', namespace: NS },
-    spec: { holderIdentity: 'the-other-replica', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+    spec: {
+      holderIdentity: 'the-other-replica',
+      leaseDurationSeconds: 3600,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: 0,
+    },
   });
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));
-  await s.converge(() => controller.log().includes('Observed HyperNode controller leader'), 'the standby to observe the leader');
+  await s.converge(
+    () => controller.log().includes('Observed HyperNode controller leader'),
+    'the standby to observe the leader',
+  );
   assert.match(controller.log(), /Observed HyperNode controller leader identity="the-other-replica"/);
 });
 

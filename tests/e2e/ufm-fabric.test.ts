@@ -52,8 +52,27 @@ test.after.each(async () => {
 
 /** Three tiers: spine-leaf groups of two units of two hosts with two rails, four spines per group, four uplinks a spine. */
 const podA = (sus: number) =>
-  generateFatTree({ sus, tiers: 3, slgSus: 2, slgSpines: 4, uplinks: 4, nodesPerSu: 2, rails: 2, fabricId: 1, hostName: (su, n) => `SU${pad2(su)}-N${pad2(n)}${IB_DOMAIN}` });
-const podB = () => generateFatTree({ sus: 2, tiers: 2, uplinks: 4, nodesPerSu: 2, rails: 2, fabricId: 2, hostName: (su, n) => `b-su${pad2(su)}-n${pad2(n)}` });
+  generateFatTree({
+    sus,
+    tiers: 3,
+    slgSus: 2,
+    slgSpines: 4,
+    uplinks: 4,
+    nodesPerSu: 2,
+    rails: 2,
+    fabricId: 1,
+    hostName: (su, n) => `SU${pad2(su)}-N${pad2(n)}${IB_DOMAIN}`,
+  });
+const podB = () =>
+  generateFatTree({
+    sus: 2,
+    tiers: 2,
+    uplinks: 4,
+    nodesPerSu: 2,
+    rails: 2,
+    fabricId: 2,
+    hostName: (su, n) => `b-su${pad2(su)}-n${pad2(n)}`,
+  });
 const nodeName = (host: string) => host.toLowerCase().replace(IB_DOMAIN, '');
 
 interface Expected {
@@ -84,7 +103,12 @@ function expectedTree(fabric: string, tree: FatTree, slgSus: number): Record<str
     return name;
   });
   if (tree.tiers === 2) {
-    out[`${fabric}-spine-${lowestGuid(tree, 'spine-')}`] = { tier: 2, tierName: 'spine', fabric, members: [...leafNames].sort() };
+    out[`${fabric}-spine-${lowestGuid(tree, 'spine-')}`] = {
+      tier: 2,
+      tierName: 'spine',
+      fabric,
+      members: [...leafNames].sort(),
+    };
     return out;
   }
   const spineNames: string[] = [];
@@ -104,15 +128,22 @@ function fabricTree(api: Parameters<typeof hyperNodes>[0]): Record<string, Expec
         (hn: HyperNode) =>
           [
             hn.metadata.name,
-            { tier: hn.spec!.tier, tierName: hn.spec!.tierName ?? '', fabric: hn.metadata.labels?.[FABRIC_LABEL] ?? '', members: (memberNames(hn) as string[]).sort() },
+            {
+              tier: hn.spec!.tier,
+              tierName: hn.spec!.tierName ?? '',
+              fabric: hn.metadata.labels?.[FABRIC_LABEL] ?? '',
+              members: (memberNames(hn) as string[]).sort(),
+            },
           ] as const,
       )
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }
 
-const sorted = (o: Record<string, Expected>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
-const uids = (api: Parameters<typeof hyperNodes>[0]) => new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, hn.metadata.uid]));
+const sorted = (o: Record<string, Expected>) =>
+  Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+const uids = (api: Parameters<typeof hyperNodes>[0]) =>
+  new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, hn.metadata.uid]));
 
 function fabricConfig(a: UfmServer, b: UfmServer): string {
   return `networkTopologyDiscovery:
@@ -157,21 +188,40 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
     Object.values(expected)
       .map((e) => `${e.fabric}/${e.tierName}`)
       .sort(),
-    [...Array<string>(2).fill('pod-a/spine'), ...Array<string>(4).fill('pod-a/leaf'), 'pod-a/core', ...Array<string>(2).fill('pod-b/leaf'), 'pod-b/spine'].sort(),
+    [
+      ...Array<string>(2).fill('pod-a/spine'),
+      ...Array<string>(4).fill('pod-a/leaf'),
+      'pod-a/core',
+      ...Array<string>(2).fill('pod-b/leaf'),
+      'pod-b/spine',
+    ].sort(),
     'the generated shapes',
   );
-  await converge(() => JSON.stringify(fabricTree(api)) === JSON.stringify(expected) || undefined, 'the HyperNodes of both fabrics');
-  for (const hn of hyperNodes(api, 'ufm')) assert.equal(Object.keys(hn.metadata.labels ?? {}).sort(), [SOURCE_LABEL, FABRIC_LABEL].sort());
+  await converge(
+    () => JSON.stringify(fabricTree(api)) === JSON.stringify(expected) || undefined,
+    'the HyperNodes of both fabrics',
+  );
+  for (const hn of hyperNodes(api, 'ufm'))
+    assert.equal(Object.keys(hn.metadata.labels ?? {}).sort(), [SOURCE_LABEL, FABRIC_LABEL].sort());
   assert.ok(
     ufmA.requests.every((r) => r.path.startsWith('/ufmRestV3/resources/') && r.authorization === `Basic ${TOKEN}`),
     'pod-a: the token on /ufmRestV3',
   );
   assert.ok(
-    ufmB.requests.every((r) => r.path.startsWith('/ufmRest/resources/') && r.authorization === `Basic ${b64(`${USERNAME}:${PASSWORD}`)}`),
+    ufmB.requests.every(
+      (r) => r.path.startsWith('/ufmRest/resources/') && r.authorization === `Basic ${b64(`${USERNAME}:${PASSWORD}`)}`,
+    ),
     'pod-b: basic auth on /ufmRest',
   );
-  await converge(async () => seriesValue(await controller.metrics(), 'hypernode_ufm_unmapped_hosts', { source: 'ufm', fabric: 'pod-a' }) === 1, 'the host that is no Node counted');
-  assert.match(controller.log(), new RegExp(`UFM hosts that match no Node are left out.*fabric="?pod-a"?.*${NOT_A_NODE.toUpperCase()}`));
+  await converge(
+    async () =>
+      seriesValue(await controller.metrics(), 'hypernode_ufm_unmapped_hosts', { source: 'ufm', fabric: 'pod-a' }) === 1,
+    'the host that is no Node counted',
+  );
+  assert.match(
+    controller.log(),
+    new RegExp(`UFM hosts that match no Node are left out.*fabric="?pod-a"?.*${NOT_A_NODE.toUpperCase()}`),
+  );
 
   // 2. A fifth scalable unit (a third spine-leaf group) in pod-a: only creates and updates, every object keeps its name and uid.
   const before = uids(api);
@@ -181,7 +231,10 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   expected = sorted({ ...expectedTree('pod-a', treeA, slgSus), ...expectedTree('pod-b', treeB, slgSus) });
   const added = Object.keys(expected).filter((n) => !before.has(n));
   assert.is(added.length, 2, 'the new unit brings a leaf and a spine HyperNode');
-  await converge(() => JSON.stringify(fabricTree(api)) === JSON.stringify(expected) || undefined, 'the grown pod-a tree');
+  await converge(
+    () => JSON.stringify(fabricTree(api)) === JSON.stringify(expected) || undefined,
+    'the grown pod-a tree',
+  );
   const grown = describeWrites(await answeredHyperNodeWrites(api));
   assert.equal(
     grown.filter((w) => w.startsWith('create')),
@@ -195,7 +248,10 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   );
   const after = uids(api);
   for (const [name, uid] of before) assert.is(after.get(name), uid, `${name} kept (not renamed or recreated)`);
-  await converge(() => (nodeCountsSettled(api) && fabricHealthSettled(api)) || undefined, 'every nodeCount and FabricHealthy caught up with the grown tree');
+  await converge(
+    () => (nodeCountsSettled(api) && fabricHealthSettled(api)) || undefined,
+    'every nodeCount and FabricHealthy caught up with the grown tree',
+  );
 
   // 3. pod-a's token expires: UFM answers 401; pod-a keeps its HyperNodes, pod-b goes on, nothing is written.
   const unchanged = fabricTree(api);
@@ -212,13 +268,18 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   const askedB = ufmB.requests.length;
   await converge(() => ufmB.requests.length >= askedB + 3, 'pod-b polled once more');
   assert.equal(fabricTree(api), unchanged, 'both trees unchanged');
-  assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no HyperNode write (no delete) while the token is expired');
+  assert.equal(
+    describeWrites(await answeredHyperNodeWrites(api)),
+    [],
+    'no HyperNode write (no delete) while the token is expired',
+  );
   assert.equal(uids(api), after);
 
   // 4. At -v=10 the requests are logged, the credentials never.
   const log = controller.log();
   assert.ok(log.includes('Sending request to UFM server'), 'the log is at -v=10');
-  for (const credential of [TOKEN, PASSWORD, b64(TOKEN), b64(`${USERNAME}:${PASSWORD}`)]) assert.not.ok(log.includes(credential), `the log holds the credential ${credential}`);
+  for (const credential of [TOKEN, PASSWORD, b64(TOKEN), b64(`${USERNAME}:${PASSWORD}`)])
+    assert.not.ok(log.includes(credential), `the log holds the credential ${credential}`);
   assertNoForbidden(api);
 });
 

@@ -7,8 +7,21 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
-import { DEMO_SHAPE, SAMPLE_DISCOVERY_CONFIG, expectedHyperNodeCount, sampleNodes } from '../../testing/sample-cluster.ts';
-import { NS, answeredHyperNodeWrites, assertNoDeletes, assertNoForbidden, hyperNodes, nodeCount, seedConfigMap } from './cluster.ts';
+import {
+  DEMO_SHAPE,
+  SAMPLE_DISCOVERY_CONFIG,
+  expectedHyperNodeCount,
+  sampleNodes,
+} from '../../testing/sample-cluster.ts';
+import {
+  NS,
+  answeredHyperNodeWrites,
+  assertNoDeletes,
+  assertNoForbidden,
+  hyperNodes,
+  nodeCount,
+  seedConfigMap,
+} from './cluster.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -30,10 +43,18 @@ test('HyperNode creates rejected with 422 are retried until every HyperNode exis
 
   const creates = (await answeredHyperNodeWrites(api)).filter((r) => r.verb === 'create').map((r) => r.code);
   assert.is(creates.filter((c) => c === 422).length, REJECTED, 'the injected rejections');
-  assert.is(creates.filter((c) => c === 201).length, total, 'each HyperNode created once, the rejected ones by a retry');
+  assert.is(
+    creates.filter((c) => c === 201).length,
+    total,
+    'each HyperNode created once, the rejected ones by a retry',
+  );
   assert.is(creates.length, total + REJECTED, 'one retry per rejection, nothing more');
   assert.is(api.requests.writes({ resource: 'nodes' }).length, 0, 'no Node changed');
-  const failures = seriesValue(await controller.metrics(), 'hypernode_api_write_failures_total', { source: 'label', verb: 'create', code_class: '4xx' });
+  const failures = seriesValue(await controller.metrics(), 'hypernode_api_write_failures_total', {
+    source: 'label',
+    verb: 'create',
+    code_class: '4xx',
+  });
   assert.is(failures, REJECTED);
   assertNoDeletes(api);
   assertNoForbidden(api);

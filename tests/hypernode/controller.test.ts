@@ -9,7 +9,14 @@ import { FakeHyperNodeClient } from '../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../support/fake-informer.ts';
 import { settle } from '../kube/fake-clock.ts';
 import { waitFor, within } from '../../testing/wait.ts';
-import { AutoClock, CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from '../support/controller-fixtures.ts';
+import {
+  AutoClock,
+  CM_LOCATION,
+  RecordingEvents,
+  ScriptedSource,
+  discoveryConfigMap,
+  discoveryYaml,
+} from '../support/controller-fixtures.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { registryValue } from '../support/metric-registry.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
@@ -30,7 +37,9 @@ function setup(opts: SetupOptions) {
   const client = new FakeHyperNodeClient();
   for (const hn of opts.hyperNodes ?? []) client.seed(hn);
   const sources = Object.fromEntries((opts.scripted ?? []).map((s) => [s, new ScriptedSource(s)]));
-  const discoverers: DiscovererRegistry | undefined = opts.scripted ? newDiscovererRegistry(Object.fromEntries(opts.scripted.map((s) => [s, sources[s]!.factory]))) : undefined;
+  const discoverers: DiscovererRegistry | undefined = opts.scripted
+    ? newDiscovererRegistry(Object.fromEntries(opts.scripted.map((s) => [s, sources[s]!.factory])))
+    : undefined;
   const events = new RecordingEvents();
   const log = capturingLogger();
   const registry = new Registry();
@@ -155,12 +164,21 @@ const membersOf = (hn: HyperNode) => memberNames(hn).join(',');
 test('with the label discoverer, a Node moving to a rack in another zone costs at most tiers+1 writes', async () => {
   const t = setup({
     configMap: labelConfig(),
-    nodes: [node('n1', 's1', 'z1', 'r1'), node('n2', 's1', 'z1', 'r1'), node('n3', 's1', 'z1', 'r2'), node('n4', 's1', 'z2', 'r3')],
+    nodes: [
+      node('n1', 's1', 'z1', 'r1'),
+      node('n2', 's1', 'z1', 'r1'),
+      node('n3', 's1', 'z1', 'r2'),
+      node('n4', 's1', 'z2', 'r3'),
+    ],
   });
   // 3 racks + 2 zones + 1 spine, each with its nodeCount written.
-  await waitFor(() => t.client.serverNames().length === 6 && t.client.serverNames().every((n) => t.client.server(n)!.status?.nodeCount), {
-    what: 'the initial topology with counts',
-  });
+  await waitFor(
+    () =>
+      t.client.serverNames().length === 6 && t.client.serverNames().every((n) => t.client.server(n)!.status?.nodeCount),
+    {
+      what: 'the initial topology with counts',
+    },
+  );
   const tier1 = () =>
     t.client
       .serverNames()
@@ -173,7 +191,9 @@ test('with the label discoverer, a Node moving to a rack in another zone costs a
 
   t.nodes.apply(node('n2', 's1', 'z2', 'r3'));
   await waitFor(() => tier1().join(' ') === 'n1 n2,n4 n3', { what: 'n2 moved to r3' });
-  await waitFor(() => t.client.serverNames().every((n) => t.client.server(n)!.status?.nodeCount), { what: 'counts settled' });
+  await waitFor(() => t.client.serverNames().every((n) => t.client.server(n)!.status?.nodeCount), {
+    what: 'counts settled',
+  });
   await settle();
   const specWrites = t.client.actions.filter((a) => a.verb !== 'updateStatus');
   assert.ok(specWrites.length >= 1 && specWrites.length <= 3 + 1, `spec writes: ${t.client.verbs().join(', ')}`);
@@ -183,7 +203,11 @@ test('with the label discoverer, a Node moving to a rack in another zone costs a
 
 test('the topology state follows each reconciled snapshot: desired objects, result, held deletes, a rejection while it lasts', async () => {
   const state = new TopologyStateRecorder();
-  const t = setup({ configMap: discoveryConfigMap(discoveryYaml([{ source: 'label' }])), scripted: ['label'], topologyState: state });
+  const t = setup({
+    configMap: discoveryConfigMap(discoveryYaml([{ source: 'label' }])),
+    scripted: ['label'],
+    topologyState: state,
+  });
   await waitFor(() => t.sources.label!.instances.length === 1, { what: 'discoverer' });
   assert.equal(state.current(), { running: true, sources: [] });
   const producer = t.sources.label!.current;
@@ -196,7 +220,10 @@ test('the topology state follows each reconciled snapshot: desired objects, resu
     label.desired.map((hn) => hn.metadata.name),
     racks.map((r) => r.metadata.name),
   );
-  assert.equal([label.lastResult?.created, label.lastResult?.rejected, label.heldDeletes, label.rejected], [12, false, [], undefined]);
+  assert.equal(
+    [label.lastResult?.created, label.lastResult?.rejected, label.heldDeletes, label.rejected],
+    [12, false, [], undefined],
+  );
   const firstAt = label.lastSnapshotAt;
   assert.ok(firstAt !== undefined);
 

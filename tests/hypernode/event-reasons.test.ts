@@ -30,7 +30,10 @@ function documentedTable(): string {
 
 test('the Event table in docs/design.md is the catalogue', () => {
   const want = expectedTable();
-  assert.ok(documentedTable() === want, `docs/design.md §7 differs from the catalogue; paste this between the markers:\n${want}\n`);
+  assert.ok(
+    documentedTable() === want,
+    `docs/design.md §7 differs from the catalogue; paste this between the markers:\n${want}\n`,
+  );
 });
 
 test('reasons are distinct CamelCase words with a one-line description', () => {
@@ -49,7 +52,8 @@ test('no code emits an Event reason written inline instead of taken from the cat
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (path.endsWith('.ts') && path !== catalogueFile && inline.test(readFileSync(path, 'utf8'))) offenders.push(path.slice(root.length));
+      else if (path.endsWith('.ts') && path !== catalogueFile && inline.test(readFileSync(path, 'utf8')))
+        offenders.push(path.slice(root.length));
     }
   };
   walk(join(root, 'src'));

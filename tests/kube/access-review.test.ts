@@ -28,7 +28,12 @@ let stranger: string;
 test.before(async () => {
   api = await startApiServer();
   dir = mkdtempSync(join(tmpdir(), 'access-review-'));
-  transport = new Transport(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir, { token: api.addUser('reviewer', accessReviewerRbac()) }) }, nullLogger));
+  transport = new Transport(
+    buildClientConfig(
+      { master: '', kubeconfig: api.writeKubeconfig(dir, { token: api.addUser('reviewer', accessReviewerRbac()) }) },
+      nullLogger,
+    ),
+  );
   viewer = api.addUser('viewer', [{ apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: ['/debug/*'] }]);
   stranger = api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }]);
 });
@@ -39,7 +44,10 @@ test.after(async () => {
 });
 
 function reviewer(clock = new FakeClock()) {
-  return new AccessReviewer({ rest: new RestClient({ transport, userAgent: 'review-test', qps: 1000, burst: 1000, maxRetries: 0 }), clock });
+  return new AccessReviewer({
+    rest: new RestClient({ transport, userAgent: 'review-test', qps: 1000, burst: 1000, maxRetries: 0 }),
+    clock,
+  });
 }
 const reviews = () => api.requests.count((r) => r.resource === 'tokenreviews' || r.resource === 'subjectaccessreviews');
 
@@ -94,7 +102,10 @@ test('a reviewer without RBAC to create the reviews gets no answer: unavailable,
   const kubeconfig = api.writeKubeconfig(dir, { token: api.addUser('no-rbac', []) });
   const t = new Transport(buildClientConfig({ master: '', kubeconfig }, nullLogger));
   try {
-    const r = new AccessReviewer({ rest: new RestClient({ transport: t, userAgent: 'review-test', qps: 1000, burst: 1000, maxRetries: 0 }), clock: new FakeClock() });
+    const r = new AccessReviewer({
+      rest: new RestClient({ transport: t, userAgent: 'review-test', qps: 1000, burst: 1000, maxRetries: 0 }),
+      clock: new FakeClock(),
+    });
     const decision = await r.review(viewer, PAGE, 'get');
     assert.is(decision.kind, 'unavailable');
     assert.match((decision as { error: string }).error, /tokenreviews.authentication.k8s.io is forbidden/);

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildClientConfig, IN_CLUSTER_WARNING, NO_CONFIGURATION_ERROR, TOKEN_REREAD_PERIOD_MS, type ClientConfig } from '../../src/kube/config.ts';
+import {
+  buildClientConfig,
+  IN_CLUSTER_WARNING,
+  NO_CONFIGURATION_ERROR,
+  TOKEN_REREAD_PERIOD_MS,
+  type ClientConfig,
+} from '../../src/kube/config.ts';
 import { resourceClient } from '../../src/kube/resource.ts';
 import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
@@ -44,7 +50,19 @@ function execPluginKubeconfig(dir: string, plugin: string): string {
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'c', cluster: { server: api.url, 'certificate-authority': api.caFile } }],
-      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+      users: [
+        {
+          name: 'u',
+          user: {
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1beta1',
+              command: process.execPath,
+              args: [plugin],
+              interactiveMode: 'Never',
+            },
+          },
+        },
+      ],
       contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
       'current-context': 'ctx',
     }),
@@ -72,12 +90,20 @@ test('neither flag: warns, tries in-cluster, and fails with client-go texts when
     IN_CLUSTER_WARNING,
     'error creating inClusterConfig, falling back to default config: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined',
   ]);
-  assert.is(IN_CLUSTER_WARNING, 'Neither --kubeconfig nor --master was specified.  Using the inClusterConfig.  This might not work.');
+  assert.is(
+    IN_CLUSTER_WARNING,
+    'Neither --kubeconfig nor --master was specified.  Using the inClusterConfig.  This might not work.',
+  );
 });
 
 test('neither flag with KUBECONFIG set: a one-line hint that it is ignored', () => {
   const { logger, lines } = capturingLogger({ verbosity: 0 });
-  assert.throws(() => buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBECONFIG: '/home/me/.kube/config' }, serviceAccountDir: '/nonexistent' }));
+  assert.throws(() =>
+    buildClientConfig({ master: '', kubeconfig: '' }, logger, {
+      env: { KUBECONFIG: '/home/me/.kube/config' },
+      serviceAccountDir: '/nonexistent',
+    }),
+  );
   assert.equal(
     lines.filter((l) => l.includes('KUBECONFIG')),
     ['KUBECONFIG is set but ignored: pass --kubeconfig to use that file KUBECONFIG="/home/me/.kube/config"'],
@@ -88,9 +114,15 @@ test('in-cluster without a token file fails like Go', () => {
   const { logger, lines } = capturingLogger({ verbosity: 0 });
   const dir = tempDir();
   assert.throws(() =>
-    buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir }),
+    buildClientConfig({ master: '', kubeconfig: '' }, logger, {
+      env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' },
+      serviceAccountDir: dir,
+    }),
   );
-  assert.is(lines[1], `error creating inClusterConfig, falling back to default config: open ${dir}/token: no such file or directory`);
+  assert.is(
+    lines[1],
+    `error creating inClusterConfig, falling back to default config: open ${dir}/token: no such file or directory`,
+  );
   rmSync(dir, { recursive: true });
 });
 
@@ -105,7 +137,10 @@ test('in-cluster: https://host:port with the service-account CA and token, IPv6 
   });
   assert.is(config.server, `https://127.0.0.1:${api.port}`);
   assert.equal(await listNodes(config), ['n0']);
-  const v6 = buildClientConfig({ master: '', kubeconfig: '' }, logger, { env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: dir });
+  const v6 = buildClientConfig({ master: '', kubeconfig: '' }, logger, {
+    env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' },
+    serviceAccountDir: dir,
+  });
   assert.is(v6.server, 'https://[fd00::1]:443');
   rmSync(dir, { recursive: true });
 });
@@ -168,8 +203,15 @@ test('--kubeconfig: that file only, token or client certificate auth over TLS wi
   const { logger } = capturingLogger({ verbosity: 0 });
   api.addUser('cert-user', 'admin'); // client certificates authenticate as their CN
   api.requests.clear();
-  assert.equal(await listNodes(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir) }, logger)), ['n0']);
-  assert.equal(await listNodes(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir, { clientCert: true }) }, logger)), ['n0']);
+  assert.equal(await listNodes(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir) }, logger)), [
+    'n0',
+  ]);
+  assert.equal(
+    await listNodes(
+      buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir, { clientCert: true }) }, logger),
+    ),
+    ['n0'],
+  );
   assert.equal(
     api.requests.all().map((r) => r.user),
     ['admin', 'cert-user'],
@@ -221,7 +263,10 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
 
 test('--kubeconfig pointing at a missing file is an error naming the file', () => {
   const { logger } = capturingLogger({ verbosity: 0 });
-  assert.throws(() => buildClientConfig({ master: '', kubeconfig: '/nope/kubeconfig' }, logger), /stat \/nope\/kubeconfig: no such file or directory/);
+  assert.throws(
+    () => buildClientConfig({ master: '', kubeconfig: '/nope/kubeconfig' }, logger),
+    /stat \/nope\/kubeconfig: no such file or directory/,
+  );
 });
 
 test('--kubeconfig naming a CA file that does not exist fails at start with the file named', () => {
@@ -232,7 +277,9 @@ test('--kubeconfig naming a CA file that does not exist fails at start with the 
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: 'https://10.0.0.1:6443', 'certificate-authority': 'missing-ca.crt' } }],
+      clusters: [
+        { name: 'c', cluster: { server: 'https://10.0.0.1:6443', 'certificate-authority': 'missing-ca.crt' } },
+      ],
       users: [{ name: 'u', user: { token: 't' } }],
       contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
       'current-context': 'x',
@@ -241,7 +288,9 @@ test('--kubeconfig naming a CA file that does not exist fails at start with the 
   const { logger } = capturingLogger({ verbosity: 0 });
   assert.throws(
     () => buildClientConfig({ master: '', kubeconfig: file }, logger),
-    (e: Error) => e.message === `invalid configuration: unable to read certificate-authority ${dir}/missing-ca.crt: open ${dir}/missing-ca.crt: no such file or directory`,
+    (e: Error) =>
+      e.message ===
+      `invalid configuration: unable to read certificate-authority ${dir}/missing-ca.crt: open ${dir}/missing-ca.crt: no such file or directory`,
   );
   rmSync(dir, { recursive: true });
 });
@@ -282,7 +331,10 @@ test('--kubeconfig with a YAML syntax error: the file, line, column and reason, 
   const { logger, lines } = capturingLogger({ verbosity: 0 });
   const thrown = thrownBy(() => buildClientConfig({ master: '', kubeconfig: file }, logger));
   assert.instance(thrown, Error);
-  assert.is((thrown as Error).message, `error loading config file "${file}": line 11, column 15: Nested mappings are not allowed in compact mappings`);
+  assert.is(
+    (thrown as Error).message,
+    `error loading config file "${file}": line 11, column 15: Nested mappings are not allowed in compact mappings`,
+  );
   const everything = errorChainText(thrown) + lines.join('\n');
   assert.not.match(everything, SECRETS);
   rmSync(dir, { recursive: true });
@@ -291,7 +343,10 @@ test('--kubeconfig with a YAML syntax error: the file, line, column and reason, 
 test('--kubeconfig in JSON with a syntax error: position only, no excerpt', () => {
   const dir = tempDir();
   const file = join(dir, 'kubeconfig.json');
-  writeFileSync(file, '{"apiVersion": "v1",\n "users": [{"name": "u", "user": {"token": "SECRET-TOKEN-123" "password": "SECRET-PW"}}]}\n');
+  writeFileSync(
+    file,
+    '{"apiVersion": "v1",\n "users": [{"name": "u", "user": {"token": "SECRET-TOKEN-123" "password": "SECRET-PW"}}]}\n',
+  );
   const { logger } = capturingLogger({ verbosity: 0 });
   const thrown = thrownBy(() => buildClientConfig({ master: '', kubeconfig: file }, logger));
   assert.match((thrown as Error).message, new RegExp(`^error loading config file "${file}": line 2, column \\d+: `));
@@ -313,7 +368,10 @@ test('an exec plugin printing broken JSON: the request fails naming the plugin a
     thrown = err;
   }
   assert.instance(thrown, Error);
-  assert.match((thrown as Error).message, `getting credentials: exec plugin "${process.execPath}" its output is not valid JSON: `);
+  assert.match(
+    (thrown as Error).message,
+    `getting credentials: exec plugin "${process.execPath}" its output is not valid JSON: `,
+  );
   assert.not.match(errorChainText(thrown), SECRETS);
   rmSync(dir, { recursive: true });
 });

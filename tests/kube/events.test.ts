@@ -28,17 +28,34 @@ function fakeEvents() {
   return { client, calls, created, fail: (f: boolean) => (failing = f) };
 }
 
-const lease = referenceTo({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'lock', namespace: 'ns', uid: 'u1', resourceVersion: '7' } });
+const lease = referenceTo({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name: 'lock', namespace: 'ns', uid: 'u1', resourceVersion: '7' },
+});
 
 test('an Event carries the involved object, reason, type, source and timestamps', async () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
   const fake = fakeEvents();
-  const sink = createEventSink({ client: fake.client, component: 'vc-hypernode-controller-manager', host: 'pod-a', clock, logger: nullLogger });
+  const sink = createEventSink({
+    client: fake.client,
+    component: 'vc-hypernode-controller-manager',
+    host: 'pod-a',
+    clock,
+    logger: nullLogger,
+  });
   await sink.record(lease, 'Normal', 'LeaderElection', 'pod-a_1 became leader');
   const ev = fake.created[0]!;
   assert.match(ev.metadata.name, /^lock\.[0-9a-f]+$/);
   assert.is(ev.metadata.namespace, 'ns');
-  assert.equal(ev.involvedObject, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: 'lock', namespace: 'ns', uid: 'u1', resourceVersion: '7' });
+  assert.equal(ev.involvedObject, {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    name: 'lock',
+    namespace: 'ns',
+    uid: 'u1',
+    resourceVersion: '7',
+  });
   assert.equal([ev.type, ev.reason, ev.message, ev.count], ['Normal', 'LeaderElection', 'pod-a_1 became leader', 1]);
   assert.equal(ev.source, { component: 'vc-hypernode-controller-manager', host: 'pod-a' });
   assert.is(ev.firstTimestamp, '2026-01-02T03:04:05Z');
@@ -75,7 +92,13 @@ test('two different Events in the same millisecond get two names (the second is 
 
 test('a failing API never throws into the caller', async () => {
   const fake = fakeEvents();
-  const sink = createEventSink({ client: fake.client, component: 'c', host: 'h', clock: new FakeClock(), logger: nullLogger });
+  const sink = createEventSink({
+    client: fake.client,
+    component: 'c',
+    host: 'h',
+    clock: new FakeClock(),
+    logger: nullLogger,
+  });
   fake.fail(true);
   await sink.record(lease, 'Normal', 'R', 'm');
   fake.fail(false);

@@ -33,7 +33,13 @@ export class FakeResource implements ListerWatcher<KubeObject> {
     const obj: KubeObject = {
       apiVersion: 'v1',
       kind: 'Thing',
-      metadata: { name, labels, uid: `uid-${name}`, resourceVersion: String(++this.rv), annotations: { big: 'x'.repeat(100) } },
+      metadata: {
+        name,
+        labels,
+        uid: `uid-${name}`,
+        resourceVersion: String(++this.rv),
+        annotations: { big: 'x'.repeat(100) },
+      },
       ...extra,
     };
     this.objects.set(name, obj);
@@ -44,7 +50,10 @@ export class FakeResource implements ListerWatcher<KubeObject> {
     const obj = this.objects.get(name);
     if (!obj) return;
     this.objects.delete(name);
-    this.emit({ type: 'DELETED', object: { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } } });
+    this.emit({
+      type: 'DELETED',
+      object: { ...structuredClone(obj), metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } },
+    });
   }
 
   /** Changes made while nobody watches and history is forgotten: the next watch from an old RV gets 410. */
@@ -59,7 +68,8 @@ export class FakeResource implements ListerWatcher<KubeObject> {
 
   /** Sends a BOOKMARK at the current resourceVersion to every open watch. */
   bookmark(): void {
-    for (const s of this.streams) s.push({ type: 'BOOKMARK', object: { kind: 'Thing', metadata: { name: '', resourceVersion: String(this.rv) } } });
+    for (const s of this.streams)
+      s.push({ type: 'BOOKMARK', object: { kind: 'Thing', metadata: { name: '', resourceVersion: String(this.rv) } } });
   }
 
   openWatches(): number {
@@ -96,11 +106,23 @@ export class FakeResource implements ListerWatcher<KubeObject> {
     const page = all.slice(start, start + limit);
     const next = start + limit < all.length ? String(start + limit) : undefined;
     const items = structuredClone(page);
-    return { metadata: { resourceVersion: String(this.rv), ...(next ? { continue: next } : {}) }, items: opts.eachItem ? items.map(opts.eachItem) : items };
+    return {
+      metadata: { resourceVersion: String(this.rv), ...(next ? { continue: next } : {}) },
+      items: opts.eachItem ? items.map(opts.eachItem) : items,
+    };
   }
 
-  async watch(opts: { resourceVersion: string; timeoutSeconds: number; allowWatchBookmarks: boolean; signal: AbortSignal }): Promise<AsyncIterable<WatchEvent<KubeObject>>> {
-    this.watchCalls.push({ resourceVersion: opts.resourceVersion, timeoutSeconds: opts.timeoutSeconds, allowWatchBookmarks: opts.allowWatchBookmarks });
+  async watch(opts: {
+    resourceVersion: string;
+    timeoutSeconds: number;
+    allowWatchBookmarks: boolean;
+    signal: AbortSignal;
+  }): Promise<AsyncIterable<WatchEvent<KubeObject>>> {
+    this.watchCalls.push({
+      resourceVersion: opts.resourceVersion,
+      timeoutSeconds: opts.timeoutSeconds,
+      allowWatchBookmarks: opts.allowWatchBookmarks,
+    });
     const failure = this.watchFailures.shift();
     if (failure) throw failure;
     const from = Number(opts.resourceVersion);

@@ -30,7 +30,10 @@ test.before(async () => {
   api = await startApiServer();
   dir = mkdtempSync(join(tmpdir(), 'informer-'));
   transport = new Transport(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir) }, nullLogger));
-  nodesClient = resourceClient(new RestClient({ transport, userAgent: 'informer-test', qps: 1000, burst: 1000 }), NODES);
+  nodesClient = resourceClient(
+    new RestClient({ transport, userAgent: 'informer-test', qps: 1000, burst: 1000 }),
+    NODES,
+  );
 });
 test.after(async () => {
   transport.close();
@@ -41,7 +44,12 @@ test.after(async () => {
 let serial = 0;
 function setNode(name: string, labels: Record<string, string> = {}): void {
   const existing = api.store.get('nodes', name) as KubeObject | undefined;
-  const obj = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { ...labels, serial: String(++serial) } }, status: { capacity: { cpu: '64' } } };
+  const obj = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { ...labels, serial: String(++serial) } },
+    status: { capacity: { cpu: '64' } },
+  };
   if (existing) api.store.update(obj);
   else api.store.create(obj);
 }
@@ -54,7 +62,11 @@ test.after.each(async () => {
 
 /** Runs a metadata-only node informer with a handler that mirrors what it is told. */
 function nodeInformer() {
-  const informer = resourceInformer<KubeObject>(nodesClient, { metadataOnly: true, transform: keepNameAndLabels, logger: nullLogger });
+  const informer = resourceInformer<KubeObject>(nodesClient, {
+    metadataOnly: true,
+    transform: keepNameAndLabels,
+    logger: nullLogger,
+  });
   const mirror = new Map<string, string>();
   informer.addEventHandler({
     onAdd: (o) => mirror.set(o.metadata.name, o.metadata.resourceVersion!),
@@ -68,12 +80,22 @@ function nodeInformer() {
   return { informer, mirror, stop: stopped };
 }
 
-const serverState = () => new Map((api.store.list('nodes') as KubeObject[]).map((n) => [n.metadata.name, n.metadata.resourceVersion!] as [string, string]));
-const cacheState = (i: SharedInformer<KubeObject>) => new Map(i.list().map((n) => [n.metadata.name, n.metadata.resourceVersion!] as [string, string]));
-const same = (a: Map<string, string>, b: Map<string, string>) => a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+const serverState = () =>
+  new Map(
+    (api.store.list('nodes') as KubeObject[]).map(
+      (n) => [n.metadata.name, n.metadata.resourceVersion!] as [string, string],
+    ),
+  );
+const cacheState = (i: SharedInformer<KubeObject>) =>
+  new Map(i.list().map((n) => [n.metadata.name, n.metadata.resourceVersion!] as [string, string]));
+const same = (a: Map<string, string>, b: Map<string, string>) =>
+  a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 
 async function converged(run: ReturnType<typeof nodeInformer>, what: string): Promise<void> {
-  await waitFor(() => same(serverState(), cacheState(run.informer)) && same(serverState(), run.mirror), { timeoutMs: 20_000, what });
+  await waitFor(() => same(serverState(), cacheState(run.informer)) && same(serverState(), run.mirror), {
+    timeoutMs: 20_000,
+    what,
+  });
 }
 
 function resetNodes(): void {
@@ -109,7 +131,11 @@ test('each object of a whole list goes through the transform once, as the list i
   for (let i = 0; i < 30; i++) setNode(`n${i}`);
   let transformed = 0;
   const counting = (o: KubeObject) => (transformed++, keepNameAndLabels(o));
-  const whole = resourceInformer<KubeObject>(nodesClient, { metadataOnly: true, transform: counting, logger: nullLogger });
+  const whole = resourceInformer<KubeObject>(nodesClient, {
+    metadataOnly: true,
+    transform: counting,
+    logger: nullLogger,
+  });
   const stop = new AbortController();
   const done = whole.run(stop.signal);
   running.push(async () => (stop.abort(), await done));
@@ -197,7 +223,14 @@ test('the token bucket keeps the rate the server sees within QPS and burst, watc
   const calls: Promise<unknown>[] = [];
   for (let i = 0; i < 25; i++) calls.push(client.list({ limit: 1 }));
   const watchStop = new AbortController();
-  calls.push(client.watch({ resourceVersion: String(api.resourceVersion), timeoutSeconds: 1, idleTimeoutMs: 5000, signal: watchStop.signal }));
+  calls.push(
+    client.watch({
+      resourceVersion: String(api.resourceVersion),
+      timeoutSeconds: 1,
+      idleTimeoutMs: 5000,
+      signal: watchStop.signal,
+    }),
+  );
   await Promise.all(calls);
   watchStop.abort();
   const times = api.requests
@@ -210,7 +243,10 @@ test('the token bucket keeps the rate the server sees within QPS and burst, watc
   // bound does not depend on arrival jitter (a fifth off allows a slow first
   // connection).
   const minSpanMs = ((times.length - burst) / qps) * 1000;
-  assert.ok(times.at(-1)! - times[0]! >= minSpanMs * 0.8, `26 requests arrived within ${times.at(-1)! - times[0]!} ms; QPS ${qps} / burst ${burst} need ${minSpanMs} ms`);
+  assert.ok(
+    times.at(-1)! - times[0]! >= minSpanMs * 0.8,
+    `26 requests arrived within ${times.at(-1)! - times[0]!} ms; QPS ${qps} / burst ${burst} need ${minSpanMs} ms`,
+  );
   // In any window of arrivals, the server can have seen at most the burst plus
   // what the bucket refilled over that window. Arrival times jitter (connection
   // set-up, a loaded machine holding back a few requests and then delivering
@@ -220,7 +256,10 @@ test('the token bucket keeps the rate the server sees within QPS and burst, watc
   for (let i = 0; i < times.length; i++) {
     for (let j = i + burst + SLACK; j < times.length; j++) {
       const allowed = burst + SLACK + ((times[j]! - times[i]!) / 1000) * qps;
-      assert.ok(j - i + 1 <= allowed, `${j - i + 1} requests arrived within ${times[j]! - times[i]!} ms; QPS ${qps} / burst ${burst} allow ${allowed.toFixed(1)}`);
+      assert.ok(
+        j - i + 1 <= allowed,
+        `${j - i + 1} requests arrived within ${times[j]! - times[i]!} ms; QPS ${qps} / burst ${burst} allow ${allowed.toFixed(1)}`,
+      );
     }
   }
 });

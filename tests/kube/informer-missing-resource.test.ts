@@ -29,21 +29,33 @@ test('a resource the server does not serve: one error naming it with the hint, r
   const transport = new Transport(buildClientConfig({ master: '', kubeconfig: api.writeKubeconfig(dir) }, nullLogger));
   const { logger, lines } = capturingLogger({ headers: true });
   const rest = new RestClient({ transport, userAgent: 'informer-test', qps: 1000, burst: 1000 });
-  const informer = resourceInformer<KubeObject>(resourceClient(rest, { group: 'topology.volcano.sh', version: 'v1alpha1', resource: 'hypernodes', namespaced: false }), {
-    clock: quickBackoff,
-    logger,
-    missingHint: 'is the example CRD installed?',
-  });
+  const informer = resourceInformer<KubeObject>(
+    resourceClient(rest, {
+      group: 'topology.volcano.sh',
+      version: 'v1alpha1',
+      resource: 'hypernodes',
+      namespaced: false,
+    }),
+    {
+      clock: quickBackoff,
+      logger,
+      missingHint: 'is the example CRD installed?',
+    },
+  );
   const stop = new AbortController();
   const run = informer.run(stop.signal);
   try {
-    await waitFor(() => api.requests.count({ resource: 'hypernodes', verb: 'list' }) >= 5, { what: 'five list attempts' });
-    const expected = 'the server could not find the requested resource (hypernodes.topology.volcano.sh: is the example CRD installed?)';
+    await waitFor(() => api.requests.count({ resource: 'hypernodes', verb: 'list' }) >= 5, {
+      what: 'five list attempts',
+    });
+    const expected =
+      'the server could not find the requested resource (hypernodes.topology.volcano.sh: is the example CRD installed?)';
     // klog lines: severity letter first, the message after `] `.
     const attempts = lines.filter((l) => l.includes('] Failed to list '));
     const severities = attempts.map((l) => l[0]).join('');
     assert.match(severities, /^EI{3,}$/, 'the first attempt is an error, the same failure again only V(4) info');
-    for (const l of attempts) assert.ok(l.endsWith(`] Failed to list resource="hypernodes" err=${JSON.stringify(expected)}`), l);
+    for (const l of attempts)
+      assert.ok(l.endsWith(`] Failed to list resource="hypernodes" err=${JSON.stringify(expected)}`), l);
     assert.not.ok(informer.hasSynced());
 
     api.installHyperNodeCrd();

@@ -11,7 +11,14 @@ import type { FakeResource } from './fake-lister-watcher.ts';
 export function startInformer(res: FakeResource, opts: Pick<InformerOptions<KubeObject>, 'logger' | 'transform'> = {}) {
   const clock = new FakeClock();
   const stop = new AbortController();
-  const informer = new SharedInformer<KubeObject>({ name: 'things', listerWatcher: res, clock, logger: nullLogger, random: () => 0.5, ...opts });
+  const informer = new SharedInformer<KubeObject>({
+    name: 'things',
+    listerWatcher: res,
+    clock,
+    logger: nullLogger,
+    random: () => 0.5,
+    ...opts,
+  });
   const done = informer.run(stop.signal);
   return { clock, stop, informer, done };
 }

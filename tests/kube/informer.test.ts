@@ -17,8 +17,10 @@ type Seen = string[];
 function recorder(seen: Seen) {
   return {
     onAdd: (o: KubeObject) => seen.push(`add ${o.metadata.name}`),
-    onUpdate: (a: KubeObject, b: KubeObject) => seen.push(`update ${a.metadata.name} ${a.metadata.resourceVersion}->${b.metadata.resourceVersion}`),
-    onDelete: (o: KubeObject | Tombstone<KubeObject>) => seen.push(isTombstone(o) ? `tombstone ${o.key}` : `delete ${o.metadata.name}`),
+    onUpdate: (a: KubeObject, b: KubeObject) =>
+      seen.push(`update ${a.metadata.name} ${a.metadata.resourceVersion}->${b.metadata.resourceVersion}`),
+    onDelete: (o: KubeObject | Tombstone<KubeObject>) =>
+      seen.push(isTombstone(o) ? `tombstone ${o.key}` : `delete ${o.metadata.name}`),
   };
 }
 

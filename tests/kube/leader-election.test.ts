@@ -9,7 +9,15 @@ import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/kube/errors.ts';
 import type { EventSink, ObjectReference } from '../../src/kube/events.ts';
 import { LeaderElector, newIdentity } from '../../src/kube/leader-election.ts';
-import { formatMicroTime, recordFromSpec, specFromRecord, type LeaderElectionRecord, type Lease, type LeaseSpec, type ResourceLock } from '../../src/kube/lease-lock.ts';
+import {
+  formatMicroTime,
+  recordFromSpec,
+  specFromRecord,
+  type LeaderElectionRecord,
+  type Lease,
+  type LeaseSpec,
+  type ResourceLock,
+} from '../../src/kube/lease-lock.ts';
 import { RestClient } from '../../src/kube/rest.ts';
 import type { Transport } from '../../src/kube/transport.ts';
 import { FencedError, LeadershipFence } from '../../src/kube/write-fence.ts';
@@ -37,7 +45,8 @@ class LeaseStore {
   put(lease: Lease, create: boolean, who: string): Lease {
     if (this.failing.has(who)) throw new Error('connection refused');
     if (create && this.lease) throw new ApiError('already exists', 409, 'AlreadyExists');
-    if (!create && lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw new ApiError('conflict', 409, 'Conflict');
+    if (!create && lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion)
+      throw new ApiError('conflict', 409, 'Conflict');
     this.writes++;
     this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
     return structuredClone(this.lease);
@@ -92,8 +101,21 @@ interface Candidate {
   events: string[];
 }
 
-function candidate(store: LeaseStore, clock: FakeClock, id: string, opts: { workStopMs?: number; fence?: LeadershipFence } = {}): Candidate {
-  const c = { id, started: 0, stopped: 0, leading: false, leaders: [], workDone: false, events: [] } as unknown as Candidate;
+function candidate(
+  store: LeaseStore,
+  clock: FakeClock,
+  id: string,
+  opts: { workStopMs?: number; fence?: LeadershipFence } = {},
+): Candidate {
+  const c = {
+    id,
+    started: 0,
+    stopped: 0,
+    leading: false,
+    leaders: [],
+    workDone: false,
+    events: [],
+  } as unknown as Candidate;
   const events: EventSink = {
     async record(_ref: ObjectReference, _type, _reason, message) {
       c.events.push(message);
@@ -330,7 +352,10 @@ function countingTransport(): { transport: Transport; sent: string[] } {
     credentials: async () => ({ headers: {} }),
     send: async (req: { method: string; path: string }) => {
       sent.push(`${req.method} ${req.path}`);
-      return Object.assign(Readable.from([Buffer.from('{}')]), { statusCode: 200, headers: {} }) as unknown as IncomingMessage;
+      return Object.assign(Readable.from([Buffer.from('{}')]), {
+        statusCode: 200,
+        headers: {},
+      }) as unknown as IncomingMessage;
     },
   } as unknown as Transport;
   return { transport, sent };
@@ -430,7 +455,10 @@ test('timings are validated as client-go does', () => {
     logger: nullLogger,
     callbacks: { onStartedLeading: async () => {}, onStoppedLeading() {} },
   };
-  assert.throws(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }), /leaseDuration must be greater than renewDeadline/);
+  assert.throws(
+    () => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),
+    /leaseDuration must be greater than renewDeadline/,
+  );
   assert.throws(
     () => new LeaderElector({ ...base, leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }),
     /renewDeadline must be greater than retryPeriod\*JitterFactor/,

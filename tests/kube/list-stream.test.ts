@@ -26,7 +26,10 @@ const tricky = {
   apiVersion: 'meta.k8s.io/v1',
   metadata: { resourceVersion: '42', continue: '' },
   items: [
-    { kind: 'PartialObjectMetadata', metadata: { name: 'a', labels: { 'x/y': '}{][,"\\' }, managedFields: [{ f: { '.': {} } }] } },
+    {
+      kind: 'PartialObjectMetadata',
+      metadata: { name: 'a', labels: { 'x/y': '}{][,"\\' }, managedFields: [{ f: { '.': {} } }] },
+    },
     { metadata: { name: 'ü-名', annotations: { note: 'say "[hi]"' } } },
   ],
 };
@@ -36,15 +39,23 @@ test('any chunking gives the parsed List, each item transformed as it is read', 
   const drop = (x: any) => ({ metadata: { name: x.metadata.name } });
   for (const cut of cuts(Buffer.byteLength(body))) {
     assert.equal(read(body, cut), tricky);
-    assert.equal(read(body, cut, drop), { ...tricky, items: [{ metadata: { name: 'a' } }, { metadata: { name: 'ü-名' } }] });
+    assert.equal(read(body, cut, drop), {
+      ...tricky,
+      items: [{ metadata: { name: 'a' } }, { metadata: { name: 'ü-名' } }],
+    });
   }
 });
 
 test('items before metadata (CRD lists), an empty array and items: null keep their meaning', () => {
-  const crd = '{"apiVersion":"topology.volcano.sh/v1alpha1","items":[{"metadata":{"name":"hn"}}],"kind":"HyperNodeList","metadata":{"continue":"","resourceVersion":"9"}}';
+  const crd =
+    '{"apiVersion":"topology.volcano.sh/v1alpha1","items":[{"metadata":{"name":"hn"}}],"kind":"HyperNodeList","metadata":{"continue":"","resourceVersion":"9"}}';
   assert.equal(read(crd, [30]), JSON.parse(crd));
   assert.equal(read('{"kind":"NodeList","metadata":{},"items":[]}', []), { kind: 'NodeList', metadata: {}, items: [] });
-  assert.equal(read('{"kind":"PartialObjectMetadataList","metadata":{},"items":null}', [20]), { kind: 'PartialObjectMetadataList', metadata: {}, items: null });
+  assert.equal(read('{"kind":"PartialObjectMetadataList","metadata":{},"items":null}', [20]), {
+    kind: 'PartialObjectMetadataList',
+    metadata: {},
+    items: null,
+  });
 });
 
 test('a truncated body and items that are not objects are errors', () => {

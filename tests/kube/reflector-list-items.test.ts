@@ -16,7 +16,12 @@ import { capturingLogger } from '../support/capturing-logger.ts';
 /** A FakeResource whose next lists answer with a mangled `items`. */
 class MangledLists extends FakeResource {
   readonly mangle: Array<'missing' | 'null' | 'status' | 'nameless'> = [];
-  override async list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal: AbortSignal }): Promise<ObjectList<KubeObject>> {
+  override async list(opts: {
+    limit?: number;
+    continue?: string;
+    resourceVersion?: string;
+    signal: AbortSignal;
+  }): Promise<ObjectList<KubeObject>> {
     const page = await super.list(opts);
     const how = this.mangle.shift();
     if (how === undefined) return page;
@@ -57,7 +62,9 @@ test('a first list that is not a List does not sync; the log names the resource 
   await settle();
   assert.not.ok(informer.hasSynced(), 'a broken list does not count as synced');
   assert.ok(
-    lines.some((l) => l.includes('Failed to list') && l.includes('the things list answer is malformed: it has no items field')),
+    lines.some(
+      (l) => l.includes('Failed to list') && l.includes('the things list answer is malformed: it has no items field'),
+    ),
     lines.join(''),
   );
   await clock.advance(1200);

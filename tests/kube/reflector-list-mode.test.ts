@@ -18,7 +18,10 @@ const tooLarge = () =>
   new ApiError('Too large resource version: 99, current: 7', 504, 'Timeout', {
     code: 504,
     reason: 'Timeout',
-    details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    details: {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    },
   });
 
 function filled(n: number): FakeResource {
@@ -33,7 +36,12 @@ test('a 410 on the resourceVersion=0 list is followed at once (no backoff) by a 
   const log = capturingLogger({ verbosity: 2 });
   const { informer, stop, done } = startInformer(res, { logger: log.logger });
   await informer.waitForSync();
-  assert.equal(res.listCalls, [{ limit: 500, resourceVersion: '0' }, { limit: 500 }, { limit: 500, continue: '500' }, { limit: 500, continue: '1000' }]);
+  assert.equal(res.listCalls, [
+    { limit: 500, resourceVersion: '0' },
+    { limit: 500 },
+    { limit: 500, continue: '500' },
+    { limit: 500, continue: '1000' },
+  ]);
   assert.is(informer.list().length, 1100);
   // The line docs/troubleshooting.md quotes for it, at -v=2.
   assert.ok(log.messages().includes('The cache cannot serve the list, reading consistently'), log.lines.join('\n'));
@@ -69,7 +77,11 @@ test('a relist the cache cannot serve (504 too large, or 410) is retried at once
     await settle();
     res.cut(gone());
     await settle();
-    assert.equal(res.listCalls, [{ limit: 500, resourceVersion: '0' }, { resourceVersion: '2' }, { limit: 500 }, { resourceVersion: '3' }], failure.message);
+    assert.equal(
+      res.listCalls,
+      [{ limit: 500, resourceVersion: '0' }, { resourceVersion: '2' }, { limit: 500 }, { resourceVersion: '3' }],
+      failure.message,
+    );
     assert.equal(cachedNames(informer), ['after', 'n0000', 'n0001']);
     stop.abort();
     await done;
@@ -102,7 +114,9 @@ test('a server that pages a resourceVersion=0 list (no watch cache) is followed 
 
 test('a whole list too large to read at once falls back to consistent pages, and relists stay paged', async () => {
   const res = filled(600);
-  res.listFailures.push(new BodyTooLargeError(512 * 1024 * 1024, 'GET /api/v1/nodes: response body larger than the 512 MiB limit'));
+  res.listFailures.push(
+    new BodyTooLargeError(512 * 1024 * 1024, 'GET /api/v1/nodes: response body larger than the 512 MiB limit'),
+  );
   assert.equal(await listsAcrossOneExpiry(res, 600), [
     { limit: 500, resourceVersion: '0' },
     { limit: 500 },
@@ -119,7 +133,11 @@ test('a continue token that expires while paging restarts the list whole at the 
   const { informer, stop, done } = startInformer(res);
   await informer.waitForSync();
   assert.is(informer.list().length, 600);
-  assert.equal(res.listCalls, [{ limit: 500, resourceVersion: '0' }, { limit: 500, continue: '500' }, { resourceVersion: '0' }]);
+  assert.equal(res.listCalls, [
+    { limit: 500, resourceVersion: '0' },
+    { limit: 500, continue: '500' },
+    { resourceVersion: '0' },
+  ]);
   stop.abort();
   await done;
 });

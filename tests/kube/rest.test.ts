@@ -99,10 +99,22 @@ function virtualClock(): Clock & { slept: number[] } {
 }
 
 function client(f: Fixture, opts: Partial<ConstructorParameters<typeof RestClient>[0]> = {}) {
-  const transport = new Transport({ server: f.url, tls: { rejectUnauthorized: true }, credentials: async () => ({ headers: { Authorization: 'Bearer t0k' } }) });
+  const transport = new Transport({
+    server: f.url,
+    tls: { rejectUnauthorized: true },
+    credentials: async () => ({ headers: { Authorization: 'Bearer t0k' } }),
+  });
   open.push(transport);
   const clock = virtualClock();
-  const rest = new RestClient({ transport, userAgent: 'ua/1 (linux/amd64) kubernetes/abcdef0/x', qps: 1000, burst: 1000, clock, random: () => 0.5, ...opts });
+  const rest = new RestClient({
+    transport,
+    userAgent: 'ua/1 (linux/amd64) kubernetes/abcdef0/x',
+    qps: 1000,
+    burst: 1000,
+    clock,
+    random: () => 0.5,
+    ...opts,
+  });
   return { rest, clock, transport };
 }
 
@@ -110,7 +122,12 @@ test('a Status error body becomes an ApiError with reason, code and message', as
   const f = await fixture();
   const { rest } = client(f);
   f.handlers.push((_q, r) => json(r, 409, status(409, 'Conflict', 'the object has been modified')));
-  const things = resourceClient<KubeObject>(rest, { group: 'example.io', version: 'v1', resource: 'things', namespaced: false });
+  const things = resourceClient<KubeObject>(rest, {
+    group: 'example.io',
+    version: 'v1',
+    resource: 'things',
+    namespaced: false,
+  });
   const err = await failure(things.update({ metadata: { name: 'a', resourceVersion: '3' } }));
   assert.ok(isConflict(err));
   assert.is(err.message, 'the object has been modified');
@@ -134,7 +151,9 @@ test('GET is retried on 5xx and 429, honouring Retry-After; POST is retried only
   assert.is(err.code, 500);
   assert.is(f.requests.length, 4, 'a POST that may have been applied is not repeated');
 
-  f.handlers.push((_q, r) => json(r, 429, status(429, 'TooManyRequests', 'later', { details: { retryAfterSeconds: 2 } })));
+  f.handlers.push((_q, r) =>
+    json(r, 429, status(429, 'TooManyRequests', 'later', { details: { retryAfterSeconds: 2 } })),
+  );
   await rest.request({ method: 'POST', path: '/api/v1/things', body: {} });
   assert.is(f.requests.length, 6, 'a 429 was not processed: the POST is sent again');
   assert.is(clock.slept.at(-1), 2000);
@@ -168,7 +187,12 @@ test('writes on the wire through one client set never exceed the write pace, who
   const held: ServerResponse[] = [];
   const hold: Handler = (_q, r) => void held.push(r);
   for (let i = 0; i < 10; i++) f.handlers.push(hold);
-  const things = resourceClient<KubeObject>(rest, { group: 'example.io', version: 'v1', resource: 'things', namespaced: false });
+  const things = resourceClient<KubeObject>(rest, {
+    group: 'example.io',
+    version: 'v1',
+    resource: 'things',
+    namespaced: false,
+  });
   // Two callers, as the reconciler and the status writer share a client set.
   const writes = [
     ...Array.from({ length: 5 }, (_, i) => things.create({ metadata: { name: `a${i}` } })),
@@ -178,9 +202,15 @@ test('writes on the wire through one client set never exceed the write pace, who
   await new Promise((r) => setTimeout(r, 50));
   assert.is(held.length, MIN_WRITE_CONCURRENCY, 'no more writes on the wire than the pace');
   f.handlers.unshift((_q, r) => json(r, 200, { kind: 'Thing', metadata: { name: 'read' } }));
-  assert.is((await rest.request<KubeObject>({ method: 'GET', path: '/apis/example.io/v1/things/read' })).metadata.name, 'read', 'a read is not held');
+  assert.is(
+    (await rest.request<KubeObject>({ method: 'GET', path: '/apis/example.io/v1/things/read' })).metadata.name,
+    'read',
+    'a read is not held',
+  );
   held.shift()!.end(JSON.stringify({ kind: 'Thing', metadata: { name: 'x' } }));
-  await waitFor(() => held.length === MIN_WRITE_CONCURRENCY && f.requests.length === MIN_WRITE_CONCURRENCY + 2, { what: 'the next write in the freed slot' });
+  await waitFor(() => held.length === MIN_WRITE_CONCURRENCY && f.requests.length === MIN_WRITE_CONCURRENCY + 2, {
+    what: 'the next write in the freed slot',
+  });
   const answer = () => {
     for (const r of held.splice(0)) r.end(JSON.stringify({ kind: 'Thing', metadata: { name: 'x' } }));
   };
@@ -226,7 +256,12 @@ test('a request without an answer fails at its deadline', async () => {
 test('sequential requests reuse one keep-alive connection and carry user agent, credentials and accept headers', async () => {
   const f = await fixture();
   const { rest } = client(f);
-  const things = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+  const things = resourceClient<KubeObject>(rest, {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    namespaced: true,
+  });
   for (let i = 0; i < 20; i++) await things.list({ namespace: 'ns', fieldSelector: 'metadata.name=cm', limit: 500 });
   await things.patch('cm', { data: { a: 'b' } }, { namespace: 'ns' });
   assert.is(f.connections, 1);
@@ -249,8 +284,15 @@ test('a watch decodes newline-delimited events split across chunks and ends with
     const a = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } });
     r.write(a.slice(0, 10));
     setTimeout(() => {
-      r.write(a.slice(10) + '\n' + JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } }) + '\n');
-      r.end(JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version: 5 (9)') }) + '\n');
+      r.write(
+        a.slice(10) +
+          '\n' +
+          JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } }) +
+          '\n',
+      );
+      r.end(
+        JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'too old resource version: 5 (9)') }) + '\n',
+      );
     }, 20);
   });
   const things = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
@@ -285,7 +327,13 @@ test("requests and finished watches leave no listeners on the caller's long-live
       r.writeHead(200, { 'Content-Type': 'application/json' });
       r.end(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } }) + '\n');
     });
-    const stream = await rest.watch({ method: 'GET', path: '/api/v1/x', query: { watch: true }, idleTimeoutMs: 5000, signal: lifetime.signal });
+    const stream = await rest.watch({
+      method: 'GET',
+      path: '/api/v1/x',
+      query: { watch: true },
+      idleTimeoutMs: 5000,
+      signal: lifetime.signal,
+    });
     for await (const _ev of stream) void _ev;
   }
   assert.is(getEventListeners(lifetime.signal, 'abort').length, 0);
@@ -310,9 +358,20 @@ test('a refused connection is reported with method and URL', async () => {
   const f = await fixture();
   const url = f.url;
   await f.close();
-  const transport = new Transport({ server: url, tls: { rejectUnauthorized: true }, credentials: async () => ({ headers: {} }) });
+  const transport = new Transport({
+    server: url,
+    tls: { rejectUnauthorized: true },
+    credentials: async () => ({ headers: {} }),
+  });
   open.push(transport);
-  const rest = new RestClient({ transport, userAgent: 'ua', qps: 100, burst: 100, clock: virtualClock(), maxRetries: 1 });
+  const rest = new RestClient({
+    transport,
+    userAgent: 'ua',
+    qps: 100,
+    burst: 100,
+    clock: virtualClock(),
+    maxRetries: 1,
+  });
   const err = await failure(rest.request({ method: 'GET', path: '/api/v1/nodes' }));
   assert.match(err.message, `GET ${url}/api/v1/nodes: `);
   assert.match(err.message, /ECONNREFUSED/);
@@ -340,7 +399,11 @@ test('an endless response body fails at the size limit naming it, the method and
     r.writeHead(200, { 'Content-Type': 'application/json' });
     written = endlessBody(r, Buffer.alloc(64 * 1024, 0x20));
   });
-  const err = await within(failure(rest.request({ method: 'GET', path: '/api/v1/nodes', query: { limit: 500 } })), 5_000, 'the oversized list');
+  const err = await within(
+    failure(rest.request({ method: 'GET', path: '/api/v1/nodes', query: { limit: 500 } })),
+    5_000,
+    'the oversized list',
+  );
   assert.instance(err, BodyTooLargeError);
   assert.is(err.message, 'GET /api/v1/nodes: response body larger than the 1 MiB limit');
   assert.is(f.requests.length, 1, 'the same request would only fetch the same body again');
@@ -369,9 +432,17 @@ test('a list that comes whole (no limit, or resourceVersion=0) may be as large a
   const f = await fixture();
   const { rest } = client(f, { maxResponseBytes: 4096, maxWholeListBytes: 64 * 1024 });
   const nodes = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
-  const big = JSON.stringify({ kind: 'NodeList', metadata: { resourceVersion: '7' }, items: Array.from({ length: 200 }, (_, i) => ({ metadata: { name: `node-${i}` } })) });
+  const big = JSON.stringify({
+    kind: 'NodeList',
+    metadata: { resourceVersion: '7' },
+    items: Array.from({ length: 200 }, (_, i) => ({ metadata: { name: `node-${i}` } })),
+  });
   for (let i = 0; i < 3; i++) f.handlers.push((_q, r) => r.end(big));
-  assert.is((await nodes.list({ limit: 500, resourceVersion: '0' })).items.length, 200, 'the watch cache answers resourceVersion=0 whole');
+  assert.is(
+    (await nodes.list({ limit: 500, resourceVersion: '0' })).items.length,
+    200,
+    'the watch cache answers resourceVersion=0 whole',
+  );
   assert.is((await nodes.list({})).items.length, 200);
   assert.instance(await failure(nodes.list({ limit: 500 })), BodyTooLargeError);
   f.handlers.push((_q, r) => r.end(`{"items":[],"pad":"${'x'.repeat(70 * 1024)}"}`));
@@ -386,7 +457,12 @@ test('an endless watch line ends the stream at the event size limit instead of b
     r.write(JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } }) + '\n');
     void endlessBody(r, Buffer.alloc(16 * 1024, 0x61));
   });
-  const stream = await rest.watch<KubeObject>({ method: 'GET', path: '/api/v1/nodes', query: { watch: true }, idleTimeoutMs: 5000 });
+  const stream = await rest.watch<KubeObject>({
+    method: 'GET',
+    path: '/api/v1/nodes',
+    query: { watch: true },
+    idleTimeoutMs: 5000,
+  });
   const seen: string[] = [];
   const err = await within(
     (async () => {
@@ -408,11 +484,19 @@ test('a malformed response or watch event is reported by position, never by quot
   const { rest } = client(f, { maxRetries: 0 });
   f.handlers.push((_q, r) => r.end('{"kind":"Secret","data":{"password":"U0VDUkVULVBX" "token": "SECRET-TOKEN-123"}}'));
   const err = await failure(rest.request({ method: 'GET', path: '/api/v1/namespaces/ns/secrets/ufm' }));
-  assert.match(err.message, /^GET \/api\/v1\/namespaces\/ns\/secrets\/ufm: the response is not valid JSON: line 1, column \d+: /);
+  assert.match(
+    err.message,
+    /^GET \/api\/v1\/namespaces\/ns\/secrets\/ufm: the response is not valid JSON: line 1, column \d+: /,
+  );
   assert.not.match(err.message, /U0VDUkVULVBX|SECRET-TOKEN-123/);
 
   f.handlers.push((_q, r) => r.end('{"type":"ADDED","object":{"data":{"token":SECRET-TOKEN-123}}}\n'));
-  const stream = await rest.watch<KubeObject>({ method: 'GET', path: '/api/v1/configmaps', query: { watch: true }, idleTimeoutMs: 5000 });
+  const stream = await rest.watch<KubeObject>({
+    method: 'GET',
+    path: '/api/v1/configmaps',
+    query: { watch: true },
+    idleTimeoutMs: 5000,
+  });
   const watchErr = await (async () => {
     for await (const _ev of stream) void _ev;
   })().then(
@@ -438,7 +522,10 @@ test('an API error message is cut at 1 KiB with its length noted; the full Statu
     r.end(`<html>${'bad gateway '.repeat(500)}</html>`);
   });
   const proxy = await failure(rest.request({ method: 'POST', path: '/apis/example.io/v1/things', body: {} }));
-  assert.match(proxy.message, /^the server responded with the status code 502 but did not return more information \(<html>bad gateway .*… \(6013 bytes\)\)$/);
+  assert.match(
+    proxy.message,
+    /^the server responded with the status code 502 but did not return more information \(<html>bad gateway .*… \(6013 bytes\)\)$/,
+  );
 });
 
 test.run();

@@ -84,7 +84,8 @@ test('a start cut short by the stop is no error, and nothing after it starts', a
   const { log, runnable } = recorder();
   const stop = new AbortController();
   const syncing = runnable('informers', {
-    start: ({ stopping }) => new Promise<void>((_, reject) => stopping.addEventListener('abort', () => reject(CUT_SHORT))),
+    start: ({ stopping }) =>
+      new Promise<void>((_, reject) => stopping.addEventListener('abort', () => reject(CUT_SHORT))),
   });
   const started = () => log.push('started');
   const run = runGroup(stop.signal, { start: [runnable('a'), syncing, runnable('c')] }, { onStarted: started });

@@ -1,6 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { coalescingTrigger, RateLimitingQueue, ExponentialFailureRateLimiter, runWorkers, TokenBucket } from '../../src/kube/workqueue.ts';
+import {
+  coalescingTrigger,
+  RateLimitingQueue,
+  ExponentialFailureRateLimiter,
+  runWorkers,
+  TokenBucket,
+} from '../../src/kube/workqueue.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { FakeClock, settle } from './fake-clock.ts';
 
@@ -149,7 +155,12 @@ test('coalescingTrigger fires maxMs after the first trigger of a burst that neve
   const clock = new FakeClock();
   const firedAt: number[] = [];
   const start = clock.now();
-  const c = coalescingTrigger(() => firedAt.push(clock.now() - start), { quietMs: 100, maxMs: 1000, clock, onError: () => {} });
+  const c = coalescingTrigger(() => firedAt.push(clock.now() - start), {
+    quietMs: 100,
+    maxMs: 1000,
+    clock,
+    onError: () => {},
+  });
   for (let t = 0; t < 2500; t += 50) {
     c.trigger();
     await clock.advance(50);

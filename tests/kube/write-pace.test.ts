@@ -1,6 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASSUMED_WRITE_LATENCY_MS, MAX_WRITE_CONCURRENCY, MIN_WRITE_CONCURRENCY, WritePace } from '../../src/kube/write-pace.ts';
+import {
+  ASSUMED_WRITE_LATENCY_MS,
+  MAX_WRITE_CONCURRENCY,
+  MIN_WRITE_CONCURRENCY,
+  WritePace,
+} from '../../src/kube/write-pace.ts';
 
 test('before any answer the pace assumes a real server’s 10 ms: 20 writes in flight at 1000 qps, the floor of 4 at the default 50', () => {
   assert.is(ASSUMED_WRITE_LATENCY_MS, 10);

@@ -21,7 +21,11 @@ function git(...args: string[]): { ok: boolean; out: string } {
 }
 
 const hasHistory = git('cat-file', '-e', `${RULE_STARTS_AFTER}^{commit}`).ok;
-const gitTest = testNeeding(hasHistory ? undefined : `the checkout has no git history back to ${RULE_STARTS_AFTER.slice(0, 12)} (a shallow clone or no git)`);
+const gitTest = testNeeding(
+  hasHistory
+    ? undefined
+    : `the checkout has no git history back to ${RULE_STARTS_AFTER.slice(0, 12)} (a shallow clone or no git)`,
+);
 
 gitTest('every commit subject since the rule is at most 72 characters', () => {
   const log = git('log', '--format=%H%x00%s%x1e', `${RULE_STARTS_AFTER}..HEAD`);

@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.ts$/.test(e.name) ? [join(dir, e.name)] : []));
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.ts$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The TypeScript file names (paths or base names) in backticks in §1 of the design doc. */
@@ -23,7 +25,9 @@ function namedInModuleMap(): string[] {
   const end = doc.indexOf('\n## 2.', start);
   assert.ok(start >= 0 && end > start, 'docs/design.md has a "## 1. Module map" section followed by "## 2."');
   const section = doc.slice(start, end);
-  return [...section.matchAll(/`([^`\s]+\.ts)`/g)].map((m) => m[1]!).filter((n) => !/^(tests|testing|scripts)\//.test(n));
+  return [...section.matchAll(/`([^`\s]+\.ts)`/g)]
+    .map((m) => m[1]!)
+    .filter((n) => !/^(tests|testing|scripts)\//.test(n));
 }
 
 const files = sourceFiles('src');
@@ -47,7 +51,9 @@ test('every file under src/ is named in the module map of docs/design.md', () =>
 test('every file the module map names exists under src/', () => {
   const paths = new Set(files);
   const names = new Set(files.map((f) => basename(f)));
-  const gone = named.filter((n) => (n.startsWith('src/') ? !paths.has(n) : n.includes('/') ? !files.some((f) => f.endsWith(`/${n}`)) : !names.has(n)));
+  const gone = named.filter((n) =>
+    n.startsWith('src/') ? !paths.has(n) : n.includes('/') ? !files.some((f) => f.endsWith(`/${n}`)) : !names.has(n),
+  );
   assert.equal(gone, [], 'docs/design.md §1 names files that no longer exist');
 });
 

@@ -58,10 +58,12 @@ test("the data-flow picture draws every source's discoverer and the followers", 
 });
 
 test('§6 numbers its rows as differences-from-go.md numbers its items, title word for title word', () => {
-  const items = [...section(differences, '## Deliberate improvements').matchAll(/^(\d+)\. \*\*(\S+)/gm)].map((m) => [Number(m[1]), m[2]!.toLowerCase()] as const);
-  const rows = [...section(design, '## 6. Deliberate differences from Go, and their tests').matchAll(/^\| (\d+)\. (\S+)/gm)].map(
+  const items = [...section(differences, '## Deliberate improvements').matchAll(/^(\d+)\. \*\*(\S+)/gm)].map(
     (m) => [Number(m[1]), m[2]!.toLowerCase()] as const,
   );
+  const rows = [
+    ...section(design, '## 6. Deliberate differences from Go, and their tests').matchAll(/^\| (\d+)\. (\S+)/gm),
+  ].map((m) => [Number(m[1]), m[2]!.toLowerCase()] as const);
   assert.ok(items.length > 20);
   assert.equal(
     rows.map(([n]) => n),
@@ -70,14 +72,18 @@ test('§6 numbers its rows as differences-from-go.md numbers its items, title wo
   );
   const firstWord = (w: string) => w.replace(/[^\p{L}\p{N}-]/gu, '');
   assert.equal(
-    rows.filter(([n, w]) => firstWord(w) !== firstWord(items.find(([i]) => i === n)?.[1] ?? '')).map(([n, w]) => `${n}. ${w}`),
+    rows
+      .filter(([n, w]) => firstWord(w) !== firstWord(items.find(([i]) => i === n)?.[1] ?? ''))
+      .map(([n, w]) => `${n}. ${w}`),
     [],
     'a row starts with the first word of its item',
   );
 });
 
 test('every test file §6 names exists', () => {
-  const named = [...section(design, '## 6. Deliberate differences from Go, and their tests').matchAll(/`(tests\/[^`]+\.ts)`/g)].map((m) => m[1]!);
+  const named = [
+    ...section(design, '## 6. Deliberate differences from Go, and their tests').matchAll(/`(tests\/[^`]+\.ts)`/g),
+  ].map((m) => m[1]!);
   assert.ok(named.length > 20);
   assert.equal(
     named.filter((f) => !existsSync(join(ROOT, f))),

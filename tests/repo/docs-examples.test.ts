@@ -40,7 +40,8 @@ const COMMAND_TIMEOUT_MS = 60_000;
 
 let bin = '';
 test.before(() => {
-  if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
+  if (!existsSync(BINARY) && !existsSync(BUNDLE))
+    throw new Error(`${BINARY} is missing: run \`node scripts/build.mjs\` first`);
   // A PATH holding the executable under both its names, as install.sh leaves it.
   bin = mkdtempSync(join(tmpdir(), 'hn-docs-bin-'));
   for (const name of [PROGRAM, PLUGIN]) {
@@ -80,7 +81,10 @@ function helpFlags(cwd: string): Map<string, Set<string>> {
   return new Map(
     commands.map(([name, script]) => {
       const help = shell(`${script} 2>&1`, cwd).stdout;
-      return [name, new Set([...help.matchAll(/^\s+(?:-(\w), )?--([\w-]+)/gm)].flatMap((m) => [m[2]!, ...(m[1] ? [m[1]] : [])]))];
+      return [
+        name,
+        new Set([...help.matchAll(/^\s+(?:-(\w), )?--([\w-]+)/gm)].flatMap((m) => [m[2]!, ...(m[1] ? [m[1]] : [])])),
+      ];
     }),
   );
 }
@@ -94,7 +98,9 @@ const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
 function commandLines(body: string): string[] {
   const joined = body.replace(/\\\n\s*/g, ' ').split('\n');
   const prompted = joined.filter((l) => l.startsWith('$ '));
-  return (prompted.length > 0 ? prompted.map((l) => l.slice(2)) : joined).map((l) => l.replace(/(^|\s)#.*$/, '').trim()).filter((l) => l !== '');
+  return (prompted.length > 0 ? prompted.map((l) => l.slice(2)) : joined)
+    .map((l) => l.replace(/(^|\s)#.*$/, '').trim())
+    .filter((l) => l !== '');
 }
 
 /** Problems with the calls of our commands in `line`: unknown subcommands and flags. */
@@ -105,7 +111,11 @@ function callProblems(line: string, flags: Map<string, Set<string>>): { calls: n
     // The command is the segment's first word after variable assignments; under a runtime (`deno run -A`, `node`), its script.
     const words = segment.split(/\s+/).filter((w) => w !== '' && !/^\w+=/.test(w));
     const ours = (w: string) => w === PROGRAM || w.endsWith(`/${PROGRAM}`) || w.endsWith(`${PROGRAM}.cjs`);
-    const at = ['deno', 'node'].includes(words[0] ?? '') ? words.findIndex(ours) : ours(words[0] ?? '') || (words[0] === 'kubectl' && words[1] === 'hypernode') ? 0 : -1;
+    const at = ['deno', 'node'].includes(words[0] ?? '')
+      ? words.findIndex(ours)
+      : ours(words[0] ?? '') || (words[0] === 'kubectl' && words[1] === 'hypernode')
+        ? 0
+        : -1;
     if (at < 0) continue;
     calls++;
     const program = words[at] === 'kubectl' ? 'kubectl hypernode' : PROGRAM;
@@ -114,10 +124,16 @@ function callProblems(line: string, flags: Map<string, Set<string>>): { calls: n
     const own = end < 0 ? args : args.slice(0, end);
     const sub = own[0] !== undefined && !own[0].startsWith('-') ? own[0] : undefined;
     if (sub !== undefined && !SUBCOMMANDS[program]!.includes(sub)) problems.push(`${program} has no subcommand ${sub}`);
-    const known = flags.get(sub && SUBCOMMANDS[program]!.includes(sub) && sub !== 'help' && sub !== 'version' ? `${program} ${sub}` : program)!;
+    const known = flags.get(
+      sub && SUBCOMMANDS[program]!.includes(sub) && sub !== 'help' && sub !== 'version' ? `${program} ${sub}` : program,
+    )!;
     for (const word of own) {
       const name = /^--?([\w-]+)/.exec(word)?.[1];
-      if (name !== undefined && !known.has(name) && !(program === 'kubectl hypernode' && (name === 'kubeconfig' || name === 'context')))
+      if (
+        name !== undefined &&
+        !known.has(name) &&
+        !(program === 'kubectl hypernode' && (name === 'kubeconfig' || name === 'context'))
+      )
         problems.push(`${program}${sub ? ` ${sub}` : ''} has no flag ${word.split('=')[0]}`);
     }
   }
@@ -127,31 +143,47 @@ function callProblems(line: string, flags: Map<string, Set<string>>): { calls: n
 /** A discovery configuration as render reads it, from a YAML example, or undefined when the example is not one. */
 function discoveryConfig(body: string): string | undefined {
   const first: unknown = parseAllDocuments(body)[0]?.toJS?.();
-  const isEntryList = Array.isArray(first) && first.length > 0 && first.every((e) => typeof e === 'object' && e !== null && 'source' in e);
+  const isEntryList =
+    Array.isArray(first) &&
+    first.length > 0 &&
+    first.every((e) => typeof e === 'object' && e !== null && 'source' in e);
   if (isEntryList) {
     // Only the first document is the list; what follows `---` (a Secret) stays as written.
     const [list, ...rest] = body.split(/^---$/m);
     return [`networkTopologyDiscovery:\n${list!.replace(/^(?=.)/gm, '  ')}`, ...rest].join('---');
   }
-  if (typeof first === 'object' && first !== null && ('networkTopologyDiscovery' in first || (first as { kind?: unknown }).kind === 'ConfigMap')) return body;
+  if (
+    typeof first === 'object' &&
+    first !== null &&
+    ('networkTopologyDiscovery' in first || (first as { kind?: unknown }).kind === 'ConfigMap')
+  )
+    return body;
   return undefined;
 }
 
 /** The host names of a graph document, or undefined when the example is not one. */
 function graphHosts(body: string): string[] | undefined {
-  const doc = parseAllDocuments(body)[0]?.toJS?.() as { switches?: unknown; links?: Array<{ a?: { host?: string }; b?: { host?: string } }> } | undefined;
+  const doc = parseAllDocuments(body)[0]?.toJS?.() as
+    | { switches?: unknown; links?: Array<{ a?: { host?: string }; b?: { host?: string } }> }
+    | undefined;
   if (!doc || !Array.isArray(doc.switches) || !Array.isArray(doc.links)) return undefined;
-  return [...new Set(doc.links.flatMap((l) => [l.a?.host, l.b?.host]).filter((h): h is string => typeof h === 'string'))];
+  return [
+    ...new Set(doc.links.flatMap((l) => [l.a?.host, l.b?.host]).filter((h): h is string => typeof h === 'string')),
+  ];
 }
 
-const nodeList = (names: string[]) => JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ metadata: { name } })) });
+const nodeList = (names: string[]) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'List', items: names.map((name) => ({ metadata: { name } })) });
 
 /** Checks one fence; returns its problems ('' entries never). */
 function checkFence(f: Fence, dir: string, flags: Map<string, Set<string>>): string[] {
   const marker = f.marker;
   if (marker !== undefined) {
     const notRun = /^not run:\s*(.*)$/s.exec(marker);
-    if (notRun) return notRun[1]!.trim().length >= 10 ? [] : [`${where(f)}: say why the example is not run (at least a few words)`];
+    if (notRun)
+      return notRun[1]!.trim().length >= 10
+        ? []
+        : [`${where(f)}: say why the example is not run (at least a few words)`];
     const file = /^file\s+(\S+)$/.exec(marker);
     if (file) {
       writeFileSync(join(dir, file[1]!), `${f.body}\n`);
@@ -165,7 +197,9 @@ function checkFence(f: Fence, dir: string, flags: Map<string, Set<string>>): str
     if (output) {
       const r = shell(output[1]!, dir);
       if (r.status !== 0) return [`${where(f)}: \`${output[1]}\` exits ${r.status}: ${r.stderr.trim().slice(0, 500)}`];
-      return r.stdout.trimEnd() === f.body.trimEnd() ? [] : [`${where(f)}: the output of \`${output[1]}\` differs from the example:\n${r.stdout}`];
+      return r.stdout.trimEnd() === f.body.trimEnd()
+        ? []
+        : [`${where(f)}: the output of \`${output[1]}\` differs from the example:\n${r.stdout}`];
     }
     return [`${where(f)}: unknown marker "example: ${marker}" (file NAME, run, output of: COMMAND, not run: REASON)`];
   }
@@ -180,10 +214,15 @@ function checkFence(f: Fence, dir: string, flags: Map<string, Set<string>>): str
   }
   if (f.lang === 'sh' || f.lang === 'bash' || f.lang === 'console') {
     const checked = commandLines(f.body).map((l) => callProblems(l, flags));
-    if (checked.every((c) => c.calls === 0)) return [`${where(f)}: runs none of our commands; mark it <!-- example: run --> or <!-- example: not run: REASON -->`];
+    if (checked.every((c) => c.calls === 0))
+      return [
+        `${where(f)}: runs none of our commands; mark it <!-- example: run --> or <!-- example: not run: REASON -->`,
+      ];
     return checked.flatMap((c) => c.problems.map((p) => `${where(f)}: ${p}`));
   }
-  return [`${where(f)}: a \`\`\`${f.lang || '(no language)'} fence needs a marker on the line before: <!-- example: output of: COMMAND --> or <!-- example: not run: REASON -->`];
+  return [
+    `${where(f)}: a \`\`\`${f.lang || '(no language)'} fence needs a marker on the line before: <!-- example: output of: COMMAND --> or <!-- example: not run: REASON -->`,
+  ];
 }
 
 /** YAML that parses; run through the executable when it is a discovery configuration or a graph document. */
@@ -202,10 +241,18 @@ function yamlProblems(f: Fence, dir?: string): string[] {
   const hosts = graphHosts(f.body);
   if (hosts !== undefined) {
     writeFileSync(join(dir, 'example-graph.yaml'), f.body);
-    writeFileSync(join(dir, 'example-config.yaml'), 'networkTopologyDiscovery:\n  - {source: graph, enabled: true, config: {file: /unused}}\n');
+    writeFileSync(
+      join(dir, 'example-config.yaml'),
+      'networkTopologyDiscovery:\n  - {source: graph, enabled: true, config: {file: /unused}}\n',
+    );
     writeFileSync(join(dir, 'example-nodes.json'), nodeList(hosts));
-    const r = shell(`${PROGRAM} render --config example-config.yaml --nodes example-nodes.json --graph-file example-graph.yaml -o tree`, dir);
-    return r.status === 0 ? [] : [`${where(f)}: render --graph-file refuses the graph: ${r.stderr.trim().slice(0, 500)}`];
+    const r = shell(
+      `${PROGRAM} render --config example-config.yaml --nodes example-nodes.json --graph-file example-graph.yaml -o tree`,
+      dir,
+    );
+    return r.status === 0
+      ? []
+      : [`${where(f)}: render --graph-file refuses the graph: ${r.stderr.trim().slice(0, 500)}`];
   }
   return [];
 }
@@ -231,18 +278,41 @@ test('the rules catch a wrong example: a misspelled flag, a config error, an out
   try {
     mkdirSync(join(dir, 'x'));
     const flags = helpFlags(dir);
-    const fence = (lang: string, body: string, marker?: string): Fence => ({ file: 'x.md', line: 1, lang, body, marker });
+    const fence = (lang: string, body: string, marker?: string): Fence => ({
+      file: 'x.md',
+      line: 1,
+      lang,
+      body,
+      marker,
+    });
     const config =
       'networkTopologyDiscovery:\n  - source: label\n    enabled: true\n    config: {networkTopologyTypes: {t: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}}';
     assert.equal(checkFence(fence('sh', `${PROGRAM} render --config c.yaml --nodes n.json -o tree`), dir, flags), []);
-    assert.equal(checkFence(fence('sh', `${PROGRAM} render --confg c.yaml --nodes n.json`), dir, flags), [`x.md:1: ${PROGRAM} render has no flag --confg`]);
-    assert.equal(checkFence(fence('sh', `kubectl hypernode tre`), dir, flags), ['x.md:1: kubectl hypernode has no subcommand tre']);
+    assert.equal(checkFence(fence('sh', `${PROGRAM} render --confg c.yaml --nodes n.json`), dir, flags), [
+      `x.md:1: ${PROGRAM} render has no flag --confg`,
+    ]);
+    assert.equal(checkFence(fence('sh', `kubectl hypernode tre`), dir, flags), [
+      'x.md:1: kubectl hypernode has no subcommand tre',
+    ]);
     assert.equal(checkFence(fence('yaml', config), dir, flags), []);
-    assert.match(checkFence(fence('yaml', config.replace('enabled', 'enable')), dir, flags).join(''), /render reports a configuration problem/);
-    assert.match(checkFence(fence('yaml', config.replace('source: label', 'source: Label')), dir, flags).join(''), /unsupported discoverer type/);
+    assert.match(
+      checkFence(fence('yaml', config.replace('enabled', 'enable')), dir, flags).join(''),
+      /render reports a configuration problem/,
+    );
+    assert.match(
+      checkFence(fence('yaml', config.replace('source: label', 'source: Label')), dir, flags).join(''),
+      /unsupported discoverer type/,
+    );
     assert.equal(checkFence(fence('yaml', config, 'file c.yaml'), dir, flags), []);
     writeFileSync(join(dir, 'n.json'), nodeList([]));
-    assert.equal(checkFence(fence('', 'no HyperNode', `output of: ${PROGRAM} render --config c.yaml --nodes n.json -o tree`), dir, flags).length, 1);
+    assert.equal(
+      checkFence(
+        fence('', 'no HyperNode', `output of: ${PROGRAM} render --config c.yaml --nodes n.json -o tree`),
+        dir,
+        flags,
+      ).length,
+      1,
+    );
     assert.equal(checkFence(fence('', 'a diagram'), dir, flags).length, 1);
     assert.equal(checkFence(fence('', 'a diagram', 'not run: a drawing, not a command'), dir, flags), []);
     assert.equal(checkFence(fence('', 'a diagram', 'not run: no'), dir, flags).length, 1);

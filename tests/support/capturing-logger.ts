@@ -13,6 +13,10 @@ export interface CapturedLog {
 /** Verbosity 4 and no headers (severity, time, pid, file) unless told otherwise. */
 export function capturingLogger(opts: { verbosity?: number; headers?: boolean } = {}): CapturedLog {
   const lines: string[] = [];
-  const logger = createLogger({ verbosity: opts.verbosity ?? 4, skipHeaders: !opts.headers, sink: { write: (l) => lines.push(l.trimEnd()) } });
+  const logger = createLogger({
+    verbosity: opts.verbosity ?? 4,
+    skipHeaders: !opts.headers,
+    sink: { write: (l) => lines.push(l.trimEnd()) },
+  });
   return { logger, lines, messages: () => lines.map((l) => l.replace(/ [\w.-]+=.*$/, '')) };
 }

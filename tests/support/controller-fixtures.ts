@@ -4,7 +4,14 @@
 import { FakeClock } from '../kube/fake-clock.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { Channel } from '../../src/util/channel.ts';
-import type { Discoverer, DiscovererFactory, DiscoveryEntry, EventRecorder, EventType, Snapshot } from '../../src/hypernode/model/contracts.ts';
+import type {
+  Discoverer,
+  DiscovererFactory,
+  DiscoveryEntry,
+  EventRecorder,
+  EventType,
+  Snapshot,
+} from '../../src/hypernode/model/contracts.ts';
 import type { ConfigMap } from '../../src/hypernode/model/hypernode-types.ts';
 
 /**
@@ -107,11 +114,18 @@ export const CM_LOCATION = { namespace: CM_NAMESPACE, name: CM_NAME, key: 'volca
 
 /** The discovery ConfigMap holding `yaml` under volcano-controller.conf. */
 export function discoveryConfigMap(yaml: string, extra: Record<string, string> = {}): ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: CM_NAMESPACE, name: CM_NAME, uid: 'cm-uid' }, data: { 'volcano-controller.conf': yaml, ...extra } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace: CM_NAMESPACE, name: CM_NAME, uid: 'cm-uid' },
+    data: { 'volcano-controller.conf': yaml, ...extra },
+  };
 }
 
 /** A networkTopologyDiscovery document from `{source, enabled?, config?}` items. */
-export function discoveryYaml(entries: Array<{ source: string; enabled?: boolean; config?: Record<string, unknown> }>): string {
+export function discoveryYaml(
+  entries: Array<{ source: string; enabled?: boolean; config?: Record<string, unknown> }>,
+): string {
   const lines = ['networkTopologyDiscovery:'];
   for (const e of entries) {
     lines.push(`  - source: ${e.source}`, `    enabled: ${e.enabled ?? true}`);

@@ -70,7 +70,13 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
   ];
   if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
   const [cmd, args] = command(opts.runtime, flags);
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano', ...opts.env };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    KUBE_POD_NAMESPACE: opts.namespace,
+    HELM_RELEASE_NAME: 'volcano',
+    ...opts.env,
+  };
   const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
@@ -88,7 +94,8 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
   const run: ControllerRun = {
     log: () => log,
     metricsOrigin: `http://127.0.0.1:${metricsPort}`,
-    metrics: async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text(),
+    metrics: async () =>
+      (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text(),
     async stop() {
       if (exitCode === undefined) child.kill('SIGTERM');
       try {
@@ -119,7 +126,11 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
 /** runServer in this process (no leader election, no signal handlers, listeners on port 0). */
 export function startControllerInProcess(opts: RunOptions): ControllerRun {
   let log = '';
-  const logger = createLogger({ verbosity: LOG_VERBOSITY, skipHeaders: true, sink: { write: (line) => (log += line.endsWith('\n') ? line : `${line}\n`) } });
+  const logger = createLogger({
+    verbosity: LOG_VERBOSITY,
+    skipHeaders: true,
+    sink: { write: (line) => (log += line.endsWith('\n') ? line : `${line}\n`) },
+  });
   const metrics = createMetrics();
   const abort = new AbortController();
   const exits: number[] = [];

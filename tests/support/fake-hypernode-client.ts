@@ -94,7 +94,8 @@ export class FakeHyperNodeClient implements HyperNodeClient {
   async create(hn: HyperNode): Promise<HyperNode> {
     const name = hn.metadata.name;
     this.record('create', hn);
-    if (this.stored.has(name)) throw new ApiError(`hypernodes.topology.volcano.sh "${name}" already exists`, 409, 'AlreadyExists');
+    if (this.stored.has(name))
+      throw new ApiError(`hypernodes.topology.volcano.sh "${name}" already exists`, 409, 'AlreadyExists');
     const obj = structuredClone(hn);
     delete obj.status; // the status subresource is enabled: create ignores status
     obj.metadata.uid = `uid-${++this.uids}`;
@@ -121,13 +122,21 @@ export class FakeHyperNodeClient implements HyperNodeClient {
     const current = this.stored.get(name);
     if (!current) throw notFound(name);
     // Worded as kube-apiserver's early precondition check (rest.BeforeDelete).
-    const conflict = (detail: string) => new ApiError(`Operation cannot be fulfilled on HyperNode.topology.volcano.sh "${name}": ${detail}`, 409, 'Conflict');
+    const conflict = (detail: string) =>
+      new ApiError(
+        `Operation cannot be fulfilled on HyperNode.topology.volcano.sh "${name}": ${detail}`,
+        409,
+        'Conflict',
+      );
     if (preconditions.uid !== undefined && preconditions.uid !== current.metadata.uid) {
       throw conflict(
         `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`,
       );
     }
-    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== current.metadata.resourceVersion) {
+    if (
+      preconditions.resourceVersion !== undefined &&
+      preconditions.resourceVersion !== current.metadata.resourceVersion
+    ) {
       throw conflict(
         `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${current.metadata.resourceVersion}). The object might have been modified`,
       );
@@ -138,8 +147,18 @@ export class FakeHyperNodeClient implements HyperNodeClient {
     });
   }
 
-  private record(verb: Verb, body: HyperNode | undefined, name = body!.metadata.name, preconditions?: Preconditions): void {
-    this.actions.push({ verb, name, body: body && structuredClone(body), ...(preconditions ? { preconditions: { ...preconditions } } : {}) });
+  private record(
+    verb: Verb,
+    body: HyperNode | undefined,
+    name = body!.metadata.name,
+    preconditions?: Preconditions,
+  ): void {
+    this.actions.push({
+      verb,
+      name,
+      body: body && structuredClone(body),
+      ...(preconditions ? { preconditions: { ...preconditions } } : {}),
+    });
     const i = this.injected.findIndex((f) => f.verb === verb && (f.name === undefined || f.name === name));
     if (i < 0) return;
     const { err, before } = this.injected.splice(i, 1)[0]!;
@@ -152,7 +171,12 @@ export class FakeHyperNodeClient implements HyperNodeClient {
     this.record(verb, hn);
     const current = this.stored.get(name);
     if (!current) throw notFound(name);
-    if (!hn.metadata.resourceVersion) throw new ApiError('metadata.resourceVersion: Invalid value: 0x0: must be specified for an update', 422, 'Invalid');
+    if (!hn.metadata.resourceVersion)
+      throw new ApiError(
+        'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+        422,
+        'Invalid',
+      );
     if (hn.metadata.resourceVersion !== current.metadata.resourceVersion) {
       throw new ApiError(
         `Operation cannot be fulfilled on hypernodes.topology.volcano.sh "${name}": the object has been modified; please apply your changes to the latest version and try again`,

@@ -13,7 +13,10 @@ export class FakeSecrets implements SecretClient {
   readonly store = new Map<string, Secret>();
   gets = 0;
   put(ns: string, name: string, data: Record<string, string>): void {
-    this.store.set(`${ns}/${name}`, { metadata: { name, namespace: ns }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
+    this.store.set(`${ns}/${name}`, {
+      metadata: { name, namespace: ns },
+      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
+    });
   }
   async get(ns: string, name: string): Promise<Secret> {
     this.gets++;

@@ -5,10 +5,25 @@
 // shapes whose nodeCount `referenceNodeCount` computes independently.
 
 import fc from 'fast-check';
-import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
+import type {
+  HyperNode,
+  LabelSelector,
+  LabelSelectorRequirement,
+  MemberSelector,
+  MemberSpec,
+  NodeMeta,
+} from '../../src/hypernode/model/hypernode-types.ts';
 
 /** Valid label keys that are also names every plain object inherits. */
-export const PROTOTYPE_KEYS = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];
+export const PROTOTYPE_KEYS = [
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+];
 const KEYS = ['zone', 'rack', 'example.com/tier', ...PROTOTYPE_KEYS];
 const VALUES = ['a', 'b', ''];
 export const NODE_NAMES = ['gpu-1', 'gpu-2', 'gpu-10', 'cpu-1', 'cpu-20', 'node-a', 'x'];
@@ -19,14 +34,19 @@ const HYPERNODE_NAMES = ['hn-a', 'hn-b', 'hn-c', 'hn-d'];
  * plus patterns over the budget, which select nothing.
  */
 export const AGREEING_PATTERNS = ['^gpu-', 'gpu', '-1$', '^(cpu|gpu)-[0-9]+$', '[0-9]{2}', '^x$', '.', 'node-[a-z]'];
-export const OVER_BUDGET_PATTERNS = ['a{1000}'.repeat(3), `^(${'gpu-1|'.repeat(300)}x)$`, '[0-9]{1000}[a-z]{1000}[0-9]{1000}'];
+export const OVER_BUDGET_PATTERNS = [
+  'a{1000}'.repeat(3),
+  `^(${'gpu-1|'.repeat(300)}x)$`,
+  '[0-9]{1000}[a-z]{1000}[0-9]{1000}',
+];
 
 /** A label map as JSON.parse builds it: a plain object, `__proto__` an own key if present. */
 function parsedLabels(entries: [string, string][]): Record<string, string> {
   return JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
 }
 
-const labelEntries = (keys: fc.Arbitrary<string>, values: fc.Arbitrary<string>) => fc.uniqueArray(fc.tuple(keys, values), { selector: ([k]) => k, maxLength: 12 });
+const labelEntries = (keys: fc.Arbitrary<string>, values: fc.Arbitrary<string>) =>
+  fc.uniqueArray(fc.tuple(keys, values), { selector: ([k]) => k, maxLength: 12 });
 
 /** Node label sets: the selector keys, prototype names, `__proto__`, and odd strings. */
 export const nodeLabels = labelEntries(
@@ -36,19 +56,32 @@ export const nodeLabels = labelEntries(
 
 /** Nodes with distinct names from a small pool, so that selectors hit. */
 export const nodes: fc.Arbitrary<NodeMeta[]> = fc
-  .uniqueArray(fc.tuple(fc.constantFrom(...NODE_NAMES), fc.option(nodeLabels, { nil: undefined })), { selector: ([n]) => n, maxLength: NODE_NAMES.length })
+  .uniqueArray(fc.tuple(fc.constantFrom(...NODE_NAMES), fc.option(nodeLabels, { nil: undefined })), {
+    selector: ([n]) => n,
+    maxLength: NODE_NAMES.length,
+  })
   .map((list) => list.map(([name, labels]) => ({ metadata: labels === undefined ? { name } : { name, labels } })));
 
 const requirement: fc.Arbitrary<LabelSelectorRequirement> = fc.oneof(
-  fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom('In', 'NotIn'), values: fc.uniqueArray(fc.constantFrom(...VALUES), { minLength: 1 }) }),
+  fc.record({
+    key: fc.constantFrom(...KEYS),
+    operator: fc.constantFrom('In', 'NotIn'),
+    values: fc.uniqueArray(fc.constantFrom(...VALUES), { minLength: 1 }),
+  }),
   fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom('Exists', 'DoesNotExist') }),
 );
 
 const wellFormedLabelMatch: fc.Arbitrary<LabelSelector> = fc.oneof(
   fc.constant({}),
-  fc.record({ matchLabels: labelEntries(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(parsedLabels) }, { requiredKeys: [] }),
+  fc.record(
+    { matchLabels: labelEntries(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(parsedLabels) },
+    { requiredKeys: [] },
+  ),
   fc.record({ matchExpressions: fc.array(requirement, { maxLength: 3 }) }, { requiredKeys: [] }),
-  fc.record({ matchLabels: labelEntries(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(parsedLabels), matchExpressions: fc.array(requirement, { maxLength: 3 }) }),
+  fc.record({
+    matchLabels: labelEntries(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(parsedLabels),
+    matchExpressions: fc.array(requirement, { maxLength: 3 }),
+  }),
 );
 
 /** One selector kind each, as the CRD's rule allows; every one resolvable by the reference. */
@@ -63,13 +96,20 @@ const member = (selector: fc.Arbitrary<MemberSelector>): fc.Arbitrary<MemberSpec
 
 function hyperNode(selector: fc.Arbitrary<MemberSelector>): fc.Arbitrary<HyperNode> {
   const spec = fc.record(
-    { tier: fc.nat({ max: 5 }), tierName: fc.string({ maxLength: 10 }), members: fc.array(member(selector), { minLength: 1, maxLength: 5 }) },
+    {
+      tier: fc.nat({ max: 5 }),
+      tierName: fc.string({ maxLength: 10 }),
+      members: fc.array(member(selector), { minLength: 1, maxLength: 5 }),
+    },
     { requiredKeys: ['tier'] },
   );
   const metadata = fc.record(
     {
       name: fc.constantFrom(...HYPERNODE_NAMES),
-      labels: labelEntries(fc.constantFrom(...KEYS, 'volcano.sh/network-topology-source'), fc.constantFrom(...VALUES, 'label')).map(parsedLabels),
+      labels: labelEntries(
+        fc.constantFrom(...KEYS, 'volcano.sh/network-topology-source'),
+        fc.constantFrom(...VALUES, 'label'),
+      ).map(parsedLabels),
       annotations: labelEntries(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(parsedLabels),
     },
     { requiredKeys: ['name'] },
@@ -93,23 +133,41 @@ export const wellFormedHyperNode = hyperNode(wellFormedSelector);
 const oddPattern = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.stringMatching(/^[a-z0-9()[\]{},|*+?.^$\\-]{1,40}$/),
-  fc.constantFrom('(', '[', 'a{1001}', '(a{1000}){1000}', '\\pL{1000}\\pN{1000}', 'x'.repeat(5000), '(?i)\\Q{1000}\\E', '[[:alpha:]]{999}'),
+  fc.constantFrom(
+    '(',
+    '[',
+    'a{1001}',
+    '(a{1000}){1000}',
+    '\\pL{1000}\\pN{1000}',
+    'x'.repeat(5000),
+    '(?i)\\Q{1000}\\E',
+    '[[:alpha:]]{999}',
+  ),
   fc.constantFrom(...OVER_BUDGET_PATTERNS),
 );
 
 /** Every selector the CRD schema admits, and more: several kinds at once, empty, odd operators and keys. */
 const anySelector: fc.Arbitrary<MemberSelector> = fc.record(
   {
-    exactMatch: fc.record({ name: fc.oneof(fc.constantFrom(...NODE_NAMES, ...HYPERNODE_NAMES), fc.string({ maxLength: 20 })) }),
+    exactMatch: fc.record({
+      name: fc.oneof(fc.constantFrom(...NODE_NAMES, ...HYPERNODE_NAMES), fc.string({ maxLength: 20 })),
+    }),
     regexMatch: fc.record({ pattern: oddPattern }),
     labelMatch: fc.oneof(
       wellFormedLabelMatch,
       fc.record(
         {
-          matchLabels: labelEntries(fc.oneof(fc.constantFrom('__proto__', ...KEYS), fc.string({ maxLength: 10 })), fc.string({ maxLength: 10 })).map(parsedLabels),
+          matchLabels: labelEntries(
+            fc.oneof(fc.constantFrom('__proto__', ...KEYS), fc.string({ maxLength: 10 })),
+            fc.string({ maxLength: 10 }),
+          ).map(parsedLabels),
           matchExpressions: fc.array(
             fc.record(
-              { key: fc.oneof(fc.constantFrom('__proto__', ...KEYS), fc.string()), operator: fc.string({ maxLength: 12 }), values: fc.array(fc.string({ maxLength: 6 })) },
+              {
+                key: fc.oneof(fc.constantFrom('__proto__', ...KEYS), fc.string()),
+                operator: fc.string({ maxLength: 12 }),
+                values: fc.array(fc.string({ maxLength: 6 })),
+              },
               { requiredKeys: ['key', 'operator'] },
             ),
             { maxLength: 3 },

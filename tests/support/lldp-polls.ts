@@ -27,13 +27,25 @@ export interface LldpPolls {
 }
 
 /** Starts the source with `config` (credentials are a placeholder: `tuning` replaces SNMP) and collects `polls` results. */
-export async function lldpPolls(config: Record<string, unknown>, tuning: LldpTuning, nodes: readonly string[], polls = 1): Promise<LldpPolls> {
+export async function lldpPolls(
+  config: Record<string, unknown>,
+  tuning: LldpTuning,
+  nodes: readonly string[],
+  polls = 1,
+): Promise<LldpPolls> {
   const metrics = new RecordingMetrics();
   const { logger, lines } = capturingLogger();
   // As the controller's: its lines name the source.
   const problems = new RecordingProblems(logger.with({ source: 'lldp' }));
   const d = await createLldpDiscovererFactory(tuning)(
-    { source: 'lldp', enabled: true, intervalMs: polls > 1 ? MIN_INTERVAL_MS : 60_000, maxDeletePercent: 50, credentials: { secretRef: { name: 's', namespace: 'ns' } }, config },
+    {
+      source: 'lldp',
+      enabled: true,
+      intervalMs: polls > 1 ? MIN_INTERVAL_MS : 60_000,
+      maxDeletePercent: 50,
+      credentials: { secretRef: { name: 's', namespace: 'ns' } },
+      config,
+    },
     {
       nodes: new FakeInformer({ initial: nodes.map((name) => ({ metadata: { name } })) }),
       hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
@@ -52,7 +64,11 @@ export async function lldpPolls(config: Record<string, unknown>, tuning: LldpTun
       const none = new Promise<undefined>((r) => {
         timer = setTimeout(() => r(undefined), UNPUBLISHED_POLL_MS);
       });
-      const next = await within(Promise.race([out.recv(), none]), UNPUBLISHED_POLL_MS + 10_000, `poll ${i + 1}`).finally(() => clearTimeout(timer));
+      const next = await within(
+        Promise.race([out.recv(), none]),
+        UNPUBLISHED_POLL_MS + 10_000,
+        `poll ${i + 1}`,
+      ).finally(() => clearTimeout(timer));
       snapshots.push(next && !next.done ? next.value : undefined);
     }
   } finally {

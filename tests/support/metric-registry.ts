@@ -7,6 +7,8 @@ export async function registryValue(registry: Registry, name: string, labels: Re
   const metric = registry.getSingleMetric(name);
   if (!metric) return 0;
   const data = await metric.get();
-  const sample = data.values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val) && !('le' in v.labels));
+  const sample = data.values.find(
+    (v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val) && !('le' in v.labels),
+  );
   return sample?.value ?? 0;
 }

@@ -28,8 +28,15 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 export function runCommand(command: string, args: readonly string[], options: RunOptions = {}): CommandResult {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const result = spawnSync(command, args, { cwd: repoRoot, env: options.env ?? cleanEnv(), encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL' });
+  const result = spawnSync(command, args, {
+    cwd: repoRoot,
+    env: options.env ?? cleanEnv(),
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+  });
   if (result.error) throw new Error(`${command} ${args.join(' ')} failed to run: ${result.error.message}`);
-  if (result.signal === 'SIGKILL') throw new Error(`${command} ${args.join(' ')} did not finish within ${timeoutMs} ms`);
+  if (result.signal === 'SIGKILL')
+    throw new Error(`${command} ${args.join(' ')} did not finish within ${timeoutMs} ms`);
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }

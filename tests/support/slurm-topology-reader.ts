@@ -72,13 +72,17 @@ function unique(map: Map<string, unknown>, name: string, what: string): void {
  */
 function checkBlockSizes(sizes: number[], blocks: Map<string, string[]>): void {
   if (sizes.length === 0) return;
-  for (const s of sizes) if (!Number.isSafeInteger(s) || s < 1) throw new Error(`BlockSizes ${sizes.join(',')}: ${s} is not a positive whole number`);
+  for (const s of sizes)
+    if (!Number.isSafeInteger(s) || s < 1)
+      throw new Error(`BlockSizes ${sizes.join(',')}: ${s} is not a positive whole number`);
   for (let i = 1; i < sizes.length; i++) {
     const ratio = sizes[i]! / sizes[i - 1]!;
     if (!Number.isInteger(ratio) || ratio < 2 || (ratio & (ratio - 1)) !== 0)
       throw new Error(`BlockSizes ${sizes.join(',')}: ${sizes[i]} is not a power of two times ${sizes[i - 1]}`);
   }
-  for (const [name, nodes] of blocks) if (nodes.length < sizes[0]!) throw new Error(`block ${name} has ${nodes.length} nodes, fewer than the base block size ${sizes[0]}`);
+  for (const [name, nodes] of blocks)
+    if (nodes.length < sizes[0]!)
+      throw new Error(`block ${name} has ${nodes.length} nodes, fewer than the base block size ${sizes[0]}`);
 }
 
 /** topology.conf of either plugin; a file mixing SwitchName and BlockName lines is refused. */
@@ -91,14 +95,17 @@ export function readTopologyConf(text: string): ReadTopology {
     if (line === '') continue;
     const pairs = line.split(/\s+/).map((tok) => {
       const eq = tok.indexOf('=');
-      if (eq <= 0 || eq === tok.length - 1) throw new Error(`not Key=Value: ${JSON.stringify(tok)} in ${JSON.stringify(line)}`);
+      if (eq <= 0 || eq === tok.length - 1)
+        throw new Error(`not Key=Value: ${JSON.stringify(tok)} in ${JSON.stringify(line)}`);
       return [tok.slice(0, eq).toLowerCase(), tok.slice(eq + 1)] as const;
     });
     const fields = new Map(pairs);
     if (fields.size !== pairs.length) throw new Error(`a key repeats in ${JSON.stringify(line)}`);
     const [first] = pairs[0]!;
     if (first === 'switchname') {
-      for (const k of fields.keys()) if (!['switchname', 'switches', 'nodes', 'linkspeed'].includes(k)) throw new Error(`unknown key ${k} on a switch line`);
+      for (const k of fields.keys())
+        if (!['switchname', 'switches', 'nodes', 'linkspeed'].includes(k))
+          throw new Error(`unknown key ${k} on a switch line`);
       const name = fields.get('switchname')!;
       unique(switches, name, 'switch');
       switches.set(name, {
@@ -106,25 +113,30 @@ export function readTopologyConf(text: string): ReadTopology {
         nodes: sorted(fields.has('nodes') ? expandHostlist(fields.get('nodes')!) : []),
       });
     } else if (first === 'blockname') {
-      for (const k of fields.keys()) if (!['blockname', 'nodes'].includes(k)) throw new Error(`unknown key ${k} on a block line`);
+      for (const k of fields.keys())
+        if (!['blockname', 'nodes'].includes(k)) throw new Error(`unknown key ${k} on a block line`);
       const name = fields.get('blockname')!;
       unique(blocks, name, 'block');
       if (!fields.has('nodes')) throw new Error(`block ${name} has no Nodes=`);
       blocks.set(name, sorted(expandHostlist(fields.get('nodes')!)));
     } else if (first === 'blocksizes') {
-      if (fields.size !== 1 || blockSizes !== undefined) throw new Error(`BlockSizes must stand alone, once: ${JSON.stringify(line)}`);
+      if (fields.size !== 1 || blockSizes !== undefined)
+        throw new Error(`BlockSizes must stand alone, once: ${JSON.stringify(line)}`);
       blockSizes = fields.get('blocksizes')!.split(',').map(Number);
     } else {
       throw new Error(`a line must start with SwitchName=, BlockName= or BlockSizes=: ${JSON.stringify(line)}`);
     }
   }
-  if (switches.size > 0 && (blocks.size > 0 || blockSizes)) throw new Error('one topology.conf holds the lines of one plugin only');
+  if (switches.size > 0 && (blocks.size > 0 || blockSizes))
+    throw new Error('one topology.conf holds the lines of one plugin only');
   checkBlockSizes(blockSizes ?? [], blocks);
   return { switches, blocks, blockSizes: blockSizes ?? [] };
 }
 
 /** topology.yaml: the switches of its tree topologies and the blocks of its block topologies. */
-export function readTopologyYaml(text: string): ReadTopology & { topologies: string[]; clusterDefault: string | undefined } {
+export function readTopologyYaml(
+  text: string,
+): ReadTopology & { topologies: string[]; clusterDefault: string | undefined } {
   const doc = parseYaml(text) as unknown;
   if (!Array.isArray(doc)) throw new Error('topology.yaml must be a list of topologies');
   const switches = new Map<string, { switches: string[]; nodes: string[] }>();
@@ -134,23 +146,31 @@ export function readTopologyYaml(text: string): ReadTopology & { topologies: str
   let clusterDefault: string | undefined;
   for (const t of doc as Record<string, unknown>[]) {
     const keys = Object.keys(t);
-    if (keys[0] !== 'topology' || typeof t.topology !== 'string') throw new Error('topology must be the first attribute');
+    if (keys[0] !== 'topology' || typeof t.topology !== 'string')
+      throw new Error('topology must be the first attribute');
     if (topologies.includes(t.topology)) throw new Error(`topology ${t.topology} is defined twice`);
     topologies.push(t.topology);
-    for (const k of keys) if (!['topology', 'cluster_default', 'tree', 'block', 'flat'].includes(k)) throw new Error(`unknown attribute ${k}`);
+    for (const k of keys)
+      if (!['topology', 'cluster_default', 'tree', 'block', 'flat'].includes(k))
+        throw new Error(`unknown attribute ${k}`);
     const plugins = keys.filter((k) => ['tree', 'block', 'flat'].includes(k));
     if (plugins.length !== 1) throw new Error(`topology ${t.topology} must define exactly one of tree, block, flat`);
     if (t.cluster_default === true && clusterDefault === undefined) clusterDefault = t.topology;
     if (t.tree) {
       for (const s of (t.tree as { switches: Record<string, unknown>[] }).switches) {
-        for (const k of Object.keys(s)) if (!['switch', 'children', 'nodes'].includes(k)) throw new Error(`unknown switch attribute ${k}`);
+        for (const k of Object.keys(s))
+          if (!['switch', 'children', 'nodes'].includes(k)) throw new Error(`unknown switch attribute ${k}`);
         const name = s.switch as string;
         unique(switches, name, 'switch');
-        switches.set(name, { switches: sorted(s.children ? expandHostlist(s.children as string) : []), nodes: sorted(s.nodes ? expandHostlist(s.nodes as string) : []) });
+        switches.set(name, {
+          switches: sorted(s.children ? expandHostlist(s.children as string) : []),
+          nodes: sorted(s.nodes ? expandHostlist(s.nodes as string) : []),
+        });
       }
     }
     if (t.block) {
-      for (const k of Object.keys(t.block)) if (!['blocks', 'block_sizes'].includes(k)) throw new Error(`unknown block attribute ${k}`);
+      for (const k of Object.keys(t.block))
+        if (!['blocks', 'block_sizes'].includes(k)) throw new Error(`unknown block attribute ${k}`);
       const block = t.block as { blocks: Record<string, unknown>[]; block_sizes?: unknown };
       if (block.block_sizes !== undefined) {
         if (!Array.isArray(block.block_sizes)) throw new Error('block_sizes must be a list');

@@ -29,7 +29,8 @@ export function slurmctldUnavailable(): string | undefined {
     ['slurmctld', 'slurmctld'],
     ['scontrol', 'slurm-client'],
   ]) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed (apt-get install -y ${pkg})`;
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      return `${tool} is not installed (apt-get install -y ${pkg})`;
   }
   return undefined;
 }
@@ -97,7 +98,11 @@ export async function slurmctldTopology(topologyConf: string, hosts: readonly st
     const env = { ...process.env, SLURM_CONF: conf };
     let log = '';
     // Its own process group, so stopping it reaches slurmscriptd too.
-    const started = spawn('slurmctld', ['-D', '-i', '-f', conf], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const started = spawn('slurmctld', ['-D', '-i', '-f', conf], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     ctld = started;
     for (const stream of [started.stdout, started.stderr]) stream.on('data', (b: Buffer) => void (log += b.toString()));
     started.on('error', (err) => void (log += `cannot run slurmctld: ${err.message}\n`));
@@ -108,7 +113,12 @@ export async function slurmctldTopology(topologyConf: string, hosts: readonly st
     const answer = await waitFor(
       async () => {
         if (started.exitCode !== null || started.signalCode !== null) return { exited: exitOf(started) };
-        const r = await run('scontrol', ['show', 'topology'], { env, timeout: SCONTROL_TIMEOUT_MS, encoding: 'utf8', signal: gone.signal });
+        const r = await run('scontrol', ['show', 'topology'], {
+          env,
+          timeout: SCONTROL_TIMEOUT_MS,
+          encoding: 'utf8',
+          signal: gone.signal,
+        });
         return r.stdout.trim() !== '' ? { topology: r.stdout } : undefined;
       },
       { timeoutMs: STARTUP_TIMEOUT_MS, intervalMs: 200, what: 'slurmctld to answer scontrol show topology' },

@@ -1,6 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { durationFromMs, durationToMs, formatDuration, HOUR, MICROSECOND, MILLISECOND, MINUTE, parseDuration, SECOND } from '../../src/util/go-duration.ts';
+import {
+  durationFromMs,
+  durationToMs,
+  formatDuration,
+  HOUR,
+  MICROSECOND,
+  MILLISECOND,
+  MINUTE,
+  parseDuration,
+  SECOND,
+} from '../../src/util/go-duration.ts';
 import { errorOf } from '../support/error-of.ts';
 
 test('ParseDuration reads Go durations in nanoseconds', () => {

@@ -107,7 +107,13 @@ function parseLong(arg: string, rest: string[], table: FlagTable, set: Setter): 
 
 const utf8 = new TextEncoder();
 
-function parseShort(arg: string, rest: string[], table: FlagTable, shorthands: ReadonlyMap<string, string>, set: Setter): void {
+function parseShort(
+  arg: string,
+  rest: string[],
+  table: FlagTable,
+  shorthands: ReadonlyMap<string, string>,
+  set: Setter,
+): void {
   let letters = arg.slice(1);
   // pflag skips Go test-binary flags such as -test.v entirely.
   if (letters.startsWith('test.')) return;
@@ -161,7 +167,11 @@ export function formatUsage(table: FlagTable, argv0: string): string {
       if (!spec.kind.isBool) head += ` ${USAGE_TYPE_NAMES[spec.kind.typeName] ?? spec.kind.typeName}`;
       const def = spec.kind.format(spec.defaultValue);
       const isZero = def === '' || def === '0' || def === 'false' || def === '0s' || def === '[]';
-      const shownDefault = isZero ? '' : spec.kind.typeName === 'string' ? ` (default ${quote(def)})` : ` (default ${def})`;
+      const shownDefault = isZero
+        ? ''
+        : spec.kind.typeName === 'string'
+          ? ` (default ${quote(def)})`
+          : ` (default ${def})`;
       return { head, text: spec.usage + shownDefault };
     });
   const width = Math.max(...rows.map((r) => r.head.length));

@@ -152,7 +152,10 @@ function parseSpecialFloat(text: string): number | undefined {
 
 /** Go's readFloat: returns the float64 value of a well-formed literal, undefined otherwise. */
 function scanFloatLiteral(text: string): number | undefined {
-  const m = /^([+-]?)(?:(0[xX])([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?[0-9][0-9_]*)|([0-9_]*)(?:\.([0-9_]*))?(?:[eE]([+-]?[0-9][0-9_]*))?)$/.exec(text);
+  const m =
+    /^([+-]?)(?:(0[xX])([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?[0-9][0-9_]*)|([0-9_]*)(?:\.([0-9_]*))?(?:[eE]([+-]?[0-9][0-9_]*))?)$/.exec(
+      text,
+    );
   if (!m) return undefined;
   const [, sign, hexPrefix, hexInt = '', hexFrac = '', binExp = '', decInt = '', decFrac = '', decExp = ''] = m;
   const intPart = hexPrefix ? hexInt : decInt;
@@ -213,7 +216,15 @@ const PRINTABLE = /[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
 function escapeRune(ch: string, quoteChar: '"' | "'"): string {
   if (ch === quoteChar || ch === '\\') return `\\${ch}`;
   if (PRINTABLE.test(ch)) return ch;
-  const simple: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+  const simple: Record<string, string> = {
+    '\x07': '\\a',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+  };
   if (simple[ch]) return simple[ch];
   const code = ch.codePointAt(0)!;
   if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`;

@@ -41,7 +41,14 @@ export type EntryResult = (
   readonly line?: number;
 };
 
-const describe = (x: unknown): string => (x === null ? 'null' : Array.isArray(x) ? 'a list' : typeof x === 'object' ? 'a mapping' : `${typeof x} ${JSON.stringify(x)}`);
+const describe = (x: unknown): string =>
+  x === null
+    ? 'null'
+    : Array.isArray(x)
+      ? 'a list'
+      : typeof x === 'object'
+        ? 'a mapping'
+        : `${typeof x} ${JSON.stringify(x)}`;
 
 const intervalSchema = v.pipe(
   v.unknown(),
@@ -76,7 +83,8 @@ function intervalMs(text: string): number | undefined {
 const maxDeletePercentSchema = v.nullish(
   v.custom<number>(
     (x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 100,
-    (issue) => `${describe(issue.input)} is not an integer from 0 to 100 (the share of its HyperNodes, in percent, one run of this source may delete)`,
+    (issue) =>
+      `${describe(issue.input)} is not an integer from 0 to 100 (the share of its HyperNodes, in percent, one run of this source may delete)`,
   ),
   DEFAULT_MAX_DELETE_PERCENT,
 );
@@ -86,10 +94,18 @@ const text = () => v.nullish(v.string('must be a string'), '');
 const entrySchema = v.looseObject(
   {
     source: text(),
-    enabled: v.nullish(v.boolean('must be a YAML boolean (true/false, yes/no, on/off); a quoted "true" is a string'), false),
+    enabled: v.nullish(
+      v.boolean('must be a YAML boolean (true/false, yes/no, on/off); a quoted "true" is a string'),
+      false,
+    ),
     // optional() skips the pipe when the key is absent; absence is defaulted below.
     interval: v.optional(intervalSchema),
-    credentials: v.nullish(v.looseObject({ secretRef: v.nullish(v.looseObject({ name: text(), namespace: text() }, 'must be a mapping')) }, 'must be a mapping')),
+    credentials: v.nullish(
+      v.looseObject(
+        { secretRef: v.nullish(v.looseObject({ name: text(), namespace: text() }, 'must be a mapping')) },
+        'must be a mapping',
+      ),
+    ),
     config: v.nullish(v.custom<Record<string, unknown>>(isMapping, 'must be a mapping'), {}),
     maxDeletePercent: maxDeletePercentSchema,
   },
@@ -97,7 +113,11 @@ const entrySchema = v.looseObject(
 );
 
 /** `networkTopologyDiscovery[1] (source "label", line 7)`: where an entry is, for messages. */
-export function entryLocation(r: { readonly index: number; readonly source: string; readonly line?: number | undefined }): string {
+export function entryLocation(r: {
+  readonly index: number;
+  readonly source: string;
+  readonly line?: number | undefined;
+}): string {
   const details = [...(r.source ? [`source "${r.source}"`] : []), ...(r.line ? [`line ${r.line}`] : [])];
   return `${DISCOVERY_KEY}[${r.index}]${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
 }
@@ -113,7 +133,9 @@ export function parseEntry(raw: unknown, index: number, line?: number): EntryRes
   const at = line ? { line } : {};
   // valibot's object schemas accept arrays; an entry must be a mapping.
   const parsed = v.safeParse(entrySchema, isMapping(raw) ? raw : null);
-  const unknown = Object.freeze(isMapping(raw) ? unknownKeys(raw as Record<string, unknown>, ENTRY_KEYS, { ignoreCase: false }) : []);
+  const unknown = Object.freeze(
+    isMapping(raw) ? unknownKeys(raw as Record<string, unknown>, ENTRY_KEYS, { ignoreCase: false }) : [],
+  );
   if (!parsed.success) {
     const { source, enabled } = peek(raw);
     const where = entryLocation({ index, source, line });
@@ -121,7 +143,14 @@ export function parseEntry(raw: unknown, index: number, line?: number): EntryRes
       const path = v.getDotPath(issue);
       return path ? `${path}: ${issue.message}` : issue.message;
     });
-    return Object.freeze({ index, source, enabled, error: `${where}: ${problems.join('; ')}`, unknownKeys: unknown, ...at });
+    return Object.freeze({
+      index,
+      source,
+      enabled,
+      error: `${where}: ${problems.join('; ')}`,
+      unknownKeys: unknown,
+      ...at,
+    });
   }
   const out = parsed.output;
   let exports: ReturnType<typeof parseExports>;
@@ -129,7 +158,14 @@ export function parseEntry(raw: unknown, index: number, line?: number): EntryRes
     exports = parseExports((raw as Record<string, unknown>).exports, out.source);
   } catch (err) {
     const where = entryLocation({ index, source: out.source, line });
-    return Object.freeze({ index, source: out.source, enabled: out.enabled, error: `${where}: ${errorMessage(err)}`, unknownKeys: unknown, ...at });
+    return Object.freeze({
+      index,
+      source: out.source,
+      enabled: out.enabled,
+      error: `${where}: ${errorMessage(err)}`,
+      unknownKeys: unknown,
+      ...at,
+    });
   }
   const ref = out.credentials?.secretRef;
   const entry: DiscoveryEntry = deepFreeze({

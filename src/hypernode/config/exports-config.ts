@@ -25,23 +25,32 @@ export function parseExports(raw: unknown, source: string): EntryExports {
   const topologies: { kueueTopology?: true; kaiTopology?: true } = {};
   for (const key of TOPOLOGY_KEYS) {
     const v = raw[key];
-    if (v !== undefined && v !== null && typeof v !== 'boolean') throw new Error(`exports.${key} must be true or false, got ${JSON.stringify(v)}`);
+    if (v !== undefined && v !== null && typeof v !== 'boolean')
+      throw new Error(`exports.${key} must be true or false, got ${JSON.stringify(v)}`);
     if (v === true) topologies[key] = true;
   }
   const nl = raw.nodeLabels;
   if (nl === undefined || nl === null || nl === false) {
     const wanted = TOPOLOGY_KEYS.filter((k) => topologies[k]);
     // The Topology levels are the Node label keys: without the labels they would name labels no Node has.
-    if (wanted.length > 0) throw new Error(`exports.${wanted[0]} needs exports.nodeLabels: its levels are the Node label keys (add nodeLabels: {} for the default prefix)`);
+    if (wanted.length > 0)
+      throw new Error(
+        `exports.${wanted[0]} needs exports.nodeLabels: its levels are the Node label keys (add nodeLabels: {} for the default prefix)`,
+      );
     return {};
   }
-  if (nl !== true && !isMapping(nl)) throw new Error('exports.nodeLabels must be a mapping such as {prefix: example.com/topology} or {} for the default prefix');
+  if (nl !== true && !isMapping(nl))
+    throw new Error(
+      'exports.nodeLabels must be a mapping such as {prefix: example.com/topology} or {} for the default prefix',
+    );
   const spec = isMapping(nl) ? nl : {};
   refuseUnknownKeys(spec, NODE_LABELS_KEYS, 'exports.nodeLabels');
   const prefix = spec.prefix ?? defaultLabelPrefix(source);
   // A prefix is valid when `<prefix>/x` is a valid label key.
   if (typeof prefix !== 'string' || !isQualifiedName(`${prefix}/x`)) {
-    throw new Error(`exports.nodeLabels.prefix ${JSON.stringify(prefix)} is not a DNS subdomain usable as a label key prefix (e.g. "topology.example.com")`);
+    throw new Error(
+      `exports.nodeLabels.prefix ${JSON.stringify(prefix)} is not a DNS subdomain usable as a label key prefix (e.g. "topology.example.com")`,
+    );
   }
   return { nodeLabels: { prefix }, ...topologies };
 }

@@ -24,28 +24,41 @@ export interface HealthSettings {
 /** A host rebooting or a NIC reset takes minutes; a cable pulled for good shows in the topology after half an hour. */
 export const DEFAULT_LINK_GRACE_PERIOD_MS = 30 * 60_000;
 
-export const DEFAULT_HEALTH: HealthSettings = Object.freeze({ nodes: false, fabric: true, linkGracePeriodMs: DEFAULT_LINK_GRACE_PERIOD_MS });
+export const DEFAULT_HEALTH: HealthSettings = Object.freeze({
+  nodes: false,
+  fabric: true,
+  linkGracePeriodMs: DEFAULT_LINK_GRACE_PERIOD_MS,
+});
 
 const HEALTH_KEYS = ['nodes', 'fabric', 'linkGracePeriod'];
 
 /** Decodes `health` (absent or null: the defaults). Throws an error naming the key to change. */
 export function parseHealth(value: unknown): HealthSettings {
   if (value === undefined || value === null) return DEFAULT_HEALTH;
-  if (!isMapping(value)) throw new Error('failed to parse config: health must be a mapping, e.g. "health: {nodes: true}"');
+  if (!isMapping(value))
+    throw new Error('failed to parse config: health must be a mapping, e.g. "health: {nodes: true}"');
   const unknown = unknownKeysProblem(value, HEALTH_KEYS, 'health');
   if (unknown) throw new Error(`failed to parse config: ${unknown}`);
   const flag = (key: 'nodes' | 'fabric'): boolean => {
     const v = value[key];
     if (v === undefined || v === null) return DEFAULT_HEALTH[key];
-    if (typeof v !== 'boolean') throw new Error(`failed to parse config: health.${key} must be true or false, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'boolean')
+      throw new Error(`failed to parse config: health.${key} must be true or false, got ${JSON.stringify(v)}`);
     return v;
   };
-  return Object.freeze({ nodes: flag('nodes'), fabric: flag('fabric'), linkGracePeriodMs: gracePeriod(value.linkGracePeriod) });
+  return Object.freeze({
+    nodes: flag('nodes'),
+    fabric: flag('fabric'),
+    linkGracePeriodMs: gracePeriod(value.linkGracePeriod),
+  });
 }
 
 function gracePeriod(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_LINK_GRACE_PERIOD_MS;
-  const bad = () => new Error(`failed to parse config: health.linkGracePeriod must be a duration such as "30m" or "0s", got ${JSON.stringify(v)}`);
+  const bad = () =>
+    new Error(
+      `failed to parse config: health.linkGracePeriod must be a duration such as "30m" or "0s", got ${JSON.stringify(v)}`,
+    );
   if (typeof v !== 'string') throw bad();
   let ms: number;
   try {

@@ -55,7 +55,9 @@ export function parseConfig(text: string): DiscoveryConfig {
     if (error) throw new Error(`failed to parse config: ${describeSyntaxError(error) ?? 'not YAML'}`, { cause: error });
   }
   const [first, ...rest] = all;
-  const ignoredDocuments = Object.freeze(rest.filter((d) => d.contents !== null).map((d) => describeDocument(d, lines)));
+  const ignoredDocuments = Object.freeze(
+    rest.filter((d) => d.contents !== null).map((d) => describeDocument(d, lines)),
+  );
   const doc = first === undefined ? undefined : toJs(first);
   if (doc === null || doc === undefined) return Object.freeze({ ...EMPTY_CONFIG, ignoredDocuments });
   if (!isMapping(doc)) {
@@ -70,7 +72,8 @@ export function parseConfig(text: string): DiscoveryConfig {
   const topLevelKeys = Object.freeze(Object.keys(doc));
   const health = parseHealth(doc.health);
   const list = doc[DISCOVERY_KEY];
-  if (list === undefined || list === null) return Object.freeze({ entries: Object.freeze([]), topLevelKeys, ignoredDocuments, health });
+  if (list === undefined || list === null)
+    return Object.freeze({ entries: Object.freeze([]), topLevelKeys, ignoredDocuments, health });
   if (!Array.isArray(list)) throw new Error(`failed to parse config: ${DISCOVERY_KEY} must be a list of sources`);
   const entryLines = entryLineNumbers(first!, lines);
   const entries = refuseDuplicates(list.map((raw, i) => parseEntry(raw, i, entryLines[i])));
@@ -110,7 +113,10 @@ function describeDocument(doc: Document, lines: LineCounter): string {
   }
   const offset = doc.contents?.range?.[0] ?? 0;
   const meta = isMapping(value) && isMapping(value.metadata) ? value.metadata : {};
-  const what = isMapping(value) && typeof value.kind === 'string' ? `${value.kind}${typeof meta.name === 'string' ? ` ${meta.name}` : ''}` : 'a YAML document';
+  const what =
+    isMapping(value) && typeof value.kind === 'string'
+      ? `${value.kind}${typeof meta.name === 'string' ? ` ${meta.name}` : ''}`
+      : 'a YAML document';
   return `line ${lines.linePos(offset).line}: ${what}`;
 }
 
@@ -130,7 +136,14 @@ function refuseDuplicates(entries: EntryResult[]): EntryResult[] {
     if (!r.enabled || same.length < 2 || 'error' in r) return r;
     const named = same.map(entryLocation).join(' and ');
     const error = `${entryLocation(r)}: source "${r.source}" has ${same.length} enabled entries, ${named}; keep one (merge their config, or set enabled: false on the others)`;
-    return Object.freeze({ index: r.index, source: r.source, enabled: true, ...(r.line ? { line: r.line } : {}), error, unknownKeys: r.unknownKeys });
+    return Object.freeze({
+      index: r.index,
+      source: r.source,
+      enabled: true,
+      ...(r.line ? { line: r.line } : {}),
+      error,
+      unknownKeys: r.unknownKeys,
+    });
   });
 }
 
@@ -142,7 +155,10 @@ function refuseDuplicates(entries: EntryResult[]): EntryResult[] {
 export function warnConfigProblems(config: DiscoveryConfig, logger: Logger): void {
   for (const r of config.entries) warnUnknownKeys(logger, entryLocation(r), r.unknownKeys, ENTRY_KEYS);
   if (config.ignoredDocuments.length > 0) {
-    logger.warn('Ignoring the documents after the first in the discovery configuration, as Go does; only the first is read', { documents: config.ignoredDocuments });
+    logger.warn(
+      'Ignoring the documents after the first in the discovery configuration, as Go does; only the first is read',
+      { documents: config.ignoredDocuments },
+    );
   }
 }
 

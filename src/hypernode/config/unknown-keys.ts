@@ -12,16 +12,29 @@ import type { Logger } from '../../log.ts';
  * The keys of `obj` that are not in `known`, in document order. With
  * `ignoreCase` a key matches whatever its case (mapstructure's field lookup).
  */
-export function unknownKeys(obj: Readonly<Record<string, unknown>>, known: readonly string[], opts: { ignoreCase: boolean }): string[] {
+export function unknownKeys(
+  obj: Readonly<Record<string, unknown>>,
+  known: readonly string[],
+  opts: { ignoreCase: boolean },
+): string[] {
   const fold = (k: string) => (opts.ignoreCase ? k.toLowerCase() : k);
   const wanted = new Set(known.map(fold));
   return Object.keys(obj).filter((k) => !wanted.has(fold(k)));
 }
 
 /** Logs one warning naming the unknown keys found at `where`; nothing when there are none. */
-export function warnUnknownKeys(logger: Logger, where: string, keys: readonly string[], known: readonly string[]): void {
+export function warnUnknownKeys(
+  logger: Logger,
+  where: string,
+  keys: readonly string[],
+  known: readonly string[],
+): void {
   if (keys.length === 0) return;
-  logger.warn('Ignoring unknown keys in the discovery configuration; check their spelling', { where, unknown: keys, known });
+  logger.warn('Ignoring unknown keys in the discovery configuration; check their spelling', {
+    where,
+    unknown: keys,
+    known,
+  });
 }
 
 /**
@@ -29,13 +42,23 @@ export function warnUnknownKeys(logger: Logger, where: string, keys: readonly st
  * the keys of `obj` outside `known` (case matters), or undefined when there
  * are none. The caller throws it with its own prefix.
  */
-export function unknownKeysProblem(obj: Readonly<Record<string, unknown>>, known: readonly string[], where: string): string | undefined {
+export function unknownKeysProblem(
+  obj: Readonly<Record<string, unknown>>,
+  known: readonly string[],
+  where: string,
+): string | undefined {
   const extra = unknownKeys(obj, known, { ignoreCase: false });
-  return extra.length === 0 ? undefined : `${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`;
+  return extra.length === 0
+    ? undefined
+    : `${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`;
 }
 
 /** For a strict section whose message needs no prefix: throws unknownKeysProblem's message, if any. */
-export function refuseUnknownKeys(obj: Readonly<Record<string, unknown>>, known: readonly string[], where: string): void {
+export function refuseUnknownKeys(
+  obj: Readonly<Record<string, unknown>>,
+  known: readonly string[],
+  where: string,
+): void {
   const problem = unknownKeysProblem(obj, known, where);
   if (problem) throw new Error(problem);
 }

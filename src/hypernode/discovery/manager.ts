@@ -25,7 +25,14 @@ import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
 import type { EntryResult } from '../config/entry.ts';
 import { LABEL_SOURCE } from '../model/hypernode-labels.ts';
-import { EMPTY_CONFIG, enabledSources, entryOf, loadConfig, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
+import {
+  EMPTY_CONFIG,
+  enabledSources,
+  entryOf,
+  loadConfig,
+  sourceEntry,
+  type DiscoveryConfig,
+} from '../config/loader.ts';
 import { configMapRef, type ConfigMapLocation } from '../config/location.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './registry.ts';
@@ -171,7 +178,9 @@ export class DiscoveryManager {
       const key = await this.queue.get();
       if (key === undefined) return;
       try {
-        const settled = key.startsWith(RETRY_KEY_PREFIX) ? await this.retrySource(key.slice(RETRY_KEY_PREFIX.length)) : await this.sync(key);
+        const settled = key.startsWith(RETRY_KEY_PREFIX)
+          ? await this.retrySource(key.slice(RETRY_KEY_PREFIX.length))
+          : await this.sync(key);
         if (settled) this.queue.forget(key);
         else this.queue.addRateLimited(key);
       } catch (err) {
@@ -208,7 +217,10 @@ export class DiscoveryManager {
       else this.queue.forget(RETRY_KEY_PREFIX + source);
     }
     this.logAllStarted(wanted, started);
-    this.deps.logger.v(2).info('Discovery configuration applied', { running: [...this.running.keys()], failing: [...this.failures.keys()] });
+    this.deps.logger.v(2).info('Discovery configuration applied', {
+      running: [...this.running.keys()],
+      failing: [...this.failures.keys()],
+    });
     return true;
   }
 
@@ -246,7 +258,8 @@ export class DiscoveryManager {
   /** Enabled sources in document order; the first enabled entry of a source wins (Go GetDiscoveryConfig). */
   private wantedSources(config: DiscoveryConfig): Map<string, EntryResult> {
     const wanted = new Map<string, EntryResult>();
-    for (const source of enabledSources(config)) if (!wanted.has(source)) wanted.set(source, sourceEntry(config, source)!);
+    for (const source of enabledSources(config))
+      if (!wanted.has(source)) wanted.set(source, sourceEntry(config, source)!);
     return wanted;
   }
 
@@ -256,13 +269,18 @@ export class DiscoveryManager {
     // The label source runs on Node changes: its `interval` means nothing, and a staleness rule must not measure it (docs/metrics.md).
     this.deps.metrics.sourceConfigured(source, source === LABEL_SOURCE ? undefined : entry?.intervalMs);
     if (!entry) {
-      this.reportSourceFailure(source, new Error('error' in result ? result.error : `invalid entry for source ${source}`));
+      this.reportSourceFailure(
+        source,
+        new Error('error' in result ? result.error : `invalid entry for source ${source}`),
+      );
       return 'failed';
     }
     const current = this.running.get(source);
     if (current && isDeepStrictEqual(current.entry, entry)) return 'unchanged';
     // A retry of a failing source is already reported; only say so at V(2).
-    (this.failures.has(source) ? this.deps.logger.v(2) : this.deps.logger).info('Restarting network discovery', { source });
+    (this.failures.has(source) ? this.deps.logger.v(2) : this.deps.logger).info('Restarting network discovery', {
+      source,
+    });
     if (current) await this.stopSource(source);
     if (this.stopping.signal.aborted) return 'unchanged';
     try {
@@ -285,7 +303,11 @@ export class DiscoveryManager {
       clock: this.deps.clock,
       regarding: () => this.configMapRef(),
     });
-    const opts = { ...this.deps.discovererOptions, logger: this.deps.discovererOptions.logger.with({ source }), problems };
+    const opts = {
+      ...this.deps.discovererOptions,
+      logger: this.deps.discovererOptions.logger.with({ source }),
+      problems,
+    };
     let discoverer: Discoverer;
     try {
       discoverer = await lookupDiscoverer(this.deps.registry, source)(entry, opts);
@@ -299,7 +321,14 @@ export class DiscoveryManager {
       // A discoverer that failed to start is dropped without stop() (Go does the same).
       throw wrapError('failed to start discoverer', err);
     }
-    const instance: Instance = { source, entry, discoverer, stopProcessor: new AbortController(), processorDone: Promise.resolve(), pending: undefined };
+    const instance: Instance = {
+      source,
+      entry,
+      discoverer,
+      stopProcessor: new AbortController(),
+      processorDone: Promise.resolve(),
+      pending: undefined,
+    };
     instance.processorDone = this.processResults(instance, output);
     this.running.set(source, instance);
     this.deps.logger.info('Started network topology discoverer', { source });
@@ -340,7 +369,10 @@ export class DiscoveryManager {
       if (next.done) return;
       const token = new AckToken(instance, this.deps.logger);
       instance.pending = token;
-      const handedOver = await this.results.send({ source: instance.source, hyperNodes: next.value, entry: instance.entry }, exit);
+      const handedOver = await this.results.send(
+        { source: instance.source, hyperNodes: next.value, entry: instance.entry },
+        exit,
+      );
       if (handedOver) {
         this.deps.logger.v(3).info('Forwarded discovery results to unified channel', { source: instance.source });
         // Being stopped does not interrupt this wait: a replacement must not start mid-reconcile.
@@ -357,7 +389,12 @@ export class DiscoveryManager {
     if (!this.failures.isNew(message, source)) return;
     this.deps.logger.error('Failed to start network topology discoverer', { source, err: message });
     const state = this.running.has(source) ? 'keeps running with its previous configuration' : 'is not running';
-    this.deps.events.event(this.configMapRef(), DISCOVERER_FAILED.type, DISCOVERER_FAILED.reason, `Discovery source "${source}" ${state}: ${message}`);
+    this.deps.events.event(
+      this.configMapRef(),
+      DISCOVERER_FAILED.type,
+      DISCOVERER_FAILED.reason,
+      `Discovery source "${source}" ${state}: ${message}`,
+    );
   }
 
   private reportConfigError(key: string, err: unknown): void {

@@ -49,9 +49,16 @@ export abstract class PollingDiscoverer implements Discoverer {
     this.logger = opts.logger.with({ source: polling.source });
     this.intervalMs = Math.max(entry.intervalMs, MIN_INTERVAL_MS);
     if (this.intervalMs !== entry.intervalMs) {
-      this.logger.warn(`${polling.title} poll interval too short, using the minimum`, { interval: `${entry.intervalMs}ms`, minimum: `${MIN_INTERVAL_MS}ms` });
+      this.logger.warn(`${polling.title} poll interval too short, using the minimum`, {
+        interval: `${entry.intervalMs}ms`,
+        minimum: `${MIN_INTERVAL_MS}ms`,
+      });
     }
-    this.nvlink = new NvlinkDomains(polling.nvlink, { nodes: opts.nodes, problems: opts.problems, logger: this.logger });
+    this.nvlink = new NvlinkDomains(polling.nvlink, {
+      nodes: opts.nodes,
+      problems: opts.problems,
+      logger: this.logger,
+    });
     this.rebuilds = new RebuildRequests(opts.clock, this.logger);
   }
 
@@ -62,7 +69,8 @@ export abstract class PollingDiscoverer implements Discoverer {
     this.announce();
     const key = this.nvlink.config?.label;
     // Registering replays the cache as adds: the request it makes is served by the first poll.
-    if (key !== undefined) this.labelWatch = this.opts.nodes.addEventHandler(labelChanges(key, () => this.rebuilds.request()));
+    if (key !== undefined)
+      this.labelWatch = this.opts.nodes.addEventHandler(labelChanges(key, () => this.rebuilds.request()));
     return startPollLoop(() => this.runOnce(), {
       intervalMs: this.intervalMs,
       retryBaseMs: this.polling.retryBaseMs ?? RETRY_BASE_MS,

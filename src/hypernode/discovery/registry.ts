@@ -5,7 +5,14 @@
 // test passes its own registry instead of mutating a process-global one.
 
 import type { DiscovererFactory } from '../model/contracts.ts';
-import { GRAPH_SOURCE, IBNETDISCOVER_SOURCE, LABEL_SOURCE, LLDP_SOURCE, UFM_SOURCE, type SourceKey } from '../model/hypernode-labels.ts';
+import {
+  GRAPH_SOURCE,
+  IBNETDISCOVER_SOURCE,
+  LABEL_SOURCE,
+  LLDP_SOURCE,
+  UFM_SOURCE,
+  type SourceKey,
+} from '../model/hypernode-labels.ts';
 import { closestWord } from '../../util/closest-word.ts';
 import { graphDiscovererFactory } from './graph/graph-discoverer.ts';
 import { labelDiscovererFactory } from './label/label-discoverer.ts';

@@ -59,7 +59,11 @@ export interface SecretClient {
 
 /** Reads one ConfigMap; undefined when there is none. */
 export interface ConfigMapReader {
-  get(namespace: string, name: string, signal?: AbortSignal): Promise<{ readonly data?: Readonly<Record<string, string>> } | undefined>;
+  get(
+    namespace: string,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<{ readonly data?: Readonly<Record<string, string>> } | undefined>;
 }
 
 export interface HyperNodeClient {
@@ -129,7 +133,14 @@ export interface TopologyObjectClient {
   list(group: string, version: string, labelSelector: string, signal?: AbortSignal): Promise<TopologyObject[]>;
   create(group: string, version: string, obj: TopologyObject, signal?: AbortSignal): Promise<void>;
   /** Replaces the levels of the object at `resourceVersion` (only aliases may change: the nodeLabels are immutable). */
-  updateLevels(group: string, version: string, name: string, resourceVersion: string | undefined, levels: readonly TopologyLevel[], signal?: AbortSignal): Promise<void>;
+  updateLevels(
+    group: string,
+    version: string,
+    name: string,
+    resourceVersion: string | undefined,
+    levels: readonly TopologyLevel[],
+    signal?: AbortSignal,
+  ): Promise<void>;
   /** Deletes the object if it still has `uid` (it is gone or replaced otherwise). */
   delete(group: string, version: string, name: string, uid: string | undefined, signal?: AbortSignal): Promise<void>;
   /** An informer (not yet run) over the objects carrying `labelSelector`; absent where nothing is watched (plan). */

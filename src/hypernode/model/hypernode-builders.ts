@@ -6,11 +6,22 @@ import type { DiscoveredHyperNode, DiscoveredMember, MemberType } from './hypern
 import { compareBytes } from '../../util/compare-bytes.ts';
 
 /** A HyperNode with no namespace, no tierName and an empty status. */
-export function build(name: string, tier: number, members: DiscoveredMember[], labels: Record<string, string>): DiscoveredHyperNode {
+export function build(
+  name: string,
+  tier: number,
+  members: DiscoveredMember[],
+  labels: Record<string, string>,
+): DiscoveredHyperNode {
   return { metadata: { name, labels: { ...labels } }, spec: { tier, members } };
 }
 
-export function buildWithTierName(name: string, tier: number, tierName: string, members: DiscoveredMember[], labels: Record<string, string>): DiscoveredHyperNode {
+export function buildWithTierName(
+  name: string,
+  tier: number,
+  tierName: string,
+  members: DiscoveredMember[],
+  labels: Record<string, string>,
+): DiscoveredHyperNode {
   const hn = build(name, tier, members, labels);
   hn.spec.tierName = tierName;
   return hn;

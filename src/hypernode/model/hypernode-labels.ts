@@ -54,7 +54,11 @@ export const FABRIC_LABELS: readonly FabricLabel[] = [
 ];
 
 /** Labels that say who made a HyperNode (owner, profile, fabric), not which Nodes it groups. */
-export const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([NETWORK_TOPOLOGY_SOURCE_LABEL, NETWORK_TOPOLOGY_PROFILE_LABEL, ...FABRIC_LABELS.map((f) => f.key)]);
+export const OWNERSHIP_LABELS: ReadonlySet<string> = new Set([
+  NETWORK_TOPOLOGY_SOURCE_LABEL,
+  NETWORK_TOPOLOGY_PROFILE_LABEL,
+  ...FABRIC_LABELS.map((f) => f.key),
+]);
 
 type Labelled = { readonly metadata: { readonly labels?: Readonly<Record<string, string>> } } | undefined;
 

@@ -87,7 +87,12 @@ export interface DiscoveredHyperNode extends HyperNode {
 /** A Node as the controller caches it: name and labels only (metadata-only watch). */
 export interface NodeMeta extends KubeObject {
   /** annotations: only those the cache keeps (the controller's own ownership records). */
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+  };
 }
 
 export interface ConfigMap extends KubeObject {

@@ -6,7 +6,14 @@
 // are read as the CRD admits them: spec, members and selector may be absent.
 
 import type { Logger } from '../../log.ts';
-import type { HyperNode, LabelSelector, LabelSelectorRequirement, MemberSelector, MemberSpec, NodeMeta } from './hypernode-types.ts';
+import type {
+  HyperNode,
+  LabelSelector,
+  LabelSelectorRequirement,
+  MemberSelector,
+  MemberSpec,
+  NodeMeta,
+} from './hypernode-types.ts';
 import { hasLabel, labelValue } from './label-reads.ts';
 import { compileNodeNamePattern } from './node-name-pattern.ts';
 import { isLabelValue, isQualifiedName } from '../../kube/name-validation.ts';
@@ -16,7 +23,12 @@ type Requirement = (labels: Readonly<Record<string, string>> | undefined) => boo
 function requirement(req: LabelSelectorRequirement): Requirement | undefined {
   const { key, operator } = req;
   const values = req.values ?? [];
-  if (typeof key !== 'string' || !isQualifiedName(key) || !values.every((v) => typeof v === 'string' && isLabelValue(v))) return undefined;
+  if (
+    typeof key !== 'string' ||
+    !isQualifiedName(key) ||
+    !values.every((v) => typeof v === 'string' && isLabelValue(v))
+  )
+    return undefined;
   // Own labels only: `constructor Exists` must not match every Node through Object.prototype.
   const valueIn = (l: Readonly<Record<string, string>> | undefined) => {
     const v = labelValue(l, key);
@@ -69,7 +81,11 @@ export function membersOf(hyperNode: Pick<HyperNode, 'spec'>): MemberSpec[] {
  * selector). A member without a selector (the CRD requires only `type`)
  * resolves to nothing, as Go's zero-value selector does.
  */
-export function resolveMembers(selector: MemberSelector | undefined, nodes: readonly NodeMeta[], logger?: Logger): Set<string> {
+export function resolveMembers(
+  selector: MemberSelector | undefined,
+  nodes: readonly NodeMeta[],
+  logger?: Logger,
+): Set<string> {
   const result = new Set<string>();
   if (typeof selector !== 'object' || selector === null) return result;
   if (selector.exactMatch) {
@@ -82,9 +98,16 @@ export function resolveMembers(selector: MemberSelector | undefined, nodes: read
     const compiled = typeof pattern === 'string' ? compileNodeNamePattern(pattern) : undefined;
     if (!compiled?.ok) {
       if (compiled?.reason === 'too-large') {
-        if (compiled.report) logger?.error('Regular expression is too large, it selects no nodes', { pattern: truncated(pattern), reason: compiled.detail });
+        if (compiled.report)
+          logger?.error('Regular expression is too large, it selects no nodes', {
+            pattern: truncated(pattern),
+            reason: compiled.detail,
+          });
       } else if (!compiled || compiled.report) {
-        logger?.error('Failed to compile regular expression', { pattern: truncated(String(pattern)), err: compiled?.detail ?? 'pattern is not a string' });
+        logger?.error('Failed to compile regular expression', {
+          pattern: truncated(String(pattern)),
+          err: compiled?.detail ?? 'pattern is not a string',
+        });
       }
       return new Set();
     }
@@ -108,7 +131,9 @@ export function resolveMembers(selector: MemberSelector | undefined, nodes: read
 const LOGGED_PATTERN_CHARS = 200;
 
 function truncated(pattern: string): string {
-  return pattern.length <= LOGGED_PATTERN_CHARS ? pattern : `${pattern.slice(0, LOGGED_PATTERN_CHARS)}… (${pattern.length} characters)`;
+  return pattern.length <= LOGGED_PATTERN_CHARS
+    ? pattern
+    : `${pattern.slice(0, LOGGED_PATTERN_CHARS)}… (${pattern.length} characters)`;
 }
 
 /**

@@ -151,7 +151,10 @@ function compileWithinBudget(pattern: string): Entry {
   }
   const size = estimateProgramSize(pattern);
   if (size > MAX_PROGRAM_SIZE) {
-    return rejected('too-large', `pattern expands to about ${size} RE2 instructions, more than the ${MAX_PROGRAM_SIZE} allowed; lower its repetition counts`);
+    return rejected(
+      'too-large',
+      `pattern expands to about ${size} RE2 instructions, more than the ${MAX_PROGRAM_SIZE} allowed; lower its repetition counts`,
+    );
   }
   try {
     return { result: { ok: true, re: RE2JS.compile(pattern) }, cost: size };
@@ -177,7 +180,8 @@ class PatternCache {
 
   get(pattern: string): CompiledPattern {
     // UTF-16 length ≤ UTF-8 length: a pattern this long is over the byte cap for sure.
-    const key = pattern.length > MAX_PATTERN_BYTES ? `sha256:${createHash('sha256').update(pattern).digest('hex')}` : pattern;
+    const key =
+      pattern.length > MAX_PATTERN_BYTES ? `sha256:${createHash('sha256').update(pattern).digest('hex')}` : pattern;
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);

@@ -14,7 +14,10 @@ export const GPU_CLIQUE_LABEL = 'nvidia.com/gpu.clique';
 export const NVLINK_LEVELS = ['domain', 'partition'] as const;
 export type NvlinkLevel = (typeof NVLINK_LEVELS)[number];
 
-export const NVLINK_TIER_NAMES: Readonly<Record<NvlinkLevel, string>> = Object.freeze({ domain: 'nvl-domain', partition: 'nvl-partition' });
+export const NVLINK_TIER_NAMES: Readonly<Record<NvlinkLevel, string>> = Object.freeze({
+  domain: 'nvl-domain',
+  partition: 'nvl-partition',
+});
 
 /** Whether HyperNodes of `tierName` are NVLink domains or partitions. */
 export function isNvlinkTierName(tierName: string | undefined): boolean {

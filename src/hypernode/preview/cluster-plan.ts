@@ -24,9 +24,17 @@ import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { nextStatus } from '../reconcile/status-writer.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
-import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../reconcile/node-labels/node-label-preview.ts';
+import {
+  planNodeLabels,
+  type LabelPlan,
+  type PlannedLabelChange,
+} from '../reconcile/node-labels/node-label-preview.ts';
 import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
-import { levelLabelKeysBySource, TOPOLOGY_KINDS, type TopologyChange } from '../reconcile/topology-objects/topology-object-specs.ts';
+import {
+  levelLabelKeysBySource,
+  TOPOLOGY_KINDS,
+  type TopologyChange,
+} from '../reconcile/topology-objects/topology-object-specs.ts';
 import { topologySequence } from '../reconcile/topology-objects/topology-object-messages.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
@@ -126,13 +134,17 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
   }
   // Held deletes were never written, so the objects are still in `after`: listed from the reconciler's own decision.
   for (const [source, names] of held) {
-    for (const name of names) changes.push({ action: 'delete', source, name, diff: diffHyperNodes(before.get(name), undefined), held: true });
+    for (const name of names)
+      changes.push({ action: 'delete', source, name, diff: diffHyperNodes(before.get(name), undefined), held: true });
   }
   const sourceOrder = [...snapshots.keys()];
   const rank = (source: string) => (sourceOrder.includes(source) ? sourceOrder.indexOf(source) : sourceOrder.length);
   changes.sort(
     (a, b) =>
-      rank(a.source) - rank(b.source) || compareBytes(a.source, b.source) || ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) || compareBytes(a.name, b.name),
+      rank(a.source) - rank(b.source) ||
+      compareBytes(a.source, b.source) ||
+      ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) ||
+      compareBytes(a.name, b.name),
   );
   const desired = new Map([...snapshots].map(([source, snapshot]) => [source, [...snapshot.desired.values()]]));
   const topologies: PlannedTopologyChange[] = [];
@@ -155,12 +167,20 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       live.push(...decision.ours);
       for (const { source, changes: planned, errors } of decision.sources) {
         warnings.push(...errors);
-        for (const { uid: _uid, resourceVersion: _rv, ...c } of planned) topologies.push({ kind: kind.title, source, ...c, steps: topologySequence(kind, source, c) });
+        for (const { uid: _uid, resourceVersion: _rv, ...c } of planned)
+          topologies.push({ kind: kind.title, source, ...c, steps: topologySequence(kind, source, c) });
       }
     }
   }
   const labels = planNodeLabels(input.config, desired, input.nodes, levelLabelKeysBySource(live));
-  return { changes, warnings: [...warnings, ...labels.warnings], nodeLabels: labels.changes, nodeLabelsHeld: labels.held, nodeLabelsOff: labels.off, topologies };
+  return {
+    changes,
+    warnings: [...warnings, ...labels.warnings],
+    nodeLabels: labels.changes,
+    nodeLabelsHeld: labels.held,
+    nodeLabelsOff: labels.off,
+    topologies,
+  };
 }
 
 /**

@@ -38,7 +38,10 @@ export interface RecordedWrite {
 }
 
 /** A HyperNodeClient that hands every write to `record` and answers like a server that accepted it. */
-export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (write: RecordedWrite) => void): HyperNodeClient {
+export function recordingHyperNodeClient(
+  cache: Lister<HyperNode>,
+  record: (write: RecordedWrite) => void,
+): HyperNodeClient {
   return {
     async create(hn) {
       // The server drops status on create; the status writer writes it afterwards.
@@ -51,7 +54,13 @@ export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (writ
       // The main resource ignores status: it stays what the server holds.
       const { status: _status, ...rest } = structuredClone(hn);
       const after: HyperNode = before?.status ? { ...rest, status: structuredClone(before.status) } : rest;
-      record({ verb: 'update', name: hn.metadata.name, source: sourceOf(after) ?? '', ...(before ? { before } : {}), after });
+      record({
+        verb: 'update',
+        name: hn.metadata.name,
+        source: sourceOf(after) ?? '',
+        ...(before ? { before } : {}),
+        after,
+      });
       return after;
     },
     async updateStatus(hn) {
@@ -60,7 +69,13 @@ export function recordingHyperNodeClient(cache: Lister<HyperNode>, record: (writ
       const after = structuredClone(before ?? hn);
       if (hn.status) after.status = structuredClone(hn.status);
       else delete after.status;
-      record({ verb: 'update_status', name: hn.metadata.name, source: sourceOf(after) ?? '', ...(before ? { before } : {}), after });
+      record({
+        verb: 'update_status',
+        name: hn.metadata.name,
+        source: sourceOf(after) ?? '',
+        ...(before ? { before } : {}),
+        after,
+      });
       return after;
     },
     async delete(name: string, _preconditions: Preconditions) {
@@ -109,7 +124,11 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
   const record = (w: RecordedWrite) => {
     writes.inc({ source: w.source, verb: w.verb });
     const diff = w.verb === 'delete' ? [] : describeDiff(diffHyperNodes(w.before, w.after));
-    deps.logger.info(`Dry run: would ${w.verb.replace('_', ' ')} HyperNode`, { name: w.name, source: w.source, ...(diff.length > 0 ? { diff: diff.join('; ') } : {}) });
+    deps.logger.info(`Dry run: would ${w.verb.replace('_', ' ')} HyperNode`, {
+      name: w.name,
+      source: w.source,
+      ...(diff.length > 0 ? { diff: diff.join('; ') } : {}),
+    });
   };
   return {
     hyperNodeClient: recordingHyperNodeClient(deps.hyperNodes, record),
@@ -129,10 +148,18 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
         });
       },
     },
-    ...(deps.topologyObjectClient ? { topologyObjectClient: recordingTopologyClient(deps.topologyObjectClient, deps.logger, writes) } : {}),
+    ...(deps.topologyObjectClient
+      ? { topologyObjectClient: recordingTopologyClient(deps.topologyObjectClient, deps.logger, writes) }
+      : {}),
     events: {
       event(regarding, type, reason, message) {
-        deps.logger.info('Dry run: would emit Event', { kind: regarding.kind ?? '', name: regarding.metadata.name, type, reason, message });
+        deps.logger.info('Dry run: would emit Event', {
+          kind: regarding.kind ?? '',
+          name: regarding.metadata.name,
+          type,
+          reason,
+          message,
+        });
       },
     },
     dryRun: true,
@@ -147,7 +174,11 @@ function recordingTopologyClient(real: TopologyObjectClient, logger: Logger, wri
     ...(real.informer ? { informer: real.informer.bind(real) } : {}),
     async create(group, _version, obj) {
       writes.inc({ source: sourceOf(obj) ?? '', verb: 'create_topology' });
-      logger.info('Dry run: would create Topology', { group, name: obj.metadata.name, levels: describeLevels(obj.spec.levels, ',') });
+      logger.info('Dry run: would create Topology', {
+        group,
+        name: obj.metadata.name,
+        levels: describeLevels(obj.spec.levels, ','),
+      });
     },
     async updateLevels(group, _version, name, _resourceVersion, levels) {
       writes.inc({ source: '', verb: 'update_topology' });

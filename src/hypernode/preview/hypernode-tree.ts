@@ -10,7 +10,11 @@ import { falseHealthConditions } from '../reconcile/health/conditions.ts';
 /** The parts of a HyperNode the tree shows (also fits objects read back from a store). */
 export interface TreeHyperNode {
   metadata: { name: string };
-  spec: { tier: number; tierName?: string; members?: Array<{ type: string; selector: { exactMatch?: { name: string } } }> };
+  spec: {
+    tier: number;
+    tierName?: string;
+    members?: Array<{ type: string; selector: { exactMatch?: { name: string } } }>;
+  };
   status?: { nodeCount?: number; conditions?: Array<{ type: string; status: string; message: string }> };
 }
 
@@ -27,7 +31,10 @@ const PLAIN: TreeStyle = { name: (t) => t, detail: (t) => t };
  * plugin's overview, where a rack's list is noise), or only `focus` (the Node
  * asked about, which a compacted list could hide) with how many others share it.
  */
-export type NodeMembers = { readonly show: 'all' } | { readonly show: 'none' } | { readonly show: 'focus'; readonly focus: string };
+export type NodeMembers =
+  | { readonly show: 'all' }
+  | { readonly show: 'none' }
+  | { readonly show: 'focus'; readonly focus: string };
 
 function nodeList(names: string[], members: NodeMembers): string {
   if (members.show === 'none' || names.length === 0) return '';
@@ -37,7 +44,9 @@ function nodeList(names: string[], members: NodeMembers): string {
 }
 
 function memberNames(hn: TreeHyperNode, type: string): string[] {
-  return (hn.spec.members ?? []).filter((m) => m.type === type && m.selector.exactMatch).map((m) => m.selector.exactMatch!.name);
+  return (hn.spec.members ?? [])
+    .filter((m) => m.type === type && m.selector.exactMatch)
+    .map((m) => m.selector.exactMatch!.name);
 }
 
 function compact(names: string[]): string {
@@ -45,10 +54,16 @@ function compact(names: string[]): string {
   return `${names[0]}, ${names[1]} … ${names[names.length - 1]} (${names.length} nodes)`;
 }
 
-export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style: TreeStyle = PLAIN, members: NodeMembers = { show: 'all' }): string {
+export function renderHyperNodeTree(
+  hyperNodes: readonly TreeHyperNode[],
+  style: TreeStyle = PLAIN,
+  members: NodeMembers = { show: 'all' },
+): string {
   const byName = new Map(hyperNodes.map((hn) => [hn.metadata.name, hn]));
   const children = new Set(hyperNodes.flatMap((hn) => memberNames(hn, 'HyperNode')));
-  const roots = hyperNodes.filter((hn) => !children.has(hn.metadata.name)).sort((a, b) => b.spec.tier - a.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
+  const roots = hyperNodes
+    .filter((hn) => !children.has(hn.metadata.name))
+    .sort((a, b) => b.spec.tier - a.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
   const lines: string[] = [];
   const walk = (hn: TreeHyperNode, prefix: string, last: boolean, isRoot: boolean) => {
     const head = isRoot ? '' : `${prefix}${last ? '└─ ' : '├─ '}`;
@@ -57,7 +72,8 @@ export function renderHyperNodeTree(hyperNodes: readonly TreeHyperNode[], style:
     lines.push(`${head}${style.name(hn.metadata.name)}  ${style.detail(details)}${nodeList(nodes, members)}`);
     // Health (docs/health.md): a False condition is marked under its HyperNode, with the controller's message.
     const pad = isRoot ? '   ' : `${prefix}${last ? '   ' : '│  '}   `;
-    for (const c of falseHealthConditions(hn.status?.conditions)) lines.push(`${pad}✗ UNHEALTHY ${c.type}=False: ${c.message}`);
+    for (const c of falseHealthConditions(hn.status?.conditions))
+      lines.push(`${pad}✗ UNHEALTHY ${c.type}=False: ${c.message}`);
     const kids = memberNames(hn, 'HyperNode')
       .map((n) => byName.get(n))
       .filter((c): c is TreeHyperNode => c !== undefined);

@@ -13,7 +13,14 @@ import type { Informer } from '../../kube/types.ts';
 import { StaticInformer } from '../../kube/static-informer.ts';
 import type { Logger } from '../../log.ts';
 import { abortReason } from '../../util/abort.ts';
-import type { ConfigMapReader, DiscoveryEntry, DiscoveryProblems, SecretClient, Snapshot, TopologyObjectClient } from '../model/contracts.ts';
+import type {
+  ConfigMapReader,
+  DiscoveryEntry,
+  DiscoveryProblems,
+  SecretClient,
+  Snapshot,
+  TopologyObjectClient,
+} from '../model/contracts.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, isOwnedBy, sourceOf } from '../model/hypernode-labels.ts';
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../config/loader.ts';
@@ -141,7 +148,12 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
         if (!entry) throw new Error('error' in result ? result.error : `invalid entry for source ${source}`);
         // The discoverer's log lines (unknown keys of its config) name the entry they come from, with its line.
         const logged = { ...deps, logger: deps.logger.with({ entry: entryLocation(result) }) };
-        const desired = checkedSnapshot(source, await firstSnapshot(entry, nodes, hyperNodes, logged, (message) => warnings.push(`source "${source}": ${message}`)));
+        const desired = checkedSnapshot(
+          source,
+          await firstSnapshot(entry, nodes, hyperNodes, logged, (message) =>
+            warnings.push(`source "${source}": ${message}`),
+          ),
+        );
         return { source, entry, desired, warnings };
       } catch (err) {
         return { source, failure: errorMessage(err), warnings };
@@ -158,10 +170,18 @@ export async function discoverSources(input: PreviewInput, deps: PreviewDeps): P
     }
     for (const name of outcome.desired.keys()) {
       const other = producedBy.get(name);
-      if (other !== undefined) failures.push({ source: outcome.source, message: `HyperNode ${name} is also produced by source "${other}"; only one of them could own it` });
+      if (other !== undefined)
+        failures.push({
+          source: outcome.source,
+          message: `HyperNode ${name} is also produced by source "${other}"; only one of them could own it`,
+        });
       else producedBy.set(name, outcome.source);
     }
-    bySource.set(outcome.source, { desired: outcome.desired, maxDeletePercent: outcome.entry.maxDeletePercent, warnings: outcome.warnings });
+    bySource.set(outcome.source, {
+      desired: outcome.desired,
+      maxDeletePercent: outcome.entry.maxDeletePercent,
+      warnings: outcome.warnings,
+    });
   }
   if (failures.length > 0)
     throw new PreviewError(
@@ -185,7 +205,12 @@ function checkedSnapshot(source: string, snapshot: Snapshot): Map<string, Discov
 }
 
 /** The controller's mass-delete guard over the existing objects `source` owns: what it would hold, if anything. */
-function heldDeletes(source: string, desired: ReadonlyMap<string, HyperNode>, existing: readonly HyperNode[], maxDeletePercent: number): string | undefined {
+function heldDeletes(
+  source: string,
+  desired: ReadonlyMap<string, HyperNode>,
+  existing: readonly HyperNode[],
+  maxDeletePercent: number,
+): string | undefined {
   const owned = existing.filter((hn) => isOwnedBy(hn, source)).map((hn) => hn.metadata.name);
   const doomed = owned.filter((name) => !desired.has(name)).sort(compareBytes);
   if (!deleteGuard(owned.length, doomed.length, maxDeletePercent).hold) return undefined;
@@ -213,11 +238,17 @@ async function firstSnapshot(
     leftOut: (message, kv) => deps.logger.warn(message, { source: entry.source, ...kv }),
   };
   const factory = lookupDiscoverer(deps.registry, entry.source);
-  const discoverer = await factory(entry, { problems, nodes, hyperNodes, secrets: deps.secrets, configMaps: deps.configMaps, clock: noWaitClock, logger: deps.logger }).catch(
-    (err) => {
-      throw wrapError('failed to create discoverer', err);
-    },
-  );
+  const discoverer = await factory(entry, {
+    problems,
+    nodes,
+    hyperNodes,
+    secrets: deps.secrets,
+    configMaps: deps.configMaps,
+    clock: noWaitClock,
+    logger: deps.logger,
+  }).catch((err) => {
+    throw wrapError('failed to create discoverer', err);
+  });
   const deadlineMs = deps.deadlineMs ?? PREVIEW_SOURCE_DEADLINE_MS;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -240,7 +271,8 @@ async function firstSnapshot(
 /** What an update of an adopted object sends: the cached labels and annotations with the desired ones over them. */
 function adopted(current: HyperNode, want: DiscoveredHyperNode): DiscoveredHyperNode {
   const metadata = { ...want.metadata, labels: { ...current.metadata.labels, ...want.metadata.labels } };
-  if (current.metadata.annotations || want.metadata.annotations) metadata.annotations = { ...current.metadata.annotations, ...want.metadata.annotations };
+  if (current.metadata.annotations || want.metadata.annotations)
+    metadata.annotations = { ...current.metadata.annotations, ...want.metadata.annotations };
   return { ...want, metadata };
 }
 

@@ -5,7 +5,12 @@
 // pkg/controllers/hypernode/utils/utils.go, without Go's status writes and
 // label removal.
 
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
+import {
+  HYPERNODE_API_VERSION,
+  HYPERNODE_KIND,
+  type DiscoveredHyperNode,
+  type HyperNode,
+} from '../model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../model/hypernode-labels.ts';
 import { labelValue } from '../model/label-reads.ts';
 import { jsonEqual } from '../../util/json-equal.ts';
@@ -15,7 +20,10 @@ import { jsonEqual } from '../../util/json-equal.ts';
  * carrying the source label, `spec.tier` always present, and no status: a
  * create never sends the discoverer's empty status.
  */
-export function desiredByName(source: string, discovered: readonly DiscoveredHyperNode[]): Map<string, DiscoveredHyperNode> {
+export function desiredByName(
+  source: string,
+  discovered: readonly DiscoveredHyperNode[],
+): Map<string, DiscoveredHyperNode> {
   const desired = new Map<string, DiscoveredHyperNode>();
   for (const { status: _status, ...hn } of discovered) {
     // Shallow copies: nested spec parts are shared with the snapshot and never mutated.
@@ -37,7 +45,9 @@ export function desiredByName(source: string, discovered: readonly DiscoveredHyp
  */
 export function needsUpdate(current: HyperNode, want: HyperNode): boolean {
   return (
-    !jsonEqual(want.spec, current.spec) || !includesAll(current.metadata.labels, want.metadata.labels) || !includesAll(current.metadata.annotations, want.metadata.annotations)
+    !jsonEqual(want.spec, current.spec) ||
+    !includesAll(current.metadata.labels, want.metadata.labels) ||
+    !includesAll(current.metadata.annotations, want.metadata.annotations)
   );
 }
 
@@ -52,7 +62,8 @@ export function desiredUpdate(current: HyperNode, want: HyperNode): HyperNode {
   delete body.status;
   body.spec = structuredClone(want.spec);
   body.metadata.labels = { ...current.metadata.labels, ...want.metadata.labels };
-  if (want.metadata.annotations) body.metadata.annotations = { ...current.metadata.annotations, ...want.metadata.annotations };
+  if (want.metadata.annotations)
+    body.metadata.annotations = { ...current.metadata.annotations, ...want.metadata.annotations };
   return body;
 }
 

@@ -64,11 +64,13 @@ export function diffHyperNodes(before: HyperNode | undefined, after: HyperNode |
 
   const other: string[] = [];
   if (before && after) {
-    if (added.length === 0 && removed.length === 0 && !sameJson(before.spec?.members ?? [], after.spec?.members ?? [])) other.push('member order or types');
+    if (added.length === 0 && removed.length === 0 && !sameJson(before.spec?.members ?? [], after.spec?.members ?? []))
+      other.push('member order or types');
     const { tier: _t1, tierName: _n1, members: _m1, ...restBefore } = before.spec ?? {};
     const { tier: _t2, tierName: _n2, members: _m2, ...restAfter } = after.spec ?? {};
     for (const key of [...new Set([...Object.keys(restBefore), ...Object.keys(restAfter)])].sort(compareBytes)) {
-      if (!sameJson((restBefore as Record<string, unknown>)[key], (restAfter as Record<string, unknown>)[key])) other.push(`spec.${key}`);
+      if (!sameJson((restBefore as Record<string, unknown>)[key], (restAfter as Record<string, unknown>)[key]))
+        other.push(`spec.${key}`);
     }
     if (!sameJson(before.metadata.annotations ?? {}, after.metadata.annotations ?? {})) other.push('annotations');
   }
@@ -89,7 +91,10 @@ export function describeDiff(diff: HyperNodeDiff): string[] {
   const value = (v: unknown) => (v === undefined ? '(none)' : String(v));
   if (diff.tier) parts.push(`tier: ${value(diff.tier.from)} → ${value(diff.tier.to)}`);
   if (diff.tierName) parts.push(`tierName: ${value(diff.tierName.from)} → ${value(diff.tierName.to)}`);
-  if (diff.members) parts.push(`members: ${[...diff.members.added.map((m) => `+${m}`), ...diff.members.removed.map((m) => `-${m}`)].join(' ')}`);
+  if (diff.members)
+    parts.push(
+      `members: ${[...diff.members.added.map((m) => `+${m}`), ...diff.members.removed.map((m) => `-${m}`)].join(' ')}`,
+    );
   if (diff.labels) {
     const { added, changed, removed } = diff.labels;
     const words = [

@@ -11,7 +11,12 @@ import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../../kube/er
 import type { KubeObject, Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
 import type { EventRecorder, HyperNodeClient } from '../model/contracts.ts';
-import { HYPERNODE_API_VERSION, HYPERNODE_KIND, type DiscoveredHyperNode, type HyperNode } from '../model/hypernode-types.ts';
+import {
+  HYPERNODE_API_VERSION,
+  HYPERNODE_KIND,
+  type DiscoveredHyperNode,
+  type HyperNode,
+} from '../model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, isOwnedBy, sourceOf } from '../model/hypernode-labels.ts';
 import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
 import { FAILED_CREATE, FAILED_DELETE, FAILED_UPDATE, NAME_CONFLICT, type EventReason } from '../event-reasons.ts';
@@ -27,7 +32,16 @@ export const CONFLICT_RETRY_DELAY_MS = 10;
 export const CACHE_CATCH_UP_TIMEOUT_MS = 1_000;
 
 /** 'absent': neither desired nor owned by the source, so nothing to do. */
-export type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed' | 'foreign' | 'held' | 'pending' | 'absent';
+export type Outcome =
+  | 'created'
+  | 'updated'
+  | 'unchanged'
+  | 'deleted'
+  | 'failed'
+  | 'foreign'
+  | 'held'
+  | 'pending'
+  | 'absent';
 
 export interface HyperNodeWritesDeps {
   /** The HyperNode informer cache: what is decided against, and the update base. */
@@ -102,7 +116,9 @@ export class HyperNodeWrites {
    * source's (a resolved conflict is forgotten), a retry's add to them.
    */
   conflictsSeen(source: string, found: ReadonlyMap<string, string>, wholeRound: boolean): void {
-    const reported = wholeRound ? new Map<string, string>() : (this.reportedConflicts.get(source) ?? new Map<string, string>());
+    const reported = wholeRound
+      ? new Map<string, string>()
+      : (this.reportedConflicts.get(source) ?? new Map<string, string>());
     for (const [name, version] of found) reported.set(name, version);
     this.reportedConflicts.set(source, reported);
   }
@@ -174,7 +190,12 @@ export class HyperNodeWrites {
    * re-created or changed meanwhile; the decision is then made again on the
    * newer cached object, and the same delete is never sent twice.
    */
-  private async delete(source: string, stale: HyperNode, conflicts: Map<string, string>, attempt: number): Promise<Outcome> {
+  private async delete(
+    source: string,
+    stale: HyperNode,
+    conflicts: Map<string, string>,
+    attempt: number,
+  ): Promise<Outcome> {
     const { name, uid, resourceVersion } = stale.metadata;
     if (uid !== undefined && this.deletedNotGone.get(source)?.has(uid)) return 'pending';
     this.deps.logger.info('Deleting HyperNode', { name, source });
@@ -224,7 +245,11 @@ export class HyperNodeWrites {
     const message = owner
       ? `HyperNode ${name} is owned by discovery source "${owner}"; source "${source}" also describes it and leaves it alone`
       : `HyperNode ${name} has no ${NETWORK_TOPOLOGY_SOURCE_LABEL} label; discovery source "${source}" describes it but does not take over objects it did not create`;
-    this.deps.logger.warn('HyperNode name is held by an object this source does not own', { name, source, owner: owner ?? '' });
+    this.deps.logger.warn('HyperNode name is held by an object this source does not own', {
+      name,
+      source,
+      owner: owner ?? '',
+    });
     this.deps.events.event(eventRef(holder), NAME_CONFLICT.type, NAME_CONFLICT.reason, message);
     this.deps.metrics.reconcileFailed(source);
     return 'foreign';
@@ -237,13 +262,22 @@ export class HyperNodeWrites {
     const detail = errorMessage(err);
     this.deps.logger.error(`Failed to ${verb} HyperNode, will retry`, { name: obj.metadata.name, source, err });
     const { type, reason } = WRITE_FAILED[verb];
-    this.deps.events.event(eventRef(obj), type, reason, `Failed to ${verb} HyperNode for discovery source "${source}": ${detail}`);
+    this.deps.events.event(
+      eventRef(obj),
+      type,
+      reason,
+      `Failed to ${verb} HyperNode for discovery source "${source}": ${detail}`,
+    );
     return 'failed';
   }
 }
 
 /** The Event reason of a failed write, by verb. */
-const WRITE_FAILED: Readonly<Record<Exclude<WriteVerb, 'update_status'>, EventReason>> = { create: FAILED_CREATE, update: FAILED_UPDATE, delete: FAILED_DELETE };
+const WRITE_FAILED: Readonly<Record<Exclude<WriteVerb, 'update_status'>, EventReason>> = {
+  create: FAILED_CREATE,
+  update: FAILED_UPDATE,
+  delete: FAILED_DELETE,
+};
 
 function eventRef(hn: HyperNode): KubeObject {
   const { name, uid, resourceVersion } = hn.metadata;

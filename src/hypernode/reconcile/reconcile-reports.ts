@@ -63,7 +63,11 @@ export class ReconcileReports {
       MAX_LISTED,
       '; ',
     );
-    logger.error('Discovery snapshot rejected, nothing written for this source', { source, objects, violations: broken });
+    logger.error('Discovery snapshot rejected, nothing written for this source', {
+      source,
+      objects,
+      violations: broken,
+    });
     events.event(
       this.deps.regarding(),
       SNAPSHOT_REJECTED.type,
@@ -74,7 +78,8 @@ export class ReconcileReports {
 
   /** The source's snapshot passed the rules: a rejection reported before is over. */
   accepted(source: string): void {
-    if (this.reportedRejections.forget(source)) this.deps.logger.info('Discovery snapshot accepted again after rejected ones', { source });
+    if (this.reportedRejections.forget(source))
+      this.deps.logger.info('Discovery snapshot accepted again after rejected ones', { source });
   }
 
   /** The violations of `source`'s rejected snapshot, one per line, while its latest snapshot is rejected. */
@@ -83,14 +88,25 @@ export class ReconcileReports {
   }
 
   /** Decides whether this run's deletes are held; reports a new hold once and a released one in the log. */
-  guardDeletes(source: string, owned: readonly HyperNode[], desired: ReadonlyMap<string, HyperNode>, maxDeletePercent: number): void {
+  guardDeletes(
+    source: string,
+    owned: readonly HyperNode[],
+    desired: ReadonlyMap<string, HyperNode>,
+    maxDeletePercent: number,
+  ): void {
     const { logger, events } = this.deps;
     const doomed = owned.map((hn) => hn.metadata.name).filter((name) => !desired.has(name));
     const decision = deleteGuard(owned.length, doomed.length, maxDeletePercent);
     if (!decision.hold) {
       this.reportedHolds.forget(source);
       const released = this.heldDeletes.get(source);
-      if (this.heldDeletes.delete(source)) logger.info('HyperNode deletes no longer held', { source, previouslyHeld: released!.size, deletes: doomed.length, maxDeletePercent });
+      if (this.heldDeletes.delete(source))
+        logger.info('HyperNode deletes no longer held', {
+          source,
+          previouslyHeld: released!.size,
+          deletes: doomed.length,
+          maxDeletePercent,
+        });
       return;
     }
     this.heldDeletes.set(source, new Set(doomed));
@@ -107,7 +123,12 @@ export class ReconcileReports {
       allow: `set maxDeletePercent to ${decision.allowedFrom} or more on this source's entry`,
       names: firstFew(doomed, MAX_LISTED),
     });
-    events.event(this.deps.regarding(), DELETES_HELD.type, DELETES_HELD.reason, heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent));
+    events.event(
+      this.deps.regarding(),
+      DELETES_HELD.type,
+      DELETES_HELD.reason,
+      heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent),
+    );
   }
 
   /** Whether the guard holds the delete of `name` after `source`'s last run. */

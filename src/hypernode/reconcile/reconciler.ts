@@ -14,7 +14,13 @@ import { DEFAULT_MAX_DELETE_PERCENT } from '../config/entry.ts';
 import { validateSnapshot } from './snapshot-validation.ts';
 import { WriteFailures, writeRetryRateLimiter } from './write-failures.ts';
 import { desiredByName } from './desired-objects.ts';
-import { HyperNodeWrites, parseRetryKey, retryKey, type HyperNodeWritesDeps, type Outcome } from './hypernode-writes.ts';
+import {
+  HyperNodeWrites,
+  parseRetryKey,
+  retryKey,
+  type HyperNodeWritesDeps,
+  type Outcome,
+} from './hypernode-writes.ts';
 import { ReconcileReports, type ReconcileReportsDeps } from './reconcile-reports.ts';
 
 export const WRITE_RETRY_QUEUE_NAME = 'hypernode-write-retry';
@@ -69,15 +75,27 @@ export class TopologyReconciler {
   private readonly retrying = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: ReconcilerDeps) {
-    this.retries = new RateLimitingQueue({ name: WRITE_RETRY_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.retries = new RateLimitingQueue({
+      name: WRITE_RETRY_QUEUE_NAME,
+      clock: deps.clock,
+      rateLimiter: writeRetryRateLimiter(deps.clock),
+      metrics: deps.queueMetrics,
+    });
     this.failures = new WriteFailures(deps);
     this.reports = new ReconcileReports(deps);
-    const inputs = { desiredOf: (source: string) => this.desired.get(source), isHeld: (source: string, name: string) => this.reports.isHeld(source, name) };
+    const inputs = {
+      desiredOf: (source: string) => this.desired.get(source),
+      isHeld: (source: string, name: string) => this.reports.isHeld(source, name),
+    };
     this.writes = new HyperNodeWrites(deps, inputs, this.failures);
   }
 
   /** `maxDeletePercent` comes from the source's entry of the discovery configuration. */
-  reconcile(source: string, discovered: readonly DiscoveredHyperNode[], maxDeletePercent = DEFAULT_MAX_DELETE_PERCENT): Promise<ReconcileSummary> {
+  reconcile(
+    source: string,
+    discovered: readonly DiscoveredHyperNode[],
+    maxDeletePercent = DEFAULT_MAX_DELETE_PERCENT,
+  ): Promise<ReconcileSummary> {
     return this.exclusive(() => this.reconcileSnapshot(source, discovered, maxDeletePercent));
   }
 
@@ -106,11 +124,25 @@ export class TopologyReconciler {
     this.retries.shutDown();
   }
 
-  private async reconcileSnapshot(source: string, discovered: readonly DiscoveredHyperNode[], maxDeletePercent: number): Promise<ReconcileSummary> {
+  private async reconcileSnapshot(
+    source: string,
+    discovered: readonly DiscoveredHyperNode[],
+    maxDeletePercent: number,
+  ): Promise<ReconcileSummary> {
     const { logger, metrics, clock } = this.deps;
     const started = clock.now();
     logger.info('Starting topology reconciliation', { source, discoveredNodeCount: discovered.length });
-    const summary: ReconcileSummary = { discovered: discovered.length, created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0, foreign: 0, held: 0, rejected: false };
+    const summary: ReconcileSummary = {
+      discovered: discovered.length,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      deleted: 0,
+      failed: 0,
+      foreign: 0,
+      held: 0,
+      rejected: false,
+    };
     const desired = desiredByName(source, discovered);
     const violations = validateSnapshot([...desired.values()]);
     if (violations.length > 0) {
@@ -179,7 +211,8 @@ export class TopologyReconciler {
     this.writes.conflictsSeen(source, found, false);
     if (outcome === 'failed') return 'retry';
     // The source's last failed write went through: its latest snapshot is now written in full.
-    if (![...this.failures.keys()].some((k) => parseRetryKey(k).source === source)) this.deps.metrics.reconcileSucceeded(source, this.deps.clock.now());
+    if (![...this.failures.keys()].some((k) => parseRetryKey(k).source === source))
+      this.deps.metrics.reconcileSucceeded(source, this.deps.clock.now());
     return 'done';
   }
 

@@ -57,7 +57,11 @@ export function validateSnapshot(snapshot: readonly DiscoveredHyperNode[]): Snap
     }
   }
   for (const cycle of cycles(byName)) {
-    violations.push({ rule: 'cycle', objects: cycle, message: `HyperNodes form a cycle: ${[...cycle, cycle[0]].join(' → ')}` });
+    violations.push({
+      rule: 'cycle',
+      objects: cycle,
+      message: `HyperNodes form a cycle: ${[...cycle, cycle[0]].join(' → ')}`,
+    });
   }
   return violations;
 }
@@ -78,7 +82,12 @@ function objectViolations(hn: DiscoveredHyperNode): SnapshotViolation[] {
     });
   }
   for (const [key, value] of Object.entries(hn.metadata.labels ?? {})) {
-    if (!isQualifiedName(key)) out.push({ rule: 'label', objects: [name], message: `HyperNode ${name}: label key ${JSON.stringify(key)} is not a valid label key` });
+    if (!isQualifiedName(key))
+      out.push({
+        rule: 'label',
+        objects: [name],
+        message: `HyperNode ${name}: label key ${JSON.stringify(key)} is not a valid label key`,
+      });
     if (!isLabelValue(value)) {
       out.push({
         rule: 'label',
@@ -97,7 +106,12 @@ function objectViolations(hn: DiscoveredHyperNode): SnapshotViolation[] {
     }
   }
   const bytes = Buffer.byteLength(JSON.stringify(hn));
-  if (bytes >= MAX_OBJECT_BYTES) out.push({ rule: 'size', objects: [name], message: `HyperNode ${name} serializes to ${bytes} bytes; the limit is ${MAX_OBJECT_BYTES}` });
+  if (bytes >= MAX_OBJECT_BYTES)
+    out.push({
+      rule: 'size',
+      objects: [name],
+      message: `HyperNode ${name} serializes to ${bytes} bytes; the limit is ${MAX_OBJECT_BYTES}`,
+    });
   return out;
 }
 
@@ -112,7 +126,10 @@ function childrenOf(hn: DiscoveredHyperNode, byName: ReadonlyMap<string, Discove
 }
 
 /** Child name → its parents' names (byte-sorted), for children in the snapshot. */
-function parentsOf(snapshot: readonly DiscoveredHyperNode[], byName: ReadonlyMap<string, DiscoveredHyperNode>): Map<string, string[]> {
+function parentsOf(
+  snapshot: readonly DiscoveredHyperNode[],
+  byName: ReadonlyMap<string, DiscoveredHyperNode>,
+): Map<string, string[]> {
   const parents = new Map<string, string[]>();
   for (const hn of snapshot) {
     for (const child of childrenOf(hn, byName)) {

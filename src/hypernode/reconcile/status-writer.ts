@@ -9,7 +9,14 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../kube/clock.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { isTombstone, type EventHandler, type KubeObject, type Lister, type Tombstone } from '../../kube/types.ts';
-import { coalescingTrigger, RateLimitingQueue, runWorkers, type CoalescingTrigger, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
+import {
+  coalescingTrigger,
+  RateLimitingQueue,
+  runWorkers,
+  type CoalescingTrigger,
+  type QueueMetrics,
+  type SyncResult,
+} from '../../kube/workqueue.ts';
 import type { Logger } from '../../log.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { HealthSettings } from '../config/health-config.ts';
@@ -93,11 +100,19 @@ export class StatusWriter {
 
   constructor(private readonly deps: StatusWriterDeps) {
     const rateLimiter = writeRetryRateLimiter(deps.clock);
-    this.queue = new RateLimitingQueue({ name: STATUS_QUEUE_NAME, clock: deps.clock, rateLimiter, metrics: deps.queueMetrics });
+    this.queue = new RateLimitingQueue({
+      name: STATUS_QUEUE_NAME,
+      clock: deps.clock,
+      rateLimiter,
+      metrics: deps.queueMetrics,
+    });
     this.failures = new WriteFailures(deps);
     // A source's first report names no HyperNode: all of that source's are judged.
-    const owned = (source: string, names: readonly string[]) => names.filter((n) => isOwnedBy(deps.hyperNodes.get(n), source));
-    this.fabric = new FabricHealthBoard((source, names) => (names.length === 0 ? this.rescan() : this.later(owned(source, names))));
+    const owned = (source: string, names: readonly string[]) =>
+      names.filter((n) => isOwnedBy(deps.hyperNodes.get(n), source));
+    this.fabric = new FabricHealthBoard((source, names) =>
+      names.length === 0 ? this.rescan() : this.later(owned(source, names)),
+    );
     this.coalesced = coalescingTrigger(() => this.flush(), {
       quietMs: STATUS_QUIET_MS,
       maxMs: STATUS_BURST_MAX_MS,
@@ -238,11 +253,21 @@ export class StatusWriter {
     const name = hn.metadata.name;
     const nodeHealth = this.nodeHealth === 'syncing' ? undefined : this.nodeHealth;
     const fabricProblems = this.fabric.covers(source) ? this.fabric.problemsOf(source, name) : undefined;
-    const verdict = judgeHealth({ settings, nodeHealth, nodesBelow: () => this.index.nodesBelow(name), fabricProblems });
+    const verdict = judgeHealth({
+      settings,
+      nodeHealth,
+      nodesBelow: () => this.index.nodesBelow(name),
+      fabricProblems,
+    });
     const now = conditionTime(this.deps.clock.now());
     const conditions = mergeConditions(hn.status?.conditions, verdict.desired, now, hn.metadata.generation);
     const falseConditions = falseHealthConditions(conditions ?? hn.status?.conditions).map((c) => c.type);
-    this.judgements.set(name, { source, tier: hn.spec?.tier ?? 0, unhealthyNodes: verdict.unhealthyNodes, falseConditions });
+    this.judgements.set(name, {
+      source,
+      tier: hn.spec?.tier ?? 0,
+      unhealthyNodes: verdict.unhealthyNodes,
+      falseConditions,
+    });
     return conditions;
   }
 
@@ -297,7 +322,11 @@ export class StatusWriter {
   }
 
   /** One log line and one Event per health condition that turned False or back to True. */
-  private reportTransitions(name: string, before: readonly HyperNodeCondition[], after: readonly HyperNodeCondition[]): void {
+  private reportTransitions(
+    name: string,
+    before: readonly HyperNodeCondition[],
+    after: readonly HyperNodeCondition[],
+  ): void {
     for (const t of healthTransitions(name, before, after)) {
       this.deps.logger.info('HyperNode condition changed', { name, type: t.type, status: t.status, reason: t.reason });
       this.deps.events.event(this.deps.regarding(), t.event.type, t.event.reason, t.message);
@@ -311,7 +340,11 @@ export class StatusWriter {
  * judged, the conditions (an empty list is an absent field); every other
  * status field is kept.
  */
-export function nextStatus(current: HyperNodeStatus | undefined, count: number, conditions: HyperNodeCondition[] | undefined): HyperNodeStatus | undefined {
+export function nextStatus(
+  current: HyperNodeStatus | undefined,
+  count: number,
+  conditions: HyperNodeCondition[] | undefined,
+): HyperNodeStatus | undefined {
   const countChanged = (current?.nodeCount ?? 0) !== count;
   if (!countChanged && !conditions) return undefined;
   const next: HyperNodeStatus = { ...current };

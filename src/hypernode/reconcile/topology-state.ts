@@ -84,7 +84,10 @@ export class TopologyStateRecorder implements TopologyStateView {
   }
 
   uncovered(source: string, count: number, nodes: readonly UncoveredNodeInfo[] = []): void {
-    this.sourceState(source).uncoveredNodes = { count, listed: nodes.slice(0, UNCOVERED_NODES_LISTED).map(({ name, why }) => ({ name, why })) };
+    this.sourceState(source).uncoveredNodes = {
+      count,
+      listed: nodes.slice(0, UNCOVERED_NODES_LISTED).map(({ name, why }) => ({ name, why })),
+    };
   }
 
   current(): TopologyState {

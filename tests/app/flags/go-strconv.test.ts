@@ -1,6 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatFloat32, parseBool, parseFloat32, parseGoInt, parseUint, quote, quoteRune } from '../../../src/app/flags/go-strconv.ts';
+import {
+  formatFloat32,
+  parseBool,
+  parseFloat32,
+  parseGoInt,
+  parseUint,
+  quote,
+  quoteRune,
+} from '../../../src/app/flags/go-strconv.ts';
 import { errorOf } from '../../support/error-of.ts';
 
 test('ParseBool accepts exactly Go spellings and names the input in its error', () => {

@@ -1,7 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseServices } from '../../../src/app/flags/services.ts';
-import { ipBytes, lookupPort, resolveTcpAddress, splitHostPort, systemResolver, tcpAddressesConflict } from '../../../src/app/flags/tcp-address.ts';
+import {
+  ipBytes,
+  lookupPort,
+  resolveTcpAddress,
+  splitHostPort,
+  systemResolver,
+  tcpAddressesConflict,
+} from '../../../src/app/flags/tcp-address.ts';
 import { errorOf } from '../../support/error-of.ts';
 
 test('SplitHostPort splits like Go, including bracketed IPv6', () => {
@@ -67,7 +74,18 @@ test('LookupPort: decimal 0-65535 with an optional sign, or a service name in an
 });
 
 test('/etc/services parsing: tcp entries, aliases, comments; later lines win', () => {
-  const ports = parseServices(['# comment', 'http\t\t80/tcp\t\twww\t# WWW', 'https 443/tcp', 'https 443/udp', 'dns 53/udp', 'bogus x/tcp', 'http 8000/tcp', ''].join('\n'));
+  const ports = parseServices(
+    [
+      '# comment',
+      'http\t\t80/tcp\t\twww\t# WWW',
+      'https 443/tcp',
+      'https 443/udp',
+      'dns 53/udp',
+      'bogus x/tcp',
+      'http 8000/tcp',
+      '',
+    ].join('\n'),
+  );
   assert.is(ports.get('http'), 8000);
   assert.is(ports.get('www'), 80);
   assert.is(ports.get('https'), 443);

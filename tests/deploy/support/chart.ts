@@ -16,7 +16,11 @@ export interface Rule {
 /** The chart's ClusterRole (deploy/kubernetes/rbac.yaml; docs/design.md §4, "RBAC"). */
 export const CLUSTER_ROLE_RULES: Rule[] = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
-  { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
+  {
+    apiGroups: ['topology.volcano.sh'],
+    resources: ['hypernodes'],
+    verbs: ['list', 'watch', 'create', 'update', 'delete'],
+  },
   { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes/status'], verbs: ['update'] },
 ];
 

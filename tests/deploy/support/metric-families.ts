@@ -23,7 +23,9 @@ export function exportedFamilyList(): ExportedFamily[] {
   exportTopologyCounts(metrics.registry, noHyperNodes);
   exportHealthGauges(metrics.registry, new Map());
   dryRunSinks({ hyperNodes: noHyperNodes, logger: nullLogger, registry: metrics.registry });
-  return (metrics.registry.getMetricsAsArray() as unknown as Array<{ name: string; type: unknown; labelNames?: string[] }>).map((m) => ({
+  return (
+    metrics.registry.getMetricsAsArray() as unknown as Array<{ name: string; type: unknown; labelNames?: string[] }>
+  ).map((m) => ({
     name: m.name,
     type: String(m.type),
     labelNames: m.labelNames ?? [],

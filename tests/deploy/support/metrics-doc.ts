@@ -28,7 +28,11 @@ export function documentedMetrics(doc = METRICS_DOC): Map<string, MetricRow> {
     const name = cells[1]?.match(/^`([a-z_]+)`$/)?.[1];
     if (!name || cells.length < 5) continue;
     const labels = [...(cells[3] ?? '').replace(/\([^)]*\)/g, '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
-    rows.set(name, { type: cells[2] ?? '', labels: labels.sort(), dryRunOnly: /with `--dry-run` only/.test(cells[4] ?? '') });
+    rows.set(name, {
+      type: cells[2] ?? '',
+      labels: labels.sort(),
+      dryRunOnly: /with `--dry-run` only/.test(cells[4] ?? ''),
+    });
   }
   return rows;
 }

@@ -52,7 +52,10 @@ export function makeRelease(workDir: string, version: string): string {
   const dist = join(workDir, `dist-${version}`);
   standInBuild(dist, version);
   const out = join(dist, 'release');
-  execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist, '--out', out, '--no-image'], { stdio: 'pipe', timeout: 60_000 });
+  execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist, '--out', out, '--no-image'], {
+    stdio: 'pipe',
+    timeout: 60_000,
+  });
   return out;
 }
 
@@ -109,12 +112,21 @@ export interface RunResult {
  * shell such as `unshare --mount sh`) with only `env` added to a clean
  * environment (no INSTALL_* leaks in).
  */
-export function runScript(script: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000, shell = ['sh']): Promise<RunResult> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+  shell = ['sh'],
+): Promise<RunResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('INSTALL_')));
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const [cmd, ...pre] = shell as [string, ...string[]];
-    const child = spawn(cmd, [...pre, script, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, [...pre, script, ...args], {
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

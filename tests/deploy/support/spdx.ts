@@ -25,7 +25,9 @@ export function readSpdx(path: string): Json {
 export function packagesByPurl(doc: Json, type: string): Map<string, Json> {
   const out = new Map<string, Json>();
   for (const p of doc.packages as Json[]) {
-    const purl = (p.externalRefs ?? []).find((r: Json) => r.referenceType === 'purl')?.referenceLocator as string | undefined;
+    const purl = (p.externalRefs ?? []).find((r: Json) => r.referenceType === 'purl')?.referenceLocator as
+      | string
+      | undefined;
     if (purl?.startsWith(`pkg:${type}/`)) out.set(`${p.name}@${p.versionInfo}`, p);
   }
   return out;
@@ -33,5 +35,7 @@ export function packagesByPurl(doc: Json, type: string): Map<string, Json> {
 
 /** The SPDX ids the element `id` CONTAINS. */
 export function contained(doc: Json, id: string): string[] {
-  return (doc.relationships as Json[]).filter((r) => r.spdxElementId === id && r.relationshipType === 'CONTAINS').map((r) => r.relatedSpdxElement);
+  return (doc.relationships as Json[])
+    .filter((r) => r.spdxElementId === id && r.relationshipType === 'CONTAINS')
+    .map((r) => r.relatedSpdxElement);
 }

@@ -26,16 +26,30 @@ import { FakeClock } from '../../kube/fake-clock.ts';
 /** As the controller reads it: YAML 1.1, where a bare `n` or `on` is a boolean, so such strings must be quoted. */
 const toYaml = (doc: unknown) => stringifyYaml(doc, { version: '1.1' });
 
-const LABEL_KEYS = ['volcano.sh/hypernode', 'volcano.sh/hypercluster', 'example.com/rack', 'topology.kubernetes.io/zone', 'kubernetes.io/hostname'];
+const LABEL_KEYS = [
+  'volcano.sh/hypernode',
+  'volcano.sh/hypercluster',
+  'example.com/rack',
+  'topology.kubernetes.io/zone',
+  'kubernetes.io/hostname',
+];
 
 const typeName = fc.stringMatching(/^[a-z][a-z0-9]{0,15}$/);
 /** A valid networkTopologyTypes: 1–3 types of 2–4 distinct labels (tiers, then the hostname label). */
-const validTypes = fc.dictionary(typeName, fc.uniqueArray(fc.constantFrom(...LABEL_KEYS), { minLength: 2, maxLength: 4 }), { minKeys: 1, maxKeys: 3 });
+const validTypes = fc.dictionary(
+  typeName,
+  fc.uniqueArray(fc.constantFrom(...LABEL_KEYS), { minLength: 2, maxLength: 4 }),
+  { minKeys: 1, maxKeys: 3 },
+);
 
 const labelEntry = (types: Record<string, string[]>) => ({
   source: 'label',
   enabled: true,
-  config: { networkTopologyTypes: Object.fromEntries(Object.entries(types).map(([name, labels]) => [name, labels.map((nodeLabel) => ({ nodeLabel }))])) },
+  config: {
+    networkTopologyTypes: Object.fromEntries(
+      Object.entries(types).map(([name, labels]) => [name, labels.map((nodeLabel) => ({ nodeLabel }))]),
+    ),
+  },
 });
 const UFM_ENTRY = {
   source: 'ufm',
@@ -44,7 +58,9 @@ const UFM_ENTRY = {
   credentials: { secretRef: { name: 'ufm-credentials', namespace: 'volcano-system' } },
   config: { endpoint: 'https://ufm.example.com', insecureSkipVerify: false },
 };
-const validDocument = validTypes.map((types) => ({ networkTopologyDiscovery: [labelEntry(types), structuredClone(UFM_ENTRY)] }));
+const validDocument = validTypes.map((types) => ({
+  networkTopologyDiscovery: [labelEntry(types), structuredClone(UFM_ENTRY)],
+}));
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Path = (string | number)[];
@@ -73,7 +89,8 @@ const wrongValue: fc.Arbitrary<Json> = fc.oneof(
   fc.constant<Json>({}),
   fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
 );
-const deep = (depth: number, leaf: Json): Json => Array.from({ length: depth }).reduce<Json>((inner, _, i) => (i % 2 ? [inner] : { nested: inner }), leaf);
+const deep = (depth: number, leaf: Json): Json =>
+  Array.from({ length: depth }).reduce<Json>((inner, _, i) => (i % 2 ? [inner] : { nested: inner }), leaf);
 
 type Mutation =
   | { kind: 'misspell'; f: (k: string) => string }
@@ -93,7 +110,10 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 /** `doc` with `m` applied at path `p` (a copy). */
 function mutate(doc: Json, p: Path, m: Mutation): Json {
   const copy = structuredClone(doc);
-  const parent = p.slice(0, -1).reduce<Json>((node, k) => (node as Record<string | number, Json>)[k]!, copy) as Record<string | number, Json>;
+  const parent = p.slice(0, -1).reduce<Json>((node, k) => (node as Record<string | number, Json>)[k]!, copy) as Record<
+    string | number,
+    Json
+  >;
   const key = p.at(-1)!;
   const value = parent[key]!;
   switch (m.kind) {
@@ -132,17 +152,34 @@ const brokenDocument = validDocument.chain((doc) =>
 );
 /** Documents that are not a configuration at all. */
 const oddDocument = fc.oneof(
-  fc.constantFrom('', '---', '~', 'null', '[]', '{}', 'networkTopologyDiscovery:', 'networkTopologyDiscovery: []', '- a\n- b', 'a: [unclosed', '\t\tnot: yaml: at: all'),
+  fc.constantFrom(
+    '',
+    '---',
+    '~',
+    'null',
+    '[]',
+    '{}',
+    'networkTopologyDiscovery:',
+    'networkTopologyDiscovery: []',
+    '- a\n- b',
+    'a: [unclosed',
+    '\t\tnot: yaml: at: all',
+  ),
   fc.string({ maxLength: 200 }),
   wrongValue.map((v) => toYaml({ networkTopologyDiscovery: v })),
 );
 
 function labelledNodes(keys: readonly string[]): NodeMeta[] {
-  return Array.from({ length: 4 }, (_, i) => ({ metadata: { name: `n${i}`, labels: Object.fromEntries(keys.map((k) => [k, `v${i >> 1}`])) } }));
+  return Array.from({ length: 4 }, (_, i) => ({
+    metadata: { name: `n${i}`, labels: Object.fromEntries(keys.map((k) => [k, `v${i >> 1}`])) },
+  }));
 }
 
 function options(): DiscovererOptions {
-  const existing: HyperNode = { metadata: { name: 'hypernode-old-tier1-bbbbb', labels: { 'volcano.sh/network-topology-source': 'label' } }, spec: { tier: 1 } };
+  const existing: HyperNode = {
+    metadata: { name: 'hypernode-old-tier1-bbbbb', labels: { 'volcano.sh/network-topology-source': 'label' } },
+    spec: { tier: 1 },
+  };
   return {
     nodes: new FakeInformer<NodeMeta>({ initial: labelledNodes(LABEL_KEYS) }),
     hyperNodes: new FakeInformer<HyperNode>({ initial: [existing] }),
@@ -166,7 +203,8 @@ function loadsCleanly(text: string): ReturnType<typeof parseConfig> | undefined 
     assert.match((err as Error).message, /^failed to parse config: /);
     return undefined;
   }
-  for (const r of config.entries) if ('error' in r) assert.match(r.error, new RegExp(`^networkTopologyDiscovery\\[${r.index}\\]`));
+  for (const r of config.entries)
+    if ('error' in r) assert.match(r.error, new RegExp(`^networkTopologyDiscovery\\[${r.index}\\]`));
   return config;
 }
 
@@ -190,9 +228,13 @@ async function labelSourceIsSafe(config: ReturnType<typeof parseConfig>): Promis
     return 'refused';
   }
   assert.ok(types.length > 0);
-  for (const t of types) assert.ok(t.tiers.length > 0 && t.tiers.every((k) => k !== ''), `type ${t.name} has usable tiers`);
+  for (const t of types)
+    assert.ok(t.tiers.length > 0 && t.tiers.every((k) => k !== ''), `type ${t.name} has usable tiers`);
   const tierKeys = [...new Set(types.flatMap((t) => t.tiers))];
-  assert.ok(discoverSnapshot(labelledNodes(tierKeys), types, opts.hyperNodes).length > 0, 'Nodes labelled for the configured tiers give HyperNodes');
+  assert.ok(
+    discoverSnapshot(labelledNodes(tierKeys), types, opts.hyperNodes).length > 0,
+    'Nodes labelled for the configured tiers give HyperNodes',
+  );
   return 'runs';
 }
 
@@ -235,7 +277,9 @@ test('a misspelled or deleted networkTopologyTypes, or every nodeLabel misspelle
     misspell.map(
       (f): Kill =>
         (types) => ({
-          networkTopologyTypes: Object.fromEntries(Object.entries(types).map(([n, labels]) => [n, labels.map((l) => ({ [f('nodeLabel')]: l }))])),
+          networkTopologyTypes: Object.fromEntries(
+            Object.entries(types).map(([n, labels]) => [n, labels.map((l) => ({ [f('nodeLabel')]: l }))]),
+          ),
         }),
     ),
   );

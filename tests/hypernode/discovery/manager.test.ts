@@ -9,7 +9,13 @@ import type { ConfigMap, HyperNode, NodeMeta } from '../../../src/hypernode/mode
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
-import { CM_LOCATION, RecordingEvents, ScriptedSource, discoveryConfigMap, discoveryYaml } from '../../support/controller-fixtures.ts';
+import {
+  CM_LOCATION,
+  RecordingEvents,
+  ScriptedSource,
+  discoveryConfigMap,
+  discoveryYaml,
+} from '../../support/controller-fixtures.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import type { DiscoveryConfig } from '../../../src/hypernode/config/loader.ts';
@@ -137,16 +143,25 @@ test('an unknown or failing source is reported once, retried on its own backoff,
   assert.is(t.sources.label!.instances.length, 1, 'label starts although earlier sources fail');
   assert.equal(
     t.events.events.map((e) => `${e.reason} ${e.kind} ${e.name}`),
-    ['DiscovererFailed ConfigMap volcano-controller-configmap', 'DiscovererFailed ConfigMap volcano-controller-configmap'],
+    [
+      'DiscovererFailed ConfigMap volcano-controller-configmap',
+      'DiscovererFailed ConfigMap volcano-controller-configmap',
+    ],
   );
   assert.match(t.events.events[0]!.message, 'failed to create discoverer: unsupported discoverer type: roce');
-  assert.match(t.events.events[1]!.message, 'failed to start discoverer: UFM authentication credentials are not configured');
+  assert.match(
+    t.events.events[1]!.message,
+    'failed to start discoverer: UFM authentication credentials are not configured',
+  );
 
   // Retries back off (5 ms, 10 ms, ...) and report nothing new.
   for (const ms of [5, 10, 20]) await t.clock.advance(ms);
   await waitFor(() => t.sources.ufm!.attempts >= 4, { what: 'ufm retries' });
   assert.is(t.events.events.length, 2, 'each distinct error reported once');
-  assert.is(await registryValue(t.registry, 'hypernode_discoverer_failures_total', { source: 'ufm' }), t.sources.ufm!.attempts);
+  assert.is(
+    await registryValue(t.registry, 'hypernode_discoverer_failures_total', { source: 'ufm' }),
+    t.sources.ufm!.attempts,
+  );
   assert.is(t.log.messages().filter((m) => m === 'Failed to start network topology discoverer').length, 2);
 
   // The credentials appear: ufm starts on its next retry, label is not restarted.
@@ -154,7 +169,10 @@ test('an unknown or failing source is reported once, retried on its own backoff,
   await t.clock.advance(40);
   await waitFor(() => t.sources.ufm!.instances.length === 1, { what: 'ufm started' });
   assert.is(t.sources.label!.instances.length, 1);
-  assert.not.ok(t.log.messages().includes('Successfully started all network topology discoverers'), 'roce still is not running');
+  assert.not.ok(
+    t.log.messages().includes('Successfully started all network topology discoverers'),
+    'roce still is not running',
+  );
   await t.stop();
 });
 
@@ -176,7 +194,11 @@ test('a document that cannot be parsed keeps the running discoverers and is repo
 
 test('a broken entry fails only its source', async () => {
   const t = setup(['label', 'ufm']);
-  await t.apply(discoveryConfigMap('networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    interval: ten minutes\n  - source: label\n    enabled: true\n'));
+  await t.apply(
+    discoveryConfigMap(
+      'networkTopologyDiscovery:\n  - source: ufm\n    enabled: true\n    interval: ten minutes\n  - source: label\n    enabled: true\n',
+    ),
+  );
   assert.is(t.sources.label!.instances.length, 1);
   assert.is(t.sources.ufm!.attempts, 0);
   assert.match(t.events.events[0]!.message, /interval/);

@@ -8,7 +8,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { REBUILD_COALESCE_MS, RebuildRequests, startPollLoop, type PollRun } from '../../../src/hypernode/discovery/poll-loop.ts';
+import {
+  REBUILD_COALESCE_MS,
+  RebuildRequests,
+  startPollLoop,
+  type PollRun,
+} from '../../../src/hypernode/discovery/poll-loop.ts';
 import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import { buildMembers, buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { Channel } from '../../../src/util/channel.ts';
@@ -137,7 +142,10 @@ test('a rebuild that throws publishes nothing and is logged; the loop serves the
   await l.clock.advance(REBUILD_COALESCE_MS);
   assert.equal(await l.published(), []);
   assert.ok(
-    l.lines.some((line) => line.includes('Failed to rebuild the topology from the last poll') && line.includes('two domains share a name')),
+    l.lines.some(
+      (line) =>
+        line.includes('Failed to rebuild the topology from the last poll') && line.includes('two domains share a name'),
+    ),
     l.lines.join('\n'),
   );
   l.setRebuild(() => snapshotOf('again'));

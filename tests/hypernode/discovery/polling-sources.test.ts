@@ -26,9 +26,25 @@ import { waitFor } from '../../../testing/wait.ts';
 /** Source, title, factory, config, and whether its entry names a Secret (ibnetdiscover uses none and refuses one). */
 const SOURCES: ReadonlyArray<readonly [string, string, DiscovererFactory, Record<string, unknown>, boolean?]> = [
   ['ufm', 'UFM', createUfmDiscovererFactory({ readResourceBody: async () => '[]' }), { endpoint: 'https://ufm' }],
-  ['graph', 'Fabric graph', createGraphDiscovererFactory({ readGraph: async () => '' }), { fabric: 'lab', url: 'https://inventory.example.com/lab.yaml' }],
-  ['lldp', 'LLDP', createLldpDiscovererFactory({ captured: async () => [] }), { fabric: 'roce', switches: ['10.0.0.1'], snmp: { version: '2c' } }],
-  ['ibnetdiscover', 'InfiniBand', createIbnetdiscoverDiscovererFactory({ readOutput: async () => '' }), { fabric: 'compute' }, false],
+  [
+    'graph',
+    'Fabric graph',
+    createGraphDiscovererFactory({ readGraph: async () => '' }),
+    { fabric: 'lab', url: 'https://inventory.example.com/lab.yaml' },
+  ],
+  [
+    'lldp',
+    'LLDP',
+    createLldpDiscovererFactory({ captured: async () => [] }),
+    { fabric: 'roce', switches: ['10.0.0.1'], snmp: { version: '2c' } },
+  ],
+  [
+    'ibnetdiscover',
+    'InfiniBand',
+    createIbnetdiscoverDiscovererFactory({ readOutput: async () => '' }),
+    { fabric: 'compute' },
+    false,
+  ],
 ];
 
 for (const [source, title, factory, config, secret = true] of SOURCES) {
@@ -53,7 +69,10 @@ for (const [source, title, factory, config, secret = true] of SOURCES) {
     });
     const warnings = lines.filter((l) => l.includes('poll interval too short'));
     assert.is(warnings.length, 1, lines.join('\n'));
-    assert.match(warnings[0]!, `${title} poll interval too short, using the minimum source="${source}" interval="10ms" minimum="1000ms"`);
+    assert.match(
+      warnings[0]!,
+      `${title} poll interval too short, using the minimum source="${source}" interval="10ms" minimum="1000ms"`,
+    );
   });
 }
 

@@ -19,19 +19,31 @@ function rig(logOptions: Parameters<typeof capturingLogger>[0] = {}) {
     logger: log.logger,
     events,
     metrics: newHyperNodeMetrics(registry),
-    regarding: () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'volcano-controller-configmap', namespace: 'volcano-system' } }),
+    regarding: () => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'volcano-controller-configmap', namespace: 'volcano-system' },
+    }),
   });
   return { registry, events, log, problems, clock };
 }
 
 test('a UFM outage that repeats the same error yields one Event and one error line, but every failure is counted', async () => {
   const { registry, events, log, problems } = rig();
-  for (let i = 0; i < 5; i++) problems.failed('Failed to fetch UFM data', new Error('failed to send request: connect ECONNREFUSED 127.0.0.1:1'));
+  for (let i = 0; i < 5; i++)
+    problems.failed('Failed to fetch UFM data', new Error('failed to send request: connect ECONNREFUSED 127.0.0.1:1'));
   assert.is(events.events.length, 1);
   assert.is(events.events[0]!.type, 'Warning');
   assert.is(events.events[0]!.reason, 'DiscoveryFailed');
-  assert.match(events.events[0]!.message, /"ufm" produced no result, its HyperNodes are kept: Failed to fetch UFM data: failed to send request/);
-  assert.is(log.lines.filter((l) => l.includes('Failed to fetch UFM data') && !l.includes('repeated=true')).length, 1, 'one error line; repeats only at V(2)');
+  assert.match(
+    events.events[0]!.message,
+    /"ufm" produced no result, its HyperNodes are kept: Failed to fetch UFM data: failed to send request/,
+  );
+  assert.is(
+    log.lines.filter((l) => l.includes('Failed to fetch UFM data') && !l.includes('repeated=true')).length,
+    1,
+    'one error line; repeats only at V(2)',
+  );
   assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 5);
 });
 
@@ -49,10 +61,19 @@ test('a different error is reported again; recovery is logged once and re-arms r
 
 test('a warning is one log line and one Warning Event with its own reason, counted as no failure', async () => {
   const { registry, events, log, problems } = rig();
-  problems.warning('CleartextCredentials', 'WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http');
+  problems.warning(
+    'CleartextCredentials',
+    'WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http',
+  );
   assert.equal(
     events.events.map((e) => [e.type, e.reason, e.message]),
-    [['Warning', 'CleartextCredentials', 'Discovery source "ufm": WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http']],
+    [
+      [
+        'Warning',
+        'CleartextCredentials',
+        'Discovery source "ufm": WARNING: the UFM endpoint http://ufm/ufmRest/resources/ports is plain http',
+      ],
+    ],
   );
   assert.is(log.lines.filter((l) => l.includes('is plain http')).length, 1);
   assert.is(await registryValue(registry, 'hypernode_discovery_failures_total', { source: 'ufm' }), 0);
@@ -71,7 +92,8 @@ test('what a run left out is an info line naming the source, with no Event and n
 
 test('every successful run stamps the last-success time of its source, failures leave it alone', async () => {
   const { registry, problems, clock } = rig();
-  const lastSuccess = () => registryValue(registry, 'hypernode_discovery_last_success_timestamp_seconds', { source: 'ufm' });
+  const lastSuccess = () =>
+    registryValue(registry, 'hypernode_discovery_last_success_timestamp_seconds', { source: 'ufm' });
   problems.recovered();
   assert.is(await lastSuccess(), clock.now() / 1000);
   const first = clock.now();

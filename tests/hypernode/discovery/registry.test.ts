@@ -1,6 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { builtinDiscoverers, lookupDiscoverer, newDiscovererRegistry } from '../../../src/hypernode/discovery/registry.ts';
+import {
+  builtinDiscoverers,
+  lookupDiscoverer,
+  newDiscovererRegistry,
+} from '../../../src/hypernode/discovery/registry.ts';
 import { labelDiscovererFactory } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
 import { graphDiscovererFactory } from '../../../src/hypernode/discovery/graph/graph-discoverer.ts';
 import { ufmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
@@ -29,7 +33,9 @@ test('an unregistered key is rejected with Go’s message, the near miss and the
   for (const [key, near] of cases) {
     assert.throws(
       () => lookupDiscoverer(builtinDiscoverers, key),
-      (err: Error) => err.message === `unsupported discoverer type: ${key} (${near}the sources are graph, ibnetdiscover, label, lldp, ufm)`,
+      (err: Error) =>
+        err.message ===
+        `unsupported discoverer type: ${key} (${near}the sources are graph, ibnetdiscover, label, lldp, ufm)`,
       key,
     );
   }

@@ -69,11 +69,15 @@ interface Case {
 
 function graphOf(c: Case): FabricGraph {
   const doc = railGraphDocument(c.shape);
-  const extra = c.miscabled.map((m) => ({ a: { host: `su${m.su}-h${m.host}`, port: 'eth9' }, b: { switch: `leaf-su${m.toSu}-r${m.rail}`, port: 'swp99' } }));
+  const extra = c.miscabled.map((m) => ({
+    a: { host: `su${m.su}-h${m.host}`, port: 'eth9' },
+    b: { switch: `leaf-su${m.toSu}-r${m.rail}`, port: 'swp99' },
+  }));
   return parseGraphDocument(JSON.stringify({ switches: doc.switches, links: [...doc.links, ...extra] }));
 }
 
-const run = (graph: FabricGraph) => fabricHyperNodes({ graph, fabric: 'f', source: 'graph', mapHost: (h) => h, minSharedHosts: 2, logger: nullLogger });
+const run = (graph: FabricGraph) =>
+  fabricHyperNodes({ graph, fabric: 'f', source: 'graph', mapHost: (h) => h, minSharedHosts: 2, logger: nullLogger });
 const members = (s: ReturnType<typeof run>['snapshot'], tier: number) =>
   s
     .filter((h) => h.spec.tier === tier)

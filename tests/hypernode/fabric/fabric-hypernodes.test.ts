@@ -11,8 +11,14 @@ import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-vali
 import { nullLogger } from '../../../src/log.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 
-const hostLink = (host: string, sw: string, port = '1'): FabricLink => ({ a: { kind: 'host', name: host, port: 'eth0' }, b: { kind: 'switch', id: sw, port } });
-const swLink = (x: string, y: string): FabricLink => ({ a: { kind: 'switch', id: x, port: `to-${y}` }, b: { kind: 'switch', id: y, port: `to-${x}` } });
+const hostLink = (host: string, sw: string, port = '1'): FabricLink => ({
+  a: { kind: 'host', name: host, port: 'eth0' },
+  b: { kind: 'switch', id: sw, port },
+});
+const swLink = (x: string, y: string): FabricLink => ({
+  a: { kind: 'switch', id: x, port: `to-${y}` },
+  b: { kind: 'switch', id: y, port: `to-${x}` },
+});
 
 /** Two units of two rails (leaves l<unit><rail>) with two hosts each, under spines s1 and s2. */
 function twoUnits(extra: FabricLink[] = []): FabricGraph {
@@ -23,18 +29,40 @@ function twoUnits(extra: FabricLink[] = []): FabricGraph {
     ...leaves.flatMap((l) => ['s1', 's2'].map((s) => swLink(l, s))),
     ...extra,
   ];
-  return { switches: [...leaves, 's1', 's2'].map((id) => ({ id, name: id.toUpperCase() })), hosts: hosts.map((name) => ({ name })), links };
+  return {
+    switches: [...leaves, 's1', 's2'].map((id) => ({ id, name: id.toUpperCase() })),
+    hosts: hosts.map((name) => ({ name })),
+    links,
+  };
 }
 
 const run = (graph: FabricGraph, more: Partial<FabricInput> = {}) =>
-  fabricHyperNodes({ graph, fabric: 'f', source: 'graph', labels: { 'example.com/fabric': 'f' }, mapHost: (h) => h, logger: nullLogger, ...more });
+  fabricHyperNodes({
+    graph,
+    fabric: 'f',
+    source: 'graph',
+    labels: { 'example.com/fabric': 'f' },
+    mapHost: (h) => h,
+    logger: nullLogger,
+    ...more,
+  });
 const shape = (s: readonly DiscoveredHyperNode[]) =>
-  s.map((h) => `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => m.selector!.exactMatch!.name).join(',')}`);
+  s.map(
+    (h) =>
+      `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => m.selector!.exactMatch!.name).join(',')}`,
+  );
 
 test('leaves sharing hosts form one group per unit; spines above them; names from the lowest switch id; labels in order', () => {
   const r = run(twoUnits());
-  assert.equal(shape(r.snapshot), ['f-leaf-l11 1 leaf: u1-a,u1-b', 'f-leaf-l21 1 leaf: u2-a,u2-b', 'f-spine-s1 2 spine: f-leaf-l11,f-leaf-l21']);
-  assert.equal(r.snapshot[0]!.metadata.labels, { 'volcano.sh/network-topology-source': 'graph', 'example.com/fabric': 'f' });
+  assert.equal(shape(r.snapshot), [
+    'f-leaf-l11 1 leaf: u1-a,u1-b',
+    'f-leaf-l21 1 leaf: u2-a,u2-b',
+    'f-spine-s1 2 spine: f-leaf-l11,f-leaf-l21',
+  ]);
+  assert.equal(r.snapshot[0]!.metadata.labels, {
+    'volcano.sh/network-topology-source': 'graph',
+    'example.com/fabric': 'f',
+  });
   assert.equal(validateSnapshot([...r.snapshot]), []);
   assert.equal([r.hostCount, [...r.leafHosts].sort(), r.problems], [4, ['u1-a', 'u1-b', 'u2-a', 'u2-b'], []]);
 });
@@ -86,7 +114,10 @@ test('one host cabled to the other unit merges the units by default; with minSha
     guarded.problems.map((p) => p.kind),
     ['split-host'],
   );
-  assert.match(guarded.problems[0]!.message, 'host u1-a is cabled to the leaves of 2 groups (l11+l12, l21+l22); they stay apart and the host joins the group of l11+l12');
+  assert.match(
+    guarded.problems[0]!.message,
+    'host u1-a is cabled to the leaves of 2 groups (l11+l12, l21+l22); they stay apart and the host joins the group of l11+l12',
+  );
 });
 
 test('a third tier appears when spine groups share cores; a group without uplinks has no parent', () => {
@@ -94,7 +125,14 @@ test('a third tier appears when spine groups share cores; a group without uplink
   // Unit 2 moves to its own spines s3/s4; cores c1 join s1 and s3; a third unit has no spine at all.
   const links = g.links
     .filter((l) => !(l.a.kind === 'switch' && l.a.id.startsWith('l2') && l.b.kind === 'switch'))
-    .concat(swLink('l21', 's3'), swLink('l22', 's4'), swLink('s1', 'c1'), swLink('s3', 'c1'), swLink('s4', 'c1'), hostLink('u3-a', 'l31'));
+    .concat(
+      swLink('l21', 's3'),
+      swLink('l22', 's4'),
+      swLink('s1', 'c1'),
+      swLink('s3', 'c1'),
+      swLink('s4', 'c1'),
+      hostLink('u3-a', 'l31'),
+    );
   const graph: FabricGraph = {
     switches: [...g.switches, ...['s3', 's4', 'c1', 'l31'].map((id) => ({ id, name: id }))],
     hosts: [...g.hosts, { name: 'u3-a' }],

@@ -22,7 +22,14 @@ import { UFM_FABRIC_LABEL } from '../../../src/hypernode/model/hypernode-labels.
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
-import { briefPort, defaultHostName, generateFatTree, type CrossCable, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
+import {
+  briefPort,
+  defaultHostName,
+  generateFatTree,
+  type CrossCable,
+  type FatTree,
+  type FatTreeOptions,
+} from '../../../testing/fat-tree.ts';
 import { propertyParameters, shuffled } from '../../support/property.ts';
 
 interface Case {
@@ -46,12 +53,17 @@ const caseArb: fc.Arbitrary<Case> = fc
     shuffleSeed: fc.integer(),
   })
   .chain((shape) => {
-    const host = fc.record({ su: fc.integer({ min: 1, max: shape.sus }), node: fc.integer({ min: 1, max: shape.nodesPerSu }) });
+    const host = fc.record({
+      su: fc.integer({ min: 1, max: shape.sus }),
+      node: fc.integer({ min: 1, max: shape.nodesPerSu }),
+    });
     const rail = fc.integer({ min: 1, max: shape.rails });
     return fc.record({
       shape: fc.constant(shape),
       down: fc.array(fc.record({ host, rail }), { maxLength: 6 }),
-      cross: fc.array(fc.record({ host, toSu: fc.integer({ min: 1, max: shape.sus }), rail, active: fc.boolean() }), { maxLength: 3 }),
+      cross: fc.array(fc.record({ host, toSu: fc.integer({ min: 1, max: shape.sus }), rail, active: fc.boolean() }), {
+        maxLength: 3,
+      }),
       notNodes: fc.array(host, { maxLength: 4 }),
     });
   })
@@ -67,21 +79,33 @@ const caseArb: fc.Arbitrary<Case> = fc
       aggregationNodes: shape.aggregationNodes,
       downHostPorts: down.map((d) => `${defaultHostName(d.host.su, d.host.node)}/${d.rail}`),
       // A cable to another unit's leaf; one to the host's own unit would be a second cable to the same leaf.
-      crossCables: cross.filter((c) => c.toSu !== c.host.su).map((c): CrossCable => ({ su: c.host.su, node: c.host.node, toSu: c.toSu, rail: c.rail, active: c.active })),
+      crossCables: cross
+        .filter((c) => c.toSu !== c.host.su)
+        .map((c): CrossCable => ({ su: c.host.su, node: c.host.node, toSu: c.toSu, rail: c.rail, active: c.active })),
     },
     notNodes: new Set(notNodes.map((h) => defaultHostName(h.su, h.node))),
     shuffleSeed: shape.shuffleSeed,
   }));
 
 /** The fabric's HyperNodes from its answers in the given order, every host that is a Node mapped to itself. */
-function discover(tree: FatTree, c: Case, order: (xs: readonly unknown[], salt: number) => unknown[]): DiscoveredHyperNode[] {
+function discover(
+  tree: FatTree,
+  c: Case,
+  order: (xs: readonly unknown[], salt: number) => unknown[],
+): DiscoveredHyperNode[] {
   const graph = ufmFabricGraph({
     systems: decodeSystems(JSON.stringify(order(tree.systems, 1))),
     links: decodeLinks(JSON.stringify(order(tree.links, 2))),
     ports: decodePortStates(JSON.stringify(order(tree.ports.map(briefPort), 3))),
   });
-  return fabricHyperNodes({ graph, fabric: 'fab', source: 'ufm', labels: { [UFM_FABRIC_LABEL]: 'fab' }, mapHost: (h) => (c.notNodes.has(h) ? undefined : h), logger: nullLogger })
-    .snapshot;
+  return fabricHyperNodes({
+    graph,
+    fabric: 'fab',
+    source: 'ufm',
+    labels: { [UFM_FABRIC_LABEL]: 'fab' },
+    mapHost: (h) => (c.notNodes.has(h) ? undefined : h),
+    logger: nullLogger,
+  }).snapshot;
 }
 
 const names = (hn: DiscoveredHyperNode) => hn.spec.members.map((m) => m.selector!.exactMatch!.name!);
@@ -127,15 +151,20 @@ function expectedTiers(c: Case): string[][][] {
       leavesOf.set(host, leaves);
     }
   }
-  for (const x of c.opts.crossCables ?? []) if (x.active) leavesOf.get(defaultHostName(x.su, x.node))!.add(`${x.toSu}/${x.rail}`);
-  const leafGroups = mergeSharing([...leavesOf].filter(([, ls]) => ls.size > 0).map(([h, ls]) => ({ hosts: new Set([h]), keys: ls })));
+  for (const x of c.opts.crossCables ?? [])
+    if (x.active) leavesOf.get(defaultHostName(x.su, x.node))!.add(`${x.toSu}/${x.rail}`);
+  const leafGroups = mergeSharing(
+    [...leavesOf].filter(([, ls]) => ls.size > 0).map(([h, ls]) => ({ hosts: new Set([h]), keys: ls })),
+  );
   const tiers = [leafGroups];
   const all = (gs: Group[]) => [{ hosts: new Set(gs.flatMap((g) => [...g.hosts])), keys: new Set<string>() }];
   if (leafGroups.length > 1) {
     if (c.opts.tiers === 2) tiers.push(all(leafGroups));
     else {
       const slgOf = (leaf: string) => String(Math.floor((Number(leaf.split('/')[0]) - 1) / c.opts.slgSus!));
-      const spineGroups = mergeSharing(leafGroups.map((g) => ({ hosts: g.hosts, keys: new Set([...g.keys].map(slgOf)) })));
+      const spineGroups = mergeSharing(
+        leafGroups.map((g) => ({ hosts: g.hosts, keys: new Set([...g.keys].map(slgOf)) })),
+      );
       tiers.push(spineGroups);
       if (spineGroups.length > 1) tiers.push(all(spineGroups));
     }
@@ -156,7 +185,8 @@ const byFirst = (a: string[], b: string[]) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]
 /** Per tier, the Nodes below each HyperNode (sorted lists, sorted). */
 function actualTiers(snap: DiscoveredHyperNode[]): string[][][] {
   const byName = new Map(snap.map((hn) => [hn.metadata.name, hn]));
-  const below = (hn: DiscoveredHyperNode): string[] => (hn.spec.tier === 1 ? names(hn) : names(hn).flatMap((m) => below(byName.get(m)!)));
+  const below = (hn: DiscoveredHyperNode): string[] =>
+    hn.spec.tier === 1 ? names(hn) : names(hn).flatMap((m) => below(byName.get(m)!));
   const top = Math.max(0, ...snap.map((hn) => hn.spec.tier));
   return Array.from({ length: top }, (_, i) =>
     snap
@@ -166,7 +196,8 @@ function actualTiers(snap: DiscoveredHyperNode[]): string[][][] {
   );
 }
 
-const canonical = (snap: DiscoveredHyperNode[]) => JSON.stringify([...snap].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)));
+const canonical = (snap: DiscoveredHyperNode[]) =>
+  JSON.stringify([...snap].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)));
 
 test('fabric tiers partition the tier below and form a tree; every host that is a Node and cabled is in exactly one leaf; names ignore answer order', () => {
   fc.assert(
@@ -186,14 +217,22 @@ test('fabric tiers partition the tier below and form a tree; every host that is 
           assert.is(m.type, 'HyperNode', `${hn.metadata.name} has a HyperNode member`);
           const child = byName.get(m.selector!.exactMatch!.name!);
           assert.ok(child, `${hn.metadata.name}: member ${m.selector!.exactMatch!.name} exists`);
-          assert.is(child!.spec.tier, hn.spec.tier - 1, `${child!.metadata.name} sits one tier below its parent ${hn.metadata.name}`);
+          assert.is(
+            child!.spec.tier,
+            hn.spec.tier - 1,
+            `${child!.metadata.name} sits one tier below its parent ${hn.metadata.name}`,
+          );
           parents.set(child!.metadata.name, [...(parents.get(child!.metadata.name) ?? []), hn.metadata.name]);
         }
       }
       for (const [child, ps] of parents) assert.is(ps.length, 1, `${child} has one parent, not ${ps.join(', ')}`);
       // A partition: below the top tier every HyperNode has its parent.
       for (const hn of snap)
-        if (hn.spec.tier < top) assert.ok(parents.has(hn.metadata.name), `${hn.metadata.name} (tier ${hn.spec.tier}) belongs to a tier-${hn.spec.tier + 1} HyperNode`);
+        if (hn.spec.tier < top)
+          assert.ok(
+            parents.has(hn.metadata.name),
+            `${hn.metadata.name} (tier ${hn.spec.tier}) belongs to a tier-${hn.spec.tier + 1} HyperNode`,
+          );
 
       // The leaf tier: Node members only, each host once; every tier grouped as the wiring says.
       const leaves = snap.filter((hn) => hn.spec.tier === 1);

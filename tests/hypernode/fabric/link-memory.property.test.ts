@@ -26,11 +26,22 @@ const HOSTS_PER_LEAF = 3;
 function healthyGraph(): FabricGraph {
   const links: FabricLink[] = [];
   for (let l = 0; l < LEAVES; l++) {
-    for (let h = 0; h < HOSTS_PER_LEAF; h++) links.push({ a: { kind: 'switch', id: `l${l}`, port: `p${h}` }, b: { kind: 'host', name: `h${l}-${h}`, port: 'eth0' } });
-    for (const s of [0, 1]) links.push({ a: { kind: 'switch', id: `l${l}`, port: `up${s}` }, b: { kind: 'switch', id: `s${s}`, port: `d${l}` } });
+    for (let h = 0; h < HOSTS_PER_LEAF; h++)
+      links.push({
+        a: { kind: 'switch', id: `l${l}`, port: `p${h}` },
+        b: { kind: 'host', name: `h${l}-${h}`, port: 'eth0' },
+      });
+    for (const s of [0, 1])
+      links.push({
+        a: { kind: 'switch', id: `l${l}`, port: `up${s}` },
+        b: { kind: 'switch', id: `s${s}`, port: `d${l}` },
+      });
   }
   const hosts = links.flatMap((k) => (k.b.kind === 'host' ? [{ name: k.b.name }] : []));
-  const switches = [...Array.from({ length: LEAVES }, (_, l) => `l${l}`), 's0', 's1'].map((id) => ({ id, name: `sw-${id}` }));
+  const switches = [...Array.from({ length: LEAVES }, (_, l) => `l${l}`), 's0', 's1'].map((id) => ({
+    id,
+    name: `sw-${id}`,
+  }));
   return { switches, hosts, links };
 }
 const ALL_LINKS = healthyGraph().links.length;
@@ -40,41 +51,60 @@ function polled(gone: ReadonlySet<number>): FabricGraph {
   const g = healthyGraph();
   const links = g.links.filter((_, i) => !gone.has(i));
   const ends = new Set(links.flatMap((k) => [k.a, k.b]).map((e) => (e.kind === 'host' ? `h:${e.name}` : `s:${e.id}`)));
-  return { switches: g.switches.filter((s) => ends.has(`s:${s.id}`)), hosts: g.hosts.filter((h) => ends.has(`h:${h.name}`)), links };
+  return {
+    switches: g.switches.filter((s) => ends.has(`s:${s.id}`)),
+    hosts: g.hosts.filter((h) => ends.has(`h:${h.name}`)),
+    links,
+  };
 }
 
-const input = (graph: FabricGraph) => ({ graph, fabric: 'f', source: 'lldp', mapHost: (h: string) => h, logger: nullLogger });
+const input = (graph: FabricGraph) => ({
+  graph,
+  fabric: 'f',
+  source: 'lldp',
+  mapHost: (h: string) => h,
+  logger: nullLogger,
+});
 /** A snapshot is a set: its HyperNodes by name. */
-const sorted = (snapshot: readonly DiscoveredHyperNode[]) => JSON.stringify([...snapshot].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name)));
+const sorted = (snapshot: readonly DiscoveredHyperNode[]) =>
+  JSON.stringify([...snapshot].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name)));
 const shape = (graph: FabricGraph) => sorted(fabricHyperNodes(input(graph)).snapshot);
 
 function memory() {
   const clock = new FakeClock();
   const fabricHealth = new RecordingFabricHealth(GRACE_MS);
   const mem = new FabricMemory('lldp', { clock, fabricHealth });
-  return { clock, reports: fabricHealth.reports, mem, restarted: () => new FabricMemory('lldp', { clock, fabricHealth }) };
+  return {
+    clock,
+    reports: fabricHealth.reports,
+    mem,
+    restarted: () => new FabricMemory('lldp', { clock, fabricHealth }),
+  };
 }
 
 test('links missing for less than the grace period leave the HyperNodes as the healthy fabric has them, each missing link reported', () => {
   fc.assert(
-    fc.property(fc.array(fc.uniqueArray(fc.nat(ALL_LINKS - 1), { maxLength: ALL_LINKS }), { minLength: 1, maxLength: 8 }), (polls) => {
-      const { clock, reports, mem } = memory();
-      const healthy = shape(healthyGraph());
-      assert.is(sorted(mem.hyperNodes(input(healthyGraph())).snapshot), healthy);
-      for (const gone of polls) {
-        // Every link returns at the poll after it vanished at the latest, so none stays missing for the grace period.
-        clock.jump(GRACE_MS / 4);
-        const tree = mem.hyperNodes(input(polled(new Set(gone))));
-        assert.is(sorted(tree.snapshot), healthy, 'members and names as the healthy fabric');
-        const reported = [...reports.at(-1)!.values()].flat().length;
-        // A host link is reported on its leaf, a leaf–spine link on both ends' groups.
-        const expected = gone.reduce((n, i) => n + (healthyGraph().links[i]!.b.kind === 'host' ? 1 : 2), 0);
-        assert.is(reported, expected, 'every missing link reported');
-        clock.jump(GRACE_MS / 4);
-        mem.hyperNodes(input(healthyGraph()));
-        assert.is([...reports.at(-1)!.values()].flat().length, 0, 'nothing reported once every link is back');
-      }
-    }),
+    fc.property(
+      fc.array(fc.uniqueArray(fc.nat(ALL_LINKS - 1), { maxLength: ALL_LINKS }), { minLength: 1, maxLength: 8 }),
+      (polls) => {
+        const { clock, reports, mem } = memory();
+        const healthy = shape(healthyGraph());
+        assert.is(sorted(mem.hyperNodes(input(healthyGraph())).snapshot), healthy);
+        for (const gone of polls) {
+          // Every link returns at the poll after it vanished at the latest, so none stays missing for the grace period.
+          clock.jump(GRACE_MS / 4);
+          const tree = mem.hyperNodes(input(polled(new Set(gone))));
+          assert.is(sorted(tree.snapshot), healthy, 'members and names as the healthy fabric');
+          const reported = [...reports.at(-1)!.values()].flat().length;
+          // A host link is reported on its leaf, a leaf–spine link on both ends' groups.
+          const expected = gone.reduce((n, i) => n + (healthyGraph().links[i]!.b.kind === 'host' ? 1 : 2), 0);
+          assert.is(reported, expected, 'every missing link reported');
+          clock.jump(GRACE_MS / 4);
+          mem.hyperNodes(input(healthyGraph()));
+          assert.is([...reports.at(-1)!.values()].flat().length, 0, 'nothing reported once every link is back');
+        }
+      },
+    ),
     propertyParameters(),
   );
 });

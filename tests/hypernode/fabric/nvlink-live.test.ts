@@ -17,7 +17,13 @@ import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/ll
 import { parseSnmpCapture } from '../../../src/hypernode/discovery/lldp/snmp-capture.ts';
 import { REBUILD_COALESCE_MS } from '../../../src/hypernode/discovery/poll-loop.ts';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
-import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import type {
+  Discoverer,
+  DiscovererFactory,
+  DiscovererOptions,
+  DiscoveryEntry,
+  Snapshot,
+} from '../../../src/hypernode/model/contracts.ts';
 import type { Logger } from '../../../src/log.ts';
 import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import type { Channel } from '../../../src/util/channel.ts';
@@ -58,10 +64,16 @@ const legacyUnits = [
   ['n1', 'n2', 'n3'],
   ['n4', 'n5', 'n6'],
 ];
-const legacyPorts = JSON.stringify([...computerPorts(legacyUnits[0]!, ['leaf-a1', 'leaf-a2']), ...computerPorts(legacyUnits[1]!, ['leaf-b1', 'leaf-b2'])]);
+const legacyPorts = JSON.stringify([
+  ...computerPorts(legacyUnits[0]!, ['leaf-a1', 'leaf-a2']),
+  ...computerPorts(legacyUnits[1]!, ['leaf-b1', 'leaf-b2']),
+]);
 const labHosts = (su: number) => [1, 2, 3].map((h) => `su${su}-h${h}`);
 const ibOutput = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 3, rails: 2, spines: 2 }).ibnetdiscoverText();
-const walks = readdirSync(LLDP_CAPTURE).map((f) => ({ address: f, varbinds: parseSnmpCapture(readFileSync(join(LLDP_CAPTURE, f), 'utf8'), f) }));
+const walks = readdirSync(LLDP_CAPTURE).map((f) => ({
+  address: f,
+  varbinds: parseSnmpCapture(readFileSync(join(LLDP_CAPTURE, f), 'utf8'), f),
+}));
 
 const CASES: readonly SourceCase[] = [
   {
@@ -109,7 +121,12 @@ const CASES: readonly SourceCase[] = [
   {
     name: 'lldp',
     source: 'lldp',
-    config: { fabric: 'roce', switches: walks.map((w) => w.address), hostMapping: { stripSuffix: '.fabric.example.com' }, nvlink: 'domain' },
+    config: {
+      fabric: 'roce',
+      switches: walks.map((w) => w.address),
+      hostMapping: { stripSuffix: '.fabric.example.com' },
+      nvlink: 'domain',
+    },
     secret: true,
     units: [labHosts(1), labHosts(2)],
     factory: (reads) =>
@@ -171,8 +188,15 @@ for (const c of CASES) {
     const clock = new FakeClock();
     const { logger, lines } = capturingLogger();
     const [u1, u2] = c.units as [string[], string[]];
-    const labels = (name: string): Record<string, string> => (u1.slice(0, 2).includes(name) ? { [CLIQUE]: `${RACK[0]}.1` } : u2.includes(name) ? { [CLIQUE]: `${RACK[1]}.1` } : {});
-    const nodes = new FakeInformer<NodeMeta>({ initial: [...u1, ...u2].map((name) => ({ metadata: { name, labels: labels(name) } })) });
+    const labels = (name: string): Record<string, string> =>
+      u1.slice(0, 2).includes(name)
+        ? { [CLIQUE]: `${RACK[0]}.1` }
+        : u2.includes(name)
+          ? { [CLIQUE]: `${RACK[1]}.1` }
+          : {};
+    const nodes = new FakeInformer<NodeMeta>({
+      initial: [...u1, ...u2].map((name) => ({ metadata: { name, labels: labels(name) } })),
+    });
     const reads = { count: 0 };
     const entry = entryOf(c, c.config);
     const d: Discoverer = await c.factory(reads)(entry, optionsOf(nodes, clock, logger));
@@ -188,9 +212,17 @@ for (const c of CASES) {
       await settle();
       const first = await taken();
       assert.ok(first, `the first poll published:\n${lines.join('\n')}`);
-      assert.equal(picture(first!), { domains: [`${RACK[0]}: ${u1.slice(0, 2).join(',')}`, `${RACK[1]}: ${u2.join(',')}`], tiers: [2, 3] });
-      const leafOf = (s: Snapshot, node: string) => s.find((h) => h.spec.members.some((m) => m.type === 'Node' && m.selector!.exactMatch?.name === node));
-      assert.is(leafOf(first!, u1[2]!)!.spec.tierName === 'nvl-domain', false, `${u1[2]} without a clique sits in its leaf group`);
+      assert.equal(picture(first!), {
+        domains: [`${RACK[0]}: ${u1.slice(0, 2).join(',')}`, `${RACK[1]}: ${u2.join(',')}`],
+        tiers: [2, 3],
+      });
+      const leafOf = (s: Snapshot, node: string) =>
+        s.find((h) => h.spec.members.some((m) => m.type === 'Node' && m.selector!.exactMatch?.name === node));
+      assert.is(
+        leafOf(first!, u1[2]!)!.spec.tierName === 'nvl-domain',
+        false,
+        `${u1[2]} without a clique sits in its leaf group`,
+      );
       assert.is(reads.count, 1);
 
       // The third Node of unit 1 gets its clique, and a second update of it and another Node's label follow in the burst.
@@ -225,7 +257,10 @@ for (const c of CASES) {
   test(`${c.name}: a wrong config.nvlink fails the source naming the field, its source and what to write`, async () => {
     const { logger } = capturingLogger();
     const refused = await c
-      .factory({ count: 0 })(entryOf(c, { ...c.config, nvlink: { level: 'rack' } }), optionsOf(new FakeInformer<NodeMeta>(), new FakeClock(), logger))
+      .factory({ count: 0 })(
+        entryOf(c, { ...c.config, nvlink: { level: 'rack' } }),
+        optionsOf(new FakeInformer<NodeMeta>(), new FakeClock(), logger),
+      )
       .then(() => 'created')
       .catch((err: Error) => err.message);
     assert.is(

@@ -30,35 +30,83 @@ const RACK_B = '52c0ab5e-1f0e-4a3c-9d6b-2f8e7a1c0b93';
 const P = 'topology.example.com';
 const OWNED = { 'volcano.sh/network-topology-source': 'ufm', [UFM_FABRIC_LABEL]: 'pod' };
 
-const hostLink = (host: string, sw: string): FabricLink => ({ a: { kind: 'host', name: host, port: '1' }, b: { kind: 'switch', id: sw, port: host } });
-const swLink = (x: string, y: string): FabricLink => ({ a: { kind: 'switch', id: x, port: y }, b: { kind: 'switch', id: y, port: x } });
+const hostLink = (host: string, sw: string): FabricLink => ({
+  a: { kind: 'host', name: host, port: '1' },
+  b: { kind: 'switch', id: sw, port: host },
+});
+const swLink = (x: string, y: string): FabricLink => ({
+  a: { kind: 'switch', id: x, port: y },
+  b: { kind: 'switch', id: y, port: x },
+});
 /** Unit 1: n0, n1 (rack A) and n2 (no clique yet) on leaf l1; unit 2: n4–n7 (rack B) on leaf l2; spine s. */
 const GRAPH: FabricGraph = {
   switches: ['l1', 'l2', 's'].map((id) => ({ id, name: id.toUpperCase() })),
   hosts: ['n0', 'n1', 'n2', 'n4', 'n5', 'n6', 'n7'].map((name) => ({ name })),
-  links: [...['n0', 'n1', 'n2'].map((h) => hostLink(h, 'l1')), ...['n4', 'n5', 'n6', 'n7'].map((h) => hostLink(h, 'l2')), swLink('l1', 's'), swLink('l2', 's')],
+  links: [
+    ...['n0', 'n1', 'n2'].map((h) => hostLink(h, 'l1')),
+    ...['n4', 'n5', 'n6', 'n7'].map((h) => hostLink(h, 'l2')),
+    swLink('l1', 's'),
+    swLink('l2', 's'),
+  ],
 };
 const NODES: NodeMeta[] = ['n0', 'n1', 'n2', 'n4', 'n5', 'n6', 'n7'].map((name) => ({
-  metadata: { name, labels: { 'kubernetes.io/hostname': name, ...(name === 'n2' ? {} : { [CLIQUE]: `${name < 'n3' ? RACK_A : RACK_B}.1` }) } },
+  metadata: {
+    name,
+    labels: {
+      'kubernetes.io/hostname': name,
+      ...(name === 'n2' ? {} : { [CLIQUE]: `${name < 'n3' ? RACK_A : RACK_B}.1` }),
+    },
+  },
 }));
 
 function snapshot(): DiscoveredHyperNode[] {
-  const base = fabricHyperNodes({ graph: GRAPH, fabric: 'pod', source: 'ufm', labels: { [UFM_FABRIC_LABEL]: 'pod' }, mapHost: (h) => h, logger: nullLogger }).snapshot;
+  const base = fabricHyperNodes({
+    graph: GRAPH,
+    fabric: 'pod',
+    source: 'ufm',
+    labels: { [UFM_FABRIC_LABEL]: 'pod' },
+    mapHost: (h) => h,
+    logger: nullLogger,
+  }).snapshot;
   const labels = new Map(NODES.map((n) => [n.metadata.name, n.metadata.labels?.[CLIQUE]]));
-  return [...nvlinkTier({ base, fabric: 'pod', config: parseNvlinkConfig('domain') as NvlinkConfig, labels: OWNED, labelOf: (n) => labels.get(n) }).snapshot];
+  return [
+    ...nvlinkTier({
+      base,
+      fabric: 'pod',
+      config: parseNvlinkConfig('domain') as NvlinkConfig,
+      labels: OWNED,
+      labelOf: (n) => labels.get(n),
+    }).snapshot,
+  ];
 }
 const A = nvlinkHyperNodeName('pod', 'nvl-domain', RACK_A);
 const B = nvlinkHyperNodeName('pod', 'nvl-domain', RACK_B);
 
 test('Node labels: nvl-domain on the Nodes of a domain, leaf and spine on all; Kueue and KAI levels spine, leaf, nvl-domain, hostname', () => {
   const labels = desiredNodeLabels(P, snapshot(), NODES);
-  assert.equal(Object.fromEntries(labels.get('n0')!), { [`${P}/leaf`]: 'pod-leaf-l1', [`${P}/nvl-domain`]: A, [`${P}/spine`]: 'pod-spine-s' });
-  assert.equal(Object.fromEntries(labels.get('n2')!), { [`${P}/leaf`]: 'pod-leaf-l1', [`${P}/spine`]: 'pod-spine-s' }, 'no clique yet: no domain label');
-  const kueue = desiredTopologies('ufm', P, snapshot(), { holder: 'Kueue Topology kueue.x-k8s.io/v1beta2', maxLevels: 16, alias: false });
+  assert.equal(Object.fromEntries(labels.get('n0')!), {
+    [`${P}/leaf`]: 'pod-leaf-l1',
+    [`${P}/nvl-domain`]: A,
+    [`${P}/spine`]: 'pod-spine-s',
+  });
+  assert.equal(
+    Object.fromEntries(labels.get('n2')!),
+    { [`${P}/leaf`]: 'pod-leaf-l1', [`${P}/spine`]: 'pod-spine-s' },
+    'no clique yet: no domain label',
+  );
+  const kueue = desiredTopologies('ufm', P, snapshot(), {
+    holder: 'Kueue Topology kueue.x-k8s.io/v1beta2',
+    maxLevels: 16,
+    alias: false,
+  });
   const keys = [`${P}/spine`, `${P}/leaf`, `${P}/nvl-domain`, 'kubernetes.io/hostname'];
   assert.equal([...kueue.levels], [['hypernode-ufm', keys.map((nodeLabel) => ({ nodeLabel }))]]);
   assert.equal(kueue.errors, []);
-  const kai = desiredTopologies('ufm', P, snapshot(), { holder: 'KAI Topology kai.scheduler/v1alpha1', maxLevels: 16, alias: true });
+  const kai = desiredTopologies('ufm', P, snapshot(), {
+    holder: 'KAI Topology kai.scheduler/v1alpha1',
+    maxLevels: 16,
+    alias: true,
+  });
   const aliases = ['spine', 'leaf', 'nvl-domain', undefined];
   assert.equal(
     [...kai.levels],
@@ -84,7 +132,10 @@ test('why: the domain holds the Node by its clique, the leaf group and spine thr
     "NVLink nvl-domain inside a leaf group of UFM fabric pod: its Nodes share the domain and that group's switches",
   ]);
   // The Node without a clique is held by its leaf group directly, for its cables.
-  assert.equal(nodeMemberships(NODES[2]!, snapshot())[0]!.reasons, ['member by name (exactMatch n2)', "UFM fabric pod: the Node's host ports link to the switches of this group"]);
+  assert.equal(nodeMemberships(NODES[2]!, snapshot())[0]!.reasons, [
+    'member by name (exactMatch n2)',
+    "UFM fabric pod: the Node's host ports link to the switches of this group",
+  ]);
 });
 
 test('the tree and the HTML view show the nvl-domain tier, the domain by its ClusterUUID', () => {

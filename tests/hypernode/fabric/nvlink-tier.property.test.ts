@@ -26,7 +26,11 @@ import { nullLogger } from '../../../src/log.ts';
 import { briefPort, defaultHostName, generateFatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
 import { propertyParameters } from '../../support/property.ts';
 
-const RACKS = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333'];
+const RACKS = [
+  '11111111-1111-4111-8111-111111111111',
+  '22222222-2222-4222-8222-222222222222',
+  '33333333-3333-4333-8333-333333333333',
+];
 
 interface Case {
   opts: FatTreeOptions;
@@ -44,10 +48,15 @@ const caseArb: fc.Arbitrary<Case> = fc
     level: fc.constantFrom('domain' as const, 'partition' as const),
   })
   .chain((shape) => {
-    const host = fc.record({ su: fc.integer({ min: 1, max: shape.sus }), node: fc.integer({ min: 1, max: shape.nodesPerSu }) });
+    const host = fc.record({
+      su: fc.integer({ min: 1, max: shape.sus }),
+      node: fc.integer({ min: 1, max: shape.nodesPerSu }),
+    });
     // A clique value, a bare ClusterUUID (no CliqueID: no domain), or no label.
     const clique = fc.oneof(
-      fc.record({ rack: fc.constantFrom(...RACKS), id: fc.integer({ min: 1, max: 2 }) }).map(({ rack, id }) => `${rack}.${id}`),
+      fc
+        .record({ rack: fc.constantFrom(...RACKS), id: fc.integer({ min: 1, max: 2 }) })
+        .map(({ rack, id }) => `${rack}.${id}`),
       fc.constantFrom(...RACKS),
       fc.constant(undefined),
     );
@@ -66,9 +75,13 @@ const caseArb: fc.Arbitrary<Case> = fc
       slgSus: 2,
       slgSpines: 1,
       uplinks: 1,
-      crossCables: cross.filter((c) => c.toSu !== c.host.su).map((c) => ({ su: c.host.su, node: c.host.node, toSu: c.toSu, rail: 1, active: true })),
+      crossCables: cross
+        .filter((c) => c.toSu !== c.host.su)
+        .map((c) => ({ su: c.host.su, node: c.host.node, toSu: c.toSu, rail: 1, active: true })),
     },
-    cliques: new Map(labels.flatMap(([h, v]) => (v === undefined ? [] : [[defaultHostName(h.su, h.node), v] as const]))),
+    cliques: new Map(
+      labels.flatMap(([h, v]) => (v === undefined ? [] : [[defaultHostName(h.su, h.node), v] as const])),
+    ),
     level: shape.level,
   }));
 
@@ -82,7 +95,8 @@ function fabricTree(opts: FatTreeOptions): DiscoveredHyperNode[] {
   return fabricHyperNodes({ graph, fabric: 'fab', source: 'ufm', mapHost: (h) => h, logger: nullLogger }).snapshot;
 }
 
-const memberNames = (hn: DiscoveredHyperNode, type: string) => hn.spec.members.filter((m) => m.type === type).map((m) => m.selector!.exactMatch!.name);
+const memberNames = (hn: DiscoveredHyperNode, type: string) =>
+  hn.spec.members.filter((m) => m.type === type).map((m) => m.selector!.exactMatch!.name);
 
 test('the NVLink tier keeps a tree: each Node once, in its own leaf group, in a domain of its value when it has one; fabric names and members kept one tier up', () => {
   fc.assert(
@@ -93,10 +107,13 @@ test('the NVLink tier keeps a tree: each Node once, in its own leaf group, in a 
       assert.equal(validateSnapshot([...tier.snapshot]), [], 'a valid snapshot');
       const byName = new Map(tier.snapshot.map((hn) => [hn.metadata.name, hn]));
       const domains = tier.snapshot.filter((hn) => hn.spec.tierName === config.tierName);
-      for (const d of domains) assert.equal([d.spec.tier, memberNames(d, 'HyperNode')], [1, []], `${d.metadata.name}: tier 1, Nodes only`);
+      for (const d of domains)
+        assert.equal([d.spec.tier, memberNames(d, 'HyperNode')], [1, []], `${d.metadata.name}: tier 1, Nodes only`);
       // The fabric's HyperNodes: same names, one tier up, same HyperNode members apart from the domains.
       assert.equal(
-        tier.snapshot.filter((hn) => hn.spec.tierName !== config.tierName).map((hn) => [hn.metadata.name, hn.spec.tier]),
+        tier.snapshot
+          .filter((hn) => hn.spec.tierName !== config.tierName)
+          .map((hn) => [hn.metadata.name, hn.spec.tier]),
         base.map((hn) => [hn.metadata.name, hn.spec.tier + 1]),
       );
       for (const b of base) {
@@ -114,7 +131,10 @@ test('the NVLink tier keeps a tree: each Node once, in its own leaf group, in a 
           else {
             assert.is(holder.spec.tierName, config.tierName, `${node} is in a domain`);
             assert.is(holder.metadata.labels?.[config.label], domain, `${node}'s domain is ${domain}`);
-            assert.ok(memberNames(raised, 'HyperNode').includes(holder.metadata.name), `${holder.metadata.name} is under ${node}'s leaf group`);
+            assert.ok(
+              memberNames(raised, 'HyperNode').includes(holder.metadata.name),
+              `${holder.metadata.name} is under ${node}'s leaf group`,
+            );
           }
         }
       }

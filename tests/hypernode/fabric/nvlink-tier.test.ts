@@ -24,8 +24,14 @@ const RACK_A = '7b968a6d-c8aa-45e1-9e07-e1e51be99c31';
 const RACK_B = '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9';
 const SOURCE = { 'volcano.sh/network-topology-source': 'graph' };
 
-const hostLink = (host: string, sw: string): FabricLink => ({ a: { kind: 'host', name: host, port: 'eth0' }, b: { kind: 'switch', id: sw, port: '1' } });
-const swLink = (x: string, y: string): FabricLink => ({ a: { kind: 'switch', id: x, port: y }, b: { kind: 'switch', id: y, port: x } });
+const hostLink = (host: string, sw: string): FabricLink => ({
+  a: { kind: 'host', name: host, port: 'eth0' },
+  b: { kind: 'switch', id: sw, port: '1' },
+});
+const swLink = (x: string, y: string): FabricLink => ({
+  a: { kind: 'switch', id: x, port: y },
+  b: { kind: 'switch', id: y, port: x },
+});
 
 /** Two units (leaves l<unit>1, l<unit>2) of three hosts u<unit>-<n>, under spines s1, s2. */
 function twoUnits(): FabricGraph {
@@ -34,17 +40,31 @@ function twoUnits(): FabricGraph {
   return {
     switches: [...leaves, 's1', 's2'].map((id) => ({ id, name: id })),
     hosts: hosts.map((name) => ({ name })),
-    links: [...hosts.flatMap((h) => [1, 2].map((r) => hostLink(h, `l${h[1]}${r}`))), ...leaves.flatMap((l) => ['s1', 's2'].map((s) => swLink(l, s)))],
+    links: [
+      ...hosts.flatMap((h) => [1, 2].map((r) => hostLink(h, `l${h[1]}${r}`))),
+      ...leaves.flatMap((l) => ['s1', 's2'].map((s) => swLink(l, s))),
+    ],
   };
 }
 
-const base = () => fabricHyperNodes({ graph: twoUnits(), fabric: 'lab', source: 'graph', mapHost: (h) => h, logger: nullLogger }).snapshot;
+const base = () =>
+  fabricHyperNodes({ graph: twoUnits(), fabric: 'lab', source: 'graph', mapHost: (h) => h, logger: nullLogger })
+    .snapshot;
 const config = (raw: unknown) => parseNvlinkConfig(raw) as NvlinkConfig;
 const place = (labels: Record<string, Record<string, string>>, nvlink: unknown = 'domain') =>
-  nvlinkTier({ base: base(), fabric: 'lab', config: config(nvlink), labels: SOURCE, labelOf: (n) => labels[n]?.[config(nvlink).label] });
+  nvlinkTier({
+    base: base(),
+    fabric: 'lab',
+    config: config(nvlink),
+    labels: SOURCE,
+    labelOf: (n) => labels[n]?.[config(nvlink).label],
+  });
 const shape = (s: readonly DiscoveredHyperNode[]) =>
   s
-    .map((h) => `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => `${m.type === 'Node' ? '' : '^'}${m.selector!.exactMatch!.name}`).join(',')}`)
+    .map(
+      (h) =>
+        `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => `${m.type === 'Node' ? '' : '^'}${m.selector!.exactMatch!.name}`).join(',')}`,
+    )
     .sort();
 const domain = (value: string) => nvlinkHyperNodeName('lab', 'nvl-domain', value);
 
@@ -73,13 +93,22 @@ test('a rack per unit, one Node of unit 1 without a clique yet: Node → nvl-dom
   const a = tier.snapshot.find((h) => h.metadata.name === domain(RACK_A))!;
   assert.equal(a.metadata.labels, { ...SOURCE, [CLIQUE]: RACK_A });
   // The fabric's own HyperNodes keep their labels and annotations.
-  assert.equal(tier.snapshot.find((h) => h.metadata.name === 'lab-leaf-l11')!.metadata, base().find((h) => h.metadata.name === 'lab-leaf-l11')!.metadata);
+  assert.equal(
+    tier.snapshot.find((h) => h.metadata.name === 'lab-leaf-l11')!.metadata,
+    base().find((h) => h.metadata.name === 'lab-leaf-l11')!.metadata,
+  );
 });
 
 test('no clique anywhere: only the tiers move up, nothing else changes; the base tree is not touched', () => {
   const before = JSON.stringify(base());
   const input = base();
-  const tier = nvlinkTier({ base: input, fabric: 'lab', config: config('domain'), labels: SOURCE, labelOf: () => undefined });
+  const tier = nvlinkTier({
+    base: input,
+    fabric: 'lab',
+    config: config('domain'),
+    labels: SOURCE,
+    labelOf: () => undefined,
+  });
   assert.equal(
     tier.snapshot.map((h) => [h.metadata.name, h.spec.tier, h.spec.members]),
     input.map((h) => [h.metadata.name, h.spec.tier + 1, h.spec.members]),
@@ -88,7 +117,11 @@ test('no clique anywhere: only the tiers move up, nothing else changes; the base
 });
 
 test('a domain with Nodes under two units is split per unit (each part under its own leaf group), named from domain and unit, and reported', () => {
-  const tier = place({ 'u1-1': { [CLIQUE]: `${RACK_A}.1` }, 'u1-2': { [CLIQUE]: `${RACK_A}.1` }, 'u2-1': { [CLIQUE]: `${RACK_A}.1` } });
+  const tier = place({
+    'u1-1': { [CLIQUE]: `${RACK_A}.1` },
+    'u1-2': { [CLIQUE]: `${RACK_A}.1` },
+    'u2-1': { [CLIQUE]: `${RACK_A}.1` },
+  });
   const partA = nvlinkHyperNodeName('lab', 'nvl-domain', RACK_A, 'lab-leaf-l11');
   const partB = nvlinkHyperNodeName('lab', 'nvl-domain', RACK_A, 'lab-leaf-l21');
   assert.not.equal(partA, partB);
@@ -116,7 +149,10 @@ test('a domain with Nodes under two units is split per unit (each part under its
 });
 
 test('partition: the whole clique value, two partitions of one rack are two nvl-partition HyperNodes', () => {
-  const tier = place({ 'u1-1': { [CLIQUE]: `${RACK_A}.1` }, 'u1-2': { [CLIQUE]: `${RACK_A}.2` }, 'u1-3': { [CLIQUE]: `${RACK_A}.2` } }, 'partition');
+  const tier = place(
+    { 'u1-1': { [CLIQUE]: `${RACK_A}.1` }, 'u1-2': { [CLIQUE]: `${RACK_A}.2` }, 'u1-3': { [CLIQUE]: `${RACK_A}.2` } },
+    'partition',
+  );
   const part = (v: string) => nvlinkHyperNodeName('lab', 'nvl-partition', v);
   const [p1, p2] = [part(`${RACK_A}.1`), part(`${RACK_A}.2`)];
   const unit1 = shape(tier.snapshot).filter((line) => !line.includes('u2-') && !line.startsWith('lab-spine'));
@@ -131,16 +167,26 @@ test('partition: the whole clique value, two partitions of one rack are two nvl-
         .join(',')}`,
     ].sort(),
   );
-  assert.equal(tier.snapshot.find((h) => h.metadata.name === part(`${RACK_A}.2`))!.metadata.labels, { ...SOURCE, [CLIQUE]: `${RACK_A}.2` });
+  assert.equal(tier.snapshot.find((h) => h.metadata.name === part(`${RACK_A}.2`))!.metadata.labels, {
+    ...SOURCE,
+    [CLIQUE]: `${RACK_A}.2`,
+  });
 });
 
 test("another label: Topograph's accelerator domain gives the ClusterUUID of a clique value and any other value whole", () => {
   const key = 'accelerator.topograph.run/domain';
   const tier = place(
-    { 'u1-1': { [key]: `${RACK_A}.3` }, 'u1-2': { [key]: `${RACK_A}.4` }, 'u2-1': { [key]: 'cb-0042' }, 'u2-2': { [CLIQUE]: `${RACK_B}.1` } },
+    {
+      'u1-1': { [key]: `${RACK_A}.3` },
+      'u1-2': { [key]: `${RACK_A}.4` },
+      'u2-1': { [key]: 'cb-0042' },
+      'u2-2': { [CLIQUE]: `${RACK_B}.1` },
+    },
     { level: 'domain', label: key },
   );
-  const names = tier.snapshot.filter((h) => h.spec.tierName === 'nvl-domain').map((h) => [h.metadata.labels?.[key], h.spec.members.map((m) => m.selector!.exactMatch!.name)]);
+  const names = tier.snapshot
+    .filter((h) => h.spec.tierName === 'nvl-domain')
+    .map((h) => [h.metadata.labels?.[key], h.spec.members.map((m) => m.selector!.exactMatch!.name)]);
   assert.equal(names.sort(), [
     [RACK_A, ['u1-1', 'u1-2']],
     ['cb-0042', ['u2-1']],
@@ -155,7 +201,11 @@ test('a clique value without its CliqueID gives no domain: the Node stays under 
 
 test('names depend only on fabric, level and value: the same domain has the same name whatever else changes', () => {
   const one = place({ 'u1-1': { [CLIQUE]: `${RACK_A}.1` } });
-  const more = place({ 'u1-1': { [CLIQUE]: `${RACK_A}.1` }, 'u1-2': { [CLIQUE]: `${RACK_A}.7` }, 'u2-1': { [CLIQUE]: `${RACK_B}.1` } });
+  const more = place({
+    'u1-1': { [CLIQUE]: `${RACK_A}.1` },
+    'u1-2': { [CLIQUE]: `${RACK_A}.7` },
+    'u2-1': { [CLIQUE]: `${RACK_B}.1` },
+  });
   assert.ok(more.snapshot.some((h) => h.metadata.name === one.snapshot[0]!.metadata.name));
   // A 40-character fabric name and a partition stay a valid name.
   const long = nvlinkHyperNodeName('a'.repeat(40), 'nvl-partition', `${RACK_A}.1`);
@@ -167,13 +217,19 @@ test('the source reports a split domain once per distinct list (an NvlinkDomainS
   const { logger, lines } = capturingLogger({ verbosity: 3 });
   const problems = new RecordingProblems(logger);
   const cliques: Record<string, string> = { 'u1-1': `${RACK_A}.1`, 'u2-1': `${RACK_A}.1`, 'u2-2': RACK_B };
-  const nodes = new FakeInformer<NodeMeta>({ initial: Object.entries(cliques).map(([name, v]) => ({ metadata: { name, labels: { [CLIQUE]: v } } })) });
+  const nodes = new FakeInformer<NodeMeta>({
+    initial: Object.entries(cliques).map(([name, v]) => ({ metadata: { name, labels: { [CLIQUE]: v } } })),
+  });
   const domains = new NvlinkDomains(config('domain'), { nodes, problems, logger });
   for (let i = 0; i < 3; i++) domains.place('lab', base(), SOURCE);
   assert.equal(problems.warnings, [
     `NvlinkDomainSplit: fabric lab: 1 NVLink domain(s) have Nodes under several leaf groups (miscabled, or a rack split over units); each part is its own nvl-domain HyperNode under its leaf group: ${RACK_A} (under lab-leaf-l11: u1-1; under lab-leaf-l21: u2-1)`,
   ]);
-  assert.equal(lines.filter((l) => l.includes('Nodes whose NVLink label gives no domain stay directly under their leaf group')).length, 1);
+  assert.equal(
+    lines.filter((l) => l.includes('Nodes whose NVLink label gives no domain stay directly under their leaf group'))
+      .length,
+    1,
+  );
   assert.match(lines.join('\n'), `nodes="u2-2 (${CLIQUE}=${RACK_B})"`);
   assert.match(lines[0]!, 'Placed the NVLink tier fabric="lab" tierName="nvl-domain" domains=2 split=1');
   // Mended, then split again: reported again.
@@ -189,8 +245,18 @@ test('the source reports a split domain once per distinct list (an NvlinkDomainS
 
 test('config.nvlink: the two levels, a mapping with another label, and errors that say what to write', () => {
   assert.equal(parseNvlinkConfig(undefined), undefined);
-  assert.equal(parseNvlinkConfig('domain'), { level: 'domain', label: CLIQUE, take: 'cluster-uuid', tierName: 'nvl-domain' });
-  assert.equal(parseNvlinkConfig('partition'), { level: 'partition', label: CLIQUE, take: 'whole', tierName: 'nvl-partition' });
+  assert.equal(parseNvlinkConfig('domain'), {
+    level: 'domain',
+    label: CLIQUE,
+    take: 'cluster-uuid',
+    tierName: 'nvl-domain',
+  });
+  assert.equal(parseNvlinkConfig('partition'), {
+    level: 'partition',
+    label: CLIQUE,
+    take: 'whole',
+    tierName: 'nvl-partition',
+  });
   assert.equal(parseNvlinkConfig({ level: 'domain', label: 'accelerator.topograph.run/domain' }), {
     level: 'domain',
     label: 'accelerator.topograph.run/domain',
@@ -199,11 +265,20 @@ test('config.nvlink: the two levels, a mapping with another label, and errors th
   });
   assert.equal(parseNvlinkConfig({ level: 'partition' })?.label, CLIQUE);
   const refused: [unknown, string][] = [
-    ['rack', 'config.nvlink must be domain or partition (domain: the NVLink domain, e.g. one NVL72 rack; partition: the fabric manager\'s partition), got "rack"'],
-    [true, 'config.nvlink must be domain or partition, or {level: domain|partition, label: <Node label key>}, got true'],
+    [
+      'rack',
+      'config.nvlink must be domain or partition (domain: the NVLink domain, e.g. one NVL72 rack; partition: the fabric manager\'s partition), got "rack"',
+    ],
+    [
+      true,
+      'config.nvlink must be domain or partition, or {level: domain|partition, label: <Node label key>}, got true',
+    ],
     [{ label: CLIQUE }, 'config.nvlink.level is required: domain or partition'],
     [{ level: 'domain', lable: CLIQUE }, 'config.nvlink has unknown keys "lable"; known: level, label'],
-    [{ level: 'domain', label: 'not a key!' }, 'config.nvlink.label must be a Node label key such as nvidia.com/gpu.clique or accelerator.topograph.run/domain, got "not a key!"'],
+    [
+      { level: 'domain', label: 'not a key!' },
+      'config.nvlink.label must be a Node label key such as nvidia.com/gpu.clique or accelerator.topograph.run/domain, got "not a key!"',
+    ],
   ];
   for (const [raw, message] of refused)
     assert.throws(

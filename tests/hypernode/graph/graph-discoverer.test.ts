@@ -63,7 +63,10 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         nodes: new FakeInformer<NodeMeta>({ initial: nodes.map((name) => ({ metadata: { name } })) }),
         hyperNodes: new FakeInformer({ initial: [] }),
         secrets: rig.secrets,
-        configMaps: { get: async (ns, name) => (rig.configMaps.has(`${ns}/${name}`) ? { data: rig.configMaps.get(`${ns}/${name}`)! } : undefined) },
+        configMaps: {
+          get: async (ns, name) =>
+            rig.configMaps.has(`${ns}/${name}`) ? { data: rig.configMaps.get(`${ns}/${name}`)! } : undefined,
+        },
         clock: realClock,
         logger,
         problems: rig.problems,
@@ -82,8 +85,13 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
 }
 
 const next = (ch: Channel<Snapshot>) => within(ch.recv(), 10_000, 'a snapshot').then((r) => r.value!);
-const shape = (s: Snapshot) => s.map((h) => `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => m.selector!.exactMatch!.name).join(',')}`);
-const hostsOf = (sus: number, perSu: number) => Array.from({ length: sus }, (_, s) => Array.from({ length: perSu }, (_, h) => `su${s + 1}-h${h + 1}`)).flat();
+const shape = (s: Snapshot) =>
+  s.map(
+    (h) =>
+      `${h.metadata.name} ${h.spec.tier} ${h.spec.tierName}: ${h.spec.members.map((m) => m.selector!.exactMatch!.name).join(',')}`,
+  );
+const hostsOf = (sus: number, perSu: number) =>
+  Array.from({ length: sus }, (_, s) => Array.from({ length: perSu }, (_, h) => `su${s + 1}-h${h + 1}`)).flat();
 /** No snapshot within a short while (the source published nothing). */
 async function nothingPublished(ch: Channel<Snapshot>): Promise<void> {
   const ac = new AbortController();
@@ -131,8 +139,15 @@ test('a missing file and a broken document publish nothing and report the file a
     );
     await nothingPublished(ch);
     writeFileSync(file, 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-2}}\n');
-    await waitFor(() => rig.problems.failures.some((f) => f.includes('links[0].b.switch "leaf-2" is not in switches')), { what: 'the bad entry named' });
-    assert.ok(rig.problems.failures.some((f) => f.startsWith(`The fabric graph from file ${file} is invalid; keeping the existing graph HyperNodes`)));
+    await waitFor(
+      () => rig.problems.failures.some((f) => f.includes('links[0].b.switch "leaf-2" is not in switches')),
+      { what: 'the bad entry named' },
+    );
+    assert.ok(
+      rig.problems.failures.some((f) =>
+        f.startsWith(`The fabric graph from file ${file} is invalid; keeping the existing graph HyperNodes`),
+      ),
+    );
     await nothingPublished(ch);
     writeFileSync(file, 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-1}}\n');
     assert.equal(shape(await next(ch)), ['graph-leaf-leaf-1 1 leaf: su1-h1']);
@@ -148,11 +163,18 @@ test('a ConfigMap key: read at every poll (an edit publishes the new tree); a mi
       'Failed to read the fabric graph from ConfigMap volcano-system/fabric-graph key graph.json; keeping the existing graph HyperNodes: ConfigMap volcano-system/fabric-graph not found',
     );
     rig.configMaps.set('volcano-system/fabric-graph', { 'graph.yaml': '{}' });
-    await waitFor(() => rig.problems.failures.some((f) => f.endsWith('has no key "graph.json"; its keys: graph.yaml')), { what: 'the missing key named' });
+    await waitFor(
+      () => rig.problems.failures.some((f) => f.endsWith('has no key "graph.json"; its keys: graph.yaml')),
+      { what: 'the missing key named' },
+    );
     await nothingPublished(ch);
-    rig.configMaps.set('volcano-system/fabric-graph', { 'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) });
+    rig.configMaps.set('volcano-system/fabric-graph', {
+      'graph.json': JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })),
+    });
     assert.equal(shape(await next(ch)), ['lab-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2']);
-    rig.configMaps.set('volcano-system/fabric-graph', { 'graph.json': JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 1 })) });
+    rig.configMaps.set('volcano-system/fabric-graph', {
+      'graph.json': JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 1 })),
+    });
     const grown = await waitFor(
       async () => {
         const s = await next(ch);
@@ -166,7 +188,10 @@ test('a ConfigMap key: read at every poll (an edit publishes the new tree); a mi
 test('cables the layer cannot place still publish the rest and are logged once as warnings naming them, not every poll', () =>
   withRig(async (rig) => {
     const file = join(rig.dir, 'graph.yaml');
-    writeFileSync(file, 'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-1}}\n  - {a: {switch: leaf-1, port: swp7}, b: {switch: leaf-1, port: swp8}}\n');
+    writeFileSync(
+      file,
+      'switches: [leaf-1]\nlinks:\n  - {a: {host: su1-h1}, b: {switch: leaf-1}}\n  - {a: {switch: leaf-1, port: swp7}, b: {switch: leaf-1, port: swp8}}\n',
+    );
     const ch = await rig.start({ file }, hostsOf(1, 1));
     assert.equal(shape(await next(ch)), ['graph-leaf-leaf-1 1 leaf: su1-h1']);
     await next(ch);
@@ -181,7 +206,10 @@ test('a graph whose hosts are no Nodes publishes nothing; hosts that match no No
     writeFileSync(file, JSON.stringify(railGraphDocument({ sus: 2, rails: 1, hostsPerSu: 2, spines: 1 })));
     const ch = await rig.start({ file, hostMapping: { stripSuffix: '.lab' } }, ['elsewhere']);
     await waitFor(() => rig.problems.failures.length >= 2, { what: 'two failed runs' });
-    assert.match(rig.problems.failures[0]!, 'names no Kubernetes Node; keeping the existing graph HyperNodes: none of its 4 hosts is a Node; check config.hostMapping');
+    assert.match(
+      rig.problems.failures[0]!,
+      'names no Kubernetes Node; keeping the existing graph HyperNodes: none of its 4 hosts is a Node; check config.hostMapping',
+    );
     await nothingPublished(ch);
     assert.equal(rig.metrics.unmapped.get('graph'), 4);
     assert.is(rig.lines.filter((l) => l.includes('Fabric graph hosts that match no Node are left out')).length, 1);
@@ -191,7 +219,10 @@ test("a URL: the Secret's token as a bearer token and its private CA; the token 
   const server = await new GraphServer().start();
   try {
     await withRig(async (rig) => {
-      server.answer = { status: 200, body: JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })) };
+      server.answer = {
+        status: 200,
+        body: JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })),
+      };
       rig.secrets.put('volcano-system', 'inventory', { token: TOKEN, 'ca.crt': TEST_CA });
       const snap = await next(await rig.start({ url: server.url() }, hostsOf(1, 2), true));
       assert.equal(shape(snap), ['graph-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2']);
@@ -207,9 +238,19 @@ test("a URL: the Secret's token as a bearer token and its private CA; the token 
 });
 
 for (const [what, secret, answer, expect] of [
-  ['a revoked token', { token: 'old-token', 'ca.crt': TEST_CA }, { status: 200, body: '' }, /unexpected status code 401 Unauthorized/],
+  [
+    'a revoked token',
+    { token: 'old-token', 'ca.crt': TEST_CA },
+    { status: 200, body: '' },
+    /unexpected status code 401 Unauthorized/,
+  ],
   ['a wrong private CA', { token: TOKEN, 'ca.crt': OTHER_CA }, { status: 200, body: '' }, /certificate/],
-  ['a server error', { token: TOKEN, 'ca.crt': TEST_CA }, { status: 503, body: '' }, /unexpected status code 503 Service Unavailable/],
+  [
+    'a server error',
+    { token: TOKEN, 'ca.crt': TEST_CA },
+    { status: 503, body: '' },
+    /unexpected status code 503 Service Unavailable/,
+  ],
   // The graph's own words: no talk of UFM, whose client and Secret reading it shares.
   [
     'a Secret without token',
@@ -226,7 +267,10 @@ for (const [what, secret, answer, expect] of [
         rig.secrets.put('volcano-system', 'inventory', secret);
         const ch = await rig.start({ url: server.url() }, ['su1-h1'], true);
         await waitFor(() => rig.problems.failures.length >= 2, { what: 'a failure and a retry' });
-        assert.match(rig.problems.failures[0]!, `Failed to read the fabric graph from ${server.url()}; keeping the existing graph HyperNodes`);
+        assert.match(
+          rig.problems.failures[0]!,
+          `Failed to read the fabric graph from ${server.url()}; keeping the existing graph HyperNodes`,
+        );
         assert.match(rig.problems.failures[0]!, expect);
         await nothingPublished(ch);
       });

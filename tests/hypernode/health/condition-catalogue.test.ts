@@ -16,7 +16,9 @@ const END = '<!-- condition-catalogue:end -->';
 const REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
 function expectedTable(): string {
-  const rows = CONDITION_REASONS.map((r) => `| \`${r.type}\` | ${r.status} | \`${r.reason}\` | ${r.when} | ${r.message.replaceAll('|', '\\|')} |`);
+  const rows = CONDITION_REASONS.map(
+    (r) => `| \`${r.type}\` | ${r.status} | \`${r.reason}\` | ${r.when} | ${r.message.replaceAll('|', '\\|')} |`,
+  );
   return ['| Type | Status | Reason | When | Message |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 
@@ -26,7 +28,10 @@ test('the condition table in docs/health.md is the catalogue', () => {
   const end = doc.indexOf(END);
   assert.ok(begin >= 0 && end > begin, `docs/health.md lacks the ${BEGIN} … ${END} markers`);
   const want = expectedTable();
-  assert.ok(doc.slice(doc.indexOf('\n', begin) + 1, end).trim() === want, `docs/health.md differs from the catalogue; paste this between the markers:\n${want}\n`);
+  assert.ok(
+    doc.slice(doc.indexOf('\n', begin) + 1, end).trim() === want,
+    `docs/health.md differs from the catalogue; paste this between the markers:\n${want}\n`,
+  );
 });
 
 test('every reason defined is in the catalogue, so none goes undocumented', () => {

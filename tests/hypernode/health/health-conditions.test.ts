@@ -8,8 +8,10 @@ import { STATUS_QUIET_MS } from '../../../src/hypernode/reconcile/status-writer.
 import { health, rig, SOURCE, tree } from './health-rig.ts';
 
 const ALL = ['rack-0', 'rack-1', 'rack-2', 'rack-3', 'spine-0', 'spine-1', 'zone'];
-const statusWrites = (r: ReturnType<typeof rig>) => r.client.actions.filter((a) => a.verb === 'updateStatus').map((a) => a.name);
-const allReady = (r: ReturnType<typeof rig>) => () => ALL.every((n) => r.condition(n, 'NodesReady')?.reason === 'AllNodesReady');
+const statusWrites = (r: ReturnType<typeof rig>) =>
+  r.client.actions.filter((a) => a.verb === 'updateStatus').map((a) => a.name);
+const allReady = (r: ReturnType<typeof rig>) => () =>
+  ALL.every((n) => r.condition(n, 'NodesReady')?.reason === 'AllNodesReady');
 
 test('every owned HyperNode gets NodesReady=True once; an unchanged judgement writes nothing', async () => {
   const r = rig();
@@ -47,7 +49,14 @@ test('a NotReady Node marks its rack, spine and zone only; a gone Node counts to
   assert.is(r.condition('rack-1', 'NodesReady')!.lastTransitionTime, t1, 'still False: the transition time stays');
   assert.equal(statusWrites(r).sort(), ['rack-1', 'spine-0', 'zone']);
   assert.is(await registryValue(r.registry, 'hypernode_unhealthy_members', { source: SOURCE, tier: '1' }), 2);
-  assert.is(await registryValue(r.registry, 'hypernode_unhealthy_hypernodes', { source: SOURCE, tier: '2', condition: 'NodesReady' }), 1);
+  assert.is(
+    await registryValue(r.registry, 'hypernode_unhealthy_hypernodes', {
+      source: SOURCE,
+      tier: '2',
+      condition: 'NodesReady',
+    }),
+    1,
+  );
   await r.stop();
 });
 
@@ -67,7 +76,18 @@ test('hand-made HyperNodes get their nodeCount but no condition; other condition
   const handMade: HyperNode = { ...build('hand', 1, buildMembers(['n0'], 'Node'), {}), status: { nodeCount: 1 } };
   const rack = {
     ...tree()[0]!,
-    status: { nodeCount: 2, conditions: [{ type: 'Example', status: 'True' as const, reason: 'Other', message: 'kept', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+    status: {
+      nodeCount: 2,
+      conditions: [
+        {
+          type: 'Example',
+          status: 'True' as const,
+          reason: 'Other',
+          message: 'kept',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    },
   };
   const r = rig([rack, handMade]);
   await r.settle(() => r.condition('rack-0', 'NodesReady') !== undefined, 'rack-0 judged');
@@ -86,21 +106,31 @@ test('hand-made HyperNodes get their nodeCount but no condition; other condition
 test('turning health.nodes off removes NodesReady; health.fabric off removes FabricHealthy', async () => {
   const r = rig();
   await r.settle(allReady(r), 'NodesReady on all');
-  r.writer.fabric.report(SOURCE, 'f', new Map([['rack-2', [{ switch: 'leaf-2', port: '7', what: 'link to n5 missing' }]]]));
+  r.writer.fabric.report(
+    SOURCE,
+    'f',
+    new Map([['rack-2', [{ switch: 'leaf-2', port: '7', what: 'link to n5 missing' }]]]),
+  );
   await r.settle(() => ALL.every((n) => r.condition(n, 'FabricHealthy')), 'FabricHealthy on all');
   assert.is(r.condition('rack-2', 'FabricHealthy')!.message, '1 fabric problem: leaf-2 port 7 (link to n5 missing).');
   assert.is(r.condition('rack-3', 'FabricHealthy')!.reason, 'LinksUp');
   r.writer.setSettings({ ...DEFAULT_HEALTH, nodes: false, fabric: true });
   await r.settle(() => ALL.every((n) => !r.condition(n, 'NodesReady')), 'NodesReady removed');
   r.writer.setSettings({ ...DEFAULT_HEALTH, nodes: false, fabric: false });
-  await r.settle(() => ALL.every((n) => r.client.server(n)!.status?.conditions === undefined), 'every condition removed');
+  await r.settle(
+    () => ALL.every((n) => r.client.server(n)!.status?.conditions === undefined),
+    'every condition removed',
+  );
   await r.stop();
 });
 
 test('a fabric report marks only the HyperNodes it names, and a later report without the problem clears it', async () => {
   const r = rig(tree(), { ...DEFAULT_HEALTH, nodes: false, fabric: true });
   r.writer.fabric.report(SOURCE, 'f', new Map());
-  await r.settle(() => ALL.every((n) => r.condition(n, 'FabricHealthy')?.status === 'True'), 'FabricHealthy True on all');
+  await r.settle(
+    () => ALL.every((n) => r.condition(n, 'FabricHealthy')?.status === 'True'),
+    'FabricHealthy True on all',
+  );
   r.client.actions.length = 0;
   r.writer.fabric.report(SOURCE, 'f', new Map([['spine-1', [{ switch: 'spine-sw-1', what: 'not answering' }]]]));
   await r.settle(() => r.condition('spine-1', 'FabricHealthy')?.status === 'False', 'spine-1 False');
@@ -122,9 +152,15 @@ test('Nodes failing one after another within a burst cost one write per HyperNod
     r.nodes.apply(health(n, 'False'));
     await r.clock.advance(STATUS_QUIET_MS / 2);
   }
-  await r.settle(() => r.condition('zone', 'NodesReady')?.message.startsWith('5 of 8') === true, 'the zone judged on all five');
+  await r.settle(
+    () => r.condition('zone', 'NodesReady')?.message.startsWith('5 of 8') === true,
+    'the zone judged on all five',
+  );
   assert.equal(statusWrites(r).sort(), ALL, 'one write per HyperNode');
-  assert.is(r.condition('zone', 'NodesReady')!.message, '5 of 8 Nodes not ready: n0 (NotReady), n2 (NotReady), n4 (NotReady), n6 (NotReady), n7 (NotReady).');
+  assert.is(
+    r.condition('zone', 'NodesReady')!.message,
+    '5 of 8 Nodes not ready: n0 (NotReady), n2 (NotReady), n4 (NotReady), n6 (NotReady), n7 (NotReady).',
+  );
   await r.stop();
 });
 

@@ -22,15 +22,26 @@ const owned = { 'volcano.sh/network-topology-source': SOURCE };
 
 /** zone → spine-0, spine-1 → rack-0..3 → n0..n7 (two per rack). */
 export function tree(): HyperNode[] {
-  const racks = [0, 1, 2, 3].map((r) => build(`rack-${r}`, 1, buildMembers([`n${2 * r}`, `n${2 * r + 1}`], 'Node'), owned));
-  const spines = [0, 1].map((s) => build(`spine-${s}`, 2, buildMembers([`rack-${2 * s}`, `rack-${2 * s + 1}`], 'HyperNode'), owned));
+  const racks = [0, 1, 2, 3].map((r) =>
+    build(`rack-${r}`, 1, buildMembers([`n${2 * r}`, `n${2 * r + 1}`], 'Node'), owned),
+  );
+  const spines = [0, 1].map((s) =>
+    build(`spine-${s}`, 2, buildMembers([`rack-${2 * s}`, `rack-${2 * s + 1}`], 'HyperNode'), owned),
+  );
   return [...racks, ...spines, build('zone', 3, buildMembers(['spine-0', 'spine-1'], 'HyperNode'), owned)];
 }
 export const NODES = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'];
 
-export const health = (name: string, ready: NodeHealth['ready'] = 'True', unschedulable = false): NodeHealth => ({ metadata: { name }, ready, unschedulable });
+export const health = (name: string, ready: NodeHealth['ready'] = 'True', unschedulable = false): NodeHealth => ({
+  metadata: { name },
+  ready,
+  unschedulable,
+});
 
-export function rig(hyperNodes: HyperNode[] = tree(), settings: HealthSettings = { ...DEFAULT_HEALTH, nodes: true, fabric: true }) {
+export function rig(
+  hyperNodes: HyperNode[] = tree(),
+  settings: HealthSettings = { ...DEFAULT_HEALTH, nodes: true, fabric: true },
+) {
   const clock = new FakeClock();
   const client = new FakeHyperNodeClient();
   for (const hn of hyperNodes) client.seed(hn);
@@ -50,7 +61,10 @@ export function rig(hyperNodes: HyperNode[] = tree(), settings: HealthSettings =
   exportHealthGauges(registry, writer.judgements);
   writer.setSettings(settings);
   writer.setNodeHealth(nodes);
-  const registrations = [client.informer.addEventHandler(writer.hyperNodeHandler()), nodes.addEventHandler(writer.nodeHealthHandler())];
+  const registrations = [
+    client.informer.addEventHandler(writer.hyperNodeHandler()),
+    nodes.addEventHandler(writer.nodeHealthHandler()),
+  ];
   const worker = writer.run();
   /** Fires the coalescing window and waits until `probe` holds. */
   const settle = async (probe: () => boolean, what: string) => {
@@ -62,6 +76,7 @@ export function rig(hyperNodes: HyperNode[] = tree(), settings: HealthSettings =
     await within(worker, 2000, 'status worker exit');
     for (const r of registrations) r.remove();
   };
-  const condition = (name: string, type: string) => client.server(name)?.status?.conditions?.find((c) => c.type === type);
+  const condition = (name: string, type: string) =>
+    client.server(name)?.status?.conditions?.find((c) => c.type === type);
   return { clock, client, nodes, writer, events, registry, settle, stop, condition };
 }

@@ -10,10 +10,17 @@ import type { NodeHealth } from '../../../src/hypernode/reconcile/health/node-he
 import { propertyParameters } from '../../support/property.ts';
 import { health, NODES, rig, tree } from './health-rig.ts';
 
-type Step = { node: string; ready: NodeHealth['ready']; unschedulable: boolean } | { remove: string } | { settle: true };
+type Step =
+  | { node: string; ready: NodeHealth['ready']; unschedulable: boolean }
+  | { remove: string }
+  | { settle: true };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ node: fc.constantFrom(...NODES), ready: fc.constantFrom<NodeHealth['ready']>('True', 'False', 'Unknown'), unschedulable: fc.boolean() }),
+  fc.record({
+    node: fc.constantFrom(...NODES),
+    ready: fc.constantFrom<NodeHealth['ready']>('True', 'False', 'Unknown'),
+    unschedulable: fc.boolean(),
+  }),
   fc.constantFrom(...NODES).map((remove) => ({ remove })),
   fc.constant({ settle: true as const }),
 );
@@ -38,7 +45,10 @@ test('any sequence of Node health events leaves names, uids and members as they 
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
       const r = rig();
-      const shape = () => r.client.serverNames().map((n) => JSON.stringify([n, r.client.server(n)!.metadata.uid, r.client.server(n)!.spec]));
+      const shape = () =>
+        r.client
+          .serverNames()
+          .map((n) => JSON.stringify([n, r.client.server(n)!.metadata.uid, r.client.server(n)!.spec]));
       const before = shape();
       const state = new Map(NODES.map((n) => [n, health(n)]));
       try {
@@ -52,7 +62,10 @@ test('any sequence of Node health events leaves names, uids and members as they 
             r.nodes.apply(h);
           }
         }
-        const judged = () => Object.keys(BELOW).map((hn) => `${hn} ${r.condition(hn, 'NodesReady')?.status} ${r.condition(hn, 'NodesReady')?.reason}`);
+        const judged = () =>
+          Object.keys(BELOW).map(
+            (hn) => `${hn} ${r.condition(hn, 'NodesReady')?.status} ${r.condition(hn, 'NodesReady')?.reason}`,
+          );
         const want = Object.entries(BELOW).map(([hn, below]) => `${hn} ${reference(below, state)}`);
         await r.settle(() => judged().join() === want.join(), `the reference judgement ${want.join(', ')}`);
         assert.equal(judged(), want);

@@ -5,7 +5,11 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_MIN_SHARED_HOSTS, DEFAULT_TIMEOUT_MS, parseIbnetdiscoverConfig } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-config.ts';
+import {
+  DEFAULT_MIN_SHARED_HOSTS,
+  DEFAULT_TIMEOUT_MS,
+  parseIbnetdiscoverConfig,
+} from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-config.ts';
 import type { DiscoveryEntry } from '../../../src/hypernode/model/contracts.ts';
 
 const entry = (config: Record<string, unknown>, extra: Partial<DiscoveryEntry> = {}): DiscoveryEntry => ({
@@ -67,7 +71,8 @@ test('a command asking for another format is refused naming the flag, however it
     assert.throws(
       () => parse({ command }),
       (err: Error) =>
-        err.message === `ibnetdiscover source: ${message}; this source reads ibnetdiscover's default topology format: drop ${message.slice(message.lastIndexOf('(') + 1, -1)}`,
+        err.message ===
+        `ibnetdiscover source: ${message}; this source reads ibnetdiscover's default topology format: drop ${message.slice(message.lastIndexOf('(') + 1, -1)}`,
       JSON.stringify(command),
     );
   }
@@ -92,7 +97,10 @@ test('bad input names the key and what to write', () => {
     ],
     [{ command: [] }, /config.command must be a list of arguments/],
     [{ command: ['ibnetdiscover', { C: 'mlx5_0' }] }, /argument 1 is \{"C":"mlx5_0"\}/],
-    [{ command: ['ibnetdiscover'], file: '/x' }, /set either config.command \(run ibnetdiscover\) or config.file \(read its saved output\), not both/],
+    [
+      { command: ['ibnetdiscover'], file: '/x' },
+      /set either config.command \(run ibnetdiscover\) or config.file \(read its saved output\), not both/,
+    ],
     [{ file: 'relative.txt' }, /config.file must be an absolute path, got "relative.txt"/],
     [{ maxAge: '5m' }, /config.maxAge is for config.file \(how old a saved output may be\)/],
     [{ file: '/x', maxAge: '5 minutes' }, /config.maxAge must be a duration like 90s or 5m, got "5 minutes"/],
@@ -101,14 +109,29 @@ test('bad input names the key and what to write', () => {
     [{ minSharedHosts: 0 }, /config.minSharedHosts must be a whole number of at least 1, got 0/],
     [{ maxOutputMiB: 1.5 }, /config.maxOutputMiB must be a whole number of at least 1, got 1.5/],
     [{ fabric: 'Compute' }, /^ibnetdiscover source: config.fabric must be a DNS label of at most 40 characters/],
-    [{ fabrics: [{ name: 'a' }], command: ['ibnetdiscover'] }, /write either config.command \(one fabric\) or config.fabrics \(a list\), not both/],
+    [
+      { fabrics: [{ name: 'a' }], command: ['ibnetdiscover'] },
+      /write either config.command \(one fabric\) or config.fabrics \(a list\), not both/,
+    ],
     [{ fabrics: [] }, /config.fabrics must be a non-empty list of \{name, command or file\}/],
     [{ fabrics: [{ name: 'a' }, { name: 'a' }] }, /config.fabrics\[1\].name "a" is used twice/],
     [{ fabrics: [{ name: 'a', cmd: [] }] }, /config.fabrics\[0\] has unknown keys "cmd"/],
-    [{ fabrics: [{ name: 'a', command: ['ibnetdiscover', '-p'] }] }, /config.fabrics\[0\].command asks for the ports report \(-p\)/],
-    [{ hostGuids: { '0xe09d7303007a4bd8': 'node-a17' } }, /config.hostGuids must be a block of "GUID node" lines \(write it with \|\)/],
-    [{ hostGuids: 'e09d7303007a4bd8\n' }, /config.hostGuids line 1 "e09d7303007a4bd8" is not "GUID node" \(e.g. "0xe09d7303007a4bd8 gpu-node-17"\)/],
-    [{ hostGuids: '0x1 a\n0x01 b\n' }, /config.hostGuids line 2 maps 0x0000000000000001 to b, but an earlier line maps it to a/],
+    [
+      { fabrics: [{ name: 'a', command: ['ibnetdiscover', '-p'] }] },
+      /config.fabrics\[0\].command asks for the ports report \(-p\)/,
+    ],
+    [
+      { hostGuids: { '0xe09d7303007a4bd8': 'node-a17' } },
+      /config.hostGuids must be a block of "GUID node" lines \(write it with \|\)/,
+    ],
+    [
+      { hostGuids: 'e09d7303007a4bd8\n' },
+      /config.hostGuids line 1 "e09d7303007a4bd8" is not "GUID node" \(e.g. "0xe09d7303007a4bd8 gpu-node-17"\)/,
+    ],
+    [
+      { hostGuids: '0x1 a\n0x01 b\n' },
+      /config.hostGuids line 2 maps 0x0000000000000001 to b, but an earlier line maps it to a/,
+    ],
     [{ hostGuids: 'not-a-guid node-1\n' }, /line 1 "not-a-guid node-1" is not "GUID node"/],
   ];
   for (const [config, message] of cases) assert.throws(() => parse(config), message, JSON.stringify(config));

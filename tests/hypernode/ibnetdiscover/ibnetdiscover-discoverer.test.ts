@@ -15,7 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createIbnetdiscoverDiscovererFactory, type IbOutputReader } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
+import {
+  createIbnetdiscoverDiscovererFactory,
+  type IbOutputReader,
+} from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
 import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../../src/kube/clock.ts';
@@ -46,7 +49,8 @@ function productionSlice(): IbFabric {
     parallel: 2,
     hostName: (u, h) => `node-${u === 1 ? 'a' : 'b'}0${h}`,
     device: (r, u) => (u === 1 ? `mlx5_${r}` : `HCA-${r + 1}`),
-    caDescription: (host, device) => (host === 'node-a02' && device === 'mlx5_2' ? FIRMWARE_DEFAULT : `${host} ${device}`),
+    caDescription: (host, device) =>
+      host === 'node-a02' && device === 'mlx5_2' ? FIRMWARE_DEFAULT : `${host} ${device}`,
     missingUplinks: [[2, 4, 1]],
     aggregationNode: () => AGGREGATION_NODE,
   });
@@ -65,7 +69,13 @@ function productionSlice(): IbFabric {
 }
 
 const FABRIC = productionSlice();
-const OUTPUT = FABRIC.ibnetdiscoverText({ speed: 'NDR', port0: 'enhanced', vendorId: '0x2c9', switchDeviceId: '0xd2f0', caDeviceId: '0x1021' });
+const OUTPUT = FABRIC.ibnetdiscoverText({
+  speed: 'NDR',
+  port0: 'enhanced',
+  vendorId: '0x2c9',
+  switchDeviceId: '0xd2f0',
+  caDeviceId: '0x1021',
+});
 const guidOf = (id: string) => FABRIC.nodes.get(id)!.guid.toString(16).padStart(16, '0');
 const firmwareCa = `0x${guidOf('node-a02 mlx5_2')}`;
 
@@ -91,17 +101,26 @@ async function withRig(fn: (rig: Rig) => Promise<void>, linkGraceMs = 3_600_000)
     nodes: new FakeInformer<NodeMeta>(),
     async start(config, readOutput, nodes = NODES) {
       rig.nodes = new FakeInformer<NodeMeta>({ initial: nodes.map((name) => ({ metadata: { name } })) });
-      const entry: DiscoveryEntry = { source: 'ibnetdiscover', enabled: true, intervalMs: 1_000, maxDeletePercent: 50, config };
-      const d = await createIbnetdiscoverDiscovererFactory({ retryBaseMs: 20, ...(readOutput ? { readOutput } : {}) })(entry, {
-        nodes: rig.nodes,
-        hyperNodes: new FakeInformer({ initial: [] }),
-        secrets: new FakeSecrets(),
-        clock: realClock,
-        logger,
-        problems: rig.problems,
-        metrics: rig.metrics,
-        fabricHealth: rig.health,
-      });
+      const entry: DiscoveryEntry = {
+        source: 'ibnetdiscover',
+        enabled: true,
+        intervalMs: 1_000,
+        maxDeletePercent: 50,
+        config,
+      };
+      const d = await createIbnetdiscoverDiscovererFactory({ retryBaseMs: 20, ...(readOutput ? { readOutput } : {}) })(
+        entry,
+        {
+          nodes: rig.nodes,
+          hyperNodes: new FakeInformer({ initial: [] }),
+          secrets: new FakeSecrets(),
+          clock: realClock,
+          logger,
+          problems: rig.problems,
+          metrics: rig.metrics,
+          fabricHealth: rig.health,
+        },
+      );
       started.push(d);
       return d.start();
     },
@@ -119,11 +138,16 @@ const serve =
     text;
 /** The next snapshot, by tier and name (the order a user reads). */
 const next = (ch: Channel<Snapshot>) =>
-  within(ch.recv(), 10_000, 'a snapshot').then((r) => [...r.value!].sort((a, b) => a.spec.tier - b.spec.tier || a.metadata.name.localeCompare(b.metadata.name)));
+  within(ch.recv(), 10_000, 'a snapshot').then((r) =>
+    [...r.value!].sort((a, b) => a.spec.tier - b.spec.tier || a.metadata.name.localeCompare(b.metadata.name)),
+  );
 const members = (hn: Snapshot[number]) => hn.spec.members.map((m) => m.selector!.exactMatch!.name);
 /** `name tier tierName (switches): members`, the tree a user reads. */
 const shape = (s: Snapshot) =>
-  s.map((hn) => `${hn.metadata.name} ${hn.spec.tier} ${hn.spec.tierName} (${hn.metadata.annotations?.['volcano.sh/fabric-switches']}): ${members(hn).join(',')}`);
+  s.map(
+    (hn) =>
+      `${hn.metadata.name} ${hn.spec.tier} ${hn.spec.tierName} (${hn.metadata.annotations?.['volcano.sh/fabric-switches']}): ${members(hn).join(',')}`,
+  );
 /** No snapshot within a short while (the source published nothing). */
 async function nothingPublished(ch: Channel<Snapshot>): Promise<void> {
   const ac = new AbortController();
@@ -132,7 +156,8 @@ async function nothingPublished(ch: Channel<Snapshot>): Promise<void> {
 }
 const logLine = (rig: Rig, message: string) => rig.lines.find((l) => l.startsWith(message));
 /** Per poll so far, whether its output was the last one's and its tree was published again (`unchanged=`). */
-const unchangedPolls = (rig: Rig) => rig.lines.filter((l) => l.startsWith('Read InfiniBand fabric')).map((l) => /\bunchanged=(\w+)/.exec(l)?.[1]);
+const unchangedPolls = (rig: Rig) =>
+  rig.lines.filter((l) => l.startsWith('Read InfiniBand fabric')).map((l) => /\bunchanged=(\w+)/.exec(l)?.[1]);
 
 /** What the production slice prints once a unit-1 host's compute HCAs are uncabled (cables out, or the host down). */
 function withoutHost(host: string): string {
@@ -157,13 +182,22 @@ test('the production forms give one leaf group per unit under the spines, named 
       `${leaf2} 1 leaf (LEAF-SU2-R1 +3): node-b01,node-b02,node-b03`,
       `${spine} 2 spine (SPINE-1 +1): ${leaf1},${leaf2}`,
     ]);
-    assert.equal(snapshot[0]!.metadata.labels, { 'volcano.sh/network-topology-source': 'ibnetdiscover', 'volcano.sh/ibnetdiscover-fabric': 'compute' });
+    assert.equal(snapshot[0]!.metadata.labels, {
+      'volcano.sh/network-topology-source': 'ibnetdiscover',
+      'volcano.sh/ibnetdiscover-fabric': 'compute',
+    });
     // Aggregation nodes are no hosts (else every switch would be a leaf); nothing is miscabled.
     assert.equal(rig.problems.warnings, []);
     // Named once: the hosts that are no Node, with the change; the two boxes that share `localhost mlx5_0`, by GUID.
-    assert.match(logLine(rig, 'InfiniBand hosts that match no Node are left out')!, 'count=2 hosts="ubuntu,ufm-01" change="if some are Nodes, set config.hostMapping');
+    assert.match(
+      logLine(rig, 'InfiniBand hosts that match no Node are left out')!,
+      'count=2 hosts="ubuntu,ufm-01" change="if some are Nodes, set config.hostMapping',
+    );
     const unnamed = logLine(rig, 'InfiniBand HCAs without a host name are left out')!;
-    assert.match(unnamed, `count=2 hosts="0x${guidOf('localhost-1')} (\\"localhost mlx5_0\\": its description is also that of 0x${guidOf('localhost-2')})`);
+    assert.match(
+      unnamed,
+      `count=2 hosts="0x${guidOf('localhost-1')} (\\"localhost mlx5_0\\": its description is also that of 0x${guidOf('localhost-2')})`,
+    );
     assert.match(unnamed, 'change="map each GUID to its Node with a \\"GUID node\\" line in config.hostGuids');
     assert.equal(rig.metrics.unmapped.get('compute'), 4);
     assert.equal(rig.metrics.polls.get('compute')?.answered, 11);
@@ -190,9 +224,17 @@ test('hostMapping maps described host names to Nodes, and hostGuids names a Node
   withRig(async (rig) => {
     const nodes = NODES.map((n) => `${n}.cluster.example.com`);
     const hostGuids = `${firmwareCa} node-a02.cluster.example.com\n`;
-    const config = { hcas: COMPUTE_HCAS, hostGuids, hostMapping: { pattern: '^(.*)$', template: '$1.cluster.example.com' } };
+    const config = {
+      hcas: COMPUTE_HCAS,
+      hostGuids,
+      hostMapping: { pattern: '^(.*)$', template: '$1.cluster.example.com' },
+    };
     const snapshot = await next(await rig.start(config, serve(OUTPUT), nodes));
-    assert.equal(members(snapshot[1]!), ['node-b01.cluster.example.com', 'node-b02.cluster.example.com', 'node-b03.cluster.example.com']);
+    assert.equal(members(snapshot[1]!), [
+      'node-b01.cluster.example.com',
+      'node-b02.cluster.example.com',
+      'node-b03.cluster.example.com',
+    ]);
     assert.equal(snapshot[2]!.metadata.name, `ib-spine-${guidOf(spineId(1))}`);
   }));
 
@@ -204,7 +246,8 @@ test("a host whose HCAs vanish keeps its place through the grace period, its lea
     text = withoutHost('node-a03');
     assert.equal(shape(await next(ch)), before);
     const problems = rig.health.reports.at(-1)!.get(leaf1)!;
-    const port = (rail: number) => String(FABRIC.portsOf(leafId(1, rail)).find((p) => p.peer.id === `node-a03 mlx5_${rail - 1}`)!.port);
+    const port = (rail: number) =>
+      String(FABRIC.portsOf(leafId(1, rail)).find((p) => p.peer.id === `node-a03 mlx5_${rail - 1}`)!.port);
     assert.equal(
       problems.map((p) => `${p.switch} port ${p.port}: ${p.what}`).sort(),
       [1, 2, 3, 4].map((r) => `LEAF-SU1-R${r} port ${port(r)}: link to host node-a03 missing`),
@@ -236,24 +279,39 @@ test('a leaf that vanishes (powered off) keeps its unit and hosts; its cables ar
     const report = rig.health.reports.at(-1)!;
     const leafProblems = report.get(leaf1)!.map((p) => `${p.switch} port ${p.port}: ${p.what}`);
     assert.ok(
-      leafProblems.includes(`LEAF-SU1-R2 port ${FABRIC.portsOf(leafId(1, 2)).find((p) => p.peer.id === 'node-a01 mlx5_1')!.port}: link to host node-a01 missing`),
+      leafProblems.includes(
+        `LEAF-SU1-R2 port ${FABRIC.portsOf(leafId(1, 2)).find((p) => p.peer.id === 'node-a01 mlx5_1')!.port}: link to host node-a01 missing`,
+      ),
       leafProblems.join('\n'),
     );
     // The spines lose their cables to it, 2 each (parallel uplinks), named on the spine HyperNode.
     const spineProblems = report.get(spine)!.map((p) => `${p.switch}: ${p.what}`);
-    assert.is(spineProblems.filter((p) => /^SPINE-\d: link to switch LEAF-SU1-R2 port \d+ missing$/.test(p)).length, 4, spineProblems.join('\n'));
+    assert.is(
+      spineProblems.filter((p) => /^SPINE-\d: link to switch LEAF-SU1-R2 port \d+ missing$/.test(p)).length,
+      4,
+      spineProblems.join('\n'),
+    );
   }));
 
 test('a miscabled host is reported once as FabricMiscabled and joins the unit holding most of its HCAs', () =>
   withRig(async (rig) => {
-    const f = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 2, rails: 4, spines: 1, hostName: (u, h) => `su${u}-h${h}` });
+    const f = addRailFabric(new IbFabric(), {
+      units: 2,
+      hostsPerUnit: 2,
+      rails: 4,
+      spines: 1,
+      hostName: (u, h) => `su${u}-h${h}`,
+    });
     f.addCa('su1-h1 mlx5_7').cable('su1-h1 mlx5_7', leafId(2, 1));
     const ch = await rig.start({}, serve(f.ibnetdiscoverText()), ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2']);
     const snapshot = await next(ch);
     assert.equal(members(snapshot[0]!), ['su1-h1', 'su1-h2']);
     await next(ch);
     assert.is(rig.problems.warnings.length, 1);
-    assert.match(rig.problems.warnings[0]!, /^FabricMiscabled: fabric ib: 1 link\(s\) or host\(s\) join no group as cabled: host su1-h1 is cabled to the leaves of 2 groups/);
+    assert.match(
+      rig.problems.warnings[0]!,
+      /^FabricMiscabled: fabric ib: 1 link\(s\) or host\(s\) join no group as cabled: host su1-h1 is cabled to the leaves of 2 groups/,
+    );
   }));
 
 test("an output byte for byte the last one's publishes its tree and health again without grouping; a changed output groups anew", () =>
@@ -271,7 +329,13 @@ test("an output byte for byte the last one's publishes its tree and health again
     // A new host on unit 1's rail leaves changes the output: the next poll groups it into the unit.
     const grown = productionSlice();
     for (let r = 0; r < 4; r++) grown.addCa(`node-a04 mlx5_${r}`).cable(`node-a04 mlx5_${r}`, leafId(1, r + 1));
-    text = grown.ibnetdiscoverText({ speed: 'NDR', port0: 'enhanced', vendorId: '0x2c9', switchDeviceId: '0xd2f0', caDeviceId: '0x1021' });
+    text = grown.ibnetdiscoverText({
+      speed: 'NDR',
+      port0: 'enhanced',
+      vendorId: '0x2c9',
+      switchDeviceId: '0xd2f0',
+      caDeviceId: '0x1021',
+    });
     const after = await next(ch);
     assert.equal(members(after[0]!), ['node-a01', 'node-a02', 'node-a03', 'node-a04']);
     assert.equal(unchangedPolls(rig), ['false', 'true', 'false']);
@@ -279,7 +343,13 @@ test("an output byte for byte the last one's publishes its tree and health again
 
 test('an unchanged output groups anew when a Node its hosts map to is added or deleted', () =>
   withRig(async (rig) => {
-    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, serve(OUTPUT), ['node-a01', 'node-a02', 'node-b01', 'node-b02', 'node-b03']);
+    const ch = await rig.start({ fabric: 'compute', hcas: COMPUTE_HCAS }, serve(OUTPUT), [
+      'node-a01',
+      'node-a02',
+      'node-b01',
+      'node-b02',
+      'node-b03',
+    ]);
     assert.equal(members((await next(ch))[0]!), ['node-a01', 'node-a02']);
     rig.nodes.apply({ metadata: { name: 'node-a03' } });
     assert.equal(members((await next(ch))[0]!), ['node-a01', 'node-a02', 'node-a03']);
@@ -318,15 +388,21 @@ test('a wrong format, a cut output, an output without a switch or without Nodes 
       await waitFor(() => rig.problems.failures.length > before && rig.problems.failures.at(-1), { what: pattern });
       assert.match(rig.problems.failures.at(-1)!, pattern, rig.problems.failures.at(-1));
     };
-    await failed('Failed to discover InfiniBand fabric ib; keeping its 0 HyperNodes: the ibnetdiscover output is not usable: this is the ports report of `ibnetdiscover -p`');
+    await failed(
+      'Failed to discover InfiniBand fabric ib; keeping its 0 HyperNodes: the ibnetdiscover output is not usable: this is the ports report of `ibnetdiscover -p`',
+    );
     text = OUTPUT.slice(0, OUTPUT.length / 2);
     await failed('the ibnetdiscover output is not usable: the output');
     const lone = new IbFabric().addCa('a', 1, 'a mlx5_0').addCa('b', 1, 'b mlx5_0');
     lone.cable('a', 'b');
     text = lone.ibnetdiscoverText();
-    await failed('the output shows no switch (2 nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric');
+    await failed(
+      'the output shows no switch (2 nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric',
+    );
     text = OUTPUT.replaceAll('node-', 'other-');
-    await failed('none of the 11 hosts is a Kubernetes Node (8 named, 3 HCAs without a host name): check config.hostMapping and config.hostGuids');
+    await failed(
+      'none of the 11 hosts is a Kubernetes Node (8 named, 3 HCAs without a host name): check config.hostMapping and config.hostGuids',
+    );
     await nothingPublished(ch);
     assert.is(rig.problems.recoveries, 0);
   }));
@@ -338,15 +414,24 @@ test('a saved file is read at every poll; a missing or stale file publishes noth
       const file = join(dir, 'compute.txt');
       const ch = await rig.start({ fabric: 'compute', file, maxAge: '1h', hcas: COMPUTE_HCAS });
       await waitFor(() => rig.problems.failures.length > 0, { what: 'the missing file reported' });
-      assert.match(rig.problems.failures[0]!, `cannot use ${file}: no such file (is the job that writes it running, and its directory mounted here?)`);
+      assert.match(
+        rig.problems.failures[0]!,
+        `cannot use ${file}: no such file (is the job that writes it running, and its directory mounted here?)`,
+      );
       writeFileSync(file, OUTPUT);
       assert.is((await next(ch)).length, 3);
       const { utimesSync } = await import('node:fs');
       const old = new Date(Date.now() - 2 * 3600_000);
       utimesSync(file, old, old);
-      await waitFor(() => rig.problems.failures.some((f) => /it was written 72\d\ds ago, more than maxAge \(3600s\): is the job that writes it running\?/.test(f)), {
-        what: 'the stale file reported',
-      });
+      await waitFor(
+        () =>
+          rig.problems.failures.some((f) =>
+            /it was written 72\d\ds ago, more than maxAge \(3600s\): is the job that writes it running\?/.test(f),
+          ),
+        {
+          what: 'the stale file reported',
+        },
+      );
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

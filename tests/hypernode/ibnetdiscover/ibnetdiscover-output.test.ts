@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IbSubnet } from '../../../src/hypernode/discovery/ibnetdiscover/ib-subnet.ts';
-import { IbnetdiscoverReader, parseIbnetdiscoverOutput } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
+import {
+  IbnetdiscoverReader,
+  parseIbnetdiscoverOutput,
+} from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-output.ts';
 
 const captured = (name: string) => readFileSync(join(import.meta.dirname, 'captured', `${name}.txt`), 'utf8');
 const DEFAULT = captured('default');
@@ -20,14 +23,18 @@ const DEFAULT = captured('default');
 function cabling(subnet: IbSubnet): string[] {
   const { links } = subnet;
   return Array.from({ length: links.count }, (_, c) =>
-    [`${subnet.description(links.a[c]!)}:${links.aPort[c]}`, `${subnet.description(links.b[c]!)}:${links.bPort[c]}`].sort().join(' – '),
+    [`${subnet.description(links.a[c]!)}:${links.aPort[c]}`, `${subnet.description(links.b[c]!)}:${links.bPort[c]}`]
+      .sort()
+      .join(' – '),
   ).sort();
 }
 
 /** Each node as [kind, GUID, description], in the order printed. */
-const listed = (subnet: IbSubnet) => Array.from({ length: subnet.nodeCount }, (_, n) => [subnet.kind(n), subnet.guid(n), subnet.description(n)]);
+const listed = (subnet: IbSubnet) =>
+  Array.from({ length: subnet.nodeCount }, (_, n) => [subnet.kind(n), subnet.guid(n), subnet.description(n)]);
 /** The port GUIDs of the node with `guid`. */
-const portGuidsOf = (subnet: IbSubnet, guid: string) => subnet.portGuids(listed(subnet).findIndex(([, g]) => g === guid));
+const portGuidsOf = (subnet: IbSubnet, guid: string) =>
+  subnet.portGuids(listed(subnet).findIndex(([, g]) => g === guid));
 
 const refused = (text: string, message: RegExp) => assert.throws(() => parseIbnetdiscoverOutput(text), message);
 
@@ -74,7 +81,14 @@ test('-f (port details) and -s (DR path lines first) are the default format too'
 test('a Buffer, CRLF line ends and upper-case GUIDs read the same', () => {
   const plain = cabling(parseIbnetdiscoverOutput(DEFAULT));
   assert.equal(cabling(parseIbnetdiscoverOutput(Buffer.from(DEFAULT.replaceAll('\n', '\r\n')))), plain);
-  assert.equal(cabling(parseIbnetdiscoverOutput(DEFAULT.replace(/"([SH])-([0-9a-f]{16})"/g, (_all, k: string, g: string) => `"${k}-${g.toUpperCase()}"`))), plain);
+  assert.equal(
+    cabling(
+      parseIbnetdiscoverOutput(
+        DEFAULT.replace(/"([SH])-([0-9a-f]{16})"/g, (_all, k: string, g: string) => `"${k}-${g.toUpperCase()}"`),
+      ),
+    ),
+    plain,
+  );
 });
 
 /** A router between a switch and a CA, and descriptions holding quotes and `#`, as out_ca and out_switch print them. */
@@ -131,7 +145,10 @@ test('Switch, Ca and Rt blocks; a description keeps its quotes and #; short GUID
 });
 
 test('the other formats are refused naming the flag that prints them', () => {
-  refused(captured('ports'), /the ports report of `ibnetdiscover -p`, not its default topology format: run ibnetdiscover without that flag/);
+  refused(
+    captured('ports'),
+    /the ports report of `ibnetdiscover -p`, not its default topology format: run ibnetdiscover without that flag/,
+  );
   refused(captured('grouping'), /the grouping of `ibnetdiscover -g`/);
   refused(captured('list'), /a node list of `ibnetdiscover -l`/);
   refused(captured('hca-list'), /a node list of `ibnetdiscover -H \(or -l\)`/);
@@ -142,12 +159,18 @@ test('the other formats are refused naming the flag that prints them', () => {
 test('an empty output, or one without a node, is refused with what to check', () => {
   refused('', /the output is empty \(ibnetdiscover printed nothing; a file argument makes it write the topology there/);
   refused('\n\n  \n', /the output is empty/);
-  refused('#\n# Topology file: generated on Thu Jan  1 00:00:00 2026\n#\n', /the output holds no node block \(no Switch, Ca or Rt line\)/);
+  refused(
+    '#\n# Topology file: generated on Thu Jan  1 00:00:00 2026\n#\n',
+    /the output holds no node block \(no Switch, Ca or Rt line\)/,
+  );
 });
 
 test('an output cut short is refused: mid-line, mid-block, or before a peer block', () => {
   const lines = DEFAULT.split('\n');
-  refused(DEFAULT.slice(0, DEFAULT.indexOf('(100003) ') + 4), /the output ends in the middle of line 33 "\[3\]\\t\\"H-0000000000100002\\"\[1\]\(100": it is cut short/);
+  refused(
+    DEFAULT.slice(0, DEFAULT.indexOf('(100003) ') + 4),
+    /the output ends in the middle of line 33 "\[3\]\\t\\"H-0000000000100002\\"\[1\]\(100": it is cut short/,
+  );
   // The last block loses its port line: its switch still prints the cable.
   const lastPort = lines.findLastIndex((l) => l.startsWith('['));
   refused(
@@ -164,15 +187,33 @@ test('an output cut short is refused: mid-line, mid-block, or before a peer bloc
 
 test('garbage is refused naming the line: a stray line, a port before any block, a node twice, a port twice, a wrong letter', () => {
   const lines = DEFAULT.split('\n');
-  refused(`${DEFAULT}hello world\n`, /line 71 "hello world" is neither a node header, a port line nor a block line of the default format/);
-  refused(`[1]\t"S-0000000000200000"[1]\t\t# "x" lid 0 4xSDR\n${DEFAULT}`, /line 1 .* is a port line outside a node block/);
+  refused(
+    `${DEFAULT}hello world\n`,
+    /line 71 "hello world" is neither a node header, a port line nor a block line of the default format/,
+  );
+  refused(
+    `[1]\t"S-0000000000200000"[1]\t\t# "x" lid 0 4xSDR\n${DEFAULT}`,
+    /line 1 .* is a port line outside a node block/,
+  );
   const block = DEFAULT.split('\n\n')[1]!;
   refused(`${DEFAULT}\n${block}\n`, /prints node 0000000000200002 a second time/);
   const port1 = lines.find((l) => l.startsWith('[1]\t'))!;
-  refused(DEFAULT.replace(port1, `${port1}\n${port1}`), /line 12 .* prints port 1 of switch 0000000000200002 a second time/);
-  refused(DEFAULT.replace('Switch\t64 "S-0000000000200002"', 'Switch\t64 "H-0000000000200002"'), /names a Switch "H-…"; the letter does not match/);
-  refused(DEFAULT.replace('[3]\t"H-0000000000100004"', '[3]\t"S-0000000000100004"'), /names 0000000000100004 a switch, but its block is a CA's/);
-  refused(DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'), /line 13 .* is not a port line of switch 0000000000200002/);
+  refused(
+    DEFAULT.replace(port1, `${port1}\n${port1}`),
+    /line 12 .* prints port 1 of switch 0000000000200002 a second time/,
+  );
+  refused(
+    DEFAULT.replace('Switch\t64 "S-0000000000200002"', 'Switch\t64 "H-0000000000200002"'),
+    /names a Switch "H-…"; the letter does not match/,
+  );
+  refused(
+    DEFAULT.replace('[3]\t"H-0000000000100004"', '[3]\t"S-0000000000100004"'),
+    /names 0000000000100004 a switch, but its block is a CA's/,
+  );
+  refused(
+    DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'),
+    /line 13 .* is not a port line of switch 0000000000200002/,
+  );
 });
 
 test('a node header is read whole: its word, port count, letter, a GUID of at most 16 digits and a quoted description', () => {
@@ -186,10 +227,15 @@ test('a node header is read whole: its word, port count, letter, a GUID of at mo
     'Switch\t64 "S-0000000000200002"\t\t"MF0;LEAF-SU1-R2:MQM9700/U1"',
     'Switch\t64 "S-0000000000200002"\t\t# "MF0;LEAF-SU1-R2:MQM9700/U1',
   ]) {
-    refused(DEFAULT.replace(header, broken), /^line 10 .* is neither a node header, a port line nor a block line of the default format$/);
+    refused(
+      DEFAULT.replace(header, broken),
+      /^line 10 .* is neither a node header, a port line nor a block line of the default format$/,
+    );
   }
   // Blanks of any width, a GUID without its leading zeros and an empty description are read as printed.
-  const loose = parseIbnetdiscoverOutput(DEFAULT.replace(header, 'Switch  64  "S-200002"  #  ""').replaceAll('"S-0000000000200002"', '"S-200002"'));
+  const loose = parseIbnetdiscoverOutput(
+    DEFAULT.replace(header, 'Switch  64  "S-200002"  #  ""').replaceAll('"S-0000000000200002"', '"S-200002"'),
+  );
   assert.equal(listed(loose)[0], ['switch', '0000000000200002', '']);
   assert.equal(cabling(loose).length, cabling(parseIbnetdiscoverOutput(DEFAULT)).length);
 });
@@ -204,7 +250,10 @@ function readChunked(bytes: Buffer, ends: readonly number[]): string[] | string 
   }
   try {
     const subnet = reader.end();
-    return [...listed(subnet).map((node, n) => `${node.join(' ')} ${subnet.portGuids(n).join(',')}`), ...cabling(subnet)];
+    return [
+      ...listed(subnet).map((node, n) => `${node.join(' ')} ${subnet.portGuids(n).join(',')}`),
+      ...cabling(subnet),
+    ];
   } catch (err) {
     return `refused: ${(err as Error).message}`;
   }

@@ -21,7 +21,9 @@ const running = (marker: string) => spawnSync('pgrep', ['-f', marker]).status ==
 test('stdout comes back whole, in the chunks the pipe delivers, stderr beside it', async () => {
   const big = 'x'.repeat(100_000);
   const chunks: Buffer[] = [];
-  const run = await runBounded(sh(`printf '%s\\n' ${big}; echo 'ibwarn: [12] a warning' >&2`), LIMITS, never, (chunk) => chunks.push(chunk));
+  const run = await runBounded(sh(`printf '%s\\n' ${big}; echo 'ibwarn: [12] a warning' >&2`), LIMITS, never, (chunk) =>
+    chunks.push(chunk),
+  );
   assert.ok(chunks.length > 1, 'more than one chunk: the output is handed on as it arrives');
   assert.is(Buffer.concat(chunks).toString(), `${big}\n`);
   assert.is(run.stderr, 'ibwarn: [12] a warning');
@@ -31,7 +33,11 @@ test('a failing run is named with its exit code and the end of its stderr', asyn
   const script = `echo "ibwarn: [7] umad_init: can't open UMAD port (mlx5_0:1)" >&2; exit 255`;
   await runBounded(['sh', '-c', script], LIMITS, never, ignored).then(
     () => assert.unreachable(),
-    (err: Error) => assert.is(err.message, `sh -c "${script.replaceAll('"', '\\"')}" exited with code 255; stderr: ibwarn: [7] umad_init: can't open UMAD port (mlx5_0:1)`),
+    (err: Error) =>
+      assert.is(
+        err.message,
+        `sh -c "${script.replaceAll('"', '\\"')}" exited with code 255; stderr: ibwarn: [7] umad_init: can't open UMAD port (mlx5_0:1)`,
+      ),
   );
 });
 
@@ -40,25 +46,39 @@ test('a hung run is killed at the deadline, its children too, and says so', asyn
   const started = Date.now();
   await runBounded(sh(`sleep 30 # ${marker}\n`), { ...LIMITS, timeoutMs: 300 }, never, ignored).then(
     () => assert.unreachable(),
-    (err: Error) => assert.match(err.message, /did not finish within 0\.3s \(config\.timeout\) and was killed; stderr: nothing on stderr/),
+    (err: Error) =>
+      assert.match(
+        err.message,
+        /did not finish within 0\.3s \(config\.timeout\) and was killed; stderr: nothing on stderr/,
+      ),
   );
   assert.ok(Date.now() - started < 5_000, 'ended at the deadline, not when sleep would');
   // A wrapper's child holding stdout open dies with the group.
-  await runBounded(sh(`sh -c 'sleep 30 # ${marker}-child' & wait`), { ...LIMITS, timeoutMs: 300 }, never, ignored).catch(() => {});
+  await runBounded(
+    sh(`sh -c 'sleep 30 # ${marker}-child' & wait`),
+    { ...LIMITS, timeoutMs: 300 },
+    never,
+    ignored,
+  ).catch(() => {});
   assert.not.ok(running(`${marker}-child`), 'the child was killed');
 });
 
 test('an output past the cap is killed and refused', async () => {
   await runBounded(sh('yes ibnetdiscover'), { ...LIMITS, maxOutputBytes: 2 ** 20 }, never, ignored).then(
     () => assert.unreachable(),
-    (err: Error) => assert.is(err.message, 'sh -c "yes ibnetdiscover" printed more than 1 MiB (config.maxOutputMiB) and was killed'),
+    (err: Error) =>
+      assert.is(err.message, 'sh -c "yes ibnetdiscover" printed more than 1 MiB (config.maxOutputMiB) and was killed'),
   );
 });
 
 test('a missing program is named with what to install', async () => {
   await runBounded(['/nonexistent/ibnetdiscover'], LIMITS, never, ignored).then(
     () => assert.unreachable(),
-    (err: Error) => assert.is(err.message, 'cannot run /nonexistent/ibnetdiscover: not found (install infiniband-diags, or give config.command the full path)'),
+    (err: Error) =>
+      assert.is(
+        err.message,
+        'cannot run /nonexistent/ibnetdiscover: not found (install infiniband-diags, or give config.command the full path)',
+      ),
   );
 });
 

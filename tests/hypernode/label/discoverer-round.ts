@@ -1,7 +1,10 @@
 // A label discoverer started under a fake clock, and one round of it, for the
 // discoverer tests: let the trigger debounce elapse and take what it offers.
 
-import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
+import {
+  labelDiscovererFactory,
+  TRIGGER_DEBOUNCE_MS,
+} from '../../../src/hypernode/discovery/label/label-discoverer.ts';
 import type { Discoverer, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -53,7 +56,11 @@ export async function offered(ch: Channel<Snapshot>): Promise<Snapshot | 'none' 
 }
 
 /** After the debounce: the snapshot offered (acknowledged), 'none', or 'closed'. */
-export async function round(rig: { clock: FakeClock; ch: Channel<Snapshot>; d: Discoverer }): Promise<Snapshot | 'none' | 'closed'> {
+export async function round(rig: {
+  clock: FakeClock;
+  ch: Channel<Snapshot>;
+  d: Discoverer;
+}): Promise<Snapshot | 'none' | 'closed'> {
   await rig.clock.advance(TRIGGER_DEBOUNCE_MS);
   const got = await offered(rig.ch);
   if (Array.isArray(got)) rig.d.resultSynced();

@@ -1,7 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/label-grouping.ts';
-import { NameBook, cleanTypeName, derivedSuffix, namePrefix, SUFFIX_ALPHABET } from '../../../src/hypernode/discovery/label/label-naming.ts';
+import {
+  NameBook,
+  cleanTypeName,
+  derivedSuffix,
+  namePrefix,
+  SUFFIX_ALPHABET,
+} from '../../../src/hypernode/discovery/label/label-naming.ts';
 import { buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { TopologyType } from '../../../src/hypernode/discovery/label/label-config.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
@@ -80,12 +86,16 @@ test('names made by the Go controller are adopted (same names, no churn)', () =>
     spec: { tier: 1 },
   }));
   const snap = discoverSnapshot(guideNodes, [A3], new FakeInformer({ initial: existing }));
-  for (const [v, name] of Object.entries(goNames)) assert.is(byLabel(snap, ['s4', 's5'].includes(v) ? HC : HN, v).metadata.name, name);
+  for (const [v, name] of Object.entries(goNames))
+    assert.is(byLabel(snap, ['s4', 's5'].includes(v) ? HC : HN, v).metadata.name, name);
   assert.equal(exactNames(byLabel(snap, HC, 's4')), [goNames.s1!, goNames.s0!].sort());
 });
 
 test('adoption picks the smallest matching name and ignores other sources and prefixes', () => {
-  const hn = (name: string, labels: Record<string, string>): HyperNode => ({ metadata: { name, labels }, spec: { tier: 1 } });
+  const hn = (name: string, labels: Record<string, string>): HyperNode => ({
+    metadata: { name, labels },
+    spec: { tier: 1 },
+  });
   const cache = new FakeInformer({
     initial: [
       hn('hypernode-topologya3-tier1-zzzzz', { [SRC]: 'label', [HN]: 's0' }),
@@ -99,7 +109,9 @@ test('adoption picks the smallest matching name and ignores other sources and pr
 
 test('tier1 does not adopt a tier10 name (prefix includes the dash)', () => {
   const cache = new FakeInformer<HyperNode>({
-    initial: [{ metadata: { name: 'hypernode-t-tier10-bbbbb', labels: { [SRC]: 'label', k: 'v' } }, spec: { tier: 10 } }],
+    initial: [
+      { metadata: { name: 'hypernode-t-tier10-bbbbb', labels: { [SRC]: 'label', k: 'v' } }, spec: { tier: 10 } },
+    ],
   });
   const name = new NameBook(cache).choose(new Set(), 't', 'k', 'v', 1);
   assert.ok(name.startsWith('hypernode-t-tier1-'));
@@ -111,14 +123,19 @@ test('a collision with the cache or this run takes the next derived candidate', 
   const first = namePrefix('t', 1) + derivedSuffix('t', 1, 'k', 'v', 0);
   const second = namePrefix('t', 1) + derivedSuffix('t', 1, 'k', 'v', 1);
   assert.is.not(first, second);
-  const cache = new FakeInformer<HyperNode>({ initial: [{ metadata: { name: first, labels: { [SRC]: 'ufm' } }, spec: { tier: 1 } }] });
+  const cache = new FakeInformer<HyperNode>({
+    initial: [{ metadata: { name: first, labels: { [SRC]: 'ufm' } }, spec: { tier: 1 } }],
+  });
   assert.is(new NameBook(cache).choose(new Set(), 't', 'k', 'v', 1), second);
   assert.is(new NameBook(new FakeInformer<HyperNode>()).choose(new Set([first]), 't', 'k', 'v', 1), second);
 });
 
 test('20 collisions are an error', () => {
   const taken = new Set(Array.from({ length: 20 }, (_, i) => namePrefix('t', 1) + derivedSuffix('t', 1, 'k', 'v', i)));
-  assert.throws(() => new NameBook(new FakeInformer<HyperNode>()).choose(taken, 't', 'k', 'v', 1), /unable to get unique hyperNodeName after 20 attempts/);
+  assert.throws(
+    () => new NameBook(new FakeInformer<HyperNode>()).choose(taken, 't', 'k', 'v', 1),
+    /unable to get unique hyperNodeName after 20 attempts/,
+  );
 });
 
 test('a cache read error fails the run', () => {
@@ -166,8 +183,21 @@ const scenarios: [string, NodeMeta[], number][] = [
     ],
     6,
   ],
-  ['partial tier-2 labels', [node('node0', { [T1]: 's0' }), node('node1', { [T1]: 's0', [T2]: 's2' }), node('node2', { [T1]: 's1' }), node('node3', { [T1]: 's1' })], 3],
-  ['only one node has a tier-1 label', [node('node0', { [T2]: 's0' }), node('node1', { [T1]: 's0' }), node('node2', { [T2]: 's1' })], 1],
+  [
+    'partial tier-2 labels',
+    [
+      node('node0', { [T1]: 's0' }),
+      node('node1', { [T1]: 's0', [T2]: 's2' }),
+      node('node2', { [T1]: 's1' }),
+      node('node3', { [T1]: 's1' }),
+    ],
+    3,
+  ],
+  [
+    'only one node has a tier-1 label',
+    [node('node0', { [T2]: 's0' }), node('node1', { [T1]: 's0' }), node('node2', { [T2]: 's1' })],
+    1,
+  ],
 ];
 for (const [name, nodes, count] of scenarios) {
   test(`label_test scenario: ${name} → ${count}`, () => {
@@ -192,7 +222,11 @@ test('two types sharing a label key share its HyperNode, named by the first type
 });
 
 test('members are distinct and sorted by byte order', () => {
-  const snap = discoverSnapshot([node('b', { rack: 'r' }), node('B', { rack: 'r' }), node('a', { rack: 'r' })], [{ name: 't', tiers: ['rack'] }], new FakeInformer<HyperNode>());
+  const snap = discoverSnapshot(
+    [node('b', { rack: 'r' }), node('B', { rack: 'r' }), node('a', { rack: 'r' })],
+    [{ name: 't', tiers: ['rack'] }],
+    new FakeInformer<HyperNode>(),
+  );
   assert.equal(exactNames(snap[0]!), ['B', 'a', 'b']);
 });
 

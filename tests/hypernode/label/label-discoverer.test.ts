@@ -1,8 +1,17 @@
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { labelDiscovererFactory, TRIGGER_DEBOUNCE_MS, UNCOVERED_LOGGED_NODES } from '../../../src/hypernode/discovery/label/label-discoverer.ts';
-import type { Discoverer, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../../src/hypernode/model/contracts.ts';
+import {
+  labelDiscovererFactory,
+  TRIGGER_DEBOUNCE_MS,
+  UNCOVERED_LOGGED_NODES,
+} from '../../../src/hypernode/discovery/label/label-discoverer.ts';
+import type {
+  Discoverer,
+  DiscovererOptions,
+  DiscoveryEntry,
+  Snapshot,
+} from '../../../src/hypernode/model/contracts.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -22,13 +31,23 @@ const entry: DiscoveryEntry = {
   enabled: true,
   intervalMs: 3_600_000,
   maxDeletePercent: 50,
-  config: { networkTopologyTypes: { topologyA3: [{ nodeLabel: HC }, { nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }] } },
+  config: {
+    networkTopologyTypes: {
+      topologyA3: [{ nodeLabel: HC }, { nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }],
+    },
+  },
 };
 function guideNodes(): NodeMeta[] {
-  return Array.from({ length: 8 }, (_, i) => node(`node${i}`, { [HN]: `s${i >> 1}`, [HC]: i < 4 ? 's4' : 's5', other: 'x' }));
+  return Array.from({ length: 8 }, (_, i) =>
+    node(`node${i}`, { [HN]: `s${i >> 1}`, [HC]: i < 4 ? 's4' : 's5', other: 'x' }),
+  );
 }
 
-function discovererOptions(clock: FakeClock, nodes = new FakeInformer<NodeMeta>(), hyperNodes = new FakeInformer<HyperNode>()): DiscovererOptions {
+function discovererOptions(
+  clock: FakeClock,
+  nodes = new FakeInformer<NodeMeta>(),
+  hyperNodes = new FakeInformer<HyperNode>(),
+): DiscovererOptions {
   return {
     nodes,
     hyperNodes,
@@ -139,7 +158,10 @@ test('stop unregisters handlers, closes the stream, and later acknowledgements a
 });
 
 test('an undecodable networkTopologyTypes is a construction error, so no empty snapshot deletes anything', async () => {
-  const bad: DiscoveryEntry = { ...entry, config: { networkTopologyTypes: { t: ['volcano.sh/tor', 'kubernetes.io/hostname'] } } };
+  const bad: DiscoveryEntry = {
+    ...entry,
+    config: { networkTopologyTypes: { t: ['volcano.sh/tor', 'kubernetes.io/hostname'] } },
+  };
   await labelDiscovererFactory(bad, discovererOptions(new FakeClock())).then(
     () => assert.unreachable('should reject'),
     (err: Error) => assert.match(err.message, /Cannot get networkTopologyTypes: networkTopologyTypes\.t\[0\]/),
@@ -149,33 +171,50 @@ test('an undecodable networkTopologyTypes is a construction error, so no empty s
 test('a configuration with no usable type is a construction error: a typo never reaches an empty snapshot', async () => {
   const typos: [Record<string, unknown>, RegExp][] = [
     [{}, /networkTopologyTypes is missing/],
-    [{ networkTopologyType: entry.config.networkTopologyTypes }, /networkTopologyTypes is missing .*"networkTopologyType"; misspelled\?/],
     [
-      { networkTopologyTypes: { averyveryverylongtypename: [{ nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }] } },
+      { networkTopologyType: entry.config.networkTopologyTypes },
+      /networkTopologyTypes is missing .*"networkTopologyType"; misspelled\?/,
+    ],
+    [
+      {
+        networkTopologyTypes: {
+          averyveryverylongtypename: [{ nodeLabel: HN }, { nodeLabel: 'kubernetes.io/hostname' }],
+        },
+      },
       /every type is rejected: The length of topologyTypeName exceeds 20/,
     ],
   ];
   for (const [config, message] of typos) {
-    await labelDiscovererFactory({ ...entry, config }, discovererOptions(new FakeClock(), new FakeInformer({ initial: guideNodes() }))).then(
+    await labelDiscovererFactory(
+      { ...entry, config },
+      discovererOptions(new FakeClock(), new FakeInformer({ initial: guideNodes() })),
+    ).then(
       () => assert.unreachable(`should reject ${JSON.stringify(config)}`),
       (err: Error) => assert.match(err.message, message),
     );
   }
 });
 
-const labelHyperNode = (name: string): HyperNode => ({ metadata: { name, labels: { 'volcano.sh/network-topology-source': 'label' } }, spec: { tier: 1 } });
+const labelHyperNode = (name: string): HyperNode => ({
+  metadata: { name, labels: { 'volcano.sh/network-topology-source': 'label' } },
+  spec: { tier: 1 },
+});
 
 test('an empty Node cache while label HyperNodes exist is refused as a failed run and retried, never an empty snapshot', async () => {
   const clock = new FakeClock();
   const nodes = new FakeInformer<NodeMeta>();
-  const hyperNodes = new FakeInformer<HyperNode>({ initial: [labelHyperNode('hypernode-topologya3-tier1-aaaaa'), labelHyperNode('hypernode-topologya3-tier2-bbbbb')] });
+  const hyperNodes = new FakeInformer<HyperNode>({
+    initial: [labelHyperNode('hypernode-topologya3-tier1-aaaaa'), labelHyperNode('hypernode-topologya3-tier2-bbbbb')],
+  });
   const opts = discovererOptions(clock, nodes, hyperNodes);
   const problems = opts.problems as RecordingProblems;
   const d = await labelDiscovererFactory(entry, opts);
   const ch = await d.start();
   await clock.advance(TRIGGER_DEBOUNCE_MS);
   assert.is(await offered(ch), 'none', 'no snapshot that would delete both HyperNodes');
-  assert.equal(problems.failures, ['Error discover HyperNode: the Node cache is empty while 2 label HyperNodes exist; refusing to delete them all, will retry']);
+  assert.equal(problems.failures, [
+    'Error discover HyperNode: the Node cache is empty while 2 label HyperNodes exist; refusing to delete them all, will retry',
+  ]);
   await clock.advance(1_000); // past the first rate-limited delays
   assert.ok(problems.failures.length >= 2, 'retried on its own with backoff');
   assert.is(await offered(ch), 'none');
@@ -188,7 +227,10 @@ test('an empty Node cache while label HyperNodes exist is refused as a failed ru
 test('Nodes present but none labelled yield an empty snapshot; so does an empty cluster without label HyperNodes', async () => {
   const clock = new FakeClock();
   const hyperNodes = new FakeInformer<HyperNode>({ initial: [labelHyperNode('hypernode-topologya3-tier1-aaaaa')] });
-  const d = await labelDiscovererFactory(entry, discovererOptions(clock, new FakeInformer({ initial: [node('plain', { other: 'x' })] }), hyperNodes));
+  const d = await labelDiscovererFactory(
+    entry,
+    discovererOptions(clock, new FakeInformer({ initial: [node('plain', { other: 'x' })] }), hyperNodes),
+  );
   const ch = await d.start();
   await clock.advance(TRIGGER_DEBOUNCE_MS);
   assert.equal(await offered(ch), [], 'the cluster visibly exists and carries no topology label');
@@ -208,7 +250,11 @@ test('Nodes carrying an upper level without tier 1 are counted and named once (t
   const hyperNodes = new FakeInformer<HyperNode>();
   const metrics = new RecordingMetrics();
   const log = capturingLogger();
-  const d = await labelDiscovererFactory(entry, { ...discovererOptions(clock, nodes, hyperNodes), metrics, logger: log.logger });
+  const d = await labelDiscovererFactory(entry, {
+    ...discovererOptions(clock, nodes, hyperNodes),
+    metrics,
+    logger: log.logger,
+  });
   const rig: Rig = { clock, nodes, hyperNodes, d, ch: await d.start() };
   const named = () => log.lines.filter((l) => l.includes('Nodes with topology labels are in no HyperNode'));
 
@@ -217,7 +263,10 @@ test('Nodes carrying an upper level without tier 1 are counted and named once (t
   assert.is(named().length, 1);
   assert.match(named()[0]!, `count=${missing.length}`);
   assert.match(named()[0]!, `gpu00 (missing level label ${HN} of topology type topologyA3)`);
-  assert.ok(named()[0]!.includes(gpu(UNCOVERED_LOGGED_NODES - 1)) && !named()[0]!.includes(gpu(UNCOVERED_LOGGED_NODES)), 'only the first few are named');
+  assert.ok(
+    named()[0]!.includes(gpu(UNCOVERED_LOGGED_NODES - 1)) && !named()[0]!.includes(gpu(UNCOVERED_LOGGED_NODES)),
+    'only the first few are named',
+  );
   assert.not.ok(named()[0]!.includes('cpu'), 'a Node without any level label is not part of the topology');
 
   hyperNodes.apply({ metadata: { name: 'manual' }, spec: { tier: 1 } });

@@ -14,7 +14,8 @@ import { round, startLabelRig } from './discoverer-round.ts';
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const k = (n: number) => `fabric.topograph.run/tier-${n}`;
 
-const leafMembers = (s: Snapshot, leaf: string) => s.find((h) => h.metadata.labels?.[k(0)] === leaf)?.spec.members.map((m) => m.selector!.exactMatch!.name) ?? [];
+const leafMembers = (s: Snapshot, leaf: string) =>
+  s.find((h) => h.metadata.labels?.[k(0)] === leaf)?.spec.members.map((m) => m.selector!.exactMatch!.name) ?? [];
 
 test('a mislabelled Node: the others keep being placed and updated; it is counted per reason and named once per distinct problem', async () => {
   const rig = await startLabelRig({ fabric: { preset: 'topograph' } }, [
@@ -58,7 +59,9 @@ test('a Topograph tier above tier-3 is watched: adding one triggers a run', asyn
   rig.nodes.apply(node('a0', { [k(0)]: 'S-a', [k(1)]: 'S-b', [k(2)]: 'S-c', [k(3)]: 'S-d', [k(4)]: 'S-e' }));
   const s = (await round(rig)) as Snapshot;
   assert.ok(s.some((h) => h.spec.tierName === 'tier-4' && h.spec.tier === 5));
-  rig.nodes.apply(node('a0', { [k(0)]: 'S-a', [k(1)]: 'S-b', [k(2)]: 'S-c', [k(3)]: 'S-d', [k(4)]: 'S-e', unrelated: 'x' }));
+  rig.nodes.apply(
+    node('a0', { [k(0)]: 'S-a', [k(1)]: 'S-b', [k(2)]: 'S-c', [k(3)]: 'S-d', [k(4)]: 'S-e', unrelated: 'x' }),
+  );
   assert.is(await round(rig), 'none', 'other keys are not watched');
   await rig.d.stop();
 });
@@ -71,7 +74,13 @@ test('hand-written profiles giving one tierName two tiers: published as written,
   assert.match(ambiguous()[0]!, 'tierName "leaf" is at tiers 1 and 2 (profiles: gb200, gb200-pending, h100)');
   assert.match(ambiguous()[0]!, 'tierName "spine" is at tiers 2 and 3');
   assert.match(ambiguous()[0]!, 'Released Volcano schedulers keep one tier per tierName');
-  rig.nodes.apply(node('h100-0', { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3', 'example.com/leaf': 'leaf-h9', 'example.com/spine': 'spine-h' }));
+  rig.nodes.apply(
+    node('h100-0', {
+      'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3',
+      'example.com/leaf': 'leaf-h9',
+      'example.com/spine': 'spine-h',
+    }),
+  );
   assert.ok(Array.isArray(await round(rig)));
   assert.equal(ambiguous().length, 1, 'not repeated every run');
   await rig.d.stop();

@@ -21,7 +21,11 @@ const UUID = ['7b968a6d-c8aa-45e1-9e07-e1e51be99c31', '0f3c1e2a-5b6d-4e7f-8a9b-0
 
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const run = (config: Record<string, unknown>, nodes: NodeMeta[], existing: HyperNode[] = []) =>
-  discoverTopology(nodes, topologyTypes({ networkTopologyTypes: config }, nullLogger), new FakeInformer<HyperNode>({ initial: existing }));
+  discoverTopology(
+    nodes,
+    topologyTypes({ networkTopologyTypes: config }, nullLogger),
+    new FakeInformer<HyperNode>({ initial: existing }),
+  );
 
 /** The domain label's `key=value` of a HyperNode. */
 const domainOf = (h: DiscoveredHyperNode) =>
@@ -39,7 +43,10 @@ function tree(snapshot: readonly DiscoveredHyperNode[]): string[] {
   const tierOf = new Map<string, number>();
   for (const h of snapshot) {
     const seen = tierOf.get(h.spec.tierName!);
-    assert.ok(seen === undefined || seen === h.spec.tier, `tierName ${h.spec.tierName} at tiers ${seen} and ${h.spec.tier}`);
+    assert.ok(
+      seen === undefined || seen === h.spec.tier,
+      `tierName ${h.spec.tierName} at tiers ${seen} and ${h.spec.tier}`,
+    );
     tierOf.set(h.spec.tierName!, h.spec.tier);
   }
   return snapshot
@@ -74,7 +81,12 @@ test('the preset list', () => {
 
 test('topograph with nvlink: domain: a leaf holds Nodes with and without a clique; tiers above tier-3 are kept; each tierName one tier', () => {
   const k = (n: number) => `fabric.topograph.run/tier-${n}`;
-  const fabric = (leaf: string, spine: string, extra: Record<string, string> = {}) => ({ [k(0)]: leaf, [k(1)]: spine, [k(2)]: 'S-core0', ...extra });
+  const fabric = (leaf: string, spine: string, extra: Record<string, string> = {}) => ({
+    [k(0)]: leaf,
+    [k(1)]: spine,
+    [k(2)]: 'S-core0',
+    ...extra,
+  });
   const nodes = [
     node('gb200-0', { ...fabric('S-0001', 'S-1001'), [CLIQUE]: `${UUID[0]}.1` }),
     node('gb200-1', { ...fabric('S-0001', 'S-1001'), [CLIQUE]: `${UUID[0]}.2` }),
@@ -96,7 +108,8 @@ test('topograph with nvlink: domain: a leaf holds Nodes with and without a cliqu
   assert.equal(t.uncovered, []);
   assert.equal(t.ambiguous, []);
   // When the clique appears on gb200-2, the leaf keeps its name; only members move.
-  const leafName = (s: readonly DiscoveredHyperNode[]) => s.find((h) => domainOf(h) === `${k(0)}=S-0001`)!.metadata.name;
+  const leafName = (s: readonly DiscoveredHyperNode[]) =>
+    s.find((h) => domainOf(h) === `${k(0)}=S-0001`)!.metadata.name;
   const later = run({ fabric: { preset: 'topograph', nvlink: 'domain' } }, [
     ...nodes.slice(0, 2),
     node('gb200-2', { ...fabric('S-0001', 'S-1001'), [CLIQUE]: `${UUID[0]}.2` }),
@@ -116,29 +129,53 @@ test('topograph: a Node with a gap, only a top tier, or an empty clique is left 
     node('bad-clique', { [k(0)]: 'S-a', [k(1)]: 'S-x', [CLIQUE]: 'not-a-clique' }),
   ];
   const t = run({ tg: { preset: 'topograph', nvlink: 'domain' } }, nodes);
-  assert.equal(tree(t.snapshot), ['2 leaf fabric.topograph.run/tier-0=S-a ← good', '3 spine fabric.topograph.run/tier-1=S-x ← fabric.topograph.run/tier-0=S-a']);
+  assert.equal(tree(t.snapshot), [
+    '2 leaf fabric.topograph.run/tier-0=S-a ← good',
+    '3 spine fabric.topograph.run/tier-1=S-x ← fabric.topograph.run/tier-0=S-a',
+  ]);
   assert.equal(t.uncovered, [
-    { name: 'bad-clique', reason: 'bad-value', why: 'its nvidia.com/gpu.clique=not-a-clique is not of the form <ClusterUUID>.<CliqueID> (preset profile tg)', preset: true },
-    { name: 'empty-clique', reason: 'empty-value', why: 'its nvidia.com/gpu.clique is empty (preset profile tg)', preset: true },
+    {
+      name: 'bad-clique',
+      reason: 'bad-value',
+      why: 'its nvidia.com/gpu.clique=not-a-clique is not of the form <ClusterUUID>.<CliqueID> (preset profile tg)',
+      preset: true,
+    },
+    {
+      name: 'empty-clique',
+      reason: 'empty-value',
+      why: 'its nvidia.com/gpu.clique is empty (preset profile tg)',
+      preset: true,
+    },
     {
       name: 'gap',
       reason: 'missing-level',
       why: 'it carries fabric.topograph.run/tier-0=S-a and fabric.topograph.run/tier-2=S-core but no fabric.topograph.run/tier-1 between them (preset profile tg)',
       preset: true,
     },
-    { name: 'top-only', reason: 'missing-level', why: 'it carries fabric.topograph.run/tier-2=S-core but no fabric.topograph.run/tier-0 (preset profile tg)', preset: true },
+    {
+      name: 'top-only',
+      reason: 'missing-level',
+      why: 'it carries fabric.topograph.run/tier-2=S-core but no fabric.topograph.run/tier-0 (preset profile tg)',
+      preset: true,
+    },
   ]);
 });
 
 test('topograph generations and the accelerator keys: old tier-N keys with network.topology.nvidia.com/accelerator, v1 domain/sub-domain', () => {
   const nv = (p: string) => `network.topology.nvidia.com/${p}`;
-  const nodes = [node('a', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1', [nv('accelerator')]: `${UUID[1]}.3` }), node('b', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1' })];
+  const nodes = [
+    node('a', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1', [nv('accelerator')]: `${UUID[1]}.3` }),
+    node('b', { [nv('tier-0')]: 't0', [nv('tier-1')]: 't1' }),
+  ];
   assert.equal(tree(run({ tn: { preset: 'topograph-tier-n', nvlink: 'domain' } }, nodes).snapshot), [
     `1 nvl-domain ${nv('accelerator')}=${UUID[1]} ← a`,
     `2 leaf ${nv('tier-0')}=t0 ← b,${nv('accelerator')}=${UUID[1]}`,
     `3 spine ${nv('tier-1')}=t1 ← ${nv('tier-0')}=t0`,
   ]);
-  const v05 = [node('n0', { [nv('leaf')]: 'l0', [nv('spine')]: 's0', [nv('core')]: 'c0' }), node('n1', { [nv('leaf')]: 'l1', [nv('spine')]: 's0' })];
+  const v05 = [
+    node('n0', { [nv('leaf')]: 'l0', [nv('spine')]: 's0', [nv('core')]: 'c0' }),
+    node('n1', { [nv('leaf')]: 'l1', [nv('spine')]: 's0' }),
+  ];
   assert.equal(tree(run({ old: { preset: 'topograph-v0.5' } }, v05).snapshot), [
     `1 leaf ${nv('leaf')}=l0 ← n0`,
     `1 leaf ${nv('leaf')}=l1 ← n1`,
@@ -210,7 +247,10 @@ test('k8s-zone stacks above a cloud preset; zone-only Nodes (CPU pools) are not 
     '6 region topology.kubernetes.io/region=us-east-1 ← topology.kubernetes.io/zone=us-east-1a',
   ]);
   assert.equal(t.uncovered, []);
-  assert.throws(() => run({ tg: { preset: ['k8s-zone', 'topograph'] } }, []), /k8s-zone cannot sit above topograph, whose depth is open/);
+  assert.throws(
+    () => run({ tg: { preset: ['k8s-zone', 'topograph'] } }, []),
+    /k8s-zone cannot sit above topograph, whose depth is open/,
+  );
   assert.throws(() => run({ x: { preset: ['aws', 'k8s-zone'] } }, []), /presets stack only as \[k8s-zone, <preset>\]/);
   assert.throws(
     () => run({ zones: { preset: 'k8s-zone' }, aws: { preset: 'aws' } }, nodes),
@@ -242,8 +282,16 @@ test('gke (block, sub-block) and gke-host, oci (hpc island, network block, local
   );
   const o = (p: string) => `oci.oraclecloud.com/rdma.${p}`;
   const oci = [
-    node('bm-0', { [o('hpc_island_id')]: 'isl1', [o('network_block_id')]: '7xmzl4p4wba', [o('local_block_id')]: '4tjxbt4s6ua' }),
-    node('bm-1', { [o('hpc_island_id')]: 'isl1', [o('network_block_id')]: '7xmzl4p4wba', [o('local_block_id')]: '5abcd4s6ua' }),
+    node('bm-0', {
+      [o('hpc_island_id')]: 'isl1',
+      [o('network_block_id')]: '7xmzl4p4wba',
+      [o('local_block_id')]: '4tjxbt4s6ua',
+    }),
+    node('bm-1', {
+      [o('hpc_island_id')]: 'isl1',
+      [o('network_block_id')]: '7xmzl4p4wba',
+      [o('local_block_id')]: '5abcd4s6ua',
+    }),
   ];
   assert.equal(tree(run({ oci: { preset: 'oci' } }, oci).snapshot), [
     `1 local-block ${o('local_block_id')}=4tjxbt4s6ua ← bm-0`,
@@ -253,7 +301,10 @@ test('gke (block, sub-block) and gke-host, oci (hpc island, network block, local
   ]);
   const gmf = 'oci.oraclecloud.com/host.gpu_memory_fabric_id';
   assert.equal(
-    tree(run({ oci: { preset: 'oci', nvlink: 'domain' } }, [node('gb-0', { ...oci[0]!.metadata.labels, [gmf]: 'gmf-a' })]).snapshot)[0],
+    tree(
+      run({ oci: { preset: 'oci', nvlink: 'domain' } }, [node('gb-0', { ...oci[0]!.metadata.labels, [gmf]: 'gmf-a' })])
+        .snapshot,
+    )[0],
     `1 nvl-domain ${gmf}=gmf-a ← gb-0`,
   );
 });
@@ -289,14 +340,24 @@ test('nebius with and without tier-0: a tier-1 value reused under two tier-2 swi
 });
 
 test('coreweave: numbered superpods, leaf groups and racks are keyed by their parents; names are stable', () => {
-  const cw = { fabric: 'ib.coreweave.cloud/fabric', superpod: 'ib.coreweave.cloud/superpod', leafgroup: 'ib.coreweave.cloud/leafgroup', rack: 'node.coreweave.cloud/rack' };
+  const cw = {
+    fabric: 'ib.coreweave.cloud/fabric',
+    superpod: 'ib.coreweave.cloud/superpod',
+    leafgroup: 'ib.coreweave.cloud/leafgroup',
+    rack: 'node.coreweave.cloud/rack',
+  };
   const at = (superpod: string, leafgroup: string, rack?: string) => ({
     [cw.fabric]: 'us-east-04a-ib',
     [cw.superpod]: superpod,
     [cw.leafgroup]: leafgroup,
     ...(rack ? { [cw.rack]: rack } : {}),
   });
-  const nodes = [node('g0', at('1', '3', '3')), node('g1', at('1', '3', '3')), node('g2', at('2', '3', '3')), node('g3', at('2', '4'))];
+  const nodes = [
+    node('g0', at('1', '3', '3')),
+    node('g1', at('1', '3', '3')),
+    node('g2', at('2', '3', '3')),
+    node('g3', at('2', '4')),
+  ];
   const t = run({ cw: { preset: 'coreweave' } }, nodes);
   assert.equal(tree(t.snapshot), [
     `1 rack ${cw.rack}=3 ← g0,g1`,
@@ -315,17 +376,28 @@ test('coreweave: numbered superpods, leaf groups and racks are keyed by their pa
   );
   const nvl = 'ds.coreweave.com/nvlink.domain';
   assert.equal(
-    tree(run({ cw: { preset: 'coreweave', nvlink: 'domain' } }, [node('gb0', { ...at('1', '3', '7'), [nvl]: 'nvl-17' })]).snapshot)[0],
+    tree(
+      run({ cw: { preset: 'coreweave', nvlink: 'domain' } }, [node('gb0', { ...at('1', '3', '7'), [nvl]: 'nvl-17' })])
+        .snapshot,
+    )[0],
     `1 nvl-domain ${nvl}=nvl-17 ← gb0`,
   );
 });
 
 test('a domain under a second parent leaves the later Node out, naming both Nodes and labels', () => {
   const l = (n: number) => `topology.k8s.aws/network-node-layer-${n}`;
-  const nodes = [node('a', { [l(1)]: 'nn-1', [l(2)]: 'nn-2', [l(3)]: 'nn-3' }), node('b', { [l(1)]: 'nn-1', [l(2)]: 'nn-9', [l(3)]: 'nn-3' })];
+  const nodes = [
+    node('a', { [l(1)]: 'nn-1', [l(2)]: 'nn-2', [l(3)]: 'nn-3' }),
+    node('b', { [l(1)]: 'nn-1', [l(2)]: 'nn-9', [l(3)]: 'nn-3' }),
+  ];
   const t = run({ aws: { preset: 'aws' } }, nodes);
   assert.equal(t.uncovered, [
-    { name: 'b', reason: 'conflicting-parent', why: `its ${l(3)}=nn-3 is under ${l(2)}=nn-9, but Node a puts it under ${l(2)}=nn-2 (preset profile aws)`, preset: true },
+    {
+      name: 'b',
+      reason: 'conflicting-parent',
+      why: `its ${l(3)}=nn-3 is under ${l(2)}=nn-9, but Node a puts it under ${l(2)}=nn-2 (preset profile aws)`,
+      preset: true,
+    },
   ]);
   assert.equal(tree(t.snapshot)[0], `2 aws-layer-3 ${l(3)}=nn-3 ← a`);
 });
@@ -333,7 +405,10 @@ test('a domain under a second parent leaves the later Node out, naming both Node
 test('a hash name held by an object of another domain leaves the Node out instead of failing the run', () => {
   const k = 'fabric.topograph.run/tier-0';
   const first = run({ tg: { preset: 'topograph' } }, [node('a', { [k]: 'S-1' })]).snapshot[0]!;
-  const squatter: HyperNode = { metadata: { name: first.metadata.name, labels: { [SRC]: 'label', [k]: 'S-other' } }, spec: { tier: 1, members: [] } };
+  const squatter: HyperNode = {
+    metadata: { name: first.metadata.name, labels: { [SRC]: 'label', [k]: 'S-other' } },
+    spec: { tier: 1, members: [] },
+  };
   const t = run({ tg: { preset: 'topograph' } }, [node('a', { [k]: 'S-1' }), node('b', { [k]: 'S-2' })], [squatter]);
   assert.equal(
     t.uncovered.map((u) => `${u.name} ${u.reason}`),
@@ -353,7 +428,10 @@ test('names count what the user wrote; preset profiles that would put one tierNa
     }
   };
   assert.is(error({ 'a-very-long-name1234': { preset: 'aws', nvlink: 'domain' } }), 'no error');
-  assert.match(error({ 'a-very-long-name12345': { preset: 'aws' } }), /^topology profile name "a-very-long-name12345" exceeds 20 characters/);
+  assert.match(
+    error({ 'a-very-long-name12345': { preset: 'aws' } }),
+    /^topology profile name "a-very-long-name12345" exceeds 20 characters/,
+  );
   assert.match(
     error({
       h100: { preset: 'topograph', nodeSelector: { matchLabels: { gpu: 'h100' } } },
@@ -361,18 +439,32 @@ test('names count what the user wrote; preset profiles that would put one tierNa
     }),
     /^preset profiles "gb200" and "h100" put tierName "leaf" at tier 2 and tier 1; released Volcano schedulers keep one tier per tierName/,
   );
-  assert.match(error({ x: { preset: 'azure' } }), /^invalid topology profile "x": unknown preset "azure" \(known presets: aws, coreweave, gke, /);
-  assert.match(error({ x: { preset: 'aws', levels: [{ nodeLabel: 'a' }] } }), /^invalid topology profile "x": preset "aws" brings its own levels/);
-  assert.match(error({ x: { preset: 'aws', nvlink: 'rack' } }), /^invalid topology profile "x": nvlink "rack" is none of domain, partition/);
-  assert.match(error({ x: { levels: [{ nodeLabel: 'a' }, { nodeLabel: 'kubernetes.io/hostname' }], nvlink: 'domain' } }), /nvlink is a preset option/);
+  assert.match(
+    error({ x: { preset: 'azure' } }),
+    /^invalid topology profile "x": unknown preset "azure" \(known presets: aws, coreweave, gke, /,
+  );
+  assert.match(
+    error({ x: { preset: 'aws', levels: [{ nodeLabel: 'a' }] } }),
+    /^invalid topology profile "x": preset "aws" brings its own levels/,
+  );
+  assert.match(
+    error({ x: { preset: 'aws', nvlink: 'rack' } }),
+    /^invalid topology profile "x": nvlink "rack" is none of domain, partition/,
+  );
+  assert.match(
+    error({ x: { levels: [{ nodeLabel: 'a' }, { nodeLabel: 'kubernetes.io/hostname' }], nvlink: 'domain' } }),
+    /nvlink is a preset option/,
+  );
 });
 
 test('a nodeSelector beside a preset narrows it; nvlink alone gives the domain or the partition', () => {
   const k = 'fabric.topograph.run/tier-0';
   assert.equal(
     tree(
-      run({ tg: { preset: 'topograph', nodeSelector: { matchLabels: { pool: 'train' } } } }, [node('a', { [k]: 'S-1', pool: 'train' }), node('b', { [k]: 'S-1', pool: 'infer' })])
-        .snapshot,
+      run({ tg: { preset: 'topograph', nodeSelector: { matchLabels: { pool: 'train' } } } }, [
+        node('a', { [k]: 'S-1', pool: 'train' }),
+        node('b', { [k]: 'S-1', pool: 'infer' }),
+      ]).snapshot,
     ),
     [`1 leaf ${k}=S-1 ← a`],
   );
@@ -396,7 +488,10 @@ test('hand-written profiles keep their per-profile tiers, and the run reports a 
   const t = run(
     {
       h100: { nodeSelector: { matchLabels: { gpu: 'h100' } }, levels: [{ nodeLabel: 'leaf', tierName: 'leaf' }, HOST] },
-      gb200: { nodeSelector: { matchLabels: { gpu: 'gb200' } }, levels: [{ nodeLabel: 'leaf', tierName: 'leaf' }, { nodeLabel: 'clique', tierName: 'nvl' }, HOST] },
+      gb200: {
+        nodeSelector: { matchLabels: { gpu: 'gb200' } },
+        levels: [{ nodeLabel: 'leaf', tierName: 'leaf' }, { nodeLabel: 'clique', tierName: 'nvl' }, HOST],
+      },
     },
     [node('h', { gpu: 'h100', leaf: 'l1' }), node('g', { gpu: 'gb200', leaf: 'l2', clique: 'c' })],
   );

@@ -40,7 +40,9 @@ test('a fail-closed run publishes nothing, reports why, and the next good run pu
   assert.ok(Array.isArray(await round(rig)));
   rig.nodes.apply(relabelled('gb200-0', { 'example.com/spine': undefined }));
   assert.is(await round(rig), 'none');
-  assert.equal(rig.problems.failures, ['Error discover HyperNode: node gb200-0 selected by topology profile gb200 is missing level label example.com/spine']);
+  assert.equal(rig.problems.failures, [
+    'Error discover HyperNode: node gb200-0 selected by topology profile gb200 is missing level label example.com/spine',
+  ]);
   rig.nodes.apply(mixedNodes().find((n) => n.metadata.name === 'gb200-0')!);
   assert.ok(Array.isArray(await round(rig)), 'repaired: published again');
   await rig.d.stop();

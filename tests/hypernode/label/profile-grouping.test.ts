@@ -21,8 +21,10 @@ const HC = 'example.com/hypercluster-domain';
 const DEPTH = 'example.com/depth';
 
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
-const types = (networkTopologyTypes: Record<string, unknown>): TopologyType[] => topologyTypes({ networkTopologyTypes }, nullLogger);
-const run = (nodes: NodeMeta[], t: TopologyType[], existing: HyperNode[] = []) => discoverSnapshot(nodes, t, new FakeInformer<HyperNode>({ initial: existing }));
+const types = (networkTopologyTypes: Record<string, unknown>): TopologyType[] =>
+  topologyTypes({ networkTopologyTypes }, nullLogger);
+const run = (nodes: NodeMeta[], t: TopologyType[], existing: HyperNode[] = []) =>
+  discoverSnapshot(nodes, t, new FakeInformer<HyperNode>({ initial: existing }));
 const members = (hn: DiscoveredHyperNode) => hn.spec.members!.map((m) => m.selector!.exactMatch!.name);
 const failure = (f: () => unknown) => {
   try {
@@ -35,10 +37,18 @@ const failure = (f: () => unknown) => {
 
 // The shallow/deep pair of the upstream unit tests: one physical label in two profiles.
 const shallowDeep = types({
-  topologyshallow: { nodeSelector: { matchLabels: { [DEPTH]: 'shallow' } }, levels: [{ nodeLabel: HN, tierName: 'volcano.sh/hypernode' }, HOST] },
+  topologyshallow: {
+    nodeSelector: { matchLabels: { [DEPTH]: 'shallow' } },
+    levels: [{ nodeLabel: HN, tierName: 'volcano.sh/hypernode' }, HOST],
+  },
   topologydeep: {
     nodeSelector: { matchLabels: { [DEPTH]: 'deep' } },
-    levels: [{ nodeLabel: HC, tierName: 'volcano.sh/hypercluster' }, { nodeLabel: HN, tierName: 'volcano.sh/hypernode' }, { nodeLabel: SP, tierName: 'volcano.sh/superpod' }, HOST],
+    levels: [
+      { nodeLabel: HC, tierName: 'volcano.sh/hypercluster' },
+      { nodeLabel: HN, tierName: 'volcano.sh/hypernode' },
+      { nodeLabel: SP, tierName: 'volcano.sh/superpod' },
+      HOST,
+    ],
   },
 });
 const shallowDeepNodes = [
@@ -55,7 +65,10 @@ test('one label value in two profiles gives two independent HyperNodes at their 
   const deepHn = byName.get('hypernode-topologydeep-tier2-eb5899446642')!;
   assert.ok(shallowHn && deepHn, [...byName.keys()].join(', '));
   assert.equal(shallowHn.metadata.labels, { [SRC]: 'label', [PROFILE]: 'topologyshallow', [HN]: 'hn-0' });
-  assert.equal([shallowHn.spec.tier, shallowHn.spec.tierName, members(shallowHn)], [1, 'volcano.sh/hypernode', ['s0', 's1']]);
+  assert.equal(
+    [shallowHn.spec.tier, shallowHn.spec.tierName, members(shallowHn)],
+    [1, 'volcano.sh/hypernode', ['s0', 's1']],
+  );
   assert.equal(deepHn.metadata.labels, { [SRC]: 'label', [PROFILE]: 'topologydeep', [HN]: 'hn-0' });
   assert.equal([deepHn.spec.tier, deepHn.spec.tierName], [2, 'volcano.sh/hypernode']);
   assert.is(snap.length, 1 + 2 + 1 + 1, 'shallow hn, deep sp-0 and sp-1, deep hn, deep hc');
@@ -80,7 +93,11 @@ test('an explicit owner excludes selector-less profiles and legacy lists; withou
   assert.equal(profileOf('n1'), ['owned']);
   assert.equal(profileOf('n2'), ['legacy', 'open']);
   const legacyHn = snap.find((h) => h.metadata.labels![PROFILE] === undefined)!;
-  assert.match(legacyHn.metadata.name, /^hypernode-legacy-tier1-[bcdfghjklmnpqrstvwxz2456789]{5}$/, 'legacy naming unchanged');
+  assert.match(
+    legacyHn.metadata.name,
+    /^hypernode-legacy-tier1-[bcdfghjklmnpqrstvwxz2456789]{5}$/,
+    'legacy naming unchanged',
+  );
 });
 
 test('a selector-less profile needs the tier-1 label and allows partial chains', () => {
@@ -94,7 +111,10 @@ test('a selector-less profile needs the tier-1 label and allows partial chains',
 
 test('fail closed: a Node selected by two explicit profiles', () => {
   const t = types({
-    a: { nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'Exists' }] }, levels: [{ nodeLabel: 'rack' }, HOST] },
+    a: {
+      nodeSelector: { matchExpressions: [{ key: 'gpu', operator: 'Exists' }] },
+      levels: [{ nodeLabel: 'rack' }, HOST],
+    },
     b: { nodeSelector: { matchLabels: { gpu: 'h100' } }, levels: [{ nodeLabel: 'rack' }, HOST] },
   });
   assert.equal(run([node('n0', { gpu: 'gb200', rack: 'r' })], t).length, 1, 'no overlap on this Node');
@@ -105,7 +125,12 @@ test('fail closed: a Node selected by two explicit profiles', () => {
 });
 
 test('fail closed: a Node of an explicit profile lacking a level, or whose value misses the pattern', () => {
-  const t = types({ p: { nodeSelector: {}, levels: [{ nodeLabel: 'spine' }, { nodeLabel: 'clique', valuePattern: '^(.+)\\.[0-9]+$' }, HOST] } });
+  const t = types({
+    p: {
+      nodeSelector: {},
+      levels: [{ nodeLabel: 'spine' }, { nodeLabel: 'clique', valuePattern: '^(.+)\\.[0-9]+$' }, HOST],
+    },
+  });
   assert.is(
     failure(() => run([node('n0', { clique: 'u.1', spine: 's' }), node('n1', { clique: 'u.2' })], t)),
     'node n1 selected by topology profile p is missing level label spine',
@@ -129,8 +154,14 @@ test('fail closed: a domain under two parents, in any profile kind; legacy lists
 
 test("adoption: an object of the same profile prefix without a profile label (legacy-made) or with this profile is kept; another profile's is not", () => {
   const t = types({ p: { nodeSelector: {}, levels: [{ nodeLabel: 'rack' }, HOST] } });
-  const hn = (name: string, labels: Record<string, string>): HyperNode => ({ metadata: { name, labels: { [SRC]: 'label', ...labels } }, spec: { tier: 1 } });
-  const legacyMade = [hn('hypernode-p-tier1-zzzzz', { rack: 'r1' }), hn('hypernode-p-tier1-bbbbb', { rack: 'r1', [PROFILE]: 'other' })];
+  const hn = (name: string, labels: Record<string, string>): HyperNode => ({
+    metadata: { name, labels: { [SRC]: 'label', ...labels } },
+    spec: { tier: 1 },
+  });
+  const legacyMade = [
+    hn('hypernode-p-tier1-zzzzz', { rack: 'r1' }),
+    hn('hypernode-p-tier1-bbbbb', { rack: 'r1', [PROFILE]: 'other' }),
+  ];
   assert.equal(
     run([node('n0', { rack: 'r1' })], t, legacyMade).map((h) => h.metadata.name),
     ['hypernode-p-tier1-zzzzz'],
@@ -164,7 +195,12 @@ test('mixed H100 + GB200: independent trees with the right tiers, tierNames, mem
   const of = (profile: string) => snap.filter((h) => h.metadata.labels![PROFILE] === profile);
   const shape = (profile: string) =>
     of(profile)
-      .map((h) => [h.spec.tier, h.spec.tierName, Object.entries(h.metadata.labels!).find(([k]) => k !== SRC && k !== PROFILE)![1], members(h).length])
+      .map((h) => [
+        h.spec.tier,
+        h.spec.tierName,
+        Object.entries(h.metadata.labels!).find(([k]) => k !== SRC && k !== PROFILE)![1],
+        members(h).length,
+      ])
       .sort();
   assert.equal(shape('h100'), [
     [1, 'leaf', 'leaf-h0', 4],
@@ -185,7 +221,11 @@ test('mixed H100 + GB200: independent trees with the right tiers, tierNames, mem
     [2, 'spine', 'spine-g', 1],
   ]);
   const nvl = of('gb200').find((h) => h.metadata.labels!['nvidia.com/gpu.clique'] === UUID[0])!;
-  assert.equal(members(nvl), ['gb200-0', 'gb200-1', 'gb200-2', 'gb200-3'], 'both partitions of the rack in one NVLink domain');
+  assert.equal(
+    members(nvl),
+    ['gb200-0', 'gb200-1', 'gb200-2', 'gb200-3'],
+    'both partitions of the rack in one NVLink domain',
+  );
   assert.equal(members(of('gb200-pending').find((h) => h.spec.tier === 1)!), ['gb200-7']);
   // Three roots, one per profile: the trees never share a HyperNode.
   const children = new Set(snap.flatMap((h) => (h.spec.tier > 1 ? members(h) : [])));

@@ -15,7 +15,9 @@ const PROFILE = 'volcano.sh/network-topology-profile';
 const types = topologyTypes({ networkTopologyTypes: MIXED_CONFIG }, nullLogger);
 
 function relabel(nodes: NodeMeta[], name: string, labels: Record<string, string>): NodeMeta[] {
-  return nodes.map((n) => (n.metadata.name === name ? { metadata: { name, labels: { ...n.metadata.labels, ...labels } } } : n));
+  return nodes.map((n) =>
+    n.metadata.name === name ? { metadata: { name, labels: { ...n.metadata.labels, ...labels } } } : n,
+  );
 }
 
 async function converged(nodes: NodeMeta[]) {
@@ -23,15 +25,23 @@ async function converged(nodes: NodeMeta[]) {
   await rig.reconciler.reconcile('label', discoverSnapshot(nodes, types, rig.client.informer));
   rig.client.clearActions();
   const nameOf = (profile: string, key: string, value: string) =>
-    rig.client.informer.list().find((h) => h.metadata.labels?.[PROFILE] === profile && h.metadata.labels?.[key] === value)!.metadata.name;
+    rig.client.informer
+      .list()
+      .find((h) => h.metadata.labels?.[PROFILE] === profile && h.metadata.labels?.[key] === value)!.metadata.name;
   return { ...rig, nameOf };
 }
 
 test('an H100 Node moving to another leaf updates exactly its old and new leaf', async () => {
   const { client, reconciler, nameOf, stop } = await converged(mixedNodes());
-  const [oldLeaf, newLeaf] = [nameOf('h100', 'example.com/leaf', 'leaf-h0'), nameOf('h100', 'example.com/leaf', 'leaf-h1')];
+  const [oldLeaf, newLeaf] = [
+    nameOf('h100', 'example.com/leaf', 'leaf-h0'),
+    nameOf('h100', 'example.com/leaf', 'leaf-h1'),
+  ];
   const before = client.informer.list().length;
-  await reconciler.reconcile('label', discoverSnapshot(relabel(mixedNodes(), 'h100-0', { 'example.com/leaf': 'leaf-h1' }), types, client.informer));
+  await reconciler.reconcile(
+    'label',
+    discoverSnapshot(relabel(mixedNodes(), 'h100-0', { 'example.com/leaf': 'leaf-h1' }), types, client.informer),
+  );
   assert.equal(client.verbs().sort(), [`update ${newLeaf}`, `update ${oldLeaf}`].sort());
   assert.is(client.informer.list().length, before);
   await stop();
@@ -39,9 +49,19 @@ test('an H100 Node moving to another leaf updates exactly its old and new leaf',
 
 test('a GB200 Node whose clique label arrives leaves the pending tree (deleted) and joins its NVLink domain (one update)', async () => {
   const { client, reconciler, nameOf, stop } = await converged(mixedNodes());
-  const pending = [nameOf('gb200-pending', 'example.com/leaf', 'leaf-g0'), nameOf('gb200-pending', 'example.com/spine', 'spine-g')];
+  const pending = [
+    nameOf('gb200-pending', 'example.com/leaf', 'leaf-g0'),
+    nameOf('gb200-pending', 'example.com/spine', 'spine-g'),
+  ];
   const domain = nameOf('gb200', 'nvidia.com/gpu.clique', MIXED_UUIDS[1]!);
-  await reconciler.reconcile('label', discoverSnapshot(relabel(mixedNodes(), 'gb200-7', { 'nvidia.com/gpu.clique': `${MIXED_UUIDS[1]}.2` }), types, client.informer));
+  await reconciler.reconcile(
+    'label',
+    discoverSnapshot(
+      relabel(mixedNodes(), 'gb200-7', { 'nvidia.com/gpu.clique': `${MIXED_UUIDS[1]}.2` }),
+      types,
+      client.informer,
+    ),
+  );
   assert.equal(client.verbs().sort(), [`delete ${pending[0]}`, `delete ${pending[1]}`, `update ${domain}`].sort());
   await stop();
 });

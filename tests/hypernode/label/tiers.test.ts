@@ -4,12 +4,17 @@ import { topologyTypes } from '../../../src/hypernode/discovery/label/label-conf
 import { nullLogger } from '../../../src/log.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 
-const plain = (config: Record<string, unknown> | undefined) => topologyTypes(config, nullLogger).map((t) => ({ ...t, tiers: [...t.tiers] }));
+const plain = (config: Record<string, unknown> | undefined) =>
+  topologyTypes(config, nullLogger).map((t) => ({ ...t, tiers: [...t.tiers] }));
 
 test('tier list: reverse order without the last entry (user-guide example)', () => {
   const types = plain({
     networkTopologyTypes: {
-      topologyA3: [{ nodeLabel: 'volcano.sh/hypercluster' }, { nodeLabel: 'volcano.sh/hypernode' }, { nodeLabel: 'kubernetes.io/hostname' }],
+      topologyA3: [
+        { nodeLabel: 'volcano.sh/hypercluster' },
+        { nodeLabel: 'volcano.sh/hypernode' },
+        { nodeLabel: 'kubernetes.io/hostname' },
+      ],
     },
   });
   assert.equal(types, [{ name: 'topologyA3', tiers: ['volcano.sh/hypernode', 'volcano.sh/hypercluster'] }]);
@@ -17,12 +22,24 @@ test('tier list: reverse order without the last entry (user-guide example)', () 
 
 test('field names are case-insensitive, scalars are weakly converted, a mapping is a one-element list', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
-  const types = topologyTypes({ NetworkTopologyTypes: { t: [{ NODELABEL: 42 }, { nodelabel: true }, { nodeLabel: 'host' }], single: { nodeLabel: 'x' } } }, logger);
+  const types = topologyTypes(
+    {
+      NetworkTopologyTypes: {
+        t: [{ NODELABEL: 42 }, { nodelabel: true }, { nodeLabel: 'host' }],
+        single: { nodeLabel: 'x' },
+      },
+    },
+    logger,
+  );
   assert.equal(
     types.map((t) => ({ ...t, tiers: [...t.tiers] })),
     [{ name: 't', tiers: ['1', '42'] }],
   );
-  assert.ok(lines.some((l) => l.includes('networkTopologyTypes.single: needs the tier labels followed by the hostname label, got 1 label(s)')));
+  assert.ok(
+    lines.some((l) =>
+      l.includes('networkTopologyTypes.single: needs the tier labels followed by the hostname label, got 1 label(s)'),
+    ),
+  );
   assert.not.ok(
     lines.some((l) => l.includes('unknown keys')),
     'other spellings of the known keys are not unknown',
@@ -30,7 +47,12 @@ test('field names are case-insensitive, scalars are weakly converted, a mapping 
 });
 
 test('types come out sorted by name whatever the document order', () => {
-  const types = plain({ networkTopologyTypes: { zeta: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }], alpha: [{ nodeLabel: 'b' }, { nodeLabel: 'h' }] } });
+  const types = plain({
+    networkTopologyTypes: {
+      zeta: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }],
+      alpha: [{ nodeLabel: 'b' }, { nodeLabel: 'h' }],
+    },
+  });
   assert.equal(
     types.map((t) => t.name),
     ['alpha', 'zeta'],
@@ -45,7 +67,10 @@ test('undecodable shapes are an error naming the field (the source does not star
       /^Cannot get networkTopologyTypes: networkTopologyTypes\.t\[0\]: expected a mapping \{nodeLabel: <key>\}/,
     ],
     [{ networkTopologyTypes: { t: 'volcano.sh/tor' } }, /networkTopologyTypes\.t: expected a list/],
-    [{ networkTopologyTypes: { t: [{ nodeLabel: ['a'] }] } }, /networkTopologyTypes\.t\[0\]\.nodeLabel: expected a string/],
+    [
+      { networkTopologyTypes: { t: [{ nodeLabel: ['a'] }] } },
+      /networkTopologyTypes\.t\[0\]\.nodeLabel: expected a string/,
+    ],
   ];
   for (const [config, message] of table) assert.throws(() => topologyTypes(config, nullLogger), message);
 });
@@ -54,7 +79,10 @@ test('a missing or misspelled networkTopologyTypes is a start error naming the f
   const table: [Record<string, unknown> | undefined, RegExp][] = [
     [undefined, /^Cannot get networkTopologyTypes: networkTopologyTypes is missing from the label source's config$/],
     [{ networkTopologyTypes: null }, /networkTopologyTypes is missing/],
-    [{ networkTopolgyTypes: { t: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }] } }, /networkTopologyTypes is missing .*\(the config has "networkTopolgyTypes"; misspelled\?\)/],
+    [
+      { networkTopolgyTypes: { t: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }] } },
+      /networkTopologyTypes is missing .*\(the config has "networkTopolgyTypes"; misspelled\?\)/,
+    ],
     [{ networkTopologyTypes: {} }, /no usable topology type, it lists no type/],
   ];
   for (const [config, message] of table) assert.throws(() => topologyTypes(config, nullLogger), message);
@@ -64,7 +92,15 @@ test('every type rejected is a start error listing each reason', () => {
   const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
   const err = (() => {
     try {
-      topologyTypes({ networkTopologyTypes: { averyveryverylongtypename: labels, twice: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }] } }, nullLogger);
+      topologyTypes(
+        {
+          networkTopologyTypes: {
+            averyveryverylongtypename: labels,
+            twice: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }],
+          },
+        },
+        nullLogger,
+      );
     } catch (e) {
       return (e as Error).message;
     }
@@ -77,7 +113,10 @@ test('every type rejected is a start error listing each reason', () => {
 
 test('unknown keys are warned about by name; the type still works when otherwise valid', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
-  const types = topologyTypes({ networkTopologyTypes: { t: [{ nodeLabel: 'a', zone: 'x' }, { nodeLabel: 'h' }] }, extra: 1 }, logger);
+  const types = topologyTypes(
+    { networkTopologyTypes: { t: [{ nodeLabel: 'a', zone: 'x' }, { nodeLabel: 'h' }] }, extra: 1 },
+    logger,
+  );
   assert.equal(
     types.map((t) => [...t.tiers]),
     [['a']],
@@ -95,7 +134,10 @@ test('unknown keys are warned about by name; the type still works when otherwise
 test('a misspelled or null nodeLabel rejects its type: an empty label key would match no Node', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const ok = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
-  const types = topologyTypes({ networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }], nul: [null, { nodeLabel: 'h' }], ok } }, logger);
+  const types = topologyTypes(
+    { networkTopologyTypes: { typo: [{ nodeLable: 'a' }, { nodeLabel: 'h' }], nul: [null, { nodeLabel: 'h' }], ok } },
+    logger,
+  );
   assert.equal(
     types.map((t) => t.name),
     ['ok'],
@@ -111,7 +153,10 @@ test('a misspelled or null nodeLabel rejects its type: an empty label key would 
 test('a type name over 20 bytes is skipped and logged; exactly 20 is fine', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
-  const types = topologyTypes({ networkTopologyTypes: { ['x'.repeat(21)]: labels, ['y'.repeat(20)]: labels, ['é'.repeat(11)]: labels } }, logger);
+  const types = topologyTypes(
+    { networkTopologyTypes: { ['x'.repeat(21)]: labels, ['y'.repeat(20)]: labels, ['é'.repeat(11)]: labels } },
+    logger,
+  );
   assert.equal(
     types.map((t) => t.name),
     ['y'.repeat(20)],
@@ -122,7 +167,12 @@ test('a type name over 20 bytes is skipped and logged; exactly 20 is fine', () =
 test('duplicate labels skip the type', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const types = topologyTypes(
-    { networkTopologyTypes: { dup: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }], ok: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }] } },
+    {
+      networkTopologyTypes: {
+        dup: [{ nodeLabel: 'a' }, { nodeLabel: 'a' }, { nodeLabel: 'h' }],
+        ok: [{ nodeLabel: 'a' }, { nodeLabel: 'h' }],
+      },
+    },
     logger,
   );
   assert.equal(
@@ -135,7 +185,10 @@ test('duplicate labels skip the type', () => {
 test('a type name that would make invalid object names is reported, not used', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
   const labels = [{ nodeLabel: 'a' }, { nodeLabel: 'h' }];
-  const types = topologyTypes({ networkTopologyTypes: { 'topo.': labels, 'a.-b': labels, 'My Topo.v1': labels } }, logger);
+  const types = topologyTypes(
+    { networkTopologyTypes: { 'topo.': labels, 'a.-b': labels, 'My Topo.v1': labels } },
+    logger,
+  );
   assert.equal(
     types.map((t) => t.name),
     ['My Topo.v1'],
@@ -145,7 +198,10 @@ test('a type name that would make invalid object names is reported, not used', (
 
 test('a type of zero or one label makes no tier and is rejected', () => {
   const { lines, logger } = capturingLogger({ verbosity: 0 });
-  const types = topologyTypes({ networkTopologyTypes: { a: [], b: [{ nodeLabel: 'h' }], c: [{ nodeLabel: 'x' }, { nodeLabel: 'h' }] } }, logger);
+  const types = topologyTypes(
+    { networkTopologyTypes: { a: [], b: [{ nodeLabel: 'h' }], c: [{ nodeLabel: 'x' }, { nodeLabel: 'h' }] } },
+    logger,
+  );
   assert.equal(
     types.map((t) => t.name),
     ['c'],

@@ -14,7 +14,10 @@ const HOST = { nodeLabel: 'kubernetes.io/hostname' };
 const node = (name: string, labels: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const run = (networkTopologyTypes: Record<string, unknown>, nodes: NodeMeta[]) =>
   discoverTopology(nodes, topologyTypes({ networkTopologyTypes }, nullLogger), new FakeInformer<HyperNode>());
-const inSnapshot = (t: ReturnType<typeof run>) => new Set(t.snapshot.flatMap((h) => (h.spec.tier === 1 ? h.spec.members.map((m) => m.selector!.exactMatch!.name) : [])));
+const inSnapshot = (t: ReturnType<typeof run>) =>
+  new Set(
+    t.snapshot.flatMap((h) => (h.spec.tier === 1 ? h.spec.members.map((m) => m.selector!.exactMatch!.name) : [])),
+  );
 
 test('legacy list: a Node with an upper level but no tier-1 label is uncovered; unlabelled and partial-chain Nodes are not', () => {
   const t = run({ racks: [{ nodeLabel: 'spine' }, { nodeLabel: 'rack' }, HOST] }, [
@@ -23,17 +26,27 @@ test('legacy list: a Node with an upper level but no tier-1 label is uncovered; 
     node('no-rack', { spine: 's1' }),
     node('cpu', { pool: 'cpu' }),
   ]);
-  assert.equal(t.uncovered, [{ name: 'no-rack', reason: 'missing-level', why: 'missing level label rack of topology type racks' }]);
+  assert.equal(t.uncovered, [
+    { name: 'no-rack', reason: 'missing-level', why: 'missing level label rack of topology type racks' },
+  ]);
   assert.equal([...inSnapshot(t)].sort(), ['full', 'partial']);
 });
 
 test('a Node another type covers is not uncovered', () => {
-  const t = run({ a: [{ nodeLabel: 'spine' }, { nodeLabel: 'rack' }, HOST], b: [{ nodeLabel: 'zone' }, HOST] }, [node('n', { spine: 's1', zone: 'z1' })]);
+  const t = run({ a: [{ nodeLabel: 'spine' }, { nodeLabel: 'rack' }, HOST], b: [{ nodeLabel: 'zone' }, HOST] }, [
+    node('n', { spine: 's1', zone: 'z1' }),
+  ]);
   assert.equal(t.uncovered, []);
 });
 
 test('selector-less profile: a tier-1 value its valuePattern rejects, or a missing tier-1 label, is uncovered with the reason', () => {
-  const profile = { levels: [{ nodeLabel: 'block' }, { nodeLabel: 'clique', tierName: 'nvlink', valuePattern: '^([0-9a-f]+)\\.[0-9]+$' }, HOST] };
+  const profile = {
+    levels: [
+      { nodeLabel: 'block' },
+      { nodeLabel: 'clique', tierName: 'nvlink', valuePattern: '^([0-9a-f]+)\\.[0-9]+$' },
+      HOST,
+    ],
+  };
   const t = run({ gpu: profile }, [
     node('ok', { clique: 'ab.1', block: 'b1' }),
     node('bad-value', { clique: 'zz', block: 'b1' }),
@@ -41,7 +54,11 @@ test('selector-less profile: a tier-1 value its valuePattern rejects, or a missi
     node('cpu', {}),
   ]);
   assert.equal(t.uncovered, [
-    { name: 'bad-value', reason: 'bad-value', why: 'value "zz" of clique gives no domain through valuePattern "^([0-9a-f]+)\\\\.[0-9]+$" of topology profile gpu' },
+    {
+      name: 'bad-value',
+      reason: 'bad-value',
+      why: 'value "zz" of clique gives no domain through valuePattern "^([0-9a-f]+)\\\\.[0-9]+$" of topology profile gpu',
+    },
     { name: 'no-clique', reason: 'missing-level', why: 'missing level label clique of topology type gpu' },
   ]);
   assert.equal([...inSnapshot(t)], ['ok']);

@@ -4,7 +4,11 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_MAX_REPETITIONS, parseLldpConfig, parseSwitchAddress } from '../../../src/hypernode/discovery/lldp/lldp-config.ts';
+import {
+  DEFAULT_MAX_REPETITIONS,
+  parseLldpConfig,
+  parseSwitchAddress,
+} from '../../../src/hypernode/discovery/lldp/lldp-config.ts';
 import type { DiscoveryEntry } from '../../../src/hypernode/model/contracts.ts';
 
 const entry = (config: Record<string, unknown>, secret = true): DiscoveryEntry => ({
@@ -63,7 +67,10 @@ test('several fabrics, SNMPv3, durations and a per-fabric Secret', () => {
 
 test('bad input is named with what to write instead', () => {
   const cases: [Record<string, unknown>, RegExp, boolean?][] = [
-    [{ switches: ['10.0.0.1'], snmp: { version: '1' } }, /config\.snmp\.version must be "2c" or "3" \(SNMPv1 is not supported\)/],
+    [
+      { switches: ['10.0.0.1'], snmp: { version: '1' } },
+      /config\.snmp\.version must be "2c" or "3" \(SNMPv1 is not supported\)/,
+    ],
     [{ switches: ['10.0.0.1'], swithces: [] }, /config has unknown keys "swithces"/],
     [{ switches: [] }, /config\.switches must be a non-empty list/],
     [{ switches: ['10.0.0.1', '10.0.0.1:161'] }, /config\.switches\[1\] "10\.0\.0\.1:161" is listed twice/],
@@ -80,9 +87,14 @@ test('bad input is named with what to write instead', () => {
       /config\.fabrics\[1\]\.name "a" is used twice/,
     ],
     [{ fabrics: [{ name: 'Bad_Name', switches: ['x'] }] }, /must be a DNS label/],
-    [{ switches: ['10.0.0.1'] }, /fabric lldp has no credentials: set the entry's credentials\.secretRef \(a Secret with "community"\)/, false],
+    [
+      { switches: ['10.0.0.1'] },
+      /fabric lldp has no credentials: set the entry's credentials\.secretRef \(a Secret with "community"\)/,
+      false,
+    ],
   ];
-  for (const [config, message, secret] of cases) assert.throws(() => parseLldpConfig(entry(config, secret ?? true)), message, JSON.stringify(config));
+  for (const [config, message, secret] of cases)
+    assert.throws(() => parseLldpConfig(entry(config, secret ?? true)), message, JSON.stringify(config));
   assert.throws(() => parseSwitchAddress('', 'x'), /x must be a switch address/);
 });
 

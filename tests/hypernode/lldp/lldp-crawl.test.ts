@@ -13,13 +13,22 @@ import { lldpPolls, type LldpPolls } from '../../support/lldp-polls.ts';
 const tree = generateFatTree({ sus: 3, tiers: 2, nodesPerSu: 2, rails: 2, uplinks: 2 });
 const switches = lldpSwitches(tree);
 /** Switch i answers at 10.1.0.i; spines at 10.2.0.i, outside an allow-list of 10.1.0.0/16. */
-const addressOf = new Map(switches.map((sw, i) => [sw.id, `${sw.name.startsWith('spine') ? '10.2' : '10.1'}.0.${i + 1}`]));
+const addressOf = new Map(
+  switches.map((sw, i) => [sw.id, `${sw.name.startsWith('spine') ? '10.2' : '10.1'}.0.${i + 1}`]),
+);
 /** Hosts announce a management address in the allowed networks too, and Router and Bridge, as Kubernetes nodes' lldpd does. */
 const HOST_NETWORK = '10.1.9.';
 const hostAddress = (hex: string) => `${HOST_NETWORK}${Number.parseInt(hex.slice(-2), 16)}`;
-const walks = new Map(switches.map((sw) => [`${addressOf.get(sw.id)}:161`, lldpVarbinds(sw, (hex) => addressOf.get(hex) ?? hostAddress(hex))]));
+const walks = new Map(
+  switches.map((sw) => [
+    `${addressOf.get(sw.id)}:161`,
+    lldpVarbinds(sw, (hex) => addressOf.get(hex) ?? hostAddress(hex)),
+  ]),
+);
 
-async function firstRun(config: Record<string, unknown>): Promise<{ snapshot?: Snapshot; problems: LldpPolls['problems']; walked: string[] }> {
+async function firstRun(
+  config: Record<string, unknown>,
+): Promise<{ snapshot?: Snapshot; problems: LldpPolls['problems']; walked: string[] }> {
   const walked: string[] = [];
   const walker = async (t: { host: string; port: number }) => {
     walked.push(`${t.host}:${t.port}`);
@@ -43,7 +52,8 @@ test('one leaf as seed finds every switch: the same tree as the explicit switch 
     `a Node announcing Router and Bridge is never walked: ${crawled.walked.join(',')}`,
   );
   assert.ok(
-    crawled.walked.some((a) => a.startsWith('10.2.')) && crawled.walked.some((a) => a !== leaf && a.startsWith('10.1.')),
+    crawled.walked.some((a) => a.startsWith('10.2.')) &&
+      crawled.walked.some((a) => a !== leaf && a.startsWith('10.1.')),
     'spines, then the other leaves, found through management addresses',
   );
 });
@@ -55,7 +65,11 @@ test('the allow-list bounds the crawl: switches outside it are not walked and ar
     r.walked.join(','),
   );
   assert.ok(
-    r.problems.warnings.some((w) => w.startsWith('FabricMiscabled') && /"spine-\d+" .*capabilities bridge\) is no polled switch and maps to no Node/.test(w)),
+    r.problems.warnings.some(
+      (w) =>
+        w.startsWith('FabricMiscabled') &&
+        /"spine-\d+" .*capabilities bridge\) is no polled switch and maps to no Node/.test(w),
+    ),
     r.problems.warnings.join('\n'),
   );
 });
@@ -63,7 +77,10 @@ test('the allow-list bounds the crawl: switches outside it are not walked and ar
 test('more switches than maxSwitches fails the fabric: nothing is published, the error says what to raise', async () => {
   const r = await firstRun({ seeds: [[...walks.keys()][0]!], allow: ['10.0.0.0/8'], maxSwitches: 3 });
   assert.is(r.snapshot, undefined);
-  assert.match(r.problems.failures.join('\n'), /found more than maxSwitches \(3\) switches; \d+ more management addresses were not walked, .* raise maxSwitches or narrow allow/);
+  assert.match(
+    r.problems.failures.join('\n'),
+    /found more than maxSwitches \(3\) switches; \d+ more management addresses were not walked, .* raise maxSwitches or narrow allow/,
+  );
   assert.is(new Set(r.walked).size, 3);
 });
 

@@ -11,7 +11,14 @@ import { Buffer } from 'node:buffer';
 import type { CapturedWalk } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { CAP_BRIDGE, CAP_KUBERNETES_NODE, CAP_ROUTER, lldpVarbinds, type LldpNeighbourRow, type SwitchLldp } from '../../../testing/lldp-fabric.ts';
+import {
+  CAP_BRIDGE,
+  CAP_KUBERNETES_NODE,
+  CAP_ROUTER,
+  lldpVarbinds,
+  type LldpNeighbourRow,
+  type SwitchLldp,
+} from '../../../testing/lldp-fabric.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
 import { lldpPolls } from '../../support/lldp-polls.ts';
 
@@ -22,7 +29,13 @@ const SONIC_LEAF_MAC = '7486e20a0c04';
 const bin = (hex: string) => Buffer.from(hex, 'hex');
 const text = (hex: string) => Buffer.from(hex.match(/../g)!.join(':'));
 
-const row = (localPort: number, chassis: Buffer, portId: string, sysName: string, capEnabled: number): LldpNeighbourRow => ({
+const row = (
+  localPort: number,
+  chassis: Buffer,
+  portId: string,
+  sysName: string,
+  capEnabled: number,
+): LldpNeighbourRow => ({
   timeMark: 0,
   localPort,
   remIndex: localPort,
@@ -48,14 +61,29 @@ function fabric(sonicChassis: (hex: string) => Buffer): SwitchLldp[] {
     ],
   };
   /** A leaf whose port 1 (named as the spine's table names it) goes up to the spine and ports 2.. to its hosts. */
-  const leaf = (name: string, chassis: Buffer, uplink: string, spinePort: string, hosts: string[], firstHostMac: number): SwitchLldp => ({
+  const leaf = (
+    name: string,
+    chassis: Buffer,
+    uplink: string,
+    spinePort: string,
+    hosts: string[],
+    firstHostMac: number,
+  ): SwitchLldp => ({
     name,
     id: '',
     chassis,
     ports: new Map([...ports(3, 'Ethernet'), [1, uplink]]),
     neighbours: [
       row(1, bin(SPINE_MAC), spinePort, 'spine-1', CAP_BRIDGE),
-      ...hosts.map((h, i) => row(i + 2, bin(`0202000000${(firstHostMac + i).toString(16).padStart(2, '0')}`), 'eth0', h, CAP_KUBERNETES_NODE)),
+      ...hosts.map((h, i) =>
+        row(
+          i + 2,
+          bin(`0202000000${(firstHostMac + i).toString(16).padStart(2, '0')}`),
+          'eth0',
+          h,
+          CAP_KUBERNETES_NODE,
+        ),
+      ),
     ],
   });
   const a = leaf('leaf-a', bin(ARISTA_LEAF_MAC), 'Ethernet49', 'Ethernet1', ['node-1', 'node-2'], 1);
@@ -64,12 +92,21 @@ function fabric(sonicChassis: (hex: string) => Buffer): SwitchLldp[] {
 }
 
 const firstRun = async (walks: readonly CapturedWalk[]) => {
-  const { snapshots, problems } = await lldpPolls({ switches: ['10.0.0.1'], minSharedHosts: 1 }, { captured: async () => walks }, ['node-1', 'node-2', 'node-3', 'node-4']);
+  const { snapshots, problems } = await lldpPolls(
+    { switches: ['10.0.0.1'], minSharedHosts: 1 },
+    { captured: async () => walks },
+    ['node-1', 'node-2', 'node-3', 'node-4'],
+  );
   return { snapshot: snapshots[0], problems };
 };
 
 const shape = (snapshot: Snapshot | undefined) =>
-  (snapshot ?? []).map((hn) => `${hn.metadata.name} tier ${hn.spec.tier}: ${(memberNames(hn as HyperNode) as string[]).sort().join(',')}`).sort();
+  (snapshot ?? [])
+    .map(
+      (hn) =>
+        `${hn.metadata.name} tier ${hn.spec.tier}: ${(memberNames(hn as HyperNode) as string[]).sort().join(',')}`,
+    )
+    .sort();
 
 test('a spine over an Arista leaf and a SONiC leaf (binary vs text MACs), Router+Bridge hosts, a capability-less neighbour on the spine: spine over leaves, the neighbour named', async () => {
   for (const sonic of [text, bin]) {
@@ -98,13 +135,11 @@ test('a Node cabled to the spine makes it a leaf: the lost tier is reported, nam
   const [spine, ...leaves] = fabric(text);
   spine!.neighbours.push(row(4, bin('020200000009'), 'eth0', 'node-9', CAP_KUBERNETES_NODE));
   const walks = [spine!, ...leaves].map((sw) => ({ address: sw.name, varbinds: lldpVarbinds(sw) }));
-  const { snapshots, problems } = await lldpPolls({ switches: ['10.0.0.1'], minSharedHosts: 1 }, { captured: async () => walks }, [
-    'node-1',
-    'node-2',
-    'node-3',
-    'node-4',
-    'node-9',
-  ]);
+  const { snapshots, problems } = await lldpPolls(
+    { switches: ['10.0.0.1'], minSharedHosts: 1 },
+    { captured: async () => walks },
+    ['node-1', 'node-2', 'node-3', 'node-4', 'node-9'],
+  );
   assert.ok(
     shape(snapshots[0]).every((hn) => / tier 1: /.test(hn)),
     shape(snapshots[0]).join('\n'),
@@ -118,7 +153,9 @@ test('a Node cabled to the spine makes it a leaf: the lost tier is reported, nam
 test('rows without a chassis id are counted per switch and named once; the count goes back to 0 once the agent serves the column', async () => {
   const full = fabric(text).map((sw) => ({ address: sw.name, varbinds: lldpVarbinds(sw) }));
   const chassisColumns = /^1\.0\.8802\.1\.1\.2\.1\.4\.1\.1\.[45]\./;
-  const stripped = full.map((w) => (w.address === 'leaf-b' ? { ...w, varbinds: w.varbinds.filter((v) => !chassisColumns.test(v.oid)) } : w));
+  const stripped = full.map((w) =>
+    w.address === 'leaf-b' ? { ...w, varbinds: w.varbinds.filter((v) => !chassisColumns.test(v.oid)) } : w,
+  );
   let poll = 0;
   const { snapshots, problems, metrics } = await lldpPolls(
     { switches: ['10.0.0.1'], minSharedHosts: 1 },
@@ -126,8 +163,16 @@ test('rows without a chassis id are counted per switch and named once; the count
     ['node-1', 'node-2', 'node-3', 'node-4'],
     2,
   );
-  assert.equal(shape(snapshots[0]), shape(snapshots[1]), "the same tree: leaf-b's neighbours are identified by system name");
-  assert.is(problems.warnings.filter((w) => /switch leaf-b \(leaf-b\): 3 of 3 LLDP rows lack lldpRemChassisId/.test(w)).length, 1, problems.warnings.join('\n'));
+  assert.equal(
+    shape(snapshots[0]),
+    shape(snapshots[1]),
+    "the same tree: leaf-b's neighbours are identified by system name",
+  );
+  assert.is(
+    problems.warnings.filter((w) => /switch leaf-b \(leaf-b\): 3 of 3 LLDP rows lack lldpRemChassisId/.test(w)).length,
+    1,
+    problems.warnings.join('\n'),
+  );
   assert.is(metrics.incompleteRows.get('leaf-b'), 0, 'set at the first poll, back to 0 at the second');
 });
 

@@ -4,7 +4,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Buffer } from 'node:buffer';
-import { chassisKey, describeChassis, ipv6Text, macHex, portText } from '../../../src/hypernode/discovery/lldp/lldp-ids.ts';
+import {
+  chassisKey,
+  describeChassis,
+  ipv6Text,
+  macHex,
+  portText,
+} from '../../../src/hypernode/discovery/lldp/lldp-ids.ts';
 
 test('one MAC, every vendor form: 6 bytes (EOS, NX-OS), colon text (SONiC), space text (OS9), dash, dotted and bare text; all one key, printed readably', () => {
   const forms = [
@@ -24,12 +30,23 @@ test('one MAC, every vendor form: 6 bytes (EOS, NX-OS), colon text (SONiC), spac
 test('network addresses (family byte + address, or text), IPv6 compressed; names stay text; binary ids print as hex', () => {
   assert.is(chassisKey(5, Buffer.from([1, 10, 0, 0, 9])), 'ip 10.0.0.9');
   assert.is(chassisKey(5, Buffer.from('10.0.0.9')), 'ip 10.0.0.9');
-  assert.is(chassisKey(5, Buffer.from([2, 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])), 'ip 2001:db8::1');
+  assert.is(
+    chassisKey(5, Buffer.from([2, 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
+    'ip 2001:db8::1',
+  );
   assert.is(chassisKey(5, Buffer.from('2001:DB8:0:0::1')), 'ip 2001:db8::1');
-  assert.is(ipv6Text([0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]), '1:0:0:1::1', 'the longest zero run is the one shortened');
+  assert.is(
+    ipv6Text([0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]),
+    '1:0:0:1::1',
+    'the longest zero run is the one shortened',
+  );
   assert.is(ipv6Text(new Array(16).fill(0)), '::');
   assert.is(chassisKey(7, Buffer.from('leaf-1')), '7 leaf-1');
-  assert.is(chassisKey(1, Buffer.from('202412310042')), '1 202412310042', 'twelve bare digits are a MAC only under the MAC subtype');
+  assert.is(
+    chassisKey(1, Buffer.from('202412310042')),
+    '1 202412310042',
+    'twelve bare digits are a MAC only under the MAC subtype',
+  );
   assert.is(macHex('7 leaf-1'), undefined);
   assert.is(chassisKey(7, Buffer.from([0, 1, 0x1f])), '7 00:01:1f');
   assert.is(portText(5, Buffer.from('Ethernet1/1')), 'Ethernet1/1');

@@ -22,13 +22,21 @@ test('a capture from the real lab: the leaf, its chassis, its two spines and thr
   assert.is(leaf.sysName, 'leaf-su1-r1');
   assert.is(leaf.chassisKey, '02aa00030001');
   assert.is(switchId(leaf), '02aa00030001');
-  assert.equal(leaf.neighbours.map((n) => n.sysName).sort(), ['spine-1', 'spine-2', 'su1-h1.fabric.example.com', 'su1-h2.fabric.example.com', 'su1-h3.fabric.example.com']);
+  assert.equal(leaf.neighbours.map((n) => n.sysName).sort(), [
+    'spine-1',
+    'spine-2',
+    'su1-h1.fabric.example.com',
+    'su1-h2.fabric.example.com',
+    'su1-h3.fabric.example.com',
+  ]);
   assert.equal(
     leaf.neighbours.map((n) => n.networkDevice),
     leaf.neighbours.map((n) => n.sysName.startsWith('spine')),
     'switches announce bridge, hosts station',
   );
-  assert.ok(leaf.neighbours.every((n) => n.managementAddresses.length === 1 && n.localPortName !== '' && n.portName !== ''));
+  assert.ok(
+    leaf.neighbours.every((n) => n.managementAddresses.length === 1 && n.localPortName !== '' && n.portName !== ''),
+  );
 });
 
 test('capture syntax: wrapped Hex-STRING, multi-line and escaped STRING, empty string, named INTEGER; a bad line is named', () => {
@@ -46,26 +54,42 @@ test('capture syntax: wrapped Hex-STRING, multi-line and escaped STRING, empty s
   const vbs = parseSnmpCapture(text, 'sw1');
   assert.equal(
     vbs.map((v) => v.oid),
-    ['1.0.8802.1.1.2.1.3.1.0', '1.0.8802.1.1.2.1.3.2.0', '1.0.8802.1.1.2.1.3.3.0', '1.0.8802.1.1.2.1.3.4.0', '1.0.8802.1.1.2.1.3.5.0'],
+    [
+      '1.0.8802.1.1.2.1.3.1.0',
+      '1.0.8802.1.1.2.1.3.2.0',
+      '1.0.8802.1.1.2.1.3.3.0',
+      '1.0.8802.1.1.2.1.3.4.0',
+      '1.0.8802.1.1.2.1.3.5.0',
+    ],
   );
   assert.is(vbs[0]!.value, 4);
   assert.is((vbs[1]!.value as Buffer).toString('hex'), '001122334455');
   assert.is(String(vbs[2]!.value), 'sw "one"');
   assert.is(String(vbs[3]!.value), 'line one\nline two');
-  assert.throws(() => parseSnmpCapture('.1.3.6 = INTEGER: 1\nsnmpbulkwalk: Timeout\n', 'sw2'), /sw2:2: not a line of `snmpbulkwalk -On` output/);
-  assert.throws(() => parseLldpTable(parseSnmpCapture('.1.3.6.1.2.1.1.5.0 = STRING: "x"\n', 'sw3')), /no lldpLocChassisId/);
+  assert.throws(
+    () => parseSnmpCapture('.1.3.6 = INTEGER: 1\nsnmpbulkwalk: Timeout\n', 'sw2'),
+    /sw2:2: not a line of `snmpbulkwalk -On` output/,
+  );
+  assert.throws(
+    () => parseLldpTable(parseSnmpCapture('.1.3.6.1.2.1.1.5.0 = STRING: "x"\n', 'sw3')),
+    /no lldpLocChassisId/,
+  );
 });
 
 test('value forms with and without MIBs loaded: BITS with bit names, Hex-STRING with -OT text, named INTEGER; the capabilities read the same', () => {
   const row = '1.0.8802.1.1.2.1.4.1.1';
-  const head = ['.1.0.8802.1.1.2.1.3.1.0 = INTEGER: macAddress(4)', '.1.0.8802.1.1.2.1.3.2.0 = Hex-STRING: 00 11 22 33 44 55  [.."3DU]'];
+  const head = [
+    '.1.0.8802.1.1.2.1.3.1.0 = INTEGER: macAddress(4)',
+    '.1.0.8802.1.1.2.1.3.2.0 = Hex-STRING: 00 11 22 33 44 55  [.."3DU]',
+  ];
   const neighbour = (caps: string) => [
     `.${row}.4.0.1.1 = INTEGER: macAddress(4)`,
     `.${row}.5.0.1.1 = STRING: "74:86:e2:0a:0c:04"`,
     `.${row}.9.0.1.1 = STRING: "spine-a"`,
     `.${row}.12.0.1.1 = ${caps}`,
   ];
-  const read = (caps: string) => parseLldpTable(parseSnmpCapture([...head, ...neighbour(caps), ''].join('\n'), 'sw')).neighbours[0]!;
+  const read = (caps: string) =>
+    parseLldpTable(parseSnmpCapture([...head, ...neighbour(caps), ''].join('\n'), 'sw')).neighbours[0]!;
   for (const caps of ['BITS: 28 00 bridge(2) router(4) ', 'Hex-STRING: 28 00 ']) {
     const n = read(caps);
     assert.equal(n.capabilities, ['bridge', 'router'], caps);
@@ -77,14 +101,24 @@ test('captures whose options lose bytes or types are refused, the flag named', (
   const oa = ['.1.0.8802.1.1.2.1.3.1.0 = INTEGER: 4', '.1.0.8802.1.1.2.1.3.2.0 = STRING: "t..\n.."', ''].join('\n');
   assert.throws(() => parseSnmpCapture(oa, 'oa'), /capture was made with -Oa, which replaces bytes with '\.'/);
   assert.throws(() => parseSnmpCapture('.1.0.8802.1.1.2.1.3.3.0 = "leaf-1"\n', 'oq'), /oq:1: .* captured with -OQ/);
-  assert.throws(() => parseSnmpCapture('.1.0.8802.1.1.2.1.3.3.0 "leaf-1"\n', 'q'), /q:1: a line without "= TYPE:" \(captured with -Oq, -OQ or -Ov/);
-  assert.throws(() => parseSnmpCapture('LLDP-MIB::lldpLocSysName.0 = STRING: leaf\n', 's'), /s:1: a symbolic OID: capture with -On/);
+  assert.throws(
+    () => parseSnmpCapture('.1.0.8802.1.1.2.1.3.3.0 "leaf-1"\n', 'q'),
+    /q:1: a line without "= TYPE:" \(captured with -Oq, -OQ or -Ov/,
+  );
+  assert.throws(
+    () => parseSnmpCapture('LLDP-MIB::lldpLocSysName.0 = STRING: leaf\n', 's'),
+    /s:1: a symbolic OID: capture with -On/,
+  );
   // Six printable bytes are printed as a STRING without -Oa too: that MAC is kept.
-  const printable = parseSnmpCapture(['.1.0.8802.1.1.2.1.3.1.0 = INTEGER: 4', '.1.0.8802.1.1.2.1.3.2.0 = STRING: "ABCDEF"', ''].join('\n'), 'p');
+  const printable = parseSnmpCapture(
+    ['.1.0.8802.1.1.2.1.3.1.0 = INTEGER: 4', '.1.0.8802.1.1.2.1.3.2.0 = STRING: "ABCDEF"', ''].join('\n'),
+    'p',
+  );
   assert.is(parseLldpTable(printable).chassisKey, '414243444546');
 });
 
-const oid = (col: number, tm: number, port: number, idx: number) => `1.0.8802.1.1.2.1.4.1.1.${col}.${tm}.${port}.${idx}`;
+const oid = (col: number, tm: number, port: number, idx: number) =>
+  `1.0.8802.1.1.2.1.4.1.1.${col}.${tm}.${port}.${idx}`;
 const mib = (rows: { tm: number; port: number; idx: number; mac: string; name: string; caps?: number }[]) => [
   { oid: '1.0.8802.1.1.2.1.3.1.0', value: 4 },
   { oid: '1.0.8802.1.1.2.1.3.2.0', value: Buffer.from('0200000000aa', 'hex') },
@@ -116,7 +150,10 @@ test('every (timeMark, port, index) row is a neighbour: two neighbours on one po
 });
 
 test('management addresses join on the full index, and on port and index when the switch writes another timeMark there (SONiC: 0 in lldpRemTable)', () => {
-  const manAddr = (tm: number, port: number, idx: number, ip: number[]) => ({ oid: `1.0.8802.1.1.2.1.4.2.1.3.${tm}.${port}.${idx}.1.4.${ip.join('.')}`, value: 2 });
+  const manAddr = (tm: number, port: number, idx: number, ip: number[]) => ({
+    oid: `1.0.8802.1.1.2.1.4.2.1.3.${tm}.${port}.${idx}.1.4.${ip.join('.')}`,
+    value: 2,
+  });
   const t = parseLldpTable([
     ...mib([
       { tm: 0, port: 7, idx: 1, mac: '0200000000cc', name: 'spine', caps: 0x28 },
@@ -136,12 +173,17 @@ test('management addresses join on the full index, and on port and index when th
 });
 
 test('a row without a chassis id is kept and counted; it is identified by its system name', () => {
-  const vbs = mib([{ tm: 1, port: 2, idx: 1, mac: '0200000000b1', name: 'host-1', caps: 0x28 }]).filter((v) => !/^1\.0\.8802\.1\.1\.2\.1\.4\.1\.1\.[45]\./.test(v.oid));
+  const vbs = mib([{ tm: 1, port: 2, idx: 1, mac: '0200000000b1', name: 'host-1', caps: 0x28 }]).filter(
+    (v) => !/^1\.0\.8802\.1\.1\.2\.1\.4\.1\.1\.[45]\./.test(v.oid),
+  );
   const t = parseLldpTable(vbs);
   assert.is(t.incompleteRows, 1);
   assert.is(t.neighbours.length, 1);
   assert.is(t.neighbours[0]!.chassisKey, undefined);
-  const { graph } = lldpGraph([{ address: 'a', table: t }], { managementPort: () => false, nodeOf: (n) => (n.sysName === 'host-1' ? 'node-1' : undefined) });
+  const { graph } = lldpGraph([{ address: 'a', table: t }], {
+    managementPort: () => false,
+    nodeOf: (n) => (n.sysName === 'host-1' ? 'node-1' : undefined),
+  });
   assert.equal(graph.hosts, [{ name: 'node-1' }]);
 });
 
@@ -181,15 +223,26 @@ test('the graph: hosts by identity whatever their capabilities (Router and Bridg
     { id: '0200000000aa', name: 'leaf' },
     { id: '0200000000cc', name: 'spine' },
   ]);
-  assert.equal(graph.hosts, [{ name: 'node-1' }, { name: 'node-3' }], 'a Router+Bridge host by name, a NIC-firmware host by MAC');
-  assert.is(graph.links.filter((l) => l.a.kind === 'switch' && l.b.kind === 'switch').length, 1, 'the leaf-spine cable once');
+  assert.equal(
+    graph.hosts,
+    [{ name: 'node-1' }, { name: 'node-3' }],
+    'a Router+Bridge host by name, a NIC-firmware host by MAC',
+  );
+  assert.is(
+    graph.links.filter((l) => l.a.kind === 'switch' && l.b.kind === 'switch').length,
+    1,
+    'the leaf-spine cable once',
+  );
   assert.is(problems.length, 3, problems.join('\n'));
   assert.is(unidentified.length, 2);
   assert.match(
     problems.join('\n'),
     /switch leaf \(10\.0\.0\.1:161\) port 3: neighbour "other-switch" \(chassis mac 02:00:00:00:00:dd, port eth0, capabilities bridge,router\) is no polled switch and maps to no Node/,
   );
-  assert.match(problems.join('\n'), /port 4: neighbour a neighbour without system name \(chassis mac 02:00:00:00:00:b2, port eth0, capabilities stationOnly\) maps to no Node/);
+  assert.match(
+    problems.join('\n'),
+    /port 4: neighbour a neighbour without system name \(chassis mac 02:00:00:00:00:b2, port eth0, capabilities stationOnly\) maps to no Node/,
+  );
   assert.match(problems.join('\n'), /port mgmt0 is a management port; its neighbour "mgmt-switch"/);
 });
 

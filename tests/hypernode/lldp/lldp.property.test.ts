@@ -40,7 +40,8 @@ const treeOf = (s: Shape) => generateFatTree({ ...s, slgSus: 2 });
 function permuted(varbinds: readonly MibVarbind[], seed: number): MibVarbind[] {
   const ports = new Map<string, number>();
   const rows = new Map<string, string>();
-  const portOf = (p: string) => ports.get(p) ?? (ports.set(p, 1000 + ((seed + ports.size * 7919) % 50_000) + ports.size * 50_000), ports.get(p)!);
+  const portOf = (p: string) =>
+    ports.get(p) ?? (ports.set(p, 1000 + ((seed + ports.size * 7919) % 50_000) + ports.size * 50_000), ports.get(p)!);
   const out = varbinds.map(({ oid, value }) => {
     const parts = oid.split('.');
     if (oid.startsWith('1.0.8802.1.1.2.1.3.7.1.')) {
@@ -56,13 +57,23 @@ function permuted(varbinds: readonly MibVarbind[], seed: number): MibVarbind[] {
   return shuffled(out, seed);
 }
 
-function snapshotOf(walks: readonly { address: string; varbinds: readonly MibVarbind[] }[], nodes: readonly string[]): Snapshot {
+function snapshotOf(
+  walks: readonly { address: string; varbinds: readonly MibVarbind[] }[],
+  nodes: readonly string[],
+): Snapshot {
   const known = new Set(nodes);
   const { graph } = lldpGraph(
     walks.map((w) => ({ address: w.address, table: parseLldpTable(w.varbinds) })),
     { managementPort: () => false, nodeOf: (n) => (known.has(n.sysName) ? n.sysName : undefined) },
   );
-  return fabricHyperNodes({ graph, fabric: 'f', source: 'lldp', mapHost: (h) => h, minSharedHosts: 2, logger: nullLogger }).snapshot;
+  return fabricHyperNodes({
+    graph,
+    fabric: 'f',
+    source: 'lldp',
+    mapHost: (h) => h,
+    minSharedHosts: 2,
+    logger: nullLogger,
+  }).snapshot;
 }
 
 test('the snapshot does not depend on answer order, varbind order or table indices', () => {
@@ -72,7 +83,10 @@ test('the snapshot does not depend on answer order, varbind order or table indic
       const walks = lldpSwitches(tree).map((w) => ({ address: w.name, varbinds: lldpVarbinds(w) }));
       const base = snapshotOf(walks, tree.hosts);
       assert.ok(base.length > 0);
-      const other = shuffled(walks, seed).map((w, i) => ({ address: w.address, varbinds: permuted(w.varbinds, seed + i) }));
+      const other = shuffled(walks, seed).map((w, i) => ({
+        address: w.address,
+        varbinds: permuted(w.varbinds, seed + i),
+      }));
       assert.equal(snapshotOf(other, tree.hosts), base);
     }),
     propertyParameters(100),
@@ -83,7 +97,10 @@ test('random switches failing for random times never delete: every published sna
   await fc.assert(
     fc.asyncProperty(
       shapeArb,
-      fc.array(fc.record({ failing: fc.integer({ min: 0, max: 2 ** 30 }), afterS: fc.integer({ min: 1, max: 40 }) }), { minLength: 1, maxLength: 8 }),
+      fc.array(fc.record({ failing: fc.integer({ min: 0, max: 2 ** 30 }), afterS: fc.integer({ min: 1, max: 40 }) }), {
+        minLength: 1,
+        maxLength: 8,
+      }),
       async (shape, rounds) => {
         const tree = treeOf(shape);
         const walks = lldpSwitches(tree).map((sw) => ({ varbinds: lldpVarbinds(sw) }));

@@ -13,7 +13,9 @@ import { startSnmpStandIn } from '../../../testing/snmp-stand-in.ts';
 import { within } from '../../../testing/wait.ts';
 
 const COMMUNITY = 'walker-test';
-const leaf = lldpSwitches(generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 8, rails: 2 })).find((s) => s.name.includes('-leaf-'))!;
+const leaf = lldpSwitches(generateFatTree({ sus: 2, tiers: 2, nodesPerSu: 8, rails: 2 })).find((s) =>
+  s.name.includes('-leaf-'),
+)!;
 const limits: WalkLimits = { timeoutMs: 1_000, retries: 0, maxRepetitions: 7, maxVarbinds: 10_000 };
 const credentials = { version: '2c' as const, community: COMMUNITY };
 
@@ -21,7 +23,11 @@ async function walkLeaf(l: WalkLimits, looping = false) {
   const agents = await startSnmpStandIn([leaf], COMMUNITY, { looping });
   try {
     const [host, port] = agents.addresses[0]!.split(':');
-    return await within(snmpWalker(credentials, l)({ host: host!, port: Number(port) }, new AbortController().signal), 10_000, 'the walk');
+    return await within(
+      snmpWalker(credentials, l)({ host: host!, port: Number(port) }, new AbortController().signal),
+      10_000,
+      'the walk',
+    );
   } finally {
     await agents.close();
   }

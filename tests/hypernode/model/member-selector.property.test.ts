@@ -5,7 +5,15 @@ import { RE2JS } from 're2js';
 import type { LabelSelector, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { dependsOnNodes, membersOf, nodeCount, resolveMembers } from '../../../src/hypernode/model/member-selector.ts';
 import { estimateProgramSize } from '../../../src/hypernode/model/node-name-pattern.ts';
-import { anyHyperNode, hyperNodeWithNulls, nodeLabels, nodes, PROTOTYPE_KEYS, referenceNodeCount, wellFormedHyperNode } from '../../support/hypernode-arbitraries.ts';
+import {
+  anyHyperNode,
+  hyperNodeWithNulls,
+  nodeLabels,
+  nodes,
+  PROTOTYPE_KEYS,
+  referenceNodeCount,
+  wellFormedHyperNode,
+} from '../../support/hypernode-arbitraries.ts';
 import { propertyParameters } from '../../support/property.ts';
 
 test('nodeCount, dependsOnNodes and resolveMembers never throw on a HyperNode the CRD admits', () => {
@@ -30,7 +38,9 @@ test('nodeCount of a well-formed HyperNode equals the reference computation', ()
 });
 
 test('labelMatch never selects a Node through an inherited property name', () => {
-  const inheritedOnly = fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), nodeLabels).filter(([key, labels]) => !Object.hasOwn(labels, key));
+  const inheritedOnly = fc
+    .tuple(fc.constantFrom(...PROTOTYPE_KEYS), nodeLabels)
+    .filter(([key, labels]) => !Object.hasOwn(labels, key));
   fc.assert(
     fc.property(inheritedOnly, fc.constantFrom('Exists', 'In', 'NotIn', 'DoesNotExist'), ([key, labels], operator) => {
       const node: NodeMeta = { metadata: { name: 'n1', labels } };
@@ -55,7 +65,20 @@ function compiledInstructions(pattern: string): number | undefined {
 }
 
 test('the program size estimate is an upper bound of what RE2 compiles', () => {
-  const atom = fc.constantFrom('a', 'b', '.', '[a-z]', '[^-]', '\\d', '\\pL', '\\x{41}', '(?i)k', '\\Q{2}\\E', '[]a]', '[[:alpha:]]');
+  const atom = fc.constantFrom(
+    'a',
+    'b',
+    '.',
+    '[a-z]',
+    '[^-]',
+    '\\d',
+    '\\pL',
+    '\\x{41}',
+    '(?i)k',
+    '\\Q{2}\\E',
+    '[]a]',
+    '[[:alpha:]]',
+  );
   const repeat = fc.constantFrom('', '*', '+', '?', '{2}', '{3,}', '{0,7}', '{5,9}?', '{12}');
   const piece = fc.tuple(atom, repeat).map(([a, r]) => a + r);
   const pattern: fc.Arbitrary<string> = fc.letrec((tie) => ({

@@ -2,30 +2,56 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dependsOnNodes, nodeCount, resolveMembers } from '../../../src/hypernode/model/member-selector.ts';
 import type { HyperNode, MemberSelector, MemberSpec, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import { CACHE_MAX_PROGRAM_SIZE, MAX_PATTERN_BYTES, MAX_PROGRAM_SIZE, patternCacheStats } from '../../../src/hypernode/model/node-name-pattern.ts';
+import {
+  CACHE_MAX_PROGRAM_SIZE,
+  MAX_PATTERN_BYTES,
+  MAX_PROGRAM_SIZE,
+  patternCacheStats,
+} from '../../../src/hypernode/model/node-name-pattern.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 
 const node = (name: string, labels?: Record<string, string>): NodeMeta => ({ metadata: { name, labels } });
 const exact = (name: string): MemberSpec => ({ type: 'Node', selector: { exactMatch: { name } } });
-const regex = (pattern: string, type: MemberSpec['type'] = 'Node'): MemberSpec => ({ type, selector: { regexMatch: { pattern } } });
+const regex = (pattern: string, type: MemberSpec['type'] = 'Node'): MemberSpec => ({
+  type,
+  selector: { regexMatch: { pattern } },
+});
 const sorted = (s: Set<string>) => [...s].sort();
 
-const cluster = [node('node1', { zone: 'east' }), node('node2'), node('node3'), node('node4', { zone: 'west' }), node('master')];
-const workers = [node('worker-1', { role: 'worker' }), node('worker-2', { role: 'worker' }), node('control-plane-1', { role: 'control-plane' })];
+const cluster = [
+  node('node1', { zone: 'east' }),
+  node('node2'),
+  node('node3'),
+  node('node4', { zone: 'west' }),
+  node('master'),
+];
+const workers = [
+  node('worker-1', { role: 'worker' }),
+  node('worker-2', { role: 'worker' }),
+  node('control-plane-1', { role: 'control-plane' }),
+];
 
 test('exact names count even when no Node exists', () => {
   assert.is(nodeCount({ spec: { tier: 1, members: [exact('node1'), exact('node2'), exact('node3')] } }, []), 3);
 });
 
 test('exact, label and regex members are unioned', () => {
-  const members: MemberSpec[] = [exact('master'), { type: 'Node', selector: { labelMatch: { matchLabels: { zone: 'east' } } } }, regex('node[1-3]')];
+  const members: MemberSpec[] = [
+    exact('master'),
+    { type: 'Node', selector: { labelMatch: { matchLabels: { zone: 'east' } } } },
+    regex('node[1-3]'),
+  ];
   assert.is(nodeCount({ spec: { tier: 1, members } }, cluster), 4);
   const all = new Set(members.flatMap((m) => [...resolveMembers(m.selector, cluster)]));
   assert.equal(sorted(all), ['master', 'node1', 'node2', 'node3']);
 });
 
 test('an empty label selector adds nothing and the member type is ignored', () => {
-  const members: MemberSpec[] = [exact('master'), { type: 'Node', selector: { labelMatch: {} } }, regex('node[2-4]', 'HyperNode')];
+  const members: MemberSpec[] = [
+    exact('master'),
+    { type: 'Node', selector: { labelMatch: {} } },
+    regex('node[2-4]', 'HyperNode'),
+  ];
   assert.is(nodeCount({ spec: { tier: 1, members } }, cluster), 4);
 });
 
@@ -39,13 +65,34 @@ const workerTable: [string, MemberSelector, number][] = [
   ['lookahead is rejected as a compile error', { regexMatch: { pattern: 'worker(?=-1)' } }, 0],
   ['backreference is rejected as a compile error', { regexMatch: { pattern: '(w)\\1' } }, 0],
   ['In', { labelMatch: { matchExpressions: [{ key: 'role', operator: 'In', values: ['worker', 'x'] }] } }, 2],
-  ['NotIn matches Nodes lacking the key', { labelMatch: { matchExpressions: [{ key: 'role', operator: 'NotIn', values: ['worker'] }] } }, 1],
+  [
+    'NotIn matches Nodes lacking the key',
+    { labelMatch: { matchExpressions: [{ key: 'role', operator: 'NotIn', values: ['worker'] }] } },
+    1,
+  ],
   ['Exists', { labelMatch: { matchExpressions: [{ key: 'role', operator: 'Exists' }] } }, 3],
   ['DoesNotExist', { labelMatch: { matchExpressions: [{ key: 'role', operator: 'DoesNotExist' }] } }, 0],
-  ['requirements are ANDed', { labelMatch: { matchLabels: { role: 'worker' }, matchExpressions: [{ key: 'role', operator: 'NotIn', values: ['worker'] }] } }, 0],
-  ['unknown operator → empty', { labelMatch: { matchExpressions: [{ key: 'role', operator: 'Gt', values: ['1'] }] } }, 0],
+  [
+    'requirements are ANDed',
+    {
+      labelMatch: {
+        matchLabels: { role: 'worker' },
+        matchExpressions: [{ key: 'role', operator: 'NotIn', values: ['worker'] }],
+      },
+    },
+    0,
+  ],
+  [
+    'unknown operator → empty',
+    { labelMatch: { matchExpressions: [{ key: 'role', operator: 'Gt', values: ['1'] }] } },
+    0,
+  ],
   ['In without values → empty', { labelMatch: { matchExpressions: [{ key: 'role', operator: 'In', values: [] }] } }, 0],
-  ['Exists with values → empty', { labelMatch: { matchExpressions: [{ key: 'role', operator: 'Exists', values: ['worker'] }] } }, 0],
+  [
+    'Exists with values → empty',
+    { labelMatch: { matchExpressions: [{ key: 'role', operator: 'Exists', values: ['worker'] }] } },
+    0,
+  ],
   ['invalid key → empty', { labelMatch: { matchLabels: { 'bad key!': 'worker' } } }, 0],
   ['invalid prefix → empty', { labelMatch: { matchLabels: { 'Example.com/role': 'worker' } } }, 0],
   ['invalid value → empty', { labelMatch: { matchLabels: { role: '-worker' } } }, 0],
@@ -72,13 +119,18 @@ test('an empty label selector keeps what was collected before it', () => {
 });
 
 test('a label conversion error discards what was collected before it', () => {
-  const sel: MemberSelector = { exactMatch: { name: 'a' }, labelMatch: { matchExpressions: [{ key: 'k', operator: 'Bogus' }] } };
+  const sel: MemberSelector = {
+    exactMatch: { name: 'a' },
+    labelMatch: { matchExpressions: [{ key: 'k', operator: 'Bogus' }] },
+  };
   assert.is(resolveMembers(sel, workers).size, 0);
 });
 
 test('a prefixed key with a valid DNS subdomain matches', () => {
   const nodes = [node('n1', { 'topology.example.com/rack': 'r1' }), node('n2')];
-  assert.equal(sorted(resolveMembers({ labelMatch: { matchLabels: { 'topology.example.com/rack': 'r1' } } }, nodes)), ['n1']);
+  assert.equal(sorted(resolveMembers({ labelMatch: { matchLabels: { 'topology.example.com/rack': 'r1' } } }, nodes)), [
+    'n1',
+  ]);
 });
 
 test('the same pattern resolves the same way on repeated (cached) use', () => {
@@ -89,8 +141,16 @@ test('the same pattern resolves the same way on repeated (cached) use', () => {
 // --- shapes the CRD admits --------------------------------------------------
 
 test('a HyperNode without spec, or with a member that has a type and no selector, has no members', () => {
-  const shapes = [{}, { spec: { tier: 1 } }, { spec: { tier: 1, members: [{ type: 'Node' }] } }, { spec: { tier: 2, members: [{ type: 'HyperNode' }, regex('^worker-')] } }];
-  const counts = shapes.map((hn) => [nodeCount(hn as Pick<HyperNode, 'spec'>, workers), dependsOnNodes(hn as Pick<HyperNode, 'spec'>)]);
+  const shapes = [
+    {},
+    { spec: { tier: 1 } },
+    { spec: { tier: 1, members: [{ type: 'Node' }] } },
+    { spec: { tier: 2, members: [{ type: 'HyperNode' }, regex('^worker-')] } },
+  ];
+  const counts = shapes.map((hn) => [
+    nodeCount(hn as Pick<HyperNode, 'spec'>, workers),
+    dependsOnNodes(hn as Pick<HyperNode, 'spec'>),
+  ]);
   assert.equal(counts, [
     [0, false],
     [0, false],
@@ -100,8 +160,13 @@ test('a HyperNode without spec, or with a member that has a type and no selector
 });
 
 test('null where the CRD has an optional field counts as absent', () => {
-  const shapes = [{ spec: null }, { spec: { tier: 1, members: null } }, { spec: { tier: 1, members: [{ type: 'Node', selector: null }] } }];
-  for (const hn of shapes) assert.is(nodeCount(hn as unknown as Pick<HyperNode, 'spec'>, workers), 0, JSON.stringify(hn));
+  const shapes = [
+    { spec: null },
+    { spec: { tier: 1, members: null } },
+    { spec: { tier: 1, members: [{ type: 'Node', selector: null }] } },
+  ];
+  for (const hn of shapes)
+    assert.is(nodeCount(hn as unknown as Pick<HyperNode, 'spec'>, workers), 0, JSON.stringify(hn));
 });
 
 // --- labels are own properties only -----------------------------------------
@@ -109,8 +174,16 @@ test('null where the CRD has an optional field counts as absent', () => {
 const plain = [node('n1', JSON.parse('{"role":"worker"}')), node('n2')];
 const inherited: [string, MemberSelector, string[]][] = [
   ['constructor Exists', { labelMatch: { matchExpressions: [{ key: 'constructor', operator: 'Exists' }] } }, []],
-  ['toString DoesNotExist', { labelMatch: { matchExpressions: [{ key: 'toString', operator: 'DoesNotExist' }] } }, ['n1', 'n2']],
-  ['hasOwnProperty NotIn', { labelMatch: { matchExpressions: [{ key: 'hasOwnProperty', operator: 'NotIn', values: ['x'] }] } }, ['n1', 'n2']],
+  [
+    'toString DoesNotExist',
+    { labelMatch: { matchExpressions: [{ key: 'toString', operator: 'DoesNotExist' }] } },
+    ['n1', 'n2'],
+  ],
+  [
+    'hasOwnProperty NotIn',
+    { labelMatch: { matchExpressions: [{ key: 'hasOwnProperty', operator: 'NotIn', values: ['x'] }] } },
+    ['n1', 'n2'],
+  ],
   ['valueOf In', { labelMatch: { matchExpressions: [{ key: 'valueOf', operator: 'In', values: ['x'] }] } }, []],
 ];
 for (const [name, selector, want] of inherited) {
@@ -151,7 +224,10 @@ test('a realistic pattern near the caps still works', () => {
   const names = Array.from({ length: 40 }, (_, i) => `a-${i}`);
   const alternation = `^(${names.join('|')})$`;
   assert.is(resolveMembers({ regexMatch: { pattern: alternation } }, many(60)).size, 40);
-  assert.is(resolveMembers({ regexMatch: { pattern: `^a-[0-9]{1,${MAX_PROGRAM_SIZE / 2 - 10}}$` } }, many(60)).size, 60);
+  assert.is(
+    resolveMembers({ regexMatch: { pattern: `^a-[0-9]{1,${MAX_PROGRAM_SIZE / 2 - 10}}$` } }, many(60)).size,
+    60,
+  );
 });
 
 test('the compiled-pattern cache stays within its total program size', () => {

@@ -11,13 +11,23 @@ import * as assert from 'uvu/assert';
 import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { parseExports } from '../../../src/hypernode/config/exports-config.ts';
-import { nodeLabelChanges, type NodeLabelPatch, type SourceLabelState } from '../../../src/hypernode/reconcile/node-labels/node-label-changes.ts';
+import {
+  nodeLabelChanges,
+  type NodeLabelPatch,
+  type SourceLabelState,
+} from '../../../src/hypernode/reconcile/node-labels/node-label-changes.ts';
 import { desiredNodeLabels, domainValue } from '../../../src/hypernode/reconcile/node-labels/node-label-values.ts';
 import { mergePatch } from '../../../testing/apiserver/patch.ts';
 
 const P = 'topo.example.com';
 const OWNED = 'topology.volcano.sh/owned-labels.label';
-const hn = (name: string, tier: number, tierName: string, type: 'Node' | 'HyperNode', members: string[]): DiscoveredHyperNode =>
+const hn = (
+  name: string,
+  tier: number,
+  tierName: string,
+  type: 'Node' | 'HyperNode',
+  members: string[],
+): DiscoveredHyperNode =>
   buildWithTierName(
     name,
     tier,
@@ -39,10 +49,19 @@ const NODES = [node('n1'), node('n2', { [`${P}/owner`]: 'ops' }), node('n3'), no
 
 /** The Nodes after the patches, as the API server's merge patch would leave them. */
 function apply(nodes: NodeMeta[], patches: NodeLabelPatch[]): NodeMeta[] {
-  const merge = (cur: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => mergePatch(cur, ch) as Record<string, string>;
+  const merge = (cur: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) =>
+    mergePatch(cur, ch) as Record<string, string>;
   return nodes.map((n) => {
     const p = patches.find((x) => x.node === n.metadata.name);
-    return p ? { metadata: { name: n.metadata.name, labels: merge(n.metadata.labels, p.labels), annotations: merge(n.metadata.annotations, p.annotations) } } : n;
+    return p
+      ? {
+          metadata: {
+            name: n.metadata.name,
+            labels: merge(n.metadata.labels, p.labels),
+            annotations: merge(n.metadata.annotations, p.annotations),
+          },
+        }
+      : n;
   });
 }
 
@@ -79,9 +98,21 @@ test('a HyperNode name too long for a label value gives a valid value that is st
 test('the first round sets the labels and the ownership record; a second round against the result writes nothing', () => {
   const first = nodeLabelChanges(NODES, desired());
   assert.equal(first.patches, [
-    { node: 'n1', labels: { [`${P}/rack`]: 'rack-a', [`${P}/zone`]: 'zone-x' }, annotations: { [OWNED]: `${P}/rack,${P}/zone` } },
-    { node: 'n2', labels: { [`${P}/rack`]: 'rack-a', [`${P}/zone`]: 'zone-x' }, annotations: { [OWNED]: `${P}/rack,${P}/zone` } },
-    { node: 'n3', labels: { [`${P}/rack`]: 'rack-b', [`${P}/zone`]: 'zone-x' }, annotations: { [OWNED]: `${P}/rack,${P}/zone` } },
+    {
+      node: 'n1',
+      labels: { [`${P}/rack`]: 'rack-a', [`${P}/zone`]: 'zone-x' },
+      annotations: { [OWNED]: `${P}/rack,${P}/zone` },
+    },
+    {
+      node: 'n2',
+      labels: { [`${P}/rack`]: 'rack-a', [`${P}/zone`]: 'zone-x' },
+      annotations: { [OWNED]: `${P}/rack,${P}/zone` },
+    },
+    {
+      node: 'n3',
+      labels: { [`${P}/rack`]: 'rack-b', [`${P}/zone`]: 'zone-x' },
+      annotations: { [OWNED]: `${P}/rack,${P}/zone` },
+    },
   ]);
   assert.equal(first.counts.get('label'), { set: 6, removed: 0, held: 0 });
   const after = apply(NODES, first.patches);
@@ -92,7 +123,9 @@ test('a Node leaving the topology loses only the keys we recorded; a foreign lab
   const labelled = apply(NODES, nodeLabelChanges(NODES, desired()).patches);
   const without = [hn('rack-a', 1, 'example.com/rack', 'Node', ['n1']), SNAPSHOT[1]!, SNAPSHOT[2]!];
   const { patches } = nodeLabelChanges(labelled, desired(without, labelled));
-  assert.equal(patches, [{ node: 'n2', labels: { [`${P}/rack`]: null, [`${P}/zone`]: null }, annotations: { [OWNED]: null } }]);
+  assert.equal(patches, [
+    { node: 'n2', labels: { [`${P}/rack`]: null, [`${P}/zone`]: null }, annotations: { [OWNED]: null } },
+  ]);
   assert.is(apply(labelled, patches).find((n) => n.metadata.name === 'n2')!.metadata.labels![`${P}/owner`], 'ops');
 });
 
@@ -100,7 +133,9 @@ test('a source turned off loses every label it wrote; a source with no state kee
   const labelled = apply(NODES, nodeLabelChanges(NODES, desired()).patches);
   const off = nodeLabelChanges(labelled, new Map([['label', { kind: 'off' }]]));
   assert.is(off.patches.length, 3);
-  assert.ok(off.patches.every((p) => Object.values(p.labels).every((v) => v === null) && p.annotations[OWNED] === null));
+  assert.ok(
+    off.patches.every((p) => Object.values(p.labels).every((v) => v === null) && p.annotations[OWNED] === null),
+  );
   assert.equal(nodeLabelChanges(labelled, new Map()).patches, []);
 });
 
@@ -136,13 +171,28 @@ test('exports is validated naming the field; the prefix defaults per source', ()
   assert.equal(parseExports(undefined, 'label'), {});
   assert.equal(parseExports({ nodeLabels: {} }, 'ufm'), { nodeLabels: { prefix: 'ufm.topology.volcano.sh' } });
   assert.equal(parseExports({ nodeLabels: { prefix: P } }, 'label'), { nodeLabels: { prefix: P } });
-  assert.throws(() => parseExports({ nodeLabel: {} }, 'label'), /exports has unknown keys "nodeLabel"; known: nodeLabels/);
-  assert.throws(() => parseExports({ nodeLabels: { prefix: 'Bad_Prefix' } }, 'label'), /exports\.nodeLabels\.prefix "Bad_Prefix" is not a DNS subdomain/);
+  assert.throws(
+    () => parseExports({ nodeLabel: {} }, 'label'),
+    /exports has unknown keys "nodeLabel"; known: nodeLabels/,
+  );
+  assert.throws(
+    () => parseExports({ nodeLabels: { prefix: 'Bad_Prefix' } }, 'label'),
+    /exports\.nodeLabels\.prefix "Bad_Prefix" is not a DNS subdomain/,
+  );
   assert.throws(() => parseExports({ nodeLabels: 'yes' }, 'label'), /exports\.nodeLabels must be a mapping/);
   // The Topology exports: booleans, and only beside nodeLabels (their levels are the label keys).
-  assert.equal(parseExports({ nodeLabels: {}, kueueTopology: true, kaiTopology: false }, 'ufm'), { nodeLabels: { prefix: 'ufm.topology.volcano.sh' }, kueueTopology: true });
-  assert.throws(() => parseExports({ kaiTopology: true }, 'ufm'), /exports\.kaiTopology needs exports\.nodeLabels: its levels are the Node label keys/);
-  assert.throws(() => parseExports({ nodeLabels: {}, kueueTopology: 'yes' }, 'ufm'), /exports\.kueueTopology must be true or false, got "yes"/);
+  assert.equal(parseExports({ nodeLabels: {}, kueueTopology: true, kaiTopology: false }, 'ufm'), {
+    nodeLabels: { prefix: 'ufm.topology.volcano.sh' },
+    kueueTopology: true,
+  });
+  assert.throws(
+    () => parseExports({ kaiTopology: true }, 'ufm'),
+    /exports\.kaiTopology needs exports\.nodeLabels: its levels are the Node label keys/,
+  );
+  assert.throws(
+    () => parseExports({ nodeLabels: {}, kueueTopology: 'yes' }, 'ufm'),
+    /exports\.kueueTopology must be true or false, got "yes"/,
+  );
 });
 
 test('a label a live Topology of ours names is kept (and stays owned) when its level goes; others go; unknown Topologies keep all', () => {
@@ -159,16 +209,31 @@ test('a label a live Topology of ours names is kept (and stays owned) when its l
     ],
   );
   const held = nodeLabelChanges(labelled, racksOnly, new Map([['label', new Set([`${P}/zone`])]]));
-  assert.equal(held.patches, [], 'the zone label stays while a Topology of ours names it, and the record still lists it');
-  assert.equal(nodeLabelChanges(labelled, racksOnly, 'all').patches, [], 'nothing is removed while the Topology objects are unknown');
+  assert.equal(
+    held.patches,
+    [],
+    'the zone label stays while a Topology of ours names it, and the record still lists it',
+  );
+  assert.equal(
+    nodeLabelChanges(labelled, racksOnly, 'all').patches,
+    [],
+    'nothing is removed while the Topology objects are unknown',
+  );
   const n3Left = desired(SNAPSHOT.slice(0, 1), labelled);
   assert.equal(
-    nodeLabelChanges(labelled, n3Left, new Map([['label', new Set([`${P}/zone`])]])).patches.map((p) => [p.node, p.labels]),
+    nodeLabelChanges(labelled, n3Left, new Map([['label', new Set([`${P}/zone`])]])).patches.map((p) => [
+      p.node,
+      p.labels,
+    ]),
     [['n3', { [`${P}/rack`]: null, [`${P}/zone`]: null }]],
     'a Node that left the topology loses every label, kept ones too; the others keep the zone label',
   );
   assert.equal(
-    nodeLabelChanges(labelled, new Map([['label', { kind: 'off' }]]), new Map([['label', new Set([`${P}/zone`])]])).patches.map((p) => [p.node, p.labels, p.annotations]),
+    nodeLabelChanges(
+      labelled,
+      new Map([['label', { kind: 'off' }]]),
+      new Map([['label', new Set([`${P}/zone`])]]),
+    ).patches.map((p) => [p.node, p.labels, p.annotations]),
     [
       ['n1', { [`${P}/rack`]: null }, { [OWNED]: `${P}/zone` }],
       ['n2', { [`${P}/rack`]: null }, { [OWNED]: `${P}/zone` }],

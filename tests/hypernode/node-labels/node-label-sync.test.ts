@@ -73,8 +73,15 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
   const echo = () => {
     for (const { node, changes } of sent.splice(0)) {
       const cur = nodeCache.get(node)!;
-      const merge = (base: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) => mergePatch(base, ch) as Record<string, string>;
-      nodeCache.apply({ metadata: { name: node, labels: merge(cur.metadata.labels, changes.labels), annotations: merge(cur.metadata.annotations, changes.annotations) } });
+      const merge = (base: Record<string, string> | undefined, ch: Readonly<Record<string, string | null>>) =>
+        mergePatch(base, ch) as Record<string, string>;
+      nodeCache.apply({
+        metadata: {
+          name: node,
+          labels: merge(cur.metadata.labels, changes.labels),
+          annotations: merge(cur.metadata.annotations, changes.annotations),
+        },
+      });
     }
   };
   return {
@@ -88,7 +95,10 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
     async pass() {
       const before = log.lines.filter(PASS_DONE).length;
       await clock.advance(NODE_LABEL_COALESCE_MS);
-      await waitFor(() => log.lines.filter(PASS_DONE).length > before, { timeoutMs: 2_000, what: 'the label pass to end' });
+      await waitFor(() => log.lines.filter(PASS_DONE).length > before, {
+        timeoutMs: 2_000,
+        what: 'the label pass to end',
+      });
     },
     async stop() {
       sync.shutDown();
@@ -102,7 +112,10 @@ test('a patch not yet seen in the cache is not sent again; once seen, a round se
   r.sync.snapshot('label', SNAPSHOT);
   await r.pass();
   assert.is(r.sent.length, 2);
-  assert.equal(r.sent[0], { node: 'n1', changes: { labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } } });
+  assert.equal(r.sent[0], {
+    node: 'n1',
+    changes: { labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } },
+  });
   const first = r.sent.length;
   r.sync.snapshot('label', SNAPSHOT);
   await r.pass();
@@ -128,20 +141,32 @@ test('a configuration that cannot be loaded removes nothing; one without the opt
   off.sync.snapshot('label', SNAPSHOT);
   await off.pass();
   assert.is(off.sent.length, 2);
-  assert.equal(off.sent[0], { node: 'n1', changes: { labels: { [`${P}/rack`]: null }, annotations: { [OWNED]: null } } });
+  assert.equal(off.sent[0], {
+    node: 'n1',
+    changes: { labels: { [`${P}/rack`]: null }, annotations: { [OWNED]: null } },
+  });
   await off.stop();
 });
 
 test('turning the option off removes every label it wrote from all Nodes, unheld by the guard, and says so first', async () => {
   const names = Array.from({ length: 12 }, (_, i) => `n${i}`);
-  const labelled: NodeMeta[] = names.map((name) => ({ metadata: { name, labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } } }));
+  const labelled: NodeMeta[] = names.map((name) => ({
+    metadata: { name, labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } },
+  }));
   const off = rig(CONF(false), labelled);
   off.sync.snapshot('label', SNAPSHOT);
   await off.pass();
   assert.is(off.sent.length, 12, 'all 12 Nodes, past the default maxDeletePercent');
-  const said = off.lines.findIndex((l) => l.includes('Node labels of discovery source "label" are off') && l.includes('removed from 12 Nodes, not held by maxDeletePercent'));
+  const said = off.lines.findIndex(
+    (l) =>
+      l.includes('Node labels of discovery source "label" are off') &&
+      l.includes('removed from 12 Nodes, not held by maxDeletePercent'),
+  );
   assert.ok(said >= 0, off.lines.join('\n'));
-  assert.ok(said < off.lines.findIndex((l) => l.includes('Updated Node labels')), 'the reason comes before the pass summary');
+  assert.ok(
+    said < off.lines.findIndex((l) => l.includes('Updated Node labels')),
+    'the reason comes before the pass summary',
+  );
   assert.not.ok(off.lines.some((l) => l.includes('so these removals are held')));
   await off.stop();
 });
@@ -150,14 +175,20 @@ test('a failed patch is retried after its backoff; a Node deleted meanwhile is n
   const r = rig(CONF(true));
   let failures = 1;
   r.failWith((node) =>
-    node === 'n2' ? new ApiError('nodes "n2" not found', 404, 'NotFound') : failures-- > 0 ? new ApiError('etcdserver: request timed out', 500, 'InternalError') : undefined,
+    node === 'n2'
+      ? new ApiError('nodes "n2" not found', 404, 'NotFound')
+      : failures-- > 0
+        ? new ApiError('etcdserver: request timed out', 500, 'InternalError')
+        : undefined,
   );
   r.sync.snapshot('label', SNAPSHOT);
   await r.pass();
   assert.equal(r.sent, [], 'n1 failed once, n2 is gone');
   // The warning docs/troubleshooting.md quotes, counting n1 only.
   assert.ok(
-    r.lines.some((l) => l.startsWith('Failed to patch the labels of 1 Node(s), will retry: etcdserver: request timed out')),
+    r.lines.some((l) =>
+      l.startsWith('Failed to patch the labels of 1 Node(s), will retry: etcdserver: request timed out'),
+    ),
     r.lines.join('\n'),
   );
   await r.clock.advance(1_000);

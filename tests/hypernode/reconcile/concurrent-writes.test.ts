@@ -15,13 +15,17 @@ import { settle } from '../../kube/fake-clock.ts';
 import { HeldHyperNodeClient } from '../../support/held-hypernode-client.ts';
 import { newReconciler } from './fixtures.ts';
 
-const rack = (name: string, nodes: string[] = [`${name}-n`]) => build(name, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });
+const rack = (name: string, nodes: string[] = [`${name}-n`]) =>
+  build(name, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });
 const racks = (n: number) => Array.from({ length: n }, (_, i) => rack(`rack-${i}`));
 
 /** The reconciler over a client whose writes stay in flight until released; its retry worker running. */
 function held(seed = racks(0), writeConcurrency: () => number = () => 3) {
   let client!: HeldHyperNodeClient;
-  const r = newReconciler(seed, undefined, { wrapClient: (fake) => (client = new HeldHyperNodeClient(fake)), writeConcurrency });
+  const r = newReconciler(seed, undefined, {
+    wrapClient: (fake) => (client = new HeldHyperNodeClient(fake)),
+    writeConcurrency,
+  });
   const worker = r.reconciler.run();
   const stop = async () => {
     client.pass();
@@ -95,10 +99,19 @@ test('a later snapshot’s write of an object starts only after the earlier snap
   assert.equal(h.client.calls(), ['update rack-0']);
   h.client.release('update rack-0');
   await first;
-  await waitFor(() => h.client.calls().length === 1 && h.client.calls()[0] === 'create rack-1', { what: 'the second round' });
+  await waitFor(() => h.client.calls().length === 1 && h.client.calls()[0] === 'create rack-1', {
+    what: 'the second round',
+  });
   h.client.pass();
   await second;
-  assert.equal(h.client.log, ['start update rack-0', 'end update rack-0', 'start create rack-1', 'end create rack-1', 'start delete rack-0', 'end delete rack-0']);
+  assert.equal(h.client.log, [
+    'start update rack-0',
+    'end update rack-0',
+    'start create rack-1',
+    'end create rack-1',
+    'start delete rack-0',
+    'end delete rack-0',
+  ]);
   await h.stop();
 });
 
@@ -122,7 +135,11 @@ test('retries of different objects run side by side, but never beside a round', 
   await round;
   await settle();
   assert.equal(h.inner.serverNames(), ['rack-0', 'rack-1', 'rack-9']);
-  assert.is(h.client.log.filter((l) => l === 'start create rack-0').length, 2, 'the first round’s and the second’s; the retry wrote nothing');
+  assert.is(
+    h.client.log.filter((l) => l === 'start create rack-0').length,
+    2,
+    'the first round’s and the second’s; the retry wrote nothing',
+  );
 
   // Now two failures and their retries alone: both are in flight at once.
   h.client.passing = false;
@@ -137,7 +154,12 @@ test('retries of different objects run side by side, but never beside a round', 
   await waitFor(() => h.client.calls().length === 2, { what: 'both retries in flight at once' });
   assert.equal(h.client.calls().sort(), ['update rack-0', 'update rack-1']);
   // A round queued now waits for the retries in flight.
-  const next = h.reconciler.reconcile('label', [rack('rack-0', ['x']), rack('rack-1', ['y']), rack('rack-9'), rack('rack-10')]);
+  const next = h.reconciler.reconcile('label', [
+    rack('rack-0', ['x']),
+    rack('rack-1', ['y']),
+    rack('rack-9'),
+    rack('rack-10'),
+  ]);
   await settle();
   assert.not.ok(h.client.log.includes('start create rack-10'), 'the round waits for the retries');
   h.client.pass();

@@ -13,9 +13,11 @@ import { MIN_HELD_DELETES, deleteGuard } from '../../../src/hypernode/reconcile/
 import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 
-const rack = (i: number, nodes = [`n${i}`]) => build(`rack-${String(i).padStart(2, '0')}`, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });
+const rack = (i: number, nodes = [`n${i}`]) =>
+  build(`rack-${String(i).padStart(2, '0')}`, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });
 const racks = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => rack(from + k));
-const held = (registry: Parameters<typeof registryValue>[0]) => registryValue(registry, 'hypernode_deletes_held', { source: 'label' });
+const held = (registry: Parameters<typeof registryValue>[0]) =>
+  registryValue(registry, 'hypernode_deletes_held', { source: 'label' });
 
 test('deleteGuard: holds more than maxDeletePercent of what is owned, and only from 10 deletes on', () => {
   const decide = (owned: number, toDelete: number, max: number) => deleteGuard(owned, toDelete, max).hold;
@@ -45,7 +47,10 @@ test('a run deleting 60 % of 20 owned HyperNodes applies its creates and updates
   assert.is(await held(registry), 12);
   assert.equal(
     events.events.map((e) => `${e.type} ${e.reason} ${e.kind}/${e.name}`),
-    ['Warning DeletesHeld ConfigMap/volcano-controller-configmap', 'Normal TopologyChanged ConfigMap/volcano-controller-configmap'],
+    [
+      'Warning DeletesHeld ConfigMap/volcano-controller-configmap',
+      'Normal TopologyChanged ConfigMap/volcano-controller-configmap',
+    ],
   );
   assert.is(
     events.events[0]!.message,
@@ -121,7 +126,10 @@ test('a failed delete waiting for its retry is not sent once the guard holds it'
 test('each source is guarded on its own HyperNodes', async () => {
   const ufm = (i: number): HyperNode => build(`leaf-${i}`, 1, buildMembers([`n${i}`], 'Node'), { [SOURCE]: 'ufm' });
   // 30 UFM HyperNodes do not dilute the label source's 12 of 20.
-  const { client, reconciler, stop } = startReconciler([...racks(0, 20), ...Array.from({ length: 30 }, (_, i) => ufm(i))]);
+  const { client, reconciler, stop } = startReconciler([
+    ...racks(0, 20),
+    ...Array.from({ length: 30 }, (_, i) => ufm(i)),
+  ]);
   await reconciler.reconcile('label', racks(0, 8));
   assert.equal(client.actions, []);
   await stop();

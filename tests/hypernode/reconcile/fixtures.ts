@@ -16,7 +16,11 @@ import { CM_NAME, CM_NAMESPACE, RecordingEvents } from '../../support/controller
 import { capturingLogger } from '../../support/capturing-logger.ts';
 
 /** What the controller attaches source-level Events to: the discovery ConfigMap. */
-export const CONFIG_MAP_REF: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: CM_NAMESPACE, name: CM_NAME } };
+export const CONFIG_MAP_REF: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace: CM_NAMESPACE, name: CM_NAME },
+};
 
 /** The reconciler with its fakes, its retry worker not yet running; `wrapClient` puts a client in front of the fake. */
 export function newReconciler(
@@ -42,7 +46,11 @@ export function newReconciler(
   return { client, events, registry, reconciler, clock, lines };
 }
 
-export function startReconciler(seed: HyperNode[] = [], clock: FakeClock = new FakeClock(), o: Parameters<typeof newReconciler>[2] = {}) {
+export function startReconciler(
+  seed: HyperNode[] = [],
+  clock: FakeClock = new FakeClock(),
+  o: Parameters<typeof newReconciler>[2] = {},
+) {
   const { client, events, registry, reconciler, lines } = newReconciler(seed, clock, o);
   const worker = reconciler.run();
   const stop = async () => {

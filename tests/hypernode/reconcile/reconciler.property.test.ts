@@ -7,7 +7,11 @@ import { anyHyperNode, hyperNodeWithNulls, NODE_NAMES } from '../../support/hype
 import { propertyParameters } from '../../support/property.ts';
 
 const discovered = fc
-  .tuple(fc.subarray(NODE_NAMES, { minLength: 1 }), fc.nat({ max: 3 }), fc.constantFrom({}, { zone: 'a' }, { constructor: 'b' }))
+  .tuple(
+    fc.subarray(NODE_NAMES, { minLength: 1 }),
+    fc.nat({ max: 3 }),
+    fc.constantFrom({}, { zone: 'a' }, { constructor: 'b' }),
+  )
   .map(([names, tier, labels]) => build('hn-a', tier, buildMembers(names, 'Node'), labels));
 
 test('needsUpdate and desiredUpdate accept any cached HyperNode, and the update they build is what was wanted', () => {

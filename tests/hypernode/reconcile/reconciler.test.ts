@@ -13,7 +13,8 @@ import { newReconciler } from './fixtures.ts';
 const setup = (seed: HyperNode[] = [], clock: FakeClock = new AutoClock()) => newReconciler(seed, clock);
 
 const label = { [SOURCE]: 'label' };
-const rack = (name: string, nodes: string[], tier = 1) => build(name, tier, buildMembers(nodes, tier === 1 ? 'Node' : 'HyperNode'), label);
+const rack = (name: string, nodes: string[], tier = 1) =>
+  build(name, tier, buildMembers(nodes, tier === 1 ? 'Node' : 'HyperNode'), label);
 
 /** A 3-tier topology: spine → 2 zones → 2 racks each. */
 function threeTier(rackNodes: Record<string, string[]>): DiscoveredHyperNode[] {
@@ -29,7 +30,10 @@ function threeTier(rackNodes: Record<string, string[]>): DiscoveredHyperNode[] {
 
 test('a first snapshot creates every HyperNode with the source label, spec.tier and no status', async () => {
   const { client, reconciler } = setup();
-  const snapshot = [build('hn-0', 0, buildMembers(['n1'], 'Node'), {}), { ...rack('hn-1', ['n2']), status: { nodeCount: 0 } }];
+  const snapshot = [
+    build('hn-0', 0, buildMembers(['n1'], 'Node'), {}),
+    { ...rack('hn-1', ['n2']), status: { nodeCount: 0 } },
+  ];
   const summary = await reconciler.reconcile('label', snapshot);
   assert.equal(client.verbs(), ['create hn-0', 'create hn-1']);
   for (const { body } of client.actions) {
@@ -85,7 +89,11 @@ test('objects that already exist with the source label are adopted: same names, 
   await reconciler.reconcile('label', [rack('hypernode-rack-tier1-abcde', ['n1', 'n2', 'n3'])]);
   assert.equal(client.verbs(), ['update hypernode-rack-tier1-abcde']);
   assert.is(client.server(goMade.metadata.name)!.metadata.uid, uid);
-  assert.equal(client.server(goMade.metadata.name)!.status, { nodeCount: 2 }, 'the status is left to the status writer');
+  assert.equal(
+    client.server(goMade.metadata.name)!.status,
+    { nodeCount: 2 },
+    'the status is left to the status writer',
+  );
 });
 
 test('labels and annotations on existing objects are merged, never removed', async () => {
@@ -201,9 +209,17 @@ test('a failed write is reported with a Warning Event and the round goes on', as
   client.failNext('delete', new ApiError('etcd timeout', 500, 'InternalError'));
   const summary = await reconciler.reconcile('label', [rack('rack-a', ['n1']), rack('rack-b', ['n2'])]);
   assert.equal(client.verbs(), ['create rack-a', 'create rack-b', 'delete old']);
-  assert.equal(events.reasons(), ['FailedCreate rack-a', 'FailedDelete old', 'TopologyChanged volcano-controller-configmap']);
+  assert.equal(events.reasons(), [
+    'FailedCreate rack-a',
+    'FailedDelete old',
+    'TopologyChanged volcano-controller-configmap',
+  ]);
   assert.match(events.events[0]!.message, /admission webhook denied/);
-  assert.is(events.events[2]!.message, 'Discovery source "label": 1 created, 0 updated, 0 deleted', 'the summary counts what was written');
+  assert.is(
+    events.events[2]!.message,
+    'Discovery source "label": 1 created, 0 updated, 0 deleted',
+    'the summary counts what was written',
+  );
   assert.is(summary.failed, 2);
   assert.is(summary.created, 1);
 });
@@ -214,7 +230,11 @@ test('our own create not yet in the cache is not reported as a failure next roun
   await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
   const summary = await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
   assert.equal(client.verbs(), ['create rack-a', 'create rack-a']);
-  assert.equal(events.reasons(), ['TopologyChanged volcano-controller-configmap'], 'no Warning, and no summary for the round that wrote nothing new');
+  assert.equal(
+    events.reasons(),
+    ['TopologyChanged volcano-controller-configmap'],
+    'no Warning, and no summary for the round that wrote nothing new',
+  );
   assert.is(summary.failed, 0);
   client.releaseCache();
   client.clearActions();

@@ -16,7 +16,9 @@ const summaries = (events: ReturnType<typeof startReconciler>['events']) =>
 test('a run that changed something gets one Normal Event counting its writes; an unchanged run gets none', async () => {
   const { client, events, reconciler, stop } = startReconciler();
   await reconciler.reconcile('label', [rack('rack-a', ['n1']), rack('rack-b', ['n2']), rack('rack-c', ['n3'])]);
-  assert.equal(summaries(events), ['Normal ConfigMap/volcano-controller-configmap: Discovery source "label": 3 created, 0 updated, 0 deleted']);
+  assert.equal(summaries(events), [
+    'Normal ConfigMap/volcano-controller-configmap: Discovery source "label": 3 created, 0 updated, 0 deleted',
+  ]);
 
   client.clearActions();
   await reconciler.reconcile('label', [rack('rack-a', ['n1']), rack('rack-b', ['n2']), rack('rack-c', ['n3'])]);
@@ -24,7 +26,10 @@ test('a run that changed something gets one Normal Event counting its writes; an
   assert.is(events.events.length, 1, 'and no Event: the steady state writes nothing at all');
 
   await reconciler.reconcile('label', [rack('rack-a', ['n1', 'n4']), rack('rack-b', ['n2', 'n5'])]);
-  assert.equal(summaries(events).at(-1), 'Normal ConfigMap/volcano-controller-configmap: Discovery source "label": 0 created, 2 updated, 1 deleted');
+  assert.equal(
+    summaries(events).at(-1),
+    'Normal ConfigMap/volcano-controller-configmap: Discovery source "label": 0 created, 2 updated, 1 deleted',
+  );
   assert.is(events.events.length, 2);
   await stop();
 });

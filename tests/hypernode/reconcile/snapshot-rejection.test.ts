@@ -16,10 +16,12 @@ import { registryValue } from '../../support/metric-registry.ts';
 import { startReconciler } from './fixtures.ts';
 
 const label = { [SOURCE]: 'label' };
-const node = (name: string, nodes: string[], tier = 1) => build(name, tier, buildMembers(nodes, tier === 1 ? 'Node' : 'HyperNode'), label);
+const node = (name: string, nodes: string[], tier = 1) =>
+  build(name, tier, buildMembers(nodes, tier === 1 ? 'Node' : 'HyperNode'), label);
 /** Two racks under one zone: what the cluster holds before each crafted snapshot arrives. */
 const accepted = () => [node('rack-a', ['n1']), node('rack-b', ['n2']), node('zone-1', ['rack-a', 'rack-b'], 2)];
-const rejected = (registry: Parameters<typeof registryValue>[0], rule: SnapshotRule) => registryValue(registry, 'hypernode_snapshot_rejected_total', { source: 'label', rule });
+const rejected = (registry: Parameters<typeof registryValue>[0], rule: SnapshotRule) =>
+  registryValue(registry, 'hypernode_snapshot_rejected_total', { source: 'label', rule });
 
 /**
  * Per rule, a snapshot that breaks it. Each also changes rack-b, drops
@@ -27,23 +29,46 @@ const rejected = (registry: Parameters<typeof registryValue>[0], rule: SnapshotR
  */
 const crafted: Record<SnapshotRule, { snapshot: () => DiscoveredHyperNode[]; objects: string[] }> = {
   'member-selector': {
-    snapshot: () => [node('rack-a', ['n1']), node('rack-b', ['n2', 'n3']), build('zone-1', 2, [{ type: 'HyperNode', selector: { regexMatch: { pattern: '^rack-' } } }], label)],
+    snapshot: () => [
+      node('rack-a', ['n1']),
+      node('rack-b', ['n2', 'n3']),
+      build('zone-1', 2, [{ type: 'HyperNode', selector: { regexMatch: { pattern: '^rack-' } } }], label),
+    ],
     objects: ['zone-1'],
   },
   cycle: {
-    snapshot: () => [node('rack-a', ['n1']), node('rack-b', ['n2', 'n3']), node('zone-1', ['rack-a', 'zone-2'], 2), node('zone-2', ['zone-1'], 3)],
+    snapshot: () => [
+      node('rack-a', ['n1']),
+      node('rack-b', ['n2', 'n3']),
+      node('zone-1', ['rack-a', 'zone-2'], 2),
+      node('zone-2', ['zone-1'], 3),
+    ],
     objects: ['zone-1', 'zone-2'],
   },
   parents: {
-    snapshot: () => [node('rack-a', ['n1']), node('rack-b', ['n2', 'n3']), node('zone-1', ['rack-a', 'rack-b'], 2), node('zone-2', ['rack-b'], 2)],
+    snapshot: () => [
+      node('rack-a', ['n1']),
+      node('rack-b', ['n2', 'n3']),
+      node('zone-1', ['rack-a', 'rack-b'], 2),
+      node('zone-2', ['rack-b'], 2),
+    ],
     objects: ['rack-b', 'zone-1', 'zone-2'],
   },
   'tier-order': {
-    snapshot: () => [node('rack-a', ['n1']), node('rack-b', ['n2', 'n3']), build('zone-1', 1, buildMembers(['rack-a', 'rack-b'], 'HyperNode'), label)],
+    snapshot: () => [
+      node('rack-a', ['n1']),
+      node('rack-b', ['n2', 'n3']),
+      build('zone-1', 1, buildMembers(['rack-a', 'rack-b'], 'HyperNode'), label),
+    ],
     objects: ['zone-1', 'rack-a'],
   },
   name: {
-    snapshot: () => [node('rack-a', ['n1']), node('rack-b', ['n2']), node('zone-1', ['rack-a', 'rack-b'], 2), node('Rack_C', ['n3'])],
+    snapshot: () => [
+      node('rack-a', ['n1']),
+      node('rack-b', ['n2']),
+      node('zone-1', ['rack-a', 'rack-b'], 2),
+      node('Rack_C', ['n3']),
+    ],
     objects: ['Rack_C'],
   },
   label: {
@@ -64,7 +89,9 @@ const crafted: Record<SnapshotRule, { snapshot: () => DiscoveredHyperNode[]; obj
   },
 };
 
-for (const [rule, { snapshot, objects }] of Object.entries(crafted) as Array<[SnapshotRule, (typeof crafted)[SnapshotRule]]>) {
+for (const [rule, { snapshot, objects }] of Object.entries(crafted) as Array<
+  [SnapshotRule, (typeof crafted)[SnapshotRule]]
+>) {
   test(`a snapshot breaking the ${rule} rule writes nothing, is reported once and counted every run`, async () => {
     const { client, events, registry, reconciler, lines, stop } = startReconciler();
     await reconciler.reconcile('label', accepted());
@@ -106,7 +133,11 @@ test('a pending retry after a rejected snapshot writes the last accepted snapsho
   assert.equal(client.verbs(), ['create rack-a', 'create rack-b']);
 
   // Before rack-b's retry is due, a snapshot arrives that changes rack-b and breaks the name rule.
-  const summary = await reconciler.reconcile('label', [node('rack-a', ['n1']), node('rack-b', ['n2', 'n9']), node('Rack_C', ['n3'])]);
+  const summary = await reconciler.reconcile('label', [
+    node('rack-a', ['n1']),
+    node('rack-b', ['n2', 'n9']),
+    node('Rack_C', ['n3']),
+  ]);
   assert.ok(summary.rejected);
   await clock.advance(60_000);
 

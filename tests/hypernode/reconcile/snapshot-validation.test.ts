@@ -5,19 +5,41 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DiscoveredHyperNode, DiscoveredMember } from '../../../src/hypernode/model/hypernode-types.ts';
-import { MAX_OBJECT_BYTES, describeViolations, validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
+import {
+  MAX_OBJECT_BYTES,
+  describeViolations,
+  validateSnapshot,
+} from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 
-const nodes = (...names: string[]): DiscoveredMember[] => names.map((name) => ({ type: 'Node', selector: { exactMatch: { name } } }));
-const children = (...names: string[]): DiscoveredMember[] => names.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } }));
+const nodes = (...names: string[]): DiscoveredMember[] =>
+  names.map((name) => ({ type: 'Node', selector: { exactMatch: { name } } }));
+const children = (...names: string[]): DiscoveredMember[] =>
+  names.map((name) => ({ type: 'HyperNode', selector: { exactMatch: { name } } }));
 
-function hn(name: string, tier: number, members: DiscoveredMember[], labels: Record<string, string> = { 'volcano.sh/network-topology-source': 'label' }): DiscoveredHyperNode {
-  return { apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', metadata: { name, labels }, spec: { tier, members } };
+function hn(
+  name: string,
+  tier: number,
+  members: DiscoveredMember[],
+  labels: Record<string, string> = { 'volcano.sh/network-topology-source': 'label' },
+): DiscoveredHyperNode {
+  return {
+    apiVersion: 'topology.volcano.sh/v1alpha1',
+    kind: 'HyperNode',
+    metadata: { name, labels },
+    spec: { tier, members },
+  };
 }
 
-const rules = (snapshot: DiscoveredHyperNode[]) => validateSnapshot(snapshot).map((v) => `${v.rule} ${v.objects.join(',')}`);
+const rules = (snapshot: DiscoveredHyperNode[]) =>
+  validateSnapshot(snapshot).map((v) => `${v.rule} ${v.objects.join(',')}`);
 
 test('a well-formed three-tier snapshot has no violations', () => {
-  const snapshot = [hn('zone', 3, children('spine')), hn('spine', 2, children('rack-a', 'rack-b')), hn('rack-a', 1, nodes('n1', 'n2')), hn('rack-b', 1, nodes('n3'))];
+  const snapshot = [
+    hn('zone', 3, children('spine')),
+    hn('spine', 2, children('rack-a', 'rack-b')),
+    hn('rack-a', 1, nodes('n1', 'n2')),
+    hn('rack-b', 1, nodes('n3')),
+  ];
   assert.equal(validateSnapshot(snapshot), []);
 });
 
@@ -30,7 +52,10 @@ test('a HyperNode member selected by regex or labels is a violation naming its p
     hn('rack', 1, [{ type: 'Node', selector: { regexMatch: { pattern: 'n.*' } } }]),
   ];
   assert.equal(rules(snapshot), ['member-selector spine', 'member-selector spine']);
-  assert.match(describeViolations(validateSnapshot(snapshot)), /spine: members\[0\] is a HyperNode member without exactMatch/);
+  assert.match(
+    describeViolations(validateSnapshot(snapshot)),
+    /spine: members\[0\] is a HyperNode member without exactMatch/,
+  );
 });
 
 test('a cycle is reported once with the HyperNodes along it', () => {
@@ -49,12 +74,22 @@ test('a HyperNode that is a member of two HyperNodes has too many parents', () =
 });
 
 test("a parent whose tier is not above its child's is a violation naming both", () => {
-  const snapshot = [hn('spine', 1, children('rack')), hn('rack', 1, nodes('n1')), hn('zone', 2, children('higher')), hn('higher', 3, nodes('n2'))];
+  const snapshot = [
+    hn('spine', 1, children('rack')),
+    hn('rack', 1, nodes('n1')),
+    hn('zone', 2, children('higher')),
+    hn('higher', 3, nodes('n2')),
+  ];
   assert.equal(rules(snapshot), ['tier-order zone,higher', 'tier-order spine,rack']);
 });
 
 test('names that are not DNS-1123 subdomains are violations', () => {
-  const snapshot = [hn('Rack_A', 1, nodes('n1')), hn('-rack', 1, nodes('n2')), hn('x'.repeat(254), 1, nodes('n3')), hn('rack.b', 1, nodes('n4'))];
+  const snapshot = [
+    hn('Rack_A', 1, nodes('n1')),
+    hn('-rack', 1, nodes('n2')),
+    hn('x'.repeat(254), 1, nodes('n3')),
+    hn('rack.b', 1, nodes('n4')),
+  ];
   assert.equal(rules(snapshot), ['name Rack_A', 'name -rack', `name ${'x'.repeat(254)}`]);
 });
 

@@ -8,7 +8,9 @@ import { StatusWriter, type StatusWriterDeps } from '../../../src/hypernode/reco
 import { nullLogger } from '../../../src/log.ts';
 
 /** The status writer over the fakes (no `health` settings applied: conditions are left alone). */
-export function statusWriter(deps: Pick<StatusWriterDeps, 'hyperNodes' | 'nodes' | 'client' | 'clock'> & Partial<StatusWriterDeps>): StatusWriter {
+export function statusWriter(
+  deps: Pick<StatusWriterDeps, 'hyperNodes' | 'nodes' | 'client' | 'clock'> & Partial<StatusWriterDeps>,
+): StatusWriter {
   return new StatusWriter({
     events: { event() {} },
     regarding: () => ({ metadata: { name: 'cm', namespace: 'ns' } }),

@@ -24,13 +24,23 @@ function setup(hyperNodes: HyperNode[], nodes: NodeMeta[] = [], logger = nullLog
   for (const hn of hyperNodes) client.seed(hn);
   const nodeInformer = new FakeInformer<NodeMeta>({ initial: nodes });
   const registry = new Registry();
-  const sync = statusWriter({ hyperNodes: client.informer, nodes: nodeInformer, client, metrics: newHyperNodeMetrics(registry), clock, logger });
+  const sync = statusWriter({
+    hyperNodes: client.informer,
+    nodes: nodeInformer,
+    client,
+    metrics: newHyperNodeMetrics(registry),
+    clock,
+    logger,
+  });
   return { clock, client, nodeInformer, sync, registry };
 }
 
 /** Runs the worker with the handlers registered, as the controller does. */
 function start(ctx: ReturnType<typeof setup>) {
-  const registrations = [ctx.client.informer.addEventHandler(ctx.sync.hyperNodeHandler()), ctx.nodeInformer.addEventHandler(ctx.sync.nodeHandler())];
+  const registrations = [
+    ctx.client.informer.addEventHandler(ctx.sync.hyperNodeHandler()),
+    ctx.nodeInformer.addEventHandler(ctx.sync.nodeHandler()),
+  ];
   const worker = ctx.sync.run();
   return async () => {
     ctx.sync.shutDown();
@@ -40,8 +50,10 @@ function start(ctx: ReturnType<typeof setup>) {
 }
 
 const exact = (name: string, names: string[]) => build(name, 1, buildMembers(names, 'Node'), {});
-const byLabel = (name: string, labels: Record<string, string>): HyperNode => build(name, 1, [{ type: 'Node', selector: { labelMatch: { matchLabels: labels } } }], {});
-const byRegex = (name: string, pattern: string): HyperNode => build(name, 1, [{ type: 'Node', selector: { regexMatch: { pattern } } }], {});
+const byLabel = (name: string, labels: Record<string, string>): HyperNode =>
+  build(name, 1, [{ type: 'Node', selector: { labelMatch: { matchLabels: labels } } }], {});
+const byRegex = (name: string, pattern: string): HyperNode =>
+  build(name, 1, [{ type: 'Node', selector: { regexMatch: { pattern } } }], {});
 const statusWrites = (client: FakeHyperNodeClient) => client.actions.filter((a) => a.verb === 'updateStatus');
 
 test('nodeCount is written once when it differs, and not again while it is right', async () => {
@@ -87,11 +99,16 @@ test('a 409 from a stale cache is retried with backoff and the fresh resourceVer
   const stale = ctx.client.informer.get('rack-a')!.metadata.resourceVersion;
   // Another writer changed the object; the cache has not seen it yet.
   ctx.client.holdCache();
-  await ctx.client.update({ ...structuredClone(ctx.client.informer.get('rack-a')!), metadata: { ...ctx.client.informer.get('rack-a')!.metadata, labels: { team: 'x' } } });
+  await ctx.client.update({
+    ...structuredClone(ctx.client.informer.get('rack-a')!),
+    metadata: { ...ctx.client.informer.get('rack-a')!.metadata, labels: { team: 'x' } },
+  });
   ctx.client.clearActions();
   const worker = ctx.sync.run();
   ctx.sync.queue.add('rack-a');
-  await waitFor(() => statusWrites(ctx.client).length === 1 && ctx.clock.pending() === 1, { what: 'the conflicting status write, then the backoff' });
+  await waitFor(() => statusWrites(ctx.client).length === 1 && ctx.clock.pending() === 1, {
+    what: 'the conflicting status write, then the backoff',
+  });
   ctx.client.releaseCache();
   await ctx.clock.advance(5);
   await waitFor(() => statusWrites(ctx.client).length === 2, { what: 'the retry' });
@@ -107,11 +124,17 @@ test('a 409 from a stale cache is retried with backoff and the fresh resourceVer
 test('Node add, relabel and delete recompute label- and regex-selected HyperNodes', async () => {
   const ctx = setup([byLabel('east', { zone: 'east' }), byRegex('gpus', '^gpu-')], [node('gpu-1', { zone: 'east' })]);
   const stop = start(ctx);
-  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 1 && ctx.client.server('gpus')!.status?.nodeCount === 1, { what: 'initial counts' });
+  await waitFor(
+    () => ctx.client.server('east')!.status?.nodeCount === 1 && ctx.client.server('gpus')!.status?.nodeCount === 1,
+    { what: 'initial counts' },
+  );
 
   ctx.nodeInformer.apply(node('gpu-2', { zone: 'east' }));
   await ctx.clock.advance(STATUS_QUIET_MS);
-  await waitFor(() => ctx.client.server('east')!.status?.nodeCount === 2 && ctx.client.server('gpus')!.status?.nodeCount === 2, { what: 'counts after add' });
+  await waitFor(
+    () => ctx.client.server('east')!.status?.nodeCount === 2 && ctx.client.server('gpus')!.status?.nodeCount === 2,
+    { what: 'counts after add' },
+  );
 
   ctx.nodeInformer.apply(node('gpu-2', { zone: 'west' }));
   await ctx.clock.advance(STATUS_QUIET_MS);
@@ -119,7 +142,11 @@ test('Node add, relabel and delete recompute label- and regex-selected HyperNode
 
   ctx.nodeInformer.remove('gpu-1', { tombstone: true });
   await ctx.clock.advance(STATUS_QUIET_MS);
-  await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 1 && ctx.client.server('east')!.status?.nodeCount === undefined, { what: 'counts after delete' });
+  await waitFor(
+    () =>
+      ctx.client.server('gpus')!.status?.nodeCount === 1 && ctx.client.server('east')!.status?.nodeCount === undefined,
+    { what: 'counts after delete' },
+  );
   await stop();
 });
 
@@ -131,12 +158,21 @@ test('Node events leave exact-match HyperNodes and unchanged labels alone', asyn
   const nodeInformer = new FakeInformer<NodeMeta>({ initial: [node('n1', { zone: 'east' })] });
   /** The HyperNodes the writer judged (it reads each from the cache to judge it). */
   const judged: string[] = [];
-  const hyperNodes = { list: () => client.informer.list(), get: (name: string) => (judged.push(name), client.informer.get(name)) };
+  const hyperNodes = {
+    list: () => client.informer.list(),
+    get: (name: string) => (judged.push(name), client.informer.get(name)),
+  };
   const sync = statusWriter({ hyperNodes, nodes: nodeInformer, client, clock });
-  const registrations = [client.informer.addEventHandler(sync.hyperNodeHandler()), nodeInformer.addEventHandler(sync.nodeHandler())];
+  const registrations = [
+    client.informer.addEventHandler(sync.hyperNodeHandler()),
+    nodeInformer.addEventHandler(sync.nodeHandler()),
+  ];
   const worker = sync.run();
   await clock.advance(STATUS_QUIET_MS);
-  await waitFor(() => client.server('east')!.status?.nodeCount === 1 && client.server('rack-a')!.status?.nodeCount === 2, { what: 'initial counts' });
+  await waitFor(
+    () => client.server('east')!.status?.nodeCount === 1 && client.server('rack-a')!.status?.nodeCount === 2,
+    { what: 'initial counts' },
+  );
   await waitFor(() => sync.queue.len() === 0, { what: 'the echoes judged' });
   judged.length = 0;
   client.clearActions();
@@ -181,7 +217,12 @@ test('HyperNode add and update enqueue the HyperNode; delete does not', async ()
 test('a rejected nodeCount write is retried with backoff until it succeeds; counted each time, logged once', async () => {
   const { logger, lines } = capturingLogger();
   const ctx = setup([exact('rack-a', ['n1', 'n2'])], [], logger);
-  const rejected = () => new ApiError('HyperNode.topology.volcano.sh "rack-a" is invalid: internal error: runtime error: index out of range', 422, 'Invalid');
+  const rejected = () =>
+    new ApiError(
+      'HyperNode.topology.volcano.sh "rack-a" is invalid: internal error: runtime error: index out of range',
+      422,
+      'Invalid',
+    );
   for (let i = 0; i < 3; i++) ctx.client.failNext('updateStatus', rejected());
   const stop = start(ctx);
   await waitFor(() => statusWrites(ctx.client).length === 1, { what: 'the first status write' });
@@ -190,8 +231,19 @@ test('a rejected nodeCount write is retried with backoff until it succeeds; coun
   await ctx.clock.advance(1 + 10 + 20);
   await waitFor(() => ctx.client.server('rack-a')!.status?.nodeCount === 2, { what: 'nodeCount written' });
   assert.is(statusWrites(ctx.client).length, 4);
-  assert.is(await registryValue(ctx.registry, 'hypernode_api_write_failures_total', { source: '', verb: 'update_status', code_class: '4xx' }), 3);
-  assert.is(lines.filter((l) => l.includes('Error syncing HyperNode')).length, 1, 'three identical failures, one error line');
+  assert.is(
+    await registryValue(ctx.registry, 'hypernode_api_write_failures_total', {
+      source: '',
+      verb: 'update_status',
+      code_class: '4xx',
+    }),
+    3,
+  );
+  assert.is(
+    lines.filter((l) => l.includes('Error syncing HyperNode')).length,
+    1,
+    'three identical failures, one error line',
+  );
   assert.is(lines.filter((l) => l.includes('HyperNode write recovered')).length, 1);
   await stop();
 });
@@ -209,7 +261,11 @@ test('hand-made HyperNodes without spec or selector count 0 and Node changes sti
   ctx.nodeInformer.apply(node('gpu-2'));
   await ctx.clock.advance(STATUS_QUIET_MS);
   await waitFor(() => ctx.client.server('gpus')!.status?.nodeCount === 2, { what: 'count after a Node add' });
-  assert.equal(ctx.client.verbs(), ['updateStatus gpus', 'updateStatus gpus'], 'nothing is written for the hand-made ones: their count is 0');
+  assert.equal(
+    ctx.client.verbs(),
+    ['updateStatus gpus', 'updateStatus gpus'],
+    'nothing is written for the hand-made ones: their count is 0',
+  );
   assert.equal(unhandled, []);
   await stop();
 });
@@ -218,7 +274,10 @@ test('a failure while queueing a burst is logged, and later bursts still run', a
   const { logger, lines } = capturingLogger();
   const clock = new FakeClock();
   const client = new FakeHyperNodeClient();
-  client.seed({ ...byRegex('gpus', '^gpu-'), metadata: { name: 'gpus', labels: { 'volcano.sh/network-topology-source': 'label' } } });
+  client.seed({
+    ...byRegex('gpus', '^gpu-'),
+    metadata: { name: 'gpus', labels: { 'volcano.sh/network-topology-source': 'label' } },
+  });
   let poisoned = true;
   // A cache whose list throws stands for any bug in the window's callback.
   const hyperNodes = {
@@ -230,12 +289,19 @@ test('a failure while queueing a burst is logged, and later bursts still run', a
   };
   const nodeInformer = new FakeInformer<NodeMeta>();
   const sync = statusWriter({ hyperNodes, nodes: nodeInformer, client, clock, logger });
-  const registrations = [client.informer.addEventHandler(sync.hyperNodeHandler()), nodeInformer.addEventHandler(sync.nodeHandler())];
+  const registrations = [
+    client.informer.addEventHandler(sync.hyperNodeHandler()),
+    nodeInformer.addEventHandler(sync.nodeHandler()),
+  ];
   const worker = sync.run();
   await waitFor(() => sync.queue.len() === 0, { what: 'the replayed add synced' });
   sync.setSettings(DEFAULT_HEALTH); // a rescan lists every HyperNode at the end of the window
   await clock.advance(STATUS_QUIET_MS);
-  await waitFor(() => lines.some((l) => l.includes('Failed to queue HyperNodes for their status') && l.includes('unreadable cache')), { what: 'the logged failure' });
+  await waitFor(
+    () =>
+      lines.some((l) => l.includes('Failed to queue HyperNodes for their status') && l.includes('unreadable cache')),
+    { what: 'the logged failure' },
+  );
   poisoned = false;
   nodeInformer.apply(node('gpu-1'));
   nodeInformer.apply(node('gpu-2'));

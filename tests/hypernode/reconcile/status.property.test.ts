@@ -7,7 +7,15 @@ import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts
 import { STATUS_QUIET_MS, StatusWriter } from '../../../src/hypernode/reconcile/status-writer.ts';
 import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
-import { anyHyperNode, hyperNodeWithNulls, nodeLabels, NODE_NAMES, nodes, referenceNodeCount, wellFormedHyperNode } from '../../support/hypernode-arbitraries.ts';
+import {
+  anyHyperNode,
+  hyperNodeWithNulls,
+  nodeLabels,
+  NODE_NAMES,
+  nodes,
+  referenceNodeCount,
+  wellFormedHyperNode,
+} from '../../support/hypernode-arbitraries.ts';
 import { propertyParameters } from '../../support/property.ts';
 import { within, waitFor } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
@@ -45,7 +53,10 @@ test('the status writer survives any stream of HyperNodes and Node changes and w
         clock,
         logger,
       });
-      const registrations = [client.informer.addEventHandler(sync.hyperNodeHandler()), nodeInformer.addEventHandler(sync.nodeHandler())];
+      const registrations = [
+        client.informer.addEventHandler(sync.hyperNodeHandler()),
+        nodeInformer.addEventHandler(sync.nodeHandler()),
+      ];
       const worker = sync.run();
       /** Name → whether the HyperNode last written under it is well-formed. */
       const kinds = new Map<string, boolean>();
@@ -65,7 +76,9 @@ test('the status writer survives any stream of HyperNodes and Node changes and w
           sync.queue.len() === 0 &&
           [...kinds].every(([name, wellFormed]) => {
             const count = client.server(name)!.status?.nodeCount ?? 0;
-            return wellFormed ? count === referenceNodeCount(client.informer.get(name)!, nodeInformer.list()) : Number.isInteger(count);
+            return wellFormed
+              ? count === referenceNodeCount(client.informer.get(name)!, nodeInformer.list())
+              : Number.isInteger(count);
           });
         await waitFor(
           async () => {

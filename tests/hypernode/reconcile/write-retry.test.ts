@@ -17,7 +17,12 @@ const setup = startReconciler;
 
 const rack = (name: string, nodes: string[]) => build(name, 1, buildMembers(nodes, 'Node'), { [SOURCE]: 'label' });
 /** What the API server answered for 46 of 3,608 creates under concurrent writes. */
-const celGlitch = () => new ApiError('HyperNode.topology.volcano.sh "rack-a" is invalid: internal error: runtime error: index out of range [1] with length 1', 422, 'Invalid');
+const celGlitch = () =>
+  new ApiError(
+    'HyperNode.topology.volcano.sh "rack-a" is invalid: internal error: runtime error: index out of range [1] with length 1',
+    422,
+    'Invalid',
+  );
 const failures = (registry: Registry, verb: string, codeClass: string) =>
   registryValue(registry, 'hypernode_api_write_failures_total', { source: 'label', verb, code_class: codeClass });
 const linesWith = (lines: string[], text: string) => lines.filter((l) => l.includes(text));
@@ -53,7 +58,8 @@ test('a create rejected with 422 is retried after its backoff until it succeeds,
 
 test('the last-success time of a source moves on a fully written round, and after a failed write goes through on retry', async () => {
   const { client, registry, reconciler, clock, stop } = setup();
-  const lastSuccess = () => registryValue(registry, 'hypernode_reconcile_last_success_timestamp_seconds', { source: 'label' });
+  const lastSuccess = () =>
+    registryValue(registry, 'hypernode_reconcile_last_success_timestamp_seconds', { source: 'label' });
   await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
   const written = clock.now() / 1000;
   assert.is(await lastSuccess(), written);
@@ -69,17 +75,26 @@ test('the last-success time of a source moves on a fully written round, and afte
 });
 
 test('at -v=2 the Updating HyperNode line says what changes', async () => {
-  const { client, reconciler, lines, stop } = setup([build('rack-a', 1, buildMembers(['n1', 'n2'], 'Node'), { [SOURCE]: 'label', keep: 'x' })]);
-  await reconciler.reconcile('label', [build('rack-a', 2, buildMembers(['n1', 'n3'], 'Node'), { [SOURCE]: 'label', team: 'a' })]);
+  const { client, reconciler, lines, stop } = setup([
+    build('rack-a', 1, buildMembers(['n1', 'n2'], 'Node'), { [SOURCE]: 'label', keep: 'x' }),
+  ]);
+  await reconciler.reconcile('label', [
+    build('rack-a', 2, buildMembers(['n1', 'n3'], 'Node'), { [SOURCE]: 'label', team: 'a' }),
+  ]);
   assert.equal(client.verbs(), ['update rack-a']);
-  assert.equal(linesWith(lines, 'Updating HyperNode'), ['Updating HyperNode name="rack-a" source="label" changes="tier: 1 → 2; members: +n3 -n2; labels: +team=a"']);
+  assert.equal(linesWith(lines, 'Updating HyperNode'), [
+    'Updating HyperNode name="rack-a" source="label" changes="tier: 1 → 2; members: +n3 -n2; labels: +team=a"',
+  ]);
   await stop();
 });
 
 test('a changed error text is logged again', async () => {
   const { client, clock, reconciler, lines, stop } = setup();
   client.failNext('create', celGlitch());
-  client.failNext('create', new ApiError('Internal error occurred: failed calling webhook "validate.volcano.sh"', 500, 'InternalError'));
+  client.failNext(
+    'create',
+    new ApiError('Internal error occurred: failed calling webhook "validate.volcano.sh"', 500, 'InternalError'),
+  );
   await reconciler.reconcile('label', [rack('rack-a', ['n1'])]);
   await clock.advance(5);
   await clock.advance(10);
@@ -119,7 +134,10 @@ test('a retry writes the latest snapshot, not the write that failed', async () =
 test('an update failing with 500 and a delete failing with 422 are retried', async () => {
   const { client, registry, reconciler, clock, stop } = setup([rack('rack-a', ['n1']), rack('rack-b', ['n2'])]);
   client.failNext('update', new ApiError('Internal error occurred: etcd leader changed', 500, 'InternalError'));
-  client.failNext('delete', new ApiError('admission webhook "validate.volcano.sh" denied the request: transient', 422, 'Invalid'));
+  client.failNext(
+    'delete',
+    new ApiError('admission webhook "validate.volcano.sh" denied the request: transient', 422, 'Invalid'),
+  );
   await reconciler.reconcile('label', [rack('rack-a', ['n1', 'n9'])]);
   assert.equal(client.verbs(), ['update rack-a', 'delete rack-b']);
   await clock.advance(5);

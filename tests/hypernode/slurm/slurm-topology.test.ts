@@ -21,7 +21,11 @@ test('compressHostlist ranges equal-width numbers and reads back to the same nam
   assert.is(compressHostlist(['n9', 'n10', 'n11']), 'n9,n[10-11]'.split(',').sort().join(','));
   assert.is(compressHostlist(['a1', 'a1', 'a2']), 'a[1-2]');
   assert.is(compressHostlist(['solo7']), 'solo7');
-  for (const names of [['n9', 'n10', 'n11'], ['x001', 'x002', 'x010', 'x1', 'y'], Array.from({ length: 130 }, (_, i) => `gpu-${String(i * 3).padStart(3, '0')}`)]) {
+  for (const names of [
+    ['n9', 'n10', 'n11'],
+    ['x001', 'x002', 'x010', 'x1', 'y'],
+    Array.from({ length: 130 }, (_, i) => `gpu-${String(i * 3).padStart(3, '0')}`),
+  ]) {
     assert.equal(roundTrip(names), [...new Set(names)].sort());
   }
 });
@@ -31,21 +35,37 @@ test('slurmName keeps what Slurm reads and replaces hostlist syntax', () => {
   assert.is(slurmName('leaf[1],a b#c=d'), 'leaf_1__a_b_c_d');
 });
 
-const hn = (name: string, tier: number, members: Array<[type: 'Node' | 'HyperNode', name: string]>, tierName?: string): HyperNode => ({
+const hn = (
+  name: string,
+  tier: number,
+  members: Array<[type: 'Node' | 'HyperNode', name: string]>,
+  tierName?: string,
+): HyperNode => ({
   apiVersion: 'topology.volcano.sh/v1alpha1',
   kind: 'HyperNode',
   metadata: { name },
-  spec: { tier, ...(tierName ? { tierName } : {}), members: members.map(([type, n]) => ({ type, selector: { exactMatch: { name: n } } })) },
+  spec: {
+    tier,
+    ...(tierName ? { tierName } : {}),
+    members: members.map(([type, n]) => ({ type, selector: { exactMatch: { name: n } } })),
+  },
 });
 const opts = { blockTiers: ['nvl-domain'], hostName: (n: string) => n };
 
 test('slurmTopology resolves regex members against the Nodes and skips children that do not exist', () => {
-  const leaf: HyperNode = { ...hn('leaf', 1, []), spec: { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^a' } } }] } };
+  const leaf: HyperNode = {
+    ...hn('leaf', 1, []),
+    spec: { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^a' } } }] },
+  };
   const top = hn('top', 2, [
     ['HyperNode', 'leaf'],
     ['HyperNode', 'gone'],
   ]);
-  const t = slurmTopology([top, leaf], [{ metadata: { name: 'a1' } }, { metadata: { name: 'a2' } }, { metadata: { name: 'b1' } }], opts);
+  const t = slurmTopology(
+    [top, leaf],
+    [{ metadata: { name: 'a1' } }, { metadata: { name: 'a2' } }, { metadata: { name: 'b1' } }],
+    opts,
+  );
   assert.equal(t.switches, [
     { name: 'leaf', switches: [], nodes: ['a1', 'a2'] },
     { name: 'top', switches: ['leaf'], nodes: [] },
@@ -53,11 +73,17 @@ test('slurmTopology resolves regex members against the Nodes and skips children 
 });
 
 test('a host name Slurm cannot read is refused naming the Node', () => {
-  assert.throws(() => slurmTopology([hn('leaf', 1, [['Node', 'n1']])], [], { ...opts, hostName: () => 'n 1' }), /Node n1 maps to host name "n 1", which Slurm cannot read/);
+  assert.throws(
+    () => slurmTopology([hn('leaf', 1, [['Node', 'n1']])], [], { ...opts, hostName: () => 'n 1' }),
+    /Node n1 maps to host name "n 1", which Slurm cannot read/,
+  );
 });
 
 test('two HyperNodes whose names sanitise alike are refused', () => {
-  assert.throws(() => slurmTopology([hn('a:b', 1, []), hn('a_b', 1, [])], [], opts), /HyperNode a:b and HyperNode a_b would both be named a_b in Slurm; rename one of them/);
+  assert.throws(
+    () => slurmTopology([hn('a:b', 1, []), hn('a_b', 1, [])], [], opts),
+    /HyperNode a:b and HyperNode a_b would both be named a_b in Slurm; rename one of them/,
+  );
 });
 
 test('a HyperNode holding Nodes and HyperNodes gets its Nodes under a synthetic leaf switch named <name>.nodes', () => {
@@ -134,7 +160,10 @@ test('names over 64 characters are cut with a hash of the whole name: determinis
   assert.is(leaf.length, 64);
   assert.ok(leaf.endsWith('.nodes') && leaf.slice(-16, -6) === slurmSwitchName(long).slice(-10), leaf);
   // A HyperNode already named like another's shortened name is refused with both names.
-  assert.throws(() => slurmTopology([hn(a, 1, []), hn(sa, 1, [])], [], opts), new RegExp(`HyperNode ${a} and HyperNode ${sa} would both be named ${sa}`));
+  assert.throws(
+    () => slurmTopology([hn(a, 1, []), hn(sa, 1, [])], [], opts),
+    new RegExp(`HyperNode ${a} and HyperNode ${sa} would both be named ${sa}`),
+  );
 });
 
 test('blocks follow the tree, so the NVLink domains of one leaf are neighbours, with BlockSizes from the smallest block', () => {
@@ -175,8 +204,14 @@ test('blocks follow the tree, so the NVLink domains of one leaf are neighbours, 
   assert.equal(blockSizes(t.blocks, undefined), [2, 4, 8]);
   assert.equal(blockSizes(t.blocks, 2), [2, 4, 8]);
   assert.equal(blockSizes(t.blocks.slice(0, 1), 1), [1]);
-  assert.throws(() => blockSizes(t.blocks, 3), /--slurm-block-size 3: blocks d3 \(2\), d2 \(2\) have fewer Nodes.*pass at most 2/);
-  assert.throws(() => blockSizes(t.blocks, -3), /--slurm-block-size must be a whole number of Nodes, at least 1; got -3/);
+  assert.throws(
+    () => blockSizes(t.blocks, 3),
+    /--slurm-block-size 3: blocks d3 \(2\), d2 \(2\) have fewer Nodes.*pass at most 2/,
+  );
+  assert.throws(
+    () => blockSizes(t.blocks, -3),
+    /--slurm-block-size must be a whole number of Nodes, at least 1; got -3/,
+  );
 });
 
 test('treeOrder: tops by name, each followed by its children by name; what no top reaches comes last', () => {

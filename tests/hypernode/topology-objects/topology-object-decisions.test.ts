@@ -18,7 +18,10 @@ import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builde
 import type { TopologyObject, TopologyObjectClient } from '../../../src/hypernode/model/contracts.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { decideTopologyObjects } from '../../../src/hypernode/reconcile/topology-objects/topology-object-decisions.ts';
-import { TOPOLOGY_KINDS, topologyObject } from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
+import {
+  TOPOLOGY_KINDS,
+  topologyObject,
+} from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
 import { waitMessage } from '../../../src/hypernode/reconcile/topology-objects/topology-object-messages.ts';
 
 const P = 'topo.example.com';
@@ -51,16 +54,29 @@ function schema(maxItems: number, alias = false) {
     properties: {
       spec: {
         type: 'object',
-        properties: { levels: { type: 'array', maxItems, items: { type: 'object', properties: { nodeLabel: label, ...(alias ? { alias: label } : {}) } } } },
+        properties: {
+          levels: {
+            type: 'array',
+            maxItems,
+            items: { type: 'object', properties: { nodeLabel: label, ...(alias ? { alias: label } : {}) } },
+          },
+        },
       },
     },
   };
 }
 /** Kueue 0.11.0 to 0.11.2's `v1beta1` Topology: levels as strings at the top, no spec. */
-const MISSHAPEN = { type: 'object', properties: { levels: { type: 'array', maxItems: 8, items: { type: 'string' } }, name: { type: 'string' } } };
+const MISSHAPEN = {
+  type: 'object',
+  properties: { levels: { type: 'array', maxItems: 8, items: { type: 'string' } }, name: { type: 'string' } },
+};
 
 /** A server serving `topologies` of each group at the given versions, publishing `schemas` by group/version; records what it is asked. */
-function server(served: Record<string, string[]>, schemas: Record<string, unknown> = {}, objects: TopologyObject[] = []) {
+function server(
+  served: Record<string, string[]>,
+  schemas: Record<string, unknown> = {},
+  objects: TopologyObject[] = [],
+) {
   const asked: string[] = [];
   const client: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema' | 'list'> = {
     async servedVersions(group, resource) {
@@ -73,18 +89,33 @@ function server(served: Record<string, string[]>, schemas: Record<string, unknow
   return { client, asked };
 }
 
-const nodes = (labels: Record<string, string> = {}): NodeMeta[] => ['n0', 'n1'].map((name) => ({ metadata: { name, labels } }));
+const nodes = (labels: Record<string, string> = {}): NodeMeta[] =>
+  ['n0', 'n1'].map((name) => ({ metadata: { name, labels } }));
 const labelled = nodes(Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`${P}/l${i}`, `t${i}`])));
 const TWELVE = new Map([['label', chain(11)]]);
 
 test('the newest version serving topologies in the shape written, with the limit its published schema says', async () => {
   const K = 'kueue.x-k8s.io';
   const cases: Array<[string, string[], Record<string, unknown>, string, number, number]> = [
-    ['current (v1beta1 + v1beta2)', ['v1beta2', 'v1beta1'], { [`${K}/v1beta2`]: schema(16), [`${K}/v1beta1`]: schema(16) }, 'v1beta2', 16, 0],
+    [
+      'current (v1beta1 + v1beta2)',
+      ['v1beta2', 'v1beta1'],
+      { [`${K}/v1beta2`]: schema(16), [`${K}/v1beta1`]: schema(16) },
+      'v1beta2',
+      16,
+      0,
+    ],
     ['0.14 (v1beta1 only)', ['v1beta1'], { [`${K}/v1beta1`]: schema(16) }, 'v1beta1', 16, 0],
     ['0.13 (v1alpha1 taking 16)', ['v1alpha1'], { [`${K}/v1alpha1`]: schema(16) }, 'v1alpha1', 16, 0],
     ['0.12 (v1alpha1 taking 8)', ['v1alpha1'], { [`${K}/v1alpha1`]: schema(8) }, 'v1alpha1', 8, 1],
-    ['0.11.2 (a misshapen v1beta1 beside v1alpha1)', ['v1beta1', 'v1alpha1'], { [`${K}/v1beta1`]: MISSHAPEN, [`${K}/v1alpha1`]: schema(8) }, 'v1alpha1', 8, 1],
+    [
+      '0.11.2 (a misshapen v1beta1 beside v1alpha1)',
+      ['v1beta1', 'v1alpha1'],
+      { [`${K}/v1beta1`]: MISSHAPEN, [`${K}/v1alpha1`]: schema(8) },
+      'v1alpha1',
+      8,
+      1,
+    ],
     ['no schema to read, v1beta1', ['v1beta1'], {}, 'v1beta1', 16, 0],
     ['no schema to read, v1alpha1', ['v1alpha1'], {}, 'v1alpha1', 8, 1],
   ];
@@ -104,26 +135,51 @@ test('the newest version serving topologies in the shape written, with the limit
   assert.equal(none, {
     served: false,
     wanted: true,
-    message: 'The Kueue Topology CRD (kueue.x-k8s.io, versions v1beta2, v1beta1, v1alpha1) is not served; no Kueue Topology is written until it is',
+    message:
+      'The Kueue Topology CRD (kueue.x-k8s.io, versions v1beta2, v1beta1, v1alpha1) is not served; no Kueue Topology is written until it is',
   });
 });
 
 test('KAI levels carry their tierName as alias where the served schema has the field (the hostname none), and none where it does not', async () => {
   const snapshots = new Map([['label', chain(2)]]);
-  const with17 = await decideTopologyObjects(KAI, CONFIG, snapshots, server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16, true) }).client, labelled);
+  const with17 = await decideTopologyObjects(
+    KAI,
+    CONFIG,
+    snapshots,
+    server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16, true) }).client,
+    labelled,
+  );
   assert.ok(with17.served);
   if (!with17.served) return;
-  assert.equal(with17.sources[0]!.changes[0]!.levels, [{ nodeLabel: `${P}/l1`, alias: 'l1' }, { nodeLabel: `${P}/l0`, alias: 'l0' }, { nodeLabel: HOST }]);
-  const with16 = await decideTopologyObjects(KAI, CONFIG, snapshots, server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16) }).client, labelled);
+  assert.equal(with17.sources[0]!.changes[0]!.levels, [
+    { nodeLabel: `${P}/l1`, alias: 'l1' },
+    { nodeLabel: `${P}/l0`, alias: 'l0' },
+    { nodeLabel: HOST },
+  ]);
+  const with16 = await decideTopologyObjects(
+    KAI,
+    CONFIG,
+    snapshots,
+    server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16) }).client,
+    labelled,
+  );
   assert.ok(with16.served && with16.sources[0]!.changes[0]!.levels!.every((l) => l.alias === undefined));
 
   // An object written before the alias existed gets its aliases in place, not a replace.
-  const old = { ...topologyObject(KAI, 'v1alpha1', 'label', 'hypernode-label', [{ nodeLabel: `${P}/l1` }, { nodeLabel: `${P}/l0` }, { nodeLabel: HOST }]) };
+  const old = {
+    ...topologyObject(KAI, 'v1alpha1', 'label', 'hypernode-label', [
+      { nodeLabel: `${P}/l1` },
+      { nodeLabel: `${P}/l0` },
+      { nodeLabel: HOST },
+    ]),
+  };
   const upgraded = await decideTopologyObjects(
     KAI,
     CONFIG,
     snapshots,
-    server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16, true) }, [{ ...old, metadata: { ...old.metadata, resourceVersion: '7' } }]).client,
+    server({ 'kai.scheduler': ['v1alpha1'] }, { 'kai.scheduler/v1alpha1': schema(16, true) }, [
+      { ...old, metadata: { ...old.metadata, resourceVersion: '7' } },
+    ]).client,
     labelled,
   );
   assert.ok(upgraded.served);
@@ -137,15 +193,30 @@ test('KAI levels carry their tierName as alias where the served schema has the f
 test('a create or a replace waits while Nodes lack the labels its levels name; the replaced object stays', async () => {
   const schemas = { 'kueue.x-k8s.io/v1beta2': schema(16) };
   const snapshots = new Map([['label', chain(2)]]);
-  const create = await decideTopologyObjects(KUEUE, CONFIG, snapshots, server({ 'kueue.x-k8s.io': ['v1beta2'] }, schemas).client, nodes({ [`${P}/l0`]: 't0' }));
+  const create = await decideTopologyObjects(
+    KUEUE,
+    CONFIG,
+    snapshots,
+    server({ 'kueue.x-k8s.io': ['v1beta2'] }, schemas).client,
+    nodes({ [`${P}/l0`]: 't0' }),
+  );
   assert.ok(create.served);
   if (!create.served) return;
   assert.is(create.sources[0]!.labelsPending, 2);
   assert.equal(create.sources[0]!.changes[0]!.waits, { cause: 'labels', nodes: 2 });
 
-  const one = topologyObject(KUEUE, 'v1beta2', 'label', 'hypernode-label', [{ nodeLabel: `${P}/l0` }, { nodeLabel: HOST }]);
+  const one = topologyObject(KUEUE, 'v1beta2', 'label', 'hypernode-label', [
+    { nodeLabel: `${P}/l0` },
+    { nodeLabel: HOST },
+  ]);
   const ours = [{ ...one, metadata: { ...one.metadata, uid: 'u1' } }];
-  const replace = await decideTopologyObjects(KUEUE, CONFIG, snapshots, server({ 'kueue.x-k8s.io': ['v1beta2'] }, schemas, ours).client, nodes({ [`${P}/l0`]: 't0' }));
+  const replace = await decideTopologyObjects(
+    KUEUE,
+    CONFIG,
+    snapshots,
+    server({ 'kueue.x-k8s.io': ['v1beta2'] }, schemas, ours).client,
+    nodes({ [`${P}/l0`]: 't0' }),
+  );
   assert.ok(replace.served);
   if (!replace.served) return;
   assert.equal(
@@ -153,13 +224,27 @@ test('a create or a replace waits while Nodes lack the labels its levels name; t
     [['replace', { cause: 'labels', nodes: 2 }]],
     'the new level l1 is on no Node yet: the old object is not deleted',
   );
-  const ready = await decideTopologyObjects(KUEUE, CONFIG, snapshots, server({ 'kueue.x-k8s.io': ['v1beta2'] }, schemas, ours).client, labelled);
-  assert.ok(ready.served && ready.sources[0]!.changes[0]!.action === 'replace' && ready.sources[0]!.changes[0]!.waits === undefined, 'labelled: replaced at once');
+  const ready = await decideTopologyObjects(
+    KUEUE,
+    CONFIG,
+    snapshots,
+    server({ 'kueue.x-k8s.io': ['v1beta2'] }, schemas, ours).client,
+    labelled,
+  );
+  assert.ok(
+    ready.served &&
+      ready.sources[0]!.changes[0]!.action === 'replace' &&
+      ready.sources[0]!.changes[0]!.waits === undefined,
+    'labelled: replaced at once',
+  );
 });
 
 test("nothing of a source changes while its latest snapshot is rejected, nor a running source's delete before its first snapshot; a source turned off entirely is deleted", async () => {
   const schemas = { 'kueue.x-k8s.io/v1beta2': schema(16) };
-  const one = topologyObject(KUEUE, 'v1beta2', 'label', 'hypernode-label', [{ nodeLabel: `${P}/l0` }, { nodeLabel: HOST }]);
+  const one = topologyObject(KUEUE, 'v1beta2', 'label', 'hypernode-label', [
+    { nodeLabel: `${P}/l0` },
+    { nodeLabel: HOST },
+  ]);
   const ours = [{ ...one, metadata: { ...one.metadata, uid: 'u1' } }];
   const client = server({ 'kueue.x-k8s.io': ['v1beta2'] }, schemas, ours).client;
   const snapshots = new Map([['label', chain(2)]]);
@@ -169,10 +254,22 @@ test("nothing of a source changes while its latest snapshot is rejected, nor a r
     assert.ok(d.served);
     return d.served ? d.sources[0]!.changes.map((c) => [c.action, c.waits?.cause]) : [];
   };
-  assert.equal(await waits(CONFIG, snapshots), [['replace', 'rejected']], 'a replace waits while the snapshot is rejected');
+  assert.equal(
+    await waits(CONFIG, snapshots),
+    [['replace', 'rejected']],
+    'a replace waits while the snapshot is rejected',
+  );
   const exportOff = parseConfig(entry(''));
-  assert.equal(await waits(exportOff, snapshots), [['delete', 'rejected']], 'the export turned off while rejected: the delete waits');
-  assert.equal(await waits(exportOff, new Map(), { rejected: new Map() }), [['delete', 'no-snapshot']], 'before the running source says anything: the delete waits');
+  assert.equal(
+    await waits(exportOff, snapshots),
+    [['delete', 'rejected']],
+    'the export turned off while rejected: the delete waits',
+  );
+  assert.equal(
+    await waits(exportOff, new Map(), { rejected: new Map() }),
+    [['delete', 'no-snapshot']],
+    'before the running source says anything: the delete waits',
+  );
   const before = await decideTopologyObjects(KUEUE, exportOff, new Map(), client, labelled, { rejected: new Map() });
   assert.ok(before.served);
   if (!before.served) return;
@@ -181,8 +278,16 @@ test("nothing of a source changes while its latest snapshot is rejected, nor a r
     waitMessage(KUEUE, 'label', change, change.waits!),
     `Kueue Topology hypernode-label of discovery source "label" is not deleted before discovery source "label", which still runs, produces a snapshot that is accepted; until then it stays with its levels ${P}/l0,${HOST}`,
   );
-  assert.equal(await waits(exportOff, snapshots, { rejected: new Map() }), [['delete', undefined]], 'an accepted snapshot: deleted');
-  assert.equal(await waits(parseConfig(entry('      kueueTopology: true\n', false)), new Map()), [['delete', undefined]], 'the entry disabled: its objects go');
+  assert.equal(
+    await waits(exportOff, snapshots, { rejected: new Map() }),
+    [['delete', undefined]],
+    'an accepted snapshot: deleted',
+  );
+  assert.equal(
+    await waits(parseConfig(entry('      kueueTopology: true\n', false)), new Map()),
+    [['delete', undefined]],
+    'the entry disabled: its objects go',
+  );
 });
 
 test.run();

@@ -15,7 +15,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { desiredTopologies, labelsOf, topologyChanges, topologyObject, TOPOLOGY_KINDS } from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
+import {
+  desiredTopologies,
+  labelsOf,
+  topologyChanges,
+  topologyObject,
+  TOPOLOGY_KINDS,
+} from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
 
 const P = 'topo.example.com';
 const WIDE = { holder: 'Kueue Topology kueue.x-k8s.io/v1beta2', maxLevels: 16, alias: false };
@@ -23,22 +29,42 @@ const NARROW = { holder: 'Kueue Topology kueue.x-k8s.io/v1alpha1', maxLevels: 8,
 const KAI17 = { holder: 'KAI Topology kai.scheduler/v1alpha1', maxLevels: 16, alias: true };
 const lv = (...nodeLabels: string[]) => nodeLabels.map((nodeLabel) => ({ nodeLabel }));
 const HOST = 'kubernetes.io/hostname';
-const nodes = (...names: string[]) => names.map((name) => ({ type: 'Node' as const, selector: { exactMatch: { name } } }));
-const children = (...names: string[]) => names.map((name) => ({ type: 'HyperNode' as const, selector: { exactMatch: { name } } }));
+const nodes = (...names: string[]) =>
+  names.map((name) => ({ type: 'Node' as const, selector: { exactMatch: { name } } }));
+const children = (...names: string[]) =>
+  names.map((name) => ({ type: 'HyperNode' as const, selector: { exactMatch: { name } } }));
 
 /** A chain of tiers (lowest first) named `<tree>-<tier>` down to one Node. */
 function chain(tree: string, tierNames: string[]): DiscoveredHyperNode[] {
-  return tierNames.map((t, i) => buildWithTierName(`${tree}-${t}`, i + 1, t, i === 0 ? nodes(`${tree}-n`) : children(`${tree}-${tierNames[i - 1]}`), {}));
+  return tierNames.map((t, i) =>
+    buildWithTierName(
+      `${tree}-${t}`,
+      i + 1,
+      t,
+      i === 0 ? nodes(`${tree}-n`) : children(`${tree}-${tierNames[i - 1]}`),
+      {},
+    ),
+  );
 }
 
 test('trees sharing their levels give one object named after the source; levels highest first, hostname last', () => {
-  const { levels, errors } = desiredTopologies('ufm', P, [...chain('a', ['leaf', 'spine']), ...chain('b', ['leaf', 'spine'])], WIDE);
+  const { levels, errors } = desiredTopologies(
+    'ufm',
+    P,
+    [...chain('a', ['leaf', 'spine']), ...chain('b', ['leaf', 'spine'])],
+    WIDE,
+  );
   assert.equal([...levels], [['hypernode-ufm', lv(`${P}/spine`, `${P}/leaf`, HOST)]]);
   assert.equal(errors, []);
 });
 
 test('a mixed-depth cluster gives one object per set of levels, named by its tiers', () => {
-  const { levels } = desiredTopologies('label', P, [...chain('h100', ['leaf', 'spine']), ...chain('gb200', ['nvl-domain', 'leaf', 'spine'])], WIDE);
+  const { levels } = desiredTopologies(
+    'label',
+    P,
+    [...chain('h100', ['leaf', 'spine']), ...chain('gb200', ['nvl-domain', 'leaf', 'spine'])],
+    WIDE,
+  );
   assert.equal(
     new Map(levels),
     new Map([
@@ -53,7 +79,12 @@ test('the served version bounds the levels: 12 are written where 16 are taken; p
   assert.is(desiredTopologies('label', P, chain('x', eleven), WIDE).levels.get('hypernode-label')!.length, 12);
   const seven = eleven.slice(0, 7);
   assert.is(desiredTopologies('label', P, chain('x', seven), NARROW).levels.get('hypernode-label')!.length, 8);
-  const { levels, refused } = desiredTopologies('label', P, [...chain('x', [...seven, 't7']), ...chain('y', ['rack'])], NARROW);
+  const { levels, refused } = desiredTopologies(
+    'label',
+    P,
+    [...chain('x', [...seven, 't7']), ...chain('y', ['rack'])],
+    NARROW,
+  );
   assert.equal([...levels.keys()], ['hypernode-label-rack']);
   assert.equal(
     [...refused],
@@ -64,7 +95,11 @@ test('the served version bounds the levels: 12 are written where 16 are taken; p
       ],
     ],
   );
-  assert.equal(desiredTopologies('label', P, chain('x', [...eleven, ...eleven.map((t) => `${t}b`)]), WIDE).refused.size, 1, '23 levels are too many even at 16');
+  assert.equal(
+    desiredTopologies('label', P, chain('x', [...eleven, ...eleven.map((t) => `${t}b`)]), WIDE).refused.size,
+    1,
+    '23 levels are too many even at 16',
+  );
 });
 
 test('aliases: each tierName where the version takes them, none for the hostname, none where two levels share one or one is a nodeLabel', () => {
@@ -82,7 +117,10 @@ test('aliases: each tierName where the version takes them, none for the hostname
     { nodeLabel: HOST },
   ]);
   // A tierName equal to the prefixed key would collide with that level's nodeLabel.
-  assert.equal(desiredTopologies('label', P, chain('a', [`${P}/rack`]), KAI17).levels.get('hypernode-label'), lv(`${P}/rack`, HOST));
+  assert.equal(
+    desiredTopologies('label', P, chain('a', [`${P}/rack`]), KAI17).levels.get('hypernode-label'),
+    lv(`${P}/rack`, HOST),
+  );
 });
 
 test('changes: create what is missing, replace where nodeLabels differ, update where only aliases do, keep what is equal, delete the rest, or all when off', () => {
@@ -105,7 +143,14 @@ test('changes: create what is missing, replace where nodeLabels differ, update w
   ]);
   assert.equal(topologyChanges(existing, desired), [
     { action: 'delete', name: 'gone', previous: lv('b', HOST), uid: 'u3', resourceVersion: 'rv-u3' },
-    { action: 'replace', name: 'moved', levels: lv('c', 'a', HOST), previous: lv('a', HOST), uid: 'u2', resourceVersion: 'rv-u2' },
+    {
+      action: 'replace',
+      name: 'moved',
+      levels: lv('c', 'a', HOST),
+      previous: lv('a', HOST),
+      uid: 'u2',
+      resourceVersion: 'rv-u2',
+    },
     { action: 'create', name: 'new', levels: lv('d', HOST) },
   ]);
   assert.equal(
@@ -114,17 +159,31 @@ test('changes: create what is missing, replace where nodeLabels differ, update w
   );
   // A tree that cannot be written keeps the object of that name.
   assert.equal(
-    topologyChanges(existing, new Map([['same', lv('a', HOST)]]), new Map([['moved', 'too many levels']])).map((c) => `${c.action} ${c.name}`),
+    topologyChanges(existing, new Map([['same', lv('a', HOST)]]), new Map([['moved', 'too many levels']])).map(
+      (c) => `${c.action} ${c.name}`,
+    ),
     ['delete gone'],
   );
   // Aliases: compared only where the version takes them; a change of aliases alone is an update of the same object.
   const aliased = new Map([['same', [{ nodeLabel: 'a', alias: 'rack' }, { nodeLabel: HOST }]]]);
   assert.equal(topologyChanges([obj('same', ['a', HOST], 'u1')], aliased, new Map(), false), []);
   assert.equal(
-    topologyChanges([obj('same', ['a', HOST], 'u1', ['zone'])], aliased, new Map(), true).map((c) => [c.action, c.resourceVersion, labelsOf(c.levels!), c.levels![0]!.alias]),
+    topologyChanges([obj('same', ['a', HOST], 'u1', ['zone'])], aliased, new Map(), true).map((c) => [
+      c.action,
+      c.resourceVersion,
+      labelsOf(c.levels!),
+      c.levels![0]!.alias,
+    ]),
     [['update', 'rv-u1', ['a', HOST], 'rack']],
   );
-  const held = (o: ReturnType<typeof obj>) => ({ ...o, metadata: { ...o.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['kueue.x-k8s.io/resource-in-use'] } });
+  const held = (o: ReturnType<typeof obj>) => ({
+    ...o,
+    metadata: {
+      ...o.metadata,
+      deletionTimestamp: '2026-01-01T00:00:00Z',
+      finalizers: ['kueue.x-k8s.io/resource-in-use'],
+    },
+  });
   assert.equal(
     topologyChanges([held(obj('moved', ['a', HOST], 'u2')), held(obj('gone', ['b', HOST], 'u3'))], desired).map((c) => [
       c.action,

@@ -25,7 +25,8 @@ const TOKEN = 'ufm-access-token';
 const PASSWORD = 'pa55-w0rd-never-logged';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-const nodesOf = (tree: FatTree, keep: (h: string) => boolean = () => true): NodeMeta[] => tree.hosts.filter(keep).map((name) => ({ metadata: { name } }));
+const nodesOf = (tree: FatTree, keep: (h: string) => boolean = () => true): NodeMeta[] =>
+  tree.hosts.filter(keep).map((name) => ({ metadata: { name } }));
 
 interface Rig {
   lines: string[];
@@ -98,7 +99,9 @@ test("auth: token sends the access token to /ufmRestV3 and trusts the Secret's p
       const tree = generateFatTree({ sus: 2, nodesPerSu: 4, rails: 2, tiers: 2 });
       server!.answer = { kind: 'fabric', fabric: tree };
       rig.secrets.put('volcano-system', 'ufm', { token: TOKEN, 'ca.crt': TEST_CA });
-      const snap = await next(await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, nodesOf(tree)));
+      const snap = await next(
+        await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, nodesOf(tree)),
+      );
       assert.is(tiers(snap), '112');
       assert.equal(
         server!.requests.map((r) => [r.path, r.authorization]),
@@ -133,7 +136,11 @@ test('basic auth in fabric mode: the password is never logged at -v=10, not even
 
 for (const [what, secret, expect] of [
   ['a wrong private CA', { token: TOKEN, 'ca.crt': OTHER_CA }, /certificate/],
-  ['a revoked or expired token', { token: 'expired-token', 'ca.crt': TEST_CA }, /401 Unauthorized: UFM refused the access token \(revoked or expired\)/],
+  [
+    'a revoked or expired token',
+    { token: 'expired-token', 'ca.crt': TEST_CA },
+    /401 Unauthorized: UFM refused the access token \(revoked or expired\)/,
+  ],
 ] as const) {
   test(`${what} fails closed: no snapshot, so nothing is deleted, and the reason is reported`, () =>
     withUfmServers(1, async ([server]) =>
@@ -154,11 +161,24 @@ for (const [what, secret, expect] of [
 test('hosts that match no Node are counted, listed once in the log, and never members', () =>
   withUfmServers(1, async ([server]) =>
     withRig(async (rig) => {
-      const tree = generateFatTree({ sus: 2, nodesPerSu: 3, rails: 2, tiers: 2, hostName: (s, n) => `SU${s}-N${n}.ib.example.com` });
+      const tree = generateFatTree({
+        sus: 2,
+        nodesPerSu: 3,
+        rails: 2,
+        tiers: 2,
+        hostName: (s, n) => `SU${s}-N${n}.ib.example.com`,
+      });
       server!.answer = { kind: 'fabric', fabric: tree };
       rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
       const nodes = ['su1-n1', 'su1-n2', 'su1-n3', 'su2-n1'].map((name) => ({ metadata: { name } }));
-      const ch = await rig.start({ mode: 'fabric', endpoint: server!.endpoint(), hostMapping: { lowercase: true, stripSuffix: '.ib.example.com' } }, nodes);
+      const ch = await rig.start(
+        {
+          mode: 'fabric',
+          endpoint: server!.endpoint(),
+          hostMapping: { lowercase: true, stripSuffix: '.ib.example.com' },
+        },
+        nodes,
+      );
       const first = await next(ch);
       const second = await next(ch);
       assert.equal(first, second);
@@ -177,7 +197,15 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
   withUfmServers(2, async ([a, b]) =>
     withRig(async (rig) => {
       const treeA = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 1, site: 'a' });
-      const treeB = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 2, tiers: 2, fabricId: 2, site: 'b', hostName: (s, n) => `b${s}-${n}` });
+      const treeB = generateFatTree({
+        sus: 2,
+        nodesPerSu: 2,
+        rails: 2,
+        tiers: 2,
+        fabricId: 2,
+        site: 'b',
+        hostName: (s, n) => `b${s}-${n}`,
+      });
       a!.answer = { kind: 'fabric', fabric: treeA };
       b!.answer = { kind: 'fabric', fabric: treeB, linksEnvelope: true };
       rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
@@ -207,7 +235,11 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
       assert.ok(rig.problems!.failures.some((f) => f.startsWith('Failed to discover UFM fabric pod-b')));
 
       // A restart while pod-b's UFM is down: its HyperNodes come from the cache, as written.
-      const cached: HyperNode[] = both.map((h) => ({ apiVersion: 'topology.volcano.sh/v1alpha1', kind: 'HyperNode', ...structuredClone(h) }));
+      const cached: HyperNode[] = both.map((h) => ({
+        apiVersion: 'topology.volcano.sh/v1alpha1',
+        kind: 'HyperNode',
+        ...structuredClone(h),
+      }));
       const after = await next(await rig.start(config, nodes, cached));
       assert.equal(after, both);
     }),
@@ -217,7 +249,15 @@ test('uncovered hosts are summed over the fabrics; a failing fabric keeps its co
   withUfmServers(2, async ([a, b]) =>
     withRig(async (rig) => {
       const treeA = generateFatTree({ sus: 1, nodesPerSu: 3, rails: 2, tiers: 2, fabricId: 1, site: 'a' });
-      const treeB = generateFatTree({ sus: 1, nodesPerSu: 3, rails: 2, tiers: 2, fabricId: 2, site: 'b', hostName: (s, n) => `b${s}-${n}` });
+      const treeB = generateFatTree({
+        sus: 1,
+        nodesPerSu: 3,
+        rails: 2,
+        tiers: 2,
+        fabricId: 2,
+        site: 'b',
+        hostName: (s, n) => `b${s}-${n}`,
+      });
       a!.answer = { kind: 'fabric', fabric: treeA };
       b!.answer = { kind: 'fabric', fabric: treeB };
       rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
@@ -229,9 +269,15 @@ test('uncovered hosts are summed over the fabrics; a failing fabric keeps its co
         ],
       };
       const [missingA, missingB] = [treeA.hosts[0]!, treeB.hosts[2]!];
-      const ch = await rig.start(config, [...nodesOf(treeA, (h) => h !== missingA), ...nodesOf(treeB, (h) => h !== missingB)]);
+      const ch = await rig.start(config, [
+        ...nodesOf(treeA, (h) => h !== missingA),
+        ...nodesOf(treeB, (h) => h !== missingB),
+      ]);
       await next(ch);
-      assert.equal([rig.metrics.unmapped.get('pod-a'), rig.metrics.unmapped.get('pod-b'), rig.metrics.uncovered.get('ufm')], [1, 1, 2]);
+      assert.equal(
+        [rig.metrics.unmapped.get('pod-a'), rig.metrics.unmapped.get('pod-b'), rig.metrics.uncovered.get('ufm')],
+        [1, 1, 2],
+      );
 
       b!.answer = { kind: 'status', status: 503 };
       const failures = rig.problems!.failures.length;

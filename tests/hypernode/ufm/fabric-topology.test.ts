@@ -14,7 +14,13 @@ import { decodePorts } from '../../../src/hypernode/discovery/ufm/legacy-ports.t
 import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { briefPort, generateFatTree, lowestGuid, type FatTree, type FatTreeOptions } from '../../../testing/fat-tree.ts';
+import {
+  briefPort,
+  generateFatTree,
+  lowestGuid,
+  type FatTree,
+  type FatTreeOptions,
+} from '../../../testing/fat-tree.ts';
 import { startReconciler } from '../reconcile/fixtures.ts';
 
 function discover(tree: FatTree, fabric = 'ufm', isNode: (h: string) => boolean = () => true): DiscoveredHyperNode[] {
@@ -23,7 +29,14 @@ function discover(tree: FatTree, fabric = 'ufm', isNode: (h: string) => boolean 
     links: decodeLinks(JSON.stringify({ data: tree.links })),
     ports: decodePortStates(JSON.stringify(tree.ports.map(briefPort))),
   });
-  return fabricHyperNodes({ graph, fabric, source: 'ufm', labels: { [UFM_FABRIC_LABEL]: fabric }, mapHost: (h) => (isNode(h) ? h : undefined), logger: nullLogger }).snapshot;
+  return fabricHyperNodes({
+    graph,
+    fabric,
+    source: 'ufm',
+    labels: { [UFM_FABRIC_LABEL]: fabric },
+    mapHost: (h) => (isNode(h) ? h : undefined),
+    logger: nullLogger,
+  }).snapshot;
 }
 const gen = (o: FatTreeOptions) => generateFatTree({ nodesPerSu: 4, ...o });
 const byTier = (s: DiscoveredHyperNode[], tier: number) => s.filter((h) => h.spec.tier === tier);
@@ -36,7 +49,12 @@ test('two tiers: one leaf group per scalable unit, named after its lowest leaf G
   assert.equal(validateSnapshot(snap), []);
   const leaves = byTier(snap, 1);
   assert.equal(leaves.map((h) => h.metadata.name).sort(), tree.leafGuids.map((g) => `ufm-leaf-${g[0]}`).sort());
-  assert.equal(members(named(snap, `ufm-leaf-${tree.leafGuids[1]![0]}`)), ['su02-n01', 'su02-n02', 'su02-n03', 'su02-n04']);
+  assert.equal(members(named(snap, `ufm-leaf-${tree.leafGuids[1]![0]}`)), [
+    'su02-n01',
+    'su02-n02',
+    'su02-n03',
+    'su02-n04',
+  ]);
   assert.equal(
     byTier(snap, 2).map((h) => [h.metadata.name, h.spec.tierName, members(h).length]),
     [[`ufm-spine-${lowestGuid(tree, 'spine-')}`, 'spine', 3]],
@@ -119,10 +137,15 @@ for (const [label, before] of [
       'before: four units under one spine group, no core',
     );
     const nowByName = new Map(now.map((h) => [h.metadata.name, h]));
-    for (const h of old) assert.equal(nowByName.get(h.metadata.name)?.spec, h.spec, `${h.metadata.name} kept its tier and members`);
+    for (const h of old)
+      assert.equal(nowByName.get(h.metadata.name)?.spec, h.spec, `${h.metadata.name} kept its tier and members`);
     const oldNames = new Set(old.map((h) => h.metadata.name));
     const added = now.filter((h) => !oldNames.has(h.metadata.name)).map((h) => h.metadata.name);
-    assert.equal(added, [...after.leafGuids.slice(4).map((g) => `ufm-leaf-${g[0]}`), `ufm-spine-${lowestGuid(after, 'slg02-spine-')}`, `ufm-core-${lowestGuid(after, 'cg')}`]);
+    assert.equal(added, [
+      ...after.leafGuids.slice(4).map((g) => `ufm-leaf-${g[0]}`),
+      `ufm-spine-${lowestGuid(after, 'slg02-spine-')}`,
+      `ufm-core-${lowestGuid(after, 'cg')}`,
+    ]);
     assert.equal(
       members(named(now, `ufm-core-${lowestGuid(after, 'cg')}`)).sort(),
       [`ufm-spine-${lowestGuid(after, 'slg01-spine-')}`, `ufm-spine-${lowestGuid(after, 'slg02-spine-')}`].sort(),

@@ -7,7 +7,8 @@ import { generateFatTree } from '../../../testing/fat-tree.ts';
 import { TEST_CA, UfmServer } from '../../../testing/ufm-server.ts';
 import { HttpGetClient } from '../../../src/hypernode/discovery/remote/http-client.ts';
 
-const count = (tree: ReturnType<typeof generateFatTree>, type: string) => tree.systems.filter((s) => s.type === type).length;
+const count = (tree: ReturnType<typeof generateFatTree>, type: string) =>
+  tree.systems.filter((s) => s.type === type).length;
 
 for (const [sus, hosts, switches, links] of [
   [2, 64, 24, 1024],
@@ -23,7 +24,8 @@ for (const [sus, hosts, switches, links] of [
     assert.is(tree.tiers, sus <= 8 ? 2 : 3);
     // Every link names ports that exist, and every port belongs to a system's port list.
     const portNames = new Set(tree.ports.map((p) => p.name));
-    for (const l of tree.links) assert.ok(portNames.has(l.source_port_name) && portNames.has(l.destination_port_name), String(l.name));
+    for (const l of tree.links)
+      assert.ok(portNames.has(l.source_port_name) && portNames.has(l.destination_port_name), String(l.name));
     const systemPorts = new Set(tree.systems.flatMap((s) => s.ports as string[]));
     for (const name of portNames) assert.ok(systemPorts.has(name as string), String(name));
   });
@@ -52,7 +54,10 @@ test('the stand-in serves ports, brief ports, links (bare and enveloped) and sys
     const brief = JSON.parse((await get('/ufmRest/resources/ports?brief=true')).body);
     assert.equal(Object.keys(brief[0]).sort(), ['logical_state', 'name', 'path', 'physical_state']);
     assert.is(JSON.parse((await get('/ufmRest/resources/links')).body).data.length, fabric.links.length);
-    assert.is(JSON.parse((await get('/ufmRestV3/resources/systems', 'Basic ufm-access-token')).body).length, fabric.systems.length);
+    assert.is(
+      JSON.parse((await get('/ufmRestV3/resources/systems', 'Basic ufm-access-token')).body).length,
+      fabric.systems.length,
+    );
     assert.is((await get('/ufmRestV3/resources/systems')).status, 401);
     server.tokens.clear();
     assert.is((await get('/ufmRestV3/resources/systems', 'Basic ufm-access-token')).status, 401);

@@ -25,14 +25,16 @@ const HOST_PORTS = generateFatTree(SHAPE)
   .map((p) => `${p.system_name}/${String(p.dname).replace(/^HCA-(\d+)\/1$/, '$1')}`);
 
 /** The port list UFM answers with `down` host ports (`<host>/<rail>`), as legacy mode decodes it. */
-const ports = (down: readonly string[] = []) => decodePorts(JSON.stringify(generateFatTree({ ...SHAPE, downHostPorts: down }).ports));
+const ports = (down: readonly string[] = []) =>
+  decodePorts(JSON.stringify(generateFatTree({ ...SHAPE, downHostPorts: down }).ports));
 const go = (down: readonly string[] = []) => JSON.stringify(buildSnapshot(ports(down), nullLogger));
 
 function legacy() {
   const clock = new FakeClock();
   const health = new RecordingFabricHealth(GRACE_MS);
   const memory = new FabricMemory('ufm', { clock, fabricHealth: health });
-  const poll = (down: readonly string[] = []) => JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(down), nullLogger));
+  const poll = (down: readonly string[] = []) =>
+    JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(down), nullLogger));
   return { clock, health, poll };
 }
 
@@ -92,7 +94,10 @@ test('a port still down past the grace period counts as Volcano counts it, and i
 test('without a reporter (previews) the snapshot is Go grouping of the poll as it is', () => {
   const memory = new FabricMemory('ufm', { clock: new FakeClock() });
   assert.is(JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(), nullLogger)), go());
-  assert.is(JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(ACROSS_UNITS), nullLogger)), go(ACROSS_UNITS));
+  assert.is(
+    JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(ACROSS_UNITS), nullLogger)),
+    go(ACROSS_UNITS),
+  );
 });
 
 test.run();

@@ -36,7 +36,12 @@ interface Rig {
   /** The Node cache and the metrics every discoverer of the rig gets. */
   nodes: FakeInformer<NodeMeta>;
   metrics: RecordingMetrics;
-  make(config?: Record<string, unknown>, tuning?: UfmTuning, credentials?: DiscoveryEntry['credentials'], clock?: Clock): Promise<Discoverer>;
+  make(
+    config?: Record<string, unknown>,
+    tuning?: UfmTuning,
+    credentials?: DiscoveryEntry['credentials'],
+    clock?: Clock,
+  ): Promise<Discoverer>;
 }
 
 async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
@@ -104,9 +109,18 @@ test('the UFM worked example: its snapshot from a real HTTPS exchange with basic
     const d = await rig.make({ endpoint: `${rig.server.endpoint()}/` });
     const snap = await next(await d.start());
     assert.equal(snap, [
-      { metadata: { name: 'leaf-hn-0', labels: LABELS }, spec: { tier: 1, members: members('Node', ['node0', 'node1', 'node2', 'node3']) } },
-      { metadata: { name: 'leaf-hn-1', labels: LABELS }, spec: { tier: 1, members: members('Node', ['node4', 'node5', 'node6', 'node7']) } },
-      { metadata: { name: 'spine-hn', labels: LABELS }, spec: { tier: 2, members: members('HyperNode', ['leaf-hn-0', 'leaf-hn-1']) } },
+      {
+        metadata: { name: 'leaf-hn-0', labels: LABELS },
+        spec: { tier: 1, members: members('Node', ['node0', 'node1', 'node2', 'node3']) },
+      },
+      {
+        metadata: { name: 'leaf-hn-1', labels: LABELS },
+        spec: { tier: 1, members: members('Node', ['node4', 'node5', 'node6', 'node7']) },
+      },
+      {
+        metadata: { name: 'spine-hn', labels: LABELS },
+        spec: { tier: 2, members: members('HyperNode', ['leaf-hn-0', 'leaf-hn-1']) },
+      },
     ]);
     assert.equal(rig.server.requests[0], {
       method: 'GET',
@@ -133,7 +147,9 @@ test('legacy mode: Computer hosts that match no Node are counted as uncovered an
     assert.is(rig.metrics.unmapped.get('ufm'), 1, 'hypernode_ufm_unmapped_hosts of the one fabric');
     await clock.advance(INTERVAL_MS);
     await next(ch);
-    const named = rig.lines.filter((l) => l.includes('UFM hosts that match no Node are leaf members that select nothing'));
+    const named = rig.lines.filter((l) =>
+      l.includes('UFM hosts that match no Node are leaf members that select nothing'),
+    );
     assert.is(named.length, 1, 'named once over two runs');
     assert.match(named[0]!, /count=1.*hosts="?n3/);
     rig.nodes.apply({ metadata: { name: 'n3' } });
@@ -145,11 +161,19 @@ test('legacy mode: Computer hosts that match no Node are counted as uncovered an
 const failures: [string, UfmServer['answer'], RegExp][] = [
   ['a 500', { kind: 'status', status: 500 }, /unexpected status code: 500 Internal Server Error/],
   ['a malformed body', { kind: 'raw', body: '[{"description": "Computer' }, /failed to decode response/],
-  ['a string tier', { kind: 'raw', body: '[{"description":"Computer IB Port","tier":"1","system_name":"n","peer_node_name":"L"}]' }, /failed to decode response: .*tier/],
+  [
+    'a string tier',
+    { kind: 'raw', body: '[{"description":"Computer IB Port","tier":"1","system_name":"n","peer_node_name":"L"}]' },
+    /failed to decode response: .*tier/,
+  ],
   ['an object instead of a list', { kind: 'raw', body: '{"ports": []}' }, /failed to decode response/],
   ['an empty list', { kind: 'ports', ports: [] }, /UFM reported no Computer ports/],
   ['null', { kind: 'ports', ports: null }, /UFM reported no Computer ports/],
-  ['only switch ports', { kind: 'ports', ports: computerPorts(['sw'], ['L1'], 'Switch IB Port') }, /UFM reported no Computer ports/],
+  [
+    'only switch ports',
+    { kind: 'ports', ports: computerPorts(['sw'], ['L1'], 'Switch IB Port') },
+    /UFM reported no Computer ports/,
+  ],
 ];
 for (const [what, answer, logged] of failures) {
   test(`${what} produces no snapshot, is retried, and recovers`, () =>
@@ -172,7 +196,9 @@ test('bad credentials (401) produce no snapshot; a rotated Secret is picked up o
     rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
     rig.server.password = 'rotated';
     const ch = await (await rig.make()).start();
-    await waitFor(() => rig.lines.some((l) => l.includes('unexpected status code: 401 Unauthorized')), { what: '401 logged' });
+    await waitFor(() => rig.lines.some((l) => l.includes('unexpected status code: 401 Unauthorized')), {
+      what: '401 logged',
+    });
     assert.is(await buffered(ch), undefined);
     rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'rotated' });
     assert.is((await next(ch)).length, 2);
@@ -183,10 +209,14 @@ test('an untrusted server certificate fails the run; insecureSkipVerify: true ac
   withRig(async (rig) => {
     rig.server.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
     const strict = await (await rig.make(undefined, { ca: OTHER_CA })).start();
-    await waitFor(() => rig.lines.some((l) => /Failed to fetch UFM data.*failed to send request/.test(l)), { what: 'TLS failure logged' });
+    await waitFor(() => rig.lines.some((l) => /Failed to fetch UFM data.*failed to send request/.test(l)), {
+      what: 'TLS failure logged',
+    });
     assert.is(await buffered(strict), undefined);
     assert.is(rig.server.requests.length, 0, 'no request got through');
-    const lax = await (await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerify: true }, { ca: OTHER_CA })).start();
+    const lax = await (
+      await rig.make({ endpoint: rig.server.endpoint(), insecureSkipVerify: true }, { ca: OTHER_CA })
+    ).start();
     assert.is((await next(lax)).length, 2);
     assert.ok(rig.lines.some((l) => l.includes('WARNING: TLS certificate verification is disabled')));
   }));
@@ -205,7 +235,11 @@ test('an unreachable UFM produces no snapshot', () =>
     const endpoint = gone.endpoint();
     await gone.close();
     const ch = await (await rig.make({ endpoint })).start();
-    await waitFor(() => rig.lines.filter((l) => /Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/.test(l)).length >= 2, { what: 'refused twice' });
+    await waitFor(
+      () =>
+        rig.lines.filter((l) => /Failed to fetch UFM data.*failed to send request: .*ECONNREFUSED/.test(l)).length >= 2,
+      { what: 'refused twice' },
+    );
     assert.is(await buffered(ch), undefined);
   }));
 
@@ -213,7 +247,9 @@ test('a server that never answers is cut off by the deadline', () =>
   withRig(async (rig) => {
     rig.server.answer = { kind: 'hang' };
     await (await rig.make(undefined, { timeoutMs: 200 })).start();
-    await waitFor(() => rig.lines.some((l) => /failed to send request: .*Timeout/.test(l)), { what: 'deadline logged' });
+    await waitFor(() => rig.lines.some((l) => /failed to send request: .*Timeout/.test(l)), {
+      what: 'deadline logged',
+    });
   }));
 
 for (const announce of [false, true]) {
@@ -241,7 +277,12 @@ for (const { what, status, plain } of [
         1,
         async ([other]) => {
           other!.answer = { kind: 'ports', ports: computerPorts(['n1'], ['L1']) };
-          rig.server.answer = { kind: 'redirect', status, location: `${other!.endpoint()}/ufmRest/resources/ports`, ports: [] };
+          rig.server.answer = {
+            kind: 'redirect',
+            status,
+            location: `${other!.endpoint()}/ufmRest/resources/ports`,
+            ports: [],
+          };
           await (await rig.make()).start();
           await waitFor(() => other!.requests.length >= 1, { what: 'the redirected request' });
           assert.is(rig.server.requests[0]!.authorization, `Basic ${b64('admin:secret')}`);
@@ -293,7 +334,10 @@ test('a Secret emptied after start fails the run without sending a request', () 
     await (await rig.make()).start();
     await waitFor(() => rig.server.requests.length >= 1, { what: 'a first run with the good Secret' });
     rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: '' });
-    await waitFor(() => rig.lines.some((l) => l.includes('password is empty in secret volcano-system/ufm-credentials')), { what: 'empty password refused' });
+    await waitFor(
+      () => rig.lines.some((l) => l.includes('password is empty in secret volcano-system/ufm-credentials')),
+      { what: 'empty password refused' },
+    );
     assert.ok(
       rig.server.requests.every((r) => r.authorization === `Basic ${b64('admin:secret')}`),
       'no request with an empty password',
@@ -309,13 +353,22 @@ test('unknown ufm config keys are warned about by name; a misspelled endpoint na
     );
     await rig.make({ endpont: rig.server.endpoint() }).then(
       () => assert.unreachable('should reject'),
-      (err: Error) => assert.match(err.message, /config\.endpoint must be a string .* got nothing \(the config has "endpont"; misspelled\?\)/),
+      (err: Error) =>
+        assert.match(
+          err.message,
+          /config\.endpoint must be a string .* got nothing \(the config has "endpont"; misspelled\?\)/,
+        ),
     );
   }));
 
 test('a same-host redirect keeps the Authorization header', () =>
   withRig(async (rig) => {
-    rig.server.answer = { kind: 'redirect', status: 307, location: '/final/ufmRest/resources/ports', ports: computerPorts(['n1'], ['L1']) };
+    rig.server.answer = {
+      kind: 'redirect',
+      status: 307,
+      location: '/final/ufmRest/resources/ports',
+      ports: computerPorts(['n1'], ['L1']),
+    };
     const ch = await (await rig.make()).start();
     assert.is((await next(ch)).length, 2);
     assert.equal(
@@ -332,7 +385,9 @@ test('a redirect to another host drops the Authorization header', () =>
     const location = `${rig.server.endpoint('localhost')}/final/ufmRest/resources/ports`;
     rig.server.answer = { kind: 'redirect', location, ports: computerPorts(['n1'], ['L1']) };
     const ch = await (await rig.make()).start();
-    await waitFor(() => rig.lines.some((l) => l.includes('unexpected status code: 401')), { what: '401 after the redirect' });
+    await waitFor(() => rig.lines.some((l) => l.includes('unexpected status code: 401')), {
+      what: '401 after the redirect',
+    });
     const hop = rig.server.requests[1]!;
     assert.ok(hop.host.startsWith('localhost:'));
     assert.is(hop.authorization, undefined);
@@ -404,7 +459,10 @@ test('schedule: failures retry after 5 s doubling, never past the next tick; suc
     const clock = new FakeClock();
     rig.server.answer = { kind: 'status', status: 503 };
     const ch = await (await rig.make(undefined, { retryBaseMs: 5_000 }, REF, clock)).start();
-    const parkedAfter = (n: number) => waitFor(() => rig.server.requests.length === n && clock.pending() === 1, { what: `request ${n} done and the loop waiting` });
+    const parkedAfter = (n: number) =>
+      waitFor(() => rig.server.requests.length === n && clock.pending() === 1, {
+        what: `request ${n} done and the loop waiting`,
+      });
     /** The n-th request happens exactly `wait` ms after the previous one, not a millisecond sooner. */
     const runsAfter = async (wait: number, n: number) => {
       await clock.advance(wait - 1);

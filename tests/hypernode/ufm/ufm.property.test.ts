@@ -30,9 +30,18 @@ interface Link {
   computer: boolean;
 }
 
-const oddName = fc.oneof(fc.constantFrom('nöde-ü', 'a"b\\c', 'tab\tname', '🙂', 'x'.repeat(300), '\u2028'), fc.string({ minLength: 1, maxLength: 12 }));
-const nodeName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7') }, { weight: 1, arbitrary: oddName });
-const leafName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('L0', 'L1', 'L2', 'L3', 'L4') }, { weight: 1, arbitrary: oddName });
+const oddName = fc.oneof(
+  fc.constantFrom('nöde-ü', 'a"b\\c', 'tab\tname', '🙂', 'x'.repeat(300), '\u2028'),
+  fc.string({ minLength: 1, maxLength: 12 }),
+);
+const nodeName = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7') },
+  { weight: 1, arbitrary: oddName },
+);
+const leafName = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('L0', 'L1', 'L2', 'L3', 'L4') },
+  { weight: 1, arbitrary: oddName },
+);
 const link: fc.Arbitrary<Link> = fc.record({ node: nodeName, leaf: leafName, computer: fc.boolean() });
 
 /** A UFM 6 port object for `l`, with fields the discoverer ignores and optional key-case changes. */
@@ -74,7 +83,10 @@ function model(links: readonly (Link | null)[]): { leaves: string[][]; spine: st
     byRoot.set(root, g);
   }
   const bytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-  const groups = [...byRoot.values()].map((g) => ({ first: g.leaves.sort(bytes)[0]!, nodes: [...g.nodes].sort(bytes) }));
+  const groups = [...byRoot.values()].map((g) => ({
+    first: g.leaves.sort(bytes)[0]!,
+    nodes: [...g.nodes].sort(bytes),
+  }));
   groups.sort((a, b) => bytes(a.first, b.first));
   return { leaves: groups.map((g) => g.nodes), spine: groups.map((_, i) => `leaf-hn-${i}`) };
 }
@@ -97,7 +109,11 @@ interface Answer {
 }
 
 const validAnswer: fc.Arbitrary<Answer> = fc
-  .tuple(fc.array(fc.option(link, { freq: 8 }), { maxLength: 30 }), fc.boolean(), fc.constantFrom('', ' \n', '\n{"trailing": "ignored"}'))
+  .tuple(
+    fc.array(fc.option(link, { freq: 8 }), { maxLength: 30 }),
+    fc.boolean(),
+    fc.constantFrom('', ' \n', '\n{"trailing": "ignored"}'),
+  )
   .map(([links, upper, tail]) => ({
     body: JSON.stringify(links.map((l) => (l === null ? null : portJson(l, upper)))) + tail,
     expect: model(links),
@@ -105,13 +121,15 @@ const validAnswer: fc.Arbitrary<Answer> = fc
   }));
 
 /** A huge array: many switch ports (or nulls) around one Computer port, or none. */
-const hugeAnswer: fc.Arbitrary<Answer> = fc.tuple(fc.integer({ min: 5_000, max: 20_000 }), fc.boolean(), fc.boolean()).map(([n, withComputer, nulls]) => {
-  const filler = nulls ? 'null' : JSON.stringify(portJson({ node: 'sw', leaf: 'spine', computer: false }, false));
-  const links: (Link | null)[] = withComputer ? [{ node: 'n0', leaf: 'L0', computer: true }] : [];
-  const items = Array.from({ length: n }, () => filler);
-  if (withComputer) items.splice(n >> 1, 0, JSON.stringify(portJson(links[0]!, false)));
-  return { body: `[${items.join(',')}]`, expect: model(links), what: 'huge' };
-});
+const hugeAnswer: fc.Arbitrary<Answer> = fc
+  .tuple(fc.integer({ min: 5_000, max: 20_000 }), fc.boolean(), fc.boolean())
+  .map(([n, withComputer, nulls]) => {
+    const filler = nulls ? 'null' : JSON.stringify(portJson({ node: 'sw', leaf: 'spine', computer: false }, false));
+    const links: (Link | null)[] = withComputer ? [{ node: 'n0', leaf: 'L0', computer: true }] : [];
+    const items = Array.from({ length: n }, () => filler);
+    if (withComputer) items.splice(n >> 1, 0, JSON.stringify(portJson(links[0]!, false)));
+    return { body: `[${items.join(',')}]`, expect: model(links), what: 'huge' };
+  });
 
 const wrongTypes: fc.Arbitrary<[string, Json]> = fc.oneof(
   fc.constantFrom<[string, Json]>(
@@ -138,7 +156,20 @@ const brokenAnswer: fc.Arbitrary<Answer> = fc.oneof(
   }),
   // not a list of ports
   fc
-    .constantFrom('{"ports": []}', '"ports"', '42', 'true', '[1, 2]', '["Computer"]', '[[]]', '', '   ', 'not json', '<html>502 Bad Gateway</html>', '\u0000\u0001')
+    .constantFrom(
+      '{"ports": []}',
+      '"ports"',
+      '42',
+      'true',
+      '[1, 2]',
+      '["Computer"]',
+      '[[]]',
+      '',
+      '   ',
+      'not json',
+      '<html>502 Bad Gateway</html>',
+      '\u0000\u0001',
+    )
     .map((body) => ({
       body,
       expect: 'broken' as const,
@@ -194,7 +225,10 @@ test('run loop against the stand-in: never throws, publishes nothing for a broke
   const secrets = {
     get: async () => ({
       metadata: { name: 'ufm', namespace: 'ns' },
-      data: { username: Buffer.from(server.username).toString('base64'), password: Buffer.from(server.password).toString('base64') },
+      data: {
+        username: Buffer.from(server.username).toString('base64'),
+        password: Buffer.from(server.password).toString('base64'),
+      },
     }),
   };
   try {
@@ -210,16 +244,31 @@ test('run loop against the stand-in: never throws, publishes nothing for a broke
           credentials: { secretRef: { name: 'ufm', namespace: 'ns' } },
           config: { endpoint: server.endpoint() },
         };
-        const d = await factory(entry, { nodes: new FakeInformer(), hyperNodes: new FakeInformer(), secrets, clock: realClock, logger: nullLogger, problems });
+        const d = await factory(entry, {
+          nodes: new FakeInformer(),
+          hyperNodes: new FakeInformer(),
+          secrets,
+          clock: realClock,
+          logger: nullLogger,
+          problems,
+        });
         const ch = await d.start();
         let snapshot: Snapshot | undefined;
         void ch.recv().then((r) => (snapshot = r.value));
         // One run ends either with a snapshot or with a reported failure; the next run is an hour (or a minute) away.
-        await waitFor(() => snapshot !== undefined || problems.failures.length > 0, { what: `${a.what}: the first run's outcome`, intervalMs: 2 });
+        await waitFor(() => snapshot !== undefined || problems.failures.length > 0, {
+          what: `${a.what}: the first run's outcome`,
+          intervalMs: 2,
+        });
         await d.stop();
         if (a.expect === 'broken' || a.expect === 'nothing') {
           assert.is(snapshot, undefined, `${a.what}: nothing published`);
-          assert.match(problems.failures[0]!, a.expect === 'broken' ? /^Failed to fetch UFM data: failed to decode response/ : /^UFM reported no Computer ports/);
+          assert.match(
+            problems.failures[0]!,
+            a.expect === 'broken'
+              ? /^Failed to fetch UFM data: failed to decode response/
+              : /^UFM reported no Computer ports/,
+          );
         } else {
           assert.ok(snapshot, `${a.what}: a snapshot (failures: ${problems.failures.join('; ')})`);
           assert.equal(shape(snapshot!), a.expect);

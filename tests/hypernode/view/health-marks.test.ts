@@ -23,15 +23,39 @@ const condition = (type: string, status: 'True' | 'False', message: string) => (
   message,
   lastTransitionTime: '2026-12-01T00:00:00Z',
 });
-const hn = (name: string, tier: number, type: 'Node' | 'HyperNode', members: string[], conditions: ReturnType<typeof condition>[]): HyperNode => ({
+const hn = (
+  name: string,
+  tier: number,
+  type: 'Node' | 'HyperNode',
+  members: string[],
+  conditions: ReturnType<typeof condition>[],
+): HyperNode => ({
   metadata: { name, labels: { 'volcano.sh/network-topology-source': 'ufm' } },
   spec: { tier, members: members.map((m) => ({ type, selector: { exactMatch: { name: m } } })) },
   status: { nodeCount: members.length, conditions },
 });
 const objects = [
-  hn('leaf-a', 1, 'Node', ['n0', 'n1'], [condition('FabricHealthy', 'False', '1 fabric problem: leaf-a port 3 (link to host n1 missing).')]),
-  hn('leaf-b', 1, 'Node', ['n2', 'n3'], [condition('FabricHealthy', 'True', 'Every link of the last good poll is present.')]),
-  hn('spine', 2, 'HyperNode', ['leaf-a', 'leaf-b'], [condition('FabricHealthy', 'True', 'Every link of the last good poll is present.')]),
+  hn(
+    'leaf-a',
+    1,
+    'Node',
+    ['n0', 'n1'],
+    [condition('FabricHealthy', 'False', '1 fabric problem: leaf-a port 3 (link to host n1 missing).')],
+  ),
+  hn(
+    'leaf-b',
+    1,
+    'Node',
+    ['n2', 'n3'],
+    [condition('FabricHealthy', 'True', 'Every link of the last good poll is present.')],
+  ),
+  hn(
+    'spine',
+    2,
+    'HyperNode',
+    ['leaf-a', 'leaf-b'],
+    [condition('FabricHealthy', 'True', 'Every link of the last good poll is present.')],
+  ),
 ];
 
 test('the view carries the messages of False conditions only', () => {
@@ -54,12 +78,19 @@ testNeeding(missingChromium())('the page draws exactly the unhealthy HyperNode i
     writeFileSync(file, topologyHtml(topologyView('health', objects, [])));
     const { page, errors } = await openPage(browser, file);
     const names = await drawnNames(page);
-    const classes = await page.$$eval('#icicle rect.hn', (rs) => rs.map((r) => [(r as SVGRectElement).dataset.i!, r.getAttribute('class') ?? ''] as const));
+    const classes = await page.$$eval('#icicle rect.hn', (rs) =>
+      rs.map((r) => [(r as SVGRectElement).dataset.i!, r.getAttribute('class') ?? ''] as const),
+    );
     const unhealthy = classes.filter(([, c]) => c.split(' ').includes('unhealthy')).map(([i]) => names[Number(i)]);
     assert.equal(unhealthy, ['leaf-a']);
     const fill = await page.$eval('#icicle rect.hn.unhealthy', (r) => getComputedStyle(r).fill);
-    const healthyFill = await page.$$eval('#icicle rect.hn', (rs) => rs.filter((r) => !r.classList.contains('unhealthy')).map((r) => getComputedStyle(r).fill));
-    assert.ok(!healthyFill.includes(fill), `the unhealthy colour ${fill} is no tier colour (${healthyFill.join(', ')})`);
+    const healthyFill = await page.$$eval('#icicle rect.hn', (rs) =>
+      rs.filter((r) => !r.classList.contains('unhealthy')).map((r) => getComputedStyle(r).fill),
+    );
+    assert.ok(
+      !healthyFill.includes(fill),
+      `the unhealthy colour ${fill} is no tier colour (${healthyFill.join(', ')})`,
+    );
     assert.equal(errors, []);
   } finally {
     await browser.close();

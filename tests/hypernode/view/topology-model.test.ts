@@ -17,7 +17,13 @@ import { viewData } from '../../../testing/view-page.ts';
 const SOURCE = 'volcano.sh/network-topology-source';
 const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });
 const exact = (type: 'Node' | 'HyperNode', name: string): MemberSpec => ({ type, selector: { exactMatch: { name } } });
-const hn = (name: string, tier: number, members: MemberSpec[], labels: Record<string, string> = {}, tierName?: string): HyperNode => ({
+const hn = (
+  name: string,
+  tier: number,
+  members: MemberSpec[],
+  labels: Record<string, string> = {},
+  tierName?: string,
+): HyperNode => ({
   apiVersion: 'topology.volcano.sh/v1alpha1',
   kind: 'HyperNode',
   metadata: { name, labels },
@@ -30,7 +36,11 @@ test('the model indexes children and resolves exact, regex and label members aga
   const view = topologyView(
     't',
     [
-      hn('spine', 2, [exact('HyperNode', 'rack-regex'), exact('HyperNode', 'rack-labels'), exact('HyperNode', 'missing')]),
+      hn('spine', 2, [
+        exact('HyperNode', 'rack-regex'),
+        exact('HyperNode', 'rack-labels'),
+        exact('HyperNode', 'missing'),
+      ]),
       hn('rack-regex', 1, [{ type: 'Node', selector: { regexMatch: { pattern: '^gpu-' } } }]),
       hn(
         'rack-labels',
@@ -47,15 +57,32 @@ test('the model indexes children and resolves exact, regex and label members aga
     view.hyperNodes.map((h) => h.name),
     ['rack-labels', 'rack-regex', 'spine'],
   );
-  assert.equal(byName.get('spine')!.children, [byName.get('rack-labels')!.i, byName.get('rack-regex')!.i], 'a member that is no HyperNode is left out');
+  assert.equal(
+    byName.get('spine')!.children,
+    [byName.get('rack-labels')!.i, byName.get('rack-regex')!.i],
+    'a member that is no HyperNode is left out',
+  );
   assert.equal(byName.get('rack-regex')!.nodes, ['gpu-1', 'gpu-2']);
-  assert.equal(byName.get('rack-labels')!.nodes, ['cpu-1', 'not-a-node-yet'], 'exact names count without a Node, as nodeCount does');
-  assert.equal([byName.get('rack-labels')!.source, byName.get('rack-labels')!.profile, byName.get('rack-labels')!.tierName], ['label', 'p1', 'rack']);
+  assert.equal(
+    byName.get('rack-labels')!.nodes,
+    ['cpu-1', 'not-a-node-yet'],
+    'exact names count without a Node, as nodeCount does',
+  );
+  assert.equal(
+    [byName.get('rack-labels')!.source, byName.get('rack-labels')!.profile, byName.get('rack-labels')!.tierName],
+    ['label', 'p1', 'rack'],
+  );
   assert.is(view.plan, false);
 });
 
 test('an LLDP fabric is named like a UFM one: the view carries it and why gives it as the reason', () => {
-  const leaf = hn('roce-leaf-02aa00030001', 1, [exact('Node', 'gpu-1')], { [SOURCE]: 'lldp', 'volcano.sh/lldp-fabric': 'roce' }, 'leaf');
+  const leaf = hn(
+    'roce-leaf-02aa00030001',
+    1,
+    [exact('Node', 'gpu-1')],
+    { [SOURCE]: 'lldp', 'volcano.sh/lldp-fabric': 'roce' },
+    'leaf',
+  );
   const [viewed] = topologyView('t', [leaf], NODES).hyperNodes;
   assert.equal([viewed!.source, viewed!.fabric], ['lldp', 'roce']);
   assert.equal(nodeMemberships(NODES[0]!, [leaf]), [
@@ -64,7 +91,10 @@ test('an LLDP fabric is named like a UFM one: the view carries it and why gives 
       tier: 1,
       tierName: 'leaf',
       source: 'lldp',
-      reasons: ['member by name (exactMatch gpu-1)', "LLDP fabric roce: the Node's host ports link to the switches of this group"],
+      reasons: [
+        'member by name (exactMatch gpu-1)',
+        "LLDP fabric roce: the Node's host ports link to the switches of this group",
+      ],
     },
   ]);
 });
@@ -109,7 +139,9 @@ test('a plan view keeps deleted objects in place, marks each change and carries 
 
 test("a label value cannot end the page's script or inject markup", () => {
   const evil = '</script><script>alert(1)</script><!--';
-  const page = topologyHtml(topologyView('<b>title</b>', [hn('x', 1, [exact('Node', 'n')], { k: evil }, evil)], [node('n')]));
+  const page = topologyHtml(
+    topologyView('<b>title</b>', [hn('x', 1, [exact('Node', 'n')], { k: evil }, evil)], [node('n')]),
+  );
   assert.is(page.match(/<script/g)!.length, 2, 'the data script and the view script, nothing more');
   assert.ok(page.includes('<title>&lt;b&gt;title&lt;/b&gt;</title>'));
   assert.is(viewData(page).hyperNodes[0]!.tierName, evil, 'the value survives, escaped');
@@ -118,14 +150,22 @@ test("a label value cannot end the page's script or inject markup", () => {
 
 test('why: regexMatch and labelMatch members, and a hand-made HyperNode without a source', () => {
   const hyperNodes = [
-    hn('by-regex', 1, [{ type: 'Node', selector: { regexMatch: { pattern: '^gpu-' } } }], { [SOURCE]: 'label', rack: 'r1' }),
+    hn('by-regex', 1, [{ type: 'Node', selector: { regexMatch: { pattern: '^gpu-' } } }], {
+      [SOURCE]: 'label',
+      rack: 'r1',
+    }),
     hn('by-labels', 1, [{ type: 'Node', selector: { labelMatch: { matchLabels: { rack: 'r1' } } } }]),
     hn('top', 2, [exact('HyperNode', 'by-labels')]),
     hn('elsewhere', 1, [exact('Node', 'cpu-1')]),
   ];
   assert.equal(nodeMemberships(NODES[0]!, hyperNodes), [
     { hyperNode: 'by-labels', tier: 1, reasons: ['its labels match labelMatch {"matchLabels":{"rack":"r1"}}'] },
-    { hyperNode: 'by-regex', tier: 1, source: 'label', reasons: ['its name matches regexMatch "^gpu-"', "label rack=r1 (the Node's value)"] },
+    {
+      hyperNode: 'by-regex',
+      tier: 1,
+      source: 'label',
+      reasons: ['its name matches regexMatch "^gpu-"', "label rack=r1 (the Node's value)"],
+    },
     { hyperNode: 'top', tier: 2, through: 'by-labels', reasons: [] },
   ]);
   assert.equal(nodeMemberships(node('nowhere'), hyperNodes), []);

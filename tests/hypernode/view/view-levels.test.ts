@@ -26,7 +26,16 @@ test('one level per tierName, highest tier first, with its tiers and label keys'
 
 test('a tierName keeps its colour beside levels it does not collide with; one page never repeats a colour', () => {
   const alone = levelsOf([{ tier: 1, tierName: 'volcano.sh/hypernode' }]);
-  const tierNames = ['zone', 'volcano.sh/hypercluster', 'volcano.sh/hypernode', 'leaf', 'spine', 'core', 'nvl-domain', 'tier 9'];
+  const tierNames = [
+    'zone',
+    'volcano.sh/hypercluster',
+    'volcano.sh/hypernode',
+    'leaf',
+    'spine',
+    'core',
+    'nvl-domain',
+    'tier 9',
+  ];
   const crowded = levelsOf(tierNames.map((tierName, i) => ({ tier: 10 - i, tierName })));
   const colours = crowded.map((l) => l.colour);
   assert.is(new Set(colours).size, LEVEL_COLOURS, `distinct: ${colours}`);
@@ -36,7 +45,11 @@ test('a tierName keeps its colour beside levels it does not collide with; one pa
     { tier: 3, tierName: 'topology.example.com/zone' },
     { tier: 1, tierName: 'volcano.sh/hypernode' },
   ]);
-  assert.is(demo.find((l) => l.tierName === 'volcano.sh/hypernode')!.colour, alone[0]!.colour, 'the same colour alone and beside a zone');
+  assert.is(
+    demo.find((l) => l.tierName === 'volcano.sh/hypernode')!.colour,
+    alone[0]!.colour,
+    'the same colour alone and beside a zone',
+  );
 });
 
 test.run();

@@ -18,7 +18,9 @@ import { parseNvlinkConfig, type NvlinkConfig } from './nvlink-config.ts';
 /** `raw` as a fabric name; throws `<source>: <where> must be a DNS label …` otherwise. */
 export function fabricName(raw: unknown, where: string, source: string): string {
   if (typeof raw !== 'string' || !isFabricName(raw)) {
-    throw new Error(`${source}: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `${source}: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`,
+    );
   }
   return raw;
 }
@@ -77,9 +79,11 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     return [decode({ name, raw: c, where: 'config', listed: false, secretRef: entryRef })];
   }
   for (const key of form.singleKeys) {
-    if (c[key] !== undefined) fail(`write either config.${form.singleKeyNamed ?? key} (one fabric) or config.fabrics (a list), not both`);
+    if (c[key] !== undefined)
+      fail(`write either config.${form.singleKeyNamed ?? key} (one fabric) or config.fabrics (a list), not both`);
   }
-  if (!Array.isArray(c.fabrics) || c.fabrics.length === 0) fail(`config.fabrics must be a non-empty list of ${form.itemShape}`);
+  if (!Array.isArray(c.fabrics) || c.fabrics.length === 0)
+    fail(`config.fabrics must be a non-empty list of ${form.itemShape}`);
   const names = new Set<string>();
   return (c.fabrics as unknown[]).map((raw, i) => {
     const where = `config.fabrics[${i}]`;
@@ -87,7 +91,10 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     const extra = unknownKeysProblem(raw, form.itemKeys, where);
     if (extra) fail(extra);
     const name = fabricName(raw.name, `${where}.name`, form.source);
-    if (names.has(name)) fail(`${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`);
+    if (names.has(name))
+      fail(
+        `${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`,
+      );
     names.add(name);
     let secretRef: SecretRef | undefined;
     try {

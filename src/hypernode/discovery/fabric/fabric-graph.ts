@@ -15,7 +15,9 @@ export interface FabricSwitch {
 export interface FabricHost {
   readonly name: string;
 }
-export type FabricLinkEnd = { readonly kind: 'switch'; readonly id: string; readonly port: string } | { readonly kind: 'host'; readonly name: string; readonly port: string };
+export type FabricLinkEnd =
+  | { readonly kind: 'switch'; readonly id: string; readonly port: string }
+  | { readonly kind: 'host'; readonly name: string; readonly port: string };
 /** An active link (producers drop inactive/unknown ones, reporting them as they see fit). */
 export interface FabricLink {
   readonly a: FabricLinkEnd;

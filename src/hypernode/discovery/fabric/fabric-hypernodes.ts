@@ -52,7 +52,10 @@ function fabricSwitchesText(switches: readonly string[], nameOf: ReadonlyMap<str
 }
 
 /** The HyperNodes of the levels' groups that have a mapped host below them, and which one holds each switch. */
-function buildFabricSnapshot(input: FabricInput, levels: FabricLevels): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
+function buildFabricSnapshot(
+  input: FabricInput,
+  levels: FabricLevels,
+): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
   const { graph, mapHost, logger, ...naming } = input;
   const switchNames = new Map(graph.switches.map((s) => [s.id, s.name]));
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };

@@ -84,7 +84,8 @@ function add<K, V>(m: Map<K, Set<V>>, k: K, v: V): void {
   else m.set(k, new Set([v]));
 }
 
-const describeEnd = (e: FabricLinkEnd) => (e.kind === 'switch' ? `switch ${e.id} port ${e.port}` : `host ${e.name} port ${e.port}`);
+const describeEnd = (e: FabricLinkEnd) =>
+  e.kind === 'switch' ? `switch ${e.id} port ${e.port}` : `host ${e.name} port ${e.port}`;
 
 /**
  * Unions the leaves that share hosts. With a threshold above 1 only leaf
@@ -120,7 +121,10 @@ function leafGroups(
       }
     }
   }
-  const groups = components(leaves, uf).map((switches) => ({ switches: switches.sort(compareBytes), hosts: new Set<string>() }));
+  const groups = components(leaves, uf).map((switches) => ({
+    switches: switches.sort(compareBytes),
+    hosts: new Set<string>(),
+  }));
   const groupOf = new Map<string, (typeof groups)[number]>();
   for (const g of groups) for (const l of g.switches) groupOf.set(l, g);
   for (const [host, ls] of hostLeaves) {
@@ -161,7 +165,10 @@ export function fabricLevels(graph: FabricGraph, options: FabricLevelOptions = {
     }
     if (a.kind === 'switch' && b.kind === 'switch') {
       if (a.id === b.id) {
-        problems.push({ kind: 'self-link', message: `switch ${a.id} is cabled to itself (port ${a.port} – port ${b.port}); the link joins nothing` });
+        problems.push({
+          kind: 'self-link',
+          message: `switch ${a.id} is cabled to itself (port ${a.port} – port ${b.port}); the link joins nothing`,
+        });
         continue;
       }
       add(switchPeers, a.id, b.id);
@@ -169,7 +176,10 @@ export function fabricLevels(graph: FabricGraph, options: FabricLevelOptions = {
       continue;
     }
     if (a.kind === 'host' && b.kind === 'host') {
-      problems.push({ kind: 'host-to-host', message: `hosts ${a.name} and ${b.name} are cabled to each other (ports ${a.port}, ${b.port}); the link joins nothing` });
+      problems.push({
+        kind: 'host-to-host',
+        message: `hosts ${a.name} and ${b.name} are cabled to each other (ports ${a.port}, ${b.port}); the link joins nothing`,
+      });
       continue;
     }
     const [host, sw] = a.kind === 'host' ? [a.name, (b as { id: string }).id] : [(b as { name: string }).name, a.id];

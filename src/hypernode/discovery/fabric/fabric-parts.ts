@@ -67,7 +67,10 @@ export class FabricParts {
         if (signal.aborted) return { ok: false };
         failed++;
         const kept = this.kept(fabric);
-        this.deps.problems.failed(`Failed to discover ${this.deps.kind} fabric ${fabric}; keeping its ${kept.length} HyperNodes`, err);
+        this.deps.problems.failed(
+          `Failed to discover ${this.deps.kind} fabric ${fabric}; keeping its ${kept.length} HyperNodes`,
+          err,
+        );
         snapshot.push(...kept);
       }
     }
@@ -89,7 +92,10 @@ export class FabricParts {
   }
 
   private placed(fabric: string, tree: Snapshot): Snapshot {
-    return this.deps.nvlink.place(fabric, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: this.deps.source, [this.deps.fabricLabel]: fabric });
+    return this.deps.nvlink.place(fabric, tree, {
+      [NETWORK_TOPOLOGY_SOURCE_LABEL]: this.deps.source,
+      [this.deps.fabricLabel]: fabric,
+    });
   }
 
   /** The fabric's HyperNodes in the cache, as discovered HyperNodes (switch names kept, so a restart writes nothing). */
@@ -100,7 +106,11 @@ export class FabricParts {
       return hn.spec
         ? [
             {
-              metadata: { name: hn.metadata.name, labels: { ...labels }, ...(switches === undefined ? {} : { annotations: { [FABRIC_SWITCHES_ANNOTATION]: switches } }) },
+              metadata: {
+                name: hn.metadata.name,
+                labels: { ...labels },
+                ...(switches === undefined ? {} : { annotations: { [FABRIC_SWITCHES_ANNOTATION]: switches } }),
+              },
               spec: {
                 tier: hn.spec.tier,
                 ...(hn.spec.tierName === undefined ? {} : { tierName: hn.spec.tierName }),

@@ -18,15 +18,22 @@ export interface HostLineId {
 export function parseHostLines(raw: unknown, where: string, id: HostLineId): ReadonlyMap<string, string> {
   const out = new Map<string, string>();
   if (raw === undefined || raw === null) return out;
-  if (typeof raw !== 'string') throw new Error(`${where} must be a block of "${id.word} node" lines (write it with |), got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string')
+    throw new Error(
+      `${where} must be a block of "${id.word} node" lines (write it with |), got ${JSON.stringify(raw)}`,
+    );
   raw.split('\n').forEach((line, i) => {
     const text = line.replace(/#.*/, '').trim();
     if (text === '') return;
     const m = /^(\S+)\s+([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(text);
     const parsed = m ? id.parse(m[1]!) : undefined;
-    if (!m || !parsed) throw new Error(`${where} line ${i + 1} ${JSON.stringify(line.trim())} is not "${id.word} node" (e.g. "${id.example}")`);
+    if (!m || !parsed)
+      throw new Error(
+        `${where} line ${i + 1} ${JSON.stringify(line.trim())} is not "${id.word} node" (e.g. "${id.example}")`,
+      );
     const have = out.get(parsed.key);
-    if (have !== undefined && have !== m[2]) throw new Error(`${where} line ${i + 1} maps ${parsed.shown} to ${m[2]}, but an earlier line maps it to ${have}`);
+    if (have !== undefined && have !== m[2])
+      throw new Error(`${where} line ${i + 1} maps ${parsed.shown} to ${m[2]}, but an earlier line maps it to ${have}`);
     out.set(parsed.key, m[2]!);
   });
   return out;

@@ -33,22 +33,34 @@ export const IDENTITY_MAPPING: HostMapping = Object.freeze({ lowercase: false, s
 /** Validates `config.hostMapping`; throws naming the field. */
 export function parseHostMapping(raw: unknown): HostMapping {
   if (raw === undefined || raw === null) return IDENTITY_MAPPING;
-  if (!isMapping(raw)) throw new Error('config.hostMapping must be a mapping (keys: lowercase, stripSuffix, pattern, template, nodeLabel)');
+  if (!isMapping(raw))
+    throw new Error(
+      'config.hostMapping must be a mapping (keys: lowercase, stripSuffix, pattern, template, nodeLabel)',
+    );
   const m = raw;
   refuseUnknownKeys(m, HOST_MAPPING_KEYS, 'config.hostMapping');
-  if (m.lowercase !== undefined && typeof m.lowercase !== 'boolean') throw new Error('config.hostMapping.lowercase must be true or false');
+  if (m.lowercase !== undefined && typeof m.lowercase !== 'boolean')
+    throw new Error('config.hostMapping.lowercase must be true or false');
   const suffixes = m.stripSuffix === undefined ? [] : Array.isArray(m.stripSuffix) ? m.stripSuffix : [m.stripSuffix];
   if (!suffixes.every((s) => typeof s === 'string' && s !== ''))
-    throw new Error('config.hostMapping.stripSuffix must be a non-empty string or a list of them (e.g. ".cluster.example.com")');
+    throw new Error(
+      'config.hostMapping.stripSuffix must be a non-empty string or a list of them (e.g. ".cluster.example.com")',
+    );
   for (const key of ['pattern', 'template', 'nodeLabel'] as const) {
-    if (m[key] !== undefined && (typeof m[key] !== 'string' || m[key] === '')) throw new Error(`config.hostMapping.${key} must be a non-empty string`);
+    if (m[key] !== undefined && (typeof m[key] !== 'string' || m[key] === ''))
+      throw new Error(`config.hostMapping.${key} must be a non-empty string`);
   }
   if ((m.pattern === undefined) !== (m.template === undefined))
-    throw new Error("config.hostMapping.pattern and config.hostMapping.template go together: the template builds the Node name from the pattern's groups");
+    throw new Error(
+      "config.hostMapping.pattern and config.hostMapping.template go together: the template builds the Node name from the pattern's groups",
+    );
   let pattern: RE2JS | undefined;
   if (typeof m.pattern === 'string') {
     const compiled = compileNodeNamePattern(m.pattern);
-    if (!compiled.ok) throw new Error(`config.hostMapping.pattern ${JSON.stringify(m.pattern)} is not a usable RE2 pattern: ${compiled.detail}`);
+    if (!compiled.ok)
+      throw new Error(
+        `config.hostMapping.pattern ${JSON.stringify(m.pattern)} is not a usable RE2 pattern: ${compiled.detail}`,
+      );
     pattern = compiled.re;
   }
   return Object.freeze({

@@ -57,10 +57,15 @@ class FabricLinks {
     const switches = new Map(graph.switches.map((s) => [s.id, s]));
     const hosts = new Map(graph.hosts.map((h) => [h.name, h]));
     for (const end of missing.flatMap((l) => [l.a, l.b])) {
-      if (end.kind === 'switch' && !switches.has(end.id)) switches.set(end.id, this.switches.get(end.id) ?? { id: end.id, name: end.id });
-      if (end.kind === 'host' && !hosts.has(end.name)) hosts.set(end.name, this.hosts.get(end.name) ?? { name: end.name });
+      if (end.kind === 'switch' && !switches.has(end.id))
+        switches.set(end.id, this.switches.get(end.id) ?? { id: end.id, name: end.id });
+      if (end.kind === 'host' && !hosts.has(end.name))
+        hosts.set(end.name, this.hosts.get(end.name) ?? { name: end.name });
     }
-    return { graph: { switches: [...switches.values()], hosts: [...hosts.values()], links: [...graph.links, ...missing] }, missing };
+    return {
+      graph: { switches: [...switches.values()], hosts: [...hosts.values()], links: [...graph.links, ...missing] },
+      missing,
+    };
   }
 
   /** Names of the switch (the switch end's name as the fabric calls it). */
@@ -119,7 +124,11 @@ export class FabricMemory {
    * the HyperNode `build` says holds its switch. The one home of link memory
    * for every grouping: the fabric layer's tiers and a source's own.
    */
-  remembered<T extends SwitchHolders>(fabric: string, graph: FabricGraph, build: (graph: FabricGraph, missing: readonly FabricLink[]) => T): T {
+  remembered<T extends SwitchHolders>(
+    fabric: string,
+    graph: FabricGraph,
+    build: (graph: FabricGraph, missing: readonly FabricLink[]) => T,
+  ): T {
     const { source } = this;
     const { fabricHealth: reporter, clock } = this.opts;
     if (!reporter) return build(graph, []);
@@ -140,7 +149,11 @@ export class FabricMemory {
         const hyperNode = tree.switchHyperNodes.get(end.id);
         if (hyperNode === undefined) continue;
         const list = problems.get(hyperNode) ?? [];
-        list.push({ switch: links.switchName(end.id), port: end.port, what: `link to ${describeEnd(other, links)} missing` });
+        list.push({
+          switch: links.switchName(end.id),
+          port: end.port,
+          what: `link to ${describeEnd(other, links)} missing`,
+        });
         problems.set(hyperNode, list);
       }
     }

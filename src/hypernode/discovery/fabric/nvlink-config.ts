@@ -7,7 +7,13 @@
 import { isQualifiedName } from '../../../kube/name-validation.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { refuseUnknownKeys } from '../../config/unknown-keys.ts';
-import { GPU_CLIQUE_LABEL, NVLINK_LEVELS, NVLINK_TIER_NAMES, type DomainTake, type NvlinkLevel } from '../../model/nvlink.ts';
+import {
+  GPU_CLIQUE_LABEL,
+  NVLINK_LEVELS,
+  NVLINK_TIER_NAMES,
+  type DomainTake,
+  type NvlinkLevel,
+} from '../../model/nvlink.ts';
 
 /** The config key, the same in every fabric source. */
 export const NVLINK_KEY = 'nvlink';
@@ -44,13 +50,16 @@ export function parseNvlinkConfig(raw: unknown): NvlinkConfig | undefined {
   const lvl = level(raw.level, `${where}.level`);
   const label = raw.label ?? GPU_CLIQUE_LABEL;
   if (typeof label !== 'string' || !isQualifiedName(label)) {
-    throw new Error(`${where}.label must be a Node label key such as ${GPU_CLIQUE_LABEL} or accelerator.topograph.run/domain, got ${JSON.stringify(label)}`);
+    throw new Error(
+      `${where}.label must be a Node label key such as ${GPU_CLIQUE_LABEL} or accelerator.topograph.run/domain, got ${JSON.stringify(label)}`,
+    );
   }
   return nvlinkConfig(lvl, label);
 }
 
 function nvlinkConfig(lvl: NvlinkLevel, label: string): NvlinkConfig {
   // The clique label's value always has the clique form; a value without it gives no domain rather than a guessed one.
-  const take: DomainTake = lvl === 'partition' ? 'whole' : label === GPU_CLIQUE_LABEL ? 'cluster-uuid' : 'cluster-uuid-or-whole';
+  const take: DomainTake =
+    lvl === 'partition' ? 'whole' : label === GPU_CLIQUE_LABEL ? 'cluster-uuid' : 'cluster-uuid-or-whole';
   return Object.freeze({ level: lvl, label, take, tierName: NVLINK_TIER_NAMES[lvl] });
 }

@@ -44,8 +44,19 @@ export class NvlinkDomains {
     const { config } = this;
     if (!config) return base;
     const nodes = this.deps.nodes;
-    const tier = nvlinkTier({ base, fabric, config, labels, labelOf: (node) => labelValue(nodes.get(node)?.metadata.labels, config.label) });
-    this.deps.logger.v(3).info('Placed the NVLink tier', { fabric, tierName: config.tierName, domains: tier.domains, split: tier.splits.length });
+    const tier = nvlinkTier({
+      base,
+      fabric,
+      config,
+      labels,
+      labelOf: (node) => labelValue(nodes.get(node)?.metadata.labels, config.label),
+    });
+    this.deps.logger.v(3).info('Placed the NVLink tier', {
+      fabric,
+      tierName: config.tierName,
+      domains: tier.domains,
+      split: tier.splits.length,
+    });
     this.reportSplits(fabric, tier.splits);
     const unreadable = tier.unreadable.map((u) => `${u.node} (${config.label}=${u.value})`);
     if (this.reportedUnreadable.isNew(unreadable.join(','), fabric) && unreadable.length > 0) {
@@ -60,7 +71,10 @@ export class NvlinkDomains {
   }
 
   private reportSplits(fabric: string, splits: readonly SplitDomain[]): void {
-    const described = splits.map((s) => `${s.domain} (${s.parts.map((p) => `under ${p.leafGroup}: ${firstFew(p.nodes, NAMED_IN_REPORT)}`).join('; ')})`);
+    const described = splits.map(
+      (s) =>
+        `${s.domain} (${s.parts.map((p) => `under ${p.leafGroup}: ${firstFew(p.nodes, NAMED_IN_REPORT)}`).join('; ')})`,
+    );
     if (!this.reportedSplits.isNew(described.join('\n'), fabric) || splits.length === 0) return;
     this.deps.problems.warning(
       NVLINK_DOMAIN_SPLIT.reason,

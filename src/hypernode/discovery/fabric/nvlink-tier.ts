@@ -90,7 +90,9 @@ export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
       else groups.set(hn.metadata.name, [node]);
     }
   }
-  const taken = new Map<string, string>(input.base.map((hn) => [hn.metadata.name, `the fabric HyperNode ${hn.metadata.name}`]));
+  const taken = new Map<string, string>(
+    input.base.map((hn) => [hn.metadata.name, `the fabric HyperNode ${hn.metadata.name}`]),
+  );
   const placed = new Map<string, string>();
   const children = new Map<string, string[]>();
   const domainHyperNodes: DiscoveredHyperNode[] = [];
@@ -98,21 +100,36 @@ export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
   for (const domain of [...domains.keys()].sort(compareBytes)) {
     const groups = domains.get(domain)!;
     const split = groups.size > 1;
-    if (split) splits.push({ domain, parts: [...groups].map(([leafGroup, nodes]) => ({ leafGroup, nodes: [...nodes].sort(compareBytes) })) });
+    if (split)
+      splits.push({
+        domain,
+        parts: [...groups].map(([leafGroup, nodes]) => ({ leafGroup, nodes: [...nodes].sort(compareBytes) })),
+      });
     for (const [leafGroup, nodes] of groups) {
       const name = nvlinkHyperNodeName(input.fabric, config.tierName, domain, split ? leafGroup : undefined);
       const holder = taken.get(name);
-      if (holder !== undefined) throw new Error(`the NVLink ${config.level} ${domain} would be named ${name}, which is already ${holder}`);
+      if (holder !== undefined)
+        throw new Error(`the NVLink ${config.level} ${domain} would be named ${name}, which is already ${holder}`);
       taken.set(name, `the name of NVLink ${config.level} ${domain}`);
       for (const n of nodes) placed.set(n, name);
       children.set(leafGroup, [...(children.get(leafGroup) ?? []), name]);
-      domainHyperNodes.push(buildWithTierName(name, 1, config.tierName, buildMembers(nodes, 'Node'), { ...input.labels, [config.label]: domain }));
+      domainHyperNodes.push(
+        buildWithTierName(name, 1, config.tierName, buildMembers(nodes, 'Node'), {
+          ...input.labels,
+          [config.label]: domain,
+        }),
+      );
     }
   }
   const raised = input.base.map((hn): DiscoveredHyperNode => {
     const below = children.get(hn.metadata.name);
     const own: readonly DiscoveredMember[] = hn.spec.members;
-    const members = below ? [...own.filter((m) => m.type !== 'Node' || !placed.has(exactName(m) ?? '')), ...buildMembers(below, 'HyperNode')] : hn.spec.members;
+    const members = below
+      ? [
+          ...own.filter((m) => m.type !== 'Node' || !placed.has(exactName(m) ?? '')),
+          ...buildMembers(below, 'HyperNode'),
+        ]
+      : hn.spec.members;
     return { metadata: hn.metadata, spec: { ...hn.spec, tier: hn.spec.tier + 1, members } };
   });
   return { snapshot: [...domainHyperNodes, ...raised], domains: domainHyperNodes.length, splits, unreadable };

@@ -46,17 +46,21 @@ function configMapOf(raw: unknown): GraphLocation {
   const extra = unknownKeysProblem(m, CONFIG_MAP_KEYS, 'config.configMap');
   if (extra) throw fail(extra);
   for (const k of CONFIG_MAP_KEYS)
-    if (typeof m[k] !== 'string' || m[k] === '') throw fail(`config.configMap.${k} must be a non-empty string (${want.slice(want.indexOf(': ') + 2)})`);
+    if (typeof m[k] !== 'string' || m[k] === '')
+      throw fail(`config.configMap.${k} must be a non-empty string (${want.slice(want.indexOf(': ') + 2)})`);
   return { kind: 'configMap', namespace: m.namespace as string, name: m.name as string, key: m.key as string };
 }
 
 function location(c: Readonly<Record<string, unknown>>): GraphLocation {
   if (LOCATION_KEYS.filter((k) => c[k] !== undefined).length !== 1) {
-    throw fail('set exactly one of config.configMap ({namespace, name, key}), config.file (a path) or config.url (https://…) to say where the fabric graph is');
+    throw fail(
+      'set exactly one of config.configMap ({namespace, name, key}), config.file (a path) or config.url (https://…) to say where the fabric graph is',
+    );
   }
   if (c.configMap !== undefined) return configMapOf(c.configMap);
   if (c.file !== undefined) {
-    if (typeof c.file !== 'string' || c.file === '') throw fail(`config.file must be a path, got ${JSON.stringify(c.file)}`);
+    if (typeof c.file !== 'string' || c.file === '')
+      throw fail(`config.file must be a path, got ${JSON.stringify(c.file)}`);
     return { kind: 'file', path: c.file };
   }
   let url: URL;
@@ -65,7 +69,8 @@ function location(c: Readonly<Record<string, unknown>>): GraphLocation {
   } catch {
     throw fail(`config.url ${JSON.stringify(c.url)} is not a URL (want https://host/path)`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail(`config.url ${JSON.stringify(c.url)} must be an https:// (or http://) URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw fail(`config.url ${JSON.stringify(c.url)} must be an https:// (or http://) URL`);
   return { kind: 'url', url: url.href };
 }
 
@@ -74,13 +79,17 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   const c = entry.config;
   const unknown = unknownKeysProblem(c, GRAPH_CONFIG_KEYS, 'config');
   if (unknown) throw fail(unknown);
-  const fabric = c.fabric === undefined || c.fabric === null ? DEFAULT_GRAPH_FABRIC : fabricName(c.fabric, 'config.fabric', 'graph source');
+  const fabric =
+    c.fabric === undefined || c.fabric === null
+      ? DEFAULT_GRAPH_FABRIC
+      : fabricName(c.fabric, 'config.fabric', 'graph source');
   const minShared = wholeNumber(c.minSharedHosts, 'config.minSharedHosts', 1, (message) => {
     throw fail(message);
   });
   const where = location(c);
   const secretRef = entry.credentials?.secretRef;
-  if (secretRef && where.kind !== 'url') throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
+  if (secretRef && where.kind !== 'url')
+    throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
   const { hostMapping, nvlink } = hostsAndNvlink(c, 'graph source');
   return Object.freeze({ fabric, location: where, secretRef, hostMapping, minSharedHosts: minShared, nvlink });
 }

@@ -8,7 +8,13 @@
 import { readFile } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { LastReported } from '../../../util/reported-once.ts';
-import type { ConfigMapReader, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import type {
+  ConfigMapReader,
+  DiscovererFactory,
+  DiscovererOptions,
+  DiscoveryEntry,
+  Snapshot,
+} from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
@@ -68,7 +74,11 @@ class GraphDiscoverer extends PollingDiscoverer {
         `WARNING: the fabric graph URL ${where.url} is plain http, so its token is sent unencrypted on every poll; use an https:// URL`,
       );
     }
-    this.logger.info('Starting fabric graph discovery', { fabric: this.config.fabric, from: describeLocation(where), interval: `${this.intervalMs}ms` });
+    this.logger.info('Starting fabric graph discovery', {
+      fabric: this.config.fabric,
+      from: describeLocation(where),
+      interval: `${this.intervalMs}ms`,
+    });
   }
 
   protected async runOnce(): Promise<PollRun> {
@@ -84,7 +94,11 @@ class GraphDiscoverer extends PollingDiscoverer {
     try {
       body = await (this.tuning.readGraph ?? ((l, s) => this.read(l, s)))(config.location, signal);
     } catch (err) {
-      if (!signal.aborted) opts.problems.failed(`Failed to read the fabric graph from ${where}; keeping the existing graph HyperNodes`, err);
+      if (!signal.aborted)
+        opts.problems.failed(
+          `Failed to read the fabric graph from ${where}; keeping the existing graph HyperNodes`,
+          err,
+        );
       return { ok: false };
     }
     let graph: FabricGraph;
@@ -95,7 +109,14 @@ class GraphDiscoverer extends PollingDiscoverer {
       return { ok: false };
     }
     const { mapHost } = hostIndex(config.hostMapping, opts.nodes.list());
-    const tree = this.memory.hyperNodes({ graph, fabric: config.fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts: config.minSharedHosts, logger: this.logger });
+    const tree = this.memory.hyperNodes({
+      graph,
+      fabric: config.fabric,
+      source: GRAPH_SOURCE,
+      mapHost,
+      minSharedHosts: config.minSharedHosts,
+      logger: this.logger,
+    });
     this.logProblems(tree.problems.map((p) => p.message));
     if (tree.hostCount === 0) {
       opts.problems.failed(
@@ -112,7 +133,12 @@ class GraphDiscoverer extends PollingDiscoverer {
       );
       return { ok: false };
     }
-    this.logger.v(3).info('Built the fabric graph HyperNodes', { fabric: config.fabric, switches: graph.switches.length, hosts: tree.hostCount, hyperNodes: tree.snapshot.length });
+    this.logger.v(3).info('Built the fabric graph HyperNodes', {
+      fabric: config.fabric,
+      switches: graph.switches.length,
+      hosts: tree.hostCount,
+      hyperNodes: tree.snapshot.length,
+    });
     this.last = tree.snapshot;
     const snapshot = this.placed(this.last);
     opts.problems.recovered();
@@ -138,17 +164,25 @@ class GraphDiscoverer extends PollingDiscoverer {
       } catch (err) {
         throw wrapError(`failed to read ConfigMap ${namespace}/${name}`, err);
       }
-      if (!configMap) throw new Error(`ConfigMap ${namespace}/${name} not found (the chart's Role lets the controller read ConfigMaps of its own namespace only)`);
+      if (!configMap)
+        throw new Error(
+          `ConfigMap ${namespace}/${name} not found (the chart's Role lets the controller read ConfigMaps of its own namespace only)`,
+        );
       const text = configMap.data?.[key];
       if (text === undefined)
-        throw new Error(`ConfigMap ${namespace}/${name} has no key ${JSON.stringify(key)}; its keys: ${Object.keys(configMap.data ?? {}).join(', ') || 'none'}`);
+        throw new Error(
+          `ConfigMap ${namespace}/${name} has no key ${JSON.stringify(key)}; its keys: ${Object.keys(configMap.data ?? {}).join(', ') || 'none'}`,
+        );
       return text;
     }
     if (location.kind === 'file') {
       try {
         return await readFile(location.path, 'utf8');
       } catch (err) {
-        const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (is the ConfigMap mounted there?)' : errorMessage(err);
+        const reason =
+          (err as NodeJS.ErrnoException).code === 'ENOENT'
+            ? 'no such file (is the ConfigMap mounted there?)'
+            : errorMessage(err);
         throw new Error(`cannot read ${location.path}: ${reason}`, { cause: err });
       }
     }
@@ -161,7 +195,12 @@ class GraphDiscoverer extends PollingDiscoverer {
       // The Secret's CA replaces every other root for this URL: trust is pinned to the private CA.
       ca = credentials.ca ?? ca;
     }
-    const client = new HttpGetClient({ insecureSkipVerify: false, ...(ca === undefined ? {} : { ca }), timeoutMs: this.tuning.timeoutMs, maxBodyBytes: this.tuning.maxBodyBytes });
+    const client = new HttpGetClient({
+      insecureSkipVerify: false,
+      ...(ca === undefined ? {} : { ca }),
+      timeoutMs: this.tuning.timeoutMs,
+      maxBodyBytes: this.tuning.maxBodyBytes,
+    });
     this.logger.v(4).info('Fetching the fabric graph', { url: location.url });
     let res: HttpResponse;
     try {
@@ -169,13 +208,15 @@ class GraphDiscoverer extends PollingDiscoverer {
     } catch (err) {
       throw wrapError(`GET ${location.url} failed`, err);
     }
-    if (res.status !== 200) throw new Error(`GET ${location.url}: unexpected status code ${res.status} ${res.statusText}`.trimEnd());
+    if (res.status !== 200)
+      throw new Error(`GET ${location.url}: unexpected status code ${res.status} ${res.statusText}`.trimEnd());
     return res.body;
   }
 
   private logProblems(messages: readonly string[]): void {
     if (!this.loggedProblems.isNew(messages.join('\n'))) return;
-    for (const problem of messages) this.logger.warn('Fabric graph entry joins no group as written', { fabric: this.config.fabric, problem });
+    for (const problem of messages)
+      this.logger.warn('Fabric graph entry joins no group as written', { fabric: this.config.fabric, problem });
   }
 }
 

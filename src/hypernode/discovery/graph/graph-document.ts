@@ -39,14 +39,20 @@ function parseSwitch(raw: unknown, where: string): FabricSwitch {
   refuseUnknownKeys(m, SWITCH_KEYS, where);
   const id = text(m.id, `${where}.id`);
   if (!SWITCH_ID.test(id))
-    throw new Error(`${where}.id ${quote(id)} is not usable in HyperNode names: want at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`);
+    throw new Error(
+      `${where}.id ${quote(id)} is not usable in HyperNode names: want at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
+    );
   return { id, name: m.name === undefined ? id : text(m.name, `${where}.name`) };
 }
 
 function parseEnd(raw: unknown, where: string, switches: ReadonlySet<string>): FabricLinkEnd {
-  if (!isMapping(raw)) throw new Error(`${where} must be a mapping {switch: <id>, port: <port>} or {host: <name>, port: <port>}, got ${quote(raw)}`);
+  if (!isMapping(raw))
+    throw new Error(
+      `${where} must be a mapping {switch: <id>, port: <port>} or {host: <name>, port: <port>}, got ${quote(raw)}`,
+    );
   refuseUnknownKeys(raw, END_KEYS, where);
-  if ((raw.switch === undefined) === (raw.host === undefined)) throw new Error(`${where} must name exactly one of switch or host`);
+  if ((raw.switch === undefined) === (raw.host === undefined))
+    throw new Error(`${where} must name exactly one of switch or host`);
   const port = raw.port === undefined ? '' : text(raw.port, `${where}.port`);
   if (raw.host !== undefined) return { kind: 'host', name: text(raw.host, `${where}.host`), port };
   const id = text(raw.switch, `${where}.switch`);
@@ -79,7 +85,10 @@ export function parseGraphDocument(body: string): FabricGraph {
   } catch (err) {
     throw new Error(`not JSON or YAML: ${errorMessage(err)}`, { cause: err });
   }
-  if (!isMapping(doc)) throw new Error(`want a mapping with switches, hosts and links, got ${doc === null || doc === undefined ? 'an empty document' : quote(doc)}`);
+  if (!isMapping(doc))
+    throw new Error(
+      `want a mapping with switches, hosts and links, got ${doc === null || doc === undefined ? 'an empty document' : quote(doc)}`,
+    );
   refuseUnknownKeys(doc, DOCUMENT_KEYS, 'the graph');
   const switches = list(doc.switches, 'switches', true).map((s, i) => parseSwitch(s, `switches[${i}]`));
   if (switches.length === 0) throw new Error('switches is empty: a fabric needs at least one switch');

@@ -70,14 +70,25 @@ export class CableSides {
       const peer = Math.floor(to / PORTS_PER_NODE);
       const peerKind = nodes.kindCode(peer);
       if (peerKind === 0) {
-        half(() => `${at(i)} leads to ${kindWord(this.toKind[i]!)} ${node(to)} ("${nodes.description(peer)}"), which has no block`);
+        half(
+          () =>
+            `${at(i)} leads to ${kindWord(this.toKind[i]!)} ${node(to)} ("${nodes.description(peer)}"), which has no block`,
+        );
       } else if (peerKind !== this.toKind[i]) {
-        throw new IbnetdiscoverFormatError(`${at(i)} names ${node(to)} a ${kindWord(this.toKind[i]!)}, but its block is a ${kindWord(peerKind)}'s`);
+        throw new IbnetdiscoverFormatError(
+          `${at(i)} names ${node(to)} a ${kindWord(this.toKind[i]!)}, but its block is a ${kindWord(peerKind)}'s`,
+        );
       }
       keys[i] = from < to ? from * END_SPAN + to : to * END_SPAN + from;
     }
     const sorted = keys.slice().sort();
-    const cables = { count: 0, a: new Int32Array(n >> 1), aPort: new Uint8Array(n >> 1), b: new Int32Array(n >> 1), bPort: new Uint8Array(n >> 1) };
+    const cables = {
+      count: 0,
+      a: new Int32Array(n >> 1),
+      aPort: new Uint8Array(n >> 1),
+      b: new Int32Array(n >> 1),
+      bPort: new Uint8Array(n >> 1),
+    };
     for (let k = 0; k < n; ) {
       const key = sorted[k]!;
       let run = 1;
@@ -90,7 +101,10 @@ export class CableSides {
         cables.aPort[c] = port(lo);
         cables.b[c] = Math.floor(hi / PORTS_PER_NODE);
         cables.bPort[c] = port(hi);
-      } else if (nodes.kindCode(Math.floor(lo / PORTS_PER_NODE)) !== 0 && nodes.kindCode(Math.floor(hi / PORTS_PER_NODE)) !== 0) {
+      } else if (
+        nodes.kindCode(Math.floor(lo / PORTS_PER_NODE)) !== 0 &&
+        nodes.kindCode(Math.floor(hi / PORTS_PER_NODE)) !== 0
+      ) {
         // Printed by one end although both have blocks (a peer without a block is counted above). The side is
         // looked up for its line only when named: a cut output of a large fabric has 10^5 of them.
         half(() => {
@@ -103,7 +117,9 @@ export class CableSides {
     }
     if (oneSided > 0) {
       const more = oneSided > halves.length ? `; and ${oneSided - halves.length} more` : '';
-      throw new IbnetdiscoverFormatError(`the output is cut short or edited: ${oneSided} port(s) are printed by one end only (${halves.join('; ')}${more})`);
+      throw new IbnetdiscoverFormatError(
+        `the output is cut short or edited: ${oneSided} port(s) are printed by one end only (${halves.join('; ')}${more})`,
+      );
     }
     return cables;
   }

@@ -172,7 +172,9 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
     }
     const twins = described.twins(ca, name);
     if (!name || twins.length > 0) {
-      const why = name ? `its description is also that of ${twins.map((t) => guidText(subnet.guid(t))).join(' and ')}` : 'its description names no host';
+      const why = name
+        ? `its description is also that of ${twins.map((t) => guidText(subnet.guid(t))).join(' and ')}`
+        : 'its description names no host';
       unnamed.push(`${own(ca)} (${JSON.stringify(subnet.description(ca))}: ${why})`);
       hostOf[ca] = own(ca);
       return;

@@ -18,13 +18,14 @@ const CLOSE_BRACKET = 0x5d;
 /** `[ext ` before an external port number (printed with -g only). */
 const EXT = [0x5b, 0x65, 0x78, 0x74, 0x20];
 /** The words that open a node's header, with the kind each names. */
-const HEADER_WORDS: readonly { readonly bytes: readonly number[]; readonly word: string; readonly kind: IbNodeKind }[] = (
-  [
-    ['Switch', 'switch'],
-    ['Ca', 'ca'],
-    ['Rt', 'router'],
-  ] as const
-).map(([word, kind]) => ({ word, kind, bytes: [...word].map((c) => c.charCodeAt(0)) }));
+const HEADER_WORDS: readonly { readonly bytes: readonly number[]; readonly word: string; readonly kind: IbNodeKind }[] =
+  (
+    [
+      ['Switch', 'switch'],
+      ['Ca', 'ca'],
+      ['Rt', 'router'],
+    ] as const
+  ).map(([word, kind]) => ({ word, kind, bytes: [...word].map((c) => c.charCodeAt(0)) }));
 
 /** The kind code of the letter before a GUID (`S-`, `H-`, `R-`), 0 for any other byte. */
 function kindOfLetter(b: number | undefined): number {
@@ -99,7 +100,11 @@ class LineCursor {
   protected blanks(any = false): number {
     const { bytes, end } = this;
     const from = this.i;
-    while (this.i < end && (bytes[this.i] === 0x20 || bytes[this.i] === 0x09 || (any && bytes[this.i]! >= 0x0a && bytes[this.i]! <= 0x0d))) this.i++;
+    while (
+      this.i < end &&
+      (bytes[this.i] === 0x20 || bytes[this.i] === 0x09 || (any && bytes[this.i]! >= 0x0a && bytes[this.i]! <= 0x0d))
+    )
+      this.i++;
     return this.i - from;
   }
 }
@@ -133,7 +138,8 @@ export class PortLineReader extends LineCursor {
     }
     if (this.blanks() === 0 || !this.next(QUOTE)) return false;
     this.peerKind = kindOfLetter(bytes[this.i++]);
-    if (this.peerKind === 0 || !this.next(DASH) || !this.guid() || !this.next(QUOTE) || !this.next(OPEN_BRACKET)) return false;
+    if (this.peerKind === 0 || !this.next(DASH) || !this.guid() || !this.next(QUOTE) || !this.next(OPEN_BRACKET))
+      return false;
     this.peerHi = this.hi;
     this.peerLo = this.lo;
     this.peerPort = this.number();

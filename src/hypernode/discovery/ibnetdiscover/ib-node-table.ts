@@ -84,7 +84,9 @@ export class IbNodeTable {
 
   portGuids(index: number): string[] {
     const from = this.portStart[index]!;
-    return Array.from({ length: this.portCount[index]! }, (_, i) => guidText(this.portHi[from + i]!, this.portLo[from + i]!));
+    return Array.from({ length: this.portCount[index]! }, (_, i) =>
+      guidText(this.portHi[from + i]!, this.portLo[from + i]!),
+    );
   }
 
   hasDescription(index: number): boolean {

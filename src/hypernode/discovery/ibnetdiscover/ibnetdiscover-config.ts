@@ -24,7 +24,20 @@ export const DEFAULT_MAX_OUTPUT_MIB = 256;
 /** Hosts two leaves must share to be one scalable unit: one miscabled host then merges nothing. */
 export const DEFAULT_MIN_SHARED_HOSTS = 2;
 
-export const CONFIG_KEYS = ['command', 'file', 'maxAge', 'fabric', 'fabrics', 'hcas', 'hostMapping', 'hostGuids', 'minSharedHosts', 'timeout', 'maxOutputMiB', NVLINK_KEY];
+export const CONFIG_KEYS = [
+  'command',
+  'file',
+  'maxAge',
+  'fabric',
+  'fabrics',
+  'hcas',
+  'hostMapping',
+  'hostGuids',
+  'minSharedHosts',
+  'timeout',
+  'maxOutputMiB',
+  NVLINK_KEY,
+];
 const FABRIC_KEYS = ['name', 'command', 'file', 'maxAge', 'hcas'];
 
 const SOURCE = 'ibnetdiscover source';
@@ -37,7 +50,14 @@ const FABRIC_LIST: FabricListForm = {
 };
 
 /** Short options of ibnetdiscover that print another format than the default one. */
-const FORMAT_FLAGS: Readonly<Record<string, string>> = { p: 'the ports report', g: 'the grouping', l: 'a node list', H: 'a node list', S: 'a node list', R: 'a node list' };
+const FORMAT_FLAGS: Readonly<Record<string, string>> = {
+  p: 'the ports report',
+  g: 'the grouping',
+  l: 'a node list',
+  H: 'a node list',
+  S: 'a node list',
+  R: 'a node list',
+};
 const LONG_FORMAT_FLAGS: Readonly<Record<string, string>> = {
   '--ports': 'p',
   '--grouping': 'g',
@@ -64,7 +84,9 @@ const LONG_VALUE_FLAGS = new Set([
 ]);
 
 /** Where a fabric's output comes from. */
-export type IbOutputSource = { readonly kind: 'command'; readonly argv: readonly string[] } | { readonly kind: 'file'; readonly path: string; readonly maxAgeMs?: number };
+export type IbOutputSource =
+  | { readonly kind: 'command'; readonly argv: readonly string[] }
+  | { readonly kind: 'file'; readonly path: string; readonly maxAgeMs?: number };
 
 export interface IbFabric {
   readonly name: string;
@@ -93,7 +115,9 @@ const duration = (raw: unknown, where: string) => positiveDuration(raw, where, '
 /** Refuses an argument list that makes ibnetdiscover print another format, naming the flag. */
 function refuseFormatFlags(argv: readonly string[], where: string): void {
   const refuse = (flag: string, letter: string) =>
-    fail(`${where} asks for ${FORMAT_FLAGS[letter]} (${flag}); this source reads ibnetdiscover's default topology format: drop ${flag}`);
+    fail(
+      `${where} asks for ${FORMAT_FLAGS[letter]} (${flag}); this source reads ibnetdiscover's default topology format: drop ${flag}`,
+    );
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') return;
@@ -132,19 +156,25 @@ function commandOf(raw: unknown, where: string): readonly string[] {
 
 /** The fabric's output source from its `command`, `file` and `maxAge` (keys under `prefix`). */
 function outputOf(f: Readonly<Record<string, unknown>>, prefix: string): IbOutputSource {
-  if (f.command !== undefined && f.file !== undefined) fail(`set either ${prefix}command (run ibnetdiscover) or ${prefix}file (read its saved output), not both`);
+  if (f.command !== undefined && f.file !== undefined)
+    fail(`set either ${prefix}command (run ibnetdiscover) or ${prefix}file (read its saved output), not both`);
   const maxAgeMs = duration(f.maxAge, `${prefix}maxAge`);
   if (f.file === undefined || f.file === null) {
     if (maxAgeMs !== undefined) fail(`${prefix}maxAge is for ${prefix}file (how old a saved output may be)`);
-    return Object.freeze({ kind: 'command', argv: f.command === undefined || f.command === null ? DEFAULT_COMMAND : commandOf(f.command, `${prefix}command`) });
+    return Object.freeze({
+      kind: 'command',
+      argv: f.command === undefined || f.command === null ? DEFAULT_COMMAND : commandOf(f.command, `${prefix}command`),
+    });
   }
-  if (typeof f.file !== 'string' || !f.file.startsWith('/')) fail(`${prefix}file must be an absolute path, got ${JSON.stringify(f.file)}`);
+  if (typeof f.file !== 'string' || !f.file.startsWith('/'))
+    fail(`${prefix}file must be an absolute path, got ${JSON.stringify(f.file)}`);
   return Object.freeze({ kind: 'file', path: f.file as string, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) });
 }
 
 function hcasOf(raw: unknown, where: string, fallback: RE2JS | undefined): RE2JS | undefined {
   if (raw === undefined || raw === null) return fallback;
-  if (typeof raw !== 'string' || raw === '') return fail(`${where} must be an RE2 pattern over the HCA's device word, e.g. "^mlx5_[0-7]$"`);
+  if (typeof raw !== 'string' || raw === '')
+    return fail(`${where} must be an RE2 pattern over the HCA's device word, e.g. "^mlx5_[0-7]$"`);
   const compiled = compileNodeNamePattern(raw);
   if (!compiled.ok) return fail(`${where} ${JSON.stringify(raw)} is not a usable RE2 pattern: ${compiled.detail}`);
   return compiled.re;
@@ -155,7 +185,8 @@ export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverCo
   const c = entry.config;
   const unknown = unknownKeysProblem(c, CONFIG_KEYS, 'config');
   if (unknown) fail(unknown);
-  if (entry.credentials !== undefined) fail("credentials are not used: ibnetdiscover reads the fabric through the host's HCA, with no Secret");
+  if (entry.credentials !== undefined)
+    fail("credentials are not used: ibnetdiscover reads the fabric through the host's HCA, with no Secret");
   const hcas = hcasOf(c.hcas, 'config.hcas', undefined);
   const fabrics = fabricsOf(entry, FABRIC_LIST, ({ name, raw, where, listed }) => ({
     name,

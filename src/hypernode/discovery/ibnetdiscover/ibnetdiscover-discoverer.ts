@@ -39,7 +39,10 @@ export const UNNAMED_HCA_CHANGE =
   'map each GUID to its Node with a "GUID node" line in config.hostGuids, or set the HCA\'s node description to "<hostname> <device>" (rdma-ndd does)';
 
 /** Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests): whole, or chunk by chunk. */
-export type IbOutputReader = (fabric: IbFabric, signal: AbortSignal) => Promise<Buffer | string | AsyncIterable<Uint8Array>>;
+export type IbOutputReader = (
+  fabric: IbFabric,
+  signal: AbortSignal,
+) => Promise<Buffer | string | AsyncIterable<Uint8Array>>;
 
 /** A fresh output's graph, and what the tree built from it will stand on. */
 interface FreshGraph {
@@ -56,7 +59,13 @@ interface FabricBuild {
   readonly problems: readonly string[];
   /** Hosts cabled to a leaf, Node or not. */
   readonly hostCount: number;
-  readonly counts: { readonly switches: number; readonly cas: number; readonly hosts: number; readonly links: number; readonly nodes: number };
+  readonly counts: {
+    readonly switches: number;
+    readonly cas: number;
+    readonly hosts: number;
+    readonly links: number;
+    readonly nodes: number;
+  };
   readonly notNodes: readonly string[];
   readonly unnamed: readonly string[];
   readonly skipped: IbFabricGraph['skipped'];
@@ -115,7 +124,11 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   protected announce(): void {
     for (const f of this.config.fabrics) {
       const from = f.output.kind === 'command' ? { command: f.output.argv.join(' ') } : { file: f.output.path };
-      this.logger.info('Starting InfiniBand fabric discovery', { fabric: f.name, ...from, interval: `${this.intervalMs}ms` });
+      this.logger.info('Starting InfiniBand fabric discovery', {
+        fabric: f.name,
+        ...from,
+        interval: `${this.intervalMs}ms`,
+      });
     }
   }
 
@@ -139,28 +152,47 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     }
     const { output } = fabric;
     if (output.kind === 'command') {
-      const run = await runBounded(output.argv, { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes }, signal, sink);
+      const run = await runBounded(
+        output.argv,
+        { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes },
+        signal,
+        sink,
+      );
       // ibnetdiscover warns on stderr about nodes it could not query, beside a topology it still prints.
       const warnings = run.stderr.replace(/\[\d+\]/g, '[…]');
-      if (warnings !== '' && this.loggedStderr.isNew(warnings, fabric.name)) this.logger.info('ibnetdiscover wrote to stderr', { fabric: fabric.name, stderr: run.stderr });
+      if (warnings !== '' && this.loggedStderr.isNew(warnings, fabric.name))
+        this.logger.info('ibnetdiscover wrote to stderr', { fabric: fabric.name, stderr: run.stderr });
       return;
     }
     await this.readSaved(output.path, output.maxAgeMs, sink);
   }
 
-  private async readSaved(path: string, maxAgeMs: number | undefined, sink: (chunk: Uint8Array) => void): Promise<void> {
+  private async readSaved(
+    path: string,
+    maxAgeMs: number | undefined,
+    sink: (chunk: Uint8Array) => void,
+  ): Promise<void> {
     try {
       const st = await stat(path);
-      if (st.size > this.config.maxOutputBytes) throw new Error(`it holds ${st.size} bytes, more than config.maxOutputMiB (${this.config.maxOutputBytes / 2 ** 20} MiB)`);
+      if (st.size > this.config.maxOutputBytes)
+        throw new Error(
+          `it holds ${st.size} bytes, more than config.maxOutputMiB (${this.config.maxOutputBytes / 2 ** 20} MiB)`,
+        );
       const ageMs = this.opts.clock.now() - st.mtimeMs;
       if (maxAgeMs !== undefined && ageMs > maxAgeMs) {
-        throw new Error(`it was written ${Math.round(ageMs / 1000)}s ago, more than maxAge (${Math.round(maxAgeMs / 1000)}s): is the job that writes it running?`);
+        throw new Error(
+          `it was written ${Math.round(ageMs / 1000)}s ago, more than maxAge (${Math.round(maxAgeMs / 1000)}s): is the job that writes it running?`,
+        );
       }
       if (st.size === 0) return;
       // No more than the size checked: a file that grows while it is read (its writer's next run) reads as cut short and is refused.
-      for await (const chunk of createReadStream(path, { end: st.size - 1, signal: this.stopping.signal })) sink(chunk as Buffer);
+      for await (const chunk of createReadStream(path, { end: st.size - 1, signal: this.stopping.signal }))
+        sink(chunk as Buffer);
     } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (is the job that writes it running, and its directory mounted here?)' : errorMessage(err);
+      const reason =
+        (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'no such file (is the job that writes it running, and its directory mounted here?)'
+          : errorMessage(err);
       throw new Error(`cannot use ${path}: ${reason}`, { cause: err });
     }
   }
@@ -188,7 +220,12 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     const last = this.lastBuilds.unchanged(fabric.name, digest, hosts);
     if (last && this.memory.unchanged(fabric.name)) return { last };
     const lookups = new NodeLookups(hosts);
-    const ib = ibFabricGraph(subnet, { hostGuids: this.config.hostGuids, hcas: fabric.hcas, nodeOf: lookups.mapHost, isNode: lookups.isNode });
+    const ib = ibFabricGraph(subnet, {
+      hostGuids: this.config.hostGuids,
+      hcas: fabric.hcas,
+      nodeOf: lookups.mapHost,
+      isNode: lookups.isNode,
+    });
     return { fresh: { ib, nodeCount: subnet.nodeCount, digest, lookups } };
   }
 
@@ -198,7 +235,9 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     this.lastBuilds.forget(fabric.name);
     const { graph } = ib;
     if (graph.switches.length === 0) {
-      throw new Error(`the output shows no switch (${nodeCount} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`);
+      throw new Error(
+        `the output shows no switch (${nodeCount} nodes): run ibnetdiscover on a host whose HCA port is cabled to the fabric (config.command -C/-P)`,
+      );
     }
     const present = new Set(graph.hosts.map((h) => h.name));
     const tree = this.memory.hyperNodes({
@@ -216,7 +255,13 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       snapshot: tree.snapshot,
       problems: tree.problems.map((p) => p.message),
       hostCount: tree.hostCount,
-      counts: { switches: graph.switches.length, cas: nodeCount - graph.switches.length, hosts: graph.hosts.length, links: graph.links.length, nodes: ib.nodes.size },
+      counts: {
+        switches: graph.switches.length,
+        cas: nodeCount - graph.switches.length,
+        hosts: graph.hosts.length,
+        links: graph.links.length,
+        nodes: ib.nodes.size,
+      },
       notNodes: ib.notNodes,
       unnamed: ib.unnamed,
       skipped: ib.skipped,
@@ -249,8 +294,12 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     });
     this.reportProblems(fabric.name, build.problems);
     this.unmapped.reportUnmapped(fabric.name, build.notNodes, 'InfiniBand hosts that match no Node are left out');
-    this.unmapped.reportUnmapped(fabric.name, build.unnamed, 'InfiniBand HCAs without a host name are left out', { part: 'unnamed', change: UNNAMED_HCA_CHANGE });
-    if (build.hostCount === 0) throw new Error(`no host is cabled to a switch (${counts.switches} switches, ${counts.cas} CAs and routers)`);
+    this.unmapped.reportUnmapped(fabric.name, build.unnamed, 'InfiniBand HCAs without a host name are left out', {
+      part: 'unnamed',
+      change: UNNAMED_HCA_CHANGE,
+    });
+    if (build.hostCount === 0)
+      throw new Error(`no host is cabled to a switch (${counts.switches} switches, ${counts.cas} CAs and routers)`);
     if (build.snapshot.length === 0) {
       throw new Error(
         `none of the ${build.hostCount} hosts is a Kubernetes Node (${build.notNodes.length} named, ${build.unnamed.length} HCAs without a host name): check config.hostMapping and config.hostGuids`,
@@ -274,7 +323,9 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
 export function createIbnetdiscoverDiscovererFactory(tuning: IbnetdiscoverTuning = {}): DiscovererFactory {
   return async (entry, opts) => {
     const config = parseIbnetdiscoverConfig(entry);
-    opts.logger.with({ source: IBNETDISCOVER_SOURCE }).info('InfiniBand discoverer initialized', { fabrics: config.fabrics.map((f) => f.name).join(',') });
+    opts.logger
+      .with({ source: IBNETDISCOVER_SOURCE })
+      .info('InfiniBand discoverer initialized', { fabrics: config.fabrics.map((f) => f.name).join(',') });
     return new IbnetdiscoverDiscoverer(entry, opts, config, tuning);
   };
 }

@@ -31,12 +31,18 @@ const NEWLINE = 0x0a;
 const KIND_WORD: Readonly<Record<IbNodeKind, string>> = { switch: 'switch', ca: 'CA', router: 'router' };
 
 /** Lines of a block that carry nothing the topology needs, by the word before `=`. */
-const ID_WORDS = ['vendid', 'devid', 'sysimgguid', 'switchguid', 'caguid', 'rtguid'].map((w) => Buffer.from(`${w}=`, 'latin1'));
+const ID_WORDS = ['vendid', 'devid', 'sysimgguid', 'switchguid', 'caguid', 'rtguid'].map((w) =>
+  Buffer.from(`${w}=`, 'latin1'),
+);
 /** The progress lines of `ibnetdiscover -s`, printed before the topology. */
 const DR_PATH = Buffer.from('DR path ', 'latin1');
 
 /** The other formats, each by a line only it prints, and the flag that asks for it. */
-const OTHER_FORMATS: readonly { readonly line: RegExp; readonly flag: (lines: readonly string[]) => string; readonly what: string }[] = [
+const OTHER_FORMATS: readonly {
+  readonly line: RegExp;
+  readonly flag: (lines: readonly string[]) => string;
+  readonly what: string;
+}[] = [
   { line: /^(SW|CA|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s/, flag: () => '-p', what: 'the ports report' },
   { line: /^(Non-Chassis Nodes$|Chassis \d+|# Spine Nodes|# Line Nodes)/, flag: () => '-g', what: 'the grouping' },
   { line: /^(Ca|Switch|Router)\s+: 0x[0-9a-fA-F]+ ports \d+/, flag: listFlag, what: 'a node list' },
@@ -54,14 +60,16 @@ function otherFormat(head: string): string | undefined {
   const lines = head.split('\n');
   for (const format of OTHER_FORMATS) {
     const matching = lines.filter((l) => format.line.test(l));
-    if (matching.length > 0) return `this is ${format.what} of \`ibnetdiscover ${format.flag(matching)}\`, not its default topology format: run ibnetdiscover without that flag`;
+    if (matching.length > 0)
+      return `this is ${format.what} of \`ibnetdiscover ${format.flag(matching)}\`, not its default topology format: run ibnetdiscover without that flag`;
   }
   return undefined;
 }
 
 const TOO_MANY_NODES = `names more than ${MAX_NODES} nodes`;
 
-const quote = (line: string) => JSON.stringify(line.length > QUOTED_LINE_CHARS ? `${line.slice(0, QUOTED_LINE_CHARS)}…` : line);
+const quote = (line: string) =>
+  JSON.stringify(line.length > QUOTED_LINE_CHARS ? `${line.slice(0, QUOTED_LINE_CHARS)}…` : line);
 
 /** Whether bytes[start, end) are a block's id line (`vendid=`, `caguid=`, …). */
 function isIdLine(bytes: Uint8Array, start: number, end: number): boolean {
@@ -121,7 +129,11 @@ export class IbnetdiscoverReader {
       this.line(line, 0, line.length, false);
       start = newline + 1;
     }
-    for (let newline = chunk.indexOf(NEWLINE, start); newline >= 0 && this.failure === undefined; newline = chunk.indexOf(NEWLINE, start)) {
+    for (
+      let newline = chunk.indexOf(NEWLINE, start);
+      newline >= 0 && this.failure === undefined;
+      newline = chunk.indexOf(NEWLINE, start)
+    ) {
       this.line(chunk, start, newline, false);
       start = newline + 1;
     }
@@ -136,7 +148,9 @@ export class IbnetdiscoverReader {
   end(): IbSubnet {
     const head = Buffer.concat(this.head).toString('utf8');
     if (head.trim() === '') {
-      throw new IbnetdiscoverFormatError('the output is empty (ibnetdiscover printed nothing; a file argument makes it write the topology there instead of to stdout)');
+      throw new IbnetdiscoverFormatError(
+        'the output is empty (ibnetdiscover printed nothing; a file argument makes it write the topology there instead of to stdout)',
+      );
     }
     if (this.partial.length > 0 && this.failure === undefined) {
       const last = Buffer.concat(this.partial);
@@ -144,7 +158,11 @@ export class IbnetdiscoverReader {
       this.line(last, 0, last.length, true);
     }
     if (this.failure !== undefined) throw new IbnetdiscoverFormatError(otherFormat(head) ?? this.failure);
-    if (this.blocks === 0) throw new IbnetdiscoverFormatError(otherFormat(head) ?? 'the output holds no node block (no Switch, Ca or Rt line): is it the output of ibnetdiscover?');
+    if (this.blocks === 0)
+      throw new IbnetdiscoverFormatError(
+        otherFormat(head) ??
+          'the output holds no node block (no Switch, Ca or Rt line): is it the output of ibnetdiscover?',
+      );
     return new IbSubnet(this.nodes, this.order.subarray(0, this.blocks), this.sides.pair(this.nodes));
   }
 
@@ -162,10 +180,13 @@ export class IbnetdiscoverReader {
     let why: string | undefined;
     if (first === 0x5b /* [ */) why = this.portLine(bytes, start, end);
     else if (isBlank(bytes, start, end) || isIdLine(bytes, start, end)) this.block = -1;
-    else if (first !== 0x23 /* # */ && !startsWith(bytes, start, end, DR_PATH)) why = this.headerLine(bytes, start, end);
+    else if (first !== 0x23 /* # */ && !startsWith(bytes, start, end, DR_PATH))
+      why = this.headerLine(bytes, start, end);
     if (why === undefined) return;
     const line = quote(lineText(bytes, start, end));
-    this.failure = last ? `the output ends in the middle of line ${this.lineNo} ${line}: it is cut short` : `line ${this.lineNo} ${line} ${why}`;
+    this.failure = last
+      ? `the output ends in the middle of line ${this.lineNo} ${line}: it is cut short`
+      : `line ${this.lineNo} ${line} ${why}`;
   }
 
   /** Reads a port line of the open block; why it cannot, if it cannot. */
@@ -196,8 +217,10 @@ export class IbnetdiscoverReader {
   /** Reads a node's header; why it cannot, if it cannot. */
   private headerLine(bytes: Uint8Array, start: number, end: number): string | undefined {
     const { nodes, header } = this;
-    if (!header.read(bytes, start, end)) return 'is neither a node header, a port line nor a block line of the default format';
-    if (header.letterKind !== KIND_CODE[header.kind]) return `names a ${header.word} "${String.fromCharCode(header.letter)}-…"; the letter does not match`;
+    if (!header.read(bytes, start, end))
+      return 'is neither a node header, a port line nor a block line of the default format';
+    if (header.letterKind !== KIND_CODE[header.kind])
+      return `names a ${header.word} "${String.fromCharCode(header.letter)}-…"; the letter does not match`;
     const index = nodes.index(header.guidHi, header.guidLo);
     if (index >= MAX_NODES) return TOO_MANY_NODES;
     if (nodes.kind(index) !== undefined) return `prints node ${nodes.guid(index)} a second time`;

@@ -25,7 +25,8 @@ export interface RunOutput {
   readonly stderr: string;
 }
 
-const shown = (argv: readonly string[]) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+const shown = (argv: readonly string[]) =>
+  argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
 const durationText = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
 
 /**
@@ -33,7 +34,12 @@ const durationText = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000}m` : `$
  * the command and why it gave no usable output (stderr's end included). What
  * `onStdout` was handed is only usable when the run resolves.
  */
-export function runBounded(argv: readonly string[], limits: RunLimits, signal: AbortSignal, onStdout: (chunk: Buffer) => void): Promise<RunOutput> {
+export function runBounded(
+  argv: readonly string[],
+  limits: RunLimits,
+  signal: AbortSignal,
+  onStdout: (chunk: Buffer) => void,
+): Promise<RunOutput> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
     const command = shown(argv);
@@ -68,7 +74,12 @@ export function runBounded(argv: readonly string[], limits: RunLimits, signal: A
       }, KILLED_CLOSE_GRACE_MS);
     };
     const deadline = setTimeout(
-      () => stop(new Error(`${command} did not finish within ${durationText(limits.timeoutMs)} (config.timeout) and was killed; stderr: ${stderrTail()}`)),
+      () =>
+        stop(
+          new Error(
+            `${command} did not finish within ${durationText(limits.timeoutMs)} (config.timeout) and was killed; stderr: ${stderrTail()}`,
+          ),
+        ),
       limits.timeoutMs,
     );
     const onAbort = () => stop(abortReason(signal));
@@ -77,7 +88,11 @@ export function runBounded(argv: readonly string[], limits: RunLimits, signal: A
       if (failure !== undefined) return;
       bytes += chunk.length;
       if (bytes > limits.maxOutputBytes) {
-        stop(new Error(`${command} printed more than ${limits.maxOutputBytes / 2 ** 20} MiB (config.maxOutputMiB) and was killed`));
+        stop(
+          new Error(
+            `${command} printed more than ${limits.maxOutputBytes / 2 ** 20} MiB (config.maxOutputMiB) and was killed`,
+          ),
+        );
         return;
       }
       try {
@@ -92,13 +107,22 @@ export function runBounded(argv: readonly string[], limits: RunLimits, signal: A
       stderr = (stderr + text).slice(-STDERR_KEPT_BYTES);
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'ENOENT' ? 'not found (install infiniband-diags, or give config.command the full path)' : err.code === 'EACCES' ? 'permission denied' : err.message;
+      const why =
+        err.code === 'ENOENT'
+          ? 'not found (install infiniband-diags, or give config.command the full path)'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : err.message;
       settle(new Error(`cannot run ${argv[0]}: ${why}`, { cause: err }));
     });
     child.on('close', (code, sig) => {
       if (failure !== undefined) return settle(failure);
       if (code === 0) return settle(undefined);
-      settle(new Error(`${command} ${code === null ? `was killed by ${sig}` : `exited with code ${code}`}; stderr: ${stderrTail()}`));
+      settle(
+        new Error(
+          `${command} ${code === null ? `was killed by ${sig}` : `exited with code ${code}`}; stderr: ${stderrTail()}`,
+        ),
+      );
     });
   });
 }

@@ -44,7 +44,8 @@ function decodeTypes(config: Readonly<Record<string, unknown>>, logger: Logger):
   warnUnknownKeys(logger, 'label config', unknown, CONFIG_KEYS);
   const raw = field(config as Record<string, unknown>, 'networkTopologyTypes');
   if (raw === undefined || raw === null) {
-    const found = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
+    const found =
+      unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
     throw new Error(`networkTopologyTypes is missing from the label source's config${found}`);
   }
   if (!isMapping(raw)) throw new Error('networkTopologyTypes: expected a mapping of type name to label list');
@@ -93,7 +94,11 @@ export function topologyTypes(config: Readonly<Record<string, unknown>> | undefi
   const profiles = d.profiles.size > 0 ? profilesOf(d.profiles) : new Map<string, ProfileEntry>();
   const types: TopologyType[] = [...profiles].map(([name, entry]) =>
     'profile' in entry
-      ? Object.freeze({ name, tiers: Object.freeze(entry.profile.levels.map((l) => l.nodeLabel)), profile: entry.profile })
+      ? Object.freeze({
+          name,
+          tiers: Object.freeze(entry.profile.levels.map((l) => l.nodeLabel)),
+          profile: entry.profile,
+        })
       : Object.freeze({ name, tiers: [], preset: entry.preset }),
   );
   const rejected: string[] = [];

@@ -10,7 +10,13 @@ import { isTombstone, type EventHandler, type HandlerRegistration, type Tombston
 import { coalescingTrigger, RateLimitingQueue, type CoalescingTrigger } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
-import type { Discoverer, DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
+import type {
+  Discoverer,
+  DiscovererFactory,
+  DiscovererOptions,
+  DiscoveryEntry,
+  Snapshot,
+} from '../../model/contracts.ts';
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
@@ -77,7 +83,11 @@ export class LabelDiscoverer implements Discoverer {
     const keys = new Set(this.types.flatMap((t) => [...t.tiers, ...(t.profile?.selectorKeys ?? [])]));
     const presets = this.types.flatMap((t) => (t.preset ? [t.preset.stack] : []));
     this.relevantKey = (key) => keys.has(key) || presets.some((p) => p.watches(key));
-    this.queue = new RateLimitingQueue({ name: 'label-discovery', clock: opts.clock, metrics: opts.queueMetrics?.('label-discovery') });
+    this.queue = new RateLimitingQueue({
+      name: 'label-discovery',
+      clock: opts.clock,
+      metrics: opts.queueMetrics?.('label-discovery'),
+    });
     this.runWanted = coalescingTrigger(() => this.queue.add(RUN_KEY), {
       quietMs: TRIGGER_DEBOUNCE_MS,
       clock: opts.clock,
@@ -162,7 +172,9 @@ export class LabelDiscoverer implements Discoverer {
     if (nodes.length > 0) return;
     const owned = this.opts.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE }).length;
     if (owned === 0) return;
-    throw new Error(`the Node cache is empty while ${owned} label HyperNodes exist; refusing to delete them all, will retry`);
+    throw new Error(
+      `the Node cache is empty while ${owned} label HyperNodes exist; refusing to delete them all, will retry`,
+    );
   }
 
   /**
@@ -172,7 +184,8 @@ export class LabelDiscoverer implements Discoverer {
    */
   private reportUncovered(uncovered: readonly UncoveredNode[]): void {
     this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.length, { nodes: uncovered });
-    for (const reason of LEFT_OUT_REASONS) this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.filter((u) => u.reason === reason).length, { reason });
+    for (const reason of LEFT_OUT_REASONS)
+      this.opts.metrics?.uncoveredNodes(LABEL_SOURCE, uncovered.filter((u) => u.reason === reason).length, { reason });
     this.reportLeftOut(uncovered);
     const digest = uncovered.length === 0 ? '' : createHash('sha256').update(JSON.stringify(uncovered)).digest('hex');
     const before = this.loggedUncovered.get() ?? '';
@@ -182,7 +195,10 @@ export class LabelDiscoverer implements Discoverer {
       return;
     }
     const named = uncovered.slice(0, UNCOVERED_LOGGED_NODES).map((u) => `${u.name} (${u.why})`);
-    this.logger.warn('Nodes with topology labels are in no HyperNode', { count: uncovered.length, nodes: truncateText(named.join('; ')) });
+    this.logger.warn('Nodes with topology labels are in no HyperNode', {
+      count: uncovered.length,
+      nodes: truncateText(named.join('; ')),
+    });
   }
 
   /**
@@ -200,7 +216,9 @@ export class LabelDiscoverer implements Discoverer {
       const more = these.length > named.length ? `; and ${these.length - named.length} more` : '';
       this.opts.problems.warning(
         NODES_LEFT_OUT.reason,
-        truncateText(`${these.length} Node(s) left out of the topology (${reason}), the other Nodes are placed: ${named.join('; ')}${more}`),
+        truncateText(
+          `${these.length} Node(s) left out of the topology (${reason}), the other Nodes are placed: ${named.join('; ')}${more}`,
+        ),
       );
     }
   }
@@ -237,7 +255,10 @@ export class LabelDiscoverer implements Discoverer {
 
 /** What a Warning about ambiguous tierNames says: which tierName, which tiers, from which profiles, and why it matters. */
 function ambiguousTierNamesMessage(ambiguous: readonly AmbiguousTierName[]): string {
-  const each = ambiguous.map((a) => `tierName ${JSON.stringify(a.tierName)} is at tiers ${a.tiers.join(' and ')} (profiles: ${a.types.join(', ')})`);
+  const each = ambiguous.map(
+    (a) =>
+      `tierName ${JSON.stringify(a.tierName)} is at tiers ${a.tiers.join(' and ')} (profiles: ${a.types.join(', ')})`,
+  );
   return (
     `${each.join('; ')}. Released Volcano schedulers keep one tier per tierName and take whichever they saw last, so highestTierName resolves ambiguously there; ` +
     "only a scheduler that resolves tierNames per tree reads it as meant. Give the levels distinct tierNames or align the profiles' tiers"

@@ -19,7 +19,11 @@ import { explicitOwner, ProfileTrees, type Claimant } from './profile/profile-gr
 import type { Group } from './label-group.ts';
 import { PresetTrees } from './preset/preset-grouping.ts';
 import { addToList } from './list/list-grouping.ts';
-import { LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
+import {
+  LABEL_SOURCE,
+  NETWORK_TOPOLOGY_PROFILE_LABEL,
+  NETWORK_TOPOLOGY_SOURCE_LABEL,
+} from '../../model/hypernode-labels.ts';
 import type { LeftOutReason } from './preset/preset-stack.ts';
 
 /** A Node the configuration meant to place that is in no label HyperNode, and why. */
@@ -55,19 +59,36 @@ export interface LabelTopology {
  * Builds the complete desired set of label HyperNodes. Throws on a naming
  * error and on every fail-closed condition of the profiles.
  */
-export function discoverSnapshot(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): Snapshot {
+export function discoverSnapshot(
+  nodes: readonly NodeMeta[],
+  types: readonly TopologyType[],
+  hyperNodes: Lister<HyperNode>,
+): Snapshot {
   return discoverTopology(nodes, types, hyperNodes).snapshot;
 }
 
 /** discoverSnapshot, plus the Nodes that carry some level label of a type yet end up in no HyperNode. */
-export function discoverTopology(nodes: readonly NodeMeta[], types: readonly TopologyType[], hyperNodes: Lister<HyperNode>): LabelTopology {
+export function discoverTopology(
+  nodes: readonly NodeMeta[],
+  types: readonly TopologyType[],
+  hyperNodes: Lister<HyperNode>,
+): LabelTopology {
   const names = new NameBook(hyperNodes);
   const groups = new Map<string, Group>();
   const claimants: (Claimant & { type: TopologyType })[] = types.flatMap((type) => {
-    if (type.profile) return [{ name: type.name, explicit: type.profile.explicit, matches: type.profile.matches, type }];
+    if (type.profile)
+      return [{ name: type.name, explicit: type.profile.explicit, matches: type.profile.matches, type }];
     if (type.preset) {
       const stack = type.preset.stack;
-      return [{ name: type.name, explicit: true, matches: (labels: Readonly<Record<string, string>> | undefined) => stack.picks(labels), preset: true, type }];
+      return [
+        {
+          name: type.name,
+          explicit: true,
+          matches: (labels: Readonly<Record<string, string>> | undefined) => stack.picks(labels),
+          preset: true,
+          type,
+        },
+      ];
     }
     return [];
   });
@@ -86,9 +107,14 @@ export function discoverTopology(nodes: readonly NodeMeta[], types: readonly Top
       if (type.preset) {
         // A preset takes only the Nodes it selects, and they are its alone.
         if (owner?.name !== type.name) continue;
-        const placed = presets.add(node, { name: type.name, labelValue: type.preset.labelValue, stack: type.preset.stack });
+        const placed = presets.add(node, {
+          name: type.name,
+          labelValue: type.preset.labelValue,
+          stack: type.preset.stack,
+        });
         if (placed === 'placed') covered = true;
-        else if (placed !== 'out') why ??= { reason: placed.reason, why: `${placed.why} (preset profile ${type.name})`, preset: true };
+        else if (placed !== 'out')
+          why ??= { reason: placed.reason, why: `${placed.why} (preset profile ${type.name})`, preset: true };
       } else if (type.profile) {
         // A Node an explicit profile selects belongs to it alone; selector-less profiles take the others.
         if (owner ? owner.name !== type.name : type.profile.explicit) continue;
@@ -122,7 +148,11 @@ function ambiguousTierNames(groups: ReadonlyMap<string, Group>): AmbiguousTierNa
   return [...seen]
     .filter(([, e]) => e.tiers.size > 1)
     .sort(([a], [b]) => compareBytes(a, b))
-    .map(([tierName, e]) => ({ tierName, tiers: [...e.tiers].sort((a, b) => a - b), types: [...e.types].sort(compareBytes) }));
+    .map(([tierName, e]) => ({
+      tierName,
+      tiers: [...e.tiers].sort((a, b) => a - b),
+      types: [...e.types].sort(compareBytes),
+    }));
 }
 
 /**
@@ -135,7 +165,8 @@ function whyNotTaken(node: NodeMeta, type: TopologyType): Omit<UncoveredNode, 'n
   if (!type.tiers.some((key) => hasLabel(labels, key))) return undefined;
   const key = type.tiers[0]!;
   const raw = labelValue(labels, key);
-  if (raw === undefined) return { reason: 'missing-level', why: `missing level label ${key} of topology type ${type.name}` };
+  if (raw === undefined)
+    return { reason: 'missing-level', why: `missing level label ${key} of topology type ${type.name}` };
   return {
     reason: 'bad-value',
     why: `value ${JSON.stringify(raw)} of ${key} gives no domain through valuePattern ${JSON.stringify(type.profile?.levels[0]?.valuePattern)} of topology profile ${type.name}`,
@@ -152,5 +183,8 @@ function toHyperNode(name: string, g: Group): DiscoveredHyperNode {
         ),
       ].sort((a, b) => compareBytes(a.selector!.exactMatch!.name, b.selector!.exactMatch!.name))
     : buildMembers([...g.members], g.tier === 1 ? 'Node' : 'HyperNode');
-  return buildWithTierName(name, g.tier, g.tierName, members, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE, ...g.labels });
+  return buildWithTierName(name, g.tier, g.tierName, members, {
+    [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE,
+    ...g.labels,
+  });
 }

@@ -111,7 +111,11 @@ export function profileHyperNodeName(profile: string, key: string, value: string
  * by its own label, with the labels above it hashed too (after further zero
  * bytes) for a domain whose value is unique only under its parent.
  */
-export function presetHyperNodeName(profile: string, path: readonly (readonly [key: string, value: string])[], tier: number): string {
+export function presetHyperNodeName(
+  profile: string,
+  path: readonly (readonly [key: string, value: string])[],
+  tier: number,
+): string {
   const input = [profile, ...path.flat()].join('\0');
   const h = createHash('sha256').update(input, 'utf8').digest('hex').slice(0, PROFILE_HASH_HEX_DIGITS);
   return `${namePrefix(profile, tier)}${h}`;

@@ -6,7 +6,13 @@
 // alike on every cluster, so this is known before any Node is read).
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { checkedLabelValue, checkProfileName, decodeProfile, validateProfile, type Profile } from './profile/profile-config.ts';
+import {
+  checkedLabelValue,
+  checkProfileName,
+  decodeProfile,
+  validateProfile,
+  type Profile,
+} from './profile/profile-config.ts';
 import { PresetStack } from './preset/preset-stack.ts';
 import { wrapError } from '../../../util/error-message.ts';
 
@@ -33,16 +39,24 @@ export function profilesOf(raw: ReadonlyMap<string, Record<string, unknown>>): M
     let entry: ProfileEntry;
     let labelValue: string;
     if (spec.preset.length === 0) {
-      if (spec.nvlink !== '') throw new Error(`invalid topology profile ${quote(name)}: nvlink is a preset option; set preset too`);
+      if (spec.nvlink !== '')
+        throw new Error(`invalid topology profile ${quote(name)}: nvlink is a preset option; set preset too`);
       const profile = validateProfile(spec);
       entry = { profile };
       labelValue = profile.labelValue;
     } else {
       if (spec.levels.length > 0)
-        throw new Error(`invalid topology profile ${quote(name)}: preset ${quote(spec.preset.join(', '))} brings its own levels; remove levels or the preset`);
+        throw new Error(
+          `invalid topology profile ${quote(name)}: preset ${quote(spec.preset.join(', '))} brings its own levels; remove levels or the preset`,
+        );
       let stack: PresetStack | string;
       try {
-        stack = PresetStack.compile({ name, nodeSelector: spec.nodeSelector, presets: spec.preset, nvlink: spec.nvlink });
+        stack = PresetStack.compile({
+          name,
+          nodeSelector: spec.nodeSelector,
+          presets: spec.preset,
+          nvlink: spec.nvlink,
+        });
       } catch (err) {
         throw wrapError(`invalid nodeSelector for topology profile ${quote(name)}`, err);
       }
@@ -61,7 +75,10 @@ export function profilesOf(raw: ReadonlyMap<string, Record<string, unknown>>): M
       entry = { preset: { labelValue, stack } };
     }
     const earlier = byLabelValue.get(labelValue);
-    if (earlier !== undefined) throw new Error(`topology profile names ${quote(earlier)} and ${quote(name)} normalize to the same label value ${quote(labelValue)}`);
+    if (earlier !== undefined)
+      throw new Error(
+        `topology profile names ${quote(earlier)} and ${quote(name)} normalize to the same label value ${quote(labelValue)}`,
+      );
     byLabelValue.set(labelValue, name);
     out.set(name, entry);
   }

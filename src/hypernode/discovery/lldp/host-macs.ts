@@ -32,5 +32,8 @@ export function parseHostMacs(raw: unknown, where: string): HostMacs {
 /** The Node a line names for `n`: by its chassis MAC, else by its MAC-type port id; undefined when none does. */
 export function nodeByMac(macs: HostMacs, n: Pick<LldpNeighbour, 'chassisKey' | 'portMac'>): string | undefined {
   const chassis = n.chassisKey === undefined ? undefined : macHex(n.chassisKey);
-  return (chassis === undefined ? undefined : macs.get(chassis)) ?? (n.portMac === undefined ? undefined : macs.get(n.portMac));
+  return (
+    (chassis === undefined ? undefined : macs.get(chassis)) ??
+    (n.portMac === undefined ? undefined : macs.get(n.portMac))
+  );
 }

@@ -98,7 +98,8 @@ export interface LldpConfig {
 
 const SOURCE = 'lldp source';
 /** What a config without a fabric list and without switches lacks. */
-const NO_SWITCHES = 'config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})';
+const NO_SWITCHES =
+  'config needs switches (a list of "host" or "host:port"), seeds (to crawl from), or fabrics (a list of {name, switches})';
 const fail = (message: string): never => {
   throw new Error(`${SOURCE}: ${message}`);
 };
@@ -129,17 +130,25 @@ function duration(raw: unknown, where: string, fallback: number): number {
 
 /** `host`, `host:port`, `[v6]` or `[v6]:port`. */
 export function parseSwitchAddress(raw: unknown, where: string): SwitchAddress {
-  if (typeof raw !== 'string' || raw.trim() === '') return fail(`${where} must be a switch address "host" or "host:port", got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string' || raw.trim() === '')
+    return fail(`${where} must be a switch address "host" or "host:port", got ${JSON.stringify(raw)}`);
   const text = raw.trim();
-  const m = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text) ?? /^([^:\s]+)(?::(\d+))?$/.exec(text) ?? (/^[0-9a-fA-F:]+$/.test(text) ? [text, text, undefined] : null);
-  if (!m) return fail(`${where} ${JSON.stringify(raw)} is not "host" or "host:port" (write an IPv6 address with a port as [addr]:port)`);
+  const m =
+    /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text) ??
+    /^([^:\s]+)(?::(\d+))?$/.exec(text) ??
+    (/^[0-9a-fA-F:]+$/.test(text) ? [text, text, undefined] : null);
+  if (!m)
+    return fail(
+      `${where} ${JSON.stringify(raw)} is not "host" or "host:port" (write an IPv6 address with a port as [addr]:port)`,
+    );
   const port = m[2] === undefined ? SNMP_PORT : Number(m[2]);
   if (!(port >= 1 && port <= 65535)) fail(`${where} ${JSON.stringify(raw)} has port ${m[2]} outside 1-65535`);
   return { host: m[1]!, port };
 }
 
 function switchList(raw: unknown, where: string): SwitchAddress[] {
-  if (!Array.isArray(raw) || raw.length === 0) return fail(`${where} must be a non-empty list of switch addresses ("host" or "host:port")`);
+  if (!Array.isArray(raw) || raw.length === 0)
+    return fail(`${where} must be a non-empty list of switch addresses ("host" or "host:port")`);
   const seen = new Set<string>();
   return raw.map((r, i) => {
     const a = parseSwitchAddress(r, `${where}[${i}]`);
@@ -160,25 +169,36 @@ function ipv4(text: string): number | undefined {
 
 export function inNetworks(address: string, networks: readonly Ipv4Network[]): boolean {
   const ip = ipv4(address);
-  return ip !== undefined && networks.some((n) => Math.floor(ip / 2 ** (32 - n.bits)) === Math.floor(n.base / 2 ** (32 - n.bits)));
+  return (
+    ip !== undefined &&
+    networks.some((n) => Math.floor(ip / 2 ** (32 - n.bits)) === Math.floor(n.base / 2 ** (32 - n.bits)))
+  );
 }
 
 function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefined {
   if (f.seeds === undefined || f.seeds === null) {
-    for (const key of ['allow', 'maxSwitches']) if (f[key] !== undefined) fail(`${where}${key} needs ${where}seeds (the crawl it bounds)`);
+    for (const key of ['allow', 'maxSwitches'])
+      if (f[key] !== undefined) fail(`${where}${key} needs ${where}seeds (the crawl it bounds)`);
     return undefined;
   }
   const seeds = switchList(f.seeds, `${where}seeds`);
   if (!Array.isArray(f.allow) || f.allow.length === 0)
-    fail(`${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`);
+    fail(
+      `${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`,
+    );
   const allow = (f.allow as unknown[]).map((raw, i) => {
     const m = typeof raw === 'string' ? /^([\d.]+)\/(\d{1,2})$/.exec(raw) : null;
     const base = m ? ipv4(m[1]!) : undefined;
     const bits = m ? Number(m[2]) : NaN;
-    if (base === undefined || !(bits >= 0 && bits <= 32)) fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${JSON.stringify(raw)}`);
+    if (base === undefined || !(bits >= 0 && bits <= 32))
+      fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${JSON.stringify(raw)}`);
     return Object.freeze({ base: base!, bits });
   });
-  return Object.freeze({ seeds: Object.freeze(seeds), allow: Object.freeze(allow), maxSwitches: positiveInt(f.maxSwitches, `${where}maxSwitches`, DEFAULT_MAX_SWITCHES) });
+  return Object.freeze({
+    seeds: Object.freeze(seeds),
+    allow: Object.freeze(allow),
+    maxSwitches: positiveInt(f.maxSwitches, `${where}maxSwitches`, DEFAULT_MAX_SWITCHES),
+  });
 }
 
 function hostMacsOf(raw: unknown): HostMacs {
@@ -195,7 +215,8 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   const snmp = c.snmp === undefined || c.snmp === null ? {} : mapping(c.snmp, 'config.snmp');
   checkKeys(snmp, SNMP_KEYS, 'config.snmp');
   const version = snmp.version === undefined ? '2c' : String(snmp.version);
-  if (!(SNMP_VERSIONS as readonly string[]).includes(version)) fail(`config.snmp.version must be "2c" or "3" (SNMPv1 is not supported), got ${JSON.stringify(snmp.version)}`);
+  if (!(SNMP_VERSIONS as readonly string[]).includes(version))
+    fail(`config.snmp.version must be "2c" or "3" (SNMPv1 is not supported), got ${JSON.stringify(snmp.version)}`);
   const limits: WalkLimits = Object.freeze({
     timeoutMs: duration(snmp.timeout, 'config.snmp.timeout', DEFAULT_SNMP_TIMEOUT_MS),
     retries: positiveInt(snmp.retries, 'config.snmp.retries', DEFAULT_SNMP_RETRIES, 0),
@@ -204,9 +225,13 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   });
   let managementPorts: RE2JS | undefined;
   if (c.managementPorts !== undefined && c.managementPorts !== null) {
-    if (typeof c.managementPorts !== 'string' || c.managementPorts === '') fail('config.managementPorts must be an RE2 pattern over local port names, e.g. "^(mgmt|eth0)$"');
+    if (typeof c.managementPorts !== 'string' || c.managementPorts === '')
+      fail('config.managementPorts must be an RE2 pattern over local port names, e.g. "^(mgmt|eth0)$"');
     const compiled = compileNodeNamePattern(c.managementPorts as string);
-    if (!compiled.ok) fail(`config.managementPorts ${JSON.stringify(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`);
+    if (!compiled.ok)
+      fail(
+        `config.managementPorts ${JSON.stringify(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`,
+      );
     else managementPorts = compiled.re;
   }
   const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);

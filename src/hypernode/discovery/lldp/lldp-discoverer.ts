@@ -18,7 +18,14 @@ import { FabricParts } from '../fabric/fabric-parts.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { inNetworks, parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
+import {
+  inNetworks,
+  parseLldpConfig,
+  SNMP_PORT,
+  type LldpConfig,
+  type LldpCrawl,
+  type LldpFabric,
+} from './lldp-config.ts';
 import { describeChassis } from './lldp-ids.ts';
 import { nodeByMac } from './host-macs.ts';
 import { lldpGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
@@ -141,7 +148,12 @@ class LldpDiscoverer extends PollingDiscoverer {
   private async walker(fabric: LldpFabric): Promise<SwitchWalker> {
     let credentials: SnmpCredentials;
     try {
-      credentials = await readSnmpCredentials(this.opts.secrets, fabric.secretRef!, this.config.version, this.stopping.signal);
+      credentials = await readSnmpCredentials(
+        this.opts.secrets,
+        fabric.secretRef!,
+        this.config.version,
+        this.stopping.signal,
+      );
     } catch (err) {
       throw wrapError('failed to get SNMP credentials from secret', err);
     }
@@ -150,10 +162,14 @@ class LldpDiscoverer extends PollingDiscoverer {
 
   /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
   private async poll(fabric: LldpFabric, identity: LldpIdentity): Promise<PolledWalk[]> {
-    if (this.tuning.captured) return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
+    if (this.tuning.captured)
+      return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
     const walk = this.tuning.walker ?? (await this.walker(fabric));
     const walkAll = (targets: readonly SwitchAddress[]) =>
-      mapBounded(targets, this.config.concurrency, async (target) => ({ address: formatAddress(target), result: await this.walkOne(walk, target) }));
+      mapBounded(targets, this.config.concurrency, async (target) => ({
+        address: formatAddress(target),
+        result: await this.walkOne(walk, target),
+      }));
     return fabric.crawl ? this.crawl(fabric, fabric.crawl, identity, walkAll) : walkAll(fabric.switches);
   }
 
@@ -164,7 +180,12 @@ class LldpDiscoverer extends PollingDiscoverer {
    * in). Finding more than maxSwitches fails the fabric: part of a fabric
    * would delete the rest's HyperNodes.
    */
-  private async crawl(fabric: LldpFabric, crawl: LldpCrawl, identity: LldpIdentity, walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>): Promise<PolledWalk[]> {
+  private async crawl(
+    fabric: LldpFabric,
+    crawl: LldpCrawl,
+    identity: LldpIdentity,
+    walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>,
+  ): Promise<PolledWalk[]> {
     const seen = new Set<string>();
     let frontier: SwitchAddress[] = [];
     const visit = (target: SwitchAddress): boolean => {
@@ -186,7 +207,10 @@ class LldpDiscoverer extends PollingDiscoverer {
         const table = 'table' in w.result ? w.result.table : this.lastTables.get(fabric.name)?.get(w.address)?.table;
         for (const n of table?.neighbours ?? []) {
           // Kubernetes nodes announce Router or Bridge too: a neighbour that is a Node is never walked.
-          const host = n.networkDevice && identity.nodeOf(n) === undefined ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow)) : undefined;
+          const host =
+            n.networkDevice && identity.nodeOf(n) === undefined
+              ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow))
+              : undefined;
           if (host !== undefined && !visit({ host, port: SNMP_PORT })) beyond.add(host);
         }
       }
@@ -207,7 +231,10 @@ class LldpDiscoverer extends PollingDiscoverer {
       varbinds = await walk(target, AbortSignal.any([this.stopping.signal, deadline]));
     } catch (err) {
       return {
-        error: deadline.aborted && !this.stopping.signal.aborted ? `the walk took longer than ${WALK_DEADLINE_REQUESTS} request timeouts` : errorMessage(err),
+        error:
+          deadline.aborted && !this.stopping.signal.aborted
+            ? `the walk took longer than ${WALK_DEADLINE_REQUESTS} request timeouts`
+            : errorMessage(err),
         garbage: false,
       };
     }
@@ -252,7 +279,12 @@ class LldpDiscoverer extends PollingDiscoverer {
         }
         continue;
       }
-      lost.push({ who: kept ? `${address} (${kept.table.sysName || describeChassis(kept.table.chassisKey)}, table older than config.staleAfter)` : address, error: result.error });
+      lost.push({
+        who: kept
+          ? `${address} (${kept.table.sysName || describeChassis(kept.table.chassisKey)}, table older than config.staleAfter)`
+          : address,
+        error: result.error,
+      });
       if (kept) lostTables.push(kept.table);
     }
     if (newlySilent.length > 0) {
@@ -263,16 +295,31 @@ class LldpDiscoverer extends PollingDiscoverer {
       );
     }
     const answered = results.filter((r) => 'table' in r.result).length;
-    const poll = { answered, stale: polled.length - answered, unreachable: garbage.length + lost.length, links: 0, hosts: 0, durationSeconds: (now - started) / 1000 };
-    this.logger
-      .v(3)
-      .info('Polled LLDP fabric', { fabric: fabric.name, switches: results.length, answered, stale: poll.stale, unreachable: poll.unreachable, durationMs: now - started });
+    const poll = {
+      answered,
+      stale: polled.length - answered,
+      unreachable: garbage.length + lost.length,
+      links: 0,
+      hosts: 0,
+      durationSeconds: (now - started) / 1000,
+    };
+    this.logger.v(3).info('Polled LLDP fabric', {
+      fabric: fabric.name,
+      switches: results.length,
+      answered,
+      stale: poll.stale,
+      unreachable: poll.unreachable,
+      durationMs: now - started,
+    });
     if (poll.unreachable > 0) this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, poll);
-    if (garbage.length > 0) throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
+    if (garbage.length > 0)
+      throw new Error(`${garbage.length} switch walk(s) are not a usable LLDP-MIB: ${byError(garbage)}`);
     if (lost.length > 0) {
       const silent = lostTables.map((t) => ({ id: switchId(t), name: t.sysName || switchId(t) }));
       this.memory.silent(fabric.name, silent, 'not answering SNMP for longer than config.staleAfter');
-      throw new Error(`${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`);
+      throw new Error(
+        `${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`,
+      );
     }
     const { graph, problems, unidentified } = lldpGraph(polled, identity);
     const tree = this.memory.hyperNodes({
@@ -287,11 +334,24 @@ class LldpDiscoverer extends PollingDiscoverer {
     });
     // The duration of a fabric that yields HyperNodes covers the walks and the snapshot built from them.
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
-    this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, { ...poll, links: graph.links.length, hosts: graph.hosts.length, durationSeconds });
+    this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, {
+      ...poll,
+      links: graph.links.length,
+      hosts: graph.hosts.length,
+      durationSeconds,
+    });
     const incomplete = polled.filter((p) => p.table.incompleteRows > 0);
     this.countIncompleteRows(fabric.name, incomplete);
-    this.reportProblems(fabric.name, [...incomplete.map(incompleteRowsProblem), ...problems, ...tree.problems.map((p) => p.message)]);
-    this.unmapped.reportUnmapped(fabric.name, unidentified, 'LLDP neighbours that are neither a polled switch nor a Node are left out');
+    this.reportProblems(fabric.name, [
+      ...incomplete.map(incompleteRowsProblem),
+      ...problems,
+      ...tree.problems.map((p) => p.message),
+    ]);
+    this.unmapped.reportUnmapped(
+      fabric.name,
+      unidentified,
+      'LLDP neighbours that are neither a polled switch nor a Node are left out',
+    );
     if (graph.hosts.length === 0) {
       const rows = polled.reduce((a, p) => a + p.table.neighbours.length, 0);
       throw new Error(
@@ -300,7 +360,10 @@ class LldpDiscoverer extends PollingDiscoverer {
           : `no switch of the fabric reports a neighbour other than the fabric's switches (${graph.switches.length} switches, ${rows} neighbours): do the hosts run lldpd or enable NIC LLDP?`,
       );
     }
-    if (tree.snapshot.length === 0) throw new Error(`none of the ${tree.hostCount} hosts the switches report is a Kubernetes Node; check config.hostMapping`);
+    if (tree.snapshot.length === 0)
+      throw new Error(
+        `none of the ${tree.hostCount} hosts the switches report is a Kubernetes Node; check config.hostMapping`,
+      );
     return tree.snapshot;
   }
 
@@ -308,7 +371,8 @@ class LldpDiscoverer extends PollingDiscoverer {
   private identity({ mapHost, isNode }: HostIndex): LldpIdentity {
     const { hostMacs, managementPorts } = this.config;
     return {
-      managementPort: (names) => managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
+      managementPort: (names) =>
+        managementPorts !== undefined && names.some((name) => name !== '' && managementPorts.matches(name)),
       nodeOf: (n) => {
         const byMac = nodeByMac(hostMacs, n);
         if (byMac !== undefined && isNode(byMac)) return byMac;
@@ -381,7 +445,10 @@ function listed(items: readonly string[]): string {
 export function createLldpDiscovererFactory(tuning: LldpTuning = {}): DiscovererFactory {
   return async (entry, opts) => {
     const config = parseLldpConfig(entry);
-    opts.logger.with({ source: LLDP_SOURCE }).info('LLDP discoverer initialized', { fabrics: config.fabrics.map((f) => f.name).join(','), snmp: config.version });
+    opts.logger.with({ source: LLDP_SOURCE }).info('LLDP discoverer initialized', {
+      fabrics: config.fabrics.map((f) => f.name).join(','),
+      snmp: config.version,
+    });
     return new LldpDiscoverer(entry, opts, config, tuning);
   };
 }

@@ -68,7 +68,10 @@ function describeNeighbour(n: LldpNeighbour): string {
   const chassis = n.chassisKey === undefined ? 'no chassis id' : `chassis ${describeChassis(n.chassisKey)}`;
   const caps = n.capabilities.length > 0 ? n.capabilities.join(',') : 'none';
   const portMac = n.portMac === undefined ? undefined : macText(Buffer.from(n.portMac, 'hex'));
-  const port = portMac === undefined ? `port ${n.portName || '?'}` : `port mac ${portMac}${n.portName && n.portName !== portMac ? ` "${n.portName}"` : ''}`;
+  const port =
+    portMac === undefined
+      ? `port ${n.portName || '?'}`
+      : `port mac ${portMac}${n.portName && n.portName !== portMac ? ` "${n.portName}"` : ''}`;
   return `${n.sysName ? `"${n.sysName}"` : 'a neighbour without system name'} (${chassis}, ${port}, capabilities ${caps})`;
 }
 
@@ -91,7 +94,9 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
       continue;
     }
     if (ids.has(id)) {
-      problems.push(`switch ${p.address} (${p.table.sysName || describeChassis(p.table.chassisKey)}) has the id ${id} of another switch; it is ignored`);
+      problems.push(
+        `switch ${p.address} (${p.table.sysName || describeChassis(p.table.chassisKey)}) has the id ${id} of another switch; it is ignored`,
+      );
       continue;
     }
     ids.add(id);
@@ -108,7 +113,12 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
     if (!self || self.address !== p.address) continue;
     const where = `switch ${self.name} (${p.address})`;
     for (const n of p.table.neighbours) {
-      const peer = n.chassisKey !== undefined ? byChassis.get(n.chassisKey) : n.sysName ? (bySysName.get(n.sysName) ?? undefined) : undefined;
+      const peer =
+        n.chassisKey !== undefined
+          ? byChassis.get(n.chassisKey)
+          : n.sysName
+            ? (bySysName.get(n.sysName) ?? undefined)
+            : undefined;
       if (peer) {
         if (peer === self) continue;
         const ends = [`${self.id}/${n.localPortName}`, `${peer.id}/${n.portName}`].sort(compareBytes);
@@ -116,17 +126,25 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
         const key = ends.join(' ');
         if (switchLinks.has(key)) continue;
         switchLinks.add(key);
-        links.push({ a: { kind: 'switch', id: self.id, port: n.localPortName }, b: { kind: 'switch', id: peer.id, port: n.portName } });
+        links.push({
+          a: { kind: 'switch', id: self.id, port: n.localPortName },
+          b: { kind: 'switch', id: peer.id, port: n.portName },
+        });
         continue;
       }
       if (identity.managementPort([n.localPortId, n.localPortDescription])) {
-        problems.push(`${where} port ${n.localPortName} is a management port; its neighbour ${describeNeighbour(n)} is ignored`);
+        problems.push(
+          `${where} port ${n.localPortName} is a management port; its neighbour ${describeNeighbour(n)} is ignored`,
+        );
         continue;
       }
       const node = identity.nodeOf(n);
       if (node !== undefined) {
         hosts.add(node);
-        links.push({ a: { kind: 'switch', id: self.id, port: n.localPortName }, b: { kind: 'host', name: node, port: n.portName } });
+        links.push({
+          a: { kind: 'switch', id: self.id, port: n.localPortName },
+          b: { kind: 'host', name: node, port: n.portName },
+        });
         continue;
       }
       const who = `${where} port ${n.localPortName}: neighbour ${describeNeighbour(n)}`;
@@ -138,9 +156,15 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
       );
     }
   }
-  const switches = [...byChassis.values()].map(({ id, name }) => ({ id, name })).sort((a, b) => compareBytes(a.id, b.id));
+  const switches = [...byChassis.values()]
+    .map(({ id, name }) => ({ id, name }))
+    .sort((a, b) => compareBytes(a.id, b.id));
   problems.push(...nodesOnSpines(links, new Map(switches.map((sw) => [sw.id, sw.name]))));
-  return { graph: { switches, hosts: [...hosts].sort(compareBytes).map((name) => ({ name })), links }, problems, unidentified };
+  return {
+    graph: { switches, hosts: [...hosts].sort(compareBytes).map((name) => ({ name })), links },
+    problems,
+    unidentified,
+  };
 }
 
 /** Nodes named in a report about a switch; the count says how many there are. */
@@ -171,7 +195,9 @@ function nodesOnSpines(links: readonly FabricLink[], names: ReadonlyMap<string, 
     const leaves = [...(peersOf.get(sw) ?? [])].filter((p) => nodesOf.has(p)).sort(compareBytes);
     if (leaves.length < 2 || leaves.some((x, i) => leaves.slice(i + 1).some((y) => peersOf.get(x)!.has(y)))) continue;
     const named = [...nodes].sort(compareBytes);
-    const shown = named.slice(0, NODES_NAMED).join(', ') + (named.length > NODES_NAMED ? ` and ${named.length - NODES_NAMED} more` : '');
+    const shown =
+      named.slice(0, NODES_NAMED).join(', ') +
+      (named.length > NODES_NAMED ? ` and ${named.length - NODES_NAMED} more` : '');
     out.push(
       `switch ${names.get(sw)} is cabled to Nodes (${shown}) and to ${leaves.length} switches cabled to Nodes (${leaves.map((l) => names.get(l)).join(', ')}): it counts as a leaf, so no tier sits over them; if it is a spine, cable its Nodes to leaves`,
     );

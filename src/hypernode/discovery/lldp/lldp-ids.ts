@@ -11,9 +11,25 @@
 import { Buffer } from 'node:buffer';
 
 /** LldpChassisIdSubtype values (IEEE 802.1AB): what kind of identifier a chassis id holds. */
-export const CHASSIS_SUBTYPE = { component: 1, interfaceAlias: 2, portComponent: 3, mac: 4, networkAddress: 5, interfaceName: 6, local: 7 } as const;
+export const CHASSIS_SUBTYPE = {
+  component: 1,
+  interfaceAlias: 2,
+  portComponent: 3,
+  mac: 4,
+  networkAddress: 5,
+  interfaceName: 6,
+  local: 7,
+} as const;
 /** LldpPortIdSubtype values: numbered differently from the chassis ones. */
-export const PORT_SUBTYPE = { interfaceAlias: 1, portComponent: 2, mac: 3, networkAddress: 4, interfaceName: 5, agentCircuitId: 6, local: 7 } as const;
+export const PORT_SUBTYPE = {
+  interfaceAlias: 1,
+  portComponent: 2,
+  mac: 3,
+  networkAddress: 4,
+  interfaceName: 5,
+  agentCircuitId: 6,
+  local: 7,
+} as const;
 
 /** A canonical chassis id, compared across switches (see the module comment for its forms). */
 export type ChassisKey = string;
@@ -104,7 +120,8 @@ function networkAddress(bytes: Buffer): string | undefined {
 function parseIpv6(text: string): number[] | undefined {
   const halves = text.toLowerCase().split('::');
   if (halves.length > 2) return undefined;
-  const words = (s: string) => (s === '' ? [] : s.split(':').map((w) => (/^[0-9a-f]{1,4}$/.test(w) ? Number.parseInt(w, 16) : Number.NaN)));
+  const words = (s: string) =>
+    s === '' ? [] : s.split(':').map((w) => (/^[0-9a-f]{1,4}$/.test(w) ? Number.parseInt(w, 16) : Number.NaN));
   const head = words(halves[0]!);
   const tail = halves.length === 2 ? words(halves[1]!) : [];
   const fill = 8 - head.length - tail.length;

@@ -9,7 +9,16 @@
 
 import { Buffer } from 'node:buffer';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { type ChassisKey, chassisKey, inetText, macText, PORT_SUBTYPE, portMacHex, portText, printable } from './lldp-ids.ts';
+import {
+  type ChassisKey,
+  chassisKey,
+  inetText,
+  macText,
+  PORT_SUBTYPE,
+  portMacHex,
+  portText,
+  printable,
+} from './lldp-ids.ts';
 
 /** One varbind: a numeric OID without a leading dot, and an OCTET STRING (bytes) or an integer value. */
 export interface MibVarbind {
@@ -30,11 +39,28 @@ const REM_TABLE = `${LLDP_REMOTE_SUBTREE}.1.1.`;
 const REM_MAN_ADDR_TABLE = `${LLDP_REMOTE_SUBTREE}.2.1.`;
 
 /** lldpRemSysCapEnabled bits (BITS, most significant bit first), by name, as snmpbulkwalk prints them. */
-const CAPABILITY_BITS = ['other', 'repeater', 'bridge', 'wlanAccessPoint', 'router', 'telephone', 'docsisCableDevice', 'stationOnly'] as const;
+const CAPABILITY_BITS = [
+  'other',
+  'repeater',
+  'bridge',
+  'wlanAccessPoint',
+  'router',
+  'telephone',
+  'docsisCableDevice',
+  'stationOnly',
+] as const;
 const CAP_BRIDGE = 0x20;
 const CAP_ROUTER = 0x08;
 /** lldpRemTable columns this module reads. */
-const REM = { chassisSubtype: 4, chassisId: 5, portSubtype: 6, portId: 7, portDesc: 8, sysName: 9, capEnabled: 12 } as const;
+const REM = {
+  chassisSubtype: 4,
+  chassisId: 5,
+  portSubtype: 6,
+  portId: 7,
+  portDesc: 8,
+  sysName: 9,
+  capEnabled: 12,
+} as const;
 /** lldpLocPortTable columns. */
 const LOC_PORT = { idSubtype: 2, id: 3, desc: 4 } as const;
 
@@ -92,7 +118,10 @@ const NAMED_PORT_SUBTYPES = [PORT_SUBTYPE.interfaceAlias, PORT_SUBTYPE.interface
 
 /** A neighbour's port name from its id when the id is a name (interface name or alias), else its description, else the id. */
 function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buffer | number | undefined): string {
-  const idText = id && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype) ? printable(id)?.trim() : undefined;
+  const idText =
+    id && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype)
+      ? printable(id)?.trim()
+      : undefined;
   if (idText) return idText;
   const descText = displayText(desc).trim();
   if (descText || !id) return descText;
@@ -108,7 +137,8 @@ function capabilityNames(caps: Buffer | undefined): readonly string[] {
   if (!caps || caps.length === 0) return NO_CAPABILITIES;
   const first = caps[0]!;
   let names = capabilitySets.get(first);
-  if (!names) capabilitySets.set(first, (names = Object.freeze(CAPABILITY_BITS.filter((_, bit) => first & (0x80 >> bit)))));
+  if (!names)
+    capabilitySets.set(first, (names = Object.freeze(CAPABILITY_BITS.filter((_, bit) => first & (0x80 >> bit)))));
   return names;
 }
 
@@ -158,11 +188,24 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       const localPort = arcAt(oid, timeMark.next);
       const remIndex = arcAt(oid, localPort.next);
       // Exactly four numeric arcs: the last one ends the OID.
-      if (column.value < 0 || timeMark.value < 0 || localPort.value < 0 || remIndex.value < 0 || remIndex.next !== oid.length + 1) continue;
+      if (
+        column.value < 0 ||
+        timeMark.value < 0 ||
+        localPort.value < 0 ||
+        remIndex.value < 0 ||
+        remIndex.next !== oid.length + 1
+      )
+        continue;
       const index = oid.slice(column.next);
       let row = remote.get(index);
       if (!row) {
-        row = { timeMark: timeMark.value, localPort: localPort.value, remIndex: remIndex.value, columns: new Map(), addresses: new Set() };
+        row = {
+          timeMark: timeMark.value,
+          localPort: localPort.value,
+          remIndex: remIndex.value,
+          columns: new Map(),
+          addresses: new Set(),
+        };
         remote.set(index, row);
       }
       row.columns.set(column.value, value);
@@ -171,11 +214,18 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       const [, timeMark, localPort, remIndex, subtype, length, ...octets] = parts;
       if (length === undefined || octets.length !== length || parts.some(Number.isNaN)) continue;
       const address = inetText(subtype!, octets);
-      if (address) addressRows.push({ index: `${timeMark}.${localPort}.${remIndex}`, portIndex: `${localPort}.${remIndex}`, address });
+      if (address)
+        addressRows.push({
+          index: `${timeMark}.${localPort}.${remIndex}`,
+          portIndex: `${localPort}.${remIndex}`,
+          address,
+        });
     }
   }
   if (ownChassis === undefined || ownChassis.length === 0) {
-    throw new Error('the walk holds no lldpLocChassisId (1.0.8802.1.1.2.1.3.2.0): is LLDP enabled and is the LLDP-MIB served?');
+    throw new Error(
+      'the walk holds no lldpLocChassisId (1.0.8802.1.1.2.1.3.2.0): is LLDP enabled and is the LLDP-MIB served?',
+    );
   }
   joinAddresses(remote, addressRows);
   // One set of names per local port, the same string instances for all its neighbours (a table holds a row per cable).
@@ -189,7 +239,8 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       const idText = id && id.length > 0 && subtype !== undefined ? portText(subtype, id) : '';
       const descText = displayText(port?.get(LOC_PORT.desc)).trim();
       const description = descText === idText ? idText : descText;
-      const named = idText !== '' && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype);
+      const named =
+        idText !== '' && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype);
       known = { name: (named ? idText : description || idText) || String(num), id: idText, description };
       localPorts.set(num, known);
     }
@@ -230,7 +281,12 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
       x.timeMark - y.timeMark ||
       x.remIndex - y.remIndex,
   );
-  return { chassisKey: chassisKey(chassisSubtype ?? 0, ownChassis), sysName: sysName.trim(), neighbours, incompleteRows };
+  return {
+    chassisKey: chassisKey(chassisSubtype ?? 0, ownChassis),
+    sysName: sysName.trim(),
+    neighbours,
+    incompleteRows,
+  };
 }
 
 /**
@@ -239,7 +295,10 @@ export function parseLldpTable(varbinds: Iterable<MibVarbind>): LldpTable {
  * lldpRemTable and the real mark in lldpRemManAddrTable, so an address whose
  * index matches no row joins the rows of its local port and remote index.
  */
-function joinAddresses(remote: Map<string, RemoteRow>, addressRows: readonly { index: string; portIndex: string; address: string }[]): void {
+function joinAddresses(
+  remote: Map<string, RemoteRow>,
+  addressRows: readonly { index: string; portIndex: string; address: string }[],
+): void {
   let byPort: Map<string, RemoteRow[]> | undefined;
   for (const a of addressRows) {
     const exact = remote.get(a.index);

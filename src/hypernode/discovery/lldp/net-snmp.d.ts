@@ -27,7 +27,12 @@ declare module 'net-snmp' {
   }
   export interface Session {
     /** With no non-repeaters, `varbinds[i]` holds the answers for `oids[i]`, in order. */
-    getBulk(oids: string[], nonRepeaters: number, maxRepetitions: number, done: (error: Error | null, varbinds?: Varbind[][]) => void): void;
+    getBulk(
+      oids: string[],
+      nonRepeaters: number,
+      maxRepetitions: number,
+      done: (error: Error | null, varbinds?: Varbind[][]) => void,
+    ): void;
     close(): void;
     on(event: 'error', listener: (err: Error) => void): void;
   }
@@ -38,7 +43,14 @@ declare module 'net-snmp' {
   export const Version2c: number;
   export const Version3: number;
   export const SecurityLevel: { noAuthNoPriv: number; authNoPriv: number; authPriv: number };
-  export const AuthProtocols: { md5: number; sha: number; sha224: number; sha256: number; sha384: number; sha512: number };
+  export const AuthProtocols: {
+    md5: number;
+    sha: number;
+    sha224: number;
+    sha256: number;
+    sha384: number;
+    sha512: number;
+  };
   export const PrivProtocols: { des: number; aes: number; aes256b: number; aes256r: number };
   export const ObjectType: Record<string, number>;
   const snmp: {

@@ -22,7 +22,9 @@ function decodeValue(type: string | undefined, raw: string, where: string): Buff
     case undefined:
       // `= ""`: an empty string is printed without a type; any other value without one is -OQ's.
       if (raw === '""') return Buffer.alloc(0);
-      throw new Error(`${where}: the value ${JSON.stringify(raw.slice(0, 40))} has no type: captured with -OQ, which drops types; capture again with -On only`);
+      throw new Error(
+        `${where}: the value ${JSON.stringify(raw.slice(0, 40))} has no type: captured with -OQ, which drops types; capture again with -On only`,
+      );
     case 'STRING': {
       if (raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2) {
         return Buffer.from(raw.slice(1, -1).replace(/\\(["\\])/g, '$1'), 'utf8');
@@ -34,7 +36,8 @@ function decodeValue(type: string | undefined, raw: string, where: string): Buff
       // BITS: the hex octets, then the names of the bits set; -OT appends the bytes as text in brackets.
       const octets = type === 'BITS' ? raw.replace(/\s\S*\(\d+\).*$/, '') : raw.replace(/\s*\[.*\]\s*$/s, '');
       const hex = octets.replace(/\s+/g, '');
-      if (!/^([0-9A-Fa-f]{2})*$/.test(hex)) throw new Error(`${where}: ${type} ${JSON.stringify(raw)} is not hex bytes`);
+      if (!/^([0-9A-Fa-f]{2})*$/.test(hex))
+        throw new Error(`${where}: ${type} ${JSON.stringify(raw)} is not hex bytes`);
       return Buffer.from(hex, 'hex');
     }
     case 'INTEGER':
@@ -76,18 +79,26 @@ export function parseSnmpCapture(text: string, name: string): MibVarbind[] {
       if (current?.type === 'STRING' && !isClosed(current.raw)) current.raw += '\n';
       return;
     }
-    if (current && ((current.type === 'Hex-STRING' && /^\s*([0-9A-Fa-f]{2}\s*)+$/.test(line)) || (current.type === 'STRING' && !isClosed(current.raw)))) {
+    if (
+      current &&
+      ((current.type === 'Hex-STRING' && /^\s*([0-9A-Fa-f]{2}\s*)+$/.test(line)) ||
+        (current.type === 'STRING' && !isClosed(current.raw)))
+    ) {
       current.raw += current.type === 'STRING' ? `\n${line}` : ` ${line}`;
       return;
     }
     if (/^\.?[\d.]+ = No (more variables|Such)/.test(line) || /^End of MIB/.test(line)) return;
     if (/^\.?\d+(\.\d+)+ \S/.test(line) || /^(STRING|INTEGER|Hex-STRING|BITS|"|\d)/.test(line)) {
-      throw new Error(`${name}:${i + 1}: a line without "= TYPE:" (captured with -Oq, -OQ or -Ov, which drop types or OIDs): capture again with -On only`);
+      throw new Error(
+        `${name}:${i + 1}: a line without "= TYPE:" (captured with -Oq, -OQ or -Ov, which drop types or OIDs): capture again with -On only`,
+      );
     }
     if (/^[A-Za-z][\w-]*::/.test(line) || /^\.?iso\./.test(line)) {
       throw new Error(`${name}:${i + 1}: a symbolic OID: capture with -On (numeric OIDs)`);
     }
-    throw new Error(`${name}:${i + 1}: not a line of \`snmpbulkwalk -On\` output (want ".<numeric oid> = TYPE: value"): ${JSON.stringify(line.slice(0, 120))}`);
+    throw new Error(
+      `${name}:${i + 1}: not a line of \`snmpbulkwalk -On\` output (want ".<numeric oid> = TYPE: value"): ${JSON.stringify(line.slice(0, 120))}`,
+    );
   });
   flush();
   refuseLostBytes(out, textValues, name);
@@ -108,11 +119,23 @@ const MAC_BYTES = 6;
 function refuseLostBytes(varbinds: readonly MibVarbind[], textValues: ReadonlySet<string>, name: string): void {
   const values = new Map(varbinds.map((v) => [v.oid, v.value]));
   const idOf = (subtypeOid: string) =>
-    subtypeOid === LOC_CHASSIS.subtype ? LOC_CHASSIS.id : subtypeOid.startsWith(`${REM_TABLE}4.`) ? `${REM_TABLE}5.${subtypeOid.slice(REM_TABLE.length + 2)}` : undefined;
+    subtypeOid === LOC_CHASSIS.subtype
+      ? LOC_CHASSIS.id
+      : subtypeOid.startsWith(`${REM_TABLE}4.`)
+        ? `${REM_TABLE}5.${subtypeOid.slice(REM_TABLE.length + 2)}`
+        : undefined;
   for (const [oid, value] of values) {
     const idOid = value === MAC_SUBTYPE ? idOf(oid) : undefined;
     const id = idOid === undefined ? undefined : values.get(idOid);
-    if (!idOid || !textValues.has(idOid) || !Buffer.isBuffer(id) || id.length !== MAC_BYTES || !id.includes(0x2e) || parseMacText(id.toString('latin1'))) continue;
+    if (
+      !idOid ||
+      !textValues.has(idOid) ||
+      !Buffer.isBuffer(id) ||
+      id.length !== MAC_BYTES ||
+      !id.includes(0x2e) ||
+      parseMacText(id.toString('latin1'))
+    )
+      continue;
     throw new Error(
       `${name}: the MAC chassis id at .${idOid} is printed as the text ${JSON.stringify(id.toString('latin1'))}: the capture was made with -Oa, which replaces bytes with '.', so MACs are lost; capture again without -Oa (snmpbulkwalk -On)`,
     );

@@ -28,14 +28,21 @@ export type SnmpCredentials =
     };
 
 /** Reads and checks the Secret; errors name the Secret and the key, never a value. */
-export async function readSnmpCredentials(secrets: SecretClient, ref: SecretRef, version: SnmpVersion, signal?: AbortSignal): Promise<SnmpCredentials> {
+export async function readSnmpCredentials(
+  secrets: SecretClient,
+  ref: SecretRef,
+  version: SnmpVersion,
+  signal?: AbortSignal,
+): Promise<SnmpCredentials> {
   const where = `${ref.namespace}/${ref.name}`;
   const data = await readSecretData(secrets, ref, signal);
   const value = (key: string, fallback?: string): string => {
     const raw = data?.[key];
     if (raw === undefined) {
       if (fallback !== undefined) return fallback;
-      throw new Error(`${key} not found in secret ${where} (SNMP version ${version} needs ${version === '2c' ? '"community"' : '"username", "authKey" and "privKey"'})`);
+      throw new Error(
+        `${key} not found in secret ${where} (SNMP version ${version} needs ${version === '2c' ? '"community"' : '"username", "authKey" and "privKey"'})`,
+      );
     }
     const text = Buffer.from(raw, 'base64').toString('utf8');
     if (text === '') throw new Error(`${key} is empty in secret ${where}`);
@@ -44,15 +51,20 @@ export async function readSnmpCredentials(secrets: SecretClient, ref: SecretRef,
   if (version === '2c') return { version, community: value('community') };
   const authProtocol = value('authProtocol', 'SHA-256').toUpperCase();
   const privProtocol = value('privProtocol', 'AES').toUpperCase();
-  if (!(AUTH_PROTOCOLS as readonly string[]).includes(authProtocol)) throw new Error(`authProtocol in secret ${where} must be one of ${AUTH_PROTOCOLS.join(', ')}`);
-  if (!(PRIV_PROTOCOLS as readonly string[]).includes(privProtocol)) throw new Error(`privProtocol in secret ${where} must be ${PRIV_PROTOCOLS.join(', ')}`);
+  if (!(AUTH_PROTOCOLS as readonly string[]).includes(authProtocol))
+    throw new Error(`authProtocol in secret ${where} must be one of ${AUTH_PROTOCOLS.join(', ')}`);
+  if (!(PRIV_PROTOCOLS as readonly string[]).includes(privProtocol))
+    throw new Error(`privProtocol in secret ${where} must be ${PRIV_PROTOCOLS.join(', ')}`);
   const authKey = value('authKey');
   const privKey = value('privKey');
   for (const [key, v] of [
     ['authKey', authKey],
     ['privKey', privKey],
   ] as const) {
-    if (v.length < MIN_KEY_LENGTH) throw new Error(`${key} in secret ${where} is shorter than ${MIN_KEY_LENGTH} characters, which SNMPv3 agents refuse`);
+    if (v.length < MIN_KEY_LENGTH)
+      throw new Error(
+        `${key} in secret ${where} is shorter than ${MIN_KEY_LENGTH} characters, which SNMPv3 agents refuse`,
+      );
   }
   return {
     version,

@@ -44,7 +44,8 @@ function openSession(target: SwitchAddress, credentials: SnmpCredentials, limits
     backwardsGetNexts: true,
     transport: target.host.includes(':') ? ('udp6' as const) : ('udp4' as const),
   };
-  if (credentials.version === '2c') return snmp.createSession(target.host, credentials.community, { ...options, version: snmp.Version2c });
+  if (credentials.version === '2c')
+    return snmp.createSession(target.host, credentials.community, { ...options, version: snmp.Version2c });
   return snmp.createV3Session(
     target.host,
     {
@@ -78,7 +79,9 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
     try {
       for (const subtree of LLDP_SUBTREES) {
         if (!(await walkSubtree(session, subtree, limits.maxRepetitions, take))) {
-          throw new Error(`more than ${limits.maxVarbinds} varbinds (config.snmp.maxVarbinds) in the answer; the walk was abandoned`);
+          throw new Error(
+            `more than ${limits.maxVarbinds} varbinds (config.snmp.maxVarbinds) in the answer; the walk was abandoned`,
+          );
         }
       }
       return out;
@@ -95,7 +98,12 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
  * An answer whose last OID is not after the one asked from is an agent that
  * would loop the walk: it fails the walk.
  */
-function walkSubtree(session: Session, base: string, maxRepetitions: number, take: (vb: Varbind) => boolean): Promise<boolean> {
+function walkSubtree(
+  session: Session,
+  base: string,
+  maxRepetitions: number,
+  take: (vb: Varbind) => boolean,
+): Promise<boolean> {
   const prefix = `${base}.`;
   return new Promise((resolve, reject) => {
     const next = (from: string) =>
@@ -112,7 +120,12 @@ function walkSubtree(session: Session, base: string, maxRepetitions: number, tak
         }
         const last = column.at(-1)?.oid;
         if (last === undefined) resolve(true);
-        else if (!oidAfter(last, from)) reject(new Error(`SNMP walk failed: the agent answered ${last} when asked for what follows ${from}; the walk would loop`));
+        else if (!oidAfter(last, from))
+          reject(
+            new Error(
+              `SNMP walk failed: the agent answered ${last} when asked for what follows ${from}; the walk would loop`,
+            ),
+          );
         else next(last);
       });
     next(base);
@@ -133,7 +146,9 @@ export function oidAfter(a: string, b: string): boolean {
 /** net-snmp's errors, in terms an operator acts on. */
 function describeSnmpError(error: Error): string {
   const name = error.name;
-  if (name === 'RequestTimedOutError') return 'no answer (timed out): is the switch reachable on UDP, is SNMP enabled, and are the community or the SNMPv3 user and keys right?';
-  if (/authentication|decrypt|digest|usm/i.test(error.message)) return `${error.message} (check the SNMPv3 username, authProtocol/authKey and privProtocol/privKey)`;
+  if (name === 'RequestTimedOutError')
+    return 'no answer (timed out): is the switch reachable on UDP, is SNMP enabled, and are the community or the SNMPv3 user and keys right?';
+  if (/authentication|decrypt|digest|usm/i.test(error.message))
+    return `${error.message} (check the SNMPv3 username, authProtocol/authKey and privProtocol/privKey)`;
   return error.message;
 }

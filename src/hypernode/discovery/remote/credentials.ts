@@ -64,7 +64,11 @@ const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
 export const SECRET_TIMEOUT_MS = 30_000;
 
 /** A Secret's `data` (base64 values), read within SECRET_TIMEOUT_MS; the error names the Secret. */
-export async function readSecretData(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal): Promise<Record<string, string> | undefined> {
+export async function readSecretData(
+  secrets: SecretClient,
+  ref: SecretRef,
+  signal?: AbortSignal,
+): Promise<Record<string, string> | undefined> {
   const deadline = AbortSignal.timeout(SECRET_TIMEOUT_MS);
   try {
     return (await secrets.get(ref.namespace, ref.name, signal ? AbortSignal.any([signal, deadline]) : deadline)).data;
@@ -78,12 +82,19 @@ export async function readSecretData(secrets: SecretClient, ref: SecretRef, sign
  * value. `tokenHint` says, in the caller's words, what a missing token is
  * (e.g. which system's token belongs under the key), after the Secret's name.
  */
-export async function readCredentials(secrets: SecretClient, ref: SecretRef, signal?: AbortSignal, auth: AuthScheme = 'basic', tokenHint?: string): Promise<Credentials> {
+export async function readCredentials(
+  secrets: SecretClient,
+  ref: SecretRef,
+  signal?: AbortSignal,
+  auth: AuthScheme = 'basic',
+  tokenHint?: string,
+): Promise<Credentials> {
   const where = `${ref.namespace}/${ref.name}`;
   const data = await readSecretData(secrets, ref, signal);
   const decode = (key: 'username' | 'password' | 'token'): Buffer => {
     const value = data?.[key];
-    if (value === undefined) throw new Error(`${key} not found in secret ${where}${key === 'token' && tokenHint ? ` (${tokenHint})` : ''}`);
+    if (value === undefined)
+      throw new Error(`${key} not found in secret ${where}${key === 'token' && tokenHint ? ` (${tokenHint})` : ''}`);
     const bytes = Buffer.from(value, 'base64');
     if (bytes.length === 0) throw new Error(`${key} is empty in secret ${where}`);
     return bytes;
@@ -92,7 +103,10 @@ export async function readCredentials(secrets: SecretClient, ref: SecretRef, sig
   let ca: string | undefined;
   if (caValue !== undefined) {
     ca = Buffer.from(caValue, 'base64').toString('utf8');
-    if (!ca.includes(PEM_CERTIFICATE)) throw new Error(`ca.crt in secret ${where} holds no PEM certificate (want text starting with ${PEM_CERTIFICATE})`);
+    if (!ca.includes(PEM_CERTIFICATE))
+      throw new Error(
+        `ca.crt in secret ${where} holds no PEM certificate (want text starting with ${PEM_CERTIFICATE})`,
+      );
   }
   const withCa = ca === undefined ? {} : { ca };
   if (auth === 'token') return { ...NO_CREDENTIALS, token: decode('token'), ...withCa };

@@ -110,7 +110,8 @@ export class HttpGetClient {
     const first = new URL(url);
     let current = first;
     for (let hop = 0; ; hop++) {
-      const headers: Record<string, string> = authorization !== '' && keepsAuthorization(first, current) ? { Authorization: authorization } : {};
+      const headers: Record<string, string> =
+        authorization !== '' && keepsAuthorization(first, current) ? { Authorization: authorization } : {};
       const res = await this.once(current, headers, combined, deadline, timeoutMs);
       const location = res.location;
       if (!REDIRECTS.has(res.status) || location === undefined) return res;
@@ -120,13 +121,26 @@ export class HttpGetClient {
     }
   }
 
-  private once(url: URL, headers: Record<string, string>, signal: AbortSignal, deadline: AbortSignal, timeoutMs: number): Promise<HttpResponse & { location?: string }> {
+  private once(
+    url: URL,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    deadline: AbortSignal,
+    timeoutMs: number,
+  ): Promise<HttpResponse & { location?: string }> {
     const maxBytes = this.opts.maxBodyBytes ?? MAX_BODY_BYTES;
     return new Promise((resolve, reject) => {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new Error(`unsupported protocol scheme "${url.protocol.replace(/:$/, '')}"`));
-      const fail = (err: unknown) => reject(deadline.aborted ? new Error(`Client.Timeout exceeded: no complete answer within ${timeoutMs} ms`) : err);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        return reject(new Error(`unsupported protocol scheme "${url.protocol.replace(/:$/, '')}"`));
+      const fail = (err: unknown) =>
+        reject(
+          deadline.aborted ? new Error(`Client.Timeout exceeded: no complete answer within ${timeoutMs} ms`) : err,
+        );
       const requestOptions: https.RequestOptions = { method: 'GET', headers, signal, agent: false };
-      const req = url.protocol === 'https:' ? https.request(url, { ...requestOptions, ...this.agentOptions }) : http.request(url, requestOptions);
+      const req =
+        url.protocol === 'https:'
+          ? https.request(url, { ...requestOptions, ...this.agentOptions })
+          : http.request(url, requestOptions);
       req.on('error', fail);
       req.on('response', (res) => {
         const announced = Number(res.headers['content-length']);
@@ -152,7 +166,12 @@ export class HttpGetClient {
           if (!body) return;
           const text = body.text();
           body = undefined; // the bytes are garbage from here on; only the text lives
-          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', body: text, location: res.headers.location });
+          resolve({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? '',
+            body: text,
+            location: res.headers.location,
+          });
         });
         res.on('error', (err) => {
           if (body) fail(err);

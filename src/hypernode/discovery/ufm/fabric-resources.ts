@@ -64,7 +64,8 @@ function* elements(body: string, what: string): Generator<Fields> {
   }
   const value: unknown = JSON.parse(body);
   const data = value !== null && typeof value === 'object' && !Array.isArray(value) ? fields(value).data : undefined;
-  if (!Array.isArray(data)) throw new Error(`${what}: want a JSON array or an object with a "data" array, got ${describe(value)}`);
+  if (!Array.isArray(data))
+    throw new Error(`${what}: want a JSON array or an object with a "data" array, got ${describe(value)}`);
   for (const raw of data) {
     yield fields(raw);
     index++;
@@ -91,7 +92,9 @@ export function decodeSystems(body: string): UfmSystem[] {
       role: text(f, 'role', 'systems').toLowerCase(),
       description: text(f, 'description', 'systems'),
       // With ports=true UFM lists port objects instead of names.
-      ports: ports.map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' ? String((p as Fields).name ?? '') : '')).filter((p) => p !== ''),
+      ports: ports
+        .map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' ? String((p as Fields).name ?? '') : ''))
+        .filter((p) => p !== ''),
       siteName: text(f, 'site_name', 'systems'),
     });
   }

@@ -25,7 +25,11 @@ const hostEndKey = (host: string, port: string) => `${host}\u0000${port}`;
 /** A Computer port with a named peer whose logical state is Active (or not reported, as in Go's answers). */
 function isUp(p: UfmPort): boolean {
   const state = p.logical_state?.toLowerCase();
-  return p.peer_node_name !== '' && p.peer_node_name !== NO_PEER && (state === undefined || state === '' || state === 'active');
+  return (
+    p.peer_node_name !== '' &&
+    p.peer_node_name !== NO_PEER &&
+    (state === undefined || state === '' || state === 'active')
+  );
 }
 
 /** The cables of the Computer ports that are up: host end to leaf switch end (switches are named, so a name is their id). */
@@ -35,7 +39,10 @@ function legacyLinkGraph(ports: readonly UfmPort[]): FabricGraph {
   const hosts = new Set<string>();
   for (const p of ports) {
     if (!isComputerPort(p) || !isUp(p)) continue;
-    links.push({ a: { kind: 'host', name: p.system_name, port: hostPort(p) }, b: { kind: 'switch', id: p.peer_node_name, port: p.peer_port_dname ?? '' } });
+    links.push({
+      a: { kind: 'host', name: p.system_name, port: hostPort(p) },
+      b: { kind: 'switch', id: p.peer_node_name, port: p.peer_port_dname ?? '' },
+    });
     leaves.add(p.peer_node_name);
     hosts.add(p.system_name);
   }
@@ -55,13 +62,27 @@ function recalledTree(ports: readonly UfmPort[], missing: readonly FabricLink[],
     const [host, leaf] = a.kind === 'host' ? [a, b] : [b, a];
     if (host.kind !== 'host' || leaf.kind !== 'switch') continue;
     recalled.add(hostEndKey(host.name, host.port));
-    standIns.push({ description: COMPUTER_PORT, tier: 0, system_name: host.name, node_description: '', peer_node_name: leaf.id });
+    standIns.push({
+      description: COMPUTER_PORT,
+      tier: 0,
+      system_name: host.name,
+      node_description: '',
+      peer_node_name: leaf.id,
+    });
   }
-  const kept = ports.filter((p) => !isComputerPort(p) || isUp(p) || !recalled.has(hostEndKey(p.system_name, hostPort(p))));
+  const kept = ports.filter(
+    (p) => !isComputerPort(p) || isUp(p) || !recalled.has(hostEndKey(p.system_name, hostPort(p))),
+  );
   return legacyTree([...kept, ...standIns], logger);
 }
 
 /** Legacy mode's snapshot through the link memory: reports missing cables on the leaf HyperNodes of their switches. */
-export function rememberedLegacySnapshot(memory: FabricMemory, fabric: string, ports: readonly UfmPort[], logger: Logger): Snapshot {
-  return memory.remembered(fabric, legacyLinkGraph(ports), (_graph, missing) => recalledTree(ports, missing, logger)).snapshot;
+export function rememberedLegacySnapshot(
+  memory: FabricMemory,
+  fabric: string,
+  ports: readonly UfmPort[],
+  logger: Logger,
+): Snapshot {
+  return memory.remembered(fabric, legacyLinkGraph(ports), (_graph, missing) => recalledTree(ports, missing, logger))
+    .snapshot;
 }

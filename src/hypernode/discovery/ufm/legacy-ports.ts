@@ -84,7 +84,12 @@ export function* arrayElements(text: string, start: number): Generator<string> {
     yield text.slice(i, end);
     i = skipSpace(text, end);
     if (text[i] === ']') return;
-    if (text[i] !== ',') throw new SyntaxError(i >= text.length ? 'unexpected end of JSON input' : `invalid character ${JSON.stringify(text[i])} after array element`);
+    if (text[i] !== ',')
+      throw new SyntaxError(
+        i >= text.length
+          ? 'unexpected end of JSON input'
+          : `invalid character ${JSON.stringify(text[i])} after array element`,
+      );
     i = skipSpace(text, i + 1);
   }
 }
@@ -101,10 +106,14 @@ function decodePort(raw: unknown, index: number): UfmPort {
     const name = key.toLowerCase();
     if (value === null) continue;
     if (name === 'tier') {
-      if (typeof value !== 'number' || !Number.isInteger(value)) throw new Error(`cannot decode ${describe(value)} ${JSON.stringify(value)} into port [${index}].tier of type int`);
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        throw new Error(
+          `cannot decode ${describe(value)} ${JSON.stringify(value)} into port [${index}].tier of type int`,
+        );
       port.tier = value;
     } else if ((STRING_FIELDS as readonly string[]).includes(name)) {
-      if (typeof value !== 'string') throw new Error(`cannot decode ${describe(value)} into port [${index}].${name} of type string`);
+      if (typeof value !== 'string')
+        throw new Error(`cannot decode ${describe(value)} into port [${index}].${name} of type string`);
       port[name as (typeof STRING_FIELDS)[number]] = value;
     } else if ((LINK_FIELDS as readonly string[]).includes(name)) {
       if (typeof value === 'string') port[name as (typeof LINK_FIELDS)[number]] = value;

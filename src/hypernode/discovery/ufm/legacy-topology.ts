@@ -68,7 +68,10 @@ export function buildSnapshot(ports: readonly UfmPort[], logger: Logger): Snapsh
 }
 
 /** The snapshot and, for fabric health, the leaf HyperNode of each leaf switch (by its name). */
-export function legacyTree(ports: readonly UfmPort[], logger: Logger): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
+export function legacyTree(
+  ports: readonly UfmPort[],
+  logger: Logger,
+): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
   const switchHyperNodes = new Map<string, string>();
   const leaves = leafGroups(ports).map(({ leaves: switches, nodes }, i) => {
     const name = `leaf-hn-${i}`;

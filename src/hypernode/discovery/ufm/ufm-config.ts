@@ -13,7 +13,16 @@ import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 export type UfmMode = 'legacy' | 'fabric';
 export const DEFAULT_FABRIC_NAME = 'ufm';
 /** The keys of the ufm source's `config`; anything else is a typo worth naming. */
-export const CONFIG_KEYS = ['endpoint', 'insecureSkipVerify', 'mode', 'auth', 'fabric', 'fabrics', 'hostMapping', NVLINK_KEY];
+export const CONFIG_KEYS = [
+  'endpoint',
+  'insecureSkipVerify',
+  'mode',
+  'auth',
+  'fabric',
+  'fabrics',
+  'hostMapping',
+  NVLINK_KEY,
+];
 const FABRIC_KEYS = ['name', 'endpoint', 'auth', 'insecureSkipVerify', 'secretRef'];
 const SOURCE = 'ufm source';
 const FABRIC_LIST: FabricListForm = {
@@ -46,7 +55,8 @@ export interface UfmConfig {
 
 function auth(raw: unknown, where: string, fallback: AuthScheme): AuthScheme {
   if (raw === undefined || raw === null) return fallback;
-  if (!AUTH_SCHEMES.includes(raw as AuthScheme)) throw new Error(`ufm source: ${where} must be one of ${AUTH_SCHEMES.join(', ')}, got ${JSON.stringify(raw)}`);
+  if (!AUTH_SCHEMES.includes(raw as AuthScheme))
+    throw new Error(`ufm source: ${where} must be one of ${AUTH_SCHEMES.join(', ')}, got ${JSON.stringify(raw)}`);
   return raw as AuthScheme;
 }
 
@@ -63,13 +73,18 @@ function endpointOf(raw: unknown, where: string, typo: string): string {
 export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]): UfmConfig {
   const c = entry.config;
   const mode = c.mode ?? 'legacy';
-  if (mode !== 'legacy' && mode !== 'fabric') throw new Error(`ufm source: config.mode must be legacy or fabric, got ${JSON.stringify(mode)}`);
+  if (mode !== 'legacy' && mode !== 'fabric')
+    throw new Error(`ufm source: config.mode must be legacy or fabric, got ${JSON.stringify(mode)}`);
   const defaultAuth = auth(c.auth, 'config.auth', 'basic');
-  const typo = unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
+  const typo =
+    unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
   const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
   if (mode === 'legacy') {
     for (const key of ['fabrics', 'fabric', 'hostMapping']) {
-      if (c[key] !== undefined) throw new Error(`ufm source: config.${key} needs config.mode: fabric (legacy mode reads one endpoint and builds Volcano's leaf-hn-N/spine-hn)`);
+      if (c[key] !== undefined)
+        throw new Error(
+          `ufm source: config.${key} needs config.mode: fabric (legacy mode reads one endpoint and builds Volcano's leaf-hn-N/spine-hn)`,
+        );
     }
   }
   const fabrics = fabricsOf(entry, FABRIC_LIST, ({ name, raw: f, where, listed, secretRef }) => {

@@ -90,9 +90,17 @@ class UfmDiscoverer extends PollingDiscoverer {
     }
     if (fabricMode) {
       for (const ep of this.endpoints)
-        this.logger.info('Starting UFM fabric discovery', { fabric: ep.fabric.name, endpoint: ep.fabric.endpoint, auth: ep.fabric.auth, interval: `${this.intervalMs}ms` });
+        this.logger.info('Starting UFM fabric discovery', {
+          fabric: ep.fabric.name,
+          endpoint: ep.fabric.endpoint,
+          auth: ep.fabric.auth,
+          interval: `${this.intervalMs}ms`,
+        });
     } else {
-      this.logger.info('Starting UFM network topology discovery', { endpoint: this.endpoints[0]!.fabric.endpoint, interval: `${this.intervalMs}ms` });
+      this.logger.info('Starting UFM network topology discovery', {
+        endpoint: this.endpoints[0]!.fabric.endpoint,
+        interval: `${this.intervalMs}ms`,
+      });
     }
   }
 
@@ -106,7 +114,9 @@ class UfmDiscoverer extends PollingDiscoverer {
 
   private async body(ep: UfmEndpoint, resource: UfmResource, path: string): Promise<string> {
     if (this.reader) return this.reader(ep.fabric.endpoint, resource, this.stopping.signal);
-    this.logger.v(4).info('Sending request to UFM server', { url: resourceUrl(ep.fabric.endpoint, ep.fabric.auth, path) });
+    this.logger
+      .v(4)
+      .info('Sending request to UFM server', { url: resourceUrl(ep.fabric.endpoint, ep.fabric.auth, path) });
     return ep.get(path, this.stopping.signal);
   }
 }
@@ -124,12 +134,17 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       const skipVerify = fabric.skipVerifyRaw;
       if (skipVerify !== undefined && skipVerify !== null && typeof skipVerify !== 'boolean') {
         // Go reads anything but a YAML boolean as false; so do we, verification stays on.
-        logger.warn('config.insecureSkipVerify is not a YAML boolean (true/false) and counts as false: TLS certificates are verified', {
-          insecureSkipVerify: JSON.stringify(skipVerify),
-        });
+        logger.warn(
+          'config.insecureSkipVerify is not a YAML boolean (true/false) and counts as false: TLS certificates are verified',
+          {
+            insecureSkipVerify: JSON.stringify(skipVerify),
+          },
+        );
       }
       if (fabric.insecureSkipVerify) {
-        logger.warn('WARNING: TLS certificate verification is disabled which is insecure. This should not be used in production environments');
+        logger.warn(
+          'WARNING: TLS certificate verification is disabled which is insecure. This should not be used in production environments',
+        );
       }
       const ref = fabric.secretRef;
       let credentials: Credentials = NO_CREDENTIALS;
@@ -150,7 +165,9 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
     }
     logger.info(
       'UFM discoverer initialized',
-      config.mode === 'fabric' ? { mode: config.mode, fabrics: config.fabrics.map((f) => f.name).join(',') } : { endpoint: config.fabrics[0]!.endpoint },
+      config.mode === 'fabric'
+        ? { mode: config.mode, fabrics: config.fabrics.map((f) => f.name).join(',') }
+        : { endpoint: config.fabrics[0]!.endpoint },
     );
     return new UfmDiscoverer(entry, opts, config, endpoints, errors, tuning);
   };

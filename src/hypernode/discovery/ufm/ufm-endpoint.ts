@@ -7,7 +7,13 @@
 import * as http from 'node:http';
 import type { SecretClient } from '../../model/contracts.ts';
 import { Buffer } from 'node:buffer';
-import { basicAuthorization, hasCredentials, readCredentials, type AuthScheme, type Credentials } from '../remote/credentials.ts';
+import {
+  basicAuthorization,
+  hasCredentials,
+  readCredentials,
+  type AuthScheme,
+  type Credentials,
+} from '../remote/credentials.ts';
 import { HttpGetClient, type HttpClientOptions } from '../remote/http-client.ts';
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 import type { FabricEndpoint } from './ufm-config.ts';
@@ -86,13 +92,17 @@ export class UfmEndpoint {
       throw wrapError('failed to send request', err);
     }
     if (res.status === 401 && this.fabric.auth === 'token') {
-      const where = this.fabric.secretRef ? ` in secret ${this.fabric.secretRef.namespace}/${this.fabric.secretRef.name}` : '';
+      const where = this.fabric.secretRef
+        ? ` in secret ${this.fabric.secretRef.namespace}/${this.fabric.secretRef.name}`
+        : '';
       throw new Error(
         `unexpected status code: 401 Unauthorized: UFM refused the access token (revoked or expired); create a new token in UFM and store it under the key "token"${where}`,
       );
     }
     if (res.status !== 200) {
-      throw new Error(`unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd());
+      throw new Error(
+        `unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd(),
+      );
     }
     return res.body;
   }
@@ -100,6 +110,10 @@ export class UfmEndpoint {
   private newClient(): HttpGetClient {
     // The Secret's CA replaces every other root for this endpoint: trust is pinned to the private CA.
     const ca = this.credentials.ca ?? this.tuning.ca;
-    return new HttpGetClient({ ...this.tuning, ...(ca === undefined ? {} : { ca }), insecureSkipVerify: this.fabric.insecureSkipVerify });
+    return new HttpGetClient({
+      ...this.tuning,
+      ...(ca === undefined ? {} : { ca }),
+      insecureSkipVerify: this.fabric.insecureSkipVerify,
+    });
   }
 }

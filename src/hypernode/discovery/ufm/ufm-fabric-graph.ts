@@ -28,7 +28,8 @@ function isAggregationNode(s: UfmSystem): boolean {
 
 const portGuid = (portName: string) => portName.slice(0, portName.lastIndexOf('_'));
 const isSwitch = (s: UfmSystem) => s.type === 'switch';
-const isHost = (s: UfmSystem) => !isSwitch(s) && (s.type === 'host' || s.role === 'endpoint') && !isAggregationNode(s) && s.name !== '';
+const isHost = (s: UfmSystem) =>
+  !isSwitch(s) && (s.type === 'host' || s.role === 'endpoint') && !isAggregationNode(s) && s.name !== '';
 
 /** The fabric graph of one UFM fabric: switches, hosts and the host–switch and switch–switch links whose ports are Active. */
 export function ufmFabricGraph(data: FabricData): FabricGraph {
@@ -38,7 +39,9 @@ export function ufmFabricGraph(data: FabricData): FabricGraph {
     if (s.guid) byGuid.set(s.guid, s);
     for (const p of s.ports) byGuid.set(portGuid(p), s);
   }
-  const switches: FabricSwitch[] = data.systems.filter((s) => isSwitch(s) && s.guid !== '').map((s) => ({ id: s.guid, name: s.name }));
+  const switches: FabricSwitch[] = data.systems
+    .filter((s) => isSwitch(s) && s.guid !== '')
+    .map((s) => ({ id: s.guid, name: s.name }));
   const hosts: FabricHost[] = [...new Set(data.systems.filter(isHost).map((s) => s.name))].map((name) => ({ name }));
   const links: FabricLink[] = [];
   for (const { a, b } of data.links) {
@@ -47,12 +50,18 @@ export function ufmFabricGraph(data: FabricData): FabricGraph {
     const sb = byGuid.get(b.guid);
     if (!sa || !sb || sa === sb) continue;
     if (isSwitch(sa) && isSwitch(sb)) {
-      links.push({ a: { kind: 'switch', id: sa.guid, port: a.port }, b: { kind: 'switch', id: sb.guid, port: b.port } });
+      links.push({
+        a: { kind: 'switch', id: sa.guid, port: a.port },
+        b: { kind: 'switch', id: sb.guid, port: b.port },
+      });
       continue;
     }
     const [host, sw, hostPort, swPort] = isSwitch(sa) ? [sb, sa, b.port, a.port] : [sa, sb, a.port, b.port];
     if (!isSwitch(sw) || !isHost(host)) continue;
-    links.push({ a: { kind: 'host', name: host.name, port: hostPort }, b: { kind: 'switch', id: sw.guid, port: swPort } });
+    links.push({
+      a: { kind: 'host', name: host.name, port: hostPort },
+      b: { kind: 'switch', id: sw.guid, port: swPort },
+    });
   }
   return { switches, hosts, links };
 }

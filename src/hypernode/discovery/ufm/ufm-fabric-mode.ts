@@ -73,10 +73,24 @@ export class UfmFabricMode implements UfmStrategy {
     const systems = await decoded('systems', decodeSystems);
     const links = await decoded('links', decodeLinks);
     const ports = await decoded('ports', decodePortStates);
-    logger.v(3).info('Successfully retrieved UFM fabric', { fabric, systems: systems.length, links: links.length, ports: ports.size });
-    const tree = this.memory.hyperNodes({ graph: ufmFabricGraph({ systems, links, ports }), fabric, source: UFM_SOURCE, labels: { [UFM_FABRIC_LABEL]: fabric }, mapHost, logger });
+    logger.v(3).info('Successfully retrieved UFM fabric', {
+      fabric,
+      systems: systems.length,
+      links: links.length,
+      ports: ports.size,
+    });
+    const tree = this.memory.hyperNodes({
+      graph: ufmFabricGraph({ systems, links, ports }),
+      fabric,
+      source: UFM_SOURCE,
+      labels: { [UFM_FABRIC_LABEL]: fabric },
+      mapHost,
+      logger,
+    });
     if (tree.hostCount === 0) {
-      throw new Error(`UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`);
+      throw new Error(
+        `UFM reported no host cabled to a switch by an active link (${systems.length} systems, ${links.length} links)`,
+      );
     }
     for (const p of tree.problems) logger.v(2).info('UFM fabric link joins no group', { fabric, problem: p.message });
     this.ctx.unmapped.report(fabric, tree.leafHosts, mapHost, 'UFM hosts that match no Node are left out');

@@ -84,7 +84,9 @@ export class UfmLegacyMode implements UfmStrategy {
 
   /** The grouping with the NVLink tier: domains named after the endpoint's fabric name, labelled as Volcano's objects are. */
   private placed(tree: Snapshot): Snapshot {
-    return this.ctx.nvlink.place(this.ctx.endpoints[0]!.fabric.name, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE });
+    return this.ctx.nvlink.place(this.ctx.endpoints[0]!.fabric.name, tree, {
+      [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE,
+    });
   }
 
   private async fetchPorts(ep: UfmEndpoint): Promise<UfmPort[]> {

@@ -49,7 +49,8 @@ export function blockSizes(blocks: readonly SizedBlock[], stated: number | undef
   if (blocks.length === 0) return [];
   const smallest = Math.min(...blocks.map((b) => b.nodes.length));
   if (stated !== undefined) {
-    if (!Number.isSafeInteger(stated) || stated < 1) throw new Error(`--slurm-block-size must be a whole number of Nodes, at least 1; got ${stated}`);
+    if (!Number.isSafeInteger(stated) || stated < 1)
+      throw new Error(`--slurm-block-size must be a whole number of Nodes, at least 1; got ${stated}`);
     const short = blocks.filter((b) => b.nodes.length < stated);
     if (short.length > 0) {
       const list = short.map((b) => `${b.name} (${b.nodes.length})`).join(', ');
@@ -60,6 +61,7 @@ export function blockSizes(blocks: readonly SizedBlock[], stated: number | undef
   }
   const base = stated ?? smallest;
   const sizes = [base];
-  for (let level = 1; level <= MAX_BLOCK_LEVEL && 2 ** (level - 1) < blocks.length; level++) sizes.push(base * 2 ** level);
+  for (let level = 1; level <= MAX_BLOCK_LEVEL && 2 ** (level - 1) < blocks.length; level++)
+    sizes.push(base * 2 ** level);
   return sizes;
 }

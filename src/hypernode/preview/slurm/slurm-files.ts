@@ -34,7 +34,11 @@ export function slurmTopologyYaml(topology: SlurmTopology): string {
   const doc: object[] = [{ topology: SLURM_TREE_TOPOLOGY, cluster_default: true, tree: { switches } }];
   if (topology.blocks.length > 0) {
     const blocks = topology.blocks.map((b) => ({ block: b.name, nodes: compressHostlist(b.nodes) }));
-    doc.push({ topology: SLURM_BLOCK_TOPOLOGY, cluster_default: false, block: { block_sizes: blockSizes(topology.blocks, topology.blockSize), blocks } });
+    doc.push({
+      topology: SLURM_BLOCK_TOPOLOGY,
+      cluster_default: false,
+      block: { block_sizes: blockSizes(topology.blocks, topology.blockSize), blocks },
+    });
   }
   return HEADER + toYaml(doc, { lineWidth: 0 });
 }
@@ -51,7 +55,10 @@ export function slurmTopologyConf(topology: SlurmTopology, plugin: SlurmPlugin):
       lines.push(parts.join(' '));
     }
   } else {
-    if (topology.blocks.length === 0) throw new Error('no HyperNode of a block tier (see --slurm-block-tier) holds Nodes: nothing to write as Slurm blocks');
+    if (topology.blocks.length === 0)
+      throw new Error(
+        'no HyperNode of a block tier (see --slurm-block-tier) holds Nodes: nothing to write as Slurm blocks',
+      );
     for (const b of topology.blocks) lines.push(`BlockName=${b.name} Nodes=${compressHostlist(b.nodes)}`);
     lines.push(`BlockSizes=${blockSizes(topology.blocks, topology.blockSize).join(',')}`);
   }

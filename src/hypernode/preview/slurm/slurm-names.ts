@@ -60,7 +60,8 @@ export class SlurmNameRegistry {
 
   claim(slurm: string, owner: string): string {
     const other = this.owners.get(slurm);
-    if (other !== undefined) throw new Error(`${other} and ${owner} would both be named ${slurm} in Slurm; rename one of them`);
+    if (other !== undefined)
+      throw new Error(`${other} and ${owner} would both be named ${slurm} in Slurm; rename one of them`);
     this.owners.set(slurm, owner);
     return slurm;
   }

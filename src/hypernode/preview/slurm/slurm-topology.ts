@@ -54,7 +54,9 @@ export interface SlurmTopologyOptions {
 
 function checkedHostName(host: string, node: string): string {
   if (host === '' || slurmName(host) !== host) {
-    throw new Error(`Node ${node} maps to host name ${JSON.stringify(host)}, which Slurm cannot read in a hostlist (allowed: letters, digits, ".", "_", "-")`);
+    throw new Error(
+      `Node ${node} maps to host name ${JSON.stringify(host)}, which Slurm cannot read in a hostlist (allowed: letters, digits, ".", "_", "-")`,
+    );
   }
   return host;
 }
@@ -65,14 +67,20 @@ interface Direct {
   readonly nodes: readonly string[];
 }
 
-function directMembers(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], host: (node: string) => string): Map<string, Direct> {
+function directMembers(
+  hyperNodes: readonly HyperNode[],
+  nodes: readonly NodeMeta[],
+  host: (node: string) => string,
+): Map<string, Direct> {
   const names = new Set(hyperNodes.map((hn) => hn.metadata.name));
   const direct = new Map<string, Direct>();
   for (const hn of hyperNodes) {
     const children = new Set<string>();
     const members = new Set<string>();
     for (const m of membersOf(hn)) {
-      if (m.type === 'HyperNode') for (const c of resolveMembers(m.selector, hyperNodes)) if (c !== hn.metadata.name && names.has(c)) children.add(c);
+      if (m.type === 'HyperNode')
+        for (const c of resolveMembers(m.selector, hyperNodes))
+          if (c !== hn.metadata.name && names.has(c)) children.add(c);
       if (m.type === 'Node') for (const n of resolveMembers(m.selector, nodes)) members.add(host(n));
     }
     direct.set(hn.metadata.name, { children: [...children], nodes: [...members].sort(compareBytes) });
@@ -81,7 +89,12 @@ function directMembers(hyperNodes: readonly HyperNode[], nodes: readonly NodeMet
 }
 
 /** Every Slurm node name under `name`, at any depth. */
-function nodesUnder(direct: ReadonlyMap<string, Direct>, name: string, seen = new Set<string>(), out = new Set<string>()): Set<string> {
+function nodesUnder(
+  direct: ReadonlyMap<string, Direct>,
+  name: string,
+  seen = new Set<string>(),
+  out = new Set<string>(),
+): Set<string> {
   if (seen.has(name)) return out;
   seen.add(name);
   const d = direct.get(name)!;
@@ -91,7 +104,11 @@ function nodesUnder(direct: ReadonlyMap<string, Direct>, name: string, seen = ne
 }
 
 /** The HyperNode tree as Slurm switches and blocks; throws when two names collide in Slurm or a host name cannot be written. */
-export function slurmTopology(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], opts: SlurmTopologyOptions): SlurmTopology {
+export function slurmTopology(
+  hyperNodes: readonly HyperNode[],
+  nodes: readonly NodeMeta[],
+  opts: SlurmTopologyOptions,
+): SlurmTopology {
   const hosts = new Map<string, string>();
   const host = (node: string) => {
     let h = hosts.get(node);
@@ -100,13 +117,21 @@ export function slurmTopology(hyperNodes: readonly HyperNode[], nodes: readonly 
   };
   const direct = directMembers(hyperNodes, nodes, host);
   const registry = new SlurmNameRegistry();
-  const switchNames = new Map(hyperNodes.map((hn) => [hn.metadata.name, registry.claim(slurmSwitchName(hn.metadata.name), `HyperNode ${hn.metadata.name}`)]));
-  const sorted = [...hyperNodes].sort((a, b) => (a.spec?.tier ?? 0) - (b.spec?.tier ?? 0) || compareBytes(a.metadata.name, b.metadata.name));
+  const switchNames = new Map(
+    hyperNodes.map((hn) => [
+      hn.metadata.name,
+      registry.claim(slurmSwitchName(hn.metadata.name), `HyperNode ${hn.metadata.name}`),
+    ]),
+  );
+  const sorted = [...hyperNodes].sort(
+    (a, b) => (a.spec?.tier ?? 0) - (b.spec?.tier ?? 0) || compareBytes(a.metadata.name, b.metadata.name),
+  );
   const switches = sorted.flatMap((hn): SlurmSwitch[] => {
     const name = hn.metadata.name;
     const d = direct.get(name)!;
     const children = d.children.map((c) => switchNames.get(c)!);
-    if (children.length === 0 || d.nodes.length === 0) return [{ name: switchNames.get(name)!, switches: children.sort(compareBytes), nodes: d.nodes }];
+    if (children.length === 0 || d.nodes.length === 0)
+      return [{ name: switchNames.get(name)!, switches: children.sort(compareBytes), nodes: d.nodes }];
     const leaf = registry.claim(slurmNodesLeafName(name), `the Nodes of HyperNode ${name}`);
     return [
       { name: leaf, switches: [], nodes: d.nodes },

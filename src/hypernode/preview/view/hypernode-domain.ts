@@ -47,7 +47,8 @@ export function hyperNodeDomain(hn: HyperNode): HyperNodeDomain | undefined {
   const name = hn.metadata.name;
   const fabric = fabricOf(hn)?.fabric;
   const infix = `-${tierName}-`;
-  const at = fabric !== undefined ? (name.startsWith(`${fabric}${infix}`) ? fabric.length : -1) : name.indexOf(infix, 1);
+  const at =
+    fabric !== undefined ? (name.startsWith(`${fabric}${infix}`) ? fabric.length : -1) : name.indexOf(infix, 1);
   const id = at < 0 ? '' : name.slice(at + infix.length);
   return id === '' ? undefined : { value: id };
 }

@@ -8,7 +8,14 @@
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { HyperNode, MemberSelector, NodeMeta } from '../../model/hypernode-types.ts';
-import { fabricOf, LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL, OWNERSHIP_LABELS, sourceOf, UFM_SOURCE } from '../../model/hypernode-labels.ts';
+import {
+  fabricOf,
+  LABEL_SOURCE,
+  NETWORK_TOPOLOGY_PROFILE_LABEL,
+  OWNERSHIP_LABELS,
+  sourceOf,
+  UFM_SOURCE,
+} from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import { isNvlinkTierName } from '../../model/nvlink.ts';
@@ -34,7 +41,10 @@ export function nodeMemberships(node: NodeMeta, hyperNodes: readonly HyperNode[]
       .map((m) => m.selector!);
     if (selectors.length === 0) continue;
     direct.push(hn);
-    found.set(hn.metadata.name, { ...describe(hn), reasons: [...selectors.map(selectorReason), ...groupingReasons(hn, node)] });
+    found.set(hn.metadata.name, {
+      ...describe(hn),
+      reasons: [...selectors.map(selectorReason), ...groupingReasons(hn, node)],
+    });
   }
   // Up through the HyperNodes that list a holder as a member, breadth first so each says its nearest child.
   let level = direct.map((hn) => hn.metadata.name);
@@ -42,7 +52,9 @@ export function nodeMemberships(node: NodeMeta, hyperNodes: readonly HyperNode[]
     const next: string[] = [];
     for (const hn of hyperNodes) {
       if (found.has(hn.metadata.name)) continue;
-      const child = membersOf(hn).find((m) => m.type === 'HyperNode' && level.includes(m.selector?.exactMatch?.name ?? ''))?.selector?.exactMatch?.name;
+      const child = membersOf(hn).find(
+        (m) => m.type === 'HyperNode' && level.includes(m.selector?.exactMatch?.name ?? ''),
+      )?.selector?.exactMatch?.name;
       if (child === undefined) continue;
       found.set(hn.metadata.name, { ...describe(hn), through: child, reasons: [] });
       next.push(hn.metadata.name);
@@ -81,10 +93,16 @@ function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
   const profile = labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL);
   if (profile) reasons.push(`label profile ${profile}`);
   const fabric = fabricOf(hn);
-  const system = fabric ? `${fabric.label.system} fabric ${fabric.fabric}` : sourceOf(hn) === UFM_SOURCE ? 'UFM' : undefined;
+  const system = fabric
+    ? `${fabric.label.system} fabric ${fabric.fabric}`
+    : sourceOf(hn) === UFM_SOURCE
+      ? 'UFM'
+      : undefined;
   // A fabric source's NVLink domain holds no switch: its Nodes share the domain and the leaf group above it.
   if (isNvlinkTierName(hn.spec?.tierName) && sourceOf(hn) !== LABEL_SOURCE) {
-    reasons.push(`NVLink ${hn.spec!.tierName} inside a leaf group of ${system ?? `the ${sourceOf(hn)} fabric`}: its Nodes share the domain and that group's switches`);
+    reasons.push(
+      `NVLink ${hn.spec!.tierName} inside a leaf group of ${system ?? `the ${sourceOf(hn)} fabric`}: its Nodes share the domain and that group's switches`,
+    );
   } else if (fabric) reasons.push(`${system}: the Node's host ports link to the switches of this group`);
   else if (system) reasons.push("UFM: the Node's host ports link to the leaf switches of this group");
   return reasons;

@@ -15,7 +15,8 @@ import { TOPOLOGY_PAGE_STYLE } from './topology-page-style.ts';
  * anywhere. Exported so a server answering with the page sends the same
  * policy as a header: both apply, and a stricter header would stop the script.
  */
-export const TOPOLOGY_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+export const TOPOLOGY_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
 
 /** The whole page for `view`, as a string to write to a file or answer a request with. */
 export function topologyHtml(view: TopologyView): string {
@@ -56,5 +57,8 @@ export function topologyHtml(view: TopologyView): string {
  * U+2028/2029 likewise, for older parsers.
  */
 function scriptSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

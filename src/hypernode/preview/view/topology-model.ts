@@ -63,7 +63,12 @@ export interface TopologyView {
 }
 
 /** The view of HyperNodes as they are; `nodes` resolve regex and label members (exact names need none). */
-export function topologyView(title: string, hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], notes: readonly string[] = []): TopologyView {
+export function topologyView(
+  title: string,
+  hyperNodes: readonly HyperNode[],
+  nodes: readonly NodeMeta[],
+  notes: readonly string[] = [],
+): TopologyView {
   const viewed = viewHyperNodes(hyperNodes, nodes, new Map());
   return { title, plan: false, hyperNodes: viewed, levels: levelsOf(viewed), notes };
 }
@@ -72,7 +77,12 @@ export function topologyView(title: string, hyperNodes: readonly HyperNode[], no
  * The view of a plan: the HyperNodes as the plan leaves them, with the ones
  * it deletes (held or not) kept in place so their position shows.
  */
-export function planView(title: string, plan: Plan, existing: readonly HyperNode[], nodes: readonly NodeMeta[]): TopologyView {
+export function planView(
+  title: string,
+  plan: Plan,
+  existing: readonly HyperNode[],
+  nodes: readonly NodeMeta[],
+): TopologyView {
   const objects = new Map(existing.map((hn) => [hn.metadata.name, hn]));
   const changes = new Map<string, { change: ViewChange; diff: string[] }>();
   for (const c of plan.changes) {
@@ -89,7 +99,11 @@ function unhealthyOf(hn: HyperNode): { unhealthy?: string[] } {
   return unhealthy.length > 0 ? { unhealthy } : {};
 }
 
-function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMeta[], changes: ReadonlyMap<string, { change: ViewChange; diff: string[] }>): ViewHyperNode[] {
+function viewHyperNodes(
+  hyperNodes: readonly HyperNode[],
+  nodes: readonly NodeMeta[],
+  changes: ReadonlyMap<string, { change: ViewChange; diff: string[] }>,
+): ViewHyperNode[] {
   const sorted = [...hyperNodes].sort((a, b) => compareBytes(a.metadata.name, b.metadata.name));
   const index = new Map(sorted.map((hn, i) => [hn.metadata.name, i]));
   return sorted.map((hn) => {
@@ -104,7 +118,8 @@ function viewHyperNodes(hyperNodes: readonly HyperNode[], nodes: readonly NodeMe
       }
     }
     const labels = hn.metadata.labels;
-    const optional = (key: string, value: string | undefined) => (value === undefined || value === '' ? {} : { [key]: value });
+    const optional = (key: string, value: string | undefined) =>
+      value === undefined || value === '' ? {} : { [key]: value };
     const planned = changes.get(hn.metadata.name);
     const domain = hyperNodeDomain(hn);
     return {

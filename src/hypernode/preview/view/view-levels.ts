@@ -49,7 +49,11 @@ export function levelsOf(hyperNodes: readonly LevelMember[]): ViewLevel[] {
     if (h.domainLabel !== undefined) level.keys.add(h.domainLabel);
   }
   const levels = [...found]
-    .map(([tierName, l]) => ({ tierName, tiers: [...l.tiers].sort((a, b) => b - a), labelKeys: [...l.keys].sort(compareBytes) }))
+    .map(([tierName, l]) => ({
+      tierName,
+      tiers: [...l.tiers].sort((a, b) => b - a),
+      labelKeys: [...l.keys].sort(compareBytes),
+    }))
     .sort((a, b) => b.tiers[0]! - a.tiers[0]! || compareBytes(a.tierName, b.tierName));
   const taken = new Set<number>();
   return levels.map((l) => {

@@ -57,7 +57,8 @@ export const LINKS_DOWN = define({
   status: 'False',
   reason: 'LinksDown',
   when: "A link of a switch in the HyperNode's group is missing or down against the last good poll (within health.linkGracePeriod).",
-  message: '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
+  message:
+    '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
 });
 
 /** Every reason, in the order docs/health.md lists them (its table is checked against this list). */
@@ -66,8 +67,12 @@ const FABRIC_HEALTHY_REASONS = [LINKS_UP, LINKS_DOWN];
 export const CONDITION_REASONS: readonly ConditionReason[] = [...NODES_READY_REASONS, ...FABRIC_HEALTHY_REASONS];
 
 /** The health conditions (this controller's types) a HyperNode holds False: what the tree and `why` mark. */
-export function falseHealthConditions(conditions: readonly { type: string; status: string; message: string }[] | undefined): { type: string; message: string }[] {
-  return (conditions ?? []).filter((c) => HEALTH_CONDITION_TYPES.includes(c.type) && c.status === 'False').map((c) => ({ type: c.type, message: c.message }));
+export function falseHealthConditions(
+  conditions: readonly { type: string; status: string; message: string }[] | undefined,
+): { type: string; message: string }[] {
+  return (conditions ?? [])
+    .filter((c) => HEALTH_CONDITION_TYPES.includes(c.type) && c.status === 'False')
+    .map((c) => ({ type: c.type, message: c.message }));
 }
 
 /** One condition as this controller wants it, before the times are stamped. */
@@ -107,7 +112,11 @@ export function mergeConditions(
     if (want === undefined) next.push(c);
     else if (want === null) changed = true;
     else {
-      const same = c.status === want.status && c.reason === want.reason && c.message === want.message && c.observedGeneration === generation;
+      const same =
+        c.status === want.status &&
+        c.reason === want.reason &&
+        c.message === want.message &&
+        c.observedGeneration === generation;
       if (!same) changed = true;
       next.push(same ? c : stamped(want, c.status === want.status ? c.lastTransitionTime : now, generation));
     }
@@ -121,7 +130,14 @@ export function mergeConditions(
 }
 
 function stamped(c: DesiredCondition, lastTransitionTime: string, generation: number | undefined): HyperNodeCondition {
-  return { type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+  return {
+    type: c.type,
+    status: c.status,
+    reason: c.reason,
+    message: c.message,
+    lastTransitionTime,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
 }
 
 /** metav1.Time: RFC 3339 in seconds, as the API server stores it. */

@@ -73,4 +73,5 @@ export class FabricHealthBoard implements FabricHealthReporter {
   }
 }
 
-const key = (ps: readonly FabricHealthProblem[] | undefined) => (ps ?? []).map(describeProblem).sort(compareBytes).join('\n');
+const key = (ps: readonly FabricHealthProblem[] | undefined) =>
+  (ps ?? []).map(describeProblem).sort(compareBytes).join('\n');

@@ -55,14 +55,24 @@ export interface HealthTransition {
 }
 
 /** One per health condition that turned False (Warning) or back to True (Normal); a new True condition is none. */
-export function healthTransitions(name: string, before: readonly HyperNodeCondition[], after: readonly HyperNodeCondition[]): HealthTransition[] {
+export function healthTransitions(
+  name: string,
+  before: readonly HyperNodeCondition[],
+  after: readonly HyperNodeCondition[],
+): HealthTransition[] {
   const out: HealthTransition[] = [];
   for (const c of after) {
     if (!HEALTH_CONDITION_TYPES.includes(c.type)) continue;
     const was = before.find((b) => b.type === c.type)?.status;
     if (was === c.status || (was === undefined && c.status === 'True')) continue;
     const event = c.status === 'False' ? HYPERNODE_UNHEALTHY : HYPERNODE_HEALTHY;
-    out.push({ type: c.type, status: c.status, reason: c.reason, event, message: `HyperNode ${name}: ${c.type}=${c.status} (${c.reason}): ${c.message}` });
+    out.push({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      event,
+      message: `HyperNode ${name}: ${c.type}=${c.status} (${c.reason}): ${c.message}`,
+    });
   }
   return out;
 }

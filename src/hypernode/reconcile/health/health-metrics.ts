@@ -31,7 +31,9 @@ export function exportHealthGauges(registry: Registry, current: ReadonlyMap<stri
       help: 'HyperNodes of each source and tier whose condition (NodesReady, FabricHealthy) is False.',
       labelNames: ['source', 'tier', 'condition'],
       collect(gauge, judgements) {
-        for (const j of judgements.values()) for (const condition of j.falseConditions) gauge.inc({ source: j.source, tier: String(j.tier), condition }, 1);
+        for (const j of judgements.values())
+          for (const condition of j.falseConditions)
+            gauge.inc({ source: j.source, tier: String(j.tier), condition }, 1);
       },
     },
   ]);

@@ -96,7 +96,10 @@ export class HealthRunner implements Follower {
       }
       const informer = factory();
       const stop = new AbortController();
-      const watch: NodeWatch = { stop, run: informer.run(stop.signal).catch((err) => logger.error('Node health watch stopped', { err })) };
+      const watch: NodeWatch = {
+        stop,
+        run: informer.run(stop.signal).catch((err) => logger.error('Node health watch stopped', { err })),
+      };
       this.watch = watch;
       writer.setNodeHealth('syncing');
       logger.info('Node health on: watching full Node objects');

@@ -4,7 +4,14 @@
 // their own reason: cordoning is an operator's decision, not a failure.
 
 import type { Lister } from '../../../kube/types.ts';
-import { ALL_NODES_READY, conditionOf, MESSAGE_NAMES, NODES_CORDONED, NODES_NOT_READY, type DesiredCondition } from './conditions.ts';
+import {
+  ALL_NODES_READY,
+  conditionOf,
+  MESSAGE_NAMES,
+  NODES_CORDONED,
+  NODES_NOT_READY,
+  type DesiredCondition,
+} from './conditions.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { readinessProblem, type NodeHealth } from './node-health.ts';
 
@@ -23,8 +30,21 @@ export function judgeNodesReady(nodes: readonly string[], health: Lister<NodeHea
     else if (health.get(n)?.unschedulable) cordoned.push(n);
   }
   if (unhealthy.length > 0)
-    return { condition: conditionOf(NODES_NOT_READY, `${unhealthy.length} of ${nodes.length} Nodes not ready: ${firstFew(unhealthy, MESSAGE_NAMES)}.`), unhealthy };
+    return {
+      condition: conditionOf(
+        NODES_NOT_READY,
+        `${unhealthy.length} of ${nodes.length} Nodes not ready: ${firstFew(unhealthy, MESSAGE_NAMES)}.`,
+      ),
+      unhealthy,
+    };
   // No count in a True message: a tree that grows would otherwise rewrite every HyperNode above it.
-  if (cordoned.length > 0) return { condition: conditionOf(NODES_CORDONED, `Every Node is Ready; ${cordoned.length} cordoned: ${firstFew(cordoned, MESSAGE_NAMES)}.`), unhealthy };
+  if (cordoned.length > 0)
+    return {
+      condition: conditionOf(
+        NODES_CORDONED,
+        `Every Node is Ready; ${cordoned.length} cordoned: ${firstFew(cordoned, MESSAGE_NAMES)}.`,
+      ),
+      unhealthy,
+    };
   return { condition: conditionOf(ALL_NODES_READY), unhealthy };
 }

@@ -83,7 +83,11 @@ const EMPTY: ReadonlyMap<string, string> = new Map();
 export type RetainedLabels = ReadonlyMap<string, ReadonlySet<string>> | 'all';
 
 /** The changes for `nodes`; `states` holds every source whose labels are decided this round. */
-export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap<string, SourceLabelState>, retained: RetainedLabels = new Map()): NodeLabelChanges {
+export function nodeLabelChanges(
+  nodes: readonly NodeMeta[],
+  states: ReadonlyMap<string, SourceLabelState>,
+  retained: RetainedLabels = new Map(),
+): NodeLabelChanges {
   const kept = (source: string, key: string) => retained === 'all' || retained.get(source)?.has(key) === true;
   // First the guard: per source, how many labelled Nodes would lose everything.
   const heldSources = new Set<string>();
@@ -116,7 +120,10 @@ export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap
     const sets: Record<string, string> = {};
     const removals: Record<string, null> = {};
     const annotations: Record<string, string | null> = {};
-    const sources = new Set([...ownersOf(node), ...[...states].filter(([, s]) => s.kind === 'desired' && s.labels.has(name)).map(([source]) => source)]);
+    const sources = new Set([
+      ...ownersOf(node),
+      ...[...states].filter(([, s]) => s.kind === 'desired' && s.labels.has(name)).map(([source]) => source),
+    ]);
     for (const source of sources) {
       const state = states.get(source);
       if (!state) continue;
@@ -150,7 +157,8 @@ export function nodeLabelChanges(nodes: readonly NodeMeta[], states: ReadonlyMap
     }
     // A key one source sets and another gives up (a prefix moved between sources) is set.
     const labels = { ...removals, ...sets };
-    if (Object.keys(labels).length > 0 || Object.keys(annotations).length > 0) patches.push({ node: name, labels, annotations });
+    if (Object.keys(labels).length > 0 || Object.keys(annotations).length > 0)
+      patches.push({ node: name, labels, annotations });
   }
   patches.sort((a, b) => compareBytes(a.node, b.node));
   const off = [...offNodes].sort(([a], [b]) => compareBytes(a, b)).map(([source, n]) => ({ source, nodes: n }));

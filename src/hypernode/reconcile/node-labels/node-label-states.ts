@@ -36,13 +36,19 @@ export function sourceLabelStates(
     }
     const other = prefixes.get(exported.prefix);
     if (other !== undefined) {
-      warn(`sources "${other}" and "${source}" both set exports.nodeLabels.prefix ${exported.prefix}; the labels of "${source}" are left as they are until the prefixes differ`);
+      warn(
+        `sources "${other}" and "${source}" both set exports.nodeLabels.prefix ${exported.prefix}; the labels of "${source}" are left as they are until the prefixes differ`,
+      );
       continue;
     }
     prefixes.set(exported.prefix, source);
     const snapshot = snapshots.get(source);
     if (!snapshot) continue;
-    states.set(source, { kind: 'desired', labels: desiredNodeLabels(exported.prefix, snapshot, nodes), maxDeletePercent: entry.maxDeletePercent });
+    states.set(source, {
+      kind: 'desired',
+      labels: desiredNodeLabels(exported.prefix, snapshot, nodes),
+      maxDeletePercent: entry.maxDeletePercent,
+    });
   }
   return states;
 }

@@ -9,7 +9,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../kube/clock.ts';
 import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
-import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import {
+  coalescingTrigger,
+  RateLimitingQueue,
+  runWorker,
+  type QueueMetrics,
+  type SyncResult,
+} from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import { errorMessage } from '../../../util/error-message.ts';
@@ -19,7 +25,12 @@ import type { DiscoveryConfig } from '../../config/loader.ts';
 import type { Follower } from '../follower.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
 import { firstTimeSeen } from '../../../util/reported-once.ts';
-import { nodeLabelChanges, type NodeLabelChanges, type NodeLabelPatch, type RetainedLabels } from './node-label-changes.ts';
+import {
+  nodeLabelChanges,
+  type NodeLabelChanges,
+  type NodeLabelPatch,
+  type RetainedLabels,
+} from './node-label-changes.ts';
 import { sourceLabelStates } from './node-label-states.ts';
 import { heldLabelRemovalsMessage, offSourceRemovalsMessage } from './node-label-messages.ts';
 import { isOwnershipAnnotation } from './node-label-values.ts';
@@ -67,7 +78,12 @@ export class NodeLabelSync implements Follower {
   private readonly coalesced: ReturnType<typeof coalescingTrigger>;
 
   constructor(private readonly deps: NodeLabelSyncDeps) {
-    this.queue = new RateLimitingQueue({ name: NODE_LABEL_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.queue = new RateLimitingQueue({
+      name: NODE_LABEL_QUEUE_NAME,
+      clock: deps.clock,
+      rateLimiter: writeRetryRateLimiter(deps.clock),
+      metrics: deps.queueMetrics,
+    });
     this.coalesced = coalescingTrigger(() => this.queue.add(PASS_KEY), {
       quietMs: NODE_LABEL_COALESCE_MS,
       clock: deps.clock,
@@ -84,11 +100,16 @@ export class NodeLabelSync implements Follower {
 
   /** Node adds and changes of labels or of our ownership annotations. */
   nodeHandler(): EventHandler<NodeMeta> {
-    const ours = (n: NodeMeta) => Object.entries(n.metadata.annotations ?? {}).filter(([k]) => isOwnershipAnnotation(k));
+    const ours = (n: NodeMeta) =>
+      Object.entries(n.metadata.annotations ?? {}).filter(([k]) => isOwnershipAnnotation(k));
     return {
       onAdd: () => this.schedule(),
       onUpdate: (old, node) => {
-        if (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) || !isDeepStrictEqual(ours(old), ours(node))) this.schedule();
+        if (
+          !isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) ||
+          !isDeepStrictEqual(ours(old), ours(node))
+        )
+          this.schedule();
       },
       onDelete: (node) => void this.sent.delete('metadata' in node ? node.metadata.name : node.key),
     };
@@ -118,7 +139,11 @@ export class NodeLabelSync implements Follower {
   private decide(): NodeLabelChanges {
     const nodes = this.deps.nodes.list();
     const states = sourceLabelStates(this.config, this.snapshots, nodes, (m) => this.reportOnce(m));
-    return nodeLabelChanges(nodes, states, this.deps.retainedLabels ? (this.deps.retainedLabels() ?? 'all') : new Map());
+    return nodeLabelChanges(
+      nodes,
+      states,
+      this.deps.retainedLabels ? (this.deps.retainedLabels() ?? 'all') : new Map(),
+    );
   }
 
   private async pass(): Promise<SyncResult> {
@@ -152,7 +177,9 @@ export class NodeLabelSync implements Follower {
         firstError ??= err;
       }
     });
-    const bySource = Object.fromEntries([...changes.counts].map(([s, c]) => [s, `set=${c.set} removed=${c.removed}${c.held ? ` held=${c.held}` : ''}`]));
+    const bySource = Object.fromEntries(
+      [...changes.counts].map(([s, c]) => [s, `set=${c.set} removed=${c.removed}${c.held ? ` held=${c.held}` : ''}`]),
+    );
     // Counts of the whole decision; `nodes` is what was written (a shutdown stops a pass part-way).
     logger.info('Updated Node labels', { nodes: patched, failed, ...bySource });
     if (failed === 0) return 'done';

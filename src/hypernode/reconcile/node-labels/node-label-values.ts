@@ -72,7 +72,11 @@ export function domainValue(name: string): string {
  * one tier key keeps the byte-smallest name, so the choice is stable.
  * Members that name no Node of the cache are skipped (nothing to label).
  */
-export function desiredNodeLabels(prefix: string, snapshot: readonly DiscoveredHyperNode[], nodes: readonly NodeMeta[]): NodeLabels {
+export function desiredNodeLabels(
+  prefix: string,
+  snapshot: readonly DiscoveredHyperNode[],
+  nodes: readonly NodeMeta[],
+): NodeLabels {
   const byName = new Map(snapshot.map((hn) => [hn.metadata.name, hn]));
   const known = new Set(nodes.map((n) => n.metadata.name));
   const below = new Map<string, ReadonlySet<string>>();

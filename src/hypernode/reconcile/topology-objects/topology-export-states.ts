@@ -29,7 +29,9 @@ export function topologyExportStates(
   known: Iterable<string> = [],
 ): Map<string, TopologyExportState> {
   const states = new Map<string, TopologyExportState>();
-  const sources = new Set([...snapshots.keys(), ...known, ...config.entries.map((r) => r.source)].filter((s) => s !== ''));
+  const sources = new Set(
+    [...snapshots.keys(), ...known, ...config.entries.map((r) => r.source)].filter((s) => s !== ''),
+  );
   for (const source of [...sources].sort()) {
     const entry = exportingEntry(config, source);
     if (entry === 'broken') continue;
@@ -59,5 +61,8 @@ export function kindExported(kind: TopologyKind, config: DiscoveryConfig): boole
  * and asking (refused, 403, under the chart's RBAC) is not done at all.
  */
 export function oursMayExist(config: DiscoveryConfig, nodes: readonly NodeMeta[]): boolean {
-  return config.entries.some((r) => 'entry' in r && r.entry.exports?.nodeLabels !== undefined) || nodes.some((n) => ownersOf(n).length > 0);
+  return (
+    config.entries.some((r) => 'entry' in r && r.entry.exports?.nodeLabels !== undefined) ||
+    nodes.some((n) => ownersOf(n).length > 0)
+  );
 }

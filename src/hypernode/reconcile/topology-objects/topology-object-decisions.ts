@@ -10,7 +10,15 @@ import { labelValue } from '../../model/label-reads.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import { isForbidden } from '../../../kube/errors.ts';
 import { desiredNodeLabels } from '../node-labels/node-label-values.ts';
-import { desiredTopologies, TOPOLOGY_KIND, TOPOLOGY_RESOURCE, topologyChanges, type TopologyChange, type TopologyKind, type TopologyWait } from './topology-object-specs.ts';
+import {
+  desiredTopologies,
+  TOPOLOGY_KIND,
+  TOPOLOGY_RESOURCE,
+  topologyChanges,
+  type TopologyChange,
+  type TopologyKind,
+  type TopologyWait,
+} from './topology-object-specs.ts';
 import { topologyExportStates, type TopologyExportState } from './topology-export-states.ts';
 import { servedLevels } from './topology-served-schema.ts';
 
@@ -35,7 +43,11 @@ export interface TopologyTarget {
 }
 
 export type TopologyDecision =
-  | ({ readonly served: true; readonly ours: readonly TopologyObject[]; readonly sources: readonly SourceTopologyDecision[] } & TopologyTarget)
+  | ({
+      readonly served: true;
+      readonly ours: readonly TopologyObject[];
+      readonly sources: readonly SourceTopologyDecision[];
+    } & TopologyTarget)
   /** The CRD is not served; `wanted` when a source asks for the objects (worth saying). */
   | { readonly served: false; readonly wanted: boolean; readonly message: string };
 
@@ -59,7 +71,11 @@ export async function decideTopologyObjects(
   const target = await targetVersion(kind, client);
   if (target === undefined) {
     const versions = kind.versions.map((v) => v.version).join(', ');
-    return { served: false, wanted, message: `The ${kind.title} CRD (${kind.group}, versions ${versions}) is not served; no ${kind.title} is written until it is` };
+    return {
+      served: false,
+      wanted,
+      message: `The ${kind.title} CRD (${kind.group}, versions ${versions}) is not served; no ${kind.title} is written until it is`,
+    };
   }
   let ours: TopologyObject[];
   try {
@@ -74,13 +90,19 @@ export async function decideTopologyObjects(
     const source = sourceOf(o) ?? '';
     bySource.set(source, [...(bySource.get(source) ?? []), o]);
   }
-  const levelTarget = { holder: `${kind.title} ${kind.group}/${target.version}`, maxLevels: target.maxLevels, alias: target.alias };
+  const levelTarget = {
+    holder: `${kind.title} ${kind.group}/${target.version}`,
+    maxLevels: target.maxLevels,
+    alias: target.alias,
+  };
   const sources: SourceTopologyDecision[] = [];
   for (const [source, state] of topologyExportStates(kind, config, snapshots, bySource.keys())) {
-    const desired = state.kind === 'desired' ? desiredTopologies(source, state.prefix, state.snapshot, levelTarget) : undefined;
+    const desired =
+      state.kind === 'desired' ? desiredTopologies(source, state.prefix, state.snapshot, levelTarget) : undefined;
     const changes = topologyChanges(bySource.get(source) ?? [], desired?.levels, desired?.refused, target.alias);
     const creating = changes.some((c) => c.action === 'create' || c.action === 'replace');
-    const labelsPending = creating && state.kind === 'desired' ? nodesLackingLabels(state.prefix, state.snapshot, nodes) : 0;
+    const labelsPending =
+      creating && state.kind === 'desired' ? nodesLackingLabels(state.prefix, state.snapshot, nodes) : 0;
     const held = heldBySnapshot(source, state, snapshots, outcomes);
     sources.push({
       source,
@@ -98,13 +120,21 @@ export async function decideTopologyObjects(
  * Topology of another shape), with what that schema takes; the version's
  * known limit where the server publishes no schema.
  */
-async function targetVersion(kind: TopologyKind, client: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema'>): Promise<TopologyTarget | undefined> {
+async function targetVersion(
+  kind: TopologyKind,
+  client: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema'>,
+): Promise<TopologyTarget | undefined> {
   const served = await client.servedVersions(kind.group, TOPOLOGY_RESOURCE);
   for (const { version, maxLevels } of kind.versions) {
     if (!served.includes(version)) continue;
     const schema = servedLevels(await client.servedSchema(kind.group, version, TOPOLOGY_KIND));
     if (schema && !schema.fits) continue;
-    return { version, maxLevels: schema?.maxLevels ?? maxLevels, alias: schema?.alias ?? false, schemaRead: schema !== undefined };
+    return {
+      version,
+      maxLevels: schema?.maxLevels ?? maxLevels,
+      alias: schema?.alias ?? false,
+      schemaRead: schema !== undefined,
+    };
   }
   return undefined;
 }
@@ -127,12 +157,17 @@ function heldBySnapshot(
 function withWait(change: TopologyChange, held: TopologyWait | undefined, labelsPending: number): TopologyChange {
   if (change.action === 'held') return change;
   if (held) return { ...change, waits: held };
-  if ((change.action === 'create' || change.action === 'replace') && labelsPending > 0) return { ...change, waits: { cause: 'labels', nodes: labelsPending } };
+  if ((change.action === 'create' || change.action === 'replace') && labelsPending > 0)
+    return { ...change, waits: { cause: 'labels', nodes: labelsPending } };
   return change;
 }
 
 /** Nodes whose labels differ from what the snapshot gives them (node-label-values.ts). */
-function nodesLackingLabels(prefix: string, snapshot: readonly DiscoveredHyperNode[], nodes: readonly NodeMeta[]): number {
+function nodesLackingLabels(
+  prefix: string,
+  snapshot: readonly DiscoveredHyperNode[],
+  nodes: readonly NodeMeta[],
+): number {
   const byName = new Map(nodes.map((n) => [n.metadata.name, n]));
   let lacking = 0;
   for (const [name, labels] of desiredNodeLabels(prefix, snapshot, nodes)) {

@@ -4,7 +4,13 @@
 // lines and Events and by `plan`. Ours, no Go counterpart.
 
 import { HOSTNAME_LABEL } from '../../model/hypernode-labels.ts';
-import { describeLevels, labelsOf, type TopologyChange, type TopologyKind, type TopologyWait } from './topology-object-specs.ts';
+import {
+  describeLevels,
+  labelsOf,
+  type TopologyChange,
+  type TopologyKind,
+  type TopologyWait,
+} from './topology-object-specs.ts';
 
 /** The finalizer Kueue's Topology controller keeps on a Topology while a ResourceFlavor names it. */
 export const KUEUE_RESOURCE_IN_USE_FINALIZER = 'kueue.x-k8s.io/resource-in-use';
@@ -25,7 +31,8 @@ const labels = (levels: TopologyChange['levels']) => labelsOf(levels ?? []).join
  */
 export function heldDeletionMessage(kind: TopologyKind, source: string, change: TopologyChange): string {
   const finalizers = change.finalizers ?? [];
-  const held = finalizers.length > 0 ? `held by finalizer ${finalizers.join(', ')}` : 'waiting for the API server to finish';
+  const held =
+    finalizers.length > 0 ? `held by finalizer ${finalizers.join(', ')}` : 'waiting for the API server to finish';
   const next = finalizers.map((f) => release(f, change.name)).join('; ');
   const after = change.levels ? `then it is created again with levels ${labels(change.levels)}` : 'then it is gone';
   return `${kind.title} ${change.name} of discovery source "${source}" is being deleted, ${held}${next ? `: ${next}` : ''}; ${after}. Until then the Nodes keep the labels of its levels ${labels(change.previous)}`;
@@ -37,7 +44,13 @@ const firstViolation = (violations: string) => {
   return lines.length > 1 ? `${lines[0]} (and ${lines.length - 1} more)` : (lines[0] ?? '');
 };
 
-const VERB: Readonly<Record<TopologyChange['action'], string>> = { create: 'created', replace: 'replaced', update: 'updated', delete: 'deleted', held: 'deleted' };
+const VERB: Readonly<Record<TopologyChange['action'], string>> = {
+  create: 'created',
+  replace: 'replaced',
+  update: 'updated',
+  delete: 'deleted',
+  held: 'deleted',
+};
 
 /**
  * Why a change is not made now, and what it waits for (docs/troubleshooting.md
@@ -73,7 +86,8 @@ export function topologySequence(kind: TopologyKind, source: string, change: Top
         : waitMessage(kind, source, change, change.waits),
     );
   if (change.action === 'held') steps.push(heldDeletionMessage(kind, source, change));
-  if (change.action === 'update') steps.push(`update the aliases of ${change.name} in place: ${describeLevels(change.levels ?? [])}`);
+  if (change.action === 'update')
+    steps.push(`update the aliases of ${change.name} in place: ${describeLevels(change.levels ?? [])}`);
   if (change.action === 'replace' || change.action === 'delete') {
     const holders = change.finalizers ?? [];
     steps.push(
@@ -83,8 +97,13 @@ export function topologySequence(kind: TopologyKind, source: string, change: Top
     );
   }
   if (change.levels && change.action !== 'update')
-    steps.push(`${change.action === 'create' ? 'create' : 'create it again, once it is gone,'} with levels ${describeLevels(change.levels)}`);
-  const dropped = labelsOf(change.previous ?? []).filter((k) => !labelsOf(change.levels ?? []).includes(k) && k !== HOSTNAME_LABEL);
-  if (dropped.length > 0 && change.action !== 'update') steps.push(`then the Node labels ${dropped.join(', ')}, which no live Topology names any more, are removed`);
+    steps.push(
+      `${change.action === 'create' ? 'create' : 'create it again, once it is gone,'} with levels ${describeLevels(change.levels)}`,
+    );
+  const dropped = labelsOf(change.previous ?? []).filter(
+    (k) => !labelsOf(change.levels ?? []).includes(k) && k !== HOSTNAME_LABEL,
+  );
+  if (dropped.length > 0 && change.action !== 'update')
+    steps.push(`then the Node labels ${dropped.join(', ')}, which no live Topology names any more, are removed`);
   return steps;
 }

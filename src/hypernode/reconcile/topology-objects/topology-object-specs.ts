@@ -50,7 +50,12 @@ export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
       { version: 'v1alpha1', maxLevels: 8 },
     ],
   },
-  { exportKey: 'kaiTopology', title: 'KAI Topology', group: 'kai.scheduler', versions: [{ version: 'v1alpha1', maxLevels: 16 }] },
+  {
+    exportKey: 'kaiTopology',
+    title: 'KAI Topology',
+    group: 'kai.scheduler',
+    versions: [{ version: 'v1alpha1', maxLevels: 16 }],
+  },
 ];
 
 /** Where levels are written: the kind at its served version, which bounds their number and says whether they take an alias. */
@@ -77,11 +82,24 @@ export interface DesiredTopologies {
  * trees all have the same levels, else one per distinct set of levels,
  * `hypernode-<source>-<its tier keys>` (the profile or fabric the tree is).
  */
-export function desiredTopologies(source: string, prefix: string, snapshot: readonly DiscoveredHyperNode[], target: LevelTarget): DesiredTopologies {
+export function desiredTopologies(
+  source: string,
+  prefix: string,
+  snapshot: readonly DiscoveredHyperNode[],
+  target: LevelTarget,
+): DesiredTopologies {
   const byName = new Map(snapshot.map((hn) => [hn.metadata.name, hn]));
-  const children = new Set(snapshot.flatMap((hn) => membersOf(hn).flatMap((m) => (m.type === 'HyperNode' && m.selector?.exactMatch ? [m.selector.exactMatch.name] : []))));
+  const children = new Set(
+    snapshot.flatMap((hn) =>
+      membersOf(hn).flatMap((m) =>
+        m.type === 'HyperNode' && m.selector?.exactMatch ? [m.selector.exactMatch.name] : [],
+      ),
+    ),
+  );
   const trees = new Map<string, { keys: string[]; tiers: string[]; tierNames: Array<Set<string>> }>();
-  for (const root of snapshot.filter((hn) => !children.has(hn.metadata.name)).sort((a, b) => compareBytes(a.metadata.name, b.metadata.name))) {
+  for (const root of snapshot
+    .filter((hn) => !children.has(hn.metadata.name))
+    .sort((a, b) => compareBytes(a.metadata.name, b.metadata.name))) {
     // tier key → highest tier it appears at in this tree, and the tierNames giving it; a key is one level however many HyperNodes carry it.
     const tiers = new Map<string, { tier: number; names: Set<string> }>();
     const walk = (hn: DiscoveredHyperNode, path: Set<string>) => {
@@ -92,7 +110,8 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
       tiers.set(key, seen);
       path.add(hn.metadata.name);
       for (const m of membersOf(hn)) {
-        const child = m.type === 'HyperNode' && m.selector?.exactMatch ? byName.get(m.selector.exactMatch.name) : undefined;
+        const child =
+          m.type === 'HyperNode' && m.selector?.exactMatch ? byName.get(m.selector.exactMatch.name) : undefined;
         if (child && !path.has(child.metadata.name)) walk(child, path);
       }
       path.delete(hn.metadata.name);
@@ -103,7 +122,12 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
     // Trees with the same levels are one object; the tierNames of all of them give its aliases.
     const same = trees.get(key);
     if (same) ordered.forEach(([, t], i) => t.names.forEach((n) => same.tierNames[i]!.add(n)));
-    else trees.set(key, { keys: ordered.map(([k]) => `${prefix}/${k}`), tiers: ordered.map(([k]) => k), tierNames: ordered.map(([, t]) => t.names) });
+    else
+      trees.set(key, {
+        keys: ordered.map(([k]) => `${prefix}/${k}`),
+        tiers: ordered.map(([k]) => k),
+        tierNames: ordered.map(([, t]) => t.names),
+      });
   }
   const levels = new Map<string, readonly TopologyLevel[]>();
   const refused = new Map<string, string>();
@@ -120,7 +144,9 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
       continue;
     }
     if (levels.has(name) || refused.has(name)) {
-      errors.push(`two trees of discovery source "${source}" would both be Topology ${name}; only the first is written`);
+      errors.push(
+        `two trees of discovery source "${source}" would both be Topology ${name}; only the first is written`,
+      );
       continue;
     }
     const aliases = target.alias ? levelAliases(tierNames, all) : [];
@@ -138,9 +164,18 @@ export function desiredTopologies(source: string, prefix: string, snapshot: read
  * has it and no level's nodeLabel is it (KAI's webhook refuses a repeated
  * alias and an alias equal to a nodeLabel).
  */
-function levelAliases(tierNames: ReadonlyArray<ReadonlySet<string>>, nodeLabels: readonly string[]): Array<string | undefined> {
-  const candidates = tierNames.map((names) => (names.size === 1 ? [...names][0]! : undefined)).map((n) => (n !== undefined && isQualifiedName(n) ? n : undefined));
-  return candidates.map((alias) => (alias !== undefined && candidates.filter((other) => other === alias).length === 1 && !nodeLabels.includes(alias) ? alias : undefined));
+function levelAliases(
+  tierNames: ReadonlyArray<ReadonlySet<string>>,
+  nodeLabels: readonly string[],
+): Array<string | undefined> {
+  const candidates = tierNames
+    .map((names) => (names.size === 1 ? [...names][0]! : undefined))
+    .map((n) => (n !== undefined && isQualifiedName(n) ? n : undefined));
+  return candidates.map((alias) =>
+    alias !== undefined && candidates.filter((other) => other === alias).length === 1 && !nodeLabels.includes(alias)
+      ? alias
+      : undefined,
+  );
 }
 
 /** `hypernode-<source>-<tier keys>`, lowercased and cut to a valid name (readable rather than hashed; a clash is reported). */
@@ -154,7 +189,13 @@ function objectName(source: string, tiers: readonly string[]): string {
 }
 
 /** The object for `name` with `levels`, owned by `source` through the network-topology-source label. */
-export function topologyObject(kind: TopologyKind, version: string, source: string, name: string, levels: readonly TopologyLevel[]): TopologyObject {
+export function topologyObject(
+  kind: TopologyKind,
+  version: string,
+  source: string,
+  name: string,
+  levels: readonly TopologyLevel[],
+): TopologyObject {
   return {
     apiVersion: `${kind.group}/${version}`,
     kind: TOPOLOGY_KIND,
@@ -243,12 +284,19 @@ export function topologyChanges(
   for (const [name, levels] of desired ?? []) {
     const current = have.get(name);
     if (!current) out.push({ action: 'create', name, levels });
-    else if (current.metadata.deletionTimestamp !== undefined) out.push({ action: 'held', name, levels, ...about(current) });
-    else if (levelsOf(current).join('\n') !== labelsOf(levels).join('\n')) out.push({ action: 'replace', name, levels, ...about(current) });
-    else if (aliases && aliasesOf(current.spec.levels) !== aliasesOf(levels)) out.push({ action: 'update', name, levels, ...about(current) });
+    else if (current.metadata.deletionTimestamp !== undefined)
+      out.push({ action: 'held', name, levels, ...about(current) });
+    else if (levelsOf(current).join('\n') !== labelsOf(levels).join('\n'))
+      out.push({ action: 'replace', name, levels, ...about(current) });
+    else if (aliases && aliasesOf(current.spec.levels) !== aliasesOf(levels))
+      out.push({ action: 'update', name, levels, ...about(current) });
   }
   for (const [name, o] of have) {
-    if (desired?.has(name) || (desired !== undefined && refused.has(name) && o.metadata.deletionTimestamp === undefined)) continue;
+    if (
+      desired?.has(name) ||
+      (desired !== undefined && refused.has(name) && o.metadata.deletionTimestamp === undefined)
+    )
+      continue;
     out.push({ action: o.metadata.deletionTimestamp !== undefined ? 'held' : 'delete', name, ...about(o) });
   }
   return out.sort((a, b) => compareBytes(a.name, b.name));

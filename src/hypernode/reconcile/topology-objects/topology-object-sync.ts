@@ -8,7 +8,13 @@
 import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
-import { coalescingTrigger, RateLimitingQueue, runWorker, type QueueMetrics, type SyncResult } from '../../../kube/workqueue.ts';
+import {
+  coalescingTrigger,
+  RateLimitingQueue,
+  runWorker,
+  type QueueMetrics,
+  type SyncResult,
+} from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
@@ -25,7 +31,15 @@ import { firstTimeSeen } from '../../../util/reported-once.ts';
 import { decideTopologyObjects, type TopologyDecision } from './topology-object-decisions.ts';
 import { kindExported, oursMayExist } from './topology-export-states.ts';
 import { heldDeletionMessage, waitMessage } from './topology-object-messages.ts';
-import { describeLevels, labelsOf, levelLabelKeysBySource, TOPOLOGY_KINDS, topologyObject, type TopologyChange, type TopologyKind } from './topology-object-specs.ts';
+import {
+  describeLevels,
+  labelsOf,
+  levelLabelKeysBySource,
+  TOPOLOGY_KINDS,
+  topologyObject,
+  type TopologyChange,
+  type TopologyKind,
+} from './topology-object-specs.ts';
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
 const PASS_KEY = 'topologies';
@@ -86,9 +100,18 @@ export class TopologyObjectSync implements Follower {
   private retained: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 
   constructor(private readonly deps: TopologyObjectSyncDeps) {
-    this.queue = new RateLimitingQueue({ name: TOPOLOGY_OBJECT_QUEUE_NAME, clock: deps.clock, rateLimiter: writeRetryRateLimiter(deps.clock), metrics: deps.queueMetrics });
+    this.queue = new RateLimitingQueue({
+      name: TOPOLOGY_OBJECT_QUEUE_NAME,
+      clock: deps.clock,
+      rateLimiter: writeRetryRateLimiter(deps.clock),
+      metrics: deps.queueMetrics,
+    });
     const onError = (err: unknown) => deps.logger.error('Failed to queue a Topology object pass', { err });
-    this.labelWait = coalescingTrigger(() => this.queue.add(PASS_KEY), { quietMs: LABEL_WAIT_COALESCE_MS, clock: deps.clock, onError });
+    this.labelWait = coalescingTrigger(() => this.queue.add(PASS_KEY), {
+      quietMs: LABEL_WAIT_COALESCE_MS,
+      clock: deps.clock,
+      onError,
+    });
   }
 
   /** A source's snapshot was accepted: its Topology objects follow it. */
@@ -115,7 +138,11 @@ export class TopologyObjectSync implements Follower {
     const trigger = () => {
       if (this.waitingForLabels || this.passing) this.labelWait.trigger();
     };
-    return { onAdd: trigger, onUpdate: (old, node) => void (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) && trigger()) };
+    return {
+      onAdd: trigger,
+      onUpdate: (old, node) =>
+        void (!isDeepStrictEqual(old.metadata.labels ?? {}, node.metadata.labels ?? {}) && trigger()),
+    };
   }
 
   /**
@@ -160,16 +187,24 @@ export class TopologyObjectSync implements Follower {
     return retry ? 'retry' : 'done';
   }
 
-  private async syncKind(kind: TopologyKind, state: KindState, config: DiscoveryConfig, nodes: readonly NodeMeta[]): Promise<void> {
+  private async syncKind(
+    kind: TopologyKind,
+    state: KindState,
+    config: DiscoveryConfig,
+    nodes: readonly NodeMeta[],
+  ): Promise<void> {
     // No request at all for a kind nobody exports while none of our objects can exist (topology-export-states.ts).
-    const worthAsking = kindExported(kind, config) || (state.live === undefined ? oursMayExist(config, nodes) : state.live.length > 0);
+    const worthAsking =
+      kindExported(kind, config) || (state.live === undefined ? oursMayExist(config, nodes) : state.live.length > 0);
     if (!worthAsking) {
       this.forget(state);
       return;
     }
     // A replace deletes first; once the delete is answered the pass decides again, to create at once what is already gone.
     for (let round = 0; round < 2; round++) {
-      const decision = await decideTopologyObjects(kind, config, this.snapshots, this.deps.client, nodes, { rejected: this.rejections });
+      const decision = await decideTopologyObjects(kind, config, this.snapshots, this.deps.client, nodes, {
+        rejected: this.rejections,
+      });
       if (!decision.served) {
         // Without the CRD there is nothing to write or to clean up; said once, only when a source wants the objects.
         if (decision.wanted) this.reportOnce(decision.message, 'info');
@@ -225,12 +260,21 @@ export class TopologyObjectSync implements Follower {
           case 'update':
             await this.deps.client.updateLevels(kind.group, version, c.name, c.resourceVersion, c.levels!);
             this.deps.metrics?.apiWrite(source, 'patch', `Topology.${kind.group}`);
-            logger.info(`Updated ${kind.title} aliases`, { name: c.name, source, levels: describeLevels(c.levels!, ',') });
+            logger.info(`Updated ${kind.title} aliases`, {
+              name: c.name,
+              source,
+              levels: describeLevels(c.levels!, ','),
+            });
             break;
           case 'create':
             if (!(await this.createUnlessForeign(kind, version, source, c.name, c.levels!))) break;
             if (this.replacing.delete(key))
-              logger.info(`Replaced ${kind.title}`, { name: c.name, source, levels: labelsOf(c.levels!).join(','), reason: 'levels changed; levels are immutable' });
+              logger.info(`Replaced ${kind.title}`, {
+                name: c.name,
+                source,
+                levels: labelsOf(c.levels!).join(','),
+                reason: 'levels changed; levels are immutable',
+              });
             else logger.info(`Created ${kind.title}`, { name: c.name, source, levels: labelsOf(c.levels!).join(',') });
             break;
         }
@@ -247,11 +291,23 @@ export class TopologyObjectSync implements Follower {
     this.waitSaid.add(key);
     const message = waitMessage(kind, source, c, c.waits!);
     this.deps.logger.info(message);
-    if (this.deps.events && this.deps.regarding) this.deps.events.event(this.deps.regarding(), TOPOLOGY_CHANGE_WAITING.type, TOPOLOGY_CHANGE_WAITING.reason, message);
+    if (this.deps.events && this.deps.regarding)
+      this.deps.events.event(
+        this.deps.regarding(),
+        TOPOLOGY_CHANGE_WAITING.type,
+        TOPOLOGY_CHANGE_WAITING.reason,
+        message,
+      );
   }
 
   /** Creates the object; false when one of that name exists that is not this source's: it is left alone, said once. */
-  private async createUnlessForeign(kind: TopologyKind, version: string, source: string, name: string, levels: readonly TopologyLevel[]): Promise<boolean> {
+  private async createUnlessForeign(
+    kind: TopologyKind,
+    version: string,
+    source: string,
+    name: string,
+    levels: readonly TopologyLevel[],
+  ): Promise<boolean> {
     try {
       await this.deps.client.create(kind.group, version, topologyObject(kind, version, source, name, levels));
       this.deps.metrics?.apiWrite(source, 'create', `Topology.${kind.group}`);
@@ -282,7 +338,13 @@ export class TopologyObjectSync implements Follower {
     const message = heldDeletionMessage(kind, source, c);
     if (!this.firstTime(`${c.uid}\n${message}`)) return;
     this.deps.logger.warn(message);
-    if (this.deps.events && this.deps.regarding) this.deps.events.event(this.deps.regarding(), TOPOLOGY_DELETION_HELD.type, TOPOLOGY_DELETION_HELD.reason, message);
+    if (this.deps.events && this.deps.regarding)
+      this.deps.events.event(
+        this.deps.regarding(),
+        TOPOLOGY_DELETION_HELD.type,
+        TOPOLOGY_DELETION_HELD.reason,
+        message,
+      );
   }
 
   /** Watches the kind's objects of ours at `version` (a later version once served replaces the watch). */
@@ -293,7 +355,9 @@ export class TopologyObjectSync implements Follower {
     const informer = this.deps.client.informer(kind.group, version, NETWORK_TOPOLOGY_SOURCE_LABEL, this.deps.logger);
     const trigger = () => this.queue.add(PASS_KEY);
     informer.addEventHandler({ onAdd: trigger, onUpdate: trigger, onDelete: trigger });
-    informer.run(stop.signal).catch((err) => this.deps.logger.error(`Watching ${kind.title} objects stopped`, { err: errorMessage(err) }));
+    informer
+      .run(stop.signal)
+      .catch((err) => this.deps.logger.error(`Watching ${kind.title} objects stopped`, { err: errorMessage(err) }));
     state.watch = { version, stop };
   }
 
@@ -307,7 +371,9 @@ export class TopologyObjectSync implements Follower {
   private updateRetained(): void {
     const states = [...this.kinds.values()];
     // Undefined until every kind's objects are known.
-    const next = states.every((s) => s.live !== undefined) ? levelLabelKeysBySource(states.flatMap((s) => s.live!)) : undefined;
+    const next = states.every((s) => s.live !== undefined)
+      ? levelLabelKeysBySource(states.flatMap((s) => s.live!))
+      : undefined;
     if (isDeepStrictEqual(next, this.retained)) return;
     this.retained = next;
     this.deps.onRetainedLabelsChanged?.();

@@ -42,7 +42,8 @@ export function decodeLabels(raw: unknown, typeName: string, logger: Logger): st
   return items.map((item, i) => {
     const where = `networkTopologyTypes.${typeName}[${i}]`;
     if (item === null || item === undefined) return '';
-    if (!isMapping(item)) throw new Error(`${where}: expected a mapping {nodeLabel: <key>}, got ${JSON.stringify(item)}`);
+    if (!isMapping(item))
+      throw new Error(`${where}: expected a mapping {nodeLabel: <key>}, got ${JSON.stringify(item)}`);
     warnUnknownKeys(logger, where, unknownKeys(item, ITEM_KEYS, { ignoreCase: true }), ITEM_KEYS);
     return weakString(field(item, 'nodeLabel'), `${where}.nodeLabel`);
   });
@@ -56,12 +57,15 @@ export function listTypeRejection(name: string, labels: readonly string[]): stri
   // A tier whose label key is empty matches no Node: `nodeLabel` is missing, misspelled or null.
   const empty = labels.indexOf('');
   if (empty >= 0) return `networkTopologyTypes.${name}[${empty}]: nodeLabel is missing or empty`;
-  if (new Set(labels).size !== labels.length) return `The configMap format is incorrect, there are duplicate labels in topologyTypeName ${name}`;
+  if (new Set(labels).size !== labels.length)
+    return `The configMap format is incorrect, there are duplicate labels in topologyTypeName ${name}`;
   // The last label is the hostname and makes no tier; one label alone groups nothing.
-  if (labels.length < 2) return `networkTopologyTypes.${name}: needs the tier labels followed by the hostname label, got ${labels.length} label(s)`;
+  if (labels.length < 2)
+    return `networkTopologyTypes.${name}: needs the tier labels followed by the hostname label, got ${labels.length} label(s)`;
   // A type whose cleaned name cannot form a valid object name (e.g. "topo." →
   // "hypernode-topo.-tier1-…") would only produce failing creates.
   const sample = `hypernode-${cleanTypeName(name)}-tier1-bbbbb`;
-  if (!isDNS1123Subdomain(sample)) return `The topologyTypeName ${name} yields HyperNode names that are not valid DNS-1123 subdomains; rename the type (e.g. ${sample})`;
+  if (!isDNS1123Subdomain(sample))
+    return `The topologyTypeName ${name} yields HyperNode names that are not valid DNS-1123 subdomains; rename the type (e.g. ${sample})`;
   return undefined;
 }

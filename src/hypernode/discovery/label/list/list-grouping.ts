@@ -11,7 +11,13 @@ import type { TopologyType } from '../label-config.ts';
 import type { Group } from '../label-group.ts';
 
 /** Walks the Node up a legacy list's tiers (Go's partial chains); true when it joined a tier-1 group. */
-export function addToList(node: NodeMeta, type: TopologyType, groups: Map<string, Group>, byLabel: Map<string, string>, names: NameBook): boolean {
+export function addToList(
+  node: NodeMeta,
+  type: TopologyType,
+  groups: Map<string, Group>,
+  byLabel: Map<string, string>,
+  names: NameBook,
+): boolean {
   let child = node.metadata.name;
   let covered = false;
   for (const [i, key] of type.tiers.entries()) {

@@ -48,9 +48,15 @@ export interface Family {
   readonly nvlink: NvlinkLevels;
 }
 
-const clique = { domain: { key: GPU_CLIQUE_LABEL, take: 'cluster-uuid' }, partition: { key: GPU_CLIQUE_LABEL } } as const;
+const clique = {
+  domain: { key: GPU_CLIQUE_LABEL, take: 'cluster-uuid' },
+  partition: { key: GPU_CLIQUE_LABEL },
+} as const;
 /** A vendor NVLink key that names the physical domain: it comes first, the clique's ClusterUUID after. */
-const vendorDomain = (key: string): NvlinkLevels => ({ domain: [{ key }, clique.domain], partition: [clique.partition] });
+const vendorDomain = (key: string): NvlinkLevels => ({
+  domain: [{ key }, clique.domain],
+  partition: [clique.partition],
+});
 /** Topograph's accelerator key holds a clique value where the clique is known, so the clique comes first. */
 const topographAccelerator = (key: string): NvlinkLevels => ({
   domain: [clique.domain, { key, take: 'cluster-uuid-or-whole' }],
@@ -59,8 +65,15 @@ const topographAccelerator = (key: string): NvlinkLevels => ({
 const cliqueOnly: NvlinkLevels = { domain: [clique.domain], partition: [clique.partition] };
 
 /** Levels closest first from `[key, tierName, required, scoped?]`. */
-const levels = (rows: readonly (readonly [key: string, tierName: string, required: boolean, scoped?: boolean])[]): FamilyLevel[] =>
-  rows.map(([key, tierName, required, scoped]) => ({ sources: [{ key }], tierName, required, scoped: scoped ?? false }));
+const levels = (
+  rows: readonly (readonly [key: string, tierName: string, required: boolean, scoped?: boolean])[],
+): FamilyLevel[] =>
+  rows.map(([key, tierName, required, scoped]) => ({
+    sources: [{ key }],
+    tierName,
+    required,
+    scoped: scoped ?? false,
+  }));
 
 const FABRIC_TIER_NAMES = ['leaf', 'spine', 'core', 'super-core'];
 const NVIDIA = 'network.topology.nvidia.com/';
@@ -75,17 +88,30 @@ export const NVLINK_PRESET = 'nvlink';
 
 export const FAMILIES: Readonly<Record<string, Family>> = {
   // Topograph v1.0 and later: any number of tiers.
-  topograph: { levels: [], numbered: { prefix: 'fabric.topograph.run/', tierNames: FABRIC_TIER_NAMES }, nvlink: topographAccelerator('accelerator.topograph.run/domain') },
+  topograph: {
+    levels: [],
+    numbered: { prefix: 'fabric.topograph.run/', tierNames: FABRIC_TIER_NAMES },
+    nvlink: topographAccelerator('accelerator.topograph.run/domain'),
+  },
   // Topograph v1.0's accelerator keys alone: the sub-domain (e.g. an OCI rack) inside the domain.
   'topograph-accel': {
     levels: [
-      { sources: [{ key: 'accelerator.topograph.run/sub-domain' }], tierName: 'nvl-sub-domain', required: false, scoped: false },
+      {
+        sources: [{ key: 'accelerator.topograph.run/sub-domain' }],
+        tierName: 'nvl-sub-domain',
+        required: false,
+        scoped: false,
+      },
       { sources: [{ key: 'accelerator.topograph.run/domain' }], tierName: 'nvl-domain', required: true, scoped: false },
     ],
     nvlink: cliqueOnly,
   },
   // Topograph between its leaf/spine/core keys and v1.0.
-  'topograph-tier-n': { levels: [], numbered: { prefix: NVIDIA, tierNames: FABRIC_TIER_NAMES }, nvlink: topographAccelerator(OLD_ACCELERATOR) },
+  'topograph-tier-n': {
+    levels: [],
+    numbered: { prefix: NVIDIA, tierNames: FABRIC_TIER_NAMES },
+    nvlink: topographAccelerator(OLD_ACCELERATOR),
+  },
   // Topograph v0.3 to v0.5.
   'topograph-v0.5': {
     levels: levels([

@@ -66,7 +66,8 @@ export class PresetTrees {
       let identity = `${preset.name}\0${link.tier}`;
       for (const l of path) identity += `\0${l.key}\0${l.value}`;
       let name = this.names.get(identity);
-      if (name === undefined) this.names.set(identity, (name = presetHyperNodeName(preset.name, path.map(keyValue), link.tier)));
+      if (name === undefined)
+        this.names.set(identity, (name = presetHyperNodeName(preset.name, path.map(keyValue), link.tier)));
       const taken = this.takenBy(name, identity, link, preset);
       if (taken) return { reason: 'name-taken', why: `the HyperNode name ${name} for its ${shown(link)} ${taken}` };
       names.push(name);
@@ -100,7 +101,8 @@ export class PresetTrees {
         group.members.add(node.metadata.name);
         group.nodes!.add(node.metadata.name);
       } else group.members.add(names[i - 1]!);
-      if (i + 1 < links.length && !this.parents.has(name)) this.parents.set(name, { parent: names[i + 1]!, parentLink: links[i + 1]!, node: node.metadata.name });
+      if (i + 1 < links.length && !this.parents.has(name))
+        this.parents.set(name, { parent: names[i + 1]!, parentLink: links[i + 1]!, node: node.metadata.name });
     }
     return 'placed';
   }
@@ -113,7 +115,10 @@ export class PresetTrees {
     const existing = this.hyperNodes.get(name);
     if (!existing) return undefined;
     const labels = existing.metadata.labels;
-    const ours = isOwnedBy(existing, LABEL_SOURCE) && labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL) === preset.labelValue && labelValue(labels, link.key) === link.value;
+    const ours =
+      isOwnedBy(existing, LABEL_SOURCE) &&
+      labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL) === preset.labelValue &&
+      labelValue(labels, link.key) === link.value;
     return ours ? undefined : 'is held by an existing HyperNode of another domain; delete or relabel that object';
   }
 }

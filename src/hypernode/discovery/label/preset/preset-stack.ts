@@ -11,11 +11,23 @@
 import type { NodeSelectorSpec } from '../profile/profile-selector.ts';
 import { compileNodeSelector } from '../profile/profile-selector.ts';
 import { hasLabel, labelValue } from '../../../model/label-reads.ts';
-import { domainOfValue, GPU_CLIQUE_LABEL, NVLINK_LEVELS, NVLINK_TIER_NAMES, type DomainTake } from '../../../model/nvlink.ts';
+import {
+  domainOfValue,
+  GPU_CLIQUE_LABEL,
+  NVLINK_LEVELS,
+  NVLINK_TIER_NAMES,
+  type DomainTake,
+} from '../../../model/nvlink.ts';
 import { FAMILIES, K8S_ZONE_PRESET, NVLINK_PRESET, PRESET_NAMES, type FamilyLevel } from './preset-families.ts';
 
 /** Why a Node's labels leave it out of a preset's tree: the reason label of hypernode_uncovered_nodes. */
-export const LEFT_OUT_REASONS = ['missing-level', 'empty-value', 'bad-value', 'conflicting-parent', 'name-taken'] as const;
+export const LEFT_OUT_REASONS = [
+  'missing-level',
+  'empty-value',
+  'bad-value',
+  'conflicting-parent',
+  'name-taken',
+] as const;
 export type LeftOutReason = (typeof LEFT_OUT_REASONS)[number];
 
 /** One domain of a Node's chain. */
@@ -68,7 +80,9 @@ export class PresetStack {
     /** Fixed levels, nearest first, with their tiers. */
     private readonly levels: readonly StackLevel[],
     /** The open-ended numbered family on top, if any: tier-N sits at `base + N + 1`. */
-    private readonly numbered: { readonly prefix: string; readonly stem: string; readonly tierNames: readonly string[]; readonly base: number } | undefined,
+    private readonly numbered:
+      | { readonly prefix: string; readonly stem: string; readonly tierNames: readonly string[]; readonly base: number }
+      | undefined,
     /** Keys whose presence makes a Node part of the preset (the zone and NVLink keys alone do not). */
     private readonly memberKeys: ReadonlySet<string>,
     private readonly selector: ((labels: Labels) => boolean) | undefined,
@@ -78,8 +92,11 @@ export class PresetStack {
   /** The stack `spec` describes, or why it cannot be built. */
   static compile(spec: PresetSpecInput): PresetStack | string {
     const nvlinkMode = spec.nvlink === '' ? undefined : NVLINK_LEVELS.find((m) => m === spec.nvlink);
-    if (spec.nvlink !== '' && !nvlinkMode) return `nvlink ${JSON.stringify(spec.nvlink)} is none of ${NVLINK_LEVELS.join(', ')}`;
-    for (const p of spec.presets) if (p !== NVLINK_PRESET && !FAMILIES[p]) return `unknown preset ${JSON.stringify(p)} (known presets: ${PRESET_NAMES.join(', ')})`;
+    if (spec.nvlink !== '' && !nvlinkMode)
+      return `nvlink ${JSON.stringify(spec.nvlink)} is none of ${NVLINK_LEVELS.join(', ')}`;
+    for (const p of spec.presets)
+      if (p !== NVLINK_PRESET && !FAMILIES[p])
+        return `unknown preset ${JSON.stringify(p)} (known presets: ${PRESET_NAMES.join(', ')})`;
     const stackError = checkStack(spec.presets);
     if (stackError) return stackError;
     const bottom = spec.presets[spec.presets.length - 1]!;
@@ -96,14 +113,24 @@ export class PresetStack {
       memberKeys.add(GPU_CLIQUE_LABEL);
     } else {
       const family = FAMILIES[bottom]!;
-      if (nvlinkMode) levels.push({ sources: family.nvlink[nvlinkMode], tierName: NVLINK_TIER_NAMES[nvlinkMode], required: false, scoped: false });
+      if (nvlinkMode)
+        levels.push({
+          sources: family.nvlink[nvlinkMode],
+          tierName: NVLINK_TIER_NAMES[nvlinkMode],
+          required: false,
+          scoped: false,
+        });
       levels.push(...family.levels);
       for (const l of family.levels) for (const s of l.sources) memberKeys.add(s.key);
     }
     // A zone level sits above the vendor's top; its keys alone (every cloud Node has them) do not make a member.
     if (spec.presets.length === 2) levels.push(...FAMILIES[K8S_ZONE_PRESET]!.levels);
     const numberedFamily = bottom === NVLINK_PRESET ? undefined : FAMILIES[bottom]!.numbered;
-    const numbered = numberedFamily && { ...numberedFamily, stem: `${numberedFamily.prefix}tier-`, base: levels.length };
+    const numbered = numberedFamily && {
+      ...numberedFamily,
+      stem: `${numberedFamily.prefix}tier-`,
+      base: levels.length,
+    };
     let selector: ((labels: Labels) => boolean) | undefined;
     let selectorKeys: readonly string[] = [];
     if (spec.nodeSelector) {
@@ -167,16 +194,30 @@ export class PresetStack {
     while (floor < slots.length && !this.required(floor)) floor++;
     for (let i = 0; i < slots.length; i++) {
       if (slots[i]) continue;
-      if (this.required(i)) return { kind: 'bad', reason: 'missing-level', why: `it carries ${present.map((p) => shown(slots[p]!)).join(', ')} but no ${this.keyOf(slots, i)}` };
+      if (this.required(i))
+        return {
+          kind: 'bad',
+          reason: 'missing-level',
+          why: `it carries ${present.map((p) => shown(slots[p]!)).join(', ')} but no ${this.keyOf(slots, i)}`,
+        };
       if (i > lo && i < hi && i > floor)
-        return { kind: 'bad', reason: 'missing-level', why: `it carries ${shown(slots[lo]!)} and ${shown(slots[hi]!)} but no ${this.keyOf(slots, i)} between them` };
+        return {
+          kind: 'bad',
+          reason: 'missing-level',
+          why: `it carries ${shown(slots[lo]!)} and ${shown(slots[hi]!)} but no ${this.keyOf(slots, i)} between them`,
+        };
     }
     const links: ChainLink[] = [];
     for (const i of present) {
       const { level, key, raw, take } = slots[i]!;
       if (raw === '') return { kind: 'bad', reason: 'empty-value', why: `its ${key} is empty` };
       const value = domainOfValue(raw, take);
-      if (value === undefined) return { kind: 'bad', reason: 'bad-value', why: `its ${key}=${raw} is not of the form <ClusterUUID>.<CliqueID>` };
+      if (value === undefined)
+        return {
+          kind: 'bad',
+          reason: 'bad-value',
+          why: `its ${key}=${raw} is not of the form <ClusterUUID>.<CliqueID>`,
+        };
       links.push({ key, value, tier: level.tier, tierName: level.tierName, scoped: level.scoped });
     }
     return { kind: 'in', links };
@@ -191,7 +232,9 @@ export class PresetStack {
   private keyOf(slots: readonly (Slot | undefined)[], i: number): string {
     const slot = slots[i];
     if (slot) return slot.key;
-    return i < this.levels.length ? this.levels[i]!.sources.map((s) => s.key).join(' or ') : `${this.numbered!.stem}${i - this.levels.length}`;
+    return i < this.levels.length
+      ? this.levels[i]!.sources.map((s) => s.key).join(' or ')
+      : `${this.numbered!.stem}${i - this.levels.length}`;
   }
 
   private numberedTierName(n: number): string {
@@ -203,7 +246,13 @@ export class PresetStack {
     let level = this.numberedLevels[n];
     if (!level) {
       const { stem, base } = this.numbered!;
-      level = { sources: [{ key: `${stem}${n}` }], tierName: this.numberedTierName(n), required: n === 0, scoped: false, tier: base + n + 1 };
+      level = {
+        sources: [{ key: `${stem}${n}` }],
+        tierName: this.numberedTierName(n),
+        required: n === 0,
+        scoped: false,
+        tier: base + n + 1,
+      };
       this.numberedLevels[n] = level;
     }
     return level;

@@ -19,7 +19,8 @@ const VALUE_RULE =
 /** IsQualifiedName's complaints about a label key; empty when it is valid. */
 export function qualifiedNameErrors(key: string): string[] {
   const parts = key.split('/');
-  if (parts.length > 2) return [`a valid label key ${NAME_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+  if (parts.length > 2)
+    return [`a valid label key ${NAME_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   const errs: string[] = [];
   const name = parts.length === 2 ? parts[1]! : key;
   if (parts.length === 2) {

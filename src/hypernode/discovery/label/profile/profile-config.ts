@@ -115,7 +115,8 @@ export function validateProfile(spec: ProfileSpec): Profile {
   for (const level of levels) {
     if (level.nodeLabel === '') throw invalid('nodeLabel cannot be empty');
     const keyErrs = qualifiedNameErrors(level.nodeLabel);
-    if (keyErrs.length > 0) throw invalid(`nodeLabel ${quote(level.nodeLabel)} is not a valid qualified name: ${keyErrs.join('; ')}`);
+    if (keyErrs.length > 0)
+      throw invalid(`nodeLabel ${quote(level.nodeLabel)} is not a valid qualified name: ${keyErrs.join('; ')}`);
     // Two levels may read one label through different value patterns (NVLink domain and partition).
     const id = JSON.stringify([level.nodeLabel, level.valuePattern]);
     if (seen.has(id)) throw invalid('there are duplicate labels');
@@ -143,7 +144,10 @@ export function validateProfile(spec: ProfileSpec): Profile {
     let domainOf = wholeValue;
     if (level.valuePattern !== '') {
       const compiled = compileValuePattern(level.valuePattern);
-      if (typeof compiled === 'string') throw invalid(`valuePattern ${quote(level.valuePattern)} of nodeLabel ${quote(level.nodeLabel)} is not usable: ${compiled}`);
+      if (typeof compiled === 'string')
+        throw invalid(
+          `valuePattern ${quote(level.valuePattern)} of nodeLabel ${quote(level.nodeLabel)} is not usable: ${compiled}`,
+        );
       domainOf = compiled;
     }
     tiers.push({ nodeLabel: level.nodeLabel, tierName, valuePattern: level.valuePattern, domainOf });
@@ -164,11 +168,15 @@ export function checkedLabelValue(name: string): string {
   if (labelValue === '') throw new Error(`topology profile name ${quote(name)} cannot be normalized to a label value`);
   // Non-ASCII names are cleaned to dashes here (Go keeps a truncated byte), so this is reached only by length.
   const valueErrs = labelValueErrors(labelValue);
-  if (valueErrs.length > 0) throw new Error(`topology profile name ${quote(name)} has invalid normalized label value ${quote(labelValue)}: ${valueErrs.join('; ')}`);
+  if (valueErrs.length > 0)
+    throw new Error(
+      `topology profile name ${quote(name)} has invalid normalized label value ${quote(labelValue)}: ${valueErrs.join('; ')}`,
+    );
   return labelValue;
 }
 
 /** P1: the name's UTF-8 length. */
 export function checkProfileName(name: string): void {
-  if (utf8Length(name) > MAX_PROFILE_NAME_BYTES) throw new Error(`topology profile name ${quote(name)} exceeds ${MAX_PROFILE_NAME_BYTES} characters`);
+  if (utf8Length(name) > MAX_PROFILE_NAME_BYTES)
+    throw new Error(`topology profile name ${quote(name)} exceeds ${MAX_PROFILE_NAME_BYTES} characters`);
 }

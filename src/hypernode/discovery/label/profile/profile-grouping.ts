@@ -37,8 +37,12 @@ export function explicitOwner<C extends Claimant>(node: NodeMeta, claimants: rea
     if (!p.explicit || !p.matches(node.metadata.labels)) continue;
     if (owner) {
       const hint =
-        owner.preset && p.preset ? '; a Node belongs to one preset profile: stack zones above a vendor preset with preset: [k8s-zone, <preset>], or narrow the nodeSelectors' : '';
-      throw new Error(`node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}${hint}`);
+        owner.preset && p.preset
+          ? '; a Node belongs to one preset profile: stack zones above a vendor preset with preset: [k8s-zone, <preset>], or narrow the nodeSelectors'
+          : '';
+      throw new Error(
+        `node ${node.metadata.name} matches multiple topology profiles: ${owner.name} and ${p.name}${hint}`,
+      );
     }
     owner = p;
   }
@@ -56,7 +60,10 @@ export class ProfileTrees {
   /** JSON [profile, key, valuePattern, value] → HyperNode name. */
   private readonly domains = new Map<string, string>();
   /** Child HyperNode → parent HyperNode. */
-  private readonly parents = new Map<string, { readonly parent: string; readonly label: string; readonly node: string }>();
+  private readonly parents = new Map<
+    string,
+    { readonly parent: string; readonly label: string; readonly node: string }
+  >();
 
   constructor(
     private readonly groups: Map<string, Group>,
@@ -79,8 +86,13 @@ export class ProfileTrees {
       if (value === undefined) {
         if (!profile.explicit) return i > 0; // a partial chain, as a legacy list allows
         const raw = labelValue(node.metadata.labels, level.nodeLabel);
-        const why = raw === undefined ? '' : `: its value ${JSON.stringify(raw)} does not match valuePattern ${JSON.stringify(level.valuePattern)}`;
-        throw new Error(`node ${node.metadata.name} selected by topology profile ${profileName} is missing level label ${level.nodeLabel}${why}`);
+        const why =
+          raw === undefined
+            ? ''
+            : `: its value ${JSON.stringify(raw)} does not match valuePattern ${JSON.stringify(level.valuePattern)}`;
+        throw new Error(
+          `node ${node.metadata.name} selected by topology profile ${profileName} is missing level label ${level.nodeLabel}${why}`,
+        );
       }
       const tier = i + 1;
       const id = JSON.stringify([profileName, level.nodeLabel, level.valuePattern, value]);
@@ -118,7 +130,14 @@ export class ProfileTrees {
    * name prefix, no profile label or this profile's), else the hash name,
    * which must be free in the cache and in this run.
    */
-  private choose(profileName: string, profile: Profile, key: string, value: string, tier: number, nodeName: string): string {
+  private choose(
+    profileName: string,
+    profile: Profile,
+    key: string,
+    value: string,
+    tier: number,
+    nodeName: string,
+  ): string {
     const fail = (why: string) => new Error(`build HyperNode for profile ${profileName}: ${why}`);
     const prefix = namePrefix(profileName, tier);
     for (const candidate of this.names.labelled(key, value)) {
@@ -130,7 +149,8 @@ export class ProfileTrees {
     // Volcano's texts, then the Node and label the domain comes from.
     const from = ` (node ${nodeName}, ${key}=${value})`;
     if (this.groups.has(name)) throw fail(`deterministic HyperNode name collision for ${name}${from}`);
-    if (this.hyperNodes.get(name) !== undefined) throw fail(`deterministic HyperNode name ${name} is already used by a different topology domain${from}`);
+    if (this.hyperNodes.get(name) !== undefined)
+      throw fail(`deterministic HyperNode name ${name} is already used by a different topology domain${from}`);
     return name;
   }
 }

@@ -37,7 +37,13 @@ export function decodeNodeSelector(raw: Record<string, unknown>, path: string, e
     if (!obj) return item === null || item === undefined ? [{ key: '', operator: '', values: [] }] : [];
     const e = decodeFields(obj, ['Key', 'Operator', 'Values'], where, errs);
     const values = weakList(e.Values).map((v, j) => weakString(v, `${where}.Values[${j}]`, errs));
-    return [{ key: weakString(e.Key, `${where}.Key`, errs), operator: weakString(e.Operator, `${where}.Operator`, errs), values }];
+    return [
+      {
+        key: weakString(e.Key, `${where}.Key`, errs),
+        operator: weakString(e.Operator, `${where}.Operator`, errs),
+        values,
+      },
+    ];
   });
   return { matchLabels, matchExpressions };
 }
@@ -54,14 +60,20 @@ function requirement(r: SelectorRequirement): (labels: Labels) => boolean {
     return v !== undefined && set.has(v);
   };
   const needValues = () => {
-    if (r.values.length === 0) throw new Error(`values: Invalid value: ${goStrings(r.values)}: for 'in', 'notin' operators, values set can't be empty`);
+    if (r.values.length === 0)
+      throw new Error(
+        `values: Invalid value: ${goStrings(r.values)}: for 'in', 'notin' operators, values set can't be empty`,
+      );
     r.values.forEach((v, i) => {
       const errs = labelValueErrors(v);
       if (errs.length > 0) throw new Error(`values[${i}]: Invalid value: ${JSON.stringify(v)}: ${errs.join('; ')}`);
     });
   };
   const noValues = () => {
-    if (r.values.length > 0) throw new Error(`values: Invalid value: ${goStrings(r.values)}: values set must be empty for exists and does not exist`);
+    if (r.values.length > 0)
+      throw new Error(
+        `values: Invalid value: ${goStrings(r.values)}: values set must be empty for exists and does not exist`,
+      );
   };
   switch (r.operator) {
     case 'In':
@@ -83,7 +95,10 @@ function requirement(r: SelectorRequirement): (labels: Labels) => boolean {
 
 /** The selector as a predicate; throws with apimachinery's message when it cannot be converted. */
 export function compileNodeSelector(spec: NodeSelectorSpec): CompiledNodeSelector {
-  const reqs = [...Object.entries(spec.matchLabels).map(([key, value]) => requirement({ key, operator: 'In', values: [value] })), ...spec.matchExpressions.map(requirement)];
+  const reqs = [
+    ...Object.entries(spec.matchLabels).map(([key, value]) => requirement({ key, operator: 'In', values: [value] })),
+    ...spec.matchExpressions.map(requirement),
+  ];
   const keys = [...new Set([...Object.keys(spec.matchLabels), ...spec.matchExpressions.map((e) => e.key)])];
   return { matches: (labels) => reqs.every((r) => r(labels)), keys };
 }

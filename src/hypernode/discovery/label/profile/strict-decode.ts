@@ -44,7 +44,12 @@ function goType(x: unknown): string {
  * The values of `known` fields in `obj`, matched exactly first, otherwise
  * case-insensitively; keys matching no field are reported as invalid at `path`.
  */
-export function decodeFields<K extends string>(obj: Record<string, unknown>, known: readonly K[], path: string, errs: DecodeErrors): Partial<Record<K, unknown>> {
+export function decodeFields<K extends string>(
+  obj: Record<string, unknown>,
+  known: readonly K[],
+  path: string,
+  errs: DecodeErrors,
+): Partial<Record<K, unknown>> {
   const out: Partial<Record<K, unknown>> = {};
   const used = new Set<string>();
   const keys = Object.keys(obj);
