@@ -16,11 +16,10 @@
 // summary with targets and PASS/MISS. It prints; it never fails on a
 // figure (exit code 1 only when the benchmark itself could not run).
 //
-// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable] [--write-latency-ms=0,10]
-// (builds dist/ with `npm run build` first when the default executable,
-// dist/vc-hypernode-controller-manager, is missing; another executable, e.g.
-// a build with different V8 flags, can be compared by passing its path).
-// The API server stand-in runs in this process; the controller is a child.
+// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable]
+// [--write-latency-ms=0,10] (builds dist/ with `npm run build` first when the default executable,
+// dist/vc-hypernode-controller-manager, is missing; another executable, e.g. a build with different V8 flags, can be
+// compared by passing its path). The API server stand-in runs in this process; the controller is a child.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -257,7 +256,10 @@ async function relabels(api: ApiServer, controller: ControllerProcess, count: nu
   };
 }
 
-/** Where the memory goes: the V8 heap (used of committed, and the young and old generations' share) and buffers outside it, from the process's own /metrics. */
+/**
+ * Where the memory goes: the V8 heap (used of committed, and the young and old generations' share) and buffers outside
+ * it, from the process's own /metrics.
+ */
 async function heapBreakdown(controller: ControllerProcess): Promise<string> {
   const text = await controller.metrics();
   const mb = (family: string, labels?: Record<string, string>) =>
@@ -273,7 +275,9 @@ function memoryLine(m: ProcMemory): string {
   return `VmRSS ${m.rssMB.toFixed(1)} MB (anonymous ${m.anonMB.toFixed(1)} MB + file-backed ${m.fileMB.toFixed(1)} MB), peak VmHWM ${m.hwmMB.toFixed(1)} MB`;
 }
 
-/** The executable against a cluster without Nodes, after its first (empty) label discovery: what the 10,000 Nodes add. */
+/**
+ * The executable against a cluster without Nodes, after its first (empty) label discovery: what the 10,000 Nodes add.
+ */
 async function baselineMemory(work: string): Promise<{ memory: ProcMemory; heap: string }> {
   const api = await startApiServer({ namespaces: [NAMESPACE] });
   let launched: Launched | undefined;

@@ -28,7 +28,10 @@ const SUS_PER_GROUP = 8;
 const SPINES_PER_RAIL = 4;
 const CORES_PER_RAIL = 32;
 
-/** Leaves per (unit, rail); per spine-leaf group and rail a few spines; per rail a plane of cores every spine of that rail reaches. */
+/**
+ * Leaves per (unit, rail); per spine-leaf group and rail a few spines; per rail a plane of cores every spine of that
+ * rail reaches.
+ */
 function generate(sus) {
   const switches = [];
   const links = [];

@@ -42,7 +42,10 @@ const CONFIG = stringify({
   networkTopologyDiscovery: [{ source: 'label', enabled: true, config: { networkTopologyTypes: PROFILES } }],
 });
 
-/** 4,000 H100 (8 per leaf, 25 leaves per spine), 3,600 GB200 in 200 NVL72 racks of 18 (2 per leaf), 400 GB200 without a clique, 2,000 L40S. */
+/**
+ * 4,000 H100 (8 per leaf, 25 leaves per spine), 3,600 GB200 in 200 NVL72 racks of 18 (2 per leaf), 400 GB200 without a
+ * clique, 2,000 L40S.
+ */
 function mixedFleet(): KubeObject[] {
   const out: KubeObject[] = [];
   const add = (name: string, labels: Record<string, string>) =>

@@ -258,7 +258,8 @@ async function measure(count: number, churnS: number, limit: RateLimit, writeLat
       );
       const flipStartedAt = Date.now();
       const heartbeat = new Date().toISOString().slice(0, 19) + 'Z';
-      // As kubelets report: all within a fraction of a second, the stand-in's event loop (the API server's) free between batches.
+      // As kubelets report: all within a fraction of a second, the stand-in's event loop (the API server's) free
+      // between batches.
       const toFlip = nodes.filter((n) => flipped.has(n.metadata.name));
       for (let k = 0; k < toFlip.length; k += FLIP_BATCH) {
         for (const n of toFlip.slice(k, k + FLIP_BATCH)) api.store.update(withStatus(n, 'False', heartbeat) as never);

@@ -38,7 +38,10 @@ import { seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
 const [sus = 64, racksPerSu = 8, traysPerRack = 18] = process.argv.slice(2).map(Number);
 const RAILS = 8;
 const LIMIT: RateLimit = { qps: 300, burst: 600 };
-/** What one HyperNode write costs on a real API server (an etcd round trip and admission), added to each by the stand-in. */
+/**
+ * What one HyperNode write costs on a real API server (an etcd round trip and admission), added to each by the
+ * stand-in.
+ */
 const WRITE_LATENCY_MS = 10;
 const CLIQUE = 'nvidia.com/gpu.clique';
 const FABRIC = 'gb200';
@@ -146,7 +149,8 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
       hwmMB: mem.hwmMB,
     };
     if (nvlink) {
-      // Let the status writes of the new tree land (every HyperNode judged at its generation), then the late tray's clique appears.
+      // Let the status writes of the new tree land (every HyperNode judged at its generation), then the late tray's
+      // clique appears.
       type Judged = {
         metadata: { generation?: number };
         status?: { nodeCount?: number; conditions?: { type: string; observedGeneration?: number }[] };

@@ -19,7 +19,9 @@ const NODES_PER_RACK = 40;
 const RACKS_PER_SPINE = 10;
 const SPINES_PER_ZONE = 5;
 
-/** CPU ms used by waited-for children so far (utime + stime of /proc/self/stat, at 100 ticks/s), or undefined off Linux. */
+/**
+ * CPU ms used by waited-for children so far (utime + stime of /proc/self/stat, at 100 ticks/s), or undefined off Linux.
+ */
 function childrenCpuMs() {
   try {
     const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');

@@ -26,7 +26,8 @@
 // and RSS at 10,000. Every size runs once per write latency of the stand-in
 // (default 0 and 10 ms a write, what a real server takes).
 //
-// Run with: node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000,100000] [relabels=20] [idle-seconds=30]
+// Run with: node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000,100000] [relabels=20]
+// [idle-seconds=30]
 //   [--qps=300] [--burst=600] [--write-latency-ms=0,10] [--many-hypernodes]
 // (build dist/ first: node scripts/build.mjs). The ~10,000-HyperNode shape runs with the default sizes or with
 // --many-hypernodes. It prints; it never fails on a figure.
@@ -62,7 +63,10 @@ import {
 import { measureDiscoveryCpu } from './lib/bench-discovery-cpu.ts';
 import { percentile, verdictSummary, type Verdict } from './lib/bench-stats.ts';
 
-/** Higher than the defaults (50/100) so that 65,000 Nodes converge in a minute; the bound below uses these (--qps, --burst change them). */
+/**
+ * Higher than the defaults (50/100) so that 65,000 Nodes converge in a minute; the bound below uses these (--qps,
+ * --burst change them).
+ */
 const QPS = 300;
 const BURST = 600;
 const DISCOVERY_RUNS = 9;
@@ -279,7 +283,8 @@ const COLUMNS: Array<[string, (f: Figures) => string, keyof Figures | undefined]
   ['disc med ms', (f) => f.discoveryMedianMs.toFixed(1), 'discoveryMedianMs'],
   ['reconcile ms', (f) => f.reconcileUnchangedMs.toFixed(1), 'reconcileUnchangedMs'],
   ['converge s', (f) => (f.convergeMs / 1000).toFixed(1), 'convergeMs'],
-  // No growth exponent: the window is set by the rate limit, (writes − burst) / qps, which is what /QPS compares it with.
+  // No growth exponent: the window is set by the rate limit, (writes − burst) / qps, which is what /QPS compares it
+  // with.
   ['writes', (f) => String(f.writes.writes), undefined],
   ['writes s', (f) => (f.writes.windowMs / 1000).toFixed(1), undefined],
   ['writes/s', (f) => f.writes.perSecond.toFixed(0), undefined],

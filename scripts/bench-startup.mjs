@@ -107,7 +107,10 @@ function timeInterleaved(commands) {
   return sampleInterleaved(commands).map(median);
 }
 
-/** The median of run-by-run ratios of `measured` to `baseline` (sampled interleaved, so each pair shared the machine's load). */
+/**
+ * The median of run-by-run ratios of `measured` to `baseline` (sampled interleaved, so each pair shared the machine's
+ * load).
+ */
 function pairedMedianRatio(measured, baseline) {
   return median(measured.map((t, i) => t / baseline[i]));
 }

@@ -207,7 +207,9 @@ export function sharedLibraries(target, executable) {
   return libs.sort();
 }
 
-/** The Debian package (`name:arch`) that installed `path`: dpkg may know it under /lib, /usr/lib or its resolved name. */
+/**
+ * The Debian package (`name:arch`) that installed `path`: dpkg may know it under /lib, /usr/lib or its resolved name.
+ */
 function owningPackage(path) {
   const candidates = [path, `/usr${path}`, realpathSync(path)];
   for (const candidate of candidates) {
@@ -243,7 +245,10 @@ const STATUS_FIELDS = [
   'Homepage',
 ];
 
-/** `{ name, version, architecture, source, distroVersion, status }` of an installed package (`status`: its dpkg status stanza). */
+/**
+ * `{ name, version, architecture, source, distroVersion, status }` of an installed package (`status`: its dpkg status
+ * stanza).
+ */
 export function debianPackage(pkg) {
   const format =
     STATUS_FIELDS.map((f) => `${f}: \${${f}}\n`).join('') +

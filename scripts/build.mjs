@@ -327,7 +327,10 @@ function buildSea(target) {
   return out;
 }
 
-/** --version without the runtime lines (the bundle runs on another Node than the executable), and what it wrote on stderr. */
+/**
+ * --version without the runtime lines (the bundle runs on another Node than the executable), and what it wrote on
+ * stderr.
+ */
 function versionOf(command, args) {
   const r = spawnSync(command, [...args, '--version'], { encoding: 'utf8' });
   if (r.status !== 0)

@@ -10,7 +10,8 @@
 // over all of them (the file install.sh verifies against). Counterpart of
 // Volcano's Makefile `image_bins` / `save-images`.
 //
-// Usage: node scripts/release.mjs [--build] [--check-reproducible] [--dist DIR] [--out DIR] [--no-image] [--krew-base-url URL]
+// Usage: node scripts/release.mjs [--build] [--check-reproducible] [--dist DIR] [--out DIR] [--no-image]
+// [--krew-base-url URL]
 //   --build               first build the bundle and both executables (amd64, arm64)
 //                         into DIST (the same build as `npm run build`, code cache
 //                         included); without it, nothing already built is rebuilt

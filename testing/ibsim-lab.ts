@@ -126,7 +126,9 @@ export class IbsimLab {
     );
   }
 
-  /** Sends one console command (`Unlink "gpu01 mlx5_0"`) and waits for ibsim to have done it; throws what ibsim refused. */
+  /**
+   * Sends one console command (`Unlink "gpu01 mlx5_0"`) and waits for ibsim to have done it; throws what ibsim refused.
+   */
   async command(line: string): Promise<void> {
     this.sim!.stdin!.write(`${line}\n`);
     const answer = (await this.reply(`ibsim's answer to ${line}`, COMMAND_TIMEOUT_MS)).trim();

@@ -166,7 +166,10 @@ export class LldpLab {
     this.startLldpd(host, [], host.capability);
   }
 
-  /** Stops a host's lldpd, as a reboot or a NIC reset does: it sends a shutdown frame and its leaves drop it as a neighbour. */
+  /**
+   * Stops a host's lldpd, as a reboot or a NIC reset does: it sends a shutdown frame and its leaves drop it as a
+   * neighbour.
+   */
   async stopHostLldpd(name: string): Promise<void> {
     const host = this.hosts.get(name)!;
     await this.kill(host.lldpd);

@@ -209,7 +209,10 @@ export function whenHyperNodes(
   return { at: () => reachedAt, stop };
 }
 
-/** A stand-in for a benchmark: every write (the Lease's and Events' too) answered after `writeLatencyMs`, in its in-flight seat. */
+/**
+ * A stand-in for a benchmark: every write (the Lease's and Events' too) answered after `writeLatencyMs`, in its
+ * in-flight seat.
+ */
 export function benchApiServer(writeLatencyMs: number): Promise<ApiServer> {
   return startApiServer({
     namespaces: [NAMESPACE],

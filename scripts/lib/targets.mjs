@@ -27,7 +27,10 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const NAME = 'vc-hypernode-controller-manager';
 export const cacheDir = join(root, 'dist/.cache');
 
-/** Per Go architecture name: Node's name, the npm package of its Node.js, the GNU triplet and the qemu user-mode emulator. */
+/**
+ * Per Go architecture name: Node's name, the npm package of its Node.js, the GNU triplet and the qemu user-mode
+ * emulator.
+ */
 export const TARGETS = {
   amd64: {
     arch: 'amd64',
@@ -64,7 +67,10 @@ export function targetFor(arch) {
 
 export const isHost = (target) => target.nodeArch === process.arch;
 
-/** Where the executable for `target` is built: `dist/NAME` for the host (what the tests run), `dist/NAME-linux-<arch>` otherwise. */
+/**
+ * Where the executable for `target` is built: `dist/NAME` for the host (what the tests run), `dist/NAME-linux-<arch>`
+ * otherwise.
+ */
 export function executablePath(target, dist = join(root, 'dist')) {
   return isHost(target) ? join(dist, NAME) : join(dist, `${NAME}-linux-${target.arch}`);
 }

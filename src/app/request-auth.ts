@@ -23,7 +23,10 @@ export interface AccessReview {
 /** Answers the request itself (401/403/503) and resolves false, or resolves true: serve it. */
 export type RequestGate = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
-/** The token of `Authorization: Bearer <token>` (scheme case-insensitive), as apiserver's bearertoken authenticator reads it. */
+/**
+ * The token of `Authorization: Bearer <token>` (scheme case-insensitive), as apiserver's bearertoken authenticator
+ * reads it.
+ */
 export function bearerToken(req: IncomingMessage): string | undefined {
   const parts = String(req.headers.authorization ?? '')
     .trim()

@@ -362,10 +362,12 @@ function wire(
     registry: metrics.registry,
     queueMetrics: (name) => metrics.queue(name),
     ...(topologyState ? { topologyState } : {}),
-    // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its health on arrival.
+    // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its
+    // health on arrival.
     nodeHealthInformer: () =>
       resourceInformer<NodeHealth>(resourceClient(core, nodeResource), { transform: nodeHealthOf, clock, logger }),
-    // Every controller write goes through the volcano client set: its rate limit and measured answer times say how many to keep in flight.
+    // Every controller write goes through the volcano client set: its rate limit and measured answer times say how many
+    // to keep in flight.
     writeConcurrency: () => volcano.pace.concurrency(),
   };
   const context: ControllerContext = options.dryRun

@@ -41,7 +41,10 @@ interface KeyCoverage {
   readonly nodes: number;
 }
 
-/** For each enabled, valid label entry: how many Nodes carry each label key of its list and profile types (presets pick their keys per Node and are left out). */
+/**
+ * For each enabled, valid label entry: how many Nodes carry each label key of its list and profile types (presets pick
+ * their keys per Node and are left out).
+ */
 function labelKeyCoverage(config: DiscoveryConfig, nodes: readonly NodeMeta[]): KeyCoverage[] {
   const entry = entryOf(sourceEntry(config, LABEL_SOURCE));
   if (!entry) return [];

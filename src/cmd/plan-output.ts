@@ -29,7 +29,10 @@ export interface PlanSummary {
     readonly removed: number;
     readonly held: number;
   };
-  /** Present when Kueue or KAI Topology objects change: a replace is a delete and a create (levels are immutable), an update changes aliases. */
+  /**
+   * Present when Kueue or KAI Topology objects change: a replace is a delete and a create (levels are immutable), an
+   * update changes aliases.
+   */
   readonly topologies?: {
     readonly create: number;
     readonly replace: number;

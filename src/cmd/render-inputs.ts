@@ -31,7 +31,8 @@ function documents(path: string, text: string): unknown[] {
   } catch {
     // not JSON: a YAML stream
   }
-  // logLevel 'error': no Node.js process warning for a collection as a key (the configuration's loader names the problem).
+  // logLevel 'error': no Node.js process warning for a collection as a key (the configuration's loader names the
+  // problem).
   const docs = parseAllDocuments(text, { logLevel: 'error' });
   if (!Array.isArray(docs)) return [];
   const out: unknown[] = [];

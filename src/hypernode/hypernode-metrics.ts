@@ -10,7 +10,10 @@ import type { Lister } from '../kube/types.ts';
 import type { HyperNode } from './model/hypernode-types.ts';
 import { sourceOf } from './model/hypernode-labels.ts';
 
-/** Every rule of snapshot validation (reconcile/snapshot-validation.ts), as `hypernode_snapshot_rejected_total` labels them. */
+/**
+ * Every rule of snapshot validation (reconcile/snapshot-validation.ts), as `hypernode_snapshot_rejected_total` labels
+ * them.
+ */
 export const SNAPSHOT_RULES = ['member-selector', 'cycle', 'parents', 'tier-order', 'name', 'label', 'size'] as const;
 export type SnapshotRule = (typeof SNAPSHOT_RULES)[number];
 
@@ -49,7 +52,9 @@ export interface HyperNodeMetrics extends DiscovererMetrics {
   reconcileDuration(source: string, seconds: number): void;
   /** HyperNodes currently owned by `source` after its last reconcile. */
   managed(source: string, count: number): void;
-  /** A successful API write of `kind` (default HyperNode); `source` is empty for status (nodeCount, conditions) writes. */
+  /**
+   * A successful API write of `kind` (default HyperNode); `source` is empty for status (nodeCount, conditions) writes.
+   */
   apiWrite(source: string, verb: ApiWriteVerb, kind?: WriteKind): void;
   /**
    * A HyperNode write the API server rejected (or that never got an answer);

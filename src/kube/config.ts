@@ -62,7 +62,10 @@ export interface ClientConfig {
 export interface ConfigFlags {
   readonly master: string;
   readonly kubeconfig: string;
-  /** The kubeconfig context to use instead of its current-context (kubectl's --context); the controller has no such flag. */
+  /**
+   * The kubeconfig context to use instead of its current-context (kubectl's --context); the controller has no such
+   * flag.
+   */
   readonly context?: string;
   /**
    * More kubeconfig files merged after `kubeconfig`, as kubectl merges the

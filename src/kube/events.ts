@@ -75,7 +75,10 @@ export function referenceTo(obj: KubeObject): ObjectReference {
 export function createEventSink(opts: EventSinkOptions): EventSink {
   const seen = new Map<string, Seen>();
   const log = opts.logger;
-  /** client-go names an Event after its UnixNano; our clock has ms, so two Events of one ms take the next free nanosecond. */
+  /**
+   * client-go names an Event after its UnixNano; our clock has ms, so two Events of one ms take the next free
+   * nanosecond.
+   */
   let lastNano = 0n;
   return {
     async record(involved, type, reason, fullMessage) {

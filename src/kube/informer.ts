@@ -35,7 +35,10 @@ export interface InformerOptions<T> {
   /** For logs, e.g. `nodes`. */
   name: string;
   listerWatcher: ListerWatcher<KubeObject>;
-  /** Applied to every object before it is cached (e.g. keep only name + labels), once: listed items by the lister as it reads them. */
+  /**
+   * Applied to every object before it is cached (e.g. keep only name + labels), once: listed items by the lister as it
+   * reads them.
+   */
   transform?: (obj: KubeObject) => T;
   clock?: Clock;
   logger?: Logger;

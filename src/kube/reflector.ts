@@ -142,7 +142,8 @@ export class Reflector<T extends KubeObject> {
     try {
       result = await this.pagedList(resourceVersion, unpaged ? undefined : LIST_PAGE_SIZE, signal);
     } catch (err) {
-      // Too large matters only for an answer that came whole: unpaged, or from the watch cache (resourceVersion=0 ignores limit).
+      // Too large matters only for an answer that came whole: unpaged, or from the watch cache (resourceVersion=0
+      // ignores limit).
       const tooBig = err instanceof BodyTooLargeError && (unpaged || resourceVersion === '0');
       if (signal.aborted || !(isGone(err) || isTooLargeResourceVersion(err) || tooBig)) throw err;
       this.opts.logger

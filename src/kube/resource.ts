@@ -22,7 +22,9 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** DeleteOptions.preconditions: the server deletes only the object with this uid and resourceVersion (409 otherwise). */
+/**
+ * DeleteOptions.preconditions: the server deletes only the object with this uid and resourceVersion (409 otherwise).
+ */
 export interface Preconditions {
   uid?: string;
   resourceVersion?: string;

@@ -86,7 +86,10 @@ function accessStatus(spec: ReviewSpec, users: Users): object {
   return ok ? { allowed: true, reason: `RBAC: allowed by a grant to User "${subject.name}"` } : { allowed: false };
 }
 
-/** The created review, with its status, for a POST the caller was allowed to make; other verbs are 405 before the body is read. */
+/**
+ * The created review, with its status, for a POST the caller was allowed to make; other verbs are 405 before the body
+ * is read.
+ */
 export async function answerAccessReview(
   info: RequestInfo,
   readBody: () => Promise<unknown>,

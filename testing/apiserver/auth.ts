@@ -14,7 +14,10 @@ export interface PolicyRule {
   namespaces?: string[];
   /** Restricts the rule to requests naming one of these objects. */
   resourceNames?: string[];
-  /** A rule for non-resource URLs (apiGroups and resources then empty); matched only by SubjectAccessReviews (access-reviews.ts). */
+  /**
+   * A rule for non-resource URLs (apiGroups and resources then empty); matched only by SubjectAccessReviews
+   * (access-reviews.ts).
+   */
   nonResourceURLs?: string[];
 }
 
@@ -49,7 +52,10 @@ export function allowed(grant: Grant | undefined, a: Attributes): boolean {
   return (grant ?? []).some((r) => ruleAllows(r, a));
 }
 
-/** Whether `grant` allows `verb` on the non-resource URL `path`: a rule's nonResourceURLs match exactly or by a trailing `*`. */
+/**
+ * Whether `grant` allows `verb` on the non-resource URL `path`: a rule's nonResourceURLs match exactly or by a trailing
+ * `*`.
+ */
 export function allowedNonResource(grant: Grant, path: string, verb: string): boolean {
   if (grant === 'admin') return true;
   return grant.some(

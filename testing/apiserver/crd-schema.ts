@@ -250,7 +250,8 @@ const KNOWN_RULES: Record<string, Rule> = {
     Array.isArray(oldSelf) && JSON.stringify(levelLabels(self)) === JSON.stringify(levelLabels(oldSelf)),
   'size(self.filter(i, size(self.filter(j, j.nodeLabel == i.nodeLabel)) > 1)) == 0': (self) =>
     new Set(levelLabels(self)).size === self.length,
-  // Kueue's ResourceFlavor spec. Without nodeLabels CEL fails on the missing key; the stand-in reports the rule's message instead.
+  // Kueue's ResourceFlavor spec. Without nodeLabels CEL fails on the missing key; the stand-in reports the rule's
+  // message instead.
   '!has(self.topologyName) || self.nodeLabels.size() >= 1': (self) =>
     !('topologyName' in self) || Object.keys(self.nodeLabels ?? {}).length >= 1,
   '!has(oldSelf.topologyName) || self == oldSelf': (self, oldSelf) =>

@@ -44,7 +44,10 @@ function resourceList(groupVersion: string, types: ResourceType[]): unknown {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }
 
-/** Kubernetes' version priority (apimachinery version.CompareKubeAwareVersionStrings): GA, then beta, then alpha, higher first. */
+/**
+ * Kubernetes' version priority (apimachinery version.CompareKubeAwareVersionStrings): GA, then beta, then alpha, higher
+ * first.
+ */
 function versionRank(v: string): [number, number, number] {
   const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
   if (!m) return [3, 0, 0];
@@ -55,7 +58,10 @@ const byPriority = (a: string, b: string) => {
   return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || (a < b ? -1 : a > b ? 1 : 0);
 };
 
-/** A group's versions, each served by at least one of its resources (a group's kinds may be served at different versions). */
+/**
+ * A group's versions, each served by at least one of its resources (a group's kinds may be served at different
+ * versions).
+ */
 function groupDoc(group: string, versions: readonly string[]): unknown {
   const list = [...versions].sort(byPriority).map((version) => ({ groupVersion: `${group}/${version}`, version }));
   return { kind: 'APIGroup', apiVersion: 'v1', name: group, versions: list, preferredVersion: list[0] };

@@ -94,7 +94,8 @@ export async function listBody(
     start = t.start;
   } else {
     const rv = parseRv(rvParam);
-    // Exact, or (the legacy rule) a limit with a set resourceVersion and no match: read from etcd at exactly that revision.
+    // Exact, or (the legacy rule) a limit with a set resourceVersion and no match: read from etcd at exactly that
+    // revision.
     if (rv !== undefined && (match === 'Exact' || (rv > 0 && limit > 0 && !match))) {
       if (rv < store.compactedRv) throw expired('The resourceVersion for the provided list is too old.');
       await waitForRevision(store, rt.key, rv);

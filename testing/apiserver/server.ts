@@ -177,7 +177,8 @@ export class ApiServer {
     this.users.add(ADMIN_USER, 'admin', ADMIN_TOKEN, [MASTERS_GROUP]);
     for (const [name, u] of Object.entries(opts.users ?? {})) this.users.add(name, u.grant, u.token);
     this.registry.ensureSystemNamespaces(opts.namespaces);
-    // The watch cache starts once the server has bootstrapped, as a real one does: a watch from an earlier revision is 410.
+    // The watch cache starts once the server has bootstrapped, as a real one does: a watch from an earlier revision is
+    // 410.
     this.objects.resetWatchCache();
     this.server = this.createServer();
     if (opts.kueueTopologyController) this.startKueueTopologyController();
@@ -371,7 +372,10 @@ export class ApiServer {
 
   // ---- request handling ----
 
-  /** A Status body ends with a newline, except towards a request that asked for a transformed (`as=`) answer: Go's encoders differ there. */
+  /**
+   * A Status body ends with a newline, except towards a request that asked for a transformed (`as=`) answer: Go's
+   * encoders differ there.
+   */
   private sendStatus(
     res: ServerResponse,
     record: RequestRecord | undefined,

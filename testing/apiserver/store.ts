@@ -20,7 +20,9 @@ export class Stored {
     readonly obj: Readonly<Obj>,
   ) {}
 
-  /** Builds a serialisation once (per form: full, list item, metadata-only, watch line) and reuses it for every reader. */
+  /**
+   * Builds a serialisation once (per form: full, list item, metadata-only, watch line) and reuses it for every reader.
+   */
   memo(form: string, make: () => string): string {
     let s = this.cache.get(form);
     if (s === undefined) {

@@ -114,7 +114,10 @@ export class SoakInputs {
       });
   }
 
-  /** Moves one Node to another rack of its spine, never emptying a rack. Returns the Node's name, or undefined when no move is possible. */
+  /**
+   * Moves one Node to another rack of its spine, never emptying a rack. Returns the Node's name, or undefined when no
+   * move is possible.
+   */
   relabel(api: ApiServer, pick: number): string | undefined {
     const racks = this.racks();
     const candidates = this.nodes.filter(

@@ -131,7 +131,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         return;
       case 'apiserver-restart-data-loss':
         await api.restart({ keepData: false });
-        // Before any request can be served (no await in between): kubelets re-register, the operator restores the ConfigMap and Secret.
+        // Before any request can be served (no await in between): kubelets re-register, the operator restores the
+        // ConfigMap and Secret.
         inputs.seed(api);
         return;
       case 'leader-kill':
@@ -252,7 +253,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   return { violations, summary };
 }
 
-/** RSS over time per process; with `check`, a process alive from warm-up to the end must end within 10 % of its RSS at warm-up. */
+/**
+ * RSS over time per process; with `check`, a process alive from warm-up to the end must end within 10 % of its RSS at
+ * warm-up.
+ */
 function rssReport(
   processes: ReplicaProcess[],
   aliveAtEnd: ReadonlySet<ReplicaProcess>,

@@ -108,7 +108,10 @@ async function write(
   return r.body;
 }
 
-/** The cluster of setup-writes.json and lists-populated.json: 5 Nodes, 3 HyperNodes, 2 ConfigMaps, 1 Lease, 1 Event, 1 Secret. */
+/**
+ * The cluster of setup-writes.json and lists-populated.json: 5 Nodes, 3 HyperNodes, 2 ConfigMaps, 1 Lease, 1 Event, 1
+ * Secret.
+ */
 async function populate(api: ApiServer): Promise<void> {
   for (const [i, rack] of ['r1', 'r1', 'r2', 'r2', 'r2'].entries()) {
     const name = `node-${i + 1}`;
@@ -257,7 +260,8 @@ const NOTES: Record<string, (rig: Rig, c: RecordedCase) => Promise<void>> = {
     });
     b.matches((c.list as { resourceVersion: string }).resourceVersion, r.body.metadata.resourceVersion);
   },
-  // Between the first page and the compaction the recorder relabelled node-1 twice (the revisions the old watch then replays).
+  // Between the first page and the compaction the recorder relabelled node-1 twice (the revisions the old watch then
+  // replays).
   'etcd-compaction': async ({ api, b }, c) => {
     for (const phase of ['before', 'after'])
       await write(api, 'PATCH', '/api/v1/nodes/node-1', labelPatch({ 'realapi.test/compaction': phase }), MERGE);
@@ -306,7 +310,10 @@ async function conformance(
 
 const empty = async () => {};
 
-/** The cluster as compaction.json found it, after the other recordings: node-5 deleted, node-1..3 touched by the watches. */
+/**
+ * The cluster as compaction.json found it, after the other recordings: node-5 deleted, node-1..3 touched by the
+ * watches.
+ */
 async function afterTheOthers(api: ApiServer): Promise<void> {
   await populate(api);
   await write(api, 'DELETE', '/api/v1/nodes/node-5', undefined);

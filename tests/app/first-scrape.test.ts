@@ -147,7 +147,8 @@ test('right after start: every failure counter at 0 for each configured source, 
     const later = await waitFor(
       async () => {
         const s = await scrape();
-        // hypernode_hypernodes counts the HyperNode cache, which sees the written objects a watch event after the reconcile.
+        // hypernode_hypernodes counts the HyperNode cache, which sees the written objects a watch event after the
+        // reconcile.
         const reconciled = SOURCES.every(
           (source) => (s.get(`hypernode_reconcile_last_success_timestamp_seconds{source="${source}"}`) ?? 0) > 0,
         );

@@ -76,7 +76,9 @@ async function seed(
 const run = (kubeconfig: string, ...argv: string[]) =>
   kubectlHypernode([`--kubeconfig=${kubeconfig}`, ...argv], { color: false, env: {} });
 
-/** Only GETs, none refused: the plugin reads, within get/list (plan also asks discovery whether Kueue or KAI is served). */
+/**
+ * Only GETs, none refused: the plugin reads, within get/list (plan also asks discovery whether Kueue or KAI is served).
+ */
 function assertReadOnly(): void {
   const all = api.requests.all();
   assert.ok(all.length > 0);

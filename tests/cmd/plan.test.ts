@@ -278,7 +278,8 @@ test('--config tries a configuration that is not applied: the ConfigMap is not r
   writeFileSync(conf, TOPOLOGY_A3_CONFIG);
   const { code, changes } = await planJson(kubeconfig, '--config', conf);
   assert.is(code, 2);
-  // The ufm source is not enabled in that file: its leaf is left as it is (its nodeCount is right), and UFM is not asked.
+  // The ufm source is not enabled in that file: its leaf is left as it is (its nodeCount is right), and UFM is not
+  // asked.
   assert.equal([...new Set(changes.map((c) => c.source))], ['label', '']);
   assert.is(s.ufm!.requests.length, 0);
   assert.is(api.requests.count({ user: READER, resource: 'configmaps' }), 0);

@@ -70,7 +70,10 @@ function readJson(path: string): Json {
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
-/** Builds the executables for the architectures this machine can run, makes a release with the image, and unpacks each platform's layers. */
+/**
+ * Builds the executables for the architectures this machine can run, makes a release with the image, and unpacks each
+ * platform's layers.
+ */
 function releaseAndUnpack(): void {
   const stagedDist = join(work, 'dist');
   const started = Date.now();

@@ -61,7 +61,10 @@ export async function startCluster(extraRules: PolicyRule[] = []): Promise<Clust
   };
 }
 
-/** The label worked example (docs/design.md §9): the label source with type topologyA3 (hypercluster → hypernode → hostname). */
+/**
+ * The label worked example (docs/design.md §9): the label source with type topologyA3 (hypercluster → hypernode →
+ * hostname).
+ */
 export const TOPOLOGY_A3_ENTRY = `  - source: label
     enabled: true
     config:
@@ -120,7 +123,10 @@ export function fabricHealthy(hn: HyperNode | undefined): HyperNodeCondition | u
   return hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');
 }
 
-/** One sorted line per HyperNode of `source` (every source when omitted): `name uid member,member…`, to compare a tree before and after. */
+/**
+ * One sorted line per HyperNode of `source` (every source when omitted): `name uid member,member…`, to compare a tree
+ * before and after.
+ */
 export function topologyShape(api: ApiServer, source?: string): string[] {
   return hyperNodes(api, source)
     .map((hn) => `${hn.metadata.name} ${hn.metadata.uid} ${memberNames(hn).join(',')}`)
@@ -215,7 +221,9 @@ export function assertNoDeletes(api: ApiServer): void {
   );
 }
 
-/** The UFM worked example (docs/design.md §9): node0..3 on leaf0..3, node4..7 on leaf4..7 (node4 and node7 miss leaf7). */
+/**
+ * The UFM worked example (docs/design.md §9): node0..3 on leaf0..3, node4..7 on leaf4..7 (node4 and node7 miss leaf7).
+ */
 export function workedExamplePorts(): UfmPortJson[] {
   const leaves = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `leaf${from + i}`);
   return [

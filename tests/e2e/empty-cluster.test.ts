@@ -46,7 +46,9 @@ let dir = '';
 test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-empty-'))));
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The controller's Node lists: a metadata-only list of an empty cluster is what a real server answers with items: null. */
+/**
+ * The controller's Node lists: a metadata-only list of an empty cluster is what a real server answers with items: null.
+ */
 const nodeLists = (api: Parameters<typeof hyperNodeWrites>[0]) =>
   api.requests.all({ verb: 'list', resource: 'nodes' }).filter((r) => r.user !== 'admin');
 

@@ -52,7 +52,10 @@ const s = session(test);
 test.after.each(() => assert.is(s.lastExit ?? 0, 0, 'the executable exits 0 after SIGTERM'));
 const converge = s.converge.bind(s);
 
-/** The eight Nodes of the label worked example, `conf` as discovery document, the executable (or the bundle on Deno) running. */
+/**
+ * The eight Nodes of the label worked example, `conf` as discovery document, the executable (or the bundle on Deno)
+ * running.
+ */
 const startWorkedExample = (conf: string, runtime: RunOptions['runtime'] = 'sea') =>
   s.startWorkedExample(conf, (kubeconfig) =>
     startControllerBinary({ kubeconfig, namespace: NS, runtime, env: runtimeEnv(runtime) }),
@@ -212,7 +215,10 @@ function seedGoHyperNodes(api: Cluster['api'], drift: boolean): Map<string, stri
   return new Map(hyperNodes(api).map((h) => [h.metadata.name, h.metadata.uid]));
 }
 
-/** Starts the executable over the seeded objects and waits until its first label round is reconciled and nodeCounts are right. */
+/**
+ * Starts the executable over the seeded objects and waits until its first label round is reconciled and nodeCounts are
+ * right.
+ */
 async function adopt(api: Cluster['api'], kubeconfig: string): Promise<void> {
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS }));

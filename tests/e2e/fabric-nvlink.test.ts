@@ -42,7 +42,10 @@ async function startUfm(api: Parameters<typeof seedNvlinkCluster>[0]): Promise<U
   return ufm;
 }
 
-/** Seeds the Nodes and the document, starts the executable (chart RBAC, -v=3) and runs the scenario; no request may be refused. */
+/**
+ * Seeds the Nodes and the document, starts the executable (chart RBAC, -v=3) and runs the scenario; no request may be
+ * refused.
+ */
 async function runScenario(
   api: Parameters<typeof seedNvlinkCluster>[0],
   kubeconfig: string,

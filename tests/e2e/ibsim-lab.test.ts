@@ -102,7 +102,10 @@ const config = (lab: IbsimLab) => `networkTopologyDiscovery:
       hcas: "^mlx5_[01]$"
 `;
 
-/** Blocks of an ibnetdiscover output (from the first `vendid=`), sorted: the order the real one prints depends on its walk. */
+/**
+ * Blocks of an ibnetdiscover output (from the first `vendid=`), sorted: the order the real one prints depends on its
+ * walk.
+ */
 const blocks = (text: string) =>
   text
     .split('\n\n')

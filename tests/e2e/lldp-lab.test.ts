@@ -160,7 +160,8 @@ withLab(
       throw new Error(`HyperNode writes kept coming: ${what}`);
     };
 
-    // 1. Two units under one spine layer: two leaf HyperNodes named after their lowest leaf, one spine HyperNode over them.
+    // 1. Two units under one spine layer: two leaf HyperNodes named after their lowest leaf, one spine HyperNode over
+    //    them.
     const spineName = `${FABRIC}-spine-${spines.map((sp) => switchId(l, sp)).sort()[0]}`;
     let expected: Record<string, Seen> = {
       [leafName(l, 1)]: { tier: 1, tierName: 'leaf', members: hostsOf(1, 3) },
@@ -173,8 +174,9 @@ withLab(
       () => JSON.stringify(tree(api)) === sortedJson(expected) || undefined,
       'the two-unit tree from real LLDP',
     );
-    // The hosts are set up as Kubernetes nodes (forwarding, a cni0 bridge): their lldpd announces Router and Bridge, as in the field.
-    // lldpd on each host sends on its own schedule: the tree can be complete (through the unit's other leaf) before this leaf has heard every host.
+    // The hosts are set up as Kubernetes nodes (forwarding, a cni0 bridge): their lldpd announces Router and Bridge, as
+    // in the field. lldpd on each host sends on its own schedule: the tree can be complete (through the unit's other
+    // leaf) before this leaf has heard every host.
     const hostRows = await converge(async () => {
       const rows = (await neighbourRows(l, 'leaf-su1-r1')).filter((n) => n.sysName.startsWith('su1-'));
       return rows.length === hostsOf(1, 3).length ? rows : undefined;
@@ -197,7 +199,8 @@ withLab(
       'six switches answered, in the metrics',
     );
 
-    // 2. A third unit: one leaf HyperNode more, the spine gains a member; nothing renamed or recreated, nothing deleted.
+    // 2. A third unit: one leaf HyperNode more, the spine gains a member; nothing renamed or recreated, nothing
+    //    deleted.
     const before = uids(api);
     api.requests.clear();
     await addUnit(l, 3, 3, spines);
@@ -248,8 +251,9 @@ withLab(
       'no create or delete',
     );
 
-    // 4. SNMPv3 (authPriv, SHA-256 + AES): the source restarts with the new config, reads the same fabric, writes nothing.
-    // The recabling's health judgement (a status write on the leaves it touched) may still be on its way: let it land first.
+    // 4. SNMPv3 (authPriv, SHA-256 + AES): the source restarts with the new config, reads the same fabric, writes
+    //    nothing. The recabling's health judgement (a status write on the leaves it touched) may still be on its way:
+    //    let it land first.
     await quiet('the recabled fabric judged');
     api.requests.clear();
     updateSecret(api, v3Secret(LAB_V3_AUTH_KEY));
@@ -262,7 +266,8 @@ withLab(
     assert.equal(tree(api), recabled, 'the same tree over SNMPv3');
     assert.equal(describeWrites(await answeredHyperNodeWrites(api)), [], 'no write after the move to SNMPv3');
 
-    // 5. The v3 key goes wrong (the Secret is re-read each poll): every switch fails; each is reported, then the fabric, and nothing is written.
+    // 5. The v3 key goes wrong (the Secret is re-read each poll): every switch fails; each is reported, then the
+    //    fabric, and nothing is written.
     updateSecret(api, v3Secret('a-wrong-auth-key-0000'));
     const silent = await converge(
       () => events('SwitchUnreachable').find((e) => e.message.includes('Wrong Digest')),
@@ -276,7 +281,8 @@ withLab(
       'past staleAfter the fabric publishes nothing',
     );
     assert.equal(tree(api), recabled, 'every HyperNode kept');
-    // Health (docs/health.md): past staleAfter the silent switches mark their HyperNodes, a status write each; nothing else.
+    // Health (docs/health.md): past staleAfter the silent switches mark their HyperNodes, a status write each; nothing
+    // else.
     assert.equal(topologyWrites(await answeredHyperNodeWrites(api)), [], 'no topology write while the key is wrong');
     await converge(
       () => hyperNodes(api, 'lldp').every((hn) => fabricHealthy(hn)?.status === 'False') || undefined,

@@ -88,7 +88,10 @@ async function startHealthy() {
   return { api, controller };
 }
 
-/** Waits until the HyperNodes above `node` are `status reason` and all others are as `before`; returns the status writes since `api.requests.clear()`. */
+/**
+ * Waits until the HyperNodes above `node` are `status reason` and all others are as `before`; returns the status writes
+ * since `api.requests.clear()`.
+ */
 async function expectAbove(api: ApiServer, node: string, want: string, before: Map<string, string>, what: string) {
   const marked = above(api, node);
   await s.converge(

@@ -44,7 +44,10 @@ const ourLabels = (m: Meta) =>
 const nodePatches = (api: Parameters<typeof hyperNodes>[0]) =>
   api.requests.writes((r) => r.resource === 'nodes' && r.user === CONTROLLER_USER);
 
-/** 8 Nodes of the worked example (racks s0..s3 of two Nodes, clusters s4/s5) plus `more` Nodes in racks r0.. of cluster s6. */
+/**
+ * 8 Nodes of the worked example (racks s0..s3 of two Nodes, clusters s4/s5) plus `more` Nodes in racks r0.. of cluster
+ * s6.
+ */
 function nodes(more = 0) {
   const out = [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
     node(`node${i}`, { [RACK]: `s${i >> 1}`, [CLUSTER]: i < 4 ? 's4' : 's5' }),
@@ -53,7 +56,10 @@ function nodes(more = 0) {
   return out;
 }
 
-/** Every labelled Node has both keys, each value names the HyperNode holding the Node, and no other Node carries that value. */
+/**
+ * Every labelled Node has both keys, each value names the HyperNode holding the Node, and no other Node carries that
+ * value.
+ */
 function labelsMatchHyperNodes(api: Parameters<typeof hyperNodes>[0], names: string[]): boolean {
   const hns = hyperNodes(api, 'label');
   if (hns.length === 0) return false;

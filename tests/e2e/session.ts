@@ -24,7 +24,9 @@ export class Session {
     return this.cluster;
   }
 
-  /** The controller run in this process (runServer) with `kubeconfig`, in the chart's namespace; stopped by teardown. */
+  /**
+   * The controller run in this process (runServer) with `kubeconfig`, in the chart's namespace; stopped by teardown.
+   */
   startInProcess(kubeconfig: string): ControllerRun {
     this.controller = startControllerInProcess({ kubeconfig, namespace: NS });
     return this.controller;

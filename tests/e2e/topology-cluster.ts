@@ -50,7 +50,10 @@ export const topologyWrites = (api: ApiServer) =>
 /** A current Kueue (Topology at v1beta2 and v1beta1) and KAI 0.17. */
 export const CURRENT = [KUEUE_TOPOLOGY_CRD_FILE, KUEUE_RESOURCE_FLAVOR_CRD_FILE, KAI_TOPOLOGY_CRD_FILE];
 
-/** Starts the cluster with `crds` (true: CURRENT), Nodes carrying `extraLabels` too, and (unless `run` is false) the controller. */
+/**
+ * Starts the cluster with `crds` (true: CURRENT), Nodes carrying `extraLabels` too, and (unless `run` is false) the
+ * controller.
+ */
 export async function startTopologyCluster(
   s: Session,
   conf: string,

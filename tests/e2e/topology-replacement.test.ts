@@ -41,14 +41,20 @@ const NEW_LABEL = `${PREFIX}/hypercluster`;
 const OLD = [`${PREFIX}/hypernode`, HOST].join();
 const NEW = [NEW_LABEL, `${PREFIX}/hypernode`, HOST].join();
 
-/** What one sampled state holds: each kind's levels (undefined when absent) and how many Nodes lack the new level's label. */
+/**
+ * What one sampled state holds: each kind's levels (undefined when absent) and how many Nodes lack the new level's
+ * label.
+ */
 interface Sample {
   kueue: string | undefined;
   kai: string | undefined;
   lacking: number;
 }
 
-/** Samples the store at every write anyone makes (Nodes, both kinds of Topology, HyperNodes, the ConfigMap, Events); returns the samples and the stop. */
+/**
+ * Samples the store at every write anyone makes (Nodes, both kinds of Topology, HyperNodes, the ConfigMap, Events);
+ * returns the samples and the stop.
+ */
 function sampleEveryWrite(api: ApiServer): { samples: Sample[]; stop: () => void } {
   const samples: Sample[] = [];
   const take = () =>

@@ -50,7 +50,9 @@ test.after.each(async () => {
   second = undefined;
 });
 
-/** Three tiers: spine-leaf groups of two units of two hosts with two rails, four spines per group, four uplinks a spine. */
+/**
+ * Three tiers: spine-leaf groups of two units of two hosts with two rails, four spines per group, four uplinks a spine.
+ */
 const podA = (sus: number) =>
   generateFatTree({
     sus,
@@ -176,7 +178,8 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   // Room for the fifth unit's hosts from the start: growing the fabric is then the only change.
   const hosts = [...podA(5).hosts, ...treeB.hosts].map(nodeName).filter((n) => n !== NOT_A_NODE);
   for (const h of hosts) api.store.create(node(h, {}));
-  // Both Secrets carry the stand-ins' private CA: the executable trusts it for these endpoints only (no insecureSkipVerify).
+  // Both Secrets carry the stand-ins' private CA: the executable trusts it for these endpoints only (no
+  // insecureSkipVerify).
   api.store.create(secretObject('ufm-pod-a', { token: TOKEN, 'ca.crt': TEST_CA }));
   api.store.create(secretObject('ufm-pod-b', { username: USERNAME, password: PASSWORD, 'ca.crt': TEST_CA }));
   seedConfigMap(api, fabricConfig(ufmA, ufmB));
@@ -223,7 +226,8 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
     new RegExp(`UFM hosts that match no Node are left out.*fabric="?pod-a"?.*${NOT_A_NODE.toUpperCase()}`),
   );
 
-  // 2. A fifth scalable unit (a third spine-leaf group) in pod-a: only creates and updates, every object keeps its name and uid.
+  // 2. A fifth scalable unit (a third spine-leaf group) in pod-a: only creates and updates, every object keeps its name
+  //    and uid.
   const before = uids(api);
   api.requests.clear();
   treeA = podA(5);

@@ -21,7 +21,9 @@ export class FakeResource implements ListerWatcher<KubeObject> {
   private readonly history: Array<{ rv: number; ev: WatchEvent<KubeObject> }> = [];
   private readonly streams = new Set<Stream>();
   readonly listCalls: Array<{ limit?: number; continue?: string; resourceVersion?: string }> = [];
-  /** Like an API server's watch cache: a resourceVersion=0 list is answered whole, limit ignored. Off = paged like etcd. */
+  /**
+   * Like an API server's watch cache: a resourceVersion=0 list is answered whole, limit ignored. Off = paged like etcd.
+   */
   watchCache = true;
   readonly watchCalls: Array<{ resourceVersion: string; timeoutSeconds: number; allowWatchBookmarks: boolean }> = [];
   /** Errors thrown by the next list / watch-start calls, in order (`undefined`: that list succeeds). */

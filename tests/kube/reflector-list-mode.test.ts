@@ -88,7 +88,10 @@ test('a relist the cache cannot serve (504 too large, or 410) is retried at once
   }
 });
 
-/** Runs an informer over `res` to its sync (holding `cached` objects), expires its watch once; returns the lists it sent. */
+/**
+ * Runs an informer over `res` to its sync (holding `cached` objects), expires its watch once; returns the lists it
+ * sent.
+ */
 async function listsAcrossOneExpiry(res: FakeResource, cached: number) {
   const { informer, stop, done } = startInformer(res);
   await informer.waitForSync();

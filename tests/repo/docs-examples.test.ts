@@ -31,7 +31,9 @@ const PLUGIN = 'kubectl-hypernode';
 const FIXTURES = join(REPO_ROOT, 'tests/repo/docs-examples');
 /** Walks of the LLDP lab: what the capture loop of configuration.md's LLDP example writes to capture/. */
 const LLDP_CAPTURE = join(REPO_ROOT, 'tests/cmd/lldp-capture');
-/** What ibnetdiscover printed on the ibsim lab: the output configuration.md's InfiniBand example saves as compute.txt. */
+/**
+ * What ibnetdiscover printed on the ibsim lab: the output configuration.md's InfiniBand example saves as compute.txt.
+ */
 const IB_CAPTURE = join(REPO_ROOT, 'tests/cmd/ibnetdiscover-capture/compute.txt');
 /** What `render` says about a configuration the controller would not read as written. */
 const CONFIG_PROBLEM =
@@ -94,7 +96,10 @@ const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   'kubectl hypernode': ['tree', 'why', 'plan', 'version', 'help'],
 };
 
-/** The command lines of an sh fence: `$ ` lines when there are any, else every line; continuations joined, comments dropped. */
+/**
+ * The command lines of an sh fence: `$ ` lines when there are any, else every line; continuations joined, comments
+ * dropped.
+ */
 function commandLines(body: string): string[] {
   const joined = body.replace(/\\\n\s*/g, ' ').split('\n');
   const prompted = joined.filter((l) => l.startsWith('$ '));
@@ -108,7 +113,8 @@ function callProblems(line: string, flags: Map<string, Set<string>>): { calls: n
   const problems: string[] = [];
   let calls = 0;
   for (const segment of line.split(/\|\||&&|[|;&]/)) {
-    // The command is the segment's first word after variable assignments; under a runtime (`deno run -A`, `node`), its script.
+    // The command is the segment's first word after variable assignments; under a runtime (`deno run -A`, `node`), its
+    // script.
     const words = segment.split(/\s+/).filter((w) => w !== '' && !/^\w+=/.test(w));
     const ours = (w: string) => w === PROGRAM || w.endsWith(`/${PROGRAM}`) || w.endsWith(`${PROGRAM}.cjs`);
     const at = ['deno', 'node'].includes(words[0] ?? '')

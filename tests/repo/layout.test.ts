@@ -183,7 +183,10 @@ test('the fabric layer is source-neutral: no word of UFM, and no import of any s
   );
 });
 
-/** Each discovery source's folder (discovery/label/, discovery/ufm/, ...): every folder of discovery/ but the shared ones. */
+/**
+ * Each discovery source's folder (discovery/label/, discovery/ufm/, ...): every folder of discovery/ but the shared
+ * ones.
+ */
 function sourceFolders(): string[] {
   return readdirSync(join(ROOT, 'src/hypernode/discovery'), { withFileTypes: true })
     .filter((e) => e.isDirectory() && !SHARED_DISCOVERY.includes(e.name))

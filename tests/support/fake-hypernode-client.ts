@@ -77,7 +77,10 @@ export class FakeHyperNodeClient implements HyperNodeClient {
     this.injected.push({ verb, name, err });
   }
 
-  /** Runs `fn` when the next call of `verb` (for `name`, when given) arrives, before the server handles it: a race with another writer. */
+  /**
+   * Runs `fn` when the next call of `verb` (for `name`, when given) arrives, before the server handles it: a race with
+   * another writer.
+   */
   beforeNext(verb: Verb, fn: () => void, name?: string): void {
     this.injected.push({ verb, name, before: fn });
   }

@@ -26,7 +26,9 @@ export interface LldpPolls {
   readonly log: readonly string[];
 }
 
-/** Starts the source with `config` (credentials are a placeholder: `tuning` replaces SNMP) and collects `polls` results. */
+/**
+ * Starts the source with `config` (credentials are a placeholder: `tuning` replaces SNMP) and collects `polls` results.
+ */
 export async function lldpPolls(
   config: Record<string, unknown>,
   tuning: LldpTuning,

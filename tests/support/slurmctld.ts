@@ -70,7 +70,9 @@ function signalGroup(p: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** SIGTERM to the group, SIGKILL after the deadline; then the group is killed outright, so no helper outlives the test. */
+/**
+ * SIGTERM to the group, SIGKILL after the deadline; then the group is killed outright, so no helper outlives the test.
+ */
 async function stop(p: ChildProcess): Promise<void> {
   if (p.pid !== undefined && p.exitCode === null && p.signalCode === null) {
     const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()));

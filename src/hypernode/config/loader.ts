@@ -23,7 +23,9 @@ import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from './health-confi
 export interface DiscoveryConfig {
   /** One result per networkTopologyDiscovery entry, in document order. */
   readonly entries: readonly EntryResult[];
-  /** The document's top-level keys, in order (a fragment of the docs shows here as `config` or `networkTopologyTypes`). */
+  /**
+   * The document's top-level keys, in order (a fragment of the docs shows here as `config` or `networkTopologyTypes`).
+   */
   readonly topLevelKeys: readonly string[];
   /** The documents after the first (`---` then a Secret), which Go's yaml.v2 ignores too: `line N: kind name`. */
   readonly ignoredDocuments: readonly string[];

@@ -266,7 +266,8 @@ export class DiscoveryManager {
   /** Brings one wanted source in line with its entry. A bad entry leaves a running instance alone. */
   private async applySource(source: string, result: EntryResult): Promise<'unchanged' | 'started' | 'failed'> {
     const entry = entryOf(result);
-    // The label source runs on Node changes: its `interval` means nothing, and a staleness rule must not measure it (docs/metrics.md).
+    // The label source runs on Node changes: its `interval` means nothing, and a staleness rule must not measure it
+    // (docs/metrics.md).
     this.deps.metrics.sourceConfigured(source, source === LABEL_SOURCE ? undefined : entry?.intervalMs);
     if (!entry) {
       this.reportSourceFailure(
@@ -355,7 +356,10 @@ export class DiscoveryManager {
     if (this.running.get(source) === instance) this.running.delete(source);
   }
 
-  /** The result processor (docs/design.md §2.1 step 5): one result in flight per instance; results left in the discoverer are dropped. */
+  /**
+   * The result processor (docs/design.md §2.1 step 5): one result in flight per instance; results left in the
+   * discoverer are dropped.
+   */
   private async processResults(instance: Instance, output: Channel<Snapshot>): Promise<void> {
     const managerStop = this.stopping.signal;
     const exit = AbortSignal.any([instance.stopProcessor.signal, managerStop]);

@@ -21,7 +21,9 @@ export const MIN_INTERVAL_MS = 1_000;
 /** First retry after a failed run; doubles per failure up to RETRY_MAX_MS, never past the next tick. */
 export const RETRY_BASE_MS = 5_000;
 const RETRY_MAX_MS = 5 * 60_000;
-/** A rebuild waits this long after the first request of a burst (a rollout relabelling a rack), so the burst costs one. */
+/**
+ * A rebuild waits this long after the first request of a burst (a rollout relabelling a rack), so the burst costs one.
+ */
 export const REBUILD_COALESCE_MS = 100;
 
 /** One run's outcome: what to publish (nothing when undefined) and whether it fully succeeded. */
@@ -91,7 +93,9 @@ export interface PollLoopOptions {
   readonly rebuild?: { readonly requests: RebuildRequests; run(): Snapshot | undefined };
 }
 
-/** Hands `snapshot` to the manager without waiting; a full channel drops it with a warning (the next run sends again). */
+/**
+ * Hands `snapshot` to the manager without waiting; a full channel drops it with a warning (the next run sends again).
+ */
 function sendSnapshot(out: Channel<Snapshot>, snapshot: Snapshot, logger: Logger): void {
   const sent = out.trySend(snapshot);
   if (sent === 'sent') logger.v(3).info('Sent network topology data', { count: snapshot.length });
@@ -130,7 +134,10 @@ async function runPollLoop(out: Channel<Snapshot>, once: () => Promise<PollRun>,
   }
 }
 
-/** Waits until `until`, running a rebuild (and publishing it) for each burst of requests meanwhile. Rejects when stopped. */
+/**
+ * Waits until `until`, running a rebuild (and publishing it) for each burst of requests meanwhile. Rejects when
+ * stopped.
+ */
 async function waitServingRebuilds(until: number, out: Channel<Snapshot>, opts: PollLoopOptions): Promise<void> {
   const { clock, signal, rebuild } = opts;
   if (!rebuild) return clock.sleep(until - clock.now(), signal);

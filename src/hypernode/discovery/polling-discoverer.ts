@@ -88,7 +88,10 @@ export abstract class PollingDiscoverer implements Discoverer {
     this.stopping.abort();
   }
 
-  /** With config.nvlink: the snapshot of the last poll placed again with the Nodes' labels as they are now; undefined publishes nothing. */
+  /**
+   * With config.nvlink: the snapshot of the last poll placed again with the Nodes' labels as they are now; undefined
+   * publishes nothing.
+   */
   protected rebuild(): Snapshot | undefined {
     return undefined;
   }

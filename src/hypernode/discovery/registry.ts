@@ -41,7 +41,10 @@ function suggestion(registry: DiscovererRegistry, source: string): string {
   return `${near === undefined ? '' : `did you mean "${near}"? `}the sources are ${known.join(', ')}`;
 }
 
-/** What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static fabric graph, `lldp` (Ethernet/RoCE fabrics over SNMP) and `ibnetdiscover` (InfiniBand without UFM). */
+/**
+ * What the controller runs with: the sources Volcano ships (`roce` is documented but not implemented), the static
+ * fabric graph, `lldp` (Ethernet/RoCE fabrics over SNMP) and `ibnetdiscover` (InfiniBand without UFM).
+ */
 const BUILTIN_FACTORIES: Record<SourceKey, DiscovererFactory> = {
   [LABEL_SOURCE]: labelDiscovererFactory,
   [UFM_SOURCE]: ufmDiscovererFactory,

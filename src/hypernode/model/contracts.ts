@@ -35,7 +35,9 @@ export interface DiscoveryEntry {
   readonly credentials?: { readonly secretRef?: { readonly name: string; readonly namespace: string } };
   /** Free-form per-source settings (YAML 1.1 scalars already resolved). */
   readonly config: Readonly<Record<string, unknown>>;
-  /** Percentage (0–100) of its HyperNodes one run of this source may delete before deletes are held; defaulted to 50. */
+  /**
+   * Percentage (0–100) of its HyperNodes one run of this source may delete before deletes are held; defaulted to 50.
+   */
   readonly maxDeletePercent: number;
   /** What is published from this source besides HyperNodes; absent when nothing is. */
   readonly exports?: EntryExports;
@@ -108,7 +110,10 @@ export interface TopologyObject {
   readonly spec: { readonly levels: readonly TopologyLevel[] };
 }
 
-/** One level of a Topology: the Node label it names and, where the served schema has the field (KAI 0.17), a name users may write instead. */
+/**
+ * One level of a Topology: the Node label it names and, where the served schema has the field (KAI 0.17), a name users
+ * may write instead.
+ */
 export interface TopologyLevel {
   readonly nodeLabel: string;
   readonly alias?: string;
@@ -163,7 +168,9 @@ export interface EventRecorder {
  */
 export interface DiscoveryProblems {
   failed(what: string, err: unknown): void;
-  /** A run produced a snapshot: called after every successful run (it stamps the last-success metric), logs a recovery. */
+  /**
+   * A run produced a snapshot: called after every successful run (it stamps the last-success metric), logs a recovery.
+   */
   recovered(): void;
   /** A risk in a working configuration (e.g. a password over plain http): logged and emitted as a Warning Event. */
   warning(reason: string, message: string): void;
@@ -207,7 +214,9 @@ export interface FabricPoll {
   readonly answered: number;
   /** Switches that did not answer and whose last table stands in for them (within the staleness window). */
   readonly stale: number;
-  /** Switches that did not answer and have no recent table, or whose walk was garbage: the fabric published nothing new. */
+  /**
+   * Switches that did not answer and have no recent table, or whose walk was garbage: the fabric published nothing new.
+   */
   readonly unreachable: number;
   /** Links and hosts of the fabric's graph (0 when the poll failed before building it). */
   readonly links: number;
@@ -228,7 +237,10 @@ export interface FabricHealthProblem {
 export interface FabricHealthReporter {
   /** After a poll that built `fabric`'s HyperNodes: the problems of each (a HyperNode not named has none). */
   report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void;
-  /** How long a link missing since the last good poll is kept in the topology (health.linkGracePeriod), read at every poll. */
+  /**
+   * How long a link missing since the last good poll is kept in the topology (health.linkGracePeriod), read at every
+   * poll.
+   */
   linkGraceMs(): number;
   /**
    * What a source remembers for fabric health under `key`, kept for the

@@ -7,7 +7,10 @@
 
 import { isLabelValue } from '../../kube/name-validation.ts';
 
-/** `<ClusterUUID>.<CliqueID>`: the ClusterUUID is the NVLink domain (one NVL72 rack), the whole value the fabric manager's partition. */
+/**
+ * `<ClusterUUID>.<CliqueID>`: the ClusterUUID is the NVLink domain (one NVL72 rack), the whole value the fabric
+ * manager's partition.
+ */
 export const GPU_CLIQUE_LABEL = 'nvidia.com/gpu.clique';
 
 /** `domain`: the physical NVLink domain; `partition`: the fabric manager's partition inside it. */

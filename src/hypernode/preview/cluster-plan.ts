@@ -80,7 +80,9 @@ export interface PlannedTopologyChange extends Omit<TopologyChange, 'uid' | 'res
 
 const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
 
-/** Runs the sources once and the controller's decisions over `input.existing`; throws PreviewError for a failing source. */
+/**
+ * Runs the sources once and the controller's decisions over `input.existing`; throws PreviewError for a failing source.
+ */
 export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promise<Plan> {
   const snapshots = await discoverSources(input, deps);
   const warnings: string[] = [...snapshots.values()].flatMap((s) => s.warnings);
@@ -156,7 +158,8 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       try {
         decision = await decideTopologyObjects(kind, input.config, desired, deps.topologyObjects, input.nodes);
       } catch (err) {
-        // A plan user may not read Topology objects (no grant for the opt-in feature): the rest of the plan still stands.
+        // A plan user may not read Topology objects (no grant for the opt-in feature): the rest of the plan still
+        // stands.
         warnings.push(`could not read the ${kind.title} objects, so their changes are not shown: ${errorMessage(err)}`);
         continue;
       }

@@ -141,7 +141,9 @@ export class ReconcileReports {
     return this.heldDeletes.get(source) ?? new Set();
   }
 
-  /** One Normal Event for a run that wrote something; none for a run that did not, so the steady state writes nothing. */
+  /**
+   * One Normal Event for a run that wrote something; none for a run that did not, so the steady state writes nothing.
+   */
   changed(source: string, run: RunChanges): void {
     if (run.created + run.updated + run.deleted === 0) return;
     const held = run.held > 0 ? `, ${run.held} deletes held` : '';

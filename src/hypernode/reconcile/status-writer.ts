@@ -80,13 +80,18 @@ export class StatusWriter {
   readonly fabric: FabricHealthBoard;
   /** The last health judgement of each HyperNode a source owns, for the health gauges. */
   readonly judgements = new Map<string, HealthJudgement>();
-  /** The `health` settings in force; undefined until a configuration was applied, which leaves conditions as they are. */
+  /**
+   * The `health` settings in force; undefined until a configuration was applied, which leaves conditions as they are.
+   */
   private settings: HealthSettings | undefined;
   private nodeHealth: NodeHealthState;
   private readonly index = new TopologyIndex();
   /** HyperNodes to judge at the end of the coalescing window. */
   private readonly pending = new Set<string>();
-  /** Every HyperNode a source owns is to be judged at the end of the window (settings, Node health, a source's first report). */
+  /**
+   * Every HyperNode a source owns is to be judged at the end of the window (settings, Node health, a source's first
+   * report).
+   */
   private rescanPending = false;
   private readonly coalesced: CoalescingTrigger;
   /**

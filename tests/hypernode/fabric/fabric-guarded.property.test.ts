@@ -100,7 +100,8 @@ test('with minSharedHosts 2 miscabled hosts never merge units, are reported and 
           .sort()
           .join(','),
       ).sort();
-      // A unit of one rail has a single leaf: its miscabled host has one leaf at home and one abroad, a tie the lower leaf id wins.
+      // A unit of one rail has a single leaf: its miscabled host has one leaf at home and one abroad, a tie the lower
+      // leaf id wins.
       if (c.shape.rails > 1) assert.equal(members(r.snapshot, 1), units);
       else assert.is(members(r.snapshot, 1).length, c.shape.sus);
       assert.equal(

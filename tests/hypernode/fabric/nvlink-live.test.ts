@@ -225,7 +225,8 @@ for (const c of CASES) {
       );
       assert.is(reads.count, 1);
 
-      // The third Node of unit 1 gets its clique, and a second update of it and another Node's label follow in the burst.
+      // The third Node of unit 1 gets its clique, and a second update of it and another Node's label follow in the
+      // burst.
       nodes.apply({ metadata: { name: u1[2]!, labels: { [CLIQUE]: `${RACK[0]}.2` } } });
       nodes.apply({ metadata: { name: u1[2]!, labels: { [CLIQUE]: `${RACK[0]}.1` } } });
       nodes.apply({ metadata: { name: u1[0]!, labels: { [CLIQUE]: `${RACK[0]}.1`, 'example.com/other': 'x' } } });

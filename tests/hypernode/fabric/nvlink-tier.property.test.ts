@@ -120,7 +120,8 @@ test('the NVLink tier keeps a tree: each Node once, in its own leaf group, in a 
         const raised = byName.get(b.metadata.name)!;
         const kids = memberNames(raised, 'HyperNode').filter((n) => byName.get(n)!.spec.tierName !== config.tierName);
         assert.equal(kids, memberNames(b, 'HyperNode'));
-        // Every Node of the leaf group is still below it: directly when its label gives no domain, else in a domain of its value.
+        // Every Node of the leaf group is still below it: directly when its label gives no domain, else in a domain of
+        // its value.
         for (const node of memberNames(b, 'Node')) {
           const raw = c.cliques.get(node);
           const domain = raw === undefined ? undefined : domainOfValue(raw, config.take);

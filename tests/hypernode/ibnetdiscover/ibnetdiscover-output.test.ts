@@ -240,7 +240,9 @@ test('a node header is read whole: its word, port count, letter, a GUID of at mo
   assert.equal(cabling(loose).length, cabling(parseIbnetdiscoverOutput(DEFAULT)).length);
 });
 
-/** What the reader makes of `bytes` fed in chunks ending at `ends`: the subnet as lines a test compares, or the refusal. */
+/**
+ * What the reader makes of `bytes` fed in chunks ending at `ends`: the subnet as lines a test compares, or the refusal.
+ */
 function readChunked(bytes: Buffer, ends: readonly number[]): string[] | string {
   const reader = new IbnetdiscoverReader();
   let from = 0;
@@ -259,7 +261,10 @@ function readChunked(bytes: Buffer, ends: readonly number[]): string[] | string 
   }
 }
 
-/** Asserts that `text` reads the same (or is refused with the same message) split in two at every byte, and one byte at a time. */
+/**
+ * Asserts that `text` reads the same (or is refused with the same message) split in two at every byte, and one byte at
+ * a time.
+ */
 function sameInChunks(text: string): void {
   const bytes = Buffer.from(text);
   const whole = readChunked(bytes, []);

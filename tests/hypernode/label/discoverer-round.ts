@@ -41,7 +41,9 @@ export async function startLabelRig(config: unknown, initial: NodeMeta[]) {
   return { clock, nodes, problems, metrics, d, ch };
 }
 
-/** The next snapshot if one is being offered once everything has settled, else 'none' ('closed' when the channel is). */
+/**
+ * The next snapshot if one is being offered once everything has settled, else 'none' ('closed' when the channel is).
+ */
 export async function offered(ch: Channel<Snapshot>): Promise<Snapshot | 'none' | 'closed'> {
   const ac = new AbortController();
   let result: Snapshot | 'none' | 'closed' = 'none';

@@ -474,7 +474,8 @@ test('a nodeSelector beside a preset narrows it; nvlink alone gives the domain o
     `1 nvl-partition ${CLIQUE}=${UUID[0]}.1 ← g0`,
     `1 nvl-partition ${CLIQUE}=${UUID[0]}.2 ← g1`,
   ]);
-  // A ClusterUUID part that could not label a HyperNode (it ends in '-') leaves the Node out instead of breaking the snapshot.
+  // A ClusterUUID part that could not label a HyperNode (it ends in '-') leaves the Node out instead of breaking the
+  // snapshot.
   const odd = run({ nvl: { preset: 'nvlink' } }, [...nodes, node('odd', { [CLIQUE]: 'abc-.1' })]);
   assert.equal(
     odd.uncovered.map((u) => `${u.name} ${u.reason}`),

@@ -16,7 +16,10 @@ const switches = lldpSwitches(tree);
 const addressOf = new Map(
   switches.map((sw, i) => [sw.id, `${sw.name.startsWith('spine') ? '10.2' : '10.1'}.0.${i + 1}`]),
 );
-/** Hosts announce a management address in the allowed networks too, and Router and Bridge, as Kubernetes nodes' lldpd does. */
+/**
+ * Hosts announce a management address in the allowed networks too, and Router and Bridge, as Kubernetes nodes' lldpd
+ * does.
+ */
 const HOST_NETWORK = '10.1.9.';
 const hostAddress = (hex: string) => `${HOST_NETWORK}${Number.parseInt(hex.slice(-2), 16)}`;
 const walks = new Map(

@@ -71,7 +71,10 @@ const MISSHAPEN = {
   properties: { levels: { type: 'array', maxItems: 8, items: { type: 'string' } }, name: { type: 'string' } },
 };
 
-/** A server serving `topologies` of each group at the given versions, publishing `schemas` by group/version; records what it is asked. */
+/**
+ * A server serving `topologies` of each group at the given versions, publishing `schemas` by group/version; records
+ * what it is asked.
+ */
 function server(
   served: Record<string, string[]>,
   schemas: Record<string, unknown> = {},

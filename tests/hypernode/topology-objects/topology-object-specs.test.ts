@@ -109,7 +109,8 @@ test('aliases: each tierName where the version takes them, none for the hostname
     { nodeLabel: `${P}/leaf`, alias: 'leaf' },
     { nodeLabel: HOST },
   ]);
-  // The label source names tiers after label keys: `example.com/rack` and `other.com/rack` give one level `rack` (two tierNames: no alias).
+  // The label source names tiers after label keys: `example.com/rack` and `other.com/rack` give one level `rack` (two
+  // tierNames: no alias).
   const mixed = [...chain('a', ['example.com/rack', 'zone']), ...chain('b', ['other.com/rack', 'zone'])];
   assert.equal(desiredTopologies('label', P, mixed, KAI17).levels.get('hypernode-label'), [
     { nodeLabel: `${P}/zone`, alias: 'zone' },

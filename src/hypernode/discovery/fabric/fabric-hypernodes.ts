@@ -99,7 +99,9 @@ export interface FabricHyperNodes {
   /** Every host of a leaf group, for the source's report of hosts that match no Node. */
   readonly leafHosts: readonly string[];
   readonly problems: readonly FabricProblem[];
-  /** Switch id → the HyperNode whose group holds it (switches of groups without a Node are absent), for fabric health. */
+  /**
+   * Switch id → the HyperNode whose group holds it (switches of groups without a Node are absent), for fabric health.
+   */
   readonly switchHyperNodes: ReadonlyMap<string, string>;
 }
 

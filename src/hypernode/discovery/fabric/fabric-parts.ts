@@ -79,13 +79,19 @@ export class FabricParts {
     return { snapshot, ok: failed === 0 };
   }
 
-  /** The last round's snapshot with the NVLink tier placed again from the Nodes' labels now; undefined before a fabric succeeded. */
+  /**
+   * The last round's snapshot with the NVLink tier placed again from the Nodes' labels now; undefined before a fabric
+   * succeeded.
+   */
   rebuild(): Snapshot | undefined {
     if (!this.fabrics.some((f) => this.last.has(f))) return undefined;
     return this.fabrics.flatMap((fabric) => this.kept(fabric));
   }
 
-  /** What a fabric publishes without a poll: its last tree with the NVLink tier, else (none since the start) its cached HyperNodes. */
+  /**
+   * What a fabric publishes without a poll: its last tree with the NVLink tier, else (none since the start) its cached
+   * HyperNodes.
+   */
   private kept(fabric: string): Snapshot {
     const last = this.last.get(fabric);
     return last ? this.placed(fabric, last) : this.cached(fabric);
@@ -98,7 +104,9 @@ export class FabricParts {
     });
   }
 
-  /** The fabric's HyperNodes in the cache, as discovered HyperNodes (switch names kept, so a restart writes nothing). */
+  /**
+   * The fabric's HyperNodes in the cache, as discovered HyperNodes (switch names kept, so a restart writes nothing).
+   */
   private cached(fabric: string): Snapshot {
     const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: this.deps.source, [this.deps.fabricLabel]: fabric };
     return this.deps.hyperNodes.list(labels).flatMap((hn): DiscoveredHyperNode[] => {

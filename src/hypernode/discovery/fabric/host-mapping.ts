@@ -81,7 +81,9 @@ function expand(template: string, group: (g: number | string) => string | null):
   });
 }
 
-/** The rewritten host name, before the Node lookup. A pattern that does not match the whole name leaves it unchanged. */
+/**
+ * The rewritten host name, before the Node lookup. A pattern that does not match the whole name leaves it unchanged.
+ */
 export function rewriteHost(mapping: HostMapping, host: string): string {
   let name = mapping.lowercase ? host.toLowerCase() : host;
   for (const suffix of mapping.stripSuffixes) {

@@ -39,7 +39,10 @@ function level(raw: unknown, where: string): NvlinkLevel {
   );
 }
 
-/** Validates `config.nvlink`; undefined when absent (no NVLink tier). Throws naming the field; the caller adds its source. */
+/**
+ * Validates `config.nvlink`; undefined when absent (no NVLink tier). Throws naming the field; the caller adds its
+ * source.
+ */
 export function parseNvlinkConfig(raw: unknown): NvlinkConfig | undefined {
   if (raw === undefined || raw === null) return undefined;
   const where = `config.${NVLINK_KEY}`;

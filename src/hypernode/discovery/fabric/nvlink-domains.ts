@@ -39,7 +39,10 @@ export class NvlinkDomains {
     private readonly deps: NvlinkDomainsDeps,
   ) {}
 
-  /** `fabric`'s tree with the NVLink tier, from the Nodes' labels in the cache now; `labels` are the fabric's own HyperNode labels. */
+  /**
+   * `fabric`'s tree with the NVLink tier, from the Nodes' labels in the cache now; `labels` are the fabric's own
+   * HyperNode labels.
+   */
   place(fabric: string, base: Snapshot, labels: Readonly<Record<string, string>>): Snapshot {
     const { config } = this;
     if (!config) return base;

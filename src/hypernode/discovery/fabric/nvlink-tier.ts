@@ -54,7 +54,9 @@ export interface NvlinkTier {
   /** Domain HyperNodes made (a split domain counts each part). */
   readonly domains: number;
   readonly splits: readonly SplitDomain[];
-  /** Nodes whose label value gives no domain (a clique value without `.<CliqueID>`): they stay under their leaf group. */
+  /**
+   * Nodes whose label value gives no domain (a clique value without `.<CliqueID>`): they stay under their leaf group.
+   */
   readonly unreadable: readonly { readonly node: string; readonly value: string }[];
 }
 
@@ -67,7 +69,10 @@ export function nvlinkHyperNodeName(fabric: string, tierName: string, domain: st
 
 const exactName = (m: DiscoveredMember) => m.selector.exactMatch?.name;
 
-/** The fabric's tree with the NVLink tier below its leaf groups. Throws when two domains would share a name (a hash collision). */
+/**
+ * The fabric's tree with the NVLink tier below its leaf groups. Throws when two domains would share a name (a hash
+ * collision).
+ */
 export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
   const { config } = input;
   /** domain → leaf group → its Nodes in that domain. */

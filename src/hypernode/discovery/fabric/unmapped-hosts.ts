@@ -14,10 +14,16 @@ import type { HostMapper } from './host-mapping.ts';
 /** Unmapped hosts named in the report's line; the count says how many there are in all. */
 export const UNMAPPED_LOGGED_HOSTS = 20;
 
-/** What to change for a host that is a Node, as the report's `change` value says it unless the source words it otherwise. */
+/**
+ * What to change for a host that is a Node, as the report's `change` value says it unless the source words it
+ * otherwise.
+ */
 const HOST_MAPPING_CHANGE = 'if some are Nodes, set config.hostMapping so that their names become Node names';
 
-/** A list of its own in a fabric's report (a source that leaves hosts out for more than one reason), and what places its hosts. */
+/**
+ * A list of its own in a fabric's report (a source that leaves hosts out for more than one reason), and what places its
+ * hosts.
+ */
 export interface UnmappedPart {
   readonly part: string;
   readonly change: string;

@@ -31,7 +31,9 @@ import { parseGraphDocument } from './graph-document.ts';
 /** What a Secret without `token` lacks, said after its name. */
 const GRAPH_TOKEN_HINT = 'the fabric graph URL needs its bearer token under the key "token"';
 
-/** Where the graph's text comes from instead of its file or URL (the offline `render` and `plan` pass `--graph-file`). */
+/**
+ * Where the graph's text comes from instead of its file or URL (the offline `render` and `plan` pass `--graph-file`).
+ */
 export type GraphReader = (location: GraphLocation, signal: AbortSignal) => Promise<string>;
 
 /** Knobs tests and previews set; production uses the defaults. */
@@ -153,7 +155,9 @@ class GraphDiscoverer extends PollingDiscoverer {
     return this.nvlink.place(this.config.fabric, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: GRAPH_SOURCE });
   }
 
-  /** The graph's text from its ConfigMap key, its file, or its URL with the Secret's token and CA (re-read every run). */
+  /**
+   * The graph's text from its ConfigMap key, its file, or its URL with the Secret's token and CA (re-read every run).
+   */
   private async read(location: GraphLocation, signal: AbortSignal): Promise<string> {
     if (location.kind === 'configMap') {
       const { namespace, name, key } = location;

@@ -30,7 +30,10 @@ export interface IbCableColumns {
   readonly bPort: Uint8Array;
 }
 
-/** One side of each cable as a block printed it: its own end, its peer's, the peer's kind as the line names it, and the line's number. */
+/**
+ * One side of each cable as a block printed it: its own end, its peer's, the peer's kind as the line names it, and the
+ * line's number.
+ */
 export class CableSides {
   private from = new Int32Array(0);
   private to = new Int32Array(0);

@@ -93,7 +93,10 @@ class PortNames {
   }
 }
 
-/** The CAs of a subnet that describe themselves `<host> <device>`, by host and device: two of one description are two machines. */
+/**
+ * The CAs of a subnet that describe themselves `<host> <device>`, by host and device: two of one description are two
+ * machines.
+ */
 class Descriptions {
   private readonly byHost = new Map<string, Map<string, number[]>>();
 
@@ -147,7 +150,10 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
   // Tens of thousands of HCAs share a few device words and a few thousand host names: each is matched once.
   const counts = memoize((device: string) => rules.hcas!.matcher(device).find());
   const nodeOf = memoize(rules.nodeOf);
-  /** Each CA's host and the label of its ports (its device word, else its GUID), by node number; CAs of no host are absent. */
+  /**
+   * Each CA's host and the label of its ports (its device word, else its GUID), by node number; CAs of no host are
+   * absent.
+   */
   const hostOf: (string | undefined)[] = new Array(subnet.nodeCount);
   const labelOf: (string | undefined)[] = new Array(subnet.nodeCount);
   const nodes = new Set<string>();

@@ -163,7 +163,9 @@ export class PortLineReader extends LineCursor {
   }
 }
 
-/** Reads `Switch|Ca|Rt <ports> "<letter>-<guid>" # "<description>"…`, the description running to the line's last quote. */
+/**
+ * Reads `Switch|Ca|Rt <ports> "<letter>-<guid>" # "<description>"…`, the description running to the line's last quote.
+ */
 export class HeaderLineReader extends LineCursor {
   /** The word that opens the header, and the kind it names. */
   word = '';
@@ -204,7 +206,9 @@ export class HeaderLineReader extends LineCursor {
   }
 }
 
-/** The quoted description after the `#` at `hash` in bytes[hash, end): from the first quote to the last, or undefined. */
+/**
+ * The quoted description after the `#` at `hash` in bytes[hash, end): from the first quote to the last, or undefined.
+ */
 export function quotedAfter(bytes: Uint8Array, hash: number, end: number): { from: number; to: number } | undefined {
   let open = hash;
   while (open < end && bytes[open] !== QUOTE) open++;

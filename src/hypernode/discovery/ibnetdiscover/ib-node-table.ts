@@ -93,7 +93,10 @@ export class IbNodeTable {
     return this.descLength[index]! >= 0;
   }
 
-  /** Sets the description to bytes[from, to), kept only when it differs from the one held (a CA's block repeats what its switch's line said). */
+  /**
+   * Sets the description to bytes[from, to), kept only when it differs from the one held (a CA's block repeats what its
+   * switch's line said).
+   */
   describe(index: number, bytes: Uint8Array, from: number, to: number): void {
     const length = to - from;
     if (this.descLength[index] === length && sameBytes(this.text, this.descStart[index]!, bytes, from, length)) return;

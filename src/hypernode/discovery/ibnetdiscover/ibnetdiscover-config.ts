@@ -19,7 +19,10 @@ export const DEFAULT_FABRIC_NAME = 'ib';
 export const DEFAULT_COMMAND: readonly string[] = Object.freeze(['ibnetdiscover']);
 /** A fabric of 65,536 CAs takes ibnetdiscover well under a minute; a hung run (no SM port, a stuck MAD) ends here. */
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
-/** 65,536 CAs and 2,048 switches print about 26 MiB (scripts/bench-ibnetdiscover.ts); more than 256 MiB is garbage or a loop. */
+/**
+ * 65,536 CAs and 2,048 switches print about 26 MiB (scripts/bench-ibnetdiscover.ts); more than 256 MiB is garbage or a
+ * loop.
+ */
 export const DEFAULT_MAX_OUTPUT_MIB = 256;
 /** Hosts two leaves must share to be one scalable unit: one miscabled host then merges nothing. */
 export const DEFAULT_MIN_SHARED_HOSTS = 2;

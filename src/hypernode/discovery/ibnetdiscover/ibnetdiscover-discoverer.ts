@@ -38,7 +38,10 @@ export const PROBLEMS_LISTED = 10;
 export const UNNAMED_HCA_CHANGE =
   'map each GUID to its Node with a "GUID node" line in config.hostGuids, or set the HCA\'s node description to "<hostname> <device>" (rdma-ndd does)';
 
-/** Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests): whole, or chunk by chunk. */
+/**
+ * Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests): whole,
+ * or chunk by chunk.
+ */
 export type IbOutputReader = (
   fabric: IbFabric,
   signal: AbortSignal,
@@ -185,7 +188,8 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
         );
       }
       if (st.size === 0) return;
-      // No more than the size checked: a file that grows while it is read (its writer's next run) reads as cut short and is refused.
+      // No more than the size checked: a file that grows while it is read (its writer's next run) reads as cut short
+      // and is refused.
       for await (const chunk of createReadStream(path, { end: st.size - 1, signal: this.stopping.signal }))
         sink(chunk as Buffer);
     } catch (err) {

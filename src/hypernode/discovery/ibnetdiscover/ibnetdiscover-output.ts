@@ -83,7 +83,9 @@ function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
-/** A copy of bytes[from, to): a chunk's memory is its producer's, and a line of it must not keep the whole chunk alive. */
+/**
+ * A copy of bytes[from, to): a chunk's memory is its producer's, and a line of it must not keep the whole chunk alive.
+ */
 const copyOf = (bytes: Uint8Array, from: number, to: number) => new Uint8Array(bytes.subarray(from, to));
 
 /** bytes[start, end) as text, without a CRLF's CR. */
@@ -209,7 +211,10 @@ export class IbnetdiscoverReader {
     return undefined;
   }
 
-  /** The open block's node as messages name it (made only for a message: a closure per line costs the shipped bundle a name). */
+  /**
+   * The open block's node as messages name it (made only for a message: a closure per line costs the shipped bundle a
+   * name).
+   */
   private blockName(): string {
     return `${KIND_WORD[this.nodes.kind(this.block)!]} ${this.nodes.guid(this.block)}`;
   }

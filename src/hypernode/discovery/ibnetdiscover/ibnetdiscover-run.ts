@@ -1,10 +1,8 @@
-// Running `config.command` (ibnetdiscover, or a wrapper around it) with
-// bounds: no shell, a deadline, a cap on the output, and the tail of stderr
-// kept for the error. Its stdout goes to the caller chunk by chunk as it
-// arrives (a large fabric prints tens of MB, which are never held here). ibnetdiscover waits on MADs forever when its port has
-// no subnet behind it, so the deadline is what ends such a run: the command
-// runs in its own process group and the whole group is killed, a wrapper's
-// children included.
+// Running `config.command` (ibnetdiscover, or a wrapper around it) with bounds: no shell, a deadline, a cap on the
+// output, and the tail of stderr kept for the error. Its stdout goes to the caller chunk by chunk as it arrives (a
+// large fabric prints tens of MB, which are never held here). ibnetdiscover waits on MADs forever when its port has no
+// subnet behind it, so the deadline is what ends such a run: the command runs in its own process group and the whole
+// group is killed, a wrapper's children included.
 
 import { spawn } from 'node:child_process';
 import { abortReason } from '../../../util/abort.ts';
@@ -59,7 +57,10 @@ export function runBounded(
       else reject(err);
     };
     let grace: NodeJS.Timeout | undefined;
-    /** Ends the run with `err`: the group is killed, and the run settles once its pipes close (or soon after regardless). */
+    /**
+     * Ends the run with `err`: the group is killed, and the run settles once its pipes close (or soon after
+     * regardless).
+     */
     const stop = (err: unknown) => {
       failure ??= err;
       try {
@@ -98,7 +99,8 @@ export function runBounded(
       try {
         onStdout(chunk);
       } catch (err) {
-        // A consumer that cannot take more ends the run with its reason, rather than crashing the process from an event.
+        // A consumer that cannot take more ends the run with its reason, rather than crashing the process from an
+        // event.
         stop(err);
       }
     });

@@ -223,7 +223,10 @@ export class LabelDiscoverer implements Discoverer {
     }
   }
 
-  /** Logs and emits once per distinct set: a tierName at several tiers means one of them at random to a released Volcano scheduler. */
+  /**
+   * Logs and emits once per distinct set: a tierName at several tiers means one of them at random to a released Volcano
+   * scheduler.
+   */
   private reportAmbiguity(ambiguous: readonly AmbiguousTierName[]): void {
     const message = ambiguous.length === 0 ? '' : ambiguousTierNamesMessage(ambiguous);
     if (!this.reportedAmbiguity.isNew(message)) return;
@@ -253,7 +256,9 @@ export class LabelDiscoverer implements Discoverer {
   }
 }
 
-/** What a Warning about ambiguous tierNames says: which tierName, which tiers, from which profiles, and why it matters. */
+/**
+ * What a Warning about ambiguous tierNames says: which tierName, which tiers, from which profiles, and why it matters.
+ */
 function ambiguousTierNamesMessage(ambiguous: readonly AmbiguousTierName[]): string {
   const each = ambiguous.map(
     (a) =>

@@ -7,7 +7,10 @@ export interface Group {
   tier: number;
   tierName: string;
   members: Set<string>;
-  /** Which members are Nodes, where a group may hold both kinds (presets); otherwise tier 1 holds Nodes, higher tiers HyperNodes. */
+  /**
+   * Which members are Nodes, where a group may hold both kinds (presets); otherwise tier 1 holds Nodes, higher tiers
+   * HyperNodes.
+   */
   nodes?: Set<string>;
   labels: Record<string, string>;
 }

@@ -77,7 +77,9 @@ class LldpDiscoverer extends PollingDiscoverer {
   private readonly lastTables = new Map<string, Map<string, SwitchState>>();
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
   private readonly silent = new Set<string>();
-  /** Per fabric, the switches whose rows lacked a chassis id at the last poll (their gauge goes back to 0 when fixed). */
+  /**
+   * Per fabric, the switches whose rows lacked a chassis id at the last poll (their gauge goes back to 0 when fixed).
+   */
   private readonly incompleteSwitches = new Map<string, Set<string>>();
   /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
   private readonly reportedProblems = new LastReported();
@@ -367,7 +369,10 @@ class LldpDiscoverer extends PollingDiscoverer {
     return tree.snapshot;
   }
 
-  /** A neighbour's Node: its chassis or port MAC in config.hostMacs (when that Node exists), else its system name through config.hostMapping. */
+  /**
+   * A neighbour's Node: its chassis or port MAC in config.hostMacs (when that Node exists), else its system name
+   * through config.hostMapping.
+   */
   private identity({ mapHost, isNode }: HostIndex): LldpIdentity {
     const { hostMacs, managementPorts } = this.config;
     return {

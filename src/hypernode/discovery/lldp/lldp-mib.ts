@@ -71,10 +71,15 @@ export interface LldpNeighbour {
   readonly remIndex: number;
   /** The local port's name (its id when that is a name, else its description, else its number). */
   readonly localPortName: string;
-  /** Its id in readable form and its description ('' when absent), for matching config.managementPorts against either. */
+  /**
+   * Its id in readable form and its description ('' when absent), for matching config.managementPorts against either.
+   */
   readonly localPortId: string;
   readonly localPortDescription: string;
-  /** Canonical (lldp-ids.ts); undefined when the row has no lldpRemChassisIdSubtype/lldpRemChassisId (some agents omit the column). */
+  /**
+   * Canonical (lldp-ids.ts); undefined when the row has no lldpRemChassisIdSubtype/lldpRemChassisId (some agents omit
+   * the column).
+   */
   readonly chassisKey: ChassisKey | undefined;
   /** The neighbour's port (its id when that is a name, else its description). */
   readonly portName: string;
@@ -116,7 +121,10 @@ function integer(v: Buffer | number | undefined): number | undefined {
 /** Port id subtypes that hold the port's name; a locally assigned id (Junos: the ifIndex) yields to the description. */
 const NAMED_PORT_SUBTYPES = [PORT_SUBTYPE.interfaceAlias, PORT_SUBTYPE.interfaceName];
 
-/** A neighbour's port name from its id when the id is a name (interface name or alias), else its description, else the id. */
+/**
+ * A neighbour's port name from its id when the id is a name (interface name or alias), else its description, else the
+ * id.
+ */
 function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buffer | number | undefined): string {
   const idText =
     id && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype)

@@ -102,7 +102,10 @@ export class HttpGetClient {
     this.agentOptions = { rejectUnauthorized: !opts.insecureSkipVerify, ca: opts.ca ?? defaultRoots() };
   }
 
-  /** GET `url` with `authorization` (none when empty), following redirects; rejects on transport errors and the deadline. */
+  /**
+   * GET `url` with `authorization` (none when empty), following redirects; rejects on transport errors and the
+   * deadline.
+   */
   async get(url: string, authorization: string, signal?: AbortSignal): Promise<HttpResponse> {
     const timeoutMs = this.opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
     const deadline = AbortSignal.timeout(timeoutMs);

@@ -32,7 +32,10 @@ function isUp(p: UfmPort): boolean {
   );
 }
 
-/** The cables of the Computer ports that are up: host end to leaf switch end (switches are named, so a name is their id). */
+/**
+ * The cables of the Computer ports that are up: host end to leaf switch end (switches are named, so a name is their
+ * id).
+ */
 function legacyLinkGraph(ports: readonly UfmPort[]): FabricGraph {
   const links: FabricLink[] = [];
   const leaves = new Set<string>();

@@ -17,7 +17,10 @@ export interface UfmPort {
   system_name: string;
   node_description: string;
   peer_node_name: string;
-  /** Read for fabric health only (legacy-links.ts), and leniently: Go ignores them, so a value of another type is left out, never an error. */
+  /**
+   * Read for fabric health only (legacy-links.ts), and leniently: Go ignores them, so a value of another type is left
+   * out, never an error.
+   */
   dname?: string;
   number?: number;
   logical_state?: string;

@@ -69,7 +69,10 @@ function endpointOf(raw: unknown, where: string, typo: string): string {
   return raw;
 }
 
-/** Validates the entry's config; `unknown` are the top-level keys that are not CONFIG_KEYS (named in the endpoint error). */
+/**
+ * Validates the entry's config; `unknown` are the top-level keys that are not CONFIG_KEYS (named in the endpoint
+ * error).
+ */
 export function parseUfmConfig(entry: DiscoveryEntry, unknown: readonly string[]): UfmConfig {
   const c = entry.config;
   const mode = c.mode ?? 'legacy';

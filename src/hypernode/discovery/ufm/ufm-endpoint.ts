@@ -33,7 +33,9 @@ const PREFIX: Record<AuthScheme, string> = { basic: '/ufmRest', token: '/ufmRest
 /** What a Secret without `token` lacks, said after its name. */
 export const UFM_TOKEN_HINT = 'auth: token needs the UFM access token under the key "token"';
 
-/** The Authorization header: basic credentials, or the access token after the word Basic, as UFM's /ufmRestV3 takes it. */
+/**
+ * The Authorization header: basic credentials, or the access token after the word Basic, as UFM's /ufmRestV3 takes it.
+ */
 function authorizationHeader(c: Credentials, auth: AuthScheme): string {
   return auth === 'token' ? `Basic ${(c.token ?? Buffer.alloc(0)).toString('latin1')}` : basicAuthorization(c);
 }

@@ -31,7 +31,10 @@ const isSwitch = (s: UfmSystem) => s.type === 'switch';
 const isHost = (s: UfmSystem) =>
   !isSwitch(s) && (s.type === 'host' || s.role === 'endpoint') && !isAggregationNode(s) && s.name !== '';
 
-/** The fabric graph of one UFM fabric: switches, hosts and the host–switch and switch–switch links whose ports are Active. */
+/**
+ * The fabric graph of one UFM fabric: switches, hosts and the host–switch and switch–switch links whose ports are
+ * Active.
+ */
 export function ufmFabricGraph(data: FabricData): FabricGraph {
   // Devices by every GUID that can appear on a link end: the system GUID and each port's GUID.
   const byGuid = new Map<string, UfmSystem>();

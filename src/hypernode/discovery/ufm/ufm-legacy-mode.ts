@@ -82,7 +82,10 @@ export class UfmLegacyMode implements UfmStrategy {
     return this.last && this.placed(this.last);
   }
 
-  /** The grouping with the NVLink tier: domains named after the endpoint's fabric name, labelled as Volcano's objects are. */
+  /**
+   * The grouping with the NVLink tier: domains named after the endpoint's fabric name, labelled as Volcano's objects
+   * are.
+   */
   private placed(tree: Snapshot): Snapshot {
     return this.ctx.nvlink.place(this.ctx.endpoints[0]!.fabric.name, tree, {
       [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE,

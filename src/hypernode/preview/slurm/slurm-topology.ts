@@ -39,7 +39,10 @@ export interface SlurmTopology {
   readonly switches: readonly SlurmSwitch[];
   /** In tree order (slurm-blocks.ts), so the blocks of one parent are neighbours. */
   readonly blocks: readonly SlurmBlock[];
-  /** The base block size the operator stated; BlockSizes follows from it and the blocks (slurm-blocks.ts) where blocks are written. */
+  /**
+   * The base block size the operator stated; BlockSizes follows from it and the blocks (slurm-blocks.ts) where blocks
+   * are written.
+   */
   readonly blockSize: number | undefined;
 }
 
@@ -103,7 +106,10 @@ function nodesUnder(
   return out;
 }
 
-/** The HyperNode tree as Slurm switches and blocks; throws when two names collide in Slurm or a host name cannot be written. */
+/**
+ * The HyperNode tree as Slurm switches and blocks; throws when two names collide in Slurm or a host name cannot be
+ * written.
+ */
 export function slurmTopology(
   hyperNodes: readonly HyperNode[],
   nodes: readonly NodeMeta[],

@@ -29,7 +29,10 @@ export class FabricHealthBoard implements FabricHealthReporter {
   private graceMs = DEFAULT_LINK_GRACE_PERIOD_MS;
   private readonly memories = new Map<string, unknown>();
 
-  /** `changed` receives the HyperNodes whose problems a report changed (none named at a source's first report: all of them). */
+  /**
+   * `changed` receives the HyperNodes whose problems a report changed (none named at a source's first report: all of
+   * them).
+   */
   constructor(private readonly changed: (source: string, hyperNodes: readonly string[]) => void) {}
 
   report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void {

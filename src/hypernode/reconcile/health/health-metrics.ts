@@ -15,7 +15,10 @@ export interface HealthJudgement {
   readonly falseConditions: readonly string[];
 }
 
-/** Registers the health gauges, read from `current` (the writer's judgements by HyperNode name) at every scrape; returns the detach. */
+/**
+ * Registers the health gauges, read from `current` (the writer's judgements by HyperNode name) at every scrape; returns
+ * the detach.
+ */
 export function exportHealthGauges(registry: Registry, current: ReadonlyMap<string, HealthJudgement>): () => void {
   return attachScrapeGauges(registry, current, [
     {

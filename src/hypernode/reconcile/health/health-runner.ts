@@ -68,7 +68,10 @@ export class HealthRunner implements Follower {
     void this.nodeWatch(config.health.nodes);
   }
 
-  /** Conditions follow the HyperNode objects themselves (the status writer's handlers), not the snapshots that write them. */
+  /**
+   * Conditions follow the HyperNode objects themselves (the status writer's handlers), not the snapshots that write
+   * them.
+   */
   snapshot(): void {}
 
   /** Runs until shutDown(); then the Node watch and the gauges stop. */

@@ -8,7 +8,9 @@ import type { ConditionStatus } from './conditions.ts';
 
 export interface NodeHealth extends KubeObject {
   metadata: { name: string; resourceVersion?: string };
-  /** The Node's Ready condition; Unknown when the kubelet never posted one (the node lifecycle controller's reading). */
+  /**
+   * The Node's Ready condition; Unknown when the kubelet never posted one (the node lifecycle controller's reading).
+   */
   readonly ready: ConditionStatus;
   /** spec.unschedulable: cordoned by an operator or a drain. */
   readonly unschedulable: boolean;

@@ -115,7 +115,10 @@ export class NodeLabelSync implements Follower {
     };
   }
 
-  /** What the labels depend on besides snapshots, Nodes and the configuration changed (the labels live Topology objects name). */
+  /**
+   * What the labels depend on besides snapshots, Nodes and the configuration changed (the labels live Topology objects
+   * name).
+   */
   recheck(): void {
     this.schedule();
   }

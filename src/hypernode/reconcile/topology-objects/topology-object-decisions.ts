@@ -28,7 +28,9 @@ export interface SourceTopologyDecision {
   readonly changes: readonly TopologyChange[];
   /** Trees of the source that get no object, one sentence each. */
   readonly errors: readonly string[];
-  /** Nodes of the source's topology whose labels are not yet what it asks for; a create or replace waits until none is. */
+  /**
+   * Nodes of the source's topology whose labels are not yet what it asks for; a create or replace waits until none is.
+   */
   readonly labelsPending: number;
 }
 
@@ -38,7 +40,9 @@ export interface TopologyTarget {
   readonly maxLevels: number;
   /** Levels carry their tierName as alias. */
   readonly alias: boolean;
-  /** False when the server published no schema to read: the limit is the version's known one, and no alias is written. */
+  /**
+   * False when the server published no schema to read: the limit is the version's known one, and no alias is written.
+   */
   readonly schemaRead: boolean;
 }
 
@@ -51,7 +55,10 @@ export type TopologyDecision =
   /** The CRD is not served; `wanted` when a source asks for the objects (worth saying). */
   | { readonly served: false; readonly wanted: boolean; readonly message: string };
 
-/** What the decision knows of each source's snapshots besides the accepted ones: those whose latest was rejected, with why. */
+/**
+ * What the decision knows of each source's snapshots besides the accepted ones: those whose latest was rejected, with
+ * why.
+ */
 export interface SnapshotOutcomes {
   readonly rejected: ReadonlyMap<string, string>;
 }

@@ -29,7 +29,10 @@ export interface TopologyKind {
   /** For log lines and plan: `Kueue Topology`. */
   readonly title: string;
   readonly group: string;
-  /** Versions this controller writes, newest first: the newest at which the server serves `topologies` in the shape written is used. */
+  /**
+   * Versions this controller writes, newest first: the newest at which the server serves `topologies` in the shape
+   * written is used.
+   */
   readonly versions: readonly TopologyVersion[];
 }
 
@@ -58,7 +61,10 @@ export const TOPOLOGY_KINDS: readonly TopologyKind[] = [
   },
 ];
 
-/** Where levels are written: the kind at its served version, which bounds their number and says whether they take an alias. */
+/**
+ * Where levels are written: the kind at its served version, which bounds their number and says whether they take an
+ * alias.
+ */
 export interface LevelTarget {
   /** `Kueue Topology kueue.x-k8s.io/v1alpha1`, for the message. */
   readonly holder: string;
@@ -71,7 +77,9 @@ export interface LevelTarget {
 export interface DesiredTopologies {
   /** Name → levels (label keys, highest first, hostname last). */
   readonly levels: ReadonlyMap<string, readonly TopologyLevel[]>;
-  /** Names whose tree cannot be written (too many levels), with why: an object of ours of that name keeps its levels. */
+  /**
+   * Names whose tree cannot be written (too many levels), with why: an object of ours of that name keeps its levels.
+   */
   readonly refused: ReadonlyMap<string, string>;
   /** Other trees that get no object (a name two trees would share), one sentence each. */
   readonly errors: readonly string[];
@@ -100,7 +108,8 @@ export function desiredTopologies(
   for (const root of snapshot
     .filter((hn) => !children.has(hn.metadata.name))
     .sort((a, b) => compareBytes(a.metadata.name, b.metadata.name))) {
-    // tier key → highest tier it appears at in this tree, and the tierNames giving it; a key is one level however many HyperNodes carry it.
+    // tier key → highest tier it appears at in this tree, and the tierNames giving it; a key is one level however many
+    // HyperNodes carry it.
     const tiers = new Map<string, { tier: number; names: Set<string> }>();
     const walk = (hn: DiscoveredHyperNode, path: Set<string>) => {
       const key = tierKey(hn);
@@ -178,7 +187,10 @@ function levelAliases(
   );
 }
 
-/** `hypernode-<source>-<tier keys>`, lowercased and cut to a valid name (readable rather than hashed; a clash is reported). */
+/**
+ * `hypernode-<source>-<tier keys>`, lowercased and cut to a valid name (readable rather than hashed; a clash is
+ * reported).
+ */
 function objectName(source: string, tiers: readonly string[]): string {
   const raw = `hypernode-${source}-${tiers.join('-')}`
     .toLowerCase()
@@ -238,7 +250,9 @@ export interface TopologyChange {
 /** The nodeLabels of levels, in order. */
 export const labelsOf = (levels: readonly TopologyLevel[]) => levels.map((l) => l.nodeLabel);
 export const levelsOf = (o: TopologyObject) => labelsOf(o.spec.levels);
-/** `zone=topo.example.com/zone`, or the bare nodeLabel where there is no alias: levels as plan and the log print them. */
+/**
+ * `zone=topo.example.com/zone`, or the bare nodeLabel where there is no alias: levels as plan and the log print them.
+ */
 export const describeLevels = (levels: readonly TopologyLevel[], separator = ', ') =>
   levels.map((l) => (l.alias ? `${l.nodeLabel} (alias ${l.alias})` : l.nodeLabel)).join(separator);
 

@@ -89,7 +89,10 @@ export class TopologyObjectSync implements Follower {
   private readonly kinds = new Map<string, KindState>(TOPOLOGY_KINDS.map((k) => [k.exportKey, { live: undefined }]));
   /** Objects deleted to change their levels, by `<group>/<name>`: their create is logged as a replace. */
   private readonly replacing = new Set<string>();
-  /** A change waits for Node labels: Node label changes trigger a pass (also those during a pass, which may decide to wait). */
+  /**
+   * A change waits for Node labels: Node label changes trigger a pass (also those during a pass, which may decide to
+   * wait).
+   */
   private waitingForLabels = false;
   private passing = false;
   private readonly labelWait: ReturnType<typeof coalescingTrigger>;
@@ -200,7 +203,8 @@ export class TopologyObjectSync implements Follower {
       this.forget(state);
       return;
     }
-    // A replace deletes first; once the delete is answered the pass decides again, to create at once what is already gone.
+    // A replace deletes first; once the delete is answered the pass decides again, to create at once what is already
+    // gone.
     for (let round = 0; round < 2; round++) {
       const decision = await decideTopologyObjects(kind, config, this.snapshots, this.deps.client, nodes, {
         rejected: this.rejections,

@@ -163,7 +163,8 @@ export const FAMILIES: Readonly<Record<string, Family>> = {
     ]),
     nvlink: vendorDomain('oci.oraclecloud.com/host.gpu_memory_fabric_id'),
   },
-  // The GPU cluster (one InfiniBand fabric), tier-2 above tier-1; Nebius does not promise tier values unique across parents.
+  // The GPU cluster (one InfiniBand fabric), tier-2 above tier-1; Nebius does not promise tier values unique across
+  // parents.
   nebius: {
     levels: levels([
       [`${NEBIUS}tier-1`, 'leaf', true, true],

@@ -41,7 +41,10 @@ const keyValue = (l: ChainLink): [string, string] => [l.key, l.value];
 export class PresetTrees {
   /** Child HyperNode → where it was put. */
   private readonly parents = new Map<string, ParentRecord>();
-  /** HyperNode name → identity of its domain (profile, tier, keys and values), to tell a hash collision from the same domain. */
+  /**
+   * HyperNode name → identity of its domain (profile, tier, keys and values), to tell a hash collision from the same
+   * domain.
+   */
   private readonly identities = new Map<string, string>();
   /** Domain identity → hash name, so a domain's name is hashed once per run, not once per Node. */
   private readonly names = new Map<string, string>();

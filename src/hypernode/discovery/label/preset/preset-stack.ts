@@ -189,7 +189,8 @@ export class PresetStack {
     if (present.length === 0) return { kind: 'out' };
     const lo = present[0]!;
     const hi = present[present.length - 1]!;
-    // Optional levels below the lowest required one (the NVLink level, AWS layer-4, a CoreWeave rack) may be skipped; a hole above it is a gap.
+    // Optional levels below the lowest required one (the NVLink level, AWS layer-4, a CoreWeave rack) may be skipped; a
+    // hole above it is a gap.
     let floor = 0;
     while (floor < slots.length && !this.required(floor)) floor++;
     for (let i = 0; i < slots.length; i++) {

@@ -111,7 +111,8 @@ export class ProfileTrees {
         const earlier = this.parents.get(child);
         const label = `${level.nodeLabel}=${value}`;
         if (earlier !== undefined && earlier.parent !== name) {
-          // Volcano's text, then the Nodes and labels: the hash names were never published, so only the labels lead to the fix.
+          // Volcano's text, then the Nodes and labels: the hash names were never published, so only the labels lead to
+          // the fix.
           throw new Error(
             `HyperNode ${child} in profile ${profileName} belongs to multiple parents: ${earlier.parent} and ${name} (node ${node.metadata.name} puts ${childLabel} under ${label}, node ${earlier.node} under ${earlier.label})`,
           );
