@@ -11,6 +11,7 @@ import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
 import {
   coalescingTrigger,
+  type CoalescingTrigger,
   RateLimitingQueue,
   runWorker,
   type QueueMetrics,
@@ -75,7 +76,7 @@ export class NodeLabelSync implements Follower {
   private readonly firstTime = firstTimeSeen();
   /** A snapshot arrived since the last pass: that pass reports even when it writes nothing. */
   private roundPending = false;
-  private readonly coalesced: ReturnType<typeof coalescingTrigger>;
+  private readonly coalesced: CoalescingTrigger;
 
   constructor(private readonly deps: NodeLabelSyncDeps) {
     this.queue = new RateLimitingQueue({

@@ -10,6 +10,7 @@ import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
 import {
   coalescingTrigger,
+  type CoalescingTrigger,
   RateLimitingQueue,
   runWorker,
   type QueueMetrics,
@@ -95,7 +96,7 @@ export class TopologyObjectSync implements Follower {
    */
   private waitingForLabels = false;
   private passing = false;
-  private readonly labelWait: ReturnType<typeof coalescingTrigger>;
+  private readonly labelWait: CoalescingTrigger;
   /** `<group>/<name>`, action and cause of the changes whose wait was said (said once per wait). */
   private readonly waitSaid = new Set<string>();
   /** Per source: why its latest snapshot was rejected, while it is; nothing of such a source's objects changes. */
