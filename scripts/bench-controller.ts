@@ -16,10 +16,12 @@
 // summary with targets and PASS/MISS. It prints; it never fails on a
 // figure (exit code 1 only when the benchmark itself could not run).
 //
-// Run with: node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable]
-// [--write-latency-ms=0,10] (builds dist/ with `npm run build` first when the default executable,
-// dist/vc-hypernode-controller-manager, is missing; another executable, e.g. a build with different V8 flags, can be
-// compared by passing its path). The API server stand-in runs in this process; the controller is a child.
+// Run with:
+//   node --import tsx scripts/bench-controller.ts [relabels=30] [rounds=5] [executable] [--write-latency-ms=0,10]
+// It builds dist/ with `npm run build` first when the default executable,
+// dist/vc-hypernode-controller-manager, is missing; another executable, e.g. a
+// build with different V8 flags, can be compared by passing its path. The API
+// server stand-in runs in this process; the controller is a child.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

@@ -13,8 +13,9 @@
 //     patches sent (must be 0) and how long the label pass took to decide;
 //   - the controller's RSS once labelled.
 //
-// Run with: node --import tsx scripts/bench-node-labels.ts [nodes=65000] [qps=300] [burst=600] (bench-scale's limit)
-// [--write-latency-ms=0,10] (build dist/ first: node scripts/build.mjs). It prints; it never fails on a figure.
+// Run with (qps and burst default to bench-scale's limit):
+//   node --import tsx scripts/bench-node-labels.ts [nodes=65000] [qps=300] [burst=600] [--write-latency-ms=0,10]
+// (build dist/ first: node scripts/build.mjs). It prints; it never fails on a figure.
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

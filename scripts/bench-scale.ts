@@ -26,11 +26,12 @@
 // and RSS at 10,000. Every size runs once per write latency of the stand-in
 // (default 0 and 10 ms a write, what a real server takes).
 //
-// Run with: node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000,100000] [relabels=20]
-// [idle-seconds=30]
-//   [--qps=300] [--burst=600] [--write-latency-ms=0,10] [--many-hypernodes]
-// (build dist/ first: node scripts/build.mjs). The ~10,000-HyperNode shape runs with the default sizes or with
-// --many-hypernodes. It prints; it never fails on a figure.
+// Run with:
+//   node --import tsx scripts/bench-scale.ts [sizes=1000,10000,30000,65000,100000] [relabels=20] [idle-seconds=30]
+//     [--qps=300] [--burst=600] [--write-latency-ms=0,10] [--many-hypernodes]
+// (build dist/ first: node scripts/build.mjs). The ~10,000-HyperNode shape
+// runs with the default sizes or with --many-hypernodes. It prints; it never
+// fails on a figure.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
