@@ -27,7 +27,7 @@ import { IbFabric } from '../testing/ib-fabric.ts';
 import { seriesValue } from '../testing/prometheus-text.ts';
 import { discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
-import { NAMESPACE, isControllerHyperNodeWrite, launchController } from './lib/bench-launch.ts';
+import { NAMESPACE, launchController, quietPolls } from './lib/bench-launch.ts';
 // @ts-expect-error: a plain JavaScript module of the benchmarks
 import { timedRender } from './lib/bench-render-child.mjs';
 
@@ -170,27 +170,12 @@ async function main(): Promise<void> {
         console.log(
           `controller: ${written()} HyperNodes written; a poll (run, read, group) takes ${pollS.toFixed(2)} s of wall time`,
         );
-        // Each /metrics scrape costs the controller CPU the figures should not include: between two
-        // polls, the next is only asked for once it is due (the last success + the interval).
-        const nextPoll = async (what: string) => {
-          const at = await lastSuccess();
-          await new Promise((resolve) => setTimeout(resolve, Math.max(0, (at + INTERVAL_S) * 1000 - Date.now())));
-          await waitFor(async () => (await lastSuccess()) > at || undefined, {
-            timeoutMs: (INTERVAL_S + 60) * 1000,
-            intervalMs: QUIET_SCRAPE_EVERY_MS,
-            what,
-          });
-        };
-        // One poll first: the nodeCount and condition writes of the new HyperNodes are done by then.
-        await nextPoll('the poll after converging');
-        const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
-        let intervalCpuMs = 0;
-        for (let i = 1; i <= QUIET_POLLS; i++) {
-          const cpuBefore = controller.cpuMs();
-          await nextPoll(`quiet poll ${i}`);
-          intervalCpuMs = controller.cpuMs() - cpuBefore;
-        }
-        const quietWrites = api.requests.writes(isControllerHyperNodeWrite).length - writesBefore;
+        const { intervalCpuMs, quietWrites } = await quietPolls(api, controller, {
+          source: 'ibnetdiscover',
+          intervalS: INTERVAL_S,
+          polls: QUIET_POLLS,
+          scrapeEveryMs: QUIET_SCRAPE_EVERY_MS,
+        });
         const mem = controller.memory();
         console.log(
           `controller CPU over one ${INTERVAL_S} s interval of the unchanged fabric (a poll and an idle wait): ${intervalCpuMs} ms`,

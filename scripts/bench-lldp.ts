@@ -29,7 +29,7 @@ import { seriesValue } from '../testing/prometheus-text.ts';
 import { discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchFabric } from './bench-lldp-fabric.ts';
-import { NAMESPACE, isControllerHyperNodeWrite, launchController } from './lib/bench-launch.ts';
+import { NAMESPACE, launchController, quietPolls } from './lib/bench-launch.ts';
 
 const TARGETS = { pollAndSnapshotS: 10, rssMB: 300, quietWrites: 0 };
 const COMMUNITY = 'bench-community';
@@ -115,29 +115,12 @@ async function main(): Promise<void> {
       console.log(
         `first poll + snapshot: ${pollS.toFixed(2)} s wall for ${switchCount} switches; controller CPU from start to the end of that poll: ${(pollCpuMs / 1000).toFixed(1)} s; start → ${hyperNodes()} HyperNodes written: ${convergedS.toFixed(1)} s`,
       );
-      const lastSuccess = async () =>
-        seriesValue(await controller.metrics(), 'hypernode_discovery_last_success_timestamp_seconds', {
-          source: 'lldp',
-        });
-      const nextPoll = async (what: string) => {
-        const at = await lastSuccess();
-        await waitFor(async () => (await lastSuccess()) > at || undefined, {
-          timeoutMs: (INTERVAL_S + 60) * 1000,
-          intervalMs: SCRAPE_EVERY_MS,
-          what,
-        });
-      };
-      // One poll first: the nodeCount status writes of the new HyperNodes are done by then.
-      await nextPoll('the poll after converging');
-      const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
-      const firstSuccess = await lastSuccess();
-      let intervalCpuMs = 0;
-      for (let i = 1; i <= QUIET_POLLS; i++) {
-        const cpuBefore = controller.cpuMs();
-        await nextPoll(`quiet poll ${i}`);
-        intervalCpuMs = controller.cpuMs() - cpuBefore;
-      }
-      const quietWrites = api.requests.writes(isControllerHyperNodeWrite).length - writesBefore;
+      const { firstSuccess, intervalCpuMs, quietWrites } = await quietPolls(api, controller, {
+        source: 'lldp',
+        intervalS: INTERVAL_S,
+        polls: QUIET_POLLS,
+        scrapeEveryMs: SCRAPE_EVERY_MS,
+      });
       const quietPollS = await poll('hypernode_fabric_poll_duration_seconds');
       const mem = controller.memory();
       console.log(

@@ -22,6 +22,8 @@ import {
 } from '../../testing/apiserver/index.ts';
 import { percentile } from './bench-stats.ts';
 import { freePorts } from '../../testing/ports.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
+import { waitFor } from '../../testing/wait.ts';
 import { ControllerProcess } from './bench-controller-process.ts';
 
 export const NAMESPACE = 'volcano-system';
@@ -251,4 +253,53 @@ export async function benchRound<T>(
     await round.api.close();
     rmSync(round.work, { recursive: true, force: true });
   }
+}
+
+/** What a polling source's controller costs while its fabric does not change. */
+export interface QuietPolls {
+  /** hypernode_discovery_last_success_timestamp_seconds when the quiet polls began. */
+  readonly firstSuccess: number;
+  /** Controller CPU over the last interval: one poll and the idle wait after it. */
+  readonly intervalCpuMs: number;
+  /** HyperNode writes over the quiet polls (0 when nothing changed). */
+  readonly quietWrites: number;
+}
+
+/**
+ * Lets one poll pass (the status writes of a new tree land by then), then measures `polls` more. Each
+ * /metrics scrape costs the controller CPU the figures should not include, so the next poll is asked
+ * for only once it is due (the last success + the interval).
+ */
+export async function quietPolls(
+  api: ApiServer,
+  controller: ControllerProcess,
+  o: { source: string; intervalS: number; polls: number; scrapeEveryMs: number },
+): Promise<QuietPolls> {
+  const lastSuccess = async () => {
+    const text = await controller.metrics();
+    return seriesValue(text, 'hypernode_discovery_last_success_timestamp_seconds', { source: o.source });
+  };
+  const nextPoll = async (what: string) => {
+    const at = await lastSuccess();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, (at + o.intervalS) * 1000 - Date.now())));
+    await waitFor(async () => (await lastSuccess()) > at || undefined, {
+      timeoutMs: (o.intervalS + 60) * 1000,
+      intervalMs: o.scrapeEveryMs,
+      what,
+    });
+  };
+  await nextPoll('the poll after converging');
+  const writesBefore = api.requests.writes(isControllerHyperNodeWrite).length;
+  const firstSuccess = await lastSuccess();
+  let intervalCpuMs = 0;
+  for (let i = 1; i <= o.polls; i++) {
+    const cpuBefore = controller.cpuMs();
+    await nextPoll(`quiet poll ${i}`);
+    intervalCpuMs = controller.cpuMs() - cpuBefore;
+  }
+  return {
+    firstSuccess,
+    intervalCpuMs,
+    quietWrites: api.requests.writes(isControllerHyperNodeWrite).length - writesBefore,
+  };
 }
