@@ -12,12 +12,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
-import { firstFew } from '../../../util/first-few.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { FABRIC_MISCABLED } from '../../event-reasons.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
+import { MiscablingReport } from '../fabric/miscabling-report.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
@@ -30,9 +29,6 @@ import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } fro
 import { IbnetdiscoverReader } from './ibnetdiscover-output.ts';
 import { runBounded } from './ibnetdiscover-run.ts';
 import { LastBuilds, NodeLookups } from './unchanged-output.ts';
-
-/** Problems named in one log line or Event; the count says how many there are. */
-export const PROBLEMS_LISTED = 10;
 
 /** What the report of HCAs without a host name tells the operator to change. */
 export const UNNAMED_HCA_CHANGE =
@@ -87,8 +83,8 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   /** Links of the last good poll, kept through the grace period (fabric health). */
   private readonly memory: FabricMemory;
   private readonly unmapped: UnmappedHostReport;
-  /** Per fabric, the miscabling last reported, and the stderr last logged. */
-  private readonly reportedProblems = new LastReported();
+  private readonly miscabling: MiscablingReport;
+  /** Per fabric, the stderr last logged. */
   private readonly loggedStderr = new LastReported();
   /** Each fabric's last good build, published again while its output does not change. */
   private readonly lastBuilds = new LastBuilds<FabricBuild>();
@@ -108,6 +104,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     });
     this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, opts.problems, opts.metrics);
+    this.miscabling = new MiscablingReport(opts.problems, 'link(s) or host(s) join no group as cabled');
     this.parts = new FabricParts({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,
@@ -296,7 +293,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       unchanged: 'last' in read,
       durationMs: Math.round(durationSeconds * 1000),
     });
-    this.reportProblems(fabric.name, build.problems);
+    this.miscabling.report(fabric.name, build.problems);
     this.unmapped.reportUnmapped(fabric.name, build.notNodes, 'InfiniBand hosts that match no Node are left out');
     this.unmapped.reportUnmapped(fabric.name, build.unnamed, 'InfiniBand HCAs without a host name are left out', {
       part: 'unnamed',
@@ -311,15 +308,6 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     }
     if ('fresh' in read) this.lastBuilds.set(fabric.name, read.fresh.digest, read.fresh.lookups, build);
     return build.snapshot;
-  }
-
-  /** Logs and emits the fabric's miscabling once per distinct list. */
-  private reportProblems(fabric: string, problems: readonly string[]): void {
-    if (!this.reportedProblems.isNew(problems.join('\n'), fabric) || problems.length === 0) return;
-    this.opts.problems.warning(
-      FABRIC_MISCABLED.reason,
-      `fabric ${fabric}: ${problems.length} link(s) or host(s) join no group as cabled: ${firstFew(problems, PROBLEMS_LISTED, '; ')}`,
-    );
   }
 }
 

@@ -10,11 +10,11 @@ import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
-import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { CLEARTEXT_CREDENTIALS, FABRIC_MISCABLED, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
+import { CLEARTEXT_CREDENTIALS, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
+import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
@@ -35,8 +35,6 @@ import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from
 
 /** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
 export const WALK_DEADLINE_REQUESTS = 20;
-/** Problems named in one log line or Event; the count says how many there are. */
-export const PROBLEMS_LISTED = 10;
 
 /** Knobs tests, benchmarks and offline previews set; production uses the defaults. */
 export interface LldpTuning {
@@ -81,8 +79,7 @@ class LldpDiscoverer extends PollingDiscoverer {
    * Per fabric, the switches whose rows lacked a chassis id at the last poll (their gauge goes back to 0 when fixed).
    */
   private readonly incompleteSwitches = new Map<string, Set<string>>();
-  /** Per fabric, the problem list last reported, so an unchanged list is reported once. */
-  private readonly reportedProblems = new LastReported();
+  private readonly miscabling: MiscablingReport;
 
   constructor(
     entry: DiscoveryEntry,
@@ -98,6 +95,10 @@ class LldpDiscoverer extends PollingDiscoverer {
       nvlink: config.nvlink,
     });
     this.memory = new FabricMemory(LLDP_SOURCE, opts);
+    this.miscabling = new MiscablingReport(
+      opts.problems,
+      'neighbour(s), link(s) or switch table(s) join no group and merge no domains',
+    );
     this.unmapped = new UnmappedHostReport(
       LLDP_SOURCE,
       opts.problems,
@@ -344,7 +345,7 @@ class LldpDiscoverer extends PollingDiscoverer {
     });
     const incomplete = polled.filter((p) => p.table.incompleteRows > 0);
     this.countIncompleteRows(fabric.name, incomplete);
-    this.reportProblems(fabric.name, [
+    this.miscabling.report(fabric.name, [
       ...incomplete.map(incompleteRowsProblem),
       ...problems,
       ...tree.problems.map((p) => p.message),
@@ -398,16 +399,6 @@ class LldpDiscoverer extends PollingDiscoverer {
     for (const p of incomplete) this.opts.metrics?.incompleteLldpRows?.(fabric, p.address, p.table.incompleteRows);
     this.incompleteSwitches.set(fabric, now);
   }
-
-  /** Logs and emits the fabric's miscabling once per distinct list. */
-  private reportProblems(fabric: string, problems: readonly string[]): void {
-    if (!this.reportedProblems.isNew(problems.join('\n'), fabric)) return;
-    if (problems.length === 0) return;
-    this.opts.problems.warning(
-      FABRIC_MISCABLED.reason,
-      `fabric ${fabric}: ${problems.length} neighbour(s), link(s) or switch table(s) join no group and merge no domains: ${listed(problems)}`,
-    );
-  }
 }
 
 /** Names the switch whose walk holds rows that cannot say who the neighbour is by chassis. */
@@ -438,12 +429,7 @@ function byError(failures: readonly Failure[]): string {
     if (who) who.push(f.who);
     else groups.set(f.error, [f.who]);
   }
-  return [...groups].map(([error, who]) => `${error}: ${listed(who)}`).join('; ');
-}
-
-function listed(items: readonly string[]): string {
-  const shown = items.slice(0, PROBLEMS_LISTED).join('; ');
-  return items.length > PROBLEMS_LISTED ? `${shown}; and ${items.length - PROBLEMS_LISTED} more` : shown;
+  return [...groups].map(([error, who]) => `${error}: ${listProblems(who)}`).join('; ');
 }
 
 /** Builds LLDP discoverers; `tuning` replaces SNMP (captures, tests) or shortens retries. */
