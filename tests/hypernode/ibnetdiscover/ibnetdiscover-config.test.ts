@@ -6,10 +6,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  DEFAULT_MIN_SHARED_HOSTS,
   DEFAULT_TIMEOUT_MS,
   parseIbnetdiscoverConfig,
 } from '../../../src/hypernode/discovery/ibnetdiscover/ibnetdiscover-config.ts';
+import { DEFAULT_MIN_SHARED_HOSTS } from '../../../src/hypernode/discovery/fabric/fabric-config.ts';
 import type { DiscoveryEntry } from '../../../src/hypernode/model/contracts.ts';
 
 const entry = (config: Record<string, unknown>, extra: Partial<DiscoveryEntry> = {}): DiscoveryEntry => ({

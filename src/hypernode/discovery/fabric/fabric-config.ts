@@ -121,6 +121,13 @@ export function hostsAndNvlink(c: Config, source: string): FabricHosts {
   }
 }
 
+/**
+ * `config.minSharedHosts` of the sources that find scalable units in cabling (lldp, ibnetdiscover): the hosts two
+ * leaves must share to be one unit, so one miscabled host merges nothing. A graph document states its cabling, so
+ * graph defaults to 1.
+ */
+export const DEFAULT_MIN_SHARED_HOSTS = 2;
+
 /** A whole number of at least `min` of a fabric source's config, `fallback` when absent. */
 export function wholeNumber(raw: unknown, where: string, fallback: number, fail: Fail, min = 1): number {
   if (raw === undefined || raw === null) return fallback;

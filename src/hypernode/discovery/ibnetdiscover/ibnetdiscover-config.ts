@@ -10,7 +10,13 @@ import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 import type { FabricListForm } from '../fabric/fabric-config.ts';
-import { fabricsOf, hostsAndNvlink, positiveDuration, wholeNumber } from '../fabric/fabric-config.ts';
+import {
+  DEFAULT_MIN_SHARED_HOSTS,
+  fabricsOf,
+  hostsAndNvlink,
+  positiveDuration,
+  wholeNumber,
+} from '../fabric/fabric-config.ts';
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import { parseHostGuids, type HostGuids } from './host-guids.ts';
@@ -24,8 +30,6 @@ export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
  * loop.
  */
 export const DEFAULT_MAX_OUTPUT_MIB = 256;
-/** Hosts two leaves must share to be one scalable unit: one miscabled host then merges nothing. */
-export const DEFAULT_MIN_SHARED_HOSTS = 2;
 
 export const CONFIG_KEYS = [
   'command',

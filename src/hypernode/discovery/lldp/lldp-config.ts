@@ -8,7 +8,13 @@ import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import type { FabricListForm } from '../fabric/fabric-config.ts';
-import { fabricsOf, hostsAndNvlink, positiveDuration, wholeNumber } from '../fabric/fabric-config.ts';
+import {
+  DEFAULT_MIN_SHARED_HOSTS,
+  fabricsOf,
+  hostsAndNvlink,
+  positiveDuration,
+  wholeNumber,
+} from '../fabric/fabric-config.ts';
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/credentials.ts';
@@ -57,8 +63,6 @@ export const DEFAULT_MAX_VARBINDS = 100_000;
 export const DEFAULT_CONCURRENCY = 32;
 /** A silent switch's last table stands in for it this long; then its fabric publishes nothing new. */
 export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
-/** Hosts two leaves must share to form one scalable unit: one miscabled host then merges nothing. */
-export const DEFAULT_MIN_SHARED_HOSTS = 2;
 
 /** An IPv4 network of the crawl's allow-list. */
 export interface Ipv4Network {
