@@ -10,15 +10,7 @@ import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/f
 import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-
-const hostLink = (host: string, sw: string, port = '1'): FabricLink => ({
-  a: { kind: 'host', name: host, port: 'eth0' },
-  b: { kind: 'switch', id: sw, port },
-});
-const swLink = (x: string, y: string): FabricLink => ({
-  a: { kind: 'switch', id: x, port: `to-${y}` },
-  b: { kind: 'switch', id: y, port: `to-${x}` },
-});
+import { hostLink, swLink } from './fabric-links.ts';
 
 /** Two units of two rails (leaves l<unit><rail>) with two hosts each, under spines s1 and s2. */
 function twoUnits(extra: FabricLink[] = []): FabricGraph {

@@ -10,7 +10,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
-import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
+import type { FabricGraph } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
 import { parseNvlinkConfig, type NvlinkConfig } from '../../../src/hypernode/discovery/fabric/nvlink-config.ts';
 import { nvlinkHyperNodeName, nvlinkTier } from '../../../src/hypernode/discovery/fabric/nvlink-tier.ts';
 import { UFM_FABRIC_LABEL } from '../../../src/hypernode/model/hypernode-labels.ts';
@@ -23,6 +23,7 @@ import { desiredTopologies } from '../../../src/hypernode/reconcile/topology-obj
 import { NODES_READY } from '../../../src/hypernode/reconcile/health/conditions.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { health, rig } from '../health/health-rig.ts';
+import { hostLink, swLink } from './fabric-links.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
 const RACK_A = '7b968a6d-c8aa-45e1-9e07-e1e51be99c31';
@@ -30,14 +31,6 @@ const RACK_B = '52c0ab5e-1f0e-4a3c-9d6b-2f8e7a1c0b93';
 const P = 'topology.example.com';
 const OWNED = { 'volcano.sh/network-topology-source': 'ufm', [UFM_FABRIC_LABEL]: 'pod' };
 
-const hostLink = (host: string, sw: string): FabricLink => ({
-  a: { kind: 'host', name: host, port: '1' },
-  b: { kind: 'switch', id: sw, port: host },
-});
-const swLink = (x: string, y: string): FabricLink => ({
-  a: { kind: 'switch', id: x, port: y },
-  b: { kind: 'switch', id: y, port: x },
-});
 /** Unit 1: n0, n1 (rack A) and n2 (no clique yet) on leaf l1; unit 2: n4–n7 (rack B) on leaf l2; spine s. */
 const GRAPH: FabricGraph = {
   switches: ['l1', 'l2', 's'].map((id) => ({ id, name: id.toUpperCase() })),

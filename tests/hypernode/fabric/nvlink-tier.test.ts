@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
-import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
+import type { FabricGraph } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
 import { parseNvlinkConfig, type NvlinkConfig } from '../../../src/hypernode/discovery/fabric/nvlink-config.ts';
 import { nvlinkHyperNodeName, nvlinkTier } from '../../../src/hypernode/discovery/fabric/nvlink-tier.ts';
 import { NvlinkDomains } from '../../../src/hypernode/discovery/fabric/nvlink-domains.ts';
@@ -18,20 +18,12 @@ import { nullLogger } from '../../../src/log.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
+import { hostLink, swLink } from './fabric-links.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
 const RACK_A = '7b968a6d-c8aa-45e1-9e07-e1e51be99c31';
 const RACK_B = '0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9';
 const SOURCE = { 'volcano.sh/network-topology-source': 'graph' };
-
-const hostLink = (host: string, sw: string): FabricLink => ({
-  a: { kind: 'host', name: host, port: 'eth0' },
-  b: { kind: 'switch', id: sw, port: '1' },
-});
-const swLink = (x: string, y: string): FabricLink => ({
-  a: { kind: 'switch', id: x, port: y },
-  b: { kind: 'switch', id: y, port: x },
-});
 
 /** Two units (leaves l<unit>1, l<unit>2) of three hosts u<unit>-<n>, under spines s1, s2. */
 function twoUnits(): FabricGraph {
