@@ -118,6 +118,10 @@ export function hyperNodes(api: ApiServer, source?: string): HyperNode[] {
   return source === undefined ? all : all.filter((hn) => hn.metadata.labels?.[SOURCE_LABEL] === source);
 }
 
+/** Name → uid of a source's HyperNodes: a name kept with another uid was deleted and created again. */
+export const uidsByName = (api: ApiServer, source: string): Map<string, string | undefined> =>
+  new Map(hyperNodes(api, source).map((hn) => [hn.metadata.name, hn.metadata.uid]));
+
 /** A HyperNode's FabricHealthy condition (docs/health.md), if it carries one. */
 export function fabricHealthy(hn: HyperNode | undefined): HyperNodeCondition | undefined {
   return hn?.status?.conditions?.find((c) => c.type === 'FabricHealthy');

@@ -41,6 +41,7 @@ import {
   secretObject,
   seedConfigMap,
   setDiscoveryConfig,
+  uidsByName,
 } from './cluster.ts';
 import { session } from './session.ts';
 
@@ -104,8 +105,6 @@ function tree(api: Parameters<typeof hyperNodes>[0]): Record<string, Seen> {
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   );
 }
-const uids = (api: Parameters<typeof hyperNodes>[0]) =>
-  new Map(hyperNodes(api, 'lldp').map((hn) => [hn.metadata.name, hn.metadata.uid]));
 const leafName = (lab: LldpLab, su: number) =>
   `${FABRIC}-leaf-${[switchId(lab, `leaf-su${su}-r1`), switchId(lab, `leaf-su${su}-r2`)].sort()[0]}`;
 const hostsOf = (su: number, n: number) => Array.from({ length: n }, (_, i) => `su${su}-h${i + 1}`);
@@ -201,7 +200,7 @@ withLab(
 
     // 2. A third unit: one leaf HyperNode more, the spine gains a member; nothing renamed or recreated, nothing
     //    deleted.
-    const before = uids(api);
+    const before = uidsByName(api, 'lldp');
     api.requests.clear();
     await addUnit(l, 3, 3, spines);
     // The unit joins the configuration once its leaves have heard every cable, as an operator adds a cabled unit.
@@ -225,7 +224,8 @@ withLab(
       [],
       'no delete',
     );
-    for (const [name, uid] of before) assert.is(uids(api).get(name), uid, `${name} kept its name and uid`);
+    for (const [name, uid] of before)
+      assert.is(uidsByName(api, 'lldp').get(name), uid, `${name} kept its name and uid`);
 
     // 3. su1-h1's rail-1 NIC is recabled onto unit 2's rail-1 leaf: the units stay apart, the host is reported by name.
     api.requests.clear();

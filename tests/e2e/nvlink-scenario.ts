@@ -32,6 +32,7 @@ import {
   seedConfigMap,
   setDiscoveryConfig,
   setNodeLabels,
+  uidsByName,
 } from './cluster.ts';
 import type { Session } from './session.ts';
 
@@ -78,8 +79,6 @@ function tree(api: ApiServer, source: string): Record<string, Seen> {
 }
 const sorted = (o: Record<string, Seen>) =>
   JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
-const uids = (api: ApiServer, source: string) =>
-  new Map(hyperNodes(api, source).map((hn) => [hn.metadata.name, hn.metadata.uid]));
 /** Creates, updates and deletes of HyperNodes, sorted; status writes left out. */
 const specWrites = (rs: RequestRecord[]) => describeWrites(rs.filter((r) => r.subresource !== 'status')).sort();
 
@@ -135,7 +134,7 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
     () => JSON.stringify(tree(api, f.source)) === sorted(fabricTree) || undefined,
     'the fabric tree without nvlink',
   );
-  const before = uids(api, f.source);
+  const before = uidsByName(api, f.source);
   await quiet(s, api, f.source, 'the fabric tree');
 
   // 2. nvlink on: Node → nvl-domain → leaf group → spine; rack C split per unit.
@@ -161,7 +160,7 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
     [...domains.map(() => 'create <new> → 201'), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(),
     'in place',
   );
-  const on = uids(api, f.source);
+  const on = uidsByName(api, f.source);
   for (const [name, uid] of before) assert.is(on.get(name), uid, `${name} kept its uid`);
   for (const d of domains)
     assert.is(
@@ -211,6 +210,6 @@ export async function nvlinkScenario(s: Session, api: ApiServer, f: NvlinkFabric
     [...domains.map((d) => `delete ${d} → 200`), ...[leaf1, leaf2, f.spine].map((n) => `update ${n} → 200`)].sort(),
     'in place',
   );
-  const off = uids(api, f.source);
+  const off = uidsByName(api, f.source);
   for (const [name, uid] of before) assert.is(off.get(name), uid, `${name} still has its uid`);
 }

@@ -25,6 +25,7 @@ import {
   nodeCountsSettled,
   secretObject,
   seedConfigMap,
+  uidsByName,
 } from './cluster.ts';
 import { session } from './session.ts';
 
@@ -144,8 +145,6 @@ function fabricTree(api: Parameters<typeof hyperNodes>[0]): Record<string, Expec
 
 const sorted = (o: Record<string, Expected>) =>
   Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
-const uids = (api: Parameters<typeof hyperNodes>[0]) =>
-  new Map(hyperNodes(api, 'ufm').map((hn) => [hn.metadata.name, hn.metadata.uid]));
 
 function fabricConfig(a: UfmServer, b: UfmServer): string {
   return `networkTopologyDiscovery:
@@ -228,7 +227,7 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
 
   // 2. A fifth scalable unit (a third spine-leaf group) in pod-a: only creates and updates, every object keeps its name
   //    and uid.
-  const before = uids(api);
+  const before = uidsByName(api, 'ufm');
   api.requests.clear();
   treeA = podA(5);
   ufmA.answer = { kind: 'fabric', fabric: treeA };
@@ -250,7 +249,7 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
     [],
     'no delete',
   );
-  const after = uids(api);
+  const after = uidsByName(api, 'ufm');
   for (const [name, uid] of before) assert.is(after.get(name), uid, `${name} kept (not renamed or recreated)`);
   await converge(
     () => (nodeCountsSettled(api) && fabricHealthSettled(api)) || undefined,
@@ -277,7 +276,7 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
     [],
     'no HyperNode write (no delete) while the token is expired',
   );
-  assert.equal(uids(api), after);
+  assert.equal(uidsByName(api, 'ufm'), after);
 
   // 4. At -v=10 the requests are logged, the credentials never.
   const log = controller.log();
