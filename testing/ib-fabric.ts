@@ -327,3 +327,24 @@ export function ibGb200ExampleFabric(): IbFabric {
   f.cable('sm-01', leafId(1, 1));
   return f;
 }
+
+/**
+ * A small fat tree with its storage on a spine (tests/cmd/ibnetdiscover-capture/storage-on-spine.txt holds what the
+ * real ibnetdiscover printed for it on ibsim): the SM server `sm-01` first, two rail-optimised units of three hosts
+ * (gpu001-gpu006, HCAs `mlx5_0`, `mlx5_1`) on two rails, every leaf cabled twice to each of two spines, and two storage
+ * servers (`stor01`, `stor02`) cabled straight to spine 1, as small sites cable them.
+ */
+export function ibStorageOnSpineFabric(): IbFabric {
+  const f = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
+  addRailFabric(f, {
+    units: 2,
+    hostsPerUnit: 3,
+    rails: 2,
+    spines: 2,
+    parallel: 2,
+    hostName: (u, h) => `gpu00${(u - 1) * 3 + h}`,
+  });
+  f.cable('sm-01', leafId(1, 1));
+  for (const host of ['stor01', 'stor02']) f.addCa(caId(host, 'mlx5_0')).cable(caId(host, 'mlx5_0'), spineId(1));
+  return f;
+}
