@@ -1,7 +1,9 @@
 // From one subnet as ibnetdiscover printed it to the source-neutral fabric
 // graph (../fabric/fabric-graph.ts). Switches are named by node GUID (16
 // lower-case hex digits, a DNS-1123 fragment) and, for people, by their
-// description (ib-node-names.ts). Each CA is, in this order:
+// description (ib-node-names.ts). A node the node-name-map names
+// (ib-node-name-map.ts) is read with that name for its description, as
+// infiniband-diags print it. Each CA is, in this order:
 //
 // - nothing, when it is a SHARP aggregation node (every Quantum switch hosts
 //   one; taken for a host it would make every switch a leaf) or a router;
@@ -24,12 +26,15 @@ import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { HostGuids } from './host-guids.ts';
+import type { NodeNames } from './ib-node-name-map.ts';
 import { caName, isAggregationNode, switchName, type CaName } from './ib-node-names.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 
 /** How CAs become hosts and hosts become Nodes. */
 export interface IbHostRules {
   readonly hostGuids: HostGuids;
+  /** Names that stand for node descriptions, by node GUID (the node-name-map's). */
+  readonly nodeNames: NodeNames;
   /** CAs whose description names a device word this does not find join nothing (undefined: every CA counts). */
   readonly hcas?: RE2JS;
   /** A host name → its Node (config.hostMapping over the Nodes). */
@@ -122,8 +127,9 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
   /** Each node's id when it is a switch. */
   const switchIds: (string | undefined)[] = new Array(subnet.nodeCount);
   const cas: number[] = [];
-  /** What each CA's description names (by CA, as `cas`). */
+  /** What each CA's description names (by CA, as `cas`), and the description (by CA). */
   const names: (CaName | undefined)[] = [];
+  const descriptions: string[] = [];
   const described = new Descriptions();
   let routers = 0;
   let aggregationNodes = 0;
@@ -133,16 +139,18 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
       routers++;
       continue;
     }
-    const description = subnet.description(n);
+    // A CA's GUID is made into text only when a map may name it: a large fabric has 10^5 of them.
+    const guid = kind === 'switch' || rules.nodeNames.size > 0 ? subnet.guid(n) : '';
+    const description = rules.nodeNames.get(guid) ?? subnet.description(n);
     if (kind === 'switch') {
-      const id = subnet.guid(n);
-      switchIds[n] = id;
-      switches.push({ id, name: switchName(description) || id });
-    } else if (isAggregationNode(description)) aggregationNodes++;
+      switchIds[n] = guid;
+      switches.push({ id: guid, name: switchName(description) || guid });
+    } else if (isAggregationNode(subnet.description(n))) aggregationNodes++;
     else {
       const name = caName(description);
       cas.push(n);
       names.push(name);
+      descriptions.push(description);
       described.add(n, name);
     }
   }
@@ -181,7 +189,7 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
       const why = name
         ? `its description is also that of ${twins.map((t) => guidText(subnet.guid(t))).join(' and ')}`
         : 'its description names no host';
-      unnamed.push(`${own(ca)} (${JSON.stringify(subnet.description(ca))}: ${why})`);
+      unnamed.push(`${own(ca)} (${JSON.stringify(descriptions[i])}: ${why})`);
       hostOf[ca] = own(ca);
       return;
     }
