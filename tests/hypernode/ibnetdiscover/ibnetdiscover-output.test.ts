@@ -150,6 +150,17 @@ test('Switch, Ca and Rt blocks; a description keeps its quotes and #; short GUID
   assert.equal(portGuidsOf(subnet, '0002c90300001234'), ['0002c90300001235']);
 });
 
+test("a name a peer's port line prints wins over a CA's own header, as `ibnetdiscover --node-name-map` prints the map's names", () => {
+  // ibnetdiscover maps names in switch headers and on port lines, but a CA's header keeps its node description.
+  const mapped = DEFAULT.replace('# "gpu01 HCA-1" lid 0', '# "gpu01 mlx5_0" lid 0');
+  assert.ok(mapped !== DEFAULT && mapped.includes('Ca\t1 "H-0000000000100002"\t\t# "gpu01 HCA-1"'));
+  const subnet = parseIbnetdiscoverOutput(mapped);
+  assert.equal(
+    listed(subnet).find(([, guid]) => guid === '0000000000100002'),
+    ['ca', '0000000000100002', 'gpu01 mlx5_0'],
+  );
+});
+
 test('the other formats are refused naming the flag that prints them', () => {
   refused(
     captured('ports'),

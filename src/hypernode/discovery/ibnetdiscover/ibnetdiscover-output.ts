@@ -234,7 +234,7 @@ export class IbnetdiscoverReader {
     if (port.ownGuid) nodes.addPortGuid(this.block, port.ownHi, port.ownLo);
     const peer = nodes.index(port.peerHi, port.peerLo);
     if (peer >= MAX_NODES) return TOO_MANY_NODES;
-    // A peer's description as this line prints it, kept until its block says it, for the message if it never does.
+    // A peer's description as the first line naming it prints it: its name, even when its own header says otherwise.
     if (!nodes.hasDescription(peer)) {
       const described = quotedAfter(bytes, port.hash, end);
       if (described) nodes.describe(peer, bytes, described.from, described.to);
@@ -262,7 +262,9 @@ export class IbnetdiscoverReader {
     if (index >= MAX_NODES) return TOO_MANY_NODES;
     if (nodes.kind(index) !== undefined) return `prints node ${nodes.guid(index)} a second time`;
     nodes.setBlock(index, header.kind);
-    nodes.describe(index, bytes, header.descFrom, header.descTo);
+    // The name a peer's port line printed stands: with `--node-name-map`, ibnetdiscover prints the map's name there and
+    // in a switch's header, but a CA's own header keeps the node description.
+    if (!nodes.hasDescription(index)) nodes.describe(index, bytes, header.descFrom, header.descTo);
     this.order = grown(this.order, this.blocks + 1);
     this.order[this.blocks++] = index;
     this.block = index;
