@@ -141,11 +141,12 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
     }
     // A CA's GUID is made into text only when a map may name it: a large fabric has 10^5 of them.
     const guid = kind === 'switch' || rules.nodeNames.size > 0 ? subnet.guid(n) : '';
-    const description = rules.nodeNames.get(guid) ?? subnet.description(n);
+    const printed = subnet.description(n);
+    const description = rules.nodeNames.get(guid) ?? printed;
     if (kind === 'switch') {
       switchIds[n] = guid;
       switches.push({ id: guid, name: switchName(description) || guid });
-    } else if (isAggregationNode(subnet.description(n))) aggregationNodes++;
+    } else if (isAggregationNode(printed)) aggregationNodes++;
     else {
       const name = caName(description);
       cas.push(n);
