@@ -43,6 +43,7 @@ import {
   leafId,
   quantumDescription,
   spineId,
+  TWO_UNITS,
 } from '../../testing/ib-fabric.ts';
 import { ibsimLabPerTest, ibsimLabUnavailable, type IbsimLab } from '../../testing/ibsim-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
@@ -73,6 +74,18 @@ const newLab = ibsimLabPerTest(test);
 const withLab = testNeeding(ibsimLabUnavailable());
 
 const hostsOf = (unit: number) => [1, 2, 3].map((h) => `su${unit}-h${h}`);
+const guidOf = (fabric: IbFabric, id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
+/** The HyperNode names of unit `unit`'s leaf group and of the spine group, as the fabric's GUIDs make them. */
+const leafOf = (fabric: IbFabric, unit: number) => `${FABRIC}-leaf-${guidOf(fabric, leafId(unit, 1))}`;
+const spineOf = (fabric: IbFabric) => `${FABRIC}-spine-${guidOf(fabric, spineId(1))}`;
+/** Each HyperNode of the source as `name tier switches: members`, sorted: the tree a user reads. */
+const treeOf = (api: Parameters<typeof hyperNodes>[0]) =>
+  hyperNodes(api, 'ibnetdiscover')
+    .map(
+      (hn: HyperNode) =>
+        `${hn.metadata.name} ${hn.spec!.tier} ${hn.metadata.annotations?.['volcano.sh/fabric-switches']}: ${memberNames(hn).join(',')}`,
+    )
+    .sort();
 
 /**
  * Three rail-optimised units of three hosts on two rails (mlx5_0, mlx5_1), two spines,
@@ -149,16 +162,9 @@ withLab(
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
     seedConfigMap(api, config(lab));
     s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-    const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
-    const leaf = (unit: number) => `${FABRIC}-leaf-${guid(leafId(unit, 1))}`;
-    const spine = `${FABRIC}-spine-${guid(spineId(1))}`;
-    const tree = () =>
-      hyperNodes(api, 'ibnetdiscover')
-        .map(
-          (hn: HyperNode) =>
-            `${hn.metadata.name} ${hn.spec!.tier} ${hn.metadata.annotations?.['volcano.sh/fabric-switches']}: ${memberNames(hn).join(',')}`,
-        )
-        .sort();
+    const leaf = (unit: number) => leafOf(fabric, unit);
+    const spine = spineOf(fabric);
+    const tree = () => treeOf(api);
     const twoUnits = [
       `${leaf(1)} 1 LEAF-SU1-R1 +1: ${hostsOf(1).join(',')}`,
       `${leaf(2)} 1 LEAF-SU2-R1 +1: ${hostsOf(2).join(',')}`,
@@ -209,7 +215,7 @@ withLab(
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
     seedConfigMap(api, config(lab));
     s.startInProcess(kubeconfig);
-    const leaf1 = `${FABRIC}-leaf-${fabric.nodes.get(leafId(1, 1))!.guid.toString(16).padStart(16, '0')}`;
+    const leaf1 = leafOf(fabric, 1);
     const named = () => hyperNodes(api, 'ibnetdiscover').find((hn) => hn.metadata.name === leaf1);
     await s.converge(
       () =>
@@ -334,17 +340,13 @@ function unnamedFabric(): { fabric: IbFabric; map: string } {
   const f = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
   let n = 0;
   addRailFabric(f, {
-    units: 2,
-    hostsPerUnit: 3,
-    rails: 2,
-    spines: 2,
-    parallel: 2,
+    ...TWO_UNITS,
     leafDescription: (u, r) => `Quantum-2 Mellanox Technologies ${u}${r}`,
     caDescription: (host, device) =>
       firmware.has(`${host} ${device}`) ? `MT4129 ConnectX7   Mellanox Technologies ${++n}` : `${host} ${device}`,
   });
   f.cable('sm-01', leafId(1, 1));
-  const guid = (id: string) => `0x${f.nodes.get(id)!.guid.toString(16).padStart(16, '0')}`;
+  const guid = (id: string) => `0x${guidOf(f, id)}`;
   const map = [
     '# /etc/rdma/ib-node-name-map',
     ...[1, 2].flatMap((u) => [1, 2].map((r) => `${guid(leafId(u, r))} "IB-LEAF-SU${u}-R${r}"`)),
@@ -374,23 +376,15 @@ withLab(
         entry(`      command: [${lab.ibnetdiscover}, -C, ibsim0, -P, "1", --node-name-map, ${mapFile}]\n`),
       );
       s.startInProcess(kubeconfig);
-      const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
-      const leaf = (unit: number) => `${FABRIC}-leaf-${guid(leafId(unit, 1))}`;
-      const spine = `${FABRIC}-spine-${guid(spineId(1))}`;
-      const tree = () =>
-        hyperNodes(api, 'ibnetdiscover')
-          .map(
-            (hn: HyperNode) =>
-              `${hn.metadata.name} ${hn.metadata.annotations?.['volcano.sh/fabric-switches']}: ${memberNames(hn).join(',')}`,
-          )
-          .sort();
+      const leaf = (unit: number) => leafOf(fabric, unit);
+      const spine = spineOf(fabric);
       const named = (first: string) => [
-        `${leaf(1)} ${first} +1: ${hostsOf(1).join(',')}`,
-        `${leaf(2)} IB-LEAF-SU2-R1 +1: ${hostsOf(2).join(',')}`,
-        `${spine} SPINE-1 +1: ${leaf(1)},${leaf(2)}`,
+        `${leaf(1)} 1 ${first} +1: ${hostsOf(1).join(',')}`,
+        `${leaf(2)} 1 IB-LEAF-SU2-R1 +1: ${hostsOf(2).join(',')}`,
+        `${spine} 2 SPINE-1 +1: ${leaf(1)},${leaf(2)}`,
       ];
       await s.converge(
-        () => JSON.stringify(tree()) === JSON.stringify(named('IB-LEAF-SU1-R1')) && nodeCountsSettled(api),
+        () => JSON.stringify(treeOf(api)) === JSON.stringify(named('IB-LEAF-SU1-R1')) && nodeCountsSettled(api),
         'the tree with the names --node-name-map gave',
       );
       assert.not.match(s.log(), 'InfiniBand HCAs without a host name are left out');
@@ -419,7 +413,7 @@ withLab(
       // A changed map is read again at the next poll.
       writeFileSync(mapFile, map.replace('"IB-LEAF-SU1-R1"', '"IB-LEAF-A1"'));
       await s.converge(
-        () => JSON.stringify(tree()) === JSON.stringify(named('IB-LEAF-A1')),
+        () => JSON.stringify(treeOf(api)) === JSON.stringify(named('IB-LEAF-A1')),
         'the leaf renamed by the changed map',
       );
       assert.not.match(s.log(), 'InfiniBand HCAs without a host name are left out');

@@ -6,12 +6,12 @@
 // runs it on a capture from a ticket.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BINARY, REPO_ROOT } from '../../testing/executables.ts';
+import { scratchDir } from '../cmd/scratch-dir.ts';
 
 const COMPUTE = readFileSync(join(REPO_ROOT, 'tests/cmd/ibnetdiscover-capture/compute.txt'), 'utf8');
 /** A secret as it would sit in a file: far longer than any quote, its end unmistakable. */
@@ -19,32 +19,16 @@ const TOKEN = `eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.${'A'.repeat(400)}.SECRET-TAIL
 /** Terminal escapes: a window title (OSC … BEL) and a screen clear (CSI). */
 const ESCAPES = '\u001b]0;owned\u0007\u001b[2J';
 
-let dir = '';
-test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-sec-ib-'))));
-test.after.each(() => rmSync(dir, { recursive: true, force: true }));
+const scratch = scratchDir('hn-sec-ib-');
 
 /** `render` of the built executable with `config` (under the entry's `config:`) and `capture` as the only fabric's output. */
 function render(config: string, capture: string): { code: number | null; stderr: string; stdout: string } {
-  const conf = join(dir, 'conf.yaml');
-  writeFileSync(
-    conf,
+  const conf = scratch.write(
+    'conf.yaml',
     `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    config:\n      fabric: compute\n${config}`,
   );
-  const nodes = join(dir, 'nodes.json');
-  writeFileSync(
-    nodes,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'List',
-      items: ['gpu001', 'gpu002', 'gpu003', 'gpu004', 'gpu005', 'gpu006'].map((name) => ({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name },
-      })),
-    }),
-  );
-  const file = join(dir, 'capture.txt');
-  writeFileSync(file, capture);
+  const nodes = scratch.nodesFile(['gpu001', 'gpu002', 'gpu003', 'gpu004', 'gpu005', 'gpu006']);
+  const file = scratch.write('capture.txt', capture);
   const r = spawnSync(BINARY, ['render', '--config', conf, '--nodes', nodes, '--ibnetdiscover-capture', file], {
     encoding: 'utf8',
     timeout: 60_000,
@@ -83,8 +67,7 @@ test('a saved output whose stray line holds a token is refused naming the line, 
 });
 
 test('a nodeNameMap pointed at a file that is no map is refused by line number, quoting none of it', () => {
-  const secret = join(dir, 'token');
-  writeFileSync(secret, `${TOKEN}\n`);
+  const secret = scratch.write('token', `${TOKEN}\n`);
   const r = render(`      nodeNameMap: ${secret}\n`, COMPUTE);
   assert.is(r.code, 1, r.stderr);
   assert.match(r.stderr, `config.nodeNameMap ${secret} line 1 is not \`0x<GUID> "<name>"\``);
@@ -93,8 +76,7 @@ test('a nodeNameMap pointed at a file that is no map is refused by line number, 
 });
 
 test('a node-name-map cannot give a node a name with terminal escapes: the line is refused by number', () => {
-  const map = join(dir, 'ib-node-name-map');
-  writeFileSync(map, `0x0000000000200002 "LEAF${ESCAPES}"\n`);
+  const map = scratch.write('ib-node-name-map', `0x0000000000200002 "LEAF${ESCAPES}"\n`);
   const r = render(`      nodeNameMap: ${map}\n`, COMPUTE);
   assert.is(r.code, 1, r.stderr);
   assert.match(r.stderr, `config.nodeNameMap ${map} line 1 holds a control character in its name`);
