@@ -127,9 +127,10 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
   /** Each node's id when it is a switch. */
   const switchIds: (string | undefined)[] = new Array(subnet.nodeCount);
   const cas: number[] = [];
-  /** What each CA's description names (by CA, as `cas`), and the description (by CA). */
+  /** What each CA's description names (by CA, as `cas`). */
   const names: (CaName | undefined)[] = [];
-  const descriptions: string[] = [];
+  // A GUID is made into text for a map only when there is one: a large fabric has 10^5 CAs.
+  const mapped = (n: number) => (rules.nodeNames.size > 0 ? rules.nodeNames.get(subnet.guid(n)) : undefined);
   const described = new Descriptions();
   let routers = 0;
   let aggregationNodes = 0;
@@ -139,19 +140,17 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
       routers++;
       continue;
     }
-    // A CA's GUID is made into text only when a map may name it: a large fabric has 10^5 of them.
-    const guid = kind === 'switch' || rules.nodeNames.size > 0 ? subnet.guid(n) : '';
     const printed = subnet.description(n);
-    const description = rules.nodeNames.get(guid) ?? printed;
+    const description = mapped(n) ?? printed;
     if (kind === 'switch') {
-      switchIds[n] = guid;
-      switches.push({ id: guid, name: switchName(description) || guid });
+      const id = subnet.guid(n);
+      switchIds[n] = id;
+      switches.push({ id, name: switchName(description) || id });
     } else if (isAggregationNode(printed)) aggregationNodes++;
     else {
       const name = caName(description);
       cas.push(n);
       names.push(name);
-      descriptions.push(description);
       described.add(n, name);
     }
   }
@@ -190,7 +189,7 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
       const why = name
         ? `its description is also that of ${twins.map((t) => guidText(subnet.guid(t))).join(' and ')}`
         : 'its description names no host';
-      unnamed.push(`${own(ca)} (${JSON.stringify(descriptions[i])}: ${why})`);
+      unnamed.push(`${own(ca)} (${JSON.stringify(mapped(ca) ?? subnet.description(ca))}: ${why})`);
       hostOf[ca] = own(ca);
       return;
     }
