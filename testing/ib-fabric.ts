@@ -276,6 +276,11 @@ export function addRailFabric(fabric: IbFabric, opts: RailFabricOptions): IbFabr
   return fabric;
 }
 
+/** The docs' and labs' small fabric: two rail-optimised units of three hosts on two rails, each leaf cabled twice to each of two spines. */
+export const TWO_UNITS = { units: 2, hostsPerUnit: 3, rails: 2, spines: 2, parallel: 2 } as const;
+/** Host `h` of unit `u` of TWO_UNITS as the docs name them: gpu001 … gpu006. */
+export const gpuHostName = (unit: number, host: number) => `gpu00${(unit - 1) * 3 + host}`;
+
 /** The description of an HCA that kept its firmware's default, as about one in eight does in production. */
 export const FIRMWARE_DEFAULT_DESCRIPTION = 'MT4129 ConnectX7   Mellanox Technologies';
 
@@ -291,12 +296,8 @@ export const FIRMWARE_DEFAULT_DESCRIPTION = 'MT4129 ConnectX7   Mellanox Technol
 export function ibExampleFabric(): IbFabric {
   const f = new IbFabric().addCa('ufm-01', 1, 'ufm-01 mlx5_0');
   addRailFabric(f, {
-    units: 2,
-    hostsPerUnit: 3,
-    rails: 2,
-    spines: 2,
-    parallel: 2,
-    hostName: (u, h) => `gpu00${(u - 1) * 3 + h}`,
+    ...TWO_UNITS,
+    hostName: gpuHostName,
     device: (r, u) => (u === 1 ? `mlx5_${r}` : `HCA-${r + 1}`),
     caDescription: (host, device) =>
       host === 'gpu002' && device === 'mlx5_1' ? FIRMWARE_DEFAULT_DESCRIPTION : `${host} ${device}`,
@@ -323,7 +324,21 @@ export function ibExampleFabric(): IbFabric {
  */
 export function ibGb200ExampleFabric(): IbFabric {
   const f = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
-  addRailFabric(f, { units: 2, hostsPerUnit: 3, rails: 2, spines: 2, parallel: 2 });
+  addRailFabric(f, TWO_UNITS);
   f.cable('sm-01', leafId(1, 1));
+  return f;
+}
+
+/**
+ * A small fat tree with its storage on a spine (tests/cmd/ibnetdiscover-capture/storage-on-spine.txt holds what the
+ * real ibnetdiscover printed for it on ibsim): the SM server `sm-01` first, two rail-optimised units of three hosts
+ * (gpu001-gpu006, HCAs `mlx5_0`, `mlx5_1`) on two rails, every leaf cabled twice to each of two spines, and two storage
+ * servers (`stor01`, `stor02`) cabled straight to spine 1, as small sites cable them.
+ */
+export function ibStorageOnSpineFabric(): IbFabric {
+  const f = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
+  addRailFabric(f, { ...TWO_UNITS, hostName: gpuHostName });
+  f.cable('sm-01', leafId(1, 1));
+  for (const host of ['stor01', 'stor02']) f.addCa(caId(host, 'mlx5_0')).cable(caId(host, 'mlx5_0'), spineId(1));
   return f;
 }

@@ -13,7 +13,7 @@ import { CAPTURE_FILE, parseCaptureDirs, type CaptureDirs } from './capture-dirs
 export const IBNETDISCOVER_CAPTURE_FLAG = 'ibnetdiscover-capture';
 
 export const IBNETDISCOVER_CAPTURE_HELP =
-  'File with the output of `ibnetdiscover` (its default format, with the arguments of config.command) for every fabric of the ibnetdiscover source, or FABRIC=FILE for one fabric. Repeatable. ibnetdiscover is not run and config.file is not read.';
+  "File with the output of `ibnetdiscover` (its default format, with the arguments of config.command; or ibdiagnet's ibdiagnet2.ibnetdiscover) for every fabric of the ibnetdiscover source, or FABRIC=FILE for one fabric. Repeatable. ibnetdiscover is not run and config.file is not read.";
 
 /**
  * Parses the `--ibnetdiscover-capture` values (undefined when there are none); throws on an empty part or a repeated

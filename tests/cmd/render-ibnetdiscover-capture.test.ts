@@ -59,7 +59,7 @@ test('the saved output renders one leaf group per unit under the spines, and nam
     r.stderr.split('\n').filter((l) => l !== ''),
     [
       'InfiniBand hosts that match no Node are left out entry="networkTopologyDiscovery[0] (source \\"ibnetdiscover\\", line 2)" source="ibnetdiscover" fabric="compute" count=2 hosts="ubuntu,ufm-01" change="if some are Nodes, set config.hostMapping so that their names become Node names"',
-      `InfiniBand HCAs without a host name are left out entry="networkTopologyDiscovery[0] (source \\"ibnetdiscover\\", line 2)" source="ibnetdiscover" fabric="compute" count=1 hosts="${firmwareGuid} (\\"MT4129 ConnectX7   Mellanox Technologies\\": its description names no host)" change="map each GUID to its Node with a \\"GUID node\\" line in config.hostGuids, or set the HCA's node description to \\"<hostname> <device>\\" (rdma-ndd does)"`,
+      `InfiniBand HCAs without a host name are left out entry="networkTopologyDiscovery[0] (source \\"ibnetdiscover\\", line 2)" source="ibnetdiscover" fabric="compute" count=1 hosts="${firmwareGuid} (\\"MT4129 ConnectX7   Mellanox Technologies\\": its description names no host)" change="map each GUID to its Node with a \\"GUID node\\" line in config.hostGuids, or name it \\"<hostname> <device>\\" in the node-name-map config.nodeNameMap reads, or set the HCA's node description to \\"<hostname> <device>\\" (rdma-ndd does)"`,
     ],
   );
   // The change it names: the HCA's line in hostGuids, and the report is gone.

@@ -18,11 +18,15 @@
 //   real ibnetdiscover prints; the controller reading it with config.file
 //   builds the same tree, and once the writer stops, the file ages past
 //   maxAge and the source publishes nothing, keeping every HyperNode.
+// - A site's node-name-map names HCAs that kept the firmware's description
+//   and leaves that kept the factory one: passed to the real ibnetdiscover as
+//   `--node-name-map`, or read by the source as config.nodeNameMap, it gives
+//   the same tree; a changed map is read again.
 //
 // Each lab has its own ibsim socket (IBSIM_SOCKNAME), so labs never meet.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -35,9 +39,11 @@ import {
   ibExampleFabric,
   ibGb200ExampleFabric,
   IbFabric,
+  ibStorageOnSpineFabric,
   leafId,
   quantumDescription,
   spineId,
+  TWO_UNITS,
 } from '../../testing/ib-fabric.ts';
 import { ibsimLabPerTest, ibsimLabUnavailable, type IbsimLab } from '../../testing/ibsim-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
@@ -55,6 +61,7 @@ import {
   node,
   nodeCountsSettled,
   seedConfigMap,
+  setDiscoveryConfig,
   topologyShape,
 } from './cluster.ts';
 import { session } from './session.ts';
@@ -67,6 +74,18 @@ const newLab = ibsimLabPerTest(test);
 const withLab = testNeeding(ibsimLabUnavailable());
 
 const hostsOf = (unit: number) => [1, 2, 3].map((h) => `su${unit}-h${h}`);
+const guidOf = (fabric: IbFabric, id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
+/** The HyperNode names of unit `unit`'s leaf group and of the spine group, as the fabric's GUIDs make them. */
+const leafOf = (fabric: IbFabric, unit: number) => `${FABRIC}-leaf-${guidOf(fabric, leafId(unit, 1))}`;
+const spineOf = (fabric: IbFabric) => `${FABRIC}-spine-${guidOf(fabric, spineId(1))}`;
+/** Each HyperNode of the source as `name tier switches: members`, sorted: the tree a user reads. */
+const treeOf = (api: Parameters<typeof hyperNodes>[0]) =>
+  hyperNodes(api, 'ibnetdiscover')
+    .map(
+      (hn: HyperNode) =>
+        `${hn.metadata.name} ${hn.spec!.tier} ${hn.metadata.annotations?.['volcano.sh/fabric-switches']}: ${memberNames(hn).join(',')}`,
+    )
+    .sort();
 
 /**
  * Three rail-optimised units of three hosts on two rails (mlx5_0, mlx5_1), two spines,
@@ -123,6 +142,7 @@ withLab(
     for (const [example, capture] of [
       [ibExampleFabric(), '../cmd/ibnetdiscover-capture/compute.txt'],
       [ibGb200ExampleFabric(), '../repo/docs-examples/gb200-ib.txt'],
+      [ibStorageOnSpineFabric(), '../cmd/ibnetdiscover-capture/storage-on-spine.txt'],
     ] as const) {
       const real = (await newLab(example)).discover(['-C', 'ibsim0', '-P', '1']);
       assert.equal(blocks(real), blocks(readFileSync(join(import.meta.dirname, capture), 'utf8')), capture);
@@ -142,16 +162,9 @@ withLab(
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
     seedConfigMap(api, config(lab));
     s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
-    const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
-    const leaf = (unit: number) => `${FABRIC}-leaf-${guid(leafId(unit, 1))}`;
-    const spine = `${FABRIC}-spine-${guid(spineId(1))}`;
-    const tree = () =>
-      hyperNodes(api, 'ibnetdiscover')
-        .map(
-          (hn: HyperNode) =>
-            `${hn.metadata.name} ${hn.spec!.tier} ${hn.metadata.annotations?.['volcano.sh/fabric-switches']}: ${memberNames(hn).join(',')}`,
-        )
-        .sort();
+    const leaf = (unit: number) => leafOf(fabric, unit);
+    const spine = spineOf(fabric);
+    const tree = () => treeOf(api);
     const twoUnits = [
       `${leaf(1)} 1 LEAF-SU1-R1 +1: ${hostsOf(1).join(',')}`,
       `${leaf(2)} 1 LEAF-SU2-R1 +1: ${hostsOf(2).join(',')}`,
@@ -202,7 +215,7 @@ withLab(
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
     seedConfigMap(api, config(lab));
     s.startInProcess(kubeconfig);
-    const leaf1 = `${FABRIC}-leaf-${fabric.nodes.get(leafId(1, 1))!.guid.toString(16).padStart(16, '0')}`;
+    const leaf1 = leafOf(fabric, 1);
     const named = () => hyperNodes(api, 'ibnetdiscover').find((hn) => hn.metadata.name === leaf1);
     await s.converge(
       () =>
@@ -312,6 +325,100 @@ withLab(
       assertNoDeletes(api);
     } finally {
       stopWriter();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+/**
+ * Two units of three hosts on two rails under two spines, as a site where the leaves kept the factory description and
+ * two HCAs the firmware's (ibsim prints node ids as descriptions, so each is made unique), with the site's node-name-map
+ * for them.
+ */
+function unnamedFabric(): { fabric: IbFabric; map: string } {
+  const firmware = new Set(['su1-h2 mlx5_1', 'su2-h3 mlx5_0']);
+  const f = new IbFabric().addCa('sm-01', 1, 'sm-01 mlx5_0');
+  let n = 0;
+  addRailFabric(f, {
+    ...TWO_UNITS,
+    leafDescription: (u, r) => `Quantum-2 Mellanox Technologies ${u}${r}`,
+    caDescription: (host, device) =>
+      firmware.has(`${host} ${device}`) ? `MT4129 ConnectX7   Mellanox Technologies ${++n}` : `${host} ${device}`,
+  });
+  f.cable('sm-01', leafId(1, 1));
+  const guid = (id: string) => `0x${guidOf(f, id)}`;
+  const map = [
+    '# /etc/rdma/ib-node-name-map',
+    ...[1, 2].flatMap((u) => [1, 2].map((r) => `${guid(leafId(u, r))} "IB-LEAF-SU${u}-R${r}"`)),
+    ...[...firmware].map((id) => `${guid(id)} "${id}"   # firmware description`),
+  ].join('\n');
+  return { fabric: f, map: `${map}\n` };
+}
+
+withLab(
+  "a site's node-name-map gives the same tree passed to the real ibnetdiscover (--node-name-map) or read as config.nodeNameMap",
+  async () => {
+    const { api, kubeconfig } = await s.startCluster();
+    const { fabric, map } = unnamedFabric();
+    const lab = await newLab(fabric);
+    const dir = mkdtempSync(join(tmpdir(), 'ib-node-name-map-'));
+    try {
+      const mapFile = join(dir, 'ib-node-name-map');
+      writeFileSync(mapFile, map);
+      // The real ibnetdiscover prints the map's names on the switches' lines (a CA's own header keeps its description).
+      assert.match(lab.discover(['-C', 'ibsim0', '-P', '1', '--node-name-map', mapFile]), '"su1-h2 mlx5_1" lid 0');
+      const hosts = [1, 2].flatMap(hostsOf).slice(0, 6);
+      for (const h of hosts) api.store.create(node(h, {}));
+      const entry = (config: string) =>
+        `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    interval: 1s\n    config:\n      fabric: ${FABRIC}\n${config}`;
+      seedConfigMap(
+        api,
+        entry(`      command: [${lab.ibnetdiscover}, -C, ibsim0, -P, "1", --node-name-map, ${mapFile}]\n`),
+      );
+      s.startInProcess(kubeconfig);
+      const leaf = (unit: number) => leafOf(fabric, unit);
+      const spine = spineOf(fabric);
+      const named = (first: string) => [
+        `${leaf(1)} 1 ${first} +1: ${hostsOf(1).join(',')}`,
+        `${leaf(2)} 1 IB-LEAF-SU2-R1 +1: ${hostsOf(2).join(',')}`,
+        `${spine} 2 SPINE-1 +1: ${leaf(1)},${leaf(2)}`,
+      ];
+      await s.converge(
+        () => JSON.stringify(treeOf(api)) === JSON.stringify(named('IB-LEAF-SU1-R1')) && nodeCountsSettled(api),
+        'the tree with the names --node-name-map gave',
+      );
+      assert.not.match(s.log(), 'InfiniBand HCAs without a host name are left out');
+      const before = topologyShape(api, 'ibnetdiscover');
+
+      // The same map read by the source: the same tree, nothing written.
+      api.requests.clear();
+      setDiscoveryConfig(
+        api,
+        entry(`      command: [${lab.ibnetdiscover}, -C, ibsim0, -P, "1"]\n      nodeNameMap: ${mapFile}\n`),
+      );
+      await s.converge(
+        () => s.log().includes(`Read the node-name-map source="ibnetdiscover" file="${mapFile}" names=6`),
+        'the map read',
+      );
+      await s.converge(() => {
+        const since = s.log().slice(s.log().indexOf('Read the node-name-map'));
+        return since.split('Topology reconciliation completed source="ibnetdiscover"').length > 2 || undefined;
+      }, 'two snapshots with the map read by the source');
+      assert.equal(topologyShape(api, 'ibnetdiscover'), before);
+      assert.equal(
+        describeWrites(await answeredHyperNodeWrites(api)).filter((w) => !w.includes('/status')),
+        [],
+      );
+
+      // A changed map is read again at the next poll.
+      writeFileSync(mapFile, map.replace('"IB-LEAF-SU1-R1"', '"IB-LEAF-A1"'));
+      await s.converge(
+        () => JSON.stringify(treeOf(api)) === JSON.stringify(named('IB-LEAF-A1')),
+        'the leaf renamed by the changed map',
+      );
+      assert.not.match(s.log(), 'InfiniBand HCAs without a host name are left out');
+      assertNoDeletes(api);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   },

@@ -58,6 +58,17 @@ test('a command picking the subnet (YAML numbers are arguments too), a file with
   assert.is(c.maxOutputBytes, 64 * 2 ** 20);
 });
 
+test('a node-name-map: nodeNameMap names its file; hostGuids lines in its form are names, the others Nodes', () => {
+  const c = parse({
+    nodeNameMap: '/etc/rdma/ib-node-name-map',
+    hostGuids: 'H-e09d7303007a4bd8 node-a17\n0xe09d7303007a4bd0 "node-a18 mlx5_0"\n',
+  });
+  assert.is(c.nodeNameMap, '/etc/rdma/ib-node-name-map');
+  assert.equal([...c.hostGuids], [['e09d7303007a4bd8', 'node-a17']]);
+  assert.equal([...c.nodeNames], [['e09d7303007a4bd0', 'node-a18 mlx5_0']]);
+  assert.is(parse({}).nodeNameMap, undefined);
+});
+
 test('a command asking for another format is refused naming the flag, however it is written', () => {
   const cases: [unknown[], string][] = [
     [['ibnetdiscover', '-p'], 'config.command asks for the ports report (-p)'],
@@ -133,6 +144,14 @@ test('bad input names the key and what to write', () => {
       /config.hostGuids line 2 maps 0x0000000000000001 to b, but an earlier line maps it to a/,
     ],
     [{ hostGuids: 'not-a-guid node-1\n' }, /line 1 "not-a-guid node-1" is not "GUID node"/],
+    [
+      { nodeNameMap: 'ib-node-name-map' },
+      /config.nodeNameMap must be the absolute path of a node-name-map \(e.g. \/etc\/rdma\/ib-node-name-map\), got "ib-node-name-map"/,
+    ],
+    [
+      { nodeNameMap: ['/etc/rdma/ib-node-name-map'] },
+      /config.nodeNameMap must be the absolute path of a node-name-map/,
+    ],
   ];
   for (const [config, message] of cases) assert.throws(() => parse(config), message, JSON.stringify(config));
   assert.throws(

@@ -8,9 +8,11 @@
 // the source names as left out, with the change that places it; and that an
 // output that did not change publishes its tree again without grouping it,
 // while a changed output, changed Nodes or a link in its grace period group
-// anew.
+// anew. And the files sites keep beside it: ibdiagnet's copy of the fabric as
+// config.file, a capture with stderr in it, a node-name-map read again when
+// it changes.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -437,5 +439,83 @@ test('a saved file is read at every poll; a missing or stale file publishes noth
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A file of tests/cmd/ibnetdiscover-capture (see its README). */
+const siteFile = (name: string) => join(import.meta.dirname, '..', '..', 'cmd', 'ibnetdiscover-capture', name);
+const SITE_NODES = Array.from({ length: 8 }, (_, i) => `gpu00${i + 1}`);
+
+test("ibdiagnet's copy of the fabric as config.file gives the tree, and a node-name-map's names win over descriptions", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ibnetdiscover-file-'));
+  try {
+    await withRig(async (rig) => {
+      const nodeNameMap = join(dir, 'ib-node-name-map');
+      writeFileSync(nodeNameMap, readFileSync(siteFile('ib-node-name-map')));
+      const file = siteFile('ibdiagnet2.ibnetdiscover');
+      const ch = await rig.start({ fabric: 'compute', file, nodeNameMap }, undefined, SITE_NODES);
+      const leaf1 = 'compute-leaf-b83fd203002f1a00';
+      const leaf2 = 'compute-leaf-b83fd203002f2a00';
+      assert.equal(shape(await next(ch)), [
+        `${leaf1} 1 leaf (IB-LEAF-SU1-R1 +1): gpu001,gpu002,gpu003,gpu004`,
+        `${leaf2} 1 leaf (IB-LEAF-SU2-R1 +1): gpu005,gpu006,gpu007,gpu008`,
+        `compute-spine-fc6a1c0300e6a440 2 spine (IB-SPINE-1 +1): ${leaf1},${leaf2}`,
+      ]);
+      // The map names gpu006's firmware-described HCA: no HCA is left without a host name.
+      assert.is(logLine(rig, 'InfiniBand HCAs without a host name are left out'), undefined);
+      assert.match(logLine(rig, 'Read the node-name-map')!, `file="${nodeNameMap}" names=7`);
+      // An unchanged map and output publish the tree again; a changed map is read again and groups anew.
+      await next(ch);
+      writeFileSync(nodeNameMap, '0xb83fd203002f1a00 "LEAF-A"\n');
+      await waitFor(
+        async () => {
+          const snapshot = await next(ch);
+          return snapshot[0]!.metadata.annotations?.['volcano.sh/fabric-switches'] === 'LEAF-A +1' || undefined;
+        },
+        { timeoutMs: 10_000, what: 'the changed map read' },
+      );
+      assert.equal(unchangedPolls(rig).slice(0, 3), ['false', 'true', 'false']);
+      assert.match(
+        logLine(rig, 'InfiniBand HCAs without a host name are left out')!,
+        'count=1 hosts="0x5c25730300e6767e',
+      );
+      // A map that stops being readable, or breaks, publishes nothing and says which line.
+      writeFileSync(nodeNameMap, '0xb83fd203002f1a00 "LEAF-A"\nLEAF-B\n');
+      await waitFor(() => rig.problems.failures.length > 0, { what: 'the broken map reported' });
+      assert.match(
+        rig.problems.failures[0]!,
+        `Failed to discover InfiniBand fabric compute; keeping its 3 HyperNodes: config.nodeNameMap ${nodeNameMap} line 2 is not`,
+      );
+      rmSync(nodeNameMap);
+      await waitFor(
+        () =>
+          rig.problems.failures.some((f) => f.includes(`config.nodeNameMap: cannot use ${nodeNameMap}: no such file`)),
+        {
+          what: 'the missing map reported',
+        },
+      );
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a capture holding diagnostics gives the tree of its stdout and one warning, with their count and the first cut short', () =>
+  withRig(async (rig) => {
+    const capture = readFileSync(siteFile('compute-stderr.txt'), 'utf8');
+    const ch = await rig.start(
+      { fabric: 'compute', hcas: '^(mlx5_[01]|HCA-[12])$' },
+      serve(capture),
+      SITE_NODES.slice(0, 6),
+    );
+    assert.equal(shape(await next(ch)), [
+      'compute-leaf-0000000000200002 1 leaf (LEAF-SU1-R1 +1): gpu001,gpu002,gpu003',
+      'compute-leaf-0000000000200004 1 leaf (LEAF-SU2-R1 +1): gpu004,gpu005,gpu006',
+      'compute-spine-0000000000200000 2 spine (SPINE-1 +1): compute-leaf-0000000000200002,compute-leaf-0000000000200004',
+    ]);
+    await next(ch);
+    const warned = rig.lines.filter((l) => l.startsWith('Skipped diagnostic lines in the InfiniBand output'));
+    assert.equal(warned, [
+      'Skipped diagnostic lines in the InfiniBand output source="ibnetdiscover" fabric="compute" count=5 first="line 1: \\"ibwarn: [6984] sim_connect: attached as client 0…\\""',
+    ]);
+  }));
 
 test.run();

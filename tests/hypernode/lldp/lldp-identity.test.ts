@@ -146,7 +146,7 @@ test('a Node cabled to the spine makes it a leaf: the lost tier is reported, nam
   );
   assert.match(
     problems.warnings.join('\n'),
-    /switch spine-1 is cabled to Nodes \(node-9\) and to 2 switches cabled to Nodes \(leaf-a, leaf-b\): it counts as a leaf, so no tier sits over them/,
+    /switch spine-1 is cabled to hosts \(node-9\) and to 2 switches cabled to hosts \(leaf-a, leaf-b\): it counts as a leaf, so no tier sits over them; if it is a spine, cable its hosts to leaves/,
   );
 });
 

@@ -1,7 +1,9 @@
 // From one subnet as ibnetdiscover printed it to the source-neutral fabric
 // graph (../fabric/fabric-graph.ts). Switches are named by node GUID (16
 // lower-case hex digits, a DNS-1123 fragment) and, for people, by their
-// description (ib-node-names.ts). Each CA is, in this order:
+// description (ib-node-names.ts). A node the node-name-map names
+// (ib-node-name-map.ts) is read with that name for its description, as
+// infiniband-diags print it. Each CA is, in this order:
 //
 // - nothing, when it is a SHARP aggregation node (every Quantum switch hosts
 //   one; taken for a host it would make every switch a leaf) or a router;
@@ -24,12 +26,15 @@ import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { HostGuids } from './host-guids.ts';
+import type { NodeNames } from './ib-node-name-map.ts';
 import { caName, isAggregationNode, switchName, type CaName } from './ib-node-names.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 
 /** How CAs become hosts and hosts become Nodes. */
 export interface IbHostRules {
   readonly hostGuids: HostGuids;
+  /** Names that stand for node descriptions, by node GUID (the node-name-map's). */
+  readonly nodeNames: NodeNames;
   /** CAs whose description names a device word this does not find join nothing (undefined: every CA counts). */
   readonly hcas?: RE2JS;
   /** A host name → its Node (config.hostMapping over the Nodes). */
@@ -124,6 +129,8 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
   const cas: number[] = [];
   /** What each CA's description names (by CA, as `cas`). */
   const names: (CaName | undefined)[] = [];
+  // A GUID is made into text for a map only when there is one: a large fabric has 10^5 CAs.
+  const mapped = (n: number) => (rules.nodeNames.size > 0 ? rules.nodeNames.get(subnet.guid(n)) : undefined);
   const described = new Descriptions();
   let routers = 0;
   let aggregationNodes = 0;
@@ -133,12 +140,13 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
       routers++;
       continue;
     }
-    const description = subnet.description(n);
+    const printed = subnet.description(n);
+    const description = mapped(n) ?? printed;
     if (kind === 'switch') {
       const id = subnet.guid(n);
       switchIds[n] = id;
       switches.push({ id, name: switchName(description) || id });
-    } else if (isAggregationNode(description)) aggregationNodes++;
+    } else if (isAggregationNode(printed)) aggregationNodes++;
     else {
       const name = caName(description);
       cas.push(n);
@@ -181,7 +189,7 @@ export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGra
       const why = name
         ? `its description is also that of ${twins.map((t) => guidText(subnet.guid(t))).join(' and ')}`
         : 'its description names no host';
-      unnamed.push(`${own(ca)} (${JSON.stringify(subnet.description(ca))}: ${why})`);
+      unnamed.push(`${own(ca)} (${JSON.stringify(mapped(ca) ?? subnet.description(ca))}: ${why})`);
       hostOf[ca] = own(ca);
       return;
     }

@@ -2,9 +2,15 @@
 // read byte by byte into numbers: a node's header
 // (`Switch	36 "S-<guid>"		# "<description>" …`) and a port line
 // (`[N]` `[ext N]`? `(guid)`? then `"S-<guid>"[N]` `[ext N]`? `(guid)`? and
-// `#` with the peer's description). A large fabric prints ~10^6 of them, so a
-// reader makes no object and no string per line: its fields are overwritten
-// by each line it reads, and text is made only where a message needs it.
+// `#` with the peer's description). ibdiagnet's copy of the fabric
+// (`ibdiagnet2.ibnetdiscover`) writes the same lines with spaces for tabs and
+// the port's label in parentheses after each port number: `[1](1/1/1)` on a
+// Quantum-2 switch (ASIC/cage/port, `/split` on a split port), `[1](1)` or
+// `[3](3/2)` on older Quantum, and on a CA the port number again before its
+// GUID, `[1](1)(5c25730300e6706e)`. A large fabric prints ~10^6 of these
+// lines, so a reader makes no object and no string per line: its fields are
+// overwritten by each line it reads, and text is made only where a message
+// needs it.
 
 import { KIND_CODE, type IbNodeKind } from './ib-node-table.ts';
 
@@ -13,6 +19,7 @@ const HASH = 0x23;
 const OPEN_PAREN = 0x28;
 const CLOSE_PAREN = 0x29;
 const DASH = 0x2d;
+const SLASH = 0x2f;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 /** `[ext ` before an external port number (printed with -g only). */
@@ -49,6 +56,10 @@ function hexDigit(b: number): number {
   if (b >= 0x41 && b <= 0x46) return b - 0x37;
   return -1;
 }
+
+/** What a parenthesis after a port number can be: its port's GUID (up to 16 hex digits), a label (digits and `/`). */
+const GUID_GROUP = 1;
+const LABEL_GROUP = 2;
 
 /** A position in one line's bytes and the reading steps both lines share. */
 class LineCursor {
@@ -96,6 +107,37 @@ class LineCursor {
     return this.i > from && !(this.i < end && hexDigit(bytes[this.i]!) >= 0);
   }
 
+  /**
+   * A parenthesis: what it can be (GUID_GROUP, LABEL_GROUP, both for a decimal number, 0 for neither or no
+   * parenthesis), its digits as a GUID in hi and lo when it can be one.
+   */
+  protected group(): number {
+    const { bytes, end } = this;
+    if (!this.next(OPEN_PAREN)) return 0;
+    const from = this.i;
+    let hi = 0;
+    let lo = 0;
+    let slashes = 0;
+    let decimal = true;
+    for (; this.i < end && bytes[this.i] !== CLOSE_PAREN; this.i++) {
+      const b = bytes[this.i]!;
+      if (b === SLASH) {
+        slashes++;
+        continue;
+      }
+      const d = hexDigit(b);
+      if (d < 0) return 0;
+      if (b > 0x39) decimal = false;
+      hi = hi * 16 + Math.floor(lo / 2 ** 28);
+      lo = (lo % 2 ** 28) * 16 + d;
+    }
+    const length = this.i - from;
+    if (length === 0 || !this.next(CLOSE_PAREN)) return 0;
+    this.hi = hi;
+    this.lo = lo;
+    return (slashes === 0 && length <= 16 ? GUID_GROUP : 0) | (decimal ? LABEL_GROUP : 0);
+  }
+
   /** Spaces and tabs; with `any`, every ASCII white space (what `\s` matches in a header). */
   protected blanks(any = false): number {
     const { bytes, end } = this;
@@ -123,16 +165,25 @@ export class PortLineReader extends LineCursor {
   /** Where the `#` before the peer's description is. */
   hash = 0;
 
-  /** Reads bytes[start, end); false when it is no port line. */
-  read(bytes: Uint8Array, start: number, end: number): boolean {
+  /**
+   * Reads bytes[start, end); false when it is no port line. With `labelled` (a switch's port, which ibnetdiscover
+   * prints without a GUID, or any port of ibdiagnet's copy), a lone parenthesis after the port number is its label;
+   * otherwise it is the port's GUID unless it holds a `/`.
+   */
+  read(bytes: Uint8Array, start: number, end: number, labelled: boolean): boolean {
     this.begin(bytes, start, end);
     if (!this.next(OPEN_BRACKET)) return false;
     this.port = this.number();
     if (this.port < 0 || !this.next(CLOSE_BRACKET) || !this.ext()) return false;
-    this.ownGuid = bytes[this.i] === OPEN_PAREN;
-    if (this.ownGuid) {
-      this.i++;
-      if (!this.guid() || !this.next(CLOSE_PAREN)) return false;
+    this.ownGuid = false;
+    if (bytes[this.i] === OPEN_PAREN) {
+      const first = this.group();
+      if (bytes[this.i] === OPEN_PAREN) {
+        // ibdiagnet's CA port: the label, then the GUID.
+        if (!(first & LABEL_GROUP) || !(this.group() & GUID_GROUP)) return false;
+        this.ownGuid = true;
+      } else if (first & GUID_GROUP && !(labelled && first & LABEL_GROUP)) this.ownGuid = true;
+      else if (!(first & LABEL_GROUP)) return false;
       this.ownHi = this.hi;
       this.ownLo = this.lo;
     }
@@ -145,9 +196,9 @@ export class PortLineReader extends LineCursor {
     this.peerPort = this.number();
     if (this.peerPort < 0 || !this.next(CLOSE_BRACKET) || !this.ext()) return false;
     this.blanks();
-    if (bytes[this.i] === OPEN_PAREN) {
-      this.i++;
-      if (!this.guid() || !this.next(CLOSE_PAREN)) return false;
+    // The peer port's GUID, its label, or both: nothing the topology needs.
+    for (let groups = 0; groups < 2 && bytes[this.i] === OPEN_PAREN; groups++) {
+      if (this.group() === 0) return false;
       this.blanks();
     }
     this.hash = this.i;

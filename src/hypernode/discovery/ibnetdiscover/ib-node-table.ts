@@ -93,13 +93,9 @@ export class IbNodeTable {
     return this.descLength[index]! >= 0;
   }
 
-  /**
-   * Sets the description to bytes[from, to), kept only when it differs from the one held (a CA's block repeats what its
-   * switch's line said).
-   */
+  /** Sets the description to bytes[from, to) (a node is described once: the reader asks hasDescription first). */
   describe(index: number, bytes: Uint8Array, from: number, to: number): void {
     const length = to - from;
-    if (this.descLength[index] === length && sameBytes(this.text, this.descStart[index]!, bytes, from, length)) return;
     this.text = grown(this.text, this.textUsed + length);
     this.text.set(bytes.subarray(from, to), this.textUsed);
     this.descStart[index] = this.textUsed;
@@ -147,9 +143,4 @@ export class IbNodeTable {
 function hashOf(hi: number, lo: number): number {
   const h = Math.imul(lo ^ Math.imul(hi, 0x27d4eb2d), 0x9e3779b1);
   return (h ^ (h >>> 15)) >>> 0;
-}
-
-function sameBytes(a: Uint8Array, aFrom: number, b: Uint8Array, bFrom: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
-  return true;
 }

@@ -20,6 +20,7 @@ import {
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import { parseHostGuids, type HostGuids } from './host-guids.ts';
+import type { NodeNames } from './ib-node-name-map.ts';
 
 export const DEFAULT_FABRIC_NAME = 'ib';
 export const DEFAULT_COMMAND: readonly string[] = Object.freeze(['ibnetdiscover']);
@@ -40,6 +41,7 @@ export const CONFIG_KEYS = [
   'hcas',
   'hostMapping',
   'hostGuids',
+  'nodeNameMap',
   'minSharedHosts',
   'timeout',
   'maxOutputMiB',
@@ -106,6 +108,10 @@ export interface IbnetdiscoverConfig {
   readonly fabrics: readonly IbFabric[];
   readonly hostMapping: HostMapping;
   readonly hostGuids: HostGuids;
+  /** Names standing for node descriptions, from hostGuids' lines in the node-name-map's form. */
+  readonly nodeNames: NodeNames;
+  /** A node-name-map file, read at every poll (ib-node-name-map.ts); hostGuids' names win over its. */
+  readonly nodeNameMap?: string;
   readonly minSharedHosts: number;
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
@@ -187,6 +193,8 @@ function hcasOf(raw: unknown, where: string, fallback: RE2JS | undefined): RE2JS
   return compiled.re;
 }
 
+const isAbsolutePath = (raw: unknown): raw is string => typeof raw === 'string' && raw.startsWith('/');
+
 /** Validates the entry's config; throws naming the key. */
 export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverConfig {
   const c = entry.config;
@@ -201,16 +209,22 @@ export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverCo
     hcas: listed ? hcasOf(raw.hcas, `${where}.hcas`, hcas) : hcas,
   }));
   const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
-  let hostGuids: HostGuids;
+  let hostGuids: ReturnType<typeof parseHostGuids>;
   try {
     hostGuids = parseHostGuids(c.hostGuids, 'config.hostGuids');
   } catch (err) {
     return fail((err as Error).message);
   }
+  if (c.nodeNameMap !== undefined && c.nodeNameMap !== null && !isAbsolutePath(c.nodeNameMap))
+    fail(
+      `config.nodeNameMap must be the absolute path of a node-name-map (e.g. /etc/rdma/ib-node-name-map), got ${JSON.stringify(c.nodeNameMap)}`,
+    );
   return Object.freeze({
     fabrics: Object.freeze(fabrics.map((f) => Object.freeze(f))),
     hostMapping,
-    hostGuids,
+    hostGuids: hostGuids.nodes,
+    nodeNames: hostGuids.names,
+    ...(typeof c.nodeNameMap === 'string' ? { nodeNameMap: c.nodeNameMap } : {}),
     minSharedHosts: positiveInt(c.minSharedHosts, 'config.minSharedHosts', DEFAULT_MIN_SHARED_HOSTS),
     timeoutMs: duration(c.timeout, 'config.timeout') ?? DEFAULT_TIMEOUT_MS,
     maxOutputBytes: positiveInt(c.maxOutputMiB, 'config.maxOutputMiB', DEFAULT_MAX_OUTPUT_MIB) * 2 ** 20,

@@ -6,7 +6,9 @@
 // InfiniBand only through UFM. An output it cannot trust (failed, cut short,
 // another format) never deletes a HyperNode: its fabric keeps what it has.
 // The output is read as it arrives and never held whole; an unchanged output
-// publishes the last tree again (unchanged-output.ts).
+// publishes the last tree again (unchanged-output.ts). A node-name-map
+// (config.nodeNameMap) is read at every poll by the same reader as a saved
+// output, and parsed again when its bytes change.
 
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -16,6 +18,7 @@ import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
+import { hostsOnSpines } from '../fabric/hosts-on-spines.ts';
 import { MiscablingReport } from '../fabric/miscabling-report.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
@@ -24,6 +27,7 @@ import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { ibFabricGraph, type IbFabricGraph } from './ib-fabric-graph.ts';
 import { IbnetdiscoverFormatError } from './ib-format-error.ts';
+import { parseNodeNameMap, type NodeNames } from './ib-node-name-map.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } from './ibnetdiscover-config.ts';
 import { IbnetdiscoverReader } from './ibnetdiscover-output.ts';
@@ -32,7 +36,7 @@ import { LastBuilds, NodeLookups } from './unchanged-output.ts';
 
 /** What the report of HCAs without a host name tells the operator to change. */
 export const UNNAMED_HCA_CHANGE =
-  'map each GUID to its Node with a "GUID node" line in config.hostGuids, or set the HCA\'s node description to "<hostname> <device>" (rdma-ndd does)';
+  'map each GUID to its Node with a "GUID node" line in config.hostGuids, or name it "<hostname> <device>" in the node-name-map config.nodeNameMap reads, or set the HCA\'s node description to "<hostname> <device>" (rdma-ndd does)';
 
 /**
  * Where a fabric's output comes from instead of its command or file (`render --ibnetdiscover-capture`, tests): whole,
@@ -42,6 +46,12 @@ export type IbOutputReader = (
   fabric: IbFabric,
   signal: AbortSignal,
 ) => Promise<Buffer | string | AsyncIterable<Uint8Array>>;
+
+/** The names that stand for node descriptions at one poll, and a digest of what they were read from. */
+interface PollNames {
+  readonly names: NodeNames;
+  readonly digest: string;
+}
 
 /** A fresh output's graph, and what the tree built from it will stand on. */
 interface FreshGraph {
@@ -88,6 +98,10 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   private readonly loggedStderr = new LastReported();
   /** Each fabric's last good build, published again while its output does not change. */
   private readonly lastBuilds = new LastBuilds<FabricBuild>();
+  /** Per fabric, the diagnostic lines last warned of. */
+  private readonly warnedStderrLines = new LastReported();
+  /** The node-name-map as last read, kept while its bytes stay the same. */
+  private nodeNameMap: PollNames | undefined;
 
   constructor(
     entry: DiscoveryEntry,
@@ -204,6 +218,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
    * collected before the tree is built.
    */
   private async readGraph(fabric: IbFabric, hosts: HostIndex): Promise<{ last: FabricBuild } | { fresh: FreshGraph }> {
+    const nodeNames = await this.nodeNames();
     const reader = new IbnetdiscoverReader();
     const hash = createHash('sha256');
     await this.output(fabric, (chunk) => {
@@ -216,18 +231,56 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     } catch (err) {
       throw err instanceof IbnetdiscoverFormatError ? wrapError('the ibnetdiscover output is not usable', err) : err;
     }
-    const digest = hash.digest('hex');
+    this.warnStderrLines(fabric, reader);
+    const digest = `${hash.digest('hex')}${nodeNames.digest}`;
     // memory.unchanged() sends the last health report again, so it is asked only when the last build can stand.
     const last = this.lastBuilds.unchanged(fabric.name, digest, hosts);
     if (last && this.memory.unchanged(fabric.name)) return { last };
     const lookups = new NodeLookups(hosts);
     const ib = ibFabricGraph(subnet, {
       hostGuids: this.config.hostGuids,
+      nodeNames: nodeNames.names,
       hcas: fabric.hcas,
       nodeOf: lookups.mapHost,
       isNode: lookups.isNode,
     });
     return { fresh: { ib, nodeCount: subnet.nodeCount, digest, lookups } };
+  }
+
+  /**
+   * The names of config.nodeNameMap, read at every poll through the reader of saved outputs and parsed again when its
+   * bytes changed, under hostGuids' names; hostGuids' alone without a map. Throws naming the file and the line.
+   */
+  private async nodeNames(): Promise<PollNames> {
+    const { nodeNameMap: path, nodeNames } = this.config;
+    if (path === undefined) return { names: nodeNames, digest: '' };
+    const chunks: Uint8Array[] = [];
+    try {
+      await this.readSaved(path, undefined, (chunk) => chunks.push(chunk));
+    } catch (err) {
+      throw wrapError('config.nodeNameMap', err);
+    }
+    const bytes = Buffer.concat(chunks);
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    if (this.nodeNameMap?.digest !== digest) {
+      const names = new Map(parseNodeNameMap(bytes.toString('utf8'), `config.nodeNameMap ${path}`));
+      for (const [guid, name] of nodeNames) names.set(guid, name);
+      this.nodeNameMap = { names, digest };
+      this.logger.info('Read the node-name-map', { file: path, names: names.size });
+    }
+    return this.nodeNameMap;
+  }
+
+  /** One warning per fabric of the diagnostic lines an output holds (their count and the first), while they last. */
+  private warnStderrLines(fabric: IbFabric, reader: IbnetdiscoverReader): void {
+    const { stderrLines } = reader;
+    const first = stderrLines.first();
+    if (!this.warnedStderrLines.isNew(`${stderrLines.count} ${first}`, fabric.name) || stderrLines.count === 0) return;
+    this.logger.warn('Skipped diagnostic lines in the InfiniBand output', {
+      fabric: fabric.name,
+      count: stderrLines.count,
+      first,
+    });
   }
 
   /** The tree of a fresh graph, grouped through the link memory. */
@@ -254,7 +307,10 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     });
     return {
       snapshot: tree.snapshot,
-      problems: tree.problems.map((p) => p.message),
+      problems: [
+        ...tree.problems.map((p) => p.message),
+        ...hostsOnSpines(graph.links, new Map(graph.switches.map((sw) => [sw.id, sw.name]))),
+      ],
       hostCount: tree.hostCount,
       counts: {
         switches: graph.switches.length,

@@ -16,6 +16,7 @@
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
+import { hostsOnSpines } from '../fabric/hosts-on-spines.ts';
 import { Buffer } from 'node:buffer';
 import { describeChassis, macHex, macText } from './lldp-ids.ts';
 import type { LldpNeighbour, LldpTable } from './lldp-mib.ts';
@@ -159,48 +160,10 @@ export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentit
   const switches = [...byChassis.values()]
     .map(({ id, name }) => ({ id, name }))
     .sort((a, b) => compareBytes(a.id, b.id));
-  problems.push(...nodesOnSpines(links, new Map(switches.map((sw) => [sw.id, sw.name]))));
+  problems.push(...hostsOnSpines(links, new Map(switches.map((sw) => [sw.id, sw.name]))));
   return {
     graph: { switches, hosts: [...hosts].sort(compareBytes).map((name) => ({ name })), links },
     problems,
     unidentified,
   };
-}
-
-/** Nodes named in a report about a switch; the count says how many there are. */
-const NODES_NAMED = 3;
-
-/**
- * A switch with Nodes is a leaf, so a Node cabled to a spine turns the spine
- * into a leaf and the tier over the leaves disappears. That shape is told
- * apart from leaves cabled to each other (an MLAG pair, whose peers are
- * few and cabled together) by a switch with Nodes cabled to two or more
- * other switches with Nodes that are not cabled to each other; it is only
- * reported (a ring of leaves looks the same).
- */
-function nodesOnSpines(links: readonly FabricLink[], names: ReadonlyMap<string, string>): string[] {
-  const nodesOf = new Map<string, Set<string>>();
-  const peersOf = new Map<string, Set<string>>();
-  const add = (m: Map<string, Set<string>>, k: string, v: string) => (m.get(k) ?? m.set(k, new Set()).get(k)!).add(v);
-  for (const { a, b } of links) {
-    if (a.kind !== 'switch') continue;
-    if (b.kind === 'host') add(nodesOf, a.id, b.name);
-    else {
-      add(peersOf, a.id, b.id);
-      add(peersOf, b.id, a.id);
-    }
-  }
-  const out: string[] = [];
-  for (const [sw, nodes] of nodesOf) {
-    const leaves = [...(peersOf.get(sw) ?? [])].filter((p) => nodesOf.has(p)).sort(compareBytes);
-    if (leaves.length < 2 || leaves.some((x, i) => leaves.slice(i + 1).some((y) => peersOf.get(x)!.has(y)))) continue;
-    const named = [...nodes].sort(compareBytes);
-    const shown =
-      named.slice(0, NODES_NAMED).join(', ') +
-      (named.length > NODES_NAMED ? ` and ${named.length - NODES_NAMED} more` : '');
-    out.push(
-      `switch ${names.get(sw)} is cabled to Nodes (${shown}) and to ${leaves.length} switches cabled to Nodes (${leaves.map((l) => names.get(l)).join(', ')}): it counts as a leaf, so no tier sits over them; if it is a spine, cable its Nodes to leaves`,
-    );
-  }
-  return out;
 }
