@@ -20,7 +20,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { boundAddress } from '../../src/app/http-listen.ts';
 import { createMetrics } from '../../src/app/metrics.ts';
-import type { ResolvedOptions } from '../../src/app/options.ts';
+import { DEFAULT_TOKEN_AUDIENCE, type ResolvedOptions } from '../../src/app/options.ts';
 import { runServer } from '../../src/app/server.ts';
 import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
@@ -85,10 +85,11 @@ async function cluster(): Promise<Cluster> {
     metadata: { name: 'stray-node', labels: { [ZONE_LABEL]: 'zone-0', [SPINE_LABEL]: 'spine-0-0' } },
   });
   api.store.create(discoveryConfigMap(NS, SAMPLE_DISCOVERY_CONFIG));
-  const viewer = api.addUser('viewer', [
-    { apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: [PAGE, '/metrics'] },
-  ]);
-  const stranger = api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+  api.addUser('viewer', [{ apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: [PAGE, '/metrics'] }]);
+  api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+  // Tokens for the controller's audience, as `kubectl create token <user> --audience …` makes them.
+  const viewer = api.createToken('viewer', [DEFAULT_TOKEN_AUDIENCE]);
+  const stranger = api.createToken('stranger', [DEFAULT_TOKEN_AUDIENCE]);
   tokens.push(viewer, stranger);
   return { api, kubeconfig, viewer, stranger };
 }
