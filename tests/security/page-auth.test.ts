@@ -215,6 +215,34 @@ async function floodBounded(c: Cluster, s: Served, label: string): Promise<void>
   assert.not.ok(s.log().includes('made-up-'), 'a made-up token in the log');
 }
 
+test('without a token, with one RBAC does not allow, or while the API server cannot answer, nothing of the page or the metrics is served', async () => {
+  await withServed(inProcess, async (c, s) => {
+    c.api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+    const stranger = c.api.createToken('stranger', [DEFAULT_TOKEN_AUDIENCE]);
+    const shown = (r: Reply) => /hypernode_|process_cpu|topology-data|<svg/.test(r.body);
+    for (const path of [PAGE, '/metrics']) {
+      for (const [token, code] of [
+        [undefined, 401],
+        ['', 401],
+        ['not-a-token', 401],
+        [stranger, 403],
+      ] as const) {
+        const r = await get(s.origin, path, token);
+        assert.is(r.code, code, `${path} with ${token === undefined ? 'no token' : 'a token'}`);
+        assert.not.ok(shown(r), `${path} showed content to a ${code}`);
+      }
+    }
+    await c.api.close();
+    for (const path of [PAGE, '/metrics']) {
+      // A token never reviewed before: its answer cannot come from the cache.
+      const r = await get(s.origin, path, c.api.createToken('viewer', [DEFAULT_TOKEN_AUDIENCE]));
+      assert.is(r.code, 503, path);
+      assert.not.ok(shown(r));
+    }
+    assert.not.ok(s.log().includes(stranger), 'a token in the log');
+  });
+});
+
 test("a token issued for the API server is refused by the page and /metrics; one for the controller's audience is served", async () => {
   await withServed(inProcess, (c, s) => apiServerAudienceRefused(c, s, 'in process'));
 });
