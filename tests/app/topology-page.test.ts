@@ -12,18 +12,13 @@
 // cannot become markup. (The DOM library above types the browser callbacks.)
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundAddress } from '../../src/app/http-listen.ts';
-import { createMetrics } from '../../src/app/metrics.ts';
 import { DEFAULT_TOKEN_AUDIENCE, type ResolvedOptions } from '../../src/app/options.ts';
-import { runServer } from '../../src/app/server.ts';
 import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
-import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import type {
   DiscoveredHyperNode,
   HyperNode,
@@ -46,13 +41,12 @@ import {
   ZONE_LABEL,
 } from '../../testing/sample-cluster.ts';
 import { drawnNames, viewData } from '../../testing/view-page.ts';
-import { waitFor, within } from '../../testing/wait.ts';
+import { waitFor } from '../../testing/wait.ts';
 import { testNeeding } from '../support/skip.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
-import { testOptions } from './options-fixture.ts';
+import { serveMetricsListener, type ServedListener } from '../support/metrics-listener.ts';
 
 const NS = 'volcano-system';
-const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
 const PAGE = '/debug/topology';
 const browserTest = testNeeding(missingChromium());
 let browser: Browser | undefined;
@@ -94,41 +88,10 @@ async function cluster(): Promise<Cluster> {
   return { api, kubeconfig, viewer, stranger };
 }
 
-interface Running {
-  address: string;
-  stop(): Promise<void>;
-}
+type Running = ServedListener;
 
-async function start(c: Cluster, over: Partial<ResolvedOptions>): Promise<Running> {
-  const stop = new AbortController();
-  let metrics: Server | undefined;
-  const done = runServer(
-    testOptions({ kubeconfig: c.kubeconfig, configMap: configMapLocation(ENV), healthz: undefined, ...over }),
-    log.logger,
-    {
-      env: ENV,
-      handleSignals: false,
-      hostname: 'page-test',
-      metrics: createMetrics(),
-      signal: stop.signal,
-      exit: () => {},
-      onListening: (s) => (metrics = s.metrics),
-    },
-  );
-  done.catch(() => {});
-  const address = await waitFor(() => metrics && boundAddress(metrics), { what: 'the metrics listener' });
-  return {
-    address,
-    async stop() {
-      stop.abort();
-      await within(
-        done.catch(() => {}),
-        30_000,
-        'runServer stopping',
-      );
-    },
-  };
-}
+const start = (c: Cluster, over: Partial<ResolvedOptions>): Promise<Running> =>
+  serveMetricsListener(c.kubeconfig, log.logger, over, 'page-test');
 
 async function get(
   address: string,

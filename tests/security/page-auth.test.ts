@@ -8,16 +8,11 @@
 
 import { Agent, request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundAddress } from '../../src/app/http-listen.ts';
-import { createMetrics } from '../../src/app/metrics.ts';
 import { DEFAULT_TOKEN_AUDIENCE } from '../../src/app/options.ts';
-import { runServer } from '../../src/app/server.ts';
-import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import {
   UNKNOWN_TOKEN_REVIEW_BURST,
   UNKNOWN_TOKEN_REVIEWS_IN_FLIGHT,
@@ -29,13 +24,11 @@ import {
   startApiServer,
   type ApiServer,
 } from '../../testing/apiserver/index.ts';
-import { waitFor, within } from '../../testing/wait.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
+import { serveMetricsListener } from '../support/metrics-listener.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
-import { testOptions } from '../app/options-fixture.ts';
 
 const NS = 'volcano-system';
-const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
 const PAGE = '/debug/topology';
 /** Made-up tokens sent in one flood. */
 const FLOOD = 600;
@@ -109,41 +102,13 @@ interface Served {
 
 async function inProcess(c: Cluster): Promise<Served> {
   const log = capturingLogger({ verbosity: 4 });
-  const stop = new AbortController();
-  let metrics: Server | undefined;
-  const done = runServer(
-    testOptions({
-      kubeconfig: c.kubeconfig,
-      configMap: configMapLocation(ENV),
-      healthz: undefined,
-      topologyPage: true,
-      secureMetrics: true,
-    }),
+  const served = await serveMetricsListener(
+    c.kubeconfig,
     log.logger,
-    {
-      env: ENV,
-      handleSignals: false,
-      hostname: 'page-auth',
-      metrics: createMetrics(),
-      signal: stop.signal,
-      exit: () => {},
-      onListening: (s) => (metrics = s.metrics),
-    },
+    { topologyPage: true, secureMetrics: true },
+    'page-auth',
   );
-  done.catch(() => {});
-  const address = await waitFor(() => metrics && boundAddress(metrics), { what: 'the metrics listener' });
-  return {
-    origin: `http://${address}`,
-    log: () => log.lines.join('\n'),
-    async stop() {
-      stop.abort();
-      await within(
-        done.catch(() => {}),
-        30_000,
-        'runServer stopping',
-      );
-    },
-  };
+  return { origin: `http://${served.address}`, log: () => log.lines.join('\n'), stop: served.stop };
 }
 
 async function executable(c: Cluster): Promise<Served> {
