@@ -30,14 +30,14 @@
 #                                                  on a trusted network); the signature is
 #                                                  checked all the same
 #   --public-key FILE  INSTALL_VC_HNC_PUBLIC_KEY   verify SHA256SUMS with this PEM public key
-#                                                  instead of the release key pinned below
+#                                                  instead of the release key pinned here
 #                                                  (a mirror that signs what it serves)
 #
 # SHA256SUMS must carry a valid signature (SHA256SUMS.sig, ECDSA P-256 over
-# SHA-256, checked with openssl) by the release key pinned below; nothing is
-# run or changed until it does and every downloaded file matched SHA256SUMS.
-# A binary whose hash already matches is not downloaded again, and the service
-# is only reloaded / restarted when something changed.
+# SHA-256, checked with openssl) by the release key pinned in this script;
+# nothing is run or changed until it does and every downloaded file matched
+# SHA256SUMS. A binary whose hash already matches is not downloaded again, and
+# the service is only reloaded / restarted when something changed.
 set -eu
 
 NAME=vc-hypernode-controller-manager
