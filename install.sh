@@ -26,10 +26,18 @@
 #   --uninstall        INSTALL_VC_HNC_UNINSTALL=true      remove everything installed
 #   --root DIR         INSTALL_ROOT                prefix for every path written (packaging);
 #                                                  systemd is never touched with a prefix
+#   --allow-http       INSTALL_VC_HNC_ALLOW_HTTP=true     accept an http:// --base-url (a mirror
+#                                                  on a trusted network); the signature is
+#                                                  checked all the same
+#   --public-key FILE  INSTALL_VC_HNC_PUBLIC_KEY   verify SHA256SUMS with this PEM public key
+#                                                  instead of the release key pinned here
+#                                                  (a mirror that signs what it serves)
 #
-# Nothing is changed until every downloaded file matched SHA256SUMS; a binary
-# whose hash already matches is not downloaded again, and the service is only
-# reloaded / restarted when something changed.
+# SHA256SUMS must carry a valid signature (SHA256SUMS.sig, ECDSA P-256 over
+# SHA-256, checked with openssl) by the release key pinned in this script;
+# nothing is run or changed until it does and every downloaded file matched
+# SHA256SUMS. A binary whose hash already matches is not downloaded again, and
+# the service is only reloaded / restarted when something changed.
 set -eu
 
 NAME=vc-hypernode-controller-manager
@@ -38,6 +46,14 @@ DEFAULT_BIN_DIR=/usr/local/bin
 DEFAULT_KUBECONFIG=/etc/$NAME/kubeconfig
 CONFIG_DIR=/etc/$NAME
 SYSTEMD_DIR=/etc/systemd/system
+
+# The public half of the project's release signing key (docs/deploy.md, "How a
+# release is signed"). More than one key may be listed while a key is rotated:
+# a signature by any of them is accepted.
+RELEASE_PUBLIC_KEYS='-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEVKCsZ03oQFwRngIPTKXPXG5tsdQl
+xa0BUP9P8q/akpefaQQb2903hMFdMNve9Z1slT1WZnZsW3x4RkV12+gXiQ==
+-----END PUBLIC KEY-----'
 
 info() { echo "[INFO]  $*"; }
 warn() { echo "[WARN]  $*" >&2; }
@@ -71,6 +87,8 @@ SKIP_SYSTEMD=${INSTALL_VC_HNC_SKIP_SYSTEMD:-false}
 SKIP_START=${INSTALL_VC_HNC_SKIP_START:-false}
 INFINIBAND=${INSTALL_VC_HNC_INFINIBAND:-false}
 UNINSTALL=${INSTALL_VC_HNC_UNINSTALL:-false}
+ALLOW_HTTP=${INSTALL_VC_HNC_ALLOW_HTTP:-false}
+PUBLIC_KEY=${INSTALL_VC_HNC_PUBLIC_KEY:-}
 ROOT=${INSTALL_ROOT:-}
 
 while [ $# -gt 0 ]; do
@@ -79,7 +97,7 @@ while [ $# -gt 0 ]; do
         opt=${1%%=*}
         val=${1#*=}
         case $opt in
-        --skip-systemd | --skip-start | --uninstall | --infiniband) fatal "option $opt takes no value (the INSTALL_VC_HNC_* variables take true/false)" ;;
+        --skip-systemd | --skip-start | --uninstall | --infiniband | --allow-http) fatal "option $opt takes no value (the INSTALL_VC_HNC_* variables take true/false)" ;;
         esac
         shift
         set -- "$opt" "$val" "$@"
@@ -87,9 +105,10 @@ while [ $# -gt 0 ]; do
         ;;
     esac
     case $1 in
-    --version | --base-url | --bin-file | --install-dir | --kubeconfig | --flags | --root)
+    --version | --base-url | --bin-file | --install-dir | --kubeconfig | --flags | --root | --public-key)
         [ $# -ge 2 ] || fatal "option $1 needs a value (see --help)"
         case $1 in
+        --public-key) PUBLIC_KEY=$2 ;;
         --version) VERSION=$2 ;;
         --base-url) BASE_URL=$2 ;;
         --bin-file) BIN_FILE=$2 ;;
@@ -104,6 +123,7 @@ while [ $# -gt 0 ]; do
     --skip-start) SKIP_START=true && shift ;;
     --infiniband) INFINIBAND=true && shift ;;
     --uninstall) UNINSTALL=true && shift ;;
+    --allow-http) ALLOW_HTTP=true && shift ;;
     -h | --help)
         usage
         exit 0
@@ -190,10 +210,21 @@ if [ -n "$BIN_FILE" ]; then
     }
 else
     [ -n "$BASE_URL" ] || fatal "no release source: set INSTALL_VC_HNC_BASE_URL or --base-url (or install a local file with --bin-file)"
+    # Only https unless told otherwise; curl is held to it across redirects too.
+    PROTOCOLS='=https'
+    case $BASE_URL in
+    https://*) ;;
+    http://*)
+        is_true INSTALL_VC_HNC_ALLOW_HTTP "$ALLOW_HTTP" ||
+            fatal "refusing the http:// release URL $BASE_URL: anyone on the way could read or replace what it serves. Use https://, or pass --allow-http (INSTALL_VC_HNC_ALLOW_HTTP=true) for a mirror on a network you trust (the signature is checked either way)"
+        PROTOCOLS='=http,https'
+        ;;
+    *) fatal "the release URL must start with https:// (or http:// with --allow-http), got \"$BASE_URL\"" ;;
+    esac
     RELEASE_URL=${BASE_URL%/}/${VERSION:-latest}
     SOURCE=$RELEASE_URL
     if command -v curl >/dev/null 2>&1; then
-        download() { curl -fsSL --retry 3 -o "$2" "$1"; }
+        download() { curl -fsSL --retry 3 --proto "$PROTOCOLS" --proto-redir "$PROTOCOLS" -o "$2" "$1"; }
     elif command -v wget >/dev/null 2>&1; then
         download() { wget -q -O "$2" "$1"; }
     else
@@ -214,7 +245,32 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# SHA256SUMS is mandatory for downloads; beside a local file it is used when present.
+# verify_signature: SHA256SUMS was signed with a pinned release key (or the
+# --public-key one), checked before anything it lists is used or run.
+verify_signature() {
+    command -v openssl >/dev/null 2>&1 ||
+        fatal "openssl is not installed; it is needed to verify the release's signature (install the openssl package)"
+    mkdir "$TMP_DIR/keys"
+    if [ -n "$PUBLIC_KEY" ]; then
+        [ -f "$PUBLIC_KEY" ] || fatal "--public-key $PUBLIC_KEY does not exist"
+        cp "$PUBLIC_KEY" "$TMP_DIR/keys/1.pem"
+        KEYS_USED="the public key $PUBLIC_KEY"
+    else
+        printf '%s\n' "$RELEASE_PUBLIC_KEYS" |
+            awk -v dir="$TMP_DIR/keys" '/-BEGIN PUBLIC KEY-/ { n++ } n { print > (dir "/" n ".pem") }'
+        KEYS_USED="the release key pinned in install.sh"
+    fi
+    for key in "$TMP_DIR"/keys/*.pem; do
+        if openssl dgst -sha256 -verify "$key" -signature "$TMP_DIR/SHA256SUMS.sig" "$SUMS" >/dev/null 2>&1; then
+            info "SHA256SUMS from $SOURCE is signed by $KEYS_USED"
+            return 0
+        fi
+    done
+    fatal "the signature of SHA256SUMS from $SOURCE does not verify with $KEYS_USED: the release was altered or signed with another key. Nothing was run, installed or changed."
+}
+
+# SHA256SUMS and its signature are mandatory for downloads; beside a local
+# file they are used when present (a build directory has neither).
 SUMS=$TMP_DIR/SHA256SUMS
 if [ -n "$BIN_FILE" ] && [ ! -f "$SOURCE_DIR/SHA256SUMS" ]; then
     warn "no SHA256SUMS beside $BIN_FILE: installing it unverified"
@@ -222,6 +278,11 @@ if [ -n "$BIN_FILE" ] && [ ! -f "$SOURCE_DIR/SHA256SUMS" ]; then
 else
     fetch SHA256SUMS "$SUMS"
     [ -s "$SUMS" ] || fatal "SHA256SUMS from $SOURCE is empty"
+    if [ -n "$BIN_FILE" ] && [ ! -f "$SOURCE_DIR/SHA256SUMS.sig" ]; then
+        fatal "SHA256SUMS beside $BIN_FILE is not signed (no SHA256SUMS.sig): copy the release's SHA256SUMS.sig beside it, or remove SHA256SUMS to install your own build unverified"
+    fi
+    fetch SHA256SUMS.sig "$TMP_DIR/SHA256SUMS.sig"
+    verify_signature
 fi
 
 # expected_hash ASSET FILE: the hash SHA256SUMS lists, or (only for a local

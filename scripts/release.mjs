@@ -6,12 +6,20 @@
 // multi-arch OCI image archive,
 // LICENSE, THIRD_PARTY_NOTICES, an SPDX 2.3 SBOM per executable and per image
 // platform, the kubectl plugin's archives (kubectl-hypernode-linux-<arch>.tar.gz)
-// and its krew manifest filled from deploy/krew/hypernode.yaml, and SHA256SUMS
-// over all of them (the file install.sh verifies against). Counterpart of
-// Volcano's Makefile `image_bins` / `save-images`.
+// and its krew manifest filled from deploy/krew/hypernode.yaml, SHA256SUMS
+// over all of them, and SHA256SUMS.sig, the release key's signature of it
+// (install.sh checks the signature, then every file against SHA256SUMS).
+// Counterpart of Volcano's Makefile `image_bins` / `save-images`.
 //
 // Usage: node scripts/release.mjs [--build] [--check-reproducible] [--dist DIR] [--out DIR] [--no-image]
-// [--krew-base-url URL]
+// [--krew-base-url URL] (--signing-key FILE | --unsigned)
+//   --signing-key FILE    the release's private key (PEM, ECDSA P-256), never kept in the
+//                         repository; or its PEM text in $RELEASE_SIGNING_KEY. Signs
+//                         SHA256SUMS into SHA256SUMS.sig (ECDSA over SHA-256, DER), which
+//                         `openssl dgst -sha256 -verify` checks. A key whose public half
+//                         install.sh does not pin is used with a warning (a mirror's key)
+//   --unsigned            no signature: a release for trying things out, which install.sh
+//                         refuses
 //   --build               first build the bundle and both executables (amd64, arm64)
 //                         into DIST (the same build as `npm run build`, code cache
 //                         included); without it, nothing already built is rebuilt
@@ -24,7 +32,7 @@
 //   executables, otherwise built there first.
 
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
@@ -125,8 +133,38 @@ async function krewPlugin(out, targets, version, epoch, baseUrl) {
   writeFileSync(join(out, `${PLUGIN}.krew.yaml`), manifest);
 }
 
-/** Writes the release into `out`; returns the names written (SHA256SUMS last). */
-async function release({ dist, out, withImage, krewBaseUrl }) {
+/** The public keys install.sh pins (its RELEASE_PUBLIC_KEYS), as DER in base64, to compare keys by. */
+function pinnedPublicKeys() {
+  const script = readFileSync(join(root, 'install.sh'), 'utf8');
+  const block = /^RELEASE_PUBLIC_KEYS='([^']*)'/m.exec(script)?.[1] ?? '';
+  const pems = block.match(/-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----/g) ?? [];
+  return pems.map((pem) => createPublicKey(pem).export({ type: 'spki', format: 'der' }).toString('base64'));
+}
+
+/** The signing key from --signing-key FILE or $RELEASE_SIGNING_KEY: an ECDSA P-256 private key. */
+function signingKey(file, env) {
+  const pem = file !== undefined ? readFileSync(file, 'utf8') : env;
+  const from = file !== undefined ? file : '$RELEASE_SIGNING_KEY';
+  let key;
+  try {
+    key = createPrivateKey(pem);
+  } catch (err) {
+    throw new Error(`${from} is not a PEM private key: ${err.message}`);
+  }
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new Error(
+      `${from} is not an ECDSA P-256 key (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 makes one)`,
+    );
+  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
+  if (!pinnedPublicKeys().includes(spki))
+    console.warn(
+      `release: warning: the public half of ${from} is not pinned in install.sh; install.sh accepts this release only with --public-key`,
+    );
+  return key;
+}
+
+/** Writes the release into `out`; returns the names written (SHA256SUMS and its signature last). */
+async function release({ dist, out, withImage, krewBaseUrl, key }) {
   const hint = 'run `npm run build` (or this script with --build) first';
   const bundle = requireFile(join(dist, `${NAME}.cjs`), hint);
   const sourceMap = requireFile(join(dist, `${NAME}.cjs.map`), hint);
@@ -195,7 +233,10 @@ async function release({ dist, out, withImage, krewBaseUrl }) {
   const lines = [];
   for (const name of names) lines.push(`${await sha256File(join(out, name))}  ${name}\n`);
   writeFileSync(join(out, 'SHA256SUMS'), lines.join(''));
-  return { version, arches: targets.map((t) => t.arch), names: [...names, 'SHA256SUMS'] };
+  if (!key) return { version, arches: targets.map((t) => t.arch), names: [...names, 'SHA256SUMS'] };
+  // DER-encoded ECDSA, what `openssl dgst -sha256 -verify` reads. Not listed in SHA256SUMS, which it signs.
+  writeFileSync(join(out, 'SHA256SUMS.sig'), sign('sha256', Buffer.from(lines.join('')), key));
+  return { version, arches: targets.map((t) => t.arch), names: [...names, 'SHA256SUMS', 'SHA256SUMS.sig'] };
 }
 
 function nodePackageVersion(target) {
@@ -233,8 +274,18 @@ async function main() {
       build: { type: 'boolean' },
       'check-reproducible': { type: 'boolean' },
       'krew-base-url': { type: 'string' },
+      'signing-key': { type: 'string' },
+      unsigned: { type: 'boolean' },
     },
   });
+  const envKey = process.env.RELEASE_SIGNING_KEY || undefined;
+  if (values.unsigned && (values['signing-key'] !== undefined || envKey))
+    throw new Error('--unsigned and a signing key (--signing-key or $RELEASE_SIGNING_KEY) exclude each other');
+  if (!values.unsigned && values['signing-key'] === undefined && !envKey)
+    throw new Error(
+      'no signing key: pass --signing-key FILE or set $RELEASE_SIGNING_KEY to sign SHA256SUMS (docs/deploy.md, "How a release is signed"), or --unsigned for a release install.sh will refuse',
+    );
+  const key = values.unsigned ? undefined : signingKey(values['signing-key'], envKey);
   const dist = resolve(values.dist ?? join(root, 'dist'));
   const out = resolve(values.out ?? join(dist, 'release'));
   const started = Date.now();
@@ -245,6 +296,7 @@ async function main() {
       out: into,
       withImage: !values['no-image'],
       krewBaseUrl: (values['krew-base-url'] ?? KREW_BASE_URL_PLACEHOLDER).replace(/\/+$/, ''),
+      key,
     });
   };
   const result = await once(out);

@@ -2,12 +2,15 @@
 // on the address validation resolved (host and service names are looked up
 // once, in src/app/options.ts, and never parsed again here), with the timeouts
 // of volcano's helpers.go (read-header 5 s, read 30 s, write 60 s) enforced
-// within a second, a connection cap, and bind errors worded like Go's, quoting
-// the address as the user wrote it (`listen tcp :11251: bind: address already
-// in use`).
+// within a second, an idle keep-alive connection closed after 5 s (Go keeps it
+// 30 s), bounds on the connections of each client and in all that never turn
+// a probe away (connection-limits.ts), and bind errors worded like Go's,
+// quoting the address as the user wrote it (`listen tcp :11251: bind: address
+// already in use`).
 
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { limitConnections } from './connection-limits.ts';
 import type { TcpAddress } from './flags/tcp-address.ts';
 
 export const READ_HEADER_TIMEOUT_MS = 5_000;
@@ -21,12 +24,6 @@ export const WRITE_TIMEOUT_MS = 60_000;
 export const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 /** An idle keep-alive connection (kubelet probes, Prometheus) is closed after this. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/**
- * Probes and scrapes need a handful of connections; past this many, new ones
- * are dropped at once, so a flood cannot exhaust the process's descriptors
- * and memory. The probes answer again as soon as the flood's connections close.
- */
-export const MAX_CONNECTIONS = 64;
 
 /** A resolved listen address and the text it was resolved from, which Go quotes in listen errors. */
 export interface ListenAddress extends TcpAddress {
@@ -53,8 +50,12 @@ export function listenHttp(address: ListenAddress, handler: RequestListener): Pr
     },
     handler,
   );
-  server.setTimeout(WRITE_TIMEOUT_MS);
-  server.maxConnections = MAX_CONNECTIONS;
+  limitConnections(server);
+  server.on('request', (req, res) => {
+    // Go's WriteTimeout: the answer must be written within this of its request's header, however slowly it is read.
+    const deadline = setTimeout(() => req.socket.destroy(), WRITE_TIMEOUT_MS).unref();
+    res.once('close', () => clearTimeout(deadline));
+  });
   return new Promise((resolve, reject) => {
     server.once('error', (err) => reject(goListenError(address.text, err as NodeJS.ErrnoException)));
     server.listen({ port: address.port, ...(address.ip !== undefined ? { host: address.ip } : {}) }, () => {

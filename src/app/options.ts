@@ -18,6 +18,7 @@ import {
   klogSeverityKind,
   klogTraceLocationKind,
   klogVmoduleKind,
+  stringArrayKind,
   stringKind,
 } from './flags/flag-kinds.ts';
 import { describeFlags, flag, formatUsage, parseFlags, type FlagValues } from './flags/flag-set.ts';
@@ -61,6 +62,8 @@ export interface Options {
   readonly enableTopologyPage: boolean;
   /** Put /metrics behind the same token review. */
   readonly secureMetrics: boolean;
+  /** --token-audience, as given. */
+  readonly tokenAudiences: readonly string[];
   readonly leaderElection: LeaderElectionOptions;
   readonly log: LogOptions;
 }
@@ -89,6 +92,8 @@ export interface ResolvedOptions {
   readonly topologyPage: boolean;
   /** /metrics is served only to callers the API server authenticates and authorises. */
   readonly secureMetrics: boolean;
+  /** The audiences a token of the page or secure /metrics must be issued for (one at least). */
+  readonly tokenAudiences: readonly string[];
   /** Undefined with --leader-elect=false. */
   readonly leaderElection: LeaderElectionConfig | undefined;
   /** The discovery ConfigMap, from KUBE_POD_NAMESPACE and HELM_RELEASE_NAME. */
@@ -106,6 +111,8 @@ export interface ValidationInputs {
 }
 
 export const DEFAULT_LEADER_ELECTION_NAME = 'vc-hypernode-controller-manager';
+/** The audience the protected endpoints accept by default: the controller's own name, never the API server's. */
+export const DEFAULT_TOKEN_AUDIENCE = 'vc-hypernode-controller-manager';
 export const DEFAULT_LEADER_ELECTION_NAMESPACE = 'volcano-system';
 /** The only lock client-go still supports. */
 export const LEASES_RESOURCE_LOCK = 'leases';
@@ -140,6 +147,11 @@ export const FLAGS = {
     boolKind,
     false,
     "Serve /metrics only to callers whose bearer token the API server authenticates (TokenReview) and authorises (SubjectAccessReview, verb get on /metrics), as controller-runtime's secure metrics serving does (requires --enable-metrics).",
+  ),
+  'token-audience': flag(
+    stringArrayKind,
+    [DEFAULT_TOKEN_AUDIENCE],
+    'An audience the bearer tokens of /debug/topology and --secure-metrics must be issued for (repeat the flag for several); a token for the API server itself is refused. A client gets one with `kubectl create token <service-account> --audience <audience>`, or a projected ServiceAccount token volume with that audience.',
   ),
 
   // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
@@ -312,6 +324,7 @@ function toOptions(v: FlagValues<typeof FLAGS>): Options {
     dryRun: v['dry-run'],
     enableTopologyPage: v['enable-topology-page'],
     secureMetrics: v['secure-metrics'],
+    tokenAudiences: v['token-audience'],
     leaderElection: {
       leaderElect: v['leader-elect'],
       leaseDurationMs: durationToMs(v['leader-elect-lease-duration']),
@@ -355,6 +368,8 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
     );
   if (options.secureMetrics && !options.enableMetrics)
     problems.push('secure-metrics requires enable-metrics: there is no /metrics endpoint to protect');
+  if (options.tokenAudiences.some((a) => a.trim() === ''))
+    problems.push('token-audience must not be empty: name the audience the tokens are issued for');
 
   const leaderElection = validateLeaderElection(options.leaderElection);
   if (leaderElection) problems.push(leaderElection);
@@ -374,6 +389,7 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
     dryRun: options.dryRun,
     topologyPage: options.enableTopologyPage,
     secureMetrics: options.secureMetrics,
+    tokenAudiences: options.tokenAudiences,
     leaderElection: le.leaderElect
       ? {
           leaseDurationMs: le.leaseDurationMs,

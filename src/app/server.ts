@@ -245,7 +245,8 @@ function metricsListenerOptions(
     // A scrape or a page view waits for the review: answer before Prometheus' default 10 s scrape timeout.
     requestTimeoutMs: ACCESS_REVIEW_TIMEOUT_MS,
   });
-  const gate = accessReviewGate(new AccessReviewer({ rest, clock: deps.clock }), logger);
+  const reviewer = new AccessReviewer({ rest, clock: deps.clock, audiences: options.tokenAudiences });
+  const gate = accessReviewGate(reviewer, logger, { audience: options.tokenAudiences[0]!, clock: deps.clock });
   return {
     ...(options.secureMetrics ? { metricsGate: gate } : {}),
     ...(page

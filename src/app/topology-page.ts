@@ -39,8 +39,8 @@ export function topologyJson(state: TopologyState, generatedAt: number): string 
 const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
-  // The page's own policy (inline style and script, no request of any kind),
-  // plus what only a header can say: no other site may frame it.
+  // The page's own policy (its inline style and script by hash, no request of
+  // any kind), plus what only a header can say: no other site may frame it.
   'Content-Security-Policy': `${TOPOLOGY_PAGE_CSP}; frame-ancestors 'none'`,
 };
 

@@ -2,8 +2,10 @@
 // API server's verdict on a token for a short while, so a scraper or a page
 // reload costs no review per request. A pending answer is shared by every
 // caller of the same key (ten requests at once make one review); an answer
-// that fails is dropped at once, so an error is never remembered. Bounded in
-// entries, oldest first out, so a flood of distinct keys cannot grow memory.
+// that fails is dropped at once, so an error is never remembered, and so is
+// one the owner says not to keep (a refusal kept elsewhere, for less long).
+// Bounded in entries, oldest first out, so a flood of distinct keys cannot
+// grow memory.
 
 import type { Clock } from './clock.ts';
 
@@ -21,25 +23,40 @@ export class ExpiringCache<V> {
     /** How long a resolved answer is kept, in ms. */
     private readonly ttlMs: number,
     private readonly maxEntries: number,
+    /** Whether a resolved answer is kept at all (default: every one). */
+    private readonly keep: (value: V) => boolean = () => true,
   ) {}
 
-  /** The cached answer for `key`, or the one `load` makes (and the cache keeps until it expires). */
-  get(key: string, load: () => Promise<V>): Promise<V> {
+  /** The answer kept or pending for `key`, if any, without making one. */
+  peek(key: string): Promise<V> | undefined {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > this.clock.now()) return hit.value;
     if (hit) this.entries.delete(key);
+    return undefined;
+  }
+
+  /** The cached answer for `key`, or the one `load` makes (and the cache keeps until it expires). */
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    return this.peek(key) ?? this.store(key, load());
+  }
+
+  /** Keeps `value` as the answer for `key` from now on. */
+  set(key: string, value: V): void {
+    void this.store(key, Promise.resolve(value));
+  }
+
+  private store(key: string, value: Promise<V>): Promise<V> {
+    this.entries.delete(key);
     while (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    const value = load();
     const entry: Entry<V> = { value, expiresAt: Number.POSITIVE_INFINITY };
     this.entries.set(key, entry);
-    value.then(
-      () => {
-        entry.expiresAt = this.clock.now() + this.ttlMs;
-      },
-      () => {
-        if (this.entries.get(key) === entry) this.entries.delete(key);
-      },
-    );
+    const drop = () => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    };
+    value.then((resolved) => {
+      if (this.keep(resolved)) entry.expiresAt = this.clock.now() + this.ttlMs;
+      else drop();
+    }, drop);
     return value;
   }
 }

@@ -57,11 +57,21 @@ export class TokenBucket {
   }
   /** Reserves one token; returns the wait in ms (0 when one was available). */
   reserve(): number {
+    this.refill();
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
+  }
+  /** Takes a token if one is there now; never reserves one ahead (work refused rather than queued). */
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+  private refill(): void {
     const now = this.clock.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
     this.last = now;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
 }
 

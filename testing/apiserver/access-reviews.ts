@@ -2,13 +2,16 @@
 // (authorization.k8s.io/v1) for the stand-in, answered from its users and
 // their grants as kube-apiserver answers them from its authenticators and
 // RBAC: a create (201) that echoes the spec with a status; an unknown token
-// is `status: { user: {} }` (not an error); a SubjectAccessReview allows when
+// is `status: { user: {} }` (not an error); a TokenReview's `spec.audiences`
+// (the API server's own when empty) must share one with the token's, and
+// `status.audiences` names those shared (a token for another audience is not
+// authenticated, with the API server's error); a SubjectAccessReview allows when
 // a grant of the user or one of its groups covers the attributes, with
 // nonResourceURLs matched exactly or by a trailing `*`. Who may create the
 // reviews is checked before, like any create (RBAC on tokenreviews /
 // subjectaccessreviews).
 
-import { allowed, allowedNonResource, type PolicyRule, type Users } from './auth.ts';
+import { allowed, allowedNonResource, API_SERVER_AUDIENCE, type PolicyRule, type Users } from './auth.ts';
 import type { RequestInfo } from './request-info.ts';
 import { fieldInvalid, invalid, methodNotAllowed } from './status.ts';
 
@@ -19,6 +22,7 @@ const AUTHENTICATED_GROUP = 'system:authenticated';
 
 interface ReviewSpec {
   token?: string;
+  audiences?: string[];
   user?: string;
   groups?: string[];
   resourceAttributes?: {
@@ -47,9 +51,23 @@ export function isAccessReview(info: RequestInfo): boolean {
 }
 
 function tokenStatus(spec: ReviewSpec, users: Users): object {
-  const user = spec.token ? users.byToken(spec.token) : undefined;
-  if (!user) return { user: {} };
-  return { authenticated: true, user: { username: user.name, groups: [AUTHENTICATED_GROUP] } };
+  const wanted = spec.audiences?.length ? spec.audiences : [API_SERVER_AUDIENCE];
+  const user = spec.token ? users.byToken(spec.token, wanted) : undefined;
+  if (!user) {
+    const issued = spec.token ? users.audiencesOf(spec.token) : undefined;
+    // kube-apiserver's union of authenticators: the ServiceAccount token authenticator's audience error.
+    return issued
+      ? {
+          user: {},
+          error: `[invalid bearer token, token audiences ${JSON.stringify(issued)} is invalid for the target audiences ${JSON.stringify(wanted)}]`,
+        }
+      : { user: {} };
+  }
+  return {
+    authenticated: true,
+    user: { username: user.name, groups: [AUTHENTICATED_GROUP] },
+    audiences: user.audiences,
+  };
 }
 
 function accessStatus(spec: ReviewSpec, users: Users): object {

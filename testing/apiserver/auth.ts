@@ -124,10 +124,14 @@ export const ANONYMOUS: User = { name: 'system:anonymous', grants: [], groups: [
 /** The group whose members may do anything, as in every cluster. */
 export const MASTERS_GROUP = 'system:masters';
 
+/** The audience of the tokens the API server accepts for itself (--api-audiences; kubeadm's default). */
+export const API_SERVER_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
+
 /** Who may call: tokens map to users; certificate CNs are user names and O entries their groups. */
 export class Users {
   private grants = new Map<string, Grant>();
-  private tokens = new Map<string, string>();
+  /** Each token's user and the audiences it was issued for. */
+  private tokens = new Map<string, { name: string; audiences: readonly string[] }>();
   private userGroups = new Map<string, readonly string[]>();
   private groupGrants = new Map<string, Grant>([[MASTERS_GROUP, 'admin']]);
 
@@ -138,7 +142,12 @@ export class Users {
   add(name: string, grant: Grant, token?: string, groups: readonly string[] = []): void {
     this.grants.set(name, grant);
     this.userGroups.set(name, groups);
-    if (token) this.tokens.set(token, name);
+    if (token) this.tokens.set(token, { name, audiences: [API_SERVER_AUDIENCE] });
+  }
+
+  /** A further token of the user `name` (added before), issued for `audiences` only, as `kubectl create token --audience`. */
+  addToken(name: string, token: string, audiences: readonly string[]): void {
+    this.tokens.set(token, { name, audiences });
   }
 
   revokeToken(token: string): void {
@@ -151,10 +160,24 @@ export class Users {
     return { name: cn, grants, groups };
   }
 
-  byToken(token: string): User | undefined {
-    const name = this.tokens.get(token);
-    return name === undefined
-      ? undefined
-      : { name, grants: [this.grants.get(name)!], groups: this.userGroups.get(name) ?? [] };
+  /**
+   * The user of `token` and those of `audiences` it was issued for, when it
+   * was issued for one of them at least (the API server's own by default:
+   * a token for another audience does not authenticate to the API server).
+   */
+  byToken(
+    token: string,
+    audiences: readonly string[] = [API_SERVER_AUDIENCE],
+  ): (User & { audiences: readonly string[] }) | undefined {
+    const issued = this.tokens.get(token);
+    const shared = issued?.audiences.filter((a) => audiences.includes(a)) ?? [];
+    if (!issued || shared.length === 0) return undefined;
+    const { name } = issued;
+    return { name, grants: [this.grants.get(name)!], groups: this.userGroups.get(name) ?? [], audiences: shared };
+  }
+
+  /** The audiences `token` was issued for, if it is known at all. */
+  audiencesOf(token: string): readonly string[] | undefined {
+    return this.tokens.get(token)?.audiences;
   }
 }

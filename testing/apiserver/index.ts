@@ -3,7 +3,7 @@
 
 export { startApiServer, ApiServer, ADMIN_TOKEN, ADMIN_USER, type ApiServerOptions } from './server.ts';
 export type { KubeconfigOptions } from './kubeconfig.ts';
-export { hypernodeControllerRbac, type Grant, type PolicyRule } from './auth.ts';
+export { API_SERVER_AUDIENCE, hypernodeControllerRbac, type Grant, type PolicyRule } from './auth.ts';
 export { accessReviewerRbac } from './access-reviews.ts';
 export { isWriteRequest, type RequestRecord, type RequestMatch, type Verb } from './request-log.ts';
 export type { FailureSpec } from './faults.ts';

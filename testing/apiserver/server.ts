@@ -273,6 +273,17 @@ export class ApiServer {
     return token;
   }
 
+  /**
+   * A new token of the user `name` (added before) issued for `audiences`
+   * only, as `kubectl create token <sa> --audience <a>` makes one: it does not
+   * authenticate to the stand-in itself unless the API server's audience is among them.
+   */
+  createToken(name: string, audiences: readonly string[]): string {
+    const token = `token-${name.replace(/[^A-Za-z0-9]/g, '-')}-aud-${Math.random().toString(36).slice(2, 10)}`;
+    this.users.addToken(name, token, audiences);
+    return token;
+  }
+
   /** Grants rights to every certificate user whose subject has this O (system:masters is 'admin' already). */
   addGroup(group: string, grant: Grant): void {
     this.users.addGroup(group, grant);

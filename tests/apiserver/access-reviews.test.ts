@@ -1,11 +1,17 @@
 // The stand-in's TokenReview and SubjectAccessReview over HTTP: created (201)
 // with the spec echoed and a status answered from its users and grants, an
-// unknown token answered, not refused; RBAC on creating a review; 422 for a
+// unknown token answered, not refused; audiences: a token issued for others
+// than those asked is not authenticated; RBAC on creating a review; 422 for a
 // spec no review can answer; no verb but create.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accessReviewerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
+import {
+  accessReviewerRbac,
+  API_SERVER_AUDIENCE,
+  startApiServer,
+  type ApiServer,
+} from '../../testing/apiserver/index.ts';
 import { call } from '../../testing/apiserver-client.ts';
 
 const TOKEN_REVIEWS = '/apis/authentication.k8s.io/v1/tokenreviews';
@@ -41,11 +47,38 @@ test('a TokenReview names the user of a known token and answers an unknown one w
     apiVersion: 'authentication.k8s.io/v1',
     metadata: { creationTimestamp: null },
     spec: { token: viewer },
-    status: { authenticated: true, user: { username: 'viewer', groups: ['system:authenticated'] } },
+    status: {
+      authenticated: true,
+      user: { username: 'viewer', groups: ['system:authenticated'] },
+      audiences: [API_SERVER_AUDIENCE],
+    },
   });
   const unknown = await call(api, 'POST', TOKEN_REVIEWS, { token: reviewer, body: tokenReview('nobody') });
   assert.is(unknown.status, 201);
   assert.equal(unknown.body.status, { user: {} });
+});
+
+test("a TokenReview with audiences authenticates only a token issued for one of them, naming those; the API server's own token is refused", async () => {
+  const review = async (token: string, audiences: string[]) =>
+    (
+      await call(api, 'POST', TOKEN_REVIEWS, {
+        token: reviewer,
+        body: { ...tokenReview(token), spec: { token, audiences } },
+      })
+    ).body.status;
+  const scoped = api.createToken('viewer', ['hypernode-page', 'other']);
+  assert.equal(await review(scoped, ['hypernode-page']), {
+    authenticated: true,
+    user: { username: 'viewer', groups: ['system:authenticated'] },
+    audiences: ['hypernode-page'],
+  });
+  const own = await review(viewer, ['hypernode-page']);
+  assert.is(own.authenticated, undefined);
+  assert.equal(own.user, {});
+  assert.match(own.error, 'is invalid for the target audiences ["hypernode-page"]');
+  assert.equal((await review(scoped, [])).user, {}, 'not for the API server either');
+  // And not to the API server itself.
+  assert.is((await call(api, 'GET', '/api/v1/nodes', { token: scoped })).status, 401);
 });
 
 test('a SubjectAccessReview allows what a grant covers: non-resource URLs exactly or by prefix, resources by RBAC', async () => {

@@ -3,7 +3,7 @@
 // discovery ConfigMap. What validate() would produce for those flags.
 
 import type { ListenAddress } from '../../src/app/http-listen.ts';
-import type { LeaderElectionConfig, ResolvedOptions } from '../../src/app/options.ts';
+import { DEFAULT_TOKEN_AUDIENCE, type LeaderElectionConfig, type ResolvedOptions } from '../../src/app/options.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
 
 /** 127.0.0.1:`port`, resolved (port 0: any free port). */
@@ -32,6 +32,7 @@ export function testOptions(over: Partial<ResolvedOptions> = {}): ResolvedOption
     dryRun: false,
     topologyPage: false,
     secureMetrics: false,
+    tokenAudiences: [DEFAULT_TOKEN_AUDIENCE],
     leaderElection: undefined,
     configMap: configMapLocation({}),
     ...over,

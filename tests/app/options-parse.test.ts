@@ -35,6 +35,7 @@ test('defaults are the ones Volcano and klog set', () => {
     dryRun: false,
     enableTopologyPage: false,
     secureMetrics: false,
+    tokenAudiences: ['vc-hypernode-controller-manager'],
     leaderElection: {
       leaderElect: true,
       leaseDurationMs: 15_000,

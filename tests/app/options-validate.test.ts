@@ -347,6 +347,7 @@ test('the defaults resolve to the configuration the server runs with, deep-froze
     dryRun: false,
     topologyPage: false,
     secureMetrics: false,
+    tokenAudiences: ['vc-hypernode-controller-manager'],
     leaderElection: {
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
@@ -415,6 +416,14 @@ test('--enable-topology-page and --secure-metrics need the metrics listener they
   const plain = await resolved(['--enable-metrics']);
   assert.is(plain.topologyPage, false);
   assert.is(plain.secureMetrics, false);
+});
+
+test("--token-audience replaces the controller's own audience, repeated for several; an empty one is refused", async () => {
+  assert.equal((await resolved([])).tokenAudiences, ['vc-hypernode-controller-manager']);
+  assert.equal((await resolved(['--token-audience=a', '--token-audience', 'b'])).tokenAudiences, ['a', 'b']);
+  assert.equal(await problems(['--token-audience=']), [
+    'token-audience must not be empty: name the audience the tokens are issued for',
+  ]);
 });
 
 test.run();

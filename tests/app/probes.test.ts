@@ -6,18 +6,12 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  boundAddress,
-  closeHttp,
-  MAX_CONNECTIONS,
-  READ_HEADER_TIMEOUT_MS,
-  type ListenAddress,
-} from '../../src/app/http-listen.ts';
+import { boundAddress, closeHttp, READ_HEADER_TIMEOUT_MS, type ListenAddress } from '../../src/app/http-listen.ts';
 import { createMetrics, startMetricsServer } from '../../src/app/metrics.ts';
 import { NOT_READY_BODY, startHealthServer } from '../../src/app/probes.ts';
 import { Readiness } from '../../src/app/readiness.ts';
 import { nullLogger } from '../../src/log.ts';
-import { waitFor, within } from '../../testing/wait.ts';
+import { within } from '../../testing/wait.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { loopback } from './options-fixture.ts';
 
@@ -183,28 +177,5 @@ for (const kind of ['health', 'metrics'] as const) {
     assert.ok(Date.now() - started >= READ_HEADER_TIMEOUT_MS - 1_000, 'not before the header timeout');
   });
 }
-
-test('health server: connections beyond the cap are dropped, and the probe answers again once they close', async () => {
-  const server = tracked(await startHealthServer(loopback(), new Readiness()));
-  const at = boundAddress(server);
-  const held = [];
-  for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await rawConnection(at));
-  await waitFor(() => new Promise<boolean>((r) => server.getConnections((_e, n) => r(n === MAX_CONNECTIONS))), {
-    what: 'the held connections to be accepted',
-  });
-  const refused = await within(
-    get(at, '/healthz').then(
-      () => undefined,
-      (e: NodeJS.ErrnoException) => e,
-    ),
-    5_000,
-    'the request beyond the cap',
-  );
-  assert.instance(refused, Error, 'a connection beyond the cap gets no answer');
-  for (const h of held) h.socket.destroy();
-  await Promise.all(held.map((h) => h.closed));
-  const healthz = await waitFor(() => get(at, '/healthz').catch(() => undefined), { what: '/healthz to answer again' });
-  assert.is(healthz.code, 200);
-});
 
 test.run();

@@ -12,18 +12,13 @@
 // cannot become markup. (The DOM library above types the browser callbacks.)
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundAddress } from '../../src/app/http-listen.ts';
-import { createMetrics } from '../../src/app/metrics.ts';
-import type { ResolvedOptions } from '../../src/app/options.ts';
-import { runServer } from '../../src/app/server.ts';
+import { DEFAULT_TOKEN_AUDIENCE, type ResolvedOptions } from '../../src/app/options.ts';
 import { renderTopologyPage } from '../../src/app/topology-page-html.ts';
-import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import type {
   DiscoveredHyperNode,
   HyperNode,
@@ -46,13 +41,12 @@ import {
   ZONE_LABEL,
 } from '../../testing/sample-cluster.ts';
 import { drawnNames, viewData } from '../../testing/view-page.ts';
-import { waitFor, within } from '../../testing/wait.ts';
+import { waitFor } from '../../testing/wait.ts';
 import { testNeeding } from '../support/skip.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
-import { testOptions } from './options-fixture.ts';
+import { serveMetricsListener, type ServedListener } from '../support/metrics-listener.ts';
 
 const NS = 'volcano-system';
-const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
 const PAGE = '/debug/topology';
 const browserTest = testNeeding(missingChromium());
 let browser: Browser | undefined;
@@ -85,49 +79,19 @@ async function cluster(): Promise<Cluster> {
     metadata: { name: 'stray-node', labels: { [ZONE_LABEL]: 'zone-0', [SPINE_LABEL]: 'spine-0-0' } },
   });
   api.store.create(discoveryConfigMap(NS, SAMPLE_DISCOVERY_CONFIG));
-  const viewer = api.addUser('viewer', [
-    { apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: [PAGE, '/metrics'] },
-  ]);
-  const stranger = api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+  api.addUser('viewer', [{ apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: [PAGE, '/metrics'] }]);
+  api.addUser('stranger', [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }]);
+  // Tokens for the controller's audience, as `kubectl create token <user> --audience …` makes them.
+  const viewer = api.createToken('viewer', [DEFAULT_TOKEN_AUDIENCE]);
+  const stranger = api.createToken('stranger', [DEFAULT_TOKEN_AUDIENCE]);
   tokens.push(viewer, stranger);
   return { api, kubeconfig, viewer, stranger };
 }
 
-interface Running {
-  address: string;
-  stop(): Promise<void>;
-}
+type Running = ServedListener;
 
-async function start(c: Cluster, over: Partial<ResolvedOptions>): Promise<Running> {
-  const stop = new AbortController();
-  let metrics: Server | undefined;
-  const done = runServer(
-    testOptions({ kubeconfig: c.kubeconfig, configMap: configMapLocation(ENV), healthz: undefined, ...over }),
-    log.logger,
-    {
-      env: ENV,
-      handleSignals: false,
-      hostname: 'page-test',
-      metrics: createMetrics(),
-      signal: stop.signal,
-      exit: () => {},
-      onListening: (s) => (metrics = s.metrics),
-    },
-  );
-  done.catch(() => {});
-  const address = await waitFor(() => metrics && boundAddress(metrics), { what: 'the metrics listener' });
-  return {
-    address,
-    async stop() {
-      stop.abort();
-      await within(
-        done.catch(() => {}),
-        30_000,
-        'runServer stopping',
-      );
-    },
-  };
-}
+const start = (c: Cluster, over: Partial<ResolvedOptions>): Promise<Running> =>
+  serveMetricsListener(c.kubeconfig, log.logger, over, 'page-test');
 
 async function get(
   address: string,

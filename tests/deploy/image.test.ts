@@ -85,10 +85,14 @@ function releaseAndUnpack(): void {
       timeout: 300_000,
     },
   );
-  const out = execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', stagedDist], {
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
+  const out = execFileSync(
+    process.execPath,
+    [join(repoRoot, 'scripts/release.mjs'), '--dist', stagedDist, '--unsigned'],
+    {
+      encoding: 'utf8',
+      timeout: 300_000,
+    },
+  );
   console.log(
     `${out.trim()}\n(build and release of ${ARCHES_BUILT.join(' and ')}: ${((Date.now() - started) / 1000).toFixed(0)} s)`,
   );

@@ -1,6 +1,9 @@
-// install.sh against releases served from 127.0.0.1, installing into a
-// temporary root prefix: fresh install, idempotent re-run, upgrade, fail-closed
-// checksum and version checks, local file, custom paths, extra flags, uninstall.
+// install.sh against releases served over HTTPS from 127.0.0.1, signed with
+// a test key install.sh is given (tests/deploy/support/releases.ts), installing
+// into a temporary root prefix: fresh install, idempotent re-run, upgrade,
+// fail-closed checksum and version checks, local file, custom paths, extra
+// flags, uninstall. What the release host cannot do (http, a swapped binary,
+// another key) is in tests/security/install.test.ts.
 
 import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -25,6 +28,7 @@ import { missingCommand, missingRoot, testNeeding } from '../support/skip.ts';
 import {
   ASSET,
   NAME,
+  installerTrust,
   makeRelease,
   repoRoot,
   runScript,
@@ -64,7 +68,7 @@ async function install(
   env: Record<string, string> = {},
 ): Promise<RunResult & { requests: string[] }> {
   const before = server.requests.length;
-  const res = await runScript(installSh, args, env);
+  const res = await runScript(installSh, args, { ...installerTrust(work), ...env });
   timings.push(`${label}: ${res.ms.toFixed(0)} ms`);
   return { ...res, requests: server.requests.slice(before) };
 }
@@ -376,7 +380,9 @@ test('a local file installs from the environment variables, into custom paths, v
   // The same local file with a SHA256SUMS that disagrees is refused.
   const forged = join(work, 'forged');
   cpSync(releases['0.2.0']!, forged, { recursive: true });
-  writeFileSync(join(forged, 'SHA256SUMS'), readFileSync(join(releases['0.1.0']!, 'SHA256SUMS')));
+  // Signed, but for another release.
+  for (const f of ['SHA256SUMS', 'SHA256SUMS.sig'])
+    writeFileSync(join(forged, f), readFileSync(join(releases['0.1.0']!, f)));
   const refused = await install('local file, bad SHA256SUMS (fails)', [
     '--root',
     join(work, 'forged-root'),
@@ -443,6 +449,7 @@ testNeeding(missingCommand('wget'))(
       'mkdir',
       'mktemp',
       'mv',
+      'openssl',
       'rm',
       'rmdir',
       'sed',
@@ -532,7 +539,7 @@ testNeeding(missingMountNamespace())(
       step('uninstall', '--uninstall'),
       `test ! -e /usr/local/bin/${NAME} && test ! -e /etc/systemd/system/${NAME}.service && test ! -e /etc/${NAME}/env`,
     ].join('\n');
-    const res = await inSystemdLookalike(script, { PATH: `${fakeBin}:${process.env.PATH}` });
+    const res = await inSystemdLookalike(script, { ...installerTrust(work), PATH: `${fakeBin}:${process.env.PATH}` });
     timings.push(`systemd look-alike sequence (6 runs): ${res.ms.toFixed(0)} ms`);
     expectOk(res);
     const log = readFileSync(calls, 'utf8');

@@ -1,6 +1,7 @@
 // scripts/release.mjs: assembles the release from what was built, names the
 // executable for the machine, packs the kubectl plugin for krew with a filled
-// manifest, and writes a SHA256SUMS that sha256sum accepts.
+// manifest, writes a SHA256SUMS that sha256sum accepts, and signs it with the
+// key it is given (refusing to run without one unless told --unsigned).
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -15,8 +16,10 @@ import {
   NAME,
   OTHER_ASSET,
   makeRelease,
+  makeSigningKey,
   repoRoot,
   standInBuild,
+  testSigningKey,
 } from './support/releases.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'release-test-'));
@@ -28,6 +31,7 @@ test('the release holds both executables with their SBOMs, bundle, map, unit, in
     readdirSync(dir).sort(),
     [
       'SHA256SUMS',
+      'SHA256SUMS.sig',
       'install.sh',
       'LICENSE',
       'THIRD_PARTY_NOTICES',
@@ -46,8 +50,46 @@ test('the release holds both executables with their SBOMs, bundle, map, unit, in
     ].sort(),
   );
   const check = execFileSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
-  assert.is(check.trim().split('\n').length, 15);
+  assert.is(check.trim().split('\n').length, 15, 'every file but the signature, which signs SHA256SUMS');
   assert.match(execFileSync(join(dir, ASSET), ['--version'], { encoding: 'utf8' }), /^Version: 1\.2\.3$/m);
+});
+
+test('SHA256SUMS is signed with the key given: openssl verifies it with the public half, not with another key', () => {
+  const dir = makeRelease(work, '1.2.6');
+  const verify = (publicKey: string) =>
+    spawnSync('openssl', ['dgst', '-sha256', '-verify', publicKey, '-signature', 'SHA256SUMS.sig', 'SHA256SUMS'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+  const ok = verify(testSigningKey(work).publicKey);
+  assert.is(ok.status, 0, ok.stderr);
+  assert.is(ok.stdout.trim(), 'Verified OK');
+  assert.is(verify(makeSigningKey(work, 'another').publicKey).status, 1);
+});
+
+test('without a signing key the release is refused unless --unsigned; a key of another kind is refused', () => {
+  const dist = join(work, 'dist-unsigned');
+  standInBuild(dist, '1.2.7');
+  const release = (...args: string[]) =>
+    spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist, '--no-image', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, RELEASE_SIGNING_KEY: '' },
+    });
+  const refused = release();
+  assert.is(refused.status, 1);
+  assert.match(refused.stderr, 'no signing key: pass --signing-key FILE or set $RELEASE_SIGNING_KEY');
+  const unsigned = release('--unsigned');
+  assert.is(unsigned.status, 0, unsigned.stderr);
+  assert.not.ok(readdirSync(join(dist, 'release')).includes('SHA256SUMS.sig'));
+  const rsa = join(work, 'rsa.pem');
+  execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', rsa]);
+  const wrongKind = release('--signing-key', rsa);
+  assert.is(wrongKind.status, 1);
+  assert.match(wrongKind.stderr, 'is not an ECDSA P-256 key');
+  // A key install.sh does not pin is used, with a warning: a mirror signs with its own.
+  const mirror = release('--signing-key', makeSigningKey(work, 'mirror').privateKey);
+  assert.is(mirror.status, 0, mirror.stderr);
+  assert.match(mirror.stderr, 'is not pinned in install.sh; install.sh accepts this release only with --public-key');
 });
 
 test('the manifests tarball unpacks to kubernetes/ with every file of deploy/kubernetes', () => {
@@ -95,7 +137,9 @@ test('an image archive newer than the executables is reused; an older one is reb
   const archive = join(dist, 'image', IMAGE_ARCHIVE);
   writeFileSync(archive, 'an image built earlier\n');
   const release = () =>
-    spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist], { encoding: 'utf8' });
+    spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist, '--unsigned'], {
+      encoding: 'utf8',
+    });
 
   const reused = release();
   assert.is(reused.status, 0, reused.stderr);
@@ -113,9 +157,13 @@ test('an image archive newer than the executables is reused; an older one is reb
 test('without a build the release script says to run the build first', () => {
   const empty = join(work, 'empty-dist');
   mkdirSync(empty);
-  const res = spawnSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', empty, '--no-image'], {
-    encoding: 'utf8',
-  });
+  const res = spawnSync(
+    process.execPath,
+    [join(repoRoot, 'scripts/release.mjs'), '--dist', empty, '--no-image', '--unsigned'],
+    {
+      encoding: 'utf8',
+    },
+  );
   assert.is(res.status, 1);
   assert.match(res.stderr, new RegExp(`${NAME}\\.cjs is missing: run \`npm run build\``));
 });

@@ -32,10 +32,14 @@ test.before(() => {
     assert.ok(existsSync(join(dist, f)), `${join(dist, f)} is missing: run \`npm run build\` first`);
   mkdirSync(join(work, 'dist'));
   for (const f of files) copyFileSync(join(dist, f), join(work, 'dist', f));
-  execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', join(work, 'dist'), '--no-image'], {
-    stdio: 'pipe',
-    timeout: 120_000,
-  });
+  execFileSync(
+    process.execPath,
+    [join(repoRoot, 'scripts/release.mjs'), '--dist', join(work, 'dist'), '--no-image', '--unsigned'],
+    {
+      stdio: 'pipe',
+      timeout: 120_000,
+    },
+  );
   bundled = JSON.parse(readFileSync(join(dist, `${NAME}.packages.json`), 'utf8'));
 });
 

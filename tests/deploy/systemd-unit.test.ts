@@ -1,6 +1,7 @@
 // deploy/systemd/vc-hypernode-controller-manager.service: systemd accepts it,
-// it passes the chart's flags plus the kubeconfig credential, and it keeps its
-// hardening (the exposure score is printed for the operator docs). Its drop-in
+// it passes the chart's flags plus the kubeconfig credential and /metrics on
+// loopback only, and it keeps its hardening (the exposure score is printed
+// for the operator docs). Its drop-in
 // for an InfiniBand host (deploy/systemd/infiniband.conf) opens only the MAD
 // devices ibnetdiscover needs, and the unit with it keeps the rest.
 
@@ -55,13 +56,15 @@ function withVerifiableUnit(check: (unitPath: string) => void, dropIn = ''): voi
   }
 }
 
-test('ExecStart passes the kubeconfig credential, the chart flags (minus the shell redirection) and then the extra flags', () => {
+test('ExecStart passes the kubeconfig credential, the chart flags (minus the shell redirection), /metrics on loopback, then the extra flags', () => {
   const argv = one('ExecStart').split(/\s+/);
   assert.equal(argv, [
     `/usr/local/bin/${NAME}`,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a systemd specifier, kept literally, not a template
     '--kubeconfig=${CREDENTIALS_DIRECTORY}/kubeconfig',
     ...CHART_ARGS.filter((a) => a !== '2>&1'),
+    // Not the chart's: on a bare node /metrics listens on loopback only.
+    '--listen-address=127.0.0.1:8081',
     '$VC_HNC_EXTRA_FLAGS',
   ]);
   assert.is(one('LoadCredential'), `kubeconfig:/etc/${NAME}/kubeconfig`);

@@ -2,11 +2,13 @@
 // against the API server stand-in: the page and /metrics refuse a caller
 // without a token (401) and one RBAC does not allow (403), and show the
 // worked example's HyperNodes to an allowed one, as JSON and as the HTML
-// topology view; the token never reaches the log.
+// topology view; a token issued for the API server rather than the
+// controller's audience is refused (401); the token never reaches the log.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { accessReviewerRbac, hypernodeControllerRbac } from '../../testing/apiserver/index.ts';
+import { DEFAULT_TOKEN_AUDIENCE } from '../../src/app/options.ts';
 import { compareBytes } from '../../src/util/compare-bytes.ts';
 import { viewData } from '../../testing/view-page.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
@@ -22,10 +24,13 @@ test('the executable serves /debug/topology and /metrics only to a token RBAC al
   api.addUser(CONTROLLER_USER, [...hypernodeControllerRbac(NS, LEASE), ...accessReviewerRbac()]);
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(api, TOPOLOGY_A3_CONFIG);
-  const viewer = api.addUser('viewer', [
+  const viewerApiToken = api.addUser('viewer', [
     { apiGroups: [], resources: [], verbs: ['get'], nonResourceURLs: ['/debug/topology', '/metrics'] },
   ]);
-  const stranger = api.addUser('stranger', []);
+  // As `kubectl create token viewer --audience vc-hypernode-controller-manager` makes them.
+  const viewer = api.createToken('viewer', [DEFAULT_TOKEN_AUDIENCE]);
+  api.addUser('stranger', []);
+  const stranger = api.createToken('stranger', [DEFAULT_TOKEN_AUDIENCE]);
   const controller = (s.controller = await startControllerBinary({
     kubeconfig,
     namespace: NS,
@@ -42,6 +47,7 @@ test('the executable serves /debug/topology and /metrics only to a token RBAC al
 
   for (const path of ['/debug/topology', '/metrics']) {
     assert.is((await get(path)).code, 401, path);
+    assert.is((await get(path, viewerApiToken)).code, 401, `${path} with the API server's token`);
     assert.is((await get(path, stranger)).code, 403, path);
   }
   assert.is((await get('/metrics', viewer)).code, 200);
@@ -59,7 +65,10 @@ test('the executable serves /debug/topology and /metrics only to a token RBAC al
     viewData(html.body).hyperNodes.map((hn) => hn.name),
     written.sort(compareBytes),
   );
-  assert.not.ok(controller.log().includes(viewer) || controller.log().includes(stranger), 'a token in the log');
+  assert.not.ok(
+    [viewer, viewerApiToken, stranger].some((t) => controller.log().includes(t)),
+    'a token in the log',
+  );
 });
 
 test.run();

@@ -1,6 +1,7 @@
 // ExpiringCache: an answer is kept for its TTL from when it resolved, shared
 // by callers while pending, dropped at once when it fails, and the oldest
-// entry makes room when the cache is full.
+// entry makes room when the cache is full; an answer the owner says not to
+// keep is shared while pending and dropped once resolved; peek and set.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -61,6 +62,26 @@ test('a full cache drops its oldest entry first', async () => {
   assert.equal(loads, ['a', 'b', 'c', 'd']);
   await get('a');
   assert.equal(loads, ['a', 'b', 'c', 'd', 'a'], 'a was evicted to make room for d');
+});
+
+test('an answer the owner does not keep is shared while pending and dropped once resolved; set and peek', async () => {
+  const clock = new FakeClock();
+  const cache = new ExpiringCache<string | undefined>(clock, 1_000, 10, (v) => v !== undefined);
+  let loads = 0;
+  const load = () =>
+    cache.get('k', async () => {
+      loads++;
+      return undefined;
+    });
+  assert.equal(await Promise.all([load(), load()]), [undefined, undefined]);
+  assert.is(loads, 1, 'shared while pending');
+  assert.is(cache.peek('k'), undefined, 'not kept');
+  await load();
+  assert.is(loads, 2);
+  cache.set('s', 'kept');
+  assert.is(await cache.peek('s'), 'kept');
+  await clock.advance(1_000);
+  assert.is(cache.peek('s'), undefined, 'a set answer expires like a loaded one');
 });
 
 test.run();

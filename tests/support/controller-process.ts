@@ -31,6 +31,8 @@ export interface ControllerRun {
   metrics(): Promise<string>;
   /** `http://127.0.0.1:<port>` of the metrics listener (the executable only). */
   metricsOrigin?: string;
+  /** `http://127.0.0.1:<port>` of the health listener (the executable only). */
+  healthOrigin?: string;
   /** SIGTERM (or abort) and wait for the exit; returns the exit code (0 in-process). */
   stop(): Promise<number | null>;
 }
@@ -94,6 +96,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
   const run: ControllerRun = {
     log: () => log,
     metricsOrigin: `http://127.0.0.1:${metricsPort}`,
+    healthOrigin: `http://127.0.0.1:${health}`,
     metrics: async () =>
       (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text(),
     async stop() {

@@ -1,11 +1,18 @@
 // Test releases and the loopback server that hands them to install.sh: each
 // release is made by scripts/release.mjs from a stand-in executable (a shell
 // script answering --version like the real one), so the installer is tested
-// against the real release layout and the real systemd unit.
+// against the real release layout and the real systemd unit. Releases are
+// signed with a key pair made for the test run, never the project's: install.sh
+// is handed its public half through --public-key (INSTALL_VC_HNC_PUBLIC_KEY),
+// the option of a mirror that signs what it serves. The server speaks HTTPS
+// with the test CA (testing/tls), which curl trusts through CURL_CA_BUNDLE and
+// wget through a WGETRC file.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, createReadStream, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,16 +54,60 @@ export function standInBuild(dist: string, version: string): void {
   writeFileSync(join(dist, `${NAME}.packages.json`), '[]\n');
 }
 
-/** Builds the release of a stand-in `version` with scripts/release.mjs (no image) and returns its directory. */
+/** A signing key pair as PEM files. */
+export interface SigningKey {
+  readonly privateKey: string;
+  readonly publicKey: string;
+}
+
+/** A new ECDSA P-256 key pair written into `dir` as `<name>.pem` and `<name>.pub.pem`. */
+export function makeSigningKey(dir: string, name: string): SigningKey {
+  const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  mkdirSync(dir, { recursive: true });
+  const key = { privateKey: join(dir, `${name}.pem`), publicKey: join(dir, `${name}.pub.pem`) };
+  writeFileSync(key.privateKey, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  writeFileSync(key.publicKey, pair.publicKey.export({ type: 'spki', format: 'pem' }));
+  return key;
+}
+
+/** The key pair test releases under `workDir` are signed with, made on first use. */
+export function testSigningKey(workDir: string): SigningKey {
+  const key = {
+    privateKey: join(workDir, 'test-release-key.pem'),
+    publicKey: join(workDir, 'test-release-key.pub.pem'),
+  };
+  return existsSync(key.privateKey) ? key : makeSigningKey(workDir, 'test-release-key');
+}
+
+/**
+ * Builds the release of a stand-in `version` with scripts/release.mjs (no
+ * image), signed with testSigningKey(workDir), and returns its directory.
+ */
 export function makeRelease(workDir: string, version: string): string {
   const dist = join(workDir, `dist-${version}`);
   standInBuild(dist, version);
   const out = join(dist, 'release');
-  execFileSync(process.execPath, [join(repoRoot, 'scripts/release.mjs'), '--dist', dist, '--out', out, '--no-image'], {
-    stdio: 'pipe',
-    timeout: 60_000,
-  });
+  const key = testSigningKey(workDir).privateKey;
+  execFileSync(
+    process.execPath,
+    [join(repoRoot, 'scripts/release.mjs'), '--dist', dist, '--out', out, '--no-image', '--signing-key', key],
+    { stdio: 'pipe', timeout: 60_000 },
+  );
   return out;
+}
+
+/** The test CA that signed the release server's certificate. */
+export const TEST_CA = join(repoRoot, 'testing/tls/ca.crt');
+
+/** What install.sh needs in its environment to take the test releases: the CA for curl and wget, the public key. */
+export function installerTrust(workDir: string): Record<string, string> {
+  const wgetrc = join(workDir, 'wgetrc');
+  if (!existsSync(wgetrc)) writeFileSync(wgetrc, `ca_certificate = ${TEST_CA}\n`);
+  return {
+    CURL_CA_BUNDLE: TEST_CA,
+    WGETRC: wgetrc,
+    INSTALL_VC_HNC_PUBLIC_KEY: testSigningKey(workDir).publicKey,
+  };
 }
 
 export interface ReleaseServer {
@@ -69,11 +120,15 @@ export interface ReleaseServer {
   close(): Promise<void>;
 }
 
-/** A static file server on 127.0.0.1 for release directories; records every request. */
-export async function startReleaseServer(): Promise<ReleaseServer> {
+/**
+ * A static file server on 127.0.0.1 for release directories, over HTTPS with
+ * the test CA's certificate (plain HTTP with `tls: false`); records every request.
+ */
+export async function startReleaseServer(opts: { tls?: boolean } = {}): Promise<ReleaseServer> {
   const versions = new Map<string, string>();
   const requests: string[] = [];
-  const server = createServer((req, res) => {
+  const tls = opts.tls ?? true;
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     requests.push(path);
     const [, prefix, version, file] = path.split('/');
@@ -85,11 +140,15 @@ export async function startReleaseServer(): Promise<ReleaseServer> {
     }
     res.writeHead(200, { 'content-length': statSync(full).size });
     createReadStream(full).pipe(res);
-  });
+  };
+  const tlsFile = (name: string) => readFileSync(join(repoRoot, 'testing/tls', name));
+  const server = tls
+    ? createHttpsServer({ cert: tlsFile('server.crt'), key: tlsFile('server.key') }, serve)
+    : createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/releases`,
+    baseUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/releases`,
     requests,
     publish: (version, dir) => versions.set(version, dir),
     close: () =>

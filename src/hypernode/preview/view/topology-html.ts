@@ -2,21 +2,37 @@
 // (topology-model.ts) as JSON, the stylesheet and the script inlined, and a
 // Content-Security-Policy that forbids every network request, so the file
 // opens from disk, offline, and cannot phone out even if a label value were
-// crafted to try. `render -o html`, `plan -o html` and `kubectl hypernode
-// tree -o html` write it; anything that serves a topology page can too.
+// crafted to try. The policy allows the one inline script and the one inline
+// stylesheet by their SHA-256 (never 'unsafe-inline'), so markup that slipped
+// into the page could run no script of its own. `render -o html`, `plan -o
+// html` and `kubectl hypernode tree -o html` write it; anything that serves a
+// topology page can too.
 
+import { createHash } from 'node:crypto';
 import { escapeHtml } from '../../../util/html-escape.ts';
 import type { TopologyView } from './topology-model.ts';
 import { TOPOLOGY_PAGE_SCRIPT } from './topology-page-script.ts';
 import { TOPOLOGY_PAGE_STYLE } from './topology-page-style.ts';
 
+/** A CSP hash source for an inline element whose text is exactly `text`. */
+function hashSource(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
 /**
- * Inline styles and scripts only; no fetch, image, font or frame from
- * anywhere. Exported so a server answering with the page sends the same
- * policy as a header: both apply, and a stricter header would stop the script.
+ * The page's own script and stylesheet, by hash; no fetch, image, font,
+ * frame, form target or base URL from anywhere. Exported so a server answering
+ * with the page sends the same policy as a header: both apply, and a stricter
+ * header would stop the script.
  */
-export const TOPOLOGY_PAGE_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+export const TOPOLOGY_PAGE_CSP = [
+  "default-src 'none'",
+  `style-src ${hashSource(TOPOLOGY_PAGE_STYLE)}`,
+  `script-src ${hashSource(TOPOLOGY_PAGE_SCRIPT)}`,
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
 
 /** The whole page for `view`, as a string to write to a file or answer a request with. */
 export function topologyHtml(view: TopologyView): string {
