@@ -96,7 +96,7 @@ async function seedCluster(): Promise<{ api: ApiServer; kubeconfig: string; cont
   const { api, kubeconfig: controllerKubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(
     api,

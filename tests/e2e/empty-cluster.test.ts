@@ -99,7 +99,7 @@ test('label source on an empty cluster: ready with nothing to do, then label Hyp
 async function startUfm(api: Parameters<typeof seedUfmSecret>[0]): Promise<string> {
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
   return ufmEntry(ufm.endpoint(), { insecureSkipVerify: true });
 }
 

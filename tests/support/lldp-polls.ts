@@ -51,7 +51,7 @@ export async function lldpPolls(
     {
       nodes: new FakeInformer({ initial: nodes.map((name) => ({ metadata: { name } })) }),
       hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
-      secrets: { get: () => Promise.reject(new Error('unused')) },
+      secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('unused')) },
       clock: realClock,
       logger,
       problems,
