@@ -33,18 +33,11 @@ const USER = 'hypernode';
 const PASSWORD = 'p4ss-w0rd-of-the-ufm-secret';
 const CREDENTIALS = { username: USER, password: PASSWORD };
 
-interface Runtime {
-  readonly name: string;
-  start(kubeconfig: string): ControllerRun | Promise<ControllerRun>;
-}
-const RUNTIMES: readonly Runtime[] = [
-  { name: 'in process', start: (kubeconfig) => s.startInProcess(kubeconfig) },
-  {
-    name: 'the executable',
-    start: async (kubeconfig) =>
-      (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=10'] })),
-  },
-];
+/** Where the controller runs: in this process, or the built executable at -v=10. */
+type Runtime = (kubeconfig: string) => ControllerRun | Promise<ControllerRun>;
+const IN_PROCESS: Runtime = (kubeconfig) => s.startInProcess(kubeconfig);
+const EXECUTABLE: Runtime = async (kubeconfig) =>
+  (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=10'] }));
 
 /** The ufm entry of the worked example, its Secret in `namespace`. */
 function ufmConfig(endpoint: string, opts: { namespace?: string; insecureSkipVerify?: boolean } = {}): string {
@@ -75,7 +68,6 @@ function assertNoLeak(api: ApiServer, controller: ControllerRun, secrets: readon
 }
 
 interface RefusalCase {
-  readonly title: string;
   readonly plain?: boolean;
   readonly secret: (endpoint: string) => { namespace?: string; allows: SecretAllows };
   readonly config?: { namespace?: string; insecureSkipVerify?: boolean };
@@ -85,85 +77,83 @@ interface RefusalCase {
 
 const quote = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-const REFUSALS: readonly RefusalCase[] = [
-  {
-    title: 'a Secret without the discovery label sends nothing to the endpoint the ConfigMap names',
-    secret: (endpoint) => ({ allows: { endpoints: [endpoint], label: false } }),
-    refusal: (endpoint) =>
-      new RegExp(
-        `Secret ${NS}/${UFM_SECRET} is not labelled topology\\.volcano\\.sh/discovery-credentials=true, so its credentials are not sent to the endpoint ${quote(endpoint)}: .*kubectl -n ${NS} label secret ${UFM_SECRET} topology\\.volcano\\.sh/discovery-credentials=true`,
-      ),
-  },
-  {
-    title: "a Secret that does not name the endpoint's origin sends nothing there",
-    secret: () => ({ allows: { endpoints: ['https://ufm.example.com:8443'] } }),
-    refusal: (endpoint) =>
-      new RegExp(
-        `Secret ${NS}/${UFM_SECRET} does not name the endpoint ${quote(endpoint)} in its annotation topology\\.volcano\\.sh/allowed-endpoints \\(it names https://ufm\\.example\\.com:8443\\), so its credentials are not sent there; if that endpoint is meant: kubectl -n ${NS} annotate --overwrite secret ${UFM_SECRET} topology\\.volcano\\.sh/allowed-endpoints=https://ufm\\.example\\.com:8443,${quote(endpoint)}`,
-      ),
-  },
-  {
-    title: 'a secretRef to another namespace is refused before the Secret is read, even one naming the endpoint',
-    secret: (endpoint) => ({ namespace: OTHER_NS, allows: { endpoints: [endpoint] } }),
-    config: { namespace: OTHER_NS },
-    refusal: () =>
-      new RegExp(
-        `secretRef names Secret ${OTHER_NS}/${UFM_SECRET}, outside the controller's namespace ${NS}: .*set secretRef\\.namespace: ${NS}`,
-      ),
-  },
-  {
-    title: "a plain http:// endpoint gets nothing without the Secret's consent",
-    plain: true,
-    secret: (endpoint) => ({ allows: { endpoints: [endpoint] } }),
-    refusal: (endpoint) =>
-      new RegExp(
-        `the endpoint ${quote(endpoint)} is plain http, so the credentials of Secret ${NS}/${UFM_SECRET} would cross the network unencrypted; they are not sent: .*kubectl -n ${NS} annotate secret ${UFM_SECRET} topology\\.volcano\\.sh/allow-plain-http=true`,
-      ),
-  },
-  {
-    title: "insecureSkipVerify: true sends nothing without the Secret's consent",
-    secret: (endpoint) => ({ allows: { endpoints: [endpoint] } }),
-    config: { insecureSkipVerify: true },
-    refusal: (endpoint) =>
-      new RegExp(
-        `config\\.insecureSkipVerify turns TLS verification off for ${quote(endpoint)}, .*they are not sent: .*kubectl -n ${NS} annotate secret ${UFM_SECRET} topology\\.volcano\\.sh/allow-insecure-skip-verify=true`,
-      ),
-  },
-];
+const NO_LABEL: RefusalCase = {
+  secret: (endpoint) => ({ allows: { endpoints: [endpoint], label: false } }),
+  refusal: (endpoint) =>
+    new RegExp(
+      `Secret ${NS}/${UFM_SECRET} is not labelled topology\\.volcano\\.sh/discovery-credentials=true, so its credentials are not sent to the endpoint ${quote(endpoint)}: .*kubectl -n ${NS} label secret ${UFM_SECRET} topology\\.volcano\\.sh/discovery-credentials=true`,
+    ),
+};
 
-for (const runtime of RUNTIMES) {
-  for (const c of REFUSALS) {
-    test(`${c.title} (${runtime.name})`, async () => {
-      // The controller may read Secrets of the other namespace too: the refusal is its own, not RBAC's.
-      const read = { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespaces: [OTHER_NS] };
-      const { api, kubeconfig } = await s.startCluster([read]);
-      api.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: OTHER_NS } });
-      const recorder = (s.ufm = await new UfmServer(c.plain ? { plain: true } : {}).start());
-      [recorder.username, recorder.password] = [USER, PASSWORD];
-      recorder.answer = { kind: 'ports', ports: workedExamplePorts() };
-      const endpoint = recorder.endpoint();
-      const { namespace = NS, allows } = c.secret(endpoint);
-      api.store.create(discoverySecret(namespace, UFM_SECRET, CREDENTIALS, allows));
-      for (const n of workedExampleNodes()) api.store.create(n);
-      seedConfigMap(api, ufmConfig(endpoint, c.config));
-      const controller = await runtime.start(kubeconfig);
-      const refused = () =>
-        events(api).find((e) => e.reason === 'DiscovererFailed' && c.refusal(endpoint).test(e.message));
-      await s.converge(refused, 'the refusal as a DiscovererFailed Event');
-      // Retried with backoff, and still nothing sent.
-      await s.converge(() => /failed to start discoverer/.test(controller.log()), 'the refusal in the log');
-      assert.equal(recorder.requests, [], 'the endpoint received no request');
-      assert.is(
-        api.requests.count({ resource: 'secrets', namespace: OTHER_NS }),
-        0,
-        'no Secret of the other namespace was read',
-      );
-      assert.equal(hyperNodes(api, 'ufm'), []);
-      assertNoLeak(api, controller, [PASSWORD]);
-    });
-  }
+const NOT_NAMED: RefusalCase = {
+  secret: () => ({ allows: { endpoints: ['https://ufm.example.com:8443'] } }),
+  refusal: (endpoint) =>
+    new RegExp(
+      `Secret ${NS}/${UFM_SECRET} does not name the endpoint ${quote(endpoint)} in its annotation topology\\.volcano\\.sh/allowed-endpoints \\(it names https://ufm\\.example\\.com:8443\\), so its credentials are not sent there; if that endpoint is meant: kubectl -n ${NS} annotate --overwrite secret ${UFM_SECRET} topology\\.volcano\\.sh/allowed-endpoints=https://ufm\\.example\\.com:8443,${quote(endpoint)}`,
+    ),
+};
 
-  test(`a Secret that allows the endpoint sends its credentials there, and only there (${runtime.name})`, async () => {
+const OTHER_NAMESPACE: RefusalCase = {
+  secret: (endpoint) => ({ namespace: OTHER_NS, allows: { endpoints: [endpoint] } }),
+  config: { namespace: OTHER_NS },
+  refusal: () =>
+    new RegExp(
+      `secretRef names Secret ${OTHER_NS}/${UFM_SECRET}, outside the controller's namespace ${NS}: .*set secretRef\\.namespace: ${NS}`,
+    ),
+};
+
+const PLAIN_HTTP: RefusalCase = {
+  plain: true,
+  secret: (endpoint) => ({ allows: { endpoints: [endpoint] } }),
+  refusal: (endpoint) =>
+    new RegExp(
+      `the endpoint ${quote(endpoint)} is plain http, so the credentials of Secret ${NS}/${UFM_SECRET} would cross the network unencrypted; they are not sent: .*kubectl -n ${NS} annotate secret ${UFM_SECRET} topology\\.volcano\\.sh/allow-plain-http=true`,
+    ),
+};
+
+const SKIP_VERIFY: RefusalCase = {
+  secret: (endpoint) => ({ allows: { endpoints: [endpoint] } }),
+  config: { insecureSkipVerify: true },
+  refusal: (endpoint) =>
+    new RegExp(
+      `config\\.insecureSkipVerify turns TLS verification off for ${quote(endpoint)}, .*they are not sent: .*kubectl -n ${NS} annotate secret ${UFM_SECRET} topology\\.volcano\\.sh/allow-insecure-skip-verify=true`,
+    ),
+};
+
+/** The refusal of `c`: nothing reaches the recorder, the DiscovererFailed Event says why and what to run. */
+function refused(c: RefusalCase, runtime: Runtime): () => Promise<void> {
+  return async () => {
+    // The controller may read Secrets of the other namespace too: the refusal is its own, not RBAC's.
+    const read = { apiGroups: [''], resources: ['secrets'], verbs: ['get'], namespaces: [OTHER_NS] };
+    const { api, kubeconfig } = await s.startCluster([read]);
+    api.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: OTHER_NS } });
+    const recorder = (s.ufm = await new UfmServer(c.plain ? { plain: true } : {}).start());
+    [recorder.username, recorder.password] = [USER, PASSWORD];
+    recorder.answer = { kind: 'ports', ports: workedExamplePorts() };
+    const endpoint = recorder.endpoint();
+    const { namespace = NS, allows } = c.secret(endpoint);
+    api.store.create(discoverySecret(namespace, UFM_SECRET, CREDENTIALS, allows));
+    for (const n of workedExampleNodes()) api.store.create(n);
+    seedConfigMap(api, ufmConfig(endpoint, c.config));
+    const controller = await runtime(kubeconfig);
+    const refused = () =>
+      events(api).find((e) => e.reason === 'DiscovererFailed' && c.refusal(endpoint).test(e.message));
+    await s.converge(refused, 'the refusal as a DiscovererFailed Event');
+    // Retried with backoff, and still nothing sent.
+    await s.converge(() => /failed to start discoverer/.test(controller.log()), 'the refusal in the log');
+    assert.equal(recorder.requests, [], 'the endpoint received no request');
+    assert.is(
+      api.requests.count({ resource: 'secrets', namespace: OTHER_NS }),
+      0,
+      'no Secret of the other namespace was read',
+    );
+    assert.equal(hyperNodes(api, 'ufm'), []);
+    assertNoLeak(api, controller, [PASSWORD]);
+  };
+}
+
+function consented(runtime: Runtime): () => Promise<void> {
+  return async () => {
     const { api, kubeconfig } = await s.startCluster();
     const ufm = (s.ufm = await new UfmServer().start());
     [ufm.username, ufm.password] = [USER, PASSWORD];
@@ -173,15 +163,17 @@ for (const runtime of RUNTIMES) {
     );
     for (const n of workedExampleNodes()) api.store.create(n);
     seedConfigMap(api, ufmConfig(ufm.endpoint(), { insecureSkipVerify: true }));
-    const controller = await runtime.start(kubeconfig);
+    const controller = await runtime(kubeconfig);
     await s.converge(() => hyperNodes(api, 'ufm').length === 3, 'the UFM worked example');
     assert.ok(ufm.requests.length > 0);
     for (const r of ufm.requests)
       assert.is(r.authorization, `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`);
     assertNoLeak(api, controller, [PASSWORD]);
-  });
+  };
+}
 
-  test(`a graph URL's token goes only to an origin its Secret names (${runtime.name})`, async () => {
+function graphTokenRefused(runtime: Runtime): () => Promise<void> {
+  return async () => {
     const { api, kubeconfig } = await s.startCluster();
     const recorder = await new GraphServer().start();
     try {
@@ -197,7 +189,7 @@ for (const runtime of RUNTIMES) {
         api,
         `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    interval: 1s\n    credentials: {secretRef: {name: inventory, namespace: ${NS}}}\n    config: {url: "${recorder.url()}"}\n`,
       );
-      const controller = await runtime.start(kubeconfig);
+      const controller = await runtime(kubeconfig);
       await s.converge(
         () =>
           events(api).some(
@@ -213,9 +205,11 @@ for (const runtime of RUNTIMES) {
     } finally {
       await recorder.close();
     }
-  });
+  };
+}
 
-  test(`a password or token written into a URL reaches no log line and no Event (${runtime.name})`, async () => {
+function urlSecretsRedacted(runtime: Runtime): () => Promise<void> {
+  return async () => {
     const { api, kubeconfig } = await s.startCluster();
     const server = await new GraphServer().start();
     try {
@@ -229,7 +223,7 @@ for (const runtime of RUNTIMES) {
         api,
         `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    interval: 1s\n    config: {url: "${url.href}"}\n`,
       );
-      const controller = await runtime.start(kubeconfig);
+      const controller = await runtime(kubeconfig);
       const shown = `${url.protocol}//***@${url.host}${url.pathname}?access_token=***`;
       await s.converge(
         () => events(api).some((e) => e.reason === 'DiscoveryFailed' && e.message.includes(shown)),
@@ -240,7 +234,66 @@ for (const runtime of RUNTIMES) {
     } finally {
       await server.close();
     }
-  });
+  };
 }
+
+test(
+  'a Secret without the discovery label sends nothing to the endpoint the ConfigMap names (in process)',
+  refused(NO_LABEL, IN_PROCESS),
+);
+test(
+  'a Secret without the discovery label sends nothing to the endpoint the ConfigMap names (the executable)',
+  refused(NO_LABEL, EXECUTABLE),
+);
+test(
+  "a Secret that does not name the endpoint's origin sends nothing there (in process)",
+  refused(NOT_NAMED, IN_PROCESS),
+);
+test(
+  "a Secret that does not name the endpoint's origin sends nothing there (the executable)",
+  refused(NOT_NAMED, EXECUTABLE),
+);
+test(
+  'a secretRef to another namespace is refused before the Secret is read, even one naming the endpoint (in process)',
+  refused(OTHER_NAMESPACE, IN_PROCESS),
+);
+test(
+  'a secretRef to another namespace is refused before the Secret is read, even one naming the endpoint (the executable)',
+  refused(OTHER_NAMESPACE, EXECUTABLE),
+);
+test(
+  "a plain http:// endpoint gets nothing without the Secret's consent (in process)",
+  refused(PLAIN_HTTP, IN_PROCESS),
+);
+test(
+  "a plain http:// endpoint gets nothing without the Secret's consent (the executable)",
+  refused(PLAIN_HTTP, EXECUTABLE),
+);
+test(
+  "insecureSkipVerify: true sends nothing without the Secret's consent (in process)",
+  refused(SKIP_VERIFY, IN_PROCESS),
+);
+test(
+  "insecureSkipVerify: true sends nothing without the Secret's consent (the executable)",
+  refused(SKIP_VERIFY, EXECUTABLE),
+);
+test(
+  'a Secret that allows the endpoint sends its credentials there, and only there (in process)',
+  consented(IN_PROCESS),
+);
+test(
+  'a Secret that allows the endpoint sends its credentials there, and only there (the executable)',
+  consented(EXECUTABLE),
+);
+test("a graph URL's token goes only to an origin its Secret names (in process)", graphTokenRefused(IN_PROCESS));
+test("a graph URL's token goes only to an origin its Secret names (the executable)", graphTokenRefused(EXECUTABLE));
+test(
+  'a password or token written into a URL reaches no log line and no Event (in process)',
+  urlSecretsRedacted(IN_PROCESS),
+);
+test(
+  'a password or token written into a URL reaches no log line and no Event (the executable)',
+  urlSecretsRedacted(EXECUTABLE),
+);
 
 test.run();

@@ -67,27 +67,25 @@ function shipped(argv0: 'vc-hypernode-controller-manager' | 'kubectl-hypernode')
   };
 }
 
-const RUNNERS: readonly Runner[] = [
-  {
-    name: 'in process',
-    // A program plan ran would be looked up on this process's PATH: the marking ibnetdiscover comes first there too.
-    run: async (args, env, announce) => {
-      const path = process.env.PATH;
-      process.env.PATH = env.PATH;
-      try {
-        return await plan(args, 'vc-hypernode-controller-manager', {
-          color: false,
-          env,
-          ...(announce ? { announce } : {}),
-        });
-      } finally {
-        process.env.PATH = path;
-      }
-    },
+const IN_PROCESS: Runner = {
+  name: 'in process',
+  // A program plan ran would be looked up on this process's PATH: the marking ibnetdiscover comes first there too.
+  run: async (args, env, announce) => {
+    const path = process.env.PATH;
+    process.env.PATH = env.PATH;
+    try {
+      return await plan(args, 'vc-hypernode-controller-manager', {
+        color: false,
+        env,
+        ...(announce ? { announce } : {}),
+      });
+    } finally {
+      process.env.PATH = path;
+    }
   },
-  { name: 'the executable', run: shipped('vc-hypernode-controller-manager') },
-  { name: 'kubectl hypernode plan', run: shipped('kubectl-hypernode') },
-];
+};
+const EXECUTABLE: Runner = { name: 'the executable', run: shipped('vc-hypernode-controller-manager') };
+const PLUGIN: Runner = { name: 'kubectl hypernode plan', run: shipped('kubectl-hypernode') };
 
 interface Scene {
   readonly api: ApiServer;
@@ -161,8 +159,9 @@ async function scene(secretNamespace = NS): Promise<Scene> {
 
 const secretReads = (api: ApiServer) => api.requests.count({ user: OPERATOR, resource: 'secrets' });
 
-for (const runner of RUNNERS) {
-  test(`plan without ${LIVE} runs no program, reads no Secret and sends nothing to the ConfigMap's endpoint (${runner.name})`, async () => {
+/** Without the flag: no program, no Secret, no request. */
+function askedNothing(runner: Runner): () => Promise<void> {
+  return async () => {
     const { api, ufm, kubeconfig, env, marker } = await scene();
     const r = await runner.run([`--kubeconfig=${kubeconfig}`], env);
     assert.is(r.code, 0, r.stderr);
@@ -172,9 +171,12 @@ for (const runner of RUNNERS) {
     assert.equal(ufm.requests, [], 'the endpoint received a request');
     assert.is(secretReads(api), 0, 'a Secret was read');
     assert.not.ok(`${r.stdout}${r.stderr}`.includes(PASSWORD));
-  });
+  };
+}
 
-  test(`plan ${LIVE} names each Secret and endpoint before reading any, and still runs no program (${runner.name})`, async () => {
+/** With the flag: the Secret and its endpoint named before any Secret is read; still no program. */
+function listedFirst(runner: Runner): () => Promise<void> {
+  return async () => {
     const { api, ufm, kubeconfig, env, marker } = await scene();
     const announced: string[] = [];
     const r = await runner.run([`--kubeconfig=${kubeconfig}`, LIVE], env, (text) =>
@@ -193,9 +195,12 @@ for (const runner of RUNNERS) {
       [`${NS}/${UFM_SECRET}`],
     );
     assert.not.ok(`${r.stdout}${r.stderr}`.includes(PASSWORD));
-  });
+  };
+}
 
-  test(`plan ${LIVE} refuses a Secret outside the controller's namespace: it is not read and nothing is sent (${runner.name})`, async () => {
+/** With the flag, a Secret of another namespace: named as refused, never read, nothing sent. */
+function otherNamespaceRefused(runner: Runner): () => Promise<void> {
+  return async () => {
     const { api, ufm, kubeconfig, env, marker } = await scene(OTHER_NS);
     const r = await runner.run([`--kubeconfig=${kubeconfig}`, LIVE], env);
     assert.is(r.code, 1, r.stderr);
@@ -210,7 +215,44 @@ for (const runner of RUNNERS) {
     assert.is(secretReads(api), 0, 'a Secret was read');
     assert.equal(ufm.requests, [], 'the endpoint received a request');
     assert.not.ok(existsSync(marker));
-  });
+  };
 }
+
+test(
+  "plan without --use-cluster-credentials runs no program, reads no Secret and sends nothing to the ConfigMap's endpoint (in process)",
+  askedNothing(IN_PROCESS),
+);
+test(
+  "plan without --use-cluster-credentials runs no program, reads no Secret and sends nothing to the ConfigMap's endpoint (the executable)",
+  askedNothing(EXECUTABLE),
+);
+test(
+  "plan without --use-cluster-credentials runs no program, reads no Secret and sends nothing to the ConfigMap's endpoint (kubectl hypernode plan)",
+  askedNothing(PLUGIN),
+);
+test(
+  'plan --use-cluster-credentials names each Secret and endpoint before reading any, and still runs no program (in process)',
+  listedFirst(IN_PROCESS),
+);
+test(
+  'plan --use-cluster-credentials names each Secret and endpoint before reading any, and still runs no program (the executable)',
+  listedFirst(EXECUTABLE),
+);
+test(
+  'plan --use-cluster-credentials names each Secret and endpoint before reading any, and still runs no program (kubectl hypernode plan)',
+  listedFirst(PLUGIN),
+);
+test(
+  "plan --use-cluster-credentials refuses a Secret outside the controller's namespace: it is not read and nothing is sent (in process)",
+  otherNamespaceRefused(IN_PROCESS),
+);
+test(
+  "plan --use-cluster-credentials refuses a Secret outside the controller's namespace: it is not read and nothing is sent (the executable)",
+  otherNamespaceRefused(EXECUTABLE),
+);
+test(
+  "plan --use-cluster-credentials refuses a Secret outside the controller's namespace: it is not read and nothing is sent (kubectl hypernode plan)",
+  otherNamespaceRefused(PLUGIN),
+);
 
 test.run();
