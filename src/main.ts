@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
 import { errorMessage } from './util/error-message.ts';
 import { didYouMean } from './util/closest-word.ts';
+import { redactUrl } from './util/redact-url.ts';
 import type { SubcommandResult } from './cmd/subcommand-flags.ts';
 
 const EXIT_SUCCESS = 0;
@@ -121,7 +122,8 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
   const logger = createLogger({ verbosity: options.log.verbosity, skipHeaders: options.log.skipHeaders });
   // Guarded, not only filtered by level: quoting compiles a Unicode regex that --version does not need.
   if (logger.enabled(2))
-    for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
+    for (const { name, value } of flags)
+      logger.v(2).info(`FLAG: --${name}=${quote(name === 'master' ? redactUrl(value) : value)}`);
   // Go ignores them silently; one line helps whoever wonders why `2>&1` (Helm's chart) did nothing.
   if (positionals.length > 0) logger.warn('Ignoring positional command-line arguments', { args: positionals });
   const ignored = ineffectiveFlags(flags);

@@ -9,6 +9,8 @@
 // still works. Credentials written into a URL never reach a log line or an
 // Event. Each case runs in this process and on the built executable (-v=10).
 
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GraphServer, railGraphDocument } from '../../testing/graph-server.ts';
@@ -16,6 +18,9 @@ import { discoverySecret, type SecretAllows } from '../../testing/discovery-secr
 import { UfmServer } from '../../testing/ufm-server.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { startControllerBinary, type ControllerRun } from '../support/controller-process.ts';
+import { cleanEnv } from '../support/run-command.ts';
+import { BINARY, BUNDLE } from '../../testing/executables.ts';
+import { waitFor } from '../../testing/wait.ts';
 import {
   NS,
   UFM_SECRET,
@@ -236,6 +241,28 @@ function urlSecretsRedacted(runtime: Runtime): () => Promise<void> {
     }
   };
 }
+
+/** The executable's log lines until its start-up line (it then cannot reach the API server, and is stopped). */
+async function startupLines(args: string[]): Promise<string> {
+  const [cmd, argv] = existsSync(BINARY) ? [BINARY, args] : [process.execPath, [BUNDLE, ...args]];
+  const child = spawn(cmd, argv, { env: cleanEnv({ KUBE_POD_NAMESPACE: NS }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  try {
+    await waitFor(() => log.includes('Starting vc-hypernode-controller-manager'), { what: 'the start-up line' });
+  } finally {
+    child.kill('SIGKILL');
+  }
+  return log;
+}
+
+test('a password or token written into --master reaches no log line (the executable)', async () => {
+  const log = await startupLines(['--master=https://admin:master-password@127.0.0.1:1/?token=master-token', '-v=10']);
+  assert.match(log, 'FLAG: --master="https://***@127.0.0.1:1/?token=***"');
+  assert.match(log, 'master="https://***@127.0.0.1:1/?token=***"');
+  assert.not.ok(log.includes('master-password') || log.includes('master-token'), log);
+});
 
 test(
   'a Secret without the discovery label sends nothing to the endpoint the ConfigMap names (in process)',
