@@ -21,6 +21,7 @@ import {
 import { labelValue } from '../../model/label-reads.ts';
 import { wrapError } from '../../../util/error-message.ts';
 import { firstFew } from '../../../util/first-few.ts';
+import { redactUrl } from '../../../util/redact-url.ts';
 import { truncateText } from '../../../util/truncate.ts';
 import { ipAddress, networkHolds, parseIpNetwork, type IpNetwork } from './ip-networks.ts';
 
@@ -61,7 +62,11 @@ const kubectl = (ref: SecretRef, verb: string) => `kubectl -n ${ref.namespace} $
 
 /** The URL origin (`https://host[:port]`) of `url`; the scheme defaults to https as the sources' endpoints do. */
 export function urlOrigin(url: string): string {
-  return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `https://${url}`).origin;
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `https://${url}`).origin;
+  } catch {
+    throw new Error(`${JSON.stringify(truncateText(redactUrl(url), ENTRY_QUOTE_BYTES))} is not a URL; nothing is sent`);
+  }
 }
 
 /** The values of a comma- or space-separated annotation. */
