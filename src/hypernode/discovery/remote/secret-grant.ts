@@ -114,17 +114,23 @@ function hostEntries(ref: SecretRef, value: string | undefined): HostEntry[] {
   });
 }
 
-/** What a Secret allows, read from its metadata by `grantOf`. */
+/** What a Secret allows, read once from its metadata by `SecretGrant.of`. */
 export class SecretGrant {
   private constructor(
     readonly ref: SecretRef,
     private readonly annotations: Readonly<Record<string, string>>,
+    /** The URL origins its credentials may be sent to (for a source that `needs` endpoints). */
+    private readonly allowedEndpoints: readonly string[],
+    /** The SNMP agents they may go to (for a source that `needs` hosts), asked about every address a crawl learns. */
+    private readonly allowedHosts: readonly HostEntry[],
   ) {}
 
   /**
    * The Secret's grant when it is marked for discovery and names destinations
-   * of the kind `for` needs; otherwise an error saying what to add, with
-   * `destinations` (what the source would reach) in the command.
+   * of the kind the source `needs`; otherwise an error saying what to add, with
+   * `destinations` (what the source would reach) in the command. A malformed
+   * entry is refused whole, so a typo never silently narrows or widens what
+   * is allowed.
    */
   static of(
     secret: Secret,
@@ -150,20 +156,12 @@ export class SecretGrant {
         `Secret ${secretName(ref)} ${lacks}, so its credentials are not sent${where}: the controller uses a Secret only when it is labelled for discovery and names where it may be sent; if this Secret is meant for it: ${steps.join(' && ')}`,
       );
     }
-    const grant = new SecretGrant(ref, annotations);
-    // A malformed entry is refused whole, so a typo never silently narrows or widens what is allowed.
-    if (needs === 'endpoints') grant.endpoints();
-    else grant.hosts();
-    return grant;
-  }
-
-  /** The URL origins its credentials may be sent to. */
-  endpoints(): string[] {
-    return endpointEntries(this.ref, labelValue(this.annotations, ALLOWED_ENDPOINTS_ANNOTATION));
-  }
-
-  private hosts(): HostEntry[] {
-    return hostEntries(this.ref, labelValue(this.annotations, ALLOWED_HOSTS_ANNOTATION));
+    return new SecretGrant(
+      ref,
+      annotations,
+      needs === 'endpoints' ? endpointEntries(ref, named) : [],
+      needs === 'hosts' ? hostEntries(ref, named) : [],
+    );
   }
 
   private consents(annotation: string): boolean {
@@ -177,7 +175,7 @@ export class SecretGrant {
    */
   checkEndpoint(to: HttpDestination): void {
     const origin = urlOrigin(to.url);
-    const allowed = this.endpoints();
+    const allowed = this.allowedEndpoints;
     if (!allowed.includes(origin)) {
       throw new Error(
         `Secret ${secretName(this.ref)} does not name the endpoint ${origin} in its annotation ${ALLOWED_ENDPOINTS_ANNOTATION} (it names ${firstFew(allowed, SHOWN)}), so its credentials are not sent there; if that endpoint is meant: ${kubectl(this.ref, 'annotate --overwrite')} ${ALLOWED_ENDPOINTS_ANNOTATION}=${[...allowed, origin].join(',')}`,
@@ -203,7 +201,7 @@ export class SecretGrant {
   allowsHost(host: string): boolean {
     const ip = ipAddress(host);
     const name = host.toLowerCase().replace(/\.$/, '');
-    return this.hosts().some((e) =>
+    return this.allowedHosts.some((e) =>
       'network' in e ? ip !== undefined && networkHolds(e.network, ip) : e.name === name,
     );
   }
