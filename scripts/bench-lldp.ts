@@ -30,6 +30,7 @@ import { discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchFabric } from './bench-lldp-fabric.ts';
 import { NAMESPACE, launchController, quietPolls } from './lib/bench-launch.ts';
+import { discoverySecret, switchHosts } from '../testing/discovery-secret.ts';
 
 const TARGETS = { pollAndSnapshotS: 10, rssMB: 300, quietWrites: 0 };
 const COMMUNITY = 'bench-community';
@@ -68,12 +69,9 @@ async function main(): Promise<void> {
     });
     const switchCount = agents.addresses.length;
     for (const name of tree.hosts) api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
-    api.store.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'lldp-snmp', namespace: NAMESPACE },
-      data: { community: Buffer.from(COMMUNITY).toString('base64') },
-    });
+    api.store.create(
+      discoverySecret(NAMESPACE, 'lldp-snmp', { community: COMMUNITY }, { hosts: switchHosts(agents.addresses) }),
+    );
     const conf = `networkTopologyDiscovery:
   - source: lldp
     enabled: true

@@ -34,6 +34,7 @@ import { TEST_CA, UfmServer } from '../testing/ufm-server.ts';
 import { waitFor } from '../testing/wait.ts';
 import { NAMESPACE, isControllerHyperNodeWrite, launchController, type RateLimit } from './lib/bench-launch.ts';
 import { seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
+import { discoverySecret } from '../testing/discovery-secret.ts';
 
 const [sus = 64, racksPerSu = 8, traysPerRack = 18] = process.argv.slice(2).map(Number);
 const RAILS = 8;
@@ -97,12 +98,7 @@ async function round(tree: FatTree, nvlink: boolean): Promise<Figures> {
       }
     }
     const secret = { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA };
-    api.store.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'ufm', namespace: NAMESPACE },
-      data: Object.fromEntries(Object.entries(secret).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-    });
+    api.store.create(discoverySecret(NAMESPACE, 'ufm', secret, { endpoints: [ufm.endpoint()] }));
     const conf = `networkTopologyDiscovery:
   - source: ufm
     enabled: true

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
 import { errorMessage } from './util/error-message.ts';
 import { didYouMean } from './util/closest-word.ts';
+import { redactUrl } from './util/redact-url.ts';
 import type { SubcommandResult } from './cmd/subcommand-flags.ts';
 
 const EXIT_SUCCESS = 0;
@@ -20,7 +21,12 @@ const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 const EXIT_PANIC = 2;
 
-type Subcommand = (argv: readonly string[], argv0: string, env: { color: boolean }) => Promise<SubcommandResult>;
+/** `announce`: where a subcommand says at once what it is about to do (plan's Secrets), before its result. */
+type Subcommand = (
+  argv: readonly string[],
+  argv0: string,
+  env: { color: boolean; announce: (text: string) => void },
+) => Promise<SubcommandResult>;
 
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   render: async () => (await import('./commands.ts')).render,
@@ -75,13 +81,13 @@ function invokedAsPlugin(): boolean {
 async function main(argv: readonly string[], argv0: string): Promise<number> {
   if (invokedAsPlugin()) {
     const { kubectlHypernode } = await import('./commands.ts');
-    return printed(await kubectlHypernode(argv, { color: useColor() }));
+    return printed(await kubectlHypernode(argv, { color: useColor(), announce }));
   }
   // Subcommands, recognised as the first argument alone; loaded lazily like the server.
   const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
   if (subcommand) {
     const run = await subcommand();
-    return printed(await run(argv.slice(1), argv0, { color: useColor() }));
+    return printed(await run(argv.slice(1), argv0, { color: useColor(), announce }));
   }
   if ((argv[0] === VERSION_COMMAND && argv.length > 1) || (argv[0] === HELP_COMMAND && argv.length > 2)) {
     await write(
@@ -116,7 +122,8 @@ async function main(argv: readonly string[], argv0: string): Promise<number> {
   const logger = createLogger({ verbosity: options.log.verbosity, skipHeaders: options.log.skipHeaders });
   // Guarded, not only filtered by level: quoting compiles a Unicode regex that --version does not need.
   if (logger.enabled(2))
-    for (const setting of flags) logger.v(2).info(`FLAG: --${setting.name}=${quote(setting.value)}`);
+    for (const { name, value } of flags)
+      logger.v(2).info(`FLAG: --${name}=${quote(name === 'master' ? redactUrl(value) : value)}`);
   // Go ignores them silently; one line helps whoever wonders why `2>&1` (Helm's chart) did nothing.
   if (positionals.length > 0) logger.warn('Ignoring positional command-line arguments', { args: positionals });
   const ignored = ineffectiveFlags(flags);
@@ -180,6 +187,11 @@ async function unknownCommand(word: string, argv0: string): Promise<number> {
 /** Colour on a terminal, unless NO_COLOR is set. */
 function useColor(): boolean {
   return process.stdout.isTTY === true && !('NO_COLOR' in process.env);
+}
+
+/** Writes to stderr at once (the result's text follows when the command is done). */
+function announce(text: string): void {
+  process.stderr.write(text);
 }
 
 /** Writes a command's output and resolves to its exit code. */

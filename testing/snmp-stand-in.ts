@@ -151,7 +151,7 @@ function answer(msg: Buffer, community: Buffer, table: readonly Entry[], looping
 }
 
 export interface SnmpStandIn {
-  /** `127.0.0.1:port` of each switch, in the order given. */
+  /** `host:port` of each switch (`127.0.0.1:<any port>` unless bound elsewhere), in the order given. */
   readonly addresses: readonly string[];
   close(): Promise<void>;
 }
@@ -159,9 +159,13 @@ export interface SnmpStandIn {
 export interface SnmpStandInOptions {
   /** Answer every request from the start of the table, as a broken agent whose walk never ends. */
   readonly looping?: boolean;
+  /** Where switch i listens (a loopback address and port 161 for a crawl); default 127.0.0.1, any port. */
+  readonly bind?: (index: number) => { readonly host: string; readonly port: number };
+  /** A neighbour's management address by its chassis id (hex), served in lldpRemManAddrTable for a crawl. */
+  readonly managementAddress?: (chassisHex: string) => string | undefined;
 }
 
-/** One agent per switch on 127.0.0.1, answering SNMPv2c `community`. */
+/** One agent per switch (on 127.0.0.1 unless `options.bind` says otherwise), answering SNMPv2c `community`. */
 export async function startSnmpStandIn(
   switches: readonly SwitchLldp[],
   community: string,
@@ -169,8 +173,8 @@ export async function startSnmpStandIn(
 ): Promise<SnmpStandIn> {
   const comm = Buffer.from(community);
   const sockets: Socket[] = [];
-  for (const sw of switches) {
-    const table = entries(lldpVarbinds(sw));
+  for (const [i, sw] of switches.entries()) {
+    const table = entries(lldpVarbinds(sw, options.managementAddress));
     const socket = createSocket('udp4');
     socket.on('message', (msg, from) => {
       let reply: Buffer | undefined;
@@ -183,12 +187,13 @@ export async function startSnmpStandIn(
     });
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
-      socket.bind(0, '127.0.0.1', () => resolve());
+      const at = options.bind?.(i) ?? { host: '127.0.0.1', port: 0 };
+      socket.bind(at.port, at.host, () => resolve());
     });
     sockets.push(socket);
   }
   return {
-    addresses: sockets.map((s) => `127.0.0.1:${s.address().port}`),
+    addresses: sockets.map((s) => `${s.address().address}:${s.address().port}`),
     async close() {
       await Promise.all(sockets.map((s) => new Promise<void>((r) => s.close(() => r()))));
     },

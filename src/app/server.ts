@@ -344,7 +344,11 @@ function wire(
         void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
     },
     topologyObjectClient,
-    secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
+    // Sources read Secrets of the controller's namespace only: the discovery ConfigMap's, which the Role covers.
+    secrets: {
+      namespace: options.configMap.namespace,
+      get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }),
+    },
     // A list narrowed to the one name, as for the discovery ConfigMap: the chart's Role grants list, not get.
     configMapReader: {
       get: async (namespace, name, signal) =>

@@ -2,11 +2,12 @@
 // configuration it really runs with after validation, so a support request
 // can start from one line. Credentials never reach ResolvedOptions (they stay
 // in the kubeconfig file, the service-account token and UFM's Secret); the
-// kubeconfig appears by path only.
+// kubeconfig appears by path only, and --master without userinfo or query values.
 
 import type { Logger } from '../log.ts';
 import { BUILT, GIT_SHA, goPlatform, runtimeVersion, VERSION } from '../version.ts';
 import type { ResolvedOptions } from './options.ts';
+import { redactUrl } from '../util/redact-url.ts';
 
 export const STARTUP_MESSAGE = 'Starting vc-hypernode-controller-manager';
 
@@ -18,7 +19,7 @@ export function logStartup(logger: Logger, options: ResolvedOptions): void {
     built: BUILT,
     runtime: runtimeVersion(),
     platform: goPlatform(),
-    master: options.master,
+    master: redactUrl(options.master),
     kubeconfig: options.kubeconfig,
     kubeApiQps: options.kubeApiQps,
     kubeApiBurst: options.kubeApiBurst,

@@ -67,7 +67,8 @@ export interface ClusterReader {
   hyperNodes(): Promise<HyperNode[]>;
   /** The ConfigMap at `where`, or undefined when there is none. */
   configMap(where: ConfigMapLocation): Promise<ConfigMap | undefined>;
-  readonly secrets: SecretClient;
+  /** The Secrets of `namespace`, the only one a source may name (plan passes the controller's). */
+  secrets(namespace: string): SecretClient;
   /** Reads the Kueue and KAI Topology objects (discovery and list only). */
   readonly topologyObjects: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema' | 'list'>;
   /** Closes the kept-alive connections. */
@@ -132,7 +133,10 @@ export function connectCluster(
     // A list filtered to the one name, as the controller's informer reads it: the chart's Role grants list, not get.
     configMap: async (where) =>
       (await listAll(configMaps, { namespace: where.namespace, fieldSelector: `metadata.name=${where.name}` }))[0],
-    secrets: { get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }) },
+    secrets: (only) => ({
+      namespace: only,
+      get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }),
+    }),
     topologyObjects: topologyObjects(rest),
     close: () => transport.close(),
   };

@@ -25,6 +25,8 @@ export interface PluginEnvironment {
   /** KUBECONFIG, HOME and, for plan, KUBE_POD_NAMESPACE / HELM_RELEASE_NAME are read here. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly serviceAccountDir?: string;
+  /** Where `plan` says at once which Secrets it is about to read. */
+  readonly announce?: (text: string) => void;
 }
 
 const USAGE = `Shows the cluster's HyperNodes (topology.volcano.sh) as a tree or a picture, and
@@ -33,7 +35,7 @@ why a Node sits where it does. Reads only: get/list on hypernodes and nodes.
 Usage:
   ${COMMAND} tree [--source SOURCE] [--node NODE] [-o text|html|slurm-topology-yaml|slurm-topology-conf]
   ${COMMAND} why NODE
-  ${COMMAND} plan [-o text|json|html] [--config FILE]
+  ${COMMAND} plan [-o text|json|html] [--config FILE] [--use-cluster-credentials] [--ufm-capture DIR] ...
   ${COMMAND} version
 
 Commands:
@@ -43,7 +45,9 @@ Commands:
          -o slurm-topology-yaml|slurm-topology-conf writes Slurm's topology file
   why    every HyperNode holding NODE, directly or through a child, with the reason:
          the member selector, the label values, the label profile or the UFM fabric
-  plan   what the HyperNode controller would create, update and delete (exit 2 on changes)
+  plan   what the HyperNode controller would create, update and delete (exit 2 on changes);
+         fabric sources stand as their HyperNodes unless given captures, or
+         --use-cluster-credentials (their Secrets listed first); no program runs
   version  the version of this executable (the controller's)
 
 Flags for every command:
@@ -87,6 +91,7 @@ export async function kubectlHypernode(
         env,
         mergedKubeconfigs,
         ...(connection.serviceAccountDir ? { serviceAccountDir: connection.serviceAccountDir } : {}),
+        ...(environment.announce ? { announce: environment.announce } : {}),
       });
     }
     default:

@@ -1,26 +1,32 @@
 // `vc-hypernode-controller-manager plan`: what the controller would change in
 // a cluster, before it does (planChanges). It reads the cluster, runs every
-// enabled source once as the controller would (UFM and the switches asked with
-// their Secrets, a graph read, ibnetdiscover run, unless captures or a graph
-// file stand in) and writes nothing, so get and list rights are enough. Exit
+// enabled source once as the controller would, each fabric source on what the
+// operator gave it (plan-sources.ts: captures, the topology the controller
+// published, or with --use-cluster-credentials the live fabric, its Secrets
+// listed first; never a program), and writes nothing, so get and list rights
+// are enough. Exit
 // codes, as `terraform plan -detailed-exitcode`: 0 no changes, 2 changes, 1 an
 // error (bad flags included, so that 2 always means "changes"). Deletes the
 // mass-delete guard would hold count as changes: the controller still reports
 // them, and the cluster still differs from the sources.
 
 import { styleText } from 'node:util';
-import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
+import { boolKind, stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import { FLAGS, validateClientFlags } from '../app/options.ts';
 import { buildInfo, COMPONENT } from '../app/server.ts';
-import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
-import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
-import { captureWalks, parseLldpCaptures, type LldpCaptures } from './lldp-capture.ts';
-import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
-import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
-import { createIbnetdiscoverDiscovererFactory } from '../hypernode/discovery/ibnetdiscover/ibnetdiscover-discoverer.ts';
-import { capturedOutputs, IBNETDISCOVER_CAPTURE_HELP, parseIbnetdiscoverCaptures } from './ibnetdiscover-capture.ts';
-import type { CaptureDirs } from './capture-dirs.ts';
+import { parseLldpCaptures } from './lldp-capture.ts';
+import { GRAPH_FILE_HELP } from './graph-file.ts';
+import { IBNETDISCOVER_CAPTURE_HELP, parseIbnetdiscoverCaptures } from './ibnetdiscover-capture.ts';
+import { CAPTURE_FILES, parseUfmCaptures } from './ufm-capture.ts';
+import {
+  liveReads,
+  ownNamespaceConfigMaps,
+  planRegistry,
+  publishedWarnings,
+  USE_CLUSTER_CREDENTIALS_FLAG,
+  type PlanFabricInputs,
+} from './plan-sources.ts';
 import { loadConfig, warnConfigProblems, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { noSourceReason, unusedLabelKeyWarnings } from './empty-result.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
@@ -60,16 +66,26 @@ const PLAN_FLAGS = {
     '',
     'File with a discovery configuration to try instead of the one in the cluster: the `volcano-controller.conf` document, or a ConfigMap manifest holding it (YAML or JSON). Default: the discovery ConfigMap, found as the controller finds it (KUBE_POD_NAMESPACE, HELM_RELEASE_NAME).',
   ),
+  'ufm-capture': flag(
+    stringArrayKind,
+    [],
+    `Directory holding the captured UFM answers, for every ufm endpoint, or ENDPOINT=DIR for one endpoint: ${CAPTURE_FILES.ports} (the body of GET <endpoint>/ufmRest/resources/ports), and for config.mode fabric also ${CAPTURE_FILES.links} and ${CAPTURE_FILES.systems}. Repeatable. UFM is not contacted and no Secret is read.`,
+  ),
   'lldp-capture': flag(
     stringArrayKind,
     [],
-    "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric's switch list. Repeatable. Without it the switches are walked over SNMP.",
+    "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric's switch list. Repeatable. No switch is contacted and no Secret is read.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
   'ibnetdiscover-capture': flag(
     stringArrayKind,
     [],
-    `${IBNETDISCOVER_CAPTURE_HELP} Without it plan runs config.command (or reads config.file) on this host.`,
+    `${IBNETDISCOVER_CAPTURE_HELP} plan never runs ibnetdiscover: without it the source is planned from its HyperNodes in the cluster.`,
+  ),
+  [USE_CLUSTER_CREDENTIALS_FLAG]: flag(
+    boolKind,
+    false,
+    "Ask UFM, the LLDP switches and a graph URL or ConfigMap as the controller does, with the Secrets of the controller's namespace (KUBE_POD_NAMESPACE, default volcano-system), each Secret allowing it as the controller needs: plan first prints each Secret it reads and where its credentials go. Without it (and without a capture), a fabric source is planned from the HyperNodes it has in the cluster and no Secret is read.",
   ),
   output: flag(
     choiceKind<OutputFormat>(OUTPUT_FORMATS),
@@ -80,8 +96,10 @@ const PLAN_FLAGS = {
 };
 
 const DESCRIPTION = `Prints what the controller would change in the cluster: every enabled discovery
-source runs once (UFM and LLDP switches are asked, with their Secrets read; ibnetdiscover
-runs here), and the controller's own reconciler decides against the HyperNodes there.
+source runs once, and the controller's own reconciler decides against the HyperNodes there.
+A fabric source reads its capture flag, or stands as the HyperNodes it has in the cluster;
+with --use-cluster-credentials UFM, LLDP switches and a graph URL are asked with the Secrets
+of the controller's namespace, listed first. No program runs (not even ibnetdiscover).
 Nothing is written: no HyperNode, no Event, no Lease; get and list rights are enough.
 Deletes the mass-delete guard would hold are listed as "- name (held)".
 Exit codes: 0 no changes, 2 changes (held deletes included: the controller
@@ -97,6 +115,8 @@ export interface PlanEnvironment {
   readonly serviceAccountDir?: string;
   /** Kubeconfig files merged after --kubeconfig, as kubectl merges $KUBECONFIG (`kubectl hypernode plan`). */
   readonly mergedKubeconfigs?: readonly string[];
+  /** Where the Secrets plan is about to read are said at once (stderr); without it they lead the result's stderr. */
+  readonly announce?: (text: string) => void;
 }
 
 export type PlanResult = SubcommandResult;
@@ -130,11 +150,15 @@ export async function plan(
   };
   const problems = validateClientFlags(flags);
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
-  let lldpCaptures: LldpCaptures | undefined;
-  let ibCaptures: CaptureDirs | undefined;
+  let fabricInputs: PlanFabricInputs;
   try {
-    lldpCaptures = parseLldpCaptures(values['lldp-capture']);
-    ibCaptures = parseIbnetdiscoverCaptures(values['ibnetdiscover-capture']);
+    fabricInputs = {
+      ufmCaptures: values['ufm-capture'].length > 0 ? parseUfmCaptures(values['ufm-capture']) : undefined,
+      lldpCaptures: parseLldpCaptures(values['lldp-capture']),
+      graphFile: values['graph-file'],
+      ibnetdiscoverCaptures: parseIbnetdiscoverCaptures(values['ibnetdiscover-capture']),
+      live: values[USE_CLUSTER_CREDENTIALS_FLAG],
+    };
   } catch (err) {
     return usageError(usage, errorMessage(err));
   }
@@ -149,8 +173,10 @@ export async function plan(
       ...(environment.serviceAccountDir ? { serviceAccountDir: environment.serviceAccountDir } : {}),
     });
     const reader = cluster;
+    // The controller's namespace (the discovery ConfigMap's): the only one plan reads a Secret or graph ConfigMap of.
+    const where = configMapLocation(env);
     const [config, nodes, existing] = await Promise.all([
-      values.config === '' ? clusterConfig(reader, configMapLocation(env), logger) : readDiscoveryConfig(values.config),
+      values.config === '' ? clusterConfig(reader, where, logger) : readDiscoveryConfig(values.config),
       reader.nodes(),
       reader.hyperNodes(),
     ]);
@@ -162,22 +188,20 @@ export async function plan(
       none === undefined ? undefined : `${values.config === '' ? 'the discovery ConfigMap' : values.config}: ${none}`;
     if (noSource !== undefined) stderr.warnings([noSource]);
     stderr.warnings(unusedLabelKeyWarnings(config, nodes));
-    const registry = newDiscovererRegistry({
-      ...Object.fromEntries(builtinDiscoverers),
-      ...(values['graph-file'] === ''
-        ? {}
-        : { graph: createGraphDiscovererFactory({ readGraph: graphFileReader(values['graph-file']) }) }),
-      ...(lldpCaptures ? { lldp: createLldpDiscovererFactory({ captured: captureWalks(lldpCaptures) }) } : {}),
-      ...(ibCaptures
-        ? { ibnetdiscover: createIbnetdiscoverDiscovererFactory({ readOutput: capturedOutputs(ibCaptures) }) }
-        : {}),
-    });
+    stderr.warnings(publishedWarnings(config, existing, fabricInputs, where.namespace));
+    // Said before any Secret is read: which, and where their credentials go. Only those are read.
+    const live = liveReads(config, fabricInputs, reader.secrets(where.namespace));
+    stderr.notes(live.lines, environment.announce);
+    const configMaps = ownNamespaceConfigMaps(
+      { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) },
+      where.namespace,
+    );
     const result = await planChanges(
       { config, nodes, existing },
       {
-        registry,
-        secrets: reader.secrets,
-        configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) },
+        registry: planRegistry(fabricInputs),
+        secrets: live.secrets,
+        configMaps,
         topologyObjects: reader.topologyObjects,
         logger: warningsOnly(logger),
       },

@@ -151,7 +151,7 @@ export async function render(
       // render never runs ibnetdiscover: without a capture a fabric fails naming --ibnetdiscover-capture.
       ibnetdiscover: createIbnetdiscoverDiscovererFactory({ readOutput: capturedOutputs(ibCaptures) }),
     });
-    const secrets = { get: () => Promise.reject(new Error('render does not read Secrets')) };
+    const secrets = { namespace: '', get: () => Promise.reject(new Error('render does not read Secrets')) };
     const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });
     stderr.warnings(preview.warnings);
     if (preview.hyperNodes.length === 0) throw new Error(emptyResultReason(config, nodes));

@@ -23,6 +23,18 @@ export class SubcommandStderr {
     return this.written;
   }
 
+  /**
+   * What the command is about to do that the operator should see first
+   * (plan's Secrets and where they go): handed to `now` at once when given
+   * (and then not repeated), else written here.
+   */
+  notes(notes: readonly string[], now?: (text: string) => void): void {
+    for (const note of notes) {
+      if (now) now(`note: ${note}\n`);
+      else this.written += `note: ${note}\n`;
+    }
+  }
+
   warnings(warnings: readonly string[]): void {
     for (const warning of warnings) this.written += `warning: ${warning}\n`;
   }

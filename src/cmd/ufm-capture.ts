@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { ResourceBodyReader, UfmResource } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { endpointBase, resourceUrl } from '../hypernode/discovery/ufm/ufm-endpoint.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { redactUrl } from '../util/redact-url.ts';
 import { parseCaptureDirs } from './capture-dirs.ts';
 
 /** The file holding the body of each resource inside a capture directory. */
@@ -41,7 +42,7 @@ export function captureReader(captures: UfmCaptures): ResourceBodyReader {
     const dir = captures.byEndpoint.get(key) ?? captures.anyEndpoint;
     if (dir === undefined) {
       throw new Error(
-        `no UFM capture for endpoint ${endpoint}: pass --ufm-capture ${endpoint}=DIR with the body of GET ${url} saved as DIR/${name}`,
+        `no UFM capture for endpoint ${redactUrl(endpoint)}: pass --ufm-capture ${redactUrl(endpoint)}=DIR with the body of GET ${redactUrl(url)} saved as DIR/${name}`,
       );
     }
     const file = join(dir, name);
@@ -49,7 +50,7 @@ export function captureReader(captures: UfmCaptures): ResourceBodyReader {
       return await readFile(file, 'utf8');
     } catch (err) {
       const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(err);
-      throw new Error(`cannot read the UFM capture ${file} (${reason}): save the body of GET ${url} there`, {
+      throw new Error(`cannot read the UFM capture ${file} (${reason}): save the body of GET ${redactUrl(url)} there`, {
         cause: err,
       });
     }

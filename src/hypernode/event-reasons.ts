@@ -8,6 +8,7 @@
 // Events would land in `default`, where the controller may not write.
 
 import type { EventType } from './model/contracts.ts';
+import { ALLOWED_HOSTS_ANNOTATION } from './model/hypernode-labels.ts';
 
 export interface EventReason {
   /** The Event's `reason`, a stable CamelCase word that alerts and `kubectl get events` filter on. */
@@ -88,7 +89,12 @@ export const CLEARTEXT_CREDENTIALS = define(
 export const SWITCH_UNREACHABLE = define(
   'SwitchUnreachable',
   'Warning',
-  'An LLDP fabric switch did not answer; its last table stands in for it until config.staleAfter, once per switch and outage.',
+  'An LLDP fabric switch did not answer; its last table stands in for it until config.staleAfter (a crawled neighbour that never answered is left out of its fabric), once per switch and outage.',
+);
+export const CREDENTIALS_WITHHELD = define(
+  'CredentialsWithheld',
+  'Warning',
+  `An LLDP crawl learned a neighbour's management address that the fabric's Secret does not name in ${ALLOWED_HOSTS_ANNOTATION}, so the neighbour is not walked with the Secret's credentials; once per distinct list.`,
 );
 export const FABRIC_MISCABLED = define(
   'FabricMiscabled',
@@ -137,6 +143,7 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   TIER_NAME_AMBIGUOUS,
   CLEARTEXT_CREDENTIALS,
   SWITCH_UNREACHABLE,
+  CREDENTIALS_WITHHELD,
   FABRIC_MISCABLED,
   NVLINK_DOMAIN_SPLIT,
   TOPOLOGY_DELETION_HELD,

@@ -20,6 +20,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../log.ts';
 import { describeSyntaxError, quietCause } from '../util/syntax-error.ts';
 import { truncateText } from '../util/truncate.ts';
+import { redactUrl } from '../util/redact-url.ts';
 import { realClock, type Clock } from './clock.ts';
 import { errorMessage } from '../util/error-message.ts';
 
@@ -133,10 +134,10 @@ function normaliseServer(server: string): string {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new Error(`invalid configuration: host must be a URL or a host:port pair: "${server}"`);
+    throw new Error(`invalid configuration: host must be a URL or a host:port pair: "${redactUrl(server)}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`invalid configuration: unsupported scheme "${url.protocol}" in server "${server}"`);
+    throw new Error(`invalid configuration: unsupported scheme "${url.protocol}" in server "${redactUrl(server)}"`);
   }
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -16,6 +16,7 @@ import {
   type SampleShape,
 } from '../sample-cluster.ts';
 import { computerPorts, type UfmPortJson } from '../ufm-server.ts';
+import { discoverySecret } from '../discovery-secret.ts';
 
 export const NS = 'volcano-system';
 export const LEASE = 'vc-hypernode-controller-manager';
@@ -70,13 +71,9 @@ export class SoakInputs {
   seed(api: ApiServer, configText = this.config()): void {
     if (!api.store.get('namespaces', NS))
       api.store.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    const b64 = (s: string) => Buffer.from(s).toString('base64');
-    api.store.apply({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: UFM_SECRET, namespace: NS },
-      data: { username: b64(this.ufmCredentials.username), password: b64(this.ufmCredentials.password) },
-    });
+    api.store.apply(
+      discoverySecret(NS, UFM_SECRET, this.ufmCredentials, { endpoints: [this.ufmEndpoint], insecureSkipVerify: true }),
+    );
     api.store.apply(discoveryConfigMap(NS, configText));
     for (const n of this.nodes) api.store.apply(structuredClone(n));
   }

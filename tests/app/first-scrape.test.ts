@@ -20,6 +20,7 @@ import { SNAPSHOT_RULES } from '../../src/hypernode/hypernode-metrics.ts';
 import { nullLogger } from '../../src/log.ts';
 import { hypernodeControllerRbac, startApiServer, type ApiServer } from '../../testing/apiserver/index.ts';
 import { computerPorts, UfmServer } from '../../testing/ufm-server.ts';
+import { discoverySecret } from '../../testing/discovery-secret.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { documentedMetrics, documentedQueues } from '../deploy/support/metrics-doc.ts';
 import { testOptions } from './options-fixture.ts';
@@ -37,13 +38,8 @@ test.before(async () => {
   ufm = await new UfmServer({ plain: true }).start();
   ufm.answer = { kind: 'ports', ports: computerPorts(['n1', 'n2'], ['leaf-1']) };
   dir = mkdtempSync(join(tmpdir(), 'first-scrape-'));
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  api.store.create({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'ufm', namespace: NS },
-    data: { username: b64(ufm.username), password: b64(ufm.password) },
-  });
+  const credentials = { username: ufm.username, password: ufm.password };
+  api.store.create(discoverySecret(NS, 'ufm', credentials, { endpoints: [ufm.endpoint()], plainHttp: true }));
   for (const name of ['n1', 'n2'])
     api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { rack: 'r1' } } });
   const conf = [

@@ -59,7 +59,7 @@ function planFor(snapshot: Snapshot, existing: HyperNode[]) {
     { config: parseConfig(discoveryYaml([{ source: SOURCE }])), nodes, existing },
     {
       registry: newDiscovererRegistry({ [SOURCE]: fixedSource(snapshot) }),
-      secrets: { get: () => Promise.reject(new Error('no Secrets')) },
+      secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets')) },
       logger: createLogger({ verbosity: 0 }),
     },
   );

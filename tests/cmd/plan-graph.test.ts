@@ -1,8 +1,10 @@
 // `plan --graph-file` against the API server stand-in: a graph source whose
 // configured URL is unreachable from here is planned from the local document
 // instead (the URL is never asked), listing the HyperNodes the controller
-// would create; without the flag the unreachable URL fails the plan. A graph
-// in a ConfigMap key is read from the cluster with the read-only rights plan has.
+// would create; without it the source stands as its HyperNodes in the cluster,
+// and with --use-cluster-credentials the unreachable URL fails the plan. A
+// graph in a ConfigMap key of the controller's namespace is read from the
+// cluster with that flag and the read-only rights plan has.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -20,7 +22,7 @@ let dir = '';
 test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-plan-graph-'))));
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
-test("plan --graph-file plans the document's tree as creates; without it the unreachable URL fails the plan", async () => {
+test("plan --graph-file plans the document's tree as creates; without it nothing is asked, and asked live the unreachable URL fails the plan", async () => {
   const { api, kubeconfig } = await s.startCluster();
   for (const n of ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2']) api.store.create(node(n, {}));
   // Port 9 on loopback: nothing listens, so only --graph-file can make this plan succeed.
@@ -42,11 +44,15 @@ test("plan --graph-file plans the document's tree as creates; without it the unr
     ['create graph lab-leaf-leaf-su1-r1', 'create graph lab-leaf-leaf-su2-r1', 'create graph lab-spine-spine-1'],
   );
   const without = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
-  assert.is(without.code, 1);
-  assert.match(without.stderr, 'Failed to read the fabric graph from https://127.0.0.1:9/lab.yaml');
+  assert.is(without.code, 0, without.stderr);
+  assert.match(without.stderr, /^warning: source "graph" is planned from the 0 HyperNode\(s\) it has in the cluster/m);
+  const live = await plan([`--kubeconfig=${kubeconfig}`, '--use-cluster-credentials'], 'x', { color: false, env: ENV });
+  assert.is(live.code, 1);
+  assert.match(live.stderr, /^note: plan asks https:\/\/127\.0\.0\.1:9 without credentials \(source "graph"\)$/m);
+  assert.match(live.stderr, 'Failed to read the fabric graph from https://127.0.0.1:9/lab.yaml');
 });
 
-test("plan reads a graph source's ConfigMap key from the cluster", async () => {
+test("plan --use-cluster-credentials reads a graph source's ConfigMap key of the controller's namespace from the cluster", async () => {
   const { api, kubeconfig } = await s.startCluster();
   for (const n of ['su1-h1', 'su1-h2']) api.store.create(node(n, {}));
   api.store.create({
@@ -59,7 +65,10 @@ test("plan reads a graph source's ConfigMap key from the cluster", async () => {
     api,
     `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config:\n      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}\n`,
   );
-  const r = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json'], 'x', { color: false, env: ENV });
+  const r = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json', '--use-cluster-credentials'], 'x', {
+    color: false,
+    env: ENV,
+  });
   assert.is(r.code, 2, r.stderr);
   assert.equal(
     (JSON.parse(r.stdout) as { changes: { name: string }[] }).changes.map((c) => c.name),

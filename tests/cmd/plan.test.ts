@@ -1,8 +1,9 @@
 // `plan` against the API server stand-in: it lists exactly the creates,
 // updates and deletes the controller then makes (label and UFM sources, with
 // objects to adopt, to delete and a hand-made one whose nodeCount is stale),
-// reads with a token allowed only get/list/watch (its requests are all GETs,
-// UFM is asked with the Secret's credentials), exits 0 once the controller
+// reads with a token allowed only get/list/watch (its requests are all GETs;
+// with --use-cluster-credentials UFM is asked with the Secret's credentials,
+// named on stderr first), exits 0 once the controller
 // converged, 2 with changes, 1 on a bad configuration, an unreachable server
 // or bad flags, and `-o json` carries the same plan as data. Deletes the
 // mass-delete guard would hold are listed as held (and the controller then
@@ -50,6 +51,9 @@ let dir = '';
 test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-plan-'))));
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Asks the fabrics live with the controller namespace's Secrets, as the controller does. */
+const LIVE = '--use-cluster-credentials';
+
 /** A kubeconfig whose token may only read the four resources plan needs. */
 function readOnlyKubeconfig(api: ApiServer): string {
   const read = (apiGroups: string[], resources: string[]) => ({
@@ -96,7 +100,7 @@ async function seedCluster(): Promise<{ api: ApiServer; kubeconfig: string; cont
   const { api, kubeconfig: controllerKubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(
     api,
@@ -141,8 +145,18 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   const { api, kubeconfig, controllerKubeconfig } = await seedCluster();
   const before = new Set(hyperNodes(api).map((hn) => hn.metadata.name));
   const ufmRequests = s.ufm!.requests.length;
-  const planned = await planJson(kubeconfig);
-  assert.is(planned.code, 2);
+  const announced: string[] = [];
+  const result = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json', LIVE], ARGV0, {
+    color: false,
+    env: ENV,
+    announce: (text) => announced.push(`${text}${api.requests.count({ user: READER, resource: 'secrets' })}`),
+  });
+  const planned = { code: result.code, ...JSON.parse(result.stdout) } as Awaited<ReturnType<typeof planJson>>;
+  assert.is(planned.code, 2, result.stderr);
+  // Before any Secret is read: which one, and where its credentials go.
+  assert.equal(announced, [
+    `note: plan reads Secret ${NS}/ufm-credentials and sends its credentials to ${s.ufm!.endpoint()}, if the Secret allows it (source "ufm", fabric ufm)\n0`,
+  ]);
 
   // Read-only: every request a GET, none refused, UFM asked with the Secret's credentials.
   const reads = api.requests.all({ user: READER });
@@ -207,7 +221,7 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   assert.equal(planned.summary, { create: created.length, update: 3, delete: 1, held: 0 });
 
   // Converged: nothing left to do, exit 0.
-  const again = await runPlan(kubeconfig);
+  const again = await runPlan(kubeconfig, LIVE);
   assert.is(again.code, 0, again.stderr);
   assert.match(
     again.stdout,
@@ -217,7 +231,7 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
 
 test('an update is shown field by field: members added and removed, tierName, labels kept, nodeCount; deletes and the hand-made object per source', async () => {
   const { kubeconfig } = await seedCluster();
-  const result = await runPlan(kubeconfig);
+  const result = await runPlan(kubeconfig, LIVE);
   assert.is(result.code, 2, result.stderr);
   const out = result.stdout;
   assert.match(
@@ -245,7 +259,7 @@ test('an update is shown field by field: members added and removed, tierName, la
 
 test('-o json carries the plan as data: changes with source, action, name, diff and the object; warnings; summary', async () => {
   const { kubeconfig } = await seedCluster();
-  const { changes, summary, warnings } = await planJson(kubeconfig);
+  const { changes, summary, warnings } = await planJson(kubeconfig, LIVE);
   assert.equal(summary, { create: 7, update: 3, delete: 1, held: 0 });
   assert.equal(warnings, []);
   const byName = new Map(changes.map((c) => [c.name, c]));
@@ -435,9 +449,19 @@ test('--lldp-capture plans an lldp source from captured walks: the Secret and th
     api.requests.all().some((r) => r.resource === 'secrets'),
     'no Secret read',
   );
+  // Without captures the lldp source stands as the HyperNodes it has (none): no Secret read, no switch walked.
   const without = await runPlan(kubeconfig);
-  assert.is(without.code, 1, 'without captures the source reads its Secret, which does not exist');
-  assert.match(without.stderr, /failed to get SNMP credentials from secret/);
+  assert.is(without.code, 0, without.stderr);
+  assert.match(without.stderr, /^warning: source "lldp" is planned from the 0 HyperNode\(s\) it has in the cluster/m);
+  assert.not.ok(api.requests.all().some((r) => r.resource === 'secrets'));
+  // With the flag it reads the Secret it names first, which does not exist.
+  const live = await runPlan(kubeconfig, LIVE);
+  assert.is(live.code, 1, 'with the flag the source reads its Secret, which does not exist');
+  assert.match(
+    live.stderr,
+    /^note: plan reads Secret volcano-system\/lldp-snmp and sends its credentials to the SNMP agents 192\.0\.2\.1/m,
+  );
+  assert.match(live.stderr, /failed to get SNMP credentials from secret/);
 });
 
 test.run();

@@ -131,7 +131,7 @@ test('the UFM source is rendered from a captured ports body exactly as the contr
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
   for (const n of workedExampleNodes()) api.store.create(n);
   const conf = `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: true })}${TOPOLOGY_A3_ENTRY}`;
   api.store.create(discoveryConfigMap(NS, conf));

@@ -1,5 +1,7 @@
 // deploy/kubernetes: every object parses, and RBAC, Deployment and Service are
-// exactly what Volcano's chart renders in standalone mode (docs/deploy.md §4).
+// exactly what Volcano's chart renders in standalone mode (docs/deploy.md §4),
+// but for Secrets, which a Role of their own grants by name only, and which the
+// patch of docs/deploy.md §4.3 extends.
 // deploy/secure-endpoints: the opt-in component that alone grants the review
 // rights the topology page and --secure-metrics need. deploy/infiniband: the
 // opt-in component that runs the ibnetdiscover sidecar on an InfiniBand node,
@@ -15,7 +17,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { parse as parseFlags, validate } from '../../src/app/options.ts';
 import { TOPOLOGY_PAGE_PATH } from '../../src/app/topology-page.ts';
 import { accessReviewerRbac } from '../../testing/apiserver/index.ts';
-import { CHART_ARGS, CLUSTER_ROLE_RULES, LEASE_NAME, NAMESPACE, ROLE_RULES } from './support/chart.ts';
+import { CHART_ARGS, CLUSTER_ROLE_RULES, LEASE_NAME, NAMESPACE, ROLE_RULES, SECRETS_RULES } from './support/chart.ts';
 import { repoRoot } from './support/releases.ts';
 import { missingCommand, testNeeding } from '../support/skip.ts';
 
@@ -31,11 +33,15 @@ const objects: Obj[] = (kustomization.resources as string[]).flatMap((file) =>
   }),
 );
 
-function find(kind: string): Obj {
-  const found = objects.filter((o) => o.kind === kind);
-  assert.is(found.length, 1, `exactly one ${kind}`);
+/** The one object of `kind` (named `name` when several share the kind). */
+function find(kind: string, name?: string): Obj {
+  const found = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  assert.is(found.length, 1, `exactly one ${kind}${name ? ` ${name}` : ''}`);
   return found[0]!;
 }
+
+const CONTROLLER = 'volcano-hypernode-controller';
+const SECRETS_ROLE = 'volcano-hypernode-controller-secrets';
 
 const deployment = find('Deployment');
 const container: Obj = deployment.spec.template.spec.containers[0];
@@ -55,21 +61,48 @@ test('kustomization lists every manifest (the Namespace only as an option) and r
   );
 });
 
-test('ClusterRole and Role carry exactly the chart rules, bound to the controller ServiceAccount', () => {
+test('ClusterRole and Role carry exactly the chart rules, Secrets only by name in a Role of their own, bound to the controller ServiceAccount', () => {
   assert.equal(find('ClusterRole').rules, CLUSTER_ROLE_RULES);
-  assert.equal(find('Role').rules, ROLE_RULES);
+  assert.equal(find('Role', CONTROLLER).rules, ROLE_RULES);
+  assert.equal(find('Role', SECRETS_ROLE).rules, SECRETS_RULES);
   const sa = find('ServiceAccount');
-  assert.equal(sa.metadata, { name: 'volcano-hypernode-controller', namespace: NAMESPACE });
-  for (const [binding, role] of [
-    ['ClusterRoleBinding', 'ClusterRole'],
-    ['RoleBinding', 'Role'],
+  assert.equal(sa.metadata, { name: CONTROLLER, namespace: NAMESPACE });
+  for (const [binding, role, name] of [
+    ['ClusterRoleBinding', 'ClusterRole', CONTROLLER],
+    ['RoleBinding', 'Role', CONTROLLER],
+    ['RoleBinding', 'Role', SECRETS_ROLE],
   ] as const) {
-    const b = find(binding);
-    assert.is(b.metadata.name, 'volcano-hypernode-controller');
+    const b = find(binding, name);
     assert.equal(b.subjects, [{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: NAMESPACE }]);
-    assert.equal(b.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: role, name: find(role).metadata.name });
+    assert.equal(b.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: role,
+      name: find(role, name).metadata.name,
+    });
+  }
+  // No rule anywhere in deploy/ grants Secrets without naming them.
+  for (const file of rbacFiles()) {
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Obj)) {
+      for (const rule of (doc?.rules ?? []) as Obj[]) {
+        if ((rule.resources as string[] | undefined)?.some((r) => r === 'secrets' || r === '*'))
+          assert.ok((rule.resourceNames as string[] | undefined)?.length, `${file}: ${JSON.stringify(rule)}`);
+      }
+    }
   }
 });
+
+/** Every YAML file under deploy/. */
+function rbacFiles(): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (/\.ya?ml$/.test(e.name)) out.push(join(d, e.name));
+    }
+  };
+  walk(join(repoRoot, 'deploy'));
+  return out;
+}
 
 test('the Lease the Role grants is the one the Deployment elects with', () => {
   assert.ok(container.args.includes(`--leader-elect-resource-name=${LEASE_NAME}`));
@@ -294,13 +327,13 @@ testNeeding(missingCommand('kubectl'))(
   },
 );
 
-/** `kubectl kustomize` of deploy/kubernetes with the commented-out component `name` turned on. */
-function renderWith(name: string): Obj[] {
+/** `kubectl kustomize` of deploy/kubernetes with the commented-out component `name` turned on, `extra` appended. */
+function renderWith(name: string, extra = ''): Obj[] {
   const tmp = mkdtempSync(join(tmpdir(), 'kustomize-'));
   try {
     cpSync(join(repoRoot, 'deploy'), join(tmp, 'deploy'), { recursive: true });
     const file = join(tmp, 'deploy/kubernetes/kustomization.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(`# - ../${name}`, `- ../${name}`));
+    writeFileSync(file, `${readFileSync(file, 'utf8').replace(`# - ../${name}`, `- ../${name}`)}${extra}`);
     const r = spawnSync('kubectl', ['kustomize', join(tmp, 'deploy/kubernetes')], {
       encoding: 'utf8',
       timeout: 60_000,
@@ -311,6 +344,21 @@ function renderWith(name: string): Obj[] {
     rmSync(tmp, { recursive: true });
   }
 }
+
+testNeeding(missingCommand('kubectl'))(
+  "the patch of docs/deploy.md §4.3 adds a Secret to the controller's by-name grant, and nothing else",
+  () => {
+    const doc = readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8');
+    const patch = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((y) => y.includes(SECRETS_ROLE));
+    assert.ok(patch, `docs/deploy.md has a yaml block patching ${SECRETS_ROLE}`);
+    const rendered = renderWith('ha', `\n${patch}`);
+    const roles = rendered.filter((o) => o.kind === 'Role');
+    assert.equal(roles.find((r) => r.metadata.name === SECRETS_ROLE)!.rules, [
+      { ...SECRETS_RULES[0], resourceNames: ['ufm-credentials', 'lldp-snmp'] },
+    ]);
+    assert.equal(roles.find((r) => r.metadata.name === CONTROLLER)!.rules, ROLE_RULES);
+  },
+);
 
 const ibDir = join(repoRoot, 'deploy/infiniband');
 

@@ -237,7 +237,7 @@ const VARIANTS: Variant[] = [
 test(`${VARIANTS.length} broken discovery ConfigMaps in turn: each reported with the source or field named, none deletes a HyperNode, good sources keep working`, async () => {
   const { api, controller } = await startWorkedExample();
   // Credentials exist (read live by the ufm source), so each ufm variant fails on its own field only.
-  seedUfmSecret(api, 'admin', 'secret');
+  seedUfmSecret(api, 'https://127.0.0.1:1', 'admin', 'secret');
   await converge(() => workedExampleConverged(api), 'the six label HyperNodes of the worked example');
   const before = new Map(hyperNodes(api).map((hn) => [hn.metadata.name, hn.metadata.uid]));
   type Ev = { type: string; message: string; involvedObject: { kind: string; name: string } };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { HyperNode, HyperNodeCondition } from '../../src/hypernode/model/hypernode-types.ts';
+import { discoverySecret, type SecretAllows } from '../../testing/discovery-secret.ts';
 import {
   hypernodeControllerRbac,
   startApiServer,
@@ -238,21 +239,24 @@ export function workedExamplePorts(): UfmPortJson[] {
   ];
 }
 
-/** A Secret in NS whose `data` values are given as plain text and stored base64-encoded, as the API serves them. */
-export function secretObject(name: string, data: Record<string, string>) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name, namespace: NS },
-    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-  };
+/**
+ * A discovery Secret in NS allowing `allows` (testing/discovery-secret.ts), whose `data` values are given as plain
+ * text and stored base64-encoded, as the API serves them.
+ */
+export function secretObject(name: string, data: Record<string, string>, allows: SecretAllows) {
+  return discoverySecret(NS, name, data, allows);
 }
 
 export const UFM_SECRET = 'ufm-credentials';
 
-/** Creates or replaces the UFM credentials Secret. */
-export function seedUfmSecret(api: ApiServer, username: string, password: string): void {
-  api.store.apply(secretObject(UFM_SECRET, { username, password }));
+/**
+ * Creates or replaces the UFM credentials Secret, allowing `endpoint` (also with TLS verification off, as the tests
+ * of the stand-in's certificate turn it off).
+ */
+export function seedUfmSecret(api: ApiServer, endpoint: string, username: string, password: string): void {
+  api.store.apply(
+    secretObject(UFM_SECRET, { username, password }, { endpoints: [endpoint], insecureSkipVerify: true }),
+  );
 }
 
 export function ufmEntry(endpoint: string, opts: { interval?: string; insecureSkipVerify?: boolean } = {}): string {

@@ -99,7 +99,7 @@ test('label source on an empty cluster: ready with nothing to do, then label Hyp
 async function startUfm(api: Parameters<typeof seedUfmSecret>[0]): Promise<string> {
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
   return ufmEntry(ufm.endpoint(), { insecureSkipVerify: true });
 }
 
@@ -126,7 +126,7 @@ test('plan on an empty cluster: the UFM HyperNodes as creates, nothing for the l
   const conf = join(dir, 'conf.yaml');
   writeFileSync(conf, `${TOPOLOGY_A3_CONFIG}${await startUfm(api)}`);
   const result = await plan(
-    [`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json'],
+    [`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json', '--use-cluster-credentials'],
     'vc-hypernode-controller-manager',
     {
       color: false,

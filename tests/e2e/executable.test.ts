@@ -140,7 +140,7 @@ for (const { name, runtime } of RUNTIMES)
       const { api, kubeconfig } = await s.startCluster();
       const ufm = (s.ufm = await new UfmServer().start());
       ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-      seedUfmSecret(api, ufm.username, ufm.password);
+      seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
       seedConfigMap(
         api,
         `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { insecureSkipVerify: trust.insecureSkipVerify })}`,

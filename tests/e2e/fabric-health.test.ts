@@ -94,7 +94,13 @@ async function start(health = '', mode: Mode = 'fabric') {
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'fabric', fabric: fabric() };
   for (const h of HOSTS) api.store.create(node(h, {}));
-  api.store.create(secretObject('ufm-pod', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA }));
+  api.store.create(
+    secretObject(
+      'ufm-pod',
+      { username: 'admin', password: 'secret', 'ca.crt': TEST_CA },
+      { endpoints: [ufm.endpoint()] },
+    ),
+  );
   seedConfigMap(api, config(ufm, health, mode));
   s.startInProcess(kubeconfig);
   await s.converge(() => {

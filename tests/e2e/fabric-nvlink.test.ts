@@ -38,7 +38,8 @@ ${config}`;
 /** The UFM stand-in with its Secret (basic auth and the stand-in's CA) in the cluster. */
 async function startUfm(api: Parameters<typeof seedNvlinkCluster>[0]): Promise<UfmServer> {
   const ufm = (s.ufm = await new UfmServer().start());
-  api.store.apply(secretObject(UFM_SECRET, { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA }));
+  const credentials = { username: ufm.username, password: ufm.password, 'ca.crt': TEST_CA };
+  api.store.apply(secretObject(UFM_SECRET, credentials, { endpoints: [ufm.endpoint()] }));
   return ufm;
 }
 
@@ -119,7 +120,9 @@ test('graph source (the executable): NVLink domains inside the graph tree, in pl
     status: 200,
     body: JSON.stringify(railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 4, spines: 2 })),
   };
-  api.store.create(secretObject('inventory', { token: 'inventory-token', 'ca.crt': TEST_CA }));
+  api.store.create(
+    secretObject('inventory', { token: 'inventory-token', 'ca.crt': TEST_CA }, { endpoints: [server.url()] }),
+  );
   const f: NvlinkFabric = {
     source: 'graph',
     config: (nvlink) => `networkTopologyDiscovery:

@@ -64,7 +64,7 @@ test('graph source (the executable, chart RBAC, -v=10): the served graph gives i
   server.token = TOKEN;
   server.answer = { status: 200, body: graph(2) };
   for (let su = 1; su <= 3; su++) for (let h = 1; h <= 2; h++) api.store.create(node(`su${su}-h${h}`, {}));
-  api.store.create(secretObject('inventory', { token: TOKEN, 'ca.crt': TEST_CA }));
+  api.store.create(secretObject('inventory', { token: TOKEN, 'ca.crt': TEST_CA }, { endpoints: [server.url()] }));
   seedConfigMap(
     api,
     graphEntry(`url: "${server.url()}"`, `credentials:\n      secretRef: {name: inventory, namespace: ${NS}}`),

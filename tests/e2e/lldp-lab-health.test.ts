@@ -56,7 +56,7 @@ testNeeding(lldpLabUnavailable())(
       l.cable(`leaf-${h.slice(0, 3)}`, h);
       api.store.create(node(h, {}));
     }
-    api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }));
+    api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }, { hosts: ['127.0.0.1'] }));
     seedConfigMap(api, config(l));
     s.startInProcess(kubeconfig);
     await s.converge(() => {

@@ -62,7 +62,7 @@ withLab(
           async () => (await neighbours(lab, `leaf-su${su}-r${rail}`)) === HOSTS_PER_UNIT + spines.length || undefined,
           `leaf-su${su}-r${rail} hears its cables`,
         );
-    api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }));
+    api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }, { hosts: ['127.0.0.1'] }));
     const base = lab
       .discoveryConfig({ secret: { name: SECRET, namespace: NS }, version: '2c', fabric: FABRIC })
       .replace('interval: 1s', 'interval: 1h');

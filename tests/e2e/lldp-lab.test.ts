@@ -61,7 +61,8 @@ interface Ev {
 const s = session(test);
 const newLab = labPerTest(test);
 
-const secret = (data: Record<string, string>) => secretObject(SECRET, data);
+/** The lab's Secret: every snmpd of the lab listens on 127.0.0.1. */
+const secret = (data: Record<string, string>) => secretObject(SECRET, data, { hosts: ['127.0.0.1'] });
 const v3Secret = (authKey: string) =>
   secret({ username: LAB_V3_USER, authProtocol: 'SHA-256', authKey, privProtocol: 'AES', privKey: LAB_V3_PRIV_KEY });
 /** Replaces the Secret's data as `kubectl apply` would. */

@@ -102,7 +102,11 @@ test('LLDP neighbours that are neither a switch nor a Node are logged by name, a
   });
   await previewDiscovery(
     { config, nodes, existing: [] },
-    { registry, secrets: { get: () => Promise.reject(new Error('no Secrets')) }, logger: log.logger },
+    {
+      registry,
+      secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets')) },
+      logger: log.logger,
+    },
   );
   assert.ok(
     log.lines.some(

@@ -179,8 +179,14 @@ test('fabric mode (the executable, chart RBAC, -v=10): two fabrics give their tr
   for (const h of hosts) api.store.create(node(h, {}));
   // Both Secrets carry the stand-ins' private CA: the executable trusts it for these endpoints only (no
   // insecureSkipVerify).
-  api.store.create(secretObject('ufm-pod-a', { token: TOKEN, 'ca.crt': TEST_CA }));
-  api.store.create(secretObject('ufm-pod-b', { username: USERNAME, password: PASSWORD, 'ca.crt': TEST_CA }));
+  api.store.create(secretObject('ufm-pod-a', { token: TOKEN, 'ca.crt': TEST_CA }, { endpoints: [ufmA.endpoint()] }));
+  api.store.create(
+    secretObject(
+      'ufm-pod-b',
+      { username: USERNAME, password: PASSWORD, 'ca.crt': TEST_CA },
+      { endpoints: [ufmB.endpoint()] },
+    ),
+  );
   seedConfigMap(api, fabricConfig(ufmA, ufmB));
   const controller = (s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=10'] }));
 

@@ -19,8 +19,10 @@ import {
   hyperNodes,
   nodeCount,
   seedConfigMap,
+  secretObject,
   seedUfmSecret,
   setDiscoveryConfig,
+  UFM_SECRET,
   ufmEntry,
   ufmTree,
   workedExamplePorts,
@@ -37,7 +39,7 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'ports', ports: workedExamplePorts() };
-  seedUfmSecret(api, ufm.username, ufm.password);
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
   // The test process does not trust the stand-in's CA: the good configuration skips verification.
   const trusting = `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`;
   seedConfigMap(api, trusting);
@@ -75,7 +77,7 @@ test('UFM unreachable, 401, untrusted certificate, malformed JSON, [] and null e
     /Failed to fetch UFM data.*unexpected status code: 401 Unauthorized/,
   );
   // The Secret is read before every run: rotating it fixes the source without a restart.
-  seedUfmSecret(api, ufm.username, 'rotated');
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, 'rotated');
   const rotated = `Basic ${Buffer.from(`${ufm.username}:rotated`).toString('base64')}`;
   await converge(
     () => ufm.requests.some((r) => r.authorization === rotated),
@@ -172,7 +174,7 @@ test('a UFM failing from the start creates nothing; its first good answer create
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer().start());
   ufm.answer = { kind: 'status', status: 503 };
-  seedUfmSecret(api, ufm.username, ufm.password);
+  seedUfmSecret(api, ufm.endpoint(), ufm.username, ufm.password);
   seedConfigMap(
     api,
     `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL, insecureSkipVerify: true })}`,
@@ -187,11 +189,12 @@ test('a UFM failing from the start creates nothing; its first good answer create
   assertNoForbidden(api);
 });
 
-test('a plain-http UFM endpoint with credentials works but is warned about once per start: a log line and a CleartextCredentials Warning Event', async () => {
+test('a plain-http UFM endpoint whose Secret consents to it works but is warned about once per start: a log line and a CleartextCredentials Warning Event', async () => {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = (s.ufm = await new UfmServer({ plain: true }).start());
   ufm.answer = { kind: 'status', status: 503 }; // failing runs retry within seconds, so several polls happen quickly
-  seedUfmSecret(api, ufm.username, ufm.password);
+  const credentials = { username: ufm.username, password: ufm.password };
+  api.store.apply(secretObject(UFM_SECRET, credentials, { endpoints: [ufm.endpoint()], plainHttp: true }));
   seedConfigMap(api, `networkTopologyDiscovery:\n${ufmEntry(ufm.endpoint(), { interval: INTERVAL })}`);
   const controller = s.startInProcess(kubeconfig);
   await converge(() => ufm.requests.length >= 2, 'two polls of the plain-http UFM');

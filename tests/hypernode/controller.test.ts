@@ -48,7 +48,7 @@ function setup(opts: SetupOptions) {
     hyperNodes: client.informer,
     configMaps,
     hyperNodeClient: client,
-    secrets: { get: () => Promise.reject(new Error('no secrets here')) },
+    secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no secrets here')) },
     events,
     configMap: CM_LOCATION,
     clock: new AutoClock(),

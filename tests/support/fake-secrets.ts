@@ -1,22 +1,21 @@
 // Secrets in memory for discoverer tests: `data` values are given as plain
-// text and stored base64-encoded, as the API serves them; a missing Secret
-// is the API's 404, and every get is counted.
+// text and stored base64-encoded, as the API serves them; a Secret is put as
+// an operator writes one for discovery (testing/discovery-secret.ts), labelled
+// and naming what it allows; a missing Secret is the API's 404, and every get
+// is counted. The controller's namespace is volcano-system, as by default.
 
 import type { SecretClient } from '../../src/hypernode/model/contracts.ts';
 import type { Secret } from '../../src/hypernode/model/hypernode-types.ts';
 import { ApiError } from '../../src/kube/errors.ts';
-
-const b64 = (s: string) => Buffer.from(s).toString('base64');
+import { discoverySecret, type SecretAllows } from '../../testing/discovery-secret.ts';
 
 export class FakeSecrets implements SecretClient {
+  readonly namespace = 'volcano-system';
   /** `namespace/name` → Secret. */
   readonly store = new Map<string, Secret>();
   gets = 0;
-  put(ns: string, name: string, data: Record<string, string>): void {
-    this.store.set(`${ns}/${name}`, {
-      metadata: { name, namespace: ns },
-      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
-    });
+  put(ns: string, name: string, data: Record<string, string>, allows: SecretAllows): void {
+    this.store.set(`${ns}/${name}`, discoverySecret(ns, name, data, allows));
   }
   async get(ns: string, name: string): Promise<Secret> {
     this.gets++;

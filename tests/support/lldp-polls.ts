@@ -5,7 +5,7 @@
 
 import { MIN_INTERVAL_MS } from '../../src/hypernode/discovery/poll-loop.ts';
 import { createLldpDiscovererFactory, type LldpTuning } from '../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
-import type { Snapshot } from '../../src/hypernode/model/contracts.ts';
+import type { SecretClient, Snapshot } from '../../src/hypernode/model/contracts.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { realClock } from '../../src/kube/clock.ts';
 import { within } from '../../testing/wait.ts';
@@ -26,14 +26,19 @@ export interface LldpPolls {
   readonly log: readonly string[];
 }
 
+/** The Secret lldpPolls names when it is given Secrets to read (real SNMP). */
+export const LLDP_POLLS_SECRET = 'lldp-snmp';
+
 /**
- * Starts the source with `config` (credentials are a placeholder: `tuning` replaces SNMP) and collects `polls` results.
+ * Starts the source with `config` and collects `polls` results. Without `secrets` the credentials are a
+ * placeholder (`tuning` replaces SNMP); with them the source reads LLDP_POLLS_SECRET of their namespace.
  */
 export async function lldpPolls(
   config: Record<string, unknown>,
   tuning: LldpTuning,
   nodes: readonly string[],
   polls = 1,
+  secrets: SecretClient = { namespace: 'volcano-system', get: () => Promise.reject(new Error('unused')) },
 ): Promise<LldpPolls> {
   const metrics = new RecordingMetrics();
   const { logger, lines } = capturingLogger();
@@ -45,13 +50,13 @@ export async function lldpPolls(
       enabled: true,
       intervalMs: polls > 1 ? MIN_INTERVAL_MS : 60_000,
       maxDeletePercent: 50,
-      credentials: { secretRef: { name: 's', namespace: 'ns' } },
+      credentials: { secretRef: { name: LLDP_POLLS_SECRET, namespace: secrets.namespace } },
       config,
     },
     {
       nodes: new FakeInformer({ initial: nodes.map((name) => ({ metadata: { name } })) }),
       hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
-      secrets: { get: () => Promise.reject(new Error('unused')) },
+      secrets,
       clock: realClock,
       logger,
       problems,

@@ -55,7 +55,10 @@ export interface Discoverer {
   resultSynced(): void;
 }
 
+/** Reads Secrets; sources read them only from `namespace` (remote/secret-grant.ts). */
 export interface SecretClient {
+  /** The controller's own namespace (the discovery ConfigMap's): the only one a secretRef may name. */
+  readonly namespace: string;
   get(namespace: string, name: string, signal?: AbortSignal): Promise<Secret>;
 }
 

@@ -35,6 +35,20 @@ export const IBNETDISCOVER_FABRIC_LABEL = 'volcano.sh/ibnetdiscover-fabric';
  * along here. Written by the fabric layer only.
  */
 export const FABRIC_SWITCHES_ANNOTATION = 'volcano.sh/fabric-switches';
+/**
+ * The label a Secret carries to say its credentials are for HyperNode
+ * discovery (value "true"). A Secret without it is never used, whatever a
+ * source's secretRef names (docs/configuration.md, "Credentials").
+ */
+export const DISCOVERY_CREDENTIALS_LABEL = 'topology.volcano.sh/discovery-credentials';
+/** On such a Secret: the URL origins (`https://host[:port]`) its token or password may be sent to (ufm, graph). */
+export const ALLOWED_ENDPOINTS_ANNOTATION = 'topology.volcano.sh/allowed-endpoints';
+/** On such a Secret: the SNMP agents (addresses, IPv4/IPv6 networks, host names) its community or keys may go to (lldp). */
+export const ALLOWED_HOSTS_ANNOTATION = 'topology.volcano.sh/allowed-hosts';
+/** On such a Secret, "true": its credentials may be sent over plain http to an endpoint it allows. */
+export const ALLOW_PLAIN_HTTP_ANNOTATION = 'topology.volcano.sh/allow-plain-http';
+/** On such a Secret, "true": its credentials may be sent with TLS verification off (config.insecureSkipVerify). */
+export const ALLOW_INSECURE_SKIP_VERIFY_ANNOTATION = 'topology.volcano.sh/allow-insecure-skip-verify';
 /** The well-known Node label holding the host name; also the lowest level of the Kueue and KAI Topology objects. */
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 

@@ -24,13 +24,23 @@ export const CLUSTER_ROLE_RULES: Rule[] = [
   { apiGroups: ['topology.volcano.sh'], resources: ['hypernodes/status'], verbs: ['update'] },
 ];
 
-/** The chart's Role in the controller's namespace (deploy/kubernetes/rbac.yaml). */
+/**
+ * The chart's Role in the controller's namespace (deploy/kubernetes/rbac.yaml), but for the chart's get on every
+ * Secret there, which ours grants by name in a Role of its own (SECRETS_RULES).
+ */
 export const ROLE_RULES: Rule[] = [
   { apiGroups: [''], resources: ['configmaps'], verbs: ['list', 'watch'] },
-  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'update'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [LEASE_NAME], verbs: ['get', 'update'] },
+];
+
+/**
+ * Ours instead (deploy/kubernetes/rbac.yaml, a Role of its own): get on the named discovery Secrets only, the name
+ * Volcano's docs give UFM's.
+ */
+export const SECRETS_RULES: Rule[] = [
+  { apiGroups: [''], resources: ['secrets'], resourceNames: ['ufm-credentials'], verbs: ['get'] },
 ];
 
 /** The container arguments (docs/deploy.md §2.3), chart defaults (metrics on, qps 50, burst 100, log level 4). */

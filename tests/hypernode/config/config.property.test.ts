@@ -183,7 +183,7 @@ function options(): DiscovererOptions {
   return {
     nodes: new FakeInformer<NodeMeta>({ initial: labelledNodes(LABEL_KEYS) }),
     hyperNodes: new FakeInformer<HyperNode>({ initial: [existing] }),
-    secrets: { get: () => Promise.reject(new Error('no Secrets here')) },
+    secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets here')) },
     clock: new FakeClock(),
     logger: nullLogger,
     problems: new RecordingProblems(nullLogger),

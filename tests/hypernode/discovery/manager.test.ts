@@ -36,7 +36,7 @@ function setup(registered: string[]) {
     discovererOptions: {
       nodes: new FakeInformer<NodeMeta>(),
       hyperNodes: new FakeInformer<HyperNode>(),
-      secrets: { get: () => Promise.reject(new Error('no secrets here')) },
+      secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no secrets here')) },
       clock,
       logger: log.logger,
     },

@@ -223,7 +223,12 @@ test("a URL: the Secret's token as a bearer token and its private CA; the token 
         status: 200,
         body: JSON.stringify(railGraphDocument({ sus: 1, rails: 2, hostsPerSu: 2, spines: 1 })),
       };
-      rig.secrets.put('volcano-system', 'inventory', { token: TOKEN, 'ca.crt': TEST_CA });
+      rig.secrets.put(
+        'volcano-system',
+        'inventory',
+        { token: TOKEN, 'ca.crt': TEST_CA },
+        { endpoints: [server.url()] },
+      );
       const snap = await next(await rig.start({ url: server.url() }, hostsOf(1, 2), true));
       assert.equal(shape(snap), ['graph-leaf-leaf-su1-r1 1 leaf: su1-h1,su1-h2']);
       assert.is(server.authorizations[0], `Bearer ${TOKEN}`);
@@ -264,7 +269,7 @@ for (const [what, secret, answer, expect] of [
     try {
       await withRig(async (rig) => {
         server.answer = answer;
-        rig.secrets.put('volcano-system', 'inventory', secret);
+        rig.secrets.put('volcano-system', 'inventory', secret, { endpoints: [server.url()] });
         const ch = await rig.start({ url: server.url() }, ['su1-h1'], true);
         await waitFor(() => rig.problems.failures.length >= 2, { what: 'a failure and a retry' });
         assert.match(

@@ -35,7 +35,7 @@ export async function startLabelRig(config: unknown, initial: NodeMeta[]) {
     logger: nullLogger,
     problems,
     metrics,
-    secrets: { get: () => Promise.reject(new Error('no Secrets')) },
+    secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets')) },
   });
   const ch = await d.start();
   return { clock, nodes, problems, metrics, d, ch };

@@ -54,7 +54,7 @@ function discovererOptions(
     clock,
     logger: nullLogger,
     problems: new RecordingProblems(nullLogger),
-    secrets: { get: () => Promise.reject(new Error('the label source reads no Secrets')) },
+    secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('the label source reads no Secrets')) },
   };
 }
 

@@ -128,7 +128,7 @@ test('random switches failing for random times never delete: every published sna
           {
             nodes: new FakeInformer({ initial: nodes }),
             hyperNodes: new FakeInformer<HyperNode>({ initial: [] }),
-            secrets: { get: () => Promise.reject(new Error('no secrets')) },
+            secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no secrets')) },
             clock,
             logger: nullLogger,
             problems: new RecordingProblems(nullLogger),

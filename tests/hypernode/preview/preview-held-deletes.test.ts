@@ -14,7 +14,7 @@ import { CLUSTER, RACK, TOPOLOGY_A3_ENTRY, node } from '../../e2e/cluster.ts';
 
 const deps = {
   registry: builtinDiscoverers,
-  secrets: { get: () => Promise.reject(new Error('no Secrets offline')) },
+  secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets offline')) },
   logger: nullLogger,
 };
 /** Each Node in its own rack, all in one cluster: `count` rack HyperNodes and 1 cluster HyperNode. */

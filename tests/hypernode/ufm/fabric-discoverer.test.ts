@@ -18,7 +18,7 @@ import { FakeSecrets } from '../../support/fake-secrets.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../../testing/fat-tree.ts';
-import { OTHER_CA, TEST_CA, withUfmServers } from '../../../testing/ufm-server.ts';
+import { OTHER_CA, TEST_CA, withUfmServers, type UfmServer } from '../../../testing/ufm-server.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
 
 const TOKEN = 'ufm-access-token';
@@ -93,12 +93,15 @@ const noCredentialIn = (lines: string[]) => {
     );
 };
 
+/** What a test's Secrets allow: the stand-ins' endpoints. */
+const allowing = (...servers: UfmServer[]) => ({ endpoints: servers.map((s) => s.endpoint()) });
+
 test("auth: token sends the access token to /ufmRestV3 and trusts the Secret's private CA; no credential is logged at -v=10", () =>
   withUfmServers(1, async ([server]) =>
     withRig(async (rig) => {
       const tree = generateFatTree({ sus: 2, nodesPerSu: 4, rails: 2, tiers: 2 });
       server!.answer = { kind: 'fabric', fabric: tree };
-      rig.secrets.put('volcano-system', 'ufm', { token: TOKEN, 'ca.crt': TEST_CA });
+      rig.secrets.put('volcano-system', 'ufm', { token: TOKEN, 'ca.crt': TEST_CA }, allowing(server!));
       const snap = await next(
         await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, nodesOf(tree)),
       );
@@ -125,7 +128,12 @@ test('basic auth in fabric mode: the password is never logged at -v=10, not even
       const tree = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 });
       server!.answer = { kind: 'fabric', fabric: tree };
       server!.password = PASSWORD;
-      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: PASSWORD, 'ca.crt': TEST_CA });
+      rig.secrets.put(
+        'volcano-system',
+        'ufm',
+        { username: 'admin', password: PASSWORD, 'ca.crt': TEST_CA },
+        allowing(server!),
+      );
       const ch = await rig.start({ mode: 'fabric', endpoint: server!.endpoint() }, nodesOf(tree));
       assert.is((await next(ch)).length, 1);
       server!.password = 'rotated';
@@ -146,7 +154,7 @@ for (const [what, secret, expect] of [
     withUfmServers(1, async ([server]) =>
       withRig(async (rig) => {
         server!.answer = { kind: 'fabric', fabric: generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, tiers: 2 }) };
-        rig.secrets.put('volcano-system', 'ufm', secret);
+        rig.secrets.put('volcano-system', 'ufm', secret, allowing(server!));
         const ch = await rig.start({ mode: 'fabric', auth: 'token', endpoint: server!.endpoint() }, []);
         await waitFor(() => rig.problems!.failures.length >= 2, { what: 'a failure and a retry' });
         assert.match(rig.problems!.failures[0]!, expect);
@@ -169,7 +177,12 @@ test('hosts that match no Node are counted, listed once in the log, and never me
         hostName: (s, n) => `SU${s}-N${n}.ib.example.com`,
       });
       server!.answer = { kind: 'fabric', fabric: tree };
-      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      rig.secrets.put(
+        'volcano-system',
+        'ufm',
+        { username: 'admin', password: 'secret', 'ca.crt': TEST_CA },
+        allowing(server!),
+      );
       const nodes = ['su1-n1', 'su1-n2', 'su1-n3', 'su2-n1'].map((name) => ({ metadata: { name } }));
       const ch = await rig.start(
         {
@@ -208,8 +221,13 @@ test('two fabrics: each its own tree; one failing keeps its HyperNodes, also aft
       });
       a!.answer = { kind: 'fabric', fabric: treeA };
       b!.answer = { kind: 'fabric', fabric: treeB, linksEnvelope: true };
-      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
-      rig.secrets.put('volcano-system', 'ufm-b', { token: TOKEN, 'ca.crt': TEST_CA });
+      rig.secrets.put(
+        'volcano-system',
+        'ufm',
+        { username: 'admin', password: 'secret', 'ca.crt': TEST_CA },
+        allowing(a!, b!),
+      );
+      rig.secrets.put('volcano-system', 'ufm-b', { token: TOKEN, 'ca.crt': TEST_CA }, allowing(a!, b!));
       const config = {
         mode: 'fabric',
         fabrics: [
@@ -260,7 +278,12 @@ test('uncovered hosts are summed over the fabrics; a failing fabric keeps its co
       });
       a!.answer = { kind: 'fabric', fabric: treeA };
       b!.answer = { kind: 'fabric', fabric: treeB };
-      rig.secrets.put('volcano-system', 'ufm', { username: 'admin', password: 'secret', 'ca.crt': TEST_CA });
+      rig.secrets.put(
+        'volcano-system',
+        'ufm',
+        { username: 'admin', password: 'secret', 'ca.crt': TEST_CA },
+        allowing(a!, b!),
+      );
       const config = {
         mode: 'fabric',
         fabrics: [

@@ -10,6 +10,7 @@ import { realClock } from '../../../src/kube/clock.ts';
 import type { Channel } from '../../../src/util/channel.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { FakeSecrets } from '../../support/fake-secrets.ts';
+import type { SecretAllows } from '../../../testing/discovery-secret.ts';
 import { computerPorts, OTHER_CA, TEST_CA, UfmServer, withUfmServers } from '../../../testing/ufm-server.ts';
 import { waitFor, within } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
@@ -32,6 +33,8 @@ const entry = (config: Record<string, unknown>, credentials: DiscoveryEntry['cre
 interface Rig {
   server: UfmServer;
   secrets: FakeSecrets;
+  /** What the rig's Secrets allow: the stand-in's endpoint, also with verification off. */
+  allows: SecretAllows;
   lines: string[];
   /** The Node cache and the metrics every discoverer of the rig gets. */
   nodes: FakeInformer<NodeMeta>;
@@ -47,12 +50,14 @@ interface Rig {
 async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
   const server = await new UfmServer().start();
   const secrets = new FakeSecrets();
-  secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'secret' });
+  const allows: SecretAllows = { endpoints: [server.endpoint()], insecureSkipVerify: true };
+  secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'secret' }, allows);
   const { lines, logger } = capturingLogger();
   const started: Discoverer[] = [];
   const rig: Rig = {
     server,
     secrets,
+    allows,
     lines,
     nodes: new FakeInformer<NodeMeta>(),
     metrics: new RecordingMetrics(),
@@ -200,7 +205,7 @@ test('bad credentials (401) produce no snapshot; a rotated Secret is picked up o
       what: '401 logged',
     });
     assert.is(await buffered(ch), undefined);
-    rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'rotated' });
+    rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: 'rotated' }, rig.allows);
     assert.is((await next(ch)).length, 2);
     assert.is(rig.server.requests.at(-1)!.authorization, `Basic ${b64('admin:rotated')}`);
   }));
@@ -234,6 +239,14 @@ test('an unreachable UFM produces no snapshot', () =>
     const gone = await new UfmServer().start();
     const endpoint = gone.endpoint();
     await gone.close();
+    rig.secrets.put(
+      'volcano-system',
+      'ufm-credentials',
+      { username: 'admin', password: 'secret' },
+      {
+        endpoints: [endpoint],
+      },
+    );
     const ch = await (await rig.make({ endpoint })).start();
     await waitFor(
       () =>
@@ -293,10 +306,19 @@ for (const { what, status, plain } of [
     ));
 }
 
-test('an http:// endpoint with credentials works but is warned about once per start (log line and Warning Event)', () =>
+test('an http:// endpoint whose Secret consents to it works but is warned about once per start (log line and Warning Event)', () =>
   withRig(async (rig) => {
     const plain = await new UfmServer({ plain: true }).start();
     try {
+      rig.secrets.put(
+        'volcano-system',
+        'ufm-credentials',
+        { username: 'admin', password: 'secret' },
+        {
+          endpoints: [plain.endpoint()],
+          plainHttp: true,
+        },
+      );
       plain.answer = { kind: 'status', status: 500 };
       const d = await rig.make({ endpoint: plain.endpoint() });
       const problems = (d as unknown as { opts: { problems: RecordingProblems } }).opts.problems;
@@ -318,8 +340,10 @@ test('binary Secret values are sent as raw bytes in the Basic header', () =>
   withRig(async (rig) => {
     const username = Buffer.from([0x61, 0xc3, 0x28]); // "a" then an invalid UTF-8 sequence
     const password = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
+    rig.secrets.put('volcano-system', 'ufm-credentials', {}, rig.allows);
+    const granted = rig.secrets.store.get('volcano-system/ufm-credentials')!;
     rig.secrets.store.set('volcano-system/ufm-credentials', {
-      metadata: { name: 'ufm-credentials', namespace: 'volcano-system' },
+      ...granted,
       data: { username: username.toString('base64'), password: password.toString('base64') },
     });
     await (await rig.make()).start();
@@ -333,7 +357,7 @@ test('a Secret emptied after start fails the run without sending a request', () 
     rig.server.answer = { kind: 'status', status: 503 };
     await (await rig.make()).start();
     await waitFor(() => rig.server.requests.length >= 1, { what: 'a first run with the good Secret' });
-    rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: '' });
+    rig.secrets.put('volcano-system', 'ufm-credentials', { username: 'admin', password: '' }, rig.allows);
     await waitFor(
       () => rig.lines.some((l) => l.includes('password is empty in secret volcano-system/ufm-credentials')),
       { what: 'empty password refused' },
@@ -434,8 +458,8 @@ test('start: an empty endpoint and missing credentials are rejected with the Go 
 
 test('construction: Secret problems are logged with the Go texts and start then refuses', () =>
   withRig(async (rig) => {
-    rig.secrets.put('volcano-system', 'no-user', { password: 'p' });
-    rig.secrets.put('volcano-system', 'no-pass', { username: 'u' });
+    rig.secrets.put('volcano-system', 'no-user', { password: 'p' }, rig.allows);
+    rig.secrets.put('volcano-system', 'no-pass', { username: 'u' }, rig.allows);
     const cases: [string, string][] = [
       ['missing', 'failed to get secret volcano-system/missing: secrets "missing" not found'],
       ['no-user', 'username not found in secret volcano-system/no-user'],

@@ -19,6 +19,7 @@ import { FakeInformer } from '../../support/fake-informer.ts';
 import { propertyParameters } from '../../support/property.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { TEST_CA, UfmServer } from '../../../testing/ufm-server.ts';
+import { discoverySecret } from '../../../testing/discovery-secret.ts';
 import { waitFor } from '../../../testing/wait.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
 
@@ -223,13 +224,16 @@ test('run loop against the stand-in: never throws, publishes nothing for a broke
   process.on('unhandledRejection', onUnhandled);
   const factory = createUfmDiscovererFactory({ ca: TEST_CA, retryBaseMs: 60_000, timeoutMs: 5_000 });
   const secrets = {
-    get: async () => ({
-      metadata: { name: 'ufm', namespace: 'ns' },
-      data: {
-        username: Buffer.from(server.username).toString('base64'),
-        password: Buffer.from(server.password).toString('base64'),
-      },
-    }),
+    namespace: 'ns',
+    get: async () =>
+      discoverySecret(
+        'ns',
+        'ufm',
+        { username: server.username, password: server.password },
+        {
+          endpoints: [server.endpoint()],
+        },
+      ),
   };
   try {
     await fc.assert(

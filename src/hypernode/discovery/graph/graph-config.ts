@@ -7,8 +7,9 @@ import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { fabricName, hostsAndNvlink, wholeNumber } from '../fabric/fabric-config.ts';
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
-import type { SecretRef } from '../remote/credentials.ts';
+import type { SecretRef } from '../remote/secret-grant.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { redactUrl } from '../../../util/redact-url.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
 
 const DEFAULT_GRAPH_FABRIC = 'graph';
@@ -31,10 +32,10 @@ export interface GraphConfig {
   readonly nvlink?: NvlinkConfig;
 }
 
-/** Where the graph comes from, as messages name it. */
+/** Where the graph comes from, as messages name it (a URL without the credentials it may carry). */
 export function describeLocation(l: GraphLocation): string {
   if (l.kind === 'configMap') return `ConfigMap ${l.namespace}/${l.name} key ${l.key}`;
-  return l.kind === 'file' ? `file ${l.path}` : l.url;
+  return l.kind === 'file' ? `file ${l.path}` : redactUrl(l.url);
 }
 
 const fail = (what: string) => new Error(`graph source: ${what}`);

@@ -73,7 +73,7 @@ class GraphDiscoverer extends PollingDiscoverer {
     if (!this.tuning.readGraph && where.kind === 'url' && where.url.startsWith('http://') && this.config.secretRef) {
       this.opts.problems.warning(
         CLEARTEXT_CREDENTIALS.reason,
-        `WARNING: the fabric graph URL ${where.url} is plain http, so its token is sent unencrypted on every poll; use an https:// URL`,
+        `WARNING: the fabric graph URL ${describeLocation(where)} is plain http, so its token is sent unencrypted on every poll; use an https:// URL`,
       );
     }
     this.logger.info('Starting fabric graph discovery', {
@@ -194,7 +194,8 @@ class GraphDiscoverer extends PollingDiscoverer {
     let ca = this.tuning.ca;
     const ref = this.config.secretRef;
     if (ref) {
-      const credentials = await readCredentials(this.opts.secrets, ref, signal, 'token', GRAPH_TOKEN_HINT);
+      const to = { url: location.url, insecureSkipVerify: false };
+      const credentials = await readCredentials(this.opts.secrets, ref, to, signal, 'token', GRAPH_TOKEN_HINT);
       authorization = `Bearer ${credentials.token!.toString('latin1')}`;
       // The Secret's CA replaces every other root for this URL: trust is pinned to the private CA.
       ca = credentials.ca ?? ca;
@@ -205,15 +206,16 @@ class GraphDiscoverer extends PollingDiscoverer {
       timeoutMs: this.tuning.timeoutMs,
       maxBodyBytes: this.tuning.maxBodyBytes,
     });
-    this.logger.v(4).info('Fetching the fabric graph', { url: location.url });
+    const shown = describeLocation(location);
+    this.logger.v(4).info('Fetching the fabric graph', { url: shown });
     let res: HttpResponse;
     try {
       res = await client.get(location.url, authorization, signal);
     } catch (err) {
-      throw wrapError(`GET ${location.url} failed`, err);
+      throw wrapError(`GET ${shown} failed`, err);
     }
     if (res.status !== 200)
-      throw new Error(`GET ${location.url}: unexpected status code ${res.status} ${res.statusText}`.trimEnd());
+      throw new Error(`GET ${shown}: unexpected status code ${res.status} ${res.statusText}`.trimEnd());
     return res.body;
   }
 

@@ -17,7 +17,8 @@ import {
 } from '../fabric/fabric-config.ts';
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
-import type { SecretRef } from '../remote/credentials.ts';
+import type { SecretRef } from '../remote/secret-grant.ts';
+import { parseIpNetwork, type IpNetwork } from '../remote/ip-networks.ts';
 import { parseHostMacs, type HostMacs } from './host-macs.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
@@ -64,17 +65,11 @@ export const DEFAULT_CONCURRENCY = 32;
 /** A silent switch's last table stands in for it this long; then its fabric publishes nothing new. */
 export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
 
-/** An IPv4 network of the crawl's allow-list. */
-export interface Ipv4Network {
-  readonly base: number;
-  readonly bits: number;
-}
-
 /** Following neighbours' management addresses from seed switches (lldpRemManAddrTable). */
 export interface LldpCrawl {
   readonly seeds: readonly SwitchAddress[];
   /** Only management addresses in these networks are walked. */
-  readonly allow: readonly Ipv4Network[];
+  readonly allow: readonly IpNetwork[];
   /** More switches than this fails the fabric (it keeps its HyperNodes) rather than publishing part of it. */
   readonly maxSwitches: number;
 }
@@ -163,22 +158,6 @@ function switchList(raw: unknown, where: string): SwitchAddress[] {
   });
 }
 
-/** The IPv4 address as a 32-bit number, or undefined. */
-function ipv4(text: string): number | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (!m) return undefined;
-  const parts = m.slice(1).map(Number);
-  return parts.every((p) => p <= 255) ? parts.reduce((a, p) => a * 256 + p, 0) : undefined;
-}
-
-export function inNetworks(address: string, networks: readonly Ipv4Network[]): boolean {
-  const ip = ipv4(address);
-  return (
-    ip !== undefined &&
-    networks.some((n) => Math.floor(ip / 2 ** (32 - n.bits)) === Math.floor(n.base / 2 ** (32 - n.bits)))
-  );
-}
-
 function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefined {
   if (f.seeds === undefined || f.seeds === null) {
     for (const key of ['allow', 'maxSwitches'])
@@ -191,12 +170,10 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
       `${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`,
     );
   const allow = (f.allow as unknown[]).map((raw, i) => {
-    const m = typeof raw === 'string' ? /^([\d.]+)\/(\d{1,2})$/.exec(raw) : null;
-    const base = m ? ipv4(m[1]!) : undefined;
-    const bits = m ? Number(m[2]) : NaN;
-    if (base === undefined || !(bits >= 0 && bits <= 32))
+    const network = typeof raw === 'string' && raw.includes('/') ? parseIpNetwork(raw) : undefined;
+    if (network?.family !== 4)
       fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${JSON.stringify(raw)}`);
-    return Object.freeze({ base: base!, bits });
+    return Object.freeze(network!);
   });
   return Object.freeze({
     seeds: Object.freeze(seeds),

@@ -9,28 +9,25 @@
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { compareBytes } from '../../../util/compare-bytes.ts';
 import { mapBounded } from '../../../util/bounded-map.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
-import { CLEARTEXT_CREDENTIALS, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
+import { CLEARTEXT_CREDENTIALS, CREDENTIALS_WITHHELD, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import {
-  inNetworks,
-  parseLldpConfig,
-  SNMP_PORT,
-  type LldpConfig,
-  type LldpCrawl,
-  type LldpFabric,
-} from './lldp-config.ts';
+import { inNetworks } from '../remote/ip-networks.ts';
+import type { SecretGrant } from '../remote/secret-grant.ts';
+import { LastReported } from '../../../util/reported-once.ts';
+import { parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
 import { describeChassis } from './lldp-ids.ts';
 import { nodeByMac } from './host-macs.ts';
 import { lldpGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
-import { readSnmpCredentials, type SnmpCredentials } from './snmp-credentials.ts';
+import { readSnmpCredentials, type GrantedSnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
 
 /** A whole walk of one switch may take this many request timeouts (with their retries) before it is abandoned. */
@@ -41,7 +38,11 @@ export interface LldpTuning {
   retryBaseMs?: number;
   /** Replaces SNMP: a fabric's switches are these captured walks; no Secret is read and no switch is contacted. */
   captured?: (fabric: string) => Promise<readonly CapturedWalk[]>;
-  /** Replaces the SNMP walker (no Secret is read); the switch list and its failures are handled as with SNMP. */
+  /**
+   * Replaces the SNMP walker (no Secret is read, so no credential exists to
+   * withhold: a crawl walks every neighbour it would otherwise ask the
+   * Secret about); the switch list and its failures are handled as with SNMP.
+   */
   walker?: SwitchWalker;
 }
 
@@ -60,6 +61,21 @@ interface SwitchState {
 interface PolledWalk {
   readonly address: string;
   readonly result: WalkResult;
+  /** Learned from a neighbour's LLDP by the crawl, not listed in the configuration. */
+  readonly learned?: true;
+}
+
+/** A walker and, when SNMP credentials were read, what their Secret lets them reach. */
+interface FabricWalker {
+  readonly walk: SwitchWalker;
+  readonly grant?: SecretGrant;
+}
+
+/** A neighbour the crawl would walk but the Secret does not name. */
+interface Withheld {
+  readonly host: string;
+  /** Who it says it is and where it was seen, for the report. */
+  readonly seen: string;
 }
 
 /** A switch's walk this run: a table, or why there is none. */
@@ -75,6 +91,8 @@ class LldpDiscoverer extends PollingDiscoverer {
   private readonly lastTables = new Map<string, Map<string, SwitchState>>();
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
   private readonly silent = new Set<string>();
+  /** Per fabric, the crawled neighbours last reported as withheld from the credentials. */
+  private readonly withheld = new LastReported();
   /**
    * Per fabric, the switches whose rows lacked a chassis id at the last poll (their gauge goes back to 0 when fixed).
    */
@@ -148,46 +166,54 @@ class LldpDiscoverer extends PollingDiscoverer {
     return this.parts.rebuild();
   }
 
-  private async walker(fabric: LldpFabric): Promise<SwitchWalker> {
-    let credentials: SnmpCredentials;
+  /** The fabric's walker; its Secret must name every listed switch and seed. */
+  private async walker(fabric: LldpFabric): Promise<FabricWalker> {
+    if (this.tuning.walker) return { walk: this.tuning.walker };
+    const listed = [...fabric.switches, ...(fabric.crawl?.seeds ?? [])].map((a) => a.host);
+    let granted: GrantedSnmpCredentials;
     try {
-      credentials = await readSnmpCredentials(
+      granted = await readSnmpCredentials(
         this.opts.secrets,
         fabric.secretRef!,
         this.config.version,
+        listed,
         this.stopping.signal,
       );
     } catch (err) {
       throw wrapError('failed to get SNMP credentials from secret', err);
     }
-    return snmpWalker(credentials, this.config.limits);
+    return { walk: snmpWalker(granted.credentials, this.config.limits), grant: granted.grant };
   }
 
   /** Every switch of the fabric, walked (at most `concurrency` at once) or read from its capture. */
   private async poll(fabric: LldpFabric, identity: LldpIdentity): Promise<PolledWalk[]> {
     if (this.tuning.captured)
       return (await this.tuning.captured(fabric.name)).map((c) => ({ address: c.address, result: parsed(c.varbinds) }));
-    const walk = this.tuning.walker ?? (await this.walker(fabric));
+    const { walk, grant } = await this.walker(fabric);
     const walkAll = (targets: readonly SwitchAddress[]) =>
       mapBounded(targets, this.config.concurrency, async (target) => ({
         address: formatAddress(target),
         result: await this.walkOne(walk, target),
       }));
-    return fabric.crawl ? this.crawl(fabric, fabric.crawl, identity, walkAll) : walkAll(fabric.switches);
+    return fabric.crawl ? this.crawl(fabric, fabric.crawl, identity, walkAll, grant) : walkAll(fabric.switches);
   }
 
   /**
    * Breadth-first from the listed switches and the seeds: each walked switch's
    * neighbours that are bridges or routers and no Node are walked next at their first
    * management address in the allow-list (a silent switch's last table stands
-   * in). Finding more than maxSwitches fails the fabric: part of a fabric
-   * would delete the rest's HyperNodes.
+   * in), when the fabric's Secret names that address too: anything cabled to a
+   * switch can announce any capability and address, so only the Secret's
+   * owner can say an address is a switch's (docs/security.md §3). The others
+   * are reported, not walked. Finding more than maxSwitches fails the fabric:
+   * part of a fabric would delete the rest's HyperNodes.
    */
   private async crawl(
     fabric: LldpFabric,
     crawl: LldpCrawl,
     identity: LldpIdentity,
     walkAll: (targets: readonly SwitchAddress[]) => Promise<PolledWalk[]>,
+    grant: SecretGrant | undefined,
   ): Promise<PolledWalk[]> {
     const seen = new Set<string>();
     let frontier: SwitchAddress[] = [];
@@ -200,13 +226,15 @@ class LldpDiscoverer extends PollingDiscoverer {
       return true;
     };
     for (const target of [...fabric.switches, ...crawl.seeds]) visit(target);
+    const listed = new Set(seen);
     const results: PolledWalk[] = [];
     const beyond = new Set<string>();
+    const withheld = new Map<string, Withheld>();
     while (frontier.length > 0) {
       const walked = await walkAll(frontier);
       frontier = [];
       for (const w of walked) {
-        results.push(w);
+        results.push(listed.has(w.address) ? w : { ...w, learned: true });
         const table = 'table' in w.result ? w.result.table : this.lastTables.get(fabric.name)?.get(w.address)?.table;
         for (const n of table?.neighbours ?? []) {
           // Kubernetes nodes announce Router or Bridge too: a neighbour that is a Node is never walked.
@@ -214,16 +242,37 @@ class LldpDiscoverer extends PollingDiscoverer {
             n.networkDevice && identity.nodeOf(n) === undefined
               ? n.managementAddresses.find((a) => inNetworks(a, crawl.allow))
               : undefined;
-          if (host !== undefined && !visit({ host, port: SNMP_PORT })) beyond.add(host);
+          if (host === undefined || seen.has(formatAddress({ host, port: SNMP_PORT }))) continue;
+          if (grant && !grant.allowsHost(host)) {
+            const name = n.sysName
+              ? JSON.stringify(n.sysName)
+              : n.chassisKey
+                ? describeChassis(n.chassisKey)
+                : 'no name';
+            withheld.set(host, { host, seen: `${host} (${name}, seen by ${table!.sysName || w.address})` });
+            continue;
+          }
+          if (!visit({ host, port: SNMP_PORT })) beyond.add(host);
         }
       }
     }
+    if (grant) this.reportWithheld(fabric, grant, [...withheld.values()]);
     if (beyond.size > 0) {
       throw new Error(
         `the crawl from config.seeds found more than maxSwitches (${crawl.maxSwitches}) switches; ${beyond.size} more management addresses were not walked, so the fabric publishes nothing new: raise maxSwitches or narrow allow`,
       );
     }
     return results;
+  }
+
+  /** Names the neighbours the Secret kept the credentials from, once per distinct list. */
+  private reportWithheld(fabric: LldpFabric, grant: SecretGrant, withheld: readonly Withheld[]): void {
+    const sorted = [...withheld].sort((a, b) => compareBytes(a.host, b.host));
+    if (!this.withheld.isNew(sorted.map((w) => w.host).join(','), fabric.name) || sorted.length === 0) return;
+    this.opts.problems.warning(
+      CREDENTIALS_WITHHELD.reason,
+      `fabric ${fabric.name}: ${sorted.length} neighbour(s) learned from LLDP announce a management address inside config.allow that the fabric's Secret does not name, so they are not walked (its credentials stay with the switches it names): ${listProblems(sorted.map((w) => w.seen))}. ${grant.hostsRefusal(sorted.map((w) => w.host))}`,
+    );
   }
 
   private async walkOne(walk: SwitchWalker, target: SwitchAddress): Promise<WalkResult> {
@@ -258,12 +307,23 @@ class LldpDiscoverer extends PollingDiscoverer {
     /** The last tables of the lost switches, to mark their HyperNodes (fabric health). */
     const lostTables: LldpTable[] = [];
     const newlySilent: Failure[] = [];
-    for (const { address, result } of results) {
+    /** Crawled neighbours that never answered with a table: left out, so a host posing as one cannot fail the fabric. */
+    const newlyMissing: Failure[] = [];
+    let missing = 0;
+    for (const { address, result, learned } of results) {
       const key = `${fabric.name}/${address}`;
       if ('table' in result) {
         last.set(address, { table: result.table, at: now });
         polled.push({ address, table: result.table });
         if (this.silent.delete(key)) this.logger.info('Switch answers again', { fabric: fabric.name, switch: address });
+        continue;
+      }
+      if (learned && !last.has(address)) {
+        missing++;
+        if (!this.silent.has(key)) {
+          this.silent.add(key);
+          newlyMissing.push({ who: address, error: result.error });
+        }
         continue;
       }
       if (result.garbage) {
@@ -297,11 +357,17 @@ class LldpDiscoverer extends PollingDiscoverer {
         `fabric ${fabric.name}: ${newlySilent.length} switch(es) did not answer; each one's last LLDP table stands in for it for up to config.staleAfter (${Math.round(this.config.staleAfterMs / 1000)}s): ${byError(newlySilent)}`,
       );
     }
+    if (newlyMissing.length > 0) {
+      this.opts.problems.warning(
+        SWITCH_UNREACHABLE.reason,
+        `fabric ${fabric.name}: ${newlyMissing.length} neighbour(s) the crawl found from LLDP did not answer with an LLDP-MIB and have never answered since the source started; they are left out of the fabric (list a switch in config.switches to have its silence hold the fabric instead): ${byError(newlyMissing)}`,
+      );
+    }
     const answered = results.filter((r) => 'table' in r.result).length;
     const poll = {
       answered,
       stale: polled.length - answered,
-      unreachable: garbage.length + lost.length,
+      unreachable: garbage.length + lost.length + missing,
       links: 0,
       hosts: 0,
       durationSeconds: (now - started) / 1000,

@@ -3,11 +3,12 @@
 // `community`; v3 (user-based security, always authPriv) needs `username`,
 // `authKey` and `privKey`, with `authProtocol` (SHA or SHA-256, default
 // SHA-256) and `privProtocol` (AES, the only one offered: DES is broken and
-// missing from current OpenSSL builds). Values are never logged.
+// missing from current OpenSSL builds). Values are never logged. The Secret
+// names the agents they may be sent to (remote/secret-grant.ts).
 
 import { Buffer } from 'node:buffer';
 import type { SecretClient } from '../../model/contracts.ts';
-import { readSecretData, type SecretRef } from '../remote/credentials.ts';
+import { readGrantedSecret, type SecretGrant, type SecretRef } from '../remote/secret-grant.ts';
 
 export type SnmpVersion = '2c' | '3';
 export const SNMP_VERSIONS: readonly SnmpVersion[] = ['2c', '3'];
@@ -27,15 +28,28 @@ export type SnmpCredentials =
       readonly privKey: string;
     };
 
-/** Reads and checks the Secret; errors name the Secret and the key, never a value. */
+/** The credentials of a fabric and what its Secret lets them reach. */
+export interface GrantedSnmpCredentials {
+  readonly credentials: SnmpCredentials;
+  /** Which agents the credentials may be sent to (a crawl asks it of every address it learns). */
+  readonly grant: SecretGrant;
+}
+
+/**
+ * Reads and checks the Secret, which must name every agent of `hosts` (the
+ * switches and seeds the configuration lists); errors name the Secret and the
+ * key, never a value.
+ */
 export async function readSnmpCredentials(
   secrets: SecretClient,
   ref: SecretRef,
   version: SnmpVersion,
+  hosts: readonly string[],
   signal?: AbortSignal,
-): Promise<SnmpCredentials> {
+): Promise<GrantedSnmpCredentials> {
   const where = `${ref.namespace}/${ref.name}`;
-  const data = await readSecretData(secrets, ref, signal);
+  const { data, grant } = await readGrantedSecret(secrets, ref, 'hosts', hosts, signal);
+  grant.checkHosts(hosts);
   const value = (key: string, fallback?: string): string => {
     const raw = data?.[key];
     if (raw === undefined) {
@@ -48,7 +62,7 @@ export async function readSnmpCredentials(
     if (text === '') throw new Error(`${key} is empty in secret ${where}`);
     return text;
   };
-  if (version === '2c') return { version, community: value('community') };
+  if (version === '2c') return { credentials: { version, community: value('community') }, grant };
   const authProtocol = value('authProtocol', 'SHA-256').toUpperCase();
   const privProtocol = value('privProtocol', 'AES').toUpperCase();
   if (!(AUTH_PROTOCOLS as readonly string[]).includes(authProtocol))
@@ -66,7 +80,7 @@ export async function readSnmpCredentials(
         `${key} in secret ${where} is shorter than ${MIN_KEY_LENGTH} characters, which SNMPv3 agents refuse`,
       );
   }
-  return {
+  const credentials: SnmpCredentials = {
     version,
     username: value('username'),
     authProtocol: authProtocol as (typeof AUTH_PROTOCOLS)[number],
@@ -74,4 +88,5 @@ export async function readSnmpCredentials(
     privProtocol: privProtocol as (typeof PRIV_PROTOCOLS)[number],
     privKey,
   };
+  return { credentials, grant };
 }

@@ -7,16 +7,12 @@
 // the source; every read checks that the values the scheme needs are present
 // and non-empty. A Secret holds `username` and `password` (basic auth) or a
 // `token`, and optionally a private CA (`ca.crt`, PEM) trusted for that
-// system only. What a missing token means is the caller's to say.
+// system only. What a missing token means is the caller's to say. The
+// Secret must allow the endpoint it is sent to (secret-grant.ts).
 
 import { Buffer } from 'node:buffer';
 import type { SecretClient } from '../../model/contracts.ts';
-import { wrapError } from '../../../util/error-message.ts';
-
-export interface SecretRef {
-  readonly name: string;
-  readonly namespace: string;
-}
+import { readGrantedSecret, urlOrigin, type HttpDestination, type SecretRef } from './secret-grant.ts';
 
 /** How a `secretRef` is written, as its error says. */
 const SECRET_REF_SHAPE = '{name: <secret>, namespace: <namespace>}';
@@ -60,37 +56,23 @@ export const AUTH_SCHEMES: readonly AuthScheme[] = ['basic', 'token'];
 export const NO_CREDENTIALS: Credentials = Object.freeze({ username: Buffer.alloc(0), password: Buffer.alloc(0) });
 const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
 
-/** How long one Secret GET may take (Go has no limit; a hung call must not stall discovery). */
-export const SECRET_TIMEOUT_MS = 30_000;
-
-/** A Secret's `data` (base64 values), read within SECRET_TIMEOUT_MS; the error names the Secret. */
-export async function readSecretData(
-  secrets: SecretClient,
-  ref: SecretRef,
-  signal?: AbortSignal,
-): Promise<Record<string, string> | undefined> {
-  const deadline = AbortSignal.timeout(SECRET_TIMEOUT_MS);
-  try {
-    return (await secrets.get(ref.namespace, ref.name, signal ? AbortSignal.any([signal, deadline]) : deadline)).data;
-  } catch (err) {
-    throw wrapError(`failed to get secret ${ref.namespace}/${ref.name}`, err);
-  }
-}
-
 /**
- * The Secret's values for `auth`; errors name the Secret and the key, never a
- * value. `tokenHint` says, in the caller's words, what a missing token is
- * (e.g. which system's token belongs under the key), after the Secret's name.
+ * The Secret's values for `auth`, once the Secret allows sending them `to`
+ * that endpoint; errors name the Secret and the key, never a value.
+ * `tokenHint` says, in the caller's words, what a missing token is (e.g.
+ * which system's token belongs under the key), after the Secret's name.
  */
 export async function readCredentials(
   secrets: SecretClient,
   ref: SecretRef,
+  to: HttpDestination,
   signal?: AbortSignal,
   auth: AuthScheme = 'basic',
   tokenHint?: string,
 ): Promise<Credentials> {
   const where = `${ref.namespace}/${ref.name}`;
-  const data = await readSecretData(secrets, ref, signal);
+  const { data, grant } = await readGrantedSecret(secrets, ref, 'endpoints', [urlOrigin(to.url)], signal);
+  grant.checkEndpoint(to);
   const decode = (key: 'username' | 'password' | 'token'): Buffer => {
     const value = data?.[key];
     if (value === undefined)

@@ -13,6 +13,7 @@ import * as https from 'node:https';
 import * as tls from 'node:tls';
 import { Buffer } from 'node:buffer';
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
+import { redactUrl } from '../../../util/redact-url.ts';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
 /**
@@ -153,7 +154,7 @@ export class HttpGetClient {
           reject(
             new BodyTooLargeError(
               maxBytes,
-              `the answer of ${url.href} is larger than the body limit of ${maxBytes} bytes (${(maxBytes / 2 ** 20).toFixed(0)} MiB); not reading it`,
+              `the answer of ${redactUrl(url.href)} is larger than the body limit of ${maxBytes} bytes (${(maxBytes / 2 ** 20).toFixed(0)} MiB); not reading it`,
             ),
           );
         };

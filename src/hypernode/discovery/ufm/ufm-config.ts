@@ -5,7 +5,8 @@
 // key is warned about (ufm-discoverer.ts), not refused.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { AUTH_SCHEMES, type AuthScheme, type SecretRef } from '../remote/credentials.ts';
+import { AUTH_SCHEMES, type AuthScheme } from '../remote/credentials.ts';
+import type { SecretRef } from '../remote/secret-grant.ts';
 import { fabricsOf, hostsAndNvlink, type FabricListForm } from '../fabric/fabric-config.ts';
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';

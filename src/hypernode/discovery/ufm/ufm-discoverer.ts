@@ -16,13 +16,22 @@ import type { HttpClientOptions } from '../remote/http-client.ts';
 import { PORTS_RESOURCE_PATH } from './legacy-ports.ts';
 import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
 import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
-import { resourceUrl, UFM_TOKEN_HINT, UfmEndpoint, type ResourceBodyReader, type UfmResource } from './ufm-endpoint.ts';
+import {
+  endpointBase,
+  resourceUrl,
+  UFM_TOKEN_HINT,
+  ufmDestination,
+  UfmEndpoint,
+  type ResourceBodyReader,
+  type UfmResource,
+} from './ufm-endpoint.ts';
 import { UfmFabricMode } from './ufm-fabric-mode.ts';
 import { UfmLegacyMode } from './ufm-legacy-mode.ts';
 import type { UfmStrategy } from './ufm-strategy.ts';
 
 export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
 import { errorMessage } from '../../../util/error-message.ts';
+import { redactUrl } from '../../../util/redact-url.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
 
 /** Knobs tests (and embedders) may set; production uses the defaults. */
@@ -84,7 +93,7 @@ class UfmDiscoverer extends PollingDiscoverer {
         const what = ep.fabric.auth === 'token' ? 'the UFM access token is' : 'the UFM username and password are';
         this.opts.problems.warning(
           CLEARTEXT_CREDENTIALS.reason,
-          `WARNING: the UFM endpoint ${url} is plain http, so ${what} sent unencrypted on every poll; use an https:// endpoint`,
+          `WARNING: the UFM endpoint ${redactUrl(url)} is plain http, so ${what} sent unencrypted on every poll; use an https:// endpoint`,
         );
       }
     }
@@ -92,13 +101,13 @@ class UfmDiscoverer extends PollingDiscoverer {
       for (const ep of this.endpoints)
         this.logger.info('Starting UFM fabric discovery', {
           fabric: ep.fabric.name,
-          endpoint: ep.fabric.endpoint,
+          endpoint: redactUrl(endpointBase(ep.fabric.endpoint)),
           auth: ep.fabric.auth,
           interval: `${this.intervalMs}ms`,
         });
     } else {
       this.logger.info('Starting UFM network topology discovery', {
-        endpoint: this.endpoints[0]!.fabric.endpoint,
+        endpoint: redactUrl(endpointBase(this.endpoints[0]!.fabric.endpoint)),
         interval: `${this.intervalMs}ms`,
       });
     }
@@ -116,7 +125,7 @@ class UfmDiscoverer extends PollingDiscoverer {
     if (this.reader) return this.reader(ep.fabric.endpoint, resource, this.stopping.signal);
     this.logger
       .v(4)
-      .info('Sending request to UFM server', { url: resourceUrl(ep.fabric.endpoint, ep.fabric.auth, path) });
+      .info('Sending request to UFM server', { url: redactUrl(resourceUrl(ep.fabric.endpoint, ep.fabric.auth, path)) });
     return ep.get(path, this.stopping.signal);
   }
 }
@@ -152,7 +161,14 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       // Bodies served without UFM (readResourceBody) need no credentials: the Secret is never read.
       if (ref && !tuning.readResourceBody) {
         try {
-          credentials = await readCredentials(opts.secrets, ref, undefined, fabric.auth, UFM_TOKEN_HINT);
+          credentials = await readCredentials(
+            opts.secrets,
+            ref,
+            ufmDestination(fabric),
+            undefined,
+            fabric.auth,
+            UFM_TOKEN_HINT,
+          );
         } catch (err) {
           credentialsError = errorMessage(err);
           logger.error('Failed to get credentials from secret', { err });
@@ -167,7 +183,7 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       'UFM discoverer initialized',
       config.mode === 'fabric'
         ? { mode: config.mode, fabrics: config.fabrics.map((f) => f.name).join(',') }
-        : { endpoint: config.fabrics[0]!.endpoint },
+        : { endpoint: redactUrl(endpointBase(config.fabrics[0]!.endpoint)) },
     );
     return new UfmDiscoverer(entry, opts, config, endpoints, errors, tuning);
   };

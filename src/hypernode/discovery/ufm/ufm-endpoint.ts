@@ -15,6 +15,7 @@ import {
   type Credentials,
 } from '../remote/credentials.ts';
 import { HttpGetClient, type HttpClientOptions } from '../remote/http-client.ts';
+import type { HttpDestination } from '../remote/secret-grant.ts';
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 import type { FabricEndpoint } from './ufm-config.ts';
 import { wrapError } from '../../../util/error-message.ts';
@@ -46,6 +47,11 @@ export function endpointBase(endpoint: string): string {
   return base.startsWith('http://') || base.startsWith('https://') ? base : `https://${base}`;
 }
 
+/** Where a fabric's credentials go: its endpoint, with its TLS verification setting (the Secret must allow both). */
+export function ufmDestination(fabric: FabricEndpoint): HttpDestination {
+  return { url: endpointBase(fabric.endpoint), insecureSkipVerify: fabric.insecureSkipVerify };
+}
+
 /** `endpoint` → the URL of `path` (e.g. `/resources/ports`) under the scheme's prefix. */
 export function resourceUrl(endpoint: string, auth: AuthScheme, path: string): string {
   return endpointBase(endpoint) + PREFIX[auth] + path;
@@ -71,7 +77,14 @@ export class UfmEndpoint {
   /** Re-reads the Secret; a changed ca.crt gets a new client. Throws with Go's secret error texts. */
   async refresh(secrets: SecretClient, signal: AbortSignal): Promise<void> {
     if (!this.fabric.secretRef) return;
-    this.credentials = await readCredentials(secrets, this.fabric.secretRef, signal, this.fabric.auth, UFM_TOKEN_HINT);
+    this.credentials = await readCredentials(
+      secrets,
+      this.fabric.secretRef,
+      ufmDestination(this.fabric),
+      signal,
+      this.fabric.auth,
+      UFM_TOKEN_HINT,
+    );
     if (this.credentials.ca !== this.clientCa) {
       this.clientCa = this.credentials.ca;
       this.client = this.newClient();
