@@ -148,16 +148,18 @@ test('right after start: every failure counter at 0 for each configured source, 
         const reconciled = SOURCES.every(
           (source) => (s.get(`hypernode_reconcile_last_success_timestamp_seconds{source="${source}"}`) ?? 0) > 0,
         );
-        return reconciled && s.has('hypernode_hypernodes{source="label",tier="1"}') ? s : undefined;
+        const cached =
+          s.has('hypernode_hypernodes{source="label",tier="1"}') &&
+          (s.get('hypernode_hypernodes{source="ufm",tier="1"}') ?? 0) >= 1;
+        return reconciled && cached ? s : undefined;
       },
-      { what: 'both sources reconciled, their HyperNodes in the cache' },
+      { what: 'both sources reconciled, their HyperNodes (rack r1, a ufm leaf) in the cache' },
     );
     for (const source of SOURCES) {
       const discovered = later.get(`hypernode_discovery_last_success_timestamp_seconds{source="${source}"}`)!;
       assert.ok(Math.abs(discovered - now) < 60, `${source} discovered at ${discovered}, now ${now}`);
     }
     assert.is(later.get('hypernode_hypernodes{source="label",tier="1"}'), 1, 'rack r1');
-    assert.ok((later.get('hypernode_hypernodes{source="ufm",tier="1"}') ?? 0) >= 1, 'a ufm leaf');
     for (const queue of ['hypernode-configmap', 'hypernode-write-retry', 'hypernode-status', 'label-discovery']) {
       for (const family of ['workqueue_unfinished_work_seconds', 'workqueue_longest_running_processor_seconds']) {
         assert.ok(later.has(`${family}{name="${queue}"}`), `${family} for ${queue}`);
