@@ -35,6 +35,9 @@ test('defaults are the ones Volcano and klog set', () => {
     dryRun: false,
     enableTopologyPage: false,
     secureMetrics: false,
+    ibnetdiscoverCommand: 'ibnetdiscover',
+    allowFileDirs: ['/var/run/ibnetdiscover'],
+    allowUrlCidrs: [],
     leaderElection: {
       leaderElect: true,
       leaseDurationMs: 15_000,

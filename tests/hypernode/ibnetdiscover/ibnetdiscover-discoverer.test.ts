@@ -10,6 +10,7 @@
 // while a changed output, changed Nodes or a link in its grace period group
 // anew.
 
+import { TEST_INPUT_POLICY } from '../../support/input-policy.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,6 +120,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>, linkGraceMs = 3_600_000)
           problems: rig.problems,
           metrics: rig.metrics,
           fabricHealth: rig.health,
+          inputPolicy: TEST_INPUT_POLICY,
         },
       );
       started.push(d);

@@ -16,8 +16,9 @@ import {
 } from '../remote/credentials.ts';
 import { HttpGetClient, type HttpClientOptions } from '../remote/http-client.ts';
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
-import type { FabricEndpoint } from './ufm-config.ts';
+import { endpointBase, type FabricEndpoint } from './ufm-config.ts';
 import { wrapError } from '../../../util/error-message.ts';
+import { safeFragment } from '../../../util/input-fragment.ts';
 
 /** The resources a discoverer reads. */
 export type UfmResource = 'ports' | 'links' | 'systems';
@@ -38,12 +39,6 @@ export const UFM_TOKEN_HINT = 'auth: token needs the UFM access token under the 
  */
 function authorizationHeader(c: Credentials, auth: AuthScheme): string {
   return auth === 'token' ? `Basic ${(c.token ?? Buffer.alloc(0)).toString('latin1')}` : basicAuthorization(c);
-}
-
-/** `endpoint` as the base of every URL: the scheme defaults to https and trailing slashes go (Go's URL building). */
-export function endpointBase(endpoint: string): string {
-  const base = endpoint.replace(/\/+$/, '');
-  return base.startsWith('http://') || base.startsWith('https://') ? base : `https://${base}`;
 }
 
 /** `endpoint` → the URL of `path` (e.g. `/resources/ports`) under the scheme's prefix. */
@@ -103,7 +98,7 @@ export class UfmEndpoint {
     }
     if (res.status !== 200) {
       throw new Error(
-        `unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd(),
+        `unexpected status code: ${res.status} ${safeFragment(res.statusText) || http.STATUS_CODES[res.status] || ''}`.trimEnd(),
       );
     }
     return res.body;
