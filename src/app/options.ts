@@ -427,12 +427,18 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
   return { ok: true, config: deepFreeze(config) };
 }
 
-/** The operator's bounds on what the discovery configuration may reach, from three flags; problems are added. */
-function resolveInputPolicy(
-  options: Pick<Options, 'ibnetdiscoverCommand' | 'allowFileDirs' | 'allowUrlCidrs'>,
+/**
+ * The operator's bounds on what the discovery configuration may reach, from the three flags (`plan`, which has no
+ * --ibnetdiscover-command, passes none); problems are added.
+ */
+export function resolveInputPolicy(
+  options: Pick<Options, 'allowFileDirs' | 'allowUrlCidrs'> & { readonly ibnetdiscoverCommand?: string },
   problems: string[],
 ): InputPolicy {
-  const command = options.ibnetdiscoverCommand.split(/\s+/).filter((w) => w !== '');
+  const command =
+    options.ibnetdiscoverCommand === undefined
+      ? [...DEFAULT_IBNETDISCOVER_COMMAND]
+      : options.ibnetdiscoverCommand.split(/\s+/).filter((w) => w !== '');
   if (command.length === 0)
     problems.push(`${IBNETDISCOVER_COMMAND_FLAG} must name a program, e.g. ibnetdiscover or /usr/sbin/ibnetdiscover`);
   const fileDirs: string[] = [];

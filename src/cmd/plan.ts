@@ -11,7 +11,8 @@
 import { styleText } from 'node:util';
 import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
-import { FLAGS, validateClientFlags } from '../app/options.ts';
+import { FLAGS, resolveInputPolicy, validateClientFlags } from '../app/options.ts';
+import { FILE_DIR_FLAG, URL_CIDR_FLAG } from '../hypernode/model/input-policy.ts';
 import { buildInfo, COMPONENT } from '../app/server.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
@@ -66,6 +67,9 @@ const PLAN_FLAGS = {
     "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric's switch list. Repeatable. Without it the switches are walked over SNMP.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
+  // The controller's bounds on what the configuration reaches, same names and defaults.
+  [FILE_DIR_FLAG]: FLAGS[FILE_DIR_FLAG],
+  [URL_CIDR_FLAG]: FLAGS[URL_CIDR_FLAG],
   'ibnetdiscover-capture': flag(
     stringArrayKind,
     [],
@@ -129,6 +133,10 @@ export async function plan(
     mergedKubeconfigs: environment.mergedKubeconfigs ?? [],
   };
   const problems = validateClientFlags(flags);
+  const inputPolicy = resolveInputPolicy(
+    { allowFileDirs: values[FILE_DIR_FLAG], allowUrlCidrs: values[URL_CIDR_FLAG] },
+    problems,
+  );
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
   let lldpCaptures: LldpCaptures | undefined;
   let ibCaptures: CaptureDirs | undefined;
@@ -180,6 +188,7 @@ export async function plan(
         configMaps: { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) },
         topologyObjects: reader.topologyObjects,
         logger: warningsOnly(logger),
+        inputPolicy,
       },
     );
     stderr.warnings(result.warnings);

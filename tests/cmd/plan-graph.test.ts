@@ -30,7 +30,9 @@ test("plan --graph-file plans the document's tree as creates; without it the unr
   );
   const file = join(dir, 'graph.json');
   writeFileSync(file, JSON.stringify(railGraphDocument({ sus: 2, rails: 1, hostsPerSu: 2, spines: 1 })));
-  const withFile = await plan([`--kubeconfig=${kubeconfig}`, '--graph-file', file, '-o', 'json'], 'x', {
+  // The stand-in address is loopback, which plan, as the controller, refuses unless allowed.
+  const allowLoopback = '--allow-url-cidr=127.0.0.1/32';
+  const withFile = await plan([`--kubeconfig=${kubeconfig}`, allowLoopback, '--graph-file', file, '-o', 'json'], 'x', {
     color: false,
     env: ENV,
   });
@@ -41,9 +43,12 @@ test("plan --graph-file plans the document's tree as creates; without it the unr
     changes.map((c) => `${c.action} ${c.source} ${c.name}`),
     ['create graph lab-leaf-leaf-su1-r1', 'create graph lab-leaf-leaf-su2-r1', 'create graph lab-spine-spine-1'],
   );
-  const without = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
+  const without = await plan([`--kubeconfig=${kubeconfig}`, allowLoopback], 'x', { color: false, env: ENV });
   assert.is(without.code, 1);
   assert.match(without.stderr, 'Failed to read the fabric graph from https://127.0.0.1:9/lab.yaml');
+  const refused = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, 'graph source: config.url is refused: 127.0.0.1 is a loopback address');
 });
 
 test("plan reads a graph source's ConfigMap key from the cluster", async () => {

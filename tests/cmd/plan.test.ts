@@ -64,8 +64,9 @@ function readOnlyKubeconfig(api: ApiServer): string {
   return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
 }
 
+/** The UFM stand-in listens on loopback, which plan, as the controller, asks only when allowed. */
 const runPlan = (kubeconfig: string, ...args: string[]): Promise<PlanResult> =>
-  plan([`--kubeconfig=${kubeconfig}`, ...args], ARGV0, { color: false, env: ENV });
+  plan([`--kubeconfig=${kubeconfig}`, '--allow-url-cidr=127.0.0.1/32', ...args], ARGV0, { color: false, env: ENV });
 
 async function planJson(
   kubeconfig: string,

@@ -1,6 +1,7 @@
 // The ibnetdiscover source on a real InfiniBand stack (testing/ibsim-lab.ts):
 // Debian's ibsim simulates a script-built fabric and the real ibnetdiscover
-// reads it through ibsim-run, as config.command runs it on an IB host. The
+// reads it through ibsim-run (the lab's script, given as --ibnetdiscover-command), as
+// the source runs it on an IB host. The
 // fabric has what the field has: an SM host first, rail-optimised units,
 // SHARP aggregation nodes, a second plane (storage HCAs) on the same subnet,
 // two parallel uplinks per leaf and spine, and one uplink out.
@@ -39,7 +40,7 @@ import {
   quantumDescription,
   spineId,
 } from '../../testing/ib-fabric.ts';
-import { ibsimLabPerTest, ibsimLabUnavailable, type IbsimLab } from '../../testing/ibsim-lab.ts';
+import { ibsimLabPerTest, ibsimLabUnavailable } from '../../testing/ibsim-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
 import {
@@ -92,13 +93,14 @@ function labFabric(): IbFabric {
   return f;
 }
 
-const config = (lab: IbsimLab) => `networkTopologyDiscovery:
+/** The word ibnetdiscover stands for the operator's program: the lab's script. */
+const CONFIG = `networkTopologyDiscovery:
   - source: ibnetdiscover
     enabled: true
     interval: 1s
     config:
       fabric: ${FABRIC}
-      command: [${lab.ibnetdiscover}, -C, ibsim0, -P, "1"]
+      command: [ibnetdiscover, -C, ibsim0, -P, "1"]
       hcas: "^mlx5_[01]$"
 `;
 
@@ -140,8 +142,13 @@ withLab(
     // Unit 3 is cabled later: its leaves' cables are out, so it is not on the subnet yet.
     for (let r = 1; r <= 2; r++) await lab.unlink(fabric.nodes.get(leafId(3, r))!.description);
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
-    seedConfigMap(api, config(lab));
-    s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
+    seedConfigMap(api, CONFIG);
+    s.controller = await startControllerBinary({
+      kubeconfig,
+      namespace: NS,
+      flags: ['-v=3'],
+      ibnetdiscoverCommand: lab.ibnetdiscover,
+    });
     const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
     const leaf = (unit: number) => `${FABRIC}-leaf-${guid(leafId(unit, 1))}`;
     const spine = `${FABRIC}-spine-${guid(spineId(1))}`;
@@ -200,8 +207,8 @@ withLab(
     const fabric = labFabric();
     const lab = await newLab(fabric);
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
-    seedConfigMap(api, config(lab));
-    s.startInProcess(kubeconfig);
+    seedConfigMap(api, CONFIG);
+    s.startInProcess(kubeconfig, { ibnetdiscoverCommand: lab.ibnetdiscover });
     const leaf1 = `${FABRIC}-leaf-${fabric.nodes.get(leafId(1, 1))!.guid.toString(16).padStart(16, '0')}`;
     const named = () => hyperNodes(api, 'ibnetdiscover').find((hn) => hn.metadata.name === leaf1);
     await s.converge(
