@@ -9,10 +9,13 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { abortReason } from '../../../util/abort.ts';
-import { truncateText } from '../../../util/truncate.ts';
+import { safeFragment } from '../../../util/input-fragment.ts';
 
 /** The end of stderr kept for the error message (the last lines say why). */
 const STDERR_KEPT_BYTES = 4 * 1024;
+/** Of which the error shows this many lines, each cut to this many bytes. */
+const STDERR_LINES_SHOWN = 5;
+const STDERR_LINE_MAX_BYTES = 160;
 /** After killing the group, how long to wait for its pipes to close before giving up on them. */
 const KILLED_CLOSE_GRACE_MS = 2_000;
 
@@ -59,7 +62,15 @@ export function runBounded(
     let stderr = '';
     let failure: unknown;
     let settled = false;
-    const stderrTail = () => truncateText(stderr.trim().split('\n').slice(-10).join('\n')) || 'nothing on stderr';
+    // The last lines say why; each printable and bounded, as the program may print what it read (a node-name map).
+    const stderrTail = () =>
+      stderr
+        .trim()
+        .split('\n')
+        .slice(-STDERR_LINES_SHOWN)
+        .map((line) => safeFragment(line.trim(), STDERR_LINE_MAX_BYTES))
+        .filter((line) => line !== '')
+        .join(' | ') || 'nothing on stderr';
     const settle = (err: unknown) => {
       if (settled) return;
       settled = true;

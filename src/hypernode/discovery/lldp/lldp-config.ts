@@ -23,6 +23,7 @@ import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
@@ -135,7 +136,7 @@ function duration(raw: unknown, where: string, fallback: number): number {
 /** `host`, `host:port`, `[v6]` or `[v6]:port`. */
 export function parseSwitchAddress(raw: unknown, where: string): SwitchAddress {
   if (typeof raw !== 'string' || raw.trim() === '')
-    return fail(`${where} must be a switch address "host" or "host:port", got ${JSON.stringify(raw)}`);
+    return fail(`${where} must be a switch address "host" or "host:port", got ${quoteInput(raw)}`);
   const text = raw.trim();
   const m =
     /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text) ??
@@ -143,10 +144,10 @@ export function parseSwitchAddress(raw: unknown, where: string): SwitchAddress {
     (/^[0-9a-fA-F:]+$/.test(text) ? [text, text, undefined] : null);
   if (!m)
     return fail(
-      `${where} ${JSON.stringify(raw)} is not "host" or "host:port" (write an IPv6 address with a port as [addr]:port)`,
+      `${where} ${quoteInput(raw)} is not "host" or "host:port" (write an IPv6 address with a port as [addr]:port)`,
     );
   const port = m[2] === undefined ? SNMP_PORT : Number(m[2]);
-  if (!(port >= 1 && port <= 65535)) fail(`${where} ${JSON.stringify(raw)} has port ${m[2]} outside 1-65535`);
+  if (!(port >= 1 && port <= 65535)) fail(`${where} ${quoteInput(raw)} has port ${m[2]} outside 1-65535`);
   return { host: m[1]!, port };
 }
 
@@ -157,7 +158,7 @@ function switchList(raw: unknown, where: string): SwitchAddress[] {
   return raw.map((r, i) => {
     const a = parseSwitchAddress(r, `${where}[${i}]`);
     const key = `${a.host}:${a.port}`;
-    if (seen.has(key)) fail(`${where}[${i}] ${JSON.stringify(r)} is listed twice`);
+    if (seen.has(key)) fail(`${where}[${i}] ${quoteInput(r)} is listed twice`);
     seen.add(key);
     return Object.freeze(a);
   });
@@ -195,7 +196,7 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
     const base = m ? ipv4(m[1]!) : undefined;
     const bits = m ? Number(m[2]) : NaN;
     if (base === undefined || !(bits >= 0 && bits <= 32))
-      fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${JSON.stringify(raw)}`);
+      fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${quoteInput(raw)}`);
     return Object.freeze({ base: base!, bits });
   });
   return Object.freeze({
@@ -220,7 +221,7 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   checkKeys(snmp, SNMP_KEYS, 'config.snmp');
   const version = snmp.version === undefined ? '2c' : String(snmp.version);
   if (!(SNMP_VERSIONS as readonly string[]).includes(version))
-    fail(`config.snmp.version must be "2c" or "3" (SNMPv1 is not supported), got ${JSON.stringify(snmp.version)}`);
+    fail(`config.snmp.version must be "2c" or "3" (SNMPv1 is not supported), got ${quoteInput(snmp.version)}`);
   const limits: WalkLimits = Object.freeze({
     timeoutMs: duration(snmp.timeout, 'config.snmp.timeout', DEFAULT_SNMP_TIMEOUT_MS),
     retries: positiveInt(snmp.retries, 'config.snmp.retries', DEFAULT_SNMP_RETRIES, 0),
@@ -233,9 +234,7 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
       fail('config.managementPorts must be an RE2 pattern over local port names, e.g. "^(mgmt|eth0)$"');
     const compiled = compileNodeNamePattern(c.managementPorts as string);
     if (!compiled.ok)
-      fail(
-        `config.managementPorts ${JSON.stringify(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`,
-      );
+      fail(`config.managementPorts ${quoteInput(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`);
     else managementPorts = compiled.re;
   }
   const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
