@@ -14,6 +14,7 @@ import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
 import { TEST_INPUT_FLAGS, TEST_INPUT_POLICY } from './input-policy.ts';
+import { DEFAULT_INPUT_POLICY, type InputPolicy } from '../../src/hypernode/model/input-policy.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { freePorts } from '../../testing/ports.ts';
 import { BINARY, BUNDLE } from '../../testing/executables.ts';
@@ -53,6 +54,10 @@ export interface RunOptions {
   shippedInputPolicy?: boolean;
   /** What runs for ibnetdiscover (--ibnetdiscover-command): a lab's script, say. */
   ibnetdiscoverCommand?: string;
+  /** -v of the in-process controller (the executable takes `-v=N` in `flags`); default 2. */
+  verbosity?: number;
+  /** The in-process controller's bounds, in place of TEST_INPUT_POLICY (the executable takes flags). */
+  inputPolicy?: InputPolicy;
 }
 
 /** The command line for what we ship: the SEA, else the bundle on this Node; or the bundle on Deno. */
@@ -137,7 +142,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
 export function startControllerInProcess(opts: RunOptions): ControllerRun {
   let log = '';
   const logger = createLogger({
-    verbosity: LOG_VERBOSITY,
+    verbosity: opts.verbosity ?? LOG_VERBOSITY,
     skipHeaders: true,
     sink: { write: (line) => (log += line.endsWith('\n') ? line : `${line}\n`) },
   });
@@ -145,9 +150,10 @@ export function startControllerInProcess(opts: RunOptions): ControllerRun {
   const abort = new AbortController();
   const exits: number[] = [];
   const env = { KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' };
+  const base = opts.inputPolicy ?? (opts.shippedInputPolicy ? DEFAULT_INPUT_POLICY : TEST_INPUT_POLICY);
   const inputPolicy = opts.ibnetdiscoverCommand
-    ? { ...TEST_INPUT_POLICY, ibnetdiscoverCommand: opts.ibnetdiscoverCommand.split(' ') }
-    : TEST_INPUT_POLICY;
+    ? { ...base, ibnetdiscoverCommand: opts.ibnetdiscoverCommand.split(' ') }
+    : base;
   const options = testOptions({ kubeconfig: opts.kubeconfig, configMap: configMapLocation(env), inputPolicy });
   const done = runServer(options, logger, {
     env,
