@@ -21,12 +21,13 @@ import { hostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
+import { STATUS_CODES } from 'node:http';
 import { readCredentials } from '../remote/credentials.ts';
 import { HttpGetClient, MAX_BODY_BYTES, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
 import { openAllowedFile } from '../remote/allowed-files.ts';
 import { UrlAddressPolicy } from '../remote/allowed-addresses.ts';
 import { DEFAULT_INPUT_POLICY } from '../../model/input-policy.ts';
-import { quoteInput, safeFragment } from '../../../util/input-fragment.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
@@ -228,7 +229,8 @@ class GraphDiscoverer extends PollingDiscoverer {
     }
     if (res.status !== 200)
       throw new Error(
-        `GET ${location.url}: unexpected status code ${res.status} ${safeFragment(res.statusText)}`.trimEnd(),
+        // The standard phrase, not the server's: a reason phrase is whatever the server chose to say.
+        `GET ${location.url}: unexpected status code ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd(),
       );
     return res.body;
   }

@@ -41,7 +41,6 @@ export interface HttpClientOptions {
 
 export interface HttpResponse {
   status: number;
-  statusText: string;
   /** The body decoded as UTF-8; its bytes are not kept, so only one copy stays alive. */
   body: string;
 }
@@ -187,7 +186,6 @@ export class HttpGetClient {
           body = undefined; // the bytes are garbage from here on; only the text lives
           resolve({
             status: res.statusCode ?? 0,
-            statusText: res.statusMessage ?? '',
             body: text,
             location: res.headers.location,
           });

@@ -6,7 +6,6 @@
 // state) are read leniently for fabric health.
 
 import { isMapping } from '../../../util/is-mapping.ts';
-import { quoteInput } from '../../../util/input-fragment.ts';
 import { parseJson } from '../../../util/syntax-error.ts';
 
 /** The port list under the authentication scheme's prefix (Go: /ufmRest/resources/ports). */
@@ -112,7 +111,10 @@ function decodePort(raw: unknown, index: number): UfmPort {
     if (value === null) continue;
     if (name === 'tier') {
       if (typeof value !== 'number' || !Number.isInteger(value))
-        throw new Error(`cannot decode ${describe(value)} ${quoteInput(value)} into port [${index}].tier of type int`);
+        // As Go's json says it: a number by its value, anything else by its type only.
+        throw new Error(
+          `cannot decode ${typeof value === 'number' ? `number ${value}` : describe(value)} into port [${index}].tier of type int`,
+        );
       port.tier = value;
     } else if ((STRING_FIELDS as readonly string[]).includes(name)) {
       if (typeof value !== 'string')

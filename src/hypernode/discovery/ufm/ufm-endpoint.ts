@@ -18,7 +18,6 @@ import { HttpGetClient, type HttpClientOptions } from '../remote/http-client.ts'
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 import { endpointBase, type FabricEndpoint } from './ufm-config.ts';
 import { wrapError } from '../../../util/error-message.ts';
-import { safeFragment } from '../../../util/input-fragment.ts';
 
 /** The resources a discoverer reads. */
 export type UfmResource = 'ports' | 'links' | 'systems';
@@ -98,7 +97,8 @@ export class UfmEndpoint {
     }
     if (res.status !== 200) {
       throw new Error(
-        `unexpected status code: ${res.status} ${safeFragment(res.statusText) || http.STATUS_CODES[res.status] || ''}`.trimEnd(),
+        // The standard phrase, not UFM's: a reason phrase is whatever the server chose to say.
+        `unexpected status code: ${res.status} ${http.STATUS_CODES[res.status] ?? ''}`.trimEnd(),
       );
     }
     return res.body;
