@@ -7,6 +7,7 @@
 // -v=10, an Event, a HyperNode or a metric. Run in this process and against
 // the built executable.
 
+import { createServer as createHttpServer } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GraphServer } from '../../testing/graph-server.ts';
@@ -37,7 +38,7 @@ const graphAt = (url: string) =>
 const metadataCredentials = (secret: string) =>
   JSON.stringify({ Code: 'Success', AccessKeyId: 'ASIAFAKE', SecretAccessKey: secret, Token: secret });
 
-test('a graph server answering a token, a private key, an HTML page or cloud credentials leaks nothing: the error says what it found', async () => {
+test('a graph server answering a token, a private key, an HTML page, cloud credentials or a reason phrase leaks nothing: the error says what it found', async () => {
   const { api, kubeconfig } = await s.startCluster();
   const token = fakeServiceAccountToken();
   const key = fakePrivateKey();
@@ -58,12 +59,25 @@ test('a graph server answering a token, a private key, an HTML page or cloud cre
   await eventSaying(api, 'DiscoveryFailed', 'the graph has unknown keys "Code", "AccessKeyId", "SecretAccessKey"');
   graph.answer = { status: 500, body: `internal error: ${token}` };
   await eventSaying(api, 'DiscoveryFailed', 'unexpected status code 500 Internal Server Error');
+  // A server that puts the secret in its reason phrase (plain http, no token sent to it).
+  const phrase = createHttpServer((_req, res) => res.writeHead(502, token.slice(0, 300)).end(token));
+  await new Promise<void>((resolve) => phrase.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (phrase.address() as { port: number }).port;
+    setDiscoveryConfig(
+      api,
+      `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    interval: 1s\n    config:\n      url: "http://127.0.0.1:${port}/g"\n`,
+    );
+    await eventSaying(api, 'DiscoveryFailed', 'unexpected status code 502 Bad Gateway');
+  } finally {
+    await new Promise((resolve) => phrase.close(resolve));
+  }
   const seen = await evidence(api, run);
   assertNoLeak(token, seen, 'the controller');
   assertNoLeak(key, seen, 'the controller');
 });
 
-test('a UFM answering a non-JSON body, an error with a body and a reason phrase, or a secret in a field leaks nothing', async () => {
+test('a UFM answering a non-JSON body, an error status with a body, or a secret in a field leaks nothing', async () => {
   const { api, kubeconfig } = await s.startCluster();
   const token = fakeServiceAccountToken();
   const key = fakePrivateKey();
