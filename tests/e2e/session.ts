@@ -27,7 +27,10 @@ export class Session {
   /**
    * The controller run in this process (runServer) with `kubeconfig`, in the chart's namespace; stopped by teardown.
    */
-  startInProcess(kubeconfig: string, more: Pick<RunOptions, 'ibnetdiscoverCommand' | 'shippedInputPolicy' | 'verbosity' | 'inputPolicy'> = {}): ControllerRun {
+  startInProcess(
+    kubeconfig: string,
+    more: Pick<RunOptions, 'ibnetdiscoverCommand' | 'shippedInputPolicy' | 'verbosity' | 'inputPolicy'> = {},
+  ): ControllerRun {
     this.controller = startControllerInProcess({ kubeconfig, namespace: NS, ...more });
     return this.controller;
   }

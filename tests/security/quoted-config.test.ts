@@ -49,7 +49,7 @@ test('a configuration value of 100 KB with terminal escapes is named in at most 
   }, 'a DiscovererFailed Event for each source');
   for (const message of messages) {
     assert.ok(message.length < 1024, `${message.length} bytes`);
-    assert.not.match(message, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u, message);
+    assert.not.match(message, /[\p{Cc}\p{Cf}]/u, message);
     assert.not.ok(message.includes('A'.repeat(41)), message);
   }
   assert.ok(
@@ -57,7 +57,8 @@ test('a configuration value of 100 KB with terminal escapes is named in at most 
       messages.some((m) => m.includes('networkTopologyTypes.rack') && m.includes('(100013 bytes)')),
     messages.join('\n'),
   );
-  assert.not.match(run.log(), /\u001b|\u0007|\u202e/u);
+  for (const c of ['\u001b', '\u0007', '\u202e'])
+    assert.not.ok(run.log().includes(c), `${JSON.stringify(c)} in the log`);
   assert.not.ok(run.log().includes('A'.repeat(1100)));
 });
 

@@ -28,7 +28,7 @@ test('control, bidi and zero-width characters are removed; line breaks become on
   const hostile = 'sw\u001b]0;owned\u0007itch\u202e1\u200b\r\n2\u0085\u009b';
   assert.is(safeFragment(hostile), 'sw]0;owneditch1 2');
   assert.is(quoteInput('a\nb'), '"a b"');
-  assert.not.match(quoteInput(`${'\u001b'.repeat(500)}x`), /\u001b/);
+  assert.is(quoteInput(`${'\u001b'.repeat(500)}x`), '"…" (501 bytes)');
 });
 
 test('a megabyte is cut without being copied whole', () => {
