@@ -1,9 +1,9 @@
 // IP addresses and networks (CIDR) as bytes, for deciding whether an address
 // lies in a network. An IPv4 address written as IPv6 (`::ffff:127.0.0.1`) is
 // the IPv4 address: a check that looked only at its IPv6 form would let it
-// reach what the IPv4 rule keeps out.
-
-import { isIP } from 'node:net';
+// reach what the IPv4 rule keeps out. Parsed here rather than with node:net,
+// which the flags' validation would otherwise load on every start, --version
+// included (tests/startup-modules.test.ts).
 
 export interface IpAddress {
   readonly family: 4 | 6;
@@ -21,10 +21,10 @@ export interface IpNetwork {
 /** The address `text` (IPv4, or IPv6 with an optional zone), IPv4-mapped IPv6 as IPv4; undefined if it is none. */
 export function parseIp(text: string): IpAddress | undefined {
   const bare = text.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
-  const family = isIP(bare);
-  if (family === 4) return { family: 4, bytes: Uint8Array.from(bare.split('.').map(Number)) };
-  if (family !== 6) return undefined;
+  const v4 = ipv4Bytes(bare);
+  if (v4) return { family: 4, bytes: v4 };
   const bytes = ipv6Bytes(bare);
+  if (!bytes) return undefined;
   const mapped = bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
   return mapped ? { family: 4, bytes: bytes.slice(12) } : { family: 6, bytes };
 }
@@ -54,24 +54,45 @@ export function inNetwork(address: IpAddress, network: IpNetwork): boolean {
   return true;
 }
 
-/** The 16 bytes of an IPv6 address that `isIP` accepted (`::` expanded, a dotted IPv4 tail read). */
-function ipv6Bytes(text: string): Uint8Array {
+/** The 4 bytes of a dotted IPv4 address (decimal, no leading zeros), or undefined. */
+function ipv4Bytes(text: string): Uint8Array | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255)) return undefined;
+  return Uint8Array.from(parts.map(Number));
+}
+
+/** The 16 bytes of an IPv6 address (`::` expanded, a dotted IPv4 tail read), or undefined. */
+function ipv6Bytes(text: string): Uint8Array | undefined {
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const groupsOf = (part: string) => (part === '' ? [] : part.split(':'));
+  const front = groupsOf(halves[0]!);
+  const back = halves.length === 2 ? groupsOf(halves[1]!) : [];
+  const words: number[] = [];
+  const all = [...front, ...(halves.length === 2 ? ['::'] : []), ...back];
+  let tail: Uint8Array | undefined;
+  for (let i = 0; i < all.length; i++) {
+    const g = all[i]!;
+    if (g === '::') continue;
+    if (i === all.length - 1 && g.includes('.')) {
+      tail = ipv4Bytes(g);
+      if (!tail) return undefined;
+    } else if (/^[0-9a-fA-F]{1,4}$/.test(g)) words.push(Number.parseInt(g, 16));
+    else return undefined;
+  }
+  const given = words.length + (tail ? 2 : 0);
+  if (halves.length === 2 ? given > 7 : given !== 8) return undefined;
   const bytes = new Uint8Array(16);
-  let tail = text;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    bytes.set(v4[1]!.split('.').map(Number), 12);
-    tail = `${text.slice(0, v4.index)}0:0`;
-  }
-  const [head, rest] = tail.split('::') as [string, string | undefined];
-  const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
-  const front = groups(head);
-  const back = rest === undefined ? [] : groups(rest);
-  const all = [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
-  const lastGroups = v4 ? 6 : 8;
-  for (let i = 0; i < lastGroups; i++) {
-    bytes[i * 2] = all[i]! >> 8;
-    bytes[i * 2 + 1] = all[i]! & 0xff;
-  }
+  const frontWords = front.filter((g) => !g.includes('.')).length;
+  const put = (word: number, at: number) => {
+    bytes[at * 2] = word >> 8;
+    bytes[at * 2 + 1] = word & 0xff;
+  };
+  // Words before `::` from the start, the rest (and a dotted tail) against the end.
+  words.slice(0, frontWords).forEach((w, i) => put(w, i));
+  const backWords = words.slice(frontWords);
+  const backStart = 8 - (tail ? 2 : 0) - backWords.length;
+  backWords.forEach((w, i) => put(w, backStart + i));
+  if (tail) bytes.set(tail, 12);
   return bytes;
 }
