@@ -9,7 +9,7 @@
 //     time (user + system) and peak RSS of reading and grouping it, the worst
 //     of `runs` runs;
 //   - the executable running as the controller against the API server
-//     stand-in with 8,192 Nodes, `config.command: [cat, <output>]` every
+//     stand-in with 8,192 Nodes, `--ibnetdiscover-command="cat <output>"` every
 //     interval: its CPU over one interval of an unchanged fabric (the poll and
 //     an idle wait), its peak RSS (VmHWM), and its HyperNode writes over
 //     unchanged polls;
@@ -94,17 +94,18 @@ async function main(): Promise<void> {
     console.log(
       `fabric: ${switches} switches, ${fabric.nodes.size - switches} HCAs (${hosts.length} hosts, ${RAILS} rails), ${fabric.cables.length} cables; output ${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB, ${text.split('\n').length} lines`,
     );
-    const conf = (command: string[]) => `networkTopologyDiscovery:
+    // The program is the operator's flag (here `cat` of the saved output); the ConfigMap names only ibnetdiscover.
+    const conf = `networkTopologyDiscovery:
   - source: ibnetdiscover
     enabled: true
     interval: ${INTERVAL_S}s
     config:
       fabric: bench
-      command: [${command.map((a) => JSON.stringify(a)).join(', ')}]
+      command: [ibnetdiscover]
       hcas: "^mlx5_[0-7]$"
 `;
     const confFile = join(work, 'conf.yaml');
-    writeFileSync(confFile, conf(['ibnetdiscover']));
+    writeFileSync(confFile, conf);
     const nodesFile = join(work, 'nodes.json');
     writeFileSync(
       nodesFile,
@@ -138,8 +139,14 @@ async function main(): Promise<void> {
     const api = await startApiServer({ namespaces: [NAMESPACE] });
     try {
       for (const name of hosts) api.store.create({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
-      api.store.create(discoveryConfigMap(NAMESPACE, conf(['cat', output])));
-      const { controller } = await launchController(api, work, binary, { qps: 300, burst: 600 });
+      api.store.create(discoveryConfigMap(NAMESPACE, conf));
+      const { controller } = await launchController(
+        api,
+        work,
+        binary,
+        { qps: 300, burst: 600 },
+        { flags: { 'ibnetdiscover-command': `cat ${output}` } },
+      );
       try {
         /** A series of the controller's metrics, 0 while it is not there yet. */
         const metric = async (name: string, labels: Record<string, string>) => {

@@ -25,6 +25,7 @@ const TARGET_RSS_MB = 300;
 const { generateFatTree } = await import('../testing/fat-tree.ts');
 const { UfmServer, TEST_CA } = await import('../testing/ufm-server.ts');
 const { HttpGetClient } = await import('../src/hypernode/discovery/remote/http-client.ts');
+const { UrlAddressPolicy } = await import('../src/hypernode/discovery/remote/allowed-addresses.ts');
 
 const sus = option('sus', 64);
 const runs = option('runs', 3);
@@ -33,7 +34,12 @@ const server = await new UfmServer().start();
 server.answer = { kind: 'fabric', fabric };
 const dir = mkdtempSync(join(tmpdir(), 'bench-ufm-fabric-'));
 try {
-  const client = new HttpGetClient({ insecureSkipVerify: false, ca: TEST_CA });
+  // The stand-in listens on loopback, which the client asks only when allowed (--allow-url-cidr).
+  const client = new HttpGetClient({
+    insecureSkipVerify: false,
+    ca: TEST_CA,
+    addresses: new UrlAddressPolicy(['127.0.0.1/32']),
+  });
   const auth = `Basic ${Buffer.from('admin:secret').toString('base64')}`;
   const sizes = {};
   for (const [file, path] of [

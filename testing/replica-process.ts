@@ -67,6 +67,8 @@ export async function startReplica(opts: ReplicaOptions): Promise<Replica> {
     `--leader-elect-lease-duration=${opts.timings.leaseDuration}`,
     `--leader-elect-renew-deadline=${opts.timings.renewDeadline}`,
     `--leader-elect-retry-period=${opts.timings.retryPeriod}`,
+    // The UFM stand-in listens on loopback, which the executable asks only when allowed.
+    '--allow-url-cidr=127.0.0.1/32',
     '-v=2',
   ];
   if (!existsSync(BINARY) && !existsSync(BUNDLE))

@@ -173,6 +173,8 @@ export async function launchController(
     'healthz-address': `127.0.0.1:${healthPort}`,
     'enable-metrics': true,
     'listen-address': `127.0.0.1:${metricsPort}`,
+    // The UFM stand-ins listen on loopback, which the executable asks only when allowed.
+    'allow-url-cidr': '127.0.0.1/32',
     ...extras.flags,
   };
   const args = Object.entries(flags).map(([name, value]) => `--${name}=${value}`);

@@ -28,6 +28,15 @@ import type { ListenAddress } from './http-listen.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 import { errorMessage } from '../util/error-message.ts';
 import { deepFreeze } from '../util/deep-freeze.ts';
+import { parseNetwork } from '../util/ip-networks.ts';
+import {
+  DEFAULT_FILE_DIRS,
+  DEFAULT_IBNETDISCOVER_COMMAND,
+  FILE_DIR_FLAG,
+  IBNETDISCOVER_COMMAND_FLAG,
+  URL_CIDR_FLAG,
+  type InputPolicy,
+} from '../hypernode/model/input-policy.ts';
 
 export interface LeaderElectionOptions {
   readonly leaderElect: boolean;
@@ -64,6 +73,12 @@ export interface Options {
   readonly secureMetrics: boolean;
   /** --token-audience, as given. */
   readonly tokenAudiences: readonly string[];
+  /** The program (and wrapper words) run for ibnetdiscover, as written: words split by blanks. */
+  readonly ibnetdiscoverCommand: string;
+  /** Directories a configured `file` may be read from. */
+  readonly allowFileDirs: readonly string[];
+  /** Networks a configured URL may reach although loopback, link-local or metadata. */
+  readonly allowUrlCidrs: readonly string[];
   readonly leaderElection: LeaderElectionOptions;
   readonly log: LogOptions;
 }
@@ -98,6 +113,8 @@ export interface ResolvedOptions {
   readonly leaderElection: LeaderElectionConfig | undefined;
   /** The discovery ConfigMap, from KUBE_POD_NAMESPACE and HELM_RELEASE_NAME. */
   readonly configMap: ConfigMapLocation;
+  /** What the discovery configuration may reach: the ibnetdiscover program, file directories, local URLs. */
+  readonly inputPolicy: InputPolicy;
 }
 
 export type Validation =
@@ -152,6 +169,22 @@ export const FLAGS = {
     stringArrayKind,
     [DEFAULT_TOKEN_AUDIENCE],
     'An audience the bearer tokens of /debug/topology and --secure-metrics must be issued for (repeat the flag for several); a token for the API server itself is refused. A client gets one with `kubectl create token <service-account> --audience <audience>`, or a projected ServiceAccount token volume with that audience.',
+  ),
+
+  [IBNETDISCOVER_COMMAND_FLAG]: flag(
+    stringKind,
+    DEFAULT_IBNETDISCOVER_COMMAND.join(' '),
+    'The program the ibnetdiscover source runs, with any wrapper before it, as words separated by blanks (e.g. "timeout 600 /usr/sbin/ibnetdiscover"). The discovery ConfigMap only adds allowlisted arguments (-C, -P, -t, -o, -s, -f, --node-name-map); it never chooses the program.',
+  ),
+  [FILE_DIR_FLAG]: flag(
+    stringArrayKind,
+    DEFAULT_FILE_DIRS,
+    'A directory under which the discovery ConfigMap may name files to read (config.file of the graph and ibnetdiscover sources, a --node-name-map); repeat it for several. A path outside them, or leading out of them through a symbolic link or "..", is refused. --allow-file-dir= allows none.',
+  ),
+  [URL_CIDR_FLAG]: flag(
+    stringArrayKind,
+    [],
+    "A network (CIDR, e.g. 127.0.0.1/32) that a URL of the discovery ConfigMap (the graph source's config.url, a UFM endpoint) may reach although it is loopback, link-local or a cloud metadata address, which are refused otherwise; repeat it for several.",
   ),
 
   // Leader election (component-base BindLeaderElectionFlags, Volcano's defaults)
@@ -325,6 +358,9 @@ function toOptions(v: FlagValues<typeof FLAGS>): Options {
     enableTopologyPage: v['enable-topology-page'],
     secureMetrics: v['secure-metrics'],
     tokenAudiences: v['token-audience'],
+    ibnetdiscoverCommand: v[IBNETDISCOVER_COMMAND_FLAG],
+    allowFileDirs: v[FILE_DIR_FLAG],
+    allowUrlCidrs: v[URL_CIDR_FLAG],
     leaderElection: {
       leaderElect: v['leader-elect'],
       leaseDurationMs: durationToMs(v['leader-elect-lease-duration']),
@@ -376,6 +412,7 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
   problems.push(...leaderElectorProblems(options.leaderElection));
 
   if (!(options.log.logFlushFrequencyMs > 0)) problems.push('log-flush-frequency must be greater than zero');
+  const inputPolicy = resolveInputPolicy(options, problems);
   if (problems.length > 0) return { ok: false, problems: Object.freeze(problems) };
 
   const le = options.leaderElection;
@@ -400,8 +437,38 @@ export async function validate(options: Options, inputs: ValidationInputs = {}):
         }
       : undefined,
     configMap: configMapLocation(inputs.env),
+    inputPolicy,
   };
   return { ok: true, config: deepFreeze(config) };
+}
+
+/**
+ * The operator's bounds on what the discovery configuration may reach, from the three flags (`plan`, which has no
+ * --ibnetdiscover-command, passes none); problems are added.
+ */
+export function resolveInputPolicy(
+  options: Pick<Options, 'allowFileDirs' | 'allowUrlCidrs'> & { readonly ibnetdiscoverCommand?: string },
+  problems: string[],
+): InputPolicy {
+  const command =
+    options.ibnetdiscoverCommand === undefined
+      ? [...DEFAULT_IBNETDISCOVER_COMMAND]
+      : options.ibnetdiscoverCommand.split(/\s+/).filter((w) => w !== '');
+  if (command.length === 0)
+    problems.push(`${IBNETDISCOVER_COMMAND_FLAG} must name a program, e.g. ibnetdiscover or /usr/sbin/ibnetdiscover`);
+  const fileDirs: string[] = [];
+  for (const dir of options.allowFileDirs) {
+    if (dir === '') continue;
+    if (!dir.startsWith('/') || dir.split('/').includes('..'))
+      problems.push(`invalid ${FILE_DIR_FLAG} ${JSON.stringify(dir)}: want an absolute directory without ".."`);
+    else fileDirs.push(dir.length > 1 ? dir.replace(/\/+$/, '') : dir);
+  }
+  for (const cidr of options.allowUrlCidrs)
+    if (parseNetwork(cidr) === undefined)
+      problems.push(
+        `invalid ${URL_CIDR_FLAG} ${JSON.stringify(cidr)}: want a network such as 127.0.0.1/32 or fd00::/8`,
+      );
+  return { ibnetdiscoverCommand: command, fileDirs, urlCidrs: [...options.allowUrlCidrs] };
 }
 
 /** The API client checks, shared with `plan`, which takes the same client flags. */

@@ -374,6 +374,7 @@ function wire(
     // Every controller write goes through the volcano client set: its rate limit and measured answer times say how many
     // to keep in flight.
     writeConcurrency: () => volcano.pace.concurrency(),
+    inputPolicy: options.inputPolicy,
   };
   const context: ControllerContext = options.dryRun
     ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) }

@@ -10,6 +10,7 @@ import { topologyTypes } from '../hypernode/discovery/label/label-config.ts';
 import type { NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../log.ts';
 import { closestWord } from '../util/closest-word.ts';
+import { quoteInput } from '../util/input-fragment.ts';
 
 const LABEL_SOURCE = 'label';
 
@@ -29,7 +30,7 @@ export function noSourceReason(config: DiscoveryConfig): string | undefined {
   if (config.entries.length === 0) return `${DISCOVERY_KEY} lists no source: add an entry, e.g.\n${SKELETON}`;
   const why = config.entries.map((r) => {
     const near = r.unknownKeys.filter((k) => closestWord(k, ['enabled']) !== undefined);
-    return `${entryLocation(r)} is not enabled${near.length > 0 ? ` (it has ${near.map((k) => JSON.stringify(k)).join(', ')}, not "enabled"; the keys of an entry are ${ENTRY_KEYS.join(', ')})` : ''}`;
+    return `${entryLocation(r)} is not enabled${near.length > 0 ? ` (it has ${near.map((k) => quoteInput(k)).join(', ')}, not "enabled"; the keys of an entry are ${ENTRY_KEYS.join(', ')})` : ''}`;
   });
   return `no source is enabled, so nothing would be published: ${why.join('; ')}. Set enabled: true on the entry to preview.`;
 }

@@ -10,6 +10,7 @@
 // configuration names are never run or read by plan.
 
 import type { DiscoveryConfig } from '../hypernode/config/loader.ts';
+import type { InputPolicy } from '../hypernode/model/input-policy.ts';
 import { enabledSources, entryOf, sourceEntry } from '../hypernode/config/loader.ts';
 import { createGraphDiscovererFactory, graphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
 import { describeLocation, parseGraphConfig } from '../hypernode/discovery/graph/graph-config.ts';
@@ -17,7 +18,6 @@ import { createIbnetdiscoverDiscovererFactory } from '../hypernode/discovery/ibn
 import { createLldpDiscovererFactory, lldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
 import { parseLldpConfig } from '../hypernode/discovery/lldp/lldp-config.ts';
 import { builtinDiscoverers, newDiscovererRegistry, type DiscovererRegistry } from '../hypernode/discovery/registry.ts';
-import { formatIpNetwork } from '../hypernode/discovery/remote/ip-networks.ts';
 import type { SecretRef } from '../hypernode/discovery/remote/secret-grant.ts';
 import { urlOrigin } from '../hypernode/discovery/remote/secret-grant.ts';
 import { createUfmDiscovererFactory, ufmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
@@ -146,20 +146,23 @@ interface CredentialUse {
 }
 
 /** What the live sources will read and contact; a source whose entry is broken is left to fail on its own. */
-function credentialUses(config: DiscoveryConfig, inputs: PlanFabricInputs): CredentialUse[] {
+function credentialUses(config: DiscoveryConfig, inputs: PlanFabricInputs, policy: InputPolicy): CredentialUse[] {
   const uses: CredentialUse[] = [];
   for (const source of new Set(enabledSources(config))) {
     const entry = entryOf(sourceEntry(config, source));
     if (!entry || wayOf(source, entry, inputs) !== 'live') continue;
     try {
       if (source === UFM_SOURCE) {
-        for (const f of parseUfmConfig(entry, []).fabrics)
+        for (const f of parseUfmConfig(entry, [], policy).fabrics)
           uses.push({ secret: f.secretRef, to: urlOrigin(f.endpoint), source, fabric: f.name });
       } else if (source === LLDP_SOURCE) {
         for (const f of parseLldpConfig(entry).fabrics) {
           const listed = [...f.switches, ...(f.crawl?.seeds ?? [])].map((a) => a.host);
           const crawl = f.crawl
-            ? ` and, crawling, the neighbours inside ${firstFew(f.crawl.allow.map(formatIpNetwork), 4)} that the Secret names`
+            ? ` and, crawling, the neighbours inside ${firstFew(
+                f.crawl.allow.map((n) => n.text),
+                4,
+              )} that the Secret names`
             : '';
           uses.push({
             secret: f.secretRef,
@@ -169,7 +172,7 @@ function credentialUses(config: DiscoveryConfig, inputs: PlanFabricInputs): Cred
           });
         }
       } else if (source === GRAPH_SOURCE) {
-        const g = parseGraphConfig(entry);
+        const g = parseGraphConfig(entry, policy);
         const to = g.location.kind === 'url' ? urlOrigin(g.location.url) : describeLocation(g.location);
         uses.push({ secret: g.secretRef, to, source });
       }
@@ -189,8 +192,9 @@ export function liveReads(
   config: DiscoveryConfig,
   inputs: PlanFabricInputs,
   secrets: SecretClient,
+  policy: InputPolicy,
 ): { readonly lines: string[]; readonly secrets: SecretClient } {
-  const uses = credentialUses(config, inputs);
+  const uses = credentialUses(config, inputs, policy);
   const lines = uses.map((u) => {
     const who = `source "${u.source}"${u.fabric ? `, fabric ${u.fabric}` : ''}`;
     if (!u.secret) return `plan asks ${u.to} without credentials (${who})`;

@@ -13,7 +13,8 @@
 import { styleText } from 'node:util';
 import { boolKind, stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
-import { FLAGS, validateClientFlags } from '../app/options.ts';
+import { FLAGS, resolveInputPolicy, validateClientFlags } from '../app/options.ts';
+import { PREVIEW_INPUT_POLICY, URL_CIDR_FLAG } from '../hypernode/model/input-policy.ts';
 import { buildInfo, COMPONENT } from '../app/server.ts';
 import { parseLldpCaptures } from './lldp-capture.ts';
 import { GRAPH_FILE_HELP } from './graph-file.ts';
@@ -77,6 +78,9 @@ const PLAN_FLAGS = {
     "Directory of captured LLDP walks for every fabric of the lldp source, or FABRIC=DIR for one fabric: one file per switch (any name), each the output of `snmpbulkwalk -On <switch> 1.0.8802.1.1.2.1`; they replace the fabric's switch list. Repeatable. No switch is contacted and no Secret is read.",
   ),
   'graph-file': flag(stringKind, '', GRAPH_FILE_HELP),
+  // The controller's bound on the URLs the configuration reaches, for what --use-cluster-credentials asks; plan reads
+  // no configured file, so the controller's --allow-file-dir has nothing to bound here.
+  [URL_CIDR_FLAG]: FLAGS[URL_CIDR_FLAG],
   'ibnetdiscover-capture': flag(
     stringArrayKind,
     [],
@@ -149,6 +153,12 @@ export async function plan(
     mergedKubeconfigs: environment.mergedKubeconfigs ?? [],
   };
   const problems = validateClientFlags(flags);
+  const urlPolicy = resolveInputPolicy({ allowFileDirs: [], allowUrlCidrs: values[URL_CIDR_FLAG] }, problems);
+  // Only what plan asks is bounded by address: without --use-cluster-credentials it asks no URL of the configuration,
+  // which is then checked for its form alone, as render checks it.
+  const inputPolicy = values[USE_CLUSTER_CREDENTIALS_FLAG]
+    ? { ...PREVIEW_INPUT_POLICY, urlCidrs: urlPolicy.urlCidrs }
+    : PREVIEW_INPUT_POLICY;
   if (problems.length > 0) return usageError(usage, problems.join('\n'));
   let fabricInputs: PlanFabricInputs;
   try {
@@ -190,7 +200,7 @@ export async function plan(
     stderr.warnings(unusedLabelKeyWarnings(config, nodes));
     stderr.warnings(publishedWarnings(config, existing, fabricInputs, where.namespace));
     // Said before any Secret is read: which, and where their credentials go. Only those are read.
-    const live = liveReads(config, fabricInputs, reader.secrets(where.namespace));
+    const live = liveReads(config, fabricInputs, reader.secrets(where.namespace), inputPolicy);
     stderr.notes(live.lines, environment.announce);
     const configMaps = ownNamespaceConfigMaps(
       { get: (namespace, name) => reader.configMap({ namespace, name, key: '' }) },
@@ -204,6 +214,7 @@ export async function plan(
         configMaps,
         topologyObjects: reader.topologyObjects,
         logger: warningsOnly(logger),
+        inputPolicy,
       },
     );
     stderr.warnings(result.warnings);

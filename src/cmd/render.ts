@@ -5,6 +5,7 @@
 // ibnetdiscover over captured answers, graph over --graph-file. Exit codes: 0
 // printed, 1 a bad input or a failing source (nothing on stdout), 2 bad flags.
 
+import { PREVIEW_INPUT_POLICY } from '../hypernode/model/input-policy.ts';
 import { styleText } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
@@ -152,7 +153,11 @@ export async function render(
       ibnetdiscover: createIbnetdiscoverDiscovererFactory({ readOutput: capturedOutputs(ibCaptures) }),
     });
     const secrets = { namespace: '', get: () => Promise.reject(new Error('render does not read Secrets')) };
-    const preview = await previewDiscovery({ config, nodes, existing }, { registry, secrets, logger });
+    // render reads no configured file and asks no configured URL: paths and URLs are checked for their form only.
+    const preview = await previewDiscovery(
+      { config, nodes, existing },
+      { registry, secrets, logger, inputPolicy: PREVIEW_INPUT_POLICY },
+    );
     stderr.warnings(preview.warnings);
     if (preview.hyperNodes.length === 0) throw new Error(emptyResultReason(config, nodes));
     const format = values.output;

@@ -8,7 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResourceBodyReader, UfmResource } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
-import { endpointBase, resourceUrl } from '../hypernode/discovery/ufm/ufm-endpoint.ts';
+import { resourceUrl } from '../hypernode/discovery/ufm/ufm-endpoint.ts';
+import { endpointBase } from '../hypernode/discovery/ufm/ufm-config.ts';
 import { errorMessage } from '../util/error-message.ts';
 import { redactUrl } from '../util/redact-url.ts';
 import { parseCaptureDirs } from './capture-dirs.ts';

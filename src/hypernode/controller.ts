@@ -30,6 +30,7 @@ import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topo
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 import type { Follower } from './reconcile/follower.ts';
 import { HealthRunner, type NodeHealthInformerFactory } from './reconcile/health/health-runner.ts';
+import type { InputPolicy } from './model/input-policy.ts';
 
 export interface HyperNodeControllerDeps {
   nodes: Informer<NodeMeta>;
@@ -67,6 +68,8 @@ export interface HyperNodeControllerDeps {
    * Without it every writer writes one object at a time.
    */
   writeConcurrency?: () => number;
+  /** What the operator lets the discovery configuration reach (the executable's flags); absent: the defaults. */
+  inputPolicy?: InputPolicy;
 }
 
 export interface HyperNodeController {
@@ -143,6 +146,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
       clock,
       logger,
       queueMetrics: deps.queueMetrics,
+      ...(deps.inputPolicy ? { inputPolicy: deps.inputPolicy } : {}),
     },
     events: deps.events,
     metrics,

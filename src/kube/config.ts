@@ -218,7 +218,8 @@ function loadKubeconfigFile(path: string): KubeConfig {
     // to client-node as JSON, which every YAML parser reads alike: a syntax
     // error is reported by one parser, from the sources and from the bundle
     // (whose build gives client-node that same parser, scripts/build.mjs).
-    const document: unknown = parseYaml(readFileSync(path, 'utf8'));
+    // logLevel 'error': a warning would print a frame of the file, tokens and keys included, to stderr.
+    const document: unknown = parseYaml(readFileSync(path, 'utf8'), { logLevel: 'error' });
     kc.loadFromString(JSON.stringify(document ?? {}));
     // What loadFromFile does after parsing: certificate and key paths are relative to the file.
     kc.makePathsAbsolute(dirname(path));

@@ -1,26 +1,76 @@
-// A piece of someone else's input shown in an error or a warning: a line of a
-// file, a diagnostic of a tool. Such text may be a secret the file happened to
-// hold, or carry terminal escapes, so a message never quotes more than a few
-// dozen bytes of it, and never a control character.
+// What an error, a log line, an Event or a condition may say about input that
+// someone other than the operator wrote: a ConfigMap value, a fabric answer, a
+// file. Never the input itself: a file the ConfigMap points at may be a
+// ServiceAccount token or a private key, and an Event is read by more people
+// than the Secret. A message names where the input is wrong and what kind of
+// value it found there (`describeInput`: its kind and size); where a value
+// helps the reader find their own typo, at most a few dozen bytes of it, with
+// control and formatting characters removed so that it cannot move a
+// terminal's cursor or reverse the text around it (`quoteInput`).
 
-/** The most bytes of input a message quotes. */
-export const INPUT_FRAGMENT_MAX_BYTES = 48;
+import { utf8Prefix } from './truncate.ts';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is taken out
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]+/g;
+/** The most of one input value a message shows, in UTF-8 bytes before quoting. */
+export const FRAGMENT_MAX_BYTES = 40;
+/** A path or a URL the configuration names is shown longer: the reader needs to see which one was refused. */
+export const LOCATION_MAX_BYTES = 96;
 
 /**
- * `text` with each run of control characters (C0, C1, zero-width and bidi marks included) made one space, cut to
- * `maxBytes` UTF-8 bytes on a character boundary with `…` when longer.
+ * C0 and C1 controls, DEL, and the invisible formatting characters (bidi overrides and isolates, zero-width
+ * characters, the BOM), line and paragraph separators, and lone surrogates.
  */
-export function inputFragment(text: string, maxBytes: number = INPUT_FRAGMENT_MAX_BYTES): string {
-  const clean = text.replace(CONTROLS, ' ');
-  const bytes = encoder.encode(clean);
-  if (bytes.length <= maxBytes) return clean;
-  let cut = maxBytes;
-  // Step back over UTF-8 continuation bytes (10xxxxxx) to a character boundary.
-  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
-  return `${decoder.decode(bytes.subarray(0, cut))}…`;
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
+const BLANKS = /[\t\n\v\f\r]+/g;
+
+interface Fragment {
+  /** What is shown: printable, at most the byte limit. */
+  readonly shown: string;
+  /** The whole input's size in UTF-8 bytes when `shown` is only its beginning. */
+  readonly cutFrom?: number;
+}
+
+function fragmentOf(text: string, maxBytes: number): Fragment {
+  // Only the head can be shown: cleaning a megabyte to keep 40 bytes would be wasted work.
+  const window = maxBytes * 4;
+  const head = text.length > window ? text.slice(0, window) : text;
+  const clean = head.replace(BLANKS, ' ').replace(UNPRINTABLE, '');
+  const shown = utf8Prefix(clean, maxBytes);
+  return shown === clean && head === text ? { shown } : { shown, cutFrom: Buffer.byteLength(text) };
+}
+
+/**
+ * `text` without control and formatting characters (runs of blanks become one space), at most `maxBytes` of it:
+ * `abc… (812 bytes)` when cut.
+ */
+export function safeFragment(text: string, maxBytes: number = FRAGMENT_MAX_BYTES): string {
+  const { shown, cutFrom } = fragmentOf(text, maxBytes);
+  return cutFrom === undefined ? shown : `${shown}… (${cutFrom} bytes)`;
+}
+
+/** `a string of 812 bytes`, `a mapping of 3 keys`, `a list of 2 items`, `a number`: what a value is, not what it says. */
+export function describeInput(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing';
+  if (typeof value === 'string')
+    return value === '' ? 'an empty string' : `a string of ${Buffer.byteLength(value)} bytes`;
+  if (Array.isArray(value)) return `a list of ${plural(value.length, 'item')}`;
+  if (typeof value === 'object') return `a mapping of ${plural(Object.keys(value).length, 'key')}`;
+  return `a ${typeof value}`;
+}
+
+/**
+ * A value as a message may show it: a string as a short quoted fragment (`"10x"`, `"abc…" (812 bytes)`), a number or
+ * a boolean as written, a list or a mapping by its kind and size.
+ */
+export function quoteInput(value: unknown, maxBytes: number = FRAGMENT_MAX_BYTES): string {
+  if (value === null || value === undefined) return 'nothing';
+  if (typeof value === 'string') {
+    const { shown, cutFrom } = fragmentOf(value, maxBytes);
+    return cutFrom === undefined ? JSON.stringify(shown) : `${JSON.stringify(`${shown}…`)} (${cutFrom} bytes)`;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return describeInput(value);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

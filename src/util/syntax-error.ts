@@ -5,10 +5,10 @@
 // whatever reaches stderr, a log line or an Event must name where the error is
 // and what kind it is, never repeat the text around it.
 
-import { truncateText } from './truncate.ts';
+import { safeFragment } from './input-fragment.ts';
 
-/** Parser reasons are fixed phrases; this only guards against a parser that quotes more than a token. */
-const REASON_MAX_BYTES = 120;
+/** Parser reasons are fixed phrases; this only guards against a parser that quotes more than a token (a tag, an alias). */
+const REASON_MAX_BYTES = 80;
 
 /**
  * `line L, column C: <reason>` (or just the reason when the parser gave no
@@ -69,7 +69,7 @@ function position(line: number, column: number): string {
 }
 
 function reason(text: string): string {
-  return truncateText(text.trim(), REASON_MAX_BYTES);
+  return safeFragment(text.trim(), REASON_MAX_BYTES);
 }
 
 /**

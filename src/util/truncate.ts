@@ -21,8 +21,19 @@ export function truncateText(text: string, maxBytes: number = FOREIGN_TEXT_MAX_B
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return text;
   const suffix = `… (${bytes.length} bytes)`;
-  let cut = Math.max(0, maxBytes - encoder.encode(suffix).length);
+  return bytePrefix(bytes, maxBytes - encoder.encode(suffix).length) + suffix;
+}
+
+/** The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes, never splitting a character. */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = encoder.encode(text);
+  return bytes.length <= maxBytes ? text : bytePrefix(bytes, maxBytes);
+}
+
+function bytePrefix(bytes: Uint8Array, maxBytes: number): string {
+  let cut = Math.max(0, maxBytes);
   // Step back over UTF-8 continuation bytes (10xxxxxx) to a character boundary.
   while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
-  return decoder.decode(bytes.subarray(0, cut)) + suffix;
+  return decoder.decode(bytes.subarray(0, cut));
 }

@@ -1,10 +1,12 @@
 // Resolved options for runServer tests: the binary's defaults with short
 // leader-election timings, listeners on 127.0.0.1 port 0 and the default
-// discovery ConfigMap. What validate() would produce for those flags.
+// discovery ConfigMap, files under the temporary directory and URLs to
+// 127.0.0.1 allowed. What validate() would produce for those flags.
 
 import type { ListenAddress } from '../../src/app/http-listen.ts';
 import { DEFAULT_TOKEN_AUDIENCE, type LeaderElectionConfig, type ResolvedOptions } from '../../src/app/options.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
+import { TEST_INPUT_POLICY } from '../support/input-policy.ts';
 
 /** 127.0.0.1:`port`, resolved (port 0: any free port). */
 export function loopback(port = 0): ListenAddress {
@@ -35,6 +37,8 @@ export function testOptions(over: Partial<ResolvedOptions> = {}): ResolvedOption
     tokenAudiences: [DEFAULT_TOKEN_AUDIENCE],
     leaderElection: undefined,
     configMap: configMapLocation({}),
+    // The stand-ins listen on 127.0.0.1 and fixtures live under the temporary directory.
+    inputPolicy: TEST_INPUT_POLICY,
     ...over,
   };
 }

@@ -36,6 +36,9 @@ test('defaults are the ones Volcano and klog set', () => {
     enableTopologyPage: false,
     secureMetrics: false,
     tokenAudiences: ['vc-hypernode-controller-manager'],
+    ibnetdiscoverCommand: 'ibnetdiscover',
+    allowFileDirs: ['/var/run/ibnetdiscover'],
+    allowUrlCidrs: [],
     leaderElection: {
       leaderElect: true,
       leaseDurationMs: 15_000,

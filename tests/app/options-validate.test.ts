@@ -356,8 +356,10 @@ test('the defaults resolve to the configuration the server runs with, deep-froze
       resourceNamespace: 'volcano-system',
     },
     configMap: { namespace: 'volcano-system', name: 'volcano-controller-configmap', key: 'volcano-controller.conf' },
+    inputPolicy: { ibnetdiscoverCommand: ['ibnetdiscover'], fileDirs: ['/var/run/ibnetdiscover'], urlCidrs: [] },
   });
   assert.ok(Object.isFrozen(config) && Object.isFrozen(config.leaderElection) && Object.isFrozen(config.configMap));
+  assert.ok(Object.isFrozen(config.inputPolicy.fileDirs));
 });
 
 test('enabled endpoints resolve to the IP and port they bind, keeping the text as given', async () => {
@@ -424,6 +426,39 @@ test("--token-audience replaces the controller's own audience, repeated for seve
   assert.equal(await problems(['--token-audience=']), [
     'token-audience must not be empty: name the audience the tokens are issued for',
   ]);
+});
+
+test("the ibnetdiscover program, the file directories and the local URL networks are the operator's flags", async () => {
+  const config = await resolved([
+    '--ibnetdiscover-command=timeout 600  /usr/sbin/ibnetdiscover',
+    '--allow-file-dir=/etc/fabric-graph/',
+    '--allow-file-dir=/var/run/ibnetdiscover',
+    '--allow-url-cidr=127.0.0.1/32',
+    '--allow-url-cidr=fd00::/8',
+  ]);
+  assert.equal(config.inputPolicy, {
+    ibnetdiscoverCommand: ['timeout', '600', '/usr/sbin/ibnetdiscover'],
+    fileDirs: ['/etc/fabric-graph', '/var/run/ibnetdiscover'],
+    urlCidrs: ['127.0.0.1/32', 'fd00::/8'],
+  });
+  // An empty value allows no directory at all.
+  assert.equal((await resolved(['--allow-file-dir='])).inputPolicy.fileDirs, []);
+  assert.equal(
+    await problems([
+      '--ibnetdiscover-command= ',
+      '--allow-file-dir=relative/dir',
+      '--allow-file-dir=/var/../etc',
+      '--allow-url-cidr=127.0.0.1/33',
+      '--allow-url-cidr=localhost',
+    ]),
+    [
+      'ibnetdiscover-command must name a program, e.g. ibnetdiscover or /usr/sbin/ibnetdiscover',
+      'invalid allow-file-dir "relative/dir": want an absolute directory without ".."',
+      'invalid allow-file-dir "/var/../etc": want an absolute directory without ".."',
+      'invalid allow-url-cidr "127.0.0.1/33": want a network such as 127.0.0.1/32 or fd00::/8',
+      'invalid allow-url-cidr "localhost": want a network such as 127.0.0.1/32 or fd00::/8',
+    ],
+  );
 });
 
 test.run();

@@ -32,7 +32,9 @@ test("plan --graph-file plans the document's tree as creates; without it nothing
   );
   const file = join(dir, 'graph.json');
   writeFileSync(file, JSON.stringify(railGraphDocument({ sus: 2, rails: 1, hostsPerSu: 2, spines: 1 })));
-  const withFile = await plan([`--kubeconfig=${kubeconfig}`, '--graph-file', file, '-o', 'json'], 'x', {
+  // The stand-in address is loopback, which plan, as the controller, refuses unless allowed.
+  const allowLoopback = '--allow-url-cidr=127.0.0.1/32';
+  const withFile = await plan([`--kubeconfig=${kubeconfig}`, allowLoopback, '--graph-file', file, '-o', 'json'], 'x', {
     color: false,
     env: ENV,
   });
@@ -46,10 +48,19 @@ test("plan --graph-file plans the document's tree as creates; without it nothing
   const without = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
   assert.is(without.code, 0, without.stderr);
   assert.match(without.stderr, /^warning: source "graph" is planned from the 0 HyperNode\(s\) it has in the cluster/m);
-  const live = await plan([`--kubeconfig=${kubeconfig}`, '--use-cluster-credentials'], 'x', { color: false, env: ENV });
+  const live = await plan([`--kubeconfig=${kubeconfig}`, '--use-cluster-credentials', allowLoopback], 'x', {
+    color: false,
+    env: ENV,
+  });
   assert.is(live.code, 1);
   assert.match(live.stderr, /^note: plan asks https:\/\/127\.0\.0\.1:9 without credentials \(source "graph"\)$/m);
   assert.match(live.stderr, 'Failed to read the fabric graph from https://127.0.0.1:9/lab.yaml');
+  const refused = await plan([`--kubeconfig=${kubeconfig}`, '--use-cluster-credentials'], 'x', {
+    color: false,
+    env: ENV,
+  });
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, 'graph source: config.url is refused: 127.0.0.1 is a loopback address');
 });
 
 test("plan --use-cluster-credentials reads a graph source's ConfigMap key of the controller's namespace from the cluster", async () => {

@@ -68,8 +68,9 @@ function readOnlyKubeconfig(api: ApiServer): string {
   return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
 }
 
+/** The UFM stand-in listens on loopback, which plan, as the controller, asks only when allowed. */
 const runPlan = (kubeconfig: string, ...args: string[]): Promise<PlanResult> =>
-  plan([`--kubeconfig=${kubeconfig}`, ...args], ARGV0, { color: false, env: ENV });
+  plan([`--kubeconfig=${kubeconfig}`, '--allow-url-cidr=127.0.0.1/32', ...args], ARGV0, { color: false, env: ENV });
 
 async function planJson(
   kubeconfig: string,
@@ -146,11 +147,15 @@ test('plan lists exactly the creates, updates and deletes the controller then ma
   const before = new Set(hyperNodes(api).map((hn) => hn.metadata.name));
   const ufmRequests = s.ufm!.requests.length;
   const announced: string[] = [];
-  const result = await plan([`--kubeconfig=${kubeconfig}`, '-o', 'json', LIVE], ARGV0, {
-    color: false,
-    env: ENV,
-    announce: (text) => announced.push(`${text}${api.requests.count({ user: READER, resource: 'secrets' })}`),
-  });
+  const result = await plan(
+    [`--kubeconfig=${kubeconfig}`, '--allow-url-cidr=127.0.0.1/32', '-o', 'json', LIVE],
+    ARGV0,
+    {
+      color: false,
+      env: ENV,
+      announce: (text) => announced.push(`${text}${api.requests.count({ user: READER, resource: 'secrets' })}`),
+    },
+  );
   const planned = { code: result.code, ...JSON.parse(result.stdout) } as Awaited<ReturnType<typeof planJson>>;
   assert.is(planned.code, 2, result.stderr);
   // Before any Secret is read: which one, and where its credentials go.

@@ -139,10 +139,13 @@ test('each fabric needs its capture; a missing file, another format and a bad fl
 test('plan --ibnetdiscover-capture plans the tree as creates against a cluster, never running ibnetdiscover', async () => {
   const { api, kubeconfig } = await s.startCluster();
   for (const n of NODES) api.store.create(node(n, {}));
-  // A command that cannot run here: only the capture can make this plan succeed.
+  // A subnet this host has no port on (and at most a second to find that out): only the capture can make this plan
+  // succeed.
   seedConfigMap(
     api,
-    entry(`      fabric: compute\n      command: [/nonexistent/ibnetdiscover]\n      hcas: ${HCAS}\n`),
+    entry(
+      `      fabric: compute\n      command: [ibnetdiscover, -C, mlx5_9]\n      timeout: 1s\n      hcas: ${HCAS}\n`,
+    ),
   );
   const env = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
   const r = await plan(

@@ -126,7 +126,16 @@ test('plan on an empty cluster: the UFM HyperNodes as creates, nothing for the l
   const conf = join(dir, 'conf.yaml');
   writeFileSync(conf, `${TOPOLOGY_A3_CONFIG}${await startUfm(api)}`);
   const result = await plan(
-    [`--kubeconfig=${kubeconfig}`, '--config', conf, '-o', 'json', '--use-cluster-credentials'],
+    // The UFM stand-in listens on loopback, which plan asks only when allowed.
+    [
+      `--kubeconfig=${kubeconfig}`,
+      '--allow-url-cidr=127.0.0.1/32',
+      '--config',
+      conf,
+      '-o',
+      'json',
+      '--use-cluster-credentials',
+    ],
     'vc-hypernode-controller-manager',
     {
       color: false,

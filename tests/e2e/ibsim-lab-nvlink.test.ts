@@ -48,7 +48,7 @@ withLab(
     interval: 1h
     config:
       fabric: ${FABRIC}
-      command: [${counted}, -C, ibsim0, -P, "1"]
+      command: [ibnetdiscover, -C, ibsim0, -P, "1"]
       hcas: "^mlx5_[01]$"
 `;
     const f: NvlinkFabric = {
@@ -63,7 +63,12 @@ withLab(
       reads: () => readFileSync(runs, 'utf8').split('\n').length - 1,
     };
     seedNvlinkCluster(api, f);
-    s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
+    s.controller = await startControllerBinary({
+      kubeconfig,
+      namespace: NS,
+      flags: ['-v=3'],
+      ibnetdiscoverCommand: counted,
+    });
     await nvlinkScenario(s, api, f);
     assertNoForbidden(api);
   },

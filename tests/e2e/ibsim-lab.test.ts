@@ -1,6 +1,7 @@
 // The ibnetdiscover source on a real InfiniBand stack (testing/ibsim-lab.ts):
 // Debian's ibsim simulates a script-built fabric and the real ibnetdiscover
-// reads it through ibsim-run, as config.command runs it on an IB host. The
+// reads it through ibsim-run (the lab's script, given as --ibnetdiscover-command), as
+// the source runs it on an IB host. The
 // fabric has what the field has: an SM host first, rail-optimised units,
 // SHARP aggregation nodes, a second plane (storage HCAs) on the same subnet,
 // two parallel uplinks per leaf and spine, and one uplink out.
@@ -45,7 +46,7 @@ import {
   spineId,
   TWO_UNITS,
 } from '../../testing/ib-fabric.ts';
-import { ibsimLabPerTest, ibsimLabUnavailable, type IbsimLab } from '../../testing/ibsim-lab.ts';
+import { ibsimLabPerTest, ibsimLabUnavailable } from '../../testing/ibsim-lab.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
 import {
@@ -111,13 +112,14 @@ function labFabric(): IbFabric {
   return f;
 }
 
-const config = (lab: IbsimLab) => `networkTopologyDiscovery:
+/** The word ibnetdiscover stands for the operator's program: the lab's script. */
+const CONFIG = `networkTopologyDiscovery:
   - source: ibnetdiscover
     enabled: true
     interval: 1s
     config:
       fabric: ${FABRIC}
-      command: [${lab.ibnetdiscover}, -C, ibsim0, -P, "1"]
+      command: [ibnetdiscover, -C, ibsim0, -P, "1"]
       hcas: "^mlx5_[01]$"
 `;
 
@@ -160,8 +162,13 @@ withLab(
     // Unit 3 is cabled later: its leaves' cables are out, so it is not on the subnet yet.
     for (let r = 1; r <= 2; r++) await lab.unlink(fabric.nodes.get(leafId(3, r))!.description);
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
-    seedConfigMap(api, config(lab));
-    s.controller = await startControllerBinary({ kubeconfig, namespace: NS, flags: ['-v=3'] });
+    seedConfigMap(api, CONFIG);
+    s.controller = await startControllerBinary({
+      kubeconfig,
+      namespace: NS,
+      flags: ['-v=3'],
+      ibnetdiscoverCommand: lab.ibnetdiscover,
+    });
     const leaf = (unit: number) => leafOf(fabric, unit);
     const spine = spineOf(fabric);
     const tree = () => treeOf(api);
@@ -213,8 +220,8 @@ withLab(
     const fabric = labFabric();
     const lab = await newLab(fabric);
     for (const h of [1, 2, 3].flatMap(hostsOf)) api.store.create(node(h, {}));
-    seedConfigMap(api, config(lab));
-    s.startInProcess(kubeconfig);
+    seedConfigMap(api, CONFIG);
+    s.startInProcess(kubeconfig, { ibnetdiscoverCommand: lab.ibnetdiscover });
     const leaf1 = leafOf(fabric, 1);
     const named = () => hyperNodes(api, 'ibnetdiscover').find((hn) => hn.metadata.name === leaf1);
     await s.converge(
@@ -371,11 +378,8 @@ withLab(
       for (const h of hosts) api.store.create(node(h, {}));
       const entry = (config: string) =>
         `networkTopologyDiscovery:\n  - source: ibnetdiscover\n    enabled: true\n    interval: 1s\n    config:\n      fabric: ${FABRIC}\n${config}`;
-      seedConfigMap(
-        api,
-        entry(`      command: [${lab.ibnetdiscover}, -C, ibsim0, -P, "1", --node-name-map, ${mapFile}]\n`),
-      );
-      s.startInProcess(kubeconfig);
+      seedConfigMap(api, entry(`      command: [ibnetdiscover, -C, ibsim0, -P, "1", --node-name-map, ${mapFile}]\n`));
+      s.startInProcess(kubeconfig, { ibnetdiscoverCommand: lab.ibnetdiscover });
       const leaf = (unit: number) => leafOf(fabric, unit);
       const spine = spineOf(fabric);
       const named = (first: string) => [
@@ -394,7 +398,7 @@ withLab(
       api.requests.clear();
       setDiscoveryConfig(
         api,
-        entry(`      command: [${lab.ibnetdiscover}, -C, ibsim0, -P, "1"]\n      nodeNameMap: ${mapFile}\n`),
+        entry(`      command: [ibnetdiscover, -C, ibsim0, -P, "1"]\n      nodeNameMap: ${mapFile}\n`),
       );
       await s.converge(
         () => s.log().includes(`Read the node-name-map source="ibnetdiscover" file="${mapFile}" names=6`),

@@ -4,7 +4,7 @@
 // needed to see why a scenario did not converge.
 
 import type { Test } from 'uvu';
-import { startControllerInProcess, type ControllerRun } from '../support/controller-process.ts';
+import { startControllerInProcess, type ControllerRun, type RunOptions } from '../support/controller-process.ts';
 import type { UfmServer } from '../../testing/ufm-server.ts';
 import { waitFor } from '../../testing/wait.ts';
 import { NS, seedConfigMap, startCluster, workedExampleNodes, type Cluster } from './cluster.ts';
@@ -27,8 +27,11 @@ export class Session {
   /**
    * The controller run in this process (runServer) with `kubeconfig`, in the chart's namespace; stopped by teardown.
    */
-  startInProcess(kubeconfig: string): ControllerRun {
-    this.controller = startControllerInProcess({ kubeconfig, namespace: NS });
+  startInProcess(
+    kubeconfig: string,
+    more: Pick<RunOptions, 'ibnetdiscoverCommand' | 'shippedInputPolicy' | 'verbosity' | 'inputPolicy'> = {},
+  ): ControllerRun {
+    this.controller = startControllerInProcess({ kubeconfig, namespace: NS, ...more });
     return this.controller;
   }
 

@@ -31,6 +31,8 @@ const OPERATOR = 'operator';
 const OTHER_NS = 'team-b';
 const PASSWORD = 'ufm-password-for-the-controller';
 const LIVE = '--use-cluster-credentials';
+/** The UFM stand-in listens on loopback, which plan asks only in the networks the operator allows. */
+const ALLOW_LOOPBACK = '--allow-url-cidr=127.0.0.1/32';
 let dir = '';
 test.before.each(() => void (dir = mkdtempSync(join(tmpdir(), 'hn-sec-plan-'))));
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
@@ -179,7 +181,7 @@ function listedFirst(runner: Runner): () => Promise<void> {
   return async () => {
     const { api, ufm, kubeconfig, env, marker } = await scene();
     const announced: string[] = [];
-    const r = await runner.run([`--kubeconfig=${kubeconfig}`, LIVE], env, (text) =>
+    const r = await runner.run([`--kubeconfig=${kubeconfig}`, LIVE, ALLOW_LOOPBACK], env, (text) =>
       announced.push(`${text.trimEnd()} [${secretReads(api)} Secret reads]`),
     );
     assert.is(r.code, 2, r.stderr);
@@ -202,7 +204,7 @@ function listedFirst(runner: Runner): () => Promise<void> {
 function otherNamespaceRefused(runner: Runner): () => Promise<void> {
   return async () => {
     const { api, ufm, kubeconfig, env, marker } = await scene(OTHER_NS);
-    const r = await runner.run([`--kubeconfig=${kubeconfig}`, LIVE], env);
+    const r = await runner.run([`--kubeconfig=${kubeconfig}`, LIVE, ALLOW_LOOPBACK], env);
     assert.is(r.code, 1, r.stderr);
     assert.match(
       r.stderr,

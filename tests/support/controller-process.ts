@@ -13,6 +13,8 @@ import { runServer } from '../../src/app/server.ts';
 import { configMapLocation } from '../../src/hypernode/config/location.ts';
 import { createLogger } from '../../src/log.ts';
 import { testOptions } from '../app/options-fixture.ts';
+import { TEST_INPUT_FLAGS, TEST_INPUT_POLICY } from './input-policy.ts';
+import { DEFAULT_INPUT_POLICY, type InputPolicy } from '../../src/hypernode/model/input-policy.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import { freePorts } from '../../testing/ports.ts';
 import { BINARY, BUNDLE } from '../../testing/executables.ts';
@@ -47,6 +49,17 @@ export interface RunOptions {
   runtime?: 'sea' | 'deno';
   /** More flags for the executable, after the deployed ones. */
   flags?: string[];
+  /**
+   * Leave out the flags that let the executable reach the stand-ins on 127.0.0.1 and the fixtures under the temporary
+   * directory (TEST_INPUT_FLAGS), so it runs with the shipped defaults.
+   */
+  shippedInputPolicy?: boolean;
+  /** What runs for ibnetdiscover (--ibnetdiscover-command): a lab's script, say. */
+  ibnetdiscoverCommand?: string;
+  /** -v of the in-process controller (the executable takes `-v=N` in `flags`); default 2. */
+  verbosity?: number;
+  /** The in-process controller's bounds, in place of TEST_INPUT_POLICY (the executable takes flags). */
+  inputPolicy?: InputPolicy;
 }
 
 /** The command line for what we ship: the SEA, else the bundle on this Node; or the bundle on Deno. */
@@ -68,6 +81,8 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
     '--enable-metrics=true',
     `--listen-address=127.0.0.1:${metricsPort}`,
     `-v=${LOG_VERBOSITY}`,
+    ...(opts.shippedInputPolicy ? [] : TEST_INPUT_FLAGS),
+    ...(opts.ibnetdiscoverCommand ? [`--ibnetdiscover-command=${opts.ibnetdiscoverCommand}`] : []),
     ...(opts.flags ?? []),
   ];
   if (!existsSync(BINARY) && !existsSync(BUNDLE)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
@@ -130,7 +145,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
 export function startControllerInProcess(opts: RunOptions): ControllerRun {
   let log = '';
   const logger = createLogger({
-    verbosity: LOG_VERBOSITY,
+    verbosity: opts.verbosity ?? LOG_VERBOSITY,
     skipHeaders: true,
     sink: { write: (line) => (log += line.endsWith('\n') ? line : `${line}\n`) },
   });
@@ -138,7 +153,12 @@ export function startControllerInProcess(opts: RunOptions): ControllerRun {
   const abort = new AbortController();
   const exits: number[] = [];
   const env = { KUBE_POD_NAMESPACE: opts.namespace, HELM_RELEASE_NAME: 'volcano' };
-  const done = runServer(testOptions({ kubeconfig: opts.kubeconfig, configMap: configMapLocation(env) }), logger, {
+  const base = opts.inputPolicy ?? (opts.shippedInputPolicy ? DEFAULT_INPUT_POLICY : TEST_INPUT_POLICY);
+  const inputPolicy = opts.ibnetdiscoverCommand
+    ? { ...base, ibnetdiscoverCommand: opts.ibnetdiscoverCommand.split(' ') }
+    : base;
+  const options = testOptions({ kubeconfig: opts.kubeconfig, configMap: configMapLocation(env), inputPolicy });
+  const done = runServer(options, logger, {
     env,
     handleSignals: false,
     hostname: 'e2e-in-process',

@@ -13,6 +13,7 @@ import { parseExports } from './exports-config.ts';
 import { deepFreeze } from '../../util/deep-freeze.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import { isMapping } from '../../util/is-mapping.ts';
+import { quoteInput } from '../../util/input-fragment.ts';
 
 /** Used when `interval` is absent, null, zero or negative. */
 export const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
@@ -48,7 +49,7 @@ const describe = (x: unknown): string =>
       ? 'a list'
       : typeof x === 'object'
         ? 'a mapping'
-        : `${typeof x} ${JSON.stringify(x)}`;
+        : `${typeof x} ${quoteInput(x)}`;
 
 const intervalSchema = v.pipe(
   v.unknown(),

@@ -9,6 +9,7 @@ import { isQualifiedName } from '../../kube/name-validation.ts';
 import type { EntryExports } from '../model/contracts.ts';
 import { refuseUnknownKeys } from './unknown-keys.ts';
 import { isMapping } from '../../util/is-mapping.ts';
+import { quoteInput } from '../../util/input-fragment.ts';
 
 export const EXPORTS_KEYS = ['nodeLabels', 'kueueTopology', 'kaiTopology'];
 const TOPOLOGY_KEYS = ['kueueTopology', 'kaiTopology'] as const;
@@ -26,7 +27,7 @@ export function parseExports(raw: unknown, source: string): EntryExports {
   for (const key of TOPOLOGY_KEYS) {
     const v = raw[key];
     if (v !== undefined && v !== null && typeof v !== 'boolean')
-      throw new Error(`exports.${key} must be true or false, got ${JSON.stringify(v)}`);
+      throw new Error(`exports.${key} must be true or false, got ${quoteInput(v)}`);
     if (v === true) topologies[key] = true;
   }
   const nl = raw.nodeLabels;

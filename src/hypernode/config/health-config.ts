@@ -7,6 +7,7 @@
 import { durationToMs, parseDuration } from '../../util/go-duration.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 import { unknownKeysProblem } from './unknown-keys.ts';
+import { quoteInput } from '../../util/input-fragment.ts';
 
 export interface HealthSettings {
   /** NodesReady from full Node objects (a second, full Node watch); off by default. */
@@ -43,7 +44,7 @@ export function parseHealth(value: unknown): HealthSettings {
     const v = value[key];
     if (v === undefined || v === null) return DEFAULT_HEALTH[key];
     if (typeof v !== 'boolean')
-      throw new Error(`failed to parse config: health.${key} must be true or false, got ${JSON.stringify(v)}`);
+      throw new Error(`failed to parse config: health.${key} must be true or false, got ${quoteInput(v)}`);
     return v;
   };
   return Object.freeze({
@@ -57,7 +58,7 @@ function gracePeriod(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_LINK_GRACE_PERIOD_MS;
   const bad = () =>
     new Error(
-      `failed to parse config: health.linkGracePeriod must be a duration such as "30m" or "0s", got ${JSON.stringify(v)}`,
+      `failed to parse config: health.linkGracePeriod must be a duration such as "30m" or "0s", got ${quoteInput(v)}`,
     );
   if (typeof v !== 'string') throw bad();
   let ms: number;

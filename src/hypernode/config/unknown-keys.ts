@@ -7,6 +7,11 @@
 // with one message naming the unknown keys and the known ones.
 
 import type { Logger } from '../../log.ts';
+import { quoteInput } from '../../util/input-fragment.ts';
+import { firstFew } from '../../util/first-few.ts';
+
+/** Unknown keys named in one message; a mapping of thousands names the first few. */
+const MAX_NAMED = 10;
 
 /**
  * The keys of `obj` that are not in `known`, in document order. With
@@ -50,7 +55,10 @@ export function unknownKeysProblem(
   const extra = unknownKeys(obj, known, { ignoreCase: false });
   return extra.length === 0
     ? undefined
-    : `${where} has unknown keys ${extra.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`;
+    : `${where} has unknown keys ${firstFew(
+        extra.map((k) => quoteInput(k)),
+        MAX_NAMED,
+      )}; known: ${known.join(', ')}`;
 }
 
 /** For a strict section whose message needs no prefix: throws unknownKeysProblem's message, if any. */

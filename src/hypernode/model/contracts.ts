@@ -10,6 +10,7 @@ import type { QueueMetrics } from '../../kube/workqueue.ts';
 import type { KV, Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './hypernode-types.ts';
+import type { InputPolicy } from './input-policy.ts';
 
 export interface NodeLabelExport {
   /** The label key prefix: every label is `<prefix>/<tier key>`. */
@@ -268,6 +269,8 @@ export interface DiscovererOptions {
   configMaps?: ConfigMapReader;
   clock: Clock;
   logger: Logger;
+  /** What the operator lets this configuration reach (programs, files, local URLs); absent: DEFAULT_INPUT_POLICY. */
+  inputPolicy?: InputPolicy;
 }
 
 /** Builds a discoverer for one entry; rejects with a clear error on bad config. */

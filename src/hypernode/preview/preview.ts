@@ -8,6 +8,7 @@
 // registry (captured answers for render, the real sources for plan); what the
 // sources report is said at a preview's level (a host left out is a warning).
 
+import type { InputPolicy } from '../model/input-policy.ts';
 import type { Clock } from '../../kube/clock.ts';
 import type { Informer } from '../../kube/types.ts';
 import { StaticInformer } from '../../kube/static-informer.ts';
@@ -52,6 +53,8 @@ export interface PreviewDeps {
   readonly topologyObjects?: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema' | 'list'>;
   readonly logger: Logger;
   readonly deadlineMs?: number;
+  /** What the configuration may reach; absent: the executable's defaults (DEFAULT_INPUT_POLICY). */
+  readonly inputPolicy?: InputPolicy;
 }
 
 export interface Preview {
@@ -246,6 +249,7 @@ async function firstSnapshot(
     configMaps: deps.configMaps,
     clock: noWaitClock,
     logger: deps.logger,
+    ...(deps.inputPolicy ? { inputPolicy: deps.inputPolicy } : {}),
   }).catch((err) => {
     throw wrapError('failed to create discoverer', err);
   });

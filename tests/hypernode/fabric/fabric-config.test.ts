@@ -31,9 +31,21 @@ const parseUfm = (e: DiscoveryEntry) => parseUfmConfig(e, []);
 const SOURCES: readonly FabricSource[] = [
   { source: 'ufm', parse: parseUfm, mode: { mode: 'fabric' }, item: { endpoint: 'https://ufm-a' }, secret: true },
   { source: 'lldp', parse: parseLldpConfig, mode: {}, item: { switches: ['10.0.0.1'] }, secret: true },
-  { source: 'ibnetdiscover', parse: parseIbnetdiscoverConfig, mode: {}, item: { file: '/ib.txt' }, secret: false },
+  {
+    source: 'ibnetdiscover',
+    parse: parseIbnetdiscoverConfig,
+    mode: {},
+    item: { file: '/var/run/ibnetdiscover/ib.txt' },
+    secret: false,
+  },
 ];
-const GRAPH: FabricSource = { source: 'graph', parse: parseGraphConfig, mode: {}, item: { file: '/g' }, secret: false };
+const GRAPH: FabricSource = {
+  source: 'graph',
+  parse: parseGraphConfig,
+  mode: {},
+  item: { file: '/var/run/ibnetdiscover/g' },
+  secret: false,
+};
 
 /** What a fabric source's config holds, as far as these tests read it. */
 type Parsed = { readonly fabrics?: readonly { readonly secretRef?: unknown }[] };

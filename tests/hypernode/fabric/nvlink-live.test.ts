@@ -107,7 +107,7 @@ const CASES: readonly SourceCase[] = [
   {
     name: 'graph',
     source: 'graph',
-    config: { fabric: 'lab', file: '/unused', nvlink: 'domain' },
+    config: { fabric: 'lab', file: '/var/run/ibnetdiscover/unused', nvlink: 'domain' },
     secret: false,
     units: [1, 2].map((su) => [1, 2, 3].map((h) => `su${su}-h${h}`)),
     factory: (reads) =>

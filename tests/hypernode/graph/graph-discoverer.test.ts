@@ -5,6 +5,7 @@
 // missing file, a broken document, a 401, a wrong CA, a graph without Nodes),
 // each reported with the reason.
 
+import { TEST_INPUT_POLICY } from '../../support/input-policy.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,6 +70,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         },
         clock: realClock,
         logger,
+        inputPolicy: TEST_INPUT_POLICY,
         problems: rig.problems,
         metrics: rig.metrics,
       });

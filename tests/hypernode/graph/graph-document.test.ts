@@ -45,9 +45,10 @@ test('YAML and JSON give the same graph; a bare switch id names itself; hosts na
 });
 
 for (const [what, doc, error] of [
-  ['not YAML', 'switches: [a\n', /^not JSON or YAML: /],
+  ['not YAML', 'switches: [a\n', /^not JSON or YAML \(a string of 13 bytes\): line 2, column 1: /],
   ['empty', '', 'want a mapping with switches, hosts and links, got an empty document'],
-  ['a list', '[1]', 'want a mapping with switches, hosts and links, got [1]'],
+  ['a list', '[1]', 'want a mapping with switches, hosts and links, got a list of 1 item'],
+  ['a bare text', 'a-token-or-key', 'want a mapping with switches, hosts and links, got a string of 14 bytes'],
   [
     'a misspelt key',
     'switches: [a]\nlinks: []\nlnks: []',
@@ -62,11 +63,7 @@ for (const [what, doc, error] of [
     'switches[1].id "Leaf_1" is not usable in HyperNode names',
   ],
   ['a switch id twice', 'switches: [a, b, a]\nlinks: []', 'switches[2].id "a" is listed twice'],
-  [
-    'a switch without id',
-    'switches: [{name: x}]\nlinks: []',
-    'switches[0].id must be a non-empty string, got undefined',
-  ],
+  ['a switch without id', 'switches: [{name: x}]\nlinks: []', 'switches[0].id must be a non-empty string, got nothing'],
   ['a host twice', 'switches: [a]\nhosts: [h, {name: h}]\nlinks: []', 'hosts[1] "h" is listed twice'],
   [
     'a link to an unknown switch',
@@ -114,10 +111,10 @@ const entry = (config: Record<string, unknown>, secret = false): DiscoveryEntry 
 });
 
 test('the entry config: defaults, and each mistake named', () => {
-  const c = parseGraphConfig(entry({ file: '/etc/graph/graph.yaml' }));
+  const c = parseGraphConfig(entry({ file: '/var/run/ibnetdiscover/graph.yaml' }));
   assert.equal(
     [c.fabric, c.location, c.minSharedHosts, c.secretRef],
-    ['graph', { kind: 'file', path: '/etc/graph/graph.yaml' }, 1, undefined],
+    ['graph', { kind: 'file', path: '/var/run/ibnetdiscover/graph.yaml' }, 1, undefined],
   );
   assert.equal(
     parseGraphConfig(entry({ url: 'https://inv.example.com/g.yaml', fabric: 'lab', minSharedHosts: 2 }, true)).location,
@@ -158,12 +155,13 @@ test('the entry config: defaults, and each mistake named', () => {
     ],
     [{ file: 'a', fle: 'b' }, 'graph source: config has unknown keys "fle"', false],
     [
-      { file: 'a' },
+      { file: '/var/run/ibnetdiscover/g.yaml' },
       'graph source: credentials.secretRef is for config.url (a token and a CA); config.file needs none',
       true,
     ],
+    [{ file: 'a' }, 'graph source: config.file must be an absolute path, got "a"', false],
     [
-      { file: 'a', hostMapping: { lowercase: 'yes' } },
+      { file: '/var/run/ibnetdiscover/g.yaml', hostMapping: { lowercase: 'yes' } },
       'graph source: config.hostMapping.lowercase must be true or false',
       false,
     ],

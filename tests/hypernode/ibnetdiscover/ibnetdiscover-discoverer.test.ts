@@ -12,6 +12,7 @@
 // config.file, a capture with stderr in it, a node-name-map read again when
 // it changes.
 
+import { TEST_INPUT_POLICY } from '../../support/input-policy.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,6 +122,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>, linkGraceMs = 3_600_000)
           problems: rig.problems,
           metrics: rig.metrics,
           fabricHealth: rig.health,
+          inputPolicy: TEST_INPUT_POLICY,
         },
       );
       started.push(d);
@@ -450,7 +452,9 @@ test("ibdiagnet's copy of the fabric as config.file gives the tree, and a node-n
     await withRig(async (rig) => {
       const nodeNameMap = join(dir, 'ib-node-name-map');
       writeFileSync(nodeNameMap, readFileSync(siteFile('ib-node-name-map')));
-      const file = siteFile('ibdiagnet2.ibnetdiscover');
+      // Files are read under the allowed directories only: the site's copy as its sidecar would leave it there.
+      const file = join(dir, 'ibdiagnet2.ibnetdiscover');
+      writeFileSync(file, readFileSync(siteFile('ibdiagnet2.ibnetdiscover')));
       const ch = await rig.start({ fabric: 'compute', file, nodeNameMap }, undefined, SITE_NODES);
       const leaf1 = 'compute-leaf-b83fd203002f1a00';
       const leaf2 = 'compute-leaf-b83fd203002f2a00';
@@ -514,7 +518,7 @@ test('a capture holding diagnostics gives the tree of its stdout and one warning
     await next(ch);
     const warned = rig.lines.filter((l) => l.startsWith('Skipped diagnostic lines in the InfiniBand output'));
     assert.equal(warned, [
-      'Skipped diagnostic lines in the InfiniBand output source="ibnetdiscover" fabric="compute" count=5 first="line 1: \\"ibwarn: [6984] sim_connect: attached as client 0…\\""',
+      'Skipped diagnostic lines in the InfiniBand output source="ibnetdiscover" fabric="compute" count=5 first="line 1: \\"ibwarn: [6984] sim_connect: attached as …\\" (72 bytes)"',
     ]);
   }));
 

@@ -186,7 +186,7 @@ test('an output cut short is refused: mid-line, mid-block, or before a peer bloc
   const lines = DEFAULT.split('\n');
   refused(
     DEFAULT.slice(0, DEFAULT.indexOf('(100003) ') + 4),
-    /the output ends in the middle of line 33 "\[3\] \\"H-0000000000100002\\"\[1\]\(100": it is cut short/,
+    /the output ends in the middle of line 33: it is cut short/,
   );
   // The last block loses its port line: its switch still prints the cable.
   const lastPort = lines.findLastIndex((l) => l.startsWith('['));
@@ -206,18 +206,18 @@ test('garbage is refused naming the line: a stray line, a port before any block,
   const lines = DEFAULT.split('\n');
   refused(
     `${DEFAULT}hello world\n`,
-    /line 71 "hello world" is neither a node header, a port line nor a block line of the default format/,
+    /line 71 is neither a node header, a port line nor a block line of the default format/,
   );
   refused(
     `[1]\t"S-0000000000200000"[1]\t\t# "x" lid 0 4xSDR\n${DEFAULT}`,
-    /line 1 .* is a port line outside a node block/,
+    /line 1 is a port line outside a node block/,
   );
   const block = DEFAULT.split('\n\n')[1]!;
   refused(`${DEFAULT}\n${block}\n`, /prints node 0000000000200002 a second time/);
   const port1 = lines.find((l) => l.startsWith('[1]\t'))!;
   refused(
     DEFAULT.replace(port1, `${port1}\n${port1}`),
-    /line 12 .* prints port 1 of switch 0000000000200002 a second time/,
+    /line 12 prints port 1 of switch 0000000000200002 a second time/,
   );
   refused(
     DEFAULT.replace('Switch\t64 "S-0000000000200002"', 'Switch\t64 "H-0000000000200002"'),
@@ -229,7 +229,7 @@ test('garbage is refused naming the line: a stray line, a port before any block,
   );
   refused(
     DEFAULT.replace('[3]\t"H-0000000000100004"[1](100005)', '[3]\t"H-0000000000100004"[1](1000zz)'),
-    /line 13 .* is not a port line of switch 0000000000200002/,
+    /line 13 is not a port line of switch 0000000000200002/,
   );
 });
 
@@ -246,7 +246,7 @@ test('a node header is read whole: its word, port count, letter, a GUID of at mo
   ]) {
     refused(
       DEFAULT.replace(header, broken),
-      /^line 10 .* is neither a node header, a port line nor a block line of the default format$/,
+      /^line 10 is neither a node header, a port line nor a block line of the default format$/,
     );
   }
   // Blanks of any width, a GUID without its leading zeros and an empty description are read as printed.
@@ -361,7 +361,7 @@ test("port labels in every form ibdiagnet writes; a lone number is a label on a 
   for (const broken of ['[1](1-1)', '[1](e09d7303007a4bd8)(1)', '[1](1)(1/2)', '[1]()', '[1](1)(e09d7303007a4bd8a)']) {
     refused(
       IBDIAG_HEADER + labelledBlocks(broken),
-      /^line 15 .* is not a port line of CA e09d7303007a4bd8 \(in ibdiagnet's ibdiagnet2\.ibnetdiscover\)$/,
+      /^line 15 is not a port line of CA e09d7303007a4bd8 \(in ibdiagnet's ibdiagnet2\.ibnetdiscover\)$/,
     );
   }
 });
@@ -380,7 +380,7 @@ test('another file ibdiagnet writes is refused naming the one to read; a broken 
   );
   refused(
     IBDIAGNET.replace('[33](1/17/1)', '[33](1/17/1'),
-    /^line 53 "\[33\]\(1\/17\/1 +\\"S-fc6a1c0300e6a440\\"\[1\] +…" is not a port line of switch b83fd203002f1a00 \(in ibdiagnet's ibdiagnet2\.ibnetdiscover\)$/,
+    /^line 53 is not a port line of switch b83fd203002f1a00 \(in ibdiagnet's ibdiagnet2\.ibnetdiscover\)$/,
   );
 });
 
@@ -408,7 +408,7 @@ test('a capture with stderr in it (2>&1) reads as its stdout alone; the diagnost
   const subnet = reader.end();
   assert.equal(cabling(subnet), cabling(parseIbnetdiscoverOutput(stdoutOf(capture))));
   assert.is(reader.stderrLines.count, 5);
-  assert.is(reader.stderrLines.first(), 'line 1: "ibwarn: [6984] sim_connect: attached as client 0…"');
+  assert.is(reader.stderrLines.first(), 'line 1: "ibwarn: [6984] sim_connect: attached as …" (72 bytes)');
   // The HCAs ibsim dropped every packet to are missing, as on a fabric where they do not answer.
   assert.not.ok(capture.includes('"gpu003 mlx5_8"'));
 });
@@ -436,14 +436,14 @@ test('every diagnostic form infiniband-diags print is skipped at the top, betwee
   ])
     refused(
       [...lines.slice(0, between), stray, ...lines.slice(between)].join('\n'),
-      /^line \d+ ".*" is (neither|a port line|not a port)/,
+      /^line \d+ is (neither|a port line|not a port)/,
     );
 });
 
 test('an output of diagnostics only says ibnetdiscover failed where it ran, quoting the first one cut short', () => {
   refused(
     `${DIAGNOSTICS[0]}\nibnetdiscover: iberror: failed: discover failed\n`,
-    /^the output holds no node block, only 2 diagnostic line\(s\) of infiniband-diags \(the first, line 1: "ibwarn: \[12345\] mad_rpc: _do_madrpc failed; dpor…"\): ibnetdiscover failed where it ran$/,
+    /^the output holds no node block, only 2 diagnostic line\(s\) of infiniband-diags \(the first, line 1: "ibwarn: \[12345\] mad_rpc: _do_madrpc fail…" \(\d+ bytes\)\): ibnetdiscover failed where it ran$/,
   );
 });
 

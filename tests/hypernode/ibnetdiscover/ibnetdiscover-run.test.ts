@@ -77,7 +77,7 @@ test('a missing program is named with what to install', async () => {
     (err: Error) =>
       assert.is(
         err.message,
-        'cannot run /nonexistent/ibnetdiscover: not found (install infiniband-diags, or give config.command the full path)',
+        'cannot run /nonexistent/ibnetdiscover: not found (install infiniband-diags, or give --ibnetdiscover-command the full path)',
       ),
   );
 });

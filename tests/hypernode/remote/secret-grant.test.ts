@@ -101,13 +101,15 @@ test('SNMP agents: addresses, IPv4 and IPv6 networks and host names, each family
     '10.0.9.7',
     'fd00:1::5',
     'fd00:1:0:0:ffff::1',
+    // An IPv4-mapped IPv6 address is the IPv4 address it maps: the same agent is reached.
+    '::ffff:10.0.1.1',
     'leaf-01.fabric.example.com',
   ];
   const refused = [
     '10.0.2.1',
     '10.0.9.8',
     'fd00:2::1',
-    '::ffff:10.0.1.1',
+    '::ffff:10.0.2.1',
     'leaf-02.fabric.example.com',
     '10.0.1.1.nip.io',
   ];

@@ -4,6 +4,7 @@
 // restart), hosts that are not Nodes counted and logged once, and no
 // credential in any log line at -v=10.
 
+import { TEST_INPUT_POLICY } from '../../support/input-policy.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUfmDiscovererFactory } from '../../../src/hypernode/discovery/ufm/ufm-discoverer.ts';
@@ -65,6 +66,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         secrets,
         clock: realClock,
         logger,
+        inputPolicy: TEST_INPUT_POLICY,
         problems: rig.problems,
         metrics: rig.metrics,
       });

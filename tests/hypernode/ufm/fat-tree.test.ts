@@ -1,6 +1,8 @@
 // The generated fat trees match the published DGX SuperPOD counts, and the
 // UFM stand-in serves them in UFM's shapes on both authentication prefixes.
 
+import { TEST_INPUT_POLICY } from '../../support/input-policy.ts';
+import { UrlAddressPolicy } from '../../../src/hypernode/discovery/remote/allowed-addresses.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateFatTree } from '../../../testing/fat-tree.ts';
@@ -45,7 +47,11 @@ test('the stand-in serves ports, brief ports, links (bare and enveloped) and sys
   try {
     const fabric = generateFatTree({ sus: 1, nodesPerSu: 2, rails: 2, site: 'pod-a' });
     server.answer = { kind: 'fabric', fabric, linksEnvelope: true };
-    const client = new HttpGetClient({ insecureSkipVerify: false, ca: TEST_CA });
+    const client = new HttpGetClient({
+      insecureSkipVerify: false,
+      ca: TEST_CA,
+      addresses: new UrlAddressPolicy(TEST_INPUT_POLICY.urlCidrs),
+    });
     const basic = `Basic ${Buffer.from('admin:secret').toString('base64')}`;
     const get = async (path: string, auth = basic) => client.get(server.endpoint() + path, auth);
     const ports = JSON.parse((await get('/ufmRest/resources/ports')).body);

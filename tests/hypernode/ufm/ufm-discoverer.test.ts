@@ -1,4 +1,5 @@
 import { RecordingProblems } from '../../support/recording-problems.ts';
+import { TEST_INPUT_POLICY } from '../../support/input-policy.ts';
 import { RecordingMetrics } from '../../support/recording-metrics.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -69,6 +70,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         secrets,
         clock,
         logger,
+        inputPolicy: TEST_INPUT_POLICY,
         problems: new RecordingProblems(logger),
         metrics: rig.metrics,
       });

@@ -6,6 +6,7 @@
 // (so nothing is deleted), and a valid answer yields exactly the leaf/spine
 // HyperNodes that an independent model of the grouping predicts.
 
+import { TEST_INPUT_POLICY } from '../../support/input-policy.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
@@ -254,6 +255,7 @@ test('run loop against the stand-in: never throws, publishes nothing for a broke
           secrets,
           clock: realClock,
           logger: nullLogger,
+          inputPolicy: TEST_INPUT_POLICY,
           problems,
         });
         const ch = await d.start();

@@ -15,12 +15,13 @@ import type { SecretRef } from '../remote/secret-grant.ts';
 import { isFabricName } from './fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from './host-mapping.ts';
 import { parseNvlinkConfig, type NvlinkConfig } from './nvlink-config.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /** `raw` as a fabric name; throws `<source>: <where> must be a DNS label …` otherwise. */
 export function fabricName(raw: unknown, where: string, source: string): string {
   if (typeof raw !== 'string' || !isFabricName(raw)) {
     throw new Error(
-      `${source}: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${JSON.stringify(raw)}`,
+      `${source}: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${quoteInput(raw)}`,
     );
   }
   return raw;
@@ -94,7 +95,7 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     const name = fabricName(raw.name, `${where}.name`, form.source);
     if (names.has(name))
       fail(
-        `${where}.name ${JSON.stringify(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`,
+        `${where}.name ${quoteInput(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`,
       );
     names.add(name);
     let secretRef: SecretRef | undefined;
@@ -133,7 +134,7 @@ export const DEFAULT_MIN_SHARED_HOSTS = 2;
 export function wholeNumber(raw: unknown, where: string, fallback: number, fail: Fail, min = 1): number {
   if (raw === undefined || raw === null) return fallback;
   const whole = typeof raw === 'number' && Number.isInteger(raw) && raw >= min;
-  if (!whole) fail(`${where} must be a whole number of at least ${min}, got ${JSON.stringify(raw)}`);
+  if (!whole) fail(`${where} must be a whole number of at least ${min}, got ${quoteInput(raw)}`);
   return raw as number;
 }
 
@@ -147,8 +148,8 @@ export function positiveDuration(raw: unknown, where: string, example: string, f
   try {
     ms = durationToMs(parseDuration(String(raw)));
   } catch {
-    return fail(`${where} must be a duration like ${example}, got ${JSON.stringify(raw)}`);
+    return fail(`${where} must be a duration like ${example}, got ${quoteInput(raw)}`);
   }
-  if (ms <= 0) fail(`${where} must be positive, got ${JSON.stringify(raw)}`);
+  if (ms <= 0) fail(`${where} must be positive, got ${quoteInput(raw)}`);
   return ms;
 }

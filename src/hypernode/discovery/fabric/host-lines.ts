@@ -4,6 +4,8 @@
 // A block string, one pair per line, `#` starting a comment; every source
 // that maps hosts by id reads it here, with the same checks and messages.
 
+import { quoteInput } from '../../../util/input-fragment.ts';
+
 /** How one kind of id is written and read. */
 export interface HostLineId {
   /** `MAC`, `GUID`: how messages name the id. */
@@ -19,9 +21,7 @@ export function parseHostLines(raw: unknown, where: string, id: HostLineId): Rea
   const out = new Map<string, string>();
   if (raw === undefined || raw === null) return out;
   if (typeof raw !== 'string')
-    throw new Error(
-      `${where} must be a block of "${id.word} node" lines (write it with |), got ${JSON.stringify(raw)}`,
-    );
+    throw new Error(`${where} must be a block of "${id.word} node" lines (write it with |), got ${quoteInput(raw)}`);
   raw.split('\n').forEach((line, i) => {
     const text = line.replace(/#.*/, '').trim();
     if (text === '') return;
@@ -29,7 +29,7 @@ export function parseHostLines(raw: unknown, where: string, id: HostLineId): Rea
     const parsed = m ? id.parse(m[1]!) : undefined;
     if (!m || !parsed)
       throw new Error(
-        `${where} line ${i + 1} ${JSON.stringify(line.trim())} is not "${id.word} node" (e.g. "${id.example}")`,
+        `${where} line ${i + 1} ${quoteInput(line.trim())} is not "${id.word} node" (e.g. "${id.example}")`,
       );
     const have = out.get(parsed.key);
     if (have !== undefined && have !== m[2])

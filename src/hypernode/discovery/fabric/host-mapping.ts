@@ -13,6 +13,7 @@ import { compileNodeNamePattern } from '../../model/node-name-pattern.ts';
 import type { RE2JS } from 're2js';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { refuseUnknownKeys } from '../../config/unknown-keys.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /** Maps a fabric's host name to its Kubernetes Node name, or undefined when no Node matches. */
 export type HostMapper = (host: string) => string | undefined;
@@ -59,7 +60,7 @@ export function parseHostMapping(raw: unknown): HostMapping {
     const compiled = compileNodeNamePattern(m.pattern);
     if (!compiled.ok)
       throw new Error(
-        `config.hostMapping.pattern ${JSON.stringify(m.pattern)} is not a usable RE2 pattern: ${compiled.detail}`,
+        `config.hostMapping.pattern ${quoteInput(m.pattern)} is not a usable RE2 pattern: ${compiled.detail}`,
       );
     pattern = compiled.re;
   }

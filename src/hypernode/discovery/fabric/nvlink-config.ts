@@ -14,6 +14,7 @@ import {
   type DomainTake,
   type NvlinkLevel,
 } from '../../model/nvlink.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /** The config key, the same in every fabric source. */
 export const NVLINK_KEY = 'nvlink';
@@ -35,7 +36,7 @@ function level(raw: unknown, where: string): NvlinkLevel {
   const found = NVLINK_LEVELS.find((l) => l === raw);
   if (found) return found;
   throw new Error(
-    `${where} must be ${NVLINK_LEVELS.join(' or ')} (domain: the NVLink domain, e.g. one NVL72 rack; partition: the fabric manager's partition), got ${JSON.stringify(raw)}`,
+    `${where} must be ${NVLINK_LEVELS.join(' or ')} (domain: the NVLink domain, e.g. one NVL72 rack; partition: the fabric manager's partition), got ${quoteInput(raw)}`,
   );
 }
 
@@ -47,14 +48,14 @@ export function parseNvlinkConfig(raw: unknown): NvlinkConfig | undefined {
   if (raw === undefined || raw === null) return undefined;
   const where = `config.${NVLINK_KEY}`;
   if (typeof raw === 'string') return nvlinkConfig(level(raw, where), GPU_CLIQUE_LABEL);
-  if (!isMapping(raw)) throw new Error(`${where} must be ${SHAPES}, got ${JSON.stringify(raw)}`);
+  if (!isMapping(raw)) throw new Error(`${where} must be ${SHAPES}, got ${quoteInput(raw)}`);
   refuseUnknownKeys(raw, NVLINK_MAPPING_KEYS, where);
   if (raw.level === undefined) throw new Error(`${where}.level is required: ${NVLINK_LEVELS.join(' or ')}`);
   const lvl = level(raw.level, `${where}.level`);
   const label = raw.label ?? GPU_CLIQUE_LABEL;
   if (typeof label !== 'string' || !isQualifiedName(label)) {
     throw new Error(
-      `${where}.label must be a Node label key such as ${GPU_CLIQUE_LABEL} or accelerator.topograph.run/domain, got ${JSON.stringify(label)}`,
+      `${where}.label must be a Node label key such as ${GPU_CLIQUE_LABEL} or accelerator.topograph.run/domain, got ${quoteInput(label)}`,
     );
   }
   return nvlinkConfig(lvl, label);

@@ -1,7 +1,9 @@
 // The graph entry's `config` (docs/configuration.md, `graph`), decoded once
 // into a frozen value: where the document is read from, the fabric it names,
 // and the keys every fabric source shares (fabric/fabric-config.ts). A source
-// of ours, so an unknown key is an error.
+// of ours, so an unknown key is an error. A `file` passes the operator's file
+// rule and a `url` the address rule (discovery/remote/) here, at load, naming
+// the key and the flag; both are checked again where they are read.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import { fabricName, hostsAndNvlink, wholeNumber } from '../fabric/fabric-config.ts';
@@ -11,6 +13,10 @@ import type { SecretRef } from '../remote/secret-grant.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { redactUrl } from '../../../util/redact-url.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { DEFAULT_INPUT_POLICY, type InputPolicy } from '../../model/input-policy.ts';
+import { checkConfiguredPath } from '../remote/allowed-files.ts';
+import { UrlAddressPolicy } from '../remote/allowed-addresses.ts';
+import { LOCATION_MAX_BYTES, quoteInput } from '../../../util/input-fragment.ts';
 
 const DEFAULT_GRAPH_FABRIC = 'graph';
 const GRAPH_CONFIG_KEYS = ['fabric', 'configMap', 'file', 'url', 'hostMapping', 'minSharedHosts', NVLINK_KEY];
@@ -52,7 +58,9 @@ function configMapOf(raw: unknown): GraphLocation {
   return { kind: 'configMap', namespace: m.namespace as string, name: m.name as string, key: m.key as string };
 }
 
-function location(c: Readonly<Record<string, unknown>>): GraphLocation {
+const quoteUrl = (raw: unknown) => quoteInput(raw, LOCATION_MAX_BYTES);
+
+function location(c: Readonly<Record<string, unknown>>, policy: InputPolicy): GraphLocation {
   if (LOCATION_KEYS.filter((k) => c[k] !== undefined).length !== 1) {
     throw fail(
       'set exactly one of config.configMap ({namespace, name, key}), config.file (a path) or config.url (https://…) to say where the fabric graph is',
@@ -60,23 +68,27 @@ function location(c: Readonly<Record<string, unknown>>): GraphLocation {
   }
   if (c.configMap !== undefined) return configMapOf(c.configMap);
   if (c.file !== undefined) {
-    if (typeof c.file !== 'string' || c.file === '')
-      throw fail(`config.file must be a path, got ${JSON.stringify(c.file)}`);
-    return { kind: 'file', path: c.file };
+    try {
+      return { kind: 'file', path: checkConfiguredPath(c.file, 'config.file', policy) };
+    } catch (err) {
+      throw fail((err as Error).message);
+    }
   }
   let url: URL;
   try {
     url = new URL(String(c.url));
   } catch {
-    throw fail(`config.url ${JSON.stringify(c.url)} is not a URL (want https://host/path)`);
+    throw fail(`config.url ${quoteUrl(c.url)} is not a URL (want https://host/path)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw fail(`config.url ${JSON.stringify(c.url)} must be an https:// (or http://) URL`);
+    throw fail(`config.url ${quoteUrl(c.url)} must be an https:// (or http://) URL`);
+  const refused = new UrlAddressPolicy(policy.urlCidrs).refusedHost(url.hostname);
+  if (refused) throw fail(`config.url is refused: ${refused}`);
   return { kind: 'url', url: url.href };
 }
 
-/** Validates the entry's config; throws naming the field. */
-export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
+/** Validates the entry's config within what the operator allows; throws naming the field. */
+export function parseGraphConfig(entry: DiscoveryEntry, policy: InputPolicy = DEFAULT_INPUT_POLICY): GraphConfig {
   const c = entry.config;
   const unknown = unknownKeysProblem(c, GRAPH_CONFIG_KEYS, 'config');
   if (unknown) throw fail(unknown);
@@ -87,7 +99,7 @@ export function parseGraphConfig(entry: DiscoveryEntry): GraphConfig {
   const minShared = wholeNumber(c.minSharedHosts, 'config.minSharedHosts', 1, (message) => {
     throw fail(message);
   });
-  const where = location(c);
+  const where = location(c, policy);
   const secretRef = entry.credentials?.secretRef;
   if (secretRef && where.kind !== 'url')
     throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);

@@ -5,7 +5,6 @@
 // A document that cannot be read or trusted publishes nothing: the
 // HyperNodes stay.
 
-import { readFile } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type {
@@ -22,8 +21,14 @@ import { hostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
+import { STATUS_CODES } from 'node:http';
 import { readCredentials } from '../remote/credentials.ts';
-import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
+import { HttpGetClient, MAX_BODY_BYTES, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
+import { openAllowedFile } from '../remote/allowed-files.ts';
+import { UrlAddressPolicy } from '../remote/allowed-addresses.ts';
+import { DEFAULT_INPUT_POLICY } from '../../model/input-policy.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
+import { firstFew } from '../../../util/first-few.ts';
 import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { parseGraphDocument } from './graph-document.ts';
@@ -175,13 +180,22 @@ class GraphDiscoverer extends PollingDiscoverer {
       const text = configMap.data?.[key];
       if (text === undefined)
         throw new Error(
-          `ConfigMap ${namespace}/${name} has no key ${JSON.stringify(key)}; its keys: ${Object.keys(configMap.data ?? {}).join(', ') || 'none'}`,
+          `ConfigMap ${namespace}/${name} has no key ${quoteInput(key)}; its keys: ${firstFew(Object.keys(configMap.data ?? {}), 10) || 'none'}`,
         );
       return text;
     }
+    const policy = this.opts.inputPolicy ?? DEFAULT_INPUT_POLICY;
+    const maxBytes = this.tuning.maxBodyBytes ?? MAX_BODY_BYTES;
     if (location.kind === 'file') {
       try {
-        return await readFile(location.path, 'utf8');
+        const file = await openAllowedFile(location.path, 'config.file', policy);
+        try {
+          const { size } = await file.stat();
+          if (size > maxBytes) throw new Error(`it holds ${size} bytes, more than the limit of ${maxBytes} bytes`);
+          return await file.readFile({ encoding: 'utf8', signal });
+        } finally {
+          await file.close();
+        }
       } catch (err) {
         const reason =
           (err as NodeJS.ErrnoException).code === 'ENOENT'
@@ -204,7 +218,8 @@ class GraphDiscoverer extends PollingDiscoverer {
       insecureSkipVerify: false,
       ...(ca === undefined ? {} : { ca }),
       timeoutMs: this.tuning.timeoutMs,
-      maxBodyBytes: this.tuning.maxBodyBytes,
+      maxBodyBytes: maxBytes,
+      addresses: new UrlAddressPolicy(policy.urlCidrs),
     });
     const shown = describeLocation(location);
     this.logger.v(4).info('Fetching the fabric graph', { url: shown });
@@ -215,7 +230,10 @@ class GraphDiscoverer extends PollingDiscoverer {
       throw wrapError(`GET ${shown} failed`, err);
     }
     if (res.status !== 200)
-      throw new Error(`GET ${shown}: unexpected status code ${res.status} ${res.statusText}`.trimEnd());
+      throw new Error(
+        // The standard phrase, not the server's: a reason phrase is whatever the server chose to say.
+        `GET ${shown}: unexpected status code ${res.status} ${STATUS_CODES[res.status] ?? ''}`.trimEnd(),
+      );
     return res.body;
   }
 
@@ -228,7 +246,7 @@ class GraphDiscoverer extends PollingDiscoverer {
 
 /** Builds graph discoverers; `tuning` sets transport limits (tests pass a CA) or replaces the reading (previews). */
 export function createGraphDiscovererFactory(tuning: GraphTuning = {}): DiscovererFactory {
-  return async (entry, opts) => new GraphDiscoverer(entry, opts, parseGraphConfig(entry), tuning);
+  return async (entry, opts) => new GraphDiscoverer(entry, opts, parseGraphConfig(entry, opts.inputPolicy), tuning);
 }
 
 export const graphDiscovererFactory: DiscovererFactory = createGraphDiscovererFactory();

@@ -2,11 +2,14 @@
 // the switches, hosts and links of one fabric, JSON or YAML, checked entry by
 // entry into the fabric layer's graph. Any bad entry rejects the whole
 // document with an error naming the entry (`links[3].b`), so a half-read
-// file never publishes half a tree.
+// file never publishes half a tree. A document that is not a graph at all is
+// described by its kind and size and a syntax error by its line and column,
+// never quoted: the file or URL may hold anything, a token or a key included.
 
 import { isMapping } from '../../../util/is-mapping.ts';
 import { parse as parseYaml } from 'yaml';
-import { errorMessage } from '../../../util/error-message.ts';
+import { describeInput, quoteInput } from '../../../util/input-fragment.ts';
+import { describeSyntaxError, quietCause } from '../../../util/syntax-error.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
 import { refuseUnknownKeys } from '../../config/unknown-keys.ts';
 
@@ -17,7 +20,7 @@ const END_KEYS = ['switch', 'host', 'port'];
 /** A switch id becomes the tail of HyperNode names: lower-case alphanumerics and '-', as a DNS label. */
 const SWITCH_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-const quote = (x: unknown) => JSON.stringify(x) ?? String(x);
+const quote = (x: unknown) => quoteInput(x);
 
 function list(raw: unknown, where: string, required: boolean): unknown[] {
   if (raw === undefined || raw === null) {
@@ -74,7 +77,8 @@ function parseText(body: string): unknown {
       // not JSON after all: YAML reads it, or says where it breaks
     }
   }
-  return parseYaml(body);
+  // The library's default prints each warning with a frame of the surrounding lines to stderr: errors only.
+  return parseYaml(body, { logLevel: 'error' });
 }
 
 /** Parses and checks a graph document; throws naming the first bad entry. */
@@ -83,11 +87,13 @@ export function parseGraphDocument(body: string): FabricGraph {
   try {
     doc = parseText(body);
   } catch (err) {
-    throw new Error(`not JSON or YAML: ${errorMessage(err)}`, { cause: err });
+    throw new Error(`not JSON or YAML (${describeInput(body)}): ${describeSyntaxError(err, body) ?? 'syntax error'}`, {
+      cause: quietCause(err, body),
+    });
   }
   if (!isMapping(doc))
     throw new Error(
-      `want a mapping with switches, hosts and links, got ${doc === null || doc === undefined ? 'an empty document' : quote(doc)}`,
+      `want a mapping with switches, hosts and links, got ${doc === null || doc === undefined ? 'an empty document' : describeInput(doc)}`,
     );
   refuseUnknownKeys(doc, DOCUMENT_KEYS, 'the graph');
   const switches = list(doc.switches, 'switches', true).map((s, i) => parseSwitch(s, `switches[${i}]`));

@@ -9,7 +9,7 @@
 // counts them, and keeps the first for the one warning that names them; any
 // other line it cannot read still refuses the output.
 
-import { inputFragment } from '../../../util/input-fragment.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /** The diagnostic forms, read from the start of a line. */
 const DIAGNOSTIC = /^(?:(?:[\w.-]+: )?ib(?:warn|error|panic|debug): |\[\d+\] \w+: |\S*\.c:\d+; )/;
@@ -27,13 +27,13 @@ export class StderrLines {
     if (!DIAGNOSTIC.test(text)) return false;
     if (this.count++ === 0) {
       this.firstLine = lineNo;
-      this.firstText = inputFragment(text.trimEnd());
+      this.firstText = quoteInput(text.trimEnd());
     }
     return true;
   }
 
   /** `line 3: "ibwarn: [12345] mad_rpc: _do_madrpc failed; dpor…"`, or '' when there is none. */
   first(): string {
-    return this.count === 0 ? '' : `line ${this.firstLine}: ${JSON.stringify(this.firstText)}`;
+    return this.count === 0 ? '' : `line ${this.firstLine}: ${this.firstText}`;
   }
 }

@@ -1,9 +1,12 @@
 // The ibnetdiscover entry's `config` (docs/configuration.md, `ibnetdiscover`),
 // decoded once into a frozen value, the fabrics through the decoder every
 // fabric source shares (fabric/fabric-config.ts). A source of ours, so an
-// unknown key is an error; and a command that asks ibnetdiscover for another
-// format than the one this source reads is refused here, naming the flag,
-// rather than at the first run.
+// unknown key is an error. The ConfigMap never chooses the program: the first
+// word of `command` must be `ibnetdiscover`, which stands for the operator's
+// --ibnetdiscover-command, and the words after it pass the allowlist of
+// ibnetdiscover-args.ts (a format flag, a file option or an unknown argument is
+// refused here, naming it, rather than at the first run). Every path, `file`
+// and a `--node-name-map`, passes the operator's file rule (remote/allowed-files.ts).
 
 import type { RE2JS } from 're2js';
 import type { DiscoveryEntry } from '../../model/contracts.ts';
@@ -21,9 +24,17 @@ import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import { parseHostGuids, type HostGuids } from './host-guids.ts';
 import type { NodeNames } from './ib-node-name-map.ts';
+import { DEFAULT_INPUT_POLICY, IBNETDISCOVER_COMMAND_FLAG, type InputPolicy } from '../../model/input-policy.ts';
+import { checkConfiguredPath } from '../remote/allowed-files.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
+import {
+  checkIbnetdiscoverArgs,
+  IBNETDISCOVER_WORD,
+  NODE_NAME_MAP_OPTION,
+  type IbnetdiscoverArgs,
+} from './ibnetdiscover-args.ts';
 
 export const DEFAULT_FABRIC_NAME = 'ib';
-export const DEFAULT_COMMAND: readonly string[] = Object.freeze(['ibnetdiscover']);
 /** A fabric of 65,536 CAs takes ibnetdiscover well under a minute; a hung run (no SM port, a stuck MAD) ends here. */
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 /**
@@ -58,43 +69,9 @@ const FABRIC_LIST: FabricListForm = {
   itemShape: '{name, command or file}',
 };
 
-/** Short options of ibnetdiscover that print another format than the default one. */
-const FORMAT_FLAGS: Readonly<Record<string, string>> = {
-  p: 'the ports report',
-  g: 'the grouping',
-  l: 'a node list',
-  H: 'a node list',
-  S: 'a node list',
-  R: 'a node list',
-};
-const LONG_FORMAT_FLAGS: Readonly<Record<string, string>> = {
-  '--ports': 'p',
-  '--grouping': 'g',
-  '--list': 'l',
-  '--Hca_list': 'H',
-  '--Switch_list': 'S',
-  '--Router_list': 'R',
-};
-/** Short options that take a value (the rest of the word, or the next argument). */
-const VALUE_FLAGS = new Set(['C', 'P', 't', 'y', 'o', 'z']);
-/** Long options that take the next argument as their value. */
-const LONG_VALUE_FLAGS = new Set([
-  '--Ca',
-  '--Port',
-  '--timeout',
-  '--m_key',
-  '--outstanding_smps',
-  '--config',
-  '--node-name-map',
-  '--cache',
-  '--load-cache',
-  '--diff',
-  '--diffcheck',
-]);
-
 /** Where a fabric's output comes from. */
 export type IbOutputSource =
-  | { readonly kind: 'command'; readonly argv: readonly string[] }
+  | ({ readonly kind: 'command' } & IbnetdiscoverArgs)
   | { readonly kind: 'file'; readonly path: string; readonly maxAgeMs?: number };
 
 export interface IbFabric {
@@ -125,63 +102,50 @@ const fail = (message: string): never => {
 const positiveInt = (raw: unknown, where: string, fallback: number) => wholeNumber(raw, where, fallback, fail);
 const duration = (raw: unknown, where: string) => positiveDuration(raw, where, '90s or 5m', fail);
 
-/** Refuses an argument list that makes ibnetdiscover print another format, naming the flag. */
-function refuseFormatFlags(argv: readonly string[], where: string): void {
-  const refuse = (flag: string, letter: string) =>
-    fail(
-      `${where} asks for ${FORMAT_FLAGS[letter]} (${flag}); this source reads ibnetdiscover's default topology format: drop ${flag}`,
-    );
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') return;
-    if (arg.startsWith('--')) {
-      const name = arg.split('=')[0]!;
-      const letter = LONG_FORMAT_FLAGS[name];
-      if (letter) refuse(name, letter);
-      if (LONG_VALUE_FLAGS.has(name) && !arg.includes('=')) i++;
-      continue;
-    }
-    if (!arg.startsWith('-') || arg === '-') continue;
-    // A cluster of short options, as getopt reads it: `-sp`, `-Cmlx5_0`.
-    for (let j = 1; j < arg.length; j++) {
-      const letter = arg[j]!;
-      if (FORMAT_FLAGS[letter]) refuse(`-${letter}`, letter);
-      if (VALUE_FLAGS.has(letter)) {
-        if (j === arg.length - 1) i++;
-        break;
-      }
-    }
+/** Plain `ibnetdiscover`: the operator's program with no argument of the ConfigMap's. */
+const NO_ARGS: IbnetdiscoverArgs = Object.freeze({ args: Object.freeze([]) });
+
+/** A path the ConfigMap names, under the operator's file rule. */
+function pathOf(raw: unknown, key: string, policy: InputPolicy): string {
+  try {
+    return checkConfiguredPath(raw, key, policy);
+  } catch (err) {
+    return fail((err as Error).message);
   }
 }
 
-function commandOf(raw: unknown, where: string): readonly string[] {
+/** The ConfigMap's `command`: the word ibnetdiscover, then allowlisted arguments. */
+function commandOf(raw: unknown, where: string, policy: InputPolicy): IbnetdiscoverArgs {
   const want = `${where} must be a list of arguments, e.g. [ibnetdiscover, -C, mlx5_0, -P, "1"] (it runs without a shell)`;
-  if (!Array.isArray(raw) || raw.length === 0) return fail(`${want}, got ${JSON.stringify(raw)}`);
-  const argv = raw.map((a, i) => {
+  if (!Array.isArray(raw) || raw.length === 0) return fail(`${want}, got ${quoteInput(raw)}`);
+  const words = raw.map((a, i) => {
     // YAML reads `-P 1`'s 1 as a number; an argument is text either way.
     if (typeof a === 'number' && Number.isFinite(a)) return String(a);
-    if (typeof a !== 'string' || (i === 0 && a === '')) return fail(`${want}; argument ${i} is ${JSON.stringify(a)}`);
+    if (typeof a !== 'string' || (i === 0 && a === '')) return fail(`${want}; argument ${i} is ${quoteInput(a)}`);
     return a;
   });
-  refuseFormatFlags(argv, where);
-  return Object.freeze(argv);
+  if (words[0] !== IBNETDISCOVER_WORD)
+    fail(
+      `${where} starts with ${quoteInput(words[0])}, but the program is not the ConfigMap's to choose: write ${IBNETDISCOVER_WORD} first and only its arguments after it, e.g. [ibnetdiscover, -C, mlx5_0, -P, "1"]; what runs for it is the operator's --${IBNETDISCOVER_COMMAND_FLAG} (now ${policy.ibnetdiscoverCommand.join(' ')})`,
+    );
+  const args = checkIbnetdiscoverArgs(words.slice(1), where, fail);
+  if (args.nodeNameMap !== undefined) pathOf(args.nodeNameMap, `${where} ${NODE_NAME_MAP_OPTION}`, policy);
+  return args;
 }
 
 /** The fabric's output source from its `command`, `file` and `maxAge` (keys under `prefix`). */
-function outputOf(f: Readonly<Record<string, unknown>>, prefix: string): IbOutputSource {
+function outputOf(f: Readonly<Record<string, unknown>>, prefix: string, policy: InputPolicy): IbOutputSource {
   if (f.command !== undefined && f.file !== undefined)
     fail(`set either ${prefix}command (run ibnetdiscover) or ${prefix}file (read its saved output), not both`);
   const maxAgeMs = duration(f.maxAge, `${prefix}maxAge`);
   if (f.file === undefined || f.file === null) {
     if (maxAgeMs !== undefined) fail(`${prefix}maxAge is for ${prefix}file (how old a saved output may be)`);
-    return Object.freeze({
-      kind: 'command',
-      argv: f.command === undefined || f.command === null ? DEFAULT_COMMAND : commandOf(f.command, `${prefix}command`),
-    });
+    const args =
+      f.command === undefined || f.command === null ? NO_ARGS : commandOf(f.command, `${prefix}command`, policy);
+    return Object.freeze({ kind: 'command', ...args });
   }
-  if (typeof f.file !== 'string' || !f.file.startsWith('/'))
-    fail(`${prefix}file must be an absolute path, got ${JSON.stringify(f.file)}`);
-  return Object.freeze({ kind: 'file', path: f.file as string, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) });
+  const path = pathOf(f.file, `${prefix}file`, policy);
+  return Object.freeze({ kind: 'file', path, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) });
 }
 
 function hcasOf(raw: unknown, where: string, fallback: RE2JS | undefined): RE2JS | undefined {
@@ -189,14 +153,15 @@ function hcasOf(raw: unknown, where: string, fallback: RE2JS | undefined): RE2JS
   if (typeof raw !== 'string' || raw === '')
     return fail(`${where} must be an RE2 pattern over the HCA's device word, e.g. "^mlx5_[0-7]$"`);
   const compiled = compileNodeNamePattern(raw);
-  if (!compiled.ok) return fail(`${where} ${JSON.stringify(raw)} is not a usable RE2 pattern: ${compiled.detail}`);
+  if (!compiled.ok) return fail(`${where} ${quoteInput(raw)} is not a usable RE2 pattern: ${compiled.detail}`);
   return compiled.re;
 }
 
-const isAbsolutePath = (raw: unknown): raw is string => typeof raw === 'string' && raw.startsWith('/');
-
-/** Validates the entry's config; throws naming the key. */
-export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverConfig {
+/** Validates the entry's config within what the operator allows; throws naming the key. */
+export function parseIbnetdiscoverConfig(
+  entry: DiscoveryEntry,
+  policy: InputPolicy = DEFAULT_INPUT_POLICY,
+): IbnetdiscoverConfig {
   const c = entry.config;
   const unknown = unknownKeysProblem(c, CONFIG_KEYS, 'config');
   if (unknown) fail(unknown);
@@ -205,7 +170,7 @@ export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverCo
   const hcas = hcasOf(c.hcas, 'config.hcas', undefined);
   const fabrics = fabricsOf(entry, FABRIC_LIST, ({ name, raw, where, listed }) => ({
     name,
-    output: outputOf(raw, `${where}.`),
+    output: outputOf(raw, `${where}.`, policy),
     hcas: listed ? hcasOf(raw.hcas, `${where}.hcas`, hcas) : hcas,
   }));
   const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
@@ -215,16 +180,17 @@ export function parseIbnetdiscoverConfig(entry: DiscoveryEntry): IbnetdiscoverCo
   } catch (err) {
     return fail((err as Error).message);
   }
-  if (c.nodeNameMap !== undefined && c.nodeNameMap !== null && !isAbsolutePath(c.nodeNameMap))
-    fail(
-      `config.nodeNameMap must be the absolute path of a node-name-map (e.g. /etc/rdma/ib-node-name-map), got ${JSON.stringify(c.nodeNameMap)}`,
-    );
+  // A site's map (/etc/rdma/ib-node-name-map) is read under the same file rule as `file`.
+  const nodeNameMap =
+    c.nodeNameMap === undefined || c.nodeNameMap === null
+      ? undefined
+      : pathOf(c.nodeNameMap, 'config.nodeNameMap', policy);
   return Object.freeze({
     fabrics: Object.freeze(fabrics.map((f) => Object.freeze(f))),
     hostMapping,
     hostGuids: hostGuids.nodes,
     nodeNames: hostGuids.names,
-    ...(typeof c.nodeNameMap === 'string' ? { nodeNameMap: c.nodeNameMap } : {}),
+    ...(nodeNameMap === undefined ? {} : { nodeNameMap }),
     minSharedHosts: positiveInt(c.minSharedHosts, 'config.minSharedHosts', DEFAULT_MIN_SHARED_HOSTS),
     timeoutMs: duration(c.timeout, 'config.timeout') ?? DEFAULT_TIMEOUT_MS,
     maxOutputBytes: positiveInt(c.maxOutputMiB, 'config.maxOutputMiB', DEFAULT_MAX_OUTPUT_MIB) * 2 ** 20,

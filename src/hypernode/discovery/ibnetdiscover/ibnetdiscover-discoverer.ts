@@ -11,9 +11,9 @@
 // output, and parsed again when its bytes change.
 
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { abortReason } from '../../../util/abort.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
@@ -31,7 +31,10 @@ import { parseNodeNameMap, type NodeNames } from './ib-node-name-map.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } from './ibnetdiscover-config.ts';
 import { IbnetdiscoverReader } from './ibnetdiscover-output.ts';
-import { runBounded } from './ibnetdiscover-run.ts';
+import { HANDED_FD, runBounded, type RunOutput } from './ibnetdiscover-run.ts';
+import { NODE_NAME_MAP_OPTION } from './ibnetdiscover-args.ts';
+import { DEFAULT_INPUT_POLICY, type InputPolicy } from '../../model/input-policy.ts';
+import { openAllowedFile } from '../remote/allowed-files.ts';
 import { LastBuilds, NodeLookups } from './unchanged-output.ts';
 
 /** What the report of HCAs without a host name tells the operator to change. */
@@ -135,9 +138,25 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     return this.parts.rebuild();
   }
 
+  private get policy(): InputPolicy {
+    return this.opts.inputPolicy ?? DEFAULT_INPUT_POLICY;
+  }
+
+  /** What runs for a fabric: the operator's program and the ConfigMap's checked arguments. */
+  private argv(output: Extract<IbFabric['output'], { kind: 'command' }>): string[] {
+    const map = output.nodeNameMap === undefined ? [] : [NODE_NAME_MAP_OPTION, `/dev/fd/${HANDED_FD}`];
+    return [...this.policy.ibnetdiscoverCommand, ...output.args, ...map];
+  }
+
   protected announce(): void {
     for (const f of this.config.fabrics) {
-      const from = f.output.kind === 'command' ? { command: f.output.argv.join(' ') } : { file: f.output.path };
+      const from =
+        f.output.kind === 'command'
+          ? {
+              command: this.argv(f.output).join(' '),
+              ...(f.output.nodeNameMap === undefined ? {} : { nodeNameMap: f.output.nodeNameMap }),
+            }
+          : { file: f.output.path };
       this.logger.info('Starting InfiniBand fabric discovery', {
         fabric: f.name,
         ...from,
@@ -166,28 +185,54 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     }
     const { output } = fabric;
     if (output.kind === 'command') {
-      const run = await runBounded(
-        output.argv,
-        { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes },
-        signal,
-        sink,
-      );
+      const map =
+        output.nodeNameMap === undefined
+          ? undefined
+          : await this.openConfigured(output.nodeNameMap, `${NODE_NAME_MAP_OPTION} of config.command`);
+      let run: RunOutput;
+      try {
+        run = await runBounded(
+          this.argv(output),
+          { timeoutMs: this.config.timeoutMs, maxOutputBytes: this.config.maxOutputBytes },
+          signal,
+          sink,
+          map?.fd,
+        );
+      } finally {
+        await map?.close();
+      }
       // ibnetdiscover warns on stderr about nodes it could not query, beside a topology it still prints.
       const warnings = run.stderr.replace(/\[\d+\]/g, '[…]');
       if (warnings !== '' && this.loggedStderr.isNew(warnings, fabric.name))
         this.logger.info('ibnetdiscover wrote to stderr', { fabric: fabric.name, stderr: run.stderr });
       return;
     }
-    await this.readSaved(output.path, output.maxAgeMs, sink);
+    await this.readSaved(output.path, 'config.file', output.maxAgeMs, sink);
   }
 
+  /** Opens a file the configuration names, under the operator's file rule; the error names the path and why. */
+  private async openConfigured(path: string, key: string): Promise<FileHandle> {
+    try {
+      return await openAllowedFile(path, key, this.policy);
+    } catch (err) {
+      const reason =
+        (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'no such file (is the job that writes it running, and its directory mounted here?)'
+          : errorMessage(err);
+      throw new Error(`cannot use ${path}: ${reason}`, { cause: err });
+    }
+  }
+
+  /** Reads a file the configuration names under `key` (`config.file`, `config.nodeNameMap`) into `sink`. */
   private async readSaved(
     path: string,
+    key: string,
     maxAgeMs: number | undefined,
     sink: (chunk: Uint8Array) => void,
   ): Promise<void> {
+    const file = await this.openConfigured(path, key);
     try {
-      const st = await stat(path);
+      const st = await file.stat();
       if (st.size > this.config.maxOutputBytes)
         throw new Error(
           `it holds ${st.size} bytes, more than config.maxOutputMiB (${this.config.maxOutputBytes / 2 ** 20} MiB)`,
@@ -201,14 +246,16 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       if (st.size === 0) return;
       // No more than the size checked: a file that grows while it is read (its writer's next run) reads as cut short
       // and is refused.
-      for await (const chunk of createReadStream(path, { end: st.size - 1, signal: this.stopping.signal }))
+      const signal = this.stopping.signal;
+      for await (const chunk of file.createReadStream({ start: 0, end: st.size - 1, autoClose: false })) {
+        // Leaving the loop ends the stream; a stop is seen between chunks.
+        if (signal.aborted) throw abortReason(signal);
         sink(chunk as Buffer);
+      }
     } catch (err) {
-      const reason =
-        (err as NodeJS.ErrnoException).code === 'ENOENT'
-          ? 'no such file (is the job that writes it running, and its directory mounted here?)'
-          : errorMessage(err);
-      throw new Error(`cannot use ${path}: ${reason}`, { cause: err });
+      throw new Error(`cannot use ${path}: ${errorMessage(err)}`, { cause: err });
+    } finally {
+      await file.close();
     }
   }
 
@@ -256,7 +303,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     if (path === undefined) return { names: nodeNames, digest: '' };
     const chunks: Uint8Array[] = [];
     try {
-      await this.readSaved(path, undefined, (chunk) => chunks.push(chunk));
+      await this.readSaved(path, 'config.nodeNameMap', undefined, (chunk) => chunks.push(chunk));
     } catch (err) {
       throw wrapError('config.nodeNameMap', err);
     }
@@ -370,7 +417,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
 /** Builds ibnetdiscover discoverers; `tuning` serves outputs (previews, tests) or shortens retries. */
 export function createIbnetdiscoverDiscovererFactory(tuning: IbnetdiscoverTuning = {}): DiscovererFactory {
   return async (entry, opts) => {
-    const config = parseIbnetdiscoverConfig(entry);
+    const config = parseIbnetdiscoverConfig(entry, opts.inputPolicy);
     opts.logger
       .with({ source: IBNETDISCOVER_SOURCE })
       .info('InfiniBand discoverer initialized', { fabrics: config.fabrics.map((f) => f.name).join(',') });

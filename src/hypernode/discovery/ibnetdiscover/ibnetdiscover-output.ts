@@ -30,7 +30,6 @@ import { IbNodeTable, KIND_CODE, type IbNodeKind } from './ib-node-table.ts';
 import { HeaderLineReader, PortLineReader, quotedAfter, startsWith } from './ib-line-readers.ts';
 import { StderrLines } from './ib-stderr-lines.ts';
 import { IbSubnet } from './ib-subnet.ts';
-import { inputFragment } from '../../../util/input-fragment.ts';
 /** Bytes of the output's head searched for another format's lines (and seen to be blank for an empty output). */
 const FORMAT_SNIFF_BYTES = 256 * 1024;
 
@@ -79,8 +78,6 @@ function otherFormat(head: string): string | undefined {
 
 const TOO_MANY_NODES = `names more than ${MAX_NODES} nodes`;
 
-const quote = (line: string) => JSON.stringify(inputFragment(line));
-
 /** Whether bytes[start, end) are a block's id line (`vendid=`, `caguid=`, …). */
 function isIdLine(bytes: Uint8Array, start: number, end: number): boolean {
   for (const word of ID_WORDS) if (startsWith(bytes, start, end, word)) return true;
@@ -97,12 +94,6 @@ function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
  * A copy of bytes[from, to): a chunk's memory is its producer's, and a line of it must not keep the whole chunk alive.
  */
 const copyOf = (bytes: Uint8Array, from: number, to: number) => new Uint8Array(bytes.subarray(from, to));
-
-/** bytes[start, end) as text, without a CRLF's CR. */
-function lineText(bytes: Uint8Array, start: number, end: number): string {
-  const to = end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, to - start).toString('utf8');
-}
 
 /** Reads the default output of ibnetdiscover as it arrives: write() each chunk, then end(). */
 export class IbnetdiscoverReader {
@@ -217,10 +208,10 @@ export class IbnetdiscoverReader {
     else if (!startsWith(bytes, start, end, DR_PATH)) why = this.headerLine(bytes, start, end);
     // A line that is no topology line may be a diagnostic captured with the output: skipped, the block left open.
     if (why === undefined || this.stderrLines.add(this.lineNo, bytes, start, end)) return;
-    const line = quote(lineText(bytes, start, end));
+    // The line is named by its number, never quoted: a file the configuration names may be anything, a key included.
     this.failure = last
-      ? `the output ends in the middle of line ${this.lineNo} ${line}: it is cut short`
-      : `line ${this.lineNo} ${line} ${why}`;
+      ? `the output ends in the middle of line ${this.lineNo}: it is cut short`
+      : `line ${this.lineNo} ${why}`;
   }
 
   /** Reads a port line of the open block; why it cannot, if it cannot. */

@@ -1,15 +1,21 @@
-// Running `config.command` (ibnetdiscover, or a wrapper around it) with bounds: no shell, a deadline, a cap on the
-// output, and the tail of stderr kept for the error. Its stdout goes to the caller chunk by chunk as it arrives (a
+// Running ibnetdiscover (the operator's --ibnetdiscover-command, a wrapper around it included, with the ConfigMap's
+// checked arguments) with bounds: no shell, a deadline, a cap on the output, and the tail of stderr kept for the
+// error. A file the run reads (a node-name map) is opened by the caller under the file rule and handed over as file
+// descriptor 3, so the program never resolves a path the ConfigMap wrote. Its stdout goes to the caller chunk by chunk as it arrives (a
 // large fabric prints tens of MB, which are never held here). ibnetdiscover waits on MADs forever when its port has no
 // subnet behind it, so the deadline is what ends such a run: the command runs in its own process group and the whole
 // group is killed, a wrapper's children included.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { abortReason } from '../../../util/abort.ts';
-import { truncateText } from '../../../util/truncate.ts';
+import { safeFragment } from '../../../util/input-fragment.ts';
 
 /** The end of stderr kept for the error message (the last lines say why). */
 const STDERR_KEPT_BYTES = 4 * 1024;
+/** Of which the error shows this many lines, each cut to this many bytes. */
+const STDERR_LINES_SHOWN = 5;
+const STDERR_LINE_MAX_BYTES = 160;
 /** After killing the group, how long to wait for its pipes to close before giving up on them. */
 const KILLED_CLOSE_GRACE_MS = 2_000;
 
@@ -17,6 +23,9 @@ export interface RunLimits {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
 }
+
+/** The descriptor number a handed-over file has in the program (`/dev/fd/3`). */
+export const HANDED_FD = 3;
 
 /** A run that exited 0: its stderr's end (warnings ibnetdiscover may print beside a topology). */
 export interface RunOutput {
@@ -37,16 +46,31 @@ export function runBounded(
   limits: RunLimits,
   signal: AbortSignal,
   onStdout: (chunk: Buffer) => void,
+  handedFd?: number,
 ): Promise<RunOutput> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
     const command = shown(argv);
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const stdio: ('ignore' | 'pipe' | number)[] = ['ignore', 'pipe', 'pipe'];
+    if (handedFd !== undefined) stdio[HANDED_FD] = handedFd;
+    const child = spawn(argv[0]!, argv.slice(1), { stdio, detached: true }) as ChildProcessByStdio<
+      null,
+      Readable,
+      Readable
+    >;
     let bytes = 0;
     let stderr = '';
     let failure: unknown;
     let settled = false;
-    const stderrTail = () => truncateText(stderr.trim().split('\n').slice(-10).join('\n')) || 'nothing on stderr';
+    // The last lines say why; each printable and bounded, as the program may print what it read (a node-name map).
+    const stderrTail = () =>
+      stderr
+        .trim()
+        .split('\n')
+        .slice(-STDERR_LINES_SHOWN)
+        .map((line) => safeFragment(line.trim(), STDERR_LINE_MAX_BYTES))
+        .filter((line) => line !== '')
+        .join(' | ') || 'nothing on stderr';
     const settle = (err: unknown) => {
       if (settled) return;
       settled = true;
@@ -111,7 +135,7 @@ export function runBounded(
     child.on('error', (err: NodeJS.ErrnoException) => {
       const why =
         err.code === 'ENOENT'
-          ? 'not found (install infiniband-diags, or give config.command the full path)'
+          ? 'not found (install infiniband-diags, or give --ibnetdiscover-command the full path)'
           : err.code === 'EACCES'
             ? 'permission denied'
             : err.message;

@@ -14,6 +14,7 @@ import { isProfileForm, type Profile } from './profile/profile-config.ts';
 import { profilesOf, type PresetProfile, type ProfileEntry } from './label-profiles.ts';
 import { DecodeErrors } from './profile/strict-decode.ts';
 import { decodeLabels, field, listTypeRejection } from './list/list-config.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /** The keys the label source reads; anything else is a typo worth naming. */
 const CONFIG_KEYS = ['networkTopologyTypes'];
@@ -45,7 +46,7 @@ function decodeTypes(config: Readonly<Record<string, unknown>>, logger: Logger):
   const raw = field(config as Record<string, unknown>, 'networkTopologyTypes');
   if (raw === undefined || raw === null) {
     const found =
-      unknown.length > 0 ? ` (the config has ${unknown.map((k) => JSON.stringify(k)).join(', ')}; misspelled?)` : '';
+      unknown.length > 0 ? ` (the config has ${unknown.map((k) => quoteInput(k)).join(', ')}; misspelled?)` : '';
     throw new Error(`networkTopologyTypes is missing from the label source's config${found}`);
   }
   if (!isMapping(raw)) throw new Error('networkTopologyTypes: expected a mapping of type name to label list');

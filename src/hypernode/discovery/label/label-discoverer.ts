@@ -26,6 +26,7 @@ import { LEFT_OUT_REASONS } from './preset/preset-stack.ts';
 import { NODES_LEFT_OUT, TIER_NAME_AMBIGUOUS } from '../../event-reasons.ts';
 import { LABEL_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { topologyTypes, type TopologyType } from './label-config.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /**
  * How long a trigger waits before the run starts, so that a burst of Node
@@ -261,8 +262,7 @@ export class LabelDiscoverer implements Discoverer {
  */
 function ambiguousTierNamesMessage(ambiguous: readonly AmbiguousTierName[]): string {
   const each = ambiguous.map(
-    (a) =>
-      `tierName ${JSON.stringify(a.tierName)} is at tiers ${a.tiers.join(' and ')} (profiles: ${a.types.join(', ')})`,
+    (a) => `tierName ${quoteInput(a.tierName)} is at tiers ${a.tiers.join(' and ')} (profiles: ${a.types.join(', ')})`,
   );
   return (
     `${each.join('; ')}. Released Volcano schedulers keep one tier per tierName and take whichever they saw last, so highestTierName resolves ambiguously there; ` +

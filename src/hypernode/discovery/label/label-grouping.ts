@@ -25,6 +25,7 @@ import {
   NETWORK_TOPOLOGY_SOURCE_LABEL,
 } from '../../model/hypernode-labels.ts';
 import type { LeftOutReason } from './preset/preset-stack.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /** A Node the configuration meant to place that is in no label HyperNode, and why. */
 export interface UncoveredNode {
@@ -169,7 +170,7 @@ function whyNotTaken(node: NodeMeta, type: TopologyType): Omit<UncoveredNode, 'n
     return { reason: 'missing-level', why: `missing level label ${key} of topology type ${type.name}` };
   return {
     reason: 'bad-value',
-    why: `value ${JSON.stringify(raw)} of ${key} gives no domain through valuePattern ${JSON.stringify(type.profile?.levels[0]?.valuePattern)} of topology profile ${type.name}`,
+    why: `value ${JSON.stringify(raw)} of ${key} gives no domain through valuePattern ${quoteInput(type.profile?.levels[0]?.valuePattern)} of topology profile ${type.name}`,
   };
 }
 

@@ -15,6 +15,7 @@ import {
 } from './profile/profile-config.ts';
 import { PresetStack } from './preset/preset-stack.ts';
 import { wrapError } from '../../../util/error-message.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 /** A preset profile, ready to run. */
 export interface PresetProfile {
@@ -25,7 +26,7 @@ export interface PresetProfile {
 
 export type ProfileEntry = { readonly profile: Profile } | { readonly preset: PresetProfile };
 
-const quote = (s: string) => JSON.stringify(s);
+const quote = (s: string) => quoteInput(s);
 
 /** The profile-form entries by raw name, byte-sorted; throws the first failure. */
 export function profilesOf(raw: ReadonlyMap<string, Record<string, unknown>>): Map<string, ProfileEntry> {

@@ -18,12 +18,13 @@ import {
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/secret-grant.ts';
-import { parseIpNetwork, type IpNetwork } from '../remote/ip-networks.ts';
+import { parseNetwork, type IpNetwork } from '../../../util/ip-networks.ts';
 import { parseHostMacs, type HostMacs } from './host-macs.ts';
 import { SNMP_VERSIONS, type SnmpVersion } from './snmp-credentials.ts';
 import type { SwitchAddress, WalkLimits } from './snmp-walker.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
 import { unknownKeysProblem } from '../../config/unknown-keys.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 export const DEFAULT_FABRIC_NAME = 'lldp';
 export const SNMP_PORT = 161;
@@ -130,7 +131,7 @@ function duration(raw: unknown, where: string, fallback: number): number {
 /** `host`, `host:port`, `[v6]` or `[v6]:port`. */
 export function parseSwitchAddress(raw: unknown, where: string): SwitchAddress {
   if (typeof raw !== 'string' || raw.trim() === '')
-    return fail(`${where} must be a switch address "host" or "host:port", got ${JSON.stringify(raw)}`);
+    return fail(`${where} must be a switch address "host" or "host:port", got ${quoteInput(raw)}`);
   const text = raw.trim();
   const m =
     /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(text) ??
@@ -138,10 +139,10 @@ export function parseSwitchAddress(raw: unknown, where: string): SwitchAddress {
     (/^[0-9a-fA-F:]+$/.test(text) ? [text, text, undefined] : null);
   if (!m)
     return fail(
-      `${where} ${JSON.stringify(raw)} is not "host" or "host:port" (write an IPv6 address with a port as [addr]:port)`,
+      `${where} ${quoteInput(raw)} is not "host" or "host:port" (write an IPv6 address with a port as [addr]:port)`,
     );
   const port = m[2] === undefined ? SNMP_PORT : Number(m[2]);
-  if (!(port >= 1 && port <= 65535)) fail(`${where} ${JSON.stringify(raw)} has port ${m[2]} outside 1-65535`);
+  if (!(port >= 1 && port <= 65535)) fail(`${where} ${quoteInput(raw)} has port ${m[2]} outside 1-65535`);
   return { host: m[1]!, port };
 }
 
@@ -152,7 +153,7 @@ function switchList(raw: unknown, where: string): SwitchAddress[] {
   return raw.map((r, i) => {
     const a = parseSwitchAddress(r, `${where}[${i}]`);
     const key = `${a.host}:${a.port}`;
-    if (seen.has(key)) fail(`${where}[${i}] ${JSON.stringify(r)} is listed twice`);
+    if (seen.has(key)) fail(`${where}[${i}] ${quoteInput(r)} is listed twice`);
     seen.add(key);
     return Object.freeze(a);
   });
@@ -170,9 +171,9 @@ function crawlOf(f: Record<string, unknown>, where: string): LldpCrawl | undefin
       `${where}allow must list the IPv4 networks the crawl may walk (e.g. ["10.0.0.0/16"]): seeds without an allow-list could walk any management network`,
     );
   const allow = (f.allow as unknown[]).map((raw, i) => {
-    const network = typeof raw === 'string' && raw.includes('/') ? parseIpNetwork(raw) : undefined;
+    const network = typeof raw === 'string' && raw.includes('/') ? parseNetwork(raw) : undefined;
     if (network?.family !== 4)
-      fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${JSON.stringify(raw)}`);
+      fail(`${where}allow[${i}] must be an IPv4 network like "10.0.0.0/16", got ${quoteInput(raw)}`);
     return Object.freeze(network!);
   });
   return Object.freeze({
@@ -197,7 +198,7 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
   checkKeys(snmp, SNMP_KEYS, 'config.snmp');
   const version = snmp.version === undefined ? '2c' : String(snmp.version);
   if (!(SNMP_VERSIONS as readonly string[]).includes(version))
-    fail(`config.snmp.version must be "2c" or "3" (SNMPv1 is not supported), got ${JSON.stringify(snmp.version)}`);
+    fail(`config.snmp.version must be "2c" or "3" (SNMPv1 is not supported), got ${quoteInput(snmp.version)}`);
   const limits: WalkLimits = Object.freeze({
     timeoutMs: duration(snmp.timeout, 'config.snmp.timeout', DEFAULT_SNMP_TIMEOUT_MS),
     retries: positiveInt(snmp.retries, 'config.snmp.retries', DEFAULT_SNMP_RETRIES, 0),
@@ -210,9 +211,7 @@ export function parseLldpConfig(entry: DiscoveryEntry): LldpConfig {
       fail('config.managementPorts must be an RE2 pattern over local port names, e.g. "^(mgmt|eth0)$"');
     const compiled = compileNodeNamePattern(c.managementPorts as string);
     if (!compiled.ok)
-      fail(
-        `config.managementPorts ${JSON.stringify(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`,
-      );
+      fail(`config.managementPorts ${quoteInput(c.managementPorts)} is not a usable RE2 pattern: ${compiled.detail}`);
     else managementPorts = compiled.re;
   }
   const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);

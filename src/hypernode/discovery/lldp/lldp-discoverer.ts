@@ -19,7 +19,7 @@ import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
-import { inNetworks } from '../remote/ip-networks.ts';
+import { inNetworks } from '../../../util/ip-networks.ts';
 import type { SecretGrant } from '../remote/secret-grant.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import { parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';

@@ -14,6 +14,7 @@
 import { Buffer } from 'node:buffer';
 import { parseMacText } from './lldp-ids.ts';
 import type { MibVarbind } from './lldp-mib.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 
 const LINE = /^\.?((?:\d+\.)*\d+) = (?:([A-Za-z0-9-]+): ?)?(.*)$/;
 
@@ -23,7 +24,7 @@ function decodeValue(type: string | undefined, raw: string, where: string): Buff
       // `= ""`: an empty string is printed without a type; any other value without one is -OQ's.
       if (raw === '""') return Buffer.alloc(0);
       throw new Error(
-        `${where}: the value ${JSON.stringify(raw.slice(0, 40))} has no type: captured with -OQ, which drops types; capture again with -On only`,
+        `${where}: the value ${quoteInput(raw)} has no type: captured with -OQ, which drops types; capture again with -On only`,
       );
     case 'STRING': {
       if (raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2) {
@@ -36,8 +37,7 @@ function decodeValue(type: string | undefined, raw: string, where: string): Buff
       // BITS: the hex octets, then the names of the bits set; -OT appends the bytes as text in brackets.
       const octets = type === 'BITS' ? raw.replace(/\s\S*\(\d+\).*$/, '') : raw.replace(/\s*\[.*\]\s*$/s, '');
       const hex = octets.replace(/\s+/g, '');
-      if (!/^([0-9A-Fa-f]{2})*$/.test(hex))
-        throw new Error(`${where}: ${type} ${JSON.stringify(raw)} is not hex bytes`);
+      if (!/^([0-9A-Fa-f]{2})*$/.test(hex)) throw new Error(`${where}: ${type} ${quoteInput(raw)} is not hex bytes`);
       return Buffer.from(hex, 'hex');
     }
     case 'INTEGER':
@@ -46,7 +46,7 @@ function decodeValue(type: string | undefined, raw: string, where: string): Buff
     case 'Unsigned32': {
       // `INTEGER: mac(4)` when the MIB is loaded, `INTEGER: 4` with -On alone.
       const m = /(-?\d+)\)?\s*$/.exec(raw);
-      if (!m) throw new Error(`${where}: ${type} ${JSON.stringify(raw)} is not a number`);
+      if (!m) throw new Error(`${where}: ${type} ${quoteInput(raw)} is not a number`);
       return Number(m[1]);
     }
     default:
@@ -97,7 +97,7 @@ export function parseSnmpCapture(text: string, name: string): MibVarbind[] {
       throw new Error(`${name}:${i + 1}: a symbolic OID: capture with -On (numeric OIDs)`);
     }
     throw new Error(
-      `${name}:${i + 1}: not a line of \`snmpbulkwalk -On\` output (want ".<numeric oid> = TYPE: value"): ${JSON.stringify(line.slice(0, 120))}`,
+      `${name}:${i + 1}: not a line of \`snmpbulkwalk -On\` output (want ".<numeric oid> = TYPE: value"): ${quoteInput(line)}`,
     );
   });
   flush();
@@ -137,7 +137,7 @@ function refuseLostBytes(varbinds: readonly MibVarbind[], textValues: ReadonlySe
     )
       continue;
     throw new Error(
-      `${name}: the MAC chassis id at .${idOid} is printed as the text ${JSON.stringify(id.toString('latin1'))}: the capture was made with -Oa, which replaces bytes with '.', so MACs are lost; capture again without -Oa (snmpbulkwalk -On)`,
+      `${name}: the MAC chassis id at .${idOid} is printed as the text ${quoteInput(id.toString('latin1'))}: the capture was made with -Oa, which replaces bytes with '.', so MACs are lost; capture again without -Oa (snmpbulkwalk -On)`,
     );
   }
 }

@@ -9,6 +9,7 @@ import snmp, { type Session, type Varbind } from 'net-snmp';
 import type { MibVarbind } from './lldp-mib.ts';
 import { LLDP_SUBTREES } from './lldp-mib.ts';
 import type { SnmpCredentials } from './snmp-credentials.ts';
+import { safeFragment } from '../../../util/input-fragment.ts';
 
 export interface WalkLimits {
   /** One request's timeout; net-snmp re-sends it `retries` times. */
@@ -123,7 +124,7 @@ function walkSubtree(
         else if (!oidAfter(last, from))
           reject(
             new Error(
-              `SNMP walk failed: the agent answered ${last} when asked for what follows ${from}; the walk would loop`,
+              `SNMP walk failed: the agent answered ${safeFragment(last)} when asked for what follows ${from}; the walk would loop`,
             ),
           );
         else next(last);
@@ -143,12 +144,17 @@ export function oidAfter(a: string, b: string): boolean {
   return x.length > y.length;
 }
 
+/** net-snmp's messages are phrases of a few dozen bytes; anything longer quotes an answer. */
+const SNMP_ERROR_MAX_BYTES = 120;
+
 /** net-snmp's errors, in terms an operator acts on. */
 function describeSnmpError(error: Error): string {
   const name = error.name;
   if (name === 'RequestTimedOutError')
     return 'no answer (timed out): is the switch reachable on UDP, is SNMP enabled, and are the community or the SNMPv3 user and keys right?';
+  // The library's words, which may carry a piece of what the agent sent: bounded and printable.
+  const said = safeFragment(error.message, SNMP_ERROR_MAX_BYTES);
   if (/authentication|decrypt|digest|usm/i.test(error.message))
-    return `${error.message} (check the SNMPv3 username, authProtocol/authKey and privProtocol/privKey)`;
-  return error.message;
+    return `${said} (check the SNMPv3 username, authProtocol/authKey and privProtocol/privKey)`;
+  return said;
 }

@@ -3,10 +3,12 @@
 // verification unless told otherwise, no proxies, a deadline for the whole
 // exchange, a cap on the body size and at most 10 redirects. Mirrors the
 // http.Client that Go's pkg/controllers/hypernode/discovery/ufm/ufm.go builds,
-// with two changes:
+// with three changes:
 // the Authorization header follows a redirect only to the same scheme, host
 // and port (Go also keeps it for subdomains and across an https → http
-// downgrade), and a body over the cap is an error naming the cap and the URL.
+// downgrade), a body over the cap is an error naming the cap and the URL, and
+// no request, redirects included, reaches a loopback, link-local or metadata
+// address the operator did not allow (allowed-addresses.ts).
 
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -14,6 +16,7 @@ import * as tls from 'node:tls';
 import { Buffer } from 'node:buffer';
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
 import { redactUrl } from '../../../util/redact-url.ts';
+import { UrlAddressPolicy, UrlRefusedError } from './allowed-addresses.ts';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
 /**
@@ -33,11 +36,12 @@ export interface HttpClientOptions {
   ca?: string | string[];
   timeoutMs?: number;
   maxBodyBytes?: number;
+  /** Which local addresses may be asked (default: none, only what is neither loopback, link-local nor metadata). */
+  addresses?: UrlAddressPolicy;
 }
 
 export interface HttpResponse {
   status: number;
-  statusText: string;
   /** The body decoded as UTF-8; its bytes are not kept, so only one copy stays alive. */
   body: string;
 }
@@ -98,9 +102,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export class HttpGetClient {
   private readonly agentOptions: https.AgentOptions;
+  private readonly addresses: UrlAddressPolicy;
 
   constructor(private readonly opts: HttpClientOptions) {
     this.agentOptions = { rejectUnauthorized: !opts.insecureSkipVerify, ca: opts.ca ?? defaultRoots() };
+    this.addresses = opts.addresses ?? new UrlAddressPolicy([]);
   }
 
   /**
@@ -136,11 +142,20 @@ export class HttpGetClient {
     return new Promise((resolve, reject) => {
       if (url.protocol !== 'http:' && url.protocol !== 'https:')
         return reject(new Error(`unsupported protocol scheme "${url.protocol.replace(/:$/, '')}"`));
+      // A literal address is connected to without a lookup: it is checked here; a name is checked as it resolves.
+      const refused = this.addresses.refusedHost(url.hostname);
+      if (refused) return reject(new UrlRefusedError(refused));
       const fail = (err: unknown) =>
         reject(
           deadline.aborted ? new Error(`Client.Timeout exceeded: no complete answer within ${timeoutMs} ms`) : err,
         );
-      const requestOptions: https.RequestOptions = { method: 'GET', headers, signal, agent: false };
+      const requestOptions: https.RequestOptions = {
+        method: 'GET',
+        headers,
+        signal,
+        agent: false,
+        lookup: this.addresses.lookup,
+      };
       const req =
         url.protocol === 'https:'
           ? https.request(url, { ...requestOptions, ...this.agentOptions })
@@ -172,7 +187,6 @@ export class HttpGetClient {
           body = undefined; // the bytes are garbage from here on; only the text lives
           resolve({
             status: res.statusCode ?? 0,
-            statusText: res.statusMessage ?? '',
             body: text,
             location: res.headers.location,
           });

@@ -23,7 +23,7 @@ import { wrapError } from '../../../util/error-message.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { redactUrl } from '../../../util/redact-url.ts';
 import { truncateText } from '../../../util/truncate.ts';
-import { ipAddress, networkHolds, parseIpNetwork, type IpNetwork } from './ip-networks.ts';
+import { inNetwork, parseIp, parseNetwork, type IpNetwork } from '../../../util/ip-networks.ts';
 
 /** Where a Secret is read from, as a secretRef names it. */
 export interface SecretRef {
@@ -106,7 +106,7 @@ const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a
 
 function hostEntries(ref: SecretRef, value: string | undefined): HostEntry[] {
   return listOf(value).map((entry, i) => {
-    const network = parseIpNetwork(entry);
+    const network = parseNetwork(entry);
     if (network) return { network };
     const name = entry.toLowerCase().replace(/\.$/, '');
     if (DNS_NAME.test(name) && !/^[\d.]+$/.test(name)) return { name };
@@ -199,10 +199,10 @@ export class SecretGrant {
 
   /** Whether the Secret names the SNMP agent `host` (an address, or the name as written). */
   allowsHost(host: string): boolean {
-    const ip = ipAddress(host);
+    const ip = parseIp(host);
     const name = host.toLowerCase().replace(/\.$/, '');
     return this.allowedHosts.some((e) =>
-      'network' in e ? ip !== undefined && networkHolds(e.network, ip) : e.name === name,
+      'network' in e ? ip !== undefined && inNetwork(ip, e.network) : e.name === name,
     );
   }
 

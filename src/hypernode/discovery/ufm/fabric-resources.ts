@@ -9,6 +9,7 @@
 
 import { arrayElements, describe } from './legacy-ports.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { parseJson } from '../../../util/syntax-error.ts';
 
 export const RESOURCE_PATHS = {
   systems: '/resources/systems',
@@ -57,12 +58,12 @@ function* elements(body: string, what: string): Generator<Fields> {
   };
   if (body[start] === '[') {
     for (const element of arrayElements(body, start)) {
-      yield fields(JSON.parse(element));
+      yield fields(parseJson(element, `${what}: element [${index}]`));
       index++;
     }
     return;
   }
-  const value: unknown = JSON.parse(body);
+  const value: unknown = parseJson(body, `the ${what} answer`);
   const data = value !== null && typeof value === 'object' && !Array.isArray(value) ? fields(value).data : undefined;
   if (!Array.isArray(data))
     throw new Error(`${what}: want a JSON array or an object with a "data" array, got ${describe(value)}`);

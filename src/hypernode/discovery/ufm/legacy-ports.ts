@@ -6,6 +6,7 @@
 // state) are read leniently for fabric health.
 
 import { isMapping } from '../../../util/is-mapping.ts';
+import { parseJson } from '../../../util/syntax-error.ts';
 
 /** The port list under the authentication scheme's prefix (Go: /ufmRest/resources/ports). */
 export const PORTS_RESOURCE_PATH = '/resources/ports';
@@ -110,8 +111,9 @@ function decodePort(raw: unknown, index: number): UfmPort {
     if (value === null) continue;
     if (name === 'tier') {
       if (typeof value !== 'number' || !Number.isInteger(value))
+        // As Go's json says it: a number by its value, anything else by its type only.
         throw new Error(
-          `cannot decode ${describe(value)} ${JSON.stringify(value)} into port [${index}].tier of type int`,
+          `cannot decode ${typeof value === 'number' ? `number ${value}` : describe(value)} into port [${index}].tier of type int`,
         );
       port.tier = value;
     } else if ((STRING_FIELDS as readonly string[]).includes(name)) {
@@ -131,10 +133,11 @@ export function decodePorts(body: string): UfmPort[] {
   if (start < 0) throw new Error('unexpected end of JSON input');
   if (body[start] === '[') {
     const ports: UfmPort[] = [];
-    for (const element of arrayElements(body, start)) ports.push(decodePort(JSON.parse(element), ports.length));
+    for (const element of arrayElements(body, start))
+      ports.push(decodePort(parseJson(element, `port [${ports.length}]`), ports.length));
     return ports;
   }
-  const value: unknown = JSON.parse(body.slice(start, endOfValue(body, start)));
+  const value: unknown = parseJson(body.slice(start, endOfValue(body, start)), 'the answer');
   if (value === null) return [];
   throw new Error(`cannot decode ${describe(value)} into a port list`);
 }

@@ -6,6 +6,9 @@
 // publishes nothing, credentials are re-read every run, every request has a
 // deadline, and a bad endpoint is refused at construction instead of crashing.
 
+import { DEFAULT_INPUT_POLICY } from '../../model/input-policy.ts';
+import { UrlAddressPolicy } from '../remote/allowed-addresses.ts';
+import { quoteInput } from '../../../util/input-fragment.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { unknownKeys, warnUnknownKeys } from '../../config/unknown-keys.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
@@ -14,10 +17,9 @@ import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { NO_CREDENTIALS, readCredentials, type Credentials } from '../remote/credentials.ts';
 import type { HttpClientOptions } from '../remote/http-client.ts';
 import { PORTS_RESOURCE_PATH } from './legacy-ports.ts';
-import { CONFIG_KEYS, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
+import { CONFIG_KEYS, endpointBase, parseUfmConfig, type UfmConfig } from './ufm-config.ts';
 import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import {
-  endpointBase,
   resourceUrl,
   UFM_TOKEN_HINT,
   ufmDestination,
@@ -136,7 +138,9 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
     const logger = opts.logger.with({ source: UFM_SOURCE });
     const unknown = unknownKeys(entry.config, CONFIG_KEYS, { ignoreCase: false });
     warnUnknownKeys(logger, 'ufm config', unknown, CONFIG_KEYS);
-    const config = parseUfmConfig(entry, unknown);
+    const policy = opts.inputPolicy ?? DEFAULT_INPUT_POLICY;
+    const config = parseUfmConfig(entry, unknown, policy);
+    const addresses = new UrlAddressPolicy(policy.urlCidrs);
     const endpoints: UfmEndpoint[] = [];
     const errors: (string | undefined)[] = [];
     for (const fabric of config.fabrics) {
@@ -146,7 +150,7 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
         logger.warn(
           'config.insecureSkipVerify is not a YAML boolean (true/false) and counts as false: TLS certificates are verified',
           {
-            insecureSkipVerify: JSON.stringify(skipVerify),
+            insecureSkipVerify: quoteInput(skipVerify),
           },
         );
       }
@@ -176,7 +180,7 @@ export function createUfmDiscovererFactory(tuning: UfmTuning = {}): DiscovererFa
       } else if (!ref && !tuning.readResourceBody) {
         logger.warn('UFM authentication credentials are not configured');
       }
-      endpoints.push(new UfmEndpoint(fabric, credentials, tuning));
+      endpoints.push(new UfmEndpoint(fabric, credentials, { addresses, ...tuning }));
       errors.push(credentialsError);
     }
     logger.info(

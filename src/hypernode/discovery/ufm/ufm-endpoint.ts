@@ -17,7 +17,7 @@ import {
 import { HttpGetClient, type HttpClientOptions } from '../remote/http-client.ts';
 import type { HttpDestination } from '../remote/secret-grant.ts';
 import { BodyTooLargeError } from '../../../util/body-too-large-error.ts';
-import type { FabricEndpoint } from './ufm-config.ts';
+import { endpointBase, type FabricEndpoint } from './ufm-config.ts';
 import { wrapError } from '../../../util/error-message.ts';
 
 /** The resources a discoverer reads. */
@@ -39,12 +39,6 @@ export const UFM_TOKEN_HINT = 'auth: token needs the UFM access token under the 
  */
 function authorizationHeader(c: Credentials, auth: AuthScheme): string {
   return auth === 'token' ? `Basic ${(c.token ?? Buffer.alloc(0)).toString('latin1')}` : basicAuthorization(c);
-}
-
-/** `endpoint` as the base of every URL: the scheme defaults to https and trailing slashes go (Go's URL building). */
-export function endpointBase(endpoint: string): string {
-  const base = endpoint.replace(/\/+$/, '');
-  return base.startsWith('http://') || base.startsWith('https://') ? base : `https://${base}`;
 }
 
 /** Where a fabric's credentials go: its endpoint, with its TLS verification setting (the Secret must allow both). */
@@ -116,7 +110,8 @@ export class UfmEndpoint {
     }
     if (res.status !== 200) {
       throw new Error(
-        `unexpected status code: ${res.status} ${res.statusText || http.STATUS_CODES[res.status] || ''}`.trimEnd(),
+        // The standard phrase, not UFM's: a reason phrase is whatever the server chose to say.
+        `unexpected status code: ${res.status} ${http.STATUS_CODES[res.status] ?? ''}`.trimEnd(),
       );
     }
     return res.body;

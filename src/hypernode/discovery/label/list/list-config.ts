@@ -11,6 +11,7 @@ import { isDNS1123Subdomain } from '../../../../kube/name-validation.ts';
 import { isMapping } from '../../../../util/is-mapping.ts';
 import { unknownKeys, warnUnknownKeys } from '../../../config/unknown-keys.ts';
 import { cleanTypeName } from '../label-naming.ts';
+import { quoteInput } from '../../../../util/input-fragment.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;
 
@@ -42,8 +43,7 @@ export function decodeLabels(raw: unknown, typeName: string, logger: Logger): st
   return items.map((item, i) => {
     const where = `networkTopologyTypes.${typeName}[${i}]`;
     if (item === null || item === undefined) return '';
-    if (!isMapping(item))
-      throw new Error(`${where}: expected a mapping {nodeLabel: <key>}, got ${JSON.stringify(item)}`);
+    if (!isMapping(item)) throw new Error(`${where}: expected a mapping {nodeLabel: <key>}, got ${quoteInput(item)}`);
     warnUnknownKeys(logger, where, unknownKeys(item, ITEM_KEYS, { ignoreCase: true }), ITEM_KEYS);
     return weakString(field(item, 'nodeLabel'), `${where}.nodeLabel`);
   });

@@ -19,6 +19,7 @@ import {
   type DomainTake,
 } from '../../../model/nvlink.ts';
 import { FAMILIES, K8S_ZONE_PRESET, NVLINK_PRESET, PRESET_NAMES, type FamilyLevel } from './preset-families.ts';
+import { quoteInput } from '../../../../util/input-fragment.ts';
 
 /** Why a Node's labels leave it out of a preset's tree: the reason label of hypernode_uncovered_nodes. */
 export const LEFT_OUT_REASONS = [
@@ -93,10 +94,10 @@ export class PresetStack {
   static compile(spec: PresetSpecInput): PresetStack | string {
     const nvlinkMode = spec.nvlink === '' ? undefined : NVLINK_LEVELS.find((m) => m === spec.nvlink);
     if (spec.nvlink !== '' && !nvlinkMode)
-      return `nvlink ${JSON.stringify(spec.nvlink)} is none of ${NVLINK_LEVELS.join(', ')}`;
+      return `nvlink ${quoteInput(spec.nvlink)} is none of ${NVLINK_LEVELS.join(', ')}`;
     for (const p of spec.presets)
       if (p !== NVLINK_PRESET && !FAMILIES[p])
-        return `unknown preset ${JSON.stringify(p)} (known presets: ${PRESET_NAMES.join(', ')})`;
+        return `unknown preset ${quoteInput(p)} (known presets: ${PRESET_NAMES.join(', ')})`;
     const stackError = checkStack(spec.presets);
     if (stackError) return stackError;
     const bottom = spec.presets[spec.presets.length - 1]!;

@@ -18,6 +18,7 @@ import { compileValuePattern, wholeValue, type DomainOf } from './value-pattern.
 import { cleanTypeName } from '../label-naming.ts';
 import { HOSTNAME_LABEL } from '../../../model/hypernode-labels.ts';
 import { wrapError } from '../../../../util/error-message.ts';
+import { quoteInput } from '../../../../util/input-fragment.ts';
 
 export const MAX_PROFILE_NAME_BYTES = 20;
 
@@ -72,7 +73,7 @@ export function isProfileForm(value: unknown): value is Record<string, unknown> 
 }
 
 const utf8Length = (s: string) => Buffer.byteLength(s, 'utf8');
-const quote = (s: string) => JSON.stringify(s);
+const quote = (s: string) => quoteInput(s);
 
 /** The profile label value: the cleaned name without leading and trailing `.` and `-`. */
 export function profileLabelValue(name: string): string {

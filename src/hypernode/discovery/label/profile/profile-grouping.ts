@@ -14,6 +14,7 @@ import { namePrefix, profileHyperNodeName, type NameBook } from '../label-naming
 import type { Profile } from './profile-config.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../../model/hypernode-labels.ts';
 import type { Group } from '../label-group.ts';
+import { quoteInput } from '../../../../util/input-fragment.ts';
 
 export interface NamedProfile {
   readonly name: string;
@@ -89,7 +90,7 @@ export class ProfileTrees {
         const why =
           raw === undefined
             ? ''
-            : `: its value ${JSON.stringify(raw)} does not match valuePattern ${JSON.stringify(level.valuePattern)}`;
+            : `: its value ${JSON.stringify(raw)} does not match valuePattern ${quoteInput(level.valuePattern)}`;
         throw new Error(
           `node ${node.metadata.name} selected by topology profile ${profileName} is missing level label ${level.nodeLabel}${why}`,
         );

@@ -5,6 +5,7 @@
 import { hasLabel, labelValue } from '../../../model/label-reads.ts';
 import { DecodeErrors, decodeFields, weakList, weakMapping, weakString } from './strict-decode.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';
+import { quoteInput } from '../../../../util/input-fragment.ts';
 
 export interface SelectorRequirement {
   readonly key: string;
@@ -49,11 +50,11 @@ export function decodeNodeSelector(raw: Record<string, unknown>, path: string, e
 }
 
 /** Go's %#v of a []string, as the requirement errors print it. */
-const goStrings = (values: readonly string[]) => `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+const goStrings = (values: readonly string[]) => `[]string{${values.map((v) => quoteInput(v)).join(', ')}}`;
 
 function requirement(r: SelectorRequirement): (labels: Labels) => boolean {
   const keyErrs = qualifiedNameErrors(r.key);
-  if (keyErrs.length > 0) throw new Error(`key: Invalid value: ${JSON.stringify(r.key)}: ${keyErrs.join('; ')}`);
+  if (keyErrs.length > 0) throw new Error(`key: Invalid value: ${quoteInput(r.key)}: ${keyErrs.join('; ')}`);
   const set = new Set(r.values);
   const valuesIn = (labels: Labels) => {
     const v = labelValue(labels, r.key);
@@ -66,7 +67,7 @@ function requirement(r: SelectorRequirement): (labels: Labels) => boolean {
       );
     r.values.forEach((v, i) => {
       const errs = labelValueErrors(v);
-      if (errs.length > 0) throw new Error(`values[${i}]: Invalid value: ${JSON.stringify(v)}: ${errs.join('; ')}`);
+      if (errs.length > 0) throw new Error(`values[${i}]: Invalid value: ${quoteInput(v)}: ${errs.join('; ')}`);
     });
   };
   const noValues = () => {
@@ -89,7 +90,7 @@ function requirement(r: SelectorRequirement): (labels: Labels) => boolean {
       noValues();
       return (labels) => !hasLabel(labels, r.key);
     default:
-      throw new Error(`${JSON.stringify(r.operator)} is not a valid label selector operator`);
+      throw new Error(`${quoteInput(r.operator)} is not a valid label selector operator`);
   }
 }
 
