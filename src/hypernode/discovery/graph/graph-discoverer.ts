@@ -26,7 +26,15 @@ import { readCredentials } from '../remote/credentials.ts';
 import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../remote/http-client.ts';
 import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
-import { parseGraphDocument } from './graph-document.ts';
+import { graphDecoder } from './graph-document.ts';
+import { runInSlices } from '../../../util/sliced-work.ts';
+
+/**
+ * The largest graph document a URL may answer: 16 MiB holds a JSON document of some 200,000 links (an 8-rail fabric of
+ * 25,000 hosts; scripts/bench-graph-source.ts' 8,192 hosts take 5.6 MiB). The UFM cap (64 MiB) is sized for answers
+ * of about 1 KB an object, which a graph document does not need (docs/security.md §9 has the arithmetic).
+ */
+export const GRAPH_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What a Secret without `token` lacks, said after its name. */
 const GRAPH_TOKEN_HINT = 'the fabric graph URL needs its bearer token under the key "token"';
@@ -105,8 +113,10 @@ class GraphDiscoverer extends PollingDiscoverer {
     }
     let graph: FabricGraph;
     try {
-      graph = parseGraphDocument(body);
+      // In slices (sliced-work.ts): the probes are answered while a large document is read.
+      graph = await runInSlices(graphDecoder(body), signal);
     } catch (err) {
+      if (signal.aborted) return { ok: false };
       opts.problems.failed(`The fabric graph from ${where} is invalid; keeping the existing graph HyperNodes`, err);
       return { ok: false };
     }
@@ -203,7 +213,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       insecureSkipVerify: false,
       ...(ca === undefined ? {} : { ca }),
       timeoutMs: this.tuning.timeoutMs,
-      maxBodyBytes: this.tuning.maxBodyBytes,
+      maxBodyBytes: this.tuning.maxBodyBytes ?? GRAPH_MAX_BODY_BYTES,
     });
     this.logger.v(4).info('Fetching the fabric graph', { url: location.url });
     let res: HttpResponse;

@@ -2,13 +2,26 @@
 // the switches, hosts and links of one fabric, JSON or YAML, checked entry by
 // entry into the fabric layer's graph. Any bad entry rejects the whole
 // document with an error naming the entry (`links[3].b`), so a half-read
-// file never publishes half a tree.
+// file never publishes half a tree. A JSON document is read entry by entry
+// from its text (bounded-json.ts), so it never exists as one object tree, and
+// in steps (sliced-work.ts), so the controller answers its probes meanwhile;
+// a YAML one is measured before it is composed (bounded-yaml.ts).
 
 import { isMapping } from '../../../util/is-mapping.ts';
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
 import { refuseUnknownKeys } from '../../config/unknown-keys.ts';
+import {
+  type JsonArrayBounds,
+  jsonArrayElements,
+  jsonObjectMembers,
+  type ParseBounds,
+  ParseBoundsError,
+  parseBoundedJson,
+} from '../../../util/bounded-json.ts';
+import { checkYamlBounds } from '../../../util/bounded-yaml.ts';
+import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
 const DOCUMENT_KEYS = ['switches', 'hosts', 'links'];
 const SWITCH_KEYS = ['id', 'name'];
@@ -19,11 +32,12 @@ const SWITCH_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 const quote = (x: unknown) => JSON.stringify(x) ?? String(x);
 
-function list(raw: unknown, where: string, required: boolean): unknown[] {
+function list(raw: unknown, where: string, required: boolean): Iterable<unknown> {
   if (raw === undefined || raw === null) {
     if (required) throw new Error(`${where} is missing: want a list`);
     return [];
   }
+  if (raw instanceof JsonList) return raw;
   if (!Array.isArray(raw)) throw new Error(`${where} must be a list, got ${quote(raw)}`);
   return raw;
 }
@@ -61,28 +75,70 @@ function parseEnd(raw: unknown, where: string, switches: ReadonlySet<string>): F
 }
 
 /**
- * JSON through JSON.parse, anything else (or JSON.parse's failure, e.g. a YAML
- * flow mapping) through the YAML parser: a generated document of 8,000 hosts
- * parses in tens of milliseconds as JSON and takes seconds and hundreds of
- * MB as YAML.
+ * What one entry of a JSON document's lists may build (a link is `{a: {switch, port}, b: {host, port}}`, 9 values in
+ * 3 levels), and how many entries a list may have: an 8-rail fabric of 60,000 hosts has about 500,000 links, more than
+ * the 16 MiB a graph URL may answer (GRAPH_MAX_BODY_BYTES) holds.
  */
-function parseText(body: string): unknown {
-  if (/^\s*[[{]/.test(body)) {
+export const GRAPH_ENTRY_BOUNDS: JsonArrayBounds = { maxDepth: 16, maxValues: 1_000, maxElements: 500_000 };
+/**
+ * What a YAML graph document may build: composing YAML costs about 15 µs and a few hundred bytes a value, so 100,000
+ * values (some 10,000 links) take about a second, and the composer cannot pause for the probes; a larger fabric's
+ * document is written as JSON.
+ */
+export const GRAPH_YAML_BOUNDS: ParseBounds = { maxDepth: 64, maxValues: 100_000 };
+
+/** A list of a JSON document, read from the text entry by entry as it is iterated. */
+class JsonList implements Iterable<unknown> {
+  constructor(
+    private readonly body: string,
+    private readonly start: number,
+    private readonly where: string,
+  ) {}
+
+  [Symbol.iterator](): Iterator<unknown> {
+    return jsonArrayElements(this.body, this.start, GRAPH_ENTRY_BOUNDS, this.where);
+  }
+}
+
+/**
+ * The document's top level: for a JSON object each member, a list kept as a JsonList and any other value parsed
+ * within GRAPH_ENTRY_BOUNDS; anything else (a YAML document, or text that only starts like JSON, such as a YAML flow
+ * mapping) composed whole once within GRAPH_YAML_BOUNDS. Undefined for an empty document.
+ */
+function topLevel(body: string): unknown {
+  const members = /^\s*\{/.test(body) ? jsonObjectMembers(body, 'the document') : undefined;
+  if (members) {
     try {
-      return JSON.parse(body);
-    } catch {
+      return Object.fromEntries(
+        members.map((m) => [
+          m.name,
+          body.charCodeAt(m.start) === 0x5b
+            ? new JsonList(body, m.start, m.name)
+            : parseBoundedJson(body.slice(m.start, m.end), GRAPH_ENTRY_BOUNDS, m.name),
+        ]),
+      );
+    } catch (err) {
+      if (err instanceof ParseBoundsError) throw err;
       // not JSON after all: YAML reads it, or says where it breaks
     }
+  } else if (/^\s*\[/.test(body)) {
+    try {
+      return parseBoundedJson(body, GRAPH_ENTRY_BOUNDS, 'the document');
+    } catch (err) {
+      if (err instanceof ParseBoundsError) throw err;
+    }
   }
+  checkYamlBounds(body, GRAPH_YAML_BOUNDS, 'the document');
   return parseYaml(body);
 }
 
-/** Parses and checks a graph document; throws naming the first bad entry. */
-export function parseGraphDocument(body: string): FabricGraph {
+/** Parses and checks a graph document, one entry a step (sliced-work.ts); throws naming the first bad entry. */
+export function* graphDecoder(body: string): SlicedWork<FabricGraph> {
   let doc: unknown;
   try {
-    doc = parseText(body);
+    doc = topLevel(body);
   } catch (err) {
+    if (err instanceof ParseBoundsError) throw err;
     throw new Error(`not JSON or YAML: ${errorMessage(err)}`, { cause: err });
   }
   if (!isMapping(doc))
@@ -90,29 +146,40 @@ export function parseGraphDocument(body: string): FabricGraph {
       `want a mapping with switches, hosts and links, got ${doc === null || doc === undefined ? 'an empty document' : quote(doc)}`,
     );
   refuseUnknownKeys(doc, DOCUMENT_KEYS, 'the graph');
-  const switches = list(doc.switches, 'switches', true).map((s, i) => parseSwitch(s, `switches[${i}]`));
-  if (switches.length === 0) throw new Error('switches is empty: a fabric needs at least one switch');
+  const switches: FabricSwitch[] = [];
   const ids = new Set<string>();
-  switches.forEach((s, i) => {
+  for (const raw of list(doc.switches, 'switches', true)) {
+    const i = switches.length;
+    const s = parseSwitch(raw, `switches[${i}]`);
     if (ids.has(s.id)) throw new Error(`switches[${i}].id ${quote(s.id)} is listed twice`);
     ids.add(s.id);
-  });
+    switches.push(s);
+    yield;
+  }
+  if (switches.length === 0) throw new Error('switches is empty: a fabric needs at least one switch');
   const hostNames = new Set<string>();
-  list(doc.hosts, 'hosts', false).forEach((h, i) => {
-    const where = `hosts[${i}]`;
+  let i = 0;
+  for (const h of list(doc.hosts, 'hosts', false)) {
+    const where = `hosts[${i++}]`;
     if (isMapping(h)) refuseUnknownKeys(h, ['name'], where);
     const name = text(isMapping(h) ? h.name : h, isMapping(h) ? `${where}.name` : where);
     if (hostNames.has(name)) throw new Error(`${where} ${quote(name)} is listed twice`);
     hostNames.add(name);
-  });
-  const links = list(doc.links, 'links', true).map((raw, i): FabricLink => {
-    const where = `links[${i}]`;
+    yield;
+  }
+  const links: FabricLink[] = [];
+  for (const raw of list(doc.links, 'links', true)) {
+    const where = `links[${links.length}]`;
     if (!isMapping(raw)) throw new Error(`${where} must be a mapping {a: <end>, b: <end>}, got ${quote(raw)}`);
     refuseUnknownKeys(raw, LINK_KEYS, where);
     const link = { a: parseEnd(raw.a, `${where}.a`, ids), b: parseEnd(raw.b, `${where}.b`, ids) };
     for (const end of [link.a, link.b]) if (end.kind === 'host') hostNames.add(end.name);
-    return link;
-  });
+    links.push(link);
+    yield;
+  }
   const hosts: FabricHost[] = [...hostNames].map((name) => ({ name }));
   return { switches, hosts, links };
 }
+
+/** graphDecoder run whole. */
+export const parseGraphDocument = (body: string): FabricGraph => runWhole(graphDecoder(body));

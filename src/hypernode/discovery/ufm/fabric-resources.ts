@@ -7,8 +7,10 @@
 // exists as one object tree. Member names match case-insensitively and
 // unknown members are ignored; a member of the wrong type fails the answer.
 
-import { arrayElements, describe } from './legacy-ports.ts';
+import { describe, UFM_ANSWER_BOUNDS } from './legacy-ports.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { jsonArrayElements, jsonArrayStart, parseBoundedJson } from '../../../util/bounded-json.ts';
+import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
 export const RESOURCE_PATHS = {
   systems: '/resources/systems',
@@ -44,10 +46,12 @@ export type PortStates = Map<string, boolean>;
 
 type Fields = Record<string, unknown>;
 
-/** Each element of the answer (an array, or the `data` array of an envelope) as a lower-cased field map. */
+/**
+ * Each element of the answer (an array, or the `data` array of an envelope) as a lower-cased field map, parsed one at a
+ * time within UFM_ANSWER_BOUNDS: an envelope's other members are skipped unparsed.
+ */
 function* elements(body: string, what: string): Generator<Fields> {
-  const start = body.search(/\S/);
-  if (start < 0) throw new Error(`${what}: unexpected end of JSON input`);
+  if (body.search(/\S/) < 0) throw new Error(`${what}: unexpected end of JSON input`);
   let index = 0;
   const fields = (raw: unknown): Fields => {
     if (!isMapping(raw)) throw new Error(`${what}: cannot decode ${describe(raw)} into element [${index}]`);
@@ -55,19 +59,13 @@ function* elements(body: string, what: string): Generator<Fields> {
     for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v;
     return out;
   };
-  if (body[start] === '[') {
-    for (const element of arrayElements(body, start)) {
-      yield fields(JSON.parse(element));
-      index++;
-    }
-    return;
-  }
-  const value: unknown = JSON.parse(body);
-  const data = value !== null && typeof value === 'object' && !Array.isArray(value) ? fields(value).data : undefined;
-  if (!Array.isArray(data))
+  const start = jsonArrayStart(body, 'data', `the ${what} answer`);
+  if (start === undefined) {
+    const value = parseBoundedJson(body, UFM_ANSWER_BOUNDS, `the ${what} answer`);
     throw new Error(`${what}: want a JSON array or an object with a "data" array, got ${describe(value)}`);
-  for (const raw of data) {
-    yield fields(raw);
+  }
+  for (const element of jsonArrayElements(body, start, UFM_ANSWER_BOUNDS, `the ${what} answer`)) {
+    yield fields(element);
     index++;
   }
 }
@@ -80,7 +78,8 @@ function text(f: Fields, key: string, what: string): string {
   return v;
 }
 
-export function decodeSystems(body: string): UfmSystem[] {
+/** The systems answer, one element a step (sliced-work.ts). */
+export function* systemsDecoder(body: string): SlicedWork<UfmSystem[]> {
   const out: UfmSystem[] = [];
   for (const f of elements(body, 'systems')) {
     const ports = f.ports ?? [];
@@ -97,26 +96,36 @@ export function decodeSystems(body: string): UfmSystem[] {
         .filter((p) => p !== ''),
       siteName: text(f, 'site_name', 'systems'),
     });
+    yield;
   }
   return out;
 }
 
-export function decodeLinks(body: string): UfmLink[] {
+/** The links answer, one element a step. */
+export function* linksDecoder(body: string): SlicedWork<UfmLink[]> {
   const out: UfmLink[] = [];
   for (const f of elements(body, 'links')) {
     out.push({
       a: { guid: text(f, 'source_guid', 'links'), port: text(f, 'source_port', 'links') },
       b: { guid: text(f, 'destination_guid', 'links'), port: text(f, 'destination_port', 'links') },
     });
+    yield;
   }
   return out;
 }
 
-export function decodePortStates(body: string): PortStates {
+/** The brief ports answer, one element a step. */
+export function* portStatesDecoder(body: string): SlicedWork<PortStates> {
   const out: PortStates = new Map();
   for (const f of elements(body, 'ports')) {
     const name = text(f, 'name', 'ports') || `${text(f, 'guid', 'ports')}_${text(f, 'number', 'ports')}`;
     out.set(name, text(f, 'logical_state', 'ports').toLowerCase() === 'active');
+    yield;
   }
   return out;
 }
+
+/** The decoders run whole, for previews and tests. */
+export const decodeSystems = (body: string): UfmSystem[] => runWhole(systemsDecoder(body));
+export const decodeLinks = (body: string): UfmLink[] => runWhole(linksDecoder(body));
+export const decodePortStates = (body: string): PortStates => runWhole(portStatesDecoder(body));
