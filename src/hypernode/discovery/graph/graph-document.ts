@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
 import { refuseUnknownKeys } from '../../config/unknown-keys.ts';
+import { fabricName } from '../../model/fabric-names.ts';
 import {
   type JsonArrayBounds,
   jsonArrayElements,
@@ -42,10 +43,11 @@ function list(raw: unknown, where: string, required: boolean): Iterable<unknown>
   return raw;
 }
 
+/** A non-empty string or a number as text, kept as a name (model/fabric-names.ts). */
 function text(raw: unknown, where: string): string {
   if (typeof raw === 'number') return String(raw);
   if (typeof raw !== 'string' || raw === '') throw new Error(`${where} must be a non-empty string, got ${quote(raw)}`);
-  return raw;
+  return fabricName(raw);
 }
 
 function parseSwitch(raw: unknown, where: string): FabricSwitch {

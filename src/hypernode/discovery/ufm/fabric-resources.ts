@@ -9,6 +9,7 @@
 
 import { describe, UFM_ANSWER_BOUNDS } from './legacy-ports.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
+import { fabricName } from '../../model/fabric-names.ts';
 import { jsonArrayElements, jsonArrayStart, parseBoundedJson } from '../../../util/bounded-json.ts';
 import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
@@ -70,12 +71,13 @@ function* elements(body: string, what: string): Generator<Fields> {
   }
 }
 
+/** A member as text, kept as a name (model/fabric-names.ts): a host sets its own node description. */
 function text(f: Fields, key: string, what: string): string {
   const v = f[key];
   if (v === undefined || v === null) return '';
   if (typeof v === 'number') return String(v);
   if (typeof v !== 'string') throw new Error(`${what}: cannot decode ${describe(v)} into ${key} of type string`);
-  return v;
+  return fabricName(v);
 }
 
 /** The systems answer, one element a step (sliced-work.ts). */
@@ -92,7 +94,9 @@ export function* systemsDecoder(body: string): SlicedWork<UfmSystem[]> {
       description: text(f, 'description', 'systems'),
       // With ports=true UFM lists port objects instead of names.
       ports: ports
-        .map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' ? String((p as Fields).name ?? '') : ''))
+        .map((p) =>
+          fabricName(typeof p === 'string' ? p : p && typeof p === 'object' ? String((p as Fields).name ?? '') : ''),
+        )
         .filter((p) => p !== ''),
       siteName: text(f, 'site_name', 'systems'),
     });

@@ -3,9 +3,11 @@
 // pkg/controllers/hypernode/discovery/ufm/ufm.go: only the first JSON value
 // counts, field names match case-insensitively, and a type mismatch fails
 // the whole response. A few more fields of a Computer port (its port names and
-// state) are read leniently for fabric health.
+// state) are read leniently for fabric health. Every text is kept as a name
+// (model/fabric-names.ts): a host sets its own node description.
 
 import { isMapping } from '../../../util/is-mapping.ts';
+import { fabricName } from '../../model/fabric-names.ts';
 import { type JsonArrayBounds, jsonArrayElements, parseBoundedJson } from '../../../util/bounded-json.ts';
 import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
@@ -60,9 +62,9 @@ function decodePort(raw: unknown, index: number): UfmPort {
     } else if ((STRING_FIELDS as readonly string[]).includes(name)) {
       if (typeof value !== 'string')
         throw new Error(`cannot decode ${describe(value)} into port [${index}].${name} of type string`);
-      port[name as (typeof STRING_FIELDS)[number]] = value;
+      port[name as (typeof STRING_FIELDS)[number]] = fabricName(value);
     } else if ((LINK_FIELDS as readonly string[]).includes(name)) {
-      if (typeof value === 'string') port[name as (typeof LINK_FIELDS)[number]] = value;
+      if (typeof value === 'string') port[name as (typeof LINK_FIELDS)[number]] = fabricName(value);
     } else if (name === 'number' && Number.isInteger(value)) port.number = value as number;
   }
   return port;
