@@ -6,11 +6,18 @@
 // allocates nothing — and refused when its nesting or its number of values is
 // past the bounds, before JSON.parse builds a single object. Long answers are
 // read one array element at a time (`jsonArrayElements`), each element bounded
-// on its own, so the whole answer never exists as one object tree.
+// on its own, so the whole answer never exists as one object tree. Every
+// reader here is work in steps (sliced-work.ts): a scan pauses every
+// SCAN_STEP_CHARS characters and after each element, so a 60 MiB answer never
+// holds the thread that answers the probes for more than a slice.
 // Errors name what was found and the limit, never the content; a syntax
 // error names its position and reason, as syntax-error.ts words it.
 
 import { describeSyntaxError, quietCause } from './syntax-error.ts';
+import type { SlicedWork } from './sliced-work.ts';
+
+/** Characters scanned between two pauses: a few milliseconds. */
+const SCAN_STEP_CHARS = 1 << 20;
 
 /** What one parse may build (JSON here, YAML in bounded-yaml.ts). */
 export interface ParseBounds {
@@ -66,13 +73,12 @@ interface Shape {
 }
 
 /**
- * Scans the value starting at `start` (no whitespace before it) and measures it. Only delimits and counts: JSON.parse
- * of the slice validates it. A string's content is skipped, escapes included.
+ * Scans the value starting at `start` (no whitespace before it) and measures it, pausing every SCAN_STEP_CHARS. Only
+ * delimits and counts: JSON.parse of the slice validates it. A string's content is skipped, escapes included.
  */
-function scanValue(text: string, start: number): Shape {
+function* scanValue(text: string, start: number): SlicedWork<Shape> {
   const first = text.charCodeAt(start);
-  if (first === QUOTE) return { end: endOfString(text, start), depth: 0, values: 1 };
-  if (first !== OPEN_ARRAY && first !== OPEN_OBJECT) {
+  if (first !== QUOTE && first !== OPEN_ARRAY && first !== OPEN_OBJECT) {
     let i = start;
     while (i < text.length && !endsScalar(text.charCodeAt(i))) i++;
     return { end: i, depth: 0, values: 1 };
@@ -80,9 +86,21 @@ function scanValue(text: string, start: number): Shape {
   let depth = 0;
   let deepest = 0;
   let values = 1;
+  let inString = false;
+  let pause = start + SCAN_STEP_CHARS;
   for (let i = start; i < text.length; i++) {
+    if (i >= pause) {
+      yield;
+      pause = i + SCAN_STEP_CHARS;
+    }
     const c = text.charCodeAt(i);
-    if (c === QUOTE) i = endOfString(text, i) - 1;
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) {
+        inString = false;
+        if (depth === 0) return { end: i + 1, depth: 0, values: 1 };
+      }
+    } else if (c === QUOTE) inString = true;
     else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > deepest) deepest = depth;
       values++;
@@ -91,16 +109,6 @@ function scanValue(text: string, start: number): Shape {
     } else if (c === COMMA || c === COLON) values++;
   }
   return { end: text.length, depth: deepest, values };
-}
-
-/** The index after the string opening at `start`; text.length when it is unterminated. */
-function endOfString(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
-  }
-  return text.length;
 }
 
 /** Throws a ParseBoundsError naming the figure found and the limit when a measured shape is past `bounds`. */
@@ -116,10 +124,10 @@ export function refuseShape(shape: { depth: number; values: number }, bounds: Pa
 }
 
 /** The first JSON value of `text` (leading whitespace skipped), parsed once its shape is within `bounds`. */
-export function parseBoundedJson(text: string, bounds: ParseBounds, what: string): unknown {
+export function* parseBoundedJson(text: string, bounds: ParseBounds, what: string): SlicedWork<unknown> {
   const start = skipSpace(text, 0);
   if (start >= text.length) return parseQuietly(text, what); // JSON.parse's own "unexpected end" error
-  const shape = scanValue(text, start);
+  const shape = yield* scanValue(text, start);
   refuseShape(shape, bounds, what);
   return parseQuietly(start === 0 && shape.end === text.length ? text : text.slice(start, shape.end), what);
 }
@@ -136,24 +144,26 @@ function parseQuietly(text: string, what: string): unknown {
 }
 
 /**
- * The elements of the JSON array opening at `start`, each parsed on its own once its shape is within `bounds`; the
- * element count is bounded too. Throws a SyntaxError on a malformed array (what JSON.parse would say of it) and a
- * ParseBoundsError past a bound.
+ * Hands `visit` the elements of the JSON array opening at `start`, each parsed on its own once its shape is within
+ * `bounds`, pausing after each; the element count is bounded too. Throws a SyntaxError on a malformed array (what
+ * JSON.parse would say of it) and a ParseBoundsError past a bound.
  */
 export function* jsonArrayElements(
   text: string,
   start: number,
   bounds: JsonArrayBounds,
   what: string,
-): Generator<unknown> {
+  visit: (element: unknown, index: number) => void,
+): SlicedWork<void> {
   let i = skipSpace(text, start + 1);
   if (text.charCodeAt(i) === CLOSE_ARRAY) return;
   for (let index = 0; ; index++) {
     if (i >= text.length) throw new SyntaxError('unexpected end of JSON input');
-    if (index >= bounds.maxElements) throw tooManyElements(text, start, bounds, what);
-    const shape = scanValue(text, i);
+    if (index >= bounds.maxElements) throw yield* tooManyElements(text, start, bounds, what);
+    const shape = yield* scanValue(text, i);
     refuseShape(shape, bounds, `${what} element [${index}]`);
-    yield parseQuietly(text.slice(i, shape.end), `${what} element [${index}]`);
+    visit(parseQuietly(text.slice(i, shape.end), `${what} element [${index}]`), index);
+    yield;
     i = skipSpace(text, shape.end);
     const c = text.charCodeAt(i);
     if (c === CLOSE_ARRAY) return;
@@ -166,19 +176,20 @@ export function* jsonArrayElements(
 }
 
 /** The error for an array past maxElements, with its element count (one more scan, which allocates nothing). */
-function tooManyElements(text: string, start: number, bounds: JsonArrayBounds, what: string): ParseBoundsError {
-  let elements = 0;
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) i = endOfString(text, i) - 1;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
-    else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
-      if (--depth === 0) break;
-    } else if (c === COMMA && depth === 1) elements++;
+function* tooManyElements(
+  text: string,
+  start: number,
+  bounds: JsonArrayBounds,
+  what: string,
+): SlicedWork<ParseBoundsError> {
+  let elements = 1;
+  for (let i = skipSpace(text, start + 1); i < text.length && text.charCodeAt(i) !== CLOSE_ARRAY; elements++) {
+    i = skipSpace(text, (yield* scanValue(text, i)).end);
+    if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+    else break;
   }
   return new ParseBoundsError(
-    `${what} has ${elements + 1} elements; the limit is ${bounds.maxElements}, so it was not parsed`,
+    `${what} has ${elements} elements; the limit is ${bounds.maxElements}, so it was not parsed`,
   );
 }
 
@@ -201,7 +212,7 @@ const MAX_MEMBERS = 1024;
  * within a value is left for that value's parse). A name too long to be one we read is given as its length. Throws a
  * ParseBoundsError past MAX_MEMBERS, naming `what`.
  */
-export function jsonObjectMembers(text: string, what: string): JsonMember[] | undefined {
+export function* jsonObjectMembers(text: string, what: string): SlicedWork<JsonMember[] | undefined> {
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined;
   const members: JsonMember[] = [];
@@ -209,7 +220,7 @@ export function jsonObjectMembers(text: string, what: string): JsonMember[] | un
   if (text.charCodeAt(i) === CLOSE_OBJECT) return skipSpace(text, i + 1) === text.length ? members : undefined;
   for (;;) {
     if (text.charCodeAt(i) !== QUOTE) return undefined;
-    const nameEnd = endOfString(text, i);
+    const nameEnd = (yield* scanValue(text, i)).end;
     const name =
       nameEnd - i <= MAX_MEMBER_NAME_CHARS
         ? decodeName(text.slice(i, nameEnd))
@@ -219,7 +230,7 @@ export function jsonObjectMembers(text: string, what: string): JsonMember[] | un
     if (text.charCodeAt(i) !== COLON) return undefined;
     const start = skipSpace(text, i + 1);
     if (start >= text.length) return undefined;
-    const { end } = scanValue(text, start);
+    const { end } = yield* scanValue(text, start);
     members.push({ name, start, end });
     if (members.length > MAX_MEMBERS)
       throw new ParseBoundsError(`${what} has more than ${MAX_MEMBERS} top-level members, so it was not parsed`);
@@ -245,9 +256,9 @@ function decodeName(quoted: string): string | undefined {
  * the member `key` of a top-level object (member names compared case-insensitively, the last one winning, as Go's
  * decoder and JSON.parse do), found without parsing the other members. Undefined when the document is neither.
  */
-export function jsonArrayStart(text: string, key: string, what: string): number | undefined {
+export function* jsonArrayStart(text: string, key: string, what: string): SlicedWork<number | undefined> {
   const start = skipSpace(text, 0);
   if (text.charCodeAt(start) === OPEN_ARRAY) return start;
-  const member = jsonObjectMembers(text, what)?.findLast((m) => m.name.toLowerCase() === key);
+  const member = (yield* jsonObjectMembers(text, what))?.findLast((m) => m.name.toLowerCase() === key);
   return member && text.charCodeAt(member.start) === OPEN_ARRAY ? member.start : undefined;
 }

@@ -10,6 +10,10 @@
 
 import { CST, Lexer } from 'yaml';
 import { type ParseBounds, refuseShape } from './bounded-json.ts';
+import { runWhole, type SlicedWork } from './sliced-work.ts';
+
+/** Tokens measured a step (sliced-work.ts): a megabyte is some 300,000 tokens and half a second. */
+const TOKENS_A_STEP = 1_000;
 
 /** What the lexer's tokens say of a document. */
 export interface YamlShape {
@@ -22,8 +26,11 @@ export interface YamlShape {
   readonly values: number;
 }
 
-/** Measures `text` from its tokens; linear in its length, allocating only the tokens as they pass. */
-export function yamlShape(text: string): YamlShape {
+/**
+ * Measures `text` from its tokens, TOKENS_A_STEP tokens a step; linear in its length, allocating only the tokens as
+ * they pass.
+ */
+export function* yamlShapeSteps(text: string): SlicedWork<YamlShape> {
   /** The columns of the block nodes open at once, innermost last. */
   const columns: number[] = [];
   let column = 0;
@@ -38,7 +45,9 @@ export function yamlShape(text: string): YamlShape {
     }
     if (columns.length + flow > depth) depth = columns.length + flow;
   };
+  let tokens = 0;
   for (const token of new Lexer().lex(text)) {
+    if (++tokens % TOKENS_A_STEP === 0) yield;
     switch (CST.tokenType(token)) {
       case 'newline':
         column = 0;
@@ -77,7 +86,15 @@ export function yamlShape(text: string): YamlShape {
   return { depth, values };
 }
 
+/** yamlShapeSteps run whole. */
+const yamlShape = (text: string): YamlShape => runWhole(yamlShapeSteps(text));
+
 /** Throws a ParseBoundsError naming the figure found and the limit when `text` is past `bounds`. */
 export function checkYamlBounds(text: string, bounds: ParseBounds, what: string): void {
   refuseShape(yamlShape(text), bounds, what);
+}
+
+/** checkYamlBounds in steps. */
+export function* checkYamlBoundsSteps(text: string, bounds: ParseBounds, what: string): SlicedWork<void> {
+  refuseShape(yield* yamlShapeSteps(text), bounds, what);
 }

@@ -26,6 +26,9 @@ export function runWhole<T>(work: SlicedWork<T>): T {
   }
 }
 
+/** A turn of the event loop between two long synchronous steps that are not sliced themselves. */
+export const betweenSteps = (): Promise<void> => nextTurn();
+
 /** Runs `work` in slices of `sliceMs`, the event loop taking a turn between them; stops early when `signal` aborts. */
 export async function runInSlices<T>(work: SlicedWork<T>, signal?: AbortSignal, sliceMs = SLICE_MS): Promise<T> {
   let sliceEnd = performance.now() + sliceMs;

@@ -87,7 +87,7 @@ const GRAPH_HOSTS = ['h1', 'h2', 'h3', 'h4'];
 const graphEntry = (where: string) =>
   `networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    interval: 1s\n    config:\n      fabric: lab\n      minSharedHosts: 2\n      ${where}\n`;
 
-test('escape-laden names from UFM, a graph document, ibnetdiscover and LLDP reach render’s HyperNodes and tree sanitised', async () => {
+test('escape-laden names from UFM, a graph document, ibnetdiscover and LLDP reach the HyperNodes and tree of render sanitised', async () => {
   // UFM fabric mode: every switch system named with one of the names, one host too.
   const tree = generateFatTree({ sus: 2, nodesPerSu: 2, rails: 1, tiers: 2 });
   let i = 0;
@@ -198,7 +198,7 @@ test('escape-laden names from UFM, a graph document, ibnetdiscover and LLDP reac
   );
 });
 
-test('escape-laden names in a graph document reach the executable’s annotations, conditions, Events and log sanitised', async () => {
+test('escape-laden names in a graph document reach the annotations, conditions, Events and log of the executable sanitised', async () => {
   const { api, kubeconfig } = await s.startCluster();
   for (const h of GRAPH_HOSTS) api.store.create(node(h, {}));
   const graphConfigMap = (doc: string) => ({

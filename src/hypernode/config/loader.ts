@@ -19,7 +19,8 @@ import { describeSyntaxError } from '../../util/syntax-error.ts';
 import { wrapError } from '../../util/error-message.ts';
 import { firstFew } from '../../util/first-few.ts';
 import type { ParseBounds } from '../../util/bounded-json.ts';
-import { checkYamlBounds } from '../../util/bounded-yaml.ts';
+import { checkYamlBounds, checkYamlBoundsSteps } from '../../util/bounded-yaml.ts';
+import { runInSlices } from '../../util/sliced-work.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from './health-config.ts';
 
@@ -54,11 +55,11 @@ export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({
 
 /**
  * What the discovery document may build. A configuration of every source with a few hundred switches or types holds
- * a few thousand values and nests under 10 levels; composing YAML costs about 15 µs a value, so 100,000 values take
- * about 1.5 s on the thread that answers the probes, and the text the API server stores (1 MiB at most) cannot make it
- * more. Past the bounds the document is refused before it is composed (bounded-yaml.ts), as unparsable.
+ * a few thousand values and nests under 10 levels; composing YAML costs about 15 µs a value on the thread that
+ * answers the probes, so 20,000 values take about 0.3 s, and measuring the largest text the API server stores (1 MiB)
+ * about as long. Past the bounds the document is refused before it is composed (bounded-yaml.ts), as unparsable.
  */
-export const CONFIG_BOUNDS: ParseBounds = { maxDepth: 64, maxValues: 100_000 };
+export const CONFIG_BOUNDS: ParseBounds = { maxDepth: 64, maxValues: 20_000 };
 
 /**
  * Parses the YAML text (YAML 1.1 scalars, as Go's yaml.v2). Throws
@@ -72,6 +73,11 @@ export function parseConfig(text: string): DiscoveryConfig {
   } catch (err) {
     throw wrapError('failed to parse config', err);
   }
+  return parseMeasured(text);
+}
+
+/** parseConfig once the text was measured within CONFIG_BOUNDS. */
+function parseMeasured(text: string): DiscoveryConfig {
   const lines = new LineCounter();
   // logLevel 'error': a key that is a collection (`[a]: b`) would otherwise print a Node.js
   // process warning about stringifying it; the key is reported as unknown like any other.
@@ -207,16 +213,28 @@ export function warnConfigProblems(config: DiscoveryConfig, logger: Logger): voi
 }
 
 /**
- * Reads the ConfigMap from the informer cache and parses it. Throws an
- * ApiError NotFound (`configmap "<name>" not found`) when it does not exist.
+ * Reads the ConfigMap from the informer cache and parses it, measuring it first in slices (sliced-work.ts) so the
+ * probes are answered meanwhile. Throws an ApiError NotFound (`configmap "<name>" not found`) when it does not exist.
  */
-export function loadConfig(configMaps: Lister<ConfigMap>, where: ConfigMapLocation, logger: Logger): DiscoveryConfig {
+export async function loadConfig(
+  configMaps: Lister<ConfigMap>,
+  where: ConfigMapLocation,
+  logger: Logger,
+): Promise<DiscoveryConfig> {
   logger.info('Loading config from ConfigMap', { namespace: where.namespace, name: where.name });
   const cm = configMaps.get(`${where.namespace}/${where.name}`);
   if (!cm) throw new ApiError(`configmap "${where.name}" not found`, 404, 'NotFound');
   const text = cm.data?.[where.key];
   if (text === undefined) throw new Error(`config key not found in ConfigMap: ${where.key}`);
-  const config = lastParsed?.text === text ? lastParsed.config : parseConfig(text);
+  let config = lastParsed?.text === text ? lastParsed.config : undefined;
+  if (config === undefined) {
+    try {
+      await runInSlices(checkYamlBoundsSteps(text, CONFIG_BOUNDS, 'the document'));
+    } catch (err) {
+      throw wrapError('failed to parse config', err);
+    }
+    config = parseMeasured(text);
+  }
   lastParsed = { text, config };
   warnConfigProblems(config, logger);
   return config;

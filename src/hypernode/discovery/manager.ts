@@ -194,7 +194,7 @@ export class DiscoveryManager {
   private async sync(key: string): Promise<boolean> {
     this.deps.logger.info('Received configuration update', { key });
     // Enabled sources in document order; the first enabled entry of a source wins (Go GetDiscoveryConfig).
-    const wanted = this.load(true).bySource;
+    const wanted = (await this.load(true)).bySource;
     this.configError.forget();
     for (const source of [...this.running.keys()]) {
       if (wanted.has(source)) continue;
@@ -223,7 +223,7 @@ export class DiscoveryManager {
     if (this.stopping.signal.aborted) return true;
     let config: DiscoveryConfig;
     try {
-      config = this.load();
+      config = await this.load();
     } catch {
       return true; // a bad document is reported and retried under the ConfigMap's key
     }
@@ -236,10 +236,10 @@ export class DiscoveryManager {
   }
 
   /** The configuration from the cache, published when asked; a missing ConfigMap means no sources. */
-  private load(publish = false): DiscoveryConfig {
+  private async load(publish = false): Promise<DiscoveryConfig> {
     let config: DiscoveryConfig;
     try {
-      config = loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
+      config = await loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
     } catch (err) {
       if (publish) this.deps.onConfiguration?.(undefined);
       if (isNotFound(err)) return EMPTY_CONFIG;

@@ -21,7 +21,7 @@ import {
   ParseBoundsError,
   parseBoundedJson,
 } from '../../../util/bounded-json.ts';
-import { checkYamlBounds } from '../../../util/bounded-yaml.ts';
+import { checkYamlBoundsSteps } from '../../../util/bounded-yaml.ts';
 import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
 const DOCUMENT_KEYS = ['switches', 'hosts', 'links'];
@@ -33,14 +33,26 @@ const SWITCH_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 const quote = (x: unknown) => JSON.stringify(x) ?? String(x);
 
-function list(raw: unknown, where: string, required: boolean): Iterable<unknown> {
+/** Hands `visit` each entry of a list of the document, pausing after each (sliced-work.ts). */
+function* eachEntry(
+  raw: unknown,
+  where: string,
+  required: boolean,
+  visit: (entry: unknown, index: number) => void,
+): SlicedWork<void> {
   if (raw === undefined || raw === null) {
     if (required) throw new Error(`${where} is missing: want a list`);
-    return [];
+    return;
   }
-  if (raw instanceof JsonList) return raw;
+  if (raw instanceof JsonList) {
+    yield* raw.each(visit);
+    return;
+  }
   if (!Array.isArray(raw)) throw new Error(`${where} must be a list, got ${quote(raw)}`);
-  return raw;
+  for (const [i, entry] of raw.entries()) {
+    visit(entry, i);
+    yield;
+  }
 }
 
 /** A non-empty string or a number as text, kept as a name (model/fabric-names.ts). */
@@ -88,49 +100,57 @@ export const GRAPH_ENTRY_BOUNDS: JsonArrayBounds = { maxDepth: 16, maxValues: 1_
  * document is written as JSON.
  */
 export const GRAPH_YAML_BOUNDS: ParseBounds = { maxDepth: 64, maxValues: 100_000 };
+/**
+ * The longest YAML document measured at all: 100,000 values take some 2 MiB, and measuring takes about a second a
+ * MiB of CPU (in slices), so a longer one is refused by its length alone.
+ */
+export const GRAPH_YAML_MAX_BYTES = 4 * 1024 * 1024;
 
-/** A list of a JSON document, read from the text entry by entry as it is iterated. */
-class JsonList implements Iterable<unknown> {
+/** A list of a JSON document, read from the text entry by entry when it is walked. */
+class JsonList {
   constructor(
     private readonly body: string,
     private readonly start: number,
     private readonly where: string,
   ) {}
 
-  [Symbol.iterator](): Iterator<unknown> {
-    return jsonArrayElements(this.body, this.start, GRAPH_ENTRY_BOUNDS, this.where);
+  each(visit: (entry: unknown, index: number) => void): SlicedWork<void> {
+    return jsonArrayElements(this.body, this.start, GRAPH_ENTRY_BOUNDS, this.where, visit);
   }
 }
 
 /**
  * The document's top level: for a JSON object each member, a list kept as a JsonList and any other value parsed
  * within GRAPH_ENTRY_BOUNDS; anything else (a YAML document, or text that only starts like JSON, such as a YAML flow
- * mapping) composed whole once within GRAPH_YAML_BOUNDS. Undefined for an empty document.
+ * mapping) measured in steps and composed whole within GRAPH_YAML_BOUNDS. Undefined for an empty document.
  */
-function topLevel(body: string): unknown {
-  const members = /^\s*\{/.test(body) ? jsonObjectMembers(body, 'the document') : undefined;
+function* topLevel(body: string): SlicedWork<unknown> {
+  const members = /^\s*\{/.test(body) ? yield* jsonObjectMembers(body, 'the document') : undefined;
   if (members) {
     try {
-      return Object.fromEntries(
-        members.map((m) => [
-          m.name,
+      const doc: Record<string, unknown> = {};
+      for (const m of members)
+        doc[m.name] =
           body.charCodeAt(m.start) === 0x5b
             ? new JsonList(body, m.start, m.name)
-            : parseBoundedJson(body.slice(m.start, m.end), GRAPH_ENTRY_BOUNDS, m.name),
-        ]),
-      );
+            : yield* parseBoundedJson(body.slice(m.start, m.end), GRAPH_ENTRY_BOUNDS, m.name);
+      return doc;
     } catch (err) {
       if (err instanceof ParseBoundsError) throw err;
       // not JSON after all: YAML reads it, or says where it breaks
     }
   } else if (/^\s*\[/.test(body)) {
     try {
-      return parseBoundedJson(body, GRAPH_ENTRY_BOUNDS, 'the document');
+      return yield* parseBoundedJson(body, GRAPH_ENTRY_BOUNDS, 'the document');
     } catch (err) {
       if (err instanceof ParseBoundsError) throw err;
     }
   }
-  checkYamlBounds(body, GRAPH_YAML_BOUNDS, 'the document');
+  if (body.length > GRAPH_YAML_MAX_BYTES)
+    throw new ParseBoundsError(
+      `the document is ${(body.length / 2 ** 20).toFixed(1)} MiB of YAML; YAML is read up to ${GRAPH_YAML_MAX_BYTES / 2 ** 20} MiB, so write a document this large as JSON`,
+    );
+  yield* checkYamlBoundsSteps(body, GRAPH_YAML_BOUNDS, 'the document');
   return parseYaml(body);
 }
 
@@ -138,7 +158,7 @@ function topLevel(body: string): unknown {
 export function* graphDecoder(body: string): SlicedWork<FabricGraph> {
   let doc: unknown;
   try {
-    doc = topLevel(body);
+    doc = yield* topLevel(body);
   } catch (err) {
     if (err instanceof ParseBoundsError) throw err;
     throw new Error(`not JSON or YAML: ${errorMessage(err)}`, { cause: err });
@@ -150,35 +170,30 @@ export function* graphDecoder(body: string): SlicedWork<FabricGraph> {
   refuseUnknownKeys(doc, DOCUMENT_KEYS, 'the graph');
   const switches: FabricSwitch[] = [];
   const ids = new Set<string>();
-  for (const raw of list(doc.switches, 'switches', true)) {
-    const i = switches.length;
+  yield* eachEntry(doc.switches, 'switches', true, (raw, i) => {
     const s = parseSwitch(raw, `switches[${i}]`);
     if (ids.has(s.id)) throw new Error(`switches[${i}].id ${quote(s.id)} is listed twice`);
     ids.add(s.id);
     switches.push(s);
-    yield;
-  }
+  });
   if (switches.length === 0) throw new Error('switches is empty: a fabric needs at least one switch');
   const hostNames = new Set<string>();
-  let i = 0;
-  for (const h of list(doc.hosts, 'hosts', false)) {
-    const where = `hosts[${i++}]`;
+  yield* eachEntry(doc.hosts, 'hosts', false, (h, i) => {
+    const where = `hosts[${i}]`;
     if (isMapping(h)) refuseUnknownKeys(h, ['name'], where);
     const name = text(isMapping(h) ? h.name : h, isMapping(h) ? `${where}.name` : where);
     if (hostNames.has(name)) throw new Error(`${where} ${quote(name)} is listed twice`);
     hostNames.add(name);
-    yield;
-  }
+  });
   const links: FabricLink[] = [];
-  for (const raw of list(doc.links, 'links', true)) {
-    const where = `links[${links.length}]`;
+  yield* eachEntry(doc.links, 'links', true, (raw, i) => {
+    const where = `links[${i}]`;
     if (!isMapping(raw)) throw new Error(`${where} must be a mapping {a: <end>, b: <end>}, got ${quote(raw)}`);
     refuseUnknownKeys(raw, LINK_KEYS, where);
     const link = { a: parseEnd(raw.a, `${where}.a`, ids), b: parseEnd(raw.b, `${where}.b`, ids) };
     for (const end of [link.a, link.b]) if (end.kind === 'host') hostNames.add(end.name);
     links.push(link);
-    yield;
-  }
+  });
   const hosts: FabricHost[] = [...hostNames].map((name) => ({ name }));
   return { switches, hosts, links };
 }

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
+import { betweenSteps } from '../../../util/sliced-work.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
@@ -211,6 +212,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       reader.write(chunk);
     });
     let subnet: IbSubnet;
+    await betweenSteps();
     try {
       subnet = reader.end();
     } catch (err) {
@@ -220,6 +222,8 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     // memory.unchanged() sends the last health report again, so it is asked only when the last build can stand.
     const last = this.lastBuilds.unchanged(fabric.name, digest, hosts);
     if (last && this.memory.unchanged(fabric.name)) return { last };
+    // Each step of a large fabric's read is a few hundred milliseconds: the probes are answered between them.
+    await betweenSteps();
     const lookups = new NodeLookups(hosts);
     const ib = ibFabricGraph(subnet, {
       hostGuids: this.config.hostGuids,
@@ -227,6 +231,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       nodeOf: lookups.mapHost,
       isNode: lookups.isNode,
     });
+    await betweenSteps();
     return { fresh: { ib, nodeCount: subnet.nodeCount, digest, lookups } };
   }
 

@@ -48,27 +48,25 @@ export type PortStates = Map<string, boolean>;
 type Fields = Record<string, unknown>;
 
 /**
- * Each element of the answer (an array, or the `data` array of an envelope) as a lower-cased field map, parsed one at a
- * time within UFM_ANSWER_BOUNDS: an envelope's other members are skipped unparsed.
+ * Hands `visit` each element of the answer (an array, or the `data` array of an envelope) as a lower-cased field map,
+ * parsed one at a time within UFM_ANSWER_BOUNDS, in steps: an envelope's other members are skipped unparsed.
  */
-function* elements(body: string, what: string): Generator<Fields> {
+function* eachElement(body: string, what: string, visit: (fields: Fields) => void): SlicedWork<void> {
   if (body.search(/\S/) < 0) throw new Error(`${what}: unexpected end of JSON input`);
-  let index = 0;
-  const fields = (raw: unknown): Fields => {
+  const fields = (raw: unknown, index: number): Fields => {
     if (!isMapping(raw)) throw new Error(`${what}: cannot decode ${describe(raw)} into element [${index}]`);
     const out: Fields = {};
     for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v;
     return out;
   };
-  const start = jsonArrayStart(body, 'data', `the ${what} answer`);
+  const start = yield* jsonArrayStart(body, 'data', `the ${what} answer`);
   if (start === undefined) {
-    const value = parseBoundedJson(body, UFM_ANSWER_BOUNDS, `the ${what} answer`);
+    const value = yield* parseBoundedJson(body, UFM_ANSWER_BOUNDS, `the ${what} answer`);
     throw new Error(`${what}: want a JSON array or an object with a "data" array, got ${describe(value)}`);
   }
-  for (const element of jsonArrayElements(body, start, UFM_ANSWER_BOUNDS, `the ${what} answer`)) {
-    yield fields(element);
-    index++;
-  }
+  yield* jsonArrayElements(body, start, UFM_ANSWER_BOUNDS, `the ${what} answer`, (element, i) =>
+    visit(fields(element, i)),
+  );
 }
 
 /** A member as text, kept as a name (model/fabric-names.ts): a host sets its own node description. */
@@ -83,7 +81,7 @@ function text(f: Fields, key: string, what: string): string {
 /** The systems answer, one element a step (sliced-work.ts). */
 export function* systemsDecoder(body: string): SlicedWork<UfmSystem[]> {
   const out: UfmSystem[] = [];
-  for (const f of elements(body, 'systems')) {
+  yield* eachElement(body, 'systems', (f) => {
     const ports = f.ports ?? [];
     if (!Array.isArray(ports)) throw new Error(`systems: cannot decode ${describe(ports)} into ports of type list`);
     out.push({
@@ -100,32 +98,29 @@ export function* systemsDecoder(body: string): SlicedWork<UfmSystem[]> {
         .filter((p) => p !== ''),
       siteName: text(f, 'site_name', 'systems'),
     });
-    yield;
-  }
+  });
   return out;
 }
 
 /** The links answer, one element a step. */
 export function* linksDecoder(body: string): SlicedWork<UfmLink[]> {
   const out: UfmLink[] = [];
-  for (const f of elements(body, 'links')) {
+  yield* eachElement(body, 'links', (f) =>
     out.push({
       a: { guid: text(f, 'source_guid', 'links'), port: text(f, 'source_port', 'links') },
       b: { guid: text(f, 'destination_guid', 'links'), port: text(f, 'destination_port', 'links') },
-    });
-    yield;
-  }
+    }),
+  );
   return out;
 }
 
 /** The brief ports answer, one element a step. */
 export function* portStatesDecoder(body: string): SlicedWork<PortStates> {
   const out: PortStates = new Map();
-  for (const f of elements(body, 'ports')) {
+  yield* eachElement(body, 'ports', (f) => {
     const name = text(f, 'name', 'ports') || `${text(f, 'guid', 'ports')}_${text(f, 'number', 'ports')}`;
     out.set(name, text(f, 'logical_state', 'ports').toLowerCase() === 'active');
-    yield;
-  }
+  });
   return out;
 }
 

@@ -79,13 +79,12 @@ export function* portsDecoder(body: string): SlicedWork<UfmPort[]> {
   if (start < 0) throw new Error('unexpected end of JSON input');
   if (body[start] === '[') {
     const ports: UfmPort[] = [];
-    for (const element of jsonArrayElements(body, start, UFM_ANSWER_BOUNDS, 'the ports answer')) {
-      ports.push(decodePort(element, ports.length));
-      yield;
-    }
+    yield* jsonArrayElements(body, start, UFM_ANSWER_BOUNDS, 'the ports answer', (element, i) =>
+      ports.push(decodePort(element, i)),
+    );
     return ports;
   }
-  const value = parseBoundedJson(body, UFM_ANSWER_BOUNDS, 'the ports answer');
+  const value = yield* parseBoundedJson(body, UFM_ANSWER_BOUNDS, 'the ports answer');
   if (value === null) return [];
   throw new Error(`cannot decode ${describe(value)} into a port list`);
 }
