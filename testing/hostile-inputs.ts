@@ -99,7 +99,8 @@ export const ESCAPE_LADEN_NAMES = {
 } as const;
 
 /** What no text the controller writes may hold once a hostile name went through it. */
-export const UNSAFE_IN_OUTPUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u202e]|x{1000}/;
+const CONTROLS_BUT_TAB_AND_LF = String.raw`\u0000-\u0008\u000b-\u001f\u007f-\u009f`;
+export const UNSAFE_IN_OUTPUT = new RegExp(`[${CONTROLS_BUT_TAB_AND_LF}\u200b\u202e]|x{1000}`);
 
 /** How /healthz answered while it was watched. */
 export interface ProbeFigures {

@@ -33,8 +33,10 @@ const CUT = '…';
  * U+2060–U+2064, U+FEFF); the line and paragraph separators; the interlinear annotation marks; U+FFFD (what bytes
  * that are not UTF-8 decode to); and a surrogate without its pair.
  */
-const UNSAFE =
-  /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb\ufffd]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const CONTROLS = String.raw`\u0000-\u001f\u007f-\u009f`;
+const INVISIBLE = String.raw`\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb\ufffd`;
+const LONE_SURROGATE = String.raw`[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]`;
+const UNSAFE = new RegExp(`[${CONTROLS}${INVISIBLE}]|${LONE_SURROGATE}`);
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
 
 /** Whether `text` holds a character no name may carry. */
