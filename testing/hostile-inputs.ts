@@ -6,6 +6,8 @@
 // overrides and zero-width characters, and a watch of /healthz that measures
 // how long each probe waits while they are read.
 
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { computerPorts, type UfmPortJson } from './ufm-server.ts';
 
 export const MiB = 1024 * 1024;
@@ -105,55 +107,57 @@ export const UNSAFE_IN_OUTPUT = new RegExp(`[${CONTROLS_BUT_TAB_AND_LF}\u200b\u2
 /** How /healthz answered while it was watched. */
 export interface ProbeFigures {
   readonly probes: number;
-  /** Probes that failed: no answer within the timeout, or not 200. */
+  /** Probes that failed: no answer within the timeout, or an answer other than 200. */
   readonly failures: number;
   readonly maxMs: number;
   readonly p99Ms: number;
 }
 
 /**
- * Asks `url` (a /healthz) every `everyMs` with kubelet's default one-second timeout, one probe at a time, recording
- * each probe's latency until stopped.
+ * Asks `url` (a /healthz) every `everyMs` with kubelet's default one-second timeout, one probe at a time, from a
+ * process of its own (probe-watcher.ts), recording each probe's latency until stopped.
  */
 export class ProbeWatch {
-  private readonly latencies: number[] = [];
-  private failures = 0;
-  private stopped = false;
-  private readonly done: Promise<void>;
+  private readonly child: ChildProcess;
+  private output = '';
+  private readonly exited: Promise<void>;
 
   constructor(
-    private readonly url: string,
-    private readonly everyMs = 50,
+    url: string,
+    everyMs = 50,
     private readonly timeoutMs = 1_000,
   ) {
-    this.done = this.loop();
+    const script = join(import.meta.dirname, 'probe-watcher.ts');
+    this.child = spawn(process.execPath, [script, url, String(everyMs), String(timeoutMs)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    this.child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.exited = new Promise((resolve) => this.child.on('close', () => resolve()));
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      const started = performance.now();
-      try {
-        const res = await fetch(this.url, { signal: AbortSignal.timeout(this.timeoutMs) });
-        await res.arrayBuffer();
-        if (res.status !== 200) this.failures++;
-      } catch {
-        this.failures++;
-      }
-      const took = performance.now() - started;
-      this.latencies.push(took);
-      if (took < this.everyMs) await new Promise((r) => setTimeout(r, this.everyMs - took));
-    }
-  }
-
-  async stop(): Promise<ProbeFigures> {
-    this.stopped = true;
-    await this.done;
-    const sorted = [...this.latencies].sort((a, b) => a - b);
+  /** Stops asking; the figures of the probes sent before `until` (Date.now() time; all by default). */
+  async stop(until = Number.POSITIVE_INFINITY): Promise<ProbeFigures> {
+    this.child.kill('SIGTERM');
+    await this.exited;
+    const probes = this.output
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { sentAt: number; ms: number; status: number })
+      .filter((p) => p.sentAt < until);
+    const sorted = probes.map((p) => p.ms).sort((a, b) => a - b);
     return {
-      probes: sorted.length,
-      failures: this.failures,
+      probes: probes.length,
+      failures: probes.filter((p) => p.status !== 200 || p.ms >= this.timeoutMs).length,
       maxMs: Math.round(sorted.at(-1) ?? 0),
       p99Ms: Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0),
     };
   }
+}
+
+/** The wall time (Date.now()) of a klog line's header, `I1206 07:23:15.599000`, in this machine's time zone. */
+export function klogTime(line: string): number {
+  const m = /^[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})/.exec(line);
+  if (!m) throw new Error(`not a klog line: ${line.slice(0, 40)}`);
+  const [month, day, h, min, sec, ms] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return new Date(new Date().getFullYear(), month - 1, day, h, min, sec, ms).getTime();
 }
