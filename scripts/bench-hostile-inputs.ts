@@ -17,7 +17,7 @@
 // Usage: node --import tsx scripts/bench-hostile-inputs.ts [--only=NAME,...]   (build first: node scripts/build.mjs)
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
 import { BINARY } from '../testing/executables.ts';
@@ -240,8 +240,10 @@ async function run(scenario: Scenario): Promise<boolean> {
 
 const only = flagValue(process.argv.slice(2), 'only')?.split(',');
 let passed = true;
+const load = () => loadavg()[0]!.toFixed(1);
 console.log(
-  `limits: peak RSS ≤ ${LIMIT_MB.toFixed(0)} MB (the Deployment's 512Mi), every /healthz within ${PROBE_TIMEOUT_MS} ms`,
+  `limits: peak RSS ≤ ${LIMIT_MB.toFixed(0)} MB (the Deployment's 512Mi), every /healthz within ${PROBE_TIMEOUT_MS} ms; load average ${load()}`,
 );
 for (const s of SCENARIOS) if (!only || only.includes(s.name)) passed = (await run(s)) && passed;
+console.log(`load average ${load()} at the end (a probe waits longer on a machine busy with other work)`);
 process.exitCode = passed ? 0 : 1;

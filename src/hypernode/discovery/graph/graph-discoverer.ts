@@ -27,7 +27,7 @@ import { HttpGetClient, type HttpClientOptions, type HttpResponse } from '../rem
 import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { graphDecoder } from './graph-document.ts';
-import { runInSlices } from '../../../util/sliced-work.ts';
+import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
 
 /**
  * The largest graph document a URL may answer: 16 MiB holds a JSON document of some 200,000 links (an 8-rail fabric of
@@ -120,6 +120,8 @@ class GraphDiscoverer extends PollingDiscoverer {
       opts.problems.failed(`The fabric graph from ${where} is invalid; keeping the existing graph HyperNodes`, err);
       return { ok: false };
     }
+    // Grouping a large fabric is a step of its own: the probes are answered between it and the read.
+    await betweenSteps();
     const { mapHost } = hostIndex(config.hostMapping, opts.nodes.list());
     const tree = this.memory.hyperNodes({
       graph,

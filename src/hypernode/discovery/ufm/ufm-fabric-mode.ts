@@ -12,7 +12,7 @@ import { FabricParts } from '../fabric/fabric-parts.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { linksDecoder, portStatesDecoder, RESOURCE_PATHS, systemsDecoder } from './fabric-resources.ts';
-import { runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
+import { betweenSteps, runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
 import { UFM_FABRIC_LABEL, UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { ufmFabricGraph } from './ufm-fabric-graph.ts';
 import type { UfmEndpoint, UfmResource } from './ufm-endpoint.ts';
@@ -81,6 +81,8 @@ export class UfmFabricMode implements UfmStrategy {
       links: links.length,
       ports: ports.size,
     });
+    // Grouping a large fabric is a step of its own: the probes are answered between it and the reads.
+    await betweenSteps();
     const tree = this.memory.hyperNodes({
       graph: ufmFabricGraph({ systems, links, ports }),
       fabric,

@@ -12,7 +12,7 @@ import { hostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { PORTS_RESOURCE_PATH, portsDecoder, type UfmPort } from './legacy-ports.ts';
-import { runInSlices } from '../../../util/sliced-work.ts';
+import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
 import { computerHosts } from './legacy-topology.ts';
 import { rememberedLegacySnapshot } from './legacy-links.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
@@ -52,6 +52,8 @@ export class UfmLegacyMode implements UfmStrategy {
       return { ok: false };
     }
     this.ctx.logger.v(3).info('Successfully retrieved UFM data', { interfaceCount: ports.length });
+    // Grouping a large fabric is a step of its own: the probes are answered between it and the read.
+    await betweenSteps();
     const hosts = computerHosts(ports);
     if (hosts.length === 0) {
       // Go would delete every ufm HyperNode here; an empty fabric is far more
