@@ -5,6 +5,10 @@
 // as pre-encoded varbinds in OID order, so the stand-in costs little next to
 // the controller it measures. A minimal BER codec of its own: net-snmp's
 // agent keeps a MIB tree and answered one 1,600-varbind walk in about 1.3 s.
+// As a real agent, it puts in one answer only the varbinds that fit a UDP
+// datagram (RFC 3416 §4.2.3). For the security suite it can also be hostile:
+// loop forever, pad every value to a size no LLDP-MIB object allows, or serve
+// a local port table that never ends.
 
 import { createSocket, type Socket } from 'node:dgram';
 import type { MibVarbind } from '../src/hypernode/discovery/lldp/lldp-mib.ts';
@@ -19,6 +23,8 @@ const RESPONSE = 0xa2;
 const GET_BULK = 0xa5;
 const END_OF_MIB_VIEW = 0x82;
 const VERSION_2C = 1;
+/** What one UDP datagram carries, headers aside; an answer's varbinds stop before it. */
+const MAX_MESSAGE_BYTES = 65_000;
 
 function length(n: number): Buffer {
   if (n < 0x80) return Buffer.from([n]);
@@ -90,14 +96,21 @@ interface Entry {
   readonly encoded: Buffer;
 }
 
-function entries(varbinds: readonly MibVarbind[]): Entry[] {
+function entries(varbinds: readonly MibVarbind[], valueBytes: number | undefined): Entry[] {
   return varbinds
     .map(({ oid, value }) => {
       const arcs = oid.split('.').map(Number);
-      const v = typeof value === 'number' ? integer(value) : tlv(OCTET_STRING, value);
+      const bytes = typeof value === 'number' || valueBytes === undefined ? value : padded(value, valueBytes);
+      const v = typeof bytes === 'number' ? integer(bytes) : tlv(OCTET_STRING, bytes);
       return { arcs, encoded: tlv(SEQUENCE, Buffer.concat([tlv(OID, oidBody(arcs)), v])) };
     })
     .sort((a, b) => compareArcs(a.arcs, b.arcs));
+}
+
+/** `value` repeated to `size` bytes. */
+function padded(value: Buffer, size: number): Buffer {
+  const out = Buffer.alloc(size, value.length > 0 ? value : 'x');
+  return out;
 }
 
 /** Index of the first entry after `arcs`. */
@@ -112,8 +125,30 @@ function after(table: readonly Entry[], arcs: readonly number[]): number {
   return lo;
 }
 
+/** lldpLocPortId, the column an endless agent serves rows of. */
+const LOC_PORT_ID = [1, 0, 8802, 1, 1, 2, 1, 3, 7, 1, 3];
+
+/**
+ * The rows after `arcs` of a port table that never ends: lldpLocPortId.<n> for every n, each value `valueBytes` long,
+ * as many as `repetitions` asks for.
+ */
+function endlessRows(arcs: readonly number[], repetitions: number, valueBytes: number): Entry[] {
+  const past = compareArcs(arcs, LOC_PORT_ID) >= 0 && arcs.length === LOC_PORT_ID.length + 1;
+  let port = past ? arcs.at(-1)! + 1 : 1;
+  const value = tlv(OCTET_STRING, Buffer.alloc(valueBytes, 'x'));
+  return Array.from({ length: repetitions }, () => {
+    const row = [...LOC_PORT_ID, port++];
+    return { arcs: row, encoded: tlv(SEQUENCE, Buffer.concat([tlv(OID, oidBody(row)), value])) };
+  });
+}
+
 /** The response to one request, or undefined to drop it (wrong version or community, not GETNEXT/GETBULK). */
-function answer(msg: Buffer, community: Buffer, table: readonly Entry[], looping: boolean): Buffer | undefined {
+function answer(
+  msg: Buffer,
+  community: Buffer,
+  table: readonly Entry[],
+  options: SnmpStandInOptions,
+): Buffer | undefined {
   const outer = read(msg, 0);
   if (outer.tag !== SEQUENCE) return undefined;
   const version = read(msg, outer.start);
@@ -128,16 +163,23 @@ function answer(msg: Buffer, community: Buffer, table: readonly Entry[], looping
   const repetitions = pdu.tag === GET_BULK ? Math.max(1, readInteger(msg, f2.end)) : 1;
   const list = read(msg, f3.end);
   const out: Buffer[] = [];
+  let size = 0;
   for (let at = list.start; at < list.end; ) {
     const vb = read(msg, at);
     const name = read(msg, vb.start);
-    let i = looping ? 0 : after(table, readOid(msg, name.start, name.end));
+    const arcs = readOid(msg, name.start, name.end);
+    const rows = options.endless ? endlessRows(arcs, repetitions, options.valueBytes ?? 1) : table;
+    let i = options.endless || options.looping ? 0 : after(rows, arcs);
     for (let r = 0; r < repetitions; r++, i++) {
-      if (i >= table.length) {
+      if (i >= rows.length) {
         out.push(tlv(SEQUENCE, Buffer.concat([msg.subarray(vb.start, name.end), Buffer.from([END_OF_MIB_VIEW, 0])])));
         break;
       }
-      out.push(table[i]!.encoded);
+      const encoded = rows[i]!.encoded;
+      // One varbind always goes out (an agent whose values fit no datagram still answers); then only what fits.
+      if (out.length > 0 && size + encoded.length > MAX_MESSAGE_BYTES) break;
+      out.push(encoded);
+      size += encoded.length;
     }
     at = vb.end;
   }
@@ -163,6 +205,10 @@ export interface SnmpStandInOptions {
   readonly bind?: (index: number) => { readonly host: string; readonly port: number };
   /** A neighbour's management address by its chassis id (hex), served in lldpRemManAddrTable for a crawl. */
   readonly managementAddress?: (chassisHex: string) => string | undefined;
+  /** Pad every OCTET STRING value to this many bytes, as a hostile agent. */
+  readonly valueBytes?: number;
+  /** Serve a local port table without end (lldpLocPortId.1, .2, …, each of valueBytes), as a hostile agent. */
+  readonly endless?: boolean;
 }
 
 /** One agent per switch (on 127.0.0.1 unless `options.bind` says otherwise), answering SNMPv2c `community`. */
@@ -174,12 +220,12 @@ export async function startSnmpStandIn(
   const comm = Buffer.from(community);
   const sockets: Socket[] = [];
   for (const [i, sw] of switches.entries()) {
-    const table = entries(lldpVarbinds(sw, options.managementAddress));
+    const table = entries(lldpVarbinds(sw, options.managementAddress), options.valueBytes);
     const socket = createSocket('udp4');
     socket.on('message', (msg, from) => {
       let reply: Buffer | undefined;
       try {
-        reply = answer(msg, comm, table, options.looping ?? false);
+        reply = answer(msg, comm, table, options);
       } catch {
         return; // a malformed request is dropped, as agents do
       }

@@ -1,11 +1,14 @@
 // How `plan` prints a Plan: for people, per source, `+` create, `~` update
 // with one line per changed field, `-` delete (`(held)` when the mass-delete
 // guard holds it), and the `Plan: …` summary; or the same as one JSON document.
+// What the text shows of the cluster and the fabrics is escaped for the
+// terminal (model/fabric-names.ts); the markers are ours.
 
 import type { MemberSpec } from '../hypernode/model/hypernode-types.ts';
 import { describeDiff, describeMember } from '../hypernode/reconcile/hypernode-diff.ts';
 import type { Plan, PlanAction, PlannedChange } from '../hypernode/preview/cluster-plan.ts';
 import { describeLevels } from '../hypernode/reconcile/topology-objects/topology-object-specs.ts';
+import { terminalText } from '../hypernode/model/fabric-names.ts';
 
 export interface PlanStyle {
   marker(action: PlanAction, text: string): string;
@@ -87,19 +90,22 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
   for (const change of plan.changes) {
     if (change.source !== source) {
       source = change.source;
-      lines.push(source === '' ? 'HyperNodes without a discovery source (nodeCount only):' : `source "${source}":`);
+      lines.push(
+        source === '' ? 'HyperNodes without a discovery source (nodeCount only):' : `source "${terminalText(source)}":`,
+      );
     }
     lines.push(
-      `  ${style.marker(change.action, MARKERS[change.action])} ${change.name}${change.held ? ' (held)' : ''}`,
-      ...details(change).map((d) => `${DETAIL_INDENT}${d}`),
+      `  ${style.marker(change.action, MARKERS[change.action])} ${terminalText(change.name)}${change.held ? ' (held)' : ''}`,
+      ...details(change).map((d) => `${DETAIL_INDENT}${terminalText(d)}`),
     );
   }
-  if (plan.nodeLabels.length > 0) lines.push('Node labels:', ...plan.nodeLabelsOff.map((r) => `  ${r.message}`));
+  if (plan.nodeLabels.length > 0)
+    lines.push('Node labels:', ...plan.nodeLabelsOff.map((r) => `  ${terminalText(r.message)}`));
   for (const c of plan.nodeLabels) {
     lines.push(
-      `  ${style.marker('update', MARKERS.update)} ${c.node}`,
-      ...Object.entries(c.set).map(([k, v]) => `${DETAIL_INDENT}${k}=${v}`),
-      ...c.removed.map((k) => `${DETAIL_INDENT}${k} removed`),
+      `  ${style.marker('update', MARKERS.update)} ${terminalText(c.node)}`,
+      ...Object.entries(c.set).map(([k, v]) => `${DETAIL_INDENT}${terminalText(`${k}=${v}`)}`),
+      ...c.removed.map((k) => `${DETAIL_INDENT}${terminalText(k)} removed`),
     );
   }
   if (plan.topologies.length > 0) lines.push('Topology objects:');
@@ -119,9 +125,9 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
           ? `levels ${describeLevels(t.previous!)} -> ${describeLevels(t.levels!)} (aliases change in place)`
           : `levels ${describeLevels((t.levels ?? t.previous)!)}`;
     lines.push(
-      `  ${marker} ${t.kind} ${t.name} (source "${t.source}")`,
-      `${DETAIL_INDENT}${detail}`,
-      ...t.steps.map((step, i) => `${DETAIL_INDENT}${i + 1}. ${step}`),
+      `  ${marker} ${terminalText(`${t.kind} ${t.name} (source "${t.source}")`)}`,
+      `${DETAIL_INDENT}${terminalText(detail)}`,
+      ...t.steps.map((step, i) => `${DETAIL_INDENT}${i + 1}. ${terminalText(step)}`),
     );
   }
   if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0)

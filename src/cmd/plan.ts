@@ -242,7 +242,7 @@ async function clusterConfig(
 ): Promise<DiscoveryConfig> {
   const cm = await cluster.configMap(where);
   try {
-    return loadConfig(new StaticInformer(cm ? [cm] : []), where, warningsOnly(logger));
+    return await loadConfig(new StaticInformer(cm ? [cm] : []), where, warningsOnly(logger));
   } catch (err) {
     const hint = cm
       ? ''

@@ -7,6 +7,7 @@ import { formatUsage, parseFlags } from '../app/flags/flag-set.ts';
 import { nodeMemberships, type Membership } from '../hypernode/preview/view/node-membership.ts';
 import { falseHealthConditions, NODES_READY } from '../hypernode/reconcile/health/conditions.ts';
 import { readinessProblem, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
+import { terminalText } from '../hypernode/model/fabric-names.ts';
 import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
 import type { ClusterReader } from './cluster-reads.ts';
 import { usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
@@ -44,7 +45,9 @@ export async function pluginWhy(
     if (memberships.length === 0)
       return {
         code: EXIT_SUCCESS,
-        stdout: `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`,
+        stdout: terminalText(
+          `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`,
+        ),
         stderr: stderr.text(),
       };
     const lines = [`Node ${name} is in ${memberships.length} HyperNode${memberships.length === 1 ? '' : 's'}:`];
@@ -60,7 +63,8 @@ export async function pluginWhy(
       byName.get(m.hyperNode)?.status?.conditions?.some((c) => c.type === NODES_READY),
     );
     if (judged) lines.push(...healthLines(name, health, memberships.length));
-    return { code: EXIT_SUCCESS, stdout: `${lines.join('\n')}\n`, stderr: stderr.text() };
+    // Names, patterns and condition messages are the cluster's: escaped for the terminal (model/fabric-names.ts).
+    return { code: EXIT_SUCCESS, stdout: terminalText(`${lines.join('\n')}\n`), stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_ERROR, err);
   } finally {

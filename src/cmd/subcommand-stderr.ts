@@ -3,11 +3,14 @@
 // one `warning: …` line a warning, and when the run fails a last `error: …`
 // line, with nothing on stdout. The warnings of a failed run are written
 // too: they often say why it failed (a neighbour refused, a Node left out).
+// Both may name what the cluster or a fabric holds: escaped for the terminal
+// (model/fabric-names.ts).
 
 import { createLogger, type Logger } from '../log.ts';
 import { errorMessage } from '../util/error-message.ts';
 import { PreviewError } from '../hypernode/preview/preview.ts';
 import type { SubcommandResult } from './subcommand-flags.ts';
+import { terminalText } from '../hypernode/model/fabric-names.ts';
 
 export class SubcommandStderr {
   private written = '';
@@ -36,12 +39,12 @@ export class SubcommandStderr {
   }
 
   warnings(warnings: readonly string[]): void {
-    for (const warning of warnings) this.written += `warning: ${warning}\n`;
+    for (const warning of warnings) this.written += `warning: ${terminalText(warning)}\n`;
   }
 
   /** The run failed with `err`: what was written so far and the reason. */
   failure(code: number, err: unknown): SubcommandResult {
     if (err instanceof PreviewError) this.warnings(err.warnings);
-    return { code, stdout: '', stderr: `${this.written}error: ${errorMessage(err)}\n` };
+    return { code, stdout: '', stderr: `${this.written}error: ${terminalText(errorMessage(err))}\n` };
   }
 }

@@ -137,7 +137,7 @@ test('the Deployment passes the chart arguments, environment, ports and probes',
 test('the container has requests and limits sized from the measured figures, and the probe timings are explained', () => {
   assert.equal(container.resources, {
     requests: { cpu: '100m', memory: '128Mi' },
-    limits: { cpu: '1', memory: '256Mi' },
+    limits: { cpu: '1', memory: '512Mi' },
   });
   const text = readFileSync(join(dir, 'deployment.yaml'), 'utf8');
   assert.match(text, /# Sized from scripts\/bench-controller\.ts/);

@@ -95,7 +95,7 @@ test('a UFM answering a non-JSON body, an error status with a body, or a secret 
   await eventSaying(
     api,
     'DiscoveryFailed',
-    'failed to decode response: the answer is not valid JSON: unexpected token',
+    'failed to decode response: the ports answer is not valid JSON: unexpected token',
   );
   ufm.answer = { kind: 'raw', body: `[${JSON.stringify({ tier: token })}]` };
   await eventSaying(api, 'DiscoveryFailed', 'cannot decode string into port [0].tier of type int');

@@ -33,8 +33,10 @@ export interface ControllerRun {
   metrics(): Promise<string>;
   /** `http://127.0.0.1:<port>` of the metrics listener (the executable only). */
   metricsOrigin?: string;
-  /** `http://127.0.0.1:<port>` of the health listener (the executable only). */
+  /** `http://127.0.0.1:<port>` of the health listener, /healthz and /readyz (the executable only). */
   healthOrigin?: string;
+  /** The process id (the executable only), for its memory in /proc. */
+  pid?: number;
   /** SIGTERM (or abort) and wait for the exit; returns the exit code (0 in-process). */
   stop(): Promise<number | null>;
 }
@@ -112,6 +114,7 @@ export async function startControllerBinary(opts: RunOptions): Promise<Controlle
     log: () => log,
     metricsOrigin: `http://127.0.0.1:${metricsPort}`,
     healthOrigin: `http://127.0.0.1:${health}`,
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
     metrics: async () =>
       (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) })).text(),
     async stop() {

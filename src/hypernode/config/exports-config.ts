@@ -18,6 +18,19 @@ const NODE_LABELS_KEYS = ['prefix'];
 /** Where the labels go when `prefix` is not given: one prefix per source, so two sources never write the same key. */
 export const defaultLabelPrefix = (source: string) => `${source}.topology.volcano.sh`;
 
+/**
+ * Domains whose label keys belong to Kubernetes (KEP-2586 and the well-known labels): kubelet, kube-scheduler and
+ * kubectl read meaning into them, so `node-role.kubernetes.io/control-plane` written on every Node would make every
+ * Node a control plane, and `node.kubernetes.io/exclude-from-external-load-balancers` takes Nodes out of Services.
+ */
+const RESERVED_PREFIX_DOMAINS = ['kubernetes.io', 'k8s.io'];
+
+/** The reserved domain `prefix` is, or is under; undefined for a prefix of another domain. */
+function reservedDomain(prefix: string): string | undefined {
+  const p = prefix.toLowerCase();
+  return RESERVED_PREFIX_DOMAINS.find((d) => p === d || p.endsWith(`.${d}`));
+}
+
 /** Validates an entry's `exports` (absent or null: nothing exported); throws naming the field. */
 export function parseExports(raw: unknown, source: string): EntryExports {
   if (raw === undefined || raw === null) return {};
@@ -53,5 +66,10 @@ export function parseExports(raw: unknown, source: string): EntryExports {
       `exports.nodeLabels.prefix ${JSON.stringify(prefix)} is not a DNS subdomain usable as a label key prefix (e.g. "topology.example.com")`,
     );
   }
+  const reserved = reservedDomain(prefix);
+  if (reserved !== undefined)
+    throw new Error(
+      `exports.nodeLabels.prefix ${JSON.stringify(prefix)} is under ${reserved}, which Kubernetes reserves for its own labels (kubelet and the scheduler read meaning into them); use a domain you own, e.g. "topology.example.com", or nodeLabels: {} for the default "${defaultLabelPrefix(source)}"`,
+    );
   return { nodeLabels: { prefix }, ...topologies };
 }

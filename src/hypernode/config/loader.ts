@@ -17,6 +17,10 @@ import type { ConfigMapLocation } from './location.ts';
 import { warnUnknownKeys } from './unknown-keys.ts';
 import { describeSyntaxError } from '../../util/syntax-error.ts';
 import { wrapError } from '../../util/error-message.ts';
+import { firstFew } from '../../util/first-few.ts';
+import type { ParseBounds } from '../../util/bounded-json.ts';
+import { checkYamlBounds, checkYamlBoundsSteps } from '../../util/bounded-yaml.ts';
+import { runInSlices } from '../../util/sliced-work.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 import { DEFAULT_HEALTH, parseHealth, type HealthSettings } from './health-config.ts';
 
@@ -31,14 +35,31 @@ export interface DiscoveryConfig {
   readonly ignoredDocuments: readonly string[];
   /** The top-level `health` mapping: which HyperNode conditions are kept (docs/health.md). */
   readonly health: HealthSettings;
+  /**
+   * The first wanted entry of each source, in document order (Go GetDiscoveryConfig), so every reader finds a
+   * source's entry without a scan of all entries.
+   */
+  readonly bySource: ReadonlyMap<string, EntryResult>;
 }
+
+/** An entry counts as wanted when it is enabled, or broken without saying `enabled: false`. */
+const wanted = (r: EntryResult) => r.enabled;
 
 export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({
   entries: Object.freeze([]),
+  bySource: new Map(),
   topLevelKeys: Object.freeze([]),
   ignoredDocuments: Object.freeze([]),
   health: DEFAULT_HEALTH,
 });
+
+/**
+ * What the discovery document may build. A configuration of every source with a few hundred switches or types holds
+ * a few thousand values and nests under 10 levels; composing YAML costs about 15 µs a value on the thread that
+ * answers the probes, so 20,000 values take about 0.3 s, and measuring the largest text the API server stores (1 MiB)
+ * about as long. Past the bounds the document is refused before it is composed (bounded-yaml.ts), as unparsable.
+ */
+export const CONFIG_BOUNDS: ParseBounds = { maxDepth: 64, maxValues: 20_000 };
 
 /**
  * Parses the YAML text (YAML 1.1 scalars, as Go's yaml.v2). Throws
@@ -47,6 +68,16 @@ export const EMPTY_CONFIG: DiscoveryConfig = Object.freeze({
  * (named in ignoredDocuments, for a warning).
  */
 export function parseConfig(text: string): DiscoveryConfig {
+  try {
+    checkYamlBounds(text, CONFIG_BOUNDS, 'the document');
+  } catch (err) {
+    throw wrapError('failed to parse config', err);
+  }
+  return parseMeasured(text);
+}
+
+/** parseConfig once the text was measured within CONFIG_BOUNDS. */
+function parseMeasured(text: string): DiscoveryConfig {
   const lines = new LineCounter();
   // logLevel 'error': a key that is a collection (`[a]: b`) would otherwise print a Node.js
   // process warning about stringifying it; the key is reported as unknown like any other.
@@ -61,7 +92,8 @@ export function parseConfig(text: string): DiscoveryConfig {
     rest.filter((d) => d.contents !== null).map((d) => describeDocument(d, lines)),
   );
   const doc = first === undefined ? undefined : toJs(first);
-  if (doc === null || doc === undefined) return Object.freeze({ ...EMPTY_CONFIG, ignoredDocuments });
+  if (doc === null || doc === undefined)
+    return Object.freeze({ ...EMPTY_CONFIG, ignoredDocuments, bySource: new Map() });
   if (!isMapping(doc)) {
     // The docs show most sources as a list entry (`- source: label`); pasted as the whole file, it needs its key.
     const entryList = Array.isArray(doc) && doc.length > 0 && doc.every((e) => isMapping(e) && 'source' in e);
@@ -75,11 +107,13 @@ export function parseConfig(text: string): DiscoveryConfig {
   const health = parseHealth(doc.health);
   const list = doc[DISCOVERY_KEY];
   if (list === undefined || list === null)
-    return Object.freeze({ entries: Object.freeze([]), topLevelKeys, ignoredDocuments, health });
+    return Object.freeze({ entries: Object.freeze([]), topLevelKeys, ignoredDocuments, health, bySource: new Map() });
   if (!Array.isArray(list)) throw new Error(`failed to parse config: ${DISCOVERY_KEY} must be a list of sources`);
   const entryLines = entryLineNumbers(first!, lines);
   const entries = refuseDuplicates(list.map((raw, i) => parseEntry(raw, i, entryLines[i])));
-  return Object.freeze({ entries: Object.freeze(entries), topLevelKeys, ignoredDocuments, health });
+  const bySource = new Map<string, EntryResult>();
+  for (const r of entries) if (wanted(r) && !bySource.has(r.source)) bySource.set(r.source, r);
+  return Object.freeze({ entries: Object.freeze(entries), topLevelKeys, ignoredDocuments, health, bySource });
 }
 
 /**
@@ -122,22 +156,36 @@ function describeDocument(doc: Document, lines: LineCounter): string {
   return `line ${lines.linePos(offset).line}: ${what}`;
 }
 
+/** Duplicate entries named in one message: a document of 30,000 copies must not make 30,000 messages of 30,000 names. */
+const DUPLICATES_NAMED = 3;
+
 /**
  * Go reads the first enabled entry of a source and drops the others without
  * a word; two entries of one source are more likely a mistake (two graph
  * fabrics meant as one) than a wish. Every wanted entry of such a source fails,
- * naming all of them, so the source stops (its HyperNodes kept) until one
- * entry is left (docs/configuration.md, "What happens with bad input").
+ * naming the first few of them, so the source stops (its HyperNodes kept) until one
+ * entry is left (docs/configuration.md, "What happens with bad input"). Linear
+ * in the entries: each source's list of duplicates is named once.
  */
 function refuseDuplicates(entries: EntryResult[]): EntryResult[] {
   const bySource = new Map<string, EntryResult[]>();
-  for (const r of entries) if (r.enabled) bySource.set(r.source, [...(bySource.get(r.source) ?? []), r]);
+  for (const r of entries) {
+    if (!r.enabled) continue;
+    const same = bySource.get(r.source);
+    if (same) same.push(r);
+    else bySource.set(r.source, [r]);
+  }
+  const named = new Map<string, string>();
+  const namedOnce = (source: string, same: readonly EntryResult[]): string => {
+    let text = named.get(source);
+    if (text === undefined) named.set(source, (text = firstFew(same.map(entryLocation), DUPLICATES_NAMED, ' and ')));
+    return text;
+  };
   return entries.map((r) => {
     const same = bySource.get(r.source) ?? [];
     // A broken entry keeps its own, more precise error.
     if (!r.enabled || same.length < 2 || 'error' in r) return r;
-    const named = same.map(entryLocation).join(' and ');
-    const error = `${entryLocation(r)}: source "${r.source}" has ${same.length} enabled entries, ${named}; keep one (merge their config, or set enabled: false on the others)`;
+    const error = `${entryLocation(r)}: source "${r.source}" has ${same.length} enabled entries, ${namedOnce(r.source, same)}; keep one (merge their config, or set enabled: false on the others)`;
     return Object.freeze({
       index: r.index,
       source: r.source,
@@ -165,22 +213,39 @@ export function warnConfigProblems(config: DiscoveryConfig, logger: Logger): voi
 }
 
 /**
- * Reads the ConfigMap from the informer cache and parses it. Throws an
- * ApiError NotFound (`configmap "<name>" not found`) when it does not exist.
+ * Reads the ConfigMap from the informer cache and parses it, measuring it first in slices (sliced-work.ts) so the
+ * probes are answered meanwhile. Throws an ApiError NotFound (`configmap "<name>" not found`) when it does not exist.
  */
-export function loadConfig(configMaps: Lister<ConfigMap>, where: ConfigMapLocation, logger: Logger): DiscoveryConfig {
+export async function loadConfig(
+  configMaps: Lister<ConfigMap>,
+  where: ConfigMapLocation,
+  logger: Logger,
+): Promise<DiscoveryConfig> {
   logger.info('Loading config from ConfigMap', { namespace: where.namespace, name: where.name });
   const cm = configMaps.get(`${where.namespace}/${where.name}`);
   if (!cm) throw new ApiError(`configmap "${where.name}" not found`, 404, 'NotFound');
   const text = cm.data?.[where.key];
   if (text === undefined) throw new Error(`config key not found in ConfigMap: ${where.key}`);
-  const config = parseConfig(text);
+  let config = lastParsed?.text === text ? lastParsed.config : undefined;
+  if (config === undefined) {
+    try {
+      await runInSlices(checkYamlBoundsSteps(text, CONFIG_BOUNDS, 'the document'));
+    } catch (err) {
+      throw wrapError('failed to parse config', err);
+    }
+    config = parseMeasured(text);
+  }
+  lastParsed = { text, config };
   warnConfigProblems(config, logger);
   return config;
 }
 
-/** An entry counts as wanted when it is enabled, or broken without saying `enabled: false`. */
-const wanted = (r: EntryResult) => r.enabled;
+/**
+ * The last document loaded and its configuration (pure and frozen, so safe to share): the manager loads once per
+ * ConfigMap event and once per retry of each failing source, and a document of thousands of broken entries must not
+ * be parsed again for each of them.
+ */
+let lastParsed: { readonly text: string; readonly config: DiscoveryConfig } | undefined;
 
 /** Sources of the wanted entries, in document order, duplicates kept (Go GetEnabledSources). */
 export function enabledSources(config: DiscoveryConfig): string[] {
@@ -192,7 +257,7 @@ export function enabledSources(config: DiscoveryConfig): string[] {
  * resolved entry or its error; undefined when the source is not enabled.
  */
 export function sourceEntry(config: DiscoveryConfig, source: string): EntryResult | undefined {
-  return config.entries.find((r) => r.source === source && wanted(r));
+  return config.bySource.get(source);
 }
 
 /**

@@ -25,14 +25,7 @@ import { SourceProblems } from './problems.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
 import type { EntryResult } from '../config/entry.ts';
 import { LABEL_SOURCE } from '../model/hypernode-labels.ts';
-import {
-  EMPTY_CONFIG,
-  enabledSources,
-  entryOf,
-  loadConfig,
-  sourceEntry,
-  type DiscoveryConfig,
-} from '../config/loader.ts';
+import { EMPTY_CONFIG, entryOf, loadConfig, type DiscoveryConfig } from '../config/loader.ts';
 import { configMapRef, type ConfigMapLocation } from '../config/location.ts';
 import type { HyperNodeMetrics } from '../hypernode-metrics.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from './registry.ts';
@@ -200,7 +193,8 @@ export class DiscoveryManager {
    */
   private async sync(key: string): Promise<boolean> {
     this.deps.logger.info('Received configuration update', { key });
-    const wanted = this.wantedSources(this.load(true));
+    // Enabled sources in document order; the first enabled entry of a source wins (Go GetDiscoveryConfig).
+    const wanted = (await this.load(true)).bySource;
     this.configError.forget();
     for (const source of [...this.running.keys()]) {
       if (wanted.has(source)) continue;
@@ -229,11 +223,11 @@ export class DiscoveryManager {
     if (this.stopping.signal.aborted) return true;
     let config: DiscoveryConfig;
     try {
-      config = this.load();
+      config = await this.load();
     } catch {
       return true; // a bad document is reported and retried under the ConfigMap's key
     }
-    const wanted = this.wantedSources(config);
+    const wanted = config.bySource;
     const result = wanted.get(source);
     if (!result) return true; // removed meanwhile; the ConfigMap sync stops it
     const outcome = await this.applySource(source, result);
@@ -242,10 +236,10 @@ export class DiscoveryManager {
   }
 
   /** The configuration from the cache, published when asked; a missing ConfigMap means no sources. */
-  private load(publish = false): DiscoveryConfig {
+  private async load(publish = false): Promise<DiscoveryConfig> {
     let config: DiscoveryConfig;
     try {
-      config = loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
+      config = await loadConfig(this.deps.configMaps, this.deps.configMap, this.deps.logger);
     } catch (err) {
       if (publish) this.deps.onConfiguration?.(undefined);
       if (isNotFound(err)) return EMPTY_CONFIG;
@@ -255,20 +249,15 @@ export class DiscoveryManager {
     return config;
   }
 
-  /** Enabled sources in document order; the first enabled entry of a source wins (Go GetDiscoveryConfig). */
-  private wantedSources(config: DiscoveryConfig): Map<string, EntryResult> {
-    const wanted = new Map<string, EntryResult>();
-    for (const source of enabledSources(config))
-      if (!wanted.has(source)) wanted.set(source, sourceEntry(config, source)!);
-    return wanted;
-  }
-
   /** Brings one wanted source in line with its entry. A bad entry leaves a running instance alone. */
   private async applySource(source: string, result: EntryResult): Promise<'unchanged' | 'started' | 'failed'> {
     const entry = entryOf(result);
     // The label source runs on Node changes: its `interval` means nothing, and a staleness rule must not measure it
     // (docs/metrics.md).
-    this.deps.metrics.sourceConfigured(source, source === LABEL_SOURCE ? undefined : entry?.intervalMs);
+    // Only a source that can run gets its series: an unsupported name is a typo (reported below), and a document of
+    // thousands of them must not make thousands of series sets.
+    if (this.deps.registry.has(source))
+      this.deps.metrics.sourceConfigured(source, source === LABEL_SOURCE ? undefined : entry?.intervalMs);
     if (!entry) {
       this.reportSourceFailure(
         source,
@@ -413,7 +402,7 @@ export class DiscoveryManager {
     );
   }
 
-  private logAllStarted(wanted: Map<string, EntryResult>, started: number): void {
+  private logAllStarted(wanted: ReadonlyMap<string, EntryResult>, started: number): void {
     if (started > 0 && [...wanted.keys()].every((source) => this.running.has(source) && !this.failures.has(source))) {
       this.deps.logger.info('Successfully started all network topology discoverers', { sources: [...wanted.keys()] });
     }

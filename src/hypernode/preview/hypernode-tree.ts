@@ -2,10 +2,12 @@
 // HyperNode with its tier, tierName, nodeCount and members; Node members are
 // listed compactly (first … last) since racks hold many of them, or left out,
 // or narrowed to the one Node asked about. Used by `render -o tree`,
-// `kubectl hypernode tree` and the demo (scripts/demo.ts).
+// `kubectl hypernode tree` and the demo (scripts/demo.ts). What it prints from
+// the cluster is escaped for the terminal (model/fabric-names.ts).
 
 import { compareBytes } from '../../util/compare-bytes.ts';
 import { falseHealthConditions } from '../reconcile/health/conditions.ts';
+import { terminalText } from '../model/fabric-names.ts';
 
 /** The parts of a HyperNode the tree shows (also fits objects read back from a store). */
 export interface TreeHyperNode {
@@ -67,13 +69,19 @@ export function renderHyperNodeTree(
   const lines: string[] = [];
   const walk = (hn: TreeHyperNode, prefix: string, last: boolean, isRoot: boolean) => {
     const head = isRoot ? '' : `${prefix}${last ? '└─ ' : '├─ '}`;
-    const details = `tier=${hn.spec.tier}${hn.spec.tierName ? ` (${hn.spec.tierName})` : ''}  nodeCount=${hn.status?.nodeCount ?? 0}`;
+    // What the cluster holds is escaped before it is styled (model/fabric-names.ts): anyone who may write a HyperNode
+    // chooses its tierName, members and condition messages.
+    const details = terminalText(
+      `tier=${hn.spec.tier}${hn.spec.tierName ? ` (${hn.spec.tierName})` : ''}  nodeCount=${hn.status?.nodeCount ?? 0}`,
+    );
     const nodes = memberNames(hn, 'Node');
-    lines.push(`${head}${style.name(hn.metadata.name)}  ${style.detail(details)}${nodeList(nodes, members)}`);
+    lines.push(
+      `${head}${style.name(terminalText(hn.metadata.name))}  ${style.detail(details)}${terminalText(nodeList(nodes, members))}`,
+    );
     // Health (docs/health.md): a False condition is marked under its HyperNode, with the controller's message.
     const pad = isRoot ? '   ' : `${prefix}${last ? '   ' : '│  '}   `;
     for (const c of falseHealthConditions(hn.status?.conditions))
-      lines.push(`${pad}✗ UNHEALTHY ${c.type}=False: ${c.message}`);
+      lines.push(`${pad}✗ UNHEALTHY ${terminalText(`${c.type}=False: ${c.message}`)}`);
     const kids = memberNames(hn, 'HyperNode')
       .map((n) => byName.get(n))
       .filter((c): c is TreeHyperNode => c !== undefined);

@@ -32,6 +32,16 @@ function errorOf(fn: () => unknown): Error {
   throw new Error('expected an error');
 }
 
+/** The error `load` rejects with; fails the test when it resolves. */
+async function loadError(load: Promise<unknown>): Promise<Error> {
+  try {
+    await load;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the load to fail');
+}
+
 test('location defaults and environment overrides (empty means default)', () => {
   assert.equal(
     { ...configMapLocation({}) },
@@ -46,20 +56,20 @@ test('location defaults and environment overrides (empty means default)', () => 
   assert.is(custom.name, 'vc-controller-configmap');
 });
 
-test('a missing ConfigMap is a NotFound error with the Go text', () => {
-  const err = errorOf(() => loadConfig(new FakeInformer<ConfigMap>(), loc, nullLogger));
+test('a missing ConfigMap is a NotFound error with the Go text', async () => {
+  const err = await loadError(loadConfig(new FakeInformer<ConfigMap>(), loc, nullLogger));
   assert.ok(isNotFound(err));
   assert.is(err.message, 'configmap "volcano-controller-configmap" not found');
 });
 
-test('a missing key is not NotFound and names the key', () => {
-  const err = errorOf(() => loadConfig(new FakeInformer({ initial: [cm({ other: 'x' })] }), loc, nullLogger));
+test('a missing key is not NotFound and names the key', async () => {
+  const err = await loadError(loadConfig(new FakeInformer({ initial: [cm({ other: 'x' })] }), loc, nullLogger));
   assert.not.ok(isNotFound(err));
   assert.is(err.message, 'config key not found in ConfigMap: volcano-controller.conf');
 });
 
-test('text that is not YAML fails the whole load with the contractual prefix', () => {
-  const err = errorOf(() =>
+test('text that is not YAML fails the whole load with the contractual prefix', async () => {
+  const err = await loadError(
     loadConfig(new FakeInformer({ initial: [cm({ 'volcano-controller.conf': 'invalid yaml: :' })] }), loc, nullLogger),
   );
   assert.match(err.message, /^failed to parse config: \S/);
@@ -85,9 +95,13 @@ test('empty value, null list and a document without the key mean no sources', ()
   }
 });
 
-test('the example configuration loads from the ConfigMap', () => {
+test('the example configuration loads from the ConfigMap', async () => {
   const text = readFileSync(new URL('./fixtures/discovery-config-example.yaml', import.meta.url), 'utf8');
-  const cfg = loadConfig(new FakeInformer({ initial: [cm({ 'volcano-controller.conf': text })] }), loc, nullLogger);
+  const cfg = await loadConfig(
+    new FakeInformer({ initial: [cm({ 'volcano-controller.conf': text })] }),
+    loc,
+    nullLogger,
+  );
   assert.equal(enabledSources(cfg), ['ufm', 'label']);
   const ufm = entryOf(sourceEntry(cfg, 'ufm'))!;
   assert.is(ufm.intervalMs, 10 * 60_000);
@@ -266,11 +280,15 @@ test('an entry that is not a mapping is reported by position', () => {
   );
 });
 
-test('misspelled entry keys are warned about by name; the entry is read as Go reads it', () => {
+test('misspelled entry keys are warned about by name; the entry is read as Go reads it', async () => {
   const { logger, lines } = capturingLogger({ verbosity: 0 });
   const text =
     'networkTopologyDiscovery:\n  - source: label\n    enable: true\n    confg: {}\n  - source: ufm\n    enabled: false\n';
-  const config = loadConfig(new FakeInformer({ initial: [cm({ 'volcano-controller.conf': text })] }), loc, logger);
+  const config = await loadConfig(
+    new FakeInformer({ initial: [cm({ 'volcano-controller.conf': text })] }),
+    loc,
+    logger,
+  );
   assert.equal(enabledSources(config), [], '`enable` is not `enabled`: the label source stays off, as in Go');
   const warning = lines.find((l) => l.includes('Ignoring unknown keys'));
   assert.ok(warning, lines.join(''));

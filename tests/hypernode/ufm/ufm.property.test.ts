@@ -23,6 +23,7 @@ import { TEST_CA, UfmServer } from '../../../testing/ufm-server.ts';
 import { discoverySecret } from '../../../testing/discovery-secret.ts';
 import { waitFor } from '../../../testing/wait.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
+import { fabricName } from '../../../src/hypernode/model/fabric-names.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -63,9 +64,15 @@ function portJson(l: Link, upper: boolean): Json {
   return upper ? Object.fromEntries(Object.entries(port).map(([k, v]) => [k.toUpperCase(), v])) : port;
 }
 
-/** What the grouping must produce: connected (node, leaf) components of Computer ports, ordered by smallest leaf. */
+/**
+ * What the grouping must produce: connected (node, leaf) components of Computer ports, ordered by smallest leaf, with
+ * names as model/fabric-names.ts keeps them.
+ */
 function model(links: readonly (Link | null)[]): { leaves: string[][]; spine: string[] } | 'nothing' {
-  const computer = links.filter((l): l is Link => l !== null && l.computer);
+  // Names are kept as the fabric-wide rule keeps them: a name with a control character as hex, a long one cut.
+  const computer = links
+    .filter((l): l is Link => l !== null && l.computer)
+    .map((l) => ({ ...l, node: fabricName(l.node), leaf: fabricName(l.leaf) }));
   if (computer.length === 0) return 'nothing';
   const parent = new Map<string, string>();
   const find = (x: string): string => {

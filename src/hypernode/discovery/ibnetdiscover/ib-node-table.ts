@@ -7,6 +7,7 @@
 // strings only when read. The whole table of a 65,536-HCA fabric is a few MB.
 
 import { grown } from '../../../util/grow-array.ts';
+import { FABRIC_NAME_MAX_BYTES, fabricName } from '../../model/fabric-names.ts';
 
 /** What a node is; SHARP aggregation nodes and hosts are both `ca`. */
 export type IbNodeKind = 'switch' | 'ca' | 'router';
@@ -17,6 +18,8 @@ export const KIND_OF_CODE: readonly (IbNodeKind | undefined)[] = [undefined, 'sw
 
 /** Slots per GUID at most: lookups stay short. */
 const MAX_LOAD = 0.5;
+/** The bytes of a description kept: a name's cap and a character more, so fabricName still sees it was cut. */
+const DESCRIPTION_KEPT_BYTES = FABRIC_NAME_MAX_BYTES + 4;
 
 /** 16 lower-case hex digits of a GUID's halves. */
 export function guidText(hi: number, lo: number): string {
@@ -95,7 +98,10 @@ export class IbNodeTable {
 
   /** Sets the description to bytes[from, to) (a node is described once: the reader asks hasDescription first). */
   describe(index: number, bytes: Uint8Array, from: number, to: number): void {
-    const length = to - from;
+    // What a name can show (model/fabric-names.ts), with room for a cut through a character: a description is at
+    // most 64 bytes by the InfiniBand specification, and a longer one costs no more memory than that.
+    const length = Math.min(to - from, DESCRIPTION_KEPT_BYTES);
+    to = from + length;
     this.text = grown(this.text, this.textUsed + length);
     this.text.set(bytes.subarray(from, to), this.textUsed);
     this.descStart[index] = this.textUsed;
@@ -103,12 +109,12 @@ export class IbNodeTable {
     this.textUsed += length;
   }
 
-  /** The description as printed (UTF-8), '' when none was read. */
+  /** The description as printed (UTF-8), kept as a name (model/fabric-names.ts); '' when none was read. */
   description(index: number): string {
     const length = this.descLength[index]!;
     if (length <= 0) return '';
     const from = this.descStart[index]!;
-    return Buffer.from(this.text.buffer, this.text.byteOffset + from, length).toString('utf8');
+    return fabricName(Buffer.from(this.text.buffer, this.text.byteOffset + from, length).toString('utf8'));
   }
 
   private add(slot: number, hi: number, lo: number): number {

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { abortReason } from '../../../util/abort.ts';
+import { betweenSteps } from '../../../util/sliced-work.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
@@ -273,6 +274,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       reader.write(chunk);
     });
     let subnet: IbSubnet;
+    await betweenSteps();
     try {
       subnet = reader.end();
     } catch (err) {
@@ -283,6 +285,8 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     // memory.unchanged() sends the last health report again, so it is asked only when the last build can stand.
     const last = this.lastBuilds.unchanged(fabric.name, digest, hosts);
     if (last && this.memory.unchanged(fabric.name)) return { last };
+    // Each step of a large fabric's read is a few hundred milliseconds: the probes are answered between them.
+    await betweenSteps();
     const lookups = new NodeLookups(hosts);
     const ib = ibFabricGraph(subnet, {
       hostGuids: this.config.hostGuids,
@@ -291,6 +295,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       nodeOf: lookups.mapHost,
       isNode: lookups.isNode,
     });
+    await betweenSteps();
     return { fresh: { ib, nodeCount: subnet.nodeCount, digest, lookups } };
   }
 

@@ -34,6 +34,11 @@ import { IbSubnet } from './ib-subnet.ts';
 const FORMAT_SNIFF_BYTES = 256 * 1024;
 
 const NEWLINE = 0x0a;
+/**
+ * The longest line read: ibnetdiscover prints a few hundred bytes a line (a node description is at most 64), so a
+ * longer one is not its output, and waiting for its end would hold up to maxOutputMiB.
+ */
+const MAX_LINE_BYTES = 64 * 1024;
 const KIND_WORD: Readonly<Record<IbNodeKind, string>> = { switch: 'switch', ca: 'CA', router: 'router' };
 
 /** Lines of a block that carry nothing the topology needs, by the word before `=`. */
@@ -116,8 +121,9 @@ export class IbnetdiscoverReader {
   /** The ports the open block printed (reset at each header). */
   private readonly printed = new Uint8Array(PORTS_PER_NODE);
   private lineNo = 0;
-  /** The pieces of the line the last chunk ended in the middle of. */
+  /** The pieces of the line the last chunk ended in the middle of, and their bytes. */
   private partial: Uint8Array[] = [];
+  private partialBytes = 0;
   /** Copies of the output's first FORMAT_SNIFF_BYTES. */
   private readonly head: Uint8Array[] = [];
   private headBytes = 0;
@@ -131,11 +137,12 @@ export class IbnetdiscoverReader {
     if (this.partial.length > 0) {
       const newline = chunk.indexOf(NEWLINE);
       if (newline < 0) {
-        this.partial.push(copyOf(chunk, 0, chunk.length));
+        this.keepPartial(chunk, 0);
         return;
       }
       const line = Buffer.concat([...this.partial, chunk.subarray(0, newline)]);
       this.partial = [];
+      this.partialBytes = 0;
       this.line(line, 0, line.length, false);
       start = newline + 1;
     }
@@ -147,7 +154,18 @@ export class IbnetdiscoverReader {
       this.line(chunk, start, newline, false);
       start = newline + 1;
     }
-    if (start < chunk.length && this.failure === undefined) this.partial.push(copyOf(chunk, start, chunk.length));
+    if (start < chunk.length && this.failure === undefined) this.keepPartial(chunk, start);
+  }
+
+  /** Keeps chunk[start…] as the start of the next line; a line past MAX_LINE_BYTES fails the output instead. */
+  private keepPartial(chunk: Uint8Array, start: number): void {
+    this.partialBytes += chunk.length - start;
+    if (this.partialBytes > MAX_LINE_BYTES) {
+      this.partial = [];
+      this.failure = `line ${this.lineNo + 1} is longer than ${MAX_LINE_BYTES} bytes; ibnetdiscover prints lines of a few hundred`;
+      return;
+    }
+    this.partial.push(copyOf(chunk, start, chunk.length));
   }
 
   /**

@@ -9,6 +9,7 @@
 // anything else `<subtype> <text or hex>`; `describeChassis` prints it.
 
 import { Buffer } from 'node:buffer';
+import { hexBytes, printableText } from '../../model/fabric-names.ts';
 
 /** LldpChassisIdSubtype values (IEEE 802.1AB): what kind of identifier a chassis id holds. */
 export const CHASSIS_SUBTYPE = {
@@ -42,11 +43,9 @@ const MAC_TEXT = [
   /^([0-9a-f]{12})$/i,
 ];
 
-/** `aa:bb:cc:dd:ee:ff` from 6 bytes. */
+/** `aa:bb:cc:dd:ee:ff` from 6 bytes (any bytes as colon-separated hex, the form binary ids take). */
 export function macText(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    .toString('hex')
-    .replace(/(..)(?!$)/g, '$1:');
+  return hexBytes(bytes);
 }
 
 /**
@@ -64,13 +63,6 @@ export function parseMacText(text: string, bare = true): Buffer | undefined {
     return Buffer.from(hex, 'hex');
   }
   return undefined;
-}
-
-/** Printable text (UTF-8 without control characters, trailing NULs cut), or undefined for binary values. */
-export function printable(bytes: Buffer): string | undefined {
-  const text = bytes.toString('utf8').replace(/\0+$/, '');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what marks a value as binary
-  return text.includes('\uFFFD') || /[\u0000-\u001f\u007f]/.test(text) ? undefined : text;
 }
 
 /** RFC 5952 text of a 16-byte IPv6 address: lower case, the longest run of two or more zero words as `::`. */
@@ -101,14 +93,14 @@ const ipKey = (text: string) => `ip ${text}`;
 
 /** A name or opaque value: text when printable, else colon-separated hex, after its subtype. */
 function other(subtype: number, bytes: Buffer): string {
-  return `${subtype} ${printable(bytes) ?? macText(bytes)}`;
+  return `${subtype} ${printableText(bytes) ?? macText(bytes)}`;
 }
 
 /** A network address id (family byte + address, or the address as text) as `ip <addr>`, or undefined. */
 function networkAddress(bytes: Buffer): string | undefined {
   const binary = bytes.length > 1 ? inetText(bytes[0]!, bytes.subarray(1)) : undefined;
   if (binary) return ipKey(binary);
-  const text = printable(bytes)?.trim();
+  const text = printableText(bytes)?.trim();
   if (text && /^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return ipKey(text);
   if (text && /^[0-9a-f:]+$/i.test(text) && text.includes(':')) {
     const parsed = parseIpv6(text);
@@ -137,7 +129,7 @@ function parseIpv6(text: string): number[] | undefined {
  */
 export function chassisKey(subtype: number, bytes: Buffer): ChassisKey {
   if (subtype === CHASSIS_SUBTYPE.mac && bytes.length === MAC_BYTES) return bytes.toString('hex');
-  const text = printable(bytes);
+  const text = printableText(bytes);
   const fromText = text === undefined ? undefined : parseMacText(text, subtype === CHASSIS_SUBTYPE.mac);
   if (fromText) return fromText.toString('hex');
   if (subtype === CHASSIS_SUBTYPE.networkAddress) return networkAddress(bytes) ?? other(subtype, bytes);
@@ -161,7 +153,7 @@ export function describeChassis(key: ChassisKey): string {
  */
 export function portMacHex(subtype: number, bytes: Buffer): string | undefined {
   if (subtype !== PORT_SUBTYPE.mac) return undefined;
-  const m = bytes.length === MAC_BYTES ? bytes : parseMacText(printable(bytes) ?? '');
+  const m = bytes.length === MAC_BYTES ? bytes : parseMacText(printableText(bytes) ?? '');
   return m?.toString('hex');
 }
 
@@ -173,5 +165,5 @@ export function portText(subtype: number, bytes: Buffer): string {
     const address = networkAddress(bytes);
     if (address) return address.slice('ip '.length);
   }
-  return printable(bytes) ?? macText(bytes);
+  return printableText(bytes) ?? macText(bytes);
 }

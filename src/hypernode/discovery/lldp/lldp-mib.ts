@@ -9,16 +9,8 @@
 
 import { Buffer } from 'node:buffer';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import {
-  type ChassisKey,
-  chassisKey,
-  inetText,
-  macText,
-  PORT_SUBTYPE,
-  portMacHex,
-  portText,
-  printable,
-} from './lldp-ids.ts';
+import { fabricName, fabricNameFromBytes, printableText } from '../../model/fabric-names.ts';
+import { type ChassisKey, chassisKey, inetText, PORT_SUBTYPE, portMacHex, portText } from './lldp-ids.ts';
 
 /** One varbind: a numeric OID without a leading dot, and an OCTET STRING (bytes) or an integer value. */
 export interface MibVarbind {
@@ -107,11 +99,14 @@ function bytes(v: Buffer | number | undefined): Buffer | undefined {
   return Buffer.isBuffer(v) ? v : undefined;
 }
 
-/** Text of an OCTET STRING: printable UTF-8 as is, anything else as colon-separated hex. */
+/**
+ * Text of an OCTET STRING as a name (model/fabric-names.ts): printable UTF-8 as is, anything else as colon-separated
+ * hex, cut to the names' length.
+ */
 function displayText(v: Buffer | number | undefined): string {
   if (typeof v === 'number') return String(v);
   if (!v) return '';
-  return printable(v) ?? macText(v);
+  return fabricNameFromBytes(v);
 }
 
 function integer(v: Buffer | number | undefined): number | undefined {
@@ -128,9 +123,9 @@ const NAMED_PORT_SUBTYPES = [PORT_SUBTYPE.interfaceAlias, PORT_SUBTYPE.interface
 function portName(subtype: number | undefined, id: Buffer | undefined, desc: Buffer | number | undefined): string {
   const idText =
     id && subtype !== undefined && (NAMED_PORT_SUBTYPES as readonly number[]).includes(subtype)
-      ? printable(id)?.trim()
+      ? printableText(id)?.trim()
       : undefined;
-  if (idText) return idText;
+  if (idText) return fabricName(idText);
   const descText = displayText(desc).trim();
   if (descText || !id) return descText;
   // Neither a name nor a description: the id in its readable form (a MAC, an address), or as text without a subtype.

@@ -1,8 +1,10 @@
 // Walks one switch's LLDP-MIB over SNMP with the pure-JS `net-snmp` client:
 // GETBULK (v2c and v3 both), a per-request timeout with retries, a deadline
-// for the whole walk, and a cap on the varbinds one switch may return, so a
-// switch that answers forever (or a looping agent) cannot exhaust memory. Errors
-// do not name the switch: the caller groups switches by error and names them.
+// for the whole walk, and caps on what one switch may return — varbinds, bytes
+// per value and bytes per walk — so a switch that answers forever, a looping
+// agent or one answering 60 KB values (which took the process to 6 GB under the
+// varbind cap alone) cannot exhaust memory. Errors do not name the switch: the
+// caller groups switches by error and names them.
 
 import { Buffer } from 'node:buffer';
 import snmp, { type Session, type Varbind } from 'net-snmp';
@@ -10,6 +12,22 @@ import type { MibVarbind } from './lldp-mib.ts';
 import { LLDP_SUBTREES } from './lldp-mib.ts';
 import type { SnmpCredentials } from './snmp-credentials.ts';
 import { safeFragment } from '../../../util/input-fragment.ts';
+
+/**
+ * The longest value an LLDP-MIB object holds (IEEE 802.1AB-2005 LLDP-MIB, and LLDP's TLVs have a 9-bit length):
+ * chassis and port ids are SIZE(1..255), system names, descriptions and port descriptions SnmpAdminString
+ * SIZE(0..255), management addresses SIZE(1..31), and the longest, lldpRemUnknownTLVInfo, SIZE(0..511). A longer
+ * value is not LLDP: the walk is abandoned.
+ */
+export const MAX_VALUE_BYTES = 511;
+/**
+ * What one walk may hold before it is parsed, charged per varbind as its value and OID bytes plus VARBIND_COST_BYTES:
+ * a 128-port switch's ~5,000 varbinds are charged about 1 MiB, and `concurrency` walks (32 by default) at most
+ * 32 × 2 MiB in flight (docs/security.md §9).
+ */
+export const MAX_WALK_BYTES = 2 * 1024 * 1024;
+/** What net-snmp's varbind object, its OID string and its value's Buffer cost besides their bytes. */
+const VARBIND_COST_BYTES = 160;
 
 export interface WalkLimits {
   /** One request's timeout; net-snmp re-sends it `retries` times. */
@@ -70,8 +88,24 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
     session.on('error', () => {});
     const onAbort = () => session.close();
     signal.addEventListener('abort', onAbort, { once: true });
+    let bytes = 0;
+    /** Why the walk stops early; undefined while it goes on. */
+    let refused: string | undefined;
     const take = (vb: Varbind): boolean => {
-      if (out.length >= limits.maxVarbinds) return false;
+      if (out.length >= limits.maxVarbinds) {
+        refused = `more than ${limits.maxVarbinds} varbinds (config.snmp.maxVarbinds) in the answer`;
+        return false;
+      }
+      const size = Buffer.isBuffer(vb.value) ? vb.value.length : 0;
+      if (size > MAX_VALUE_BYTES) {
+        refused = `a value of ${size} bytes under ${subtreeOf(vb.oid)}, where LLDP-MIB values are at most ${MAX_VALUE_BYTES} bytes`;
+        return false;
+      }
+      bytes += size + vb.oid.length + VARBIND_COST_BYTES;
+      if (bytes > MAX_WALK_BYTES) {
+        refused = `more than ${MAX_WALK_BYTES / 2 ** 20} MiB of LLDP-MIB data in ${out.length} varbinds`;
+        return false;
+      }
       // net-snmp's own varbind is kept rather than copied: a large poll decodes over a
       // million, and under the executable's small-heap V8 flags every allocation costs GC time.
       if (typeof vb.value === 'number' || Buffer.isBuffer(vb.value)) out.push(vb as MibVarbind);
@@ -80,9 +114,7 @@ export function snmpWalker(credentials: SnmpCredentials, limits: WalkLimits): Sw
     try {
       for (const subtree of LLDP_SUBTREES) {
         if (!(await walkSubtree(session, subtree, limits.maxRepetitions, take))) {
-          throw new Error(
-            `more than ${limits.maxVarbinds} varbinds (config.snmp.maxVarbinds) in the answer; the walk was abandoned`,
-          );
+          throw new Error(`${refused}; the walk was abandoned`);
         }
       }
       return out;
@@ -131,6 +163,11 @@ function walkSubtree(
       });
     next(base);
   });
+}
+
+/** The LLDP-MIB subtree an OID is under, for messages (its index arcs may carry what the agent chose). */
+function subtreeOf(oid: string): string {
+  return LLDP_SUBTREES.find((t) => oid.startsWith(`${t}.`)) ?? 'the LLDP-MIB';
 }
 
 /** Whether dotted OID `a` comes after `b` in the MIB's order (arc by arc, numerically). */

@@ -7,9 +7,11 @@
 // exists as one object tree. Member names match case-insensitively and
 // unknown members are ignored; a member of the wrong type fails the answer.
 
-import { arrayElements, describe } from './legacy-ports.ts';
+import { describe, UFM_ANSWER_BOUNDS } from './legacy-ports.ts';
 import { isMapping } from '../../../util/is-mapping.ts';
-import { parseJson } from '../../../util/syntax-error.ts';
+import { fabricName } from '../../model/fabric-names.ts';
+import { jsonArrayElements, jsonArrayStart, parseBoundedJson } from '../../../util/bounded-json.ts';
+import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
 export const RESOURCE_PATHS = {
   systems: '/resources/systems',
@@ -45,45 +47,41 @@ export type PortStates = Map<string, boolean>;
 
 type Fields = Record<string, unknown>;
 
-/** Each element of the answer (an array, or the `data` array of an envelope) as a lower-cased field map. */
-function* elements(body: string, what: string): Generator<Fields> {
-  const start = body.search(/\S/);
-  if (start < 0) throw new Error(`${what}: unexpected end of JSON input`);
-  let index = 0;
-  const fields = (raw: unknown): Fields => {
+/**
+ * Hands `visit` each element of the answer (an array, or the `data` array of an envelope) as a lower-cased field map,
+ * parsed one at a time within UFM_ANSWER_BOUNDS, in steps: an envelope's other members are skipped unparsed.
+ */
+function* eachElement(body: string, what: string, visit: (fields: Fields) => void): SlicedWork<void> {
+  if (body.search(/\S/) < 0) throw new Error(`${what}: unexpected end of JSON input`);
+  const fields = (raw: unknown, index: number): Fields => {
     if (!isMapping(raw)) throw new Error(`${what}: cannot decode ${describe(raw)} into element [${index}]`);
     const out: Fields = {};
     for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = v;
     return out;
   };
-  if (body[start] === '[') {
-    for (const element of arrayElements(body, start)) {
-      yield fields(parseJson(element, `${what}: element [${index}]`));
-      index++;
-    }
-    return;
-  }
-  const value: unknown = parseJson(body, `the ${what} answer`);
-  const data = value !== null && typeof value === 'object' && !Array.isArray(value) ? fields(value).data : undefined;
-  if (!Array.isArray(data))
+  const start = yield* jsonArrayStart(body, 'data', `the ${what} answer`);
+  if (start === undefined) {
+    const value = yield* parseBoundedJson(body, UFM_ANSWER_BOUNDS, `the ${what} answer`);
     throw new Error(`${what}: want a JSON array or an object with a "data" array, got ${describe(value)}`);
-  for (const raw of data) {
-    yield fields(raw);
-    index++;
   }
+  yield* jsonArrayElements(body, start, UFM_ANSWER_BOUNDS, `the ${what} answer`, (element, i) =>
+    visit(fields(element, i)),
+  );
 }
 
+/** A member as text, kept as a name (model/fabric-names.ts): a host sets its own node description. */
 function text(f: Fields, key: string, what: string): string {
   const v = f[key];
   if (v === undefined || v === null) return '';
   if (typeof v === 'number') return String(v);
   if (typeof v !== 'string') throw new Error(`${what}: cannot decode ${describe(v)} into ${key} of type string`);
-  return v;
+  return fabricName(v);
 }
 
-export function decodeSystems(body: string): UfmSystem[] {
+/** The systems answer, one element a step (sliced-work.ts). */
+export function* systemsDecoder(body: string): SlicedWork<UfmSystem[]> {
   const out: UfmSystem[] = [];
-  for (const f of elements(body, 'systems')) {
+  yield* eachElement(body, 'systems', (f) => {
     const ports = f.ports ?? [];
     if (!Array.isArray(ports)) throw new Error(`systems: cannot decode ${describe(ports)} into ports of type list`);
     out.push({
@@ -94,30 +92,39 @@ export function decodeSystems(body: string): UfmSystem[] {
       description: text(f, 'description', 'systems'),
       // With ports=true UFM lists port objects instead of names.
       ports: ports
-        .map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' ? String((p as Fields).name ?? '') : ''))
+        .map((p) =>
+          fabricName(typeof p === 'string' ? p : p && typeof p === 'object' ? String((p as Fields).name ?? '') : ''),
+        )
         .filter((p) => p !== ''),
       siteName: text(f, 'site_name', 'systems'),
     });
-  }
+  });
   return out;
 }
 
-export function decodeLinks(body: string): UfmLink[] {
+/** The links answer, one element a step. */
+export function* linksDecoder(body: string): SlicedWork<UfmLink[]> {
   const out: UfmLink[] = [];
-  for (const f of elements(body, 'links')) {
+  yield* eachElement(body, 'links', (f) =>
     out.push({
       a: { guid: text(f, 'source_guid', 'links'), port: text(f, 'source_port', 'links') },
       b: { guid: text(f, 'destination_guid', 'links'), port: text(f, 'destination_port', 'links') },
-    });
-  }
+    }),
+  );
   return out;
 }
 
-export function decodePortStates(body: string): PortStates {
+/** The brief ports answer, one element a step. */
+export function* portStatesDecoder(body: string): SlicedWork<PortStates> {
   const out: PortStates = new Map();
-  for (const f of elements(body, 'ports')) {
+  yield* eachElement(body, 'ports', (f) => {
     const name = text(f, 'name', 'ports') || `${text(f, 'guid', 'ports')}_${text(f, 'number', 'ports')}`;
     out.set(name, text(f, 'logical_state', 'ports').toLowerCase() === 'active');
-  }
+  });
   return out;
 }
+
+/** The decoders run whole, for previews and tests. */
+export const decodeSystems = (body: string): UfmSystem[] => runWhole(systemsDecoder(body));
+export const decodeLinks = (body: string): UfmLink[] => runWhole(linksDecoder(body));
+export const decodePortStates = (body: string): PortStates => runWhole(portStatesDecoder(body));

@@ -3,10 +3,13 @@
 // pkg/controllers/hypernode/discovery/ufm/ufm.go: only the first JSON value
 // counts, field names match case-insensitively, and a type mismatch fails
 // the whole response. A few more fields of a Computer port (its port names and
-// state) are read leniently for fabric health.
+// state) are read leniently for fabric health. Every text is kept as a name
+// (model/fabric-names.ts): a host sets its own node description.
 
 import { isMapping } from '../../../util/is-mapping.ts';
-import { parseJson } from '../../../util/syntax-error.ts';
+import { fabricName } from '../../model/fabric-names.ts';
+import { type JsonArrayBounds, jsonArrayElements, parseBoundedJson } from '../../../util/bounded-json.ts';
+import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
 /** The port list under the authentication scheme's prefix (Go: /ufmRest/resources/ports). */
 export const PORTS_RESOURCE_PATH = '/resources/ports';
@@ -31,72 +34,13 @@ export interface UfmPort {
 const STRING_FIELDS = ['description', 'system_name', 'node_description', 'peer_node_name'] as const;
 const LINK_FIELDS = ['dname', 'logical_state', 'peer_port_dname'] as const;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPENERS = new Set([0x5b, 0x7b]); // [ {
-const CLOSERS = new Set([0x5d, 0x7d]); // ] }
-/** Whitespace, `,`, `:`, `]` and `}`: what ends a number, true, false or null. */
-const SCALAR_END = /[\s,:\]}]/;
-
 /**
- * The end index (exclusive) of the JSON value starting at `start`, found by
- * scanning; text.length when it is unterminated. Only delimits the value:
- * JSON.parse of the slice validates it.
+ * What one UFM answer may build. A port object nests 2 or 3 levels and holds about 40 values; a system listed with
+ * its port objects (`ports=true`) a few thousand. A 64 MiB answer (the body cap) holds about 60,000 full port objects
+ * or 300,000 brief ones. Beyond these the answer is refused before it is parsed (src/util/bounded-json.ts): each
+ * element is parsed on its own, so an answer costs its text, one element and what is decoded from it.
  */
-function endOfValue(text: string, start: number): number {
-  const first = text.charCodeAt(start);
-  if (first !== QUOTE && !OPENERS.has(first)) {
-    let i = start;
-    while (i < text.length && !SCALAR_END.test(text[i]!)) i++;
-    return i;
-  }
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) {
-        inString = false;
-        if (depth === 0) return i + 1;
-      }
-    } else if (c === QUOTE) inString = true;
-    else if (OPENERS.has(c)) depth++;
-    else if (CLOSERS.has(c) && --depth === 0) return i + 1;
-  }
-  return text.length;
-}
-
-const skipSpace = (text: string, i: number): number => {
-  while (i < text.length && /\s/.test(text[i]!)) i++;
-  return i;
-};
-
-/**
- * The elements of the JSON array opening at `start`, each as its own text.
- * Parsing them one at a time means the whole answer never exists as one
- * object tree: each port is reduced to the five fields we use and the rest is
- * garbage at once, which keeps the peak memory of a large fabric's answer
- * near the size of its text. Throws a SyntaxError on a malformed array.
- */
-export function* arrayElements(text: string, start: number): Generator<string> {
-  let i = skipSpace(text, start + 1);
-  if (text[i] === ']') return;
-  for (;;) {
-    if (i >= text.length) throw new SyntaxError('unexpected end of JSON input');
-    const end = endOfValue(text, i);
-    yield text.slice(i, end);
-    i = skipSpace(text, end);
-    if (text[i] === ']') return;
-    if (text[i] !== ',')
-      throw new SyntaxError(
-        i >= text.length
-          ? 'unexpected end of JSON input'
-          : `invalid character ${JSON.stringify(text[i])} after array element`,
-      );
-    i = skipSpace(text, i + 1);
-  }
-}
+export const UFM_ANSWER_BOUNDS: JsonArrayBounds = { maxDepth: 64, maxValues: 100_000, maxElements: 300_000 };
 
 export function describe(x: unknown): string {
   return x === null ? 'null' : Array.isArray(x) ? 'array' : typeof x === 'object' ? 'object' : typeof x;
@@ -119,25 +63,32 @@ function decodePort(raw: unknown, index: number): UfmPort {
     } else if ((STRING_FIELDS as readonly string[]).includes(name)) {
       if (typeof value !== 'string')
         throw new Error(`cannot decode ${describe(value)} into port [${index}].${name} of type string`);
-      port[name as (typeof STRING_FIELDS)[number]] = value;
+      port[name as (typeof STRING_FIELDS)[number]] = fabricName(value);
     } else if ((LINK_FIELDS as readonly string[]).includes(name)) {
-      if (typeof value === 'string') port[name as (typeof LINK_FIELDS)[number]] = value;
+      if (typeof value === 'string') port[name as (typeof LINK_FIELDS)[number]] = fabricName(value);
     } else if (name === 'number' && Number.isInteger(value)) port.number = value as number;
   }
   return port;
 }
 
-/** Decodes the first JSON value of `body` as a port list; `null` is an empty list. Throws on anything else. */
-export function decodePorts(body: string): UfmPort[] {
+/**
+ * Decodes the first JSON value of `body` as a port list, one element a step (sliced-work.ts); `null` is an empty
+ * list. Throws on anything else.
+ */
+export function* portsDecoder(body: string): SlicedWork<UfmPort[]> {
   const start = body.search(/\S/);
   if (start < 0) throw new Error('unexpected end of JSON input');
   if (body[start] === '[') {
     const ports: UfmPort[] = [];
-    for (const element of arrayElements(body, start))
-      ports.push(decodePort(parseJson(element, `port [${ports.length}]`), ports.length));
+    yield* jsonArrayElements(body, start, UFM_ANSWER_BOUNDS, 'the ports answer', (element, i) =>
+      ports.push(decodePort(element, i)),
+    );
     return ports;
   }
-  const value: unknown = parseJson(body.slice(start, endOfValue(body, start)), 'the answer');
+  const value = yield* parseBoundedJson(body, UFM_ANSWER_BOUNDS, 'the ports answer');
   if (value === null) return [];
   throw new Error(`cannot decode ${describe(value)} into a port list`);
 }
+
+/** portsDecoder run whole. */
+export const decodePorts = (body: string): UfmPort[] => runWhole(portsDecoder(body));

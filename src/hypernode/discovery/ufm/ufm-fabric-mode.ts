@@ -11,7 +11,8 @@ import { FabricMemory } from '../fabric/link-memory.ts';
 import { FabricParts } from '../fabric/fabric-parts.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
-import { decodeLinks, decodePortStates, decodeSystems, RESOURCE_PATHS } from './fabric-resources.ts';
+import { linksDecoder, portStatesDecoder, RESOURCE_PATHS, systemsDecoder } from './fabric-resources.ts';
+import { betweenSteps, runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
 import { UFM_FABRIC_LABEL, UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { ufmFabricGraph } from './ufm-fabric-graph.ts';
 import type { UfmEndpoint, UfmResource } from './ufm-endpoint.ts';
@@ -62,23 +63,26 @@ export class UfmFabricMode implements UfmStrategy {
         throw wrapError('failed to get credentials from secret', err);
       }
     }
-    const decoded = async <T>(resource: UfmResource, decode: (body: string) => T): Promise<T> => {
+    // Decoded in slices (sliced-work.ts): the probes are answered while a large fabric's answers are read.
+    const decoded = async <T>(resource: UfmResource, decoder: (body: string) => SlicedWork<T>): Promise<T> => {
       const body = await this.ctx.body(ep, resource, RESOURCE_PATHS[resource]);
       try {
-        return decode(body);
+        return await runInSlices(decoder(body), signal);
       } catch (err) {
         throw wrapError(`failed to decode the ${resource} answer`, err);
       }
     };
-    const systems = await decoded('systems', decodeSystems);
-    const links = await decoded('links', decodeLinks);
-    const ports = await decoded('ports', decodePortStates);
+    const systems = await decoded('systems', systemsDecoder);
+    const links = await decoded('links', linksDecoder);
+    const ports = await decoded('ports', portStatesDecoder);
     logger.v(3).info('Successfully retrieved UFM fabric', {
       fabric,
       systems: systems.length,
       links: links.length,
       ports: ports.size,
     });
+    // Grouping a large fabric is a step of its own: the probes are answered between it and the reads.
+    await betweenSteps();
     const tree = this.memory.hyperNodes({
       graph: ufmFabricGraph({ systems, links, ports }),
       fabric,

@@ -11,7 +11,8 @@ import { wrapError } from '../../../util/error-message.ts';
 import { hostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import type { Snapshot } from '../../model/contracts.ts';
-import { decodePorts, PORTS_RESOURCE_PATH, type UfmPort } from './legacy-ports.ts';
+import { PORTS_RESOURCE_PATH, portsDecoder, type UfmPort } from './legacy-ports.ts';
+import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
 import { computerHosts } from './legacy-topology.ts';
 import { rememberedLegacySnapshot } from './legacy-links.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
@@ -51,6 +52,8 @@ export class UfmLegacyMode implements UfmStrategy {
       return { ok: false };
     }
     this.ctx.logger.v(3).info('Successfully retrieved UFM data', { interfaceCount: ports.length });
+    // Grouping a large fabric is a step of its own: the probes are answered between it and the read.
+    await betweenSteps();
     const hosts = computerHosts(ports);
     if (hosts.length === 0) {
       // Go would delete every ufm HyperNode here; an empty fabric is far more
@@ -95,7 +98,8 @@ export class UfmLegacyMode implements UfmStrategy {
   private async fetchPorts(ep: UfmEndpoint): Promise<UfmPort[]> {
     const body = await this.ctx.body(ep, 'ports', PORTS_RESOURCE_PATH);
     try {
-      return decodePorts(body);
+      // In slices (sliced-work.ts): the probes are answered while a large fabric's answer is read.
+      return await runInSlices(portsDecoder(body), this.ctx.signal);
     } catch (err) {
       throw wrapError('failed to decode response', err);
     }
