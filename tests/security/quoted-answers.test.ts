@@ -100,7 +100,11 @@ test('a UFM answering a non-JSON body, an error status with a body, or a secret 
   ufm.answer = { kind: 'raw', body: `[${JSON.stringify({ tier: token })}]` };
   await eventSaying(api, 'DiscoveryFailed', 'cannot decode string into port [0].tier of type int');
   ufm.answer = { kind: 'raw', body: `[{"description": "Computer IB Port", ${key.trim()}` };
-  await eventSaying(api, 'DiscoveryFailed', 'failed to decode response: port [0] is not valid JSON');
+  await eventSaying(
+    api,
+    'DiscoveryFailed',
+    'failed to decode response: the ports answer element [0] is not valid JSON: line 1, column 37',
+  );
   ufm.answer = { kind: 'raw', status: 503, body: `<html>${token}</html>` };
   await eventSaying(api, 'DiscoveryFailed', 'unexpected status code: 503 Service Unavailable');
   const seen = await evidence(api, run);
