@@ -1,0 +1,41 @@
+// The one input of every export (Node labels, Kueue and KAI Topology
+// objects, the topology page's view; render's and plan's Slurm files and
+// views build the same): a source's tree as the reconciler keeps it in the
+// cluster, with what is held and why. That is the accepted snapshot plus the
+// HyperNodes whose delete the mass-delete guard holds, so an export never
+// removes what the guard keeps (an empty or partial snapshot the guard holds
+// deletes no Topology object and strips no Node label); the Nodes the label
+// memory keeps in place are already in it, where they were. Ours, no Go
+// counterpart.
+
+import type { HeldNode } from '../model/contracts.ts';
+import type { DiscoveredHyperNode, DiscoveredMember, HyperNode } from '../model/hypernode-types.ts';
+
+export interface KeptTopology {
+  readonly source: string;
+  /** The source's HyperNodes as they stand once the round is written: desired, then those whose delete is held. */
+  readonly hyperNodes: readonly DiscoveredHyperNode[];
+  /** The names the mass-delete guard keeps, with the message saying why and how to allow them. */
+  readonly heldDeletes: { readonly names: ReadonlySet<string>; readonly why: string } | undefined;
+  /** The Nodes the label memory keeps in place, and until when. */
+  readonly heldNodes: readonly HeldNode[];
+}
+
+/**
+ * The tree as kept: `desired` (as written), then each name of `held` as the
+ * cluster holds it (`cached`), its members those with a selector.
+ */
+export function keptHyperNodes(
+  desired: Iterable<DiscoveredHyperNode>,
+  held: Iterable<string>,
+  cached: (name: string) => HyperNode | undefined,
+): DiscoveredHyperNode[] {
+  const out = [...desired];
+  for (const name of held) {
+    const hn = cached(name);
+    if (!hn?.spec) continue;
+    const members = (hn.spec.members ?? []).filter((m): m is DiscoveredMember => m.selector !== undefined);
+    out.push({ ...hn, spec: { ...hn.spec, members } });
+  }
+  return out;
+}
