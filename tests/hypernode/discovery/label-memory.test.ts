@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LabelMemory, type RecallInput } from '../../../src/hypernode/discovery/label-memory.ts';
 import { buildMembers, buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
-import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { LabelHoldBoard } from '../../../src/hypernode/reconcile/health/label-holds.ts';
 import { conditionTime } from '../../../src/hypernode/reconcile/health/conditions.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -23,7 +23,7 @@ const node = (name: string, rack?: string): NodeMeta => ({
 });
 const rackOf = (n: NodeMeta | undefined) => n?.metadata.labels?.[RACK];
 /** The HyperNode of rack `value` holding `nodes`, as the label source writes it. */
-const rack = (value: string, nodes: string[]): HyperNode =>
+const rack = (value: string, nodes: string[]): DiscoveredHyperNode =>
   buildWithTierName(`rack-${value}`, 1, RACK, buildMembers(nodes, 'Node'), {
     'volcano.sh/network-topology-source': 'label',
     [RACK]: value,
