@@ -124,7 +124,9 @@ export class LabelMemory {
           if (labelValue(labels, seed.key) !== undefined || !input.isLevelKey(seed.key) || keys.has(seed.key)) continue;
           const value = input.valueFor(seed.key, seed.domain, seed.holder);
           if (value === undefined) continue;
-          const until = reporter?.recordedUntil(holders.lowest(name) ?? seed.holder, name) ?? now + graceMs;
+          // What a status writer recorded, never more than one grace period from now (a condition is anyone's to edit).
+          const recorded = reporter?.recordedUntil(holders.lowest(name) ?? seed.holder, name);
+          const until = Math.min(recorded ?? now + graceMs, now + graceMs);
           keys.set(seed.key, { value, missingSince: until - graceMs });
         }
       }

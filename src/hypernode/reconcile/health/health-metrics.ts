@@ -28,20 +28,18 @@ export interface HeldNodeCounts {
 export function exportHealthGauges(
   registry: Registry,
   current: ReadonlyMap<string, HealthJudgement>,
-  holds?: HeldNodeCounts,
+  holds: HeldNodeCounts,
 ): () => void {
-  const detachHolds = holds
-    ? attachScrapeGauges(registry, holds, [
-        {
-          name: 'hypernode_label_held_nodes',
-          help: 'Nodes each source keeps in place while a label that places them is missing (health.labelGracePeriod; TopologyLabelsPresent=False names them).',
-          labelNames: ['source'],
-          collect(gauge, board) {
-            for (const [source, n] of board.heldNodes()) gauge.set({ source }, n);
-          },
-        },
-      ])
-    : () => {};
+  const detachHolds = attachScrapeGauges(registry, holds, [
+    {
+      name: 'hypernode_label_held_nodes',
+      help: 'Nodes each source keeps in place while a label that places them is missing (health.labelGracePeriod; TopologyLabelsPresent=False names them).',
+      labelNames: ['source'],
+      collect(gauge, board) {
+        for (const [source, n] of board.heldNodes()) gauge.set({ source }, n);
+      },
+    },
+  ]);
   const detach = attachScrapeGauges(registry, current, [
     {
       name: 'hypernode_unhealthy_members',
