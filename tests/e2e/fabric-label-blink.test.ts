@@ -8,13 +8,10 @@
 // away past health.labelGracePeriod gives exactly the writes of its move.
 // Polls are an hour apart: every change is a rebuild from the last poll.
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addRailFabric, IbFabric, leafId } from '../../testing/ib-fabric.ts';
 import { ibsimLabPerTest, ibsimLabUnavailable } from '../../testing/ibsim-lab.ts';
-import { generateFatTree } from '../../testing/fat-tree.ts';
 import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
@@ -22,6 +19,7 @@ import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { testNeeding } from '../support/skip.ts';
 import { NS, UFM_SECRET, hyperNodes, node, secretObject, seedConfigMap, setNodeLabels } from './cluster.ts';
+import { twoUnitUfmFabric } from './nvlink-scenario.ts';
 import { session } from './session.ts';
 import { BOTH_EXPORTS, CURRENT, KAI, KUEUE, PREFIX, topo } from './topology-cluster.ts';
 import { assertOnlyConditions, controllerWrites, heldOn, rollingBlink, settled } from './label-blink.ts';
@@ -32,7 +30,6 @@ const withLab = testNeeding(ibsimLabUnavailable());
 const CLIQUE = 'nvidia.com/gpu.clique';
 const RACKS = ['7b968a6d-c8aa-45e1-9e07-e1e51be99c31', '52c0ab5e-1f0e-4a3c-9d6b-2f8e7a1c0b93'];
 const EXPORTS = `    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n${BOTH_EXPORTS}`;
-const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** The cluster with the Node-label overlay and both Topology CRDs, the hosts as Nodes (unit u's in rack u). */
 async function cluster(units: readonly (readonly string[])[]) {
@@ -52,15 +49,7 @@ const exported = (api: ApiServer, source: string) => () =>
 
 /** Two units of four GB200 trays on a two-tier UFM fabric, the UFM stand-in serving it, and its Secret. */
 async function ufmCluster(health = '') {
-  const fabric = generateFatTree({
-    sus: 2,
-    tiers: 2,
-    uplinks: 2,
-    nodesPerSu: 4,
-    rails: 2,
-    fabricId: 3,
-    hostName: (su, n) => `gb-su${pad2(su)}-n${pad2(n)}`,
-  });
+  const fabric = twoUnitUfmFabric();
   const units = [fabric.hosts.slice(0, 4), fabric.hosts.slice(4)];
   const { api, kubeconfig } = await cluster(units);
   const ufm = (s.ufm = await new UfmServer().start());
@@ -133,10 +122,7 @@ withLab(
     fabric.cable('sm-01', leafId(1, 1));
     const lab = await newLab(fabric);
     // A wrapper that counts each run of ibnetdiscover, so a blink that ran it would be seen.
-    const runs = join(lab.dir, 'runs');
-    writeFileSync(runs, '');
-    const counted = join(lab.dir, 'counted-ibnetdiscover');
-    writeFileSync(counted, `#!/bin/sh\necho run >> ${runs}\nexec ${lab.ibnetdiscover} "$@"\n`, { mode: 0o755 });
+    const counted = lab.countedIbnetdiscover();
     const units = [1, 2].map((u) => [1, 2, 3, 4].map((h) => `su${u}-h${h}`));
     const { api, kubeconfig } = await cluster(units);
     seedConfigMap(
@@ -147,18 +133,18 @@ withLab(
     interval: 1h
 ${EXPORTS}    config:
       fabric: lab
-      command: [${counted}, -C, ibsim0, -P, "1"]
+      command: [${counted.command}, -C, ibsim0, -P, "1"]
       hcas: "^mlx5_[01]$"
       nvlink: domain
 `,
     );
     s.controller = startControllerInProcess({ kubeconfig, namespace: NS });
     await settled(s, api, 'ibnetdiscover', exported(api, 'ibnetdiscover'));
-    const ran = readFileSync(runs, 'utf8');
+    const ran = counted.runs();
     api.requests.clear();
     await rollingBlink(s, api, units.flat(), CLIQUE);
     assertOnlyConditions(api, 'the rolling blink');
-    assert.is(readFileSync(runs, 'utf8'), ran, 'ibnetdiscover not run again');
+    assert.is(counted.runs(), ran, 'ibnetdiscover not run again');
   },
 );
 

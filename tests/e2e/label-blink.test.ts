@@ -195,7 +195,7 @@ test('a level added before any Node carries its label: HyperNodes, Node labels a
     // The source's empty tree reconciled (its deletes held), then the label worker's pass over the tree as kept.
     await s.converge(
       () =>
-        /Holding HyperNode deletes of a discovery run source="label" held=12[^]*Node labels match the topology/.test(
+        /Holding HyperNode deletes of a discovery run source="label" held=12[\s\S]*Node labels match the topology/.test(
           s.log().slice(from),
         ),
       'the deletes held, and the labels decided on the tree as kept',
