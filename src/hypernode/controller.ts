@@ -318,6 +318,8 @@ async function watchResults(deps: HyperNodeControllerDeps, parts: Parts): Promis
     } catch (err) {
       deps.logger.error('Failed to reconcile topology', { source, err });
     } finally {
+      // The held Nodes the source reported with this snapshot: judged once its spec writes are done.
+      status.labelHolds.reconciled(source);
       manager.resultSynced(source);
     }
   }

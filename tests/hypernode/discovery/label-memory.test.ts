@@ -137,8 +137,11 @@ test('the held Nodes are reported on the HyperNodes holding them, and TopologyLa
   );
   assert.equal(board.heldOf('label', 'rack-r2'), []);
   assert.equal(board.heldNodes(), new Map([['label', 1]]));
+  assert.equal(reports, [], 'judged once the snapshot sent with it is reconciled');
+  board.reconciled('label');
   assert.equal(reports, [[]], 'the first report judges every HyperNode of the source');
   r.memory.report('', [], [rack('r1', ['a', 'b'])]);
+  board.reconciled('label');
   assert.equal(reports.at(-1), ['rack-r1'], 'then only those whose held Nodes changed');
 });
 

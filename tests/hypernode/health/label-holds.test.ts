@@ -60,12 +60,14 @@ test('False names the first five Nodes by when they move, then how many more and
   assert.is(recordedUntil({ metadata: { name: 'x' } }, 'tray-3'), undefined);
 });
 
-test('the status writer writes TopologyLabelsPresent with the count in one PUT once the source reported, and removes it when the memory is off', async () => {
+test('the status writer writes TopologyLabelsPresent in one PUT per HyperNode once the snapshot reported with is reconciled, and removes it when the memory is off', async () => {
   const r = rig(undefined, { ...DEFAULT_HEALTH, nodes: false, fabric: false });
   await r.settle(() => r.client.server('zone')?.status?.nodeCount === 2, 'the counts written');
   assert.is(r.condition('rack-0', 'TopologyLabelsPresent'), undefined, 'nothing before the source says');
   r.client.actions.length = 0;
   r.writer.labelHolds.report(SOURCE, 'f1', new Map([['rack-0', [held('n0', 0)]]]));
+  assert.is(r.condition('rack-0', 'TopologyLabelsPresent'), undefined, 'nothing before its snapshot is reconciled');
+  r.writer.labelHolds.reconciled(SOURCE);
   await r.settle(() => r.condition('zone', 'TopologyLabelsPresent')?.status === 'True', 'every HyperNode judged');
   assert.equal(
     r.client.actions.map((a) => `${a.verb} ${a.name}`).sort(),
@@ -78,8 +80,10 @@ test('the status writer writes TopologyLabelsPresent with the count in one PUT o
   );
   assert.is(r.condition('rack-0', 'TopologyLabelsPresent')!.status, 'False');
   r.writer.labelHolds.report(SOURCE, 'f1', new Map());
+  r.writer.labelHolds.reconciled(SOURCE);
   await r.settle(() => r.condition('rack-0', 'TopologyLabelsPresent')?.status === 'True', 'back to True');
   r.writer.labelHolds.report(SOURCE, 'f1', undefined);
+  r.writer.labelHolds.reconciled(SOURCE);
   await r.settle(() => r.condition('rack-0', 'TopologyLabelsPresent') === undefined, 'removed: no memory');
   await r.stop();
 });

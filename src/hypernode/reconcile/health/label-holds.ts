@@ -68,12 +68,32 @@ export class LabelHoldBoard implements LabelHoldReporter {
   private readonly reports: Reports = new Map();
   private graceMs = DEFAULT_LABEL_GRACE_PERIOD_MS;
   private readonly memories = new Map<string, unknown>();
+  /** Per source: the HyperNodes to judge again once its snapshot is reconciled ('all' when it started or stopped). */
+  private readonly pending = new Map<string, Set<string> | 'all'>();
 
   /**
-   * `changed` receives the HyperNodes whose held Nodes a report changed (none named when a source starts or stops
-   * keeping a memory: all of them).
+   * `changed` receives, when `reconciled` is called, the HyperNodes whose held Nodes a report changed (none named when a
+   * source starts or stops keeping a memory: all of them).
    */
   constructor(private readonly changed: (source: string, hyperNodes: readonly string[]) => void) {}
+
+  /**
+   * `source`'s snapshot, sent after its report, has been reconciled: the HyperNodes the report changed are judged now.
+   * Not before: a HyperNode whose spec that snapshot updates would see its status written in between and its update
+   * refused (409).
+   */
+  reconciled(source: string): void {
+    const names = this.pending.get(source);
+    if (names === undefined) return;
+    this.pending.delete(source);
+    this.changed(source, names === 'all' ? [] : [...names]);
+  }
+
+  private later(source: string, names: readonly string[] | 'all'): void {
+    const pending = this.pending.get(source);
+    if (names === 'all' || pending === 'all') this.pending.set(source, 'all');
+    else this.pending.set(source, new Set([...(pending ?? []), ...names]));
+  }
 
   report(source: string, scope: string, held: ReadonlyMap<string, readonly HeldNode[]> | undefined): void {
     let scopes = this.reports.get(source);
@@ -82,8 +102,8 @@ export class LabelHoldBoard implements LabelHoldReporter {
       if (scopes === undefined) this.reports.set(source, new Map());
       const dropped = scopes?.get(scope);
       if (scopes !== undefined && !scopes.delete(scope)) return;
-      if (scopes === undefined || scopes.size === 0) this.changed(source, []);
-      else this.changed(source, [...dropped!.keys()]);
+      if (scopes === undefined || scopes.size === 0) this.later(source, 'all');
+      else this.later(source, [...dropped!.keys()]);
       return;
     }
     const first = scopes === undefined || scopes.size === 0;
@@ -95,7 +115,8 @@ export class LabelHoldBoard implements LabelHoldReporter {
     for (const name of new Set([...before.keys(), ...now.keys()]))
       if (key(before.get(name)) !== key(now.get(name))) names.push(name);
     // At a source's first report every HyperNode of it needs the condition: all of them are judged.
-    if (first || names.length > 0) this.changed(source, first ? [] : names);
+    if (first) this.later(source, 'all');
+    else if (names.length > 0) this.later(source, names);
   }
 
   labelGraceMs(): number {
