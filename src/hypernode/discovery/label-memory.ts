@@ -49,6 +49,8 @@ export interface RecallInput {
   readonly nodes: readonly NodeMeta[];
   /** Whether a label key places Nodes in this scope (a level key); only those are remembered. */
   readonly isLevelKey: (key: string) => boolean;
+  /** The level keys, where they are a fixed few (the NVLink label): only these are read of each Node. */
+  readonly levelKeys?: readonly string[];
   /** The HyperNodes of ours of this scope in the cache (read only for Nodes seen for the first time). */
   readonly cached: () => readonly HyperNode[];
   /**
@@ -109,8 +111,9 @@ export class LabelMemory {
       let keys = memory.get(name);
       const first = keys === undefined;
       if (!keys) memory.set(name, (keys = new Map()));
-      for (const [key, value] of Object.entries(labels ?? {})) {
-        if (!input.isLevelKey(key)) continue;
+      for (const key of input.levelKeys ?? Object.keys(labels ?? {})) {
+        const value = labelValue(labels, key);
+        if (value === undefined || !input.isLevelKey(key)) continue;
         const r = keys.get(key);
         if (!r) keys.set(key, { value });
         else {
@@ -141,6 +144,11 @@ export class LabelMemory {
         r.missingSince ??= now;
         if (now - r.missingSince >= graceMs) {
           r.value = undefined;
+          this.deps.logger.info('A label is still missing at the end of its grace period; the Node moves', {
+            node: name,
+            key,
+            scope: input.scope,
+          });
           continue;
         }
         putBack[key] = r.value;

@@ -81,6 +81,7 @@ export class NvlinkDomains {
       scope: fabric,
       nodes: this.nodesOf(base),
       isLevelKey: (key) => key === config.label,
+      levelKeys: [config.label],
       cached: () => this.deps.hyperNodes.list(labels),
       valueFor: (_key, domain) => valueGivingDomain(domain, (raw) => domainOfValue(raw, config.take)),
     });

@@ -4,7 +4,9 @@
 // picture. Mirrors pkg/controllers/hypernode/discovery/label/label.go, with
 // the fixes of docs/differences-from-go.md item 5: Node tombstones are unwrapped, a failed
 // run is retried with backoff instead of wedging the worker, and bursts of
-// Node events are coalesced by a short debounce.
+// Node events are coalesced by a short debounce. A Node that loses a level
+// label keeps its place for health.labelGracePeriod (../label-memory.ts), so
+// a labelling agent that restarts changes no HyperNode.
 
 import { isTombstone, type EventHandler, type HandlerRegistration, type Tombstone } from '../../../kube/types.ts';
 import { coalescingTrigger, RateLimitingQueue, type CoalescingTrigger } from '../../../kube/workqueue.ts';
