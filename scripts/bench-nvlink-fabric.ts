@@ -16,9 +16,9 @@
 //   - a rolling blink over every tray, as a GPU DRA driver upgrade rolls
 //     (health.labelGracePeriod, docs/health.md): in waves of BLINK_WAVE
 //     trays (one per rack), each tray's clique removed, held by the label
-//     memory (hypernode_label_held_nodes counts them), and put back; the
-//     HyperNode writes during the roll (spec writes apart from status
-//     writes), the controller's CPU time and the time the roll took;
+//     memory until its domain's TopologyLabelsPresent names it, and put
+//     back; the HyperNode writes during the roll (spec writes apart from
+//     status writes), the controller's CPU time and the time the roll took;
 // against the targets: first poll ≤ 10 s with and without nvlink, RSS ≤ 400
 // MB, a later clique in 2 writes and no UFM request, a rolling blink with no
 // HyperNode spec write and no UFM request, each PASS or MISS. It prints; it
@@ -237,24 +237,31 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
 
 /**
  * Every tray's clique removed and put back, BLINK_WAVE trays at a time (one per rack, the racks taken in turn), each
- * wave held by the label memory before its labels return; what the controller wrote and the CPU it used meanwhile.
+ * wave's labels returning once its domains' TopologyLabelsPresent count every tray of it (read from the stand-in's
+ * store, so the watching costs the controller nothing); what the controller wrote and the CPU it used meanwhile.
  */
-async function rollingBlink(
-  api: ApiServer,
-  c: { metrics(): Promise<string>; cpuMs(): number },
-  ufm: UfmServer,
-): Promise<BlinkFigures> {
+async function rollingBlink(api: ApiServer, c: { cpuMs(): number }, ufm: UfmServer): Promise<BlinkFigures> {
   const racks = sus * racksPerSu;
-  const order: string[] = [];
+  const order: { tray: string; domain: string }[] = [];
   for (let t = 1; t <= traysPerRack; t++)
-    for (let r = 0; r < racks; r++)
-      order.push(trayName(Math.floor(r / racksPerSu) + 1, (r % racksPerSu) * traysPerRack + t));
-  const held = async () => {
-    try {
-      return seriesValue(await c.metrics(), 'hypernode_label_held_nodes', { source: 'ufm' });
-    } catch {
-      return -1;
+    for (let r = 0; r < racks; r++) {
+      const su = Math.floor(r / racksPerSu) + 1;
+      const tray = trayName(su, (r % racksPerSu) * traysPerRack + t);
+      order.push({ tray, domain: nvlinkHyperNodeName(FABRIC, 'nvl-domain', rackUuid(su, (r % racksPerSu) + 1)) });
     }
+  type Status = { status?: { conditions?: { type: string; status: string; message: string }[] } };
+  /** How many Nodes a domain's TopologyLabelsPresent says it keeps in place (0 when True). */
+  const heldIn = (domain: string) => {
+    const c = (api.store.get('hypernodes', domain) as Status | undefined)?.status?.conditions?.find(
+      (k) => k.type === 'TopologyLabelsPresent',
+    );
+    return c?.status === 'False' ? Number(/^(\d+) Nodes? kept in place/.exec(c.message)?.[1] ?? 0) : 0;
+  };
+  /** Each domain of a wave with the number of the wave's trays in it. */
+  const domainsOf = (wave: readonly { domain: string }[]) => {
+    const counts = new Map<string, number>();
+    for (const { domain } of wave) counts.set(domain, (counts.get(domain) ?? 0) + 1);
+    return [...counts];
   };
   const setClique = (name: string, value: string | undefined) => {
     const node = api.store.get('nodes', name) as { metadata: { labels: Record<string, string> } };
@@ -272,19 +279,20 @@ async function rollingBlink(
   for (let i = 0; i < order.length; i += BLINK_WAVE) {
     const wave = order.slice(i, i + BLINK_WAVE);
     const values = new Map(
-      wave.map((name) => [
-        name,
-        (api.store.get('nodes', name) as { metadata: { labels: Record<string, string> } }).metadata.labels[CLIQUE],
+      wave.map(({ tray }) => [
+        tray,
+        (api.store.get('nodes', tray) as { metadata: { labels: Record<string, string> } }).metadata.labels[CLIQUE],
       ]),
     );
-    for (const name of wave) setClique(name, undefined);
-    await waitFor(async () => (await held()) === wave.length || undefined, {
+    const domains = domainsOf(wave);
+    for (const { tray } of wave) setClique(tray, undefined);
+    await waitFor(() => domains.every(([domain, n]) => heldIn(domain) === n) || undefined, {
       timeoutMs: CONVERGE_TIMEOUT_MS,
       intervalMs: 20,
       what: `wave ${waves + 1} held`,
     });
-    for (const name of wave) setClique(name, values.get(name));
-    await waitFor(async () => (await held()) === 0 || undefined, {
+    for (const { tray } of wave) setClique(tray, values.get(tray));
+    await waitFor(() => domains.every(([domain]) => heldIn(domain) === 0) || undefined, {
       timeoutMs: CONVERGE_TIMEOUT_MS,
       intervalMs: 20,
       what: `wave ${waves + 1} back`,
