@@ -36,10 +36,11 @@ export function keptHyperNodes(
   cached: (name: string) => HyperNode | undefined,
 ): DiscoveredHyperNode[] {
   const out = [...desired];
-  const placed = new Set(out.flatMap((hn) => exactNames(hn, 'Node')));
+  let placed: Set<string> | undefined;
   for (const name of held) {
+    placed ??= new Set(out.flatMap((hn) => exactNames(hn, 'Node')));
     const hn = cached(name);
-    if (!hn?.spec || [...nodesBelow(hn, cached, new Set())].every((n) => placed.has(n))) continue;
+    if (!hn?.spec || [...nodesBelow(hn, cached, new Set())].every((n) => placed!.has(n))) continue;
     const { name: _, labels, annotations } = hn.metadata;
     const members = (hn.spec.members ?? []).filter((m): m is DiscoveredMember => m.selector !== undefined);
     out.push({
