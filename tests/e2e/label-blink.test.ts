@@ -116,6 +116,10 @@ test('a clique away past labelGracePeriod: held until then, and then exactly the
     'tray-0 moved to its leaf once the grace period ended',
   );
   await settled(s, api, 'label', () => !heldOn(api, 'tray-0'));
+  assert.match(
+    s.log(),
+    /A label is still missing at the end of its grace period; the Node moves source="label" node="tray-0" key="nvidia\.com\/gpu\.clique"/,
+  );
   const w = controllerWrites(api);
   // The Node keeps its nvl-domain export label: a live Topology names that level, and Kueue skips a Node lacking one.
   assert.equal(
