@@ -13,9 +13,16 @@
 // and with nvlink:
 //   - one tray whose clique appears later: the writes and the time until it
 //     sits in its rack's domain (a rebuild from the last poll, no UFM request);
+//   - a rolling blink over every tray, as a GPU DRA driver upgrade rolls
+//     (health.labelGracePeriod, docs/health.md): in waves of BLINK_WAVE
+//     trays (one per rack), each tray's clique removed, held by the label
+//     memory until its domain's TopologyLabelsPresent names it, and put
+//     back; the HyperNode writes during the roll (spec writes apart from
+//     status writes), the controller's CPU time and the time the roll took;
 // against the targets: first poll ≤ 10 s with and without nvlink, RSS ≤ 400
-// MB, a later clique in 2 writes and no UFM request, each PASS or MISS. It
-// prints; it never fails on a figure.
+// MB, a later clique in 2 writes and no UFM request, a rolling blink with no
+// HyperNode spec write and no UFM request, each PASS or MISS. It prints; it
+// never fails on a figure.
 //
 // Run with: node --import tsx scripts/bench-nvlink-fabric.ts [sus=64] [racksPerSu=8] [traysPerRack=18]
 // (build dist/ first: node scripts/build.mjs).
@@ -46,7 +53,9 @@ const LIMIT: RateLimit = { qps: 300, burst: 600 };
 const WRITE_LATENCY_MS = 10;
 const CLIQUE = 'nvidia.com/gpu.clique';
 const FABRIC = 'gb200';
-const TARGETS = { firstPollS: 10, rssMB: 400, laterCliqueWrites: 2 };
+const TARGETS = { firstPollS: 10, rssMB: 400, laterCliqueWrites: 2, blinkSpecWrites: 0 };
+/** Trays whose clique is away at once in the rolling blink: a driver upgrade with that many Nodes in parallel. */
+const BLINK_WAVE = 128;
 const CONVERGE_TIMEOUT_MS = 600_000;
 const SCRAPE_EVERY_MS = 500;
 
@@ -65,6 +74,17 @@ interface Figures {
   rssMB: number;
   hwmMB: number;
   laterClique?: { writes: string[]; ms: number; ufmRequests: number };
+  blink?: BlinkFigures;
+}
+
+interface BlinkFigures {
+  trays: number;
+  waves: number;
+  specWrites: string[];
+  statusWrites: number;
+  ufmRequests: number;
+  cpuMs: number;
+  ms: number;
 }
 
 function writesByVerb(api: ApiServer): { writes: Record<string, number>; status: number } {
@@ -197,6 +217,7 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
           .map((r) => `${r.verb} ${r.name}`),
         ufmRequests: ufm.requests.length - ufmBefore,
       };
+      figures.blink = await rollingBlink(api, c, ufm);
     }
     return figures;
   } catch (err) {
@@ -208,6 +229,87 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
     await api.close();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Every tray's clique removed and put back, BLINK_WAVE trays at a time (one per rack, the racks taken in turn), each
+ * wave's labels returning once its domains' TopologyLabelsPresent count every tray of it (read from the stand-in's
+ * store, so the watching costs the controller nothing); what the controller wrote and the CPU it used meanwhile.
+ */
+async function rollingBlink(api: ApiServer, c: { cpuMs(): number }, ufm: UfmServer): Promise<BlinkFigures> {
+  const racks = sus * racksPerSu;
+  const order: { tray: string; domain: string }[] = [];
+  for (let t = 1; t <= traysPerRack; t++)
+    for (let r = 0; r < racks; r++) {
+      const su = Math.floor(r / racksPerSu) + 1;
+      const tray = trayName(su, (r % racksPerSu) * traysPerRack + t);
+      order.push({ tray, domain: nvlinkHyperNodeName(FABRIC, 'nvl-domain', rackUuid(su, (r % racksPerSu) + 1)) });
+    }
+  type Status = { status?: { conditions?: { type: string; status: string; message: string }[] } };
+  /** How many Nodes a domain's TopologyLabelsPresent says it keeps in place (0 when True). */
+  const heldIn = (domain: string) => {
+    const c = (api.store.get('hypernodes', domain) as Status | undefined)?.status?.conditions?.find(
+      (k) => k.type === 'TopologyLabelsPresent',
+    );
+    return c?.status === 'False' ? Number(/^(\d+) Nodes? kept in place/.exec(c.message)?.[1] ?? 0) : 0;
+  };
+  /** Each domain of a wave with the number of the wave's trays in it. */
+  const domainsOf = (wave: readonly { domain: string }[]) => {
+    const counts = new Map<string, number>();
+    for (const { domain } of wave) counts.set(domain, (counts.get(domain) ?? 0) + 1);
+    return [...counts];
+  };
+  const setClique = (name: string, value: string | undefined) => {
+    const node = api.store.get('nodes', name) as { metadata: { labels: Record<string, string> } };
+    const { [CLIQUE]: _, ...rest } = node.metadata.labels;
+    api.store.update({
+      ...node,
+      metadata: { ...node.metadata, labels: value === undefined ? rest : { ...rest, [CLIQUE]: value } },
+    });
+  };
+  api.requests.clear();
+  const ufmBefore = ufm.requests.length;
+  const cpuBefore = c.cpuMs();
+  const started = performance.now();
+  let waves = 0;
+  for (let i = 0; i < order.length; i += BLINK_WAVE) {
+    const wave = order.slice(i, i + BLINK_WAVE);
+    const values = new Map(
+      wave.map(({ tray }) => [
+        tray,
+        (api.store.get('nodes', tray) as { metadata: { labels: Record<string, string> } }).metadata.labels[CLIQUE],
+      ]),
+    );
+    const domains = domainsOf(wave);
+    for (const { tray } of wave) setClique(tray, undefined);
+    await waitFor(() => domains.every(([domain, n]) => heldIn(domain) === n) || undefined, {
+      timeoutMs: CONVERGE_TIMEOUT_MS,
+      intervalMs: 20,
+      what: `wave ${waves + 1} held`,
+    });
+    for (const { tray } of wave) setClique(tray, values.get(tray));
+    await waitFor(() => domains.every(([domain]) => heldIn(domain) === 0) || undefined, {
+      timeoutMs: CONVERGE_TIMEOUT_MS,
+      intervalMs: 20,
+      what: `wave ${waves + 1} back`,
+    });
+    waves++;
+  }
+  await waitFor(() => api.requests.writes(isControllerHyperNodeWrite).every((r) => r.code !== 0) || undefined, {
+    timeoutMs: 60_000,
+    what: 'every write answered',
+  });
+  const ms = performance.now() - started;
+  const writes = api.requests.writes(isControllerHyperNodeWrite);
+  return {
+    trays: order.length,
+    waves,
+    specWrites: writes.filter((r) => r.subresource !== 'status').map((r) => `${r.verb} ${r.name}`),
+    statusWrites: writes.filter((r) => r.subresource === 'status').length,
+    ufmRequests: ufm.requests.length - ufmBefore,
+    cpuMs: c.cpuMs() - cpuBefore,
+    ms,
+  };
 }
 
 async function main(): Promise<void> {
@@ -230,6 +332,10 @@ async function main(): Promise<void> {
     if (f.laterClique)
       console.log(
         `  a tray's clique appearing later: in its domain after ${f.laterClique.ms.toFixed(0)} ms with ${f.laterClique.writes.length} writes (${f.laterClique.writes.join(', ')}) and ${f.laterClique.ufmRequests} UFM requests`,
+      );
+    if (f.blink)
+      console.log(
+        `  a rolling blink of the clique over ${f.blink.trays} trays (${f.blink.waves} waves of ${BLINK_WAVE}, each held, then back): ${f.blink.specWrites.length} HyperNode spec writes${f.blink.specWrites.length > 0 ? ` (${f.blink.specWrites.slice(0, 5).join(', ')}…)` : ''}, ${f.blink.statusWrites} status writes, ${f.blink.ufmRequests} UFM requests; controller CPU ${seconds(f.blink.cpuMs)} (${(f.blink.cpuMs / f.blink.trays).toFixed(2)} ms a tray) over ${seconds(f.blink.ms)}`,
       );
   }
   console.log(
@@ -257,6 +363,13 @@ async function main(): Promise<void> {
     measured: `${later.writes.length} writes, ${later.ufmRequests} UFM requests`,
     target: `${TARGETS.laterCliqueWrites} writes, 0 UFM requests`,
     pass: later.writes.length === TARGETS.laterCliqueWrites && later.ufmRequests === 0,
+  });
+  const blink = rows[1]![1].blink!;
+  verdicts.push({
+    figure: 'a rolling blink over every tray',
+    measured: `${blink.specWrites.length} HyperNode spec writes, ${blink.ufmRequests} UFM requests`,
+    target: `${TARGETS.blinkSpecWrites} spec writes, 0 UFM requests`,
+    pass: blink.specWrites.length === TARGETS.blinkSpecWrites && blink.ufmRequests === 0,
   });
   console.log(verdictSummary('targets:', verdicts));
 }

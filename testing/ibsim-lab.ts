@@ -16,7 +16,7 @@
 // process that started the lab is gone; close() ends it by its process group.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IbFabric } from './ib-fabric.ts';
@@ -67,6 +67,18 @@ export class IbsimLab {
       `#!/bin/sh\n# The real ibnetdiscover against ibsim lab ${this.socketName}.\nexport IBSIM_SOCKNAME=${this.socketName}\ncd ${this.dir} || exit 1\nexec ibsim-run ibnetdiscover "$@"\n`,
     );
     chmodSync(this.ibnetdiscover, 0o755);
+  }
+
+  /**
+   * A wrapper of `ibnetdiscover` that counts its runs, so a test sees whether a change ran it again: the wrapper's path
+   * (for config.command) and the runs so far.
+   */
+  countedIbnetdiscover(): { readonly command: string; runs(): number } {
+    const runs = join(this.dir, 'runs');
+    writeFileSync(runs, '');
+    const command = join(this.dir, 'counted-ibnetdiscover');
+    writeFileSync(command, `#!/bin/sh\necho run >> ${runs}\nexec ${this.ibnetdiscover} "$@"\n`, { mode: 0o755 });
+    return { command, runs: () => readFileSync(runs, 'utf8').split('\n').length - 1 };
   }
 
   /** Starts ibsim on the fabric's net file and waits until it is ready. */

@@ -39,6 +39,14 @@ function sourceNotes(s: SourceTopologyState): string[] {
     notes.push(
       `Source ${s.source}: ${s.heldDeletes.length} deletes held by the mass-delete guard: ${s.heldDeletes.join(', ')}`,
     );
+  const held = s.heldNodes ?? [];
+  if (held.length > 0) {
+    notes.push(
+      `Source ${s.source}: ${held.length} Nodes kept in place while labels that place them are missing (health.labelGracePeriod):`,
+    );
+    for (const h of held)
+      notes.push(`- ${h.node}: ${h.keys.join(', ')} missing since ${time(h.since)}, moves at ${time(h.until)}`);
+  }
   if (s.uncoveredNodes && s.uncoveredNodes.count > 0) {
     const { count, listed } = s.uncoveredNodes;
     notes.push(
@@ -49,7 +57,7 @@ function sourceNotes(s: SourceTopologyState): string[] {
   return notes;
 }
 
-/** The view of the state: every source's desired HyperNodes; `nodes` resolve regex and label members. */
+/** The view of the state: every source's HyperNodes as kept; `nodes` resolve regex and label members. */
 function topologyPageView(state: TopologyState, generatedAt: number, nodes: readonly NodeMeta[]): TopologyView {
   // The desired objects carry no status (the status writer writes it after the create): show the nodeCount it writes.
   const hyperNodes: HyperNode[] = state.sources.flatMap((s) =>

@@ -25,13 +25,22 @@ function sourceJson(s: SourceTopologyState) {
     lastSnapshotTime: iso(s.lastSnapshotAt),
     lastResult: s.lastResult ?? null,
     heldDeletes: s.heldDeletes,
+    heldNodes: (s.heldNodes ?? []).map((h) => ({
+      node: h.node,
+      keys: h.keys,
+      since: iso(h.since),
+      until: iso(h.until),
+    })),
     rejectedSnapshot: s.rejected ? { since: iso(s.rejected.at), violations: s.rejected.violations.split('\n') } : null,
     uncoveredNodes: s.uncoveredNodes ?? null,
     hyperNodes: s.desired,
   };
 }
 
-/** The JSON form: times in RFC 3339, absent parts as null, the desired HyperNodes as the controller writes them. */
+/**
+ * The JSON form: times in RFC 3339, absent parts as null, the HyperNodes as the controller keeps them (as written, with
+ * the held deletes).
+ */
 export function topologyJson(state: TopologyState, generatedAt: number): string {
   return `${JSON.stringify({ generatedAt: iso(generatedAt), controllerRunning: state.running, sources: state.sources.map(sourceJson) })}\n`;
 }

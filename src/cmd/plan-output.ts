@@ -6,7 +6,12 @@
 
 import type { MemberSpec } from '../hypernode/model/hypernode-types.ts';
 import { describeDiff, describeMember } from '../hypernode/reconcile/hypernode-diff.ts';
-import type { Plan, PlanAction, PlannedChange } from '../hypernode/preview/cluster-plan.ts';
+import {
+  describeLabelHold,
+  type Plan,
+  type PlanAction,
+  type PlannedChange,
+} from '../hypernode/preview/cluster-plan.ts';
 import { describeLevels } from '../hypernode/reconcile/topology-objects/topology-object-specs.ts';
 import { terminalText } from '../hypernode/model/fabric-names.ts';
 
@@ -43,6 +48,8 @@ export interface PlanSummary {
     readonly delete: number;
     readonly held: number;
   };
+  /** Present when the label memory keeps Nodes in place: they move when their grace periods end. */
+  readonly labelHolds?: number;
 }
 
 export function summarize(plan: Plan): PlanSummary {
@@ -76,12 +83,13 @@ export function summarize(plan: Plan): PlanSummary {
     held: count('delete', true),
     ...(nodeLabels ? { nodeLabels } : {}),
     ...(topologies ? { topologies } : {}),
+    ...(plan.labelHolds.length > 0 ? { labelHolds: plan.labelHolds.length } : {}),
   };
 }
 
 export function formatPlanJson(plan: Plan): string {
   const off = plan.nodeLabelsOff.map(({ source, nodes }) => ({ source, nodes }));
-  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), ...(off.length > 0 ? { nodeLabelsOff: off } : {}), ...(plan.topologies.length > 0 ? { topologies: plan.topologies } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
+  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), ...(off.length > 0 ? { nodeLabelsOff: off } : {}), ...(plan.topologies.length > 0 ? { topologies: plan.topologies } : {}), ...(plan.labelHolds.length > 0 ? { labelHolds: plan.labelHolds } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
 }
 
 export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
@@ -130,7 +138,17 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
       ...t.steps.map((step, i) => `${DETAIL_INDENT}${i + 1}. ${terminalText(step)}`),
     );
   }
-  if (plan.changes.length === 0 && plan.nodeLabels.length === 0 && plan.topologies.length === 0)
+  if (plan.labelHolds.length > 0)
+    lines.push(
+      'Nodes kept in place while labels that place them are missing (health.labelGracePeriod):',
+      ...plan.labelHolds.map((h) => `  ${style.marker('update', MARKERS.update)} ${describeLabelHold(h)}`),
+    );
+  if (
+    plan.changes.length === 0 &&
+    plan.nodeLabels.length === 0 &&
+    plan.topologies.length === 0 &&
+    plan.labelHolds.length === 0
+  )
     lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
   lines.push('', `Plan: ${planHeadline(plan)}.`);
   return `${lines.join('\n')}\n`;
@@ -148,7 +166,8 @@ export function planHeadline(plan: Plan): string {
   const topologies = t
     ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.update > 0 ? `${t.update} to update, ` : ''}${t.delete} to delete${t.held > 0 ? `, ${t.held} being deleted (held)` : ''}`
     : '';
-  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}${topologies}`;
+  const holds = s.labelHolds ? `. ${s.labelHolds} Nodes kept in place move when their label grace periods end` : '';
+  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}${topologies}${holds}`;
 }
 
 function details(change: PlannedChange): string[] {

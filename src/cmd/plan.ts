@@ -218,7 +218,12 @@ export async function plan(
       },
     );
     stderr.warnings(result.warnings);
-    const changes = result.changes.length > 0 || result.nodeLabels.length > 0 || result.topologies.length > 0;
+    // A Node the label memory keeps in place moves by itself when its grace period ends: a change to come.
+    const changes =
+      result.changes.length > 0 ||
+      result.nodeLabels.length > 0 ||
+      result.topologies.length > 0 ||
+      result.labelHolds.length > 0;
     if (!changes && noSource !== undefined)
       return {
         code: EXIT_ERROR,

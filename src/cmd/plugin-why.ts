@@ -5,7 +5,8 @@
 
 import { formatUsage, parseFlags } from '../app/flags/flag-set.ts';
 import { nodeMemberships, type Membership } from '../hypernode/preview/view/node-membership.ts';
-import { falseHealthConditions, NODES_READY } from '../hypernode/reconcile/health/conditions.ts';
+import { conditionTime, falseHealthConditions, NODES_READY } from '../hypernode/reconcile/health/conditions.ts';
+import { recordedUntil } from '../hypernode/reconcile/health/label-holds.ts';
 import { readinessProblem, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { terminalText } from '../hypernode/model/fabric-names.ts';
 import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
@@ -56,7 +57,18 @@ export async function pluginWhy(
       const unhealthy = falseHealthConditions(byName.get(m.hyperNode)?.status?.conditions).map(
         (c) => `${c.type}=False: ${c.message}`,
       );
-      lines.push(`  ${m.hyperNode}  ${describe(m)}`, ...[...reasons(m), ...unhealthy].map((r) => `    - ${r}`));
+      const hn = byName.get(m.hyperNode);
+      const until = hn ? recordedUntil(hn, name) : undefined;
+      const held =
+        until === undefined
+          ? []
+          : [
+              `kept here by the label memory while a label that places it is missing, until ${conditionTime(until)} (health.labelGracePeriod); then it moves, unless the label comes back`,
+            ];
+      lines.push(
+        `  ${m.hyperNode}  ${describe(m)}`,
+        ...[...reasons(m), ...held, ...unhealthy].map((r) => `    - ${r}`),
+      );
     }
     // Only where node health is on (a HyperNode above carries NodesReady) does the Node's own readiness count.
     const judged = memberships.some((m) =>

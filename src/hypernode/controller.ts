@@ -143,6 +143,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
       configMaps: deps.configMapReader,
       metrics: discovererMetrics(metrics, deps.topologyState),
       fabricHealth: status.fabric,
+      labelHolds: status.labelHolds,
       clock,
       logger,
       queueMetrics: deps.queueMetrics,
@@ -301,24 +302,28 @@ function newFollowers(
 
 /** The result watcher (docs/design.md §2.1 step 6): one result at a time across all sources; always acknowledged. */
 async function watchResults(deps: HyperNodeControllerDeps, parts: Parts): Promise<void> {
-  const { manager, reconciler, followers, metrics } = parts;
+  const { manager, reconciler, followers, metrics, status } = parts;
   for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
     try {
       const summary = await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
+      // The exports follow the tree as kept (the guard's held deletes in it), never the raw snapshot.
+      const kept = reconciler.keptOf(source, status.labelHolds.heldBy(source));
       // A rejected snapshot changes no label or Topology either: the last accepted one stays in force.
-      if (!summary.rejected) for (const { follower } of followers) follower.snapshot(source, hyperNodes);
-      else for (const { follower } of followers) follower.rejected?.(source, reconciler.rejectionOf(source) ?? '');
+      if (summary.rejected)
+        for (const { follower } of followers) follower.rejected?.(source, reconciler.rejectionOf(source) ?? '');
+      else if (kept) for (const { follower } of followers) follower.kept(kept);
       deps.topologyState?.reconciled(source, {
         at: deps.clock.now(),
         summary,
-        desired: reconciler.desiredOf(source),
-        heldDeletes: reconciler.heldDeletesOf(source),
+        kept,
         rejection: reconciler.rejectionOf(source),
       });
     } catch (err) {
       deps.logger.error('Failed to reconcile topology', { source, err });
     } finally {
+      // The held Nodes the source reported with this snapshot: judged once its spec writes are done.
+      status.labelHolds.reconciled(source);
       manager.resultSynced(source);
     }
   }

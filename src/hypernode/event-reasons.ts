@@ -119,7 +119,7 @@ export const TOPOLOGY_CHANGE_WAITING = define(
 export const HYPERNODE_UNHEALTHY = define(
   'HyperNodeUnhealthy',
   'Warning',
-  'A condition of a HyperNode (NodesReady, FabricHealthy; docs/health.md) turned False; the message names the Nodes or links.',
+  'A condition of a HyperNode (NodesReady, FabricHealthy, TopologyLabelsPresent; docs/health.md) turned False; the message names the Nodes, links or missing labels.',
 );
 export const HYPERNODE_HEALTHY = define(
   'HyperNodeHealthy',

@@ -8,12 +8,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateFatTree, lowestGuid } from '../../testing/fat-tree.ts';
+import { lowestGuid } from '../../testing/fat-tree.ts';
 import { GraphServer, railGraphDocument } from '../../testing/graph-server.ts';
 import { computerPorts, TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { NS, UFM_SECRET, assertNoForbidden, secretObject } from './cluster.ts';
-import { nvlinkScenario, seedNvlinkCluster, type NvlinkFabric } from './nvlink-scenario.ts';
+import { nvlinkScenario, seedNvlinkCluster, twoUnitUfmFabric, type NvlinkFabric } from './nvlink-scenario.ts';
 import { session } from './session.ts';
 
 const s = session(test);
@@ -61,15 +61,7 @@ async function runScenario(
 test('UFM fabric mode (the executable): NVLink domains inside the fabric tree, turned on and off in place, a later clique moved without a poll', async () => {
   const { api, kubeconfig } = await s.startCluster();
   const ufm = await startUfm(api);
-  const fabric = generateFatTree({
-    sus: 2,
-    tiers: 2,
-    uplinks: 2,
-    nodesPerSu: 4,
-    rails: 2,
-    fabricId: 3,
-    hostName: (su, n) => `gb-su${pad2(su)}-n${pad2(n)}`,
-  });
+  const fabric = twoUnitUfmFabric();
   ufm.answer = { kind: 'fabric', fabric };
   const f: NvlinkFabric = {
     source: 'ufm',

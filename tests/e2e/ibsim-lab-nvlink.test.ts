@@ -10,8 +10,6 @@
 // is a rebuild from the last output; config.command is a wrapper that counts
 // each run of ibnetdiscover, so a rebuild that ran it would be seen.
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import { addRailFabric, IbFabric, leafId, spineId } from '../../testing/ib-fabric.ts';
 import { ibsimLabPerTest, ibsimLabUnavailable } from '../../testing/ibsim-lab.ts';
@@ -37,10 +35,7 @@ withLab(
     addRailFabric(fabric, { units: 2, hostsPerUnit: HOSTS_PER_UNIT, rails: 2, spines: 2, parallel: 2 });
     fabric.cable('sm-01', leafId(1, 1));
     const lab = await newLab(fabric);
-    const runs = join(lab.dir, 'runs');
-    writeFileSync(runs, '');
-    const counted = join(lab.dir, 'counted-ibnetdiscover');
-    writeFileSync(counted, `#!/bin/sh\necho run >> ${runs}\nexec ${lab.ibnetdiscover} "$@"\n`, { mode: 0o755 });
+    const counted = lab.countedIbnetdiscover();
     const guid = (id: string) => fabric.nodes.get(id)!.guid.toString(16).padStart(16, '0');
     const base = `networkTopologyDiscovery:
   - source: ibnetdiscover
@@ -60,14 +55,14 @@ withLab(
       leafGroups: [`${FABRIC}-leaf-${guid(leafId(1, 1))}`, `${FABRIC}-leaf-${guid(leafId(2, 1))}`],
       spine: `${FABRIC}-spine-${guid(spineId(1))}`,
       tierNames: { leaf: 'leaf', spine: 'spine' },
-      reads: () => readFileSync(runs, 'utf8').split('\n').length - 1,
+      reads: () => counted.runs(),
     };
     seedNvlinkCluster(api, f);
     s.controller = await startControllerBinary({
       kubeconfig,
       namespace: NS,
       flags: ['-v=3'],
-      ibnetdiscoverCommand: counted,
+      ibnetdiscoverCommand: counted.command,
     });
     await nvlinkScenario(s, api, f);
     assertNoForbidden(api);

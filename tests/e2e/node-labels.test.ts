@@ -31,8 +31,10 @@ const RACK_KEY = `${PREFIX}/hypernode`;
 const CLUSTER_KEY = `${PREFIX}/hypercluster`;
 const OWNED = 'topology.volcano.sh/owned-labels.label';
 
+// A Node whose level labels are removed leaves at once (labelGracePeriod 0s; the label memory that would keep it in
+// place a while is tested in label-blink.test.ts).
 const config = (exports: string, extra = '') =>
-  `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', `    enabled: true\n${extra}${exports}`)}`;
+  `health: {labelGracePeriod: 0s}\nnetworkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', `    enabled: true\n${extra}${exports}`)}`;
 const WITH_LABELS = config(`    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`);
 const WITHOUT_LABELS = config('');
 

@@ -22,6 +22,7 @@ import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';
 import { nvlinkHyperNodeName } from '../../src/hypernode/discovery/fabric/nvlink-tier.ts';
 import type { ApiServer, RequestRecord } from '../../testing/apiserver/index.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
+import { generateFatTree, type FatTree } from '../../testing/fat-tree.ts';
 import {
   NS,
   answeredHyperNodeWrites,
@@ -37,6 +38,21 @@ import {
 import type { Session } from './session.ts';
 
 export const CLIQUE = 'nvidia.com/gpu.clique';
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** Two scalable units of four GB200 trays each on a two-tier UFM fabric (fabric id 3), the hosts gb-su<u>-n<n>. */
+export function twoUnitUfmFabric(): FatTree {
+  return generateFatTree({
+    sus: 2,
+    tiers: 2,
+    uplinks: 2,
+    nodesPerSu: 4,
+    rails: 2,
+    fabricId: 3,
+    hostName: (su, n) => `gb-su${pad2(su)}-n${pad2(n)}`,
+  });
+}
 const RACK_A = '7b968a6d-c8aa-45e1-9e07-e1e51be99c31';
 const RACK_B = '52c0ab5e-1f0e-4a3c-9d6b-2f8e7a1c0b93';
 const RACK_C = 'e0d1c2b3-a495-4867-b8c9-dae0f1a2b3c4';

@@ -201,7 +201,7 @@ test('with the label discoverer, a Node moving to a rack in another zone costs a
   await t.stop();
 });
 
-test('the topology state follows each reconciled snapshot: desired objects, result, held deletes, a rejection while it lasts', async () => {
+test('the topology state follows each reconciled snapshot: the tree as kept (held deletes in it), result, held deletes, a rejection while it lasts', async () => {
   const state = new TopologyStateRecorder();
   const t = setup({
     configMap: discoveryConfigMap(discoveryYaml([{ source: 'label' }])),
@@ -239,7 +239,8 @@ test('the topology state follows each reconciled snapshot: desired objects, resu
   assert.is(label.lastResult?.held, 11);
   assert.equal(
     label.desired.map((hn) => hn.metadata.name),
-    ['rack-00'],
+    racks.map((r) => r.metadata.name),
+    'the tree as kept: the one written and the eleven the guard holds',
   );
 
   // A snapshot breaking a rule is refused whole: the last accepted one still stands.
@@ -250,7 +251,7 @@ test('the topology state follows each reconciled snapshot: desired objects, resu
   assert.match(label.rejected?.violations ?? '', /^name: /);
   assert.equal(
     label.desired.map((hn) => hn.metadata.name),
-    ['rack-00'],
+    racks.map((r) => r.metadata.name),
   );
 
   await producer.emit(racks);

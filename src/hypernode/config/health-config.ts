@@ -20,18 +20,35 @@ export interface HealthSettings {
    * 0 applies a vanished link at once, as before fabric health.
    */
   readonly linkGracePeriodMs: number;
+  /**
+   * How long a Node that lost a label placing it (a level label, the NVLink
+   * label) keeps its place (TopologyLabelsPresent=False naming it) before the
+   * topology follows; 0 applies a vanished label at once, as before.
+   */
+  readonly labelGracePeriodMs: number;
 }
 
 /** A host rebooting or a NIC reset takes minutes; a cable pulled for good shows in the topology after half an hour. */
 export const DEFAULT_LINK_GRACE_PERIOD_MS = 30 * 60_000;
 
+/**
+ * The agents that write topology labels come back within this with room to
+ * spare: a GPU DRA driver, GPU Feature Discovery or NFD pod restarted by its
+ * DaemonSet is back in seconds to a few minutes (an image pull included), and
+ * a GPU driver upgrade, whose new driver image is pulled and kernel module
+ * loaded before those agents write again, takes 5 to 15 minutes a Node.
+ * Reasoning in docs/health.md, "Label memory".
+ */
+export const DEFAULT_LABEL_GRACE_PERIOD_MS = 30 * 60_000;
+
 export const DEFAULT_HEALTH: HealthSettings = Object.freeze({
   nodes: false,
   fabric: true,
   linkGracePeriodMs: DEFAULT_LINK_GRACE_PERIOD_MS,
+  labelGracePeriodMs: DEFAULT_LABEL_GRACE_PERIOD_MS,
 });
 
-const HEALTH_KEYS = ['nodes', 'fabric', 'linkGracePeriod'];
+const HEALTH_KEYS = ['nodes', 'fabric', 'linkGracePeriod', 'labelGracePeriod'];
 
 /** Decodes `health` (absent or null: the defaults). Throws an error naming the key to change. */
 export function parseHealth(value: unknown): HealthSettings {
@@ -50,16 +67,15 @@ export function parseHealth(value: unknown): HealthSettings {
   return Object.freeze({
     nodes: flag('nodes'),
     fabric: flag('fabric'),
-    linkGracePeriodMs: gracePeriod(value.linkGracePeriod),
+    linkGracePeriodMs: gracePeriod('linkGracePeriod', value.linkGracePeriod, DEFAULT_LINK_GRACE_PERIOD_MS),
+    labelGracePeriodMs: gracePeriod('labelGracePeriod', value.labelGracePeriod, DEFAULT_LABEL_GRACE_PERIOD_MS),
   });
 }
 
-function gracePeriod(v: unknown): number {
-  if (v === undefined || v === null) return DEFAULT_LINK_GRACE_PERIOD_MS;
+function gracePeriod(key: string, v: unknown, defaultMs: number): number {
+  if (v === undefined || v === null) return defaultMs;
   const bad = () =>
-    new Error(
-      `failed to parse config: health.linkGracePeriod must be a duration such as "30m" or "0s", got ${quoteInput(v)}`,
-    );
+    new Error(`failed to parse config: health.${key} must be a duration such as "30m" or "0s", got ${quoteInput(v)}`);
   if (typeof v !== 'string') throw bad();
   let ms: number;
   try {

@@ -54,12 +54,17 @@ export abstract class PollingDiscoverer implements Discoverer {
         minimum: `${MIN_INTERVAL_MS}ms`,
       });
     }
+    this.rebuilds = new RebuildRequests(opts.clock, this.logger);
     this.nvlink = new NvlinkDomains(polling.nvlink, {
       nodes: opts.nodes,
+      hyperNodes: opts.hyperNodes,
       problems: opts.problems,
       logger: this.logger,
+      clock: opts.clock,
+      source: polling.source,
+      ...(opts.labelHolds ? { labelHolds: opts.labelHolds } : {}),
+      onExpiry: () => this.rebuilds.request(),
     });
-    this.rebuilds = new RebuildRequests(opts.clock, this.logger);
   }
 
   resultSynced(): void {}
@@ -85,6 +90,7 @@ export abstract class PollingDiscoverer implements Discoverer {
   async stop(): Promise<void> {
     this.labelWatch?.remove();
     this.rebuilds.stop();
+    this.nvlink.stop();
     this.stopping.abort();
   }
 

@@ -254,10 +254,47 @@ export interface FabricHealthReporter {
   kept<T>(key: string, create: () => T): T;
 }
 
+/** A Node kept in place while labels that place it are missing (label memory, docs/health.md). */
+export interface HeldNode {
+  readonly node: string;
+  /** The missing label keys, sorted. */
+  readonly keys: readonly string[];
+  /** When the first of them went missing (ms since the epoch). */
+  readonly since: number;
+  /** When its grace period ends and the Node moves (ms since the epoch). */
+  readonly until: number;
+}
+
+/**
+ * Where the sources that place Nodes by their labels (label, and every fabric
+ * source's NVLink tier) report the Nodes they keep in place, and what they
+ * read back after a restart (reconcile/health/label-holds.ts).
+ */
+export interface LabelHoldReporter {
+  /** How long a missing label is put back (health.labelGracePeriod), read at every run; 0 turns the memory off. */
+  labelGraceMs(): number;
+  /**
+   * After a run that placed `scope`'s Nodes (a fabric's name, '' for the
+   * label source): the Nodes held, by the name of each HyperNode holding them
+   * directly (a HyperNode not named holds none). Undefined: the scope keeps no
+   * label memory (a fabric source without config.nvlink).
+   */
+  report(source: string, scope: string, held: ReadonlyMap<string, readonly HeldNode[]> | undefined): void;
+  /**
+   * When the hold of `node` recorded on `hyperNode` (its TopologyLabelsPresent
+   * condition, written before a restart) ends; undefined when it records none.
+   */
+  recordedUntil(hyperNode: HyperNode, node: string): number | undefined;
+  /** What a source remembers under `key`, kept for the controller's lifetime (as FabricHealthReporter.kept). */
+  kept<T>(key: string, create: () => T): T;
+}
+
 export interface DiscovererOptions {
   problems: DiscoveryProblems;
   /** Absent where no condition is written (previews). */
   fabricHealth?: FabricHealthReporter;
+  /** Absent where nothing is remembered (render; plan brings its own, seeded from the cluster). */
+  labelHolds?: LabelHoldReporter;
   /** Absent where nothing is exported (offline previews). */
   metrics?: DiscovererMetrics;
   /** workqueue_* metrics for a queue the discoverer runs, by queue name, when the caller exports them. */

@@ -45,3 +45,15 @@ export function domainOfValue(raw: string, take: DomainTake = 'whole'): string |
   if (m) return isLabelValue(m[1]!) ? m[1] : undefined;
   return take === 'cluster-uuid-or-whole' ? raw : undefined;
 }
+
+/**
+ * A label value that gives `domain` under `gives` (a source's value → domain
+ * rule: domainOfValue with its take, a profile's valuePattern), for the label
+ * memory to put back after a restart, when only the HyperNode's value (the
+ * domain) is known: the domain itself, or a clique value of it
+ * (`<domain>.0`). Undefined when neither gives it.
+ */
+export function valueGivingDomain(domain: string, gives: (raw: string) => string | undefined): string | undefined {
+  for (const candidate of [domain, `${domain}.0`]) if (gives(candidate) === domain) return candidate;
+  return undefined;
+}

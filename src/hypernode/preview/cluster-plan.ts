@@ -6,7 +6,12 @@
 // construction, the controller's decision: creates, updates (spec, labels,
 // nodeCount) and deletes per source, each with its field-level diff, the
 // deletes its mass-delete guard would hold, and the warnings it would raise
-// (names it leaves alone, held deletes). Go has no equivalent.
+// (names it leaves alone, held deletes). The sources run with the label
+// memory read back from the cluster, as a restarted controller's is, so the
+// plan keeps in place what the controller keeps; the Nodes it keeps are
+// listed with where each moves when its grace period ends. Node labels and
+// Topology objects follow the tree as kept (held deletes in it). Go has no
+// equivalent.
 
 import { Registry } from 'prom-client';
 import { realClock } from '../../kube/clock.ts';
@@ -14,13 +19,16 @@ import { StaticInformer } from '../../kube/static-informer.ts';
 import { nullLogger } from '../../log.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
 import { errorMessage } from '../../util/error-message.ts';
-import type { EventRecorder, EventType, TopologyObject } from '../model/contracts.ts';
-import type { HyperNode } from '../model/hypernode-types.ts';
+import type { EventRecorder, EventType, HeldNode, TopologyObject } from '../model/contracts.ts';
+import type { DiscoveredHyperNode, HyperNode } from '../model/hypernode-types.ts';
 import { sourceOf } from '../model/hypernode-labels.ts';
 import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
 import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from '../reconcile/hypernode-diff.ts';
 import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
-import { discoverSources, type PreviewDeps, type PreviewInput } from './preview.ts';
+import { discoverSources, type PreviewDeps, type PreviewInput, type SourceSnapshot } from './preview.ts';
+import { keptHyperNodes } from '../reconcile/kept-topology.ts';
+import { LabelHoldBoard } from '../reconcile/health/label-holds.ts';
+import { conditionTime } from '../reconcile/health/conditions.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { nextStatus } from '../reconcile/status-writer.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
@@ -68,6 +76,23 @@ export interface Plan {
   readonly nodeLabelsOff: LabelPlan['off'];
   /** Kueue and KAI Topology creates, replaces (levels are immutable) and deletes. */
   readonly topologies: readonly PlannedTopologyChange[];
+  /** Nodes the label memory keeps in place, and where each moves when its grace period ends, by source and Node. */
+  readonly labelHolds: readonly PlannedLabelHold[];
+}
+
+/** A Node kept in place while labels that place it are missing (health.labelGracePeriod), and its move to come. */
+export interface PlannedLabelHold {
+  readonly source: string;
+  readonly node: string;
+  /** The missing label keys. */
+  readonly keys: readonly string[];
+  /** When the first went missing, and when the grace period ends (RFC 3339). */
+  readonly since: string;
+  readonly until: string;
+  /** The HyperNodes holding it directly now. */
+  readonly from: readonly string[];
+  /** Those holding it directly once its grace period ends; empty: it leaves the source's topology. */
+  readonly to: readonly string[];
 }
 
 export interface PlannedTopologyChange extends Omit<TopologyChange, 'uid' | 'resourceVersion'> {
@@ -84,7 +109,11 @@ const ACTION_ORDER: readonly PlanAction[] = ['create', 'update', 'delete'];
  * Runs the sources once and the controller's decisions over `input.existing`; throws PreviewError for a failing source.
  */
 export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promise<Plan> {
-  const snapshots = await discoverSources(input, deps);
+  // The label memory as a restarted controller reads it back from the HyperNodes (their TopologyLabelsPresent).
+  const holds = new LabelHoldBoard(() => {});
+  holds.setLabelGraceMs(input.config.health.labelGracePeriodMs);
+  const snapshots = await discoverSources(input, { ...deps, labelHolds: holds });
+  const labelHolds = await plannedLabelHolds(input, deps, holds, snapshots);
   const warnings: string[] = [...snapshots.values()].flatMap((s) => s.warnings);
   const events: EventRecorder = {
     event(_regarding, type, _reason, message) {
@@ -148,7 +177,14 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) ||
       compareBytes(a.name, b.name),
   );
-  const desired = new Map([...snapshots].map(([source, snapshot]) => [source, [...snapshot.desired.values()]]));
+  // Node labels and Topology objects follow the tree as kept: the guard's held deletes stay in it.
+  const existingByName = new Map(input.existing.map((hn) => [hn.metadata.name, hn]));
+  const desired = new Map(
+    [...snapshots].map(([source, snapshot]) => [
+      source,
+      keptHyperNodes(snapshot.desired.values(), held.get(source) ?? [], (name) => existingByName.get(name)),
+    ]),
+  );
   const topologies: PlannedTopologyChange[] = [];
   // The labels live Topology objects of ours name stay on the Nodes (node-label-changes.ts): known from those read.
   const live: TopologyObject[] = [];
@@ -183,7 +219,52 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     nodeLabelsHeld: labels.held,
     nodeLabelsOff: labels.off,
     topologies,
+    labelHolds,
   };
+}
+
+/**
+ * The Nodes the label memory keeps in place, each with the HyperNodes holding
+ * it now and once its grace period ends: the sources run again without the
+ * memory (only when it keeps a Node), as the controller will once every grace
+ * period has ended.
+ */
+async function plannedLabelHolds(
+  input: PreviewInput,
+  deps: PreviewDeps,
+  holds: LabelHoldBoard,
+  now: ReadonlyMap<string, SourceSnapshot>,
+): Promise<PlannedLabelHold[]> {
+  const bySource = [...now.keys()].map((source) => [source, holds.heldBy(source)] as const);
+  if (bySource.every(([, held]) => held.length === 0)) return [];
+  const later = await discoverSources(input, deps);
+  return bySource.flatMap(([source, held]) =>
+    held.map((h: HeldNode) => ({
+      source,
+      node: h.node,
+      keys: h.keys,
+      since: conditionTime(h.since),
+      until: conditionTime(h.until),
+      from: holdersOf(h.node, now.get(source)?.desired.values()),
+      to: holdersOf(h.node, later.get(source)?.desired.values()),
+    })),
+  );
+}
+
+/** `tray-3 (source "ufm"): nvidia.com/gpu.clique missing since …; kept in a until …, then moves to b`: one line. */
+export function describeLabelHold(h: PlannedLabelHold): string {
+  const from = h.from.length > 0 ? `kept in ${h.from.join(', ')}` : 'kept in place';
+  const to = h.to.length > 0 ? `moves to ${h.to.join(', ')}` : `leaves the topology of source "${h.source}"`;
+  return `${h.node} (source "${h.source}"): ${h.keys.join(', ')} missing since ${h.since}; ${from} until ${h.until}, then ${to}`;
+}
+
+/** The HyperNodes naming `node` as a member, byte-sorted. */
+function holdersOf(node: string, tree: Iterable<DiscoveredHyperNode> | undefined): string[] {
+  const out: string[] = [];
+  for (const hn of tree ?? [])
+    if (hn.spec.members.some((m) => m.type === 'Node' && m.selector?.exactMatch?.name === node))
+      out.push(hn.metadata.name);
+  return out.sort(compareBytes);
 }
 
 /**

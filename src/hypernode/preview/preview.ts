@@ -18,6 +18,7 @@ import type {
   ConfigMapReader,
   DiscoveryEntry,
   DiscoveryProblems,
+  LabelHoldReporter,
   SecretClient,
   Snapshot,
   TopologyObjectClient,
@@ -30,6 +31,7 @@ import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
 import { desiredByName } from '../reconcile/desired-objects.ts';
+import { keptHyperNodes } from '../reconcile/kept-topology.ts';
 import { describeViolations, validateSnapshot } from '../reconcile/snapshot-validation.ts';
 import { errorMessage, wrapError } from '../../util/error-message.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
@@ -51,6 +53,11 @@ export interface PreviewDeps {
   readonly configMaps?: ConfigMapReader;
   /** Reads the cluster's Kueue and KAI Topology objects (plan); without it none is planned. */
   readonly topologyObjects?: Pick<TopologyObjectClient, 'servedVersions' | 'servedSchema' | 'list'>;
+  /**
+   * The label memory's reporter (plan: seeded from the cluster's HyperNodes, as a restarted controller is); without
+   * it a missing label moves its Node at once.
+   */
+  readonly labelHolds?: LabelHoldReporter;
   readonly logger: Logger;
   readonly deadlineMs?: number;
   /** What the configuration may reach; absent: the executable's defaults (DEFAULT_INPUT_POLICY). */
@@ -58,7 +65,11 @@ export interface PreviewDeps {
 }
 
 export interface Preview {
-  /** What the enabled sources would write, sorted by tier, then name. */
+  /**
+   * The HyperNodes as the controller would keep them, sorted by tier, then
+   * name: what the enabled sources would write, and those whose delete its
+   * mass-delete guard would hold (every output follows this tree).
+   */
   readonly hyperNodes: DiscoveredHyperNode[];
   /** Things the controller would log and skip (names held by objects a source does not own, deletes it would hold). */
   readonly warnings: string[];
@@ -114,7 +125,9 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
   for (const [source, { desired, maxDeletePercent, warnings: discovered }] of await discoverSources(input, deps)) {
     warnings.push(...discovered);
     const held = heldDeletes(source, desired, input.existing, maxDeletePercent);
-    if (held) warnings.push(held);
+    if (held) warnings.push(held.message);
+    for (const hn of keptHyperNodes([], held?.names ?? [], (name) => hyperNodes.get(name)))
+      out.push(withStatus(hn, input.nodes));
     for (const [name, want] of desired) {
       const current = hyperNodes.get(name);
       const owner = sourceOf(current);
@@ -213,11 +226,14 @@ function heldDeletes(
   desired: ReadonlyMap<string, HyperNode>,
   existing: readonly HyperNode[],
   maxDeletePercent: number,
-): string | undefined {
+): { readonly names: readonly string[]; readonly message: string } | undefined {
   const owned = existing.filter((hn) => isOwnedBy(hn, source)).map((hn) => hn.metadata.name);
   const doomed = owned.filter((name) => !desired.has(name)).sort(compareBytes);
   if (!deleteGuard(owned.length, doomed.length, maxDeletePercent).hold) return undefined;
-  return `${heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent)}. The controller would keep: ${doomed.join(', ')}`;
+  return {
+    names: doomed,
+    message: `${heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent)}. The controller would keep: ${doomed.join(', ')}`,
+  };
 }
 
 /** Starts the source's discoverer, takes its first snapshot or first reported failure, and stops it. */
@@ -247,6 +263,7 @@ async function firstSnapshot(
     hyperNodes,
     secrets: deps.secrets,
     configMaps: deps.configMaps,
+    ...(deps.labelHolds ? { labelHolds: deps.labelHolds } : {}),
     clock: noWaitClock,
     logger: deps.logger,
     ...(deps.inputPolicy ? { inputPolicy: deps.inputPolicy } : {}),

@@ -2,13 +2,15 @@
 // KAI Topology objects, the HyperNode conditions, and any later export): one interface, so the
 // controller starts, feeds and stops them as a list. A follower is given
 // what the core already knows — the configuration the discovery manager
-// applied, and each snapshot the reconciler accepted — and never reads the
-// ConfigMap itself, so every reader acts on the same document
-// (controller-runtime: runnables are given their dependencies).
+// applied, and after each snapshot the reconciler accepted the source's tree
+// as it keeps it (kept-topology.ts: the guard's held deletes in it, never the
+// raw snapshot) — and never reads the ConfigMap itself, so every reader acts
+// on the same document (controller-runtime: runnables are given their dependencies).
 
 import type { EventHandler } from '../../kube/types.ts';
 import type { DiscoveryConfig } from '../config/loader.ts';
-import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../model/hypernode-types.ts';
+import type { HyperNode, NodeMeta } from '../model/hypernode-types.ts';
+import type { KeptTopology } from './kept-topology.ts';
 
 export interface Follower {
   /**
@@ -17,8 +19,11 @@ export interface Follower {
    * follower wrote as it is.
    */
   configuration(config: DiscoveryConfig | undefined): void;
-  /** A source's snapshot was accepted by the reconciler (a rejected one is not passed on). */
-  snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void;
+  /**
+   * A source's snapshot was accepted by the reconciler (a rejected one is not
+   * passed on): its tree as the reconciler keeps it, with what is held and why.
+   */
+  kept(tree: KeptTopology): void;
   /**
    * A source's snapshot was rejected (`violations`, one per line), for a
    * follower that holds changes back until one is accepted again.

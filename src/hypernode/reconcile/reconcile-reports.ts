@@ -39,6 +39,8 @@ export class ReconcileReports {
   private readonly reportedRejections = new LastReported();
   /** Per source: names whose delete the mass-delete guard holds; retries do not delete them either. */
   private readonly heldDeletes = new Map<string, ReadonlySet<string>>();
+  /** Per source: why its deletes are held (heldDeletesMessage), while they are. */
+  private readonly holdReasons = new Map<string, string>();
   /** Per source: the hold last reported (limit and names), so an unchanged hold is not reported every run. */
   private readonly reportedHolds = new LastReported();
 
@@ -99,6 +101,7 @@ export class ReconcileReports {
     const decision = deleteGuard(owned.length, doomed.length, maxDeletePercent);
     if (!decision.hold) {
       this.reportedHolds.forget(source);
+      this.holdReasons.delete(source);
       const released = this.heldDeletes.get(source);
       if (this.heldDeletes.delete(source))
         logger.info('HyperNode deletes no longer held', {
@@ -110,6 +113,8 @@ export class ReconcileReports {
       return;
     }
     this.heldDeletes.set(source, new Set(doomed));
+    const message = heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent);
+    this.holdReasons.set(source, message);
     const key = `${maxDeletePercent} ${[...doomed].sort().join(' ')}`;
     if (!this.reportedHolds.isNew(key, source)) {
       logger.v(2).info('HyperNode deletes still held', { source, held: doomed.length, maxDeletePercent });
@@ -123,12 +128,7 @@ export class ReconcileReports {
       allow: `set maxDeletePercent to ${decision.allowedFrom} or more on this source's entry`,
       names: firstFew(doomed, MAX_LISTED),
     });
-    events.event(
-      this.deps.regarding(),
-      DELETES_HELD.type,
-      DELETES_HELD.reason,
-      heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent),
-    );
+    events.event(this.deps.regarding(), DELETES_HELD.type, DELETES_HELD.reason, message);
   }
 
   /** Whether the guard holds the delete of `name` after `source`'s last run. */
@@ -139,6 +139,11 @@ export class ReconcileReports {
   /** The names whose delete the mass-delete guard holds after `source`'s last run (empty when none are held). */
   heldDeletesOf(source: string): ReadonlySet<string> {
     return this.heldDeletes.get(source) ?? new Set();
+  }
+
+  /** Why `source`'s deletes are held and how to allow them, while they are. */
+  holdReasonOf(source: string): string | undefined {
+    return this.holdReasons.get(source);
   }
 
   /**

@@ -22,6 +22,8 @@ import {
   type Outcome,
 } from './hypernode-writes.ts';
 import { ReconcileReports, type ReconcileReportsDeps } from './reconcile-reports.ts';
+import type { HeldNode } from '../model/contracts.ts';
+import { keptHyperNodes, type KeptTopology } from './kept-topology.ts';
 
 export const WRITE_RETRY_QUEUE_NAME = 'hypernode-write-retry';
 
@@ -117,6 +119,25 @@ export class TopologyReconciler {
   /** The violations of `source`'s rejected snapshot, one per line, while its latest snapshot is rejected. */
   rejectionOf(source: string): string | undefined {
     return this.reports.rejectionOf(source);
+  }
+
+  /**
+   * `source`'s tree as this reconciler keeps it after its latest accepted
+   * snapshot (the exports' one input, kept-topology.ts): that snapshot and the
+   * cached objects whose delete the guard holds; `heldNodes` are the Nodes its
+   * label memory keeps in place. Undefined before the first accepted snapshot.
+   */
+  keptOf(source: string, heldNodes: readonly HeldNode[] = []): KeptTopology | undefined {
+    const desired = this.desired.get(source);
+    if (!desired) return undefined;
+    const held = this.reports.heldDeletesOf(source);
+    const why = this.reports.holdReasonOf(source);
+    return {
+      source,
+      hyperNodes: keptHyperNodes(desired.values(), held, (name) => this.deps.hyperNodes.get(name)),
+      heldDeletes: held.size > 0 && why !== undefined ? { names: held, why } : undefined,
+      heldNodes,
+    };
   }
 
   /** Stops retrying; pending retries are dropped (the next run starts from a fresh snapshot). */

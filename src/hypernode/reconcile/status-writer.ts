@@ -27,6 +27,7 @@ import type { HyperNode, HyperNodeCondition, HyperNodeStatus, NodeMeta } from '.
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
 import { conditionTime, falseHealthConditions, mergeConditions } from './health/conditions.ts';
 import { FabricHealthBoard } from './health/fabric-health.ts';
+import { LabelHoldBoard } from './health/label-holds.ts';
 import { healthTransitions, judgeHealth } from './health/health-judgement.ts';
 import type { HealthJudgement } from './health/health-metrics.ts';
 import { healthChanged, type NodeHealth } from './health/node-health.ts';
@@ -78,6 +79,8 @@ export class StatusWriter {
   readonly queue: RateLimitingQueue;
   /** Where the fabric sources report (DiscovererOptions.fabricHealth); FabricHealthy is judged from it. */
   readonly fabric: FabricHealthBoard;
+  /** Where the label memory of the sources reports (DiscovererOptions.labelHolds); TopologyLabelsPresent is judged from it. */
+  readonly labelHolds: LabelHoldBoard;
   /** The last health judgement of each HyperNode a source owns, for the health gauges. */
   readonly judgements = new Map<string, HealthJudgement>();
   /**
@@ -115,9 +118,10 @@ export class StatusWriter {
     // A source's first report names no HyperNode: all of that source's are judged.
     const owned = (source: string, names: readonly string[]) =>
       names.filter((n) => isOwnedBy(deps.hyperNodes.get(n), source));
-    this.fabric = new FabricHealthBoard((source, names) =>
-      names.length === 0 ? this.rescan() : this.later(owned(source, names)),
-    );
+    const changed = (source: string, names: readonly string[]) =>
+      names.length === 0 ? this.rescan() : this.later(owned(source, names));
+    this.fabric = new FabricHealthBoard(changed);
+    this.labelHolds = new LabelHoldBoard(changed);
     this.coalesced = coalescingTrigger(() => this.flush(), {
       quietMs: STATUS_QUIET_MS,
       maxMs: STATUS_BURST_MAX_MS,
@@ -129,6 +133,7 @@ export class StatusWriter {
   /** The `health` settings of the configuration applied (hot-reloaded). */
   setSettings(settings: HealthSettings): void {
     this.fabric.setLinkGraceMs(settings.linkGracePeriodMs);
+    this.labelHolds.setLabelGraceMs(settings.labelGracePeriodMs);
     if (isDeepStrictEqual(settings, this.settings)) return;
     this.settings = settings;
     this.rescan();
@@ -258,11 +263,13 @@ export class StatusWriter {
     const name = hn.metadata.name;
     const nodeHealth = this.nodeHealth === 'syncing' ? undefined : this.nodeHealth;
     const fabricProblems = this.fabric.covers(source) ? this.fabric.problemsOf(source, name) : undefined;
+    const holds = this.labelHolds.stateOf(source);
     const verdict = judgeHealth({
       settings,
       nodeHealth,
       nodesBelow: () => this.index.nodesBelow(name),
       fabricProblems,
+      heldNodes: holds === 'reporting' ? this.labelHolds.heldOf(source, name) : holds === 'off' ? null : undefined,
     });
     const now = conditionTime(this.deps.clock.now());
     const conditions = mergeConditions(hn.status?.conditions, verdict.desired, now, hn.metadata.generation);

@@ -1,13 +1,16 @@
-// What the controller currently wants, per discovery source, kept for the
-// topology page (/debug/topology): the last accepted snapshot, when the last
-// snapshot arrived and what became of it, the deletes the mass-delete guard
-// holds, the rejected snapshot (while the latest is rejected) and the Nodes the
-// source should cover but does not. The controller records into it; the
+// What the controller currently keeps, per discovery source, for the
+// topology page (/debug/topology): the tree as kept after the last accepted
+// snapshot (kept-topology.ts), when the last snapshot arrived and what became
+// of it, the deletes the mass-delete guard holds, the Nodes the label memory
+// keeps in place, the rejected snapshot (while the latest is rejected) and the
+// Nodes the source should cover but does not. The controller records into it; the
 // process's HTTP side reads it through TopologyStateView, so nothing here knows
 // about HTTP. Ours: the Go controller has no such page.
 
 import { compareBytes } from '../../util/compare-bytes.ts';
+import type { HeldNode } from '../model/contracts.ts';
 import type { DiscoveredHyperNode } from '../model/hypernode-types.ts';
+import type { KeptTopology } from './kept-topology.ts';
 import type { ReconcileSummary } from './reconciler.ts';
 
 /** Uncovered Nodes named on the page at most per source; the count says how many there are in all. */
@@ -25,10 +28,12 @@ export interface SourceTopologyState {
   readonly lastSnapshotAt?: number;
   /** What reconciling that snapshot did (its `rejected` says whether it was refused whole). */
   readonly lastResult?: Readonly<ReconcileSummary>;
-  /** The latest accepted snapshot, as the controller writes it (empty before the first). */
+  /** The tree as kept after the latest accepted snapshot: as written, with the held deletes (empty before the first). */
   readonly desired: readonly DiscoveredHyperNode[];
   /** Names whose delete the mass-delete guard holds. */
   readonly heldDeletes: readonly string[];
+  /** Nodes the label memory keeps in place, by name (absent: none). */
+  readonly heldNodes?: readonly HeldNode[];
   /** While the latest snapshot is rejected: since when, and the rules it breaks (one per line). */
   readonly rejected?: { readonly at: number; readonly violations: string };
   /** At the source's last successful discovery; absent until the source reports it. */
@@ -51,8 +56,8 @@ export interface TopologyStateView {
 export interface ReconciledSnapshot {
   readonly at: number;
   readonly summary: ReconcileSummary;
-  readonly desired: ReadonlyMap<string, DiscoveredHyperNode> | undefined;
-  readonly heldDeletes: ReadonlySet<string>;
+  /** Undefined before the source's first accepted snapshot. */
+  readonly kept: KeptTopology | undefined;
   readonly rejection: string | undefined;
 }
 
@@ -76,8 +81,9 @@ export class TopologyStateRecorder implements TopologyStateView {
     const state = this.sourceState(source);
     state.lastSnapshotAt = r.at;
     state.lastResult = { ...r.summary };
-    state.desired = r.desired ? [...r.desired.values()] : [];
-    state.heldDeletes = [...r.heldDeletes].sort();
+    state.desired = r.kept ? [...r.kept.hyperNodes] : [];
+    state.heldDeletes = [...(r.kept?.heldDeletes?.names ?? [])].sort();
+    state.heldNodes = r.kept?.heldNodes ?? [];
     if (r.rejection === undefined) delete state.rejected;
     // An unchanged rejection keeps the time it was first seen.
     else if (state.rejected?.violations !== r.rejection) state.rejected = { at: r.at, violations: r.rejection };

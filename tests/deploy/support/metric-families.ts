@@ -21,7 +21,7 @@ export function exportedFamilyList(): ExportedFamily[] {
   const noHyperNodes = { get: () => undefined, list: () => [] };
   newHyperNodeMetrics(metrics.registry);
   exportTopologyCounts(metrics.registry, noHyperNodes);
-  exportHealthGauges(metrics.registry, new Map());
+  exportHealthGauges(metrics.registry, new Map(), { heldNodes: () => new Map() });
   dryRunSinks({ hyperNodes: noHyperNodes, logger: nullLogger, registry: metrics.registry });
   return (
     metrics.registry.getMetricsAsArray() as unknown as Array<{ name: string; type: unknown; labelNames?: string[] }>

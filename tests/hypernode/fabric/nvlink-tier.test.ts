@@ -12,11 +12,12 @@ import type { FabricGraph } from '../../../src/hypernode/discovery/fabric/fabric
 import { parseNvlinkConfig, type NvlinkConfig } from '../../../src/hypernode/discovery/fabric/nvlink-config.ts';
 import { nvlinkHyperNodeName, nvlinkTier } from '../../../src/hypernode/discovery/fabric/nvlink-tier.ts';
 import { NvlinkDomains } from '../../../src/hypernode/discovery/fabric/nvlink-domains.ts';
-import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
+import { FakeClock } from '../../kube/fake-clock.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { hostLink, swLink } from './fabric-links.ts';
 
@@ -212,7 +213,16 @@ test('the source reports a split domain once per distinct list (an NvlinkDomainS
   const nodes = new FakeInformer<NodeMeta>({
     initial: Object.entries(cliques).map(([name, v]) => ({ metadata: { name, labels: { [CLIQUE]: v } } })),
   });
-  const domains = new NvlinkDomains(config('domain'), { nodes, problems, logger });
+  const deps = {
+    nodes,
+    hyperNodes: new FakeInformer<HyperNode>(),
+    problems,
+    logger,
+    clock: new FakeClock(),
+    source: 'graph',
+    onExpiry: () => {},
+  };
+  const domains = new NvlinkDomains(config('domain'), deps);
   for (let i = 0; i < 3; i++) domains.place('lab', base(), SOURCE);
   assert.equal(problems.warnings, [
     `NvlinkDomainSplit: fabric lab: 1 NVLink domain(s) have Nodes under several leaf groups (miscabled, or a rack split over units); each part is its own nvl-domain HyperNode under its leaf group: ${RACK_A} (under lab-leaf-l11: u1-1; under lab-leaf-l21: u2-1)`,
@@ -232,7 +242,7 @@ test('the source reports a split domain once per distinct list (an NvlinkDomainS
   assert.is(problems.warnings.length, 2);
   // Without config.nvlink the tree passes unchanged.
   const tree = base();
-  assert.is(new NvlinkDomains(undefined, { nodes, problems, logger }).place('lab', tree, SOURCE), tree);
+  assert.is(new NvlinkDomains(undefined, deps).place('lab', tree, SOURCE), tree);
 });
 
 test('config.nvlink: the two levels, a mapping with another label, and errors that say what to write', () => {

@@ -58,7 +58,7 @@ export function rig(
     clock,
     logger: nullLogger,
   });
-  exportHealthGauges(registry, writer.judgements);
+  exportHealthGauges(registry, writer.judgements, writer.labelHolds);
   writer.setSettings(settings);
   writer.setNodeHealth(nodes);
   const registrations = [

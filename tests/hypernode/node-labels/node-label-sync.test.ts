@@ -11,7 +11,8 @@ import * as assert from 'uvu/assert';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { MetadataChanges } from '../../../src/hypernode/model/contracts.ts';
-import type { NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
+import type { KeptTopology } from '../../../src/hypernode/reconcile/kept-topology.ts';
 import { parseConfig, type DiscoveryConfig } from '../../../src/hypernode/config/loader.ts';
 import { NodeLabelSync, NODE_LABEL_COALESCE_MS } from '../../../src/hypernode/reconcile/node-labels/node-label-sync.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
@@ -32,6 +33,13 @@ function published(text: string): DiscoveryConfig | undefined {
     return undefined;
   }
 }
+/** The label source's tree as the reconciler keeps it, nothing held. */
+const kept = (hyperNodes: DiscoveredHyperNode[]): KeptTopology => ({
+  source: 'label',
+  hyperNodes,
+  heldDeletes: undefined,
+  heldNodes: [],
+});
 const SNAPSHOT = [
   buildWithTierName(
     'rack-a',
@@ -109,7 +117,7 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
 
 test('a patch not yet seen in the cache is not sent again; once seen, a round sends nothing', async () => {
   const r = rig(CONF(true));
-  r.sync.snapshot('label', SNAPSHOT);
+  r.sync.kept(kept(SNAPSHOT));
   await r.pass();
   assert.is(r.sent.length, 2);
   assert.equal(r.sent[0], {
@@ -117,11 +125,11 @@ test('a patch not yet seen in the cache is not sent again; once seen, a round se
     changes: { labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } },
   });
   const first = r.sent.length;
-  r.sync.snapshot('label', SNAPSHOT);
+  r.sync.kept(kept(SNAPSHOT));
   await r.pass();
   assert.is(r.sent.length, first, 'the same patches are not sent before their echo');
   r.echo();
-  r.sync.snapshot('label', SNAPSHOT);
+  r.sync.kept(kept(SNAPSHOT));
   await r.pass();
   assert.equal(r.sent, [], 'nothing left to write once the cache shows the labels');
   await r.stop();
@@ -132,13 +140,13 @@ test('a configuration that cannot be loaded removes nothing; one without the opt
     metadata: { name, labels: { [`${P}/rack`]: 'rack-a', [`${P}/other`]: 'x' }, annotations: { [OWNED]: `${P}/rack` } },
   }));
   const broken = rig('networkTopologyDiscovery: [unclosed', labelled);
-  broken.sync.snapshot('label', SNAPSHOT);
+  broken.sync.kept(kept(SNAPSHOT));
   await broken.pass();
   assert.equal(broken.sent, []);
   await broken.stop();
 
   const off = rig(CONF(false), labelled);
-  off.sync.snapshot('label', SNAPSHOT);
+  off.sync.kept(kept(SNAPSHOT));
   await off.pass();
   assert.is(off.sent.length, 2);
   assert.equal(off.sent[0], {
@@ -154,7 +162,7 @@ test('turning the option off removes every label it wrote from all Nodes, unheld
     metadata: { name, labels: { [`${P}/rack`]: 'rack-a' }, annotations: { [OWNED]: `${P}/rack` } },
   }));
   const off = rig(CONF(false), labelled);
-  off.sync.snapshot('label', SNAPSHOT);
+  off.sync.kept(kept(SNAPSHOT));
   await off.pass();
   assert.is(off.sent.length, 12, 'all 12 Nodes, past the default maxDeletePercent');
   const said = off.lines.findIndex(
@@ -181,7 +189,7 @@ test('a failed patch is retried after its backoff; a Node deleted meanwhile is n
         ? new ApiError('etcdserver: request timed out', 500, 'InternalError')
         : undefined,
   );
-  r.sync.snapshot('label', SNAPSHOT);
+  r.sync.kept(kept(SNAPSHOT));
   await r.pass();
   assert.equal(r.sent, [], 'n1 failed once, n2 is gone');
   // The warning docs/troubleshooting.md quotes, counting n1 only.
@@ -218,7 +226,7 @@ test('patches go side by side, no more at once than the write pace allows', asyn
   sync.configuration(published(CONF(true)));
   const worker = sync.run();
   const members = names.map((name) => ({ type: 'Node' as const, selector: { exactMatch: { name } } }));
-  sync.snapshot('label', [buildWithTierName('rack-a', 1, 'example.com/rack', members, {})]);
+  sync.kept(kept([buildWithTierName('rack-a', 1, 'example.com/rack', members, {})]));
   await clock.advance(NODE_LABEL_COALESCE_MS);
   await waitFor(() => inFlight.size === 3, { what: 'three patches in flight' });
   await new Promise((r) => setImmediate(r));

@@ -437,6 +437,7 @@ function everyKindOfChange(): { existing: HyperNode[]; plan: Plan } {
     nodeLabelsHeld: 0,
     nodeLabelsOff: [],
     topologies: [],
+    labelHolds: [],
   };
   return { existing, plan };
 }

@@ -120,6 +120,7 @@ test('a plan view keeps deleted objects in place, marks each change and carries 
     nodeLabelsHeld: 0,
     nodeLabelsOff: [],
     topologies: [],
+    labelHolds: [],
   };
   const view = planView('p', plan, existing, NODES);
   assert.equal(

@@ -4,7 +4,9 @@
 // picture. Mirrors pkg/controllers/hypernode/discovery/label/label.go, with
 // the fixes of docs/differences-from-go.md item 5: Node tombstones are unwrapped, a failed
 // run is retried with backoff instead of wedging the worker, and bursts of
-// Node events are coalesced by a short debounce.
+// Node events are coalesced by a short debounce. A Node that loses a level
+// label keeps its place for health.labelGracePeriod (../label-memory.ts), so
+// a labelling agent that restarts changes no HyperNode.
 
 import { isTombstone, type EventHandler, type HandlerRegistration, type Tombstone } from '../../../kube/types.ts';
 import { coalescingTrigger, RateLimitingQueue, type CoalescingTrigger } from '../../../kube/workqueue.ts';
@@ -17,14 +19,21 @@ import type {
   DiscoveryEntry,
   Snapshot,
 } from '../../model/contracts.ts';
-import type { NodeMeta } from '../../model/hypernode-types.ts';
+import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { createHash } from 'node:crypto';
 import { truncateText } from '../../../util/truncate.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import { discoverTopology, type AmbiguousTierName, type UncoveredNode } from './label-grouping.ts';
 import { LEFT_OUT_REASONS } from './preset/preset-stack.ts';
 import { NODES_LEFT_OUT, TIER_NAME_AMBIGUOUS } from '../../event-reasons.ts';
-import { LABEL_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
+import {
+  LABEL_SOURCE,
+  NETWORK_TOPOLOGY_PROFILE_LABEL,
+  NETWORK_TOPOLOGY_SOURCE_LABEL,
+} from '../../model/hypernode-labels.ts';
+import { labelValue } from '../../model/label-reads.ts';
+import { valueGivingDomain } from '../../model/nvlink.ts';
+import { LabelMemory } from '../label-memory.ts';
 import { topologyTypes, type TopologyType } from './label-config.ts';
 import { quoteInput } from '../../../util/input-fragment.ts';
 
@@ -52,6 +61,9 @@ function sameLabels(a: Map<string, string>, b: Map<string, string>): boolean {
 export class LabelDiscoverer implements Discoverer {
   private readonly types: TopologyType[];
   private readonly relevantKey: (key: string) => boolean;
+  /** The keys that place a Node (a level of a list, profile or preset), which the label memory keeps. */
+  private readonly levelKey: (key: string) => boolean;
+  private readonly memory: LabelMemory;
   private readonly queue: RateLimitingQueue;
   private readonly out = new Channel<Snapshot>(0);
   /** Acknowledgements from the controller, handed over one at a time. */
@@ -84,6 +96,8 @@ export class LabelDiscoverer implements Discoverer {
     const keys = new Set(this.types.flatMap((t) => [...t.tiers, ...(t.profile?.selectorKeys ?? [])]));
     const presets = this.types.flatMap((t) => (t.preset ? [t.preset.stack] : []));
     this.relevantKey = (key) => keys.has(key) || presets.some((p) => p.watches(key));
+    const levelKeys = new Set(this.types.flatMap((t) => t.tiers));
+    this.levelKey = (key) => levelKeys.has(key) || presets.some((p) => p.isLevelKey(key));
     this.queue = new RateLimitingQueue({
       name: 'label-discovery',
       clock: opts.clock,
@@ -93,6 +107,13 @@ export class LabelDiscoverer implements Discoverer {
       quietMs: TRIGGER_DEBOUNCE_MS,
       clock: opts.clock,
       onError: (err) => this.logger.error('Failed to queue a label discovery run', { err }),
+    });
+    this.memory = new LabelMemory({
+      source: LABEL_SOURCE,
+      reporter: opts.labelHolds,
+      clock: opts.clock,
+      logger: this.logger,
+      onExpiry: () => this.runWanted.trigger(),
     });
   }
 
@@ -118,6 +139,7 @@ export class LabelDiscoverer implements Discoverer {
       }
     }
     this.runWanted.stop();
+    this.memory.stop();
     this.stopping.abort();
     this.queue.shutDown();
     await this.worker;
@@ -234,13 +256,39 @@ export class LabelDiscoverer implements Discoverer {
     if (message !== '') this.opts.problems.warning(TIER_NAME_AMBIGUOUS.reason, truncateText(message));
   }
 
+  /**
+   * A label value giving `domain` for `key` in the type that made `holder`
+   * (its profile label names a profile or preset; a list type otherwise):
+   * what the label memory puts back after a restart.
+   */
+  private valueFor(key: string, domain: string, holder: HyperNode): string | undefined {
+    const profile = labelValue(holder.metadata.labels, NETWORK_TOPOLOGY_PROFILE_LABEL);
+    if (profile === undefined)
+      return this.types.some((t) => !t.profile && !t.preset && t.tiers.includes(key)) ? domain : undefined;
+    for (const t of this.types) {
+      if (t.preset?.labelValue === profile)
+        return valueGivingDomain(domain, (raw) => t.preset!.stack.domainOf(key, raw));
+      const level = t.profile?.labelValue === profile ? t.profile.levels.find((l) => l.nodeLabel === key) : undefined;
+      if (level) return valueGivingDomain(domain, level.domainOf);
+    }
+    return undefined;
+  }
+
   /** One discovery: true when a snapshot was handed to the manager. */
   private async runOnce(key: string): Promise<boolean> {
     try {
       this.logger.v(3).info('Started label based hyperNode auto discovery');
-      const nodes = this.opts.nodes.list();
-      this.refuseEmptyNodeCache(nodes);
+      const cached = this.opts.nodes.list();
+      this.refuseEmptyNodeCache(cached);
+      const { nodes, held } = this.memory.recall({
+        scope: '',
+        nodes: cached,
+        isLevelKey: this.levelKey,
+        cached: () => this.opts.hyperNodes.list({ [NETWORK_TOPOLOGY_SOURCE_LABEL]: LABEL_SOURCE }),
+        valueFor: (key, domain, holder) => this.valueFor(key, domain, holder),
+      });
       const { snapshot, uncovered, ambiguous } = discoverTopology(nodes, this.types, this.opts.hyperNodes);
+      this.memory.report('', held, snapshot);
       this.logger.v(3).info('End label based hyperNode auto discovery', { hyperNodes: snapshot.length });
       this.reportUncovered(uncovered);
       this.reportAmbiguity(ambiguous);

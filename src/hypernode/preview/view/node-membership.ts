@@ -89,6 +89,7 @@ function groupingReasons(hn: HyperNode, node: NodeMeta): string[] {
     const value = labelValue(node.metadata.labels, key);
     if (value === labels[key]) reasons.push(`label ${key}=${value} (the Node's value)`);
     else if (value !== undefined) reasons.push(`label ${key}=${value} (grouped as ${labels[key]})`);
+    else reasons.push(`label ${key}=${labels[key]} (missing on the Node)`);
   }
   const profile = labelValue(labels, NETWORK_TOPOLOGY_PROFILE_LABEL);
   if (profile) reasons.push(`label profile ${profile}`);

@@ -14,7 +14,7 @@ import { fabricOf, NETWORK_TOPOLOGY_PROFILE_LABEL, sourceOf } from '../../model/
 import { describeDiff } from '../../reconcile/hypernode-diff.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
-import type { Plan } from '../cluster-plan.ts';
+import { describeLabelHold, type Plan } from '../cluster-plan.ts';
 import { falseHealthConditions } from '../../reconcile/health/conditions.ts';
 import { hyperNodeDomain } from './hypernode-domain.ts';
 import { levelsOf, type ViewLevel } from './view-levels.ts';
@@ -90,7 +90,8 @@ export function planView(
     changes.set(c.name, { change: c.held ? 'held' : c.action, diff: describeDiff(c.diff) });
   }
   const viewed = viewHyperNodes([...objects.values()], nodes, changes);
-  return { title, plan: true, hyperNodes: viewed, levels: levelsOf(viewed), notes: plan.warnings };
+  const holds = plan.labelHolds.map((h) => `Label memory (health.labelGracePeriod): ${describeLabelHold(h)}`);
+  return { title, plan: true, hyperNodes: viewed, levels: levelsOf(viewed), notes: [...plan.warnings, ...holds] };
 }
 
 /** Health (docs/health.md): the page colours a HyperNode with a False condition and lists the messages. */

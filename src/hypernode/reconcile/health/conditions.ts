@@ -19,8 +19,13 @@ export interface ConditionReason {
 
 export const NODES_READY = 'NodesReady';
 export const FABRIC_HEALTHY = 'FabricHealthy';
+export const TOPOLOGY_LABELS_PRESENT = 'TopologyLabelsPresent';
 /** The condition types this controller owns; any other condition on a HyperNode is left as it is. */
-export const HEALTH_CONDITION_TYPES: readonly string[] = Object.freeze([NODES_READY, FABRIC_HEALTHY]);
+export const HEALTH_CONDITION_TYPES: readonly string[] = Object.freeze([
+  NODES_READY,
+  FABRIC_HEALTHY,
+  TOPOLOGY_LABELS_PRESENT,
+]);
 
 const define = (r: ConditionReason): ConditionReason => Object.freeze(r);
 
@@ -61,10 +66,31 @@ export const LINKS_DOWN = define({
     '<k> fabric problem(s): <switch> port <port> (link to host <host> | switch <switch> port <port> missing), … (the first 5, then "and <m> more").',
 });
 
+export const LABELS_PRESENT = define({
+  type: TOPOLOGY_LABELS_PRESENT,
+  status: 'True',
+  reason: 'LabelsPresent',
+  when: 'Every Node the HyperNode holds directly carries the labels that place it (or lost one longer ago than health.labelGracePeriod and moved).',
+  message: 'Every Node carries the labels that place it.',
+});
+export const LABELS_MISSING = define({
+  type: TOPOLOGY_LABELS_PRESENT,
+  status: 'False',
+  reason: 'LabelsMissing',
+  when: 'A Node it holds directly lost a label that places it (a level label, the NVLink label) and is kept in place until health.labelGracePeriod ends; then it moves. lastTransitionTime: when the first of them went missing.',
+  message:
+    '<k> Node(s) kept in place while labels are missing: <node> (<key>, …) until <time>, … (the first 5 by time, then "and <m> more until <time> at the latest").',
+});
+
 /** Every reason, in the order docs/health.md lists them (its table is checked against this list). */
 const NODES_READY_REASONS = [ALL_NODES_READY, NODES_CORDONED, NODES_NOT_READY];
 const FABRIC_HEALTHY_REASONS = [LINKS_UP, LINKS_DOWN];
-export const CONDITION_REASONS: readonly ConditionReason[] = [...NODES_READY_REASONS, ...FABRIC_HEALTHY_REASONS];
+const TOPOLOGY_LABELS_PRESENT_REASONS = [LABELS_PRESENT, LABELS_MISSING];
+export const CONDITION_REASONS: readonly ConditionReason[] = [
+  ...NODES_READY_REASONS,
+  ...FABRIC_HEALTHY_REASONS,
+  ...TOPOLOGY_LABELS_PRESENT_REASONS,
+];
 
 /** The health conditions (this controller's types) a HyperNode holds False: what the tree and `why` mark. */
 export function falseHealthConditions(

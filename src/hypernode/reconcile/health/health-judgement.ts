@@ -7,10 +7,17 @@
 import type { Lister } from '../../../kube/types.ts';
 import type { HealthSettings } from '../../config/health-config.ts';
 import { HYPERNODE_HEALTHY, HYPERNODE_UNHEALTHY, type EventReason } from '../../event-reasons.ts';
-import type { FabricHealthProblem } from '../../model/contracts.ts';
+import type { FabricHealthProblem, HeldNode } from '../../model/contracts.ts';
 import type { HyperNodeCondition } from '../../model/hypernode-types.ts';
-import { FABRIC_HEALTHY, HEALTH_CONDITION_TYPES, NODES_READY, type DesiredCondition } from './conditions.ts';
+import {
+  FABRIC_HEALTHY,
+  HEALTH_CONDITION_TYPES,
+  NODES_READY,
+  TOPOLOGY_LABELS_PRESENT,
+  type DesiredCondition,
+} from './conditions.ts';
 import { judgeFabricHealthy } from './fabric-health.ts';
+import { judgeTopologyLabelsPresent } from './label-holds.ts';
 import type { NodeHealth } from './node-health.ts';
 import { judgeNodesReady } from './nodes-ready.ts';
 
@@ -22,6 +29,12 @@ export interface HealthInputs {
   readonly nodesBelow: () => readonly string[];
   /** Its problems as its fabric source reported them; undefined when the source reports no fabric health. */
   readonly fabricProblems: readonly FabricHealthProblem[] | undefined;
+  /**
+   * The Nodes it holds that the label memory keeps in place; null when its
+   * source keeps no label memory (the condition is removed), undefined before
+   * the source said (left as it is: a restart reads it back).
+   */
+  readonly heldNodes: readonly HeldNode[] | null | undefined;
 }
 
 export interface HealthVerdict {
@@ -42,6 +55,8 @@ export function judgeHealth(i: HealthInputs): HealthVerdict {
   }
   if (!i.settings.fabric) desired.set(FABRIC_HEALTHY, null);
   else if (i.fabricProblems) desired.set(FABRIC_HEALTHY, judgeFabricHealthy(i.fabricProblems));
+  if (i.settings.labelGracePeriodMs === 0 || i.heldNodes === null) desired.set(TOPOLOGY_LABELS_PRESENT, null);
+  else if (i.heldNodes) desired.set(TOPOLOGY_LABELS_PRESENT, judgeTopologyLabelsPresent(i.heldNodes));
   return { desired, unhealthyNodes };
 }
 

@@ -1,7 +1,8 @@
 // The health gauges (docs/metrics.md): per source and tier, the Nodes below
 // HyperNodes with NodesReady=False and the HyperNodes each condition marks
-// False. Read from the status writer's last judgement of every HyperNode
-// at scrape time, so a deleted HyperNode leaves no stale series.
+// False; per source, the Nodes the label memory keeps in place. Read from the
+// status writer's last judgement of every HyperNode and the sources' last
+// reports at scrape time, so a deleted HyperNode leaves no stale series.
 
 import type { Registry } from 'prom-client';
 import { attachScrapeGauges } from '../../hypernode-metrics.ts';
@@ -15,12 +16,31 @@ export interface HealthJudgement {
   readonly falseConditions: readonly string[];
 }
 
+/** Per source, the Nodes the label memory keeps in place now (label-holds.ts). */
+export interface HeldNodeCounts {
+  heldNodes(): ReadonlyMap<string, number>;
+}
+
 /**
- * Registers the health gauges, read from `current` (the writer's judgements by HyperNode name) at every scrape; returns
- * the detach.
+ * Registers the health gauges, read from `current` (the writer's judgements by HyperNode name) and `holds` at every
+ * scrape; returns the detach.
  */
-export function exportHealthGauges(registry: Registry, current: ReadonlyMap<string, HealthJudgement>): () => void {
-  return attachScrapeGauges(registry, current, [
+export function exportHealthGauges(
+  registry: Registry,
+  current: ReadonlyMap<string, HealthJudgement>,
+  holds: HeldNodeCounts,
+): () => void {
+  const detachHolds = attachScrapeGauges(registry, holds, [
+    {
+      name: 'hypernode_label_held_nodes',
+      help: 'Nodes each source keeps in place while a label that places them is missing (health.labelGracePeriod; TopologyLabelsPresent=False names them).',
+      labelNames: ['source'],
+      collect(gauge, board) {
+        for (const [source, n] of board.heldNodes()) gauge.set({ source }, n);
+      },
+    },
+  ]);
+  const detach = attachScrapeGauges(registry, current, [
     {
       name: 'hypernode_unhealthy_members',
       help: 'Nodes that are NotReady, Unknown or gone below the HyperNodes of each source and tier (health.nodes; a Node counts once per HyperNode above it, so a tier sums its HyperNodes).',
@@ -31,7 +51,7 @@ export function exportHealthGauges(registry: Registry, current: ReadonlyMap<stri
     },
     {
       name: 'hypernode_unhealthy_hypernodes',
-      help: 'HyperNodes of each source and tier whose condition (NodesReady, FabricHealthy) is False.',
+      help: 'HyperNodes of each source and tier whose condition (NodesReady, FabricHealthy, TopologyLabelsPresent) is False.',
       labelNames: ['source', 'tier', 'condition'],
       collect(gauge, judgements) {
         for (const j of judgements.values())
@@ -40,4 +60,8 @@ export function exportHealthGauges(registry: Registry, current: ReadonlyMap<stri
       },
     },
   ]);
+  return () => {
+    detach();
+    detachHolds();
+  };
 }

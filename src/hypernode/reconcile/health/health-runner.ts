@@ -11,7 +11,7 @@ import type { Follower } from '../follower.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import { Latch } from '../../../util/latch.ts';
 import type { NodeHealthState } from '../status-writer.ts';
-import { exportHealthGauges, type HealthJudgement } from './health-metrics.ts';
+import { exportHealthGauges, type HealthJudgement, type HeldNodeCounts } from './health-metrics.ts';
 import type { NodeHealth } from './node-health.ts';
 import type { HealthSettings } from '../../config/health-config.ts';
 
@@ -26,6 +26,7 @@ export type NodeHealthInformerFactory = () => RunnableInformer<NodeHealth>;
 /** What of the status writer health drives. */
 export interface HealthTarget {
   readonly judgements: ReadonlyMap<string, HealthJudgement>;
+  readonly labelHolds: HeldNodeCounts;
   setSettings(settings: HealthSettings): void;
   setNodeHealth(state: NodeHealthState): void;
   nodeHealthHandler(): EventHandler<NodeHealth>;
@@ -53,7 +54,7 @@ export class HealthRunner implements Follower {
   private readonly stopped = new Latch();
 
   constructor(private readonly deps: HealthRunnerDeps) {
-    this.stopGauges = exportHealthGauges(deps.registry, deps.writer.judgements);
+    this.stopGauges = exportHealthGauges(deps.registry, deps.writer.judgements, deps.writer.labelHolds);
   }
 
   /**
@@ -72,7 +73,7 @@ export class HealthRunner implements Follower {
    * Conditions follow the HyperNode objects themselves (the status writer's handlers), not the snapshots that write
    * them.
    */
-  snapshot(): void {}
+  kept(): void {}
 
   /** Runs until shutDown(); then the Node watch and the gauges stop. */
   async run(): Promise<void> {

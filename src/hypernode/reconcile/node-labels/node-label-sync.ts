@@ -24,6 +24,7 @@ import type { NodeLabelClient } from '../../model/contracts.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import type { Follower } from '../follower.ts';
+import type { KeptTopology } from '../kept-topology.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
 import { firstTimeSeen } from '../../../util/reported-once.ts';
 import {
@@ -63,7 +64,7 @@ export interface NodeLabelSyncDeps {
 /** The label worker: one queue key, one pass at a time, a pass per coalesced trigger. */
 export class NodeLabelSync implements Follower {
   readonly queue: RateLimitingQueue;
-  /** Per source: its latest accepted snapshot. */
+  /** Per source: its tree as kept after its latest accepted snapshot. */
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
   /** The configuration the discovery manager applied last; undefined leaves every label as it is. */
   private config: DiscoveryConfig | undefined;
@@ -92,9 +93,9 @@ export class NodeLabelSync implements Follower {
     });
   }
 
-  /** A source's snapshot was accepted by the reconciler: its labels follow it. */
-  snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void {
-    this.snapshots.set(source, hyperNodes);
+  /** A source's snapshot was accepted by the reconciler: its labels follow the tree as kept. */
+  kept(tree: KeptTopology): void {
+    this.snapshots.set(tree.source, tree.hyperNodes);
     this.roundPending = true;
     this.schedule();
   }

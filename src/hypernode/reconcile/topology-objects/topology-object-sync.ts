@@ -27,6 +27,7 @@ import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 import { TOPOLOGY_CHANGE_WAITING, TOPOLOGY_DELETION_HELD } from '../../event-reasons.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
 import type { Follower } from '../follower.ts';
+import type { KeptTopology } from '../kept-topology.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
 import { firstTimeSeen } from '../../../util/reported-once.ts';
 import { decideTopologyObjects, type TopologyDecision } from './topology-object-decisions.ts';
@@ -118,10 +119,10 @@ export class TopologyObjectSync implements Follower {
     });
   }
 
-  /** A source's snapshot was accepted: its Topology objects follow it. */
-  snapshot(source: string, hyperNodes: readonly DiscoveredHyperNode[]): void {
-    this.snapshots.set(source, hyperNodes);
-    this.rejections.delete(source);
+  /** A source's snapshot was accepted: its Topology objects follow the tree as kept (held deletes in it). */
+  kept(tree: KeptTopology): void {
+    this.snapshots.set(tree.source, tree.hyperNodes);
+    this.rejections.delete(tree.source);
     this.queue.add(PASS_KEY);
   }
 

@@ -152,9 +152,19 @@ export class PresetStack {
 
   /** True when a change of `key` on a Node can change this preset's tree. */
   watches(key: string): boolean {
-    if (this.selectorKeys.includes(key)) return true;
+    return this.selectorKeys.includes(key) || this.isLevelKey(key);
+  }
+
+  /** True when `key` is the label of one of the preset's levels (not only of its nodeSelector). */
+  isLevelKey(key: string): boolean {
     if (this.levels.some((l) => l.sources.some((s) => s.key === key))) return true;
     return this.numbered !== undefined && numberedTier(key, this.numbered.stem) !== undefined;
+  }
+
+  /** The domain a level read from `key` takes from the value `raw`, undefined when it gives none. */
+  domainOf(key: string, raw: string): string | undefined {
+    const source = this.levels.flatMap((l) => l.sources).find((s) => s.key === key);
+    return domainOfValue(raw, source?.take);
   }
 
   /** The preset would take a Node with these labels (its selector matches and it carries a member key). */
