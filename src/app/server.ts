@@ -10,7 +10,7 @@ import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
 import { keepNameLabelsAnd, resourceInformer, type SharedInformer } from '../kube/informer.ts';
 import { metadataMergePatch } from '../kube/metadata-patch.ts';
-import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
+import { isRecordAnnotation } from '../hypernode/model/hypernode-labels.ts';
 import { AccessReviewer } from '../kube/access-review.ts';
 import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
 import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
@@ -34,7 +34,10 @@ import {
   type Secret,
 } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
-import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
+import { nodeHealthOf, nodeTaintsOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
+import { taintMergePatch } from '../hypernode/reconcile/health/taint-patch.ts';
+import { isNotFound } from '../kube/errors.ts';
+import type { NodeTaintClient } from '../hypernode/model/contracts.ts';
 import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
 import { TopologyStateRecorder, type TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';
@@ -292,8 +295,8 @@ function wire(
   });
   const nodes = resourceInformer<NodeMeta>(resourceClient(core, nodeResource), {
     metadataOnly: true,
-    // The label export's ownership records ride along; every other annotation is dropped.
-    transform: keepNameLabelsAnd(isOwnershipAnnotation) as (o: KubeObject) => NodeMeta,
+    // The label export's and the taint's records ride along; every other annotation is dropped.
+    transform: keepNameLabelsAnd(isRecordAnnotation) as (o: KubeObject) => NodeMeta,
     clock,
     logger,
   });
@@ -315,8 +318,20 @@ function wire(
     missingHint: HYPERNODE_CRD_MISSING_HINT,
   });
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
-  // Node label patches share the HyperNode writes' client set, so one rate limit bounds both.
+  // Node label and taint patches share the HyperNode writes' client set, so one rate limit bounds them all.
   const nodeWriter = resourceClient<NodeMeta>(volcano, nodeResource);
+  const nodeTaintClient: NodeTaintClient = {
+    async get(node, signal) {
+      try {
+        return nodeTaintsOf(nodeHealthOf(await nodeWriter.get(node, signal ? { signal } : {})));
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    setTaints: async (node, change, signal) =>
+      void (await nodeWriter.patch(node, taintMergePatch(change), signal ? { signal } : {})),
+  };
   const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const eventSink = (rest: RestClient) =>
@@ -343,6 +358,7 @@ function wire(
       patchMetadata: async (node, changes, signal) =>
         void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
     },
+    nodeTaintClient,
     topologyObjectClient,
     // Sources read Secrets of the controller's namespace only: the discovery ConfigMap's, which the Role covers.
     secrets: {
@@ -377,7 +393,10 @@ function wire(
     inputPolicy: options.inputPolicy,
   };
   const context: ControllerContext = options.dryRun
-    ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) }
+    ? {
+        ...apiContext,
+        ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient, nodeTaintClient }),
+      }
     : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
   const controller = (signal: AbortSignal) =>
