@@ -4,7 +4,7 @@
 // broken `health` fails the load like broken YAML (DiscoveryConfigInvalid) and
 // the running settings stay.
 
-import { isQualifiedName } from '../../kube/name-validation.ts';
+import { isKubernetesReservedKey, isQualifiedName } from '../../kube/name-validation.ts';
 import { durationFromMs, durationToMs, formatDuration, parseDuration } from '../../util/go-duration.ts';
 import { isMapping } from '../../util/is-mapping.ts';
 import { unknownKeysProblem } from './unknown-keys.ts';
@@ -136,6 +136,11 @@ function parseTaint(value: unknown, linkGracePeriodMs: number): FabricTaintSetti
   if (typeof key !== 'string' || !isQualifiedName(key))
     throw new Error(
       `failed to parse config: health.taint.key must be a taint key such as "${FABRIC_TAINT_KEY}" (an optional DNS prefix and "/", then at most 63 letters, digits, "-", "_" or "."), got ${quoteInput(key)}`,
+    );
+  if (isKubernetesReservedKey(key))
+    throw new Error(
+      `failed to parse config: health.taint.key ${key} is under a prefix Kubernetes keeps for its own components (kubernetes.io, k8s.io), ` +
+        `whose taints the controller must never take for its own; use a key of your domain or "${FABRIC_TAINT_KEY}"`,
     );
   const effect = value.effect ?? 'NoSchedule';
   if (effect === 'NoExecute')

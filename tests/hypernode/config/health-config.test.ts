@@ -115,6 +115,11 @@ test('a bad taint fails the document: NoExecute refused saying why, a key that i
     'failed to parse config: health.taint.key must be a taint key such as "topology.volcano.sh/fabric-unreachable" (an optional DNS prefix and "/", then at most 63 letters, digits, "-", "_" or "."), got "not a key"',
   );
   fails(
+    'health: {taint: {key: node.kubernetes.io/unreachable}}',
+    'failed to parse config: health.taint.key node.kubernetes.io/unreachable is under a prefix Kubernetes keeps for its own components (kubernetes.io, k8s.io), ' +
+      'whose taints the controller must never take for its own; use a key of your domain or "topology.volcano.sh/fabric-unreachable"',
+  );
+  fails(
     'health: {taint: {after: 30m}}',
     'failed to parse config: health.taint.after (30m0s) must be shorter than health.linkGracePeriod (30m0s): ' +
       'a link missing for the grace period is forgotten and its host leaves the topology, so no host could ever be tainted; lower taint.after or raise linkGracePeriod',

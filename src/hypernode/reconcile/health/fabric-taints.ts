@@ -9,10 +9,11 @@
 // nothing new is tainted and the taints already there stay. Pure, so the
 // taint writer and `plan` decide alike. Ours, no Go counterpart.
 
-import { isLabelValue } from '../../../kube/name-validation.ts';
+import { isKubernetesReservedKey, isLabelValue, isQualifiedName } from '../../../kube/name-validation.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import type { HealthSettings } from '../../config/health-config.ts';
+import { TAINT_EFFECTS, type HealthSettings } from '../../config/health-config.ts';
 import type { HostLinkReport } from '../../model/contracts.ts';
+import { SOURCE_KEYS } from '../../model/hypernode-labels.ts';
 
 /** The taint this controller holds on a Node, as its record (FABRIC_TAINT_ANNOTATION) says. */
 export interface FabricTaint {
@@ -25,13 +26,26 @@ export interface FabricTaint {
 /** `key=value:effect`, as `kubectl taint` writes a taint: the record's text. */
 export const formatFabricTaint = (t: FabricTaint): string => `${t.key}=${t.value}:${t.effect}`;
 
-/** The record's text read back; undefined when it is not `key=value:effect` (edited by someone). */
+/**
+ * The record's text read back; undefined unless it is a taint this
+ * controller could have set: `key=value:effect` with a key outside the
+ * Kubernetes prefixes, a value naming a source, and an effect it writes. A
+ * record anyone may edit so never makes it take another writer's taint for
+ * its own (the lifecycle controller's `node.kubernetes.io/unreachable`, say).
+ */
 export function parseFabricTaint(text: string | undefined): FabricTaint | undefined {
   if (text === undefined) return undefined;
   const eq = text.indexOf('=');
   const colon = text.lastIndexOf(':');
   if (eq <= 0 || colon < eq) return undefined;
-  return { key: text.slice(0, eq), value: text.slice(eq + 1, colon), effect: text.slice(colon + 1) };
+  const t = { key: text.slice(0, eq), value: text.slice(eq + 1, colon), effect: text.slice(colon + 1) };
+  const possible =
+    isQualifiedName(t.key) &&
+    !isKubernetesReservedKey(t.key) &&
+    isLabelValue(t.value) &&
+    (SOURCE_KEYS as readonly string[]).includes(sourceOfTaintValue(t.value)) &&
+    (TAINT_EFFECTS as readonly string[]).includes(t.effect);
+  return possible ? t : undefined;
 }
 
 /** The taint's value: `<source>.<fabric>`, or the source alone when that is no label value (UFM legacy mode's fabric). */

@@ -5,7 +5,7 @@
 // the write carries the resourceVersion it was read at (a merge patch of an
 // atomic list replaces it whole; a list changed since is answered 409 and
 // read again). The controller's record (FABRIC_TAINT_ANNOTATION) says which
-// taints are its own: those of the key it names. Pure; the taint writer
+// taint is its own: the one equal to it, key, value and effect. Pure; the taint writer
 // sends what this returns. Mirrors PatchNodeTaints and the taint helpers of
 // kubernetes/pkg/controller/controller_utils.go.
 
@@ -34,10 +34,11 @@ export function foreignTaint(node: NodeTaints, want: FabricTaint): boolean {
   return othersOf(node).some((t) => t.key === want.key);
 }
 
-/** Every taint but those the record says are the controller's. */
+/** Every taint but the one the record says is the controller's (equal to it, key, value and effect). */
 function othersOf(node: NodeTaints): readonly Taint[] {
-  const ourKey = parseFabricTaint(node.fabricTaint)?.key;
-  return ourKey === undefined ? node.taints : node.taints.filter((t) => t.key !== ourKey);
+  const ours = parseFabricTaint(node.fabricTaint);
+  if (!ours) return node.taints;
+  return node.taints.filter((t) => t.key !== ours.key || t.effect !== ours.effect || (t.value ?? '') !== ours.value);
 }
 
 const ourTaint = (t: FabricTaint): Taint => ({ key: t.key, value: t.value, effect: t.effect });
