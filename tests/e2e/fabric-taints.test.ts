@@ -18,74 +18,43 @@ import { railGraphDocument } from '../../testing/graph-server.ts';
 import { nodeTaintOverlayRules } from '../../testing/component-rbac.ts';
 import {
   CONTROLLER_USER,
-  NS,
   answeredNodeWrites,
   assertNoForbidden,
   describeWrites,
-  fabricHealthSettled,
   fabricHealthy,
   hyperNodes,
-  node,
-  nodeCountsSettled,
   seedConfigMap,
   setDiscoveryConfig,
   taintsOf,
 } from './cluster.ts';
+import {
+  GPU_TAINT,
+  TAINT_KEY,
+  eventsOf,
+  graphConfig,
+  graphReads,
+  memberOf,
+  nodesWith,
+  recordOf,
+  setGraph,
+  settled,
+  taintOf,
+  taintOn,
+  unlinked,
+  type Api,
+} from './graph-taint-rig.ts';
 import { session } from './session.ts';
 
 const s = session(test);
-const KEY = 'topology.volcano.sh/fabric-unreachable';
-const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' };
+const KEY = TAINT_KEY;
 const AFTER_MS = 3_000;
+const TAINT_ON = taintOn('3s');
 
-type Api = Parameters<typeof hyperNodes>[0];
-type Doc = ReturnType<typeof railGraphDocument>;
-
-const graphConfig = (health: string) =>
-  `${health}networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    interval: 1s\n    config:\n      fabric: lab\n      configMap: {namespace: ${NS}, name: fabric-graph, key: graph.json}\n`;
-const TAINT_ON = `health:\n  taint: {effect: NoSchedule, after: 3s}\n`;
-
-/** The graph document in its ConfigMap, written as an inventory system would. */
-function setGraph(api: Api, doc: Doc): void {
-  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fabric-graph', namespace: NS } };
-  const existing = api.store.get('configmaps', 'fabric-graph', NS);
-  const data = { 'graph.json': JSON.stringify(doc) };
-  if (existing) api.store.update({ ...existing, data });
-  else api.store.create({ ...cm, data });
-}
-
-/** The document without the links of `host` (on `rails`, every rail when absent). */
-function unlinked(doc: Doc, host: string, rails?: readonly number[]): Doc {
-  const links = doc.links.filter((l) => {
-    const a = (l as { a: { host?: string; port?: string } }).a;
-    return a.host !== host || (rails !== undefined && !rails.includes(Number(a.port?.slice(3))));
-  });
-  return { ...doc, links };
-}
-
-function nodesWith(api: Api, hosts: readonly string[], own: Record<string, object[]> = {}): void {
-  for (const h of hosts) {
-    const n = node(h, {}) as { spec?: object };
-    api.store.create({ ...n, spec: { taints: own[h] ?? [] } });
-  }
-}
-
-/** Reads of the graph document so far: one a poll. */
-const graphReads = (api: Api) =>
-  api.requests.count((r) => r.resource === 'configmaps' && r.query.fieldSelector === 'metadata.name=fabric-graph');
 /** Waits until the source has polled `n` more times. */
 async function polls(api: Api, n: number): Promise<void> {
   const from = graphReads(api);
   await s.converge(() => graphReads(api) >= from + n || undefined, `${n} more polls of the graph`);
 }
-const memberOf = (api: Api, leaf: string, host: string) =>
-  hyperNodes(api, 'graph')
-    .find((hn) => hn.metadata.name === leaf)
-    ?.spec?.members?.some((m) => m.selector?.exactMatch?.name === host) === true;
-
-const taintOf = (api: Api, name: string) => taintsOf(api, name).find((t) => t.startsWith(`${KEY}=`));
-const settled = (api: Api, count: number) =>
-  hyperNodes(api, 'graph').length === count && nodeCountsSettled(api) && fabricHealthSettled(api);
 
 test('a host whose every link is gone is tainted after taint.after, not before, and untainted when one is back, one Node write each way; one rail of two left is no taint', async () => {
   const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
@@ -115,9 +84,7 @@ test('a host whose every link is gone is tainted after taint.after, not before, 
   const tookMs = Date.parse(taintWrites[0]!.time) - cutAt;
   assert.ok(tookMs >= AFTER_MS, `tainted ${tookMs} ms after the links went, taint.after is ${AFTER_MS} ms`);
   assert.equal(taintsOf(api, 'su1-h1'), ['nvidia.com/gpu=present:NoSchedule', `${KEY}=graph.lab:NoSchedule`]);
-  const record = (api.store.get('nodes', 'su1-h1') as { metadata: { annotations?: Record<string, string> } }).metadata
-    .annotations?.['topology.volcano.sh/fabric-taint'];
-  assert.is(record, `${KEY}=graph.lab:NoSchedule`);
+  assert.is(recordOf(api, 'su1-h1'), `${KEY}=graph.lab:NoSchedule`);
   assert.equal(taintsOf(api, 'su2-h1'), own['su2-h1'], 'one rail left: not tainted');
   const condition = fabricHealthy(hyperNodes(api, 'graph').find((hn) => hn.metadata.name === leaf));
   assert.match(
@@ -125,13 +92,7 @@ test('a host whose every link is gone is tainted after taint.after, not before, 
     'LEAF-SU2-R1 port swp1 (link to host su2-h1 missing)',
     'its condition names the link',
   );
-  const event = await s.converge(
-    () =>
-      (api.store.list('events', NS) as { reason: string; message: string }[]).find(
-        (e) => e.reason === 'FabricTaintsChanged',
-      ),
-    'the FabricTaintsChanged Event',
-  );
+  const event = await s.converge(() => eventsOf(api, 'FabricTaintsChanged')[0], 'the FabricTaintsChanged Event');
   assert.is(
     event.message,
     `Tainted 1 Node with ${KEY}:NoSchedule: every link of its hosts on a fabric missing for health.taint.after (su1-h1)`,
@@ -216,13 +177,7 @@ test('a whole leaf lost past maxTaintPercent taints nothing new and keeps the ta
     api,
     leaf2.reduce((d, h) => unlinked(d, h), unlinked(doc, 'su1-h1')),
   );
-  const held = await s.converge(
-    () =>
-      (api.store.list('events', NS) as { reason: string; message: string }[]).find(
-        (e) => e.reason === 'FabricTaintsHeld',
-      ),
-    'the FabricTaintsHeld Event',
-  );
+  const held = await s.converge(() => eventsOf(api, 'FabricTaintsHeld')[0], 'the FabricTaintsHeld Event');
   assert.is(
     held.message,
     'Fabric source "graph" would taint 3 more Nodes cut off from its fabric, 4 of the 12 Nodes its fabrics connect (33.3%), ' +
@@ -236,7 +191,7 @@ test('a whole leaf lost past maxTaintPercent taints nothing new and keeps the ta
   assert.equal(describeWrites(await answeredNodeWrites(api)), [], 'no Node write');
 
   // The operator allows it: the leaf's hosts are tainted.
-  setDiscoveryConfig(api, graphConfig(`health:\n  taint: {after: 3s}\n  maxTaintPercent: 34\n`));
+  setDiscoveryConfig(api, graphConfig(taintOn('3s', '  maxTaintPercent: 34\n')));
   await s.converge(() => leaf2.every((h) => taintOf(api, h)) || undefined, 'the leaf tainted once allowed');
   assertNoForbidden(api);
 });
@@ -258,7 +213,7 @@ test('a restart neither adds nor removes a taint; off → on → off leaves ever
   // On: su1-h1's links are known (it polled them once), then go.
   setGraph(api, doc);
   // Two of four Nodes at once is half of them: allowed here.
-  setDiscoveryConfig(api, graphConfig(`health:\n  taint: {after: 3s}\n  maxTaintPercent: 50\n`));
+  setDiscoveryConfig(api, graphConfig(taintOn('3s', '  maxTaintPercent: 50\n')));
   await s.converge(() => memberOf(api, 'lab-leaf-leaf-su1-r1', 'su1-h1') || undefined, 'su1-h1 polled with its links');
   setGraph(api, unlinked(unlinked(doc, 'su1-h1'), 'su2-h2'));
   await s.converge(() => (taintOf(api, 'su1-h1') && taintOf(api, 'su2-h2')) || undefined, 'both tainted');
@@ -280,13 +235,7 @@ test('a restart neither adds nor removes a taint; off → on → off leaves ever
   setDiscoveryConfig(api, graphConfig(''));
   await s.converge(() => hosts.every((h) => !taintOf(api, h)) || undefined, 'every taint of ours removed');
   for (const h of hosts) assert.equal(api.store.get('nodes', h)!.spec, before[h], `${h} has exactly its own taints`);
-  for (const h of hosts)
-    assert.is(
-      (api.store.get('nodes', h) as { metadata: { annotations?: Record<string, string> } }).metadata.annotations?.[
-        'topology.volcano.sh/fabric-taint'
-      ],
-      undefined,
-    );
+  for (const h of hosts) assert.is(recordOf(api, h), undefined, `${h} carries no record`);
   assertNoForbidden(api);
 });
 

@@ -91,6 +91,8 @@ export class TaintWriter implements Follower, TaintCounts {
   /** Per Node: the resourceVersion our last write was made against, until the cache shows a newer one. */
   private readonly writtenFrom = new Map<string, string>();
   private last: TaintDecision | undefined;
+  /** A snapshot was accepted since the last pass: that pass says so even when it writes nothing. */
+  private roundPending = false;
   private readonly held = new LastReported();
   private readonly firstTime = firstTimeSeen();
   private readonly coalesced: CoalescingTrigger;
@@ -117,6 +119,7 @@ export class TaintWriter implements Follower, TaintCounts {
   /** A snapshot of a source was accepted: the links its polls found count now. */
   kept(tree: KeptTopology): void {
     this.accepted.set(tree.source, this.deps.hostLinks.hostLinksOf(tree.source));
+    this.roundPending = true;
     this.schedule();
   }
 
@@ -172,6 +175,8 @@ export class TaintWriter implements Follower, TaintCounts {
 
   private async pass(): Promise<SyncResult> {
     const config = this.config;
+    const round = this.roundPending;
+    this.roundPending = false;
     if (!config) return 'done';
     const settings = config.health;
     const cache = this.nodeTaints === 'syncing' ? undefined : this.nodeTaints;
@@ -197,7 +202,10 @@ export class TaintWriter implements Follower, TaintCounts {
       decision.changes.map((c) => [c.node, { want: c.to, change: c }]),
     );
     if (cache) for (const n of nodes) if (n.record && !wants.has(n.name)) wants.set(n.name, { want: n.record });
-    if (wants.size === 0) return 'done';
+    if (wants.size === 0) {
+      if (round) this.deps.logger.v(2).info('Fabric taints match what the sources found, nothing to write');
+      return 'done';
+    }
     const written: TaintChange[] = [];
     let failed = 0;
     let firstError: unknown;
@@ -212,6 +220,8 @@ export class TaintWriter implements Follower, TaintCounts {
       }
     });
     this.reportWritten(written);
+    if (round && written.length === 0 && failed === 0)
+      this.deps.logger.v(2).info('Fabric taints match what the sources found, nothing to write');
     if (failed === 0) return 'done';
     this.reportOnce(`Failed to write the fabric taint of ${failed} Node(s), will retry: ${errorMessage(firstError)}`);
     return 'retry';
