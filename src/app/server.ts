@@ -34,10 +34,8 @@ import {
   type Secret,
 } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
-import { nodeHealthOf, nodeTaintsOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
-import { taintMergePatch } from '../hypernode/reconcile/health/taint-patch.ts';
-import { isNotFound } from '../kube/errors.ts';
-import type { NodeTaintClient } from '../hypernode/model/contracts.ts';
+import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
+import { nodeTaints } from './node-taint-client.ts';
 import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
 import { TopologyStateRecorder, type TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';
@@ -320,18 +318,7 @@ function wire(
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
   // Node label and taint patches share the HyperNode writes' client set, so one rate limit bounds them all.
   const nodeWriter = resourceClient<NodeMeta>(volcano, nodeResource);
-  const nodeTaintClient: NodeTaintClient = {
-    async get(node, signal) {
-      try {
-        return nodeTaintsOf(nodeHealthOf(await nodeWriter.get(node, signal ? { signal } : {})));
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
-    setTaints: async (node, change, signal) =>
-      void (await nodeWriter.patch(node, taintMergePatch(change), signal ? { signal } : {})),
-  };
+  const nodeTaintClient = nodeTaints(volcano);
   const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const eventSink = (rest: RestClient) =>
