@@ -264,3 +264,17 @@ export function heldTaintsMessage(h: HeldTaints): string {
     `if the hosts are cut off indeed, set health.maxTaintPercent to ${h.allowedFrom} or more`
   );
 }
+
+/** Why a taint goes, as a message says it. */
+export function describeReason(reason: TaintChange['reason']): string {
+  switch (reason) {
+    case 'link back':
+      return 'a link is back';
+    case 'source off':
+      return 'the source that set it is off';
+    case 'taint off':
+      return 'health.taint is off';
+    default:
+      return reason;
+  }
+}

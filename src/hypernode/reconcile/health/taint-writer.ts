@@ -38,6 +38,7 @@ import type { KeptTopology } from '../kept-topology.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
 import {
   decideTaints,
+  describeReason,
   formatFabricTaint,
   heldTaintsMessage,
   parseFabricTaint,
@@ -317,19 +318,5 @@ export class TaintWriter implements Follower, TaintCounts {
 
   private schedule(): void {
     this.coalesced.trigger();
-  }
-}
-
-/** Why a taint goes, as a message says it. */
-export function describeReason(reason: TaintChange['reason']): string {
-  switch (reason) {
-    case 'link back':
-      return 'a link is back';
-    case 'source off':
-      return 'the source that set it is off';
-    case 'taint off':
-      return 'health.taint is off';
-    default:
-      return reason;
   }
 }
