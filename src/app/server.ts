@@ -5,6 +5,7 @@
 
 import { hostname as osHostname } from 'node:os';
 import type { Server } from 'node:http';
+import { EXIT_FAILURE } from '../exit-codes.ts';
 import { realClock, type MonotonicClock } from '../kube/clock.ts';
 import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
@@ -434,7 +435,7 @@ function installSignalHandlers(root: AbortController, logger: Logger, exit: (cod
   const onSignal = (sig: NodeJS.Signals) => {
     if (root.signal.aborted) {
       logger.info('Received second signal, exiting immediately', { signal: sig });
-      exit(1);
+      exit(EXIT_FAILURE);
       return;
     }
     logger.info('Received signal, shutting down', { signal: sig });

@@ -7,7 +7,8 @@
 // discovery/fabric/ and discovery/remote/, shared words in model/), the
 // subcommands (src/cmd/) never reach into discovery/fabric/, src never
 // imports test infrastructure, scripts and testing never import tests/,
-// every label key of ours is spelled in model/hypernode-labels.ts only, no
+// every label key of ours is spelled in model/hypernode-labels.ts only and
+// every exit code is named in src/exit-codes.ts only, no
 // file points at documents outside the repository, and the shape that keeps
 // the tree navigable holds: src/hypernode/ has at most eight entries on top,
 // and no two files under src/ share a base name.
@@ -55,7 +56,7 @@ function violations(dir: string, forbidden: (target: string, file: string) => bo
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['src/util/'],
-  ['src/log.ts', 'src/version.ts'],
+  ['src/log.ts', 'src/version.ts', 'src/exit-codes.ts'],
   ['src/kube/'],
   ['src/hypernode/model/'],
   ['src/hypernode/hypernode-metrics.ts', 'src/hypernode/event-reasons.ts'],
@@ -235,6 +236,17 @@ test('every volcano.sh/ label key src/ writes or reads is defined in model/hyper
     (f) => f !== home && /['"]volcano\.sh\//.test(readFileSync(join(ROOT, f), 'utf8')),
   );
   assert.equal(elsewhere, []);
+});
+
+test('every exit code src/ ends with is named in src/exit-codes.ts, and only there', () => {
+  const home = 'src/exit-codes.ts';
+  assert.match(readFileSync(join(ROOT, home), 'utf8'), /export const EXIT_FAILURE = 1;/);
+  // A code defined again (`const EXIT_ERROR = 1`), or a bare number given to an exit.
+  const own = /\b(?:const|let)\s+\w*EXIT\w*\s*=\s*\d|\bexit\(\s*\d+\s*\)|\bexitCode\s*=\s*\d/;
+  const elsewhere = filesUnder('src', SOURCE).filter(
+    (f) => f !== home && own.test(readFileSync(join(ROOT, f), 'utf8')),
+  );
+  assert.equal(elsewhere, [], 'import the code from src/exit-codes.ts (docs/design.md §3.4)');
 });
 
 test('src/kube knows nothing of HyperNodes', () => {
