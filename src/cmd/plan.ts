@@ -15,7 +15,7 @@ import { boolKind, stringArrayKind, stringKind } from '../app/flags/flag-kinds.t
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import { FLAGS, resolveInputPolicy, validateClientFlags } from '../app/options.ts';
 import { PREVIEW_INPUT_POLICY, URL_CIDR_FLAG } from '../hypernode/model/input-policy.ts';
-import { buildInfo, COMPONENT } from '../app/server.ts';
+import { buildInfo, COMPONENT } from '../version.ts';
 import { parseLldpCaptures } from './lldp-capture.ts';
 import { GRAPH_FILE_HELP } from './graph-file.ts';
 import { IBNETDISCOVER_CAPTURE_HELP, parseIbnetdiscoverCaptures } from './ibnetdiscover-capture.ts';
