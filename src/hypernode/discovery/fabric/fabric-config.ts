@@ -16,6 +16,7 @@ import { isFabricName } from './fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from './host-mapping.ts';
 import { parseNvlinkConfig, type NvlinkConfig } from './nvlink-config.ts';
 import { quoteInput } from '../../../util/input-fragment.ts';
+import { wrapError } from '../../../util/error-message.ts';
 
 /** `raw` as a fabric name; throws `<source>: <where> must be a DNS label …` otherwise. */
 export function fabricName(raw: unknown, where: string, source: string): string {
@@ -102,7 +103,7 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     try {
       secretRef = secretRefOf(raw.secretRef, `${where}.secretRef`, entryRef);
     } catch (err) {
-      return fail((err as Error).message);
+      throw wrapError(form.source, err);
     }
     return decode({ name, raw, where, listed: true, secretRef });
   });
@@ -119,7 +120,7 @@ export function hostsAndNvlink(c: Config, source: string): FabricHosts {
   try {
     return { hostMapping: parseHostMapping(c.hostMapping), nvlink: parseNvlinkConfig(c.nvlink) };
   } catch (err) {
-    throw new Error(`${source}: ${(err as Error).message}`, { cause: err });
+    throw wrapError(source, err);
   }
 }
 

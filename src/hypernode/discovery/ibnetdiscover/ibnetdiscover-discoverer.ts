@@ -254,7 +254,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
         sink(chunk as Buffer);
       }
     } catch (err) {
-      throw new Error(`cannot use ${path}: ${errorMessage(err)}`, { cause: err });
+      throw wrapError(`cannot use ${path}`, err);
     } finally {
       await file.close();
     }
