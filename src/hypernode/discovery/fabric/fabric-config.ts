@@ -125,11 +125,17 @@ export function hostsAndNvlink(c: Config, source: string): FabricHosts {
 }
 
 /**
- * `config.minSharedHosts` of the sources that find scalable units in cabling (lldp, ibnetdiscover): the hosts two
- * leaves must share to be one unit, so one miscabled host merges nothing. A graph document states its cabling, so
- * graph defaults to 1.
+ * `config.minSharedHosts` of the sources that find scalable units in the cabling they discover (lldp, ibnetdiscover):
+ * the hosts two leaves must share to be one unit, so one miscabled host merges nothing.
  */
 export const DEFAULT_MIN_SHARED_HOSTS = 2;
+
+/**
+ * `config.minSharedHosts` of the graph source: its document states the cabling the operator means rather than what
+ * was found on the wire, so a host it places on two leaves is meant, and joins them, as any shared host does where
+ * no threshold is set (fabric-levels.ts).
+ */
+export const DEFAULT_MIN_SHARED_HOSTS_STATED_CABLING = 1;
 
 /** A whole number of at least `min` of a fabric source's config, `fallback` when absent. */
 export function wholeNumber(raw: unknown, where: string, fallback: number, fail: Fail, min = 1): number {

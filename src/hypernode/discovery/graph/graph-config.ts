@@ -6,7 +6,12 @@
 // the key and the flag; both are checked again where they are read.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { fabricName, hostsAndNvlink, wholeNumber } from '../fabric/fabric-config.ts';
+import {
+  DEFAULT_MIN_SHARED_HOSTS_STATED_CABLING,
+  fabricName,
+  hostsAndNvlink,
+  wholeNumber,
+} from '../fabric/fabric-config.ts';
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/secret-grant.ts';
@@ -96,9 +101,14 @@ export function parseGraphConfig(entry: DiscoveryEntry, policy: InputPolicy = DE
     c.fabric === undefined || c.fabric === null
       ? DEFAULT_GRAPH_FABRIC
       : fabricName(c.fabric, 'config.fabric', 'graph source');
-  const minShared = wholeNumber(c.minSharedHosts, 'config.minSharedHosts', 1, (message) => {
-    throw fail(message);
-  });
+  const minShared = wholeNumber(
+    c.minSharedHosts,
+    'config.minSharedHosts',
+    DEFAULT_MIN_SHARED_HOSTS_STATED_CABLING,
+    (message) => {
+      throw fail(message);
+    },
+  );
   const where = location(c, policy);
   const secretRef = entry.credentials?.secretRef;
   if (secretRef && where.kind !== 'url')
