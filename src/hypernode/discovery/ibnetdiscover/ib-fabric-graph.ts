@@ -24,10 +24,11 @@
 import type { RE2JS } from 're2js';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
+import { isAggregationNode } from '../fabric/aggregation-nodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { HostGuids } from './host-guids.ts';
 import type { NodeNames } from './ib-node-name-map.ts';
-import { caName, isAggregationNode, switchName, type CaName } from './ib-node-names.ts';
+import { caName, switchName, type CaName } from './ib-node-names.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 
 /** How CAs become hosts and hosts become Nodes. */
