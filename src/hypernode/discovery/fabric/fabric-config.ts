@@ -19,7 +19,7 @@ import { quoteInput } from '../../../util/input-fragment.ts';
 import { wrapError } from '../../../util/error-message.ts';
 
 /** `raw` as a fabric name; throws `<source>: <where> must be a DNS label …` otherwise. */
-export function fabricName(raw: unknown, where: string, source: string): string {
+export function configuredFabricName(raw: unknown, where: string, source: string): string {
   if (typeof raw !== 'string' || !isFabricName(raw)) {
     throw new Error(
       `${source}: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${quoteInput(raw)}`,
@@ -78,7 +78,8 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     throw new Error(`${form.source}: ${message}`);
   };
   if (c.fabrics === undefined || c.fabrics === null) {
-    const name = c.fabric === undefined ? form.defaultName : fabricName(c.fabric, 'config.fabric', form.source);
+    const name =
+      c.fabric === undefined ? form.defaultName : configuredFabricName(c.fabric, 'config.fabric', form.source);
     return [decode({ name, raw: c, where: 'config', listed: false, secretRef: entryRef })];
   }
   for (const key of form.singleKeys) {
@@ -93,7 +94,7 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     if (!isMapping(raw)) return fail(`${where} must be a mapping${form.itemMappingHint ?? ''}`);
     const extra = unknownKeysProblem(raw, form.itemKeys, where);
     if (extra) fail(extra);
-    const name = fabricName(raw.name, `${where}.name`, form.source);
+    const name = configuredFabricName(raw.name, `${where}.name`, form.source);
     if (names.has(name))
       fail(
         `${where}.name ${quoteInput(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`,

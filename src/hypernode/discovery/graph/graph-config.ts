@@ -8,7 +8,7 @@
 import type { DiscoveryEntry } from '../../model/contracts.ts';
 import {
   DEFAULT_MIN_SHARED_HOSTS_STATED_CABLING,
-  fabricName,
+  configuredFabricName,
   hostsAndNvlink,
   wholeNumber,
 } from '../fabric/fabric-config.ts';
@@ -100,7 +100,7 @@ export function parseGraphConfig(entry: DiscoveryEntry, policy: InputPolicy = DE
   const fabric =
     c.fabric === undefined || c.fabric === null
       ? DEFAULT_GRAPH_FABRIC
-      : fabricName(c.fabric, 'config.fabric', 'graph source');
+      : configuredFabricName(c.fabric, 'config.fabric', 'graph source');
   const minShared = wholeNumber(
     c.minSharedHosts,
     'config.minSharedHosts',
