@@ -18,7 +18,7 @@ import { betweenSteps } from '../../../util/sliced-work.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
-import { FabricParts } from '../fabric/fabric-parts.ts';
+import { FabricRound } from '../fabric/fabric-round.ts';
 import { hostsOnSpines } from '../fabric/hosts-on-spines.ts';
 import { MiscablingReport } from '../fabric/miscabling-report.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
@@ -93,7 +93,7 @@ export interface IbnetdiscoverTuning {
 
 class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   /** Each fabric's last published HyperNodes, kept while it fails. */
-  private readonly parts: FabricParts;
+  private readonly fabricRound: FabricRound;
   /** Links of the last good poll, kept through the grace period (fabric health). */
   private readonly memory: FabricMemory;
   private readonly unmapped: UnmappedHostReport;
@@ -123,7 +123,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, opts.problems, opts.metrics);
     this.miscabling = new MiscablingReport(opts.problems, 'link(s) or host(s) join no group as cabled');
-    this.parts = new FabricParts({
+    this.fabricRound = new FabricRound({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,
       hyperNodes: opts.hyperNodes,
@@ -136,7 +136,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   }
 
   protected override rebuild(): Snapshot | undefined {
-    return this.parts.rebuild();
+    return this.fabricRound.rebuild();
   }
 
   private get policy(): InputPolicy {
@@ -167,7 +167,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   }
 
   protected runOnce(): Promise<PollRun> {
-    return this.parts.round(
+    return this.fabricRound.run(
       this.config.fabrics.map((f) => f.name),
       (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,

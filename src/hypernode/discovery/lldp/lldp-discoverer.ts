@@ -14,7 +14,7 @@ import { mapBounded } from '../../../util/bounded-map.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, CREDENTIALS_WITHHELD, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
-import { FabricParts } from '../fabric/fabric-parts.ts';
+import { FabricRound } from '../fabric/fabric-round.ts';
 import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
 import { FabricMemory } from '../fabric/link-memory.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
@@ -86,7 +86,7 @@ class LldpDiscoverer extends PollingDiscoverer {
   /** Links of the last good poll, kept through the grace period (fabric health). */
   private readonly memory: FabricMemory;
   /** Each fabric's last published HyperNodes, kept while it fails. */
-  private readonly parts: FabricParts;
+  private readonly fabricRound: FabricRound;
   /** Per fabric, per switch address: its last good table. */
   private readonly lastTables = new Map<string, Map<string, SwitchState>>();
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
@@ -123,7 +123,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       opts.metrics,
       "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis or port MAC in config.hostMacs",
     );
-    this.parts = new FabricParts({
+    this.fabricRound = new FabricRound({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,
       hyperNodes: opts.hyperNodes,
@@ -155,7 +155,7 @@ class LldpDiscoverer extends PollingDiscoverer {
 
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. Ok when all succeeded. */
   protected async runOnce(): Promise<PollRun> {
-    return this.parts.round(
+    return this.fabricRound.run(
       this.config.fabrics.map((f) => f.name),
       (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,
@@ -163,7 +163,7 @@ class LldpDiscoverer extends PollingDiscoverer {
   }
 
   protected override rebuild(): Snapshot | undefined {
-    return this.parts.rebuild();
+    return this.fabricRound.rebuild();
   }
 
   /** The fabric's walker; its Secret must name every listed switch and seed. */
