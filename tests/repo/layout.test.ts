@@ -206,6 +206,20 @@ test('no discovery source imports another: what two sources share lives in a sha
   );
 });
 
+test("every source names its common jobs alike: <source>-config.ts, -discoverer.ts, a fabric source's -fabric-graph.ts", () => {
+  const missing = sourceFolders().flatMap((folder) => {
+    const source = basename(folder);
+    const roles = source === 'label' ? ['config', 'discoverer'] : ['config', 'discoverer', 'fabric-graph'];
+    const files = readdirSync(join(ROOT, folder));
+    return roles.map((role) => `${folder}${source}-${role}.ts`).filter((f) => !files.includes(basename(f)));
+  });
+  assert.equal(missing, [], 'docs/design.md §1 names the file of each job a source has');
+  const otherGraphs = sourceFolders().flatMap((folder) =>
+    filesUnder(folder, /graph\.ts$/).filter((f) => basename(f) !== `${basename(folder)}-fabric-graph.ts`),
+  );
+  assert.equal(otherGraphs, [], 'what a source read, made into a FabricGraph, is <source>-fabric-graph.ts');
+});
+
 test('the previews read no source internals: only model/, the shared layers and the discovery manager and registry', () => {
   const sources = sourceFolders();
   assert.equal(

@@ -1,6 +1,6 @@
 // The graph source (`source: graph`): for fabrics neither UFM nor SNMP can
 // read (an inventory system's export, a hand-written lab), a static document
-// (graph-document.ts) read every interval from a ConfigMap key, a file or a
+// (graph-fabric-graph.ts) read every interval from a ConfigMap key, a file or a
 // URL, through the fabric layer as every fabric source is. No Go counterpart.
 // A document that cannot be read or trusted publishes nothing: the
 // HyperNodes stay.
@@ -31,7 +31,7 @@ import { quoteInput } from '../../../util/input-fragment.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
-import { graphDecoder } from './graph-document.ts';
+import { graphDecoder } from './graph-fabric-graph.ts';
 import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
 
 /**

@@ -26,7 +26,7 @@ import { FabricMemory } from '../fabric/link-memory.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
-import { ibFabricGraph, type IbFabricGraph } from './ib-fabric-graph.ts';
+import { ibnetdiscoverFabricGraph, type IbnetdiscoverFabricGraph } from './ibnetdiscover-fabric-graph.ts';
 import { IbnetdiscoverFormatError } from './ib-format-error.ts';
 import { parseNodeNameMap, type NodeNames } from './ib-node-name-map.ts';
 import type { IbSubnet } from './ib-subnet.ts';
@@ -59,7 +59,7 @@ interface PollNames {
 
 /** A fresh output's graph, and what the tree built from it will stand on. */
 interface FreshGraph {
-  readonly ib: IbFabricGraph;
+  readonly ib: IbnetdiscoverFabricGraph;
   readonly nodeCount: number;
   readonly digest: string;
   readonly lookups: NodeLookups;
@@ -81,7 +81,7 @@ interface FabricBuild {
   };
   readonly notNodes: readonly string[];
   readonly unnamed: readonly string[];
-  readonly skipped: IbFabricGraph['skipped'];
+  readonly skipped: IbnetdiscoverFabricGraph['skipped'];
 }
 
 /** Knobs tests and previews set; production uses the defaults. */
@@ -288,7 +288,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     // Each step of a large fabric's read is a few hundred milliseconds: the probes are answered between them.
     await betweenSteps();
     const lookups = new NodeLookups(hosts);
-    const ib = ibFabricGraph(subnet, {
+    const ib = ibnetdiscoverFabricGraph(subnet, {
       hostGuids: this.config.hostGuids,
       nodeNames: nodeNames.names,
       hcas: fabric.hcas,
@@ -351,7 +351,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       fabric: fabric.name,
       source: IBNETDISCOVER_SOURCE,
       labels: { [IBNETDISCOVER_FABRIC_LABEL]: fabric.name },
-      // The graph's hosts are Node names where they are Nodes (ib-fabric-graph.ts); a host the link
+      // The graph's hosts are Node names where they are Nodes (ibnetdiscover-fabric-graph.ts); a host the link
       // memory puts back (its HCAs are gone from this output) was named by its Node when it was placed.
       mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && hosts.isNode(host)) ? host : undefined),
       minSharedHosts: this.config.minSharedHosts,

@@ -1,6 +1,6 @@
 // The lldp source (`source: lldp`). Ethernet/RoCE fabrics have no fabric
 // manager to ask, but every switch serves its LLDP neighbours over SNMP: this
-// source walks them, makes each fabric's graph (lldp-graph.ts) and hands it to
+// source walks them, makes each fabric's graph (lldp-fabric-graph.ts) and hands it to
 // the fabric layer, as every fabric source does. No Go counterpart: Volcano
 // lists RoCE discovery as unsupported. A switch that stops answering never
 // deletes a HyperNode: its last table stands in for a while, then its fabric
@@ -25,7 +25,7 @@ import { LastReported } from '../../../util/reported-once.ts';
 import { parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
 import { describeChassis } from './lldp-ids.ts';
 import { nodeByMac } from './host-macs.ts';
-import { lldpGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
+import { lldpFabricGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-fabric-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type GrantedSnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
@@ -390,13 +390,13 @@ class LldpDiscoverer extends PollingDiscoverer {
         `${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`,
       );
     }
-    const { graph, problems, unidentified } = lldpGraph(polled, identity);
+    const { graph, problems, unidentified } = lldpFabricGraph(polled, identity);
     const tree = this.memory.hyperNodes({
       graph,
       fabric: fabric.name,
       source: LLDP_SOURCE,
       labels: { [LLDP_FABRIC_LABEL]: fabric.name },
-      // The graph's hosts are already Node names (lldp-graph.ts identifies them).
+      // The graph's hosts are already Node names (lldp-fabric-graph.ts identifies them).
       mapHost: (node) => node,
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,

@@ -4,7 +4,7 @@
 // indexed by (timeMark, local port, remote index), and every index is a
 // neighbour of its own: a port can list two neighbours under different
 // timeMarks, and a row lacking its chassis id is kept (and counted) rather
-// than dropped. Identifying who a neighbour is belongs to lldp-graph.ts; the
+// than dropped. Identifying who a neighbour is belongs to lldp-fabric-graph.ts; the
 // ids are canonical (lldp-ids.ts). Nothing here depends on varbind order.
 
 import { Buffer } from 'node:buffer';

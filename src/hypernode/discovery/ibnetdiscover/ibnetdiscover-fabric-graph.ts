@@ -44,7 +44,7 @@ export interface IbHostRules {
   readonly isNode: (name: string) => boolean;
 }
 
-export interface IbFabricGraph {
+export interface IbnetdiscoverFabricGraph {
   /** Hosts are named by their Node names when they are Nodes. */
   readonly graph: FabricGraph;
   /** The graph's hosts that are Nodes. */
@@ -123,7 +123,7 @@ class Descriptions {
 }
 
 /** The fabric graph of one subnet, with what joined no Node. */
-export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGraph {
+export function ibnetdiscoverFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbnetdiscoverFabricGraph {
   const switches: FabricSwitch[] = [];
   /** Each node's id when it is a switch. */
   const switchIds: (string | undefined)[] = new Array(subnet.nodeCount);
