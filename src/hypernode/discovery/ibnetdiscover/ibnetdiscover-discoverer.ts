@@ -27,7 +27,7 @@ import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { ibnetdiscoverFabricGraph, type IbnetdiscoverFabricGraph } from './ibnetdiscover-fabric-graph.ts';
-import { IbnetdiscoverFormatError } from './ib-format-error.ts';
+import { IbnetdiscoverFormatError } from './ibnetdiscover-format-error.ts';
 import { parseNodeNameMap, type NodeNames } from './ib-node-name-map.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } from './ibnetdiscover-config.ts';
