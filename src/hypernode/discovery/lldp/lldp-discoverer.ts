@@ -10,7 +10,7 @@ import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { mapBounded } from '../../../util/bounded-map.ts';
+import { mapBounded } from '../../../util/slots.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, CREDENTIALS_WITHHELD, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
