@@ -6,7 +6,7 @@
 // InfiniBand only through UFM. An output it cannot trust (failed, cut short,
 // another format) never deletes a HyperNode: its fabric keeps what it has.
 // The output is read as it arrives and never held whole; an unchanged output
-// publishes the last tree again (unchanged-output.ts). A node-name-map
+// publishes the last tree again (last-builds.ts). A node-name-map
 // (config.nodeNameMap) is read at every poll by the same reader as a saved
 // output, and parsed again when its bytes change.
 
@@ -36,7 +36,7 @@ import { HANDED_FD, runBounded, type RunOutput } from './ibnetdiscover-run.ts';
 import { NODE_NAME_MAP_OPTION } from './ibnetdiscover-args.ts';
 import { DEFAULT_INPUT_POLICY, type InputPolicy } from '../../model/input-policy.ts';
 import { openAllowedFile } from '../remote/allowed-files.ts';
-import { LastBuilds, NodeLookups } from './unchanged-output.ts';
+import { LastBuilds, NodeLookups } from './last-builds.ts';
 
 /** What the report of HCAs without a host name tells the operator to change. */
 export const UNNAMED_HCA_CHANGE =
