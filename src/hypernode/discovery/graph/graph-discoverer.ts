@@ -16,7 +16,7 @@ import type {
 } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import { hostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
@@ -58,7 +58,7 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
 class GraphDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
   /** The layer's problems last logged, so an unchanged list is logged once. */
   private readonly loggedProblems = new LastReported();
   /** The last good poll's tree, without the NVLink tier. */
@@ -77,7 +77,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       retryBaseMs: tuning.retryBaseMs,
       nvlink: config.nvlink,
     });
-    this.memory = new FabricMemory(GRAPH_SOURCE, opts);
+    this.memory = new LinkMemory(GRAPH_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, opts.problems, opts.metrics);
   }
 

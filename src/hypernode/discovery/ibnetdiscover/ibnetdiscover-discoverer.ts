@@ -22,7 +22,7 @@ import { FabricRound } from '../fabric/fabric-round.ts';
 import { hostsOnSpines } from '../fabric/hosts-on-spines.ts';
 import { MiscablingReport } from '../fabric/miscabling-report.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
@@ -95,7 +95,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   /** Each fabric's last published HyperNodes, kept while it fails. */
   private readonly fabricRound: FabricRound;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
   private readonly unmapped: UnmappedHostReport;
   private readonly miscabling: MiscablingReport;
   /** Per fabric, the stderr last logged. */
@@ -120,7 +120,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       retryBaseMs: tuning.retryBaseMs,
       nvlink: config.nvlink,
     });
-    this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
+    this.memory = new LinkMemory(IBNETDISCOVER_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, opts.problems, opts.metrics);
     this.miscabling = new MiscablingReport(opts.problems, 'link(s) or host(s) join no group as cabled');
     this.fabricRound = new FabricRound({

@@ -16,7 +16,7 @@ import { CLEARTEXT_CREDENTIALS, CREDENTIALS_WITHHELD, SWITCH_UNREACHABLE } from 
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
 import { FabricRound } from '../fabric/fabric-round.ts';
 import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks } from '../../../util/ip-networks.ts';
@@ -84,7 +84,7 @@ type WalkResult = { readonly table: LldpTable } | { readonly error: string; read
 class LldpDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
   /** Each fabric's last published HyperNodes, kept while it fails. */
   private readonly fabricRound: FabricRound;
   /** Per fabric, per switch address: its last good table. */
@@ -112,7 +112,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       retryBaseMs: tuning.retryBaseMs,
       nvlink: config.nvlink,
     });
-    this.memory = new FabricMemory(LLDP_SOURCE, opts);
+    this.memory = new LinkMemory(LLDP_SOURCE, opts);
     this.miscabling = new MiscablingReport(
       opts.problems,
       'neighbour(s), link(s) or switch table(s) join no group and merge no domains',

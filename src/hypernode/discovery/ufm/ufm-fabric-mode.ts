@@ -7,7 +7,7 @@
 
 import type { Snapshot } from '../../model/contracts.ts';
 import { wrapError } from '../../../util/error-message.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import { FabricRound } from '../fabric/fabric-round.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
@@ -22,11 +22,11 @@ export class UfmFabricMode implements UfmStrategy {
   /** Each fabric's last published HyperNodes, kept while its UFM fails. */
   private readonly fabricRound: FabricRound;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
 
   constructor(private readonly ctx: UfmRunContext) {
     const { opts } = ctx;
-    this.memory = new FabricMemory(UFM_SOURCE, opts);
+    this.memory = new LinkMemory(UFM_SOURCE, opts);
     this.fabricRound = new FabricRound({
       nodes: opts.nodes,
       hostMapping: ctx.config.hostMapping,
