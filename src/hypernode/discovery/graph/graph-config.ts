@@ -49,7 +49,9 @@ export function describeLocation(l: GraphLocation): string {
   return l.kind === 'file' ? `file ${l.path}` : redactUrl(l.url);
 }
 
-const fail = (what: string) => new Error(`graph source: ${what}`);
+/** What every message of the graph source's configuration starts with. */
+const SOURCE = 'graph source';
+const fail = (what: string) => new Error(`${SOURCE}: ${what}`);
 
 function configMapOf(raw: unknown): GraphLocation {
   const want = 'config.configMap must be {namespace, name, key}: the ConfigMap and its data key holding the graph';
@@ -100,7 +102,7 @@ export function parseGraphConfig(entry: DiscoveryEntry, policy: InputPolicy = DE
   const fabric =
     c.fabric === undefined || c.fabric === null
       ? DEFAULT_GRAPH_FABRIC
-      : configuredFabricName(c.fabric, 'config.fabric', 'graph source');
+      : configuredFabricName(c.fabric, 'config.fabric', SOURCE);
   const minShared = wholeNumber(
     c.minSharedHosts,
     'config.minSharedHosts',
@@ -113,6 +115,6 @@ export function parseGraphConfig(entry: DiscoveryEntry, policy: InputPolicy = DE
   const secretRef = entry.credentials?.secretRef;
   if (secretRef && where.kind !== 'url')
     throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
-  const { hostMapping, nvlink } = hostsAndNvlink(c, 'graph source');
+  const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
   return Object.freeze({ fabric, location: where, secretRef, hostMapping, minSharedHosts: minShared, nvlink });
 }
