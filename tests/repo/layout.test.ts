@@ -18,6 +18,7 @@ import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { layerOf } from './support/layers.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -46,39 +47,6 @@ function violations(dir: string, forbidden: (target: string, file: string) => bo
       .filter((t) => forbidden(t, file))
       .map((t) => `${file} imports ${t}`),
   );
-}
-
-/**
- * The layers of src/, lowest first: a file may import its own layer and the
- * layers below it. Within src/hypernode/ the model is the vocabulary, the
- * metrics and the Event catalogue are what every wing reports through, and
- * the controller on top wires discovery to the reconcile core.
- */
-const LAYERS: readonly (readonly string[])[] = [
-  ['src/util/'],
-  ['src/log.ts', 'src/version.ts', 'src/exit-codes.ts'],
-  ['src/kube/'],
-  ['src/hypernode/model/'],
-  ['src/hypernode/hypernode-metrics.ts', 'src/hypernode/event-reasons.ts'],
-  ['src/hypernode/config/'],
-  ['src/hypernode/discovery/'],
-  ['src/hypernode/reconcile/'],
-  ['src/hypernode/preview/'],
-  ['src/hypernode/controller.ts'],
-  ['src/app/', 'src/cmd/'],
-  ['src/commands.ts'],
-  ['src/main.ts'],
-];
-
-/** The layer of a src/ path (the longest prefix that names it), or undefined. */
-function layerOf(path: string): number | undefined {
-  let best: { layer: number; length: number } | undefined;
-  LAYERS.forEach((prefixes, layer) => {
-    for (const p of prefixes)
-      if ((p.endsWith('/') ? path.startsWith(p) : path === p) && (!best || p.length > best.length))
-        best = { layer, length: p.length };
-  });
-  return best?.layer;
 }
 
 /** Every import cycle among `files`, each as its files in order (Tarjan's strongly connected components). */
@@ -131,7 +99,7 @@ test('the cycle finder finds a cycle and the layer table places every file of sr
   assert.equal(
     filesUnder('src', SOURCE).filter((f) => layerOf(f) === undefined),
     [],
-    'a file outside every layer: add its folder to LAYERS and to docs/design.md §1',
+    'a file outside every layer: add its folder to tests/repo/support/layers.ts and to docs/design.md §1',
   );
 });
 
