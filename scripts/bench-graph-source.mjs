@@ -66,7 +66,7 @@ function generate(sus) {
   return { doc: { switches, links }, hosts };
 }
 
-const { parseGraphDocument } = await import('../src/hypernode/discovery/graph/graph-document.ts');
+const { parseGraphDocument } = await import('../src/hypernode/discovery/graph/graph-fabric-graph.ts');
 const { fabricHyperNodes } = await import('../src/hypernode/discovery/fabric/fabric-hypernodes.ts');
 const { nullLogger } = await import('../src/log.ts');
 

@@ -5,6 +5,7 @@
 // and its key=value pairs.
 
 import { truncateText } from './util/truncate.ts';
+import { EXIT_FATAL } from './exit-codes.ts';
 
 export type KV = Record<string, unknown>;
 
@@ -158,11 +159,8 @@ export function logFatal(logger: Logger, msg: string, kv?: KV, exit: (code: numb
   const withFatal = logger as Logger & { fatal?: Logger['error'] };
   if (typeof withFatal.fatal === 'function') withFatal.fatal(msg, kv);
   else logger.error(msg, kv);
-  return exit(FATAL_EXIT_CODE);
+  return exit(EXIT_FATAL);
 }
-
-/** Go's klog exits with 255 after a FATAL line. */
-export const FATAL_EXIT_CODE = 255;
 
 /** A logger that discards everything; for tests and libraries used without a program. */
 export const nullLogger: Logger = {

@@ -1,5 +1,6 @@
-// Entry point of vc-hypernode-controller-manager and the only place that
-// turns outcomes into exit codes (docs/design.md §3.4). Mirrors Volcano's
+// Entry point of vc-hypernode-controller-manager: it exits with the
+// controller's outcome, with the code a subcommand returns, or with a panic's,
+// each named in exit-codes.ts (docs/design.md §3.4). Mirrors Volcano's
 // cmd/hypernode-controller-manager/main.go. The server and the subcommands
 // (src/commands.ts) are loaded lazily, so --version, --help and bad flags
 // never evaluate the Kubernetes client code and stay as fast as a bare
@@ -10,16 +11,11 @@ import { quote } from './app/flags/go-strconv.ts';
 import { ineffectiveFlags, parse, usage, validate, type ResolvedOptions } from './app/options.ts';
 import { createLogger, type Logger } from './log.ts';
 import { versionText } from './version.ts';
+import { EXIT_FAILURE, EXIT_PANIC, EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { errorMessage } from './util/error-message.ts';
 import { didYouMean } from './util/closest-word.ts';
 import { redactUrl } from './util/redact-url.ts';
 import type { SubcommandResult } from './cmd/subcommand-flags.ts';
-
-const EXIT_SUCCESS = 0;
-const EXIT_FAILURE = 1;
-/** Bad flags, like pflag's ExitOnError; also what a Go panic exits with. */
-const EXIT_USAGE = 2;
-const EXIT_PANIC = 2;
 
 /** `announce`: where a subcommand says at once what it is about to do (plan's Secrets), before its result. */
 type Subcommand = (

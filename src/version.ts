@@ -9,6 +9,9 @@ declare const VC_BUILD_DATE: string | undefined;
 
 const NOT_PROVIDED = 'Not provided.';
 
+/** The program's name: the User-Agent's product and the Event source's component. */
+export const COMPONENT = 'vc-hypernode-controller-manager';
+
 /** The HyperNode API version this binary serves. */
 export const API_VERSION = 'v1alpha1';
 
@@ -16,6 +19,12 @@ export const API_VERSION = 'v1alpha1';
 export const VERSION: string = typeof VC_BUILD_VERSION === 'string' ? VC_BUILD_VERSION : NOT_PROVIDED;
 export const GIT_SHA: string = typeof VC_BUILD_GIT_SHA === 'string' ? VC_BUILD_GIT_SHA : NOT_PROVIDED;
 export const BUILT: string = typeof VC_BUILD_DATE === 'string' ? VC_BUILD_DATE : NOT_PROVIDED;
+
+/** Without build stamping, the User-Agent reads like an un-stamped client-go. */
+export function buildInfo(): { gitVersion: string; gitCommit: string } {
+  const stamped = (v: string) => v !== NOT_PROVIDED && v !== '';
+  return { gitVersion: stamped(VERSION) ? VERSION : 'v0.0.0', gitCommit: stamped(GIT_SHA) ? GIT_SHA : '$Format' };
+}
 
 interface DenoGlobal {
   readonly version: { readonly deno: string };

@@ -111,7 +111,20 @@ export interface ProbeFigures {
   readonly failures: number;
   readonly maxMs: number;
   readonly p99Ms: number;
+  /**
+   * The longest stretch without an answer in time: from the first of a run of failed probes to the end of its last
+   * (0 when none failed).
+   */
+  readonly longestStallMs: number;
 }
+
+/**
+ * The longest stall a test of the probes allows. Kubelet probes every 10 s with a one-second timeout and restarts
+ * after three failures in a row, so a stall of under 3 s fails at most one probe of any probe period of 3 s or more
+ * and never restarts the container; the unbounded parses this guards against stalled the probes for minutes. How
+ * short the stalls are is measured, and printed, by scripts/bench-hostile-inputs.ts.
+ */
+export const PROBE_STALL_LIMIT_MS = 3_000;
 
 /**
  * Asks `url` (a /healthz) every `everyMs` with kubelet's default one-second timeout, one probe at a time, from a
@@ -145,11 +158,23 @@ export class ProbeWatch {
       .map((l) => JSON.parse(l) as { sentAt: number; ms: number; status: number })
       .filter((p) => p.sentAt < until);
     const sorted = probes.map((p) => p.ms).sort((a, b) => a - b);
+    const failed = (p: { ms: number; status: number }) => p.status !== 200 || p.ms >= this.timeoutMs;
+    let longestStallMs = 0;
+    let stallStart: number | undefined;
+    for (const p of [...probes].sort((a, b) => a.sentAt - b.sentAt)) {
+      if (!failed(p)) {
+        stallStart = undefined;
+        continue;
+      }
+      stallStart ??= p.sentAt;
+      longestStallMs = Math.max(longestStallMs, p.sentAt + p.ms - stallStart);
+    }
     return {
       probes: probes.length,
-      failures: probes.filter((p) => p.status !== 200 || p.ms >= this.timeoutMs).length,
+      failures: probes.filter(failed).length,
       maxMs: Math.round(sorted.at(-1) ?? 0),
       p99Ms: Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0),
+      longestStallMs: Math.round(longestStallMs),
     };
   }
 }

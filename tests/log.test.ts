@@ -3,7 +3,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger, FATAL_EXIT_CODE, logFatal, nullLogger, type Logger } from '../src/log.ts';
+import { EXIT_FATAL } from '../src/exit-codes.ts';
+import { createLogger, logFatal, nullLogger, type Logger } from '../src/log.ts';
 
 function capture(opts: { verbosity: number; skipHeaders?: boolean }) {
   const lines: string[] = [];
@@ -50,12 +51,12 @@ test('logFatal writes an F line with the logger context and exits 255', () => {
     assert.unreachable('logFatal returned');
   } catch (err) {
     assert.instance(err, Exited);
-    assert.is((err as Exited).code, FATAL_EXIT_CODE);
+    assert.is((err as Exited).code, EXIT_FATAL);
   }
   assert.equal(lines, [
     'F0102 15:04:05.123000      42] Prometheus HTTP server failed server="metrics" err="listen tcp :8081: bind: address already in use"\n',
   ]);
-  assert.is(FATAL_EXIT_CODE, 255);
+  assert.is(EXIT_FATAL, 255);
 });
 
 test('logFatal falls back to error() for loggers without a fatal level', () => {

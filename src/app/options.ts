@@ -133,7 +133,11 @@ export const DEFAULT_TOKEN_AUDIENCE = 'vc-hypernode-controller-manager';
 export const DEFAULT_LEADER_ELECTION_NAMESPACE = 'volcano-system';
 /** The only lock client-go still supports. */
 export const LEASES_RESOURCE_LOCK = 'leases';
-/** client-go leaderelection.JitterFactor: the renew deadline must exceed retryPeriod × this. */
+/**
+ * client-go leaderelection.JitterFactor: the renew deadline must exceed retryPeriod × this. kube/leader-election.ts's
+ * JITTER_FACTOR, written again rather than imported: that module loads node:crypto and node:os, which `--help` and
+ * `--version` must not (tests/startup-modules.test.ts).
+ */
 const LEADER_ELECTION_JITTER_FACTOR = 1.2;
 
 /** Every flag the Go binary accepts, keyed by canonical name, with Go's defaults. */

@@ -5,6 +5,7 @@
 
 import { hostname as osHostname } from 'node:os';
 import type { Server } from 'node:http';
+import { EXIT_FAILURE } from '../exit-codes.ts';
 import { realClock, type MonotonicClock } from '../kube/clock.ts';
 import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
@@ -22,7 +23,7 @@ import { LeadershipFence } from '../kube/write-fence.ts';
 import type { KubeObject, Lister } from '../kube/types.ts';
 import { userAgent } from '../kube/user-agent.ts';
 import type { Logger } from '../log.ts';
-import { GIT_SHA, goPlatform, VERSION } from '../version.ts';
+import { buildInfo, COMPONENT, goPlatform } from '../version.ts';
 import {
   HYPERNODE_CRD_MISSING_HINT,
   HYPERNODE_GROUP,
@@ -50,7 +51,6 @@ import { logStartup } from './startup.ts';
 import { Readiness } from './readiness.ts';
 import { runGroup, type Runnable } from '../kube/runnable-group.ts';
 
-export const COMPONENT = 'vc-hypernode-controller-manager';
 /** Shutdown must finish within Kubernetes' default 30 s termination grace period. */
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
 export const LOST_LEASE = 'lost lease';
@@ -78,12 +78,6 @@ export interface ServerDeps {
   shutdownTimeoutMs: number;
   /** Called with the bound health/metrics servers (tests bind port 0). */
   onListening?(servers: { health?: Server; metrics?: Server }): void;
-}
-
-/** Without build stamping, the User-Agent reads like an un-stamped client-go. */
-export function buildInfo(): { gitVersion: string; gitCommit: string } {
-  const stamped = (v: string) => v !== 'Not provided.' && v !== '';
-  return { gitVersion: stamped(VERSION) ? VERSION : 'v0.0.0', gitCommit: stamped(GIT_SHA) ? GIT_SHA : '$Format' };
 }
 
 function defaultDeps(): Omit<ServerDeps, 'metrics'> {
@@ -440,7 +434,7 @@ function installSignalHandlers(root: AbortController, logger: Logger, exit: (cod
   const onSignal = (sig: NodeJS.Signals) => {
     if (root.signal.aborted) {
       logger.info('Received second signal, exiting immediately', { signal: sig });
-      exit(1);
+      exit(EXIT_FAILURE);
       return;
     }
     logger.info('Received signal, shutting down', { signal: sig });

@@ -8,13 +8,12 @@ import { DISCOVERY_KEY, ENTRY_KEYS, entryLocation } from '../hypernode/config/en
 import { enabledSources, entryOf, sourceEntry, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { topologyTypes } from '../hypernode/discovery/label/label-config.ts';
 import type { NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import { LABEL_SOURCE } from '../hypernode/model/hypernode-labels.ts';
 import { nullLogger } from '../log.ts';
 import { closestWord } from '../util/closest-word.ts';
 import { quoteInput } from '../util/input-fragment.ts';
 
-const LABEL_SOURCE = 'label';
-
-const SKELETON = `${DISCOVERY_KEY}:\n  - source: label\n    enabled: true\n    config: {networkTopologyTypes: …}`;
+const SKELETON = `${DISCOVERY_KEY}:\n  - source: ${LABEL_SOURCE}\n    enabled: true\n    config: {networkTopologyTypes: …}`;
 
 /** Why `config` enables no source (one paragraph naming what to change), or undefined when it enables one. */
 export function noSourceReason(config: DiscoveryConfig): string | undefined {

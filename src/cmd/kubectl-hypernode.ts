@@ -13,11 +13,10 @@ import { pluginWhy } from './plugin-why.ts';
 import type { SubcommandResult } from './subcommand-flags.ts';
 import { didYouMean } from '../util/closest-word.ts';
 import { versionText } from '../version.ts';
+import { EXIT_FAILURE, EXIT_SUCCESS } from '../exit-codes.ts';
 
 const COMMAND = 'kubectl hypernode';
 const PLUGIN_COMMANDS = ['tree', 'why', 'plan', 'version', 'help'];
-const EXIT_SUCCESS = 0;
-const EXIT_ERROR = 1;
 
 export interface PluginEnvironment {
   /** Colour the output (stdout is a terminal and NO_COLOR is unset). */
@@ -61,10 +60,10 @@ export async function kubectlHypernode(
   environment: PluginEnvironment,
 ): Promise<SubcommandResult> {
   const taken = takeConnectionFlags(argv);
-  if ('error' in taken) return { code: EXIT_ERROR, stdout: '', stderr: `${USAGE}error: ${taken.error}\n` };
+  if ('error' in taken) return { code: EXIT_FAILURE, stdout: '', stderr: `${USAGE}error: ${taken.error}\n` };
   const [command, ...args] = taken.rest;
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    return { code: command === undefined ? EXIT_ERROR : EXIT_SUCCESS, stdout: '', stderr: USAGE };
+    return { code: command === undefined ? EXIT_FAILURE : EXIT_SUCCESS, stdout: '', stderr: USAGE };
   }
   if (command === 'version') return { code: EXIT_SUCCESS, stdout: versionText(), stderr: '' };
   const env = environment.env ?? process.env;
@@ -96,7 +95,7 @@ export async function kubectlHypernode(
     }
     default:
       return {
-        code: EXIT_ERROR,
+        code: EXIT_FAILURE,
         stdout: '',
         stderr: `${USAGE}error: unknown command ${JSON.stringify(command)} for "${COMMAND}"${didYouMean(command, PLUGIN_COMMANDS)}\n`,
       };

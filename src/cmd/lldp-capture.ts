@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CapturedWalk } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
 import { parseSnmpCapture } from '../hypernode/discovery/lldp/snmp-capture.ts';
-import { errorMessage } from '../util/error-message.ts';
+import { wrapError } from '../util/error-message.ts';
 import { parseCaptureDirs, type CaptureDirs } from './capture-dirs.ts';
 
 export type LldpCaptures = CaptureDirs;
@@ -33,7 +33,7 @@ export function captureWalks(captures: LldpCaptures): (fabric: string) => Promis
         .map((e) => e.name)
         .sort();
     } catch (err) {
-      throw new Error(`cannot read the LLDP capture directory ${dir}: ${errorMessage(err)}`, { cause: err });
+      throw wrapError(`cannot read the LLDP capture directory ${dir}`, err);
     }
     if (names.length === 0)
       throw new Error(

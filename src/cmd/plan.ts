@@ -15,7 +15,7 @@ import { boolKind, stringArrayKind, stringKind } from '../app/flags/flag-kinds.t
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import { FLAGS, resolveInputPolicy, validateClientFlags } from '../app/options.ts';
 import { PREVIEW_INPUT_POLICY, URL_CIDR_FLAG } from '../hypernode/model/input-policy.ts';
-import { buildInfo, COMPONENT } from '../app/server.ts';
+import { buildInfo, COMPONENT } from '../version.ts';
 import { parseLldpCaptures } from './lldp-capture.ts';
 import { GRAPH_FILE_HELP } from './graph-file.ts';
 import { IBNETDISCOVER_CAPTURE_HELP, parseIbnetdiscoverCaptures } from './ibnetdiscover-capture.ts';
@@ -45,12 +45,9 @@ import { parseSubcommandFlags, usageError, type SubcommandResult, type Subcomman
 import { SubcommandStderr } from './subcommand-stderr.ts';
 import { warningsOnly } from './warnings-only.ts';
 import { errorMessage } from '../util/error-message.ts';
+import { EXIT_CHANGES, EXIT_FAILURE, EXIT_SUCCESS } from '../exit-codes.ts';
 
 export const PLAN_COMMAND = 'plan';
-
-const EXIT_NO_CHANGES = 0;
-const EXIT_ERROR = 1;
-const EXIT_CHANGES = 2;
 
 const OUTPUT_FORMATS = ['text', 'json', 'html'] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -138,8 +135,8 @@ export async function plan(
   const usage: SubcommandUsage = {
     command: PLAN_COMMAND,
     text: planUsage(argv0),
-    helpCode: EXIT_NO_CHANGES,
-    errorCode: EXIT_ERROR,
+    helpCode: EXIT_SUCCESS,
+    errorCode: EXIT_FAILURE,
   };
   const parsed = parseSubcommandFlags(PLAN_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
@@ -227,14 +224,14 @@ export async function plan(
       result.taints.length > 0;
     if (!changes && noSource !== undefined)
       return {
-        code: EXIT_ERROR,
+        code: EXIT_FAILURE,
         stdout: '',
         stderr: `${stderr.text()}error: nothing to plan: no source is enabled and nothing in the cluster would change\n`,
       };
     const stdout = formatPlan(result, { existing, nodes }, values.output, environment.color);
-    return { code: changes ? EXIT_CHANGES : EXIT_NO_CHANGES, stdout, stderr: stderr.text() };
+    return { code: changes ? EXIT_CHANGES : EXIT_SUCCESS, stdout, stderr: stderr.text() };
   } catch (err) {
-    return stderr.failure(EXIT_ERROR, err);
+    return stderr.failure(EXIT_FAILURE, err);
   } finally {
     cluster?.close();
   }

@@ -6,7 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { buildInfo, COMPONENT } from '../app/server.ts';
+import { buildInfo, COMPONENT } from '../version.ts';
 import type { Logger } from '../log.ts';
 import { connectCluster, type ClusterReader } from './cluster-reads.ts';
 

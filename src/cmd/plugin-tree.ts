@@ -20,9 +20,7 @@ import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
 import type { ClusterReader } from './cluster-reads.ts';
 import { parseSubcommandFlags, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
-
-const EXIT_SUCCESS = 0;
-const EXIT_ERROR = 1;
+import { EXIT_FAILURE, EXIT_SUCCESS } from '../exit-codes.ts';
 
 const OUTPUT_FORMATS = ['text', 'html', ...SLURM_FORMATS] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -58,7 +56,7 @@ export async function pluginTree(
     command,
     text: `Draws the cluster's HyperNodes, highest tier first.\n\n${formatUsage(TREE_FLAGS, command)}`,
     helpCode: EXIT_SUCCESS,
-    errorCode: EXIT_ERROR,
+    errorCode: EXIT_FAILURE,
   };
   const parsed = parseSubcommandFlags(TREE_FLAGS, argv, usage);
   if ('result' in parsed) return parsed.result;
@@ -111,7 +109,7 @@ export async function pluginTree(
       stderr: stderr.text(),
     };
   } catch (err) {
-    return stderr.failure(EXIT_ERROR, err);
+    return stderr.failure(EXIT_FAILURE, err);
   } finally {
     cluster?.close();
   }

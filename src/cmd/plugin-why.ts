@@ -19,9 +19,7 @@ import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
 import type { ClusterReader } from './cluster-reads.ts';
 import { usageError, type SubcommandResult, type SubcommandUsage } from './subcommand-flags.ts';
 import { SubcommandStderr } from './subcommand-stderr.ts';
-
-const EXIT_SUCCESS = 0;
-const EXIT_ERROR = 1;
+import { EXIT_FAILURE, EXIT_SUCCESS } from '../exit-codes.ts';
 
 export async function pluginWhy(
   argv: readonly string[],
@@ -32,7 +30,7 @@ export async function pluginWhy(
     command,
     text: `Explains which HyperNodes hold NODE, and why.\n\n${formatUsage({}, `${command} NODE`)}`,
     helpCode: EXIT_SUCCESS,
-    errorCode: EXIT_ERROR,
+    errorCode: EXIT_FAILURE,
   };
   const parsed = parseFlags({}, argv);
   if (parsed.kind === 'help') return { code: EXIT_SUCCESS, stdout: '', stderr: usage.text };
@@ -89,7 +87,7 @@ export async function pluginWhy(
     // Names, patterns and condition messages are the cluster's: escaped for the terminal (model/fabric-names.ts).
     return { code: EXIT_SUCCESS, stdout: terminalText(`${lines.join('\n')}\n`), stderr: stderr.text() };
   } catch (err) {
-    return stderr.failure(EXIT_ERROR, err);
+    return stderr.failure(EXIT_FAILURE, err);
   } finally {
     cluster?.close();
   }

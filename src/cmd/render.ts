@@ -33,12 +33,9 @@ import { warningsOnly } from './warnings-only.ts';
 import { errorMessage } from '../util/error-message.ts';
 import { warnConfigProblems } from '../hypernode/config/loader.ts';
 import { emptyResultReason, noSourceReason, unusedLabelKeyWarnings } from './empty-result.ts';
+import { EXIT_FAILURE, EXIT_SUCCESS, EXIT_USAGE } from '../exit-codes.ts';
 
 export const RENDER_COMMAND = 'render';
-
-const EXIT_SUCCESS = 0;
-const EXIT_FAILURE = 1;
-const EXIT_USAGE = 2;
 
 const OUTPUT_FORMATS = ['yaml', 'json', 'tree', 'html', ...SLURM_FORMATS] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];

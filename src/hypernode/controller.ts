@@ -332,6 +332,7 @@ async function watchResults(deps: HyperNodeControllerDeps, parts: Parts): Promis
   const { manager, reconciler, followers, metrics, status } = parts;
   for await (const { source, hyperNodes, entry } of manager.results) {
     metrics.resultReceived(source);
+    status.beginSpecRound(source);
     try {
       const summary = await reconciler.reconcile(source, hyperNodes, entry.maxDeletePercent);
       // The exports follow the tree as kept (the guard's held deletes in it), never the raw snapshot.
@@ -351,6 +352,7 @@ async function watchResults(deps: HyperNodeControllerDeps, parts: Parts): Promis
     } finally {
       // The held Nodes the source reported with this snapshot: judged once its spec writes are done.
       status.labelHolds.reconciled(source);
+      status.endSpecRound(source);
       manager.resultSynced(source);
     }
   }

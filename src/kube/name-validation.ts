@@ -3,14 +3,21 @@
 // used wherever a name, label key or label value built from user input must be
 // one the API server accepts.
 
+/** DNS1123SubdomainMaxLength: the longest name most kinds of object may have, and a label key's prefix. */
+export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+/** qualifiedNameMaxLength: the longest name part of a label key. */
+export const QUALIFIED_NAME_MAX_LENGTH = 63;
+/** LabelValueMaxLength. */
+export const LABEL_VALUE_MAX_LENGTH = 63;
+
 /** A label key's name part, and (optional) a label value. */
 export const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-/** A lowercase RFC 1123 subdomain, without its 253-character limit. */
+/** A lowercase RFC 1123 subdomain, without its length limit. */
 export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** IsDNS1123Subdomain: what the names of most kinds of object must be. */
 export function isDNS1123Subdomain(name: string): boolean {
-  return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
+  return name.length <= DNS1123_SUBDOMAIN_MAX_LENGTH && DNS1123_SUBDOMAIN.test(name);
 }
 
 /** IsQualifiedName: a label key, `[prefix/]name`. */
@@ -24,12 +31,12 @@ export function isQualifiedName(key: string): boolean {
   } else if (parts.length !== 1) {
     return false;
   }
-  return name.length > 0 && name.length <= 63 && QUALIFIED_NAME_PART.test(name);
+  return name.length > 0 && name.length <= QUALIFIED_NAME_MAX_LENGTH && QUALIFIED_NAME_PART.test(name);
 }
 
 /** IsValidLabelValue. */
 export function isLabelValue(value: string): boolean {
-  return value === '' || (value.length <= 63 && QUALIFIED_NAME_PART.test(value));
+  return value === '' || (value.length <= LABEL_VALUE_MAX_LENGTH && QUALIFIED_NAME_PART.test(value));
 }
 
 /**

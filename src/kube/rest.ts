@@ -18,7 +18,7 @@ import { FencedError, type WriteFence } from './write-fence.ts';
 import { WritePace } from './write-pace.ts';
 import { wrapError } from '../util/error-message.ts';
 import { BodyTooLargeError } from '../util/body-too-large-error.ts';
-import { Slots } from '../util/bounded-map.ts';
+import { Slots } from '../util/slots.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 5;

@@ -4,7 +4,7 @@
 // drains. The default rate limiter is client-go's DefaultControllerRateLimiter:
 // max(per-key exponential backoff, overall token bucket).
 
-import { Slots, type Limit } from '../util/bounded-map.ts';
+import { Slots, type Limit } from '../util/slots.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { WorkQueue } from './types.ts';
 

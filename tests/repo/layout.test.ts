@@ -7,7 +7,8 @@
 // discovery/fabric/ and discovery/remote/, shared words in model/), the
 // subcommands (src/cmd/) never reach into discovery/fabric/, src never
 // imports test infrastructure, scripts and testing never import tests/,
-// every label key of ours is spelled in model/hypernode-labels.ts only, no
+// every label key of ours is spelled in model/hypernode-labels.ts only and
+// every exit code is named in src/exit-codes.ts only, no
 // file points at documents outside the repository, and the shape that keeps
 // the tree navigable holds: src/hypernode/ has at most eight entries on top,
 // and no two files under src/ share a base name.
@@ -17,6 +18,7 @@ import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { layerOf } from './support/layers.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -45,39 +47,6 @@ function violations(dir: string, forbidden: (target: string, file: string) => bo
       .filter((t) => forbidden(t, file))
       .map((t) => `${file} imports ${t}`),
   );
-}
-
-/**
- * The layers of src/, lowest first: a file may import its own layer and the
- * layers below it. Within src/hypernode/ the model is the vocabulary, the
- * metrics and the Event catalogue are what every wing reports through, and
- * the controller on top wires discovery to the reconcile core.
- */
-const LAYERS: readonly (readonly string[])[] = [
-  ['src/util/'],
-  ['src/log.ts', 'src/version.ts'],
-  ['src/kube/'],
-  ['src/hypernode/model/'],
-  ['src/hypernode/hypernode-metrics.ts', 'src/hypernode/event-reasons.ts'],
-  ['src/hypernode/config/'],
-  ['src/hypernode/discovery/'],
-  ['src/hypernode/reconcile/'],
-  ['src/hypernode/preview/'],
-  ['src/hypernode/controller.ts'],
-  ['src/app/', 'src/cmd/'],
-  ['src/commands.ts'],
-  ['src/main.ts'],
-];
-
-/** The layer of a src/ path (the longest prefix that names it), or undefined. */
-function layerOf(path: string): number | undefined {
-  let best: { layer: number; length: number } | undefined;
-  LAYERS.forEach((prefixes, layer) => {
-    for (const p of prefixes)
-      if ((p.endsWith('/') ? path.startsWith(p) : path === p) && (!best || p.length > best.length))
-        best = { layer, length: p.length };
-  });
-  return best?.layer;
 }
 
 /** Every import cycle among `files`, each as its files in order (Tarjan's strongly connected components). */
@@ -130,7 +99,7 @@ test('the cycle finder finds a cycle and the layer table places every file of sr
   assert.equal(
     filesUnder('src', SOURCE).filter((f) => layerOf(f) === undefined),
     [],
-    'a file outside every layer: add its folder to LAYERS and to docs/design.md §1',
+    'a file outside every layer: add its folder to tests/repo/support/layers.ts and to docs/design.md §1',
   );
 });
 
@@ -205,6 +174,20 @@ test('no discovery source imports another: what two sources share lives in a sha
   );
 });
 
+test("every source names its common jobs alike: <source>-config.ts, -discoverer.ts, a fabric source's -fabric-graph.ts", () => {
+  const missing = sourceFolders().flatMap((folder) => {
+    const source = basename(folder);
+    const roles = source === 'label' ? ['config', 'discoverer'] : ['config', 'discoverer', 'fabric-graph'];
+    const files = readdirSync(join(ROOT, folder));
+    return roles.map((role) => `${folder}${source}-${role}.ts`).filter((f) => !files.includes(basename(f)));
+  });
+  assert.equal(missing, [], 'docs/design.md §1 names the file of each job a source has');
+  const otherGraphs = sourceFolders().flatMap((folder) =>
+    filesUnder(folder, /graph\.ts$/).filter((f) => basename(f) !== `${basename(folder)}-fabric-graph.ts`),
+  );
+  assert.equal(otherGraphs, [], 'what a source read, made into a FabricGraph, is <source>-fabric-graph.ts');
+});
+
 test('the previews read no source internals: only model/, the shared layers and the discovery manager and registry', () => {
   const sources = sourceFolders();
   assert.equal(
@@ -235,6 +218,17 @@ test('every volcano.sh/ label key src/ writes or reads is defined in model/hyper
     (f) => f !== home && /['"]volcano\.sh\//.test(readFileSync(join(ROOT, f), 'utf8')),
   );
   assert.equal(elsewhere, []);
+});
+
+test('every exit code src/ ends with is named in src/exit-codes.ts, and only there', () => {
+  const home = 'src/exit-codes.ts';
+  assert.match(readFileSync(join(ROOT, home), 'utf8'), /export const EXIT_FAILURE = 1;/);
+  // A code defined again (`const EXIT_ERROR = 1`), or a bare number given to an exit.
+  const own = /\b(?:const|let)\s+\w*EXIT\w*\s*=\s*\d|\bexit\(\s*\d+\s*\)|\bexitCode\s*=\s*\d/;
+  const elsewhere = filesUnder('src', SOURCE).filter(
+    (f) => f !== home && own.test(readFileSync(join(ROOT, f), 'utf8')),
+  );
+  assert.equal(elsewhere, [], 'import the code from src/exit-codes.ts (docs/design.md §3.4)');
 });
 
 test('src/kube knows nothing of HyperNodes', () => {

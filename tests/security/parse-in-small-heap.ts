@@ -7,7 +7,7 @@
 // Usage: node --max-old-space-size=N --import tsx parse-in-small-heap.ts KIND MIB
 
 import { parseConfig } from '../../src/hypernode/config/loader.ts';
-import { parseGraphDocument } from '../../src/hypernode/discovery/graph/graph-document.ts';
+import { parseGraphDocument } from '../../src/hypernode/discovery/graph/graph-fabric-graph.ts';
 import { decodeLinks } from '../../src/hypernode/discovery/ufm/fabric-resources.ts';
 import { decodePorts } from '../../src/hypernode/discovery/ufm/legacy-ports.ts';
 import { emptyArrays, MiB, nestedArrays, nestedGraph, nestedYamlGraph } from '../../testing/hostile-inputs.ts';

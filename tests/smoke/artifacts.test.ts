@@ -165,8 +165,11 @@ smoke('the bundle leaves out the Kubernetes client code we never call: exec/atta
   for (const [marker, what] of markers) assert.not.ok(code.includes(marker), `${what} is bundled`);
 });
 
-smoke('size budgets: bundle under 1 MB; executable within 5% of the stripped node it is built on', () => {
-  assert.ok(statSync(bundle).size < 1024 * 1024, `bundle is ${statSync(bundle).size} bytes`);
+// The bundle's budget catches a dependency that brings far more than we call (docs/dependencies.md says why 1.125 MiB).
+const BUNDLE_BUDGET_BYTES = 1.125 * 1024 * 1024;
+
+smoke('size budgets: bundle under 1.125 MiB; executable within 5% of the stripped node it is built on', () => {
+  assert.ok(statSync(bundle).size < BUNDLE_BUDGET_BYTES, `bundle is ${statSync(bundle).size} bytes`);
   const cache = join(dist, '.cache');
   const stripped = readdirSync(cache).find((f) => /^node-linux-amd64-[0-9a-f]{16}-stripped$/.test(f));
   assert.ok(stripped, `no stripped amd64 node in ${cache}`);

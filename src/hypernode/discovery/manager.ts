@@ -21,7 +21,7 @@ import { Channel } from '../../util/channel.ts';
 import { errorMessage, wrapError } from '../../util/error-message.ts';
 import { LastReported } from '../../util/reported-once.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, EventRecorder, Snapshot } from '../model/contracts.ts';
-import { SourceProblems } from './problems.ts';
+import { SourceProblems } from './source-problems.ts';
 import type { ConfigMap } from '../model/hypernode-types.ts';
 import type { EntryResult } from '../config/entry.ts';
 import { LABEL_SOURCE } from '../model/hypernode-labels.ts';

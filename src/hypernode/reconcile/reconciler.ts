@@ -7,7 +7,7 @@
 // pace, one object's writes in sequence) are docs/design.md §2.2.
 
 import { RateLimitingQueue, runWorkers, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
-import { mapBounded } from '../../util/bounded-map.ts';
+import { mapBounded } from '../../util/slots.ts';
 import type { DiscoveredHyperNode, HyperNode } from '../model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../model/hypernode-labels.ts';
 import { DEFAULT_MAX_DELETE_PERCENT } from '../config/entry.ts';

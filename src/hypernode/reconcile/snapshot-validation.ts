@@ -18,7 +18,13 @@
 import type { DiscoveredHyperNode } from '../model/hypernode-types.ts';
 import type { SnapshotRule } from '../hypernode-metrics.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
-import { isDNS1123Subdomain, isLabelValue, isQualifiedName } from '../../kube/name-validation.ts';
+import {
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  isDNS1123Subdomain,
+  isLabelValue,
+  isQualifiedName,
+  LABEL_VALUE_MAX_LENGTH,
+} from '../../kube/name-validation.ts';
 
 /** Largest accepted JSON form of one HyperNode, in bytes. */
 export const MAX_OBJECT_BYTES = 1024 * 1024;
@@ -78,7 +84,7 @@ function objectViolations(hn: DiscoveredHyperNode): SnapshotViolation[] {
     out.push({
       rule: 'name',
       objects: [name],
-      message: `HyperNode name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most 253 characters)`,
+      message: `HyperNode name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters)`,
     });
   }
   for (const [key, value] of Object.entries(hn.metadata.labels ?? {})) {
@@ -92,7 +98,7 @@ function objectViolations(hn: DiscoveredHyperNode): SnapshotViolation[] {
       out.push({
         rule: 'label',
         objects: [name],
-        message: `HyperNode ${name}: label ${key} has value ${JSON.stringify(value)}, which is not a valid label value (at most 63 characters, alphanumeric at both ends)`,
+        message: `HyperNode ${name}: label ${key} has value ${JSON.stringify(value)}, which is not a valid label value (at most ${LABEL_VALUE_MAX_LENGTH} characters, alphanumeric at both ends)`,
       });
     }
   }

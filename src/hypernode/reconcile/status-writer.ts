@@ -104,6 +104,15 @@ export class StatusWriter {
    * again); writing from the older version would only earn a 409.
    */
   private readonly writtenFrom = new Map<string, string>();
+  /**
+   * Sources whose snapshot the reconciler is writing now, and the HyperNodes
+   * judged meanwhile. A status write lands between the cache read and the
+   * PUT of a spec update and turns it into a 409 (turning `nvlink` on moves
+   * every HyperNode of a fabric while its conditions change); so a source's
+   * HyperNodes wait for its round, and are judged from the cache it leaves.
+   */
+  private readonly inSpecRound = new Set<string>();
+  private readonly waitingForRound = new Set<string>();
   private readonly failures: WriteFailures;
 
   constructor(private readonly deps: StatusWriterDeps) {
@@ -128,6 +137,22 @@ export class StatusWriter {
       clock: deps.clock,
       onError: (err) => deps.logger.error('Failed to queue HyperNodes for their status', { err }),
     });
+  }
+
+  /** The reconciler writes `source`'s HyperNodes now: their status waits until `endSpecRound`. */
+  beginSpecRound(source: string): void {
+    this.inSpecRound.add(source);
+  }
+
+  /** The round of `source` is over: the HyperNodes of it judged during the round are judged now. */
+  endSpecRound(source: string): void {
+    this.inSpecRound.delete(source);
+    for (const name of this.waitingForRound) {
+      const hn = this.deps.hyperNodes.get(name);
+      if (hn !== undefined && sourceOf(hn) !== source) continue;
+      this.waitingForRound.delete(name);
+      this.queue.add(name);
+    }
   }
 
   /** The `health` settings of the configuration applied (hot-reloaded). */
@@ -230,6 +255,10 @@ export class StatusWriter {
       this.writtenFrom.delete(name);
     }
     const source = sourceOf(hn);
+    if (source !== undefined && this.inSpecRound.has(source)) {
+      this.waitingForRound.add(name);
+      return;
+    }
     const settings = this.settings;
     // Hand-made HyperNodes get no condition; before any configuration the conditions stay as they are.
     const health = source !== undefined && settings !== undefined;

@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
 import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
-import { parseGraphDocument } from '../../../src/hypernode/discovery/graph/graph-document.ts';
+import { parseGraphDocument } from '../../../src/hypernode/discovery/graph/graph-fabric-graph.ts';
 import { validateSnapshot } from '../../../src/hypernode/reconcile/snapshot-validation.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { railGraphDocument } from '../../../testing/graph-server.ts';

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FabricGraph, FabricLink } from '../../../src/hypernode/discovery/fabric/fabric-graph.ts';
 import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
-import { FabricMemory } from '../../../src/hypernode/discovery/fabric/link-memory.ts';
+import { LinkMemory } from '../../../src/hypernode/discovery/fabric/link-memory.ts';
 import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { compareBytes } from '../../../src/util/compare-bytes.ts';
 import { nullLogger } from '../../../src/log.ts';
@@ -73,13 +73,13 @@ const shape = (graph: FabricGraph) => sorted(fabricHyperNodes(input(graph)).snap
 function memory() {
   const clock = new FakeClock();
   const fabricHealth = new RecordingFabricHealth(GRACE_MS);
-  const mem = new FabricMemory('lldp', { clock, fabricHealth });
+  const mem = new LinkMemory('lldp', { clock, fabricHealth });
   return {
     clock,
     reports: fabricHealth.reports,
     hostReports: fabricHealth.hostReports,
     mem,
-    restarted: () => new FabricMemory('lldp', { clock, fabricHealth }),
+    restarted: () => new LinkMemory('lldp', { clock, fabricHealth }),
   };
 }
 

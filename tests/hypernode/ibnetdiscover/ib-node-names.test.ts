@@ -2,7 +2,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { caName, isAggregationNode, switchName } from '../../../src/hypernode/discovery/ibnetdiscover/ib-node-names.ts';
+import { caName, switchName } from '../../../src/hypernode/discovery/ibnetdiscover/ib-node-names.ts';
 
 test('a switch is named by the Quantum form, else by its description, else not at all', () => {
   assert.is(switchName('MF0;LEAF-07:MQM9701/U1'), 'LEAF-07');
@@ -27,12 +27,6 @@ test('a host HCA names its host and device; the firmware default and an empty de
     '   ',
   ])
     assert.is(caName(firmware), undefined, firmware);
-});
-
-test('SHARP aggregation nodes are recognised whatever their case', () => {
-  assert.ok(isAggregationNode('Mellanox Technologies Aggregation Node'));
-  assert.ok(isAggregationNode('NVIDIA aggregation node SW-3'));
-  assert.not.ok(isAggregationNode('node-a01 mlx5_0'));
 });
 
 test.run();

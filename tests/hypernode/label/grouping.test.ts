@@ -7,7 +7,7 @@ import {
   derivedSuffix,
   namePrefix,
   SUFFIX_ALPHABET,
-} from '../../../src/hypernode/discovery/label/label-naming.ts';
+} from '../../../src/hypernode/discovery/label/name-book.ts';
 import { buildMembers } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { TopologyType } from '../../../src/hypernode/discovery/label/label-config.ts';
 import type { HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';

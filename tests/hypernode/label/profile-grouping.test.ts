@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { discoverSnapshot } from '../../../src/hypernode/discovery/label/label-grouping.ts';
 import { topologyTypes, type TopologyType } from '../../../src/hypernode/discovery/label/label-config.ts';
-import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/label-naming.ts';
+import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/name-book.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { topologyTypes } from '../../../src/hypernode/discovery/label/label-config.ts';
 import { profileLabelValue } from '../../../src/hypernode/discovery/label/profile/profile-config.ts';
-import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/label-naming.ts';
+import { profileHyperNodeName } from '../../../src/hypernode/discovery/label/name-book.ts';
 import { nullLogger } from '../../../src/log.ts';
 
 const HOST = { nodeLabel: 'kubernetes.io/hostname' };

@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapturedWalk } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
-import { lldpGraph, type PolledSwitch } from '../../../src/hypernode/discovery/lldp/lldp-graph.ts';
+import { lldpFabricGraph, type PolledSwitch } from '../../../src/hypernode/discovery/lldp/lldp-fabric-graph.ts';
 import { parseLldpTable, type LldpTable } from '../../../src/hypernode/discovery/lldp/lldp-mib.ts';
 import { parseSnmpCapture } from '../../../src/hypernode/discovery/lldp/snmp-capture.ts';
 import { snmpWalker } from '../../../src/hypernode/discovery/lldp/snmp-walker.ts';
@@ -105,7 +105,7 @@ for (const device of DEVICES) {
       assert.is(table.neighbours.length, rows, 'every recorded row is a neighbour');
       assert.is(table.incompleteRows, want.incomplete, 'rows without a chassis id, counted');
       const others = polled().filter((p) => p.address !== device);
-      const { graph, problems, unidentified } = lldpGraph([{ address: device, table }, ...others], {
+      const { graph, problems, unidentified } = lldpFabricGraph([{ address: device, table }, ...others], {
         managementPort: () => false,
         nodeOf,
       });
@@ -160,7 +160,7 @@ withSnmpsim(
   'AOS-CX with ConnectX NIC-firmware LLDP: unmapped, a host is reported with its chassis MAC and the port MAC its OS shows; mapped by that port MAC, it is a Node',
   () => {
     const table = captured.get('aruba-aoscx')!;
-    const unmapped = lldpGraph([{ address: 'aruba-aoscx', table }], {
+    const unmapped = lldpFabricGraph([{ address: 'aruba-aoscx', table }], {
       managementPort: () => false,
       nodeOf: () => undefined,
     });

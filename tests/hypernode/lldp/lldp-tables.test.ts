@@ -9,7 +9,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSnmpCapture } from '../../../src/hypernode/discovery/lldp/snmp-capture.ts';
 import { parseLldpTable } from '../../../src/hypernode/discovery/lldp/lldp-mib.ts';
-import { lldpGraph, switchId, type PolledSwitch } from '../../../src/hypernode/discovery/lldp/lldp-graph.ts';
+import {
+  lldpFabricGraph,
+  switchId,
+  type PolledSwitch,
+} from '../../../src/hypernode/discovery/lldp/lldp-fabric-graph.ts';
 
 const CAPTURES = join(import.meta.dirname, '../../cmd/lldp-capture');
 const lab = (): PolledSwitch[] =>
@@ -180,7 +184,7 @@ test('a row without a chassis id is kept and counted; it is identified by its sy
   assert.is(t.incompleteRows, 1);
   assert.is(t.neighbours.length, 1);
   assert.is(t.neighbours[0]!.chassisKey, undefined);
-  const { graph } = lldpGraph([{ address: 'a', table: t }], {
+  const { graph } = lldpFabricGraph([{ address: 'a', table: t }], {
     managementPort: () => false,
     nodeOf: (n) => (n.sysName === 'host-1' ? 'node-1' : undefined),
   });
@@ -209,7 +213,7 @@ test('the graph: hosts by identity whatever their capabilities (Router and Bridg
     { oid: '1.0.8802.1.1.2.1.3.7.1.4.9', value: Buffer.from('eth0') },
   ]);
   const macs = new Map([['0200000000b3', 'node-3']]);
-  const { graph, problems, unidentified } = lldpGraph(
+  const { graph, problems, unidentified } = lldpFabricGraph(
     [
       { address: '10.0.0.1:161', table: leaf },
       { address: '10.0.0.2:161', table: spine },
@@ -252,7 +256,7 @@ test('two addresses of one switch: the second is reported and ignored, whatever 
     [a!, { ...a!, address: 'zz' }],
     [{ ...a!, address: 'zz' }, a!],
   ]) {
-    const { graph, problems } = lldpGraph(order, { managementPort: () => false, nodeOf: () => undefined });
+    const { graph, problems } = lldpFabricGraph(order, { managementPort: () => false, nodeOf: () => undefined });
     assert.is(graph.switches.length, 1);
     assert.match(problems[0]!, /report the same chassis id .* zz is ignored/);
   }

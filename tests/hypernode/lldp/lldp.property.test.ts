@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { fabricHyperNodes } from '../../../src/hypernode/discovery/fabric/fabric-hypernodes.ts';
-import { lldpGraph } from '../../../src/hypernode/discovery/lldp/lldp-graph.ts';
+import { lldpFabricGraph } from '../../../src/hypernode/discovery/lldp/lldp-fabric-graph.ts';
 import { parseLldpTable, type MibVarbind } from '../../../src/hypernode/discovery/lldp/lldp-mib.ts';
 import { createLldpDiscovererFactory } from '../../../src/hypernode/discovery/lldp/lldp-discoverer.ts';
 import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
@@ -62,7 +62,7 @@ function snapshotOf(
   nodes: readonly string[],
 ): Snapshot {
   const known = new Set(nodes);
-  const { graph } = lldpGraph(
+  const { graph } = lldpFabricGraph(
     walks.map((w) => ({ address: w.address, table: parseLldpTable(w.varbinds) })),
     { managementPort: () => false, nodeOf: (n) => (known.has(n.sysName) ? n.sysName : undefined) },
   );

@@ -15,6 +15,7 @@ import { ApiError } from '../../../src/kube/errors.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import { DEFAULT_HEALTH } from '../../../src/hypernode/config/health-config.ts';
+import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../../src/hypernode/model/hypernode-labels.ts';
 
 const node = (name: string, labels: Record<string, string> = {}): NodeMeta => ({ metadata: { name, labels } });
 
@@ -311,6 +312,25 @@ test('a failure while queueing a burst is logged, and later bursts still run', a
   sync.shutDown();
   await within(worker, 2000, 'worker exit');
   for (const r of registrations) r.remove();
+});
+
+test("a source's HyperNodes wait for its spec round, others do not; its end judges them from the cache it leaves", async () => {
+  const owned = (name: string, source: string, nodes: string[]): HyperNode => {
+    const hn = exact(name, nodes);
+    return { ...hn, metadata: { ...hn.metadata, labels: { [NETWORK_TOPOLOGY_SOURCE_LABEL]: source } } };
+  };
+  const ctx = setup([owned('leaf-1', 'ufm', ['n1', 'n2']), owned('rack-1', 'label', ['n3'])]);
+  ctx.sync.beginSpecRound('ufm');
+  await ctx.sync.sync('leaf-1');
+  await ctx.sync.sync('rack-1');
+  // A status write here would turn the round's spec update of leaf-1 into a 409.
+  assert.equal(ctx.client.verbs(), ['updateStatus rack-1']);
+  const stop = start(ctx);
+  ctx.sync.endSpecRound('ufm');
+  await waitFor(() => ctx.client.verbs().length === 2, { what: 'leaf-1 judged after the round' });
+  assert.equal(ctx.client.verbs(), ['updateStatus rack-1', 'updateStatus leaf-1']);
+  assert.equal(ctx.client.server('leaf-1')!.status, { nodeCount: 2 });
+  await stop();
 });
 
 test.run();

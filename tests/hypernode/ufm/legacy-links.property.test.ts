@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FabricMemory } from '../../../src/hypernode/discovery/fabric/link-memory.ts';
+import { LinkMemory } from '../../../src/hypernode/discovery/fabric/link-memory.ts';
 import { rememberedLegacySnapshot } from '../../../src/hypernode/discovery/ufm/legacy-links.ts';
 import { decodePorts } from '../../../src/hypernode/discovery/ufm/legacy-ports.ts';
 import { buildSnapshot } from '../../../src/hypernode/discovery/ufm/legacy-topology.ts';
@@ -32,7 +32,7 @@ const go = (down: readonly string[] = []) => JSON.stringify(buildSnapshot(ports(
 function legacy() {
   const clock = new FakeClock();
   const health = new RecordingFabricHealth(GRACE_MS);
-  const memory = new FabricMemory('ufm', { clock, fabricHealth: health });
+  const memory = new LinkMemory('ufm', { clock, fabricHealth: health });
   const poll = (down: readonly string[] = []) =>
     JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(down), nullLogger));
   return { clock, health, poll };
@@ -92,7 +92,7 @@ test('a port still down past the grace period counts as Volcano counts it, and i
 });
 
 test('without a reporter (previews) the snapshot is Go grouping of the poll as it is', () => {
-  const memory = new FabricMemory('ufm', { clock: new FakeClock() });
+  const memory = new LinkMemory('ufm', { clock: new FakeClock() });
   assert.is(JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(), nullLogger)), go());
   assert.is(
     JSON.stringify(rememberedLegacySnapshot(memory, 'legacy', ports(ACROSS_UNITS), nullLogger)),

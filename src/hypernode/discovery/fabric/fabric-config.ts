@@ -16,9 +16,10 @@ import { isFabricName } from './fabric-hypernodes.ts';
 import { parseHostMapping, type HostMapping } from './host-mapping.ts';
 import { parseNvlinkConfig, type NvlinkConfig } from './nvlink-config.ts';
 import { quoteInput } from '../../../util/input-fragment.ts';
+import { wrapError } from '../../../util/error-message.ts';
 
 /** `raw` as a fabric name; throws `<source>: <where> must be a DNS label …` otherwise. */
-export function fabricName(raw: unknown, where: string, source: string): string {
+export function configuredFabricName(raw: unknown, where: string, source: string): string {
   if (typeof raw !== 'string' || !isFabricName(raw)) {
     throw new Error(
       `${source}: ${where} must be a DNS label of at most 40 characters (lowercase letters, digits, '-'), got ${quoteInput(raw)}`,
@@ -77,7 +78,8 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     throw new Error(`${form.source}: ${message}`);
   };
   if (c.fabrics === undefined || c.fabrics === null) {
-    const name = c.fabric === undefined ? form.defaultName : fabricName(c.fabric, 'config.fabric', form.source);
+    const name =
+      c.fabric === undefined ? form.defaultName : configuredFabricName(c.fabric, 'config.fabric', form.source);
     return [decode({ name, raw: c, where: 'config', listed: false, secretRef: entryRef })];
   }
   for (const key of form.singleKeys) {
@@ -92,7 +94,7 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     if (!isMapping(raw)) return fail(`${where} must be a mapping${form.itemMappingHint ?? ''}`);
     const extra = unknownKeysProblem(raw, form.itemKeys, where);
     if (extra) fail(extra);
-    const name = fabricName(raw.name, `${where}.name`, form.source);
+    const name = configuredFabricName(raw.name, `${where}.name`, form.source);
     if (names.has(name))
       fail(
         `${where}.name ${quoteInput(name)} is used twice; each fabric needs its own name (it prefixes and labels its HyperNodes)`,
@@ -102,7 +104,7 @@ export function fabricsOf<T>(entry: DiscoveryEntry, form: FabricListForm, decode
     try {
       secretRef = secretRefOf(raw.secretRef, `${where}.secretRef`, entryRef);
     } catch (err) {
-      return fail((err as Error).message);
+      throw wrapError(form.source, err);
     }
     return decode({ name, raw, where, listed: true, secretRef });
   });
@@ -119,16 +121,22 @@ export function hostsAndNvlink(c: Config, source: string): FabricHosts {
   try {
     return { hostMapping: parseHostMapping(c.hostMapping), nvlink: parseNvlinkConfig(c.nvlink) };
   } catch (err) {
-    throw new Error(`${source}: ${(err as Error).message}`, { cause: err });
+    throw wrapError(source, err);
   }
 }
 
 /**
- * `config.minSharedHosts` of the sources that find scalable units in cabling (lldp, ibnetdiscover): the hosts two
- * leaves must share to be one unit, so one miscabled host merges nothing. A graph document states its cabling, so
- * graph defaults to 1.
+ * `config.minSharedHosts` of the sources that find scalable units in the cabling they discover (lldp, ibnetdiscover):
+ * the hosts two leaves must share to be one unit, so one miscabled host merges nothing.
  */
 export const DEFAULT_MIN_SHARED_HOSTS = 2;
+
+/**
+ * `config.minSharedHosts` of the graph source: its document states the cabling the operator means rather than what
+ * was found on the wire, so a host it places on two leaves is meant, and joins them, as any shared host does where
+ * no threshold is set (fabric-levels.ts).
+ */
+export const DEFAULT_MIN_SHARED_HOSTS_STATED_CABLING = 1;
 
 /** A whole number of at least `min` of a fabric source's config, `fallback` when absent. */
 export function wholeNumber(raw: unknown, where: string, fallback: number, fail: Fail, min = 1): number {

@@ -110,7 +110,7 @@ interface LastReport {
 }
 
 /** The fabric layer with remembered links and a health report per fabric. */
-export class FabricMemory {
+export class LinkMemory {
   /** Per fabric; kept by the reporter, so a restarted discoverer of the source finds them again. */
   private readonly fabrics: Map<string, FabricLinks>;
   private readonly lastReports: Map<string, LastReport>;

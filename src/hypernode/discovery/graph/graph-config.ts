@@ -6,7 +6,12 @@
 // the key and the flag; both are checked again where they are read.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { fabricName, hostsAndNvlink, wholeNumber } from '../fabric/fabric-config.ts';
+import {
+  DEFAULT_MIN_SHARED_HOSTS_STATED_CABLING,
+  configuredFabricName,
+  hostsAndNvlink,
+  wholeNumber,
+} from '../fabric/fabric-config.ts';
 import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import type { SecretRef } from '../remote/secret-grant.ts';
@@ -44,7 +49,9 @@ export function describeLocation(l: GraphLocation): string {
   return l.kind === 'file' ? `file ${l.path}` : redactUrl(l.url);
 }
 
-const fail = (what: string) => new Error(`graph source: ${what}`);
+/** What every message of the graph source's configuration starts with. */
+const SOURCE = 'graph source';
+const fail = (what: string) => new Error(`${SOURCE}: ${what}`);
 
 function configMapOf(raw: unknown): GraphLocation {
   const want = 'config.configMap must be {namespace, name, key}: the ConfigMap and its data key holding the graph';
@@ -95,14 +102,19 @@ export function parseGraphConfig(entry: DiscoveryEntry, policy: InputPolicy = DE
   const fabric =
     c.fabric === undefined || c.fabric === null
       ? DEFAULT_GRAPH_FABRIC
-      : fabricName(c.fabric, 'config.fabric', 'graph source');
-  const minShared = wholeNumber(c.minSharedHosts, 'config.minSharedHosts', 1, (message) => {
-    throw fail(message);
-  });
+      : configuredFabricName(c.fabric, 'config.fabric', SOURCE);
+  const minShared = wholeNumber(
+    c.minSharedHosts,
+    'config.minSharedHosts',
+    DEFAULT_MIN_SHARED_HOSTS_STATED_CABLING,
+    (message) => {
+      throw fail(message);
+    },
+  );
   const where = location(c, policy);
   const secretRef = entry.credentials?.secretRef;
   if (secretRef && where.kind !== 'url')
     throw fail(`credentials.secretRef is for config.url (a token and a CA); config.${where.kind} needs none`);
-  const { hostMapping, nvlink } = hostsAndNvlink(c, 'graph source');
+  const { hostMapping, nvlink } = hostsAndNvlink(c, SOURCE);
   return Object.freeze({ fabric, location: where, secretRef, hostMapping, minSharedHosts: minShared, nvlink });
 }

@@ -1,6 +1,6 @@
 // The graph source (`source: graph`): for fabrics neither UFM nor SNMP can
 // read (an inventory system's export, a hand-written lab), a static document
-// (graph-document.ts) read every interval from a ConfigMap key, a file or a
+// (graph-fabric-graph.ts) read every interval from a ConfigMap key, a file or a
 // URL, through the fabric layer as every fabric source is. No Go counterpart.
 // A document that cannot be read or trusted publishes nothing: the
 // HyperNodes stay.
@@ -16,7 +16,7 @@ import type {
 } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import { hostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
@@ -31,7 +31,7 @@ import { quoteInput } from '../../../util/input-fragment.ts';
 import { firstFew } from '../../../util/first-few.ts';
 import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
-import { graphDecoder } from './graph-document.ts';
+import { graphDecoder } from './graph-fabric-graph.ts';
 import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
 
 /**
@@ -58,7 +58,7 @@ export interface GraphTuning extends Partial<Pick<HttpClientOptions, 'ca' | 'tim
 class GraphDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
   /** The layer's problems last logged, so an unchanged list is logged once. */
   private readonly loggedProblems = new LastReported();
   /** The last good poll's tree, without the NVLink tier. */
@@ -77,7 +77,7 @@ class GraphDiscoverer extends PollingDiscoverer {
       retryBaseMs: tuning.retryBaseMs,
       nvlink: config.nvlink,
     });
-    this.memory = new FabricMemory(GRAPH_SOURCE, opts);
+    this.memory = new LinkMemory(GRAPH_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(GRAPH_SOURCE, opts.problems, opts.metrics);
   }
 

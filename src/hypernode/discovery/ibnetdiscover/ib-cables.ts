@@ -6,7 +6,7 @@
 // and the sides are paired by sorting the cables' keys.
 
 import { grown } from '../../../util/grow-array.ts';
-import { IbnetdiscoverFormatError } from './ib-format-error.ts';
+import { IbnetdiscoverFormatError } from './ibnetdiscover-format-error.ts';
 import { KIND_OF_CODE, type IbNodeTable } from './ib-node-table.ts';
 
 /** IB port numbers are 8 bits: a side's end is its node's index × 256 + the port. */

@@ -8,11 +8,11 @@
 // - an HCA that kept its firmware's default (`MT4129 ConnectX7   Mellanox
 //   Technologies`): no host name at all;
 // - the SHARP aggregation node every Quantum switch hosts
-//   (`Mellanox Technologies Aggregation Node`): no host.
+//   (`Mellanox Technologies Aggregation Node`): no host
+//   (fabric/aggregation-nodes.ts).
 
 /** `MF0;LEAF-07:MQM9701/U1` → `LEAF-07`. */
 const QUANTUM_FORM = /^[^;]*;([^:;]+):/;
-const AGGREGATION_NODE = /aggregation node/i;
 /** The firmware's own words: `MT<device id> …` or the vendor's name. */
 const FIRMWARE_DEFAULT = /^MT\d+$/i;
 const VENDOR_WORDS = /Mellanox Technologies|NVIDIA (Corporation|Technologies)/i;
@@ -21,11 +21,6 @@ const VENDOR_WORDS = /Mellanox Technologies|NVIDIA (Corporation|Technologies)/i;
 export function switchName(description: string): string {
   const text = description.trim();
   return QUANTUM_FORM.exec(text)?.[1]?.trim() || text;
-}
-
-/** Whether a CA is a SHARP aggregation node (hosted by a switch, no host). */
-export function isAggregationNode(description: string): boolean {
-  return AGGREGATION_NODE.test(description);
 }
 
 /** What a host HCA's description names: its host and, after it, the device (`mlx5_3`, `HCA-4`). */

@@ -6,7 +6,7 @@
 // InfiniBand only through UFM. An output it cannot trust (failed, cut short,
 // another format) never deletes a HyperNode: its fabric keeps what it has.
 // The output is read as it arrives and never held whole; an unchanged output
-// publishes the last tree again (unchanged-output.ts). A node-name-map
+// publishes the last tree again (last-builds.ts). A node-name-map
 // (config.nodeNameMap) is read at every poll by the same reader as a saved
 // output, and parsed again when its bytes change.
 
@@ -18,16 +18,16 @@ import { betweenSteps } from '../../../util/sliced-work.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
-import { FabricParts } from '../fabric/fabric-parts.ts';
+import { FabricRound } from '../fabric/fabric-round.ts';
 import { hostsOnSpines } from '../fabric/hosts-on-spines.ts';
 import { MiscablingReport } from '../fabric/miscabling-report.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
-import { ibFabricGraph, type IbFabricGraph } from './ib-fabric-graph.ts';
-import { IbnetdiscoverFormatError } from './ib-format-error.ts';
+import { ibnetdiscoverFabricGraph, type IbnetdiscoverFabricGraph } from './ibnetdiscover-fabric-graph.ts';
+import { IbnetdiscoverFormatError } from './ibnetdiscover-format-error.ts';
 import { parseNodeNameMap, type NodeNames } from './ib-node-name-map.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 import { parseIbnetdiscoverConfig, type IbFabric, type IbnetdiscoverConfig } from './ibnetdiscover-config.ts';
@@ -36,7 +36,7 @@ import { HANDED_FD, runBounded, type RunOutput } from './ibnetdiscover-run.ts';
 import { NODE_NAME_MAP_OPTION } from './ibnetdiscover-args.ts';
 import { DEFAULT_INPUT_POLICY, type InputPolicy } from '../../model/input-policy.ts';
 import { openAllowedFile } from '../remote/allowed-files.ts';
-import { LastBuilds, NodeLookups } from './unchanged-output.ts';
+import { LastBuilds, NodeLookups } from './last-builds.ts';
 
 /** What the report of HCAs without a host name tells the operator to change. */
 export const UNNAMED_HCA_CHANGE =
@@ -59,7 +59,7 @@ interface PollNames {
 
 /** A fresh output's graph, and what the tree built from it will stand on. */
 interface FreshGraph {
-  readonly ib: IbFabricGraph;
+  readonly ib: IbnetdiscoverFabricGraph;
   readonly nodeCount: number;
   readonly digest: string;
   readonly lookups: NodeLookups;
@@ -81,7 +81,7 @@ interface FabricBuild {
   };
   readonly notNodes: readonly string[];
   readonly unnamed: readonly string[];
-  readonly skipped: IbFabricGraph['skipped'];
+  readonly skipped: IbnetdiscoverFabricGraph['skipped'];
 }
 
 /** Knobs tests and previews set; production uses the defaults. */
@@ -93,9 +93,9 @@ export interface IbnetdiscoverTuning {
 
 class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   /** Each fabric's last published HyperNodes, kept while it fails. */
-  private readonly parts: FabricParts;
+  private readonly fabricRound: FabricRound;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
   private readonly unmapped: UnmappedHostReport;
   private readonly miscabling: MiscablingReport;
   /** Per fabric, the stderr last logged. */
@@ -120,10 +120,10 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       retryBaseMs: tuning.retryBaseMs,
       nvlink: config.nvlink,
     });
-    this.memory = new FabricMemory(IBNETDISCOVER_SOURCE, opts);
+    this.memory = new LinkMemory(IBNETDISCOVER_SOURCE, opts);
     this.unmapped = new UnmappedHostReport(IBNETDISCOVER_SOURCE, opts.problems, opts.metrics);
     this.miscabling = new MiscablingReport(opts.problems, 'link(s) or host(s) join no group as cabled');
-    this.parts = new FabricParts({
+    this.fabricRound = new FabricRound({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,
       hyperNodes: opts.hyperNodes,
@@ -136,7 +136,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   }
 
   protected override rebuild(): Snapshot | undefined {
-    return this.parts.rebuild();
+    return this.fabricRound.rebuild();
   }
 
   private get policy(): InputPolicy {
@@ -167,7 +167,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   }
 
   protected runOnce(): Promise<PollRun> {
-    return this.parts.round(
+    return this.fabricRound.run(
       this.config.fabrics.map((f) => f.name),
       (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,
@@ -254,7 +254,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
         sink(chunk as Buffer);
       }
     } catch (err) {
-      throw new Error(`cannot use ${path}: ${errorMessage(err)}`, { cause: err });
+      throw wrapError(`cannot use ${path}`, err);
     } finally {
       await file.close();
     }
@@ -288,7 +288,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     // Each step of a large fabric's read is a few hundred milliseconds: the probes are answered between them.
     await betweenSteps();
     const lookups = new NodeLookups(hosts);
-    const ib = ibFabricGraph(subnet, {
+    const ib = ibnetdiscoverFabricGraph(subnet, {
       hostGuids: this.config.hostGuids,
       nodeNames: nodeNames.names,
       hcas: fabric.hcas,
@@ -351,7 +351,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       fabric: fabric.name,
       source: IBNETDISCOVER_SOURCE,
       labels: { [IBNETDISCOVER_FABRIC_LABEL]: fabric.name },
-      // The graph's hosts are Node names where they are Nodes (ib-fabric-graph.ts); a host the link
+      // The graph's hosts are Node names where they are Nodes (ibnetdiscover-fabric-graph.ts); a host the link
       // memory puts back (its HCAs are gone from this output) was named by its Node when it was placed.
       mapHost: (host) => (ib.nodes.has(host) || (!present.has(host) && hosts.isNode(host)) ? host : undefined),
       minSharedHosts: this.config.minSharedHosts,

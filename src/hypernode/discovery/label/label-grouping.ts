@@ -13,7 +13,7 @@ import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { hasLabel, labelValue } from '../../model/label-reads.ts';
-import { NameBook } from './label-naming.ts';
+import { NameBook } from './name-book.ts';
 import type { TopologyType } from './label-config.ts';
 import { explicitOwner, ProfileTrees, type Claimant } from './profile/profile-grouping.ts';
 import type { Group } from './label-group.ts';

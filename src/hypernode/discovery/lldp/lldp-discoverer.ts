@@ -1,6 +1,6 @@
 // The lldp source (`source: lldp`). Ethernet/RoCE fabrics have no fabric
 // manager to ask, but every switch serves its LLDP neighbours over SNMP: this
-// source walks them, makes each fabric's graph (lldp-graph.ts) and hands it to
+// source walks them, makes each fabric's graph (lldp-fabric-graph.ts) and hands it to
 // the fabric layer, as every fabric source does. No Go counterpart: Volcano
 // lists RoCE discovery as unsupported. A switch that stops answering never
 // deletes a HyperNode: its last table stands in for a while, then its fabric
@@ -10,13 +10,13 @@ import type { PollRun } from '../poll-loop.ts';
 import { PollingDiscoverer } from '../polling-discoverer.ts';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { mapBounded } from '../../../util/bounded-map.ts';
+import { mapBounded } from '../../../util/slots.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { CLEARTEXT_CREDENTIALS, CREDENTIALS_WITHHELD, SWITCH_UNREACHABLE } from '../../event-reasons.ts';
 import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts';
-import { FabricParts } from '../fabric/fabric-parts.ts';
+import { FabricRound } from '../fabric/fabric-round.ts';
 import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks } from '../../../util/ip-networks.ts';
@@ -25,7 +25,7 @@ import { LastReported } from '../../../util/reported-once.ts';
 import { parseLldpConfig, SNMP_PORT, type LldpConfig, type LldpCrawl, type LldpFabric } from './lldp-config.ts';
 import { describeChassis } from './lldp-ids.ts';
 import { nodeByMac } from './host-macs.ts';
-import { lldpGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-graph.ts';
+import { lldpFabricGraph, switchId, type LldpIdentity, type PolledSwitch } from './lldp-fabric-graph.ts';
 import { parseLldpTable, type LldpTable, type MibVarbind } from './lldp-mib.ts';
 import { readSnmpCredentials, type GrantedSnmpCredentials } from './snmp-credentials.ts';
 import { formatAddress, snmpWalker, type SwitchAddress, type SwitchWalker } from './snmp-walker.ts';
@@ -84,9 +84,9 @@ type WalkResult = { readonly table: LldpTable } | { readonly error: string; read
 class LldpDiscoverer extends PollingDiscoverer {
   private readonly unmapped: UnmappedHostReport;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
   /** Each fabric's last published HyperNodes, kept while it fails. */
-  private readonly parts: FabricParts;
+  private readonly fabricRound: FabricRound;
   /** Per fabric, per switch address: its last good table. */
   private readonly lastTables = new Map<string, Map<string, SwitchState>>();
   /** Switches currently reported as silent (fabric/address), so each is reported once per episode. */
@@ -112,7 +112,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       retryBaseMs: tuning.retryBaseMs,
       nvlink: config.nvlink,
     });
-    this.memory = new FabricMemory(LLDP_SOURCE, opts);
+    this.memory = new LinkMemory(LLDP_SOURCE, opts);
     this.miscabling = new MiscablingReport(
       opts.problems,
       'neighbour(s), link(s) or switch table(s) join no group and merge no domains',
@@ -123,7 +123,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       opts.metrics,
       "add a switch to the fabric's switches; map a host by config.hostMapping, or by its chassis or port MAC in config.hostMacs",
     );
-    this.parts = new FabricParts({
+    this.fabricRound = new FabricRound({
       nodes: opts.nodes,
       hostMapping: config.hostMapping,
       hyperNodes: opts.hyperNodes,
@@ -155,7 +155,7 @@ class LldpDiscoverer extends PollingDiscoverer {
 
   /** Every fabric in turn; a failed fabric contributes its last HyperNodes. Ok when all succeeded. */
   protected async runOnce(): Promise<PollRun> {
-    return this.parts.round(
+    return this.fabricRound.run(
       this.config.fabrics.map((f) => f.name),
       (i, hosts) => this.discoverFabric(this.config.fabrics[i]!, hosts),
       this.stopping.signal,
@@ -163,7 +163,7 @@ class LldpDiscoverer extends PollingDiscoverer {
   }
 
   protected override rebuild(): Snapshot | undefined {
-    return this.parts.rebuild();
+    return this.fabricRound.rebuild();
   }
 
   /** The fabric's walker; its Secret must name every listed switch and seed. */
@@ -390,13 +390,13 @@ class LldpDiscoverer extends PollingDiscoverer {
         `${lost.length} of ${results.length} switches did not answer and have no recent table: ${byError(lost)}`,
       );
     }
-    const { graph, problems, unidentified } = lldpGraph(polled, identity);
+    const { graph, problems, unidentified } = lldpFabricGraph(polled, identity);
     const tree = this.memory.hyperNodes({
       graph,
       fabric: fabric.name,
       source: LLDP_SOURCE,
       labels: { [LLDP_FABRIC_LABEL]: fabric.name },
-      // The graph's hosts are already Node names (lldp-graph.ts identifies them).
+      // The graph's hosts are already Node names (lldp-fabric-graph.ts identifies them).
       mapHost: (node) => node,
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,

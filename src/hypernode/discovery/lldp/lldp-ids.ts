@@ -35,7 +35,7 @@ export const PORT_SUBTYPE = {
 /** A canonical chassis id, compared across switches (see the module comment for its forms). */
 export type ChassisKey = string;
 
-const MAC_BYTES = 6;
+export const MAC_BYTES = 6;
 /** MAC text forms: colon, dash or space separated pairs, Cisco dotted triples, 12 bare hex digits. */
 const MAC_TEXT = [
   /^([0-9a-f]{1,2})([:\- ])([0-9a-f]{1,2})\2([0-9a-f]{1,2})\2([0-9a-f]{1,2})\2([0-9a-f]{1,2})\2([0-9a-f]{1,2})$/i,

@@ -4,7 +4,7 @@
 // indexed by (timeMark, local port, remote index), and every index is a
 // neighbour of its own: a port can list two neighbours under different
 // timeMarks, and a row lacking its chassis id is kept (and counted) rather
-// than dropped. Identifying who a neighbour is belongs to lldp-graph.ts; the
+// than dropped. Identifying who a neighbour is belongs to lldp-fabric-graph.ts; the
 // ids are canonical (lldp-ids.ts). Nothing here depends on varbind order.
 
 import { Buffer } from 'node:buffer';
@@ -23,11 +23,11 @@ export const LLDP_LOCAL_SUBTREE = '1.0.8802.1.1.2.1.3';
 export const LLDP_REMOTE_SUBTREE = '1.0.8802.1.1.2.1.4';
 export const LLDP_SUBTREES = [LLDP_LOCAL_SUBTREE, LLDP_REMOTE_SUBTREE] as const;
 
-const LOC_CHASSIS_SUBTYPE = `${LLDP_LOCAL_SUBTREE}.1.0`;
-const LOC_CHASSIS_ID = `${LLDP_LOCAL_SUBTREE}.2.0`;
+export const LOC_CHASSIS_SUBTYPE = `${LLDP_LOCAL_SUBTREE}.1.0`;
+export const LOC_CHASSIS_ID = `${LLDP_LOCAL_SUBTREE}.2.0`;
 const LOC_SYS_NAME = `${LLDP_LOCAL_SUBTREE}.3.0`;
 const LOC_PORT_TABLE = `${LLDP_LOCAL_SUBTREE}.7.1.`;
-const REM_TABLE = `${LLDP_REMOTE_SUBTREE}.1.1.`;
+export const REM_TABLE = `${LLDP_REMOTE_SUBTREE}.1.1.`;
 const REM_MAN_ADDR_TABLE = `${LLDP_REMOTE_SUBTREE}.2.1.`;
 
 /** lldpRemSysCapEnabled bits (BITS, most significant bit first), by name, as snmpbulkwalk prints them. */
@@ -44,7 +44,7 @@ const CAPABILITY_BITS = [
 const CAP_BRIDGE = 0x20;
 const CAP_ROUTER = 0x08;
 /** lldpRemTable columns this module reads. */
-const REM = {
+export const REM = {
   chassisSubtype: 4,
   chassisId: 5,
   portSubtype: 6,

@@ -12,8 +12,8 @@
 // flag named: a silent misreading would merge or split switches.
 
 import { Buffer } from 'node:buffer';
-import { parseMacText } from './lldp-ids.ts';
-import type { MibVarbind } from './lldp-mib.ts';
+import { CHASSIS_SUBTYPE, MAC_BYTES, parseMacText } from './lldp-ids.ts';
+import { LOC_CHASSIS_ID, LOC_CHASSIS_SUBTYPE, type MibVarbind, REM, REM_TABLE } from './lldp-mib.ts';
 import { quoteInput } from '../../../util/input-fragment.ts';
 
 const LINE = /^\.?((?:\d+\.)*\d+) = (?:([A-Za-z0-9-]+): ?)?(.*)$/;
@@ -105,10 +105,9 @@ export function parseSnmpCapture(text: string, name: string): MibVarbind[] {
   return out;
 }
 
-const LOC_CHASSIS = { subtype: '1.0.8802.1.1.2.1.3.1.0', id: '1.0.8802.1.1.2.1.3.2.0' };
-const REM_TABLE = '1.0.8802.1.1.2.1.4.1.1.';
-const MAC_SUBTYPE = 4;
-const MAC_BYTES = 6;
+/** lldpRemChassisIdSubtype and lldpRemChassisId, each followed by a row's index. */
+const REM_CHASSIS_SUBTYPE = `${REM_TABLE}${REM.chassisSubtype}.`;
+const REM_CHASSIS_ID = `${REM_TABLE}${REM.chassisId}.`;
 
 /**
  * A MAC chassis id (subtype 4) printed as a 6-character STRING holding '.':
@@ -119,13 +118,13 @@ const MAC_BYTES = 6;
 function refuseLostBytes(varbinds: readonly MibVarbind[], textValues: ReadonlySet<string>, name: string): void {
   const values = new Map(varbinds.map((v) => [v.oid, v.value]));
   const idOf = (subtypeOid: string) =>
-    subtypeOid === LOC_CHASSIS.subtype
-      ? LOC_CHASSIS.id
-      : subtypeOid.startsWith(`${REM_TABLE}4.`)
-        ? `${REM_TABLE}5.${subtypeOid.slice(REM_TABLE.length + 2)}`
+    subtypeOid === LOC_CHASSIS_SUBTYPE
+      ? LOC_CHASSIS_ID
+      : subtypeOid.startsWith(REM_CHASSIS_SUBTYPE)
+        ? `${REM_CHASSIS_ID}${subtypeOid.slice(REM_CHASSIS_SUBTYPE.length)}`
         : undefined;
   for (const [oid, value] of values) {
-    const idOid = value === MAC_SUBTYPE ? idOf(oid) : undefined;
+    const idOid = value === CHASSIS_SUBTYPE.mac ? idOf(oid) : undefined;
     const id = idOid === undefined ? undefined : values.get(idOid);
     if (
       !idOid ||

@@ -11,7 +11,7 @@
 import type { Logger } from '../../../log.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import type { FabricGraph, FabricLink } from '../fabric/fabric-graph.ts';
-import type { FabricMemory } from '../fabric/link-memory.ts';
+import type { LinkMemory } from '../fabric/link-memory.ts';
 import type { UfmPort } from './legacy-ports.ts';
 import { COMPUTER_PORT, isComputerPort, legacyTree } from './legacy-topology.ts';
 
@@ -81,7 +81,7 @@ function recalledTree(ports: readonly UfmPort[], missing: readonly FabricLink[],
 
 /** Legacy mode's snapshot through the link memory: reports missing cables on the leaf HyperNodes of their switches. */
 export function rememberedLegacySnapshot(
-  memory: FabricMemory,
+  memory: LinkMemory,
   fabric: string,
   ports: readonly UfmPort[],
   logger: Logger,

@@ -97,7 +97,7 @@ export class UfmEndpoint {
     try {
       res = await this.client.get(url, authorizationHeader(this.credentials, this.fabric.auth), signal);
     } catch (err) {
-      if (err instanceof BodyTooLargeError) throw new Error(`failed to read response: ${err.message}`, { cause: err });
+      if (err instanceof BodyTooLargeError) throw wrapError('failed to read response', err);
       throw wrapError('failed to send request', err);
     }
     if (res.status === 401 && this.fabric.auth === 'token') {

@@ -11,10 +11,9 @@
 // a Node and is left out too. Switches are named by system GUID, hosts by
 // system name.
 
+import { isAggregationNode } from '../fabric/aggregation-nodes.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
 import type { PortStates, UfmLink, UfmSystem } from './fabric-resources.ts';
-
-const AGGREGATION_NODE = 'aggregation node';
 
 export interface FabricData {
   readonly systems: readonly UfmSystem[];
@@ -22,14 +21,14 @@ export interface FabricData {
   readonly ports: PortStates;
 }
 
-function isAggregationNode(s: UfmSystem): boolean {
-  return s.description.toLowerCase().includes(AGGREGATION_NODE) || s.name.toLowerCase().includes(AGGREGATION_NODE);
-}
-
 const portGuid = (portName: string) => portName.slice(0, portName.lastIndexOf('_'));
 const isSwitch = (s: UfmSystem) => s.type === 'switch';
 const isHost = (s: UfmSystem) =>
-  !isSwitch(s) && (s.type === 'host' || s.role === 'endpoint') && !isAggregationNode(s) && s.name !== '';
+  !isSwitch(s) &&
+  (s.type === 'host' || s.role === 'endpoint') &&
+  !isAggregationNode(s.description) &&
+  !isAggregationNode(s.name) &&
+  s.name !== '';
 
 /**
  * The fabric graph of one UFM fabric: switches, hosts and the host–switch and switch–switch links whose ports are

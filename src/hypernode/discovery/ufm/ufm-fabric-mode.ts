@@ -7,8 +7,8 @@
 
 import type { Snapshot } from '../../model/contracts.ts';
 import { wrapError } from '../../../util/error-message.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
-import { FabricParts } from '../fabric/fabric-parts.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
+import { FabricRound } from '../fabric/fabric-round.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { linksDecoder, portStatesDecoder, RESOURCE_PATHS, systemsDecoder } from './fabric-resources.ts';
@@ -20,14 +20,14 @@ import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
 
 export class UfmFabricMode implements UfmStrategy {
   /** Each fabric's last published HyperNodes, kept while its UFM fails. */
-  private readonly parts: FabricParts;
+  private readonly fabricRound: FabricRound;
   /** Links of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
 
   constructor(private readonly ctx: UfmRunContext) {
     const { opts } = ctx;
-    this.memory = new FabricMemory(UFM_SOURCE, opts);
-    this.parts = new FabricParts({
+    this.memory = new LinkMemory(UFM_SOURCE, opts);
+    this.fabricRound = new FabricRound({
       nodes: opts.nodes,
       hostMapping: ctx.config.hostMapping,
       hyperNodes: opts.hyperNodes,
@@ -42,7 +42,7 @@ export class UfmFabricMode implements UfmStrategy {
   /** Every fabric, one after the other (one answer in memory at a time); ok when every fabric succeeded. */
   async run(): Promise<PollRun> {
     const { endpoints } = this.ctx;
-    return this.parts.round(
+    return this.fabricRound.run(
       endpoints.map((ep) => ep.fabric.name),
       (i, hosts) => this.discoverFabric(endpoints[i]!, hosts),
       this.ctx.signal,
@@ -50,7 +50,7 @@ export class UfmFabricMode implements UfmStrategy {
   }
 
   rebuild(): Snapshot | undefined {
-    return this.parts.rebuild();
+    return this.fabricRound.rebuild();
   }
 
   private async discoverFabric(ep: UfmEndpoint, { mapHost }: HostIndex): Promise<Snapshot> {

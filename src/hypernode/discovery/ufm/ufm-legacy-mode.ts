@@ -15,7 +15,7 @@ import { PORTS_RESOURCE_PATH, portsDecoder, type UfmPort } from './legacy-ports.
 import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
 import { computerHosts } from './legacy-topology.ts';
 import { rememberedLegacySnapshot } from './legacy-links.ts';
-import { FabricMemory } from '../fabric/link-memory.ts';
+import { LinkMemory } from '../fabric/link-memory.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL, UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import type { UfmEndpoint } from './ufm-endpoint.ts';
 import type { UfmRunContext, UfmStrategy } from './ufm-strategy.ts';
@@ -25,12 +25,12 @@ const LEGACY_FABRIC = '(legacy mode)';
 
 export class UfmLegacyMode implements UfmStrategy {
   /** Cables of the last good poll, kept through the grace period (fabric health). */
-  private readonly memory: FabricMemory;
+  private readonly memory: LinkMemory;
   /** The last good poll's grouping, without the NVLink tier. */
   private last: Snapshot | undefined;
 
   constructor(private readonly ctx: UfmRunContext) {
-    this.memory = new FabricMemory(UFM_SOURCE, ctx.opts);
+    this.memory = new LinkMemory(UFM_SOURCE, ctx.opts);
   }
 
   async run(): Promise<PollRun> {

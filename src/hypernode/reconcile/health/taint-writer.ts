@@ -22,7 +22,7 @@ import {
   type SyncResult,
 } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
-import { mapBounded } from '../../../util/bounded-map.ts';
+import { mapBounded } from '../../../util/slots.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { firstFew } from '../../../util/first-few.ts';

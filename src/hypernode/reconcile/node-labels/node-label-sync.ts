@@ -18,7 +18,7 @@ import {
   type SyncResult,
 } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
-import { mapBounded } from '../../../util/bounded-map.ts';
+import { mapBounded } from '../../../util/slots.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import type { NodeLabelClient } from '../../model/contracts.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';

@@ -5,7 +5,7 @@
 // it only ever removes labels it wrote itself. Pure; ours, no Go counterpart.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { isLabelValue, isQualifiedName } from '../../../kube/name-validation.ts';
+import { isLabelValue, isQualifiedName, LABEL_VALUE_MAX_LENGTH } from '../../../kube/name-validation.ts';
 import { createHash } from 'node:crypto';
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { labelValue } from '../../model/label-reads.ts';
@@ -44,7 +44,6 @@ export function tierKey(hn: DiscoveredHyperNode): string {
   return name !== '' && isQualifiedName(name) ? name : `tier${hn.spec.tier}`;
 }
 
-const MAX_LABEL_VALUE = 63;
 const HASH_CHARS = 10;
 
 /**
@@ -57,7 +56,7 @@ export function domainValue(name: string): string {
   if (isLabelValue(name) && name !== '') return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, HASH_CHARS);
   const head = name
-    .slice(0, MAX_LABEL_VALUE - HASH_CHARS - 1)
+    .slice(0, LABEL_VALUE_MAX_LENGTH - HASH_CHARS - 1)
     .replace(/[^A-Za-z0-9._-]/g, '-')
     .replace(/[^A-Za-z0-9]+$/, '');
   return head === '' ? hash : `${head}-${hash}`;

@@ -6,7 +6,7 @@
 // Ours, no Go counterpart.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { isDNS1123Subdomain, isQualifiedName } from '../../../kube/name-validation.ts';
+import { DNS1123_SUBDOMAIN_MAX_LENGTH, isDNS1123Subdomain, isQualifiedName } from '../../../kube/name-validation.ts';
 import type { TopologyLevel, TopologyObject } from '../../model/contracts.ts';
 import type { DiscoveredHyperNode } from '../../model/hypernode-types.ts';
 import { HOSTNAME_LABEL, NETWORK_TOPOLOGY_SOURCE_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
@@ -195,7 +195,7 @@ function objectName(source: string, tiers: readonly string[]): string {
   const raw = `hypernode-${source}-${tiers.join('-')}`
     .toLowerCase()
     .replace(/[^a-z0-9.-]+/g, '-')
-    .slice(0, 253)
+    .slice(0, DNS1123_SUBDOMAIN_MAX_LENGTH)
     .replace(/[^a-z0-9]+$/, '');
   return isDNS1123Subdomain(raw) ? raw : `hypernode-${source}`;
 }

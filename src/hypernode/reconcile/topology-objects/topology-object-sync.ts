@@ -18,7 +18,7 @@ import {
 } from '../../../kube/workqueue.ts';
 import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
-import { mapBounded } from '../../../util/bounded-map.ts';
+import { mapBounded } from '../../../util/slots.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { EventRecorder, TopologyLevel, TopologyObject, TopologyObjectClient } from '../../model/contracts.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';

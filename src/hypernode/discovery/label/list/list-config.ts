@@ -10,7 +10,7 @@ import type { Logger } from '../../../../log.ts';
 import { isDNS1123Subdomain } from '../../../../kube/name-validation.ts';
 import { isMapping } from '../../../../util/is-mapping.ts';
 import { unknownKeys, warnUnknownKeys } from '../../../config/unknown-keys.ts';
-import { cleanTypeName } from '../label-naming.ts';
+import { cleanTypeName } from '../name-book.ts';
 import { quoteInput } from '../../../../util/input-fragment.ts';
 
 export const MAX_TYPE_NAME_BYTES = 20;

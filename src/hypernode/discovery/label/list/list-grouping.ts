@@ -6,7 +6,7 @@
 
 import type { NodeMeta } from '../../../model/hypernode-types.ts';
 import { labelValue } from '../../../model/label-reads.ts';
-import type { NameBook } from '../label-naming.ts';
+import type { NameBook } from '../name-book.ts';
 import type { TopologyType } from '../label-config.ts';
 import type { Group } from '../label-group.ts';
 

@@ -12,7 +12,7 @@
 import type { Lister } from '../../../../kube/types.ts';
 import type { HyperNode, NodeMeta } from '../../../model/hypernode-types.ts';
 import { labelValue } from '../../../model/label-reads.ts';
-import { presetHyperNodeName } from '../label-naming.ts';
+import { presetHyperNodeName } from '../name-book.ts';
 import type { Group } from '../label-group.ts';
 import { isOwnedBy, LABEL_SOURCE, NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../../model/hypernode-labels.ts';
 import type { ChainLink, LeftOutReason, PresetStack } from './preset-stack.ts';

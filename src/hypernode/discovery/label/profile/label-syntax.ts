@@ -4,10 +4,14 @@
 // reports for the same input. The yes/no checks live in src/kube/name-validation.ts;
 // this module adds the messages.
 
-import { DNS1123_SUBDOMAIN, QUALIFIED_NAME_PART, isLabelValue } from '../../../../kube/name-validation.ts';
-const MAX_NAME_PART = 63;
-const MAX_PREFIX = 253;
-const MAX_LABEL_VALUE = 63;
+import {
+  DNS1123_SUBDOMAIN,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  isLabelValue,
+  LABEL_VALUE_MAX_LENGTH,
+  QUALIFIED_NAME_MAX_LENGTH,
+  QUALIFIED_NAME_PART,
+} from '../../../../kube/name-validation.ts';
 
 const NAME_RULE =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
@@ -27,12 +31,14 @@ export function qualifiedNameErrors(key: string): string[] {
     const prefix = parts[0]!;
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else {
-      if (prefix.length > MAX_PREFIX) errs.push(`prefix part must be no more than ${MAX_PREFIX} characters`);
+      if (prefix.length > DNS1123_SUBDOMAIN_MAX_LENGTH)
+        errs.push(`prefix part must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`);
       if (!DNS1123_SUBDOMAIN.test(prefix)) errs.push(`prefix part ${SUBDOMAIN_RULE}`);
     }
   }
   if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > MAX_NAME_PART) errs.push(`name part must be no more than ${MAX_NAME_PART} characters`);
+  else if (name.length > QUALIFIED_NAME_MAX_LENGTH)
+    errs.push(`name part must be no more than ${QUALIFIED_NAME_MAX_LENGTH} characters`);
   if (name.length > 0 && !QUALIFIED_NAME_PART.test(name)) errs.push(`name part ${NAME_RULE}`);
   return errs;
 }
@@ -41,7 +47,7 @@ export function qualifiedNameErrors(key: string): string[] {
 export function labelValueErrors(value: string): string[] {
   if (isLabelValue(value)) return [];
   const errs: string[] = [];
-  if (value.length > MAX_LABEL_VALUE) errs.push(`must be no more than ${MAX_LABEL_VALUE} characters`);
-  if (!/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(value)) errs.push(VALUE_RULE);
+  if (value.length > LABEL_VALUE_MAX_LENGTH) errs.push(`must be no more than ${LABEL_VALUE_MAX_LENGTH} characters`);
+  if (value !== '' && !QUALIFIED_NAME_PART.test(value)) errs.push(VALUE_RULE);
   return errs;
 }

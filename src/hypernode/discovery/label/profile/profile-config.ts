@@ -15,7 +15,7 @@ import { DecodeErrors, decodeFields, weakList, weakMapping, weakString } from '.
 import { compileNodeSelector, decodeNodeSelector, type NodeSelectorSpec } from './profile-selector.ts';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.ts';
 import { compileValuePattern, wholeValue, type DomainOf } from './value-pattern.ts';
-import { cleanTypeName } from '../label-naming.ts';
+import { cleanTypeName } from '../name-book.ts';
 import { HOSTNAME_LABEL } from '../../../model/hypernode-labels.ts';
 import { wrapError } from '../../../../util/error-message.ts';
 import { quoteInput } from '../../../../util/input-fragment.ts';

@@ -10,7 +10,7 @@
 import type { Lister } from '../../../../kube/types.ts';
 import type { HyperNode, NodeMeta } from '../../../model/hypernode-types.ts';
 import { labelValue } from '../../../model/label-reads.ts';
-import { namePrefix, profileHyperNodeName, type NameBook } from '../label-naming.ts';
+import { namePrefix, profileHyperNodeName, type NameBook } from '../name-book.ts';
 import type { Profile } from './profile-config.ts';
 import { NETWORK_TOPOLOGY_PROFILE_LABEL } from '../../../model/hypernode-labels.ts';
 import type { Group } from '../label-group.ts';

@@ -3,7 +3,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseGraphDocument } from '../../../src/hypernode/discovery/graph/graph-document.ts';
+import { parseGraphDocument } from '../../../src/hypernode/discovery/graph/graph-fabric-graph.ts';
 import { parseGraphConfig } from '../../../src/hypernode/discovery/graph/graph-config.ts';
 import type { DiscoveryEntry } from '../../../src/hypernode/model/contracts.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
-import { SourceProblems } from '../../../src/hypernode/discovery/problems.ts';
+import { SourceProblems } from '../../../src/hypernode/discovery/source-problems.ts';
 import { newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { RecordingEvents } from '../../support/controller-fixtures.ts';

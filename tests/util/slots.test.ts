@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mapBounded, Slots } from '../../src/util/bounded-map.ts';
+import { mapBounded, Slots } from '../../src/util/slots.ts';
 import { waitFor } from '../../testing/wait.ts';
 
 /** Calls that stay open until the test ends them, by item. */

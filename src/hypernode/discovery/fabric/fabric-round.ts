@@ -16,7 +16,7 @@ import type { PollRun } from '../poll-loop.ts';
 import { hostIndex, type HostIndex, type HostMapping } from './host-mapping.ts';
 import type { NvlinkDomains } from './nvlink-domains.ts';
 
-export interface FabricPartsDeps {
+export interface FabricRoundDeps {
   readonly nodes: Informer<NodeMeta>;
   readonly hostMapping: HostMapping;
   readonly hyperNodes: Informer<HyperNode>;
@@ -33,13 +33,13 @@ export interface FabricPartsDeps {
 /** One fabric's discovery in a round: the fabric's index in the round's list, and the round's index of the Nodes. */
 export type FabricDiscovery = (fabric: number, hosts: HostIndex) => Promise<Snapshot>;
 
-export class FabricParts {
+export class FabricRound {
   /** Each fabric's last tree, as its poll made it (without the NVLink tier). */
   private readonly last = new Map<string, Snapshot>();
   /** The fabrics of the last round, in order. */
   private fabrics: readonly string[] = [];
 
-  constructor(private readonly deps: FabricPartsDeps) {}
+  constructor(private readonly deps: FabricRoundDeps) {}
 
   /**
    * Once the Node cache synced, discovers each fabric of `fabrics` with
@@ -48,7 +48,7 @@ export class FabricParts {
    * unless `signal` aborted or every fabric failed; ok (and the problems
    * recovered) when every fabric succeeded.
    */
-  async round(fabrics: readonly string[], discover: FabricDiscovery, signal: AbortSignal): Promise<PollRun> {
+  async run(fabrics: readonly string[], discover: FabricDiscovery, signal: AbortSignal): Promise<PollRun> {
     try {
       await this.deps.nodes.waitForSync(signal);
     } catch {

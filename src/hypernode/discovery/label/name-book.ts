@@ -1,5 +1,7 @@
-// HyperNode names of the label source (docs/design.md §2.1 step 3):
-// `hypernode-<type>-tier<N>-<5 symbols>`. Mirrors chooseHyperNodeName and
+// HyperNode names of the label source (docs/design.md §2.1 step 3): the
+// NameBook of one run, which adopts a group's existing name or derives
+// `hypernode-<type>-tier<N>-<5 symbols>`, and the hashed names of profiles and
+// presets. Mirrors chooseHyperNodeName and
 // generateRandomString of pkg/controllers/hypernode/discovery/label/label.go,
 // with two deliberate changes (docs/differences-from-go.md item 5): existing names are
 // adopted only on the prefix *with* its trailing dash (tier1 ≠ tier10), and

@@ -24,10 +24,11 @@
 import type { RE2JS } from 're2js';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from '../fabric/fabric-graph.ts';
+import { isAggregationNode } from '../fabric/aggregation-nodes.ts';
 import type { HostMapper } from '../fabric/host-mapping.ts';
 import type { HostGuids } from './host-guids.ts';
 import type { NodeNames } from './ib-node-name-map.ts';
-import { caName, isAggregationNode, switchName, type CaName } from './ib-node-names.ts';
+import { caName, switchName, type CaName } from './ib-node-names.ts';
 import type { IbSubnet } from './ib-subnet.ts';
 
 /** How CAs become hosts and hosts become Nodes. */
@@ -43,7 +44,7 @@ export interface IbHostRules {
   readonly isNode: (name: string) => boolean;
 }
 
-export interface IbFabricGraph {
+export interface IbnetdiscoverFabricGraph {
   /** Hosts are named by their Node names when they are Nodes. */
   readonly graph: FabricGraph;
   /** The graph's hosts that are Nodes. */
@@ -122,7 +123,7 @@ class Descriptions {
 }
 
 /** The fabric graph of one subnet, with what joined no Node. */
-export function ibFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbFabricGraph {
+export function ibnetdiscoverFabricGraph(subnet: IbSubnet, rules: IbHostRules): IbnetdiscoverFabricGraph {
   const switches: FabricSwitch[] = [];
   /** Each node's id when it is a switch. */
   const switchIds: (string | undefined)[] = new Array(subnet.nodeCount);

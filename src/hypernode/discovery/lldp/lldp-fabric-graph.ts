@@ -36,7 +36,7 @@ export interface LldpIdentity {
   readonly nodeOf: (n: LldpNeighbour) => string | undefined;
 }
 
-export interface LldpGraph {
+export interface LldpFabricGraph {
   /** Hosts are named by their Node names. */
   readonly graph: FabricGraph;
   /** Neighbours and switches that joined nothing, each message naming the switch, port and neighbour. */
@@ -77,7 +77,7 @@ function describeNeighbour(n: LldpNeighbour): string {
 }
 
 /** Builds the graph from the polled switches' tables. */
-export function lldpGraph(polled: readonly PolledSwitch[], identity: LldpIdentity): LldpGraph {
+export function lldpFabricGraph(polled: readonly PolledSwitch[], identity: LldpIdentity): LldpFabricGraph {
   const problems: string[] = [];
   const unidentified: string[] = [];
   // Sorted by address so a duplicate is resolved the same way whatever the answer order.

@@ -5,7 +5,7 @@
 // discoverer), the Node lookups its hosts made, and the link memory; so it
 // stands when the output's digest is the same, every lookup still answers the
 // same (a Node added, deleted or relabelled rebuilds it), and the link memory
-// holds no link the last build was missing (ib: FabricMemory.unchanged).
+// holds no link the last build was missing (ib: LinkMemory.unchanged).
 
 import type { HostIndex, HostMapper } from '../fabric/host-mapping.ts';
 
