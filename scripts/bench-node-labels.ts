@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BINARY as binary } from '../testing/executables.ts';
 import type { ApiServer, RequestRecord } from '../testing/apiserver/index.ts';
-import { nodeLabelOverlayRules } from '../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../testing/component-rbac.ts';
 import { SAMPLE_DISCOVERY_CONFIG, discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchNodes } from './lib/bench-cluster.ts';

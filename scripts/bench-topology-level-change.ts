@@ -28,7 +28,7 @@ import {
   type Obj,
   type RequestRecord,
 } from '../testing/apiserver/index.ts';
-import { nodeLabelOverlayRules } from '../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../testing/component-rbac.ts';
 import { RACK_LABEL, SPINE_LABEL, ZONE_LABEL, discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { waitFor } from '../testing/wait.ts';
 import { benchNodes } from './lib/bench-cluster.ts';

@@ -23,7 +23,7 @@ import {
   expectedHyperNodeCount,
   sampleNodes,
 } from '../testing/sample-cluster.ts';
-import { nodeLabelOverlayRules } from '../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../testing/component-rbac.ts';
 import { waitFor } from '../testing/wait.ts';
 import { renderHyperNodeTree } from '../src/hypernode/preview/hypernode-tree.ts';
 import { freePorts } from '../testing/ports.ts';

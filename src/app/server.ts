@@ -11,7 +11,7 @@ import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
 import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
 import { keepNameLabelsAnd, resourceInformer, type SharedInformer } from '../kube/informer.ts';
 import { metadataMergePatch } from '../kube/metadata-patch.ts';
-import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
+import { isRecordAnnotation } from '../hypernode/model/hypernode-labels.ts';
 import { AccessReviewer } from '../kube/access-review.ts';
 import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
 import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
@@ -36,6 +36,7 @@ import {
 } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
 import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
+import { nodeTaints } from './node-taint-client.ts';
 import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
 import { TopologyStateRecorder, type TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { configMapEventRecorder } from './controller-events.ts';
@@ -286,8 +287,8 @@ function wire(
   });
   const nodes = resourceInformer<NodeMeta>(resourceClient(core, nodeResource), {
     metadataOnly: true,
-    // The label export's ownership records ride along; every other annotation is dropped.
-    transform: keepNameLabelsAnd(isOwnershipAnnotation) as (o: KubeObject) => NodeMeta,
+    // The label export's and the taint's records ride along; every other annotation is dropped.
+    transform: keepNameLabelsAnd(isRecordAnnotation) as (o: KubeObject) => NodeMeta,
     clock,
     logger,
   });
@@ -309,8 +310,9 @@ function wire(
     missingHint: HYPERNODE_CRD_MISSING_HINT,
   });
   const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
-  // Node label patches share the HyperNode writes' client set, so one rate limit bounds both.
+  // Node label and taint patches share the HyperNode writes' client set, so one rate limit bounds them all.
   const nodeWriter = resourceClient<NodeMeta>(volcano, nodeResource);
+  const nodeTaintClient = nodeTaints(volcano);
   const topologyObjectClient = topologyObjects(volcano);
   const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
   const eventSink = (rest: RestClient) =>
@@ -337,6 +339,7 @@ function wire(
       patchMetadata: async (node, changes, signal) =>
         void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
     },
+    nodeTaintClient,
     topologyObjectClient,
     // Sources read Secrets of the controller's namespace only: the discovery ConfigMap's, which the Role covers.
     secrets: {
@@ -371,7 +374,10 @@ function wire(
     inputPolicy: options.inputPolicy,
   };
   const context: ControllerContext = options.dryRun
-    ? { ...apiContext, ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient }) }
+    ? {
+        ...apiContext,
+        ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient, nodeTaintClient }),
+      }
     : apiContext;
   const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
   const controller = (signal: AbortSignal) =>

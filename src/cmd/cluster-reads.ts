@@ -23,7 +23,7 @@ import {
 import type { ConfigMapLocation } from '../hypernode/config/location.ts';
 import { buildClientConfig, type ConfigEnvironment } from '../kube/config.ts';
 import { explainMissing, keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from '../kube/informer.ts';
-import { isOwnershipAnnotation } from '../hypernode/reconcile/node-labels/node-label-values.ts';
+import { isRecordAnnotation } from '../hypernode/model/hypernode-labels.ts';
 import { LIST_PAGE_SIZE, listAllPages } from '../kube/list-pager.ts';
 import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
@@ -116,9 +116,9 @@ export function connectCluster(
     nodes: async () =>
       (await listAll(nodes, {
         accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-        eachItem: keepNameLabelsAnd(isOwnershipAnnotation),
+        eachItem: keepNameLabelsAnd(isRecordAnnotation),
       })) as NodeMeta[],
-    node: async (name) => keepNameLabelsAnd(isOwnershipAnnotation)(await nodes.get(name)) as NodeMeta,
+    node: async (name) => keepNameLabelsAnd(isRecordAnnotation)(await nodes.get(name)) as NodeMeta,
     nodeHealth: async (name) => nodeHealthOf(await nodes.get(name)),
     // Typed list items carry no apiVersion/kind; the plan prints whole objects, so they get them back.
     // A cluster without the CRD answers 404: say what is missing, as the controller does.

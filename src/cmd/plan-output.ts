@@ -12,6 +12,7 @@ import {
   type PlanAction,
   type PlannedChange,
 } from '../hypernode/preview/cluster-plan.ts';
+import { describeReason, formatFabricTaint, type TaintChange } from '../hypernode/reconcile/health/fabric-taints.ts';
 import { describeLevels } from '../hypernode/reconcile/topology-objects/topology-object-specs.ts';
 import { terminalText } from '../hypernode/model/fabric-names.ts';
 
@@ -50,6 +51,8 @@ export interface PlanSummary {
   };
   /** Present when the label memory keeps Nodes in place: they move when their grace periods end. */
   readonly labelHolds?: number;
+  /** Present when fabric taints change: Nodes tainted, rewritten (a new key, value or effect) and untainted. */
+  readonly taints?: { readonly add: number; readonly change: number; readonly remove: number };
 }
 
 export function summarize(plan: Plan): PlanSummary {
@@ -84,12 +87,21 @@ export function summarize(plan: Plan): PlanSummary {
     ...(nodeLabels ? { nodeLabels } : {}),
     ...(topologies ? { topologies } : {}),
     ...(plan.labelHolds.length > 0 ? { labelHolds: plan.labelHolds.length } : {}),
+    ...(plan.taints.length > 0
+      ? {
+          taints: {
+            add: plan.taints.filter((t) => !t.from).length,
+            change: plan.taints.filter((t) => t.from && t.to).length,
+            remove: plan.taints.filter((t) => !t.to).length,
+          },
+        }
+      : {}),
   };
 }
 
 export function formatPlanJson(plan: Plan): string {
   const off = plan.nodeLabelsOff.map(({ source, nodes }) => ({ source, nodes }));
-  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), ...(off.length > 0 ? { nodeLabelsOff: off } : {}), ...(plan.topologies.length > 0 ? { topologies: plan.topologies } : {}), ...(plan.labelHolds.length > 0 ? { labelHolds: plan.labelHolds } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
+  return `${JSON.stringify({ changes: plan.changes, ...(plan.nodeLabels.length > 0 ? { nodeLabels: plan.nodeLabels } : {}), ...(off.length > 0 ? { nodeLabelsOff: off } : {}), ...(plan.topologies.length > 0 ? { topologies: plan.topologies } : {}), ...(plan.labelHolds.length > 0 ? { labelHolds: plan.labelHolds } : {}), ...(plan.taints.length > 0 ? { taints: plan.taints } : {}), warnings: plan.warnings, summary: summarize(plan) }, null, 2)}\n`;
 }
 
 export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
@@ -143,11 +155,19 @@ export function formatPlanText(plan: Plan, style: PlanStyle = PLAIN): string {
       'Nodes kept in place while labels that place them are missing (health.labelGracePeriod):',
       ...plan.labelHolds.map((h) => `  ${style.marker('update', MARKERS.update)} ${describeLabelHold(h)}`),
     );
+  if (plan.taints.length > 0)
+    lines.push(
+      'Node taints (health.taint):',
+      ...plan.taints.map(
+        (t) => `  ${style.marker(taintAction(t), MARKERS[taintAction(t)])} ${terminalText(describeTaintChange(t))}`,
+      ),
+    );
   if (
     plan.changes.length === 0 &&
     plan.nodeLabels.length === 0 &&
     plan.topologies.length === 0 &&
-    plan.labelHolds.length === 0
+    plan.labelHolds.length === 0 &&
+    plan.taints.length === 0
   )
     lines.push('No changes: the HyperNodes match what the enabled discovery sources describe.');
   lines.push('', `Plan: ${planHeadline(plan)}.`);
@@ -167,7 +187,20 @@ export function planHeadline(plan: Plan): string {
     ? `. Topology objects: ${t.create} to create, ${t.replace} to replace, ${t.update > 0 ? `${t.update} to update, ` : ''}${t.delete} to delete${t.held > 0 ? `, ${t.held} being deleted (held)` : ''}`
     : '';
   const holds = s.labelHolds ? `. ${s.labelHolds} Nodes kept in place move when their label grace periods end` : '';
-  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}${topologies}${holds}`;
+  const tt = s.taints;
+  const taints = tt
+    ? `. Node taints: ${tt.add} to add, ${tt.change > 0 ? `${tt.change} to change, ` : ''}${tt.remove} to remove`
+    : '';
+  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${s.held > 0 ? `, ${s.held} held` : ''}${labels}${topologies}${holds}${taints}`;
+}
+
+const taintAction = (t: TaintChange): PlanAction => (!t.from ? 'create' : !t.to ? 'delete' : 'update');
+
+/** `node-1 key=value:effect (why)`; a change shows both taints. */
+function describeTaintChange(t: TaintChange): string {
+  if (t.from && t.to) return `${t.node} ${formatFabricTaint(t.from)} -> ${formatFabricTaint(t.to)} (${t.reason})`;
+  if (t.to) return `${t.node} ${formatFabricTaint(t.to)} (every link of its hosts missing for health.taint.after)`;
+  return `${t.node} ${formatFabricTaint(t.from!)} (${describeReason(t.reason)})`;
 }
 
 function details(change: PlannedChange): string[] {

@@ -220,7 +220,8 @@ export async function plan(
       result.changes.length > 0 ||
       result.nodeLabels.length > 0 ||
       result.topologies.length > 0 ||
-      result.labelHolds.length > 0;
+      result.labelHolds.length > 0 ||
+      result.taints.length > 0;
     if (!changes && noSource !== undefined)
       return {
         code: EXIT_FAILURE,

@@ -8,6 +8,12 @@ import { nodeMemberships, type Membership } from '../hypernode/preview/view/node
 import { conditionTime, falseHealthConditions, NODES_READY } from '../hypernode/reconcile/health/conditions.ts';
 import { recordedUntil } from '../hypernode/reconcile/health/label-holds.ts';
 import { readinessProblem, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
+import {
+  fabricOfTaintValue,
+  formatFabricTaint,
+  parseFabricTaint,
+  sourceOfTaintValue,
+} from '../hypernode/reconcile/health/fabric-taints.ts';
 import { terminalText } from '../hypernode/model/fabric-names.ts';
 import { connectPlugin, type PluginConnection } from './plugin-kubeconfig.ts';
 import type { ClusterReader } from './cluster-reads.ts';
@@ -41,11 +47,15 @@ export async function pluginWhy(
       cluster.hyperNodes(),
     ]);
     const memberships = nodeMemberships(node, hyperNodes);
+    const tainted = taintLines(name, health);
     if (memberships.length === 0)
       return {
         code: EXIT_SUCCESS,
         stdout: terminalText(
-          `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.\n`,
+          [
+            `Node ${name} is in no HyperNode: no member selector of any of the ${hyperNodes.length} HyperNodes picks it.`,
+            ...tainted,
+          ].join('\n') + '\n',
         ),
         stderr: stderr.text(),
       };
@@ -73,6 +83,7 @@ export async function pluginWhy(
       byName.get(m.hyperNode)?.status?.conditions?.some((c) => c.type === NODES_READY),
     );
     if (judged) lines.push(...healthLines(name, health, memberships.length));
+    lines.push(...tainted);
     // Names, patterns and condition messages are the cluster's: escaped for the terminal (model/fabric-names.ts).
     return { code: EXIT_SUCCESS, stdout: terminalText(`${lines.join('\n')}\n`), stderr: stderr.text() };
   } catch (err) {
@@ -90,6 +101,18 @@ function healthLines(name: string, health: NodeHealth, above: number): string[] 
   if (health.unschedulable)
     return [`Node ${name} is Ready and cordoned: NodesReady stays True above it, with reason NodesCordoned.`];
   return [];
+}
+
+/** Why the Node carries the fabric taint (health.taint), when the taint its record names is on it. */
+function taintLines(name: string, health: NodeHealth): string[] {
+  const t = parseFabricTaint(health.fabricTaint);
+  if (!t || !health.taints.some((x) => x.key === t.key && x.effect === t.effect && (x.value ?? '') === t.value))
+    return [];
+  const fabric = fabricOfTaintValue(t.value);
+  const where = `${fabric ? `fabric ${fabric} of ` : ''}source ${sourceOfTaintValue(t.value)}`;
+  return [
+    `Node ${name} is tainted ${formatFabricTaint(t)} by the controller (health.taint): every link of its hosts on ${where} has been missing for health.taint.after; the taint goes once a poll shows a link again, or once the source or health.taint is off.`,
+  ];
 }
 
 function describe(m: Membership): string {

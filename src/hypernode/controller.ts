@@ -14,6 +14,7 @@ import type {
   EventRecorder,
   HyperNodeClient,
   NodeLabelClient,
+  NodeTaintClient,
   SecretClient,
   ConfigMapReader,
   TopologyObjectClient,
@@ -30,6 +31,7 @@ import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topo
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 import type { Follower } from './reconcile/follower.ts';
 import { HealthRunner, type NodeHealthInformerFactory } from './reconcile/health/health-runner.ts';
+import { TAINT_QUEUE_NAME, TaintWriter } from './reconcile/health/taint-writer.ts';
 import type { InputPolicy } from './model/input-policy.ts';
 
 export interface HyperNodeControllerDeps {
@@ -40,6 +42,8 @@ export interface HyperNodeControllerDeps {
   hyperNodeClient: HyperNodeClient;
   /** Writes the opt-in Node labels (exports.nodeLabels); without it no Node is labelled (tests of other parts). */
   nodeLabelClient?: NodeLabelClient;
+  /** Reads and writes the fabric taint of Nodes (health.taint); without it no Node is tainted. */
+  nodeTaintClient?: NodeTaintClient;
   /** Writes the opt-in Kueue and KAI Topology objects (exports.kueueTopology / kaiTopology); without it none is. */
   topologyObjectClient?: TopologyObjectClient;
   secrets: SecretClient;
@@ -125,13 +129,29 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
     ...writeConcurrency,
   });
+  // The fabric taint follows what the fabric sources report to the status writer's board.
+  const taints = deps.nodeTaintClient
+    ? new TaintWriter({
+        nodes: deps.nodes,
+        hostLinks: status.fabric,
+        client: deps.nodeTaintClient,
+        events: deps.events,
+        regarding,
+        clock,
+        logger: writeLogger,
+        queueMetrics: deps.queueMetrics?.(TAINT_QUEUE_NAME),
+        ...writeConcurrency,
+        metrics: writeMetrics,
+      })
+    : undefined;
   const health = new HealthRunner({
     writer: status,
+    ...(taints ? { taints } : {}),
     registry: deps.registry,
     logger,
     ...(deps.nodeHealthInformer ? { nodeHealthInformer: deps.nodeHealthInformer } : {}),
   });
-  const followers = newFollowers(deps, writeLogger, writeMetrics, regarding, health);
+  const followers = newFollowers(deps, writeLogger, writeMetrics, regarding, health, taints);
   const manager = new DiscoveryManager({
     configMaps: deps.configMaps,
     configMap: deps.configMap,
@@ -254,10 +274,11 @@ interface NamedFollower {
 
 /**
  * The followers the clients allow, in start (and stop) order: Node labels,
- * then Topology objects, then health (always there: it hands the `health`
- * settings to the status writer and runs the full Node watch). The first two
- * are tied: the label worker keeps the labels a live Topology object of ours
- * names, which only the Topology worker knows.
+ * then Topology objects, then the Node taint, then health (always there: it
+ * hands the `health` settings to the status writer and runs the full Node
+ * watch, which also feeds the taint). The first two are tied: the label
+ * worker keeps the labels a live Topology object of ours names, which only
+ * the Topology worker knows.
  */
 function newFollowers(
   deps: HyperNodeControllerDeps,
@@ -265,6 +286,7 @@ function newFollowers(
   metrics: HyperNodeMetrics,
   regarding: () => KubeObject,
   health: HealthRunner,
+  taints: TaintWriter | undefined,
 ): NamedFollower[] {
   const { clock } = deps;
   const writeConcurrency = deps.writeConcurrency ? { writeConcurrency: deps.writeConcurrency } : {};
@@ -297,7 +319,12 @@ function newFollowers(
       })
     : undefined;
   const named = (name: string, follower: Follower | undefined) => (follower ? [{ name, follower }] : []);
-  return [...named('Node labels', labels), ...named('Topology objects', topologies), ...named('health', health)];
+  return [
+    ...named('Node labels', labels),
+    ...named('Topology objects', topologies),
+    ...named('Node taints', taints),
+    ...named('health', health),
+  ];
 }
 
 /** The result watcher (docs/design.md §2.1 step 6): one result at a time across all sources; always acknowledged. */

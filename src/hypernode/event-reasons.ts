@@ -121,6 +121,16 @@ export const HYPERNODE_UNHEALTHY = define(
   'Warning',
   'A condition of a HyperNode (NodesReady, FabricHealthy, TopologyLabelsPresent; docs/health.md) turned False; the message names the Nodes, links or missing labels.',
 );
+export const FABRIC_TAINTS_CHANGED = define(
+  'FabricTaintsChanged',
+  'Normal',
+  'The controller tainted Nodes whose every fabric link has been missing for health.taint.after, or removed its taint (a link is back, the source or health.taint is off); the message names the Nodes.',
+);
+export const FABRIC_TAINTS_HELD = define(
+  'FabricTaintsHeld',
+  'Warning',
+  'A fabric source would taint more of the Nodes its fabrics connect than health.maxTaintPercent allows; nothing new is tainted, the taints already set stay, and the message names the value that would allow it; once per distinct hold.',
+);
 export const HYPERNODE_HEALTHY = define(
   'HyperNodeHealthy',
   'Normal',
@@ -150,4 +160,6 @@ export const HYPERNODE_EVENT_REASONS: readonly EventReason[] = Object.freeze([
   TOPOLOGY_CHANGE_WAITING,
   HYPERNODE_UNHEALTHY,
   HYPERNODE_HEALTHY,
+  FABRIC_TAINTS_CHANGED,
+  FABRIC_TAINTS_HELD,
 ]);

@@ -38,3 +38,15 @@ export function isQualifiedName(key: string): boolean {
 export function isLabelValue(value: string): boolean {
   return value === '' || (value.length <= LABEL_VALUE_MAX_LENGTH && QUALIFIED_NAME_PART.test(value));
 }
+
+/**
+ * Whether a label, annotation or taint key's prefix is one Kubernetes keeps for
+ * its own components: `kubernetes.io` and `k8s.io` and their subdomains
+ * (`node.kubernetes.io/unreachable` is the node lifecycle controller's).
+ */
+export function isKubernetesReservedKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash < 0) return false;
+  const prefix = key.slice(0, slash);
+  return ['kubernetes.io', 'k8s.io'].some((p) => prefix === p || prefix.endsWith(`.${p}`));
+}

@@ -1,10 +1,17 @@
 // Validation of the built-in kinds beyond object metadata, with the field
 // paths and texts of k8s.io/kubernetes pkg/apis/core/validation
-// (ValidateConfigMap, ValidateSecret, legacyValidateEvent) and
-// pkg/apis/coordination/validation (ValidateLeaseSpec).
+// (ValidateConfigMap, ValidateSecret, legacyValidateEvent, validateNodeTaints)
+// and pkg/apis/coordination/validation (ValidateLeaseSpec).
 
-import { fieldInvalid, fieldRequired, type FieldError } from './status.ts';
-import { dns1123SubdomainErrors, qualifiedNameErrors } from './meta-validation.ts';
+import {
+  fieldDuplicate,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  GoLiteral,
+  type FieldError,
+} from './status.ts';
+import { dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from './meta-validation.ts';
 import type { Obj } from './store.ts';
 
 const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
@@ -41,6 +48,39 @@ export function leaseErrors(obj: Obj): FieldError[] {
   if (spec.leaseTransitions != null && spec.leaseTransitions < 0) {
     errs.push(fieldInvalid('spec.leaseTransitions', spec.leaseTransitions, 'must be greater than or equal to 0'));
   }
+  return errs;
+}
+
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/**
+ * validateNodeTaints: each taint's key a qualified name, its value a label
+ * value, its effect one of three, and no two of one key and effect (the
+ * second named as Go's %#v prints a core.Taint).
+ */
+export function nodeErrors(obj: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  const taints: unknown = obj.spec?.taints;
+  if (!Array.isArray(taints)) return errs;
+  const seen = new Set<string>();
+  taints.forEach((t: { key?: unknown; value?: unknown; effect?: unknown; timeAdded?: unknown }, i) => {
+    const at = `spec.taints[${i}]`;
+    const key = typeof t?.key === 'string' ? t.key : '';
+    const value = typeof t?.value === 'string' ? t.value : '';
+    const effect = typeof t?.effect === 'string' ? t.effect : '';
+    for (const m of qualifiedNameErrors(key)) errs.push(fieldInvalid(`${at}.key`, key, m));
+    const bad = labelValueErrors(value);
+    if (bad.length > 0) errs.push(fieldInvalid(`${at}.value`, value, bad.join(';')));
+    if (effect === '') errs.push(fieldRequired(`${at}.effect`));
+    else if (!TAINT_EFFECTS.includes(effect)) errs.push(fieldNotSupported(`${at}.effect`, effect, TAINT_EFFECTS));
+    if (seen.has(`${effect}\u0000${key}`)) {
+      const time = typeof t?.timeAdded === 'string' ? '(*v1.Time)(…)' : '(*v1.Time)(nil)';
+      const literal = `core.Taint{Key:${JSON.stringify(key)}, Value:${JSON.stringify(value)}, Effect:${JSON.stringify(effect)}, TimeAdded:${time}}`;
+      errs.push(fieldDuplicate(at, new GoLiteral(literal), 'taints must be unique by key and effect pair'));
+      return;
+    }
+    seen.add(`${effect}\u0000${key}`);
+  });
   return errs;
 }
 

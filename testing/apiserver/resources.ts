@@ -16,7 +16,7 @@ import {
 } from './crd-schema.ts';
 import { KAI_TOPOLOGY_WEBHOOK, type ValidatingWebhook } from './kai-topology-webhook.ts';
 import { objectMetaErrors, type NameRule } from './meta-validation.ts';
-import { configKeyErrors, eventErrors, leaseErrors } from './builtin-validation.ts';
+import { configKeyErrors, eventErrors, leaseErrors, nodeErrors } from './builtin-validation.ts';
 import { badRequest, type ErrorSubject, type FieldError } from './status.ts';
 import type { Obj } from './store.ts';
 
@@ -149,6 +149,7 @@ const nodes = builtin({
   namespaced: false,
   subresources: ['status'],
   emptyFields: { spec: {}, status: NODE_STATUS_DEFAULTS },
+  validate: nodeErrors,
   admit(obj) {
     // The default admission plugins taint a new Node until its kubelet reports it ready (TaintNodesByCondition).
     const spec = (obj.spec ?? {}) as { taints?: unknown[] };

@@ -137,7 +137,14 @@ export const etcdTooLarge = (): StatusError => {
 
 // ---- field errors (k8s.io/apimachinery/pkg/util/validation/field) ----
 
-export type FieldErrorType = 'Required' | 'Invalid' | 'TypeInvalid' | 'NotSupported' | 'TooLong' | 'Forbidden';
+export type FieldErrorType =
+  | 'Required'
+  | 'Invalid'
+  | 'TypeInvalid'
+  | 'NotSupported'
+  | 'TooLong'
+  | 'Forbidden'
+  | 'Duplicate';
 
 const TYPE_TEXT: Record<FieldErrorType, string> = {
   Required: 'Required value',
@@ -146,6 +153,7 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
   NotSupported: 'Unsupported value',
   TooLong: 'Too long',
   Forbidden: 'Forbidden',
+  Duplicate: 'Duplicate value',
 };
 
 const TYPE_REASON: Record<FieldErrorType, string> = {
@@ -155,6 +163,7 @@ const TYPE_REASON: Record<FieldErrorType, string> = {
   NotSupported: 'FieldValueNotSupported',
   TooLong: 'FieldValueTooLong',
   Forbidden: 'FieldValueForbidden',
+  Duplicate: 'FieldValueDuplicate',
 };
 
 const OMIT = Symbol('omit value');
@@ -205,6 +214,13 @@ export const fieldForbidden = (field: string, detail: string): FieldError => ({
   type: 'Forbidden',
   field,
   value: OMIT,
+  detail,
+});
+
+export const fieldDuplicate = (field: string, value: unknown, detail: string): FieldError => ({
+  type: 'Duplicate',
+  field,
+  value,
   detail,
 });
 

@@ -143,4 +143,64 @@ test('patches are logged as verb patch with their subresource', async () => {
   );
 });
 
+test('a Node taint list patched with a resourceVersion: replaced whole, 409 when stale, refused when a taint is invalid or twice', async () => {
+  api.store.create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'tn' },
+    spec: { taints: [{ key: 'a', effect: 'NoSchedule' }] },
+  });
+  const rv = api.store.get('nodes', 'tn')!.metadata.resourceVersion;
+  const patch = (body: unknown, headers = MERGE) => call(api, 'PATCH', '/api/v1/nodes/tn', { headers, body });
+  const set = await patch({
+    metadata: { resourceVersion: rv },
+    spec: { taints: [{ key: 'b', value: 'x', effect: 'PreferNoSchedule' }] },
+  });
+  assert.is(set.status, 200, set.text);
+  assert.equal(
+    set.body.spec.taints,
+    [{ key: 'b', value: 'x', effect: 'PreferNoSchedule' }],
+    'an atomic list: replaced',
+  );
+  // The same list with the strategic merge patch a kubectl or client-go writer sends: replaced too (no merge key).
+  const strategic = await patch({ spec: { taints: [{ key: 'c', effect: 'NoSchedule' }] } }, STRATEGIC);
+  assert.equal(strategic.body.spec.taints, [{ key: 'c', effect: 'NoSchedule' }]);
+  const stale = await patch({ metadata: { resourceVersion: rv }, spec: { taints: null } });
+  assert.is(stale.status, 409);
+  assert.equal(stale.body, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message:
+      'Operation cannot be fulfilled on nodes "tn": the object has been modified; please apply your changes to the latest version and try again',
+    reason: 'Conflict',
+    details: { name: 'tn', kind: 'nodes' },
+    code: 409,
+  });
+  const bad = await patch({
+    spec: {
+      taints: [
+        { key: 'c', effect: 'NoSchedule' },
+        { key: 'c', effect: 'NoSchedule' },
+        { key: 'd', effect: 'Sometimes' },
+      ],
+    },
+  });
+  assert.is(bad.status, 422);
+  assert.equal(
+    bad.body.details.causes.map((c: { reason: string; field: string }) => `${c.reason} ${c.field}`),
+    ['FieldValueDuplicate spec.taints[1]', 'FieldValueNotSupported spec.taints[2].effect'],
+  );
+  assert.match(
+    bad.body.message,
+    'spec.taints[1]: Duplicate value: core.Taint{Key:"c", Value:"", Effect:"NoSchedule", TimeAdded:(*v1.Time)(nil)}: taints must be unique by key and effect pair',
+  );
+  assert.match(
+    bad.body.message,
+    'spec.taints[2].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+  );
+  api.store.delete('nodes', 'tn');
+});
+
 test.run();

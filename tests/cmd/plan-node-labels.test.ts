@@ -15,7 +15,7 @@ import type { PlannedLabelChange } from '../../src/hypernode/reconcile/node-labe
 import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { NS, TOPOLOGY_A3_ENTRY, seedConfigMap, setDiscoveryConfig, workedExampleNodes } from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 
 const s = session(test);
 let dir = '';

@@ -1,8 +1,9 @@
 // `kubectl hypernode tree` and `why` show health (docs/health.md): a
 // HyperNode whose NodesReady or FabricHealthy is False is marked under it in
 // the tree with the controller's message, and `why NODE` says why a NotReady
-// or cordoned Node counts, next to the HyperNodes it marks. Healthy ones
-// print as before.
+// or cordoned Node counts, next to the HyperNodes it marks, and why a Node
+// carries the fabric taint (health.taint), also once it left every
+// HyperNode. Healthy ones print as before.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,6 +112,33 @@ test('why says a NotReady Node makes NodesReady False above it, and a cordoned o
     healthy.stdout,
     '  spine  tier 2, source label\n    - through rack-b\n    - NodesReady=False: 1 of 4 Nodes not ready: n1 (NotReady).\n',
   );
+});
+
+test('why says a Node carries the fabric taint and when it goes, in a HyperNode or in none; a record without its taint says nothing', async () => {
+  seed();
+  const taint = { key: 'topology.volcano.sh/fabric-unreachable', value: 'ibnetdiscover.lab', effect: 'NoSchedule' };
+  const record = 'topology.volcano.sh/fabric-unreachable=ibnetdiscover.lab:NoSchedule';
+  const tainted = (name: string, taints: object[]) => {
+    const n = api.store.get('nodes', name) ?? { apiVersion: 'v1', kind: 'Node', metadata: { name } };
+    api.store.apply({
+      ...n,
+      metadata: { ...n.metadata, annotations: { 'topology.volcano.sh/fabric-taint': record } },
+      spec: { taints },
+    } as never);
+  };
+  const line = (name: string) =>
+    `Node ${name} is tainted ${record} by the controller (health.taint): every link of its hosts on fabric lab of source ibnetdiscover has been missing for health.taint.after; the taint goes once a poll shows a link again, or once the source or health.taint is off.\n`;
+  tainted('n3', [{ key: 'nvidia.com/gpu', effect: 'NoSchedule' }, taint]);
+  const inTree = await run('why', 'n3');
+  assert.is(inTree.code, 0, inTree.stderr);
+  assert.ok(inTree.stdout.endsWith(line('n3')), inTree.stdout);
+  // Past health.linkGracePeriod its host left the topology; the taint stays until a link is back.
+  tainted('gone-1', [taint]);
+  const outside = await run('why', 'gone-1');
+  assert.match(outside.stdout, `Node gone-1 is in no HyperNode`);
+  assert.ok(outside.stdout.endsWith(line('gone-1')), outside.stdout);
+  tainted('n0', []);
+  assert.not.match((await run('why', 'n0')).stdout, 'tainted');
 });
 
 test.run();

@@ -178,6 +178,23 @@ test('the Node label component grants patch on Nodes and list/watch/create/delet
   });
 });
 
+test('the Node taint component grants get and patch on Nodes only, to the controller ServiceAccount, and is offered commented out', () => {
+  assert.match(readFileSync(join(dir, 'kustomization.yaml'), 'utf8'), /^\s*# - \.\.\/node-taints /m);
+  assert.is(parse(readFileSync(join(repoRoot, 'deploy/node-taints/kustomization.yaml'), 'utf8')).kind, 'Component');
+  const [role, binding] = parseAllDocuments(readFileSync(join(repoRoot, 'deploy/node-taints/rbac.yaml'), 'utf8')).map(
+    (d) => d.toJS() as Obj,
+  );
+  assert.equal(role!.rules, [{ apiGroups: [''], resources: ['nodes'], verbs: ['get', 'patch'] }]);
+  assert.equal(binding!.subjects, [
+    { kind: 'ServiceAccount', name: 'volcano-hypernode-controller', namespace: NAMESPACE },
+  ]);
+  assert.equal(binding!.roleRef, {
+    apiGroup: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    name: role!.metadata.name,
+  });
+});
+
 testNeeding(missingCommand('kubectl'))(
   'kubectl kustomize renders the manifests with both components: two spread replicas, a PDB, the ServiceMonitor and rules',
   () => {

@@ -206,6 +206,26 @@ export async function answeredHyperNodeWrites(api: ApiServer): Promise<RequestRe
 export const describeWrites = (rs: RequestRecord[]) =>
   rs.map((r) => `${r.verb} ${r.name || '<new>'}${r.subresource ? `/${r.subresource}` : ''} → ${r.code}`);
 
+/** Node writes the controller sent (health.taint, exports.nodeLabels), answered or not. */
+export function nodeWrites(api: ApiServer): RequestRecord[] {
+  return api.requests.writes((r) => r.resource === 'nodes' && r.user === CONTROLLER_USER);
+}
+
+/** The controller's Node writes once every one of them is answered (see answeredHyperNodeWrites). */
+export async function answeredNodeWrites(api: ApiServer): Promise<RequestRecord[]> {
+  await waitFor(() => nodeWrites(api).every((r) => r.code !== 0), {
+    timeoutMs: 10_000,
+    what: 'every Node write to be answered',
+  });
+  return nodeWrites(api);
+}
+
+/** A Node's taints as the API server holds them, `key[=value]:effect` each, in order. */
+export function taintsOf(api: ApiServer, name: string): string[] {
+  const n = api.store.get('nodes', name) as { spec?: { taints?: { key: string; value?: string; effect: string }[] } };
+  return (n.spec?.taints ?? []).map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`);
+}
+
 /** Every request beyond the chart's RBAC is a failure of the product: none may be refused. */
 export function assertNoForbidden(api: ApiServer): void {
   const refused = api.requests.all((r) => r.code === 403 || r.code === 401);

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addRailFabric, IbFabric, leafId } from '../../testing/ib-fabric.ts';
 import { ibsimLabPerTest, ibsimLabUnavailable } from '../../testing/ibsim-lab.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { TEST_CA, UfmServer } from '../../testing/ufm-server.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';

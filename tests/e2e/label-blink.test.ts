@@ -16,7 +16,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import {

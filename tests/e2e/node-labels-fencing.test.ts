@@ -13,7 +13,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApiServer, RequestRecord } from '../../testing/apiserver/index.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 import { startReplicaCluster, type ReplicaCluster } from '../../testing/replica-process.ts';
 import { waitFor, within } from '../../testing/wait.ts';
 import {

@@ -23,7 +23,7 @@ import {
   setNodeLabels,
 } from './cluster.ts';
 import { session } from './session.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 
 const s = session(test);
 const PREFIX = 'topo.example.com';

@@ -11,7 +11,7 @@ import {
   KUEUE_TOPOLOGY_CRD_FILE,
   type ApiServer,
 } from '../../testing/apiserver/index.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
 import { CLUSTER, CONTROLLER_USER, NS, RACK, node, seedConfigMap } from './cluster.ts';
 

@@ -16,7 +16,7 @@ import { newDiscovererRegistry } from '../../src/hypernode/discovery/registry.ts
 import { previewDiscovery } from '../../src/hypernode/preview/preview.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { KUEUE_TOPOLOGY_CRD_FILE } from '../../testing/apiserver/index.ts';
-import { nodeLabelOverlayRules } from '../../testing/node-label-overlay.ts';
+import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import {
   CLUSTER,

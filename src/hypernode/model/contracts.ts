@@ -97,6 +97,43 @@ export interface NodeLabelClient {
   patchMetadata(node: string, changes: MetadataChanges, signal?: AbortSignal): Promise<void>;
 }
 
+/** A taint of a Node (core/v1 Taint), kept whole: a write of the list must give other writers' taints back unchanged. */
+export interface NodeTaint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+  /** Set by the node lifecycle controller on its NoExecute taints; eviction times count from it. */
+  readonly timeAdded?: string;
+}
+
+/** A Node's taints and the controller's record of its own, at one resourceVersion (health.taint). */
+export interface NodeTaints {
+  readonly name: string;
+  readonly resourceVersion?: string;
+  readonly taints: readonly NodeTaint[];
+  /** The record (FABRIC_TAINT_ANNOTATION), if any. */
+  readonly fabricTaint?: string;
+}
+
+/** A Node's taint list and the record to write, against the resourceVersion they were decided on; null removes the record. */
+export interface NodeTaintChange {
+  readonly resourceVersion?: string;
+  readonly taints: readonly NodeTaint[];
+  readonly record: string | null;
+}
+
+/** Reads and writes the taints of Nodes (health.taint). */
+export interface NodeTaintClient {
+  /** The Node as the API server holds it now; undefined when there is none. */
+  get(node: string, signal?: AbortSignal): Promise<NodeTaints | undefined>;
+  /**
+   * Replaces the Node's taint list and sets (null: removes) the record, as
+   * one write made against `change.resourceVersion`: a Node changed since
+   * is answered 409 Conflict and left as it is.
+   */
+  setTaints(node: string, change: NodeTaintChange, signal?: AbortSignal): Promise<void>;
+}
+
 /** A Topology object (Kueue's or KAI's: the same shape), as this controller writes and reads it. */
 export interface TopologyObject {
   readonly apiVersion: string;
@@ -237,10 +274,36 @@ export interface FabricHealthProblem {
   readonly what: string;
 }
 
+/** One Node's links on one fabric at a poll, as the link memory knows them (health.taint). */
+export interface HostLinks {
+  /** Links of the Node's hosts the memory knows: present in the poll, or missing within health.linkGracePeriod. */
+  readonly links: number;
+  /** Of those, the links missing from the poll. */
+  readonly missing: number;
+  /** When the last of them went missing (ms since the epoch), when every link is missing. */
+  readonly cutOffSince?: number;
+}
+
+/** What one poll of a fabric found of its Nodes' links, by Node name (Nodes of no link are absent). */
+export interface HostLinkReport {
+  /** When the poll was read (ms since the epoch): how long a Node has been cut off is judged at this time. */
+  readonly at: number;
+  readonly nodes: ReadonlyMap<string, HostLinks>;
+}
+
 /** Where the fabric sources report the health of the HyperNodes they publish (health/fabric-health.ts). */
 export interface FabricHealthReporter {
-  /** After a poll that built `fabric`'s HyperNodes: the problems of each (a HyperNode not named has none). */
-  report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void;
+  /**
+   * After a poll that built `fabric`'s HyperNodes: the problems of each (a
+   * HyperNode not named has none) and, from a poll (not a report repeated
+   * without one), the links of its Nodes.
+   */
+  report(
+    source: string,
+    fabric: string,
+    problems: ReadonlyMap<string, readonly FabricHealthProblem[]>,
+    hosts?: HostLinkReport,
+  ): void;
   /**
    * How long a link missing since the last good poll is kept in the topology (health.linkGracePeriod), read at every
    * poll.

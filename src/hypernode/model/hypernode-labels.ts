@@ -49,6 +49,24 @@ export const ALLOWED_HOSTS_ANNOTATION = 'topology.volcano.sh/allowed-hosts';
 export const ALLOW_PLAIN_HTTP_ANNOTATION = 'topology.volcano.sh/allow-plain-http';
 /** On such a Secret, "true": its credentials may be sent with TLS verification off (config.insecureSkipVerify). */
 export const ALLOW_INSECURE_SKIP_VERIFY_ANNOTATION = 'topology.volcano.sh/allow-insecure-skip-verify';
+/** `<this><source>`: the annotation listing, comma-separated, the label keys that source wrote on the Node. */
+export const OWNED_LABELS_ANNOTATION = 'topology.volcano.sh/owned-labels.';
+/** The taint of a Node cut off from its fabric (health.taint), unless the configuration names another key. */
+export const FABRIC_TAINT_KEY = 'topology.volcano.sh/fabric-unreachable';
+/**
+ * On a Node, the record of the taint this controller set there (health.taint):
+ * `<key>=<value>:<effect>`, as `kubectl taint` writes one. It says which of the
+ * Node's taints are the controller's, so it removes its own and no other,
+ * also after a restart or once health.taint is off; written with the taint,
+ * in the same patch.
+ */
+export const FABRIC_TAINT_ANNOTATION = 'topology.volcano.sh/fabric-taint';
+/**
+ * The Node annotations the Node cache keeps, the rest being dropped: the
+ * controller's own records, of the labels each source wrote and of its taint.
+ */
+export const isRecordAnnotation = (key: string): boolean =>
+  key.startsWith(OWNED_LABELS_ANNOTATION) || key === FABRIC_TAINT_ANNOTATION;
 /** The well-known Node label holding the host name; also the lowest level of the Kueue and KAI Topology objects. */
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 

@@ -10,8 +10,13 @@
 // memory read back from the cluster, as a restarted controller's is, so the
 // plan keeps in place what the controller keeps; the Nodes it keeps are
 // listed with where each moves when its grace period ends. Node labels and
-// Topology objects follow the tree as kept (held deletes in it). Go has no
-// equivalent.
+// Topology objects follow the tree as kept (held deletes in it). The fabric
+// taint is decided as a restarted controller decides it: from the taints the
+// Nodes carry and what each source's one poll finds of their links, so plan
+// removes a taint whose host shows a link, whose source or taint is off, and
+// rewrites one whose key or effect changed, but adds none for a host newly
+// cut off (how long its links have been missing only the running controller
+// knows). Go has no equivalent.
 
 import { Registry } from 'prom-client';
 import { realClock } from '../../kube/clock.ts';
@@ -28,6 +33,16 @@ import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput, type SourceSnapshot } from './preview.ts';
 import { keptHyperNodes } from '../reconcile/kept-topology.ts';
 import { LabelHoldBoard } from '../reconcile/health/label-holds.ts';
+import { FabricHealthBoard } from '../reconcile/health/fabric-health.ts';
+import {
+  decideTaints,
+  heldTaintsMessage,
+  parseFabricTaint,
+  type TaintChange,
+} from '../reconcile/health/fabric-taints.ts';
+import { exportingEntry } from '../config/loader.ts';
+import { FABRIC_TAINT_ANNOTATION, SOURCE_KEYS } from '../model/hypernode-labels.ts';
+import type { HostLinkReport } from '../model/contracts.ts';
 import { conditionTime } from '../reconcile/health/conditions.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { nextStatus } from '../reconcile/status-writer.ts';
@@ -78,6 +93,8 @@ export interface Plan {
   readonly topologies: readonly PlannedTopologyChange[];
   /** Nodes the label memory keeps in place, and where each moves when its grace period ends, by source and Node. */
   readonly labelHolds: readonly PlannedLabelHold[];
+  /** The fabric taints (health.taint) to add, rewrite or remove, by Node; the guard's holds are among the warnings. */
+  readonly taints: readonly TaintChange[];
 }
 
 /** A Node kept in place while labels that place it are missing (health.labelGracePeriod), and its move to come. */
@@ -112,7 +129,9 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
   // The label memory as a restarted controller reads it back from the HyperNodes (their TopologyLabelsPresent).
   const holds = new LabelHoldBoard(() => {});
   holds.setLabelGraceMs(input.config.health.labelGracePeriodMs);
-  const snapshots = await discoverSources(input, { ...deps, labelHolds: holds });
+  // What each source's one poll finds of its Nodes' links, for the taints.
+  const fabric = new FabricHealthBoard(() => {});
+  const snapshots = await discoverSources(input, { ...deps, labelHolds: holds, fabricHealth: fabric });
   const labelHolds = await plannedLabelHolds(input, deps, holds, snapshots);
   const warnings: string[] = [...snapshots.values()].flatMap((s) => s.warnings);
   const events: EventRecorder = {
@@ -212,15 +231,29 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     }
   }
   const labels = planNodeLabels(input.config, desired, input.nodes, levelLabelKeysBySource(live));
+  const taints = plannedTaints(input, fabric);
   return {
     changes,
-    warnings: [...warnings, ...labels.warnings],
+    warnings: [...warnings, ...labels.warnings, ...taints.held.map(heldTaintsMessage)],
     nodeLabels: labels.changes,
     nodeLabelsHeld: labels.held,
     nodeLabelsOff: labels.off,
     topologies,
     labelHolds,
+    taints: taints.changes,
   };
+}
+
+/** The taint decision of a controller restarted now: the Nodes' records, and the links of each source's one poll. */
+function plannedTaints(input: PreviewInput, fabric: FabricHealthBoard) {
+  const sources = new Map<string, ReadonlyMap<string, HostLinkReport>>();
+  for (const source of SOURCE_KEYS)
+    if (exportingEntry(input.config, source) !== 'off') sources.set(source, fabric.hostLinksOf(source));
+  const nodes = input.nodes.map((n) => ({
+    name: n.metadata.name,
+    record: parseFabricTaint(n.metadata.annotations?.[FABRIC_TAINT_ANNOTATION]),
+  }));
+  return decideTaints({ settings: input.config.health, sources, nodes });
 }
 
 /**

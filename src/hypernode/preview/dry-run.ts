@@ -16,7 +16,13 @@ import { Counter, type Registry } from 'prom-client';
 import type { Preconditions } from '../../kube/resource.ts';
 import type { Lister } from '../../kube/types.ts';
 import type { Logger } from '../../log.ts';
-import type { EventRecorder, HyperNodeClient, NodeLabelClient, TopologyObjectClient } from '../model/contracts.ts';
+import type {
+  EventRecorder,
+  HyperNodeClient,
+  NodeLabelClient,
+  NodeTaintClient,
+  TopologyObjectClient,
+} from '../model/contracts.ts';
 import type { HyperNode } from '../model/hypernode-types.ts';
 import { sourceOf } from '../model/hypernode-labels.ts';
 import { describeDiff, diffHyperNodes } from '../reconcile/hypernode-diff.ts';
@@ -90,6 +96,8 @@ export interface DryRunSinks {
   readonly hyperNodeClient: HyperNodeClient;
   /** Logs each Node label patch (exports.nodeLabels) with the keys it would set and remove. */
   readonly nodeLabelClient: NodeLabelClient;
+  /** Reads Nodes through the real client; logs each taint change (health.taint) instead of sending it. */
+  readonly nodeTaintClient?: NodeTaintClient;
   /** Reads through the real client (discovery, lists); logs each Topology create and delete instead of sending it. */
   readonly topologyObjectClient?: TopologyObjectClient;
   readonly events: EventRecorder;
@@ -109,6 +117,8 @@ export interface DryRunDeps {
   readonly registry: Registry;
   /** The real Topology client, whose reads the dry run keeps. */
   readonly topologyObjectClient?: TopologyObjectClient;
+  /** The real Node taint client, whose reads the dry run keeps. */
+  readonly nodeTaintClient?: NodeTaintClient;
 }
 
 /** Sinks that log every would-be write with its diff (one info line per object) and count it. */
@@ -117,7 +127,7 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
     (deps.registry.getSingleMetric(DRY_RUN_WRITES_METRIC) as Counter | undefined) ??
     new Counter({
       name: DRY_RUN_WRITES_METRIC,
-      help: 'Writes a --dry-run controller would have made and did not (HyperNodes, Node label patches, Topology objects), by source label and verb.',
+      help: 'Writes a --dry-run controller would have made and did not (HyperNodes, Node label and taint patches, Topology objects), by source label and verb.',
       labelNames: ['source', 'verb'],
       registers: [deps.registry],
     });
@@ -151,6 +161,9 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
     ...(deps.topologyObjectClient
       ? { topologyObjectClient: recordingTopologyClient(deps.topologyObjectClient, deps.logger, writes) }
       : {}),
+    ...(deps.nodeTaintClient
+      ? { nodeTaintClient: recordingTaintClient(deps.nodeTaintClient, deps.logger, writes) }
+      : {}),
     events: {
       event(regarding, type, reason, message) {
         deps.logger.info('Dry run: would emit Event', {
@@ -163,6 +176,19 @@ export function dryRunSinks(deps: DryRunDeps): DryRunSinks {
       },
     },
     dryRun: true,
+  };
+}
+
+function recordingTaintClient(real: NodeTaintClient, logger: Logger, writes: Counter): NodeTaintClient {
+  return {
+    get: (node, signal) => real.get(node, signal),
+    async setTaints(node, change) {
+      writes.inc({ source: '', verb: 'patch_node_taints' });
+      logger.info('Dry run: would set Node taints', {
+        node,
+        taints: change.taints.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(','),
+      });
+    },
   };
 }
 

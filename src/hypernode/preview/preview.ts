@@ -18,6 +18,7 @@ import type {
   ConfigMapReader,
   DiscoveryEntry,
   DiscoveryProblems,
+  FabricHealthReporter,
   LabelHoldReporter,
   SecretClient,
   Snapshot,
@@ -58,6 +59,11 @@ export interface PreviewDeps {
    * it a missing label moves its Node at once.
    */
   readonly labelHolds?: LabelHoldReporter;
+  /**
+   * Where the fabric sources report what their one poll found of their Nodes' links (plan: the taints a link
+   * back removes); without it nothing is reported. One poll remembers nothing, so no link is put back.
+   */
+  readonly fabricHealth?: FabricHealthReporter;
   readonly logger: Logger;
   readonly deadlineMs?: number;
   /** What the configuration may reach; absent: the executable's defaults (DEFAULT_INPUT_POLICY). */
@@ -264,6 +270,7 @@ async function firstSnapshot(
     secrets: deps.secrets,
     configMaps: deps.configMaps,
     ...(deps.labelHolds ? { labelHolds: deps.labelHolds } : {}),
+    ...(deps.fabricHealth ? { fabricHealth: deps.fabricHealth } : {}),
     clock: noWaitClock,
     logger: deps.logger,
     ...(deps.inputPolicy ? { inputPolicy: deps.inputPolicy } : {}),

@@ -77,6 +77,7 @@ function memory() {
   return {
     clock,
     reports: fabricHealth.reports,
+    hostReports: fabricHealth.hostReports,
     mem,
     restarted: () => new LinkMemory('lldp', { clock, fabricHealth }),
   };
@@ -107,6 +108,76 @@ test('links missing for less than the grace period leave the HyperNodes as the h
     ),
     propertyParameters(),
   );
+});
+
+test('each poll reports every Node with its links, those missing, and since when every one of them is', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.uniqueArray(fc.nat(ALL_LINKS - 1), { maxLength: ALL_LINKS }), { minLength: 1, maxLength: 8 }),
+      (polls) => {
+        const { clock, hostReports, mem } = memory();
+        mem.hyperNodes(input(healthyGraph()));
+        // The model: since when each host's one link is missing.
+        const missingSince = new Map<string, number>();
+        for (const gone of polls) {
+          clock.jump(GRACE_MS / 8);
+          mem.hyperNodes(input(polled(new Set(gone))));
+          const hostsGone = new Set(
+            gone.flatMap((i) => {
+              const b = healthyGraph().links[i]!.b;
+              return b.kind === 'host' ? [b.name] : [];
+            }),
+          );
+          for (const h of healthyGraph().hosts.map((x) => x.name)) {
+            if (!hostsGone.has(h)) missingSince.delete(h);
+            else if (!missingSince.has(h)) missingSince.set(h, clock.now());
+          }
+          const report = hostReports.at(-1)!;
+          assert.is(report.at, clock.now());
+          assert.is(report.nodes.size, LEAVES * HOSTS_PER_LEAF, 'every Node, linked or not');
+          for (const [node, links] of report.nodes) {
+            const since = missingSince.get(node);
+            assert.equal(
+              links,
+              since === undefined ? { links: 1, missing: 0 } : { links: 1, missing: 1, cutOffSince: since },
+              node,
+            );
+          }
+        }
+      },
+    ),
+    propertyParameters(),
+  );
+});
+
+test('a Node of two links is cut off only once both are missing, since the later; hosts of no Node are left out', () => {
+  const { clock, hostReports, mem } = memory();
+  const twoRails: FabricGraph = {
+    switches: [
+      { id: 'l0', name: 'L0' },
+      { id: 'l1', name: 'L1' },
+    ],
+    hosts: [{ name: 'gpu-1' }, { name: 'storage-1' }],
+    links: [
+      { a: { kind: 'switch', id: 'l0', port: 'p1' }, b: { kind: 'host', name: 'gpu-1', port: 'mlx5_0' } },
+      { a: { kind: 'switch', id: 'l1', port: 'p1' }, b: { kind: 'host', name: 'gpu-1', port: 'mlx5_1' } },
+      { a: { kind: 'switch', id: 'l1', port: 'p2' }, b: { kind: 'host', name: 'storage-1', port: 'eth0' } },
+    ],
+  };
+  const at = (links: readonly number[]) => ({ ...twoRails, links: links.map((i) => twoRails.links[i]!) });
+  const mapped = (graph: FabricGraph) => ({
+    ...input(graph),
+    mapHost: (h: string) => (h === 'gpu-1' ? 'node-1' : undefined),
+  });
+  mem.hyperNodes(mapped(twoRails));
+  assert.equal([...hostReports.at(-1)!.nodes], [['node-1', { links: 2, missing: 0 }]]);
+  clock.jump(1_000);
+  mem.hyperNodes(mapped(at([1, 2])));
+  assert.equal(hostReports.at(-1)!.nodes.get('node-1'), { links: 2, missing: 1 });
+  clock.jump(1_000);
+  const second = clock.now();
+  mem.hyperNodes(mapped(at([2])));
+  assert.equal(hostReports.at(-1)!.nodes.get('node-1'), { links: 2, missing: 2, cutOffSince: second });
 });
 
 test('a link missing past the grace period is forgotten: the topology is the polled fabric', () => {

@@ -36,6 +36,7 @@ export const health = (name: string, ready: NodeHealth['ready'] = 'True', unsche
   metadata: { name },
   ready,
   unschedulable,
+  taints: [],
 });
 
 export function rig(

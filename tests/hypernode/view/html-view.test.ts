@@ -438,6 +438,7 @@ function everyKindOfChange(): { existing: HyperNode[]; plan: Plan } {
     nodeLabelsOff: [],
     topologies: [],
     labelHolds: [],
+    taints: [],
   };
   return { existing, plan };
 }

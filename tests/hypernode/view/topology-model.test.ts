@@ -121,6 +121,7 @@ test('a plan view keeps deleted objects in place, marks each change and carries 
     nodeLabelsOff: [],
     topologies: [],
     labelHolds: [],
+    taints: [],
   };
   const view = planView('p', plan, existing, NODES);
   assert.equal(

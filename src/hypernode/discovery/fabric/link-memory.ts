@@ -5,11 +5,14 @@
 // a problem of the HyperNode holding the switch. Past the grace period the
 // link is forgotten and the topology follows, through the mass-delete guard
 // like any other change. Used by every fabric source around the fabric layer,
-// or around a grouping of its own (remembered()).
+// or around a grouping of its own (remembered()). With each report go the
+// links of every Node the fabric cables, so that a Node whose links are all
+// missing can be tainted (health.taint).
 
-import type { DiscovererOptions, FabricHealthProblem } from '../../model/contracts.ts';
+import type { DiscovererOptions, FabricHealthProblem, HostLinks } from '../../model/contracts.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricLinkEnd, FabricSwitch } from './fabric-graph.ts';
 import { fabricHyperNodes, type FabricHyperNodes, type FabricInput } from './fabric-hypernodes.ts';
+import type { HostMapper } from './host-mapping.ts';
 
 interface Remembered {
   link: FabricLink;
@@ -30,8 +33,12 @@ class FabricLinks {
   /** How many links the last recall put back. */
   missingAtLastRecall = 0;
 
-  /** The graph with the links missing for at most `graceMs` put back, and those links. */
-  recall(graph: FabricGraph, now: number, graceMs: number): { graph: FabricGraph; missing: FabricLink[] } {
+  /** The graph with the links missing for at most `graceMs` put back, those links, and since when each is missing. */
+  recall(
+    graph: FabricGraph,
+    now: number,
+    graceMs: number,
+  ): { graph: FabricGraph; missing: FabricLink[]; since: number[] } {
     const round = ++this.round;
     for (const link of graph.links) {
       const key = linkKey(link);
@@ -45,15 +52,19 @@ class FabricLinks {
     for (const s of graph.switches) this.switches.set(s.id, s);
     for (const h of graph.hosts) this.hosts.set(h.name, h);
     const missing: FabricLink[] = [];
+    const since: number[] = [];
     for (const [key, r] of this.links) {
       if (r.seen === round) continue;
       r.missingSince ??= now;
       if (now - r.missingSince >= graceMs) this.links.delete(key);
-      else missing.push(r.link);
+      else {
+        missing.push(r.link);
+        since.push(r.missingSince);
+      }
     }
     this.forgetUnlinked();
     this.missingAtLastRecall = missing.length;
-    if (missing.length === 0) return { graph, missing };
+    if (missing.length === 0) return { graph, missing, since };
     const switches = new Map(graph.switches.map((s) => [s.id, s]));
     const hosts = new Map(graph.hosts.map((h) => [h.name, h]));
     for (const end of missing.flatMap((l) => [l.a, l.b])) {
@@ -65,6 +76,7 @@ class FabricLinks {
     return {
       graph: { switches: [...switches.values()], hosts: [...hosts.values()], links: [...graph.links, ...missing] },
       missing,
+      since,
     };
   }
 
@@ -115,19 +127,22 @@ export class LinkMemory {
 
   /** fabricHyperNodes over the fabric's graph with its recently missing links put back; reports what is missing. */
   hyperNodes(input: FabricInput): FabricHyperNodes {
-    return this.remembered(input.fabric, input.graph, (graph) => fabricHyperNodes({ ...input, graph }));
+    return this.remembered(input.fabric, input.graph, (graph) => fabricHyperNodes({ ...input, graph }), input.mapHost);
   }
 
   /**
    * What `build` makes of `fabric`'s graph with its recently missing links put
    * back (`missing`, empty without a reporter); reports each missing link on
-   * the HyperNode `build` says holds its switch. The one home of link memory
-   * for every grouping: the fabric layer's tiers and a source's own.
+   * the HyperNode `build` says holds its switch, and the links of each Node
+   * (`mapHost` names a host's Node; the host name is the Node's without it).
+   * The one home of link memory for every grouping: the fabric layer's tiers
+   * and a source's own.
    */
   remembered<T extends SwitchHolders>(
     fabric: string,
     graph: FabricGraph,
     build: (graph: FabricGraph, missing: readonly FabricLink[]) => T,
+    mapHost: HostMapper = (host) => host,
   ): T {
     const { source } = this;
     const { fabricHealth: reporter, clock } = this.opts;
@@ -137,7 +152,8 @@ export class LinkMemory {
       links = new FabricLinks();
       this.fabrics.set(fabric, links);
     }
-    const recalled = links.recall(graph, clock.now(), reporter.linkGraceMs());
+    const now = clock.now();
+    const recalled = links.recall(graph, now, reporter.linkGraceMs());
     const tree = build(recalled.graph, recalled.missing);
     const problems = new Map<string, FabricHealthProblem[]>();
     for (const link of recalled.missing) {
@@ -158,7 +174,7 @@ export class LinkMemory {
       }
     }
     this.lastReports.set(fabric, { switchHyperNodes: tree.switchHyperNodes, problems });
-    reporter.report(source, fabric, problems);
+    reporter.report(source, fabric, problems, { at: now, nodes: nodeLinks(graph.links, recalled, mapHost) });
     return tree;
   }
 
@@ -196,6 +212,38 @@ export class LinkMemory {
     }
     reporter.report(this.source, fabric, problems);
   }
+}
+
+/**
+ * Per Node: its hosts' links in this poll (`present`) and those the memory put
+ * back (`recalled.missing`, each missing since `recalled.since`); a host no
+ * Node holds is left out.
+ */
+function nodeLinks(
+  present: readonly FabricLink[],
+  recalled: { readonly missing: readonly FabricLink[]; readonly since: readonly number[] },
+  mapHost: HostMapper,
+): Map<string, HostLinks> {
+  const out = new Map<string, { links: number; missing: number; cutOffSince: number }>();
+  const count = (link: FabricLink, since: number | undefined) => {
+    for (const end of [link.a, link.b]) {
+      if (end.kind !== 'host') continue;
+      const node = mapHost(end.name);
+      if (node === undefined) continue;
+      let n = out.get(node);
+      if (!n) out.set(node, (n = { links: 0, missing: 0, cutOffSince: 0 }));
+      n.links++;
+      if (since !== undefined) {
+        n.missing++;
+        n.cutOffSince = Math.max(n.cutOffSince, since);
+      }
+    }
+  };
+  for (const link of present) count(link, undefined);
+  recalled.missing.forEach((link, i) => count(link, recalled.since[i]));
+  const nodes = new Map<string, HostLinks>();
+  for (const [node, n] of out) nodes.set(node, n.missing === n.links ? n : { links: n.links, missing: n.missing });
+  return nodes;
 }
 
 const endKey = (e: FabricLinkEnd) => (e.kind === 'switch' ? `s:${e.id}:${e.port}` : `h:${e.name}:${e.port}`);

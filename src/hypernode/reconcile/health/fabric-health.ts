@@ -2,9 +2,10 @@
 // reported about the HyperNodes they publish, per fabric, for the status
 // writer, and the FabricHealthy judgement of one HyperNode's problems. A
 // source reports after every poll that built a fabric's HyperNodes; a
-// HyperNode it does not name has no problem.
+// HyperNode it does not name has no problem. Beside them, the links of each
+// fabric's Nodes at its last poll, for the Node taint (fabric-taints.ts).
 
-import type { FabricHealthProblem, FabricHealthReporter } from '../../model/contracts.ts';
+import type { FabricHealthProblem, FabricHealthReporter, HostLinkReport } from '../../model/contracts.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { DEFAULT_LINK_GRACE_PERIOD_MS } from '../../config/health-config.ts';
 import { firstFew } from '../../../util/first-few.ts';
@@ -26,6 +27,9 @@ export class FabricHealthBoard implements FabricHealthReporter {
   /** source → fabric → HyperNode name → problems (non-empty lists only). */
   private readonly reports = new Map<string, Map<string, ReadonlyMap<string, readonly FabricHealthProblem[]>>>();
 
+  /** source → fabric → the links of its Nodes at the fabric's last poll. */
+  private readonly hostLinks = new Map<string, Map<string, HostLinkReport>>();
+
   private graceMs = DEFAULT_LINK_GRACE_PERIOD_MS;
   private readonly memories = new Map<string, unknown>();
 
@@ -35,7 +39,16 @@ export class FabricHealthBoard implements FabricHealthReporter {
    */
   constructor(private readonly changed: (source: string, hyperNodes: readonly string[]) => void) {}
 
-  report(source: string, fabric: string, problems: ReadonlyMap<string, readonly FabricHealthProblem[]>): void {
+  report(
+    source: string,
+    fabric: string,
+    problems: ReadonlyMap<string, readonly FabricHealthProblem[]>,
+    hosts?: HostLinkReport,
+  ): void {
+    if (hosts) {
+      const byFabric = this.hostLinks.get(source) ?? new Map<string, HostLinkReport>();
+      this.hostLinks.set(source, byFabric.set(fabric, hosts));
+    }
     const fabrics = this.reports.get(source) ?? new Map<string, ReadonlyMap<string, readonly FabricHealthProblem[]>>();
     const first = !this.reports.has(source);
     this.reports.set(source, fabrics);
@@ -66,6 +79,11 @@ export class FabricHealthBoard implements FabricHealthReporter {
   /** Whether `source` reports fabric health (it then gets FabricHealthy on all its HyperNodes). */
   covers(source: string): boolean {
     return this.reports.has(source);
+  }
+
+  /** The links of `source`'s Nodes, per fabric, as its last poll of each found them (copied: later polls add to the board). */
+  hostLinksOf(source: string): ReadonlyMap<string, HostLinkReport> {
+    return new Map(this.hostLinks.get(source) ?? []);
   }
 
   /** The problems of one HyperNode, across the fabrics of its source, sorted. */

@@ -1,6 +1,7 @@
 // The health gauges (docs/metrics.md): per source and tier, the Nodes below
 // HyperNodes with NodesReady=False and the HyperNodes each condition marks
-// False; per source, the Nodes the label memory keeps in place. Read from the
+// False; per source, the Nodes the label memory keeps in place, the Nodes
+// carrying the fabric taint and those its guard keeps from it. Read from the
 // status writer's last judgement of every HyperNode and the sources' last
 // reports at scrape time, so a deleted HyperNode leaves no stale series.
 
@@ -19,6 +20,45 @@ export interface HealthJudgement {
 /** Per source, the Nodes the label memory keeps in place now (label-holds.ts). */
 export interface HeldNodeCounts {
   heldNodes(): ReadonlyMap<string, number>;
+}
+
+/** Per source, the Nodes carrying the fabric taint and those health.maxTaintPercent keeps from it (taint-writer.ts). */
+export interface TaintCounts {
+  taintCounts(): {
+    readonly tainted: ReadonlyMap<string, number>;
+    /** The Nodes held, and the maxTaintPercent that would let them be tainted. */
+    readonly held: ReadonlyMap<string, { readonly nodes: number; readonly allowedFrom: number }>;
+  };
+}
+
+/** Registers the fabric taint gauges, read from `counts` at every scrape; returns the detach. */
+export function exportTaintGauges(registry: Registry, counts: TaintCounts): () => void {
+  return attachScrapeGauges(registry, counts, [
+    {
+      name: 'hypernode_fabric_tainted_nodes',
+      help: 'Nodes carrying the fabric taint (health.taint), by the source its value names.',
+      labelNames: ['source'],
+      collect(gauge, c) {
+        for (const [source, n] of c.taintCounts().tainted) gauge.set({ source }, n);
+      },
+    },
+    {
+      name: 'hypernode_fabric_taints_held',
+      help: 'Nodes cut off from their fabric that health.maxTaintPercent keeps from being tainted, per source.',
+      labelNames: ['source'],
+      collect(gauge, c) {
+        for (const [source, h] of c.taintCounts().held) gauge.set({ source }, h.nodes);
+      },
+    },
+    {
+      name: 'hypernode_fabric_taint_percent_needed',
+      help: 'The health.maxTaintPercent that would let the held Nodes of each source be tainted (set while some are held).',
+      labelNames: ['source'],
+      collect(gauge, c) {
+        for (const [source, h] of c.taintCounts().held) gauge.set({ source }, h.allowedFrom);
+      },
+    },
+  ]);
 }
 
 /**

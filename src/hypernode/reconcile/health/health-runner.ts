@@ -1,7 +1,8 @@
 // Node and fabric health as one follower (follower.ts): it hands the applied
 // `health` settings to the status writer, which judges and writes the
 // conditions, and runs what those settings turn on: the full Node watch
-// NodesReady is judged from, and the health gauges. Ours; docs/health.md.
+// NodesReady is judged from and the fabric taint reads the Nodes' taints
+// from, and the health gauges. Ours; docs/health.md.
 
 import type { Registry } from 'prom-client';
 import type { EventHandler, HandlerRegistration, Informer } from '../../../kube/types.ts';
@@ -11,7 +12,13 @@ import type { Follower } from '../follower.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import { Latch } from '../../../util/latch.ts';
 import type { NodeHealthState } from '../status-writer.ts';
-import { exportHealthGauges, type HealthJudgement, type HeldNodeCounts } from './health-metrics.ts';
+import {
+  exportHealthGauges,
+  exportTaintGauges,
+  type HealthJudgement,
+  type HeldNodeCounts,
+  type TaintCounts,
+} from './health-metrics.ts';
 import type { NodeHealth } from './node-health.ts';
 import type { HealthSettings } from '../../config/health-config.ts';
 
@@ -32,9 +39,17 @@ export interface HealthTarget {
   nodeHealthHandler(): EventHandler<NodeHealth>;
 }
 
+/** What of the taint writer (taint-writer.ts) the full Node watch feeds. */
+export interface TaintTarget extends TaintCounts {
+  setNodeTaints(state: NodeHealthState): void;
+  nodeTaintHandler(): EventHandler<NodeHealth>;
+}
+
 export interface HealthRunnerDeps {
   writer: HealthTarget;
-  /** Absent: health.nodes cannot be turned on (it is logged once when asked for). */
+  /** The fabric taint's writer; absent where no Node is tainted (tests of other parts). */
+  taints?: TaintTarget;
+  /** Absent: health.nodes and health.taint cannot be turned on (it is logged once when asked for). */
   nodeHealthInformer?: NodeHealthInformerFactory;
   registry: Registry;
   logger: Logger;
@@ -43,7 +58,7 @@ export interface HealthRunnerDeps {
 interface NodeWatch {
   readonly stop: AbortController;
   readonly run: Promise<void>;
-  registration?: HandlerRegistration;
+  registrations: HandlerRegistration[];
 }
 
 export class HealthRunner implements Follower {
@@ -54,7 +69,12 @@ export class HealthRunner implements Follower {
   private readonly stopped = new Latch();
 
   constructor(private readonly deps: HealthRunnerDeps) {
-    this.stopGauges = exportHealthGauges(deps.registry, deps.writer.judgements, deps.writer.labelHolds);
+    const stopHealth = exportHealthGauges(deps.registry, deps.writer.judgements, deps.writer.labelHolds);
+    const stopTaints = deps.taints ? exportTaintGauges(deps.registry, deps.taints) : () => {};
+    this.stopGauges = () => {
+      stopHealth();
+      stopTaints();
+    };
   }
 
   /**
@@ -65,8 +85,8 @@ export class HealthRunner implements Follower {
   configuration(config: DiscoveryConfig | undefined): void {
     if (!config) return;
     this.deps.writer.setSettings(config.health);
-    // A stop resolves when the old watch ended; nothing waits for it here.
-    void this.nodeWatch(config.health.nodes);
+    // A stop resolves when the old watch ended; nothing waits for it here. The taint needs every Node's taints.
+    void this.nodeWatch(config.health.nodes || config.health.taint !== undefined);
   }
 
   /**
@@ -90,11 +110,12 @@ export class HealthRunner implements Follower {
   }
 
   private async nodeWatch(on: boolean): Promise<void> {
-    const { logger, writer } = this.deps;
+    const { logger, writer, taints } = this.deps;
     if (on && !this.watch) {
       const factory = this.deps.nodeHealthInformer;
       if (!factory) {
-        const message = 'health.nodes is set but this process has no full Node watch; NodesReady is not written';
+        const message =
+          'health.nodes or health.taint is set but this process has no full Node watch; NodesReady and the taint are not written';
         if (this.noWatchLogged.isNew(message)) logger.info(message);
         return;
       }
@@ -103,24 +124,29 @@ export class HealthRunner implements Follower {
       const watch: NodeWatch = {
         stop,
         run: informer.run(stop.signal).catch((err) => logger.error('Node health watch stopped', { err })),
+        registrations: [],
       };
       this.watch = watch;
       writer.setNodeHealth('syncing');
+      taints?.setNodeTaints('syncing');
       logger.info('Node health on: watching full Node objects');
       informer.waitForSync(stop.signal).then(
         () => {
           if (stop.signal.aborted) return;
           writer.setNodeHealth(informer);
-          watch.registration = informer.addEventHandler(writer.nodeHealthHandler());
+          taints?.setNodeTaints(informer);
+          watch.registrations.push(informer.addEventHandler(writer.nodeHealthHandler()));
+          if (taints) watch.registrations.push(informer.addEventHandler(taints.nodeTaintHandler()));
         },
         () => {},
       );
     } else if (!on && this.watch) {
-      const { stop, run, registration } = this.watch;
+      const { stop, run, registrations } = this.watch;
       this.watch = undefined;
-      registration?.remove();
+      for (const r of registrations) r.remove();
       stop.abort();
       writer.setNodeHealth(undefined);
+      taints?.setNodeTaints(undefined);
       logger.info('Node health off: full Node watch stopped');
       await run;
     }

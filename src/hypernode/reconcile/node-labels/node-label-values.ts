@@ -9,14 +9,12 @@ import { isLabelValue, isQualifiedName, LABEL_VALUE_MAX_LENGTH } from '../../../
 import { createHash } from 'node:crypto';
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { labelValue } from '../../model/label-reads.ts';
+import { OWNED_LABELS_ANNOTATION } from '../../model/hypernode-labels.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
-
-/** `<this><source>`: the annotation listing, comma-separated, the label keys that source wrote on the Node. */
-export const OWNED_LABELS_ANNOTATION = 'topology.volcano.sh/owned-labels.';
 
 export const ownershipAnnotation = (source: string) => `${OWNED_LABELS_ANNOTATION}${source}`;
 
-/** True for the annotations the Node cache must keep (the rest of a Node's annotations are dropped). */
+/** True for the label export's ownership records. */
 export const isOwnershipAnnotation = (key: string) => key.startsWith(OWNED_LABELS_ANNOTATION);
 
 /** Desired labels per Node name: key → value. */
