@@ -12,9 +12,9 @@ import {
   slurmTopologyConf,
   slurmTopologyYaml,
   type SlurmPlugin,
-} from '../hypernode/preview/slurm/slurm-files.ts';
-import { slurmHostNames } from '../hypernode/preview/slurm/slurm-host-names.ts';
-import { slurmTopology } from '../hypernode/preview/slurm/slurm-topology.ts';
+} from '../hypernode/exports/slurm/slurm-files.ts';
+import { slurmHostNames } from '../hypernode/exports/slurm/slurm-host-names.ts';
+import { slurmTopology } from '../hypernode/exports/slurm/slurm-topology.ts';
 import { choiceKind } from './choice-flag.ts';
 
 /** The tierNames of NVLink domains, which Slurm's block plugin reads as blocks. */

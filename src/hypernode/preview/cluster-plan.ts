@@ -47,18 +47,14 @@ import { conditionTime } from '../reconcile/health/conditions.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { nextStatus } from '../reconcile/status-writer.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
-import {
-  planNodeLabels,
-  type LabelPlan,
-  type PlannedLabelChange,
-} from '../reconcile/node-labels/node-label-preview.ts';
-import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
+import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../exports/node-labels/node-label-preview.ts';
+import { decideTopologyObjects } from '../exports/topology-objects/topology-object-decisions.ts';
 import {
   levelLabelKeysBySource,
   TOPOLOGY_KINDS,
   type TopologyChange,
-} from '../reconcile/topology-objects/topology-object-specs.ts';
-import { topologySequence } from '../reconcile/topology-objects/topology-object-messages.ts';
+} from '../exports/topology-objects/topology-object-specs.ts';
+import { topologySequence } from '../exports/topology-objects/topology-object-messages.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 

@@ -5,12 +5,12 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { compressHostlist } from '../../../src/hypernode/preview/slurm/slurm-hostlist.ts';
-import { blockSizes, treeOrder } from '../../../src/hypernode/preview/slurm/slurm-blocks.ts';
-import { slurmName, slurmSwitchName } from '../../../src/hypernode/preview/slurm/slurm-names.ts';
-import { slurmTopology } from '../../../src/hypernode/preview/slurm/slurm-topology.ts';
-import { expandHostlist } from '../../support/slurm-topology-reader.ts';
+import type { HyperNode } from '../../../../src/hypernode/model/hypernode-types.ts';
+import { compressHostlist } from '../../../../src/hypernode/exports/slurm/slurm-hostlist.ts';
+import { blockSizes, treeOrder } from '../../../../src/hypernode/exports/slurm/slurm-blocks.ts';
+import { slurmName, slurmSwitchName } from '../../../../src/hypernode/exports/slurm/slurm-names.ts';
+import { slurmTopology } from '../../../../src/hypernode/exports/slurm/slurm-topology.ts';
+import { expandHostlist } from '../../../support/slurm-topology-reader.ts';
 
 const roundTrip = (names: string[]) => expandHostlist(compressHostlist(names)).sort();
 
