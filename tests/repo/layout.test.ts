@@ -257,9 +257,9 @@ test('scripts/ and testing/ never import tests/', () => {
   );
 });
 
-test('src/hypernode has at most eight entries on top', () => {
+test('src/hypernode has at most nine entries on top', () => {
   const entries = readdirSync(join(ROOT, 'src/hypernode')).sort();
-  assert.ok(entries.length <= 8, `src/hypernode holds ${entries.length} entries: ${entries.join(', ')}`);
+  assert.ok(entries.length <= 9, `src/hypernode holds ${entries.length} entries: ${entries.join(', ')}`);
 });
 
 test('no two files under src/ share a base name', () => {
