@@ -31,7 +31,6 @@ import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
 import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from '../reconcile/hypernode-diff.ts';
 import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput, type SourceSnapshot } from './preview.ts';
-import { keptHyperNodes } from '../reconcile/kept-topology.ts';
 import { LabelHoldBoard } from '../reconcile/health/label-holds.ts';
 import { FabricHealthBoard } from '../reconcile/health/fabric-health.ts';
 import {
@@ -192,13 +191,12 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) ||
       compareBytes(a.name, b.name),
   );
-  // Node labels and Topology objects follow the tree as kept: the guard's held deletes stay in it.
-  const existingByName = new Map(input.existing.map((hn) => [hn.metadata.name, hn]));
+  // Node labels and Topology objects follow the tree as the reconciler keeps it: the guard's held deletes stay in it.
   const desired = new Map(
-    [...snapshots].map(([source, snapshot]) => [
-      source,
-      keptHyperNodes(snapshot.desired.values(), held.get(source) ?? [], (name) => existingByName.get(name)),
-    ]),
+    [...snapshots.keys()].flatMap((source) => {
+      const tree = reconciler.keptOf(source, holds.heldBy(source));
+      return tree ? [[source, tree.hyperNodes] as const] : [];
+    }),
   );
   const topologies: PlannedTopologyChange[] = [];
   // The labels live Topology objects of ours name stay on the Nodes (node-label-changes.ts): known from those read.
