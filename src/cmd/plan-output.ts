@@ -13,7 +13,7 @@ import {
   type PlannedChange,
 } from '../hypernode/preview/cluster-plan.ts';
 import { describeReason, formatFabricTaint, type TaintChange } from '../hypernode/reconcile/health/fabric-taints.ts';
-import { describeLevels } from '../hypernode/reconcile/topology-objects/topology-object-specs.ts';
+import { describeLevels } from '../hypernode/exports/topology-objects/topology-object-specs.ts';
 import { terminalText } from '../hypernode/model/fabric-names.ts';
 
 export interface PlanStyle {

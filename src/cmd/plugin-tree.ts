@@ -6,9 +6,9 @@
 import { stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
-import { renderHyperNodeTree, type TreeHyperNode } from '../hypernode/preview/hypernode-tree.ts';
+import { renderHyperNodeTree } from '../hypernode/preview/hypernode-tree.ts';
+import { publishedTrees, withSpec } from '../hypernode/preview/published-topology.ts';
 import { isOwnedBy, SOURCE_KEYS } from '../hypernode/model/hypernode-labels.ts';
-import { membersOf } from '../hypernode/model/member-selector.ts';
 import { nodeMemberships } from '../hypernode/preview/view/node-membership.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
 import { topologyView } from '../hypernode/preview/view/topology-model.ts';
@@ -92,7 +92,7 @@ export async function pluginTree(
     }
     if (slurm) {
       const config = parsed.values.config === '' ? EMPTY_CONFIG : await readDiscoveryConfig(parsed.values.config);
-      const text = slurmOutput(slurm, { hyperNodes, nodes, config, flags: parsed.values });
+      const text = slurmOutput(slurm, { trees: publishedTrees(hyperNodes), nodes, config, flags: parsed.values });
       return { code: EXIT_SUCCESS, stdout: text, stderr: stderr.text() };
     }
     if (hyperNodes.length === 0)
@@ -113,11 +113,4 @@ export async function pluginTree(
   } finally {
     cluster?.close();
   }
-}
-
-/** The tree's shape; a hand-made HyperNode may lack a spec or a member's selector (then it names nothing to draw). */
-function withSpec(hn: HyperNode): TreeHyperNode {
-  const spec = hn.spec ?? { tier: 0 };
-  const members = membersOf(hn).flatMap((m) => (m.selector ? [{ type: m.type, selector: m.selector }] : []));
-  return { ...hn, spec: { ...spec, members } };
 }

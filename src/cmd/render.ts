@@ -159,7 +159,7 @@ export async function render(
     if (preview.hyperNodes.length === 0) throw new Error(emptyResultReason(config, nodes));
     const format = values.output;
     const stdout = isSlurmFormat(format)
-      ? slurmOutput(format, { hyperNodes: preview.hyperNodes, nodes, config, flags: values })
+      ? slurmOutput(format, { trees: preview.kept, nodes, config, flags: values })
       : formatOutput(preview.hyperNodes, nodes, format, env);
     return { code: EXIT_SUCCESS, stdout, stderr: stderr.text() };
   } catch (err) {

@@ -1,10 +1,13 @@
-// `render -o slurm-topology-yaml|slurm-topology-conf`: the previewed
-// HyperNodes as Slurm's topology files, with their two flags. Kept out of
-// render.ts so each output format stays in its own module.
+// `render -o slurm-topology-yaml|slurm-topology-conf` (and `kubectl hypernode
+// tree`): the sources' trees as kept, as Slurm's topology files, with their
+// flags. Kept out of render.ts so each output format stays in its own module;
+// here the configuration is read for what the export needs of a source (the
+// ufm host names), so the export itself knows none.
 
 import { intKind, stringArrayKind } from '../app/flags/flag-kinds.ts';
 import { flag } from '../app/flags/flag-set.ts';
-import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import type { NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import type { KeptTopology } from '../hypernode/reconcile/kept-topology.ts';
 import type { DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { NVLINK_TIER_NAMES } from '../hypernode/model/nvlink.ts';
 import {
@@ -12,9 +15,10 @@ import {
   slurmTopologyConf,
   slurmTopologyYaml,
   type SlurmPlugin,
-} from '../hypernode/preview/slurm/slurm-files.ts';
-import { slurmHostNames } from '../hypernode/preview/slurm/slurm-host-names.ts';
-import { slurmTopology } from '../hypernode/preview/slurm/slurm-topology.ts';
+} from '../hypernode/exports/slurm/slurm-files.ts';
+import { slurmHostNames } from '../hypernode/exports/slurm/slurm-host-names.ts';
+import { slurmTopology } from '../hypernode/exports/slurm/slurm-topology.ts';
+import { ufmHostNameLabel } from '../hypernode/discovery/ufm/ufm-config.ts';
 import { choiceKind } from './choice-flag.ts';
 
 /** The tierNames of NVLink domains, which Slurm's block plugin reads as blocks. */
@@ -50,7 +54,8 @@ export interface SlurmFlagValues {
 }
 
 export interface SlurmOutputInput {
-  readonly hyperNodes: readonly HyperNode[];
+  /** Each source's tree as the controller keeps it (render), or as the cluster holds it (kubectl hypernode tree). */
+  readonly trees: readonly KeptTopology[];
   readonly nodes: readonly NodeMeta[];
   readonly config: DiscoveryConfig;
   readonly flags: SlurmFlagValues;
@@ -63,10 +68,10 @@ export function isSlurmFormat(format: string): format is SlurmFormat {
 /** The file's text; throws when the HyperNodes cannot be written for Slurm. */
 export function slurmOutput(format: SlurmFormat, input: SlurmOutputInput): string {
   const { flags } = input;
-  const topology = slurmTopology(input.hyperNodes, input.nodes, {
+  const topology = slurmTopology(input.trees, input.nodes, {
     blockTiers: flags['slurm-block-tier'].length > 0 ? flags['slurm-block-tier'] : NVLINK_BLOCK_TIERS,
     blockSize: flags['slurm-block-size'] === 0n ? undefined : Number(flags['slurm-block-size']),
-    hostName: slurmHostNames(input.config, input.nodes),
+    hostName: slurmHostNames(ufmHostNameLabel(input.config), input.nodes),
   });
   return format === 'slurm-topology-yaml'
     ? slurmTopologyYaml(topology)

@@ -26,8 +26,8 @@ import { builtinDiscoverers, type DiscovererRegistry } from './discovery/registr
 import { exportTopologyCounts, newHyperNodeMetrics, type HyperNodeMetrics } from './hypernode-metrics.ts';
 import { TopologyReconciler, WRITE_RETRY_QUEUE_NAME } from './reconcile/reconciler.ts';
 import { STATUS_QUEUE_NAME, StatusWriter } from './reconcile/status-writer.ts';
-import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './reconcile/node-labels/node-label-sync.ts';
-import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './reconcile/topology-objects/topology-object-sync.ts';
+import { NODE_LABEL_QUEUE_NAME, NodeLabelSync } from './exports/node-labels/node-label-sync.ts';
+import { TOPOLOGY_OBJECT_QUEUE_NAME, TopologyObjectSync } from './exports/topology-objects/topology-object-sync.ts';
 import type { TopologyStateRecorder } from './reconcile/topology-state.ts';
 import type { Follower } from './reconcile/follower.ts';
 import { HealthRunner, type NodeHealthInformerFactory } from './reconcile/health/health-runner.ts';

@@ -15,7 +15,7 @@ import { buildClientConfig } from '../../src/kube/config.ts';
 import { RestClient } from '../../src/kube/rest.ts';
 import { Transport } from '../../src/kube/transport.ts';
 import { nullLogger } from '../../src/log.ts';
-import { servedLevels } from '../../src/hypernode/reconcile/topology-objects/topology-served-schema.ts';
+import { servedLevels } from '../../src/hypernode/exports/topology-objects/topology-served-schema.ts';
 import { KAI_0_16_TOPOLOGY_CRD_FILE, KAI_TOPOLOGY_CRD_FILE, startApiServer } from '../../testing/apiserver/index.ts';
 
 test('the served schema: read from /openapi/v3, fetched again only when its hash changes; none where the server has no /openapi/v3', async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { plan } from '../../src/cmd/plan.ts';
-import type { PlannedLabelChange } from '../../src/hypernode/reconcile/node-labels/node-label-preview.ts';
+import type { PlannedLabelChange } from '../../src/hypernode/exports/node-labels/node-label-preview.ts';
 import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { NS, TOPOLOGY_A3_ENTRY, seedConfigMap, setDiscoveryConfig, workedExampleNodes } from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';

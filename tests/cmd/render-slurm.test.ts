@@ -4,6 +4,9 @@
 // input: on a rail-optimised UFM fabric whose Nodes are named apart from their
 // hosts (the host names come back through config.hostMapping.nodeLabel), and
 // on a mixed-depth label cluster whose NVLink domains become Slurm blocks.
+// Like every export the files follow the tree as the controller keeps it: a
+// relabel whose deletes the mass-delete guard holds keeps the old HyperNodes,
+// but leaves no Node under two leaf switches.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +18,7 @@ import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-ty
 import { generateFatTree } from '../../testing/fat-tree.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../testing/mixed-cluster.ts';
+import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
 import { readTopologyConf, readTopologyYaml, type ReadTopology } from '../support/slurm-topology-reader.ts';
 import { scratchDir } from './scratch-dir.ts';
 
@@ -166,6 +170,50 @@ test('--slurm-block-tier chooses which tier is written as blocks; a tier nobody 
   assert.is(none.code, 1);
   assert.is(none.stdout, '');
   assert.match(none.stderr, /no HyperNode of a block tier \(see --slurm-block-tier\) holds Nodes/);
+});
+
+test('a relabel the guard holds: the old racks stay HyperNodes, the Slurm file puts each Node under its new rack only', async () => {
+  const conf = write('conf.yaml', SAMPLE_DISCOVERY_CONFIG);
+  const nodes = sampleNodes({ zones: 2, spinesPerZone: 2, racksPerSpine: 4, nodesPerRack: 4 });
+  const before = (
+    JSON.parse(await run(['--config', conf, '--nodes', nodesFile(nodes), '-o', 'json'])) as { items: HyperNode[] }
+  ).items;
+  const existing = write('existing.json', JSON.stringify({ apiVersion: 'v1', kind: 'List', items: before }));
+  // Every rack renamed at once: 16 of the 22 HyperNodes would go, more than maxDeletePercent (50) lets through.
+  const relabelled = nodes.map(
+    (n): NodeMeta => ({
+      metadata: {
+        name: n.metadata.name,
+        labels: { ...n.metadata.labels, [RACK_LABEL]: `new-${n.metadata.labels[RACK_LABEL]}` },
+      },
+    }),
+  );
+  const args = ['--config', conf, '--nodes', nodesFile(relabelled), '--existing', existing];
+  const json = await render([...args, '-o', 'json'], 'x');
+  assert.is(json.code, 0, json.stderr);
+  assert.match(json.stderr, /would delete 16 of the 22 HyperNodes it owns \(72\.7%\)/);
+  const items = (JSON.parse(json.stdout) as { items: HyperNode[] }).items;
+  const held = before.filter((hn) => hn.spec!.tier === 1).map((hn) => hn.metadata.name);
+  assert.ok(
+    held.every((name) => items.some((hn) => hn.metadata.name === name)),
+    'the held racks are still HyperNodes',
+  );
+
+  const read = readTopologyConf(await run([...args, '-o', 'slurm-topology-conf']));
+  assert.equal(
+    held.filter((name) => read.switches.has(name)),
+    [],
+    'a held rack whose Nodes moved is no switch',
+  );
+  const leaves = [...read.switches.values()].flatMap((s) => s.nodes);
+  assert.equal(leaves.sort(), nodes.map((n) => n.metadata.name).sort(), 'every Node under exactly one switch');
+  assert.equal(
+    read.switches,
+    expectedSwitches(
+      items.filter((hn) => !held.includes(hn.metadata.name)),
+      (n) => n,
+    ),
+  );
 });
 
 test.run();

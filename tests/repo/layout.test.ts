@@ -5,6 +5,7 @@
 // process (src/app/) or the subcommands (src/cmd/), no discovery source
 // imports another and the previews import none (shared plumbing lives in
 // discovery/fabric/ and discovery/remote/, shared words in model/), the
+// exports import no discovery code at all (they are fed the tree as kept), the
 // subcommands (src/cmd/) never reach into discovery/fabric/, src never
 // imports test infrastructure, scripts and testing never import tests/,
 // every label key of ours is spelled in model/hypernode-labels.ts only and
@@ -196,6 +197,15 @@ test('the previews read no source internals: only model/, the shared layers and 
   );
 });
 
+test('the exports know nothing of sources: nothing under exports/ imports discovery/', () => {
+  assert.ok(filesUnder('src/hypernode/exports', SOURCE).length > 0, 'src/hypernode/exports/ holds the exports');
+  assert.equal(
+    violations('src/hypernode/exports', (t) => t.startsWith('src/hypernode/discovery/')),
+    [],
+    'an export is fed the tree as kept (reconcile/kept-topology.ts); what it needs of a source is handed in by its caller',
+  );
+});
+
 test('the subcommands reach discovery through the sources and the registry, never the fabric layer', () => {
   assert.equal(
     violations('src/cmd', (t) => t.startsWith('src/hypernode/discovery/fabric/')),
@@ -257,9 +267,9 @@ test('scripts/ and testing/ never import tests/', () => {
   );
 });
 
-test('src/hypernode has at most eight entries on top', () => {
+test('src/hypernode has at most nine entries on top', () => {
   const entries = readdirSync(join(ROOT, 'src/hypernode')).sort();
-  assert.ok(entries.length <= 8, `src/hypernode holds ${entries.length} entries: ${entries.join(', ')}`);
+  assert.ok(entries.length <= 9, `src/hypernode holds ${entries.length} entries: ${entries.join(', ')}`);
 });
 
 test('no two files under src/ share a base name', () => {

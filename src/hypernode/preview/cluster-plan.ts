@@ -31,7 +31,6 @@ import { recordingHyperNodeClient, type RecordedWrite } from './dry-run.ts';
 import { diffHyperNodes, isEmptyDiff, type HyperNodeDiff } from '../reconcile/hypernode-diff.ts';
 import { newHyperNodeMetrics } from '../hypernode-metrics.ts';
 import { discoverSources, type PreviewDeps, type PreviewInput, type SourceSnapshot } from './preview.ts';
-import { keptHyperNodes } from '../reconcile/kept-topology.ts';
 import { LabelHoldBoard } from '../reconcile/health/label-holds.ts';
 import { FabricHealthBoard } from '../reconcile/health/fabric-health.ts';
 import {
@@ -47,18 +46,14 @@ import { conditionTime } from '../reconcile/health/conditions.ts';
 import { TopologyReconciler } from '../reconcile/reconciler.ts';
 import { nextStatus } from '../reconcile/status-writer.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
-import {
-  planNodeLabels,
-  type LabelPlan,
-  type PlannedLabelChange,
-} from '../reconcile/node-labels/node-label-preview.ts';
-import { decideTopologyObjects } from '../reconcile/topology-objects/topology-object-decisions.ts';
+import { planNodeLabels, type LabelPlan, type PlannedLabelChange } from '../exports/node-labels/node-label-preview.ts';
+import { decideTopologyObjects } from '../exports/topology-objects/topology-object-decisions.ts';
 import {
   levelLabelKeysBySource,
   TOPOLOGY_KINDS,
   type TopologyChange,
-} from '../reconcile/topology-objects/topology-object-specs.ts';
-import { topologySequence } from '../reconcile/topology-objects/topology-object-messages.ts';
+} from '../exports/topology-objects/topology-object-specs.ts';
+import { topologySequence } from '../exports/topology-objects/topology-object-messages.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 
@@ -196,13 +191,12 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
       ACTION_ORDER.indexOf(a.action) - ACTION_ORDER.indexOf(b.action) ||
       compareBytes(a.name, b.name),
   );
-  // Node labels and Topology objects follow the tree as kept: the guard's held deletes stay in it.
-  const existingByName = new Map(input.existing.map((hn) => [hn.metadata.name, hn]));
+  // Node labels and Topology objects follow the tree as the reconciler keeps it: the guard's held deletes stay in it.
   const desired = new Map(
-    [...snapshots].map(([source, snapshot]) => [
-      source,
-      keptHyperNodes(snapshot.desired.values(), held.get(source) ?? [], (name) => existingByName.get(name)),
-    ]),
+    [...snapshots.keys()].flatMap((source) => {
+      const tree = reconciler.keptOf(source, holds.heldBy(source));
+      return tree ? [[source, tree.hyperNodes] as const] : [];
+    }),
   );
   const topologies: PlannedTopologyChange[] = [];
   // The labels live Topology objects of ours name stay on the Nodes (node-label-changes.ts): known from those read.

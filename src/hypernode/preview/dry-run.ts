@@ -26,7 +26,7 @@ import type {
 import type { HyperNode } from '../model/hypernode-types.ts';
 import { sourceOf } from '../model/hypernode-labels.ts';
 import { describeDiff, diffHyperNodes } from '../reconcile/hypernode-diff.ts';
-import { describeLevels } from '../reconcile/topology-objects/topology-object-specs.ts';
+import { describeLevels } from '../exports/topology-objects/topology-object-specs.ts';
 import type { WriteVerb } from '../hypernode-metrics.ts';
 
 export const DRY_RUN_WRITES_METRIC = 'hypernode_dry_run_writes_total';

@@ -32,7 +32,7 @@ import { deleteGuard, heldDeletesMessage } from '../reconcile/delete-guard.ts';
 import { lookupDiscoverer, type DiscovererRegistry } from '../discovery/registry.ts';
 import { dependsOnNodes, nodeCount } from '../model/member-selector.ts';
 import { desiredByName } from '../reconcile/desired-objects.ts';
-import { keptHyperNodes } from '../reconcile/kept-topology.ts';
+import { keptHyperNodes, type KeptTopology } from '../reconcile/kept-topology.ts';
 import { describeViolations, validateSnapshot } from '../reconcile/snapshot-validation.ts';
 import { errorMessage, wrapError } from '../../util/error-message.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
@@ -77,6 +77,11 @@ export interface Preview {
    * mass-delete guard would hold (every output follows this tree).
    */
   readonly hyperNodes: DiscoveredHyperNode[];
+  /**
+   * Each source's tree as the controller's reconciler would keep it, in configuration order: what the exports follow
+   * (the Slurm files, as the controller's Node labels and Topology objects do).
+   */
+  readonly kept: readonly KeptTopology[];
   /** Things the controller would log and skip (names held by objects a source does not own, deletes it would hold). */
   readonly warnings: string[];
 }
@@ -128,10 +133,17 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
   const hyperNodes = new StaticInformer(input.existing);
   const warnings: string[] = [];
   const out: DiscoveredHyperNode[] = [];
+  const kept: KeptTopology[] = [];
   for (const [source, { desired, maxDeletePercent, warnings: discovered }] of await discoverSources(input, deps)) {
     warnings.push(...discovered);
     const held = heldDeletes(source, desired, input.existing, maxDeletePercent);
-    if (held) warnings.push(held.message);
+    if (held) warnings.push(`${held.why}. The controller would keep: ${[...held.names].join(', ')}`);
+    kept.push({
+      source,
+      hyperNodes: keptHyperNodes(desired.values(), held?.names ?? [], (name) => hyperNodes.get(name)),
+      heldDeletes: held,
+      heldNodes: [], // one run remembers no label: render keeps no Node in place
+    });
     for (const hn of keptHyperNodes([], held?.names ?? [], (name) => hyperNodes.get(name)))
       out.push(withStatus(hn, input.nodes));
     for (const [name, want] of desired) {
@@ -147,7 +159,7 @@ export async function previewDiscovery(input: PreviewInput, deps: PreviewDeps): 
     }
   }
   out.sort((a, b) => a.spec.tier - b.spec.tier || compareBytes(a.metadata.name, b.metadata.name));
-  return { hyperNodes: out, warnings };
+  return { hyperNodes: out, kept, warnings };
 }
 
 /**
@@ -232,14 +244,11 @@ function heldDeletes(
   desired: ReadonlyMap<string, HyperNode>,
   existing: readonly HyperNode[],
   maxDeletePercent: number,
-): { readonly names: readonly string[]; readonly message: string } | undefined {
+): KeptTopology['heldDeletes'] {
   const owned = existing.filter((hn) => isOwnedBy(hn, source)).map((hn) => hn.metadata.name);
   const doomed = owned.filter((name) => !desired.has(name)).sort(compareBytes);
   if (!deleteGuard(owned.length, doomed.length, maxDeletePercent).hold) return undefined;
-  return {
-    names: doomed,
-    message: `${heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent)}. The controller would keep: ${doomed.join(', ')}`,
-  };
+  return { names: new Set(doomed), why: heldDeletesMessage(source, owned.length, doomed.length, maxDeletePercent) };
 }
 
 /** Starts the source's discoverer, takes its first snapshot or first reported failure, and stops it. */

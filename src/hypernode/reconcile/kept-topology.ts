@@ -1,7 +1,9 @@
-// The one input of every export (Node labels, Kueue and KAI Topology
-// objects, the topology page's view; render's and plan's Slurm files and
-// views build the same): a source's tree as the reconciler keeps it in the
-// cluster, with what is held and why. That is the accepted snapshot plus the
+// The one input of every export (exports/: Node labels, Kueue and KAI
+// Topology objects, Slurm's files; the topology page's view too; render's
+// preview and plan's reconciler build the same): a source's tree as the
+// reconciler keeps it in the cluster, with what is held and why. It stays in
+// the reconcile core, which builds it, and the exports above import it
+// (docs/design.md §1.1). That is the accepted snapshot plus the
 // HyperNodes whose delete the mass-delete guard holds, so an export never
 // removes what the guard keeps (an empty or partial snapshot the guard holds
 // deletes no Topology object and strips no Node label); the Nodes the label

@@ -18,8 +18,8 @@ import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model
 import { renderHyperNodeTree } from '../../../src/hypernode/preview/hypernode-tree.ts';
 import { nodeMemberships } from '../../../src/hypernode/preview/view/node-membership.ts';
 import { topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
-import { desiredNodeLabels } from '../../../src/hypernode/reconcile/node-labels/node-label-values.ts';
-import { desiredTopologies } from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
+import { desiredNodeLabels } from '../../../src/hypernode/exports/node-labels/node-label-values.ts';
+import { desiredTopologies } from '../../../src/hypernode/exports/topology-objects/topology-object-specs.ts';
 import { NODES_READY } from '../../../src/hypernode/reconcile/health/conditions.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { health, rig } from '../health/health-rig.ts';

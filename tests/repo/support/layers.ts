@@ -1,7 +1,9 @@
 // The layers of src/, lowest first: a file may import its own layer and the
 // layers below it. Within src/hypernode/ the model is the vocabulary, the
-// metrics and the Event catalogue are what every wing reports through, and
-// the controller on top wires discovery to the reconcile core. docs/design.md
+// metrics and the Event catalogue are what every wing reports through, the
+// exports follow the tree the reconcile core keeps (so the core never knows
+// an export), and the controller on top wires discovery to the core and the
+// core to the exports. docs/design.md
 // §1 draws the same stack and orders its module map by it
 // (tests/repo/design-map.test.ts); tests/repo/layout.test.ts holds the
 // imports to it.
@@ -15,6 +17,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['src/hypernode/config/'],
   ['src/hypernode/discovery/'],
   ['src/hypernode/reconcile/'],
+  ['src/hypernode/exports/'],
   ['src/hypernode/preview/'],
   ['src/hypernode/controller.ts'],
   ['src/app/', 'src/cmd/'],

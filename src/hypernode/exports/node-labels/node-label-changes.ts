@@ -17,7 +17,7 @@
 
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
-import { deleteGuard } from '../delete-guard.ts';
+import { deleteGuard } from '../../reconcile/delete-guard.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { ownedKeys, ownersOf, ownershipAnnotation, type NodeLabels } from './node-label-values.ts';
 

@@ -8,18 +8,21 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../../src/kube/errors.ts';
-import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
-import type { MetadataChanges } from '../../../src/hypernode/model/contracts.ts';
-import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import type { KeptTopology } from '../../../src/hypernode/reconcile/kept-topology.ts';
-import { parseConfig, type DiscoveryConfig } from '../../../src/hypernode/config/loader.ts';
-import { NodeLabelSync, NODE_LABEL_COALESCE_MS } from '../../../src/hypernode/reconcile/node-labels/node-label-sync.ts';
-import { FakeClock } from '../../kube/fake-clock.ts';
-import { FakeInformer } from '../../support/fake-informer.ts';
-import { capturingLogger } from '../../support/capturing-logger.ts';
-import { waitFor } from '../../../testing/wait.ts';
-import { mergePatch } from '../../../testing/apiserver/patch.ts';
+import { ApiError } from '../../../../src/kube/errors.ts';
+import { buildWithTierName } from '../../../../src/hypernode/model/hypernode-builders.ts';
+import type { MetadataChanges } from '../../../../src/hypernode/model/contracts.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../../../src/hypernode/model/hypernode-types.ts';
+import type { KeptTopology } from '../../../../src/hypernode/reconcile/kept-topology.ts';
+import { parseConfig, type DiscoveryConfig } from '../../../../src/hypernode/config/loader.ts';
+import {
+  NodeLabelSync,
+  NODE_LABEL_COALESCE_MS,
+} from '../../../../src/hypernode/exports/node-labels/node-label-sync.ts';
+import { FakeClock } from '../../../kube/fake-clock.ts';
+import { FakeInformer } from '../../../support/fake-informer.ts';
+import { capturingLogger } from '../../../support/capturing-logger.ts';
+import { waitFor } from '../../../../testing/wait.ts';
+import { mergePatch } from '../../../../testing/apiserver/patch.ts';
 
 const P = 'topo.example.com';
 const OWNED = 'topology.volcano.sh/owned-labels.label';

@@ -2,7 +2,7 @@
 // those of a source whose labels are off), shared by the label sync's log
 // lines and the previews (`plan`, `--dry-run`). Ours, no Go counterpart.
 
-import { deleteGuard } from '../delete-guard.ts';
+import { deleteGuard } from '../../reconcile/delete-guard.ts';
 import type { HeldLabelRemovals, RemovalsOfOffSource } from './node-label-changes.ts';
 
 export function heldLabelRemovalsMessage(h: HeldLabelRemovals): string {

@@ -13,15 +13,15 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
-import type { DiscoveredHyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
+import { buildWithTierName } from '../../../../src/hypernode/model/hypernode-builders.ts';
+import type { DiscoveredHyperNode } from '../../../../src/hypernode/model/hypernode-types.ts';
 import {
   desiredTopologies,
   labelsOf,
   topologyChanges,
   topologyObject,
   TOPOLOGY_KINDS,
-} from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
+} from '../../../../src/hypernode/exports/topology-objects/topology-object-specs.ts';
 
 const P = 'topo.example.com';
 const WIDE = { holder: 'Kueue Topology kueue.x-k8s.io/v1beta2', maxLevels: 16, alias: false };

@@ -5,19 +5,19 @@
 // guard, labels a live Topology object names kept whatever the snapshot
 // says, and the `exports` validation.
 
-import { isLabelValue } from '../../../src/kube/name-validation.ts';
+import { isLabelValue } from '../../../../src/kube/name-validation.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
-import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import { parseExports } from '../../../src/hypernode/config/exports-config.ts';
+import { buildWithTierName } from '../../../../src/hypernode/model/hypernode-builders.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../../../src/hypernode/model/hypernode-types.ts';
+import { parseExports } from '../../../../src/hypernode/config/exports-config.ts';
 import {
   nodeLabelChanges,
   type NodeLabelPatch,
   type SourceLabelState,
-} from '../../../src/hypernode/reconcile/node-labels/node-label-changes.ts';
-import { desiredNodeLabels, domainValue } from '../../../src/hypernode/reconcile/node-labels/node-label-values.ts';
-import { mergePatch } from '../../../testing/apiserver/patch.ts';
+} from '../../../../src/hypernode/exports/node-labels/node-label-changes.ts';
+import { desiredNodeLabels, domainValue } from '../../../../src/hypernode/exports/node-labels/node-label-values.ts';
+import { mergePatch } from '../../../../testing/apiserver/patch.ts';
 
 const P = 'topo.example.com';
 const OWNED = 'topology.volcano.sh/owned-labels.label';

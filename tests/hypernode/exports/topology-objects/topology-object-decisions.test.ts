@@ -13,16 +13,16 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseConfig } from '../../../src/hypernode/config/loader.ts';
-import { buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
-import type { TopologyObject, TopologyObjectClient } from '../../../src/hypernode/model/contracts.ts';
-import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
-import { decideTopologyObjects } from '../../../src/hypernode/reconcile/topology-objects/topology-object-decisions.ts';
+import { parseConfig } from '../../../../src/hypernode/config/loader.ts';
+import { buildWithTierName } from '../../../../src/hypernode/model/hypernode-builders.ts';
+import type { TopologyObject, TopologyObjectClient } from '../../../../src/hypernode/model/contracts.ts';
+import type { DiscoveredHyperNode, NodeMeta } from '../../../../src/hypernode/model/hypernode-types.ts';
+import { decideTopologyObjects } from '../../../../src/hypernode/exports/topology-objects/topology-object-decisions.ts';
 import {
   TOPOLOGY_KINDS,
   topologyObject,
-} from '../../../src/hypernode/reconcile/topology-objects/topology-object-specs.ts';
-import { waitMessage } from '../../../src/hypernode/reconcile/topology-objects/topology-object-messages.ts';
+} from '../../../../src/hypernode/exports/topology-objects/topology-object-specs.ts';
+import { waitMessage } from '../../../../src/hypernode/exports/topology-objects/topology-object-messages.ts';
 
 const P = 'topo.example.com';
 const HOST = 'kubernetes.io/hostname';

@@ -1,16 +1,17 @@
 // The Slurm model and its hostlists: compression that Slurm's hostlist
 // syntax reads back to exactly the names given (zero padding, mixed widths,
 // duplicates, names without digits), sanitised switch names, and the errors
-// for names Slurm could not hold.
+// for names Slurm could not hold; the trees of several sources as one file.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { compressHostlist } from '../../../src/hypernode/preview/slurm/slurm-hostlist.ts';
-import { blockSizes, treeOrder } from '../../../src/hypernode/preview/slurm/slurm-blocks.ts';
-import { slurmName, slurmSwitchName } from '../../../src/hypernode/preview/slurm/slurm-names.ts';
-import { slurmTopology } from '../../../src/hypernode/preview/slurm/slurm-topology.ts';
-import { expandHostlist } from '../../support/slurm-topology-reader.ts';
+import type { DiscoveredHyperNode } from '../../../../src/hypernode/model/hypernode-types.ts';
+import type { KeptTopology } from '../../../../src/hypernode/reconcile/kept-topology.ts';
+import { compressHostlist } from '../../../../src/hypernode/exports/slurm/slurm-hostlist.ts';
+import { blockSizes, treeOrder } from '../../../../src/hypernode/exports/slurm/slurm-blocks.ts';
+import { slurmName, slurmSwitchName } from '../../../../src/hypernode/exports/slurm/slurm-names.ts';
+import { slurmTopology } from '../../../../src/hypernode/exports/slurm/slurm-topology.ts';
+import { expandHostlist } from '../../../support/slurm-topology-reader.ts';
 
 const roundTrip = (names: string[]) => expandHostlist(compressHostlist(names)).sort();
 
@@ -40,7 +41,7 @@ const hn = (
   tier: number,
   members: Array<[type: 'Node' | 'HyperNode', name: string]>,
   tierName?: string,
-): HyperNode => ({
+): DiscoveredHyperNode => ({
   apiVersion: 'topology.volcano.sh/v1alpha1',
   kind: 'HyperNode',
   metadata: { name },
@@ -51,9 +52,16 @@ const hn = (
   },
 });
 const opts = { blockTiers: ['nvl-domain'], hostName: (n: string) => n };
+/** One source's tree as kept, nothing held. */
+const kept = (hyperNodes: DiscoveredHyperNode[], source = 'label'): KeptTopology => ({
+  source,
+  hyperNodes,
+  heldDeletes: undefined,
+  heldNodes: [],
+});
 
 test('slurmTopology resolves regex members against the Nodes and skips children that do not exist', () => {
-  const leaf: HyperNode = {
+  const leaf: DiscoveredHyperNode = {
     ...hn('leaf', 1, []),
     spec: { tier: 1, members: [{ type: 'Node', selector: { regexMatch: { pattern: '^a' } } }] },
   };
@@ -62,7 +70,7 @@ test('slurmTopology resolves regex members against the Nodes and skips children 
     ['HyperNode', 'gone'],
   ]);
   const t = slurmTopology(
-    [top, leaf],
+    [kept([top, leaf])],
     [{ metadata: { name: 'a1' } }, { metadata: { name: 'a2' } }, { metadata: { name: 'b1' } }],
     opts,
   );
@@ -72,16 +80,41 @@ test('slurmTopology resolves regex members against the Nodes and skips children 
   ]);
 });
 
+test('the trees of several sources make one file, the same whatever their order; a name two trees hold is one switch', () => {
+  const ufm = kept(
+    [
+      hn('ufm-spine', 2, [['HyperNode', 'ufm-leaf']]),
+      hn('ufm-leaf', 1, [
+        ['Node', 'a2'],
+        ['Node', 'a1'],
+      ]),
+    ],
+    'ufm',
+  );
+  const label = kept([hn('rack', 1, [['Node', 'b1']])]);
+  const nodes = ['a1', 'a2', 'b1'].map((name) => ({ metadata: { name } }));
+  const t = slurmTopology([ufm, label], nodes, opts);
+  assert.equal(t, slurmTopology([label, ufm], nodes, opts));
+  assert.equal(t.switches, [
+    { name: 'rack', switches: [], nodes: ['b1'] },
+    { name: 'ufm-leaf', switches: [], nodes: ['a1', 'a2'] },
+    { name: 'ufm-spine', switches: ['ufm-leaf'], nodes: [] },
+  ]);
+  // A delete one source's guard holds, under a name another source now wants: one switch, the first tree's.
+  const graph = kept([hn('rack', 1, [['Node', 'b2']])], 'graph');
+  assert.equal(slurmTopology([label, graph], nodes, opts).switches, [{ name: 'rack', switches: [], nodes: ['b1'] }]);
+});
+
 test('a host name Slurm cannot read is refused naming the Node', () => {
   assert.throws(
-    () => slurmTopology([hn('leaf', 1, [['Node', 'n1']])], [], { ...opts, hostName: () => 'n 1' }),
+    () => slurmTopology([kept([hn('leaf', 1, [['Node', 'n1']])])], [], { ...opts, hostName: () => 'n 1' }),
     /Node n1 maps to host name "n 1", which Slurm cannot read/,
   );
 });
 
 test('two HyperNodes whose names sanitise alike are refused', () => {
   assert.throws(
-    () => slurmTopology([hn('a:b', 1, []), hn('a_b', 1, [])], [], opts),
+    () => slurmTopology([kept([hn('a:b', 1, []), hn('a_b', 1, [])])], [], opts),
     /HyperNode a:b and HyperNode a_b would both be named a_b in Slurm; rename one of them/,
   );
 });
@@ -89,11 +122,13 @@ test('two HyperNodes whose names sanitise alike are refused', () => {
 test('a HyperNode holding Nodes and HyperNodes gets its Nodes under a synthetic leaf switch named <name>.nodes', () => {
   const t = slurmTopology(
     [
-      hn('leaf', 1, [['Node', 'a1']]),
-      hn('mid', 2, [
-        ['HyperNode', 'leaf'],
-        ['Node', 'b1'],
-        ['Node', 'b2'],
+      kept([
+        hn('leaf', 1, [['Node', 'a1']]),
+        hn('mid', 2, [
+          ['HyperNode', 'leaf'],
+          ['Node', 'b1'],
+          ['Node', 'b2'],
+        ]),
       ]),
     ],
     [],
@@ -108,10 +143,12 @@ test('a HyperNode holding Nodes and HyperNodes gets its Nodes under a synthetic 
     () =>
       slurmTopology(
         [
-          hn('mid.nodes', 1, []),
-          hn('mid', 2, [
-            ['HyperNode', 'mid.nodes'],
-            ['Node', 'b1'],
+          kept([
+            hn('mid.nodes', 1, []),
+            hn('mid', 2, [
+              ['HyperNode', 'mid.nodes'],
+              ['Node', 'b1'],
+            ]),
           ]),
         ],
         [],
@@ -126,12 +163,14 @@ test('names over 64 characters are cut with a hash of the whole name: determinis
   const [a, b] = [`${head}-su1-r1`, `${head}-su1-r2`];
   const t = slurmTopology(
     [
-      hn(a, 1, [['Node', 'n1']]),
-      hn(b, 1, [['Node', 'n2']]),
-      hn('top', 2, [
-        ['HyperNode', a],
-        ['HyperNode', b],
-        ['Node', 'n3'],
+      kept([
+        hn(a, 1, [['Node', 'n1']]),
+        hn(b, 1, [['Node', 'n2']]),
+        hn('top', 2, [
+          ['HyperNode', a],
+          ['HyperNode', b],
+          ['Node', 'n3'],
+        ]),
       ]),
     ],
     [],
@@ -147,10 +186,12 @@ test('names over 64 characters are cut with a hash of the whole name: determinis
   const long = 'top-'.padEnd(80, 'y');
   const mixed = slurmTopology(
     [
-      hn('leaf', 1, [['Node', 'n1']]),
-      hn(long, 2, [
-        ['HyperNode', 'leaf'],
-        ['Node', 'n2'],
+      kept([
+        hn('leaf', 1, [['Node', 'n1']]),
+        hn(long, 2, [
+          ['HyperNode', 'leaf'],
+          ['Node', 'n2'],
+        ]),
       ]),
     ],
     [],
@@ -159,10 +200,10 @@ test('names over 64 characters are cut with a hash of the whole name: determinis
   const leaf = mixed.switches.find((s) => s.nodes.includes('n2'))!.name;
   assert.is(leaf.length, 64);
   assert.ok(leaf.endsWith('.nodes') && leaf.slice(-16, -6) === slurmSwitchName(long).slice(-10), leaf);
-  // A HyperNode already named like another's shortened name is refused with both names.
+  // A HyperNode already named like another's shortened name is refused with both names, in tier and name order.
   assert.throws(
-    () => slurmTopology([hn(a, 1, []), hn(sa, 1, [])], [], opts),
-    new RegExp(`HyperNode ${a} and HyperNode ${sa} would both be named ${sa}`),
+    () => slurmTopology([kept([hn(a, 1, []), hn(sa, 1, [])])], [], opts),
+    new RegExp(`HyperNode ${sa} and HyperNode ${a} would both be named ${sa}`),
   );
 });
 
@@ -177,21 +218,23 @@ test('blocks follow the tree, so the NVLink domains of one leaf are neighbours, 
     );
   const t = slurmTopology(
     [
-      d('d1', 'a1', 'a2', 'a3'),
-      d('d2', 'b1', 'b2'),
-      d('d3', 'a4', 'a5'),
-      d('d4', 'b3', 'b4', 'b5'),
-      hn('leaf-a', 2, [
-        ['HyperNode', 'd3'],
-        ['HyperNode', 'd1'],
-      ]),
-      hn('leaf-b', 2, [
-        ['HyperNode', 'd4'],
-        ['HyperNode', 'd2'],
-      ]),
-      hn('spine', 3, [
-        ['HyperNode', 'leaf-b'],
-        ['HyperNode', 'leaf-a'],
+      kept([
+        d('d1', 'a1', 'a2', 'a3'),
+        d('d2', 'b1', 'b2'),
+        d('d3', 'a4', 'a5'),
+        d('d4', 'b3', 'b4', 'b5'),
+        hn('leaf-a', 2, [
+          ['HyperNode', 'd3'],
+          ['HyperNode', 'd1'],
+        ]),
+        hn('leaf-b', 2, [
+          ['HyperNode', 'd4'],
+          ['HyperNode', 'd2'],
+        ]),
+        hn('spine', 3, [
+          ['HyperNode', 'leaf-b'],
+          ['HyperNode', 'leaf-a'],
+        ]),
       ]),
     ],
     [],

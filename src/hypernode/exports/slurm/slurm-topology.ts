@@ -2,7 +2,10 @@
 // the topology/tree plugin (its child switches and its Nodes), and the
 // HyperNodes of the block tiers (NVLink domains by default) are the blocks
 // of the topology/block plugin. `render -o slurm-topology-yaml|conf` writes
-// it (slurm-files.ts). Ours, no Go counterpart.
+// it (slurm-files.ts). Like every export it is fed the sources' trees as the
+// reconciler keeps them (reconcile/kept-topology.ts): a HyperNode whose
+// delete the guard holds stays a switch until its Nodes are placed elsewhere,
+// and never leaves a Node under two leaf switches. Ours, no Go counterpart.
 //
 // Slurm's tree plugin refuses a switch with both child switches and nodes
 // (22.05 to 26.05 exit; 26.05's topology.yaml drops the children), which
@@ -15,6 +18,7 @@
 // they cannot be written.
 
 import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
+import type { KeptTopology } from '../../reconcile/kept-topology.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import { treeOrder } from './slurm-blocks.ts';
@@ -64,6 +68,19 @@ function checkedHostName(host: string, node: string): string {
   return host;
 }
 
+/**
+ * Every tree's HyperNodes by tier, then name, so the file does not depend on the order of the sources; a name two
+ * trees hold (a held delete of one source that another now wants) is one switch, the first source's.
+ */
+function treesAsOne(trees: readonly KeptTopology[]): HyperNode[] {
+  const byName = new Map<string, HyperNode>();
+  for (const tree of trees)
+    for (const hn of tree.hyperNodes) if (!byName.has(hn.metadata.name)) byName.set(hn.metadata.name, hn);
+  return [...byName.values()].sort(
+    (a, b) => (a.spec?.tier ?? 0) - (b.spec?.tier ?? 0) || compareBytes(a.metadata.name, b.metadata.name),
+  );
+}
+
 /** A HyperNode's direct child HyperNodes and Slurm node names. */
 interface Direct {
   readonly children: readonly string[];
@@ -107,14 +124,15 @@ function nodesUnder(
 }
 
 /**
- * The HyperNode tree as Slurm switches and blocks; throws when two names collide in Slurm or a host name cannot be
- * written.
+ * The sources' trees, as kept, as Slurm switches and blocks; throws when two names collide in Slurm or a host name
+ * cannot be written.
  */
 export function slurmTopology(
-  hyperNodes: readonly HyperNode[],
+  trees: readonly KeptTopology[],
   nodes: readonly NodeMeta[],
   opts: SlurmTopologyOptions,
 ): SlurmTopology {
+  const hyperNodes = treesAsOne(trees);
   const hosts = new Map<string, string>();
   const host = (node: string) => {
     let h = hosts.get(node);
@@ -129,10 +147,7 @@ export function slurmTopology(
       registry.claim(slurmSwitchName(hn.metadata.name), `HyperNode ${hn.metadata.name}`),
     ]),
   );
-  const sorted = [...hyperNodes].sort(
-    (a, b) => (a.spec?.tier ?? 0) - (b.spec?.tier ?? 0) || compareBytes(a.metadata.name, b.metadata.name),
-  );
-  const switches = sorted.flatMap((hn): SlurmSwitch[] => {
+  const switches = hyperNodes.flatMap((hn): SlurmSwitch[] => {
     const name = hn.metadata.name;
     const d = direct.get(name)!;
     const children = d.children.map((c) => switchNames.get(c)!);

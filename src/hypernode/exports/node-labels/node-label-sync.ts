@@ -23,9 +23,9 @@ import { errorMessage } from '../../../util/error-message.ts';
 import type { NodeLabelClient } from '../../model/contracts.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import type { DiscoveryConfig } from '../../config/loader.ts';
-import type { Follower } from '../follower.ts';
-import type { KeptTopology } from '../kept-topology.ts';
-import { writeRetryRateLimiter } from '../write-failures.ts';
+import type { Follower } from '../../reconcile/follower.ts';
+import type { KeptTopology } from '../../reconcile/kept-topology.ts';
+import { writeRetryRateLimiter } from '../../reconcile/write-failures.ts';
 import { firstTimeSeen } from '../../../util/reported-once.ts';
 import {
   nodeLabelChanges,
