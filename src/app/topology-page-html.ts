@@ -6,7 +6,8 @@
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { nodeCount } from '../hypernode/model/member-selector.ts';
 import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
-import { topologyView, type TopologyView } from '../hypernode/preview/view/topology-model.ts';
+import type { TopologyView } from '../hypernode/preview/view/browser/topology-data.ts';
+import { topologyView } from '../hypernode/preview/view/topology-model.ts';
 import type { SourceTopologyState, TopologyState } from '../hypernode/reconcile/topology-state.ts';
 
 const time = (ms: number) => new Date(ms).toISOString();
