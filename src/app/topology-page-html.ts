@@ -1,7 +1,8 @@
 // The HTML form of /debug/topology, drawn by the same topology view
 // `render -o html` writes (src/hypernode/preview/view/), so the controller's
 // state reads like a preview. Every value goes through the view's
-// script-safe JSON and is shown as text, so none can become markup.
+// script-safe JSON and is shown as text, so none can become markup. The Nodes
+// carrying the fabric taint, as the taint writer last read them, are marked.
 
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { nodeCount } from '../hypernode/model/member-selector.ts';
@@ -78,7 +79,7 @@ function topologyPageView(state: TopologyState, generatedAt: number, nodes: read
     `HyperNode topology: ${hyperNodes.length} desired HyperNodes${sources ? ` from ${sources}` : ''}`,
     hyperNodes,
     nodes,
-    notes,
+    { notes, ...(state.fabricTaints ? { fabricTaints: state.fabricTaints } : {}) },
   );
 }
 

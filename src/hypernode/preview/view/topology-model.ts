@@ -7,7 +7,8 @@
 // or from a Plan over the cluster's objects (plan). Go has no equivalent.
 // Each HyperNode also carries what formed its domain, to be labelled for
 // people (hypernode-domain.ts), and the view lists the legend's levels, one per
-// tierName with its colour (view-levels.ts).
+// tierName with its colour (view-levels.ts), and the drawn Nodes that carry
+// the fabric taint (fabric-taint-marks.ts).
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
@@ -17,19 +18,36 @@ import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import { describeLabelHold, type Plan } from '../cluster-plan.ts';
 import { falseHealthConditions } from '../../reconcile/health/conditions.ts';
+import type { FabricTaint } from '../../reconcile/health/fabric-taints.ts';
+import { carriedTaints, fabricTaintMarks, taintsAfterPlan } from './fabric-taint-marks.ts';
 import { hyperNodeDomain } from './hypernode-domain.ts';
 import type { TopologyView, ViewChange, ViewHyperNode } from './browser/topology-data.ts';
 import { levelsOf } from './view-levels.ts';
+
+/** What a view shows besides the HyperNodes. */
+export interface ViewExtras {
+  /** Lines above the picture. */
+  readonly notes?: readonly string[];
+  /** Node → the fabric taint of ours it carries (carriedFabricTaint: its record and that taint both on it). */
+  readonly fabricTaints?: ReadonlyMap<string, FabricTaint>;
+}
 
 /** The view of HyperNodes as they are; `nodes` resolve regex and label members (exact names need none). */
 export function topologyView(
   title: string,
   hyperNodes: readonly HyperNode[],
   nodes: readonly NodeMeta[],
-  notes: readonly string[] = [],
+  extras: ViewExtras = {},
 ): TopologyView {
   const viewed = viewHyperNodes(hyperNodes, nodes, new Map());
-  return { title, plan: false, hyperNodes: viewed, levels: levelsOf(viewed), notes };
+  return {
+    title,
+    plan: false,
+    hyperNodes: viewed,
+    levels: levelsOf(viewed),
+    notes: extras.notes ?? [],
+    ...fabricTaintMarks(carriedTaints(extras.fabricTaints ?? new Map()), viewed),
+  };
 }
 
 /**
@@ -50,7 +68,14 @@ export function planView(
   }
   const viewed = viewHyperNodes([...objects.values()], nodes, changes);
   const holds = plan.labelHolds.map((h) => `Label memory (health.labelGracePeriod): ${describeLabelHold(h)}`);
-  return { title, plan: true, hyperNodes: viewed, levels: levelsOf(viewed), notes: [...plan.warnings, ...holds] };
+  return {
+    title,
+    plan: true,
+    hyperNodes: viewed,
+    levels: levelsOf(viewed),
+    notes: [...plan.warnings, ...holds],
+    ...fabricTaintMarks(taintsAfterPlan(nodes, plan.taints), viewed),
+  };
 }
 
 /** Health (docs/health.md): the page colours a HyperNode with a False condition and lists the messages. */

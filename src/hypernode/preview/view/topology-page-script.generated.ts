@@ -42,6 +42,35 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     };
   }
 
+  // src/hypernode/preview/view/browser/tainted-nodes.ts
+  var TAINTED = "tainted";
+  var PLANNED = {
+    add: "plan: adds this taint",
+    change: "plan: rewrites its taint to this",
+    remove: "plan: removes this taint"
+  };
+  function describeTaint(t) {
+    const where = t.fabric !== void 0 ? \`fabric \${t.fabric} of source \${t.source}\` : \`source \${t.source}\`;
+    return [
+      \`fabric taint \${t.taint}\`,
+      \`every link of its host on \${where} missing\`,
+      ...t.change ? [PLANNED[t.change]] : []
+    ];
+  }
+  function taintLegend(total) {
+    return {
+      name: \`fabric taint \${total}\`,
+      title: \`\${plural(total, "Node")} tainted by the controller (health.taint): every link of its host on a fabric missing for health.taint.after\`
+    };
+  }
+  function taintedNodes(data2) {
+    const byNode = /* @__PURE__ */ new Map();
+    for (const t of data2.fabricTaints ?? []) byNode.set(t.node, t);
+    const none = [];
+    const inHyperNode = data2.hyperNodes.map((h) => byNode.size > 0 ? h.nodes.filter((n) => byNode.has(n)) : none);
+    return { of: (node) => byNode.get(node), in: (n) => inHyperNode[n] ?? none, total: byNode.size };
+  }
+
   // src/hypernode/preview/view/browser/icicle-drawing.ts
   var MIN_PX = 1;
   var NODE_PX = 4;
@@ -56,7 +85,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
   function fit(s, chars) {
     return s.length > chars ? \`\${s.slice(0, Math.max(1, chars - 1))}\\u2026\` : s;
   }
-  function icicle(svg2, crumbs, reset, data2, layout2, words2) {
+  function icicle(svg2, crumbs, reset, data2, layout2, words2, tainted2) {
     const hns = data2.hyperNodes;
     const { count, kids, depth, below, weight, x0, maxRow, total } = layout2;
     const { colourClass, labelOf, kindOf } = words2;
@@ -150,8 +179,9 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
         const l = Math.max(0, nx);
         const r = Math.min(width, nx + names.length * scale);
         if (r - l < MIN_PX) return;
+        const taintCls = tainted2.in(n).length > 0 ? \` \${TAINTED}\` : "";
         cells.push(
-          \`<rect class="nd agg\${hitCls}" data-h="\${n}" x="\${l}" y="\${y}" width="\${r - l}" height="\${rowH - 1}"></rect>\`
+          \`<rect class="nd agg\${taintCls}\${hitCls}" data-h="\${n}" x="\${l}" y="\${y}" width="\${r - l}" height="\${rowH - 1}"></rect>\`
         );
         const what = r - l > 64 ? plural(names.length, "Node") : String(names.length);
         if (r - l > what.length * 7 + 6)
@@ -165,8 +195,9 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
         const left = nx + k * scale;
         const name = names[k];
         const hit = name === found.node ? " hit" : "";
+        const taintCls = tainted2.of(name) ? \` \${TAINTED}\` : "";
         cells.push(
-          \`<rect class="nd\${hit}" data-node="\${esc(name)}" data-h="\${n}" x="\${left}" y="\${y}" width="\${scale}" height="\${rowH - 1}"></rect>\`
+          \`<rect class="nd\${taintCls}\${hit}" data-node="\${esc(name)}" data-h="\${n}" x="\${left}" y="\${y}" width="\${scale}" height="\${rowH - 1}"></rect>\`
         );
         if (turned)
           text.push(
@@ -356,7 +387,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     ["held", "held delete"],
     ["same", "unchanged"]
   ];
-  function drawLegend(legend, data2) {
+  function drawLegend(legend, data2, taintedCount) {
     const swatch = (cls, name, more, title) => {
       const s = span("entry");
       s.appendChild(span(\`swatch \${cls}\`));
@@ -384,6 +415,10 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
           \`tierName \${l.tierName}\${l.labelKeys.length ? \`, from the Node label \${l.labelKeys.join(", ")}\` : ""}, tier \${l.tiers.join(", ")}\`
         );
       }
+    }
+    if (taintedCount > 0) {
+      const { name, title } = taintLegend(taintedCount);
+      swatch(TAINTED, name, "", title);
     }
   }
   function listNotes(notes, data2) {
@@ -517,7 +552,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
   function dataOf(e) {
     return e.target?.dataset;
   }
-  function pictureInput(parts, data2, layout2, words2, picture2, panel2, ask2) {
+  function pictureInput(parts, data2, layout2, words2, picture2, panel2, tainted2, ask2) {
     const { svg: svg2, tip, status: status2 } = parts;
     const hns = data2.hyperNodes;
     const { count, depth, kids, x0, weight, layoutParent, pathOf } = layout2;
@@ -534,15 +569,24 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
       picture2.zoom(kids[n].length ? n : layoutParent(n));
     });
     function tipLines(t) {
-      if (t.node !== void 0)
-        return [\`Node \${t.node}\`, \`in \${pathOf(Number(t.h)).map(called).reverse().join(" \\u2190 ")}\`, "click: find it"];
+      if (t.node !== void 0) {
+        const taint = tainted2.of(t.node);
+        return [
+          \`Node \${t.node}\`,
+          \`in \${pathOf(Number(t.h)).map(called).reverse().join(" \\u2190 ")}\`,
+          ...taint ? describeTaint(taint) : [],
+          "click: find it"
+        ];
+      }
       if (t.fold !== void 0)
         return [\`\${t.fold} HyperNodes too narrow to draw here\`, \`click: zoom into \${called(Number(t.i))}\`];
       if (t.h !== void 0) {
         const ns = hns[Number(t.h)].nodes;
+        const taints = tainted2.in(Number(t.h)).length;
         return [
           \`\${plural(ns.length, "Node")} of \${called(Number(t.h))}\`,
           \`\${ns[0]} \\u2026 \${ns[ns.length - 1]}\`,
+          ...taints > 0 ? [\`\${taints} of them with the fabric taint\`] : [],
           "click: zoom in to see each"
         ];
       }
@@ -620,7 +664,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
   // src/hypernode/preview/view/browser/side-panel.ts
   var NODES_LISTED = 500;
   var DETAILS_LISTED = 20;
-  function sidePanel(tree, details, data2, layout2, words2, picture2) {
+  function sidePanel(tree, details, data2, layout2, words2, picture2, tainted2) {
     const hns = data2.hyperNodes;
     const { kids, weight, parents, pathOf } = layout2;
     const { called, colourClass, kindOf, labelOf } = words2;
@@ -658,6 +702,11 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
           const sp = document.createElement("span");
           sp.textContent = name;
           sp.dataset.node = name;
+          const taint = tainted2.of(name);
+          if (taint) {
+            sp.className = TAINTED;
+            sp.title = describeTaint(taint).join("\\n");
+          }
           div.appendChild(sp);
         });
         if (h.nodes.length > first.length)
@@ -712,6 +761,12 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
       field("fabric", h.fabric);
       field("Nodes beneath", \`\${weight[n]} (nodeCount \${h.nodeCount})\`);
       if (h.unhealthy) field("unhealthy", h.unhealthy.join("; "));
+      const taints = tainted2.in(n);
+      if (taints.length)
+        field(
+          "fabric taint",
+          \`\${taints.length}: \${taints.slice(0, DETAILS_LISTED).join(", ")}\${taints.length > DETAILS_LISTED ? ", \\u2026" : ""}\`
+        );
       field("path", pathOf(n).map(called).join(" \\u203A "));
       if (parents[n].length > 1) field("parents", parents[n].map((p) => \`\${called(p)} \${hns[p].name}\`).join(", "));
       if (h.children.length)
@@ -770,12 +825,13 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
   var data = JSON.parse(byId("topology-data").textContent ?? "");
   performance.mark("view:parsed");
   var words = hyperNodeWords(data);
+  var tainted = taintedNodes(data);
   var layout = layOut(data.hyperNodes, words.labelOf);
   performance.mark("view:laid-out");
   var svg = byId("icicle");
   var status = byId("status");
-  var picture = icicle(svg, byId("crumbs-path"), byId("reset"), data, layout, words);
-  var panel = sidePanel(byId("tree"), byId("details"), data, layout, words, picture);
+  var picture = icicle(svg, byId("crumbs-path"), byId("reset"), data, layout, words, tainted);
+  var panel = sidePanel(byId("tree"), byId("details"), data, layout, words, picture, tainted);
   var ask = pageSearch(
     { form: byId("search"), input: byId("q"), status, svg, tree: byId("tree") },
     data.hyperNodes.map((h) => h.name),
@@ -784,8 +840,8 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     picture,
     panel
   );
-  pictureInput({ svg, tip: byId("tip"), status }, data, layout, words, picture, panel, ask);
-  drawLegend(byId("legend"), data);
+  pictureInput({ svg, tip: byId("tip"), status }, data, layout, words, picture, panel, tainted, ask);
+  drawLegend(byId("legend"), data, tainted.total);
   listNotes(byId("notes"), data);
   var pending = 0;
   window.addEventListener("resize", () => {

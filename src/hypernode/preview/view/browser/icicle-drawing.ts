@@ -8,10 +8,13 @@
 // one hatched "fold" below it instead: a click there zooms in. Nodes and text
 // are drawn afresh for what is in view; everything user-supplied goes through
 // esc(). Zoom: the picture spans one HyperNode (its ancestors as full-width
-// bars above it), or the whole topology; the crumbs lead back up.
+// bars above it), or the whole topology; the crumbs lead back up. A Node
+// carrying the fabric taint is drawn in the taint's colour, and so is a
+// counted cell holding one.
 
 import { plural, type HyperNodeWords } from './hypernode-words.ts';
 import type { IcicleLayout } from './icicle-layout.ts';
+import { TAINTED, type TaintedNodes } from './tainted-nodes.ts';
 import type { TopologyView } from './topology-data.ts';
 
 /** Narrower than this a HyperNode is not drawn. */
@@ -59,6 +62,7 @@ export function icicle(
   data: TopologyView,
   layout: IcicleLayout,
   words: HyperNodeWords,
+  tainted: TaintedNodes,
 ): Icicle {
   const hns = data.hyperNodes;
   const { count, kids, depth, below, weight, x0, maxRow, total } = layout;
@@ -179,8 +183,9 @@ export function icicle(
       const l = Math.max(0, nx);
       const r = Math.min(width, nx + names.length * scale);
       if (r - l < MIN_PX) return;
+      const taintCls = tainted.in(n).length > 0 ? ` ${TAINTED}` : '';
       cells.push(
-        `<rect class="nd agg${hitCls}" data-h="${n}" x="${l}" y="${y}" width="${r - l}" height="${rowH - 1}"></rect>`,
+        `<rect class="nd agg${taintCls}${hitCls}" data-h="${n}" x="${l}" y="${y}" width="${r - l}" height="${rowH - 1}"></rect>`,
       );
       const what = r - l > 64 ? plural(names.length, 'Node') : String(names.length);
       if (r - l > what.length * 7 + 6)
@@ -194,8 +199,9 @@ export function icicle(
       const left = nx + k * scale;
       const name = names[k]!;
       const hit = name === found.node ? ' hit' : '';
+      const taintCls = tainted.of(name) ? ` ${TAINTED}` : '';
       cells.push(
-        `<rect class="nd${hit}" data-node="${esc(name)}" data-h="${n}" x="${left}" y="${y}" width="${scale}" height="${rowH - 1}"></rect>`,
+        `<rect class="nd${taintCls}${hit}" data-node="${esc(name)}" data-h="${n}" x="${left}" y="${y}" width="${scale}" height="${rowH - 1}"></rect>`,
       );
       if (turned)
         text.push(

@@ -1,9 +1,11 @@
 // The legend: the levels by tierName in their colours, or a plan's change
-// kinds with their counts; and the notes above the picture (a plan's
-// warnings, the controller's state).
+// kinds with their counts, then the count of Nodes with the fabric taint if
+// any; and the notes above the picture (a plan's warnings, the controller's
+// state).
 
 import { shortName } from './hypernode-words.ts';
 import { span } from './page-elements.ts';
+import { TAINTED, taintLegend } from './tainted-nodes.ts';
 import type { TopologyView, ViewChange } from './topology-data.ts';
 
 /** A plan's change kinds in the legend's order, each with its words. */
@@ -15,7 +17,7 @@ const CHANGE_KINDS: readonly (readonly [ViewChange | 'same', string])[] = [
   ['same', 'unchanged'],
 ];
 
-export function drawLegend(legend: HTMLElement, data: TopologyView): void {
+export function drawLegend(legend: HTMLElement, data: TopologyView, taintedCount: number): void {
   const swatch = (cls: string, name: string, more: string, title: string) => {
     const s = span('entry');
     s.appendChild(span(`swatch ${cls}`));
@@ -43,6 +45,10 @@ export function drawLegend(legend: HTMLElement, data: TopologyView): void {
         `tierName ${l.tierName}${l.labelKeys.length ? `, from the Node label ${l.labelKeys.join(', ')}` : ''}, tier ${l.tiers.join(', ')}`,
       );
     }
+  }
+  if (taintedCount > 0) {
+    const { name, title } = taintLegend(taintedCount);
+    swatch(TAINTED, name, '', title);
   }
 }
 

@@ -3,12 +3,14 @@
 // finds that Node. The tooltip names what the pointer is over, in full. The
 // arrows move the selection (up to the parent, down to the first child,
 // sideways along the row), Enter zooms into it, Escape zooms back out, Home
-// shows the whole topology.
+// shows the whole topology. A Node's tooltip names its fabric taint, if it
+// carries one: the source and fabric it is cut off from.
 
 import { formedBy, plural, type HyperNodeWords } from './hypernode-words.ts';
 import type { Icicle } from './icicle-drawing.ts';
 import type { IcicleLayout } from './icicle-layout.ts';
 import type { SidePanel } from './side-panel.ts';
+import { describeTaint, type TaintedNodes } from './tainted-nodes.ts';
 import type { TopologyView } from './topology-data.ts';
 
 export interface PictureParts {
@@ -29,6 +31,7 @@ export function pictureInput(
   words: HyperNodeWords,
   picture: Icicle,
   panel: SidePanel,
+  tainted: TaintedNodes,
   ask: (query: string) => void,
 ): void {
   const { svg, tip, status } = parts;
@@ -49,15 +52,24 @@ export function pictureInput(
   });
 
   function tipLines(t: DOMStringMap): string[] {
-    if (t.node !== undefined)
-      return [`Node ${t.node}`, `in ${pathOf(Number(t.h)).map(called).reverse().join(' \u2190 ')}`, 'click: find it'];
+    if (t.node !== undefined) {
+      const taint = tainted.of(t.node);
+      return [
+        `Node ${t.node}`,
+        `in ${pathOf(Number(t.h)).map(called).reverse().join(' \u2190 ')}`,
+        ...(taint ? describeTaint(taint) : []),
+        'click: find it',
+      ];
+    }
     if (t.fold !== undefined)
       return [`${t.fold} HyperNodes too narrow to draw here`, `click: zoom into ${called(Number(t.i))}`];
     if (t.h !== undefined) {
       const ns = hns[Number(t.h)]!.nodes;
+      const taints = tainted.in(Number(t.h)).length;
       return [
         `${plural(ns.length, 'Node')} of ${called(Number(t.h))}`,
         `${ns[0]} \u2026 ${ns[ns.length - 1]}`,
+        ...(taints > 0 ? [`${taints} of them with the fabric taint`] : []),
         'click: zoom in to see each',
       ];
     }

@@ -1,12 +1,14 @@
 // The side panel: the tree list, filled lazily (a row's children are built
 // when it is first opened, so 9,300 HyperNodes open fast), and above it the
-// details of one HyperNode (and, in a plan, its field-level diff). Every
-// value is set as text.
+// details of one HyperNode (its Nodes that carry the fabric taint among
+// them, and in a plan its field-level diff). A Node with the fabric taint is
+// marked in the list, its taint in its tooltip. Every value is set as text.
 
 import { formedBy, plural, type HyperNodeWords } from './hypernode-words.ts';
 import type { Icicle } from './icicle-drawing.ts';
 import type { IcicleLayout } from './icicle-layout.ts';
 import { span, summaryOf } from './page-elements.ts';
+import { describeTaint, TAINTED, type TaintedNodes } from './tainted-nodes.ts';
 import type { TopologyView } from './topology-data.ts';
 
 /** Nodes a tree row names before "… and N more". */
@@ -34,6 +36,7 @@ export function sidePanel(
   layout: IcicleLayout,
   words: HyperNodeWords,
   picture: Icicle,
+  tainted: TaintedNodes,
 ): SidePanel {
   const hns = data.hyperNodes;
   const { kids, weight, parents, pathOf } = layout;
@@ -73,6 +76,11 @@ export function sidePanel(
         const sp = document.createElement('span');
         sp.textContent = name;
         sp.dataset.node = name;
+        const taint = tainted.of(name);
+        if (taint) {
+          sp.className = TAINTED;
+          sp.title = describeTaint(taint).join('\n');
+        }
         div.appendChild(sp);
       });
       if (h.nodes.length > first.length)
@@ -128,6 +136,12 @@ export function sidePanel(
     field('fabric', h.fabric);
     field('Nodes beneath', `${weight[n]} (nodeCount ${h.nodeCount})`);
     if (h.unhealthy) field('unhealthy', h.unhealthy.join('; '));
+    const taints = tainted.in(n);
+    if (taints.length)
+      field(
+        'fabric taint',
+        `${taints.length}: ${taints.slice(0, DETAILS_LISTED).join(', ')}${taints.length > DETAILS_LISTED ? ', \u2026' : ''}`,
+      );
     field('path', pathOf(n).map(called).join(' \u203a '));
     if (parents[n]!.length > 1) field('parents', parents[n]!.map((p) => `${called(p)} ${hns[p]!.name}`).join(', '));
     if (h.children.length)

@@ -2,7 +2,8 @@
 // (script#topology-data): topology-model.ts writes it on the server side and
 // the browser code beside this file reads it. Types only, so both sides are
 // held to one shape; one flat, indexed list of HyperNodes with what a person
-// asks about each one, and for a plan what the controller would do to it.
+// asks about each one, and for a plan what the controller would do to it; and
+// the Nodes that carry the controller's fabric taint.
 
 /** What a plan does to one HyperNode; `held` is a delete the mass-delete guard holds. */
 export type ViewChange = 'create' | 'update' | 'delete' | 'held';
@@ -46,6 +47,22 @@ export interface ViewLevel {
   readonly colour: number;
 }
 
+/** What a plan does to a Node's fabric taint; absent, the taint stays. */
+export type ViewTaintChange = 'add' | 'change' | 'remove';
+
+/** A drawn Node carrying the controller's fabric taint (health.taint): its record and that taint are both on it. */
+export interface ViewFabricTaint {
+  readonly node: string;
+  /** `key=value:effect`; in a plan, the taint it carries once the plan is made (for a removal, the one it carries now). */
+  readonly taint: string;
+  /** The fabric source whose polls found every link of the Node missing. */
+  readonly source: string;
+  /** The fabric it is cut off from; absent when the taint names the source alone (UFM legacy mode). */
+  readonly fabric?: string;
+  /** In a plan: what the plan does to the taint. */
+  readonly change?: ViewTaintChange;
+}
+
 export interface TopologyView {
   /** The page's heading, e.g. `render: 9,300 HyperNodes`. */
   readonly title: string;
@@ -57,4 +74,6 @@ export interface TopologyView {
   readonly levels: readonly ViewLevel[];
   /** Lines shown above the picture (a plan's warnings, a filter in force). */
   readonly notes: readonly string[];
+  /** The drawn Nodes that carry the fabric taint, byte-sorted by Node; absent when none does. */
+  readonly fabricTaints?: readonly ViewFabricTaint[];
 }
