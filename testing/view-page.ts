@@ -3,7 +3,7 @@
 
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
-import type { TopologyView } from '../src/hypernode/preview/view/topology-model.ts';
+import type { TopologyView } from '../src/hypernode/preview/view/browser/topology-data.ts';
 
 /** The view data inside a page's text; throws when the page carries none. */
 export function viewData(html: string): TopologyView {

@@ -9,9 +9,9 @@ import { conditionTime, falseHealthConditions, NODES_READY } from '../hypernode/
 import { recordedUntil } from '../hypernode/reconcile/health/label-holds.ts';
 import { readinessProblem, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
 import {
+  carriedFabricTaint,
   fabricOfTaintValue,
   formatFabricTaint,
-  parseFabricTaint,
   sourceOfTaintValue,
 } from '../hypernode/reconcile/health/fabric-taints.ts';
 import { terminalText } from '../hypernode/model/fabric-names.ts';
@@ -105,9 +105,8 @@ function healthLines(name: string, health: NodeHealth, above: number): string[] 
 
 /** Why the Node carries the fabric taint (health.taint), when the taint its record names is on it. */
 function taintLines(name: string, health: NodeHealth): string[] {
-  const t = parseFabricTaint(health.fabricTaint);
-  if (!t || !health.taints.some((x) => x.key === t.key && x.effect === t.effect && (x.value ?? '') === t.value))
-    return [];
+  const t = carriedFabricTaint(health.fabricTaint, health.taints);
+  if (!t) return [];
   const fabric = fabricOfTaintValue(t.value);
   const where = `${fabric ? `fabric ${fabric} of ` : ''}source ${sourceOfTaintValue(t.value)}`;
   return [

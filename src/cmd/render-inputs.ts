@@ -1,13 +1,18 @@
 // The files `render` reads, turned into the objects discovery works on:
 // the discovery document (bare, or inside a ConfigMap manifest), Nodes as
 // `kubectl get nodes -o json|yaml` writes them (a List) or as a YAML stream,
-// and the HyperNodes already in the cluster. JSON is read with JSON.parse
-// (fast for the large Node lists kubectl writes), anything else as YAML.
+// with the fabric taint the controller set on them, and the HyperNodes
+// already in the cluster. JSON is read with JSON.parse (fast for the large
+// Node lists kubectl writes), anything else as YAML.
 // Every error names the file and, where it can, the item.
 
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../kube/types.ts';
+import { FABRIC_TAINT_ANNOTATION } from '../hypernode/model/hypernode-labels.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import { carriedFabricTaint, type FabricTaint } from '../hypernode/reconcile/health/fabric-taints.ts';
+import { nodeHealthOf } from '../hypernode/reconcile/health/node-health.ts';
 import { parseConfig, type DiscoveryConfig } from '../hypernode/config/loader.ts';
 import { CONFIG_KEY } from '../hypernode/config/location.ts';
 import { wrapError } from '../util/error-message.ts';
@@ -122,12 +127,28 @@ function configValue(path: string, configMaps: Mapping[]): string {
   return value;
 }
 
-/** Nodes, name and labels only (what the controller's metadata-only Node cache holds). */
-export async function readNodes(path: string): Promise<NodeMeta[]> {
-  return objects(path, await readText(path)).map((obj, i) => {
+/** What `render` reads of a Node file. */
+export interface NodeFile {
+  /** Name and labels only (what the controller's metadata-only Node cache holds). */
+  readonly nodes: NodeMeta[];
+  /** Node → the fabric taint of the controller it carries: its record and that taint both on it (the HTML view). */
+  readonly fabricTaints: Map<string, FabricTaint>;
+}
+
+export async function readNodes(path: string): Promise<NodeFile> {
+  const fabricTaints = new Map<string, FabricTaint>();
+  const nodes = objects(path, await readText(path)).map((obj, i): NodeMeta => {
     const { name, labels } = nameAndLabels(path, obj, i, 'Node');
+    const meta = obj.metadata as Mapping;
+    // Only a Node with the record is read further; the record and its taint are checked as the controller reads them.
+    if (isMapping(meta.annotations) && meta.annotations[FABRIC_TAINT_ANNOTATION] !== undefined) {
+      const health = nodeHealthOf(obj as unknown as KubeObject);
+      const taint = carriedFabricTaint(health.fabricTaint, health.taints);
+      if (taint) fabricTaints.set(name, taint);
+    }
     return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } };
   });
+  return { nodes, fabricTaints };
 }
 
 /** HyperNodes as read from the cluster: metadata, spec and status as given. */

@@ -10,7 +10,7 @@ import { styleText } from 'node:util';
 import { stringify as toYaml } from 'yaml';
 import { stringArrayKind, stringKind } from '../app/flags/flag-kinds.ts';
 import { flag, formatUsage } from '../app/flags/flag-set.ts';
-import type { DiscoveredHyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
+import type { DiscoveredHyperNode } from '../hypernode/model/hypernode-types.ts';
 import { builtinDiscoverers, newDiscovererRegistry } from '../hypernode/discovery/registry.ts';
 import { createUfmDiscovererFactory } from '../hypernode/discovery/ufm/ufm-discoverer.ts';
 import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-discoverer.ts';
@@ -21,7 +21,7 @@ import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
 import { topologyView } from '../hypernode/preview/view/topology-model.ts';
 import { choiceKind } from './choice-flag.ts';
 import { isSlurmFormat, SLURM_FLAGS, SLURM_FORMATS, slurmOutput, type SlurmFormat } from './slurm-output.ts';
-import { readDiscoveryConfig, readHyperNodes, readNodes } from './render-inputs.ts';
+import { readDiscoveryConfig, readHyperNodes, readNodes, type NodeFile } from './render-inputs.ts';
 import { captureReader, CAPTURE_FILES, parseUfmCaptures, type UfmCaptures } from './ufm-capture.ts';
 import { GRAPH_FILE_HELP, graphFileReader } from './graph-file.ts';
 import { createGraphDiscovererFactory } from '../hypernode/discovery/graph/graph-discoverer.ts';
@@ -51,7 +51,7 @@ const RENDER_FLAGS = {
   nodes: flag(
     stringKind,
     '',
-    'File with the Nodes, as `kubectl get nodes -o json` (or -o yaml) writes them, or a YAML stream of Nodes; only names and labels are used. Required.',
+    'File with the Nodes, as `kubectl get nodes -o json` (or -o yaml) writes them, or a YAML stream of Nodes; only names and labels are used, and for -o html the fabric taint the controller set. Required.',
   ),
   existing: flag(
     stringKind,
@@ -131,7 +131,7 @@ export async function render(
   const stderr = new SubcommandStderr();
   const logger = warningsOnly(stderr.logger);
   try {
-    const [config, nodes, existing] = await Promise.all([
+    const [config, { nodes, fabricTaints }, existing] = await Promise.all([
       readDiscoveryConfig(values.config),
       readNodes(values.nodes),
       values.existing === '' ? [] : readHyperNodes(values.existing),
@@ -160,7 +160,7 @@ export async function render(
     const format = values.output;
     const stdout = isSlurmFormat(format)
       ? slurmOutput(format, { trees: preview.kept, nodes, config, flags: values })
-      : formatOutput(preview.hyperNodes, nodes, format, env);
+      : formatOutput(preview.hyperNodes, { nodes, fabricTaints }, format, env);
     return { code: EXIT_SUCCESS, stdout, stderr: stderr.text() };
   } catch (err) {
     return stderr.failure(EXIT_FAILURE, err);
@@ -169,14 +169,16 @@ export async function render(
 
 function formatOutput(
   hyperNodes: DiscoveredHyperNode[],
-  nodes: readonly NodeMeta[],
+  { nodes, fabricTaints }: NodeFile,
   format: Exclude<OutputFormat, SlurmFormat>,
   env: RenderEnvironment,
 ): string {
   if (format === 'tree') return `${renderHyperNodeTree(hyperNodes, env.color ? COLOURED : undefined)}\n`;
   if (format === 'html')
     return topologyHtml(
-      topologyView(`render: ${hyperNodes.length} HyperNodes over ${nodes.length} Nodes`, hyperNodes, nodes),
+      topologyView(`render: ${hyperNodes.length} HyperNodes over ${nodes.length} Nodes`, hyperNodes, nodes, {
+        fabricTaints,
+      }),
     );
   const list = { apiVersion: 'v1', kind: 'List', items: hyperNodes };
   return format === 'json'

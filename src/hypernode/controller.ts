@@ -142,6 +142,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
         queueMetrics: deps.queueMetrics?.(TAINT_QUEUE_NAME),
         ...writeConcurrency,
         metrics: writeMetrics,
+        ...(deps.topologyState ? { state: deps.topologyState } : {}),
       })
     : undefined;
   const health = new HealthRunner({

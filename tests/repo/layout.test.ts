@@ -9,7 +9,8 @@
 // subcommands (src/cmd/) never reach into discovery/fabric/, src never
 // imports test infrastructure, scripts and testing never import tests/,
 // every label key of ours is spelled in model/hypernode-labels.ts only and
-// every exit code is named in src/exit-codes.ts only, no
+// every exit code is named in src/exit-codes.ts only, the topology view's
+// browser code imports nothing outside its folder and is typed apart, no
 // file points at documents outside the repository, and the shape that keeps
 // the tree navigable holds: src/hypernode/ has at most eight entries on top,
 // and no two files under src/ share a base name.
@@ -265,6 +266,38 @@ test('scripts/ and testing/ never import tests/', () => {
     [...violations('scripts', (t) => t.startsWith('tests/')), ...violations('testing', (t) => t.startsWith('tests/'))],
     [],
   );
+});
+
+/** The topology view's browser code: it runs in a browser, typed with the DOM (tsconfig.browser.json). */
+const BROWSER = 'src/hypernode/preview/view/browser/';
+
+/** Every module specifier `file` imports, as written (relative or not). */
+function specifiersOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
+test("the view's browser code imports nothing outside browser/: no Node module, no package, no server code", () => {
+  const files = filesUnder(BROWSER, SOURCE);
+  assert.ok(
+    files.some((f) => specifiersOf(f).length > 0),
+    'the check sees the browser code import its parts',
+  );
+  const outside = files.flatMap((file) =>
+    specifiersOf(file)
+      .filter((s) => !s.startsWith('.') || !relative(ROOT, resolve(ROOT, dirname(file), s)).startsWith(BROWSER))
+      .map((s) => `${file} imports ${s}`),
+  );
+  assert.equal(outside, [], 'the browser has no Node and no server code: what both sides share is a type in browser/');
+});
+
+test('tsconfig.json leaves the browser code to tsconfig.browser.json, which types it with the DOM and without Node', () => {
+  const main = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8'));
+  const browser = JSON.parse(readFileSync(join(ROOT, 'tsconfig.browser.json'), 'utf8'));
+  assert.ok((main.exclude as string[]).includes(`${BROWSER}**`));
+  assert.equal(browser.include, [`${BROWSER}**/*.ts`]);
+  assert.ok((browser.compilerOptions.lib as string[]).includes('DOM'));
+  assert.equal(browser.compilerOptions.types, [], 'no Node types: an import of node:fs does not type-check');
 });
 
 test('src/hypernode has at most nine entries on top', () => {

@@ -3,13 +3,14 @@
 // snapshot (kept-topology.ts), when the last snapshot arrived and what became
 // of it, the deletes the mass-delete guard holds, the Nodes the label memory
 // keeps in place, the rejected snapshot (while the latest is rejected) and the
-// Nodes the source should cover but does not. The controller records into it; the
-// process's HTTP side reads it through TopologyStateView, so nothing here knows
-// about HTTP. Ours: the Go controller has no such page.
+// Nodes the source should cover but does not; and which Nodes carry the fabric
+// taint. The controller records into it; the process's HTTP side reads it
+// through TopologyStateView, so nothing here knows about HTTP. Ours: the Go controller has no such page.
 
 import { compareBytes } from '../../util/compare-bytes.ts';
 import type { HeldNode } from '../model/contracts.ts';
 import type { DiscoveredHyperNode } from '../model/hypernode-types.ts';
+import type { FabricTaint } from './health/fabric-taints.ts';
 import type { KeptTopology } from './kept-topology.ts';
 import type { ReconcileSummary } from './reconciler.ts';
 
@@ -45,6 +46,16 @@ export interface TopologyState {
   readonly running: boolean;
   /** Sorted by source name. */
   readonly sources: readonly SourceTopologyState[];
+  /**
+   * Node → the fabric taint of ours it carries (its record and that taint both on it), as the taint writer last read
+   * the Nodes; absent before it has, and while health.taint is off.
+   */
+  readonly fabricTaints?: ReadonlyMap<string, FabricTaint>;
+}
+
+/** Where the taint writer says which Nodes carry the fabric taint (taint-writer.ts). */
+export interface FabricTaintRecorder {
+  fabricTaints(carried: ReadonlyMap<string, FabricTaint> | undefined): void;
 }
 
 /** How the topology page reads the state. */
@@ -63,13 +74,15 @@ export interface ReconciledSnapshot {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-export class TopologyStateRecorder implements TopologyStateView {
+export class TopologyStateRecorder implements TopologyStateView, FabricTaintRecorder {
   private running = false;
   private readonly sources = new Map<string, Mutable<SourceTopologyState>>();
+  private carried: ReadonlyMap<string, FabricTaint> | undefined;
 
   /** A controller starts (this process leads): what an earlier term recorded is stale. */
   started(): void {
     this.sources.clear();
+    this.carried = undefined;
     this.running = true;
   }
 
@@ -96,9 +109,17 @@ export class TopologyStateRecorder implements TopologyStateView {
     };
   }
 
+  fabricTaints(carried: ReadonlyMap<string, FabricTaint> | undefined): void {
+    this.carried = carried;
+  }
+
   current(): TopologyState {
     const sources = [...this.sources.values()].sort((a, b) => compareBytes(a.source, b.source));
-    return { running: this.running, sources: sources.map((s) => ({ ...s })) };
+    return {
+      running: this.running,
+      sources: sources.map((s) => ({ ...s })),
+      ...(this.carried ? { fabricTaints: this.carried } : {}),
+    };
   }
 
   private sourceState(source: string): Mutable<SourceTopologyState> {

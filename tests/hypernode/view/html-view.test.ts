@@ -8,9 +8,10 @@
 // the legend the tierNames, a row holds every Node under its rack, a search
 // for node-13 highlights its cell and its rack, spine and zone, and the side
 // panel never scrolls sideways; the keyboard moves and zooms; Nodes too narrow
-// for a cell each are counted per rack; a fabric group shows its switch names. A
-// plan shows creates, updates, deletes and held deletes each in its own colour,
-// with the field-level diff on click. The label, fabric (UFM) and plan pictures are
+// for a cell each are counted per rack; an empty topology draws and its keys
+// raise no error; a fabric group shows its switch names. A plan shows
+// creates, updates, deletes and held deletes each in its own colour, with the
+// field-level diff on click. The label, fabric (UFM) and plan pictures are
 // saved as screenshots: into docs/images/ when UPDATE_DOC_SCREENSHOTS=1, else into
 // the test's temporary directory. Skipped, visibly, where Chromium is missing.
 // (The DOM library above types the callbacks that run in the browser.)
@@ -27,7 +28,7 @@ import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts'
 import { diffHyperNodes } from '../../../src/hypernode/reconcile/hypernode-diff.ts';
 import type { Plan, PlannedChange } from '../../../src/hypernode/preview/cluster-plan.ts';
 import { topologyHtml } from '../../../src/hypernode/preview/view/topology-html.ts';
-import { planView } from '../../../src/hypernode/preview/view/topology-model.ts';
+import { planView, topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
 import { launchChromium, missingChromium, openPage, waitUntilDrawn } from '../../../testing/browser.ts';
 import { generateFatTree } from '../../../testing/fat-tree.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
@@ -314,6 +315,19 @@ browserTest('the keyboard moves along the picture, Enter zooms into a subtree an
   assert.equal(await crumbs(), ['zone-0 (zone)']);
   await page.keyboard.press('Escape');
   assert.equal(await crumbs(), []);
+  assert.equal(errors, []);
+  await page.close();
+});
+
+browserTest('an empty topology draws, and the keys on its picture raise no error', async () => {
+  const html = write('empty.html', topologyHtml(topologyView('render: 0 HyperNodes', [], [])));
+  const { page, errors } = await openPage(browser!, html);
+  await waitUntilDrawn(page);
+  await page.focus('#icicle');
+  for (const key of ['ArrowRight', 'ArrowDown', 'Enter', 'Escape', 'Home']) await page.keyboard.press(key);
+  // A search answers after every handler before it has run: the keys' errors, if any, are in by now.
+  await searchFor(page, 'node-0');
+  assert.match(await textOf(page, '#status'), 'No Node or HyperNode is named');
   assert.equal(errors, []);
   await page.close();
 });

@@ -10,8 +10,8 @@
 
 import { createHash } from 'node:crypto';
 import { escapeHtml } from '../../../util/html-escape.ts';
-import type { TopologyView } from './topology-model.ts';
-import { TOPOLOGY_PAGE_SCRIPT } from './topology-page-script.ts';
+import type { TopologyView } from './browser/topology-data.ts';
+import { TOPOLOGY_PAGE_SCRIPT } from './topology-page-script.generated.ts';
 import { TOPOLOGY_PAGE_STYLE } from './topology-page-style.ts';
 
 /** A CSP hash source for an inline element whose text is exactly `text`. */

@@ -1,4 +1,5 @@
-// The data the HTML topology view draws (topology-html.ts): one flat, indexed
+// The data the HTML topology view draws (topology-html.ts), in the shape its
+// browser script reads (browser/topology-data.ts): one flat, indexed
 // list of HyperNodes with what a person asks about each one (tier, tierName,
 // source, label profile or fabric, nodeCount, children, the Nodes it holds)
 // and, for a plan, what the controller would do to it with the field-level
@@ -6,7 +7,8 @@
 // or from a Plan over the cluster's objects (plan). Go has no equivalent.
 // Each HyperNode also carries what formed its domain, to be labelled for
 // people (hypernode-domain.ts), and the view lists the legend's levels, one per
-// tierName with its colour (view-levels.ts).
+// tierName with its colour (view-levels.ts), and the drawn Nodes that carry
+// the fabric taint (fabric-taint-marks.ts).
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
@@ -16,50 +18,18 @@ import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
 import { describeLabelHold, type Plan } from '../cluster-plan.ts';
 import { falseHealthConditions } from '../../reconcile/health/conditions.ts';
+import type { FabricTaint } from '../../reconcile/health/fabric-taints.ts';
+import { carriedTaints, fabricTaintMarks, taintsAfterPlan } from './fabric-taint-marks.ts';
 import { hyperNodeDomain } from './hypernode-domain.ts';
-import { levelsOf, type ViewLevel } from './view-levels.ts';
+import type { TopologyView, ViewChange, ViewHyperNode } from './browser/topology-data.ts';
+import { levelsOf } from './view-levels.ts';
 
-/** What a plan does to one HyperNode; `held` is a delete the mass-delete guard holds. */
-export type ViewChange = 'create' | 'update' | 'delete' | 'held';
-
-export interface ViewHyperNode {
-  readonly name: string;
-  readonly tier: number;
-  readonly tierName?: string;
-  /** The owning discovery source (the ownership label); absent for hand-made objects. */
-  readonly source?: string;
-  /** The label profile that grouped it (label source with profiles). */
-  readonly profile?: string;
-  /** The fabric it belongs to (ufm in fabric mode, lldp, ibnetdiscover). */
-  readonly fabric?: string;
-  /** status.nodeCount as written (or as a plan would write it). */
-  readonly nodeCount: number;
-  /** Indexes of its HyperNode members in the view's list, byte-sorted by name. */
-  readonly children: readonly number[];
-  /** Names of the Nodes its members select, byte-sorted. */
-  readonly nodes: readonly string[];
-  /** What formed its domain (hypernode-domain.ts): the label value, or the switch id a fabric group is named after. */
-  readonly domain?: string;
-  /** The Node label key whose value `domain` is; absent for a switch. */
-  readonly domainLabel?: string;
-  readonly change?: ViewChange;
-  /** For a change: one line per changed field (describeDiff). */
-  readonly diff?: readonly string[];
-  /** Its health conditions held False, `Type: message` (docs/health.md); absent when none is. */
-  readonly unhealthy?: readonly string[];
-}
-
-export interface TopologyView {
-  /** The page's heading, e.g. `render: 9,300 HyperNodes`. */
-  readonly title: string;
-  /** True for a plan: the picture is coloured by change. */
-  readonly plan: boolean;
-  /** Byte-sorted by name. */
-  readonly hyperNodes: readonly ViewHyperNode[];
-  /** The legend: one level per tierName, highest tier first, each with its colour. */
-  readonly levels: readonly ViewLevel[];
-  /** Lines shown above the picture (a plan's warnings, a filter in force). */
-  readonly notes: readonly string[];
+/** What a view shows besides the HyperNodes. */
+export interface ViewExtras {
+  /** Lines above the picture. */
+  readonly notes?: readonly string[];
+  /** Node → the fabric taint of ours it carries (carriedFabricTaint: its record and that taint both on it). */
+  readonly fabricTaints?: ReadonlyMap<string, FabricTaint>;
 }
 
 /** The view of HyperNodes as they are; `nodes` resolve regex and label members (exact names need none). */
@@ -67,10 +37,17 @@ export function topologyView(
   title: string,
   hyperNodes: readonly HyperNode[],
   nodes: readonly NodeMeta[],
-  notes: readonly string[] = [],
+  extras: ViewExtras = {},
 ): TopologyView {
   const viewed = viewHyperNodes(hyperNodes, nodes, new Map());
-  return { title, plan: false, hyperNodes: viewed, levels: levelsOf(viewed), notes };
+  return {
+    title,
+    plan: false,
+    hyperNodes: viewed,
+    levels: levelsOf(viewed),
+    notes: extras.notes ?? [],
+    ...fabricTaintMarks(carriedTaints(extras.fabricTaints ?? new Map()), viewed),
+  };
 }
 
 /**
@@ -91,7 +68,14 @@ export function planView(
   }
   const viewed = viewHyperNodes([...objects.values()], nodes, changes);
   const holds = plan.labelHolds.map((h) => `Label memory (health.labelGracePeriod): ${describeLabelHold(h)}`);
-  return { title, plan: true, hyperNodes: viewed, levels: levelsOf(viewed), notes: [...plan.warnings, ...holds] };
+  return {
+    title,
+    plan: true,
+    hyperNodes: viewed,
+    levels: levelsOf(viewed),
+    notes: [...plan.warnings, ...holds],
+    ...fabricTaintMarks(taintsAfterPlan(nodes, plan.taints), viewed),
+  };
 }
 
 /** Health (docs/health.md): the page colours a HyperNode with a False condition and lists the messages. */

@@ -2,14 +2,15 @@
 // colours of a plan's change kinds and the palette the levels take theirs
 // from (view-levels.ts, LEVEL_COLOURS of them) are defined here once, as CSS
 // variables, so the picture, the tree list, the side panel and the legend
-// cannot disagree. The side panel wraps or truncates (with the full text in a
-// tooltip), so it never scrolls sideways.
+// cannot disagree; so is the colour of a Node with the fabric taint. The
+// side panel wraps or truncates (with the full text in a tooltip), so it
+// never scrolls sideways.
 
 export const TOPOLOGY_PAGE_STYLE = `
 :root {
   --create: #2e7d32; --update: #f9a825; --delete: #c62828; --held: #6a1b9a; --same: #b0bec5;
   --c0: #90caf9; --c1: #a5d6a7; --c2: #ffcc80; --c3: #ce93d8; --c4: #80cbc4; --c5: #ef9a9a; --c6: #fff59d; --c7: #bcaaa4;
-  --node: #eceff1; --node-line: #b0bec5; --found: #ffd54f;
+  --node: #eceff1; --node-line: #b0bec5; --found: #ffd54f; --tainted: #ffab91; --tainted-line: #d84315;
   --hit: #111; --ink: #1b1f23; --muted: #5f6b76; --line: #d0d7de;
   font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink);
 }
@@ -39,6 +40,7 @@ main { flex: 1; display: flex; min-height: 0; }
 #icicle rect { stroke: #fff; stroke-width: 0.5; cursor: pointer; }
 #icicle rect.nd { fill: var(--node); stroke: var(--node-line); }
 #icicle rect.nd.agg { fill: #cfd8dc; }
+#icicle rect.nd.tainted { fill: var(--tainted); stroke: var(--tainted-line); }
 #icicle text { pointer-events: none; fill: var(--ink); }
 #icicle text.name { font-size: 12px; font-weight: 600; }
 #icicle text.kind { font-size: 10.5px; fill: #37474f; }
@@ -68,6 +70,7 @@ summary.selected { outline: 1px solid var(--hit); outline-offset: -1px; }
 .tag { flex: none; display: inline-block; padding: 0 5px; border-radius: 8px; color: #fff; font-size: 11px; margin-left: 6px; }
 .nodes { margin: 2px 0 4px 30px; color: var(--muted); white-space: normal; overflow-wrap: anywhere; }
 .nodes mark { background: var(--found); color: var(--ink); font-weight: 600; }
+.nodes .tainted { color: var(--tainted-line); font-weight: 600; }
 #details { flex: none; max-height: 50%; overflow: hidden auto; padding: 8px 12px; border-bottom: 1px solid var(--line); background: #fafbfc; }
 #details h2 { display: flex; align-items: baseline; min-width: 0; font-size: 15px; margin: 0 0 6px; }
 #details h2 .label { min-width: 0; overflow-wrap: anywhere; }
@@ -83,6 +86,7 @@ summary.selected { outline: 1px solid var(--hit); outline-offset: -1px; }
 .held { fill: var(--held); background: var(--held); }
 .same { fill: var(--same); background: var(--same); }
 .unhealthy { fill: var(--delete); background: var(--delete); }
+.swatch.tainted { background: var(--tainted); outline: 1px solid var(--tainted-line); outline-offset: -1px; }
 .c0 { fill: var(--c0); background: var(--c0); } .c1 { fill: var(--c1); background: var(--c1); }
 .c2 { fill: var(--c2); background: var(--c2); } .c3 { fill: var(--c3); background: var(--c3); }
 .c4 { fill: var(--c4); background: var(--c4); } .c5 { fill: var(--c5); background: var(--c5); }

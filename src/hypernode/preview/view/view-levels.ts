@@ -6,20 +6,10 @@
 // "racks are green" keeps that from one cluster or plan to the next.
 
 import { compareBytes } from '../../../util/compare-bytes.ts';
+import type { ViewLevel } from './browser/topology-data.ts';
 
 /** How many fills the page's palette holds (topology-page-style.ts: `--c0` … `--c7`). */
 export const LEVEL_COLOURS = 8;
-
-export interface ViewLevel {
-  /** The tierName, or `tier N` for HyperNodes that have none. */
-  readonly tierName: string;
-  /** The tiers HyperNodes of this tierName are at, highest first (more than one is a misconfiguration worth seeing). */
-  readonly tiers: readonly number[];
-  /** The Node label keys whose values formed its domains (label sources), byte-sorted. */
-  readonly labelKeys: readonly string[];
-  /** Index into the palette (0 … LEVEL_COLOURS - 1). */
-  readonly colour: number;
-}
 
 /** What levelsOf reads of each HyperNode. */
 export interface LevelMember {

@@ -12,7 +12,7 @@
 import { isKubernetesReservedKey, isLabelValue, isQualifiedName } from '../../../kube/name-validation.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import { TAINT_EFFECTS, type HealthSettings } from '../../config/health-config.ts';
-import type { HostLinkReport } from '../../model/contracts.ts';
+import type { HostLinkReport, NodeTaint } from '../../model/contracts.ts';
 import { SOURCE_KEYS } from '../../model/hypernode-labels.ts';
 
 /** The taint this controller holds on a Node, as its record (FABRIC_TAINT_ANNOTATION) says. */
@@ -46,6 +46,18 @@ export function parseFabricTaint(text: string | undefined): FabricTaint | undefi
     (SOURCE_KEYS as readonly string[]).includes(sourceOfTaintValue(t.value)) &&
     (TAINT_EFFECTS as readonly string[]).includes(t.effect);
   return possible ? t : undefined;
+}
+
+/**
+ * The taint of ours a Node carries: its record names a taint this controller
+ * could have set, and exactly that taint is in its list. A record whose taint
+ * is gone (removed by someone, not put back yet) and our key set by another
+ * writer without a record are not ours.
+ */
+export function carriedFabricTaint(record: string | undefined, taints: readonly NodeTaint[]): FabricTaint | undefined {
+  const t = parseFabricTaint(record);
+  const listed = t && taints.some((x) => x.key === t.key && x.effect === t.effect && (x.value ?? '') === t.value);
+  return listed ? t : undefined;
 }
 
 /** The taint's value: `<source>.<fabric>`, or the source alone when that is no label value (UFM legacy mode's fabric). */

@@ -35,8 +35,10 @@ import { FABRIC_TAINT_ANNOTATION, SOURCE_KEYS } from '../../model/hypernode-labe
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import type { Follower } from '../follower.ts';
 import type { KeptTopology } from '../kept-topology.ts';
+import type { FabricTaintRecorder } from '../topology-state.ts';
 import { writeRetryRateLimiter } from '../write-failures.ts';
 import {
+  carriedFabricTaint,
   decideTaints,
   describeReason,
   formatFabricTaint,
@@ -78,10 +80,22 @@ export interface TaintWriterDeps {
   /** Writes in flight at once (the client set's write pace); one at a time without it. */
   writeConcurrency?: () => number;
   metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
+  /** Told at each pass which Nodes carry our taint, as the full Node cache shows them (the topology page marks them). */
+  state?: FabricTaintRecorder;
 }
 
 /** What one Node's write came to. */
 type WriteOutcome = 'written' | 'unchanged' | 'gone' | 'echo pending';
+
+/** Node → the taint of ours it carries, as the full Node cache shows its record and its taints. */
+function carriedTaintsOf(cache: Lister<NodeHealth>): Map<string, FabricTaint> {
+  const carried = new Map<string, FabricTaint>();
+  for (const h of cache.list()) {
+    const taint = h.fabricTaint === undefined ? undefined : carriedFabricTaint(h.fabricTaint, h.taints);
+    if (taint) carried.set(h.metadata.name, taint);
+  }
+  return carried;
+}
 
 export class TaintWriter implements Follower, TaintCounts {
   readonly queue: RateLimitingQueue;
@@ -183,6 +197,7 @@ export class TaintWriter implements Follower, TaintCounts {
     const cache = this.nodeTaints === 'syncing' ? undefined : this.nodeTaints;
     // With the taint on, nothing is decided before the Nodes' taints are known.
     if (settings.taint && !cache) return 'done';
+    this.deps.state?.fabricTaints(cache ? carriedTaintsOf(cache) : undefined);
     const sources = new Map<string, ReadonlyMap<string, HostLinkReport>>();
     for (const source of SOURCE_KEYS) {
       if (exportingEntry(config, source) === 'off') this.accepted.delete(source);
