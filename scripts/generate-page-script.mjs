@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the HTML topology view's browser script, made by esbuild from
-// src/hypernode/preview/view/browser/, into the committed module that
+// src/hypernode/exports/view/browser/, into the committed module that
 // carries it (scripts/lib/page-script.mjs). Run it after changing browser/.
 //
 // Usage: node scripts/generate-page-script.mjs

@@ -1,9 +1,9 @@
-// Reading the HTML topology view (src/hypernode/preview/view/) back in tests:
+// Reading the HTML topology view (src/hypernode/exports/view/) back in tests:
 // the data a page carries, from its text or from the page a browser drew.
 
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
-import type { TopologyView } from '../src/hypernode/preview/view/browser/topology-data.ts';
+import type { TopologyView } from '../src/hypernode/exports/view/browser/topology-data.ts';
 
 /** The view data inside a page's text; throws when the page carries none. */
 export function viewData(html: string): TopologyView {

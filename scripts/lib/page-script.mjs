@@ -1,5 +1,5 @@
 // The browser script of the HTML topology view: esbuild bundles its
-// TypeScript (src/hypernode/preview/view/browser/, entry page-main.ts) into
+// TypeScript (src/hypernode/exports/view/browser/, entry page-main.ts) into
 // one IIFE, and a committed module carries that text
 // (topology-page-script.generated.ts), so `render`, the server and Deno embed
 // it with no build step at run time. Not minified: a reader of the page (or
@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-export const PAGE_SCRIPT_ENTRY = join(root, 'src/hypernode/preview/view/browser/page-main.ts');
-export const PAGE_SCRIPT_MODULE = join(root, 'src/hypernode/preview/view/topology-page-script.generated.ts');
+export const PAGE_SCRIPT_ENTRY = join(root, 'src/hypernode/exports/view/browser/page-main.ts');
+export const PAGE_SCRIPT_MODULE = join(root, 'src/hypernode/exports/view/topology-page-script.generated.ts');
 export const GENERATE_COMMAND = 'node scripts/generate-page-script.mjs';
 
 /** The script as the page inlines it: one IIFE, for browsers of ES2022, ASCII only. */

@@ -1,14 +1,14 @@
 // The HTML form of /debug/topology, drawn by the same topology view
-// `render -o html` writes (src/hypernode/preview/view/), so the controller's
+// `render -o html` writes (src/hypernode/exports/view/), so the controller's
 // state reads like a preview. Every value goes through the view's
 // script-safe JSON and is shown as text, so none can become markup. The Nodes
 // carrying the fabric taint, as the taint writer last read them, are marked.
 
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { nodeCount } from '../hypernode/model/member-selector.ts';
-import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
-import type { TopologyView } from '../hypernode/preview/view/browser/topology-data.ts';
-import { topologyView } from '../hypernode/preview/view/topology-model.ts';
+import { topologyHtml } from '../hypernode/exports/view/topology-html.ts';
+import type { TopologyView } from '../hypernode/exports/view/browser/topology-data.ts';
+import { topologyView } from '../hypernode/exports/view/topology-model.ts';
 import type { SourceTopologyState, TopologyState } from '../hypernode/reconcile/topology-state.ts';
 
 const time = (ms: number) => new Date(ms).toISOString();

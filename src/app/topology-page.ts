@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../kube/clock.ts';
 import type { Lister } from '../kube/types.ts';
 import type { NodeMeta } from '../hypernode/model/hypernode-types.ts';
-import { TOPOLOGY_PAGE_CSP } from '../hypernode/preview/view/topology-html.ts';
+import { TOPOLOGY_PAGE_CSP } from '../hypernode/exports/view/topology-html.ts';
 import type { SourceTopologyState, TopologyState, TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
 import { sendOk, type ListenerRoute } from './metrics.ts';
 import { sendText } from './probes.ts';

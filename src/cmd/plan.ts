@@ -32,9 +32,9 @@ import { loadConfig, warnConfigProblems, type DiscoveryConfig } from '../hyperno
 import { noSourceReason, unusedLabelKeyWarnings } from './empty-result.ts';
 import { configMapLocation, type ConfigMapLocation } from '../hypernode/config/location.ts';
 import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts';
-import { planChanges, type Plan, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
-import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
-import { planView } from '../hypernode/preview/view/topology-model.ts';
+import { planChanges, planDrawing, type Plan, type PlanAction } from '../hypernode/preview/cluster-plan.ts';
+import { topologyHtml } from '../hypernode/exports/view/topology-html.ts';
+import { planView } from '../hypernode/exports/view/topology-model.ts';
 import { StaticInformer } from '../kube/static-informer.ts';
 import type { Logger } from '../log.ts';
 import { choiceKind } from './choice-flag.ts';
@@ -264,7 +264,9 @@ function formatPlan(
 ): string {
   if (format === 'json') return formatPlanJson(result);
   if (format === 'html')
-    return topologyHtml(planView(`plan: ${planHeadline(result)}`, result, cluster.existing, cluster.nodes));
+    return topologyHtml(
+      planView(`plan: ${planHeadline(result)}`, planDrawing(result), cluster.existing, cluster.nodes),
+    );
   return formatPlanText(result, color ? COLOURED : undefined);
 }
 

@@ -9,9 +9,9 @@ import type { HyperNode, NodeMeta } from '../hypernode/model/hypernode-types.ts'
 import { renderHyperNodeTree } from '../hypernode/preview/hypernode-tree.ts';
 import { publishedTrees, withSpec } from '../hypernode/preview/published-topology.ts';
 import { isOwnedBy, SOURCE_KEYS } from '../hypernode/model/hypernode-labels.ts';
-import { nodeMemberships } from '../hypernode/preview/view/node-membership.ts';
-import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
-import { topologyView } from '../hypernode/preview/view/topology-model.ts';
+import { nodeMemberships } from '../hypernode/exports/view/node-membership.ts';
+import { topologyHtml } from '../hypernode/exports/view/topology-html.ts';
+import { topologyView } from '../hypernode/exports/view/topology-model.ts';
 import { EMPTY_CONFIG } from '../hypernode/config/loader.ts';
 import { choiceKind } from './choice-flag.ts';
 import { readDiscoveryConfig } from './render-inputs.ts';

@@ -4,7 +4,7 @@
 // HyperNode it comes through (nodeMemberships).
 
 import { formatUsage, parseFlags } from '../app/flags/flag-set.ts';
-import { nodeMemberships, type Membership } from '../hypernode/preview/view/node-membership.ts';
+import { nodeMemberships, type Membership } from '../hypernode/exports/view/node-membership.ts';
 import { conditionTime, falseHealthConditions, NODES_READY } from '../hypernode/reconcile/health/conditions.ts';
 import { recordedUntil } from '../hypernode/reconcile/health/label-holds.ts';
 import { readinessProblem, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';

@@ -17,8 +17,8 @@ import { createLldpDiscovererFactory } from '../hypernode/discovery/lldp/lldp-di
 import { captureWalks, parseLldpCaptures } from './lldp-capture.ts';
 import { renderHyperNodeTree, type TreeStyle } from '../hypernode/preview/hypernode-tree.ts';
 import { previewDiscovery } from '../hypernode/preview/preview.ts';
-import { topologyHtml } from '../hypernode/preview/view/topology-html.ts';
-import { topologyView } from '../hypernode/preview/view/topology-model.ts';
+import { topologyHtml } from '../hypernode/exports/view/topology-html.ts';
+import { topologyView } from '../hypernode/exports/view/topology-model.ts';
 import { choiceKind } from './choice-flag.ts';
 import { isSlurmFormat, SLURM_FLAGS, SLURM_FORMATS, slurmOutput, type SlurmFormat } from './slurm-output.ts';
 import { readDiscoveryConfig, readHyperNodes, readNodes, type NodeFile } from './render-inputs.ts';

@@ -269,7 +269,7 @@ test('scripts/ and testing/ never import tests/', () => {
 });
 
 /** The topology view's browser code: it runs in a browser, typed with the DOM (tsconfig.browser.json). */
-const BROWSER = 'src/hypernode/preview/view/browser/';
+const BROWSER = 'src/hypernode/exports/view/browser/';
 
 /** Every module specifier `file` imports, as written (relative or not). */
 function specifiersOf(file: string): string[] {

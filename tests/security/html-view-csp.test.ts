@@ -21,7 +21,7 @@ import { closeHttp } from '../../src/app/http-listen.ts';
 import { topologyPageRoute } from '../../src/app/topology-page.ts';
 import { render } from '../../src/cmd/render.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
-import { TOPOLOGY_PAGE_CSP } from '../../src/hypernode/preview/view/topology-html.ts';
+import { TOPOLOGY_PAGE_CSP } from '../../src/hypernode/exports/view/topology-html.ts';
 import { realClock } from '../../src/kube/clock.ts';
 import { launchChromium, missingChromium, openPage, openUrl, waitUntilDrawn } from '../../testing/browser.ts';
 import { SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';

@@ -54,6 +54,7 @@ import {
   type TopologyChange,
 } from '../exports/topology-objects/topology-object-specs.ts';
 import { topologySequence } from '../exports/topology-objects/topology-object-messages.ts';
+import type { PlanDrawing } from '../exports/view/topology-model.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete';
 
@@ -279,6 +280,12 @@ async function plannedLabelHolds(
 }
 
 /** `tray-3 (source "ufm"): nvidia.com/gpu.clique missing since …; kept in a until …, then moves to b`: one line. */
+/** What the HTML view draws of a plan: its changes, the warnings and the label memory's holds as notes, its taints. */
+export function planDrawing(plan: Plan): PlanDrawing {
+  const holds = plan.labelHolds.map((h) => `Label memory (health.labelGracePeriod): ${describeLabelHold(h)}`);
+  return { changes: plan.changes, notes: [...plan.warnings, ...holds], taints: plan.taints };
+}
+
 export function describeLabelHold(h: PlannedLabelHold): string {
   const from = h.from.length > 0 ? `kept in ${h.from.join(', ')}` : 'kept in place';
   const to = h.to.length > 0 ? `moves to ${h.to.join(', ')}` : `leaves the topology of source "${h.source}"`;

@@ -16,8 +16,8 @@ import { nvlinkHyperNodeName, nvlinkTier } from '../../../src/hypernode/discover
 import { UFM_FABRIC_LABEL } from '../../../src/hypernode/model/hypernode-labels.ts';
 import type { DiscoveredHyperNode, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { renderHyperNodeTree } from '../../../src/hypernode/preview/hypernode-tree.ts';
-import { nodeMemberships } from '../../../src/hypernode/preview/view/node-membership.ts';
-import { topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
+import { nodeMemberships } from '../../../src/hypernode/exports/view/node-membership.ts';
+import { topologyView } from '../../../src/hypernode/exports/view/topology-model.ts';
 import { desiredNodeLabels } from '../../../src/hypernode/exports/node-labels/node-label-values.ts';
 import { desiredTopologies } from '../../../src/hypernode/exports/topology-objects/topology-object-specs.ts';
 import { NODES_READY } from '../../../src/hypernode/reconcile/health/conditions.ts';

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // The HTML view marks the Nodes that carry the controller's fabric taint
-// (health.taint; src/hypernode/preview/view/fabric-taint-marks.ts): `render`
+// (health.taint; src/hypernode/exports/view/fabric-taint-marks.ts): `render`
 // reads the record and the taints of each Node in its Node file and marks a
 // Node only when both are there, alike; a plan marks the Nodes by their
 // records and what it would change. In Chromium (skipped, visibly, where it
@@ -19,8 +19,8 @@ import * as assert from 'uvu/assert';
 import { render } from '../../../src/cmd/render.ts';
 import { FABRIC_TAINT_ANNOTATION } from '../../../src/hypernode/model/hypernode-labels.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import type { Plan } from '../../../src/hypernode/preview/cluster-plan.ts';
-import { planView, topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
+import { planDrawing, type Plan } from '../../../src/hypernode/preview/cluster-plan.ts';
+import { planView, topologyView } from '../../../src/hypernode/exports/view/topology-model.ts';
 import type { FabricTaint } from '../../../src/hypernode/reconcile/health/fabric-taints.ts';
 import { launchChromium, missingChromium, openPage, waitUntilDrawn } from '../../../testing/browser.ts';
 import { viewData } from '../../../testing/view-page.ts';
@@ -123,7 +123,7 @@ test('a plan marks the Nodes by their records, with the taints it would add, rew
     withRecord('n3', ours('ufm.pod-a')),
     withRecord('n4', ours('ufm.pod-a')),
   ];
-  const view = planView('plan', plan, [rack], nodes);
+  const view = planView('plan', planDrawing(plan), [rack], nodes);
   assert.equal(
     view.fabricTaints?.map((t) => [t.node, t.taint, t.change]),
     [

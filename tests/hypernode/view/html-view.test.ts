@@ -26,9 +26,9 @@ import type { Browser, Page } from 'playwright-core';
 import { render } from '../../../src/cmd/render.ts';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
 import { diffHyperNodes } from '../../../src/hypernode/reconcile/hypernode-diff.ts';
-import type { Plan, PlannedChange } from '../../../src/hypernode/preview/cluster-plan.ts';
-import { topologyHtml } from '../../../src/hypernode/preview/view/topology-html.ts';
-import { planView, topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
+import { planDrawing, type Plan, type PlannedChange } from '../../../src/hypernode/preview/cluster-plan.ts';
+import { topologyHtml } from '../../../src/hypernode/exports/view/topology-html.ts';
+import { planView, topologyView } from '../../../src/hypernode/exports/view/topology-model.ts';
 import { launchChromium, missingChromium, openPage, waitUntilDrawn } from '../../../testing/browser.ts';
 import { generateFatTree } from '../../../testing/fat-tree.ts';
 import { memberNames } from '../../../testing/hypernode-members.ts';
@@ -466,7 +466,7 @@ browserTest(
       kind: 'Node',
       metadata: { name },
     }));
-    const html = write('plan.html', topologyHtml(planView('plan: test', plan, existing, nodes)));
+    const html = write('plan.html', topologyHtml(planView('plan: test', planDrawing(plan), existing, nodes)));
     const { page, errors, requests } = await openPage(browser!, html);
     await waitUntilDrawn(page);
     assert.equal([errors, requests], [[], []]);

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode } from '../../../src/hypernode/model/hypernode-types.ts';
-import { hyperNodeDomain } from '../../../src/hypernode/preview/view/hypernode-domain.ts';
+import { hyperNodeDomain } from '../../../src/hypernode/exports/view/hypernode-domain.ts';
 
 const SOURCE = 'volcano.sh/network-topology-source';
 const hn = (

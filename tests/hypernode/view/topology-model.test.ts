@@ -8,10 +8,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HyperNode, MemberSpec, NodeMeta } from '../../../src/hypernode/model/hypernode-types.ts';
 import { diffHyperNodes } from '../../../src/hypernode/reconcile/hypernode-diff.ts';
-import type { Plan } from '../../../src/hypernode/preview/cluster-plan.ts';
-import { nodeMemberships } from '../../../src/hypernode/preview/view/node-membership.ts';
-import { topologyHtml } from '../../../src/hypernode/preview/view/topology-html.ts';
-import { planView, topologyView } from '../../../src/hypernode/preview/view/topology-model.ts';
+import { planDrawing, type Plan } from '../../../src/hypernode/preview/cluster-plan.ts';
+import { nodeMemberships } from '../../../src/hypernode/exports/view/node-membership.ts';
+import { topologyHtml } from '../../../src/hypernode/exports/view/topology-html.ts';
+import { planView, topologyView } from '../../../src/hypernode/exports/view/topology-model.ts';
 import { viewData } from '../../../testing/view-page.ts';
 
 const SOURCE = 'volcano.sh/network-topology-source';
@@ -123,7 +123,7 @@ test('a plan view keeps deleted objects in place, marks each change and carries 
     labelHolds: [],
     taints: [],
   };
-  const view = planView('p', plan, existing, NODES);
+  const view = planView('p', planDrawing(plan), existing, NODES);
   assert.equal(
     view.hyperNodes.map((h) => [h.name, h.change ?? '']),
     [

@@ -1,5 +1,5 @@
 // The topology view's browser script is committed as the text esbuild makes
-// of src/hypernode/preview/view/browser/ (scripts/lib/page-script.mjs): the
+// of src/hypernode/exports/view/browser/ (scripts/lib/page-script.mjs): the
 // committed module is exactly what the sources make now, carries that text
 // unchanged through its escaping, and can be inlined in a <script> element.
 // The page's Content-Security-Policy allows the script by the SHA-256 of that
@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 // @ts-expect-error: plain JavaScript build helpers, no type declarations
 import * as pageScriptLib from '../../../scripts/lib/page-script.mjs';
-import { TOPOLOGY_PAGE_SCRIPT } from '../../../src/hypernode/preview/view/topology-page-script.generated.ts';
+import { TOPOLOGY_PAGE_SCRIPT } from '../../../src/hypernode/exports/view/topology-page-script.generated.ts';
 
 const { GENERATE_COMMAND, PAGE_SCRIPT_MODULE, pageScript, pageScriptModule } = pageScriptLib as {
   GENERATE_COMMAND: string;

@@ -5,7 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LEVEL_COLOURS, levelsOf } from '../../../src/hypernode/preview/view/view-levels.ts';
+import { LEVEL_COLOURS, levelsOf } from '../../../src/hypernode/exports/view/view-levels.ts';
 
 test('one level per tierName, highest tier first, with its tiers and label keys', () => {
   const levels = levelsOf([

@@ -13,12 +13,11 @@
 import { compareBytes } from '../../../util/compare-bytes.ts';
 import type { HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { fabricOf, NETWORK_TOPOLOGY_PROFILE_LABEL, sourceOf } from '../../model/hypernode-labels.ts';
-import { describeDiff } from '../../reconcile/hypernode-diff.ts';
+import { describeDiff, type HyperNodeDiff } from '../../reconcile/hypernode-diff.ts';
 import { labelValue } from '../../model/label-reads.ts';
 import { membersOf, resolveMembers } from '../../model/member-selector.ts';
-import { describeLabelHold, type Plan } from '../cluster-plan.ts';
 import { falseHealthConditions } from '../../reconcile/health/conditions.ts';
-import type { FabricTaint } from '../../reconcile/health/fabric-taints.ts';
+import type { FabricTaint, TaintChange } from '../../reconcile/health/fabric-taints.ts';
 import { carriedTaints, fabricTaintMarks, taintsAfterPlan } from './fabric-taint-marks.ts';
 import { hyperNodeDomain } from './hypernode-domain.ts';
 import type { TopologyView, ViewChange, ViewHyperNode } from './browser/topology-data.ts';
@@ -30,6 +29,28 @@ export interface ViewExtras {
   readonly notes?: readonly string[];
   /** Node → the fabric taint of ours it carries (carriedFabricTaint: its record and that taint both on it). */
   readonly fabricTaints?: ReadonlyMap<string, FabricTaint>;
+}
+
+/**
+ * What the view draws of a plan: its HyperNode changes, the lines above the
+ * picture and the fabric taints it changes. `plan`'s Plan (preview/
+ * cluster-plan.ts, a layer above) hands these over; the view never reads it.
+ */
+export interface PlanDrawing {
+  readonly changes: readonly PlannedHyperNodeChange[];
+  readonly notes: readonly string[];
+  readonly taints: readonly TaintChange[];
+}
+
+/** One HyperNode the plan creates, updates or deletes, and what changes. */
+export interface PlannedHyperNodeChange {
+  readonly action: Exclude<ViewChange, 'held'>;
+  readonly name: string;
+  readonly diff: HyperNodeDiff;
+  /** The object as the server would hold it afterwards (absent for a delete). */
+  readonly object?: HyperNode;
+  /** A delete the mass-delete guard holds. */
+  readonly held?: true;
 }
 
 /** The view of HyperNodes as they are; `nodes` resolve regex and label members (exact names need none). */
@@ -56,7 +77,7 @@ export function topologyView(
  */
 export function planView(
   title: string,
-  plan: Plan,
+  plan: PlanDrawing,
   existing: readonly HyperNode[],
   nodes: readonly NodeMeta[],
 ): TopologyView {
@@ -67,13 +88,12 @@ export function planView(
     changes.set(c.name, { change: c.held ? 'held' : c.action, diff: describeDiff(c.diff) });
   }
   const viewed = viewHyperNodes([...objects.values()], nodes, changes);
-  const holds = plan.labelHolds.map((h) => `Label memory (health.labelGracePeriod): ${describeLabelHold(h)}`);
   return {
     title,
     plan: true,
     hyperNodes: viewed,
     levels: levelsOf(viewed),
-    notes: [...plan.warnings, ...holds],
+    notes: plan.notes,
     ...fabricTaintMarks(taintsAfterPlan(nodes, plan.taints), viewed),
   };
 }

@@ -5,7 +5,7 @@
 /** The script inlined into the HTML topology view (topology-html.ts), as text. */
 export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
 (() => {
-  // src/hypernode/preview/view/browser/hypernode-words.ts
+  // src/hypernode/exports/view/browser/hypernode-words.ts
   function shortName(tierName) {
     const s = tierName.lastIndexOf("/");
     return s >= 0 && s < tierName.length - 1 ? tierName.slice(s + 1) : tierName;
@@ -42,7 +42,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     };
   }
 
-  // src/hypernode/preview/view/browser/tainted-nodes.ts
+  // src/hypernode/exports/view/browser/tainted-nodes.ts
   var TAINTED = "tainted";
   var PLANNED = {
     add: "plan: adds this taint",
@@ -71,7 +71,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     return { of: (node) => byNode.get(node), in: (n) => inHyperNode[n] ?? none, total: byNode.size };
   }
 
-  // src/hypernode/preview/view/browser/icicle-drawing.ts
+  // src/hypernode/exports/view/browser/icicle-drawing.ts
   var MIN_PX = 1;
   var NODE_PX = 4;
   var MIN_ROW = 18;
@@ -252,7 +252,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     };
   }
 
-  // src/hypernode/preview/view/browser/icicle-layout.ts
+  // src/hypernode/exports/view/browser/icicle-layout.ts
   function layOut(hns, labelOf) {
     const count = hns.length;
     const byName = /* @__PURE__ */ new Map();
@@ -363,7 +363,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     return { count, byName, nodeIn, parents, kids, depth, below, weight, x0, roots, maxRow, total, layoutParent, pathOf };
   }
 
-  // src/hypernode/preview/view/browser/page-elements.ts
+  // src/hypernode/exports/view/browser/page-elements.ts
   function byId(id) {
     const e = document.getElementById(id);
     if (!e) throw new Error(\`the topology page has no element #\${id}\`);
@@ -379,7 +379,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     return row.firstElementChild;
   }
 
-  // src/hypernode/preview/view/browser/page-legend.ts
+  // src/hypernode/exports/view/browser/page-legend.ts
   var CHANGE_KINDS = [
     ["create", "create"],
     ["update", "update"],
@@ -429,7 +429,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     }
   }
 
-  // src/hypernode/preview/view/browser/page-search.ts
+  // src/hypernode/exports/view/browser/page-search.ts
   var SIMILAR_HYPERNODES = 5;
   var SIMILAR_NAMES = 8;
   function pageSearch(parts, hyperNodeNames, layout2, words2, picture2, panel2) {
@@ -548,7 +548,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     return ask2;
   }
 
-  // src/hypernode/preview/view/browser/picture-input.ts
+  // src/hypernode/exports/view/browser/picture-input.ts
   function dataOf(e) {
     return e.target?.dataset;
   }
@@ -661,7 +661,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     });
   }
 
-  // src/hypernode/preview/view/browser/side-panel.ts
+  // src/hypernode/exports/view/browser/side-panel.ts
   var NODES_LISTED = 500;
   var DETAILS_LISTED = 20;
   function sidePanel(tree, details, data2, layout2, words2, picture2, tainted2) {
@@ -820,7 +820,7 @@ export const TOPOLOGY_PAGE_SCRIPT = `"use strict";
     return { rows, fill, select, reveal, selected: () => selected };
   }
 
-  // src/hypernode/preview/view/browser/page-main.ts
+  // src/hypernode/exports/view/browser/page-main.ts
   performance.mark("view:start");
   var data = JSON.parse(byId("topology-data").textContent ?? "");
   performance.mark("view:parsed");
