@@ -26,7 +26,7 @@ import type { FabricTaint } from '../../src/hypernode/reconcile/health/fabric-ta
 import { taintListChange } from '../../src/hypernode/reconcile/health/taint-patch.ts';
 import { startApiServer } from '../../testing/apiserver/index.ts';
 import { LoopbackServer } from '../../testing/loopback-server.ts';
-import { loadRecording } from '../apiserver/real-api-replay.ts';
+import { loadRecording } from '../testing/apiserver/real-api-replay.ts';
 
 const OURS: FabricTaint = { key: 'topology.volcano.sh/fabric-unreachable', value: 'ufm.pod-a', effect: 'NoSchedule' };
 const MAINTENANCE = { key: 'example.com/maintenance', effect: 'NoSchedule' };

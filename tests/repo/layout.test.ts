@@ -12,8 +12,9 @@
 // every exit code is named in src/exit-codes.ts only, the topology view's
 // browser code imports nothing outside its folder and is typed apart, no
 // file points at documents outside the repository, and the shape that keeps
-// the tree navigable holds: src/hypernode/ has at most eight entries on top,
-// and no two files under src/ share a base name.
+// the tree navigable holds: src/hypernode/ has at most nine entries on top,
+// no two files under src/ share a base name, and tests/ mirrors src/ (and
+// testing/), so the test of a file is found from its path.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -303,6 +304,40 @@ test('tsconfig.json leaves the browser code to tsconfig.browser.json, which type
 test('src/hypernode has at most nine entries on top', () => {
   const entries = readdirSync(join(ROOT, 'src/hypernode')).sort();
   assert.ok(entries.length <= 9, `src/hypernode holds ${entries.length} entries: ${entries.join(', ')}`);
+});
+
+/** The suites beside the mirror (docs/design.md §8): each tests the product or the repository as a whole. */
+const SUITES = ['tests/e2e', 'tests/security', 'tests/smoke', 'tests/deploy', 'tests/repo', 'tests/support'];
+
+/** The folders under tests/ that hold a test file, and the folder of src/ or testing/ each must name. */
+function testFolders(): { folder: string; mirrors: string }[] {
+  const folders = new Set(filesUnder('tests', /\.test\.ts$/).map((f) => dirname(f)));
+  return [...folders]
+    .filter((f) => !SUITES.some((s) => f === s || f.startsWith(`${s}/`)))
+    .map((folder) => {
+      const rest = relative('tests', folder);
+      const mirrors = rest === '' ? 'src' : rest.startsWith('testing') ? rest : join('src', rest);
+      return { folder, mirrors };
+    });
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return readdirSync(join(ROOT, path)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+test('tests/ mirrors src/: every folder holding a test names a folder of src/ (or testing/), or is a suite beside them', () => {
+  const folders = testFolders();
+  assert.ok(
+    folders.some((f) => f.folder === 'tests/hypernode/discovery/label/profile'),
+    'the check sees the mirrored test folders',
+  );
+  assert.ok(!isFolder('src/hypernode/no-such-wing'), 'the check tells a missing folder');
+  const strays = folders.filter((f) => !isFolder(f.mirrors)).map((f) => `${f.folder} names no ${f.mirrors}/`);
+  assert.equal(strays, [], 'move the tests with git mv to the folder mirroring the code they test (docs/design.md §8)');
 });
 
 test('no two files under src/ share a base name', () => {

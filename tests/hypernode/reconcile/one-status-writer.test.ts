@@ -21,7 +21,7 @@ import { FakeHyperNodeClient } from '../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../support/fake-informer.ts';
 import { HeldHyperNodeClient } from '../../support/held-hypernode-client.ts';
 import { registryValue } from '../../support/metric-registry.ts';
-import { health, NODES, tree } from '../health/health-rig.ts';
+import { health, NODES, tree } from './health/health-rig.ts';
 import { statusWriter } from './status-rig.ts';
 
 const NAMES = tree()
