@@ -49,6 +49,7 @@ import { accessReviewGate } from './request-auth.ts';
 import { TOPOLOGY_PAGE_PATH, topologyPageRoute } from './topology-page.ts';
 import { logStartup } from './startup.ts';
 import { Readiness } from './readiness.ts';
+import { workerErrorReporter } from './worker-errors.ts';
 import { runGroup, type Runnable } from '../kube/runnable-group.ts';
 
 /** Shutdown must finish within Kubernetes' default 30 s termination grace period. */
@@ -363,6 +364,7 @@ function wire(
     logger,
     registry: metrics.registry,
     queueMetrics: (name) => metrics.queue(name),
+    workerErrors: workerErrorReporter(metrics, logger),
     ...(topologyState ? { topologyState } : {}),
     // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its
     // health on arrival.
