@@ -125,6 +125,8 @@ export async function measureDiscoveryCpu(
     metrics: newHyperNodeMetrics(new Registry()),
     clock: realClock,
     logger: nullLogger,
+    // Only reconciles run here, never the retry worker: nothing reaches its queue's worker.
+    onWorkerError: () => {},
   });
   const reconcileUnchanged = async () => {
     const summary = await reconciler.reconcile(LABEL_SOURCE, snapshot);

@@ -30,8 +30,11 @@ export type ControllerFactory = (ctx: ControllerContext) => RunnableController;
 
 export const CONTROLLER_STOPPED_UNEXPECTEDLY = 'HyperNode controller stopped unexpectedly';
 
+/** What the runner does with an informer of any kind: run it, and wait until its cache has synced. */
+export type RunnableInformer = Pick<SharedInformer<KubeObject>, 'run' | 'waitForSync'>;
+
 export interface RunnerOptions {
-  informers: ReadonlyArray<SharedInformer<KubeObject>>;
+  informers: readonly RunnableInformer[];
   context: ControllerContext;
   factory: ControllerFactory;
   setReady(ready: boolean): void;

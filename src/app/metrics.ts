@@ -1,14 +1,14 @@
 // The metrics registry and the /metrics server (docs/metrics.md; Volcano's
 // util.PromHandler with client-go's restclient and workqueue providers):
-// Node.js process/runtime defaults, rest_client_*, workqueue_*,
-// leader_election_master_status and whatever the controller registers.
+// Node.js process/runtime defaults, rest_client_*, workqueue_*, the worker
+// errors, leader_election_master_status and whatever the controller registers.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RestMetrics } from '../kube/rest.ts';
 import { createRestMetrics } from '../kube/rest-metrics.ts';
-import type { QueueMetrics } from '../kube/workqueue.ts';
+import type { QueueMetrics } from '../kube/rate-limiting-queue.ts';
 import { logFatal, type Logger } from '../log.ts';
 import { BUILT, GIT_SHA, goPlatform, runtimeVersion, VERSION } from '../version.ts';
 import { listenHttp, type ListenAddress } from './http-listen.ts';
@@ -17,6 +17,8 @@ import { requestPath, sendText } from './probes.ts';
 import { errorMessage } from '../util/error-message.ts';
 
 export const BUILD_INFO_METRIC = 'hypernode_controller_manager_build_info';
+/** Throws of each queue's worker, by queue name: controller-runtime's controller_runtime_reconcile_errors_total. */
+export const WORKER_ERRORS_METRIC = 'hypernode_worker_errors_total';
 
 /** client-go's workqueue latency buckets: 10 ns … 10 s, ×10. */
 const QUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i);
@@ -26,6 +28,8 @@ export interface Metrics {
   readonly rest: RestMetrics;
   /** workqueue_* for the queue called `name`. */
   queue(name: string): QueueMetrics;
+  /** Counts one throw of the worker of the queue `name` (its series starts at 0 when this is called). */
+  workerErrors(name: string): () => void;
   /** leader_election_master_status{name}. */
   leaderStatus(name: string, leading: boolean): void;
 }
@@ -76,6 +80,11 @@ export function createMetrics(): Metrics {
       for (const { name, ages } of agesByQueue()) this.set({ name }, Math.max(0, ...ages) / 1000);
     },
   });
+  const workerErrors = new Counter({
+    name: WORKER_ERRORS_METRIC,
+    help: 'Total number of errors a work queue\'s worker threw; each is logged as "Reconciler error" and its key retried with backoff',
+    ...reg,
+  });
   const leader = new Gauge({
     name: 'leader_election_master_status',
     help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
@@ -102,6 +111,11 @@ export function createMetrics(): Metrics {
       // A queue made again under the same name (a restarted discoverer) replaces the old one's reading.
       inFlight: (ages) => void inFlight.set(name, ages),
     }),
+    workerErrors: (name) => {
+      // At 0 from the first scrape, so increase() sees the first error.
+      workerErrors.inc({ name }, 0);
+      return () => workerErrors.inc({ name });
+    },
     leaderStatus: (name, leading) => leader.set({ name }, leading ? 1 : 0),
   };
 }

@@ -8,42 +8,22 @@ import type { Server } from 'node:http';
 import { EXIT_FAILURE } from '../exit-codes.ts';
 import { realClock, type MonotonicClock } from '../kube/clock.ts';
 import { buildClientConfig, SERVICE_ACCOUNT_DIR } from '../kube/config.ts';
-import { createEventSink, EVENT_RESOURCE, type CoreEvent } from '../kube/events.ts';
-import { keepNameLabelsAnd, resourceInformer, type SharedInformer } from '../kube/informer.ts';
-import { metadataMergePatch } from '../kube/metadata-patch.ts';
-import { isRecordAnnotation } from '../hypernode/model/hypernode-labels.ts';
 import { AccessReviewer } from '../kube/access-review.ts';
-import { LeaderElector, newIdentity } from '../kube/leader-election.ts';
-import { LEASE_RESOURCE, LeaseLock, type Lease } from '../kube/lease-lock.ts';
-import { resourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
-import { topologyObjects } from './topology-object-client.ts';
 import { Transport } from '../kube/transport.ts';
-import { LeadershipFence } from '../kube/write-fence.ts';
-import type { KubeObject, Lister } from '../kube/types.ts';
-import { userAgent } from '../kube/user-agent.ts';
+import type { Lister } from '../kube/types.ts';
 import type { Logger } from '../log.ts';
-import { buildInfo, COMPONENT, goPlatform } from '../version.ts';
-import {
-  HYPERNODE_CRD_MISSING_HINT,
-  HYPERNODE_GROUP,
-  HYPERNODE_RESOURCE,
-  HYPERNODE_VERSION,
-  type ConfigMap,
-  type HyperNode,
-  type NodeMeta,
-  type Secret,
-} from '../hypernode/model/hypernode-types.ts';
+import { buildInfo } from '../version.ts';
+import type { NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { newHyperNodeController } from '../hypernode/controller.ts';
-import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
-import { nodeTaints } from './node-taint-client.ts';
-import { dryRunSinks } from '../hypernode/preview/dry-run.ts';
 import { TopologyStateRecorder, type TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
-import { configMapEventRecorder } from './controller-events.ts';
-import { runController, type ControllerContext, type ControllerFactory } from './controller-runner.ts';
+import { clientUserAgent, electionOf, newClientSets, type ClientSets } from './client-sets.ts';
+import { newControllerInputs, type ControllerInputs } from './controller-context.ts';
+import { runController, type ControllerFactory } from './controller-runner.ts';
 import { closeHttp } from './http-listen.ts';
+import { leaderElectionRunnable } from './leader-election-runnable.ts';
 import { createMetrics, gated, startMetricsServer, type Metrics, type MetricsListenerOptions } from './metrics.ts';
-import type { LeaderElectionConfig, ResolvedOptions } from './options.ts';
+import type { ResolvedOptions } from './options.ts';
 import { startHealthServer } from './probes.ts';
 import { accessReviewGate } from './request-auth.ts';
 import { TOPOLOGY_PAGE_PATH, topologyPageRoute } from './topology-page.ts';
@@ -53,7 +33,6 @@ import { runGroup, type Runnable } from '../kube/runnable-group.ts';
 
 /** Shutdown must finish within Kubernetes' default 30 s termination grace period. */
 export const SHUTDOWN_TIMEOUT_MS = 25_000;
-export const LOST_LEASE = 'lost lease';
 /** How long one TokenReview or SubjectAccessReview may take before the request is refused (503). */
 export const ACCESS_REVIEW_TIMEOUT_MS = 5_000;
 
@@ -103,16 +82,14 @@ export async function runServer(
   const deps: ServerDeps = { ...defaultDeps(), ...overrides, metrics: overrides.metrics ?? createMetrics() };
   logStartup(logger, options);
   const readiness = new Readiness();
-  const config = buildClientConfig(options, logger, {
-    env: deps.env,
-    serviceAccountDir: deps.serviceAccountDir,
-    clock: deps.clock,
-  });
-  const transport = new Transport(config);
+  const { env, serviceAccountDir, clock, hostname, metrics } = deps;
+  const transport = new Transport(buildClientConfig(options, logger, { env, serviceAccountDir, clock }));
+  // Clients and informers do no I/O until they run.
+  const clients = newClientSets(options, transport, { clock, metrics: metrics.rest, version: deps.version });
   const topologyState = options.topologyPage ? new TopologyStateRecorder() : undefined;
-  // Clients and informers do no I/O until they run; the topology page reads the Node cache.
-  const run = wire(options, logger, deps, transport, readiness, topologyState);
-  const page = topologyState ? { state: topologyState, nodes: run.nodes } : undefined;
+  const inputs = newControllerInputs(options, logger, clients, { clock, metrics, hostname, topologyState });
+  // The topology page reads the Node cache.
+  const page = topologyState ? { state: topologyState, nodes: inputs.context.nodes } : undefined;
   const root = new AbortController();
   const listeners = new Listeners(deps);
   await runGroup(
@@ -124,11 +101,11 @@ export async function runServer(
         listeners.health(options.healthz, readiness),
         listeners.metrics(options, logger, () => metricsListenerOptions(options, logger, deps, transport, page)),
         { name: 'readiness', stop: () => readiness.set(false) },
-        workRunnable(options, logger, run),
+        workRunnable(options, logger, deps, clients, readiness, inputs),
       ],
     },
     // The first signal starts the stop; everything after it must finish in time (docs/design.md §3.2).
-    { stopDeadline: { ms: deps.shutdownTimeoutMs, clock: deps.clock } },
+    { stopDeadline: { ms: deps.shutdownTimeoutMs, clock } },
   );
 }
 
@@ -191,7 +168,38 @@ class Listeners {
 }
 
 /** The controller, under leader election unless it is off or a dry run; ending on its own fails the run. */
-function workRunnable(options: ResolvedOptions, logger: Logger, run: ReturnType<typeof wire>): Runnable {
+function workRunnable(
+  options: ResolvedOptions,
+  logger: Logger,
+  deps: ServerDeps,
+  clients: ClientSets,
+  readiness: Readiness,
+  { informers, context }: ControllerInputs,
+): Runnable {
+  const setReady = (ready: boolean) => readiness.set(ready);
+  const lead = (signal: AbortSignal) =>
+    runController({ informers, context, factory: deps.controllerFactory, setReady, logger }, signal);
+  const election = electionOf(options);
+  if (!election || !clients.leaderElection) return controllerRunnable(options, logger, lead);
+  return leaderElectionRunnable({
+    config: election,
+    rest: clients.leaderElection,
+    fence: clients.fence,
+    hostname: deps.hostname,
+    clock: deps.clock,
+    logger,
+    readiness,
+    metrics: deps.metrics,
+    lead,
+  });
+}
+
+/** The controller without leader election, from the group's start to its stop. */
+function controllerRunnable(
+  options: ResolvedOptions,
+  logger: Logger,
+  run: (signal: AbortSignal) => Promise<void>,
+): Runnable {
   let work: Promise<void> = Promise.resolve();
   return {
     name: 'controller',
@@ -201,19 +209,11 @@ function workRunnable(options: ResolvedOptions, logger: Logger, run: ReturnType<
         logger.info(
           'Dry run: leader election skipped and nothing is written; every HyperNode write and Event is logged and counted instead',
         );
-      const leaderElection = options.dryRun ? undefined : options.leaderElection;
-      work = leaderElection ? run.withLeaderElection(leaderElection, stopping) : run.controller(stopping);
+      work = run(stopping);
       work.catch(failed);
     },
     stop: () => work.catch(() => {}),
   };
-}
-
-function clientUserAgent(deps: ServerDeps, suffix: string): string {
-  return userAgent(
-    { program: COMPONENT, version: deps.version.gitVersion, platform: goPlatform(), commit: deps.version.gitCommit },
-    suffix,
-  );
 }
 
 /**
@@ -232,7 +232,7 @@ function metricsListenerOptions(
   if (!page && !options.secureMetrics) return {};
   const rest = new RestClient({
     transport,
-    userAgent: clientUserAgent(deps, 'auth-delegator'),
+    userAgent: clientUserAgent(deps.version, 'auth-delegator'),
     qps: options.kubeApiQps,
     burst: options.kubeApiBurst,
     clock: deps.clock,
@@ -248,185 +248,6 @@ function metricsListenerOptions(
       ? { routes: new Map([[TOPOLOGY_PAGE_PATH, gated(gate, topologyPageRoute(page.state, page.nodes, deps.clock))]]) }
       : {}),
   };
-}
-
-/** Builds the clients and informers (no network I/O) and returns the two ways to run. */
-function wire(
-  options: ResolvedOptions,
-  logger: Logger,
-  deps: ServerDeps,
-  transport: Transport,
-  readiness: Readiness,
-  topologyState: TopologyStateRecorder | undefined,
-) {
-  const { clock, metrics } = deps;
-  const ua = (suffix: string) => clientUserAgent(deps, suffix);
-  // With leader election, every client set's writes pass the elector's fence:
-  // a leader frozen past its lease must not write after it resumes.
-  const fence = options.leaderElection ? new LeadershipFence(clock) : undefined;
-  const clientSet = (suffix: string) =>
-    new RestClient({
-      transport,
-      userAgent: ua(suffix),
-      qps: options.kubeApiQps,
-      burst: options.kubeApiBurst,
-      clock,
-      metrics: metrics.rest,
-      ...(fence ? { fence } : {}),
-    });
-  // Each client set has its own token bucket, as in Go.
-  const core = clientSet(COMPONENT);
-  const volcano = clientSet(COMPONENT);
-
-  const nodeResource = { group: '', version: 'v1', resource: 'nodes', namespaced: false };
-  const configMapClient = resourceClient<ConfigMap>(core, {
-    group: '',
-    version: 'v1',
-    resource: 'configmaps',
-    namespaced: true,
-  });
-  const nodes = resourceInformer<NodeMeta>(resourceClient(core, nodeResource), {
-    metadataOnly: true,
-    // The label export's and the taint's records ride along; every other annotation is dropped.
-    transform: keepNameLabelsAnd(isRecordAnnotation) as (o: KubeObject) => NodeMeta,
-    clock,
-    logger,
-  });
-  const configMaps = resourceInformer<ConfigMap>(configMapClient, {
-    namespace: options.configMap.namespace,
-    fieldSelector: `metadata.name=${options.configMap.name}`,
-    clock,
-    logger,
-  });
-  const hyperNodeResource = {
-    group: HYPERNODE_GROUP,
-    version: HYPERNODE_VERSION,
-    resource: HYPERNODE_RESOURCE,
-    namespaced: false,
-  };
-  const hyperNodes = resourceInformer<HyperNode>(resourceClient(volcano, hyperNodeResource), {
-    clock,
-    logger,
-    missingHint: HYPERNODE_CRD_MISSING_HINT,
-  });
-  const hyperNodeClient = resourceClient<HyperNode>(volcano, hyperNodeResource);
-  // Node label and taint patches share the HyperNode writes' client set, so one rate limit bounds them all.
-  const nodeWriter = resourceClient<NodeMeta>(volcano, nodeResource);
-  const nodeTaintClient = nodeTaints(volcano);
-  const topologyObjectClient = topologyObjects(volcano);
-  const secrets = resourceClient<Secret>(core, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
-  const eventSink = (rest: RestClient) =>
-    createEventSink({
-      client: resourceClient<CoreEvent>(rest, EVENT_RESOURCE),
-      component: COMPONENT,
-      host: deps.hostname,
-      clock,
-      logger,
-    });
-
-  const apiContext: ControllerContext = {
-    nodes,
-    hyperNodes,
-    configMaps,
-    hyperNodeClient: {
-      create: (hn, signal) => hyperNodeClient.create(hn, signal ? { signal } : {}),
-      update: (hn, signal) => hyperNodeClient.update(hn, signal ? { signal } : {}),
-      updateStatus: (hn, signal) => hyperNodeClient.updateStatus(hn, signal ? { signal } : {}),
-      delete: (name, preconditions, signal) =>
-        hyperNodeClient.delete(name, { preconditions, ...(signal ? { signal } : {}) }),
-    },
-    nodeLabelClient: {
-      patchMetadata: async (node, changes, signal) =>
-        void (await nodeWriter.patch(node, metadataMergePatch(changes), signal ? { signal } : {})),
-    },
-    nodeTaintClient,
-    topologyObjectClient,
-    // Sources read Secrets of the controller's namespace only: the discovery ConfigMap's, which the Role covers.
-    secrets: {
-      namespace: options.configMap.namespace,
-      get: (namespace, name, signal) => secrets.get(name, { namespace, ...(signal ? { signal } : {}) }),
-    },
-    // A list narrowed to the one name, as for the discovery ConfigMap: the chart's Role grants list, not get.
-    configMapReader: {
-      get: async (namespace, name, signal) =>
-        (
-          await configMapClient.list({
-            namespace,
-            fieldSelector: `metadata.name=${name}`,
-            ...(signal ? { signal } : {}),
-          })
-        ).items[0],
-    },
-    events: configMapEventRecorder(eventSink(core), configMaps, options.configMap),
-    configMap: options.configMap,
-    clock,
-    logger,
-    registry: metrics.registry,
-    queueMetrics: (name) => metrics.queue(name),
-    ...(topologyState ? { topologyState } : {}),
-    // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its
-    // health on arrival.
-    nodeHealthInformer: () =>
-      resourceInformer<NodeHealth>(resourceClient(core, nodeResource), { transform: nodeHealthOf, clock, logger }),
-    // Every controller write goes through the volcano client set: its rate limit and measured answer times say how many
-    // to keep in flight.
-    writeConcurrency: () => volcano.pace.concurrency(),
-    inputPolicy: options.inputPolicy,
-  };
-  const context: ControllerContext = options.dryRun
-    ? {
-        ...apiContext,
-        ...dryRunSinks({ hyperNodes, logger, registry: metrics.registry, topologyObjectClient, nodeTaintClient }),
-      }
-    : apiContext;
-  const informers = [nodes, configMaps, hyperNodes] as unknown as SharedInformer<KubeObject>[];
-  const controller = (signal: AbortSignal) =>
-    runController(
-      { informers, context, factory: deps.controllerFactory, setReady: (r) => readiness.set(r), logger },
-      signal,
-    );
-
-  async function withLeaderElection(le: LeaderElectionConfig, signal: AbortSignal): Promise<void> {
-    const rest = clientSet('hypernode-leader-election');
-    const identity = newIdentity(deps.hostname);
-    const election = new AbortController();
-    const stopElection = () => election.abort();
-    signal.addEventListener('abort', stopElection, { once: true });
-    let runner: Promise<void> | undefined;
-    const elector = new LeaderElector({
-      lock: new LeaseLock(resourceClient<Lease>(rest, LEASE_RESOURCE), le.resourceNamespace, le.resourceName),
-      identity,
-      leaseDurationMs: le.leaseDurationMs,
-      renewDeadlineMs: le.renewDeadlineMs,
-      retryPeriodMs: le.retryPeriodMs,
-      clock,
-      ...(fence ? { fence } : {}),
-      logger,
-      events: eventSink(rest),
-      onLeadingChanged: (leading) => metrics.leaderStatus(le.resourceName, leading),
-      callbacks: {
-        onStartedLeading: (leaderSignal) => {
-          readiness.startedLeading();
-          runner = controller(leaderSignal).finally(() => readiness.set(false));
-          // A failed controller ends the election (and with it the renew loop).
-          runner.catch(() => election.abort());
-          return runner.catch(() => {});
-        },
-        onStoppedLeading: () => readiness.stoppedLeading(),
-        onNewLeader: (id) => readiness.newLeader(id, identity, logger),
-      },
-    });
-    try {
-      await elector.run(election.signal);
-    } finally {
-      signal.removeEventListener('abort', stopElection);
-    }
-    if (runner !== undefined) await runner;
-    if (signal.aborted) return;
-    throw new Error(LOST_LEASE);
-  }
-
-  return { controller, withLeaderElection, nodes };
 }
 
 /** First SIGINT/SIGTERM stops gracefully; a second one exits 1 at once (pkg/signals). */

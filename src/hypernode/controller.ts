@@ -7,7 +7,7 @@
 import type { Registry } from 'prom-client';
 import type { Clock } from '../kube/clock.ts';
 import type { HandlerRegistration, Informer, KubeObject } from '../kube/types.ts';
-import type { QueueMetrics } from '../kube/workqueue.ts';
+import type { QueueMetrics, WorkerErrorHandler } from '../kube/rate-limiting-queue.ts';
 import { runGroup, workerRunnable, type Runnable, type RunnableOrder } from '../kube/runnable-group.ts';
 import type { Logger } from '../log.ts';
 import type {
@@ -60,6 +60,8 @@ export interface HyperNodeControllerDeps {
   discoverers?: DiscovererRegistry;
   /** workqueue_* metrics per queue name, when the caller exports them. */
   queueMetrics?: (queueName: string) => QueueMetrics;
+  /** Where a throw of each queue's worker goes, by queue name (the process logs and counts it). */
+  workerErrors: (queueName: string) => WorkerErrorHandler;
   /** `hyperNodeClient` records writes instead of sending them (--dry-run; see dry-run.ts, which also counts them). */
   dryRun?: boolean;
   /** Where the topology page's state is recorded (--enable-topology-page). */
@@ -127,6 +129,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
     clock,
     logger: writeLogger,
     queueMetrics: deps.queueMetrics?.(STATUS_QUEUE_NAME),
+    onWorkerError: deps.workerErrors(STATUS_QUEUE_NAME),
     ...writeConcurrency,
   });
   // The fabric taint follows what the fabric sources report to the status writer's board.
@@ -140,6 +143,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
         clock,
         logger: writeLogger,
         queueMetrics: deps.queueMetrics?.(TAINT_QUEUE_NAME),
+        onWorkerError: deps.workerErrors(TAINT_QUEUE_NAME),
         ...writeConcurrency,
         metrics: writeMetrics,
         ...(deps.topologyState ? { state: deps.topologyState } : {}),
@@ -168,6 +172,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
       clock,
       logger,
       queueMetrics: deps.queueMetrics,
+      workerErrors: deps.workerErrors,
       ...(deps.inputPolicy ? { inputPolicy: deps.inputPolicy } : {}),
     },
     events: deps.events,
@@ -175,6 +180,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
     clock,
     logger,
     queueMetrics: deps.queueMetrics?.(CONFIG_QUEUE_NAME),
+    onWorkerError: deps.workerErrors(CONFIG_QUEUE_NAME),
     onConfiguration: (config) => {
       for (const { follower } of followers) follower.configuration(config);
     },
@@ -187,6 +193,7 @@ function newParts(deps: HyperNodeControllerDeps): Parts {
     clock,
     logger: writeLogger,
     queueMetrics: deps.queueMetrics?.(WRITE_RETRY_QUEUE_NAME),
+    onWorkerError: deps.workerErrors(WRITE_RETRY_QUEUE_NAME),
     regarding,
     ...writeConcurrency,
   });
@@ -298,6 +305,7 @@ function newFollowers(
         clock,
         logger,
         queueMetrics: deps.queueMetrics?.(NODE_LABEL_QUEUE_NAME),
+        onWorkerError: deps.workerErrors(NODE_LABEL_QUEUE_NAME),
         ...writeConcurrency,
         metrics,
         // Labels a live Topology object of ours names stay; the Topology worker knows them.
@@ -311,6 +319,7 @@ function newFollowers(
         clock,
         logger,
         queueMetrics: deps.queueMetrics?.(TOPOLOGY_OBJECT_QUEUE_NAME),
+        onWorkerError: deps.workerErrors(TOPOLOGY_OBJECT_QUEUE_NAME),
         ...writeConcurrency,
         events: deps.events,
         regarding,

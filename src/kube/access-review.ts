@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import { ExpiringCache } from './expiring-cache.ts';
-import { TokenBucket } from './workqueue.ts';
+import { TokenBucket } from './token-bucket.ts';
 import { Slots } from '../util/slots.ts';
 import { resourceClient, type ResourceClient } from './resource.ts';
 import type { RestClient } from './rest.ts';

@@ -13,7 +13,7 @@ import { ListStreamReader } from './list-stream.ts';
 import { errorFromResponse, isStatusBody, parseRetryAfter, statusToError } from './status.ts';
 import type { Transport } from './transport.ts';
 import type { WatchEvent } from './types.ts';
-import { TokenBucket } from './workqueue.ts';
+import { TokenBucket } from './token-bucket.ts';
 import { FencedError, type WriteFence } from './write-fence.ts';
 import { WritePace } from './write-pace.ts';
 import { wrapError } from '../util/error-message.ts';

@@ -92,7 +92,7 @@ export function objectKey(meta: Pick<ObjectMeta, 'name' | 'namespace'>): string 
   return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
 }
 
-/** A string-keyed work queue with client-go semantics (see src/kube/workqueue.ts). */
+/** A string-keyed work queue with client-go semantics (see src/kube/rate-limiting-queue.ts). */
 export interface WorkQueue {
   /** Queues `key` unless it is already waiting; a key being processed is re-queued after done(). */
   add(key: string): void;

@@ -2,7 +2,8 @@
 // every failure counter at 0 for each configured source (increase() cannot see
 // a failure that creates its series), the per-source last-success, interval and
 // uncovered-Node gauges, HyperNodes per source and tier, the in-flight workqueue
-// gauges of every queue (the label discoverer's included) and the build-info gauge.
+// gauges and the worker-error count of every queue (the label discoverer's
+// included) and the build-info gauge.
 // What it exports is what docs/metrics.md lists, both ways: every family has a
 // row and every row (but those marked "with `--dry-run` only") is exported;
 // the documented work queues are the running ones.
@@ -164,6 +165,8 @@ test('right after start: every failure counter at 0 for each configured source, 
       for (const family of ['workqueue_unfinished_work_seconds', 'workqueue_longest_running_processor_seconds']) {
         assert.ok(later.has(`${family}{name="${queue}"}`), `${family} for ${queue}`);
       }
+      // Every queue's worker errors reach the process's handler, which starts the queue's count at 0.
+      assert.is(later.get(`hypernode_worker_errors_total{name="${queue}"}`), 0, `worker errors of ${queue}`);
     }
 
     // docs/metrics.md against this scrape, both ways.

@@ -5,9 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BUILD_INFO_METRIC, createMetrics } from '../../src/app/metrics.ts';
-import { RateLimitingQueue } from '../../src/kube/workqueue.ts';
+import { RateLimitingQueue } from '../../src/kube/rate-limiting-queue.ts';
 import { GIT_SHA, runtimeVersion, VERSION } from '../../src/version.ts';
 import { FakeClock } from '../kube/fake-clock.ts';
+import { unexpectedWorkerError } from '../support/worker-errors.ts';
 
 /** The value of the one sample `sample` (`name{labels}`) in the text exposition, undefined when absent. */
 function sampleValue(text: string, sample: string): number | undefined {
@@ -18,7 +19,12 @@ function sampleValue(text: string, sample: string): number | undefined {
 test('workqueue_unfinished_work_seconds and workqueue_longest_running_processor_seconds follow the keys being processed', async () => {
   const metrics = createMetrics();
   const clock = new FakeClock();
-  const queue = new RateLimitingQueue({ name: 'label-discovery', clock, metrics: metrics.queue('label-discovery') });
+  const queue = new RateLimitingQueue({
+    name: 'label-discovery',
+    clock,
+    metrics: metrics.queue('label-discovery'),
+    onError: unexpectedWorkerError('label-discovery'),
+  });
   const scrape = () => metrics.registry.metrics();
   const unfinished = 'workqueue_unfinished_work_seconds{name="label-discovery"}';
   const longest = 'workqueue_longest_running_processor_seconds{name="label-discovery"}';
@@ -44,11 +50,16 @@ test('workqueue_unfinished_work_seconds and workqueue_longest_running_processor_
 test('a queue made again under the same name replaces the old one in the gauges', async () => {
   const metrics = createMetrics();
   const clock = new FakeClock();
-  const old = new RateLimitingQueue({ name: 'q', clock, metrics: metrics.queue('q') });
+  const old = new RateLimitingQueue({
+    name: 'q',
+    clock,
+    metrics: metrics.queue('q'),
+    onError: unexpectedWorkerError('q'),
+  });
   old.add('stuck');
   await old.get();
   await clock.advance(5_000);
-  new RateLimitingQueue({ name: 'q', clock, metrics: metrics.queue('q') });
+  new RateLimitingQueue({ name: 'q', clock, metrics: metrics.queue('q'), onError: unexpectedWorkerError('q') });
   assert.is(sampleValue(await metrics.registry.metrics(), 'workqueue_longest_running_processor_seconds{name="q"}'), 0);
 });
 

@@ -17,7 +17,8 @@ import {
 } from '../../src/app/controller-runner.ts';
 import { boundAddress, closeHttp } from '../../src/app/http-listen.ts';
 import { createMetrics } from '../../src/app/metrics.ts';
-import { LOST_LEASE, runServer, type ServerDeps } from '../../src/app/server.ts';
+import { LOST_LEASE } from '../../src/app/leader-election-runnable.ts';
+import { runServer, type ServerDeps } from '../../src/app/server.ts';
 import { parse, validate, type ResolvedOptions } from '../../src/app/options.ts';
 import { systemResolver, type ResolverDeps } from '../../src/app/flags/tcp-address.ts';
 import type { HyperNode } from '../../src/hypernode/model/hypernode-types.ts';

@@ -105,6 +105,7 @@ test('every alert has a summary, a description, a severity and a runbook link to
     'HyperNodeReconcileFailing',
     'HyperNodeTopologyNotRefreshed',
     'HyperNodeUnhealthy',
+    'HyperNodeWorkerErrors',
     'HyperNodeWorkqueueStuck',
     'HyperNodeWritesNeverSettle',
   ]);

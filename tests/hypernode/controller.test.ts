@@ -21,6 +21,7 @@ import { capturingLogger } from '../support/capturing-logger.ts';
 import { registryValue } from '../support/metric-registry.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { TopologyStateRecorder } from '../../src/hypernode/reconcile/topology-state.ts';
+import { unexpectedWorkerError } from '../support/worker-errors.ts';
 
 interface SetupOptions {
   configMap?: ConfigMap;
@@ -53,6 +54,7 @@ function setup(opts: SetupOptions) {
     configMap: CM_LOCATION,
     clock: new AutoClock(),
     logger: log.logger,
+    workerErrors: unexpectedWorkerError,
     registry,
     discoverers,
     ...(opts.topologyState ? { topologyState: opts.topologyState } : {}),

@@ -48,6 +48,7 @@ import { FakeClock } from '../kube/fake-clock.ts';
 import { startControllerBinary } from '../support/controller-process.ts';
 import { capturingLogger } from '../support/capturing-logger.ts';
 import { FakeInformer } from '../support/fake-informer.ts';
+import { unexpectedWorkerError } from '../support/worker-errors.ts';
 
 const s = session(test);
 
@@ -138,6 +139,7 @@ test('a snapshot the reconciler refused changes no taint: the links its poll fou
     regarding: () => ({ metadata: { name: 'cm' } }),
     clock,
     logger: log.logger,
+    onWorkerError: unexpectedWorkerError('hypernode-node-taints'),
   });
   writer.configuration(
     parseConfig(`${taintOn('2m')}networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n`),

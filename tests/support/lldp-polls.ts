@@ -13,6 +13,7 @@ import { capturingLogger } from './capturing-logger.ts';
 import { FakeInformer } from './fake-informer.ts';
 import { RecordingMetrics } from './recording-metrics.ts';
 import { RecordingProblems } from './recording-problems.ts';
+import { unexpectedWorkerError } from './worker-errors.ts';
 
 /** How long a test waits for a poll that never publishes (a failed fabric) before it takes "none". */
 const UNPUBLISHED_POLL_MS = 2_000;
@@ -59,6 +60,7 @@ export async function lldpPolls(
       secrets,
       clock: realClock,
       logger,
+      workerErrors: unexpectedWorkerError,
       problems,
       metrics,
     },

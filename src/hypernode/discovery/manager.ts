@@ -14,7 +14,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../kube/clock.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import { isTombstone, type EventHandler, type KubeObject, type Lister, type Tombstone } from '../../kube/types.ts';
-import { RateLimitingQueue, type QueueMetrics } from '../../kube/workqueue.ts';
+import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../kube/rate-limiting-queue.ts';
+import { runWorker, type SyncResult } from '../../kube/queue-workers.ts';
 import type { Logger } from '../../log.ts';
 import { untilAborted } from '../../util/abort.ts';
 import { Channel } from '../../util/channel.ts';
@@ -55,6 +56,8 @@ export interface DiscoveryManagerDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Told of each throw of the config worker before its key is retried (the process logs and counts it). */
+  onWorkerError: WorkerErrorHandler;
   /**
    * Told the configuration of every ConfigMap change before its sources are
    * brought in line with it; undefined when there is none to apply (the
@@ -114,7 +117,12 @@ export class DiscoveryManager {
   private stopped: Promise<void> | undefined;
 
   constructor(private readonly deps: DiscoveryManagerDeps) {
-    this.queue = new RateLimitingQueue({ name: CONFIG_QUEUE_NAME, clock: deps.clock, metrics: deps.queueMetrics });
+    this.queue = new RateLimitingQueue({
+      name: CONFIG_QUEUE_NAME,
+      clock: deps.clock,
+      metrics: deps.queueMetrics,
+      onError: deps.onWorkerError,
+    });
   }
 
   /** ConfigMap add/update/delete → `<ns>/<name>` on the queue; tombstones are unwrapped. */
@@ -139,7 +147,8 @@ export class DiscoveryManager {
    */
   start(): void {
     if (this.workerDone !== undefined) return;
-    this.workerDone = this.runConfigWorker();
+    // The config worker (docs/design.md §2.4): one key at a time, a failed one retried with its backoff.
+    this.workerDone = runWorker(this.queue, (key) => this.syncKey(key));
     this.deps.logger.info('Network topology discovery manager started');
   }
 
@@ -166,22 +175,16 @@ export class DiscoveryManager {
     return this.stopped;
   }
 
-  private async runConfigWorker(): Promise<void> {
-    for (;;) {
-      const key = await this.queue.get();
-      if (key === undefined) return;
-      try {
-        const settled = key.startsWith(RETRY_KEY_PREFIX)
-          ? await this.retrySource(key.slice(RETRY_KEY_PREFIX.length))
-          : await this.sync(key);
-        if (settled) this.queue.forget(key);
-        else this.queue.addRateLimited(key);
-      } catch (err) {
-        this.reportConfigError(key, err);
-        this.queue.addRateLimited(key);
-      } finally {
-        this.queue.done(key);
-      }
+  /** A ConfigMap key applies the configuration; a retry key starts its one source again. */
+  private async syncKey(key: string): Promise<SyncResult> {
+    try {
+      const settled = key.startsWith(RETRY_KEY_PREFIX)
+        ? await this.retrySource(key.slice(RETRY_KEY_PREFIX.length))
+        : await this.sync(key);
+      return settled ? 'done' : 'retry';
+    } catch (err) {
+      this.reportConfigError(key, err);
+      return 'retry';
     }
   }
 

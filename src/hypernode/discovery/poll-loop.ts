@@ -5,12 +5,12 @@
 // source's HyperNodes as they are (a fault never deletes them). Between polls
 // the loop may be asked to rebuild the snapshot from what the last poll read
 // (a Node label the tree reads changed): the requests of a short burst make
-// one rebuild (kube/workqueue.ts coalescingTrigger), in the loop, so a rebuild
+// one rebuild (kube/coalescing-trigger.ts), in the loop, so a rebuild
 // never overlaps a poll, and the poll schedule stays as it was.
 
 import type { Logger } from '../../log.ts';
 import type { Clock } from '../../kube/clock.ts';
-import { coalescingTrigger, type CoalescingTrigger } from '../../kube/workqueue.ts';
+import { coalescingTrigger, type CoalescingTrigger } from '../../kube/coalescing-trigger.ts';
 import { Channel } from '../../util/channel.ts';
 import type { Snapshot } from '../model/contracts.ts';
 

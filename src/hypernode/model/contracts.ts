@@ -6,7 +6,7 @@ import type { Preconditions } from '../../kube/resource.ts';
 import type { Informer, KubeObject } from '../../kube/types.ts';
 import type { Clock } from '../../kube/clock.ts';
 import type { SharedInformer } from '../../kube/informer.ts';
-import type { QueueMetrics } from '../../kube/workqueue.ts';
+import type { QueueMetrics, WorkerErrorHandler } from '../../kube/rate-limiting-queue.ts';
 import type { KV, Logger } from '../../log.ts';
 import type { Channel } from '../../util/channel.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta, Secret } from './hypernode-types.ts';
@@ -362,6 +362,8 @@ export interface DiscovererOptions {
   metrics?: DiscovererMetrics;
   /** workqueue_* metrics for a queue the discoverer runs, by queue name, when the caller exports them. */
   queueMetrics?: (queueName: string) => QueueMetrics;
+  /** Where a throw of a worker the discoverer runs goes, by queue name (the controller logs and counts it). */
+  workerErrors: (queueName: string) => WorkerErrorHandler;
   nodes: Informer<NodeMeta>;
   hyperNodes: Informer<HyperNode>;
   secrets: SecretClient;

@@ -149,6 +149,8 @@ export async function planChanges(input: PreviewInput, deps: PreviewDeps): Promi
     metrics,
     clock: realClock,
     logger: nullLogger, // progress lines would only be noise in a plan
+    // No retry worker runs in a plan (shutDown() follows the reconciles): nothing reaches its queue's worker.
+    onWorkerError: () => {},
   });
   try {
     for (const [source, { desired, maxDeletePercent }] of snapshots) {

@@ -282,6 +282,8 @@ async function firstSnapshot(
     ...(deps.fabricHealth ? { fabricHealth: deps.fabricHealth } : {}),
     clock: noWaitClock,
     logger: deps.logger,
+    // A preview has no second try: a worker's throw is the source's failure.
+    workerErrors: () => (_key, err) => problems.failed('Discovery worker failed', err),
     ...(deps.inputPolicy ? { inputPolicy: deps.inputPolicy } : {}),
   }).catch((err) => {
     throw wrapError('failed to create discoverer', err);

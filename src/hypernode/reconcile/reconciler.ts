@@ -6,7 +6,8 @@
 // (checks before writing, held deletes, writes side by side at the write
 // pace, one object's writes in sequence) are docs/design.md §2.2.
 
-import { RateLimitingQueue, runWorkers, type QueueMetrics, type SyncResult } from '../../kube/workqueue.ts';
+import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../kube/rate-limiting-queue.ts';
+import { runWorkers, type SyncResult } from '../../kube/queue-workers.ts';
 import { mapBounded } from '../../util/slots.ts';
 import type { DiscoveredHyperNode, HyperNode } from '../model/hypernode-types.ts';
 import { NETWORK_TOPOLOGY_SOURCE_LABEL } from '../model/hypernode-labels.ts';
@@ -31,6 +32,8 @@ export const WRITE_RETRY_QUEUE_NAME = 'hypernode-write-retry';
 export interface ReconcilerDeps extends HyperNodeWritesDeps, ReconcileReportsDeps {
   /** workqueue_* metrics of the write retry queue. */
   queueMetrics?: QueueMetrics;
+  /** Told of each throw of the worker before its key is retried (the process logs and counts it). */
+  onWorkerError: WorkerErrorHandler;
   /** Writes in flight at once (the client set's write pace, read before each write); one at a time without it. */
   writeConcurrency?: () => number;
 }
@@ -82,6 +85,7 @@ export class TopologyReconciler {
       clock: deps.clock,
       rateLimiter: writeRetryRateLimiter(deps.clock),
       metrics: deps.queueMetrics,
+      onError: deps.onWorkerError,
     });
     this.failures = new WriteFailures(deps);
     this.reports = new ReconcileReports(deps);

@@ -9,14 +9,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../kube/clock.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { isTombstone, type EventHandler, type KubeObject, type Lister, type Tombstone } from '../../kube/types.ts';
-import {
-  coalescingTrigger,
-  RateLimitingQueue,
-  runWorkers,
-  type CoalescingTrigger,
-  type QueueMetrics,
-  type SyncResult,
-} from '../../kube/workqueue.ts';
+import { coalescingTrigger, type CoalescingTrigger } from '../../kube/coalescing-trigger.ts';
+import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../kube/rate-limiting-queue.ts';
+import { runWorkers, type SyncResult } from '../../kube/queue-workers.ts';
 import type { Logger } from '../../log.ts';
 import { errorMessage } from '../../util/error-message.ts';
 import type { HealthSettings } from '../config/health-config.ts';
@@ -57,6 +52,8 @@ export interface StatusWriterDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Told of each throw of the worker before its key is retried (the process logs and counts it). */
+  onWorkerError: WorkerErrorHandler;
   /** Status writes in flight at once (the client set's write pace, read before each); one at a time without it. */
   writeConcurrency?: () => number;
 }
@@ -122,6 +119,7 @@ export class StatusWriter {
       clock: deps.clock,
       rateLimiter,
       metrics: deps.queueMetrics,
+      onError: deps.onWorkerError,
     });
     this.failures = new WriteFailures(deps);
     // A source's first report names no HyperNode: all of that source's are judged.

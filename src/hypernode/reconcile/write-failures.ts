@@ -7,7 +7,7 @@
 
 import type { Clock } from '../../kube/clock.ts';
 import { ApiError } from '../../kube/errors.ts';
-import { defaultControllerRateLimiter, type RateLimiter } from '../../kube/workqueue.ts';
+import { defaultControllerRateLimiter, type RateLimiter } from '../../kube/rate-limiters.ts';
 import type { Logger } from '../../log.ts';
 import type { HyperNodeMetrics, WriteVerb } from '../hypernode-metrics.ts';
 import { errorMessage } from '../../util/error-message.ts';

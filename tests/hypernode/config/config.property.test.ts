@@ -22,6 +22,7 @@ import { FakeInformer } from '../../support/fake-informer.ts';
 import { propertyParameters } from '../../support/property.ts';
 import { RecordingProblems } from '../../support/recording-problems.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
+import { unexpectedWorkerError } from '../../support/worker-errors.ts';
 
 /** As the controller reads it: YAML 1.1, where a bare `n` or `on` is a boolean, so such strings must be quoted. */
 const toYaml = (doc: unknown) => stringifyYaml(doc, { version: '1.1' });
@@ -186,6 +187,7 @@ function options(): DiscovererOptions {
     secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets here')) },
     clock: new FakeClock(),
     logger: nullLogger,
+    workerErrors: unexpectedWorkerError,
     problems: new RecordingProblems(nullLogger),
   };
 }

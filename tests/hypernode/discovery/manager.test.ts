@@ -19,6 +19,7 @@ import {
 import { capturingLogger } from '../../support/capturing-logger.ts';
 import { registryValue } from '../../support/metric-registry.ts';
 import type { DiscoveryConfig } from '../../../src/hypernode/config/loader.ts';
+import { unexpectedWorkerError } from '../../support/worker-errors.ts';
 
 function setup(registered: string[]) {
   const clock = new FakeClock();
@@ -39,11 +40,13 @@ function setup(registered: string[]) {
       secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no secrets here')) },
       clock,
       logger: log.logger,
+      workerErrors: unexpectedWorkerError,
     },
     events,
     metrics: newHyperNodeMetrics(registry),
     clock,
     logger: log.logger,
+    onWorkerError: unexpectedWorkerError('hypernode-configmap'),
     onConfiguration: (config) => published.push(config),
   });
   const registration = configMaps.addEventHandler(manager.configMapHandler());

@@ -22,6 +22,7 @@ import { capturingLogger } from '../../support/capturing-logger.ts';
 import { nullLogger } from '../../../src/log.ts';
 import { REPO_ROOT } from '../../../testing/executables.ts';
 import { waitFor } from '../../../testing/wait.ts';
+import { unexpectedWorkerError } from '../../support/worker-errors.ts';
 
 /** Source, title, factory, config, and whether its entry names a Secret (ibnetdiscover uses none and refuses one). */
 const SOURCES: ReadonlyArray<readonly [string, string, DiscovererFactory, Record<string, unknown>, boolean?]> = [
@@ -64,6 +65,7 @@ for (const [source, title, factory, config, secret = true] of SOURCES) {
       secrets: new FakeSecrets(),
       clock: new FakeClock(),
       logger,
+      workerErrors: unexpectedWorkerError,
       problems: new RecordingProblems(logger),
       metrics: new RecordingMetrics(),
     });
@@ -138,7 +140,7 @@ for (const [source, factory, config, rest] of MULTI_FABRIC) {
     const entry: DiscoveryEntry = { source, enabled: true, intervalMs: 60_000, maxDeletePercent: 50, config, ...rest };
     const hyperNodes = new FakeInformer<HyperNode>();
     const fakes = { nodes, hyperNodes, secrets: new FakeSecrets(), clock: new FakeClock() };
-    const d = await factory(entry, { ...fakes, problems, logger: nullLogger });
+    const d = await factory(entry, { ...fakes, problems, logger: nullLogger, workerErrors: unexpectedWorkerError });
     const out = await d.start();
     try {
       // Both fabrics failed (no snapshot), or both succeeded (one snapshot).

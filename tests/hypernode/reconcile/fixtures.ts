@@ -14,6 +14,7 @@ import { FakeClock } from '../../kube/fake-clock.ts';
 import { within } from '../../../testing/wait.ts';
 import { CM_NAME, CM_NAMESPACE, RecordingEvents } from '../../support/controller-fixtures.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
+import { unexpectedWorkerError } from '../../support/worker-errors.ts';
 
 /** What the controller attaches source-level Events to: the discovery ConfigMap. */
 export const CONFIG_MAP_REF: KubeObject = {
@@ -40,6 +41,7 @@ export function newReconciler(
     metrics: newHyperNodeMetrics(registry),
     clock,
     logger,
+    onWorkerError: unexpectedWorkerError('hypernode-write-retry'),
     regarding: () => CONFIG_MAP_REF,
     ...(o.writeConcurrency ? { writeConcurrency: o.writeConcurrency } : {}),
   });

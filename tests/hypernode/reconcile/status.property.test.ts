@@ -20,6 +20,7 @@ import { propertyParameters } from '../../support/property.ts';
 import { within, waitFor } from '../../../testing/wait.ts';
 import { FakeClock } from '../../kube/fake-clock.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
+import { unexpectedWorkerError } from '../../support/worker-errors.ts';
 
 /** Anything that would end the controller process: an unhandled rejection or exception. */
 const fatal: unknown[] = [];
@@ -52,6 +53,7 @@ test('the status writer survives any stream of HyperNodes and Node changes and w
         metrics: newHyperNodeMetrics(new Registry()),
         clock,
         logger,
+        onWorkerError: unexpectedWorkerError('hypernode-status'),
       });
       const registrations = [
         client.informer.addEventHandler(sync.hyperNodeHandler()),

@@ -9,7 +9,8 @@
 // a labelling agent that restarts changes no HyperNode.
 
 import { isTombstone, type EventHandler, type HandlerRegistration, type Tombstone } from '../../../kube/types.ts';
-import { coalescingTrigger, RateLimitingQueue, type CoalescingTrigger } from '../../../kube/workqueue.ts';
+import { coalescingTrigger, type CoalescingTrigger } from '../../../kube/coalescing-trigger.ts';
+import { RateLimitingQueue } from '../../../kube/rate-limiting-queue.ts';
 import type { Logger } from '../../../log.ts';
 import { Channel } from '../../../util/channel.ts';
 import type {
@@ -44,6 +45,8 @@ import { quoteInput } from '../../../util/input-fragment.ts';
 export const TRIGGER_DEBOUNCE_MS = 100;
 /** The queue holds one constant key: "a run is wanted". */
 const RUN_KEY = 'label-discovery';
+/** The queue's name in workqueue_* and in the worker errors. */
+const QUEUE_NAME = 'label-discovery';
 /** Uncovered Nodes named in the log line; the count says how many there are in all. */
 export const UNCOVERED_LOGGED_NODES = 10;
 
@@ -99,9 +102,10 @@ export class LabelDiscoverer implements Discoverer {
     const levelKeys = new Set(this.types.flatMap((t) => t.tiers));
     this.levelKey = (key) => levelKeys.has(key) || presets.some((p) => p.isLevelKey(key));
     this.queue = new RateLimitingQueue({
-      name: 'label-discovery',
+      name: QUEUE_NAME,
       clock: opts.clock,
-      metrics: opts.queueMetrics?.('label-discovery'),
+      metrics: opts.queueMetrics?.(QUEUE_NAME),
+      onError: opts.workerErrors(QUEUE_NAME),
     });
     this.runWanted = coalescingTrigger(() => this.queue.add(RUN_KEY), {
       quietMs: TRIGGER_DEBOUNCE_MS,
@@ -171,7 +175,11 @@ export class LabelDiscoverer implements Discoverer {
         const key = await this.queue.get();
         // shutDown() drains queued keys; after stop there is nobody to send to.
         if (key === undefined || signal.aborted) return;
-        const delivered = await this.runOnce(key);
+        // A run reports its own failures; a throw past them is the queue's worker error, retried like one.
+        const delivered = await this.runOnce(key).catch((err: unknown) => {
+          this.queue.retryAfterError(key, err);
+          return false;
+        });
         if (!delivered) continue; // nothing was sent, so no acknowledgement will come
         await this.acks.recv(signal);
       }

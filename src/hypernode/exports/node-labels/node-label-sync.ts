@@ -9,14 +9,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../kube/clock.ts';
 import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
-import {
-  coalescingTrigger,
-  type CoalescingTrigger,
-  RateLimitingQueue,
-  runWorker,
-  type QueueMetrics,
-  type SyncResult,
-} from '../../../kube/workqueue.ts';
+import { coalescingTrigger, type CoalescingTrigger } from '../../../kube/coalescing-trigger.ts';
+import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
+import { runWorker, type SyncResult } from '../../../kube/queue-workers.ts';
 import type { Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/slots.ts';
 import { errorMessage } from '../../../util/error-message.ts';
@@ -49,6 +44,8 @@ export interface NodeLabelSyncDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Told of each throw of the worker before its key is retried (the process logs and counts it). */
+  onWorkerError: WorkerErrorHandler;
   /** Patches in flight at once (the client set's write pace); one at a time without it. */
   writeConcurrency?: () => number;
   /** Counts the patches in hypernode_api_writes_total. */
@@ -85,6 +82,7 @@ export class NodeLabelSync implements Follower {
       clock: deps.clock,
       rateLimiter: writeRetryRateLimiter(deps.clock),
       metrics: deps.queueMetrics,
+      onError: deps.onWorkerError,
     });
     this.coalesced = coalescingTrigger(() => this.queue.add(PASS_KEY), {
       quietMs: NODE_LABEL_COALESCE_MS,

@@ -8,14 +8,9 @@
 import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
-import {
-  coalescingTrigger,
-  type CoalescingTrigger,
-  RateLimitingQueue,
-  runWorker,
-  type QueueMetrics,
-  type SyncResult,
-} from '../../../kube/workqueue.ts';
+import { coalescingTrigger, type CoalescingTrigger } from '../../../kube/coalescing-trigger.ts';
+import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
+import { runWorker, type SyncResult } from '../../../kube/queue-workers.ts';
 import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/slots.ts';
@@ -59,6 +54,8 @@ export interface TopologyObjectSyncDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Told of each throw of the worker before its key is retried (the process logs and counts it). */
+  onWorkerError: WorkerErrorHandler;
   /** Where a held deletion is reported (the discovery ConfigMap); without them only the log says it. */
   events?: EventRecorder;
   regarding?: () => KubeObject;
@@ -110,6 +107,7 @@ export class TopologyObjectSync implements Follower {
       clock: deps.clock,
       rateLimiter: writeRetryRateLimiter(deps.clock),
       metrics: deps.queueMetrics,
+      onError: deps.onWorkerError,
     });
     const onError = (err: unknown) => deps.logger.error('Failed to queue a Topology object pass', { err });
     this.labelWait = coalescingTrigger(() => this.queue.add(PASS_KEY), {

@@ -13,14 +13,9 @@
 import type { Clock } from '../../../kube/clock.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
 import { isTombstone, type EventHandler, type KubeObject, type Lister } from '../../../kube/types.ts';
-import {
-  coalescingTrigger,
-  type CoalescingTrigger,
-  RateLimitingQueue,
-  runWorker,
-  type QueueMetrics,
-  type SyncResult,
-} from '../../../kube/workqueue.ts';
+import { coalescingTrigger, type CoalescingTrigger } from '../../../kube/coalescing-trigger.ts';
+import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
+import { runWorker, type SyncResult } from '../../../kube/queue-workers.ts';
 import type { Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/slots.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
@@ -77,6 +72,8 @@ export interface TaintWriterDeps {
   clock: Clock;
   logger: Logger;
   queueMetrics?: QueueMetrics;
+  /** Told of each throw of the worker before its key is retried (the process logs and counts it). */
+  onWorkerError: WorkerErrorHandler;
   /** Writes in flight at once (the client set's write pace); one at a time without it. */
   writeConcurrency?: () => number;
   metrics?: Pick<HyperNodeMetrics, 'apiWrite'>;
@@ -118,6 +115,7 @@ export class TaintWriter implements Follower, TaintCounts {
       clock: deps.clock,
       rateLimiter: writeRetryRateLimiter(deps.clock),
       metrics: deps.queueMetrics,
+      onError: deps.onWorkerError,
     });
     this.coalesced = coalescingTrigger(() => this.queue.add(PASS_KEY), {
       quietMs: TAINT_COALESCE_MS,

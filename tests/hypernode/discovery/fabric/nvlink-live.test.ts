@@ -36,6 +36,7 @@ import { capturingLogger } from '../../../support/capturing-logger.ts';
 import { FakeInformer } from '../../../support/fake-informer.ts';
 import { FakeSecrets } from '../../../support/fake-secrets.ts';
 import { RecordingProblems } from '../../../support/recording-problems.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const CLIQUE = 'nvidia.com/gpu.clique';
 const RACK = ['aaaaaaaa-0000-4000-8000-000000000001', 'aaaaaaaa-0000-4000-8000-000000000002'];
@@ -170,6 +171,7 @@ const optionsOf = (nodes: FakeInformer<NodeMeta>, clock: FakeClock, logger: Logg
   secrets: new FakeSecrets(),
   clock,
   logger,
+  workerErrors: unexpectedWorkerError,
   problems: new RecordingProblems(logger),
 });
 

@@ -24,6 +24,7 @@ import { RecordingProblems } from '../../../support/recording-problems.ts';
 import { GraphServer, railGraphDocument } from '../../../../testing/graph-server.ts';
 import { OTHER_CA, TEST_CA } from '../../../../testing/ufm-server.ts';
 import { waitFor, within } from '../../../../testing/wait.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const TOKEN = 'inventory-token';
 
@@ -70,6 +71,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         },
         clock: realClock,
         logger,
+        workerErrors: unexpectedWorkerError,
         inputPolicy: TEST_INPUT_POLICY,
         problems: rig.problems,
         metrics: rig.metrics,

@@ -34,6 +34,7 @@ import { FakeSecrets } from '../../../support/fake-secrets.ts';
 import { RecordingMetrics } from '../../../support/recording-metrics.ts';
 import { RecordingProblems } from '../../../support/recording-problems.ts';
 import { RecordingFabricHealth } from '../../../support/recording-fabric-health.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const AGGREGATION_NODE = 'Mellanox Technologies Aggregation Node';
 const FIRMWARE_DEFAULT = 'MT4129 ConnectX7   Mellanox Technologies';
@@ -119,6 +120,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>, linkGraceMs = 3_600_000)
           secrets: new FakeSecrets(),
           clock: realClock,
           logger,
+          workerErrors: unexpectedWorkerError,
           problems: rig.problems,
           metrics: rig.metrics,
           fabricHealth: rig.health,

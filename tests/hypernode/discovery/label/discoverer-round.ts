@@ -13,6 +13,7 @@ import { FakeInformer } from '../../../support/fake-informer.ts';
 import { RecordingMetrics } from '../../../support/recording-metrics.ts';
 import { RecordingProblems } from '../../../support/recording-problems.ts';
 import { FakeClock, settle } from '../../../kube/fake-clock.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const entry = (networkTopologyTypes: unknown): DiscoveryEntry => ({
   source: 'label',
@@ -33,6 +34,7 @@ export async function startLabelRig(config: unknown, initial: NodeMeta[]) {
     hyperNodes: new FakeInformer<HyperNode>(),
     clock,
     logger: nullLogger,
+    workerErrors: unexpectedWorkerError,
     problems,
     metrics,
     secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets')) },

@@ -21,6 +21,7 @@ import { FakeClock } from '../../../kube/fake-clock.ts';
 import { RecordingMetrics } from '../../../support/recording-metrics.ts';
 import { capturingLogger } from '../../../support/capturing-logger.ts';
 import { offered, round } from './discoverer-round.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const HN = 'volcano.sh/hypernode';
 const HC = 'volcano.sh/hypercluster';
@@ -53,6 +54,7 @@ function discovererOptions(
     hyperNodes,
     clock,
     logger: nullLogger,
+    workerErrors: unexpectedWorkerError,
     problems: new RecordingProblems(nullLogger),
     secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('the label source reads no Secrets')) },
   };

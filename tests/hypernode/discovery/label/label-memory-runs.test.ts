@@ -20,6 +20,7 @@ import { FakeClock } from '../../../kube/fake-clock.ts';
 import { FakeInformer } from '../../../support/fake-informer.ts';
 import { RecordingProblems } from '../../../support/recording-problems.ts';
 import { offered } from './discoverer-round.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const GRACE = 10 * 60_000;
 const RACK = 'example.com/rack';
@@ -72,6 +73,7 @@ async function rig(form: string, initial: NodeMeta[], cached: HyperNode[] = []) 
     labelHolds: board,
     clock,
     logger: nullLogger,
+    workerErrors: unexpectedWorkerError,
     problems: new RecordingProblems(nullLogger),
     secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no Secrets')) },
   });

@@ -24,6 +24,7 @@ import { FakeInformer } from '../../../support/fake-informer.ts';
 import { RecordingProblems } from '../../../support/recording-problems.ts';
 import { FakeClock, settle } from '../../../kube/fake-clock.ts';
 import { propertyParameters, shuffled } from '../../../support/property.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const shapeArb = fc.record({
   tiers: fc.constantFrom(2 as const, 3 as const),
@@ -131,6 +132,7 @@ test('random switches failing for random times never delete: every published sna
             secrets: { namespace: 'volcano-system', get: () => Promise.reject(new Error('no secrets')) },
             clock,
             logger: nullLogger,
+            workerErrors: unexpectedWorkerError,
             problems: new RecordingProblems(nullLogger),
           },
         );

@@ -21,6 +21,7 @@ import { RecordingMetrics } from '../../../support/recording-metrics.ts';
 import { generateFatTree, lowestGuid, type FatTree } from '../../../../testing/fat-tree.ts';
 import { OTHER_CA, TEST_CA, withUfmServers, type UfmServer } from '../../../../testing/ufm-server.ts';
 import { waitFor, within } from '../../../../testing/wait.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const TOKEN = 'ufm-access-token';
 const PASSWORD = 'pa55-w0rd-never-logged';
@@ -66,6 +67,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         secrets,
         clock: realClock,
         logger,
+        workerErrors: unexpectedWorkerError,
         inputPolicy: TEST_INPUT_POLICY,
         problems: rig.problems,
         metrics: rig.metrics,

@@ -17,6 +17,7 @@ import { waitFor, within } from '../../../../testing/wait.ts';
 import { FakeClock } from '../../../kube/fake-clock.ts';
 import type { Clock } from '../../../../src/kube/clock.ts';
 import { capturingLogger } from '../../../support/capturing-logger.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -70,6 +71,7 @@ async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
         secrets,
         clock,
         logger,
+        workerErrors: unexpectedWorkerError,
         inputPolicy: TEST_INPUT_POLICY,
         problems: new RecordingProblems(logger),
         metrics: rig.metrics,

@@ -24,6 +24,7 @@ import { discoverySecret } from '../../../../testing/discovery-secret.ts';
 import { waitFor } from '../../../../testing/wait.ts';
 import { memberNames } from '../../../../testing/hypernode-members.ts';
 import { fabricName } from '../../../../src/hypernode/model/fabric-names.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -262,6 +263,7 @@ test('run loop against the stand-in: never throws, publishes nothing for a broke
           secrets,
           clock: realClock,
           logger: nullLogger,
+          workerErrors: unexpectedWorkerError,
           inputPolicy: TEST_INPUT_POLICY,
           problems,
         });

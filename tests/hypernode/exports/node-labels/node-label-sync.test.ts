@@ -23,6 +23,7 @@ import { FakeInformer } from '../../../support/fake-informer.ts';
 import { capturingLogger } from '../../../support/capturing-logger.ts';
 import { waitFor } from '../../../../testing/wait.ts';
 import { mergePatch } from '../../../../testing/apiserver/patch.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 const P = 'topo.example.com';
 const OWNED = 'topology.volcano.sh/owned-labels.label';
@@ -69,6 +70,7 @@ function rig(conf: string, nodes: NodeMeta[] = [{ metadata: { name: 'n1' } }, { 
     nodes: nodeCache,
     clock,
     logger: log.logger,
+    onWorkerError: unexpectedWorkerError('hypernode-node-labels'),
     client: {
       async patchMetadata(node, changes) {
         const err = fail(node);
@@ -217,6 +219,7 @@ test('patches go side by side, no more at once than the write pace allows', asyn
     nodes: new FakeInformer<NodeMeta>({ initial: names.map((name) => ({ metadata: { name } })) }),
     clock,
     logger: capturingLogger().logger,
+    onWorkerError: unexpectedWorkerError('hypernode-node-labels'),
     writeConcurrency: () => 3,
     client: {
       patchMetadata: (node) =>

@@ -16,6 +16,7 @@ import { waitFor, within } from '../../../../testing/wait.ts';
 import { FakeClock } from '../../../kube/fake-clock.ts';
 import { FakeHyperNodeClient } from '../../../support/fake-hypernode-client.ts';
 import { FakeInformer } from '../../../support/fake-informer.ts';
+import { unexpectedWorkerError } from '../../../support/worker-errors.ts';
 
 export const SOURCE = 'ufm';
 const owned = { 'volcano.sh/network-topology-source': SOURCE };
@@ -58,6 +59,7 @@ export function rig(
     metrics: newHyperNodeMetrics(registry),
     clock,
     logger: nullLogger,
+    onWorkerError: unexpectedWorkerError('hypernode-status'),
   });
   exportHealthGauges(registry, writer.judgements, writer.labelHolds);
   writer.setSettings(settings);
