@@ -33,18 +33,19 @@ import { join } from 'node:path';
 import { nvlinkHyperNodeName } from '../src/hypernode/discovery/fabric/nvlink-tier.ts';
 import { BINARY as binary } from '../testing/executables.ts';
 import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
-import { generateFatTree, type FatTree } from '../testing/fat-tree.ts';
+import type { FatTree } from '../testing/fat-tree.ts';
 import { memberNames } from '../testing/hypernode-members.ts';
 import { seriesValue } from '../testing/prometheus-text.ts';
 import { discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { TEST_CA, UfmServer } from '../testing/ufm-server.ts';
 import { waitFor } from '../testing/wait.ts';
 import { NAMESPACE, isControllerHyperNodeWrite, launchController, type RateLimit } from './lib/bench-launch.ts';
+import { describeGb200, gb200FatTree, gb200ShapeArgs, trayName } from './lib/gb200-fabric.ts';
 import { seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
 import { discoverySecret } from '../testing/discovery-secret.ts';
 
-const [sus = 64, racksPerSu = 8, traysPerRack = 18] = process.argv.slice(2).map(Number);
-const RAILS = 8;
+const shape = gb200ShapeArgs(process.argv.slice(2));
+const { sus, racksPerSu, traysPerRack } = shape;
 const LIMIT: RateLimit = { qps: 300, burst: 600 };
 /**
  * What one HyperNode write costs on a real API server (an etcd round trip and admission), added to each by the
@@ -62,7 +63,6 @@ const SCRAPE_EVERY_MS = 500;
 /** Rack r of unit su: a ClusterUUID of its own. */
 const rackUuid = (su: number, rack: number) =>
   `${su.toString(16).padStart(8, '0')}-${rack.toString(16).padStart(4, '0')}-4000-8000-000000000000`;
-const trayName = (su: number, n: number) => `gb-su${String(su).padStart(2, '0')}-t${String(n).padStart(3, '0')}`;
 const rackOf = (n: number) => Math.ceil(n / traysPerRack);
 
 interface Figures {
@@ -314,10 +314,9 @@ async function rollingBlink(api: ApiServer, c: { cpuMs(): number }, ufm: UfmServ
 
 async function main(): Promise<void> {
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/build.mjs first`);
-  const trays = racksPerSu * traysPerRack;
-  const tree = generateFatTree({ sus, nodesPerSu: trays, rails: RAILS, tiers: 3, hostName: trayName });
+  const tree = gb200FatTree(shape);
   console.log(
-    `fabric: ${sus} units × ${racksPerSu} NVL72 racks × ${traysPerRack} trays = ${tree.hosts.length} Nodes on ${RAILS} rails; ${tree.systems.length - tree.hosts.length} switches, ${tree.links.length} links, ${tree.ports.length} ports; client limit qps ${LIMIT.qps} / burst ${LIMIT.burst}, ${WRITE_LATENCY_MS} ms per HyperNode write`,
+    `fabric: ${describeGb200(shape, tree)}; client limit qps ${LIMIT.qps} / burst ${LIMIT.burst}, ${WRITE_LATENCY_MS} ms per HyperNode write`,
   );
   const rows: [string, Figures][] = [];
   for (const nvlink of [false, true]) {

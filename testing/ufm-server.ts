@@ -45,6 +45,8 @@ export interface RecordedRequest {
   host: string;
   authorization?: string;
   accept?: string;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 /** Computer ports: every `node` connected to every leaf in `leaves`. */
@@ -108,6 +110,7 @@ export class UfmServer {
       host: req.headers.host ?? '',
       authorization: req.headers.authorization,
       accept: req.headers.accept,
+      at: Date.now(),
     });
     const a = this.answer;
     if (a.kind === 'redirect' && req.url !== '/final/ufmRest/resources/ports') {

@@ -100,6 +100,7 @@ test('every alert has a summary, a description, a severity and a runbook link to
     'HyperNodeDiscovererNotRunning',
     'HyperNodeDiscoveryFailing',
     'HyperNodeFabricSwitchesSilent',
+    'HyperNodeFabricTaintsHeld',
     'HyperNodeLeaseFlapping',
     'HyperNodeNodesUncovered',
     'HyperNodeReconcileFailing',

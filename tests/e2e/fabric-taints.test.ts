@@ -8,7 +8,8 @@
 //   on the wire loses none of its changes (our write meets a 409, reads the
 //   Node again and is made anew);
 // - a whole leaf lost past maxTaintPercent taints nothing new and keeps the
-//   taint already set, and the Event names the value that would allow it;
+//   taint already set, and the Event and the gauges name the value that
+//   would allow it;
 // - a restart neither adds nor removes a taint; turning the taint on and off
 //   leaves every Node with exactly its own taints.
 
@@ -16,6 +17,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { railGraphDocument } from '../../testing/graph-server.ts';
 import { nodeTaintOverlayRules } from '../../testing/component-rbac.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
 import {
   CONTROLLER_USER,
   answeredNodeWrites,
@@ -49,6 +51,16 @@ const s = session(test);
 const KEY = TAINT_KEY;
 const AFTER_MS = 3_000;
 const TAINT_ON = taintOn('3s');
+
+/** The three taint gauges of the graph source: Nodes tainted, Nodes held, and the maxTaintPercent that allows them. */
+const taintGauges = async () => {
+  const text = await s.controller!.metrics();
+  return [
+    'hypernode_fabric_tainted_nodes',
+    'hypernode_fabric_taints_held',
+    'hypernode_fabric_taint_percent_needed',
+  ].map((family) => seriesValue(text, family, { source: 'graph' }));
+};
 
 /** Waits until the source has polled `n` more times. */
 async function polls(api: Api, n: number): Promise<void> {
@@ -97,6 +109,8 @@ test('a host whose every link is gone is tainted after taint.after, not before, 
     event.message,
     `Tainted 1 Node with ${KEY}:NoSchedule: every link of its hosts on a fabric missing for health.taint.after (su1-h1)`,
   );
+  assert.match(s.log(), /Tainted Node .*node="su1-h1"/);
+  assert.is((await taintGauges())[0], 1, 'the gauge counts the tainted Node');
 
   // The links come back: the taint goes, one write, every other taint as it was.
   api.requests.clear();
@@ -104,6 +118,9 @@ test('a host whose every link is gone is tainted after taint.after, not before, 
   await s.converge(() => taintOf(api, 'su1-h1') === undefined || undefined, 'su1-h1 untainted');
   assert.equal(describeWrites(await answeredNodeWrites(api)), ['patch su1-h1 → 200']);
   for (const h of hosts) assert.equal(taintsOf(api, h), own[h], h);
+  // The line follows the write's answer, which may come after the store shows it.
+  await s.converge(() => /Removed the fabric taint of Node .*node="su1-h1"/.test(s.log()), 'the untaint logged');
+  assert.is((await taintGauges())[0], 0, 'no Node counted once the taint is gone');
   assertNoForbidden(api);
 });
 
@@ -189,10 +206,13 @@ test('a whole leaf lost past maxTaintPercent taints nothing new and keeps the ta
   for (const h of leaf2) assert.equal(taintsOf(api, h), own[h], `${h} not tainted`);
   assert.ok(taintOf(api, 'su1-h1'), 'su1-h1 keeps its taint');
   assert.equal(describeWrites(await answeredNodeWrites(api)), [], 'no Node write');
+  assert.equal(await taintGauges(), [1, 3, 34], 'tainted, held, and the maxTaintPercent that would allow them');
 
-  // The operator allows it: the leaf's hosts are tainted.
+  // The operator allows it: the leaf's hosts are tainted, and the hold is over.
   setDiscoveryConfig(api, graphConfig(taintOn('3s', '  maxTaintPercent: 34\n')));
   await s.converge(() => leaf2.every((h) => taintOf(api, h)) || undefined, 'the leaf tainted once allowed');
+  assert.match(s.log(), 'Fabric taints no longer held by health.maxTaintPercent');
+  assert.equal(await taintGauges(), [4, 0, 0], 'all four counted, none held');
   assertNoForbidden(api);
 });
 

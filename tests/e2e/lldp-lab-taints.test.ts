@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LAB_COMMUNITY, labPerTest, lldpLabUnavailable, type LldpLab } from '../../testing/lldp-lab.ts';
 import { nodeTaintOverlayRules } from '../../testing/component-rbac.ts';
+import { seriesValue } from '../../testing/prometheus-text.ts';
 import { testNeeding } from '../support/skip.ts';
 import {
   NS,
@@ -32,6 +33,8 @@ import { session } from './session.ts';
 
 const SECRET = 'lldp-snmp';
 const AFTER_MS = 3_000;
+/** Four leaves to the spine, and each of four hosts to its unit's two rail leaves. */
+const CABLES = 4 + 4 * 2;
 const s = session(test);
 const newLab = labPerTest(test);
 
@@ -57,14 +60,21 @@ testNeeding(lldpLabUnavailable())(
     }
     api.store.create(secretObject(SECRET, { community: LAB_COMMUNITY }, { hosts: ['127.0.0.1'] }));
     seedConfigMap(api, config(l));
-    s.startInProcess(kubeconfig);
+    const controller = s.startInProcess(kubeconfig);
+    // The lab's lldpds learn their neighbours over seconds, longer on a busy machine, and a tree of three HyperNodes
+    // forms before every cable is known: wait until a poll found all of them, so the links about to go are in the
+    // baseline the controller judges their loss against.
+    const polled = async (family: string) =>
+      seriesValue(await controller.metrics(), family, { source: 'lldp', fabric: 'lab' });
     await s.converge(
-      () =>
+      async () =>
+        (await polled('hypernode_fabric_links')) === CABLES &&
+        (await polled('hypernode_fabric_hosts')) === hosts.length &&
         hyperNodes(api, 'lldp').length === 3 &&
         hyperNodes(api, 'lldp').every((hn) => fabricHealthy(hn)?.status === 'True') &&
         nodeCountsSettled(api) &&
         fabricHealthSettled(api),
-      'two leaf groups and a spine from real LLDP, all FabricHealthy=True',
+      'two leaf groups and a spine from real LLDP, every cable polled, all FabricHealthy=True',
     );
     const own = Object.fromEntries(hosts.map((h) => [h, taintsOf(api, h)]));
     api.requests.clear();

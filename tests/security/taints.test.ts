@@ -2,9 +2,10 @@
 // (docs/security.md, "Fabric answers" and "Node taints"): an answer dropping
 // most of its hosts taints no more than health.maxTaintPercent of the Nodes
 // its source connects; a poll that failed or a snapshot the reconciler
-// refused neither taints nor untaints; and no taint of another writer is
-// ever removed or changed, whether ours comes and goes, health.taint turns
-// off, or the record annotation is forged to name theirs.
+// refused neither taints nor untaints; no taint of another writer is ever
+// removed or changed, whether ours comes and goes, health.taint turns off,
+// or the record annotation is forged to name theirs; and a ConfigMap asking
+// for NoExecute or a Kubernetes key is refused whole, naming it briefly.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -210,6 +211,50 @@ test('other writers’ taints survive ours coming and going, health.taint turnin
   await polls(api, 3);
   for (const h of hosts)
     assert.equal(api.store.get('nodes', h)!.spec, own[h], `${h}: every other writer's taint as it was`);
+  assertNoForbidden(api);
+});
+
+test('a ConfigMap asking for NoExecute or a Kubernetes taint key is refused whole: no Node written, the taint set stays, the Event names the key in a few dozen bytes', async () => {
+  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
+  const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
+  const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
+  const unreachable = { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2026-12-01T10:00:00Z' };
+  nodesWith(api, hosts, { 'su2-h2': [unreachable] });
+  setGraph(api, doc);
+  const health = (taint: string) => `health:\n  taint: ${taint}\n  maxTaintPercent: 50\n`;
+  seedConfigMap(api, graphConfig(health('{after: 2s}')));
+  s.startInProcess(kubeconfig);
+  await s.converge(() => settled(api, 3), 'the tree');
+  setGraph(api, unlinked(doc, 'su1-h1'));
+  await s.converge(() => taintOf(api, 'su1-h1'), 'su1-h1 tainted');
+  const own = Object.fromEntries(hosts.map((h) => [h, api.store.get('nodes', h)!.spec]));
+  api.requests.clear();
+
+  // NoExecute would evict the running pods of every Node cut off; su2-h2 is cut off too now.
+  setGraph(api, unlinked(unlinked(doc, 'su1-h1'), 'su2-h2'));
+  setDiscoveryConfig(api, graphConfig(health('{after: 2s, effect: NoExecute}')));
+  const refused = (what: string) =>
+    s.converge(() => eventsOf(api, 'DiscoveryConfigInvalid').find((e) => e.message.includes(what)), what);
+  await refused('health.taint.effect NoExecute is refused');
+  // A key under kubernetes.io would make the lifecycle controller's taints ours to remove; 199 bytes of it.
+  const long = `${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(50)}.kubernetes.io/unreachable`;
+  for (const key of ['node.kubernetes.io/unreachable', long]) {
+    setDiscoveryConfig(api, graphConfig(health(`{after: 2s, key: ${key}}`)));
+    const event = await refused(`health.taint.key "${key.slice(0, 20)}`);
+    assert.match(event.message, 'is under a prefix Kubernetes keeps for its own components');
+    assert.ok(!event.message.includes('b'.repeat(10)), 'no more of the key than a short fragment');
+  }
+  assert.ok(
+    eventsOf(api, 'DiscoveryConfigInvalid').some((e) =>
+      e.message.includes(`health.taint.key "${'a'.repeat(40)}…" (${long.length} bytes) is under a prefix`),
+    ),
+    'the long key named by its first 40 bytes and its size',
+  );
+  await polls(api, 4);
+  assert.equal(describeWrites(await answeredNodeWrites(api)), [], 'no Node written');
+  assert.is(taintOf(api, 'su1-h1'), `${TAINT_KEY}=graph.lab:NoSchedule`, 'the taint set stays as it was');
+  for (const h of hosts.filter((h) => h !== 'su1-h1'))
+    assert.equal(api.store.get('nodes', h)!.spec, own[h], `${h}: its taints as they were`);
   assertNoForbidden(api);
 });
 

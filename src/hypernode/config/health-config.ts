@@ -139,7 +139,7 @@ function parseTaint(value: unknown, linkGracePeriodMs: number): FabricTaintSetti
     );
   if (isKubernetesReservedKey(key))
     throw new Error(
-      `failed to parse config: health.taint.key ${key} is under a prefix Kubernetes keeps for its own components (kubernetes.io, k8s.io), ` +
+      `failed to parse config: health.taint.key ${quoteInput(key)} is under a prefix Kubernetes keeps for its own components (kubernetes.io, k8s.io), ` +
         `whose taints the controller must never take for its own; use a key of your domain or "${FABRIC_TAINT_KEY}"`,
     );
   const effect = value.effect ?? 'NoSchedule';

@@ -6,7 +6,7 @@ import { createMetrics } from '../../../src/app/metrics.ts';
 import { dryRunSinks } from '../../../src/hypernode/preview/dry-run.ts';
 import { exportTopologyCounts, newHyperNodeMetrics } from '../../../src/hypernode/hypernode-metrics.ts';
 import { nullLogger } from '../../../src/log.ts';
-import { exportHealthGauges } from '../../../src/hypernode/reconcile/health/health-metrics.ts';
+import { exportHealthGauges, exportTaintGauges } from '../../../src/hypernode/reconcile/health/health-metrics.ts';
 
 export interface ExportedFamily {
   readonly name: string;
@@ -22,6 +22,7 @@ export function exportedFamilyList(): ExportedFamily[] {
   newHyperNodeMetrics(metrics.registry);
   exportTopologyCounts(metrics.registry, noHyperNodes);
   exportHealthGauges(metrics.registry, new Map(), { heldNodes: () => new Map() });
+  exportTaintGauges(metrics.registry, { taintCounts: () => ({ tainted: new Map(), held: new Map() }) });
   dryRunSinks({ hyperNodes: noHyperNodes, logger: nullLogger, registry: metrics.registry });
   return (
     metrics.registry.getMetricsAsArray() as unknown as Array<{ name: string; type: unknown; labelNames?: string[] }>

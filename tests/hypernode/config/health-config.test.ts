@@ -116,7 +116,7 @@ test('a bad taint fails the document: NoExecute refused saying why, a key that i
   );
   fails(
     'health: {taint: {key: node.kubernetes.io/unreachable}}',
-    'failed to parse config: health.taint.key node.kubernetes.io/unreachable is under a prefix Kubernetes keeps for its own components (kubernetes.io, k8s.io), ' +
+    'failed to parse config: health.taint.key "node.kubernetes.io/unreachable" is under a prefix Kubernetes keeps for its own components (kubernetes.io, k8s.io), ' +
       'whose taints the controller must never take for its own; use a key of your domain or "topology.volcano.sh/fabric-unreachable"',
   );
   fails(
