@@ -9,9 +9,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../../kube/clock.ts';
 import { isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, Lister } from '../../../kube/types.ts';
-import { coalescingTrigger, type CoalescingTrigger } from '../../../kube/coalescing-trigger.ts';
-import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
-import { runWorker, type SyncResult } from '../../../kube/queue-workers.ts';
+import { PassWorker } from '../../../kube/pass-worker.ts';
+import type { SyncResult } from '../../../kube/queue-workers.ts';
+import type { QueueMetrics, WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
 import type { Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/slots.ts';
 import { errorMessage } from '../../../util/error-message.ts';
@@ -36,7 +36,6 @@ import type { HyperNodeMetrics } from '../../hypernode-metrics.ts';
 export const NODE_LABEL_QUEUE_NAME = 'hypernode-node-labels';
 /** Triggers within this window cause one pass: a snapshot and the Node events it caused are decided together. */
 export const NODE_LABEL_COALESCE_MS = 100;
-const PASS_KEY = 'nodes';
 
 export interface NodeLabelSyncDeps {
   nodes: Lister<NodeMeta>;
@@ -60,7 +59,7 @@ export interface NodeLabelSyncDeps {
 
 /** The label worker: one queue key, one pass at a time, a pass per coalesced trigger. */
 export class NodeLabelSync implements Follower {
-  readonly queue: RateLimitingQueue;
+  private readonly worker: PassWorker;
   /** Per source: its tree as kept after its latest accepted snapshot. */
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
   /** The configuration the discovery manager applied last; undefined leaves every label as it is. */
@@ -74,21 +73,20 @@ export class NodeLabelSync implements Follower {
   private readonly firstTime = firstTimeSeen();
   /** A snapshot arrived since the last pass: that pass reports even when it writes nothing. */
   private roundPending = false;
-  private readonly coalesced: CoalescingTrigger;
 
   constructor(private readonly deps: NodeLabelSyncDeps) {
-    this.queue = new RateLimitingQueue({
-      name: NODE_LABEL_QUEUE_NAME,
-      clock: deps.clock,
-      rateLimiter: writeRetryRateLimiter(deps.clock),
-      metrics: deps.queueMetrics,
-      onError: deps.onWorkerError,
-    });
-    this.coalesced = coalescingTrigger(() => this.queue.add(PASS_KEY), {
-      quietMs: NODE_LABEL_COALESCE_MS,
-      clock: deps.clock,
-      onError: (err) => deps.logger.error('Failed to queue a Node label pass', { err }),
-    });
+    this.worker = new PassWorker(
+      {
+        name: NODE_LABEL_QUEUE_NAME,
+        clock: deps.clock,
+        quietMs: NODE_LABEL_COALESCE_MS,
+        rateLimiter: writeRetryRateLimiter(deps.clock),
+        metrics: deps.queueMetrics,
+        onError: deps.onWorkerError,
+        onScheduleError: (err) => deps.logger.error('Failed to queue a Node label pass', { err }),
+      },
+      () => this.pass(),
+    );
   }
 
   /** A source's snapshot was accepted by the reconciler: its labels follow the tree as kept. */
@@ -130,12 +128,11 @@ export class NodeLabelSync implements Follower {
   }
 
   run(): Promise<void> {
-    return runWorker(this.queue, () => this.pass());
+    return this.worker.run();
   }
 
   shutDown(): void {
-    this.coalesced.stop();
-    this.queue.shutDown();
+    this.worker.shutDown();
   }
 
   /** The changes a pass makes now, from the caches and the snapshots received. */
@@ -166,7 +163,7 @@ export class NodeLabelSync implements Follower {
     let patched = 0;
     let firstError: unknown;
     await mapBounded(todo, this.deps.writeConcurrency ?? 1, async (patch) => {
-      if (this.queue.isShuttingDown()) return;
+      if (this.worker.queue.isShuttingDown()) return;
       const resourceVersion = this.deps.nodes.get(patch.node)?.metadata.resourceVersion;
       try {
         await this.deps.client.patchMetadata(patch.node, { labels: patch.labels, annotations: patch.annotations });
@@ -207,7 +204,7 @@ export class NodeLabelSync implements Follower {
   }
 
   private schedule(): void {
-    this.coalesced.trigger();
+    this.worker.schedule();
   }
 }
 

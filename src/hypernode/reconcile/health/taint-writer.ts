@@ -13,9 +13,9 @@
 import type { Clock } from '../../../kube/clock.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
 import { isTombstone, type EventHandler, type KubeObject, type Lister } from '../../../kube/types.ts';
-import { coalescingTrigger, type CoalescingTrigger } from '../../../kube/coalescing-trigger.ts';
-import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
-import { runWorker, type SyncResult } from '../../../kube/queue-workers.ts';
+import { PassWorker } from '../../../kube/pass-worker.ts';
+import type { SyncResult } from '../../../kube/queue-workers.ts';
+import type { QueueMetrics, WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
 import type { Logger } from '../../../log.ts';
 import { mapBounded } from '../../../util/slots.ts';
 import { compareBytes } from '../../../util/compare-bytes.ts';
@@ -53,7 +53,6 @@ export const TAINT_QUEUE_NAME = 'hypernode-node-taints';
 export const TAINT_COALESCE_MS = 100;
 /** Tries of one Node's write: the first from the cache, each after a 409 from the Node read again. */
 export const TAINT_WRITE_ATTEMPTS = 5;
-const PASS_KEY = 'nodes';
 /** Names an Event or log line lists before "and N more". */
 const NAMES_SHOWN = 5;
 
@@ -95,7 +94,7 @@ function carriedTaintsOf(cache: Lister<NodeHealth>): Map<string, FabricTaint> {
 }
 
 export class TaintWriter implements Follower, TaintCounts {
-  readonly queue: RateLimitingQueue;
+  private readonly worker: PassWorker;
   private config: DiscoveryConfig | undefined;
   /** Per source: its Nodes' links per fabric, as of the polls behind its last accepted snapshot. */
   private readonly accepted = new Map<string, ReadonlyMap<string, HostLinkReport>>();
@@ -107,21 +106,20 @@ export class TaintWriter implements Follower, TaintCounts {
   private roundPending = false;
   private readonly held = new LastReported();
   private readonly firstTime = firstTimeSeen();
-  private readonly coalesced: CoalescingTrigger;
 
   constructor(private readonly deps: TaintWriterDeps) {
-    this.queue = new RateLimitingQueue({
-      name: TAINT_QUEUE_NAME,
-      clock: deps.clock,
-      rateLimiter: writeRetryRateLimiter(deps.clock),
-      metrics: deps.queueMetrics,
-      onError: deps.onWorkerError,
-    });
-    this.coalesced = coalescingTrigger(() => this.queue.add(PASS_KEY), {
-      quietMs: TAINT_COALESCE_MS,
-      clock: deps.clock,
-      onError: (err) => deps.logger.error('Failed to queue a Node taint pass', { err }),
-    });
+    this.worker = new PassWorker(
+      {
+        name: TAINT_QUEUE_NAME,
+        clock: deps.clock,
+        quietMs: TAINT_COALESCE_MS,
+        rateLimiter: writeRetryRateLimiter(deps.clock),
+        metrics: deps.queueMetrics,
+        onError: deps.onWorkerError,
+        onScheduleError: (err) => deps.logger.error('Failed to queue a Node taint pass', { err }),
+      },
+      () => this.pass(),
+    );
   }
 
   configuration(config: DiscoveryConfig | undefined): void {
@@ -169,12 +167,11 @@ export class TaintWriter implements Follower, TaintCounts {
   }
 
   run(): Promise<void> {
-    return runWorker(this.queue, () => this.pass());
+    return this.worker.run();
   }
 
   shutDown(): void {
-    this.coalesced.stop();
-    this.queue.shutDown();
+    this.worker.shutDown();
   }
 
   /** Per source, the Nodes carrying our taint, and those the guard keeps from it (TaintCounts, for the gauges). */
@@ -224,7 +221,7 @@ export class TaintWriter implements Follower, TaintCounts {
     let failed = 0;
     let firstError: unknown;
     await mapBounded([...wants], this.deps.writeConcurrency ?? 1, async ([node, { want, change }]) => {
-      if (this.queue.isShuttingDown()) return;
+      if (this.worker.queue.isShuttingDown()) return;
       try {
         if ((await this.write(node, want, cache)) !== 'written') return;
         written.push(change ?? { node, to: want!, reason: 'cut off' });
@@ -330,6 +327,6 @@ export class TaintWriter implements Follower, TaintCounts {
   }
 
   private schedule(): void {
-    this.coalesced.trigger();
+    this.worker.schedule();
   }
 }
