@@ -11,7 +11,9 @@
 //   taint already set, and the Event and the gauges name the value that
 //   would allow it;
 // - a restart neither adds nor removes a taint; turning the taint on and off
-//   leaves every Node with exactly its own taints.
+//   leaves every Node with exactly its own taints;
+// - removing the source from the ConfigMap, the taint still on, removes the
+//   taints it set and no other.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -256,6 +258,28 @@ test('a restart neither adds nor removes a taint; off → on → off leaves ever
   await s.converge(() => hosts.every((h) => !taintOf(api, h)) || undefined, 'every taint of ours removed');
   for (const h of hosts) assert.equal(api.store.get('nodes', h)!.spec, before[h], `${h} has exactly its own taints`);
   for (const h of hosts) assert.is(recordOf(api, h), undefined, `${h} carries no record`);
+  assertNoForbidden(api);
+});
+
+test('removing the source from the ConfigMap, the taint still on, removes its taints and no other', async () => {
+  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
+  const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
+  const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
+  nodesWith(api, hosts, { 'su1-h1': [GPU_TAINT] });
+  setGraph(api, doc);
+  seedConfigMap(api, graphConfig(taintOn('3s', '  maxTaintPercent: 50\n')));
+  s.startInProcess(kubeconfig);
+  await s.converge(() => memberOf(api, 'lab-leaf-leaf-su1-r1', 'su1-h1') || undefined, 'su1-h1 polled with its links');
+  const before = Object.fromEntries(hosts.map((h) => [h, api.store.get('nodes', h)!.spec]));
+  setGraph(api, unlinked(doc, 'su1-h1'));
+  await s.converge(() => taintOf(api, 'su1-h1'), 'su1-h1 tainted');
+  assert.equal(taintsOf(api, 'su1-h1'), ['nvidia.com/gpu=present:NoSchedule', `${KEY}=graph.lab:NoSchedule`]);
+
+  // The graph entry goes; health.taint stays on for whatever source comes next.
+  setDiscoveryConfig(api, `${taintOn('3s')}networkTopologyDiscovery: []\n`);
+  await s.converge(() => !taintOf(api, 'su1-h1') || undefined, "the removed source's taint gone");
+  for (const h of hosts) assert.equal(api.store.get('nodes', h)!.spec, before[h], `${h} has exactly its own taints`);
+  assert.is(recordOf(api, 'su1-h1'), undefined, 'no record left');
   assertNoForbidden(api);
 });
 
