@@ -10,7 +10,9 @@ import type { Clock } from '../kube/clock.ts';
 import type { Lister } from '../kube/types.ts';
 import type { NodeMeta } from '../hypernode/model/hypernode-types.ts';
 import { TOPOLOGY_PAGE_CSP } from '../hypernode/exports/view/topology-html.ts';
+import type { FabricTaint } from '../hypernode/reconcile/health/fabric-taints.ts';
 import type { SourceTopologyState, TopologyState, TopologyStateView } from '../hypernode/reconcile/topology-state.ts';
+import { compareBytes } from '../util/compare-bytes.ts';
 import { sendOk, type ListenerRoute } from './metrics.ts';
 import { sendText } from './probes.ts';
 import { renderTopologyPage } from './topology-page-html.ts';
@@ -37,12 +39,25 @@ function sourceJson(s: SourceTopologyState) {
   };
 }
 
+/** The Nodes carrying the fabric taint, by name; null while the taint writer has said nothing (health.taint off). */
+function fabricTaintsJson(carried: ReadonlyMap<string, FabricTaint> | undefined) {
+  if (!carried) return null;
+  return [...carried]
+    .sort(([a], [b]) => compareBytes(a, b))
+    .map(([node, t]) => ({ node, key: t.key, value: t.value, effect: t.effect }));
+}
+
 /**
  * The JSON form: times in RFC 3339, absent parts as null, the HyperNodes as the controller keeps them (as written, with
- * the held deletes).
+ * the held deletes), and the Nodes the controller's fabric taint is on.
  */
 export function topologyJson(state: TopologyState, generatedAt: number): string {
-  return `${JSON.stringify({ generatedAt: iso(generatedAt), controllerRunning: state.running, sources: state.sources.map(sourceJson) })}\n`;
+  return `${JSON.stringify({
+    generatedAt: iso(generatedAt),
+    controllerRunning: state.running,
+    sources: state.sources.map(sourceJson),
+    fabricTaints: fabricTaintsJson(state.fabricTaints),
+  })}\n`;
 }
 
 const PAGE_HEADERS = {
