@@ -143,6 +143,10 @@ test('the Grafana dashboard parses, has unique panel ids, and every query names 
     'workqueue_depth',
     'leader_election_master_status',
     'process_resident_memory_bytes',
+    'hypernode_unhealthy_hypernodes',
+    'hypernode_fabric_tainted_nodes',
+    'hypernode_fabric_taints_held',
+    'hypernode_worker_errors_total',
   ]) {
     assert.ok(all.includes(family), `the dashboard shows ${family}`);
   }
