@@ -4,7 +4,7 @@
 // size, taken once it has drawn. docs/images/topology-view-after.png is the
 // demo page's: `npm run demo`, then
 //   node --import tsx scripts/view-screenshot.ts dist/demo/topology.html docs/images/topology-view-after.png
-// The other doc screenshots come from tests/hypernode/exports/view/html-view.test.ts.
+// The other doc screenshots come from tests/hypernode/exports/view/topology-html.test.ts.
 //
 // Run with: node --import tsx scripts/view-screenshot.ts PAGE.html OUT.png [width=1400] [height=900]
 
