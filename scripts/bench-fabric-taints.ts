@@ -47,6 +47,7 @@ import { TEST_CA, UfmServer } from '../testing/ufm-server.ts';
 import { waitFor } from '../testing/wait.ts';
 import type { ControllerProcess } from './lib/bench-controller-process.ts';
 import {
+  LEASE,
   NAMESPACE,
   REAL_WRITE_LATENCY_MS,
   SERVICE_ACCOUNT,
@@ -433,14 +434,18 @@ networkTopologyDiscovery:
           },
         ];
         if (stallDir !== undefined) {
+          const lease = api.store.get('leases', LEASE, NAMESPACE) as { spec?: { acquireTime?: string } } | undefined;
+          const leadingSince = Date.parse(lease?.spec?.acquireTime ?? '');
           // The profile and the stalls are written as the controller exits.
+          const stoppedAt = Date.now();
           const code = await c.stop();
           if (code !== 0) throw new Error(`the controller exited with ${code} on SIGTERM; its stalls were not written`);
           const stalls = readStalls(stallDir, STALL_LISTED_MS);
           console.log(describeStalls(stalls, stages));
-          const longest = stalls[0];
+          // Loading the program and stopping it are no poll: before the Lease is taken, and after it is let go.
+          const longest = stalls.find((st) => st.endWall > leadingSince && st.endWall <= stoppedAt);
           verdicts.push({
-            figure: 'longest event-loop stall',
+            figure: 'longest event-loop stall while leading',
             measured: longest === undefined ? `under ${STALL_LISTED_MS} ms` : `${longest.ms} ms in ${longest.owner}`,
             target: `≤ ${STALL_TARGET_MS} ms`,
             pass: (longest?.ms ?? 0) <= STALL_TARGET_MS,
