@@ -188,8 +188,8 @@ export function leaseAcquired(api: ApiServer): number {
 
 /**
  * Stops the controller (the profile and the stalls are written as it exits) and reads its stalls: all of them, and
- * the verdict on the longest while it led. Loading the program and stopping it are no poll: the first comes before
- * the Lease is taken, the second after it is let go.
+ * the verdict on the longest that began while it led. Loading the program and stopping it are no poll: the first
+ * begins before the Lease is taken, the second ends after it is let go.
  */
 export async function stopForStalls(
   controller: ControllerProcess,
@@ -200,7 +200,7 @@ export async function stopForStalls(
   const code = await controller.stop();
   if (code !== 0) throw new Error(`the controller exited with ${code} on SIGTERM; its stalls were not written`);
   const all = readStalls(dir, STALL_LISTED_MS);
-  const longest = all.find((st) => st.endWall > leadingSince && st.endWall <= stoppedAt);
+  const longest = all.find((st) => st.endWall - st.ms > leadingSince && st.endWall <= stoppedAt);
   const verdict = {
     figure: 'longest event-loop stall while leading',
     measured: longest === undefined ? `under ${STALL_LISTED_MS} ms` : `${longest.ms} ms in ${longest.owner}`,
