@@ -21,13 +21,19 @@
 //   - the leaves of enough units lost to pass maxTaintPercent: no Node
 //     written, the FabricTaintsHeld Event and the gauges.
 // Each figure is checked against its target (PASS or MISS); it prints, it
-// never fails on a figure.
+// never fails on a figure. With --stalls the controller runs as the bundle on
+// the pinned Node with a stall probe and a CPU profile
+// (lib/event-loop-stalls.ts), and the longest event-loop stalls of each stage
+// (start to every HyperNode judged, then each fault) are printed with the
+// code that held the thread, against the target of STALL_TARGET_MS while
+// the controller leads.
 //
 // Run with: node --import tsx scripts/bench-fabric-taints.ts [sus=64] [racksPerSu=8] [traysPerRack=18]
-//   [--interval=10s] [--after=15s]
+//   [--interval=10s] [--after=15s] [--stalls]
 // (build dist/ first: node scripts/build.mjs).
 
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { FABRIC_TAINT_KEY } from '../src/hypernode/model/hypernode-labels.ts';
 import { durationToMs, parseDuration } from '../src/util/go-duration.ts';
@@ -35,7 +41,7 @@ import type { ApiServer, RequestRecord } from '../testing/apiserver/index.ts';
 import { nodeTaintOverlayRules } from '../testing/component-rbac.ts';
 import { discoverySecret } from '../testing/discovery-secret.ts';
 import type { FatTree } from '../testing/fat-tree.ts';
-import { BINARY as binary } from '../testing/executables.ts';
+import { BINARY as binary, BUNDLE } from '../testing/executables.ts';
 import { seriesValue } from '../testing/prometheus-text.ts';
 import { discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { TEST_CA, UfmServer } from '../testing/ufm-server.ts';
@@ -51,6 +57,13 @@ import {
   type RateLimit,
 } from './lib/bench-launch.ts';
 import { percentile, seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
+import {
+  describeStalls,
+  leaseAcquired,
+  type Stage,
+  stallWatchedCommand,
+  stopForStalls,
+} from './lib/event-loop-stalls.ts';
 import { describeGb200, GB200_RAILS, gb200FatTree, gb200ShapeArgs, trayName } from './lib/gb200-fabric.ts';
 
 const argv = process.argv.slice(2);
@@ -65,6 +78,7 @@ const FABRIC = 'gb200';
 const CONVERGE_TIMEOUT_MS = 600_000;
 const SCRAPE_EVERY_MS = 500;
 const TARGETS = { leafNodeWrites: 0, unitWritesEachWay: 1, heldNodeWrites: 0 };
+const STALLS = argv.includes('--stalls');
 
 interface Fault {
   /** Taken out of the fabric. */
@@ -262,7 +276,8 @@ async function pastTheGuard(
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/build.mjs first`);
+  const artifact = STALLS ? BUNDLE : binary;
+  if (!existsSync(artifact)) throw new Error(`${artifact} is missing: run node scripts/build.mjs first`);
   const tree = gb200FatTree(shape);
   const unitShare = (100 * shape.racksPerSu * shape.traysPerRack) / tree.hosts.length;
   if (unitShare > MAX_TAINT_PERCENT)
@@ -301,8 +316,15 @@ networkTopologyDiscovery:
       endpoint: "${ufm.endpoint()}"
 `;
         api.store.create(discoveryConfigMap(NAMESPACE, conf));
-        const launched = await launchController(api, round.work, binary, LIMIT, { rules: nodeTaintOverlayRules() });
+        const stallDir = STALLS ? mkdtempSync(join(round.work, 'stalls-')) : undefined;
+        const command = stallDir === undefined ? undefined : stallWatchedCommand(stallDir);
+        const launched = await launchController(api, round.work, command?.binary ?? binary, LIMIT, {
+          rules: nodeTaintOverlayRules(),
+          prefixArgs: command?.prefixArgs,
+          env: command?.env,
+        });
         const c = (round.controller = running = launched.controller);
+        const stages: Stage[] = [];
         type Judged = {
           metadata: { generation?: number };
           status?: { conditions?: { type: string; observedGeneration?: number }[] };
@@ -328,12 +350,15 @@ networkTopologyDiscovery:
         console.log(
           `ready: ${api.store.list('hypernodes').length} HyperNodes written and judged ${seconds(Date.now() - launched.spawnedAt)} after the spawn`,
         );
+        stages.push({ name: 'start to every HyperNode written and judged', endWall: Date.now() });
 
         const leaf = await leafLost(api, ufm, tree);
+        stages.push({ name: 'one leaf lost and back', endWall: Date.now() });
         console.log(
           `one leaf switch lost (rail 1 of unit 1) and back: ${leaf.nodeWrites} Node writes (every tray keeps ${GB200_RAILS - 1} rails); ${leaf.statusWrites} HyperNode status writes marking it`,
         );
         const unit = await unitLost(api, ufm, tree, c);
+        stages.push({ name: "a unit's leaves lost and back", endWall: Date.now() });
         const share = ((unit.trays * 100) / tree.hosts.length).toFixed(1);
         const period = pollPeriod(ufm);
         const taintPoll = Math.ceil(AFTER_MS / period);
@@ -344,6 +369,7 @@ networkTopologyDiscovery:
             `  ${unit.statusWrites} HyperNode status writes both ways; controller CPU ${seconds(unit.cpuMs)} over the fault; polls ${seconds(period)} apart (median)`,
         );
         const guard = await pastTheGuard(api, ufm, tree, c);
+        stages.push({ name: 'past maxTaintPercent and back', endWall: Date.now() });
         console.log(
           `the leaves of ${guard.trays / (shape.racksPerSu * shape.traysPerRack)} units lost (${guard.trays} trays): ${guard.nodeWrites} Node writes; hypernode_fabric_taints_held ${guard.held}, hypernode_fabric_taint_percent_needed ${guard.needed}; FabricTaintsHeld: ${guard.event}`,
         );
@@ -387,6 +413,11 @@ networkTopologyDiscovery:
             pass: guard.nodeWrites === TARGETS.heldNodeWrites,
           },
         ];
+        if (stallDir !== undefined) {
+          const stalls = await stopForStalls(c, stallDir, leaseAcquired(api));
+          console.log(describeStalls(stalls.all, stages));
+          verdicts.push(stalls.verdict);
+        }
         console.log(verdictSummary('targets:', verdicts));
       },
       { writeLatencyMs: REAL_WRITE_LATENCY_MS },

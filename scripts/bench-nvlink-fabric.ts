@@ -22,16 +22,19 @@
 // against the targets: first poll ≤ 10 s with and without nvlink, RSS ≤ 400
 // MB, a later clique in 2 writes and no UFM request, a rolling blink with no
 // HyperNode spec write and no UFM request, each PASS or MISS. It prints; it
-// never fails on a figure.
+// never fails on a figure. With --stalls each round's controller runs as the
+// bundle with a stall probe and a CPU profile (lib/event-loop-stalls.ts), and
+// its longest event-loop stalls are printed by stage with the code that held
+// the thread, against STALL_TARGET_MS while it leads.
 //
-// Run with: node --import tsx scripts/bench-nvlink-fabric.ts [sus=64] [racksPerSu=8] [traysPerRack=18]
+// Run with: node --import tsx scripts/bench-nvlink-fabric.ts [sus=64] [racksPerSu=8] [traysPerRack=18] [--stalls]
 // (build dist/ first: node scripts/build.mjs).
 
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nvlinkHyperNodeName } from '../src/hypernode/discovery/fabric/nvlink-tier.ts';
-import { BINARY as binary } from '../testing/executables.ts';
+import { BINARY as binary, BUNDLE } from '../testing/executables.ts';
 import { startApiServer, type ApiServer } from '../testing/apiserver/index.ts';
 import type { FatTree } from '../testing/fat-tree.ts';
 import { memberNames } from '../testing/hypernode-members.ts';
@@ -40,11 +43,20 @@ import { discoveryConfigMap } from '../testing/sample-cluster.ts';
 import { TEST_CA, UfmServer } from '../testing/ufm-server.ts';
 import { waitFor } from '../testing/wait.ts';
 import { NAMESPACE, isControllerHyperNodeWrite, launchController, type RateLimit } from './lib/bench-launch.ts';
+import {
+  describeStalls,
+  leaseAcquired,
+  type Stage,
+  type Stall,
+  stallWatchedCommand,
+  stopForStalls,
+} from './lib/event-loop-stalls.ts';
 import { describeGb200, gb200FatTree, gb200ShapeArgs, trayName } from './lib/gb200-fabric.ts';
 import { seconds, verdictSummary, type Verdict } from './lib/bench-stats.ts';
 import { discoverySecret } from '../testing/discovery-secret.ts';
 
 const shape = gb200ShapeArgs(process.argv.slice(2));
+const STALLS = process.argv.includes('--stalls');
 const { sus, racksPerSu, traysPerRack } = shape;
 const LIMIT: RateLimit = { qps: 300, burst: 600 };
 /**
@@ -75,6 +87,7 @@ interface Figures {
   hwmMB: number;
   laterClique?: { writes: string[]; ms: number; ufmRequests: number };
   blink?: BlinkFigures;
+  stalls?: { all: Stall[]; stages: Stage[]; verdict: Verdict };
 }
 
 interface BlinkFigures {
@@ -134,9 +147,15 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
       WRITE_LATENCY_MS,
       (r) => isControllerHyperNodeWrite(r) && ['create', 'update', 'delete'].includes(r.verb),
     );
-    const launched = await launchController(api, work, binary, LIMIT);
+    const stallDir = STALLS ? mkdtempSync(join(work, 'stalls-')) : undefined;
+    const command = stallDir === undefined ? undefined : stallWatchedCommand(stallDir);
+    const launched = await launchController(api, work, command?.binary ?? binary, LIMIT, {
+      prefixArgs: command?.prefixArgs,
+      env: command?.env,
+    });
     controller = launched.controller;
     const c = controller;
+    const stages: Stage[] = [];
     const metric = async (name: string) => seriesValue(await c.metrics(), name, { source: 'ufm' });
     const firstSuccess = await waitFor(
       async () => (await metric('hypernode_discovery_last_success_timestamp_seconds').catch(() => 0)) || undefined,
@@ -153,6 +172,7 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
       what: 'every HyperNode written',
     });
     const writtenMs = Date.now() - launched.spawnedAt;
+    stages.push({ name: 'start to every HyperNode written', endWall: Date.now() });
     const mem = c.memory();
     const { writes, status } = writesByVerb(api);
     const figures: Figures = {
@@ -217,8 +237,11 @@ ${nvlink ? '      nvlink: domain\n' : ''}`;
           .map((r) => `${r.verb} ${r.name}`),
         ufmRequests: ufm.requests.length - ufmBefore,
       };
+      stages.push({ name: 'every status written, a later clique', endWall: Date.now() });
       figures.blink = await rollingBlink(api, c, ufm);
+      stages.push({ name: 'a rolling blink', endWall: Date.now() });
     }
+    if (stallDir !== undefined) figures.stalls = { ...(await stopForStalls(c, stallDir, leaseAcquired(api))), stages };
     return figures;
   } catch (err) {
     if (controller) console.error(`--- controller log tail ---\n${controller.log}`);
@@ -313,7 +336,8 @@ async function rollingBlink(api: ApiServer, c: { cpuMs(): number }, ufm: UfmServ
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/build.mjs first`);
+  const artifact = STALLS ? BUNDLE : binary;
+  if (!existsSync(artifact)) throw new Error(`${artifact} is missing: run node scripts/build.mjs first`);
   const tree = gb200FatTree(shape);
   console.log(
     `fabric: ${describeGb200(shape, tree)}; client limit qps ${LIMIT.qps} / burst ${LIMIT.burst}, ${WRITE_LATENCY_MS} ms per HyperNode write`,
@@ -336,6 +360,7 @@ async function main(): Promise<void> {
       console.log(
         `  a rolling blink of the clique over ${f.blink.trays} trays (${f.blink.waves} waves of ${BLINK_WAVE}, each held, then back): ${f.blink.specWrites.length} HyperNode spec writes${f.blink.specWrites.length > 0 ? ` (${f.blink.specWrites.slice(0, 5).join(', ')}…)` : ''}, ${f.blink.statusWrites} status writes, ${f.blink.ufmRequests} UFM requests; controller CPU ${seconds(f.blink.cpuMs)} (${(f.blink.cpuMs / f.blink.trays).toFixed(2)} ms a tray) over ${seconds(f.blink.ms)}`,
       );
+    if (f.stalls) console.log(describeStalls(f.stalls.all, f.stalls.stages));
   }
   console.log(
     `load average during the run: ${loadavg()
@@ -370,6 +395,8 @@ async function main(): Promise<void> {
     target: `${TARGETS.blinkSpecWrites} spec writes, 0 UFM requests`,
     pass: blink.specWrites.length === TARGETS.blinkSpecWrites && blink.ufmRequests === 0,
   });
+  for (const [name, f] of rows)
+    if (f.stalls) verdicts.push({ ...f.stalls.verdict, figure: `${name}: ${f.stalls.verdict.figure}` });
   console.log(verdictSummary('targets:', verdicts));
 }
 

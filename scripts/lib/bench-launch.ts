@@ -150,6 +150,9 @@ export interface LaunchExtras {
   rules?: PolicyRule[];
   /** More flags, e.g. a log verbosity. */
   flags?: Record<string, string | number | boolean>;
+  /** Arguments before the flags (a Node running the bundle: its options and the bundle), and more environment. */
+  prefixArgs?: string[];
+  env?: Record<string, string>;
 }
 
 export async function launchController(
@@ -177,8 +180,8 @@ export async function launchController(
     'allow-url-cidr': '127.0.0.1/32',
     ...extras.flags,
   };
-  const args = Object.entries(flags).map(([name, value]) => `--${name}=${value}`);
-  const env = { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano' };
+  const args = [...(extras.prefixArgs ?? []), ...Object.entries(flags).map(([name, value]) => `--${name}=${value}`)];
+  const env = { KUBE_POD_NAMESPACE: NAMESPACE, HELM_RELEASE_NAME: 'volcano', ...extras.env };
   const spawnedAt = Date.now();
   const started = performance.now();
   const controller = new ControllerProcess(binary, args, env, `http://127.0.0.1:${metricsPort}/metrics`);

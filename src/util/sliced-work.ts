@@ -26,6 +26,12 @@ export function runWhole<T>(work: SlicedWork<T>): T {
   }
 }
 
+/** A synchronous step as sliced work, for work that takes sliced steps and is handed one that is not. */
+export function* oneStep<T>(step: () => T): SlicedWork<T> {
+  yield;
+  return step();
+}
+
 /** A turn of the event loop between two long synchronous steps that are not sliced themselves. */
 export const betweenSteps = (): Promise<void> => nextTurn();
 

@@ -14,8 +14,9 @@ import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.
 import type { Snapshot } from '../../model/contracts.ts';
 import { FABRIC_SWITCHES_ANNOTATION, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import type { FabricGraph } from './fabric-graph.ts';
-import { fabricLevels, type FabricGroup, type FabricLevels, type FabricProblem } from './fabric-levels.ts';
+import { fabricLevelsSteps, type FabricGroup, type FabricLevels, type FabricProblem } from './fabric-levels.ts';
 import type { HostMapper } from './host-mapping.ts';
+import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
 const TIER_NAMES = ['leaf', 'spine', 'core'];
 /** A DNS-1123 label, short enough to leave room in HyperNode names for the tier and a 16-digit switch id. */
@@ -51,11 +52,14 @@ function fabricSwitchesText(switches: readonly string[], nameOf: ReadonlyMap<str
   return switches.length > 1 ? `${name} +${switches.length - 1}` : name;
 }
 
-/** The HyperNodes of the levels' groups that have a mapped host below them, and which one holds each switch. */
-function buildFabricSnapshot(
+/**
+ * The HyperNodes of the levels' groups that have a mapped host below them, and which one holds each switch; a step a
+ * group.
+ */
+function* buildFabricSnapshot(
   input: FabricInput,
   levels: FabricLevels,
-): { snapshot: Snapshot; switchHyperNodes: Map<string, string> } {
+): SlicedWork<{ snapshot: Snapshot; switchHyperNodes: Map<string, string> }> {
   const { graph, mapHost, logger, ...naming } = input;
   const switchNames = new Map(graph.switches.map((s) => [s.id, s.name]));
   const labels = { [NETWORK_TOPOLOGY_SOURCE_LABEL]: naming.source, ...naming.labels };
@@ -64,6 +68,7 @@ function buildFabricSnapshot(
   const switchHyperNodes = new Map<string, string>();
   for (const groups of levels.levels) {
     for (const g of groups) {
+      yield;
       const name = `${naming.fabric}-${tierName(g.level)}-${g.switches[0]}`;
       const members =
         g.level === 1
@@ -106,9 +111,12 @@ export interface FabricHyperNodes {
 }
 
 /** One fabric's HyperNodes from its graph, with what the layer could not place. */
-export function fabricHyperNodes(input: FabricInput): FabricHyperNodes {
-  const levels = fabricLevels(input.graph, { minSharedHosts: input.minSharedHosts });
-  const { snapshot, switchHyperNodes } = buildFabricSnapshot(input, levels);
+export const fabricHyperNodes = (input: FabricInput): FabricHyperNodes => runWhole(fabricHyperNodesSteps(input));
+
+/** fabricHyperNodes as sliced work (sliced-work.ts): the controller builds a large fabric between turns of the loop. */
+export function* fabricHyperNodesSteps(input: FabricInput): SlicedWork<FabricHyperNodes> {
+  const levels = yield* fabricLevelsSteps(input.graph, { minSharedHosts: input.minSharedHosts });
+  const { snapshot, switchHyperNodes } = yield* buildFabricSnapshot(input, levels);
   return {
     snapshot,
     switchHyperNodes,

@@ -16,6 +16,7 @@ import type {
 } from '../../model/contracts.ts';
 import type { FabricGraph } from '../fabric/fabric-graph.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
+import type { FabricHyperNodes } from '../fabric/fabric-hypernodes.ts';
 import { LinkMemory } from '../fabric/link-memory.ts';
 import { hostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
@@ -125,17 +126,19 @@ class GraphDiscoverer extends PollingDiscoverer {
       opts.problems.failed(`The fabric graph from ${where} is invalid; keeping the existing graph HyperNodes`, err);
       return { ok: false };
     }
-    // Grouping a large fabric is a step of its own: the probes are answered between it and the read.
+    // Grouping a large fabric is a step of its own, in slices too: the probes are answered meanwhile.
     await betweenSteps();
     const { mapHost } = hostIndex(config.hostMapping, opts.nodes.list());
-    const tree = this.memory.hyperNodes({
-      graph,
-      fabric: config.fabric,
-      source: GRAPH_SOURCE,
-      mapHost,
-      minSharedHosts: config.minSharedHosts,
-      logger: this.logger,
-    });
+    const fabric = config.fabric;
+    const { minSharedHosts } = config;
+    const input = { graph, fabric, source: GRAPH_SOURCE, mapHost, minSharedHosts, logger: this.logger };
+    let tree: FabricHyperNodes;
+    try {
+      tree = await runInSlices(this.memory.hyperNodesSteps(input), signal);
+    } catch (err) {
+      if (signal.aborted) return { ok: false };
+      throw err;
+    }
     this.logProblems(tree.problems.map((p) => p.message));
     if (tree.hostCount === 0) {
       opts.problems.failed(

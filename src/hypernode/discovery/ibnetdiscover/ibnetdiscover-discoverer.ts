@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { abortReason } from '../../../util/abort.ts';
-import { betweenSteps } from '../../../util/sliced-work.ts';
+import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
@@ -335,8 +335,8 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     });
   }
 
-  /** The tree of a fresh graph, grouped through the link memory. */
-  private build(fabric: IbFabric, { ib, nodeCount }: FreshGraph, hosts: HostIndex): FabricBuild {
+  /** The tree of a fresh graph, grouped through the link memory in slices (sliced-work.ts). */
+  private async build(fabric: IbFabric, { ib, nodeCount }: FreshGraph, hosts: HostIndex): Promise<FabricBuild> {
     // The link memory changes now: the last build no longer stands, whatever this one ends in.
     this.lastBuilds.forget(fabric.name);
     const { graph } = ib;
@@ -346,7 +346,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       );
     }
     const present = new Set(graph.hosts.map((h) => h.name));
-    const tree = this.memory.hyperNodes({
+    const steps = this.memory.hyperNodesSteps({
       graph,
       fabric: fabric.name,
       source: IBNETDISCOVER_SOURCE,
@@ -357,6 +357,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
+    const tree = await runInSlices(steps, this.stopping.signal);
     return {
       snapshot: tree.snapshot,
       problems: [
@@ -380,7 +381,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
   private async discoverFabric(fabric: IbFabric, hosts: HostIndex): Promise<Snapshot> {
     const started = this.opts.clock.now();
     const read = await this.readGraph(fabric, hosts);
-    const build = 'last' in read ? read.last : this.build(fabric, read.fresh, hosts);
+    const build = 'last' in read ? read.last : await this.build(fabric, read.fresh, hosts);
     const { counts } = build;
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
     this.opts.metrics?.fabricPolled(IBNETDISCOVER_SOURCE, fabric.name, {

@@ -17,6 +17,7 @@ import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts'
 import { FabricRound } from '../fabric/fabric-round.ts';
 import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
 import { LinkMemory } from '../fabric/link-memory.ts';
+import { runInSlices } from '../../../util/sliced-work.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks } from '../../../util/ip-networks.ts';
@@ -391,7 +392,8 @@ class LldpDiscoverer extends PollingDiscoverer {
       );
     }
     const { graph, problems, unidentified } = lldpFabricGraph(polled, identity);
-    const tree = this.memory.hyperNodes({
+    // Grouped in slices (sliced-work.ts): the probes and the Lease are served meanwhile.
+    const steps = this.memory.hyperNodesSteps({
       graph,
       fabric: fabric.name,
       source: LLDP_SOURCE,
@@ -401,6 +403,7 @@ class LldpDiscoverer extends PollingDiscoverer {
       minSharedHosts: this.config.minSharedHosts,
       logger: this.logger,
     });
+    const tree = await runInSlices(steps, this.stopping.signal);
     // The duration of a fabric that yields HyperNodes covers the walks and the snapshot built from them.
     const durationSeconds = (this.opts.clock.now() - started) / 1000;
     this.opts.metrics?.fabricPolled(LLDP_SOURCE, fabric.name, {

@@ -9,11 +9,13 @@
 // not Active, links to unknown devices and SHARP aggregation nodes (which UFM
 // lists as hosts on spines) are left out; a host without a name cannot match
 // a Node and is left out too. Switches are named by system GUID, hosts by
-// system name.
+// system name. Sliced work (sliced-work.ts), a step a system or a link: a
+// 9,216-tray fabric lists 10,496 systems and 106,496 links.
 
 import { isAggregationNode } from '../fabric/aggregation-nodes.ts';
 import type { FabricGraph, FabricHost, FabricLink, FabricSwitch } from '../fabric/fabric-graph.ts';
 import type { PortStates, UfmLink, UfmSystem } from './fabric-resources.ts';
+import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 
 export interface FabricData {
   readonly systems: readonly UfmSystem[];
@@ -34,12 +36,16 @@ const isHost = (s: UfmSystem) =>
  * The fabric graph of one UFM fabric: switches, hosts and the host–switch and switch–switch links whose ports are
  * Active.
  */
-export function ufmFabricGraph(data: FabricData): FabricGraph {
+export const ufmFabricGraph = (data: FabricData): FabricGraph => runWhole(ufmFabricGraphSteps(data));
+
+/** ufmFabricGraph as sliced work. */
+export function* ufmFabricGraphSteps(data: FabricData): SlicedWork<FabricGraph> {
   // Devices by every GUID that can appear on a link end: the system GUID and each port's GUID.
   const byGuid = new Map<string, UfmSystem>();
   for (const s of data.systems) {
     if (s.guid) byGuid.set(s.guid, s);
     for (const p of s.ports) byGuid.set(portGuid(p), s);
+    yield;
   }
   const switches: FabricSwitch[] = data.systems
     .filter((s) => isSwitch(s) && s.guid !== '')
@@ -47,6 +53,7 @@ export function ufmFabricGraph(data: FabricData): FabricGraph {
   const hosts: FabricHost[] = [...new Set(data.systems.filter(isHost).map((s) => s.name))].map((name) => ({ name }));
   const links: FabricLink[] = [];
   for (const { a, b } of data.links) {
+    yield;
     if (data.ports.get(`${a.guid}_${a.port}`) === false || data.ports.get(`${b.guid}_${b.port}`) === false) continue;
     const sa = byGuid.get(a.guid);
     const sb = byGuid.get(b.guid);
