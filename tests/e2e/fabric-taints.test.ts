@@ -18,7 +18,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { railGraphDocument } from '../../testing/graph-server.ts';
-import { nodeTaintOverlayRules } from '../../testing/component-rbac.ts';
 import { seriesValue } from '../../testing/prometheus-text.ts';
 import {
   CONTROLLER_USER,
@@ -27,7 +26,6 @@ import {
   describeWrites,
   fabricHealthy,
   hyperNodes,
-  seedConfigMap,
   setDiscoveryConfig,
   taintsOf,
 } from './cluster.ts';
@@ -38,8 +36,8 @@ import {
   graphConfig,
   graphReads,
   memberOf,
-  nodesWith,
   recordOf,
+  seedTaintLab,
   setGraph,
   settled,
   taintOf,
@@ -71,12 +69,9 @@ async function polls(api: Api, n: number): Promise<void> {
 }
 
 test('a host whose every link is gone is tainted after taint.after, not before, and untainted when one is back, one Node write each way; one rail of two left is no taint', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
   const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
-  nodesWith(api, hosts, { 'su1-h1': [GPU_TAINT] });
-  setGraph(api, doc);
-  seedConfigMap(api, graphConfig(TAINT_ON));
+  const { api, kubeconfig } = await seedTaintLab(s, { doc, hosts, own: { 'su1-h1': [GPU_TAINT] }, health: TAINT_ON });
   s.startInProcess(kubeconfig);
   await s.converge(() => settled(api, 3), 'the tree, FabricHealthy on every HyperNode');
   const own = Object.fromEntries(hosts.map((h) => [h, taintsOf(api, h)]));
@@ -127,12 +122,9 @@ test('a host whose every link is gone is tainted after taint.after, not before, 
 });
 
 test('another writer adding and removing taints of the Node while ours is on the wire loses none of its changes', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
   const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
-  nodesWith(api, hosts, { 'su1-h1': [GPU_TAINT] });
-  setGraph(api, doc);
-  seedConfigMap(api, graphConfig(TAINT_ON));
+  const { api, kubeconfig } = await seedTaintLab(s, { doc, hosts, own: { 'su1-h1': [GPU_TAINT] }, health: TAINT_ON });
   s.startInProcess(kubeconfig);
   await s.converge(() => settled(api, 3), 'the tree');
   // Our Node writes wait on the wire long enough for the other writer to come first.
@@ -174,13 +166,10 @@ test('another writer adding and removing taints of the Node while ours is on the
 });
 
 test('a whole leaf lost past maxTaintPercent taints nothing new and keeps the taint already set; the Event names the value that allows it', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   // One rail: a leaf is its unit's every link.
   const doc = railGraphDocument({ sus: 4, rails: 1, hostsPerSu: 3, spines: 1 });
   const hosts = [1, 2, 3, 4].flatMap((su) => [1, 2, 3].map((h) => `su${su}-h${h}`));
-  nodesWith(api, hosts);
-  setGraph(api, doc);
-  seedConfigMap(api, graphConfig(TAINT_ON));
+  const { api, kubeconfig } = await seedTaintLab(s, { doc, hosts, health: TAINT_ON });
   s.startInProcess(kubeconfig);
   await s.converge(() => settled(api, 5), 'the tree');
   const own = Object.fromEntries(hosts.map((h) => [h, taintsOf(api, h)]));
@@ -219,15 +208,13 @@ test('a whole leaf lost past maxTaintPercent taints nothing new and keeps the ta
 });
 
 test('a restart neither adds nor removes a taint; off → on → off leaves every Node with exactly its own taints', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
   const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
-  nodesWith(api, hosts, {
+  const own = {
     'su1-h1': [GPU_TAINT],
     'su2-h2': [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2026-12-01T10:00:00Z' }],
-  });
-  setGraph(api, unlinked(doc, 'su1-h1'));
-  seedConfigMap(api, graphConfig(''));
+  };
+  const { api, kubeconfig } = await seedTaintLab(s, { doc: unlinked(doc, 'su1-h1'), hosts, own, health: '' });
   s.startInProcess(kubeconfig);
   await s.converge(() => settled(api, 3), 'the tree, taint off');
   const before = Object.fromEntries(hosts.map((h) => [h, api.store.get('nodes', h)!.spec]));
@@ -262,12 +249,14 @@ test('a restart neither adds nor removes a taint; off → on → off leaves ever
 });
 
 test('removing the source from the ConfigMap, the taint still on, removes its taints and no other', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
   const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
-  nodesWith(api, hosts, { 'su1-h1': [GPU_TAINT] });
-  setGraph(api, doc);
-  seedConfigMap(api, graphConfig(taintOn('3s', '  maxTaintPercent: 50\n')));
+  const { api, kubeconfig } = await seedTaintLab(s, {
+    doc,
+    hosts,
+    own: { 'su1-h1': [GPU_TAINT] },
+    health: taintOn('3s', '  maxTaintPercent: 50\n'),
+  });
   s.startInProcess(kubeconfig);
   await s.converge(() => memberOf(api, 'lab-leaf-leaf-su1-r1', 'su1-h1') || undefined, 'su1-h1 polled with its links');
   const before = Object.fromEntries(hosts.map((h) => [h, api.store.get('nodes', h)!.spec]));

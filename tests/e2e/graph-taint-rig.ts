@@ -6,7 +6,18 @@
 
 import type { RequestRecord } from '../../testing/apiserver/index.ts';
 import { railGraphDocument } from '../../testing/graph-server.ts';
-import { NS, fabricHealthSettled, hyperNodes, node, nodeCountsSettled, taintsOf } from './cluster.ts';
+import { nodeTaintOverlayRules } from '../../testing/component-rbac.ts';
+import {
+  NS,
+  fabricHealthSettled,
+  hyperNodes,
+  node,
+  nodeCountsSettled,
+  seedConfigMap,
+  taintsOf,
+  type Cluster,
+} from './cluster.ts';
+import type { Session } from './session.ts';
 
 export type Api = Parameters<typeof hyperNodes>[0];
 export type GraphDoc = ReturnType<typeof railGraphDocument>;
@@ -43,6 +54,23 @@ export function unlinked(doc: GraphDoc, host: string, rails?: readonly number[])
 /** Nodes named `hosts`, each with the taints `own` gives it. */
 export function nodesWith(api: Api, hosts: readonly string[], own: Record<string, object[]> = {}): void {
   for (const h of hosts) api.store.create({ ...node(h, {}), spec: { taints: own[h] ?? [] } });
+}
+
+/**
+ * The cluster every taint test starts from, under the chart's RBAC and
+ * deploy/node-taints: `hosts` as Nodes with the taints `own` gives them,
+ * `doc` in its ConfigMap, and the discovery ConfigMap holding `health` and
+ * the graph entry. Starting the controller is the test's.
+ */
+export async function seedTaintLab(
+  s: Session,
+  lab: { doc: GraphDoc | string; hosts: readonly string[]; own?: Record<string, object[]>; health: string },
+): Promise<Cluster> {
+  const cluster = await s.startCluster(nodeTaintOverlayRules());
+  nodesWith(cluster.api, lab.hosts, lab.own);
+  setGraph(cluster.api, lab.doc);
+  seedConfigMap(cluster.api, graphConfig(lab.health));
+  return cluster;
 }
 
 /** Reads of the graph document so far: one a poll. */

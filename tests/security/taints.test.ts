@@ -16,7 +16,6 @@ import { FabricHealthBoard } from '../../src/hypernode/reconcile/health/fabric-h
 import { nodeHealthOf, type NodeHealth } from '../../src/hypernode/reconcile/health/node-health.ts';
 import { TAINT_COALESCE_MS, TaintWriter } from '../../src/hypernode/reconcile/health/taint-writer.ts';
 import type { Follower } from '../../src/hypernode/reconcile/follower.ts';
-import { nodeTaintOverlayRules } from '../../testing/component-rbac.ts';
 import { railGraphDocument } from '../../testing/graph-server.ts';
 import { waitFor } from '../../testing/wait.ts';
 import {
@@ -26,7 +25,6 @@ import {
   describeWrites,
   fabricHealthy,
   hyperNodes,
-  seedConfigMap,
   setDiscoveryConfig,
   taintsOf,
 } from '../e2e/cluster.ts';
@@ -36,7 +34,7 @@ import {
   eventsOf,
   graphConfig,
   graphReads,
-  nodesWith,
+  seedTaintLab,
   setGraph,
   settled,
   taintOf,
@@ -59,12 +57,9 @@ async function polls(api: Api, n: number): Promise<void> {
 }
 
 test('a fabric answer dropping most of its hosts taints nothing new past maxTaintPercent, and the Event names the value (the executable)', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 4, rails: 1, hostsPerSu: 5, spines: 1 });
   const hosts = [1, 2, 3, 4].flatMap((su) => [1, 2, 3, 4, 5].map((h) => `su${su}-h${h}`));
-  nodesWith(api, hosts);
-  setGraph(api, doc);
-  seedConfigMap(api, graphConfig(taintOn('2s')));
+  const { api, kubeconfig } = await seedTaintLab(s, { doc, hosts, health: taintOn('2s') });
   s.controller = await startControllerBinary({ kubeconfig, namespace: NS });
   await s.converge(() => settled(api, 5), 'the tree');
   api.requests.clear();
@@ -88,12 +83,9 @@ test('a fabric answer dropping most of its hosts taints nothing new past maxTain
 });
 
 test('a poll that failed neither taints nor untaints: a broken document past taint.after taints nothing and keeps the taint already set', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
   const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
-  nodesWith(api, hosts);
-  setGraph(api, doc);
-  seedConfigMap(api, graphConfig(taintOn('3s')));
+  const { api, kubeconfig } = await seedTaintLab(s, { doc, hosts, health: taintOn('3s') });
   s.startInProcess(kubeconfig);
   await s.converge(() => settled(api, 3), 'the tree');
   const broken = '{"switches": [';
@@ -170,14 +162,18 @@ test('a snapshot the reconciler refused changes no taint: the links its poll fou
 });
 
 test('other writers’ taints survive ours coming and going, health.taint turning off, and a forged record naming theirs', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
   const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
   const unreachable = { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2026-12-01T10:00:00Z' };
   // su2-h2 carries a taint of our very key that someone else set, and a record forged to name the lifecycle
   // controller's taint.
   const theirsOfOurKey = { key: TAINT_KEY, value: 'maintenance', effect: 'NoSchedule' };
-  nodesWith(api, hosts, { 'su1-h1': [GPU_TAINT, unreachable], 'su2-h2': [unreachable, theirsOfOurKey] });
+  const { api, kubeconfig } = await seedTaintLab(s, {
+    doc,
+    hosts,
+    own: { 'su1-h1': [GPU_TAINT, unreachable], 'su2-h2': [unreachable, theirsOfOurKey] },
+    health: taintOn('2s', '  maxTaintPercent: 50\n'),
+  });
   const n = api.store.get('nodes', 'su2-h2')!;
   api.store.update({
     ...n,
@@ -186,8 +182,6 @@ test('other writers’ taints survive ours coming and going, health.taint turnin
       annotations: { 'topology.volcano.sh/fabric-taint': 'node.kubernetes.io/unreachable=graph:NoExecute' },
     },
   });
-  setGraph(api, doc);
-  seedConfigMap(api, graphConfig(taintOn('2s', '  maxTaintPercent: 50\n')));
   s.startInProcess(kubeconfig);
   await s.converge(() => settled(api, 3), 'the tree');
   const own = Object.fromEntries(hosts.map((h) => [h, api.store.get('nodes', h)!.spec]));
@@ -215,14 +209,16 @@ test('other writers’ taints survive ours coming and going, health.taint turnin
 });
 
 test('a ConfigMap asking for NoExecute or a Kubernetes taint key is refused whole: no Node written, the taint set stays, the Event names the key in a few dozen bytes', async () => {
-  const { api, kubeconfig } = await s.startCluster(nodeTaintOverlayRules());
   const doc = railGraphDocument({ sus: 2, rails: 2, hostsPerSu: 2, spines: 2 });
   const hosts = ['su1-h1', 'su1-h2', 'su2-h1', 'su2-h2'];
   const unreachable = { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2026-12-01T10:00:00Z' };
-  nodesWith(api, hosts, { 'su2-h2': [unreachable] });
-  setGraph(api, doc);
   const health = (taint: string) => `health:\n  taint: ${taint}\n  maxTaintPercent: 50\n`;
-  seedConfigMap(api, graphConfig(health('{after: 2s}')));
+  const { api, kubeconfig } = await seedTaintLab(s, {
+    doc,
+    hosts,
+    own: { 'su2-h2': [unreachable] },
+    health: health('{after: 2s}'),
+  });
   s.startInProcess(kubeconfig);
   await s.converge(() => settled(api, 3), 'the tree');
   setGraph(api, unlinked(doc, 'su1-h1'));
