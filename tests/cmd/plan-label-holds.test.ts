@@ -19,7 +19,7 @@ import { NS, hyperNodes, node, seedConfigMap, setNodeLabels } from '../e2e/clust
 import { heldOn, settled } from '../e2e/label-blink.ts';
 import { session } from '../e2e/session.ts';
 import { startControllerInProcess } from '../support/controller-process.ts';
-import { readerKubeconfig } from './reader-kubeconfig.ts';
+import { plannerKubeconfig, readerKubeconfig } from './reader-kubeconfig.ts';
 
 const s = session(test);
 let dir = '';
@@ -60,18 +60,7 @@ test('a tray without its clique: plan keeps it in its domain, lists when and whe
   assert.is(await s.controller.stop(), 0);
   s.controller = undefined;
 
-  const read = (apiGroups: string[], resources: string[]) => ({
-    apiGroups,
-    resources,
-    verbs: ['get', 'list', 'watch'],
-  });
-  const planner = api.writeKubeconfig(dir, {
-    token: api.addUser('system:serviceaccount:volcano-system:hypernode-plan', [
-      read([''], ['nodes', 'configmaps']),
-      read(['topology.volcano.sh'], ['hypernodes']),
-    ]),
-    fileName: 'planner.yaml',
-  });
+  const planner = plannerKubeconfig(api, dir, { secrets: false, fileName: 'planner.yaml' });
   const text = await plan([`--kubeconfig=${planner}`], 'x', { color: false, env: ENV });
   assert.is(text.code, 2, text.stderr);
   assert.match(

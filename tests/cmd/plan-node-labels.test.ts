@@ -12,9 +12,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { plan } from '../../src/cmd/plan.ts';
 import type { PlannedLabelChange } from '../../src/hypernode/exports/node-labels/node-label-preview.ts';
-import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { NS, TOPOLOGY_A3_ENTRY, seedConfigMap, setDiscoveryConfig, workedExampleNodes } from '../e2e/cluster.ts';
 import { session } from '../e2e/session.ts';
+import { plannerKubeconfig } from './reader-kubeconfig.ts';
 import { nodeLabelOverlayRules } from '../../testing/component-rbac.ts';
 
 const s = session(test);
@@ -26,19 +26,6 @@ const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
 const PREFIX = 'topo.example.com';
 const WITH = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY.replace('    enabled: true\n', `    enabled: true\n    exports:\n      nodeLabels: {prefix: ${PREFIX}}\n`)}`;
 const WITHOUT = `networkTopologyDiscovery:\n${TOPOLOGY_A3_ENTRY}`;
-
-function reader(api: ApiServer): string {
-  const read = (apiGroups: string[], resources: string[]) => ({
-    apiGroups,
-    resources,
-    verbs: ['get', 'list', 'watch'],
-  });
-  const token = api.addUser('system:serviceaccount:volcano-system:hypernode-plan', [
-    read([''], ['nodes', 'configmaps', 'secrets']),
-    read(['topology.volcano.sh'], ['hypernodes']),
-  ]);
-  return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
-}
 
 async function planOf(kubeconfig: string) {
   const text = await plan([`--kubeconfig=${kubeconfig}`], 'x', { color: false, env: ENV });
@@ -62,7 +49,7 @@ test('plan lists the label patches the controller then makes, and none once it h
   const { api } = await s.startCluster(nodeLabelOverlayRules());
   for (const n of workedExampleNodes()) api.store.create(n);
   seedConfigMap(api, WITH);
-  const kubeconfig = reader(api);
+  const kubeconfig = plannerKubeconfig(api, dir, { secrets: true, fileName: 'reader.yaml' });
 
   const before = await planOf(kubeconfig);
   assert.is(before.code, 2);

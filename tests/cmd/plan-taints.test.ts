@@ -12,11 +12,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { plan } from '../../src/cmd/plan.ts';
 import type { TaintChange } from '../../src/hypernode/reconcile/health/fabric-taints.ts';
-import type { ApiServer } from '../../testing/apiserver/index.ts';
 import { railGraphDocument } from '../../testing/graph-server.ts';
 import { NS, seedConfigMap, setDiscoveryConfig } from '../e2e/cluster.ts';
 import { TAINT_KEY, graphConfig, nodesWith, setGraph, taintOn, unlinked } from '../e2e/graph-taint-rig.ts';
 import { session } from '../e2e/session.ts';
+import { plannerKubeconfig } from './reader-kubeconfig.ts';
 
 const s = session(test);
 let dir = '';
@@ -25,19 +25,6 @@ test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
 const ENV = { KUBE_POD_NAMESPACE: NS, HELM_RELEASE_NAME: 'volcano' };
 const RECORD = `${TAINT_KEY}=graph.lab:NoSchedule`;
-
-function reader(api: ApiServer): string {
-  const read = (apiGroups: string[], resources: string[]) => ({
-    apiGroups,
-    resources,
-    verbs: ['get', 'list', 'watch'],
-  });
-  const token = api.addUser('system:serviceaccount:volcano-system:hypernode-plan', [
-    read([''], ['nodes', 'configmaps', 'secrets']),
-    read(['topology.volcano.sh'], ['hypernodes']),
-  ]);
-  return api.writeKubeconfig(dir, { token, fileName: 'reader.yaml' });
-}
 
 async function planOf(kubeconfig: string) {
   // The graph ConfigMap asked live, as the controller asks it (a source without it is planned as published).
@@ -64,7 +51,7 @@ test('plan lists the fabric taints a restarted controller removes or rewrites, a
   // su1-h1 is cabled again, su2-h1 still has no link, su2-h2 has none either but was never tainted.
   setGraph(api, unlinked(unlinked(doc, 'su2-h1'), 'su2-h2'));
   seedConfigMap(api, graphConfig(taintOn('2m')));
-  const kubeconfig = reader(api);
+  const kubeconfig = plannerKubeconfig(api, dir, { secrets: true, fileName: 'reader.yaml' });
 
   const back = await planOf(kubeconfig);
   assert.is(back.code, 2);
