@@ -9,6 +9,7 @@
 import type { MonotonicClock } from '../kube/clock.ts';
 import { keepNameLabelsAnd, resourceInformer } from '../kube/informer.ts';
 import { metadataMergePatch } from '../kube/metadata-patch.ts';
+import { CONFIG_MAPS, NODES, SECRETS } from '../kube/core-resources.ts';
 import { resourceClient } from '../kube/resource.ts';
 import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -22,9 +23,7 @@ import type {
 import { isRecordAnnotation } from '../hypernode/model/hypernode-labels.ts';
 import {
   HYPERNODE_CRD_MISSING_HINT,
-  HYPERNODE_GROUP,
-  HYPERNODE_RESOURCE,
-  HYPERNODE_VERSION,
+  HYPERNODES,
   type ConfigMap,
   type HyperNode,
   type NodeMeta,
@@ -57,16 +56,6 @@ export interface ControllerContextDeps {
   readonly topologyState: TopologyStateRecorder | undefined;
 }
 
-const NODE_RESOURCE = { group: '', version: 'v1', resource: 'nodes', namespaced: false };
-const CONFIG_MAP_RESOURCE = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
-const SECRET_RESOURCE = { group: '', version: 'v1', resource: 'secrets', namespaced: true };
-const HYPERNODE = {
-  group: HYPERNODE_GROUP,
-  version: HYPERNODE_VERSION,
-  resource: HYPERNODE_RESOURCE,
-  namespaced: false,
-};
-
 export function newControllerInputs(
   options: ResolvedOptions,
   logger: Logger,
@@ -92,7 +81,7 @@ export function newControllerInputs(
     // health.nodes: a second, full Node watch, started and stopped by the controller; each Node is cut down to its
     // health on arrival.
     nodeHealthInformer: () =>
-      resourceInformer<NodeHealth>(resourceClient(clients.core, NODE_RESOURCE), {
+      resourceInformer<NodeHealth>(resourceClient(clients.core, NODES), {
         transform: nodeHealthOf,
         clock,
         logger,
@@ -118,20 +107,20 @@ function dryRunContext(context: ControllerContext, writes: WriteClients): Contro
 /** The three informers of the controller; they list and watch once run. */
 function controllerInformers(options: ResolvedOptions, logger: Logger, clients: ClientSets, clock: MonotonicClock) {
   return {
-    nodes: resourceInformer<NodeMeta>(resourceClient(clients.core, NODE_RESOURCE), {
+    nodes: resourceInformer<NodeMeta>(resourceClient(clients.core, NODES), {
       metadataOnly: true,
       // The label export's and the taint's records ride along; every other annotation is dropped.
       transform: keepNameLabelsAnd(isRecordAnnotation) as (o: KubeObject) => NodeMeta,
       clock,
       logger,
     }),
-    configMaps: resourceInformer<ConfigMap>(resourceClient(clients.core, CONFIG_MAP_RESOURCE), {
+    configMaps: resourceInformer<ConfigMap>(resourceClient(clients.core, CONFIG_MAPS), {
       namespace: options.configMap.namespace,
       fieldSelector: `metadata.name=${options.configMap.name}`,
       clock,
       logger,
     }),
-    hyperNodes: resourceInformer<HyperNode>(resourceClient(clients.volcano, HYPERNODE), {
+    hyperNodes: resourceInformer<HyperNode>(resourceClient(clients.volcano, HYPERNODES), {
       clock,
       logger,
       missingHint: HYPERNODE_CRD_MISSING_HINT,
@@ -144,8 +133,8 @@ function sourceReads(
   options: ResolvedOptions,
   core: RestClient,
 ): Pick<ControllerContext, 'secrets' | 'configMapReader'> {
-  const secrets = resourceClient<Secret>(core, SECRET_RESOURCE);
-  const configMaps = resourceClient<ConfigMap>(core, CONFIG_MAP_RESOURCE);
+  const secrets = resourceClient<Secret>(core, SECRETS);
+  const configMaps = resourceClient<ConfigMap>(core, CONFIG_MAPS);
   return {
     // Sources read Secrets of the controller's namespace only: the discovery ConfigMap's, which the Role covers.
     secrets: {
@@ -172,8 +161,8 @@ interface WriteClients {
 
 /** The write clients, all on the HyperNode writes' client set, so one rate limit bounds them all. */
 function writeClients(volcano: RestClient): WriteClients {
-  const hyperNodes = resourceClient<HyperNode>(volcano, HYPERNODE);
-  const nodes = resourceClient<NodeMeta>(volcano, NODE_RESOURCE);
+  const hyperNodes = resourceClient<HyperNode>(volcano, HYPERNODES);
+  const nodes = resourceClient<NodeMeta>(volcano, NODES);
   const hyperNodeClient: HyperNodeClient = {
     create: (hn, signal) => hyperNodes.create(hn, signal ? { signal } : {}),
     update: (hn, signal) => hyperNodes.update(hn, signal ? { signal } : {}),

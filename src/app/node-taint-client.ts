@@ -7,6 +7,7 @@
 // Built on the REST client it is given: the controller's writes share the
 // HyperNode writes' rate limit, write pace and write fence.
 
+import { NODES } from '../kube/core-resources.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { resourceClient } from '../kube/resource.ts';
 import type { RestClient } from '../kube/rest.ts';
@@ -16,7 +17,7 @@ import { nodeHealthOf, nodeTaintsOf } from '../hypernode/reconcile/health/node-h
 import { taintMergePatch } from '../hypernode/reconcile/health/taint-patch.ts';
 
 export function nodeTaints(rest: RestClient): NodeTaintClient {
-  const nodes = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
+  const nodes = resourceClient<KubeObject>(rest, NODES);
   return {
     async get(node, signal) {
       try {

@@ -10,11 +10,9 @@ import type { TopologyObjectClient } from '../hypernode/model/contracts.ts';
 import type { SecretClient } from '../hypernode/model/contracts.ts';
 import {
   HYPERNODE_API_VERSION,
-  HYPERNODE_GROUP,
   HYPERNODE_CRD_MISSING_HINT,
   HYPERNODE_KIND,
-  HYPERNODE_RESOURCE,
-  HYPERNODE_VERSION,
+  HYPERNODES,
   type ConfigMap,
   type HyperNode,
   type NodeMeta,
@@ -26,6 +24,7 @@ import { explainMissing, keepNameLabelsAnd, PARTIAL_OBJECT_METADATA_LIST_ACCEPT 
 import { isRecordAnnotation } from '../hypernode/model/hypernode-labels.ts';
 import { LIST_PAGE_SIZE, listAllPages } from '../kube/list-pager.ts';
 import { nodeHealthOf, type NodeHealth } from '../hypernode/reconcile/health/node-health.ts';
+import { CONFIG_MAPS, NODES, SECRETS } from '../kube/core-resources.ts';
 import { resourceClient, type ListOptions, type ResourceClient } from '../kube/resource.ts';
 import { RestClient } from '../kube/rest.ts';
 import { Transport } from '../kube/transport.ts';
@@ -98,20 +97,10 @@ export function connectCluster(
     burst: flags.kubeApiBurst,
     maxRetries: MAX_RETRIES,
   });
-  const nodes = resourceClient<KubeObject>(rest, { group: '', version: 'v1', resource: 'nodes', namespaced: false });
-  const hyperNodes = resourceClient<HyperNode>(rest, {
-    group: HYPERNODE_GROUP,
-    version: HYPERNODE_VERSION,
-    resource: HYPERNODE_RESOURCE,
-    namespaced: false,
-  });
-  const configMaps = resourceClient<ConfigMap>(rest, {
-    group: '',
-    version: 'v1',
-    resource: 'configmaps',
-    namespaced: true,
-  });
-  const secrets = resourceClient<Secret>(rest, { group: '', version: 'v1', resource: 'secrets', namespaced: true });
+  const nodes = resourceClient<KubeObject>(rest, NODES);
+  const hyperNodes = resourceClient<HyperNode>(rest, HYPERNODES);
+  const configMaps = resourceClient<ConfigMap>(rest, CONFIG_MAPS);
+  const secrets = resourceClient<Secret>(rest, SECRETS);
   return {
     nodes: async () =>
       (await listAll(nodes, {

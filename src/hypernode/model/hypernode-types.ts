@@ -3,6 +3,7 @@
 // the CRD is Volcano's topology.volcano.sh_hypernodes.yaml (the tests' API
 // server enforces a copy). The labels are in hypernode-labels.ts.
 
+import type { ResourceDescriptor } from '../../kube/resource.ts';
 import type { KubeObject, ObjectMeta } from '../../kube/types.ts';
 
 export const HYPERNODE_GROUP = 'topology.volcano.sh';
@@ -10,6 +11,12 @@ export const HYPERNODE_VERSION = 'v1alpha1';
 export const HYPERNODE_API_VERSION = `${HYPERNODE_GROUP}/${HYPERNODE_VERSION}`;
 export const HYPERNODE_KIND = 'HyperNode';
 export const HYPERNODE_RESOURCE = 'hypernodes';
+export const HYPERNODES: ResourceDescriptor = {
+  group: HYPERNODE_GROUP,
+  version: HYPERNODE_VERSION,
+  resource: HYPERNODE_RESOURCE,
+  namespaced: false,
+};
 /** Added to the 404 the API server answers for HyperNodes when the CRD is not installed. */
 export const HYPERNODE_CRD_MISSING_HINT = 'is the HyperNode CRD installed?';
 
