@@ -1,8 +1,9 @@
 // A worker of whole passes: every change it hears of only asks for a pass,
-// a burst of asks is gathered into one (coalescing-trigger.ts), the pass runs
-// on a queue of one key so two never overlap, and a pass that could not
-// finish is retried with the queue's backoff. The followers that write Nodes
-// (our labels, the fabric taint) are each one of these around their pass.
+// a burst of asks is gathered into one (coalescing-trigger.ts) unless it is
+// asked for at once, the pass runs on a queue of one key so two never
+// overlap, and a pass that could not finish is retried with the queue's
+// backoff. The followers that write Nodes (our labels, the fabric taint) and
+// the Topology objects are each one of these around their pass.
 
 import type { Clock } from './clock.ts';
 import { coalescingTrigger, type CoalescingTrigger } from './coalescing-trigger.ts';
@@ -53,6 +54,11 @@ export class PassWorker {
   /** Asks for a pass: it runs once the asks have been quiet for quietMs. */
   schedule(): void {
     this.asks.trigger();
+  }
+
+  /** Asks for a pass at once, for a change worth no wait; it still never overlaps a running pass. */
+  now(): void {
+    this.queue.add(PASS_KEY);
   }
 
   run(): Promise<void> {

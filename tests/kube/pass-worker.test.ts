@@ -1,4 +1,4 @@
-// PassWorker: the asks of a window gathered into one pass, passes never overlapping, a pass
+// PassWorker: the asks of a window gathered into one pass, an ask at once not waiting, passes never overlapping, a pass
 // that could not finish (or threw) retried with the queue's backoff.
 
 import { test } from 'uvu';
@@ -44,6 +44,32 @@ test('the asks of one quietMs window are one pass', async () => {
   await r.clock.advance(100);
   await settle();
   assert.is(passes, 2, 'a later ask is a pass of its own');
+  r.worker.shutDown();
+  await r.running;
+});
+
+test('a pass asked for at once runs without the quiet window; asks at once during a pass are one pass after it', async () => {
+  let passes = 0;
+  let release: () => void = () => {};
+  const r = rig(async () => {
+    passes++;
+    if (passes === 1) await new Promise<void>((resolve) => (release = resolve));
+    return 'done';
+  });
+  r.worker.now();
+  await settle();
+  assert.is(passes, 1, 'no quietMs wait');
+  for (let i = 0; i < 3; i++) r.worker.now();
+  release();
+  await settle();
+  assert.is(passes, 2, 'three asks during the pass, one pass after it');
+  r.worker.schedule();
+  await r.clock.advance(99);
+  await settle();
+  assert.is(passes, 2, 'a gathered ask still waits for its window');
+  await r.clock.advance(1);
+  await settle();
+  assert.is(passes, 3);
   r.worker.shutDown();
   await r.running;
 });

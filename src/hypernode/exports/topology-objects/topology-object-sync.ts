@@ -8,9 +8,9 @@
 import type { Clock } from '../../../kube/clock.ts';
 import { isAlreadyExists, isNotFound } from '../../../kube/errors.ts';
 import type { EventHandler, KubeObject, Lister } from '../../../kube/types.ts';
-import { coalescingTrigger, type CoalescingTrigger } from '../../../kube/coalescing-trigger.ts';
-import { RateLimitingQueue, type QueueMetrics, type WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
-import { runWorker, type SyncResult } from '../../../kube/queue-workers.ts';
+import { PassWorker } from '../../../kube/pass-worker.ts';
+import type { QueueMetrics, WorkerErrorHandler } from '../../../kube/rate-limiting-queue.ts';
+import type { SyncResult } from '../../../kube/queue-workers.ts';
 import type { Logger } from '../../../log.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { mapBounded } from '../../../util/slots.ts';
@@ -39,7 +39,6 @@ import {
 } from './topology-object-specs.ts';
 
 export const TOPOLOGY_OBJECT_QUEUE_NAME = 'hypernode-topology-objects';
-const PASS_KEY = 'topologies';
 /**
  * Node label changes while a create waits are gathered over this window: a
  * labelling round patches every Node, and each pass asks discovery and lists
@@ -79,7 +78,8 @@ interface KindState {
 }
 
 export class TopologyObjectSync implements Follower {
-  readonly queue: RateLimitingQueue;
+  /** Snapshots, rejections, configurations and watch events ask for a pass at once; Node label changes are gathered. */
+  private readonly worker: PassWorker;
   private readonly snapshots = new Map<string, readonly DiscoveredHyperNode[]>();
   /** The configuration the discovery manager applied last; undefined leaves every object as it is. */
   private config: DiscoveryConfig | undefined;
@@ -94,7 +94,6 @@ export class TopologyObjectSync implements Follower {
    */
   private waitingForLabels = false;
   private passing = false;
-  private readonly labelWait: CoalescingTrigger;
   /** `<group>/<name>`, action and cause of the changes whose wait was said (said once per wait). */
   private readonly waitSaid = new Set<string>();
   /** Per source: why its latest snapshot was rejected, while it is; nothing of such a source's objects changes. */
@@ -102,44 +101,43 @@ export class TopologyObjectSync implements Follower {
   private retained: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 
   constructor(private readonly deps: TopologyObjectSyncDeps) {
-    this.queue = new RateLimitingQueue({
-      name: TOPOLOGY_OBJECT_QUEUE_NAME,
-      clock: deps.clock,
-      rateLimiter: writeRetryRateLimiter(deps.clock),
-      metrics: deps.queueMetrics,
-      onError: deps.onWorkerError,
-    });
-    const onError = (err: unknown) => deps.logger.error('Failed to queue a Topology object pass', { err });
-    this.labelWait = coalescingTrigger(() => this.queue.add(PASS_KEY), {
-      quietMs: LABEL_WAIT_COALESCE_MS,
-      clock: deps.clock,
-      onError,
-    });
+    this.worker = new PassWorker(
+      {
+        name: TOPOLOGY_OBJECT_QUEUE_NAME,
+        clock: deps.clock,
+        quietMs: LABEL_WAIT_COALESCE_MS,
+        rateLimiter: writeRetryRateLimiter(deps.clock),
+        metrics: deps.queueMetrics,
+        onError: deps.onWorkerError,
+        onScheduleError: (err) => deps.logger.error('Failed to queue a Topology object pass', { err }),
+      },
+      () => this.pass(),
+    );
   }
 
   /** A source's snapshot was accepted: its Topology objects follow the tree as kept (held deletes in it). */
   kept(tree: KeptTopology): void {
     this.snapshots.set(tree.source, tree.hyperNodes);
     this.rejections.delete(tree.source);
-    this.queue.add(PASS_KEY);
+    this.worker.now();
   }
 
   /** A source's snapshot was rejected: its objects stay as they are until one is accepted again. */
   rejected(source: string, violations: string): void {
     this.rejections.set(source, violations);
-    this.queue.add(PASS_KEY);
+    this.worker.now();
   }
 
   /** A new configuration may turn the exports on or off. */
   configuration(config: DiscoveryConfig | undefined): void {
     this.config = config;
-    this.queue.add(PASS_KEY);
+    this.worker.now();
   }
 
   /** While a change waits for its labels, a Node whose labels change may complete them. */
   nodeHandler(): EventHandler<NodeMeta> {
     const trigger = () => {
-      if (this.waitingForLabels || this.passing) this.labelWait.trigger();
+      if (this.waitingForLabels || this.passing) this.worker.schedule();
     };
     return {
       onAdd: trigger,
@@ -158,13 +156,12 @@ export class TopologyObjectSync implements Follower {
   }
 
   run(): Promise<void> {
-    return runWorker(this.queue, () => this.pass());
+    return this.worker.run();
   }
 
   shutDown(): void {
-    this.labelWait.stop();
     for (const k of this.kinds.values()) k.watch?.stop.abort();
-    this.queue.shutDown();
+    this.worker.shutDown();
   }
 
   private async pass(): Promise<SyncResult> {
@@ -357,7 +354,7 @@ export class TopologyObjectSync implements Follower {
     state.watch?.stop.abort();
     const stop = new AbortController();
     const informer = this.deps.client.informer(kind.group, version, NETWORK_TOPOLOGY_SOURCE_LABEL, this.deps.logger);
-    const trigger = () => this.queue.add(PASS_KEY);
+    const trigger = () => this.worker.now();
     informer.addEventHandler({ onAdd: trigger, onUpdate: trigger, onDelete: trigger });
     informer
       .run(stop.signal)
