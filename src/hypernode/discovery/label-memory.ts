@@ -23,6 +23,7 @@ import { OWNERSHIP_LABELS } from '../model/hypernode-labels.ts';
 import { labelValue } from '../model/label-reads.ts';
 import { membersOf } from '../model/member-selector.ts';
 import { compareBytes } from '../../util/compare-bytes.ts';
+import { runWhole, type SlicedWork } from '../../util/sliced-work.ts';
 
 /** One key of one Node: its last value, and since when it is missing. */
 interface Remembered {
@@ -90,6 +91,11 @@ export class LabelMemory {
 
   /** The scope's Nodes with the keys they lost within the grace period put back, and those held. */
   recall(input: RecallInput): Recalled {
+    return runWhole(this.recallSteps(input));
+  }
+
+  /** recall as sliced work (util/sliced-work.ts): a step per Node. */
+  *recallSteps(input: RecallInput): SlicedWork<Recalled> {
     const { reporter, clock } = this.deps;
     const graceMs = reporter?.labelGraceMs() ?? 0;
     if (graceMs <= 0) {
@@ -105,6 +111,7 @@ export class LabelMemory {
     const nodes: NodeMeta[] = [];
     const held: HeldNode[] = [];
     for (const node of input.nodes) {
+      yield;
       const name = node.metadata.name;
       present.add(name);
       const labels = node.metadata.labels;

@@ -12,6 +12,7 @@ import type { Logger } from '../../log.ts';
 import type { Clock } from '../../kube/clock.ts';
 import { coalescingTrigger, type CoalescingTrigger } from '../../kube/coalescing-trigger.ts';
 import { Channel } from '../../util/channel.ts';
+import { runInSlices, type SlicedWork } from '../../util/sliced-work.ts';
 import type { Snapshot } from '../model/contracts.ts';
 
 /** Snapshots the manager has not taken yet (Go: a channel of 10). */
@@ -89,8 +90,11 @@ export interface PollLoopOptions {
   readonly signal: AbortSignal;
   /** Logged when the loop ends. */
   readonly stoppedMessage: string;
-  /** Rebuilds between polls: what a rebuild publishes (nothing when undefined), and who asks for them. */
-  readonly rebuild?: { readonly requests: RebuildRequests; run(): Snapshot | undefined };
+  /**
+   * Rebuilds between polls: what a rebuild publishes (nothing when undefined), as sliced work the loop runs in slices,
+   * and who asks for them.
+   */
+  readonly rebuild?: { readonly requests: RebuildRequests; run(): SlicedWork<Snapshot | undefined> };
 }
 
 /**
@@ -152,8 +156,9 @@ async function waitServingRebuilds(until: number, out: Channel<Snapshot>, opts: 
     if (!rebuild.requests.take()) continue;
     let snapshot: Snapshot | undefined;
     try {
-      snapshot = rebuild.run();
+      snapshot = await runInSlices(rebuild.run(), signal);
     } catch (err) {
+      if (signal.aborted) throw err;
       // The last published snapshot stands; the next poll tries again.
       opts.logger.error('Failed to rebuild the topology from the last poll', { err });
     }

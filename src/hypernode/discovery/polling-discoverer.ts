@@ -10,6 +10,7 @@
 import type { Logger } from '../../log.ts';
 import type { EventHandler, HandlerRegistration } from '../../kube/types.ts';
 import type { Channel } from '../../util/channel.ts';
+import type { SlicedWork } from '../../util/sliced-work.ts';
 import type { Discoverer, DiscovererOptions, DiscoveryEntry, Snapshot } from '../model/contracts.ts';
 import type { NodeMeta } from '../model/hypernode-types.ts';
 import { labelValue } from '../model/label-reads.ts';
@@ -95,12 +96,10 @@ export abstract class PollingDiscoverer implements Discoverer {
   }
 
   /**
-   * With config.nvlink: the snapshot of the last poll placed again with the Nodes' labels as they are now; undefined
-   * publishes nothing.
+   * With config.nvlink: the snapshot of the last poll placed again with the Nodes' labels as they are now, as sliced
+   * work; undefined publishes nothing.
    */
-  protected rebuild(): Snapshot | undefined {
-    return undefined;
-  }
+  protected abstract rebuild(): SlicedWork<Snapshot | undefined>;
 
   /** The checks and log lines of a start, before the first run. */
   protected abstract announce(): void;

@@ -3,7 +3,8 @@
 // window; a request made while a poll runs is served right after that poll;
 // a request made before a poll, or whose window is still open when the poll
 // starts, is served by the poll itself; a rebuild that
-// throws is logged and publishes nothing, and the loop goes on; the poll
+// throws is logged and publishes nothing, and the loop goes on; a long
+// rebuild runs in slices with turns of the event loop between them; the poll
 // schedule never moves.
 
 import { test } from 'uvu';
@@ -17,8 +18,10 @@ import {
 import type { Snapshot } from '../../../src/hypernode/model/contracts.ts';
 import { buildMembers, buildWithTierName } from '../../../src/hypernode/model/hypernode-builders.ts';
 import type { Channel } from '../../../src/util/channel.ts';
+import { oneStep, SLICE_MS, type SlicedWork } from '../../../src/util/sliced-work.ts';
 import { FakeClock, settle } from '../../kube/fake-clock.ts';
 import { capturingLogger } from '../../support/capturing-logger.ts';
+import { waitFor } from '../../../testing/wait.ts';
 
 const INTERVAL_MS = 10_000;
 const snapshotOf = (what: string): Snapshot => [buildWithTierName(what, 1, 'leaf', buildMembers(['n'], 'Node'), {})];
@@ -31,7 +34,7 @@ function loop() {
   const stop = new AbortController();
   const log: string[] = [];
   let finishPoll: (() => void) | undefined;
-  let rebuild = (): Snapshot | undefined => snapshotOf('rebuild');
+  let rebuild = (): SlicedWork<Snapshot | undefined> => oneStep(() => snapshotOf('rebuild'));
   const start = clock.now();
   const out: Channel<Snapshot> = startPollLoop(
     () =>
@@ -77,7 +80,8 @@ function loop() {
       finishPoll!();
       await settle();
     },
-    setRebuild: (fn: () => Snapshot | undefined) => void (rebuild = fn),
+    setRebuild: (fn: () => Snapshot | undefined) => void (rebuild = () => oneStep(fn)),
+    setRebuildWork: (work: () => SlicedWork<Snapshot | undefined>) => void (rebuild = work),
     stop: () => stop.abort(),
   };
 }
@@ -153,6 +157,45 @@ test('a rebuild that throws publishes nothing and is logged; the loop serves the
   await l.clock.advance(REBUILD_COALESCE_MS);
   assert.equal(await l.published(), ['again']);
   l.stop();
+});
+
+test('a long rebuild runs in slices: the event loop takes turns between them, so probes and the Lease are served', async () => {
+  const l = loop();
+  await settle();
+  await l.finishPoll();
+  await l.published();
+  // Turns of the event loop, counted by a callback that queues itself again for each next turn.
+  let turns = 0;
+  let counting = true;
+  const count = () => {
+    turns++;
+    if (counting) setImmediate(count);
+  };
+  setImmediate(count);
+  const seen: number[] = [];
+  l.setRebuildWork(function* () {
+    for (let step = 0; step < 4; step++) {
+      seen.push(turns);
+      const busyUntil = performance.now() + SLICE_MS * 0.75;
+      while (performance.now() < busyUntil);
+      yield;
+    }
+    return snapshotOf('sliced');
+  });
+  try {
+    l.requests.request();
+    await l.clock.advance(REBUILD_COALESCE_MS);
+    const published: string[] = [];
+    await waitFor(async () => (published.push(...(await l.published())), published.includes('sliced')), {
+      what: 'the sliced rebuild published',
+      timeoutMs: 10_000,
+    });
+    assert.is(seen.length, 4);
+    assert.ok(seen[3]! > seen[0]!, `the event loop took no turn during a rebuild of ${SLICE_MS * 3} ms: ${seen}`);
+  } finally {
+    counting = false;
+    l.stop();
+  }
 });
 
 test.run();

@@ -12,6 +12,7 @@ import type { DiscoveryProblems, Snapshot } from '../../model/contracts.ts';
 import type { DiscoveredHyperNode, HyperNode, NodeMeta } from '../../model/hypernode-types.ts';
 import { FABRIC_SWITCHES_ANNOTATION, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { labelValue } from '../../model/label-reads.ts';
+import { runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
 import type { PollRun } from '../poll-loop.ts';
 import { hostIndex, type HostIndex, type HostMapping } from './host-mapping.ts';
 import type { NvlinkDomains } from './nvlink-domains.ts';
@@ -62,11 +63,11 @@ export class FabricRound {
       try {
         const part = await discover(i, hosts);
         this.last.set(fabric, part);
-        snapshot.push(...this.placed(fabric, part));
+        snapshot.push(...(await runInSlices(this.placed(fabric, part), signal)));
       } catch (err) {
         if (signal.aborted) return { ok: false };
         failed++;
-        const kept = this.kept(fabric);
+        const kept = await runInSlices(this.kept(fabric), signal);
         this.deps.problems.failed(
           `Failed to discover ${this.deps.kind} fabric ${fabric}; keeping its ${kept.length} HyperNodes`,
           err,
@@ -80,25 +81,27 @@ export class FabricRound {
   }
 
   /**
-   * The last round's snapshot with the NVLink tier placed again from the Nodes' labels now; undefined before a fabric
-   * succeeded.
+   * The last round's snapshot with the NVLink tier placed again from the Nodes' labels now, as sliced work; undefined
+   * before a fabric succeeded.
    */
-  rebuild(): Snapshot | undefined {
+  *rebuild(): SlicedWork<Snapshot | undefined> {
     if (!this.fabrics.some((f) => this.last.has(f))) return undefined;
-    return this.fabrics.flatMap((fabric) => this.kept(fabric));
+    const snapshot: Snapshot = [];
+    for (const fabric of this.fabrics) snapshot.push(...(yield* this.kept(fabric)));
+    return snapshot;
   }
 
   /**
    * What a fabric publishes without a poll: its last tree with the NVLink tier, else (none since the start) its cached
    * HyperNodes.
    */
-  private kept(fabric: string): Snapshot {
+  private *kept(fabric: string): SlicedWork<Snapshot> {
     const last = this.last.get(fabric);
-    return last ? this.placed(fabric, last) : this.cached(fabric);
+    return last ? yield* this.placed(fabric, last) : this.cached(fabric);
   }
 
-  private placed(fabric: string, tree: Snapshot): Snapshot {
-    return this.deps.nvlink.place(fabric, tree, {
+  private placed(fabric: string, tree: Snapshot): SlicedWork<Snapshot> {
+    return this.deps.nvlink.placeSteps(fabric, tree, {
       [NETWORK_TOPOLOGY_SOURCE_LABEL]: this.deps.source,
       [this.deps.fabricLabel]: fabric,
     });

@@ -22,6 +22,7 @@
 
 import { createHash } from 'node:crypto';
 import { compareBytes } from '../../../util/compare-bytes.ts';
+import { runWhole, type SlicedWork } from '../../../util/sliced-work.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { buildMembers, buildWithTierName } from '../../model/hypernode-builders.ts';
 import type { DiscoveredHyperNode, DiscoveredMember } from '../../model/hypernode-types.ts';
@@ -73,7 +74,10 @@ const exactName = (m: DiscoveredMember) => m.selector.exactMatch?.name;
  * The fabric's tree with the NVLink tier below its leaf groups. Throws when two domains would share a name (a hash
  * collision).
  */
-export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
+export const nvlinkTier = (input: NvlinkTierInput): NvlinkTier => runWhole(nvlinkTierSteps(input));
+
+/** nvlinkTier as sliced work (util/sliced-work.ts): a step per HyperNode of the fabric and per domain. */
+export function* nvlinkTierSteps(input: NvlinkTierInput): SlicedWork<NvlinkTier> {
   const { config } = input;
   /** domain → leaf group → its Nodes in that domain. */
   const domains = new Map<string, Map<string, string[]>>();
@@ -94,6 +98,7 @@ export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
       if (nodes) nodes.push(node);
       else groups.set(hn.metadata.name, [node]);
     }
+    yield;
   }
   const taken = new Map<string, string>(
     input.base.map((hn) => [hn.metadata.name, `the fabric HyperNode ${hn.metadata.name}`]),
@@ -117,7 +122,9 @@ export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
         throw new Error(`the NVLink ${config.level} ${domain} would be named ${name}, which is already ${holder}`);
       taken.set(name, `the name of NVLink ${config.level} ${domain}`);
       for (const n of nodes) placed.set(n, name);
-      children.set(leafGroup, [...(children.get(leafGroup) ?? []), name]);
+      const below = children.get(leafGroup);
+      if (below) below.push(name);
+      else children.set(leafGroup, [name]);
       domainHyperNodes.push(
         buildWithTierName(name, 1, config.tierName, buildMembers(nodes, 'Node'), {
           ...input.labels,
@@ -125,8 +132,10 @@ export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
         }),
       );
     }
+    yield;
   }
-  const raised = input.base.map((hn): DiscoveredHyperNode => {
+  const raised: DiscoveredHyperNode[] = [];
+  for (const hn of input.base) {
     const below = children.get(hn.metadata.name);
     const own: readonly DiscoveredMember[] = hn.spec.members;
     const members = below
@@ -135,7 +144,8 @@ export function nvlinkTier(input: NvlinkTierInput): NvlinkTier {
           ...buildMembers(below, 'HyperNode'),
         ]
       : hn.spec.members;
-    return { metadata: hn.metadata, spec: { ...hn.spec, tier: hn.spec.tier + 1, members } };
-  });
+    raised.push({ metadata: hn.metadata, spec: { ...hn.spec, tier: hn.spec.tier + 1, members } });
+    yield;
+  }
   return { snapshot: [...domainHyperNodes, ...raised], domains: domainHyperNodes.length, splits, unreadable };
 }

@@ -33,7 +33,7 @@ import { firstFew } from '../../../util/first-few.ts';
 import { GRAPH_SOURCE, NETWORK_TOPOLOGY_SOURCE_LABEL } from '../../model/hypernode-labels.ts';
 import { describeLocation, parseGraphConfig, type GraphConfig, type GraphLocation } from './graph-config.ts';
 import { graphDecoder } from './graph-fabric-graph.ts';
-import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
+import { betweenSteps, runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
 
 /**
  * The largest graph document a URL may answer: 16 MiB holds a JSON document of some 200,000 links (an 8-rail fabric of
@@ -162,17 +162,17 @@ class GraphDiscoverer extends PollingDiscoverer {
       hyperNodes: tree.snapshot.length,
     });
     this.last = tree.snapshot;
-    const snapshot = this.placed(this.last);
+    const snapshot = await runInSlices(this.placed(this.last), signal);
     opts.problems.recovered();
     return { snapshot, ok: true };
   }
 
-  protected override rebuild(): Snapshot | undefined {
-    return this.last && this.placed(this.last);
+  protected override *rebuild(): SlicedWork<Snapshot | undefined> {
+    return this.last && (yield* this.placed(this.last));
   }
 
-  private placed(tree: Snapshot): Snapshot {
-    return this.nvlink.place(this.config.fabric, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: GRAPH_SOURCE });
+  private placed(tree: Snapshot): SlicedWork<Snapshot> {
+    return this.nvlink.placeSteps(this.config.fabric, tree, { [NETWORK_TOPOLOGY_SOURCE_LABEL]: GRAPH_SOURCE });
   }
 
   /**

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { errorMessage, wrapError } from '../../../util/error-message.ts';
 import { abortReason } from '../../../util/abort.ts';
-import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
+import { betweenSteps, runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
 import { LastReported } from '../../../util/reported-once.ts';
 import type { DiscovererFactory, DiscovererOptions, DiscoveryEntry, Snapshot } from '../../model/contracts.ts';
 import { IBNETDISCOVER_FABRIC_LABEL, IBNETDISCOVER_SOURCE } from '../../model/hypernode-labels.ts';
@@ -135,7 +135,7 @@ class IbnetdiscoverDiscoverer extends PollingDiscoverer {
     });
   }
 
-  protected override rebuild(): Snapshot | undefined {
+  protected override rebuild(): SlicedWork<Snapshot | undefined> {
     return this.fabricRound.rebuild();
   }
 

@@ -17,7 +17,7 @@ import { LLDP_FABRIC_LABEL, LLDP_SOURCE } from '../../model/hypernode-labels.ts'
 import { FabricRound } from '../fabric/fabric-round.ts';
 import { listProblems, MiscablingReport } from '../fabric/miscabling-report.ts';
 import { LinkMemory } from '../fabric/link-memory.ts';
-import { runInSlices } from '../../../util/sliced-work.ts';
+import { runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
 import type { HostIndex } from '../fabric/host-mapping.ts';
 import { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import { inNetworks } from '../../../util/ip-networks.ts';
@@ -163,7 +163,7 @@ class LldpDiscoverer extends PollingDiscoverer {
     );
   }
 
-  protected override rebuild(): Snapshot | undefined {
+  protected override rebuild(): SlicedWork<Snapshot | undefined> {
     return this.fabricRound.rebuild();
   }
 

@@ -35,6 +35,7 @@ export type { ResourceBodyReader, UfmResource } from './ufm-endpoint.ts';
 import { errorMessage } from '../../../util/error-message.ts';
 import { redactUrl } from '../../../util/redact-url.ts';
 import { CLEARTEXT_CREDENTIALS } from '../../event-reasons.ts';
+import type { SlicedWork } from '../../../util/sliced-work.ts';
 
 /** Knobs tests (and embedders) may set; production uses the defaults. */
 export interface UfmTuning extends Partial<Omit<HttpClientOptions, 'insecureSkipVerify'>> {
@@ -119,7 +120,7 @@ class UfmDiscoverer extends PollingDiscoverer {
     return this.strategy.run();
   }
 
-  protected override rebuild(): Snapshot | undefined {
+  protected override rebuild(): SlicedWork<Snapshot | undefined> {
     return this.strategy.rebuild();
   }
 

@@ -49,7 +49,7 @@ export class UfmFabricMode implements UfmStrategy {
     );
   }
 
-  rebuild(): Snapshot | undefined {
+  rebuild(): SlicedWork<Snapshot | undefined> {
     return this.fabricRound.rebuild();
   }
 

@@ -12,7 +12,7 @@ import { hostIndex } from '../fabric/host-mapping.ts';
 import type { PollRun } from '../poll-loop.ts';
 import type { Snapshot } from '../../model/contracts.ts';
 import { PORTS_RESOURCE_PATH, portsDecoder, type UfmPort } from './legacy-ports.ts';
-import { betweenSteps, runInSlices } from '../../../util/sliced-work.ts';
+import { betweenSteps, runInSlices, type SlicedWork } from '../../../util/sliced-work.ts';
 import { computerHosts } from './legacy-topology.ts';
 import { rememberedLegacySnapshot } from './legacy-links.ts';
 import { LinkMemory } from '../fabric/link-memory.ts';
@@ -66,7 +66,7 @@ export class UfmLegacyMode implements UfmStrategy {
       return { ok: false };
     }
     this.last = rememberedLegacySnapshot(this.memory, LEGACY_FABRIC, ports, this.ctx.logger);
-    const snapshot = this.placed(this.last);
+    const snapshot = await runInSlices(this.placed(this.last), signal);
     // Legacy mode keeps such hosts as members (as Volcano does), where they select nothing.
     // The controller starts sources once its caches synced; an unsynced one would count every host.
     if (opts.nodes.hasSynced()) {
@@ -81,16 +81,16 @@ export class UfmLegacyMode implements UfmStrategy {
     return { snapshot, ok: true };
   }
 
-  rebuild(): Snapshot | undefined {
-    return this.last && this.placed(this.last);
+  *rebuild(): SlicedWork<Snapshot | undefined> {
+    return this.last && (yield* this.placed(this.last));
   }
 
   /**
    * The grouping with the NVLink tier: domains named after the endpoint's fabric name, labelled as Volcano's objects
    * are.
    */
-  private placed(tree: Snapshot): Snapshot {
-    return this.ctx.nvlink.place(this.ctx.endpoints[0]!.fabric.name, tree, {
+  private placed(tree: Snapshot): SlicedWork<Snapshot> {
+    return this.ctx.nvlink.placeSteps(this.ctx.endpoints[0]!.fabric.name, tree, {
       [NETWORK_TOPOLOGY_SOURCE_LABEL]: UFM_SOURCE,
     });
   }

@@ -11,6 +11,7 @@ import type { NvlinkDomains } from '../fabric/nvlink-domains.ts';
 import type { UnmappedHostReport } from '../fabric/unmapped-hosts.ts';
 import type { UfmConfig } from './ufm-config.ts';
 import type { UfmEndpoint, UfmResource } from './ufm-endpoint.ts';
+import type { SlicedWork } from '../../../util/sliced-work.ts';
 
 export interface UfmRunContext {
   readonly opts: DiscovererOptions;
@@ -32,5 +33,5 @@ export interface UfmRunContext {
 export interface UfmStrategy {
   run(): Promise<PollRun>;
   /** Undefined before a run succeeded. */
-  rebuild(): Snapshot | undefined;
+  rebuild(): SlicedWork<Snapshot | undefined>;
 }

@@ -3,7 +3,8 @@
 // tree and reports the Node held on its domain; when the grace period ends
 // the source is asked for a rebuild and the Node moves to its leaf group; a
 // restarted source finds the domain HyperNode in the cache and keeps the
-// Node there; without config.nvlink the source keeps no label memory.
+// Node there; without config.nvlink the source keeps no label memory; the
+// placement is sliced work, a Node, HyperNode or domain a step.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -107,6 +108,19 @@ test('after a restart the domain HyperNode in the cache keeps a Node whose cliqu
   });
   off.place('lab', base(), LABELS);
   assert.is(board.stateOf('graph'), 'off', 'TopologyLabelsPresent is removed from its HyperNodes');
+});
+
+test('placing the tier is sliced work: each step recalls one Node or places one HyperNode or domain, and the tree is the whole placement', () => {
+  const sliced = rig(HOSTS.map((h) => node(h)));
+  const whole = rig(HOSTS.map((h) => node(h)));
+  const work = sliced.domains.placeSteps('lab', base(), LABELS);
+  let steps = 0;
+  let step = work.next();
+  for (; !step.done; step = work.next()) steps++;
+  const tree = whole.domains.place('lab', base(), LABELS);
+  assert.equal(step.value, tree, 'the same tree as placed whole');
+  // A step per Node recalled, per HyperNode of the fabric (read, then raised) and per domain.
+  assert.is(steps, HOSTS.length + 2 * base().length + 1);
 });
 
 test.run();
