@@ -18,7 +18,7 @@ import {
 } from '../hypernode/exports/slurm/slurm-files.ts';
 import { slurmHostNames } from '../hypernode/exports/slurm/slurm-host-names.ts';
 import { slurmTopology } from '../hypernode/exports/slurm/slurm-topology.ts';
-import { ufmHostNameLabel } from '../hypernode/discovery/ufm/ufm-config.ts';
+import { hostNameLabels } from '../hypernode/discovery/host-name-labels.ts';
 import { choiceKind } from './choice-flag.ts';
 
 /** The tierNames of NVLink domains, which Slurm's block plugin reads as blocks. */
@@ -71,7 +71,7 @@ export function slurmOutput(format: SlurmFormat, input: SlurmOutputInput): strin
   const topology = slurmTopology(input.trees, input.nodes, {
     blockTiers: flags['slurm-block-tier'].length > 0 ? flags['slurm-block-tier'] : NVLINK_BLOCK_TIERS,
     blockSize: flags['slurm-block-size'] === 0n ? undefined : Number(flags['slurm-block-size']),
-    hostName: slurmHostNames(ufmHostNameLabel(input.config), input.nodes),
+    hostName: slurmHostNames(hostNameLabels(input.config), input.nodes),
   });
   return format === 'slurm-topology-yaml'
     ? slurmTopologyYaml(topology)

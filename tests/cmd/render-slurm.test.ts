@@ -2,7 +2,8 @@
 // read back under the format's rules (tests/support/slurm-topology-reader.ts)
 // and compared with the HyperNode tree `render -o json` prints from the same
 // input: on a rail-optimised UFM fabric whose Nodes are named apart from their
-// hosts (the host names come back through config.hostMapping.nodeLabel), and
+// hosts (the host names come back through config.hostMapping.nodeLabel), the
+// same on an InfiniBand fabric read by ibnetdiscover, and
 // on a mixed-depth label cluster whose NVLink domains become Slurm blocks.
 // Like every export the files follow the tree as the controller keeps it: a
 // relabel whose deletes the mass-delete guard holds keeps the old HyperNodes,
@@ -16,6 +17,7 @@ import { stringify } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
+import { addRailFabric, IbFabric, railHostName } from '../../testing/ib-fabric.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../testing/mixed-cluster.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
@@ -109,6 +111,42 @@ test('a rail-optimised fabric as topology.yaml: one tree topology, the cluster d
   assert.equal(read.topologies, ['hypernode-tree']);
   assert.is(read.clusterDefault, 'hypernode-tree');
   assert.equal(read.switches, expectedSwitches(items, host));
+});
+
+test('an InfiniBand fabric whose Nodes are named apart from their hosts: Slurm gets the host names the ibnetdiscover host mapping reads from a Node label', async () => {
+  const fabric = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 4, rails: 2, spines: 2, parallel: 2 });
+  const hosts = [1, 2].flatMap((unit) => [1, 2, 3, 4].map((h) => railHostName(unit, h)));
+  const capture = write('compute.txt', fabric.ibnetdiscoverText());
+  // Nodes named after their cloud instance; the host name is a label, as in the UFM case above.
+  const nodes = hosts.map(
+    (h, i): NodeMeta => ({ metadata: { name: `i-${(0x2000 + i).toString(16)}`, labels: { [IB_HOST_LABEL]: h } } }),
+  );
+  const conf = write(
+    'conf.yaml',
+    stringify({
+      networkTopologyDiscovery: [
+        {
+          source: 'ibnetdiscover',
+          enabled: true,
+          config: { fabric: 'compute', hostMapping: { nodeLabel: IB_HOST_LABEL } },
+        },
+      ],
+    }),
+  );
+  const args = ['--config', conf, '--nodes', nodesFile(nodes), '--ibnetdiscover-capture', `compute=${capture}`];
+  const items = (JSON.parse(await run([...args, '-o', 'json'])) as { items: HyperNode[] }).items;
+  const hostOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels![IB_HOST_LABEL]!]));
+  assert.equal(memberNames(items.find((hn) => hn.spec!.tier === 1)!).length, 4, "a unit's four Nodes in a leaf group");
+  const read = readTopologyConf(await run([...args, '-o', 'slurm-topology-conf']));
+  assert.equal(
+    read.switches,
+    expectedSwitches(items, (n) => hostOf.get(n)!),
+  );
+  assert.equal(
+    [...read.switches.values()].flatMap((sw) => sw.nodes).sort(),
+    [...hosts].sort(),
+    'every host by its name',
+  );
 });
 
 async function mixedCluster() {

@@ -7,12 +7,10 @@
 // allow is refused (remote/allowed-addresses.ts), as the graph source's URL is.
 
 import type { DiscoveryEntry } from '../../model/contracts.ts';
-import { entryOf, sourceEntry, type DiscoveryConfig } from '../../config/loader.ts';
-import { UFM_SOURCE } from '../../model/hypernode-labels.ts';
 import { AUTH_SCHEMES, type AuthScheme } from '../remote/credentials.ts';
 import type { SecretRef } from '../remote/secret-grant.ts';
 import { fabricsOf, hostsAndNvlink, type FabricListForm } from '../fabric/fabric-config.ts';
-import { parseHostMapping, type HostMapping } from '../fabric/host-mapping.ts';
+import type { HostMapping } from '../fabric/host-mapping.ts';
 import { NVLINK_KEY, type NvlinkConfig } from '../fabric/nvlink-config.ts';
 import { UrlAddressPolicy } from '../remote/allowed-addresses.ts';
 import { DEFAULT_INPUT_POLICY, type InputPolicy } from '../../model/input-policy.ts';
@@ -132,13 +130,4 @@ export function parseUfmConfig(
     });
   });
   return Object.freeze({ mode, fabrics: Object.freeze(fabrics), hostMapping, nvlink });
-}
-
-/**
- * The Node label whose value is a Node's UFM host name (`config.hostMapping.nodeLabel` of the enabled ufm entry), for
- * an output that names machines as the fabric does (Slurm's files); undefined when the Node names are the host names.
- */
-export function ufmHostNameLabel(config: DiscoveryConfig): string | undefined {
-  const entry = entryOf(sourceEntry(config, UFM_SOURCE));
-  return entry ? parseHostMapping(entry.config?.hostMapping).nodeLabel : undefined;
 }
