@@ -9,7 +9,8 @@
 // their own), a graph fabric whose HyperNode names run past Slurm's 64
 // characters, and a GB200 fabric with `nvlink: domain` from UFM in fabric and
 // in legacy mode and from ibnetdiscover's output (NVLink domains inside the
-// fabric's leaf groups, beside a Node whose clique is not published yet). The
+// fabric's leaf groups, beside a Node whose clique is not published yet), and
+// an InfiniBand fabric whose Nodes are named apart from their hosts. The
 // expected names follow the rules of docs/configuration.md ("Slurm topology
 // files"), computed here from the HyperNode names.
 //
@@ -28,7 +29,7 @@ import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-ty
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateFatTree } from '../../testing/fat-tree.ts';
-import { addRailFabric, IbFabric } from '../../testing/ib-fabric.ts';
+import { addRailFabric, IbFabric, railHostName } from '../../testing/ib-fabric.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { slurmctldTopology, slurmctldUnavailable } from '../support/slurmctld.ts';
 import {
@@ -66,18 +67,19 @@ const switchName = (hn: string) => (hn.length <= 64 ? hn : `${hn.slice(0, 53)}-$
 const nodesLeafName = (hn: string) => `${hn.length <= 58 ? hn : `${hn.slice(0, 47)}-${sha(hn)}`}.nodes`;
 
 /** The tree Slurm should load: every HyperNode a switch with its child HyperNodes and every Node below it. */
-function expectedTree(items: HyperNode[]): Map<string, LoadedSwitch> {
+function expectedTree(items: HyperNode[], host: (node: string) => string = (n) => n): Map<string, LoadedSwitch> {
   const byName = new Map(items.map((hn) => [hn.metadata.name, hn]));
   const ofType = (hn: HyperNode, type: string) =>
     memberNames({ spec: { members: (hn.spec!.members ?? []).filter((m) => m.type === type) } });
+  const nodesOf = (hn: HyperNode) => ofType(hn, 'Node').map(host);
   const below = (hn: HyperNode): string[] => [
-    ...ofType(hn, 'Node'),
+    ...nodesOf(hn),
     ...ofType(hn, 'HyperNode').flatMap((c) => below(byName.get(c)!)),
   ];
   const out = new Map<string, LoadedSwitch>();
   for (const hn of items) {
     const children = ofType(hn, 'HyperNode').map(switchName);
-    const nodes = ofType(hn, 'Node');
+    const nodes = nodesOf(hn);
     if (children.length > 0 && nodes.length > 0) {
       const leaf = nodesLeafName(hn.metadata.name);
       children.push(leaf);
@@ -88,14 +90,21 @@ function expectedTree(items: HyperNode[]): Map<string, LoadedSwitch> {
   return out;
 }
 
-/** Renders the HyperNodes and topology.conf, loads the file in slurmctld and compares its tree. */
-async function loadsAsTheHyperNodeTree(args: string[], hosts: string[]): Promise<HyperNode[]> {
+/**
+ * Renders the HyperNodes and topology.conf, loads the file in slurmctld (its Nodes named `hosts`) and compares its
+ * tree; `host` is the host name Slurm should know a Node by.
+ */
+async function loadsAsTheHyperNodeTree(
+  args: string[],
+  hosts: string[],
+  host?: (node: string) => string,
+): Promise<HyperNode[]> {
   const items = (JSON.parse(await run([...args, '-o', 'json'])) as { items: HyperNode[] }).items;
   const conf = await run([...args, '-o', 'slurm-topology-conf']);
   for (const s of readTopologyConf(conf).switches.keys())
     assert.ok(s.length <= 64, `switch name over 64 characters: ${s}`);
   const loaded = readScontrolTopology(await slurmctldTopology(conf, hosts));
-  assert.equal(loaded, expectedTree(items));
+  assert.equal(loaded, expectedTree(items, host));
   return items;
 }
 
@@ -292,6 +301,37 @@ for (const [name, cluster] of Object.entries(NVLINK_CLUSTERS)) {
     },
   );
 }
+
+withSlurmctld(
+  "an InfiniBand fabric whose Nodes are named apart from their hosts loads in slurmctld under the host names ibnetdiscover's host mapping reads from a Node label",
+  async () => {
+    const fabric = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 4, rails: 2, spines: 2, parallel: 2 });
+    const hosts = [1, 2].flatMap((unit) => [1, 2, 3, 4].map((h) => railHostName(unit, h)));
+    const capture = write('compute.txt', fabric.ibnetdiscoverText({ speed: 'NDR', port0: 'enhanced' }));
+    const HOST_LABEL = 'example.com/ib-host';
+    // Nodes named after their cloud instance, as on a managed cluster; slurm.conf knows the hosts.
+    const nodes = hosts.map((h, i) => node(`i-${(0x3000 + i).toString(16)}`, { [HOST_LABEL]: h }));
+    const hostOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels![HOST_LABEL]!]));
+    const conf = write(
+      'conf.yaml',
+      stringify({
+        networkTopologyDiscovery: [
+          {
+            source: 'ibnetdiscover',
+            enabled: true,
+            config: { fabric: 'compute', hostMapping: { nodeLabel: HOST_LABEL } },
+          },
+        ],
+      }),
+    );
+    const items = await loadsAsTheHyperNodeTree(
+      ['--config', conf, '--nodes', nodesFile(nodes), '--ibnetdiscover-capture', `compute=${capture}`],
+      hosts,
+      (n) => hostOf.get(n)!,
+    );
+    assert.is(items.filter((hn) => hn.spec!.tier === 1).length, 2, 'a leaf group per unit');
+  },
+);
 
 test('NVLink domains of unequal sizes as blocks: BlockSizes from the smallest domain, the domains of one leaf next to each other', async () => {
   const { args } = presetCluster();
