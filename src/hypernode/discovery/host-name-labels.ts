@@ -4,20 +4,27 @@
 // do (Slurm's files) reads them here, through the sources' configuration,
 // never a source's fabric layer.
 
+import { wrapError } from '../../util/error-message.ts';
 import { entryOf, type DiscoveryConfig } from '../config/loader.ts';
-import { parseHostMapping } from './fabric/host-mapping.ts';
+import { parseHostMapping, type HostMapping } from './fabric/host-mapping.ts';
 
 /**
  * The Node labels whose values are a fabric's host names (`config.hostMapping.nodeLabel` of each enabled source that
  * maps its hosts through one), in the configuration's order and each once. Empty when every source's hosts are Node
- * names.
+ * names. Throws naming the source and field of a mapping that does not parse: its hosts' names would be unknown.
  */
 export function hostNameLabels(config: DiscoveryConfig): string[] {
   const labels: string[] = [];
-  for (const result of config.bySource.values()) {
+  for (const [source, result] of config.bySource) {
     const raw = entryOf(result)?.config?.hostMapping;
-    const label = raw === undefined ? undefined : parseHostMapping(raw).nodeLabel;
-    if (label !== undefined && !labels.includes(label)) labels.push(label);
+    if (raw === undefined) continue;
+    let mapping: HostMapping;
+    try {
+      mapping = parseHostMapping(raw);
+    } catch (err) {
+      throw wrapError(source, err);
+    }
+    if (mapping.nodeLabel !== undefined && !labels.includes(mapping.nodeLabel)) labels.push(mapping.nodeLabel);
   }
   return labels;
 }

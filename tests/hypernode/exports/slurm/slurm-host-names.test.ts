@@ -44,6 +44,13 @@ test('each enabled fabric source that maps hosts through a label names it, in or
   );
 });
 
+test('a host mapping that does not parse fails, naming its source and field', () => {
+  const config = parseConfig(
+    'networkTopologyDiscovery:\n  - source: graph\n    enabled: true\n    config: {fabric: lab, hostMapping: {nodeLabel: 7}}\n',
+  );
+  assert.throws(() => hostNameLabels(config), /^graph: config\.hostMapping\.nodeLabel must be a non-empty string$/);
+});
+
 test('a Node gets the value of the first host label it carries, else its own name', () => {
   const nodes: NodeMeta[] = [
     { metadata: { name: 'i-1', labels: { [IB_HOST]: 'gpu001', [ROCE_HOST]: 'gpu001-roce' } } },
