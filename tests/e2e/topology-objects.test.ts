@@ -67,9 +67,13 @@ test('one Kueue and one KAI Topology, levels from the label keys with the hostna
     topologyWrites(api).map((r) => `${r.verb} ${r.code}`),
     ['create 201', 'create 201'],
   );
-  assert.match(
-    s.log(),
-    /Created Kueue Topology name="hypernode-label" source="label" levels="topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname"/,
+  // Logged once the create is answered, which may be after the object is seen.
+  await s.converge(
+    () =>
+      /Created Kueue Topology name="hypernode-label" source="label" levels="topo\.example\.com\/hypercluster,topo\.example\.com\/hypernode,kubernetes\.io\/hostname"/.test(
+        s.log(),
+      ),
+    'the create logged',
   );
 
   const rounds = () => (s.log().match(/Topology reconciliation completed source="label"/g) ?? []).length;

@@ -138,9 +138,15 @@ test("KAI 0.17: each level's tierName is its alias, the hostname none; a change 
       ],
       'one update, nothing deleted',
     );
-    assert.match(
-      s.log(),
-      `Updated KAI Topology aliases name="hypernode-label" source="label" levels="${PREFIX}/hypercluster (alias ${CLUSTER}),${PREFIX}/hypernode (alias ${ROW}),${HOST}"`,
+    // Logged once the patch is answered, which may be after the object is seen.
+    await s.converge(
+      () =>
+        s
+          .log()
+          .includes(
+            `Updated KAI Topology aliases name="hypernode-label" source="label" levels="${PREFIX}/hypercluster (alias ${CLUSTER}),${PREFIX}/hypernode (alias ${ROW}),${HOST}"`,
+          ),
+      'the alias update logged',
     );
     assert.equal(
       api.requests.all((r) => r.user === CONTROLLER_USER && r.code >= 400),
