@@ -17,11 +17,11 @@ import { stringify } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
-import { addRailFabric, IbFabric, railHostName } from '../../testing/ib-fabric.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../testing/mixed-cluster.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
 import { readTopologyConf, readTopologyYaml, type ReadTopology } from '../support/slurm-topology-reader.ts';
+import { ibHostsByLabel, IB_HOST_LABEL } from './ib-hosts-by-label.ts';
 import { scratchDir } from './scratch-dir.ts';
 
 const scratch = scratchDir('hn-render-slurm-');
@@ -42,8 +42,6 @@ function expectedSwitches(items: HyperNode[], host: (node: string) => string): R
     out.set(hn.metadata.name, { switches: kind(hn, 'HyperNode').sort(), nodes: kind(hn, 'Node').map(host).sort() });
   return out;
 }
-
-const IB_HOST_LABEL = 'example.com/ib-host';
 
 async function railOptimised() {
   // 16 SUs of 4 hosts on 8 rails: a three-tier tree (leaf groups, spine groups, core).
@@ -114,34 +112,11 @@ test('a rail-optimised fabric as topology.yaml: one tree topology, the cluster d
 });
 
 test('an InfiniBand fabric whose Nodes are named apart from their hosts: Slurm gets the host names the ibnetdiscover host mapping reads from a Node label', async () => {
-  const fabric = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 4, rails: 2, spines: 2, parallel: 2 });
-  const hosts = [1, 2].flatMap((unit) => [1, 2, 3, 4].map((h) => railHostName(unit, h)));
-  const capture = write('compute.txt', fabric.ibnetdiscoverText());
-  // Nodes named after their cloud instance; the host name is a label, as in the UFM case above.
-  const nodes = hosts.map(
-    (h, i): NodeMeta => ({ metadata: { name: `i-${(0x2000 + i).toString(16)}`, labels: { [IB_HOST_LABEL]: h } } }),
-  );
-  const conf = write(
-    'conf.yaml',
-    stringify({
-      networkTopologyDiscovery: [
-        {
-          source: 'ibnetdiscover',
-          enabled: true,
-          config: { fabric: 'compute', hostMapping: { nodeLabel: IB_HOST_LABEL } },
-        },
-      ],
-    }),
-  );
-  const args = ['--config', conf, '--nodes', nodesFile(nodes), '--ibnetdiscover-capture', `compute=${capture}`];
+  const { args, hosts, hostOf } = ibHostsByLabel(scratch);
   const items = (JSON.parse(await run([...args, '-o', 'json'])) as { items: HyperNode[] }).items;
-  const hostOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels![IB_HOST_LABEL]!]));
   assert.equal(memberNames(items.find((hn) => hn.spec!.tier === 1)!).length, 4, "a unit's four Nodes in a leaf group");
   const read = readTopologyConf(await run([...args, '-o', 'slurm-topology-conf']));
-  assert.equal(
-    read.switches,
-    expectedSwitches(items, (n) => hostOf.get(n)!),
-  );
+  assert.equal(read.switches, expectedSwitches(items, hostOf));
   assert.equal(
     [...read.switches.values()].flatMap((sw) => sw.nodes).sort(),
     [...hosts].sort(),

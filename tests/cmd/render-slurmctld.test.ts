@@ -29,7 +29,8 @@ import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-ty
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateFatTree } from '../../testing/fat-tree.ts';
-import { addRailFabric, IbFabric, railHostName } from '../../testing/ib-fabric.ts';
+import { addRailFabric, IbFabric } from '../../testing/ib-fabric.ts';
+import { ibHostsByLabel } from './ib-hosts-by-label.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { slurmctldTopology, slurmctldUnavailable } from '../support/slurmctld.ts';
 import {
@@ -305,30 +306,8 @@ for (const [name, cluster] of Object.entries(NVLINK_CLUSTERS)) {
 withSlurmctld(
   "an InfiniBand fabric whose Nodes are named apart from their hosts loads in slurmctld under the host names ibnetdiscover's host mapping reads from a Node label",
   async () => {
-    const fabric = addRailFabric(new IbFabric(), { units: 2, hostsPerUnit: 4, rails: 2, spines: 2, parallel: 2 });
-    const hosts = [1, 2].flatMap((unit) => [1, 2, 3, 4].map((h) => railHostName(unit, h)));
-    const capture = write('compute.txt', fabric.ibnetdiscoverText({ speed: 'NDR', port0: 'enhanced' }));
-    const HOST_LABEL = 'example.com/ib-host';
-    // Nodes named after their cloud instance, as on a managed cluster; slurm.conf knows the hosts.
-    const nodes = hosts.map((h, i) => node(`i-${(0x3000 + i).toString(16)}`, { [HOST_LABEL]: h }));
-    const hostOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels![HOST_LABEL]!]));
-    const conf = write(
-      'conf.yaml',
-      stringify({
-        networkTopologyDiscovery: [
-          {
-            source: 'ibnetdiscover',
-            enabled: true,
-            config: { fabric: 'compute', hostMapping: { nodeLabel: HOST_LABEL } },
-          },
-        ],
-      }),
-    );
-    const items = await loadsAsTheHyperNodeTree(
-      ['--config', conf, '--nodes', nodesFile(nodes), '--ibnetdiscover-capture', `compute=${capture}`],
-      hosts,
-      (n) => hostOf.get(n)!,
-    );
+    const { args, hosts, hostOf } = ibHostsByLabel(scratch);
+    const items = await loadsAsTheHyperNodeTree(args, hosts, hostOf);
     assert.is(items.filter((hn) => hn.spec!.tier === 1).length, 2, 'a leaf group per unit');
   },
 );
