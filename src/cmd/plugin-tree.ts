@@ -92,7 +92,13 @@ export async function pluginTree(
     }
     if (slurm) {
       const config = parsed.values.config === '' ? EMPTY_CONFIG : await readDiscoveryConfig(parsed.values.config);
-      const text = slurmOutput(slurm, { trees: publishedTrees(hyperNodes), nodes, config, flags: parsed.values });
+      const text = slurmOutput(slurm, {
+        trees: publishedTrees(hyperNodes),
+        nodes,
+        config,
+        flags: parsed.values,
+        warn: (w) => stderr.warnings([w]),
+      });
       return { code: EXIT_SUCCESS, stdout: text, stderr: stderr.text() };
     }
     if (hyperNodes.length === 0)

@@ -159,7 +159,13 @@ export async function render(
     if (preview.hyperNodes.length === 0) throw new Error(emptyResultReason(config, nodes));
     const format = values.output;
     const stdout = isSlurmFormat(format)
-      ? slurmOutput(format, { trees: preview.kept, nodes, config, flags: values })
+      ? slurmOutput(format, {
+          trees: preview.kept,
+          nodes,
+          config,
+          flags: values,
+          warn: (w) => stderr.warnings([w]),
+        })
       : formatOutput(preview.hyperNodes, { nodes, fabricTaints }, format, env);
     return { code: EXIT_SUCCESS, stdout, stderr: stderr.text() };
   } catch (err) {

@@ -19,6 +19,8 @@ import {
 import { slurmHostNames } from '../hypernode/exports/slurm/slurm-host-names.ts';
 import { slurmTopology } from '../hypernode/exports/slurm/slurm-topology.ts';
 import { hostNameLabels } from '../hypernode/discovery/host-name-labels.ts';
+import { compareBytes } from '../util/compare-bytes.ts';
+import { firstFew } from '../util/first-few.ts';
 import { choiceKind } from './choice-flag.ts';
 
 /** The tierNames of NVLink domains, which Slurm's block plugin reads as blocks. */
@@ -59,7 +61,12 @@ export interface SlurmOutputInput {
   readonly nodes: readonly NodeMeta[];
   readonly config: DiscoveryConfig;
   readonly flags: SlurmFlagValues;
+  /** Told what the file gets right only in part (Nodes written under their Node name though host labels are set). */
+  readonly warn: (warning: string) => void;
 }
+
+/** Nodes named in the warning about Nodes without a host-name label; the count says how many there are. */
+const NAMED_IN_WARNING = 10;
 
 export function isSlurmFormat(format: string): format is SlurmFormat {
   return (SLURM_FORMATS as readonly string[]).includes(format);
@@ -68,11 +75,25 @@ export function isSlurmFormat(format: string): format is SlurmFormat {
 /** The file's text; throws when the HyperNodes cannot be written for Slurm. */
 export function slurmOutput(format: SlurmFormat, input: SlurmOutputInput): string {
   const { flags } = input;
+  const labels = hostNameLabels(input.config);
+  const hostOf = slurmHostNames(labels, input.nodes);
+  const byNodeName = new Set<string>();
   const topology = slurmTopology(input.trees, input.nodes, {
     blockTiers: flags['slurm-block-tier'].length > 0 ? flags['slurm-block-tier'] : NVLINK_BLOCK_TIERS,
     blockSize: flags['slurm-block-size'] === 0n ? undefined : Number(flags['slurm-block-size']),
-    hostName: slurmHostNames(hostNameLabels(input.config), input.nodes),
+    hostName: (node) => {
+      const host = hostOf(node);
+      if (host !== undefined) return host;
+      byNodeName.add(node);
+      return node;
+    },
   });
+  // A host mapping by label says the Node names are not the host names: a Node without the label is one slurmctld may
+  // not know.
+  if (labels.length > 0 && byNodeName.size > 0)
+    input.warn(
+      `${byNodeName.size} Node(s) carry none of the host-name labels ${labels.join(', ')} (hostMapping.nodeLabel) and are written under their Node names, which Slurm may not know: ${firstFew([...byNodeName].sort(compareBytes), NAMED_IN_WARNING)}; label them with their host names`,
+    );
   return format === 'slurm-topology-yaml'
     ? slurmTopologyYaml(topology)
     : slurmTopologyConf(topology, flags['slurm-plugin']);

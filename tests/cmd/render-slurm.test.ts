@@ -17,12 +17,13 @@ import { stringify } from 'yaml';
 import { render } from '../../src/cmd/render.ts';
 import type { HyperNode, NodeMeta } from '../../src/hypernode/model/hypernode-types.ts';
 import { generateFatTree } from '../../testing/fat-tree.ts';
+import { railGraphDocument } from '../../testing/graph-server.ts';
 import { memberNames } from '../../testing/hypernode-members.ts';
 import { MIXED_CONFIG, mixedNodes } from '../../testing/mixed-cluster.ts';
 import { RACK_LABEL, SAMPLE_DISCOVERY_CONFIG, sampleNodes } from '../../testing/sample-cluster.ts';
 import { readTopologyConf, readTopologyYaml, type ReadTopology } from '../support/slurm-topology-reader.ts';
 import { ibHostsByLabel, IB_HOST_LABEL } from './ib-hosts-by-label.ts';
-import { scratchDir } from './scratch-dir.ts';
+import { hasLine, scratchDir } from './scratch-dir.ts';
 
 const scratch = scratchDir('hn-render-slurm-');
 const { write, nodesFile } = scratch;
@@ -121,6 +122,58 @@ test('an InfiniBand fabric whose Nodes are named apart from their hosts: Slurm g
     [...read.switches.values()].flatMap((sw) => sw.nodes).sort(),
     [...hosts].sort(),
     'every host by its name',
+  );
+});
+
+test('a Node the file names by its Node name although host labels are set is named on stderr, with what to label', async () => {
+  // GPU Nodes on a graph fabric whose hosts are found by a label, and a CPU Node only the label source places.
+  const graph = write('graph.json', JSON.stringify(railGraphDocument({ sus: 1, rails: 1, hostsPerSu: 2, spines: 1 })));
+  const rack = { [RACK_LABEL]: 'r1' };
+  const nodes: NodeMeta[] = [
+    { metadata: { name: 'i-1', labels: { ...rack, [IB_HOST_LABEL]: 'su1-h1' } } },
+    { metadata: { name: 'i-2', labels: { ...rack, [IB_HOST_LABEL]: 'su1-h2' } } },
+    { metadata: { name: 'cpu-1', labels: rack } },
+  ];
+  const conf = write(
+    'conf.yaml',
+    stringify({
+      networkTopologyDiscovery: [
+        {
+          source: 'label',
+          enabled: true,
+          config: {
+            networkTopologyTypes: { racks: [{ nodeLabel: RACK_LABEL }, { nodeLabel: 'kubernetes.io/hostname' }] },
+          },
+        },
+        {
+          source: 'graph',
+          enabled: true,
+          config: {
+            fabric: 'lab',
+            url: 'https://inventory.example.com/lab.yaml',
+            hostMapping: { nodeLabel: IB_HOST_LABEL },
+          },
+        },
+      ],
+    }),
+  );
+  const r = await render(
+    ['--config', conf, '--nodes', nodesFile(nodes), '--graph-file', graph, '-o', 'slurm-topology-conf'],
+    'x',
+  );
+  assert.is(r.code, 0, r.stderr);
+  const written = [...readTopologyConf(r.stdout).switches.values()].flatMap((sw) => sw.nodes);
+  assert.equal(
+    new Set(written),
+    new Set(['su1-h1', 'su1-h2', 'cpu-1']),
+    'GPU Nodes by host name, the CPU Node by its own',
+  );
+  assert.ok(
+    hasLine(
+      r.stderr,
+      `warning: 1 Node(s) carry none of the host-name labels ${IB_HOST_LABEL} (hostMapping.nodeLabel) and are written under their Node names, which Slurm may not know: cpu-1; label them with their host names`,
+    ),
+    r.stderr,
   );
 });
 

@@ -1,23 +1,23 @@
 // Slurm knows a machine by its host name; Kubernetes by its Node name. Where a
 // Node label holds the host name (a fabric source's `hostMapping.nodeLabel`,
 // which the command that writes the files reads from the configuration and
-// hands in), Slurm gets the label's value back; otherwise the Node name is the
-// host name (a mapping's lowercasing and suffix stripping cannot be undone,
-// and Slurm's NodeName is the short name anyway). The export knows labels,
-// never a source. Ours, no Go counterpart.
+// hands in), Slurm gets the label's value back; a Node without one is left to
+// the caller, which writes its Node name (a mapping's lowercasing and suffix
+// stripping cannot be undone, and Slurm's NodeName is the short name anyway)
+// and says so. The export knows labels, never a source. Ours, no Go
+// counterpart.
 
 import type { NodeMeta } from '../../model/hypernode-types.ts';
 import { labelValue } from '../../model/label-reads.ts';
 
 /**
  * Node name → Slurm node name: the value of the first of `hostLabels` a Node carries (several fabric sources may each
- * name theirs), else the Node name.
+ * name theirs), undefined when it carries none.
  */
 export function slurmHostNames(
   hostLabels: readonly string[],
   nodes: readonly NodeMeta[],
-): (nodeName: string) => string {
-  if (hostLabels.length === 0) return (name) => name;
+): (nodeName: string) => string | undefined {
   const hosts = new Map<string, string>();
   for (const n of nodes) {
     for (const label of hostLabels) {
@@ -27,5 +27,5 @@ export function slurmHostNames(
       break;
     }
   }
-  return (name) => hosts.get(name) ?? name;
+  return (name) => hosts.get(name);
 }

@@ -2,7 +2,7 @@
 // and the labels they come from (discovery/host-name-labels.ts): every
 // enabled fabric source that maps its hosts through a Node label names one,
 // in the configuration's order; a Node gets the value of the first it
-// carries, else keeps its name.
+// carries, else none (the caller writes its Node name and says so).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -51,15 +51,15 @@ test('a host mapping that does not parse fails, naming its source and field', ()
   assert.throws(() => hostNameLabels(config), /^graph: config\.hostMapping\.nodeLabel must be a non-empty string$/);
 });
 
-test('a Node gets the value of the first host label it carries, else its own name', () => {
+test('a Node gets the value of the first host label it carries, else none', () => {
   const nodes: NodeMeta[] = [
     { metadata: { name: 'i-1', labels: { [IB_HOST]: 'gpu001', [ROCE_HOST]: 'gpu001-roce' } } },
     { metadata: { name: 'i-2', labels: { [ROCE_HOST]: 'gpu002' } } },
     { metadata: { name: 'i-3', labels: { [IB_HOST]: '' } } },
   ];
   const host = slurmHostNames([IB_HOST, ROCE_HOST], nodes);
-  assert.equal(['i-1', 'i-2', 'i-3', 'i-4'].map(host), ['gpu001', 'gpu002', 'i-3', 'i-4']);
-  assert.is(slurmHostNames([], nodes)('i-1'), 'i-1');
+  assert.equal(['i-1', 'i-2', 'i-3', 'i-4'].map(host), ['gpu001', 'gpu002', undefined, undefined]);
+  assert.is(slurmHostNames([], nodes)('i-1'), undefined);
 });
 
 test.run();
